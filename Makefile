@@ -1,0 +1,142 @@
+# mmlab: build the kernel and its ISO, boot it, test it.
+#
+#   make          build/kernel.elf and build/kernel.iso
+#   make run      boot the default machine (4 nodes) with the console here
+#   make test     every test: host tests, then every topology in the matrix
+#   make debug    boot halted, with gdb attached to QEMU's stub
+#   make deps     install the Debian packages the above need (as root)
+#   make clean
+#
+# Options: CROSS_COMPILE=x86_64-elf-  ACCEL=tcg|kvm  TOPOLOGY=name
+#          FILTER='suite.case-glob'  JOBS=n
+
+CROSS_COMPILE ?=
+CC      := $(CROSS_COMPILE)gcc
+LD      := $(CROSS_COMPILE)ld
+NM      := $(CROSS_COMPILE)nm
+NASM    ?= nasm
+HOSTCC  ?= gcc
+ACCEL   ?= tcg
+TOPOLOGY ?=
+FILTER  ?=
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+
+# Quiet by default; V=1 shows the commands.
+ifeq ($(V),1)
+Q :=
+say := @true
+else
+Q := @
+say = @printf '  %-8s %s\n'
+endif
+
+B := build
+O := $(B)/obj
+
+KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+	-ffreestanding -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
+	-fno-pic -fno-pie -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
+	-fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
+	-fno-strict-aliasing -fcf-protection=none -I. -MMD -MP
+KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
+HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+KERNEL_C   := $(wildcard arch/x86_64/*.c kernel/*.c mm/*.c tests/*.c)
+KERNEL_ASM := $(wildcard boot/*.asm arch/x86_64/*.asm)
+KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.asm,$(O)/%.o,$(KERNEL_ASM))
+
+RUNNER_SRCS := tests/runner/runner.c tests/runner/ktap.c tests/runner/topology.c tests/runner/report.c
+RUNNER := $(B)/host/mmlab-runner
+HOST_TESTS := $(B)/host/runner-selftest
+RUNNER_ARGS := --iso $(B)/kernel.iso --topologies tests/topologies --accel $(ACCEL)
+
+.PHONY: all deps run test debug clean host-tests kunit-tool
+all: $(B)/kernel.iso
+
+deps:
+	@tools/deps.sh
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(say) CC $<
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(O)/%.o: %.asm
+	@mkdir -p $(dir $@)
+	$(say) NASM $<
+	$(Q)$(NASM) -f elf64 -g -F dwarf -MD $(@:.o=.d) -MP -o $@ $<
+
+# The symbol table is made from a first link and linked into a second; the
+# .ksyms section follows text and rodata, so no code address moves (checked).
+$(B)/host/gensyms: tools/gensyms.c
+	@mkdir -p $(dir $@)
+	$(say) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $<
+
+$(B)/ksyms0.c: $(B)/host/gensyms
+	$(Q)$(B)/host/gensyms < /dev/null > $@
+
+$(B)/kernel.pass1.elf: $(KERNEL_OBJS) $(O)/ksyms0.o linker.ld
+	$(say) LD $@
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(O)/ksyms0.o
+
+$(B)/ksyms.c: $(B)/kernel.pass1.elf $(B)/host/gensyms
+	$(Q)$(NM) -n -S --defined-only $< | $(B)/host/gensyms > $@
+
+$(O)/ksyms0.o: $(B)/ksyms0.c
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+$(O)/ksyms.o: $(B)/ksyms.c
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
+	$(say) LD $@
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(O)/ksyms.o
+	@$(NM) -n $(B)/kernel.pass1.elf | grep -i ' t ' > $(B)/text1.syms
+	@$(NM) -n $@ | grep -i ' t ' > $(B)/text2.syms
+	@cmp -s $(B)/text1.syms $(B)/text2.syms || \
+		{ echo "error: linking the symbol table moved code"; exit 1; }
+
+$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg
+	@tools/deps.sh build
+	@rm -rf $(B)/iso && mkdir -p $(B)/iso/boot/grub
+	$(say) ISO $@
+	$(Q)cp $(B)/kernel.elf $(B)/iso/boot/kernel.elf
+	$(Q)cp boot/grub.cfg $(B)/iso/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $@ $(B)/iso > $(B)/grub-mkrescue.log 2>&1 || \
+		{ cat $(B)/grub-mkrescue.log; exit 1; }
+
+$(RUNNER): $(RUNNER_SRCS) $(wildcard tests/runner/*.h)
+	@mkdir -p $(dir $@)
+	$(say) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(RUNNER_SRCS)
+
+$(B)/host/runner-selftest: tests/runner/selftest.c tests/runner/ktap.c $(wildcard tests/runner/*.h)
+	@mkdir -p $(dir $@)
+	$(say) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SANITIZE) -o $@ tests/runner/selftest.c tests/runner/ktap.c
+
+run:
+	@tools/deps.sh run
+	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
+	@$(RUNNER) run $(RUNNER_ARGS) $(or $(TOPOLOGY),default)
+
+test:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS)
+	@$(RUNNER) test $(RUNNER_ARGS) --results $(B)/test-results --jobs $(JOBS) \
+		$(if $(TOPOLOGY),--topology $(TOPOLOGY)) $(if $(FILTER),--filter '$(FILTER)') \
+		$(foreach t,$(HOST_TESTS),--host $(t))
+
+debug:
+	@tools/deps.sh debug
+	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
+	@$(RUNNER) run --gdb $(RUNNER_ARGS) $(or $(TOPOLOGY),default) & \
+	gdb -q $(B)/kernel.elf -ex 'target remote localhost:1234' -ex 'break start_kernel' -ex 'continue'; \
+	kill %1 2>/dev/null; wait
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,22 @@
+/* The kernel's own page tables, built once at boot. */
+#ifndef ARCH_X86_64_BOOT_PAGING_H
+#define ARCH_X86_64_BOOT_PAGING_H
+
+#include "kernel/types.h"
+
+#define BOOT_STACK_SIZE (32 * 1024)
+
+/* Replaces the boot loader-era tables: the kernel image mapped with 4 KiB
+ * pages and per-section permissions (text RX, rodata R, data/bss RW+NX), an
+ * unmapped guard page under the boot stack, and the direct map of
+ * [0, max(4 GiB, top_of_ram)). The identity map is gone afterwards. */
+void boot_paging_init(phys_addr_t top_of_ram);
+
+/* How far the direct map reaches, and how big its pages are. */
+extern phys_addr_t direct_map_end;
+extern unsigned long direct_map_page_size;
+
+/* The boot stack's guard page (for tests). */
+extern char boot_stack_guard[];
+
+#endif

@@ -1,0 +1,114 @@
+; Exception and interrupt entry stubs, and the kernel's setjmp/longjmp.
+;
+; Every vector 0..255 has a stub that pushes a uniform frame: a dummy error
+; code where the CPU pushes none, the vector number, then the general
+; registers, forming struct pt_regs (arch/x86_64/traps.h). do_trap() gets a
+; pointer to it; when it returns, the registers are restored and IRETQ goes
+; back to the interrupted code.
+
+extern do_trap
+
+section .text
+bits 64
+
+%macro STUB_NOERR 1
+	push qword 0
+	push qword %1
+	jmp trap_common
+	align 16
+%endmacro
+%macro STUB_ERR 1
+	push qword %1
+	jmp trap_common
+	align 16
+%endmacro
+
+	align 16
+global trap_stubs
+trap_stubs:
+%assign v 0
+%rep 256
+%if v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21 || v == 29 || v == 30
+	STUB_ERR v
+%else
+	STUB_NOERR v
+%endif
+%assign v v + 1
+%endrep
+global trap_stubs_end
+trap_stubs_end:
+
+trap_common:
+	push rdi
+	push rsi
+	push rdx
+	push rcx
+	push rax
+	push r8
+	push r9
+	push r10
+	push r11
+	push rbx
+	push rbp
+	push r12
+	push r13
+	push r14
+	push r15
+	cld
+	mov rdi, rsp
+	call do_trap
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbp
+	pop rbx
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rax
+	pop rcx
+	pop rdx
+	pop rsi
+	pop rdi
+	add rsp, 16                     ; vector and error code
+	iretq
+
+; int kernel_setjmp(struct jmp_buf *buf)  -- returns 0, or the longjmp value
+; layout: rbx, rbp, r12, r13, r14, r15, rsp, rip, rflags
+global kernel_setjmp
+kernel_setjmp:
+	mov [rdi + 0], rbx
+	mov [rdi + 8], rbp
+	mov [rdi + 16], r12
+	mov [rdi + 24], r13
+	mov [rdi + 32], r14
+	mov [rdi + 40], r15
+	lea rax, [rsp + 8]              ; rsp after our return
+	mov [rdi + 48], rax
+	mov rax, [rsp]                  ; return address
+	mov [rdi + 56], rax
+	pushfq
+	pop qword [rdi + 64]
+	xor eax, eax
+	ret
+
+; void kernel_longjmp(struct jmp_buf *buf, int val)  -- never returns
+global kernel_longjmp
+kernel_longjmp:
+	mov eax, esi
+	test eax, eax
+	jnz .nonzero
+	inc eax
+.nonzero:
+	mov rbx, [rdi + 0]
+	mov rbp, [rdi + 8]
+	mov r12, [rdi + 16]
+	mov r13, [rdi + 24]
+	mov r14, [rdi + 32]
+	mov r15, [rdi + 40]
+	mov rsp, [rdi + 48]
+	push qword [rdi + 64]
+	popfq
+	jmp [rdi + 56]

@@ -1,0 +1,62 @@
+/* The boot CPU's GDT, TSS and IST stacks. Double faults, NMIs and machine
+ * checks run on IST stacks of their own, so a kernel stack overflow (which
+ * faults on the guard page with no usable stack) still gets reported. */
+#include "arch/x86_64/gdt.h"
+#include "kernel/string.h"
+
+static u64 gdt[GDT_ENTRY_TSS + 2] __aligned(16);
+static struct tss64 tss __aligned(16);
+static u8 ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+
+struct gdt_ptr {
+	u16 limit;
+	u64 base;
+} __packed;
+
+void gdt_init(void)
+{
+	gdt[0] = 0;
+	gdt[1] = 0x00cf9a000000ffffull; /* kernel 32-bit code */
+	gdt[2] = 0x00af9a000000ffffull; /* kernel 64-bit code */
+	gdt[3] = 0x00cf92000000ffffull; /* kernel data */
+	gdt[4] = 0x00cffa000000ffffull; /* user 32-bit code */
+	gdt[5] = 0x00cff2000000ffffull; /* user data */
+	gdt[6] = 0x00affa000000ffffull; /* user 64-bit code */
+	gdt[7] = 0;
+
+	memset(&tss, 0, sizeof(tss));
+	for (int i = 0; i < 3; i++)
+		tss.ist[i] = (u64)(uintptr_t)&ist_stacks[i][IST_STACK_SIZE];
+	tss.iomap_base = sizeof(tss); /* no I/O bitmap */
+
+	u64 base = (u64)(uintptr_t)&tss;
+	u64 limit = sizeof(tss) - 1;
+	gdt[GDT_ENTRY_TSS] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ull << 40) |
+			     (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
+	gdt[GDT_ENTRY_TSS + 1] = base >> 32;
+
+	struct gdt_ptr ptr = { sizeof(gdt) - 1, (u64)(uintptr_t)gdt };
+	__asm__ volatile("lgdt %0\n\t"
+			 "pushq %1\n\t"
+			 "leaq 1f(%%rip), %%rax\n\t"
+			 "pushq %%rax\n\t"
+			 "lretq\n"
+			 "1:\n\t"
+			 "movl %2, %%eax\n\t"
+			 "movl %%eax, %%ds\n\t"
+			 "movl %%eax, %%es\n\t"
+			 "movl %%eax, %%ss\n\t"
+			 "xorl %%eax, %%eax\n\t"
+			 "movl %%eax, %%fs\n\t"
+			 "movl %%eax, %%gs\n\t"
+			 "ltr %w3"
+			 :
+			 : "m"(ptr), "i"(__KERNEL_CS), "i"(__KERNEL_DS), "r"(__TSS_SEL)
+			 : "rax", "memory");
+}
+
+bool address_on_exception_stack(u64 addr)
+{
+	u64 lo = (u64)(uintptr_t)ist_stacks, hi = lo + sizeof(ist_stacks);
+	return addr >= lo && addr < hi;
+}

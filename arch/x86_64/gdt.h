@@ -1,0 +1,37 @@
+/* Segments and the task state segment. Selector values follow Linux's x86_64
+ * layout so that user code and debuggers see the numbers they expect. */
+#ifndef ARCH_X86_64_GDT_H
+#define ARCH_X86_64_GDT_H
+
+#include "kernel/types.h"
+
+#define __KERNEL32_CS 0x08
+#define __KERNEL_CS 0x10
+#define __KERNEL_DS 0x18
+#define __USER32_CS 0x23
+#define __USER_DS 0x2b
+#define __USER_CS 0x33
+#define GDT_ENTRY_TSS 8
+#define __TSS_SEL (GDT_ENTRY_TSS * 8)
+
+#define IST_DOUBLE_FAULT 1
+#define IST_NMI 2
+#define IST_MACHINE_CHECK 3
+#define IST_STACK_SIZE (16 * 1024)
+
+struct tss64 {
+	u32 reserved0;
+	u64 rsp[3];
+	u64 reserved1;
+	u64 ist[7];
+	u64 reserved2;
+	u16 reserved3;
+	u16 iomap_base;
+} __packed;
+
+/* Loads this CPU's GDT and TSS (boot CPU only for now). */
+void gdt_init(void);
+/* Bounds of the IST stacks, for the backtrace's stack check. */
+bool address_on_exception_stack(u64 addr);
+
+#endif

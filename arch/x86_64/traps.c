@@ -1,0 +1,182 @@
+/* The IDT and the C side of every exception. An exception in the kernel is
+ * either fixed up (exception table), handed to the test framework (a test case
+ * that faults fails, the run goes on), or fatal: the kernel prints what a
+ * reader needs to find the bug (vector, error code, CR2, registers, a
+ * backtrace with symbol names) and leaves QEMU with the panic code. */
+#include "arch/x86_64/traps.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/gdt.h"
+#include "kernel/ksyms.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+
+struct idt_entry {
+	u16 offset_lo;
+	u16 selector;
+	u8 ist;
+	u8 type_attr;
+	u16 offset_mid;
+	u32 offset_hi;
+	u32 reserved;
+} __packed;
+
+static struct idt_entry idt[256] __aligned(16);
+extern const char trap_stubs[];
+
+void (*trap_fault_hook)(struct pt_regs *regs, u64 cr2);
+
+static void set_gate(unsigned vector, unsigned ist)
+{
+	/* Each stub is 16-byte aligned in entry.asm. */
+	u64 addr = (u64)(uintptr_t)trap_stubs + vector * 16;
+	idt[vector] = (struct idt_entry){
+		.offset_lo = addr & 0xffff,
+		.selector = __KERNEL_CS,
+		.ist = ist,
+		.type_attr = 0x8e, /* present, DPL 0, interrupt gate */
+		.offset_mid = (addr >> 16) & 0xffff,
+		.offset_hi = addr >> 32,
+	};
+}
+
+void idt_init(void)
+{
+	for (unsigned v = 0; v < 256; v++)
+		set_gate(v, 0);
+	set_gate(X86_TRAP_DF, IST_DOUBLE_FAULT);
+	set_gate(X86_TRAP_NMI, IST_NMI);
+	set_gate(X86_TRAP_MC, IST_MACHINE_CHECK);
+
+	struct {
+		u16 limit;
+		u64 base;
+	} __packed ptr = { sizeof(idt) - 1, (u64)(uintptr_t)idt };
+	__asm__ volatile("lidt %0" ::"m"(ptr));
+}
+
+static const char *const trap_names[32] = {
+	[0] = "divide error (#DE)", [1] = "debug (#DB)", [2] = "NMI",
+	[3] = "breakpoint (#BP)", [4] = "overflow (#OF)", [5] = "bound range (#BR)",
+	[6] = "invalid opcode (#UD)", [7] = "device not available (#NM)",
+	[8] = "double fault (#DF)", [9] = "coprocessor segment overrun",
+	[10] = "invalid TSS (#TS)", [11] = "segment not present (#NP)",
+	[12] = "stack-segment fault (#SS)", [13] = "general protection (#GP)",
+	[14] = "page fault (#PF)", [16] = "x87 floating point (#MF)",
+	[17] = "alignment check (#AC)", [18] = "machine check (#MC)",
+	[19] = "SIMD floating point (#XM)", [20] = "virtualization (#VE)",
+	[21] = "control protection (#CP)", [28] = "hypervisor injection (#HV)",
+	[29] = "VMM communication (#VC)", [30] = "security (#SX)",
+};
+
+const char *trap_name(unsigned vector)
+{
+	if (vector < 32)
+		return trap_names[vector] ? trap_names[vector] : "reserved exception";
+	return "external interrupt";
+}
+
+static void print_symbol(u64 addr)
+{
+	u64 off, size;
+	const char *name = ksym_lookup(addr, &off, &size);
+	if (name)
+		printk(KERN_EMERG " [<%016lx>] %s+0x%lx/0x%lx\n", addr, name, off, size);
+	else
+		printk(KERN_EMERG " [<%016lx>] ?\n", addr);
+}
+
+extern char boot_stack[], boot_stack_top[];
+
+/* A frame pointer is followed only while it stays on a known kernel stack,
+ * so a corrupt chain ends the trace instead of faulting again. */
+static bool plausible_frame(u64 rbp)
+{
+	if (rbp & 7)
+		return false;
+	u64 lo = (u64)(uintptr_t)boot_stack, hi = (u64)(uintptr_t)boot_stack_top;
+	if (rbp >= lo && rbp + 16 <= hi)
+		return true;
+	return address_on_exception_stack(rbp) && address_on_exception_stack(rbp + 15);
+}
+
+void show_backtrace(u64 rip, u64 rbp)
+{
+	printk(KERN_EMERG "Call trace:\n");
+	print_symbol(rip);
+	for (int depth = 0; depth < 32 && plausible_frame(rbp); depth++) {
+		u64 *frame = (u64 *)(uintptr_t)rbp;
+		u64 ret = frame[1];
+		if (!ret)
+			break;
+		/* The return address points after the call: show the call. */
+		print_symbol(ret - 1);
+		if (frame[0] <= rbp)
+			break; /* stacks grow down: callers live higher */
+		rbp = frame[0];
+	}
+}
+
+void show_fault(const struct pt_regs *regs, u64 cr2)
+{
+	printk(KERN_EMERG "%s, vector %lu, error code 0x%lx\n", trap_name(regs->vector),
+	       regs->vector, regs->error_code);
+	if (regs->vector == X86_TRAP_PF) {
+		u64 e = regs->error_code;
+		printk(KERN_EMERG "CR2: %016lx (%s %s, %s mode%s%s)\n", cr2,
+		       e & X86_PF_INSTR ? "instruction fetch" : e & X86_PF_WRITE ? "write" : "read",
+		       e & X86_PF_PROT ? "protection violation" : "of a not-present page",
+		       e & X86_PF_USER ? "user" : "kernel", e & X86_PF_RSVD ? ", reserved bit set" : "",
+		       "");
+	}
+	u64 off, size;
+	const char *fn = ksym_lookup(regs->rip, &off, &size);
+	printk(KERN_EMERG "RIP: %04lx:%016lx %s+0x%lx\n", regs->cs, regs->rip, fn ? fn : "?",
+	       fn ? off : 0);
+	printk(KERN_EMERG "RSP: %04lx:%016lx RFLAGS: %08lx\n", regs->ss, regs->rsp, regs->rflags);
+	printk(KERN_EMERG "RAX: %016lx RBX: %016lx RCX: %016lx\n", regs->rax, regs->rbx, regs->rcx);
+	printk(KERN_EMERG "RDX: %016lx RSI: %016lx RDI: %016lx\n", regs->rdx, regs->rsi, regs->rdi);
+	printk(KERN_EMERG "RBP: %016lx R08: %016lx R09: %016lx\n", regs->rbp, regs->r8, regs->r9);
+	printk(KERN_EMERG "R10: %016lx R11: %016lx R12: %016lx\n", regs->r10, regs->r11, regs->r12);
+	printk(KERN_EMERG "R13: %016lx R14: %016lx R15: %016lx\n", regs->r13, regs->r14, regs->r15);
+	printk(KERN_EMERG "CR0: %016lx CR3: %016lx CR4: %016lx\n", read_cr0(), read_cr3(),
+	       read_cr4());
+	show_backtrace(regs->rip, regs->rbp);
+}
+
+extern const struct exception_table_entry __ex_table_start[], __ex_table_end[];
+
+bool fixup_exception(struct pt_regs *regs)
+{
+	for (const struct exception_table_entry *e = __ex_table_start; e < __ex_table_end; e++) {
+		if (e->insn == regs->rip) {
+			regs->rip = e->fixup;
+			return true;
+		}
+	}
+	return false;
+}
+
+void do_trap(struct pt_regs *regs);
+void do_trap(struct pt_regs *regs)
+{
+	u64 cr2 = regs->vector == X86_TRAP_PF ? read_cr2() : 0;
+
+	if (regs->vector >= 32) {
+		/* No device interrupts are enabled yet: note it and go on. */
+		printk(KERN_WARNING "traps: unexpected interrupt on vector %lu ignored\n",
+		       regs->vector);
+		return;
+	}
+	if (regs->vector == X86_TRAP_NMI) {
+		printk(KERN_WARNING "traps: NMI received at %016lx\n", regs->rip);
+		return;
+	}
+	if (fixup_exception(regs))
+		return;
+	if (trap_fault_hook && regs->vector != X86_TRAP_DF && regs->vector != X86_TRAP_MC)
+		trap_fault_hook(regs, cr2);
+
+	printk(KERN_EMERG "\nKernel panic: unhandled exception in kernel mode\n");
+	show_fault(regs, cr2);
+	panic_exit();
+}

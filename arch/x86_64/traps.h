@@ -1,0 +1,48 @@
+/* CPU exceptions: the register frame, the IDT, and who handles a fault. */
+#ifndef ARCH_X86_64_TRAPS_H
+#define ARCH_X86_64_TRAPS_H
+
+#include "kernel/types.h"
+
+struct pt_regs {
+	u64 r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8;
+	u64 rax, rcx, rdx, rsi, rdi;
+	u64 vector, error_code;
+	u64 rip, cs, rflags, rsp, ss; /* pushed by the CPU */
+};
+
+enum {
+	X86_TRAP_DE = 0, X86_TRAP_DB = 1, X86_TRAP_NMI = 2, X86_TRAP_BP = 3,
+	X86_TRAP_OF = 4, X86_TRAP_BR = 5, X86_TRAP_UD = 6, X86_TRAP_NM = 7,
+	X86_TRAP_DF = 8, X86_TRAP_TS = 10, X86_TRAP_NP = 11, X86_TRAP_SS = 12,
+	X86_TRAP_GP = 13, X86_TRAP_PF = 14, X86_TRAP_MF = 16, X86_TRAP_AC = 17,
+	X86_TRAP_MC = 18, X86_TRAP_XF = 19, X86_TRAP_VE = 20, X86_TRAP_CP = 21,
+};
+
+/* Page-fault error code bits. */
+#define X86_PF_PROT (1u << 0)
+#define X86_PF_WRITE (1u << 1)
+#define X86_PF_USER (1u << 2)
+#define X86_PF_RSVD (1u << 3)
+#define X86_PF_INSTR (1u << 4)
+
+void idt_init(void);
+const char *trap_name(unsigned vector);
+
+/* Prints the vector, error code, CR2, registers and a backtrace. */
+void show_fault(const struct pt_regs *regs, u64 cr2);
+/* Prints "[<addr>] symbol+off/size" frames from an rbp chain. */
+void show_backtrace(u64 rip, u64 rbp);
+
+/* A hook the test framework installs: called for an exception in kernel
+ * mode before the kernel dies; it does not return if it takes the fault. */
+extern void (*trap_fault_hook)(struct pt_regs *regs, u64 cr2);
+
+/* Exception-table fixups: a faulting instruction listed there resumes at
+ * its fixup address instead of oopsing (used by user-memory copies). */
+struct exception_table_entry {
+	u64 insn, fixup;
+};
+bool fixup_exception(struct pt_regs *regs);
+
+#endif

@@ -1,0 +1,257 @@
+/* ACPI table discovery and the MADT. Tables are read through the direct map;
+ * a table outside it, shorter than its header or failing its checksum is
+ * ignored with a warning. */
+#include "kernel/acpi.h"
+#include "arch/x86_64/boot_paging.h"
+#include "arch/x86_64/page.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+struct acpi_tables acpi_tables;
+struct acpi_madt_info acpi_madt;
+
+/* Largest table we accept; real SRATs/MADTs are a few KiB. */
+#define ACPI_MAX_TABLE_LEN MiB(4)
+
+bool acpi_checksum_ok(const void *p, size_t len)
+{
+	u8 sum = 0;
+	for (size_t i = 0; i < len; i++)
+		sum += ((const u8 *)p)[i];
+	return sum == 0;
+}
+
+static bool phys_range_mapped(u64 phys, u64 len)
+{
+	u64 limit = direct_map_end ? direct_map_end : GiB(4);
+	return phys < limit && len <= limit - phys;
+}
+
+/* Maps and validates one table; NULL (with a warning) if unusable. */
+static const struct acpi_table_header *map_table(u64 phys, const char *what)
+{
+	if (!phys || !phys_range_mapped(phys, sizeof(struct acpi_table_header))) {
+		pr_warn("ACPI: %s table address %#llx is not mapped, ignored\n", what,
+			(unsigned long long)phys);
+		return NULL;
+	}
+	const struct acpi_table_header *h = __va(phys);
+	if (h->length < sizeof(*h) || h->length > ACPI_MAX_TABLE_LEN ||
+	    !phys_range_mapped(phys, h->length)) {
+		pr_warn("ACPI: %.4s at %#llx has bad length %u, ignored\n", h->signature,
+			(unsigned long long)phys, h->length);
+		return NULL;
+	}
+	if (!acpi_checksum_ok(h, h->length)) {
+		pr_warn("ACPI: %.4s at %#llx has a bad checksum, ignored\n", h->signature,
+			(unsigned long long)phys);
+		return NULL;
+	}
+	return h;
+}
+
+bool acpi_scan_tables(const void *rsdp_ptr, size_t len, struct acpi_tables *out)
+{
+	const struct acpi_rsdp *rsdp = rsdp_ptr;
+
+	memset(out, 0, sizeof(*out));
+	if (!rsdp || len < 20 || memcmp(rsdp->signature, "RSD PTR ", 8)) {
+		pr_warn("ACPI: no RSDP\n");
+		return false;
+	}
+	if (!acpi_checksum_ok(rsdp, 20)) {
+		pr_warn("ACPI: RSDP has a bad checksum, ignored\n");
+		return false;
+	}
+	out->rsdp = rsdp;
+
+	bool use_xsdt = false;
+	if (rsdp->revision >= 2) {
+		if (len < sizeof(*rsdp) || rsdp->length < sizeof(*rsdp) || rsdp->length > len ||
+		    !acpi_checksum_ok(rsdp, rsdp->length))
+			pr_warn("ACPI: RSDP extended checksum or length is bad; using the RSDT\n");
+		else
+			use_xsdt = rsdp->xsdt_address != 0;
+	}
+
+	const struct acpi_table_header *root = NULL;
+	if (use_xsdt) {
+		root = map_table(rsdp->xsdt_address, "XSDT");
+		if (root && memcmp(root->signature, "XSDT", 4)) {
+			pr_warn("ACPI: XSDT pointer leads to '%.4s', ignored\n", root->signature);
+			root = NULL;
+		}
+		if (!root)
+			out->bad_tables++;
+	}
+	if (!root) {
+		root = map_table(rsdp->rsdt_address, "RSDT");
+		if (root && memcmp(root->signature, "RSDT", 4)) {
+			pr_warn("ACPI: RSDT pointer leads to '%.4s', ignored\n", root->signature);
+			root = NULL;
+		}
+		use_xsdt = false;
+	}
+	if (!root) {
+		pr_warn("ACPI: no usable root table\n");
+		return false;
+	}
+	out->root = root;
+
+	size_t entry_size = use_xsdt ? 8 : 4;
+	size_t count = (root->length - sizeof(*root)) / entry_size;
+	const u8 *entries = (const u8 *)root + sizeof(*root);
+	for (size_t i = 0; i < count; i++) {
+		u64 phys = 0;
+		memcpy(&phys, entries + i * entry_size, entry_size); /* may be unaligned */
+		const struct acpi_table_header *h = map_table(phys, "listed");
+		if (!h) {
+			out->bad_tables++;
+			continue;
+		}
+		if (out->nr_tables == ACPI_MAX_TABLES) {
+			pr_warn("ACPI: more than %d tables; %.4s ignored\n", ACPI_MAX_TABLES, h->signature);
+			continue;
+		}
+		out->tables[out->nr_tables++] = h;
+	}
+	return true;
+}
+
+const struct acpi_rsdp *acpi_find_rsdp_bios(void)
+{
+	u64 ebda = (u64)*(const u16 *)__va(0x40e) << 4;
+	struct { u64 start, len; } areas[] = { { ebda, 1024 }, { 0xe0000, 0x20000 } };
+
+	for (unsigned a = 0; a < ARRAY_SIZE(areas); a++) {
+		if (areas[a].start < 0x80000 && a == 0 && ebda == 0)
+			continue;
+		for (u64 p = areas[a].start; p + 20 <= areas[a].start + areas[a].len; p += 16) {
+			const struct acpi_rsdp *r = __va(p);
+			if (!memcmp(r->signature, "RSD PTR ", 8) && acpi_checksum_ok(r, 20))
+				return r;
+		}
+	}
+	return NULL;
+}
+
+const struct acpi_table_header *acpi_get_table(const struct acpi_tables *tables, const char *sig)
+{
+	for (unsigned i = 0; i < tables->nr_tables; i++)
+		if (!memcmp(tables->tables[i]->signature, sig, 4))
+			return tables->tables[i];
+	return NULL;
+}
+
+static void add_cpu(struct numa_topology *t, u32 apic_id, u32 uid, bool x2apic)
+{
+	for (unsigned c = 0; c < t->nr_cpus; c++) {
+		if (t->cpus[c].apic_id == apic_id) {
+			pr_warn("ACPI: MADT lists APIC id %u twice, second entry ignored\n", apic_id);
+			t->warnings++;
+			return;
+		}
+	}
+	if (t->nr_cpus == NR_CPUS) {
+		pr_warn("ACPI: more than %d CPUs; APIC id %u ignored\n", NR_CPUS, apic_id);
+		t->warnings++;
+		return;
+	}
+	t->cpus[t->nr_cpus++] = (struct numa_cpu){
+		.apic_id = apic_id, .acpi_uid = uid, .nid = NUMA_NO_NODE, .x2apic = x2apic };
+}
+
+void acpi_parse_madt(const struct acpi_table_header *hdr, struct numa_topology *t,
+		     struct acpi_madt_info *info)
+{
+	const struct acpi_table_madt *madt = (const void *)hdr;
+
+	memset(info, 0, sizeof(*info));
+	if (hdr->length < sizeof(*madt)) {
+		pr_warn("ACPI: MADT too short (%u bytes)\n", hdr->length);
+		t->warnings++;
+		return;
+	}
+	info->lapic_address = madt->lapic_address;
+
+	const u8 *p = (const u8 *)madt + sizeof(*madt), *end = (const u8 *)madt + hdr->length;
+	while (p + sizeof(struct acpi_subtable_header) <= end) {
+		const struct acpi_subtable_header *sh = (const void *)p;
+		if (sh->length < sizeof(*sh) || p + sh->length > end) {
+			pr_warn("ACPI: MADT entry type %u has bad length %u; rest ignored\n", sh->type,
+				sh->length);
+			t->warnings++;
+			break;
+		}
+		switch (sh->type) {
+		case ACPI_MADT_LOCAL_APIC: {
+			const struct acpi_madt_local_apic *e = (const void *)p;
+			if (sh->length < sizeof(*e))
+				break;
+			if (e->flags & (ACPI_MADT_ENABLED))
+				add_cpu(t, e->id, e->processor_id, false);
+			else
+				info->disabled_cpus++;
+			break;
+		}
+		case ACPI_MADT_LOCAL_X2APIC: {
+			const struct acpi_madt_local_x2apic *e = (const void *)p;
+			if (sh->length < sizeof(*e))
+				break;
+			if (e->flags & ACPI_MADT_ENABLED)
+				add_cpu(t, e->local_apic_id, e->uid, true);
+			else
+				info->disabled_cpus++;
+			break;
+		}
+		case ACPI_MADT_IO_APIC: {
+			const struct acpi_madt_io_apic *e = (const void *)p;
+			if (sh->length >= sizeof(*e) && info->nr_ioapics < ACPI_MAX_IOAPICS) {
+				info->ioapics[info->nr_ioapics].id = e->id;
+				info->ioapics[info->nr_ioapics].address = e->address;
+				info->ioapics[info->nr_ioapics].gsi_base = e->global_irq_base;
+				info->nr_ioapics++;
+			}
+			break;
+		}
+		case ACPI_MADT_INTERRUPT_OVERRIDE: {
+			const struct acpi_madt_interrupt_override *e = (const void *)p;
+			if (sh->length >= sizeof(*e) && info->nr_overrides < ACPI_MAX_OVERRIDES) {
+				info->overrides[info->nr_overrides].bus = e->bus;
+				info->overrides[info->nr_overrides].source_irq = e->source_irq;
+				info->overrides[info->nr_overrides].gsi = e->global_irq;
+				info->overrides[info->nr_overrides].flags = e->inti_flags;
+				info->nr_overrides++;
+			}
+			break;
+		}
+		case ACPI_MADT_LOCAL_APIC_OVERRIDE: {
+			const struct acpi_madt_local_apic_override *e = (const void *)p;
+			if (sh->length >= sizeof(*e))
+				info->lapic_address = e->address;
+			break;
+		}
+		default:
+			break;
+		}
+		p += sh->length;
+	}
+}
+
+void acpi_print_tables(const struct acpi_tables *tables)
+{
+	if (!tables->root) {
+		pr_info("ACPI: no tables\n");
+		return;
+	}
+	const struct acpi_rsdp *r = tables->rsdp;
+	pr_info("ACPI: RSDP revision %u, OEM '%.6s', root table %.4s\n", r->revision, r->oem_id,
+		tables->root->signature);
+	for (unsigned i = 0; i < tables->nr_tables; i++) {
+		const struct acpi_table_header *h = tables->tables[i];
+		pr_info("  %.4s %#011lx %6u bytes rev %u '%.6s' '%.8s'\n", h->signature, __pa(h),
+			h->length, h->revision, h->oem_id, h->oem_table_id);
+	}
+	if (tables->bad_tables)
+		pr_warn("ACPI: %u table(s) rejected\n", tables->bad_tables);
+}

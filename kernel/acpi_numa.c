@@ -1,0 +1,256 @@
+/* NUMA topology from the SRAT and the SLIT, with Linux's fallbacks:
+ *  - no SRAT, or an SRAT that leaves RAM uncovered: one node holds all RAM;
+ *  - no SLIT, or an invalid one: 10 for local, 20 for remote;
+ *  - SRAT memory that is not RAM in the memory map is ignored, as are
+ *    disabled entries, hot-pluggable ranges, and proximity domains beyond
+ *    MAX_NUMNODES;
+ *  - a CPU that the SRAT does not place goes to node 0. */
+#include "kernel/acpi.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+/* RAM the SRAT may leave unassigned before NUMA is given up (as Linux). */
+#define NUMA_COVERAGE_SLACK MiB(1)
+
+static void srat_cpu(struct numa_topology *t, u32 pxm, u32 apic_id)
+{
+	int nid = numa_pxm_to_node(t, pxm, true);
+	if (nid == NUMA_NO_NODE) {
+		pr_warn("SRAT: proximity domain %u for APIC id %u is beyond %d nodes, ignored\n", pxm,
+			apic_id, MAX_NUMNODES);
+		t->warnings++;
+		return;
+	}
+	if (t->nr_srat_cpus == NR_CPUS) {
+		t->warnings++;
+		return;
+	}
+	t->srat_cpus[t->nr_srat_cpus++] = (struct numa_srat_cpu){ apic_id, nid };
+}
+
+static bool memblk_overlaps_other_node(const struct numa_topology *t, u64 start, u64 end,
+				       int nid)
+{
+	for (unsigned i = 0; i < t->nr_memblks; i++)
+		if (t->memblks[i].nid != nid && t->memblks[i].start < end && start < t->memblks[i].end)
+			return true;
+	return false;
+}
+
+static void srat_memory(struct numa_topology *t, const struct memmap *map,
+			const struct acpi_srat_mem_affinity *e)
+{
+	u64 start = e->base_address, end = e->base_address + e->length;
+
+	if (!(e->flags & ACPI_SRAT_MEM_ENABLED) || e->length == 0)
+		return;
+	if (end < start) {
+		pr_warn("SRAT: memory range at %#llx wraps around, ignored\n", (unsigned long long)start);
+		t->warnings++;
+		return;
+	}
+	if (e->flags & ACPI_SRAT_MEM_HOT_PLUGGABLE) {
+		pr_info("SRAT: hot-pluggable range [%#llx-%#llx) of domain %u kept out of RAM\n",
+			(unsigned long long)start, (unsigned long long)end - 1, e->proximity_domain);
+		return;
+	}
+	u64 ram = memmap_ram_within(map, start, end);
+	if (!ram) {
+		pr_warn("SRAT: [%#llx-%#llx) of domain %u is not RAM in the memory map, ignored\n",
+			(unsigned long long)start, (unsigned long long)end - 1, e->proximity_domain);
+		t->warnings++;
+		return;
+	}
+	int nid = numa_pxm_to_node(t, e->proximity_domain, true);
+	if (nid == NUMA_NO_NODE) {
+		pr_warn("SRAT: proximity domain %u is beyond %d nodes; [%#llx-%#llx) ignored\n",
+			e->proximity_domain, MAX_NUMNODES, (unsigned long long)start,
+			(unsigned long long)end - 1);
+		t->warnings++;
+		return;
+	}
+	if (memblk_overlaps_other_node(t, start, end, nid)) {
+		pr_warn("SRAT: [%#llx-%#llx) of node %d overlaps another node, ignored\n",
+			(unsigned long long)start, (unsigned long long)end - 1, nid);
+		t->warnings++;
+		return;
+	}
+	t->nodes[nid].declared_bytes += e->length;
+	/* Only the RAM part belongs to the node: one memblk per RAM piece. */
+	for (unsigned i = 0; i < map->nr; i++) {
+		const struct memmap_entry *m = &map->entries[i];
+		u64 a = max(m->start, start), b = min(m->end, end);
+		if (m->type != MEMMAP_RAM || a >= b)
+			continue;
+		if (t->nr_memblks == MAX_NUMA_MEMBLKS) {
+			pr_warn("SRAT: more than %d memory blocks, [%#llx-%#llx) ignored\n",
+				MAX_NUMA_MEMBLKS, (unsigned long long)a, (unsigned long long)b - 1);
+			t->warnings++;
+			continue;
+		}
+		t->memblks[t->nr_memblks++] = (struct numa_memblk){ a, b, nid };
+		t->nodes[nid].ram_bytes += b - a;
+	}
+}
+
+void acpi_parse_srat(const struct acpi_table_header *hdr, const struct memmap *map,
+		     struct numa_topology *t)
+{
+	const u8 *p = (const u8 *)hdr + sizeof(struct acpi_table_srat);
+	const u8 *end = (const u8 *)hdr + hdr->length;
+
+	if (hdr->length < sizeof(struct acpi_table_srat)) {
+		pr_warn("SRAT: too short (%u bytes), ignored\n", hdr->length);
+		t->warnings++;
+		return;
+	}
+	while (p + sizeof(struct acpi_subtable_header) <= end) {
+		const struct acpi_subtable_header *sh = (const void *)p;
+		if (sh->length < sizeof(*sh) || p + sh->length > end) {
+			pr_warn("SRAT: entry type %u has bad length %u; rest ignored\n", sh->type,
+				sh->length);
+			t->warnings++;
+			break;
+		}
+		switch (sh->type) {
+		case ACPI_SRAT_CPU_AFFINITY: {
+			const struct acpi_srat_cpu_affinity *e = (const void *)p;
+			if (sh->length < sizeof(*e) || !(e->flags & ACPI_SRAT_CPU_ENABLED))
+				break;
+			u32 pxm = e->proximity_domain_lo;
+			/* The high bytes only count from SRAT revision 2 on. */
+			if (hdr->revision >= 2)
+				pxm |= (u32)e->proximity_domain_hi[0] << 8 |
+				       (u32)e->proximity_domain_hi[1] << 16 |
+				       (u32)e->proximity_domain_hi[2] << 24;
+			srat_cpu(t, pxm, e->apic_id);
+			break;
+		}
+		case ACPI_SRAT_X2APIC_CPU_AFFINITY: {
+			const struct acpi_srat_x2apic_cpu_affinity *e = (const void *)p;
+			if (sh->length >= sizeof(*e) && (e->flags & ACPI_SRAT_CPU_ENABLED))
+				srat_cpu(t, e->proximity_domain, e->apic_id);
+			break;
+		}
+		case ACPI_SRAT_MEMORY_AFFINITY: {
+			const struct acpi_srat_mem_affinity *e = (const void *)p;
+			if (sh->length >= sizeof(*e))
+				srat_memory(t, map, e);
+			break;
+		}
+		default:
+			break;
+		}
+		p += sh->length;
+	}
+	t->have_srat = true;
+}
+
+void acpi_parse_slit(const struct acpi_table_header *hdr, struct numa_topology *t)
+{
+	const struct acpi_table_slit *slit = (const void *)hdr;
+
+	if (hdr->length < sizeof(*slit)) {
+		pr_warn("SLIT: too short (%u bytes), ignored\n", hdr->length);
+		t->warnings++;
+		return;
+	}
+	u64 n = slit->locality_count;
+	if (n == 0 || n > 256 || sizeof(*slit) + n * n > hdr->length) {
+		pr_warn("SLIT: %llu localities do not fit in %u bytes, ignored\n",
+			(unsigned long long)n, hdr->length);
+		t->warnings++;
+		return;
+	}
+	/* As Linux's slit_valid(): local must be 10, remote more than 10. */
+	for (u64 i = 0; i < n; i++) {
+		for (u64 j = 0; j < n; j++) {
+			u8 d = slit->entry[i * n + j];
+			if (i == j ? d != LOCAL_DISTANCE : d <= LOCAL_DISTANCE) {
+				pr_warn("SLIT: distance %u from locality %llu to %llu is invalid; "
+					"SLIT ignored, using default distances\n",
+					d, (unsigned long long)i, (unsigned long long)j);
+				t->warnings++;
+				return;
+			}
+		}
+	}
+	for (u64 i = 0; i < n; i++) {
+		int a = numa_pxm_to_node(t, (u32)i, false);
+		if (a == NUMA_NO_NODE)
+			continue;
+		for (u64 j = 0; j < n; j++) {
+			int b = numa_pxm_to_node(t, (u32)j, false);
+			if (b != NUMA_NO_NODE)
+				t->distance[a][b] = slit->entry[i * n + j];
+		}
+	}
+	t->have_slit = true;
+}
+
+void acpi_numa_init(const struct acpi_tables *tables, const struct memmap *map, u32 boot_apic_id,
+		    struct numa_topology *t, struct acpi_madt_info *info)
+{
+	numa_topology_reset(t);
+	numa_default_distances(t);
+	memset(info, 0, sizeof(*info));
+
+	const struct acpi_table_header *madt = acpi_get_table(tables, "APIC");
+	if (madt)
+		acpi_parse_madt(madt, t, info);
+	else
+		pr_warn("ACPI: no MADT\n");
+	if (t->nr_cpus == 0) {
+		pr_warn("ACPI: no enabled CPU listed; assuming only the boot CPU\n");
+		t->warnings++;
+		t->cpus[0] = (struct numa_cpu){ .apic_id = boot_apic_id, .nid = NUMA_NO_NODE };
+		t->nr_cpus = 1;
+	}
+	for (unsigned c = 0; c < t->nr_cpus; c++)
+		t->cpus[c].boot_cpu = t->cpus[c].apic_id == boot_apic_id;
+
+	const struct acpi_table_header *srat = acpi_get_table(tables, "SRAT");
+	if (srat) {
+		acpi_parse_srat(srat, map, t);
+	} else {
+		pr_warn("NUMA: no SRAT; one node holds all memory and CPUs\n");
+	}
+
+	/* Linux gives up NUMA when the nodes leave RAM uncovered. */
+	if (t->have_srat) {
+		u64 ram = memmap_total(map, MEMMAP_RAM), covered = 0;
+		for (unsigned i = 0; i < t->nr_memblks; i++)
+			covered += t->memblks[i].end - t->memblks[i].start;
+		if (t->nr_memblks == 0 || covered + NUMA_COVERAGE_SLACK < ram) {
+			pr_warn("NUMA: SRAT nodes cover %llu of %llu MiB of RAM; "
+				"falling back to one node\n",
+				(unsigned long long)(covered >> 20), (unsigned long long)(ram >> 20));
+			t->warnings++;
+			t->have_srat = false;
+		}
+	}
+	if (!t->have_srat) {
+		numa_fallback_single_node(t, map);
+		return;
+	}
+
+	for (unsigned c = 0; c < t->nr_cpus; c++) {
+		struct numa_cpu *cpu = &t->cpus[c];
+		for (unsigned s = 0; s < t->nr_srat_cpus; s++)
+			if (t->srat_cpus[s].apic_id == cpu->apic_id)
+				cpu->nid = t->srat_cpus[s].nid;
+		if (cpu->nid == NUMA_NO_NODE) {
+			pr_warn("NUMA: the SRAT does not place CPU %u (APIC id %u); using node 0\n", c,
+				cpu->apic_id);
+			t->warnings++;
+			cpu->nid = 0;
+		}
+		t->nodes[cpu->nid].nr_cpus++;
+	}
+
+	const struct acpi_table_header *slit = acpi_get_table(tables, "SLIT");
+	if (slit)
+		acpi_parse_slit(slit, t);
+	else
+		pr_info("NUMA: no SLIT; distances are 10 local, 20 remote\n");
+}

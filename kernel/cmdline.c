@@ -1,0 +1,165 @@
+#include "kernel/cmdline.h"
+#include "arch/x86_64/fw_cfg.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+char boot_command_line[COMMAND_LINE_SIZE];
+
+extern const struct kernel_param __kernel_params_start[], __kernel_params_end[];
+
+const struct kernel_param *kernel_params(size_t *nr)
+{
+	*nr = (size_t)(__kernel_params_end - __kernel_params_start);
+	return __kernel_params_start;
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static bool word_is(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && !memcmp(s, word, len);
+}
+
+static const char *param_expects(const struct kernel_param *p, char *buf, size_t size)
+{
+	switch (p->type) {
+	case PARAM_FLAG: return "a flag (on/off, 1/0, y/n)";
+	case PARAM_INT:
+		snprintf(buf, size, "an integer in %lld..%lld", (long long)p->min, (long long)p->max);
+		return buf;
+	case PARAM_STRING:
+		snprintf(buf, size, "text of at most %zu characters", p->size - 1);
+		return buf;
+	}
+	return "?";
+}
+
+static void describe_default(const struct kernel_param *p, char *buf, size_t size)
+{
+	switch (p->type) {
+	case PARAM_FLAG: snprintf(buf, size, "%s", *(bool *)p->var ? "on" : "off"); break;
+	case PARAM_INT: snprintf(buf, size, "%d", *(int *)p->var); break;
+	case PARAM_STRING: snprintf(buf, size, "\"%s\"", (char *)p->var); break;
+	}
+}
+
+/* Returns true if the value was applied. */
+static bool apply(const struct kernel_param *p, const char *val, size_t len, bool has_value)
+{
+	switch (p->type) {
+	case PARAM_FLAG:
+		if (!has_value || word_is(val, len, "1") || word_is(val, len, "y") ||
+		    word_is(val, len, "yes") || word_is(val, len, "on") || word_is(val, len, "true")) {
+			*(bool *)p->var = true;
+			return true;
+		}
+		if (word_is(val, len, "0") || word_is(val, len, "n") || word_is(val, len, "no") ||
+		    word_is(val, len, "off") || word_is(val, len, "false")) {
+			*(bool *)p->var = false;
+			return true;
+		}
+		return false;
+	case PARAM_INT: {
+		s64 v;
+		if (!has_value || parse_s64(val, len, &v) || v < p->min || v > p->max)
+			return false;
+		*(int *)p->var = (int)v;
+		return true;
+	}
+	case PARAM_STRING:
+		if (!has_value || len >= p->size)
+			return false;
+		memcpy(p->var, val, len);
+		((char *)p->var)[len] = 0;
+		return true;
+	}
+	return false;
+}
+
+unsigned parse_params(const char *s, const struct kernel_param *params, size_t nr)
+{
+	unsigned problems = 0;
+
+	while (*s) {
+		while (is_space(*s))
+			s++;
+		if (!*s)
+			break;
+		const char *key = s;
+		while (*s && !is_space(*s) && *s != '=')
+			s++;
+		size_t key_len = (size_t)(s - key);
+		const char *val = NULL;
+		size_t val_len = 0;
+		bool has_value = *s == '=';
+		if (has_value) {
+			s++;
+			if (*s == '"') {
+				val = ++s;
+				while (*s && *s != '"')
+					s++;
+				val_len = (size_t)(s - val);
+				if (*s == '"')
+					s++;
+			} else {
+				val = s;
+				while (*s && !is_space(*s))
+					s++;
+				val_len = (size_t)(s - val);
+			}
+		}
+
+		const struct kernel_param *p = NULL;
+		for (size_t i = 0; i < nr; i++)
+			if (word_is(key, key_len, params[i].name))
+				p = &params[i];
+		if (!p) {
+			pr_warn("cmdline: unknown option '%.*s' ignored\n", (int)key_len, key);
+			problems++;
+			continue;
+		}
+		if (!apply(p, val, val_len, has_value)) {
+			char expects[64], def[80];
+			describe_default(p, def, sizeof(def));
+			pr_err("cmdline: bad value '%.*s' for '%s' (expected %s); keeping the default %s\n",
+			       (int)val_len, has_value ? val : "", p->name,
+			       param_expects(p, expects, sizeof(expects)), def);
+			problems++;
+		}
+	}
+	return problems;
+}
+
+void cmdline_init(const char *multiboot_cmdline)
+{
+	static char extra[COMMAND_LINE_SIZE];
+
+	boot_command_line[0] = 0;
+	if (multiboot_cmdline)
+		strlcpy(boot_command_line, multiboot_cmdline, sizeof(boot_command_line));
+	long n = fw_cfg_read_file("opt/mmlab/cmdline", extra, sizeof(extra));
+	if (n > 0) {
+		if (boot_command_line[0])
+			strlcat(boot_command_line, " ", sizeof(boot_command_line));
+		if (strlcat(boot_command_line, extra, sizeof(boot_command_line)) >=
+			    sizeof(boot_command_line) ||
+		    (size_t)n >= sizeof(extra))
+			pr_warn("cmdline: longer than %d bytes, truncated\n", COMMAND_LINE_SIZE - 1);
+	}
+	size_t nr;
+	const struct kernel_param *params = kernel_params(&nr);
+	parse_params(boot_command_line, params, nr);
+}
+
+void cmdline_print_help(void)
+{
+	size_t nr;
+	const struct kernel_param *params = kernel_params(&nr);
+	pr_info("Command-line options:\n");
+	for (size_t i = 0; i < nr; i++) {
+		char expects[64], def[80];
+		describe_default(&params[i], def, sizeof(def));
+		pr_info("  %-18s %s; %s (default %s)\n", params[i].name, params[i].help,
+			param_expects(&params[i], expects, sizeof(expects)), def);
+	}
+}

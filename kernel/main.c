@@ -1,0 +1,132 @@
+/* start_kernel: the boot CPU's path from the first C instruction to either the
+ * boot report (a normal boot) or the test run (ktest on the command line).
+ * The order matters and is commented where it does. */
+#include "arch/x86_64/boot_paging.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/page.h"
+#include "arch/x86_64/qemu_exit.h"
+#include "arch/x86_64/serial.h"
+#include "arch/x86_64/traps.h"
+#include "kernel/acpi.h"
+#include "kernel/cmdline.h"
+#include "kernel/ksyms.h"
+#include "kernel/memmap.h"
+#include "kernel/multiboot2.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "mm/numa.h"
+#include "tests/kunit.h"
+
+static bool ktest;
+kernel_param_flag("ktest", ktest, "run the in-kernel tests, report KTAP, exit QEMU");
+static char ktest_filter[128];
+kernel_param_string("ktest.filter", ktest_filter, "run only suite.case names matching this glob");
+kernel_param_int("loglevel", console_loglevel, 0, 7, "console log level (0 emerg .. 7 debug)");
+static bool numa_enabled = true;
+kernel_param_flag("numa", numa_enabled, "numa=off ignores the SRAT: one node");
+static bool show_help;
+kernel_param_flag("help", show_help, "list the command-line options at boot");
+
+void start_kernel(u32 magic, u32 mbi_phys);
+extern char _text[], _end[];
+
+static void setup_acpi_and_numa(void)
+{
+	const void *rsdp = boot_info.rsdp;
+	size_t len = boot_info.rsdp_len;
+
+	if (!rsdp && !boot_info.efi) {
+		rsdp = acpi_find_rsdp_bios();
+		len = sizeof(struct acpi_rsdp);
+		if (rsdp)
+			pr_info("ACPI: RSDP found in the BIOS area at %#lx\n", __pa(rsdp));
+	}
+	if (!acpi_scan_tables(rsdp, len, &acpi_tables))
+		pr_warn("ACPI: no usable tables; assuming one CPU and one node\n");
+
+	struct acpi_tables numa_tables = acpi_tables;
+	if (!numa_enabled) {
+		/* Hide SRAT and SLIT from the topology code: one node. */
+		numa_tables.nr_tables = 0;
+		for (unsigned i = 0; i < acpi_tables.nr_tables; i++) {
+			const char *sig = acpi_tables.tables[i]->signature;
+			if (memcmp(sig, "SRAT", 4) && memcmp(sig, "SLIT", 4))
+				numa_tables.tables[numa_tables.nr_tables++] = acpi_tables.tables[i];
+		}
+		pr_info("NUMA: disabled on the command line\n");
+	}
+	acpi_numa_init(&numa_tables, &boot_memmap, boot_cpu_data.initial_apic_id, &numa_topology,
+		       &acpi_madt);
+}
+
+static void boot_report(void)
+{
+	pr_info("\n==== mmlab boot report ====\n");
+	pr_info("Command line: %s\n", boot_command_line[0] ? boot_command_line : "(empty)");
+	multiboot2_print(&boot_info);
+	print_cpu_info(&boot_cpu_data);
+	memmap_print(&boot_memmap);
+	pr_info("Direct map: %llu MiB at %#lx with %lu KiB pages; kernel image %lu KiB at %#lx\n",
+		(unsigned long long)(direct_map_end >> 20), PAGE_OFFSET, direct_map_page_size >> 10,
+		(unsigned long)(_end - _text) >> 10, (unsigned long)_text);
+	acpi_print_tables(&acpi_tables);
+	pr_info("MADT: %u CPU(s) enabled, %u disabled; %u I/O APIC(s), %u override(s), "
+		"local APIC at %#llx\n",
+		numa_topology.nr_cpus, acpi_madt.disabled_cpus, acpi_madt.nr_ioapics,
+		acpi_madt.nr_overrides, (unsigned long long)acpi_madt.lapic_address);
+	numa_print(&numa_topology);
+	pr_info("==== end of boot report ====\n");
+}
+
+void start_kernel(u32 magic, u32 mbi_phys)
+{
+	serial_init();
+	printk_set_line_prefix(NULL);
+	pr_info("\nmmlab: booting\n");
+
+	/* Traps first: from here on a bug prints a report instead of a
+	 * silent triple fault. */
+	gdt_init();
+	idt_init();
+
+	cpu_detect(&boot_cpu_data);
+	cpu_init_features();
+
+	if (magic != MULTIBOOT2_BOOTLOADER_MAGIC)
+		panic("not booted by a multiboot2 loader (magic %#x)", magic);
+	/* The boot page tables map the first 4 GiB at PAGE_OFFSET, where GRUB
+	 * leaves the information structure. */
+	if (mbi_phys >= GiB(4) - 16)
+		panic("multiboot2 information at %#x is out of reach", mbi_phys);
+	multiboot2_parse(__va(mbi_phys), (u32)(GiB(4) - mbi_phys), &boot_info, &boot_memmap);
+	boot_info.info_phys = mbi_phys;
+
+	/* The command line decides the log level, so it comes early; it only
+	 * needs the multiboot2 string and fw_cfg. */
+	cmdline_init(boot_info.cmdline);
+	if (show_help)
+		cmdline_print_help();
+
+	if (!boot_info.have_mmap)
+		panic("the boot loader gave no memory map");
+	unsigned overlaps = memmap_sanitize(&boot_memmap);
+	if (overlaps)
+		pr_warn("memmap: %u overlapping entries resolved\n", overlaps);
+
+	/* The final kernel page tables: after this the identity map is gone
+	 * and the direct map covers all RAM. */
+	boot_paging_init(memmap_ram_end(&boot_memmap));
+
+	setup_acpi_and_numa();
+	boot_report();
+
+	if (ktest) {
+		unsigned failed = kunit_run_all(ktest_filter[0] ? ktest_filter : NULL);
+		qemu_exit(failed ? QEMU_EXIT_FAILURE : QEMU_EXIT_SUCCESS);
+	}
+	pr_info("mmlab: boot complete; halting (boot with 'ktest' to run the tests)\n");
+	qemu_exit(QEMU_EXIT_SUCCESS);
+}

@@ -1,0 +1,55 @@
+/* printk: formatted kernel messages on the serial console.
+ *
+ * A message may start with a log level (KERN_ERR "..."), as in Linux; messages
+ * less important than the console log level (loglevel= on the command line)
+ * are not printed. While a test case runs, the test framework sets a line
+ * prefix so that everything the kernel prints becomes a KTAP diagnostic line
+ * of that case. */
+#ifndef KERNEL_PRINTK_H
+#define KERNEL_PRINTK_H
+
+#include "kernel/types.h"
+
+#define KERN_SOH "\001"
+#define KERN_EMERG KERN_SOH "0"
+#define KERN_ALERT KERN_SOH "1"
+#define KERN_CRIT KERN_SOH "2"
+#define KERN_ERR KERN_SOH "3"
+#define KERN_WARNING KERN_SOH "4"
+#define KERN_NOTICE KERN_SOH "5"
+#define KERN_INFO KERN_SOH "6"
+#define KERN_DEBUG KERN_SOH "7"
+/* Printed whatever the log level: test results must always reach CI. */
+#define KERN_ALWAYS KERN_SOH "!"
+
+#define LOGLEVEL_DEFAULT 6 /* print up to and including KERN_INFO */
+#define MESSAGE_LOGLEVEL_DEFAULT 5 /* messages without a level: KERN_NOTICE */
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+int vprintk(const char *fmt, va_list ap);
+int printk(const char *fmt, ...) __printf(1, 2);
+
+#define pr_emerg(...) printk(KERN_EMERG __VA_ARGS__)
+#define pr_err(...) printk(KERN_ERR __VA_ARGS__)
+#define pr_warn(...) printk(KERN_WARNING __VA_ARGS__)
+#define pr_notice(...) printk(KERN_NOTICE __VA_ARGS__)
+#define pr_info(...) printk(KERN_INFO __VA_ARGS__)
+#define pr_debug(...) printk(KERN_DEBUG __VA_ARGS__)
+
+extern int console_loglevel;
+
+/* Text put before every console line (NULL for none). */
+void printk_set_line_prefix(const char *prefix);
+
+/* Divert console output into buf (for tests of code that prints); returns
+ * the previous capture buffer state through *saved. */
+struct printk_capture {
+	char *buf;
+	size_t size;
+	size_t len;
+};
+void printk_capture_begin(struct printk_capture *cap, char *buf, size_t size);
+void printk_capture_end(struct printk_capture *cap);
+
+#endif

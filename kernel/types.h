@@ -1,0 +1,63 @@
+/* Basic kernel types and helpers shared by every layer. */
+#ifndef KERNEL_TYPES_H
+#define KERNEL_TYPES_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef u64 phys_addr_t;
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
+#define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+#define KiB(x) ((u64)(x) << 10)
+#define MiB(x) ((u64)(x) << 20)
+#define GiB(x) ((u64)(x) << 30)
+
+#define __packed __attribute__((packed))
+#define __aligned(x) __attribute__((aligned(x)))
+#define __used __attribute__((used))
+#define __section(s) __attribute__((section(s)))
+#define __noreturn __attribute__((noreturn))
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define barrier() __asm__ __volatile__("" ::: "memory")
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Linux errno values (the system-call ABI returns their negatives). */
+#define EPERM 1
+#define ENOENT 2
+#define EIO 5
+#define E2BIG 7
+#define ENOEXEC 8
+#define EBADF 9
+#define EAGAIN 11
+#define ENOMEM 12
+#define EFAULT 14
+#define EBUSY 16
+#define EEXIST 17
+#define ENODEV 19
+#define EINVAL 22
+#define ENOSPC 28
+#define ERANGE 34
+#define ENOSYS 38
+
+#endif

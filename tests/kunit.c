@@ -1,0 +1,231 @@
+/* The test runner: KTAP version 1 output exactly as Linux KUnit prints it.
+ *
+ *   KTAP version 1
+ *   1..S
+ *       KTAP version 1
+ *       # Subtest: <suite>
+ *       1..N
+ *       # <diagnostics of case 1, if any>
+ *       ok 1 <case>
+ *       ok 2 <case> # SKIP <reason>
+ *   # <suite>: pass:P fail:F skip:K total:N
+ *   ok 1 <suite>
+ *   # Totals: pass:P fail:F skip:K total:T
+ *
+ * While a case runs, everything printk prints becomes a "    # " diagnostic
+ * line of that case. */
+#include "tests/kunit.h"
+#include "arch/x86_64/traps.h"
+#include "kernel/ksyms.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+extern struct kunit_suite *const __kunit_suites_start[], *const __kunit_suites_end[];
+
+static struct kunit *current_test;
+
+#define CASE_PREFIX "    # "
+
+int kunit_strcmp(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b ? 0 : (a ? 1 : -1);
+	return strcmp(a, b);
+}
+
+void kunit_fail(struct kunit *test, bool assert, const char *file, int line, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+
+	test->status = KUNIT_FAILURE;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printk(KERN_ALWAYS "%s: %s FAILED at %s:%d\n%s\n", test->name, __kunit_kind(assert), file, line, msg);
+}
+
+void kunit_fail_mem(struct kunit *test, bool assert, const char *file, int line,
+		    const char *lname, const char *rname, const void *l, const void *r, size_t size)
+{
+	const u8 *a = l, *b = r;
+	size_t first = 0;
+	while (first < size && a[first] == b[first])
+		first++;
+	kunit_fail(test, assert, file, line,
+		   "Expected %s == %s (%zu bytes), but they differ from byte %zu:\n"
+		   "    %s[%zu] == 0x%02x\n    %s[%zu] == 0x%02x",
+		   lname, rname, size, first, lname, first, a[first], rname, first, b[first]);
+}
+
+void kunit_abort(struct kunit *test)
+{
+	kernel_longjmp(&test->abort, 1);
+}
+
+void kunit_mark_skipped(struct kunit *test, const char *fmt, ...)
+{
+	va_list ap;
+	if (test->status == KUNIT_FAILURE)
+		return; /* a failure stays a failure */
+	test->status = KUNIT_SKIPPED;
+	va_start(ap, fmt);
+	vsnprintf(test->status_comment, sizeof(test->status_comment), fmt, ap);
+	va_end(ap);
+}
+
+void kunit_info(struct kunit *test, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printk(KERN_ALWAYS "%s: %s\n", test->name, msg);
+}
+
+/* A CPU exception while a case runs fails that case instead of the kernel. */
+static void kunit_fault(struct pt_regs *regs, u64 cr2)
+{
+	struct kunit *test = current_test;
+	if (!test)
+		return; /* not in a case: let the kernel die */
+	u64 off, size;
+	const char *fn = ksym_lookup(regs->rip, &off, &size);
+	test->status = KUNIT_FAILURE;
+	test->faults++;
+	printk(KERN_ALWAYS "%s: caught %s (vector %lu, error code %#lx) at %s+0x%lx (%#lx)", test->name,
+	       trap_name(regs->vector), regs->vector, regs->error_code, fn ? fn : "?",
+	       fn ? off : 0, regs->rip);
+	if (regs->vector == X86_TRAP_PF)
+		printk(KERN_ALWAYS ", address %#lx", cr2);
+	printk(KERN_ALWAYS "\n");
+	show_backtrace(regs->rip, regs->rbp);
+	kernel_longjmp(&test->abort, 2);
+}
+
+enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct kunit_case *c,
+				 struct kunit *test)
+{
+	memset(test, 0, sizeof(*test));
+	test->name = c->name;
+	test->status = KUNIT_SUCCESS;
+	test->outer = current_test;
+	current_test = test;
+	trap_fault_hook = kunit_fault;
+
+	/* volatile: read after a longjmp. */
+	volatile bool init_done = false;
+	if (kernel_setjmp(&test->abort) == 0) {
+		if (suite && suite->init && suite->init(test)) {
+			kunit_fail(test, true, __FILE__, __LINE__, "the suite's init failed");
+		} else {
+			init_done = true;
+			c->run_case(test);
+		}
+	}
+	/* The case is over (normally, by ASSERT, skip or exception). */
+	if (init_done && suite && suite->exit) {
+		if (kernel_setjmp(&test->abort) == 0)
+			suite->exit(test);
+	}
+	current_test = test->outer;
+	return test->status;
+}
+
+bool kunit_filter_match(const char *filter, const char *suite, const char *name)
+{
+	char suite_glob[128];
+	const char *dot;
+
+	if (!filter || !*filter)
+		return true;
+	dot = strchr(filter, '.');
+	size_t n = dot ? (size_t)(dot - filter) : strlen(filter);
+	if (n >= sizeof(suite_glob))
+		n = sizeof(suite_glob) - 1;
+	memcpy(suite_glob, filter, n);
+	suite_glob[n] = 0;
+	if (!glob_match(suite_glob, suite))
+		return false;
+	return !dot || glob_match(dot + 1, name);
+}
+
+static unsigned count_cases(const struct kunit_suite *s, const char *filter)
+{
+	unsigned n = 0;
+	for (const struct kunit_case *c = s->test_cases; c->run_case; c++)
+		n += kunit_filter_match(filter, s->name, c->name);
+	return n;
+}
+
+unsigned kunit_run_all(const char *filter)
+{
+	unsigned nr_suites = 0, total_failed = 0;
+	unsigned totals[3] = { 0 }; /* pass, fail, skip */
+
+	for (struct kunit_suite *const *sp = __kunit_suites_start; sp < __kunit_suites_end; sp++)
+		nr_suites += count_cases(*sp, filter) > 0;
+
+	printk_set_line_prefix(NULL);
+	printk(KERN_ALWAYS "KTAP version 1\n1..%u\n", nr_suites);
+	if (nr_suites == 0)
+		pr_warn("# ktest: no test case matches the filter '%s'\n", filter ? filter : "");
+
+	unsigned suite_no = 0;
+	for (struct kunit_suite *const *sp = __kunit_suites_start; sp < __kunit_suites_end; sp++) {
+		struct kunit_suite *s = *sp;
+		unsigned nr = count_cases(s, filter);
+		if (!nr)
+			continue;
+		suite_no++;
+		printk(KERN_ALWAYS "    KTAP version 1\n    # Subtest: %s\n    1..%u\n", s->name, nr);
+
+		int init_err = 0;
+		if (s->suite_init) {
+			printk_set_line_prefix(CASE_PREFIX);
+			init_err = s->suite_init(s);
+			if (init_err)
+				printk(KERN_ALWAYS "%s: suite_init failed with %d\n", s->name, init_err);
+			printk_set_line_prefix(NULL);
+		}
+
+		unsigned counts[3] = { 0 }, case_no = 0;
+		for (const struct kunit_case *c = s->test_cases; c->run_case; c++) {
+			if (!kunit_filter_match(filter, s->name, c->name))
+				continue;
+			case_no++;
+			struct kunit test;
+			enum kunit_status st;
+			printk_set_line_prefix(CASE_PREFIX);
+			if (init_err) {
+				printk(KERN_ALWAYS "%s: not run: the suite's init failed\n", c->name);
+				st = KUNIT_FAILURE;
+				test.status_comment[0] = 0;
+			} else {
+				st = kunit_run_case(s, c, &test);
+			}
+			printk_set_line_prefix(NULL);
+			counts[st]++;
+			if (st == KUNIT_SKIPPED)
+				printk(KERN_ALWAYS "    ok %u %s # SKIP %s\n", case_no, c->name, test.status_comment);
+			else
+				printk(KERN_ALWAYS "    %s %u %s\n", st == KUNIT_SUCCESS ? "ok" : "not ok", case_no,
+				       c->name);
+		}
+		if (s->suite_exit && !init_err) {
+			printk_set_line_prefix(CASE_PREFIX);
+			s->suite_exit(s);
+			printk_set_line_prefix(NULL);
+		}
+		printk(KERN_ALWAYS "# %s: pass:%u fail:%u skip:%u total:%u\n", s->name, counts[0], counts[1],
+		       counts[2], nr);
+		printk(KERN_ALWAYS "%s %u %s\n", counts[1] ? "not ok" : "ok", suite_no, s->name);
+		for (int i = 0; i < 3; i++)
+			totals[i] += counts[i];
+		total_failed += counts[1];
+	}
+	printk(KERN_ALWAYS "# Totals: pass:%u fail:%u skip:%u total:%u\n", totals[0], totals[1], totals[2],
+	       totals[0] + totals[1] + totals[2]);
+	return total_failed;
+}

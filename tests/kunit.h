@@ -1,0 +1,181 @@
+/* The in-kernel test framework, shaped after Linux's KUnit so that tests read
+ * the same and the output parses with kunit_tool.
+ *
+ *   static void my_case(struct kunit *test)
+ *   {
+ *           KUNIT_EXPECT_EQ(test, 1 + 1, 2);      // record and go on
+ *           KUNIT_ASSERT_NOT_NULL(test, ptr);     // record and stop the case
+ *   }
+ *   static struct kunit_case my_cases[] = { KUNIT_CASE(my_case), {} };
+ *   static struct kunit_suite my_suite = { .name = "my", .test_cases = my_cases };
+ *   kunit_test_suite(my_suite);
+ *
+ * Suites register themselves through the .kunit_test_suites linker section.
+ * A failed ASSERT, a kunit_skip() or a CPU exception inside a case ends that
+ * case (longjmp back to the runner); the run goes on with the next case. */
+#ifndef TESTS_KUNIT_H
+#define TESTS_KUNIT_H
+
+#include "arch/x86_64/setjmp.h"
+#include "kernel/types.h"
+
+struct kunit;
+
+struct kunit_case {
+	void (*run_case)(struct kunit *test);
+	const char *name;
+};
+
+struct kunit_suite {
+	const char *name;
+	int (*suite_init)(struct kunit_suite *suite);
+	void (*suite_exit)(struct kunit_suite *suite);
+	int (*init)(struct kunit *test);  /* before each case */
+	void (*exit)(struct kunit *test); /* after each case, even a failed one */
+	struct kunit_case *test_cases;    /* ends with an empty entry */
+};
+
+enum kunit_status { KUNIT_SUCCESS, KUNIT_FAILURE, KUNIT_SKIPPED };
+
+struct kunit {
+	const char *name;
+	enum kunit_status status;
+	char status_comment[128]; /* skip reason */
+	void *priv;
+	struct jmp_buf abort;
+	struct kunit *outer; /* the case that was current before this one */
+	unsigned faults;     /* CPU exceptions caught in this case */
+};
+
+#define KUNIT_CASE(fn) { .run_case = fn, .name = #fn }
+
+#define kunit_test_suite(suite)                                                     \
+	static struct kunit_suite *const __kunit_suite_ptr_##suite __used             \
+		__section(".kunit_test_suites") = &suite
+
+/* Runs one case with failure, skip and exception handling; no KTAP output.
+ * Used by the runner, and by tests of the framework itself. */
+enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct kunit_case *c,
+				 struct kunit *test);
+/* Runs every registered suite whose "suite.case" names match filter (NULL:
+ * all), printing KTAP. Returns the number of failed cases. */
+unsigned kunit_run_all(const char *filter);
+/* Splits a "suite_glob.case_glob" filter, as KUnit's filter_glob. */
+bool kunit_filter_match(const char *filter, const char *suite, const char *name);
+
+/* What the assertion macros call. */
+void kunit_fail(struct kunit *test, bool assert, const char *file, int line, const char *fmt, ...)
+	__printf(5, 6);
+__noreturn void kunit_abort(struct kunit *test);
+void kunit_mark_skipped(struct kunit *test, const char *fmt, ...) __printf(2, 3);
+#define kunit_skip(test, ...)                                                       \
+	do {                                                                        \
+		kunit_mark_skipped(test, __VA_ARGS__);                              \
+		kunit_abort(test);                                                  \
+	} while (0)
+void kunit_info(struct kunit *test, const char *fmt, ...) __printf(2, 3);
+
+#define KUNIT_EXPECTATION false
+#define KUNIT_ASSERTION true
+#define __kunit_kind(a) ((a) ? "ASSERTION" : "EXPECTATION")
+
+#define KUNIT_BOOL(test, assert, cond, expect)                                           \
+	do {                                                                             \
+		if (!!(cond) != (expect)) {                                              \
+			kunit_fail(test, assert, __FILE__, __LINE__,                     \
+				   "Expected %s to be %s, but is %s", #cond,              \
+				   (expect) ? "true" : "false", (expect) ? "false" : "true"); \
+			if (assert)                                                      \
+				kunit_abort(test);                                       \
+		}                                                                        \
+	} while (0)
+
+/* Integers of any type compare as __int128, so u64 and s64 both keep their
+ * values. */
+#define KUNIT_BINARY(test, assert, left, op, right)                                      \
+	do {                                                                             \
+		__int128 __l = (__int128)(left), __r = (__int128)(right);                \
+		if (!(__l op __r)) {                                                     \
+			kunit_fail(test, assert, __FILE__, __LINE__,                     \
+				   "Expected %s %s %s, but\n    %s == %lld (%#llx)\n    %s == %lld (%#llx)", \
+				   #left, #op, #right, #left, (long long)__l,             \
+				   (unsigned long long)__l, #right, (long long)__r,       \
+				   (unsigned long long)__r);                               \
+			if (assert)                                                      \
+				kunit_abort(test);                                       \
+		}                                                                        \
+	} while (0)
+
+#define KUNIT_PTR(test, assert, left, op, right)                                         \
+	do {                                                                             \
+		const void *__l = (left), *__r = (right);                                \
+		if (!(__l op __r)) {                                                     \
+			kunit_fail(test, assert, __FILE__, __LINE__,                     \
+				   "Expected %s %s %s, but\n    %s == %p\n    %s == %p",  \
+				   #left, #op, #right, #left, __l, #right, __r);          \
+			if (assert)                                                      \
+				kunit_abort(test);                                       \
+		}                                                                        \
+	} while (0)
+
+int kunit_strcmp(const char *a, const char *b);
+#define KUNIT_STR(test, assert, left, op, right)                                         \
+	do {                                                                             \
+		const char *__l = (left), *__r = (right);                                \
+		if (!(kunit_strcmp(__l, __r) op 0)) {                                    \
+			kunit_fail(test, assert, __FILE__, __LINE__,                     \
+				   "Expected %s %s %s, but\n    %s == \"%s\"\n    %s == \"%s\"", \
+				   #left, #op, #right, #left, __l, #right, __r);          \
+			if (assert)                                                      \
+				kunit_abort(test);                                       \
+		}                                                                        \
+	} while (0)
+
+void kunit_fail_mem(struct kunit *test, bool assert, const char *file, int line,
+		    const char *lname, const char *rname, const void *l, const void *r, size_t size);
+int memcmp(const void *a, const void *b, size_t n);
+#define KUNIT_MEM(test, assert, left, right, size)                                       \
+	do {                                                                             \
+		const void *__l = (left), *__r = (right);                                \
+		size_t __n = (size);                                                     \
+		if (memcmp(__l, __r, __n)) {                                             \
+			kunit_fail_mem(test, assert, __FILE__, __LINE__, #left, #right,   \
+				       __l, __r, __n);                                     \
+			if (assert)                                                      \
+				kunit_abort(test);                                       \
+		}                                                                        \
+	} while (0)
+
+#define KUNIT_EXPECT_TRUE(t, c) KUNIT_BOOL(t, KUNIT_EXPECTATION, c, true)
+#define KUNIT_EXPECT_FALSE(t, c) KUNIT_BOOL(t, KUNIT_EXPECTATION, c, false)
+#define KUNIT_EXPECT_EQ(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, ==, b)
+#define KUNIT_EXPECT_NE(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, !=, b)
+#define KUNIT_EXPECT_LT(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, <, b)
+#define KUNIT_EXPECT_LE(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, <=, b)
+#define KUNIT_EXPECT_GT(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, >, b)
+#define KUNIT_EXPECT_GE(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, >=, b)
+#define KUNIT_EXPECT_PTR_EQ(t, a, b) KUNIT_PTR(t, KUNIT_EXPECTATION, a, ==, b)
+#define KUNIT_EXPECT_PTR_NE(t, a, b) KUNIT_PTR(t, KUNIT_EXPECTATION, a, !=, b)
+#define KUNIT_EXPECT_NULL(t, a) KUNIT_PTR(t, KUNIT_EXPECTATION, a, ==, NULL)
+#define KUNIT_EXPECT_NOT_NULL(t, a) KUNIT_PTR(t, KUNIT_EXPECTATION, a, !=, NULL)
+#define KUNIT_EXPECT_STREQ(t, a, b) KUNIT_STR(t, KUNIT_EXPECTATION, a, ==, b)
+#define KUNIT_EXPECT_STRNEQ(t, a, b) KUNIT_STR(t, KUNIT_EXPECTATION, a, !=, b)
+#define KUNIT_EXPECT_MEMEQ(t, a, b, n) KUNIT_MEM(t, KUNIT_EXPECTATION, a, b, n)
+
+#define KUNIT_ASSERT_TRUE(t, c) KUNIT_BOOL(t, KUNIT_ASSERTION, c, true)
+#define KUNIT_ASSERT_FALSE(t, c) KUNIT_BOOL(t, KUNIT_ASSERTION, c, false)
+#define KUNIT_ASSERT_EQ(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, ==, b)
+#define KUNIT_ASSERT_NE(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, !=, b)
+#define KUNIT_ASSERT_LT(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, <, b)
+#define KUNIT_ASSERT_LE(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, <=, b)
+#define KUNIT_ASSERT_GT(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, >, b)
+#define KUNIT_ASSERT_GE(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, >=, b)
+#define KUNIT_ASSERT_PTR_EQ(t, a, b) KUNIT_PTR(t, KUNIT_ASSERTION, a, ==, b)
+#define KUNIT_ASSERT_PTR_NE(t, a, b) KUNIT_PTR(t, KUNIT_ASSERTION, a, !=, b)
+#define KUNIT_ASSERT_NULL(t, a) KUNIT_PTR(t, KUNIT_ASSERTION, a, ==, NULL)
+#define KUNIT_ASSERT_NOT_NULL(t, a) KUNIT_PTR(t, KUNIT_ASSERTION, a, !=, NULL)
+#define KUNIT_ASSERT_STREQ(t, a, b) KUNIT_STR(t, KUNIT_ASSERTION, a, ==, b)
+#define KUNIT_ASSERT_STRNEQ(t, a, b) KUNIT_STR(t, KUNIT_ASSERTION, a, !=, b)
+#define KUNIT_ASSERT_MEMEQ(t, a, b, n) KUNIT_MEM(t, KUNIT_ASSERTION, a, b, n)
+
+#endif

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Makes sure the host has what building, booting and testing mmlab need.
+# usage: tools/deps.sh [build|run|test|debug]...   (default: all of them)
+# Missing Debian packages are installed with apt-get when running as root;
+# otherwise the exact command to run is printed and the script fails.
+set -euo pipefail
+
+want_build=0 want_run=0 want_test=0 want_debug=0
+[ $# -eq 0 ] && set -- build run test debug
+for w in "$@"; do
+	case "$w" in
+	build) want_build=1 ;;
+	run) want_build=1 want_run=1 ;;
+	test) want_build=1 want_run=1 want_test=1 ;;
+	debug) want_build=1 want_run=1 want_debug=1 ;;
+	*) echo "deps.sh: unknown group '$w' (build, run, test, debug)" >&2; exit 2 ;;
+	esac
+done
+
+missing=()
+need() { # need PACKAGE PATH-OR-COMMAND...
+	local pkg=$1; shift
+	for thing in "$@"; do
+		if [[ $thing == /* ]]; then [ -e "$thing" ] && return 0
+		else command -v "$thing" >/dev/null 2>&1 && return 0; fi
+	done
+	missing+=("$pkg")
+}
+
+if [ $want_build = 1 ]; then
+	need make make
+	need gcc gcc
+	need binutils ld
+	need nasm nasm
+	need grub-common grub-mkrescue
+	need grub-pc-bin /usr/lib/grub/i386-pc/moddep.lst
+	need grub-efi-amd64-bin /usr/lib/grub/x86_64-efi/moddep.lst
+	need xorriso xorriso
+	need mtools mformat
+fi
+if [ $want_run = 1 ]; then
+	need qemu-system-x86 qemu-system-x86_64
+	need ovmf /usr/share/OVMF/OVMF_CODE_4M.fd /usr/share/OVMF/OVMF_CODE.fd
+fi
+if [ $want_test = 1 ]; then
+	# kunit_tool (tools/testing/kunit in the Linux sources) checks that our
+	# KTAP parses with Linux's own parser.
+	need python3 python3
+	need xz-utils xz
+	need linux-source-6.12 /usr/src/linux-source-6.12.tar.xz
+fi
+if [ $want_debug = 1 ]; then
+	need gdb gdb
+fi
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" != 0 ]; then
+	echo "mmlab needs these Debian packages: ${missing[*]}" >&2
+	echo "Install them with:  sudo apt-get update && sudo $cmd" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+if ! $cmd >/tmp/mmlab-apt.log 2>&1; then
+	apt-get update >>/tmp/mmlab-apt.log 2>&1 || true
+	if ! $cmd >>/tmp/mmlab-apt.log 2>&1; then
+		tail -20 /tmp/mmlab-apt.log >&2
+		echo "deps: '$cmd' failed (log: /tmp/mmlab-apt.log)" >&2
+		exit 1
+	fi
+fi
