@@ -208,9 +208,11 @@ static const char *line_prefix;
 static bool at_line_start = true;
 static struct printk_capture *capture;
 
-void printk_set_line_prefix(const char *prefix)
+const char *printk_set_line_prefix(const char *prefix)
 {
+	const char *old = line_prefix;
 	line_prefix = prefix;
+	return old;
 }
 
 void printk_capture_begin(struct printk_capture *cap, char *buf, size_t size)

@@ -39,8 +39,8 @@ int printk(const char *fmt, ...) __printf(1, 2);
 
 extern int console_loglevel;
 
-/* Text put before every console line (NULL for none). */
-void printk_set_line_prefix(const char *prefix);
+/* Text put before every console line (NULL for none); returns the old one. */
+const char *printk_set_line_prefix(const char *prefix);
 
 /* Divert console output into buf (for tests of code that prints); returns
  * the previous capture buffer state through *saved. */

@@ -83,6 +83,15 @@ char *strchr(const char *s, int c)
 	}
 }
 
+char *strstr(const char *h, const char *n)
+{
+	size_t len = strlen(n);
+	for (; *h; h++)
+		if (!strncmp(h, n, len))
+			return (char *)h;
+	return len ? NULL : (char *)h;
+}
+
 size_t strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t len = strlen(src);

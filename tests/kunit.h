@@ -81,7 +81,8 @@ void kunit_info(struct kunit *test, const char *fmt, ...) __printf(2, 3);
 
 #define KUNIT_BOOL(test, assert, cond, expect)                                           \
 	do {                                                                             \
-		if (!!(cond) != (expect)) {                                              \
+		bool __c = (cond);                                                       \
+		if (__c != (bool)(expect)) {                                             \
 			kunit_fail(test, assert, __FILE__, __LINE__,                     \
 				   "Expected %s to be %s, but is %s", #cond,              \
 				   (expect) ? "true" : "false", (expect) ? "false" : "true"); \

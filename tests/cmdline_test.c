@@ -1,0 +1,99 @@
+/* The command-line parser against a parameter table of the test's own. */
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "tests/kunit.h"
+
+static bool flag_a, flag_b;
+static int number;
+static char text[8];
+
+static const struct kernel_param test_params[] = {
+	{ .name = "flag_a", .type = PARAM_FLAG, .var = &flag_a },
+	{ .name = "flag.b", .type = PARAM_FLAG, .var = &flag_b },
+	{ .name = "number", .type = PARAM_INT, .var = &number, .min = -5, .max = 100 },
+	{ .name = "text", .type = PARAM_STRING, .var = text, .size = sizeof(text) },
+};
+
+static char log[1024];
+
+static unsigned parse(const char *line)
+{
+	struct printk_capture cap;
+	printk_capture_begin(&cap, log, sizeof(log));
+	unsigned problems = parse_params(line, test_params, ARRAY_SIZE(test_params));
+	printk_capture_end(&cap);
+	return problems;
+}
+
+static int reset(struct kunit *test)
+{
+	(void)test;
+	flag_a = false;
+	flag_b = true;
+	number = 7;
+	strlcpy(text, "def", sizeof(text));
+	return 0;
+}
+
+static void good_values(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, parse("  flag_a flag.b=off number=-5\ttext=\"a b\" "), 0);
+	KUNIT_EXPECT_TRUE(test, flag_a);
+	KUNIT_EXPECT_FALSE(test, flag_b);
+	KUNIT_EXPECT_EQ(test, number, -5);
+	KUNIT_EXPECT_STREQ(test, text, "a b");
+	KUNIT_EXPECT_EQ(test, parse("number=0x64 flag.b=yes number=99"), 0);
+	KUNIT_EXPECT_EQ(test, number, 99); /* the last one wins, as in Linux */
+	KUNIT_EXPECT_TRUE(test, flag_b);
+	KUNIT_EXPECT_EQ(test, parse(""), 0);
+}
+
+static void unknown_keys_warn(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, parse("bogus=1 flag_a nothing"), 2);
+	KUNIT_EXPECT_TRUE(test, flag_a);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "unknown option 'bogus' ignored"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "unknown option 'nothing' ignored"));
+}
+
+static void malformed_values_keep_the_default(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, parse("number=101"), 1);
+	KUNIT_EXPECT_EQ(test, number, 7);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "bad value '101' for 'number' (expected an integer in -5..100); keeping the default 7"));
+	KUNIT_EXPECT_EQ(test, parse("number=12abc number= number"), 3);
+	KUNIT_EXPECT_EQ(test, number, 7);
+	KUNIT_EXPECT_EQ(test, parse("number=99999999999999999999999"), 1);
+	KUNIT_EXPECT_EQ(test, parse("flag_a=maybe"), 1);
+	KUNIT_EXPECT_FALSE(test, flag_a);
+	KUNIT_EXPECT_EQ(test, parse("text=toolongvalue"), 1);
+	KUNIT_EXPECT_STREQ(test, text, "def");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "text of at most 7 characters"));
+}
+
+static void registered_params_are_found(struct kunit *test)
+{
+	size_t nr;
+	const struct kernel_param *p = kernel_params(&nr);
+	bool have_ktest = false, have_loglevel = false;
+	for (size_t i = 0; i < nr; i++) {
+		have_ktest |= !strcmp(p[i].name, "ktest");
+		have_loglevel |= !strcmp(p[i].name, "loglevel");
+	}
+	KUNIT_EXPECT_TRUE(test, have_ktest);
+	KUNIT_EXPECT_TRUE(test, have_loglevel);
+	/* We are running, so 'ktest' was on the live command line. */
+	KUNIT_EXPECT_NOT_NULL(test, strstr(boot_command_line, "ktest"));
+}
+
+static struct kunit_case cmdline_cases[] = {
+	KUNIT_CASE(good_values),
+	KUNIT_CASE(unknown_keys_warn),
+	KUNIT_CASE(malformed_values_keep_the_default),
+	KUNIT_CASE(registered_params_are_found),
+	{}
+};
+static struct kunit_suite cmdline_suite = {
+	.name = "cmdline", .init = reset, .test_cases = cmdline_cases };
+kunit_test_suite(cmdline_suite);

@@ -1,0 +1,256 @@
+/* Tests of the test framework itself: each runs an inner test case with the
+ * console captured and checks what the framework decided and printed. This is
+ * how we know that a failing assertion fails, that ASSERT stops a case, that
+ * a CPU exception in a case is caught and the run goes on. */
+#include "kernel/printk.h"
+#include "kernel/string.h"
+#include "tests/kunit.h"
+
+static char captured[4096];
+static bool reached_after;
+static volatile int sink; /* keeps faulting loads and divisions alive */
+
+static enum kunit_status run_inner(void (*fn)(struct kunit *), const char *name)
+{
+	struct kunit_case c = { .run_case = fn, .name = name };
+	struct kunit inner;
+	struct printk_capture cap;
+
+	reached_after = false;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	enum kunit_status st = kunit_run_case(NULL, &c, &inner);
+	printk_capture_end(&cap);
+	return st;
+}
+
+#define EXPECT_CAPTURED(test, text)                                                      \
+	do {                                                                             \
+		if (!strstr(captured, text))                                             \
+			kunit_fail(test, false, __FILE__, __LINE__,                      \
+				   "Expected the output to contain \"%s\"; it was:\n%s", \
+				   text, captured);                                        \
+	} while (0)
+
+static void inner_all_pass(struct kunit *test)
+{
+	int x = 5;
+	const char *s = "abc";
+	char a[4] = "xyz", b[4] = "xyz";
+	KUNIT_EXPECT_TRUE(test, x == 5);
+	KUNIT_EXPECT_FALSE(test, x == 6);
+	KUNIT_EXPECT_EQ(test, x, 5);
+	KUNIT_EXPECT_NE(test, x, 4);
+	KUNIT_EXPECT_LT(test, x, 6);
+	KUNIT_EXPECT_LE(test, x, 5);
+	KUNIT_EXPECT_GT(test, x, 4);
+	KUNIT_EXPECT_GE(test, x, 5);
+	KUNIT_EXPECT_EQ(test, (u64)-1, UINT64_MAX); /* no sign confusion */
+	KUNIT_EXPECT_LT(test, -1, 1u);              /* compared by value */
+	KUNIT_EXPECT_PTR_EQ(test, s, s);
+	KUNIT_EXPECT_PTR_NE(test, s, a);
+	KUNIT_EXPECT_NULL(test, NULL);
+	KUNIT_EXPECT_NOT_NULL(test, s);
+	KUNIT_EXPECT_STREQ(test, s, "abc");
+	KUNIT_EXPECT_STRNEQ(test, s, "abd");
+	KUNIT_EXPECT_MEMEQ(test, a, b, sizeof(a));
+	KUNIT_ASSERT_EQ(test, x, 5);
+	reached_after = true;
+}
+
+static void passing_case(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, run_inner(inner_all_pass, "inner_all_pass"), KUNIT_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, reached_after);
+	KUNIT_EXPECT_EQ(test, strlen(captured), 0);
+}
+
+static void inner_expect_eq(struct kunit *test)
+{
+	int two = 2;
+	KUNIT_EXPECT_EQ(test, two, 3);
+	reached_after = true;
+}
+
+static void expect_failure_reports_both_values(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, run_inner(inner_expect_eq, "inner_expect_eq"), KUNIT_FAILURE);
+	KUNIT_EXPECT_TRUE(test, reached_after); /* EXPECT records and goes on */
+	EXPECT_CAPTURED(test, "inner_expect_eq: EXPECTATION FAILED at tests/kunit_selftest.c:");
+	EXPECT_CAPTURED(test, "Expected two == 3, but");
+	EXPECT_CAPTURED(test, "two == 2 (0x2)");
+	EXPECT_CAPTURED(test, "3 == 3 (0x3)");
+}
+
+static void inner_assert(struct kunit *test)
+{
+	KUNIT_ASSERT_GT(test, 1, 2);
+	reached_after = true;
+}
+
+static void assert_failure_stops_the_case(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, run_inner(inner_assert, "inner_assert"), KUNIT_FAILURE);
+	KUNIT_EXPECT_FALSE(test, reached_after);
+	EXPECT_CAPTURED(test, "ASSERTION FAILED at tests/kunit_selftest.c:");
+	EXPECT_CAPTURED(test, "Expected 1 > 2, but");
+}
+
+static void inner_str(struct kunit *test) { KUNIT_EXPECT_STREQ(test, "left", "right"); }
+static void inner_mem(struct kunit *test)
+{
+	u8 a[3] = { 1, 2, 3 }, b[3] = { 1, 2, 4 };
+	KUNIT_EXPECT_MEMEQ(test, a, b, 3);
+}
+static void inner_ptr(struct kunit *test)
+{
+	static int x;
+	KUNIT_EXPECT_NULL(test, &x);
+}
+static void inner_bool(struct kunit *test) { KUNIT_EXPECT_TRUE(test, 1 == 2); }
+
+static void every_kind_of_failure_is_described(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, run_inner(inner_str, "inner_str"), KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "\"left\" == \"left\"");
+	EXPECT_CAPTURED(test, "\"right\" == \"right\"");
+	KUNIT_EXPECT_EQ(test, run_inner(inner_mem, "inner_mem"), KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "differ from byte 2");
+	EXPECT_CAPTURED(test, "a[2] == 0x03");
+	EXPECT_CAPTURED(test, "b[2] == 0x04");
+	KUNIT_EXPECT_EQ(test, run_inner(inner_ptr, "inner_ptr"), KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "Expected &x == NULL");
+	EXPECT_CAPTURED(test, "&x == ffffffff8");
+	KUNIT_EXPECT_EQ(test, run_inner(inner_bool, "inner_bool"), KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "Expected 1 == 2 to be true, but is false");
+}
+
+static void inner_skip(struct kunit *test)
+{
+	kunit_skip(test, "not on this machine (%d)", 42);
+	reached_after = true;
+}
+
+static void skip_reports_reason(struct kunit *test)
+{
+	struct kunit_case c = { .run_case = inner_skip, .name = "inner_skip" };
+	struct kunit inner;
+	struct printk_capture cap;
+	reached_after = false;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	enum kunit_status st = kunit_run_case(NULL, &c, &inner);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, st, KUNIT_SKIPPED);
+	KUNIT_EXPECT_FALSE(test, reached_after);
+	KUNIT_EXPECT_STREQ(test, inner.status_comment, "not on this machine (42)");
+}
+
+static void inner_ud2(struct kunit *test)
+{
+	(void)test;
+	__asm__ volatile("ud2" ::: "memory");
+	reached_after = true;
+}
+
+static void inner_null_read(struct kunit *test)
+{
+	(void)test;
+	/* The identity map is gone: page 0 is not mapped. */
+	volatile uintptr_t addr = 16;
+	sink = *(volatile int *)addr;
+	barrier();
+	reached_after = true;
+}
+
+static void inner_noncanonical(struct kunit *test)
+{
+	(void)test;
+	volatile uintptr_t addr = 0x8000000000000000ull;
+	sink = (int)*(volatile u64 *)addr;
+	barrier();
+	reached_after = true;
+}
+
+static void inner_divide(struct kunit *test)
+{
+	(void)test;
+	volatile int zero = 0, one = 1;
+	sink = one / zero;
+	barrier();
+	reached_after = true;
+}
+
+static void exceptions_fail_the_case_and_the_run_goes_on(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, run_inner(inner_ud2, "inner_ud2"), KUNIT_FAILURE);
+	KUNIT_EXPECT_FALSE(test, reached_after);
+	EXPECT_CAPTURED(test, "inner_ud2: caught invalid opcode (#UD) (vector 6");
+	EXPECT_CAPTURED(test, "at inner_ud2+0x");
+	EXPECT_CAPTURED(test, "Call trace:");
+
+	KUNIT_EXPECT_EQ(test, run_inner(inner_null_read, "inner_null_read"), KUNIT_FAILURE);
+	KUNIT_EXPECT_FALSE(test, reached_after);
+	EXPECT_CAPTURED(test, "caught page fault (#PF) (vector 14, error code 0x0)");
+	EXPECT_CAPTURED(test, "address 0x10");
+
+	KUNIT_EXPECT_EQ(test, run_inner(inner_noncanonical, "inner_noncanonical"), KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "caught general protection (#GP) (vector 13");
+
+	KUNIT_EXPECT_EQ(test, run_inner(inner_divide, "inner_divide"), KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "caught divide error (#DE) (vector 0");
+	/* Still here: the faults were caught inside the inner cases. */
+}
+
+static void filter_globs(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, kunit_filter_match(NULL, "acpi", "srat"));
+	KUNIT_EXPECT_TRUE(test, kunit_filter_match("", "acpi", "srat"));
+	KUNIT_EXPECT_TRUE(test, kunit_filter_match("acpi", "acpi", "srat"));
+	KUNIT_EXPECT_FALSE(test, kunit_filter_match("acp", "acpi", "srat"));
+	KUNIT_EXPECT_TRUE(test, kunit_filter_match("ac*", "acpi", "srat"));
+	KUNIT_EXPECT_TRUE(test, kunit_filter_match("acpi.srat", "acpi", "srat"));
+	KUNIT_EXPECT_FALSE(test, kunit_filter_match("acpi.slit", "acpi", "srat"));
+	KUNIT_EXPECT_TRUE(test, kunit_filter_match("*.s?at", "acpi", "srat"));
+	KUNIT_EXPECT_FALSE(test, kunit_filter_match("*.s?at", "acpi", "slit"));
+}
+
+static int inits, exits;
+
+static int selftest_init(struct kunit *test)
+{
+	(void)test;
+	inits++;
+	return 0;
+}
+
+static void selftest_exit(struct kunit *test)
+{
+	(void)test;
+	exits++;
+}
+
+static void init_and_exit_run_around_each_case(struct kunit *test)
+{
+	/* Our own init has run, and every earlier case's exit too. */
+	KUNIT_EXPECT_GE(test, inits, 1);
+	KUNIT_EXPECT_EQ(test, exits, inits - 1);
+}
+
+static struct kunit_case kunit_selftest_cases[] = {
+	KUNIT_CASE(passing_case),
+	KUNIT_CASE(expect_failure_reports_both_values),
+	KUNIT_CASE(assert_failure_stops_the_case),
+	KUNIT_CASE(every_kind_of_failure_is_described),
+	KUNIT_CASE(skip_reports_reason),
+	KUNIT_CASE(exceptions_fail_the_case_and_the_run_goes_on),
+	KUNIT_CASE(filter_globs),
+	KUNIT_CASE(init_and_exit_run_around_each_case),
+	{}
+};
+
+static struct kunit_suite kunit_selftest_suite = {
+	.name = "kunit_selftest",
+	.init = selftest_init,
+	.exit = selftest_exit,
+	.test_cases = kunit_selftest_cases,
+};
+kunit_test_suite(kunit_selftest_suite);

@@ -1,0 +1,378 @@
+/*
+ * selftest.c - host unit tests of the KTAP judge (ktap.c).
+ *
+ * Each check judges one crafted serial log from tests/runner/logs/ with a
+ * given exit status and asserts the verdict, its reason category (and a
+ * substring of the reason text), the pass/fail/skip counts and, optionally,
+ * that a named case exists with a given status.  Every log is judged twice,
+ * once fed as a single buffer and once byte by byte, and both verdicts must
+ * agree, which checks the streaming line assembler.  It also checks the
+ * judge's invariants: one event per counted case, and failed >= 1 whenever
+ * the verdict is a failure.
+ *
+ * Output is KTAP (one suite, "runner_judge"), so mmlab-runner can run this
+ * program with --host.  Exit status: 0 if every check passed, 1 otherwise.
+ *
+ * Usage: runner-selftest [LOG_DIR]   (default: the logs/ directory next to
+ * this source file, i.e. tests/runner/logs when built from the repo root)
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktap.h"
+
+struct check {
+	const char *name;
+	const char *log;
+	enum ktap_kind kind;
+	int exit_status;
+	bool timed_out;
+	/* expectations */
+	bool pass;
+	enum ktap_reason reason;
+	int passed, failed, skipped;
+	const char *reason_has; /* substring of the reason text, or NULL */
+	const char *case_name;  /* "suite.case" or "boot" that must exist, or NULL */
+	enum ktap_status case_status;
+	const char *case_diag_has; /* substring of that case's diagnostics, or NULL */
+};
+
+#define Q KTAP_KIND_QEMU
+#define H KTAP_KIND_HOST
+
+static const struct check checks[] = {
+	{"all_pass", "all_pass.log", Q, 33, false, true, KTAP_R_NONE, 4, 0, 0, NULL,
+	 "acpi_topology.cpus_match", KTAP_PASS, NULL},
+	{"garbage_and_ansi_before_ktap", "garbage_prefix.log", Q, 33, false, true, KTAP_R_NONE, 2, 0,
+	 0, NULL, "printk.percent_n", KTAP_PASS, NULL},
+	{"skip_counts_as_skipped", "skip.log", Q, 33, false, true, KTAP_R_NONE, 2, 0, 1, NULL,
+	 "acpi_topology.slit_present", KTAP_SKIP, NULL},
+	{"failing_case_exit_35_is_consistent_fail", "fail_case.log", Q, 35, false, false,
+	 KTAP_R_TESTS_FAILED, 2, 1, 1, "1 of 4", "acpi_topology.cpus_match", KTAP_FAIL,
+	 "Expected cpus == 4"},
+	{"panic_mid_suite", "panic_mid_suite.log", Q, 37, false, false, KTAP_R_PANIC, 1, 2, 0,
+	 "kernel panic (exit 37) in suite vmm case 2", "vmm.#2", KTAP_FAIL, "KERNEL PANIC"},
+	{"hang_is_timeout", "hang.log", Q, KTAP_EXIT_SIGNAL(9), true, false, KTAP_R_TIMEOUT, 3, 2, 0,
+	 "timed out after 60 s in suite smp case 3", "smp.#4", KTAP_FAIL, NULL},
+	{"crash_with_trailing_garbage", "crash_garbage.log", Q, 1, false, false, KTAP_R_CRASH, 1, 1,
+	 0, "exit status 1 in suite smp case 2", "smp.#2", KTAP_FAIL, "triple fault"},
+	{"missing_top_level_plan", "no_plan.log", Q, 33, false, false, KTAP_R_NO_PLAN, 1, 1, 0,
+	 "missing top-level plan", "boot", KTAP_FAIL, NULL},
+	{"missing_suite_result", "missing_suite.log", Q, 33, false, false, KTAP_R_SUITE_MISSING, 1,
+	 1, 0, "suite 2 of 2 missing", "boot", KTAP_FAIL, NULL},
+	{"missing_case", "missing_case.log", Q, 33, false, false, KTAP_R_CASE_MISSING, 2, 1, 0,
+	 "plan 1..3 but only 2 results", "acpi_topology.#3", KTAP_FAIL, NULL},
+	{"all_ok_but_exit_35", "all_pass.log", Q, 35, false, false, KTAP_R_EXIT_MISMATCH, 4, 1, 0,
+	 "exit code disagrees with KTAP", "boot", KTAP_FAIL, NULL},
+	{"all_ok_but_exit_1", "all_pass.log", Q, 1, false, false, KTAP_R_CRASH, 4, 1, 0,
+	 "exit status 1", "boot", KTAP_FAIL, NULL},
+	{"all_ok_but_exit_0", "all_pass.log", Q, 0, false, false, KTAP_R_CRASH, 4, 1, 0,
+	 "exit status 0", "boot", KTAP_FAIL, NULL},
+	{"failing_case_but_exit_33", "fail_case.log", Q, 33, false, false, KTAP_R_EXIT_MISMATCH, 2,
+	 1, 1, "exit code disagrees with KTAP", NULL, KTAP_PASS, NULL},
+	{"no_ktap_exit_33", "no_ktap.log", Q, 33, false, false, KTAP_R_NO_KTAP, 0, 1, 0,
+	 "no KTAP output", "boot", KTAP_FAIL, "no test suites linked in"},
+	{"panic_before_ktap", "panic_before_ktap.log", Q, 37, false, false, KTAP_R_PANIC, 0, 1, 0,
+	 "before any KTAP output", "boot", KTAP_FAIL, "no multiboot2 memory map"},
+	{"kernel_log_lines_inside_suite", "interleaved.log", Q, 33, false, true, KTAP_R_NONE, 3, 0, 0,
+	 NULL, "smp.ipi_ping", KTAP_PASS, "ok all APs up"},
+	{"printk_timestamps_stripped", "timestamps.log", Q, 33, false, true, KTAP_R_NONE, 2, 0, 0,
+	 NULL, "printk.width", KTAP_PASS, NULL},
+	{"nested_parameterised_cases", "nested_params.log", Q, 33, false, true, KTAP_R_NONE, 3, 0, 1,
+	 NULL, "pmm.alloc_order/order 9", KTAP_SKIP, NULL},
+	{"out_of_order_numbers", "out_of_order.log", H, 0, false, false, KTAP_R_BAD_STRUCTURE, 2, 1,
+	 0, "out of order", "boot", KTAP_FAIL, NULL},
+	{"suite_not_ok_without_failed_case", "suite_mismatch.log", H, 1, false, false,
+	 KTAP_R_BAD_STRUCTURE, 2, 1, 0, "reported not ok but no case failed", "boot", KTAP_FAIL,
+	 NULL},
+	{"host_exit_0_all_ok", "host_pass.log", H, 0, false, true, KTAP_R_NONE, 1, 0, 1, NULL,
+	 "host_bitmap.find_first", KTAP_SKIP, NULL},
+	{"host_exit_0_with_not_ok", "host_fail.log", H, 0, false, false, KTAP_R_EXIT_MISMATCH, 1, 1,
+	 0, "exit code disagrees with KTAP", "host_bitmap.find_first", KTAP_FAIL, "expected 3"},
+	{"host_exit_1_with_not_ok", "host_fail.log", H, 1, false, false, KTAP_R_TESTS_FAILED, 1, 1,
+	 0, NULL, NULL, KTAP_PASS, NULL},
+	{"host_exit_1_all_ok", "host_pass.log", H, 1, false, false, KTAP_R_EXIT_MISMATCH, 1, 1, 1,
+	 "exit code disagrees with KTAP", "boot", KTAP_FAIL, NULL},
+	{"host_killed_by_signal", "host_pass.log", H, KTAP_EXIT_SIGNAL(11), false, false,
+	 KTAP_R_CRASH, 1, 1, 1, "killed by signal 11", "boot", KTAP_FAIL, NULL},
+	{"host_exit_33_is_crash", "host_pass.log", H, 33, false, false, KTAP_R_CRASH, 1, 1, 1, NULL,
+	 NULL, KTAP_PASS, NULL},
+};
+
+static const char *log_dir;
+
+static char *read_log(const char *name, size_t *len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", log_dir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	for (;;) {
+		if (n + 4096 > cap) {
+			cap = (n + 4096) * 2;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* Diagnostics of the current check, printed before its result line. */
+static char diag[8192];
+static size_t diag_len;
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+	if (diag_len >= sizeof(diag) - 1)
+		return;
+	diag_len += (size_t)snprintf(diag + diag_len, sizeof(diag) - diag_len, "    # ");
+	if (diag_len >= sizeof(diag) - 1)
+		return;
+	va_start(ap, fmt);
+	diag_len += (size_t)vsnprintf(diag + diag_len, sizeof(diag) - diag_len, fmt, ap);
+	va_end(ap);
+	if (diag_len < sizeof(diag) - 1)
+		diag[diag_len++] = '\n';
+	diag[diag_len < sizeof(diag) ? diag_len : sizeof(diag) - 1] = '\0';
+}
+
+static const struct ktap_case *find_case(struct ktap_parser *p, const struct ktap_verdict *v,
+					 const char *full)
+{
+	if (!strcmp(full, "boot"))
+		return v->boot_case;
+	for (size_t i = 0; i < ktap_suite_count(p); i++) {
+		const struct ktap_suite *s = ktap_suite_at(p, i);
+		size_t sl = strlen(s->name);
+		if (strncmp(full, s->name, sl) || full[sl] != '.')
+			continue;
+		for (size_t j = 0; j < s->ncases; j++)
+			if (!strcmp(s->cases[j]->name, full + sl + 1))
+				return s->cases[j];
+	}
+	return NULL;
+}
+
+/* Judge a log; returns the parser (caller frees). bytewise: feed 1 byte at
+ * a time. *nevents receives the number of events delivered. */
+static struct ktap_parser *judge(const struct check *c, const char *buf, size_t len, bool bytewise,
+				 int *nevents)
+{
+	struct ktap_parser *p = ktap_new(c->kind, 60);
+	*nevents = 0;
+	if (bytewise) {
+		for (size_t i = 0; i < len; i++) {
+			ktap_feed_data(p, buf + i, 1);
+			while (ktap_next_event(p))
+				(*nevents)++;
+		}
+	} else {
+		ktap_feed_data(p, buf, len);
+	}
+	ktap_finish(p, c->exit_status, c->timed_out);
+	while (ktap_next_event(p))
+		(*nevents)++;
+	return p;
+}
+
+static bool run_check(const struct check *c)
+{
+	bool ok = true;
+	size_t len;
+	char *buf = read_log(c->log, &len);
+	if (!buf) {
+		note("cannot read %s/%s", log_dir, c->log);
+		return false;
+	}
+	int ev1, ev2;
+	struct ktap_parser *p = judge(c, buf, len, false, &ev1);
+	struct ktap_parser *p2 = judge(c, buf, len, true, &ev2);
+	const struct ktap_verdict *v = ktap_finish(p, 0, false); /* same verdict again */
+	const struct ktap_verdict *v2 = ktap_finish(p2, 0, false);
+
+	if (v->pass != c->pass) {
+		note("verdict %s, expected %s", v->pass ? "pass" : "fail", c->pass ? "pass" : "fail");
+		ok = false;
+	}
+	if (v->reason != c->reason) {
+		note("reason category %s, expected %s", ktap_reason_name(v->reason),
+		     ktap_reason_name(c->reason));
+		ok = false;
+	}
+	if (v->passed != c->passed || v->failed != c->failed || v->skipped != c->skipped) {
+		note("counts pass:%d fail:%d skip:%d, expected pass:%d fail:%d skip:%d", v->passed,
+		     v->failed, v->skipped, c->passed, c->failed, c->skipped);
+		ok = false;
+	}
+	if (c->reason_has && !strstr(v->reason_text, c->reason_has)) {
+		note("reason '%s' does not contain '%s'", v->reason_text, c->reason_has);
+		ok = false;
+	}
+	if (v->consistent != (c->reason == KTAP_R_TESTS_FAILED)) {
+		note("consistent=%d unexpected", v->consistent);
+		ok = false;
+	}
+	if (!v->pass && v->failed < 1) {
+		note("failed verdict with zero failed cases");
+		ok = false;
+	}
+	if (!v->pass && !v->reason_text[0]) {
+		note("failed verdict without a reason");
+		ok = false;
+	}
+	if (strchr(v->reason_text, '\n')) {
+		note("reason is not one line");
+		ok = false;
+	}
+	if (ev1 != v->passed + v->failed + v->skipped) {
+		note("%d events for %d counted cases", ev1, v->passed + v->failed + v->skipped);
+		ok = false;
+	}
+	if (v2->pass != v->pass || v2->reason != v->reason || strcmp(v2->reason_text, v->reason_text) ||
+	    v2->passed != v->passed || v2->failed != v->failed || v2->skipped != v->skipped ||
+	    ev2 != ev1) {
+		note("byte-by-byte feeding disagrees: '%s' pass:%d fail:%d skip:%d", v2->reason_text,
+		     v2->passed, v2->failed, v2->skipped);
+		ok = false;
+	}
+	if (c->case_name) {
+		const struct ktap_case *k = find_case(p, v, c->case_name);
+		if (!k) {
+			note("no case named %s", c->case_name);
+			ok = false;
+		} else {
+			if (k->status != c->case_status) {
+				note("case %s is %s, expected %s", c->case_name, ktap_status_name(k->status),
+				     ktap_status_name(c->case_status));
+				ok = false;
+			}
+			if (c->case_diag_has && !strstr(k->diag, c->case_diag_has)) {
+				note("diagnostics of %s lack '%s'", c->case_name, c->case_diag_has);
+				ok = false;
+			}
+		}
+	}
+	if (!ok)
+		note("judged: %s", v->pass ? "pass" : v->reason_text);
+	ktap_free(p);
+	ktap_free(p2);
+	free(buf);
+	return ok;
+}
+
+/* Checks that do not need a log file. */
+static bool check_clean(void)
+{
+	char out[128];
+	ktap_clean(out, sizeof(out), "\x1b[1;32mok\x1b[0m 1\r\x1b]0;t\x07 x\x1b(B");
+	if (strcmp(out, "ok 1 x") != 0) {
+		note("ktap_clean gave '%s'", out);
+		return false;
+	}
+	return true;
+}
+
+static bool check_prefix_only_when_matching(void)
+{
+	/* The garbage prefix is stripped only from lines that start with it. */
+	struct ktap_parser *p = ktap_new(KTAP_KIND_QEMU, 60);
+	ktap_feed_line(p, "<6>KTAP version 1");
+	ktap_feed_line(p, "<6>1..1");
+	ktap_feed_line(p, "<6>    KTAP version 1");
+	ktap_feed_line(p, "<6>    # Subtest: s");
+	ktap_feed_line(p, "    1..1"); /* without the prefix */
+	ktap_feed_line(p, "<6>    ok 1 c");
+	ktap_feed_line(p, "<6>ok 1 s");
+	const struct ktap_verdict *v = ktap_finish(p, 33, false);
+	bool ok = v->pass && v->passed == 1;
+	if (!ok)
+		note("judged: %s", v->pass ? "pass" : v->reason_text);
+	ktap_free(p);
+	return ok;
+}
+
+static bool check_restart(void)
+{
+	/* A second top-level KTAP header means the machine rebooted. */
+	static const char log[] = "KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: s\n"
+				  "    1..1\n    ok 1 c\nok 1 s\nKTAP version 1\n";
+	struct ktap_parser *p = ktap_new(KTAP_KIND_QEMU, 60);
+	ktap_feed_data(p, log, sizeof(log) - 1);
+	const struct ktap_verdict *v = ktap_finish(p, 33, false);
+	bool ok = !v->pass && v->reason == KTAP_R_BAD_STRUCTURE && strstr(v->reason_text, "restarted");
+	if (!ok)
+		note("judged: %s", v->pass ? "pass" : v->reason_text);
+	ktap_free(p);
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	static char dir[4096];
+	if (argc > 1) {
+		log_dir = argv[1];
+	} else {
+		const char *slash = strrchr(__FILE__, '/');
+		if (slash)
+			snprintf(dir, sizeof(dir), "%.*s/logs", (int)(slash - __FILE__), __FILE__);
+		else
+			snprintf(dir, sizeof(dir), "logs");
+		log_dir = dir;
+	}
+	size_t nlog = sizeof(checks) / sizeof(checks[0]);
+	size_t total = nlog + 3;
+	int passed = 0, failed = 0;
+
+	printf("KTAP version 1\n1..1\n");
+	printf("    KTAP version 1\n    # Subtest: runner_judge\n    1..%zu\n", total);
+	for (size_t i = 0; i < total; i++) {
+		const char *name;
+		bool ok;
+		diag_len = 0;
+		diag[0] = '\0';
+		if (i < nlog) {
+			name = checks[i].name;
+			ok = run_check(&checks[i]);
+		} else if (i == nlog) {
+			name = "ansi_escapes_stripped";
+			ok = check_clean();
+		} else if (i == nlog + 1) {
+			name = "prefix_stripped_only_where_present";
+			ok = check_prefix_only_when_matching();
+		} else {
+			name = "ktap_restart_is_failure";
+			ok = check_restart();
+		}
+		fputs(diag, stdout);
+		printf("    %s %zu %s\n", ok ? "ok" : "not ok", i + 1, name);
+		fflush(stdout);
+		if (ok)
+			passed++;
+		else
+			failed++;
+	}
+	printf("# runner_judge: pass:%d fail:%d skip:0 total:%zu\n", passed, failed, total);
+	printf("%s 1 runner_judge\n", failed ? "not ok" : "ok");
+	printf("# Totals: pass:%d fail:%d skip:0 total:%zu\n", passed, failed, total);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,240 @@
+/*
+ * topology.c - reader for mmlab topology files (see topology.h, README.md).
+ *
+ * Format: one "key = value" per line; lines whose first non-blank character
+ * is '#' are comments; blank lines are ignored.  Keys:
+ *   description  free text, once
+ *   firmware     bios | uefi, once (default bios)
+ *   qemu         whitespace-separated QEMU argument tokens (no quoting),
+ *                may repeat: tokens are appended in order
+ *   cmdline      kernel command-line words, may repeat, appended
+ *   timeout      seconds per boot, positive integer, once (default 120)
+ *
+ * Invariant: on success every field is set and valid; on failure the caller
+ * gets "file:line: message" and no allocation leaks.
+ */
+#define _GNU_SOURCE
+#include "topology.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *firmware_name(enum firmware f) { return f == FIRMWARE_UEFI ? "uefi" : "bios"; }
+
+static char *trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int append_tokens(char ***vec, size_t *n, char *value)
+{
+	char *save = NULL;
+	for (char *tok = strtok_r(value, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char **nv = realloc(*vec, (*n + 1) * sizeof(**vec));
+		if (!nv)
+			return -1;
+		*vec = nv;
+		if (!(nv[*n] = strdup(tok)))
+			return -1;
+		(*n)++;
+	}
+	return 0;
+}
+
+void topology_free(struct topology *t)
+{
+	if (!t)
+		return;
+	free(t->name);
+	free(t->path);
+	free(t->description);
+	for (size_t i = 0; i < t->nqemu; i++)
+		free(t->qemu_args[i]);
+	free(t->qemu_args);
+	for (size_t i = 0; i < t->ncmdline; i++)
+		free(t->cmdline[i]);
+	free(t->cmdline);
+	memset(t, 0, sizeof(*t));
+}
+
+void topology_free_all(struct topology *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		topology_free(&t[i]);
+	free(t);
+}
+
+static char *name_from_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t len = strlen(base);
+	if (len > 5 && strcmp(base + len - 5, ".topo") == 0)
+		len -= 5;
+	return strndup(base, len);
+}
+
+int topology_load(const char *path, struct topology *t, char *err, size_t errlen)
+{
+	memset(t, 0, sizeof(*t));
+	t->firmware = FIRMWARE_BIOS;
+	t->timeout_s = TOPOLOGY_DEFAULT_TIMEOUT;
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	t->name = name_from_path(path);
+	t->path = strdup(path);
+	t->description = strdup("");
+	bool seen_desc = false, seen_fw = false, seen_timeout = false;
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0;
+	int rc = 0;
+	if (!t->name || !t->path || !t->description)
+		goto oom;
+	while (getline(&line, &cap, f) >= 0) {
+		lineno++;
+		char *s = trim(line);
+		if (!*s || *s == '#')
+			continue;
+		char *eq = strchr(s, '=');
+		if (!eq) {
+			snprintf(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
+			goto fail;
+		}
+		*eq = '\0';
+		char *key = trim(s), *value = trim(eq + 1);
+		if (strcmp(key, "description") == 0) {
+			if (seen_desc) {
+				snprintf(err, errlen, "%s:%d: duplicate key 'description'", path, lineno);
+				goto fail;
+			}
+			seen_desc = true;
+			free(t->description);
+			if (!(t->description = strdup(value)))
+				goto oom;
+		} else if (strcmp(key, "firmware") == 0) {
+			if (seen_fw) {
+				snprintf(err, errlen, "%s:%d: duplicate key 'firmware'", path, lineno);
+				goto fail;
+			}
+			seen_fw = true;
+			if (strcmp(value, "bios") == 0)
+				t->firmware = FIRMWARE_BIOS;
+			else if (strcmp(value, "uefi") == 0)
+				t->firmware = FIRMWARE_UEFI;
+			else {
+				snprintf(err, errlen, "%s:%d: firmware must be 'bios' or 'uefi', not '%s'",
+					 path, lineno, value);
+				goto fail;
+			}
+		} else if (strcmp(key, "qemu") == 0 || strcmp(key, "cmdline") == 0) {
+			if (!*value) {
+				snprintf(err, errlen, "%s:%d: empty value for '%s'", path, lineno, key);
+				goto fail;
+			}
+			int r = key[0] == 'q' ? append_tokens(&t->qemu_args, &t->nqemu, value)
+					      : append_tokens(&t->cmdline, &t->ncmdline, value);
+			if (r)
+				goto oom;
+		} else if (strcmp(key, "timeout") == 0) {
+			if (seen_timeout) {
+				snprintf(err, errlen, "%s:%d: duplicate key 'timeout'", path, lineno);
+				goto fail;
+			}
+			seen_timeout = true;
+			char *end;
+			errno = 0;
+			long v = strtol(value, &end, 10);
+			if (!*value || *end || errno || v <= 0 || v > INT_MAX / 1000) {
+				snprintf(err, errlen,
+					 "%s:%d: timeout must be a positive number of seconds, not '%s'",
+					 path, lineno, value);
+				goto fail;
+			}
+			t->timeout_s = (int)v;
+		} else {
+			snprintf(err, errlen,
+				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, timeout)",
+				 path, lineno, key);
+			goto fail;
+		}
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		goto fail;
+	}
+	goto out;
+oom:
+	snprintf(err, errlen, "%s: out of memory", path);
+fail:
+	rc = -1;
+	topology_free(t);
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static int cmp_topo(const void *a, const void *b)
+{
+	return strcmp(((const struct topology *)a)->name, ((const struct topology *)b)->name);
+}
+
+int topology_load_dir(const char *dir, struct topology **out, size_t *nout, char *err,
+		      size_t errlen)
+{
+	*out = NULL;
+	*nout = 0;
+	DIR *d = opendir(dir);
+	if (!d) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	struct topology *v = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len <= 5 || strcmp(e->d_name + len - 5, ".topo") != 0 || e->d_name[0] == '.')
+			continue;
+		struct topology *nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		v = nv;
+		char *path;
+		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		int r = topology_load(path, &v[n], err, errlen);
+		free(path);
+		if (r)
+			goto fail;
+		n++;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), cmp_topo);
+	*out = v;
+	*nout = n;
+	return 0;
+fail:
+	closedir(d);
+	topology_free_all(v, n);
+	return -1;
+}
