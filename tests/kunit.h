@@ -79,12 +79,12 @@ void kunit_info(struct kunit *test, const char *fmt, ...) __printf(2, 3);
 #define KUNIT_ASSERTION true
 #define __kunit_kind(a) ((a) ? "ASSERTION" : "EXPECTATION")
 
-#define KUNIT_BOOL(test, assert, cond, expect)                                           \
+#define KUNIT_BOOL(test, assert, cond, expect, cond_text)                                           \
 	do {                                                                             \
 		bool __c = (cond);                                                       \
 		if (__c != (bool)(expect)) {                                             \
 			kunit_fail(test, assert, __FILE__, __LINE__,                     \
-				   "Expected %s to be %s, but is %s", #cond,              \
+				   "Expected %s to be %s, but is %s", cond_text,              \
 				   (expect) ? "true" : "false", (expect) ? "false" : "true"); \
 			if (assert)                                                      \
 				kunit_abort(test);                                       \
@@ -93,40 +93,40 @@ void kunit_info(struct kunit *test, const char *fmt, ...) __printf(2, 3);
 
 /* Integers of any type compare as __int128, so u64 and s64 both keep their
  * values. */
-#define KUNIT_BINARY(test, assert, left, op, right)                                      \
+#define KUNIT_BINARY(test, assert, left, op, right, ltext, rtext)                                      \
 	do {                                                                             \
 		__int128 __l = (__int128)(left), __r = (__int128)(right);                \
 		if (!(__l op __r)) {                                                     \
 			kunit_fail(test, assert, __FILE__, __LINE__,                     \
 				   "Expected %s %s %s, but\n    %s == %lld (%#llx)\n    %s == %lld (%#llx)", \
-				   #left, #op, #right, #left, (long long)__l,             \
-				   (unsigned long long)__l, #right, (long long)__r,       \
+				   ltext, #op, rtext, ltext, (long long)__l,             \
+				   (unsigned long long)__l, rtext, (long long)__r,       \
 				   (unsigned long long)__r);                               \
 			if (assert)                                                      \
 				kunit_abort(test);                                       \
 		}                                                                        \
 	} while (0)
 
-#define KUNIT_PTR(test, assert, left, op, right)                                         \
+#define KUNIT_PTR(test, assert, left, op, right, ltext, rtext)                                         \
 	do {                                                                             \
 		const void *__l = (left), *__r = (right);                                \
 		if (!(__l op __r)) {                                                     \
 			kunit_fail(test, assert, __FILE__, __LINE__,                     \
 				   "Expected %s %s %s, but\n    %s == %p\n    %s == %p",  \
-				   #left, #op, #right, #left, __l, #right, __r);          \
+				   ltext, #op, rtext, ltext, __l, rtext, __r);          \
 			if (assert)                                                      \
 				kunit_abort(test);                                       \
 		}                                                                        \
 	} while (0)
 
 int kunit_strcmp(const char *a, const char *b);
-#define KUNIT_STR(test, assert, left, op, right)                                         \
+#define KUNIT_STR(test, assert, left, op, right, ltext, rtext)                                         \
 	do {                                                                             \
 		const char *__l = (left), *__r = (right);                                \
 		if (!(kunit_strcmp(__l, __r) op 0)) {                                    \
 			kunit_fail(test, assert, __FILE__, __LINE__,                     \
 				   "Expected %s %s %s, but\n    %s == \"%s\"\n    %s == \"%s\"", \
-				   #left, #op, #right, #left, __l, #right, __r);          \
+				   ltext, #op, rtext, ltext, __l, rtext, __r);          \
 			if (assert)                                                      \
 				kunit_abort(test);                                       \
 		}                                                                        \
@@ -135,48 +135,48 @@ int kunit_strcmp(const char *a, const char *b);
 void kunit_fail_mem(struct kunit *test, bool assert, const char *file, int line,
 		    const char *lname, const char *rname, const void *l, const void *r, size_t size);
 int memcmp(const void *a, const void *b, size_t n);
-#define KUNIT_MEM(test, assert, left, right, size)                                       \
+#define KUNIT_MEM(test, assert, left, right, size, ltext, rtext)                                       \
 	do {                                                                             \
 		const void *__l = (left), *__r = (right);                                \
 		size_t __n = (size);                                                     \
 		if (memcmp(__l, __r, __n)) {                                             \
-			kunit_fail_mem(test, assert, __FILE__, __LINE__, #left, #right,   \
+			kunit_fail_mem(test, assert, __FILE__, __LINE__, ltext, rtext,   \
 				       __l, __r, __n);                                     \
 			if (assert)                                                      \
 				kunit_abort(test);                                       \
 		}                                                                        \
 	} while (0)
 
-#define KUNIT_EXPECT_TRUE(t, c) KUNIT_BOOL(t, KUNIT_EXPECTATION, c, true)
-#define KUNIT_EXPECT_FALSE(t, c) KUNIT_BOOL(t, KUNIT_EXPECTATION, c, false)
-#define KUNIT_EXPECT_EQ(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, ==, b)
-#define KUNIT_EXPECT_NE(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, !=, b)
-#define KUNIT_EXPECT_LT(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, <, b)
-#define KUNIT_EXPECT_LE(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, <=, b)
-#define KUNIT_EXPECT_GT(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, >, b)
-#define KUNIT_EXPECT_GE(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, >=, b)
-#define KUNIT_EXPECT_PTR_EQ(t, a, b) KUNIT_PTR(t, KUNIT_EXPECTATION, a, ==, b)
-#define KUNIT_EXPECT_PTR_NE(t, a, b) KUNIT_PTR(t, KUNIT_EXPECTATION, a, !=, b)
-#define KUNIT_EXPECT_NULL(t, a) KUNIT_PTR(t, KUNIT_EXPECTATION, a, ==, NULL)
-#define KUNIT_EXPECT_NOT_NULL(t, a) KUNIT_PTR(t, KUNIT_EXPECTATION, a, !=, NULL)
-#define KUNIT_EXPECT_STREQ(t, a, b) KUNIT_STR(t, KUNIT_EXPECTATION, a, ==, b)
-#define KUNIT_EXPECT_STRNEQ(t, a, b) KUNIT_STR(t, KUNIT_EXPECTATION, a, !=, b)
-#define KUNIT_EXPECT_MEMEQ(t, a, b, n) KUNIT_MEM(t, KUNIT_EXPECTATION, a, b, n)
+#define KUNIT_EXPECT_TRUE(t, c) KUNIT_BOOL(t, KUNIT_EXPECTATION, c, true, #c)
+#define KUNIT_EXPECT_FALSE(t, c) KUNIT_BOOL(t, KUNIT_EXPECTATION, c, false, #c)
+#define KUNIT_EXPECT_EQ(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, ==, b, #a, #b)
+#define KUNIT_EXPECT_NE(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, !=, b, #a, #b)
+#define KUNIT_EXPECT_LT(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, <, b, #a, #b)
+#define KUNIT_EXPECT_LE(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, <=, b, #a, #b)
+#define KUNIT_EXPECT_GT(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, >, b, #a, #b)
+#define KUNIT_EXPECT_GE(t, a, b) KUNIT_BINARY(t, KUNIT_EXPECTATION, a, >=, b, #a, #b)
+#define KUNIT_EXPECT_PTR_EQ(t, a, b) KUNIT_PTR(t, KUNIT_EXPECTATION, a, ==, b, #a, #b)
+#define KUNIT_EXPECT_PTR_NE(t, a, b) KUNIT_PTR(t, KUNIT_EXPECTATION, a, !=, b, #a, #b)
+#define KUNIT_EXPECT_NULL(t, a) KUNIT_PTR(t, KUNIT_EXPECTATION, a, ==, NULL, #a, "NULL")
+#define KUNIT_EXPECT_NOT_NULL(t, a) KUNIT_PTR(t, KUNIT_EXPECTATION, a, !=, NULL, #a, "NULL")
+#define KUNIT_EXPECT_STREQ(t, a, b) KUNIT_STR(t, KUNIT_EXPECTATION, a, ==, b, #a, #b)
+#define KUNIT_EXPECT_STRNEQ(t, a, b) KUNIT_STR(t, KUNIT_EXPECTATION, a, !=, b, #a, #b)
+#define KUNIT_EXPECT_MEMEQ(t, a, b, n) KUNIT_MEM(t, KUNIT_EXPECTATION, a, b, n, #a, #b)
 
-#define KUNIT_ASSERT_TRUE(t, c) KUNIT_BOOL(t, KUNIT_ASSERTION, c, true)
-#define KUNIT_ASSERT_FALSE(t, c) KUNIT_BOOL(t, KUNIT_ASSERTION, c, false)
-#define KUNIT_ASSERT_EQ(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, ==, b)
-#define KUNIT_ASSERT_NE(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, !=, b)
-#define KUNIT_ASSERT_LT(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, <, b)
-#define KUNIT_ASSERT_LE(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, <=, b)
-#define KUNIT_ASSERT_GT(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, >, b)
-#define KUNIT_ASSERT_GE(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, >=, b)
-#define KUNIT_ASSERT_PTR_EQ(t, a, b) KUNIT_PTR(t, KUNIT_ASSERTION, a, ==, b)
-#define KUNIT_ASSERT_PTR_NE(t, a, b) KUNIT_PTR(t, KUNIT_ASSERTION, a, !=, b)
-#define KUNIT_ASSERT_NULL(t, a) KUNIT_PTR(t, KUNIT_ASSERTION, a, ==, NULL)
-#define KUNIT_ASSERT_NOT_NULL(t, a) KUNIT_PTR(t, KUNIT_ASSERTION, a, !=, NULL)
-#define KUNIT_ASSERT_STREQ(t, a, b) KUNIT_STR(t, KUNIT_ASSERTION, a, ==, b)
-#define KUNIT_ASSERT_STRNEQ(t, a, b) KUNIT_STR(t, KUNIT_ASSERTION, a, !=, b)
-#define KUNIT_ASSERT_MEMEQ(t, a, b, n) KUNIT_MEM(t, KUNIT_ASSERTION, a, b, n)
+#define KUNIT_ASSERT_TRUE(t, c) KUNIT_BOOL(t, KUNIT_ASSERTION, c, true, #c)
+#define KUNIT_ASSERT_FALSE(t, c) KUNIT_BOOL(t, KUNIT_ASSERTION, c, false, #c)
+#define KUNIT_ASSERT_EQ(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, ==, b, #a, #b)
+#define KUNIT_ASSERT_NE(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, !=, b, #a, #b)
+#define KUNIT_ASSERT_LT(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, <, b, #a, #b)
+#define KUNIT_ASSERT_LE(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, <=, b, #a, #b)
+#define KUNIT_ASSERT_GT(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, >, b, #a, #b)
+#define KUNIT_ASSERT_GE(t, a, b) KUNIT_BINARY(t, KUNIT_ASSERTION, a, >=, b, #a, #b)
+#define KUNIT_ASSERT_PTR_EQ(t, a, b) KUNIT_PTR(t, KUNIT_ASSERTION, a, ==, b, #a, #b)
+#define KUNIT_ASSERT_PTR_NE(t, a, b) KUNIT_PTR(t, KUNIT_ASSERTION, a, !=, b, #a, #b)
+#define KUNIT_ASSERT_NULL(t, a) KUNIT_PTR(t, KUNIT_ASSERTION, a, ==, NULL, #a, "NULL")
+#define KUNIT_ASSERT_NOT_NULL(t, a) KUNIT_PTR(t, KUNIT_ASSERTION, a, !=, NULL, #a, "NULL")
+#define KUNIT_ASSERT_STREQ(t, a, b) KUNIT_STR(t, KUNIT_ASSERTION, a, ==, b, #a, #b)
+#define KUNIT_ASSERT_STRNEQ(t, a, b) KUNIT_STR(t, KUNIT_ASSERTION, a, !=, b, #a, #b)
+#define KUNIT_ASSERT_MEMEQ(t, a, b, n) KUNIT_MEM(t, KUNIT_ASSERTION, a, b, n, #a, #b)
 
 #endif
