@@ -157,7 +157,7 @@ bool multiboot2_parse(const void *mbi, u32 max_size, struct boot_info *bi, struc
 			break;
 		off += ALIGN_UP(tag->size, 8u);
 	}
-	if (!saw_end) {
+	if (!saw_end && !bi->bad_tags) {
 		pr_warn("multiboot2: no end tag within %u bytes\n", total);
 		bi->bad_tags++;
 	}
