@@ -31,6 +31,7 @@ static bool show_help;
 kernel_param_flag("help", show_help, "list the command-line options at boot");
 
 void start_kernel(u32 magic, u32 mbi_phys);
+void crash_if_requested(void);
 extern char _text[], _end[];
 
 static void setup_acpi_and_numa(void)
@@ -122,6 +123,7 @@ void start_kernel(u32 magic, u32 mbi_phys)
 
 	setup_acpi_and_numa();
 	boot_report();
+	crash_if_requested();
 
 	if (ktest) {
 		unsigned failed = kunit_run_all(ktest_filter[0] ? ktest_filter : NULL);

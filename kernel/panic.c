@@ -19,7 +19,6 @@ void panic(const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	printk(KERN_EMERG "\nKernel panic: %s\n", buf);
-	show_backtrace((u64)(uintptr_t)__builtin_return_address(0),
-		       (u64)(uintptr_t)__builtin_frame_address(0));
+	show_backtrace((u64)(uintptr_t)panic, (u64)(uintptr_t)__builtin_frame_address(0));
 	panic_exit();
 }

@@ -85,7 +85,7 @@ static void print_symbol(u64 addr)
 		printk(KERN_EMERG " [<%016lx>] ?\n", addr);
 }
 
-extern char boot_stack[], boot_stack_top[];
+extern char boot_stack[], boot_stack_top[], boot_stack_guard[];
 
 /* A frame pointer is followed only while it stays on a known kernel stack,
  * so a corrupt chain ends the trace instead of faulting again. */
@@ -101,19 +101,33 @@ static bool plausible_frame(u64 rbp)
 
 void show_backtrace(u64 rip, u64 rbp)
 {
+	u64 last = 0;
+	unsigned repeats = 0;
+
 	printk(KERN_EMERG "Call trace:\n");
 	print_symbol(rip);
-	for (int depth = 0; depth < 32 && plausible_frame(rbp); depth++) {
+	for (int depth = 0; depth < 4096 && plausible_frame(rbp); depth++) {
 		u64 *frame = (u64 *)(uintptr_t)rbp;
 		u64 ret = frame[1];
 		if (!ret)
 			break;
-		/* The return address points after the call: show the call. */
-		print_symbol(ret - 1);
+		/* Deep recursion prints one line and a count, not the stack. */
+		if (ret == last) {
+			repeats++;
+		} else {
+			if (repeats)
+				printk(KERN_EMERG " ... the frame above repeated %u more times\n", repeats);
+			repeats = 0;
+			last = ret;
+			/* The return address points after the call: show the call. */
+			print_symbol(ret - 1);
+		}
 		if (frame[0] <= rbp)
 			break; /* stacks grow down: callers live higher */
 		rbp = frame[0];
 	}
+	if (repeats)
+		printk(KERN_EMERG " ... the frame above repeated %u more times\n", repeats);
 }
 
 void show_fault(const struct pt_regs *regs, u64 cr2)
@@ -140,6 +154,9 @@ void show_fault(const struct pt_regs *regs, u64 cr2)
 	printk(KERN_EMERG "R13: %016lx R14: %016lx R15: %016lx\n", regs->r13, regs->r14, regs->r15);
 	printk(KERN_EMERG "CR0: %016lx CR3: %016lx CR4: %016lx\n", read_cr0(), read_cr3(),
 	       read_cr4());
+	u64 guard = (u64)(uintptr_t)boot_stack_guard;
+	if (regs->rsp >= guard && regs->rsp < guard + 4096 + 64)
+		printk(KERN_EMERG "RSP is in the boot stack's guard page: kernel stack overflow\n");
 	show_backtrace(regs->rip, regs->rbp);
 }
 
