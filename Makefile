@@ -125,7 +125,9 @@ run:
 test:
 	@tools/deps.sh test
 	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS)
-	@$(RUNNER) test $(RUNNER_ARGS) --results $(B)/test-results --jobs $(JOBS) \
+	@kunit_tool=$$(tests/runner/kunit-tool.sh) && \
+	$(RUNNER) test $(RUNNER_ARGS) --results $(B)/test-results --jobs $(JOBS) \
+		--kunit-tool "$$kunit_tool" \
 		$(if $(TOPOLOGY),--topology $(TOPOLOGY)) $(if $(FILTER),--filter '$(FILTER)') \
 		$(foreach t,$(HOST_TESTS),--host $(t))
 

@@ -129,4 +129,50 @@ const struct ktap_suite *ktap_suite_at(const struct ktap_parser *p, size_t i);
  * writing at most dstlen-1 bytes plus NUL to dst. Returns the length. */
 size_t ktap_clean(char *dst, size_t dstlen, const char *src);
 
+/* Was a top-level "KTAP version" header seen? */
+bool ktap_started(const struct ktap_parser *p);
+
+/* After ktap_finish(): add one extra counted case (in a suite of its own,
+ * number 0, which is not part of the kernel's KTAP run), e.g. the result of
+ * an external check of the log.  The case is queued as an event and counted
+ * in the verdict; a failed case makes a passing verdict a (consistent)
+ * failure.  diag may be NULL; skip_reason is used iff st == KTAP_SKIP.
+ * Returns the case (valid until ktap_free()). */
+const struct ktap_case *ktap_add_check(struct ktap_parser *p, const char *suite,
+				       const char *name, enum ktap_status st,
+				       const char *skip_reason, const char *diag);
+
+/* ----------------------------------------------- kunit_tool (kunit.py)
+ *
+ * Linux's tools/testing/kunit/kunit.py "parse" prints (stdout, no colours
+ * when not a terminal; every line prefixed "[HH:MM:SS] "):
+ *   [ERROR] Test: <name>: <message>          one per parser error
+ *   Testing complete. Ran N tests: passed: P, failed: F, crashed: C,
+ *     skipped: S, errors: E                  (zero fields are left out)
+ * and exits 0 iff the overall status is "success" (a parse error such as a
+ * wrong test number does NOT change the exit status), 1 otherwise (failed,
+ * crashed, all skipped, no tests, or a Python exception).
+ */
+struct kunit_tool_summary {
+	bool complete;       /* "Testing complete." line seen */
+	int ran, passed, failed, crashed, skipped, errors;
+	int error_lines;     /* "[ERROR] Test: " lines */
+	char *error_text;    /* those lines without the timestamp, '\n'-terminated */
+};
+
+/* Parse kunit.py's output (NUL-terminated). Free with kunit_tool_summary_free. */
+void kunit_tool_parse_output(const char *out, struct kunit_tool_summary *s);
+void kunit_tool_summary_free(struct kunit_tool_summary *s);
+
+/* Judge one "kunit.py parse" run against our own counts for the same log.
+ * exit_status uses the KTAP_EXIT_SIGNAL encoding; timed_out/timeout_s
+ * describe a killed run.  Passes only if kunit.py completed, exited 0, or
+ * 1 with failed/crashed/only-skipped tests, reported no parser error, and
+ * counted exactly our passed, failed (= its failed + crashed) and skipped.
+ * Returns the status and sets *diag (malloc'd, '\n'-terminated lines, first
+ * line = one-line reason; "" when passed). */
+enum ktap_status kunit_tool_judge(const char *out, int exit_status, bool timed_out,
+				  int timeout_s, int passed, int failed, int skipped,
+				  char **diag);
+
 #endif /* MMLAB_KTAP_H */

@@ -45,9 +45,12 @@
 #define LINE_MAX_LEN 65536
 #define MAX_DIAG_PRINT 40       /* diagnostic lines printed per failed case */
 #define HOST_TIMEOUT_S 120
+#define KUNIT_TOOL_TIMEOUT_S 60
+#define KUNIT_TOOL_OUT_MAX (4 << 20) /* bytes of kunit.py output kept */
 
 static const char *progname = "mmlab-runner";
 static volatile sig_atomic_t interrupted;
+static const char *kunit_tool_dir; /* --kunit-tool DIR, or NULL */
 
 /* ------------------------------------------------------------ helpers */
 
@@ -206,7 +209,7 @@ enum mode { MODE_TEST, MODE_RUN, MODE_PRINT };
 
 struct opts {
 	enum mode mode;
-	const char *iso, *topo_dir, *results, *filter, *accel;
+	const char *iso, *topo_dir, *results, *filter, *accel, *kunit_tool;
 	const char **names; /* --topology (test) or NAME (run/print-cmd) */
 	size_t nnames;
 	const char **hosts;
@@ -221,6 +224,7 @@ static void usage(FILE *f)
 		"usage:\n"
 		"  %1$s test --iso ISO --topologies DIR --results DIR [--topology NAME]...\n"
 		"            [--filter GLOB] [--accel tcg|kvm] [--jobs N] [--host PROGRAM]...\n"
+		"            [--kunit-tool DIR]   (DIR contains tools/testing/kunit/kunit.py)\n"
 		"  %1$s run --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm] [--gdb] NAME\n"
 		"  %1$s print-cmd --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm]\n"
 		"            [--filter GLOB] [--gdb] [--test] NAME\n"
@@ -267,7 +271,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		const char *val = NULL;
 		char *eq = NULL;
 		static const char *const with_value[] = {"--iso", "--topologies", "--results",
-			"--topology", "--filter", "--accel", "--jobs", "--host", NULL};
+			"--topology", "--filter", "--accel", "--jobs", "--host", "--kunit-tool", NULL};
 		bool takes = false;
 		if (a[0] == '-' && a[1] == '-' && (eq = strchr(a, '=')))
 			*eq = '\0';
@@ -293,6 +297,11 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->filter = val;
 		else if (!strcmp(a, "--accel"))
 			o->accel = val;
+		else if (!strcmp(a, "--kunit-tool")) {
+			if (o->mode != MODE_TEST)
+				usage_error("--kunit-tool is only valid with 'test'");
+			o->kunit_tool = val;
+		}
 		else if (!strcmp(a, "--host")) {
 			if (o->mode != MODE_TEST)
 				usage_error("--host is only valid with 'test'");
@@ -345,6 +354,13 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			usage_error("--topologies needs --iso");
 		if (!o->topo_dir && !o->nhosts)
 			usage_error("nothing to test: give --topologies/--iso and/or --host");
+		if (o->kunit_tool) {
+			char *py = xasprintf("%s/tools/testing/kunit/kunit.py", o->kunit_tool);
+			if (access(py, R_OK))
+				usage_error("--kunit-tool %s: cannot read %s: %s", o->kunit_tool, py,
+					    strerror(errno));
+			free(py);
+		}
 		if (!o->jobs) {
 			long n = sysconf(_SC_NPROCESSORS_ONLN);
 			o->jobs = n > 0 ? n : 1;
@@ -488,6 +504,7 @@ struct job {
 	const struct topology *topo; /* NULL for host programs */
 	struct strvec argv;
 	char *log_path;
+	char *kt_path;        /* kunit.py output (--kunit-tool), or NULL */
 	char *vars_path;      /* per-boot OVMF_VARS copy, or NULL */
 	int timeout_s;
 
@@ -672,12 +689,136 @@ static void try_reap(struct job *j)
 		j->exit_status = 255;
 }
 
+/* Run "python3 DIR/tools/testing/kunit/kunit.py parse LOG" (LOG absolute:
+ * kunit.py chdirs to the kernel tree root) with stdout+stderr captured in
+ * *out. Returns the exit status (ktap.h encoding); *timed_out if killed. */
+static int run_kunit_py(const char *log_abs, char **out, bool *timed_out)
+{
+	struct linebuf b = {0};
+	int p[2];
+	*timed_out = false;
+	*out = NULL;
+	char *py = xasprintf("%s/tools/testing/kunit/kunit.py", kunit_tool_dir);
+	if (pipe2(p, O_CLOEXEC)) {
+		*out = xasprintf("%s: pipe: %s\n", progname, strerror(errno));
+		free(py);
+		return 127;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		*out = xasprintf("%s: fork: %s\n", progname, strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		free(py);
+		return 127;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
+			_exit(127);
+		execlp("python3", "python3", py, "parse", log_abs, (char *)NULL);
+		dprintf(2, "%s: cannot run python3: %s\n", progname, strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(p[1]);
+	free(py);
+	double deadline = now_s() + KUNIT_TOOL_TIMEOUT_S;
+	for (;;) {
+		double left = deadline - now_s();
+		if (left <= 0 || interrupted) {
+			kill(-pid, SIGKILL);
+			*timed_out = !interrupted;
+			break;
+		}
+		struct pollfd pfd = {.fd = p[0], .events = POLLIN};
+		int r = poll(&pfd, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0)
+			continue;
+		char buf[READ_CHUNK];
+		ssize_t got = read(p[0], buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		if (b.len + (size_t)got + 1 > b.cap) {
+			b.cap = (b.len + (size_t)got + 1) * 2;
+			b.buf = xrealloc(b.buf, b.cap);
+		}
+		if (b.len < KUNIT_TOOL_OUT_MAX) {
+			memcpy(b.buf + b.len, buf, (size_t)got);
+			b.len += (size_t)got;
+		}
+	}
+	close(p[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	kill(-pid, SIGKILL); /* anything it left behind */
+	b.buf = xrealloc(b.buf, b.len + 1);
+	b.buf[b.len] = '\0';
+	*out = b.buf;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return KTAP_EXIT_SIGNAL(WTERMSIG(status));
+	return 255;
+}
+
+/* --kunit-tool: check that Linux's kunit_tool parses this boot's log with
+ * no error and the same counts; reported as case kunit_tool.parse. */
+static void kunit_tool_check(struct job *j)
+{
+	const struct ktap_verdict *v = j->verdict;
+	if (!ktap_started(j->parser)) {
+		ktap_add_check(j->parser, "kunit_tool", "parse", KTAP_SKIP,
+			       "no KTAP output to parse; the boot failed", NULL);
+		return;
+	}
+	char *abs = realpath(j->log_path, NULL);
+	char *out = NULL, *diag = NULL;
+	bool timed_out = false;
+	int st = abs ? run_kunit_py(abs, &out, &timed_out) : 127;
+	if (!out)
+		out = xasprintf("%s: %s: %s\n", progname, j->log_path, strerror(errno));
+	FILE *f = fopen(j->kt_path, "w");
+	if (f) {
+		fputs(out, f);
+		fprintf(f, "# exit status %d%s\n", st, timed_out ? " (timed out)" : "");
+		fclose(f);
+	}
+	enum ktap_status ks = kunit_tool_judge(out, st, timed_out, KUNIT_TOOL_TIMEOUT_S, v->passed,
+					       v->failed, v->skipped, &diag);
+	if (ks == KTAP_FAIL) {
+		char *d = xasprintf("%skunit.py output: %s\n", diag, j->kt_path);
+		free(diag);
+		diag = d;
+	}
+	ktap_add_check(j->parser, "kunit_tool", "parse", ks, NULL, diag);
+	free(diag);
+	free(out);
+	free(abs);
+}
+
 static void finish_job(struct job *j)
 {
 	lb_flush(j, 0);
 	lb_flush(j, 1);
 	j->verdict = ktap_finish(j->parser, j->exit_status, j->timed_out);
 	drain_events(j);
+	if (j->kt_path && !interrupted) {
+		if (j->log)
+			fflush(j->log);
+		kunit_tool_check(j);
+		drain_events(j);
+	}
 	const struct ktap_verdict *v = j->verdict;
 	if (v->pass)
 		printf("[%s] PASS %d passed, %d failed, %d skipped (%.1f s)\n", j->name, v->passed,
@@ -800,7 +941,14 @@ static void run_jobs(struct job *jobs, size_t n, long maxjobs)
 				j->timed_out = true;
 			}
 			if (j->reaped && j->fd[0] < 0 && j->fd[1] < 0) {
+				double t0 = now_s();
 				finish_job(j);
+				/* kunit.py ran synchronously: do not charge that
+				 * time to the boots still running */
+				double spent = now_s() - t0;
+				for (size_t k = 0; k < n; k++)
+					if (jobs[k].state == JOB_RUNNING)
+						jobs[k].deadline += spent;
 				running--;
 				done++;
 			}
@@ -914,6 +1062,8 @@ static int cmd_test(const struct opts *o)
 			build_qemu_argv(&j->argv, o, t, true, j->vars_path);
 		}
 		j->log_path = xasprintf("%s/%s.log", o->results, j->name);
+		if (o->kunit_tool && j->kind == KTAP_KIND_QEMU)
+			j->kt_path = xasprintf("%s/%s.kunit_tool.log", o->results, j->name);
 		j->parser = ktap_new(j->kind, j->timeout_s);
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -992,6 +1142,7 @@ static int cmd_test(const struct opts *o)
 		sv_free(&jobs[i].argv);
 		free(jobs[i].name);
 		free(jobs[i].log_path);
+		free(jobs[i].kt_path);
 		free(jobs[i].vars_path);
 		free(jobs[i].lb[0].buf);
 		free(jobs[i].lb[1].buf);
@@ -1086,6 +1237,7 @@ int main(int argc, char **argv)
 {
 	struct opts o;
 	parse_opts(argc, argv, &o);
+	kunit_tool_dir = o.kunit_tool;
 	int rc = o.mode == MODE_TEST ? cmd_test(&o) : cmd_run_or_print(&o);
 	free(o.names);
 	free(o.hosts);

@@ -10,6 +10,9 @@
  * judge's invariants: one event per counted case, and failed >= 1 whenever
  * the verdict is a failure.
  *
+ * It also checks kunit_tool_judge() (the --kunit-tool check) on captured
+ * "kunit.py parse" outputs, logs/kunit_tool_*.out, and ktap_add_check().
+ *
  * Output is KTAP (one suite, "runner_judge"), so mmlab-runner can run this
  * program with --host.  Exit status: 0 if every check passed, 1 otherwise.
  *
@@ -326,6 +329,121 @@ static bool check_restart(void)
 	return ok;
 }
 
+/* kunit_tool_judge() on captured "kunit.py parse" outputs (logs/kunit_tool_*.out,
+ * timestamps normalised) against the counts our judge gives the same log. */
+struct kt_check {
+	const char *name, *out;
+	int exit_status;
+	bool timed_out;
+	int passed, failed, skipped; /* "ours" */
+	enum ktap_status expect;
+	const char *diag_has;
+};
+
+static const struct kt_check kt_checks[] = {
+	/* real boot of the default topology: 61 cases, all passed, exit 0 */
+	{"kunit_tool_accepts_real_boot", "kunit_tool_pass.out", 0, false, 61, 0, 0, KTAP_PASS, NULL},
+	{"kunit_tool_count_mismatch", "kunit_tool_pass.out", 0, false, 60, 0, 1, KTAP_FAIL,
+	 "counted passed 61, failed 0, crashed 0, skipped 0; mmlab-runner counted passed 60"},
+	/* fail_case.log: a failing and a skipped case, exit 1, no error */
+	{"kunit_tool_failing_case_is_no_error", "kunit_tool_fail.out", 1, false, 2, 1, 1, KTAP_PASS,
+	 NULL},
+	{"kunit_tool_failing_case_but_exit_0", "kunit_tool_fail.out", 0, false, 2, 1, 1, KTAP_FAIL,
+	 "exited 0 but counted 1 failed"},
+	/* out_of_order.log: kunit.py exits 0 but prints two [ERROR] lines */
+	{"kunit_tool_errors_with_exit_0", "kunit_tool_errors.out", 0, false, 2, 0, 0, KTAP_FAIL,
+	 "[ERROR] Test: formats: Expected test number 2 but found 1"},
+	/* panic_mid_suite.log: crashed subtests, 4 errors */
+	{"kunit_tool_crashed", "kunit_tool_crashed.out", 1, false, 1, 2, 0, KTAP_FAIL,
+	 "reported 4 parse errors"},
+	/* Python exception: no summary line */
+	{"kunit_tool_traceback", "kunit_tool_traceback.out", 1, false, 1, 0, 0, KTAP_FAIL,
+	 "FileNotFoundError"},
+	{"kunit_tool_timeout", "kunit_tool_pass.out", KTAP_EXIT_SIGNAL(9), true, 61, 0, 0, KTAP_FAIL,
+	 "timed out after 60 s"},
+	{"kunit_tool_exit_2", "kunit_tool_pass.out", 2, false, 61, 0, 0, KTAP_FAIL,
+	 "exited with status 2"},
+};
+
+static bool run_kt_check(const struct kt_check *c)
+{
+	size_t len;
+	char *buf = read_log(c->out, &len);
+	if (!buf) {
+		note("cannot read %s/%s", log_dir, c->out);
+		return false;
+	}
+	char *text = strndup(buf, len);
+	char *d = NULL;
+	enum ktap_status st = kunit_tool_judge(text, c->exit_status, c->timed_out, 60, c->passed,
+					       c->failed, c->skipped, &d);
+	bool ok = true;
+	if (st != c->expect) {
+		note("status %s, expected %s", ktap_status_name(st), ktap_status_name(c->expect));
+		ok = false;
+	}
+	if ((st == KTAP_PASS) != (d[0] == '\0')) {
+		note("diagnostics '%s' do not fit status %s", d, ktap_status_name(st));
+		ok = false;
+	}
+	if (c->diag_has && !strstr(d, c->diag_has)) {
+		note("diagnostics lack '%s'", c->diag_has);
+		ok = false;
+	}
+	if (!ok)
+		for (char *l = strtok(d, "\n"); l; l = strtok(NULL, "\n"))
+			note("  %s", l);
+	free(d);
+	free(text);
+	free(buf);
+	return ok;
+}
+
+static bool check_kunit_tool_summary(void)
+{
+	/* colours, stray text and a second summary line: the last one wins */
+	static const char out[] = "[01:02:03] \x1b[1;31m[ERROR]\x1b[0;0m Test: s: boom\r\n"
+				  "[01:02:03] Testing complete. Ran 9 tests: failed: 9\n"
+				  "[01:02:03] [ERROR] not a parser error line\n"
+				  "[01:02:03] Testing complete. Ran 5 tests: passed: 2, failed: 1, "
+				  "crashed: 1, skipped: 1, errors: 3\n";
+	struct kunit_tool_summary s;
+	kunit_tool_parse_output(out, &s);
+	bool ok = s.complete && s.ran == 5 && s.passed == 2 && s.failed == 1 && s.crashed == 1 &&
+		  s.skipped == 1 && s.errors == 3 && s.error_lines == 1 &&
+		  !strcmp(s.error_text, "[ERROR] Test: s: boom\n");
+	if (!ok)
+		note("summary: complete=%d ran=%d p=%d f=%d c=%d s=%d e=%d lines=%d text='%s'",
+		     s.complete, s.ran, s.passed, s.failed, s.crashed, s.skipped, s.errors,
+		     s.error_lines, s.error_text);
+	kunit_tool_summary_free(&s);
+	return ok;
+}
+
+static bool check_add_check(void)
+{
+	/* An extra failed check turns a passing verdict into a consistent failure. */
+	static const char log[] = "KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: s\n"
+				  "    1..1\n    ok 1 c\nok 1 s\n";
+	struct ktap_parser *p = ktap_new(KTAP_KIND_QEMU, 60);
+	ktap_feed_data(p, log, sizeof(log) - 1);
+	const struct ktap_verdict *v = ktap_finish(p, 33, false);
+	while (ktap_next_event(p))
+		;
+	bool ok = v->pass;
+	const struct ktap_case *k = ktap_add_check(p, "kunit_tool", "parse", KTAP_FAIL, NULL, "bad\n");
+	ok &= ktap_next_event(p) == k && !ktap_next_event(p);
+	ok &= !v->pass && v->consistent && v->reason == KTAP_R_TESTS_FAILED && v->passed == 1 &&
+	      v->failed == 1 && !strcmp(v->reason_text, "1 of 2 cases failed");
+	ok &= ktap_suite_count(p) == 2 && !strcmp(ktap_suite_at(p, 1)->name, "kunit_tool") &&
+	      ktap_suite_at(p, 1)->state == KTAP_SUITE_NOT_OK && !strcmp(k->diag, "bad\n");
+	if (!ok)
+		note("judged: %s pass:%d fail:%d", v->pass ? "pass" : v->reason_text, v->passed,
+		     v->failed);
+	ktap_free(p);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	static char dir[4096];
@@ -340,7 +458,8 @@ int main(int argc, char **argv)
 		log_dir = dir;
 	}
 	size_t nlog = sizeof(checks) / sizeof(checks[0]);
-	size_t total = nlog + 3;
+	size_t nkt = sizeof(kt_checks) / sizeof(kt_checks[0]);
+	size_t total = nlog + 3 + nkt + 2;
 	int passed = 0, failed = 0;
 
 	printf("KTAP version 1\n1..1\n");
@@ -359,9 +478,18 @@ int main(int argc, char **argv)
 		} else if (i == nlog + 1) {
 			name = "prefix_stripped_only_where_present";
 			ok = check_prefix_only_when_matching();
-		} else {
+		} else if (i == nlog + 2) {
 			name = "ktap_restart_is_failure";
 			ok = check_restart();
+		} else if (i < nlog + 3 + nkt) {
+			name = kt_checks[i - nlog - 3].name;
+			ok = run_kt_check(&kt_checks[i - nlog - 3]);
+		} else if (i == nlog + 3 + nkt) {
+			name = "kunit_tool_summary_parsing";
+			ok = check_kunit_tool_summary();
+		} else {
+			name = "extra_check_case_counts";
+			ok = check_add_check();
 		}
 		fputs(diag, stdout);
 		printf("    %s %zu %s\n", ok ? "ok" : "not ok", i + 1, name);
