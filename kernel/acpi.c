@@ -120,11 +120,13 @@ bool acpi_scan_tables(const void *rsdp_ptr, size_t len, struct acpi_tables *out)
 
 const struct acpi_rsdp *acpi_find_rsdp_bios(void)
 {
+	/* The BIOS data area holds the EBDA's segment; trust it only if it
+	 * points where an EBDA can be. */
 	u64 ebda = (u64)*(const u16 *)__va(0x40e) << 4;
 	struct { u64 start, len; } areas[] = { { ebda, 1024 }, { 0xe0000, 0x20000 } };
 
 	for (unsigned a = 0; a < ARRAY_SIZE(areas); a++) {
-		if (areas[a].start < 0x80000 && a == 0 && ebda == 0)
+		if (a == 0 && (ebda < 0x80000 || ebda >= 0xa0000))
 			continue;
 		for (u64 p = areas[a].start; p + 20 <= areas[a].start + areas[a].len; p += 16) {
 			const struct acpi_rsdp *r = __va(p);

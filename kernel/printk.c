@@ -222,13 +222,13 @@ void printk_capture_begin(struct printk_capture *cap, char *buf, size_t size)
 	cap->len = 0;
 	if (size)
 		buf[0] = 0;
+	cap->outer = capture;
 	capture = cap;
 }
 
 void printk_capture_end(struct printk_capture *cap)
 {
-	(void)cap;
-	capture = NULL;
+	capture = cap->outer;
 }
 
 static void console_emit(const char *s, size_t len)

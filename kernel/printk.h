@@ -42,12 +42,13 @@ extern int console_loglevel;
 /* Text put before every console line (NULL for none); returns the old one. */
 const char *printk_set_line_prefix(const char *prefix);
 
-/* Divert console output into buf (for tests of code that prints); returns
- * the previous capture buffer state through *saved. */
+/* Divert console output into buf (for tests of code that prints). Captures
+ * nest: ending one restores the capture that was active when it began. */
 struct printk_capture {
 	char *buf;
 	size_t size;
 	size_t len;
+	struct printk_capture *outer;
 };
 void printk_capture_begin(struct printk_capture *cap, char *buf, size_t size);
 void printk_capture_end(struct printk_capture *cap);

@@ -4,6 +4,7 @@
  * the documented fallback. The live tables are checked in topology_test.c. */
 #include "arch/x86_64/page.h"
 #include "kernel/acpi.h"
+#include "kernel/multiboot2.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 #include "tests/kunit.h"
@@ -486,6 +487,18 @@ static void bad_rsdp_and_bad_root(struct kunit *test)
 	EXPECT_LOG(test, "ACPI: no RSDP");
 }
 
+/* Without the loader's copy of the RSDP, a BIOS boot finds it by scanning
+ * the EBDA and 0xE0000-0xFFFFF: it must be the same RSDP GRUB copied. */
+static void bios_scan_finds_the_loaders_rsdp(struct kunit *test)
+{
+	if (boot_info.efi)
+		kunit_skip(test, "UEFI boot: there is no BIOS area to scan");
+	KUNIT_ASSERT_NOT_NULL(test, boot_info.rsdp);
+	const struct acpi_rsdp *copy = boot_info.rsdp, *found = acpi_find_rsdp_bios();
+	KUNIT_ASSERT_NOT_NULL(test, found);
+	KUNIT_EXPECT_MEMEQ(test, found, copy, 20);
+}
+
 static struct kunit_case acpi_cases[] = {
 	KUNIT_CASE(two_nodes_from_srat_and_slit),
 	KUNIT_CASE(no_srat_gives_one_node),
@@ -502,6 +515,7 @@ static struct kunit_case acpi_cases[] = {
 	KUNIT_CASE(xsdt_is_preferred_and_bad_tables_skipped),
 	KUNIT_CASE(rsdt_when_acpi_1_or_bad_extended_checksum),
 	KUNIT_CASE(bad_rsdp_and_bad_root),
+	KUNIT_CASE(bios_scan_finds_the_loaders_rsdp),
 	{}
 };
 static struct kunit_suite acpi_suite = {

@@ -54,8 +54,9 @@ extern struct cpuinfo_x86 boot_cpu_data;
 void cpu_detect(struct cpuinfo_x86 *c);
 static inline bool boot_cpu_has(enum x86_feature f) { return boot_cpu_data.features >> f & 1; }
 const char *x86_feature_name(enum x86_feature f);
-/* Enables what the kernel relies on and the CPU offers (NX, SSE for the
- * compiler-free kernel is not needed; CR4 bits that are safe to set). */
+/* Switches on what the kernel relies on: EFER.NXE where the CPU has NX
+ * (the kernel page tables set NX bits) and CR0.WP (read-only kernel pages
+ * stay read-only for the kernel too). */
 void cpu_init_features(void);
 void print_cpu_info(const struct cpuinfo_x86 *c);
 
