@@ -222,6 +222,7 @@ void printk_capture_begin(struct printk_capture *cap, char *buf, size_t size)
 	cap->len = 0;
 	if (size)
 		buf[0] = 0;
+	cap->console_filter = false;
 	cap->outer = capture;
 	capture = cap;
 }
@@ -278,7 +279,7 @@ int vprintk(const char *fmt, va_list ap)
 		fmt += 2;
 	}
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (level > console_loglevel)
+	if (level > console_loglevel && (!capture || capture->console_filter))
 		return n;
 	size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
 	console_write(buf, len);

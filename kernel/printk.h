@@ -43,11 +43,14 @@ extern int console_loglevel;
 const char *printk_set_line_prefix(const char *prefix);
 
 /* Divert console output into buf (for tests of code that prints). Captures
- * nest: ending one restores the capture that was active when it began. */
+ * nest: ending one restores the capture that was active when it began. A
+ * capture records every log level, whatever loglevel= says, unless
+ * console_filter is set after printk_capture_begin(). */
 struct printk_capture {
 	char *buf;
 	size_t size;
 	size_t len;
+	bool console_filter;
 	struct printk_capture *outer;
 };
 void printk_capture_begin(struct printk_capture *cap, char *buf, size_t size);

@@ -79,6 +79,7 @@ static void log_levels_filter_the_console(struct kunit *test)
 	const char *prefix = printk_set_line_prefix(NULL);
 	console_loglevel = 4;
 	printk_capture_begin(&cap, buf, sizeof(buf));
+	cap.console_filter = true; /* see what the console would show */
 	pr_err("shown-err\n");
 	pr_warn("shown-warn\n");
 	pr_info("hidden-info\n");

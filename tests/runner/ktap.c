@@ -176,6 +176,13 @@ struct ktap_parser {
 	int passed, failed, skipped;
 	bool finished;
 	struct ktap_verdict v;
+
+	/* expect = panic (ktap_expect_panic()); shadow != NULL in that mode */
+	struct ktap_parser *shadow; /* ordinary KTAP judge of the same output */
+	char **expect;         /* expected lines, in order */
+	bool *expect_seen;     /* line i seen while expect_pos <= i */
+	size_t nexpect;
+	size_t expect_pos;     /* expected lines matched in order so far */
 };
 
 const char *ktap_reason_name(enum ktap_reason r)
@@ -192,6 +199,8 @@ const char *ktap_reason_name(enum ktap_reason r)
 	case KTAP_R_CRASH: return "crash";
 	case KTAP_R_PANIC: return "panic";
 	case KTAP_R_TIMEOUT: return "timeout";
+	case KTAP_R_NO_PANIC: return "no_panic";
+	case KTAP_R_PANIC_REPORT: return "panic_report";
 	}
 	return "?";
 }
@@ -779,6 +788,19 @@ static void pre_tail_add(struct ktap_parser *p, const char *line)
 	p->pre_count++;
 }
 
+/* Panic mode: match one cleaned line against the expected ones. A line
+ * matches at most one expected line (the next one in order). */
+static void panic_match(struct ktap_parser *p, const char *line)
+{
+	if (!strncmp(line, "[qemu stderr] ", 14) || !strncmp(line, "[host stderr] ", 14))
+		return; /* not serial output */
+	for (size_t i = p->expect_pos; i < p->nexpect; i++)
+		if (!p->expect_seen[i] && strstr(line, p->expect[i]))
+			p->expect_seen[i] = true;
+	if (p->expect_pos < p->nexpect && strstr(line, p->expect[p->expect_pos]))
+		p->expect_pos++;
+}
+
 void ktap_feed_line(struct ktap_parser *p, const char *line)
 {
 	if (p->finished)
@@ -788,6 +810,17 @@ void ktap_feed_line(struct ktap_parser *p, const char *line)
 	size_t len = ktap_clean(buf, n, line);
 	while (len && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
 		buf[--len] = '\0';
+
+	if (p->shadow) {
+		ktap_feed_line(p->shadow, line);
+		while (ktap_next_event(p->shadow))
+			; /* its cases are not ours */
+		if (len)
+			pre_tail_add(p, buf);
+		panic_match(p, buf);
+		free(buf);
+		return;
+	}
 
 	if (!p->started) {
 		char *k = strstr(buf, "TAP version ");
@@ -896,7 +929,125 @@ void ktap_free(struct ktap_parser *p)
 		free(p->pre_tail[i]);
 	free(p->prefix);
 	free(p->v.errors);
+	ktap_free(p->shadow);
+	for (size_t i = 0; i < p->nexpect; i++)
+		free(p->expect[i]);
+	free(p->expect);
+	free(p->expect_seen);
 	free(p);
+}
+
+void ktap_expect_panic(struct ktap_parser *p, const char *const *lines, size_t n)
+{
+	if (!p->shadow)
+		p->shadow = ktap_new(p->kind, p->timeout_s);
+	for (size_t i = 0; i < p->nexpect; i++)
+		free(p->expect[i]);
+	free(p->expect);
+	free(p->expect_seen);
+	p->expect = xrealloc(NULL, n * sizeof(*p->expect));
+	p->expect_seen = xrealloc(NULL, n * sizeof(*p->expect_seen));
+	for (size_t i = 0; i < n; i++) {
+		p->expect[i] = xstrdup(lines[i]);
+		p->expect_seen[i] = false;
+	}
+	p->nexpect = n;
+	p->expect_pos = 0;
+}
+
+/* ktap_finish() in panic mode: one case, panic.report. */
+static const struct ktap_verdict *panic_finish(struct ktap_parser *p, int exit_status,
+					       bool timed_out)
+{
+	struct ktap_verdict *v = &p->v;
+	if (p->partial.len)
+		ktap_feed_line(p, p->partial.s);
+	const struct ktap_verdict *kv = ktap_finish(p->shadow, exit_status, timed_out);
+	while (ktap_next_event(p->shadow))
+		;
+	bool ktap = ktap_started(p->shadow);
+	char ktap_desc[600];
+	if (!ktap)
+		snprintf(ktap_desc, sizeof(ktap_desc), "no KTAP output");
+	else if (kv->pass)
+		snprintf(ktap_desc, sizeof(ktap_desc),
+			 "KTAP run complete: %d passed, %d failed, %d skipped", kv->passed,
+			 kv->failed, kv->skipped);
+	else
+		snprintf(ktap_desc, sizeof(ktap_desc), "KTAP: %s", kv->reason_text);
+
+	memset(v, 0, sizeof(*v));
+	v->reason = KTAP_R_NONE;
+	const char *want = "expected a kernel panic (exit 37)";
+#define REASON(r, ...) (v->reason = (r), snprintf(v->reason_text, sizeof(v->reason_text), __VA_ARGS__))
+	if (timed_out)
+		REASON(KTAP_R_TIMEOUT, "%s, but timed out after %d s", want, p->timeout_s);
+	else if (exit_status < 0)
+		REASON(KTAP_R_NO_PANIC, "%s, got killed by signal %d", want, -exit_status);
+	else if (exit_status == KTAP_QEMU_EXIT_PASS)
+		REASON(KTAP_R_NO_PANIC, "%s, got exit %d: a clean exit (%.400s)", want, exit_status,
+		       ktap_desc);
+	else if (exit_status == KTAP_QEMU_EXIT_FAIL)
+		REASON(KTAP_R_NO_PANIC, "%s, got exit %d: a test failed (%.400s)", want, exit_status,
+		       ktap_desc);
+	else if (exit_status != KTAP_QEMU_EXIT_PANIC)
+		REASON(KTAP_R_NO_PANIC, "%s, got exit %d: QEMU crashed", want, exit_status);
+	else if (p->expect_pos < p->nexpect) {
+		size_t i = p->expect_pos;
+		if (p->expect_seen[i])
+			REASON(KTAP_R_PANIC_REPORT,
+			       "panic report lacks: %s (out of order: it appears only on or before "
+			       "the line matching '%s')", p->expect[i], p->expect[i - 1]);
+		else
+			REASON(KTAP_R_PANIC_REPORT, "panic report lacks: %s", p->expect[i]);
+	}
+#undef REASON
+	v->pass = v->reason == KTAP_R_NONE;
+	v->consistent = !v->pass; /* panic.report carries the failure */
+
+	struct sbuf b = {0};
+	if (!v->pass) {
+		char *l;
+		sb_line(&b, v->reason_text);
+		l = xasprintf("expected output: %zu of %zu line%s found in order", p->expect_pos,
+			      p->nexpect, p->nexpect == 1 ? "" : "s");
+		sb_line(&b, l);
+		free(l);
+		for (size_t i = p->expect_pos; i < p->nexpect; i++) {
+			if (i == p->expect_pos && p->expect_seen[i])
+				l = xasprintf("  missing: %s (out of order: only on or before the line "
+					      "matching '%s')", p->expect[i], p->expect[i - 1]);
+			else if (i > p->expect_pos && p->expect_seen[i])
+				l = xasprintf("  not reached (follows a missing line, present in the "
+					      "log): %s", p->expect[i]);
+			else
+				l = xasprintf("  missing: %s", p->expect[i]);
+			sb_line(&b, l);
+			free(l);
+		}
+		if (ktap && !strstr(v->reason_text, ktap_desc))
+			sb_line(&b, ktap_desc);
+		if (p->pre_count) {
+			size_t first = p->pre_count > PRE_TAIL ? p->pre_count - PRE_TAIL : 0;
+			sb_line(&b, "last output lines:");
+			for (size_t i = first; i < p->pre_count; i++) {
+				sb_add(&b, "  ");
+				sb_line(&b, p->pre_tail[i % PRE_TAIL]);
+			}
+		} else {
+			sb_line(&b, "no output at all");
+		}
+	}
+	struct ktap_suite *s = new_suite(p, 0, "panic");
+	s->plan = 1;
+	s->state = v->pass ? KTAP_SUITE_OK : KTAP_SUITE_NOT_OK;
+	add_case(p, s, "report", 1, v->pass ? KTAP_PASS : KTAP_FAIL, NULL, sb_take(&b), false);
+	v->passed = p->passed;
+	v->failed = p->failed;
+	v->skipped = p->skipped;
+	v->errors = xstrdup("");
+	p->finished = true;
+	return v;
 }
 
 /* Where the output stopped, for runtime failure reasons. */
@@ -930,6 +1081,8 @@ const struct ktap_verdict *ktap_finish(struct ktap_parser *p, int exit_status, b
 	char where[400];
 	if (p->finished)
 		return v;
+	if (p->shadow)
+		return panic_finish(p, exit_status, timed_out);
 	if (p->partial.len)
 		ktap_feed_line(p, p->partial.s);
 	describe_position(p, where, sizeof(where));
@@ -1026,7 +1179,10 @@ const struct ktap_suite *ktap_suite_at(const struct ktap_parser *p, size_t i)
 	return i < p->nsuites ? p->suites[i] : NULL;
 }
 
-bool ktap_started(const struct ktap_parser *p) { return p->started; }
+bool ktap_started(const struct ktap_parser *p)
+{
+	return p->shadow ? p->shadow->started : p->started;
+}
 
 const struct ktap_case *ktap_add_check(struct ktap_parser *p, const char *suite,
 				       const char *name, enum ktap_status st,

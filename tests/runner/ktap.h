@@ -52,6 +52,10 @@ enum ktap_reason {
 	KTAP_R_CRASH,         /* unexpected exit status / signal */
 	KTAP_R_PANIC,         /* kernel panic (QEMU exit 37) */
 	KTAP_R_TIMEOUT,       /* the caller killed the run */
+	/* Only for runs that expect a panic (ktap_expect_panic()), where the
+	 * priority is: KTAP_R_TIMEOUT, then these two, in this order. */
+	KTAP_R_NO_PANIC,      /* exit status other than 37 (clean exit, failure, crash) */
+	KTAP_R_PANIC_REPORT,  /* exit 37 but an expected output line is missing */
 };
 
 const char *ktap_reason_name(enum ktap_reason r);
@@ -141,6 +145,24 @@ bool ktap_started(const struct ktap_parser *p);
 const struct ktap_case *ktap_add_check(struct ktap_parser *p, const char *suite,
 				       const char *name, enum ktap_status st,
 				       const char *skip_reason, const char *diag);
+
+/* ------------------------------------------ expected panic (expect = panic)
+ *
+ * ktap_expect_panic() switches a parser (right after ktap_new(), before any
+ * output is fed) to judging a boot that must crash: the run passes only if
+ * it was not timed out, the exit status is KTAP_QEMU_EXIT_PANIC (37), and
+ * each of the n expected lines occurs, as a substring, in the cleaned output
+ * (ANSI escapes and control characters removed, as for KTAP), each on a
+ * later line than the previous one.  Lines the runner tags as a program's
+ * stderr ("[qemu stderr] ", "[host stderr] ") are not serial output and are
+ * not matched.  KTAP is neither required nor counted: the run has exactly
+ * one case, "report" in suite "panic" (number 0, plan 1), passed or failed;
+ * a failed one carries the reason, the missing lines, what became of a KTAP
+ * run if one appeared, and the last output lines.  Its failure is always
+ * "consistent" (that case explains it).  The KTAP output is still parsed by
+ * an internal judge, only to describe it (ktap_started() reports whether it
+ * began).  lines are copied; n may be 0 (only the exit status counts). */
+void ktap_expect_panic(struct ktap_parser *p, const char *const *lines, size_t n);
 
 /* ----------------------------------------------- kunit_tool (kunit.py)
  *

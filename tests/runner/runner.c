@@ -875,9 +875,11 @@ static void run_jobs(struct job *jobs, size_t n, long maxjobs)
 		while (running < maxjobs && next < n) {
 			struct job *j = &jobs[next++];
 			if (j->topo)
-				printf("[%s] booting (%s, %s firmware, timeout %d s)\n", j->name,
+				printf("[%s] booting (%s, %s firmware, timeout %d s%s)\n", j->name,
 				       j->topo->description[0] ? j->topo->description : j->name,
-				       firmware_name(j->topo->firmware), j->timeout_s);
+				       firmware_name(j->topo->firmware), j->timeout_s,
+				       j->topo->expect == EXPECT_PANIC ? ", expecting a kernel panic"
+								       : "");
 			else
 				printf("[%s] running %s\n", j->name, j->argv.v[0]);
 			fflush(stdout);
@@ -1062,9 +1064,14 @@ static int cmd_test(const struct opts *o)
 			build_qemu_argv(&j->argv, o, t, true, j->vars_path);
 		}
 		j->log_path = xasprintf("%s/%s.log", o->results, j->name);
-		if (o->kunit_tool && j->kind == KTAP_KIND_QEMU)
+		bool panic = j->topo && j->topo->expect == EXPECT_PANIC;
+		/* a boot that must panic prints no KTAP: nothing for kunit.py */
+		if (o->kunit_tool && j->kind == KTAP_KIND_QEMU && !panic)
 			j->kt_path = xasprintf("%s/%s.kunit_tool.log", o->results, j->name);
 		j->parser = ktap_new(j->kind, j->timeout_s);
+		if (panic)
+			ktap_expect_panic(j->parser, (const char *const *)j->topo->expect_output,
+					  j->topo->nexpect_output);
 	}
 	signal(SIGPIPE, SIG_IGN);
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -1218,13 +1225,15 @@ static int cmd_run_or_print(const struct opts *o)
 		}
 	}
 	int rc = 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == KTAP_QEMU_EXIT_PASS) {
+	int want = t->expect == EXPECT_PANIC ? KTAP_QEMU_EXIT_PANIC : KTAP_QEMU_EXIT_PASS;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == want) {
 		rc = 0;
 	} else {
+		const char *exp = t->expect == EXPECT_PANIC ? " (expected a kernel panic, 37)" : "";
 		if (WIFSIGNALED(status))
-			printf("kernel exited with status signal %d\n", WTERMSIG(status));
+			printf("kernel exited with status signal %d%s\n", WTERMSIG(status), exp);
 		else
-			printf("kernel exited with status %d\n", WEXITSTATUS(status));
+			printf("kernel exited with status %d%s\n", WEXITSTATUS(status), exp);
 		rc = 1;
 	}
 	sv_free(&av);

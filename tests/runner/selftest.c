@@ -11,7 +11,10 @@
  * the verdict is a failure.
  *
  * It also checks kunit_tool_judge() (the --kunit-tool check) on captured
- * "kunit.py parse" outputs, logs/kunit_tool_*.out, and ktap_add_check().
+ * "kunit.py parse" outputs, logs/kunit_tool_*.out, and ktap_add_check(),
+ * and the judge of boots that must panic (ktap_expect_panic(), topology
+ * "expect = panic") on logs/panic_*.log, which are real serial output of
+ * crash=stack-overflow boots (CRLF, ANSI escapes) and edited copies.
  *
  * Output is KTAP (one suite, "runner_judge"), so mmlab-runner can run this
  * program with --host.  Exit status: 0 if every check passed, 1 otherwise.
@@ -106,6 +109,54 @@ static const struct check checks[] = {
 	 NULL, KTAP_PASS, NULL},
 };
 
+/* Boots that must panic: the check plus the expected lines (NULL-terminated,
+ * as in tests/topologies/crash-stack-overflow.topo). */
+struct panic_check {
+	struct check c;
+	const char *const *expect;
+};
+
+static const char *const so_lines[] = {
+	"Kernel panic: unhandled exception in kernel mode", "double fault (#DF), vector 8",
+	"RIP: 0010:", "RAX:", "R15:",
+	"RSP is in the boot stack's guard page: kernel stack overflow", "Call trace:",
+	"recurse+0x", "repeated", "start_kernel+0x", "---[ end Kernel panic ]---", NULL};
+static const char *const no_lines[] = {NULL};
+
+static const struct panic_check panic_checks[] = {
+	{{"panic_report_complete", "panic_report.log", Q, 37, false, true, KTAP_R_NONE, 1, 0, 0,
+	  NULL, "panic.report", KTAP_PASS, NULL}, so_lines},
+	{{"panic_report_exit_37_no_lines_required", "panic_report.log", Q, 37, false, true,
+	  KTAP_R_NONE, 1, 0, 0, NULL, "panic.report", KTAP_PASS, NULL}, no_lines},
+	{{"panic_report_missing_line", "panic_report_missing.log", Q, 37, false, false,
+	  KTAP_R_PANIC_REPORT, 0, 1, 0,
+	  "panic report lacks: RSP is in the boot stack's guard page: kernel stack overflow",
+	  "panic.report", KTAP_FAIL, "  missing: RSP is in the boot stack's guard page"}, so_lines},
+	{{"panic_report_out_of_order", "panic_report_out_of_order.log", Q, 37, false, false,
+	  KTAP_R_PANIC_REPORT, 0, 1, 0, "(out of order: it appears only on or before the line "
+	  "matching 'R15:')", "panic.report", KTAP_FAIL,
+	  "not reached (follows a missing line, present in the log): Call trace:"}, so_lines},
+	{{"panic_expected_got_clean_exit_33", "panic_expected_clean_exit.log", Q, 33, false, false,
+	  KTAP_R_NO_PANIC, 0, 1, 0, "expected a kernel panic (exit 37), got exit 33: a clean exit "
+	  "(KTAP run complete: 62 passed, 0 failed, 0 skipped)", "panic.report", KTAP_FAIL,
+	  "# Totals: pass:62 fail:0 skip:0 total:62"}, so_lines},
+	{{"panic_expected_got_exit_35", "fail_case.log", Q, 35, false, false, KTAP_R_NO_PANIC, 0, 1,
+	  0, "got exit 35: a test failed (KTAP: 1 of 4 cases failed)", "panic.report", KTAP_FAIL,
+	  "expected output: 0 of 11 lines found in order"}, so_lines},
+	{{"panic_report_but_exit_33", "panic_report.log", Q, 33, false, false, KTAP_R_NO_PANIC, 0, 1,
+	  0, "got exit 33: a clean exit (no KTAP output)", "panic.report", KTAP_FAIL,
+	  "expected output: 11 of 11 lines found in order"}, so_lines},
+	{{"panic_expected_timeout", "panic_hang.log", Q, KTAP_EXIT_SIGNAL(9), true, false,
+	  KTAP_R_TIMEOUT, 0, 1, 0, "expected a kernel panic (exit 37), but timed out after 60 s",
+	  "panic.report", KTAP_FAIL, "  missing: repeated\n"}, so_lines},
+	{{"panic_expected_killed_by_signal", "panic_report.log", Q, KTAP_EXIT_SIGNAL(11), false,
+	  false, KTAP_R_NO_PANIC, 0, 1, 0, "got killed by signal 11", "panic.report", KTAP_FAIL,
+	  NULL}, so_lines},
+	{{"panic_expected_qemu_crash", "panic_report.log", Q, 1, false, false, KTAP_R_NO_PANIC, 0, 1,
+	  0, "got exit 1: QEMU crashed", "panic.report", KTAP_FAIL, "---[ end Kernel panic ]---"},
+	 so_lines},
+};
+
 static const char *log_dir;
 
 static char *read_log(const char *name, size_t *len)
@@ -178,11 +229,17 @@ static const struct ktap_case *find_case(struct ktap_parser *p, const struct kta
 
 /* Judge a log; returns the parser (caller frees). bytewise: feed 1 byte at
  * a time. *nevents receives the number of events delivered. */
-static struct ktap_parser *judge(const struct check *c, const char *buf, size_t len, bool bytewise,
-				 int *nevents)
+static struct ktap_parser *judge(const struct check *c, const char *const *expect,
+				 const char *buf, size_t len, bool bytewise, int *nevents)
 {
 	struct ktap_parser *p = ktap_new(c->kind, 60);
 	*nevents = 0;
+	if (expect) {
+		size_t n = 0;
+		while (expect[n])
+			n++;
+		ktap_expect_panic(p, expect, n);
+	}
 	if (bytewise) {
 		for (size_t i = 0; i < len; i++) {
 			ktap_feed_data(p, buf + i, 1);
@@ -198,7 +255,8 @@ static struct ktap_parser *judge(const struct check *c, const char *buf, size_t 
 	return p;
 }
 
-static bool run_check(const struct check *c)
+/* expect: NULL for an ordinary boot, else the lines of an expected panic */
+static bool run_check(const struct check *c, const char *const *expect)
 {
 	bool ok = true;
 	size_t len;
@@ -208,8 +266,8 @@ static bool run_check(const struct check *c)
 		return false;
 	}
 	int ev1, ev2;
-	struct ktap_parser *p = judge(c, buf, len, false, &ev1);
-	struct ktap_parser *p2 = judge(c, buf, len, true, &ev2);
+	struct ktap_parser *p = judge(c, expect, buf, len, false, &ev1);
+	struct ktap_parser *p2 = judge(c, expect, buf, len, true, &ev2);
 	const struct ktap_verdict *v = ktap_finish(p, 0, false); /* same verdict again */
 	const struct ktap_verdict *v2 = ktap_finish(p2, 0, false);
 
@@ -231,7 +289,8 @@ static bool run_check(const struct check *c)
 		note("reason '%s' does not contain '%s'", v->reason_text, c->reason_has);
 		ok = false;
 	}
-	if (v->consistent != (c->reason == KTAP_R_TESTS_FAILED)) {
+	/* a failed expected panic is carried by its one case, panic.report */
+	if (v->consistent != (c->reason == KTAP_R_TESTS_FAILED || (expect && !c->pass))) {
 		note("consistent=%d unexpected", v->consistent);
 		ok = false;
 	}
@@ -241,6 +300,11 @@ static bool run_check(const struct check *c)
 	}
 	if (!v->pass && !v->reason_text[0]) {
 		note("failed verdict without a reason");
+		ok = false;
+	}
+	if (expect && (ktap_suite_count(p) != 1 || ktap_suite_at(p, 0)->ncases != 1 ||
+		       v->boot_case || v->passed + v->failed + v->skipped != 1)) {
+		note("an expected panic must be exactly one case, panic.report");
 		ok = false;
 	}
 	if (strchr(v->reason_text, '\n')) {
@@ -280,6 +344,46 @@ static bool run_check(const struct check *c)
 	ktap_free(p);
 	ktap_free(p2);
 	free(buf);
+	return ok;
+}
+
+/* Panic matching rules: one log line matches at most one expected line,
+ * stderr lines of the runner do not count, ANSI escapes are ignored. */
+static bool check_panic_line_rules(void)
+{
+	static const char *const two[] = {"RIP: 0010:", "crash_if_requested+0x"};
+	static const char *const one[] = {"end Kernel panic"};
+	bool ok = true;
+	struct ktap_parser *p = ktap_new(KTAP_KIND_QEMU, 60);
+	ktap_expect_panic(p, two, 2);
+	ktap_feed_line(p, "RIP: 0010:ffffffff8010d2d0 crash_if_requested+0x50\r\n");
+	const struct ktap_verdict *v = ktap_finish(p, 37, false);
+	if (v->pass || !strstr(v->reason_text, "lacks: crash_if_requested+0x (out of order")) {
+		note("two expected lines on one log line: %s", v->pass ? "pass" : v->reason_text);
+		ok = false;
+	}
+	ktap_free(p);
+
+	p = ktap_new(KTAP_KIND_QEMU, 60);
+	ktap_expect_panic(p, two, 2);
+	ktap_feed_line(p, "RIP: 0010:ffffffff8010d2d0 crash_if_requested+0x50");
+	ktap_feed_line(p, " [<ffffffff8010d2d0>] \x1b[1mcrash_if_requested\x1b[0m+0x50/0x118");
+	v = ktap_finish(p, 37, false);
+	if (!v->pass) {
+		note("ANSI escapes inside a line: %s", v->reason_text);
+		ok = false;
+	}
+	ktap_free(p);
+
+	p = ktap_new(KTAP_KIND_QEMU, 60);
+	ktap_expect_panic(p, one, 1);
+	ktap_feed_line(p, "[qemu stderr] ---[ end Kernel panic ]---\n");
+	v = ktap_finish(p, 37, false);
+	if (v->pass || v->reason != KTAP_R_PANIC_REPORT || ktap_started(p)) {
+		note("stderr line matched: %s", v->pass ? "pass" : v->reason_text);
+		ok = false;
+	}
+	ktap_free(p);
 	return ok;
 }
 
@@ -459,7 +563,8 @@ int main(int argc, char **argv)
 	}
 	size_t nlog = sizeof(checks) / sizeof(checks[0]);
 	size_t nkt = sizeof(kt_checks) / sizeof(kt_checks[0]);
-	size_t total = nlog + 3 + nkt + 2;
+	size_t npanic = sizeof(panic_checks) / sizeof(panic_checks[0]);
+	size_t total = nlog + 3 + nkt + 2 + npanic + 1;
 	int passed = 0, failed = 0;
 
 	printf("KTAP version 1\n1..1\n");
@@ -471,7 +576,7 @@ int main(int argc, char **argv)
 		diag[0] = '\0';
 		if (i < nlog) {
 			name = checks[i].name;
-			ok = run_check(&checks[i]);
+			ok = run_check(&checks[i], NULL);
 		} else if (i == nlog) {
 			name = "ansi_escapes_stripped";
 			ok = check_clean();
@@ -487,9 +592,16 @@ int main(int argc, char **argv)
 		} else if (i == nlog + 3 + nkt) {
 			name = "kunit_tool_summary_parsing";
 			ok = check_kunit_tool_summary();
-		} else {
+		} else if (i == nlog + 3 + nkt + 1) {
 			name = "extra_check_case_counts";
 			ok = check_add_check();
+		} else if (i < nlog + 3 + nkt + 2 + npanic) {
+			const struct panic_check *pc = &panic_checks[i - (nlog + 3 + nkt + 2)];
+			name = pc->c.name;
+			ok = run_check(&pc->c, pc->expect);
+		} else {
+			name = "panic_line_matching_rules";
+			ok = check_panic_line_rules();
 		}
 		fputs(diag, stdout);
 		printf("    %s %zu %s\n", ok ? "ok" : "not ok", i + 1, name);

@@ -9,6 +9,9 @@
  *                may repeat: tokens are appended in order
  *   cmdline      kernel command-line words, may repeat, appended
  *   timeout      seconds per boot, positive integer, once (default 120)
+ *   expect       pass | panic, once (default pass)
+ *   expect_output  one expected line of the panic report (a substring of a
+ *                log line), may repeat, in order; only with expect = panic
  *
  * Invariant: on success every field is set and valid; on failure the caller
  * gets "file:line: message" and no allocation leaks.
@@ -26,6 +29,7 @@
 #include <string.h>
 
 const char *firmware_name(enum firmware f) { return f == FIRMWARE_UEFI ? "uefi" : "bios"; }
+const char *expect_name(enum expect e) { return e == EXPECT_PANIC ? "panic" : "pass"; }
 
 static char *trim(char *s)
 {
@@ -65,6 +69,9 @@ void topology_free(struct topology *t)
 	for (size_t i = 0; i < t->ncmdline; i++)
 		free(t->cmdline[i]);
 	free(t->cmdline);
+	for (size_t i = 0; i < t->nexpect_output; i++)
+		free(t->expect_output[i]);
+	free(t->expect_output);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -98,7 +105,8 @@ int topology_load(const char *path, struct topology *t, char *err, size_t errlen
 	t->name = name_from_path(path);
 	t->path = strdup(path);
 	t->description = strdup("");
-	bool seen_desc = false, seen_fw = false, seen_timeout = false;
+	bool seen_desc = false, seen_fw = false, seen_timeout = false, seen_expect = false;
+	int first_output_line = 0; /* line of the first expect_output */
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0;
@@ -166,12 +174,48 @@ int topology_load(const char *path, struct topology *t, char *err, size_t errlen
 				goto fail;
 			}
 			t->timeout_s = (int)v;
+		} else if (strcmp(key, "expect") == 0) {
+			if (seen_expect) {
+				snprintf(err, errlen, "%s:%d: duplicate key 'expect'", path, lineno);
+				goto fail;
+			}
+			seen_expect = true;
+			if (strcmp(value, "pass") == 0)
+				t->expect = EXPECT_PASS;
+			else if (strcmp(value, "panic") == 0)
+				t->expect = EXPECT_PANIC;
+			else {
+				snprintf(err, errlen, "%s:%d: expect must be 'pass' or 'panic', not '%s'",
+					 path, lineno, value);
+				goto fail;
+			}
+		} else if (strcmp(key, "expect_output") == 0) {
+			if (!*value) {
+				snprintf(err, errlen, "%s:%d: empty value for '%s'", path, lineno, key);
+				goto fail;
+			}
+			if (!first_output_line)
+				first_output_line = lineno;
+			char **nv = realloc(t->expect_output,
+					    (t->nexpect_output + 1) * sizeof(*t->expect_output));
+			if (!nv)
+				goto oom;
+			t->expect_output = nv;
+			if (!(nv[t->nexpect_output] = strdup(value)))
+				goto oom;
+			t->nexpect_output++;
 		} else {
 			snprintf(err, errlen,
-				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, timeout)",
+				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, "
+				 "timeout, expect, expect_output)",
 				 path, lineno, key);
 			goto fail;
 		}
+	}
+	if (first_output_line && t->expect != EXPECT_PANIC) {
+		snprintf(err, errlen, "%s:%d: 'expect_output' is only valid with 'expect = panic'",
+			 path, first_output_line);
+		goto fail;
 	}
 	if (ferror(f)) {
 		snprintf(err, errlen, "%s: read error", path);

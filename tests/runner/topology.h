@@ -13,6 +13,10 @@
 
 enum firmware { FIRMWARE_BIOS, FIRMWARE_UEFI };
 
+/* What a boot must do: run KTAP and pass (exit 33), or crash (exit 37)
+ * printing every expect_output line, in order (see ktap_expect_panic()). */
+enum expect { EXPECT_PASS, EXPECT_PANIC };
+
 #define TOPOLOGY_DEFAULT_TIMEOUT 120
 
 struct topology {
@@ -25,9 +29,13 @@ struct topology {
 	char **cmdline;    /* kernel command-line words, in file order */
 	size_t ncmdline;
 	int timeout_s;
+	enum expect expect;
+	char **expect_output; /* expected panic report lines, in file order */
+	size_t nexpect_output; /* 0 unless expect == EXPECT_PANIC */
 };
 
 const char *firmware_name(enum firmware f); /* "bios" | "uefi" */
+const char *expect_name(enum expect e);     /* "pass" | "panic" */
 
 /* Parse one file. Returns 0, or -1 with a message in err. */
 int topology_load(const char *path, struct topology *out, char *err, size_t errlen);
