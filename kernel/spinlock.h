@@ -1,0 +1,70 @@
+/* Ticket spinlocks: fair (first come, first served), built on GCC's __atomic
+ * builtins, so the same code runs in the kernel and in host-side tests.
+ *
+ * The irqsave variants disable interrupts on this CPU for as long as the
+ * lock is held; use them for locks also taken from interrupt context. */
+#ifndef KERNEL_SPINLOCK_H
+#define KERNEL_SPINLOCK_H
+
+#include "kernel/types.h"
+
+typedef struct {
+	u16 next; /* the ticket the next locker takes */
+	u16 owner; /* the ticket being served */
+} spinlock_t;
+
+#define __SPIN_LOCK_UNLOCKED { 0, 0 }
+#define DEFINE_SPINLOCK(name) spinlock_t name = __SPIN_LOCK_UNLOCKED
+
+static inline void spin_lock_init(spinlock_t *l) { l->next = l->owner = 0; }
+
+static inline void spin_lock(spinlock_t *l)
+{
+	u16 me = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != me)
+		__builtin_ia32_pause();
+}
+
+static inline void spin_unlock(spinlock_t *l)
+{
+	__atomic_store_n(&l->owner, (u16)(l->owner + 1), __ATOMIC_RELEASE);
+}
+
+static inline bool spin_is_locked(spinlock_t *l)
+{
+	return __atomic_load_n(&l->owner, __ATOMIC_RELAXED) !=
+	       __atomic_load_n(&l->next, __ATOMIC_RELAXED);
+}
+
+#ifdef MMLAB_HOST
+/* Host-side tests have no interrupts to mask. */
+static inline unsigned long arch_local_irq_save(void) { return 0; }
+static inline void arch_local_irq_restore(unsigned long flags) { (void)flags; }
+#else
+static inline unsigned long arch_local_irq_save(void)
+{
+	unsigned long flags;
+	__asm__ volatile("pushfq; popq %0; cli" : "=r"(flags)::"memory");
+	return flags;
+}
+static inline void arch_local_irq_restore(unsigned long flags)
+{
+	if (flags & (1ul << 9))
+		__asm__ volatile("sti" ::: "memory");
+}
+#endif
+
+#define local_irq_save(flags) ((flags) = arch_local_irq_save())
+#define local_irq_restore(flags) arch_local_irq_restore(flags)
+#define spin_lock_irqsave(l, flags)                                                   \
+	do {                                                                          \
+		local_irq_save(flags);                                                \
+		spin_lock(l);                                                         \
+	} while (0)
+#define spin_unlock_irqrestore(l, flags)                                              \
+	do {                                                                          \
+		spin_unlock(l);                                                       \
+		local_irq_restore(flags);                                             \
+	} while (0)
+
+#endif

@@ -1,0 +1,134 @@
+/* struct page: one per 4 KiB page frame of RAM, 64 bytes at most, kept in the
+ * virtually contiguous vmemmap so that pfn <-> page is an addition.
+ *
+ * The vmemmap is populated per 128 MiB section, only for sections that hold
+ * RAM, with each section's struct pages on the section's own node;
+ * pfn_valid() says whether a pfn has a struct page. Pfns inside a populated
+ * section that are not RAM are PG_reserved forever.
+ *
+ * What the union holds depends on the page's use:
+ *  - free in the buddy allocator (PG_buddy): lru links it into a free list,
+ *    private is the order of the free block it heads;
+ *  - free in a per-CPU list (PG_pcp): lru links it there;
+ *  - allocated with order > 0 (PG_head): private is the allocation order,
+ *    checked when it is freed;
+ *  - a slab (PG_slab): the slab fields;
+ *  - a page-table page (PG_table): a reference count and a back-pointer to
+ *    the PMD entry that maps it (used by the refcounted PTE tables). */
+#ifndef MM_PAGE_H
+#define MM_PAGE_H
+
+#include "kernel/list.h"
+#include "kernel/types.h"
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1ul << PAGE_SHIFT)
+
+enum pageflags {
+	PG_reserved,  /* never handed to the buddy allocator (holes, kernel, firmware) */
+	PG_buddy,     /* heads a free block in a buddy free list */
+	PG_pcp,       /* free, in a per-CPU list */
+	PG_head,      /* first page of an allocation of order > 0 */
+	PG_slab,      /* owned by the slab allocator */
+	PG_table,     /* a page-table page */
+	PG_large_kmalloc, /* a kmalloc too big for the slabs */
+	PG_bad,       /* failed a bad-page check: out of circulation */
+	NR_PAGEFLAGS
+};
+
+/* The node id lives in the top bits of flags, as in Linux. */
+#define NODES_PGSHIFT 56
+#define PAGE_FLAGS_MASK ((1ul << NODES_PGSHIFT) - 1)
+
+struct kmem_cache;
+
+struct page {
+	unsigned long flags;
+	union {
+		struct { /* buddy, per-CPU lists, allocated compound heads */
+			struct list_head lru;
+			unsigned long private;
+		};
+		struct { /* slab */
+			struct kmem_cache *slab_cache;
+			void *freelist;
+			unsigned short inuse, objects;
+			unsigned int slab_pad;
+		};
+		struct { /* page-table page */
+			unsigned long pt_pad[2];
+			void *pmd;            /* the PMD entry that maps this PTE table */
+			int pt_refcount;      /* non-none entries + walkers */
+			int pt_pad2;
+		};
+	};
+	int _refcount;
+	int _mapcount; /* -1: not mapped in any user page table */
+	unsigned long freed_by; /* return address of the last free, for reports */
+};
+
+_Static_assert(sizeof(struct page) <= 64, "struct page must fit in 64 bytes");
+
+static inline bool page_test_flag(const struct page *p, enum pageflags f) { return p->flags >> f & 1; }
+static inline void page_set_flag(struct page *p, enum pageflags f) { p->flags |= 1ul << f; }
+static inline void page_clear_flag(struct page *p, enum pageflags f) { p->flags &= ~(1ul << f); }
+
+#define PageReserved(p) page_test_flag(p, PG_reserved)
+#define PageBuddy(p) page_test_flag(p, PG_buddy)
+#define PageHead(p) page_test_flag(p, PG_head)
+#define PageSlab(p) page_test_flag(p, PG_slab)
+#define PageTable(p) page_test_flag(p, PG_table)
+
+static inline int page_to_nid(const struct page *p) { return (int)(p->flags >> NODES_PGSHIFT); }
+static inline void set_page_node(struct page *p, int nid)
+{
+	p->flags = (p->flags & PAGE_FLAGS_MASK) | ((unsigned long)nid << NODES_PGSHIFT);
+}
+static inline int page_ref_count(const struct page *p) { return p->_refcount; }
+static inline void set_page_count(struct page *p, int v) { p->_refcount = v; }
+static inline void get_page(struct page *p) { p->_refcount++; }
+
+/* Sections: the granularity at which the vmemmap is populated. */
+#define SECTION_SIZE_BITS 27 /* 128 MiB */
+#define PFN_SECTION_SHIFT (SECTION_SIZE_BITS - PAGE_SHIFT)
+#define PAGES_PER_SECTION (1ul << PFN_SECTION_SHIFT)
+#define MAX_PHYSMEM_BITS 46
+#define NR_MEM_SECTIONS (1ul << (MAX_PHYSMEM_BITS - SECTION_SIZE_BITS))
+
+extern u8 mem_section_present[NR_MEM_SECTIONS / 8];
+
+static inline bool pfn_valid(unsigned long pfn)
+{
+	unsigned long s = pfn >> PFN_SECTION_SHIFT;
+	return s < NR_MEM_SECTIONS && (mem_section_present[s / 8] >> (s % 8) & 1);
+}
+
+#ifdef MMLAB_HOST
+/* Host-side tests give the allocator a buffer as "physical memory" starting
+ * at pfn 0 and an array of struct pages for it. */
+extern struct page *vmemmap;
+extern u8 *host_phys_base;
+static inline void *page_address(const struct page *p)
+{
+	return host_phys_base + ((unsigned long)(p - vmemmap) << PAGE_SHIFT);
+}
+static inline struct page *virt_to_page(const void *v)
+{
+	return vmemmap + (((uintptr_t)v - (uintptr_t)host_phys_base) >> PAGE_SHIFT);
+}
+#else
+#include "arch/x86_64/page.h"
+#define VMEMMAP_START 0xffffea0000000000ul
+#define vmemmap ((struct page *)VMEMMAP_START)
+static inline void *page_address(const struct page *p)
+{
+	return __va((phys_addr_t)(p - vmemmap) << PAGE_SHIFT);
+}
+/* For direct-map and kernel-image addresses. */
+static inline struct page *virt_to_page(const void *v) { return vmemmap + (__pa(v) >> PAGE_SHIFT); }
+#endif
+
+static inline unsigned long page_to_pfn(const struct page *p) { return (unsigned long)(p - vmemmap); }
+static inline struct page *pfn_to_page(unsigned long pfn) { return vmemmap + pfn; }
+
+#endif

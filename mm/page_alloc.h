@@ -1,0 +1,134 @@
+/* The per-node buddy page allocator.
+ *
+ * Each node has free lists for orders 0..MAX_PAGE_ORDER (order 18: a 1 GiB
+ * gigantic page); a free block of order k is 2^k pages, aligned to its size,
+ * and its first page is PG_buddy with private == k. Freeing merges a block
+ * with its buddy (pfn ^ 2^k) only when the buddy is itself a free block of
+ * the same order on the same node, so merge never trusts a page that is not
+ * free. Order-0 pages go through per-CPU lists (refilled and drained in
+ * batches) so the common case takes no shared lock.
+ *
+ * Allocation tries the preferred node, then the other nodes in order of SLIT
+ * distance (the node's fallback list), each above its low watermark; then
+ * the slow path: the min watermark, draining per-CPU lists, the shrinkers
+ * when the GFP flags allow direct reclaim, and retries as the flags say. */
+#ifndef MM_PAGE_ALLOC_H
+#define MM_PAGE_ALLOC_H
+
+#include "kernel/list.h"
+#include "kernel/spinlock.h"
+#include "mm/gfp.h"
+#include "mm/numa.h"
+#include "mm/page.h"
+
+#define MAX_PAGE_ORDER 18
+#define NR_PAGE_ORDERS (MAX_PAGE_ORDER + 1)
+#define PAGE_ALLOC_COSTLY_ORDER 3
+
+struct free_area {
+	struct list_head free_list;
+	unsigned long nr_free;
+};
+
+struct per_cpu_pages {
+	struct list_head list;
+	int count; /* pages in list */
+	int high;  /* drain down to high - batch when count exceeds high */
+	int batch; /* pages moved at a time to or from the buddy lists */
+};
+
+enum { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
+
+enum numa_stat_item {
+	NUMA_HIT,     /* allocated on the node the caller wanted */
+	NUMA_MISS,    /* allocated here although another node was wanted */
+	NUMA_FOREIGN, /* wanted here, allocated elsewhere */
+	NUMA_LOCAL,   /* allocated here for a caller running on this node */
+	NUMA_OTHER,   /* allocated here for a caller running on another node */
+	NR_NUMA_STAT_ITEMS
+};
+
+typedef struct pglist_data {
+	int node_id;
+	spinlock_t lock; /* protects free_area, nr_free and the bad-page list */
+	struct free_area free_area[NR_PAGE_ORDERS];
+	unsigned long nr_free;          /* pages in free_area */
+	unsigned long node_start_pfn;
+	unsigned long node_spanned_pages; /* from start to end, holes included */
+	unsigned long node_present_pages; /* RAM pages */
+	unsigned long managed_pages;      /* pages handed to the buddy allocator */
+	unsigned long watermark[NR_WMARK];
+	unsigned long nr_bad_pages;       /* taken out of circulation */
+	int fallback[MAX_NUMNODES]; /* nodes with memory, nearest first */
+	int nr_fallback;
+	unsigned long numa_stat[NR_NUMA_STAT_ITEMS];
+	struct per_cpu_pages pcp[NR_CPUS];
+} pg_data_t;
+
+extern pg_data_t *node_data[MAX_NUMNODES];
+#define NODE_DATA(nid) (node_data[nid])
+
+/* Allocation. nid may be NUMA_NO_NODE (the current CPU's node). */
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
+struct page *alloc_pages(gfp_t gfp, unsigned int order);
+void __free_pages(struct page *page, unsigned int order);
+void free_pages(unsigned long addr, unsigned int order);
+unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
+unsigned long get_zeroed_page(gfp_t gfp);
+#define alloc_page(gfp) alloc_pages(gfp, 0)
+#define __free_page(page) __free_pages(page, 0)
+#define free_page(addr) free_pages(addr, 0)
+/* Drops a reference; frees the (order-0) page when it was the last. */
+void put_page(struct page *page);
+
+/* Setup: node_data must exist for every node (page_alloc_init_node), the
+ * fallback lists are built from the distances, then memory is freed into
+ * the allocator with free_boot_range(). */
+void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, unsigned long end_pfn);
+void build_all_fallback_lists(void);
+/* Gives [start_pfn, end_pfn) of node nid to the buddy allocator, in the
+ * largest aligned blocks. The struct pages must be initialised. */
+void free_boot_range(unsigned long start_pfn, unsigned long end_pfn);
+void setup_watermarks(void);
+
+/* Statistics. */
+unsigned long node_free_pages(int nid); /* buddy + per-CPU lists */
+unsigned long nr_free_pages(void);
+unsigned long node_free_blocks(int nid, unsigned int order);
+void drain_all_pages(void);
+void show_buddyinfo(void);
+void show_numastat(void);
+void show_free_areas(void);
+
+/* The buddy layer alone, without per-CPU lists and watermarks: what the
+ * benchmarks and host tests measure and check. */
+struct page *__rmqueue_smallest(pg_data_t *pgdat, unsigned int order);
+void __free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order);
+
+/* Bad-page checking: on by default; page_poison=on also fills free pages
+ * with PAGE_POISON and checks the pattern on allocation. */
+#define PAGE_POISON 0xaa
+extern bool page_poisoning;
+/* How many bad-page reports were printed (tests look at the difference). */
+extern unsigned long bad_page_reports;
+
+/* Shrinkers: callbacks that free memory on request in the slow path. */
+struct shrink_control {
+	gfp_t gfp_mask;
+	int nid;
+	unsigned long nr_to_scan;
+	unsigned long nr_scanned;
+};
+struct shrinker {
+	unsigned long (*count_objects)(struct shrinker *, struct shrink_control *);
+	unsigned long (*scan_objects)(struct shrinker *, struct shrink_control *);
+	struct list_head list;
+	int seeks;
+};
+#define SHRINK_STOP (~0ul)
+int register_shrinker(struct shrinker *s);
+void unregister_shrinker(struct shrinker *s);
+/* Calls every shrinker; returns how many objects they freed. */
+unsigned long shrink_slab(gfp_t gfp, int nid);
+
+#endif

@@ -1,0 +1,53 @@
+/* Slab caches and kmalloc.
+ *
+ * A cache hands out objects of one size from slabs: runs of pages from the
+ * page allocator, each on one node, carved into objects. Free objects of a
+ * slab form a list threaded through the objects themselves. Each cache keeps
+ * per-node lists of partial and full slabs, so an object from
+ * kmem_cache_alloc_node(c, gfp, nid) lives on nid when nid has memory.
+ *
+ * kmalloc rounds a request up to a size class (8 bytes .. 8 KiB) and uses
+ * that class's cache; larger requests are served by the page allocator
+ * directly (PG_large_kmalloc). kfree() finds what owns a pointer from its
+ * struct page; a double free, or a pointer kmalloc never returned, is
+ * reported (and ignored), never silently accepted. */
+#ifndef MM_SLAB_H
+#define MM_SLAB_H
+
+#include "kernel/list.h"
+#include "kernel/spinlock.h"
+#include "mm/gfp.h"
+#include "mm/numa.h"
+
+#define KMALLOC_MIN_SIZE 8
+#define KMALLOC_MAX_CACHE_SIZE 8192
+
+struct kmem_cache;
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
+				     unsigned long flags, void (*ctor)(void *));
+void kmem_cache_destroy(struct kmem_cache *s);
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp);
+void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid);
+void kmem_cache_free(struct kmem_cache *s, void *obj);
+/* Gives the cache's empty slabs back to the page allocator. */
+void kmem_cache_shrink(struct kmem_cache *s);
+void kmem_cache_shrink_all(void);
+
+void *kmalloc(size_t size, gfp_t gfp);
+void *kmalloc_node(size_t size, gfp_t gfp, int nid);
+void *kzalloc(size_t size, gfp_t gfp);
+void *kzalloc_node(size_t size, gfp_t gfp, int nid);
+void *kcalloc(size_t n, size_t size, gfp_t gfp);
+void kfree(const void *obj);
+/* The usable size of a kmalloc'ed object (its size class or page run). */
+size_t ksize(const void *obj);
+
+void kmem_cache_init(void);
+/* Objects allocated and not freed, over all caches (tests check leaks). */
+unsigned long slab_objects_in_use(void);
+/* Reports of bad frees (tests look at the difference). */
+extern unsigned long slab_bad_free_reports;
+void show_slabinfo(void);
+
+#endif
