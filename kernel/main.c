@@ -17,6 +17,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "mm/mm_init.h"
 #include "mm/numa.h"
 #include "tests/kunit.h"
 
@@ -79,6 +80,7 @@ static void boot_report(void)
 		numa_topology.nr_cpus, acpi_madt.disabled_cpus, acpi_madt.nr_ioapics,
 		acpi_madt.nr_overrides, (unsigned long long)acpi_madt.lapic_address);
 	numa_print(&numa_topology);
+	mm_report();
 	pr_info("==== end of boot report ====\n");
 }
 
@@ -122,6 +124,7 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	boot_paging_init(memmap_ram_end(&boot_memmap));
 
 	setup_acpi_and_numa();
+	mm_init();
 	boot_report();
 	crash_if_requested();
 

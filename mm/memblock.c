@@ -49,7 +49,11 @@ static int add_range(struct memblock_type *t, phys_addr_t base, phys_addr_t size
 	/* Merge around i until nothing touches. */
 	for (unsigned long j = i > 0 ? i - 1 : 0; j + 1 < t->cnt;) {
 		struct memblock_region *a = &t->regions[j], *b = &t->regions[j + 1];
-		if (a->base + a->size >= b->base && (merge_any_node || a->nid == b->nid)) {
+		bool overlap = a->base + a->size > b->base, touch = a->base + a->size == b->base;
+		/* Reserved ranges keep their labels apart unless they overlap. */
+		bool same_kind = merge_any_node ? (a->what == b->what || (a->what && b->what && !strcmp(a->what, b->what)))
+						: a->nid == b->nid;
+		if (overlap || (touch && same_kind)) {
 			phys_addr_t end = max(a->base + a->size, b->base + b->size);
 			a->size = end - a->base;
 			if (!a->what)

@@ -65,9 +65,12 @@ struct page {
 	int _refcount;
 	int _mapcount; /* -1: not mapped in any user page table */
 	unsigned long freed_by; /* return address of the last free, for reports */
+	/* Pads struct page to 64 bytes: a power of two, so the struct pages of
+	 * a 128 MiB section fill exactly one 2 MiB page of the vmemmap. */
+	unsigned long padding;
 };
 
-_Static_assert(sizeof(struct page) <= 64, "struct page must fit in 64 bytes");
+_Static_assert(sizeof(struct page) == 64, "struct page must be 64 bytes");
 
 static inline bool page_test_flag(const struct page *p, enum pageflags f) { return p->flags >> f & 1; }
 static inline void page_set_flag(struct page *p, enum pageflags f) { p->flags |= 1ul << f; }

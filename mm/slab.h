@@ -22,6 +22,14 @@
 #define KMALLOC_MIN_SIZE 8
 #define KMALLOC_MAX_CACHE_SIZE 8192
 
+/* kmalloc(0) returns ZERO_SIZE_PTR, as in Linux: not NULL (not a failure),
+ * but any access faults; kfree and ksize accept it. */
+#define ZERO_SIZE_PTR ((void *)16)
+#define ZERO_OR_NULL_PTR(x) ((unsigned long)(x) <= (unsigned long)ZERO_SIZE_PTR)
+
+/* kmem_cache_create flags (Linux's value); others are accepted and ignored. */
+#define SLAB_HWCACHE_ALIGN 0x00002000ul /* align objects to a 64-byte cache line */
+
 struct kmem_cache;
 
 struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,

@@ -8,17 +8,22 @@
  *       # <diagnostics of case 1, if any>
  *       ok 1 <case>
  *       ok 2 <case> # SKIP <reason>
- *   # <suite>: pass:P fail:F skip:K total:N
+ *       ok N+1 free_pages_restored
+ *   # <suite>: pass:P fail:F skip:K total:N+1
  *   ok 1 <suite>
  *   # Totals: pass:P fail:F skip:K total:T
  *
  * While a case runs, everything printk prints becomes a "    # " diagnostic
- * line of that case. */
+ * line of that case. Every suite ends with a case of the runner's own,
+ * free_pages_restored: each node's free page count and the number of slab
+ * objects in use must be what they were before the suite ran. */
 #include "tests/kunit.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
 
 extern struct kunit_suite *const __kunit_suites_start[], *const __kunit_suites_end[];
 
@@ -151,6 +156,45 @@ bool kunit_filter_match(const char *filter, const char *suite, const char *name)
 	return !dot || glob_match(dot + 1, name);
 }
 
+/* What a suite must give back: per node, the free pages (buddy and per-CPU
+ * lists; pages retired by a bad-page check count as given back, since the
+ * test that provoked the check accounts for them), and the slab objects. */
+struct resource_snapshot {
+	unsigned long free[MAX_NUMNODES];
+	unsigned long slab_objects;
+};
+
+static void take_snapshot(struct resource_snapshot *s)
+{
+	/* Empty slabs cached by kmalloc are free memory for this purpose. */
+	kmem_cache_shrink_all();
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		s->free[nid] = node_data[nid] ? node_free_pages(nid) + node_data[nid]->nr_bad_pages : 0;
+	s->slab_objects = slab_objects_in_use();
+}
+
+/* The last case of every suite: nothing the suite allocated is left. */
+static enum kunit_status check_restored(const struct resource_snapshot *before)
+{
+	struct resource_snapshot after;
+	enum kunit_status st = KUNIT_SUCCESS;
+	take_snapshot(&after);
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		if (after.free[nid] != before->free[nid]) {
+			printk(KERN_ALWAYS "free_pages_restored: node %d had %lu free pages before the "
+			       "suite and %lu after (%+ld)\n", nid, before->free[nid], after.free[nid],
+			       (long)(after.free[nid] - before->free[nid]));
+			st = KUNIT_FAILURE;
+		}
+	}
+	if (after.slab_objects != before->slab_objects) {
+		printk(KERN_ALWAYS "free_pages_restored: %lu slab objects in use before the suite, "
+		       "%lu after\n", before->slab_objects, after.slab_objects);
+		st = KUNIT_FAILURE;
+	}
+	return st;
+}
+
 static unsigned count_cases(const struct kunit_suite *s, const char *filter)
 {
 	unsigned n = 0;
@@ -179,7 +223,9 @@ unsigned kunit_run_all(const char *filter)
 		if (!nr)
 			continue;
 		suite_no++;
-		printk(KERN_ALWAYS "    KTAP version 1\n    # Subtest: %s\n    1..%u\n", s->name, nr);
+		printk(KERN_ALWAYS "    KTAP version 1\n    # Subtest: %s\n    1..%u\n", s->name, nr + 1);
+		struct resource_snapshot before;
+		take_snapshot(&before);
 
 		int init_err = 0;
 		if (s->suite_init) {
@@ -218,8 +264,14 @@ unsigned kunit_run_all(const char *filter)
 			s->suite_exit(s);
 			printk_set_line_prefix(NULL);
 		}
+		printk_set_line_prefix(CASE_PREFIX);
+		enum kunit_status restored = check_restored(&before);
+		printk_set_line_prefix(NULL);
+		counts[restored]++;
+		printk(KERN_ALWAYS "    %s %u free_pages_restored\n", restored == KUNIT_SUCCESS ? "ok" : "not ok",
+		       nr + 1);
 		printk(KERN_ALWAYS "# %s: pass:%u fail:%u skip:%u total:%u\n", s->name, counts[0], counts[1],
-		       counts[2], nr);
+		       counts[2], nr + 1);
 		printk(KERN_ALWAYS "%s %u %s\n", counts[1] ? "not ok" : "ok", suite_no, s->name);
 		for (int i = 0; i < 3; i++)
 			totals[i] += counts[i];

@@ -32,11 +32,21 @@ unsigned long direct_map_page_size;
 
 extern char _text[], _etext[], _erodata[], _edata[], _end[];
 
+phys_addr_t (*early_pgtable_alloc)(void);
+
 static u64 *alloc_table(void)
 {
-	if (pool_used == POOL_PAGES)
+	u64 *t;
+	if (pool_used < POOL_PAGES) {
+		t = pool[pool_used++];
+	} else if (early_pgtable_alloc) {
+		phys_addr_t pa = early_pgtable_alloc();
+		if (!pa)
+			return NULL;
+		t = __va(pa);
+	} else {
 		return NULL;
-	u64 *t = pool[pool_used++];
+	}
 	memset(t, 0, PAGE_SIZE);
 	return t;
 }
@@ -61,7 +71,7 @@ static u64 *next_level(u64 *entry)
 /* Before the switch, tables are reached through the kernel image mapping;
  * the pool is in the image so __va(__pa(x)) == x's direct-map alias, which
  * the boot tables also map (first 4 GiB). */
-static bool map_page(unsigned long va, phys_addr_t pa, u64 flags, int level)
+bool kernel_map(unsigned long va, phys_addr_t pa, u64 flags, int level)
 {
 	u64 *pud = next_level(&kernel_pml4[pgd_index(va)]);
 	if (!pud)
@@ -90,7 +100,7 @@ static void map_kernel_range(char *start, char *end, u64 flags)
 		if (va >= (unsigned long)boot_stack_guard &&
 		    va < (unsigned long)boot_stack_guard + PAGE_SIZE)
 			continue;
-		if (!map_page(va, __pa((void *)va), flags, 1))
+		if (!kernel_map(va, __pa((void *)va), flags, 1))
 			panic("boot_paging: page-table pool exhausted mapping the kernel");
 	}
 }
@@ -112,7 +122,7 @@ void boot_paging_init(phys_addr_t top_of_ram)
 	end = ALIGN_UP(end, step);
 	phys_addr_t pa;
 	for (pa = 0; pa < end; pa += step)
-		if (!map_page(PAGE_OFFSET + pa, pa, _PAGE_PRESENT | _PAGE_RW | global | nx, level))
+		if (!kernel_map(PAGE_OFFSET + pa, pa, _PAGE_PRESENT | _PAGE_RW | global | nx, level))
 			break;
 	if (pa < end)
 		pr_warn("boot_paging: page-table pool exhausted: direct map stops at %#lx of %#lx\n",

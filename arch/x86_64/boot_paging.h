@@ -16,6 +16,14 @@ void boot_paging_init(phys_addr_t top_of_ram);
 extern phys_addr_t direct_map_end;
 extern unsigned long direct_map_page_size;
 
+/* Maps one page of the given level (1: 4 KiB, 2: 2 MiB, 3: 1 GiB) into the
+ * kernel page tables, allocating intermediate tables from the boot pool and
+ * then from early_pgtable_alloc (memblock, once it exists). pa must be
+ * aligned to the page size. No TLB flush: only for addresses never mapped
+ * before. Returns false when no page-table page could be had. */
+bool kernel_map(unsigned long va, phys_addr_t pa, u64 flags, int level);
+extern phys_addr_t (*early_pgtable_alloc)(void);
+
 /* The boot stack's guard page (for tests). */
 extern char boot_stack_guard[];
 

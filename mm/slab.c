@@ -1,0 +1,785 @@
+/* The slab allocator and kmalloc: see slab.h for the interface.
+ *
+ * A slab is a run of 2^order pages from one node, carved from its start into
+ * s->objects slots of s->size bytes, followed by a small struct slab_tail:
+ * the slab's link in its node's lists and a bitmap with one bit per slot,
+ * set while the slot is free. Free slots are also chained through their own
+ * memory (the pointer at s->offset) from page->freelist, so allocation is a
+ * pop; the bitmap is what makes a double free, or a free list damaged by a
+ * use after free, detectable without walking the list.
+ *
+ * Every page of a slab is PG_slab with slab_cache set; the head page holds
+ * freelist, inuse and objects, and a tail page holds objects == 0 and its
+ * distance from the head in slab_pad, so kfree() finds the head from any
+ * object of a multi-page slab.
+ *
+ * Invariants, for every slab (under its node's list_lock):
+ *  - inuse == objects - (bits set in the free map) == objects - (length of
+ *    the free list), and the free list holds exactly the slots whose bits
+ *    are set;
+ *  - the slab is on exactly one list of s->node[page_to_nid(head)]: full
+ *    when inuse == objects, empty when inuse == 0, partial otherwise (a
+ *    one-object slab that is not full is on the empty list);
+ *  - a node keeps at most SLAB_MAX_EMPTY empty slabs per cache; the rest go
+ *    back to the page allocator at once, and kmem_cache_shrink() returns
+ *    those too.
+ *
+ * kmalloc requests above KMALLOC_MAX_CACHE_SIZE come straight from the page
+ * allocator: the head page is PG_large_kmalloc and the page allocator's own
+ * record of the order (PG_head, private) says how much to give back.
+ *
+ * Locking: each cache node has a list_lock (taken with interrupts off, so
+ * kfree may run in an interrupt). The page allocator is never called with a
+ * list_lock held. slab_caches_lock protects the list of caches and is taken
+ * before any list_lock. */
+#include "mm/slab.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+#ifndef MMLAB_HOST
+#include "kernel/ksyms.h"
+#endif
+
+/* Slabs are at most 2^SLAB_MAX_ORDER pages (32 KiB). */
+#define SLAB_MAX_ORDER PAGE_ALLOC_COSTLY_ORDER
+/* Empty slabs a node keeps per cache for the next allocation. */
+#define SLAB_MAX_EMPTY 1
+#define SLAB_MIN_ALIGN sizeof(void *)
+#define BITS_PER_LONG (8 * sizeof(unsigned long))
+#define BITS_TO_LONGS(n) (((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
+
+struct kmem_cache_node {
+	spinlock_t list_lock;
+	struct list_head partial, full, empty;
+	unsigned long nr_partial, nr_full, nr_empty;
+	unsigned long nr_inuse; /* objects allocated from this node's slabs */
+};
+
+struct kmem_cache {
+	char name[32];
+	unsigned int object_size; /* what the user asked for: ksize() */
+	unsigned int size;        /* slot size: object (+ free pointer), aligned */
+	unsigned int align;
+	unsigned int offset;      /* of the free pointer inside a free slot */
+	unsigned int order;       /* of each slab */
+	unsigned int objects;     /* slots per slab */
+	unsigned int tail_offset; /* of struct slab_tail inside a slab */
+	unsigned long flags;
+	void (*ctor)(void *);
+	bool dead; /* destroyed while objects were live: freed once they are */
+	struct list_head list; /* slab_caches */
+	struct kmem_cache_node node[MAX_NUMNODES];
+};
+
+struct slab_tail {
+	struct list_head slab_list;
+	unsigned long free_map[]; /* bit i set: slot i is free */
+};
+
+static LIST_HEAD(slab_caches);
+static DEFINE_SPINLOCK(slab_caches_lock);
+static bool slab_ready;
+unsigned long slab_bad_free_reports;
+
+/* The caches kmem_cache_init() sets up: struct kmem_cache for the caches
+ * kmem_cache_create() makes, and the kmalloc size classes. */
+static struct kmem_cache kmem_cache_boot;
+static const unsigned int kmalloc_sizes[] = { 8,   16,  32,   64,   96,   128,  192,
+					      256, 512, 1024, 2048, 4096, 8192 };
+#define NR_KMALLOC_CACHES ARRAY_SIZE(kmalloc_sizes)
+static struct kmem_cache kmalloc_caches[NR_KMALLOC_CACHES];
+
+/* ---- slab geometry ---- */
+
+static unsigned int slab_tail_bytes(unsigned int objects)
+{
+	return sizeof(struct slab_tail) + BITS_TO_LONGS(objects) * sizeof(unsigned long);
+}
+
+static unsigned int objects_per_slab(unsigned int size, unsigned int order)
+{
+	unsigned long bytes = PAGE_SIZE << order;
+	unsigned long n = (bytes - sizeof(struct slab_tail)) / size;
+
+	while (n && n * size + slab_tail_bytes(n) > bytes)
+		n--;
+	return n > 0xffff ? 0xffff : (unsigned int)n;
+}
+
+/* The lowest order that wastes at most 1/16 of the slab, else the order
+ * that wastes the smallest fraction. Returns false if no slot fits. */
+static bool calculate_order(struct kmem_cache *s)
+{
+	unsigned long best_waste = 0, best_bytes = 0;
+	bool found = false;
+
+	for (unsigned int order = 0; order <= SLAB_MAX_ORDER; order++) {
+		unsigned long bytes = PAGE_SIZE << order;
+		unsigned int n = objects_per_slab(s->size, order);
+		if (!n)
+			continue;
+		unsigned long waste = bytes - (unsigned long)n * s->size;
+		if (!found || waste * best_bytes < best_waste * bytes) {
+			found = true;
+			best_waste = waste;
+			best_bytes = bytes;
+			s->order = order;
+			s->objects = n;
+		}
+		if (waste * 16 <= bytes)
+			break;
+	}
+	if (found)
+		s->tail_offset = (PAGE_SIZE << s->order) - slab_tail_bytes(s->objects);
+	return found;
+}
+
+static bool is_power_of_2(unsigned long x) { return x && !(x & (x - 1)); }
+
+static void kmem_cache_setup(struct kmem_cache *s, const char *name, unsigned int size,
+			     unsigned int align, unsigned long flags, void (*ctor)(void *))
+{
+	memset(s, 0, sizeof(*s));
+	strlcpy(s->name, name, sizeof(s->name));
+	s->object_size = size;
+	s->flags = flags;
+	s->ctor = ctor;
+	if (flags & SLAB_HWCACHE_ALIGN)
+		align = max(align, 64u);
+	s->align = max(align, (unsigned int)SLAB_MIN_ALIGN);
+	/* A constructed object must keep its contents while free, so the free
+	 * pointer goes after it rather than over its first word. */
+	s->offset = ctor ? ALIGN_UP(size, (unsigned int)sizeof(void *)) : 0;
+	s->size = ALIGN_UP(max(size, s->offset + (unsigned int)sizeof(void *)), s->align);
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct kmem_cache_node *n = &s->node[nid];
+		spin_lock_init(&n->list_lock);
+		INIT_LIST_HEAD(&n->partial);
+		INIT_LIST_HEAD(&n->full);
+		INIT_LIST_HEAD(&n->empty);
+	}
+}
+
+static void add_cache(struct kmem_cache *s)
+{
+	unsigned long flags;
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_add_tail(&s->list, &slab_caches);
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+}
+
+/* ---- one slab ---- */
+
+static struct slab_tail *slab_tail(const struct kmem_cache *s, struct page *head)
+{
+	return (struct slab_tail *)((char *)page_address(head) + s->tail_offset);
+}
+
+static struct page *slab_from_tail(struct slab_tail *t, const struct kmem_cache *s)
+{
+	return virt_to_page((char *)t - s->tail_offset);
+}
+
+static bool free_bit(const struct slab_tail *t, unsigned int i)
+{
+	return t->free_map[i / BITS_PER_LONG] >> (i % BITS_PER_LONG) & 1;
+}
+static void set_free_bit(struct slab_tail *t, unsigned int i)
+{
+	t->free_map[i / BITS_PER_LONG] |= 1ul << (i % BITS_PER_LONG);
+}
+static void clear_free_bit(struct slab_tail *t, unsigned int i)
+{
+	t->free_map[i / BITS_PER_LONG] &= ~(1ul << (i % BITS_PER_LONG));
+}
+
+static void **free_pointer(const struct kmem_cache *s, void *obj)
+{
+	return (void **)((char *)obj + s->offset);
+}
+
+/* The slot index of obj in the slab at head, or -1 if obj is not the start
+ * of a slot. */
+static long slot_index(const struct kmem_cache *s, struct page *head, const void *obj)
+{
+	uintptr_t base = (uintptr_t)page_address(head), p = (uintptr_t)obj;
+	if (p < base || p - base >= (uintptr_t)s->objects * s->size || (p - base) % s->size)
+		return -1;
+	return (long)((p - base) / s->size);
+}
+
+/* Rebuilds the free list from the free map, which is authoritative. */
+static void rebuild_freelist(struct kmem_cache *s, struct page *head)
+{
+	struct slab_tail *t = slab_tail(s, head);
+	char *base = page_address(head);
+	void *list = NULL;
+
+	for (unsigned int i = s->objects; i-- > 0;) {
+		if (free_bit(t, i)) {
+			*free_pointer(s, base + (size_t)i * s->size) = list;
+			list = base + (size_t)i * s->size;
+		}
+	}
+	head->freelist = list;
+}
+
+static struct list_head *list_for_slab(struct kmem_cache_node *n, struct page *head)
+{
+	if (head->inuse == 0)
+		return &n->empty;
+	return head->inuse == head->objects ? &n->full : &n->partial;
+}
+
+static unsigned long *count_for_list(struct kmem_cache_node *n, struct list_head *l)
+{
+	return l == &n->empty ? &n->nr_empty : l == &n->full ? &n->nr_full : &n->nr_partial;
+}
+
+static void slab_list_add(struct kmem_cache_node *n, struct kmem_cache *s, struct page *head)
+{
+	struct list_head *l = list_for_slab(n, head);
+	list_add(&slab_tail(s, head)->slab_list, l);
+	(*count_for_list(n, l))++;
+}
+
+static void slab_list_del(struct kmem_cache_node *n, struct kmem_cache *s, struct page *head)
+{
+	list_del(&slab_tail(s, head)->slab_list);
+	(*count_for_list(n, list_for_slab(n, head)))--;
+}
+
+/* Takes a free object from a slab that has one; n->list_lock held. Moves
+ * the slab between lists as its fill changes. */
+static void *slab_take_object(struct kmem_cache *s, struct kmem_cache_node *n, struct page *head)
+{
+	struct slab_tail *t = slab_tail(s, head);
+	void *obj = head->freelist;
+	long i = slot_index(s, head, obj);
+
+	if (i < 0 || !free_bit(t, (unsigned int)i)) {
+		pr_err("BUG: slab %s: free list of the slab at %p is corrupted (%p: a write after "
+		       "free?), rebuilt from the free map\n",
+		       s->name, page_address(head), obj);
+		rebuild_freelist(s, head);
+		obj = head->freelist;
+		i = slot_index(s, head, obj);
+	}
+	slab_list_del(n, s, head);
+	head->freelist = *free_pointer(s, obj);
+	clear_free_bit(t, (unsigned int)i);
+	head->inuse++;
+	n->nr_inuse++;
+	slab_list_add(n, s, head);
+	return obj;
+}
+
+/* A new slab from the page allocator, every slot free and constructed.
+ * Not on any list yet. */
+static struct page *new_slab(struct kmem_cache *s, gfp_t gfp, int nid)
+{
+	struct page *head = alloc_pages_node(nid, gfp & ~__GFP_ZERO, s->order);
+	if (!head)
+		return NULL;
+
+	for (unsigned int i = 0; i < 1u << s->order; i++) {
+		struct page *p = head + i;
+		page_set_flag(p, PG_slab);
+		p->slab_cache = s;
+		p->freelist = NULL;
+		p->inuse = 0;
+		p->objects = i ? 0 : (unsigned short)s->objects;
+		p->slab_pad = i; /* tails: the way back to the head */
+	}
+
+	struct slab_tail *t = slab_tail(s, head);
+	memset(t->free_map, 0, BITS_TO_LONGS(s->objects) * sizeof(unsigned long));
+	char *base = page_address(head);
+	for (unsigned int i = 0; i < s->objects; i++) {
+		set_free_bit(t, i);
+		if (s->ctor)
+			s->ctor(base + (size_t)i * s->size);
+	}
+	rebuild_freelist(s, head);
+	return head;
+}
+
+/* Gives a slab that is on no list back to the page allocator, leaving its
+ * struct pages as the page allocator handed them out. */
+static void discard_slab(struct kmem_cache *s, struct page *head)
+{
+	unsigned int order = s->order;
+
+	for (unsigned int i = 0; i < 1u << order; i++) {
+		struct page *p = head + i;
+		page_clear_flag(p, PG_slab);
+		p->lru.next = p->lru.prev = NULL;
+		p->private = 0;
+	}
+	if (order)
+		head->private = order; /* the page allocator's record of a PG_head block */
+	__free_pages(head, order);
+}
+
+/* The node whose slabs serve allocations for nid: nid itself, or for a node
+ * without memory the nearest node with memory (where the page allocator
+ * would put a new slab anyway). */
+static int slab_mem_node(int nid)
+{
+	if (node_ram_bytes(nid))
+		return nid;
+	pg_data_t *pgdat = NODE_DATA(nid);
+	if (pgdat && pgdat->nr_fallback > 0)
+		return pgdat->fallback[0];
+	return nid;
+}
+
+/* ---- the cache interface ---- */
+
+void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
+{
+	unsigned long flags;
+	void *obj = NULL;
+
+	if (!s)
+		return NULL;
+	if (nid == NUMA_NO_NODE)
+		nid = numa_node_id();
+	if (nid < 0 || nid >= MAX_NUMNODES) {
+		pr_err("kmem_cache_alloc_node: %s: no node %d\n", s->name, nid);
+		return NULL;
+	}
+
+	/* __GFP_THISNODE: only nid's own slabs will do. */
+	struct kmem_cache_node *n = &s->node[gfp & __GFP_THISNODE ? nid : slab_mem_node(nid)];
+	spin_lock_irqsave(&n->list_lock, flags);
+	struct list_head *from = !list_empty(&n->partial) ? &n->partial
+				 : !list_empty(&n->empty) ? &n->empty
+							  : NULL;
+	if (from) {
+		struct slab_tail *t = list_entry(from->next, struct slab_tail, slab_list);
+		obj = slab_take_object(s, n, slab_from_tail(t, s));
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+
+	if (!obj) {
+		struct page *head = new_slab(s, gfp, nid);
+		if (!head)
+			return NULL;
+		/* The page allocator may have fallen back to another node: the
+		 * slab belongs to the node its memory is on. */
+		n = &s->node[page_to_nid(head)];
+		spin_lock_irqsave(&n->list_lock, flags);
+		slab_list_add(n, s, head);
+		obj = slab_take_object(s, n, head);
+		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
+	if (gfp & __GFP_ZERO)
+		memset(obj, 0, s->object_size);
+	return obj;
+}
+
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	return kmem_cache_alloc_node(s, gfp, NUMA_NO_NODE);
+}
+
+static void report_bad_free(const char *func, const void *obj, const char *cache,
+			    const char *reason, void *caller)
+{
+	const char *sym = NULL;
+	u64 offset = 0;
+#ifndef MMLAB_HOST
+	u64 size;
+	sym = ksym_lookup((u64)(uintptr_t)caller, &offset, &size);
+#endif
+	slab_bad_free_reports++;
+	if (sym)
+		pr_err("BUG: %s: %s: %p (cache %s), caller %s+%#lx [%p]; ignored\n", func, reason,
+		       obj, cache, sym, (unsigned long)offset, caller);
+	else
+		pr_err("BUG: %s: %s: %p (cache %s), caller %p; ignored\n", func, reason, obj, cache,
+		       caller);
+}
+
+/* Returns obj's slot to the slab at head; reports (and ignores) a pointer
+ * that is not an allocated object of that slab. */
+static void slab_free(struct kmem_cache *s, struct page *head, const void *obj, const char *func,
+		      void *caller)
+{
+	long i = slot_index(s, head, obj);
+	unsigned long flags;
+	bool discard = false;
+
+	if (i < 0) {
+		report_bad_free(func, obj, s->name, "not the start of an object", caller);
+		return;
+	}
+
+	struct kmem_cache_node *n = &s->node[page_to_nid(head)];
+	struct slab_tail *t = slab_tail(s, head);
+	spin_lock_irqsave(&n->list_lock, flags);
+	if (free_bit(t, (unsigned int)i)) {
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		report_bad_free(func, obj, s->name, "double free", caller);
+		return;
+	}
+	slab_list_del(n, s, head);
+	*free_pointer(s, (void *)obj) = head->freelist;
+	head->freelist = (void *)obj;
+	set_free_bit(t, (unsigned int)i);
+	head->inuse--;
+	n->nr_inuse--;
+	if (head->inuse == 0 && n->nr_empty >= SLAB_MAX_EMPTY)
+		discard = true;
+	else
+		slab_list_add(n, s, head);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+
+	if (discard)
+		discard_slab(s, head);
+}
+
+/* The page that owns a kernel pointer, or NULL if there is no struct page
+ * for it. */
+static struct page *pointer_to_page(const void *obj)
+{
+	unsigned long pfn;
+#ifdef MMLAB_HOST
+	pfn = ((uintptr_t)obj - (uintptr_t)host_phys_base) >> PAGE_SHIFT;
+#else
+	uintptr_t a = (uintptr_t)obj;
+	/* Only the direct map and the kernel image have struct pages. */
+	if (a < PAGE_OFFSET || (a >= PAGE_OFFSET + (1ul << MAX_PHYSMEM_BITS) && a < KERNEL_VMA))
+		return NULL;
+	pfn = __pa(obj) >> PAGE_SHIFT;
+#endif
+	return pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+}
+
+/* The head page of the slab holding page, which is PG_slab. */
+static struct page *slab_head(struct page *page)
+{
+	return page - page->slab_pad;
+}
+
+void kmem_cache_free(struct kmem_cache *s, void *obj)
+{
+	void *caller = __builtin_return_address(0);
+	struct page *page;
+
+	if (!obj)
+		return;
+	page = pointer_to_page(obj);
+	if (!page || !PageSlab(page)) {
+		report_bad_free("kmem_cache_free", obj, s ? s->name : "?", "not a slab object",
+				caller);
+		return;
+	}
+	if (page->slab_cache != s) {
+		report_bad_free("kmem_cache_free", obj, s ? s->name : "?",
+				"object of another cache", caller);
+		return;
+	}
+	slab_free(s, slab_head(page), obj, "kmem_cache_free", caller);
+}
+
+static unsigned long cache_objects_in_use(struct kmem_cache *s)
+{
+	unsigned long total = 0, flags;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct kmem_cache_node *n = &s->node[nid];
+		spin_lock_irqsave(&n->list_lock, flags);
+		total += n->nr_inuse;
+		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
+	return total;
+}
+
+static void __kmem_cache_shrink(struct kmem_cache *s)
+{
+	unsigned long flags;
+
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		struct kmem_cache_node *n = &s->node[nid];
+		LIST_HEAD(discard);
+
+		spin_lock_irqsave(&n->list_lock, flags);
+		while (!list_empty(&n->empty)) {
+			struct list_head *e = n->empty.next;
+			list_move(e, &discard);
+			n->nr_empty--;
+		}
+		spin_unlock_irqrestore(&n->list_lock, flags);
+
+		while (!list_empty(&discard)) {
+			struct slab_tail *t = list_first_entry(&discard, struct slab_tail, slab_list);
+			list_del(&t->slab_list);
+			discard_slab(s, slab_from_tail(t, s));
+		}
+	}
+}
+
+/* A destroyed cache whose last object has been freed: its struct goes. */
+static bool finish_dead_cache(struct kmem_cache *s)
+{
+	if (!s->dead || cache_objects_in_use(s))
+		return false;
+	__kmem_cache_shrink(s);
+	list_del(&s->list);
+	kmem_cache_free(&kmem_cache_boot, s);
+	return true;
+}
+
+void kmem_cache_shrink(struct kmem_cache *s)
+{
+	unsigned long flags;
+	if (!s)
+		return;
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	if (!finish_dead_cache(s))
+		__kmem_cache_shrink(s);
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+}
+
+void kmem_cache_shrink_all(void)
+{
+	struct kmem_cache *s, *next;
+	unsigned long flags;
+
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_for_each_entry_safe(s, next, &slab_caches, list) {
+		if (!finish_dead_cache(s))
+			__kmem_cache_shrink(s);
+	}
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+}
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
+				     unsigned long flags, void (*ctor)(void *))
+{
+	struct kmem_cache *s;
+
+	if (!slab_ready) {
+		pr_err("kmem_cache_create: %s: called before kmem_cache_init\n", name);
+		return NULL;
+	}
+	if (!size || size > KMALLOC_MAX_CACHE_SIZE || (align && !is_power_of_2(align)) ||
+	    align > PAGE_SIZE) {
+		pr_err("kmem_cache_create: %s: bad size %u or align %u\n", name, size, align);
+		return NULL;
+	}
+	s = kmem_cache_alloc(&kmem_cache_boot, GFP_KERNEL);
+	if (!s)
+		return NULL;
+	kmem_cache_setup(s, name, size, align, flags, ctor);
+	if (!calculate_order(s)) {
+		pr_err("kmem_cache_create: %s: objects of %u bytes do not fit a slab\n", name,
+		       s->size);
+		kmem_cache_free(&kmem_cache_boot, s);
+		return NULL;
+	}
+	add_cache(s);
+	return s;
+}
+
+void kmem_cache_destroy(struct kmem_cache *s)
+{
+	void *caller = __builtin_return_address(0);
+	unsigned long flags, live;
+
+	if (!s)
+		return;
+	if (s == &kmem_cache_boot || (s >= kmalloc_caches && s < kmalloc_caches + NR_KMALLOC_CACHES)) {
+		pr_err("BUG: kmem_cache_destroy: %s is a boot cache, not destroyed\n", s->name);
+		return;
+	}
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	s->dead = true;
+	live = cache_objects_in_use(s);
+	if (!finish_dead_cache(s)) {
+		/* Freeing live objects would hand out memory someone still
+		 * uses: leak the slabs (and the cache, which their pages point
+		 * to) instead. kfree of the objects still works. */
+		__kmem_cache_shrink(s);
+		pr_err("BUG: kmem_cache_destroy: %s: slab cache still has %lu objects in use, "
+		       "called from %p; its memory is kept\n",
+		       s->name, live, caller);
+	}
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+}
+
+/* ---- kmalloc ---- */
+
+static struct kmem_cache *kmalloc_slab(size_t size)
+{
+	for (unsigned int i = 0; i < NR_KMALLOC_CACHES; i++)
+		if (size <= kmalloc_sizes[i])
+			return &kmalloc_caches[i];
+	return NULL;
+}
+
+static unsigned int get_order(size_t size)
+{
+	unsigned int order = 0;
+	while ((PAGE_SIZE << order) < size)
+		order++;
+	return order;
+}
+
+static void *kmalloc_large_node(size_t size, gfp_t gfp, int nid)
+{
+	if (size > (PAGE_SIZE << MAX_PAGE_ORDER))
+		return NULL;
+	unsigned int order = get_order(size);
+	/* An order > 0 block: the page allocator makes the head PG_head with
+	 * private == order (and zeroes it for __GFP_ZERO); kfree reads the
+	 * order back from there. */
+	struct page *page = alloc_pages_node(nid, gfp, order);
+	if (!page)
+		return NULL;
+	page_set_flag(page, PG_large_kmalloc);
+	return page_address(page);
+}
+
+void *kmalloc_node(size_t size, gfp_t gfp, int nid)
+{
+	if (!size)
+		return ZERO_SIZE_PTR;
+	if (!slab_ready) {
+		pr_err("kmalloc: called before kmem_cache_init\n");
+		return NULL;
+	}
+	struct kmem_cache *s = kmalloc_slab(size);
+	if (!s)
+		return kmalloc_large_node(size, gfp, nid);
+	return kmem_cache_alloc_node(s, gfp, nid);
+}
+
+void *kmalloc(size_t size, gfp_t gfp) { return kmalloc_node(size, gfp, NUMA_NO_NODE); }
+void *kzalloc(size_t size, gfp_t gfp) { return kmalloc_node(size, gfp | __GFP_ZERO, NUMA_NO_NODE); }
+void *kzalloc_node(size_t size, gfp_t gfp, int nid) { return kmalloc_node(size, gfp | __GFP_ZERO, nid); }
+
+void *kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	size_t bytes;
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return NULL;
+	return kzalloc(bytes, gfp);
+}
+
+void kfree(const void *obj)
+{
+	void *caller = __builtin_return_address(0);
+	struct page *page;
+
+	if (ZERO_OR_NULL_PTR(obj))
+		return;
+	page = pointer_to_page(obj);
+	if (page && PageSlab(page)) {
+		struct page *head = slab_head(page);
+		slab_free(head->slab_cache, head, obj, "kfree", caller);
+		return;
+	}
+	if (page && page_test_flag(page, PG_large_kmalloc)) {
+		if (obj != page_address(page)) {
+			report_bad_free("kfree", obj, "large kmalloc", "not the start of the allocation",
+					caller);
+			return;
+		}
+		unsigned int order = PageHead(page) ? (unsigned int)page->private : 0;
+		page_clear_flag(page, PG_large_kmalloc);
+		__free_pages(page, order);
+		return;
+	}
+	report_bad_free("kfree", obj, "none",
+			page ? "not allocated by kmalloc (not a slab object or a large kmalloc)"
+			     : "not a kernel address with a struct page",
+			caller);
+}
+
+size_t ksize(const void *obj)
+{
+	struct page *page;
+
+	if (ZERO_OR_NULL_PTR(obj))
+		return 0;
+	page = pointer_to_page(obj);
+	if (!page)
+		return 0;
+	if (PageSlab(page)) {
+		struct page *head = slab_head(page);
+		struct kmem_cache *s = head->slab_cache;
+		return slot_index(s, head, obj) < 0 ? 0 : s->object_size;
+	}
+	if (page_test_flag(page, PG_large_kmalloc) && obj == page_address(page))
+		return PAGE_SIZE << (PageHead(page) ? page->private : 0);
+	return 0;
+}
+
+/* ---- set-up and statistics ---- */
+
+static void create_boot_cache(struct kmem_cache *s, const char *name, unsigned int size)
+{
+	kmem_cache_setup(s, name, size, 0, 0, NULL);
+	BUG_ON(!calculate_order(s));
+	add_cache(s);
+}
+
+void kmem_cache_init(void)
+{
+	static const char *const names[NR_KMALLOC_CACHES] = {
+		"kmalloc-8",   "kmalloc-16",  "kmalloc-32",  "kmalloc-64", "kmalloc-96",
+		"kmalloc-128", "kmalloc-192", "kmalloc-256", "kmalloc-512", "kmalloc-1k",
+		"kmalloc-2k",  "kmalloc-4k",  "kmalloc-8k",
+	};
+
+	/* Called once at boot; host tests that boot the allocator again get
+	 * fresh caches (the old ones described memory that is gone). */
+	INIT_LIST_HEAD(&slab_caches);
+	create_boot_cache(&kmem_cache_boot, "kmem_cache", sizeof(struct kmem_cache));
+	for (unsigned int i = 0; i < NR_KMALLOC_CACHES; i++)
+		create_boot_cache(&kmalloc_caches[i], names[i], kmalloc_sizes[i]);
+	slab_ready = true;
+}
+
+unsigned long slab_objects_in_use(void)
+{
+	struct kmem_cache *s;
+	unsigned long total = 0, flags;
+
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_for_each_entry(s, &slab_caches, list)
+		total += cache_objects_in_use(s);
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+	return total;
+}
+
+void show_slabinfo(void)
+{
+	struct kmem_cache *s;
+	unsigned long flags;
+
+	printk(KERN_INFO "slabinfo: name              objsize  active/total objs  objperslab pagesperslab  slabs (partial/full/empty)\n");
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_for_each_entry(s, &slab_caches, list) {
+		unsigned long inuse = 0, partial = 0, full = 0, empty = 0, nflags;
+		for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+			struct kmem_cache_node *n = &s->node[nid];
+			spin_lock_irqsave(&n->list_lock, nflags);
+			inuse += n->nr_inuse;
+			partial += n->nr_partial;
+			full += n->nr_full;
+			empty += n->nr_empty;
+			spin_unlock_irqrestore(&n->list_lock, nflags);
+		}
+		unsigned long slabs = partial + full + empty;
+		printk(KERN_INFO "slabinfo: %-17s %7u %8lu/%-8lu %10u %12u  %5lu (%lu/%lu/%lu)%s\n",
+		       s->name, s->object_size, inuse, slabs * s->objects, s->objects,
+		       1u << s->order, slabs, partial, full, empty, s->dead ? " destroyed, leaked" : "");
+	}
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+}
