@@ -33,6 +33,7 @@ kernel_param_flag("help", show_help, "list the command-line options at boot");
 
 void start_kernel(u32 magic, u32 mbi_phys);
 void crash_if_requested(void);
+void run_kernel_benchmarks(void);
 extern char _text[], _end[];
 
 static void setup_acpi_and_numa(void)
@@ -127,6 +128,7 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	mm_init();
 	boot_report();
 	crash_if_requested();
+	run_kernel_benchmarks();
 
 	if (ktest) {
 		unsigned failed = kunit_run_all(ktest_filter[0] ? ktest_filter : NULL);

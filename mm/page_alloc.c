@@ -34,8 +34,6 @@ kernel_param_flag("page_poison", page_poisoning,
 #define PCP_BATCH 32
 #define PCP_HIGH (4 * PCP_BATCH)
 
-static u64 free_mask[MAX_NUMNODES]; /* bit k: free_area[k] is not empty */
-
 #define BIT(n) (1ul << (n))
 
 /* --- free lists --------------------------------------------------------- */
@@ -53,7 +51,7 @@ static inline void add_to_free_list(struct page *page, pg_data_t *pgdat, unsigne
 	list_add(&page->lru, &area->free_list);
 	area->nr_free++;
 	pgdat->nr_free += 1ul << order;
-	free_mask[pgdat->node_id] |= BIT(order);
+	pgdat->free_mask |= BIT(order);
 }
 
 static inline void del_page_from_free_list(struct page *page, pg_data_t *pgdat, unsigned int order)
@@ -65,7 +63,7 @@ static inline void del_page_from_free_list(struct page *page, pg_data_t *pgdat, 
 	area->nr_free--;
 	pgdat->nr_free -= 1ul << order;
 	if (list_empty(&area->free_list))
-		free_mask[pgdat->node_id] &= ~BIT(order);
+		pgdat->free_mask &= ~BIT(order);
 }
 
 /* --- bad pages ---------------------------------------------------------- */
@@ -222,10 +220,10 @@ static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low,
 
 struct page *__rmqueue_smallest(pg_data_t *pgdat, unsigned int order)
 {
-	u64 mask = free_mask[pgdat->node_id] >> order << order;
+	unsigned long mask = pgdat->free_mask >> order << order;
 	if (!mask)
 		return NULL;
-	unsigned int current_order = (unsigned int)__builtin_ctzll(mask);
+	unsigned int current_order = (unsigned int)__builtin_ctzl(mask);
 	struct page *page = list_first_entry(&pgdat->free_area[current_order].free_list, struct page, lru);
 	del_page_from_free_list(page, pgdat, current_order);
 	expand(pgdat, page, order, current_order);
@@ -336,6 +334,13 @@ static void free_unref_page(struct page *page, pg_data_t *pgdat)
 	local_irq_restore(flags);
 }
 
+/* CPUs whose per-CPU lists may hold pages. */
+static inline unsigned possible_cpus(void)
+{
+	unsigned n = numa_topology.nr_cpus;
+	return n ? (n < NR_CPUS ? n : NR_CPUS) : 1;
+}
+
 void drain_all_pages(void)
 {
 	unsigned long flags;
@@ -347,7 +352,7 @@ void drain_all_pages(void)
 		pg_data_t *pgdat = node_data[nid];
 		if (!pgdat)
 			continue;
-		for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		for (unsigned cpu = 0; cpu < possible_cpus(); cpu++)
 			if (pgdat->pcp[cpu].count)
 				free_pcppages_bulk(pgdat, &pgdat->pcp[cpu], pgdat->pcp[cpu].count);
 	}
@@ -639,7 +644,6 @@ void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, un
 	}
 	pgdat->node_start_pfn = start_pfn;
 	pgdat->node_spanned_pages = end_pfn > start_pfn ? end_pfn - start_pfn : 0;
-	free_mask[nid] = 0;
 	node_data[nid] = pgdat;
 }
 
@@ -736,7 +740,7 @@ unsigned long node_free_pages(int nid)
 	if (!pgdat)
 		return 0;
 	unsigned long n = pgdat->nr_free;
-	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+	for (unsigned cpu = 0; cpu < possible_cpus(); cpu++)
 		n += (unsigned long)pgdat->pcp[cpu].count;
 	return n;
 }

@@ -52,6 +52,7 @@ typedef struct pglist_data {
 	int node_id;
 	spinlock_t lock; /* protects free_area, nr_free and the bad-page list */
 	struct free_area free_area[NR_PAGE_ORDERS];
+	unsigned long free_mask;        /* bit k set: free_area[k] is not empty */
 	unsigned long nr_free;          /* pages in free_area */
 	unsigned long node_start_pfn;
 	unsigned long node_spanned_pages; /* from start to end, holes included */

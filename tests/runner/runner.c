@@ -210,6 +210,7 @@ enum mode { MODE_TEST, MODE_RUN, MODE_PRINT };
 struct opts {
 	enum mode mode;
 	const char *iso, *topo_dir, *results, *filter, *accel, *kunit_tool;
+	const char *extra_cmdline; /* --cmdline: words appended to the topology's */
 	const char **names; /* --topology (test) or NAME (run/print-cmd) */
 	size_t nnames;
 	const char **hosts;
@@ -225,7 +226,8 @@ static void usage(FILE *f)
 		"  %1$s test --iso ISO --topologies DIR --results DIR [--topology NAME]...\n"
 		"            [--filter GLOB] [--accel tcg|kvm] [--jobs N] [--host PROGRAM]...\n"
 		"            [--kunit-tool DIR]   (DIR contains tools/testing/kunit/kunit.py)\n"
-		"  %1$s run --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm] [--gdb] NAME\n"
+		"  %1$s run --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm] [--gdb]\n"
+		"            [--cmdline WORDS] NAME   (WORDS: extra kernel options, e.g. \"bench\")\n"
 		"  %1$s print-cmd --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm]\n"
 		"            [--filter GLOB] [--gdb] [--test] NAME\n"
 		"environment: ACCEL (default for --accel), QEMU (emulator binary),\n"
@@ -271,7 +273,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		const char *val = NULL;
 		char *eq = NULL;
 		static const char *const with_value[] = {"--iso", "--topologies", "--results",
-			"--topology", "--filter", "--accel", "--jobs", "--host", "--kunit-tool", NULL};
+			"--topology", "--filter", "--accel", "--jobs", "--host", "--kunit-tool", "--cmdline",
+			NULL};
 		bool takes = false;
 		if (a[0] == '-' && a[1] == '-' && (eq = strchr(a, '=')))
 			*eq = '\0';
@@ -297,6 +300,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			o->filter = val;
 		else if (!strcmp(a, "--accel"))
 			o->accel = val;
+		else if (!strcmp(a, "--cmdline"))
+			o->extra_cmdline = val;
 		else if (!strcmp(a, "--kunit-tool")) {
 			if (o->mode != MODE_TEST)
 				usage_error("--kunit-tool is only valid with 'test'");
@@ -395,9 +400,10 @@ static const char *qemu_binary(void)
 }
 
 /* The kernel command line S passed through fw_cfg. */
-static char *kernel_cmdline(const struct topology *t, bool test, const char *filter)
+static char *kernel_cmdline(const struct topology *t, bool test, const char *filter,
+			    const char *extra)
 {
-	size_t cap = 64 + (filter ? strlen(filter) : 0);
+	size_t cap = 64 + (filter ? strlen(filter) : 0) + (extra ? strlen(extra) : 0);
 	for (size_t i = 0; i < t->ncmdline; i++)
 		cap += strlen(t->cmdline[i]) + 1;
 	char *s = xrealloc(NULL, cap);
@@ -413,6 +419,11 @@ static char *kernel_cmdline(const struct topology *t, bool test, const char *fil
 		if (s[0])
 			strcat(s, " ");
 		strcat(s, t->cmdline[i]);
+	}
+	if (extra && *extra) {
+		if (s[0])
+			strcat(s, " ");
+		strcat(s, extra);
 	}
 	return s;
 }
@@ -448,7 +459,7 @@ static void build_qemu_argv(struct strvec *av, const struct opts *o, const struc
 	sv_push(av, o->iso);
 	for (int i = 0; common[i]; i++)
 		sv_push(av, common[i]);
-	char *cmd = kernel_cmdline(t, test, test ? o->filter : NULL);
+	char *cmd = kernel_cmdline(t, test, test ? o->filter : NULL, o->extra_cmdline);
 	if (cmd[0]) { /* QEMU rejects an empty string=; no file means "" */
 		char *esc = qemu_opt_escape(cmd);
 		char *arg = xasprintf("name=opt/mmlab/cmdline,string=%s", esc);
