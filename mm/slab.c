@@ -267,6 +267,9 @@ static void *slab_take_object(struct kmem_cache *s, struct kmem_cache_node *n, s
 		rebuild_freelist(s, head);
 		obj = head->freelist;
 		i = slot_index(s, head, obj);
+		if (i < 0) /* the free map itself is gone: nothing left to trust */
+			panic("slab %s: the slab at %p lost its free map", s->name,
+			      page_address(head));
 	}
 	slab_list_del(n, s, head);
 	head->freelist = *free_pointer(s, obj);
@@ -387,22 +390,29 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 	return kmem_cache_alloc_node(s, gfp, NUMA_NO_NODE);
 }
 
-static void report_bad_free(const char *func, const void *obj, const char *cache,
-			    const char *reason, void *caller)
+/* "function+0xoffset" for a return address, or the bare address. */
+static const char *caller_name(void *caller, char *buf, size_t size)
 {
 	const char *sym = NULL;
 	u64 offset = 0;
 #ifndef MMLAB_HOST
-	u64 size;
-	sym = ksym_lookup((u64)(uintptr_t)caller, &offset, &size);
+	u64 len;
+	sym = ksym_lookup((u64)(uintptr_t)caller, &offset, &len);
 #endif
-	slab_bad_free_reports++;
 	if (sym)
-		pr_err("BUG: %s: %s: %p (cache %s), caller %s+%#lx [%p]; ignored\n", func, reason,
-		       obj, cache, sym, (unsigned long)offset, caller);
+		snprintf(buf, size, "%s+%#lx", sym, (unsigned long)offset);
 	else
-		pr_err("BUG: %s: %s: %p (cache %s), caller %p; ignored\n", func, reason, obj, cache,
-		       caller);
+		snprintf(buf, size, "%p", caller);
+	return buf;
+}
+
+static void report_bad_free(const char *func, const void *obj, const char *cache,
+			    const char *reason, void *caller)
+{
+	char name[96];
+	slab_bad_free_reports++;
+	pr_err("BUG: %s: %s: %p (cache %s), caller %s; ignored\n", func, reason, obj, cache,
+	       caller_name(caller, name, sizeof(name)));
 }
 
 /* Returns obj's slot to the slab at head; reports (and ignores) a pointer
@@ -551,10 +561,12 @@ void kmem_cache_shrink_all(void)
 	unsigned long flags;
 
 	spin_lock_irqsave(&slab_caches_lock, flags);
-	list_for_each_entry_safe(s, next, &slab_caches, list) {
-		if (!finish_dead_cache(s))
-			__kmem_cache_shrink(s);
-	}
+	/* Dead caches first: their structs free slots in kmem_cache, whose
+	 * slab may then be empty and go in the second pass. */
+	list_for_each_entry_safe(s, next, &slab_caches, list)
+		finish_dead_cache(s);
+	list_for_each_entry(s, &slab_caches, list)
+		__kmem_cache_shrink(s);
 	spin_unlock_irqrestore(&slab_caches_lock, flags);
 }
 
@@ -605,9 +617,10 @@ void kmem_cache_destroy(struct kmem_cache *s)
 		 * uses: leak the slabs (and the cache, which their pages point
 		 * to) instead. kfree of the objects still works. */
 		__kmem_cache_shrink(s);
+		char name[96];
 		pr_err("BUG: kmem_cache_destroy: %s: slab cache still has %lu objects in use, "
-		       "called from %p; its memory is kept\n",
-		       s->name, live, caller);
+		       "called from %s; its memory is kept\n",
+		       s->name, live, caller_name(caller, name, sizeof(name)));
 	}
 	spin_unlock_irqrestore(&slab_caches_lock, flags);
 }
@@ -763,7 +776,8 @@ void show_slabinfo(void)
 	struct kmem_cache *s;
 	unsigned long flags;
 
-	printk(KERN_INFO "slabinfo: name              objsize  active/total objs  objperslab pagesperslab  slabs (partial/full/empty)\n");
+	printk(KERN_INFO "slabinfo: %-17s %7s %17s %10s %12s  %5s\n", "name", "objsize",
+	       "active/total objs", "objperslab", "pagesperslab", "slabs (partial/full/empty)");
 	spin_lock_irqsave(&slab_caches_lock, flags);
 	list_for_each_entry(s, &slab_caches, list) {
 		unsigned long inuse = 0, partial = 0, full = 0, empty = 0, nflags;
