@@ -49,11 +49,18 @@ struct page {
 			struct list_head lru;
 			unsigned long private;
 		};
-		struct { /* slab */
+		struct { /* slab (every page of it; see mm/slab.c), laid out as
+			  * Linux's struct slab: five words */
 			struct kmem_cache *slab_cache;
-			void *freelist;
-			unsigned short inuse, objects;
-			unsigned int slab_pad;
+			struct list_head slab_list; /* head: in its cache node's lists */
+			void *freelist;             /* head: the first free object */
+			unsigned short inuse, objects; /* head; a tail page has objects == 0 */
+			union {
+				unsigned int slab_pad;      /* tail: its distance from the head */
+				unsigned int slab_free_map; /* head of a slab of at most 32
+							     * objects: bit i set while
+							     * object i is free */
+			};
 		};
 		struct { /* page-table page */
 			unsigned long pt_pad[2];
@@ -65,11 +72,11 @@ struct page {
 	int _refcount;
 	int _mapcount; /* -1: not mapped in any user page table */
 	unsigned long freed_by; /* return address of the last free, for reports */
-	/* Pads struct page to 64 bytes: a power of two, so the struct pages of
-	 * a 128 MiB section fill exactly one 2 MiB page of the vmemmap. */
-	unsigned long padding;
 };
 
+/* 64 bytes, no more and no less: a power of two, so the struct pages of a
+ * 128 MiB section fill exactly one 2 MiB page of the vmemmap. The union is
+ * five words (the slab's), as in Linux; there is no spare room left. */
 _Static_assert(sizeof(struct page) == 64, "struct page must be 64 bytes");
 
 static inline bool page_test_flag(const struct page *p, enum pageflags f) { return p->flags >> f & 1; }

@@ -1,17 +1,22 @@
-/* The slab allocator and kmalloc: see slab.h for the interface.
+/* Slab caches: objects of one size carved from slabs, per node (see slab.h
+ * for the interface; kmalloc's size classes on top are in kmalloc.c).
  *
  * A slab is a run of 2^order pages from one node, carved from its start into
- * s->objects slots of s->size bytes, followed by a small struct slab_tail:
- * the slab's link in its node's lists and a bitmap with one bit per slot,
- * set while the slot is free. Free slots are also chained through their own
+ * s->objects slots of s->size bytes. Its free map has one bit per slot, set
+ * while the slot is free. Free slots are also chained through their own
  * memory (the pointer at s->offset) from page->freelist, so allocation is a
- * pop; the bitmap is what makes a double free, or a free list damaged by a
+ * pop; the free map is what makes a double free, or a free list damaged by a
  * use after free, detectable without walking the list.
  *
- * Every page of a slab is PG_slab with slab_cache set; the head page holds
- * freelist, inuse and objects, and a tail page holds objects == 0 and its
- * distance from the head in slab_pad, so kfree() finds the head from any
- * object of a multi-page slab.
+ * The slab's bookkeeping is in its struct pages (mm/page.h): every page is
+ * PG_slab with slab_cache set; the head page holds slab_list (its link in
+ * its node's lists), freelist, inuse and objects; a tail page holds
+ * objects == 0 and its distance from the head in slab_pad, so kfree() finds
+ * the head from any object of a multi-page slab. The free map of a slab of
+ * at most SLAB_INLINE_MAP_OBJECTS (32) slots is the head's slab_free_map,
+ * so a slab of a few large slots (kmalloc-512 .. kmalloc-8k) is all slots;
+ * a slab with more (and so smaller) slots keeps its map in its last bytes,
+ * at s->free_map_offset, where it costs a bit per slot (in 32-bit words).
  *
  * Invariants, for every slab (under its node's list_lock):
  *  - inuse == objects - (bits set in the free map) == objects - (length of
@@ -24,10 +29,6 @@
  *    back to the page allocator at once, and kmem_cache_shrink() returns
  *    those too.
  *
- * kmalloc requests above KMALLOC_MAX_CACHE_SIZE come straight from the page
- * allocator: the head page is PG_large_kmalloc and the page allocator's own
- * record of the order (PG_head, private) says how much to give back.
- *
  * Locking: each cache node has a list_lock (taken with interrupts off, so
  * kfree may run in an interrupt). The page allocator is never called with a
  * list_lock held. slab_caches_lock protects the list of caches and is taken
@@ -39,6 +40,7 @@
 #include "kernel/string.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
+#include "mm/slab_internal.h"
 #ifndef MMLAB_HOST
 #include "kernel/ksyms.h"
 #endif
@@ -48,63 +50,34 @@
 /* Empty slabs a node keeps per cache for the next allocation. */
 #define SLAB_MAX_EMPTY 1
 #define SLAB_MIN_ALIGN sizeof(void *)
-#define BITS_PER_LONG (8 * sizeof(unsigned long))
-#define BITS_TO_LONGS(n) (((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
-
-struct kmem_cache_node {
-	spinlock_t list_lock;
-	struct list_head partial, full, empty;
-	unsigned long nr_partial, nr_full, nr_empty;
-	unsigned long nr_inuse; /* objects allocated from this node's slabs */
-};
-
-struct kmem_cache {
-	char name[32];
-	unsigned int object_size; /* what the user asked for: ksize() */
-	unsigned int size;        /* slot size: object (+ free pointer), aligned */
-	unsigned int align;
-	unsigned int offset;      /* of the free pointer inside a free slot */
-	unsigned int order;       /* of each slab */
-	unsigned int objects;     /* slots per slab */
-	unsigned int tail_offset; /* of struct slab_tail inside a slab */
-	unsigned long flags;
-	void (*ctor)(void *);
-	bool dead; /* destroyed while objects were live: freed once they are */
-	struct list_head list; /* slab_caches */
-	struct kmem_cache_node node[MAX_NUMNODES];
-};
-
-struct slab_tail {
-	struct list_head slab_list;
-	unsigned long free_map[]; /* bit i set: slot i is free */
-};
+/* The free map is an array of words; page->slab_free_map is one of them. */
+#define MAP_WORD_BITS (8 * sizeof(unsigned int))
+#define SLAB_INLINE_MAP_OBJECTS MAP_WORD_BITS
 
 static LIST_HEAD(slab_caches);
 static DEFINE_SPINLOCK(slab_caches_lock);
 static bool slab_ready;
 unsigned long slab_bad_free_reports;
 
-/* The caches kmem_cache_init() sets up: struct kmem_cache for the caches
- * kmem_cache_create() makes, and the kmalloc size classes. */
+/* The cache of struct kmem_cache, for kmem_cache_create(). */
 static struct kmem_cache kmem_cache_boot;
-static const unsigned int kmalloc_sizes[] = { 8,   16,  32,   64,   96,   128,  192,
-					      256, 512, 1024, 2048, 4096, 8192 };
-#define NR_KMALLOC_CACHES ARRAY_SIZE(kmalloc_sizes)
-static struct kmem_cache kmalloc_caches[NR_KMALLOC_CACHES];
 
 /* ---- slab geometry ---- */
 
-static unsigned int slab_tail_bytes(unsigned int objects)
+/* Bytes a slab of that many objects gives its free map. */
+static unsigned int free_map_bytes(unsigned int objects)
 {
-	return sizeof(struct slab_tail) + BITS_TO_LONGS(objects) * sizeof(unsigned long);
+	if (objects <= SLAB_INLINE_MAP_OBJECTS)
+		return 0; /* in the head's struct page */
+	return (objects + MAP_WORD_BITS - 1) / MAP_WORD_BITS * sizeof(unsigned int);
 }
 
 static unsigned int objects_per_slab(unsigned int size, unsigned int order)
 {
 	unsigned long bytes = PAGE_SIZE << order;
-	unsigned long n = (bytes - sizeof(struct slab_tail)) / size;
+	unsigned long n = bytes / size;
 
-	while (n && n * size + slab_tail_bytes(n) > bytes)
+	while (n && n * size + free_map_bytes(n) > bytes)
 		n--;
 	return n > 0xffff ? 0xffff : (unsigned int)n;
 }
@@ -133,7 +106,7 @@ static bool calculate_order(struct kmem_cache *s)
 			break;
 	}
 	if (found)
-		s->tail_offset = (PAGE_SIZE << s->order) - slab_tail_bytes(s->objects);
+		s->free_map_offset = (PAGE_SIZE << s->order) - free_map_bytes(s->objects);
 	return found;
 }
 
@@ -173,53 +146,35 @@ static void add_cache(struct kmem_cache *s)
 
 /* ---- one slab ---- */
 
-static struct slab_tail *slab_tail(const struct kmem_cache *s, struct page *head)
+/* The free map of the slab at head: in the head's struct page, or at the
+ * end of the slab (see the top of this file). */
+static unsigned int *free_map(const struct kmem_cache *s, struct page *head)
 {
-	return (struct slab_tail *)((char *)page_address(head) + s->tail_offset);
+	if (s->objects <= SLAB_INLINE_MAP_OBJECTS)
+		return &head->slab_free_map;
+	return (unsigned int *)((char *)page_address(head) + s->free_map_offset);
 }
 
-static struct page *slab_from_tail(struct slab_tail *t, const struct kmem_cache *s)
-{
-	return virt_to_page((char *)t - s->tail_offset);
-}
-
-static bool free_bit(const struct slab_tail *t, unsigned int i)
-{
-	return t->free_map[i / BITS_PER_LONG] >> (i % BITS_PER_LONG) & 1;
-}
-static void set_free_bit(struct slab_tail *t, unsigned int i)
-{
-	t->free_map[i / BITS_PER_LONG] |= 1ul << (i % BITS_PER_LONG);
-}
-static void clear_free_bit(struct slab_tail *t, unsigned int i)
-{
-	t->free_map[i / BITS_PER_LONG] &= ~(1ul << (i % BITS_PER_LONG));
-}
+#define MAP_WORD(m, i) ((m)[(i) / MAP_WORD_BITS])
+#define MAP_BIT(i) (1u << ((i) % MAP_WORD_BITS))
+static bool free_bit(const unsigned int *m, unsigned int i) { return MAP_WORD(m, i) & MAP_BIT(i); }
+static void set_free_bit(unsigned int *m, unsigned int i) { MAP_WORD(m, i) |= MAP_BIT(i); }
+static void clear_free_bit(unsigned int *m, unsigned int i) { MAP_WORD(m, i) &= ~MAP_BIT(i); }
 
 static void **free_pointer(const struct kmem_cache *s, void *obj)
 {
 	return (void **)((char *)obj + s->offset);
 }
 
-/* The slot index of obj in the slab at head, or -1 if obj is not the start
- * of a slot. */
-static long slot_index(const struct kmem_cache *s, struct page *head, const void *obj)
-{
-	uintptr_t base = (uintptr_t)page_address(head), p = (uintptr_t)obj;
-	if (p < base || p - base >= (uintptr_t)s->objects * s->size || (p - base) % s->size)
-		return -1;
-	return (long)((p - base) / s->size);
-}
-
 /* Rebuilds the free list from the free map, which is authoritative. */
 static void rebuild_freelist(struct kmem_cache *s, struct page *head)
 {
-	struct slab_tail *t = slab_tail(s, head);
+	const unsigned int *map = free_map(s, head);
 	char *base = page_address(head);
 	void *list = NULL;
 
 	for (unsigned int i = s->objects; i-- > 0;) {
-		if (free_bit(t, i)) {
+		if (free_bit(map, i)) {
 			*free_pointer(s, base + (size_t)i * s->size) = list;
 			list = base + (size_t)i * s->size;
 		}
@@ -239,16 +194,16 @@ static unsigned long *count_for_list(struct kmem_cache_node *n, struct list_head
 	return l == &n->empty ? &n->nr_empty : l == &n->full ? &n->nr_full : &n->nr_partial;
 }
 
-static void slab_list_add(struct kmem_cache_node *n, struct kmem_cache *s, struct page *head)
+static void slab_list_add(struct kmem_cache_node *n, struct page *head)
 {
 	struct list_head *l = list_for_slab(n, head);
-	list_add(&slab_tail(s, head)->slab_list, l);
+	list_add(&head->slab_list, l);
 	(*count_for_list(n, l))++;
 }
 
-static void slab_list_del(struct kmem_cache_node *n, struct kmem_cache *s, struct page *head)
+static void slab_list_del(struct kmem_cache_node *n, struct page *head)
 {
-	list_del(&slab_tail(s, head)->slab_list);
+	list_del(&head->slab_list);
 	(*count_for_list(n, list_for_slab(n, head)))--;
 }
 
@@ -256,11 +211,11 @@ static void slab_list_del(struct kmem_cache_node *n, struct kmem_cache *s, struc
  * the slab between lists as its fill changes. */
 static void *slab_take_object(struct kmem_cache *s, struct kmem_cache_node *n, struct page *head)
 {
-	struct slab_tail *t = slab_tail(s, head);
+	unsigned int *map = free_map(s, head);
 	void *obj = head->freelist;
 	long i = slot_index(s, head, obj);
 
-	if (i < 0 || !free_bit(t, (unsigned int)i)) {
+	if (i < 0 || !free_bit(map, (unsigned int)i)) {
 		pr_err("BUG: slab %s: free list of the slab at %p is corrupted (%p: a write after "
 		       "free?), rebuilt from the free map\n",
 		       s->name, page_address(head), obj);
@@ -271,12 +226,12 @@ static void *slab_take_object(struct kmem_cache *s, struct kmem_cache_node *n, s
 			panic("slab %s: the slab at %p lost its free map", s->name,
 			      page_address(head));
 	}
-	slab_list_del(n, s, head);
+	slab_list_del(n, head);
 	head->freelist = *free_pointer(s, obj);
-	clear_free_bit(t, (unsigned int)i);
+	clear_free_bit(map, (unsigned int)i);
 	head->inuse++;
 	n->nr_inuse++;
-	slab_list_add(n, s, head);
+	slab_list_add(n, head);
 	return obj;
 }
 
@@ -292,17 +247,23 @@ static struct page *new_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 		struct page *p = head + i;
 		page_set_flag(p, PG_slab);
 		p->slab_cache = s;
+		p->slab_list.next = p->slab_list.prev = NULL;
 		p->freelist = NULL;
 		p->inuse = 0;
 		p->objects = i ? 0 : (unsigned short)s->objects;
 		p->slab_pad = i; /* tails: the way back to the head */
 	}
 
-	struct slab_tail *t = slab_tail(s, head);
-	memset(t->free_map, 0, BITS_TO_LONGS(s->objects) * sizeof(unsigned long));
+	/* An inline map takes over the head's slab_pad (a head is known by
+	 * objects != 0, not by slab_pad == 0). */
+	unsigned int *map = free_map(s, head);
+	if (s->objects <= SLAB_INLINE_MAP_OBJECTS)
+		*map = 0;
+	else
+		memset(map, 0, free_map_bytes(s->objects));
 	char *base = page_address(head);
 	for (unsigned int i = 0; i < s->objects; i++) {
-		set_free_bit(t, i);
+		set_free_bit(map, i);
 		if (s->ctor)
 			s->ctor(base + (size_t)i * s->size);
 	}
@@ -311,7 +272,8 @@ static struct page *new_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 }
 
 /* Gives a slab that is on no list back to the page allocator, leaving its
- * struct pages as the page allocator handed them out. */
+ * struct pages as the page allocator handed them out: no slab field set,
+ * lru and private clear, the head's private the order. */
 static void discard_slab(struct kmem_cache *s, struct page *head)
 {
 	unsigned int order = s->order;
@@ -319,6 +281,11 @@ static void discard_slab(struct kmem_cache *s, struct page *head)
 	for (unsigned int i = 0; i < 1u << order; i++) {
 		struct page *p = head + i;
 		page_clear_flag(p, PG_slab);
+		p->slab_cache = NULL;
+		p->slab_list.next = p->slab_list.prev = NULL;
+		p->freelist = NULL;
+		p->inuse = p->objects = 0;
+		p->slab_pad = 0;
 		p->lru.next = p->lru.prev = NULL;
 		p->private = 0;
 	}
@@ -363,8 +330,7 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 				 : !list_empty(&n->empty) ? &n->empty
 							  : NULL;
 	if (from) {
-		struct slab_tail *t = list_entry(from->next, struct slab_tail, slab_list);
-		obj = slab_take_object(s, n, slab_from_tail(t, s));
+		obj = slab_take_object(s, n, list_entry(from->next, struct page, slab_list));
 	}
 	spin_unlock_irqrestore(&n->list_lock, flags);
 
@@ -376,7 +342,7 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 		 * slab belongs to the node its memory is on. */
 		n = &s->node[page_to_nid(head)];
 		spin_lock_irqsave(&n->list_lock, flags);
-		slab_list_add(n, s, head);
+		slab_list_add(n, head);
 		obj = slab_take_object(s, n, head);
 		spin_unlock_irqrestore(&n->list_lock, flags);
 	}
@@ -406,8 +372,8 @@ static const char *caller_name(void *caller, char *buf, size_t size)
 	return buf;
 }
 
-static void report_bad_free(const char *func, const void *obj, const char *cache,
-			    const char *reason, void *caller)
+void report_bad_free(const char *func, const void *obj, const char *cache, const char *reason,
+		     void *caller)
 {
 	char name[96];
 	slab_bad_free_reports++;
@@ -415,10 +381,8 @@ static void report_bad_free(const char *func, const void *obj, const char *cache
 	       caller_name(caller, name, sizeof(name)));
 }
 
-/* Returns obj's slot to the slab at head; reports (and ignores) a pointer
- * that is not an allocated object of that slab. */
-static void slab_free(struct kmem_cache *s, struct page *head, const void *obj, const char *func,
-		      void *caller)
+void slab_free(struct kmem_cache *s, struct page *head, const void *obj, const char *func,
+	       void *caller)
 {
 	long i = slot_index(s, head, obj);
 	unsigned long flags;
@@ -430,50 +394,27 @@ static void slab_free(struct kmem_cache *s, struct page *head, const void *obj, 
 	}
 
 	struct kmem_cache_node *n = &s->node[page_to_nid(head)];
-	struct slab_tail *t = slab_tail(s, head);
+	unsigned int *map = free_map(s, head);
 	spin_lock_irqsave(&n->list_lock, flags);
-	if (free_bit(t, (unsigned int)i)) {
+	if (free_bit(map, (unsigned int)i)) {
 		spin_unlock_irqrestore(&n->list_lock, flags);
 		report_bad_free(func, obj, s->name, "double free", caller);
 		return;
 	}
-	slab_list_del(n, s, head);
+	slab_list_del(n, head);
 	*free_pointer(s, (void *)obj) = head->freelist;
 	head->freelist = (void *)obj;
-	set_free_bit(t, (unsigned int)i);
+	set_free_bit(map, (unsigned int)i);
 	head->inuse--;
 	n->nr_inuse--;
 	if (head->inuse == 0 && n->nr_empty >= SLAB_MAX_EMPTY)
 		discard = true;
 	else
-		slab_list_add(n, s, head);
+		slab_list_add(n, head);
 	spin_unlock_irqrestore(&n->list_lock, flags);
 
 	if (discard)
 		discard_slab(s, head);
-}
-
-/* The page that owns a kernel pointer, or NULL if there is no struct page
- * for it. */
-static struct page *pointer_to_page(const void *obj)
-{
-	unsigned long pfn;
-#ifdef MMLAB_HOST
-	pfn = ((uintptr_t)obj - (uintptr_t)host_phys_base) >> PAGE_SHIFT;
-#else
-	uintptr_t a = (uintptr_t)obj;
-	/* Only the direct map and the kernel image have struct pages. */
-	if (a < PAGE_OFFSET || (a >= PAGE_OFFSET + (1ul << MAX_PHYSMEM_BITS) && a < KERNEL_VMA))
-		return NULL;
-	pfn = __pa(obj) >> PAGE_SHIFT;
-#endif
-	return pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
-}
-
-/* The head page of the slab holding page, which is PG_slab. */
-static struct page *slab_head(struct page *page)
-{
-	return page - page->slab_pad;
 }
 
 void kmem_cache_free(struct kmem_cache *s, void *obj)
@@ -526,9 +467,9 @@ static void __kmem_cache_shrink(struct kmem_cache *s)
 		spin_unlock_irqrestore(&n->list_lock, flags);
 
 		while (!list_empty(&discard)) {
-			struct slab_tail *t = list_first_entry(&discard, struct slab_tail, slab_list);
-			list_del(&t->slab_list);
-			discard_slab(s, slab_from_tail(t, s));
+			struct page *head = list_first_entry(&discard, struct page, slab_list);
+			list_del(&head->slab_list);
+			discard_slab(s, head);
 		}
 	}
 }
@@ -575,7 +516,7 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsign
 {
 	struct kmem_cache *s;
 
-	if (!slab_ready) {
+	if (!slab_is_available()) {
 		pr_err("kmem_cache_create: %s: called before kmem_cache_init\n", name);
 		return NULL;
 	}
@@ -605,7 +546,7 @@ void kmem_cache_destroy(struct kmem_cache *s)
 
 	if (!s)
 		return;
-	if (s == &kmem_cache_boot || (s >= kmalloc_caches && s < kmalloc_caches + NR_KMALLOC_CACHES)) {
+	if (s->boot) {
 		pr_err("BUG: kmem_cache_destroy: %s is a boot cache, not destroyed\n", s->name);
 		return;
 	}
@@ -625,139 +566,27 @@ void kmem_cache_destroy(struct kmem_cache *s)
 	spin_unlock_irqrestore(&slab_caches_lock, flags);
 }
 
-/* ---- kmalloc ---- */
-
-static struct kmem_cache *kmalloc_slab(size_t size)
-{
-	for (unsigned int i = 0; i < NR_KMALLOC_CACHES; i++)
-		if (size <= kmalloc_sizes[i])
-			return &kmalloc_caches[i];
-	return NULL;
-}
-
-static unsigned int get_order(size_t size)
-{
-	unsigned int order = 0;
-	while ((PAGE_SIZE << order) < size)
-		order++;
-	return order;
-}
-
-static void *kmalloc_large_node(size_t size, gfp_t gfp, int nid)
-{
-	if (size > (PAGE_SIZE << MAX_PAGE_ORDER))
-		return NULL;
-	unsigned int order = get_order(size);
-	/* An order > 0 block: the page allocator makes the head PG_head with
-	 * private == order (and zeroes it for __GFP_ZERO); kfree reads the
-	 * order back from there. */
-	struct page *page = alloc_pages_node(nid, gfp, order);
-	if (!page)
-		return NULL;
-	page_set_flag(page, PG_large_kmalloc);
-	return page_address(page);
-}
-
-void *kmalloc_node(size_t size, gfp_t gfp, int nid)
-{
-	if (!size)
-		return ZERO_SIZE_PTR;
-	if (!slab_ready) {
-		pr_err("kmalloc: called before kmem_cache_init\n");
-		return NULL;
-	}
-	struct kmem_cache *s = kmalloc_slab(size);
-	if (!s)
-		return kmalloc_large_node(size, gfp, nid);
-	return kmem_cache_alloc_node(s, gfp, nid);
-}
-
-void *kmalloc(size_t size, gfp_t gfp) { return kmalloc_node(size, gfp, NUMA_NO_NODE); }
-void *kzalloc(size_t size, gfp_t gfp) { return kmalloc_node(size, gfp | __GFP_ZERO, NUMA_NO_NODE); }
-void *kzalloc_node(size_t size, gfp_t gfp, int nid) { return kmalloc_node(size, gfp | __GFP_ZERO, nid); }
-
-void *kcalloc(size_t n, size_t size, gfp_t gfp)
-{
-	size_t bytes;
-	if (__builtin_mul_overflow(n, size, &bytes))
-		return NULL;
-	return kzalloc(bytes, gfp);
-}
-
-void kfree(const void *obj)
-{
-	void *caller = __builtin_return_address(0);
-	struct page *page;
-
-	if (ZERO_OR_NULL_PTR(obj))
-		return;
-	page = pointer_to_page(obj);
-	if (page && PageSlab(page)) {
-		struct page *head = slab_head(page);
-		slab_free(head->slab_cache, head, obj, "kfree", caller);
-		return;
-	}
-	if (page && page_test_flag(page, PG_large_kmalloc)) {
-		if (obj != page_address(page)) {
-			report_bad_free("kfree", obj, "large kmalloc", "not the start of the allocation",
-					caller);
-			return;
-		}
-		unsigned int order = PageHead(page) ? (unsigned int)page->private : 0;
-		page_clear_flag(page, PG_large_kmalloc);
-		__free_pages(page, order);
-		return;
-	}
-	report_bad_free("kfree", obj, "none",
-			page ? "not allocated by kmalloc (not a slab object or a large kmalloc)"
-			     : "not a kernel address with a struct page",
-			caller);
-}
-
-size_t ksize(const void *obj)
-{
-	struct page *page;
-
-	if (ZERO_OR_NULL_PTR(obj))
-		return 0;
-	page = pointer_to_page(obj);
-	if (!page)
-		return 0;
-	if (PageSlab(page)) {
-		struct page *head = slab_head(page);
-		struct kmem_cache *s = head->slab_cache;
-		return slot_index(s, head, obj) < 0 ? 0 : s->object_size;
-	}
-	if (page_test_flag(page, PG_large_kmalloc) && obj == page_address(page))
-		return PAGE_SIZE << (PageHead(page) ? page->private : 0);
-	return 0;
-}
-
 /* ---- set-up and statistics ---- */
 
-static void create_boot_cache(struct kmem_cache *s, const char *name, unsigned int size)
+void create_boot_cache(struct kmem_cache *s, const char *name, unsigned int size)
 {
 	kmem_cache_setup(s, name, size, 0, 0, NULL);
+	s->boot = true;
 	BUG_ON(!calculate_order(s));
 	add_cache(s);
 }
 
 void kmem_cache_init(void)
 {
-	static const char *const names[NR_KMALLOC_CACHES] = {
-		"kmalloc-8",   "kmalloc-16",  "kmalloc-32",  "kmalloc-64", "kmalloc-96",
-		"kmalloc-128", "kmalloc-192", "kmalloc-256", "kmalloc-512", "kmalloc-1k",
-		"kmalloc-2k",  "kmalloc-4k",  "kmalloc-8k",
-	};
-
 	/* Called once at boot; host tests that boot the allocator again get
 	 * fresh caches (the old ones described memory that is gone). */
 	INIT_LIST_HEAD(&slab_caches);
 	create_boot_cache(&kmem_cache_boot, "kmem_cache", sizeof(struct kmem_cache));
-	for (unsigned int i = 0; i < NR_KMALLOC_CACHES; i++)
-		create_boot_cache(&kmalloc_caches[i], names[i], kmalloc_sizes[i]);
+	create_kmalloc_caches();
 	slab_ready = true;
 }
+
+bool slab_is_available(void) { return slab_ready; }
 
 unsigned long slab_objects_in_use(void)
 {

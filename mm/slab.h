@@ -1,4 +1,4 @@
-/* Slab caches and kmalloc.
+/* Slab caches (mm/slab.c) and kmalloc (mm/kmalloc.c).
  *
  * A cache hands out objects of one size from slabs: runs of pages from the
  * page allocator, each on one node, carved into objects. Free objects of a

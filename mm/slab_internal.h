@@ -1,0 +1,86 @@
+/* What the cache machinery (mm/slab.c) and kmalloc (mm/kmalloc.c) share: the
+ * layout of a cache, and the few slab operations kmalloc is built on. Only
+ * those two files include it; everyone else uses mm/slab.h. */
+#ifndef MM_SLAB_INTERNAL_H
+#define MM_SLAB_INTERNAL_H
+
+#include "kernel/list.h"
+#include "kernel/spinlock.h"
+#include "mm/numa.h"
+#include "mm/page.h"
+#include "mm/slab.h"
+
+struct kmem_cache_node {
+	spinlock_t list_lock;
+	struct list_head partial, full, empty; /* of head pages, by slab_list */
+	unsigned long nr_partial, nr_full, nr_empty;
+	unsigned long nr_inuse; /* objects allocated from this node's slabs */
+};
+
+struct kmem_cache {
+	char name[32];
+	unsigned int object_size; /* what the user asked for: ksize() */
+	unsigned int size;        /* slot size: object (+ free pointer), aligned */
+	unsigned int align;
+	unsigned int offset;      /* of the free pointer inside a free slot */
+	unsigned int order;       /* of each slab */
+	unsigned int objects;     /* slots per slab */
+	unsigned int free_map_offset; /* of the free map inside a slab, when it is there */
+	unsigned long flags;
+	void (*ctor)(void *);
+	bool boot; /* its struct is static (kmem_cache, kmalloc-*): never destroyed */
+	bool dead; /* destroyed while objects were live: freed once they are */
+	struct list_head list; /* slab_caches */
+	struct kmem_cache_node node[MAX_NUMNODES];
+};
+
+/* kmem_cache_init() has run: caches can be created, kmalloc works. */
+bool slab_is_available(void);
+/* During kmem_cache_init(): sets up a cache in static storage. */
+void create_boot_cache(struct kmem_cache *s, const char *name, unsigned int size);
+/* The kmalloc size classes (mm/kmalloc.c), made by kmem_cache_init(). */
+void create_kmalloc_caches(void);
+
+/* The struct page of a kernel pointer, or NULL if there is none for it
+ * (kfree and kmem_cache_free take any pointer, virt_to_page only good ones). */
+static inline struct page *pointer_to_page(const void *obj)
+{
+	unsigned long pfn;
+#ifdef MMLAB_HOST
+	pfn = ((uintptr_t)obj - (uintptr_t)host_phys_base) >> PAGE_SHIFT;
+#else
+	uintptr_t a = (uintptr_t)obj;
+	/* Only the direct map and the kernel image have struct pages. */
+	if (a < PAGE_OFFSET || (a >= PAGE_OFFSET + (1ul << MAX_PHYSMEM_BITS) && a < KERNEL_VMA))
+		return NULL;
+	pfn = __pa(obj) >> PAGE_SHIFT;
+#endif
+	return pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+}
+
+/* The head page of the slab that page (PG_slab) belongs to. */
+static inline struct page *slab_head(struct page *page)
+{
+	return page->objects ? page : page - page->slab_pad;
+}
+
+/* The slot index of obj in the slab at head, or -1 if obj is not the start
+ * of a slot. */
+static inline long slot_index(const struct kmem_cache *s, struct page *head, const void *obj)
+{
+	uintptr_t base = (uintptr_t)page_address(head), p = (uintptr_t)obj;
+	if (p < base || p - base >= (uintptr_t)s->objects * s->size || (p - base) % s->size)
+		return -1;
+	return (long)((p - base) / s->size);
+}
+
+/* Returns obj's slot to the slab at head; reports (and ignores) a pointer
+ * that is not an allocated object of that slab. func names the interface
+ * called (kfree, kmem_cache_free) and caller its caller, for the report. */
+void slab_free(struct kmem_cache *s, struct page *head, const void *obj, const char *func,
+	       void *caller);
+/* Counts and prints a refused free ("BUG: func: reason: ..."). */
+void report_bad_free(const char *func, const void *obj, const char *cache, const char *reason,
+		     void *caller);
+
+#endif
