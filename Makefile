@@ -63,6 +63,13 @@ $(O)/%.o: %.c
 	$(say) CC $<
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
+# The AP trampoline is a flat real-mode binary, embedded by trampoline_blob.asm.
+$(B)/trampoline.bin: arch/x86_64/trampoline.nasm
+	@mkdir -p $(dir $@)
+	$(say) NASM $<
+	$(Q)$(NASM) -f bin -o $@ $<
+$(O)/arch/x86_64/trampoline_blob.o: $(B)/trampoline.bin
+
 $(O)/%.o: %.asm
 	@mkdir -p $(dir $@)
 	$(say) NASM $<

@@ -8,6 +8,8 @@
 #include "arch/x86_64/page.h"
 #include "arch/x86_64/qemu_exit.h"
 #include "arch/x86_64/serial.h"
+#include "arch/x86_64/smpboot.h"
+#include "arch/x86_64/apic.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/acpi.h"
 #include "kernel/cmdline.h"
@@ -17,6 +19,8 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
 #include "mm/mm_init.h"
 #include "mm/numa.h"
 #include "tests/kunit.h"
@@ -63,6 +67,26 @@ static void setup_acpi_and_numa(void)
 	}
 	acpi_numa_init(&numa_tables, &boot_memmap, boot_cpu_data.initial_apic_id, &numa_topology,
 		       &acpi_madt);
+	for (unsigned c = 0; c < numa_topology.nr_cpus; c++)
+		if (numa_topology.cpus[c].boot_cpu)
+			boot_cpu_index = c;
+	this_cpu_write(cpu_number, boot_cpu_index);
+}
+
+void smp_prepare_this_cpu(void);
+
+/* Interrupts, the tick and the other CPUs, once memory management is up. */
+static void smp_bringup(void)
+{
+	time_init();
+	legacy_pic_disable();
+	lapic_init();
+	smp_prepare_this_cpu();
+	__atomic_fetch_or(&cpu_online_mask.bits, 1ull << boot_cpu_index, __ATOMIC_RELEASE);
+	tick_start_this_cpu();
+	__asm__ volatile("sti" ::: "memory");
+	unsigned started = smp_boot_secondaries();
+	pr_info("smp: %u of %u CPUs online\n", started + 1, numa_topology.nr_cpus);
 }
 
 static void boot_report(void)
@@ -94,6 +118,7 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	/* Traps first: from here on a bug prints a report instead of a
 	 * silent triple fault. */
 	gdt_init();
+	load_per_cpu_base(0); /* the template: smp_processor_id() works from here */
 	idt_init();
 
 	cpu_detect(&boot_cpu_data);
@@ -126,6 +151,7 @@ void start_kernel(u32 magic, u32 mbi_phys)
 
 	setup_acpi_and_numa();
 	mm_init();
+	smp_bringup();
 	boot_report();
 	crash_if_requested();
 	run_kernel_benchmarks();

@@ -1,15 +1,48 @@
-/* Which CPU and node the caller runs on. Only the boot CPU runs for now;
- * when the other CPUs come up these read the per-CPU area. */
+/* CPUs: which one the caller runs on, which are online, and running a
+ * function on others (through inter-processor interrupts). */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
 
+#include "kernel/percpu.h"
 #include "mm/numa.h"
 
+DECLARE_PER_CPU(unsigned, cpu_number);
+
+#ifdef MMLAB_HOST
 static inline unsigned smp_processor_id(void) { return 0; }
+#else
+static inline unsigned smp_processor_id(void) { return this_cpu_read(cpu_number); }
+#endif
+
 static inline int numa_node_id(void)
 {
 	int nid = cpu_to_node(smp_processor_id());
 	return nid < 0 ? 0 : nid;
 }
+
+/* A set of CPUs (NR_CPUS is 64: one word). */
+struct cpumask {
+	u64 bits;
+};
+extern struct cpumask cpu_online_mask;
+static inline bool cpu_online(unsigned cpu) { return cpu < NR_CPUS && (__atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE) >> cpu & 1); }
+static inline unsigned num_online_cpus(void) { return (unsigned)__builtin_popcountll(__atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE)); }
+#define for_each_online_cpu(cpu) \
+	for (cpu = 0; cpu < NR_CPUS; cpu++) if (cpu_online(cpu))
+
+typedef void (*smp_call_func_t)(void *info);
+
+/* Runs fn(info) on cpu (directly when it is this CPU), waiting for it to
+ * finish when wait is set. Returns 0 or -ENXIO for an offline CPU. */
+int smp_call_function_single(unsigned cpu, smp_call_func_t fn, void *info, bool wait);
+/* Runs fn(info) on every online CPU of mask except this one. */
+void smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn, void *info, bool wait);
+/* On every online CPU, this one included. */
+void on_each_cpu(smp_call_func_t fn, void *info, bool wait);
+
+/* Brings up the other CPUs (boot CPU, after mm_init). */
+void smp_init(void);
+/* Counters for tests and benchmarks. */
+extern unsigned long ipi_calls_handled[NR_CPUS];
 
 #endif

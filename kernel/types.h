@@ -46,6 +46,7 @@ typedef u64 phys_addr_t;
 #define EPERM 1
 #define ENOENT 2
 #define EIO 5
+#define ENXIO 6
 #define E2BIG 7
 #define ENOEXEC 8
 #define EBADF 9

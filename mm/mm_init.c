@@ -17,6 +17,7 @@
 #include "mm/mm_init.h"
 #include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/pgtable.h"
+#include "arch/x86_64/smpboot.h"
 #include "kernel/acpi.h"
 #include "kernel/multiboot2.h"
 #include "kernel/panic.h"
@@ -54,7 +55,17 @@ static void memblock_setup(void)
 		if (start < end)
 			memblock_add_node(start, end - start, b->nid);
 	}
-	memblock_reserve(0, MiB(1), "first 1 MiB (BIOS, trampolines)");
+	/* The AP trampoline needs a page below 1 MiB (real mode): take it
+	 * before the rest of the first MiB is put aside for the firmware. */
+	trampoline_phys = memblock_phys_alloc_range(PAGE_SIZE, PAGE_SIZE, PAGE_SIZE, MiB(1),
+						    NUMA_NO_NODE, true);
+	if (trampoline_phys) {
+		memblock_reserve(0, trampoline_phys, "first 1 MiB (BIOS data)");
+		memblock_reserve(trampoline_phys + PAGE_SIZE, MiB(1) - trampoline_phys - PAGE_SIZE,
+				 "first 1 MiB (BIOS data)");
+	} else {
+		memblock_reserve(0, MiB(1), "first 1 MiB (BIOS data)");
+	}
 	/* .boot is linked at its physical address, the rest at KERNEL_VMA. */
 	phys_addr_t image_start = (phys_addr_t)(uintptr_t)__boot_start;
 	memblock_reserve(image_start, __pa(_end) - image_start, "kernel image");
@@ -148,6 +159,13 @@ static void nodes_setup(void)
 	build_all_fallback_lists();
 }
 
+/* Page-table pages once memblock has handed over to the buddy allocator. */
+static phys_addr_t buddy_pgtable_alloc(void)
+{
+	unsigned long page = get_zeroed_page(GFP_KERNEL);
+	return page ? __pa((void *)page) : 0;
+}
+
 static void free_range_to_buddy(phys_addr_t start, phys_addr_t end, int nid, void *arg)
 {
 	(void)nid;
@@ -164,6 +182,7 @@ void mm_init(void)
 	nodes_setup();
 	memblock_for_each_free_range(free_range_to_buddy, NULL);
 	memblock.frozen = true;
+	early_pgtable_alloc = buddy_pgtable_alloc;
 	setup_watermarks();
 	kmem_cache_init();
 }

@@ -1,12 +1,13 @@
-/* The boot CPU's GDT, TSS and IST stacks. Double faults, NMIs and machine
- * checks run on IST stacks of their own, so a kernel stack overflow (which
- * faults on the guard page with no usable stack) still gets reported. */
+/* Each CPU's GDT, TSS and IST stacks (the boot CPU's are static, the
+ * others' come from their own node). Double faults, NMIs and machine checks
+ * run on IST stacks of their own, so a kernel stack overflow (which faults
+ * on the guard page with no usable stack) still gets reported. */
 #include "arch/x86_64/gdt.h"
+#include "kernel/percpu.h"
 #include "kernel/string.h"
 
-static u64 gdt[GDT_ENTRY_TSS + 2] __aligned(16);
-static struct tss64 tss __aligned(16);
-static u8 ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+static struct cpu_tables boot_cpu_tables;
+DEFINE_PER_CPU(struct cpu_tables *, cpu_tables) = &boot_cpu_tables;
 
 struct gdt_ptr {
 	u16 limit;
@@ -15,6 +16,13 @@ struct gdt_ptr {
 
 void gdt_init(void)
 {
+	gdt_load(&boot_cpu_tables);
+}
+
+void gdt_load(struct cpu_tables *t)
+{
+	u64 *gdt = t->gdt;
+	struct tss64 *tssp = &t->tss;
 	gdt[0] = 0;
 	gdt[1] = 0x00cf9a000000ffffull; /* kernel 32-bit code */
 	gdt[2] = 0x00af9a000000ffffull; /* kernel 64-bit code */
@@ -24,18 +32,18 @@ void gdt_init(void)
 	gdt[6] = 0x00affa000000ffffull; /* user 64-bit code */
 	gdt[7] = 0;
 
-	memset(&tss, 0, sizeof(tss));
+	memset(tssp, 0, sizeof(*tssp));
 	for (int i = 0; i < 3; i++)
-		tss.ist[i] = (u64)(uintptr_t)&ist_stacks[i][IST_STACK_SIZE];
-	tss.iomap_base = sizeof(tss); /* no I/O bitmap */
+		tssp->ist[i] = (u64)(uintptr_t)&t->ist_stacks[i][IST_STACK_SIZE];
+	tssp->iomap_base = sizeof(*tssp); /* no I/O bitmap */
 
-	u64 base = (u64)(uintptr_t)&tss;
-	u64 limit = sizeof(tss) - 1;
+	u64 base = (u64)(uintptr_t)tssp;
+	u64 limit = sizeof(*tssp) - 1;
 	gdt[GDT_ENTRY_TSS] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ull << 40) |
 			     (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
 	gdt[GDT_ENTRY_TSS + 1] = base >> 32;
 
-	struct gdt_ptr ptr = { sizeof(gdt) - 1, (u64)(uintptr_t)gdt };
+	struct gdt_ptr ptr = { sizeof(t->gdt) - 1, (u64)(uintptr_t)gdt };
 	__asm__ volatile("lgdt %0\n\t"
 			 "pushq %1\n\t"
 			 "leaq 1f(%%rip), %%rax\n\t"
@@ -57,6 +65,7 @@ void gdt_init(void)
 
 bool address_on_exception_stack(u64 addr)
 {
-	u64 lo = (u64)(uintptr_t)ist_stacks, hi = lo + sizeof(ist_stacks);
+	const struct cpu_tables *t = this_cpu_read(cpu_tables);
+	u64 lo = (u64)(uintptr_t)t->ist_stacks, hi = lo + sizeof(t->ist_stacks);
 	return addr >= lo && addr < hi;
 }

@@ -29,8 +29,17 @@ struct tss64 {
 	u16 iomap_base;
 } __packed;
 
-/* Loads this CPU's GDT and TSS (boot CPU only for now). */
+struct cpu_tables {
+	u64 gdt[GDT_ENTRY_TSS + 2] __aligned(16);
+	struct tss64 tss __aligned(16);
+	u8 ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+};
+
+/* Loads the boot CPU's GDT and TSS. Loading the segment registers clears the
+ * GS base: set it (load_per_cpu_base) afterwards. */
 void gdt_init(void);
+/* Fills and loads a CPU's tables (APs, with tables from their node). */
+void gdt_load(struct cpu_tables *t);
 /* Bounds of the IST stacks, for the backtrace's stack check. */
 bool address_on_exception_stack(u64 addr);
 

@@ -25,6 +25,13 @@ extern const char trap_stubs[];
 
 void (*trap_fault_hook)(struct pt_regs *regs, u64 cr2);
 
+static interrupt_handler_t interrupt_handlers[256];
+
+void register_interrupt_handler(unsigned vector, interrupt_handler_t fn)
+{
+	interrupt_handlers[vector] = fn;
+}
+
 static void set_gate(unsigned vector, unsigned ist)
 {
 	/* Each stub is 16-byte aligned in entry.asm. */
@@ -46,7 +53,11 @@ void idt_init(void)
 	set_gate(X86_TRAP_DF, IST_DOUBLE_FAULT);
 	set_gate(X86_TRAP_NMI, IST_NMI);
 	set_gate(X86_TRAP_MC, IST_MACHINE_CHECK);
+	idt_load();
+}
 
+void idt_load(void)
+{
 	struct {
 		u16 limit;
 		u64 base;
@@ -96,8 +107,12 @@ static bool plausible_frame(u64 rbp)
 	u64 lo = (u64)(uintptr_t)boot_stack, hi = (u64)(uintptr_t)boot_stack_top;
 	if (rbp >= lo && rbp + 16 <= hi)
 		return true;
+	if (kernel_stack_contains && kernel_stack_contains(rbp) && kernel_stack_contains(rbp + 15))
+		return true;
 	return address_on_exception_stack(rbp) && address_on_exception_stack(rbp + 15);
 }
+
+bool (*kernel_stack_contains)(u64 addr);
 
 void show_backtrace(u64 rip, u64 rbp)
 {
@@ -179,9 +194,14 @@ void do_trap(struct pt_regs *regs)
 	u64 cr2 = regs->vector == X86_TRAP_PF ? read_cr2() : 0;
 
 	if (regs->vector >= 32) {
-		/* No device interrupts are enabled yet: note it and go on. */
-		printk(KERN_WARNING "traps: unexpected interrupt on vector %lu ignored\n",
-		       regs->vector);
+		interrupt_handler_t fn = interrupt_handlers[regs->vector];
+		if (fn) {
+			fn(regs); /* the handler sends the EOI */
+			return;
+		}
+		if (regs->vector != 0xff) /* the APIC's spurious vector needs no EOI */
+			printk(KERN_WARNING "traps: unexpected interrupt on vector %lu ignored\n",
+			       regs->vector);
 		return;
 	}
 	if (regs->vector == X86_TRAP_NMI) {

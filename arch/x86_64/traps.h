@@ -27,6 +27,15 @@ enum {
 #define X86_PF_INSTR (1u << 4)
 
 void idt_init(void);
+/* Loads the (shared) IDT on this CPU. */
+void idt_load(void);
+
+typedef void (*interrupt_handler_t)(struct pt_regs *regs);
+/* Vectors 32..255: fn runs with interrupts off and must send the EOI. */
+void register_interrupt_handler(unsigned vector, interrupt_handler_t fn);
+/* Set by the thread code: whether addr lies on some thread's kernel stack
+ * (for backtraces). */
+extern bool (*kernel_stack_contains)(u64 addr);
 const char *trap_name(unsigned vector);
 
 /* Prints the vector, error code, CR2, registers and a backtrace. */

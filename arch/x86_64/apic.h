@@ -1,0 +1,35 @@
+/* The local APIC of each CPU (xAPIC through MMIO, or x2APIC through MSRs when
+ * the CPU has it): identity, end of interrupt, inter-processor interrupts,
+ * and the per-CPU timer. */
+#ifndef ARCH_X86_64_APIC_H
+#define ARCH_X86_64_APIC_H
+
+#include "kernel/types.h"
+
+/* Interrupt vectors, highest priority last (as Linux's layout). */
+#define LOCAL_TIMER_VECTOR 0xec
+#define CALL_FUNCTION_VECTOR 0xfb
+#define RESCHEDULE_VECTOR 0xfd
+#define SPURIOUS_APIC_VECTOR 0xff
+
+#define HZ 100
+
+/* Maps the LAPIC (uncached) and enables it on this CPU; the boot CPU also
+ * chooses xAPIC or x2APIC for everyone. */
+void lapic_init(void);
+u32 lapic_id(void);
+bool x2apic_enabled(void);
+void apic_eoi(void);
+void apic_send_ipi(u32 apic_id, u8 vector);
+void apic_send_ipi_all_but_self(u8 vector);
+/* INIT-SIPI-SIPI; returns false if the IPIs could not be sent. */
+bool apic_wakeup_secondary(u32 apic_id, phys_addr_t trampoline);
+/* Calibrates (boot CPU, against the TSC) and starts the periodic tick. */
+void lapic_timer_init(void);
+extern u32 lapic_timer_ticks_per_jiffy;
+
+/* Masks the legacy 8259 PICs (remapped out of the exception range first),
+ * so enabling interrupts lets only APIC interrupts in. */
+void legacy_pic_disable(void);
+
+#endif

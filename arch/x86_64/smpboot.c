@@ -1,0 +1,153 @@
+/* Application-processor start-up (Intel SDM vol. 3, 9.4, "MP initialization"):
+ * the boot CPU copies the real-mode trampoline below 1 MiB, identity-maps
+ * that page for the switch to long mode, gives each AP a stack, per-CPU
+ * area and GDT/TSS from the AP's own node, then sends INIT-SIPI-SIPI and
+ * waits for the AP to mark itself online. An AP that does not answer within
+ * the timeout is reported and left out; the others carry on. */
+#include "arch/x86_64/smpboot.h"
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/boot_paging.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/pgtable.h"
+#include "arch/x86_64/traps.h"
+#include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "mm/numa.h"
+#include "mm/page_alloc.h"
+
+phys_addr_t trampoline_phys;
+unsigned boot_cpu_index;
+void (*ap_idle_entry)(void);
+
+#define AP_STACK_ORDER 2 /* 16 KiB */
+#define AP_ANSWER_TIMEOUT_NS 500000000ull
+
+struct trampoline_params {
+	u32 cr3;
+	u32 efer_nx;
+	u64 stack;
+	u64 entry;
+	u32 cpu;
+	u32 pad;
+} __packed;
+
+extern char trampoline_start[], trampoline_end[];
+DECLARE_PER_CPU(struct cpu_tables *, cpu_tables);
+void smp_prepare_this_cpu(void);
+
+/* Each AP's stack, for backtraces (kernel_stack_contains). */
+static u64 ap_stack_lo[NR_CPUS], ap_stack_hi[NR_CPUS];
+
+static bool on_ap_stack(u64 addr)
+{
+	for (unsigned c = 0; c < NR_CPUS; c++)
+		if (addr >= ap_stack_lo[c] && addr < ap_stack_hi[c])
+			return true;
+	return false;
+}
+
+__noreturn void ap_start(unsigned cpu);
+__noreturn void ap_start(unsigned cpu)
+{
+	gdt_load(per_cpu(cpu_tables, cpu));
+	load_per_cpu_base(cpu);
+	idt_load();
+	cpu_init_features();
+	lapic_init();
+	smp_prepare_this_cpu();
+	if (lapic_id() != numa_topology.cpus[cpu].apic_id)
+		pr_warn("smp: CPU %u came up with APIC id %u, expected %u\n", cpu, lapic_id(),
+			numa_topology.cpus[cpu].apic_id);
+	tick_start_this_cpu();
+	__atomic_fetch_or(&cpu_online_mask.bits, 1ull << cpu, __ATOMIC_RELEASE);
+	if (ap_idle_entry)
+		ap_idle_entry();
+	__asm__ volatile("sti");
+	for (;;)
+		halt();
+}
+
+static struct trampoline_params *tramp_params(void)
+{
+	size_t size = (size_t)(trampoline_end - trampoline_start);
+	return (struct trampoline_params *)((u8 *)__va(trampoline_phys) + size - sizeof(struct trampoline_params));
+}
+
+static bool start_one(unsigned cpu)
+{
+	int nid = cpu_to_node(cpu);
+	struct page *stack = alloc_pages_node(nid, GFP_KERNEL, AP_STACK_ORDER);
+	unsigned tables_order = 0;
+	while ((PAGE_SIZE << tables_order) < sizeof(struct cpu_tables))
+		tables_order++;
+	struct page *tables = alloc_pages_node(nid, GFP_KERNEL | __GFP_ZERO, tables_order);
+	if (!stack || !tables || !setup_per_cpu_area(cpu, nid)) {
+		pr_err("smp: no memory to start CPU %u\n", cpu);
+		if (stack)
+			__free_pages(stack, AP_STACK_ORDER);
+		if (tables)
+			__free_pages(tables, tables_order);
+		return false;
+	}
+	per_cpu(cpu_tables, cpu) = page_address(tables);
+	u64 lo = (u64)(uintptr_t)page_address(stack);
+	ap_stack_lo[cpu] = lo;
+	ap_stack_hi[cpu] = lo + (PAGE_SIZE << AP_STACK_ORDER);
+
+	struct trampoline_params *p = tramp_params();
+	p->cr3 = (u32)read_cr3();
+	p->efer_nx = boot_cpu_has(X86_FEATURE_NX) ? (u32)EFER_NXE : 0;
+	p->stack = ap_stack_hi[cpu];
+	p->entry = (u64)(uintptr_t)ap_start;
+	p->cpu = cpu;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+
+	u32 apic_id = numa_topology.cpus[cpu].apic_id;
+	apic_wakeup_secondary(apic_id, trampoline_phys);
+	u64 deadline = ktime_get_ns() + AP_ANSWER_TIMEOUT_NS;
+	while (!cpu_online(cpu) && ktime_get_ns() < deadline)
+		cpu_relax();
+	if (!cpu_online(cpu)) {
+		pr_err("smp: CPU %u (APIC id %u) did not answer; left out\n", cpu, apic_id);
+		/* Its stack and tables stay allocated: it might still wake up. */
+		return false;
+	}
+	return true;
+}
+
+unsigned smp_boot_secondaries(void)
+{
+	if (!trampoline_phys) {
+		pr_err("smp: no trampoline page below 1 MiB; running on the boot CPU only\n");
+		return 0;
+	}
+	size_t size = (size_t)(trampoline_end - trampoline_start);
+	memcpy(__va(trampoline_phys), trampoline_start, size);
+	/* While APs start, the trampoline page is also mapped at its physical
+	 * address, executable, so paging can be switched on under it. */
+	if (!kernel_map(trampoline_phys, trampoline_phys, _PAGE_PRESENT | _PAGE_RW, 1)) {
+		pr_err("smp: cannot map the trampoline\n");
+		return 0;
+	}
+	kernel_stack_contains = on_ap_stack;
+
+	unsigned started = 0;
+	for (unsigned cpu = 0; cpu < numa_topology.nr_cpus; cpu++) {
+		if (cpu == boot_cpu_index)
+			continue;
+		started += start_one(cpu);
+	}
+
+	int level;
+	u64 *pte = lookup_kernel_address(trampoline_phys, &level);
+	if (pte) {
+		*pte = 0;
+		invlpg(trampoline_phys);
+	}
+	return started;
+}

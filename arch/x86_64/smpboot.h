@@ -1,0 +1,17 @@
+/* Starting the application processors. */
+#ifndef ARCH_X86_64_SMPBOOT_H
+#define ARCH_X86_64_SMPBOOT_H
+
+#include "kernel/types.h"
+
+/* The page below 1 MiB the trampoline is copied to (memblock sets it). */
+extern phys_addr_t trampoline_phys;
+/* The logical CPU number of the boot CPU (its index in the MADT order). */
+extern unsigned boot_cpu_index;
+
+/* Brings up every other CPU of numa_topology; returns how many came up. */
+unsigned smp_boot_secondaries(void);
+/* What an AP runs once it is set up (the idle loop, later the scheduler). */
+extern void (*ap_idle_entry)(void);
+
+#endif

@@ -1,0 +1,102 @@
+; The application processors' first instructions. This file is assembled as
+; a flat binary (nasm -f bin) and copied by smpboot.c into a free page below
+; 1 MiB (taken from memblock at boot); the STARTUP IPI starts an AP in real
+; mode at that page's first byte, with CS = page >> 4 and IP = 0.
+;
+; It goes real mode -> protected mode -> long mode with the kernel's own
+; page tables (which, while APs start, also identity-map this page) and
+; jumps to the kernel entry with the stack and CPU number smpboot.c left in
+; the parameter block at the end of the page. Everything is addressed
+; relative to the page: EBX holds its physical address from the first
+; instructions on.
+
+bits 16
+org 0
+
+tramp_start:
+	cli
+	cld
+	mov ax, cs
+	mov ds, ax
+	movzx ebx, ax
+	shl ebx, 4                      ; ebx = physical address of this page
+
+	; Patch the GDT pointer and the far-jump target with the real base.
+	lea eax, [ebx + tramp_gdt]
+	mov [tramp_gdt_ptr + 2], eax
+	lea eax, [ebx + pm32]
+	mov [pm32_target], eax
+	lea eax, [ebx + lm64]
+	mov [lm64_target], eax
+
+	lgdt [tramp_gdt_ptr]
+	mov eax, cr0
+	or eax, 1
+	mov cr0, eax
+	; 32-bit far jump: 66 EA <offset32> <selector16>
+	db 0x66, 0xea
+pm32_target:
+	dd 0
+	dw 0x08
+
+bits 32
+pm32:
+	mov ax, 0x10
+	mov ds, ax
+	mov es, ax
+	mov ss, ax
+
+	mov eax, cr4
+	or eax, (1 << 5) | (1 << 7)     ; PAE, PGE
+	mov cr4, eax
+	mov eax, [ebx + param_cr3]
+	mov cr3, eax
+
+	mov ecx, 0xc0000080             ; EFER
+	rdmsr
+	or eax, (1 << 8)                ; LME
+	or eax, [ebx + param_efer_nx]   ; NXE when the CPU has NX
+	wrmsr
+
+	mov eax, cr0
+	or eax, (1 << 31) | (1 << 16) | 1 ; PG, WP, PE
+	mov cr0, eax
+
+	; No stack yet: a far jump with the target patched above.
+	db 0xea
+lm64_target:
+	dd 0
+	dw 0x18
+
+bits 64
+lm64:
+	mov ax, 0x10
+	mov ds, ax
+	mov es, ax
+	mov ss, ax
+	mov rsp, [rbx + param_stack]
+	mov edi, [rbx + param_cpu]
+	xor ebp, ebp
+	mov rax, [rbx + param_entry]
+	jmp rax
+
+align 16
+tramp_gdt:
+	dq 0
+	dq 0x00cf9a000000ffff           ; 0x08: 32-bit code
+	dq 0x00cf92000000ffff           ; 0x10: data
+	dq 0x00af9a000000ffff           ; 0x18: 64-bit code
+tramp_gdt_end:
+tramp_gdt_ptr:
+	dw tramp_gdt_end - tramp_gdt - 1
+	dd 0
+
+; The parameter block, filled by smpboot.c (layout: struct trampoline_params).
+align 8
+global_params:
+param_cr3:      dd 0
+param_efer_nx:  dd 0
+param_stack:    dq 0
+param_entry:    dq 0
+param_cpu:      dd 0
+param_pad:      dd 0

@@ -1,0 +1,22 @@
+/* Time: a monotonic nanosecond clock from the TSC, and the periodic tick
+ * (HZ per second on every CPU, from its local APIC timer). */
+#ifndef KERNEL_TIME_H
+#define KERNEL_TIME_H
+
+#include "kernel/types.h"
+
+/* Nanoseconds since boot (TSC scaled by its PIT-calibrated frequency). */
+u64 ktime_get_ns(void);
+void time_init(void);
+/* Ticks on the boot CPU since timers started. */
+extern volatile u64 jiffies;
+/* Called on every tick, on every CPU, with interrupts off; user tells
+ * whether the tick interrupted user mode (a quiescent state for RCU). */
+typedef void (*tick_hook_t)(bool user);
+void register_tick_hook(tick_hook_t fn);
+/* Starts this CPU's tick. */
+void tick_start_this_cpu(void);
+unsigned long ticks_on_cpu(unsigned cpu);
+void ndelay_spin(u64 ns);
+
+#endif
