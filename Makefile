@@ -52,7 +52,7 @@ RUNNER := $(B)/host/mmlab-runner
 HOST_TESTS := $(B)/host/runner-selftest
 RUNNER_ARGS := --iso $(B)/kernel.iso --topologies tests/topologies --accel $(ACCEL)
 
-.PHONY: all deps run test debug clean host-tests kunit-tool
+.PHONY: all deps run test debug bench clean host-tests kunit-tool
 all: $(B)/kernel.iso
 
 deps:
@@ -148,4 +148,7 @@ debug:
 clean:
 	rm -rf $(B)
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+include tests/host/host.mk
+HOST_TESTS += $(HOST_MM_TESTS)
+
+-include $(shell find $(O) $(B)/host -name '*.d' 2>/dev/null)

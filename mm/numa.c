@@ -15,11 +15,6 @@ int node_distance(int a, int b)
 	return t->distance[a][b];
 }
 
-int cpu_to_node(unsigned cpu)
-{
-	return cpu < numa_topology.nr_cpus ? numa_topology.cpus[cpu].nid : NUMA_NO_NODE;
-}
-
 u64 node_ram_bytes(int nid)
 {
 	if (nid < 0 || (unsigned)nid >= numa_topology.nr_nodes)

@@ -65,7 +65,11 @@ extern struct numa_topology numa_topology;
 static inline unsigned num_online_nodes(void) { return numa_topology.nr_nodes; }
 static inline unsigned num_possible_cpus(void) { return numa_topology.nr_cpus; }
 int node_distance(int a, int b);
-int cpu_to_node(unsigned cpu);
+/* Inline: the page allocator asks on every allocation (NUMA_LOCAL/OTHER). */
+static inline int cpu_to_node(unsigned cpu)
+{
+	return cpu < numa_topology.nr_cpus ? numa_topology.cpus[cpu].nid : NUMA_NO_NODE;
+}
 u64 node_ram_bytes(int nid);
 
 /* Helpers for building a topology (used by the ACPI parser and by tests). */

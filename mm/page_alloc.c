@@ -35,6 +35,12 @@ kernel_param_flag("page_poison", page_poisoning,
 #define PCP_HIGH (4 * PCP_BATCH)
 
 #define BIT(n) (1ul << (n))
+/* The fast paths are inlined into alloc_pages_node and __free_pages; what
+ * is rare stays out of line so the fast paths need no saved registers. */
+#ifndef __always_inline /* glibc's <sys/cdefs.h> has one (host builds) */
+#define __always_inline inline __attribute__((always_inline))
+#endif
+#define __noinline __attribute__((noinline))
 
 /* --- free lists --------------------------------------------------------- */
 
@@ -172,6 +178,7 @@ static inline bool free_pages_prepare(struct page *page, unsigned int order, uns
 	page->flags &= ~PAGE_FLAGS_MASK;
 	page->private = 0;
 	page->_refcount = 0;
+	page->_mapcount = -1; /* with _refcount: see prep_new_page */
 	page->freed_by = caller;
 	if (unlikely(page_poisoning))
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
@@ -212,21 +219,39 @@ static void check_poison(struct page *page, unsigned int order)
  * has order low. */
 static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low, unsigned int high)
 {
+	/* The halves' flags are written, not read: the tail pages of a free
+	 * block hold only the node bits (a read here would miss the cache at
+	 * every level). nr_free is the caller's. */
+	unsigned long mask = 0, node_bits = page->flags & ~PAGE_FLAGS_MASK;
 	while (high > low) {
 		high--;
-		add_to_free_list(page + (1ul << high), pgdat, high);
+		struct page *half = page + (1ul << high);
+		struct free_area *area = &pgdat->free_area[high];
+		half->private = high;
+		half->flags = node_bits | BIT(PG_buddy);
+		list_add(&half->lru, &area->free_list);
+		area->nr_free++;
+		mask |= BIT(high);
 	}
+	pgdat->free_mask |= mask;
 }
 
-struct page *__rmqueue_smallest(pg_data_t *pgdat, unsigned int order)
+static __always_inline struct page *rmqueue_smallest(pg_data_t *pgdat, unsigned int order)
 {
 	unsigned long mask = pgdat->free_mask >> order << order;
 	if (!mask)
 		return NULL;
 	unsigned int current_order = (unsigned int)__builtin_ctzl(mask);
 	struct page *page = list_first_entry(&pgdat->free_area[current_order].free_list, struct page, lru);
-	del_page_from_free_list(page, pgdat, current_order);
+	struct free_area *area = &pgdat->free_area[current_order];
+	list_del(&page->lru);
+	page->flags &= ~BIT(PG_buddy);
+	page->private = 0;
+	area->nr_free--;
+	if (list_empty(&area->free_list))
+		pgdat->free_mask &= ~BIT(current_order);
 	expand(pgdat, page, order, current_order);
+	pgdat->nr_free -= 1ul << order;
 	return page;
 }
 
@@ -237,24 +262,52 @@ static inline bool page_is_buddy(const struct page *buddy, unsigned int order, u
 	return buddy->flags == (node_bits | BIT(PG_buddy)) && buddy->private == order;
 }
 
-void __free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order)
+static __always_inline void free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order)
 {
 	unsigned long node_bits = page->flags & ~PAGE_FLAGS_MASK;
 
+	/* Merging moves pages between orders, not in or out: nr_free changes
+	 * by this block only. */
+	pgdat->nr_free += 1ul << order;
 	while (order < MAX_PAGE_ORDER) {
 		unsigned long buddy_pfn = pfn ^ (1ul << order);
-		if (!pfn_valid(buddy_pfn))
+		/* Below section size the buddy is in pfn's own section. */
+		if (order >= PFN_SECTION_SHIFT && !pfn_valid(buddy_pfn))
 			break;
 		struct page *buddy = page + ((long)buddy_pfn - (long)pfn);
 		if (!page_is_buddy(buddy, order, node_bits))
 			break;
-		del_page_from_free_list(buddy, pgdat, order);
+		/* Unlinked without clearing what no one reads: a merged
+		 * buddy is a tail page now, with only its node bits. */
+		struct free_area *area = &pgdat->free_area[order];
+		buddy->lru.next->prev = buddy->lru.prev;
+		buddy->lru.prev->next = buddy->lru.next;
+		buddy->flags = node_bits;
+		area->nr_free--;
+		if (list_empty(&area->free_list))
+			pgdat->free_mask &= ~BIT(order);
 		unsigned long combined = pfn & buddy_pfn;
 		page += (long)combined - (long)pfn;
 		pfn = combined;
 		order++;
 	}
-	add_to_free_list(page, pgdat, order);
+	struct free_area *area = &pgdat->free_area[order];
+	set_buddy_order(page, order);
+	list_add(&page->lru, &area->free_list);
+	area->nr_free++;
+	pgdat->free_mask |= BIT(order);
+}
+
+/* The buddy layer for the benchmarks and host tests (page_alloc.h); the
+ * allocator itself uses the inlined versions. */
+struct page *__rmqueue_smallest(pg_data_t *pgdat, unsigned int order)
+{
+	return rmqueue_smallest(pgdat, order);
+}
+
+void __free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order)
+{
+	free_one_page(page, pfn, pgdat, order);
 }
 
 /* --- per-CPU lists ------------------------------------------------------ */
@@ -264,17 +317,22 @@ static int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count)
 {
 	int moved = 0;
 	spin_lock(&pgdat->lock);
+	/* Whole aligned blocks (up to the largest power of two in count) at a
+	 * time: one split instead of one per page, and the pages go back
+	 * together so they merge again when drained. Pages are checked when
+	 * the per-CPU list hands them out. */
+	unsigned int order = (unsigned int)(8 * sizeof(long) - 1 - __builtin_clzl((unsigned long)count));
 	while (moved < count) {
-		struct page *page = __rmqueue_smallest(pgdat, 0);
+		while (order && ((1 << order) > count - moved || !(pgdat->free_mask >> order)))
+			order--;
+		struct page *page = rmqueue_smallest(pgdat, order);
 		if (!page)
 			break;
-		if (unlikely(!check_new_page(page))) {
-			retire_page(page, pgdat);
-			continue;
+		for (unsigned long i = 0; i < (1ul << order); i++) {
+			page[i].flags |= BIT(PG_pcp);
+			list_add_tail(&page[i].lru, &pcp->list);
 		}
-		page->flags |= BIT(PG_pcp);
-		list_add_tail(&page->lru, &pcp->list);
-		moved++;
+		moved += 1 << order;
 	}
 	spin_unlock(&pgdat->lock);
 	pcp->count += moved;
@@ -290,12 +348,12 @@ static void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int 
 		list_del(&page->lru);
 		pcp->count--;
 		page->flags &= ~BIT(PG_pcp);
-		__free_one_page(page, page_to_pfn(page), pgdat, 0);
+		free_one_page(page, page_to_pfn(page), pgdat, 0);
 	}
 	spin_unlock(&pgdat->lock);
 }
 
-static struct page *rmqueue_pcplist(pg_data_t *pgdat)
+static __always_inline struct page *rmqueue_pcplist(pg_data_t *pgdat)
 {
 	unsigned long flags;
 	struct page *page;
@@ -321,7 +379,7 @@ static struct page *rmqueue_pcplist(pg_data_t *pgdat)
 	return page;
 }
 
-static void free_unref_page(struct page *page, pg_data_t *pgdat)
+static __always_inline void free_unref_page(struct page *page, pg_data_t *pgdat)
 {
 	unsigned long flags;
 
@@ -376,6 +434,11 @@ static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int 
 		min -= min / 2;
 	if (alloc_flags & ALLOC_HARDER)
 		min -= min / 4;
+	/* As Linux's __zone_watermark_ok: enough pages is not enough for
+	 * order > 0, a block that large must exist (and a failing request
+	 * then takes no lock). */
+	if (order && !(pgdat->free_mask >> order))
+		return false;
 	return (long)pgdat->nr_free - (long)(1ul << order) + 1 > min;
 }
 
@@ -391,7 +454,7 @@ static inline void numa_statistics(int preferred, int nid)
 	pgdat->numa_stat[nid == numa_node_id() ? NUMA_LOCAL : NUMA_OTHER]++;
 }
 
-static struct page *rmqueue(pg_data_t *pgdat, unsigned int order)
+static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order)
 {
 	if (order == 0)
 		return rmqueue_pcplist(pgdat);
@@ -400,13 +463,13 @@ static struct page *rmqueue(pg_data_t *pgdat, unsigned int order)
 	struct page *page;
 	spin_lock_irqsave(&pgdat->lock, flags);
 	for (;;) {
-		page = __rmqueue_smallest(pgdat, order);
+		page = rmqueue_smallest(pgdat, order);
 		if (!page || likely(check_new_page(page)))
 			break;
 		/* Only the head was checked: give back the rest, keep it out. */
 		retire_page(page, pgdat);
 		for (unsigned int o = 0; o < order; o++)
-			__free_one_page(page + (1ul << o), page_to_pfn(page) + (1ul << o), pgdat, o);
+			free_one_page(page + (1ul << o), page_to_pfn(page) + (1ul << o), pgdat, o);
 	}
 	spin_unlock_irqrestore(&pgdat->lock, flags);
 	return page;
@@ -414,7 +477,7 @@ static struct page *rmqueue(pg_data_t *pgdat, unsigned int order)
 
 /* The nodes to try, nearest first: the preferred node's fallback list, or
  * only the preferred node itself for __GFP_THISNODE. */
-static struct page *get_page_from_freelist(gfp_t gfp, unsigned int order, int nid, int alloc_flags)
+static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned int order, int nid, int alloc_flags)
 {
 	pg_data_t *pref = node_data[nid];
 	const int *nodes = pref->fallback;
@@ -494,7 +557,7 @@ static void warn_alloc(gfp_t gfp, unsigned int order, int nid)
 		gfp, mode, nid, line);
 }
 
-static struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid)
+static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid)
 {
 	int alloc_flags = ALLOC_WMARK_MIN;
 	if (gfp & __GFP_HIGH)
@@ -511,8 +574,14 @@ static struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid)
 	unsigned int no_progress = 0;
 	for (unsigned long loops = 0;; loops++) {
 		/* Pages sitting in per-CPU lists count for nothing above. */
-		drain_all_pages();
-		page = get_page_from_freelist(gfp, order, nid, alloc_flags);
+		/* Not for non-blocking high-order requests (as in Linux, only
+		 * direct reclaim drains for them): order-0 pages on per-CPU
+		 * lists rarely complete a large block, and a GFP_NOWAIT
+		 * failure should cost no more than its checks. */
+		if (order == 0 || gfpflags_allow_blocking(gfp)) {
+			drain_all_pages();
+			page = get_page_from_freelist(gfp, order, nid, alloc_flags);
+		}
 		if (page || !gfpflags_allow_blocking(gfp))
 			return page;
 
@@ -541,6 +610,11 @@ static struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid)
 static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 {
 	page->_refcount = 1;
+	/* _mapcount is -1 already; storing it with _refcount makes one 8-byte
+	 * store, which the next check's 8-byte load of both fields can be
+	 * forwarded from. After a lone 4-byte store that load waits for the
+	 * store to reach the cache: a stall on every alloc/free pair. */
+	page->_mapcount = -1;
 	if (order) {
 		page->flags |= BIT(PG_head);
 		page->private = order;
@@ -551,7 +625,7 @@ static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gf
 		memset(page_address(page), 0, PAGE_SIZE << order);
 }
 
-struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+static __noinline struct page *__alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 {
 	if (unlikely(order > MAX_PAGE_ORDER)) {
 		if (!(gfp & __GFP_NOWARN))
@@ -575,12 +649,46 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 	return page;
 }
 
+/* The common case first, small enough to need no saved registers: order 0
+ * from the preferred node's own per-CPU list, above its low watermark,
+ * with the checks of check_new_page. Anything else (other orders, empty
+ * list, fallback, watermarks, __GFP_ZERO, poisoning, a bad page) takes
+ * the full path. */
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+{
+	if (nid == NUMA_NO_NODE)
+		nid = numa_node_id();
+	if (likely(order == 0 && (unsigned)nid < MAX_NUMNODES && !(gfp & __GFP_ZERO) && !page_poisoning)) {
+		pg_data_t *pgdat = node_data[nid];
+		if (likely(pgdat && pgdat->nr_fallback && pgdat->fallback[0] == nid &&
+			   pgdat->nr_free > pgdat->watermark[WMARK_LOW])) {
+			unsigned long flags;
+			local_irq_save(flags);
+			struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
+			struct page *page = list_first_entry(&pcp->list, struct page, lru);
+			if (likely(!list_empty(&pcp->list) && (page->flags & PAGE_FLAGS_MASK) == BIT(PG_pcp) &&
+				   page->_refcount == 0 && page->_mapcount == -1)) {
+				list_del(&page->lru);
+				pcp->count--;
+				page->flags &= ~BIT(PG_pcp);
+				page->_refcount = 1;
+				page->_mapcount = -1; /* with _refcount: see prep_new_page */
+				numa_statistics(nid, nid);
+				local_irq_restore(flags);
+				return page;
+			}
+			local_irq_restore(flags);
+		}
+	}
+	return __alloc_pages_node(nid, gfp, order);
+}
+
 struct page *alloc_pages(gfp_t gfp, unsigned int order)
 {
 	return alloc_pages_node(NUMA_NO_NODE, gfp, order);
 }
 
-static void __free_pages_caller(struct page *page, unsigned int order, unsigned long caller)
+static __always_inline void __free_pages_caller(struct page *page, unsigned int order, unsigned long caller)
 {
 	if (unlikely(!free_pages_prepare(page, order, caller)))
 		return;
@@ -591,13 +699,40 @@ static void __free_pages_caller(struct page *page, unsigned int order, unsigned 
 	}
 	unsigned long flags;
 	spin_lock_irqsave(&pgdat->lock, flags);
-	__free_one_page(page, page_to_pfn(page), pgdat, order);
+	free_one_page(page, page_to_pfn(page), pgdat, order);
 	spin_unlock_irqrestore(&pgdat->lock, flags);
 }
 
+static __noinline void free_pages_slow(struct page *page, unsigned int order, unsigned long caller)
+{
+	__free_pages_caller(page, order, caller);
+}
+
+/* The common case, as alloc_pages_node's: an order-0 page that passes the
+ * free checks goes onto a per-CPU list that has room. */
 void __free_pages(struct page *page, unsigned int order)
 {
-	__free_pages_caller(page, order, (unsigned long)__builtin_return_address(0));
+	unsigned long caller = (unsigned long)__builtin_return_address(0);
+	if (likely(order == 0 && (page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 1 &&
+		   page->_mapcount == -1 && !page_poisoning)) {
+		pg_data_t *pgdat = node_data[page_to_nid(page)];
+		unsigned long flags;
+		local_irq_save(flags);
+		struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
+		if (likely(pcp->count < pcp->high)) {
+			page->private = 0;
+			page->_refcount = 0;
+			page->_mapcount = -1; /* with _refcount: see prep_new_page */
+			page->freed_by = caller;
+			page->flags |= BIT(PG_pcp);
+			list_add(&page->lru, &pcp->list);
+			pcp->count++;
+			local_irq_restore(flags);
+			return;
+		}
+		local_irq_restore(flags);
+	}
+	free_pages_slow(page, order, caller);
 }
 
 void free_pages(unsigned long addr, unsigned int order)
@@ -687,8 +822,11 @@ void free_boot_range(unsigned long start_pfn, unsigned long end_pfn)
 			page[i].flags &= ~PAGE_FLAGS_MASK;
 			page[i]._refcount = 0;
 		}
+		/* As every later free does: the first allocation checks it. */
+		if (unlikely(page_poisoning))
+			memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 		spin_lock(&pgdat->lock);
-		__free_one_page(page, pfn, pgdat, order);
+		free_one_page(page, pfn, pgdat, order);
 		pgdat->managed_pages += 1ul << order;
 		spin_unlock(&pgdat->lock);
 		pfn += 1ul << order;

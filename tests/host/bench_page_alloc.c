@@ -1,0 +1,455 @@
+/* Host-native benchmarks of mm/page_alloc.c (built with -O2, no sanitizers),
+ * each beside a naive baseline measured in the same run: one global singly
+ * linked list of 4 KiB pages threaded through the pages themselves (alloc =
+ * pop, free = push), as a teaching kernel has it.
+ *
+ * "Physical memory" (an mmap with MAP_NORESERVE; pfn 0 is its start), four
+ * nodes, pg_data_t outside them:
+ *   node 0  [0, 1 GiB)         the first MiB reserved: blocks of order 8..17;
+ *                              the CPU's node (hot order-0, order 9)
+ *   node 1  [1 GiB, 2.5 GiB)   one order-18 block and one order-17 (order 18)
+ *   node 2  [2.5 GiB, 3 GiB)   exactly one order-17 block (worst order-0)
+ *   node 3  [3 GiB, +256 MiB)  filled with order-0 pages, every other one
+ *                              freed (failing order-9)
+ *
+ * Each figure is the median over --runs runs (default 15) of the mean time
+ * per operation over many iterations, timed with CLOCK_MONOTONIC; min, max
+ * and the quartiles are reported too. The benchmark reports; it never fails
+ * (exit status 0 unless it could not run). */
+#define _GNU_SOURCE /* sched_setaffinity, sched_getcpu */
+#include "mm/page_alloc.h"
+#include "tests/host/shim.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define sink(p) __asm__ volatile("" ::"r"(p) : "memory")
+
+/* ---- the naive baseline ------------------------------------------------ */
+
+struct run {
+	struct run *next;
+};
+static struct run *naive_head;
+static u8 *naive_mem;
+#define NAIVE_PAGES 4096
+
+__attribute__((noinline)) static void *naive_alloc(void)
+{
+	struct run *r = naive_head;
+	if (r)
+		naive_head = r->next;
+	return r;
+}
+
+__attribute__((noinline)) static void naive_free(void *p)
+{
+	struct run *r = p;
+	r->next = naive_head;
+	naive_head = r;
+}
+
+static void naive_init(void)
+{
+	naive_mem = aligned_alloc(PAGE_SIZE, NAIVE_PAGES * PAGE_SIZE);
+	if (!naive_mem) {
+		perror("aligned_alloc");
+		exit(2);
+	}
+	memset(naive_mem, 0, NAIVE_PAGES * PAGE_SIZE);
+	for (long i = NAIVE_PAGES - 1; i >= 0; i--)
+		naive_free(naive_mem + i * PAGE_SIZE);
+}
+
+/* ---- timing -------------------------------------------------------------- */
+
+static inline u64 now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+#define BATCH 1000
+static struct page *batch_pages[BATCH];
+static void *batch_naive[BATCH];
+
+enum fig {
+	FIG_HOT,
+	FIG_BATCH,
+	FIG_WORST0,
+	FIG_ORDER9,
+	FIG_ORDER9_SPLIT,
+	FIG_ORDER18,
+	FIG_FRAG9,
+	NR_FIGS
+};
+
+struct figure {
+	const char *key, *name, *naive_what;
+	double target_ns;     /* 0: no target */
+	double target_ratio;  /* 0: none */
+	long iters;           /* operations (pairs) per timed run */
+	double *ns, *naive_ns;
+};
+
+static struct figure figs[NR_FIGS] = {
+	[FIG_HOT] = { "order0_hot_pair", "order-0 alloc+free, per-CPU list (hot)", "pop+push", 15, 5,
+		      2000000 },
+	[FIG_BATCH] = { "order0_batch1000_pair", "1000 order-0 allocs, then 1000 frees (per pair)",
+			"1000 pops, 1000 pushes", 20, 0, 400 },
+	[FIG_WORST0] = { "order0_worst_pair", "order-0 from a lone order-17 block (buddy layer)",
+			 "pop+push", 100, 0, 500000 },
+	[FIG_ORDER9] = { "order9_pair", "order-9 alloc+free (block free at order 9)", "pop+push", 25, 0,
+			 1000000 },
+	[FIG_ORDER9_SPLIT] = { "order9_split_pair", "order-9 alloc+free, split from order 17",
+			       "pop+push", 0, 0, 500000 },
+	[FIG_ORDER18] = { "order18_pair", "order-18 (1 GiB) alloc+free", "pop+push", 50, 0, 1000000 },
+	[FIG_FRAG9] = { "order9_fragmented_fail", "failing order-9, node fragmented (THISNODE)",
+			"pop from an empty list", 30, 0, 500000 },
+};
+
+/* One timed pass of the naive baseline for figure f: ns per operation. */
+static double run_naive(enum fig f, long iters)
+{
+	u64 t0, t1;
+	if (f == FIG_BATCH) {
+		t0 = now_ns();
+		for (long r = 0; r < iters; r++) {
+			for (int i = 0; i < BATCH; i++)
+				batch_naive[i] = naive_alloc();
+			for (int i = 0; i < BATCH; i++)
+				naive_free(batch_naive[i]);
+		}
+		t1 = now_ns();
+		return (double)(t1 - t0) / ((double)iters * BATCH);
+	}
+	if (f == FIG_FRAG9) {
+		struct run *saved = naive_head;
+		naive_head = NULL;
+		t0 = now_ns();
+		for (long i = 0; i < iters; i++)
+			sink(naive_alloc());
+		t1 = now_ns();
+		naive_head = saved;
+		return (double)(t1 - t0) / (double)iters;
+	}
+	t0 = now_ns();
+	for (long i = 0; i < iters; i++) {
+		void *p = naive_alloc();
+		sink(p);
+		naive_free(p);
+	}
+	t1 = now_ns();
+	return (double)(t1 - t0) / (double)iters;
+}
+
+static double run_buddy(enum fig f, long iters)
+{
+	u64 t0, t1;
+	switch (f) {
+	case FIG_HOT:
+		t0 = now_ns();
+		for (long i = 0; i < iters; i++) {
+			struct page *p = alloc_pages_node(0, GFP_KERNEL, 0);
+			sink(p);
+			__free_pages(p, 0);
+		}
+		t1 = now_ns();
+		break;
+	case FIG_BATCH:
+		t0 = now_ns();
+		for (long r = 0; r < iters; r++) {
+			for (int i = 0; i < BATCH; i++)
+				batch_pages[i] = alloc_pages_node(0, GFP_KERNEL, 0);
+			for (int i = 0; i < BATCH; i++)
+				__free_pages(batch_pages[i], 0);
+		}
+		t1 = now_ns();
+		return (double)(t1 - t0) / ((double)iters * BATCH);
+	case FIG_WORST0: {
+		pg_data_t *pgdat = NODE_DATA(2);
+		t0 = now_ns();
+		for (long i = 0; i < iters; i++) {
+			spin_lock(&pgdat->lock);
+			struct page *p = __rmqueue_smallest(pgdat, 0);
+			spin_unlock(&pgdat->lock);
+			sink(p);
+			spin_lock(&pgdat->lock);
+			__free_one_page(p, page_to_pfn(p), pgdat, 0);
+			spin_unlock(&pgdat->lock);
+		}
+		t1 = now_ns();
+		break;
+	}
+	case FIG_ORDER9:
+	case FIG_ORDER9_SPLIT: {
+		int nid = f == FIG_ORDER9 ? 0 : 2;
+		t0 = now_ns();
+		for (long i = 0; i < iters; i++) {
+			struct page *p = alloc_pages_node(nid, GFP_KERNEL, 9);
+			sink(p);
+			__free_pages(p, 9);
+		}
+		t1 = now_ns();
+		break;
+	}
+	case FIG_ORDER18:
+		t0 = now_ns();
+		for (long i = 0; i < iters; i++) {
+			struct page *p = alloc_pages_node(1, GFP_KERNEL, 18);
+			sink(p);
+			__free_pages(p, 18);
+		}
+		t1 = now_ns();
+		break;
+	case FIG_FRAG9:
+		t0 = now_ns();
+		for (long i = 0; i < iters; i++)
+			sink(alloc_pages_node(3, GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN, 9));
+		t1 = now_ns();
+		break;
+	default:
+		return 0;
+	}
+	return (double)(t1 - t0) / (double)iters;
+}
+
+/* ---- setup ----------------------------------------------------------------- */
+
+static struct page **frag_held;
+static unsigned long frag_n;
+
+static void fail_setup(const char *what)
+{
+	fprintf(stderr, "bench_page_alloc: setup: %s\n", what);
+	exit(2);
+}
+
+static void setup(void)
+{
+	struct host_mm_config cfg = {
+		.nr_nodes = 4,
+		.node_bytes = { GiB(1), GiB(1) + MiB(512), MiB(512), MiB(256) },
+		.static_pgdat = true,
+	};
+	host_mem_init(GiB(3) + MiB(256));
+	host_mm_boot(&cfg);
+	if (node_free_blocks(1, 18) != 1)
+		fail_setup("node 1 has no order-18 block");
+	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
+		if (node_free_blocks(2, o) != (o == 17))
+			fail_setup("node 2 is not exactly one order-17 block");
+	if (node_free_blocks(0, 9) < 1)
+		fail_setup("node 0 has no order-9 block");
+
+	/* Fragment node 3: take every page (GFP_ATOMIC may dip below min),
+	 * then free every other pfn. */
+	unsigned long n3 = host_node_end_pfn(3) - host_node_start_pfn(3);
+	frag_held = calloc(n3, sizeof(*frag_held));
+	struct page *p;
+	while (frag_n < n3 &&
+	       (p = alloc_pages_node(3, GFP_ATOMIC | __GFP_THISNODE | __GFP_NOWARN, 0)))
+		frag_held[frag_n++] = p;
+	unsigned long kept = 0;
+	for (unsigned long i = 0; i < frag_n; i++) {
+		if (page_to_pfn(frag_held[i]) % 2 == 0)
+			__free_pages(frag_held[i], 0);
+		else
+			frag_held[kept++] = frag_held[i];
+	}
+	frag_n = kept;
+	drain_all_pages();
+	for (unsigned o = 9; o < NR_PAGE_ORDERS; o++)
+		if (node_free_blocks(3, o))
+			fail_setup("node 3 still has a block of order >= 9");
+	if (alloc_pages_node(3, GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN, 9))
+		fail_setup("order 9 on the fragmented node succeeded");
+}
+
+/* ---- statistics and output ------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+struct stats {
+	double median, min, max, q1, q3;
+};
+
+static double quantile(const double *sorted, int n, double q)
+{
+	double pos = q * (n - 1);
+	int i = (int)pos;
+	double frac = pos - i;
+	return i + 1 < n ? sorted[i] * (1 - frac) + sorted[i + 1] * frac : sorted[i];
+}
+
+static struct stats stats_of(const double *v, int n)
+{
+	double *s = malloc((size_t)n * sizeof(*s));
+	memcpy(s, v, (size_t)n * sizeof(*s));
+	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	struct stats st = { quantile(s, n, 0.5), s[0], s[n - 1], quantile(s, n, 0.25),
+			    quantile(s, n, 0.75) };
+	free(s);
+	return st;
+}
+
+static void cpu_name(char *buf, size_t size)
+{
+	snprintf(buf, size, "unknown CPU");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[256];
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "model name", 10)) {
+			char *c = strchr(line, ':');
+			if (c) {
+				c += 2;
+				c[strcspn(c, "\n")] = 0;
+				snprintf(buf, size, "%s", c);
+			}
+			break;
+		}
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	const char *text_path = NULL, *json_path = NULL, *only = NULL;
+	int runs = 15;
+	double scale = 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--text") && i + 1 < argc)
+			text_path = argv[++i];
+		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
+			json_path = argv[++i];
+		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+			runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
+			scale = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i]; /* one figure, for profiling */
+		else {
+			fprintf(stderr, "usage: %s [--text FILE] [--json FILE] [--runs N] [--scale X] [--only KEY]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (runs < 1)
+		runs = 1;
+	console_loglevel = 3;
+
+	/* Stay on one CPU: migrations show up as noise. */
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+	CPU_ZERO(&set);
+	CPU_SET(cpu < 0 ? 0 : cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+
+	naive_init();
+	setup();
+	for (int f = 0; f < NR_FIGS; f++) {
+		figs[f].iters = (long)(figs[f].iters * scale) > 0 ? (long)(figs[f].iters * scale) : 1;
+		figs[f].ns = calloc((size_t)runs, sizeof(double));
+		figs[f].naive_ns = calloc((size_t)runs, sizeof(double));
+		if (only && strcmp(only, figs[f].key))
+			continue;
+		/* Warm up: caches, the per-CPU list, the page tables of the buffer. */
+		run_naive(f, figs[f].iters / 4 + 1);
+		run_buddy(f, figs[f].iters / 4 + 1);
+	}
+	/* Runs interleave the figures, and within a figure the baseline and the
+	 * allocator, so drift affects both alike. */
+	for (int r = 0; r < runs; r++)
+		for (int f = 0; f < NR_FIGS; f++) {
+			if (only && strcmp(only, figs[f].key))
+				continue;
+			figs[f].naive_ns[r] = run_naive(f, figs[f].iters);
+			figs[f].ns[r] = run_buddy(f, figs[f].iters);
+		}
+
+	char cpuname[128], head[512];
+	cpu_name(cpuname, sizeof(cpuname));
+	snprintf(head, sizeof(head),
+		 "mmlab page allocator, host-native (gcc -O2, no sanitizers, -DMMLAB_HOST)\n"
+		 "CPU: %s, pinned to CPU %d; %d runs per figure, median of per-run means\n"
+		 "naive = one global singly linked list of 4 KiB pages (pop/push), same run\n",
+		 cpuname, cpu, runs);
+	FILE *outs[2] = { stdout, text_path ? fopen(text_path, "w") : NULL };
+	if (text_path && !outs[1])
+		perror(text_path);
+	FILE *json = json_path ? fopen(json_path, "w") : NULL;
+	if (json_path && !json)
+		perror(json_path);
+	if (json)
+		fprintf(json, "{\n  \"benchmark\": \"page_alloc\",\n  \"measured\": \"host-native\",\n"
+			      "  \"cpu\": \"%s\",\n  \"runs\": %d,\n  \"unit\": \"ns\",\n  \"figures\": [\n",
+			cpuname, runs);
+	for (int o = 0; o < 2; o++) {
+		if (!outs[o])
+			continue;
+		fprintf(outs[o], "%s\n", head);
+		fprintf(outs[o], "%-50s %8s %17s %8s %7s %9s %s\n", "figure", "median", "min..max",
+			"naive", "ratio", "target", "met");
+	}
+	bool json_first = true;
+	for (int f = 0; f < NR_FIGS; f++) {
+		struct figure *g = &figs[f];
+		if (only && strcmp(only, g->key))
+			continue;
+		struct stats s = stats_of(g->ns, runs), n = stats_of(g->naive_ns, runs);
+		double ratio = n.median > 0 ? s.median / n.median : 0;
+		bool met = (g->target_ns == 0 || s.median <= g->target_ns) &&
+			   (g->target_ratio == 0 || ratio <= g->target_ratio);
+		char target[32] = "-", range[40];
+		if (g->target_ns && g->target_ratio)
+			snprintf(target, sizeof(target), "<=%.0f,%.0fx", g->target_ns, g->target_ratio);
+		else if (g->target_ns)
+			snprintf(target, sizeof(target), "<=%.0f", g->target_ns);
+		snprintf(range, sizeof(range), "%.1f..%.1f", s.min, s.max);
+		for (int o = 0; o < 2; o++)
+			if (outs[o])
+				fprintf(outs[o], "%-50s %8.1f %17s %8.1f %6.1fx %9s %s\n", g->name, s.median,
+					range, n.median, ratio, target,
+					g->target_ns ? (met ? "yes" : "NO") : "-");
+		if (json) {
+			char tns[32] = "null", tr[32] = "null";
+			if (g->target_ns)
+				snprintf(tns, sizeof(tns), "%.0f", g->target_ns);
+			if (g->target_ratio)
+				snprintf(tr, sizeof(tr), "%.0f", g->target_ratio);
+			fprintf(json, "%s", json_first ? "" : ",\n");
+			json_first = false;
+			fprintf(json,
+				"    {\"key\": \"%s\", \"name\": \"%s\", \"iterations_per_run\": %ld,\n"
+				"     \"median\": %.2f, \"min\": %.2f, \"max\": %.2f, \"q1\": %.2f, \"q3\": %.2f,\n"
+				"     \"naive\": {\"what\": \"%s\", \"median\": %.2f, \"min\": %.2f, \"max\": %.2f},\n"
+				"     \"ratio_to_naive\": %.2f, \"target_ns\": %s, \"target_ratio\": %s, "
+				"\"met\": %s}",
+				g->key, g->name, g->iters, s.median, s.min, s.max, s.q1, s.q3, g->naive_what,
+				n.median, n.min, n.max, ratio, tns, tr,
+				g->target_ns ? (met ? "true" : "false") : "null");
+		}
+	}
+	for (int o = 0; o < 2; o++)
+		if (outs[o])
+			fprintf(outs[o], "\nnaive baselines: order-0 rows pop+push; batch 1000 pops then 1000 "
+					 "pushes; order-9/18 rows the order-0 pop+push (a list cannot give\n"
+					 "contiguous blocks); the failing row a pop from an empty list. "
+					 "Worst order-0 takes the node lock around each half, as rmqueue does.\n");
+	if (outs[1])
+		fclose(outs[1]);
+	if (json) {
+		fprintf(json, "\n  ]\n}\n");
+		fclose(json);
+	}
+	return 0;
+}

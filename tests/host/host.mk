@@ -1,0 +1,69 @@
+# Host-side builds of the portable mm code: unit tests under ASan+UBSan
+# (run by `make test` through the runner's --host) and native benchmarks.
+# Included from the top-level Makefile, which defines HOSTCC, B, HOST_CFLAGS
+# and SANITIZE.
+#
+#   make host-tests   build $(HOST_MM_TESTS) (and the runner's selftest)
+#   make bench-host   build with -O2, no sanitizers; run; write
+#                     $(B)/bench/host.txt and $(B)/bench/host.json
+#
+# BENCH_ARGS passes options to the benchmark (e.g. BENCH_ARGS='--runs 31').
+
+HOST_MM_CFLAGS := $(HOST_CFLAGS) -DMMLAB_HOST -I. -MMD -MP
+HOST_MM_DIR := $(B)/host/mm
+
+# The portable code under test and the shim standing in for the kernel.
+# kernel/string.c is not compiled: libc provides the same functions.
+HOST_SHIM_SRCS := tests/host/shim.c tests/host/ktest.c
+HOST_MEMBLOCK_SRCS := mm/memblock.c mm/numa.c
+HOST_PAGE_ALLOC_SRCS := $(HOST_MEMBLOCK_SRCS) mm/page_alloc.c kernel/spinlock.c tests/host/mm_boot.c
+HOST_SLAB_SRCS := $(HOST_PAGE_ALLOC_SRCS) $(wildcard mm/slab.c mm/kmalloc.c)
+
+# A test is listed only when the code it tests exists, so the fragment works
+# while mm/ grows.
+HOST_MM_TESTS := $(B)/host/memblock_test
+ifneq ($(wildcard mm/page_alloc.c),)
+HOST_MM_TESTS += $(B)/host/page_alloc_test
+endif
+ifneq ($(wildcard mm/slab.c),)
+HOST_MM_TESTS += $(B)/host/slab_test
+endif
+
+# Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
+$(HOST_MM_DIR)/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(say) HOSTCC $<
+	$(Q)$(HOSTCC) $(HOST_MM_CFLAGS) $(SANITIZE) -c $< -o $@
+
+$(HOST_MM_DIR)/opt/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(say) HOSTCC $<
+	$(Q)$(HOSTCC) $(HOST_MM_CFLAGS) -DNDEBUG -c $< -o $@
+
+host_san_objs = $(patsubst %.c,$(HOST_MM_DIR)/san/%.o,$(1))
+host_opt_objs = $(patsubst %.c,$(HOST_MM_DIR)/opt/%.o,$(1))
+
+$(B)/host/memblock_test: $(call host_san_objs,tests/host/memblock_test.c $(HOST_MEMBLOCK_SRCS) $(HOST_SHIM_SRCS))
+	$(say) LINK $@
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
+
+$(B)/host/page_alloc_test: $(call host_san_objs,tests/host/page_alloc_test.c tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS) $(HOST_SHIM_SRCS))
+	$(say) LINK $@
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
+
+$(B)/host/slab_test: $(call host_san_objs,tests/host/slab_test.c tests/host/mm_check.c $(HOST_SLAB_SRCS) $(HOST_SHIM_SRCS))
+	$(say) LINK $@
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
+
+$(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c $(HOST_PAGE_ALLOC_SRCS) tests/host/shim.c)
+	$(say) LINK $@
+	$(Q)$(HOSTCC) -o $@ $^
+
+.PHONY: host-tests bench-host
+host-tests: $(HOST_MM_TESTS) $(B)/host/runner-selftest
+
+bench-host: $(B)/host/bench_page_alloc
+	@mkdir -p $(B)/bench
+	$(B)/host/bench_page_alloc --text $(B)/bench/host.txt --json $(B)/bench/host.json $(BENCH_ARGS)
+
+-include $(shell find $(HOST_MM_DIR) -name '*.d' 2>/dev/null)

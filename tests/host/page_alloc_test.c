@@ -1,0 +1,774 @@
+/* Host tests of mm/page_alloc.c, the per-node buddy allocator, booted on a
+ * host buffer as the kernel boots it (tests/host/mm_boot.c): four nodes of
+ * 64 MiB in a ring (distances 10/20/30/20), the first MiB reserved.
+ *
+ * Every case checks the allocator's invariants (tests/host/mm_check.h)
+ * against a shadow of what the case holds, and ends with the free lists in
+ * exactly the shape they had after boot. */
+#include "mm/memblock.h"
+#include "mm/page_alloc.h"
+#include "tests/host/ktest.h"
+#include "tests/host/mm_check.h"
+#include "tests/host/shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NODE_BYTES MiB(64)
+#define NR_NODES 4
+#define MEM (NODE_BYTES * NR_NODES)
+
+static struct host_mm_config ring = {
+	.nr_nodes = NR_NODES,
+	.node_bytes = { NODE_BYTES, NODE_BYTES, NODE_BYTES, NODE_BYTES },
+};
+
+static struct mm_shadow shadow;
+static struct mm_snapshot boot_shape;
+static char log[8192];
+static struct printk_capture cap;
+
+static void boot(const struct host_mm_config *cfg)
+{
+	mm_shadow_destroy(&shadow);
+	mm_snapshot_free(&boot_shape);
+	host_mm_boot(cfg);
+	mm_shadow_init(&shadow);
+	mm_snapshot_take(&boot_shape);
+}
+
+static void init_case(struct ktest *t)
+{
+	(void)t;
+	boot(&ring);
+}
+
+static void capture_begin(void) { printk_capture_begin(&cap, log, sizeof(log)); }
+static void capture_end(void) { printk_capture_end(&cap); }
+
+/* Allocates and records in the shadow; checks what every allocation must
+ * look like. */
+static struct page *get(struct ktest *t, int nid, gfp_t gfp, unsigned order)
+{
+	struct page *p = alloc_pages_node(nid, gfp, order);
+	if (!p)
+		return NULL;
+	unsigned long pfn = page_to_pfn(p);
+	KTEST_EXPECT_TRUE(t, IS_ALIGNED(pfn, 1ul << order));
+	KTEST_EXPECT_EQ(t, page_ref_count(p), 1);
+	KTEST_EXPECT_EQ(t, p->_mapcount, -1);
+	KTEST_EXPECT_FALSE(t, PageBuddy(p));
+	KTEST_EXPECT_EQ(t, PageHead(p), order > 0);
+	if (order)
+		KTEST_EXPECT_EQ(t, p->private, order);
+	if ((gfp & __GFP_THISNODE) && nid >= 0)
+		KTEST_EXPECT_EQ(t, page_to_nid(p), nid);
+	mm_shadow_alloc(t, &shadow, p, order);
+	return p;
+}
+
+static void put(struct page *p, unsigned order)
+{
+	mm_shadow_free(&shadow, p, order);
+	__free_pages(p, order);
+}
+
+/* The free lists are back to their shape after boot, and consistent. */
+static void expect_boot_shape(struct ktest *t)
+{
+	struct mm_snapshot now;
+	mm_snapshot_take(&now);
+	mm_snapshot_equal(t, &boot_shape, &now);
+	mm_snapshot_free(&now);
+	mm_check(t, &shadow, true);
+}
+
+/* ---- boot ---------------------------------------------------------------- */
+
+struct free_pages_sum {
+	unsigned long pages[MAX_NUMNODES];
+};
+
+static void count_free(phys_addr_t s, phys_addr_t e, int nid, void *arg)
+{
+	struct free_pages_sum *f = arg;
+	unsigned long a = (unsigned long)(ALIGN_UP(s, PAGE_SIZE) >> PAGE_SHIFT);
+	unsigned long b = (unsigned long)(e >> PAGE_SHIFT);
+	if (a < b)
+		f->pages[nid] += b - a;
+}
+
+static void boot_frees_memory_minus_reserved(struct ktest *t)
+{
+	struct free_pages_sum f = { { 0 } };
+	memblock_for_each_free_range(count_free, &f);
+	for (int nid = 0; nid < NR_NODES; nid++) {
+		pg_data_t *pgdat = NODE_DATA(nid);
+		KTEST_ASSERT_NOT_NULL(t, pgdat);
+		KTEST_EXPECT_EQ(t, node_free_pages(nid), f.pages[nid]);
+		KTEST_EXPECT_EQ(t, pgdat->managed_pages, f.pages[nid]);
+		KTEST_EXPECT_EQ(t, pgdat->node_start_pfn, (unsigned long)nid * (NODE_BYTES >> PAGE_SHIFT));
+		KTEST_EXPECT_EQ(t, pgdat->node_spanned_pages, NODE_BYTES >> PAGE_SHIFT);
+		KTEST_EXPECT_GT(t, pgdat->watermark[WMARK_MIN], 0);
+		KTEST_EXPECT_LT(t, pgdat->watermark[WMARK_MIN], pgdat->watermark[WMARK_LOW]);
+		KTEST_EXPECT_LT(t, pgdat->watermark[WMARK_LOW], pgdat->watermark[WMARK_HIGH]);
+		/* The first MiB and the pg_data_t pages are not free. */
+		KTEST_EXPECT_LT(t, f.pages[nid], NODE_BYTES >> PAGE_SHIFT);
+	}
+	KTEST_EXPECT_EQ(t, nr_free_pages(), f.pages[0] + f.pages[1] + f.pages[2] + f.pages[3]);
+	/* Node 1 is free but for its top pages (its pg_data_t): its largest
+	 * block is 32 MiB, order 13. */
+	KTEST_EXPECT_EQ(t, node_free_blocks(1, 13), 1);
+	KTEST_EXPECT_EQ(t, node_free_blocks(1, 14), 0);
+	KTEST_EXPECT_GE(t, node_free_blocks(0, 8), 1); /* [1 MiB, 2 MiB) is order 8 */
+	mm_check(t, &shadow, true);
+}
+
+static void fallback_lists_follow_distance(struct ktest *t)
+{
+	static const int want[NR_NODES][NR_NODES] = {
+		{ 0, 1, 3, 2 }, { 1, 0, 2, 3 }, { 2, 1, 3, 0 }, { 3, 0, 2, 1 } };
+	for (int nid = 0; nid < NR_NODES; nid++) {
+		KTEST_ASSERT_EQ(t, NODE_DATA(nid)->nr_fallback, NR_NODES);
+		for (int i = 0; i < NR_NODES; i++)
+			KTEST_EXPECT_EQ(t, NODE_DATA(nid)->fallback[i], want[nid][i]);
+	}
+}
+
+/* ---- the buddy shape ------------------------------------------------------ */
+
+static void split_and_merge_return_to_the_initial_shape(struct ktest *t)
+{
+	/* 3 x (2^12 - 1) pages: 48 MiB of node 1's 64. */
+	enum { PER_ORDER = 3, MAX_O = 11, N = PER_ORDER * (MAX_O + 1) };
+	struct { struct page *p; unsigned order; } held[N];
+	int n = 0;
+	for (unsigned o = 0; o <= MAX_O; o++)
+		for (int k = 0; k < PER_ORDER; k++) {
+			struct page *p = get(t, 1, GFP_KERNEL | __GFP_THISNODE, o);
+			KTEST_ASSERT_NOT_NULL(t, p);
+			held[n].p = p;
+			held[n++].order = o;
+			KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, false));
+		}
+	KTEST_EXPECT_EQ(t, shadow.live_pages, PER_ORDER * ((2ul << MAX_O) - 1));
+	/* Free in a scrambled (fixed) order. */
+	srand(12345);
+	for (int i = N - 1; i > 0; i--) {
+		int j = rand() % (i + 1);
+		__typeof__(held[0]) x = held[i];
+		held[i] = held[j];
+		held[j] = x;
+	}
+	for (int i = 0; i < N; i++) {
+		put(held[i].p, held[i].order);
+		KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, false));
+	}
+	expect_boot_shape(t);
+}
+
+static void buddy_layer_splits_and_merges_exactly(struct ktest *t)
+{
+	/* Node 1's largest block is order 13; an order-0 request splits it
+	 * all the way down and the free merges all the way up. */
+	pg_data_t *pgdat = NODE_DATA(1);
+	unsigned long before[NR_PAGE_ORDERS];
+	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
+		before[o] = pgdat->free_area[o].nr_free;
+	/* Take every block below order 13 first, so the split must come from it. */
+	struct page *small[64];
+	unsigned small_order[64], ns = 0;
+	spin_lock(&pgdat->lock);
+	for (unsigned o = 0; o < 13; o++)
+		while (pgdat->free_area[o].nr_free && ns < 64) {
+			small[ns] = __rmqueue_smallest(pgdat, o);
+			small_order[ns++] = o;
+		}
+	unsigned long nr_free = pgdat->nr_free;
+	struct page *p = __rmqueue_smallest(pgdat, 0);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	KTEST_EXPECT_EQ(t, pgdat->free_area[13].nr_free, before[13] - 1);
+	for (unsigned o = 0; o < 13; o++)
+		KTEST_EXPECT_EQ(t, pgdat->free_area[o].nr_free, 1);
+	KTEST_EXPECT_EQ(t, pgdat->nr_free, nr_free - 1);
+	__free_one_page(p, page_to_pfn(p), pgdat, 0);
+	for (unsigned o = 0; o < 13; o++)
+		KTEST_EXPECT_EQ(t, pgdat->free_area[o].nr_free, 0);
+	KTEST_EXPECT_EQ(t, pgdat->free_area[13].nr_free, before[13]);
+	while (ns--)
+		__free_one_page(small[ns], page_to_pfn(small[ns]), pgdat, small_order[ns]);
+	spin_unlock(&pgdat->lock);
+	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
+		KTEST_EXPECT_EQ(t, pgdat->free_area[o].nr_free, before[o]);
+	expect_boot_shape(t);
+}
+
+static void every_allocation_is_aligned_to_its_order(struct ktest *t)
+{
+	struct page *held[14];
+	for (unsigned o = 0; o < 14; o++) {
+		held[o] = get(t, (int)(o % NR_NODES), GFP_KERNEL, o);
+		KTEST_ASSERT_NOT_NULL(t, held[o]);
+		KTEST_EXPECT_TRUE(t, IS_ALIGNED((uintptr_t)((u8 *)page_address(held[o]) - host_phys_base),
+						PAGE_SIZE << o));
+	}
+	/* Order 14 (64 MiB) needs a whole node: none is free. */
+	KTEST_EXPECT_NULL(t, alloc_pages_node(0, GFP_KERNEL | __GFP_NOWARN, 14));
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	for (unsigned o = 0; o < 14; o++)
+		put(held[o], o);
+	expect_boot_shape(t);
+}
+
+static void order_above_the_maximum_fails(struct ktest *t)
+{
+	capture_begin();
+	struct page *p = alloc_pages_node(0, GFP_KERNEL, MAX_PAGE_ORDER + 1);
+	capture_end();
+	KTEST_EXPECT_NULL(t, p);
+	KTEST_EXPECT_NOT_NULL(t, strstr(log, "above the maximum order"));
+	capture_begin();
+	p = alloc_pages_node(0, GFP_KERNEL | __GFP_NOWARN, MAX_PAGE_ORDER + 1);
+	capture_end();
+	KTEST_EXPECT_NULL(t, p);
+	KTEST_EXPECT_EQ(t, strlen(log), 0);
+	expect_boot_shape(t);
+}
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+static bool above_low(int nid, unsigned order)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	return (long)pgdat->nr_free - (long)(1ul << order) + 1 > (long)pgdat->watermark[WMARK_LOW];
+}
+
+/* Where an allocation preferring nid must land while some node in its
+ * fallback list is above its low watermark: the first such node. */
+static int expected_node(int nid, unsigned order)
+{
+	for (int i = 0; i < NODE_DATA(nid)->nr_fallback; i++)
+		if (above_low(NODE_DATA(nid)->fallback[i], order))
+			return NODE_DATA(nid)->fallback[i];
+	return NUMA_NO_NODE;
+}
+
+static void fallback_goes_by_distance_when_a_node_is_exhausted(struct ktest *t)
+{
+	enum { ORDER = 5, MAX_HELD = 4 * (NODE_BYTES >> (PAGE_SHIFT + ORDER)) };
+	static struct page *held[MAX_HELD];
+	int n = 0, seen[NR_NODES] = { 0 }, order_seen[NR_NODES], nseen = 0, on2 = 0;
+	unsigned long hit2 = NODE_DATA(2)->numa_stat[NUMA_HIT];
+	for (;;) {
+		int want = expected_node(2, ORDER);
+		struct page *p = get(t, 2, GFP_KERNEL | __GFP_NOWARN, ORDER);
+		if (!p)
+			break;
+		KTEST_ASSERT_LT(t, n, MAX_HELD);
+		held[n++] = p;
+		int got = page_to_nid(p);
+		on2 += got == 2;
+		if (want != NUMA_NO_NODE && !KTEST_EXPECT_EQ(t, got, want))
+			break;
+		if (want != NUMA_NO_NODE && !seen[got]++)
+			order_seen[nseen++] = got;
+	}
+	/* Node 2's list: itself, then 1 and 3 (distance 20, lower id first),
+	 * then 0 (distance 30). */
+	KTEST_EXPECT_EQ(t, nseen, 4);
+	static const int want_order[] = { 2, 1, 3, 0 };
+	for (int i = 0; i < nseen && i < 4; i++)
+		KTEST_EXPECT_EQ(t, order_seen[i], want_order[i]);
+	KTEST_EXPECT_EQ(t, NODE_DATA(2)->numa_stat[NUMA_HIT] - hit2, on2);
+	KTEST_EXPECT_GT(t, NODE_DATA(1)->numa_stat[NUMA_MISS], 0);
+	KTEST_EXPECT_GT(t, NODE_DATA(2)->numa_stat[NUMA_FOREIGN], 0);
+	/* Every node is now below its low watermark for order 5. */
+	for (int nid = 0; nid < NR_NODES; nid++)
+		KTEST_EXPECT_FALSE(t, above_low(nid, ORDER));
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	while (n--)
+		put(held[n], ORDER);
+	expect_boot_shape(t);
+}
+
+static void thisnode_fails_instead_of_falling_back(struct ktest *t)
+{
+	enum { ORDER = 4, MAX_HELD = NODE_BYTES >> (PAGE_SHIFT + ORDER) };
+	static struct page *held[MAX_HELD];
+	int n = 0;
+	struct page *p;
+	while ((p = get(t, 3, GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN, ORDER))) {
+		KTEST_ASSERT_LT(t, n, MAX_HELD);
+		held[n++] = p;
+	}
+	KTEST_EXPECT_GT(t, n, MAX_HELD / 2);
+	for (int i = 0; i < n; i++)
+		KTEST_EXPECT_EQ(t, page_to_nid(held[i]), 3);
+	/* Other nodes have plenty, and the failure says so. */
+	KTEST_EXPECT_GT(t, node_free_pages(0), NODE_BYTES >> (PAGE_SHIFT + 1));
+	capture_begin();
+	p = alloc_pages_node(3, GFP_KERNEL | __GFP_THISNODE, ORDER);
+	capture_end();
+	KTEST_EXPECT_NULL(t, p);
+	KTEST_EXPECT_NOT_NULL(t, strstr(log, "page allocation failure: order:4"));
+	KTEST_EXPECT_NOT_NULL(t, strstr(log, "__GFP_THISNODE"));
+	/* Without __GFP_THISNODE the nearest node (0, distance 20, lower id
+	 * than 2) serves it. */
+	p = get(t, 3, GFP_KERNEL, ORDER);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	KTEST_EXPECT_EQ(t, page_to_nid(p), 0);
+	put(p, ORDER);
+	while (n--)
+		put(held[n], ORDER);
+	expect_boot_shape(t);
+}
+
+static void memoryless_node_allocates_from_the_nearest(struct ktest *t)
+{
+	struct host_mm_config cfg = ring;
+	cfg.node_bytes[3] = 0;
+	cfg.node_bytes[2] = NODE_BYTES * 2; /* keep the same total */
+	boot(&cfg);
+	KTEST_ASSERT_NOT_NULL(t, NODE_DATA(3));
+	KTEST_EXPECT_EQ(t, NODE_DATA(3)->managed_pages, 0);
+	KTEST_EXPECT_EQ(t, NODE_DATA(3)->nr_fallback, 3);
+	KTEST_EXPECT_EQ(t, NODE_DATA(0)->nr_fallback, 3);
+	KTEST_EXPECT_NULL(t, alloc_pages_node(3, GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN, 0));
+	struct page *p = get(t, 3, GFP_KERNEL, 0);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	KTEST_EXPECT_EQ(t, page_to_nid(p), 0); /* 0 and 2 at 20: lower id */
+	put(p, 0);
+	expect_boot_shape(t);
+	boot(&ring);
+}
+
+static void blocks_never_merge_across_nodes(struct ktest *t)
+{
+	/* With the pg_data_t outside the nodes, nodes 1-3 are wholly free:
+	 * nodes 2 and 3 are buddies at order 14 but on different nodes. */
+	struct host_mm_config cfg = ring;
+	cfg.static_pgdat = true;
+	boot(&cfg);
+	for (int nid = 1; nid < NR_NODES; nid++) {
+		KTEST_EXPECT_EQ(t, node_free_blocks(nid, 14), 1);
+		KTEST_EXPECT_EQ(t, node_free_pages(nid), NODE_BYTES >> PAGE_SHIFT);
+	}
+	KTEST_EXPECT_EQ(t, node_free_blocks(2, 15), 0);
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	/* Take all of node 3 in order-0 pages and give it back: the frees
+	 * merge up to order 14 and stop at the node. */
+	enum { N = NODE_BYTES >> PAGE_SHIFT };
+	static struct page *held[N];
+	pg_data_t *pgdat = NODE_DATA(3);
+	spin_lock(&pgdat->lock);
+	for (int i = 0; i < N; i++) {
+		held[i] = __rmqueue_smallest(pgdat, 0);
+		KTEST_ASSERT_NOT_NULL(t, held[i]);
+	}
+	KTEST_EXPECT_NULL(t, __rmqueue_smallest(pgdat, 0));
+	for (int i = N - 1; i >= 0; i--)
+		__free_one_page(held[i], page_to_pfn(held[i]), pgdat, 0);
+	spin_unlock(&pgdat->lock);
+	KTEST_EXPECT_EQ(t, node_free_blocks(3, 14), 1);
+	expect_boot_shape(t);
+	boot(&ring);
+}
+
+/* ---- per-CPU lists ------------------------------------------------------- */
+
+static void per_cpu_lists_stay_bounded_and_drain(struct ktest *t)
+{
+	enum { N = 1000 };
+	static struct page *held[N];
+	pg_data_t *pgdat = NODE_DATA(0);
+	for (int i = 0; i < N; i++) {
+		held[i] = get(t, 0, GFP_KERNEL, 0);
+		KTEST_ASSERT_NOT_NULL(t, held[i]);
+		KTEST_EXPECT_EQ(t, page_to_nid(held[i]), 0);
+	}
+	for (int i = 0; i < N; i++) {
+		put(held[i], 0);
+		KTEST_ASSERT_LE(t, pgdat->pcp[0].count, pgdat->pcp[0].high);
+	}
+	KTEST_EXPECT_GT(t, pgdat->pcp[0].count, 0);
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	/* Hot: the page just freed is the next one handed out. */
+	struct page *p = get(t, 0, GFP_KERNEL, 0);
+	KTEST_EXPECT_TRUE(t, p == held[N - 1]);
+	put(p, 0);
+	drain_all_pages();
+	KTEST_EXPECT_EQ(t, pgdat->pcp[0].count, 0);
+	expect_boot_shape(t);
+}
+
+static void gfp_zero_returns_zeroed_pages(struct ktest *t)
+{
+	struct page *p = get(t, 0, GFP_KERNEL, 3);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	memset(page_address(p), 0x77, PAGE_SIZE << 3);
+	put(p, 3);
+	struct page *q = get(t, 0, GFP_KERNEL | __GFP_ZERO, 3);
+	KTEST_ASSERT_NOT_NULL(t, q);
+	KTEST_EXPECT_TRUE(t, p == q); /* the same block came back */
+	const u8 *m = page_address(q);
+	unsigned nonzero = 0;
+	for (size_t i = 0; i < (PAGE_SIZE << 3); i++)
+		nonzero += m[i] != 0;
+	KTEST_EXPECT_EQ(t, nonzero, 0);
+	put(q, 3);
+	unsigned long a = get_zeroed_page(GFP_KERNEL);
+	KTEST_ASSERT_NE(t, a, 0);
+	KTEST_EXPECT_EQ(t, ((u8 *)a)[100], 0);
+	free_page(a);
+	expect_boot_shape(t);
+}
+
+/* ---- bad pages ------------------------------------------------------------ */
+
+/* Runs a free that must be refused with a report containing reason. */
+#define EXPECT_BAD_FREE(t, stmt, reason)                                                 \
+	do {                                                                             \
+		unsigned long _before = bad_page_reports;                                \
+		capture_begin();                                                         \
+		stmt;                                                                    \
+		capture_end();                                                           \
+		KTEST_EXPECT_EQ(t, bad_page_reports, _before + 1);                       \
+		if (!KTEST_EXPECT_NOT_NULL(t, strstr(log, reason)))                      \
+			ktest_diag(t, "report: %s", log);                                \
+		KTEST_EXPECT_NOT_NULL(t, strstr(log, "BUG: Bad page state"));            \
+	} while (0)
+
+static void double_free_is_reported(struct ktest *t)
+{
+	struct page *p = get(t, 0, GFP_KERNEL, 0);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	put(p, 0);
+	/* Still in the per-CPU list. */
+	EXPECT_BAD_FREE(t, __free_pages(p, 0), "freed twice");
+	KTEST_EXPECT_NOT_NULL(t, strstr(log, "last freed by"));
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	/* In the buddy lists (merged away). */
+	drain_all_pages();
+	EXPECT_BAD_FREE(t, __free_pages(p, 0), "refcount 0");
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	/* A higher order, freed twice. */
+	struct page *q = get(t, 1, GFP_KERNEL, 4);
+	KTEST_ASSERT_NOT_NULL(t, q);
+	put(q, 4);
+	EXPECT_BAD_FREE(t, __free_pages(q, 4), "freed");
+	KTEST_EXPECT_EQ(t, mm_total_bad(), 0);
+	expect_boot_shape(t);
+}
+
+static void wrong_order_is_reported(struct ktest *t)
+{
+	struct page *p = get(t, 0, GFP_KERNEL, 2);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	EXPECT_BAD_FREE(t, __free_pages(p, 0), "wrong order");
+	EXPECT_BAD_FREE(t, __free_pages(p, 3), "wrong order");
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	put(p, 2); /* the right order still works */
+	struct page *q = get(t, 0, GFP_KERNEL, 0);
+	KTEST_ASSERT_NOT_NULL(t, q);
+	EXPECT_BAD_FREE(t, __free_pages(q, 1), "does not head an allocation");
+	put(q, 0);
+	/* A tail page freed as if it were the block. */
+	struct page *r = get(t, 0, GFP_KERNEL, 3);
+	KTEST_ASSERT_NOT_NULL(t, r);
+	EXPECT_BAD_FREE(t, __free_pages(r + 1, 0), "refcount 0");
+	put(r, 3);
+	expect_boot_shape(t);
+}
+
+static void freeing_a_referenced_page_is_reported(struct ktest *t)
+{
+	struct page *p = get(t, 2, GFP_KERNEL, 0);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	get_page(p);
+	EXPECT_BAD_FREE(t, __free_pages(p, 0), "refcount > 1");
+	KTEST_EXPECT_EQ(t, page_ref_count(p), 2); /* untouched: still allocated */
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	put_page(p); /* drops to 1, does not free */
+	KTEST_EXPECT_EQ(t, page_ref_count(p), 1);
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	mm_shadow_free(&shadow, p, 0);
+	put_page(p); /* the last reference frees it */
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	/* put_page frees a compound head with its order. */
+	struct page *q = get(t, 2, GFP_KERNEL, 5);
+	KTEST_ASSERT_NOT_NULL(t, q);
+	mm_shadow_free(&shadow, q, 5);
+	put_page(q);
+	/* Mapped pages are refused too. */
+	struct page *r = get(t, 2, GFP_KERNEL, 0);
+	KTEST_ASSERT_NOT_NULL(t, r);
+	r->_mapcount = 0;
+	EXPECT_BAD_FREE(t, __free_pages(r, 0), "mapped");
+	r->_mapcount = -1;
+	put(r, 0);
+	expect_boot_shape(t);
+}
+
+static void freeing_a_page_table_page_is_reported(struct ktest *t)
+{
+	struct page *p = get(t, 1, GFP_KERNEL, 0);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	page_set_flag(p, PG_table);
+	EXPECT_BAD_FREE(t, __free_pages(p, 0), "page-table page");
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	page_clear_flag(p, PG_table);
+	page_set_flag(p, PG_slab);
+	EXPECT_BAD_FREE(t, __free_pages(p, 0), "slab");
+	page_clear_flag(p, PG_slab);
+	put(p, 0);
+	/* Reserved pages never enter the allocator. */
+	struct page *res = pfn_to_page(0);
+	EXPECT_BAD_FREE(t, __free_pages(res, 0), "reserved");
+	KTEST_EXPECT_TRUE(t, PageReserved(res));
+	expect_boot_shape(t);
+}
+
+static void corrupted_free_page_is_retired(struct ktest *t)
+{
+	struct page *p = get(t, 0, GFP_KERNEL, 0);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	put(p, 0);
+	p->_refcount = 3; /* a write after free */
+	unsigned long before = bad_page_reports, managed = mm_total_managed();
+	capture_begin();
+	struct page *q = get(t, 0, GFP_KERNEL, 0);
+	capture_end();
+	KTEST_ASSERT_NOT_NULL(t, q);
+	KTEST_EXPECT_TRUE(t, q != p);
+	KTEST_EXPECT_EQ(t, bad_page_reports, before + 1);
+	KTEST_EXPECT_NOT_NULL(t, strstr(log, "corrupted while free"));
+	KTEST_EXPECT_EQ(t, mm_total_bad(), 1);
+	KTEST_EXPECT_TRUE(t, page_test_flag(p, PG_bad));
+	KTEST_EXPECT_EQ(t, mm_total_managed(), managed);
+	/* free + bad + live == managed still holds. */
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	/* A retired page cannot be freed back in. */
+	EXPECT_BAD_FREE(t, __free_pages(p, 0), "out of circulation");
+	put(q, 0);
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	/* The same in a higher-order block: the head is retired, the rest of
+	 * the block goes back to the free lists. */
+	struct page *b = get(t, 1, GFP_KERNEL | __GFP_THISNODE, 6);
+	KTEST_ASSERT_NOT_NULL(t, b);
+	put(b, 6);
+	KTEST_ASSERT_TRUE(t, PageBuddy(b) || b->flags == pfn_to_page(page_to_pfn(b))->flags);
+	b->_mapcount = 7;
+	capture_begin();
+	struct page *c = alloc_pages_node(1, GFP_KERNEL | __GFP_THISNODE, 6);
+	capture_end();
+	KTEST_EXPECT_EQ(t, mm_total_bad(), 2);
+	if (c) {
+		KTEST_EXPECT_TRUE(t, c != b);
+		mm_shadow_alloc(t, &shadow, c, 6);
+	}
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+	if (c)
+		put(c, 6);
+	KTEST_ASSERT_TRUE(t, mm_check(t, &shadow, true));
+}
+
+static void poison_catches_writes_after_free(struct ktest *t)
+{
+	/* page_poison=on is a boot option: memory is poisoned from the start. */
+	struct host_mm_config cfg = ring;
+	cfg.page_poison = true;
+	boot(&cfg);
+	unsigned long before = bad_page_reports;
+	struct page *p = get(t, 0, GFP_KERNEL, 0);
+	KTEST_ASSERT_NOT_NULL(t, p);
+	struct page *big = get(t, 1, GFP_KERNEL, 9);
+	KTEST_ASSERT_NOT_NULL(t, big);
+	/* Pages that were never allocated since boot are poisoned too. */
+	KTEST_EXPECT_EQ(t, bad_page_reports, before);
+	put(big, 9);
+	put(p, 0);
+	KTEST_EXPECT_EQ(t, ((u8 *)page_address(p))[123], PAGE_POISON);
+	((u8 *)page_address(p))[123] = 1;
+	before = bad_page_reports;
+	capture_begin();
+	struct page *q = get(t, 0, GFP_KERNEL, 0);
+	capture_end();
+	KTEST_EXPECT_TRUE(t, q == p); /* handed out anyway, with a report */
+	KTEST_EXPECT_EQ(t, bad_page_reports, before + 1);
+	KTEST_EXPECT_NOT_NULL(t, strstr(log, "poison overwritten at offset 0x7b"));
+	if (q)
+		put(q, 0);
+	expect_boot_shape(t);
+	boot(&ring);
+}
+
+/* ---- shrinkers ----------------------------------------------------------- */
+
+static struct page *cache_pages[64];
+static int cache_n;
+static unsigned long shrinker_calls;
+
+static unsigned long cache_count(struct shrinker *s, struct shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	return (unsigned long)cache_n;
+}
+
+static unsigned long cache_scan(struct shrinker *s, struct shrink_control *sc)
+{
+	(void)s;
+	unsigned long freed = 0;
+	shrinker_calls++;
+	while (cache_n && freed < sc->nr_to_scan) {
+		struct page *p = cache_pages[--cache_n];
+		put(p, 9);
+		freed++;
+	}
+	return freed;
+}
+
+static void reclaim_calls_the_shrinkers(struct ktest *t)
+{
+	struct shrinker s = { .count_objects = cache_count, .scan_objects = cache_scan, .seeks = 2 };
+	/* Fill memory with a "cache" of order-9 blocks and plain order-9 blocks. */
+	static struct page *held[512];
+	int n = 0;
+	cache_n = 0;
+	struct page *p;
+	while ((p = get(t, NUMA_NO_NODE, GFP_KERNEL | __GFP_NOWARN, 9))) {
+		if (cache_n < 8)
+			cache_pages[cache_n++] = p;
+		else
+			held[n++] = p;
+		KTEST_ASSERT_LT(t, n, 512);
+	}
+	register_shrinker(&s);
+	shrinker_calls = 0;
+	/* GFP_NOWAIT may not reclaim: fails without calling the shrinker. */
+	KTEST_EXPECT_NULL(t, alloc_pages_node(0, GFP_NOWAIT | __GFP_NOWARN, 9));
+	KTEST_EXPECT_EQ(t, shrinker_calls, 0);
+	/* GFP_KERNEL reclaims and then succeeds. */
+	p = get(t, 0, GFP_KERNEL | __GFP_NOWARN, 9);
+	KTEST_EXPECT_NOT_NULL(t, p);
+	KTEST_EXPECT_GT(t, shrinker_calls, 0);
+	unregister_shrinker(&s);
+	if (p)
+		put(p, 9);
+	while (cache_n)
+		put(cache_pages[--cache_n], 9);
+	while (n--)
+		put(held[n], 9);
+	expect_boot_shape(t);
+}
+
+/* ---- random stress ------------------------------------------------------- */
+
+static u64 rng_state;
+static u64 rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static void random_alloc_free_keeps_every_invariant(struct ktest *t)
+{
+	enum { STEPS = 20000, CAP = 8192 };
+	static struct { struct page *p; unsigned order; } live[CAP];
+	const u64 seed = 0x6d6d6c6162ull;
+	int n = 0;
+	unsigned long allocs = 0, fails = 0, frees = 0, remote = 0, max_live = 0;
+	rng_state = seed;
+	ktest_diag(t, "seed %#llx, %d steps", (unsigned long long)seed, STEPS);
+	for (int step = 0; step < STEPS; step++) {
+		u64 r = rnd();
+		if (r % 100 < 55 && n < CAP) {
+			unsigned x = (unsigned)(r >> 8) % 100, order;
+			if (x < 60) order = 0;
+			else if (x < 80) order = 1 + (unsigned)(r >> 16) % 3;
+			else if (x < 95) order = 4 + (unsigned)(r >> 16) % 5;
+			else order = 9 + (unsigned)(r >> 16) % 3;
+			int nid = (int)((r >> 24) % (NR_NODES + 1)) - 1;
+			static const gfp_t modes[] = { GFP_KERNEL, GFP_ATOMIC, GFP_NOWAIT, GFP_NOIO };
+			gfp_t gfp = modes[(r >> 32) % 4] | __GFP_NOWARN;
+			if ((r >> 40) % 4 == 0)
+				gfp |= __GFP_THISNODE;
+			if ((r >> 44) % 20 == 0 && order < 6)
+				gfp |= __GFP_ZERO;
+			struct page *p = get(t, nid, gfp, order);
+			if (p) {
+				allocs++;
+				if (nid >= 0 && page_to_nid(p) != nid)
+					remote++;
+				live[n].p = p;
+				live[n++].order = order;
+			} else {
+				fails++;
+			}
+		} else if (n) {
+			int i = (int)((r >> 8) % (u64)n);
+			struct page *p = live[i].p;
+			unsigned order = live[i].order;
+			live[i] = live[--n];
+			if ((r >> 40) % 10 == 0) {
+				mm_shadow_free(&shadow, p, order);
+				put_page(p);
+			} else {
+				put(p, order);
+			}
+			frees++;
+		}
+		if ((r >> 50) % 100 == 0)
+			drain_all_pages();
+		if (shadow.live_pages > max_live)
+			max_live = shadow.live_pages;
+		if (!mm_check(t, &shadow, step % 1000 == 999)) {
+			ktest_diag(t, "at step %d (seed %#llx)", step, (unsigned long long)seed);
+			ktest_abort(t);
+		}
+	}
+	ktest_diag(t, "%lu allocations (%lu failed, %lu on another node), %lu frees, "
+		   "at most %lu of %lu pages live", allocs, fails, remote, frees, max_live,
+		   mm_total_managed());
+	KTEST_EXPECT_GT(t, fails, 0); /* memory ran out at some point */
+	KTEST_EXPECT_GT(t, remote, 0);
+	while (n--)
+		put(live[n].p, live[n].order);
+	expect_boot_shape(t);
+	KTEST_EXPECT_EQ(t, mm_total_bad(), 0);
+}
+
+static const struct ktest_case cases[] = {
+	KTEST_CASE(boot_frees_memory_minus_reserved),
+	KTEST_CASE(fallback_lists_follow_distance),
+	KTEST_CASE(split_and_merge_return_to_the_initial_shape),
+	KTEST_CASE(buddy_layer_splits_and_merges_exactly),
+	KTEST_CASE(every_allocation_is_aligned_to_its_order),
+	KTEST_CASE(order_above_the_maximum_fails),
+	KTEST_CASE(fallback_goes_by_distance_when_a_node_is_exhausted),
+	KTEST_CASE(thisnode_fails_instead_of_falling_back),
+	KTEST_CASE(memoryless_node_allocates_from_the_nearest),
+	KTEST_CASE(blocks_never_merge_across_nodes),
+	KTEST_CASE(per_cpu_lists_stay_bounded_and_drain),
+	KTEST_CASE(gfp_zero_returns_zeroed_pages),
+	KTEST_CASE(double_free_is_reported),
+	KTEST_CASE(wrong_order_is_reported),
+	KTEST_CASE(freeing_a_referenced_page_is_reported),
+	KTEST_CASE(freeing_a_page_table_page_is_reported),
+	KTEST_CASE(corrupted_free_page_is_retired),
+	KTEST_CASE(poison_catches_writes_after_free),
+	KTEST_CASE(reclaim_calls_the_shrinkers),
+	KTEST_CASE(random_alloc_free_keeps_every_invariant),
+};
+
+int main(void)
+{
+	host_mem_init(MEM);
+	int rc = ktest_run_suite("host_page_alloc", cases, ARRAY_SIZE(cases), init_case);
+	mm_shadow_destroy(&shadow);
+	mm_snapshot_free(&boot_shape);
+	host_mem_free();
+	return rc;
+}

@@ -1,0 +1,251 @@
+/* The host shim (see shim.h). This file is the only one that includes libc
+ * headers next to the kernel's: the portable mm code sees only the kernel's
+ * declarations, which have libc's signatures. */
+#include "tests/host/shim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* ---- printk ------------------------------------------------------------ */
+
+int console_loglevel = LOGLEVEL_DEFAULT;
+unsigned long host_printk_bytes;
+
+static const char *line_prefix;
+static bool at_line_start = true;
+static struct printk_capture *capture;
+
+void host_printk_init(void)
+{
+	const char *e = getenv("MMLAB_LOGLEVEL");
+	if (e && *e)
+		console_loglevel = atoi(e);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+const char *printk_set_line_prefix(const char *prefix)
+{
+	const char *old = line_prefix;
+	line_prefix = prefix;
+	return old;
+}
+
+void printk_capture_begin(struct printk_capture *cap, char *buf, size_t size)
+{
+	cap->buf = buf;
+	cap->size = size;
+	cap->len = 0;
+	if (size)
+		buf[0] = 0;
+	cap->outer = capture;
+	capture = cap;
+}
+
+void printk_capture_end(struct printk_capture *cap)
+{
+	capture = cap->outer;
+}
+
+static void console_emit(const char *s, size_t len)
+{
+	host_printk_bytes += len;
+	if (capture) {
+		for (size_t i = 0; i < len && capture->len + 1 < capture->size; i++)
+			capture->buf[capture->len++] = s[i];
+		if (capture->size)
+			capture->buf[capture->len] = 0;
+		return;
+	}
+	fwrite(s, 1, len, stdout);
+}
+
+/* Every console line gets the line prefix (KTAP "    # " while a case runs). */
+static void console_write(const char *s, size_t len)
+{
+	while (len) {
+		if (at_line_start && line_prefix && !capture)
+			console_emit(line_prefix, strlen(line_prefix));
+		const char *nl = memchr(s, '\n', len);
+		size_t n = nl ? (size_t)(nl - s) + 1 : len;
+		console_emit(s, n);
+		at_line_start = nl != NULL;
+		s += n;
+		len -= n;
+	}
+}
+
+int vprintk(const char *fmt, va_list ap)
+{
+	int level = MESSAGE_LOGLEVEL_DEFAULT;
+	bool always = false;
+	if (fmt[0] == KERN_SOH[0] && fmt[1]) {
+		if (fmt[1] == '!')
+			always = true;
+		else if (fmt[1] >= '0' && fmt[1] <= '7')
+			level = fmt[1] - '0';
+		fmt += 2;
+	}
+	char buf[1024];
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n < 0)
+		return n;
+	size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+	/* Captures see everything, as the kernel's do: a test that checks a
+	 * message must not depend on the log level. */
+	if (always || capture || level <= console_loglevel)
+		console_write(buf, len);
+	return n;
+}
+
+int printk(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vprintk(fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* ---- panic ------------------------------------------------------------- */
+
+void panic_exit(void)
+{
+	fflush(stdout);
+	abort();
+}
+
+void panic(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	capture = NULL;
+	printk(KERN_EMERG "\nKernel panic: %s\n", buf);
+	fprintf(stderr, "Kernel panic: %s\n", buf);
+	panic_exit();
+}
+
+/* ---- strings libc lacks -------------------------------------------------- */
+
+size_t strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(src);
+	if (size) {
+		size_t c = n < size - 1 ? n : size - 1;
+		memcpy(dst, src, c);
+		dst[c] = 0;
+	}
+	return n;
+}
+
+size_t strlcat(char *dst, const char *src, size_t size)
+{
+	size_t d = strnlen(dst, size);
+	if (d == size)
+		return size + strlen(src);
+	return d + strlcpy(dst + d, src, size - d);
+}
+
+/* ---- "physical memory" -------------------------------------------------- */
+
+struct page *vmemmap;
+u8 *host_phys_base;
+/* mm/page_alloc.c defines it; programs without the page allocator (the
+ * memblock test) get this one. */
+__attribute__((weak)) u8 mem_section_present[NR_MEM_SECTIONS / 8];
+u64 host_phys_bytes;
+static bool mem_mmapped;
+static size_t vmemmap_bytes;
+unsigned long host_vmemmap_pages;
+
+#define HOST_MMAP_THRESHOLD GiB(1)
+
+void host_mem_free(void)
+{
+	if (!host_phys_base)
+		return;
+	if (mem_mmapped) {
+		munmap(host_phys_base, host_phys_bytes);
+		munmap(vmemmap, vmemmap_bytes);
+	} else {
+		free(host_phys_base);
+		free(vmemmap);
+	}
+	host_phys_base = NULL;
+	vmemmap = NULL;
+	host_phys_bytes = 0;
+	memset(mem_section_present, 0, sizeof(mem_section_present));
+}
+
+static void *map_noreserve(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	return p;
+}
+
+void host_mem_init(u64 bytes)
+{
+	host_mem_free();
+	bytes = ALIGN_UP(bytes, PAGE_SIZE);
+	unsigned long pages = bytes >> PAGE_SHIFT;
+	/* The vmemmap is populated per section, as in the kernel: a buddy pfn
+	 * past the end of memory but inside its section has a struct page. */
+	unsigned long sections = (pages + PAGES_PER_SECTION - 1) >> PFN_SECTION_SHIFT;
+	host_vmemmap_pages = sections << PFN_SECTION_SHIFT;
+	vmemmap_bytes = host_vmemmap_pages * sizeof(struct page);
+	mem_mmapped = bytes > HOST_MMAP_THRESHOLD;
+	if (mem_mmapped) {
+		host_phys_base = map_noreserve(bytes);
+		vmemmap = map_noreserve(vmemmap_bytes);
+	} else {
+		host_phys_base = aligned_alloc(PAGE_SIZE, bytes);
+		vmemmap = calloc(host_vmemmap_pages, sizeof(struct page));
+		if (!host_phys_base || !vmemmap) {
+			fprintf(stderr, "host_mem_init: out of memory for %llu bytes\n",
+				(unsigned long long)bytes);
+			exit(2);
+		}
+	}
+	host_phys_bytes = bytes;
+	for (unsigned long s = 0; s < sections; s++)
+		mem_section_present[s / 8] |= (u8)(1u << (s % 8));
+}
+
+/* ---- NUMA topology ------------------------------------------------------ */
+
+void host_numa_setup(const struct host_mm_config *cfg)
+{
+	struct numa_topology *t = &numa_topology;
+	numa_topology_reset(t);
+	t->nr_nodes = cfg->nr_nodes;
+	t->have_srat = t->have_slit = true;
+	u64 base = 0;
+	for (unsigned n = 0; n < cfg->nr_nodes; n++) {
+		t->nodes[n].pxm = n;
+		t->nodes[n].declared_bytes = t->nodes[n].ram_bytes = cfg->node_bytes[n];
+		t->nodes[n].nr_cpus = 1;
+		if (cfg->node_bytes[n])
+			t->memblks[t->nr_memblks++] =
+				(struct numa_memblk){ base, base + cfg->node_bytes[n], (int)n };
+		base += cfg->node_bytes[n];
+		t->cpus[t->nr_cpus++] = (struct numa_cpu){
+			.apic_id = n, .acpi_uid = n, .nid = (int)n, .boot_cpu = n == 0 };
+	}
+	unsigned nn = cfg->nr_nodes;
+	for (unsigned a = 0; a < MAX_NUMNODES; a++)
+		for (unsigned b = 0; b < MAX_NUMNODES; b++) {
+			unsigned d = a > b ? a - b : b - a;
+			if (nn && a < nn && b < nn && nn - d < d)
+				d = nn - d;
+			t->distance[a][b] = (u8)(a == b ? LOCAL_DISTANCE : LOCAL_DISTANCE + 10 * d);
+		}
+}

@@ -1,0 +1,70 @@
+/* The host shim: what the portable mm code (memblock, numa, page_alloc, slab)
+ * needs from the kernel when it is compiled for the host with -DMMLAB_HOST.
+ *
+ *  - printk/vprintk (libc's vsnprintf formats; the KERN_ level prefix
+ *    "\001<digit>" or "\001!" is stripped and filtered against
+ *    console_loglevel), the line prefix and the nesting captures of
+ *    kernel/printk.h; snprintf/vsnprintf are libc's (same signatures);
+ *  - panic() (prints, then abort(): the runner sees a crash);
+ *  - "physical memory": a host buffer starting at pfn 0 (host_phys_base), its
+ *    struct pages (vmemmap) and the mem_section_present bitmap;
+ *  - a fake NUMA topology (nodes splitting the buffer, ring distances, one
+ *    CPU per node; the running CPU is 0, on node 0);
+ *  - host_mm_boot(): the kernel's mm init sequence (mm/mm_init.c) on that
+ *    memory, so the allocator starts in the state it starts in at boot.
+ *
+ * kernel/string.c is not compiled: libc has the same functions (glibc 2.36
+ * lacks strlcpy/strlcat, which the shim provides). */
+#ifndef TESTS_HOST_SHIM_H
+#define TESTS_HOST_SHIM_H
+
+#include "kernel/printk.h"
+#include "kernel/panic.h"
+#include "kernel/types.h"
+#include "mm/numa.h"
+#include "mm/page.h"
+
+/* "Physical memory": [0, host_phys_bytes) backed by host_phys_base. Large
+ * sizes (> 1 GiB) are an mmap with MAP_NORESERVE (only touched pages cost
+ * RAM); smaller ones come from malloc, so AddressSanitizer sees overruns. */
+extern u64 host_phys_bytes;
+/* Struct pages in vmemmap: host_phys_bytes rounded up to whole sections. */
+extern unsigned long host_vmemmap_pages;
+void host_mem_init(u64 bytes);
+void host_mem_free(void);
+
+#define HOST_MAX_RESERVED 16
+
+struct host_mm_config {
+	unsigned nr_nodes;           /* 1..MAX_NUMNODES */
+	u64 node_bytes[MAX_NUMNODES]; /* consecutive from address 0; 0 = memoryless */
+	/* Extra reserved ranges (bytes); the first MiB is always reserved. */
+	struct { u64 base, size; } reserved[HOST_MAX_RESERVED];
+	unsigned nr_reserved;
+	bool keep_first_mib;         /* don't reserve [0, 1 MiB) */
+	bool static_pgdat;           /* pg_data_t from static storage, not memblock */
+	bool page_poison;            /* boot with page_poison=on */
+};
+
+/* Fills numa_topology: cfg's nodes back to back from address 0, one CPU per
+ * node (CPU c on node c), distances 10 + 10 * (steps around the ring). */
+void host_numa_setup(const struct host_mm_config *cfg);
+/* The whole init: topology, memblock, struct pages, page_alloc_init_node,
+ * fallback lists, free_boot_range for every free range, watermarks.
+ * host_mem_init() must have made at least sum(node_bytes) of memory.
+ * May be called again: it starts over from nothing. */
+void host_mm_boot(const struct host_mm_config *cfg);
+/* Pfn range of node nid as booted. */
+unsigned long host_node_start_pfn(int nid);
+unsigned long host_node_end_pfn(int nid);
+
+/* Console: stdout unless captured. console_loglevel (kernel/printk.h) is
+ * honoured; MMLAB_LOGLEVEL in the environment overrides the default. */
+void host_printk_init(void);
+/* Bytes of console output so far (captured output included). */
+extern unsigned long host_printk_bytes;
+
+size_t strlcpy(char *dst, const char *src, size_t size);
+size_t strlcat(char *dst, const char *src, size_t size);
+
+#endif
