@@ -111,6 +111,9 @@ static void boot_report(void)
 
 void start_kernel(u32 magic, u32 mbi_phys)
 {
+	/* smp_processor_id() (printk and spinlocks use it) reads the per-CPU
+	 * area through GS: point GS at the boot CPU's before anything runs. */
+	load_per_cpu_base(0);
 	serial_init();
 	printk_set_line_prefix(NULL);
 	pr_info("\nmmlab: booting\n");
@@ -118,7 +121,7 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	/* Traps first: from here on a bug prints a report instead of a
 	 * silent triple fault. */
 	gdt_init();
-	load_per_cpu_base(0); /* the template: smp_processor_id() works from here */
+	load_per_cpu_base(0); /* loading the segments cleared the GS base */
 	idt_init();
 
 	cpu_detect(&boot_cpu_data);

@@ -5,6 +5,7 @@
 
 void panic_exit(void)
 {
+	oops_in_progress = true;
 	printk(KERN_EMERG "---[ end Kernel panic ]---\n");
 	qemu_exit(QEMU_EXIT_PANIC);
 }
@@ -14,6 +15,7 @@ void panic(const char *fmt, ...)
 	char buf[256];
 	va_list ap;
 
+	oops_in_progress = true;
 	printk_set_line_prefix(NULL);
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);

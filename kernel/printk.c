@@ -5,6 +5,8 @@
  * have had, like C's snprintf. */
 #include "kernel/printk.h"
 #include "arch/x86_64/serial.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
 #include "kernel/string.h"
 
 int console_loglevel = LOGLEVEL_DEFAULT;
@@ -266,6 +268,33 @@ static void console_write(const char *s, size_t len)
 	}
 }
 
+/* One CPU prints at a time, so lines do not interleave. The lock is taken
+ * by hand rather than with spin_lock(): a fault while printing re-enters
+ * printk on the same CPU, which must go on (not report recursion, not
+ * deadlock), and a panic prints whoever holds it. */
+static int console_owner = -1;
+bool oops_in_progress;
+
+static bool console_lock(void)
+{
+	int me = (int)smp_processor_id();
+	if (__atomic_load_n(&console_owner, __ATOMIC_RELAXED) == me || oops_in_progress)
+		return false;
+	int expected = -1;
+	while (!__atomic_compare_exchange_n(&console_owner, &expected, me, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		expected = -1;
+		__builtin_ia32_pause();
+	}
+	return true;
+}
+
+static void console_unlock(bool took)
+{
+	if (took)
+		__atomic_store_n(&console_owner, -1, __ATOMIC_RELEASE);
+}
+
 int vprintk(const char *fmt, va_list ap)
 {
 	char buf[512];
@@ -282,9 +311,14 @@ int vprintk(const char *fmt, va_list ap)
 	if (level > console_loglevel && (!capture || capture->console_filter))
 		return n;
 	size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+	unsigned long flags;
+	local_irq_save(flags);
+	bool took = console_lock();
 	console_write(buf, len);
 	if ((size_t)n >= sizeof(buf))
 		console_write("[...]\n", 6);
+	console_unlock(took);
+	local_irq_restore(flags);
 	return n;
 }
 

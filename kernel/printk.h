@@ -38,6 +38,8 @@ int printk(const char *fmt, ...) __printf(1, 2);
 #define pr_debug(...) printk(KERN_DEBUG __VA_ARGS__)
 
 extern int console_loglevel;
+/* Set by panic: printk stops waiting for the console lock. */
+extern bool oops_in_progress;
 
 /* Text put before every console line (NULL for none); returns the old one. */
 const char *printk_set_line_prefix(const char *prefix);

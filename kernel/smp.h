@@ -26,7 +26,15 @@ struct cpumask {
 };
 extern struct cpumask cpu_online_mask;
 static inline bool cpu_online(unsigned cpu) { return cpu < NR_CPUS && (__atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE) >> cpu & 1); }
-static inline unsigned num_online_cpus(void) { return (unsigned)__builtin_popcountll(__atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE)); }
+static inline unsigned num_online_cpus(void)
+{
+	/* No POPCNT assumed (and no libgcc): clear the lowest bit until none. */
+	u64 m = __atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE);
+	unsigned n = 0;
+	for (; m; m &= m - 1)
+		n++;
+	return n;
+}
 #define for_each_online_cpu(cpu) \
 	for (cpu = 0; cpu < NR_CPUS; cpu++) if (cpu_online(cpu))
 

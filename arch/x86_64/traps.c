@@ -9,6 +9,7 @@
 #include "kernel/ksyms.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/smp.h"
 
 struct idt_entry {
 	u16 offset_lo;
@@ -213,7 +214,9 @@ void do_trap(struct pt_regs *regs)
 	if (trap_fault_hook && regs->vector != X86_TRAP_DF && regs->vector != X86_TRAP_MC)
 		trap_fault_hook(regs, cr2);
 
-	printk(KERN_EMERG "\nKernel panic: unhandled exception in kernel mode\n");
+	oops_in_progress = true;
+	printk(KERN_EMERG "\nKernel panic: unhandled exception in kernel mode on CPU %u\n",
+	       smp_processor_id());
 	show_fault(regs, cr2);
 	panic_exit();
 }

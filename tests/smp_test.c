@@ -1,0 +1,277 @@
+/* The multiprocessor machinery on every topology (1 to 8 CPUs): CPUs come up
+ * on the node the SRAT gives them, cross-CPU calls reach each CPU and come
+ * back, a spinlock keeps a shared counter exact under contention from all
+ * CPUs, the spinlock debug mode catches misuse, the tick runs everywhere,
+ * and a TLB shootdown makes a changed kernel mapping visible on all CPUs.
+ * Waits are bounded only as hang guards: no outcome depends on timing. */
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/boot_paging.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pgtable.h"
+#include "arch/x86_64/smpboot.h"
+#include "arch/x86_64/tlb.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "mm/numa.h"
+#include "mm/page_alloc.h"
+#include "tests/kunit.h"
+
+static phys_addr_t page_phys_of(const struct page *p) { return (phys_addr_t)page_to_pfn(p) << PAGE_SHIFT; }
+
+#define HANG_GUARD_NS 20000000000ull /* 20 s: only to turn a hang into a failure */
+
+static bool wait_until(volatile unsigned long *v, unsigned long target)
+{
+	u64 deadline = ktime_get_ns() + HANG_GUARD_NS;
+	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < target) {
+		if (ktime_get_ns() > deadline)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+struct where {
+	unsigned cpu;
+	u32 apic_id;
+	int nid;
+};
+
+static void record_where(void *arg)
+{
+	struct where *w = arg;
+	w->cpu = smp_processor_id();
+	w->apic_id = lapic_id();
+	w->nid = numa_node_id();
+}
+
+static void every_cpu_is_up_on_its_node(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, num_online_cpus(), numa_topology.nr_cpus);
+	for (unsigned cpu = 0; cpu < numa_topology.nr_cpus; cpu++) {
+		KUNIT_EXPECT_TRUE(test, cpu_online(cpu));
+		struct where w = { ~0u, ~0u, -2 };
+		KUNIT_ASSERT_EQ(test, smp_call_function_single(cpu, record_where, &w, true), 0);
+		KUNIT_EXPECT_EQ(test, w.cpu, cpu);
+		KUNIT_EXPECT_EQ(test, w.apic_id, numa_topology.cpus[cpu].apic_id);
+		KUNIT_EXPECT_EQ(test, w.nid, numa_topology.cpus[cpu].nid);
+	}
+	KUNIT_EXPECT_EQ(test, smp_call_function_single(NR_CPUS - 1 < numa_topology.nr_cpus ? 0 : NR_CPUS - 1,
+						       record_where, &(struct where){ 0 }, true),
+			NR_CPUS - 1 < numa_topology.nr_cpus ? 0 : -ENXIO);
+}
+
+static unsigned long hits[NR_CPUS];
+static volatile unsigned long arrived;
+
+static void count_hit(void *arg)
+{
+	(void)arg;
+	__atomic_fetch_add(&hits[smp_processor_id()], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&arrived, 1, __ATOMIC_RELEASE);
+}
+
+static void calls_reach_every_cpu_and_return(struct kunit *test)
+{
+	unsigned n = num_online_cpus(), cpu;
+	memset(hits, 0, sizeof(hits));
+	arrived = 0;
+	on_each_cpu(count_hit, NULL, true);
+	KUNIT_EXPECT_EQ(test, arrived, n);
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_EQ(test, hits[cpu], 1);
+
+	/* Without waiting: the calls still all happen, exactly once each. */
+	arrived = 0;
+	struct cpumask all = cpu_online_mask;
+	for (int round = 0; round < 100; round++)
+		smp_call_function_many(&all, count_hit, NULL, false);
+	KUNIT_EXPECT_TRUE(test, wait_until(&arrived, 100ul * (n - 1)));
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_EQ(test, hits[cpu], cpu == smp_processor_id() ? 1 : 101);
+}
+
+/* All CPUs increment one counter under one lock K times each. */
+/* Every hand-off may wait for the host to schedule the next vCPU (TCG runs
+ * vCPUs as host threads, more of them than cores): keep the hand-offs few. */
+#define STRESS_TOTAL 4000
+static DEFINE_SPINLOCK(stress_lock);
+static unsigned long stress_counter;
+static volatile unsigned long stress_done;
+
+static unsigned stress_k;
+
+static void stress(void *arg)
+{
+	(void)arg;
+	for (unsigned i = 0; i < stress_k; i++) {
+		spin_lock(&stress_lock);
+		unsigned long v = stress_counter; /* a non-atomic read-modify-write */
+		barrier();
+		stress_counter = v + 1;
+		spin_unlock(&stress_lock);
+	}
+	__atomic_fetch_add(&stress_done, 1, __ATOMIC_RELEASE);
+}
+
+static void spinlock_keeps_a_shared_counter_exact(struct kunit *test)
+{
+	unsigned n = num_online_cpus();
+	unsigned long bugs = spinlock_bugs;
+	stress_k = STRESS_TOTAL / n;
+	stress_counter = 0;
+	stress_done = 0;
+	struct cpumask all = cpu_online_mask;
+	smp_call_function_many(&all, stress, NULL, false);
+	stress(NULL);
+	KUNIT_ASSERT_TRUE(test, wait_until(&stress_done, n));
+	KUNIT_EXPECT_EQ(test, stress_counter, (unsigned long)n * stress_k);
+	KUNIT_EXPECT_EQ(test, spinlock_bugs, bugs);
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&stress_lock));
+}
+
+static char log[1024];
+
+static void spinlock_debug_catches_misuse(struct kunit *test)
+{
+	if (!spinlock_debug)
+		kunit_skip(test, "booted with spinlock_debug=off");
+	DEFINE_SPINLOCK(l);
+	struct printk_capture cap;
+	unsigned long bugs = spinlock_bugs;
+
+	printk_capture_begin(&cap, log, sizeof(log));
+	spin_lock(&l);
+	spin_lock(&l); /* recursion: would deadlock */
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, spinlock_bugs, bugs + 1);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: spinlock recursion"));
+	spin_unlock(&l); /* matches the skipped recursive lock */
+	KUNIT_EXPECT_TRUE(test, spin_is_locked(&l));
+	spin_unlock(&l);
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&l));
+
+	printk_capture_begin(&cap, log, sizeof(log));
+	spin_unlock(&l); /* not held */
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, spinlock_bugs, bugs + 2);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "unlock of a lock this CPU does not hold"));
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&l));
+
+	/* The lock still works, and a correct use reports nothing. */
+	spin_lock(&l);
+	spin_unlock(&l);
+	KUNIT_EXPECT_EQ(test, spinlock_bugs, bugs + 2);
+}
+
+static void the_tick_runs_on_every_cpu(struct kunit *test)
+{
+	unsigned long before[NR_CPUS];
+	unsigned cpu;
+	for_each_online_cpu(cpu)
+		before[cpu] = ticks_on_cpu(cpu);
+	u64 deadline = ktime_get_ns() + HANG_GUARD_NS;
+	for_each_online_cpu(cpu) {
+		while (ticks_on_cpu(cpu) == before[cpu] && ktime_get_ns() < deadline)
+			cpu_relax();
+		KUNIT_EXPECT_GT(test, ticks_on_cpu(cpu), before[cpu]);
+	}
+}
+
+struct clock_read {
+	u64 ns;
+};
+
+static void read_clock(void *arg) { ((struct clock_read *)arg)->ns = ktime_get_ns(); }
+
+static void the_clock_is_monotonic_across_cpus(struct kunit *test)
+{
+	u64 last = ktime_get_ns(), a;
+	for (int i = 0; i < 1000; i++) {
+		a = ktime_get_ns();
+		KUNIT_ASSERT_GE(test, a, last);
+		last = a;
+	}
+	unsigned cpu;
+	for_each_online_cpu(cpu) {
+		struct clock_read r;
+		u64 before = ktime_get_ns();
+		smp_call_function_single(cpu, read_clock, &r, true);
+		KUNIT_EXPECT_GE(test, r.ns, before);
+		KUNIT_EXPECT_GE(test, ktime_get_ns(), r.ns);
+	}
+}
+
+/* A kernel mapping is changed on this CPU; after the shootdown every CPU
+ * reads through the new one. */
+struct tlb_probe {
+	unsigned long va;
+	u64 value;
+};
+
+static void read_probe(void *arg)
+{
+	struct tlb_probe *p = arg;
+	p->value = *(volatile u64 *)p->va;
+}
+
+static void tlb_shootdown_reaches_every_cpu(struct kunit *test)
+{
+	if (!trampoline_phys)
+		kunit_skip(test, "no trampoline page: its page table hosts the probe");
+	/* The page next to the trampoline shares its page table, so mapping
+	 * it allocates nothing. */
+	unsigned long va = trampoline_phys ^ PAGE_SIZE;
+	int level;
+	KUNIT_ASSERT_NULL(test, lookup_kernel_address(va, &level));
+	struct page *a = alloc_page(GFP_KERNEL), *b = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	*(u64 *)page_address(a) = 0xaaaa0001;
+	*(u64 *)page_address(b) = 0xbbbb0002;
+	u64 flags = _PAGE_PRESENT | _PAGE_RW | _PAGE_NX;
+	KUNIT_ASSERT_TRUE(test, kernel_map(va, page_phys_of(a), flags, 1));
+
+	unsigned long before[NR_CPUS];
+	unsigned cpu;
+	for_each_online_cpu(cpu) {
+		struct tlb_probe p = { va, 0 };
+		smp_call_function_single(cpu, read_probe, &p, true); /* caches the translation */
+		KUNIT_EXPECT_EQ(test, p.value, 0xaaaa0001);
+		before[cpu] = tlb_shootdowns_handled(cpu);
+	}
+
+	u64 *pte = lookup_kernel_address(va, &level);
+	KUNIT_ASSERT_NOT_NULL(test, pte);
+	KUNIT_EXPECT_EQ(test, level, 1);
+	*pte = page_phys_of(b) | flags;
+	flush_tlb_kernel_range(va, va + PAGE_SIZE);
+
+	for_each_online_cpu(cpu) {
+		struct tlb_probe p = { va, 0 };
+		smp_call_function_single(cpu, read_probe, &p, true);
+		KUNIT_EXPECT_EQ(test, p.value, 0xbbbb0002);
+		KUNIT_EXPECT_EQ(test, tlb_shootdowns_handled(cpu), before[cpu] + 1);
+	}
+	*pte = 0;
+	flush_tlb_kernel_range(va, va + PAGE_SIZE);
+	KUNIT_EXPECT_NULL(test, lookup_kernel_address(va, &level));
+	__free_page(a);
+	__free_page(b);
+}
+
+static struct kunit_case smp_cases[] = {
+	KUNIT_CASE(every_cpu_is_up_on_its_node),
+	KUNIT_CASE(calls_reach_every_cpu_and_return),
+	KUNIT_CASE(spinlock_keeps_a_shared_counter_exact),
+	KUNIT_CASE(spinlock_debug_catches_misuse),
+	KUNIT_CASE(the_tick_runs_on_every_cpu),
+	KUNIT_CASE(the_clock_is_monotonic_across_cpus),
+	KUNIT_CASE(tlb_shootdown_reaches_every_cpu),
+	{}
+};
+static struct kunit_suite smp_suite = { .name = "smp", .test_cases = smp_cases };
+kunit_test_suite(smp_suite);
