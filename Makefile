@@ -138,6 +138,21 @@ test:
 		$(if $(TOPOLOGY),--topology $(TOPOLOGY)) $(if $(FILTER),--filter '$(FILTER)') \
 		$(foreach t,$(HOST_TESTS),--host $(t))
 
+# Benchmarks: the allocator natively on the host (the figures that mean
+# something), then the same shapes inside the kernel under QEMU (emulated:
+# relative costs only). Figures go to build/bench/.
+BENCH_TOPOLOGIES ?= default pci-hole-6g
+bench:
+	@tools/deps.sh run
+	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) $(B)/host/bench_page_alloc
+	@echo "== host-native benchmarks (build/bench/host.txt)"
+	@$(MAKE) --no-print-directory bench-host
+	@for t in $(BENCH_TOPOLOGIES); do \
+		echo "== in-kernel benchmarks on '$$t' under $(ACCEL) (build/bench/kernel-$$t.txt)"; \
+		$(RUNNER) run $(RUNNER_ARGS) --cmdline "bench" $$t </dev/null | tr -d '\r' | \
+			sed -n '/==== in-kernel benchmarks/,/==== end of benchmarks/p' | tee $(B)/bench/kernel-$$t.txt; \
+	done
+
 debug:
 	@tools/deps.sh debug
 	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)

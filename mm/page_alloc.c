@@ -31,8 +31,8 @@ kernel_param_flag("page_poison", page_poisoning,
 
 /* Per-CPU list sizes: big enough that alloc/free loops stay off the node
  * lock, small enough that little memory hides in them. */
-#define PCP_BATCH 32
-#define PCP_HIGH (4 * PCP_BATCH)
+#define PCP_BATCH 63
+#define PCP_HIGH (6 * PCP_BATCH)
 
 #define BIT(n) (1ul << (n))
 /* The fast paths are inlined into alloc_pages_node and __free_pages; what
