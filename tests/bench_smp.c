@@ -1,0 +1,107 @@
+/* In-kernel SMP benchmarks, run after the allocator ones with "bench": IPI
+ * round trip (a cross-CPU call that waits for its answer), uncontended and
+ * contended spinlock cost. Under QEMU's TCG every figure is EMULATED: vCPUs
+ * are host threads, more of them than host cores, so a contended lock
+ * hand-off can wait for the host scheduler; the figures show orders of
+ * magnitude inside the emulator, not hardware behaviour. */
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/tsc.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/time.h"
+
+void run_smp_benchmarks(void);
+
+#define RUNS 7
+
+static u64 median(u64 *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			u64 t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[n / 2];
+}
+
+static void noop(void *arg) { (void)arg; }
+
+static void bench_ipi(void)
+{
+	unsigned me = smp_processor_id(), cpu;
+	for_each_online_cpu(cpu) {
+		if (cpu == me)
+			continue;
+		u64 t[RUNS];
+		const unsigned iters = 200;
+		for (int r = 0; r < RUNS; r++) {
+			u64 s = ktime_get_ns();
+			for (unsigned i = 0; i < iters; i++)
+				smp_call_function_single(cpu, noop, NULL, true);
+			t[r] = (ktime_get_ns() - s) / iters;
+		}
+		pr_info("  IPI round trip CPU %u -> CPU %u (node %d -> %d)   %8lu ns\n", me, cpu,
+			numa_node_id(), cpu_to_node(cpu), (unsigned long)median(t, RUNS));
+	}
+}
+
+static DEFINE_SPINLOCK(bench_lock);
+static volatile unsigned long contended_done;
+static unsigned long contended_iters;
+
+static void hammer(void *arg)
+{
+	(void)arg;
+	for (unsigned long i = 0; i < contended_iters; i++) {
+		spin_lock(&bench_lock);
+		barrier();
+		spin_unlock(&bench_lock);
+	}
+	__atomic_fetch_add(&contended_done, 1, __ATOMIC_RELEASE);
+}
+
+static void bench_locks(void)
+{
+	u64 t[RUNS];
+	const unsigned long iters = 100000;
+	for (int r = 0; r < RUNS; r++) {
+		u64 s = ktime_get_ns();
+		for (unsigned long i = 0; i < iters; i++) {
+			spin_lock(&bench_lock);
+			barrier();
+			spin_unlock(&bench_lock);
+		}
+		t[r] = (ktime_get_ns() - s) * 1000 / iters;
+	}
+	u64 ps = median(t, RUNS);
+	pr_info("  spinlock lock+unlock, uncontended               %5lu.%01lu ns\n",
+		(unsigned long)(ps / 1000), (unsigned long)(ps % 1000 / 100));
+
+	unsigned n = num_online_cpus();
+	if (n < 2) {
+		pr_info("  spinlock, contended                            n/a: one CPU\n");
+		return;
+	}
+	contended_iters = 2000 / n;
+	for (int r = 0; r < RUNS; r++) {
+		contended_done = 0;
+		struct cpumask all = cpu_online_mask;
+		u64 s = ktime_get_ns();
+		smp_call_function_many(&all, hammer, NULL, false);
+		hammer(NULL);
+		while (__atomic_load_n(&contended_done, __ATOMIC_ACQUIRE) < n)
+			cpu_relax();
+		t[r] = (ktime_get_ns() - s) / (contended_iters * n);
+	}
+	pr_info("  spinlock, contended by %u CPUs, per acquisition %8lu ns\n", n,
+		(unsigned long)median(t, RUNS));
+}
+
+void run_smp_benchmarks(void)
+{
+	pr_info("SMP (%u CPUs online):\n", num_online_cpus());
+	bench_ipi();
+	bench_locks();
+}
