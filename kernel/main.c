@@ -18,6 +18,8 @@
 #include "kernel/multiboot2.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
+#include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -154,7 +156,12 @@ void start_kernel(u32 magic, u32 mbi_phys)
 
 	setup_acpi_and_numa();
 	mm_init();
+	/* From here on start_kernel runs as the task "init" (it can sleep); the
+	 * APs become their idle tasks as they come up. */
+	sched_init();
 	smp_bringup();
+	sched_init_smp();
+	rcu_init();
 	boot_report();
 	crash_if_requested();
 	run_kernel_benchmarks();

@@ -21,6 +21,7 @@
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/string.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -93,8 +94,11 @@ void kunit_info(struct kunit *test, const char *fmt, ...)
 static void kunit_fault(struct pt_regs *regs, u64 cr2)
 {
 	struct kunit *test = current_test;
-	if (!test)
-		return; /* not in a case: let the kernel die */
+	/* Not in a case, or a fault of another thread (another CPU's, or a
+	 * kthread the case started): the case's longjmp target is not on that
+	 * stack, so let the kernel die with the full report. */
+	if (!test || test->task != (void *)current)
+		return;
 	u64 off, size;
 	const char *fn = ksym_lookup(regs->rip, &off, &size);
 	test->status = KUNIT_FAILURE;
@@ -116,6 +120,7 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 	test->name = c->name;
 	test->status = KUNIT_SUCCESS;
 	test->outer = current_test;
+	test->task = current;
 	current_test = test;
 	trap_fault_hook = kunit_fault;
 

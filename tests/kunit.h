@@ -44,6 +44,7 @@ struct kunit {
 	void *priv;
 	struct jmp_buf abort;
 	struct kunit *outer; /* the case that was current before this one */
+	void *task;          /* the thread running the case: only its faults are caught */
 	unsigned faults;     /* CPU exceptions caught in this case */
 };
 

@@ -1,0 +1,488 @@
+/* The scheduler: per-CPU run queues, the context switch, kernel threads,
+ * the idle tasks and sleeping with a timeout.
+ *
+ * Invariants (each CPU's struct rq, under rq->lock):
+ *   - rq->curr is the task running on the CPU; it is never on rq->queue;
+ *   - rq->queue holds the CPU's other runnable tasks, first come first run;
+ *     the idle task is never queued: it runs when the queue is empty;
+ *   - a task's on_rq is 1 while it is queued or current; a task sleeping
+ *     (state not TASK_RUNNING) after schedule() has on_rq 0 and is only
+ *     put back by a wakeup;
+ *   - tasks never change CPU, so a task's run queue is cpu_rq(task->cpu),
+ *     and only that CPU takes tasks off its queue.
+ * The run queue lock is held, with interrupts off, across the switch: the
+ * task switched to releases it (finish_task_switch). A task that exited is
+ * reported to its reaper only from there, once the CPU is off its stack.
+ *
+ * Scheduling points: see kernel/sched.h (schedule, cond_resched, sleeping
+ * calls, thread exit, idle loop). The tick never preempts. */
+#include "kernel/sched.h"
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/smpboot.h"
+#include "arch/x86_64/traps.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/rcu.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "kernel/wait.h"
+#include "mm/numa.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+
+_Static_assert(offsetof(struct task_struct, thread_sp) == 0, "switch_to.asm expects thread_sp at 0");
+
+#define TICK_NSEC (1000000000ull / HZ)
+
+struct sleep_timer {
+	struct list_head entry; /* on rq->timers */
+	u64 expires;            /* ktime_get_ns() */
+	struct task_struct *task;
+	bool fired;
+};
+
+struct rq {
+	spinlock_t lock;
+	struct list_head queue;  /* runnable tasks other than curr, FIFO */
+	unsigned int nr_queued;
+	struct task_struct *curr;
+	struct task_struct *idle;
+	struct list_head timers; /* sleep_timers of this CPU's tasks */
+	unsigned long nr_switches;
+	unsigned long nr_resched_ipis;
+};
+
+DEFINE_PER_CPU(struct rq, runqueues);
+DEFINE_PER_CPU(struct task_struct *, current_task);
+#define cpu_rq(cpu) (&per_cpu(runqueues, (cpu)))
+#define this_rq() this_cpu_ptr(&runqueues)
+
+/* Set by each CPU once its run queue is initialised (not per-CPU: an AP's
+ * area starts as a copy of the boot CPU's). */
+static bool rq_active[NR_CPUS];
+static struct task_struct init_task;
+static struct task_struct ap_idle_tasks[NR_CPUS]; /* on the APs' start-up stacks */
+static unsigned long kthreads_alive;
+static bool (*stack_contains_before)(u64 addr);
+
+struct task_struct *__switch_to_asm(struct task_struct *prev, struct task_struct *next);
+void ret_from_kthread(void);
+void schedule_tail(struct task_struct *prev);
+__noreturn void kthread_entry(struct task_struct *p);
+
+static void rq_init(struct rq *rq, struct task_struct *idle, struct task_struct *curr)
+{
+	spin_lock_init(&rq->lock);
+	INIT_LIST_HEAD(&rq->queue);
+	INIT_LIST_HEAD(&rq->timers);
+	rq->nr_queued = 0;
+	rq->nr_switches = rq->nr_resched_ipis = 0;
+	rq->idle = idle;
+	rq->curr = curr;
+}
+
+/* Caller holds rq->lock. */
+static void enqueue_task(struct rq *rq, struct task_struct *p)
+{
+	list_add_tail(&p->run_list, &rq->queue);
+	rq->nr_queued++;
+}
+
+/* Caller holds the lock of p's run queue. */
+static bool ttwu_locked(struct rq *rq, struct task_struct *p, unsigned int state)
+{
+	if (!(p->__state & state))
+		return false;
+	WRITE_ONCE(p->__state, TASK_RUNNING);
+	if (!p->on_rq) {
+		p->on_rq = 1;
+		enqueue_task(rq, p);
+	}
+	return true;
+}
+
+int wake_up_state(struct task_struct *p, unsigned int state)
+{
+	unsigned int cpu = p->cpu;
+	struct rq *rq = cpu_rq(cpu);
+	unsigned long flags;
+
+	if (unlikely(!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE)))
+		panic("BUG: wake_up_process(%s) on CPU %u, whose scheduler is not running", p->comm, cpu);
+	/* The lock (a locked instruction: a full barrier) orders the waker's
+	 * condition store before the read of the sleeper's state. */
+	spin_lock_irqsave(&rq->lock, flags);
+	bool woke = ttwu_locked(rq, p, state);
+	bool kick = woke && cpu != smp_processor_id() && rq->curr == rq->idle;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	/* An idle CPU sits in hlt: the IPI makes its idle loop look again. A
+	 * busy one finds the task at its next scheduling point. */
+	if (kick)
+		apic_send_ipi(numa_topology.cpus[cpu].apic_id, RESCHEDULE_VECTOR);
+	return woke;
+}
+
+bool wake_up_process(struct task_struct *p) { return wake_up_state(p, TASK_NORMAL); }
+
+/* In the task switched to, with rq->lock held and interrupts off. */
+static void finish_task_switch(struct task_struct *prev)
+{
+	struct rq *rq = this_rq();
+	bool dead = prev->__state == TASK_DEAD;
+	spin_unlock(&rq->lock);
+	if (dead)
+		complete_all(&prev->exited); /* its reaper may free it from now on */
+}
+
+void schedule_tail(struct task_struct *prev)
+{
+	finish_task_switch(prev);
+	__asm__ volatile("sti" ::: "memory");
+}
+
+void schedule(void)
+{
+	struct task_struct *prev = current, *next;
+	struct rq *rq = this_rq();
+	unsigned long flags;
+
+	/* Before the run-queue lock (lock order): a quiescent state, or a BUG
+	 * report for a switch inside a read-side section. */
+	rcu_note_context_switch();
+	if (prev->stack && *(unsigned long *)prev->stack != STACK_END_MAGIC)
+		panic("BUG: stack overflow in task %s (CPU %u): the stack end magic is gone", prev->comm,
+		      prev->cpu);
+
+	spin_lock_irqsave(&rq->lock, flags);
+	if (prev->__state == TASK_RUNNING) {
+		if (!is_idle_task(prev)) {
+			if (!rq->nr_queued) {
+				/* Nothing else to run: carry on. */
+				spin_unlock_irqrestore(&rq->lock, flags);
+				return;
+			}
+			enqueue_task(rq, prev); /* a yield: to the back of the queue */
+		}
+	} else {
+		prev->on_rq = 0; /* sleeping (or dead) until woken */
+	}
+	if (rq->nr_queued) {
+		next = list_first_entry(&rq->queue, struct task_struct, run_list);
+		list_del(&next->run_list);
+		rq->nr_queued--;
+	} else {
+		next = rq->idle;
+	}
+	if (next == prev) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		return;
+	}
+	rq->curr = next;
+	this_cpu_write(current_task, next);
+	rq->nr_switches++;
+	prev->nvcsw++;
+	prev = __switch_to_asm(prev, next);
+	/* Running as the original task again; prev is who ran before us. */
+	finish_task_switch(prev);
+	local_irq_restore(flags);
+}
+
+bool cond_resched(void)
+{
+	rcu_all_qs();
+	if (READ_ONCE(this_rq()->nr_queued)) {
+		schedule();
+		return true;
+	}
+	return false;
+}
+
+long schedule_timeout(long timeout)
+{
+	if (timeout == MAX_SCHEDULE_TIMEOUT) {
+		schedule();
+		return timeout;
+	}
+	if (timeout <= 0) {
+		__set_current_state(TASK_RUNNING);
+		return 0;
+	}
+	struct rq *rq = this_rq();
+	struct sleep_timer t = { .task = current, .fired = false };
+	unsigned long flags;
+	t.expires = ktime_get_ns() + (u64)timeout * TICK_NSEC;
+	spin_lock_irqsave(&rq->lock, flags);
+	list_add_tail(&t.entry, &rq->timers);
+	spin_unlock_irqrestore(&rq->lock, flags);
+
+	schedule();
+
+	/* The tick takes a fired timer off the list under the lock; after this
+	 * nothing refers to t. */
+	spin_lock_irqsave(&rq->lock, flags);
+	if (!t.fired)
+		list_del(&t.entry);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	u64 now = ktime_get_ns();
+	return now >= t.expires ? 0 : (long)((t.expires - now + TICK_NSEC - 1) / TICK_NSEC);
+}
+
+long schedule_timeout_uninterruptible(long timeout)
+{
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	return schedule_timeout(timeout);
+}
+
+/* The tick (every CPU, interrupts off): wakes this CPU's expired sleepers. */
+static void sched_tick(bool user)
+{
+	(void)user;
+	unsigned int cpu = smp_processor_id();
+	if (!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
+		return;
+	struct rq *rq = this_rq();
+	if (list_empty(&rq->timers)) /* racy peek; the list is only ours to add to */
+		return;
+	u64 now = ktime_get_ns();
+	struct sleep_timer *t, *n;
+	spin_lock(&rq->lock);
+	list_for_each_entry_safe(t, n, &rq->timers, entry) {
+		if (now >= t->expires) {
+			list_del(&t->entry);
+			t->fired = true;
+			ttwu_locked(rq, t->task, TASK_NORMAL);
+		}
+	}
+	spin_unlock(&rq->lock);
+}
+
+/* Nothing to do but note it: the interrupt itself ended the hlt, and the
+ * idle loop now finds the queued task. */
+static void reschedule_interrupt(struct pt_regs *regs)
+{
+	(void)regs;
+	apic_eoi();
+	this_rq()->nr_resched_ipis++;
+}
+
+/* Each CPU's idle task. It holds no RCU references, so every pass is a
+ * quiescent state; while it halts, each tick that wakes it reports one too
+ * (kernel/rcu.c's tick hook). The queue is checked with interrupts off and
+ * "sti; hlt" halts in the interrupt shadow of sti, so a wakeup IPI that
+ * arrives after the check still ends the hlt. */
+static __noreturn void cpu_idle_loop(void)
+{
+	struct rq *rq = this_rq();
+	for (;;) {
+		rcu_all_qs();
+		local_irq_disable();
+		if (READ_ONCE(rq->nr_queued)) {
+			__asm__ volatile("sti" ::: "memory");
+			schedule();
+			continue;
+		}
+		__asm__ volatile("sti; hlt" ::: "memory");
+	}
+}
+
+static int idle_thread_fn(void *unused)
+{
+	(void)unused;
+	cpu_idle_loop();
+}
+
+__noreturn void kthread_entry(struct task_struct *p)
+{
+	int ret = -EINTR;
+	if (!READ_ONCE(p->should_stop))
+		ret = p->threadfn(p->data);
+	do_exit(ret);
+}
+
+__noreturn void do_exit(int code)
+{
+	struct task_struct *me = current;
+	if (is_idle_task(me) || me == &init_task)
+		panic("BUG: do_exit() in %s", me->comm);
+	me->exit_code = code;
+	set_current_state(TASK_DEAD);
+	schedule();
+	panic("BUG: dead task %s ran again", me->comm);
+}
+
+static struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned int cpu,
+				       const char *name, unsigned int flags)
+{
+	int nid = cpu_to_node(cpu);
+	struct task_struct *p = kzalloc_node(sizeof(*p), GFP_KERNEL, nid);
+	struct page *stack = alloc_pages_node(nid, GFP_KERNEL, THREAD_SIZE_ORDER);
+	if (!p || !stack) {
+		pr_err("sched: no memory for a thread on CPU %u\n", cpu);
+		kfree(p);
+		if (stack)
+			__free_pages(stack, THREAD_SIZE_ORDER);
+		return NULL;
+	}
+	p->stack = page_address(stack);
+	*(unsigned long *)p->stack = STACK_END_MAGIC;
+	strlcpy(p->comm, name, sizeof(p->comm));
+	p->cpu = cpu;
+	p->flags = flags;
+	p->threadfn = threadfn;
+	p->data = data;
+	p->__state = TASK_UNINTERRUPTIBLE; /* until wake_up_process(), as Linux's kthreads */
+	INIT_LIST_HEAD(&p->run_list);
+	init_completion(&p->exited);
+
+	/* The first switch to it "returns" into ret_from_kthread, with the
+	 * frame __switch_to_asm pops: r15..r12 = 0, rbx = p, rbp = 0 (the end
+	 * of backtraces), rflags = interrupts off. The 16 bytes at the top stay
+	 * zero, and rsp is 16-byte aligned after the return. */
+	u64 *sp = (u64 *)((char *)p->stack + THREAD_SIZE) - 2;
+	sp[0] = sp[1] = 0;
+	*--sp = (u64)(uintptr_t)ret_from_kthread;
+	*--sp = 0x2;               /* rflags */
+	*--sp = 0;                 /* rbp */
+	*--sp = (u64)(uintptr_t)p; /* rbx */
+	*--sp = 0;                 /* r12 */
+	*--sp = 0;                 /* r13 */
+	*--sp = 0;                 /* r14 */
+	*--sp = 0;                 /* r15 */
+	p->thread_sp = (unsigned long)(uintptr_t)sp;
+	return p;
+}
+
+struct task_struct *kthread_create_on_cpu(int (*threadfn)(void *data), void *data, unsigned int cpu,
+					  const char *namefmt)
+{
+	if (cpu >= NR_CPUS || !cpu_online(cpu) || !__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
+		return NULL;
+	char name[TASK_COMM_LEN];
+	snprintf(name, sizeof(name), namefmt, cpu);
+	struct task_struct *p = create_task(threadfn, data, cpu, name, PF_KTHREAD);
+	if (p)
+		__atomic_fetch_add(&kthreads_alive, 1, __ATOMIC_RELAXED);
+	return p;
+}
+
+struct task_struct *kthread_create(int (*threadfn)(void *data), void *data, const char *namefmt, ...)
+{
+	char name[TASK_COMM_LEN];
+	va_list ap;
+	va_start(ap, namefmt);
+	vsnprintf(name, sizeof(name), namefmt, ap);
+	va_end(ap);
+	struct task_struct *p = kthread_create_on_cpu(threadfn, data, smp_processor_id(), "");
+	if (p)
+		strlcpy(p->comm, name, sizeof(p->comm));
+	return p;
+}
+
+bool kthread_should_stop(void) { return READ_ONCE(current->should_stop); }
+
+int kthread_join(struct task_struct *k)
+{
+	if (k == current || !(k->flags & PF_KTHREAD))
+		panic("BUG: kthread_join(%s) from %s", k->comm, current->comm);
+	/* Completed by finish_task_switch once k's CPU has left its stack;
+	 * wait_for_completion returns only after complete_all() is done with
+	 * the completion's lock, so freeing k right away is safe. */
+	wait_for_completion(&k->exited);
+	int code = k->exit_code;
+	__free_pages(virt_to_page(k->stack), THREAD_SIZE_ORDER);
+	kfree(k);
+	__atomic_fetch_sub(&kthreads_alive, 1, __ATOMIC_RELAXED);
+	return code;
+}
+
+int kthread_stop(struct task_struct *k)
+{
+	/* The wakeup's lock orders this store before the thread's next look. */
+	WRITE_ONCE(k->should_stop, true);
+	wake_up_process(k);
+	return kthread_join(k);
+}
+
+unsigned long nr_kthreads(void) { return __atomic_load_n(&kthreads_alive, __ATOMIC_RELAXED); }
+unsigned long nr_context_switches_cpu(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_switches); }
+unsigned long nr_resched_ipis_cpu(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_resched_ipis); }
+struct task_struct *idle_task(unsigned int cpu) { return cpu_rq(cpu)->idle; }
+struct task_struct *cpu_curr(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->curr); }
+bool idle_cpu(unsigned int cpu) { return cpu_curr(cpu) == cpu_rq(cpu)->idle; }
+
+/* Backtraces may follow frames on the current thread's own stack (the boot
+ * stack and the APs' start-up stacks are known elsewhere). */
+static bool task_stack_contains(u64 addr)
+{
+	struct task_struct *t = current;
+	u64 lo = (u64)(uintptr_t)t->stack;
+	if (t->stack && addr >= lo && addr < lo + THREAD_SIZE)
+		return true;
+	return stack_contains_before && stack_contains_before(addr);
+}
+
+/* What each AP runs once it is online (ap_idle_entry), interrupts off, on
+ * its start-up stack: that context becomes the CPU's idle task. */
+static __noreturn void sched_ap_idle_entry(void)
+{
+	unsigned int cpu = smp_processor_id();
+	struct task_struct *idle = &ap_idle_tasks[cpu];
+	snprintf(idle->comm, sizeof(idle->comm), "swapper/%u", cpu);
+	idle->cpu = cpu;
+	idle->flags = PF_IDLE;
+	idle->__state = TASK_RUNNING;
+	idle->on_rq = 1;
+	INIT_LIST_HEAD(&idle->run_list);
+	init_completion(&idle->exited);
+	rq_init(this_rq(), idle, idle);
+	this_cpu_write(current_task, idle);
+	__atomic_store_n(&rq_active[cpu], true, __ATOMIC_RELEASE);
+	cpu_idle_loop();
+}
+
+void sched_init(void)
+{
+	unsigned int cpu = smp_processor_id();
+	char name[TASK_COMM_LEN];
+	snprintf(name, sizeof(name), "swapper/%u", cpu);
+	struct task_struct *idle = create_task(idle_thread_fn, NULL, cpu, name, PF_IDLE);
+	if (!idle)
+		panic("sched: no memory for the idle task");
+	idle->__state = TASK_RUNNING;
+	idle->on_rq = 1;
+
+	strlcpy(init_task.comm, "init", sizeof(init_task.comm));
+	init_task.cpu = cpu;
+	init_task.__state = TASK_RUNNING;
+	init_task.on_rq = 1;
+	INIT_LIST_HEAD(&init_task.run_list);
+	init_completion(&init_task.exited);
+	/* init runs on the boot stack, which the trap code already knows. */
+
+	rq_init(this_rq(), idle, &init_task);
+	this_cpu_write(current_task, &init_task);
+	register_interrupt_handler(RESCHEDULE_VECTOR, reschedule_interrupt);
+	register_tick_hook(sched_tick);
+	ap_idle_entry = sched_ap_idle_entry;
+	__atomic_store_n(&rq_active[cpu], true, __ATOMIC_RELEASE);
+}
+
+void sched_init_smp(void)
+{
+	unsigned int cpu;
+	u64 deadline = ktime_get_ns() + 1000000000ull;
+	for_each_online_cpu(cpu) {
+		while (!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE) && ktime_get_ns() < deadline)
+			cpu_relax();
+		if (!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
+			pr_err("sched: CPU %u is online but its scheduler did not start\n", cpu);
+	}
+	/* After smp_boot_secondaries installed its hook for the AP stacks. */
+	stack_contains_before = kernel_stack_contains;
+	kernel_stack_contains = task_stack_contains;
+	pr_info("sched: run queues on %u CPUs, init on CPU %u\n", num_online_cpus(), smp_processor_id());
+}

@@ -1,0 +1,161 @@
+/* Kernel threads and the per-CPU scheduler.
+ *
+ * Every thread (struct task_struct) belongs to one CPU for its whole life:
+ * it is created on that CPU's run queue, its kernel stack comes from that
+ * CPU's node, and it never migrates. Each CPU has a run queue (a spinlock
+ * and a FIFO list of runnable tasks), a current task and an idle task that
+ * halts when nothing is runnable.
+ *
+ * The kernel is not preemptible: the tick never switches tasks. A task
+ * leaves the CPU only at a scheduling point:
+ *   - schedule(): it sleeps (its state is not TASK_RUNNING) or yields;
+ *   - cond_resched(): schedule() if another task is runnable on this CPU;
+ *   - blocking calls built on them: wait_event*, wait_for_completion*,
+ *     schedule_timeout, synchronize_rcu, rcu_barrier, kthread_stop/join;
+ *   - the end of a thread (its function returned: do_exit);
+ *   - the idle loop, which schedule()s when its run queue is not empty.
+ * Long loops in threads must call cond_resched(), or nothing else runs on
+ * their CPU (and RCU grace periods wait for them).
+ *
+ * Sleeping without missing a wakeup (the classic protocol):
+ *   sleeper: set_current_state(TASK_UNINTERRUPTIBLE); if (!cond) schedule();
+ *            __set_current_state(TASK_RUNNING);
+ *   waker:   cond = true; wake_up_process(sleeper);
+ * set_current_state is a full barrier and wake_up_process takes the run
+ * queue lock, so either the sleeper sees cond or the waker sees the sleeping
+ * state and makes the task runnable again (then schedule() returns at once).
+ *
+ * Lock order: wait-queue lock -> run-queue lock -> rcu state lock. The run
+ * queue lock is only taken with interrupts off (wakeups happen from
+ * interrupt handlers). */
+#ifndef KERNEL_SCHED_H
+#define KERNEL_SCHED_H
+
+#include "kernel/list.h"
+#include "kernel/percpu.h"
+#include "kernel/types.h"
+#include "kernel/wait.h"
+
+/* Task states, Linux's values. */
+#define TASK_RUNNING 0x0000
+#define TASK_INTERRUPTIBLE 0x0001
+#define TASK_UNINTERRUPTIBLE 0x0002
+#define TASK_DEAD 0x0080
+#define TASK_NORMAL (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
+
+/* Task flags. */
+#define PF_IDLE 0x00000002    /* a CPU's idle task */
+#define PF_KTHREAD 0x00200000 /* made by kthread_create_on_cpu */
+
+#define TASK_COMM_LEN 16
+#define THREAD_SIZE_ORDER 2 /* 16 KiB kernel stacks */
+#define THREAD_SIZE (4096ul << THREAD_SIZE_ORDER)
+#define STACK_END_MAGIC 0x57AC6E9Dul /* at the lowest word of every thread stack */
+
+
+#define MAX_SCHEDULE_TIMEOUT ((long)(~0ul >> 1))
+
+struct task_struct {
+	unsigned long thread_sp;    /* saved rsp while switched out: offset 0 (switch_to.asm) */
+	volatile long __state;      /* TASK_* */
+	unsigned int cpu;           /* the CPU it runs on, forever */
+	unsigned int flags;         /* PF_* */
+	int on_rq;                  /* queued on its run queue, or its CPU's current task */
+	char comm[TASK_COMM_LEN];
+	void *stack;                /* lowest address of the THREAD_SIZE stack */
+	struct list_head run_list;  /* on the run queue */
+	int (*threadfn)(void *data);
+	void *data;
+	bool should_stop;           /* kthread_stop() asked it to return */
+	int exit_code;              /* what threadfn returned (-EINTR if it never ran) */
+	struct completion exited;   /* completed once it has left its stack for good */
+	unsigned long nvcsw;        /* times it gave up the CPU */
+};
+
+DECLARE_PER_CPU(struct task_struct *, current_task);
+static inline struct task_struct *get_current(void) { return this_cpu_read(current_task); }
+#define current get_current()
+
+#define __set_current_state(s) WRITE_ONCE(current->__state, (s))
+/* A store followed by a full barrier: the condition check that follows
+ * cannot be done before the state is visible to wakers. */
+#define set_current_state(s) __atomic_store_n(&current->__state, (s), __ATOMIC_SEQ_CST)
+
+static inline bool is_idle_task(const struct task_struct *p) { return p->flags & PF_IDLE; }
+
+/* Switches to the next runnable task of this CPU (or its idle task); returns
+ * when this task runs again. A task whose state is not TASK_RUNNING stays
+ * off the run queue until wake_up_process(). Must not be called in an RCU
+ * read-side critical section or with interrupts off. */
+void schedule(void);
+/* schedule() if another task is runnable on this CPU; also an RCU
+ * quiescent state. Returns whether it switched. */
+bool cond_resched(void);
+/* Sleeps for up to timeout ticks (the caller sets its state first, as
+ * Linux's); returns the ticks left (0 if the time ran out). */
+long schedule_timeout(long timeout);
+long schedule_timeout_uninterruptible(long timeout);
+static inline long msecs_to_jiffies(unsigned long ms) { return (long)((ms + 9) / 10); /* HZ=100 */ }
+
+/* Makes p runnable on its CPU; returns false if it was not sleeping. A
+ * remote idle CPU is woken with the reschedule IPI. */
+bool wake_up_process(struct task_struct *p);
+int wake_up_state(struct task_struct *p, unsigned int state);
+
+/* Threads. kthread_create_on_cpu makes a thread bound to cpu, not yet
+ * running (wake_up_process starts it), named namefmt with the CPU number
+ * formatted in (e.g. "rcuc/%u"). Returns NULL if cpu is offline or memory
+ * is short. Every thread made here must be reaped by kthread_stop() or
+ * kthread_join(), which free its stack and task_struct. */
+struct task_struct *kthread_create_on_cpu(int (*threadfn)(void *data), void *data, unsigned int cpu,
+					  const char *namefmt);
+/* On the current CPU (Linux's picks any CPU; ours picks this one). */
+struct task_struct *kthread_create(int (*threadfn)(void *data), void *data, const char *namefmt, ...)
+	__printf(3, 4);
+#define kthread_run(threadfn, data, ...)                                                 \
+	({                                                                               \
+		struct task_struct *__k = kthread_create(threadfn, data, __VA_ARGS__);   \
+		if (__k)                                                                 \
+			wake_up_process(__k);                                            \
+		__k;                                                                     \
+	})
+static inline struct task_struct *kthread_run_on_cpu(int (*threadfn)(void *data), void *data,
+						     unsigned int cpu, const char *namefmt)
+{
+	struct task_struct *k = kthread_create_on_cpu(threadfn, data, cpu, namefmt);
+	if (k)
+		wake_up_process(k);
+	return k;
+}
+/* Whether kthread_stop() was called on the current thread. */
+bool kthread_should_stop(void);
+/* Asks k to stop (kthread_should_stop() turns true), wakes it, waits until
+ * it has exited, frees it and returns its exit code. A thread never woken
+ * exits without running its function (-EINTR), as in Linux. */
+int kthread_stop(struct task_struct *k);
+/* mmlab's: waits until k's function has returned, frees it, returns its
+ * exit code (kthread_stop without the stop request). */
+int kthread_join(struct task_struct *k);
+/* Ends the current thread (what returning from threadfn does). */
+__noreturn void do_exit(int code);
+
+/* Task_structs made by kthread_create_on_cpu and not yet reaped. */
+unsigned long nr_kthreads(void);
+/* Context switches done on cpu, and reschedule IPIs it received. */
+unsigned long nr_context_switches_cpu(unsigned int cpu);
+unsigned long nr_resched_ipis_cpu(unsigned int cpu);
+/* The idle task and current task of cpu. */
+struct task_struct *idle_task(unsigned int cpu);
+struct task_struct *cpu_curr(unsigned int cpu);
+/* Whether cpu currently runs its idle task (a racy snapshot). */
+bool idle_cpu(unsigned int cpu);
+
+/* Boot CPU, after mm_init and before smp_bringup: the start_kernel context
+ * becomes the task "init"; makes this CPU's idle task, registers the
+ * reschedule IPI and the tick hook, and sets ap_idle_entry so every AP
+ * turns its start-up context into its idle task. */
+void sched_init(void);
+/* After the APs are up: waits until each online CPU runs its scheduler. */
+void sched_init_smp(void);
+
+#endif

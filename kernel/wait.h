@@ -1,0 +1,126 @@
+/* Wait queues and completions, as Linux's <linux/wait.h> and
+ * <linux/completion.h>.
+ *
+ * A wait queue is a spinlock and a list of sleeping tasks. A waiter puts
+ * itself on the list and sets its state under the lock (prepare_to_wait),
+ * checks its condition, and only then schedule()s; a waker makes the
+ * condition true first and then calls wake_up(), which takes the same lock
+ * and wakes every task on the list. So a wakeup between the check and
+ * schedule() is never lost: it turns the waiter back to TASK_RUNNING and
+ * schedule() returns at once.
+ *
+ * A completion is a count of "done" events and a wait queue: complete()
+ * adds one and wakes one waiter, complete_all() makes it done for ever and
+ * wakes all. The count is only read and changed under the queue's lock,
+ * which is what makes freeing a completion safe once wait_for_completion()
+ * returned (the completer no longer touches it).
+ *
+ * The locks are taken with interrupts off: wake_up and complete may be
+ * called from interrupt handlers. */
+#ifndef KERNEL_WAIT_H
+#define KERNEL_WAIT_H
+
+#include "kernel/list.h"
+#include "kernel/spinlock.h"
+#include "kernel/types.h"
+
+struct task_struct;
+
+#define WQ_FLAG_EXCLUSIVE 0x01
+
+struct wait_queue_entry {
+	unsigned int flags;
+	struct task_struct *private; /* the sleeping task */
+	struct list_head entry;
+};
+typedef struct wait_queue_entry wait_queue_entry_t;
+
+struct wait_queue_head {
+	spinlock_t lock;
+	struct list_head head;
+};
+typedef struct wait_queue_head wait_queue_head_t;
+
+#define __WAIT_QUEUE_HEAD_INITIALIZER(name) { __SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT((name).head) }
+#define DECLARE_WAIT_QUEUE_HEAD(name) wait_queue_head_t name = __WAIT_QUEUE_HEAD_INITIALIZER(name)
+#define DEFINE_WAIT(name)                                                              \
+	wait_queue_entry_t name = { .flags = 0, .private = current,                    \
+				    .entry = LIST_HEAD_INIT((name).entry) }
+
+void init_waitqueue_head(struct wait_queue_head *wq);
+/* Adds wait to wq (if not on it yet) and sets the current state. */
+void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *wait, int state);
+void prepare_to_wait_exclusive(struct wait_queue_head *wq, struct wait_queue_entry *wait, int state);
+/* Back to TASK_RUNNING and off the queue. */
+void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *wait);
+/* Wakes every non-exclusive waiter and up to nr_exclusive exclusive ones
+ * (0: all). */
+void __wake_up(struct wait_queue_head *wq, int nr_exclusive);
+#define wake_up(wq) __wake_up(wq, 1)
+#define wake_up_all(wq) __wake_up(wq, 0)
+bool waitqueue_active(struct wait_queue_head *wq);
+
+/* Sleeps until cond is true (re-checked after each wakeup). */
+#define wait_event(wq, cond)                                                          \
+	do {                                                                          \
+		if (cond)                                                             \
+			break;                                                        \
+		DEFINE_WAIT(__wait);                                                  \
+		for (;;) {                                                            \
+			prepare_to_wait(&(wq), &__wait, TASK_UNINTERRUPTIBLE);        \
+			if (cond)                                                     \
+				break;                                                \
+			schedule();                                                   \
+		}                                                                     \
+		finish_wait(&(wq), &__wait);                                          \
+	} while (0)
+
+/* As wait_event, for at most timeout ticks: returns 0 if cond was still
+ * false when the time ran out, else the ticks left (at least 1). */
+#define wait_event_timeout(wq, cond, timeout)                                         \
+	({                                                                            \
+		long __ret = (timeout);                                               \
+		if (!(cond)) {                                                        \
+			DEFINE_WAIT(__wait);                                          \
+			for (;;) {                                                    \
+				prepare_to_wait(&(wq), &__wait, TASK_UNINTERRUPTIBLE); \
+				if (cond)                                             \
+					break;                                        \
+				__ret = schedule_timeout(__ret);                      \
+				if (!__ret) {                                         \
+					__ret = (cond) ? 1 : 0;                       \
+					break;                                        \
+				}                                                     \
+			}                                                             \
+			finish_wait(&(wq), &__wait);                                  \
+		}                                                                     \
+		if (__ret == 0 && (cond))                                             \
+			__ret = 1;                                                    \
+		__ret;                                                                \
+	})
+
+struct completion {
+	unsigned int done; /* UINT_MAX: complete_all() */
+	struct wait_queue_head wait;
+};
+
+#define COMPLETION_INITIALIZER(name) { 0, __WAIT_QUEUE_HEAD_INITIALIZER((name).wait) }
+#define DECLARE_COMPLETION(name) struct completion name = COMPLETION_INITIALIZER(name)
+
+void init_completion(struct completion *x);
+/* Back to not done (no waiter may be sleeping on it). */
+void reinit_completion(struct completion *x);
+void complete(struct completion *x);
+void complete_all(struct completion *x);
+/* Sleeps until done, then takes one done event (unless complete_all). */
+void wait_for_completion(struct completion *x);
+/* As above for at most timeout ticks: 0 if it timed out, else ticks left. */
+unsigned long wait_for_completion_timeout(struct completion *x, unsigned long timeout);
+/* Takes a done event if there is one, without sleeping. */
+bool try_wait_for_completion(struct completion *x);
+/* Whether a done event is pending (nothing is taken). */
+bool completion_done(struct completion *x);
+
+#include "kernel/sched.h"
+
+#endif
