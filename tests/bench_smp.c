@@ -7,6 +7,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
@@ -99,9 +100,27 @@ static void bench_locks(void)
 		(unsigned long)median(t, RUNS));
 }
 
+/* How long synchronize_rcu() takes from the caller's view: a grace period
+ * needs every online CPU to pass a quiescent state (idle CPUs report on
+ * their tick), so it is bounded below by the tick period. */
+static void bench_grace_period(void)
+{
+	u64 t[RUNS];
+	for (int r = 0; r < RUNS; r++) {
+		u64 s = ktime_get_ns();
+		synchronize_rcu();
+		t[r] = ktime_get_ns() - s;
+	}
+	u64 us = median(t, RUNS) / 1000;
+	pr_info("  synchronize_rcu (grace-period latency)        %5lu.%03lu ms\n",
+		(unsigned long)(us / 1000), (unsigned long)(us % 1000));
+	rcu_print_stats();
+}
+
 void run_smp_benchmarks(void)
 {
 	pr_info("SMP (%u CPUs online):\n", num_online_cpus());
 	bench_ipi();
 	bench_locks();
+	bench_grace_period();
 }
