@@ -76,7 +76,14 @@ static inline bool spin_is_locked(spinlock_t *l)
 /* Host-side tests have no interrupts to mask. */
 static inline unsigned long arch_local_irq_save(void) { return 0; }
 static inline void arch_local_irq_restore(unsigned long flags) { (void)flags; }
+static inline bool irqs_disabled(void) { return false; }
 #else
+static inline bool irqs_disabled(void)
+{
+	unsigned long flags;
+	__asm__ volatile("pushfq; popq %0" : "=r"(flags));
+	return !(flags & (1ul << 9));
+}
 static inline unsigned long arch_local_irq_save(void)
 {
 	unsigned long flags;

@@ -48,13 +48,33 @@ static void reserve_acpi_tables(void)
 
 static void memblock_setup(void)
 {
+	u64 dropped = 0;
 	for (unsigned i = 0; i < numa_topology.nr_memblks; i++) {
 		const struct numa_memblk *b = &numa_topology.memblks[i];
-		/* Only whole pages are usable. */
+		/* Only whole pages are usable, and only what the direct map
+		 * reaches (everything is used through it). */
 		u64 start = ALIGN_UP(b->start, PAGE_SIZE), end = ALIGN_DOWN(b->end, PAGE_SIZE);
+		if (end > direct_map_end) {
+			dropped += end - max(start, direct_map_end);
+			end = direct_map_end;
+		}
 		if (start < end)
 			memblock_add_node(start, end - start, b->nid);
 	}
+	if (dropped)
+		pr_warn("memblock: %llu MiB of RAM above the direct map (%#llx) is not used\n",
+			(unsigned long long)(dropped >> 20), (unsigned long long)direct_map_end);
+
+	/* What the boot left in memory must be reserved before anything is
+	 * allocated, the trampoline page included. */
+	phys_addr_t image_start = (phys_addr_t)(uintptr_t)__boot_start; /* .boot is at its physical address */
+	memblock_reserve(image_start, __pa(_end) - image_start, "kernel image");
+	memblock_reserve(boot_info.info_phys, boot_info.info_size, "multiboot2 information");
+	for (unsigned i = 0; i < boot_info.nr_modules; i++)
+		memblock_reserve(boot_info.modules[i].start,
+				 boot_info.modules[i].end - boot_info.modules[i].start, "boot module");
+	reserve_acpi_tables();
+
 	/* The AP trampoline needs a page below 1 MiB (real mode): take it
 	 * before the rest of the first MiB is put aside for the firmware. */
 	trampoline_phys = memblock_phys_alloc_range(PAGE_SIZE, PAGE_SIZE, PAGE_SIZE, MiB(1),
@@ -66,14 +86,6 @@ static void memblock_setup(void)
 	} else {
 		memblock_reserve(0, MiB(1), "first 1 MiB (BIOS data)");
 	}
-	/* .boot is linked at its physical address, the rest at KERNEL_VMA. */
-	phys_addr_t image_start = (phys_addr_t)(uintptr_t)__boot_start;
-	memblock_reserve(image_start, __pa(_end) - image_start, "kernel image");
-	memblock_reserve(boot_info.info_phys, boot_info.info_size, "multiboot2 information");
-	for (unsigned i = 0; i < boot_info.nr_modules; i++)
-		memblock_reserve(boot_info.modules[i].start,
-				 boot_info.modules[i].end - boot_info.modules[i].start, "boot module");
-	reserve_acpi_tables();
 	early_pgtable_alloc = memblock_pgtable_alloc;
 }
 

@@ -19,6 +19,11 @@
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#ifdef MMLAB_HOST
+static inline void cond_resched(void) {}
+#else
+#include "kernel/sched.h"
+#endif
 
 pg_data_t *node_data[MAX_NUMNODES];
 u8 mem_section_present[NR_MEM_SECTIONS / 8];
@@ -159,6 +164,26 @@ static const char *free_page_problem(struct page *page, unsigned int order)
 		return "freed while still mapped in a page table";
 	if (page_to_pfn(page) & ((1ul << order) - 1))
 		return "freed at an address not aligned to its order";
+	if (fl != (order ? BIT(PG_head) : 0))
+		return "freed with unexpected page flags";
+	return NULL;
+}
+
+/* The other pages of a block must be plain too. Checking them costs a
+ * pass over 2^order struct pages, so (as Linux's debug checks) it is done
+ * in the debug mode, page_poison=on. */
+static const char *free_tail_problem(struct page *page, unsigned int order, struct page **bad)
+{
+	for (unsigned long i = 1; i < (1ul << order); i++) {
+		struct page *t = page + i;
+		*bad = t;
+		if (t->flags & PAGE_FLAGS_MASK)
+			return "a tail page of the block still has flags set";
+		if (t->_refcount != 0)
+			return "a tail page of the block is still referenced";
+		if (t->_mapcount != -1)
+			return "a tail page of the block is still mapped";
+	}
 	return NULL;
 }
 
@@ -172,6 +197,14 @@ static inline bool free_pages_prepare(struct page *page, unsigned int order, uns
 		const char *why = free_page_problem(page, order);
 		if (why) {
 			bad_page(page, why, caller, "the page was not freed");
+			return false;
+		}
+	}
+	if (unlikely(page_poisoning) && order) {
+		struct page *tail;
+		const char *why = free_tail_problem(page, order, &tail);
+		if (why) {
+			bad_page(tail, why, caller, "the block was not freed");
 			return false;
 		}
 	}
@@ -283,12 +316,13 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 		struct page *buddy = page + ((long)buddy_pfn - (long)pfn);
 		if (!page_is_buddy(buddy, order, node_bits))
 			break;
-		/* Unlinked without clearing what no one reads: a merged
-		 * buddy is a tail page now, with only its node bits. */
+		/* A merged buddy becomes a tail page: only its node bits,
+		 * private 0; its stale lru links are never read. */
 		struct free_area *area = &pgdat->free_area[order];
 		buddy->lru.next->prev = buddy->lru.prev;
 		buddy->lru.prev->next = buddy->lru.next;
 		buddy->flags = node_bits;
+		buddy->private = 0; /* what a fresh page must show (and PTE tables reuse) */
 		area->nr_free--;
 		if (list_empty(&area->free_list))
 			pgdat->free_mask &= ~BIT(order);
@@ -405,22 +439,32 @@ static inline unsigned possible_cpus(void)
 	return n ? (n < NR_CPUS ? n : NR_CPUS) : 1;
 }
 
-void drain_all_pages(void)
+/* This CPU's lists only: a per-CPU list is touched by its own CPU alone,
+ * with interrupts off, never by another CPU. */
+static void drain_local_pages(void *unused)
 {
+	(void)unused;
 	unsigned long flags;
-
-	/* Only the boot CPU runs, so every CPU's list can be drained from
-	 * here; with more CPUs each drains its own (by IPI). */
 	local_irq_save(flags);
+	unsigned cpu = smp_processor_id();
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		pg_data_t *pgdat = node_data[nid];
-		if (!pgdat)
-			continue;
-		for (unsigned cpu = 0; cpu < possible_cpus(); cpu++)
-			if (pgdat->pcp[cpu].count)
-				free_pcppages_bulk(pgdat, &pgdat->pcp[cpu], pgdat->pcp[cpu].count);
+		if (pgdat && pgdat->pcp[cpu].count)
+			free_pcppages_bulk(pgdat, &pgdat->pcp[cpu], pgdat->pcp[cpu].count);
 	}
 	local_irq_restore(flags);
+}
+
+/* Every CPU drains its own lists (through an IPI and a wait). Only for
+ * callers that may block with interrupts on: waiting for another CPU with
+ * interrupts off could wait for a CPU that waits for us. */
+void drain_all_pages(void)
+{
+	if (irqs_disabled()) {
+		drain_local_pages(NULL);
+		return;
+	}
+	on_each_cpu(drain_local_pages, NULL, true);
 }
 
 /* --- allocation policy -------------------------------------------------- */
@@ -526,13 +570,22 @@ void unregister_shrinker(struct shrinker *s)
 	spin_unlock(&shrinker_lock);
 }
 
+/* A CPU already inside shrink_slab (a shrinker that allocates under
+ * pressure) does not enter it again: no reclaim recursion. */
+static bool in_shrink_slab[NR_CPUS];
+
 unsigned long shrink_slab(gfp_t gfp, int nid)
 {
 	unsigned long freed = 0;
 	struct shrinker *s;
+	unsigned cpu = smp_processor_id();
 
-	/* Shrinkers may allocate and free, but not register: the lock is
-	 * not held while they run, and the list is not changed meanwhile. */
+	if (in_shrink_slab[cpu])
+		return 0;
+	in_shrink_slab[cpu] = true;
+	/* The list does not change while shrinkers run: (un)registering waits
+	 * for the lock. Shrinkers may allocate and free, not sleep. */
+	spin_lock(&shrinker_lock);
 	list_for_each_entry(s, &shrinker_list, list) {
 		struct shrink_control sc = { .gfp_mask = gfp, .nid = nid };
 		unsigned long count = s->count_objects(s, &sc);
@@ -543,6 +596,8 @@ unsigned long shrink_slab(gfp_t gfp, int nid)
 		if (r != SHRINK_STOP)
 			freed += r;
 	}
+	spin_unlock(&shrinker_lock);
+	in_shrink_slab[cpu] = false;
 	return freed;
 }
 
@@ -584,8 +639,11 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 		 * direct reclaim drains for them): order-0 pages on per-CPU
 		 * lists rarely complete a large block, and a GFP_NOWAIT
 		 * failure should cost no more than its checks. */
-		if (order == 0 || gfpflags_allow_blocking(gfp)) {
+		if (gfpflags_allow_blocking(gfp)) {
 			drain_all_pages();
+			page = get_page_from_freelist(gfp, order, nid, alloc_flags);
+		} else if (order == 0) {
+			drain_local_pages(NULL);
 			page = get_page_from_freelist(gfp, order, nid, alloc_flags);
 		}
 		if (page || !gfpflags_allow_blocking(gfp))
@@ -597,9 +655,16 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			return page;
 
 		if (gfp & __GFP_NOFAIL) {
+			/* As Linux: a request that must not fail may use half
+			 * of the reserve below min once reclaim did not help,
+			 * and lets other tasks run (and free) between tries. */
+			page = get_page_from_freelist(gfp, order, nid, alloc_flags | ALLOC_HIGH);
+			if (page)
+				return page;
 			if (loops == 1000)
 				pr_warn("page allocation stalls: order:%u, mode:%#x, retrying (__GFP_NOFAIL)\n",
 					order, gfp);
+			cond_resched();
 			continue;
 		}
 		if (gfp & __GFP_NORETRY)

@@ -299,7 +299,7 @@ static void discard_slab(struct kmem_cache *s, struct page *head)
  * would put a new slab anyway). */
 static int slab_mem_node(int nid)
 {
-	if (node_ram_bytes(nid))
+	if (NODE_DATA(nid) && NODE_DATA(nid)->managed_pages)
 		return nid;
 	pg_data_t *pgdat = NODE_DATA(nid);
 	if (pgdat && pgdat->nr_fallback > 0)
@@ -307,11 +307,41 @@ static int slab_mem_node(int nid)
 	return nid;
 }
 
+/* An object from one of node n's partial or empty slabs, or NULL. */
+static void *take_from_node(struct kmem_cache *s, struct kmem_cache_node *n)
+{
+	unsigned long flags;
+	void *obj = NULL;
+	spin_lock_irqsave(&n->list_lock, flags);
+	struct list_head *from = !list_empty(&n->partial) ? &n->partial
+				 : !list_empty(&n->empty) ? &n->empty
+							  : NULL;
+	if (from)
+		obj = slab_take_object(s, n, list_entry(from->next, struct page, slab_list));
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return obj;
+}
+
+/* An object from a new slab; the page allocator may have fallen back to
+ * another node: the slab belongs to the node its memory is on. */
+static void *alloc_from_new_slab(struct kmem_cache *s, gfp_t gfp, int nid)
+{
+	unsigned long flags;
+	struct page *head = new_slab(s, gfp, nid);
+	if (!head)
+		return NULL;
+	struct kmem_cache_node *n = &s->node[page_to_nid(head)];
+	spin_lock_irqsave(&n->list_lock, flags);
+	slab_list_add(n, head);
+	void *obj = slab_take_object(s, n, head);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return obj;
+}
+
 /* ---- the cache interface ---- */
 
 void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 {
-	unsigned long flags;
 	void *obj = NULL;
 
 	if (!s)
@@ -324,28 +354,23 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 	}
 
 	/* __GFP_THISNODE: only nid's own slabs will do. */
-	struct kmem_cache_node *n = &s->node[gfp & __GFP_THISNODE ? nid : slab_mem_node(nid)];
-	spin_lock_irqsave(&n->list_lock, flags);
-	struct list_head *from = !list_empty(&n->partial) ? &n->partial
-				 : !list_empty(&n->empty) ? &n->empty
-							  : NULL;
-	if (from) {
-		obj = slab_take_object(s, n, list_entry(from->next, struct page, slab_list));
+	int home = gfp & __GFP_THISNODE ? nid : slab_mem_node(nid);
+	obj = take_from_node(s, &s->node[home]);
+	if (!obj && !(gfp & __GFP_THISNODE)) {
+		/* A new slab on the home node first; when it has no memory
+		 * left, objects from other nodes' slabs, nearest first, rather
+		 * than a new slab elsewhere for every allocation (as SLUB's
+		 * get_any_partial). */
+		obj = alloc_from_new_slab(s, (gfp | __GFP_THISNODE | __GFP_NOWARN | __GFP_NORETRY) & ~__GFP_NOFAIL, home);
+		pg_data_t *pgdat = NODE_DATA(home);
+		for (int i = 0; !obj && pgdat && i < pgdat->nr_fallback; i++)
+			if (pgdat->fallback[i] != home)
+				obj = take_from_node(s, &s->node[pgdat->fallback[i]]);
 	}
-	spin_unlock_irqrestore(&n->list_lock, flags);
-
-	if (!obj) {
-		struct page *head = new_slab(s, gfp, nid);
-		if (!head)
-			return NULL;
-		/* The page allocator may have fallen back to another node: the
-		 * slab belongs to the node its memory is on. */
-		n = &s->node[page_to_nid(head)];
-		spin_lock_irqsave(&n->list_lock, flags);
-		slab_list_add(n, head);
-		obj = slab_take_object(s, n, head);
-		spin_unlock_irqrestore(&n->list_lock, flags);
-	}
+	if (!obj)
+		obj = alloc_from_new_slab(s, gfp, nid);
+	if (!obj)
+		return NULL;
 	if (gfp & __GFP_ZERO)
 		memset(obj, 0, s->object_size);
 	return obj;

@@ -9,7 +9,10 @@
 /* Replaces the boot loader-era tables: the kernel image mapped with 4 KiB
  * pages and per-section permissions (text RX, rodata R, data/bss RW+NX), an
  * unmapped guard page under the boot stack, and the direct map of
- * [0, max(4 GiB, top_of_ram)). The identity map is gone afterwards. */
+ * [0, max(4 GiB, top_of_ram)) as far as the page-table pool allows
+ * (direct_map_end says how far; with 1 GiB pages any RAM, with 2 MiB pages
+ * about 59 GiB; memory above it is not used). The identity map is gone
+ * afterwards. */
 void boot_paging_init(phys_addr_t top_of_ram);
 
 /* How far the direct map reaches, and how big its pages are. */

@@ -2,6 +2,7 @@
  * headers next to the kernel's: the portable mm code sees only the kernel's
  * declarations, which have libc's signatures. */
 #include "tests/host/shim.h"
+#include "kernel/smp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,4 +249,11 @@ void host_numa_setup(const struct host_mm_config *cfg)
 				d = nn - d;
 			t->distance[a][b] = (u8)(a == b ? LOCAL_DISTANCE : LOCAL_DISTANCE + 10 * d);
 		}
+}
+
+/* One CPU on the host: a call "on every CPU" runs here. */
+void on_each_cpu(smp_call_func_t fn, void *info, bool wait)
+{
+	(void)wait;
+	fn(info);
 }
