@@ -359,6 +359,13 @@ static void torture_readers_and_writer(struct kunit *test)
 		KUNIT_EXPECT_NOT_NULL(test, t[cpu]);
 	}
 
+	/* Every reader is reading before the writer starts (ordered by the
+	 * readers' own counts, not by timing; the deadline is a hang guard). */
+	u64 deadline = ktime_get_ns() + 20000000000ull;
+	for_each_online_cpu(cpu)
+		while (t[cpu] && !READ_ONCE(readers[cpu].reads) && ktime_get_ns() < deadline)
+			cond_resched();
+
 	unsigned int done = 0;
 	for (unsigned int i = 1; i <= TORTURE_REPLACEMENTS; i++) {
 		struct torture_obj *p = torture_new(i);

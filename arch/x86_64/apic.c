@@ -83,15 +83,24 @@ static void wait_icr_idle(void)
 		cpu_relax();
 }
 
+/* Interrupts are off across the two xAPIC writes: an interrupt handler
+ * sending its own IPI between them would change the destination of ours. */
 static void apic_icr_write(u32 low, u32 dest)
 {
+	unsigned long flags;
+	__asm__ volatile("pushfq; popq %0; cli" : "=r"(flags)::"memory");
 	if (use_x2apic) {
+		/* WRMSR to the x2APIC is not serializing: make the data the
+		 * IPI announces visible first (as Linux's weak_wrmsr_fence). */
+		__asm__ volatile("mfence; lfence" ::: "memory");
 		wrmsr(0x830, (u64)dest << 32 | low);
-		return;
+	} else {
+		wait_icr_idle();
+		apic_write(APIC_ICR2, dest << 24);
+		apic_write(APIC_ICR, low);
 	}
-	wait_icr_idle();
-	apic_write(APIC_ICR2, dest << 24);
-	apic_write(APIC_ICR, low);
+	if (flags & (1ul << 9))
+		__asm__ volatile("sti" ::: "memory");
 }
 
 void apic_send_ipi(u32 apic_id, u8 vector)
@@ -111,13 +120,19 @@ static void udelay(u64 us)
 		cpu_relax();
 }
 
+void apic_send_init(u32 apic_id)
+{
+	apic_icr_write(APIC_INT_LEVELTRIG | APIC_INT_ASSERT | APIC_DM_INIT, apic_id);
+}
+
 bool apic_wakeup_secondary(u32 apic_id, phys_addr_t trampoline)
 {
 	/* Intel SDM vol. 3, 9.4.4: INIT, 10 ms, STARTUP, 200 us, STARTUP. */
 	apic_write(APIC_ESR, 0);
 	apic_icr_write(APIC_INT_LEVELTRIG | APIC_INT_ASSERT | APIC_DM_INIT, apic_id);
 	udelay(200);
-	apic_icr_write(APIC_INT_LEVELTRIG | APIC_DM_INIT, apic_id);
+	if (!use_x2apic) /* x2APIC has no INIT de-assert */
+		apic_icr_write(APIC_INT_LEVELTRIG | APIC_DM_INIT, apic_id);
 	udelay(10000);
 	for (int i = 0; i < 2; i++) {
 		apic_icr_write(APIC_DM_STARTUP | (u32)(trampoline >> 12), apic_id);

@@ -22,6 +22,8 @@ bool x2apic_enabled(void);
 void apic_eoi(void);
 void apic_send_ipi(u32 apic_id, u8 vector);
 void apic_send_ipi_all_but_self(u8 vector);
+/* INIT only: puts a CPU back into wait-for-SIPI (a CPU that must stop). */
+void apic_send_init(u32 apic_id);
 /* INIT-SIPI-SIPI; returns false if the IPIs could not be sent. */
 bool apic_wakeup_secondary(u32 apic_id, phys_addr_t trampoline);
 /* Calibrates (boot CPU, against the TSC) and starts the periodic tick. */

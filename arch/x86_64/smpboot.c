@@ -11,6 +11,7 @@
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/pgtable.h"
+#include "arch/x86_64/tlb.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -33,7 +34,7 @@ struct trampoline_params {
 	u64 stack;
 	u64 entry;
 	u32 cpu;
-	u32 pad;
+	u32 ack; /* set by the AP once it has read the rest */
 } __packed;
 
 extern char trampoline_start[], trampoline_end[];
@@ -105,16 +106,28 @@ static bool start_one(unsigned cpu)
 	p->stack = ap_stack_hi[cpu];
 	p->entry = (u64)(uintptr_t)ap_start;
 	p->cpu = cpu;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->ack, 0, __ATOMIC_SEQ_CST);
 
 	u32 apic_id = numa_topology.cpus[cpu].apic_id;
 	apic_wakeup_secondary(apic_id, trampoline_phys);
+	/* Until the AP says it has read the parameter block, the block (and
+	 * the trampoline) must stay as they are. */
 	u64 deadline = ktime_get_ns() + AP_ANSWER_TIMEOUT_NS;
+	while (!__atomic_load_n(&p->ack, __ATOMIC_ACQUIRE) && ktime_get_ns() < deadline)
+		cpu_relax();
+	if (!__atomic_load_n(&p->ack, __ATOMIC_ACQUIRE)) {
+		/* INIT parks it in wait-for-SIPI: it cannot start late on the
+		 * next CPU's parameters. Its memory stays allocated. */
+		apic_send_init(apic_id);
+		pr_err("smp: CPU %u (APIC id %u) did not answer; left out\n", cpu, apic_id);
+		return false;
+	}
+	deadline = ktime_get_ns() + AP_ANSWER_TIMEOUT_NS;
 	while (!cpu_online(cpu) && ktime_get_ns() < deadline)
 		cpu_relax();
 	if (!cpu_online(cpu)) {
-		pr_err("smp: CPU %u (APIC id %u) did not answer; left out\n", cpu, apic_id);
-		/* Its stack and tables stay allocated: it might still wake up. */
+		pr_err("smp: CPU %u (APIC id %u) started but did not come online; left out\n", cpu,
+		       apic_id);
 		return false;
 	}
 	return true;
@@ -143,11 +156,12 @@ unsigned smp_boot_secondaries(void)
 		started += start_one(cpu);
 	}
 
+	/* The identity mapping goes, on every CPU (the APs used it). */
 	int level;
 	u64 *pte = lookup_kernel_address(trampoline_phys, &level);
 	if (pte) {
 		*pte = 0;
-		invlpg(trampoline_phys);
+		flush_tlb_kernel_range(trampoline_phys, trampoline_phys + PAGE_SIZE);
 	}
 	return started;
 }

@@ -78,6 +78,8 @@ lm64:
 	mov edi, [rbx + param_cpu]
 	xor ebp, ebp
 	mov rax, [rbx + param_entry]
+	; Tell the boot CPU the parameters are read: it may reuse them now.
+	mov dword [rbx + param_ack], 1
 	jmp rax
 
 align 16
@@ -99,4 +101,4 @@ param_efer_nx:  dd 0
 param_stack:    dq 0
 param_entry:    dq 0
 param_cpu:      dd 0
-param_pad:      dd 0
+param_ack:      dd 0
