@@ -24,7 +24,7 @@ enum {
 	MB2_TAG_LOAD_BASE_ADDR = 21,
 };
 
-#define MB2_MAX_MODULES 16
+#define MB2_MAX_MODULES 48
 
 struct boot_module {
 	phys_addr_t start, end;

@@ -55,6 +55,10 @@
 
 #define MAX_SCHEDULE_TIMEOUT ((long)(~0ul >> 1))
 
+struct mm_struct;
+struct files_struct;
+struct process_result;
+
 struct task_struct {
 	unsigned long thread_sp;    /* saved rsp while switched out: offset 0 (switch_to.asm) */
 	volatile long __state;      /* TASK_* */
@@ -70,6 +74,13 @@ struct task_struct {
 	int exit_code;              /* what threadfn returned (-EINTR if it never ran) */
 	struct completion exited;   /* completed once it has left its stack for good */
 	unsigned long nvcsw;        /* times it gave up the CPU */
+	/* User processes (kernel/process.c); NULL/0 for kernel threads. */
+	struct mm_struct *mm;          /* its address space */
+	int pid;                       /* process id (its tgid too: one thread each) */
+	struct files_struct *files;    /* open files (kernel/file.c) */
+	void *fpu_state;               /* 512-byte FXSAVE area, 16-byte aligned */
+	unsigned long user_rsp;        /* scratch for the syscall entry */
+	struct process_result *result; /* how it ended, filled at exit */
 };
 
 DECLARE_PER_CPU(struct task_struct *, current_task);

@@ -1,0 +1,113 @@
+/* A user address space (struct mm_struct) and its regions (struct
+ * vm_area_struct), with Linux's names and flag values.
+ *
+ * Invariants:
+ *   - the VMAs of an mm never overlap, are page aligned, are non-empty and
+ *     lie below TASK_SIZE; they are kept in mm->mm_rb ordered by address;
+ *     map_count is their number, total_vm the pages they cover;
+ *   - a user page is mapped in a PTE only while a VMA covers its address;
+ *     page tables may outlive the VMAs above them until free_pgd_range();
+ *   - pgtables_bytes counts the page-table pages below the PGD (PUD, PMD and
+ *     PTE tables) of this mm, nr_ptes its PTE tables alone;
+ *   - rss[MM_ANONPAGES] counts the anonymous pages mapped (the shared zero
+ *     page is not counted, as in Linux).
+ * Concurrency: an mm belongs to one single-threaded process, so only its own
+ * task changes its VMAs and page tables (its system calls and page faults
+ * run in that task; a test that builds an mm of its own is that mm's only
+ * user). There is no mmap_lock yet: the first multi-threaded process or
+ * remote walker brings one. page_table_lock serialises the installation of
+ * page-table pages (pmd_install), as in Linux, so the code keeps Linux's
+ * shape. Other CPUs only take TLB-flush IPIs. */
+#ifndef MM_MM_TYPES_H
+#define MM_MM_TYPES_H
+
+#include "kernel/rbtree.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/types.h"
+
+/* The user half of the address space: [0, TASK_SIZE). As Linux, the last
+ * page below the canonical hole is never mapped. */
+#define TASK_SIZE 0x00007ffffffff000ul
+#define STACK_TOP TASK_SIZE           /* the user stack's VMA ends here */
+#define USER_STACK_SIZE (8ul << 20)   /* the stack VMA's size (RLIMIT_STACK's default) */
+/* Top-down mmap without a hint starts below the stack and a gap of 128 MiB
+ * (Linux's minimum gap; no randomisation, so runs are reproducible). */
+#define MMAP_BASE (STACK_TOP - USER_STACK_SIZE - (128ul << 20))
+#define mmap_min_addr 65536ul         /* Linux's default vm.mmap_min_addr */
+
+/* vm_flags, Linux's values. */
+#define VM_NONE 0x00000000ul
+#define VM_READ 0x00000001ul
+#define VM_WRITE 0x00000002ul
+#define VM_EXEC 0x00000004ul
+#define VM_SHARED 0x00000008ul
+#define VM_MAYREAD 0x00000010ul
+#define VM_MAYWRITE 0x00000020ul
+#define VM_MAYEXEC 0x00000040ul
+#define VM_MAYSHARE 0x00000080ul
+#define VM_GROWSDOWN 0x00000100ul
+#define VM_LOCKED 0x00002000ul
+#define VM_DONTCOPY 0x00020000ul
+#define VM_ACCOUNT 0x00100000ul
+#define VM_NORESERVE 0x00200000ul
+#define VM_HUGEPAGE 0x20000000ul
+#define VM_NOHUGEPAGE 0x40000000ul
+#define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
+
+typedef u64 pgprot_t;
+
+struct mm_struct;
+
+struct vm_area_struct {
+	unsigned long vm_start; /* first byte */
+	unsigned long vm_end;   /* first byte after */
+	struct mm_struct *vm_mm;
+	unsigned long vm_flags;   /* VM_* */
+	pgprot_t vm_page_prot;    /* PTE bits for pages of this VMA (vm_get_page_prot) */
+	struct rb_node vm_rb;     /* in vm_mm->mm_rb, by address */
+	/* The largest free gap below this VMA in its subtree (Linux's
+	 * rb_subtree_gap before the maple tree), for the gap search. */
+	unsigned long rb_subtree_gap;
+};
+
+enum mm_counter { MM_ANONPAGES, NR_MM_COUNTERS };
+
+struct mm_struct {
+	u64 *pgd;                  /* the PGD page (direct-map address) */
+	struct rb_root mm_rb;      /* the VMAs by address */
+	int map_count;             /* number of VMAs */
+	unsigned long highest_vm_end; /* end of the highest VMA */
+	spinlock_t page_table_lock;
+	struct cpumask cpu_bitmap; /* CPUs that have run it (mm_cpumask) */
+	int mm_users;              /* tasks using it */
+	int mm_count;              /* references to the struct itself */
+	unsigned long total_vm;    /* pages mapped by VMAs */
+	unsigned long hiwater_vm;  /* peak total_vm */
+	unsigned long hiwater_rss; /* peak rss */
+	long rss_stat[NR_MM_COUNTERS];
+	long pgtables_bytes;       /* PUD+PMD+PTE table pages, in bytes (VmPTE) */
+	long nr_ptes;              /* PTE table pages */
+	unsigned long mmap_base;   /* where the top-down gap search starts */
+	unsigned long start_code, end_code, start_data, end_data;
+	unsigned long start_brk, brk, start_stack;
+	unsigned long page_faults; /* handled faults (minor: no I/O here) */
+};
+
+static inline struct cpumask *mm_cpumask(struct mm_struct *mm) { return &mm->cpu_bitmap; }
+static inline unsigned long get_mm_counter(const struct mm_struct *mm, int member)
+{
+	long v = __atomic_load_n(&mm->rss_stat[member], __ATOMIC_RELAXED);
+	return v < 0 ? 0 : (unsigned long)v;
+}
+static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
+{
+	__atomic_add_fetch(&mm->rss_stat[member], value, __ATOMIC_RELAXED);
+}
+static inline unsigned long get_mm_rss(const struct mm_struct *mm) { return get_mm_counter(mm, MM_ANONPAGES); }
+static inline unsigned long mm_pgtables_bytes(const struct mm_struct *mm)
+{
+	return (unsigned long)__atomic_load_n(&mm->pgtables_bytes, __ATOMIC_RELAXED);
+}
+
+#endif

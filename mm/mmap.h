@@ -1,0 +1,45 @@
+/* The VMAs of an address space: lookup, the gap search, mmap, munmap,
+ * mprotect, brk and madvise, with Linux's semantics and errno values.
+ *
+ * The do_* functions act on an explicit mm (a process's, or one a test
+ * built); the system calls (mmap 9, mprotect 10, munmap 11, brk 12,
+ * madvise 28) call them on current->mm. Errors are negative Linux errnos;
+ * do_mmap returns the address or a negative errno cast to unsigned long
+ * (IS_ERR_VALUE). */
+#ifndef MM_MMAP_H
+#define MM_MMAP_H
+
+#include "mm/mm_types.h"
+
+/* The first VMA with vm_end > addr, or NULL. */
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+/* The first VMA overlapping [start, end), or NULL. */
+struct vm_area_struct *find_vma_intersection(struct mm_struct *mm, unsigned long start,
+					     unsigned long end);
+/* Neighbours in address order, or NULL. */
+struct vm_area_struct *vma_next(struct vm_area_struct *vma);
+struct vm_area_struct *vma_prev(struct vm_area_struct *vma);
+#define for_each_vma(mm, vma) for (vma = find_vma(mm, 0); vma; vma = vma_next(vma))
+
+/* A free range of len bytes: at addr if it is free (a hint), else the
+ * highest gap below mm->mmap_base that fits (top-down, as x86_64 Linux).
+ * Returns the address or -ENOMEM. */
+unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				unsigned long flags);
+
+/* mmap(2) of private anonymous memory (prot PROT_*, flags MAP_*); returns
+ * the address or a negative errno. */
+unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
+		      unsigned long prot, unsigned long flags);
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
+int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot);
+int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int behavior);
+/* brk(2): returns the new break (the old one when the request fails). */
+unsigned long do_brk(struct mm_struct *mm, unsigned long brk);
+
+/* Exit: unmaps and frees every VMA and every user page table. */
+void exit_mmap(struct mm_struct *mm);
+
+#define IS_ERR_VALUE(x) ((unsigned long)(x) >= (unsigned long)-4095)
+
+#endif
