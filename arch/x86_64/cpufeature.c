@@ -1,6 +1,7 @@
 /* CPUID decoding into struct cpuinfo_x86. Each feature is one (leaf, subleaf,
  * register, bit) row, so adding one is a line in the table. */
 #include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/syscall.h"
 #include "arch/x86_64/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
@@ -112,6 +113,7 @@ void cpu_init_features(void)
 	if (boot_cpu_has(X86_FEATURE_NX))
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 	write_cr0(read_cr0() | X86_CR0_WP);
+	user_mode_cpu_init();
 }
 
 void print_cpu_info(const struct cpuinfo_x86 *c)

@@ -38,7 +38,13 @@ trap_stubs:
 global trap_stubs_end
 trap_stubs_end:
 
+; An exception or interrupt from user mode (CS's low bits 3) also swaps
+; GS: to the per-CPU area on the way in, back to the user's on the way out.
 trap_common:
+	test byte [rsp + 24], 3         ; the saved CS, above vector and error code
+	jz .from_kernel
+	swapgs
+.from_kernel:
 	push rdi
 	push rsi
 	push rdx
@@ -73,6 +79,10 @@ trap_common:
 	pop rsi
 	pop rdi
 	add rsp, 16                     ; vector and error code
+	test byte [rsp + 8], 3          ; the saved CS
+	jz .to_kernel
+	swapgs
+.to_kernel:
 	iretq
 
 ; int kernel_setjmp(struct jmp_buf *buf)  -- returns 0, or the longjmp value

@@ -69,3 +69,12 @@ bool address_on_exception_stack(u64 addr)
 	u64 lo = (u64)(uintptr_t)t->ist_stacks, hi = lo + sizeof(t->ist_stacks);
 	return addr >= lo && addr < hi;
 }
+
+/* Placed right after this_cpu_off (.data.percpu.first) by the linker. */
+__section(".data.percpu.entry") struct cpu_entry_area cpu_entry_area;
+
+void set_kernel_stack(unsigned long top)
+{
+	this_cpu_read(cpu_tables)->tss.rsp[0] = top;
+	this_cpu_ptr(&cpu_entry_area)->top_of_stack = top;
+}

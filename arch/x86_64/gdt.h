@@ -35,6 +35,18 @@ struct cpu_tables {
 	u8 ist_stacks[3][IST_STACK_SIZE] __aligned(16);
 };
 
+/* What the syscall entry reads through GS before it has a stack: the
+ * per-CPU data right after this_cpu_off (syscall.asm uses fixed offsets 8
+ * and 16; checked at boot). */
+struct cpu_entry_area {
+	unsigned long top_of_stack;  /* the current task's kernel stack top (= TSS.rsp0) */
+	unsigned long user_rsp;      /* scratch: the user rsp during the entry */
+};
+
+/* Sets the kernel stack that exceptions and system calls from user mode
+ * land on (TSS.rsp0 and the syscall entry's top_of_stack). */
+void set_kernel_stack(unsigned long top);
+
 /* Loads the boot CPU's GDT and TSS. Loading the segment registers clears the
  * GS base: set it (load_per_cpu_base) afterwards. */
 void gdt_init(void);

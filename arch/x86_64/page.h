@@ -17,6 +17,10 @@
 #define PUD_SHIFT 30
 #define PUD_SIZE (1ul << PUD_SHIFT)
 #define PGDIR_SHIFT 39
+#define PGDIR_SIZE (1ul << PGDIR_SHIFT)
+#define PMD_MASK (~(PMD_SIZE - 1))
+#define PUD_MASK (~(PUD_SIZE - 1))
+#define PGDIR_MASK (~(PGDIR_SIZE - 1))
 
 #define PAGE_OFFSET 0xffff888000000000ul
 #define KERNEL_VMA 0xffffffff80000000ul

@@ -15,6 +15,30 @@
 #define _PAGE_GLOBAL (1ull << 8)
 #define _PAGE_NX (1ull << 63)
 #define PTE_PFN_MASK 0x000ffffffffff000ull
+/* A user PTE of a PROT_NONE mapping keeps its page but is not present:
+ * the hardware ignores the other bits of a non-present entry, so the
+ * global bit (never set in user entries) marks it, as in Linux. */
+#define _PAGE_PROTNONE _PAGE_GLOBAL
+/* What intermediate user tables (PGD/PUD/PMD entries) carry: the leaf PTE
+ * decides the access. */
+#define _PAGE_TABLE (_PAGE_PRESENT | _PAGE_RW | _PAGE_USER | _PAGE_ACCESSED)
+
+typedef u64 pte_t;
+typedef u64 pmd_t;
+typedef u64 pud_t;
+typedef u64 pgd_t;
+
+static inline bool pte_none(pte_t pte) { return pte == 0; }
+/* Present, or PROT_NONE (a page is behind it either way). */
+static inline bool pte_present(pte_t pte) { return pte & (_PAGE_PRESENT | _PAGE_PROTNONE); }
+static inline bool pte_write(pte_t pte) { return pte & _PAGE_RW; }
+static inline unsigned long pte_pfn(pte_t pte) { return (pte & PTE_PFN_MASK) >> PAGE_SHIFT; }
+static inline bool pmd_none(pmd_t pmd) { return pmd == 0; }
+static inline bool pmd_trans_huge(pmd_t pmd) { return (pmd & (_PAGE_PRESENT | _PAGE_PSE)) == (_PAGE_PRESENT | _PAGE_PSE); }
+static inline bool pud_none(pud_t pud) { return pud == 0; }
+static inline bool pgd_none(pgd_t pgd) { return pgd == 0; }
+/* The table an upper-level entry points to (direct-map address). */
+static inline u64 *entry_table(u64 entry) { return (u64 *)__va(entry & PTE_PFN_MASK); }
 
 #define PTRS_PER_TABLE 512
 #define pgd_index(a) (((a) >> PGDIR_SHIFT) & 511)

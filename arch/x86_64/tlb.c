@@ -5,8 +5,10 @@
 #include "arch/x86_64/tlb.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/page.h"
+#include "arch/x86_64/pgtable.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"
+#include "kernel/spinlock.h"
 
 DEFINE_PER_CPU(unsigned long, tlb_flush_count);
 
@@ -42,6 +44,53 @@ void flush_tlb_kernel_range(unsigned long start, unsigned long end)
 {
 	struct flush_range r = { start, end };
 	on_each_cpu(do_flush_range, &r, true);
+}
+
+DEFINE_PER_CPU(unsigned long, tlb_user_flush_count);
+
+struct user_flush {
+	phys_addr_t pgd_pa;
+	unsigned long start, end;
+};
+
+static void do_flush_user_range(void *arg)
+{
+	const struct user_flush *f = arg;
+	if ((read_cr3() & PTE_PFN_MASK) != f->pgd_pa)
+		return;
+	if ((f->end - f->start) / PAGE_SIZE > TLB_FLUSH_ALL_THRESHOLD) {
+		write_cr3(read_cr3()); /* user entries are not global */
+	} else {
+		/* INVLPG also drops the paging-structure caches, so freed page
+		 * tables are covered by the same range. */
+		for (unsigned long a = f->start & PAGE_MASK; a < f->end; a += PAGE_SIZE)
+			invlpg(a);
+	}
+	this_cpu_write(tlb_user_flush_count, this_cpu_read(tlb_user_flush_count) + 1);
+}
+
+void flush_tlb_user_range(const struct cpumask *mask, phys_addr_t pgd_pa, unsigned long start,
+			  unsigned long end)
+{
+	struct user_flush f = { pgd_pa, start, end };
+	unsigned long flags;
+	local_irq_save(flags);
+	unsigned cpu = smp_processor_id();
+	struct cpumask others = { mask->bits & ~(1ull << cpu) };
+	bool local = mask->bits >> cpu & 1;
+	local_irq_restore(flags);
+	if (others.bits)
+		smp_call_function_many(&others, do_flush_user_range, &f, true);
+	if (local) {
+		local_irq_save(flags);
+		do_flush_user_range(&f);
+		local_irq_restore(flags);
+	}
+}
+
+unsigned long tlb_user_flushes(unsigned cpu)
+{
+	return per_cpu(tlb_user_flush_count, cpu);
 }
 
 unsigned long tlb_shootdowns_handled(unsigned cpu)

@@ -13,6 +13,17 @@ void __flush_tlb_all(void);
 /* Every online CPU stops using translations of [start, end) before this
  * returns (the caller has already changed the page tables). */
 void flush_tlb_kernel_range(unsigned long start, unsigned long end);
+struct cpumask;
+/* User page tables: every CPU of mask (this one included) that has pgd_pa
+ * loaded in CR3 stops using translations of [start, end) before this
+ * returns. A CPU that has another CR3 loaded holds no translations of it
+ * (no PCIDs: a CR3 switch drops every non-global entry). Must be called
+ * with interrupts on when another CPU may be in the mask. */
+void flush_tlb_user_range(const struct cpumask *mask, phys_addr_t pgd_pa, unsigned long start,
+			  unsigned long end);
+/* User-range flushes this CPU did (its own and on request). */
+unsigned long tlb_user_flushes(unsigned cpu);
+
 /* Shootdowns this CPU has handled (tests, benchmarks). */
 unsigned long tlb_shootdowns_handled(unsigned cpu);
 

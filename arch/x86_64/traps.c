@@ -178,15 +178,38 @@ void show_fault(const struct pt_regs *regs, u64 cr2)
 
 extern const struct exception_table_entry __ex_table_start[], __ex_table_end[];
 
+static const struct exception_table_entry *find_exception_entry(u64 rip)
+{
+	for (const struct exception_table_entry *e = __ex_table_start; e < __ex_table_end; e++)
+		if (e->insn == rip)
+			return e;
+	return NULL;
+}
+
+bool search_exception_table(u64 rip) { return find_exception_entry(rip) != NULL; }
+
 bool fixup_exception(struct pt_regs *regs)
 {
-	for (const struct exception_table_entry *e = __ex_table_start; e < __ex_table_end; e++) {
-		if (e->insn == regs->rip) {
-			regs->rip = e->fixup;
-			return true;
-		}
+	const struct exception_table_entry *e = find_exception_entry(regs->rip);
+	if (!e)
+		return false;
+	regs->rip = e->fixup;
+	return true;
+}
+
+static const char *user_exception_reason(unsigned vector)
+{
+	switch (vector) {
+	case X86_TRAP_DE: return "divide error";
+	case X86_TRAP_UD: return "invalid opcode";
+	case X86_TRAP_GP: return "general protection fault";
+	case X86_TRAP_SS: return "stack-segment fault";
+	case X86_TRAP_AC: return "alignment check";
+	case X86_TRAP_MF: return "x87 floating-point exception";
+	case X86_TRAP_XF: return "SIMD floating-point exception";
+	case X86_TRAP_BP: return "breakpoint (no debugger)";
+	default: return trap_name(vector);
 	}
-	return false;
 }
 
 void do_trap(struct pt_regs *regs);
@@ -198,6 +221,8 @@ void do_trap(struct pt_regs *regs)
 		interrupt_handler_t fn = interrupt_handlers[regs->vector];
 		if (fn) {
 			fn(regs); /* the handler sends the EOI */
+			if (regs->cs & 3)
+				exit_to_user_mode_prepare();
 			return;
 		}
 		if (regs->vector != 0xff) /* the APIC's spurious vector needs no EOI */
@@ -208,6 +233,13 @@ void do_trap(struct pt_regs *regs)
 	if (regs->vector == X86_TRAP_NMI) {
 		printk(KERN_WARNING "traps: NMI received at %016lx\n", regs->rip);
 		return;
+	}
+	if (regs->vector == X86_TRAP_PF && handle_page_fault(regs, cr2))
+		return;
+	if (regs->cs & 3) {
+		/* A user-mode exception nobody resolved ends the process. */
+		__asm__ volatile("sti" ::: "memory");
+		user_fault_kill(regs, cr2, user_exception_reason(regs->vector));
 	}
 	if (fixup_exception(regs))
 		return;

@@ -53,5 +53,19 @@ struct exception_table_entry {
 	u64 insn, fixup;
 };
 bool fixup_exception(struct pt_regs *regs);
+/* Whether rip is listed in the exception table. */
+bool search_exception_table(u64 rip);
+
+/* Implemented by mm/fault.c: resolves a page fault on a user address
+ * (demand paging), kills a process that may not take it, returns false for
+ * a kernel-mode fault it does not resolve (the fixup or an oops follows). */
+bool handle_page_fault(struct pt_regs *regs, u64 cr2);
+/* Implemented by the scheduler: called on the way back to user mode from
+ * an interrupt or a system call; switches to another runnable task of this
+ * CPU if there is one (user mode is preemptible, the kernel is not). */
+void exit_to_user_mode_prepare(void);
+/* Implemented by kernel/process.c: ends the current process after an
+ * exception in user mode; never returns. */
+__noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reason);
 
 #endif

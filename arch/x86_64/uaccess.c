@@ -1,0 +1,97 @@
+/* User-memory copies (see uaccess.h): rep movsb/stosb listed in the
+ * exception table; a fault the page-fault handler cannot resolve resumes at
+ * the fixup with rcx holding the bytes left. */
+#include "arch/x86_64/uaccess.h"
+
+bool smap_enabled;
+
+static unsigned long copy_user_bytes(void *to, const void *from, unsigned long n)
+{
+	stac();
+	__asm__ volatile("1:	rep movsb\n"
+			 "2:\n"
+			 ".pushsection __ex_table, \"a\"\n"
+			 "	.balign 8\n"
+			 "	.quad 1b, 2b\n"
+			 ".popsection"
+			 : "+D"(to), "+S"(from), "+c"(n)
+			 :
+			 : "memory");
+	clac();
+	return n;
+}
+
+unsigned long copy_from_user(void *to, const void *from, unsigned long n)
+{
+	if (!access_ok(from, n))
+		return n;
+	return copy_user_bytes(to, from, n);
+}
+
+unsigned long copy_to_user(void *to, const void *from, unsigned long n)
+{
+	if (!access_ok(to, n))
+		return n;
+	return copy_user_bytes(to, from, n);
+}
+
+unsigned long clear_user(void *to, unsigned long n)
+{
+	if (!access_ok(to, n))
+		return n;
+	stac();
+	__asm__ volatile("1:	rep stosb\n"
+			 "2:\n"
+			 ".pushsection __ex_table, \"a\"\n"
+			 "	.balign 8\n"
+			 "	.quad 1b, 2b\n"
+			 ".popsection"
+			 : "+D"(to), "+c"(n)
+			 : "a"(0)
+			 : "memory");
+	clac();
+	return n;
+}
+
+/* One byte at a time: a string may end just before an unmapped page, and
+ * the bytes after its terminator must not be touched. */
+long strncpy_from_user(char *dst, const char *src, long count)
+{
+	for (long i = 0; i < count; i++) {
+		if (!access_ok(src + i, 1))
+			return -EFAULT;
+		unsigned char c = 0;
+		int err = 0;
+		stac();
+		__asm__ volatile("1:	movb (%[p]), %[c]\n"
+				 "2:\n"
+				 ".pushsection .text.fixup, \"ax\"\n"
+				 "3:	movl %[efault], %[err]\n"
+				 "	jmp 2b\n"
+				 ".popsection\n"
+				 ".pushsection __ex_table, \"a\"\n"
+				 "	.balign 8\n"
+				 "	.quad 1b, 3b\n"
+				 ".popsection"
+				 : [c] "+q"(c), [err] "+r"(err)
+				 : [p] "r"(src + i), [efault] "i"(-EFAULT)
+				 : "memory");
+		clac();
+		if (err)
+			return -EFAULT;
+		dst[i] = (char)c;
+		if (!c)
+			return i;
+	}
+	return count;
+}
+
+int get_user_u64(u64 *val, const void *uaddr)
+{
+	return copy_from_user(val, uaddr, sizeof(*val)) ? -EFAULT : 0;
+}
+
+int put_user_u64(u64 val, void *uaddr)
+{
+	return copy_to_user(uaddr, &val, sizeof(val)) ? -EFAULT : 0;
+}

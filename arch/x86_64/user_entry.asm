@@ -1,0 +1,143 @@
+; The user/kernel boundary: the syscall entry, the way back to user mode,
+; and the first entry into user mode of a new process.
+;
+; On `syscall` the CPU saves the user rip in rcx and rflags in r11, loads
+; the kernel CS/SS from STAR and masks rflags with SYSCALL_MASK (interrupts
+; off), but leaves rsp and the GS base as user mode had them. The entry
+; swaps GS to the per-CPU area, switches to the current task's kernel stack
+; (per-CPU top_of_stack, kept equal to TSS.rsp0 by the scheduler) and builds
+; the same struct pt_regs as an exception (arch/x86_64/traps.h), with
+; vector = SYSCALL_VECTOR_MARK and error_code = the system-call number, so
+; a fault report or a kill inside a system call reads the same frame.
+;
+; Invariant: user mode always runs with the user GS base loaded and the
+; kernel always with the per-CPU one; every path from user to kernel (here,
+; trap_common in entry.asm) swaps exactly once in and once out.
+
+extern do_syscall_entry
+
+PERCPU_TOP_OF_STACK equ 8       ; struct cpu_entry_area (gdt.h), right after this_cpu_off
+PERCPU_USER_RSP     equ 16
+USER_DS             equ 0x2b
+USER_CS             equ 0x33
+SYSCALL_MARK        equ 0x100   ; pt_regs.vector of a system call (not a real vector)
+TASK_SIZE_MAX       equ 0x00007ffffffff000
+
+section .text
+bits 64
+
+global entry_SYSCALL_64
+entry_SYSCALL_64:
+	swapgs
+	mov [gs:PERCPU_USER_RSP], rsp
+	mov rsp, [gs:PERCPU_TOP_OF_STACK]
+	push qword USER_DS              ; ss
+	push qword [gs:PERCPU_USER_RSP] ; rsp
+	push r11                        ; rflags
+	push qword USER_CS              ; cs
+	push rcx                        ; rip
+	push rax                        ; error_code: the system-call number
+	push qword SYSCALL_MARK         ; vector
+	push rdi
+	push rsi
+	push rdx
+	push rcx
+	push rax
+	push r8
+	push r9
+	push r10
+	push r11
+	push rbx
+	push rbp
+	push r12
+	push r13
+	push r14
+	push r15
+	xor ebp, ebp                    ; the backtrace ends here
+	cld
+	mov rdi, rsp
+	call do_syscall_entry           ; interrupts on inside; off again on return
+	; Back to user mode. sysret needs rip in rcx and rflags in r11 and
+	; cannot return to a non-canonical rip (it would fault in ring 0), so
+	; anything unusual goes through iretq.
+	mov rcx, [rsp + 17 * 8]         ; pt_regs.rip
+	mov r11, TASK_SIZE_MAX
+	cmp rcx, r11
+	jae .return_via_iret
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbp
+	pop rbx
+	add rsp, 8                      ; r11: from pt_regs.rflags below
+	pop r10
+	pop r9
+	pop r8
+	pop rax
+	add rsp, 8                      ; rcx: from pt_regs.rip below
+	pop rdx
+	pop rsi
+	pop rdi
+	add rsp, 16                     ; vector, error_code
+	mov rcx, [rsp]                  ; rip
+	mov r11, [rsp + 16]             ; rflags
+	mov rsp, [rsp + 24]             ; the user stack
+	swapgs
+	o64 sysret
+.return_via_iret:
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbp
+	pop rbx
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rax
+	pop rcx
+	pop rdx
+	pop rsi
+	pop rdi
+	add rsp, 16
+	swapgs
+	iretq
+
+; A system call from 32-bit compatibility mode (a program that switched to
+; the 32-bit user code segment): not supported, returns -ENOSYS without
+; touching anything.
+global entry_SYSCALL_compat
+entry_SYSCALL_compat:
+	mov eax, -38
+	sysret
+
+; void enter_user_mode(u64 rip, u64 rsp) -- never returns.
+; The first entry of a new process: every register zeroed (nothing of the
+; kernel leaks), interrupts on in user mode.
+global enter_user_mode
+enter_user_mode:
+	cli
+	push qword USER_DS              ; ss
+	push rsi                        ; rsp
+	push qword 0x202                ; rflags: IF
+	push qword USER_CS              ; cs
+	push rdi                        ; rip
+	xor eax, eax
+	xor ebx, ebx
+	xor ecx, ecx
+	xor edx, edx
+	xor esi, esi
+	xor edi, edi
+	xor ebp, ebp
+	xor r8d, r8d
+	xor r9d, r9d
+	xor r10d, r10d
+	xor r11d, r11d
+	xor r12d, r12d
+	xor r13d, r13d
+	xor r14d, r14d
+	xor r15d, r15d
+	swapgs
+	iretq
