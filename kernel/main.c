@@ -18,6 +18,8 @@
 #include "kernel/multiboot2.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/syscall.h"
+#include "mm/memory.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
@@ -156,6 +158,8 @@ void start_kernel(u32 magic, u32 mbi_phys)
 
 	setup_acpi_and_numa();
 	mm_init();
+	memory_init();
+	syscall_init();
 	/* From here on start_kernel runs as the task "init" (it can sleep); the
 	 * APs become their idle tasks as they come up. */
 	sched_init();

@@ -20,6 +20,8 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smpboot.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -29,6 +31,7 @@
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "kernel/wait.h"
+#include "mm/memory.h"
 #include "mm/numa.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
@@ -183,12 +186,30 @@ void schedule(void)
 	}
 	rq->curr = next;
 	this_cpu_write(current_task, next);
+	/* User context: the address space, the stack that user-mode entries
+	 * land on, the SSE registers (kernel threads use none of them). */
+	if (prev->mm != next->mm)
+		switch_mm(prev->mm, next->mm);
+	if (next->mm)
+		set_kernel_stack((unsigned long)next->stack + THREAD_SIZE);
+	if (prev->fpu_state || next->fpu_state)
+		fpu_switch(prev->fpu_state, next->fpu_state);
 	rq->nr_switches++;
 	prev->nvcsw++;
 	prev = __switch_to_asm(prev, next);
 	/* Running as the original task again; prev is who ran before us. */
 	finish_task_switch(prev);
 	local_irq_restore(flags);
+}
+
+void exit_to_user_mode_prepare(void)
+{
+	if (READ_ONCE(this_rq()->nr_queued)) {
+		/* Called from the outermost frame of a user-mode entry (after
+		 * the interrupt's EOI): nothing is held, interrupts may come. */
+		__asm__ volatile("sti" ::: "memory");
+		schedule();
+	}
 }
 
 bool cond_resched(void)

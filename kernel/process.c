@@ -1,0 +1,286 @@
+/* User processes (see kernel/process.h): creation from an ELF image, the
+ * initial stack, exit and exit_group, the kill after a fault, and reaping.
+ *
+ * A process is a kernel task with task->mm, task->files and an FPU area.
+ * It starts in process_main (kernel mode, on its own CPU, with its mm
+ * already active: the scheduler switches CR3 to next->mm), which loads the
+ * program and drops to ring 3. It ends in process_end, always in its own
+ * context: the mm and files go first, then do_exit() ends the task, and the
+ * creator's process_wait() frees the task and reads the result.
+ *
+ * Invariant: everything a process owns (mm, files, FPU area, its
+ * process_info) is freed by the time process_wait() returns. */
+#include "kernel/process.h"
+#include "arch/x86_64/syscall.h"
+#include "arch/x86_64/traps.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/elf.h"
+#include "kernel/file.h"
+#include "kernel/multiboot2.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/syscall.h"
+#include "mm/memory.h"
+#include "mm/mmap.h"
+#include "mm/page.h"
+#include "mm/slab.h"
+
+#define MAX_ARGS 16
+#define MAX_ARG_BYTES 1024
+#define SIGSEGV 11
+
+struct process_info {
+	struct process_result result;
+	const void *image;
+	unsigned long image_size;
+	int argc;
+	char *argv[MAX_ARGS + 1];
+	char arg_bytes[MAX_ARG_BYTES];
+	char console_prefix[16];
+};
+
+static int next_pid = 1;
+static unsigned long processes_alive;
+
+unsigned long nr_processes(void) { return __atomic_load_n(&processes_alive, __ATOMIC_RELAXED); }
+
+static struct process_info *process_info_of(struct task_struct *p)
+{
+	return container_of(p->result, struct process_info, result);
+}
+
+/* Pushes n bytes onto the new process's stack; 0 on failure. */
+static unsigned long push_bytes(unsigned long *sp, const void *data, unsigned long n)
+{
+	*sp -= n;
+	return copy_to_user((void *)*sp, data, n) ? 0 : *sp;
+}
+
+/* Linux's initial stack (fs/binfmt_elf.c create_elf_tables): from rsp up,
+ * argc, argv[] and NULL, envp[] (empty) and NULL, the auxiliary vector
+ * ending in AT_NULL; the strings and AT_RANDOM's bytes above them. */
+static int setup_initial_stack(struct process_info *info, const struct elf_image_info *elf,
+			       unsigned long *sp_out)
+{
+	unsigned long sp = STACK_TOP;
+	unsigned long argv_user[MAX_ARGS + 1];
+	for (int i = info->argc - 1; i >= 0; i--) {
+		argv_user[i] = push_bytes(&sp, info->argv[i], strlen(info->argv[i]) + 1);
+		if (!argv_user[i])
+			return -EFAULT;
+	}
+	argv_user[info->argc] = 0;
+	/* Sixteen bytes for AT_RANDOM (stack canaries of libcs that want one);
+	 * not random here: runs are reproducible. */
+	static const u8 not_random[16] = { 0x6d, 0x6d, 0x6c, 0x61, 0x62, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+	unsigned long random = push_bytes(&sp, not_random, sizeof(not_random));
+	if (!random)
+		return -EFAULT;
+	const u64 auxv[] = {
+		AT_PHDR, elf->phdr_addr, AT_PHENT, sizeof(Elf64_Phdr), AT_PHNUM, elf->phnum,
+		AT_PAGESZ, PAGE_SIZE, AT_BASE, 0, AT_FLAGS, 0, AT_ENTRY, elf->entry,
+		AT_UID, 0, AT_EUID, 0, AT_GID, 0, AT_EGID, 0, AT_CLKTCK, 100, AT_SECURE, 0,
+		AT_RANDOM, random, AT_EXECFN, argv_user[0], AT_NULL, 0,
+	};
+	unsigned long words = 1 + (unsigned long)info->argc + 1 + 1 + ARRAY_SIZE(auxv);
+	sp = (sp - words * 8) & ~15ul; /* rsp is 16-byte aligned at _start */
+	unsigned long p = sp;
+	u64 argc = (u64)info->argc, zero = 0;
+	if (copy_to_user((void *)p, &argc, 8))
+		return -EFAULT;
+	p += 8;
+	if (copy_to_user((void *)p, argv_user, ((unsigned long)info->argc + 1) * 8))
+		return -EFAULT;
+	p += ((unsigned long)info->argc + 1) * 8;
+	if (copy_to_user((void *)p, &zero, 8)) /* envp: empty */
+		return -EFAULT;
+	p += 8;
+	if (copy_to_user((void *)p, auxv, sizeof(auxv)))
+		return -EFAULT;
+	*sp_out = sp;
+	return 0;
+}
+
+/* Frees what the process owns, in its own context, and ends the task. */
+static __noreturn void process_end(void)
+{
+	struct task_struct *tsk = current;
+	struct mm_struct *mm = tsk->mm;
+	void *fpu = tsk->fpu_state;
+
+	files_release(tsk->files);
+	tsk->files = NULL;
+	/* Off the process's page tables and FPU area before they go: the
+	 * scheduler looks at both when it switches. */
+	__asm__ volatile("cli" ::: "memory");
+	tsk->mm = NULL;
+	tsk->fpu_state = NULL;
+	switch_mm(mm, NULL);
+	__asm__ volatile("sti" ::: "memory");
+	mmput(mm);
+	kfree(fpu);
+	__atomic_sub_fetch(&processes_alive, 1, __ATOMIC_RELAXED);
+	do_exit(tsk->result->killed ? 128 + SIGSEGV : tsk->result->exit_code);
+}
+
+__noreturn void process_exit(int code)
+{
+	current->result->exit_code = code & 0xff;
+	process_end();
+}
+
+__noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reason)
+{
+	struct task_struct *tsk = current;
+	struct process_result *res = tsk->result;
+	/* From user mode: nothing of the kernel's is held, and the teardown
+	 * may wait for TLB-flush IPIs. */
+	__asm__ volatile("sti" ::: "memory");
+	if (!res) /* cannot happen: only processes run in user mode */
+		panic("BUG: user-mode exception in task %s, which is not a process", tsk->comm);
+	res->killed = true;
+	if (regs->vector == X86_TRAP_PF)
+		snprintf(res->reason, sizeof(res->reason),
+			 "%s at address %#lx (ip %#lx, error code %#lx)", reason, cr2, regs->rip,
+			 regs->error_code);
+	else
+		snprintf(res->reason, sizeof(res->reason), "%s (ip %#lx, error code %#lx)", reason,
+			 regs->rip, regs->error_code);
+	printk(KERN_ALWAYS "%smmlab: process %d (%s) killed: %s\n", process_info_of(tsk)->console_prefix,
+	       tsk->pid, tsk->comm, res->reason);
+	process_end();
+}
+
+static int process_main(void *data)
+{
+	struct process_info *info = data;
+	struct task_struct *tsk = current;
+	struct elf_image_info elf;
+	unsigned long sp = 0;
+
+	int err = elf_load(tsk->mm, info->image, info->image_size, &elf);
+	if (!err) {
+		unsigned long a = do_mmap(tsk->mm, STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE,
+					  PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_GROWSDOWN);
+		err = IS_ERR_VALUE(a) ? (int)(long)a : setup_initial_stack(info, &elf, &sp);
+		tsk->mm->start_stack = sp;
+	}
+	if (err) {
+		printk(KERN_ALWAYS "%smmlab: process %d (%s) could not start: error %d\n",
+		       info->console_prefix, tsk->pid, tsk->comm, err);
+		process_exit(127);
+	}
+	enter_user_mode(elf.entry, sp);
+}
+
+static int copy_args(struct process_info *info, const struct process_spawn_args *args)
+{
+	const char *const self[] = { args->name, NULL };
+	const char *const *argv = args->argv ? args->argv : self;
+	size_t used = 0;
+	for (info->argc = 0; argv[info->argc]; info->argc++) {
+		size_t n = strlen(argv[info->argc]) + 1;
+		if (info->argc == MAX_ARGS || n > sizeof(info->arg_bytes) - used)
+			return -E2BIG;
+		info->argv[info->argc] = memcpy(info->arg_bytes + used, argv[info->argc], n);
+		used += n;
+	}
+	info->argv[info->argc] = NULL;
+	return info->argc ? 0 : -EINVAL;
+}
+
+struct task_struct *process_spawn(const struct process_spawn_args *args, int *err)
+{
+	struct process_info *info = NULL;
+	struct task_struct *tsk = NULL;
+	struct mm_struct *mm = NULL;
+	struct files_struct *files = NULL;
+	void *fpu = NULL;
+
+	*err = elf_check(args->image, args->image_size);
+	if (*err)
+		return NULL;
+	*err = -ENOMEM;
+	info = kmalloc(sizeof(*info), GFP_KERNEL | __GFP_ZERO);
+	if (!info)
+		goto fail;
+	info->image = args->image;
+	info->image_size = args->image_size;
+	strlcpy(info->console_prefix, args->console_prefix ? args->console_prefix : "",
+		sizeof(info->console_prefix));
+	*err = copy_args(info, args);
+	if (*err)
+		goto fail;
+	*err = -ENOMEM;
+	mm = mm_alloc();
+	files = files_alloc(info->console_prefix);
+	fpu = kmalloc(FPU_STATE_SIZE, GFP_KERNEL);
+	if (!mm || !files || !fpu)
+		goto fail;
+	if ((uintptr_t)fpu & 15)
+		panic("BUG: kmalloc(%d) is not 16-byte aligned", FPU_STATE_SIZE);
+	fpu_state_init(fpu);
+	tsk = kthread_create_on_cpu(process_main, info, args->cpu, "user/%u");
+	if (!tsk)
+		goto fail;
+	strlcpy(tsk->comm, args->name, sizeof(tsk->comm));
+	tsk->mm = mm;
+	tsk->files = files;
+	tsk->fpu_state = fpu;
+	tsk->result = &info->result;
+	tsk->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&processes_alive, 1, __ATOMIC_RELAXED);
+	*err = 0;
+	wake_up_process(tsk);
+	return tsk;
+fail:
+	if (mm)
+		mmput(mm);
+	if (files)
+		files_release(files);
+	kfree(fpu);
+	kfree(info);
+	return NULL;
+}
+
+void process_wait(struct task_struct *p, struct process_result *res)
+{
+	struct process_info *info = process_info_of(p);
+	kthread_join(p);
+	*res = info->result;
+	kfree(info);
+}
+
+const struct boot_module *find_user_program(const char *name, const char **kind)
+{
+	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
+		const char *line = boot_info.modules[i].cmdline;
+		const char *space = line ? strchr(line, ' ') : NULL;
+		if (!space || strcmp(space + 1, name))
+			continue;
+		static char kind_buf[MB2_MAX_MODULES][16];
+		size_t n = (size_t)(space - line);
+		if (n >= sizeof(kind_buf[i]))
+			continue;
+		memcpy(kind_buf[i], line, n);
+		kind_buf[i][n] = 0;
+		if (kind)
+			*kind = kind_buf[i];
+		return &boot_info.modules[i];
+	}
+	return NULL;
+}
+
+SYSCALL_DEFINE1(exit, int, error_code)
+{
+	process_exit(error_code);
+}
+
+/* One thread per process: exit_group is exit. */
+SYSCALL_DEFINE1(exit_group, int, error_code)
+{
+	process_exit(error_code);
+}

@@ -1,0 +1,72 @@
+/* The page-fault handler for user addresses (Linux's do_user_addr_fault):
+ * find the VMA, check the access against its flags, let handle_mm_fault()
+ * resolve it. A fault the process may not take kills it (from user mode)
+ * or resumes at the exception-table fixup (a kernel copy to or from user
+ * memory, which then returns -EFAULT). */
+#include "arch/x86_64/traps.h"
+#include "kernel/process.h"
+#include "kernel/sched.h"
+#include "mm/memory.h"
+#include "mm/mmap.h"
+
+/* Linux's access_error(): a write needs VM_WRITE; a read of a present page
+ * that faulted (protection) is an error; any other access needs some
+ * access right. */
+static const char *access_error(unsigned long error_code, const struct vm_area_struct *vma)
+{
+	if (error_code & X86_PF_WRITE)
+		return vma->vm_flags & VM_WRITE ? NULL : "write to a mapping without PROT_WRITE";
+	if (error_code & X86_PF_INSTR && error_code & X86_PF_PROT)
+		return "instruction fetch from a mapping without PROT_EXEC";
+	if (error_code & X86_PF_PROT)
+		return "protection fault";
+	if (!(vma->vm_flags & VM_ACCESS_FLAGS))
+		return "access to a PROT_NONE mapping";
+	return NULL;
+}
+
+bool handle_page_fault(struct pt_regs *regs, u64 cr2)
+{
+	bool user = regs->cs & 3;
+	struct mm_struct *mm = current->mm;
+	const char *why;
+
+	if (cr2 >= TASK_SIZE) {
+		if (user)
+			user_fault_kill(regs, cr2, "access to a kernel address");
+		return false;
+	}
+	/* The kernel touches user memory only inside the uaccess functions;
+	 * anything else (or a fault with no process) is a kernel bug. */
+	if (!user && (!mm || !search_exception_table(regs->rip)))
+		return false;
+	if (regs->error_code & X86_PF_RSVD) {
+		why = "reserved bit set in a page-table entry";
+		goto bad;
+	}
+	/* Faults may allocate (and so sleep): interrupts back on as they were. */
+	if (regs->rflags & (1ul << 9))
+		__asm__ volatile("sti" ::: "memory");
+
+	struct vm_area_struct *vma = find_vma(mm, cr2);
+	if (!vma || vma->vm_start > cr2) {
+		why = "no mapping at this address";
+		goto bad;
+	}
+	why = access_error(regs->error_code, vma);
+	if (why)
+		goto bad;
+	unsigned int flags = user ? FAULT_FLAG_USER : 0;
+	if (regs->error_code & X86_PF_WRITE)
+		flags |= FAULT_FLAG_WRITE;
+	if (regs->error_code & X86_PF_INSTR)
+		flags |= FAULT_FLAG_INSTRUCTION;
+	vm_fault_t ret = handle_mm_fault(vma, cr2, flags);
+	if (!(ret & VM_FAULT_ERROR))
+		return true;
+	why = ret & VM_FAULT_OOM ? "out of memory" : "bad access";
+bad:
+	if (user)
+		user_fault_kill(regs, cr2, why);
+	return false; /* the kernel copy's fixup returns -EFAULT */
+}
