@@ -52,6 +52,11 @@ RUNNER := $(B)/host/mmlab-runner
 HOST_TESTS := $(B)/host/runner-selftest
 RUNNER_ARGS := --iso $(B)/kernel.iso --topologies tests/topologies --accel $(ACCEL)
 
+# User programs (tests/user/): USER_ELFS for the ISO, USER_HOST_TESTS (their
+# Linux builds, run on the host) for the runner.
+-include tests/user/user.mk
+HOST_TESTS += $(USER_HOST_TESTS)
+
 .PHONY: all deps run test debug bench clean host-tests kunit-tool
 all: $(B)/kernel.iso
 
@@ -105,12 +110,19 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 	@cmp -s $(B)/text1.syms $(B)/text2.syms || \
 		{ echo "error: linking the symbol table moved code"; exit 1; }
 
-$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg
+# The user programs ride along as multiboot2 modules, one line each in the
+# ISO's grub.cfg: "module2 /boot/user/<name>.elf <kind> <name>".
+user_module_lines = $(foreach k,test crash bench,$(foreach n,$(USER_$(shell echo $(k) | tr a-z A-Z)_NAMES),\
+	module2 /boot/user/$(n).elf $(k) $(n)\n))
+$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(USER_ELFS)
 	@tools/deps.sh build
-	@rm -rf $(B)/iso && mkdir -p $(B)/iso/boot/grub
+	@rm -rf $(B)/iso && mkdir -p $(B)/iso/boot/grub $(B)/iso/boot/user
 	$(say) ISO $@
 	$(Q)cp $(B)/kernel.elf $(B)/iso/boot/kernel.elf
-	$(Q)cp boot/grub.cfg $(B)/iso/boot/grub/grub.cfg
+	$(Q)$(if $(USER_ELFS),cp $(USER_ELFS) $(B)/iso/boot/user/)
+	$(Q)printf '$(strip $(user_module_lines))' | sed 's/^ *//' > $(B)/modules.cfg
+	$(Q)awk -v mods=$(B)/modules.cfg '/^\tmultiboot2 /{print; while ((getline l < mods) > 0) print "\t" l; next} {print}' \
+		boot/grub.cfg > $(B)/iso/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(B)/iso > $(B)/grub-mkrescue.log 2>&1 || \
 		{ cat $(B)/grub-mkrescue.log; exit 1; }
 

@@ -16,6 +16,7 @@ static bool bench;
 kernel_param_flag("bench", bench, "run the in-kernel mm benchmarks after boot, then halt");
 
 void run_kernel_benchmarks(void);
+void run_user_benchmarks(void);
 void run_smp_benchmarks(void);
 
 #define RUNS 9
@@ -265,5 +266,6 @@ void run_kernel_benchmarks(void)
 	while ((v = naive_alloc()))
 		free_page((unsigned long)v);
 	run_smp_benchmarks();
+	run_user_benchmarks();
 	pr_info("==== end of benchmarks ====\n");
 }

@@ -213,8 +213,11 @@ unsigned kunit_run_all(const char *filter)
 	unsigned nr_suites = 0, total_failed = 0;
 	unsigned totals[3] = { 0 }; /* pass, fail, skip */
 
-	for (struct kunit_suite *const *sp = __kunit_suites_start; sp < __kunit_suites_end; sp++)
+	for (struct kunit_suite *const *sp = __kunit_suites_start; sp < __kunit_suites_end; sp++) {
+		if ((*sp)->prepare)
+			(*sp)->prepare(*sp);
 		nr_suites += count_cases(*sp, filter) > 0;
+	}
 
 	printk_set_line_prefix(NULL);
 	printk(KERN_ALWAYS "KTAP version 1\n1..%u\n", nr_suites);

@@ -28,6 +28,10 @@ struct kunit_case {
 
 struct kunit_suite {
 	const char *name;
+	/* Optional, before the plan is printed: fills test_cases when the
+	 * cases depend on what booted (the user programs the boot loader
+	 * loaded: tests/user_test.c). */
+	void (*prepare)(struct kunit_suite *suite);
 	int (*suite_init)(struct kunit_suite *suite);
 	void (*suite_exit)(struct kunit_suite *suite);
 	int (*init)(struct kunit *test);  /* before each case */

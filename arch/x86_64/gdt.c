@@ -71,7 +71,7 @@ bool address_on_exception_stack(u64 addr)
 }
 
 /* Placed right after this_cpu_off (.data.percpu.first) by the linker. */
-__section(".data.percpu.entry") struct cpu_entry_area cpu_entry_area;
+__section(".data.percpu.entry") __aligned(8) struct cpu_entry_area cpu_entry_area;
 
 void set_kernel_stack(unsigned long top)
 {

@@ -1,0 +1,335 @@
+/* Tests of the user page tables (mm/memory.c) and the mmu_gather, on
+ * address spaces the test builds itself: one VMA from do_mmap, faults
+ * resolved by calling handle_mm_fault as the fault handler would, user
+ * memory reached through copy_*_user with the mm loaded as the current
+ * task's. */
+#include "tests/kunit.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/pgtable.h"
+#include "arch/x86_64/tlb.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/smp.h"
+#include "kernel/wait.h"
+#include "mm/memory.h"
+#include "kernel/unistd.h"
+#include "mm/mmap.h"
+#include "mm/mmu_gather.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+
+#define BASE 0x0000100000000000ul /* a PGD entry of its own */
+
+struct test_space {
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+	struct mm_struct *saved_mm;
+};
+
+/* Makes an mm with one VMA [BASE, BASE + size) of private anonymous
+ * read-write memory and makes it the current task's (so faults and user
+ * copies go to it). */
+static void space_init(struct kunit *test, struct test_space *s, unsigned long size)
+{
+	s->mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, s->mm);
+	unsigned long a = do_mmap(s->mm, BASE, size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
+	if (a != BASE)
+		mmput(s->mm);
+	KUNIT_ASSERT_EQ(test, a, BASE);
+	s->vma = find_vma(s->mm, BASE);
+	s->saved_mm = current->mm;
+	unsigned long irq;
+	local_irq_save(irq);
+	current->mm = s->mm;
+	switch_mm(s->saved_mm, s->mm);
+	local_irq_restore(irq);
+}
+
+/* Unmaps everything, frees the tables over the whole user half, drops the mm. */
+static void space_destroy(struct test_space *s)
+{
+	struct mmu_gather tlb;
+	tlb_gather_mmu(&tlb, s->mm);
+	unmap_page_range(&tlb, s->vma, s->vma->vm_start, s->vma->vm_end);
+	free_pgd_range(&tlb, s->vma->vm_start, s->vma->vm_end, 0, 0);
+	tlb_finish_mmu(&tlb);
+	unsigned long irq;
+	local_irq_save(irq);
+	current->mm = s->saved_mm;
+	switch_mm(s->mm, s->saved_mm);
+	local_irq_restore(irq);
+	mmput(s->mm);
+}
+
+static pmd_t *pmd_of(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgd = &mm->pgd[pgd_index(addr)];
+	if (pgd_none(*pgd))
+		return NULL;
+	pud_t *pud = &entry_table(*pgd)[pud_index(addr)];
+	if (pud_none(*pud))
+		return NULL;
+	return &entry_table(*pud)[pmd_index(addr)];
+}
+
+/* __pte_alloc and pmd_install say what the PMD holds instead of making the
+ * caller read it again (the 2021 series' interface change). */
+static void pmd_install_reports_what_it_found(struct kunit *test)
+{
+	struct test_space s;
+	space_init(test, &s, 4 * PMD_SIZE);
+	/* The upper levels, through a walk of the first PMD. */
+	KUNIT_ASSERT_NOT_NULL(test, pte_alloc_walk(s.mm, BASE));
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
+	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 3 * (long)PAGE_SIZE); /* PUD, PMD, PTE */
+
+	pmd_t *pmd = pmd_of(s.mm, BASE + PMD_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	KUNIT_EXPECT_TRUE(test, pmd_none(*pmd));
+	KUNIT_EXPECT_EQ(test, __pte_alloc(s.mm, pmd), INSTALLED_PTE);
+	KUNIT_EXPECT_FALSE(test, pmd_none(*pmd));
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
+
+	/* Someone else installed first: the caller's table is not used. */
+	struct page *spare = alloc_pages(GFP_KERNEL | __GFP_ZERO, 0);
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	page_set_flag(spare, PG_table);
+	struct page *mine = spare;
+	KUNIT_EXPECT_EQ(test, pmd_install(s.mm, pmd, &mine), INSTALLED_PTE);
+	KUNIT_EXPECT_PTR_EQ(test, mine, spare);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
+
+	/* A PMD that maps a huge page: no PTE table to walk. */
+	pmd_t *huge = pmd_of(s.mm, BASE + 2 * PMD_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, huge);
+	*huge = (0x40000000ul) | _PAGE_PRESENT | _PAGE_PSE | _PAGE_USER;
+	KUNIT_EXPECT_EQ(test, pmd_install(s.mm, huge, &mine), INSTALLED_HUGE_PMD);
+	KUNIT_EXPECT_PTR_EQ(test, mine, spare);
+	KUNIT_EXPECT_NULL(test, pte_alloc_walk(s.mm, BASE + 2 * PMD_SIZE));
+	KUNIT_EXPECT_NULL(test, walk_to_pte(s.mm, BASE + 2 * PMD_SIZE));
+	*huge = 0;
+	page_clear_flag(spare, PG_table);
+	__free_page(spare);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
+	space_destroy(&s);
+}
+
+static void read_fault_maps_the_zero_page(struct kunit *test)
+{
+	struct test_space s;
+	space_init(test, &s, PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE + 5 * PAGE_SIZE, FAULT_FLAG_USER), 0);
+	pte_t *pte = walk_to_pte(s.mm, BASE + 5 * PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, pte);
+	KUNIT_EXPECT_EQ(test, pte_pfn(*pte), page_to_pfn(zero_page));
+	KUNIT_EXPECT_FALSE(test, pte_write(*pte));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	u64 v = 1;
+	KUNIT_EXPECT_EQ(test, copy_from_user(&v, (void *)(BASE + 5 * PAGE_SIZE), 8), 0);
+	KUNIT_EXPECT_EQ(test, v, 0);
+
+	/* A write then gets a page of its own, and the zero page stays zero. */
+	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE + 5 * PAGE_SIZE,
+					      FAULT_FLAG_USER | FAULT_FLAG_WRITE), 0);
+	KUNIT_EXPECT_NE(test, pte_pfn(*pte), page_to_pfn(zero_page));
+	KUNIT_EXPECT_TRUE(test, pte_write(*pte));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 1);
+	v = 0x1234;
+	KUNIT_EXPECT_EQ(test, copy_to_user((void *)(BASE + 5 * PAGE_SIZE), &v, 8), 0);
+	KUNIT_EXPECT_EQ(test, *(u64 *)page_address(zero_page), 0);
+	space_destroy(&s);
+}
+
+static void user_copies_demand_page_and_fail_cleanly(struct kunit *test)
+{
+	struct test_space s;
+	space_init(test, &s, 16 * PAGE_SIZE);
+	char buf[32] = "written by the kernel";
+	/* Never-touched user memory: the copy's faults allocate pages. */
+	KUNIT_EXPECT_EQ(test, copy_to_user((void *)(BASE + PAGE_SIZE - 8), buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 2);
+	char back[32] = { 0 };
+	KUNIT_EXPECT_EQ(test, copy_from_user(back, (void *)(BASE + PAGE_SIZE - 8), sizeof(back)), 0);
+	KUNIT_EXPECT_STREQ(test, back, buf);
+	KUNIT_EXPECT_EQ(test, strncpy_from_user(back, (const char *)(BASE + PAGE_SIZE - 8), 32), 21);
+	/* Past the VMA: the copy stops at its end and says how much is left. */
+	KUNIT_EXPECT_EQ(test, copy_to_user((void *)(BASE + 16 * PAGE_SIZE - 8), buf, 32), 24);
+	KUNIT_EXPECT_EQ(test, strncpy_from_user(back, (const char *)(BASE + 16 * PAGE_SIZE), 8), -EFAULT);
+	/* Kernel addresses are refused before any access. */
+	KUNIT_EXPECT_EQ(test, copy_from_user(back, (void *)buf, 8), 8);
+	KUNIT_EXPECT_EQ(test, copy_to_user((void *)0xffff888000000000ul, buf, 8), 8);
+	u64 w;
+	KUNIT_EXPECT_EQ(test, get_user_u64(&w, (void *)(TASK_SIZE - 4)), -EFAULT);
+	space_destroy(&s);
+}
+
+/* The mmu_gather flushes once per batch, frees only after the flush, and
+ * free_pgd_range keeps tables a neighbour still needs. */
+static void gather_batches_and_frees_tables(struct kunit *test)
+{
+	struct test_space s;
+	unsigned long before = nr_free_pages();
+	space_init(test, &s, 2 * PMD_SIZE);
+	const unsigned n = 200;
+	for (unsigned i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, handle_mm_fault(s.vma, BASE + i * PAGE_SIZE, FAULT_FLAG_WRITE), 0);
+	KUNIT_ASSERT_EQ(test, handle_mm_fault(s.vma, BASE + PMD_SIZE, FAULT_FLAG_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), n + 1);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
+
+	struct mmu_gather tlb;
+	tlb_gather_mmu(&tlb, s.mm);
+	unmap_page_range(&tlb, s.vma, BASE, BASE + PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 1);
+	/* Full batches were flushed and freed on the way; the rest waits. */
+	KUNIT_EXPECT_EQ(test, tlb.nr_flushes, n / MMU_GATHER_BUNDLE);
+	KUNIT_EXPECT_EQ(test, tlb.nr, n % MMU_GATHER_BUNDLE);
+	/* The neighbour at BASE + PMD_SIZE keeps the PMD table (ceiling), the
+	 * first PTE table goes. */
+	free_pgd_range(&tlb, BASE, BASE + PMD_SIZE, 0, BASE + PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
+	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 3 * (long)PAGE_SIZE);
+	KUNIT_EXPECT_NULL(test, walk_to_pte(s.mm, BASE));
+	KUNIT_EXPECT_NOT_NULL(test, walk_to_pte(s.mm, BASE + PMD_SIZE));
+	/* A floor inside the PMD: the PTE table is shared with it, stays. */
+	free_pgd_range(&tlb, BASE + PMD_SIZE + PAGE_SIZE, BASE + 2 * PMD_SIZE, BASE + PMD_SIZE + PAGE_SIZE, 0);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
+	tlb_finish_mmu(&tlb);
+	KUNIT_EXPECT_EQ(test, tlb.nr, 0);
+	KUNIT_EXPECT_EQ(test, tlb.nr_freed, n + 1);
+	space_destroy(&s);
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
+}
+
+/* A stale TLB entry on another CPU would let it read a freed page: the
+ * teardown must flush every CPU in the mm's mask that has the mm loaded. */
+struct remote_reader {
+	struct mm_struct *mm;
+	unsigned long addr;
+	u64 first, second;
+	int step;
+	struct wait_queue_head wq;
+};
+
+static int remote_reader_fn(void *data)
+{
+	struct remote_reader *r = data;
+	unsigned long irq;
+	local_irq_save(irq);
+	current->mm = r->mm;
+	switch_mm(NULL, r->mm);
+	local_irq_restore(irq);
+	copy_from_user(&r->first, (void *)r->addr, 8); /* caches the translation */
+	__atomic_store_n(&r->step, 1, __ATOMIC_RELEASE);
+	wake_up_all(&r->wq);
+	/* Wait (loaded, not sleeping: a switch would flush the TLB). */
+	while (__atomic_load_n(&r->step, __ATOMIC_ACQUIRE) != 2)
+		cpu_relax();
+	copy_from_user(&r->second, (void *)r->addr, 8); /* must fault again: reads 0 */
+	local_irq_save(irq);
+	current->mm = NULL;
+	switch_mm(r->mm, NULL);
+	local_irq_restore(irq);
+	return 0;
+}
+
+static void teardown_flushes_other_cpus(struct kunit *test)
+{
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	unsigned other = smp_processor_id() == 0 ? 1 : 0;
+	if (!cpu_online(other))
+		kunit_skip(test, "CPU %u is offline", other);
+	struct test_space s;
+	space_init(test, &s, PAGE_SIZE);
+	u64 v = 0x5a5a5a5a5a5a5a5aull;
+	KUNIT_ASSERT_EQ(test, copy_to_user((void *)BASE, &v, 8), 0);
+
+	struct remote_reader r = { .mm = s.mm, .addr = BASE };
+	init_waitqueue_head(&r.wq);
+	unsigned long flushes = tlb_user_flushes(other);
+	struct task_struct *t = kthread_run_on_cpu(remote_reader_fn, &r, other, "tlbtest/%u");
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	wait_event(r.wq, __atomic_load_n(&r.step, __ATOMIC_ACQUIRE) == 1);
+	KUNIT_EXPECT_EQ(test, r.first, v);
+	KUNIT_EXPECT_TRUE(test, mm_cpumask(s.mm)->bits >> other & 1);
+
+	zap_page_range(s.vma, BASE, PAGE_SIZE);
+	KUNIT_EXPECT_GT(test, tlb_user_flushes(other), flushes);
+	__atomic_store_n(&r.step, 2, __ATOMIC_RELEASE);
+	kthread_join(t);
+	KUNIT_EXPECT_EQ(test, r.second, 0);
+	space_destroy(&s);
+}
+
+static void protection_changes_keep_the_zero_page_read_only(struct kunit *test)
+{
+	struct test_space s;
+	space_init(test, &s, 4 * PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, handle_mm_fault(s.vma, BASE, FAULT_FLAG_WRITE), 0);
+	KUNIT_ASSERT_EQ(test, handle_mm_fault(s.vma, BASE + PAGE_SIZE, 0), 0);
+	pte_t *p0 = walk_to_pte(s.mm, BASE), *p1 = walk_to_pte(s.mm, BASE + PAGE_SIZE);
+	/* PROT_NONE: not present, the page stays behind the entry. */
+	KUNIT_EXPECT_EQ(test, change_protection(s.vma, BASE, BASE + 4 * PAGE_SIZE, vm_get_page_prot(0)), 2);
+	KUNIT_EXPECT_FALSE(test, *p0 & _PAGE_PRESENT);
+	KUNIT_EXPECT_TRUE(test, pte_present(*p0));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 1);
+	/* Back to read-write: the zero page must not become writable. */
+	change_protection(s.vma, BASE, BASE + 4 * PAGE_SIZE, vm_get_page_prot(VM_READ | VM_WRITE));
+	KUNIT_EXPECT_TRUE(test, pte_write(*p0));
+	KUNIT_EXPECT_FALSE(test, pte_write(*p1));
+	KUNIT_EXPECT_EQ(test, pte_pfn(*p1), page_to_pfn(zero_page));
+	space_destroy(&s);
+}
+
+/* With SMAP the kernel cannot touch user memory outside the uaccess
+ * functions: a plain load faults (and the fault handler does not treat it
+ * as demand paging, since no exception-table entry covers it). */
+static void stray_user_load(struct kunit *test)
+{
+	(void)test;
+	(void)*(volatile u64 *)BASE;
+}
+
+static void smap_blocks_stray_kernel_access(struct kunit *test)
+{
+	if (!smap_enabled)
+		kunit_skip(test, "the CPU has no SMAP");
+	struct test_space s;
+	space_init(test, &s, PAGE_SIZE);
+	u64 v = 7;
+	KUNIT_ASSERT_EQ(test, copy_to_user((void *)BASE, &v, 8), 0); /* present and writable */
+	static char captured[1024];
+	struct printk_capture cap;
+	struct kunit inner;
+	struct kunit_case c = { .run_case = stray_user_load, .name = "stray_user_load" };
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	enum kunit_status st = kunit_run_case(NULL, &c, &inner);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, st, KUNIT_FAILURE);
+	KUNIT_EXPECT_EQ(test, inner.faults, 1);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(captured, "page fault"));
+	space_destroy(&s);
+}
+
+static struct kunit_case memory_cases[] = {
+	KUNIT_CASE(pmd_install_reports_what_it_found),
+	KUNIT_CASE(read_fault_maps_the_zero_page),
+	KUNIT_CASE(user_copies_demand_page_and_fail_cleanly),
+	KUNIT_CASE(gather_batches_and_frees_tables),
+	KUNIT_CASE(teardown_flushes_other_cpus),
+	KUNIT_CASE(protection_changes_keep_the_zero_page_read_only),
+	KUNIT_CASE(smap_blocks_stray_kernel_access),
+	{}
+};
+
+static struct kunit_suite memory_suite = {
+	.name = "memory",
+	.test_cases = memory_cases,
+};
+kunit_test_suite(memory_suite);

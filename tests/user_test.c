@@ -1,0 +1,154 @@
+/* The "user" suite: every user program the boot loader loaded as a test or
+ * crash module (grub.cfg: "module2 /boot/user/<name>.elf <kind> <name>")
+ * runs as a process, one KTAP case each; its output appears as the case's
+ * "# " diagnostics (the framework's line prefix). The same programs run on
+ * the host's Linux in `make test` (tests/user/), so the errnos they expect
+ * are Linux's own.
+ *
+ * Verdicts: a test program passes by exiting 0, skips with 77, fails
+ * otherwise or when killed; a crash program passes only when a fault kills
+ * it. Either way, every page and slab object the process had must be free
+ * again once it has been reaped.
+ *
+ * Under the "bench" parameter, run_user_benchmarks() runs the bench
+ * modules the same way with argv[1] = "--bench". */
+#include "tests/kunit.h"
+#include "kernel/multiboot2.h"
+#include "kernel/printk.h"
+#include "kernel/process.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+
+static struct kunit_case user_cases[MB2_MAX_MODULES + 1];
+static char user_case_names[MB2_MAX_MODULES][40];
+
+/* Runs a program to its end on cpu; false if it could not start. */
+static bool run_program(const char *name, const char *const *argv, unsigned cpu,
+			struct process_result *res, int *err)
+{
+	const struct boot_module *mod = find_user_program(name, NULL);
+	if (!mod) {
+		*err = -ENOENT;
+		return false;
+	}
+	struct process_spawn_args args = {
+		.name = name,
+		.image = __va(mod->start),
+		.image_size = mod->end - mod->start,
+		.argv = argv,
+		.cpu = cpu,
+	};
+	struct task_struct *p = process_spawn(&args, err);
+	if (!p)
+		return false;
+	process_wait(p, res);
+	return true;
+}
+
+struct usage {
+	unsigned long free_pages, slab_objects;
+};
+
+static void take_usage(struct usage *u)
+{
+	kmem_cache_shrink_all(); /* cached empty slabs count as free */
+	u->free_pages = nr_free_pages();
+	u->slab_objects = slab_objects_in_use();
+}
+
+/* Spreads the programs over the CPUs, so user page tables and their TLB
+ * flushes are exercised on every CPU, not just the boot CPU. */
+static unsigned next_cpu(void)
+{
+	static unsigned turn;
+	unsigned n = num_online_cpus(), pick = turn++ % n, cpu;
+	for_each_online_cpu(cpu)
+		if (!pick--)
+			return cpu;
+	return smp_processor_id();
+}
+
+static void run_user_program(struct kunit *test)
+{
+	const char *kind = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, find_user_program(test->name, &kind));
+	bool crash = !strcmp(kind, "crash");
+
+	struct usage before, after;
+	struct process_result res;
+	int err;
+	take_usage(&before);
+	unsigned cpu = next_cpu();
+	bool ran = run_program(test->name, NULL, cpu, &res, &err);
+	if (!ran)
+		kunit_info(test, "%s could not be started: error %d", test->name, err);
+	KUNIT_ASSERT_TRUE(test, ran);
+	take_usage(&after);
+
+	if (res.killed)
+		kunit_info(test, "%s (CPU %u) was killed: %s", test->name, cpu, res.reason);
+	else
+		kunit_info(test, "%s (CPU %u) exited with status %d", test->name, cpu, res.exit_code);
+	/* Everything the process had is free again. */
+	KUNIT_EXPECT_EQ(test, after.free_pages, before.free_pages);
+	KUNIT_EXPECT_EQ(test, after.slab_objects, before.slab_objects);
+	if (crash) {
+		/* A crash program passes only when its fault killed it. */
+		KUNIT_EXPECT_TRUE(test, res.killed);
+		return;
+	}
+	KUNIT_EXPECT_FALSE(test, res.killed);
+	if (!res.killed && res.exit_code == 77)
+		kunit_skip(test, "the program skipped (exit status 77; its reason is above)");
+	KUNIT_EXPECT_EQ(test, res.exit_code, 0);
+}
+
+/* One case per test or crash module, in the boot loader's order. */
+static void user_prepare(struct kunit_suite *suite)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
+		const char *line = boot_info.modules[i].cmdline;
+		if (!line)
+			continue;
+		const char *name = strchr(line, ' ');
+		bool is_test = !strncmp(line, "test ", 5) || !strncmp(line, "crash ", 6);
+		if (!is_test || !name || strlen(name + 1) >= sizeof(user_case_names[n]))
+			continue;
+		strlcpy(user_case_names[n], name + 1, sizeof(user_case_names[n]));
+		user_cases[n] = (struct kunit_case){ .run_case = run_user_program, .name = user_case_names[n] };
+		n++;
+	}
+	user_cases[n] = (struct kunit_case){ 0 };
+	suite->test_cases = user_cases;
+}
+
+static struct kunit_suite user_suite = {
+	.name = "user",
+	.prepare = user_prepare,
+	.test_cases = user_cases,
+};
+kunit_test_suite(user_suite);
+
+void run_user_benchmarks(void);
+void run_user_benchmarks(void)
+{
+	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
+		const char *line = boot_info.modules[i].cmdline;
+		if (!line || strncmp(line, "bench ", 6))
+			continue;
+		const char *name = line + 6;
+		const char *const argv[] = { name, "--bench", NULL };
+		struct process_result res;
+		int err;
+		pr_info("-- user benchmark %s (a process on CPU %u)\n", name, smp_processor_id());
+		if (!run_program(name, argv, smp_processor_id(), &res, &err))
+			pr_err("bench: %s could not be started: error %d\n", name, err);
+		else if (res.killed || res.exit_code)
+			pr_err("bench: %s failed: %s (exit status %d)\n", name,
+			       res.killed ? res.reason : "exited", res.exit_code);
+	}
+}
