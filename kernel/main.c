@@ -18,6 +18,7 @@
 #include "kernel/multiboot2.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/process.h"
 #include "kernel/syscall.h"
 #include "mm/memory.h"
 #include "kernel/rcu.h"
@@ -174,6 +175,7 @@ void start_kernel(u32 magic, u32 mbi_phys)
 		unsigned failed = kunit_run_all(ktest_filter[0] ? ktest_filter : NULL);
 		qemu_exit(failed ? QEMU_EXIT_FAILURE : QEMU_EXIT_SUCCESS);
 	}
+	run_boot_programs();
 	pr_info("mmlab: boot complete; halting (boot with 'ktest' to run the tests)\n");
 	qemu_exit(QEMU_EXIT_SUCCESS);
 }

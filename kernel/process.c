@@ -14,12 +14,14 @@
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/cmdline.h"
 #include "kernel/elf.h"
 #include "kernel/file.h"
 #include "kernel/multiboot2.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/syscall.h"
 #include "mm/memory.h"
@@ -252,6 +254,63 @@ void process_wait(struct task_struct *p, struct process_result *res)
 	kthread_join(p);
 	*res = info->result;
 	kfree(info);
+}
+
+bool process_run(const char *name, const char *const *argv, unsigned int cpu,
+		 struct process_result *res, int *err)
+{
+	const struct boot_module *mod = find_user_program(name, NULL);
+	if (!mod) {
+		*err = -ENOENT;
+		return false;
+	}
+	struct process_spawn_args args = {
+		.name = name,
+		.image = __va(mod->start),
+		.image_size = mod->end - mod->start,
+		.argv = argv,
+		.cpu = cpu,
+	};
+	struct task_struct *p = process_spawn(&args, err);
+	if (!p)
+		return false;
+	process_wait(p, res);
+	return true;
+}
+
+static char run_list[256];
+kernel_param_string("run", run_list, "user programs to run at boot, comma separated (default: the demo modules)");
+
+static void run_one_at_boot(const char *name)
+{
+	struct process_result res;
+	int err;
+	pr_info("mmlab: running %s as a process on CPU %u\n", name, smp_processor_id());
+	if (!process_run(name, NULL, smp_processor_id(), &res, &err))
+		pr_err("mmlab: %s could not be started: error %d%s\n", name, err,
+		       err == -ENOENT ? " (no such module in grub.cfg)" : "");
+	else if (!res.killed) /* a kill has had its report already */
+		pr_info("mmlab: %s exited with status %d\n", name, res.exit_code);
+}
+
+void run_boot_programs(void)
+{
+	if (run_list[0]) {
+		char list[sizeof(run_list)];
+		strlcpy(list, run_list, sizeof(list));
+		for (char *name = list, *next; name && *name; name = next) {
+			next = strchr(name, ',');
+			if (next)
+				*next++ = 0;
+			run_one_at_boot(name);
+		}
+		return;
+	}
+	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
+		const char *line = boot_info.modules[i].cmdline;
+		if (line && !strncmp(line, "demo ", 5))
+			run_one_at_boot(line + 5);
+	}
 }
 
 const struct boot_module *find_user_program(const char *name, const char **kind)

@@ -37,6 +37,15 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 /* Waits until p has ended, frees it and fills *res. */
 void process_wait(struct task_struct *p, struct process_result *res);
 
+/* Runs the boot module named name as a process on cpu until it ends:
+ * false (with *err) if it could not start. */
+bool process_run(const char *name, const char *const *argv, unsigned int cpu,
+		 struct process_result *res, int *err);
+/* Boot, when not testing: runs the programs named in run= (comma
+ * separated), or else every "demo" module, one after the other, their
+ * output on the console. */
+void run_boot_programs(void);
+
 /* The boot module whose command line's program name is name (the module's
  * line in grub.cfg is "<kind> <name>", kind being test, crash, bench or
  * demo); returns false if there is none. */

@@ -25,29 +25,6 @@
 static struct kunit_case user_cases[MB2_MAX_MODULES + 1];
 static char user_case_names[MB2_MAX_MODULES][40];
 
-/* Runs a program to its end on cpu; false if it could not start. */
-static bool run_program(const char *name, const char *const *argv, unsigned cpu,
-			struct process_result *res, int *err)
-{
-	const struct boot_module *mod = find_user_program(name, NULL);
-	if (!mod) {
-		*err = -ENOENT;
-		return false;
-	}
-	struct process_spawn_args args = {
-		.name = name,
-		.image = __va(mod->start),
-		.image_size = mod->end - mod->start,
-		.argv = argv,
-		.cpu = cpu,
-	};
-	struct task_struct *p = process_spawn(&args, err);
-	if (!p)
-		return false;
-	process_wait(p, res);
-	return true;
-}
-
 struct usage {
 	unsigned long free_pages, slab_objects;
 };
@@ -82,15 +59,13 @@ static void run_user_program(struct kunit *test)
 	int err;
 	take_usage(&before);
 	unsigned cpu = next_cpu();
-	bool ran = run_program(test->name, NULL, cpu, &res, &err);
+	bool ran = process_run(test->name, NULL, cpu, &res, &err);
 	if (!ran)
 		kunit_info(test, "%s could not be started: error %d", test->name, err);
 	KUNIT_ASSERT_TRUE(test, ran);
 	take_usage(&after);
 
-	if (res.killed)
-		kunit_info(test, "%s (CPU %u) was killed: %s", test->name, cpu, res.reason);
-	else
+	if (!res.killed) /* a kill has had its one-line report already */
 		kunit_info(test, "%s (CPU %u) exited with status %d", test->name, cpu, res.exit_code);
 	/* Everything the process had is free again. */
 	KUNIT_EXPECT_EQ(test, after.free_pages, before.free_pages);
@@ -145,7 +120,7 @@ void run_user_benchmarks(void)
 		struct process_result res;
 		int err;
 		pr_info("-- user benchmark %s (a process on CPU %u)\n", name, smp_processor_id());
-		if (!run_program(name, argv, smp_processor_id(), &res, &err))
+		if (!process_run(name, argv, smp_processor_id(), &res, &err))
 			pr_err("bench: %s could not be started: error %d\n", name, err);
 		else if (res.killed || res.exit_code)
 			pr_err("bench: %s failed: %s (exit status %d)\n", name,
