@@ -121,6 +121,18 @@ static void queue_call(unsigned cpu, smp_call_func_t fn, void *info)
 	apic_send_ipi(numa_topology.cpus[cpu].apic_id, CALL_FUNCTION_VECTOR);
 }
 
+/* Waiting for another CPU with interrupts off deadlocks when that CPU is
+ * waiting for us the same way: say so once, loudly. */
+static void check_wait_allowed(bool wait, void *caller)
+{
+	static bool warned;
+	if (wait && irqs_disabled() && !oops_in_progress && !warned) {
+		warned = true;
+		pr_err("BUG: smp_call_function with wait called with interrupts off (from %p)\n",
+		       caller);
+	}
+}
+
 int smp_call_function_single(unsigned cpu, smp_call_func_t fn, void *info, bool wait)
 {
 	if (!cpu_online(cpu))
@@ -132,6 +144,7 @@ int smp_call_function_single(unsigned cpu, smp_call_func_t fn, void *info, bool 
 		local_irq_restore(flags);
 		return 0;
 	}
+	check_wait_allowed(wait, __builtin_return_address(0));
 	queue_call(cpu, fn, info);
 	if (wait)
 		csd_wait(&this_cpu_ptr(&csd_to)[0][cpu]);
@@ -141,6 +154,7 @@ int smp_call_function_single(unsigned cpu, smp_call_func_t fn, void *info, bool 
 void smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn, void *info, bool wait)
 {
 	unsigned me = smp_processor_id(), cpu;
+	check_wait_allowed(wait, __builtin_return_address(0));
 	for_each_online_cpu(cpu)
 		if (cpu != me && (mask->bits >> cpu & 1))
 			queue_call(cpu, fn, info);

@@ -48,8 +48,6 @@ void smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn, void
 /* On every online CPU, this one included. */
 void on_each_cpu(smp_call_func_t fn, void *info, bool wait);
 
-/* Brings up the other CPUs (boot CPU, after mm_init). */
-void smp_init(void);
 /* Counters for tests and benchmarks. */
 extern unsigned long ipi_calls_handled[NR_CPUS];
 

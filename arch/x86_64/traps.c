@@ -4,6 +4,7 @@
  * reader needs to find the bug (vector, error code, CR2, registers, a
  * backtrace with symbol names) and leaves QEMU with the panic code. */
 #include "arch/x86_64/traps.h"
+#include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
 #include "kernel/ksyms.h"
@@ -225,9 +226,11 @@ void do_trap(struct pt_regs *regs)
 				exit_to_user_mode_prepare();
 			return;
 		}
-		if (regs->vector != 0xff) /* the APIC's spurious vector needs no EOI */
+		if (regs->vector != 0xff) { /* the APIC's spurious vector needs no EOI */
 			printk(KERN_WARNING "traps: unexpected interrupt on vector %lu ignored\n",
 			       regs->vector);
+			apic_eoi(); /* or the APIC blocks this priority class for good */
+		}
 		return;
 	}
 	if (regs->vector == X86_TRAP_NMI) {
