@@ -1,0 +1,705 @@
+/* The generators behind /proc and /sys (see procfs.h), each printing
+ * Linux 6.12's format for its file: fs/proc/meminfo.c, mm/vmstat.c's
+ * buddyinfo, fs/proc/array.c and task_mmu.c's status and statm,
+ * drivers/base/node.c's node files.
+ *
+ * Invariant: every field prints either a true figure of this kernel or the
+ * 0 (or constant) Linux prints when it lacks the feature, never an
+ * invention; each such field is named in a comment where it is printed.
+ * A file is generated in one pass into one buffer (seq_buf), so what a
+ * reader gets is one snapshot. */
+#include "kernel/procfs.h"
+#include "arch/x86_64/boot_paging.h"
+#include "kernel/file.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "mm/memory.h"
+#include "mm/mm_types.h"
+#include "mm/mmap.h"
+#include "mm/numa.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+
+/* ---- seq_buf: a bounded buffer that remembers it overflowed (Linux's) ---- */
+
+struct seq_buf {
+	char *buffer;
+	size_t size;
+	size_t len; /* > size once something did not fit */
+};
+
+static bool seq_buf_has_overflowed(const struct seq_buf *s) { return s->len > s->size; }
+
+static void __printf(2, 3) seq_buf_printf(struct seq_buf *s, const char *fmt, ...)
+{
+	if (seq_buf_has_overflowed(s))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	size_t room = s->size - s->len;
+	int n = vsnprintf(s->buffer + s->len, room, fmt, ap);
+	va_end(ap);
+	/* vsnprintf keeps one byte for its NUL: fitting means n < room. */
+	s->len = (size_t)n < room ? s->len + (size_t)n : s->size + 1;
+}
+
+static void seq_buf_puts(struct seq_buf *s, const char *str) { seq_buf_printf(s, "%s", str); }
+
+/* Linux's show_val_kb: a label padded by hand, pages as "%8lu kB". */
+static void show_val_kb(struct seq_buf *m, const char *label, unsigned long pages)
+{
+	seq_buf_printf(m, "%s%8lu kB\n", label, pages << (PAGE_SHIFT - 10));
+}
+
+/* A set of small integers as Linux's "%*pbl": "0-3,8". */
+static void print_list(struct seq_buf *m, const bool *set, int n)
+{
+	bool first = true;
+	for (int i = 0; i < n; i++) {
+		if (!set[i])
+			continue;
+		int j = i;
+		while (j + 1 < n && set[j + 1])
+			j++;
+		if (j > i)
+			seq_buf_printf(m, "%s%d-%d", first ? "" : ",", i, j);
+		else
+			seq_buf_printf(m, "%s%d", first ? "" : ",", i);
+		first = false;
+		i = j;
+	}
+	seq_buf_puts(m, "\n");
+}
+
+/* A bitmap as Linux's "%*pb": hex, 32-bit chunks high to low, commas
+ * between, the top chunk as wide as the bits it holds. */
+static void print_mask(struct seq_buf *m, u64 bits, unsigned nr_bits)
+{
+	unsigned chunk = nr_bits % 32 ? nr_bits % 32 : 32;
+	for (int i = (int)ALIGN_UP(nr_bits, 32u) - 32; i >= 0; i -= 32) {
+		u64 val = (i < 64 ? bits >> i : 0) & ((1ull << chunk) - 1);
+		seq_buf_printf(m, "%s%0*llx", i == (int)ALIGN_UP(nr_bits, 32u) - 32 ? "" : ",",
+			       (int)((chunk + 3) / 4), (unsigned long long)val);
+		chunk = 32;
+	}
+}
+
+static bool node_has_memory(int nid)
+{
+	return nid >= 0 && nid < MAX_NUMNODES && NODE_DATA(nid) && NODE_DATA(nid)->node_present_pages;
+}
+
+static bool node_has_cpu(int nid)
+{
+	unsigned cpu;
+	for_each_online_cpu(cpu)
+		if (cpu_to_node(cpu) == nid)
+			return true;
+	return false;
+}
+
+/* ---- /proc/meminfo ---- */
+
+static unsigned long totalram_pages(void)
+{
+	unsigned long n = 0;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (NODE_DATA(nid))
+			n += NODE_DATA(nid)->managed_pages;
+	return n;
+}
+
+/* Linux's totalreserve_pages is the high watermarks (plus lowmem reserves,
+ * which one zone per node does not have). */
+static unsigned long totalreserve_pages(void)
+{
+	unsigned long n = 0;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (NODE_DATA(nid))
+			n += NODE_DATA(nid)->watermark[WMARK_HIGH];
+	return n;
+}
+
+/* Stacks of the threads kthread_create made (16 KiB each); the boot stack
+ * and the idle tasks' start-up stacks are not counted. */
+static unsigned long kernel_stack_kb(void) { return nr_kthreads() * (THREAD_SIZE >> 10); }
+
+/* Linux's VMALLOC_TOTAL for 4-level paging (32 TiB - 1 at
+ * 0xffffc90000000000): our layout keeps Linux's addresses. */
+#define VMALLOC_TOTAL ((32ul << 40) - 1)
+
+static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	unsigned long total = totalram_pages();
+	/* Free pages including the per-CPU lists (Linux's NR_FREE_PAGES leaves
+	 * those out); this is nr_free_pages(), what the allocator calls free. */
+	unsigned long free = nr_free_pages();
+	unsigned long reserve = totalreserve_pages();
+	/* No page cache and no reclaimable slab: available is free less the
+	 * reserve, as si_mem_available() computes it then. */
+	unsigned long available = free > reserve ? free - reserve : 0;
+	/* The slab allocator does not count its pages yet: 0. */
+	unsigned long slab = 0;
+
+	show_val_kb(m, "MemTotal:       ", total);
+	show_val_kb(m, "MemFree:        ", free);
+	show_val_kb(m, "MemAvailable:   ", available);
+	/* No block devices, page cache, swap or LRU lists: these are 0. */
+	show_val_kb(m, "Buffers:        ", 0);
+	show_val_kb(m, "Cached:         ", 0);
+	show_val_kb(m, "SwapCached:     ", 0);
+	show_val_kb(m, "Active:         ", 0);
+	show_val_kb(m, "Inactive:       ", 0);
+	show_val_kb(m, "Active(anon):   ", 0);
+	show_val_kb(m, "Inactive(anon): ", 0);
+	show_val_kb(m, "Active(file):   ", 0);
+	show_val_kb(m, "Inactive(file): ", 0);
+	show_val_kb(m, "Unevictable:    ", 0);
+	show_val_kb(m, "Mlocked:        ", 0);
+	show_val_kb(m, "SwapTotal:      ", 0);
+	show_val_kb(m, "SwapFree:       ", 0);
+	show_val_kb(m, "Zswap:          ", 0);
+	show_val_kb(m, "Zswapped:       ", 0);
+	show_val_kb(m, "Dirty:          ", 0);
+	show_val_kb(m, "Writeback:      ", 0);
+	show_val_kb(m, "AnonPages:      ", nr_anon_pages());
+	show_val_kb(m, "Mapped:         ", 0); /* no file mappings */
+	show_val_kb(m, "Shmem:          ", 0);
+	show_val_kb(m, "KReclaimable:   ", 0);
+	show_val_kb(m, "Slab:           ", slab);
+	show_val_kb(m, "SReclaimable:   ", 0);
+	show_val_kb(m, "SUnreclaim:     ", slab);
+	seq_buf_printf(m, "KernelStack:    %8lu kB\n", kernel_stack_kb());
+	show_val_kb(m, "PageTables:     ", nr_user_pagetable_pages());
+	show_val_kb(m, "SecPageTables:  ", 0);
+	show_val_kb(m, "NFS_Unstable:   ", 0);
+	show_val_kb(m, "Bounce:         ", 0);
+	show_val_kb(m, "WritebackTmp:   ", 0);
+	/* vm_commit_limit(): overcommit_ratio 50% of RAM, no swap, no hugetlb.
+	 * Committed_AS is not accounted (no VM_ACCOUNT bookkeeping): 0. */
+	show_val_kb(m, "CommitLimit:    ", total * 50 / 100);
+	show_val_kb(m, "Committed_AS:   ", 0);
+	seq_buf_printf(m, "VmallocTotal:   %8lu kB\n", VMALLOC_TOTAL >> 10);
+	show_val_kb(m, "VmallocUsed:    ", 0); /* vmalloc does not report its pages yet */
+	show_val_kb(m, "VmallocChunk:   ", 0); /* Linux prints 0 since 5.3 */
+	show_val_kb(m, "Percpu:         ", 0);
+	seq_buf_printf(m, "HardwareCorrupted: %5lu kB\n", 0ul);
+	/* Transparent huge pages: none mapped (user faults map 4 KiB pages). */
+	show_val_kb(m, "AnonHugePages:  ", 0);
+	show_val_kb(m, "ShmemHugePages: ", 0);
+	show_val_kb(m, "ShmemPmdMapped: ", 0);
+	show_val_kb(m, "FileHugePages:  ", 0);
+	show_val_kb(m, "FilePmdMapped:  ", 0);
+	show_val_kb(m, "Unaccepted:     ", 0);
+	/* No hugetlbfs pool; the default huge page size is x86's 2 MiB. */
+	seq_buf_printf(m, "HugePages_Total:   %5lu\nHugePages_Free:    %5lu\nHugePages_Rsvd:    %5lu\n"
+		       "HugePages_Surp:    %5lu\nHugepagesize:   %8lu kB\n", 0ul, 0ul, 0ul, 0ul, 2048ul);
+	seq_buf_printf(m, "Hugetlb:        %8lu kB\n", 0ul);
+	/* The direct map is [0, direct_map_end) in pages of one size. */
+	unsigned long dm_kb = (unsigned long)(direct_map_end >> 10);
+	bool gb = direct_map_page_size == (1ul << 30);
+	seq_buf_printf(m, "DirectMap4k:    %8lu kB\n", direct_map_page_size == PAGE_SIZE ? dm_kb : 0);
+	seq_buf_printf(m, "DirectMap2M:    %8lu kB\n", direct_map_page_size == (2ul << 20) ? dm_kb : 0);
+	if (gb) /* Linux prints this line only with gbpages */
+		seq_buf_printf(m, "DirectMap1G:    %8lu kB\n", dm_kb);
+}
+
+/* ---- /proc/buddyinfo ---- */
+
+/* One line per node with memory, as frag_show() prints a populated zone.
+ * We have one zone per node and call it Normal; Linux would say DMA32 for
+ * memory below 4 GiB. Linux prints NR_PAGE_ORDERS (11) columns; we print
+ * all of ours, orders 0..MAX_PAGE_ORDER (19 columns, up to 1 GiB). The
+ * counts are the buddy lists only (per-CPU lists are not in them, as in
+ * Linux), read under the node's lock so that a line is one moment. */
+static void buddyinfo_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		pg_data_t *pgdat = NODE_DATA(nid);
+		unsigned long counts[NR_PAGE_ORDERS], flags;
+		if (!node_has_memory(nid))
+			continue;
+		spin_lock_irqsave(&pgdat->lock, flags);
+		for (int o = 0; o < NR_PAGE_ORDERS; o++)
+			counts[o] = pgdat->free_area[o].nr_free;
+		spin_unlock_irqrestore(&pgdat->lock, flags);
+		seq_buf_printf(m, "Node %d, zone %8s ", nid, "Normal");
+		for (int o = 0; o < NR_PAGE_ORDERS; o++)
+			seq_buf_printf(m, "%6lu ", counts[o]);
+		seq_buf_puts(m, "\n");
+	}
+}
+
+/* ---- /proc/<pid>/status and statm ---- */
+
+/* What Linux keeps as mm->exec_vm, stack_vm, data_vm and locked_vm
+ * (vm_stat_account's classes), counted from the VMAs. Only the mm's own
+ * task reads it, and only that task changes the VMAs (mm_types.h). */
+struct vm_counts {
+	unsigned long exec, stack, data, locked;
+};
+
+static void count_vmas(struct mm_struct *mm, struct vm_counts *c)
+{
+	struct vm_area_struct *vma;
+	memset(c, 0, sizeof(*c));
+	for_each_vma(mm, vma) {
+		unsigned long pages = (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+		unsigned long f = vma->vm_flags;
+		if ((f & (VM_EXEC | VM_WRITE | VM_GROWSDOWN)) == VM_EXEC)
+			c->exec += pages;
+		else if (f & VM_GROWSDOWN) /* VM_STACK on x86 */
+			c->stack += pages;
+		else if ((f & (VM_WRITE | VM_SHARED | VM_GROWSDOWN)) == VM_WRITE)
+			c->data += pages;
+		if (f & VM_LOCKED)
+			c->locked += pages;
+	}
+}
+
+static const char *task_state_name(const struct task_struct *p)
+{
+	long s = READ_ONCE(p->__state);
+	if (s == TASK_RUNNING)
+		return "R (running)";
+	if (s & TASK_DEAD)
+		return "X (dead)";
+	if (s & TASK_UNINTERRUPTIBLE)
+		return "D (disk sleep)";
+	return "S (sleeping)";
+}
+
+/* Name as Linux's proc_task_name(escape): \n and \\ escaped, and the
+ * space class written as C escapes. */
+static void task_name(struct seq_buf *m, const struct task_struct *p)
+{
+	char name[TASK_COMM_LEN * 2 + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < TASK_COMM_LEN && p->comm[i]; i++) {
+		const char *esc = NULL;
+		switch (p->comm[i]) {
+		case '\n': esc = "\\n"; break;
+		case '\t': esc = "\\t"; break;
+		case '\r': esc = "\\r"; break;
+		case '\v': esc = "\\v"; break;
+		case '\f': esc = "\\f"; break;
+		case '\\': esc = "\\\\"; break;
+		}
+		if (esc) {
+			name[n++] = esc[0];
+			name[n++] = esc[1];
+		} else {
+			name[n++] = p->comm[i];
+		}
+	}
+	name[n] = 0;
+	seq_buf_printf(m, "Name:\t%s\n", name);
+}
+
+#define SEQ_PUT_KB(label, pages) seq_buf_printf(m, label "\t%8lu kB\n", (pages) << (PAGE_SHIFT - 10))
+
+/* Linux's task_mem(). */
+static void task_mem(struct seq_buf *m, struct mm_struct *mm)
+{
+	struct vm_counts c;
+	count_vmas(mm, &c);
+	unsigned long anon = get_mm_counter(mm, MM_ANONPAGES);
+	unsigned long total_vm = READ_ONCE(mm->total_vm);
+	unsigned long hiwater_vm = max(total_vm, READ_ONCE(mm->hiwater_vm));
+	unsigned long total_rss = anon; /* no file or shmem pages */
+	unsigned long hiwater_rss = max(total_rss, READ_ONCE(mm->hiwater_rss));
+	/* Text is the code segment's span, at most the executable VMAs. */
+	unsigned long text = ALIGN_UP(mm->end_code, PAGE_SIZE) - (mm->start_code & PAGE_MASK);
+	text = min(text, c.exec << PAGE_SHIFT);
+	unsigned long lib = (c.exec << PAGE_SHIFT) - text;
+
+	SEQ_PUT_KB("VmPeak:", hiwater_vm);
+	SEQ_PUT_KB("VmSize:", total_vm);
+	SEQ_PUT_KB("VmLck:", c.locked);   /* VM_LOCKED VMAs (there is no mlock) */
+	SEQ_PUT_KB("VmPin:", 0ul);        /* nothing pins user pages */
+	SEQ_PUT_KB("VmHWM:", hiwater_rss);
+	SEQ_PUT_KB("VmRSS:", total_rss);
+	SEQ_PUT_KB("RssAnon:", anon);
+	SEQ_PUT_KB("RssFile:", 0ul);      /* no file mappings */
+	SEQ_PUT_KB("RssShmem:", 0ul);     /* no shared memory */
+	SEQ_PUT_KB("VmData:", c.data);
+	SEQ_PUT_KB("VmStk:", c.stack);
+	seq_buf_printf(m, "VmExe:\t%8lu kB\n", text >> 10);
+	seq_buf_printf(m, "VmLib:\t%8lu kB\n", lib >> 10);
+	seq_buf_printf(m, "VmPTE:\t%8lu kB\n", mm_pgtables_bytes(mm) >> 10);
+	SEQ_PUT_KB("VmSwap:", 0ul);       /* no swap */
+	SEQ_PUT_KB("HugetlbPages:", 0ul); /* no hugetlbfs */
+}
+
+/* Root's full capability set in 6.12 (CAP_LAST_CAP 40): processes here
+ * may do anything, as root may. */
+#define CAP_FULL_SET 0x000001ffffffffffull
+
+static void status_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct task_struct *p = node->task;
+	struct mm_struct *mm = p->mm;
+	int pid = p->pid;
+
+	task_name(m, p);
+	seq_buf_puts(m, "Umask:\t0022\n"); /* no umask(2): init's default */
+	seq_buf_printf(m, "State:\t%s\n", task_state_name(p));
+	/* One thread per process: tgid == pid. Processes are started by the
+	 * kernel, so their parent is 0, as init's is in Linux. Everyone is
+	 * uid/gid 0. */
+	seq_buf_printf(m, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t0\nTracerPid:\t0\n", pid, pid);
+	seq_buf_puts(m, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
+	seq_buf_printf(m, "FDSize:\t%d\n", p->files ? NR_OPEN_DEFAULT : 0);
+	seq_buf_puts(m, "Groups:\t \n");
+	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", pid, pid, pid, pid);
+	/* Every task without an mm is a kernel thread (the boot task too). */
+	seq_buf_printf(m, "Kthread:\t%c\n", !mm ? '1' : '0');
+	if (mm) {
+		task_mem(m, mm);
+		seq_buf_puts(m, "CoreDumping:\t0\n");
+		seq_buf_puts(m, "THP_enabled:\t0\n");             /* user faults map 4 KiB pages */
+		seq_buf_puts(m, "untag_mask:\t0xffffffffffffffff\n"); /* no LAM */
+	}
+	/* No signals yet: nothing pending, blocked, ignored or caught. */
+	seq_buf_puts(m, "Threads:\t1\nSigQ:\t0/0\n");
+	seq_buf_puts(m, "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n"
+			"SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+			"SigCgt:\t0000000000000000\n");
+	seq_buf_printf(m, "CapInh:\t%016llx\nCapPrm:\t%016llx\nCapEff:\t%016llx\nCapBnd:\t%016llx\n"
+		       "CapAmb:\t%016llx\n", 0ull, CAP_FULL_SET, CAP_FULL_SET, CAP_FULL_SET, 0ull);
+	seq_buf_puts(m, "NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n");
+	/* The kernel applies no speculation mitigations. */
+	seq_buf_puts(m, "Speculation_Store_Bypass:\tvulnerable\n"
+			"SpeculationIndirectBranch:\talways enabled\n");
+	/* A task runs on one CPU for its whole life (sched.h). */
+	seq_buf_puts(m, "Cpus_allowed:\t");
+	print_mask(m, 1ull << p->cpu, num_possible_cpus());
+	bool cpus[NR_CPUS] = { 0 };
+	cpus[p->cpu] = true;
+	seq_buf_puts(m, "\nCpus_allowed_list:\t");
+	print_list(m, cpus, NR_CPUS);
+	/* Memory may come from any node that has some. */
+	bool mems[MAX_NUMNODES] = { 0 };
+	u64 mem_bits = 0;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if ((mems[nid] = node_has_memory(nid)))
+			mem_bits |= 1ull << nid;
+	seq_buf_puts(m, "Mems_allowed:\t");
+	print_mask(m, mem_bits, MAX_NUMNODES);
+	seq_buf_puts(m, "\nMems_allowed_list:\t");
+	print_list(m, mems, MAX_NUMNODES);
+	/* Not preemptible: every switch is voluntary. */
+	seq_buf_printf(m, "voluntary_ctxt_switches:\t%lu\nnonvoluntary_ctxt_switches:\t0\n",
+		       READ_ONCE(p->nvcsw));
+}
+
+/* size resident shared text lib data dt, in pages (proc_pid_statm). */
+static void statm_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct mm_struct *mm = node->task->mm;
+	if (!mm) {
+		seq_buf_puts(m, "0 0 0 0 0 0 0\n");
+		return;
+	}
+	struct vm_counts c;
+	count_vmas(mm, &c);
+	unsigned long text = (ALIGN_UP(mm->end_code, PAGE_SIZE) - (mm->start_code & PAGE_MASK)) >> PAGE_SHIFT;
+	seq_buf_printf(m, "%lu %lu %lu %lu 0 %lu 0\n", READ_ONCE(mm->total_vm),
+		       get_mm_counter(mm, MM_ANONPAGES), 0ul, text, c.data + c.stack);
+}
+
+/* show_map_vma(): every VMA is anonymous here (the ELF image is copied
+ * into anonymous memory), so offset, device and inode are 0 and only the
+ * heap and the stack get names; a name starts at column 73. */
+static void maps_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct mm_struct *mm = node->task->mm;
+	struct vm_area_struct *vma;
+	if (!mm)
+		return;
+	for_each_vma(mm, vma) {
+		unsigned long f = vma->vm_flags;
+		size_t line = m->len;
+		const char *name = NULL;
+		seq_buf_printf(m, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ", vma->vm_start, vma->vm_end,
+			       f & VM_READ ? 'r' : '-', f & VM_WRITE ? 'w' : '-', f & VM_EXEC ? 'x' : '-',
+			       f & VM_MAYSHARE ? 's' : 'p', 0ull, 0u, 0u, 0ul);
+		if (vma->vm_start < mm->brk && vma->vm_end > mm->start_brk)
+			name = "[heap]";
+		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
+			name = "[stack]";
+		if (name) {
+			size_t used = m->len - line;
+			/* seq_pad(m, ' '): spaces up to the width, then one more */
+			seq_buf_printf(m, "%*s %s", used < 72 ? (int)(72 - used) : 0, "", name);
+		}
+		seq_buf_puts(m, "\n");
+	}
+}
+
+/* ---- /sys/devices/system/node ---- */
+
+static void node_list_show(struct seq_buf *m, bool (*in)(int nid))
+{
+	bool set[MAX_NUMNODES];
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		set[nid] = (unsigned)nid < num_online_nodes() && in(nid);
+	print_list(m, set, MAX_NUMNODES);
+}
+
+static bool node_any(int nid) { return (void)nid, true; }
+static void nodes_online_show(struct seq_buf *m, const struct proc_node *n) { (void)n; node_list_show(m, node_any); }
+static void nodes_cpu_show(struct seq_buf *m, const struct proc_node *n) { (void)n; node_list_show(m, node_has_cpu); }
+static void nodes_memory_show(struct seq_buf *m, const struct proc_node *n) { (void)n; node_list_show(m, node_has_memory); }
+
+/* node_read_numastat(). We do not interleave, so interleave_hit is 0. A
+ * memoryless node's counters are what the allocator gave it: numa_foreign
+ * counts allocations that wanted it (Linux books those on the nearest
+ * node's zone). */
+static void node_numastat_show(struct seq_buf *m, const struct proc_node *node)
+{
+	pg_data_t *pgdat = NODE_DATA(node->nid);
+	unsigned long s[NR_NUMA_STAT_ITEMS] = { 0 };
+	for (int i = 0; pgdat && i < NR_NUMA_STAT_ITEMS; i++)
+		s[i] = READ_ONCE(pgdat->numa_stat[i]);
+	seq_buf_printf(m, "numa_hit %lu\nnuma_miss %lu\nnuma_foreign %lu\ninterleave_hit %lu\n"
+		       "local_node %lu\nother_node %lu\n", s[NUMA_HIT], s[NUMA_MISS], s[NUMA_FOREIGN],
+		       0ul, s[NUMA_LOCAL], s[NUMA_OTHER]);
+}
+
+/* node_read_meminfo(): the node's managed and free pages; the counters we
+ * do not keep per node (anonymous pages, page tables, slab, stacks) and
+ * those we lack altogether print 0. */
+static void node_meminfo_show(struct seq_buf *m, const struct proc_node *node)
+{
+	static const char *const zero_fields[] = {
+		"SwapCached:     ", "Active:         ", "Inactive:       ", "Active(anon):   ",
+		"Inactive(anon): ", "Active(file):   ", "Inactive(file): ", "Unevictable:    ",
+		"Mlocked:        ", "Dirty:          ", "Writeback:      ", "FilePages:      ",
+		"Mapped:         ", "AnonPages:      ", "Shmem:          ", "KernelStack:    ",
+		"PageTables:     ", "SecPageTables:  ", "NFS_Unstable:   ", "Bounce:         ",
+		"WritebackTmp:   ", "KReclaimable:   ", "Slab:           ", "SReclaimable:   ",
+		"SUnreclaim:     ", "AnonHugePages:  ", "ShmemHugePages: ", "ShmemPmdMapped: ",
+		"FileHugePages:  ", "FilePmdMapped:  ", "Unaccepted:     ",
+	};
+	int nid = node->nid;
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long total = pgdat ? pgdat->managed_pages : 0;
+	unsigned long free = node_free_pages(nid);
+	seq_buf_printf(m, "Node %d MemTotal:       %8lu kB\n", nid, total << (PAGE_SHIFT - 10));
+	seq_buf_printf(m, "Node %d MemFree:        %8lu kB\n", nid, free << (PAGE_SHIFT - 10));
+	seq_buf_printf(m, "Node %d MemUsed:        %8lu kB\n", nid,
+		       (total > free ? total - free : 0) << (PAGE_SHIFT - 10));
+	for (size_t i = 0; i < ARRAY_SIZE(zero_fields); i++)
+		seq_buf_printf(m, "Node %d %s%8lu kB\n", nid, zero_fields[i], 0ul);
+	seq_buf_printf(m, "Node %d HugePages_Total: %5u\nNode %d HugePages_Free:  %5u\n"
+		       "Node %d HugePages_Surp:  %5u\n", nid, 0u, nid, 0u, nid, 0u);
+}
+
+/* The SLIT row, as Linux's node_read_distance. */
+static void node_distance_show(struct seq_buf *m, const struct proc_node *node)
+{
+	for (unsigned i = 0; i < num_online_nodes(); i++)
+		seq_buf_printf(m, "%s%d", i ? " " : "", node_distance(node->nid, (int)i));
+	seq_buf_puts(m, "\n");
+}
+
+static void node_cpulist_show(struct seq_buf *m, const struct proc_node *node)
+{
+	bool set[NR_CPUS];
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++)
+		set[cpu] = cpu_online(cpu) && cpu_to_node(cpu) == node->nid;
+	print_list(m, set, NR_CPUS);
+}
+
+/* ---- the namespace ---- */
+
+struct proc_entry {
+	const char *name;
+	void (*show)(struct seq_buf *m, const struct proc_node *node);
+};
+
+static const struct proc_entry proc_root_files[] = {
+	{ "buddyinfo", buddyinfo_show },
+	{ "meminfo", meminfo_show },
+	{ NULL, NULL },
+};
+static const struct proc_entry pid_files[] = {
+	{ "maps", maps_show },
+	{ "statm", statm_show },
+	{ "status", status_show },
+	{ NULL, NULL },
+};
+static const struct proc_entry nodes_files[] = {
+	{ "has_cpu", nodes_cpu_show },
+	{ "has_memory", nodes_memory_show },
+	{ "online", nodes_online_show },
+	{ "possible", nodes_online_show }, /* nodes are only those the SRAT names */
+	{ NULL, NULL },
+};
+static const struct proc_entry node_files[] = {
+	{ "cpulist", node_cpulist_show },
+	{ "distance", node_distance_show },
+	{ "meminfo", node_meminfo_show },
+	{ "numastat", node_numastat_show },
+	{ NULL, NULL },
+};
+
+enum proc_dir {
+	DIR_ROOT, DIR_PROC, DIR_PID, DIR_SYS, DIR_SYS_DEVICES, DIR_SYS_SYSTEM, DIR_NODES, DIR_NODE,
+};
+
+/* A decimal number without sign or leading zero that fits an int. */
+static bool parse_id(const char *s, size_t len, int *out)
+{
+	u64 v;
+	if (!len || (s[0] == '0' && len > 1) || s[0] < '0' || s[0] > '9' || parse_u64(s, len, &v) ||
+	    v > 0x7fffffff)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+static bool name_is(const char *s, size_t len, const char *name)
+{
+	return strlen(name) == len && !memcmp(s, name, len);
+}
+
+static const struct proc_entry *find_entry(const struct proc_entry *table, const char *s, size_t len)
+{
+	for (; table && table->name; table++)
+		if (name_is(s, len, table->name))
+			return table;
+	return NULL;
+}
+
+/* One step down from directory dir; returns 0 with either *dir updated
+ * (a directory) or node->entry set (a file). */
+static int lookup_one(enum proc_dir *dir, const char *s, size_t len, struct task_struct *task,
+		      struct proc_node *node)
+{
+	static const struct proc_entry *const files[] = {
+		[DIR_PROC] = proc_root_files, [DIR_PID] = pid_files,
+		[DIR_NODES] = nodes_files, [DIR_NODE] = node_files,
+	};
+	int id;
+	const struct proc_entry *e = find_entry(files[*dir], s, len);
+	if (e) {
+		node->entry = e;
+		return 0;
+	}
+	switch (*dir) {
+	case DIR_ROOT:
+		if (name_is(s, len, "proc")) {
+			node->fs = PROC_FS_PROC;
+			*dir = DIR_PROC;
+			return 0;
+		}
+		if (name_is(s, len, "sys")) {
+			node->fs = PROC_FS_SYS;
+			*dir = DIR_SYS;
+			return 0;
+		}
+		break;
+	case DIR_PROC:
+		/* Only the caller's own pid exists: there is no pid table to
+		 * look others up in, and a process cannot see another's mm. */
+		if (name_is(s, len, "self") || (parse_id(s, len, &id) && task->pid > 0 && id == task->pid)) {
+			node->task = task;
+			node->per_task = true;
+			*dir = DIR_PID;
+			return 0;
+		}
+		break;
+	case DIR_SYS:
+		if (name_is(s, len, "devices")) {
+			*dir = DIR_SYS_DEVICES;
+			return 0;
+		}
+		break;
+	case DIR_SYS_DEVICES:
+		if (name_is(s, len, "system")) {
+			*dir = DIR_SYS_SYSTEM;
+			return 0;
+		}
+		break;
+	case DIR_SYS_SYSTEM:
+		if (name_is(s, len, "node")) {
+			*dir = DIR_NODES;
+			return 0;
+		}
+		break;
+	case DIR_NODES:
+		if (len > 4 && !memcmp(s, "node", 4) && parse_id(s + 4, len - 4, &id) &&
+		    (unsigned)id < num_online_nodes()) {
+			node->nid = id;
+			*dir = DIR_NODE;
+			return 0;
+		}
+		break;
+	default:
+		break;
+	}
+	return -ENOENT;
+}
+
+int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *node)
+{
+	enum proc_dir dir = DIR_ROOT;
+	memset(node, 0, sizeof(*node));
+	node->fs = PROC_FS_ROOT;
+	node->nid = NUMA_NO_NODE;
+	if (path[0] != '/')
+		return -ENOENT;
+	const char *s = path + 1;
+	while (*s) {
+		const char *end = strchr(s, '/');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		if (node->entry) /* a file has no children */
+			return -ENOTDIR;
+		int err = lookup_one(&dir, s, len, task, node);
+		if (err)
+			return err;
+		s += len;
+		if (*s == '/')
+			s++;
+	}
+	return 0;
+}
+
+/* Linux's seq_file starts with a page and doubles until the output fits;
+ * we stop at 1 MiB (about 20,000 lines of maps) and say -ENOMEM. */
+#define PROCFS_MAX_SIZE (1u << 20)
+
+int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
+{
+	for (size_t size = PAGE_SIZE; size <= PROCFS_MAX_SIZE; size *= 2) {
+		struct seq_buf m = { kmalloc(size, GFP_KERNEL), size - 1, 0 };
+		if (!m.buffer)
+			return -ENOMEM;
+		node->entry->show(&m, node);
+		if (!seq_buf_has_overflowed(&m)) {
+			m.buffer[m.len] = 0;
+			*bufp = m.buffer;
+			*lenp = m.len;
+			return 0;
+		}
+		kfree(m.buffer);
+	}
+	return -ENOMEM;
+}
+
+int procfs_generate(const char *path, struct task_struct *task, char **bufp, size_t *lenp)
+{
+	struct proc_node node;
+	int err = procfs_lookup(path, task, &node);
+	if (err)
+		return err;
+	if (proc_node_is_dir(&node))
+		return -EISDIR;
+	return procfs_fill(&node, bufp, lenp);
+}

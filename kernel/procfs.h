@@ -1,0 +1,51 @@
+/* Read-only procfs and sysfs files in Linux's formats, generated on demand
+ * into a buffer (the open-file side is kernel/file.c).
+ *
+ * The namespace is fixed: "/", "/proc" (meminfo, buddyinfo, self and the
+ * caller's own pid, each with status, statm and maps), "/sys/devices/system/node"
+ * (online, possible, has_cpu, has_memory, and node<N>/ with numastat,
+ * meminfo, distance and cpulist for every online node, memoryless ones
+ * included). Every file is generated whole from the kernel's own counters
+ * at one moment, so a reader sees one consistent snapshot, never a file
+ * stitched from two moments. */
+#ifndef KERNEL_PROCFS_H
+#define KERNEL_PROCFS_H
+
+#include "kernel/types.h"
+
+struct task_struct;
+struct proc_entry;
+
+/* Which filesystem a node belongs to: their open(2) rules differ (as root,
+ * Linux lets a procfs file be opened for writing and fails the write; sysfs
+ * refuses the open). */
+enum proc_fs_kind { PROC_FS_ROOT, PROC_FS_PROC, PROC_FS_SYS };
+
+/* A looked-up path. */
+struct proc_node {
+	const struct proc_entry *entry; /* NULL for a directory */
+	enum proc_fs_kind fs;
+	bool per_task;            /* under /proc/<pid>: Linux has no write method there */
+	int nid;                  /* for /sys/devices/system/node/node<N>/ files */
+	struct task_struct *task; /* for /proc/self/ and /proc/<pid>/ */
+};
+
+static inline bool proc_node_is_dir(const struct proc_node *node) { return !node->entry; }
+
+/* Resolves path, which must be absolute and normalised ("/a/b": no ".",
+ * "..", empty components or trailing slash), for task (whose pid is the
+ * only one /proc shows, and which "self" means). Returns 0, -ENOENT, or
+ * -ENOTDIR when a component before the last is a regular file. */
+int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *node);
+
+/* Generates a regular file's content into a kmalloc'd buffer (*bufp, of
+ * *lenp bytes, not NUL-terminated; the caller kfrees it). Returns 0 or
+ * -ENOMEM. */
+int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp);
+
+/* Both at once, for tests: the content of path as task would read it.
+ * Returns 0, -ENOENT, -ENOTDIR, -EISDIR (a directory) or -ENOMEM. The
+ * buffer is NUL-terminated (the NUL is not counted in *lenp). */
+int procfs_generate(const char *path, struct task_struct *task, char **bufp, size_t *lenp);
+
+#endif
