@@ -1,0 +1,141 @@
+/* The small system calls: getpid 39, gettid 186, sched_yield 24,
+ * clock_gettime 228, nanosleep 35, uname 63, with Linux's ABI and errnos.
+ *
+ * Invariant: a call either succeeds whole or changes no user memory: each
+ * result is built in the kernel and copied out once, and a bad user pointer
+ * gives -EFAULT through the uaccess copies, never a kernel fault. */
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/syscall.h"
+#include "kernel/time.h"
+
+#define NSEC_PER_SEC 1000000000ll
+#define TICK_NSEC (1000000000ull / HZ)
+
+/* Clock ids Linux has beyond kernel/unistd.h's. */
+#define CLOCK_REALTIME_COARSE 5
+#define CLOCK_MONOTONIC_COARSE 6
+#define CLOCK_TAI 11
+
+typedef int clockid_t;
+
+/* One thread per process: its pid is its tid and its tgid. */
+SYSCALL_DEFINE0(getpid)
+{
+	return current->pid;
+}
+
+SYSCALL_DEFINE0(gettid)
+{
+	return current->pid;
+}
+
+/* Every task is bound to its CPU: yielding lets the others of this CPU's
+ * run queue run first. */
+SYSCALL_DEFINE0(sched_yield)
+{
+	cond_resched();
+	return 0;
+}
+
+/* There is no RTC driver, so CLOCK_REALTIME (and TAI, REALTIME_COARSE)
+ * count from the epoch as if the machine had booted at 1970-01-01 00:00:00
+ * UTC: what Linux's realtime clock reads on a machine without an RTC. With
+ * no suspend, BOOTTIME equals MONOTONIC; the raw and coarse clocks read the
+ * same TSC-based clock. The CPU-time clocks (PROCESS_CPUTIME_ID,
+ * THREAD_CPUTIME_ID) are not supported (-EINVAL): no CPU time is
+ * accounted. */
+static int clock_read_ns(clockid_t which, u64 *ns)
+{
+	switch (which) {
+	case CLOCK_REALTIME:
+	case CLOCK_REALTIME_COARSE:
+	case CLOCK_TAI:
+	case CLOCK_MONOTONIC:
+	case CLOCK_MONOTONIC_RAW:
+	case CLOCK_MONOTONIC_COARSE:
+	case CLOCK_BOOTTIME:
+		*ns = ktime_get_ns();
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+SYSCALL_DEFINE2(clock_gettime, clockid_t, which_clock, struct __kernel_timespec __user *, tp)
+{
+	u64 ns;
+	int err = clock_read_ns(which_clock, &ns);
+	if (err)
+		return err;
+	struct __kernel_timespec ts = {
+		.tv_sec = (long long)(ns / NSEC_PER_SEC),
+		.tv_nsec = (long long)(ns % NSEC_PER_SEC),
+	};
+	return copy_to_user(tp, &ts, sizeof(ts)) ? -EFAULT : 0;
+}
+
+/* Sleeps at least ns: schedule_timeout() wakes at the first tick after
+ * its expiry (HZ=100, so rounded up to 10 ms), and a sleep cut short is
+ * taken up again until the deadline has passed. */
+static void sleep_ns(u64 ns)
+{
+	u64 now = ktime_get_ns();
+	u64 deadline = now + ns < now ? ~0ull : now + ns;
+	while (now < deadline) {
+		u64 ticks = (deadline - now + TICK_NSEC - 1) / TICK_NSEC;
+		/* Keep expires (now + ticks * TICK_NSEC) from wrapping. */
+		if (ticks > (1ull << 40))
+			ticks = 1ull << 40;
+		set_current_state(TASK_INTERRUPTIBLE); /* nanosleep sleeps as "S" in Linux */
+		schedule_timeout((long)ticks);
+		now = ktime_get_ns();
+	}
+}
+
+/* rmtp is written only when a signal interrupts the sleep, which cannot
+ * happen here (no signals), so it is never touched, as on success in
+ * Linux. */
+SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec __user *, rqtp,
+		struct __kernel_timespec __user *, rmtp)
+{
+	struct __kernel_timespec t;
+	(void)rmtp;
+	if (copy_from_user(&t, rqtp, sizeof(t)))
+		return -EFAULT;
+	if (t.tv_sec < 0 || t.tv_nsec < 0 || t.tv_nsec >= NSEC_PER_SEC)
+		return -EINVAL;
+	u64 sec = (u64)t.tv_sec;
+	u64 ns = sec > ~0ull / NSEC_PER_SEC - 1 ? ~0ull : sec * NSEC_PER_SEC + (u64)t.tv_nsec;
+	sleep_ns(ns);
+	return 0;
+}
+
+#define __NEW_UTS_LEN 64
+
+struct new_utsname {
+	char sysname[__NEW_UTS_LEN + 1];
+	char nodename[__NEW_UTS_LEN + 1];
+	char release[__NEW_UTS_LEN + 1];
+	char version[__NEW_UTS_LEN + 1];
+	char machine[__NEW_UTS_LEN + 1];
+	char domainname[__NEW_UTS_LEN + 1];
+};
+
+/* The release names the Linux version whose ABI and /proc formats this
+ * kernel follows (6.12), so that code which parses it to decide what the
+ * kernel offers reads a Linux-shaped number; "-mmlab" says whose it is. */
+SYSCALL_DEFINE1(uname, struct new_utsname __user *, name)
+{
+	struct new_utsname u;
+	memset(&u, 0, sizeof(u));
+	strlcpy(u.sysname, "mmlab", sizeof(u.sysname));
+	strlcpy(u.nodename, "mmlab", sizeof(u.nodename));
+	strlcpy(u.release, "6.12.0-mmlab", sizeof(u.release));
+	strlcpy(u.version, "#1 SMP", sizeof(u.version));
+	strlcpy(u.machine, "x86_64", sizeof(u.machine));
+	strlcpy(u.domainname, "(none)", sizeof(u.domainname));
+	return copy_to_user(name, &u, sizeof(u)) ? -EFAULT : 0;
+}
