@@ -23,26 +23,6 @@
 #define PATH_MAX 4096 /* with the terminating NUL, as Linux's */
 #define NAME_MAX 255
 
-/* Linux errno values the file calls need beyond kernel/types.h's. */
-#ifndef EACCES
-#define EACCES 13
-#endif
-#ifndef ENOTDIR
-#define ENOTDIR 20
-#endif
-#ifndef EISDIR
-#define EISDIR 21
-#endif
-#ifndef EMFILE
-#define EMFILE 24
-#endif
-#ifndef ESPIPE
-#define ESPIPE 29
-#endif
-#ifndef ENAMETOOLONG
-#define ENAMETOOLONG 36
-#endif
-
 #define SEEK_SET 0
 #define SEEK_CUR 1
 #define SEEK_END 2

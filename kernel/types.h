@@ -53,13 +53,19 @@ typedef u64 phys_addr_t;
 #define EBADF 9
 #define EAGAIN 11
 #define ENOMEM 12
+#define EACCES 13
 #define EFAULT 14
 #define EBUSY 16
 #define EEXIST 17
 #define ENODEV 19
+#define ENOTDIR 20
+#define EISDIR 21
 #define EINVAL 22
+#define EMFILE 24
 #define ENOSPC 28
+#define ESPIPE 29
 #define ERANGE 34
+#define ENAMETOOLONG 36
 #define ENOSYS 38
 
 #endif
