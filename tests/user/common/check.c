@@ -1,0 +1,217 @@
+/* The test helpers of check.h: result lines and the tally, /proc readers,
+ * the clock. Written against the standard headers only, so that it builds
+ * with the mmlab user library and with glibc. */
+#include "check.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *test_name = "test";
+static unsigned passed, failed;
+
+void test_begin(const char *name)
+{
+	test_name = name;
+	/* Line buffering even into a pipe (glibc would buffer fully), so that
+	 * lines come out in order with the kernel's and nothing is lost if the
+	 * program dies. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("%s: pid %d, page size %ld\n", name, (int)getpid(), sysconf(_SC_PAGESIZE));
+}
+
+int test_end(void)
+{
+	printf("%s: %u checks, %u passed, %u failed\n", test_name, passed + failed, passed, failed);
+	fflush(stdout);
+	return failed ? 1 : 0;
+}
+
+void test_skip(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	printf("%s: %u checks before the skip, %u failed\n", test_name, passed + failed, failed);
+	printf("SKIP: %s\n", buf);
+	fflush(stdout);
+	exit(failed ? 1 : 77);
+}
+
+void note(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	printf("# %s\n", buf);
+}
+
+static bool record(bool ok, const char *file, int line, const char *text)
+{
+	const char *base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	if (ok) {
+		passed++;
+		printf("ok: %s\n", text);
+	} else {
+		failed++;
+		printf("FAIL at %s:%d: %s\n", base, line, text);
+	}
+	return ok;
+}
+
+bool check_report(bool ok, const char *file, int line, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return record(ok, file, line, buf);
+}
+
+bool check_cmp_report(bool ok, long long a, long long b, const char *expr, const char *file,
+		      int line)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf), "%s (%lld vs %lld)", expr, a, b);
+	return record(ok, file, line, buf);
+}
+
+bool check_errno_report(long ret, int err, int expected, const char *call, const char *file,
+			int line)
+{
+	char buf[512];
+	bool ok = ret == -1 && err == expected;
+	if (ok)
+		snprintf(buf, sizeof(buf), "%s -> %s", call, errno_name(expected));
+	else if (ret == -1)
+		snprintf(buf, sizeof(buf), "%s -> %s, expected %s", call, errno_name(err),
+			 errno_name(expected));
+	else
+		snprintf(buf, sizeof(buf), "%s -> %ld (%#lx), expected -1 %s", call, ret,
+			 (unsigned long)ret, errno_name(expected));
+	return record(ok, file, line, buf);
+}
+
+const char *errno_name(int err)
+{
+	static char other[16];
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {
+		{ 0, "0" },           { EPERM, "EPERM" },     { ENOENT, "ENOENT" },
+		{ EINTR, "EINTR" },   { EIO, "EIO" },         { EBADF, "EBADF" },
+		{ EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },   { EACCES, "EACCES" },
+		{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },     { EEXIST, "EEXIST" },
+		{ ENODEV, "ENODEV" }, { ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" },
+		{ EINVAL, "EINVAL" }, { EMFILE, "EMFILE" },   { ESPIPE, "ESPIPE" },
+		{ EROFS, "EROFS" },   { ERANGE, "ERANGE" },   { ENOSYS, "ENOSYS" },
+		{ EOVERFLOW, "EOVERFLOW" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+		{ ENAMETOOLONG, "ENAMETOOLONG" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (names[i].err == err)
+			return names[i].name;
+	}
+	snprintf(other, sizeof(other), "E?%d", err);
+	return other;
+}
+
+long read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	size_t len = 0;
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+		if (n < 0) {
+			int err = errno;
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = 0;
+	close(fd);
+	return (long)len;
+}
+
+long field_after(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (!strncmp(line, key, klen)) {
+			char *end;
+			long v = strtol(line + klen, &end, 10);
+			return end == line + klen ? -1 : v;
+		}
+	}
+	return -1;
+}
+
+static long kb_field(const char *path, const char *field)
+{
+	char buf[8192], key[64];
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	snprintf(key, sizeof(key), "%s:", field);
+	return field_after(buf, key);
+}
+
+long status_kb(const char *field)
+{
+	return kb_field("/proc/self/status", field);
+}
+
+long meminfo_kb(const char *field)
+{
+	return kb_field("/proc/meminfo", field);
+}
+
+long arg_long(int argc, char **argv, const char *name, long def)
+{
+	for (int i = 1; i + 1 < argc; i++) {
+		if (!strcmp(argv[i], name))
+			return strtol(argv[i + 1], NULL, 0);
+	}
+	return def;
+}
+
+long long now_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return -1;
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void touch_pages(void *p, size_t len, unsigned char value)
+{
+	volatile unsigned char *c = p;
+	for (size_t off = 0; off < len; off += PAGE_4K)
+		c[off] = value;
+}
+
+bool all_bytes(const void *p, size_t len, unsigned char value)
+{
+	const volatile unsigned char *c = p;
+	for (size_t i = 0; i < len; i++) {
+		if (c[i] != value)
+			return false;
+	}
+	return true;
+}
