@@ -48,9 +48,13 @@
 #define VM_MAYSHARE 0x00000080ul
 #define VM_GROWSDOWN 0x00000100ul
 #define VM_LOCKED 0x00002000ul
+#define VM_SEQ_READ 0x00008000ul    /* MADV_SEQUENTIAL */
+#define VM_RAND_READ 0x00010000ul   /* MADV_RANDOM */
 #define VM_DONTCOPY 0x00020000ul
 #define VM_ACCOUNT 0x00100000ul
 #define VM_NORESERVE 0x00200000ul
+#define VM_WIPEONFORK 0x02000000ul  /* MADV_WIPEONFORK */
+#define VM_DONTDUMP 0x04000000ul    /* MADV_DONTDUMP */
 #define VM_HUGEPAGE 0x20000000ul
 #define VM_NOHUGEPAGE 0x40000000ul
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
@@ -66,6 +70,10 @@ struct vm_area_struct {
 	unsigned long vm_flags;   /* VM_* */
 	pgprot_t vm_page_prot;    /* PTE bits for pages of this VMA (vm_get_page_prot) */
 	struct rb_node vm_rb;     /* in vm_mm->mm_rb, by address */
+	/* The neighbours in address order (NULL at the ends), so that the gap
+	 * below a VMA and the walks of munmap/mprotect/madvise cost O(1) per
+	 * step (mm/mmap.c keeps them in step with the tree). */
+	struct vm_area_struct *vm_next, *vm_prev;
 	/* The largest free gap below this VMA in its subtree (Linux's
 	 * rb_subtree_gap before the maple tree), for the gap search. */
 	unsigned long rb_subtree_gap;

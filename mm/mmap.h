@@ -9,6 +9,8 @@
 #ifndef MM_MMAP_H
 #define MM_MMAP_H
 
+#include "arch/x86_64/page.h"
+#include "kernel/unistd.h" /* PROT_*, MAP_*, MADV_* */
 #include "mm/mm_types.h"
 
 /* The first VMA with vm_end > addr, or NULL. */
@@ -22,8 +24,12 @@ struct vm_area_struct *vma_prev(struct vm_area_struct *vma);
 #define for_each_vma(mm, vma) for (vma = find_vma(mm, 0); vma; vma = vma_next(vma))
 
 /* A free range of len bytes: at addr if it is free (a hint), else the
- * highest gap below mm->mmap_base that fits (top-down, as x86_64 Linux).
- * Returns the address or -ENOMEM. */
+ * highest gap below mm->mmap_base that fits (top-down, as x86_64 Linux),
+ * else the lowest one from TASK_UNMAPPED_BASE up (MAP_32BIT: within
+ * [1 GiB, 2 GiB), bottom-up). Returns the address or -ENOMEM. With
+ * MAP_FIXED, addr itself is checked, as Linux's __get_unmapped_area:
+ * -ENOMEM past TASK_SIZE, -EINVAL unaligned, -EPERM below mmap_min_addr
+ * (what a process without CAP_SYS_RAWIO gets). */
 unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				unsigned long flags);
 
@@ -41,5 +47,19 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk);
 void exit_mmap(struct mm_struct *mm);
 
 #define IS_ERR_VALUE(x) ((unsigned long)(x) >= (unsigned long)-4095)
+
+/* Where the bottom-up search starts (x86_64 Linux's legacy mmap base,
+ * TASK_UNMAPPED_BASE, without randomisation). */
+#define TASK_UNMAPPED_BASE (((TASK_SIZE / 3) + PAGE_SIZE - 1) & PAGE_MASK)
+/* vm.max_map_count: more VMAs than this and mmap/split fail (-ENOMEM). */
+#define DEFAULT_MAX_MAP_COUNT 65530
+extern int sysctl_max_map_count;
+
+#ifndef PAGE_ALIGN
+#define PAGE_ALIGN(x) (((x) + PAGE_SIZE - 1) & PAGE_MASK)
+#endif
+#ifndef EACCES
+#define EACCES 13 /* Linux's value; kernel/types.h lacks it */
+#endif
 
 #endif

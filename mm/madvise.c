@@ -1,0 +1,217 @@
+/* madvise(2) with Linux's checks in Linux's order (do_madvise,
+ * madvise_walk_vmas, madvise_vma_behavior).
+ *
+ * The advice is applied to each mapped piece of the range in turn; holes
+ * are skipped and make the call return -ENOMEM at the end, after the
+ * mapped pieces got the advice (as Linux). An advice that fails on a
+ * piece stops the walk with its error. Advice that changes flags splits
+ * and merges VMAs like mprotect; a split that cannot get memory gives
+ * -EAGAIN, as Linux says for "kernel resources temporarily unavailable".
+ *
+ * What each advice does here, for private anonymous memory without swap:
+ *   MADV_DONTNEED (and _LOCKED): the pages go now (zap_page_range), the
+ *     next touch sees zeroes; -EINVAL on VM_LOCKED VMAs for DONTNEED;
+ *   MADV_FREE: the same as DONTNEED. Linux frees lazily, at reclaim, but is
+ *     allowed to free at once: the contents after MADV_FREE are either the
+ *     old ones or zeroes, and we always give zeroes;
+ *   MADV_WILLNEED, MADV_COLD, MADV_PAGEOUT: nothing to read ahead or to
+ *     page out (COLD and PAGEOUT refuse VM_LOCKED VMAs with -EINVAL);
+ *   MADV_REMOVE: -EINVAL, as for any mapping that is not of a file;
+ *   MADV_NORMAL/RANDOM/SEQUENTIAL, DONTFORK/DOFORK, WIPEONFORK/KEEPONFORK,
+ *     DONTDUMP/DODUMP, HUGEPAGE/NOHUGEPAGE: record VM_* flags;
+ *   MADV_POPULATE_READ/WRITE: fault the pages in (populate_vma_range, which
+ *     faults writable memory in as written even for READ); a hole gives
+ *     -ENOMEM and a VMA without the access -EINVAL, where the walk stops.
+ * Not accepted (-EINVAL, as unknown advice): KSM's MERGEABLE/UNMERGEABLE,
+ * MADV_COLLAPSE, the memory-failure injections, MADV_GUARD_*. */
+#include "mm/mmap.h"
+#include "kernel/sched.h"
+#include "kernel/syscall.h"
+#include "mm/memory.h"
+#include "mm/vma.h"
+
+/* uapi values kernel/unistd.h does not carry. */
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+#ifndef MADV_KEEPONFORK
+#define MADV_KEEPONFORK 19
+#endif
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#ifndef MADV_DONTNEED_LOCKED
+#define MADV_DONTNEED_LOCKED 24
+#endif
+
+static bool madvise_behavior_valid(int behavior)
+{
+	switch (behavior) {
+	case MADV_DOFORK:
+	case MADV_DONTFORK:
+	case MADV_NORMAL:
+	case MADV_SEQUENTIAL:
+	case MADV_RANDOM:
+	case MADV_REMOVE:
+	case MADV_WILLNEED:
+	case MADV_DONTNEED:
+	case MADV_DONTNEED_LOCKED:
+	case MADV_FREE:
+	case MADV_COLD:
+	case MADV_PAGEOUT:
+	case MADV_POPULATE_READ:
+	case MADV_POPULATE_WRITE:
+	case MADV_HUGEPAGE:
+	case MADV_NOHUGEPAGE:
+	case MADV_DONTDUMP:
+	case MADV_DODUMP:
+	case MADV_WIPEONFORK:
+	case MADV_KEEPONFORK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Advice on [start, end), inside vma. *prev is the VMA that holds the
+ * range afterwards (the walk goes on after it). */
+static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma,
+				struct vm_area_struct **prev, unsigned long start,
+				unsigned long end, int behavior)
+{
+	unsigned long new_flags = vma->vm_flags;
+	*prev = vma;
+	switch (behavior) {
+	case MADV_REMOVE:
+		return -EINVAL; /* not a file mapping */
+	case MADV_WILLNEED:
+		return 0; /* no swap, no page cache: nothing to bring in */
+	case MADV_COLD:
+	case MADV_PAGEOUT:
+		return vma->vm_flags & VM_LOCKED ? -EINVAL : 0; /* can_madv_lru_vma */
+	case MADV_DONTNEED:
+	case MADV_FREE:
+	case MADV_DONTNEED_LOCKED:
+		if (behavior != MADV_DONTNEED_LOCKED && (vma->vm_flags & VM_LOCKED))
+			return -EINVAL;
+		zap_page_range(vma, start, end - start);
+		return 0;
+	case MADV_NORMAL:
+		new_flags &= ~(VM_RAND_READ | VM_SEQ_READ);
+		break;
+	case MADV_SEQUENTIAL:
+		new_flags = (new_flags & ~VM_RAND_READ) | VM_SEQ_READ;
+		break;
+	case MADV_RANDOM:
+		new_flags = (new_flags & ~VM_SEQ_READ) | VM_RAND_READ;
+		break;
+	case MADV_DONTFORK:
+		new_flags |= VM_DONTCOPY;
+		break;
+	case MADV_DOFORK:
+		new_flags &= ~VM_DONTCOPY;
+		break;
+	case MADV_WIPEONFORK:
+		if (vma->vm_flags & VM_SHARED)
+			return -EINVAL;
+		new_flags |= VM_WIPEONFORK;
+		break;
+	case MADV_KEEPONFORK:
+		new_flags &= ~VM_WIPEONFORK;
+		break;
+	case MADV_DONTDUMP:
+		new_flags |= VM_DONTDUMP;
+		break;
+	case MADV_DODUMP:
+		new_flags &= ~VM_DONTDUMP;
+		break;
+	case MADV_HUGEPAGE:
+		new_flags = (new_flags & ~VM_NOHUGEPAGE) | VM_HUGEPAGE;
+		break;
+	case MADV_NOHUGEPAGE:
+		new_flags = (new_flags & ~VM_HUGEPAGE) | VM_NOHUGEPAGE;
+		break;
+	}
+	struct vm_area_struct *v = vma_modify_flags(mm, vma, start, end, new_flags);
+	if (!v)
+		return -EAGAIN;
+	*prev = v;
+	return 0;
+}
+
+static int madvise_walk_vmas(struct mm_struct *mm, unsigned long start, unsigned long end,
+			     int behavior)
+{
+	struct vm_area_struct *vma = find_vma(mm, start), *prev;
+	int unmapped_error = 0;
+	for (;;) {
+		if (!vma)
+			return -ENOMEM; /* nothing mapped from start on */
+		if (start < vma->vm_start) {
+			unmapped_error = -ENOMEM;
+			start = vma->vm_start;
+			if (start >= end)
+				break;
+		}
+		unsigned long tmp = min(vma->vm_end, end);
+		int error = madvise_vma_behavior(mm, vma, &prev, start, tmp, behavior);
+		if (error)
+			return error;
+		start = tmp;
+		if (start < prev->vm_end)
+			start = prev->vm_end;
+		if (start >= end)
+			break;
+		vma = prev->vm_next;
+	}
+	return unmapped_error;
+}
+
+/* MADV_POPULATE_*: fault in every page, or fail at the first hole
+ * (-ENOMEM) or VMA without the access (-EINVAL), as get_user_pages with
+ * FOLL_MADV_POPULATE. */
+static int madvise_populate(struct mm_struct *mm, unsigned long start, unsigned long end,
+			    int behavior)
+{
+	unsigned long need = behavior == MADV_POPULATE_WRITE ? VM_WRITE : VM_READ;
+	while (start < end) {
+		struct vm_area_struct *vma = find_vma(mm, start);
+		if (!vma || vma->vm_start > start)
+			return -ENOMEM;
+		if (!(vma->vm_flags & need))
+			return -EINVAL;
+		unsigned long tmp = min(vma->vm_end, end);
+		if (populate_vma_range(vma, start, tmp))
+			return -ENOMEM;
+		start = tmp;
+	}
+	return 0;
+}
+
+int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len_in, int behavior)
+{
+	if (!madvise_behavior_valid(behavior))
+		return -EINVAL;
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	unsigned long len = PAGE_ALIGN(len_in);
+	/* len_in rounded up from just below the top of the address space to 0 */
+	if (len_in && !len)
+		return -EINVAL;
+	unsigned long end = start + len;
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
+		return 0;
+	if (behavior == MADV_POPULATE_READ || behavior == MADV_POPULATE_WRITE)
+		return madvise_populate(mm, start, end, behavior);
+	return madvise_walk_vmas(mm, start, end, behavior);
+}
+
+SYSCALL_DEFINE3(madvise, unsigned long, start, unsigned long, len_in, int, behavior)
+{
+	return do_madvise(current->mm, start, len_in, behavior);
+}

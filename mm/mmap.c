@@ -1,0 +1,398 @@
+/* Address-space layout and the system calls on it: the search for a free
+ * range (x86_64's arch_get_unmapped_area_topdown over the augmented VMA
+ * tree), mmap, munmap, brk and exit, with Linux's semantics and errno
+ * values, in the order Linux checks them. The VMA tree itself is
+ * mm/vma.c.
+ *
+ * Only private anonymous memory exists: no files, no shared anonymous
+ * memory (-ENODEV, see mmap_pgoff), no overcommit accounting (VM_ACCOUNT is
+ * never set), no stack guard gap (VM_GROWSDOWN is recorded, stacks do not
+ * grow), no address randomisation (runs are reproducible). */
+#include "mm/mmap.h"
+#include "mm/vma.h"
+#include "kernel/file.h"
+#include "kernel/sched.h"
+#include "kernel/syscall.h"
+#include "mm/memory.h"
+#include "mm/mmu_gather.h"
+
+/* ---- the gap search -------------------------------------------------------- */
+
+/* The lowest address a where [a, a + length) is free and inside
+ * [low_limit, high_limit), or -ENOMEM. The tree walk goes left first and
+ * enters a subtree only if its largest gap could hold length. */
+static unsigned long unmapped_area(struct mm_struct *mm, unsigned long length,
+				   unsigned long low_limit, unsigned long high_limit)
+{
+	if (low_limit < mmap_min_addr)
+		low_limit = mmap_min_addr;
+	if (high_limit < length || high_limit - length < low_limit)
+		return -ENOMEM;
+	/* A gap [gap_start, gap_end) fits if gap_start <= last and
+	 * gap_end >= first_end (and it is long enough). */
+	unsigned long last = high_limit - length, first_end = low_limit + length;
+	unsigned long gap_start, gap_end;
+	struct vm_area_struct *vma = rb_vma(mm->mm_rb.rb_node);
+	if (!vma || vma->rb_subtree_gap < length)
+		goto check_highest;
+	for (;;) {
+		gap_end = vma->vm_start;
+		struct vm_area_struct *left = rb_vma(vma->vm_rb.rb_left);
+		if (gap_end >= first_end && left && left->rb_subtree_gap >= length) {
+			vma = left;
+			continue;
+		}
+		gap_start = vma->vm_prev ? vma->vm_prev->vm_end : 0;
+check_current:
+		if (gap_start > last)
+			return -ENOMEM;
+		if (gap_end >= first_end && gap_end - gap_start >= length)
+			goto found;
+		struct vm_area_struct *right = rb_vma(vma->vm_rb.rb_right);
+		if (right && right->rb_subtree_gap >= length) {
+			vma = right;
+			continue;
+		}
+		/* Up to the first ancestor we reached from its left. */
+		for (;;) {
+			struct rb_node *from = &vma->vm_rb;
+			if (!rb_parent(from))
+				goto check_highest;
+			vma = rb_vma(rb_parent(from));
+			if (from == vma->vm_rb.rb_left) {
+				gap_start = vma->vm_prev->vm_end;
+				gap_end = vma->vm_start;
+				goto check_current;
+			}
+		}
+	}
+check_highest:
+	gap_start = mm->highest_vm_end;
+	if (gap_start > last)
+		return -ENOMEM;
+found:
+	return gap_start < low_limit ? low_limit : gap_start;
+}
+
+/* The highest such address (the walk goes right first). */
+static unsigned long unmapped_area_topdown(struct mm_struct *mm, unsigned long length,
+					   unsigned long low_limit, unsigned long high_limit)
+{
+	if (low_limit < mmap_min_addr)
+		low_limit = mmap_min_addr;
+	if (high_limit < length || high_limit - length < low_limit)
+		return -ENOMEM;
+	unsigned long last = high_limit - length, first_end = low_limit + length;
+	unsigned long gap_start, gap_end;
+	/* The gap above the last VMA is in no node. */
+	if (mm->highest_vm_end <= last)
+		return last;
+	struct vm_area_struct *vma = rb_vma(mm->mm_rb.rb_node);
+	if (!vma || vma->rb_subtree_gap < length)
+		return -ENOMEM;
+	for (;;) {
+		gap_start = vma->vm_prev ? vma->vm_prev->vm_end : 0;
+		struct vm_area_struct *right = rb_vma(vma->vm_rb.rb_right);
+		if (gap_start <= last && right && right->rb_subtree_gap >= length) {
+			vma = right;
+			continue;
+		}
+check_current:
+		gap_end = vma->vm_start;
+		if (gap_end < first_end)
+			return -ENOMEM;
+		if (gap_start <= last && gap_end - gap_start >= length)
+			return (gap_end > high_limit ? high_limit : gap_end) - length;
+		struct vm_area_struct *left = rb_vma(vma->vm_rb.rb_left);
+		if (left && left->rb_subtree_gap >= length) {
+			vma = left;
+			continue;
+		}
+		/* Up to the first ancestor we reached from its right. */
+		for (;;) {
+			struct rb_node *from = &vma->vm_rb;
+			if (!rb_parent(from))
+				return -ENOMEM;
+			vma = rb_vma(rb_parent(from));
+			if (from == vma->vm_rb.rb_right) {
+				gap_start = vma->vm_prev ? vma->vm_prev->vm_end : 0;
+				goto check_current;
+			}
+		}
+	}
+}
+
+/* A hint is taken if [addr, addr + len) is free and below limit. */
+static bool hint_fits(struct mm_struct *mm, unsigned long addr, unsigned long len, unsigned long limit)
+{
+	if (!addr || limit - len < addr)
+		return false;
+	struct vm_area_struct *vma = find_vma(mm, addr);
+	return !vma || addr + len <= vma->vm_start;
+}
+
+/* x86_64's arch_get_unmapped_area_topdown, falling back to its
+ * arch_get_unmapped_area. */
+static unsigned long search_unmapped_area(struct mm_struct *mm, unsigned long hint,
+					  unsigned long len, unsigned long flags)
+{
+	if (!(flags & MAP_32BIT)) {
+		if (hint_fits(mm, hint & PAGE_MASK, len, TASK_SIZE))
+			return hint & PAGE_MASK;
+		unsigned long addr = unmapped_area_topdown(mm, len, PAGE_SIZE, mm->mmap_base);
+		if (!IS_ERR_VALUE(addr))
+			return addr;
+	}
+	/* Bottom-up: a failed mmap very likely kills the program, so look
+	 * above mmap_base too before giving up (as Linux). */
+	unsigned long begin = TASK_UNMAPPED_BASE, end = TASK_SIZE;
+	if (flags & MAP_32BIT) {
+		begin = 0x40000000ul;
+		end = 0x80000000ul;
+	}
+	if (len > end)
+		return -ENOMEM;
+	if (hint_fits(mm, PAGE_ALIGN(hint), len, end))
+		return PAGE_ALIGN(hint);
+	return unmapped_area(mm, len, begin, end);
+}
+
+unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				unsigned long flags)
+{
+	if (len > TASK_SIZE)
+		return -ENOMEM;
+	if (!(flags & MAP_FIXED))
+		addr = search_unmapped_area(mm, addr, len, flags);
+	if (IS_ERR_VALUE(addr))
+		return addr;
+	if (addr > TASK_SIZE - len)
+		return -ENOMEM;
+	if (addr & ~PAGE_MASK)
+		return -EINVAL;
+	if (addr < mmap_min_addr)
+		return -EPERM; /* security_mmap_addr without CAP_SYS_RAWIO */
+	return addr;
+}
+
+/* ---- munmap ---------------------------------------------------------------- */
+
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
+{
+	if ((start & ~PAGE_MASK) || start > TASK_SIZE || len > TASK_SIZE - start)
+		return -EINVAL;
+	unsigned long end = start + PAGE_ALIGN(len);
+	if (end == start)
+		return -EINVAL;
+	return munmap_range(mm, start, end);
+}
+
+/* ---- mmap ------------------------------------------------------------------ */
+
+/* Maps [addr, addr + len) with vm_flags, replacing what is there. */
+static unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				 unsigned long vm_flags)
+{
+	unsigned long end = addr + len;
+	/* Allocated first: a failure must not leave the old mappings gone. */
+	struct vm_area_struct *new = vm_area_alloc();
+	if (!new)
+		return -ENOMEM;
+	int err = munmap_range(mm, addr, end);
+	if (err) {
+		vm_area_free(new);
+		return err;
+	}
+	struct vm_area_struct *prev;
+	struct rb_node **link, *parent;
+	find_vma_links(mm, addr, end, &prev, &link, &parent);
+	struct vm_area_struct *next = prev ? prev->vm_next : rb_vma(rb_first(&mm->mm_rb));
+	if (vma_merge_new(mm, prev, next, addr, end, vm_flags)) {
+		vm_area_free(new);
+	} else {
+		new->vm_start = addr;
+		new->vm_end = end;
+		vma_set_flags(new, vm_flags);
+		vma_link(mm, new, prev, link, parent);
+	}
+	vm_stat_account(mm, (long)(len >> PAGE_SHIFT));
+	return addr;
+}
+
+/* Faults in [start, start + len), ignoring failures (mm_populate). */
+static void mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len)
+{
+	unsigned long end = start + len;
+	for (struct vm_area_struct *vma = find_vma(mm, start); vma && vma->vm_start < end;
+	     vma = vma->vm_next)
+		populate_vma_range(vma, max(start, vma->vm_start), min(end, vma->vm_end));
+}
+
+static unsigned long calc_vm_prot_bits(unsigned long prot)
+{
+	return (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_WRITE : 0) |
+	       (prot & PROT_EXEC ? VM_EXEC : 0);
+}
+
+/* Linux's do_mmap, in its order of checks. file: a file mapping of an
+ * open descriptor. Unknown prot and flag bits are ignored, as Linux's
+ * mmap ignores them (only mprotect validates prot). */
+static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				unsigned long prot, unsigned long flags, bool file)
+{
+	if (!len)
+		return -EINVAL;
+	if (flags & MAP_FIXED_NOREPLACE)
+		flags |= MAP_FIXED;
+	if (!(flags & MAP_FIXED)) {
+		/* round_hint_to_min */
+		addr &= PAGE_MASK;
+		if (addr && addr < mmap_min_addr)
+			addr = PAGE_ALIGN(mmap_min_addr);
+	}
+	len = PAGE_ALIGN(len);
+	if (!len)
+		return -ENOMEM;
+	if (mm->map_count > sysctl_max_map_count)
+		return -ENOMEM;
+	unsigned long vm_flags = calc_vm_prot_bits(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
+	if (flags & MAP_GROWSDOWN)
+		vm_flags |= VM_GROWSDOWN;
+	if (flags & MAP_LOCKED)
+		vm_flags |= VM_LOCKED; /* populated below; no RLIMIT_MEMLOCK */
+	if (flags & MAP_STACK)
+		vm_flags |= VM_NOHUGEPAGE; /* Linux 6.7+ with THP */
+
+	addr = get_unmapped_area(mm, addr, len, flags);
+	if (IS_ERR_VALUE(addr))
+		return addr;
+	if ((flags & MAP_FIXED_NOREPLACE) && find_vma_intersection(mm, addr, addr + len))
+		return -EEXIST;
+
+	unsigned long type = flags & MAP_TYPE;
+	if (file) {
+		/* No file here has an mmap method (the console, procfs). */
+		return type == MAP_SHARED || type == MAP_SHARED_VALIDATE || type == MAP_PRIVATE ?
+			       -ENODEV : -EINVAL;
+	}
+	switch (type) {
+	case MAP_SHARED:
+		if (vm_flags & VM_GROWSDOWN)
+			return -EINVAL;
+		/* Shared anonymous memory needs shmem, which we do not have:
+		 * "the underlying file system does not support mapping". */
+		return -ENODEV;
+	case MAP_PRIVATE:
+		break;
+	default:
+		/* MAP_SHARED_VALIDATE too: Linux rejects it for anonymous memory. */
+		return -EINVAL;
+	}
+	/* No huge pages are reserved (vm.nr_hugepages = 0): Linux fails the
+	 * same way. */
+	if (flags & MAP_HUGETLB)
+		return -ENOMEM;
+	if (flags & MAP_NORESERVE)
+		vm_flags |= VM_NORESERVE;
+
+	addr = mmap_region(mm, addr, len, vm_flags);
+	if (!IS_ERR_VALUE(addr) &&
+	    ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE))
+		mm_populate(mm, addr, len);
+	return addr;
+}
+
+unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
+		      unsigned long prot, unsigned long flags)
+{
+	return mmap_pgoff(mm, addr, len, prot, flags, false);
+}
+
+/* ---- brk ------------------------------------------------------------------- */
+
+unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
+{
+	unsigned long origbrk = mm->brk;
+	if (brk < mm->start_brk)
+		return origbrk;
+	unsigned long newbrk = PAGE_ALIGN(brk), oldbrk = PAGE_ALIGN(mm->brk);
+	if (oldbrk == newbrk) {
+		mm->brk = brk;
+		return brk;
+	}
+	if (brk <= mm->brk) {
+		/* Shrinking: only the brk area's own pages go. */
+		struct vm_area_struct *vma = find_vma(mm, newbrk);
+		if (!vma || vma->vm_start >= oldbrk)
+			return origbrk;
+		if (munmap_range(mm, newbrk, oldbrk))
+			return origbrk;
+		mm->brk = brk;
+		return brk;
+	}
+	/* Growing (newbrk may have wrapped past the top: the checks of
+	 * get_unmapped_area with MAP_FIXED catch it). */
+	unsigned long len = newbrk - oldbrk;
+	if (IS_ERR_VALUE(get_unmapped_area(mm, oldbrk, len, MAP_FIXED)))
+		return origbrk;
+	/* A page of room must stay below the next mapping. */
+	struct vm_area_struct *next = find_vma(mm, oldbrk);
+	if (next && newbrk + PAGE_SIZE > next->vm_start)
+		return origbrk;
+	unsigned long flags = VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
+	if (IS_ERR_VALUE(mmap_region(mm, oldbrk, len, flags)))
+		return origbrk;
+	mm->brk = brk;
+	return brk;
+}
+
+/* ---- exit ------------------------------------------------------------------ */
+
+void exit_mmap(struct mm_struct *mm)
+{
+	struct vm_area_struct *first = rb_vma(rb_first(&mm->mm_rb)), *vma;
+	if (!first)
+		return;
+	struct mmu_gather tlb;
+	tlb_gather_mmu_fullmm(&tlb, mm);
+	for (vma = first; vma; vma = vma->vm_next)
+		unmap_page_range(&tlb, vma, vma->vm_start, vma->vm_end);
+	/* floor FIRST_USER_ADDRESS (0), ceiling USER_PGTABLES_CEILING (0: the top). */
+	free_pgd_range(&tlb, first->vm_start, mm->highest_vm_end, 0, 0);
+	tlb_finish_mmu(&tlb);
+	for (vma = first; vma;) {
+		struct vm_area_struct *n = vma->vm_next;
+		vm_area_free(vma);
+		vma = n;
+	}
+	mm->mm_rb = RB_ROOT;
+	mm->map_count = 0;
+	mm->total_vm = 0;
+	mm->highest_vm_end = 0;
+}
+
+/* ---- system calls ---------------------------------------------------------- */
+
+SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot,
+		unsigned long, flags, unsigned long, fd, unsigned long, off)
+{
+	if (off & ~PAGE_MASK)
+		return -EINVAL;
+	bool file = !(flags & MAP_ANONYMOUS);
+	/* fget() fails on fd -1 and on any number past the table. An open
+	 * descriptor would give -ENODEV below (kernel/file.h has no lookup
+	 * yet, so a closed one inside the table does too). */
+	if (file && (unsigned int)fd >= NR_OPEN_DEFAULT)
+		return -EBADF;
+	return (long)mmap_pgoff(current->mm, addr, len, prot, flags, file);
+}
+
+SYSCALL_DEFINE2(munmap, unsigned long, addr, unsigned long, len)
+{
+	return do_munmap(current->mm, addr, len);
+}
+
+SYSCALL_DEFINE1(brk, unsigned long, brk)
+{
+	return (long)do_brk(current->mm, brk);
+}

@@ -1,0 +1,65 @@
+/* The VMA tree's internals (mm/vma.c), for mm/mmap.c, mm/mprotect.c and
+ * mm/madvise.c; everyone else uses mm/mmap.h. */
+#ifndef MM_VMA_H
+#define MM_VMA_H
+
+#include "mm/mmap.h"
+
+
+static inline struct vm_area_struct *rb_vma(struct rb_node *rb)
+{
+	return rb_entry_safe(rb, struct vm_area_struct, vm_rb);
+}
+
+/* The lowest VMA, or NULL. */
+static inline struct vm_area_struct *vma_first(struct mm_struct *mm)
+{
+	return rb_vma(rb_first(&mm->mm_rb));
+}
+
+struct vm_area_struct *vm_area_alloc(void); /* zeroed; NULL when memory is short */
+void vm_area_free(struct vm_area_struct *vma);
+
+/* Where [start, end) goes in the tree: the link to fill, its parent and the
+ * VMA before the range. -ENOMEM if a VMA overlaps the range. */
+int find_vma_links(struct mm_struct *mm, unsigned long start, unsigned long end,
+		   struct vm_area_struct **pprev, struct rb_node ***plink, struct rb_node **pparent);
+/* Links vma (bounds set) at the place find_vma_links found; map_count++. */
+void vma_link(struct mm_struct *mm, struct vm_area_struct *vma, struct vm_area_struct *prev,
+	      struct rb_node **link, struct rb_node *parent);
+/* Takes vma out of the tree and the list; map_count--. Pages, page tables
+ * and total_vm are the caller's business. */
+void vma_unlink(struct mm_struct *mm, struct vm_area_struct *vma);
+/* Moves vma's bounds (its order among the VMAs must not change). */
+void vma_set_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* vm_flags and the vm_page_prot that goes with them. */
+void vma_set_flags(struct vm_area_struct *vma, unsigned long flags);
+/* total_vm += npages, and hiwater_vm follows. */
+void vm_stat_account(struct mm_struct *mm, long npages);
+
+/* A new range [start, end) with flags, free, between prev and next (either
+ * may be NULL): grows a neighbour over it if one touches it with the same
+ * flags (both, if both do). Returns the VMA that covers it, or NULL when
+ * no neighbour fits. total_vm is the caller's. */
+struct vm_area_struct *vma_merge_new(struct mm_struct *mm, struct vm_area_struct *prev,
+				     struct vm_area_struct *next, unsigned long start,
+				     unsigned long end, unsigned long flags);
+
+/* Gives [start, end) (inside vma) the flags newflags: splits vma where the
+ * range ends inside it, or merges the range into a neighbour that touches
+ * it with those flags (vma_merge's shape). Returns the VMA that now holds
+ * the range (it may be larger than the range), or NULL when a split could
+ * not get memory or would pass sysctl_max_map_count (-ENOMEM); on failure
+ * nothing changed. */
+struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_struct *vma,
+					unsigned long start, unsigned long end,
+					unsigned long newflags);
+
+/* Unmaps [start, end) (page aligned, below TASK_SIZE): splits the VMAs its
+ * ends cut, unmaps their pages and frees the page tables only they used
+ * (one mmu_gather: unmap_page_range per VMA, then free_pgd_range between
+ * the surviving neighbours), then frees the VMAs. 0 when nothing was
+ * mapped; -ENOMEM (nothing changed) when a split cannot be made. */
+int munmap_range(struct mm_struct *mm, unsigned long start, unsigned long end);
+
+#endif
