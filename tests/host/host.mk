@@ -28,6 +28,7 @@ endif
 ifneq ($(wildcard mm/slab.c),)
 HOST_MM_TESTS += $(B)/host/slab_test
 endif
+HOST_MM_TESTS += $(B)/host/vma_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
 $(HOST_MM_DIR)/san/%.o: %.c
@@ -52,6 +53,12 @@ $(B)/host/page_alloc_test: $(call host_san_objs,tests/host/page_alloc_test.c tes
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 
 $(B)/host/slab_test: $(call host_san_objs,tests/host/slab_test.c tests/host/mm_check.c $(HOST_SLAB_SRCS) $(HOST_SHIM_SRCS))
+	$(say) LINK $@
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
+
+# The VMA layer with mm/memory.c, the mmu_gather and kmalloc stubbed out.
+HOST_VMA_SRCS := kernel/rbtree.c mm/vma.c mm/mmap.c mm/mprotect.c mm/madvise.c
+$(B)/host/vma_test: $(call host_san_objs,tests/host/vma_test.c tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c $(HOST_VMA_SRCS) $(HOST_MEMBLOCK_SRCS) $(HOST_SHIM_SRCS))
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 

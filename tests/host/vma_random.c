@@ -1,0 +1,291 @@
+/* Randomized host tests of the VMA layer (part of the host_vma suite):
+ *   - mmap/munmap/mprotect/madvise at random in a window of pages, held
+ *     against a page-by-page model of Linux's semantics (flags, present
+ *     pages, errnos, the canonical VMA count: one VMA per run of equal
+ *     flags), with allocation failures injected into the operations that
+ *     must then change nothing;
+ *   - the gap search (top-down, the bottom-up fallback, MAP_32BIT, hints)
+ *     against a brute-force walk over the gaps;
+ *   - tens of thousands of VMAs, to see the tree stay right at scale.
+ * Every step ends with the full invariant check (check_mm). */
+#include "tests/host/vma_test.h"
+
+#include <string.h>
+
+static u64 rng_state;
+static u64 rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+static unsigned long rnd(unsigned long n) { return (unsigned long)(rng() % n); }
+
+#define W 0x20000000ul /* the window */
+#define NPAGES 96
+
+static unsigned long model[NPAGES]; /* vm_flags of each page, 0: unmapped */
+static bool model_present[NPAGES];
+
+static const unsigned long prots[] = { PROT_NONE, PROT_READ, RW, PROT_READ | PROT_EXEC };
+
+static unsigned long prot_to_vm(unsigned long prot)
+{
+	return (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_WRITE : 0) |
+	       (prot & PROT_EXEC ? VM_EXEC : 0);
+}
+
+static bool model_has_hole(unsigned long s, unsigned long e)
+{
+	for (unsigned long i = s; i < e; i++)
+		if (!model[i])
+			return true;
+	return false;
+}
+
+static bool compare_with_model(struct ktest *t)
+{
+	if (!check_mm(t, mm))
+		return false;
+	int runs = 0;
+	unsigned long pages = 0;
+	for (unsigned long i = 0; i < NPAGES; i++) {
+		if (flags_at(W + P(i)) != model[i] ||
+		    stub_page_present(W + P(i)) != model_present[i]) {
+			ktest_fail(t, __FILE__, __LINE__,
+				   "page %lu: flags %#lx present %d, the model says %#lx and %d", i,
+				   flags_at(W + P(i)), stub_page_present(W + P(i)), model[i],
+				   model_present[i]);
+			return false;
+		}
+		pages += model[i] != 0;
+		runs += model[i] && (i == 0 || model[i - 1] != model[i]);
+	}
+	if (!KTEST_EXPECT_EQ(t, mm->map_count, runs) || !KTEST_EXPECT_EQ(t, mm->total_vm, pages))
+		return false;
+	return true;
+}
+
+static void random_ops_against_a_page_model(struct ktest *t)
+{
+	rng_state = 0xdeadbeefcafef00dull;
+	memset(model, 0, sizeof(model));
+	memset(model_present, 0, sizeof(model_present));
+	unsigned long counts[6] = { 0 }, failures = 0;
+	for (int step = 0; step < 20000; step++) {
+		unsigned long s = rnd(NPAGES), n = 1 + rnd(min(16ul, NPAGES - s)), e = s + n;
+		unsigned long op = rnd(6);
+		long got, want = 0;
+		bool inject = rnd(16) == 0;
+		counts[op]++;
+		if (op == 0 || op == 1) { /* MAP_FIXED, maybe populated */
+			unsigned long prot = prots[rnd(ARRAY_SIZE(prots))];
+			bool populate = rnd(2);
+			kmalloc_fail_in = inject ? 1 + (int)rnd(3) : 0;
+			got = MMAP(W + P(s), P(n), prot, ANON | MAP_FIXED | (populate ? MAP_POPULATE : 0));
+			if (got == -ENOMEM && inject) {
+				failures++;
+				want = -ENOMEM;
+			} else {
+				want = (long)(W + P(s));
+				for (unsigned long i = s; i < e; i++) {
+					model[i] = prot_to_vm(prot) | VM_MAY;
+					model_present[i] = populate;
+				}
+			}
+		} else if (op == 2) {
+			kmalloc_fail_in = inject ? 1 + (int)rnd(2) : 0;
+			got = do_munmap(mm, W + P(s), P(n));
+			if (got == -ENOMEM && inject) {
+				failures++;
+				want = -ENOMEM;
+			} else {
+				for (unsigned long i = s; i < e; i++)
+					model[i] = 0, model_present[i] = false;
+			}
+		} else if (op == 3) {
+			unsigned long prot = prots[rnd(ARRAY_SIZE(prots))];
+			got = do_mprotect(mm, W + P(s), P(n), prot);
+			/* From start, page by page until a hole. */
+			unsigned long i = s;
+			for (; i < e && model[i]; i++)
+				model[i] = (model[i] & ~VM_ACCESS_FLAGS) | prot_to_vm(prot);
+			want = i < e ? -ENOMEM : 0;
+		} else {
+			static const int advice[] = { MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_RANDOM,
+						      MADV_NORMAL, MADV_DONTNEED, MADV_DONTFORK };
+			int a = advice[rnd(ARRAY_SIZE(advice))];
+			got = do_madvise(mm, W + P(s), P(n), a);
+			want = model_has_hole(s, e) ? -ENOMEM : 0;
+			for (unsigned long i = s; i < e; i++) {
+				if (!model[i])
+					continue;
+				if (a == MADV_HUGEPAGE)
+					model[i] = (model[i] & ~VM_NOHUGEPAGE) | VM_HUGEPAGE;
+				else if (a == MADV_NOHUGEPAGE)
+					model[i] = (model[i] & ~VM_HUGEPAGE) | VM_NOHUGEPAGE;
+				else if (a == MADV_RANDOM)
+					model[i] |= VM_RAND_READ;
+				else if (a == MADV_NORMAL)
+					model[i] &= ~VM_RAND_READ;
+				else if (a == MADV_DONTFORK)
+					model[i] |= VM_DONTCOPY;
+				else
+					model_present[i] = false;
+			}
+		}
+		kmalloc_fail_in = 0;
+		if (!KTEST_EXPECT_EQ(t, got, want) || !compare_with_model(t)) {
+			ktest_diag(t, "step %d: operation %lu on pages [%lu, %lu)", step, op, s, e);
+			return;
+		}
+	}
+	ktest_diag(t, "20000 operations (%lu mmap, %lu munmap, %lu mprotect, %lu madvise), "
+		   "%lu injected allocation failures", counts[0] + counts[1], counts[2], counts[3],
+		   counts[4] + counts[5], failures);
+}
+
+/* The gaps of mm, lowest first, as [start, end) pairs; returns how many. */
+static int list_gaps(unsigned long (*gaps)[2], int max)
+{
+	int n = 0;
+	unsigned long prev_end = 0;
+	for (struct vm_area_struct *v = find_vma(mm, 0); v && n < max; v = v->vm_next) {
+		if (v->vm_start > prev_end)
+			gaps[n][0] = prev_end, gaps[n][1] = v->vm_start, n++;
+		prev_end = v->vm_end;
+	}
+	if (prev_end < TASK_SIZE && n < max)
+		gaps[n][0] = prev_end, gaps[n][1] = TASK_SIZE, n++;
+	return n;
+}
+
+static long lowest_fit(unsigned long (*gaps)[2], int n, unsigned long len, unsigned long lo,
+		       unsigned long hi)
+{
+	for (int i = 0; i < n; i++) {
+		unsigned long s = max(gaps[i][0], lo), e = min(gaps[i][1], hi);
+		if (e > s && e - s >= len)
+			return (long)s;
+	}
+	return -ENOMEM;
+}
+
+/* What Linux's search returns, found the slow way. */
+static long brute_force(unsigned long hint, unsigned long len, unsigned long flags)
+{
+	static unsigned long gaps[4096][2];
+	int n = list_gaps(gaps, 4096);
+	unsigned long up = (hint + PAGE_SIZE - 1) & PAGE_MASK;
+	long found;
+	if (flags & MAP_32BIT) {
+		if (up && up <= 0x80000000ul - len && !find_vma_intersection(mm, up, up + len))
+			found = (long)up;
+		else
+			found = lowest_fit(gaps, n, len, 0x40000000ul, 0x80000000ul);
+		return found >= 0 && found < (long)mmap_min_addr ? -EPERM : found;
+	}
+	hint &= PAGE_MASK;
+	if (hint && hint <= TASK_SIZE - len && !find_vma_intersection(mm, hint, hint + len))
+		return hint < mmap_min_addr ? -EPERM : (long)hint;
+	long best = -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		unsigned long s = max(gaps[i][0], mmap_min_addr), e = min(gaps[i][1], mm->mmap_base);
+		if (e > s && e - s >= len)
+			best = (long)(e - len);
+	}
+	if (best >= 0)
+		return best;
+	if (up && up <= TASK_SIZE - len && !find_vma_intersection(mm, up, up + len))
+		return up < mmap_min_addr ? -EPERM : (long)up;
+	return lowest_fit(gaps, n, len, TASK_UNMAPPED_BASE, TASK_SIZE);
+}
+
+static void gap_search_against_brute_force(struct ktest *t)
+{
+	rng_state = 0x0123456789abcdefull;
+	mm->mmap_base = 3ul << 30;
+	unsigned long queries = 0, fallbacks = 0;
+	for (int step = 0; step < 3000; step++) {
+		/* Change the layout: mostly add, sometimes remove. */
+		unsigned long addr = mmap_min_addr + P(rnd((4ul << 30) >> PAGE_SHIFT));
+		unsigned long pages = 1 + rnd(rnd(4) == 0 ? 1 << 16 : 64);
+		if (rnd(3))
+			map_fixed(t, addr, pages, prots[rnd(ARRAY_SIZE(prots))], 0);
+		else
+			KTEST_ASSERT_EQ(t, do_munmap(mm, addr, P(pages)), 0);
+		if (step % 100 == 0 && !check_mm(t, mm))
+			return;
+		for (int q = 0; q < 8; q++) {
+			unsigned long len = P(1 + rnd(1ul << rnd(20)));
+			unsigned long flags = rnd(8) == 0 ? MAP_32BIT : 0;
+			unsigned long hint = rnd(4) == 0 ? rnd(4ul << 30) : 0;
+			long want = brute_force(hint, len, flags);
+			long got = (long)get_unmapped_area(mm, hint, len, flags);
+			queries++;
+			fallbacks += got >= (long)TASK_UNMAPPED_BASE && !hint;
+			if (!KTEST_EXPECT_EQ(t, got, want)) {
+				ktest_diag(t, "step %d: len %#lx flags %#lx hint %#lx, %d VMAs", step, len,
+					   flags, hint, mm->map_count);
+				return;
+			}
+		}
+	}
+	check_mm(t, mm);
+	ktest_diag(t, "%lu searches over up to %d VMAs, %lu bottom-up fallbacks", queries,
+		   mm->map_count, fallbacks);
+	/* A full window below mmap_base sends every search bottom-up. */
+	map_fixed(t, mmap_min_addr, (mm->mmap_base - mmap_min_addr) >> PAGE_SHIFT, PROT_NONE, 0);
+	KTEST_EXPECT_EQ(t, (long)get_unmapped_area(mm, 0, P(1), 0), brute_force(0, P(1), 0));
+	KTEST_EXPECT_GE(t, (long)get_unmapped_area(mm, 0, P(1), 0), (long)TASK_UNMAPPED_BASE);
+	test_mm_free(mm);
+	mm = NULL;
+	KTEST_EXPECT_EQ(t, stub_live_objects, 0);
+}
+
+static void tens_of_thousands_of_vmas(struct ktest *t)
+{
+	enum { N = 30000 };
+	rng_state = 42;
+	/* Every other page mapped, with alternating rights: no merges. */
+	for (unsigned long i = 0; i < N; i++)
+		map_fixed(t, W + P(2 * i), 1, i % 2 ? PROT_READ : RW, 0);
+	KTEST_ASSERT_EQ(t, mm->map_count, N);
+	KTEST_ASSERT_TRUE(t, check_mm(t, mm));
+	/* Fill the holes: VMAs merge pairwise where the rights agree. */
+	for (unsigned long i = 0; i < N; i++)
+		map_fixed(t, W + P(2 * i + 1), 1, RW, 0);
+	/* R R ... at pages 4k + 2, runs of RW between them: N + 1 VMAs. */
+	KTEST_EXPECT_EQ(t, mm->map_count, N + 1);
+	for (int step = 0; step < 20000; step++) {
+		unsigned long s = rnd(2 * N), n = 1 + rnd(8);
+		switch (rnd(3)) {
+		case 0:
+			do_munmap(mm, W + P(s), P(n));
+			break;
+		case 1:
+			do_mprotect(mm, W + P(s), P(n), prots[rnd(ARRAY_SIZE(prots))]);
+			break;
+		default:
+			do_madvise(mm, W + P(s), P(n), rnd(2) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+		}
+		if (step % 5000 == 0 && !check_mm(t, mm))
+			return;
+	}
+	check_mm(t, mm);
+	ktest_diag(t, "%d VMAs at the end", mm->map_count);
+	/* The search still finds its gaps. */
+	KTEST_EXPECT_EQ(t, (long)get_unmapped_area(mm, 0, P(1), 0), brute_force(0, P(1), 0));
+	KTEST_EXPECT_EQ(t, (long)get_unmapped_area(mm, 0, P(3), MAP_32BIT), brute_force(0, P(3), MAP_32BIT));
+	test_mm_free(mm);
+	mm = NULL;
+	KTEST_EXPECT_EQ(t, stub_live_objects, 0);
+}
+
+const struct ktest_case vma_random_cases[] = {
+	KTEST_CASE(random_ops_against_a_page_model),
+	KTEST_CASE(gap_search_against_brute_force),
+	KTEST_CASE(tens_of_thousands_of_vmas),
+};
+const size_t nr_vma_random_cases = ARRAY_SIZE(vma_random_cases);

@@ -1,0 +1,372 @@
+/* Stubs of mm/memory.c, mm/mmu_gather.c and kmalloc for the host test of
+ * the VMA layer, and the invariant check of an mm (see vma_stubs.h).
+ *
+ * The present pages are a sorted list of disjoint intervals: populate adds
+ * to it, unmap and zap cut from it. Each stub checks the contract of the
+ * function it replaces (the range inside the VMA and page aligned, a
+ * gather open around unmap_page_range and free_pgd_range). */
+#include "tests/host/vma_stubs.h"
+#include "kernel/sched.h"
+#include "mm/memory.h"
+#include "mm/mmu_gather.h"
+#include "mm/slab.h"
+#include "tests/host/shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct stub_call stub_calls[MAX_STUB_CALLS];
+int nr_stub_calls;
+int kmalloc_fail_in;
+bool populate_fails;
+long stub_live_objects;
+int stub_errors;
+
+/* The syscalls act on current->mm; nothing calls them on the host. */
+DEFINE_PER_CPU(struct task_struct *, current_task);
+
+#define stub_bug(...)                                                                      \
+	do {                                                                               \
+		printk(KERN_ALWAYS "stub: " __VA_ARGS__);                                  \
+		stub_errors++;                                                             \
+	} while (0)
+
+static struct { unsigned long start, end; } present[8192];
+static int nr_present;
+static int gathers_open;
+
+static void record(enum stub_call_kind kind, const struct vm_area_struct *vma, unsigned long start,
+		   unsigned long end, unsigned long floor, unsigned long ceiling, pgprot_t prot)
+{
+	if (nr_stub_calls == MAX_STUB_CALLS)
+		return; /* long random runs: only the cases that look keep few */
+	stub_calls[nr_stub_calls++] = (struct stub_call){
+		kind, start, end, floor, ceiling, prot, vma ? vma->vm_flags : 0 };
+}
+
+int stub_count(enum stub_call_kind kind)
+{
+	int n = 0;
+	for (int i = 0; i < nr_stub_calls; i++)
+		n += stub_calls[i].kind == kind;
+	return n;
+}
+
+const struct stub_call *stub_find(enum stub_call_kind kind, int n)
+{
+	for (int i = 0; i < nr_stub_calls; i++)
+		if (stub_calls[i].kind == kind && n-- == 0)
+			return &stub_calls[i];
+	return NULL;
+}
+
+void stub_reset(void)
+{
+	nr_stub_calls = 0;
+}
+
+void stub_reset_all(void)
+{
+	nr_stub_calls = 0;
+	nr_present = 0;
+	kmalloc_fail_in = 0;
+	populate_fails = false;
+	stub_errors = 0;
+	gathers_open = 0;
+}
+
+static void present_remove(unsigned long start, unsigned long end)
+{
+	static __typeof__(present) kept;
+	int n = 0;
+	for (int i = 0; i < nr_present; i++) {
+		unsigned long s = present[i].start, e = present[i].end;
+		if (e <= start || s >= end) {
+			kept[n++] = present[i];
+			continue;
+		}
+		if (s < start)
+			kept[n].start = s, kept[n].end = start, n++;
+		if (e > end && n < (int)ARRAY_SIZE(kept))
+			kept[n].start = end, kept[n].end = e, n++;
+	}
+	memcpy(present, kept, (size_t)n * sizeof(present[0]));
+	nr_present = n;
+}
+
+static void present_add(unsigned long start, unsigned long end)
+{
+	present_remove(start, end);
+	if (nr_present + 1 >= (int)ARRAY_SIZE(present)) {
+		stub_bug("too many present intervals\n");
+		return;
+	}
+	int i = 0;
+	while (i < nr_present && present[i].start < start)
+		i++;
+	memmove(&present[i + 1], &present[i], (size_t)(nr_present - i) * sizeof(present[0]));
+	present[i].start = start;
+	present[i].end = end;
+	nr_present++;
+}
+
+bool stub_page_present(unsigned long addr)
+{
+	for (int i = 0; i < nr_present; i++)
+		if (present[i].start <= addr && addr < present[i].end)
+			return true;
+	return false;
+}
+
+unsigned long stub_present_pages(void)
+{
+	unsigned long n = 0;
+	for (int i = 0; i < nr_present; i++)
+		n += (present[i].end - present[i].start) >> PAGE_SHIFT;
+	return n;
+}
+
+static void check_inside(const char *what, const struct vm_area_struct *vma, unsigned long start,
+			 unsigned long end)
+{
+	if (!vma || start >= end || (start | end) & ~PAGE_MASK || start < vma->vm_start ||
+	    end > vma->vm_end)
+		stub_bug("%s(%#lx, %#lx) outside its VMA [%#lx, %#lx)\n", what, start, end,
+			 vma ? vma->vm_start : 0, vma ? vma->vm_end : 0);
+}
+
+/* ---- mm/memory.c -------------------------------------------------------- */
+
+pgprot_t vm_get_page_prot(unsigned long vm_flags)
+{
+	return 0x1000 | (vm_flags & 0xf);
+}
+
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
+		      unsigned long end)
+{
+	if (!gathers_open || tlb->mm != vma->vm_mm)
+		stub_bug("unmap_page_range outside a gather of its mm\n");
+	check_inside("unmap_page_range", vma, addr, end);
+	record(CALL_UNMAP, vma, addr, end, 0, 0, 0);
+	present_remove(addr, end);
+}
+
+void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size)
+{
+	check_inside("zap_page_range", vma, start, start + size);
+	record(CALL_ZAP, vma, start, start + size, 0, 0, 0);
+	present_remove(start, start + size);
+}
+
+void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end,
+		    unsigned long floor, unsigned long ceiling)
+{
+	if (!gathers_open)
+		stub_bug("free_pgd_range outside a gather\n");
+	if (addr >= end || addr < floor || (ceiling && end > ceiling))
+		stub_bug("free_pgd_range(%#lx, %#lx, floor %#lx, ceiling %#lx)\n", addr, end, floor,
+			 ceiling);
+	/* Nothing may be mapped there any more. */
+	for (struct vm_area_struct *v = find_vma(tlb->mm, floor); v && (!ceiling || v->vm_start < ceiling);
+	     v = v->vm_next)
+		if (v->vm_start < end && v->vm_end > addr && !tlb->fullmm)
+			stub_bug("free_pgd_range(%#lx, %#lx) under a live VMA [%#lx, %#lx)\n", addr, end,
+				 v->vm_start, v->vm_end);
+	record(CALL_FREE_PGD, NULL, addr, end, floor, ceiling, 0);
+}
+
+unsigned long change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+				pgprot_t newprot)
+{
+	check_inside("change_protection", vma, start, end);
+	if (newprot != vm_get_page_prot(vma->vm_flags))
+		stub_bug("change_protection with %#llx for flags %#lx\n", (unsigned long long)newprot,
+			 vma->vm_flags);
+	record(CALL_CHPROT, vma, start, end, 0, 0, newprot);
+	return 0;
+}
+
+int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	check_inside("populate_vma_range", vma, start, end);
+	record(CALL_POPULATE, vma, start, end, 0, 0, 0);
+	if (populate_fails)
+		return -ENOMEM;
+	present_add(start, end);
+	return 0;
+}
+
+/* ---- mm/mmu_gather.c ------------------------------------------------------ */
+
+void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm)
+{
+	memset(tlb, 0, sizeof(*tlb));
+	tlb->mm = mm;
+	gathers_open++;
+	record(CALL_GATHER, NULL, 0, 0, 0, 0, 0);
+}
+
+void tlb_gather_mmu_fullmm(struct mmu_gather *tlb, struct mm_struct *mm)
+{
+	memset(tlb, 0, sizeof(*tlb));
+	tlb->mm = mm;
+	tlb->fullmm = true;
+	gathers_open++;
+	record(CALL_GATHER_FULL, NULL, 0, 0, 0, 0, 0);
+}
+
+void tlb_finish_mmu(struct mmu_gather *tlb)
+{
+	if (gathers_open-- <= 0 || !tlb->mm)
+		stub_bug("tlb_finish_mmu without a gather\n");
+	tlb->mm = NULL;
+	record(CALL_FINISH, NULL, 0, 0, 0, 0, 0);
+}
+
+/* ---- kmalloc --------------------------------------------------------------- */
+
+void *kmalloc(size_t size, gfp_t gfp)
+{
+	(void)gfp;
+	if (kmalloc_fail_in && --kmalloc_fail_in == 0)
+		return NULL;
+	void *p = malloc(size ? size : 1);
+	if (p)
+		stub_live_objects++;
+	return p;
+}
+
+void *kzalloc(size_t size, gfp_t gfp)
+{
+	void *p = kmalloc(size, gfp);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void kfree(const void *p)
+{
+	if (!p)
+		return;
+	stub_live_objects--;
+	free((void *)p);
+}
+
+/* ---- mms and their invariants --------------------------------------------- */
+
+struct mm_struct *test_mm_alloc(void)
+{
+	struct mm_struct *mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		abort();
+	mm->mm_rb = RB_ROOT;
+	mm->mmap_base = MMAP_BASE;
+	mm->mm_users = mm->mm_count = 1;
+	return mm;
+}
+
+void test_mm_free(struct mm_struct *mm)
+{
+	exit_mmap(mm);
+	free(mm);
+}
+
+struct walk {
+	struct ktest *t;
+	struct vm_area_struct *last; /* in-order predecessor */
+	int count;
+	bool ok;
+};
+
+#define WALK_FAIL(w, ...)                                                                  \
+	do {                                                                               \
+		ktest_fail((w)->t, __FILE__, __LINE__, __VA_ARGS__);                       \
+		(w)->ok = false;                                                           \
+	} while (0)
+
+/* Returns the black height of the subtree, checking it on the way. */
+static int walk_node(struct walk *w, struct rb_node *rb, struct rb_node *parent)
+{
+	if (!rb)
+		return 1;
+	struct vm_area_struct *vma = rb_entry(rb, struct vm_area_struct, vm_rb);
+	bool black = rb->__rb_parent_color & 1;
+	if (rb_parent(rb) != parent)
+		WALK_FAIL(w, "VMA [%#lx, %#lx): wrong parent pointer", vma->vm_start, vma->vm_end);
+	if (!black && ((rb->rb_left && !(rb->rb_left->__rb_parent_color & 1)) ||
+		       (rb->rb_right && !(rb->rb_right->__rb_parent_color & 1))))
+		WALK_FAIL(w, "red VMA [%#lx, %#lx) has a red child", vma->vm_start, vma->vm_end);
+	int lh = walk_node(w, rb->rb_left, rb);
+	/* In order: this one after the left subtree. */
+	struct vm_area_struct *prev = w->last;
+	if (vma->vm_prev != prev || (prev && prev->vm_next != vma))
+		WALK_FAIL(w, "VMA [%#lx, %#lx): list links disagree with the tree", vma->vm_start,
+			  vma->vm_end);
+	if (prev && prev->vm_end > vma->vm_start)
+		WALK_FAIL(w, "VMAs [%#lx, %#lx) and [%#lx, %#lx) overlap or are out of order",
+			  prev->vm_start, prev->vm_end, vma->vm_start, vma->vm_end);
+	if (prev && prev->vm_end == vma->vm_start && prev->vm_flags == vma->vm_flags)
+		WALK_FAIL(w, "VMAs [%#lx, %#lx) and [%#lx, %#lx) touch with the same flags %#lx",
+			  prev->vm_start, prev->vm_end, vma->vm_start, vma->vm_end, vma->vm_flags);
+	if (vma->vm_start >= vma->vm_end || (vma->vm_start | vma->vm_end) & ~PAGE_MASK ||
+	    vma->vm_end > TASK_SIZE)
+		WALK_FAIL(w, "bad VMA bounds [%#lx, %#lx)", vma->vm_start, vma->vm_end);
+	if (vma->vm_page_prot != vm_get_page_prot(vma->vm_flags))
+		WALK_FAIL(w, "VMA [%#lx, %#lx): vm_page_prot does not follow the flags", vma->vm_start,
+			  vma->vm_end);
+	w->last = vma;
+	w->count++;
+	int rh = walk_node(w, rb->rb_right, rb);
+	if (lh != rh)
+		WALK_FAIL(w, "VMA [%#lx, %#lx): black heights %d and %d", vma->vm_start, vma->vm_end, lh, rh);
+	/* The gap cache. */
+	unsigned long gap = vma->vm_start - (prev ? prev->vm_end : 0), sub = gap;
+	struct vm_area_struct *l = rb_entry_safe(rb->rb_left, struct vm_area_struct, vm_rb);
+	struct vm_area_struct *r = rb_entry_safe(rb->rb_right, struct vm_area_struct, vm_rb);
+	if (l && l->rb_subtree_gap > sub)
+		sub = l->rb_subtree_gap;
+	if (r && r->rb_subtree_gap > sub)
+		sub = r->rb_subtree_gap;
+	if (vma->rb_subtree_gap != sub)
+		WALK_FAIL(w, "VMA [%#lx, %#lx): rb_subtree_gap %#lx, should be %#lx", vma->vm_start,
+			  vma->vm_end, vma->rb_subtree_gap, sub);
+	return lh + black;
+}
+
+bool check_mm(struct ktest *t, struct mm_struct *mm)
+{
+	struct walk w = { .t = t, .ok = true };
+	struct rb_node *root = mm->mm_rb.rb_node;
+	if (root && !(root->__rb_parent_color & 1))
+		WALK_FAIL(&w, "the root is red");
+	walk_node(&w, root, NULL);
+	if (w.last && w.last->vm_next)
+		WALK_FAIL(&w, "the last VMA has a vm_next");
+	unsigned long pages = 0;
+	for (struct vm_area_struct *v = w.last ? find_vma(mm, 0) : NULL; v; v = v->vm_next) {
+		pages += (v->vm_end - v->vm_start) >> PAGE_SHIFT;
+		if (v->vm_mm != mm)
+			WALK_FAIL(&w, "VMA [%#lx, %#lx) has the wrong vm_mm", v->vm_start, v->vm_end);
+	}
+	if (w.count != mm->map_count)
+		WALK_FAIL(&w, "map_count %d, %d VMAs in the tree", mm->map_count, w.count);
+	if (pages != mm->total_vm)
+		WALK_FAIL(&w, "total_vm %lu, the VMAs cover %lu pages", mm->total_vm, pages);
+	if (mm->hiwater_vm < mm->total_vm)
+		WALK_FAIL(&w, "hiwater_vm %lu below total_vm %lu", mm->hiwater_vm, mm->total_vm);
+	if (mm->highest_vm_end != (w.last ? w.last->vm_end : 0))
+		WALK_FAIL(&w, "highest_vm_end %#lx, the last VMA ends at %#lx", mm->highest_vm_end,
+			  w.last ? w.last->vm_end : 0);
+	for (int i = 0; i < nr_present; i++)
+		for (unsigned long a = present[i].start; a < present[i].end; a += PAGE_SIZE) {
+			struct vm_area_struct *v = find_vma(mm, a);
+			if (!v || v->vm_start > a) {
+				WALK_FAIL(&w, "page %#lx is present outside every VMA", a);
+				break;
+			}
+		}
+	if (stub_errors)
+		WALK_FAIL(&w, "%d stub errors", stub_errors);
+	return w.ok;
+}
