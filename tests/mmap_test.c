@@ -1,0 +1,226 @@
+/* The VMA layer on real address spaces (mm_alloc, real page tables and
+ * pages): mmap with MAP_POPULATE, munmap, MAP_FIXED, mprotect, madvise,
+ * brk and the system calls, checked through what a user sees (the mm's
+ * counters, the contents of user memory through copy_*_user, errnos) and
+ * through the free page count, which must come back exactly once the mm
+ * is gone (each case checks it; the framework's free_pages_restored checks
+ * the suite as a whole). */
+#include "tests/kunit.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/sched.h"
+#include "kernel/spinlock.h"
+#include "kernel/syscall.h"
+#include "kernel/unistd.h"
+#include "mm/memory.h"
+#include "mm/mmap.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+
+#define RW (PROT_READ | PROT_WRITE)
+#define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
+#define BASE 0x0000200000000000ul /* a PGD entry of its own */
+
+struct space {
+	struct mm_struct *mm;
+	struct mm_struct *saved_mm;
+	unsigned long free_before;
+};
+
+static unsigned long free_pages_now(void)
+{
+	kmem_cache_shrink_all();
+	return nr_free_pages();
+}
+
+/* A fresh mm, made the current task's (faults, user copies and system
+ * calls go to it). */
+static void space_init(struct kunit *test, struct space *s)
+{
+	s->free_before = free_pages_now();
+	s->mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, s->mm);
+	KUNIT_EXPECT_EQ(test, s->mm->mmap_base, MMAP_BASE);
+	KUNIT_EXPECT_EQ(test, s->mm->map_count, 0);
+	s->saved_mm = current->mm;
+	unsigned long irq;
+	local_irq_save(irq);
+	current->mm = s->mm;
+	switch_mm(s->saved_mm, s->mm);
+	local_irq_restore(irq);
+}
+
+/* Drops the mm (exit_mmap through mmput) and checks that every page came
+ * back. */
+static void space_destroy(struct kunit *test, struct space *s)
+{
+	unsigned long irq;
+	local_irq_save(irq);
+	current->mm = s->saved_mm;
+	switch_mm(s->mm, s->saved_mm);
+	local_irq_restore(irq);
+	mmput(s->mm);
+	KUNIT_EXPECT_EQ(test, free_pages_now(), s->free_before);
+}
+
+static long sys(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2,
+		unsigned long a3, unsigned long a4, unsigned long a5)
+{
+	const unsigned long args[6] = { a0, a1, a2, a3, a4, a5 };
+	return do_syscall_64(nr, args);
+}
+
+static void populate_then_munmap_gives_everything_back(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s);
+	unsigned long a = do_mmap(s.mm, 0, 16 * PAGE_SIZE, RW, ANON | MAP_POPULATE);
+	KUNIT_ASSERT_EQ(test, a, MMAP_BASE - 16 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 16);
+	KUNIT_EXPECT_EQ(test, s.mm->total_vm, 16);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 1);
+	KUNIT_EXPECT_GT(test, mm_pgtables_bytes(s.mm), 0);
+	/* A hole in the middle: two VMAs, the hole's pages gone. */
+	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, a + 4 * PAGE_SIZE, 4 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 12);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 2);
+	KUNIT_EXPECT_EQ(test, s.mm->total_vm, 12);
+	/* The rest: no neighbours, so every page table goes too. */
+	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, a, 16 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 0);
+	KUNIT_EXPECT_EQ(test, s.mm->total_vm, 0);
+	KUNIT_EXPECT_EQ(test, s.mm->hiwater_vm, 16);
+	KUNIT_EXPECT_EQ(test, mm_pgtables_bytes(s.mm), 0);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 0);
+	space_destroy(test, &s);
+}
+
+static void map_fixed_replaces_the_pages(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s);
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, BASE, 8 * PAGE_SIZE, RW, ANON | MAP_FIXED | MAP_POPULATE), BASE);
+	const u64 pattern = 0x5a5a5a5a12345678ull;
+	for (int i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, put_user_u64(pattern + i, (void *)(BASE + i * PAGE_SIZE)), 0);
+	/* New memory over the middle: zeroes there, the old data around it. */
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, BASE + 2 * PAGE_SIZE, 4 * PAGE_SIZE, PROT_READ, ANON | MAP_FIXED),
+			BASE + 2 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 4);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 3);
+	u64 v = 1;
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + 3 * PAGE_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, v, 0);
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + 7 * PAGE_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, v, pattern + 7);
+	/* Read-only: a write fails, until mprotect allows it. */
+	KUNIT_EXPECT_EQ(test, put_user_u64(1, (void *)(BASE + 3 * PAGE_SIZE)), -EFAULT);
+	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, BASE + 2 * PAGE_SIZE, 4 * PAGE_SIZE, RW), 0);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 1); /* merged back */
+	KUNIT_EXPECT_EQ(test, put_user_u64(1, (void *)(BASE + 3 * PAGE_SIZE)), 0);
+	/* And read-only again over populated pages: the PTEs lose write. */
+	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, BASE, 8 * PAGE_SIZE, PROT_READ), 0);
+	KUNIT_EXPECT_EQ(test, put_user_u64(1, (void *)BASE), -EFAULT);
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)BASE), 0);
+	KUNIT_EXPECT_EQ(test, v, pattern);
+	space_destroy(test, &s);
+}
+
+static void madvise_dontneed_and_free_give_zeroes(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s);
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, BASE, 6 * PAGE_SIZE, RW, ANON | MAP_FIXED | MAP_POPULATE), BASE);
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, BASE + 8 * PAGE_SIZE, 2 * PAGE_SIZE, RW, ANON | MAP_FIXED), BASE + 8 * PAGE_SIZE);
+	for (int i = 0; i < 6; i++)
+		KUNIT_ASSERT_EQ(test, put_user_u64(0x1111 + i, (void *)(BASE + i * PAGE_SIZE)), 0);
+	KUNIT_ASSERT_EQ(test, put_user_u64(0x2222, (void *)(BASE + 8 * PAGE_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 7);
+	/* Over the hole: the mapped parts are zapped, then -ENOMEM. */
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + 4 * PAGE_SIZE, 6 * PAGE_SIZE, MADV_DONTNEED), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 4);
+	u64 v = 1;
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + 4 * PAGE_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, v, 0);
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + 8 * PAGE_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, v, 0);
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + 3 * PAGE_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, v, 0x1111 + 3);
+	/* MADV_FREE frees at once here. */
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, 2 * PAGE_SIZE, MADV_FREE), 0);
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)BASE), 0);
+	KUNIT_EXPECT_EQ(test, v, 0);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 2);
+	/* An unmapped page faults for the kernel's copies too. */
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + 6 * PAGE_SIZE)), -EFAULT);
+	space_destroy(test, &s);
+}
+
+static void system_calls_act_on_current_mm(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s);
+	long a = sys(__NR_mmap, 0, 3 * PAGE_SIZE, RW, ANON | MAP_POPULATE, -1ul, 0);
+	KUNIT_ASSERT_EQ(test, a, (long)(MMAP_BASE - 3 * PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 3);
+	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, ANON, -1ul, 1), -EINVAL); /* offset */
+	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, -1ul, 0), -EBADF);
+	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, 0, RW, MAP_PRIVATE, -1ul, 0), -EBADF); /* fd first */
+	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, 1, 0), -ENODEV); /* the console */
+	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_SHARED | MAP_ANONYMOUS, -1ul, 0), -ENODEV);
+	KUNIT_EXPECT_EQ(test, sys(__NR_mprotect, a, PAGE_SIZE, PROT_READ, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 2);
+	KUNIT_EXPECT_EQ(test, sys(__NR_mprotect, a + 1, PAGE_SIZE, PROT_READ, 0, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sys(__NR_madvise, a, 3 * PAGE_SIZE, MADV_DONTNEED, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	KUNIT_EXPECT_EQ(test, sys(__NR_madvise, a, PAGE_SIZE, 999, 0, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sys(__NR_munmap, a, 3 * PAGE_SIZE, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, sys(__NR_munmap, a, 0, 0, 0, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 0);
+	/* brk: the loader sets start_brk; here the test does. */
+	s.mm->start_brk = s.mm->brk = BASE;
+	KUNIT_EXPECT_EQ(test, sys(__NR_brk, 0, 0, 0, 0, 0, 0), (long)BASE); /* query */
+	KUNIT_EXPECT_EQ(test, sys(__NR_brk, BASE + 5000, 0, 0, 0, 0, 0), (long)(BASE + 5000));
+	KUNIT_EXPECT_EQ(test, put_user_u64(7, (void *)(BASE + PAGE_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 1);
+	KUNIT_EXPECT_EQ(test, sys(__NR_brk, BASE + 100, 0, 0, 0, 0, 0), (long)(BASE + 100));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	KUNIT_EXPECT_EQ(test, s.mm->total_vm, 1);
+	space_destroy(test, &s);
+}
+
+/* Process exit with mappings everywhere: mmput's exit_mmap frees all. */
+static void exit_with_mappings_frees_every_page(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s);
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, BASE, 64 * PAGE_SIZE, RW, ANON | MAP_FIXED | MAP_POPULATE), BASE);
+	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, BASE + 16 * PAGE_SIZE, 16 * PAGE_SIZE, PROT_READ), 0);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + 40 * PAGE_SIZE, 8 * PAGE_SIZE, MADV_HUGEPAGE), 0);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 5);
+	/* Far apart: tables in several PGD entries. */
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, mmap_min_addr, PAGE_SIZE, RW, ANON | MAP_FIXED | MAP_POPULATE),
+			mmap_min_addr);
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE, RW,
+				      ANON | MAP_FIXED_NOREPLACE | MAP_GROWSDOWN),
+			STACK_TOP - USER_STACK_SIZE);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, STACK_TOP - 4 * PAGE_SIZE, 4 * PAGE_SIZE, 23 /* MADV_POPULATE_WRITE */), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 64 + 1 + 4);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 7);
+	space_destroy(test, &s);
+}
+
+static struct kunit_case mmap_cases[] = {
+	KUNIT_CASE(populate_then_munmap_gives_everything_back),
+	KUNIT_CASE(map_fixed_replaces_the_pages),
+	KUNIT_CASE(madvise_dontneed_and_free_give_zeroes),
+	KUNIT_CASE(system_calls_act_on_current_mm),
+	KUNIT_CASE(exit_with_mappings_frees_every_page),
+	{}
+};
+
+static struct kunit_suite mmap_suite = {
+	.name = "mmap",
+	.test_cases = mmap_cases,
+};
+kunit_test_suite(mmap_suite);
