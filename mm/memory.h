@@ -89,10 +89,12 @@ void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsign
 /* MADV_DONTNEED: unmaps [start, start + size) of vma with a gather of its
  * own (TLB flushed, pages freed before it returns). */
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size);
-/* Frees the page tables that cover only addresses in [addr, end), never
- * ones that also cover [floor, addr) or [end, ceiling) (the neighbouring
- * VMAs' addresses; 0 for ceiling means the top of the user half), as
- * Linux's free_pgd_range. The tables go to tlb. */
+/* Frees the page tables that cover only addresses in [addr, end) or in
+ * the free gaps around it, as Linux's free_pgd_range: floor is the end of
+ * the previous VMA (0: none) and ceiling the start of the next (0: none,
+ * the top of the user half), and a table is freed only when every address
+ * it covers lies in [floor, ceiling), so no neighbouring VMA loses a table
+ * it still uses. The tables go to tlb. */
 void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end,
 		    unsigned long floor, unsigned long ceiling);
 /* Changes the protection of the present PTEs of [start, end) in vma to

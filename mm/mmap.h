@@ -58,8 +58,5 @@ extern int sysctl_max_map_count;
 #ifndef PAGE_ALIGN
 #define PAGE_ALIGN(x) (((x) + PAGE_SIZE - 1) & PAGE_MASK)
 #endif
-#ifndef EACCES
-#define EACCES 13 /* Linux's value; kernel/types.h lacks it */
-#endif
 
 #endif
