@@ -151,14 +151,17 @@ test:
 		$(foreach t,$(HOST_TESTS),--host $(t))
 
 # Benchmarks: the allocator natively on the host (the figures that mean
-# something), then the same shapes inside the kernel under QEMU (emulated:
-# relative costs only). Figures go to build/bench/.
+# something) and the user benchmark programs on the host's Linux, then the
+# same shapes inside the kernel under QEMU, the user programs as mmlab
+# processes (emulated: relative costs only). Figures go to build/bench/.
 BENCH_TOPOLOGIES ?= default pci-hole-6g
 bench:
 	@tools/deps.sh run
 	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) $(B)/host/bench_page_alloc
 	@echo "== host-native benchmarks (build/bench/host.txt)"
 	@$(MAKE) --no-print-directory bench-host
+	@echo "== the user benchmark programs on the host's Linux, native (build/bench/user-linux.txt)"
+	@$(MAKE) --no-print-directory bench-user-linux
 	@for t in $(BENCH_TOPOLOGIES); do \
 		echo "== in-kernel benchmarks on '$$t' under $(ACCEL) (build/bench/kernel-$$t.txt)"; \
 		$(RUNNER) run $(RUNNER_ARGS) --cmdline "bench" $$t </dev/null | tr -d '\r' | \
