@@ -4,10 +4,10 @@
  *
  * Invariants: fd n is in use iff files->fd[n] is not NULL; a struct file is
  * owned by exactly one descriptor (no dup yet), so close() frees it. The
- * console keeps a partial line per process until its newline (or exit), so
- * that output from processes on several CPUs never interleaves inside a
+ * console keeps a partial line per process until its newline (or exit),
+ * so that output from processes on several CPUs never interleaves inside a
  * line, and each line gets the process's console prefix (the test suite's
- * "    # ").
+ * "    # "; the line buffer is kernel/console_line.c).
  *
  * The system calls (read 0, write 1, open 2, close 3, fstat 5, lseek 8,
  * pread64 17, openat 257) are thin wrappers around the files_* functions

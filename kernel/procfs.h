@@ -1,5 +1,6 @@
 /* Read-only procfs and sysfs files in Linux's formats, generated on demand
- * into a buffer (the open-file side is kernel/file.c).
+ * into a buffer (the open-file side is kernel/file.c; the generators are
+ * kernel/procfs.c and, for /proc/<pid>, kernel/proc_task.c).
  *
  * The namespace is fixed: "/", "/proc" (meminfo, buddyinfo, self and the
  * caller's own pid, each with status, statm and maps), "/sys/devices/system/node"
@@ -47,5 +48,27 @@ int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp);
  * Returns 0, -ENOENT, -ENOTDIR, -EISDIR (a directory) or -ENOMEM. The
  * buffer is NUL-terminated (the NUL is not counted in *lenp). */
 int procfs_generate(const char *path, struct task_struct *task, char **bufp, size_t *lenp);
+
+/* ---- for the generators (procfs.c, proc_task.c) ---- */
+
+/* Linux's seq_buf: a bounded buffer that remembers it overflowed. A
+ * generator prints into it and procfs_fill() retries with a larger one
+ * when it overflowed, so a file is always generated whole. */
+struct seq_buf {
+	char *buffer;
+	size_t size;
+	size_t len; /* > size once something did not fit */
+};
+
+static inline bool seq_buf_has_overflowed(const struct seq_buf *s) { return s->len > s->size; }
+void __printf(2, 3) seq_buf_printf(struct seq_buf *s, const char *fmt, ...);
+static inline void seq_buf_puts(struct seq_buf *s, const char *str) { seq_buf_printf(s, "%s", str); }
+
+/* A set of small integers as Linux's "%*pbl" ("0-3,8"), then a newline. */
+void print_list(struct seq_buf *m, const bool *set, int n);
+/* A bitmap of nr_bits as Linux's "%*pb" (hex, 32-bit chunks, commas). */
+void print_mask(struct seq_buf *m, u64 bits, unsigned nr_bits);
+/* The node exists and has present memory. */
+bool node_has_memory(int nid);
 
 #endif

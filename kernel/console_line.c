@@ -1,0 +1,45 @@
+/* The console line buffer behind a process's fd 1 and 2 (see
+ * console_line.h; the file side, console_write, is in kernel/file.c).
+ *
+ * Invariant: c->buf only ever holds a partial line (no '\n'), and each
+ * full line leaves in one printk, which the console lock keeps whole
+ * against other CPUs.
+ *
+ * Concurrency: a line buffer belongs to one process's file table, which
+ * only that task touches (file.c), so it takes no lock. */
+#include "kernel/console_line.h"
+#include "kernel/printk.h"
+#include "kernel/string.h"
+
+void console_line_init(struct console_line *c, const char *prefix)
+{
+	strlcpy(c->prefix, prefix ? prefix : "", CONSOLE_PREFIX_MAX);
+	c->len = 0;
+}
+
+static void console_flush(struct console_line *c)
+{
+	printk(KERN_ALWAYS "%s%.*s\n", c->prefix, (int)c->len, c->buf);
+	c->len = 0;
+}
+
+/* A line longer than the buffer leaves in pieces of CONSOLE_LINE_MAX. NUL
+ * bytes are dropped: %.*s would stop at them. */
+void console_line_put(struct console_line *c, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n') {
+			console_flush(c);
+		} else if (s[i]) {
+			c->buf[c->len++] = s[i];
+			if (c->len == CONSOLE_LINE_MAX)
+				console_flush(c);
+		}
+	}
+}
+
+void console_line_end(struct console_line *c)
+{
+	if (c->len)
+		console_flush(c);
+}

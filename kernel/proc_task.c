@@ -1,0 +1,228 @@
+/* The per-task files under /proc/self and /proc/<pid>: status, statm and
+ * maps, in Linux 6.12's formats (fs/proc/array.c's proc_pid_status,
+ * task_mmu.c's task_mem, proc_pid_statm and show_map_vma). The namespace
+ * and the buffer they print into are procfs.c's.
+ *
+ * Invariant: every figure comes from the task's own mm (its counters and
+ * its VMAs, counted at generation time) or is the 0 or constant Linux
+ * prints for what this kernel lacks, named where it is printed. Only the
+ * mm's own task reads it here (procfs shows a process only its own pid),
+ * and only that task changes its VMAs, so the walk takes no lock
+ * (mm_types.h). */
+#include "kernel/proc_task.h"
+#include "kernel/file.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "mm/mm_types.h"
+#include "mm/mmap.h"
+#include "mm/numa.h"
+
+/* ---- status and statm ---- */
+
+/* What Linux keeps as mm->exec_vm, stack_vm, data_vm and locked_vm
+ * (vm_stat_account's classes), counted from the VMAs. Only the mm's own
+ * task reads it, and only that task changes the VMAs (mm_types.h). */
+struct vm_counts {
+	unsigned long exec, stack, data, locked;
+};
+
+static void count_vmas(struct mm_struct *mm, struct vm_counts *c)
+{
+	struct vm_area_struct *vma;
+	memset(c, 0, sizeof(*c));
+	for_each_vma(mm, vma) {
+		unsigned long pages = (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+		unsigned long f = vma->vm_flags;
+		if ((f & (VM_EXEC | VM_WRITE | VM_GROWSDOWN)) == VM_EXEC)
+			c->exec += pages;
+		else if (f & VM_GROWSDOWN) /* VM_STACK on x86 */
+			c->stack += pages;
+		else if ((f & (VM_WRITE | VM_SHARED | VM_GROWSDOWN)) == VM_WRITE)
+			c->data += pages;
+		if (f & VM_LOCKED)
+			c->locked += pages;
+	}
+}
+
+static const char *task_state_name(const struct task_struct *p)
+{
+	long s = READ_ONCE(p->__state);
+	if (s == TASK_RUNNING)
+		return "R (running)";
+	if (s & TASK_DEAD)
+		return "X (dead)";
+	if (s & TASK_UNINTERRUPTIBLE)
+		return "D (disk sleep)";
+	return "S (sleeping)";
+}
+
+/* Name as Linux's proc_task_name(escape): \n and \\ escaped, and the
+ * space class written as C escapes. */
+static void task_name(struct seq_buf *m, const struct task_struct *p)
+{
+	char name[TASK_COMM_LEN * 2 + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < TASK_COMM_LEN && p->comm[i]; i++) {
+		const char *esc = NULL;
+		switch (p->comm[i]) {
+		case '\n': esc = "\\n"; break;
+		case '\t': esc = "\\t"; break;
+		case '\r': esc = "\\r"; break;
+		case '\v': esc = "\\v"; break;
+		case '\f': esc = "\\f"; break;
+		case '\\': esc = "\\\\"; break;
+		}
+		if (esc) {
+			name[n++] = esc[0];
+			name[n++] = esc[1];
+		} else {
+			name[n++] = p->comm[i];
+		}
+	}
+	name[n] = 0;
+	seq_buf_printf(m, "Name:\t%s\n", name);
+}
+
+#define SEQ_PUT_KB(label, pages) seq_buf_printf(m, label "\t%8lu kB\n", (pages) << (PAGE_SHIFT - 10))
+
+/* Linux's task_mem(). */
+static void task_mem(struct seq_buf *m, struct mm_struct *mm)
+{
+	struct vm_counts c;
+	count_vmas(mm, &c);
+	unsigned long anon = get_mm_counter(mm, MM_ANONPAGES);
+	unsigned long total_vm = READ_ONCE(mm->total_vm);
+	unsigned long hiwater_vm = max(total_vm, READ_ONCE(mm->hiwater_vm));
+	unsigned long total_rss = anon; /* no file or shmem pages */
+	unsigned long hiwater_rss = max(total_rss, READ_ONCE(mm->hiwater_rss));
+	/* Text is the code segment's span, at most the executable VMAs. */
+	unsigned long text = ALIGN_UP(mm->end_code, PAGE_SIZE) - (mm->start_code & PAGE_MASK);
+	text = min(text, c.exec << PAGE_SHIFT);
+	unsigned long lib = (c.exec << PAGE_SHIFT) - text;
+
+	SEQ_PUT_KB("VmPeak:", hiwater_vm);
+	SEQ_PUT_KB("VmSize:", total_vm);
+	SEQ_PUT_KB("VmLck:", c.locked);   /* VM_LOCKED VMAs (there is no mlock) */
+	SEQ_PUT_KB("VmPin:", 0ul);        /* nothing pins user pages */
+	SEQ_PUT_KB("VmHWM:", hiwater_rss);
+	SEQ_PUT_KB("VmRSS:", total_rss);
+	SEQ_PUT_KB("RssAnon:", anon);
+	SEQ_PUT_KB("RssFile:", 0ul);      /* no file mappings */
+	SEQ_PUT_KB("RssShmem:", 0ul);     /* no shared memory */
+	SEQ_PUT_KB("VmData:", c.data);
+	SEQ_PUT_KB("VmStk:", c.stack);
+	seq_buf_printf(m, "VmExe:\t%8lu kB\n", text >> 10);
+	seq_buf_printf(m, "VmLib:\t%8lu kB\n", lib >> 10);
+	seq_buf_printf(m, "VmPTE:\t%8lu kB\n", mm_pgtables_bytes(mm) >> 10);
+	SEQ_PUT_KB("VmSwap:", 0ul);       /* no swap */
+	SEQ_PUT_KB("HugetlbPages:", 0ul); /* no hugetlbfs */
+}
+
+/* Root's full capability set in 6.12 (CAP_LAST_CAP 40): processes here
+ * may do anything, as root may. */
+#define CAP_FULL_SET 0x000001ffffffffffull
+
+void status_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct task_struct *p = node->task;
+	struct mm_struct *mm = p->mm;
+	int pid = p->pid;
+
+	task_name(m, p);
+	seq_buf_puts(m, "Umask:\t0022\n"); /* no umask(2): init's default */
+	seq_buf_printf(m, "State:\t%s\n", task_state_name(p));
+	/* One thread per process: tgid == pid. Processes are started by the
+	 * kernel, so their parent is 0, as init's is in Linux. Everyone is
+	 * uid/gid 0. */
+	seq_buf_printf(m, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t0\nTracerPid:\t0\n", pid, pid);
+	seq_buf_puts(m, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
+	seq_buf_printf(m, "FDSize:\t%d\n", p->files ? NR_OPEN_DEFAULT : 0);
+	seq_buf_puts(m, "Groups:\t \n");
+	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", pid, pid, pid, pid);
+	/* Every task without an mm is a kernel thread (the boot task too). */
+	seq_buf_printf(m, "Kthread:\t%c\n", !mm ? '1' : '0');
+	if (mm) {
+		task_mem(m, mm);
+		seq_buf_puts(m, "CoreDumping:\t0\n");
+		seq_buf_puts(m, "THP_enabled:\t0\n");             /* user faults map 4 KiB pages */
+		seq_buf_puts(m, "untag_mask:\t0xffffffffffffffff\n"); /* no LAM */
+	}
+	/* No signals yet: nothing pending, blocked, ignored or caught. */
+	seq_buf_puts(m, "Threads:\t1\nSigQ:\t0/0\n");
+	seq_buf_puts(m, "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n"
+			"SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+			"SigCgt:\t0000000000000000\n");
+	seq_buf_printf(m, "CapInh:\t%016llx\nCapPrm:\t%016llx\nCapEff:\t%016llx\nCapBnd:\t%016llx\n"
+		       "CapAmb:\t%016llx\n", 0ull, CAP_FULL_SET, CAP_FULL_SET, CAP_FULL_SET, 0ull);
+	seq_buf_puts(m, "NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n");
+	/* The kernel applies no speculation mitigations. */
+	seq_buf_puts(m, "Speculation_Store_Bypass:\tvulnerable\n"
+			"SpeculationIndirectBranch:\talways enabled\n");
+	/* A task runs on one CPU for its whole life (sched.h). */
+	seq_buf_puts(m, "Cpus_allowed:\t");
+	print_mask(m, 1ull << p->cpu, num_possible_cpus());
+	bool cpus[NR_CPUS] = { 0 };
+	cpus[p->cpu] = true;
+	seq_buf_puts(m, "\nCpus_allowed_list:\t");
+	print_list(m, cpus, NR_CPUS);
+	/* Memory may come from any node that has some. */
+	bool mems[MAX_NUMNODES] = { 0 };
+	u64 mem_bits = 0;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if ((mems[nid] = node_has_memory(nid)))
+			mem_bits |= 1ull << nid;
+	seq_buf_puts(m, "Mems_allowed:\t");
+	print_mask(m, mem_bits, MAX_NUMNODES);
+	seq_buf_puts(m, "\nMems_allowed_list:\t");
+	print_list(m, mems, MAX_NUMNODES);
+	/* Not preemptible: every switch is voluntary. */
+	seq_buf_printf(m, "voluntary_ctxt_switches:\t%lu\nnonvoluntary_ctxt_switches:\t0\n",
+		       READ_ONCE(p->nvcsw));
+}
+
+/* size resident shared text lib data dt, in pages (proc_pid_statm). */
+void statm_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct mm_struct *mm = node->task->mm;
+	if (!mm) {
+		seq_buf_puts(m, "0 0 0 0 0 0 0\n");
+		return;
+	}
+	struct vm_counts c;
+	count_vmas(mm, &c);
+	unsigned long text = (ALIGN_UP(mm->end_code, PAGE_SIZE) - (mm->start_code & PAGE_MASK)) >> PAGE_SHIFT;
+	seq_buf_printf(m, "%lu %lu %lu %lu 0 %lu 0\n", READ_ONCE(mm->total_vm),
+		       get_mm_counter(mm, MM_ANONPAGES), 0ul, text, c.data + c.stack);
+}
+
+/* ---- maps ---- */
+
+/* show_map_vma(): every VMA is anonymous here (the ELF image is copied
+ * into anonymous memory), so offset, device and inode are 0 and only the
+ * heap and the stack get names; a name starts at column 73. */
+void maps_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct mm_struct *mm = node->task->mm;
+	struct vm_area_struct *vma;
+	if (!mm)
+		return;
+	for_each_vma(mm, vma) {
+		unsigned long f = vma->vm_flags;
+		size_t line = m->len;
+		const char *name = NULL;
+		seq_buf_printf(m, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ", vma->vm_start, vma->vm_end,
+			       f & VM_READ ? 'r' : '-', f & VM_WRITE ? 'w' : '-', f & VM_EXEC ? 'x' : '-',
+			       f & VM_MAYSHARE ? 's' : 'p', 0ull, 0u, 0u, 0ul);
+		if (vma->vm_start < mm->brk && vma->vm_end > mm->start_brk)
+			name = "[heap]";
+		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
+			name = "[stack]";
+		if (name) {
+			size_t used = m->len - line;
+			/* seq_pad(m, ' '): spaces up to the width, then one more */
+			seq_buf_printf(m, "%*s %s", used < 72 ? (int)(72 - used) : 0, "", name);
+		}
+		seq_buf_puts(m, "\n");
+	}
+}

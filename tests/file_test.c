@@ -1,0 +1,458 @@
+/* The open-file layer (kernel/file.c): the descriptor table (lowest fd
+ * first, EMFILE, EBADF, open's errnos, reads and seeks of generated files,
+ * the snapshot freed on close), the console's line buffer
+ * (kernel/console_line.c: lines never interleaved across CPUs), and the
+ * file system calls together with the small ones of kernel/sys.c, run
+ * through do_syscall_64() on a test mm. The contents of the generated
+ * files are tests/procfs_test.c's.
+ *
+ * The system calls run with pointers into an mm the case builds and makes
+ * current (copies demand-page it), and into unmapped addresses for
+ * -EFAULT. Every case frees what it made in the suite's exit hook, so an
+ * early assertion leaks nothing (free_pages_restored checks). */
+#include "tests/kunit.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/file.h"
+#include "kernel/printk.h"
+#include "kernel/procfs.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/syscall.h"
+#include "kernel/time.h"
+#include "mm/memory.h"
+#include "mm/mmap.h"
+#include "mm/slab.h"
+
+/* What a case made, freed by case_exit whatever happened. */
+static struct case_state {
+	char *bufs[4];
+	int nbufs;
+	struct files_struct *files;
+	struct mm_struct *mm, *saved_mm;
+	struct files_struct *saved_files;
+	bool switched;
+} cs;
+
+static int case_init(struct kunit *test)
+{
+	(void)test;
+	memset(&cs, 0, sizeof(cs));
+	return 0;
+}
+
+static void leave_space(void);
+
+static void case_exit(struct kunit *test)
+{
+	(void)test;
+	leave_space();
+	for (int i = 0; i < cs.nbufs; i++)
+		kfree(cs.bufs[i]);
+	files_release(cs.files);
+	if (cs.mm)
+		mmput(cs.mm);
+	memset(&cs, 0, sizeof(cs));
+}
+
+/* The content of path for task t (freed at the end of the case). */
+static char *gen(struct kunit *test, const char *path, struct task_struct *t)
+{
+	char *buf;
+	size_t len;
+	KUNIT_ASSERT_LT(test, cs.nbufs, (int)ARRAY_SIZE(cs.bufs));
+	int err = procfs_generate(path, t, &buf, &len);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, strlen(buf), len);
+	cs.bufs[cs.nbufs++] = buf;
+	return buf;
+}
+
+/* ---- the file table ---- */
+
+static struct files_struct *new_files(struct kunit *test, const char *prefix)
+{
+	KUNIT_ASSERT_NOT_NULL(test, cs.files = files_alloc(prefix));
+	return cs.files;
+}
+
+static void fd_lowest_first(struct kunit *test)
+{
+	struct files_struct *f = new_files(test, "");
+	KUNIT_EXPECT_EQ(test, files_count(f), 3);
+	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, "/proc/meminfo", O_RDONLY, 0), 3);
+	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, "/proc/buddyinfo", O_RDONLY, 0), 4);
+	KUNIT_EXPECT_EQ(test, files_close(f, 3), 0);
+	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, "proc/buddyinfo", O_RDONLY, 0), 3);
+	KUNIT_EXPECT_EQ(test, files_close(f, 1), 0);
+	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, "/sys/devices/system/node/online", O_RDONLY, 0), 1);
+	int fd;
+	while ((fd = files_open(f, AT_FDCWD, "/proc/self/statm", O_RDONLY, 0)) >= 0)
+		;
+	KUNIT_EXPECT_EQ(test, fd, -EMFILE);
+	KUNIT_EXPECT_EQ(test, files_count(f), NR_OPEN_DEFAULT);
+	/* A full table is reported before the lookup, as in Linux. */
+	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, "/nothing", O_RDONLY, 0), -EMFILE);
+	KUNIT_EXPECT_EQ(test, files_close(f, 40), 0);
+	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, "/proc/meminfo", O_RDONLY, 0), 40);
+}
+
+static void bad_descriptors(struct kunit *test)
+{
+	struct files_struct *f = new_files(test, "");
+	char c;
+	KUNIT_EXPECT_EQ(test, files_read(f, 7, &c, 1), -EBADF);
+	KUNIT_EXPECT_EQ(test, files_read(f, 1000, &c, 1), -EBADF);
+	KUNIT_EXPECT_EQ(test, files_write(f, 7, &c, 1), -EBADF);
+	KUNIT_EXPECT_EQ(test, files_close(f, 7), -EBADF);
+	KUNIT_EXPECT_EQ(test, files_close(f, -1u), -EBADF);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, 7, 0, SEEK_SET), -EBADF);
+	KUNIT_EXPECT_EQ(test, files_write(f, 0, "x", 1), -EBADF); /* stdin is read-only */
+	KUNIT_EXPECT_EQ(test, files_read(f, 1, &c, 1), -EBADF);   /* stdout is write-only */
+	KUNIT_EXPECT_EQ(test, files_read(f, 0, &c, 1), 0);        /* end of file */
+	KUNIT_EXPECT_EQ(test, files_lseek(f, 1, 0, SEEK_SET), -ESPIPE);
+	KUNIT_EXPECT_EQ(test, files_pread(f, 0, &c, 1, 0), -ESPIPE);
+	int fd = files_open(f, AT_FDCWD, "/proc/meminfo", O_RDONLY, 0);
+	KUNIT_EXPECT_EQ(test, files_write(f, fd, "x", 1), -EBADF);
+	KUNIT_EXPECT_EQ(test, files_close(f, fd), 0);
+	KUNIT_EXPECT_EQ(test, files_close(f, fd), -EBADF);
+	KUNIT_EXPECT_EQ(test, files_read(f, fd, &c, 1), -EBADF);
+}
+
+static void open_errors(struct kunit *test)
+{
+	static char long_path[PATH_MAX + 1];
+	static const struct { const char *path; int flags; int result; } cases[] = {
+		{ "", O_RDONLY, -ENOENT }, { "/nothing", O_RDONLY, -ENOENT },
+		{ "/nothing/meminfo", O_CREAT, -ENOENT }, { "/proc/new", O_CREAT | O_WRONLY, -EACCES },
+		{ "/proc/meminfo", O_CREAT | O_EXCL, -EEXIST }, { "/proc", O_DIRECTORY | O_CREAT, -EINVAL },
+		{ "/proc/meminfo", O_DIRECTORY, -ENOTDIR }, { "/proc/meminfo/", O_RDONLY, -ENOTDIR },
+		{ "/proc/meminfo/.", O_RDONLY, -ENOTDIR }, { "/proc/meminfo/x", O_RDONLY, -ENOTDIR },
+		{ "/proc", O_WRONLY, -EISDIR }, { "/proc", O_CREAT, -EISDIR },
+		{ "/sys/devices/system/node/online", O_WRONLY, -EACCES },
+		{ "/sys/devices/system/node/node0/numastat", O_RDWR, -EACCES },
+		{ "/proc/meminfo", O_WRONLY, 3 }, { "/proc/./../proc//meminfo", O_RDONLY, 3 },
+		{ "/..", O_RDONLY | O_DIRECTORY, 3 }, { "/proc/self/", O_RDONLY, 3 },
+	};
+	struct files_struct *f = new_files(test, "");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		int r = files_open(f, AT_FDCWD, cases[i].path, cases[i].flags, 0);
+		if (r != cases[i].result)
+			kunit_fail(test, false, __FILE__, __LINE__, "open(\"%s\", %#x): %d, expected %d",
+				   cases[i].path, cases[i].flags, r, cases[i].result);
+		if (r >= 0)
+			files_close(f, (unsigned)r);
+	}
+	memset(long_path, 'a', PATH_MAX);
+	long_path[0] = '/';
+	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, long_path, O_RDONLY, 0), -ENAMETOOLONG);
+	long_path[NAME_MAX + 2] = 0; /* one component of NAME_MAX + 1 */
+	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, long_path, O_RDONLY, 0), -ENAMETOOLONG);
+	long_path[NAME_MAX + 1] = 0;
+	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, long_path, O_RDONLY, 0), -ENOENT);
+
+	/* Writes to /proc files: -EIO at the top, -EINVAL under /proc/<pid>. */
+	int fd = files_open(f, AT_FDCWD, "/proc/meminfo", O_WRONLY, 0);
+	KUNIT_EXPECT_EQ(test, files_write(f, fd, "1", 1), -EIO);
+	char c;
+	KUNIT_EXPECT_EQ(test, files_read(f, fd, &c, 1), -EBADF);
+	fd = files_open(f, AT_FDCWD, "/proc/self/status", O_RDWR, 0);
+	KUNIT_EXPECT_EQ(test, files_write(f, fd, "1", 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, files_read(f, fd, &c, 1), 1);
+	KUNIT_EXPECT_EQ(test, c, 'N');
+	/* Directories: readable descriptors, read -EISDIR, base of openat. */
+	int dir = files_open(f, AT_FDCWD, "/sys/devices/system/node", O_RDONLY | O_DIRECTORY, 0);
+	KUNIT_ASSERT_GE(test, dir, 0);
+	KUNIT_EXPECT_EQ(test, files_read(f, dir, &c, 1), -EISDIR);
+	KUNIT_EXPECT_GE(test, fd = files_open(f, dir, "node0/../node0/numastat", O_RDONLY, 0), 0);
+	KUNIT_EXPECT_EQ(test, files_read(f, fd, &c, 1), 1);
+	KUNIT_EXPECT_EQ(test, files_open(f, fd, "x", O_RDONLY, 0), -ENOTDIR);
+	KUNIT_EXPECT_EQ(test, files_open(f, 60, "x", O_RDONLY, 0), -EBADF);
+	KUNIT_EXPECT_EQ(test, files_open(f, -5, "x", O_RDONLY, 0), -EBADF);
+	KUNIT_EXPECT_GE(test, files_open(f, 60, "/proc/meminfo", O_RDONLY, 0), 0); /* dirfd unused */
+}
+
+static void read_and_seek(struct kunit *test)
+{
+	struct files_struct *f = new_files(test, "");
+	const char *want = gen(test, "/sys/devices/system/node/node0/distance", current);
+	size_t len = strlen(want);
+	char got[64] = { 0 };
+	int fd = files_open(f, AT_FDCWD, "/sys/devices/system/node/node0/distance", O_RDONLY, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	for (size_t i = 0; i < len; i++)
+		KUNIT_ASSERT_EQ(test, files_read(f, fd, got + i, 1), 1);
+	KUNIT_EXPECT_STREQ(test, got, want);
+	KUNIT_EXPECT_EQ(test, files_read(f, fd, got, sizeof(got)), 0);
+	KUNIT_EXPECT_EQ(test, files_pread(f, fd, got, sizeof(got), 1), len - 1); /* short read */
+	KUNIT_EXPECT_EQ(test, files_pread(f, fd, got, 1, -1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, fd, 0, SEEK_CUR), len); /* pread moved nothing */
+	KUNIT_EXPECT_EQ(test, files_lseek(f, fd, 0, SEEK_END), PAGE_SIZE); /* a sysfs attribute's size */
+	KUNIT_EXPECT_EQ(test, files_lseek(f, fd, 0, SEEK_DATA), 0);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, fd, 0, SEEK_HOLE), PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, fd, PAGE_SIZE, SEEK_DATA), -ENXIO);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, fd, 1, SEEK_SET), 1);
+	KUNIT_EXPECT_EQ(test, files_read(f, fd, got, 1), 1);
+	KUNIT_EXPECT_EQ(test, got[0], want[1]);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, fd, -3, SEEK_CUR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, fd, 0, 5), -EINVAL);
+	int proc = files_open(f, AT_FDCWD, "/proc/buddyinfo", O_RDONLY, 0);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, proc, 0, SEEK_END), -EINVAL); /* seq_lseek */
+	KUNIT_EXPECT_EQ(test, files_lseek(f, proc, 5, SEEK_SET), 5);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, proc, 2, SEEK_CUR), 7);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, proc, -8, SEEK_CUR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, files_lseek(f, proc, 1 << 20, SEEK_SET), 1 << 20);
+	KUNIT_EXPECT_EQ(test, files_read(f, proc, got, 1), 0); /* past the end */
+}
+
+static void close_frees_snapshot(struct kunit *test)
+{
+	struct files_struct *f = new_files(test, "");
+	unsigned long before = slab_objects_in_use();
+	int fd = files_open(f, AT_FDCWD, "/proc/self/status", O_RDONLY, 0);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), before + 2); /* the file and its snapshot */
+	char c;
+	for (int i = 0; i < 10; i++) /* each read at 0 replaces the snapshot */
+		KUNIT_EXPECT_EQ(test, files_pread(f, fd, &c, 1, 0), 1);
+	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), before + 2);
+	KUNIT_EXPECT_EQ(test, files_close(f, fd), 0);
+	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), before);
+}
+
+/* ---- the console ---- */
+
+static char capture_buf[16384];
+
+static void console_lines(struct kunit *test)
+{
+	struct printk_capture cap;
+	char longline[1000];
+	memset(longline, 'x', sizeof(longline));
+	struct files_struct *f = new_files(test, "[p] ");
+	printk_capture_begin(&cap, capture_buf, sizeof(capture_buf));
+	files_write(f, 1, "hello", 5);
+	bool early = cap.len != 0; /* nothing before the newline */
+	files_write(f, 2, " wor\0ld\n", 8);
+	files_write(f, 1, "a\n\nb", 4);
+	files_write(f, 1, longline, sizeof(longline));
+	files_release(f);
+	cs.files = NULL;
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_FALSE(test, early);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(capture_buf, "[p] hello world\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(capture_buf, "[p] a\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(capture_buf, "[p] \n"));
+	/* "b" + 1000 x: pieces of 384, the rest written out by release. */
+	const char *l = strstr(capture_buf, "[p] bxxx");
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	size_t pieces[3];
+	for (int i = 0; i < 3; i++) {
+		l = strstr(l, "[p] ");
+		KUNIT_ASSERT_NOT_NULL(test, l);
+		l += 4;
+		pieces[i] = (size_t)(strchr(l, '\n') - l);
+	}
+	KUNIT_EXPECT_EQ(test, pieces[0], 384);
+	KUNIT_EXPECT_EQ(test, pieces[1], 384);
+	KUNIT_EXPECT_EQ(test, pieces[2], 1001 - 768);
+}
+
+struct writer {
+	struct files_struct *files;
+	char c;
+};
+
+/* 40 lines of 60 copies of c, a byte per write. */
+static int writer_fn(void *data)
+{
+	struct writer *w = data;
+	for (int line = 0; line < 40; line++) {
+		for (int i = 0; i < 60; i++)
+			files_write(w->files, 1, &w->c, 1);
+		files_write(w->files, 1, "\n", 1);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void console_never_interleaves(struct kunit *test)
+{
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	struct printk_capture cap;
+	struct writer w[2] = { { files_alloc("<A>"), 'a' }, { files_alloc("<B>"), 'b' } };
+	struct task_struct *t[2] = { NULL, NULL };
+	unsigned cpu, n = 0;
+	printk_capture_begin(&cap, capture_buf, sizeof(capture_buf));
+	for_each_online_cpu(cpu) {
+		if (cpu == smp_processor_id() || n == 2 || !w[0].files || !w[1].files)
+			continue;
+		t[n] = kthread_run_on_cpu(writer_fn, &w[n], cpu, "conwriter/%u");
+		n++;
+	}
+	while (n < 2) /* only one other CPU: the second writer runs here */
+		writer_fn(&w[n++]);
+	for (int i = 0; i < 2; i++)
+		if (t[i])
+			kthread_join(t[i]);
+	printk_capture_end(&cap);
+	files_release(w[0].files);
+	files_release(w[1].files);
+	int lines = 0;
+	for (const char *l = capture_buf; (l = strchr(l, '<')) != NULL; lines++) {
+		char c = l[1] == 'A' ? 'a' : 'b';
+		const char *end = strchr(l, '\n');
+		KUNIT_ASSERT_NOT_NULL(test, end);
+		bool pure = end - l == 63;
+		for (const char *p = l + 3; p < end; p++)
+			pure &= *p == c;
+		KUNIT_EXPECT_TRUE(test, pure);
+		l = end;
+	}
+	KUNIT_EXPECT_EQ(test, lines, 80);
+}
+
+/* ---- the system calls, on an mm of the case's own ---- */
+
+#define UBASE 0x0000300000000000ul
+
+static void enter_space(struct kunit *test)
+{
+	KUNIT_ASSERT_NOT_NULL(test, cs.mm = mm_alloc());
+	KUNIT_ASSERT_EQ(test, do_mmap(cs.mm, UBASE, 16 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED), UBASE);
+	KUNIT_ASSERT_NOT_NULL(test, cs.files = files_alloc(""));
+	unsigned long irq;
+	local_irq_save(irq);
+	cs.saved_mm = current->mm;
+	cs.saved_files = current->files;
+	current->mm = cs.mm;
+	current->files = cs.files;
+	switch_mm(cs.saved_mm, cs.mm);
+	cs.switched = true;
+	local_irq_restore(irq);
+}
+
+static void leave_space(void)
+{
+	if (!cs.switched)
+		return;
+	unsigned long irq;
+	local_irq_save(irq);
+	current->mm = cs.saved_mm;
+	current->files = cs.saved_files;
+	switch_mm(cs.mm, cs.saved_mm);
+	cs.switched = false;
+	local_irq_restore(irq);
+}
+
+static long sys(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2)
+{
+	const unsigned long args[6] = { a0, a1, a2, 0, 0, 0 };
+	return do_syscall_64(nr, args);
+}
+
+#define UNMAPPED 0x1000ul /* below mmap_min_addr: never mapped */
+
+static void file_syscalls(struct kunit *test)
+{
+	enter_space(test);
+	char *path = (char *)UBASE, *buf = (char *)(UBASE + PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, copy_to_user(path, "/proc/meminfo", 14), 0);
+	long fd = sys(__NR_open, UBASE, O_RDONLY, 0);
+	KUNIT_ASSERT_EQ(test, fd, 3);
+	KUNIT_EXPECT_EQ(test, sys(__NR_read, fd, UBASE + PAGE_SIZE, 9), 9);
+	char got[10] = { 0 };
+	KUNIT_EXPECT_EQ(test, copy_from_user(got, buf, 9), 0);
+	KUNIT_EXPECT_STREQ(test, got, "MemTotal:");
+	KUNIT_EXPECT_EQ(test, sys(__NR_read, fd, UNMAPPED, 9), -EFAULT);
+	KUNIT_EXPECT_EQ(test, sys(__NR_read, fd, 0xffff888000000000ul, 9), -EFAULT); /* kernel */
+	KUNIT_EXPECT_EQ(test, sys(__NR_write, 1, UNMAPPED, 3), -EFAULT);
+	KUNIT_EXPECT_EQ(test, sys(__NR_open, UNMAPPED, O_RDONLY, 0), -EFAULT);
+	/* A path with no NUL within PATH_MAX bytes. */
+	KUNIT_EXPECT_EQ(test, clear_user(buf, PATH_MAX), 0);
+	char a[256];
+	memset(a, 'a', sizeof(a));
+	for (unsigned long off = 0; off < PATH_MAX; off += sizeof(a))
+		KUNIT_ASSERT_EQ(test, copy_to_user(buf + off, a, sizeof(a)), 0);
+	KUNIT_EXPECT_EQ(test, sys(__NR_open, (unsigned long)buf, O_RDONLY, 0), -ENAMETOOLONG);
+	const unsigned long at[6] = { (unsigned long)AT_FDCWD, UBASE, O_RDONLY, 0, 0, 0 };
+	KUNIT_EXPECT_EQ(test, do_syscall_64(__NR_openat, at), 4);
+	KUNIT_EXPECT_EQ(test, sys(__NR_lseek, fd, 3, SEEK_SET), 3);
+	KUNIT_EXPECT_EQ(test, sys(__NR_close, fd, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, sys(__NR_close, fd, 0, 0), -EBADF);
+	const unsigned long pr[6] = { 4, UBASE + PAGE_SIZE, 3, 0, 0, 0 };
+	KUNIT_EXPECT_EQ(test, do_syscall_64(__NR_pread64, pr), 3);
+	KUNIT_EXPECT_EQ(test, sys(__NR_fstat, 4, UBASE + 2 * PAGE_SIZE, 0), 0);
+	unsigned int mode;
+	KUNIT_EXPECT_EQ(test, copy_from_user(&mode, (char *)UBASE + 2 * PAGE_SIZE + 24, 4), 0);
+	KUNIT_EXPECT_EQ(test, mode, 0100444);
+	KUNIT_EXPECT_EQ(test, sys(__NR_fstat, 4, UNMAPPED, 0), -EFAULT);
+}
+
+static void small_syscalls(struct kunit *test)
+{
+	enter_space(test);
+	struct __kernel_timespec ts, *uts = (void *)UBASE;
+	current->pid = 77; /* restored below: the runner thread has none */
+	long pid = sys(__NR_getpid, 0, 0, 0), tid = sys(__NR_gettid, 0, 0, 0);
+	current->pid = 0;
+	KUNIT_EXPECT_EQ(test, pid, 77);
+	KUNIT_EXPECT_EQ(test, tid, 77);
+	KUNIT_EXPECT_EQ(test, sys(__NR_sched_yield, 0, 0, 0), 0);
+	u64 before = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, sys(__NR_clock_gettime, CLOCK_MONOTONIC, UBASE, 0), 0);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&ts, uts, sizeof(ts)), 0);
+	u64 t = (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+	KUNIT_EXPECT_TRUE(test, t >= before && t <= ktime_get_ns());
+	KUNIT_EXPECT_LT(test, ts.tv_nsec, 1000000000);
+	KUNIT_EXPECT_EQ(test, sys(__NR_clock_gettime, CLOCK_BOOTTIME, UBASE, 0), 0);
+	KUNIT_EXPECT_EQ(test, sys(__NR_clock_gettime, CLOCK_REALTIME, UBASE, 0), 0);
+	KUNIT_EXPECT_EQ(test, sys(__NR_clock_gettime, 99, UBASE, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sys(__NR_clock_gettime, CLOCK_MONOTONIC, UNMAPPED, 0), -EFAULT);
+
+	/* nanosleep: 25 ms is at least 25 ms (3 ticks), rem untouched. */
+	struct __kernel_timespec req = { 0, 25000000 }, rem = { 7, 7 };
+	KUNIT_ASSERT_EQ(test, copy_to_user(uts, &req, sizeof(req)), 0);
+	KUNIT_ASSERT_EQ(test, copy_to_user(uts + 1, &rem, sizeof(rem)), 0);
+	before = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, sys(__NR_nanosleep, UBASE, UBASE + sizeof(ts), 0), 0);
+	KUNIT_EXPECT_GE(test, ktime_get_ns() - before, 25000000);
+	KUNIT_EXPECT_EQ(test, copy_from_user(&rem, uts + 1, sizeof(rem)), 0);
+	KUNIT_EXPECT_EQ(test, rem.tv_sec + rem.tv_nsec, 14);
+	KUNIT_EXPECT_EQ(test, sys(__NR_nanosleep, UNMAPPED, 0, 0), -EFAULT);
+	static const struct __kernel_timespec bad[] = { { 0, 1000000000 }, { 0, -1 }, { -1, 0 } };
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		KUNIT_ASSERT_EQ(test, copy_to_user(uts, &bad[i], sizeof(bad[i])), 0);
+		KUNIT_EXPECT_EQ(test, sys(__NR_nanosleep, UBASE, 0, 0), -EINVAL);
+	}
+
+	char u[6 * 65];
+	KUNIT_EXPECT_EQ(test, sys(__NR_uname, UBASE, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, copy_from_user(u, uts, sizeof(u)), 0);
+	KUNIT_EXPECT_STREQ(test, u, "mmlab");
+	KUNIT_EXPECT_STREQ(test, u + 4 * 65, "x86_64");
+	KUNIT_EXPECT_EQ(test, sys(__NR_uname, UNMAPPED, 0, 0), -EFAULT);
+}
+
+static struct kunit_case file_cases[] = {
+	KUNIT_CASE(fd_lowest_first),
+	KUNIT_CASE(bad_descriptors),
+	KUNIT_CASE(open_errors),
+	KUNIT_CASE(read_and_seek),
+	KUNIT_CASE(close_frees_snapshot),
+	KUNIT_CASE(console_lines),
+	KUNIT_CASE(console_never_interleaves),
+	KUNIT_CASE(file_syscalls),
+	KUNIT_CASE(small_syscalls),
+	{},
+};
+
+static struct kunit_suite file_suite = {
+	.name = "file",
+	.init = case_init,
+	.exit = case_exit,
+	.test_cases = file_cases,
+};
+kunit_test_suite(file_suite);
