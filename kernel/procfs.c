@@ -130,8 +130,10 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	/* No page cache and no reclaimable slab: available is free less the
 	 * reserve, as si_mem_available() computes it then. */
 	unsigned long available = free > reserve ? free - reserve : 0;
-	/* The slab allocator does not count its pages yet: 0. */
-	unsigned long slab = 0;
+	/* Pages in slabs; none is reclaimable (no shrinker frees objects), so
+	 * all of it is SUnreclaim. Unlike Linux, large kmallocs are not in it
+	 * (mm/slab.h). */
+	unsigned long slab = nr_slab_pages();
 
 	show_val_kb(m, "MemTotal:       ", total);
 	show_val_kb(m, "MemFree:        ", free);

@@ -58,6 +58,9 @@ static LIST_HEAD(slab_caches);
 static DEFINE_SPINLOCK(slab_caches_lock);
 static bool slab_ready;
 unsigned long slab_bad_free_reports;
+/* nr_slab_pages(): the sum of 2^order over the slabs new_slab made and
+ * discard_slab has not given back (atomic: neither holds a lock). */
+static unsigned long slab_pages;
 
 /* The cache of struct kmem_cache, for kmem_cache_create(). */
 static struct kmem_cache kmem_cache_boot;
@@ -242,6 +245,7 @@ static struct page *new_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 	struct page *head = alloc_pages_node(nid, gfp & ~__GFP_ZERO, s->order);
 	if (!head)
 		return NULL;
+	__atomic_add_fetch(&slab_pages, 1ul << s->order, __ATOMIC_RELAXED);
 
 	for (unsigned int i = 0; i < 1u << s->order; i++) {
 		struct page *p = head + i;
@@ -291,6 +295,7 @@ static void discard_slab(struct kmem_cache *s, struct page *head)
 	}
 	if (order)
 		head->private = order; /* the page allocator's record of a PG_head block */
+	__atomic_sub_fetch(&slab_pages, 1ul << order, __ATOMIC_RELAXED);
 	__free_pages(head, order);
 }
 
@@ -606,12 +611,15 @@ void kmem_cache_init(void)
 	/* Called once at boot; host tests that boot the allocator again get
 	 * fresh caches (the old ones described memory that is gone). */
 	INIT_LIST_HEAD(&slab_caches);
+	slab_pages = 0;
 	create_boot_cache(&kmem_cache_boot, "kmem_cache", sizeof(struct kmem_cache));
 	create_kmalloc_caches();
 	slab_ready = true;
 }
 
 bool slab_is_available(void) { return slab_ready; }
+
+unsigned long nr_slab_pages(void) { return __atomic_load_n(&slab_pages, __ATOMIC_RELAXED); }
 
 unsigned long slab_objects_in_use(void)
 {

@@ -54,6 +54,12 @@ size_t ksize(const void *obj);
 void kmem_cache_init(void);
 /* Objects allocated and not freed, over all caches (tests check leaks). */
 unsigned long slab_objects_in_use(void);
+/* Pages the caches hold in slabs, all caches and nodes: full, partial and
+ * empty slabs alike, and those a cache destroyed with live objects keeps.
+ * /proc/meminfo's Slab and SUnreclaim. Large kmallocs (above
+ * KMALLOC_MAX_CACHE_SIZE, straight from the page allocator) are not slabs
+ * and are not counted; Linux adds them to its Slab figure. */
+unsigned long nr_slab_pages(void);
 /* Reports of bad frees (tests look at the difference). */
 extern unsigned long slab_bad_free_reports;
 void show_slabinfo(void);

@@ -19,11 +19,15 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
+/* Objects slab_pages_follow_kmalloc holds at once. */
+#define GROW_OBJECTS 128
+
 /* What a case made, freed by case_exit whatever happened. */
 static struct case_state {
 	char *bufs[32];
 	int nbufs;
 	struct mm_struct *mm;
+	void *objs[GROW_OBJECTS];
 } cs;
 
 static int case_init(struct kunit *test)
@@ -38,6 +42,8 @@ static void case_exit(struct kunit *test)
 	(void)test;
 	for (int i = 0; i < cs.nbufs; i++)
 		kfree(cs.bufs[i]);
+	for (int i = 0; i < GROW_OBJECTS; i++)
+		kfree(cs.objs[i]);
 	if (cs.mm)
 		mmput(cs.mm);
 	memset(&cs, 0, sizeof(cs));
@@ -149,6 +155,44 @@ static void meminfo_fields(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\nHugepagesize:       2048 kB\n"));
 	text = gen_stable(test, "/proc/meminfo", anon_counter, NULL, &anon);
 	KUNIT_EXPECT_EQ(test, field(text, "AnonPages:"), anon * 4);
+}
+
+/* ---- Slab: the pages the slab allocator holds ---- */
+
+static unsigned long slab_counter(void *arg) { return (void)arg, nr_slab_pages(); }
+
+static void meminfo_slab(struct kunit *test)
+{
+	unsigned long slab;
+	char *text = gen_stable(test, "/proc/meminfo", slab_counter, NULL, &slab);
+	KUNIT_EXPECT_GT(test, slab, 0); /* kmalloc's caches hold slabs from boot on */
+	KUNIT_EXPECT_EQ(test, field(text, "Slab:"), slab * 4);
+	/* Nothing reclaims slab objects here: all of it is unreclaimable. */
+	KUNIT_EXPECT_EQ(test, field(text, "SUnreclaim:"), slab * 4);
+	KUNIT_EXPECT_EQ(test, field(text, "SReclaimable:"), 0);
+	KUNIT_EXPECT_EQ(test, field(text, "KReclaimable:"), 0);
+}
+
+/* kmalloc's 4 KiB class has one object per one-page slab, so a slab of it
+ * is full or empty, never partial: once kmem_cache_shrink_all() has given
+ * the empty ones back, each of GROW_OBJECTS objects needs a new slab. */
+static void slab_pages_follow_kmalloc(struct kunit *test)
+{
+	kmem_cache_shrink_all();
+	unsigned long before = nr_slab_pages();
+	for (int i = 0; i < GROW_OBJECTS; i++)
+		KUNIT_ASSERT_NOT_NULL(test, cs.objs[i] = kmalloc(4096, GFP_KERNEL));
+	unsigned long grown = nr_slab_pages();
+	KUNIT_EXPECT_GE(test, grown, before + GROW_OBJECTS);
+	/* Freed, the slabs go back: all but one per node at once (the one
+	 * kept empty for the next allocation), that one on shrinking. */
+	for (int i = 0; i < GROW_OBJECTS; i++) {
+		kfree(cs.objs[i]);
+		cs.objs[i] = NULL;
+	}
+	KUNIT_EXPECT_LE(test, nr_slab_pages(), grown - GROW_OBJECTS + MAX_NUMNODES);
+	kmem_cache_shrink_all();
+	KUNIT_EXPECT_LE(test, nr_slab_pages(), grown - GROW_OBJECTS);
 }
 
 static unsigned long buddy_counter(void *arg)
@@ -369,6 +413,8 @@ static void status_of_process(struct kunit *test)
 
 static struct kunit_case procfs_cases[] = {
 	KUNIT_CASE(meminfo_fields),
+	KUNIT_CASE(meminfo_slab),
+	KUNIT_CASE(slab_pages_follow_kmalloc),
 	KUNIT_CASE(buddyinfo_sums_to_free_pages),
 	KUNIT_CASE(numastat_matches_counters),
 	KUNIT_CASE(node_files),
