@@ -112,7 +112,7 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 
 # The user programs ride along as multiboot2 modules, one line each in the
 # ISO's grub.cfg: "module2 /boot/user/<name>.elf <kind> <name>".
-user_module_lines = $(foreach k,test crash bench demo,$(foreach n,$(USER_$(shell echo $(k) | tr a-z A-Z)_NAMES),\
+user_module_lines = $(foreach k,test crash bench demo aux,$(foreach n,$(USER_$(shell echo $(k) | tr a-z A-Z)_NAMES),\
 	module2 /boot/user/$(n).elf $(k) $(n)\n))
 $(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(USER_ELFS)
 	@tools/deps.sh build

@@ -24,15 +24,18 @@ USER_DIR := tests/user
 # Programs: tests/user/tests/<name>.c (exit 0 pass, 77 skip, else fail),
 # tests/user/crash/<name>.c (must be killed by a fault),
 # tests/user/bench/<name>.c (run with --bench; "bench: what: value unit"),
-# tests/user/demo/<name>.c (run at boot by `make run`).
+# tests/user/demo/<name>.c (run at boot by `make run`),
+# tests/user/aux/<name>.c (started by in-kernel tests: tests/process_test.c).
 USER_TEST_NAMES := mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
 	efault procfs syscall_misc pte_table_growth libc_basic
 USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write
 USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full
 USER_DEMO_NAMES := mm_tour
-USER_NAMES := $(USER_TEST_NAMES) $(USER_CRASH_NAMES) $(USER_BENCH_NAMES) $(USER_DEMO_NAMES)
+USER_AUX_NAMES := exit_with spin
+USER_NAMES := $(USER_TEST_NAMES) $(USER_CRASH_NAMES) $(USER_BENCH_NAMES) $(USER_DEMO_NAMES) \
+	$(USER_AUX_NAMES)
 
-user_kind_dir = $(if $(filter $(1),$(USER_TEST_NAMES)),tests,$(if $(filter $(1),$(USER_CRASH_NAMES)),crash,$(if $(filter $(1),$(USER_DEMO_NAMES)),demo,bench)))
+user_kind_dir = $(if $(filter $(1),$(USER_TEST_NAMES)),tests,$(if $(filter $(1),$(USER_CRASH_NAMES)),crash,$(if $(filter $(1),$(USER_DEMO_NAMES)),demo,$(if $(filter $(1),$(USER_AUX_NAMES)),aux,bench))))
 user_src = $(USER_DIR)/$(call user_kind_dir,$(1))/$(1).c
 
 USER_ELFS := $(patsubst %,$(B)/user/%.elf,$(USER_NAMES))

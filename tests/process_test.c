@@ -1,0 +1,229 @@
+/* Tests of processes themselves (kernel/process.c, kernel/elf.c, the
+ * scheduler's user side), with the helper programs of tests/user/aux:
+ * exit statuses and arguments arrive, hostile ELF images are refused with
+ * nothing leaked, a process that never makes a system call still lets its
+ * CPU run other tasks and RCU complete grace periods (user mode is
+ * preemptible), and a kill says who, where and why. */
+#include "tests/kunit.h"
+#include "arch/x86_64/syscall.h"
+#include "arch/x86_64/traps.h"
+#include "kernel/elf.h"
+#include "kernel/multiboot2.h"
+#include "kernel/printk.h"
+#include "kernel/process.h"
+#include "kernel/rcu.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+
+static const struct boot_module *need_program(struct kunit *test, const char *name)
+{
+	const struct boot_module *m = find_user_program(name, NULL);
+	if (!m)
+		kunit_skip(test, "the ISO has no %s module", name);
+	return m;
+}
+
+static unsigned other_cpu(void)
+{
+	unsigned cpu;
+	for_each_online_cpu(cpu)
+		if (cpu != smp_processor_id())
+			return cpu;
+	return smp_processor_id();
+}
+
+static void exit_status_and_arguments_arrive(struct kunit *test)
+{
+	need_program(test, "exit_with");
+	const char *const argv[] = { "exit_with", "42", "two words", NULL };
+	struct process_result res;
+	int err = 0;
+	KUNIT_ASSERT_TRUE(test, process_run("exit_with", argv, smp_processor_id(), &res, &err));
+	KUNIT_EXPECT_FALSE(test, res.killed);
+	KUNIT_EXPECT_EQ(test, res.exit_code, 42);
+	/* The status is the low byte, as Linux's. */
+	const char *const argv2[] = { "exit_with", "257", NULL };
+	KUNIT_ASSERT_TRUE(test, process_run("exit_with", argv2, other_cpu(), &res, &err));
+	KUNIT_EXPECT_EQ(test, res.exit_code, 1);
+	KUNIT_EXPECT_EQ(test, nr_processes(), 0);
+}
+
+static void too_many_arguments_are_refused(struct kunit *test)
+{
+	const struct boot_module *m = need_program(test, "exit_with");
+	const char *argv[40];
+	for (int i = 0; i < 39; i++)
+		argv[i] = "x";
+	argv[39] = NULL;
+	struct process_spawn_args args = { .name = "exit_with", .image = __va(m->start),
+					   .image_size = m->end - m->start, .argv = argv };
+	int err = 0;
+	KUNIT_EXPECT_NULL(test, process_spawn(&args, &err));
+	KUNIT_EXPECT_EQ(test, err, -E2BIG);
+}
+
+/* A damaged copy of a good image must be refused before anything is made. */
+static int spawn_damaged(const struct boot_module *m, void (*damage)(u8 *image))
+{
+	unsigned long size = m->end - m->start;
+	u8 *copy = kmalloc(size, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, __va(m->start), size);
+	damage(copy);
+	struct process_spawn_args args = { .name = "damaged", .image = copy, .image_size = size };
+	int err = 0;
+	struct task_struct *p = process_spawn(&args, &err);
+	if (p) { /* it should not have started: reap it anyway */
+		struct process_result res;
+		process_wait(p, &res);
+		err = 1;
+	}
+	kfree(copy);
+	return err;
+}
+
+static Elf64_Ehdr *ehdr(u8 *image) { return (Elf64_Ehdr *)image; }
+static Elf64_Phdr *first_load(u8 *image)
+{
+	Elf64_Phdr *ph = (Elf64_Phdr *)(image + ehdr(image)->e_phoff);
+	for (int i = 0; i < ehdr(image)->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD)
+			return &ph[i];
+	return ph;
+}
+static void bad_magic(u8 *im) { im[1] = 'X'; }
+static void bad_class(u8 *im) { im[4] = 1; /* ELFCLASS32 */ }
+static void bad_machine(u8 *im) { ehdr(im)->e_machine = 3; /* i386 */ }
+static void pie(u8 *im) { ehdr(im)->e_type = ET_DYN; }
+static void phdrs_outside(u8 *im) { ehdr(im)->e_phoff = 0xfffffffffffffff0ull; }
+static void many_phdrs(u8 *im) { ehdr(im)->e_phnum = 0xffff; }
+static void filesz_beyond_file(u8 *im) { first_load(im)->p_filesz = 0x7fffffffffffull; first_load(im)->p_memsz = 0x7fffffffffffull; }
+static void filesz_over_memsz(u8 *im) { first_load(im)->p_memsz = first_load(im)->p_filesz - 1; }
+static void kernel_address(u8 *im) { first_load(im)->p_vaddr = 0xffff888000000000ull; }
+static void wrapping_segment(u8 *im) { first_load(im)->p_memsz = ~0ull - first_load(im)->p_vaddr + 2; }
+static void null_page(u8 *im) { first_load(im)->p_vaddr = 0; first_load(im)->p_offset = 0; }
+static void entry_outside(u8 *im) { ehdr(im)->e_entry = 0x1000; }
+static void interp(u8 *im) { first_load(im)->p_type = PT_INTERP; }
+
+static void hostile_images_are_refused(struct kunit *test)
+{
+	const struct boot_module *m = need_program(test, "exit_with");
+	static const struct {
+		void (*damage)(u8 *);
+		const char *what;
+	} cases[] = {
+		{ bad_magic, "no ELF magic" }, { bad_class, "32-bit" }, { bad_machine, "i386" },
+		{ pie, "ET_DYN" }, { phdrs_outside, "program headers past the end" },
+		{ many_phdrs, "65535 program headers" }, { filesz_beyond_file, "segment past the file" },
+		{ filesz_over_memsz, "filesz > memsz" }, { kernel_address, "kernel address" },
+		{ wrapping_segment, "segment wrapping around" }, { null_page, "segment at 0" },
+		{ entry_outside, "entry outside the code" }, { interp, "PT_INTERP" },
+	};
+	kmem_cache_shrink_all(); /* cached empty slabs count as free, before and after */
+	unsigned long free_before = nr_free_pages();
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
+		int err = spawn_damaged(m, cases[i].damage);
+		if (err != -ENOEXEC)
+			kunit_info(test, "image with %s: error %d, expected -ENOEXEC", cases[i].what, err);
+		KUNIT_EXPECT_EQ(test, err, -ENOEXEC);
+	}
+	kmem_cache_shrink_all();
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), free_before);
+}
+
+struct neighbour {
+	struct task_struct *spinner;
+	u64 spinner_vector, spinner_cs; /* the frame it was switched out from */
+	bool spinner_alive;
+};
+
+static int neighbour_fn(void *data)
+{
+	struct neighbour *n = data;
+	/* We run on the spinner's CPU, so it is switched out right now; the
+	 * frame at the top of its kernel stack says from where: an interrupt
+	 * (the tick) taken in user mode, not a system call. */
+	const struct pt_regs *regs =
+		(const struct pt_regs *)((char *)n->spinner->stack + THREAD_SIZE) - 1;
+	n->spinner_vector = regs->vector;
+	n->spinner_cs = regs->cs;
+	n->spinner_alive = READ_ONCE(n->spinner->mm) != NULL;
+	return 0;
+}
+
+static void user_mode_is_preemptible(struct kunit *test)
+{
+	const struct boot_module *m = need_program(test, "spin");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU for the spinner");
+	unsigned cpu = other_cpu();
+	const char *const argv[] = { "spin", "1500", NULL };
+	struct process_spawn_args args = { .name = "spin", .image = __va(m->start),
+					   .image_size = m->end - m->start, .argv = argv, .cpu = cpu };
+	int err = 0;
+	struct task_struct *p = process_spawn(&args, &err);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* Let it reach its loop: it calibrates with system calls first. */
+	schedule_timeout_uninterruptible(msecs_to_jiffies(100));
+
+	struct neighbour n = { .spinner = p };
+	struct task_struct *k = kthread_run_on_cpu(neighbour_fn, &n, cpu, "neighbour/%u");
+	KUNIT_EXPECT_NOT_NULL(test, k);
+	if (k)
+		kthread_join(k);
+	/* A grace period needs a quiescent state from the spinner's CPU too:
+	 * a tick in user mode is one. */
+	synchronize_rcu();
+	bool alive_after_gp = READ_ONCE(p->mm) != NULL;
+
+	struct process_result res;
+	process_wait(p, &res);
+	KUNIT_EXPECT_TRUE(test, n.spinner_alive);
+	KUNIT_EXPECT_GE(test, n.spinner_vector, 32);
+	KUNIT_EXPECT_NE(test, n.spinner_vector, SYSCALL_VECTOR_MARK);
+	KUNIT_EXPECT_EQ(test, n.spinner_cs & 3, 3);
+	KUNIT_EXPECT_TRUE(test, alive_after_gp);
+	KUNIT_EXPECT_FALSE(test, res.killed);
+	KUNIT_EXPECT_EQ(test, res.exit_code, 0);
+}
+
+static void kill_report_names_pid_address_and_reason(struct kunit *test)
+{
+	need_program(test, "null_write");
+	static char captured[2048];
+	struct printk_capture cap;
+	struct process_result res;
+	int err = 0;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	bool ran = process_run("null_write", NULL, smp_processor_id(), &res, &err);
+	printk_capture_end(&cap);
+	KUNIT_ASSERT_TRUE(test, ran);
+	KUNIT_EXPECT_TRUE(test, res.killed);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(res.reason, "at address 0x0 "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(res.reason, "no mapping"));
+	/* One line on the console: "mmlab: process <pid> (null_write) killed: ..." */
+	const char *line = strstr(captured, "mmlab: process ");
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(line, "(null_write) killed: "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(line, res.reason));
+}
+
+static struct kunit_case process_cases[] = {
+	KUNIT_CASE(exit_status_and_arguments_arrive),
+	KUNIT_CASE(too_many_arguments_are_refused),
+	KUNIT_CASE(hostile_images_are_refused),
+	KUNIT_CASE(user_mode_is_preemptible),
+	KUNIT_CASE(kill_report_names_pid_address_and_reason),
+	{}
+};
+
+static struct kunit_suite process_suite = {
+	.name = "process",
+	.test_cases = process_cases,
+};
+kunit_test_suite(process_suite);
