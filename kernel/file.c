@@ -222,6 +222,11 @@ static struct file *fget(struct files_struct *files, unsigned int fd)
 	return files && fd < NR_OPEN_DEFAULT ? files->fd[fd] : NULL;
 }
 
+bool files_fd_is_open(struct files_struct *files, unsigned int fd)
+{
+	return files && fget(files, fd) != NULL;
+}
+
 static int get_unused_fd(struct files_struct *files)
 {
 	for (int fd = 0; fd < NR_OPEN_DEFAULT; fd++)

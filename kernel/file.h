@@ -65,6 +65,9 @@ void files_release(struct files_struct *files);
  * -EISDIR (there is no getdents). */
 int files_open(struct files_struct *files, int dirfd, const char *path, int flags,
 	       unsigned int mode);
+/* Whether fd is an open descriptor (what Linux's fget() tells a caller
+ * such as mmap, which gives -EBADF otherwise). */
+bool files_fd_is_open(struct files_struct *files, unsigned int fd);
 /* close(2): 0 or -EBADF. */
 int files_close(struct files_struct *files, unsigned int fd);
 /* read(2) and pread64(2) into a kernel buffer: bytes read (0 at end of

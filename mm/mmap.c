@@ -379,10 +379,10 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 	if (off & ~PAGE_MASK)
 		return -EINVAL;
 	bool file = !(flags & MAP_ANONYMOUS);
-	/* fget() fails on fd -1 and on any number past the table. An open
-	 * descriptor would give -ENODEV below (kernel/file.h has no lookup
-	 * yet, so a closed one inside the table does too). */
-	if (file && (unsigned int)fd >= NR_OPEN_DEFAULT)
+	/* Linux's fget() takes the low 32 bits of fd and fails on a
+	 * descriptor that is not open; an open one cannot be mapped here
+	 * (-ENODEV below: no file has an mmap method). */
+	if (file && !files_fd_is_open(current->files, (unsigned int)fd))
 		return -EBADF;
 	return (long)mmap_pgoff(current->mm, addr, len, prot, flags, file);
 }

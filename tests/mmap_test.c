@@ -7,6 +7,7 @@
  * the suite as a whole). */
 #include "tests/kunit.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/file.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/syscall.h"
@@ -166,7 +167,20 @@ static void system_calls_act_on_current_mm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, ANON, -1ul, 1), -EINVAL); /* offset */
 	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, -1ul, 0), -EBADF);
 	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, 0, RW, MAP_PRIVATE, -1ul, 0), -EBADF); /* fd first */
-	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, 1, 0), -ENODEV); /* the console */
+	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, 1, 0), -EBADF); /* not open here */
+	/* With a descriptor table (the console on fd 1), an open file that
+	 * cannot be mapped; the fd's high bits are ignored, as fget's. */
+	struct files_struct *files = files_alloc(""), *saved = current->files;
+	KUNIT_ASSERT_NOT_NULL(test, files);
+	current->files = files;
+	long console = sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, 1, 0);
+	long high = sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, (1ul << 32) | 1, 0);
+	long closed = sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, 7, 0);
+	current->files = saved;
+	files_release(files);
+	KUNIT_EXPECT_EQ(test, console, -ENODEV);
+	KUNIT_EXPECT_EQ(test, high, -ENODEV);
+	KUNIT_EXPECT_EQ(test, closed, -EBADF);
 	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_SHARED | MAP_ANONYMOUS, -1ul, 0), -ENODEV);
 	KUNIT_EXPECT_EQ(test, sys(__NR_mprotect, a, PAGE_SIZE, PROT_READ, 0, 0, 0), 0);
 	KUNIT_EXPECT_EQ(test, s.mm->map_count, 2);
