@@ -15,11 +15,15 @@ void console_line_init(struct console_line *c, const char *prefix)
 {
 	strlcpy(c->prefix, prefix ? prefix : "", CONSOLE_PREFIX_MAX);
 	c->len = 0;
+	c->last[0] = 0;
 }
 
 static void console_flush(struct console_line *c)
 {
 	printk(KERN_ALWAYS "%s%.*s\n", c->prefix, (int)c->len, c->buf);
+	size_t n = c->len < CONSOLE_LAST_LINE_MAX - 1 ? c->len : CONSOLE_LAST_LINE_MAX - 1;
+	memcpy(c->last, c->buf, n);
+	c->last[n] = 0;
 	c->len = 0;
 }
 

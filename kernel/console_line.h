@@ -12,10 +12,15 @@
 #define CONSOLE_PREFIX_MAX 64
 #define CONSOLE_LINE_MAX 384
 
+#define CONSOLE_LAST_LINE_MAX 128
+
 struct console_line {
 	char prefix[CONSOLE_PREFIX_MAX];
 	char buf[CONSOLE_LINE_MAX];
 	size_t len;
+	/* The last line sent out (cut to fit): a program's last words, such as
+	 * a test's "SKIP: reason", for whoever reaps it. */
+	char last[CONSOLE_LAST_LINE_MAX];
 };
 
 /* An empty line buffer whose lines get prefix (copied, at most

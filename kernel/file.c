@@ -222,6 +222,11 @@ static struct file *fget(struct files_struct *files, unsigned int fd)
 	return files && fd < NR_OPEN_DEFAULT ? files->fd[fd] : NULL;
 }
 
+const char *files_last_console_line(struct files_struct *files)
+{
+	return files->console.last;
+}
+
 bool files_fd_is_open(struct files_struct *files, unsigned int fd)
 {
 	return files && fget(files, fd) != NULL;

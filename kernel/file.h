@@ -36,6 +36,9 @@ struct files_struct;
  * process writes (copied, at most 63 bytes; may be ""). NULL when memory
  * is short. */
 struct files_struct *files_alloc(const char *console_prefix);
+/* The last line the process wrote to the console ("" if none), valid
+ * until files_release. */
+const char *files_last_console_line(struct files_struct *files);
 /* Closes every descriptor, writes out a partial console line, frees. */
 void files_release(struct files_struct *files);
 

@@ -112,6 +112,8 @@ static __noreturn void process_end(void)
 	struct mm_struct *mm = tsk->mm;
 	void *fpu = tsk->fpu_state;
 
+	strlcpy(tsk->result->last_line, files_last_console_line(tsk->files),
+		sizeof(tsk->result->last_line));
 	files_release(tsk->files);
 	tsk->files = NULL;
 	/* Off the process's page tables and FPU area before they go: the

@@ -19,6 +19,7 @@ struct process_result {
 	int exit_code;     /* exit status (0..255), when it exited */
 	bool killed;       /* killed by a fault */
 	char reason[160];  /* the kill report: what, where */
+	char last_line[128]; /* the last line it wrote (a test's "SKIP: why") */
 };
 
 struct process_spawn_args {

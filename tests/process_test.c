@@ -45,6 +45,8 @@ static void exit_status_and_arguments_arrive(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, process_run("exit_with", argv, smp_processor_id(), &res, &err));
 	KUNIT_EXPECT_FALSE(test, res.killed);
 	KUNIT_EXPECT_EQ(test, res.exit_code, 42);
+	/* Its last console line is kept for the reaper (a skip's reason). */
+	KUNIT_EXPECT_STREQ(test, res.last_line, "exit_with: argc 3 [exit_with] [42] [two words]");
 	/* The status is the low byte, as Linux's. */
 	const char *const argv2[] = { "exit_with", "257", NULL };
 	KUNIT_ASSERT_TRUE(test, process_run("exit_with", argv2, other_cpu(), &res, &err));

@@ -76,8 +76,10 @@ static void run_user_program(struct kunit *test)
 		return;
 	}
 	KUNIT_EXPECT_FALSE(test, res.killed);
+	/* A skip's reason is the program's last line, "SKIP: <reason>". */
 	if (!res.killed && res.exit_code == 77)
-		kunit_skip(test, "the program skipped (exit status 77; its reason is above)");
+		kunit_skip(test, "%s", !strncmp(res.last_line, "SKIP: ", 6) ? res.last_line + 6
+									 : "exit status 77");
 	KUNIT_EXPECT_EQ(test, res.exit_code, 0);
 }
 
