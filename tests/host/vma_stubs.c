@@ -6,6 +6,7 @@
  * function it replaces (the range inside the VMA and page aligned, a
  * gather open around unmap_page_range and free_pgd_range). */
 #include "tests/host/vma_stubs.h"
+#include "kernel/file.h"
 #include "kernel/sched.h"
 #include "mm/memory.h"
 #include "mm/mmu_gather.h"
@@ -24,6 +25,12 @@ int stub_errors;
 
 /* The syscalls act on current->mm; nothing calls them on the host. */
 DEFINE_PER_CPU(struct task_struct *, current_task);
+bool files_fd_is_open(struct files_struct *files, unsigned int fd)
+{
+	(void)files;
+	(void)fd;
+	return false;
+}
 
 #define stub_bug(...)                                                                      \
 	do {                                                                               \
