@@ -204,6 +204,10 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	struct files_struct *files = NULL;
 	void *fpu = NULL;
 
+	if (!cpu_online(args->cpu)) {
+		*err = -ENXIO;
+		return NULL;
+	}
 	*err = elf_check(args->image, args->image_size);
 	if (*err)
 		return NULL;

@@ -33,6 +33,7 @@ struct process_spawn_args {
 
 /* Creates a process and starts it; returns its task, or NULL with *err set
  * (-ENOEXEC for an image that is not a static x86_64 ELF executable,
+ * -ENXIO for an offline CPU, -E2BIG for too many or too long arguments,
  * -ENOMEM). */
 struct task_struct *process_spawn(const struct process_spawn_args *args, int *err);
 /* Waits until p has ended, frees it and fills *res. */

@@ -209,6 +209,9 @@ void exit_to_user_mode_prepare(void)
 		 * the interrupt's EOI): nothing is held, interrupts may come. */
 		__asm__ volatile("sti" ::: "memory");
 		schedule();
+		/* The entry code's way out swaps GS back to the user's: no
+		 * interrupt may come in between. */
+		__asm__ volatile("cli" ::: "memory");
 	}
 }
 

@@ -45,6 +45,11 @@ trap_common:
 	jz .from_kernel
 	swapgs
 .from_kernel:
+	; The CPU keeps RFLAGS.AC on entry: clear it, so that SMAP guards the
+	; handler too (iretq gives the interrupted code its own AC back).
+	pushfq
+	and qword [rsp], ~(1 << 18)
+	popfq
 	push rdi
 	push rsi
 	push rdx
@@ -63,6 +68,10 @@ trap_common:
 	cld
 	mov rdi, rsp
 	call do_trap
+	; Handlers may have turned interrupts on (page faults, a reschedule on
+	; the way back to user mode): none may arrive between the swapgs below
+	; and iretq, where GS is already the user's. iretq restores IF.
+	cli
 	pop r15
 	pop r14
 	pop r13
