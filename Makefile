@@ -78,7 +78,7 @@ $(O)/arch/x86_64/trampoline_blob.o: $(B)/trampoline.bin
 $(O)/%.o: %.asm
 	@mkdir -p $(dir $@)
 	$(say) NASM $<
-	$(Q)$(NASM) -f elf64 -g -F dwarf -MD $(@:.o=.d) -MP -o $@ $<
+	$(Q)$(NASM) -f elf64 -g -F dwarf -I. -MD $(@:.o=.d) -MP -o $@ $<
 
 # The symbol table is made from a first link and linked into a second; the
 # .ksyms section follows text and rodata, so no code address moves (checked).

@@ -280,21 +280,11 @@ struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_str
 			vma_set_flags(vma, newflags);
 			return vma;
 		}
+		/* The whole VMA joins a neighbour (or both): it goes, and its
+		 * range merges as a new mapping's would. */
 		vma_unlink(mm, vma);
 		vm_area_free(vma);
-		if (merge_prev && merge_next) {
-			unsigned long next_end = next->vm_end;
-			vma_unlink(mm, next);
-			vm_area_free(next);
-			vma_set_range(prev, prev->vm_start, next_end);
-			return prev;
-		}
-		if (merge_prev) {
-			vma_set_range(prev, prev->vm_start, end);
-			return prev;
-		}
-		vma_set_range(next, start, next->vm_end);
-		return next;
+		return vma_merge_new(mm, prev, next, start, end, newflags);
 	}
 	/* A head or tail piece moves into the neighbour: shrink first, so the
 	 * two never overlap. */

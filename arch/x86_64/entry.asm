@@ -6,6 +6,8 @@
 ; pointer to it; when it returns, the registers are restored and IRETQ goes
 ; back to the interrupted code.
 
+%include "arch/x86_64/pt_regs.inc"
+
 extern do_trap
 
 section .text
@@ -50,21 +52,7 @@ trap_common:
 	pushfq
 	and qword [rsp], ~(1 << 18)
 	popfq
-	push rdi
-	push rsi
-	push rdx
-	push rcx
-	push rax
-	push r8
-	push r9
-	push r10
-	push r11
-	push rbx
-	push rbp
-	push r12
-	push r13
-	push r14
-	push r15
+	PUSH_REGS
 	cld
 	mov rdi, rsp
 	call do_trap
@@ -72,21 +60,7 @@ trap_common:
 	; the way back to user mode): none may arrive between the swapgs below
 	; and iretq, where GS is already the user's. iretq restores IF.
 	cli
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop rbp
-	pop rbx
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rax
-	pop rcx
-	pop rdx
-	pop rsi
-	pop rdi
+	POP_REGS
 	add rsp, 16                     ; vector and error code
 	test byte [rsp + 8], 3          ; the saved CS
 	jz .to_kernel

@@ -14,6 +14,8 @@
 ; kernel always with the per-CPU one; every path from user to kernel (here,
 ; trap_common in entry.asm) swaps exactly once in and once out.
 
+%include "arch/x86_64/pt_regs.inc"
+
 extern do_syscall_entry
 
 PERCPU_TOP_OF_STACK equ 8       ; struct cpu_entry_area (gdt.h), right after this_cpu_off
@@ -38,21 +40,7 @@ entry_SYSCALL_64:
 	push rcx                        ; rip
 	push rax                        ; error_code: the system-call number
 	push qword SYSCALL_MARK         ; vector
-	push rdi
-	push rsi
-	push rdx
-	push rcx
-	push rax
-	push r8
-	push r9
-	push r10
-	push r11
-	push rbx
-	push rbp
-	push r12
-	push r13
-	push r14
-	push r15
+	PUSH_REGS
 	xor ebp, ebp                    ; the backtrace ends here
 	cld
 	mov rdi, rsp
@@ -86,21 +74,7 @@ entry_SYSCALL_64:
 	swapgs
 	o64 sysret
 .return_via_iret:
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop rbp
-	pop rbx
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rax
-	pop rcx
-	pop rdx
-	pop rsi
-	pop rdi
+	POP_REGS
 	add rsp, 16
 	swapgs
 	iretq
