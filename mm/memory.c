@@ -123,7 +123,7 @@ int __pte_alloc(struct mm_struct *mm, pmd_t *pmd)
 	return ret;
 }
 
-pte_t *walk_to_pte(struct mm_struct *mm, unsigned long addr)
+pmd_t *walk_to_pmd(struct mm_struct *mm, unsigned long addr)
 {
 	pgd_t *pgd = &mm->pgd[pgd_index(addr)];
 	if (pgd_none(*pgd))
@@ -131,8 +131,13 @@ pte_t *walk_to_pte(struct mm_struct *mm, unsigned long addr)
 	pud_t *pud = &entry_table(*pgd)[pud_index(addr)];
 	if (pud_none(*pud))
 		return NULL;
-	pmd_t *pmd = &entry_table(*pud)[pmd_index(addr)];
-	if (pmd_none(*pmd) || pmd_trans_huge(*pmd))
+	return &entry_table(*pud)[pmd_index(addr)];
+}
+
+pte_t *walk_to_pte(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = walk_to_pmd(mm, addr);
+	if (!pmd || pmd_none(*pmd) || pmd_trans_huge(*pmd))
 		return NULL;
 	return &entry_table(*pmd)[pte_index(addr)];
 }
@@ -505,6 +510,31 @@ void switch_mm(struct mm_struct *prev, struct mm_struct *next)
 		__atomic_fetch_or(&mm_cpumask(next)->bits, 1ull << smp_processor_id(), __ATOMIC_SEQ_CST);
 	if ((read_cr3() & PTE_PFN_MASK) != __pa(pgd))
 		write_cr3(__pa(pgd));
+}
+
+void kthread_use_mm(struct mm_struct *mm)
+{
+	struct task_struct *tsk = current;
+	if (tsk->mm)
+		panic("BUG: kthread_use_mm by %s, which has an mm already", tsk->comm);
+	/* Interrupts off: the scheduler must see task and CR3 agree. */
+	unsigned long irq;
+	local_irq_save(irq);
+	tsk->mm = mm;
+	switch_mm(NULL, mm);
+	local_irq_restore(irq);
+}
+
+void kthread_unuse_mm(struct mm_struct *mm)
+{
+	struct task_struct *tsk = current;
+	if (tsk->mm != mm)
+		panic("BUG: kthread_unuse_mm by %s of an mm it does not use", tsk->comm);
+	unsigned long irq;
+	local_irq_save(irq);
+	tsk->mm = NULL;
+	switch_mm(mm, NULL);
+	local_irq_restore(irq);
 }
 
 void memory_init(void)

@@ -65,6 +65,9 @@ enum pmd_installed_type pmd_install(struct mm_struct *mm, u64 *pmd, struct page 
  * INSTALLED_HUGE_PMD or -ENOMEM. */
 int __pte_alloc(struct mm_struct *mm, u64 *pmd);
 
+/* Walks to the PMD entry for addr without allocating; NULL if the PUD or
+ * PMD table is missing. */
+u64 *walk_to_pmd(struct mm_struct *mm, unsigned long addr);
 /* Walks to the PTE for addr without allocating; NULL if a level above is
  * missing (or the PMD maps a huge page). */
 u64 *walk_to_pte(struct mm_struct *mm, unsigned long addr);
@@ -115,6 +118,12 @@ unsigned long nr_anon_pages(void);
 /* Activates mm on this CPU (CR3, mm_cpumask); NULL: the kernel's tables.
  * For the scheduler and for tests that build an mm themselves. */
 void switch_mm(struct mm_struct *prev, struct mm_struct *next);
+/* A kernel thread works on a user address space (Linux's kthread_use_mm):
+ * its faults, user copies and system calls go to mm until
+ * kthread_unuse_mm(). The thread must have no mm of its own, and the
+ * caller keeps mm alive meanwhile. Tests use them on mms they built. */
+void kthread_use_mm(struct mm_struct *mm);
+void kthread_unuse_mm(struct mm_struct *mm);
 /* The kernel's own PGD (what kernel threads run on). */
 extern u64 *init_pgd;
 

@@ -29,7 +29,7 @@ static struct case_state {
 	char *bufs[4];
 	int nbufs;
 	struct files_struct *files;
-	struct mm_struct *mm, *saved_mm;
+	struct mm_struct *mm;
 	struct files_struct *saved_files;
 	bool switched;
 } cs;
@@ -323,28 +323,19 @@ static void enter_space(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, do_mmap(cs.mm, UBASE, 16 * PAGE_SIZE, PROT_READ | PROT_WRITE,
 				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED), UBASE);
 	KUNIT_ASSERT_NOT_NULL(test, cs.files = files_alloc(""));
-	unsigned long irq;
-	local_irq_save(irq);
-	cs.saved_mm = current->mm;
 	cs.saved_files = current->files;
-	current->mm = cs.mm;
 	current->files = cs.files;
-	switch_mm(cs.saved_mm, cs.mm);
+	kthread_use_mm(cs.mm);
 	cs.switched = true;
-	local_irq_restore(irq);
 }
 
 static void leave_space(void)
 {
 	if (!cs.switched)
 		return;
-	unsigned long irq;
-	local_irq_save(irq);
-	current->mm = cs.saved_mm;
+	kthread_unuse_mm(cs.mm);
 	current->files = cs.saved_files;
-	switch_mm(cs.mm, cs.saved_mm);
 	cs.switched = false;
-	local_irq_restore(irq);
 }
 
 static long sys(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2)

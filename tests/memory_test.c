@@ -26,7 +26,6 @@
 struct test_space {
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
-	struct mm_struct *saved_mm;
 };
 
 /* Makes an mm with one VMA [BASE, BASE + size) of private anonymous
@@ -42,12 +41,7 @@ static void space_init(struct kunit *test, struct test_space *s, unsigned long s
 		mmput(s->mm);
 	KUNIT_ASSERT_EQ(test, a, BASE);
 	s->vma = find_vma(s->mm, BASE);
-	s->saved_mm = current->mm;
-	unsigned long irq;
-	local_irq_save(irq);
-	current->mm = s->mm;
-	switch_mm(s->saved_mm, s->mm);
-	local_irq_restore(irq);
+	kthread_use_mm(s->mm);
 }
 
 /* Unmaps everything, frees the tables over the whole user half, drops the mm. */
@@ -58,23 +52,8 @@ static void space_destroy(struct test_space *s)
 	unmap_page_range(&tlb, s->vma, s->vma->vm_start, s->vma->vm_end);
 	free_pgd_range(&tlb, s->vma->vm_start, s->vma->vm_end, 0, 0);
 	tlb_finish_mmu(&tlb);
-	unsigned long irq;
-	local_irq_save(irq);
-	current->mm = s->saved_mm;
-	switch_mm(s->mm, s->saved_mm);
-	local_irq_restore(irq);
+	kthread_unuse_mm(s->mm);
 	mmput(s->mm);
-}
-
-static pmd_t *pmd_of(struct mm_struct *mm, unsigned long addr)
-{
-	pgd_t *pgd = &mm->pgd[pgd_index(addr)];
-	if (pgd_none(*pgd))
-		return NULL;
-	pud_t *pud = &entry_table(*pgd)[pud_index(addr)];
-	if (pud_none(*pud))
-		return NULL;
-	return &entry_table(*pud)[pmd_index(addr)];
 }
 
 /* __pte_alloc and pmd_install say what the PMD holds instead of making the
@@ -88,7 +67,7 @@ static void pmd_install_reports_what_it_found(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
 	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 3 * (long)PAGE_SIZE); /* PUD, PMD, PTE */
 
-	pmd_t *pmd = pmd_of(s.mm, BASE + PMD_SIZE);
+	pmd_t *pmd = walk_to_pmd(s.mm, BASE + PMD_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, pmd);
 	KUNIT_EXPECT_TRUE(test, pmd_none(*pmd));
 	KUNIT_EXPECT_EQ(test, __pte_alloc(s.mm, pmd), INSTALLED_PTE);
@@ -105,7 +84,7 @@ static void pmd_install_reports_what_it_found(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
 
 	/* A PMD that maps a huge page: no PTE table to walk. */
-	pmd_t *huge = pmd_of(s.mm, BASE + 2 * PMD_SIZE);
+	pmd_t *huge = walk_to_pmd(s.mm, BASE + 2 * PMD_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, huge);
 	*huge = (0x40000000ul) | _PAGE_PRESENT | _PAGE_PSE | _PAGE_USER;
 	KUNIT_EXPECT_EQ(test, pmd_install(s.mm, huge, &mine), INSTALLED_HUGE_PMD);
@@ -219,11 +198,7 @@ struct remote_reader {
 static int remote_reader_fn(void *data)
 {
 	struct remote_reader *r = data;
-	unsigned long irq;
-	local_irq_save(irq);
-	current->mm = r->mm;
-	switch_mm(NULL, r->mm);
-	local_irq_restore(irq);
+	kthread_use_mm(r->mm);
 	copy_from_user(&r->first, (void *)r->addr, 8); /* caches the translation */
 	__atomic_store_n(&r->step, 1, __ATOMIC_RELEASE);
 	wake_up_all(&r->wq);
@@ -231,10 +206,7 @@ static int remote_reader_fn(void *data)
 	while (__atomic_load_n(&r->step, __ATOMIC_ACQUIRE) != 2)
 		cpu_relax();
 	copy_from_user(&r->second, (void *)r->addr, 8); /* must fault again: reads 0 */
-	local_irq_save(irq);
-	current->mm = NULL;
-	switch_mm(r->mm, NULL);
-	local_irq_restore(irq);
+	kthread_unuse_mm(r->mm);
 	return 0;
 }
 

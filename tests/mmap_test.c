@@ -23,7 +23,6 @@
 
 struct space {
 	struct mm_struct *mm;
-	struct mm_struct *saved_mm;
 	unsigned long free_before;
 };
 
@@ -42,23 +41,14 @@ static void space_init(struct kunit *test, struct space *s)
 	KUNIT_ASSERT_NOT_NULL(test, s->mm);
 	KUNIT_EXPECT_EQ(test, s->mm->mmap_base, MMAP_BASE);
 	KUNIT_EXPECT_EQ(test, s->mm->map_count, 0);
-	s->saved_mm = current->mm;
-	unsigned long irq;
-	local_irq_save(irq);
-	current->mm = s->mm;
-	switch_mm(s->saved_mm, s->mm);
-	local_irq_restore(irq);
+	kthread_use_mm(s->mm);
 }
 
 /* Drops the mm (exit_mmap through mmput) and checks that every page came
  * back. */
 static void space_destroy(struct kunit *test, struct space *s)
 {
-	unsigned long irq;
-	local_irq_save(irq);
-	current->mm = s->saved_mm;
-	switch_mm(s->mm, s->saved_mm);
-	local_irq_restore(irq);
+	kthread_unuse_mm(s->mm);
 	mmput(s->mm);
 	KUNIT_EXPECT_EQ(test, free_pages_now(), s->free_before);
 }
