@@ -41,7 +41,7 @@ int elf_check(const void *image, unsigned long size)
 	if (eh->e_type != ET_EXEC)
 		return noexec(eh->e_type == ET_DYN ? "position independent (ET_DYN) is not supported"
 						   : "not an executable");
-	if (eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phnum ||
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phnum || eh->e_phoff % 8 ||
 	    eh->e_phoff > size || (size - eh->e_phoff) / sizeof(Elf64_Phdr) < eh->e_phnum)
 		return noexec("program headers outside the file");
 	bool entry_ok = false;

@@ -204,9 +204,14 @@ void schedule(void)
 
 void exit_to_user_mode_prepare(void)
 {
+	/* One switch at most: the task runs again once the others queued now
+	 * had their turn (looping until the queue is empty would starve it
+	 * behind a thread that keeps yielding; there is no need_resched flag
+	 * yet to tell the two apart). */
+	__asm__ volatile("cli" ::: "memory");
 	if (READ_ONCE(this_rq()->nr_queued)) {
-		/* Called from the outermost frame of a user-mode entry (after
-		 * the interrupt's EOI): nothing is held, interrupts may come. */
+		/* The outermost frame of a user-mode entry (after the interrupt's
+		 * EOI): nothing is held, interrupts may come. */
 		__asm__ volatile("sti" ::: "memory");
 		schedule();
 		/* The entry code's way out swaps GS back to the user's: no

@@ -28,8 +28,11 @@ void syscall_init(void)
 	pr_info("syscall: %u system calls\n", n);
 }
 
-long do_syscall_64(unsigned long nr, const unsigned long args[6])
+long do_syscall_64(unsigned long rax, const unsigned long args[6])
 {
+	/* Linux takes the number as a 32-bit int: the high half of rax is
+	 * ignored (0x100000001 is write). */
+	unsigned int nr = (unsigned int)rax;
 	if (nr >= NR_syscalls || !sys_call_table[nr]) {
 		__atomic_add_fetch(&enosys_count, 1, __ATOMIC_RELAXED);
 		return -ENOSYS;

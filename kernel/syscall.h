@@ -94,8 +94,9 @@ struct syscall_entry {
 
 /* Builds the table; reports a number defined twice (a bug) and panics. */
 void syscall_init(void);
-/* Dispatches one call (the entry code calls it); counts calls per number. */
-long do_syscall_64(unsigned long nr, const unsigned long args[6]);
+/* Dispatches one call (the entry code calls it with rax, of which only the
+ * low 32 bits are the number, as Linux's); counts calls per number. */
+long do_syscall_64(unsigned long rax, const unsigned long args[6]);
 /* The name of a defined system call, or NULL. */
 const char *syscall_name(unsigned long nr);
 

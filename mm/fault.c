@@ -4,6 +4,7 @@
  * or resumes at the exception-table fixup (a kernel copy to or from user
  * memory, which then returns -EFAULT). */
 #include "arch/x86_64/traps.h"
+#include "kernel/printk.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
 #include "mm/memory.h"
@@ -40,6 +41,16 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2)
 	 * anything else (or a fault with no process) is a kernel bug. */
 	if (!user && (!mm || !search_exception_table(regs->rip)))
 		return false;
+	/* A user copy with interrupts off cannot wait for memory or for
+	 * TLB-flush IPIs (Linux's faulthandler_disabled): the copy fails. */
+	if (!user && !(regs->rflags & (1ul << 9))) {
+		static bool warned;
+		if (!warned) {
+			warned = true;
+			pr_warn("fault: user copy at %#lx with interrupts off: -EFAULT\n", regs->rip);
+		}
+		return false;
+	}
 	if (regs->error_code & X86_PF_RSVD) {
 		why = "reserved bit set in a page-table entry";
 		goto bad;

@@ -163,6 +163,15 @@ pte_t *pte_alloc_walk(struct mm_struct *mm, unsigned long addr)
 	return &entry_table(*pmd)[pte_index(addr)];
 }
 
+/* The next size-aligned boundary after addr, or end if that comes first
+ * (the step of every range walk; the comparison is done minus one so that
+ * a boundary that wraps to 0 at the top still counts as past end). */
+static unsigned long range_next(unsigned long addr, unsigned long end, unsigned long size)
+{
+	unsigned long boundary = (addr + size) & ~(size - 1);
+	return boundary - 1 < end - 1 ? boundary : end;
+}
+
 /* --- TLB ---------------------------------------------------------------- */
 
 static void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
@@ -293,12 +302,6 @@ static void zap_pte_range(struct mmu_gather *tlb, struct vm_area_struct *vma, pm
 		anon_page_unmapped(vma->vm_mm, page);
 		tlb_remove_page(tlb, page, addr);
 	}
-}
-
-static unsigned long range_next(unsigned long addr, unsigned long end, unsigned long size)
-{
-	unsigned long boundary = (addr + size) & ~(size - 1);
-	return boundary - 1 < end - 1 ? boundary : end;
 }
 
 void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
@@ -435,27 +438,42 @@ void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long en
 unsigned long change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 				pgprot_t newprot)
 {
-	unsigned long changed = 0;
-	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
-		pte_t *pte = walk_to_pte(vma->vm_mm, a);
-		if (!pte) {
-			/* No PTE table here: skip to the next PMD boundary. */
-			a = (a & PMD_MASK) + PMD_SIZE - PAGE_SIZE;
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long changed = 0, next;
+	for (unsigned long a = start; a < end; a = next) {
+		/* Missing tables are skipped whole, at whatever level they miss:
+		 * a huge sparse mapping costs what it has mapped. */
+		pgd_t *pgd = &mm->pgd[pgd_index(a)];
+		if (pgd_none(*pgd)) {
+			next = range_next(a, end, PGDIR_SIZE);
 			continue;
 		}
-		pte_t old = *pte;
-		if (!pte_present(old))
+		pud_t *pud = &entry_table(*pgd)[pud_index(a)];
+		if (pud_none(*pud)) {
+			next = range_next(a, end, PUD_SIZE);
 			continue;
-		pte_t new = (old & (PTE_PFN_MASK | _PAGE_DIRTY)) | newprot;
-		if (pte_pfn(old) == zero_pfn)
-			new &= ~(pgprot_t)_PAGE_RW;
-		if (new != old) {
-			WRITE_ONCE(*pte, new);
-			changed++;
 		}
+		next = range_next(a, end, PMD_SIZE);
+		pmd_t *pmd = &entry_table(*pud)[pmd_index(a)];
+		if (pmd_none(*pmd) || pmd_trans_huge(*pmd))
+			continue;
+		pte_t *pte = &entry_table(*pmd)[pte_index(a)];
+		for (unsigned long b = a; b < next; b += PAGE_SIZE, pte++) {
+			pte_t old = *pte;
+			if (!pte_present(old))
+				continue;
+			pte_t new = (old & (PTE_PFN_MASK | _PAGE_DIRTY)) | newprot;
+			if (pte_pfn(old) == zero_pfn)
+				new &= ~(pgprot_t)_PAGE_RW;
+			if (new != old) {
+				WRITE_ONCE(*pte, new);
+				changed++;
+			}
+		}
+		cond_resched();
 	}
 	if (changed)
-		flush_tlb_mm_range(vma->vm_mm, start, end);
+		flush_tlb_mm_range(mm, start, end);
 	return changed;
 }
 

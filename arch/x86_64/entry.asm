@@ -42,11 +42,45 @@ trap_stubs_end:
 
 ; An exception or interrupt from user mode (CS's low bits 3) also swaps
 ; GS: to the per-CPU area on the way in, back to the user's on the way out.
+;
+; NMI, double fault and machine check (the IST vectors) can also arrive in
+; the few kernel instructions where GS still holds the user's base (the
+; first instruction of the syscall entry, the last ones before sysret or
+; iretq), so for them the saved CS proves nothing: they read MSR_GS_BASE
+; (the kernel's is a negative, higher-half address) and, when they had to
+; swap, say so in bit 63 of their error code (0 for all three otherwise)
+; for the way out. This is Linux's "paranoid entry".
+MSR_GS_BASE equ 0xc0000101
+
+%macro IF_PARANOID_VECTOR 1             ; jumps to %1 for vectors 2, 8, 18
+	cmp qword [rsp], 2
+	je %1
+	cmp qword [rsp], 8
+	je %1
+	cmp qword [rsp], 18
+	je %1
+%endmacro
+
 trap_common:
+	IF_PARANOID_VECTOR .paranoid_entry
 	test byte [rsp + 24], 3         ; the saved CS, above vector and error code
-	jz .from_kernel
+	jz .body
 	swapgs
-.from_kernel:
+	jmp .body
+.paranoid_entry:
+	push rax
+	push rcx
+	push rdx
+	mov ecx, MSR_GS_BASE
+	rdmsr
+	test edx, edx                   ; sign of the base's high half
+	pop rdx                         ; (pops leave the flags alone)
+	pop rcx
+	pop rax
+	js .body                        ; the kernel's base already
+	swapgs
+	bts qword [rsp + 8], 63         ; remember to swap back
+.body:
 	; The CPU keeps RFLAGS.AC on entry: clear it, so that SMAP guards the
 	; handler too (iretq gives the interrupted code its own AC back).
 	pushfq
@@ -61,11 +95,15 @@ trap_common:
 	; and iretq, where GS is already the user's. iretq restores IF.
 	cli
 	POP_REGS
-	add rsp, 16                     ; vector and error code
-	test byte [rsp + 8], 3          ; the saved CS
-	jz .to_kernel
+	btr qword [rsp + 8], 63         ; a paranoid entry that swapped
+	jc .swap_out
+	IF_PARANOID_VECTOR .no_swap     ; one that did not
+	test byte [rsp + 24], 3         ; the saved CS
+	jz .no_swap
+.swap_out:
 	swapgs
-.to_kernel:
+.no_swap:
+	add rsp, 16                     ; vector and error code
 	iretq
 
 ; int kernel_setjmp(struct jmp_buf *buf)  -- returns 0, or the longjmp value

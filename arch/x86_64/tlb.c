@@ -74,6 +74,11 @@ void flush_tlb_user_range(const struct cpumask *mask, phys_addr_t pgd_pa, unsign
 {
 	struct user_flush f = { pgd_pa, start, end };
 	unsigned long flags;
+	/* The caller's page-table stores must be visible before the mask is
+	 * read: a CPU that sets its bit afterwards (switch_mm, a locked
+	 * operation) then walks the new tables. x86 lets a load pass an
+	 * earlier store, so a full fence. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	local_irq_save(flags);
 	unsigned cpu = smp_processor_id();
 	struct cpumask others = { mask->bits & ~(1ull << cpu) };

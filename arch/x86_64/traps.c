@@ -9,6 +9,7 @@
 #include "arch/x86_64/gdt.h"
 #include "kernel/ksyms.h"
 #include "kernel/panic.h"
+#include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 
@@ -26,6 +27,7 @@ static struct idt_entry idt[256] __aligned(16);
 extern const char trap_stubs[];
 
 void (*trap_fault_hook)(struct pt_regs *regs, u64 cr2);
+DEFINE_PER_CPU(unsigned long, nmi_count);
 
 static interrupt_handler_t interrupt_handlers[256];
 
@@ -234,13 +236,17 @@ void do_trap(struct pt_regs *regs)
 		return;
 	}
 	if (regs->vector == X86_TRAP_NMI) {
-		printk(KERN_WARNING "traps: NMI received at %016lx\n", regs->rip);
+		/* No printk: the NMI may have interrupted the console lock's
+		 * holder on this CPU. Counted, and otherwise ignored. */
+		this_cpu_write(nmi_count, this_cpu_read(nmi_count) + 1);
 		return;
 	}
 	if (regs->vector == X86_TRAP_PF && handle_page_fault(regs, cr2))
 		return;
-	if (regs->cs & 3) {
-		/* A user-mode exception nobody resolved ends the process. */
+	if ((regs->cs & 3) && regs->vector != X86_TRAP_DF && regs->vector != X86_TRAP_MC) {
+		/* A user-mode exception nobody resolved ends the process (not a
+		 * machine check or double fault: those are the machine's, and
+		 * they run on an IST stack that must not sleep). */
 		__asm__ volatile("sti" ::: "memory");
 		user_fault_kill(regs, cr2, user_exception_reason(regs->vector));
 	}

@@ -37,6 +37,9 @@ void register_interrupt_handler(unsigned vector, interrupt_handler_t fn);
  * (for backtraces). */
 extern bool (*kernel_stack_contains)(u64 addr);
 const char *trap_name(unsigned vector);
+/* NMIs taken on each CPU (ignored otherwise). */
+#include "kernel/percpu.h"
+DECLARE_PER_CPU(unsigned long, nmi_count);
 
 /* Prints the vector, error code, CR2, registers and a backtrace. */
 void show_fault(const struct pt_regs *regs, u64 cr2);
