@@ -3,8 +3,10 @@
  * exit statuses and arguments arrive, hostile ELF images are refused with
  * nothing leaked, a process that never makes a system call still lets its
  * CPU run other tasks and RCU complete grace periods (user mode is
- * preemptible), and a kill says who, where and why. */
+ * preemptible) and survives an NMI (the paranoid entry), and a kill says
+ * who, where and why. */
 #include "tests/kunit.h"
+#include "arch/x86_64/apic.h"
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/elf.h"
@@ -15,6 +17,7 @@
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "mm/numa.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -182,6 +185,16 @@ static void user_mode_is_preemptible(struct kunit *test)
 	 * a tick in user mode is one. */
 	synchronize_rcu();
 	bool alive_after_gp = READ_ONCE(p->mm) != NULL;
+	/* An NMI in user mode: its entry must find the user's GS base (from
+	 * MSR_GS_BASE: the saved CS is no proof for NMIs), swap and swap back,
+	 * and the spinner go on to exit normally. And one in kernel mode,
+	 * here, which must not swap. */
+	unsigned long nmis = per_cpu(nmi_count, cpu), my_nmis = this_cpu_read(nmi_count);
+	apic_send_nmi(numa_topology.cpus[cpu].apic_id);
+	apic_send_nmi(numa_topology.cpus[smp_processor_id()].apic_id);
+	for (int i = 0; i < 100 && per_cpu(nmi_count, cpu) == nmis; i++)
+		schedule_timeout_uninterruptible(1);
+	bool nmi_while_alive = READ_ONCE(p->mm) != NULL;
 
 	struct process_result res;
 	process_wait(p, &res);
@@ -190,6 +203,9 @@ static void user_mode_is_preemptible(struct kunit *test)
 	KUNIT_EXPECT_NE(test, n.spinner_vector, SYSCALL_VECTOR_MARK);
 	KUNIT_EXPECT_EQ(test, n.spinner_cs & 3, 3);
 	KUNIT_EXPECT_TRUE(test, alive_after_gp);
+	KUNIT_EXPECT_EQ(test, per_cpu(nmi_count, cpu), nmis + 1);
+	KUNIT_EXPECT_EQ(test, this_cpu_read(nmi_count), my_nmis + 1);
+	KUNIT_EXPECT_TRUE(test, nmi_while_alive);
 	KUNIT_EXPECT_FALSE(test, res.killed);
 	KUNIT_EXPECT_EQ(test, res.exit_code, 0);
 }

@@ -108,6 +108,11 @@ void apic_send_ipi(u32 apic_id, u8 vector)
 	apic_icr_write(APIC_DM_FIXED | vector, apic_id);
 }
 
+void apic_send_nmi(u32 apic_id)
+{
+	apic_icr_write(APIC_DM_NMI, apic_id);
+}
+
 void apic_send_ipi_all_but_self(u8 vector)
 {
 	apic_icr_write(APIC_DEST_ALLBUT | APIC_DM_FIXED | vector, 0);

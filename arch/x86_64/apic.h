@@ -22,6 +22,8 @@ bool x2apic_enabled(void);
 void apic_eoi(void);
 void apic_send_ipi(u32 apic_id, u8 vector);
 void apic_send_ipi_all_but_self(u8 vector);
+/* An NMI to one CPU (tests of the NMI entry). */
+void apic_send_nmi(u32 apic_id);
 /* INIT only: puts a CPU back into wait-for-SIPI (a CPU that must stop). */
 void apic_send_init(u32 apic_id);
 /* INIT-SIPI-SIPI; returns false if the IPIs could not be sent. */
