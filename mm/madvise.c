@@ -19,8 +19,8 @@
  *   MADV_REMOVE: -EINVAL, as for any mapping that is not of a file;
  *   MADV_NORMAL/RANDOM/SEQUENTIAL, DONTFORK/DOFORK, WIPEONFORK/KEEPONFORK,
  *     DONTDUMP/DODUMP, HUGEPAGE/NOHUGEPAGE: record VM_* flags;
- *   MADV_POPULATE_READ/WRITE: fault the pages in (populate_vma_range, which
- *     faults writable memory in as written even for READ); a hole gives
+ *   MADV_POPULATE_READ/WRITE: fault the pages in, as reads (the zero page)
+ *     or as writes (populate_vma_range); a hole gives
  *     -ENOMEM and a VMA without the access -EINVAL, where the walk stops.
  * Not accepted (-EINVAL, as unknown advice): KSM's MERGEABLE/UNMERGEABLE,
  * MADV_COLLAPSE, the memory-failure injections, MADV_GUARD_*. */
@@ -184,7 +184,7 @@ static int madvise_populate(struct mm_struct *mm, unsigned long start, unsigned 
 		if (!(vma->vm_flags & need))
 			return -EINVAL;
 		unsigned long tmp = min(vma->vm_end, end);
-		if (populate_vma_range(vma, start, tmp))
+		if (populate_vma_range(vma, start, tmp, behavior == MADV_POPULATE_WRITE))
 			return -ENOMEM;
 		start = tmp;
 	}

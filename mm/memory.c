@@ -265,9 +265,9 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 	return 0;
 }
 
-int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+		       bool write)
 {
-	bool write = vma->vm_flags & VM_WRITE;
 	unsigned n = 0;
 	for (unsigned long a = start & PAGE_MASK; a < end; a += PAGE_SIZE) {
 		pte_t *pte = walk_to_pte(vma->vm_mm, a);

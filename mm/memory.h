@@ -80,10 +80,12 @@ u64 *pte_alloc_walk(struct mm_struct *mm, unsigned long addr);
  * page for reads, a zeroed page for writes. */
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags);
 
-/* Faults in every page of [start, end) of vma, as a write if the VMA is
- * writable (MAP_POPULATE, MADV_WILLNEED does not use it). Returns 0 or
- * -ENOMEM. */
-int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* Faults in every page of [start, end) of vma, as writes (each page gets
+ * a page of its own) or as reads (never-written pages get the zero page):
+ * MAP_POPULATE writes a private writable mapping, MADV_POPULATE_READ
+ * reads. Returns 0 or -ENOMEM. */
+int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+		       bool write);
 
 /* Unmaps the pages of [addr, end) (inside vma), handing them to tlb. Page
  * tables stay (free_pgd_range frees them). */

@@ -31,9 +31,14 @@
 #define TASK_SIZE 0x00007ffffffff000ul
 #define STACK_TOP TASK_SIZE           /* the user stack's VMA ends here */
 #define USER_STACK_SIZE (8ul << 20)   /* the stack VMA's size (RLIMIT_STACK's default) */
-/* Top-down mmap without a hint starts below the stack and a gap of 128 MiB
- * (Linux's minimum gap; no randomisation, so runs are reproducible). */
-#define MMAP_BASE (STACK_TOP - USER_STACK_SIZE - (128ul << 20))
+/* Top-down mmap without a hint starts below a gap for the stack: Linux's
+ * mmap_base() gap is the stack limit plus the 1 MiB stack guard gap,
+ * clamped to at least 128 MiB (so 128 MiB with the default 8 MiB stack),
+ * without randomisation, so runs are reproducible (Linux's with
+ * `setarch -R`). */
+#define MMAP_MIN_GAP (128ul << 20)
+#define MMAP_BASE (TASK_SIZE - (USER_STACK_SIZE + (1ul << 20) > MMAP_MIN_GAP ? \
+				USER_STACK_SIZE + (1ul << 20) : MMAP_MIN_GAP))
 #define mmap_min_addr 65536ul         /* Linux's default vm.mmap_min_addr */
 
 /* vm_flags, Linux's values. */

@@ -189,9 +189,12 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 
 /* ---- mmap ------------------------------------------------------------------ */
 
-/* Maps [addr, addr + len) with vm_flags, replacing what is there. */
+/* Maps [addr, addr + len) with vm_flags, replacing what is there. The
+ * heap (brk) only ever grows its own VMA: it never merges with the data
+ * segment below start_brk or with a mapping above it, so [heap] stays a
+ * VMA of its own, as Linux's do_brk_flags keeps it. */
 static unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned long len,
-				 unsigned long vm_flags)
+				 unsigned long vm_flags, bool brk)
 {
 	unsigned long end = addr + len;
 	/* Allocated first: a failure must not leave the old mappings gone. */
@@ -207,7 +210,13 @@ static unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsig
 	struct rb_node **link, *parent;
 	find_vma_links(mm, addr, end, &prev, &link, &parent);
 	struct vm_area_struct *next = prev ? prev->vm_next : rb_vma(rb_first(&mm->mm_rb));
-	if (vma_merge_new(mm, prev, next, addr, end, vm_flags)) {
+	struct vm_area_struct *merge_prev = prev, *merge_next = next;
+	if (brk) {
+		if (prev && prev->vm_start < mm->start_brk)
+			merge_prev = NULL;
+		merge_next = NULL;
+	}
+	if (vma_merge_new(mm, merge_prev, merge_next, addr, end, vm_flags)) {
 		vm_area_free(new);
 	} else {
 		new->vm_start = addr;
@@ -225,7 +234,8 @@ static void mm_populate(struct mm_struct *mm, unsigned long start, unsigned long
 	unsigned long end = start + len;
 	for (struct vm_area_struct *vma = find_vma(mm, start); vma && vma->vm_start < end;
 	     vma = vma->vm_next)
-		populate_vma_range(vma, max(start, vma->vm_start), min(end, vma->vm_end));
+		populate_vma_range(vma, max(start, vma->vm_start), min(end, vma->vm_end),
+				   (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE);
 }
 
 static unsigned long calc_vm_prot_bits(unsigned long prot)
@@ -294,8 +304,14 @@ static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsign
 		return -ENOMEM;
 	if (flags & MAP_NORESERVE)
 		vm_flags |= VM_NORESERVE;
+	/* Linux's accountable_mapping(): private writable memory is charged
+	 * to the overcommit count unless MAP_NORESERVE. There is no
+	 * overcommit limit here, but the flag is kept, as it decides which
+	 * VMAs may merge. */
+	if ((vm_flags & (VM_WRITE | VM_NORESERVE)) == VM_WRITE)
+		vm_flags |= VM_ACCOUNT;
 
-	addr = mmap_region(mm, addr, len, vm_flags);
+	addr = mmap_region(mm, addr, len, vm_flags, false);
 	if (!IS_ERR_VALUE(addr) &&
 	    ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE))
 		mm_populate(mm, addr, len);
@@ -339,8 +355,10 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
 	struct vm_area_struct *next = find_vma(mm, oldbrk);
 	if (next && newbrk + PAGE_SIZE > next->vm_start)
 		return origbrk;
-	unsigned long flags = VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
-	if (IS_ERR_VALUE(mmap_region(mm, oldbrk, len, flags)))
+	if (mm->map_count > sysctl_max_map_count)
+		return origbrk;
+	unsigned long flags = VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC | VM_ACCOUNT;
+	if (IS_ERR_VALUE(mmap_region(mm, oldbrk, len, flags, true)))
 		return origbrk;
 	mm->brk = brk;
 	return brk;

@@ -29,6 +29,11 @@ static struct vm_area_struct *mprotect_fixup(struct mm_struct *mm, struct vm_are
 					     unsigned long newflags)
 {
 	unsigned long oldflags = vma->vm_flags;
+	/* Linux's mprotect_fixup: private memory becoming writable for the
+	 * first time is charged (VM_ACCOUNT), as a writable mmap would be. */
+	if ((newflags & VM_WRITE) &&
+	    !(oldflags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
+		newflags |= VM_ACCOUNT;
 	if (newflags == oldflags)
 		return vma;
 	vma = vma_modify_flags(mm, vma, start, end, newflags);
@@ -38,7 +43,7 @@ static struct vm_area_struct *mprotect_fixup(struct mm_struct *mm, struct vm_are
 	/* A locked private mapping becoming writable: fault the pages in
 	 * writable now, as mlock promises no faults later. */
 	if ((oldflags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED && (newflags & VM_WRITE))
-		populate_vma_range(vma, start, end);
+		populate_vma_range(vma, start, end, true);
 	return vma;
 }
 

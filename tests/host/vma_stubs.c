@@ -194,10 +194,11 @@ unsigned long change_protection(struct vm_area_struct *vma, unsigned long start,
 	return 0;
 }
 
-int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+		       bool write)
 {
 	check_inside("populate_vma_range", vma, start, end);
-	record(CALL_POPULATE, vma, start, end, 0, 0, 0);
+	record(CALL_POPULATE, vma, start, end, 0, 0, write);
 	if (populate_fails)
 		return -ENOMEM;
 	present_add(start, end);
