@@ -28,14 +28,17 @@ static void console_flush(struct console_line *c)
 }
 
 /* A line longer than the buffer leaves in pieces of CONSOLE_LINE_MAX. NUL
- * bytes are dropped: %.*s would stop at them. */
+ * bytes are dropped: %.*s would stop at them. Other control characters
+ * but tab become '?': the console is also the KTAP channel, and a '\r'
+ * would start a line of the program's own there (a fake "ok" case). */
 void console_line_put(struct console_line *c, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\n') {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '\n') {
 			console_flush(c);
-		} else if (s[i]) {
-			c->buf[c->len++] = s[i];
+		} else if (ch) {
+			c->buf[c->len++] = (ch < 0x20 && ch != '\t') || ch == 0x7f ? '?' : (char)ch;
 			if (c->len == CONSOLE_LINE_MAX)
 				console_flush(c);
 		}

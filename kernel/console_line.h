@@ -27,7 +27,8 @@ struct console_line {
  * CONSOLE_PREFIX_MAX - 1 bytes; NULL means ""). */
 void console_line_init(struct console_line *c, const char *prefix);
 /* Adds n bytes: each '\n' sends the line out, a full buffer sends it out
- * as a piece of CONSOLE_LINE_MAX bytes, NUL bytes are dropped. */
+ * as a piece of CONSOLE_LINE_MAX bytes, NUL bytes are dropped and other
+ * control characters but tab become '?'. */
 void console_line_put(struct console_line *c, const char *s, size_t n);
 /* Sends out a partial line, if there is one (at exit). */
 void console_line_end(struct console_line *c);

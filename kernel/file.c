@@ -89,6 +89,9 @@ static long console_write(struct file *f, const char *src, size_t count, bool us
 		done += got;
 		if (got < n)
 			return done ? (long)done : -EFAULT;
+		/* A write of gigabytes must not hold the CPU (the kernel is not
+		 * preemptible, and RCU waits for this CPU). */
+		cond_resched();
 	}
 	return (long)count;
 }
@@ -328,7 +331,9 @@ static int path_walk(const char *base, const char *path, char *out, struct proc_
 			return err;
 		if (!proc_node_is_dir(node))
 			return -ENOTDIR;
-		if (n > NAME_MAX)
+		/* A real file system (the root's) refuses a name longer than
+		 * NAME_MAX; procfs and sysfs just do not find it (-ENOENT). */
+		if (n > NAME_MAX && !len)
 			return -ENAMETOOLONG;
 		if (n == 2 && s[0] == '.' && s[1] == '.') {
 			while (len && out[--len] != '/')
@@ -368,8 +373,12 @@ static int path_openat(struct files_struct *files, int dirfd, const char *path, 
 	bool slash;
 	int acc = flags & O_ACCMODE;
 	int err = path_walk(base, path, norm, &node, &slash);
-	if (err == 1) /* the last name is missing; nothing here can create files */
-		err = !(flags & O_CREAT) ? -ENOENT : slash ? -EISDIR : -EACCES;
+	/* The last name is missing; nothing here can create files. procfs
+	 * answers the lookup itself (-ENOENT even with O_CREAT); sysfs and the
+	 * root refuse the creation (-EACCES). */
+	bool in_proc = !strncmp(norm, "/proc", 5) && (norm[5] == '/' || !norm[5]);
+	if (err == 1)
+		err = !(flags & O_CREAT) || in_proc ? -ENOENT : slash ? -EISDIR : -EACCES;
 	if (err)
 		goto out;
 	bool dir = proc_node_is_dir(&node);
@@ -381,8 +390,9 @@ static int path_openat(struct files_struct *files, int dirfd, const char *path, 
 		err = -ENOTDIR;
 	else if (dir && acc != O_RDONLY)
 		err = -EISDIR;
-	else if (node.fs == PROC_FS_SYS && !dir && acc != O_RDONLY)
-		err = -EACCES;
+	else if (node.fs == PROC_FS_SYS && !dir && (acc == O_WRONLY || acc == O_RDWR))
+		err = -EACCES; /* kernfs: a write open of a file without a write method
+				* (access mode 3 opens for neither, and succeeds) */
 	if (err)
 		goto out;
 
@@ -422,6 +432,15 @@ int files_open(struct files_struct *files, int dirfd, const char *path, int flag
 	(void)mode; /* nothing is ever created */
 	if ((flags & (O_DIRECTORY | O_CREAT)) == (O_DIRECTORY | O_CREAT))
 		return -EINVAL;
+	/* build_open_flags: O_TMPFILE needs O_DIRECTORY's bit and a write
+	 * access mode; no file system here makes temporary files. */
+	if (flags & __O_TMPFILE) {
+		if ((flags & O_TMPFILE) != O_TMPFILE)
+			return -EINVAL;
+		if ((flags & O_ACCMODE) != O_WRONLY && (flags & O_ACCMODE) != O_RDWR)
+			return -EINVAL;
+		return -EOPNOTSUPP;
+	}
 	if (!path[0])
 		return -ENOENT;
 	if (strnlen(path, PATH_MAX) >= PATH_MAX)
@@ -450,7 +469,9 @@ static long do_read(struct file *f, void *buf, size_t count, long *pos, bool use
 		return -EINVAL;
 	if (user && !access_ok(buf, count))
 		return -EFAULT;
-	if (*pos < 0)
+	/* rw_verify_area: a negative count or position, or one whose end
+	 * passes the largest offset. */
+	if ((long)count < 0 || *pos < 0 || (long)((unsigned long)*pos + count) < 0)
 		return -EINVAL;
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;

@@ -47,23 +47,28 @@ void files_release(struct files_struct *files);
  * is "/") or an open directory, used only for a relative path. "self" in
  * /proc is the current task. Errors as Linux's, for a process running as
  * root:
- *   -EINVAL        O_DIRECTORY together with O_CREAT
- *   -ENOENT        an empty path, or a missing file or directory
+ *   -EINVAL        O_DIRECTORY together with O_CREAT; O_TMPFILE without
+ *                  a write access mode
+ *   -EOPNOTSUPP    O_TMPFILE otherwise (no file system here makes them)
+ *   -ENOENT        an empty path, or a missing file or directory (under
+ *                  /proc even with O_CREAT: procfs answers the lookup
+ *                  itself), or a name longer than NAME_MAX below /
  *   -ENAMETOOLONG  a path of PATH_MAX bytes or more, or a component of more
- *                  than NAME_MAX
+ *                  than NAME_MAX right under / (a real file system's check)
  *   -EMFILE        no free descriptor (checked before the lookup, as Linux)
  *   -EBADF/-ENOTDIR  a relative path with a dirfd that is not open / not a
  *                  directory
  *   -ENOTDIR       a file used as a directory (O_DIRECTORY, "file/")
  *   -EISDIR        a directory opened for writing or with O_CREAT
  *   -EEXIST        O_CREAT|O_EXCL on an existing file
- *   -EACCES        O_CREAT of a missing name (procfs and sysfs cannot
- *                  create files); opening a sysfs file for writing (its
- *                  mode is 0444 and kernfs refuses even root)
+ *   -EACCES        O_CREAT of a missing name under /sys or / (nothing can
+ *                  be created); opening a sysfs file for reading and
+ *                  writing or writing (its mode is 0444 and kernfs refuses
+ *                  even root; access mode 3, neither, opens)
  * A procfs file opened for writing opens (root passes the 0444 check), and
  * its writes fail: -EIO under /proc (proc_reg_write without proc_write),
  * -EINVAL under /proc/<pid> (no write method at all). O_TRUNC is ignored,
- * as procfs ignores it; O_PATH and O_TMPFILE are not supported. A
+ * as procfs ignores it; O_PATH opens as a plain open (not supported). A
  * directory opened O_RDONLY gives a descriptor whose reads fail with
  * -EISDIR (there is no getdents). */
 int files_open(struct files_struct *files, int dirfd, const char *path, int flags,

@@ -57,8 +57,9 @@ static const char *task_state_name(const struct task_struct *p)
 	return "S (sleeping)";
 }
 
-/* Name as Linux's proc_task_name(escape): \n and \\ escaped, and the
- * space class written as C escapes. */
+/* Name as Linux 6.12's proc_task_name(escape): seq_escape_str with
+ * ESCAPE_SPACE|ESCAPE_SPECIAL but only "\n\\" selected, so just those two
+ * are written as C escapes; a tab, say, stays raw. */
 static void task_name(struct seq_buf *m, const struct task_struct *p)
 {
 	char name[TASK_COMM_LEN * 2 + 1];
@@ -67,10 +68,6 @@ static void task_name(struct seq_buf *m, const struct task_struct *p)
 		const char *esc = NULL;
 		switch (p->comm[i]) {
 		case '\n': esc = "\\n"; break;
-		case '\t': esc = "\\t"; break;
-		case '\r': esc = "\\r"; break;
-		case '\v': esc = "\\v"; break;
-		case '\f': esc = "\\f"; break;
 		case '\\': esc = "\\\\"; break;
 		}
 		if (esc) {
@@ -176,9 +173,8 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 	print_mask(m, mem_bits, MAX_NUMNODES);
 	seq_buf_puts(m, "\nMems_allowed_list:\t");
 	print_list(m, mems, MAX_NUMNODES);
-	/* Not preemptible: every switch is voluntary. */
-	seq_buf_printf(m, "voluntary_ctxt_switches:\t%lu\nnonvoluntary_ctxt_switches:\t0\n",
-		       READ_ONCE(p->nvcsw));
+	seq_buf_printf(m, "voluntary_ctxt_switches:\t%lu\nnonvoluntary_ctxt_switches:\t%lu\n",
+		       READ_ONCE(p->nvcsw), READ_ONCE(p->nivcsw));
 }
 
 /* size resident shared text lib data dt, in pages (proc_pid_statm). */

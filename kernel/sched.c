@@ -195,7 +195,12 @@ void schedule(void)
 	if (prev->fpu_state || next->fpu_state)
 		fpu_switch(prev->fpu_state, next->fpu_state);
 	rq->nr_switches++;
-	prev->nvcsw++;
+	/* As Linux's __schedule: a task that goes to sleep gave the CPU up;
+	 * one still runnable was preempted or yielded. */
+	if (prev->__state == TASK_RUNNING)
+		prev->nivcsw++;
+	else
+		prev->nvcsw++;
 	prev = __switch_to_asm(prev, next);
 	/* Running as the original task again; prev is who ran before us. */
 	finish_task_switch(prev);

@@ -73,7 +73,9 @@ struct task_struct {
 	bool should_stop;           /* kthread_stop() asked it to return */
 	int exit_code;              /* what threadfn returned (-EINTR if it never ran) */
 	struct completion exited;   /* completed once it has left its stack for good */
-	unsigned long nvcsw;        /* times it gave up the CPU */
+	unsigned long nvcsw;        /* switches away while going to sleep (voluntary) */
+	unsigned long nivcsw;       /* switches away while still runnable: preempted
+				     * on the way back to user mode, or yielding */
 	/* User processes (kernel/process.c); NULL/0 for kernel threads. */
 	struct mm_struct *mm;          /* its address space */
 	int pid;                       /* process id (its tgid too: one thread each) */

@@ -67,5 +67,6 @@ typedef u64 phys_addr_t;
 #define ERANGE 34
 #define ENAMETOOLONG 36
 #define ENOSYS 38
+#define EOPNOTSUPP 95
 
 #endif

@@ -85,6 +85,9 @@
 #define O_NONBLOCK 04000
 #define O_DIRECTORY 0200000
 #define O_CLOEXEC 02000000
+#define O_PATH 010000000
+#define __O_TMPFILE 020000000
+#define O_TMPFILE (__O_TMPFILE | O_DIRECTORY)
 #define AT_FDCWD (-100)
 
 /* clock_gettime clocks. */

@@ -124,7 +124,11 @@ static void open_errors(struct kunit *test)
 	static char long_path[PATH_MAX + 1];
 	static const struct { const char *path; int flags; int result; } cases[] = {
 		{ "", O_RDONLY, -ENOENT }, { "/nothing", O_RDONLY, -ENOENT },
-		{ "/nothing/meminfo", O_CREAT, -ENOENT }, { "/proc/new", O_CREAT | O_WRONLY, -EACCES },
+		{ "/nothing/meminfo", O_CREAT, -ENOENT }, { "/proc/new", O_CREAT | O_WRONLY, -ENOENT },
+		{ "/proc/self/new", O_CREAT, -ENOENT }, { "/new", O_CREAT, -EACCES },
+		{ "/sys/devices/system/node/new", O_CREAT, -EACCES },
+		{ "/sys/devices/system/node/online", 3, 3 }, /* access mode 3: neither */
+		{ "/proc", O_RDONLY | O_TMPFILE, -EINVAL }, { "/proc", O_RDWR | O_TMPFILE, -EOPNOTSUPP },
 		{ "/proc/meminfo", O_CREAT | O_EXCL, -EEXIST }, { "/proc", O_DIRECTORY | O_CREAT, -EINVAL },
 		{ "/proc/meminfo", O_DIRECTORY, -ENOTDIR }, { "/proc/meminfo/", O_RDONLY, -ENOTDIR },
 		{ "/proc/meminfo/.", O_RDONLY, -ENOTDIR }, { "/proc/meminfo/x", O_RDONLY, -ENOTDIR },
@@ -149,6 +153,11 @@ static void open_errors(struct kunit *test)
 	long_path[NAME_MAX + 2] = 0; /* one component of NAME_MAX + 1 */
 	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, long_path, O_RDONLY, 0), -ENAMETOOLONG);
 	long_path[NAME_MAX + 1] = 0;
+	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, long_path, O_RDONLY, 0), -ENOENT);
+	/* Below /proc a long name is just not found, as procfs's lookup. */
+	memcpy(long_path, "/proc/", 6);
+	memset(long_path + 6, 'a', NAME_MAX + 1); /* one component of NAME_MAX + 1 */
+	long_path[6 + NAME_MAX + 1] = 0;
 	KUNIT_EXPECT_EQ(test, files_open(f, AT_FDCWD, long_path, O_RDONLY, 0), -ENOENT);
 
 	/* Writes to /proc files: -EIO at the top, -EINVAL under /proc/<pid>. */
@@ -203,6 +212,11 @@ static void read_and_seek(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, files_lseek(f, proc, -8, SEEK_CUR), -EINVAL);
 	KUNIT_EXPECT_EQ(test, files_lseek(f, proc, 1 << 20, SEEK_SET), 1 << 20);
 	KUNIT_EXPECT_EQ(test, files_read(f, proc, got, 1), 0); /* past the end */
+	/* rw_verify_area: an end past the largest offset is -EINVAL. */
+	KUNIT_EXPECT_EQ(test, files_lseek(f, proc, __LONG_MAX__, SEEK_SET), __LONG_MAX__);
+	KUNIT_EXPECT_EQ(test, files_read(f, proc, got, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, files_pread(f, proc, got, 16, __LONG_MAX__ - 15), -EINVAL);
+	KUNIT_EXPECT_EQ(test, files_pread(f, proc, got, 15, __LONG_MAX__ - 15), 0);
 }
 
 static void close_frees_snapshot(struct kunit *test)
@@ -234,7 +248,11 @@ static void console_lines(struct kunit *test)
 	files_write(f, 1, "hello", 5);
 	bool early = cap.len != 0; /* nothing before the newline */
 	files_write(f, 2, " wor\0ld\n", 8);
-	files_write(f, 1, "a\n\nb", 4);
+	files_write(f, 1, "a\n\n", 2 + 1);
+	/* A carriage return would start a line of the program's own on the
+	 * KTAP channel: shown as '?', as other control characters but tab. */
+	files_write(f, 1, "50%\r    ok 1 fake\x1b\tx\n", 21);
+	files_write(f, 1, "b", 1);
 	files_write(f, 1, longline, sizeof(longline));
 	files_release(f);
 	cs.files = NULL;
@@ -243,6 +261,8 @@ static void console_lines(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(capture_buf, "[p] hello world\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(capture_buf, "[p] a\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(capture_buf, "[p] \n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(capture_buf, "[p] 50%?    ok 1 fake?\tx\n"));
+	KUNIT_EXPECT_NULL(test, strchr(capture_buf, '\r'));
 	/* "b" + 1000 x: pieces of 384, the rest written out by release. */
 	const char *l = strstr(capture_buf, "[p] bxxx");
 	KUNIT_ASSERT_NOT_NULL(test, l);

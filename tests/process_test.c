@@ -145,6 +145,7 @@ struct neighbour {
 	struct task_struct *spinner;
 	u64 spinner_vector, spinner_cs; /* the frame it was switched out from */
 	bool spinner_alive;
+	unsigned long spinner_nivcsw;   /* preemptions counted so far */
 };
 
 static int neighbour_fn(void *data)
@@ -158,6 +159,7 @@ static int neighbour_fn(void *data)
 	n->spinner_vector = regs->vector;
 	n->spinner_cs = regs->cs;
 	n->spinner_alive = READ_ONCE(n->spinner->mm) != NULL;
+	n->spinner_nivcsw = READ_ONCE(n->spinner->nivcsw);
 	return 0;
 }
 
@@ -202,6 +204,7 @@ static void user_mode_is_preemptible(struct kunit *test)
 	KUNIT_EXPECT_GE(test, n.spinner_vector, 32);
 	KUNIT_EXPECT_NE(test, n.spinner_vector, SYSCALL_VECTOR_MARK);
 	KUNIT_EXPECT_EQ(test, n.spinner_cs & 3, 3);
+	KUNIT_EXPECT_GE(test, n.spinner_nivcsw, 1); /* nonvoluntary_ctxt_switches */
 	KUNIT_EXPECT_TRUE(test, alive_after_gp);
 	KUNIT_EXPECT_EQ(test, per_cpu(nmi_count, cpu), nmis + 1);
 	KUNIT_EXPECT_EQ(test, this_cpu_read(nmi_count), my_nmis + 1);
