@@ -247,14 +247,26 @@ static void buddyinfo_sums_to_free_pages(struct kunit *test)
 	KUNIT_EXPECT_GT(test, lines, 0);
 }
 
+/* The five counters, as read by gen_stable before and after the file was
+ * generated: the generation number moves whenever any of them differs
+ * from the last read, so a stable read leaves in v[] exactly the values
+ * the file was made from (the counters only grow). */
+struct numa_snapshot {
+	pg_data_t *pgdat;
+	unsigned long v[NR_NUMA_STAT_ITEMS];
+	unsigned long generation;
+};
+
 static unsigned long numa_counter(void *arg)
 {
-	/* All five counters at once: a sum changes when any of them does. */
-	pg_data_t *pgdat = arg;
-	unsigned long s = 0;
-	for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
-		s += READ_ONCE(pgdat->numa_stat[i]) << (8 * i);
-	return s;
+	struct numa_snapshot *snap = arg;
+	bool changed = false;
+	for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++) {
+		unsigned long now = READ_ONCE(snap->pgdat->numa_stat[i]);
+		changed |= now != snap->v[i];
+		snap->v[i] = now;
+	}
+	return snap->generation += changed;
 }
 
 static void numastat_matches_counters(struct kunit *test)
@@ -263,16 +275,17 @@ static void numastat_matches_counters(struct kunit *test)
 					      "interleave_hit ", "local_node ", "other_node " };
 	static const int items[] = { NUMA_HIT, NUMA_MISS, NUMA_FOREIGN, -1, NUMA_LOCAL, NUMA_OTHER };
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++) {
-		pg_data_t *pgdat = NODE_DATA(nid);
+		struct numa_snapshot snap = { .pgdat = NODE_DATA(nid) };
 		char path[64];
 		unsigned long v;
 		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/numastat", nid);
-		KUNIT_ASSERT_NOT_NULL(test, pgdat);
-		char *text = gen_stable(test, path, numa_counter, pgdat, &v);
+		KUNIT_ASSERT_NOT_NULL(test, snap.pgdat);
+		/* Compared with the values of the stable read, not a later one
+		 * (other CPUs allocate meanwhile). */
+		char *text = gen_stable(test, path, numa_counter, &snap, &v);
 		expect_order(test, text, labels, ARRAY_SIZE(labels));
 		for (size_t i = 0; i < ARRAY_SIZE(labels); i++)
-			KUNIT_EXPECT_EQ(test, field(text, labels[i]),
-					items[i] < 0 ? 0ul : pgdat->numa_stat[items[i]]);
+			KUNIT_EXPECT_EQ(test, field(text, labels[i]), items[i] < 0 ? 0ul : snap.v[items[i]]);
 	}
 	char path[64];
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/numastat", num_online_nodes());
@@ -366,7 +379,7 @@ static void status_of_process(struct kunit *test)
 	fake = *current;
 	fake.pid = 4242;
 	fake.flags &= ~PF_KTHREAD;
-	strlcpy(fake.comm, "proc\ttest", sizeof(fake.comm));
+	strlcpy(fake.comm, "pr\\oc\ttest\n", sizeof(fake.comm));
 	KUNIT_ASSERT_NOT_NULL(test, cs.mm = fake.mm = mm_alloc());
 	unsigned long p = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
 	/* 8 pages of data (populated), 4 of code, 16 of stack. */
@@ -379,7 +392,8 @@ static void status_of_process(struct kunit *test)
 
 	const char *text = gen(test, "/proc/self/status", &fake);
 	expect_order(test, text, status_labels, ARRAY_SIZE(status_labels));
-	KUNIT_EXPECT_TRUE(test, !strncmp(text, "Name:\tproc\\ttest\n", 17));
+	/* Only '\n' and '\\' are escaped (seq_escape_str's "\n\\" set). */
+	KUNIT_EXPECT_TRUE(test, !strncmp(text, "Name:\tpr\\\\oc\ttest\\n\n", 20));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\nPid:\t4242\nPPid:\t0\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\nKthread:\t0\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\nVmSize:\t     112 kB\n")); /* "%8lu kB" */
