@@ -21,6 +21,7 @@
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "mm/page_alloc.h"
@@ -99,6 +100,10 @@ static void kunit_fault(struct pt_regs *regs, u64 cr2)
 	 * stack, so let the kernel die with the full report. */
 	if (!test || test->task != (void *)current)
 		return;
+	/* Nor one in an interrupt handler that happened to interrupt the
+	 * case: unwinding the case would leave the handler half done. */
+	if (in_interrupt())
+		return;
 	u64 off, size;
 	const char *fn = ksym_lookup(regs->rip, &off, &size);
 	test->status = KUNIT_FAILURE;
@@ -123,6 +128,9 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 	test->task = current;
 	current_test = test;
 	trap_fault_hook = kunit_fault;
+	/* A case that faults (or returns) inside rcu_read_lock() would leave
+	 * the CPU's read-side count up and stall every grace period after. */
+	int rcu_nesting = this_cpu_read(rcu_read_lock_nesting);
 
 	/* volatile: read after a longjmp. */
 	volatile bool init_done = false;
@@ -138,6 +146,13 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 	if (init_done && suite && suite->exit) {
 		if (kernel_setjmp(&test->abort) == 0)
 			suite->exit(test);
+	}
+	int left = this_cpu_read(rcu_read_lock_nesting) - rcu_nesting;
+	if (left) {
+		printk(KERN_ALWAYS "%s: left %d rcu_read_lock() section(s) open; closed for it\n",
+		       test->name, left);
+		this_cpu_write(rcu_read_lock_nesting, rcu_nesting);
+		test->status = KUNIT_FAILURE;
 	}
 	current_test = test->outer;
 	return test->status;

@@ -3,6 +3,7 @@
  * how we know that a failing assertion fails, that ASSERT stops a case, that
  * a CPU exception in a case is caught and the run goes on. */
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/string.h"
 #include "tests/kunit.h"
 
@@ -194,6 +195,36 @@ static void exceptions_fail_the_case_and_the_run_goes_on(struct kunit *test)
 	/* Still here: the faults were caught inside the inner cases. */
 }
 
+/* A fault inside an RCU read-side section: the case fails, and the CPU's
+ * read-side count is given back (or every later grace period would wait
+ * forever). */
+static void inner_fault_in_rcu_reader(struct kunit *test)
+{
+	(void)test;
+	rcu_read_lock();
+	volatile uintptr_t addr = 16;
+	sink = *(volatile int *)addr;
+	rcu_read_unlock();
+}
+
+static void inner_returns_in_rcu_reader(struct kunit *test)
+{
+	(void)test;
+	rcu_read_lock();
+}
+
+static void rcu_reader_left_open_is_closed(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, run_inner(inner_fault_in_rcu_reader, "inner_fault_in_rcu_reader"),
+			KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "left 1 rcu_read_lock() section(s) open");
+	KUNIT_EXPECT_FALSE(test, rcu_read_lock_held());
+	KUNIT_EXPECT_EQ(test, run_inner(inner_returns_in_rcu_reader, "inner_returns_in_rcu_reader"),
+			KUNIT_FAILURE);
+	KUNIT_EXPECT_FALSE(test, rcu_read_lock_held());
+	synchronize_rcu(); /* would never return with the count left up */
+}
+
 static void filter_globs(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, kunit_filter_match(NULL, "acpi", "srat"));
@@ -236,6 +267,7 @@ static struct kunit_case kunit_selftest_cases[] = {
 	KUNIT_CASE(every_kind_of_failure_is_described),
 	KUNIT_CASE(skip_reports_reason),
 	KUNIT_CASE(exceptions_fail_the_case_and_the_run_goes_on),
+	KUNIT_CASE(rcu_reader_left_open_is_closed),
 	KUNIT_CASE(filter_globs),
 	KUNIT_CASE(init_and_exit_run_around_each_case),
 	{}

@@ -28,6 +28,7 @@ extern const char trap_stubs[];
 
 void (*trap_fault_hook)(struct pt_regs *regs, u64 cr2);
 DEFINE_PER_CPU(unsigned long, nmi_count);
+DEFINE_PER_CPU(int, irq_depth);
 
 static interrupt_handler_t interrupt_handlers[256];
 
@@ -223,7 +224,9 @@ void do_trap(struct pt_regs *regs)
 	if (regs->vector >= 32) {
 		interrupt_handler_t fn = interrupt_handlers[regs->vector];
 		if (fn) {
+			this_cpu_write(irq_depth, this_cpu_read(irq_depth) + 1);
 			fn(regs); /* the handler sends the EOI */
+			this_cpu_write(irq_depth, this_cpu_read(irq_depth) - 1);
 			if (regs->cs & 3)
 				exit_to_user_mode_prepare();
 			return;

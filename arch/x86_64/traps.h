@@ -40,6 +40,10 @@ const char *trap_name(unsigned vector);
 /* NMIs taken on each CPU (ignored otherwise). */
 #include "kernel/percpu.h"
 DECLARE_PER_CPU(unsigned long, nmi_count);
+/* Interrupt handlers (and NMIs) running on this CPU, nested: non-zero in
+ * interrupt context, as Linux's in_interrupt(). */
+DECLARE_PER_CPU(int, irq_depth);
+static inline bool in_interrupt(void) { return this_cpu_read(irq_depth) != 0; }
 
 /* Prints the vector, error code, CR2, registers and a backtrace. */
 void show_fault(const struct pt_regs *regs, u64 cr2);
