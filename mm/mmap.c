@@ -190,9 +190,13 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 /* ---- mmap ------------------------------------------------------------------ */
 
 /* Maps [addr, addr + len) with vm_flags, replacing what is there. The
- * heap (brk) only ever grows its own VMA: it never merges with the data
- * segment below start_brk or with a mapping above it, so [heap] stays a
- * VMA of its own, as Linux's do_brk_flags keeps it. */
+ * heap (brk) only ever grows the VMA that ends at the old break, and only
+ * once the break is above start_brk: the first brk never merges with the
+ * data segment ending at start_brk, and brk never merges with a mapping
+ * above it, so [heap] stays a VMA of its own, as Linux's brk() and
+ * do_brk_flags keep it (vma_prev_limit(&vmi, mm->start_brk) finds no VMA
+ * when the gap at the old break begins at or below start_brk; a VMA that
+ * reaches past start_brk, whatever its start, is grown). */
 static unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				 unsigned long vm_flags, bool brk)
 {
@@ -212,7 +216,7 @@ static unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsig
 	struct vm_area_struct *next = prev ? prev->vm_next : rb_vma(rb_first(&mm->mm_rb));
 	struct vm_area_struct *merge_prev = prev, *merge_next = next;
 	if (brk) {
-		if (prev && prev->vm_start < mm->start_brk)
+		if (prev && prev->vm_end <= mm->start_brk)
 			merge_prev = NULL;
 		merge_next = NULL;
 	}

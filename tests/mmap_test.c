@@ -6,6 +6,7 @@
  * is gone (each case checks it; the framework's free_pages_restored checks
  * the suite as a whole). */
 #include "tests/kunit.h"
+#include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/file.h"
 #include "kernel/sched.h"
@@ -14,6 +15,7 @@
 #include "kernel/unistd.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
+#include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
@@ -214,12 +216,78 @@ static void exit_with_mappings_frees_every_page(struct kunit *test)
 	space_destroy(test, &s);
 }
 
+/* MADV_POPULATE_READ faults as reads (Linux's madvise_populate without
+ * FOLL_WRITE): never-written pages of a writable mapping get the shared
+ * zero page, read-only, and RSS stays 0; MADV_POPULATE_WRITE gives each
+ * page a page of its own. */
+static void madvise_populate_read_maps_the_zero_page(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s);
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, BASE, 8 * PAGE_SIZE, RW, ANON | MAP_FIXED), BASE);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, 8 * PAGE_SIZE, 22 /* MADV_POPULATE_READ */), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	for (int i = 0; i < 8; i++) {
+		pte_t *pte = walk_to_pte(s.mm, BASE + i * PAGE_SIZE);
+		KUNIT_ASSERT_NOT_NULL(test, pte);
+		KUNIT_EXPECT_TRUE(test, pte_present(*pte));
+		KUNIT_EXPECT_EQ(test, pte_pfn(*pte), page_to_pfn(zero_page));
+		KUNIT_EXPECT_FALSE(test, pte_write(*pte));
+	}
+	u64 v = 1;
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + 7 * PAGE_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, v, 0);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, 8 * PAGE_SIZE, 23 /* MADV_POPULATE_WRITE */), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 8);
+	for (int i = 0; i < 8; i++) {
+		pte_t *pte = walk_to_pte(s.mm, BASE + i * PAGE_SIZE);
+		KUNIT_ASSERT_NOT_NULL(test, pte);
+		KUNIT_EXPECT_NE(test, pte_pfn(*pte), page_to_pfn(zero_page));
+		KUNIT_EXPECT_TRUE(test, pte_write(*pte));
+	}
+	KUNIT_EXPECT_EQ(test, *(u64 *)page_address(zero_page), 0);
+	space_destroy(test, &s);
+}
+
+/* The heap stays a VMA of its own above an ELF-like RW data VMA that ends
+ * at start_brk with the same flags (Linux's brk: vma_prev_limit(&vmi,
+ * mm->start_brk) finds nothing to grow below the first break). */
+static void brk_after_a_data_vma_gives_two_vmas(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s);
+	const unsigned long data = BASE + 16 * PAGE_SIZE, start_brk = data + 4 * PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, data, 4 * PAGE_SIZE, RW, ANON | MAP_FIXED), data);
+	s.mm->start_brk = s.mm->brk = start_brk;
+	KUNIT_EXPECT_EQ(test, sys(__NR_brk, start_brk + 3 * PAGE_SIZE, 0, 0, 0, 0, 0),
+			(long)(start_brk + 3 * PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 2);
+	struct vm_area_struct *d = find_vma(s.mm, data), *heap = find_vma(s.mm, start_brk);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_ASSERT_NOT_NULL(test, heap);
+	KUNIT_EXPECT_EQ(test, d->vm_end, start_brk);
+	KUNIT_EXPECT_EQ(test, heap->vm_start, start_brk);
+	KUNIT_EXPECT_EQ(test, heap->vm_end, start_brk + 3 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, heap->vm_flags, d->vm_flags);
+	/* Growing again grows the heap's VMA; both are usable memory. */
+	KUNIT_EXPECT_EQ(test, sys(__NR_brk, start_brk + 5 * PAGE_SIZE, 0, 0, 0, 0, 0),
+			(long)(start_brk + 5 * PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 2);
+	KUNIT_EXPECT_EQ(test, put_user_u64(1, (void *)(start_brk - 8)), 0);
+	KUNIT_EXPECT_EQ(test, put_user_u64(2, (void *)start_brk), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 2);
+	KUNIT_EXPECT_EQ(test, s.mm->total_vm, 9);
+	space_destroy(test, &s);
+}
+
 static struct kunit_case mmap_cases[] = {
 	KUNIT_CASE(populate_then_munmap_gives_everything_back),
 	KUNIT_CASE(map_fixed_replaces_the_pages),
 	KUNIT_CASE(madvise_dontneed_and_free_give_zeroes),
 	KUNIT_CASE(system_calls_act_on_current_mm),
 	KUNIT_CASE(exit_with_mappings_frees_every_page),
+	KUNIT_CASE(madvise_populate_read_maps_the_zero_page),
+	KUNIT_CASE(brk_after_a_data_vma_gives_two_vmas),
 	{}
 };
 

@@ -2,8 +2,10 @@
  *   - mmap/munmap/mprotect/madvise at random in a window of pages, held
  *     against a page-by-page model of Linux's semantics (flags, present
  *     pages, errnos, the canonical VMA count: one VMA per run of equal
- *     flags), with allocation failures injected into the operations that
- *     must then change nothing;
+ *     flags), with allocation failures injected into every operation:
+ *     mmap and munmap must then change nothing, mprotect and madvise must
+ *     leave the VMAs before the failing one changed and the rest as they
+ *     were (as Linux's loops do), and nothing may leak;
  *   - the gap search (top-down, the bottom-up fallback, MAP_32BIT, hints)
  *     against a brute-force walk over the gaps;
  *   - tens of thousands of VMAs, to see the tree stay right at scale.
@@ -27,6 +29,7 @@ static unsigned long rnd(unsigned long n) { return (unsigned long)(rng() % n); }
 
 static unsigned long model[NPAGES]; /* vm_flags of each page, 0: unmapped */
 static bool model_present[NPAGES];
+static long live_objects_before; /* stub_live_objects at the start */
 
 static const unsigned long prots[] = { PROT_NONE, PROT_READ, RW, PROT_READ | PROT_EXEC };
 
@@ -42,6 +45,49 @@ static bool model_has_hole(unsigned long s, unsigned long e)
 		if (!model[i])
 			return true;
 	return false;
+}
+
+/* mmap's flags (accountable_mapping: private writable memory without
+ * MAP_NORESERVE gets VM_ACCOUNT). */
+static unsigned long mmap_flags(unsigned long prot, bool noreserve)
+{
+	unsigned long f = prot_to_vm(prot) | VM_MAY;
+	if (noreserve)
+		f |= VM_NORESERVE;
+	else if (prot & PROT_WRITE)
+		f |= VM_ACCOUNT;
+	return f;
+}
+
+/* mprotect_fixup's flags: memory becoming writable for the first time is
+ * charged. VM_ACCOUNT is never dropped: Linux drops it only from VMAs
+ * without an anon_vma, which this kernel does not track (host_vma's
+ * mprotect_of_untouched_memory_keeps_vm_account), so the model is Linux's
+ * for memory that has been written. */
+static unsigned long mprotect_flags(unsigned long old, unsigned long prot)
+{
+	unsigned long f = (old & ~VM_ACCESS_FLAGS) | prot_to_vm(prot);
+	if ((f & VM_WRITE) && !(old & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
+		f |= VM_ACCOUNT;
+	return f;
+}
+
+static unsigned long madvise_flags(unsigned long old, int advice)
+{
+	switch (advice) {
+	case MADV_HUGEPAGE:
+		return (old & ~VM_NOHUGEPAGE) | VM_HUGEPAGE;
+	case MADV_NOHUGEPAGE:
+		return (old & ~VM_HUGEPAGE) | VM_NOHUGEPAGE;
+	case MADV_RANDOM:
+		return (old & ~VM_SEQ_READ) | VM_RAND_READ;
+	case MADV_NORMAL:
+		return old & ~(VM_RAND_READ | VM_SEQ_READ);
+	case MADV_DONTFORK:
+		return old | VM_DONTCOPY;
+	default:
+		return old;
+	}
 }
 
 static bool compare_with_model(struct ktest *t)
@@ -64,6 +110,42 @@ static bool compare_with_model(struct ktest *t)
 	}
 	if (!KTEST_EXPECT_EQ(t, mm->map_count, runs) || !KTEST_EXPECT_EQ(t, mm->total_vm, pages))
 		return false;
+	/* Nothing leaked: the VMAs are the only objects allocated. */
+	if (!KTEST_EXPECT_EQ(t, stub_live_objects - live_objects_before, mm->map_count))
+		return false;
+	return true;
+}
+
+/* An mprotect or madvise that failed part-way (an injected allocation
+ * failure while splitting a VMA): Linux's loops over the VMAs stop there,
+ * the VMAs before the failing one changed, that one and the rest as they
+ * were. want[] holds the flags of a full success (old ones where nothing
+ * changes). Finds where the kernel stopped, checks that it is the start of
+ * the range or of a VMA of the old layout (one VMA per run of equal flags)
+ * with every page before it changed and every page from it unchanged, and
+ * takes that outcome into the model. */
+static bool take_partial_outcome(struct ktest *t, unsigned long s, unsigned long e,
+				 const unsigned long *want)
+{
+	unsigned long p = s;
+	while (p < e && (model[p] == want[p] || flags_at(W + P(p)) == want[p]))
+		p++;
+	/* A failure happens only in a VMA that changes: it stays old. */
+	if (!KTEST_EXPECT_LT(t, p, e))
+		return false;
+	if (p > s && model[p - 1] == model[p]) {
+		ktest_fail(t, __FILE__, __LINE__, "stopped at page %lu, inside an old VMA", p);
+		return false;
+	}
+	for (unsigned long i = p; i < e; i++)
+		if (flags_at(W + P(i)) != model[i]) {
+			ktest_fail(t, __FILE__, __LINE__,
+				   "page %lu: flags %#lx after a failure at page %lu, was %#lx", i,
+				   flags_at(W + P(i)), p, model[i]);
+			return false;
+		}
+	for (unsigned long i = s; i < p; i++)
+		model[i] = want[i];
 	return true;
 }
 
@@ -72,34 +154,38 @@ static void random_ops_against_a_page_model(struct ktest *t)
 	rng_state = 0xdeadbeefcafef00dull;
 	memset(model, 0, sizeof(model));
 	memset(model_present, 0, sizeof(model_present));
-	unsigned long counts[6] = { 0 }, failures = 0;
+	live_objects_before = stub_live_objects;
+	unsigned long counts[6] = { 0 }, failures[6] = { 0 };
+	static unsigned long want_flags[NPAGES];
 	for (int step = 0; step < 20000; step++) {
 		unsigned long s = rnd(NPAGES), n = 1 + rnd(min(16ul, NPAGES - s)), e = s + n;
 		unsigned long op = rnd(6);
 		long got, want = 0;
-		bool inject = rnd(16) == 0;
+		bool inject = rnd(8) == 0, failed;
 		counts[op]++;
+		/* The n-th allocation fails; it failed if the count ran out. */
+		kmalloc_fail_in = inject ? 1 + (int)rnd(3) : 0;
 		if (op == 0 || op == 1) { /* MAP_FIXED, maybe populated */
 			unsigned long prot = prots[rnd(ARRAY_SIZE(prots))];
-			bool populate = rnd(2);
-			kmalloc_fail_in = inject ? 1 + (int)rnd(3) : 0;
-			got = MMAP(W + P(s), P(n), prot, ANON | MAP_FIXED | (populate ? MAP_POPULATE : 0));
-			if (got == -ENOMEM && inject) {
-				failures++;
-				want = -ENOMEM;
+			bool populate = rnd(2), noreserve = rnd(4) == 0;
+			got = MMAP(W + P(s), P(n), prot,
+				   ANON | MAP_FIXED | (populate ? MAP_POPULATE : 0) |
+					   (noreserve ? MAP_NORESERVE : 0));
+			failed = inject && kmalloc_fail_in == 0;
+			if (failed) {
+				want = -ENOMEM; /* nothing changed */
 			} else {
 				want = (long)(W + P(s));
 				for (unsigned long i = s; i < e; i++) {
-					model[i] = prot_to_vm(prot) | VM_MAY;
+					model[i] = mmap_flags(prot, noreserve);
 					model_present[i] = populate;
 				}
 			}
 		} else if (op == 2) {
-			kmalloc_fail_in = inject ? 1 + (int)rnd(2) : 0;
 			got = do_munmap(mm, W + P(s), P(n));
-			if (got == -ENOMEM && inject) {
-				failures++;
-				want = -ENOMEM;
+			failed = inject && kmalloc_fail_in == 0;
+			if (failed) {
+				want = -ENOMEM; /* nothing changed */
 			} else {
 				for (unsigned long i = s; i < e; i++)
 					model[i] = 0, model_present[i] = false;
@@ -107,43 +193,61 @@ static void random_ops_against_a_page_model(struct ktest *t)
 		} else if (op == 3) {
 			unsigned long prot = prots[rnd(ARRAY_SIZE(prots))];
 			got = do_mprotect(mm, W + P(s), P(n), prot);
+			failed = inject && kmalloc_fail_in == 0;
 			/* From start, page by page until a hole. */
 			unsigned long i = s;
+			memcpy(want_flags, model, sizeof(model));
 			for (; i < e && model[i]; i++)
-				model[i] = (model[i] & ~VM_ACCESS_FLAGS) | prot_to_vm(prot);
-			want = i < e ? -ENOMEM : 0;
+				want_flags[i] = mprotect_flags(model[i], prot);
+			want = i < e || failed ? -ENOMEM : 0;
+			if (failed) {
+				if (!take_partial_outcome(t, s, i, want_flags))
+					goto fail;
+			} else {
+				memcpy(model, want_flags, sizeof(model));
+			}
 		} else {
 			static const int advice[] = { MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_RANDOM,
 						      MADV_NORMAL, MADV_DONTNEED, MADV_DONTFORK };
 			int a = advice[rnd(ARRAY_SIZE(advice))];
 			got = do_madvise(mm, W + P(s), P(n), a);
-			want = model_has_hole(s, e) ? -ENOMEM : 0;
-			for (unsigned long i = s; i < e; i++) {
-				if (!model[i])
-					continue;
-				if (a == MADV_HUGEPAGE)
-					model[i] = (model[i] & ~VM_NOHUGEPAGE) | VM_HUGEPAGE;
-				else if (a == MADV_NOHUGEPAGE)
-					model[i] = (model[i] & ~VM_HUGEPAGE) | VM_NOHUGEPAGE;
-				else if (a == MADV_RANDOM)
-					model[i] |= VM_RAND_READ;
-				else if (a == MADV_NORMAL)
-					model[i] &= ~VM_RAND_READ;
-				else if (a == MADV_DONTFORK)
-					model[i] |= VM_DONTCOPY;
-				else
-					model_present[i] = false;
+			failed = inject && kmalloc_fail_in == 0;
+			memcpy(want_flags, model, sizeof(model));
+			for (unsigned long i = s; i < e; i++)
+				if (model[i])
+					want_flags[i] = madvise_flags(model[i], a);
+			/* madvise_vma_behavior turns a failed split's -ENOMEM
+			 * into -EAGAIN, which wins over a hole's -ENOMEM. */
+			want = failed ? -EAGAIN : model_has_hole(s, e) ? -ENOMEM : 0;
+			if (failed) {
+				if (!take_partial_outcome(t, s, e, want_flags))
+					goto fail;
+			} else {
+				memcpy(model, want_flags, sizeof(model));
+				if (a == MADV_DONTNEED)
+					for (unsigned long i = s; i < e; i++)
+						model_present[i] = false;
 			}
 		}
+		failures[op] += failed;
 		kmalloc_fail_in = 0;
-		if (!KTEST_EXPECT_EQ(t, got, want) || !compare_with_model(t)) {
-			ktest_diag(t, "step %d: operation %lu on pages [%lu, %lu)", step, op, s, e);
-			return;
-		}
+		if (!KTEST_EXPECT_EQ(t, got, want) || !compare_with_model(t))
+			goto fail;
+		continue;
+fail:
+		kmalloc_fail_in = 0;
+		ktest_diag(t, "step %d: operation %lu on pages [%lu, %lu)", step, op, s, e);
+		return;
 	}
-	ktest_diag(t, "20000 operations (%lu mmap, %lu munmap, %lu mprotect, %lu madvise), "
-		   "%lu injected allocation failures", counts[0] + counts[1], counts[2], counts[3],
-		   counts[4] + counts[5], failures);
+	ktest_diag(t, "20000 operations (%lu mmap, %lu munmap, %lu mprotect, %lu madvise); "
+		   "injected allocation failures: %lu mmap, %lu munmap, %lu mprotect, %lu madvise",
+		   counts[0] + counts[1], counts[2], counts[3], counts[4] + counts[5],
+		   failures[0] + failures[1], failures[2], failures[3], failures[4] + failures[5]);
+	/* Each kind of failure must have been exercised. */
+	KTEST_EXPECT_GT(t, failures[0] + failures[1], 0);
+	KTEST_EXPECT_GT(t, failures[2], 0);
+	KTEST_EXPECT_GT(t, failures[3], 0);
+	KTEST_EXPECT_GT(t, failures[4] + failures[5], 0);
 }
 
 /* The gaps of mm, lowest first, as [start, end) pairs; returns how many. */

@@ -166,20 +166,31 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned lo
 	present_remove(start, start + size);
 }
 
+/* free_pgd_range may free every table that covers only addresses in
+ * [floor, ceiling) (ceiling 0: the top of the user half), rounding addr
+ * down and end up to table boundaries within those bounds. So what keeps a
+ * neighbour's tables is floor and ceiling, not [addr, end): no live VMA may
+ * reach into [floor, ceiling), i.e. floor at or above the end of the VMA
+ * below addr (0 only if there is none) and ceiling at or below the start
+ * of the VMA above end (0 only if there is none). exit_mmap (fullmm) frees
+ * everything with its VMAs still linked. */
 void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end,
 		    unsigned long floor, unsigned long ceiling)
 {
 	if (!gathers_open)
 		stub_bug("free_pgd_range outside a gather\n");
-	if (addr >= end || addr < floor || (ceiling && end > ceiling))
+	if (addr >= end || addr < floor || (ceiling && end > ceiling) || (ceiling && floor >= ceiling))
 		stub_bug("free_pgd_range(%#lx, %#lx, floor %#lx, ceiling %#lx)\n", addr, end, floor,
 			 ceiling);
-	/* Nothing may be mapped there any more. */
-	for (struct vm_area_struct *v = find_vma(tlb->mm, floor); v && (!ceiling || v->vm_start < ceiling);
-	     v = v->vm_next)
-		if (v->vm_start < end && v->vm_end > addr && !tlb->fullmm)
-			stub_bug("free_pgd_range(%#lx, %#lx) under a live VMA [%#lx, %#lx)\n", addr, end,
-				 v->vm_start, v->vm_end);
+	if (!tlb->fullmm)
+		for (struct vm_area_struct *v = find_vma(tlb->mm, floor);
+		     v && (!ceiling || v->vm_start < ceiling); v = v->vm_next)
+			if (v->vm_end > floor) {
+				stub_bug("free_pgd_range(%#lx, %#lx, floor %#lx, ceiling %#lx): live VMA "
+					 "[%#lx, %#lx) in [floor, ceiling)\n", addr, end, floor, ceiling,
+					 v->vm_start, v->vm_end);
+				break;
+			}
 	record(CALL_FREE_PGD, NULL, addr, end, floor, ceiling, 0);
 }
 
@@ -194,6 +205,7 @@ unsigned long change_protection(struct vm_area_struct *vma, unsigned long start,
 	return 0;
 }
 
+/* Records write (true: faulted as writes) in the call's prot. */
 int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 		       bool write)
 {
@@ -283,6 +295,7 @@ void test_mm_free(struct mm_struct *mm)
 struct walk {
 	struct ktest *t;
 	struct vm_area_struct *last; /* in-order predecessor */
+	unsigned long start_brk;
 	int count;
 	bool ok;
 };
@@ -314,7 +327,10 @@ static int walk_node(struct walk *w, struct rb_node *rb, struct rb_node *parent)
 	if (prev && prev->vm_end > vma->vm_start)
 		WALK_FAIL(w, "VMAs [%#lx, %#lx) and [%#lx, %#lx) overlap or are out of order",
 			  prev->vm_start, prev->vm_end, vma->vm_start, vma->vm_end);
-	if (prev && prev->vm_end == vma->vm_start && prev->vm_flags == vma->vm_flags)
+	/* Except at start_brk: the heap's first VMA never merges with the
+	 * data segment below it (Linux's brk). */
+	if (prev && prev->vm_end == vma->vm_start && prev->vm_flags == vma->vm_flags &&
+	    !(w->start_brk && vma->vm_start == w->start_brk))
 		WALK_FAIL(w, "VMAs [%#lx, %#lx) and [%#lx, %#lx) touch with the same flags %#lx",
 			  prev->vm_start, prev->vm_end, vma->vm_start, vma->vm_end, vma->vm_flags);
 	if (vma->vm_start >= vma->vm_end || (vma->vm_start | vma->vm_end) & ~PAGE_MASK ||
@@ -344,7 +360,7 @@ static int walk_node(struct walk *w, struct rb_node *rb, struct rb_node *parent)
 
 bool check_mm(struct ktest *t, struct mm_struct *mm)
 {
-	struct walk w = { .t = t, .ok = true };
+	struct walk w = { .t = t, .ok = true, .start_brk = mm->start_brk };
 	struct rb_node *root = mm->mm_rb.rb_node;
 	if (root && !(root->__rb_parent_color & 1))
 		WALK_FAIL(&w, "the root is red");

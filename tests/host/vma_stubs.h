@@ -17,7 +17,7 @@ enum stub_call_kind {
 	CALL_FREE_PGD,    /* free_pgd_range(start, end, floor, ceiling) */
 	CALL_ZAP,         /* zap_page_range(start, start + size) */
 	CALL_CHPROT,      /* change_protection(start, end, prot) */
-	CALL_POPULATE,    /* populate_vma_range(start, end) */
+	CALL_POPULATE,    /* populate_vma_range(start, end), prot: the write argument */
 };
 
 struct stub_call {
@@ -60,8 +60,9 @@ struct mm_struct *test_mm_alloc(void);
 void test_mm_free(struct mm_struct *mm);
 
 /* Checks every invariant of mm's VMAs (red-black properties, order, list,
- * subtree gaps, counters, no mergeable neighbours, present pages only
- * inside VMAs); reports failures on t. Returns true if all hold. */
+ * subtree gaps, counters, no mergeable neighbours except the data segment
+ * and the heap at start_brk, present pages only inside VMAs); reports
+ * failures on t. Returns true if all hold. */
 bool check_mm(struct ktest *t, struct mm_struct *mm);
 
 #endif
