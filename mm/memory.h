@@ -102,6 +102,22 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned lo
  * it still uses. The tables go to tlb. */
 void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end,
 		    unsigned long floor, unsigned long ceiling);
+/* Linux's free_pgtables: frees the page tables under the VMAs from vma up
+ * to (not including) end, a run being unmapped (in address order, linked
+ * by vm_next, no other VMA between them), keeping what a VMA below floor
+ * or from ceiling on still uses: free_pgd_range over the run. munmap
+ * passes its neighbours' bounds, exit 0 and 0 (everything). */
+static inline void free_pgtables(struct mmu_gather *tlb, struct vm_area_struct *vma,
+				 struct vm_area_struct *end, unsigned long floor,
+				 unsigned long ceiling)
+{
+	if (vma == end)
+		return;
+	unsigned long start = vma->vm_start, stop = vma->vm_end;
+	for (; vma != end; vma = vma->vm_next)
+		stop = vma->vm_end;
+	free_pgd_range(tlb, start, stop, floor, ceiling);
+}
 /* Changes the protection of the present PTEs of [start, end) in vma to
  * newprot (mprotect), flushing the TLB; returns the PTEs changed. */
 unsigned long change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end,

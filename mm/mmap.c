@@ -380,7 +380,7 @@ void exit_mmap(struct mm_struct *mm)
 	for (vma = first; vma; vma = vma->vm_next)
 		unmap_page_range(&tlb, vma, vma->vm_start, vma->vm_end);
 	/* floor FIRST_USER_ADDRESS (0), ceiling USER_PGTABLES_CEILING (0: the top). */
-	free_pgd_range(&tlb, first->vm_start, mm->highest_vm_end, 0, 0);
+	free_pgtables(&tlb, first, NULL, 0, 0);
 	tlb_finish_mmu(&tlb);
 	for (vma = first; vma;) {
 		struct vm_area_struct *n = vma->vm_next;

@@ -360,7 +360,7 @@ int munmap_range(struct mm_struct *mm, unsigned long start, unsigned long end)
 	tlb_gather_mmu(&tlb, mm);
 	for (vma = first; vma != next; vma = vma->vm_next)
 		unmap_page_range(&tlb, vma, vma->vm_start, vma->vm_end);
-	free_pgd_range(&tlb, start, end, prev ? prev->vm_end : 0, next ? next->vm_start : 0);
+	free_pgtables(&tlb, first, next, prev ? prev->vm_end : 0, next ? next->vm_start : 0);
 	tlb_finish_mmu(&tlb);
 	for (vma = first; vma != next;) {
 		struct vm_area_struct *n = vma->vm_next;
