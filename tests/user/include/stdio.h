@@ -1,8 +1,11 @@
 /* Formatted output to the console: stdout is line buffered, stderr is not
  * buffered (as glibc does on a terminal); exit() flushes. There is no input
  * side and no file streams beyond these two: programs read files with
- * open/read. printf knows %d %i %u %x %X %o %c %s %p %% %f %e %g, with flags
- * "-+ 0#", width, precision, '*', and the length modifiers hh h l ll z t j. */
+ * open/read. printf knows %d %i %u %x %X %o %c %s %p %% %f %F %e %E %g %G
+ * %a %A (exact at any precision, as glibc prints them), with flags "-+ 0#",
+ * width, precision, '*', and the length modifiers hh h l ll z t j L. A long
+ * double (L) is formatted as the nearest double: %La prints that double's
+ * "0x1p+0" where glibc prints the 64-bit "0x8p-3". */
 #ifndef _STDIO_H
 #define _STDIO_H
 

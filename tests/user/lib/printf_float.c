@@ -5,11 +5,20 @@
  * A finite double is m * 2^k with m < 2^53. Its integer part (at most 309
  * digits) is a big number turned into decimal by division by 10^9; its
  * fraction (at most 1074 bits) is a big number of 32-bit limbs over 2^fbits
- * that gives one digit each time it is multiplied by 10. */
+ * that gives one digit each time it is multiplied by 10.
+ *
+ * Any precision is exact: a double has at most 1074 fraction digits and
+ * 767 significant ones, so past FIXED_MAX digits after the point (%f) or
+ * EXP_MAX (%e) there are only zeros, and nothing to round; those zeros are
+ * counted, not stored. */
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "printf_float.h"
+
+#define FIXED_MAX 1074
+#define EXP_MAX 800
 
 struct decimal {
 	char ip[320];      /* integer part digits, most significant first */
@@ -143,7 +152,7 @@ static int fixed_digits(double v, int prec, bool point, char *out)
 {
 	static struct decimal d;
 	decimal_init(&d, v);
-	char digits[700];
+	char digits[320 + FIXED_MAX + 1];
 	int nint = d.nip ? d.nip : 1, n = 0;
 	if (!d.nip)
 		digits[n++] = '0';
@@ -168,7 +177,7 @@ static int exp_digits(double v, int prec, bool point, char *out, int *exp10)
 {
 	static struct decimal d;
 	decimal_init(&d, v);
-	char digits[64];
+	char digits[EXP_MAX + 2];
 	int e = 0, first = 0;
 	if (v != 0) {
 		if (d.nip) {
@@ -196,22 +205,27 @@ static int exp_digits(double v, int prec, bool point, char *out, int *exp10)
 	return len;
 }
 
-int __mmlab_format_double(char *out, double v, char conv, int prec, bool alt)
+int __mmlab_format_double(char *out, double v, char conv, int prec, bool alt, int *split,
+			  int *extra)
 {
 	int n, e = 0;
 	bool strip = false;
 	if (conv == 'g') {
 		int p = prec ? prec : 1;
-		exp_digits(v, p - 1, false, out, &e);
+		exp_digits(v, (p - 1 < EXP_MAX ? p - 1 : EXP_MAX), false, out, &e);
 		if (e < -4 || e >= p) {
 			conv = 'e';
 			prec = p - 1;
 		} else {
 			conv = 'f';
-			prec = p - 1 - e;
+			prec = e < 0 && p - 1 > INT_MAX + e ? INT_MAX : p - 1 - e; /* e >= -4 */
 		}
 		strip = !alt;
 	}
+	int max = conv == 'f' ? FIXED_MAX : EXP_MAX;
+	*extra = prec > max ? prec - max : 0;
+	if (prec > max)
+		prec = max;
 	if (conv == 'f')
 		n = fixed_digits(v, prec, alt, out);
 	else
@@ -221,7 +235,9 @@ int __mmlab_format_double(char *out, double v, char conv, int prec, bool alt)
 			n--;
 		if (out[n - 1] == '.')
 			n--;
+		*extra = 0;
 	}
+	*split = n;
 	if (conv == 'e') {
 		int a = e < 0 ? -e : e;
 		out[n++] = 'e';

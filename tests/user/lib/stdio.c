@@ -164,34 +164,114 @@ static void format_int(struct sink *s, struct spec sp, unsigned long long v, int
 	if (sp.alt && base == 16 && orig)
 		prefix = upper ? "0X" : "0x";
 	int zeros = sp.prec > n ? sp.prec - n : 0;
-	if (sp.alt && base == 8 && zeros == 0 && digits[sizeof(digits) - n] != '0')
+	/* '#' with 'o': the first digit is a 0 ("%#.0o" of 0 is "0"). */
+	if (sp.alt && base == 8 && zeros == 0 && (n == 0 || digits[sizeof(digits) - n] != '0'))
 		zeros = 1;
 	if (sp.prec >= 0)
 		sp.zero = 0;
 	emit_field(s, &sp, prefix, digits + sizeof(digits) - n, n, zeros);
 }
 
-/* %f, %e, %g: the sign, inf and nan here, the digits in printf_float.c. */
+/* %a: the double in hexadecimal as glibc prints it: "0x1.8p+1", a
+ * subnormal as "0x0.0000000000001p-1022", zero as "0x0p+0"; without a
+ * precision as many digits as it takes (trailing zeros dropped), with one
+ * rounded half to even (a carry can make the leading digit 2). Writes out
+ * (at least 32 bytes) up to where *extra zeros go (after the digits, before
+ * the 'p'); returns the length. */
+static int hex_double(char *out, double v, int prec, int alt, int upper, int *split, int *extra)
+{
+	union {
+		double f;
+		uint64_t u;
+	} bits = { v };
+	const char *set = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	uint64_t m = bits.u & ((1ULL << 52) - 1);
+	int e = (int)(bits.u >> 52 & 0x7ff);
+	int lead = e != 0, exp2 = e ? e - 1023 : m ? -1022 : 0;
+	int ndig = 13; /* hex digits of m */
+	if (prec < 0) {
+		while (ndig && !(m & 0xf)) {
+			m >>= 4;
+			ndig--;
+		}
+		prec = ndig;
+	} else if (prec < ndig) {
+		int cut = 4 * (ndig - prec);
+		uint64_t rem = m & ((1ULL << cut) - 1), half = 1ULL << (cut - 1);
+		m >>= cut;
+		ndig = prec;
+		int odd = prec ? (int)(m & 1) : lead & 1;
+		if (rem > half || (rem == half && odd)) {
+			if (++m >> (4 * ndig)) {
+				m = 0;
+				lead++;
+			}
+		}
+	}
+	int n = 0;
+	out[n++] = (char)('0' + lead);
+	if (prec || alt)
+		out[n++] = '.';
+	for (int i = ndig - 1; i >= 0; i--)
+		out[n++] = set[m >> (4 * i) & 0xf];
+	*split = n;
+	*extra = prec - ndig;
+	out[n++] = upper ? 'P' : 'p';
+	out[n++] = exp2 < 0 ? '-' : '+';
+	unsigned a = (unsigned)(exp2 < 0 ? -exp2 : exp2);
+	char rev[8];
+	int k = 0;
+	do
+		rev[k++] = (char)('0' + a % 10);
+	while (a /= 10);
+	while (k)
+		out[n++] = rev[--k];
+	return n;
+}
+
+/* %f %F %e %E %g %G %a %A: the sign, inf and nan here, the decimal digits
+ * in printf_float.c. Any precision is exact: past the digits a double has,
+ * there are only zeros, which are emitted without being stored. */
 static void format_float(struct sink *s, struct spec sp, double v, char conv)
 {
-	static char out[800];
-	const char *prefix = "";
+	static char out[PRINTF_FLOAT_OUT];
+	char prefix[4] = "";
+	int upper = conv >= 'A' && conv <= 'Z';
+	conv = (char)(conv | 0x20);
 	if (__builtin_signbit(v)) {
-		prefix = "-";
+		strcpy(prefix, "-");
 		v = -v;
 	} else if (sp.plus) {
-		prefix = "+";
+		strcpy(prefix, "+");
 	} else if (sp.space) {
-		prefix = " ";
+		strcpy(prefix, " ");
 	}
 	if (v != v || v > 1.7976931348623157e308) {
 		sp.zero = 0;
-		emit_field(s, &sp, prefix, v != v ? "nan" : "inf", 3, 0);
+		emit_field(s, &sp, prefix, v != v ? (upper ? "NAN" : "nan") : (upper ? "INF" : "inf"), 3, 0);
 		return;
 	}
-	int prec = sp.prec < 0 ? 6 : sp.prec > 60 ? 60 : sp.prec;
-	int n = __mmlab_format_double(out, v, conv, prec, sp.alt);
-	emit_field(s, &sp, prefix, out, n, 0);
+	int n, split, extra;
+	if (conv == 'a') {
+		strcat(prefix, upper ? "0X" : "0x");
+		n = hex_double(out, v, sp.prec, sp.alt, upper, &split, &extra);
+	} else {
+		n = __mmlab_format_double(out, v, conv, sp.prec < 0 ? 6 : sp.prec, sp.alt, &split, &extra);
+		for (int i = split; upper && i < n; i++)
+			out[i] = out[i] == 'e' ? 'E' : out[i];
+	}
+	int plen = (int)strlen(prefix);
+	int pad = sp.width - plen - n > extra ? sp.width - plen - n - extra : 0;
+	if (!sp.left && !sp.zero)
+		emit_pad(s, ' ', pad);
+	emit(s, prefix, (size_t)plen);
+	if (!sp.left && sp.zero)
+		emit_pad(s, '0', pad);
+	emit(s, out, (size_t)split);
+	emit_pad(s, '0', extra);
+	emit(s, out + split, (size_t)(n - split));
+	if (sp.left)
+		emit_pad(s, ' ', pad);
 }
 
 static void format(struct sink *s, const char *fmt, va_list ap)
@@ -242,7 +322,7 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 		}
 		if (sp.left)
 			sp.zero = 0;
-		int size = 0; /* -2 hh, -1 h, 0 int, 1 long, 2 long long */
+		int size = 0; /* -2 hh, -1 h, 0 int, 1 long, 2 long long, 3 L */
 		if (*fmt == 'h') {
 			size = -1;
 			if (*++fmt == 'h')
@@ -251,6 +331,9 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 			size = 1;
 			if (*++fmt == 'l')
 				size = 2, fmt++;
+		} else if (*fmt == 'L') {
+			size = 3; /* long double; with an integer conversion long long, as glibc */
+			fmt++;
 		} else if (*fmt == 'z' || *fmt == 't' || *fmt == 'j') {
 			size = 1;
 			fmt++;
@@ -259,7 +342,7 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 		switch (c) {
 		case 'd':
 		case 'i': {
-			long long v = size >= 1 ? (size == 2 ? va_arg(ap, long long) : va_arg(ap, long))
+			long long v = size >= 1 ? (size >= 2 ? va_arg(ap, long long) : va_arg(ap, long))
 						: va_arg(ap, int);
 			if (size == -1)
 				v = (short)v;
@@ -272,7 +355,7 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 		case 'x':
 		case 'X':
 		case 'o': {
-			unsigned long long v = size >= 1 ? (size == 2 ? va_arg(ap, unsigned long long)
+			unsigned long long v = size >= 1 ? (size >= 2 ? va_arg(ap, unsigned long long)
 								      : va_arg(ap, unsigned long))
 							 : va_arg(ap, unsigned int);
 			if (size == -1)
@@ -302,8 +385,8 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 		}
 		case 's': {
 			const char *str = va_arg(ap, const char *);
-			if (!str)
-				str = "(null)";
+			if (!str) /* glibc: "(null)" if it fits the precision, else nothing */
+				str = sp.prec < 0 || sp.prec >= 6 ? "(null)" : "";
 			size_t len = sp.prec >= 0 ? strnlen(str, (size_t)sp.prec) : strlen(str);
 			sp.zero = 0;
 			emit_field(s, &sp, "", str, (int)len, 0);
@@ -312,13 +395,21 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 		case 'f':
 		case 'F':
 		case 'e':
+		case 'E':
 		case 'g':
-			format_float(s, sp, va_arg(ap, double), c == 'F' ? 'f' : c);
+		case 'G':
+		case 'a':
+		case 'A': {
+			/* A long double is formatted as the double nearest to it
+			 * (glibc prints all its 64 bits: %La differs, 0x8p-3 for 1). */
+			double v = size == 3 ? (double)va_arg(ap, long double) : va_arg(ap, double);
+			format_float(s, sp, v, c);
 			break;
+		}
 		case '%':
 			emit(s, "%", 1);
 			break;
-		default: /* unknown: print it as written */
+		default: /* unknown (takes no argument): print it as written */
 			if (!c)
 				fmt--;
 			emit(s, conv_start, (size_t)(fmt - conv_start));

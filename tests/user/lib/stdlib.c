@@ -8,6 +8,7 @@
  * which belongs to the program (tests move it themselves). */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,9 +57,20 @@ static unsigned long long parse(const char *s, char **end, int base, int *neg, i
 	return v;
 }
 
+/* A base other than 0 or 2..36: EINVAL, 0, and *end untouched (glibc). */
+static bool bad_base(int base)
+{
+	if (base == 0 || (base >= 2 && base <= 36))
+		return false;
+	errno = EINVAL;
+	return true;
+}
+
 unsigned long long strtoull(const char *s, char **end, int base)
 {
 	int neg, overflow;
+	if (bad_base(base))
+		return 0;
 	unsigned long long v = parse(s, end, base, &neg, &overflow);
 	if (overflow) {
 		errno = ERANGE;
@@ -70,6 +82,8 @@ unsigned long long strtoull(const char *s, char **end, int base)
 long long strtoll(const char *s, char **end, int base)
 {
 	int neg, overflow;
+	if (bad_base(base))
+		return 0;
 	unsigned long long v = parse(s, end, base, &neg, &overflow);
 	if (overflow || v > (unsigned long long)LLONG_MAX + neg) {
 		errno = ERANGE;
@@ -185,10 +199,15 @@ void *calloc(size_t n, size_t size)
 	return p ? memset(p, 0, n * size) : NULL;
 }
 
+/* realloc(p, 0) frees p and returns NULL, as glibc does. */
 void *realloc(void *p, size_t size)
 {
 	if (!p)
 		return malloc(size);
+	if (!size) {
+		free(p);
+		return NULL;
+	}
 	struct block_header *h = (struct block_header *)p - 1;
 	if (size <= h->capacity)
 		return p;

@@ -39,12 +39,14 @@ off_t lseek(int fd, off_t offset, int whence)
 	return syscall_result(raw_syscall3(SYS_lseek, fd, offset, whence));
 }
 
-/* The mode argument is only read with O_CREAT, as in glibc (mmlab has no
- * writable files, but the call is the standard one). */
+/* The mode argument is only read with O_CREAT or O_TMPFILE, as in glibc's
+ * __OPEN_NEEDS_MODE (mmlab has no writable files, but the call is the
+ * standard one). */
+#define OPEN_NEEDS_MODE(flags) (((flags) & O_CREAT) || ((flags) & O_TMPFILE) == O_TMPFILE)
 int open(const char *path, int flags, ...)
 {
 	unsigned int mode = 0;
-	if (flags & O_CREAT) {
+	if (OPEN_NEEDS_MODE(flags)) {
 		va_list ap;
 		va_start(ap, flags);
 		mode = va_arg(ap, unsigned int);
@@ -56,7 +58,7 @@ int open(const char *path, int flags, ...)
 int openat(int dirfd, const char *path, int flags, ...)
 {
 	unsigned int mode = 0;
-	if (flags & O_CREAT) {
+	if (OPEN_NEEDS_MODE(flags)) {
 		va_list ap;
 		va_start(ap, flags);
 		mode = va_arg(ap, unsigned int);

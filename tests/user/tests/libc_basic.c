@@ -1,6 +1,6 @@
 /* The user C library itself (tests/user/lib on mmlab, glibc on Linux, both
  * held to the same expected strings): snprintf's conversions, flags and
- * truncation, strtol/strtoul, the string functions, malloc/calloc/realloc/
+ * truncation (the float conversions with any precision, %a), strtol/strtoul, the string functions, malloc/calloc/realloc/
  * free (small and mmap'ed blocks), sysconf and the initial stack (argv). */
 #include <errno.h>
 #include <limits.h>
@@ -50,6 +50,45 @@ static void formats(void)
 	FMT("inf -inf nan -nan", "%f %f %f %f", 1.0 / 0.0, -1.0 / 0.0, __builtin_nan(""), -__builtin_nan(""));
 	FMT("-0.0 [  inf]", "%.1f [%5f]", -0.0, 1.0 / 0.0);
 	FMT("18446744073709551616.0", "%.1f", 18446744073709551616.0);
+	FMT("1.000000E+06 1.5E-03 1E+20 INF -NAN", "%E %.1E %.0E %E %E", 1e6, 0.0015, 1e20, 1.0 / 0.0,
+	    -__builtin_nan(""));
+	FMT("1E+06 0.0001 1.5E-07 INF NAN", "%G %G %G %G %G", 1e6, 0.0001, 1.5e-7, 1.0 / 0.0, __builtin_nan(""));
+	FMT("INF -NAN 2.50", "%F %F %.2F", 1.0 / 0.0, -__builtin_nan(""), 2.5);
+	FMT("0x1p+0 0x1p-1 -0x1.4p+1 0x0p+0 0x1.999999999999ap-4", "%a %a %a %a %a", 1.0, 0.5, -2.5, 0.0, 0.1);
+	FMT("0x0.0000000000001p-1022 0x1.fffffffffffffp+1023 inf -NAN", "%a %a %a %A", 4.9e-324,
+	    1.7976931348623157e308, 1.0 / 0.0, -__builtin_nan(""));
+	/* Rounded half to even; a carry into the leading digit makes it 2. */
+	FMT("0x2p+0 0x1p+1 0x1.0p+0 0x1.2p+0 0x1p-1022 0x2p-1022 0x1.00p-1022", "%.0a %.0a %.1a %.1a %.0a %.0a %.2a",
+	    1.5, 2.5, 1.03125, 1.09375, 0x0.fffffffffffffp-1022, 0x1.fffffffffffffp-1022, 0x0.fffffffffffffp-1022);
+	FMT("0X1.FFP+7 0x1.p+0 0x00001p+0 +0x1p+0 [0x1p+0      ] 0x1.00000000000000000000p+0",
+	    "%A %#a %010a %+a [%-12a] %.20a", 255.5, 1.0, 1.0, 1.0, 1.0, 1.0);
+	/* L: a long double argument (formatted as a double); later ones keep their place. */
+	FMT("3.500000 2.25e+00 x 1e-10 1E-10 7", "%Lf %.2Le %s %Lg %LG %d", 3.5L, 2.25L, "x", 1e-10L, 1e-10L, 7);
+	FMT("1.5 x 0x1p+0 y", "%G %s %a %s", 1.5, "x", 1.0, "y");
+	/* Precision past 60 digits: still exact. */
+	FMT("0.1000000000000000055511151231257827021181583404541015625000000000000000", "%.70f", 0.1);
+	FMT("1.00000000000000005551115123125782702118158340454101562500000000000000000000000000e-01", "%.80e", 0.1);
+	/* NULL for %s: "(null)" if it fits the precision, else nothing. */
+	const char *null = NULL;
+	__asm__("" : "+r"(null));
+	FMT("[] [] [(null)] [(null)] [        ]", "[%.3s] [%.5s] [%.6s] [%s] [%8.3s]", null, null, null, null, null);
+	FMT("[0] [] [] [0]", "[%#.0o] [%.0o] [%#.0x] [%#o]", 0, 0, 0, 0);
+
+	/* Far past what a double has (1074 fraction digits at most, 767
+	 * significant): the digits, then only zeros. */
+	static char wide[1200];
+	int w = snprintf(wide, sizeof(wide), "%.1100f", 0.1);
+	CHECKF(w == 1102 && !strncmp(wide, "0.1000000000000000055511151231257827021181583404541015625", 57) &&
+		       strspn(wide + 57, "0") == 1045,
+	       "%%.1100f of 0.1: %d characters", w);
+	w = snprintf(wide, sizeof(wide), "%#.900g|%.900g", 0.1, 0.1);
+	CHECKF(w == 902 + 1 + 57 && strspn(wide + 57, "0") == 845 &&
+		       !strcmp(wide + 902, "|0.1000000000000000055511151231257827021181583404541015625"),
+	       "%%#.900g|%%.900g of 0.1: %d characters", w);
+	w = snprintf(wide, sizeof(wide), "%.1000e", 1e300);
+	CHECKF(w == 1007 && !strncmp(wide, "1.0000000000000000525047602552044202487044685811081591549158541155118024", 72) &&
+		       !strcmp(wide + 997, "00000e+300"),
+	       "%%.1000e of 1e300: %d characters", w);
 
 	/* Truncation: the return value is what would have been written. */
 	char small[6];
@@ -84,6 +123,14 @@ static void numbers(void)
 	CHECK(strtol(none, &end, 10) == 0 && end == none);
 	CHECK_CMP(atoi("  42 "), ==, 42);
 	CHECK_CMP(strtoull("18446744073709551615", NULL, 10), ==, (long long)ULLONG_MAX);
+	/* A base other than 0 or 2..36: 0 and EINVAL. */
+	static const int bad_bases[] = { 1, 37, -1 };
+	for (unsigned i = 0; i < sizeof(bad_bases) / sizeof(bad_bases[0]); i++) {
+		errno = 0;
+		CHECKF(strtol("10", NULL, bad_bases[i]) == 0 && errno == EINVAL, "strtol base %d", bad_bases[i]);
+		errno = 0;
+		CHECKF(strtoul("10", NULL, bad_bases[i]) == 0 && errno == EINVAL, "strtoul base %d", bad_bases[i]);
+	}
 }
 
 static void strings(void)
@@ -154,6 +201,12 @@ static void heap(void)
 	size_t huge = SIZE_MAX / 2;
 	__asm__("" : "+r"(huge));
 	CHECK(calloc(huge, 4) == NULL);
+	/* realloc to 0 bytes frees the block and returns NULL (glibc). */
+	char *gone = malloc(40);
+	CHECK(gone != NULL);
+	size_t zero = 0;
+	__asm__("" : "+r"(zero));
+	CHECK(realloc(gone, zero) == NULL);
 }
 
 int main(int argc, char **argv)
