@@ -11,7 +11,9 @@
  * A program's output (stdout and stderr, one pipe) becomes the case's "# "
  * diagnostics, then a line saying how it ended. Each program runs in its
  * own process group with stdin from /dev/null and no core dumps, and is
- * killed after --timeout seconds (default 60).
+ * killed after --timeout seconds (default 60); what it wrote until then is
+ * kept. A program that cannot be started (execv fails) is told apart from
+ * one that exits with 127.
  *
  * Usage: user-linux-runner [--dir DIR] [--suffix S] [--suite NAME]
  *                          [--timeout S] [NAME...]
@@ -56,6 +58,7 @@ struct program {
 struct outcome {
 	bool timed_out;
 	bool exec_failed;
+	int exec_errno; /* execv's, when it failed */
 	int status; /* waitpid's */
 	char *output;
 	size_t len;
@@ -107,11 +110,26 @@ static void append(struct outcome *o, const char *buf, size_t n)
 	o->output[o->len] = 0;
 }
 
+/* Reads what is in the pipe now, without waiting for more. */
+static void drain(int fd, struct outcome *o)
+{
+	char buf[4096];
+	ssize_t n;
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
+		if (n > 0)
+			append(o, buf, (size_t)n);
+	}
+}
+
+/* Runs one program. A failed execv is told apart from the program's own
+ * exit status (127 is a status like any other) by a close-on-exec pipe:
+ * a successful exec closes it unwritten, a failed one carries errno. */
 static struct outcome run(const char *path, const char *name, int timeout_s)
 {
 	struct outcome o = { 0 };
-	int fds[2];
-	if (pipe(fds)) {
+	int fds[2], errp[2];
+	if (pipe(fds) || pipe2(errp, O_CLOEXEC)) {
 		perror("user-linux-runner: pipe");
 		exit(2);
 	}
@@ -129,15 +147,28 @@ static struct outcome run(const char *path, const char *name, int timeout_s)
 		dup2(fds[1], 2);
 		close(fds[0]);
 		close(fds[1]);
+		close(errp[0]);
 		struct rlimit nocore = { 0, 0 };
 		setrlimit(RLIMIT_CORE, &nocore);
 		char *argv[] = { (char *)name, NULL };
 		execv(path, argv);
-		fprintf(stderr, "cannot run %s: %s\n", path, strerror(errno));
+		int err = errno;
+		ssize_t w = write(errp[1], &err, sizeof(err));
+		(void)w;
 		_exit(127);
 	}
 	setpgid(pid, pid); /* also here: no race with the kill below */
 	close(fds[1]);
+	close(errp[1]);
+	int err;
+	ssize_t got;
+	while ((got = read(errp[0], &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	close(errp[0]);
+	if (got == (ssize_t)sizeof(err)) {
+		o.exec_failed = true;
+		o.exec_errno = err;
+	}
 	long long deadline = now_ms() + timeout_s * 1000LL;
 	bool open_pipe = true;
 	for (;;) {
@@ -145,7 +176,10 @@ static struct outcome run(const char *path, const char *name, int timeout_s)
 		if (left <= 0) {
 			o.timed_out = true;
 			kill(-pid, SIGKILL);
-			break;
+			waitpid(pid, &o.status, 0);
+			drain(fds[0], &o); /* what it wrote before it was killed */
+			close(fds[0]);
+			return o;
 		}
 		if (open_pipe) {
 			struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
@@ -161,26 +195,21 @@ static struct outcome run(const char *path, const char *name, int timeout_s)
 		} else {
 			usleep(10000);
 		}
-		pid_t w = waitpid(pid, &o.status, WNOHANG);
-		if (w == pid) {
-			/* Drain what is left (the program is gone; its group may not be). */
-			char buf[4096];
-			ssize_t n;
-			fcntl(fds[0], F_SETFL, O_NONBLOCK);
-			while (open_pipe && (n = read(fds[0], buf, sizeof(buf))) > 0)
-				append(&o, buf, (size_t)n);
-			kill(-pid, SIGKILL);
+		/* WNOWAIT: the program stays a zombie, so its pid (the group's
+		 * id) cannot be reused before the group is killed. */
+		siginfo_t si = { 0 };
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
+			kill(-pid, SIGKILL); /* what it left running in its group */
+			waitpid(pid, &o.status, 0);
+			drain(fds[0], &o); /* the program is gone; read what is left */
 			close(fds[0]);
-			o.exec_failed = WIFEXITED(o.status) && WEXITSTATUS(o.status) == 127;
 			return o;
 		}
 	}
-	close(fds[0]);
-	waitpid(pid, &o.status, 0);
-	return o;
 }
 
-/* One output line as a diagnostic, without control characters. */
+/* One output line as a diagnostic: a tab becomes a space, any other
+ * control character (NUL included) a '?'. */
 static void diag_line(const char *line, size_t n)
 {
 	printf("    # ");
@@ -280,8 +309,11 @@ int main(int argc, char **argv)
 		struct outcome o = run(path, p->name, timeout_s);
 		long long ms = now_ms() - t0;
 
+		/* Lines end at '\n' only: a NUL (binary output) is a character,
+		 * shown as '?' like the other control characters. */
 		for (size_t i = 0; i < o.len;) {
-			size_t n = strcspn(o.output + i, "\n");
+			const char *nl = memchr(o.output + i, '\n', o.len - i);
+			size_t n = nl ? (size_t)(nl - (o.output + i)) : o.len - i;
 			size_t linelen = n;
 			if (linelen && o.output[i + linelen - 1] == '\r')
 				linelen--;
@@ -296,7 +328,7 @@ int main(int argc, char **argv)
 		if (o.timed_out) {
 			snprintf(why, sizeof(why), "timed out after %d s (killed)", timeout_s);
 		} else if (o.exec_failed) {
-			snprintf(why, sizeof(why), "could not be started (%s)", path);
+			snprintf(why, sizeof(why), "could not be started (%s: %s)", path, strerror(o.exec_errno));
 		} else if (WIFSIGNALED(o.status)) {
 			int sig = WTERMSIG(o.status);
 			ok = p->crash && sig == SIGSEGV;
