@@ -1,6 +1,7 @@
-/* What the cache machinery (mm/slab.c) and kmalloc (mm/kmalloc.c) share: the
- * layout of a cache, and the few slab operations kmalloc is built on. Only
- * those two files include it; everyone else uses mm/slab.h. */
+/* What the slab core (mm/slab.c), the cache list and lifecycle
+ * (mm/slab_common.c) and kmalloc (mm/kmalloc.c) share: the layout of a
+ * cache, and the few slab operations the other two are built on. Only
+ * those three files include it; everyone else uses mm/slab.h. */
 #ifndef MM_SLAB_INTERNAL_H
 #define MM_SLAB_INTERNAL_H
 
@@ -33,6 +34,18 @@ struct kmem_cache {
 	struct list_head list; /* slab_caches */
 	struct kmem_cache_node node[MAX_NUMNODES];
 };
+
+/* Sets up a cache's layout and node lists from the request (mm/slab.c);
+ * calculate_order then picks the slab order, false if no slot fits. */
+void kmem_cache_setup(struct kmem_cache *s, const char *name, unsigned int size,
+		      unsigned int align, unsigned long flags, void (*ctor)(void *));
+bool calculate_order(struct kmem_cache *s);
+/* Gives the cache's empty slabs back to the page allocator (mm/slab.c);
+ * the callers hold slab_caches_lock. */
+void __kmem_cache_shrink(struct kmem_cache *s);
+/* Pages in slabs, for nr_slab_pages() (mm/slab.c keeps it: atomic, as
+ * new_slab and discard_slab hold no lock). */
+extern unsigned long slab_pages;
 
 /* kmem_cache_init() has run: caches can be created, kmalloc works. */
 bool slab_is_available(void);

@@ -1,0 +1,276 @@
+/* What the pieces of the page allocator share, and only they include: the
+ * free-list and buddy primitives, the per-CPU list take and put, the checks
+ * made on every allocation and free, and the functions one piece calls in
+ * another. Everyone else uses mm/page_alloc.h.
+ *
+ *   page_alloc.c        allocation policy, slow path, alloc/free entry points
+ *   page_alloc_pcp.c    per-CPU lists: batch refill and drain, the IPI drain
+ *   page_alloc_checks.c bad-page checks and reports, poisoning
+ *   page_alloc_init.c   node setup, fallback lists, boot memory, watermarks
+ *   page_alloc_stats.c  free counts, buddyinfo/numastat/free areas, failure report
+ *   shrinker.c          the shrinkers the slow path calls
+ *
+ * The primitives are static inline here, not functions in one of the files,
+ * because the hot paths are built from them (alloc_pages_node, __free_pages,
+ * put_page, the per-CPU refill and drain, boot-time freeing) and must inline
+ * them across the files exactly as they did in one.
+ *
+ * Invariants kept here: under the node's lock, nr_free is the pages in the
+ * node's free_area, free_area[k].nr_free the blocks on list k, and bit k of
+ * free_mask is set exactly when list k is not empty; a free block's first
+ * page is PG_buddy with private == its order. A page on a per-CPU list is
+ * PG_pcp with refcount 0, pcp->count is the list's length, and the list is
+ * touched by its own CPU only, with interrupts off. */
+#ifndef MM_PAGE_ALLOC_INTERNAL_H
+#define MM_PAGE_ALLOC_INTERNAL_H
+
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "mm/page_alloc.h"
+
+/* Per-CPU list sizes: big enough that alloc/free loops stay off the node
+ * lock, small enough that little memory hides in them. */
+#define PCP_BATCH 63
+#define PCP_HIGH (6 * PCP_BATCH)
+
+#define BIT(n) (1ul << (n))
+/* The fast paths are inlined into alloc_pages_node and __free_pages; what
+ * is rare stays out of line so the fast paths need no saved registers. */
+#ifndef __always_inline /* glibc's <sys/cdefs.h> has one (host builds) */
+#define __always_inline inline __attribute__((always_inline))
+#endif
+#define __noinline __attribute__((noinline))
+
+/* --- bad pages (page_alloc_checks.c) ------------------------------------ */
+
+/* Reports a page that fails a check. The caller decides what happens to it;
+ * the report says which. */
+void bad_page(struct page *page, const char *reason, unsigned long caller, const char *fate);
+/* Takes a free page that failed its check out of circulation for good. */
+void retire_page(struct page *page, pg_data_t *pgdat);
+/* What a page about to be freed must look like; returns the reason it is
+ * not, or NULL. */
+const char *free_page_problem(struct page *page, unsigned int order);
+/* The same for the tail pages of a block (page_poison=on only); *bad is
+ * the page that fails. */
+const char *free_tail_problem(struct page *page, unsigned int order, struct page **bad);
+/* Reports the first byte of a block that lost its PAGE_POISON pattern. */
+void check_poison(struct page *page, unsigned int order);
+
+/* --- free lists --------------------------------------------------------- */
+
+static inline void set_buddy_order(struct page *page, unsigned int order)
+{
+	page->private = order;
+	page->flags |= BIT(PG_buddy);
+}
+
+static inline void add_to_free_list(struct page *page, pg_data_t *pgdat, unsigned int order)
+{
+	struct free_area *area = &pgdat->free_area[order];
+	set_buddy_order(page, order);
+	list_add(&page->lru, &area->free_list);
+	area->nr_free++;
+	pgdat->nr_free += 1ul << order;
+	pgdat->free_mask |= BIT(order);
+}
+
+static inline void del_page_from_free_list(struct page *page, pg_data_t *pgdat, unsigned int order)
+{
+	struct free_area *area = &pgdat->free_area[order];
+	list_del(&page->lru);
+	page->flags &= ~BIT(PG_buddy);
+	page->private = 0;
+	area->nr_free--;
+	pgdat->nr_free -= 1ul << order;
+	if (list_empty(&area->free_list))
+		pgdat->free_mask &= ~BIT(order);
+}
+
+/* --- the buddy layer ---------------------------------------------------- */
+
+/* Puts the upper halves of a block of order high back until the lower part
+ * has order low. */
+static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low, unsigned int high)
+{
+	/* The halves' flags are written, not read: the tail pages of a free
+	 * block hold only the node bits (a read here would miss the cache at
+	 * every level). nr_free is the caller's. */
+	unsigned long mask = 0, node_bits = page->flags & ~PAGE_FLAGS_MASK;
+	while (high > low) {
+		high--;
+		struct page *half = page + (1ul << high);
+		struct free_area *area = &pgdat->free_area[high];
+		half->private = high;
+		half->flags = node_bits | BIT(PG_buddy);
+		list_add(&half->lru, &area->free_list);
+		area->nr_free++;
+		mask |= BIT(high);
+	}
+	pgdat->free_mask |= mask;
+}
+
+static __always_inline struct page *rmqueue_smallest(pg_data_t *pgdat, unsigned int order)
+{
+	unsigned long mask = pgdat->free_mask >> order << order;
+	if (!mask)
+		return NULL;
+	unsigned int current_order = (unsigned int)__builtin_ctzl(mask);
+	struct page *page = list_first_entry(&pgdat->free_area[current_order].free_list, struct page, lru);
+	struct free_area *area = &pgdat->free_area[current_order];
+	list_del(&page->lru);
+	page->flags &= ~BIT(PG_buddy);
+	page->private = 0;
+	area->nr_free--;
+	if (list_empty(&area->free_list))
+		pgdat->free_mask &= ~BIT(current_order);
+	expand(pgdat, page, order, current_order);
+	pgdat->nr_free -= 1ul << order;
+	return page;
+}
+
+/* The buddy of a free block may only be merged with when it is itself a free
+ * block of the same order on the same node. */
+static inline bool page_is_buddy(const struct page *buddy, unsigned int order, unsigned long node_bits)
+{
+	return buddy->flags == (node_bits | BIT(PG_buddy)) && buddy->private == order;
+}
+
+static __always_inline void free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order)
+{
+	unsigned long node_bits = page->flags & ~PAGE_FLAGS_MASK;
+
+	/* Merging moves pages between orders, not in or out: nr_free changes
+	 * by this block only. */
+	pgdat->nr_free += 1ul << order;
+	while (order < MAX_PAGE_ORDER) {
+		unsigned long buddy_pfn = pfn ^ (1ul << order);
+		/* Below section size the buddy is in pfn's own section. */
+		if (order >= PFN_SECTION_SHIFT && !pfn_valid(buddy_pfn))
+			break;
+		struct page *buddy = page + ((long)buddy_pfn - (long)pfn);
+		if (!page_is_buddy(buddy, order, node_bits))
+			break;
+		/* A merged buddy becomes a tail page: only its node bits,
+		 * private 0; its stale lru links are never read. */
+		struct free_area *area = &pgdat->free_area[order];
+		buddy->lru.next->prev = buddy->lru.prev;
+		buddy->lru.prev->next = buddy->lru.next;
+		buddy->flags = node_bits;
+		buddy->private = 0; /* what a fresh page must show (and PTE tables reuse) */
+		area->nr_free--;
+		if (list_empty(&area->free_list))
+			pgdat->free_mask &= ~BIT(order);
+		unsigned long combined = pfn & buddy_pfn;
+		page += (long)combined - (long)pfn;
+		pfn = combined;
+		order++;
+	}
+	struct free_area *area = &pgdat->free_area[order];
+	set_buddy_order(page, order);
+	list_add(&page->lru, &area->free_list);
+	area->nr_free++;
+	pgdat->free_mask |= BIT(order);
+}
+
+/* --- the checks on every free and every allocation ---------------------- */
+
+/* The fast halves: inline in every free and allocation; what is found is
+ * reported by page_alloc_checks.c. */
+static inline bool free_pages_prepare(struct page *page, unsigned int order, unsigned long caller)
+{
+	/* Fast check: an order-0 page holds no flags; a head holds PG_head. */
+	unsigned long expect = order ? BIT(PG_head) : 0;
+	if (unlikely((page->flags & PAGE_FLAGS_MASK) != expect || page->_refcount != 1 ||
+		     page->_mapcount != -1 || (order && page->private != order) ||
+		     (page_to_pfn(page) & ((1ul << order) - 1)))) {
+		const char *why = free_page_problem(page, order);
+		if (why) {
+			bad_page(page, why, caller, "the page was not freed");
+			return false;
+		}
+	}
+	if (unlikely(page_poisoning) && order) {
+		struct page *tail;
+		const char *why = free_tail_problem(page, order, &tail);
+		if (why) {
+			bad_page(tail, why, caller, "the block was not freed");
+			return false;
+		}
+	}
+	page->flags &= ~PAGE_FLAGS_MASK;
+	page->private = 0;
+	page->_refcount = 0;
+	page->_mapcount = -1; /* with _refcount: see prep_new_page */
+	page->freed_by = caller;
+	if (unlikely(page_poisoning))
+		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
+	return true;
+}
+
+/* A page just taken from a free list: anything set that should not be means
+ * memory corruption (or a use after free). */
+static inline bool check_new_page(struct page *page)
+{
+	if (likely((page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 0 &&
+		   page->_mapcount == -1))
+		return true;
+	bad_page(page, "corrupted while free", 0, "it is taken out of circulation");
+	return false;
+}
+
+/* --- per-CPU lists ------------------------------------------------------ */
+
+/* Refill and drain in batches (page_alloc_pcp.c); they take the node's lock. */
+int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count);
+void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count);
+/* Gives this CPU's per-CPU pages, on every node, back to the buddy lists. */
+void drain_local_pages(void *unused);
+
+/* Take and put, inlined into rmqueue and the free paths. (The order-0 fast
+ * paths in alloc_pages_node and __free_pages repeat them on purpose.) */
+static __always_inline struct page *rmqueue_pcplist(pg_data_t *pgdat)
+{
+	unsigned long flags;
+	struct page *page;
+
+	local_irq_save(flags);
+	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
+	for (;;) {
+		if (unlikely(list_empty(&pcp->list)) && !rmqueue_bulk(pgdat, pcp, pcp->batch)) {
+			local_irq_restore(flags);
+			return NULL;
+		}
+		page = list_first_entry(&pcp->list, struct page, lru);
+		list_del(&page->lru);
+		pcp->count--;
+		page->flags &= ~BIT(PG_pcp);
+		if (likely(check_new_page(page)))
+			break;
+		spin_lock(&pgdat->lock);
+		retire_page(page, pgdat);
+		spin_unlock(&pgdat->lock);
+	}
+	local_irq_restore(flags);
+	return page;
+}
+
+static __always_inline void free_unref_page(struct page *page, pg_data_t *pgdat)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
+	page->flags |= BIT(PG_pcp);
+	list_add(&page->lru, &pcp->list);
+	if (unlikely(++pcp->count > pcp->high))
+		free_pcppages_bulk(pgdat, pcp, pcp->batch);
+	local_irq_restore(flags);
+}
+
+/* --- reports (page_alloc_stats.c) --------------------------------------- */
+
+/* "page allocation failure: ..." with the free pages of every node. */
+void warn_alloc(gfp_t gfp, unsigned int order, int nid);
+
+#endif

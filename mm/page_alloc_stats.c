@@ -1,0 +1,141 @@
+/* What the page allocator tells about itself: free page counts (the ones
+ * tests and /proc/meminfo read), the buddyinfo, numastat and free-area
+ * tables, the page allocation failure report, and GFP flags by name.
+ *
+ * Invariant: a node's free pages are its buddy pages plus the pages on its
+ * per-CPU lists, so node_free_pages() is what a caller could still get
+ * from the node; these readers take no lock and are exact only when the
+ * allocator is quiet (as the tests' leak checks make it). */
+#include "kernel/printk.h"
+#include "mm/page_alloc_internal.h"
+
+/* CPUs whose per-CPU lists may hold pages. */
+static inline unsigned possible_cpus(void)
+{
+	unsigned n = numa_topology.nr_cpus;
+	return n ? (n < NR_CPUS ? n : NR_CPUS) : 1;
+}
+
+unsigned long node_free_pages(int nid)
+{
+	pg_data_t *pgdat = nid >= 0 && nid < MAX_NUMNODES ? node_data[nid] : NULL;
+	if (!pgdat)
+		return 0;
+	unsigned long n = pgdat->nr_free;
+	for (unsigned cpu = 0; cpu < possible_cpus(); cpu++)
+		n += (unsigned long)pgdat->pcp[cpu].count;
+	return n;
+}
+
+unsigned long nr_free_pages(void)
+{
+	unsigned long n = 0;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		n += node_free_pages(nid);
+	return n;
+}
+
+unsigned long node_free_blocks(int nid, unsigned int order)
+{
+	if (nid < 0 || nid >= MAX_NUMNODES || !node_data[nid] || order > MAX_PAGE_ORDER)
+		return 0;
+	return node_data[nid]->free_area[order].nr_free;
+}
+
+void show_buddyinfo(void)
+{
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		pg_data_t *pgdat = node_data[nid];
+		if (!pgdat || !pgdat->managed_pages)
+			continue;
+		char line[NR_PAGE_ORDERS * 8 + 8];
+		size_t len = 0;
+		for (int o = 0; o < NR_PAGE_ORDERS; o++)
+			len += snprintf(line + len, sizeof(line) - len, " %6lu", pgdat->free_area[o].nr_free);
+		pr_info("Node %d, zone   Normal%s\n", nid, line);
+	}
+}
+
+void show_numastat(void)
+{
+	static const char *const names[NR_NUMA_STAT_ITEMS] = {
+		"numa_hit", "numa_miss", "numa_foreign", "local_node", "other_node" };
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		pg_data_t *pgdat = node_data[nid];
+		if (!pgdat)
+			continue;
+		char line[160];
+		size_t len = 0;
+		for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
+			len += snprintf(line + len, sizeof(line) - len, " %s %lu", names[i], pgdat->numa_stat[i]);
+		pr_info("node%d numastat:%s\n", nid, line);
+	}
+}
+
+void show_free_areas(void)
+{
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		pg_data_t *pgdat = node_data[nid];
+		if (!pgdat)
+			continue;
+		pr_info("Node %d: MemTotal %lu kB, MemFree %lu kB, managed %lu kB, "
+			"watermarks min %lu low %lu high %lu pages, spans pfn %#lx-%#lx%s\n",
+			nid, pgdat->node_present_pages * (PAGE_SIZE / 1024),
+			node_free_pages(nid) * (PAGE_SIZE / 1024), pgdat->managed_pages * (PAGE_SIZE / 1024),
+			pgdat->watermark[WMARK_MIN], pgdat->watermark[WMARK_LOW], pgdat->watermark[WMARK_HIGH],
+			pgdat->node_start_pfn, pgdat->node_start_pfn + pgdat->node_spanned_pages,
+			pgdat->node_present_pages ? "" : " (memoryless)");
+	}
+}
+
+void warn_alloc(gfp_t gfp, unsigned int order, int nid)
+{
+	char mode[160], line[300];
+	size_t len = 0;
+
+	gfp_flags_string(gfp, mode, sizeof(mode));
+	line[0] = 0;
+	for (int n = 0; n < MAX_NUMNODES; n++)
+		if (node_data[n] && node_data[n]->managed_pages)
+			len += snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
+					" node%d:%lu", n, node_free_pages(n));
+	pr_warn("page allocation failure: order:%u, mode:%#x(%s), nid:%d, free pages:%s\n", order,
+		gfp, mode, nid, line);
+}
+
+const char *gfp_flags_string(gfp_t gfp, char *buf, size_t size)
+{
+	static const struct { gfp_t mask; const char *name; } combos[] = {
+		{ GFP_KERNEL, "GFP_KERNEL" }, { GFP_ATOMIC, "GFP_ATOMIC" }, { GFP_NOFS, "GFP_NOFS" },
+		{ GFP_NOIO, "GFP_NOIO" }, { GFP_NOWAIT, "GFP_NOWAIT" },
+	};
+	static const struct { gfp_t bit; const char *name; } bits[] = {
+		{ __GFP_MOVABLE, "__GFP_MOVABLE" }, { __GFP_RECLAIMABLE, "__GFP_RECLAIMABLE" },
+		{ __GFP_HIGH, "__GFP_HIGH" }, { __GFP_IO, "__GFP_IO" }, { __GFP_FS, "__GFP_FS" },
+		{ __GFP_ZERO, "__GFP_ZERO" }, { __GFP_ATOMIC, "__GFP_ATOMIC" },
+		{ __GFP_DIRECT_RECLAIM, "__GFP_DIRECT_RECLAIM" },
+		{ __GFP_KSWAPD_RECLAIM, "__GFP_KSWAPD_RECLAIM" }, { __GFP_NOWARN, "__GFP_NOWARN" },
+		{ __GFP_RETRY_MAYFAIL, "__GFP_RETRY_MAYFAIL" }, { __GFP_NOFAIL, "__GFP_NOFAIL" },
+		{ __GFP_NORETRY, "__GFP_NORETRY" }, { __GFP_COMP, "__GFP_COMP" },
+		{ __GFP_NOMEMALLOC, "__GFP_NOMEMALLOC" }, { __GFP_HARDWALL, "__GFP_HARDWALL" },
+		{ __GFP_THISNODE, "__GFP_THISNODE" }, { __GFP_ACCOUNT, "__GFP_ACCOUNT" },
+	};
+	size_t len = 0;
+	gfp_t rest = gfp;
+	buf[0] = 0;
+	/* The first (largest) composite that is fully present names the base. */
+	for (size_t i = 0; i < ARRAY_SIZE(combos); i++) {
+		if ((gfp & combos[i].mask) == combos[i].mask) {
+			len += snprintf(buf + len, len < size ? size - len : 0, "%s", combos[i].name);
+			rest &= ~combos[i].mask;
+			break;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bits); i++)
+		if (rest & bits[i].bit)
+			len += snprintf(buf + len, len < size ? size - len : 0, "%s%s", len ? "|" : "",
+					bits[i].name);
+	if (!len)
+		snprintf(buf, size, "none");
+	return buf;
+}
