@@ -24,10 +24,10 @@ HOST_SLAB_SRCS := $(HOST_PAGE_ALLOC_SRCS) $(wildcard mm/slab.c mm/slab_common.c 
 # while mm/ grows.
 HOST_MM_TESTS := $(B)/host/memblock_test
 ifneq ($(wildcard mm/page_alloc.c),)
-HOST_MM_TESTS += $(B)/host/page_alloc_test
+HOST_MM_TESTS += $(B)/host/page_alloc_test $(B)/host/page_alloc_checks_test
 endif
 ifneq ($(wildcard mm/slab.c),)
-HOST_MM_TESTS += $(B)/host/slab_test
+HOST_MM_TESTS += $(B)/host/slab_test $(B)/host/slab_node_fallback_test
 endif
 HOST_MM_TESTS += $(B)/host/vma_test
 
@@ -49,11 +49,20 @@ $(B)/host/memblock_test: $(call host_san_objs,tests/host/memblock_test.c $(HOST_
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 
-$(B)/host/page_alloc_test: $(call host_san_objs,tests/host/page_alloc_test.c tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS) $(HOST_SHIM_SRCS))
+# The page allocator's tests: two programs on one harness.
+$(B)/host/page_alloc_test: $(call host_san_objs,tests/host/page_alloc_test.c tests/host/page_alloc_harness.c tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS) $(HOST_SHIM_SRCS))
+	$(say) LINK $@
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
+
+$(B)/host/page_alloc_checks_test: $(call host_san_objs,tests/host/page_alloc_checks_test.c tests/host/page_alloc_harness.c tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS) $(HOST_SHIM_SRCS))
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 
 $(B)/host/slab_test: $(call host_san_objs,tests/host/slab_test.c tests/host/mm_check.c $(HOST_SLAB_SRCS) $(HOST_SHIM_SRCS))
+	$(say) LINK $@
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
+
+$(B)/host/slab_node_fallback_test: $(call host_san_objs,tests/host/slab_node_fallback_test.c tests/host/mm_check.c $(HOST_SLAB_SRCS) $(HOST_SHIM_SRCS))
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 

@@ -1,0 +1,263 @@
+/* The page allocator among CPUs and tasks: a per-CPU list is touched by its
+ * own CPU only (drain_all_pages asks every CPU by IPI, so a list is never
+ * drained under its owner while the owner has interrupts off), the shrinker
+ * list stays locked while shrink_slab walks it, and a __GFP_NOFAIL request
+ * waiting for memory lets the other tasks of its CPU run (and free).
+ *
+ * Waits are bounded as hang guards, or as the window in which a broken rule
+ * would show (WINDOW_NS): the fixed code's outcome never depends on them.
+ * Every case gives back what it took (free_pages_restored checks). */
+#include "arch/x86_64/cpu.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/time.h"
+#include "mm/page_alloc.h"
+#include "tests/kunit.h"
+
+#define HANG_GUARD_NS 20000000000ull /* 20 s: only to turn a hang into a failure */
+#define WINDOW_NS 200000000ull       /* 200 ms for a broken rule to show */
+
+static bool wait_for_step(volatile int *step, int target)
+{
+	u64 deadline = ktime_get_ns() + HANG_GUARD_NS;
+	while (__atomic_load_n(step, __ATOMIC_ACQUIRE) < target) {
+		if (ktime_get_ns() > deadline)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+static void set_step(volatile int *step, int v) { __atomic_store_n(step, v, __ATOMIC_RELEASE); }
+
+/* Some online CPU other than this one, or NR_CPUS. */
+static unsigned other_cpu(void)
+{
+	unsigned cpu;
+	for_each_online_cpu(cpu)
+		if (cpu != smp_processor_id())
+			return cpu;
+	return NR_CPUS;
+}
+
+static bool node_has_memory(int nid) { return node_data[nid] && node_data[nid]->managed_pages; }
+
+/* ---- per-CPU lists ------------------------------------------------------- */
+
+struct list_owner {
+	int nid;
+	volatile int step; /* 1: list filled, interrupts off; 2: drain called; 3: done */
+	int count_before, count_during;
+};
+
+/* On the owning CPU: fills its list for nid, then holds interrupts off (as
+ * the allocator does while it works on the list) and watches the list. */
+static int hold_own_list(void *data)
+{
+	struct list_owner *o = data;
+	struct per_cpu_pages *pcp = &node_data[o->nid]->pcp[smp_processor_id()];
+	struct page *pages[32];
+	unsigned long flags;
+
+	for (int i = 0; i < 32; i++)
+		pages[i] = alloc_pages_node(o->nid, GFP_KERNEL | __GFP_THISNODE, 0);
+	for (int i = 0; i < 32; i++)
+		if (pages[i])
+			__free_pages(pages[i], 0); /* onto this CPU's list */
+	local_irq_save(flags);
+	o->count_before = __atomic_load_n(&pcp->count, __ATOMIC_RELAXED);
+	set_step(&o->step, 1);
+	wait_for_step(&o->step, 2);
+	u64 end = ktime_get_ns() + WINDOW_NS;
+	while (ktime_get_ns() < end && __atomic_load_n(&pcp->count, __ATOMIC_RELAXED) == o->count_before)
+		cpu_relax();
+	o->count_during = __atomic_load_n(&pcp->count, __ATOMIC_RELAXED);
+	local_irq_restore(flags); /* the drain's IPI is taken here */
+	set_step(&o->step, 3);
+	return 0;
+}
+
+static void drain_leaves_a_list_alone_while_its_cpu_has_interrupts_off(struct kunit *test)
+{
+	unsigned cpu = other_cpu();
+	if (cpu == NR_CPUS)
+		kunit_skip(test, "needs a second CPU");
+	int nid = cpu_to_node(cpu);
+	if (nid < 0 || !node_has_memory(nid))
+		nid = node_data[numa_node_id()]->fallback[0];
+	struct list_owner o = { .nid = nid };
+	struct task_struct *t = kthread_run_on_cpu(hold_own_list, &o, cpu, "pcp_owner/%u");
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_TRUE(test, wait_for_step(&o.step, 1));
+	set_step(&o.step, 2);
+	drain_all_pages(); /* returns once every CPU has drained its own lists */
+	KUNIT_EXPECT_EQ(test, node_data[nid]->pcp[cpu].count, 0);
+	KUNIT_EXPECT_EQ(test, kthread_join(t), 0);
+	KUNIT_EXPECT_GT(test, o.count_before, 0);
+	/* Not a page moved while its owner had interrupts off. */
+	KUNIT_EXPECT_EQ(test, o.count_during, o.count_before);
+}
+
+/* ---- shrinkers ----------------------------------------------------------- */
+
+struct unregisterer {
+	struct shrinker *victim;
+	volatile int step; /* 1: go; 2: calling unregister_shrinker; 3: it returned */
+	int step_seen_in_walk;
+};
+static struct unregisterer partner;
+
+static int unregister_when_told(void *data)
+{
+	struct unregisterer *u = data;
+	wait_for_step(&u->step, 1);
+	set_step(&u->step, 2);
+	unregister_shrinker(u->victim);
+	set_step(&u->step, 3);
+	return 0;
+}
+
+static unsigned long one_object(struct shrinker *s, struct shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	return 1;
+}
+
+static unsigned long no_objects(struct shrinker *s, struct shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	return 0;
+}
+
+/* During the walk: lets the other CPU unregister a shrinker, and looks
+ * whether it got through while the walk is still going. */
+static unsigned long scan_while_partner_unregisters(struct shrinker *s, struct shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	set_step(&partner.step, 1);
+	wait_for_step(&partner.step, 2);
+	u64 end = ktime_get_ns() + WINDOW_NS;
+	while (ktime_get_ns() < end && __atomic_load_n(&partner.step, __ATOMIC_ACQUIRE) < 3)
+		cpu_relax();
+	partner.step_seen_in_walk = __atomic_load_n(&partner.step, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+static void shrinker_list_is_locked_during_the_walk(struct kunit *test)
+{
+	unsigned cpu = other_cpu();
+	if (cpu == NR_CPUS)
+		kunit_skip(test, "needs a second CPU");
+	struct shrinker walker = { .count_objects = one_object, .scan_objects = scan_while_partner_unregisters };
+	struct shrinker victim = { .count_objects = no_objects, .scan_objects = no_objects };
+	register_shrinker(&walker);
+	register_shrinker(&victim); /* after walker in the list */
+	partner = (struct unregisterer){ .victim = &victim };
+	struct task_struct *t = kthread_run_on_cpu(unregister_when_told, &partner, cpu, "unregister/%u");
+	if (!t) {
+		unregister_shrinker(&victim);
+		unregister_shrinker(&walker);
+		KUNIT_ASSERT_NOT_NULL(test, t);
+	}
+	shrink_slab(GFP_KERNEL, numa_node_id());
+	KUNIT_EXPECT_EQ(test, kthread_join(t), 0);
+	unregister_shrinker(&walker);
+	KUNIT_EXPECT_EQ(test, partner.step, 3);
+	/* The other CPU waited for the walk to end. */
+	KUNIT_EXPECT_EQ(test, partner.step_seen_in_walk, 2);
+}
+
+/* ---- __GFP_NOFAIL ---------------------------------------------------------- */
+
+/* Pages held, linked through their lru (ours while allocated). */
+struct held {
+	struct list_head list;
+};
+
+static void held_release(struct held *h)
+{
+	while (!list_empty(&h->list)) {
+		struct page *p = list_first_entry(&h->list, struct page, lru);
+		list_del(&p->lru);
+		__free_pages(p, PageHead(p) ? (unsigned)p->private : 0);
+	}
+}
+
+static struct held nofail_held;
+static volatile int freer_ran;
+static unsigned long nofail_scans;
+static bool nofail_escaped;
+
+/* Another task on the allocating CPU: gives the memory back when it runs. */
+static int free_the_held_pages(void *data)
+{
+	(void)data;
+	held_release(&nofail_held);
+	freer_ran = 1;
+	return 0;
+}
+
+/* The way out of a retry loop that never lets the freer run: after 200
+ * rounds of reclaim the memory comes back anyway, and the case fails. */
+static unsigned long escape_scan(struct shrinker *s, struct shrink_control *sc)
+{
+	(void)s;
+	(void)sc;
+	if (++nofail_scans == 200 && !list_empty(&nofail_held.list)) {
+		held_release(&nofail_held);
+		nofail_escaped = true;
+	}
+	return 0;
+}
+
+static void nofail_lets_other_tasks_free_memory(struct kunit *test)
+{
+	int nid = numa_node_id();
+	if (!node_has_memory(nid))
+		kunit_skip(test, "the boot CPU's node has no memory");
+	pg_data_t *pgdat = node_data[nid];
+	INIT_LIST_HEAD(&nofail_held.list);
+	freer_ran = 0;
+	nofail_scans = 0;
+	nofail_escaped = false;
+	struct task_struct *freer = kthread_create_on_cpu(free_the_held_pages, NULL, smp_processor_id(), "freer/%u");
+	KUNIT_ASSERT_NOT_NULL(test, freer);
+
+	/* Atomic requests take the node down to 3/8 of its min watermark:
+	 * below the half of the reserve __GFP_NOFAIL may use. */
+	drain_all_pages();
+	for (int order = MAX_PAGE_ORDER; order >= 0; order--) {
+		struct page *p;
+		while ((p = alloc_pages_node(nid, GFP_ATOMIC | __GFP_THISNODE | __GFP_NOWARN, (unsigned)order)))
+			list_add(&p->lru, &nofail_held.list);
+	}
+	drain_all_pages();
+	KUNIT_EXPECT_LE(test, pgdat->nr_free, pgdat->watermark[WMARK_MIN] / 2);
+
+	struct shrinker s = { .count_objects = one_object, .scan_objects = escape_scan };
+	register_shrinker(&s);
+	wake_up_process(freer); /* runnable here; runs when this task yields */
+	struct page *p = alloc_pages_node(nid, GFP_KERNEL | __GFP_NOFAIL | __GFP_THISNODE, 0);
+	unregister_shrinker(&s);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, freer_ran); /* it ran while the request waited */
+	KUNIT_EXPECT_FALSE(test, nofail_escaped);
+	kunit_info(test, "reclaim ran %lu time(s) before the request was served", nofail_scans);
+	KUNIT_EXPECT_EQ(test, kthread_join(freer), 0);
+	if (p)
+		__free_pages(p, 0);
+	held_release(&nofail_held);
+}
+
+static struct kunit_case page_alloc_smp_cases[] = {
+	KUNIT_CASE(drain_leaves_a_list_alone_while_its_cpu_has_interrupts_off),
+	KUNIT_CASE(shrinker_list_is_locked_during_the_walk),
+	KUNIT_CASE(nofail_lets_other_tasks_free_memory),
+	{}
+};
+static struct kunit_suite page_alloc_smp_suite = { .name = "page_alloc_smp", .test_cases = page_alloc_smp_cases };
+kunit_test_suite(page_alloc_smp_suite);
