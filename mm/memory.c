@@ -212,6 +212,10 @@ static vm_fault_t do_anonymous_page(struct vm_area_struct *vma, unsigned long ad
 		WRITE_ONCE(*pte, ((u64)zero_pfn << PAGE_SHIFT) | (vma->vm_page_prot & ~_PAGE_RW));
 		return 0;
 	}
+	/* The first anonymous page of the VMA: it needs an anon_vma (the
+	 * zero page above does not, as in Linux). */
+	if (anon_vma_prepare(vma))
+		return VM_FAULT_OOM;
 	struct page *page = alloc_anon_page();
 	if (!page)
 		return VM_FAULT_OOM;
@@ -228,6 +232,8 @@ static vm_fault_t do_wp_page(struct vm_area_struct *vma, unsigned long address, 
 {
 	pte_t old = *pte;
 	if (pte_pfn(old) == zero_pfn) {
+		if (anon_vma_prepare(vma))
+			return VM_FAULT_OOM;
 		struct page *page = alloc_anon_page();
 		if (!page)
 			return VM_FAULT_OOM;

@@ -75,6 +75,12 @@ u64 *walk_to_pte(struct mm_struct *mm, unsigned long addr);
  * when memory is short or the PMD maps a huge page. */
 u64 *pte_alloc_walk(struct mm_struct *mm, unsigned long addr);
 
+/* Gives vma an anon_vma before its first anonymous page (Linux's
+ * anon_vma_prepare): a touching neighbour's that could merge with it, or a
+ * new one; 0, or -ENOMEM. In mm/vma.c, beside the merge rules it serves
+ * (the host tests run it). */
+int anon_vma_prepare(struct vm_area_struct *vma);
+
 /* Resolves a fault at address inside vma (the caller found the VMA and
  * checked the access against vm_flags): anonymous demand paging, the zero
  * page for reads, a zeroed page for writes. */

@@ -10,7 +10,10 @@
  *   - pgtables_bytes counts the page-table pages below the PGD (PUD, PMD and
  *     PTE tables) of this mm, nr_ptes its PTE tables alone;
  *   - rss[MM_ANONPAGES] counts the anonymous pages mapped (the shared zero
- *     page is not counted, as in Linux).
+ *     page is not counted, as in Linux);
+ *   - a VMA's anon_vma is NULL until an anonymous page is first faulted
+ *     into it (a write: the zero page of a read fault does not count); an
+ *     anon_vma's refcount is the number of VMAs pointing to it.
  * Concurrency: an mm belongs to one single-threaded process, so only its own
  * task changes its VMAs and page tables (its system calls and page faults
  * run in that task; a test that builds an mm of its own is that mm's only
@@ -68,6 +71,17 @@ typedef u64 pgprot_t;
 
 struct mm_struct;
 
+/* What the anonymous pages of one or more VMAs belong to (Linux's struct
+ * anon_vma). Linux's also carries the reverse-map tree (from a page back
+ * to the VMAs that may map it), which mmlab does not need yet; here it
+ * only decides, as in Linux, which VMAs may merge (not two with
+ * different ones: is_mergeable_anon_vma in mm/vma.c) and whether mprotect
+ * may drop VM_ACCOUNT (only while there is none). The VMAs split from one
+ * share it. */
+struct anon_vma {
+	unsigned long refcount; /* VMAs pointing to it; freed at 0 */
+};
+
 struct vm_area_struct {
 	unsigned long vm_start; /* first byte */
 	unsigned long vm_end;   /* first byte after */
@@ -82,6 +96,9 @@ struct vm_area_struct {
 	/* The largest free gap below this VMA in its subtree (Linux's
 	 * rb_subtree_gap before the maple tree), for the gap search. */
 	unsigned long rb_subtree_gap;
+	/* NULL until the first anonymous page is faulted in (anon_vma_prepare,
+	 * mm/vma.c). */
+	struct anon_vma *anon_vma;
 };
 
 enum mm_counter { MM_ANONPAGES, NR_MM_COUNTERS };

@@ -29,13 +29,19 @@ static struct vm_area_struct *mprotect_fixup(struct mm_struct *mm, struct vm_are
 					     unsigned long newflags)
 {
 	unsigned long oldflags = vma->vm_flags;
-	/* Linux's mprotect_fixup: private memory becoming writable for the
-	 * first time is charged (VM_ACCOUNT), as a writable mmap would be. */
-	if ((newflags & VM_WRITE) &&
-	    !(oldflags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
-		newflags |= VM_ACCOUNT;
 	if (newflags == oldflags)
 		return vma;
+	/* Linux's mprotect_fixup: private memory becoming writable for the
+	 * first time is charged (VM_ACCOUNT), as a writable mmap would be;
+	 * the charge goes again when it loses write access before any page
+	 * was faulted in (no anon_vma), and only then. All VMAs here are
+	 * anonymous. */
+	if (newflags & VM_WRITE) {
+		if (!(oldflags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
+			newflags |= VM_ACCOUNT;
+	} else if ((oldflags & VM_ACCOUNT) && !vma->anon_vma) {
+		newflags &= ~VM_ACCOUNT;
+	}
 	vma = vma_modify_flags(mm, vma, start, end, newflags);
 	if (!vma)
 		return NULL;

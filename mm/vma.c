@@ -18,9 +18,11 @@
  *     it changed (vma_set_range() does both); a gap computed while two
  *     VMAs briefly overlap is wrong, and is recomputed before returning;
  *   - after a mapping or a flags change, touching neighbours have
- *     different flags (they are merged otherwise), so touching mmaps do not
- *     pile up VMAs. (Linux also refuses merges across anon_vmas; there are
- *     none here.)
+ *     different flags or anon_vmas Linux 6.12 will not merge (they are
+ *     merged otherwise), so touching mmaps do not pile up VMAs;
+ *   - an anon_vma's refcount is the number of VMAs pointing to it: a split
+ *     shares it, a VMA freed drops its reference, a merge keeps the one
+ *     that is not NULL (Linux's dup_anon_vma).
  * Concurrency: see mm/mm_types.h (the mm's own task only). Portable C: the
  * host tests build it with stubs of mm/memory.c. */
 #include "mm/vma.h"
@@ -180,8 +182,88 @@ struct vm_area_struct *vm_area_alloc(void)
 	return kzalloc(sizeof(struct vm_area_struct), GFP_KERNEL);
 }
 
+/* ---- anon_vma -------------------------------------------------------------- */
+
+static void anon_vma_get(struct anon_vma *anon_vma)
+{
+	if (anon_vma)
+		anon_vma->refcount++;
+}
+
+static void anon_vma_put(struct anon_vma *anon_vma)
+{
+	if (anon_vma && --anon_vma->refcount == 0)
+		kfree(anon_vma);
+}
+
+/* Linux's dup_anon_vma: dst grows over (some of) src's pages, so it takes
+ * src's anon_vma if it has none (merges only join compatible ones). */
+static void dup_anon_vma(struct vm_area_struct *dst, struct vm_area_struct *src)
+{
+	if (src->anon_vma && !dst->anon_vma) {
+		dst->anon_vma = src->anon_vma;
+		anon_vma_get(dst->anon_vma);
+	}
+}
+
+/* Linux 6.12's is_mergeable_anon_vma: anon_vma1 is that of the range
+ * being mapped or changed, anon_vma2 that of vma, the VMA it would merge
+ * with (NULL when prev and next are held against each other). Linux
+ * accepts a NULL on either side only when vma is NULL or its
+ * anon_vma_chain has a single entry, which without fork is exactly when
+ * vma has an anon_vma: so a range with an anon_vma does not merge into a
+ * neighbour without one (what list_is_singular() says of an empty
+ * chain), while a range without one merges into a neighbour with one. */
+static bool is_mergeable_anon_vma(struct anon_vma *anon_vma1, struct anon_vma *anon_vma2,
+				  struct vm_area_struct *vma)
+{
+	if ((!anon_vma1 || !anon_vma2) && (!vma || vma->anon_vma))
+		return true;
+	return anon_vma1 == anon_vma2;
+}
+
+/* Linux's anon_vma_compatible (no files, no policies, vm_pgoff follows
+ * the address): a and b touch and differ at most in access rights. */
+static bool anon_vma_compatible(const struct vm_area_struct *a, const struct vm_area_struct *b)
+{
+	return a->vm_end == b->vm_start && !((a->vm_flags ^ b->vm_flags) & ~VM_ACCESS_FLAGS);
+}
+
+/* Linux's find_mergeable_anon_vma: a touching neighbour that could merge
+ * with vma after an mprotect lends its anon_vma (next first), so that
+ * mprotect-then-fault sequences do not split memory into anon_vmas that
+ * can never merge again. */
+static struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma)
+{
+	struct vm_area_struct *next = vma->vm_next, *prev = vma->vm_prev;
+	if (next && next->anon_vma && anon_vma_compatible(vma, next))
+		return next->anon_vma;
+	if (prev && prev->anon_vma && anon_vma_compatible(prev, vma))
+		return prev->anon_vma;
+	return NULL;
+}
+
+int anon_vma_prepare(struct vm_area_struct *vma)
+{
+	if (vma->anon_vma)
+		return 0;
+	struct anon_vma *anon_vma = find_mergeable_anon_vma(vma);
+	if (anon_vma) {
+		anon_vma_get(anon_vma);
+	} else {
+		anon_vma = kmalloc(sizeof(*anon_vma), GFP_KERNEL);
+		if (!anon_vma)
+			return -ENOMEM;
+		anon_vma->refcount = 1;
+	}
+	vma->anon_vma = anon_vma;
+	return 0;
+}
+
 void vm_area_free(struct vm_area_struct *vma)
 {
+	if (vma)
+		anon_vma_put(vma->anon_vma);
 	kfree(vma);
 }
 
@@ -230,6 +312,7 @@ void split_vma_at(struct mm_struct *mm, struct vm_area_struct *vma, unsigned lon
 			 bool new_below, struct vm_area_struct *new)
 {
 	*new = *vma;
+	anon_vma_get(new->anon_vma); /* the halves share it (anon_vma_clone) */
 	if (new_below) {
 		new->vm_end = addr;
 		vma_set_range(vma, addr, vma->vm_end);
@@ -244,10 +327,16 @@ struct vm_area_struct *vma_merge_new(struct mm_struct *mm, struct vm_area_struct
 					    struct vm_area_struct *next, unsigned long start,
 					    unsigned long end, unsigned long flags)
 {
-	bool merge_prev = prev && prev->vm_end == start && prev->vm_flags == flags;
-	bool merge_next = next && next->vm_start == end && next->vm_flags == flags;
+	/* A new range has no anon_vma: it may join either neighbour, both
+	 * only if theirs are compatible with each other. */
+	bool merge_prev = prev && prev->vm_end == start && prev->vm_flags == flags &&
+			  is_mergeable_anon_vma(NULL, prev->anon_vma, prev);
+	bool merge_next = next && next->vm_start == end && next->vm_flags == flags &&
+			  is_mergeable_anon_vma(NULL, next->anon_vma, next) &&
+			  (!merge_prev || is_mergeable_anon_vma(prev->anon_vma, next->anon_vma, NULL));
 	if (merge_prev && merge_next) {
 		unsigned long next_end = next->vm_end;
+		dup_anon_vma(prev, next);
 		vma_unlink(mm, next);
 		vm_area_free(next);
 		vma_set_range(prev, prev->vm_start, next_end);
@@ -272,28 +361,52 @@ struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_str
 	if (vma->vm_flags == newflags)
 		return vma;
 	bool at_start = start == vma->vm_start, at_end = end == vma->vm_end;
-	bool merge_prev = at_start && prev && prev->vm_end == start && prev->vm_flags == newflags;
-	bool merge_next = at_end && next && next->vm_start == end && next->vm_flags == newflags;
+	/* Linux's vma_merge_existing_range: the range brings vma's anon_vma. */
+	struct anon_vma *anon_vma = vma->anon_vma;
+	bool merge_prev = at_start && prev && prev->vm_end == start && prev->vm_flags == newflags &&
+			  is_mergeable_anon_vma(anon_vma, prev->anon_vma, prev);
+	bool merge_next = at_end && next && next->vm_start == end && next->vm_flags == newflags &&
+			  is_mergeable_anon_vma(anon_vma, next->anon_vma, next) &&
+			  (!merge_prev || is_mergeable_anon_vma(prev->anon_vma, next->anon_vma, NULL));
 
 	if (at_start && at_end) {
 		if (!merge_prev && !merge_next) {
 			vma_set_flags(vma, newflags);
 			return vma;
 		}
-		/* The whole VMA joins a neighbour (or both): it goes, and its
-		 * range merges as a new mapping's would. */
+		/* The whole VMA joins a neighbour (or both) and goes; the one
+		 * that grows takes an anon_vma if it has none. */
 		vma_unlink(mm, vma);
+		if (merge_prev && merge_next) {
+			unsigned long next_end = next->vm_end;
+			dup_anon_vma(prev, next->anon_vma ? next : vma);
+			vma_unlink(mm, next);
+			vm_area_free(next);
+			vm_area_free(vma);
+			vma_set_range(prev, prev->vm_start, next_end);
+			return prev;
+		}
+		if (merge_prev) {
+			dup_anon_vma(prev, vma);
+			vm_area_free(vma);
+			vma_set_range(prev, prev->vm_start, end);
+			return prev;
+		}
+		dup_anon_vma(next, vma);
 		vm_area_free(vma);
-		return vma_merge_new(mm, prev, next, start, end, newflags);
+		vma_set_range(next, start, next->vm_end);
+		return next;
 	}
 	/* A head or tail piece moves into the neighbour: shrink first, so the
 	 * two never overlap. */
 	if (merge_prev) {
+		dup_anon_vma(prev, vma);
 		vma_set_range(vma, end, vma->vm_end);
 		vma_set_range(prev, prev->vm_start, end);
 		return prev;
 	}
 	if (merge_next) {
+		dup_anon_vma(next, vma);
 		vma_set_range(vma, vma->vm_start, start);
 		vma_set_range(next, start, next->vm_end);
 		return next;

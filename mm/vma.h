@@ -18,6 +18,7 @@ static inline struct vm_area_struct *vma_first(struct mm_struct *mm)
 }
 
 struct vm_area_struct *vm_area_alloc(void); /* zeroed; NULL when memory is short */
+/* Frees vma (NULL: nothing), dropping its reference to its anon_vma. */
 void vm_area_free(struct vm_area_struct *vma);
 
 /* Where [start, end) goes in the tree: the link to fill, its parent and the
@@ -39,15 +40,16 @@ void vm_stat_account(struct mm_struct *mm, long npages);
 
 /* A new range [start, end) with flags, free, between prev and next (either
  * may be NULL): grows a neighbour over it if one touches it with the same
- * flags (both, if both do). Returns the VMA that covers it, or NULL when
- * no neighbour fits. total_vm is the caller's. */
+ * flags (both, if both do and their anon_vmas may merge). Returns the VMA
+ * that covers it, or NULL when no neighbour fits. total_vm is the caller's. */
 struct vm_area_struct *vma_merge_new(struct mm_struct *mm, struct vm_area_struct *prev,
 				     struct vm_area_struct *next, unsigned long start,
 				     unsigned long end, unsigned long flags);
 
 /* Gives [start, end) (inside vma) the flags newflags: splits vma where the
  * range ends inside it, or merges the range into a neighbour that touches
- * it with those flags (vma_merge's shape). Returns the VMA that now holds
+ * it with those flags and an anon_vma it may merge with (Linux 6.12's
+ * vma_merge_existing_range). Returns the VMA that now holds
  * the range (it may be larger than the range), or NULL when a split could
  * not get memory or would pass sysctl_max_map_count (-ENOMEM); on failure
  * nothing changed. */

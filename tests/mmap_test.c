@@ -280,6 +280,58 @@ static void brk_after_a_data_vma_gives_two_vmas(struct kunit *test)
 	space_destroy(test, &s);
 }
 
+/* A VMA gets its anon_vma with its first anonymous page: a write fault
+ * (a new page, or the zero page replaced), never a read fault (the zero
+ * page). Until then, losing write access drops VM_ACCOUNT (Linux's
+ * mprotect_fixup); afterwards it stays. Every anon_vma is freed with the
+ * mm (the slab objects in use come back). */
+static void write_faults_give_the_vma_an_anon_vma(struct kunit *test)
+{
+	kmem_cache_shrink_all();
+	unsigned long objects_before = slab_objects_in_use();
+	struct space s;
+	space_init(test, &s);
+	const unsigned long a = BASE, b = BASE + 8 * PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, a, 4 * PAGE_SIZE, RW, ANON | MAP_FIXED), a);
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, b, 4 * PAGE_SIZE, RW, ANON | MAP_FIXED), b);
+	struct vm_area_struct *va = find_vma(s.mm, a), *vb = find_vma(s.mm, b);
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	KUNIT_ASSERT_NOT_NULL(test, vb);
+	KUNIT_EXPECT_NULL(test, va->anon_vma);
+	/* Reads map the zero page: no anon_vma. */
+	u64 v = 1;
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)a), 0);
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)b), 0);
+	KUNIT_EXPECT_EQ(test, v, 0);
+	KUNIT_EXPECT_NULL(test, va->anon_vma);
+	KUNIT_EXPECT_NULL(test, vb->anon_vma);
+	/* A write to a none PTE (do_anonymous_page). */
+	KUNIT_EXPECT_EQ(test, put_user_u64(7, (void *)(a + PAGE_SIZE)), 0);
+	KUNIT_EXPECT_NOT_NULL(test, va->anon_vma);
+	/* A write to the zero page read before (do_wp_page). */
+	KUNIT_EXPECT_EQ(test, put_user_u64(8, (void *)b), 0);
+	KUNIT_EXPECT_NOT_NULL(test, vb->anon_vma);
+	KUNIT_EXPECT_PTR_NE(test, va->anon_vma, vb->anon_vma);
+	/* Read-only: the written VMA keeps VM_ACCOUNT, an untouched one (read
+	 * faults only) loses it. */
+	const unsigned long c = BASE + 16 * PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, c, 2 * PAGE_SIZE, RW, ANON | MAP_FIXED), c);
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)c), 0);
+	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, a, 4 * PAGE_SIZE, PROT_READ), 0);
+	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, c, 2 * PAGE_SIZE, PROT_READ), 0);
+	KUNIT_EXPECT_TRUE(test, find_vma(s.mm, a)->vm_flags & VM_ACCOUNT);
+	KUNIT_EXPECT_FALSE(test, find_vma(s.mm, c)->vm_flags & VM_ACCOUNT);
+	KUNIT_EXPECT_NULL(test, find_vma(s.mm, c)->anon_vma);
+	/* Split pieces share theirs. */
+	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, b + PAGE_SIZE, PAGE_SIZE, PROT_READ), 0);
+	KUNIT_EXPECT_PTR_EQ(test, find_vma(s.mm, b + 2 * PAGE_SIZE)->anon_vma, vb->anon_vma);
+	KUNIT_EXPECT_EQ(test, vb->anon_vma->refcount, 3);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 5);
+	space_destroy(test, &s);
+	kmem_cache_shrink_all();
+	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), objects_before);
+}
+
 static struct kunit_case mmap_cases[] = {
 	KUNIT_CASE(populate_then_munmap_gives_everything_back),
 	KUNIT_CASE(map_fixed_replaces_the_pages),
@@ -288,6 +340,7 @@ static struct kunit_case mmap_cases[] = {
 	KUNIT_CASE(exit_with_mappings_frees_every_page),
 	KUNIT_CASE(madvise_populate_read_maps_the_zero_page),
 	KUNIT_CASE(brk_after_a_data_vma_gives_two_vmas),
+	KUNIT_CASE(write_faults_give_the_vma_an_anon_vma),
 	{}
 };
 

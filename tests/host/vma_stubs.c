@@ -205,7 +205,9 @@ unsigned long change_protection(struct vm_area_struct *vma, unsigned long start,
 	return 0;
 }
 
-/* Records write (true: faulted as writes) in the call's prot. */
+/* Records write (true: faulted as writes) in the call's prot. Write
+ * faults give the VMA an anon_vma, as mm/memory.c's do (anon_vma_prepare
+ * is mm/vma.c's own); read faults map the zero page and do not. */
 int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 		       bool write)
 {
@@ -213,6 +215,8 @@ int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned
 	record(CALL_POPULATE, vma, start, end, 0, 0, write);
 	if (populate_fails)
 		return -ENOMEM;
+	if (write && start < end && anon_vma_prepare(vma))
+		return -ENOMEM; /* VM_FAULT_OOM */
 	present_add(start, end);
 	return 0;
 }
@@ -328,9 +332,12 @@ static int walk_node(struct walk *w, struct rb_node *rb, struct rb_node *parent)
 		WALK_FAIL(w, "VMAs [%#lx, %#lx) and [%#lx, %#lx) overlap or are out of order",
 			  prev->vm_start, prev->vm_end, vma->vm_start, vma->vm_end);
 	/* Except at start_brk: the heap's first VMA never merges with the
-	 * data segment below it (Linux's brk). */
+	 * data segment below it (Linux's brk). Touching VMAs with the same
+	 * flags may stay apart only when their anon_vmas differ (Linux 6.12
+	 * keeps even one with and one without apart, see is_mergeable_anon_vma
+	 * in mm/vma.c). */
 	if (prev && prev->vm_end == vma->vm_start && prev->vm_flags == vma->vm_flags &&
-	    !(w->start_brk && vma->vm_start == w->start_brk))
+	    prev->anon_vma == vma->anon_vma && !(w->start_brk && vma->vm_start == w->start_brk))
 		WALK_FAIL(w, "VMAs [%#lx, %#lx) and [%#lx, %#lx) touch with the same flags %#lx",
 			  prev->vm_start, prev->vm_end, vma->vm_start, vma->vm_end, vma->vm_flags);
 	if (vma->vm_start >= vma->vm_end || (vma->vm_start | vma->vm_end) & ~PAGE_MASK ||
@@ -356,6 +363,49 @@ static int walk_node(struct walk *w, struct rb_node *rb, struct rb_node *parent)
 		WALK_FAIL(w, "VMA [%#lx, %#lx): rb_subtree_gap %#lx, should be %#lx", vma->vm_start,
 			  vma->vm_end, vma->rb_subtree_gap, sub);
 	return lh + black;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The distinct anon_vmas of mm's VMAs; with w, checks that each one's
+ * refcount is the number of VMAs pointing to it. */
+static unsigned long walk_anon_vmas(struct walk *w, struct mm_struct *mm)
+{
+	size_t n = 0;
+	for (struct vm_area_struct *v = find_vma(mm, 0); v; v = v->vm_next)
+		n += v->anon_vma != NULL;
+	if (!n)
+		return 0;
+	struct anon_vma **all = malloc(n * sizeof(*all));
+	if (!all)
+		abort();
+	size_t i = 0;
+	for (struct vm_area_struct *v = find_vma(mm, 0); v; v = v->vm_next)
+		if (v->anon_vma)
+			all[i++] = v->anon_vma;
+	qsort(all, n, sizeof(*all), cmp_ptr);
+	unsigned long distinct = 0;
+	for (i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && all[j] == all[i])
+			j++;
+		if (w && all[i]->refcount != j - i)
+			WALK_FAIL(w, "an anon_vma has refcount %lu, %zu VMAs point to it",
+				  all[i]->refcount, j - i);
+		distinct++;
+		i = j;
+	}
+	free(all);
+	return distinct;
+}
+
+unsigned long mm_nr_anon_vmas(struct mm_struct *mm)
+{
+	return walk_anon_vmas(NULL, mm);
 }
 
 bool check_mm(struct ktest *t, struct mm_struct *mm)
@@ -390,6 +440,7 @@ bool check_mm(struct ktest *t, struct mm_struct *mm)
 				break;
 			}
 		}
+	walk_anon_vmas(&w, mm);
 	if (stub_errors)
 		WALK_FAIL(&w, "%d stub errors", stub_errors);
 	return w.ok;

@@ -61,8 +61,10 @@ void test_mm_free(struct mm_struct *mm);
 
 /* Checks every invariant of mm's VMAs (red-black properties, order, list,
  * subtree gaps, counters, no mergeable neighbours except the data segment
- * and the heap at start_brk, present pages only inside VMAs); reports
- * failures on t. Returns true if all hold. */
+ * and the heap at start_brk, anon_vma refcounts, present pages only inside
+ * VMAs); reports failures on t. Returns true if all hold. */
 bool check_mm(struct ktest *t, struct mm_struct *mm);
+/* How many distinct anon_vmas mm's VMAs point to. */
+unsigned long mm_nr_anon_vmas(struct mm_struct *mm);
 
 #endif

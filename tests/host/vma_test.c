@@ -338,11 +338,10 @@ static void munmap_failures_change_nothing(struct ktest *t)
 }
 
 /* The mprotect cases write their memory first (MAP_POPULATE of private
- * writable memory faults it in as writes, which gives a Linux VMA its
- * anon_vma), so that Linux keeps VM_ACCOUNT when it becomes read-only:
- * mprotect_fixup drops it only from anonymous VMAs without an anon_vma,
- * which this kernel does not track (see
- * mprotect_of_untouched_memory_keeps_vm_account). */
+ * writable memory faults it in as writes, which gives the VMA its
+ * anon_vma), so that VM_ACCOUNT stays when it becomes read-only:
+ * mprotect_fixup drops it only from anonymous VMAs without an anon_vma
+ * (see the anon_vma cases further down). */
 static void mprotect_errnos(struct ktest *t)
 {
 	map_fixed(t, A, 4, RW, MAP_POPULATE);
@@ -407,9 +406,12 @@ static void mprotect_splits_and_merges(struct ktest *t)
 	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(2), P(8), PROT_READ), 0);
 	KTEST_EXPECT_EQ(t, mm->map_count, 1);
 	KTEST_EXPECT_EQ(t, flags_at(A), VM_R | VM_ACCOUNT);
-	/* Tail into the next VMA, head into the previous one (the new
-	 * mapping has no anon_vma yet, so Linux merges it either way). */
-	map_fixed(t, A + P(10), 2, RW, 0);
+	/* Tail into the next VMA, head into the previous one: the new
+	 * mapping, written, took the anon_vma of the one below it (they
+	 * differ only in access rights: find_mergeable_anon_vma), so Linux
+	 * merges them either way. */
+	map_fixed(t, A + P(10), 2, RW, MAP_POPULATE);
+	KTEST_EXPECT_EQ(t, find_vma(mm, A + P(10))->anon_vma, find_vma(mm, A)->anon_vma);
 	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(8), P(2), RW), 0);
 	KTEST_EXPECT_EQ(t, mm->map_count, 2);
 	KTEST_EXPECT_EQ(t, find_vma(mm, A + P(8))->vm_start, A + P(8));
@@ -752,24 +754,188 @@ static void mprotect_of_locked_memory_populates_as_writes(struct ktest *t)
 	finish(t);
 }
 
-/* Linux 6.12's mprotect_fixup drops VM_ACCOUNT when an anonymous VMA
- * without an anon_vma (never written) loses VM_WRITE, so there an RW
- * mapping made read-only merges with a fresh read-only neighbour. This
- * kernel has no anon_vma (struct vm_area_struct, mm/mm_types.h) and keeps
- * VM_ACCOUNT: the case passes once it follows Linux and is skipped, with
- * the reason, until then. */
-static void mprotect_of_untouched_memory_keeps_vm_account(struct ktest *t)
+/* A write fault in [addr, addr + n pages), as the kernel's: the VMA gets
+ * its anon_vma (the stub of populate_vma_range calls anon_vma_prepare). */
+static int write_to(unsigned long addr, unsigned long pages)
+{
+	return populate_vma_range(find_vma(mm, addr), addr, addr + P(pages), true);
+}
+
+static struct anon_vma *anon_vma_at(unsigned long addr)
+{
+	return find_vma(mm, addr)->anon_vma;
+}
+
+/* The anon_vma cases (Linux 6.12: mprotect_fixup, is_mergeable_anon_vma,
+ * dup_anon_vma, find_mergeable_anon_vma; no fork here, so a VMA's
+ * anon_vma_chain has one entry exactly when it has an anon_vma). */
+
+/* mprotect_fixup drops VM_ACCOUNT when an anonymous VMA without an
+ * anon_vma (never written) loses VM_WRITE, so an RW mapping made
+ * read-only merges with a read-only neighbour, new or already there. */
+static void mprotect_of_untouched_memory_drops_vm_account(struct ktest *t)
 {
 	map_fixed(t, A, 4, RW, 0); /* never written */
 	KTEST_ASSERT_EQ(t, do_mprotect(mm, A, P(4), PROT_READ), 0);
-	map_fixed(t, A + P(4), 2, PROT_READ, 0);
-	if (flags_at(A) == (VM_R | VM_ACCOUNT) && mm->map_count == 2) {
-		finish(t);
-		ktest_skip(t, "known divergence: Linux drops VM_ACCOUNT from never-written RW "
-			      "memory made read-only (no anon_vma) and merges it; no anon_vma here");
-	}
 	KTEST_EXPECT_EQ(t, flags_at(A), VM_R);
+	map_fixed(t, A + P(4), 2, PROT_READ, 0);
 	KTEST_EXPECT_EQ(t, mm->map_count, 1);
+	KTEST_EXPECT_NULL(t, anon_vma_at(A));
+	/* A read fault maps the zero page: still no anon_vma. */
+	map_fixed(t, A + P(8), 2, RW, 0);
+	KTEST_EXPECT_EQ(t, populate_vma_range(find_vma(mm, A + P(8)), A + P(8), A + P(10), false), 0);
+	KTEST_EXPECT_NULL(t, anon_vma_at(A + P(8)));
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(8), P(2), PROT_READ), 0);
+	KTEST_EXPECT_EQ(t, flags_at(A + P(8)), VM_R);
+	/* The neighbour there first: the changed VMA merges into it. */
+	map_fixed(t, A + P(6), 2, RW, 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 3);
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(6), P(2), PROT_READ), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 1);
+	KTEST_EXPECT_EQ(t, flags_at(A + P(9)), VM_R);
+	/* Made writable again, it is charged again. */
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A, P(10), RW), 0);
+	KTEST_EXPECT_EQ(t, flags_at(A), VM_RW | VM_ACCOUNT);
+	finish(t);
+}
+
+/* Written memory keeps its charge (Linux cannot tell how much of it is
+ * in use), so it does not merge with a read-only neighbour. */
+static void mprotect_of_written_memory_keeps_vm_account(struct ktest *t)
+{
+	map_fixed(t, A, 4, RW, 0);
+	KTEST_EXPECT_EQ(t, write_to(A + P(1), 1), 0); /* one page is enough */
+	KTEST_EXPECT_NOT_NULL(t, anon_vma_at(A));
+	KTEST_ASSERT_EQ(t, do_mprotect(mm, A, P(4), PROT_READ), 0);
+	KTEST_EXPECT_EQ(t, flags_at(A), VM_R | VM_ACCOUNT);
+	map_fixed(t, A + P(4), 2, PROT_READ, 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 2);
+	/* Unmapping the written page does not give the anon_vma back. */
+	KTEST_EXPECT_EQ(t, do_munmap(mm, A + P(1), P(1)), 0);
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A, P(1), RW), 0);
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A, P(1), PROT_READ), 0);
+	KTEST_EXPECT_EQ(t, flags_at(A), VM_R | VM_ACCOUNT);
+	finish(t);
+}
+
+/* Two mappings written apart get anon_vmas of their own, and touching VMAs
+ * with different anon_vmas never merge, whatever their flags. */
+static void different_anon_vmas_do_not_merge(struct ktest *t)
+{
+	map_fixed(t, A, 2, RW, MAP_POPULATE);
+	map_fixed(t, A + P(4), 2, RW, MAP_POPULATE); /* no neighbour to share with */
+	struct anon_vma *x = anon_vma_at(A), *y = anon_vma_at(A + P(4));
+	KTEST_ASSERT_NOT_NULL(t, x);
+	KTEST_ASSERT_NOT_NULL(t, y);
+	KTEST_EXPECT_NE(t, x, y);
+	/* The hole filled: the new range joins the VMA below only (prev and
+	 * next are not compatible with each other). */
+	map_fixed(t, A + P(2), 2, RW, 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 2);
+	KTEST_EXPECT_EQ(t, find_vma(mm, A)->vm_end, A + P(4));
+	KTEST_EXPECT_EQ(t, flags_at(A + P(4)), flags_at(A));
+	/* One of them read-only and back (VM_ACCOUNT kept: it was written):
+	 * the same flags again, still two VMAs. */
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(4), P(2), PROT_READ), 0);
+	KTEST_EXPECT_EQ(t, flags_at(A + P(4)), VM_R | VM_ACCOUNT);
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(4), P(2), RW), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 2);
+	/* Both, across the boundary: three pieces, then two again. */
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(2), P(4), PROT_READ), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 3);
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(2), P(4), RW), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 2);
+	KTEST_EXPECT_EQ(t, anon_vma_at(A + P(2)), x);
+	KTEST_EXPECT_EQ(t, anon_vma_at(A + P(4)), y);
+	finish(t);
+}
+
+/* find_mergeable_anon_vma: a VMA first written next to one that differs
+ * only in access rights and has an anon_vma takes that one, so the two
+ * merge once their rights agree again. */
+static void write_next_to_a_compatible_vma_shares_its_anon_vma(struct ktest *t)
+{
+	map_fixed(t, A, 2, RW, MAP_POPULATE);
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A, P(2), PROT_READ), 0); /* R, VM_ACCOUNT kept */
+	map_fixed(t, A + P(2), 2, RW, 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 2);
+	KTEST_EXPECT_EQ(t, write_to(A + P(3), 1), 0);
+	KTEST_EXPECT_EQ(t, anon_vma_at(A + P(2)), anon_vma_at(A));
+	KTEST_EXPECT_EQ(t, anon_vma_at(A)->refcount, 2);
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A, P(2), RW), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 1);
+	KTEST_EXPECT_EQ(t, anon_vma_at(A)->refcount, 1);
+	/* Flags that differ in more than access rights: no sharing. */
+	map_fixed(t, A + P(4), 2, RW, MAP_NORESERVE);
+	KTEST_EXPECT_EQ(t, write_to(A + P(4), 1), 0);
+	KTEST_EXPECT_NE(t, anon_vma_at(A + P(4)), anon_vma_at(A));
+	finish(t);
+}
+
+/* Linux 6.12's is_mergeable_anon_vma with the neighbour's (empty)
+ * anon_vma_chain: a range without an anon_vma merges into a neighbour
+ * with one (which it then shares), a range with one does not merge into a
+ * neighbour without. */
+static void merges_between_anon_vma_and_none_as_linux_6_12(struct ktest *t)
+{
+	map_fixed(t, A, 4, RW, 0);
+	KTEST_EXPECT_EQ(t, do_madvise(mm, A + P(2), P(2), MADV_HUGEPAGE), 0);
+	KTEST_EXPECT_EQ(t, write_to(A + P(2), 1), 0); /* the flags differ: a new one */
+	struct anon_vma *x = anon_vma_at(A + P(2));
+	KTEST_ASSERT_NOT_NULL(t, x);
+	KTEST_EXPECT_NULL(t, anon_vma_at(A));
+	KTEST_EXPECT_EQ(t, do_madvise(mm, A, P(2), MADV_HUGEPAGE), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 1);
+	KTEST_EXPECT_EQ(t, anon_vma_at(A), x);
+	KTEST_EXPECT_EQ(t, x->refcount, 1);
+	/* The other way round. */
+	map_fixed(t, A + P(8), 4, RW, 0);
+	KTEST_EXPECT_EQ(t, do_madvise(mm, A + P(10), P(2), MADV_HUGEPAGE), 0);
+	KTEST_EXPECT_EQ(t, write_to(A + P(8), 1), 0);
+	KTEST_EXPECT_EQ(t, do_madvise(mm, A + P(8), P(2), MADV_HUGEPAGE), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 3);
+	KTEST_EXPECT_EQ(t, flags_at(A + P(8)), flags_at(A + P(10)));
+	KTEST_EXPECT_NULL(t, anon_vma_at(A + P(10)));
+	finish(t);
+}
+
+/* Split halves share the anon_vma (one reference each) and merge back;
+ * the last VMA to go frees it (finish checks nothing is left). */
+static void split_vmas_share_the_anon_vma_and_merge_back(struct ktest *t)
+{
+	map_fixed(t, A, 6, RW, MAP_POPULATE);
+	struct anon_vma *x = anon_vma_at(A);
+	KTEST_ASSERT_NOT_NULL(t, x);
+	KTEST_EXPECT_EQ(t, x->refcount, 1);
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(2), P(2), PROT_READ), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 3);
+	KTEST_EXPECT_EQ(t, anon_vma_at(A + P(2)), x);
+	KTEST_EXPECT_EQ(t, anon_vma_at(A + P(4)), x);
+	KTEST_EXPECT_EQ(t, x->refcount, 3);
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(2), P(2), RW), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 1);
+	KTEST_EXPECT_EQ(t, x->refcount, 1);
+	/* A hole punched and filled again: the halves and the new range
+	 * become one VMA. */
+	KTEST_EXPECT_EQ(t, do_munmap(mm, A + P(2), P(2)), 0);
+	KTEST_EXPECT_EQ(t, x->refcount, 2);
+	map_fixed(t, A + P(2), 2, RW, 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 1);
+	KTEST_EXPECT_EQ(t, x->refcount, 1);
+	finish(t);
+}
+
+/* No memory for the anon_vma: the fault fails (VM_FAULT_OOM, -ENOMEM from
+ * populate) and the VMA stays without one. */
+static void anon_vma_prepare_without_memory_fails_the_fault(struct ktest *t)
+{
+	map_fixed(t, A, 2, RW, 0);
+	kmalloc_fail_in = 1;
+	KTEST_EXPECT_EQ(t, write_to(A, 1), -ENOMEM);
+	KTEST_EXPECT_NULL(t, anon_vma_at(A));
+	KTEST_EXPECT_FALSE(t, stub_page_present(A));
+	KTEST_EXPECT_EQ(t, write_to(A, 1), 0);
+	KTEST_EXPECT_NOT_NULL(t, anon_vma_at(A));
 	finish(t);
 }
 
@@ -825,7 +991,13 @@ static const struct ktest_case vma_cases[] = {
 	KTEST_CASE(vm_account_decides_merges),
 	KTEST_CASE(map_noreserve_is_not_accounted),
 	KTEST_CASE(mprotect_of_locked_memory_populates_as_writes),
-	KTEST_CASE(mprotect_of_untouched_memory_keeps_vm_account),
+	KTEST_CASE(mprotect_of_untouched_memory_drops_vm_account),
+	KTEST_CASE(mprotect_of_written_memory_keeps_vm_account),
+	KTEST_CASE(different_anon_vmas_do_not_merge),
+	KTEST_CASE(write_next_to_a_compatible_vma_shares_its_anon_vma),
+	KTEST_CASE(merges_between_anon_vma_and_none_as_linux_6_12),
+	KTEST_CASE(split_vmas_share_the_anon_vma_and_merge_back),
+	KTEST_CASE(anon_vma_prepare_without_memory_fails_the_fault),
 	KTEST_CASE(exit_mmap_frees_everything),
 };
 
