@@ -4,6 +4,7 @@
 #include "kernel/time.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/tsc.h"
 #include "kernel/percpu.h"
@@ -29,10 +30,17 @@ void ndelay_spin(u64 ns)
 		cpu_relax();
 }
 
+/* Hooks are only ever added, by the boot CPU at boot (sched_init,
+ * rcu_init), while the APs may already tick: the slot is written before
+ * the count that makes it visible (release), and the tick reads the count
+ * first (acquire). */
 void register_tick_hook(tick_hook_t fn)
 {
-	if (nr_tick_hooks < ARRAY_SIZE(tick_hooks))
-		tick_hooks[nr_tick_hooks++] = fn;
+	unsigned n = nr_tick_hooks;
+	if (n < ARRAY_SIZE(tick_hooks)) {
+		tick_hooks[n] = fn;
+		__atomic_store_n(&nr_tick_hooks, n + 1, __ATOMIC_RELEASE);
+	}
 }
 
 unsigned long ticks_on_cpu(unsigned cpu) { return per_cpu(tick_count, cpu); }
@@ -41,10 +49,12 @@ static void timer_interrupt(struct pt_regs *regs)
 {
 	apic_eoi();
 	this_cpu_write(tick_count, this_cpu_read(tick_count) + 1);
-	if (smp_processor_id() == 0)
+	/* One CPU counts jiffies: the boot CPU, whatever its index. */
+	if (smp_processor_id() == boot_cpu_index)
 		jiffies++;
 	bool user = (regs->cs & 3) == 3;
-	for (unsigned i = 0; i < nr_tick_hooks; i++)
+	unsigned n = __atomic_load_n(&nr_tick_hooks, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++)
 		tick_hooks[i](user);
 }
 
