@@ -116,6 +116,8 @@ static void boot_report(void)
 
 void start_kernel(u32 magic, u32 mbi_phys)
 {
+	/* The APs' per-CPU areas start from the template as the image has it. */
+	save_per_cpu_template();
 	/* smp_processor_id() (printk and spinlocks use it) reads the per-CPU
 	 * area through GS: point GS at the boot CPU's before anything runs. */
 	load_per_cpu_base(0);

@@ -42,6 +42,8 @@ static inline unsigned long this_cpu_off_value(void)
 /* Makes a copy of the per-CPU section for cpu on node nid (after the page
  * allocator is up) and returns the value for its GS base. */
 unsigned long setup_per_cpu_area(unsigned cpu, int nid);
+/* The first thing at boot: keeps the template's initial values for the APs. */
+void save_per_cpu_template(void);
 /* Points this CPU's GS base at its area. */
 void load_per_cpu_base(unsigned cpu);
 

@@ -13,6 +13,7 @@
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/list.h"
+#include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
@@ -30,12 +31,29 @@ unsigned long ipi_calls_handled[NR_CPUS];
 
 #define MSR_GS_BASE 0xc0000101
 
+/* The per-CPU template as the image had it, before the boot CPU (which
+ * uses the template itself as its area) changed anything in it: each AP's
+ * area starts from this, not from the boot CPU's live values (its
+ * counters, its current task). */
+static u8 per_cpu_pristine[8192] __aligned(64);
+
+void save_per_cpu_template(void)
+{
+	size_t size = (size_t)(__per_cpu_end - __per_cpu_start);
+	/* Too big a template is reported by setup_per_cpu_area (there is no
+	 * console yet). */
+	memcpy(per_cpu_pristine, __per_cpu_start, min(size, sizeof(per_cpu_pristine)));
+}
+
 unsigned long setup_per_cpu_area(unsigned cpu, int nid)
 {
 	size_t size = (size_t)(__per_cpu_end - __per_cpu_start);
 	unsigned order = 0;
 	while ((PAGE_SIZE << order) < size)
 		order++;
+	if (size > sizeof(per_cpu_pristine))
+		panic("smp: the per-CPU template is %zu bytes, more than the %zu kept for the APs",
+		      size, sizeof(per_cpu_pristine));
 	if (cpu == boot_cpu_index) {
 		/* The boot CPU keeps the template in the kernel image. */
 		__per_cpu_offset[cpu] = 0;
@@ -45,7 +63,7 @@ unsigned long setup_per_cpu_area(unsigned cpu, int nid)
 	if (!p)
 		return 0;
 	char *area = page_address(p);
-	memcpy(area, __per_cpu_start, size);
+	memcpy(area, per_cpu_pristine, size);
 	unsigned long off = (unsigned long)area - (unsigned long)__per_cpu_start;
 	__per_cpu_offset[cpu] = off;
 	per_cpu(this_cpu_off, cpu) = off;
