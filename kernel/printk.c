@@ -206,6 +206,33 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
 	return n;
 }
 
+/* One CPU prints at a time, so lines do not interleave. The lock is taken
+ * by hand rather than with spin_lock(): a fault while printing re-enters
+ * printk on the same CPU, which must go on (not report recursion, not
+ * deadlock), and a panic prints whoever holds it. */
+static int console_owner = -1;
+bool oops_in_progress;
+
+static bool console_lock(void)
+{
+	int me = (int)smp_processor_id();
+	if (__atomic_load_n(&console_owner, __ATOMIC_RELAXED) == me || oops_in_progress)
+		return false;
+	int expected = -1;
+	while (!__atomic_compare_exchange_n(&console_owner, &expected, me, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		expected = -1;
+		__builtin_ia32_pause();
+	}
+	return true;
+}
+
+static void console_unlock(bool took)
+{
+	if (took)
+		__atomic_store_n(&console_owner, -1, __ATOMIC_RELEASE);
+}
+
 static const char *line_prefix;
 static bool at_line_start = true;
 static struct printk_capture *capture;
@@ -225,13 +252,25 @@ void printk_capture_begin(struct printk_capture *cap, char *buf, size_t size)
 	if (size)
 		buf[0] = 0;
 	cap->console_filter = false;
+	/* Under the console lock: another CPU's printk is either all before
+	 * the switch or all after it, never half in each buffer. */
+	unsigned long flags;
+	local_irq_save(flags);
+	bool took = console_lock();
 	cap->outer = capture;
 	capture = cap;
+	console_unlock(took);
+	local_irq_restore(flags);
 }
 
 void printk_capture_end(struct printk_capture *cap)
 {
+	unsigned long flags;
+	local_irq_save(flags);
+	bool took = console_lock();
 	capture = cap->outer;
+	console_unlock(took);
+	local_irq_restore(flags);
 }
 
 static void console_emit(const char *s, size_t len)
@@ -268,33 +307,6 @@ static void console_write(const char *s, size_t len)
 	}
 }
 
-/* One CPU prints at a time, so lines do not interleave. The lock is taken
- * by hand rather than with spin_lock(): a fault while printing re-enters
- * printk on the same CPU, which must go on (not report recursion, not
- * deadlock), and a panic prints whoever holds it. */
-static int console_owner = -1;
-bool oops_in_progress;
-
-static bool console_lock(void)
-{
-	int me = (int)smp_processor_id();
-	if (__atomic_load_n(&console_owner, __ATOMIC_RELAXED) == me || oops_in_progress)
-		return false;
-	int expected = -1;
-	while (!__atomic_compare_exchange_n(&console_owner, &expected, me, false, __ATOMIC_ACQUIRE,
-					    __ATOMIC_RELAXED)) {
-		expected = -1;
-		__builtin_ia32_pause();
-	}
-	return true;
-}
-
-static void console_unlock(bool took)
-{
-	if (took)
-		__atomic_store_n(&console_owner, -1, __ATOMIC_RELEASE);
-}
-
 int vprintk(const char *fmt, va_list ap)
 {
 	char buf[512];
@@ -308,15 +320,16 @@ int vprintk(const char *fmt, va_list ap)
 		fmt += 2;
 	}
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (level > console_loglevel && (!capture || capture->console_filter))
-		return n;
 	size_t len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
 	unsigned long flags;
 	local_irq_save(flags);
 	bool took = console_lock();
-	console_write(buf, len);
-	if ((size_t)n >= sizeof(buf))
-		console_write("[...]\n", 6);
+	/* The capture is read under the lock (it may be ending on another CPU). */
+	if (level <= console_loglevel || (capture && !capture->console_filter)) {
+		console_write(buf, len);
+		if ((size_t)n >= sizeof(buf))
+			console_write("[...]\n", 6);
+	}
 	console_unlock(took);
 	local_irq_restore(flags);
 	return n;
