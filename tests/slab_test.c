@@ -1,7 +1,8 @@
-/* The slab allocator and kmalloc: size classes, zeroing, node placement
- * (memoryless nodes included), many objects without overlap, large kmalloc
- * through the page allocator, bad frees reported and survived, custom caches
- * with constructors, destroy with a leak, empty slabs given back.
+/* The slab allocator and kmalloc in correct use: size classes, zeroing,
+ * node placement (memoryless nodes included), many objects without overlap,
+ * large kmalloc through the page allocator, custom caches with constructors
+ * and alignment, empty slabs given back. Misuse (bad frees, destroying a
+ * cache with live objects) is tests/slab_misuse_test.c.
  *
  * Every case must leave slab_objects_in_use() and each node's free page
  * count (after kmem_cache_shrink_all) as it found them: the suite's exit
@@ -385,119 +386,6 @@ static void large_kmalloc_comes_from_the_page_allocator(struct kunit *test)
 		printk_capture_end(&__cap);                                        \
 	} while (0)
 
-static void double_free_is_reported_and_ignored(struct kunit *test)
-{
-	char log[512];
-	unsigned long reports = slab_bad_free_reports;
-
-	u8 *a = kmalloc(64, GFP_KERNEL);
-	u8 *b = kmalloc(64, GFP_KERNEL); /* keeps the slab alive */
-	KUNIT_ASSERT_TRUE(test, a && b);
-	memset(b, 0x42, 64);
-	kfree(a);
-	CAPTURE(log, kfree(a));
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 1);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: kfree: double free"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "kmalloc-64"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, __func__)); /* the caller, by name */
-
-	/* Had a been put on the free list twice, two allocations would get it. */
-	u8 *c = kmalloc(64, GFP_KERNEL), *d = kmalloc(64, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, c && d);
-	KUNIT_EXPECT_PTR_NE(test, c, d);
-	KUNIT_EXPECT_PTR_NE(test, c, b);
-	KUNIT_EXPECT_PTR_NE(test, d, b);
-	KUNIT_EXPECT_TRUE(test, all_bytes(b, 0x42, 64));
-	kfree(c);
-	kfree(d);
-	kfree(b);
-
-	/* The same through kmem_cache_free on a cache of our own. */
-	struct kmem_cache *s = kmem_cache_create("slab_test_df", 48, 0, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	void *x = kmem_cache_alloc(s, GFP_KERNEL), *y = kmem_cache_alloc(s, GFP_KERNEL);
-	KUNIT_ASSERT_TRUE(test, x && y);
-	kmem_cache_free(s, x);
-	reports = slab_bad_free_reports;
-	CAPTURE(log, kmem_cache_free(s, x));
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 1);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: kmem_cache_free: double free"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "slab_test_df"));
-	/* An object freed to the wrong cache is refused too. */
-	CAPTURE(log, kmem_cache_free(s, (c = kmalloc(64, GFP_KERNEL))));
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 2);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "another cache"));
-	kfree(c);
-	kmem_cache_free(s, y);
-	CAPTURE(log, kmem_cache_destroy(s));
-	KUNIT_EXPECT_NULL(test, strstr(log, "BUG"));
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 2);
-}
-
-static void foreign_pointer_free_is_reported_and_ignored(struct kunit *test)
-{
-	char log[512];
-	unsigned long reports = slab_bad_free_reports;
-	int on_stack = 0;
-
-	/* Not kmalloc memory at all: a stack variable. */
-	CAPTURE(log, kfree(&on_stack));
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 1);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: kfree"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "not allocated by kmalloc"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, __func__));
-
-	/* A page straight from the page allocator: still allocated after. */
-	struct page *page = alloc_pages(GFP_KERNEL, 0);
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	CAPTURE(log, kfree(page_address(page)));
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 2);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: kfree"));
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
-	__free_pages(page, 0);
-
-	/* Inside an object, not at its start: the object stays allocated. */
-	u8 *obj = kmalloc(128, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, obj);
-	memset(obj, 0x24, 128);
-	CAPTURE(log, kfree(obj + 8));
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 3);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: kfree: not the start of an object"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "kmalloc-128"));
-	static void *more[100];
-	unsigned handed_out_again = 0;
-	for (int k = 0; k < 100; k++) {
-		more[k] = kmalloc(128, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, more[k]);
-		if ((u8 *)more[k] <= obj + 8 && obj + 8 < (u8 *)more[k] + 128)
-			handed_out_again++;
-	}
-	KUNIT_EXPECT_EQ(test, handed_out_again, 0);
-	KUNIT_EXPECT_TRUE(test, all_bytes(obj, 0x24, 128));
-	for (int k = 0; k < 100; k++)
-		kfree(more[k]);
-	kfree(obj);
-
-	/* A large kmalloc: inside it, then a second free of it. */
-	u8 *big = kmalloc(KiB(64), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, big);
-	CAPTURE(log, kfree(big + PAGE_SIZE));
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 4);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: kfree"));
-	kfree(big);
-	unsigned long free_pages_after = nr_free_pages();
-	CAPTURE(log, kfree(big));
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 5);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: kfree"));
-	KUNIT_EXPECT_EQ(test, nr_free_pages(), free_pages_after);
-
-	/* And kmalloc still works. */
-	void *p = kmalloc(128, GFP_KERNEL);
-	KUNIT_EXPECT_NOT_NULL(test, p);
-	kfree(p);
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 5);
-}
-
 struct test_obj {
 	u32 magic;
 	u32 serial;
@@ -608,37 +496,6 @@ static void custom_cache_alignment_and_bad_arguments(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "slab_test_bad"));
 }
 
-static void destroy_with_live_object_reports_the_leak(struct kunit *test)
-{
-	static char log[4096];
-	unsigned long reports = slab_bad_free_reports;
-
-	struct kmem_cache *s = kmem_cache_create("slab_test_leak", 100, 0, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	u8 *p = kmem_cache_alloc(s, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	memset(p, 0x77, 100);
-
-	CAPTURE(log, kmem_cache_destroy(s));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: kmem_cache_destroy"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "slab_test_leak"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "still has 1 objects"));
-
-	/* The live object's slab was not given back under its user. */
-	kmem_cache_shrink_all();
-	KUNIT_EXPECT_TRUE(test, PageSlab(virt_to_page(p)));
-	KUNIT_EXPECT_TRUE(test, all_bytes(p, 0x77, 100));
-	CAPTURE(log, show_slabinfo());
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "slab_test_leak"));
-
-	/* Freeing it later is legitimate; then the cache goes for good. */
-	kmem_cache_free(s, p);
-	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports);
-	kmem_cache_shrink_all();
-	CAPTURE(log, show_slabinfo());
-	KUNIT_EXPECT_NULL(test, strstr(log, "slab_test_leak"));
-}
-
 #define SHRINK_OBJECTS 2000
 
 static void empty_slabs_go_back_to_the_page_allocator(struct kunit *test)
@@ -686,11 +543,8 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(memoryless_node_allocations_fall_back),
 	KUNIT_CASE(many_mixed_allocations_do_not_overlap),
 	KUNIT_CASE(large_kmalloc_comes_from_the_page_allocator),
-	KUNIT_CASE(double_free_is_reported_and_ignored),
-	KUNIT_CASE(foreign_pointer_free_is_reported_and_ignored),
 	KUNIT_CASE(custom_cache_runs_its_constructor),
 	KUNIT_CASE(custom_cache_alignment_and_bad_arguments),
-	KUNIT_CASE(destroy_with_live_object_reports_the_leak),
 	KUNIT_CASE(empty_slabs_go_back_to_the_page_allocator),
 	{}
 };
