@@ -273,6 +273,26 @@ void printk_capture_end(struct printk_capture *cap)
 	local_irq_restore(flags);
 }
 
+struct printk_capture *printk_capture_current(void)
+{
+	return __atomic_load_n(&capture, __ATOMIC_ACQUIRE);
+}
+
+void printk_capture_restore(struct printk_capture *cap)
+{
+	unsigned long flags;
+	local_irq_save(flags);
+	bool took = console_lock();
+	capture = cap;
+	console_unlock(took);
+	local_irq_restore(flags);
+}
+
+bool printk_console_held(void)
+{
+	return __atomic_load_n(&console_owner, __ATOMIC_RELAXED) == (int)smp_processor_id();
+}
+
 static void console_emit(const char *s, size_t len)
 {
 	if (capture) {

@@ -57,5 +57,12 @@ struct printk_capture {
 };
 void printk_capture_begin(struct printk_capture *cap, char *buf, size_t size);
 void printk_capture_end(struct printk_capture *cap);
+/* The capture in force (NULL: none), and putting one back: for the test
+ * framework, whose case may fault between a begin and its end. */
+struct printk_capture *printk_capture_current(void);
+void printk_capture_restore(struct printk_capture *cap);
+/* Whether this CPU holds the console lock (a fault there must not be
+ * unwound past it). */
+bool printk_console_held(void);
 
 #endif

@@ -104,6 +104,9 @@ static void kunit_fault(struct pt_regs *regs, u64 cr2)
 	 * case: unwinding the case would leave the handler half done. */
 	if (in_interrupt())
 		return;
+	/* Nor one under the console lock: unwinding would leave it held. */
+	if (printk_console_held())
+		return;
 	u64 off, size;
 	const char *fn = ksym_lookup(regs->rip, &off, &size);
 	test->status = KUNIT_FAILURE;
@@ -131,6 +134,9 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 	/* A case that faults (or returns) inside rcu_read_lock() would leave
 	 * the CPU's read-side count up and stall every grace period after. */
 	int rcu_nesting = this_cpu_read(rcu_read_lock_nesting);
+	/* Likewise a printk capture it began and never ended (a fault between
+	 * the two): every later line would go to a dead buffer. */
+	struct printk_capture *capture = printk_capture_current();
 
 	/* volatile: read after a longjmp. */
 	volatile bool init_done = false;
@@ -146,6 +152,11 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 	if (init_done && suite && suite->exit) {
 		if (kernel_setjmp(&test->abort) == 0)
 			suite->exit(test);
+	}
+	if (printk_capture_current() != capture) {
+		printk_capture_restore(capture);
+		printk(KERN_ALWAYS "%s: left a printk capture open; ended for it\n", test->name);
+		test->status = KUNIT_FAILURE;
 	}
 	int left = this_cpu_read(rcu_read_lock_nesting) - rcu_nesting;
 	if (left) {

@@ -225,6 +225,27 @@ static void rcu_reader_left_open_is_closed(struct kunit *test)
 	synchronize_rcu(); /* would never return with the count left up */
 }
 
+/* A fault between printk_capture_begin and _end: the case fails, and the
+ * capture is ended for it (or every later line would vanish). */
+static void inner_fault_in_capture(struct kunit *test)
+{
+	(void)test;
+	static char buf[256];
+	static struct printk_capture cap;
+	printk_capture_begin(&cap, buf, sizeof(buf));
+	volatile uintptr_t addr = 16;
+	sink = *(volatile int *)addr;
+	printk_capture_end(&cap);
+}
+
+static void capture_left_open_is_ended(struct kunit *test)
+{
+	struct printk_capture *before = printk_capture_current();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_fault_in_capture, "inner_fault_in_capture"), KUNIT_FAILURE);
+	KUNIT_EXPECT_PTR_EQ(test, printk_capture_current(), before);
+	EXPECT_CAPTURED(test, "left a printk capture open");
+}
+
 static void filter_globs(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, kunit_filter_match(NULL, "acpi", "srat"));
@@ -268,6 +289,7 @@ static struct kunit_case kunit_selftest_cases[] = {
 	KUNIT_CASE(skip_reports_reason),
 	KUNIT_CASE(exceptions_fail_the_case_and_the_run_goes_on),
 	KUNIT_CASE(rcu_reader_left_open_is_closed),
+	KUNIT_CASE(capture_left_open_is_ended),
 	KUNIT_CASE(filter_globs),
 	KUNIT_CASE(init_and_exit_run_around_each_case),
 	{}

@@ -213,6 +213,26 @@ static void user_mode_is_preemptible(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.exit_code, 0);
 }
 
+/* The window the paranoid entry exists for: kernel mode (CS says kernel)
+ * with the user's GS base loaded, as in the first instruction of the
+ * syscall entry. An NMI there must read MSR_GS_BASE, swap, and swap back;
+ * one that trusted the saved CS would use GS base 0 and die. Nothing
+ * between the two swapgs touches per-CPU data (apic_send_nmi writes the
+ * ICR only). */
+static void nmi_with_the_user_gs_in_kernel_mode(struct kunit *test)
+{
+	unsigned long before = this_cpu_read(nmi_count), flags;
+	u32 apic_id = numa_topology.cpus[smp_processor_id()].apic_id;
+	local_irq_save(flags);
+	__asm__ volatile("swapgs" ::: "memory"); /* GS = the user's (0) */
+	apic_send_nmi(apic_id);
+	for (volatile int i = 0; i < 100000; i++)
+		__builtin_ia32_pause();
+	__asm__ volatile("swapgs" ::: "memory");
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, this_cpu_read(nmi_count), before + 1);
+}
+
 static void kill_report_names_pid_address_and_reason(struct kunit *test)
 {
 	need_program(test, "null_write");
@@ -239,6 +259,7 @@ static struct kunit_case process_cases[] = {
 	KUNIT_CASE(too_many_arguments_are_refused),
 	KUNIT_CASE(hostile_images_are_refused),
 	KUNIT_CASE(user_mode_is_preemptible),
+	KUNIT_CASE(nmi_with_the_user_gs_in_kernel_mode),
 	KUNIT_CASE(kill_report_names_pid_address_and_reason),
 	{}
 };
