@@ -187,15 +187,7 @@ bool kunit_filter_match(const char *filter, const char *suite, const char *name)
 	return !dot || glob_match(dot + 1, name);
 }
 
-/* What a suite must give back: per node, the free pages (buddy and per-CPU
- * lists; pages retired by a bad-page check count as given back, since the
- * test that provoked the check accounts for them), and the slab objects. */
-struct resource_snapshot {
-	unsigned long free[MAX_NUMNODES];
-	unsigned long slab_objects;
-};
-
-static void take_snapshot(struct resource_snapshot *s)
+void kunit_resources_take(struct kunit_resources *s)
 {
 	/* Empty slabs cached by kmalloc are free memory for this purpose. */
 	kmem_cache_shrink_all();
@@ -204,12 +196,26 @@ static void take_snapshot(struct resource_snapshot *s)
 	s->slab_objects = slab_objects_in_use();
 }
 
-/* The last case of every suite: nothing the suite allocated is left. */
-static enum kunit_status check_restored(const struct resource_snapshot *before)
+void kunit_expect_resources_back(struct kunit *test, const struct kunit_resources *before)
 {
-	struct resource_snapshot after;
+	struct kunit_resources now;
+	kunit_resources_take(&now);
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (now.free[nid] != before->free[nid])
+			kunit_fail(test, false, __FILE__, __LINE__,
+				   "node %d had %lu free pages before and %lu after (%+ld)", nid,
+				   before->free[nid], now.free[nid], (long)(now.free[nid] - before->free[nid]));
+	if (now.slab_objects != before->slab_objects)
+		kunit_fail(test, false, __FILE__, __LINE__, "%lu slab objects in use before, %lu after",
+			   before->slab_objects, now.slab_objects);
+}
+
+/* The last case of every suite: nothing the suite allocated is left. */
+static enum kunit_status check_restored(const struct kunit_resources *before)
+{
+	struct kunit_resources after;
 	enum kunit_status st = KUNIT_SUCCESS;
-	take_snapshot(&after);
+	kunit_resources_take(&after);
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		if (after.free[nid] != before->free[nid]) {
 			printk(KERN_ALWAYS "free_pages_restored: node %d had %lu free pages before the "
@@ -258,8 +264,8 @@ unsigned kunit_run_all(const char *filter)
 			continue;
 		suite_no++;
 		printk(KERN_ALWAYS "    KTAP version 1\n    # Subtest: %s\n    1..%u\n", s->name, nr + 1);
-		struct resource_snapshot before;
-		take_snapshot(&before);
+		struct kunit_resources before;
+		kunit_resources_take(&before);
 
 		int init_err = 0;
 		if (s->suite_init) {

@@ -18,6 +18,7 @@
 
 #include "arch/x86_64/setjmp.h"
 #include "kernel/types.h"
+#include "mm/numa.h"
 
 struct kunit;
 
@@ -67,6 +68,19 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 unsigned kunit_run_all(const char *filter);
 /* Splits a "suite_glob.case_glob" filter, as KUnit's filter_glob. */
 bool kunit_filter_match(const char *filter, const char *suite, const char *name);
+
+/* What a suite must give back (its last case, free_pages_restored, checks
+ * it; a suite can check it per case too): per node, the free pages (buddy
+ * and per-CPU lists; pages retired by a bad-page check count as given
+ * back, since the test that provoked the check accounts for them), and the
+ * slab objects in use. Taking it first empties kmalloc's cached slabs. */
+struct kunit_resources {
+	unsigned long free[MAX_NUMNODES];
+	unsigned long slab_objects;
+};
+void kunit_resources_take(struct kunit_resources *r);
+/* Fails (as an expectation) for each figure that differs from before's. */
+void kunit_expect_resources_back(struct kunit *test, const struct kunit_resources *before);
 
 /* What the assertion macros call. */
 void kunit_fail(struct kunit *test, bool assert, const char *file, int line, const char *fmt, ...)

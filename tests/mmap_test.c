@@ -25,20 +25,14 @@
 
 struct space {
 	struct mm_struct *mm;
-	unsigned long free_before;
+	struct kunit_resources before;
 };
-
-static unsigned long free_pages_now(void)
-{
-	kmem_cache_shrink_all();
-	return nr_free_pages();
-}
 
 /* A fresh mm, made the current task's (faults, user copies and system
  * calls go to it). */
 static void space_init(struct kunit *test, struct space *s)
 {
-	s->free_before = free_pages_now();
+	kunit_resources_take(&s->before);
 	s->mm = mm_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, s->mm);
 	KUNIT_EXPECT_EQ(test, s->mm->mmap_base, MMAP_BASE);
@@ -46,13 +40,13 @@ static void space_init(struct kunit *test, struct space *s)
 	kthread_use_mm(s->mm);
 }
 
-/* Drops the mm (exit_mmap through mmput) and checks that every page came
- * back. */
+/* Drops the mm (exit_mmap through mmput) and checks that every page and
+ * slab object (VMAs, anon_vmas) came back. */
 static void space_destroy(struct kunit *test, struct space *s)
 {
 	kthread_unuse_mm(s->mm);
 	mmput(s->mm);
-	KUNIT_EXPECT_EQ(test, free_pages_now(), s->free_before);
+	kunit_expect_resources_back(test, &s->before);
 }
 
 static long sys(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2,
@@ -287,8 +281,6 @@ static void brk_after_a_data_vma_gives_two_vmas(struct kunit *test)
  * mm (the slab objects in use come back). */
 static void write_faults_give_the_vma_an_anon_vma(struct kunit *test)
 {
-	kmem_cache_shrink_all();
-	unsigned long objects_before = slab_objects_in_use();
 	struct space s;
 	space_init(test, &s);
 	const unsigned long a = BASE, b = BASE + 8 * PAGE_SIZE;
@@ -327,9 +319,7 @@ static void write_faults_give_the_vma_an_anon_vma(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, find_vma(s.mm, b + 2 * PAGE_SIZE)->anon_vma, vb->anon_vma);
 	KUNIT_EXPECT_EQ(test, vb->anon_vma->refcount, 3);
 	KUNIT_EXPECT_EQ(test, s.mm->map_count, 5);
-	space_destroy(test, &s);
-	kmem_cache_shrink_all();
-	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), objects_before);
+	space_destroy(test, &s); /* pages and slab objects (the anon_vmas) come back */
 }
 
 static struct kunit_case mmap_cases[] = {

@@ -129,16 +129,15 @@ static void hostile_images_are_refused(struct kunit *test)
 		{ wrapping_segment, "segment wrapping around" }, { null_page, "segment at 0" },
 		{ entry_outside, "entry outside the code" }, { interp, "PT_INTERP" },
 	};
-	kmem_cache_shrink_all(); /* cached empty slabs count as free, before and after */
-	unsigned long free_before = nr_free_pages();
+	struct kunit_resources before;
+	kunit_resources_take(&before);
 	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
 		int err = spawn_damaged(m, cases[i].damage);
 		if (err != -ENOEXEC)
 			kunit_info(test, "image with %s: error %d, expected -ENOEXEC", cases[i].what, err);
 		KUNIT_EXPECT_EQ(test, err, -ENOEXEC);
 	}
-	kmem_cache_shrink_all();
-	KUNIT_EXPECT_EQ(test, nr_free_pages(), free_before);
+	kunit_expect_resources_back(test, &before);
 }
 
 struct neighbour {

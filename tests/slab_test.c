@@ -68,34 +68,18 @@ static bool all_bytes(const void *p, int c, size_t size)
 
 /* ---- per-case leak check ---- */
 
-struct slab_snapshot {
-	unsigned long objects;
-	unsigned long free[MAX_NUMNODES];
-};
-static struct slab_snapshot case_start;
-
-static void take_snapshot(struct slab_snapshot *s)
-{
-	kmem_cache_shrink_all();
-	s->objects = slab_objects_in_use();
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		s->free[nid] = node_free_pages(nid);
-}
+static struct kunit_resources case_start;
 
 static int slab_case_init(struct kunit *test)
 {
-	take_snapshot(&case_start);
-	test->priv = &case_start;
+	(void)test;
+	kunit_resources_take(&case_start);
 	return 0;
 }
 
 static void slab_case_exit(struct kunit *test)
 {
-	struct slab_snapshot now;
-	take_snapshot(&now);
-	KUNIT_EXPECT_EQ(test, now.objects, case_start.objects);
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		KUNIT_EXPECT_EQ(test, now.free[nid], case_start.free[nid]);
+	kunit_expect_resources_back(test, &case_start);
 }
 
 /* ---- cases ---- */

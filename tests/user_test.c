@@ -25,17 +25,6 @@
 static struct kunit_case user_cases[MB2_MAX_MODULES + 1];
 static char user_case_names[MB2_MAX_MODULES][40];
 
-struct usage {
-	unsigned long free_pages, slab_objects;
-};
-
-static void take_usage(struct usage *u)
-{
-	kmem_cache_shrink_all(); /* cached empty slabs count as free */
-	u->free_pages = nr_free_pages();
-	u->slab_objects = slab_objects_in_use();
-}
-
 /* Spreads the programs over the CPUs, so user page tables and their TLB
  * flushes are exercised on every CPU, not just the boot CPU. */
 static unsigned next_cpu(void)
@@ -54,22 +43,20 @@ static void run_user_program(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, find_user_program(test->name, &kind));
 	bool crash = !strcmp(kind, "crash");
 
-	struct usage before, after;
+	struct kunit_resources before;
 	struct process_result res;
 	int err;
-	take_usage(&before);
+	kunit_resources_take(&before);
 	unsigned cpu = next_cpu();
 	bool ran = process_run(test->name, NULL, cpu, &res, &err);
 	if (!ran)
 		kunit_info(test, "%s could not be started: error %d", test->name, err);
 	KUNIT_ASSERT_TRUE(test, ran);
-	take_usage(&after);
 
 	if (!res.killed) /* a kill has had its one-line report already */
 		kunit_info(test, "%s (CPU %u) exited with status %d", test->name, cpu, res.exit_code);
 	/* Everything the process had is free again. */
-	KUNIT_EXPECT_EQ(test, after.free_pages, before.free_pages);
-	KUNIT_EXPECT_EQ(test, after.slab_objects, before.slab_objects);
+	kunit_expect_resources_back(test, &before);
 	if (crash) {
 		/* A crash program passes only when its fault killed it. */
 		KUNIT_EXPECT_TRUE(test, res.killed);
