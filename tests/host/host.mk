@@ -58,11 +58,11 @@ $(B)/host/page_alloc_checks_test: $(call host_san_objs,tests/host/page_alloc_che
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 
-$(B)/host/slab_test: $(call host_san_objs,tests/host/slab_test.c tests/host/mm_check.c $(HOST_SLAB_SRCS) $(HOST_SHIM_SRCS))
+$(B)/host/slab_test: $(call host_san_objs,tests/host/slab_test.c tests/host/slab_harness.c tests/host/mm_check.c $(HOST_SLAB_SRCS) $(HOST_SHIM_SRCS))
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 
-$(B)/host/slab_node_fallback_test: $(call host_san_objs,tests/host/slab_node_fallback_test.c tests/host/mm_check.c $(HOST_SLAB_SRCS) $(HOST_SHIM_SRCS))
+$(B)/host/slab_node_fallback_test: $(call host_san_objs,tests/host/slab_node_fallback_test.c tests/host/slab_harness.c tests/host/mm_check.c $(HOST_SLAB_SRCS) $(HOST_SHIM_SRCS))
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 

@@ -10,42 +10,8 @@
 #include "mm/slab_internal.h"
 #include "tests/host/ktest.h"
 #include "tests/host/mm_check.h"
+#include "tests/host/slab_harness.h"
 #include "tests/host/shim.h"
-
-#define NODE_BYTES MiB(64)
-#define NR_NODES 4
-
-static const struct host_mm_config ring = {
-	.nr_nodes = NR_NODES,
-	.node_bytes = { NODE_BYTES, NODE_BYTES, NODE_BYTES, NODE_BYTES },
-};
-
-static struct mm_shadow shadow;
-static struct mm_snapshot boot_shape;
-static unsigned long boot_objects;
-
-static void init_case(struct ktest *t)
-{
-	(void)t;
-	mm_shadow_destroy(&shadow);
-	mm_snapshot_free(&boot_shape);
-	host_mm_boot(&ring);
-	kmem_cache_init();
-	mm_shadow_init(&shadow);
-	mm_snapshot_take(&boot_shape);
-	boot_objects = slab_objects_in_use();
-}
-
-static void expect_all_returned(struct ktest *t)
-{
-	KTEST_EXPECT_EQ(t, slab_objects_in_use(), boot_objects);
-	kmem_cache_shrink_all();
-	struct mm_snapshot now;
-	mm_snapshot_take(&now);
-	mm_snapshot_equal(t, &boot_shape, &now);
-	mm_snapshot_free(&now);
-	mm_check(t, &shadow, true);
-}
 
 /* Everything node nid gives to ordinary requests, largest blocks first. */
 static struct { struct page *p; unsigned order; } held[4096];
@@ -57,7 +23,7 @@ static void exhaust_node(struct ktest *t, int nid)
 		struct page *p;
 		while ((p = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN, (unsigned)order))) {
 			KTEST_ASSERT_LT(t, nr_held, (int)ARRAY_SIZE(held));
-			mm_shadow_alloc(t, &shadow, p, (unsigned)order);
+			mm_shadow_alloc(t, &slab_shadow, p, (unsigned)order);
 			held[nr_held].p = p;
 			held[nr_held++].order = (unsigned)order;
 		}
@@ -69,7 +35,7 @@ static void release_node(void)
 {
 	while (nr_held > 0) {
 		nr_held--;
-		mm_shadow_free(&shadow, held[nr_held].p, held[nr_held].order);
+		mm_shadow_free(&slab_shadow, held[nr_held].p, held[nr_held].order);
 		__free_pages(held[nr_held].p, held[nr_held].order);
 	}
 }
@@ -113,7 +79,7 @@ static void a_full_node_fills_remote_slabs_before_making_new_ones(struct ktest *
 	for (int i = 0; i < N; i++)
 		kmem_cache_free(c, objs[i]);
 	kmem_cache_destroy(c);
-	expect_all_returned(t);
+	slab_harness_expect_all_returned(t);
 }
 
 /* kmalloc is built on the same caches: a burst of small kmallocs for a full
@@ -134,7 +100,7 @@ static void kmalloc_on_a_full_node_shares_remote_slabs(struct ktest *t)
 	for (int i = 0; i < N; i++)
 		kfree(objs[i]);
 	release_node();
-	expect_all_returned(t);
+	slab_harness_expect_all_returned(t);
 }
 
 static const struct ktest_case cases[] = {
@@ -145,9 +111,8 @@ static const struct ktest_case cases[] = {
 int main(void)
 {
 	host_mem_init(NODE_BYTES * NR_NODES);
-	int rc = ktest_run_suite("host_slab_node_fallback", cases, ARRAY_SIZE(cases), init_case);
-	mm_shadow_destroy(&shadow);
-	mm_snapshot_free(&boot_shape);
+	int rc = ktest_run_suite("host_slab_node_fallback", cases, ARRAY_SIZE(cases), slab_harness_init_case);
+	slab_harness_destroy();
 	host_mem_free();
 	return rc;
 }

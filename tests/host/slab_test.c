@@ -7,49 +7,14 @@
 #include "mm/slab.h"
 #include "tests/host/ktest.h"
 #include "tests/host/mm_check.h"
+#include "tests/host/slab_harness.h"
 #include "tests/host/shim.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define NODE_BYTES MiB(64)
-#define NR_NODES 4
-
-static const struct host_mm_config ring = {
-	.nr_nodes = NR_NODES,
-	.node_bytes = { NODE_BYTES, NODE_BYTES, NODE_BYTES, NODE_BYTES },
-};
-
-static struct mm_shadow shadow;
-static struct mm_snapshot boot_shape;
-static unsigned long boot_objects;
 static char log[4096];
 static struct printk_capture cap;
-
-static void init_case(struct ktest *t)
-{
-	(void)t;
-	mm_shadow_destroy(&shadow);
-	mm_snapshot_free(&boot_shape);
-	host_mm_boot(&ring);
-	kmem_cache_init();
-	mm_shadow_init(&shadow);
-	mm_snapshot_take(&boot_shape);
-	boot_objects = slab_objects_in_use();
-}
-
-/* Nothing leaked: no objects, and once the caches give back their empty
- * slabs, the page allocator is exactly as it was. */
-static void expect_all_returned(struct ktest *t)
-{
-	KTEST_EXPECT_EQ(t, slab_objects_in_use(), boot_objects);
-	kmem_cache_shrink_all();
-	struct mm_snapshot now;
-	mm_snapshot_take(&now);
-	mm_snapshot_equal(t, &boot_shape, &now);
-	mm_snapshot_free(&now);
-	mm_check(t, &shadow, true);
-}
 
 static unsigned long offset_of(const void *p) { return (unsigned long)((const u8 *)p - host_phys_base); }
 
@@ -76,7 +41,7 @@ static void size_classes(struct ktest *t)
 		memset(p, 0xa5, n);
 		kfree(p);
 	}
-	expect_all_returned(t);
+	slab_harness_expect_all_returned(t);
 }
 
 static void zero_size_and_null(struct ktest *t)
@@ -89,7 +54,7 @@ static void zero_size_and_null(struct ktest *t)
 	kfree(NULL);
 	KTEST_EXPECT_EQ(t, slab_bad_free_reports, bad);
 	KTEST_EXPECT_NULL(t, kcalloc(~(size_t)0 / 2, 4, GFP_KERNEL));
-	expect_all_returned(t);
+	slab_harness_expect_all_returned(t);
 }
 
 static void kzalloc_and_kcalloc_zero(struct ktest *t)
@@ -112,7 +77,7 @@ static void kzalloc_and_kcalloc_zero(struct ktest *t)
 	KTEST_EXPECT_EQ(t, nonzero, 0);
 	kfree(q);
 	kfree(a);
-	expect_all_returned(t);
+	slab_harness_expect_all_returned(t);
 }
 
 static void kmalloc_node_places_on_the_node(struct ktest *t)
@@ -135,7 +100,7 @@ static void kmalloc_node_places_on_the_node(struct ktest *t)
 	for (int nid = 0; nid < NR_NODES; nid++)
 		for (int i = 0; i < PER_NODE; i++)
 			kfree(objs[nid][i]);
-	expect_all_returned(t);
+	slab_harness_expect_all_returned(t);
 }
 
 static void large_kmalloc_uses_the_page_allocator(struct ktest *t)
@@ -161,7 +126,7 @@ static void large_kmalloc_uses_the_page_allocator(struct ktest *t)
 	kfree(p);
 	kfree(big);
 	KTEST_EXPECT_EQ(t, nr_free_pages(), before);
-	expect_all_returned(t);
+	slab_harness_expect_all_returned(t);
 }
 
 static int ctor_calls;
@@ -201,7 +166,7 @@ static void caches_align_construct_and_never_overlap(struct ktest *t)
 		kmem_cache_free(i % 2 ? a : c, objs[i]);
 	kmem_cache_destroy(c);
 	kmem_cache_destroy(a);
-	expect_all_returned(t);
+	slab_harness_expect_all_returned(t);
 }
 
 static void bad_frees_are_reported_and_ignored(struct ktest *t)
@@ -236,7 +201,7 @@ static void bad_frees_are_reported_and_ignored(struct ktest *t)
 	__free_pages(page, 0);
 	kmem_cache_destroy(c);
 	kmem_cache_destroy(d);
-	expect_all_returned(t);
+	slab_harness_expect_all_returned(t);
 }
 
 static u64 rng_state;
@@ -287,7 +252,7 @@ static void random_kmalloc_kfree_keeps_objects_intact(struct ktest *t)
 	ktest_diag(t, "%lu allocations, %d live at the end", allocs, n);
 	while (n--)
 		kfree(live[n].p);
-	expect_all_returned(t);
+	slab_harness_expect_all_returned(t);
 }
 
 static const struct ktest_case cases[] = {
@@ -304,9 +269,8 @@ static const struct ktest_case cases[] = {
 int main(void)
 {
 	host_mem_init(NODE_BYTES * NR_NODES);
-	int rc = ktest_run_suite("host_slab", cases, ARRAY_SIZE(cases), init_case);
-	mm_shadow_destroy(&shadow);
-	mm_snapshot_free(&boot_shape);
+	int rc = ktest_run_suite("host_slab", cases, ARRAY_SIZE(cases), slab_harness_init_case);
+	slab_harness_destroy();
 	host_mem_free();
 	return rc;
 }
