@@ -357,6 +357,32 @@ static void free_pte_range(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *
 	tlb_remove_table(tlb, table, addr & PMD_MASK, PMD_SIZE);
 }
 
+/* After its entries are gone: frees the table *entry points to (a PMD
+ * table under a PUD entry, size PUD_SIZE, or a PUD table under a PGD
+ * entry, size PGDIR_SIZE) if all it covers, [start rounded down to size,
+ * + size), lies in [floor, ceiling) as far as this range can tell
+ * (Linux's test, the same at each level). */
+static void free_upper_table(struct mmu_gather *tlb, struct mm_struct *mm, u64 *entry,
+			     unsigned long start, unsigned long end, unsigned long floor,
+			     unsigned long ceiling, unsigned long size)
+{
+	unsigned long mask = ~(size - 1);
+	start &= mask;
+	if (start < floor)
+		return;
+	if (ceiling) {
+		ceiling &= mask;
+		if (!ceiling)
+			return;
+	}
+	if (end - 1 > ceiling - 1)
+		return;
+	struct page *table = virt_to_page(entry_table(*entry));
+	WRITE_ONCE(*entry, 0);
+	mm_account_table(mm, -1, false);
+	tlb_remove_table(tlb, table, start, size);
+}
+
 static void free_pmd_range(struct mmu_gather *tlb, struct mm_struct *mm, pud_t *pud,
 			   unsigned long addr, unsigned long end, unsigned long floor,
 			   unsigned long ceiling)
@@ -368,20 +394,7 @@ static void free_pmd_range(struct mmu_gather *tlb, struct mm_struct *mm, pud_t *
 		if (!pmd_none(*pmd))
 			free_pte_range(tlb, mm, pmd, addr);
 	}
-	start &= PUD_MASK;
-	if (start < floor)
-		return;
-	if (ceiling) {
-		ceiling &= PUD_MASK;
-		if (!ceiling)
-			return;
-	}
-	if (end - 1 > ceiling - 1)
-		return;
-	struct page *table = virt_to_page(entry_table(*pud));
-	WRITE_ONCE(*pud, 0);
-	mm_account_table(mm, -1, false);
-	tlb_remove_table(tlb, table, start, PUD_SIZE);
+	free_upper_table(tlb, mm, pud, start, end, floor, ceiling, PUD_SIZE);
 }
 
 static void free_pud_range(struct mmu_gather *tlb, struct mm_struct *mm, pgd_t *pgd,
@@ -395,20 +408,7 @@ static void free_pud_range(struct mmu_gather *tlb, struct mm_struct *mm, pgd_t *
 		if (!pud_none(*pud))
 			free_pmd_range(tlb, mm, pud, addr, next, floor, ceiling);
 	}
-	start &= PGDIR_MASK;
-	if (start < floor)
-		return;
-	if (ceiling) {
-		ceiling &= PGDIR_MASK;
-		if (!ceiling)
-			return;
-	}
-	if (end - 1 > ceiling - 1)
-		return;
-	struct page *table = virt_to_page(entry_table(*pgd));
-	WRITE_ONCE(*pgd, 0);
-	mm_account_table(mm, -1, false);
-	tlb_remove_table(tlb, table, start, PGDIR_SIZE);
+	free_upper_table(tlb, mm, pgd, start, end, floor, ceiling, PGDIR_SIZE);
 }
 
 void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end,
