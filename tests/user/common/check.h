@@ -78,4 +78,12 @@ void touch_pages(void *p, size_t len, unsigned char value);
 /* True if every byte of [p, p + len) is value. */
 bool all_bytes(const void *p, size_t len, unsigned char value);
 
+/* Whether a read fault on never-written anonymous memory maps the shared
+ * zero page (not counted in VmRSS). mmlab always does, and its build says so
+ * without probing, so the checks that rely on it stay strict there. Linux
+ * usually does too, but a kernel may back such reads with new pages (seen
+ * on a host Linux 6.18 of this project's machines): there the answer is
+ * probed once, by reading 64 fresh pages and watching VmRSS, and noted. */
+bool reads_map_zero_page(void);
+
 #endif

@@ -119,20 +119,23 @@ static void zero_page(void)
 	char *p = mmap(NULL, len, RW, ANON, -1, 0);
 	if (!CHECK(p != MAP_FAILED))
 		return;
+	/* Where reads get pages of their own (some Linux hosts), the reads
+	 * cost the 16 pages and the writes nothing more. */
+	bool zero = reads_map_zero_page();
 	long rss0 = status_kb("VmRSS");
 	CHECK(all_bytes(p, len, 0));
 	long rss1 = status_kb("VmRSS");
 	note("reading 16 never-written pages: VmRSS %ld -> %ld kB", rss0, rss1);
-	CHECK_CMP(rss1, ==, rss0);
+	CHECK_CMP(rss1 - rss0, ==, zero ? 0 : 16 * 4);
 	p[5 * PAGE_4K + 7] = 1;
 	long rss2 = status_kb("VmRSS");
 	note("writing one of them: VmRSS %ld -> %ld kB", rss1, rss2);
-	CHECK_CMP(rss2 - rss1, ==, 4);
+	CHECK_CMP(rss2 - rss1, ==, zero ? 4 : 0);
 	CHECK(p[5 * PAGE_4K + 7] == 1 && all_bytes(p, 5 * PAGE_4K, 0));
 	/* A write to a page first read (zero page) replaces it: +1 page. */
 	p[2 * PAGE_4K] = 2;
 	long rss3 = status_kb("VmRSS");
-	CHECK_CMP(rss3 - rss2, ==, 4);
+	CHECK_CMP(rss3 - rss2, ==, zero ? 4 : 0);
 	CHECK(munmap(p, len) == 0);
 }
 
