@@ -52,13 +52,15 @@ RUNNER := $(B)/host/mmlab-runner
 HOST_TESTS := $(B)/host/runner-selftest
 RUNNER_ARGS := --iso $(B)/kernel.iso --topologies tests/topologies --accel $(ACCEL)
 
+# The first rule, so that a plain `make` builds the ISO (user.mk's rules come next).
+all: $(B)/kernel.iso
+
 # User programs (tests/user/): USER_ELFS for the ISO, USER_HOST_TESTS (their
 # Linux builds, run on the host) for the runner.
 -include tests/user/user.mk
 HOST_TESTS += $(USER_HOST_TESTS)
 
 .PHONY: all deps run test debug bench clean host-tests kunit-tool
-all: $(B)/kernel.iso
 
 deps:
 	@tools/deps.sh
@@ -114,8 +116,8 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 # ISO's grub.cfg: "module2 /boot/user/<name>.elf <kind> <name>".
 user_module_lines = $(foreach k,test crash bench demo aux,$(foreach n,$(USER_$(shell echo $(k) | tr a-z A-Z)_NAMES),\
 	module2 /boot/user/$(n).elf $(k) $(n)\n))
+# No package installation here: make deps, run, test, debug and bench do it.
 $(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(USER_ELFS)
-	@tools/deps.sh build
 	@rm -rf $(B)/iso && mkdir -p $(B)/iso/boot/grub $(B)/iso/boot/user
 	$(say) ISO $@
 	$(Q)cp $(B)/kernel.elf $(B)/iso/boot/kernel.elf
