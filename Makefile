@@ -33,14 +33,14 @@ endif
 B := build
 O := $(B)/obj
 
-KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations \
 	-ffreestanding -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
 	-fno-pic -fno-pie -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
 	-fno-strict-aliasing -fcf-protection=none -I. -MMD -MP
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
-HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 KERNEL_C   := $(wildcard arch/x86_64/*.c kernel/*.c mm/*.c tests/*.c)
