@@ -47,7 +47,12 @@ KERNEL_C   := $(wildcard arch/x86_64/*.c kernel/*.c mm/*.c tests/*.c)
 KERNEL_ASM := $(wildcard boot/*.asm arch/x86_64/*.asm)
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.asm,$(O)/%.o,$(KERNEL_ASM))
 
-RUNNER_SRCS := tests/runner/runner.c tests/runner/ktap.c tests/runner/topology.c tests/runner/report.c
+# The judge's part (KTAP parser, boot judge, kunit_tool reader) is shared
+# with the runner's self-test.
+RUNNER_JUDGE_SRCS := tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit_tool.c \
+	tests/runner/xalloc.c
+RUNNER_SRCS := tests/runner/runner.c tests/runner/options.c tests/runner/qemu.c \
+	tests/runner/jobs.c tests/runner/topology.c tests/runner/report.c $(RUNNER_JUDGE_SRCS)
 RUNNER := $(B)/host/mmlab-runner
 HOST_TESTS := $(B)/host/runner-selftest
 RUNNER_ARGS := --iso $(B)/kernel.iso --topologies tests/topologies --accel $(ACCEL)
@@ -133,10 +138,10 @@ $(RUNNER): $(RUNNER_SRCS) $(wildcard tests/runner/*.h)
 	$(say) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(RUNNER_SRCS)
 
-$(B)/host/runner-selftest: tests/runner/selftest.c tests/runner/ktap.c $(wildcard tests/runner/*.h)
+$(B)/host/runner-selftest: tests/runner/selftest.c $(RUNNER_JUDGE_SRCS) $(wildcard tests/runner/*.h)
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SANITIZE) -o $@ tests/runner/selftest.c tests/runner/ktap.c
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SANITIZE) -o $@ tests/runner/selftest.c $(RUNNER_JUDGE_SRCS)
 
 run:
 	@tools/deps.sh run
