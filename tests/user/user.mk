@@ -51,7 +51,7 @@ USER_HOST_TESTS := $(B)/host/user-linux-runner
 # non-PIE at ld's default 0x400000; no TLS, so no stack protector.
 # -fno-tree-loop-distribute-patterns keeps memset/memcpy from calling
 # themselves. -MD, not -MMD: our headers are system headers here.
-USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations \
 	-ffreestanding -nostdinc -isystem $(USER_DIR)/include \
 	-isystem $(shell $(CC) -print-file-name=include) -D__mmlab__ \
 	-fno-pie -fno-stack-protector -fno-tree-loop-distribute-patterns \
