@@ -23,6 +23,9 @@ typedef int (*initcall_t)(void);
 #define late_initcall(fn) __define_initcall(fn, 7)
 #define late_initcall_sync(fn) __define_initcall(fn, 7s)
 
+/* The table linker.ld builds: level 7's entries, then level 7s's. */
+extern const initcall_t __initcall7_start[], __initcall_end[];
+
 /* Called from head64.asm on the boot CPU. */
 void start_kernel(u32 magic, u32 mbi_phys);
 

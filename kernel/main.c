@@ -39,7 +39,6 @@ static bool show_help;
 kernel_param_flag("help", show_help, "list the command-line options at boot");
 
 extern char _text[], _end[];
-extern const initcall_t __initcall7_start[], __initcall_end[];
 
 static void setup_acpi_and_numa(void)
 {
