@@ -33,24 +33,32 @@ endif
 B := build
 O := $(B)/obj
 
-KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations \
 	-ffreestanding -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
 	-fno-pic -fno-pie -mcmodel=kernel -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
 	-fno-strict-aliasing -fcf-protection=none -I. -MMD -MP
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
-HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 KERNEL_C   := $(wildcard arch/x86_64/*.c kernel/*.c mm/*.c tests/*.c)
 KERNEL_ASM := $(wildcard boot/*.asm arch/x86_64/*.asm)
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.asm,$(O)/%.o,$(KERNEL_ASM))
 
-RUNNER_SRCS := tests/runner/runner.c tests/runner/ktap.c tests/runner/topology.c tests/runner/report.c
+# The judge's part (KTAP parser, boot judge, kunit_tool reader) is shared
+# with the runner's self-test.
+RUNNER_JUDGE_SRCS := tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit_tool.c \
+	tests/runner/xalloc.c
+RUNNER_SRCS := tests/runner/runner.c tests/runner/options.c tests/runner/qemu.c \
+	tests/runner/jobs.c tests/runner/topology.c tests/runner/report.c $(RUNNER_JUDGE_SRCS)
 RUNNER := $(B)/host/mmlab-runner
 HOST_TESTS := $(B)/host/runner-selftest
 RUNNER_ARGS := --iso $(B)/kernel.iso --topologies tests/topologies --accel $(ACCEL)
+
+# The first rule, so that a plain `make` builds the ISO (user.mk's rules come next).
+all: $(B)/kernel.iso
 
 # User programs (tests/user/): USER_ELFS for the ISO, USER_HOST_TESTS (their
 # Linux builds, run on the host) for the runner.
@@ -58,7 +66,6 @@ RUNNER_ARGS := --iso $(B)/kernel.iso --topologies tests/topologies --accel $(ACC
 HOST_TESTS += $(USER_HOST_TESTS)
 
 .PHONY: all deps run test debug bench clean host-tests kunit-tool
-all: $(B)/kernel.iso
 
 deps:
 	@tools/deps.sh
@@ -114,8 +121,8 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 # ISO's grub.cfg: "module2 /boot/user/<name>.elf <kind> <name>".
 user_module_lines = $(foreach k,test crash bench demo aux,$(foreach n,$(USER_$(shell echo $(k) | tr a-z A-Z)_NAMES),\
 	module2 /boot/user/$(n).elf $(k) $(n)\n))
+# No package installation here: make deps, run, test, debug and bench do it.
 $(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(USER_ELFS)
-	@tools/deps.sh build
 	@rm -rf $(B)/iso && mkdir -p $(B)/iso/boot/grub $(B)/iso/boot/user
 	$(say) ISO $@
 	$(Q)cp $(B)/kernel.elf $(B)/iso/boot/kernel.elf
@@ -131,10 +138,10 @@ $(RUNNER): $(RUNNER_SRCS) $(wildcard tests/runner/*.h)
 	$(say) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(RUNNER_SRCS)
 
-$(B)/host/runner-selftest: tests/runner/selftest.c tests/runner/ktap.c $(wildcard tests/runner/*.h)
+$(B)/host/runner-selftest: tests/runner/selftest.c $(RUNNER_JUDGE_SRCS) $(wildcard tests/runner/*.h)
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SANITIZE) -o $@ tests/runner/selftest.c tests/runner/ktap.c
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SANITIZE) -o $@ tests/runner/selftest.c $(RUNNER_JUDGE_SRCS)
 
 run:
 	@tools/deps.sh run

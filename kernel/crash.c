@@ -10,6 +10,7 @@
  *                         cannot be delivered on the dead stack, so it becomes
  *                         a double fault, handled on its own IST stack
  *   crash=panic           call panic() */
+#include "kernel/crash.h"
 #include "kernel/cmdline.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -18,8 +19,6 @@
 static char crash_kind[32];
 kernel_param_string("crash", crash_kind,
 		    "crash on purpose after boot: page-fault, invalid-opcode, divide, stack-overflow, panic");
-
-void crash_if_requested(void);
 
 static volatile int crash_sink;
 

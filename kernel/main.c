@@ -1,6 +1,7 @@
-/* start_kernel: the boot CPU's path from the first C instruction to either the
- * boot report (a normal boot) or the test run (ktest on the command line).
- * The order matters and is commented where it does. */
+/* start_kernel: the boot CPU's path from the first C instruction to the boot
+ * report, then the late initcalls (the benchmarks and the test run register
+ * there, from tests/), then the boot programs. The order matters and is
+ * commented where it does. */
 #include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
@@ -13,6 +14,8 @@
 #include "arch/x86_64/traps.h"
 #include "kernel/acpi.h"
 #include "kernel/cmdline.h"
+#include "kernel/crash.h"
+#include "kernel/init.h"
 #include "kernel/ksyms.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot2.h"
@@ -28,21 +31,13 @@
 #include "kernel/time.h"
 #include "mm/mm_init.h"
 #include "mm/numa.h"
-#include "tests/kunit.h"
 
-static bool ktest;
-kernel_param_flag("ktest", ktest, "run the in-kernel tests, report KTAP, exit QEMU");
-static char ktest_filter[128];
-kernel_param_string("ktest.filter", ktest_filter, "run only suite.case names matching this glob");
 kernel_param_int("loglevel", console_loglevel, 0, 7, "console log level (0 emerg .. 7 debug)");
 static bool numa_enabled = true;
 kernel_param_flag("numa", numa_enabled, "numa=off ignores the SRAT: one node");
 static bool show_help;
 kernel_param_flag("help", show_help, "list the command-line options at boot");
 
-void start_kernel(u32 magic, u32 mbi_phys);
-void crash_if_requested(void);
-void run_kernel_benchmarks(void);
 extern char _text[], _end[];
 
 static void setup_acpi_and_numa(void)
@@ -78,8 +73,6 @@ static void setup_acpi_and_numa(void)
 	this_cpu_write(cpu_number, boot_cpu_index);
 }
 
-void smp_prepare_this_cpu(void);
-
 /* Interrupts, the tick and the other CPUs, once memory management is up. */
 static void smp_bringup(void)
 {
@@ -112,6 +105,20 @@ static void boot_report(void)
 	numa_print(&numa_topology);
 	mm_report();
 	pr_info("==== end of boot report ====\n");
+}
+
+/* Linux's do_initcalls, for the one level we have: linker.ld puts level 7s
+ * after level 7. */
+static void do_late_initcalls(void)
+{
+	for (const initcall_t *fn = __initcall7_start; fn < __initcall_end; fn++) {
+		int ret = (*fn)();
+		if (ret) {
+			u64 off, size;
+			const char *name = ksym_lookup((u64)(uintptr_t)*fn, &off, &size);
+			pr_err("init: initcall %s returned %d\n", name ? name : "?", ret);
+		}
+	}
 }
 
 void start_kernel(u32 magic, u32 mbi_phys)
@@ -171,12 +178,9 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	rcu_init();
 	boot_report();
 	crash_if_requested();
-	run_kernel_benchmarks();
-
-	if (ktest) {
-		unsigned failed = kunit_run_all(ktest_filter[0] ? ktest_filter : NULL);
-		qemu_exit(failed ? QEMU_EXIT_FAILURE : QEMU_EXIT_SUCCESS);
-	}
+	/* The benchmarks ("bench"), then the test run ("ktest", which exits
+	 * QEMU and does not return). */
+	do_late_initcalls();
 	run_boot_programs();
 	pr_info("mmlab: boot complete; halting (boot with 'ktest' to run the tests)\n");
 	qemu_exit(QEMU_EXIT_SUCCESS);

@@ -193,8 +193,6 @@ void on_each_cpu(smp_call_func_t fn, void *info, bool wait)
 	local_irq_restore(flags);
 }
 
-/* Called on every CPU as it comes up, before it enables interrupts. */
-void smp_prepare_this_cpu(void);
 void smp_prepare_this_cpu(void)
 {
 	struct call_queue *q = this_cpu_ptr(&call_queue);

@@ -47,6 +47,9 @@ int smp_call_function_single(unsigned cpu, smp_call_func_t fn, void *info, bool 
 void smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn, void *info, bool wait);
 /* On every online CPU, this one included. */
 void on_each_cpu(smp_call_func_t fn, void *info, bool wait);
+/* Called on every CPU as it comes up, before it enables interrupts: its
+ * cross-CPU call queue. */
+void smp_prepare_this_cpu(void);
 
 /* Counters for tests and benchmarks. */
 extern unsigned long ipi_calls_handled[NR_CPUS];

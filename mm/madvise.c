@@ -76,6 +76,19 @@ static bool madvise_behavior_valid(int behavior)
 	}
 }
 
+/* Linux's madvise_update_vma: the flags change goes through the same
+ * vma_modify as mprotect's. A split that cannot get memory is -EAGAIN. */
+static int madvise_update_vma(struct mm_struct *mm, struct vm_area_struct *vma,
+			      struct vm_area_struct **prev, unsigned long start,
+			      unsigned long end, unsigned long new_flags)
+{
+	struct vm_area_struct *v = vma_modify_flags(mm, vma, start, end, new_flags);
+	if (!v)
+		return -EAGAIN;
+	*prev = v;
+	return 0;
+}
+
 /* Advice on [start, end), inside vma. *prev is the VMA that holds the
  * range afterwards (the walk goes on after it). */
 static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma,
@@ -135,11 +148,7 @@ static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma
 		new_flags = (new_flags & ~VM_HUGEPAGE) | VM_NOHUGEPAGE;
 		break;
 	}
-	struct vm_area_struct *v = vma_modify_flags(mm, vma, start, end, new_flags);
-	if (!v)
-		return -EAGAIN;
-	*prev = v;
-	return 0;
+	return madvise_update_vma(mm, vma, prev, start, end, new_flags);
 }
 
 static int madvise_walk_vmas(struct mm_struct *mm, unsigned long start, unsigned long end,

@@ -307,8 +307,9 @@ struct vm_area_struct *vma_prev(struct vm_area_struct *vma) { return vma->vm_pre
 /* ---- splitting and merging ------------------------------------------------- */
 
 /* Cuts vma at addr into two VMAs; new (preallocated) becomes the lower
- * part if new_below, else the upper. */
-void split_vma_at(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr,
+ * part if new_below, else the upper (Linux's __split_vma, with the
+ * allocation left to the caller so that it can fail before any change). */
+static void split_vma_at(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr,
 			 bool new_below, struct vm_area_struct *new)
 {
 	*new = *vma;
@@ -323,57 +324,98 @@ void split_vma_at(struct mm_struct *mm, struct vm_area_struct *vma, unsigned lon
 	insert_vma(mm, new);
 }
 
-struct vm_area_struct *vma_merge_new(struct mm_struct *mm, struct vm_area_struct *prev,
-					    struct vm_area_struct *next, unsigned long start,
-					    unsigned long end, unsigned long flags)
+/* Linux 6.12's struct vma_merge_struct: a range [start, end) between prev
+ * and next (either may be NULL) that is to have the attributes below: a new
+ * range (vma NULL, no anon_vma), or a part of vma that keeps vma's
+ * anon_vma. The attributes are what merging compares: flags today, the
+ * NUMA policy when mbind comes (vma_modify_policy). */
+struct vma_merge_struct {
+	struct mm_struct *mm;
+	struct vm_area_struct *prev, *next, *vma;
+	unsigned long start, end;
+	unsigned long flags;
+	struct anon_vma *anon_vma;
+};
+
+/* Linux 6.12's is_mergeable_vma: may the range and the neighbour (next if
+ * merge_next, else prev) be one VMA, as far as their attributes go? No
+ * files and no userfaultfd here; VM_SOFTDIRTY does not exist. */
+static bool is_mergeable_vma(const struct vma_merge_struct *vmg, bool merge_next)
 {
-	/* A new range has no anon_vma: it may join either neighbour, both
-	 * only if theirs are compatible with each other. */
-	bool merge_prev = prev && prev->vm_end == start && prev->vm_flags == flags &&
-			  is_mergeable_anon_vma(NULL, prev->anon_vma, prev);
-	bool merge_next = next && next->vm_start == end && next->vm_flags == flags &&
-			  is_mergeable_anon_vma(NULL, next->anon_vma, next) &&
-			  (!merge_prev || is_mergeable_anon_vma(prev->anon_vma, next->anon_vma, NULL));
+	const struct vm_area_struct *vma = merge_next ? vmg->next : vmg->prev;
+	return vma->vm_flags == vmg->flags;
+}
+
+/* Linux's can_vma_merge_left: prev ends where the range starts and may
+ * take it over (can_vma_merge_after; vm_pgoff follows the address). */
+static bool can_vma_merge_left(const struct vma_merge_struct *vmg)
+{
+	return vmg->prev && vmg->prev->vm_end == vmg->start && is_mergeable_vma(vmg, false) &&
+	       is_mergeable_anon_vma(vmg->anon_vma, vmg->prev->anon_vma, vmg->prev);
+}
+
+/* Linux's can_vma_merge_right: next starts where the range ends and may
+ * take it over (can_vma_merge_before); when prev merges too, prev's and
+ * next's anon_vmas must also go together. */
+static bool can_vma_merge_right(const struct vma_merge_struct *vmg, bool can_merge_left)
+{
+	struct vm_area_struct *prev = vmg->prev, *next = vmg->next;
+	if (!next || next->vm_start != vmg->end || !is_mergeable_vma(vmg, true) ||
+	    !is_mergeable_anon_vma(vmg->anon_vma, next->anon_vma, next))
+		return false;
+	return !can_merge_left || is_mergeable_anon_vma(prev->anon_vma, next->anon_vma, NULL);
+}
+
+/* Linux 6.12's vma_merge_new_range: a free range joins prev, next or both. */
+static struct vm_area_struct *vma_merge_new_range(struct vma_merge_struct *vmg)
+{
+	struct vm_area_struct *prev = vmg->prev, *next = vmg->next;
+	bool merge_prev = can_vma_merge_left(vmg);
+	bool merge_next = can_vma_merge_right(vmg, merge_prev);
 	if (merge_prev && merge_next) {
 		unsigned long next_end = next->vm_end;
 		dup_anon_vma(prev, next);
-		vma_unlink(mm, next);
+		vma_unlink(vmg->mm, next);
 		vm_area_free(next);
 		vma_set_range(prev, prev->vm_start, next_end);
 		return prev;
 	}
 	if (merge_prev) {
-		vma_set_range(prev, prev->vm_start, end);
+		vma_set_range(prev, prev->vm_start, vmg->end);
 		return prev;
 	}
 	if (merge_next) {
-		vma_set_range(next, start, next->vm_end);
+		vma_set_range(next, vmg->start, next->vm_end);
 		return next;
 	}
 	return NULL;
 }
 
-struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_struct *vma,
-					unsigned long start, unsigned long end,
-					unsigned long newflags)
+struct vm_area_struct *vma_merge_new(struct mm_struct *mm, struct vm_area_struct *prev,
+				     struct vm_area_struct *next, unsigned long start,
+				     unsigned long end, unsigned long flags)
 {
-	struct vm_area_struct *prev = vma->vm_prev, *next = vma->vm_next;
-	if (vma->vm_flags == newflags)
-		return vma;
-	bool at_start = start == vma->vm_start, at_end = end == vma->vm_end;
-	/* Linux's vma_merge_existing_range: the range brings vma's anon_vma. */
-	struct anon_vma *anon_vma = vma->anon_vma;
-	bool merge_prev = at_start && prev && prev->vm_end == start && prev->vm_flags == newflags &&
-			  is_mergeable_anon_vma(anon_vma, prev->anon_vma, prev);
-	bool merge_next = at_end && next && next->vm_start == end && next->vm_flags == newflags &&
-			  is_mergeable_anon_vma(anon_vma, next->anon_vma, next) &&
-			  (!merge_prev || is_mergeable_anon_vma(prev->anon_vma, next->anon_vma, NULL));
+	struct vma_merge_struct vmg = { .mm = mm, .prev = prev, .next = next,
+					.start = start, .end = end, .flags = flags };
+	return vma_merge_new_range(&vmg);
+}
 
+/* Linux 6.12's vma_merge_existing_range: [start, end) of vma, with its
+ * anon_vma, joins a neighbour it touches (only a piece at vma's start can
+ * join prev, only one at its end next). Returns the VMA that holds the
+ * range, or NULL when no neighbour takes it (nothing changed). */
+static struct vm_area_struct *vma_merge_existing_range(struct vma_merge_struct *vmg)
+{
+	struct mm_struct *mm = vmg->mm;
+	struct vm_area_struct *vma = vmg->vma, *prev = vmg->prev, *next = vmg->next;
+	unsigned long start = vmg->start, end = vmg->end;
+	bool at_start = start == vma->vm_start, at_end = end == vma->vm_end;
+	bool merge_prev = at_start && can_vma_merge_left(vmg);
+	bool merge_next = at_end && can_vma_merge_right(vmg, merge_prev);
+
+	if (!merge_prev && !merge_next)
+		return NULL;
 	if (at_start && at_end) {
-		if (!merge_prev && !merge_next) {
-			vma_set_flags(vma, newflags);
-			return vma;
-		}
 		/* The whole VMA joins a neighbour (or both) and goes; the one
 		 * that grows takes an anon_vma if it has none. */
 		vma_unlink(mm, vma);
@@ -405,15 +447,32 @@ struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_str
 		vma_set_range(prev, prev->vm_start, end);
 		return prev;
 	}
-	if (merge_next) {
-		dup_anon_vma(next, vma);
-		vma_set_range(vma, vma->vm_start, start);
-		vma_set_range(next, start, next->vm_end);
-		return next;
-	}
-	/* Split off what stays as it is; both VMAs are allocated before
-	 * anything changes. Each split needs map_count below the limit. */
+	dup_anon_vma(next, vma);
+	vma_set_range(vma, vma->vm_start, start);
+	vma_set_range(next, start, next->vm_end);
+	return next;
+}
+
+/* Linux 6.12's vma_modify: merge the range into a neighbour if the new
+ * attributes allow it, else split off the parts of vma outside it. Returns
+ * the VMA that holds exactly the range (after a merge it may hold more);
+ * the caller gives it the new attributes. NULL (-ENOMEM) when a split
+ * cannot get memory or would pass sysctl_max_map_count; then nothing
+ * changed (both VMAs are allocated before the first split, where Linux
+ * may leave the first split done). */
+static struct vm_area_struct *vma_modify(struct vma_merge_struct *vmg)
+{
+	struct mm_struct *mm = vmg->mm;
+	struct vm_area_struct *vma = vmg->vma;
+	struct vm_area_struct *merged = vma_merge_existing_range(vmg);
+	if (merged)
+		return merged;
+
+	bool at_start = vmg->start == vma->vm_start, at_end = vmg->end == vma->vm_end;
 	int splits = !at_start + !at_end;
+	if (!splits)
+		return vma;
+	/* Each split needs map_count below the limit. */
 	if (mm->map_count + splits - 1 >= sysctl_max_map_count)
 		return NULL;
 	struct vm_area_struct *a = vm_area_alloc(), *b = splits == 2 ? vm_area_alloc() : NULL;
@@ -423,15 +482,29 @@ struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_str
 		return NULL;
 	}
 	if (!at_start) {
-		split_vma_at(mm, vma, start, false, a);
+		split_vma_at(mm, vma, vmg->start, false, a);
 		vma = a;
 		a = b;
 	}
 	if (!at_end) {
-		split_vma_at(mm, vma, end, true, a);
+		split_vma_at(mm, vma, vmg->end, true, a);
 		vma = a;
 	}
-	vma_set_flags(vma, newflags);
+	return vma;
+}
+
+struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_struct *vma,
+					unsigned long start, unsigned long end,
+					unsigned long newflags)
+{
+	if (vma->vm_flags == newflags)
+		return vma;
+	struct vma_merge_struct vmg = { .mm = mm, .prev = vma->vm_prev, .next = vma->vm_next,
+					.vma = vma, .start = start, .end = end,
+					.flags = newflags, .anon_vma = vma->anon_vma };
+	vma = vma_modify(&vmg);
+	if (vma)
+		vma_set_flags(vma, newflags); /* a merged neighbour has them already */
 	return vma;
 }
 

@@ -46,13 +46,15 @@ struct vm_area_struct *vma_merge_new(struct mm_struct *mm, struct vm_area_struct
 				     struct vm_area_struct *next, unsigned long start,
 				     unsigned long end, unsigned long flags);
 
-/* Gives [start, end) (inside vma) the flags newflags: splits vma where the
- * range ends inside it, or merges the range into a neighbour that touches
- * it with those flags and an anon_vma it may merge with (Linux 6.12's
- * vma_merge_existing_range). Returns the VMA that now holds
- * the range (it may be larger than the range), or NULL when a split could
- * not get memory or would pass sysctl_max_map_count (-ENOMEM); on failure
- * nothing changed. */
+/* Gives [start, end) (inside vma) the flags newflags (Linux 6.12's
+ * vma_modify_flags, for mprotect and madvise; mbind's vma_modify_policy
+ * will share the same vma_modify): merges the range into a neighbour that
+ * touches it with those flags and an anon_vma it may merge with
+ * (is_mergeable_vma, vma_merge_existing_range), or else splits vma where
+ * the range ends inside it. Returns the VMA that now holds the range (it
+ * may be larger than the range), or NULL when a split could not get
+ * memory or would pass sysctl_max_map_count (-ENOMEM); on failure nothing
+ * changed. */
 struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_struct *vma,
 					unsigned long start, unsigned long end,
 					unsigned long newflags);

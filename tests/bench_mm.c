@@ -7,30 +7,22 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
 #include "kernel/cmdline.h"
+#include "kernel/init.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/page_alloc.h"
+#include "tests/bench.h"
 
 static bool bench;
 kernel_param_flag("bench", bench, "run the in-kernel mm benchmarks after boot, then halt");
 
-void run_kernel_benchmarks(void);
-void run_user_benchmarks(void);
-void run_smp_benchmarks(void);
-
 #define RUNS 9
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-	return x < y ? -1 : x > y;
-}
-
-static u64 median(u64 *v, unsigned n)
+u64 bench_median(u64 *v, unsigned n)
 {
 	for (unsigned i = 1; i < n; i++) /* insertion sort: n is tiny */
-		for (unsigned j = i; j > 0 && cmp_u64(&v[j - 1], &v[j]) > 0; j--) {
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
 			u64 t = v[j];
 			v[j] = v[j - 1];
 			v[j - 1] = t;
@@ -90,7 +82,8 @@ static void bench_hot_pair(int nid)
 		}
 		n[r] = ps_per_op(rdtsc() - s, iters);
 	}
-	report("order-0 alloc+free pair, hot (per-CPU list)", median(t, RUNS), median(n, RUNS));
+	report("order-0 alloc+free pair, hot (per-CPU list)", bench_median(t, RUNS),
+	       bench_median(n, RUNS));
 }
 
 static void bench_batch(int nid)
@@ -112,7 +105,8 @@ static void bench_batch(int nid)
 			naive_free(naive[i]);
 		n[r] = ps_per_op(rdtsc() - s, 1000);
 	}
-	report("1,000 order-0 allocs then 1,000 frees, per pair", median(t, RUNS), median(n, RUNS));
+	report("1,000 order-0 allocs then 1,000 frees, per pair", bench_median(t, RUNS),
+	       bench_median(n, RUNS));
 }
 
 /* An arena: a private pg_data_t holding one block, so the buddy layer can be
@@ -188,7 +182,7 @@ static void bench_buddy_pair(int home, unsigned block_order, unsigned order, con
 		t[r] = ps_per_op(rdtsc() - s, iters);
 	}
 	arena_teardown(block, block_order, nid);
-	report(what, median(t, RUNS), 0);
+	report(what, bench_median(t, RUNS), 0);
 }
 
 /* Fill a node with order-0 pages, free every other one, time the failing
@@ -230,15 +224,15 @@ static void bench_fragmented(int nid)
 	}
 	char what[64];
 	snprintf(what, sizeof(what), "failing order-9, fragmented (%lu pages)", count);
-	report(what, median(t, RUNS), 0);
+	report(what, bench_median(t, RUNS), 0);
 	if (successes)
 		pr_warn("  (the order-9 attempt succeeded %lu times: the node was not fragmented)\n", successes);
 }
 
-void run_kernel_benchmarks(void)
+static int run_kernel_benchmarks(void)
 {
 	if (!bench)
-		return;
+		return 0;
 	int nid = numa_node_id();
 	if (!node_data[nid] || !node_data[nid]->managed_pages)
 		nid = node_data[nid]->fallback[0];
@@ -248,7 +242,7 @@ void run_kernel_benchmarks(void)
 		khz % 1000, nid, RUNS);
 	if (!khz) {
 		pr_err("bench: the TSC could not be calibrated; no figures\n");
-		return;
+		return 0;
 	}
 	/* The naive baseline's pages. */
 	for (int i = 0; i < 1000; i++) {
@@ -268,4 +262,6 @@ void run_kernel_benchmarks(void)
 	run_smp_benchmarks();
 	run_user_benchmarks();
 	pr_info("==== end of benchmarks ====\n");
+	return 0;
 }
+late_initcall(run_kernel_benchmarks);

@@ -11,21 +11,9 @@
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
-
-void run_smp_benchmarks(void);
+#include "tests/bench.h"
 
 #define RUNS 7
-
-static u64 median(u64 *v, unsigned n)
-{
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			u64 t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return v[n / 2];
-}
 
 static void noop(void *arg) { (void)arg; }
 
@@ -44,7 +32,7 @@ static void bench_ipi(void)
 			t[r] = (ktime_get_ns() - s) / iters;
 		}
 		pr_info("  IPI round trip CPU %u -> CPU %u (node %d -> %d)   %8lu ns\n", me, cpu,
-			numa_node_id(), cpu_to_node(cpu), (unsigned long)median(t, RUNS));
+			numa_node_id(), cpu_to_node(cpu), (unsigned long)bench_median(t, RUNS));
 	}
 }
 
@@ -76,7 +64,7 @@ static void bench_locks(void)
 		}
 		t[r] = (ktime_get_ns() - s) * 1000 / iters;
 	}
-	u64 ps = median(t, RUNS);
+	u64 ps = bench_median(t, RUNS);
 	pr_info("  spinlock lock+unlock, uncontended               %5lu.%01lu ns\n",
 		(unsigned long)(ps / 1000), (unsigned long)(ps % 1000 / 100));
 
@@ -97,7 +85,7 @@ static void bench_locks(void)
 		t[r] = (ktime_get_ns() - s) / (contended_iters * n);
 	}
 	pr_info("  spinlock, contended by %u CPUs, per acquisition %8lu ns\n", n,
-		(unsigned long)median(t, RUNS));
+		(unsigned long)bench_median(t, RUNS));
 }
 
 /* How long synchronize_rcu() takes from the caller's view: a grace period
@@ -111,7 +99,7 @@ static void bench_grace_period(void)
 		synchronize_rcu();
 		t[r] = ktime_get_ns() - s;
 	}
-	u64 us = median(t, RUNS) / 1000;
+	u64 us = bench_median(t, RUNS) / 1000;
 	pr_info("  synchronize_rcu (grace-period latency)        %5lu.%03lu ms\n",
 		(unsigned long)(us / 1000), (unsigned long)(us % 1000));
 	rcu_print_stats();

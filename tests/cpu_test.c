@@ -7,6 +7,7 @@
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/init.h"
 #include "kernel/ksyms.h"
 #include "kernel/memmap.h"
 #include "kernel/printk.h"
@@ -14,7 +15,6 @@
 #include "tests/kunit.h"
 
 extern char _text[], _etext[], _erodata[], _edata[], _end[];
-void start_kernel(u32 magic, u32 mbi_phys);
 
 static void features_match_cpuid(struct kunit *test)
 {

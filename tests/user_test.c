@@ -21,6 +21,7 @@
 #include "kernel/string.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
+#include "tests/bench.h"
 
 static struct kunit_case user_cases[MB2_MAX_MODULES + 1];
 static char user_case_names[MB2_MAX_MODULES][40];
@@ -97,7 +98,6 @@ static struct kunit_suite user_suite = {
 };
 kunit_test_suite(user_suite);
 
-void run_user_benchmarks(void);
 void run_user_benchmarks(void)
 {
 	for (unsigned i = 0; i < boot_info.nr_modules; i++) {

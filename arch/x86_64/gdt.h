@@ -3,6 +3,7 @@
 #ifndef ARCH_X86_64_GDT_H
 #define ARCH_X86_64_GDT_H
 
+#include "kernel/percpu.h"
 #include "kernel/types.h"
 
 #define __KERNEL32_CS 0x08
@@ -42,6 +43,11 @@ struct cpu_entry_area {
 	unsigned long top_of_stack;  /* the current task's kernel stack top (= TSS.rsp0) */
 	unsigned long user_rsp;      /* scratch: the user rsp during the entry */
 };
+
+/* Each CPU's tables (gdt.c: the boot CPU's are static, the APs' come from
+ * their node) and its entry area, placed right after this_cpu_off. */
+DECLARE_PER_CPU(struct cpu_tables *, cpu_tables);
+DECLARE_PER_CPU(struct cpu_entry_area, cpu_entry_area);
 
 /* Sets the kernel stack that exceptions and system calls from user mode
  * land on (TSS.rsp0 and the syscall entry's top_of_stack). */

@@ -38,8 +38,6 @@ struct trampoline_params {
 } __packed;
 
 extern char trampoline_start[], trampoline_end[];
-DECLARE_PER_CPU(struct cpu_tables *, cpu_tables);
-void smp_prepare_this_cpu(void);
 
 /* Each AP's stack, for backtraces (kernel_stack_contains). */
 static u64 ap_stack_lo[NR_CPUS], ap_stack_hi[NR_CPUS];

@@ -39,7 +39,6 @@ void entry_SYSCALL_64(void);
 void entry_SYSCALL_compat(void);
 
 extern unsigned long this_cpu_off;
-DECLARE_PER_CPU(struct cpu_entry_area, cpu_entry_area);
 
 void user_mode_cpu_init(void)
 {

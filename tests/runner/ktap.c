@@ -1,5 +1,5 @@
 /*
- * ktap.c - streaming KTAP parser and boot judge for mmlab-runner (no I/O).
+ * ktap.c - the streaming KTAP parser of mmlab-runner (no I/O).
  *
  * Input model (KTAP version 1 as printed by Linux KUnit):
  *   - Everything before the first "KTAP version" is boot noise.  The header
@@ -17,173 +17,22 @@
  * The parser keeps a stack of open tests (struct node).  A result line at
  * the level of the innermost open test is a leaf case; a result line one
  * level up closes the innermost test.  Each problem found is recorded as a
- * structural error; the first one becomes the verdict's reason unless a
- * runtime event (timeout, panic, crash) explains the run better.
+ * structural error; the judge (judge.c) makes the first one the verdict's
+ * reason unless a runtime event (timeout, panic, crash) explains the run
+ * better.
  *
  * Invariant: every case that enters a suite is counted exactly once as
- * passed, failed or skipped and is queued exactly once as an event; a failed
- * verdict always has failed >= 1 (see ktap.h).
+ * passed, failed or skipped and is queued exactly once as an event (see
+ * ktap.h).  Single-threaded: one parser per run, no locking.
  */
 #define _GNU_SOURCE
-#include "ktap.h"
+#include "ktap_internal.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_DEPTH 16            /* deeper lines are treated as diagnostics */
-#define DIAG_CAP (64 * 1024)    /* per-diagnostics-buffer limit */
-#define ERRORS_CAP (16 * 1024)  /* limit of the structural error list */
-#define LINE_CAP (64 * 1024)    /* longer "lines" are split */
-#define PRE_TAIL 12             /* boot lines kept for "no KTAP" diagnostics */
-
-/* ---------------------------------------------------------------- utils */
-
-static void *xrealloc(void *ptr, size_t n)
-{
-	void *r = realloc(ptr, n ? n : 1);
-	if (!r)
-		abort(); /* out of memory: nothing sensible left to judge */
-	return r;
-}
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *s = xrealloc(NULL, (size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
-/* Growable string; `limit` (0 = none) bounds diagnostics memory. */
-struct sbuf {
-	char *s;
-	size_t len, cap, limit;
-	bool truncated;
-};
-
-static void sb_addn(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->limit && b->len + n > b->limit) {
-		if (!b->truncated) {
-			b->truncated = true;
-			static const char note[] = "... (further diagnostics dropped)\n";
-			n = 0;
-			s = NULL;
-			size_t m = sizeof(note) - 1;
-			if (b->len + m + 1 > b->cap) {
-				b->cap = b->len + m + 1;
-				b->s = xrealloc(b->s, b->cap);
-			}
-			memcpy(b->s + b->len, note, m + 1);
-			b->len += m;
-		}
-		return;
-	}
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void sb_add(struct sbuf *b, const char *s) { sb_addn(b, s, strlen(s)); }
-
-static void sb_line(struct sbuf *b, const char *s)
-{
-	sb_add(b, s);
-	sb_addn(b, "\n", 1);
-}
-
-/* Hand over the contents (never NULL) and reset the buffer. */
-static char *sb_take(struct sbuf *b)
-{
-	char *s = b->s ? b->s : xstrdup("");
-	size_t limit = b->limit;
-	memset(b, 0, sizeof(*b));
-	b->limit = limit;
-	return s;
-}
-
-static void sb_free(struct sbuf *b)
-{
-	free(b->s);
-	b->s = NULL;
-	b->len = b->cap = 0;
-	b->truncated = false;
-}
-
-/* ---------------------------------------------------------------- types */
-
-/* One open test on the nesting stack: depth 0 is the whole run, depth 1 a
- * suite, depth >= 2 a case that has subtests. */
-struct node {
-	char *name;            /* from "# Subtest:", NULL if unknown */
-	long plan;             /* -1 until "1..N" */
-	int nresults;          /* result lines (or closed subtests) seen */
-	bool child_failed;     /* some direct child failed */
-	bool content;          /* plan, result or subtest seen */
-	bool plan_complained;  /* "missing plan" already recorded */
-	struct ktap_suite *suite; /* depth >= 1 */
-	char *path;            /* depth >= 2: "case" or "case/param" */
-	struct sbuf diag;      /* pending diagnostics for the next result here */
-};
-
-struct ktap_parser {
-	enum ktap_kind kind;
-	int timeout_s;
-
-	bool started;        /* top-level header seen */
-	char *prefix;        /* garbage before the header, stripped later */
-	bool ts_prefix;      /* prefix is a printk timestamp */
-
-	struct node stack[MAX_DEPTH];
-	int top;
-
-	struct ktap_suite **suites;
-	size_t nsuites, capsuites;
-	struct ktap_case *boot_case;
-
-	const struct ktap_case **events;
-	size_t ev_head, ev_len, ev_cap;
-
-	struct sbuf errors;
-	enum ktap_reason first_err;
-	char first_err_text[512];
-
-	char *pre_tail[PRE_TAIL]; /* ring of the last boot lines before KTAP */
-	size_t pre_count;
-
-	struct sbuf partial;  /* incomplete line from ktap_feed_data() */
-	struct sbuf finish_diag; /* unclaimed diagnostics at end of output */
-
-	int passed, failed, skipped;
-	bool finished;
-	struct ktap_verdict v;
-
-	/* expect = panic (ktap_expect_panic()); shadow != NULL in that mode */
-	struct ktap_parser *shadow; /* ordinary KTAP judge of the same output */
-	char **expect;         /* expected lines, in order */
-	bool *expect_seen;     /* line i seen while expect_pos <= i */
-	size_t nexpect;
-	size_t expect_pos;     /* expected lines matched in order so far */
-};
 
 const char *ktap_reason_name(enum ktap_reason r)
 {
@@ -282,9 +131,7 @@ static size_t ts_len(const char *s)
 
 /* ------------------------------------------------------ bookkeeping */
 
-static void record_error(struct ktap_parser *p, enum ktap_reason r, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void record_error(struct ktap_parser *p, enum ktap_reason r, const char *fmt, ...)
+void record_error(struct ktap_parser *p, enum ktap_reason r, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -307,9 +154,7 @@ static void push_event(struct ktap_parser *p, const struct ktap_case *c)
 	p->events[p->ev_len++] = c;
 }
 
-static const char *suite_name(const struct ktap_suite *s) { return s->name; }
-
-static struct ktap_suite *new_suite(struct ktap_parser *p, int number, const char *name)
+struct ktap_suite *new_suite(struct ktap_parser *p, int number, const char *name)
 {
 	struct ktap_suite *s = xrealloc(NULL, sizeof(*s));
 	memset(s, 0, sizeof(*s));
@@ -329,7 +174,7 @@ static struct ktap_suite *new_suite(struct ktap_parser *p, int number, const cha
 /* Create a counted case; takes ownership of diag (may be NULL). Synthetic
  * cases created while finishing also take the unclaimed end-of-output
  * diagnostics (e.g. a panic message), so they are never lost. */
-static struct ktap_case *add_case(struct ktap_parser *p, struct ktap_suite *suite,
+struct ktap_case *add_case(struct ktap_parser *p, struct ktap_suite *suite,
 				  const char *name, int number, enum ktap_status st,
 				  const char *skip_reason, char *diag, bool synthetic)
 {
@@ -381,7 +226,7 @@ static const char *node_label(struct ktap_parser *p, int d, char *buf, size_t n)
 }
 
 /* The suite and top-level tests must announce their plan before children. */
-static void require_plan(struct ktap_parser *p, int d)
+void require_plan(struct ktap_parser *p, int d)
 {
 	struct node *n = &p->stack[d];
 	if (d > 1 || n->plan >= 0 || n->plan_complained)
@@ -506,7 +351,7 @@ static void close_unfinished(struct ktap_parser *p)
 }
 
 /* Pop open tests until the innermost one is at depth `keep`. */
-static void close_to(struct ktap_parser *p, int keep)
+void close_to(struct ktap_parser *p, int keep)
 {
 	while (p->top > keep)
 		close_unfinished(p);
@@ -580,9 +425,7 @@ static bool parse_result(const char *b, struct result *r)
 	if (name_end == s)
 		r->name = xasprintf("#%ld", r->num);
 	else
-		r->name = strndup(s, (size_t)(name_end - s));
-	if (!r->name)
-		abort();
+		r->name = xstrndup(s, (size_t)(name_end - s));
 	return true;
 }
 
@@ -788,19 +631,6 @@ static void pre_tail_add(struct ktap_parser *p, const char *line)
 	p->pre_count++;
 }
 
-/* Panic mode: match one cleaned line against the expected ones. A line
- * matches at most one expected line (the next one in order). */
-static void panic_match(struct ktap_parser *p, const char *line)
-{
-	if (!strncmp(line, "[qemu stderr] ", 14) || !strncmp(line, "[host stderr] ", 14))
-		return; /* not serial output */
-	for (size_t i = p->expect_pos; i < p->nexpect; i++)
-		if (!p->expect_seen[i] && strstr(line, p->expect[i]))
-			p->expect_seen[i] = true;
-	if (p->expect_pos < p->nexpect && strstr(line, p->expect[p->expect_pos]))
-		p->expect_pos++;
-}
-
 void ktap_feed_line(struct ktap_parser *p, const char *line)
 {
 	if (p->finished)
@@ -817,7 +647,7 @@ void ktap_feed_line(struct ktap_parser *p, const char *line)
 			; /* its cases are not ours */
 		if (len)
 			pre_tail_add(p, buf);
-		panic_match(p, buf);
+		ktap_panic_match(p, buf);
 		free(buf);
 		return;
 	}
@@ -828,9 +658,7 @@ void ktap_feed_line(struct ktap_parser *p, const char *line)
 			if (k > buf && k[-1] == 'K')
 				k--;
 			p->started = true;
-			p->prefix = strndup(buf, (size_t)(k - buf));
-			if (!p->prefix)
-				abort();
+			p->prefix = xstrndup(buf, (size_t)(k - buf));
 			size_t pl = strlen(p->prefix);
 			p->ts_prefix = pl && ts_len(p->prefix) == pl;
 		} else if (len) {
@@ -937,241 +765,6 @@ void ktap_free(struct ktap_parser *p)
 	free(p);
 }
 
-void ktap_expect_panic(struct ktap_parser *p, const char *const *lines, size_t n)
-{
-	if (!p->shadow)
-		p->shadow = ktap_new(p->kind, p->timeout_s);
-	for (size_t i = 0; i < p->nexpect; i++)
-		free(p->expect[i]);
-	free(p->expect);
-	free(p->expect_seen);
-	p->expect = xrealloc(NULL, n * sizeof(*p->expect));
-	p->expect_seen = xrealloc(NULL, n * sizeof(*p->expect_seen));
-	for (size_t i = 0; i < n; i++) {
-		p->expect[i] = xstrdup(lines[i]);
-		p->expect_seen[i] = false;
-	}
-	p->nexpect = n;
-	p->expect_pos = 0;
-}
-
-/* ktap_finish() in panic mode: one case, panic.report. */
-static const struct ktap_verdict *panic_finish(struct ktap_parser *p, int exit_status,
-					       bool timed_out)
-{
-	struct ktap_verdict *v = &p->v;
-	if (p->partial.len)
-		ktap_feed_line(p, p->partial.s);
-	const struct ktap_verdict *kv = ktap_finish(p->shadow, exit_status, timed_out);
-	while (ktap_next_event(p->shadow))
-		;
-	bool ktap = ktap_started(p->shadow);
-	char ktap_desc[600];
-	if (!ktap)
-		snprintf(ktap_desc, sizeof(ktap_desc), "no KTAP output");
-	else if (kv->pass)
-		snprintf(ktap_desc, sizeof(ktap_desc),
-			 "KTAP run complete: %d passed, %d failed, %d skipped", kv->passed,
-			 kv->failed, kv->skipped);
-	else
-		snprintf(ktap_desc, sizeof(ktap_desc), "KTAP: %s", kv->reason_text);
-
-	memset(v, 0, sizeof(*v));
-	v->reason = KTAP_R_NONE;
-	const char *want = "expected a kernel panic (exit 37)";
-#define REASON(r, ...) (v->reason = (r), snprintf(v->reason_text, sizeof(v->reason_text), __VA_ARGS__))
-	if (timed_out)
-		REASON(KTAP_R_TIMEOUT, "%s, but timed out after %d s", want, p->timeout_s);
-	else if (exit_status < 0)
-		REASON(KTAP_R_NO_PANIC, "%s, got killed by signal %d", want, -exit_status);
-	else if (exit_status == KTAP_QEMU_EXIT_PASS)
-		REASON(KTAP_R_NO_PANIC, "%s, got exit %d: a clean exit (%.400s)", want, exit_status,
-		       ktap_desc);
-	else if (exit_status == KTAP_QEMU_EXIT_FAIL)
-		REASON(KTAP_R_NO_PANIC, "%s, got exit %d: a test failed (%.400s)", want, exit_status,
-		       ktap_desc);
-	else if (exit_status != KTAP_QEMU_EXIT_PANIC)
-		REASON(KTAP_R_NO_PANIC, "%s, got exit %d: QEMU crashed", want, exit_status);
-	else if (p->expect_pos < p->nexpect) {
-		size_t i = p->expect_pos;
-		if (p->expect_seen[i])
-			REASON(KTAP_R_PANIC_REPORT,
-			       "panic report lacks: %s (out of order: it appears only on or before "
-			       "the line matching '%s')", p->expect[i], p->expect[i - 1]);
-		else
-			REASON(KTAP_R_PANIC_REPORT, "panic report lacks: %s", p->expect[i]);
-	}
-#undef REASON
-	v->pass = v->reason == KTAP_R_NONE;
-	v->consistent = !v->pass; /* panic.report carries the failure */
-
-	struct sbuf b = {0};
-	if (!v->pass) {
-		char *l;
-		sb_line(&b, v->reason_text);
-		l = xasprintf("expected output: %zu of %zu line%s found in order", p->expect_pos,
-			      p->nexpect, p->nexpect == 1 ? "" : "s");
-		sb_line(&b, l);
-		free(l);
-		for (size_t i = p->expect_pos; i < p->nexpect; i++) {
-			if (i == p->expect_pos && p->expect_seen[i])
-				l = xasprintf("  missing: %s (out of order: only on or before the line "
-					      "matching '%s')", p->expect[i], p->expect[i - 1]);
-			else if (i > p->expect_pos && p->expect_seen[i])
-				l = xasprintf("  not reached (follows a missing line, present in the "
-					      "log): %s", p->expect[i]);
-			else
-				l = xasprintf("  missing: %s", p->expect[i]);
-			sb_line(&b, l);
-			free(l);
-		}
-		if (ktap && !strstr(v->reason_text, ktap_desc))
-			sb_line(&b, ktap_desc);
-		if (p->pre_count) {
-			size_t first = p->pre_count > PRE_TAIL ? p->pre_count - PRE_TAIL : 0;
-			sb_line(&b, "last output lines:");
-			for (size_t i = first; i < p->pre_count; i++) {
-				sb_add(&b, "  ");
-				sb_line(&b, p->pre_tail[i % PRE_TAIL]);
-			}
-		} else {
-			sb_line(&b, "no output at all");
-		}
-	}
-	struct ktap_suite *s = new_suite(p, 0, "panic");
-	s->plan = 1;
-	s->state = v->pass ? KTAP_SUITE_OK : KTAP_SUITE_NOT_OK;
-	add_case(p, s, "report", 1, v->pass ? KTAP_PASS : KTAP_FAIL, NULL, sb_take(&b), false);
-	v->passed = p->passed;
-	v->failed = p->failed;
-	v->skipped = p->skipped;
-	v->errors = xstrdup("");
-	p->finished = true;
-	return v;
-}
-
-/* Where the output stopped, for runtime failure reasons. */
-static void describe_position(struct ktap_parser *p, char *buf, size_t n)
-{
-	struct node *top = &p->stack[0];
-	if (!p->started) {
-		snprintf(buf, n, "before any KTAP output");
-	} else if (p->top >= 1) {
-		struct node *s = &p->stack[1];
-		int c = s->nresults + 1;
-		if (s->plan >= 0 && c > s->plan)
-			snprintf(buf, n, "in suite %s after its last case", suite_name(s->suite));
-		else if (p->top >= 2 && p->stack[2].name)
-			snprintf(buf, n, "in suite %s case %d (%s)", suite_name(s->suite), c,
-				 p->stack[2].name);
-		else
-			snprintf(buf, n, "in suite %s case %d", suite_name(s->suite), c);
-	} else if (top->nresults == 0) {
-		snprintf(buf, n, "before the first suite");
-	} else if (top->plan >= 0 && top->nresults >= top->plan) {
-		snprintf(buf, n, "after the last suite");
-	} else {
-		snprintf(buf, n, "after suite %s", suite_name(p->suites[p->nsuites - 1]));
-	}
-}
-
-const struct ktap_verdict *ktap_finish(struct ktap_parser *p, int exit_status, bool timed_out)
-{
-	struct ktap_verdict *v = &p->v;
-	char where[400];
-	if (p->finished)
-		return v;
-	if (p->shadow)
-		return panic_finish(p, exit_status, timed_out);
-	if (p->partial.len)
-		ktap_feed_line(p, p->partial.s);
-	describe_position(p, where, sizeof(where));
-
-	/* Unclaimed diagnostics (often a panic or exception dump) go to the
-	 * first case charged below, or to the boot case. */
-	for (int d = p->top; d >= 0; d--) {
-		struct node *n = &p->stack[d];
-		if (n->diag.len)
-			sb_add(&p->finish_diag, n->diag.s);
-		sb_free(&n->diag);
-	}
-	if (!p->started && p->pre_count) {
-		size_t first = p->pre_count > PRE_TAIL ? p->pre_count - PRE_TAIL : 0;
-		sb_line(&p->finish_diag, "last output lines:");
-		for (size_t i = first; i < p->pre_count; i++) {
-			sb_add(&p->finish_diag, "  ");
-			sb_line(&p->finish_diag, p->pre_tail[i % PRE_TAIL]);
-		}
-	}
-	if (p->started) {
-		close_to(p, 0);
-		struct node *t = &p->stack[0];
-		if (t->plan < 0) {
-			require_plan(p, 0);
-		} else if (t->nresults < t->plan) {
-			int k = t->nresults + 1;
-			if (k == t->plan)
-				record_error(p, KTAP_R_SUITE_MISSING, "suite %d of %ld missing", k, t->plan);
-			else
-				record_error(p, KTAP_R_SUITE_MISSING, "suites %d..%ld of %ld missing", k,
-					     t->plan, t->plan);
-		}
-	}
-
-	int pass_code = p->kind == KTAP_KIND_QEMU ? KTAP_QEMU_EXIT_PASS : 0;
-	int fail_code = p->kind == KTAP_KIND_QEMU ? KTAP_QEMU_EXIT_FAIL : 1;
-	const char *who = p->kind == KTAP_KIND_QEMU ? "QEMU" : "program";
-	memset(v, 0, sizeof(*v));
-	v->reason = KTAP_R_NONE;
-#define REASON(r, ...) (v->reason = (r), snprintf(v->reason_text, sizeof(v->reason_text), __VA_ARGS__))
-	if (timed_out)
-		REASON(KTAP_R_TIMEOUT, "timed out after %d s %s", p->timeout_s, where);
-	else if (p->kind == KTAP_KIND_QEMU && exit_status == KTAP_QEMU_EXIT_PANIC)
-		REASON(KTAP_R_PANIC, "kernel panic (exit %d) %s", exit_status, where);
-	else if (exit_status < 0)
-		REASON(KTAP_R_CRASH, "%s killed by signal %d %s", who, -exit_status, where);
-	else if (exit_status != pass_code && exit_status != fail_code)
-		REASON(KTAP_R_CRASH, "%s crashed: exit status %d %s (expected %d or %d)", who,
-		       exit_status, where, pass_code, fail_code);
-	else if (!p->started)
-		REASON(KTAP_R_NO_KTAP, "no KTAP output");
-	else if (p->first_err != KTAP_R_NONE)
-		REASON(p->first_err, "%s", p->first_err_text);
-	else if (exit_status == pass_code && p->failed > 0)
-		REASON(KTAP_R_EXIT_MISMATCH, "exit code disagrees with KTAP (exit %d but %d case%s failed)",
-		       exit_status, p->failed, p->failed == 1 ? "" : "s");
-	else if (exit_status == fail_code && p->failed == 0)
-		REASON(KTAP_R_EXIT_MISMATCH, "exit code disagrees with KTAP (exit %d but no case failed)",
-		       exit_status);
-	else if (p->failed > 0) {
-		REASON(KTAP_R_TESTS_FAILED, "%d of %d case%s failed", p->failed,
-		       p->passed + p->failed + p->skipped,
-		       p->passed + p->failed + p->skipped == 1 ? "" : "s");
-		v->consistent = true;
-	}
-#undef REASON
-	v->pass = v->reason == KTAP_R_NONE;
-
-	if (!v->pass && p->failed == 0) {
-		/* Nothing could be charged: the boot itself is the failed case. */
-		struct sbuf b = {0};
-		sb_line(&b, v->reason_text);
-		if (p->errors.len && strcmp(p->errors.s, v->reason_text) != 0)
-			sb_add(&b, p->errors.s);
-		if (p->finish_diag.len)
-			sb_add(&b, p->finish_diag.s);
-		sb_free(&p->finish_diag);
-		p->boot_case = add_case(p, NULL, "boot", 0, KTAP_FAIL, NULL, sb_take(&b), true);
-	}
-	v->boot_case = p->boot_case;
-	v->passed = p->passed;
-	v->failed = p->failed;
-	v->skipped = p->skipped;
-	v->errors = xstrdup(p->errors.s ? p->errors.s : "");
-	p->finished = true;
-	return v;
-}
-
 size_t ktap_suite_count(const struct ktap_parser *p) { return p->nsuites; }
 
 const struct ktap_suite *ktap_suite_at(const struct ktap_parser *p, size_t i)
@@ -1182,174 +775,4 @@ const struct ktap_suite *ktap_suite_at(const struct ktap_parser *p, size_t i)
 bool ktap_started(const struct ktap_parser *p)
 {
 	return p->shadow ? p->shadow->started : p->started;
-}
-
-const struct ktap_case *ktap_add_check(struct ktap_parser *p, const char *suite,
-				       const char *name, enum ktap_status st,
-				       const char *skip_reason, const char *diag)
-{
-	struct ktap_suite *s = new_suite(p, 0, suite);
-	s->plan = 1;
-	s->state = st == KTAP_PASS ? KTAP_SUITE_OK : st == KTAP_FAIL ? KTAP_SUITE_NOT_OK
-								     : KTAP_SUITE_SKIP;
-	/* not synthetic: it did report a result (and must not take the
-	 * unclaimed end-of-output diagnostics) */
-	const struct ktap_case *c = add_case(p, s, name, 1, st, skip_reason,
-					     xstrdup(diag ? diag : ""), false);
-	struct ktap_verdict *v = &p->v;
-	int total = p->passed + p->failed + p->skipped;
-	if (st == KTAP_FAIL && (v->pass || v->reason == KTAP_R_TESTS_FAILED)) {
-		v->pass = false;
-		v->consistent = true;
-		v->reason = KTAP_R_TESTS_FAILED;
-		snprintf(v->reason_text, sizeof(v->reason_text), "%d of %d case%s failed", p->failed,
-			 total, total == 1 ? "" : "s");
-	} else if (v->reason == KTAP_R_TESTS_FAILED) {
-		snprintf(v->reason_text, sizeof(v->reason_text), "%d of %d case%s failed", p->failed,
-			 total, total == 1 ? "" : "s");
-	}
-	v->passed = p->passed;
-	v->failed = p->failed;
-	v->skipped = p->skipped;
-	return c;
-}
-
-/* ------------------------------------------------------------ kunit_tool */
-
-/* Skip kunit_printer's "[HH:MM:SS] " prefix. */
-static const char *skip_kt_timestamp(const char *s)
-{
-	const char *q = s;
-	if (*q != '[')
-		return s;
-	for (q++; isdigit((unsigned char)*q) || *q == ':'; q++)
-		;
-	return q > s + 1 && q[0] == ']' && q[1] == ' ' ? q + 2 : s;
-}
-
-void kunit_tool_parse_output(const char *out, struct kunit_tool_summary *s)
-{
-	struct sbuf err = {.limit = ERRORS_CAP};
-	memset(s, 0, sizeof(*s));
-	char *line = xrealloc(NULL, LINE_CAP);
-	for (const char *p = out; *p;) {
-		size_t n = strcspn(p, "\r\n");
-		char *raw = strndup(p, n);
-		if (!raw)
-			abort();
-		ktap_clean(line, LINE_CAP, raw); /* colours, if it ever thinks it is a tty */
-		free(raw);
-		p += n;
-		while (*p == '\r' || *p == '\n')
-			p++;
-		const char *t = skip_kt_timestamp(line);
-		if (!strncmp(t, "[ERROR] Test: ", 14)) {
-			s->error_lines++;
-			sb_line(&err, t);
-		} else if (!strncmp(t, "Testing complete. Ran ", 22)) {
-			/* the last one wins (a kernel line could look like it) */
-			s->complete = true;
-			s->passed = s->failed = s->crashed = s->skipped = s->errors = 0;
-			s->ran = atoi(t + 22);
-			const char *f = strstr(t, "tests:");
-			for (f = f ? f + 6 : ""; *f;) {
-				while (*f == ' ' || *f == ',')
-					f++;
-				size_t k = strcspn(f, ":");
-				if (!f[k])
-					break;
-				int val = atoi(f + k + 1);
-				if (k == 6 && !strncmp(f, "passed", 6))
-					s->passed = val;
-				else if (k == 6 && !strncmp(f, "failed", 6))
-					s->failed = val;
-				else if (k == 7 && !strncmp(f, "crashed", 7))
-					s->crashed = val;
-				else if (k == 7 && !strncmp(f, "skipped", 7))
-					s->skipped = val;
-				else if (k == 6 && !strncmp(f, "errors", 6))
-					s->errors = val;
-				f += k + 1;
-				f += strcspn(f, ",");
-			}
-		}
-	}
-	free(line);
-	s->error_text = sb_take(&err);
-}
-
-void kunit_tool_summary_free(struct kunit_tool_summary *s)
-{
-	free(s->error_text);
-	s->error_text = NULL;
-}
-
-enum ktap_status kunit_tool_judge(const char *out, int exit_status, bool timed_out,
-				  int timeout_s, int passed, int failed, int skipped,
-				  char **diag)
-{
-	struct kunit_tool_summary s;
-	struct sbuf b = {0};
-	kunit_tool_parse_output(out, &s);
-	int nerr = s.errors > s.error_lines ? s.errors : s.error_lines;
-	int kfailed = s.failed + s.crashed;
-	bool counts_ok = s.passed == passed && kfailed == failed && s.skipped == skipped;
-	char *counts = xasprintf("kunit.py counted passed %d, failed %d, crashed %d, skipped %d; "
-				 "mmlab-runner counted passed %d, failed %d, skipped %d",
-				 s.passed, s.failed, s.crashed, s.skipped, passed, failed, skipped);
-	char *why = NULL;
-	if (timed_out)
-		why = xasprintf("kunit.py timed out after %d s", timeout_s);
-	else if (exit_status < 0)
-		why = xasprintf("kunit.py killed by signal %d", -exit_status);
-	else if (!s.complete)
-		why = xasprintf("kunit.py printed no \"Testing complete.\" summary (exit status %d)",
-				exit_status);
-	else if (nerr)
-		why = xasprintf("kunit.py reported %d parse error%s", nerr, nerr == 1 ? "" : "s");
-	else if (!counts_ok)
-		why = xasprintf("kunit.py's counts differ from ours");
-	else if (exit_status != 0 && exit_status != 1)
-		why = xasprintf("kunit.py exited with status %d", exit_status);
-	else if (exit_status == 0 && kfailed)
-		why = xasprintf("kunit.py exited 0 but counted %d failed/crashed", kfailed);
-	else if (exit_status == 1 && !kfailed && s.passed)
-		why = xasprintf("kunit.py exited 1 but counted no failed or crashed test");
-	if (!why) {
-		free(counts);
-		kunit_tool_summary_free(&s);
-		*diag = xstrdup("");
-		return KTAP_PASS;
-	}
-	sb_line(&b, why);
-	if (s.error_text[0])
-		sb_add(&b, s.error_text);
-	if (s.complete)
-		sb_line(&b, counts);
-	if (!s.complete || timed_out) {
-		/* no summary: show the tail of its output (e.g. a traceback) */
-		const char *tail = out + strlen(out);
-		for (int lines = 0; tail > out && lines < 15; lines++) {
-			tail--;
-			while (tail > out && tail[-1] != '\n')
-				tail--;
-		}
-		if (*tail) {
-			sb_line(&b, "kunit.py output (tail):");
-			for (const char *q = tail; *q;) {
-				size_t n = strcspn(q, "\n");
-				sb_add(&b, "  ");
-				sb_addn(&b, q, n);
-				sb_addn(&b, "\n", 1);
-				q += n;
-				if (*q)
-					q++;
-			}
-		}
-	}
-	free(why);
-	free(counts);
-	kunit_tool_summary_free(&s);
-	*diag = sb_take(&b);
-	return KTAP_FAIL;
 }

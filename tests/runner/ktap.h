@@ -1,7 +1,8 @@
 /*
- * ktap.h - streaming KTAP parser and boot judge for mmlab-runner.
+ * ktap.h - streaming KTAP parser (ktap.c) and boot judge (judge.c) for
+ * mmlab-runner; kunit_tool.h reads Linux's parser's output beside them.
  *
- * This module is pure: it performs no I/O, reads no clock and spawns nothing.
+ * These modules are pure: it performs no I/O, reads no clock and spawns nothing.
  * The caller feeds it the serial output of one boot (or the stdout of one host
  * test program) line by line or in arbitrary byte chunks, polls it for
  * finished test cases while the boot is still running, and finally hands it
@@ -104,7 +105,7 @@ struct ktap_verdict {
 struct ktap_parser;
 
 /* timeout_s is only used to word the timeout reason. Never returns NULL
- * (aborts on out-of-memory). */
+ * (exits on out-of-memory, xalloc.h). */
 struct ktap_parser *ktap_new(enum ktap_kind kind, int timeout_s);
 void ktap_free(struct ktap_parser *p);
 
@@ -120,11 +121,6 @@ void ktap_feed_data(struct ktap_parser *p, const char *data, size_t len);
  * pending.  Cases charged by ktap_finish() are queued too. */
 const struct ktap_case *ktap_next_event(struct ktap_parser *p);
 
-/* End of output: judge the run.  exit_status uses the encoding above and is
- * ignored when timed_out is true.  Calling it again returns the same verdict. */
-const struct ktap_verdict *ktap_finish(struct ktap_parser *p, int exit_status,
-				       bool timed_out);
-
 /* Suites seen so far (in order of appearance), for reports. */
 size_t ktap_suite_count(const struct ktap_parser *p);
 const struct ktap_suite *ktap_suite_at(const struct ktap_parser *p, size_t i);
@@ -135,6 +131,13 @@ size_t ktap_clean(char *dst, size_t dstlen, const char *src);
 
 /* Was a top-level "KTAP version" header seen? */
 bool ktap_started(const struct ktap_parser *p);
+
+/* ---- the judge (judge.c) */
+
+/* End of output: judge the run.  exit_status uses the encoding above and is
+ * ignored when timed_out is true.  Calling it again returns the same verdict. */
+const struct ktap_verdict *ktap_finish(struct ktap_parser *p, int exit_status,
+				       bool timed_out);
 
 /* After ktap_finish(): add one extra counted case (in a suite of its own,
  * number 0, which is not part of the kernel's KTAP run), e.g. the result of
@@ -163,38 +166,5 @@ const struct ktap_case *ktap_add_check(struct ktap_parser *p, const char *suite,
  * an internal judge, only to describe it (ktap_started() reports whether it
  * began).  lines are copied; n may be 0 (only the exit status counts). */
 void ktap_expect_panic(struct ktap_parser *p, const char *const *lines, size_t n);
-
-/* ----------------------------------------------- kunit_tool (kunit.py)
- *
- * Linux's tools/testing/kunit/kunit.py "parse" prints (stdout, no colours
- * when not a terminal; every line prefixed "[HH:MM:SS] "):
- *   [ERROR] Test: <name>: <message>          one per parser error
- *   Testing complete. Ran N tests: passed: P, failed: F, crashed: C,
- *     skipped: S, errors: E                  (zero fields are left out)
- * and exits 0 iff the overall status is "success" (a parse error such as a
- * wrong test number does NOT change the exit status), 1 otherwise (failed,
- * crashed, all skipped, no tests, or a Python exception).
- */
-struct kunit_tool_summary {
-	bool complete;       /* "Testing complete." line seen */
-	int ran, passed, failed, crashed, skipped, errors;
-	int error_lines;     /* "[ERROR] Test: " lines */
-	char *error_text;    /* those lines without the timestamp, '\n'-terminated */
-};
-
-/* Parse kunit.py's output (NUL-terminated). Free with kunit_tool_summary_free. */
-void kunit_tool_parse_output(const char *out, struct kunit_tool_summary *s);
-void kunit_tool_summary_free(struct kunit_tool_summary *s);
-
-/* Judge one "kunit.py parse" run against our own counts for the same log.
- * exit_status uses the KTAP_EXIT_SIGNAL encoding; timed_out/timeout_s
- * describe a killed run.  Passes only if kunit.py completed, exited 0, or
- * 1 with failed/crashed/only-skipped tests, reported no parser error, and
- * counted exactly our passed, failed (= its failed + crashed) and skipped.
- * Returns the status and sets *diag (malloc'd, '\n'-terminated lines, first
- * line = one-line reason; "" when passed). */
-enum ktap_status kunit_tool_judge(const char *out, int exit_status, bool timed_out,
-				  int timeout_s, int passed, int failed, int skipped,
-				  char **diag);
 
 #endif /* MMLAB_KTAP_H */

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "ktap.h"
+#include "kunit_tool.h"
 
 struct check {
 	const char *name;

@@ -35,8 +35,12 @@ USER_AUX_NAMES := exit_with spin
 USER_NAMES := $(USER_TEST_NAMES) $(USER_CRASH_NAMES) $(USER_BENCH_NAMES) $(USER_DEMO_NAMES) \
 	$(USER_AUX_NAMES)
 
-user_kind_dir = $(if $(filter $(1),$(USER_TEST_NAMES)),tests,$(if $(filter $(1),$(USER_CRASH_NAMES)),crash,$(if $(filter $(1),$(USER_DEMO_NAMES)),demo,$(if $(filter $(1),$(USER_AUX_NAMES)),aux,bench))))
-user_src = $(USER_DIR)/$(call user_kind_dir,$(1))/$(1).c
+# A program's source is found by looking in each kind's folder; a name is
+# unique across them.
+USER_KIND_DIRS := tests crash bench demo aux
+user_src = $(firstword $(wildcard $(patsubst %,$(USER_DIR)/%/$(1).c,$(USER_KIND_DIRS))))
+$(foreach n,$(USER_NAMES),$(if $(call user_src,$(n)),,\
+	$(error tests/user: no $(n).c in any of $(USER_KIND_DIRS))))
 
 USER_ELFS := $(patsubst %,$(B)/user/%.elf,$(USER_NAMES))
 USER_LINUX_BINS := $(patsubst %,$(B)/user-linux/%,$(USER_NAMES))
@@ -47,7 +51,7 @@ USER_HOST_TESTS := $(B)/host/user-linux-runner
 # non-PIE at ld's default 0x400000; no TLS, so no stack protector.
 # -fno-tree-loop-distribute-patterns keeps memset/memcpy from calling
 # themselves. -MD, not -MMD: our headers are system headers here.
-USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations \
 	-ffreestanding -nostdinc -isystem $(USER_DIR)/include \
 	-isystem $(shell $(CC) -print-file-name=include) -D__mmlab__ \
 	-fno-pie -fno-stack-protector -fno-tree-loop-distribute-patterns \

@@ -38,6 +38,8 @@ int putchar(int c);
 int fputc(int c, FILE *f);
 int putc(int c, FILE *f);
 int fflush(FILE *f);
+/* The library's exit path (lib/start.c): flushes stdout and stderr. */
+void __mmlab_stdio_flush_all(void);
 int setvbuf(FILE *f, char *buf, int mode, size_t size);
 void perror(const char *s);
 

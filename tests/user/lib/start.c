@@ -23,8 +23,6 @@ __attribute__((noreturn)) void __mmlab_start(long *sp);
 static void (*atexit_fns[ATEXIT_MAX])(void);
 static int atexit_count;
 
-void __mmlab_stdio_flush_all(void);
-
 void __mmlab_start(long *sp)
 {
 	int argc = (int)sp[0];

@@ -1,0 +1,481 @@
+/*
+ * jobs.c - the job loop of mmlab-runner (jobs.h).
+ *
+ * Invariants:
+ *   - the verdict of every run comes from the judge alone (judge.c); this
+ *     file only moves bytes (process spawning, pipes, poll(), timeouts,
+ *     logs);
+ *   - each child runs in its own process group, which is SIGKILLed on
+ *     timeout and after the child exits (so nothing is left behind), and
+ *     every child is reaped;
+ *   - progress is printed by this single-threaded process, one complete
+ *     line (or one case with its diagnostics) at a time, flushed at once, so
+ *     lines of parallel boots never interleave.
+ */
+#define _GNU_SOURCE
+#include "jobs.h"
+#include "kunit_tool.h"
+#include "options.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READ_CHUNK 65536
+#define LINE_MAX_LEN 65536
+#define MAX_DIAG_PRINT 40       /* diagnostic lines printed per failed case */
+#define KUNIT_TOOL_TIMEOUT_S 60
+#define KUNIT_TOOL_OUT_MAX (4 << 20) /* bytes of kunit.py output kept */
+
+volatile sig_atomic_t interrupted;
+const char *kunit_tool_dir;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void print_case(const struct job *j, const struct ktap_case *c)
+{
+	/* Build the whole block, then write it at once. */
+	char *name = c->suite ? xasprintf("%s/%s.%s", j->name, c->suite->name, c->name)
+			      : xasprintf("%s/%s", j->name, c->name);
+	if (c->status == KTAP_PASS) {
+		printf("  ok    %s\n", name);
+	} else if (c->status == KTAP_SKIP) {
+		if (c->skip_reason && *c->skip_reason)
+			printf("  SKIP  %s (%s)\n", name, c->skip_reason);
+		else
+			printf("  SKIP  %s\n", name);
+	} else {
+		printf("  FAIL  %s\n", name);
+		int lines = 0;
+		for (const char *s = c->diag; *s;) {
+			size_t n = strcspn(s, "\n");
+			if (++lines > MAX_DIAG_PRINT) {
+				int more = 0;
+				for (const char *q = s; *q; q++)
+					more += *q == '\n';
+				printf("        ... %d more line%s in %s\n", more, more == 1 ? "" : "s",
+				       j->log_path);
+				break;
+			}
+			printf("        %.*s\n", (int)n, s);
+			s += n;
+			if (*s)
+				s++;
+		}
+	}
+	fflush(stdout);
+	free(name);
+}
+
+static void drain_events(struct job *j)
+{
+	const struct ktap_case *c;
+	while ((c = ktap_next_event(j->parser)))
+		print_case(j, c);
+}
+
+/* One complete line (with its terminator) from stream s of job j. */
+static void handle_line(struct job *j, int s, const char *line, size_t len)
+{
+	if (s == 0) {
+		if (j->log)
+			fwrite(line, 1, len, j->log);
+		char *copy = xstrndup(line, len);
+		ktap_feed_line(j->parser, copy);
+		free(copy);
+	} else {
+		/* stderr of QEMU / the program: tagged so it is recognisable */
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			len--;
+		if (!len)
+			return;
+		char *tagged = xasprintf("[%s stderr] %.*s\n", j->kind == KTAP_KIND_QEMU ? "qemu" : "host",
+					 (int)len, line);
+		if (j->log)
+			fputs(tagged, j->log);
+		ktap_feed_line(j->parser, tagged);
+		free(tagged);
+	}
+	if (j->log)
+		fflush(j->log);
+	drain_events(j);
+}
+
+static void lb_feed(struct job *j, int s, const char *data, size_t n)
+{
+	struct linebuf *lb = &j->lb[s];
+	for (size_t i = 0; i < n; i++) {
+		if (lb->len + 1 >= lb->cap) {
+			lb->cap = lb->cap ? lb->cap * 2 : 256;
+			lb->buf = xrealloc(lb->buf, lb->cap);
+		}
+		lb->buf[lb->len++] = data[i];
+		if (data[i] == '\n' || data[i] == '\r' || lb->len >= LINE_MAX_LEN) {
+			handle_line(j, s, lb->buf, lb->len);
+			lb->len = 0;
+		}
+	}
+}
+
+static void lb_flush(struct job *j, int s)
+{
+	struct linebuf *lb = &j->lb[s];
+	if (lb->len)
+		handle_line(j, s, lb->buf, lb->len);
+	lb->len = 0;
+}
+
+/* Fork the job's process in its own process group. Returns 0 or -1. */
+static int start_job(struct job *j, char *err, size_t errlen)
+{
+	int p_out[2], p_err[2];
+	j->start = now_s();
+	j->deadline = j->start + j->timeout_s;
+	if (pipe2(p_out, O_CLOEXEC)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(p_err, O_CLOEXEC)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		close(p_out[0]);
+		close(p_out[1]);
+		return -1;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(p_out[0]);
+		close(p_out[1]);
+		close(p_err[0]);
+		close(p_err[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(p_out[1], 1) < 0 ||
+		    dup2(p_err[1], 2) < 0)
+			_exit(127);
+		execvp(j->argv.v[0], j->argv.v);
+		dprintf(2, "%s: cannot run %s: %s\n", progname, j->argv.v[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid); /* also in the parent, so kill(-pid) works at once */
+	close(p_out[1]);
+	close(p_err[1]);
+	j->pid = pid;
+	j->fd[0] = p_out[0];
+	j->fd[1] = p_err[0];
+	fcntl(j->fd[0], F_SETFL, O_NONBLOCK);
+	fcntl(j->fd[1], F_SETFL, O_NONBLOCK);
+	j->state = JOB_RUNNING;
+	return 0;
+}
+
+/* Reap the job if it has exited, killing whatever is left of its group
+ * first (the zombie leader keeps the group id reserved until reaped). */
+static void try_reap(struct job *j)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid != j->pid)
+		return;
+	kill(-j->pid, SIGKILL);
+	int status;
+	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	j->end = now_s();
+	j->reaped = true;
+	if (WIFEXITED(status))
+		j->exit_status = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		j->exit_status = KTAP_EXIT_SIGNAL(WTERMSIG(status));
+	else
+		j->exit_status = 255;
+}
+
+/* Run "python3 DIR/tools/testing/kunit/kunit.py parse LOG" (LOG absolute:
+ * kunit.py chdirs to the kernel tree root) with stdout+stderr captured in
+ * *out. Returns the exit status (ktap.h encoding); *timed_out if killed. */
+static int run_kunit_py(const char *log_abs, char **out, bool *timed_out)
+{
+	struct linebuf b = {0};
+	int p[2];
+	*timed_out = false;
+	*out = NULL;
+	char *py = xasprintf("%s/tools/testing/kunit/kunit.py", kunit_tool_dir);
+	if (pipe2(p, O_CLOEXEC)) {
+		*out = xasprintf("%s: pipe: %s\n", progname, strerror(errno));
+		free(py);
+		return 127;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		*out = xasprintf("%s: fork: %s\n", progname, strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		free(py);
+		return 127;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
+			_exit(127);
+		execlp("python3", "python3", py, "parse", log_abs, (char *)NULL);
+		dprintf(2, "%s: cannot run python3: %s\n", progname, strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(p[1]);
+	free(py);
+	double deadline = now_s() + KUNIT_TOOL_TIMEOUT_S;
+	for (;;) {
+		double left = deadline - now_s();
+		if (left <= 0 || interrupted) {
+			kill(-pid, SIGKILL);
+			*timed_out = !interrupted;
+			break;
+		}
+		struct pollfd pfd = {.fd = p[0], .events = POLLIN};
+		int r = poll(&pfd, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0)
+			continue;
+		char buf[READ_CHUNK];
+		ssize_t got = read(p[0], buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		if (b.len + (size_t)got + 1 > b.cap) {
+			b.cap = (b.len + (size_t)got + 1) * 2;
+			b.buf = xrealloc(b.buf, b.cap);
+		}
+		if (b.len < KUNIT_TOOL_OUT_MAX) {
+			memcpy(b.buf + b.len, buf, (size_t)got);
+			b.len += (size_t)got;
+		}
+	}
+	close(p[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	kill(-pid, SIGKILL); /* anything it left behind */
+	b.buf = xrealloc(b.buf, b.len + 1);
+	b.buf[b.len] = '\0';
+	*out = b.buf;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return KTAP_EXIT_SIGNAL(WTERMSIG(status));
+	return 255;
+}
+
+/* --kunit-tool: check that Linux's kunit_tool parses this boot's log with
+ * no error and the same counts; reported as case kunit_tool.parse. */
+static void kunit_tool_check(struct job *j)
+{
+	const struct ktap_verdict *v = j->verdict;
+	if (!ktap_started(j->parser)) {
+		ktap_add_check(j->parser, "kunit_tool", "parse", KTAP_SKIP,
+			       "no KTAP output to parse; the boot failed", NULL);
+		return;
+	}
+	char *abs = realpath(j->log_path, NULL);
+	char *out = NULL, *diag = NULL;
+	bool timed_out = false;
+	int st = abs ? run_kunit_py(abs, &out, &timed_out) : 127;
+	if (!out)
+		out = xasprintf("%s: %s: %s\n", progname, j->log_path, strerror(errno));
+	FILE *f = fopen(j->kt_path, "w");
+	if (f) {
+		fputs(out, f);
+		fprintf(f, "# exit status %d%s\n", st, timed_out ? " (timed out)" : "");
+		fclose(f);
+	}
+	enum ktap_status ks = kunit_tool_judge(out, st, timed_out, KUNIT_TOOL_TIMEOUT_S, v->passed,
+					       v->failed, v->skipped, &diag);
+	if (ks == KTAP_FAIL) {
+		char *d = xasprintf("%skunit.py output: %s\n", diag, j->kt_path);
+		free(diag);
+		diag = d;
+	}
+	ktap_add_check(j->parser, "kunit_tool", "parse", ks, NULL, diag);
+	free(diag);
+	free(out);
+	free(abs);
+}
+
+static void finish_job(struct job *j)
+{
+	lb_flush(j, 0);
+	lb_flush(j, 1);
+	j->verdict = ktap_finish(j->parser, j->exit_status, j->timed_out);
+	drain_events(j);
+	if (j->kt_path && !interrupted) {
+		if (j->log)
+			fflush(j->log);
+		kunit_tool_check(j);
+		drain_events(j);
+	}
+	const struct ktap_verdict *v = j->verdict;
+	if (v->pass)
+		printf("[%s] PASS %d passed, %d failed, %d skipped (%.1f s)\n", j->name, v->passed,
+		       v->failed, v->skipped, j->end - j->start);
+	else
+		printf("[%s] FAIL: %s (log: %s)\n", j->name, v->reason_text, j->log_path);
+	fflush(stdout);
+	if (j->log) {
+		fclose(j->log);
+		j->log = NULL;
+	}
+	j->state = JOB_DONE;
+}
+
+/* A job that could not be started: judged as a crash with no output. */
+static void fail_start(struct job *j, const char *msg)
+{
+	char *line = xasprintf("%s: %s\n", progname, msg);
+	handle_line(j, 1, line, strlen(line));
+	free(line);
+	j->end = now_s();
+	j->reaped = true;
+	j->exit_status = 127;
+	finish_job(j);
+}
+
+static void kill_all(struct job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].state == JOB_RUNNING && !jobs[i].reaped) {
+			kill(-jobs[i].pid, SIGKILL);
+			while (waitpid(jobs[i].pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			jobs[i].reaped = true;
+		}
+}
+
+void run_jobs(struct job *jobs, size_t n, long maxjobs)
+{
+	size_t next = 0, done = 0;
+	long running = 0;
+	struct pollfd *pfd = xrealloc(NULL, 2 * n * sizeof(*pfd));
+	struct job **pjob = xrealloc(NULL, 2 * n * sizeof(*pjob));
+	int *pstream = xrealloc(NULL, 2 * n * sizeof(*pstream));
+	char err[512];
+
+	while (done < n) {
+		if (interrupted) {
+			kill_all(jobs, n);
+			printf("interrupted\n");
+			fflush(stdout);
+			exit(130);
+		}
+		while (running < maxjobs && next < n) {
+			struct job *j = &jobs[next++];
+			if (j->topo)
+				printf("[%s] booting (%s, %s firmware, timeout %d s%s)\n", j->name,
+				       j->topo->description[0] ? j->topo->description : j->name,
+				       firmware_name(j->topo->firmware), j->timeout_s,
+				       j->topo->expect == EXPECT_PANIC ? ", expecting a kernel panic"
+								       : "");
+			else
+				printf("[%s] running %s\n", j->name, j->argv.v[0]);
+			fflush(stdout);
+			if (start_job(j, err, sizeof(err))) {
+				fail_start(j, err);
+				done++;
+			} else {
+				running++;
+			}
+		}
+		nfds_t np = 0;
+		double now = now_s();
+		int timeout_ms = 200; /* also bounds the latency of SIGINT handling */
+		for (size_t i = 0; i < n; i++) {
+			struct job *j = &jobs[i];
+			if (j->state != JOB_RUNNING)
+				continue;
+			for (int s = 0; s < 2; s++)
+				if (j->fd[s] >= 0) {
+					pfd[np] = (struct pollfd){.fd = j->fd[s], .events = POLLIN};
+					pjob[np] = j;
+					pstream[np++] = s;
+				}
+			if (!j->timed_out) {
+				double ms = (j->deadline - now) * 1000.0 + 1;
+				if (ms < timeout_ms)
+					timeout_ms = ms < 0 ? 0 : (int)ms;
+			}
+			if (j->fd[0] < 0 && j->fd[1] < 0 && timeout_ms > 20)
+				timeout_ms = 20; /* output closed: waiting for exit */
+		}
+		int r = poll(pfd, np, timeout_ms);
+		if (r < 0 && errno != EINTR) {
+			perror("poll");
+			kill_all(jobs, n);
+			exit(1);
+		}
+		for (nfds_t k = 0; r > 0 && k < np; k++) {
+			if (!pfd[k].revents)
+				continue;
+			struct job *j = pjob[k];
+			int s = pstream[k];
+			char buf[READ_CHUNK];
+			ssize_t got = read(j->fd[s], buf, sizeof(buf));
+			if (got > 0) {
+				lb_feed(j, s, buf, (size_t)got);
+			} else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+				close(j->fd[s]);
+				j->fd[s] = -1;
+			}
+		}
+		now = now_s();
+		for (size_t i = 0; i < n; i++) {
+			struct job *j = &jobs[i];
+			if (j->state != JOB_RUNNING)
+				continue;
+			if (!j->reaped)
+				try_reap(j);
+			if (!j->reaped && !j->timed_out && now >= j->deadline) {
+				kill(-j->pid, SIGKILL);
+				j->timed_out = true;
+			}
+			if (j->reaped && j->fd[0] < 0 && j->fd[1] < 0) {
+				double t0 = now_s();
+				finish_job(j);
+				/* kunit.py ran synchronously: do not charge that
+				 * time to the boots still running */
+				double spent = now_s() - t0;
+				for (size_t k = 0; k < n; k++)
+					if (jobs[k].state == JOB_RUNNING)
+						jobs[k].deadline += spent;
+				running--;
+				done++;
+			}
+		}
+	}
+	free(pfd);
+	free(pjob);
+	free(pstream);
+}

@@ -1,0 +1,61 @@
+/*
+ * jobs.h - the job loop of mmlab-runner (jobs.c): runs boots and host test
+ * programs, up to N at a time, each in its own process group; streams
+ * their output into their logs and KTAP parsers, prints each finished case
+ * at once, enforces timeouts, and judges each run when it ends (with the
+ * --kunit-tool cross-check for boots).
+ */
+#ifndef MMLAB_JOBS_H
+#define MMLAB_JOBS_H
+
+#include <signal.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "ktap.h"
+#include "topology.h"
+#include "xalloc.h"
+
+#define HOST_TIMEOUT_S 120
+
+/* Set by the SIGINT/SIGTERM handler: run_jobs kills everything, exits 130. */
+extern volatile sig_atomic_t interrupted;
+/* --kunit-tool DIR, or NULL: cross-check each boot's log with kunit.py. */
+extern const char *kunit_tool_dir;
+
+enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE };
+
+struct linebuf {
+	char *buf;
+	size_t len, cap;
+};
+
+struct job {
+	char *name;           /* topology name or host-<basename> */
+	enum ktap_kind kind;
+	const struct topology *topo; /* NULL for host programs */
+	struct strvec argv;
+	char *log_path;
+	char *kt_path;        /* kunit.py output (--kunit-tool), or NULL */
+	char *vars_path;      /* per-boot OVMF_VARS copy, or NULL */
+	int timeout_s;
+
+	enum job_state state;
+	pid_t pid;            /* also the process group id */
+	int fd[2];            /* stdout, stderr pipes (-1 when closed) */
+	struct linebuf lb[2];
+	FILE *log;
+	double start, deadline, end;
+	bool timed_out, reaped;
+	int exit_status;      /* ktap.h encoding */
+
+	struct ktap_parser *parser;
+	const struct ktap_verdict *verdict;
+};
+
+/* Runs jobs[0..n) (prepared: argv, log, parser; state JOB_PENDING, fds -1)
+ * to the end, at most maxjobs at a time; each ends JOB_DONE with its
+ * verdict. */
+void run_jobs(struct job *jobs, size_t n, long maxjobs);
+
+#endif /* MMLAB_JOBS_H */

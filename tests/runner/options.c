@@ -1,0 +1,169 @@
+/*
+ * options.c - mmlab-runner's command line (options.h): the usage text and
+ * the parsing of "test", "run" and "print-cmd" with their options.
+ * Runs once, before anything else: no state beyond struct opts.
+ */
+#define _GNU_SOURCE
+#include "options.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char progname[] = "mmlab-runner";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage:\n"
+		"  %1$s test --iso ISO --topologies DIR --results DIR [--topology NAME]...\n"
+		"            [--filter GLOB] [--accel tcg|kvm] [--jobs N] [--host PROGRAM]...\n"
+		"            [--kunit-tool DIR]   (DIR contains tools/testing/kunit/kunit.py)\n"
+		"  %1$s run --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm] [--gdb]\n"
+		"            [--cmdline WORDS] NAME   (WORDS: extra kernel options, e.g. \"bench\")\n"
+		"  %1$s print-cmd --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm]\n"
+		"            [--filter GLOB] [--gdb] [--test] NAME\n"
+		"environment: ACCEL (default for --accel), QEMU (emulator binary),\n"
+		"             OVMF_CODE, OVMF_VARS (UEFI firmware images)\n",
+		progname);
+}
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage(stderr);
+	exit(EXIT_USAGE);
+}
+
+void parse_opts(int argc, char **argv, struct opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (argc < 2)
+		usage_error("missing command");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		exit(0);
+	}
+	if (!strcmp(argv[1], "test"))
+		o->mode = MODE_TEST;
+	else if (!strcmp(argv[1], "run"))
+		o->mode = MODE_RUN;
+	else if (!strcmp(argv[1], "print-cmd"))
+		o->mode = MODE_PRINT;
+	else
+		usage_error("unknown command '%s'", argv[1]);
+	o->accel = getenv("ACCEL") && *getenv("ACCEL") ? getenv("ACCEL") : "tcg";
+	o->names = xrealloc(NULL, (size_t)argc * sizeof(*o->names));
+	o->hosts = xrealloc(NULL, (size_t)argc * sizeof(*o->hosts));
+	for (int i = 2; i < argc; i++) {
+		char *a = argv[i];
+		const char *val = NULL;
+		char *eq = NULL;
+		static const char *const with_value[] = {"--iso", "--topologies", "--results",
+			"--topology", "--filter", "--accel", "--jobs", "--host", "--kunit-tool", "--cmdline",
+			NULL};
+		bool takes = false;
+		if (a[0] == '-' && a[1] == '-' && (eq = strchr(a, '=')))
+			*eq = '\0';
+		for (int k = 0; with_value[k]; k++)
+			takes |= !strcmp(a, with_value[k]);
+		if (takes) {
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				usage_error("option %s needs a value", a);
+		} else if (eq) {
+			usage_error("option %s takes no value", a);
+		}
+		if (!strcmp(a, "--iso"))
+			o->iso = val;
+		else if (!strcmp(a, "--topologies"))
+			o->topo_dir = val;
+		else if (!strcmp(a, "--results"))
+			o->results = val;
+		else if (!strcmp(a, "--filter"))
+			o->filter = val;
+		else if (!strcmp(a, "--accel"))
+			o->accel = val;
+		else if (!strcmp(a, "--cmdline"))
+			o->extra_cmdline = val;
+		else if (!strcmp(a, "--kunit-tool")) {
+			if (o->mode != MODE_TEST)
+				usage_error("--kunit-tool is only valid with 'test'");
+			o->kunit_tool = val;
+		}
+		else if (!strcmp(a, "--host")) {
+			if (o->mode != MODE_TEST)
+				usage_error("--host is only valid with 'test'");
+			o->hosts[o->nhosts++] = val;
+		} else if (!strcmp(a, "--topology")) {
+			if (o->mode != MODE_TEST)
+				usage_error("--topology is only valid with 'test' (give NAME instead)");
+			o->names[o->nnames++] = val;
+		} else if (!strcmp(a, "--jobs")) {
+			char *end;
+			o->jobs = strtol(val, &end, 10);
+			if (*end || o->jobs < 1 || o->jobs > 1024)
+				usage_error("--jobs needs a number from 1 to 1024, not '%s'", val);
+		} else if (!strcmp(a, "--gdb")) {
+			if (o->mode == MODE_TEST)
+				usage_error("--gdb is not valid with 'test'");
+			o->gdb = true;
+		} else if (!strcmp(a, "--test")) {
+			if (o->mode != MODE_PRINT)
+				usage_error("--test is only valid with 'print-cmd'");
+			o->test_flag = true;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			exit(0);
+		} else if (a[0] == '-') {
+			usage_error("unknown option '%s'", a);
+		} else {
+			if (o->mode == MODE_TEST)
+				usage_error("unexpected argument '%s' (use --topology NAME)", a);
+			o->names[o->nnames++] = a;
+		}
+	}
+	if (strcmp(o->accel, "tcg") && strcmp(o->accel, "kvm"))
+		usage_error("accel must be 'tcg' or 'kvm', not '%s'", o->accel);
+	if (o->mode != MODE_TEST) {
+		if (o->mode == MODE_RUN && o->filter)
+			usage_error("--filter is only valid with 'test' and 'print-cmd --test'");
+		if (o->nnames != 1)
+			usage_error("'%s' needs exactly one topology NAME", argv[1]);
+		if (!o->iso || !o->topo_dir)
+			usage_error("'%s' needs --iso and --topologies", argv[1]);
+		if (!o->results)
+			o->results = "build/test-results";
+	} else {
+		if (!o->results)
+			usage_error("'test' needs --results");
+		if (!o->topo_dir && o->nnames)
+			usage_error("--topology needs --topologies");
+		if (o->topo_dir && !o->iso)
+			usage_error("--topologies needs --iso");
+		if (!o->topo_dir && !o->nhosts)
+			usage_error("nothing to test: give --topologies/--iso and/or --host");
+		if (o->kunit_tool) {
+			char *py = xasprintf("%s/tools/testing/kunit/kunit.py", o->kunit_tool);
+			if (access(py, R_OK))
+				usage_error("--kunit-tool %s: cannot read %s: %s", o->kunit_tool, py,
+					    strerror(errno));
+			free(py);
+		}
+		if (!o->jobs) {
+			long n = sysconf(_SC_NPROCESSORS_ONLN);
+			o->jobs = n > 0 ? n : 1;
+		}
+	}
+}

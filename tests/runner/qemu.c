@@ -1,0 +1,158 @@
+/*
+ * qemu.c - builds the QEMU command line of one boot (qemu.h). Pure: reads
+ * only the environment (QEMU, OVMF_CODE, OVMF_VARS) and which OVMF files
+ * exist.
+ */
+#define _GNU_SOURCE
+#include "qemu.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *ovmf_file(const char *env, const char *preferred, const char *fallback)
+{
+	const char *e = getenv(env);
+	if (e && *e)
+		return e;
+	return access(preferred, R_OK) == 0 ? preferred : fallback;
+}
+
+static const char *ovmf_code(void)
+{
+	return ovmf_file("OVMF_CODE", "/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_CODE.fd");
+}
+
+const char *ovmf_vars(void)
+{
+	return ovmf_file("OVMF_VARS", "/usr/share/OVMF/OVMF_VARS_4M.fd", "/usr/share/OVMF/OVMF_VARS.fd");
+}
+
+static const char *qemu_binary(void)
+{
+	const char *q = getenv("QEMU");
+	return q && *q ? q : "qemu-system-x86_64";
+}
+
+/* The kernel command line S passed through fw_cfg. */
+static char *kernel_cmdline(const struct topology *t, bool test, const char *filter,
+			    const char *extra)
+{
+	size_t cap = 64 + (filter ? strlen(filter) : 0) + (extra ? strlen(extra) : 0);
+	for (size_t i = 0; i < t->ncmdline; i++)
+		cap += strlen(t->cmdline[i]) + 1;
+	char *s = xrealloc(NULL, cap);
+	s[0] = '\0';
+	if (test) {
+		strcat(s, "ktest");
+		if (filter) {
+			strcat(s, " ktest.filter=");
+			strcat(s, filter);
+		}
+	}
+	for (size_t i = 0; i < t->ncmdline; i++) {
+		if (s[0])
+			strcat(s, " ");
+		strcat(s, t->cmdline[i]);
+	}
+	if (extra && *extra) {
+		if (s[0])
+			strcat(s, " ");
+		strcat(s, extra);
+	}
+	return s;
+}
+
+/* QEMU's option parser splits on ',': a literal comma is written ",,". */
+static char *qemu_opt_escape(const char *s)
+{
+	char *r = xrealloc(NULL, 2 * strlen(s) + 1), *o = r;
+	for (; *s; s++) {
+		*o++ = *s;
+		if (*s == ',')
+			*o++ = ',';
+	}
+	*o = '\0';
+	return r;
+}
+
+char *vars_copy_path(const struct opts *o, const struct topology *t)
+{
+	return xasprintf("%s/%s.OVMF_VARS.fd", o->results, t->name);
+}
+
+void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topology *t,
+			    bool test, const char *vars_path)
+{
+	sv_push(av, qemu_binary());
+	for (size_t i = 0; i < t->nqemu; i++)
+		sv_push(av, t->qemu_args[i]);
+	static const char *const common[] = {"-display", "none", "-vga", "none", "-serial", "stdio",
+		"-monitor", "none", "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+		NULL};
+	sv_push(av, "-cdrom");
+	sv_push(av, o->iso);
+	for (int i = 0; common[i]; i++)
+		sv_push(av, common[i]);
+	char *cmd = kernel_cmdline(t, test, test ? o->filter : NULL, o->extra_cmdline);
+	if (cmd[0]) { /* QEMU rejects an empty string=; no file means "" */
+		char *esc = qemu_opt_escape(cmd);
+		char *arg = xasprintf("name=opt/mmlab/cmdline,string=%s", esc);
+		sv_push(av, "-fw_cfg");
+		sv_push(av, arg);
+		free(arg);
+		free(esc);
+	}
+	free(cmd);
+	if (!strcmp(o->accel, "kvm")) {
+		sv_push(av, "-accel");
+		sv_push(av, "kvm");
+		sv_push(av, "-cpu");
+		sv_push(av, "host");
+	} else {
+		sv_push(av, "-accel");
+		sv_push(av, "tcg,thread=multi");
+		sv_push(av, "-cpu");
+		sv_push(av, "max");
+	}
+	if (t->firmware == FIRMWARE_UEFI) {
+		char *code = qemu_opt_escape(ovmf_code());
+		char *vars = qemu_opt_escape(vars_path);
+		char *a = xasprintf("if=pflash,format=raw,readonly=on,file=%s", code);
+		char *b = xasprintf("if=pflash,format=raw,file=%s", vars);
+		sv_push(av, "-drive");
+		sv_push(av, a);
+		sv_push(av, "-drive");
+		sv_push(av, b);
+		free(a);
+		free(b);
+		free(code);
+		free(vars);
+	}
+	if (o->gdb) {
+		sv_push(av, "-s");
+		sv_push(av, "-S");
+	}
+}
+
+/* Shell-quote one word for print-cmd. */
+void print_quoted(FILE *f, const char *s)
+{
+	bool safe = *s != '\0';
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("@%_+=:,./-", *p))
+			safe = false;
+	if (safe) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}

@@ -1,0 +1,29 @@
+/*
+ * qemu.h - the QEMU command line of one boot (qemu.c): the topology's
+ * machine, the ISO, the serial port on stdio, isa-debug-exit, the kernel
+ * command line through fw_cfg, the accelerator, UEFI firmware, a GDB stub.
+ * README.md ("QEMU command line") describes it.
+ */
+#ifndef MMLAB_QEMU_H
+#define MMLAB_QEMU_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "options.h"
+#include "topology.h"
+#include "xalloc.h"
+
+/* Appends the command for topology t to av; test adds "ktest" (and the
+ * filter) to the kernel command line; vars_path is the boot's own copy of
+ * the UEFI variables (UEFI topologies only). */
+void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topology *t,
+		     bool test, const char *vars_path);
+/* Where a UEFI boot's copy of OVMF_VARS goes (malloc'd). */
+char *vars_copy_path(const struct opts *o, const struct topology *t);
+/* The OVMF_VARS image to copy ($OVMF_VARS, else Debian's). */
+const char *ovmf_vars(void);
+/* Writes one word shell-quoted when it needs it (print-cmd, log headers). */
+void print_quoted(FILE *f, const char *s);
+
+#endif /* MMLAB_QEMU_H */
