@@ -28,8 +28,9 @@ struct page;
  * No TLB flush is needed: the range was unmapped.
  * Returns 0, or
  *   -EINVAL  addr or size not page-aligned, size 0, the range not within one
- *            canonical half of the address space, a NULL page, or prot not
- *            present or with _PAGE_USER, _PAGE_PSE or address bits;
+ *            canonical half of the address space (or reaching its very
+ *            top), a NULL page, or prot not present or with _PAGE_USER,
+ *            _PAGE_PSE or address bits;
  *   -EBUSY   some page of the range is mapped already (nothing is changed);
  *   -ENOMEM  no memory for a page table (nothing is changed, every table
  *            allocated for the call is given back). */
@@ -40,7 +41,7 @@ int map_kernel_range(unsigned long addr, unsigned long size, u64 prot, struct pa
  * an identity map): 2 MiB (1 GiB) entries where addr and phys are aligned to
  * them, the range covers them and max_page_shift allows it (PMD_SHIFT,
  * PUD_SHIFT; 1 GiB needs PDPE1GB), 4 KiB entries elsewhere. phys must be
- * page-aligned (-EINVAL). */
+ * page-aligned and the range below 2^52 (-EINVAL). */
 int map_kernel_range_phys(unsigned long addr, unsigned long size, phys_addr_t phys, u64 prot,
 			  unsigned max_page_shift, gfp_t gfp);
 
