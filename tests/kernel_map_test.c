@@ -5,6 +5,7 @@
  * mapped and nothing allocated. Each case works in its own 1 GiB slot of
  * Linux's vmalloc area, which nothing uses yet, so it starts with no
  * tables below the (preallocated) PUD table. */
+#include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/tlb.h"
 #include "kernel/smp.h"
@@ -121,6 +122,29 @@ static void phys_ranges_get_large_entries_where_aligned(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mapped(va3 + PMD_SIZE - PAGE_SIZE));
 	KUNIT_EXPECT_EQ(test, free_pages_now(), free_before);
 	__free_pages(block, 9);
+	kunit_expect_resources_back(test, &before);
+}
+
+/* The first GiB of physical memory, read-only: one 1 GiB entry on a CPU
+ * with PDPE1GB (no table at all below the PUD), 2 MiB entries otherwise. */
+static void a_gigabyte_gets_one_entry_where_the_cpu_has_them(struct kunit *test)
+{
+	static const u64 marker = 0x67696761ull;
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	unsigned long va = slot(7);
+	bool gb = boot_cpu_has(X86_FEATURE_PDPE1GB);
+	unsigned long free_before = free_pages_now();
+	KUNIT_ASSERT_EQ(test, map_kernel_range_phys(va, PUD_SIZE, 0, _PAGE_PRESENT | _PAGE_NX, PUD_SHIFT,
+						    GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, free_before - free_pages_now(), gb ? 0 : 1);
+	int level = 0;
+	KUNIT_ASSERT_NOT_NULL(test, lookup_kernel_address(va + PUD_SIZE - PAGE_SIZE, &level));
+	KUNIT_EXPECT_EQ(test, level, gb ? 3 : 2);
+	KUNIT_EXPECT_EQ(test, read_at(va + __pa(&marker)), marker);
+	KUNIT_EXPECT_EQ(test, unmap_kernel_range(va, PMD_SIZE), gb ? -EINVAL : 0);
+	KUNIT_EXPECT_EQ(test, unmap_kernel_range(va, PUD_SIZE), 0);
+	KUNIT_EXPECT_FALSE(test, mapped(va + PUD_SIZE - PAGE_SIZE));
 	kunit_expect_resources_back(test, &before);
 }
 
@@ -385,6 +409,7 @@ static void no_table_memory_is_enomem(struct kunit *test)
 static struct kunit_case kernel_map_cases[] = {
 	KUNIT_CASE(pages_read_back_and_unmap_gives_all_back),
 	KUNIT_CASE(phys_ranges_get_large_entries_where_aligned),
+	KUNIT_CASE(a_gigabyte_gets_one_entry_where_the_cpu_has_them),
 	KUNIT_CASE(unmap_flushes_every_cpu),
 	KUNIT_CASE(unmap_frees_only_emptied_tables),
 	KUNIT_CASE(bad_arguments_are_einval),
