@@ -8,9 +8,10 @@
  * Invariants:
  *   - an entry is none (0) or present: a table, or a leaf (a PTE, or a
  *     _PAGE_PSE entry at the PMD or PUD level);
- *   - PGD entries are never cleared here, and once memory_init has filled
- *     the upper half no upper-half PGD entry is ever made here (every range
- *     finds its PUD table), so the copies process PGDs hold stay right;
+ *   - PGD entries are never cleared here, and once memblock has handed
+ *     over no upper-half PGD entry is made here (memory_init makes them all
+ *     right after; a range that would need one is refused loudly), so the
+ *     copies process PGDs hold stay right;
  *   - a PTE or PMD table that an unmap leaves empty is detached, and freed
  *     only after the TLB flush (no CPU can still walk it). PUD tables stay
  *     (PGD entries are shared by copy), and so do the tables from the boot
@@ -31,6 +32,7 @@
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/tlb.h"
 #include "kernel/list.h"
+#include "kernel/printk.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "mm/memblock.h"
@@ -48,6 +50,7 @@ enum walk_op {
 	WALK_MAP,          /* install tables from spare, write the leaves */
 	WALK_UNMAP_CHECK,  /* -EINVAL if a huge leaf is only partly covered */
 	WALK_UNMAP,        /* clear the leaves, detach emptied tables */
+	WALK_LOOKUP,       /* find the leaf that maps the (one-page) range */
 };
 
 struct kernel_walk {
@@ -61,6 +64,8 @@ struct kernel_walk {
 	void *spare;             /* WALK_MAP: zeroed tables, linked through word 0 */
 	struct list_head freed;  /* WALK_UNMAP: detached tables (their page's lru) */
 	unsigned long cleared;   /* WALK_UNMAP: leaves cleared */
+	pte_t *found;            /* WALK_LOOKUP: the leaf entry, or NULL ... */
+	int found_level;         /* ... and its level */
 };
 
 static unsigned level_shift(int level) { return PAGE_SHIFT + 9 * (unsigned)(level - 1); }
@@ -170,6 +175,11 @@ static int walk_range(struct kernel_walk *w, void *table, int level, unsigned lo
 
 		switch (w->op) {
 		case WALK_COUNT:
+			if (!e && level == PGD_LEVEL && (long)addr < 0 && memblock.frozen) {
+				/* Process PGDs would never see the new entry. */
+				pr_err("BUG: kernel_map: kernel PGD entry %u missing (memory_init makes them all)\n", i);
+				return -EINVAL;
+			}
 			if (!e) {
 				if (leaf_fits(w, level, addr, next))
 					break;
@@ -228,12 +238,34 @@ static int walk_range(struct kernel_walk *w, void *table, int level, unsigned lo
 				}
 			}
 			break;
+		case WALK_LOOKUP:
+			if (!(e & _PAGE_PRESENT))
+				break;
+			if (entry_is_leaf(level, e)) {
+				/* Any level's entry is read as a pte_t, as
+				 * Linux's lookup_address returns them. */
+				w->found = (pte_t *)table + i;
+				w->found_level = level;
+				break;
+			}
+			err = walk_range(w, table_below(e), level - 1, addr, next);
+			break;
 		}
 		if (err)
 			return err;
 		addr = next;
 	} while (addr != end);
 	return 0;
+}
+
+/* walk_range over [addr, end) of swapper_pg_dir; kernel_map_lock must be
+ * held by this CPU (checked when spinlock_debug is on). */
+static int walk_locked(struct kernel_walk *w, unsigned long addr, unsigned long end)
+{
+	if (spinlock_debug &&
+	    __atomic_load_n(&kernel_map_lock.owner_cpu, __ATOMIC_RELAXED) != smp_processor_id() + 1)
+		spin_bug(&kernel_map_lock, "kernel page tables walked without kernel_map_lock");
+	return walk_range(w, swapper_pg_dir, PGD_LEVEL, addr, end);
 }
 
 static bool canonical(unsigned long addr) { return (unsigned long)((long)(addr << 16) >> 16) == addr; }
@@ -265,7 +297,7 @@ static int map_range(struct kernel_walk *w, unsigned long addr, unsigned long si
 		spin_lock_irqsave(&kernel_map_lock, flags);
 		w->op = WALK_COUNT;
 		w->tables = 0;
-		err = walk_range(w, swapper_pg_dir, PGD_LEVEL, addr, end);
+		err = walk_locked(w, addr, end);
 		if (err || w->tables <= have)
 			break;
 		unsigned long want = w->tables;
@@ -283,7 +315,7 @@ static int map_range(struct kernel_walk *w, unsigned long addr, unsigned long si
 	if (!err) {
 		w->op = WALK_MAP;
 		w->spare = spare;
-		err = walk_range(w, swapper_pg_dir, PGD_LEVEL, addr, end);
+		err = walk_locked(w, addr, end);
 		spare = w->spare;
 	}
 	spin_unlock_irqrestore(&kernel_map_lock, flags);
@@ -336,10 +368,10 @@ int unmap_kernel_range(unsigned long addr, unsigned long size)
 	INIT_LIST_HEAD(&w.freed);
 	unsigned long flags, end = addr + size;
 	spin_lock_irqsave(&kernel_map_lock, flags);
-	err = walk_range(&w, swapper_pg_dir, PGD_LEVEL, addr, end);
+	err = walk_locked(&w, addr, end);
 	if (!err) {
 		w.op = WALK_UNMAP;
-		walk_range(&w, swapper_pg_dir, PGD_LEVEL, addr, end);
+		walk_locked(&w, addr, end);
 	}
 	spin_unlock_irqrestore(&kernel_map_lock, flags);
 	if (err)
@@ -360,24 +392,13 @@ pte_t *lookup_kernel_address(unsigned long addr, int *level)
 {
 	if (!canonical(addr))
 		return NULL;
-	pte_t *found = NULL;
-	void *table = swapper_pg_dir;
+	struct kernel_walk w = { .op = WALK_LOOKUP };
 	unsigned long flags;
+	addr &= PAGE_MASK;
 	spin_lock_irqsave(&kernel_map_lock, flags);
-	for (int l = PGD_LEVEL; l >= 1; l--) {
-		unsigned i = level_index(l, addr);
-		u64 e = entry_read(table, l, i);
-		if (!(e & _PAGE_PRESENT))
-			break;
-		if (l < PGD_LEVEL && entry_is_leaf(l, e)) {
-			/* Any level's entry is read as a pte_t, as Linux's
-			 * lookup_address returns them. */
-			found = (pte_t *)table + i;
-			*level = l;
-			break;
-		}
-		table = table_below(e);
-	}
+	walk_locked(&w, addr, addr + PAGE_SIZE); /* the top page: end 0 works */
 	spin_unlock_irqrestore(&kernel_map_lock, flags);
-	return found;
+	if (w.found)
+		*level = w.found_level;
+	return w.found;
 }

@@ -266,6 +266,7 @@ static void bad_arguments_are_einval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, unmap_kernel_range(0x0000800000000000ul, PAGE_SIZE), -EINVAL);
 	int level;
 	KUNIT_EXPECT_NULL(test, lookup_kernel_address(0x0000800000000000ul, &level));
+	KUNIT_EXPECT_NULL(test, lookup_kernel_address(0xffffffffffffffff, &level)); /* the top page */
 	KUNIT_EXPECT_FALSE(test, mapped(va));
 	KUNIT_EXPECT_FALSE(test, mapped(va + PAGE_SIZE));
 	__free_page(p);
