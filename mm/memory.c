@@ -15,6 +15,7 @@
  * Installing a table takes mm->page_table_lock (pmd_install); the rest runs
  * in the mm's own task (mm/mm_types.h). */
 #include "mm/memory.h"
+#include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/pgtable.h"
@@ -29,7 +30,6 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
-u64 *init_pgd;
 struct page *zero_page;
 static unsigned long zero_pfn;
 static long user_pagetable_pages;
@@ -498,7 +498,7 @@ struct mm_struct *mm_alloc(void)
 	mm->pgd = page_address(pgd);
 	/* The kernel half: entries that never change (memory_init made them
 	 * all), so a copy made now stays right. */
-	memcpy(mm->pgd + PTRS_PER_TABLE / 2, init_pgd + PTRS_PER_TABLE / 2,
+	memcpy(mm->pgd + PTRS_PER_TABLE / 2, swapper_pg_dir + PTRS_PER_TABLE / 2,
 	       PTRS_PER_TABLE / 2 * sizeof(u64));
 	mm->mm_rb = RB_ROOT;
 	spin_lock_init(&mm->page_table_lock);
@@ -529,7 +529,7 @@ void mmput(struct mm_struct *mm)
 void switch_mm(struct mm_struct *prev, struct mm_struct *next)
 {
 	(void)prev;
-	u64 *pgd = next ? next->pgd : init_pgd;
+	u64 *pgd = next ? next->pgd : swapper_pg_dir;
 	if (next)
 		__atomic_fetch_or(&mm_cpumask(next)->bits, 1ull << smp_processor_id(), __ATOMIC_SEQ_CST);
 	if ((read_cr3() & PTE_PFN_MASK) != __pa(pgd))
@@ -563,17 +563,16 @@ void kthread_unuse_mm(struct mm_struct *mm)
 
 void memory_init(void)
 {
-	init_pgd = __va(read_cr3() & PTE_PFN_MASK);
 	/* Every kernel-half PGD entry gets its PUD table now, so the entries
 	 * that process PGDs copy never change afterwards. */
 	unsigned made = 0;
 	for (int i = PTRS_PER_TABLE / 2; i < PTRS_PER_TABLE; i++) {
-		if (init_pgd[i])
+		if (swapper_pg_dir[i])
 			continue;
 		struct page *p = alloc_pages(GFP_KERNEL | __GFP_ZERO, 0);
 		if (!p)
 			panic("memory_init: no page for the kernel PGD's entry %d", i);
-		init_pgd[i] = page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW;
+		swapper_pg_dir[i] = page_to_phys(p) | _PAGE_PRESENT | _PAGE_RW;
 		made++;
 	}
 	struct page *z = alloc_pages(GFP_KERNEL | __GFP_ZERO, 0);

@@ -148,7 +148,5 @@ void switch_mm(struct mm_struct *prev, struct mm_struct *next);
  * caller keeps mm alive meanwhile. Tests use them on mms they built. */
 void kthread_use_mm(struct mm_struct *mm);
 void kthread_unuse_mm(struct mm_struct *mm);
-/* The kernel's own PGD (what kernel threads run on). */
-extern u64 *init_pgd;
 
 #endif

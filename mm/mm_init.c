@@ -23,6 +23,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "mm/kernel_map.h"
 #include "mm/memblock.h"
 #include "mm/numa.h"
 #include "mm/page_alloc.h"
@@ -31,11 +32,6 @@
 extern char __boot_start[], _end[];
 
 #define VMEMMAP_SECTION_BYTES (PAGES_PER_SECTION * sizeof(struct page)) /* 2 MiB */
-
-static phys_addr_t memblock_pgtable_alloc(void)
-{
-	return memblock_phys_alloc_node(PAGE_SIZE, PAGE_SIZE, NUMA_NO_NODE);
-}
 
 static void reserve_acpi_tables(void)
 {
@@ -86,7 +82,6 @@ static void memblock_setup(void)
 	} else {
 		memblock_reserve(0, MiB(1), "first 1 MiB (BIOS data)");
 	}
-	early_pgtable_alloc = memblock_pgtable_alloc;
 }
 
 static void init_struct_pages(unsigned long start_pfn, unsigned long end_pfn, int nid)
@@ -110,7 +105,8 @@ static bool populate_section(unsigned long section, int nid)
 	if (!pa)
 		return false;
 	unsigned long va = VMEMMAP_START + section * VMEMMAP_SECTION_BYTES;
-	if (!kernel_map(va, pa, _PAGE_PRESENT | _PAGE_RW | _PAGE_GLOBAL | _PAGE_NX, 2))
+	if (map_kernel_range_phys(va, VMEMMAP_SECTION_BYTES, pa,
+				  _PAGE_PRESENT | _PAGE_RW | _PAGE_GLOBAL | _PAGE_NX, PMD_SHIFT, GFP_KERNEL))
 		return false;
 	mem_section_present[section / 8] |= (u8)(1u << (section % 8));
 	/* Until the RAM ranges are walked, every pfn of the section is a hole
@@ -171,13 +167,6 @@ static void nodes_setup(void)
 	build_all_fallback_lists();
 }
 
-/* Page-table pages once memblock has handed over to the buddy allocator. */
-static phys_addr_t buddy_pgtable_alloc(void)
-{
-	unsigned long page = get_zeroed_page(GFP_KERNEL);
-	return page ? __pa((void *)page) : 0;
-}
-
 static void free_range_to_buddy(phys_addr_t start, phys_addr_t end, int nid, void *arg)
 {
 	(void)nid;
@@ -194,7 +183,6 @@ void mm_init(void)
 	nodes_setup();
 	memblock_for_each_free_range(free_range_to_buddy, NULL);
 	memblock.frozen = true;
-	early_pgtable_alloc = buddy_pgtable_alloc;
 	setup_watermarks();
 	kmem_cache_init();
 }

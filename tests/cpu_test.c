@@ -12,6 +12,7 @@
 #include "kernel/memmap.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "mm/kernel_map.h"
 #include "tests/kunit.h"
 
 extern char _text[], _etext[], _erodata[], _edata[], _end[];
@@ -47,9 +48,9 @@ static void control_registers(struct kunit *test)
 
 static u64 pte_of(struct kunit *test, const void *addr, int *level)
 {
-	u64 *e = lookup_kernel_address((unsigned long)addr, level);
+	pte_t *e = lookup_kernel_address((unsigned long)addr, level);
 	KUNIT_ASSERT_NOT_NULL(test, e);
-	return *e;
+	return pte_val(*e);
 }
 
 static void kernel_sections_are_w_xor_x(struct kunit *test)

@@ -1,25 +1,20 @@
 /* The multiprocessor machinery on every topology (1 to 8 CPUs): CPUs come up
  * on the node the SRAT gives them, cross-CPU calls reach each CPU and come
  * back, a spinlock keeps a shared counter exact under contention from all
- * CPUs, the spinlock debug mode catches misuse, the tick runs everywhere,
- * and a TLB shootdown makes a changed kernel mapping visible on all CPUs.
- * Waits are bounded only as hang guards: no outcome depends on timing. */
+ * CPUs, the spinlock debug mode catches misuse, and the tick runs
+ * everywhere (the TLB shootdown of kernel mappings is tested by the
+ * kernel_map suite). Waits are bounded only as hang guards: no outcome
+ * depends on timing. */
 #include "arch/x86_64/apic.h"
-#include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpu.h"
-#include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/smpboot.h"
-#include "arch/x86_64/tlb.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "mm/numa.h"
-#include "mm/page_alloc.h"
 #include "tests/kunit.h"
-
-static phys_addr_t page_phys_of(const struct page *p) { return (phys_addr_t)page_to_pfn(p) << PAGE_SHIFT; }
 
 #define HANG_GUARD_NS 20000000000ull /* 20 s: only to turn a hang into a failure */
 
@@ -205,64 +200,6 @@ static void the_clock_is_monotonic_across_cpus(struct kunit *test)
 	}
 }
 
-/* A kernel mapping is changed on this CPU; after the shootdown every CPU
- * reads through the new one. */
-struct tlb_probe {
-	unsigned long va;
-	u64 value;
-};
-
-static void read_probe(void *arg)
-{
-	struct tlb_probe *p = arg;
-	p->value = *(volatile u64 *)p->va;
-}
-
-static void tlb_shootdown_reaches_every_cpu(struct kunit *test)
-{
-	if (!trampoline_phys)
-		kunit_skip(test, "no trampoline page: its page table hosts the probe");
-	/* The page next to the trampoline shares its page table, so mapping
-	 * it allocates nothing. */
-	unsigned long va = trampoline_phys ^ PAGE_SIZE;
-	int level;
-	KUNIT_ASSERT_NULL(test, lookup_kernel_address(va, &level));
-	struct page *a = alloc_page(GFP_KERNEL), *b = alloc_page(GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	*(u64 *)page_address(a) = 0xaaaa0001;
-	*(u64 *)page_address(b) = 0xbbbb0002;
-	u64 flags = _PAGE_PRESENT | _PAGE_RW | _PAGE_NX;
-	KUNIT_ASSERT_TRUE(test, kernel_map(va, page_phys_of(a), flags, 1));
-
-	unsigned long before[NR_CPUS];
-	unsigned cpu;
-	for_each_online_cpu(cpu) {
-		struct tlb_probe p = { va, 0 };
-		smp_call_function_single(cpu, read_probe, &p, true); /* caches the translation */
-		KUNIT_EXPECT_EQ(test, p.value, 0xaaaa0001);
-		before[cpu] = tlb_shootdowns_handled(cpu);
-	}
-
-	u64 *pte = lookup_kernel_address(va, &level);
-	KUNIT_ASSERT_NOT_NULL(test, pte);
-	KUNIT_EXPECT_EQ(test, level, 1);
-	*pte = page_phys_of(b) | flags;
-	flush_tlb_kernel_range(va, va + PAGE_SIZE);
-
-	for_each_online_cpu(cpu) {
-		struct tlb_probe p = { va, 0 };
-		smp_call_function_single(cpu, read_probe, &p, true);
-		KUNIT_EXPECT_EQ(test, p.value, 0xbbbb0002);
-		KUNIT_EXPECT_EQ(test, tlb_shootdowns_handled(cpu), before[cpu] + 1);
-	}
-	*pte = 0;
-	flush_tlb_kernel_range(va, va + PAGE_SIZE);
-	KUNIT_EXPECT_NULL(test, lookup_kernel_address(va, &level));
-	__free_page(a);
-	__free_page(b);
-}
-
 static struct kunit_case smp_cases[] = {
 	KUNIT_CASE(every_cpu_is_up_on_its_node),
 	KUNIT_CASE(calls_reach_every_cpu_and_return),
@@ -270,7 +207,6 @@ static struct kunit_case smp_cases[] = {
 	KUNIT_CASE(spinlock_debug_catches_misuse),
 	KUNIT_CASE(the_tick_runs_on_every_cpu),
 	KUNIT_CASE(the_clock_is_monotonic_across_cpus),
-	KUNIT_CASE(tlb_shootdown_reaches_every_cpu),
 	{}
 };
 static struct kunit_suite smp_suite = { .name = "smp", .test_cases = smp_cases };

@@ -2,7 +2,6 @@
  * (MSR access, 32-bit APIC ids), else xAPIC (MMIO at the address the MADT
  * gives, mapped uncached at a fixed kernel address). */
 #include "arch/x86_64/apic.h"
-#include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/pgtable.h"
@@ -10,6 +9,7 @@
 #include "kernel/acpi.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "mm/kernel_map.h"
 
 #define MSR_IA32_APICBASE 0x1b
 #define APICBASE_ENABLE (1ul << 11)
@@ -169,8 +169,9 @@ void lapic_init(void)
 		use_x2apic = boot_cpu_has(X86_FEATURE_X2APIC);
 		if (!use_x2apic) {
 			u64 phys = acpi_madt.lapic_address ? acpi_madt.lapic_address : 0xfee00000;
-			if (!kernel_map(APIC_VIRT, phys & ~0xffful,
-					_PAGE_PRESENT | _PAGE_RW | _PAGE_PCD | _PAGE_PWT | _PAGE_NX, 1))
+			if (map_kernel_range_phys(APIC_VIRT, PAGE_SIZE, phys & ~0xffful,
+						  _PAGE_PRESENT | _PAGE_RW | _PAGE_PCD | _PAGE_PWT | _PAGE_NX,
+						  PAGE_SHIFT, GFP_KERNEL))
 				panic("apic: cannot map the local APIC");
 			apic_mmio = (volatile u32 *)APIC_VIRT;
 		}

@@ -2,6 +2,7 @@
 #ifndef ARCH_X86_64_BOOT_PAGING_H
 #define ARCH_X86_64_BOOT_PAGING_H
 
+#include "arch/x86_64/pgtable.h"
 #include "kernel/types.h"
 
 #define BOOT_STACK_SIZE (32 * 1024)
@@ -12,20 +13,17 @@
  * [0, max(4 GiB, top_of_ram)) as far as the page-table pool allows
  * (direct_map_end says how far; with 1 GiB pages any RAM, with 2 MiB pages
  * about 59 GiB; memory above it is not used). The identity map is gone
- * afterwards. */
+ * afterwards. Later kernel mappings go through mm/kernel_map.h. */
 void boot_paging_init(phys_addr_t top_of_ram);
+
+/* The kernel's PGD (Linux's name): what CR3 holds for kernel threads, and
+ * whose upper half every process PGD copies (mm/memory.c). Its tables below
+ * are changed only through mm/kernel_map.h once boot_paging_init is done. */
+extern pgd_t swapper_pg_dir[PTRS_PER_TABLE];
 
 /* How far the direct map reaches, and how big its pages are. */
 extern phys_addr_t direct_map_end;
 extern unsigned long direct_map_page_size;
-
-/* Maps one page of the given level (1: 4 KiB, 2: 2 MiB, 3: 1 GiB) into the
- * kernel page tables, allocating intermediate tables from the boot pool and
- * then from early_pgtable_alloc (memblock, once it exists). pa must be
- * aligned to the page size. No TLB flush: only for addresses never mapped
- * before. Returns false when no page-table page could be had. */
-bool kernel_map(unsigned long va, phys_addr_t pa, u64 flags, int level);
-extern phys_addr_t (*early_pgtable_alloc)(void);
 
 /* The boot stack's guard page (for tests). */
 extern char boot_stack_guard[];

@@ -28,6 +28,16 @@ typedef u64 pmd_t;
 typedef u64 pud_t;
 typedef u64 pgd_t;
 
+/* accessors (until the struct types land) */
+#define pte_val(x) ((u64)(x))
+#define __pte(x) ((pte_t)(x))
+#define pmd_val(x) ((u64)(x))
+#define __pmd(x) ((pmd_t)(x))
+#define pud_val(x) ((u64)(x))
+#define __pud(x) ((pud_t)(x))
+#define pgd_val(x) ((u64)(x))
+#define __pgd(x) ((pgd_t)(x))
+
 static inline bool pte_none(pte_t pte) { return pte == 0; }
 /* Present, or PROT_NONE (a page is behind it either way). */
 static inline bool pte_present(pte_t pte) { return pte & (_PAGE_PRESENT | _PAGE_PROTNONE); }
@@ -45,10 +55,5 @@ static inline u64 *entry_table(u64 entry) { return (u64 *)__va(entry & PTE_PFN_M
 #define pud_index(a) (((a) >> PUD_SHIFT) & 511)
 #define pmd_index(a) (((a) >> PMD_SHIFT) & 511)
 #define pte_index(a) (((a) >> PAGE_SHIFT) & 511)
-
-/* Returns the kernel's page-table entry that maps addr (at whatever level
- * maps it) and its level (1 = 4 KiB PTE, 2 = 2 MiB, 3 = 1 GiB), or NULL when
- * addr is not mapped. */
-u64 *lookup_kernel_address(unsigned long addr, int *level);
 
 #endif

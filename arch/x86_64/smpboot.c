@@ -11,13 +11,13 @@
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/pgtable.h"
-#include "arch/x86_64/tlb.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "mm/kernel_map.h"
 #include "mm/numa.h"
 #include "mm/page_alloc.h"
 
@@ -99,7 +99,7 @@ static bool start_one(unsigned cpu)
 	ap_stack_hi[cpu] = lo + (PAGE_SIZE << AP_STACK_ORDER);
 
 	struct trampoline_params *p = tramp_params();
-	p->cr3 = (u32)read_cr3();
+	p->cr3 = (u32)__pa(swapper_pg_dir); /* it holds the identity map */
 	p->efer_nx = boot_cpu_has(X86_FEATURE_NX) ? (u32)EFER_NXE : 0;
 	p->stack = ap_stack_hi[cpu];
 	p->entry = (u64)(uintptr_t)ap_start;
@@ -141,7 +141,8 @@ unsigned smp_boot_secondaries(void)
 	memcpy(__va(trampoline_phys), trampoline_start, size);
 	/* While APs start, the trampoline page is also mapped at its physical
 	 * address, executable, so paging can be switched on under it. */
-	if (!kernel_map(trampoline_phys, trampoline_phys, _PAGE_PRESENT | _PAGE_RW, 1)) {
+	if (map_kernel_range_phys(trampoline_phys, PAGE_SIZE, trampoline_phys, _PAGE_PRESENT | _PAGE_RW,
+				  PAGE_SHIFT, GFP_KERNEL)) {
 		pr_err("smp: cannot map the trampoline\n");
 		return 0;
 	}
@@ -155,11 +156,6 @@ unsigned smp_boot_secondaries(void)
 	}
 
 	/* The identity mapping goes, on every CPU (the APs used it). */
-	int level;
-	u64 *pte = lookup_kernel_address(trampoline_phys, &level);
-	if (pte) {
-		*pte = 0;
-		flush_tlb_kernel_range(trampoline_phys, trampoline_phys + PAGE_SIZE);
-	}
+	unmap_kernel_range(trampoline_phys, PAGE_SIZE);
 	return started;
 }

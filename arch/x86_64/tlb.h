@@ -11,7 +11,10 @@
 void __flush_tlb_one_kernel(unsigned long addr);
 void __flush_tlb_all(void);
 /* Every online CPU stops using translations of [start, end) before this
- * returns (the caller has already changed the page tables). */
+ * returns (the caller has already changed the page tables). INVLPG and the
+ * full flush also drop the paging-structure caches, so page tables detached
+ * from the range may be freed afterwards (mm/kernel_map.c does). Must be
+ * called with interrupts on once other CPUs are online. */
 void flush_tlb_kernel_range(unsigned long start, unsigned long end);
 struct cpumask;
 /* User page tables: every CPU of mask (this one included) that has pgd_pa
