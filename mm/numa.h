@@ -10,13 +10,12 @@
 #define MM_NUMA_H
 
 #include "kernel/types.h"
+#include "mm/nodemask.h"
 
-#define MAX_NUMNODES 16
 #define NR_CPUS 64
 #define MAX_NUMA_MEMBLKS 128
 #define LOCAL_DISTANCE 10
 #define REMOTE_DISTANCE 20
-#define NUMA_NO_NODE (-1)
 
 struct numa_node_info {
 	u32 pxm;            /* ACPI proximity domain */

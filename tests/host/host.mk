@@ -24,7 +24,7 @@ HOST_SLAB_SRCS := $(HOST_PAGE_ALLOC_SRCS) $(wildcard mm/slab.c mm/slab_common.c 
 # while mm/ grows.
 HOST_MM_TESTS := $(B)/host/memblock_test
 ifneq ($(wildcard mm/page_alloc.c),)
-HOST_MM_TESTS += $(B)/host/page_alloc_test $(B)/host/page_alloc_checks_test
+HOST_MM_TESTS += $(B)/host/page_alloc_test $(B)/host/page_alloc_checks_test $(B)/host/page_alloc_nodemask_test
 endif
 ifneq ($(wildcard mm/slab.c),)
 HOST_MM_TESTS += $(B)/host/slab_test $(B)/host/slab_node_fallback_test
@@ -55,6 +55,10 @@ $(B)/host/page_alloc_test: $(call host_san_objs,tests/host/page_alloc_test.c tes
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 
 $(B)/host/page_alloc_checks_test: $(call host_san_objs,tests/host/page_alloc_checks_test.c tests/host/page_alloc_harness.c tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS) $(HOST_SHIM_SRCS))
+	$(say) LINK $@
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
+
+$(B)/host/page_alloc_nodemask_test: $(call host_san_objs,tests/host/page_alloc_nodemask_test.c tests/host/page_alloc_harness.c tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS) $(HOST_SHIM_SRCS))
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 

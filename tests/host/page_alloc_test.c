@@ -224,7 +224,7 @@ static void fallback_goes_by_distance_when_a_node_is_exhausted(struct ktest *t)
 	enum { ORDER = 5, MAX_HELD = 4 * (NODE_BYTES >> (PAGE_SHIFT + ORDER)) };
 	static struct page *held[MAX_HELD];
 	int n = 0, seen[NR_NODES] = { 0 }, order_seen[NR_NODES], nseen = 0, on2 = 0;
-	unsigned long hit2 = NODE_DATA(2)->numa_stat[NUMA_HIT];
+	unsigned long hit2 = node_numa_event_state(2, NUMA_HIT);
 	for (;;) {
 		int want = expected_node(2, ORDER);
 		struct page *p = get(t, 2, GFP_KERNEL | __GFP_NOWARN, ORDER);
@@ -245,9 +245,9 @@ static void fallback_goes_by_distance_when_a_node_is_exhausted(struct ktest *t)
 	static const int want_order[] = { 2, 1, 3, 0 };
 	for (int i = 0; i < nseen && i < 4; i++)
 		KTEST_EXPECT_EQ(t, order_seen[i], want_order[i]);
-	KTEST_EXPECT_EQ(t, NODE_DATA(2)->numa_stat[NUMA_HIT] - hit2, on2);
-	KTEST_EXPECT_GT(t, NODE_DATA(1)->numa_stat[NUMA_MISS], 0);
-	KTEST_EXPECT_GT(t, NODE_DATA(2)->numa_stat[NUMA_FOREIGN], 0);
+	KTEST_EXPECT_EQ(t, node_numa_event_state(2, NUMA_HIT) - hit2, on2);
+	KTEST_EXPECT_GT(t, node_numa_event_state(1, NUMA_MISS), 0);
+	KTEST_EXPECT_GT(t, node_numa_event_state(2, NUMA_FOREIGN), 0);
 	/* Every node is now below its low watermark for order 5. */
 	for (int nid = 0; nid < NR_NODES; nid++)
 		KTEST_EXPECT_FALSE(t, above_low(nid, ORDER));
