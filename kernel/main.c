@@ -72,6 +72,7 @@ static void setup_acpi_and_numa(void)
 	}
 	acpi_numa_init(&numa_tables, &boot_memmap, boot_cpu_data.initial_apic_id, &numa_topology,
 		       &acpi_madt);
+	numa_publish_cpus(&numa_topology);
 	for (unsigned c = 0; c < numa_topology.nr_cpus; c++)
 		if (numa_topology.cpus[c].boot_cpu)
 			boot_cpu_index = c;

@@ -14,7 +14,9 @@
 #include "kernel/types.h"
 
 #define MAX_NUMNODES 16
+#ifndef NUMA_NO_NODE
 #define NUMA_NO_NODE (-1)
+#endif
 
 /* One word holds MAX_NUMNODES bits; Linux uses an array of them. */
 typedef struct {

@@ -22,6 +22,18 @@ u64 node_ram_bytes(int nid)
 	return numa_topology.nodes[nid].ram_bytes;
 }
 
+void numa_publish_cpus(const struct numa_topology *t)
+{
+	u32 apic_ids[NR_CPUS];
+	int nids[NR_CPUS];
+	unsigned nr = t->nr_cpus < NR_CPUS ? t->nr_cpus : NR_CPUS;
+	for (unsigned c = 0; c < nr; c++) {
+		apic_ids[c] = t->cpus[c].apic_id;
+		nids[c] = t->cpus[c].nid;
+	}
+	set_cpu_topology(nr, apic_ids, nids);
+}
+
 void numa_topology_reset(struct numa_topology *t)
 {
 	memset(t, 0, sizeof(*t));

@@ -24,16 +24,13 @@
  *
  * Locking: a node's free lists and counters are protected by its lock; a
  * CPU's per-CPU lists by running on that CPU with interrupts off. This file
- * is portable C: it is also built and tested on the host (MMLAB_HOST). */
+ * is portable C: it is also built and tested on the host (tests/host/, whose
+ * shadow headers stand in for the hardware). */
 #include "mm/page_alloc_internal.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
-#ifdef MMLAB_HOST
-static inline void cond_resched(void) {}
-#else
-#include "kernel/sched.h"
-#endif
 
 pg_data_t *node_data[MAX_NUMNODES];
 u8 mem_section_present[NR_MEM_SECTIONS / 8];

@@ -9,13 +9,16 @@
 #
 # BENCH_ARGS passes options to the benchmark (e.g. BENCH_ARGS='--runs 31').
 
-HOST_MM_CFLAGS := $(HOST_CFLAGS) -DMMLAB_HOST -I. -MMD -MP
+# The shadow headers (tests/host/include/) come first: they replace the
+# hardware's headers under the same paths, so production code has no host
+# conditionals.
+HOST_MM_CFLAGS := $(HOST_CFLAGS) -Itests/host/include -I. -MMD -MP
 HOST_MM_DIR := $(B)/host/mm
 
 # The portable code under test and the shim standing in for the kernel.
 # kernel/string.c is not compiled: libc provides the same functions.
 HOST_SHIM_SRCS := tests/host/shim.c tests/host/ktest.c
-HOST_MEMBLOCK_SRCS := mm/memblock.c mm/numa.c
+HOST_MEMBLOCK_SRCS := mm/memblock.c mm/numa.c kernel/topology.c
 HOST_PAGE_ALLOC_SRCS := $(HOST_MEMBLOCK_SRCS) mm/page_alloc.c mm/page_alloc_pcp.c mm/page_alloc_checks.c \
 	mm/page_alloc_init.c mm/page_alloc_stats.c mm/shrinker.c kernel/spinlock.c tests/host/mm_boot.c
 HOST_SLAB_SRCS := $(HOST_PAGE_ALLOC_SRCS) $(wildcard mm/slab.c mm/slab_common.c mm/kmalloc.c)

@@ -1,5 +1,10 @@
 /* The host shim: what the portable mm code (memblock, numa, page_alloc, slab)
- * needs from the kernel when it is compiled for the host with -DMMLAB_HOST.
+ * needs from the kernel when it is compiled for the host. The code is the
+ * kernel's, unchanged and without host conditionals: the shadow headers of
+ * tests/host/include/ (first on the host include path, same paths as the
+ * headers they replace) stand in for the hardware's (the per-CPU base,
+ * interrupt flags, the direct map and the vmemmap), and this file defines
+ * what those and the kernel's headers declare:
  *
  *  - printk/vprintk (libc's vsnprintf formats; the KERN_ level prefix
  *    "\001<digit>" or "\001!" is stripped and filtered against
@@ -7,7 +12,10 @@
  *    kernel/printk.h; snprintf/vsnprintf are libc's (same signatures);
  *  - panic() (prints, then abort(): the runner sees a crash);
  *  - "physical memory": a host buffer starting at pfn 0 (host_phys_base), its
- *    struct pages (vmemmap) and the mem_section_present bitmap;
+ *    struct pages (host_vmemmap) and the mem_section_present bitmap;
+ *  - the CPU: one per-CPU area (cpu_number, current_task: a test may set
+ *    cpu_number to run as another CPU), the interrupt flag, cond_resched(),
+ *    no symbol table (ksym_lookup finds nothing) and no backtraces;
  *  - a fake NUMA topology (nodes splitting the buffer, ring distances, one
  *    CPU per node; the running CPU is 0, on node 0);
  *  - host_mm_boot(): the kernel's mm init sequence (mm/mm_init.c) on that
