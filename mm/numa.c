@@ -1,9 +1,13 @@
 /* The NUMA topology model (see numa.h for its invariants). Filled from ACPI
- * by kernel/acpi_numa.c; this file holds what does not depend on ACPI. */
+ * by kernel/acpi_numa.c; this file holds what does not depend on ACPI,
+ * and hands the model on: the RAM to memblock, the CPUs to
+ * kernel/topology.h. */
 #include "mm/numa.h"
 #include "kernel/memmap.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "mm/memblock.h"
+#include "mm/page.h"
 
 struct numa_topology numa_topology;
 
@@ -20,6 +24,22 @@ u64 node_ram_bytes(int nid)
 	if (nid < 0 || (unsigned)nid >= numa_topology.nr_nodes)
 		return 0;
 	return numa_topology.nodes[nid].ram_bytes;
+}
+
+u64 numa_memblks_to_memblock(const struct numa_topology *t, phys_addr_t limit)
+{
+	u64 dropped = 0;
+	for (unsigned i = 0; i < t->nr_memblks; i++) {
+		const struct numa_memblk *b = &t->memblks[i];
+		u64 start = ALIGN_UP(b->start, PAGE_SIZE), end = ALIGN_DOWN(b->end, PAGE_SIZE);
+		if (end > limit) {
+			dropped += end - max(start, limit);
+			end = limit;
+		}
+		if (start < end)
+			memblock_add_node(start, end - start, b->nid);
+	}
+	return dropped;
 }
 
 void numa_publish_cpus(const struct numa_topology *t)

@@ -69,6 +69,11 @@ int node_distance(int a, int b);
 void numa_publish_cpus(const struct numa_topology *t);
 u64 node_ram_bytes(int nid);
 
+/* memblock learns each node's RAM from t (as Linux's numa_register_memblks):
+ * whole pages only, and only below limit (what the direct map reaches).
+ * Returns the bytes of RAM left out above limit. */
+u64 numa_memblks_to_memblock(const struct numa_topology *t, phys_addr_t limit);
+
 /* Helpers for building a topology (used by the ACPI parser and by tests). */
 void numa_topology_reset(struct numa_topology *t);
 /* Node id for a proximity domain, creating the node if create is set and

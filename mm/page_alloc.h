@@ -96,9 +96,18 @@ unsigned long get_zeroed_page(gfp_t gfp);
 /* Drops a reference; frees the (order-0) page when it was the last. */
 void put_page(struct page *page);
 
-/* Setup: node_data must exist for every node (page_alloc_init_node), the
- * fallback lists are built from the distances, then memory is freed into
- * the allocator with free_boot_range(). */
+/* Struct pages: every pfn of [start_pfn, end_pfn) reserved (refcount 1,
+ * unmapped) on node nid, as a populated vmemmap section starts; then
+ * memmap_init() gives every RAM pfn its memblock node. */
+void init_struct_pages(unsigned long start_pfn, unsigned long end_pfn, int nid);
+void memmap_init(void);
+/* Setup, once memblock knows the RAM and the struct pages exist:
+ * free_area_init() gives every node its pg_data_t (page_alloc_init_node)
+ * and builds the fallback lists from the distances; memblock_free_all()
+ * frees memblock's free ranges into the allocator (free_boot_range) and
+ * freezes memblock; then setup_watermarks(). */
+void free_area_init(void);
+void memblock_free_all(void);
 void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, unsigned long end_pfn);
 void build_all_fallback_lists(void);
 /* Gives [start_pfn, end_pfn) of node nid to the buddy allocator, in the

@@ -18,8 +18,9 @@
  *    no symbol table (ksym_lookup finds nothing) and no backtraces;
  *  - a fake NUMA topology (nodes splitting the buffer, ring distances, one
  *    CPU per node; the running CPU is 0, on node 0);
- *  - host_mm_boot(): the kernel's mm init sequence (mm/mm_init.c) on that
- *    memory, so the allocator starts in the state it starts in at boot.
+ *  - host_mm_boot() (tests/host/mm_boot.c): the boot code's part, then the
+ *    kernel's own mm initialisation on that memory, so the allocator starts
+ *    in the state it starts in at boot.
  *
  * kernel/string.c is not compiled: libc has the same functions (glibc 2.36
  * lacks strlcpy/strlcat, which the shim provides). */
@@ -57,8 +58,8 @@ struct host_mm_config {
 /* Fills numa_topology: cfg's nodes back to back from address 0, one CPU per
  * node (CPU c on node c), distances 10 + 10 * (steps around the ring). */
 void host_numa_setup(const struct host_mm_config *cfg);
-/* The whole init: topology, memblock, struct pages, page_alloc_init_node,
- * fallback lists, free_boot_range for every free range, watermarks.
+/* The whole init: topology, memblock, struct pages, then the kernel's
+ * memmap_init, free_area_init, memblock_free_all and setup_watermarks.
  * host_mem_init() must have made at least sum(node_bytes) of memory.
  * May be called again: it starts over from nothing. */
 void host_mm_boot(const struct host_mm_config *cfg);
