@@ -12,7 +12,7 @@
 /* CPUs whose per-CPU lists may hold pages. */
 static inline unsigned possible_cpus(void)
 {
-	unsigned n = numa_topology.nr_cpus;
+	unsigned n = num_possible_cpus();
 	return n ? (n < NR_CPUS ? n : NR_CPUS) : 1;
 }
 
