@@ -281,9 +281,15 @@ void show_backtrace(u64 rip, u64 rbp)
 	printk(KERN_ERR "  (no backtrace on the host; called from %#llx)\n", (unsigned long long)rip);
 }
 
-/* One CPU on the host: a call "on every CPU" runs here. */
+/* A call "on every CPU" runs here once as each CPU of the topology
+ * (cpu_number set to it), then the caller's CPU is restored. */
 void on_each_cpu(smp_call_func_t fn, void *info, bool wait)
 {
 	(void)wait;
-	fn(info);
+	unsigned self = cpu_number, n = nr_cpu_ids ? nr_cpu_ids : 1;
+	for (unsigned cpu = 0; cpu < n; cpu++) {
+		cpu_number = cpu;
+		fn(info);
+	}
+	cpu_number = self;
 }

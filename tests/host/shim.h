@@ -14,7 +14,8 @@
  *  - "physical memory": a host buffer starting at pfn 0 (host_phys_base), its
  *    struct pages (host_vmemmap) and the mem_section_present bitmap;
  *  - the CPU: one per-CPU area (cpu_number, current_task: a test may set
- *    cpu_number to run as another CPU), the interrupt flag, cond_resched(),
+ *    cpu_number to run as another CPU, and on_each_cpu runs its function
+ *    as each CPU in turn), the interrupt flag, cond_resched(),
  *    no symbol table (ksym_lookup finds nothing) and no backtraces;
  *  - a fake NUMA topology (nodes splitting the buffer, ring distances, one
  *    CPU per node; the running CPU is 0, on node 0);
