@@ -23,6 +23,7 @@
 #include "kernel/printk.h"
 #include "kernel/process.h"
 #include "kernel/syscall.h"
+#include "mm/memblock.h"
 #include "mm/memory.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
@@ -67,10 +68,48 @@ static void setup_acpi_and_numa(void)
 	}
 	acpi_numa_init(&numa_tables, &boot_memmap, boot_cpu_data.initial_apic_id, &numa_topology,
 		       &acpi_madt);
+	numa_publish_cpus(&numa_topology);
 	for (unsigned c = 0; c < numa_topology.nr_cpus; c++)
 		if (numa_topology.cpus[c].boot_cpu)
 			boot_cpu_index = c;
 	this_cpu_write(cpu_number, boot_cpu_index);
+}
+
+extern char __boot_start[], _end[];
+
+/* What mm is handed (mm_init.c, step 1): memblock learns the RAM of every
+ * node, and what the boot left in memory is reserved before anything is
+ * allocated, the AP trampoline's page included. */
+static void setup_memblock(void)
+{
+	/* Only what the direct map reaches (everything is used through it). */
+	u64 dropped = numa_memblks_to_memblock(&numa_topology, direct_map_end);
+	if (dropped)
+		pr_warn("memblock: %llu MiB of RAM above the direct map (%#llx) is not used\n",
+			(unsigned long long)(dropped >> 20), (unsigned long long)direct_map_end);
+
+	phys_addr_t image_start = (phys_addr_t)(uintptr_t)__boot_start; /* .boot is at its physical address */
+	memblock_reserve(image_start, __pa(_end) - image_start, "kernel image");
+	memblock_reserve(boot_info.info_phys, boot_info.info_size, "multiboot2 information");
+	for (unsigned i = 0; i < boot_info.nr_modules; i++)
+		memblock_reserve(boot_info.modules[i].start,
+				 boot_info.modules[i].end - boot_info.modules[i].start, "boot module");
+	if (acpi_tables.root)
+		memblock_reserve(__pa(acpi_tables.root), acpi_tables.root->length, "ACPI root table");
+	for (unsigned i = 0; i < acpi_tables.nr_tables; i++)
+		memblock_reserve(__pa(acpi_tables.tables[i]), acpi_tables.tables[i]->length, "ACPI table");
+
+	/* The AP trampoline needs a page below 1 MiB (real mode): take it
+	 * before the rest of the first MiB is put aside for the firmware. */
+	trampoline_phys = memblock_phys_alloc_range(PAGE_SIZE, PAGE_SIZE, PAGE_SIZE, MiB(1),
+						    NUMA_NO_NODE, true);
+	if (trampoline_phys) {
+		memblock_reserve(0, trampoline_phys, "first 1 MiB (BIOS data)");
+		memblock_reserve(trampoline_phys + PAGE_SIZE, MiB(1) - trampoline_phys - PAGE_SIZE,
+				 "first 1 MiB (BIOS data)");
+	} else {
+		memblock_reserve(0, MiB(1), "first 1 MiB (BIOS data)");
+	}
 }
 
 /* Interrupts, the tick and the other CPUs, once memory management is up. */
@@ -167,6 +206,7 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	boot_paging_init(memmap_ram_end(&boot_memmap));
 
 	setup_acpi_and_numa();
+	setup_memblock();
 	mm_init();
 	memory_init();
 	syscall_init();

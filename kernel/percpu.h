@@ -12,25 +12,17 @@
 #ifndef KERNEL_PERCPU_H
 #define KERNEL_PERCPU_H
 
+#include "arch/x86_64/percpu.h"
+#include "kernel/topology.h"
 #include "kernel/types.h"
-#include "mm/numa.h"
 
 #define DEFINE_PER_CPU(type, name) __section(".data.percpu") __typeof__(type) name
 #define DECLARE_PER_CPU(type, name) extern __typeof__(type) name
 
 extern unsigned long __per_cpu_offset[NR_CPUS];
 
-#ifdef MMLAB_HOST
-#define this_cpu_off_value() 0ul
-#else
-/* The first variable of every CPU's area holds that area's offset. */
-static inline unsigned long this_cpu_off_value(void)
-{
-	unsigned long off;
-	__asm__ volatile("movq %%gs:0, %0" : "=r"(off));
-	return off;
-}
-#endif
+/* this_cpu_off_value(), the offset of this CPU's copy, is the hardware's
+ * part: arch/x86_64/percpu.h. */
 
 #define SHIFT_PERCPU_PTR(ptr, off) ((__typeof__(ptr))((uintptr_t)(ptr) + (off)))
 #define this_cpu_ptr(ptr) SHIFT_PERCPU_PTR(ptr, this_cpu_off_value())
@@ -46,5 +38,10 @@ unsigned long setup_per_cpu_area(unsigned cpu, int nid);
 void save_per_cpu_template(void);
 /* Points this CPU's GS base at its area. */
 void load_per_cpu_base(unsigned cpu);
+/* Zeroed memory for a CPU's own structures (its stacks, its GDT and TSS):
+ * 2^order pages on the CPU's node, or nearby. For arch code, which does
+ * not include mm's headers. NULL when there is no memory. */
+void *cpu_alloc_pages(unsigned cpu, unsigned order);
+void cpu_free_pages(void *addr, unsigned order);
 
 #endif

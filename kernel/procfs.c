@@ -246,10 +246,9 @@ static void nodes_memory_show(struct seq_buf *m, const struct proc_node *n) { (v
  * node's zone). */
 static void node_numastat_show(struct seq_buf *m, const struct proc_node *node)
 {
-	pg_data_t *pgdat = NODE_DATA(node->nid);
-	unsigned long s[NR_NUMA_STAT_ITEMS] = { 0 };
-	for (int i = 0; pgdat && i < NR_NUMA_STAT_ITEMS; i++)
-		s[i] = READ_ONCE(pgdat->numa_stat[i]);
+	unsigned long s[NR_NUMA_STAT_ITEMS];
+	for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
+		s[i] = node_numa_event_state(node->nid, (enum numa_stat_item)i);
 	seq_buf_printf(m, "numa_hit %lu\nnuma_miss %lu\nnuma_foreign %lu\ninterleave_hit %lu\n"
 		       "local_node %lu\nother_node %lu\n", s[NUMA_HIT], s[NUMA_MISS], s[NUMA_FOREIGN],
 		       0ul, s[NUMA_LOCAL], s[NUMA_OTHER]);

@@ -115,7 +115,7 @@ static void rcu_kick_idle_cpus(unsigned long mask)
 	unsigned int me = smp_processor_id(), cpu;
 	for_each_online_cpu(cpu)
 		if (cpu != me && (mask >> cpu & 1) && idle_cpu(cpu))
-			apic_send_ipi(numa_topology.cpus[cpu].apic_id, RESCHEDULE_VECTOR);
+			apic_send_ipi(cpu_physical_id(cpu), RESCHEDULE_VECTOR);
 }
 
 /* Caller holds rcu_state.lock. Returns the CPUs to kick. */

@@ -125,7 +125,7 @@ int wake_up_state(struct task_struct *p, unsigned int state)
 	/* An idle CPU sits in hlt: the IPI makes its idle loop look again. A
 	 * busy one finds the task at its next scheduling point. */
 	if (kick)
-		apic_send_ipi(numa_topology.cpus[cpu].apic_id, RESCHEDULE_VECTOR);
+		apic_send_ipi(cpu_physical_id(cpu), RESCHEDULE_VECTOR);
 	return woke;
 }
 

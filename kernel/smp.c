@@ -45,6 +45,18 @@ void save_per_cpu_template(void)
 	memcpy(per_cpu_pristine, __per_cpu_start, min(size, sizeof(per_cpu_pristine)));
 }
 
+void *cpu_alloc_pages(unsigned cpu, unsigned order)
+{
+	struct page *p = alloc_pages_node(cpu_to_node(cpu), GFP_KERNEL | __GFP_ZERO, order);
+	return p ? page_address(p) : NULL;
+}
+
+void cpu_free_pages(void *addr, unsigned order)
+{
+	if (addr)
+		__free_pages(virt_to_page(addr), order);
+}
+
 unsigned long setup_per_cpu_area(unsigned cpu, int nid)
 {
 	size_t size = (size_t)(__per_cpu_end - __per_cpu_start);
@@ -136,7 +148,7 @@ static void queue_call(unsigned cpu, smp_call_func_t fn, void *info)
 	spin_lock_irqsave(&q->lock, flags);
 	list_add_tail(&csd->list, &q->list);
 	spin_unlock_irqrestore(&q->lock, flags);
-	apic_send_ipi(numa_topology.cpus[cpu].apic_id, CALL_FUNCTION_VECTOR);
+	apic_send_ipi(cpu_physical_id(cpu), CALL_FUNCTION_VECTOR);
 }
 
 /* Waiting for another CPU with interrupts off deadlocks when that CPU is

@@ -4,15 +4,11 @@
 #define KERNEL_SMP_H
 
 #include "kernel/percpu.h"
-#include "mm/numa.h"
+#include "kernel/topology.h"
 
 DECLARE_PER_CPU(unsigned, cpu_number);
 
-#ifdef MMLAB_HOST
-static inline unsigned smp_processor_id(void) { return 0; }
-#else
 static inline unsigned smp_processor_id(void) { return this_cpu_read(cpu_number); }
-#endif
 
 static inline int numa_node_id(void)
 {

@@ -13,6 +13,7 @@
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
 
+#include "arch/x86_64/irqflags.h"
 #include "kernel/smp.h"
 #include "kernel/types.h"
 
@@ -71,31 +72,6 @@ static inline bool spin_is_locked(spinlock_t *l)
 	return __atomic_load_n(&l->owner, __ATOMIC_RELAXED) !=
 	       __atomic_load_n(&l->next, __ATOMIC_RELAXED);
 }
-
-#ifdef MMLAB_HOST
-/* Host-side tests have no interrupts to mask. */
-static inline unsigned long arch_local_irq_save(void) { return 0; }
-static inline void arch_local_irq_restore(unsigned long flags) { (void)flags; }
-static inline bool irqs_disabled(void) { return false; }
-#else
-static inline bool irqs_disabled(void)
-{
-	unsigned long flags;
-	__asm__ volatile("pushfq; popq %0" : "=r"(flags));
-	return !(flags & (1ul << 9));
-}
-static inline unsigned long arch_local_irq_save(void)
-{
-	unsigned long flags;
-	__asm__ volatile("pushfq; popq %0; cli" : "=r"(flags)::"memory");
-	return flags;
-}
-static inline void arch_local_irq_restore(unsigned long flags)
-{
-	if (flags & (1ul << 9))
-		__asm__ volatile("sti" ::: "memory");
-}
-#endif
 
 #define local_irq_save(flags) ((flags) = arch_local_irq_save())
 #define local_irq_restore(flags) arch_local_irq_restore(flags)

@@ -1,9 +1,13 @@
 /* The NUMA topology model (see numa.h for its invariants). Filled from ACPI
- * by kernel/acpi_numa.c; this file holds what does not depend on ACPI. */
+ * by kernel/acpi_numa.c; this file holds what does not depend on ACPI,
+ * and hands the model on: the RAM to memblock, the CPUs to
+ * kernel/topology.h. */
 #include "mm/numa.h"
 #include "kernel/memmap.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "mm/memblock.h"
+#include "mm/page.h"
 
 struct numa_topology numa_topology;
 
@@ -20,6 +24,34 @@ u64 node_ram_bytes(int nid)
 	if (nid < 0 || (unsigned)nid >= numa_topology.nr_nodes)
 		return 0;
 	return numa_topology.nodes[nid].ram_bytes;
+}
+
+u64 numa_memblks_to_memblock(const struct numa_topology *t, phys_addr_t limit)
+{
+	u64 dropped = 0;
+	for (unsigned i = 0; i < t->nr_memblks; i++) {
+		const struct numa_memblk *b = &t->memblks[i];
+		u64 start = ALIGN_UP(b->start, PAGE_SIZE), end = ALIGN_DOWN(b->end, PAGE_SIZE);
+		if (end > limit) {
+			dropped += end - max(start, limit);
+			end = limit;
+		}
+		if (start < end)
+			memblock_add_node(start, end - start, b->nid);
+	}
+	return dropped;
+}
+
+void numa_publish_cpus(const struct numa_topology *t)
+{
+	u32 apic_ids[NR_CPUS];
+	int nids[NR_CPUS];
+	unsigned nr = t->nr_cpus < NR_CPUS ? t->nr_cpus : NR_CPUS;
+	for (unsigned c = 0; c < nr; c++) {
+		apic_ids[c] = t->cpus[c].apic_id;
+		nids[c] = t->cpus[c].nid;
+	}
+	set_cpu_topology(nr, apic_ids, nids);
 }
 
 void numa_topology_reset(struct numa_topology *t)

@@ -9,14 +9,13 @@
 #ifndef MM_NUMA_H
 #define MM_NUMA_H
 
+#include "kernel/topology.h"
 #include "kernel/types.h"
+#include "mm/nodemask.h"
 
-#define MAX_NUMNODES 16
-#define NR_CPUS 64
 #define MAX_NUMA_MEMBLKS 128
 #define LOCAL_DISTANCE 10
 #define REMOTE_DISTANCE 20
-#define NUMA_NO_NODE (-1)
 
 struct numa_node_info {
 	u32 pxm;            /* ACPI proximity domain */
@@ -59,18 +58,21 @@ struct numa_topology {
 	unsigned warnings;
 };
 
-/* The live topology, filled at boot by acpi_numa_init(). */
+/* The live topology, filled at boot by acpi_numa_init(); boot code then
+ * publishes its CPUs (numa_publish_cpus) to kernel/topology.h, which is
+ * where cpu_to_node() and the CPU count are read from. */
 extern struct numa_topology numa_topology;
 
 static inline unsigned num_online_nodes(void) { return numa_topology.nr_nodes; }
-static inline unsigned num_possible_cpus(void) { return numa_topology.nr_cpus; }
 int node_distance(int a, int b);
-/* Inline: the page allocator asks on every allocation (NUMA_LOCAL/OTHER). */
-static inline int cpu_to_node(unsigned cpu)
-{
-	return cpu < numa_topology.nr_cpus ? numa_topology.cpus[cpu].nid : NUMA_NO_NODE;
-}
+/* Hands t's CPUs (APIC ids, nodes) to set_cpu_topology(). */
+void numa_publish_cpus(const struct numa_topology *t);
 u64 node_ram_bytes(int nid);
+
+/* memblock learns each node's RAM from t (as Linux's numa_register_memblks):
+ * whole pages only, and only below limit (what the direct map reaches).
+ * Returns the bytes of RAM left out above limit. */
+u64 numa_memblks_to_memblock(const struct numa_topology *t, phys_addr_t limit);
 
 /* Helpers for building a topology (used by the ACPI parser and by tests). */
 void numa_topology_reset(struct numa_topology *t);

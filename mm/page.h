@@ -113,22 +113,9 @@ static inline bool pfn_valid(unsigned long pfn)
 	return s < NR_MEM_SECTIONS && (mem_section_present[s / 8] >> (s % 8) & 1);
 }
 
-#ifdef MMLAB_HOST
-/* Host-side tests give the allocator a buffer as "physical memory" starting
- * at pfn 0 and an array of struct pages for it. */
-extern struct page *vmemmap;
-extern u8 *host_phys_base;
-static inline void *page_address(const struct page *p)
-{
-	return host_phys_base + ((unsigned long)(p - vmemmap) << PAGE_SHIFT);
-}
-static inline struct page *virt_to_page(const void *v)
-{
-	return vmemmap + (((uintptr_t)v - (uintptr_t)host_phys_base) >> PAGE_SHIFT);
-}
-#else
+/* Where the vmemmap and the direct map are is the architecture's
+ * (arch/x86_64/page.h; host builds put both in the shim's buffers). */
 #include "arch/x86_64/page.h"
-#define VMEMMAP_START 0xffffea0000000000ul
 #define vmemmap ((struct page *)VMEMMAP_START)
 static inline void *page_address(const struct page *p)
 {
@@ -136,7 +123,6 @@ static inline void *page_address(const struct page *p)
 }
 /* For direct-map and kernel-image addresses. */
 static inline struct page *virt_to_page(const void *v) { return vmemmap + (__pa(v) >> PAGE_SHIFT); }
-#endif
 
 static inline unsigned long page_to_pfn(const struct page *p) { return (unsigned long)(p - vmemmap); }
 static inline struct page *pfn_to_page(unsigned long pfn) { return vmemmap + pfn; }

@@ -24,16 +24,13 @@
  *
  * Locking: a node's free lists and counters are protected by its lock; a
  * CPU's per-CPU lists by running on that CPU with interrupts off. This file
- * is portable C: it is also built and tested on the host (MMLAB_HOST). */
+ * is portable C: it is also built and tested on the host (tests/host/, whose
+ * shadow headers stand in for the hardware). */
 #include "mm/page_alloc_internal.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
-#ifdef MMLAB_HOST
-static inline void cond_resched(void) {}
-#else
-#include "kernel/sched.h"
-#endif
 
 pg_data_t *node_data[MAX_NUMNODES];
 u8 mem_section_present[NR_MEM_SECTIONS / 8];
@@ -77,16 +74,28 @@ static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int 
 	return (long)pgdat->nr_free - (long)(1ul << order) + 1 > min;
 }
 
+/* Linux's zone_statistics(). The counters are this CPU's own
+ * (per_cpu_nodestats), so with interrupts off nothing else can add to them
+ * between the load and the store; the caller has them off. */
+static inline void __numa_statistics(int preferred, int nid)
+{
+	unsigned cpu = smp_processor_id();
+	unsigned long *here = node_data[nid]->per_cpu_nodestats[cpu].numa_events;
+	if (nid == preferred) {
+		here[NUMA_HIT]++;
+	} else {
+		here[NUMA_MISS]++;
+		node_data[preferred]->per_cpu_nodestats[cpu].numa_events[NUMA_FOREIGN]++;
+	}
+	here[nid == numa_node_id() ? NUMA_LOCAL : NUMA_OTHER]++;
+}
+
 static inline void numa_statistics(int preferred, int nid)
 {
-	pg_data_t *pgdat = node_data[nid];
-	if (nid == preferred) {
-		pgdat->numa_stat[NUMA_HIT]++;
-	} else {
-		pgdat->numa_stat[NUMA_MISS]++;
-		node_data[preferred]->numa_stat[NUMA_FOREIGN]++;
-	}
-	pgdat->numa_stat[nid == numa_node_id() ? NUMA_LOCAL : NUMA_OTHER]++;
+	unsigned long flags;
+	local_irq_save(flags);
+	__numa_statistics(preferred, nid);
+	local_irq_restore(flags);
 }
 
 static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order)
@@ -111,12 +120,16 @@ static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order
 }
 
 /* The nodes to try, nearest first: the preferred node's fallback list, or
- * only the preferred node itself for __GFP_THISNODE. */
-static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned int order, int nid, int alloc_flags)
+ * only the preferred node itself for __GFP_THISNODE; with a nodemask, only
+ * the nodes in it (as Linux's for_next_zone_zonelist_nodemask). The first
+ * node allowed is the one the caller wanted, for the NUMA counters (Linux's
+ * preferred_zoneref). */
+static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned int order, int nid,
+							   const nodemask_t *nodemask, int alloc_flags)
 {
 	pg_data_t *pref = node_data[nid];
 	const int *nodes = pref->fallback;
-	int nr = pref->nr_fallback;
+	int nr = pref->nr_fallback, wanted = NUMA_NO_NODE;
 
 	if (gfp & __GFP_THISNODE) {
 		if (!pref->managed_pages)
@@ -125,23 +138,42 @@ static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned i
 		nr = 1;
 	}
 	for (int i = 0; i < nr; i++) {
+		if (nodemask && !node_isset(nodes[i], *nodemask))
+			continue;
+		if (wanted == NUMA_NO_NODE)
+			wanted = nodes[i];
 		pg_data_t *pgdat = node_data[nodes[i]];
 		if (!watermark_ok(pgdat, order, alloc_flags))
 			continue;
 		struct page *page = rmqueue(pgdat, order);
 		if (page) {
-			numa_statistics(nodes[0], pgdat->node_id);
+			numa_statistics(wanted, pgdat->node_id);
 			return page;
 		}
 	}
 	return NULL;
 }
 
+/* Whether any node get_page_from_freelist may try has memory at all: a
+ * mask of memoryless nodes (or an empty one) can never be satisfied, and
+ * reclaim and retries would only spin (forever, for __GFP_NOFAIL). */
+static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *nodemask)
+{
+	pg_data_t *pref = node_data[nid];
+	if (gfp & __GFP_THISNODE)
+		return pref->managed_pages && (!nodemask || node_isset(nid, *nodemask));
+	for (int i = 0; i < pref->nr_fallback; i++)
+		if (!nodemask || node_isset(pref->fallback[i], *nodemask))
+			return true;
+	return false;
+}
+
 /* --- the slow path ------------------------------------------------------ */
 
 #define MAX_RECLAIM_RETRIES 16
 
-static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid)
+static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
+						     const nodemask_t *nodemask)
 {
 	int alloc_flags = ALLOC_WMARK_MIN;
 	if (gfp & __GFP_HIGH)
@@ -151,7 +183,7 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 
 	/* Below low but above min is what min is for (kswapd would be woken
 	 * here; mmlab has none, so direct reclaim does its work). */
-	struct page *page = get_page_from_freelist(gfp, order, nid, alloc_flags);
+	struct page *page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
 	if (page)
 		return page;
 
@@ -164,16 +196,16 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 		 * failure should cost no more than its checks. */
 		if (gfpflags_allow_blocking(gfp)) {
 			drain_all_pages();
-			page = get_page_from_freelist(gfp, order, nid, alloc_flags);
+			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
 		} else if (order == 0) {
 			drain_local_pages(NULL);
-			page = get_page_from_freelist(gfp, order, nid, alloc_flags);
+			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
 		}
 		if (page || !gfpflags_allow_blocking(gfp))
 			return page;
 
 		unsigned long reclaimed = shrink_slab(gfp, nid);
-		page = get_page_from_freelist(gfp, order, nid, alloc_flags);
+		page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
 		if (page)
 			return page;
 
@@ -181,7 +213,7 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			/* As Linux: a request that must not fail may use half
 			 * of the reserve below min once reclaim did not help,
 			 * and lets other tasks run (and free) between tries. */
-			page = get_page_from_freelist(gfp, order, nid, alloc_flags | ALLOC_HIGH);
+			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags | ALLOC_HIGH);
 			if (page)
 				return page;
 			if (loops == 1000)
@@ -221,7 +253,8 @@ static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gf
 		memset(page_address(page), 0, PAGE_SIZE << order);
 }
 
-static __noinline struct page *__alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order, int nid,
+						  const nodemask_t *nodemask)
 {
 	if (unlikely(order > MAX_PAGE_ORDER)) {
 		if (!(gfp & __GFP_NOWARN))
@@ -235,26 +268,34 @@ static __noinline struct page *__alloc_pages_node(int nid, gfp_t gfp, unsigned i
 		pr_warn("page allocation on node %d, which does not exist\n", nid);
 		return NULL;
 	}
-	struct page *page = get_page_from_freelist(gfp, order, nid, ALLOC_WMARK_LOW);
-	if (unlikely(!page))
-		page = alloc_pages_slowpath(gfp, order, nid);
+	struct page *page = get_page_from_freelist(gfp, order, nid, nodemask, ALLOC_WMARK_LOW);
+	if (unlikely(!page) && likely(allowed_nodes_have_memory(gfp, nid, nodemask)))
+		page = alloc_pages_slowpath(gfp, order, nid, nodemask);
 	if (likely(page))
 		prep_new_page(page, order, gfp);
 	else if (!(gfp & __GFP_NOWARN))
-		warn_alloc(gfp, order, nid);
+		warn_alloc(gfp, order, nid, nodemask);
 	return page;
 }
 
-/* The common case first, small enough to need no saved registers: order 0
+/* The one entry, as Linux's __alloc_pages(): order 2^order pages from
+ * preferred_nid (NUMA_NO_NODE: this CPU's node) or the nodes nearest to
+ * it, only from nodes in nodemask (NULL: every node). This is where
+ * memory policies plug in.
+ *
+ * The common case first, small enough to need no saved registers: order 0
  * from the preferred node's own per-CPU list, above its low watermark,
- * with the checks of check_new_page. Anything else (other orders, empty
- * list, fallback, watermarks, __GFP_ZERO, poisoning, a bad page) takes
- * the full path. */
-struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+ * with the checks of check_new_page, when no nodemask restricts it (the
+ * per-CPU list holds pages of the preferred node, which a mask may
+ * exclude). Anything else (other orders, a mask, empty list, fallback,
+ * watermarks, __GFP_ZERO, poisoning, a bad page) takes the full path. */
+struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask)
 {
+	int nid = preferred_nid;
 	if (nid == NUMA_NO_NODE)
 		nid = numa_node_id();
-	if (likely(order == 0 && (unsigned)nid < MAX_NUMNODES && !(gfp & __GFP_ZERO) && !page_poisoning)) {
+	if (likely(order == 0 && !nodemask && (unsigned)nid < MAX_NUMNODES && !(gfp & __GFP_ZERO) &&
+		   !page_poisoning)) {
 		pg_data_t *pgdat = node_data[nid];
 		if (likely(pgdat && pgdat->nr_fallback && pgdat->fallback[0] == nid &&
 			   pgdat->nr_free > pgdat->watermark[WMARK_LOW])) {
@@ -269,19 +310,24 @@ struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 				page->flags &= ~BIT(PG_pcp);
 				page->_refcount = 1;
 				page->_mapcount = -1; /* with _refcount: see prep_new_page */
-				numa_statistics(nid, nid);
+				__numa_statistics(nid, nid);
 				local_irq_restore(flags);
 				return page;
 			}
 			local_irq_restore(flags);
 		}
 	}
-	return __alloc_pages_node(nid, gfp, order);
+	return __alloc_pages_full(gfp, order, nid, nodemask);
+}
+
+struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+{
+	return __alloc_pages(gfp, order, nid, NULL);
 }
 
 struct page *alloc_pages(gfp_t gfp, unsigned int order)
 {
-	return alloc_pages_node(NUMA_NO_NODE, gfp, order);
+	return __alloc_pages(gfp, order, NUMA_NO_NODE, NULL);
 }
 
 static __always_inline void __free_pages_caller(struct page *page, unsigned int order, unsigned long caller)
@@ -304,7 +350,7 @@ static __noinline void free_pages_slow(struct page *page, unsigned int order, un
 	__free_pages_caller(page, order, caller);
 }
 
-/* The common case, as alloc_pages_node's: an order-0 page that passes the
+/* The common case, as __alloc_pages's: an order-0 page that passes the
  * free checks goes onto a per-CPU list that has room. */
 void __free_pages(struct page *page, unsigned int order)
 {

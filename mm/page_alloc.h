@@ -9,7 +9,8 @@
  * batches) so the common case takes no shared lock.
  *
  * Allocation tries the preferred node, then the other nodes in order of SLIT
- * distance (the node's fallback list), each above its low watermark; then
+ * distance (the node's fallback list), those in the caller's nodemask
+ * only, each above its low watermark; then
  * the slow path: the min watermark, draining per-CPU lists, the shrinkers
  * when the GFP flags allow direct reclaim, and retries as the flags say. */
 #ifndef MM_PAGE_ALLOC_H
@@ -48,6 +49,14 @@ enum numa_stat_item {
 	NR_NUMA_STAT_ITEMS
 };
 
+/* The NUMA counters of one node as seen by one CPU (Linux's
+ * per_cpu_nodestat): only that CPU adds to them, with interrupts off, so
+ * no increment is lost without atomics; readers sum them
+ * (node_numa_event_state). */
+struct per_cpu_nodestat {
+	unsigned long numa_events[NR_NUMA_STAT_ITEMS];
+};
+
 typedef struct pglist_data {
 	int node_id;
 	spinlock_t lock; /* protects free_area, nr_free and the bad-page list */
@@ -62,14 +71,19 @@ typedef struct pglist_data {
 	unsigned long nr_bad_pages;       /* taken out of circulation */
 	int fallback[MAX_NUMNODES]; /* nodes with memory, nearest first */
 	int nr_fallback;
-	unsigned long numa_stat[NR_NUMA_STAT_ITEMS];
 	struct per_cpu_pages pcp[NR_CPUS];
+	struct per_cpu_nodestat per_cpu_nodestats[NR_CPUS];
 } pg_data_t;
 
 extern pg_data_t *node_data[MAX_NUMNODES];
 #define NODE_DATA(nid) (node_data[nid])
 
-/* Allocation. nid may be NUMA_NO_NODE (the current CPU's node). */
+/* Allocation. nid may be NUMA_NO_NODE (the current CPU's node).
+ * __alloc_pages is the one entry (as Linux's): from preferred_nid, then the
+ * nodes nearest to it, only nodes in nodemask (NULL: every node); a mask
+ * without a node that has memory fails at once (NULL, even for
+ * __GFP_NOFAIL). The others are wrappers with no mask. */
+struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask);
 struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
 void __free_pages(struct page *page, unsigned int order);
@@ -82,9 +96,18 @@ unsigned long get_zeroed_page(gfp_t gfp);
 /* Drops a reference; frees the (order-0) page when it was the last. */
 void put_page(struct page *page);
 
-/* Setup: node_data must exist for every node (page_alloc_init_node), the
- * fallback lists are built from the distances, then memory is freed into
- * the allocator with free_boot_range(). */
+/* Struct pages: every pfn of [start_pfn, end_pfn) reserved (refcount 1,
+ * unmapped) on node nid, as a populated vmemmap section starts; then
+ * memmap_init() gives every RAM pfn its memblock node. */
+void init_struct_pages(unsigned long start_pfn, unsigned long end_pfn, int nid);
+void memmap_init(void);
+/* Setup, once memblock knows the RAM and the struct pages exist:
+ * free_area_init() gives every node its pg_data_t (page_alloc_init_node)
+ * and builds the fallback lists from the distances; memblock_free_all()
+ * frees memblock's free ranges into the allocator (free_boot_range) and
+ * freezes memblock; then setup_watermarks(). */
+void free_area_init(void);
+void memblock_free_all(void);
 void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, unsigned long end_pfn);
 void build_all_fallback_lists(void);
 /* Gives [start_pfn, end_pfn) of node nid to the buddy allocator, in the
@@ -93,6 +116,10 @@ void free_boot_range(unsigned long start_pfn, unsigned long end_pfn);
 void setup_watermarks(void);
 
 /* Statistics. */
+/* A NUMA counter of node nid summed over the CPUs (Linux's
+ * sum_zone_numa_event_state); 0 for a node that does not exist. Exact only
+ * when no CPU is allocating, like every unlocked reader here. */
+unsigned long node_numa_event_state(int nid, enum numa_stat_item item);
 unsigned long node_free_pages(int nid); /* buddy + per-CPU lists */
 unsigned long nr_free_pages(void);
 unsigned long node_free_blocks(int nid, unsigned int order);

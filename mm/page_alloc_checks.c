@@ -18,10 +18,8 @@
 
 bool page_poisoning;
 unsigned long bad_page_reports;
-#ifndef MMLAB_HOST
 kernel_param_flag("page_poison", page_poisoning,
 		  "fill free pages with 0xaa and check the pattern when they are allocated");
-#endif
 
 static const char *const pageflag_names[NR_PAGEFLAGS] = {
 	[PG_reserved] = "reserved", [PG_buddy] = "buddy", [PG_pcp] = "pcp",
@@ -43,16 +41,12 @@ static void describe_flags(unsigned long flags, char *buf, size_t size)
 
 static void print_caller(const char *what, unsigned long addr)
 {
-#ifdef MMLAB_HOST
-	printk(KERN_ERR "  %s %#lx\n", what, addr);
-#else
 	u64 off, size;
 	const char *name = addr ? ksym_lookup(addr, &off, &size) : NULL;
 	if (name)
 		printk(KERN_ERR "  %s %s+0x%lx\n", what, name, (unsigned long)off);
 	else
 		printk(KERN_ERR "  %s %#lx\n", what, addr);
-#endif
 }
 
 /* Reports a page that fails a check. The caller decides what happens to it;

@@ -1,6 +1,8 @@
-/* Setting the page allocator up: a node's pg_data_t, the fallback lists
- * built from the SLIT distances, the boot memory given to the buddy lists,
- * and the watermarks (the order is in page_alloc.h).
+/* Setting the page allocator up, from memblock and the NUMA topology: a
+ * node's pg_data_t (free_area_init), the fallback lists built from the
+ * SLIT distances, the boot memory given to the buddy lists
+ * (memblock_free_all), and the watermarks (the order is in page_alloc.h).
+ * Portable: the host tests boot through these same functions.
  *
  * Invariants it establishes: a node's fallback list holds every node with
  * memory exactly once, nearest first (ties by node id), so fallback[0] is
@@ -8,6 +10,8 @@
  * as the largest aligned blocks, each counted in managed_pages; and for
  * every node min <= low <= high, min being the node's share of
  * min_free_kbytes in proportion to its managed pages. */
+#include "kernel/panic.h"
+#include "mm/memblock.h"
 #include "mm/page_alloc_internal.h"
 
 void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, unsigned long end_pfn)
@@ -25,6 +29,79 @@ void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, un
 	pgdat->node_start_pfn = start_pfn;
 	pgdat->node_spanned_pages = end_pfn > start_pfn ? end_pfn - start_pfn : 0;
 	node_data[nid] = pgdat;
+}
+
+void init_struct_pages(unsigned long start_pfn, unsigned long end_pfn, int nid)
+{
+	for (unsigned long pfn = start_pfn; pfn < end_pfn; pfn++) {
+		struct page *p = pfn_to_page(pfn);
+		memset(p, 0, sizeof(*p));
+		p->flags = 1ul << PG_reserved;
+		set_page_node(p, nid);
+		p->_refcount = 1;
+		p->_mapcount = -1;
+	}
+}
+
+/* Now the real node of every RAM pfn (a section may hold two nodes). */
+void memmap_init(void)
+{
+	for (unsigned long i = 0; i < memblock.memory.cnt; i++) {
+		const struct memblock_region *r = &memblock.memory.regions[i];
+		unsigned long spfn = r->base >> PAGE_SHIFT, epfn = (r->base + r->size) >> PAGE_SHIFT;
+		for (unsigned long pfn = spfn; pfn < epfn; pfn++)
+			set_page_node(pfn_to_page(pfn), r->nid);
+	}
+}
+
+/* As Linux's free_area_init: every node of the topology gets its
+ * pg_data_t, spanning its memblock RAM; then the fallback lists. */
+void free_area_init(void)
+{
+	for (unsigned nid = 0; nid < numa_topology.nr_nodes; nid++) {
+		unsigned long start = ~0ul, end = 0, present = 0;
+		for (unsigned i = 0; i < memblock.memory.cnt; i++) {
+			const struct memblock_region *r = &memblock.memory.regions[i];
+			if (r->nid != (int)nid)
+				continue;
+			start = min(start, r->base >> PAGE_SHIFT);
+			end = max(end, (r->base + r->size) >> PAGE_SHIFT);
+			present += r->size >> PAGE_SHIFT;
+		}
+		if (!present)
+			start = end = 0;
+		/* On its own node when it has memory; a memoryless node's data
+		 * lives on whatever memblock finds (the nearest would be better,
+		 * but any node works). One placed beforehand (as Linux's arch
+		 * code places NODE_DATA; the host tests put it outside the
+		 * nodes) is used where it is. */
+		pg_data_t *pgdat = node_data[nid];
+		if (!pgdat)
+			pgdat = memblock_alloc_node(sizeof(pg_data_t), 64, present ? (int)nid : NUMA_NO_NODE);
+		if (!pgdat)
+			panic("mm: no memory for node %u's pg_data_t", nid);
+		page_alloc_init_node(pgdat, (int)nid, start, end);
+		pgdat->node_present_pages = present;
+	}
+	build_all_fallback_lists();
+}
+
+static void free_range_to_buddy(phys_addr_t start, phys_addr_t end, int nid, void *arg)
+{
+	(void)nid;
+	(void)arg;
+	unsigned long spfn = (start + PAGE_SIZE - 1) >> PAGE_SHIFT, epfn = end >> PAGE_SHIFT;
+	if (spfn < epfn)
+		free_boot_range(spfn, epfn);
+}
+
+/* As Linux's memblock_free_all: what memblock did not reserve goes to the
+ * buddy allocator, and memblock is frozen (what it reserved stays
+ * reserved, as the struct pages say). */
+void memblock_free_all(void)
+{
+	memblock_for_each_free_range(free_range_to_buddy, NULL);
+	memblock.frozen = true;
 }
 
 /* Nodes with memory, by distance from nid, then by node id. */

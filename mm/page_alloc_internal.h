@@ -11,7 +11,7 @@
  *   shrinker.c          the shrinkers the slow path calls
  *
  * The primitives are static inline here, not functions in one of the files,
- * because the hot paths are built from them (alloc_pages_node, __free_pages,
+ * because the hot paths are built from them (__alloc_pages, __free_pages,
  * put_page, the per-CPU refill and drain, boot-time freeing) and must inline
  * them across the files exactly as they did in one.
  *
@@ -34,7 +34,7 @@
 #define PCP_HIGH (6 * PCP_BATCH)
 
 #define BIT(n) (1ul << (n))
-/* The fast paths are inlined into alloc_pages_node and __free_pages; what
+/* The fast paths are inlined into __alloc_pages and __free_pages; what
  * is rare stays out of line so the fast paths need no saved registers. */
 #ifndef __always_inline /* glibc's <sys/cdefs.h> has one (host builds) */
 #define __always_inline inline __attribute__((always_inline))
@@ -228,7 +228,7 @@ void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count);
 void drain_local_pages(void *unused);
 
 /* Take and put, inlined into rmqueue and the free paths. (The order-0 fast
- * paths in alloc_pages_node and __free_pages repeat them on purpose.) */
+ * paths in __alloc_pages and __free_pages repeat them on purpose.) */
 static __always_inline struct page *rmqueue_pcplist(pg_data_t *pgdat)
 {
 	unsigned long flags;
@@ -270,7 +270,8 @@ static __always_inline void free_unref_page(struct page *page, pg_data_t *pgdat)
 
 /* --- reports (page_alloc_stats.c) --------------------------------------- */
 
-/* "page allocation failure: ..." with the free pages of every node. */
-void warn_alloc(gfp_t gfp, unsigned int order, int nid);
+/* "page allocation failure: ..." with the nodemask and the free pages of
+ * every node. */
+void warn_alloc(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask);
 
 #endif

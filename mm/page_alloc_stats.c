@@ -3,7 +3,7 @@
  * tables, the page allocation failure report, and GFP flags by name.
  *
  * Invariant: a node's free pages are its buddy pages plus the pages on its
- * per-CPU lists, so node_free_pages() is what a caller could still get
+ * per-CPU lists, and its NUMA counters the sums of its per-CPU ones, so node_free_pages() is what a caller could still get
  * from the node; these readers take no lock and are exact only when the
  * allocator is quiet (as the tests' leak checks make it). */
 #include "kernel/printk.h"
@@ -12,7 +12,7 @@
 /* CPUs whose per-CPU lists may hold pages. */
 static inline unsigned possible_cpus(void)
 {
-	unsigned n = numa_topology.nr_cpus;
+	unsigned n = num_possible_cpus();
 	return n ? (n < NR_CPUS ? n : NR_CPUS) : 1;
 }
 
@@ -24,6 +24,19 @@ unsigned long node_free_pages(int nid)
 	unsigned long n = pgdat->nr_free;
 	for (unsigned cpu = 0; cpu < possible_cpus(); cpu++)
 		n += (unsigned long)pgdat->pcp[cpu].count;
+	return n;
+}
+
+unsigned long node_numa_event_state(int nid, enum numa_stat_item item)
+{
+	pg_data_t *pgdat = nid >= 0 && nid < MAX_NUMNODES ? node_data[nid] : NULL;
+	if (!pgdat || (unsigned)item >= NR_NUMA_STAT_ITEMS)
+		return 0;
+	unsigned long n = 0;
+	/* Every CPU slot, not just the possible ones: one that never ran
+	 * holds zeros, and a test may count on any CPU number. */
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++)
+		n += READ_ONCE(pgdat->per_cpu_nodestats[cpu].numa_events[item]);
 	return n;
 }
 
@@ -67,7 +80,8 @@ void show_numastat(void)
 		char line[160];
 		size_t len = 0;
 		for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
-			len += snprintf(line + len, sizeof(line) - len, " %s %lu", names[i], pgdat->numa_stat[i]);
+			len += snprintf(line + len, sizeof(line) - len, " %s %lu", names[i],
+					node_numa_event_state(nid, (enum numa_stat_item)i));
 		pr_info("node%d numastat:%s\n", nid, line);
 	}
 }
@@ -88,19 +102,34 @@ void show_free_areas(void)
 	}
 }
 
-void warn_alloc(gfp_t gfp, unsigned int order, int nid)
+/* Linux's nodemask=%*pbl: "(null)" for no mask, else the nodes, "0,2". */
+static void nodemask_string(const nodemask_t *nodemask, char *buf, size_t size)
 {
-	char mode[160], line[300];
+	size_t len = 0;
+	int nid;
+	if (!nodemask) {
+		snprintf(buf, size, "(null)");
+		return;
+	}
+	buf[0] = 0;
+	for_each_node_mask(nid, *nodemask)
+		len += snprintf(buf + len, len < size ? size - len : 0, "%s%d", len ? "," : "", nid);
+}
+
+void warn_alloc(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask)
+{
+	char mode[160], line[300], nodes[3 * MAX_NUMNODES + 8];
 	size_t len = 0;
 
 	gfp_flags_string(gfp, mode, sizeof(mode));
+	nodemask_string(nodemask, nodes, sizeof(nodes));
 	line[0] = 0;
 	for (int n = 0; n < MAX_NUMNODES; n++)
 		if (node_data[n] && node_data[n]->managed_pages)
 			len += snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
 					" node%d:%lu", n, node_free_pages(n));
-	pr_warn("page allocation failure: order:%u, mode:%#x(%s), nid:%d, free pages:%s\n", order,
-		gfp, mode, nid, line);
+	pr_warn("page allocation failure: order:%u, mode:%#x(%s), nid:%d, nodemask=%s, free pages:%s\n",
+		order, gfp, mode, nid, nodes, line);
 }
 
 const char *gfp_flags_string(gfp_t gfp, char *buf, size_t size)

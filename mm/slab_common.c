@@ -15,10 +15,8 @@
 #include "mm/slab.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
-#include "mm/slab_internal.h"
-#ifndef MMLAB_HOST
 #include "kernel/ksyms.h"
-#endif
+#include "mm/slab_internal.h"
 
 static LIST_HEAD(slab_caches);
 static DEFINE_SPINLOCK(slab_caches_lock);
@@ -44,11 +42,8 @@ static void add_cache(struct kmem_cache *s)
 static const char *caller_name(void *caller, char *buf, size_t size)
 {
 	const char *sym = NULL;
-	u64 offset = 0;
-#ifndef MMLAB_HOST
-	u64 len;
+	u64 offset = 0, len;
 	sym = ksym_lookup((u64)(uintptr_t)caller, &offset, &len);
-#endif
 	if (sym)
 		snprintf(buf, size, "%s+%#lx", sym, (unsigned long)offset);
 	else

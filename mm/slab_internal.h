@@ -58,16 +58,11 @@ void create_kmalloc_caches(void);
  * (kfree and kmem_cache_free take any pointer, virt_to_page only good ones). */
 static inline struct page *pointer_to_page(const void *obj)
 {
-	unsigned long pfn;
-#ifdef MMLAB_HOST
-	pfn = ((uintptr_t)obj - (uintptr_t)host_phys_base) >> PAGE_SHIFT;
-#else
 	uintptr_t a = (uintptr_t)obj;
 	/* Only the direct map and the kernel image have struct pages. */
 	if (a < PAGE_OFFSET || (a >= PAGE_OFFSET + (1ul << MAX_PHYSMEM_BITS) && a < KERNEL_VMA))
 		return NULL;
-	pfn = __pa(obj) >> PAGE_SHIFT;
-#endif
+	unsigned long pfn = __pa(obj) >> PAGE_SHIFT;
 	return pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
 }
 

@@ -119,13 +119,13 @@ static void exhausted_node_falls_back_in_slit_order(struct kunit *test)
 	held_init(&held);
 	for (int step = 0; step + 1 < pgdat->nr_fallback && step < 2; step++) {
 		exhaust_node(&held, pgdat->fallback[step], GFP_NOWAIT);
-		unsigned long hit_before = node_data[pgdat->fallback[step + 1]]->numa_stat[NUMA_MISS];
-		unsigned long foreign_before = pgdat->numa_stat[NUMA_FOREIGN];
+		unsigned long hit_before = node_numa_event_state(pgdat->fallback[step + 1], NUMA_MISS);
+		unsigned long foreign_before = node_numa_event_state(pgdat->node_id, NUMA_FOREIGN);
 		struct page *p = alloc_pages_node(home, GFP_NOWAIT | __GFP_NOWARN, 0);
 		KUNIT_ASSERT_NOT_NULL(test, p);
 		KUNIT_EXPECT_EQ(test, page_to_nid(p), pgdat->fallback[step + 1]);
-		KUNIT_EXPECT_EQ(test, node_data[pgdat->fallback[step + 1]]->numa_stat[NUMA_MISS], hit_before + 1);
-		KUNIT_EXPECT_EQ(test, pgdat->numa_stat[NUMA_FOREIGN], foreign_before + 1);
+		KUNIT_EXPECT_EQ(test, node_numa_event_state(pgdat->fallback[step + 1], NUMA_MISS), hit_before + 1);
+		KUNIT_EXPECT_EQ(test, node_numa_event_state(pgdat->node_id, NUMA_FOREIGN), foreign_before + 1);
 		held_add(&held, p, 0);
 
 		/* The exhausted node refuses __GFP_THISNODE... */
@@ -290,23 +290,23 @@ static void numa_counters(struct kunit *test)
 	int home = numa_node_id();
 	if (!node_has_memory(home))
 		kunit_skip(test, "the boot CPU's node has no memory");
-	pg_data_t *h = node_data[home];
-	unsigned long hit = h->numa_stat[NUMA_HIT], local = h->numa_stat[NUMA_LOCAL];
+	unsigned long hit = node_numa_event_state(home, NUMA_HIT);
+	unsigned long local = node_numa_event_state(home, NUMA_LOCAL);
 	struct page *p = alloc_pages_node(home, GFP_KERNEL, 2);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_EXPECT_EQ(test, h->numa_stat[NUMA_HIT], hit + 1);
-	KUNIT_EXPECT_EQ(test, h->numa_stat[NUMA_LOCAL], local + 1);
+	KUNIT_EXPECT_EQ(test, node_numa_event_state(home, NUMA_HIT), hit + 1);
+	KUNIT_EXPECT_EQ(test, node_numa_event_state(home, NUMA_LOCAL), local + 1);
 	__free_pages(p, 2);
 
 	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
 		if (nid == home || !node_has_memory(nid))
 			continue;
-		pg_data_t *o = node_data[nid];
-		unsigned long ohit = o->numa_stat[NUMA_HIT], other = o->numa_stat[NUMA_OTHER];
+		unsigned long ohit = node_numa_event_state(nid, NUMA_HIT);
+		unsigned long other = node_numa_event_state(nid, NUMA_OTHER);
 		p = alloc_pages_node(nid, GFP_KERNEL, 0);
 		KUNIT_ASSERT_NOT_NULL(test, p);
-		KUNIT_EXPECT_EQ(test, o->numa_stat[NUMA_HIT], ohit + 1);
-		KUNIT_EXPECT_EQ(test, o->numa_stat[NUMA_OTHER], other + 1); /* we run elsewhere */
+		KUNIT_EXPECT_EQ(test, node_numa_event_state(nid, NUMA_HIT), ohit + 1);
+		KUNIT_EXPECT_EQ(test, node_numa_event_state(nid, NUMA_OTHER), other + 1); /* we run elsewhere */
 		__free_pages(p, 0);
 		return;
 	}
@@ -314,6 +314,65 @@ static void numa_counters(struct kunit *test)
 
 /* A shrinker holding pages: the slow path must call it when direct reclaim
  * is allowed, and must not when it is not. */
+/* __alloc_pages with a nodemask, on the nodes the kernel found: a mask of
+ * one node with memory keeps every order there, order 0 included, though
+ * this CPU's per-CPU list of its own node holds pages; a mask without
+ * memory behind it (the memoryless nodes, or none) fails at once. */
+static void nodemask_restricts_allocations(struct kunit *test)
+{
+	int home = numa_node_id();
+	nodemask_t memoryless = NODE_MASK_NONE;
+	unsigned with_memory = 0;
+	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
+		if (node_has_memory(nid))
+			with_memory++;
+		else if (node_data[nid])
+			node_set(nid, memoryless);
+	}
+	if (node_has_memory(home)) {
+		/* Warm this CPU's list on its node: the fast path would take it. */
+		struct page *warm = alloc_pages_node(home, GFP_KERNEL, 0);
+		KUNIT_ASSERT_NOT_NULL(test, warm);
+		__free_pages(warm, 0);
+	}
+	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
+		if (!node_has_memory(nid))
+			continue;
+		nodemask_t only = nodemask_of_node(nid);
+		for (unsigned order = 0; order <= 9; order += 3) {
+			struct page *p = __alloc_pages(GFP_KERNEL, order, home, &only);
+			KUNIT_ASSERT_NOT_NULL(test, p);
+			KUNIT_EXPECT_EQ(test, page_to_nid(p), nid);
+			__free_pages(p, order);
+		}
+	}
+	if (with_memory > 1 && node_has_memory(home)) {
+		/* Everything but home: the nearest other node with memory, the
+		 * second entry of home's fallback list. */
+		nodemask_t others = NODE_MASK_ALL;
+		node_clear(home, others);
+		struct page *p = __alloc_pages(GFP_KERNEL, 0, home, &others);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		KUNIT_EXPECT_EQ(test, page_to_nid(p), node_data[home]->fallback[1]);
+		__free_pages(p, 0);
+	}
+
+	nodemask_t none = NODE_MASK_NONE;
+	const nodemask_t *empty[] = { &none, &memoryless };
+	unsigned long free = nr_free_pages();
+	for (size_t i = 0; i < ARRAY_SIZE(empty); i++) {
+		if (i == 1 && nodes_empty(memoryless))
+			break; /* no memoryless node on this machine */
+		for (unsigned order = 0; order <= 9; order += 9) {
+			KUNIT_EXPECT_NULL(test, __alloc_pages(GFP_KERNEL | __GFP_NOWARN, order, home, empty[i]));
+			KUNIT_EXPECT_NULL(test, __alloc_pages(GFP_KERNEL | __GFP_NOFAIL | __GFP_NOWARN, order,
+							      i ? first_node(memoryless) : home, empty[i]));
+		}
+	}
+	drain_all_pages();
+	KUNIT_EXPECT_EQ(test, nr_free_pages(), free);
+}
+
 static struct held shrinker_stash;
 static unsigned shrinker_calls;
 
@@ -523,6 +582,7 @@ static struct kunit_case page_alloc_cases[] = {
 	KUNIT_CASE(gigantic_pages),
 	KUNIT_CASE(gfp_zero_and_helpers),
 	KUNIT_CASE(numa_counters),
+	KUNIT_CASE(nodemask_restricts_allocations),
 	KUNIT_CASE(slow_path_calls_shrinkers),
 	KUNIT_CASE(watermarks_and_reserves),
 	KUNIT_CASE(bad_page_checks),

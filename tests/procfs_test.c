@@ -262,7 +262,7 @@ static unsigned long numa_counter(void *arg)
 	struct numa_snapshot *snap = arg;
 	bool changed = false;
 	for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++) {
-		unsigned long now = READ_ONCE(snap->pgdat->numa_stat[i]);
+		unsigned long now = node_numa_event_state(snap->pgdat->node_id, (enum numa_stat_item)i);
 		changed |= now != snap->v[i];
 		snap->v[i] = now;
 	}

@@ -24,6 +24,8 @@
 
 #define PAGE_OFFSET 0xffff888000000000ul
 #define KERNEL_VMA 0xffffffff80000000ul
+/* The struct pages (mm/page.h), one per page frame, in pfn order. */
+#define VMEMMAP_START 0xffffea0000000000ul
 
 static inline void *__va(phys_addr_t p) { return (void *)(uintptr_t)(p + PAGE_OFFSET); }
 static inline phys_addr_t __pa(const void *v)

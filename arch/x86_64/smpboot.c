@@ -17,9 +17,8 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "kernel/topology.h"
 #include "mm/kernel_map.h"
-#include "mm/numa.h"
-#include "mm/page_alloc.h"
 
 phys_addr_t trampoline_phys;
 unsigned boot_cpu_index;
@@ -59,9 +58,9 @@ __noreturn void ap_start(unsigned cpu)
 	cpu_init_features();
 	lapic_init();
 	smp_prepare_this_cpu();
-	if (lapic_id() != numa_topology.cpus[cpu].apic_id)
+	if (lapic_id() != cpu_physical_id(cpu))
 		pr_warn("smp: CPU %u came up with APIC id %u, expected %u\n", cpu, lapic_id(),
-			numa_topology.cpus[cpu].apic_id);
+			cpu_physical_id(cpu));
 	tick_start_this_cpu();
 	__atomic_fetch_or(&cpu_online_mask.bits, 1ull << cpu, __ATOMIC_RELEASE);
 	if (ap_idle_entry)
@@ -80,21 +79,19 @@ static struct trampoline_params *tramp_params(void)
 static bool start_one(unsigned cpu)
 {
 	int nid = cpu_to_node(cpu);
-	struct page *stack = alloc_pages_node(nid, GFP_KERNEL, AP_STACK_ORDER);
+	void *stack = cpu_alloc_pages(cpu, AP_STACK_ORDER);
 	unsigned tables_order = 0;
 	while ((PAGE_SIZE << tables_order) < sizeof(struct cpu_tables))
 		tables_order++;
-	struct page *tables = alloc_pages_node(nid, GFP_KERNEL | __GFP_ZERO, tables_order);
+	void *tables = cpu_alloc_pages(cpu, tables_order);
 	if (!stack || !tables || !setup_per_cpu_area(cpu, nid)) {
 		pr_err("smp: no memory to start CPU %u\n", cpu);
-		if (stack)
-			__free_pages(stack, AP_STACK_ORDER);
-		if (tables)
-			__free_pages(tables, tables_order);
+		cpu_free_pages(stack, AP_STACK_ORDER);
+		cpu_free_pages(tables, tables_order);
 		return false;
 	}
-	per_cpu(cpu_tables, cpu) = page_address(tables);
-	u64 lo = (u64)(uintptr_t)page_address(stack);
+	per_cpu(cpu_tables, cpu) = tables;
+	u64 lo = (u64)(uintptr_t)stack;
 	ap_stack_lo[cpu] = lo;
 	ap_stack_hi[cpu] = lo + (PAGE_SIZE << AP_STACK_ORDER);
 
@@ -106,7 +103,7 @@ static bool start_one(unsigned cpu)
 	p->cpu = cpu;
 	__atomic_store_n(&p->ack, 0, __ATOMIC_SEQ_CST);
 
-	u32 apic_id = numa_topology.cpus[cpu].apic_id;
+	u32 apic_id = cpu_physical_id(cpu);
 	apic_wakeup_secondary(apic_id, trampoline_phys);
 	/* Until the AP says it has read the parameter block, the block (and
 	 * the trampoline) must stay as they are. */
@@ -149,7 +146,7 @@ unsigned smp_boot_secondaries(void)
 	kernel_stack_contains = on_ap_stack;
 
 	unsigned started = 0;
-	for (unsigned cpu = 0; cpu < numa_topology.nr_cpus; cpu++) {
+	for (unsigned cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		if (cpu == boot_cpu_index)
 			continue;
 		started += start_one(cpu);

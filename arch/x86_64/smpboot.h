@@ -9,7 +9,8 @@ extern phys_addr_t trampoline_phys;
 /* The logical CPU number of the boot CPU (its index in the MADT order). */
 extern unsigned boot_cpu_index;
 
-/* Brings up every other CPU of numa_topology; returns how many came up. */
+/* Brings up every other CPU of kernel/topology.h's map; returns how many
+ * came up. */
 unsigned smp_boot_secondaries(void);
 /* What an AP runs once it is set up (the idle loop, later the scheduler). */
 extern void (*ap_idle_entry)(void);

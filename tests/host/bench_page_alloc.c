@@ -379,7 +379,7 @@ int main(int argc, char **argv)
 	char cpuname[128], head[512];
 	cpu_name(cpuname, sizeof(cpuname));
 	snprintf(head, sizeof(head),
-		 "mmlab page allocator, host-native (gcc -O2, no sanitizers, -DMMLAB_HOST)\n"
+		 "mmlab page allocator, host-native (gcc -O2, no sanitizers)\n"
 		 "CPU: %s, pinned to CPU %d; %d runs per figure, median of per-run means\n"
 		 "naive = one global singly linked list of 4 KiB pages (pop/push), same run\n",
 		 cpuname, cpu, runs);

@@ -9,13 +9,16 @@
 #
 # BENCH_ARGS passes options to the benchmark (e.g. BENCH_ARGS='--runs 31').
 
-HOST_MM_CFLAGS := $(HOST_CFLAGS) -DMMLAB_HOST -I. -MMD -MP
+# The shadow headers (tests/host/include/) come first: they replace the
+# hardware's headers under the same paths, so production code has no host
+# conditionals.
+HOST_MM_CFLAGS := $(HOST_CFLAGS) -Itests/host/include -I. -MMD -MP
 HOST_MM_DIR := $(B)/host/mm
 
 # The portable code under test and the shim standing in for the kernel.
 # kernel/string.c is not compiled: libc provides the same functions.
 HOST_SHIM_SRCS := tests/host/shim.c tests/host/ktest.c
-HOST_MEMBLOCK_SRCS := mm/memblock.c mm/numa.c
+HOST_MEMBLOCK_SRCS := mm/memblock.c mm/numa.c kernel/topology.c
 HOST_PAGE_ALLOC_SRCS := $(HOST_MEMBLOCK_SRCS) mm/page_alloc.c mm/page_alloc_pcp.c mm/page_alloc_checks.c \
 	mm/page_alloc_init.c mm/page_alloc_stats.c mm/shrinker.c kernel/spinlock.c tests/host/mm_boot.c
 HOST_SLAB_SRCS := $(HOST_PAGE_ALLOC_SRCS) $(wildcard mm/slab.c mm/slab_common.c mm/kmalloc.c)
@@ -24,7 +27,7 @@ HOST_SLAB_SRCS := $(HOST_PAGE_ALLOC_SRCS) $(wildcard mm/slab.c mm/slab_common.c 
 # while mm/ grows.
 HOST_MM_TESTS := $(B)/host/memblock_test
 ifneq ($(wildcard mm/page_alloc.c),)
-HOST_MM_TESTS += $(B)/host/page_alloc_test $(B)/host/page_alloc_checks_test
+HOST_MM_TESTS += $(B)/host/page_alloc_test $(B)/host/page_alloc_checks_test $(B)/host/page_alloc_nodemask_test
 endif
 ifneq ($(wildcard mm/slab.c),)
 HOST_MM_TESTS += $(B)/host/slab_test $(B)/host/slab_node_fallback_test
@@ -45,30 +48,22 @@ $(HOST_MM_DIR)/opt/%.o: %.c
 host_san_objs = $(patsubst %.c,$(HOST_MM_DIR)/san/%.o,$(1))
 host_opt_objs = $(patsubst %.c,$(HOST_MM_DIR)/opt/%.o,$(1))
 
-$(B)/host/memblock_test: $(call host_san_objs,tests/host/memblock_test.c $(HOST_MEMBLOCK_SRCS) $(HOST_SHIM_SRCS))
-	$(say) LINK $@
-	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
-
-# The page allocator's tests: two programs on one harness.
-$(B)/host/page_alloc_test: $(call host_san_objs,tests/host/page_alloc_test.c tests/host/page_alloc_harness.c tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS) $(HOST_SHIM_SRCS))
-	$(say) LINK $@
-	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
-
-$(B)/host/page_alloc_checks_test: $(call host_san_objs,tests/host/page_alloc_checks_test.c tests/host/page_alloc_harness.c tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS) $(HOST_SHIM_SRCS))
-	$(say) LINK $@
-	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
-
-$(B)/host/slab_test: $(call host_san_objs,tests/host/slab_test.c tests/host/slab_harness.c tests/host/mm_check.c $(HOST_SLAB_SRCS) $(HOST_SHIM_SRCS))
-	$(say) LINK $@
-	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
-
-$(B)/host/slab_node_fallback_test: $(call host_san_objs,tests/host/slab_node_fallback_test.c tests/host/slab_harness.c tests/host/mm_check.c $(HOST_SLAB_SRCS) $(HOST_SHIM_SRCS))
-	$(say) LINK $@
-	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
-
+# What each test program links besides its own tests/host/<name>.c and the
+# shim: one pattern rule below links them all.
+memblock_test_SRCS := $(HOST_MEMBLOCK_SRCS)
+PAGE_ALLOC_HARNESS_SRCS := tests/host/page_alloc_harness.c tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS)
+page_alloc_test_SRCS := $(PAGE_ALLOC_HARNESS_SRCS)
+page_alloc_checks_test_SRCS := $(PAGE_ALLOC_HARNESS_SRCS)
+page_alloc_nodemask_test_SRCS := $(PAGE_ALLOC_HARNESS_SRCS)
+slab_test_SRCS := tests/host/slab_harness.c tests/host/mm_check.c $(HOST_SLAB_SRCS)
+slab_node_fallback_test_SRCS := $(slab_test_SRCS)
 # The VMA layer with mm/memory.c, the mmu_gather and kmalloc stubbed out.
 HOST_VMA_SRCS := kernel/rbtree.c mm/vma.c mm/mmap.c mm/mprotect.c mm/madvise.c
-$(B)/host/vma_test: $(call host_san_objs,tests/host/vma_test.c tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c $(HOST_VMA_SRCS) $(HOST_MEMBLOCK_SRCS) $(HOST_SHIM_SRCS))
+vma_test_SRCS := tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c \
+	$(HOST_VMA_SRCS) $(HOST_MEMBLOCK_SRCS)
+
+.SECONDEXPANSION:
+$(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRCS) $$(HOST_SHIM_SRCS))
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
 

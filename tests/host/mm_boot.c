@@ -1,8 +1,18 @@
-/* host_mm_boot(): the kernel's mm init sequence (mm/mm_init.c) on the host
- * buffer: topology -> memblock ranges per node -> reservations -> struct
- * pages (PG_reserved, node, refcount 1, mapcount -1) -> page_alloc_init_node
- * per node -> fallback lists -> free_boot_range per free range ->
- * watermarks. Every call starts over from nothing. */
+/* host_mm_boot(): the host's boot code. It does what kernel/main.c does
+ * before mm_init (the topology, memblock's RAM and reservations) and then
+ * runs the kernel's own mm initialisation (mm/page_alloc_init.c):
+ *
+ *   host_numa_setup (for ACPI)   -> numa_memblks_to_memblock -> reservations
+ *   -> struct pages (for the vmemmap) -> memmap_init -> free_area_init
+ *   -> memblock_free_all -> setup_watermarks
+ *
+ * Host-only, standing in for the hardware and the firmware: the topology
+ * comes from the config instead of SRAT/SLIT, the reservations are the
+ * first MiB and the config's instead of the kernel image and firmware
+ * tables, and the vmemmap is the shim's array (every section present)
+ * instead of mapped 2 MiB pages. mm_init's vmemmap mapping and
+ * kmem_cache_init (the slab harness calls it itself) are not run here.
+ * Every call starts over from nothing. */
 #include "mm/memblock.h"
 #include "mm/page_alloc.h"
 #include "tests/host/shim.h"
@@ -11,20 +21,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned long node_start[MAX_NUMNODES], node_end[MAX_NUMNODES];
 static pg_data_t static_pgdat[MAX_NUMNODES];
 
-unsigned long host_node_start_pfn(int nid) { return node_start[nid]; }
-unsigned long host_node_end_pfn(int nid) { return node_end[nid]; }
-
-static void give_range(phys_addr_t start, phys_addr_t end, int nid, void *arg)
+unsigned long host_node_start_pfn(int nid) { return NODE_DATA(nid)->node_start_pfn; }
+unsigned long host_node_end_pfn(int nid)
 {
-	(void)nid;
-	(void)arg;
-	unsigned long s = (unsigned long)(ALIGN_UP(start, PAGE_SIZE) >> PAGE_SHIFT);
-	unsigned long e = (unsigned long)(end >> PAGE_SHIFT);
-	if (s < e)
-		free_boot_range(s, e);
+	return NODE_DATA(nid)->node_start_pfn + NODE_DATA(nid)->node_spanned_pages;
+}
+
+/* As populate_section does for each section, for all of them: reserved,
+ * on the node of the first RAM in the section (the last node before it for
+ * a section without RAM). */
+static void host_vmemmap_init(void)
+{
+	int nid = 0;
+	for (unsigned long pfn = 0; pfn < host_vmemmap_pages; pfn += PAGES_PER_SECTION) {
+		phys_addr_t start = (phys_addr_t)pfn << PAGE_SHIFT;
+		phys_addr_t end = start + (PAGES_PER_SECTION << PAGE_SHIFT);
+		for (unsigned long i = 0; i < memblock.memory.cnt; i++) {
+			const struct memblock_region *r = &memblock.memory.regions[i];
+			if (r->base < end && r->base + r->size > start) {
+				nid = r->nid;
+				break;
+			}
+		}
+		init_struct_pages(pfn, pfn + PAGES_PER_SECTION, nid);
+	}
 }
 
 void host_mm_boot(const struct host_mm_config *cfg)
@@ -43,52 +65,19 @@ void host_mm_boot(const struct host_mm_config *cfg)
 	memset(node_data, 0, sizeof(node_data));
 	page_poisoning = cfg->page_poison;
 
-	u64 base = 0;
-	for (unsigned n = 0; n < cfg->nr_nodes; n++) {
-		node_start[n] = (unsigned long)(base >> PAGE_SHIFT);
-		if (cfg->node_bytes[n])
-			memblock_add_node(base, cfg->node_bytes[n], (int)n);
-		base += cfg->node_bytes[n];
-		node_end[n] = (unsigned long)(base >> PAGE_SHIFT);
-	}
+	numa_memblks_to_memblock(&numa_topology, host_phys_bytes);
 	if (!cfg->keep_first_mib)
 		memblock_reserve(0, MiB(1), "first MiB");
 	for (unsigned i = 0; i < cfg->nr_reserved; i++)
 		memblock_reserve(cfg->reserved[i].base, cfg->reserved[i].size, "test");
 
-	/* Every struct page starts reserved, on the node that holds it (holes
-	 * and the tail of the last section: the last node before them). */
-	int nid = 0;
-	for (unsigned long pfn = 0; pfn < host_vmemmap_pages; pfn++) {
-		struct page *p = pfn_to_page(pfn);
-		while ((unsigned)nid + 1 < cfg->nr_nodes && pfn >= node_end[nid])
-			nid++;
-		memset(p, 0, sizeof(*p));
-		p->flags = 1ul << PG_reserved;
-		set_page_node(p, nid);
-		p->_refcount = 1;
-		p->_mapcount = -1;
-	}
-
-	for (unsigned n = 0; n < cfg->nr_nodes; n++) {
-		/* As mm_init's nodes_setup: on the node itself when it has
-		 * memory, anywhere for a memoryless node (whose span is empty). */
-		bool present = cfg->node_bytes[n] != 0;
-		pg_data_t *pgdat = cfg->static_pgdat
-					   ? &static_pgdat[n]
-					   : memblock_alloc_node(sizeof(pg_data_t), 64,
-								 present ? (int)n : NUMA_NO_NODE);
-		if (!pgdat) {
-			fprintf(stderr, "host_mm_boot: no memory for node %u's pg_data_t\n", n);
-			exit(2);
-		}
-		if (!present)
-			node_start[n] = node_end[n] = 0;
-		page_alloc_init_node(pgdat, (int)n, node_start[n], node_end[n]);
-		pgdat->node_present_pages = node_end[n] - node_start[n];
-	}
-	build_all_fallback_lists();
-	memblock_for_each_free_range(give_range, NULL);
-	memblock.frozen = true;
+	host_vmemmap_init();
+	memmap_init();
+	/* Outside the nodes, so that every node is wholly free. */
+	if (cfg->static_pgdat)
+		for (unsigned n = 0; n < cfg->nr_nodes; n++)
+			node_data[n] = &static_pgdat[n];
+	free_area_init();
+	memblock_free_all();
 	setup_watermarks();
 }

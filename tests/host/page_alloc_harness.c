@@ -31,7 +31,12 @@ void capture_end(void) { printk_capture_end(&cap); }
 
 struct page *get(struct ktest *t, int nid, gfp_t gfp, unsigned order)
 {
-	struct page *p = alloc_pages_node(nid, gfp, order);
+	return get_nodemask(t, nid, gfp, order, NULL);
+}
+
+struct page *get_nodemask(struct ktest *t, int nid, gfp_t gfp, unsigned order, const nodemask_t *mask)
+{
+	struct page *p = mask ? __alloc_pages(gfp, order, nid, mask) : alloc_pages_node(nid, gfp, order);
 	if (!p)
 		return NULL;
 	unsigned long pfn = page_to_pfn(p);
@@ -44,6 +49,9 @@ struct page *get(struct ktest *t, int nid, gfp_t gfp, unsigned order)
 		KTEST_EXPECT_EQ(t, p->private, order);
 	if ((gfp & __GFP_THISNODE) && nid >= 0)
 		KTEST_EXPECT_EQ(t, page_to_nid(p), nid);
+	if (mask && !KTEST_EXPECT_TRUE(t, node_isset(page_to_nid(p), *mask)))
+		ktest_diag(t, "order %u preferring node %d came from node %d, outside the mask %#lx",
+			   order, nid, page_to_nid(p), mask->bits[0]);
 	mm_shadow_alloc(t, &shadow, p, order);
 	return p;
 }

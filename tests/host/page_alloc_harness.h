@@ -35,6 +35,9 @@ void capture_end(void);
 /* Allocates and records in the shadow; checks what every allocation must
  * look like. NULL when the allocation fails. */
 struct page *get(struct ktest *t, int nid, gfp_t gfp, unsigned order);
+/* The same through __alloc_pages with a nodemask (NULL: alloc_pages_node);
+ * also checks the page is on a node of the mask. */
+struct page *get_nodemask(struct ktest *t, int nid, gfp_t gfp, unsigned order, const nodemask_t *mask);
 /* Frees what get() returned. */
 void put(struct page *p, unsigned order);
 /* The free lists are back to their shape after boot, and consistent. */

@@ -224,7 +224,7 @@ static void fallback_goes_by_distance_when_a_node_is_exhausted(struct ktest *t)
 	enum { ORDER = 5, MAX_HELD = 4 * (NODE_BYTES >> (PAGE_SHIFT + ORDER)) };
 	static struct page *held[MAX_HELD];
 	int n = 0, seen[NR_NODES] = { 0 }, order_seen[NR_NODES], nseen = 0, on2 = 0;
-	unsigned long hit2 = NODE_DATA(2)->numa_stat[NUMA_HIT];
+	unsigned long hit2 = node_numa_event_state(2, NUMA_HIT);
 	for (;;) {
 		int want = expected_node(2, ORDER);
 		struct page *p = get(t, 2, GFP_KERNEL | __GFP_NOWARN, ORDER);
@@ -245,9 +245,9 @@ static void fallback_goes_by_distance_when_a_node_is_exhausted(struct ktest *t)
 	static const int want_order[] = { 2, 1, 3, 0 };
 	for (int i = 0; i < nseen && i < 4; i++)
 		KTEST_EXPECT_EQ(t, order_seen[i], want_order[i]);
-	KTEST_EXPECT_EQ(t, NODE_DATA(2)->numa_stat[NUMA_HIT] - hit2, on2);
-	KTEST_EXPECT_GT(t, NODE_DATA(1)->numa_stat[NUMA_MISS], 0);
-	KTEST_EXPECT_GT(t, NODE_DATA(2)->numa_stat[NUMA_FOREIGN], 0);
+	KTEST_EXPECT_EQ(t, node_numa_event_state(2, NUMA_HIT) - hit2, on2);
+	KTEST_EXPECT_GT(t, node_numa_event_state(1, NUMA_MISS), 0);
+	KTEST_EXPECT_GT(t, node_numa_event_state(2, NUMA_FOREIGN), 0);
 	/* Every node is now below its low watermark for order 5. */
 	for (int nid = 0; nid < NR_NODES; nid++)
 		KTEST_EXPECT_FALSE(t, above_low(nid, ORDER));
@@ -340,7 +340,41 @@ static void blocks_never_merge_across_nodes(struct ktest *t)
 	boot(&ring);
 }
 
-/* ---- per-CPU lists ------------------------------------------------------- */
+/* ---- per-CPU lists and counters ----------------------------------------- */
+
+/* The shim's one per-CPU area lets a case run as another CPU (cpu_number):
+ * each CPU counts in its own slots, on its own node's per-CPU list, and a
+ * reader sees the sum. */
+static void numa_counters_are_per_cpu_and_summed(struct ktest *t)
+{
+	unsigned long local1 = node_numa_event_state(1, NUMA_LOCAL);
+	unsigned long other1 = node_numa_event_state(1, NUMA_OTHER);
+	unsigned long hit1 = node_numa_event_state(1, NUMA_HIT);
+	cpu_number = 1; /* node 1's CPU */
+	KTEST_EXPECT_EQ(t, numa_node_id(), 1);
+	struct page *a = get(t, 1, GFP_KERNEL, 0);
+	cpu_number = 0;
+	struct page *b = get(t, 1, GFP_KERNEL, 0);
+	KTEST_ASSERT_NOT_NULL(t, a);
+	KTEST_ASSERT_NOT_NULL(t, b);
+	pg_data_t *pgdat = NODE_DATA(1);
+	KTEST_EXPECT_EQ(t, pgdat->per_cpu_nodestats[1].numa_events[NUMA_LOCAL], 1);
+	KTEST_EXPECT_EQ(t, pgdat->per_cpu_nodestats[0].numa_events[NUMA_OTHER], 1);
+	KTEST_EXPECT_EQ(t, node_numa_event_state(1, NUMA_LOCAL), local1 + 1);
+	KTEST_EXPECT_EQ(t, node_numa_event_state(1, NUMA_OTHER), other1 + 1);
+	KTEST_EXPECT_EQ(t, node_numa_event_state(1, NUMA_HIT), hit1 + 2);
+	/* Each came from its own CPU's list of node 1. */
+	KTEST_EXPECT_GT(t, pgdat->pcp[1].count, 0);
+	KTEST_EXPECT_GT(t, pgdat->pcp[0].count, 0);
+	KTEST_EXPECT_EQ(t, node_numa_event_state(MAX_NUMNODES, NUMA_HIT), 0);
+	put(a, 0);
+	put(b, 0);
+	drain_all_pages(); /* runs on every CPU, as the shim's on_each_cpu does */
+	KTEST_EXPECT_EQ(t, pgdat->pcp[1].count, 0);
+	KTEST_EXPECT_EQ(t, pgdat->pcp[0].count, 0);
+	KTEST_EXPECT_EQ(t, cpu_number, 0);
+	expect_boot_shape(t);
+}
 
 static void per_cpu_lists_stay_bounded_and_drain(struct ktest *t)
 {
@@ -557,6 +591,7 @@ static const struct ktest_case cases[] = {
 	KTEST_CASE(thisnode_fails_instead_of_falling_back),
 	KTEST_CASE(memoryless_node_allocates_from_the_nearest),
 	KTEST_CASE(blocks_never_merge_across_nodes),
+	KTEST_CASE(numa_counters_are_per_cpu_and_summed),
 	KTEST_CASE(per_cpu_lists_stay_bounded_and_drain),
 	KTEST_CASE(gfp_zero_returns_zeroed_pages),
 	KTEST_CASE(nofail_uses_half_the_reserve_and_no_more),

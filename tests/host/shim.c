@@ -2,6 +2,9 @@
  * headers next to the kernel's: the portable mm code sees only the kernel's
  * declarations, which have libc's signatures. */
 #include "tests/host/shim.h"
+#include "arch/x86_64/traps.h"
+#include "kernel/ksyms.h"
+#include "kernel/sched.h"
 #include "kernel/smp.h"
 
 #include <stdio.h>
@@ -153,7 +156,7 @@ size_t strlcat(char *dst, const char *src, size_t size)
 
 /* ---- "physical memory" -------------------------------------------------- */
 
-struct page *vmemmap;
+struct page *host_vmemmap;
 u8 *host_phys_base;
 /* mm/page_alloc.c defines it; programs without the page allocator (the
  * memblock test) get this one. */
@@ -171,13 +174,13 @@ void host_mem_free(void)
 		return;
 	if (mem_mmapped) {
 		munmap(host_phys_base, host_phys_bytes);
-		munmap(vmemmap, vmemmap_bytes);
+		munmap(host_vmemmap, vmemmap_bytes);
 	} else {
 		free(host_phys_base);
-		free(vmemmap);
+		free(host_vmemmap);
 	}
 	host_phys_base = NULL;
-	vmemmap = NULL;
+	host_vmemmap = NULL;
 	host_phys_bytes = 0;
 	memset(mem_section_present, 0, sizeof(mem_section_present));
 }
@@ -206,11 +209,11 @@ void host_mem_init(u64 bytes)
 	mem_mmapped = bytes > HOST_MMAP_THRESHOLD;
 	if (mem_mmapped) {
 		host_phys_base = map_noreserve(bytes);
-		vmemmap = map_noreserve(vmemmap_bytes);
+		host_vmemmap = map_noreserve(vmemmap_bytes);
 	} else {
 		host_phys_base = aligned_alloc(PAGE_SIZE, bytes);
-		vmemmap = calloc(host_vmemmap_pages, sizeof(struct page));
-		if (!host_phys_base || !vmemmap) {
+		host_vmemmap = calloc(host_vmemmap_pages, sizeof(struct page));
+		if (!host_phys_base || !host_vmemmap) {
 			fprintf(stderr, "host_mem_init: out of memory for %llu bytes\n",
 				(unsigned long long)bytes);
 			exit(2);
@@ -249,11 +252,44 @@ void host_numa_setup(const struct host_mm_config *cfg)
 				d = nn - d;
 			t->distance[a][b] = (u8)(a == b ? LOCAL_DISTANCE : LOCAL_DISTANCE + 10 * d);
 		}
+	numa_publish_cpus(t);
 }
 
-/* One CPU on the host: a call "on every CPU" runs here. */
+/* ---- the CPU, as the shadow headers see it ------------------------------- */
+
+/* One per-CPU area: the variables themselves (include/arch/x86_64/percpu.h). */
+unsigned long __per_cpu_offset[NR_CPUS];
+unsigned cpu_number;
+static struct task_struct host_task = { .pid = 1 };
+struct task_struct *current_task = &host_task;
+bool host_irqs_disabled;
+
+/* Nothing else to run: the caller carries on. */
+bool cond_resched(void) { return false; }
+
+/* No kernel symbol table on the host: reports print bare addresses. */
+const char *ksym_lookup(u64 addr, u64 *offset, u64 *size)
+{
+	(void)addr;
+	*offset = *size = 0;
+	return NULL;
+}
+
+void show_backtrace(u64 rip, u64 rbp)
+{
+	(void)rbp;
+	printk(KERN_ERR "  (no backtrace on the host; called from %#llx)\n", (unsigned long long)rip);
+}
+
+/* A call "on every CPU" runs here once as each CPU of the topology
+ * (cpu_number set to it), then the caller's CPU is restored. */
 void on_each_cpu(smp_call_func_t fn, void *info, bool wait)
 {
 	(void)wait;
-	fn(info);
+	unsigned self = cpu_number, n = nr_cpu_ids ? nr_cpu_ids : 1;
+	for (unsigned cpu = 0; cpu < n; cpu++) {
+		cpu_number = cpu;
+		fn(info);
+	}
+	cpu_number = self;
 }

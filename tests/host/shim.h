@@ -1,5 +1,10 @@
 /* The host shim: what the portable mm code (memblock, numa, page_alloc, slab)
- * needs from the kernel when it is compiled for the host with -DMMLAB_HOST.
+ * needs from the kernel when it is compiled for the host. The code is the
+ * kernel's, unchanged and without host conditionals: the shadow headers of
+ * tests/host/include/ (first on the host include path, same paths as the
+ * headers they replace) stand in for the hardware's (the per-CPU base,
+ * interrupt flags, the direct map and the vmemmap), and this file defines
+ * what those and the kernel's headers declare:
  *
  *  - printk/vprintk (libc's vsnprintf formats; the KERN_ level prefix
  *    "\001<digit>" or "\001!" is stripped and filtered against
@@ -7,11 +12,16 @@
  *    kernel/printk.h; snprintf/vsnprintf are libc's (same signatures);
  *  - panic() (prints, then abort(): the runner sees a crash);
  *  - "physical memory": a host buffer starting at pfn 0 (host_phys_base), its
- *    struct pages (vmemmap) and the mem_section_present bitmap;
+ *    struct pages (host_vmemmap) and the mem_section_present bitmap;
+ *  - the CPU: one per-CPU area (cpu_number, current_task: a test may set
+ *    cpu_number to run as another CPU, and on_each_cpu runs its function
+ *    as each CPU in turn), the interrupt flag, cond_resched(),
+ *    no symbol table (ksym_lookup finds nothing) and no backtraces;
  *  - a fake NUMA topology (nodes splitting the buffer, ring distances, one
  *    CPU per node; the running CPU is 0, on node 0);
- *  - host_mm_boot(): the kernel's mm init sequence (mm/mm_init.c) on that
- *    memory, so the allocator starts in the state it starts in at boot.
+ *  - host_mm_boot() (tests/host/mm_boot.c): the boot code's part, then the
+ *    kernel's own mm initialisation on that memory, so the allocator starts
+ *    in the state it starts in at boot.
  *
  * kernel/string.c is not compiled: libc has the same functions (glibc 2.36
  * lacks strlcpy/strlcat, which the shim provides). */
@@ -49,8 +59,8 @@ struct host_mm_config {
 /* Fills numa_topology: cfg's nodes back to back from address 0, one CPU per
  * node (CPU c on node c), distances 10 + 10 * (steps around the ring). */
 void host_numa_setup(const struct host_mm_config *cfg);
-/* The whole init: topology, memblock, struct pages, page_alloc_init_node,
- * fallback lists, free_boot_range for every free range, watermarks.
+/* The whole init: topology, memblock, struct pages, then the kernel's
+ * memmap_init, free_area_init, memblock_free_all and setup_watermarks.
  * host_mem_init() must have made at least sum(node_bytes) of memory.
  * May be called again: it starts over from nothing. */
 void host_mm_boot(const struct host_mm_config *cfg);

@@ -23,8 +23,8 @@ bool populate_fails;
 long stub_live_objects;
 int stub_errors;
 
-/* The syscalls act on current->mm; nothing calls them on the host. */
-DEFINE_PER_CPU(struct task_struct *, current_task);
+/* The syscalls act on current->mm (the shim's host task, which has none);
+ * nothing calls them on the host. */
 bool files_fd_is_open(struct files_struct *files, unsigned int fd)
 {
 	(void)files;
