@@ -43,8 +43,21 @@ KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-
 HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-KERNEL_C   := $(wildcard arch/x86_64/*.c kernel/*.c mm/*.c tests/*.c)
-KERNEL_ASM := $(wildcard boot/*.asm arch/x86_64/*.asm)
+# Each folder lists what it links into the kernel (<folder>/objects.mk). A
+# source file in those folders that no list names stops the build, so a
+# file is never linked, or left out, by accident of where it sits; one that
+# is not for the kernel goes in KERNEL_NOT_LINKED with the reason beside it.
+KERNEL_DIRS := boot arch/x86_64 kernel mm tests
+KERNEL_SRCS :=
+KERNEL_NOT_LINKED :=
+include $(addsuffix /objects.mk,$(KERNEL_DIRS))
+KERNEL_C   := $(filter %.c,$(KERNEL_SRCS))
+KERNEL_ASM := $(filter %.asm,$(KERNEL_SRCS))
+KERNEL_UNLISTED := $(filter-out $(KERNEL_SRCS) $(KERNEL_NOT_LINKED),\
+	$(wildcard $(addsuffix /*.c,$(KERNEL_DIRS)) $(addsuffix /*.asm,$(KERNEL_DIRS))))
+ifneq ($(KERNEL_UNLISTED),)
+$(error $(KERNEL_UNLISTED): in no objects.mk list; add each to its folder's objects.mk (or KERNEL_NOT_LINKED))
+endif
 KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.asm,$(O)/%.o,$(KERNEL_ASM))
 
 # The judge's part (KTAP parser, boot judge, kunit_tool reader) is shared

@@ -1,0 +1,24 @@
+# mm/: memory management.
+# Linked into the kernel: adding a file here is the one deliberate step that
+# builds it in (the top Makefile refuses a source file that no list names).
+KERNEL_SRCS += \
+	mm/fault.c \
+	mm/kernel_map.c \
+	mm/kmalloc.c \
+	mm/madvise.c \
+	mm/memblock.c \
+	mm/memory.c \
+	mm/mm_init.c \
+	mm/mmap.c \
+	mm/mmu_gather.c \
+	mm/mprotect.c \
+	mm/numa.c \
+	mm/page_alloc.c \
+	mm/page_alloc_checks.c \
+	mm/page_alloc_init.c \
+	mm/page_alloc_pcp.c \
+	mm/page_alloc_stats.c \
+	mm/shrinker.c \
+	mm/slab.c \
+	mm/slab_common.c \
+	mm/vma.c

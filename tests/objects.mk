@@ -1,0 +1,32 @@
+# tests/: the KUnit framework, the in-kernel suites and the in-kernel benchmarks.
+# Linked into the kernel: adding a file here is the one deliberate step that
+# builds it in (the top Makefile refuses a source file that no list names).
+KERNEL_SRCS += \
+	tests/acpi_test.c \
+	tests/bench_mm.c \
+	tests/bench_smp.c \
+	tests/cmdline_test.c \
+	tests/cpu_test.c \
+	tests/file_test.c \
+	tests/init_test.c \
+	tests/kernel_map_test.c \
+	tests/kunit.c \
+	tests/kunit_boot.c \
+	tests/kunit_selftest.c \
+	tests/memmap_test.c \
+	tests/memory_test.c \
+	tests/mmap_test.c \
+	tests/multiboot2_test.c \
+	tests/page_alloc_smp_test.c \
+	tests/page_alloc_test.c \
+	tests/printk_test.c \
+	tests/process_test.c \
+	tests/procfs_test.c \
+	tests/rcu_test.c \
+	tests/sched_test.c \
+	tests/slab_misuse_test.c \
+	tests/slab_test.c \
+	tests/smp_test.c \
+	tests/string_test.c \
+	tests/topology_test.c \
+	tests/user_test.c
