@@ -24,6 +24,7 @@
 #ifndef MM_MM_TYPES_H
 #define MM_MM_TYPES_H
 
+#include "arch/x86_64/pgtable.h"
 #include "kernel/rbtree.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -104,7 +105,7 @@ struct vm_area_struct {
 enum mm_counter { MM_ANONPAGES, NR_MM_COUNTERS };
 
 struct mm_struct {
-	u64 *pgd;                  /* the PGD page (direct-map address) */
+	pgd_t *pgd;                /* the PGD page (direct-map address) */
 	struct rb_root mm_rb;      /* the VMAs by address */
 	int map_count;             /* number of VMAs */
 	unsigned long highest_vm_end; /* end of the highest VMA */

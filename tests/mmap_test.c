@@ -222,7 +222,8 @@ static void madvise_populate_read_maps_the_zero_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, 8 * PAGE_SIZE, 22 /* MADV_POPULATE_READ */), 0);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
 	for (int i = 0; i < 8; i++) {
-		pte_t *pte = walk_to_pte(s.mm, BASE + i * PAGE_SIZE);
+		pmd_t *pmd = mm_find_pmd(s.mm, BASE + i * PAGE_SIZE);
+		pte_t *pte = pmd ? pte_offset_map(pmd, BASE + i * PAGE_SIZE) : NULL;
 		KUNIT_ASSERT_NOT_NULL(test, pte);
 		KUNIT_EXPECT_TRUE(test, pte_present(*pte));
 		KUNIT_EXPECT_EQ(test, pte_pfn(*pte), page_to_pfn(zero_page));
@@ -234,7 +235,8 @@ static void madvise_populate_read_maps_the_zero_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, 8 * PAGE_SIZE, 23 /* MADV_POPULATE_WRITE */), 0);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 8);
 	for (int i = 0; i < 8; i++) {
-		pte_t *pte = walk_to_pte(s.mm, BASE + i * PAGE_SIZE);
+		pmd_t *pmd = mm_find_pmd(s.mm, BASE + i * PAGE_SIZE);
+		pte_t *pte = pmd ? pte_offset_map(pmd, BASE + i * PAGE_SIZE) : NULL;
 		KUNIT_ASSERT_NOT_NULL(test, pte);
 		KUNIT_EXPECT_NE(test, pte_pfn(*pte), page_to_pfn(zero_page));
 		KUNIT_EXPECT_TRUE(test, pte_write(*pte));

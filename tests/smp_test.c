@@ -19,8 +19,6 @@
 #include "mm/page_alloc.h"
 #include "tests/kunit.h"
 
-static phys_addr_t page_phys_of(const struct page *p) { return (phys_addr_t)page_to_pfn(p) << PAGE_SHIFT; }
-
 #define HANG_GUARD_NS 20000000000ull /* 20 s: only to turn a hang into a failure */
 
 static bool wait_until(volatile unsigned long *v, unsigned long target)
@@ -233,7 +231,7 @@ static void tlb_shootdown_reaches_every_cpu(struct kunit *test)
 	*(u64 *)page_address(a) = 0xaaaa0001;
 	*(u64 *)page_address(b) = 0xbbbb0002;
 	u64 flags = _PAGE_PRESENT | _PAGE_RW | _PAGE_NX;
-	KUNIT_ASSERT_TRUE(test, kernel_map(va, page_phys_of(a), flags, 1));
+	KUNIT_ASSERT_TRUE(test, kernel_map(va, page_to_phys(a), flags, 1));
 
 	unsigned long before[NR_CPUS];
 	unsigned cpu;
@@ -247,7 +245,7 @@ static void tlb_shootdown_reaches_every_cpu(struct kunit *test)
 	u64 *pte = lookup_kernel_address(va, &level);
 	KUNIT_ASSERT_NOT_NULL(test, pte);
 	KUNIT_EXPECT_EQ(test, level, 1);
-	*pte = page_phys_of(b) | flags;
+	*pte = page_to_phys(b) | flags;
 	flush_tlb_kernel_range(va, va + PAGE_SIZE);
 
 	for_each_online_cpu(cpu) {
