@@ -96,17 +96,35 @@ void pte_free(struct mm_struct *mm, struct page *table)
 	__free_page(table);
 }
 
-/* Installs a PUD or PMD table in the empty upper entry *entry (a PGD or PUD
- * entry: both are one u64, written only here and by free_pgtables). */
-static int upper_table_alloc(struct mm_struct *mm, u64 *entry)
+/* Linux's __pud_alloc/__pmd_alloc: a new table for an entry that was none,
+ * unless another walker installed one first (then ours is freed unused).
+ * 0, or -ENOMEM. */
+static int __pud_alloc(struct mm_struct *mm, pgd_t *pgd)
 {
 	struct page *new = pte_alloc_one(mm);
 	if (!new)
 		return -ENOMEM;
 	spin_lock(&mm->page_table_lock);
-	if (!READ_ONCE(*entry)) {
+	if (pgd_none(pgdp_get(pgd))) {
 		mm_account_pgtable(mm, 1, false);
-		WRITE_ONCE(*entry, page_to_phys(new) | _PAGE_TABLE);
+		set_pgd(pgd, __pgd(page_to_phys(new) | _PAGE_TABLE));
+		new = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (new)
+		pte_free(mm, new);
+	return 0;
+}
+
+static int __pmd_alloc(struct mm_struct *mm, pud_t *pud)
+{
+	struct page *new = pte_alloc_one(mm);
+	if (!new)
+		return -ENOMEM;
+	spin_lock(&mm->page_table_lock);
+	if (pud_none(pudp_get(pud))) {
+		mm_account_pgtable(mm, 1, false);
+		set_pud(pud, __pud(page_to_phys(new) | _PAGE_TABLE));
 		new = NULL;
 	}
 	spin_unlock(&mm->page_table_lock);
@@ -117,14 +135,14 @@ static int upper_table_alloc(struct mm_struct *mm, u64 *entry)
 
 pud_t *pud_alloc(struct mm_struct *mm, pgd_t *pgd, unsigned long addr)
 {
-	if (pgd_none(pgdp_get(pgd)) && upper_table_alloc(mm, &pgd->pgd))
+	if (pgd_none(pgdp_get(pgd)) && __pud_alloc(mm, pgd))
 		return NULL;
 	return pud_offset(pgd, addr);
 }
 
 pmd_t *pmd_alloc(struct mm_struct *mm, pud_t *pud, unsigned long addr)
 {
-	if (pud_none(pudp_get(pud)) && upper_table_alloc(mm, &pud->pud))
+	if (pud_none(pudp_get(pud)) && __pmd_alloc(mm, pud))
 		return NULL;
 	return pmd_offset(pud, addr);
 }

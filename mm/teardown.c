@@ -127,42 +127,33 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned lo
 
 /* --- free_pgtables ------------------------------------------------------------- */
 
-/* Unlinks the PTE table under *pmd and gives it to tlb (Linux's
- * free_pte_range/pte_free_tlb). */
-static void free_pte_range(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd,
-			   unsigned long addr)
+/* Linux's pte_free_tlb/pmd_free_tlb/pud_free_tlb: a table already
+ * unlinked from its parent entry goes to tlb, uncounted; it covered
+ * [addr, addr + span). */
+static void pgtable_free_tlb(struct mmu_gather *tlb, struct mm_struct *mm, void *table,
+			     unsigned long addr, unsigned long span, bool pte_level)
 {
-	struct page *table = virt_to_page(pmd_page_vaddr(pmdp_get(pmd)));
-	pmd_clear(pmd);
-	mm_account_pgtable(mm, -1, true);
-	tlb_remove_table(tlb, table, addr & PMD_MASK, PMD_SIZE);
+	mm_account_pgtable(mm, -1, pte_level);
+	tlb_remove_table(tlb, virt_to_page(table), addr, span);
 }
 
-/* After its entries are gone: frees the table *entry points to (a PMD
- * table under a PUD entry, size PUD_SIZE, or a PUD table under a PGD
- * entry, size PGDIR_SIZE) if all it covers, [start rounded down to size,
- * + size), lies in [floor, ceiling) as far as this range can tell
- * (Linux's test, the same at each level). Both levels' entries are one
- * u64 holding the table's physical address. */
-static void free_upper_table(struct mmu_gather *tlb, struct mm_struct *mm, u64 *entry,
-			     unsigned long start, unsigned long end, unsigned long floor,
-			     unsigned long ceiling, unsigned long size)
+/* Whether the table covering [start rounded down to size, + size) may go
+ * once its entries are gone: all it covers lies in [floor, ceiling) as far
+ * as this range can tell (Linux's test, the same at the PMD-table and
+ * PUD-table levels). */
+static bool upper_table_freeable(unsigned long start, unsigned long end, unsigned long floor,
+				 unsigned long ceiling, unsigned long size)
 {
 	unsigned long mask = ~(size - 1);
 	start &= mask;
 	if (start < floor)
-		return;
+		return false;
 	if (ceiling) {
 		ceiling &= mask;
 		if (!ceiling)
-			return;
+			return false;
 	}
-	if (end - 1 > ceiling - 1)
-		return;
-	struct page *table = virt_to_page(__va(READ_ONCE(*entry) & PTE_PFN_MASK));
-	WRITE_ONCE(*entry, 0);
-	mm_account_pgtable(mm, -1, false);
-	tlb_remove_table(tlb, table, start, size);
+	return end - 1 <= ceiling - 1;
 }
 
 static void free_pmd_range(struct mmu_gather *tlb, struct mm_struct *mm, pud_t *pud,
@@ -183,9 +174,14 @@ static void free_pmd_range(struct mmu_gather *tlb, struct mm_struct *mm, pud_t *
 			zap_huge_pmd(tlb, mm, pmd, addr & PMD_MASK, (addr & PMD_MASK) + PMD_SIZE);
 			continue;
 		}
-		free_pte_range(tlb, mm, pmd, addr);
+		pmd_clear(pmd);
+		pgtable_free_tlb(tlb, mm, pmd_page_vaddr(val), addr & PMD_MASK, PMD_SIZE, true);
 	}
-	free_upper_table(tlb, mm, &pud->pud, start, end, floor, ceiling, PUD_SIZE);
+	if (!upper_table_freeable(start, end, floor, ceiling, PUD_SIZE))
+		return;
+	pmd_t *table = pud_pgtable(pudp_get(pud));
+	pud_clear(pud);
+	pgtable_free_tlb(tlb, mm, table, start & PUD_MASK, PUD_SIZE, false);
 }
 
 static void free_pud_range(struct mmu_gather *tlb, struct mm_struct *mm, pgd_t *pgd,
@@ -199,7 +195,11 @@ static void free_pud_range(struct mmu_gather *tlb, struct mm_struct *mm, pgd_t *
 		if (!pud_none(pudp_get(pud)))
 			free_pmd_range(tlb, mm, pud, addr, next, floor, ceiling);
 	}
-	free_upper_table(tlb, mm, &pgd->pgd, start, end, floor, ceiling, PGDIR_SIZE);
+	if (!upper_table_freeable(start, end, floor, ceiling, PGDIR_SIZE))
+		return;
+	pud_t *table = pgd_pgtable(pgdp_get(pgd));
+	pgd_clear(pgd);
+	pgtable_free_tlb(tlb, mm, table, start & PGDIR_MASK, PGDIR_SIZE, false);
 }
 
 void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end,

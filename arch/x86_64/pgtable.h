@@ -130,8 +130,9 @@ static inline bool pud_none(pud_t pud) { return pud_val(pud) == 0; }
 static inline bool pgd_none(pgd_t pgd) { return pgd_val(pgd) == 0; }
 
 /* The table an entry points to (direct-map addresses). Only a PMD that is
- * not none and not huge points to a PTE table (mm/pgtable.h's
- * pte_offset_map checks that; nothing else should call pmd_page_vaddr). */
+ * not none and not huge points to a PTE table: walkers reach it through
+ * mm/pgtable.h's pte_offset_map, which checks that; the only other caller
+ * of pmd_page_vaddr is free_pgtables, which frees the table itself. */
 static inline pte_t *pmd_page_vaddr(pmd_t pmd) { return (pte_t *)__va(pmd_val(pmd) & PTE_PFN_MASK); }
 static inline pmd_t *pud_pgtable(pud_t pud) { return (pmd_t *)__va(pud_val(pud) & PTE_PFN_MASK); }
 /* Linux's p4d_pgtable, with the P4D level folded into the PGD. */
