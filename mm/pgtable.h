@@ -41,7 +41,8 @@
  * changing a PTE of a live table take mm->page_table_lock, reached through
  * pte_lockptr() so that the PTE-table issue can split it per table
  * (Linux's split PTE locks). The PTE lock is a spinlock: nothing that may
- * sleep (allocation, TLB shootdown waits are fine) runs under it. */
+ * sleep runs under it (pages are allocated before it is taken), and a full
+ * mmu_gather batch is flushed after it is dropped. */
 #ifndef MM_PGTABLE_H
 #define MM_PGTABLE_H
 
