@@ -29,20 +29,25 @@ struct test_space {
 	struct vm_area_struct *vma;
 };
 
+static void mmput_action(void *mm) { mmput(mm); }
+static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
+
 /* Makes an mm with one VMA [BASE, BASE + size) of private anonymous
  * read-write memory and makes it the current task's (so faults and user
- * copies go to it). */
+ * copies go to it). Both are undone by deferred actions however the case
+ * ends (kunit_add_action): a failed assertion leaves the runner's thread
+ * on no mm and leaks nothing. */
 static void space_init(struct kunit *test, struct test_space *s, unsigned long size)
 {
 	s->mm = mm_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, s->mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
 	unsigned long a = do_mmap(s->mm, BASE, size, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
-	if (a != BASE)
-		mmput(s->mm);
 	KUNIT_ASSERT_EQ(test, a, BASE);
 	s->vma = find_vma(s->mm, BASE);
 	kthread_use_mm(s->mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
 }
 
 /* The PTE for addr, or NULL when no PTE table covers it. The tests keep the
@@ -55,16 +60,19 @@ static pte_t *lookup_pte(struct mm_struct *mm, unsigned long addr)
 }
 
 /* Unmaps everything, frees the tables over the whole user half, drops the mm. */
-static void space_destroy(struct test_space *s)
+static void space_destroy(struct kunit *test, struct test_space *s)
 {
 	struct mmu_gather tlb;
 	tlb_gather_mmu(&tlb, s->mm);
 	unmap_page_range(&tlb, s->vma, s->vma->vm_start, s->vma->vm_end);
 	free_pgd_range(&tlb, s->vma->vm_start, s->vma->vm_end, 0, 0);
 	tlb_finish_mmu(&tlb);
-	kthread_unuse_mm(s->mm);
-	mmput(s->mm);
+	kunit_release_action(test, unuse_mm_action, s->mm);
+	kunit_release_action(test, mmput_action, s->mm);
 }
+
+/* A page-table page that was never installed. */
+static void free_table_action(void *page) { pte_free(NULL, page); }
 
 /* __pte_alloc and pmd_install say what the PMD holds instead of making the
  * caller read it again (the 2021 series' interface change). */
@@ -92,6 +100,7 @@ static void pmd_install_reports_what_it_found(struct kunit *test)
 	struct page *spare = alloc_pages(GFP_KERNEL | __GFP_ZERO, 0);
 	KUNIT_ASSERT_NOT_NULL(test, spare);
 	page_set_flag(spare, PG_table);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, free_table_action, spare), 0);
 	struct page *mine = spare;
 	KUNIT_EXPECT_EQ(test, pmd_install(s.mm, pmd, &mine), INSTALLED_PTE);
 	KUNIT_EXPECT_PTR_EQ(test, mine, spare);
@@ -107,9 +116,9 @@ static void pmd_install_reports_what_it_found(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, pte_alloc_map(s.mm, huge, BASE + 2 * PMD_SIZE));
 	KUNIT_EXPECT_NULL(test, lookup_pte(s.mm, BASE + 2 * PMD_SIZE));
 	pmd_clear(huge);
-	pte_free(s.mm, spare);
+	kunit_release_action(test, free_table_action, spare);
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 static void read_fault_maps_the_zero_page(struct kunit *test)
@@ -135,7 +144,7 @@ static void read_fault_maps_the_zero_page(struct kunit *test)
 	v = 0x1234;
 	KUNIT_EXPECT_EQ(test, copy_to_user((void *)(BASE + 5 * PAGE_SIZE), &v, 8), 0);
 	KUNIT_EXPECT_EQ(test, *(u64 *)page_address(zero_page), 0);
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 static void user_copies_demand_page_and_fail_cleanly(struct kunit *test)
@@ -158,7 +167,7 @@ static void user_copies_demand_page_and_fail_cleanly(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, copy_to_user((void *)0xffff888000000000ul, buf, 8), 8);
 	u64 w;
 	KUNIT_EXPECT_EQ(test, get_user_u64(&w, (void *)(TASK_SIZE - 4)), -EFAULT);
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 /* The mmu_gather flushes once per batch, frees only after the flush, and
@@ -196,7 +205,7 @@ static void gather_batches_and_frees_tables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tlb.nr, 0);
 	KUNIT_EXPECT_EQ(test, tlb.nr_freed, n);
 	KUNIT_EXPECT_EQ(test, tlb.nr_tables_freed, 1);
-	space_destroy(&s);
+	space_destroy(test, &s);
 	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
 }
 
@@ -208,6 +217,7 @@ struct remote_reader {
 	u64 first, second;
 	int step;
 	struct wait_queue_head wq;
+	struct task_struct *task;
 };
 
 static int remote_reader_fn(void *data)
@@ -225,6 +235,15 @@ static int remote_reader_fn(void *data)
 	return 0;
 }
 
+/* Lets the reader finish and waits for it: before the mm goes, however the
+ * case ends (registered after the mm's actions, so it runs first). */
+static void remote_reader_stop(void *data)
+{
+	struct remote_reader *r = data;
+	__atomic_store_n(&r->step, 2, __ATOMIC_RELEASE);
+	kthread_join(r->task);
+}
+
 static void teardown_flushes_other_cpus(struct kunit *test)
 {
 	if (num_online_cpus() < 2)
@@ -237,21 +256,23 @@ static void teardown_flushes_other_cpus(struct kunit *test)
 	u64 v = 0x5a5a5a5a5a5a5a5aull;
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)BASE, &v, 8), 0);
 
-	struct remote_reader r = { .mm = s.mm, .addr = BASE };
+	/* Static: the reader and the deferred stop outlive this frame. */
+	static struct remote_reader r;
+	r = (struct remote_reader){ .mm = s.mm, .addr = BASE };
 	init_waitqueue_head(&r.wq);
 	unsigned long flushes = tlb_user_flushes(other);
-	struct task_struct *t = kthread_run_on_cpu(remote_reader_fn, &r, other, "tlbtest/%u");
-	KUNIT_ASSERT_NOT_NULL(test, t);
+	r.task = kthread_run_on_cpu(remote_reader_fn, &r, other, "tlbtest/%u");
+	KUNIT_ASSERT_NOT_NULL(test, r.task);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, remote_reader_stop, &r), 0);
 	wait_event(r.wq, __atomic_load_n(&r.step, __ATOMIC_ACQUIRE) == 1);
 	KUNIT_EXPECT_EQ(test, r.first, v);
 	KUNIT_EXPECT_TRUE(test, mm_cpumask(s.mm)->bits >> other & 1);
 
 	zap_page_range(s.vma, BASE, PAGE_SIZE);
 	KUNIT_EXPECT_GT(test, tlb_user_flushes(other), flushes);
-	__atomic_store_n(&r.step, 2, __ATOMIC_RELEASE);
-	kthread_join(t);
+	kunit_release_action(test, remote_reader_stop, &r);
 	KUNIT_EXPECT_EQ(test, r.second, 0);
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 static void protection_changes_keep_the_zero_page_read_only(struct kunit *test)
@@ -271,7 +292,7 @@ static void protection_changes_keep_the_zero_page_read_only(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pte_write(*p0));
 	KUNIT_EXPECT_FALSE(test, pte_write(*p1));
 	KUNIT_EXPECT_EQ(test, pte_pfn(*p1), page_to_pfn(zero_page));
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 /* With SMAP the kernel cannot touch user memory outside the uaccess
@@ -301,7 +322,7 @@ static void smap_blocks_stray_kernel_access(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st, KUNIT_FAILURE);
 	KUNIT_EXPECT_EQ(test, inner.faults, 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(captured, "page fault"));
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 static struct kunit_case memory_cases[] = {

@@ -27,30 +27,32 @@ struct space {
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
 	struct kunit_resources before;
-	bool in_use; /* kthread_use_mm'd */
 };
 
-/* An mm with one private anonymous VMA [BASE, BASE + size). */
+static void mmput_action(void *mm) { mmput(mm); }
+static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
+
+/* An mm with one private anonymous VMA [BASE, BASE + size), made the
+ * current task's if use; deferred actions undo both however the case ends. */
 static void space_init(struct kunit *test, struct space *s, unsigned long size, bool use)
 {
 	kunit_resources_take(&s->before);
 	s->mm = mm_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, s->mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
 	unsigned long a = do_mmap(s->mm, BASE, size, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
-	if (a != BASE)
-		mmput(s->mm);
 	KUNIT_ASSERT_EQ(test, a, BASE);
 	s->vma = find_vma(s->mm, BASE);
-	s->in_use = use;
-	if (use)
+	if (use) {
 		kthread_use_mm(s->mm);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
+	}
 }
 
 static void space_destroy(struct kunit *test, struct space *s)
 {
-	if (s->in_use)
-		kthread_unuse_mm(s->mm);
-	mmput(s->mm);
+	kunit_release_action(test, unuse_mm_action, s->mm); /* nothing if never used */
+	kunit_release_action(test, mmput_action, s->mm);
 	kunit_expect_resources_back(test, &s->before);
 }
 
@@ -241,8 +243,7 @@ static void huge_pmd_teardown_frees_its_page(struct kunit *test)
 	unsigned long rss_after_dontneed = get_mm_rss(s.mm);
 	pmd_t after_dontneed = pmdp_get(mm_find_pmd(s.mm, BASE + 2 * PMD_SIZE));
 	/* Exit with the third still mapped. */
-	kthread_unuse_mm(s.mm);
-	s.in_use = false;
+	kunit_release_action(test, unuse_mm_action, s.mm);
 	struct mm_struct *mm = s.mm;
 	exit_mmap(mm); /* what mmput does, with the mm kept to read its counters */
 	long pgtables_at_exit = mm->pgtables_bytes;
@@ -262,8 +263,7 @@ static void huge_pmd_teardown_frees_its_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_before);
 	KUNIT_EXPECT_NULL(test, strstr(captured, "Bad page state"));
 	KUNIT_EXPECT_NULL(test, strstr(captured, "BUG"));
-	mmput(mm);
-	kunit_expect_resources_back(test, &s.before);
+	space_destroy(test, &s);
 }
 
 /* free_pgtables never frees a huge PMD's page as a PTE table, even when
