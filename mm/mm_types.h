@@ -19,8 +19,9 @@
  * run in that task; a test that builds an mm of its own is that mm's only
  * user). There is no mmap_lock yet: the first multi-threaded process or
  * remote walker brings one. page_table_lock serialises the installation of
- * page-table pages (pmd_install), as in Linux, so the code keeps Linux's
- * shape. Other CPUs only take TLB-flush IPIs. */
+ * page-table pages (pmd_install) and is, for now, every PTE table's PTE
+ * lock (pte_lockptr, mm/pgtable.h), as in Linux without split PTE locks,
+ * so the code keeps Linux's shape. Other CPUs only take TLB-flush IPIs. */
 #ifndef MM_MM_TYPES_H
 #define MM_MM_TYPES_H
 

@@ -13,7 +13,7 @@
  * PMD, so only the function that maps it may decide it is there). Nothing
  * else turns a PMD into a PTE-table address.
  *
- * Ranges are stepped with p?d_addr_end (arch/x86_64/pgtable.h), and every
+ * Ranges are stepped with p?d_addr_end (below), and every
  * range walker (zap, change_protection) goes through walk_pmd_range(), the
  * one place that decides what a PMD holds: the huge-PMD rule below.
  *
@@ -63,6 +63,28 @@ enum pmd_installed_type {
 	INSTALLED_PTE,
 	INSTALLED_HUGE_PMD,
 };
+
+/* --- stepping a range ----------------------------------------------------- */
+
+/* Range stepping (Linux's p?d_addr_end): the next boundary of the level
+ * after addr, or end if that comes first. The comparison is made minus
+ * one so that a boundary that wraps to 0 at the top of the address space
+ * still counts as past end. */
+static inline unsigned long pgd_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long boundary = (addr + PGDIR_SIZE) & PGDIR_MASK;
+	return boundary - 1 < end - 1 ? boundary : end;
+}
+static inline unsigned long pud_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long boundary = (addr + PUD_SIZE) & PUD_MASK;
+	return boundary - 1 < end - 1 ? boundary : end;
+}
+static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long boundary = (addr + PMD_SIZE) & PMD_MASK;
+	return boundary - 1 < end - 1 ? boundary : end;
+}
 
 /* --- reaching a level ----------------------------------------------------- */
 

@@ -144,26 +144,6 @@ static inline pud_t *pgd_pgtable(pgd_t pgd) { return (pud_t *)__va(pgd_val(pgd) 
 #define pmd_index(a) (((a) >> PMD_SHIFT) & 511)
 #define pte_index(a) (((a) >> PAGE_SHIFT) & 511)
 
-/* Range stepping (Linux's p?d_addr_end): the next boundary of the level
- * after addr, or end if that comes first. The comparison is made minus
- * one so that a boundary that wraps to 0 at the top of the address space
- * still counts as past end. */
-static inline unsigned long pgd_addr_end(unsigned long addr, unsigned long end)
-{
-	unsigned long boundary = (addr + PGDIR_SIZE) & PGDIR_MASK;
-	return boundary - 1 < end - 1 ? boundary : end;
-}
-static inline unsigned long pud_addr_end(unsigned long addr, unsigned long end)
-{
-	unsigned long boundary = (addr + PUD_SIZE) & PUD_MASK;
-	return boundary - 1 < end - 1 ? boundary : end;
-}
-static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
-{
-	unsigned long boundary = (addr + PMD_SIZE) & PMD_MASK;
-	return boundary - 1 < end - 1 ? boundary : end;
-}
-
 /* Returns the kernel's page-table entry that maps addr (at whatever level
  * maps it) and its level (1 = 4 KiB PTE, 2 = 2 MiB, 3 = 1 GiB), or NULL when
  * addr is not mapped. */
