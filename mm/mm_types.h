@@ -19,11 +19,13 @@
  * run in that task; a test that builds an mm of its own is that mm's only
  * user). There is no mmap_lock yet: the first multi-threaded process or
  * remote walker brings one. page_table_lock serialises the installation of
- * page-table pages (pmd_install), as in Linux, so the code keeps Linux's
- * shape. Other CPUs only take TLB-flush IPIs. */
+ * page-table pages (pmd_install) and is, for now, every PTE table's PTE
+ * lock (pte_lockptr, mm/pgtable.h), as in Linux without split PTE locks,
+ * so the code keeps Linux's shape. Other CPUs only take TLB-flush IPIs. */
 #ifndef MM_MM_TYPES_H
 #define MM_MM_TYPES_H
 
+#include "arch/x86_64/pgtable.h"
 #include "kernel/rbtree.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -104,7 +106,7 @@ struct vm_area_struct {
 enum mm_counter { MM_ANONPAGES, NR_MM_COUNTERS };
 
 struct mm_struct {
-	u64 *pgd;                  /* the PGD page (direct-map address) */
+	pgd_t *pgd;                /* the PGD page (direct-map address) */
 	struct rb_root mm_rb;      /* the VMAs by address */
 	int map_count;             /* number of VMAs */
 	unsigned long highest_vm_end; /* end of the highest VMA */

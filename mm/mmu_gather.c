@@ -1,11 +1,15 @@
 /* mmu_gather (see mm/mmu_gather.h): pages and page-table pages unmapped by
  * a teardown wait here until the TLB of every CPU that may hold a
  * translation to them has been flushed; then they are freed. One flush per
- * batch of MMU_GATHER_BUNDLE pages (or per tlb_finish_mmu), not per page. */
+ * full batch (or per tlb_finish_mmu), not per page.
+ *
+ * Invariant: pages[] and tables[] hold only pages no page table points to
+ * any more; whatever is in them is freed by the next tlb_flush_mmu, after
+ * its flush. Locking: a gather belongs to the task that opened it. */
 #include "mm/mmu_gather.h"
 #include "arch/x86_64/page.h"
-#include "arch/x86_64/tlb.h"
 #include "kernel/string.h"
+#include "mm/mmu_context.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 
@@ -28,17 +32,19 @@ void tlb_flush_range_add(struct mmu_gather *tlb, unsigned long address, unsigned
 		tlb->end = address + size;
 }
 
-static void gather_page(struct mmu_gather *tlb, struct page *page)
+bool __tlb_remove_page_size(struct mmu_gather *tlb, struct page *page, unsigned long address,
+			    unsigned int order)
 {
+	tlb_flush_range_add(tlb, address, PAGE_SIZE << order);
+	tlb->orders[tlb->nr] = (unsigned char)order;
 	tlb->pages[tlb->nr++] = page;
-	if (tlb->nr == MMU_GATHER_BUNDLE)
-		tlb_flush_mmu(tlb);
+	return tlb->nr == MMU_GATHER_BUNDLE;
 }
 
 void tlb_remove_page(struct mmu_gather *tlb, struct page *page, unsigned long address)
 {
-	tlb_flush_range_add(tlb, address, PAGE_SIZE);
-	gather_page(tlb, page);
+	if (__tlb_remove_page_size(tlb, page, address, 0))
+		tlb_flush_mmu(tlb);
 }
 
 void tlb_remove_table(struct mmu_gather *tlb, struct page *table, unsigned long address,
@@ -46,7 +52,23 @@ void tlb_remove_table(struct mmu_gather *tlb, struct page *table, unsigned long 
 {
 	tlb_flush_range_add(tlb, address, span);
 	tlb->freed_tables = true;
-	gather_page(tlb, table);
+	tlb->tables[tlb->nr_tables++] = table;
+	if (tlb->nr_tables == MMU_GATHER_TABLE_BUNDLE)
+		tlb_flush_mmu(tlb);
+}
+
+/* The table batch. With refcounted PTE tables this becomes Linux's
+ * tlb_remove_table_rcu: the pages wait for an RCU grace period, since a
+ * lockless walker may hold a table that no TLB maps any more. */
+static void tlb_table_flush(struct mmu_gather *tlb)
+{
+	for (unsigned i = 0; i < tlb->nr_tables; i++) {
+		page_clear_flag(tlb->tables[i], PG_table);
+		__free_page(tlb->tables[i]);
+	}
+	tlb->nr_tables_freed += tlb->nr_tables;
+	tlb->nr_tables = 0;
+	tlb->freed_tables = false;
 }
 
 void tlb_flush_mmu(struct mmu_gather *tlb)
@@ -57,21 +79,18 @@ void tlb_flush_mmu(struct mmu_gather *tlb)
 			start = 0;
 			end = ~0ul; /* the whole mm: one full flush */
 		}
-		flush_tlb_user_range(mm_cpumask(tlb->mm), __pa(tlb->mm->pgd), start, end);
+		flush_tlb_mm_range(tlb->mm, start, end);
 		tlb->nr_flushes++;
 		tlb->start = ~0ul;
 		tlb->end = 0;
 	}
 	/* Only now can no CPU reach these pages any more. */
 	for (unsigned i = 0; i < tlb->nr; i++) {
-		struct page *p = tlb->pages[i];
-		if (PageTable(p))
-			page_clear_flag(p, PG_table);
-		__free_page(p);
+		__free_pages(tlb->pages[i], tlb->orders[i]);
+		tlb->nr_freed += 1ul << tlb->orders[i];
 	}
-	tlb->nr_freed += tlb->nr;
 	tlb->nr = 0;
-	tlb->freed_tables = false;
+	tlb_table_flush(tlb);
 }
 
 void tlb_finish_mmu(struct mmu_gather *tlb)

@@ -2,6 +2,7 @@
 # Linked into the kernel: adding a file here is the one deliberate step that
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
+	mm/change_protection.c \
 	mm/fault.c \
 	mm/kernel_map.c \
 	mm/kmalloc.c \
@@ -10,6 +11,7 @@ KERNEL_SRCS += \
 	mm/memory.c \
 	mm/mm_init.c \
 	mm/mmap.c \
+	mm/mmu_context.c \
 	mm/mmu_gather.c \
 	mm/mprotect.c \
 	mm/numa.c \
@@ -18,7 +20,9 @@ KERNEL_SRCS += \
 	mm/page_alloc_init.c \
 	mm/page_alloc_pcp.c \
 	mm/page_alloc_stats.c \
+	mm/pgtable.c \
 	mm/shrinker.c \
 	mm/slab.c \
 	mm/slab_common.c \
+	mm/teardown.c \
 	mm/vma.c

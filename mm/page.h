@@ -126,5 +126,7 @@ static inline struct page *virt_to_page(const void *v) { return vmemmap + (__pa(
 
 static inline unsigned long page_to_pfn(const struct page *p) { return (unsigned long)(p - vmemmap); }
 static inline struct page *pfn_to_page(unsigned long pfn) { return vmemmap + pfn; }
+/* The physical address of the frame (what a page-table entry holds). */
+static inline phys_addr_t page_to_phys(const struct page *p) { return (phys_addr_t)page_to_pfn(p) << PAGE_SHIFT; }
 
 #endif

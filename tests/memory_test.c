@@ -1,4 +1,5 @@
-/* Tests of the user page tables (mm/memory.c) and the mmu_gather, on
+/* Tests of user memory (faults in mm/memory.c, teardown in mm/teardown.c,
+ * change_protection) and the mmu_gather, on
  * address spaces the test builds itself: one VMA from do_mmap, faults
  * resolved by calling handle_mm_fault as the fault handler would, user
  * memory reached through copy_*_user with the mm loaded as the current
@@ -28,33 +29,50 @@ struct test_space {
 	struct vm_area_struct *vma;
 };
 
+static void mmput_action(void *mm) { mmput(mm); }
+static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
+
 /* Makes an mm with one VMA [BASE, BASE + size) of private anonymous
  * read-write memory and makes it the current task's (so faults and user
- * copies go to it). */
+ * copies go to it). Both are undone by deferred actions however the case
+ * ends (kunit_add_action): a failed assertion leaves the runner's thread
+ * on no mm and leaks nothing. */
 static void space_init(struct kunit *test, struct test_space *s, unsigned long size)
 {
 	s->mm = mm_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, s->mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
 	unsigned long a = do_mmap(s->mm, BASE, size, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
-	if (a != BASE)
-		mmput(s->mm);
 	KUNIT_ASSERT_EQ(test, a, BASE);
 	s->vma = find_vma(s->mm, BASE);
 	kthread_use_mm(s->mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
+}
+
+/* The PTE for addr, or NULL when no PTE table covers it. The tests keep the
+ * pointer while they look (pte_unmap is nothing until the PTE-table issue,
+ * and nothing frees the table meanwhile). */
+static pte_t *lookup_pte(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	return pmd ? pte_offset_map(pmd, addr) : NULL;
 }
 
 /* Unmaps everything, frees the tables over the whole user half, drops the mm. */
-static void space_destroy(struct test_space *s)
+static void space_destroy(struct kunit *test, struct test_space *s)
 {
 	struct mmu_gather tlb;
 	tlb_gather_mmu(&tlb, s->mm);
 	unmap_page_range(&tlb, s->vma, s->vma->vm_start, s->vma->vm_end);
 	free_pgd_range(&tlb, s->vma->vm_start, s->vma->vm_end, 0, 0);
 	tlb_finish_mmu(&tlb);
-	kthread_unuse_mm(s->mm);
-	mmput(s->mm);
+	kunit_release_action(test, unuse_mm_action, s->mm);
+	kunit_release_action(test, mmput_action, s->mm);
 }
+
+/* A page-table page that was never installed. */
+static void free_table_action(void *page) { pte_free(NULL, page); }
 
 /* __pte_alloc and pmd_install say what the PMD holds instead of making the
  * caller read it again (the 2021 series' interface change). */
@@ -62,12 +80,16 @@ static void pmd_install_reports_what_it_found(struct kunit *test)
 {
 	struct test_space s;
 	space_init(test, &s, 4 * PMD_SIZE);
-	/* The upper levels, through a walk of the first PMD. */
-	KUNIT_ASSERT_NOT_NULL(test, pte_alloc_walk(s.mm, BASE));
+	/* The upper levels, then the first PTE table. */
+	pud_t *pud = pud_alloc(s.mm, pgd_offset(s.mm, BASE), BASE);
+	KUNIT_ASSERT_NOT_NULL(test, pud);
+	pmd_t *first = pmd_alloc(s.mm, pud, BASE);
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	KUNIT_ASSERT_EQ(test, pte_alloc(s.mm, first), INSTALLED_PTE);
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
 	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 3 * (long)PAGE_SIZE); /* PUD, PMD, PTE */
 
-	pmd_t *pmd = walk_to_pmd(s.mm, BASE + PMD_SIZE);
+	pmd_t *pmd = mm_find_pmd(s.mm, BASE + PMD_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, pmd);
 	KUNIT_EXPECT_TRUE(test, pmd_none(*pmd));
 	KUNIT_EXPECT_EQ(test, __pte_alloc(s.mm, pmd), INSTALLED_PTE);
@@ -78,24 +100,25 @@ static void pmd_install_reports_what_it_found(struct kunit *test)
 	struct page *spare = alloc_pages(GFP_KERNEL | __GFP_ZERO, 0);
 	KUNIT_ASSERT_NOT_NULL(test, spare);
 	page_set_flag(spare, PG_table);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, free_table_action, spare), 0);
 	struct page *mine = spare;
 	KUNIT_EXPECT_EQ(test, pmd_install(s.mm, pmd, &mine), INSTALLED_PTE);
 	KUNIT_EXPECT_PTR_EQ(test, mine, spare);
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
 
 	/* A PMD that maps a huge page: no PTE table to walk. */
-	pmd_t *huge = walk_to_pmd(s.mm, BASE + 2 * PMD_SIZE);
+	pmd_t *huge = mm_find_pmd(s.mm, BASE + 2 * PMD_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, huge);
-	*huge = (0x40000000ul) | _PAGE_PRESENT | _PAGE_PSE | _PAGE_USER;
+	set_pmd(huge, __pmd(0x40000000ul | _PAGE_PRESENT | _PAGE_PSE | _PAGE_USER));
 	KUNIT_EXPECT_EQ(test, pmd_install(s.mm, huge, &mine), INSTALLED_HUGE_PMD);
 	KUNIT_EXPECT_PTR_EQ(test, mine, spare);
-	KUNIT_EXPECT_NULL(test, pte_alloc_walk(s.mm, BASE + 2 * PMD_SIZE));
-	KUNIT_EXPECT_NULL(test, walk_to_pte(s.mm, BASE + 2 * PMD_SIZE));
-	*huge = 0;
-	page_clear_flag(spare, PG_table);
-	__free_page(spare);
+	KUNIT_EXPECT_EQ(test, pte_alloc(s.mm, huge), INSTALLED_HUGE_PMD);
+	KUNIT_EXPECT_NULL(test, pte_alloc_map(s.mm, huge, BASE + 2 * PMD_SIZE));
+	KUNIT_EXPECT_NULL(test, lookup_pte(s.mm, BASE + 2 * PMD_SIZE));
+	pmd_clear(huge);
+	kunit_release_action(test, free_table_action, spare);
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 static void read_fault_maps_the_zero_page(struct kunit *test)
@@ -103,7 +126,7 @@ static void read_fault_maps_the_zero_page(struct kunit *test)
 	struct test_space s;
 	space_init(test, &s, PMD_SIZE);
 	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE + 5 * PAGE_SIZE, FAULT_FLAG_USER), 0);
-	pte_t *pte = walk_to_pte(s.mm, BASE + 5 * PAGE_SIZE);
+	pte_t *pte = lookup_pte(s.mm, BASE + 5 * PAGE_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, pte);
 	KUNIT_EXPECT_EQ(test, pte_pfn(*pte), page_to_pfn(zero_page));
 	KUNIT_EXPECT_FALSE(test, pte_write(*pte));
@@ -121,7 +144,7 @@ static void read_fault_maps_the_zero_page(struct kunit *test)
 	v = 0x1234;
 	KUNIT_EXPECT_EQ(test, copy_to_user((void *)(BASE + 5 * PAGE_SIZE), &v, 8), 0);
 	KUNIT_EXPECT_EQ(test, *(u64 *)page_address(zero_page), 0);
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 static void user_copies_demand_page_and_fail_cleanly(struct kunit *test)
@@ -144,7 +167,7 @@ static void user_copies_demand_page_and_fail_cleanly(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, copy_to_user((void *)0xffff888000000000ul, buf, 8), 8);
 	u64 w;
 	KUNIT_EXPECT_EQ(test, get_user_u64(&w, (void *)(TASK_SIZE - 4)), -EFAULT);
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 /* The mmu_gather flushes once per batch, frees only after the flush, and
@@ -173,15 +196,16 @@ static void gather_batches_and_frees_tables(struct kunit *test)
 	free_pgd_range(&tlb, BASE, BASE + PMD_SIZE, 0, BASE + PMD_SIZE);
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
 	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 3 * (long)PAGE_SIZE);
-	KUNIT_EXPECT_NULL(test, walk_to_pte(s.mm, BASE));
-	KUNIT_EXPECT_NOT_NULL(test, walk_to_pte(s.mm, BASE + PMD_SIZE));
+	KUNIT_EXPECT_NULL(test, lookup_pte(s.mm, BASE));
+	KUNIT_EXPECT_NOT_NULL(test, lookup_pte(s.mm, BASE + PMD_SIZE));
 	/* A floor inside the PMD: the PTE table is shared with it, stays. */
 	free_pgd_range(&tlb, BASE + PMD_SIZE + PAGE_SIZE, BASE + 2 * PMD_SIZE, BASE + PMD_SIZE + PAGE_SIZE, 0);
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
 	tlb_finish_mmu(&tlb);
 	KUNIT_EXPECT_EQ(test, tlb.nr, 0);
-	KUNIT_EXPECT_EQ(test, tlb.nr_freed, n + 1);
-	space_destroy(&s);
+	KUNIT_EXPECT_EQ(test, tlb.nr_freed, n);
+	KUNIT_EXPECT_EQ(test, tlb.nr_tables_freed, 1);
+	space_destroy(test, &s);
 	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
 }
 
@@ -193,6 +217,7 @@ struct remote_reader {
 	u64 first, second;
 	int step;
 	struct wait_queue_head wq;
+	struct task_struct *task;
 };
 
 static int remote_reader_fn(void *data)
@@ -210,6 +235,15 @@ static int remote_reader_fn(void *data)
 	return 0;
 }
 
+/* Lets the reader finish and waits for it: before the mm goes, however the
+ * case ends (registered after the mm's actions, so it runs first). */
+static void remote_reader_stop(void *data)
+{
+	struct remote_reader *r = data;
+	__atomic_store_n(&r->step, 2, __ATOMIC_RELEASE);
+	kthread_join(r->task);
+}
+
 static void teardown_flushes_other_cpus(struct kunit *test)
 {
 	if (num_online_cpus() < 2)
@@ -222,21 +256,23 @@ static void teardown_flushes_other_cpus(struct kunit *test)
 	u64 v = 0x5a5a5a5a5a5a5a5aull;
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)BASE, &v, 8), 0);
 
-	struct remote_reader r = { .mm = s.mm, .addr = BASE };
+	/* Static: the reader and the deferred stop outlive this frame. */
+	static struct remote_reader r;
+	r = (struct remote_reader){ .mm = s.mm, .addr = BASE };
 	init_waitqueue_head(&r.wq);
 	unsigned long flushes = tlb_user_flushes(other);
-	struct task_struct *t = kthread_run_on_cpu(remote_reader_fn, &r, other, "tlbtest/%u");
-	KUNIT_ASSERT_NOT_NULL(test, t);
+	r.task = kthread_run_on_cpu(remote_reader_fn, &r, other, "tlbtest/%u");
+	KUNIT_ASSERT_NOT_NULL(test, r.task);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, remote_reader_stop, &r), 0);
 	wait_event(r.wq, __atomic_load_n(&r.step, __ATOMIC_ACQUIRE) == 1);
 	KUNIT_EXPECT_EQ(test, r.first, v);
 	KUNIT_EXPECT_TRUE(test, mm_cpumask(s.mm)->bits >> other & 1);
 
 	zap_page_range(s.vma, BASE, PAGE_SIZE);
 	KUNIT_EXPECT_GT(test, tlb_user_flushes(other), flushes);
-	__atomic_store_n(&r.step, 2, __ATOMIC_RELEASE);
-	kthread_join(t);
+	kunit_release_action(test, remote_reader_stop, &r);
 	KUNIT_EXPECT_EQ(test, r.second, 0);
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 static void protection_changes_keep_the_zero_page_read_only(struct kunit *test)
@@ -245,10 +281,10 @@ static void protection_changes_keep_the_zero_page_read_only(struct kunit *test)
 	space_init(test, &s, 4 * PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, handle_mm_fault(s.vma, BASE, FAULT_FLAG_WRITE), 0);
 	KUNIT_ASSERT_EQ(test, handle_mm_fault(s.vma, BASE + PAGE_SIZE, 0), 0);
-	pte_t *p0 = walk_to_pte(s.mm, BASE), *p1 = walk_to_pte(s.mm, BASE + PAGE_SIZE);
+	pte_t *p0 = lookup_pte(s.mm, BASE), *p1 = lookup_pte(s.mm, BASE + PAGE_SIZE);
 	/* PROT_NONE: not present, the page stays behind the entry. */
 	KUNIT_EXPECT_EQ(test, change_protection(s.vma, BASE, BASE + 4 * PAGE_SIZE, vm_get_page_prot(0)), 2);
-	KUNIT_EXPECT_FALSE(test, *p0 & _PAGE_PRESENT);
+	KUNIT_EXPECT_FALSE(test, pte_val(*p0) & _PAGE_PRESENT);
 	KUNIT_EXPECT_TRUE(test, pte_present(*p0));
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 1);
 	/* Back to read-write: the zero page must not become writable. */
@@ -256,7 +292,7 @@ static void protection_changes_keep_the_zero_page_read_only(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pte_write(*p0));
 	KUNIT_EXPECT_FALSE(test, pte_write(*p1));
 	KUNIT_EXPECT_EQ(test, pte_pfn(*p1), page_to_pfn(zero_page));
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 /* With SMAP the kernel cannot touch user memory outside the uaccess
@@ -286,7 +322,7 @@ static void smap_blocks_stray_kernel_access(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st, KUNIT_FAILURE);
 	KUNIT_EXPECT_EQ(test, inner.faults, 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(captured, "page fault"));
-	space_destroy(&s);
+	space_destroy(test, &s);
 }
 
 static struct kunit_case memory_cases[] = {

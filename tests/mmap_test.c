@@ -28,24 +28,31 @@ struct space {
 	struct kunit_resources before;
 };
 
+static void mmput_action(void *mm) { mmput(mm); }
+static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
+
 /* A fresh mm, made the current task's (faults, user copies and system
- * calls go to it). */
+ * calls go to it). Deferred actions (kunit_add_action) undo both however
+ * the case ends, so a failed assertion leaves the runner's thread on no
+ * mm and leaks nothing. */
 static void space_init(struct kunit *test, struct space *s)
 {
 	kunit_resources_take(&s->before);
 	s->mm = mm_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, s->mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
 	KUNIT_EXPECT_EQ(test, s->mm->mmap_base, MMAP_BASE);
 	KUNIT_EXPECT_EQ(test, s->mm->map_count, 0);
 	kthread_use_mm(s->mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
 }
 
 /* Drops the mm (exit_mmap through mmput) and checks that every page and
  * slab object (VMAs, anon_vmas) came back. */
 static void space_destroy(struct kunit *test, struct space *s)
 {
-	kthread_unuse_mm(s->mm);
-	mmput(s->mm);
+	kunit_release_action(test, unuse_mm_action, s->mm);
+	kunit_release_action(test, mmput_action, s->mm);
 	kunit_expect_resources_back(test, &s->before);
 }
 
@@ -222,7 +229,8 @@ static void madvise_populate_read_maps_the_zero_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, 8 * PAGE_SIZE, 22 /* MADV_POPULATE_READ */), 0);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
 	for (int i = 0; i < 8; i++) {
-		pte_t *pte = walk_to_pte(s.mm, BASE + i * PAGE_SIZE);
+		pmd_t *pmd = mm_find_pmd(s.mm, BASE + i * PAGE_SIZE);
+		pte_t *pte = pmd ? pte_offset_map(pmd, BASE + i * PAGE_SIZE) : NULL;
 		KUNIT_ASSERT_NOT_NULL(test, pte);
 		KUNIT_EXPECT_TRUE(test, pte_present(*pte));
 		KUNIT_EXPECT_EQ(test, pte_pfn(*pte), page_to_pfn(zero_page));
@@ -234,7 +242,8 @@ static void madvise_populate_read_maps_the_zero_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, 8 * PAGE_SIZE, 23 /* MADV_POPULATE_WRITE */), 0);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 8);
 	for (int i = 0; i < 8; i++) {
-		pte_t *pte = walk_to_pte(s.mm, BASE + i * PAGE_SIZE);
+		pmd_t *pmd = mm_find_pmd(s.mm, BASE + i * PAGE_SIZE);
+		pte_t *pte = pmd ? pte_offset_map(pmd, BASE + i * PAGE_SIZE) : NULL;
 		KUNIT_ASSERT_NOT_NULL(test, pte);
 		KUNIT_EXPECT_NE(test, pte_pfn(*pte), page_to_pfn(zero_page));
 		KUNIT_EXPECT_TRUE(test, pte_write(*pte));

@@ -26,8 +26,6 @@ static bool phys_in_node(phys_addr_t pa, phys_addr_t len, int nid)
 	return false;
 }
 
-static phys_addr_t page_phys(const struct page *p) { return (phys_addr_t)page_to_pfn(p) << PAGE_SHIFT; }
-
 static bool node_has_memory(int nid) { return node_data[nid] && node_data[nid]->managed_pages; }
 
 /* A list of allocations, linked through the pages' lru (ours while allocated). */
@@ -79,7 +77,7 @@ static void pages_land_on_their_node(struct kunit *test)
 			struct page *p = alloc_pages_node(nid, GFP_KERNEL, order);
 			KUNIT_ASSERT_NOT_NULL(test, p);
 			KUNIT_EXPECT_EQ(test, page_to_nid(p), nid);
-			KUNIT_EXPECT_TRUE(test, phys_in_node(page_phys(p), PAGE_SIZE << order, nid));
+			KUNIT_EXPECT_TRUE(test, phys_in_node(page_to_phys(p), PAGE_SIZE << order, nid));
 			KUNIT_EXPECT_EQ(test, page_to_pfn(p) & ((1ul << order) - 1), 0);
 			KUNIT_EXPECT_EQ(test, page_ref_count(p), 1);
 			__free_pages(p, order);
@@ -229,8 +227,8 @@ static void gigantic_pages(struct kunit *test)
 		if (expect_gigantic[0])
 			KUNIT_EXPECT_EQ(test, possible, in_list(expect_gigantic, nid));
 		if (p) {
-			KUNIT_EXPECT_EQ(test, page_phys(p) & (GiB(1) - 1), 0);
-			KUNIT_EXPECT_TRUE(test, phys_in_node(page_phys(p), GiB(1), nid));
+			KUNIT_EXPECT_EQ(test, page_to_phys(p) & (GiB(1) - 1), 0);
+			KUNIT_EXPECT_TRUE(test, phys_in_node(page_to_phys(p), GiB(1), nid));
 			KUNIT_EXPECT_EQ(test, node_free_pages(nid), free_before - (1ul << MAX_PAGE_ORDER));
 			__free_pages(p, MAX_PAGE_ORDER);
 			succeeded++;

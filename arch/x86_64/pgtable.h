@@ -1,4 +1,17 @@
-/* x86_64 page-table entry bits and index helpers (4-level paging). */
+/* x86_64 page-table entries (4-level paging): the bits, the index helpers,
+ * and one C type per level with Linux's accessors.
+ *
+ * Invariant: an entry of one level is never read or written as another's.
+ * pte_t, pmd_t, pud_t and pgd_t are distinct one-member structs (as in
+ * Linux), so passing a PMD where a PTE is expected is a compile error, and
+ * the raw bits are reached only through pte_val()/__pte() and friends.
+ * The P4D level is folded (4-level paging): a PGD entry points straight to
+ * a PUD table.
+ *
+ * Locking: none here; a plain entry read is one 8-byte load (ptep_get,
+ * pmdp_get), a write one 8-byte store (set_pte, set_pmd...), so a walker
+ * on another CPU sees the old or the new entry, never a mix. Who may write
+ * which entry is the caller's rule (mm/pgtable.h). */
 #ifndef ARCH_X86_64_PGTABLE_H
 #define ARCH_X86_64_PGTABLE_H
 
@@ -22,33 +35,108 @@
 /* What intermediate user tables (PGD/PUD/PMD entries) carry: the leaf PTE
  * decides the access. */
 #define _PAGE_TABLE (_PAGE_PRESENT | _PAGE_RW | _PAGE_USER | _PAGE_ACCESSED)
+/* What pte_modify keeps of an entry when the protection changes: the page
+ * and whether it was written (the new protection brings the rest). */
+#define _PAGE_CHG_MASK (PTE_PFN_MASK | _PAGE_DIRTY)
 
-typedef u64 pte_t;
-typedef u64 pmd_t;
-typedef u64 pud_t;
-typedef u64 pgd_t;
+struct mm_struct;
 
-/* accessors (until the struct types land) */
-#define pte_val(x) ((u64)(x))
-#define __pte(x) ((pte_t)(x))
-#define pmd_val(x) ((u64)(x))
-#define __pmd(x) ((pmd_t)(x))
-#define pud_val(x) ((u64)(x))
-#define __pud(x) ((pud_t)(x))
-#define pgd_val(x) ((u64)(x))
-#define __pgd(x) ((pgd_t)(x))
+typedef struct { u64 pte; } pte_t;
+typedef struct { u64 pmd; } pmd_t;
+typedef struct { u64 pud; } pud_t;
+typedef struct { u64 pgd; } pgd_t;
 
-static inline bool pte_none(pte_t pte) { return pte == 0; }
+static inline u64 pte_val(pte_t pte) { return pte.pte; }
+static inline u64 pmd_val(pmd_t pmd) { return pmd.pmd; }
+static inline u64 pud_val(pud_t pud) { return pud.pud; }
+static inline u64 pgd_val(pgd_t pgd) { return pgd.pgd; }
+static inline pte_t __pte(u64 val) { return (pte_t){ val }; }
+static inline pmd_t __pmd(u64 val) { return (pmd_t){ val }; }
+static inline pud_t __pud(u64 val) { return (pud_t){ val }; }
+static inline pgd_t __pgd(u64 val) { return (pgd_t){ val }; }
+
+/* --- reading and writing entries ---------------------------------------- */
+
+static inline pte_t ptep_get(pte_t *ptep) { return __pte(READ_ONCE(ptep->pte)); }
+static inline pmd_t pmdp_get(pmd_t *pmdp) { return __pmd(READ_ONCE(pmdp->pmd)); }
+static inline pud_t pudp_get(pud_t *pudp) { return __pud(READ_ONCE(pudp->pud)); }
+static inline pgd_t pgdp_get(pgd_t *pgdp) { return __pgd(READ_ONCE(pgdp->pgd)); }
+static inline void set_pte(pte_t *ptep, pte_t pte) { WRITE_ONCE(ptep->pte, pte_val(pte)); }
+static inline void set_pmd(pmd_t *pmdp, pmd_t pmd) { WRITE_ONCE(pmdp->pmd, pmd_val(pmd)); }
+static inline void set_pud(pud_t *pudp, pud_t pud) { WRITE_ONCE(pudp->pud, pud_val(pud)); }
+static inline void set_pgd(pgd_t *pgdp, pgd_t pgd) { WRITE_ONCE(pgdp->pgd, pgd_val(pgd)); }
+static inline void pmd_clear(pmd_t *pmdp) { set_pmd(pmdp, __pmd(0)); }
+static inline void pud_clear(pud_t *pudp) { set_pud(pudp, __pud(0)); }
+static inline void pgd_clear(pgd_t *pgdp) { set_pgd(pgdp, __pgd(0)); }
+/* Linux's pte_clear/ptep_get_and_clear take the mm and address (for
+ * architectures that track them); x86_64 needs neither. */
+static inline void pte_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+{
+	(void)mm;
+	(void)addr;
+	set_pte(ptep, __pte(0));
+}
+static inline pte_t ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+{
+	(void)mm;
+	(void)addr;
+	return __pte(__atomic_exchange_n(&ptep->pte, 0, __ATOMIC_RELAXED));
+}
+static inline pmd_t pmdp_get_and_clear(struct mm_struct *mm, unsigned long addr, pmd_t *pmdp)
+{
+	(void)mm;
+	(void)addr;
+	return __pmd(__atomic_exchange_n(&pmdp->pmd, 0, __ATOMIC_RELAXED));
+}
+
+/* --- PTEs ---------------------------------------------------------------- */
+
+static inline bool pte_none(pte_t pte) { return pte_val(pte) == 0; }
 /* Present, or PROT_NONE (a page is behind it either way). */
-static inline bool pte_present(pte_t pte) { return pte & (_PAGE_PRESENT | _PAGE_PROTNONE); }
-static inline bool pte_write(pte_t pte) { return pte & _PAGE_RW; }
-static inline unsigned long pte_pfn(pte_t pte) { return (pte & PTE_PFN_MASK) >> PAGE_SHIFT; }
-static inline bool pmd_none(pmd_t pmd) { return pmd == 0; }
-static inline bool pmd_trans_huge(pmd_t pmd) { return (pmd & (_PAGE_PRESENT | _PAGE_PSE)) == (_PAGE_PRESENT | _PAGE_PSE); }
-static inline bool pud_none(pud_t pud) { return pud == 0; }
-static inline bool pgd_none(pgd_t pgd) { return pgd == 0; }
-/* The table an upper-level entry points to (direct-map address). */
-static inline u64 *entry_table(u64 entry) { return (u64 *)__va(entry & PTE_PFN_MASK); }
+static inline bool pte_present(pte_t pte) { return pte_val(pte) & (_PAGE_PRESENT | _PAGE_PROTNONE); }
+/* Present to the hardware (PROT_NONE entries are not). */
+static inline bool pte_accessible(pte_t pte) { return pte_val(pte) & _PAGE_PRESENT; }
+static inline bool pte_write(pte_t pte) { return pte_val(pte) & _PAGE_RW; }
+static inline unsigned long pte_pfn(pte_t pte) { return (pte_val(pte) & PTE_PFN_MASK) >> PAGE_SHIFT; }
+static inline pte_t pfn_pte(unsigned long pfn, u64 prot) { return __pte(((u64)pfn << PAGE_SHIFT) | prot); }
+static inline pte_t pte_mkwrite(pte_t pte) { return __pte(pte_val(pte) | _PAGE_RW); }
+static inline pte_t pte_wrprotect(pte_t pte) { return __pte(pte_val(pte) & ~_PAGE_RW); }
+static inline pte_t pte_mkdirty(pte_t pte) { return __pte(pte_val(pte) | _PAGE_DIRTY); }
+/* The same page under a new protection (Linux's pte_modify). */
+static inline pte_t pte_modify(pte_t pte, u64 newprot)
+{
+	return __pte((pte_val(pte) & _PAGE_CHG_MASK) | newprot);
+}
+static inline bool pte_same(pte_t a, pte_t b) { return pte_val(a) == pte_val(b); }
+
+/* --- PMDs, PUDs, PGD entries -------------------------------------------- */
+
+static inline bool pmd_none(pmd_t pmd) { return pmd_val(pmd) == 0; }
+static inline bool pmd_present(pmd_t pmd) { return pmd_val(pmd) & _PAGE_PRESENT; }
+/* The PMD maps a 2 MiB page itself: there is no PTE table below it. */
+static inline bool pmd_trans_huge(pmd_t pmd)
+{
+	return (pmd_val(pmd) & (_PAGE_PRESENT | _PAGE_PSE)) == (_PAGE_PRESENT | _PAGE_PSE);
+}
+static inline bool pmd_write(pmd_t pmd) { return pmd_val(pmd) & _PAGE_RW; }
+static inline unsigned long pmd_pfn(pmd_t pmd) { return (pmd_val(pmd) & PTE_PFN_MASK) >> PAGE_SHIFT; }
+/* A huge PMD under a new protection (Linux's pmd_modify): the page, the
+ * dirty bit and the huge bit stay. */
+static inline pmd_t pmd_modify(pmd_t pmd, u64 newprot)
+{
+	return __pmd((pmd_val(pmd) & (_PAGE_CHG_MASK | _PAGE_PSE)) | newprot);
+}
+static inline bool pud_none(pud_t pud) { return pud_val(pud) == 0; }
+static inline bool pgd_none(pgd_t pgd) { return pgd_val(pgd) == 0; }
+
+/* The table an entry points to (direct-map addresses). Only a PMD that is
+ * not none and not huge points to a PTE table: walkers reach it through
+ * mm/pgtable.h's pte_offset_map, which checks that; the only other caller
+ * of pmd_page_vaddr is free_pgtables, which frees the table itself. */
+static inline pte_t *pmd_page_vaddr(pmd_t pmd) { return (pte_t *)__va(pmd_val(pmd) & PTE_PFN_MASK); }
+static inline pmd_t *pud_pgtable(pud_t pud) { return (pmd_t *)__va(pud_val(pud) & PTE_PFN_MASK); }
+/* Linux's p4d_pgtable, with the P4D level folded into the PGD. */
+static inline pud_t *pgd_pgtable(pgd_t pgd) { return (pud_t *)__va(pgd_val(pgd) & PTE_PFN_MASK); }
 
 #define PTRS_PER_TABLE 512
 #define pgd_index(a) (((a) >> PGDIR_SHIFT) & 511)

@@ -1,0 +1,85 @@
+/* change_protection: rewriting the protection of the entries of a range
+ * (mprotect's page-table half; Linux keeps it in mm/mprotect.c, mmlab
+ * beside it, because the host test of mm/mprotect.c replaces it with a
+ * stub that checks mprotect's calls).
+ *
+ * Invariants: a present or PROT_NONE PTE keeps its page and dirty bit and
+ * takes the new protection (pte_modify), except that the zero page is
+ * never made writable; the TLB is flushed over the range before the call
+ * returns if any entry changed. A huge PMD follows mm/pgtable.h's rule.
+ * Locking: each PTE table's entries change under its PTE lock; a huge PMD
+ * under mm->page_table_lock. */
+#include "mm/memory.h"
+#include "mm/mmu_context.h"
+#include "mm/mmu_gather.h"
+
+struct change_details {
+	pgprot_t newprot;
+	unsigned long changed;
+};
+
+static void change_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
+			     unsigned long end)
+{
+	struct change_details *details = walk->private;
+	spinlock_t *ptl;
+	pte_t *start_pte = pte_offset_map_lock(walk->mm, pmd, addr, &ptl);
+	if (!start_pte)
+		return;
+	pte_t *pte = start_pte;
+	for (; addr != end; addr += PAGE_SIZE, pte++) {
+		pte_t old = ptep_get(pte);
+		if (!pte_present(old))
+			continue;
+		pte_t new = pte_modify(old, details->newprot);
+		if (is_zero_pfn(pte_pfn(old)))
+			new = pte_wrprotect(new);
+		if (!pte_same(new, old)) {
+			set_pte(pte, new);
+			details->changed++;
+		}
+	}
+	pte_unmap_unlock(start_pte, ptl);
+}
+
+/* The huge-PMD rule for change_protection: the whole PMD takes the new
+ * protection; a range that covers only part of it cannot split it (no
+ * THP), so the huge page is zapped and that part and the rest fault back
+ * in small pages under their VMAs' own protections. */
+static void change_huge_pmd(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
+			    unsigned long end)
+{
+	struct change_details *details = walk->private;
+	struct mm_struct *mm = walk->mm;
+	if ((addr & ~PMD_MASK) || end - addr != PMD_SIZE) {
+		struct mmu_gather tlb;
+		tlb_gather_mmu(&tlb, mm);
+		zap_huge_pmd(&tlb, mm, pmd, addr, end);
+		tlb_finish_mmu(&tlb);
+		return;
+	}
+	spin_lock(&mm->page_table_lock);
+	pmd_t old = pmdp_get(pmd);
+	pmd_t new = pmd_modify(old, details->newprot);
+	if (pmd_trans_huge(old) && pmd_val(new) != pmd_val(old)) {
+		set_pmd(pmd, new);
+		details->changed += HPAGE_PMD_NR;
+	}
+	spin_unlock(&mm->page_table_lock);
+}
+
+unsigned long change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+				pgprot_t newprot)
+{
+	struct change_details details = { newprot, 0 };
+	struct pmd_walk walk = {
+		.mm = vma->vm_mm,
+		.pte_table = change_pte_range,
+		.huge_pmd = change_huge_pmd,
+		.private = &details,
+	};
+	walk_pmd_range(&walk, start, end);
+	if (details.changed)
+		flush_tlb_mm_range(vma->vm_mm, start, end);
+	return details.changed;
+}

@@ -1,0 +1,42 @@
+/* An address space's life and where it is loaded: mm_alloc/mmput (Linux's
+ * kernel/fork.c), switch_mm (the CR3 switch) and kthread_use_mm (Linux's
+ * kernel/kthread.c), and the TLB flush of an mm's range on every CPU that
+ * may have it loaded.
+ *
+ * Invariants: an mm's PGD has its kernel half (entries 256..511) copied
+ * from swapper_pg_dir at mm_alloc, and those entries never change (memory_init
+ * makes them all at boot); mm_cpumask(mm) holds every CPU that has loaded
+ * the mm since it was made (bits are never cleared, so a flush may reach
+ * a CPU that no longer needs it, never miss one that does).
+ * Locking: mm_users is atomic; switch_mm runs with the caller's interrupts
+ * as they are (kthread_use_mm turns them off around it). */
+#ifndef MM_MMU_CONTEXT_H
+#define MM_MMU_CONTEXT_H
+
+#include "arch/x86_64/tlb.h"
+#include "mm/mm_types.h"
+
+/* Allocates an mm with an empty user half (kernel half copied); NULL when
+ * memory is short. mmput() drops a user: the last one unmaps everything,
+ * frees the page tables and the PGD, and frees the mm. */
+struct mm_struct *mm_alloc(void);
+void mmput(struct mm_struct *mm);
+
+/* Activates mm on this CPU (CR3, mm_cpumask); NULL: the kernel's tables.
+ * For the scheduler and for tests that build an mm themselves. */
+void switch_mm(struct mm_struct *prev, struct mm_struct *next);
+/* A kernel thread works on a user address space (Linux's kthread_use_mm):
+ * its faults, user copies and system calls go to mm until
+ * kthread_unuse_mm(). The thread must have no mm of its own, and the
+ * caller keeps mm alive meanwhile. Tests use them on mms they built. */
+void kthread_use_mm(struct mm_struct *mm);
+void kthread_unuse_mm(struct mm_struct *mm);
+
+/* Flushes [start, end) of mm from the TLB of every CPU in mm_cpumask(mm)
+ * that has it loaded (and from this CPU's). */
+static inline void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	flush_tlb_user_range(mm_cpumask(mm), __pa(mm->pgd), start, end);
+}
+
+#endif

@@ -1,0 +1,218 @@
+/* User page tables: reaching a level (mm_find_pmd, pte_offset_map[_lock]),
+ * allocating one (pud_alloc, pmd_alloc, __pte_alloc/pmd_install), counting
+ * them, and the one range walk every walker uses (walk_pmd_range). The
+ * contracts and the huge-PMD rule are in mm/pgtable.h.
+ *
+ * Invariants:
+ *   - upper-level user entries are none or _PAGE_TABLE (present, writable,
+ *     user): the leaf PTE alone decides what an access may do;
+ *   - a PMD is none, points to a PTE table, or is huge (maps 2 MiB itself);
+ *     only pte_offset_map() turns it into a PTE-table address, and only in
+ *     the second case;
+ *   - page-table pages below the PGD have PG_table and are counted in
+ *     mm->pgtables_bytes (and nr_ptes at the PTE level) and in
+ *     nr_user_pagetable_pages() from installation until free_pgtables hands
+ *     them to the mmu_gather (mm/teardown.c uncounts them there).
+ * Locking: an entry goes from none to a table only under
+ * mm->page_table_lock, tested again under it (a racing installer's table
+ * is freed unused). */
+#include "mm/pgtable.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+
+static long user_pagetable_pages;
+
+unsigned long nr_user_pagetable_pages(void)
+{
+	return (unsigned long)__atomic_load_n(&user_pagetable_pages, __ATOMIC_RELAXED);
+}
+
+void mm_account_pgtable(struct mm_struct *mm, long delta, bool pte_level)
+{
+	__atomic_add_fetch(&mm->pgtables_bytes, delta * (long)PAGE_SIZE, __ATOMIC_RELAXED);
+	if (pte_level)
+		__atomic_add_fetch(&mm->nr_ptes, delta, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&user_pagetable_pages, delta, __ATOMIC_RELAXED);
+}
+
+/* --- reaching a level ----------------------------------------------------- */
+
+pmd_t *mm_find_pmd(struct mm_struct *mm, unsigned long addr)
+{
+	pgd_t *pgd = pgd_offset(mm, addr);
+	if (pgd_none(pgdp_get(pgd)))
+		return NULL;
+	pud_t *pud = pud_offset(pgd, addr);
+	if (pud_none(pudp_get(pud)))
+		return NULL;
+	return pmd_offset(pud, addr);
+}
+
+pte_t *pte_offset_map(pmd_t *pmd, unsigned long addr)
+{
+	/* One read: the decision and the address come from the same value. */
+	pmd_t val = pmdp_get(pmd);
+	if (pmd_none(val) || pmd_trans_huge(val))
+		return NULL;
+	return pmd_page_vaddr(val) + pte_index(addr);
+}
+
+pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
+			   spinlock_t **ptlp)
+{
+	pte_t *pte = pte_offset_map(pmd, addr);
+	if (!pte)
+		return NULL;
+	spinlock_t *ptl = pte_lockptr(mm, pmd);
+	spin_lock(ptl);
+	/* The table may have gone (or been replaced) before we held its
+	 * lock: only a PMD that still points to it will do. */
+	if (pte_offset_map(pmd, addr) != pte) {
+		spin_unlock(ptl);
+		pte_unmap(pte);
+		return NULL;
+	}
+	*ptlp = ptl;
+	return pte;
+}
+
+/* --- allocating a level ----------------------------------------------------- */
+
+struct page *pte_alloc_one(struct mm_struct *mm)
+{
+	(void)mm;
+	struct page *p = alloc_pages(GFP_KERNEL | __GFP_ZERO, 0);
+	if (p)
+		page_set_flag(p, PG_table);
+	return p;
+}
+
+void pte_free(struct mm_struct *mm, struct page *table)
+{
+	(void)mm;
+	page_clear_flag(table, PG_table);
+	__free_page(table);
+}
+
+/* Linux's __pud_alloc/__pmd_alloc: a new table for an entry that was none,
+ * unless another walker installed one first (then ours is freed unused).
+ * 0, or -ENOMEM. */
+static int __pud_alloc(struct mm_struct *mm, pgd_t *pgd)
+{
+	struct page *new = pte_alloc_one(mm);
+	if (!new)
+		return -ENOMEM;
+	spin_lock(&mm->page_table_lock);
+	if (pgd_none(pgdp_get(pgd))) {
+		mm_account_pgtable(mm, 1, false);
+		set_pgd(pgd, __pgd(page_to_phys(new) | _PAGE_TABLE));
+		new = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (new)
+		pte_free(mm, new);
+	return 0;
+}
+
+static int __pmd_alloc(struct mm_struct *mm, pud_t *pud)
+{
+	struct page *new = pte_alloc_one(mm);
+	if (!new)
+		return -ENOMEM;
+	spin_lock(&mm->page_table_lock);
+	if (pud_none(pudp_get(pud))) {
+		mm_account_pgtable(mm, 1, false);
+		set_pud(pud, __pud(page_to_phys(new) | _PAGE_TABLE));
+		new = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (new)
+		pte_free(mm, new);
+	return 0;
+}
+
+pud_t *pud_alloc(struct mm_struct *mm, pgd_t *pgd, unsigned long addr)
+{
+	if (pgd_none(pgdp_get(pgd)) && __pud_alloc(mm, pgd))
+		return NULL;
+	return pud_offset(pgd, addr);
+}
+
+pmd_t *pmd_alloc(struct mm_struct *mm, pud_t *pud, unsigned long addr)
+{
+	if (pud_none(pudp_get(pud)) && __pmd_alloc(mm, pud))
+		return NULL;
+	return pmd_offset(pud, addr);
+}
+
+enum pmd_installed_type pmd_install(struct mm_struct *mm, pmd_t *pmd, struct page **new)
+{
+	enum pmd_installed_type ret = INSTALLED_PTE;
+	spin_lock(&mm->page_table_lock);
+	pmd_t val = pmdp_get(pmd);
+	if (pmd_none(val)) {
+		mm_account_pgtable(mm, 1, true);
+		(*new)->pmd = pmd; /* the PMD entry that maps this PTE table */
+		set_pmd(pmd, __pmd(page_to_phys(*new) | _PAGE_TABLE));
+		*new = NULL;
+	} else if (pmd_trans_huge(val)) {
+		ret = INSTALLED_HUGE_PMD;
+	}
+	spin_unlock(&mm->page_table_lock);
+	return ret;
+}
+
+int __pte_alloc(struct mm_struct *mm, pmd_t *pmd)
+{
+	struct page *new = pte_alloc_one(mm);
+	if (!new)
+		return -ENOMEM;
+	int ret = pmd_install(mm, pmd, &new);
+	if (new)
+		pte_free(mm, new);
+	return ret;
+}
+
+pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmd, unsigned long addr)
+{
+	return pte_alloc(mm, pmd) < 0 ? NULL : pte_offset_map(pmd, addr);
+}
+
+/* --- walking a range ----------------------------------------------------------- */
+
+void walk_pmd_range(struct pmd_walk *walk, unsigned long addr, unsigned long end)
+{
+	if (!walk->pte_table || !walk->huge_pmd) {
+		pr_err("BUG: walk_pmd_range without a %s callback: nothing walked\n",
+		       walk->pte_table ? "huge_pmd" : "pte_table");
+		return;
+	}
+	struct mm_struct *mm = walk->mm;
+	unsigned long next;
+	/* One loop for the levels: a missing table is skipped whole at the
+	 * level where it misses. */
+	for (; addr < end; addr = next) {
+		pgd_t *pgd = pgd_offset(mm, addr);
+		if (pgd_none(pgdp_get(pgd))) {
+			next = pgd_addr_end(addr, end);
+			continue;
+		}
+		pud_t *pud = pud_offset(pgd, addr);
+		if (pud_none(pudp_get(pud))) {
+			next = pud_addr_end(addr, end);
+			continue;
+		}
+		next = pmd_addr_end(addr, end);
+		pmd_t *pmd = pmd_offset(pud, addr);
+		pmd_t val = pmdp_get(pmd);
+		if (pmd_none(val))
+			continue;
+		if (pmd_trans_huge(val))
+			walk->huge_pmd(walk, pmd, addr, next);
+		else
+			walk->pte_table(walk, pmd, addr, next);
+		cond_resched();
+	}
+}

@@ -1,0 +1,190 @@
+/* User page tables: the one way to reach a level, to allocate one, and to
+ * walk a range, with Linux's names and contracts.
+ *
+ *   pgd = pgd_offset(mm, addr);               // never fails
+ *   pud = pud_offset(pgd, addr);              // only when !pgd_none(*pgd)
+ *   pmd = pmd_offset(pud, addr);              // only when !pud_none(*pud)
+ *   pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+ *   if (pte) { ...; pte_unmap_unlock(pte, ptl); }
+ *
+ * pte_offset_map() returns NULL when the PMD holds no PTE table (none, or
+ * a huge PMD that maps 2 MiB itself): Linux 6.5's contract, which the
+ * refcounted PTE tables need (a table may go away between two reads of the
+ * PMD, so only the function that maps it may decide it is there). Nothing
+ * else turns a PMD into a PTE-table address.
+ *
+ * Ranges are stepped with p?d_addr_end (below), and every
+ * range walker (zap, change_protection) goes through walk_pmd_range(), the
+ * one place that decides what a PMD holds: the huge-PMD rule below.
+ *
+ * The huge-PMD rule. There is no THP yet, so only a test (or the THP that
+ * comes later) puts a huge PMD in a user mm; each walker treats one thus:
+ *   - lookups (pte_offset_map, pte_offset_map_lock, pte_alloc_map): no PTE
+ *     table here, NULL;
+ *   - allocation (pte_alloc, __pte_alloc, pmd_install): INSTALLED_HUGE_PMD,
+ *     never -ENOMEM and never a PTE table installed over it;
+ *   - faults (handle_mm_fault): an access the PMD allows is spurious; a
+ *     write to a read-only huge PMD of a writable VMA is VM_FAULT_SIGBUS
+ *     (Linux copies or splits it: do_huge_pmd_wp_page comes with THP);
+ *   - zap (unmap_page_range, zap_page_range, exit): zap_huge_pmd clears it,
+ *     uncounts its HPAGE_PMD_NR pages and gives its order-9 page to the
+ *     mmu_gather; a zap of part of it cannot split it, so it unmaps all
+ *     2 MiB (the rest of the range faults in small pages afterwards);
+ *   - change_protection: change_huge_pmd sets the new protection on the
+ *     whole PMD; for part of it, the whole huge page is zapped (as above)
+ *     and faults back in under each VMA's own protection;
+ *   - free_pgtables: a huge PMD is a leaf, never a PTE table: one still
+ *     there (its VMA was not zapped first: a caller's bug) is reported and
+ *     zapped, and the PMD table above it is freed as usual.
+ *
+ * Locking: installing a table (pud_alloc, pmd_alloc, pmd_install) and
+ * changing a PTE of a live table take mm->page_table_lock, reached through
+ * pte_lockptr() so that the PTE-table issue can split it per table
+ * (Linux's split PTE locks). The PTE lock is a spinlock: nothing that may
+ * sleep runs under it (pages are allocated before it is taken), and a full
+ * mmu_gather batch is flushed after it is dropped. */
+#ifndef MM_PGTABLE_H
+#define MM_PGTABLE_H
+
+#include "arch/x86_64/pgtable.h"
+#include "kernel/spinlock.h"
+#include "mm/mm_types.h"
+
+struct page;
+
+#define HPAGE_PMD_ORDER (PMD_SHIFT - PAGE_SHIFT)
+#define HPAGE_PMD_NR (1ul << HPAGE_PMD_ORDER)
+
+/* What __pte_alloc()/pmd_install() did with the PMD (Qi Zheng's 2021
+ * series): it now points to a PTE table (ours or one another walker
+ * installed first), or it maps a huge page (so there is no PTE table to
+ * walk). Negative errno on failure. */
+enum pmd_installed_type {
+	INSTALLED_PTE,
+	INSTALLED_HUGE_PMD,
+};
+
+/* --- stepping a range ----------------------------------------------------- */
+
+/* Range stepping (Linux's p?d_addr_end): the next boundary of the level
+ * after addr, or end if that comes first. The comparison is made minus
+ * one so that a boundary that wraps to 0 at the top of the address space
+ * still counts as past end. */
+static inline unsigned long pgd_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long boundary = (addr + PGDIR_SIZE) & PGDIR_MASK;
+	return boundary - 1 < end - 1 ? boundary : end;
+}
+static inline unsigned long pud_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long boundary = (addr + PUD_SIZE) & PUD_MASK;
+	return boundary - 1 < end - 1 ? boundary : end;
+}
+static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
+{
+	unsigned long boundary = (addr + PMD_SIZE) & PMD_MASK;
+	return boundary - 1 < end - 1 ? boundary : end;
+}
+
+/* --- reaching a level ----------------------------------------------------- */
+
+static inline pgd_t *pgd_offset(struct mm_struct *mm, unsigned long addr)
+{
+	return mm->pgd + pgd_index(addr);
+}
+static inline pud_t *pud_offset(pgd_t *pgd, unsigned long addr)
+{
+	return pgd_pgtable(pgdp_get(pgd)) + pud_index(addr);
+}
+static inline pmd_t *pmd_offset(pud_t *pud, unsigned long addr)
+{
+	return pud_pgtable(pudp_get(pud)) + pmd_index(addr);
+}
+/* The PMD entry for addr without allocating, or NULL when a level above
+ * it is missing (Linux's mm_find_pmd). */
+pmd_t *mm_find_pmd(struct mm_struct *mm, unsigned long addr);
+
+/* The PTE for addr in the PTE table *pmd points to; NULL when *pmd holds
+ * no PTE table (none or huge). Every successful call is paired with
+ * pte_unmap() (today nothing; with the PTE-table issue, the reference or
+ * RCU read side that keeps the table alive). */
+pte_t *pte_offset_map(pmd_t *pmd, unsigned long addr);
+static inline void pte_unmap(pte_t *pte) { (void)pte; }
+/* The lock that protects the PTEs of the table *pmd points to. */
+static inline spinlock_t *pte_lockptr(struct mm_struct *mm, pmd_t *pmd)
+{
+	(void)pmd;
+	return &mm->page_table_lock;
+}
+/* pte_offset_map() with the table's PTE lock taken (*ptlp), or NULL with
+ * nothing taken. The PMD is read again under the lock: a table removed in
+ * between is never returned. */
+pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
+			   spinlock_t **ptlp);
+static inline void pte_unmap_unlock(pte_t *pte, spinlock_t *ptl)
+{
+	spin_unlock(ptl);
+	pte_unmap(pte);
+}
+
+/* --- allocating a level ----------------------------------------------------- */
+
+/* The PUD/PMD entry for addr, allocating the table that holds it if the
+ * entry above is none; NULL when memory is short (Linux's contract). */
+pud_t *pud_alloc(struct mm_struct *mm, pgd_t *pgd, unsigned long addr);
+pmd_t *pmd_alloc(struct mm_struct *mm, pud_t *pud, unsigned long addr);
+
+/* Installs a new PTE table (from pte_alloc_one) in *pmd unless a walker got
+ * there first, under the PMD's lock; returns which kind of entry the PMD
+ * holds afterwards. The caller frees the table it passed if it was not
+ * used (pmd_install sets *new to NULL when it was). */
+enum pmd_installed_type pmd_install(struct mm_struct *mm, pmd_t *pmd, struct page **new);
+/* Allocates a PTE table for *pmd; returns INSTALLED_PTE, INSTALLED_HUGE_PMD
+ * or -ENOMEM. */
+int __pte_alloc(struct mm_struct *mm, pmd_t *pmd);
+/* __pte_alloc() when *pmd is none, else what it holds: INSTALLED_PTE,
+ * INSTALLED_HUGE_PMD or -ENOMEM, three answers a caller can tell apart
+ * (the 2021 series' pte_alloc). */
+static inline int pte_alloc(struct mm_struct *mm, pmd_t *pmd)
+{
+	pmd_t val = pmdp_get(pmd);
+	if (pmd_none(val))
+		return __pte_alloc(mm, pmd);
+	return pmd_trans_huge(val) ? INSTALLED_HUGE_PMD : INSTALLED_PTE;
+}
+/* pte_alloc() then pte_offset_map(): NULL when memory is short or the PMD
+ * maps a huge page; a caller that must tell those apart calls pte_alloc()
+ * itself (the fault path does). */
+pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmd, unsigned long addr);
+
+/* A zeroed page-table page with PG_table set, or NULL; and the free of one
+ * that never got installed (an installed one goes through the mmu_gather:
+ * free_pgtables). */
+struct page *pte_alloc_one(struct mm_struct *mm);
+void pte_free(struct mm_struct *mm, struct page *table);
+
+/* Counting installed tables: mm->pgtables_bytes (VmPTE), mm->nr_ptes (the
+ * PTE level) and the system-wide PageTables of /proc/meminfo. */
+void mm_account_pgtable(struct mm_struct *mm, long delta, bool pte_level);
+unsigned long nr_user_pagetable_pages(void);
+
+/* --- walking a range ----------------------------------------------------------- */
+
+/* A range walk: walk_pmd_range() visits every PMD of [addr, end) that is
+ * not none, skipping a missing table at whatever level it misses (a huge
+ * sparse mapping costs what it has mapped), and hands it to exactly one of
+ * the two callbacks; [addr, next) is the part of the range under that PMD.
+ * Both callbacks are required: a walk without huge_pmd is refused (reported,
+ * nothing walked) rather than silently skipping huge PMDs, which is how the
+ * old walkers leaked them. */
+struct pmd_walk {
+	struct mm_struct *mm;
+	void (*pte_table)(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
+			  unsigned long next);
+	void (*huge_pmd)(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
+			 unsigned long next);
+	void *private;
+};
+void walk_pmd_range(struct pmd_walk *walk, unsigned long addr, unsigned long end);
+
+#endif

@@ -1,0 +1,233 @@
+/* Teardown of user memory: zap (unmap_page_range: the pages of a range,
+ * huge PMDs included) and free_pgtables (free_pgd_range: the tables no VMA
+ * needs any more), everything going through an mmu_gather so that nothing
+ * is freed before the TLBs forget it.
+ *
+ * Invariants:
+ *   - a page or table is unlinked from the page tables (and uncounted)
+ *     before it is given to the gather, and the gather frees it only after
+ *     its flush (mm/mmu_gather.h);
+ *   - free_pgd_range frees a table only when every address it covers lies
+ *     in [floor, ceiling) (Linux's rule), and never frees a huge PMD's page
+ *     as a PTE table: a huge PMD is a mapping, zapped by zap_huge_pmd.
+ * Locking: PTEs of a table are cleared under its PTE lock (pte_offset_map_
+ * lock); a huge PMD under mm->page_table_lock. A full batch is flushed
+ * after the lock is dropped (the flush waits for other CPUs). Tables are
+ * unlinked by the mm's own task, which alone installs them (mm/mm_types.h). */
+#include "mm/teardown.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "mm/memory.h"
+#include "mm/mmu_gather.h"
+#include "mm/page.h"
+
+/* --- zap -------------------------------------------------------------------- */
+
+void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
+		  unsigned long end)
+{
+	unsigned long haddr = addr & PMD_MASK;
+	if (addr != haddr || end != haddr + PMD_SIZE) {
+		static bool warned;
+		if (!warned) {
+			warned = true;
+			pr_warn("zap of [%#lx, %#lx), part of a huge PMD: all 2 MiB at %#lx unmapped "
+				"(no THP split yet)\n", addr, end, haddr);
+		}
+	}
+	spin_lock(&mm->page_table_lock);
+	pmd_t old = pmdp_get_and_clear(mm, haddr, pmd);
+	spin_unlock(&mm->page_table_lock);
+	if (pmd_none(old))
+		return;
+	tlb_flush_range_add(tlb, haddr, PMD_SIZE);
+	unsigned long pfn = pmd_pfn(old);
+	struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+	/* Only an order-9 allocation can be handed back as one; anything else
+	 * under a huge PMD is not ours to free. */
+	if (!page || !PageHead(page) || page->private != HPAGE_PMD_ORDER) {
+		pr_err("BUG: huge PMD at %#lx maps pfn %#lx, not an order-%lu page: unmapped, not freed\n",
+		       haddr, pfn, (unsigned long)HPAGE_PMD_ORDER);
+		return;
+	}
+	anon_page_unmapped(mm, page, HPAGE_PMD_NR);
+	if (__tlb_remove_page_size(tlb, page, haddr, HPAGE_PMD_ORDER))
+		tlb_flush_mmu(tlb);
+}
+
+struct zap_details {
+	struct mmu_gather *tlb;
+	struct vm_area_struct *vma;
+};
+
+static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr, unsigned long end)
+{
+	struct zap_details *details = walk->private;
+	struct mmu_gather *tlb = details->tlb;
+	struct mm_struct *mm = walk->mm;
+	bool force_flush;
+	do {
+		force_flush = false;
+		spinlock_t *ptl;
+		pte_t *start_pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
+		if (!start_pte)
+			return; /* the table went meanwhile: nothing left to zap */
+		pte_t *pte = start_pte;
+		for (; addr != end; addr += PAGE_SIZE, pte++) {
+			pte_t entry = ptep_get(pte);
+			if (pte_none(entry))
+				continue;
+			pte_clear(mm, addr, pte);
+			if (is_zero_pfn(pte_pfn(entry))) {
+				tlb_flush_range_add(tlb, addr, PAGE_SIZE);
+				continue;
+			}
+			struct page *page = pfn_to_page(pte_pfn(entry));
+			anon_page_unmapped(mm, page, 1);
+			if (__tlb_remove_page_size(tlb, page, addr, 0)) {
+				/* Full: flush outside the lock, then go on. */
+				force_flush = true;
+				addr += PAGE_SIZE;
+				break;
+			}
+		}
+		pte_unmap_unlock(start_pte, ptl);
+		if (force_flush)
+			tlb_flush_mmu(tlb);
+	} while (addr != end);
+}
+
+static void zap_huge_pmd_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
+			       unsigned long end)
+{
+	struct zap_details *details = walk->private;
+	zap_huge_pmd(details->tlb, walk->mm, pmd, addr, end);
+}
+
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
+		      unsigned long end)
+{
+	struct zap_details details = { tlb, vma };
+	struct pmd_walk walk = {
+		.mm = vma->vm_mm,
+		.pte_table = zap_pte_range,
+		.huge_pmd = zap_huge_pmd_range,
+		.private = &details,
+	};
+	walk_pmd_range(&walk, addr, end);
+}
+
+void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size)
+{
+	struct mmu_gather tlb;
+	tlb_gather_mmu(&tlb, vma->vm_mm);
+	unmap_page_range(&tlb, vma, start, start + size);
+	tlb_finish_mmu(&tlb);
+}
+
+/* --- free_pgtables ------------------------------------------------------------- */
+
+/* Linux's pte_free_tlb/pmd_free_tlb/pud_free_tlb: a table already
+ * unlinked from its parent entry goes to tlb, uncounted; it covered
+ * [addr, addr + span). */
+static void pgtable_free_tlb(struct mmu_gather *tlb, struct mm_struct *mm, void *table,
+			     unsigned long addr, unsigned long span, bool pte_level)
+{
+	mm_account_pgtable(mm, -1, pte_level);
+	tlb_remove_table(tlb, virt_to_page(table), addr, span);
+}
+
+/* Whether the table covering [start rounded down to size, + size) may go
+ * once its entries are gone: all it covers lies in [floor, ceiling) as far
+ * as this range can tell (Linux's test, the same at the PMD-table and
+ * PUD-table levels). */
+static bool upper_table_freeable(unsigned long start, unsigned long end, unsigned long floor,
+				 unsigned long ceiling, unsigned long size)
+{
+	unsigned long mask = ~(size - 1);
+	start &= mask;
+	if (start < floor)
+		return false;
+	if (ceiling) {
+		ceiling &= mask;
+		if (!ceiling)
+			return false;
+	}
+	return end - 1 <= ceiling - 1;
+}
+
+static void free_pmd_range(struct mmu_gather *tlb, struct mm_struct *mm, pud_t *pud,
+			   unsigned long addr, unsigned long end, unsigned long floor,
+			   unsigned long ceiling)
+{
+	unsigned long start = addr, next;
+	for (; addr < end; addr = next) {
+		next = pmd_addr_end(addr, end);
+		pmd_t *pmd = pmd_offset(pud, addr);
+		pmd_t val = pmdp_get(pmd);
+		if (pmd_none(val))
+			continue;
+		if (pmd_trans_huge(val)) {
+			/* The huge-PMD rule: a mapping left behind, not a table. */
+			pr_err("BUG: huge PMD at %#lx still mapped when its tables are freed: zapped now\n",
+			       addr & PMD_MASK);
+			zap_huge_pmd(tlb, mm, pmd, addr & PMD_MASK, (addr & PMD_MASK) + PMD_SIZE);
+			continue;
+		}
+		pmd_clear(pmd);
+		pgtable_free_tlb(tlb, mm, pmd_page_vaddr(val), addr & PMD_MASK, PMD_SIZE, true);
+	}
+	if (!upper_table_freeable(start, end, floor, ceiling, PUD_SIZE))
+		return;
+	pmd_t *table = pud_pgtable(pudp_get(pud));
+	pud_clear(pud);
+	pgtable_free_tlb(tlb, mm, table, start & PUD_MASK, PUD_SIZE, false);
+}
+
+static void free_pud_range(struct mmu_gather *tlb, struct mm_struct *mm, pgd_t *pgd,
+			   unsigned long addr, unsigned long end, unsigned long floor,
+			   unsigned long ceiling)
+{
+	unsigned long start = addr, next;
+	for (; addr < end; addr = next) {
+		next = pud_addr_end(addr, end);
+		pud_t *pud = pud_offset(pgd, addr);
+		if (!pud_none(pudp_get(pud)))
+			free_pmd_range(tlb, mm, pud, addr, next, floor, ceiling);
+	}
+	if (!upper_table_freeable(start, end, floor, ceiling, PGDIR_SIZE))
+		return;
+	pud_t *table = pgd_pgtable(pgdp_get(pgd));
+	pgd_clear(pgd);
+	pgtable_free_tlb(tlb, mm, table, start & PGDIR_MASK, PGDIR_SIZE, false);
+}
+
+void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end,
+		    unsigned long floor, unsigned long ceiling)
+{
+	struct mm_struct *mm = tlb->mm;
+	/* Only PTE tables wholly inside [floor, ceiling) may go: round the
+	 * range inwards to PMD boundaries where a neighbour shares them. */
+	addr &= PMD_MASK;
+	if (addr < floor) {
+		addr += PMD_SIZE;
+		if (!addr)
+			return;
+	}
+	if (ceiling) {
+		ceiling &= PMD_MASK;
+		if (!ceiling)
+			return;
+	}
+	if (end - 1 > ceiling - 1)
+		end -= PMD_SIZE;
+	if (addr > end - 1)
+		return;
+	unsigned long next;
+	for (; addr < end; addr = next) {
+		next = pgd_addr_end(addr, end);
+		pgd_t *pgd = pgd_offset(mm, addr);
+		if (!pgd_none(pgdp_get(pgd)))
+			free_pud_range(tlb, mm, pgd, addr, next, floor, ceiling);
+	}
+}

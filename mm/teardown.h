@@ -1,0 +1,51 @@
+/* Tearing down user mappings and page tables: zap (unmap_page_range,
+ * zap_page_range: the pages) and free_pgtables (free_pgd_range: the
+ * tables), both handing what they free to an mmu_gather. */
+#ifndef MM_TEARDOWN_H
+#define MM_TEARDOWN_H
+
+#include "mm/mm_types.h"
+#include "mm/pgtable.h"
+
+struct mmu_gather;
+
+/* Unmaps the pages of [addr, end) (inside vma), handing them to tlb. Page
+ * tables stay (free_pgd_range frees them). A huge PMD is zapped whole
+ * (mm/pgtable.h's rule). */
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
+		      unsigned long end);
+/* The huge-PMD rule for a zap (mm/pgtable.h): clears the huge PMD *pmd,
+ * uncounts its pages and gives its order-9 page to tlb; [addr, end) is
+ * the part of its 2 MiB the caller wanted gone, and all of it goes
+ * whatever that part is (no split without THP). */
+void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
+		  unsigned long end);
+/* MADV_DONTNEED: unmaps [start, start + size) of vma with a gather of its
+ * own (TLB flushed, pages freed before it returns). */
+void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size);
+/* Frees the page tables that cover only addresses in [addr, end) or in
+ * the free gaps around it, as Linux's free_pgd_range: floor is the end of
+ * the previous VMA (0: none) and ceiling the start of the next (0: none,
+ * the top of the user half), and a table is freed only when every address
+ * it covers lies in [floor, ceiling), so no neighbouring VMA loses a table
+ * it still uses. The tables go to tlb. */
+void free_pgd_range(struct mmu_gather *tlb, unsigned long addr, unsigned long end,
+		    unsigned long floor, unsigned long ceiling);
+/* Linux's free_pgtables: frees the page tables under the VMAs from vma up
+ * to (not including) end, a run being unmapped (in address order, linked
+ * by vm_next, no other VMA between them), keeping what a VMA below floor
+ * or from ceiling on still uses: free_pgd_range over the run. munmap
+ * passes its neighbours' bounds, exit 0 and 0 (everything). */
+static inline void free_pgtables(struct mmu_gather *tlb, struct vm_area_struct *vma,
+				 struct vm_area_struct *end, unsigned long floor,
+				 unsigned long ceiling)
+{
+	if (vma == end)
+		return;
+	unsigned long start = vma->vm_start, stop = vma->vm_end;
+	for (; vma != end; vma = vma->vm_next)
+		stop = vma->vm_end;
+	free_pgd_range(tlb, start, stop, floor, ceiling);
+}
+
+#endif

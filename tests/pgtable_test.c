@@ -1,0 +1,373 @@
+/* Tests of the page-table walk and its rules (mm/pgtable.h): what
+ * pte_offset_map and pte_alloc answer for a none, a huge and a table PMD,
+ * range stepping at the top of the address space, the huge-PMD rule of
+ * teardown and faults, and the mmu_gather's table batch. A huge PMD is made
+ * by hand (there is no THP yet): an order-9 page, mapped and counted as a
+ * fault would count it.
+ *
+ * Each case checks that the pages and slab objects it used come back. */
+#include "tests/kunit.h"
+#include "arch/x86_64/pgtable.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/list.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/unistd.h"
+#include "mm/memory.h"
+#include "mm/mmap.h"
+#include "mm/mmu_gather.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+
+#define BASE 0x0000300000000000ul /* a PGD entry of its own */
+#define RW (PROT_READ | PROT_WRITE)
+
+struct space {
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+	struct kunit_resources before;
+};
+
+static void mmput_action(void *mm) { mmput(mm); }
+static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
+
+/* An mm with one private anonymous VMA [BASE, BASE + size), made the
+ * current task's if use; deferred actions undo both however the case ends. */
+static void space_init(struct kunit *test, struct space *s, unsigned long size, bool use)
+{
+	kunit_resources_take(&s->before);
+	s->mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, s->mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
+	unsigned long a = do_mmap(s->mm, BASE, size, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
+	KUNIT_ASSERT_EQ(test, a, BASE);
+	s->vma = find_vma(s->mm, BASE);
+	if (use) {
+		kthread_use_mm(s->mm);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
+	}
+}
+
+static void space_destroy(struct kunit *test, struct space *s)
+{
+	kunit_release_action(test, unuse_mm_action, s->mm); /* nothing if never used */
+	kunit_release_action(test, mmput_action, s->mm);
+	kunit_expect_resources_back(test, &s->before);
+}
+
+/* The PMD for addr, with the tables above it allocated. */
+static pmd_t *pmd_for(struct kunit *test, struct mm_struct *mm, unsigned long addr)
+{
+	pud_t *pud = pud_alloc(mm, pgd_offset(mm, addr), addr);
+	KUNIT_ASSERT_NOT_NULL(test, pud);
+	pmd_t *pmd = pmd_alloc(mm, pud, addr);
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	return pmd;
+}
+
+/* Maps an order-9 page with a huge PMD at addr (2 MiB aligned, none before)
+ * under the VMA's protection minus clear_bits, counted as mapped; its
+ * first word holds addr. */
+static struct page *map_huge(struct kunit *test, struct space *s, unsigned long addr,
+			     u64 clear_bits)
+{
+	pmd_t *pmd = pmd_for(test, s->mm, addr);
+	KUNIT_ASSERT_TRUE(test, pmd_none(pmdp_get(pmd)));
+	struct page *page = alloc_pages(GFP_KERNEL | __GFP_ZERO, HPAGE_PMD_ORDER);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	*(u64 *)page_address(page) = addr;
+	anon_page_mapped(s->mm, page, HPAGE_PMD_NR);
+	set_pmd(pmd, __pmd((page_to_phys(page) | s->vma->vm_page_prot | _PAGE_PSE | _PAGE_DIRTY) &
+			   ~clear_bits));
+	return page;
+}
+
+static void pte_offset_map_sees_no_table_in_none_or_huge_pmd(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s, 4 * PMD_SIZE, false);
+	pmd_t *none = pmd_for(test, s.mm, BASE);
+	spinlock_t *ptl = NULL;
+	KUNIT_EXPECT_NULL(test, pte_offset_map(none, BASE));
+	KUNIT_EXPECT_NULL(test, pte_offset_map_lock(s.mm, none, BASE, &ptl));
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&s.mm->page_table_lock));
+
+	map_huge(test, &s, BASE + PMD_SIZE, 0);
+	pmd_t *huge = mm_find_pmd(s.mm, BASE + PMD_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, huge);
+	KUNIT_EXPECT_NULL(test, pte_offset_map(huge, BASE + PMD_SIZE + PAGE_SIZE));
+	KUNIT_EXPECT_NULL(test, pte_offset_map_lock(s.mm, huge, BASE + PMD_SIZE, &ptl));
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&s.mm->page_table_lock));
+	KUNIT_EXPECT_NULL(test, pte_alloc_map(s.mm, huge, BASE + PMD_SIZE));
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 0); /* nothing installed over it */
+
+	/* A table: the PTE of addr, with the table's lock held. */
+	KUNIT_ASSERT_EQ(test, handle_mm_fault(s.vma, BASE + 3 * PAGE_SIZE, FAULT_FLAG_WRITE), 0);
+	pte_t *pte = pte_offset_map_lock(s.mm, none, BASE + 3 * PAGE_SIZE, &ptl);
+	KUNIT_ASSERT_NOT_NULL(test, pte);
+	KUNIT_EXPECT_PTR_EQ(test, ptl, pte_lockptr(s.mm, none));
+	KUNIT_EXPECT_TRUE(test, spin_is_locked(ptl));
+	KUNIT_EXPECT_TRUE(test, pte_present(ptep_get(pte)));
+	KUNIT_EXPECT_PTR_EQ(test, pte_offset_map(none, BASE) + 3, pte);
+	pte_unmap_unlock(pte, ptl);
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&s.mm->page_table_lock));
+	space_destroy(test, &s);
+}
+
+/* Range stepping must stop at end even where the next boundary wraps to 0
+ * (the last PMD, PUD and PGD entry of the address space). */
+static void addr_end_steps_to_the_top_of_the_address_space(struct kunit *test)
+{
+	const unsigned long top = 0xfffffffffffff000ul;
+	KUNIT_EXPECT_EQ(test, pmd_addr_end(BASE + PAGE_SIZE, BASE + 3 * PMD_SIZE), BASE + PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, pmd_addr_end(BASE, BASE + PAGE_SIZE), BASE + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, pud_addr_end(BASE, BASE + 3 * PUD_SIZE), BASE + PUD_SIZE);
+	KUNIT_EXPECT_EQ(test, pgd_addr_end(BASE, ~0ul), BASE + PGDIR_SIZE);
+	KUNIT_EXPECT_EQ(test, pmd_addr_end(top & PMD_MASK, top), top);
+	KUNIT_EXPECT_EQ(test, pud_addr_end(top & PUD_MASK, top), top);
+	KUNIT_EXPECT_EQ(test, pgd_addr_end(top & PGDIR_MASK, top), top);
+	KUNIT_EXPECT_EQ(test, pmd_addr_end((top & PMD_MASK) - PMD_SIZE, top), top & PMD_MASK);
+	/* end 0 is the top of the address space: the boundary comes first. */
+	KUNIT_EXPECT_EQ(test, pmd_addr_end(top & PMD_MASK, 0), 0);
+	KUNIT_EXPECT_EQ(test, pmd_addr_end((top & PMD_MASK) - PMD_SIZE, 0), top & PMD_MASK);
+	/* A walk over the last PMD of the user half ends (and finds nothing). */
+	struct space s;
+	space_init(test, &s, PAGE_SIZE, false);
+	KUNIT_EXPECT_EQ(test, change_protection(s.vma, TASK_SIZE - PMD_SIZE, TASK_SIZE,
+						vm_get_page_prot(VM_READ)), 0);
+	space_destroy(test, &s);
+}
+
+/* Takes every free page (highest orders first) into held, so that the next
+ * GFP_KERNEL allocation fails; returns the pages taken. */
+static unsigned long exhaust_memory(struct list_head *held)
+{
+	unsigned long n = 0;
+	for (int order = MAX_PAGE_ORDER; order >= 0; order--) {
+		gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | (order ? __GFP_NORETRY : 0);
+		struct page *p;
+		while ((p = alloc_pages(gfp, (unsigned)order))) {
+			p->private = (unsigned long)order;
+			list_add(&p->lru, held);
+			n += 1ul << order;
+		}
+	}
+	return n;
+}
+
+static void release_memory(struct list_head *held)
+{
+	while (!list_empty(held)) {
+		struct page *p = list_first_entry(held, struct page, lru);
+		list_del(&p->lru);
+		unsigned order = (unsigned)p->private;
+		if (!order)
+			p->private = 0;
+		__free_pages(p, order);
+	}
+}
+
+/* pte_alloc has three answers and the fault path keeps them apart: no
+ * memory is -ENOMEM and VM_FAULT_OOM; a huge PMD is INSTALLED_HUGE_PMD and
+ * never OOM (pte_alloc_walk used to give NULL for both, and the fault
+ * path made both OOM). */
+static void pte_alloc_tells_no_memory_from_huge_pmd(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s, 4 * PMD_SIZE, false);
+	pmd_t *none = pmd_for(test, s.mm, BASE);
+	map_huge(test, &s, BASE + PMD_SIZE, _PAGE_RW);
+	pmd_t *huge = mm_find_pmd(s.mm, BASE + PMD_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, huge);
+
+	/* Nothing but the PTE table can fail below: its PMD exists. */
+	static char captured[4096];
+	struct printk_capture cap;
+	LIST_HEAD(held);
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	unsigned long taken = exhaust_memory(&held);
+	int none_ret = pte_alloc(s.mm, none);
+	int huge_ret = pte_alloc(s.mm, huge);
+	vm_fault_t oom = handle_mm_fault(s.vma, BASE, FAULT_FLAG_WRITE);
+	vm_fault_t huge_read = handle_mm_fault(s.vma, BASE + PMD_SIZE, 0);
+	vm_fault_t huge_write = handle_mm_fault(s.vma, BASE + PMD_SIZE, FAULT_FLAG_WRITE);
+	release_memory(&held);
+	printk_capture_end(&cap);
+
+	KUNIT_EXPECT_GT(test, taken, 0);
+	KUNIT_EXPECT_EQ(test, none_ret, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, huge_ret, INSTALLED_HUGE_PMD);
+	KUNIT_EXPECT_EQ(test, oom, VM_FAULT_OOM);
+	/* The huge PMD allows reads: spurious. A write to it (read-only, in
+	 * a writable VMA) needs THP's copy or split: SIGBUS. */
+	KUNIT_EXPECT_EQ(test, huge_read, 0);
+	KUNIT_EXPECT_EQ(test, huge_write, VM_FAULT_SIGBUS);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 0);
+	/* With memory back, the same call installs the table. */
+	KUNIT_EXPECT_EQ(test, pte_alloc(s.mm, none), INSTALLED_PTE);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
+	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE, FAULT_FLAG_WRITE), 0);
+	space_destroy(test, &s);
+}
+
+/* The bug this guards against: teardown skipped huge PMDs, then
+ * free_pgtables freed the order-9 page as a PTE table ("Bad page state ...
+ * wrong order", VmPTE negative, 512 pages leaked). munmap, exit and
+ * MADV_DONTNEED of part of it must each give the page back, uncounted. */
+static void huge_pmd_teardown_frees_its_page(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s, 4 * PMD_SIZE, true);
+	long anon_before = (long)nr_anon_pages();
+	unsigned long tables_before = nr_user_pagetable_pages();
+	map_huge(test, &s, BASE, 0);
+	map_huge(test, &s, BASE + 2 * PMD_SIZE, 0);
+	map_huge(test, &s, BASE + 3 * PMD_SIZE, 0);
+	KUNIT_EXPECT_EQ(test, put_user_u64(7, (void *)(BASE + PMD_SIZE)), 0); /* a PTE table */
+	u64 v = 0;
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + 2 * PMD_SIZE)), 0);
+	KUNIT_EXPECT_EQ(test, v, BASE + 2 * PMD_SIZE); /* the huge PMD maps it */
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 3 * HPAGE_PMD_NR + 1);
+	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 3 * (long)PAGE_SIZE); /* PUD, PMD, PTE */
+
+	static char captured[2048];
+	struct printk_capture cap;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	/* munmap of the first: a neighbour (the rest of the VMA) keeps the PMD table. */
+	int unmapped = do_munmap(s.mm, BASE, PMD_SIZE);
+	unsigned long rss_after_munmap = get_mm_rss(s.mm);
+	long bytes_after_munmap = s.mm->pgtables_bytes;
+	/* MADV_DONTNEED of one page of the second: all 2 MiB go (no split). */
+	int advised = do_madvise(s.mm, BASE + 2 * PMD_SIZE + PAGE_SIZE, PAGE_SIZE, MADV_DONTNEED);
+	unsigned long rss_after_dontneed = get_mm_rss(s.mm);
+	pmd_t after_dontneed = pmdp_get(mm_find_pmd(s.mm, BASE + 2 * PMD_SIZE));
+	/* Exit with the third still mapped. */
+	kunit_release_action(test, unuse_mm_action, s.mm);
+	struct mm_struct *mm = s.mm;
+	exit_mmap(mm); /* what mmput does, with the mm kept to read its counters */
+	long pgtables_at_exit = mm->pgtables_bytes;
+	unsigned long rss_at_exit = get_mm_rss(mm);
+	printk_capture_end(&cap);
+
+	KUNIT_EXPECT_EQ(test, unmapped, 0);
+	KUNIT_EXPECT_EQ(test, rss_after_munmap, 2 * HPAGE_PMD_NR + 1);
+	KUNIT_EXPECT_EQ(test, bytes_after_munmap, 3 * (long)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, advised, 0);
+	KUNIT_EXPECT_EQ(test, rss_after_dontneed, HPAGE_PMD_NR + 1);
+	KUNIT_EXPECT_TRUE(test, pmd_none(after_dontneed));
+	KUNIT_EXPECT_EQ(test, rss_at_exit, 0);
+	KUNIT_EXPECT_EQ(test, pgtables_at_exit, 0);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 0);
+	KUNIT_EXPECT_EQ(test, (long)nr_anon_pages(), anon_before);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_before);
+	KUNIT_EXPECT_NULL(test, strstr(captured, "Bad page state"));
+	KUNIT_EXPECT_NULL(test, strstr(captured, "BUG"));
+	space_destroy(test, &s);
+}
+
+/* free_pgtables never frees a huge PMD's page as a PTE table, even when
+ * the caller skipped the zap: it reports the leftover mapping and zaps it. */
+static void free_pgtables_zaps_a_leftover_huge_pmd(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s, 2 * PMD_SIZE, false);
+	map_huge(test, &s, BASE, 0);
+	static char captured[1024];
+	struct printk_capture cap;
+	struct mmu_gather tlb;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	tlb_gather_mmu(&tlb, s.mm);
+	free_pgd_range(&tlb, BASE, BASE + 2 * PMD_SIZE, 0, 0);
+	unsigned long queued = tlb.nr, tables = tlb.nr_tables;
+	tlb_finish_mmu(&tlb);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(captured, "still mapped when its tables are freed"));
+	KUNIT_EXPECT_NULL(test, strstr(captured, "Bad page state"));
+	KUNIT_EXPECT_EQ(test, queued, 1);  /* the huge page, as data */
+	KUNIT_EXPECT_EQ(test, tables, 2);  /* the PMD and PUD tables */
+	KUNIT_EXPECT_EQ(test, tlb.nr_freed, HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, tlb.nr_tables_freed, 2);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 0);
+	space_destroy(test, &s);
+}
+
+/* Page-table pages wait in a batch of their own and are freed only after
+ * the flush (with the PTE-table issue, after a grace period too). */
+static void gather_frees_tables_only_after_the_flush(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s, 2 * PMD_SIZE, false);
+	KUNIT_ASSERT_EQ(test, handle_mm_fault(s.vma, BASE, FAULT_FLAG_WRITE), 0);
+	KUNIT_ASSERT_EQ(test, handle_mm_fault(s.vma, BASE + PMD_SIZE, FAULT_FLAG_WRITE), 0);
+	pmd_t *pmd0 = mm_find_pmd(s.mm, BASE), *pmd1 = mm_find_pmd(s.mm, BASE + PMD_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, pmd0);
+	struct page *pte0 = virt_to_page(pte_offset_map(pmd0, BASE));
+	struct page *pte1 = virt_to_page(pte_offset_map(pmd1, BASE + PMD_SIZE));
+	struct page *pmd_table = virt_to_page(pmd0);
+
+	struct mmu_gather tlb;
+	tlb_gather_mmu(&tlb, s.mm);
+	unmap_page_range(&tlb, s.vma, BASE, BASE + 2 * PMD_SIZE);
+	free_pgd_range(&tlb, BASE, BASE + 2 * PMD_SIZE, 0, 0);
+	KUNIT_EXPECT_EQ(test, tlb.nr, 2);        /* the two data pages */
+	KUNIT_EXPECT_EQ(test, tlb.nr_tables, 4); /* two PTE tables, the PMD and PUD tables */
+	KUNIT_EXPECT_TRUE(test, tlb.freed_tables);
+	KUNIT_EXPECT_EQ(test, tlb.nr_flushes, 0);
+	KUNIT_EXPECT_EQ(test, tlb.nr_tables_freed, 0);
+	/* Unlinked and uncounted, but not freed: a CPU may still walk them. */
+	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 0);
+	KUNIT_EXPECT_TRUE(test, PageTable(pte0) && PageTable(pte1) && PageTable(pmd_table));
+	KUNIT_EXPECT_EQ(test, page_ref_count(pte0), 1);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pmd_table), 1);
+	tlb_finish_mmu(&tlb);
+	KUNIT_EXPECT_EQ(test, tlb.nr_flushes, 1);
+	KUNIT_EXPECT_EQ(test, tlb.nr_freed, 2);
+	KUNIT_EXPECT_EQ(test, tlb.nr_tables_freed, 4);
+	space_destroy(test, &s);
+}
+
+/* change_protection on a huge PMD: the whole PMD takes the protection; a
+ * range over part of it zaps it (no split), and the rest faults back in
+ * small pages. */
+static void change_protection_of_a_huge_pmd(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s, 2 * PMD_SIZE, false);
+	map_huge(test, &s, BASE, 0);
+	KUNIT_EXPECT_EQ(test, change_protection(s.vma, BASE, BASE + PMD_SIZE, vm_get_page_prot(VM_READ)),
+			HPAGE_PMD_NR);
+	pmd_t *pmd = mm_find_pmd(s.mm, BASE);
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmdp_get(pmd)));
+	KUNIT_EXPECT_FALSE(test, pmd_write(pmdp_get(pmd)));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), HPAGE_PMD_NR);
+	static char captured[512];
+	struct printk_capture cap;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	change_protection(s.vma, BASE, BASE + PAGE_SIZE, vm_get_page_prot(VM_READ | VM_WRITE));
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_TRUE(test, pmd_none(pmdp_get(pmd)));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE + PAGE_SIZE, FAULT_FLAG_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 1);
+	space_destroy(test, &s);
+}
+
+static struct kunit_case pgtable_cases[] = {
+	KUNIT_CASE(pte_offset_map_sees_no_table_in_none_or_huge_pmd),
+	KUNIT_CASE(addr_end_steps_to_the_top_of_the_address_space),
+	KUNIT_CASE(pte_alloc_tells_no_memory_from_huge_pmd),
+	KUNIT_CASE(huge_pmd_teardown_frees_its_page),
+	KUNIT_CASE(free_pgtables_zaps_a_leftover_huge_pmd),
+	KUNIT_CASE(gather_frees_tables_only_after_the_flush),
+	KUNIT_CASE(change_protection_of_a_huge_pmd),
+	{}
+};
+
+static struct kunit_suite pgtable_suite = {
+	.name = "pgtable",
+	.test_cases = pgtable_cases,
+};
+kunit_test_suite(pgtable_suite);
