@@ -16,7 +16,13 @@
  * While a case runs, everything printk prints becomes a "    # " diagnostic
  * line of that case. Every suite ends with a case of the runner's own,
  * free_pages_restored: each node's free page count and the number of slab
- * objects in use must be what they were before the suite ran. */
+ * objects in use must be what they were before the suite ran.
+ *
+ * A case ends in this order: the case (returned, or unwound by longjmp), the
+ * suite's exit, the case's deferred actions newest first, then the
+ * framework's checks (printk capture, RCU read side), so that the checks see
+ * what the case's cleanup left. Locking: none; one case runs at a time, on
+ * one thread, and current_test is only that thread's. */
 #include "tests/kunit.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
@@ -91,6 +97,67 @@ void kunit_info(struct kunit *test, const char *fmt, ...)
 	printk(KERN_ALWAYS "%s: %s\n", test->name, msg);
 }
 
+int kunit_add_action(struct kunit *test, kunit_action_t *action, void *ctx)
+{
+	if (!test || !action)
+		return -EINVAL;
+	if (test->nr_actions == KUNIT_MAX_ACTIONS)
+		return -ENOMEM;
+	test->actions[test->nr_actions++] = (struct kunit_action){ action, ctx };
+	return 0;
+}
+
+int kunit_add_action_or_reset(struct kunit *test, kunit_action_t *action, void *ctx)
+{
+	int err = kunit_add_action(test, action, ctx);
+	if (err && action)
+		action(ctx);
+	return err;
+}
+
+/* Takes the newest pending action(ctx) out of the table; false if none. As
+ * Linux's kunit_find_resource, the newest match wins when one action was
+ * registered twice with the same ctx. */
+static bool take_action(struct kunit *test, kunit_action_t *action, void *ctx)
+{
+	if (!test)
+		return false;
+	for (unsigned i = test->nr_actions; i-- > 0;) {
+		if (test->actions[i].action != action || test->actions[i].ctx != ctx)
+			continue;
+		memmove(&test->actions[i], &test->actions[i + 1],
+			(test->nr_actions - i - 1) * sizeof(test->actions[0]));
+		test->nr_actions--;
+		return true;
+	}
+	return false;
+}
+
+void kunit_remove_action(struct kunit *test, kunit_action_t *action, void *ctx)
+{
+	take_action(test, action, ctx);
+}
+
+void kunit_release_action(struct kunit *test, kunit_action_t *action, void *ctx)
+{
+	/* Out of the table first: if the action faults, the end of the case
+	 * must not run it a second time. */
+	if (take_action(test, action, ctx))
+		action(ctx);
+}
+
+/* Runs the pending actions, newest first. An action that faults fails the
+ * case (kunit_fault unwinds to test->abort, set here) and the older ones
+ * still run. One registered while they run runs too. */
+static void run_deferred_actions(struct kunit *test)
+{
+	while (test->nr_actions) {
+		struct kunit_action a = test->actions[--test->nr_actions];
+		if (kernel_setjmp(&test->abort) == 0)
+			a.action(a.ctx);
+	}
+}
+
 /* A CPU exception while a case runs fails that case instead of the kernel. */
 static void kunit_fault(struct pt_regs *regs, u64 cr2)
 {
@@ -153,6 +220,7 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 		if (kernel_setjmp(&test->abort) == 0)
 			suite->exit(test);
 	}
+	run_deferred_actions(test);
 	if (printk_capture_current() != capture) {
 		printk_capture_restore(capture);
 		printk(KERN_ALWAYS "%s: left a printk capture open; ended for it\n", test->name);

@@ -12,7 +12,10 @@
  *
  * Suites register themselves through the .kunit_test_suites linker section.
  * A failed ASSERT, a kunit_skip() or a CPU exception inside a case ends that
- * case (longjmp back to the runner); the run goes on with the next case. */
+ * case (longjmp back to the runner); the run goes on with the next case.
+ * What a case takes (an mm made current, a mapping, a lock) it gives back
+ * through kunit_add_action(), which runs however the case ends, so that one
+ * failing assertion costs one case and not the rest of the run. */
 #ifndef TESTS_KUNIT_H
 #define TESTS_KUNIT_H
 
@@ -42,6 +45,19 @@ struct kunit_suite {
 
 enum kunit_status { KUNIT_SUCCESS, KUNIT_FAILURE, KUNIT_SKIPPED };
 
+/* Deferred cleanup, as Linux's KUnit (include/kunit/resource.h). */
+typedef void(kunit_action_t)(void *);
+/* Actions a case can have pending at once. A fixed table in struct kunit
+ * rather than Linux's kzalloc per action: registering one allocates
+ * nothing, so it never shows in a case's own free-page or slab check; the
+ * next one past the table fails with -ENOMEM, as Linux's does when its
+ * allocation fails. */
+#define KUNIT_MAX_ACTIONS 16
+struct kunit_action {
+	kunit_action_t *action;
+	void *ctx;
+};
+
 struct kunit {
 	const char *name;
 	enum kunit_status status;
@@ -51,6 +67,10 @@ struct kunit {
 	struct kunit *outer; /* the case that was current before this one */
 	void *task;          /* the thread running the case: only its faults are caught */
 	unsigned faults;     /* CPU exceptions caught in this case */
+	/* Pending deferred actions, oldest first; only the case's own thread
+	 * touches them, so they need no lock. */
+	struct kunit_action actions[KUNIT_MAX_ACTIONS];
+	unsigned nr_actions;
 };
 
 #define KUNIT_CASE(fn) { .run_case = fn, .name = #fn }
@@ -58,6 +78,22 @@ struct kunit {
 #define kunit_test_suite(suite)                                                     \
 	static struct kunit_suite *const __kunit_suite_ptr_##suite __used             \
 		__section(".kunit_test_suites") = &suite
+
+/* Registers action(ctx) to run when the case ends, however it ends (it
+ * returns, an ASSERT fails, it skips, a CPU exception is caught): actions run
+ * in the reverse order of registration, after the suite's exit and before
+ * the framework's end-of-case checks. Returns 0, -EINVAL (no test or no
+ * action) or -ENOMEM (KUNIT_MAX_ACTIONS pending already). */
+int kunit_add_action(struct kunit *test, kunit_action_t *action, void *ctx);
+/* The same, but runs action(ctx) at once when it cannot be registered, so
+ * that a caller can bail out without leaking what it just took. */
+int kunit_add_action_or_reset(struct kunit *test, kunit_action_t *action, void *ctx);
+/* Forgets the most recently registered pending action(ctx) without running
+ * it; nothing happens if there is none. */
+void kunit_remove_action(struct kunit *test, kunit_action_t *action, void *ctx);
+/* Runs the most recently registered pending action(ctx) now, and forgets it;
+ * nothing happens if there is none. */
+void kunit_release_action(struct kunit *test, kunit_action_t *action, void *ctx);
 
 /* Runs one case with failure, skip and exception handling; no KTAP output.
  * Used by the runner, and by tests of the framework itself. */

@@ -246,6 +246,205 @@ static void capture_left_open_is_ended(struct kunit *test)
 	EXPECT_CAPTURED(test, "left a printk capture open");
 }
 
+/* Deferred actions: each appends its ctx (a character) to action_log, so a
+ * case can check which ran and in what order. */
+static char action_log[KUNIT_MAX_ACTIONS + 8];
+static unsigned action_log_len;
+
+static void log_action(void *ctx)
+{
+	if (action_log_len < sizeof(action_log) - 1)
+		action_log[action_log_len++] = (char)(uintptr_t)ctx;
+	action_log[action_log_len] = 0;
+}
+
+static void clear_action_log(void)
+{
+	action_log_len = 0;
+	action_log[0] = 0;
+}
+
+#define ACTION_CTX(c) ((void *)(uintptr_t)(c))
+
+static void add_abc(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('a')), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('b')), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('c')), 0);
+}
+
+static void inner_actions_then_return(struct kunit *test)
+{
+	add_abc(test);
+	KUNIT_EXPECT_STREQ(test, action_log, ""); /* nothing runs early */
+	reached_after = true;
+}
+
+static void inner_actions_then_assert(struct kunit *test)
+{
+	add_abc(test);
+	KUNIT_ASSERT_EQ(test, 1, 2);
+	reached_after = true;
+}
+
+static void inner_actions_then_fault(struct kunit *test)
+{
+	add_abc(test);
+	volatile uintptr_t addr = 16;
+	sink = *(volatile int *)addr;
+	barrier();
+	reached_after = true;
+}
+
+static void inner_actions_then_skip(struct kunit *test)
+{
+	add_abc(test);
+	kunit_skip(test, "skipped with actions pending");
+}
+
+static void actions_run_in_reverse_order_however_the_case_ends(struct kunit *test)
+{
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_actions_then_return, "inner_actions_then_return"),
+			KUNIT_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, reached_after);
+	KUNIT_EXPECT_STREQ(test, action_log, "cba");
+
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_actions_then_assert, "inner_actions_then_assert"),
+			KUNIT_FAILURE);
+	KUNIT_EXPECT_FALSE(test, reached_after);
+	KUNIT_EXPECT_STREQ(test, action_log, "cba");
+
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_actions_then_fault, "inner_actions_then_fault"),
+			KUNIT_FAILURE);
+	KUNIT_EXPECT_FALSE(test, reached_after);
+	EXPECT_CAPTURED(test, "caught page fault (#PF)");
+	KUNIT_EXPECT_STREQ(test, action_log, "cba");
+
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_actions_then_skip, "inner_actions_then_skip"),
+			KUNIT_SKIPPED);
+	KUNIT_EXPECT_STREQ(test, action_log, "cba");
+	KUNIT_EXPECT_EQ(test, inner.nr_actions, 0);
+}
+
+static void fault_action(void *ctx)
+{
+	(void)ctx;
+	volatile uintptr_t addr = 16;
+	sink = *(volatile int *)addr;
+}
+
+static void inner_faulting_action(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('a')), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, fault_action, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('c')), 0);
+}
+
+/* An action that faults fails the case; the older actions still run. */
+static void faulting_action_fails_the_case_and_the_rest_run(struct kunit *test)
+{
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_faulting_action, "inner_faulting_action"), KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "at fault_action+0x");
+	KUNIT_EXPECT_STREQ(test, action_log, "ca");
+}
+
+static void inner_remove_and_release(struct kunit *test)
+{
+	add_abc(test);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('d')), 0);
+	kunit_remove_action(test, log_action, ACTION_CTX('b'));
+	kunit_remove_action(test, log_action, ACTION_CTX('x')); /* never registered: nothing */
+	KUNIT_EXPECT_STREQ(test, action_log, "");
+	kunit_release_action(test, log_action, ACTION_CTX('c'));
+	KUNIT_EXPECT_STREQ(test, action_log, "c"); /* at once */
+	kunit_release_action(test, log_action, ACTION_CTX('c')); /* gone: not run again */
+	KUNIT_EXPECT_STREQ(test, action_log, "c");
+	KUNIT_EXPECT_EQ(test, test->nr_actions, 2);
+}
+
+static void remove_forgets_and_release_runs_at_once(struct kunit *test)
+{
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_remove_and_release, "inner_remove_and_release"),
+			KUNIT_SUCCESS);
+	/* c ran when released, then d and a at the end; b never. */
+	KUNIT_EXPECT_STREQ(test, action_log, "cda");
+}
+
+static void inner_table_full(struct kunit *test)
+{
+	for (int i = 0; i < KUNIT_MAX_ACTIONS; i++)
+		KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('A' + i)), 0);
+	KUNIT_EXPECT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('x')), -ENOMEM);
+	KUNIT_EXPECT_STREQ(test, action_log, "");
+	KUNIT_EXPECT_EQ(test, kunit_add_action_or_reset(test, log_action, ACTION_CTX('y')), -ENOMEM);
+	KUNIT_EXPECT_STREQ(test, action_log, "y"); /* run at once, not lost */
+	KUNIT_EXPECT_EQ(test, kunit_add_action(test, NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kunit_add_action_or_reset(test, NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kunit_add_action(NULL, log_action, NULL), -EINVAL);
+	kunit_remove_action(NULL, log_action, NULL);
+	kunit_release_action(NULL, log_action, NULL);
+	clear_action_log();
+}
+
+static void full_table_gives_enomem_and_or_reset_runs_the_action(struct kunit *test)
+{
+	char want[KUNIT_MAX_ACTIONS + 1];
+	for (int i = 0; i < KUNIT_MAX_ACTIONS; i++)
+		want[i] = (char)('A' + KUNIT_MAX_ACTIONS - 1 - i);
+	want[KUNIT_MAX_ACTIONS] = 0;
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_table_full, "inner_table_full"), KUNIT_SUCCESS);
+	KUNIT_EXPECT_STREQ(test, action_log, want);
+}
+
+/* The case's cleanup runs after the suite's exit (as Linux's) and before
+ * the framework's checks: an RCU read side an action closes is not left
+ * open. */
+static void rcu_unlock_action(void *ctx)
+{
+	(void)ctx;
+	rcu_read_unlock();
+}
+
+static void inner_rcu_reader_with_action(struct kunit *test)
+{
+	rcu_read_lock();
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rcu_unlock_action, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('a')), 0);
+	KUNIT_ASSERT_TRUE(test, false);
+}
+
+static void order_exit(struct kunit *test)
+{
+	(void)test;
+	log_action(ACTION_CTX('E'));
+}
+
+static void actions_run_after_exit_and_before_the_checks(struct kunit *test)
+{
+	struct kunit_case c = { .run_case = inner_rcu_reader_with_action,
+				.name = "inner_rcu_reader_with_action" };
+	struct kunit_suite s = { .name = "inner", .exit = order_exit };
+	struct printk_capture cap;
+
+	clear_action_log();
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	enum kunit_status st = kunit_run_case(&s, &c, &inner);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, st, KUNIT_FAILURE);
+	KUNIT_EXPECT_STREQ(test, action_log, "Ea");
+	KUNIT_EXPECT_FALSE(test, rcu_read_lock_held());
+	if (strstr(captured, "rcu_read_lock() section(s) open"))
+		kunit_fail(test, false, __FILE__, __LINE__, "the RCU check ran before the action:\n%s",
+			   captured);
+}
+
 static void filter_globs(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, kunit_filter_match(NULL, "acpi", "srat"));
@@ -290,6 +489,11 @@ static struct kunit_case kunit_selftest_cases[] = {
 	KUNIT_CASE(exceptions_fail_the_case_and_the_run_goes_on),
 	KUNIT_CASE(rcu_reader_left_open_is_closed),
 	KUNIT_CASE(capture_left_open_is_ended),
+	KUNIT_CASE(actions_run_in_reverse_order_however_the_case_ends),
+	KUNIT_CASE(faulting_action_fails_the_case_and_the_rest_run),
+	KUNIT_CASE(remove_forgets_and_release_runs_at_once),
+	KUNIT_CASE(full_table_gives_enomem_and_or_reset_runs_the_action),
+	KUNIT_CASE(actions_run_after_exit_and_before_the_checks),
 	KUNIT_CASE(filter_globs),
 	KUNIT_CASE(init_and_exit_run_around_each_case),
 	{}
