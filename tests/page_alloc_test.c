@@ -415,6 +415,7 @@ static void bad_page_checks(struct kunit *test)
 
 	/* A double free. */
 	__free_pages(p, 0);
+	kunit_expect_bad_page_reports(test, 1);
 	KUNIT_EXPECT_EQ(test, reports_during(free_order0, p), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: Bad page state: pfn"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "freed twice"));
@@ -424,6 +425,7 @@ static void bad_page_checks(struct kunit *test)
 	/* Freed with the wrong order, then with the right one. */
 	struct page *q = alloc_pages(GFP_KERNEL, 2);
 	KUNIT_ASSERT_NOT_NULL(test, q);
+	kunit_expect_bad_page_reports(test, 1);
 	KUNIT_EXPECT_EQ(test, reports_during(free_order1, q), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "freed with the wrong order"));
 	__free_pages(q, 2);
@@ -432,6 +434,7 @@ static void bad_page_checks(struct kunit *test)
 	q = alloc_pages(GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	get_page(q);
+	kunit_expect_bad_page_reports(test, 1);
 	KUNIT_EXPECT_EQ(test, reports_during(free_order0, q), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "still referenced"));
 	set_page_count(q, 1);
@@ -441,6 +444,7 @@ static void bad_page_checks(struct kunit *test)
 	q = alloc_pages(GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	page_set_flag(q, PG_table);
+	kunit_expect_bad_page_reports(test, 1);
 	KUNIT_EXPECT_EQ(test, reports_during(free_order0, q), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "page-table page"));
 	page_clear_flag(q, PG_table);
@@ -449,6 +453,7 @@ static void bad_page_checks(struct kunit *test)
 	/* Order > 0 from a page that does not head such an allocation. */
 	q = alloc_pages(GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, q);
+	kunit_expect_bad_page_reports(test, 1);
 	KUNIT_EXPECT_EQ(test, reports_during(free_order1, q), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "does not head an allocation"));
 	__free_pages(q, 0);
@@ -469,6 +474,7 @@ static void corruption_found_on_allocation(struct kunit *test)
 	__free_pages(p, 0); /* on top of this CPU's list: the next one out */
 	unsigned long bad_before = pgdat->nr_bad_pages, free_before = node_free_pages(nid);
 	page_set_flag(p, PG_slab); /* the corruption */
+	kunit_expect_bad_page_reports(test, 1);
 
 	struct printk_capture cap;
 	unsigned long reports = bad_page_reports;
@@ -502,6 +508,7 @@ static void poison_catches_use_after_free(struct kunit *test)
 	__free_pages(p, 0);
 	KUNIT_EXPECT_EQ(test, mem[100], PAGE_POISON);
 	mem[100] = 0x42; /* use after free */
+	kunit_expect_bad_page_reports(test, 1);
 
 	struct printk_capture cap;
 	unsigned long reports = bad_page_reports;
