@@ -88,7 +88,9 @@ struct kunit {
  * returns, an ASSERT fails, it skips, a CPU exception is caught): actions run
  * in the reverse order of registration, after the suite's exit and before
  * the framework's end-of-case checks. Returns 0, -EINVAL (no test or no
- * action) or -ENOMEM (KUNIT_MAX_ACTIONS pending already). */
+ * action) or -ENOMEM (KUNIT_MAX_ACTIONS pending already). ctx must outlive
+ * the case function: never a local of the case, whose stack is gone (or
+ * overwritten) when the action runs; use a static or an allocation. */
 int kunit_add_action(struct kunit *test, kunit_action_t *action, void *ctx);
 /* The same, but runs action(ctx) at once when it cannot be registered, so
  * that a caller can bail out without leaking what it just took. */

@@ -58,6 +58,19 @@ static void held_release(struct held *h)
 	h->pages = 0;
 }
 
+/* A case that drains a node gives it back however it ends: a node left
+ * exhausted by a failed assertion would fail every case after it. h is
+ * static, not on the case's stack, which is gone when the action runs. */
+static void held_release_action(void *h) { held_release(h); }
+
+static void held_init_released_at_end(struct kunit *test, struct held *h)
+{
+	held_init(h);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, held_release_action, h), 0);
+}
+
+static void unregister_shrinker_action(void *s) { unregister_shrinker(s); }
+
 /* Takes everything node nid will give with these flags, largest blocks
  * first (fast even under emulation). */
 static void exhaust_node(struct held *h, int nid, gfp_t gfp)
@@ -115,8 +128,8 @@ static void exhausted_node_falls_back_in_slit_order(struct kunit *test)
 	if (!node_has_memory(home) || pgdat->nr_fallback < 2)
 		kunit_skip(test, "needs a home node with memory and another node");
 
-	struct held held;
-	held_init(&held);
+	static struct held held;
+	held_init_released_at_end(test, &held);
 	for (int step = 0; step + 1 < pgdat->nr_fallback && step < 2; step++) {
 		exhaust_node(&held, pgdat->fallback[step], GFP_NOWAIT);
 		unsigned long hit_before = node_data[pgdat->fallback[step + 1]]->numa_stat[NUMA_MISS];
@@ -140,7 +153,6 @@ static void exhausted_node_falls_back_in_slit_order(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "page allocation failure: order:3, mode:0x200800(GFP_NOWAIT|__GFP_THISNODE)"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, " free pages: node0:"));
 	KUNIT_EXPECT_EQ(test, (int)(strchr(log, '\n') - log) + 1, (int)strlen(log)); /* one line */
-	held_release(&held);
 }
 
 static void memoryless_node_uses_its_nearest(struct kunit *test)
@@ -339,10 +351,10 @@ static void slow_path_calls_shrinkers(struct kunit *test)
 	int nid = numa_node_id();
 	if (!node_has_memory(nid))
 		kunit_skip(test, "the boot CPU's node has no memory");
-	struct shrinker s = { .count_objects = stash_count, .scan_objects = stash_scan };
-	struct held held;
-	held_init(&held);
-	held_init(&shrinker_stash);
+	static struct shrinker s = { .count_objects = stash_count, .scan_objects = stash_scan };
+	static struct held held;
+	held_init_released_at_end(test, &held);
+	held_init_released_at_end(test, &shrinker_stash);
 	shrinker_calls = 0;
 
 	/* The stash takes 64 pages, then the node is drained dry. */
@@ -352,6 +364,8 @@ static void slow_path_calls_shrinkers(struct kunit *test)
 		held_add(&shrinker_stash, p, 0);
 	}
 	register_shrinker(&s);
+	/* Newest first: unregistered before the stash and the node come back. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_shrinker_action, &s), 0);
 	exhaust_node(&held, nid, GFP_NOWAIT);
 
 	KUNIT_EXPECT_NULL(test, alloc_pages_node(nid, GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN, 0));
@@ -362,9 +376,6 @@ static void slow_path_calls_shrinkers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, shrinker_calls, 1);
 	if (p)
 		held_add(&held, p, 0);
-	unregister_shrinker(&s);
-	held_release(&shrinker_stash);
-	held_release(&held);
 }
 
 static void watermarks_and_reserves(struct kunit *test)
@@ -377,8 +388,8 @@ static void watermarks_and_reserves(struct kunit *test)
 	KUNIT_EXPECT_LT(test, pgdat->watermark[WMARK_MIN], pgdat->watermark[WMARK_LOW]);
 	KUNIT_EXPECT_LT(test, pgdat->watermark[WMARK_LOW], pgdat->watermark[WMARK_HIGH]);
 
-	struct held held;
-	held_init(&held);
+	static struct held held;
+	held_init_released_at_end(test, &held);
 	exhaust_node(&held, nid, GFP_NOWAIT);
 	drain_all_pages();
 	/* Ordinary allocations stop at the min watermark... */
@@ -388,7 +399,6 @@ static void watermarks_and_reserves(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	if (p)
 		held_add(&held, p, 0);
-	held_release(&held);
 }
 
 /* Bad-page checks: each misuse is reported, the page stays out of the free
