@@ -30,6 +30,14 @@ static phys_addr_t page_phys(const struct page *p) { return (phys_addr_t)page_to
 
 static bool node_has_memory(int nid) { return node_data[nid] && node_data[nid]->managed_pages; }
 
+/* The node this CPU allocates from: its own, or, when its node has CPUs and
+ * no memory, the nearest node with memory (the first of its fallbacks). */
+static int cpu_memory_node(void)
+{
+	int nid = numa_node_id();
+	return node_has_memory(nid) ? nid : node_data[nid]->fallback[0];
+}
+
 /* A list of allocations, linked through the pages' lru (ours while allocated). */
 struct held {
 	struct list_head list;
@@ -348,9 +356,7 @@ static unsigned long stash_scan(struct shrinker *s, struct shrink_control *sc)
 
 static void slow_path_calls_shrinkers(struct kunit *test)
 {
-	int nid = numa_node_id();
-	if (!node_has_memory(nid))
-		kunit_skip(test, "the boot CPU's node has no memory");
+	int nid = cpu_memory_node();
 	static struct shrinker s = { .count_objects = stash_count, .scan_objects = stash_scan };
 	static struct held held;
 	held_init_released_at_end(test, &held);
@@ -380,9 +386,7 @@ static void slow_path_calls_shrinkers(struct kunit *test)
 
 static void watermarks_and_reserves(struct kunit *test)
 {
-	int nid = numa_node_id();
-	if (!node_has_memory(nid))
-		kunit_skip(test, "the boot CPU's node has no memory");
+	int nid = cpu_memory_node();
 	pg_data_t *pgdat = node_data[nid];
 	KUNIT_EXPECT_GT(test, pgdat->watermark[WMARK_MIN], 0);
 	KUNIT_EXPECT_LT(test, pgdat->watermark[WMARK_MIN], pgdat->watermark[WMARK_LOW]);
@@ -475,9 +479,7 @@ static void bad_page_checks(struct kunit *test)
  * allocator next hands it out, and never handed out. */
 static void corruption_found_on_allocation(struct kunit *test)
 {
-	int nid = numa_node_id();
-	if (!node_has_memory(nid))
-		kunit_skip(test, "the boot CPU's node has no memory");
+	int nid = cpu_memory_node();
 	pg_data_t *pgdat = node_data[nid];
 	struct page *p = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE, 0);
 	KUNIT_ASSERT_NOT_NULL(test, p);
@@ -509,9 +511,7 @@ static void poison_catches_use_after_free(struct kunit *test)
 {
 	if (!page_poisoning)
 		kunit_skip(test, "boot with page_poison=on to run this");
-	int nid = numa_node_id();
-	if (!node_has_memory(nid))
-		kunit_skip(test, "the boot CPU's node has no memory");
+	int nid = cpu_memory_node();
 	struct page *p = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE, 0);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	u8 *mem = page_address(p);
