@@ -21,8 +21,9 @@
  * A case ends in this order: the case (returned, or unwound by longjmp), the
  * suite's exit, the case's deferred actions newest first, then the
  * framework's checks (printk capture, RCU read side, "Bad page state"
- * reports), so that the checks see what the case's cleanup left. Locking: none; one case runs at a time, on
- * one thread, and current_test is only that thread's. */
+ * reports), so that the checks see what the case's cleanup left. Locking:
+ * none; one case runs at a time, on one thread, and current_test is only
+ * that thread's. */
 #include "tests/kunit.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
