@@ -8,8 +8,10 @@
  *
  * The system calls run with pointers into an mm the case builds and makes
  * current (copies demand-page it), and into unmapped addresses for
- * -EFAULT. Every case frees what it made in the suite's exit hook, so an
- * early assertion leaks nothing (free_pages_restored checks). */
+ * -EFAULT. What a case makes or switches to is given back by a deferred
+ * action (kunit_add_action), newest first, however the case ends: an early
+ * assertion leaks nothing (free_pages_restored checks) and never leaves the
+ * runner's thread on a case's mm or file table. */
 #include "tests/kunit.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/file.h"
@@ -24,39 +26,16 @@
 #include "mm/mmap.h"
 #include "mm/slab.h"
 
-/* What a case made, freed by case_exit whatever happened. */
-static struct case_state {
-	struct files_struct *files;
-	struct mm_struct *mm;
-	struct files_struct *saved_files;
-	bool switched;
-} cs;
-
-static int case_init(struct kunit *test)
-{
-	(void)test;
-	memset(&cs, 0, sizeof(cs));
-	return 0;
-}
-
-static void leave_space(void);
-
-static void case_exit(struct kunit *test)
-{
-	(void)test;
-	leave_space();
-	files_release(cs.files);
-	if (cs.mm)
-		mmput(cs.mm);
-	memset(&cs, 0, sizeof(cs));
-}
+static void files_release_action(void *files) { files_release(files); }
 
 /* ---- the file table ---- */
 
 static struct files_struct *new_files(struct kunit *test, const char *prefix)
 {
-	KUNIT_ASSERT_NOT_NULL(test, cs.files = files_alloc(prefix));
-	return cs.files;
+	struct files_struct *f = files_alloc(prefix);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, files_release_action, f), 0);
+	return f;
 }
 
 static void fd_lowest_first(struct kunit *test)
@@ -243,8 +222,7 @@ static void console_lines(struct kunit *test)
 	files_write(f, 1, "50%\r    ok 1 fake\x1b\tx\n", 21);
 	files_write(f, 1, "b", 1);
 	files_write(f, 1, longline, sizeof(longline));
-	files_release(f);
-	cs.files = NULL;
+	kunit_release_action(test, files_release_action, f);
 	printk_capture_end(&cap);
 	KUNIT_EXPECT_FALSE(test, early);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(capture_buf, "[p] hello world\n"));
@@ -326,25 +304,31 @@ static void console_never_interleaves(struct kunit *test)
 
 #define UBASE 0x0000300000000000ul
 
-static void enter_space(struct kunit *test)
+/* The runner thread's own file table while a case has put its own in. */
+static struct files_struct *saved_files;
+
+static void mmput_action(void *mm) { mmput(mm); }
+
+static void leave_space(void *mm)
 {
-	KUNIT_ASSERT_NOT_NULL(test, cs.mm = mm_alloc());
-	KUNIT_ASSERT_EQ(test, do_mmap(cs.mm, UBASE, 16 * PAGE_SIZE, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED), UBASE);
-	KUNIT_ASSERT_NOT_NULL(test, cs.files = files_alloc(""));
-	cs.saved_files = current->files;
-	current->files = cs.files;
-	kthread_use_mm(cs.mm);
-	cs.switched = true;
+	kthread_unuse_mm(mm);
+	current->files = saved_files;
 }
 
-static void leave_space(void)
+/* Makes a new mm with 16 pages at UBASE and a new file table current, both
+ * given back when the case ends. */
+static void enter_space(struct kunit *test)
 {
-	if (!cs.switched)
-		return;
-	kthread_unuse_mm(cs.mm);
-	current->files = cs.saved_files;
-	cs.switched = false;
+	struct mm_struct *mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, mm), 0);
+	KUNIT_ASSERT_EQ(test, do_mmap(mm, UBASE, 16 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED), UBASE);
+	struct files_struct *files = new_files(test, "");
+	saved_files = current->files;
+	current->files = files;
+	kthread_use_mm(mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, leave_space, mm), 0);
 }
 
 static long sys(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2)
@@ -451,8 +435,6 @@ static struct kunit_case file_cases[] = {
 
 static struct kunit_suite file_suite = {
 	.name = "file",
-	.init = case_init,
-	.exit = case_exit,
 	.test_cases = file_cases,
 };
 kunit_test_suite(file_suite);

@@ -20,9 +20,10 @@
  *
  * A case ends in this order: the case (returned, or unwound by longjmp), the
  * suite's exit, the case's deferred actions newest first, then the
- * framework's checks (printk capture, RCU read side), so that the checks see
- * what the case's cleanup left. Locking: none; one case runs at a time, on
- * one thread, and current_test is only that thread's. */
+ * framework's checks (printk capture, RCU read side, "Bad page state"
+ * reports), so that the checks see what the case's cleanup left. Locking:
+ * none; one case runs at a time, on one thread, and current_test is only
+ * that thread's. */
 #include "tests/kunit.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
@@ -158,6 +159,27 @@ static void run_deferred_actions(struct kunit *test)
 	}
 }
 
+void kunit_expect_bad_page_reports(struct kunit *test, unsigned long n)
+{
+	test->bad_page_reports_expected += n;
+}
+
+/* Whether the case provoked the reports it declared. The count is global,
+ * so a case run inside another (the framework's self-tests) hands the
+ * reports it judged to the outer one as already seen. */
+static void check_bad_page_reports(struct kunit *test)
+{
+	unsigned long seen = bad_page_reports - test->bad_page_reports_at_start;
+	if (seen != test->bad_page_reports_expected) {
+		printk(KERN_ALWAYS "%s: %lu \"BUG: Bad page state\" report(s), %lu expected "
+		       "(kunit_expect_bad_page_reports)\n", test->name, seen,
+		       test->bad_page_reports_expected);
+		test->status = KUNIT_FAILURE;
+	}
+	if (test->outer)
+		test->outer->bad_page_reports_at_start += seen;
+}
+
 /* A CPU exception while a case runs fails that case instead of the kernel. */
 static void kunit_fault(struct pt_regs *regs, u64 cr2)
 {
@@ -196,6 +218,7 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 	test->status = KUNIT_SUCCESS;
 	test->outer = current_test;
 	test->task = current;
+	test->bad_page_reports_at_start = bad_page_reports;
 	current_test = test;
 	trap_fault_hook = kunit_fault;
 	/* A case that faults (or returns) inside rcu_read_lock() would leave
@@ -233,6 +256,7 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 		this_cpu_write(rcu_read_lock_nesting, rcu_nesting);
 		test->status = KUNIT_FAILURE;
 	}
+	check_bad_page_reports(test);
 	current_test = test->outer;
 	return test->status;
 }

@@ -71,6 +71,11 @@ struct kunit {
 	 * touches them, so they need no lock. */
 	struct kunit_action actions[KUNIT_MAX_ACTIONS];
 	unsigned nr_actions;
+	/* "BUG: Bad page state" reports: bad_page_reports when the case began
+	 * (moved on past what an inner case judged), and how many the case
+	 * said it provokes. */
+	unsigned long bad_page_reports_at_start;
+	unsigned long bad_page_reports_expected;
 };
 
 #define KUNIT_CASE(fn) { .run_case = fn, .name = #fn }
@@ -83,7 +88,9 @@ struct kunit {
  * returns, an ASSERT fails, it skips, a CPU exception is caught): actions run
  * in the reverse order of registration, after the suite's exit and before
  * the framework's end-of-case checks. Returns 0, -EINVAL (no test or no
- * action) or -ENOMEM (KUNIT_MAX_ACTIONS pending already). */
+ * action) or -ENOMEM (KUNIT_MAX_ACTIONS pending already). ctx must outlive
+ * the case function: never a local of the case, whose stack is gone (or
+ * overwritten) when the action runs; use a static or an allocation. */
 int kunit_add_action(struct kunit *test, kunit_action_t *action, void *ctx);
 /* The same, but runs action(ctx) at once when it cannot be registered, so
  * that a caller can bail out without leaking what it just took. */
@@ -94,6 +101,12 @@ void kunit_remove_action(struct kunit *test, kunit_action_t *action, void *ctx);
 /* Runs the most recently registered pending action(ctx) now, and forgets it;
  * nothing happens if there is none. */
 void kunit_release_action(struct kunit *test, kunit_action_t *action, void *ctx);
+
+/* A case that provokes "BUG: Bad page state" reports on purpose says how
+ * many (calls add up); one that provokes a different number fails when it
+ * ends, since a bad page nobody expected is a kernel or test bug that must
+ * not pass by as console noise. */
+void kunit_expect_bad_page_reports(struct kunit *test, unsigned long n);
 
 /* Runs one case with failure, skip and exception handling; no KTAP output.
  * Used by the runner, and by tests of the framework itself. */

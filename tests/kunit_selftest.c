@@ -3,6 +3,7 @@
  * how we know that a failing assertion fails, that ASSERT stops a case, that
  * a CPU exception in a case is caught and the run goes on. */
 #include "kernel/printk.h"
+#include "mm/page_alloc.h"
 #include "kernel/rcu.h"
 #include "kernel/string.h"
 #include "tests/kunit.h"
@@ -445,6 +446,48 @@ static void actions_run_after_exit_and_before_the_checks(struct kunit *test)
 			   captured);
 }
 
+/* "BUG: Bad page state": a case that provokes one without saying so fails;
+ * one that says how many it provokes passes only with that many. */
+static unsigned long bad_pages_declared;
+
+static void inner_double_free(struct kunit *test)
+{
+	struct page *p = alloc_pages(GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	kunit_expect_bad_page_reports(test, bad_pages_declared);
+	__free_pages(p, 0);
+	__free_pages(p, 0); /* reported and refused; the page stays free */
+}
+
+static void inner_no_bad_page(struct kunit *test)
+{
+	kunit_expect_bad_page_reports(test, bad_pages_declared);
+}
+
+static void bad_page_reports_fail_unless_declared(struct kunit *test)
+{
+	unsigned long reports = bad_page_reports;
+
+	bad_pages_declared = 0;
+	KUNIT_EXPECT_EQ(test, run_inner(inner_double_free, "inner_double_free"), KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "BUG: Bad page state");
+	EXPECT_CAPTURED(test, "inner_double_free: 1 \"BUG: Bad page state\" report(s), 0 expected");
+
+	bad_pages_declared = 1;
+	KUNIT_EXPECT_EQ(test, run_inner(inner_double_free, "inner_double_free"), KUNIT_SUCCESS);
+
+	bad_pages_declared = 2;
+	KUNIT_EXPECT_EQ(test, run_inner(inner_double_free, "inner_double_free"), KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "1 \"BUG: Bad page state\" report(s), 2 expected");
+
+	bad_pages_declared = 1; /* declared and not provoked fails too */
+	KUNIT_EXPECT_EQ(test, run_inner(inner_no_bad_page, "inner_no_bad_page"), KUNIT_FAILURE);
+	EXPECT_CAPTURED(test, "0 \"BUG: Bad page state\" report(s), 1 expected");
+
+	KUNIT_EXPECT_EQ(test, bad_page_reports, reports + 3);
+	/* This case declared none and passes: the inner cases judged theirs. */
+}
+
 static void filter_globs(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, kunit_filter_match(NULL, "acpi", "srat"));
@@ -494,6 +537,7 @@ static struct kunit_case kunit_selftest_cases[] = {
 	KUNIT_CASE(remove_forgets_and_release_runs_at_once),
 	KUNIT_CASE(full_table_gives_enomem_and_or_reset_runs_the_action),
 	KUNIT_CASE(actions_run_after_exit_and_before_the_checks),
+	KUNIT_CASE(bad_page_reports_fail_unless_declared),
 	KUNIT_CASE(filter_globs),
 	KUNIT_CASE(init_and_exit_run_around_each_case),
 	{}

@@ -3,6 +3,7 @@
 #include "kernel/memmap.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
+#include "tests/expect.h"
 #include "tests/kunit.h"
 
 static struct memmap map;
@@ -92,7 +93,14 @@ static void boot_map_is_clean(struct kunit *test)
 {
 	const struct memmap *m = &boot_memmap;
 	KUNIT_ASSERT_GT(test, m->nr, 0);
-	KUNIT_EXPECT_GT(test, memmap_total(m, MEMMAP_RAM), MiB(256));
+	/* The RAM the machine was given (expect.node_mem), less what firmware
+	 * keeps; and never less than what the page allocator manages. */
+	u64 ram = memmap_total(m, MEMMAP_RAM), given;
+	if (expect_ram_bytes(&given)) {
+		KUNIT_EXPECT_LE(test, ram, given + MiB(1));
+		KUNIT_EXPECT_GE(test, ram + FIRMWARE_RESERVE_SLACK, given);
+	}
+	KUNIT_EXPECT_GE(test, ram, managed_ram_bytes());
 	for (unsigned i = 0; i < m->nr; i++) {
 		KUNIT_EXPECT_LT(test, m->entries[i].start, m->entries[i].end);
 		if (i) {

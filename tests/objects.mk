@@ -7,6 +7,7 @@ KERNEL_SRCS += \
 	tests/bench_smp.c \
 	tests/cmdline_test.c \
 	tests/cpu_test.c \
+	tests/expect.c \
 	tests/file_test.c \
 	tests/init_test.c \
 	tests/kernel_map_test.c \

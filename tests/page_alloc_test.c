@@ -28,6 +28,14 @@ static bool phys_in_node(phys_addr_t pa, phys_addr_t len, int nid)
 
 static bool node_has_memory(int nid) { return node_data[nid] && node_data[nid]->managed_pages; }
 
+/* The node this CPU allocates from: its own, or, when its node has CPUs and
+ * no memory, the nearest node with memory (the first of its fallbacks). */
+static int cpu_memory_node(void)
+{
+	int nid = numa_node_id();
+	return node_has_memory(nid) ? nid : node_data[nid]->fallback[0];
+}
+
 /* A list of allocations, linked through the pages' lru (ours while allocated). */
 struct held {
 	struct list_head list;
@@ -55,6 +63,19 @@ static void held_release(struct held *h)
 	}
 	h->pages = 0;
 }
+
+/* A case that drains a node gives it back however it ends: a node left
+ * exhausted by a failed assertion would fail every case after it. h is
+ * static, not on the case's stack, which is gone when the action runs. */
+static void held_release_action(void *h) { held_release(h); }
+
+static void held_init_released_at_end(struct kunit *test, struct held *h)
+{
+	held_init(h);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, held_release_action, h), 0);
+}
+
+static void unregister_shrinker_action(void *s) { unregister_shrinker(s); }
 
 /* Takes everything node nid will give with these flags, largest blocks
  * first (fast even under emulation). */
@@ -113,8 +134,8 @@ static void exhausted_node_falls_back_in_slit_order(struct kunit *test)
 	if (!node_has_memory(home) || pgdat->nr_fallback < 2)
 		kunit_skip(test, "needs a home node with memory and another node");
 
-	struct held held;
-	held_init(&held);
+	static struct held held;
+	held_init_released_at_end(test, &held);
 	for (int step = 0; step + 1 < pgdat->nr_fallback && step < 2; step++) {
 		exhaust_node(&held, pgdat->fallback[step], GFP_NOWAIT);
 		unsigned long hit_before = node_numa_event_state(pgdat->fallback[step + 1], NUMA_MISS);
@@ -138,7 +159,6 @@ static void exhausted_node_falls_back_in_slit_order(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "page allocation failure: order:3, mode:0x200800(GFP_NOWAIT|__GFP_THISNODE)"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, " free pages: node0:"));
 	KUNIT_EXPECT_EQ(test, (int)(strchr(log, '\n') - log) + 1, (int)strlen(log)); /* one line */
-	held_release(&held);
 }
 
 static void memoryless_node_uses_its_nearest(struct kunit *test)
@@ -393,13 +413,11 @@ static unsigned long stash_scan(struct shrinker *s, struct shrink_control *sc)
 
 static void slow_path_calls_shrinkers(struct kunit *test)
 {
-	int nid = numa_node_id();
-	if (!node_has_memory(nid))
-		kunit_skip(test, "the boot CPU's node has no memory");
-	struct shrinker s = { .count_objects = stash_count, .scan_objects = stash_scan };
-	struct held held;
-	held_init(&held);
-	held_init(&shrinker_stash);
+	int nid = cpu_memory_node();
+	static struct shrinker s = { .count_objects = stash_count, .scan_objects = stash_scan };
+	static struct held held;
+	held_init_released_at_end(test, &held);
+	held_init_released_at_end(test, &shrinker_stash);
 	shrinker_calls = 0;
 
 	/* The stash takes 64 pages, then the node is drained dry. */
@@ -409,6 +427,8 @@ static void slow_path_calls_shrinkers(struct kunit *test)
 		held_add(&shrinker_stash, p, 0);
 	}
 	register_shrinker(&s);
+	/* Newest first: unregistered before the stash and the node come back. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_shrinker_action, &s), 0);
 	exhaust_node(&held, nid, GFP_NOWAIT);
 
 	KUNIT_EXPECT_NULL(test, alloc_pages_node(nid, GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN, 0));
@@ -419,23 +439,18 @@ static void slow_path_calls_shrinkers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, shrinker_calls, 1);
 	if (p)
 		held_add(&held, p, 0);
-	unregister_shrinker(&s);
-	held_release(&shrinker_stash);
-	held_release(&held);
 }
 
 static void watermarks_and_reserves(struct kunit *test)
 {
-	int nid = numa_node_id();
-	if (!node_has_memory(nid))
-		kunit_skip(test, "the boot CPU's node has no memory");
+	int nid = cpu_memory_node();
 	pg_data_t *pgdat = node_data[nid];
 	KUNIT_EXPECT_GT(test, pgdat->watermark[WMARK_MIN], 0);
 	KUNIT_EXPECT_LT(test, pgdat->watermark[WMARK_MIN], pgdat->watermark[WMARK_LOW]);
 	KUNIT_EXPECT_LT(test, pgdat->watermark[WMARK_LOW], pgdat->watermark[WMARK_HIGH]);
 
-	struct held held;
-	held_init(&held);
+	static struct held held;
+	held_init_released_at_end(test, &held);
 	exhaust_node(&held, nid, GFP_NOWAIT);
 	drain_all_pages();
 	/* Ordinary allocations stop at the min watermark... */
@@ -445,7 +460,6 @@ static void watermarks_and_reserves(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	if (p)
 		held_add(&held, p, 0);
-	held_release(&held);
 }
 
 /* Bad-page checks: each misuse is reported, the page stays out of the free
@@ -472,6 +486,7 @@ static void bad_page_checks(struct kunit *test)
 
 	/* A double free. */
 	__free_pages(p, 0);
+	kunit_expect_bad_page_reports(test, 1);
 	KUNIT_EXPECT_EQ(test, reports_during(free_order0, p), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: Bad page state: pfn"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "freed twice"));
@@ -481,6 +496,7 @@ static void bad_page_checks(struct kunit *test)
 	/* Freed with the wrong order, then with the right one. */
 	struct page *q = alloc_pages(GFP_KERNEL, 2);
 	KUNIT_ASSERT_NOT_NULL(test, q);
+	kunit_expect_bad_page_reports(test, 1);
 	KUNIT_EXPECT_EQ(test, reports_during(free_order1, q), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "freed with the wrong order"));
 	__free_pages(q, 2);
@@ -489,6 +505,7 @@ static void bad_page_checks(struct kunit *test)
 	q = alloc_pages(GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	get_page(q);
+	kunit_expect_bad_page_reports(test, 1);
 	KUNIT_EXPECT_EQ(test, reports_during(free_order0, q), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "still referenced"));
 	set_page_count(q, 1);
@@ -498,6 +515,7 @@ static void bad_page_checks(struct kunit *test)
 	q = alloc_pages(GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	page_set_flag(q, PG_table);
+	kunit_expect_bad_page_reports(test, 1);
 	KUNIT_EXPECT_EQ(test, reports_during(free_order0, q), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "page-table page"));
 	page_clear_flag(q, PG_table);
@@ -506,6 +524,7 @@ static void bad_page_checks(struct kunit *test)
 	/* Order > 0 from a page that does not head such an allocation. */
 	q = alloc_pages(GFP_KERNEL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, q);
+	kunit_expect_bad_page_reports(test, 1);
 	KUNIT_EXPECT_EQ(test, reports_during(free_order1, q), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "does not head an allocation"));
 	__free_pages(q, 0);
@@ -517,15 +536,14 @@ static void bad_page_checks(struct kunit *test)
  * allocator next hands it out, and never handed out. */
 static void corruption_found_on_allocation(struct kunit *test)
 {
-	int nid = numa_node_id();
-	if (!node_has_memory(nid))
-		kunit_skip(test, "the boot CPU's node has no memory");
+	int nid = cpu_memory_node();
 	pg_data_t *pgdat = node_data[nid];
 	struct page *p = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE, 0);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	__free_pages(p, 0); /* on top of this CPU's list: the next one out */
 	unsigned long bad_before = pgdat->nr_bad_pages, free_before = node_free_pages(nid);
 	page_set_flag(p, PG_slab); /* the corruption */
+	kunit_expect_bad_page_reports(test, 1);
 
 	struct printk_capture cap;
 	unsigned long reports = bad_page_reports;
@@ -550,15 +568,14 @@ static void poison_catches_use_after_free(struct kunit *test)
 {
 	if (!page_poisoning)
 		kunit_skip(test, "boot with page_poison=on to run this");
-	int nid = numa_node_id();
-	if (!node_has_memory(nid))
-		kunit_skip(test, "the boot CPU's node has no memory");
+	int nid = cpu_memory_node();
 	struct page *p = alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE, 0);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	u8 *mem = page_address(p);
 	__free_pages(p, 0);
 	KUNIT_EXPECT_EQ(test, mem[100], PAGE_POISON);
 	mem[100] = 0x42; /* use after free */
+	kunit_expect_bad_page_reports(test, 1);
 
 	struct printk_capture cap;
 	unsigned long reports = bad_page_reports;

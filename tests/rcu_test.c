@@ -137,6 +137,22 @@ static int syncer(void *unused)
 	return 0;
 }
 
+static struct task_struct *sr_reader, *sr_syncer;
+
+/* However the case ends: the reader leaves its section and both threads
+ * are joined (a reader left spinning would hold its CPU's grace periods
+ * up until its hang guard). */
+static void release_reader_and_syncer(void *unused)
+{
+	(void)unused;
+	__atomic_store_n(&sr.may_leave, 1, __ATOMIC_RELEASE);
+	if (sr_syncer)
+		kthread_join(sr_syncer);
+	if (sr_reader)
+		kthread_join(sr_reader);
+	sr_reader = sr_syncer = NULL;
+}
+
 static void synchronize_rcu_waits_for_a_reader(struct kunit *test)
 {
 	unsigned int me = smp_processor_id(), cpu, reader_cpu = NR_CPUS;
@@ -146,20 +162,19 @@ static void synchronize_rcu_waits_for_a_reader(struct kunit *test)
 	if (reader_cpu == NR_CPUS)
 		kunit_skip(test, "needs two CPUs: a reader spinning in its section would hold the only one");
 	memset(&sr, 0, sizeof(sr));
-	struct task_struct *r = kthread_run_on_cpu(long_reader, NULL, reader_cpu, "rcu_reader/%u");
-	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, release_reader_and_syncer, NULL), 0);
+	sr_reader = kthread_run_on_cpu(long_reader, NULL, reader_cpu, "rcu_reader/%u");
+	KUNIT_ASSERT_NOT_NULL(test, sr_reader);
 	KUNIT_EXPECT_TRUE(test, wait_for_flag(&sr.reader_in));
-	struct task_struct *s = kthread_run_on_cpu(syncer, NULL, me, "rcu_syncer/%u");
-	KUNIT_ASSERT_NOT_NULL(test, s);
+	sr_syncer = kthread_run_on_cpu(syncer, NULL, me, "rcu_syncer/%u");
+	KUNIT_ASSERT_NOT_NULL(test, sr_syncer);
 	KUNIT_EXPECT_TRUE(test, wait_for_flag(&sr.sync_started));
 	/* Give the grace-period machinery every chance to get it wrong: other
 	 * CPUs pass quiescent states meanwhile, the reader's cannot. */
 	for (int i = 0; i < 5; i++)
 		schedule_timeout_uninterruptible(1);
 	KUNIT_EXPECT_EQ(test, __atomic_load_n(&sr.sync_returned, __ATOMIC_ACQUIRE), 0);
-	__atomic_store_n(&sr.may_leave, 1, __ATOMIC_RELEASE);
-	kthread_join(s);
-	kthread_join(r);
+	kunit_release_action(test, release_reader_and_syncer, NULL);
 	KUNIT_EXPECT_EQ(test, sr.sync_returned, 1);
 	KUNIT_EXPECT_EQ(test, sr.left_when_returned, 1);
 	KUNIT_EXPECT_EQ(test, sr.reader_gave_up, 0);
@@ -191,13 +206,30 @@ static int queue_batch(void *arg)
 	return 0;
 }
 
+static struct task_struct *batch_threads[NR_CPUS];
+
+/* However the case ends: the queueing threads joined, their callbacks run,
+ * then the batches (which hold the rcu_heads) freed. */
+static void join_batches_and_free(void *b)
+{
+	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (batch_threads[cpu])
+			kthread_join(batch_threads[cpu]);
+		batch_threads[cpu] = NULL;
+	}
+	rcu_barrier();
+	kfree(b);
+}
+
 static void rcu_barrier_waits_for_every_callback(struct kunit *test)
 {
 	unsigned int cpu, n = 0;
 	struct rcu_stats before, after;
 	struct barrier_batch *b = kzalloc(NR_CPUS * sizeof(*b), GFP_KERNEL);
-	static struct task_struct *t[NR_CPUS];
+	struct task_struct **t = batch_threads;
 	KUNIT_ASSERT_NOT_NULL(test, b);
+	memset(batch_threads, 0, sizeof(batch_threads));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, join_batches_and_free, b), 0);
 	barrier_invoked = 0;
 	rcu_get_stats(&before);
 	for_each_online_cpu(cpu) {
@@ -205,8 +237,10 @@ static void rcu_barrier_waits_for_every_callback(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, t[cpu]);
 		n++;
 	}
-	for_each_online_cpu(cpu)
+	for_each_online_cpu(cpu) {
 		kthread_join(t[cpu]);
+		t[cpu] = NULL;
+	}
 	rcu_barrier();
 	KUNIT_EXPECT_EQ(test, __atomic_load_n(&barrier_invoked, __ATOMIC_RELAXED), (int)(n * BARRIER_CBS_PER_CPU));
 	rcu_get_stats(&after);
@@ -214,7 +248,6 @@ static void rcu_barrier_waits_for_every_callback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.cbs_queued - before.cbs_queued, n * BARRIER_CBS_PER_CPU + n);
 	KUNIT_EXPECT_EQ(test, after.cbs_pending, 0);
 	KUNIT_EXPECT_GT(test, after.gp_completed, before.gp_completed);
-	kfree(b);
 }
 
 static void grace_period_counters(struct kunit *test)

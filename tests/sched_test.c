@@ -7,7 +7,9 @@
  * failure instead of a stuck boot. Threads never use KUNIT_ASSERT (that
  * would longjmp off their own stack): they record what they saw, and the
  * case checks it after joining them. Every thread is joined, so its stack
- * and task_struct are freed before the case returns. */
+ * and task_struct are freed before the case returns; a case that a failed
+ * assertion ends early has them stopped and joined by a deferred action
+ * (kunit_add_action), on static arrays, since the case's stack is gone. */
 #include "arch/x86_64/cpu.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -54,13 +56,29 @@ static int record_where(void *arg)
 	return (int)w->cpu + 100;
 }
 
+static struct task_struct *where_threads[NR_CPUS];
+
+/* Stops (never woken: it exits without running) or joins each thread the
+ * case has not joined itself. */
+static void stop_where_threads(void *unused)
+{
+	(void)unused;
+	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++) {
+		if (where_threads[cpu])
+			kthread_stop(where_threads[cpu]);
+		where_threads[cpu] = NULL;
+	}
+}
+
 static void kthreads_run_on_their_cpu(struct kunit *test)
 {
 	static struct where w[NR_CPUS];
-	static struct task_struct *t[NR_CPUS];
+	struct task_struct **t = where_threads;
 	unsigned int cpu, n = 0;
 	unsigned long before = nr_kthreads();
 	memset(w, 0, sizeof(w));
+	memset(where_threads, 0, sizeof(where_threads));
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, stop_where_threads, NULL), 0);
 	for_each_online_cpu(cpu) {
 		t[cpu] = kthread_create_on_cpu(record_where, &w[cpu], cpu, "sched_test/%u");
 		KUNIT_ASSERT_NOT_NULL(test, t[cpu]);
@@ -74,12 +92,14 @@ static void kthreads_run_on_their_cpu(struct kunit *test)
 	for_each_online_cpu(cpu)
 		KUNIT_EXPECT_TRUE(test, wake_up_process(t[cpu]));
 	for_each_online_cpu(cpu) {
-		int code = kthread_join(t[cpu]);
+		struct task_struct *joined = t[cpu];
+		int code = kthread_join(joined);
+		t[cpu] = NULL;
 		KUNIT_EXPECT_EQ(test, code, (int)cpu + 100);
 		KUNIT_EXPECT_EQ(test, w[cpu].ran, 1);
 		KUNIT_EXPECT_EQ(test, w[cpu].cpu, cpu);
 		KUNIT_EXPECT_EQ(test, w[cpu].task_cpu, cpu);
-		KUNIT_EXPECT_PTR_EQ(test, w[cpu].self, t[cpu]);
+		KUNIT_EXPECT_PTR_EQ(test, w[cpu].self, joined);
 		/* The stack comes from the CPU's node when that node has memory. */
 		int nid = cpu_to_node(cpu);
 		if (nid >= 0 && node_data[nid] && node_data[nid]->managed_pages)
@@ -228,12 +248,29 @@ static int wait_for_step(void *arg)
 	return 0;
 }
 
+static struct task_struct *step_waiters[NR_CPUS * WAITERS_PER_CPU];
+
+/* Lets every waiter the case started through and joins it. */
+static void release_step_waiters(void *unused)
+{
+	(void)unused;
+	__atomic_store_n(&step, WAITERS_PER_CPU, __ATOMIC_RELEASE);
+	wake_up_all(&step_wq);
+	for (unsigned int i = 0; i < ARRAY_SIZE(step_waiters); i++) {
+		if (step_waiters[i])
+			kthread_join(step_waiters[i]);
+		step_waiters[i] = NULL;
+	}
+}
+
 static void wait_event_and_wake_up(struct kunit *test)
 {
 	static struct step_waiter w[NR_CPUS * WAITERS_PER_CPU];
-	static struct task_struct *t[NR_CPUS * WAITERS_PER_CPU];
+	struct task_struct **t = step_waiters;
 	unsigned int cpu, n = 0;
 	step = waiters_asleep = 0;
+	memset(step_waiters, 0, sizeof(step_waiters));
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, release_step_waiters, NULL), 0);
 	for_each_online_cpu(cpu) {
 		for (int k = 0; k < WAITERS_PER_CPU; k++) {
 			w[n].target = k + 1;
@@ -250,6 +287,7 @@ static void wait_event_and_wake_up(struct kunit *test)
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		kthread_join(t[i]);
+		t[i] = NULL;
 		KUNIT_EXPECT_GE(test, w[i].seen, w[i].target);
 	}
 	KUNIT_EXPECT_EQ(test, waiters_asleep, (int)n);

@@ -16,38 +16,16 @@
 #include "kernel/multiboot2.h"
 #include "kernel/string.h"
 #include "mm/numa.h"
+#include "tests/expect.h"
 #include "tests/kunit.h"
-
-static int expect_nodes = -1, expect_cpus = -1, expect_srat = -1, expect_slit = -1;
-static char expect_node_mem[256], expect_node_cpus[256], expect_dist[1024];
-kernel_param_int("expect.nodes", expect_nodes, -1, MAX_NUMNODES, "test: expected NUMA nodes");
-kernel_param_int("expect.cpus", expect_cpus, -1, NR_CPUS, "test: expected CPUs");
-kernel_param_int("expect.srat", expect_srat, -1, 1, "test: 1 if an SRAT is expected, 0 if not");
-kernel_param_int("expect.slit", expect_slit, -1, 1, "test: 1 if a SLIT is expected, 0 if not");
-kernel_param_string("expect.node_mem", expect_node_mem, "test: MiB per node, comma-separated");
-kernel_param_string("expect.node_cpus", expect_node_cpus, "test: CPUs per node, comma-separated");
-kernel_param_string("expect.dist", expect_dist, "test: distance rows a,b,../c,d,.. ");
-
-/* Firmware keeps some RAM of a node for itself (SeaBIOS a few KiB, OVMF a
- * few MiB); more than this missing means a parse error. */
-#define FIRMWARE_RESERVE_SLACK MiB(32)
 
 /* Parses "a,b,c" into out; returns the count, or -1 (with a failure) if the
  * text is malformed. */
 static int parse_list(struct kunit *test, const char *name, const char *s, u64 *out, int max)
 {
-	int n = 0;
-	while (*s) {
-		const char *end = s;
-		while (*end && *end != ',')
-			end++;
-		if (n == max || parse_u64(s, (size_t)(end - s), &out[n])) {
-			kunit_fail(test, true, __FILE__, __LINE__, "%s: malformed list \"%s\"", name, s);
-			return -1;
-		}
-		n++;
-		s = *end ? end + 1 : end;
-	}
+	int n = expect_parse_list(s, out, max);
+	if (n < 0)
+		kunit_fail(test, true, __FILE__, __LINE__, "%s: malformed list \"%s\"", name, s);
 	return n;
 }
 
@@ -172,7 +150,14 @@ static void boot_information(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, boot_info.rsdp);
 	KUNIT_EXPECT_EQ(test, boot_info.bad_tags, 0);
 	KUNIT_EXPECT_GT(test, boot_memmap.nr, 0);
-	KUNIT_EXPECT_GT(test, memmap_total(&boot_memmap, MEMMAP_RAM), MiB(256));
+	/* As much RAM as the machine was given, less what firmware keeps;
+	 * without expect.node_mem, at least what the allocator manages. */
+	u64 ram = memmap_total(&boot_memmap, MEMMAP_RAM), given;
+	if (expect_ram_bytes(&given)) {
+		KUNIT_EXPECT_LE(test, ram, given + MiB(1));
+		KUNIT_EXPECT_GE(test, ram + FIRMWARE_RESERVE_SLACK, given);
+	}
+	KUNIT_EXPECT_GE(test, ram, managed_ram_bytes());
 	if (boot_info.efi)
 		KUNIT_EXPECT_NOT_NULL(test, boot_info.efi_mmap);
 }
