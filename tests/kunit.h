@@ -112,6 +112,11 @@ void kunit_expect_bad_page_reports(struct kunit *test, unsigned long n);
  * Used by the runner, and by tests of the framework itself. */
 enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct kunit_case *c,
 				 struct kunit *test);
+/* Runs the cases of suite s that match filter (NULL: all), then its
+ * free_pages_restored case, printing its KTAP block as suite number
+ * suite_no, and adds its pass, fail and skip counts to counts[]. Used by
+ * kunit_run_all, and by tests of the framework itself. */
+void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_no, unsigned counts[3]);
 /* Runs every registered suite whose "suite.case" names match filter (NULL:
  * all), printing KTAP. Returns the number of failed cases. */
 unsigned kunit_run_all(const char *filter);

@@ -8,7 +8,7 @@
 #include "kernel/string.h"
 #include "tests/kunit.h"
 
-static char captured[4096];
+static char captured[8192];
 static bool reached_after;
 static volatile int sink; /* keeps faulting loads and divisions alive */
 
@@ -377,6 +377,26 @@ static void remove_forgets_and_release_runs_at_once(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, action_log, "cda");
 }
 
+/* The same action and ctx registered twice: remove (and release) take the
+ * newest only, as Linux's kunit_find_resource searches newest first; the
+ * older one still runs when the case ends. */
+static void inner_same_action_twice(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('a')), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('b')), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('a')), 0);
+	kunit_remove_action(test, log_action, ACTION_CTX('a'));
+	KUNIT_EXPECT_EQ(test, test->nr_actions, 2);
+}
+
+static void remove_takes_the_newest_of_two_alike(struct kunit *test)
+{
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_same_action_twice, "inner_same_action_twice"),
+			KUNIT_SUCCESS);
+	KUNIT_EXPECT_STREQ(test, action_log, "ba");
+}
+
 static void inner_table_full(struct kunit *test)
 {
 	for (int i = 0; i < KUNIT_MAX_ACTIONS; i++)
@@ -488,6 +508,59 @@ static void bad_page_reports_fail_unless_declared(struct kunit *test)
 	/* This case declared none and passes: the inner cases judged theirs. */
 }
 
+/* A report while no case runs (here the suite's exit frees a page twice)
+ * fails the suite's free_pages_restored: no case could have declared it. */
+static struct page *suite_page;
+static bool suite_exit_frees_twice;
+
+static int inner_suite_init(struct kunit_suite *s)
+{
+	(void)s;
+	suite_page = alloc_pages(GFP_KERNEL, 0);
+	return suite_page ? 0 : -ENOMEM;
+}
+
+static void inner_suite_exit(struct kunit_suite *s)
+{
+	(void)s;
+	__free_pages(suite_page, 0);
+	if (suite_exit_frees_twice)
+		__free_pages(suite_page, 0); /* reported and refused */
+}
+
+static void inner_nothing(struct kunit *test) { (void)test; }
+
+static void bad_page_report_outside_cases_fails_the_suite(struct kunit *test)
+{
+	static struct kunit_case cases[] = { KUNIT_CASE(inner_nothing), {} };
+	struct kunit_suite s = { .name = "inner_suite", .suite_init = inner_suite_init,
+				 .suite_exit = inner_suite_exit, .test_cases = cases };
+	unsigned long reports = bad_page_reports;
+	struct printk_capture cap;
+
+	for (int twice = 0; twice <= 1; twice++) {
+		unsigned counts[3] = { 0 };
+		suite_exit_frees_twice = twice;
+		printk_capture_begin(&cap, captured, sizeof(captured));
+		kunit_run_suite(&s, NULL, 7, counts);
+		printk_capture_end(&cap);
+		EXPECT_CAPTURED(test, "ok 1 inner_nothing");
+		KUNIT_EXPECT_EQ(test, counts[KUNIT_SUCCESS], twice ? 1 : 2);
+		KUNIT_EXPECT_EQ(test, counts[KUNIT_FAILURE], twice ? 1 : 0);
+		KUNIT_EXPECT_EQ(test, bad_page_reports, reports + twice);
+		if (!twice) {
+			EXPECT_CAPTURED(test, "ok 2 free_pages_restored");
+			EXPECT_CAPTURED(test, "ok 7 inner_suite");
+			continue;
+		}
+		EXPECT_CAPTURED(test, "BUG: Bad page state");
+		EXPECT_CAPTURED(test, "1 \"BUG: Bad page state\" report(s) outside every case");
+		EXPECT_CAPTURED(test, "not ok 2 free_pages_restored");
+		EXPECT_CAPTURED(test, "not ok 7 inner_suite");
+	}
+	/* This case declared none and passes: the inner suite judged it. */
+}
+
 static void filter_globs(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, kunit_filter_match(NULL, "acpi", "srat"));
@@ -535,9 +608,11 @@ static struct kunit_case kunit_selftest_cases[] = {
 	KUNIT_CASE(actions_run_in_reverse_order_however_the_case_ends),
 	KUNIT_CASE(faulting_action_fails_the_case_and_the_rest_run),
 	KUNIT_CASE(remove_forgets_and_release_runs_at_once),
+	KUNIT_CASE(remove_takes_the_newest_of_two_alike),
 	KUNIT_CASE(full_table_gives_enomem_and_or_reset_runs_the_action),
 	KUNIT_CASE(actions_run_after_exit_and_before_the_checks),
 	KUNIT_CASE(bad_page_reports_fail_unless_declared),
+	KUNIT_CASE(bad_page_report_outside_cases_fails_the_suite),
 	KUNIT_CASE(filter_globs),
 	KUNIT_CASE(init_and_exit_run_around_each_case),
 	{}
