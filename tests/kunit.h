@@ -39,7 +39,10 @@ struct kunit_suite {
 	int (*suite_init)(struct kunit_suite *suite);
 	void (*suite_exit)(struct kunit_suite *suite);
 	int (*init)(struct kunit *test);  /* before each case */
-	void (*exit)(struct kunit *test); /* after each case, even a failed one */
+	/* After each case, even a failed one; not after an init that failed
+	 * (Linux's runs then too): what init took before failing, it gives
+	 * back through kunit_add_action(), whose actions always run. */
+	void (*exit)(struct kunit *test);
 	struct kunit_case *test_cases;    /* ends with an empty entry */
 };
 

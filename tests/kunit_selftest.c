@@ -466,6 +466,32 @@ static void actions_run_after_exit_and_before_the_checks(struct kunit *test)
 			   captured);
 }
 
+/* An init that fails: the case fails without running, the suite's exit does
+ * not run, and what init registered before failing is given back. */
+static int failing_init(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('i')), 0);
+	return -EINVAL;
+}
+
+static void failed_init_still_runs_its_actions(struct kunit *test)
+{
+	struct kunit_case c = { .run_case = inner_actions_then_return,
+				.name = "inner_actions_then_return" };
+	struct kunit_suite s = { .name = "inner", .init = failing_init, .exit = order_exit };
+	struct printk_capture cap;
+
+	clear_action_log();
+	reached_after = false;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	enum kunit_status st = kunit_run_case(&s, &c, &inner);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, st, KUNIT_FAILURE);
+	KUNIT_EXPECT_FALSE(test, reached_after);
+	KUNIT_EXPECT_STREQ(test, action_log, "i");
+	EXPECT_CAPTURED(test, "the suite's init failed");
+}
+
 /* "BUG: Bad page state": a case that provokes one without saying so fails;
  * one that says how many it provokes passes only with that many. */
 static unsigned long bad_pages_declared;
@@ -611,6 +637,7 @@ static struct kunit_case kunit_selftest_cases[] = {
 	KUNIT_CASE(remove_takes_the_newest_of_two_alike),
 	KUNIT_CASE(full_table_gives_enomem_and_or_reset_runs_the_action),
 	KUNIT_CASE(actions_run_after_exit_and_before_the_checks),
+	KUNIT_CASE(failed_init_still_runs_its_actions),
 	KUNIT_CASE(bad_page_reports_fail_unless_declared),
 	KUNIT_CASE(bad_page_report_outside_cases_fails_the_suite),
 	KUNIT_CASE(filter_globs),
