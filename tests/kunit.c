@@ -103,6 +103,16 @@ int kunit_add_action(struct kunit *test, kunit_action_t *action, void *ctx)
 {
 	if (!test || !action)
 		return -EINVAL;
+	/* Below kunit_run_case's frame and above ours: a local of the case or
+	 * of its helpers, gone (or overwritten) by the time an ASSERT unwinds
+	 * the case and the action runs. */
+	const char *here = __builtin_frame_address(0), *p = ctx;
+	if (test->task == (void *)current && p >= here && p < (const char *)test->case_frame) {
+		kunit_fail(test, false, __FILE__, __LINE__,
+			   "kunit_add_action: ctx %p is on the case's stack (a local); "
+			   "use a static or an allocation", ctx);
+		return -EINVAL;
+	}
 	if (test->nr_actions == KUNIT_MAX_ACTIONS)
 		return -ENOMEM;
 	test->actions[test->nr_actions++] = (struct kunit_action){ action, ctx };
@@ -225,6 +235,7 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 	test->status = KUNIT_SUCCESS;
 	test->outer = current_test;
 	test->task = current;
+	test->case_frame = __builtin_frame_address(0);
 	test->bad_page_reports_at_start = bad_page_reports;
 	current_test = test;
 	trap_fault_hook = kunit_fault;

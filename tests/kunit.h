@@ -69,6 +69,7 @@ struct kunit {
 	struct jmp_buf abort;
 	struct kunit *outer; /* the case that was current before this one */
 	void *task;          /* the thread running the case: only its faults are caught */
+	void *case_frame;    /* kunit_run_case's frame: the case's locals lie below it */
 	unsigned faults;     /* CPU exceptions caught in this case */
 	/* Pending deferred actions, oldest first; only the case's own thread
 	 * touches them, so they need no lock. */
@@ -93,7 +94,8 @@ struct kunit {
  * the framework's end-of-case checks. Returns 0, -EINVAL (no test or no
  * action) or -ENOMEM (KUNIT_MAX_ACTIONS pending already). ctx must outlive
  * the case function: never a local of the case, whose stack is gone (or
- * overwritten) when the action runs; use a static or an allocation. */
+ * overwritten) when the action runs; use a static or an allocation. A ctx
+ * on the case's stack is refused (-EINVAL) and fails the case. */
 int kunit_add_action(struct kunit *test, kunit_action_t *action, void *ctx);
 /* The same, but runs action(ctx) at once when it cannot be registered, so
  * that a caller can bail out without leaking what it just took. */

@@ -397,6 +397,27 @@ static void remove_takes_the_newest_of_two_alike(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, action_log, "ba");
 }
 
+/* A ctx on the case's stack would be dead when an ASSERT unwinds the case
+ * and the action runs: refused, and the case fails. A static is taken. */
+static void inner_local_ctx(struct kunit *test)
+{
+	char local = 'l';
+	static char kept = 'k';
+	KUNIT_EXPECT_EQ(test, kunit_add_action(test, log_action, &local), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kunit_add_action(test, log_action, &kept), 0);
+	kunit_remove_action(test, log_action, &kept);
+	reached_after = true;
+}
+
+static void local_ctx_is_refused(struct kunit *test)
+{
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_local_ctx, "inner_local_ctx"), KUNIT_FAILURE);
+	KUNIT_EXPECT_TRUE(test, reached_after);
+	KUNIT_EXPECT_STREQ(test, action_log, "");
+	EXPECT_CAPTURED(test, "is on the case's stack");
+}
+
 static void inner_table_full(struct kunit *test)
 {
 	for (int i = 0; i < KUNIT_MAX_ACTIONS; i++)
@@ -635,6 +656,7 @@ static struct kunit_case kunit_selftest_cases[] = {
 	KUNIT_CASE(faulting_action_fails_the_case_and_the_rest_run),
 	KUNIT_CASE(remove_forgets_and_release_runs_at_once),
 	KUNIT_CASE(remove_takes_the_newest_of_two_alike),
+	KUNIT_CASE(local_ctx_is_refused),
 	KUNIT_CASE(full_table_gives_enomem_and_or_reset_runs_the_action),
 	KUNIT_CASE(actions_run_after_exit_and_before_the_checks),
 	KUNIT_CASE(failed_init_still_runs_its_actions),
