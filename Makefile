@@ -3,12 +3,14 @@
 #   make          build/kernel.elf and build/kernel.iso
 #   make run      boot the default machine (4 nodes) with the console here
 #   make test     every test: host tests, then every topology in the matrix
+#   make bench    benchmarks: on the host natively, then in the kernel (build/bench/)
 #   make debug    boot halted, with gdb attached to QEMU's stub
-#   make deps     install the Debian packages the above need (as root)
+#   make deps     install the Debian packages the above need (as root); run,
+#                 test, bench and debug install them too, a plain make does not
 #   make clean
 #
 # Options: CROSS_COMPILE=x86_64-elf-  ACCEL=tcg|kvm  TOPOLOGY=name
-#          FILTER='suite.case-glob'  JOBS=n
+#          FILTER='suite.case-glob'  JOBS=n  V=1
 
 CROSS_COMPILE ?=
 CC      := $(CROSS_COMPILE)gcc
@@ -78,7 +80,7 @@ all: $(B)/kernel.iso
 -include tests/user/user.mk
 HOST_TESTS += $(USER_HOST_TESTS)
 
-.PHONY: all deps run test debug bench clean host-tests kunit-tool
+.PHONY: all deps run test debug bench clean host-tests
 
 deps:
 	@tools/deps.sh
@@ -201,4 +203,5 @@ clean:
 include tests/host/host.mk
 HOST_TESTS += $(HOST_MM_TESTS)
 
--include $(shell find $(O) $(B)/host -name '*.d' 2>/dev/null)
+# The kernel's dependency files; user.mk and host.mk include their own.
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -75,7 +75,7 @@ static void setup_acpi_and_numa(void)
 	this_cpu_write(cpu_number, boot_cpu_index);
 }
 
-extern char __boot_start[], _end[];
+extern char __boot_start[];
 
 /* What mm is handed (mm_init.c, step 1): memblock learns the RAM of every
  * node, and what the boot left in memory is reserved before anything is

@@ -5,6 +5,7 @@
 #include "kernel/string.h"
 #include "mm/numa.h"
 #include "mm/page_alloc.h"
+#include "tests/kunit.h"
 
 int expect_nodes = -1, expect_cpus = -1, expect_srat = -1, expect_slit = -1;
 char expect_node_mem[256], expect_node_cpus[256], expect_dist[1024];
@@ -50,4 +51,14 @@ u64 managed_ram_bytes(void)
 		if (node_data[nid])
 			pages += node_data[nid]->managed_pages;
 	return pages << PAGE_SHIFT;
+}
+
+void expect_boot_ram(struct kunit *test, u64 ram)
+{
+	u64 given;
+	if (expect_ram_bytes(&given)) {
+		KUNIT_EXPECT_LE(test, ram, given + MiB(1));
+		KUNIT_EXPECT_GE(test, ram + FIRMWARE_RESERVE_SLACK, given);
+	}
+	KUNIT_EXPECT_GE(test, ram, managed_ram_bytes());
 }

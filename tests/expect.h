@@ -9,6 +9,7 @@
 #define TESTS_EXPECT_H
 
 #include "kernel/types.h"
+#include "tests/kunit.h"
 
 extern int expect_nodes, expect_cpus, expect_srat, expect_slit;
 extern char expect_node_mem[256], expect_node_cpus[256], expect_dist[1024];
@@ -24,6 +25,11 @@ bool expect_ram_bytes(u64 *bytes);
 /* What the kernel found: the bytes of RAM the page allocator manages, on
  * all nodes (a lower bound for the RAM of any machine that booted). */
 u64 managed_ram_bytes(void);
+
+/* Expects ram, the RAM of the boot memory map, to be what the machine was
+ * given (expect.node_mem) less at most what firmware keeps, when that is
+ * known; and, on any machine, at least what the page allocator manages. */
+void expect_boot_ram(struct kunit *test, u64 ram);
 
 /* Firmware keeps some RAM of a node for itself (SeaBIOS a few KiB, OVMF a
  * few MiB); more than this missing means a parse error. */

@@ -16,7 +16,8 @@
  * While a case runs, everything printk prints becomes a "    # " diagnostic
  * line of that case. Every suite ends with a case of the runner's own,
  * free_pages_restored: each node's free page count and the number of slab
- * objects in use must be what they were before the suite ran.
+ * objects in use must be what they were before the suite ran, and no "Bad
+ * page state" report may have come while no case ran (no case judged it).
  *
  * A case ends in this order: the case (returned, or unwound by longjmp), the
  * suite's exit, the case's deferred actions newest first, then the
@@ -102,6 +103,16 @@ int kunit_add_action(struct kunit *test, kunit_action_t *action, void *ctx)
 {
 	if (!test || !action)
 		return -EINVAL;
+	/* Below kunit_run_case's frame and above ours: a local of the case or
+	 * of its helpers, gone (or overwritten) by the time an ASSERT unwinds
+	 * the case and the action runs. */
+	const char *here = __builtin_frame_address(0), *p = ctx;
+	if (test->task == (void *)current && p >= here && p < (const char *)test->case_frame) {
+		kunit_fail(test, false, __FILE__, __LINE__,
+			   "kunit_add_action: ctx %p is on the case's stack (a local); "
+			   "use a static or an allocation", ctx);
+		return -EINVAL;
+	}
 	if (test->nr_actions == KUNIT_MAX_ACTIONS)
 		return -ENOMEM;
 	test->actions[test->nr_actions++] = (struct kunit_action){ action, ctx };
@@ -159,6 +170,11 @@ static void run_deferred_actions(struct kunit *test)
 	}
 }
 
+/* Every "Bad page state" report a case has judged (its own, expected or
+ * not): a suite compares it with bad_page_reports to find the reports that
+ * came while no case ran (suite_init, suite_exit, between cases). */
+static unsigned long bad_page_reports_judged;
+
 void kunit_expect_bad_page_reports(struct kunit *test, unsigned long n)
 {
 	test->bad_page_reports_expected += n;
@@ -170,6 +186,7 @@ void kunit_expect_bad_page_reports(struct kunit *test, unsigned long n)
 static void check_bad_page_reports(struct kunit *test)
 {
 	unsigned long seen = bad_page_reports - test->bad_page_reports_at_start;
+	bad_page_reports_judged += seen;
 	if (seen != test->bad_page_reports_expected) {
 		printk(KERN_ALWAYS "%s: %lu \"BUG: Bad page state\" report(s), %lu expected "
 		       "(kunit_expect_bad_page_reports)\n", test->name, seen,
@@ -218,6 +235,7 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 	test->status = KUNIT_SUCCESS;
 	test->outer = current_test;
 	test->task = current;
+	test->case_frame = __builtin_frame_address(0);
 	test->bad_page_reports_at_start = bad_page_reports;
 	current_test = test;
 	trap_fault_hook = kunit_fault;
@@ -244,6 +262,10 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 			suite->exit(test);
 	}
 	run_deferred_actions(test);
+	/* test->abort now points into run_deferred_actions' finished frame: a
+	 * fault in the checks below is the framework's own bug, reported by
+	 * the kernel as such, never unwound to there. */
+	test->task = NULL;
 	if (printk_capture_current() != capture) {
 		printk_capture_restore(capture);
 		printk(KERN_ALWAYS "%s: left a printk capture open; ended for it\n", test->name);
@@ -302,8 +324,11 @@ void kunit_expect_resources_back(struct kunit *test, const struct kunit_resource
 			   before->slab_objects, now.slab_objects);
 }
 
-/* The last case of every suite: nothing the suite allocated is left. */
-static enum kunit_status check_restored(const struct kunit_resources *before)
+/* The last case of every suite: nothing the suite allocated is left, and
+ * no "Bad page state" report came while no case ran (from suite_init,
+ * suite_exit, or work a case left behind), where no case could judge it. */
+static enum kunit_status check_restored(const struct kunit_resources *before,
+					unsigned long reports_before, unsigned long judged_before)
 {
 	struct kunit_resources after;
 	enum kunit_status st = KUNIT_SUCCESS;
@@ -321,6 +346,18 @@ static enum kunit_status check_restored(const struct kunit_resources *before)
 		       "%lu after\n", before->slab_objects, after.slab_objects);
 		st = KUNIT_FAILURE;
 	}
+	unsigned long unjudged = (bad_page_reports - reports_before) -
+				 (bad_page_reports_judged - judged_before);
+	if (unjudged) {
+		printk(KERN_ALWAYS "free_pages_restored: %lu \"BUG: Bad page state\" report(s) "
+		       "outside every case\n", unjudged);
+		st = KUNIT_FAILURE;
+		bad_page_reports_judged += unjudged;
+		/* A suite run inside a case (the framework's self-tests) has
+		 * judged them for that case, as an inner case does. */
+		if (current_test)
+			current_test->bad_page_reports_at_start += unjudged;
+	}
 	return st;
 }
 
@@ -332,9 +369,69 @@ static unsigned count_cases(const struct kunit_suite *s, const char *filter)
 	return n;
 }
 
+void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_no, unsigned counts[3])
+{
+	unsigned nr = count_cases(s, filter);
+	const char *prefix = printk_set_line_prefix(NULL);
+	printk(KERN_ALWAYS "    KTAP version 1\n    # Subtest: %s\n    1..%u\n", s->name, nr + 1);
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	unsigned long reports_before = bad_page_reports, judged_before = bad_page_reports_judged;
+
+	int init_err = 0;
+	if (s->suite_init) {
+		printk_set_line_prefix(CASE_PREFIX);
+		init_err = s->suite_init(s);
+		if (init_err)
+			printk(KERN_ALWAYS "%s: suite_init failed with %d\n", s->name, init_err);
+		printk_set_line_prefix(NULL);
+	}
+
+	unsigned suite_counts[3] = { 0 }, case_no = 0;
+	for (const struct kunit_case *c = s->test_cases; c->run_case; c++) {
+		if (!kunit_filter_match(filter, s->name, c->name))
+			continue;
+		case_no++;
+		struct kunit test;
+		enum kunit_status st;
+		printk_set_line_prefix(CASE_PREFIX);
+		if (init_err) {
+			printk(KERN_ALWAYS "%s: not run: the suite's init failed\n", c->name);
+			st = KUNIT_FAILURE;
+			test.status_comment[0] = 0;
+		} else {
+			st = kunit_run_case(s, c, &test);
+		}
+		printk_set_line_prefix(NULL);
+		suite_counts[st]++;
+		if (st == KUNIT_SKIPPED)
+			printk(KERN_ALWAYS "    ok %u %s # SKIP %s\n", case_no, c->name, test.status_comment);
+		else
+			printk(KERN_ALWAYS "    %s %u %s\n", st == KUNIT_SUCCESS ? "ok" : "not ok", case_no,
+			       c->name);
+	}
+	if (s->suite_exit && !init_err) {
+		printk_set_line_prefix(CASE_PREFIX);
+		s->suite_exit(s);
+		printk_set_line_prefix(NULL);
+	}
+	printk_set_line_prefix(CASE_PREFIX);
+	enum kunit_status restored = check_restored(&before, reports_before, judged_before);
+	printk_set_line_prefix(NULL);
+	suite_counts[restored]++;
+	printk(KERN_ALWAYS "    %s %u free_pages_restored\n", restored == KUNIT_SUCCESS ? "ok" : "not ok",
+	       nr + 1);
+	printk(KERN_ALWAYS "# %s: pass:%u fail:%u skip:%u total:%u\n", s->name, suite_counts[0],
+	       suite_counts[1], suite_counts[2], nr + 1);
+	printk(KERN_ALWAYS "%s %u %s\n", suite_counts[1] ? "not ok" : "ok", suite_no, s->name);
+	for (int i = 0; i < 3; i++)
+		counts[i] += suite_counts[i];
+	printk_set_line_prefix(prefix);
+}
+
 unsigned kunit_run_all(const char *filter)
 {
-	unsigned nr_suites = 0, total_failed = 0;
+	unsigned nr_suites = 0;
 	unsigned totals[3] = { 0 }; /* pass, fail, skip */
 
 	for (struct kunit_suite *const *sp = __kunit_suites_start; sp < __kunit_suites_end; sp++) {
@@ -349,67 +446,10 @@ unsigned kunit_run_all(const char *filter)
 		pr_warn("# ktest: no test case matches the filter '%s'\n", filter ? filter : "");
 
 	unsigned suite_no = 0;
-	for (struct kunit_suite *const *sp = __kunit_suites_start; sp < __kunit_suites_end; sp++) {
-		struct kunit_suite *s = *sp;
-		unsigned nr = count_cases(s, filter);
-		if (!nr)
-			continue;
-		suite_no++;
-		printk(KERN_ALWAYS "    KTAP version 1\n    # Subtest: %s\n    1..%u\n", s->name, nr + 1);
-		struct kunit_resources before;
-		kunit_resources_take(&before);
-
-		int init_err = 0;
-		if (s->suite_init) {
-			printk_set_line_prefix(CASE_PREFIX);
-			init_err = s->suite_init(s);
-			if (init_err)
-				printk(KERN_ALWAYS "%s: suite_init failed with %d\n", s->name, init_err);
-			printk_set_line_prefix(NULL);
-		}
-
-		unsigned counts[3] = { 0 }, case_no = 0;
-		for (const struct kunit_case *c = s->test_cases; c->run_case; c++) {
-			if (!kunit_filter_match(filter, s->name, c->name))
-				continue;
-			case_no++;
-			struct kunit test;
-			enum kunit_status st;
-			printk_set_line_prefix(CASE_PREFIX);
-			if (init_err) {
-				printk(KERN_ALWAYS "%s: not run: the suite's init failed\n", c->name);
-				st = KUNIT_FAILURE;
-				test.status_comment[0] = 0;
-			} else {
-				st = kunit_run_case(s, c, &test);
-			}
-			printk_set_line_prefix(NULL);
-			counts[st]++;
-			if (st == KUNIT_SKIPPED)
-				printk(KERN_ALWAYS "    ok %u %s # SKIP %s\n", case_no, c->name, test.status_comment);
-			else
-				printk(KERN_ALWAYS "    %s %u %s\n", st == KUNIT_SUCCESS ? "ok" : "not ok", case_no,
-				       c->name);
-		}
-		if (s->suite_exit && !init_err) {
-			printk_set_line_prefix(CASE_PREFIX);
-			s->suite_exit(s);
-			printk_set_line_prefix(NULL);
-		}
-		printk_set_line_prefix(CASE_PREFIX);
-		enum kunit_status restored = check_restored(&before);
-		printk_set_line_prefix(NULL);
-		counts[restored]++;
-		printk(KERN_ALWAYS "    %s %u free_pages_restored\n", restored == KUNIT_SUCCESS ? "ok" : "not ok",
-		       nr + 1);
-		printk(KERN_ALWAYS "# %s: pass:%u fail:%u skip:%u total:%u\n", s->name, counts[0], counts[1],
-		       counts[2], nr + 1);
-		printk(KERN_ALWAYS "%s %u %s\n", counts[1] ? "not ok" : "ok", suite_no, s->name);
-		for (int i = 0; i < 3; i++)
-			totals[i] += counts[i];
-		total_failed += counts[1];
-	}
+	for (struct kunit_suite *const *sp = __kunit_suites_start; sp < __kunit_suites_end; sp++)
+		if (count_cases(*sp, filter))
+			kunit_run_suite(*sp, filter, ++suite_no, totals);
 	printk(KERN_ALWAYS "# Totals: pass:%u fail:%u skip:%u total:%u\n", totals[0], totals[1], totals[2],
 	       totals[0] + totals[1] + totals[2]);
-	return total_failed;
+	return totals[1];
 }

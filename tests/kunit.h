@@ -39,7 +39,10 @@ struct kunit_suite {
 	int (*suite_init)(struct kunit_suite *suite);
 	void (*suite_exit)(struct kunit_suite *suite);
 	int (*init)(struct kunit *test);  /* before each case */
-	void (*exit)(struct kunit *test); /* after each case, even a failed one */
+	/* After each case, even a failed one; not after an init that failed
+	 * (Linux's runs then too): what init took before failing, it gives
+	 * back through kunit_add_action(), whose actions always run. */
+	void (*exit)(struct kunit *test);
 	struct kunit_case *test_cases;    /* ends with an empty entry */
 };
 
@@ -66,6 +69,7 @@ struct kunit {
 	struct jmp_buf abort;
 	struct kunit *outer; /* the case that was current before this one */
 	void *task;          /* the thread running the case: only its faults are caught */
+	void *case_frame;    /* kunit_run_case's frame: the case's locals lie below it */
 	unsigned faults;     /* CPU exceptions caught in this case */
 	/* Pending deferred actions, oldest first; only the case's own thread
 	 * touches them, so they need no lock. */
@@ -90,7 +94,8 @@ struct kunit {
  * the framework's end-of-case checks. Returns 0, -EINVAL (no test or no
  * action) or -ENOMEM (KUNIT_MAX_ACTIONS pending already). ctx must outlive
  * the case function: never a local of the case, whose stack is gone (or
- * overwritten) when the action runs; use a static or an allocation. */
+ * overwritten) when the action runs; use a static or an allocation. A ctx
+ * on the case's stack is refused (-EINVAL) and fails the case. */
 int kunit_add_action(struct kunit *test, kunit_action_t *action, void *ctx);
 /* The same, but runs action(ctx) at once when it cannot be registered, so
  * that a caller can bail out without leaking what it just took. */
@@ -112,6 +117,11 @@ void kunit_expect_bad_page_reports(struct kunit *test, unsigned long n);
  * Used by the runner, and by tests of the framework itself. */
 enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct kunit_case *c,
 				 struct kunit *test);
+/* Runs the cases of suite s that match filter (NULL: all), then its
+ * free_pages_restored case, printing its KTAP block as suite number
+ * suite_no, and adds its pass, fail and skip counts to counts[]. Used by
+ * kunit_run_all, and by tests of the framework itself. */
+void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_no, unsigned counts[3]);
 /* Runs every registered suite whose "suite.case" names match filter (NULL:
  * all), printing KTAP. Returns the number of failed cases. */
 unsigned kunit_run_all(const char *filter);

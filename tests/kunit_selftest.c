@@ -8,7 +8,7 @@
 #include "kernel/string.h"
 #include "tests/kunit.h"
 
-static char captured[4096];
+static char captured[8192];
 static bool reached_after;
 static volatile int sink; /* keeps faulting loads and divisions alive */
 
@@ -377,6 +377,47 @@ static void remove_forgets_and_release_runs_at_once(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, action_log, "cda");
 }
 
+/* The same action and ctx registered twice: remove (and release) take the
+ * newest only, as Linux's kunit_find_resource searches newest first; the
+ * older one still runs when the case ends. */
+static void inner_same_action_twice(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('a')), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('b')), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('a')), 0);
+	kunit_remove_action(test, log_action, ACTION_CTX('a'));
+	KUNIT_EXPECT_EQ(test, test->nr_actions, 2);
+}
+
+static void remove_takes_the_newest_of_two_alike(struct kunit *test)
+{
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_same_action_twice, "inner_same_action_twice"),
+			KUNIT_SUCCESS);
+	KUNIT_EXPECT_STREQ(test, action_log, "ba");
+}
+
+/* A ctx on the case's stack would be dead when an ASSERT unwinds the case
+ * and the action runs: refused, and the case fails. A static is taken. */
+static void inner_local_ctx(struct kunit *test)
+{
+	char local = 'l';
+	static char kept = 'k';
+	KUNIT_EXPECT_EQ(test, kunit_add_action(test, log_action, &local), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kunit_add_action(test, log_action, &kept), 0);
+	kunit_remove_action(test, log_action, &kept);
+	reached_after = true;
+}
+
+static void local_ctx_is_refused(struct kunit *test)
+{
+	clear_action_log();
+	KUNIT_EXPECT_EQ(test, run_inner(inner_local_ctx, "inner_local_ctx"), KUNIT_FAILURE);
+	KUNIT_EXPECT_TRUE(test, reached_after);
+	KUNIT_EXPECT_STREQ(test, action_log, "");
+	EXPECT_CAPTURED(test, "is on the case's stack");
+}
+
 static void inner_table_full(struct kunit *test)
 {
 	for (int i = 0; i < KUNIT_MAX_ACTIONS; i++)
@@ -446,6 +487,32 @@ static void actions_run_after_exit_and_before_the_checks(struct kunit *test)
 			   captured);
 }
 
+/* An init that fails: the case fails without running, the suite's exit does
+ * not run, and what init registered before failing is given back. */
+static int failing_init(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kunit_add_action(test, log_action, ACTION_CTX('i')), 0);
+	return -EINVAL;
+}
+
+static void failed_init_still_runs_its_actions(struct kunit *test)
+{
+	struct kunit_case c = { .run_case = inner_actions_then_return,
+				.name = "inner_actions_then_return" };
+	struct kunit_suite s = { .name = "inner", .init = failing_init, .exit = order_exit };
+	struct printk_capture cap;
+
+	clear_action_log();
+	reached_after = false;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	enum kunit_status st = kunit_run_case(&s, &c, &inner);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, st, KUNIT_FAILURE);
+	KUNIT_EXPECT_FALSE(test, reached_after);
+	KUNIT_EXPECT_STREQ(test, action_log, "i");
+	EXPECT_CAPTURED(test, "the suite's init failed");
+}
+
 /* "BUG: Bad page state": a case that provokes one without saying so fails;
  * one that says how many it provokes passes only with that many. */
 static unsigned long bad_pages_declared;
@@ -486,6 +553,59 @@ static void bad_page_reports_fail_unless_declared(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, bad_page_reports, reports + 3);
 	/* This case declared none and passes: the inner cases judged theirs. */
+}
+
+/* A report while no case runs (here the suite's exit frees a page twice)
+ * fails the suite's free_pages_restored: no case could have declared it. */
+static struct page *suite_page;
+static bool suite_exit_frees_twice;
+
+static int inner_suite_init(struct kunit_suite *s)
+{
+	(void)s;
+	suite_page = alloc_pages(GFP_KERNEL, 0);
+	return suite_page ? 0 : -ENOMEM;
+}
+
+static void inner_suite_exit(struct kunit_suite *s)
+{
+	(void)s;
+	__free_pages(suite_page, 0);
+	if (suite_exit_frees_twice)
+		__free_pages(suite_page, 0); /* reported and refused */
+}
+
+static void inner_nothing(struct kunit *test) { (void)test; }
+
+static void bad_page_report_outside_cases_fails_the_suite(struct kunit *test)
+{
+	static struct kunit_case cases[] = { KUNIT_CASE(inner_nothing), {} };
+	struct kunit_suite s = { .name = "inner_suite", .suite_init = inner_suite_init,
+				 .suite_exit = inner_suite_exit, .test_cases = cases };
+	unsigned long reports = bad_page_reports;
+	struct printk_capture cap;
+
+	for (int twice = 0; twice <= 1; twice++) {
+		unsigned counts[3] = { 0 };
+		suite_exit_frees_twice = twice;
+		printk_capture_begin(&cap, captured, sizeof(captured));
+		kunit_run_suite(&s, NULL, 7, counts);
+		printk_capture_end(&cap);
+		EXPECT_CAPTURED(test, "ok 1 inner_nothing");
+		KUNIT_EXPECT_EQ(test, counts[KUNIT_SUCCESS], twice ? 1 : 2);
+		KUNIT_EXPECT_EQ(test, counts[KUNIT_FAILURE], twice ? 1 : 0);
+		KUNIT_EXPECT_EQ(test, bad_page_reports, reports + twice);
+		if (!twice) {
+			EXPECT_CAPTURED(test, "ok 2 free_pages_restored");
+			EXPECT_CAPTURED(test, "ok 7 inner_suite");
+			continue;
+		}
+		EXPECT_CAPTURED(test, "BUG: Bad page state");
+		EXPECT_CAPTURED(test, "1 \"BUG: Bad page state\" report(s) outside every case");
+		EXPECT_CAPTURED(test, "not ok 2 free_pages_restored");
+		EXPECT_CAPTURED(test, "not ok 7 inner_suite");
+	}
+	/* This case declared none and passes: the inner suite judged it. */
 }
 
 static void filter_globs(struct kunit *test)
@@ -535,9 +655,13 @@ static struct kunit_case kunit_selftest_cases[] = {
 	KUNIT_CASE(actions_run_in_reverse_order_however_the_case_ends),
 	KUNIT_CASE(faulting_action_fails_the_case_and_the_rest_run),
 	KUNIT_CASE(remove_forgets_and_release_runs_at_once),
+	KUNIT_CASE(remove_takes_the_newest_of_two_alike),
+	KUNIT_CASE(local_ctx_is_refused),
 	KUNIT_CASE(full_table_gives_enomem_and_or_reset_runs_the_action),
 	KUNIT_CASE(actions_run_after_exit_and_before_the_checks),
+	KUNIT_CASE(failed_init_still_runs_its_actions),
 	KUNIT_CASE(bad_page_reports_fail_unless_declared),
+	KUNIT_CASE(bad_page_report_outside_cases_fails_the_suite),
 	KUNIT_CASE(filter_globs),
 	KUNIT_CASE(init_and_exit_run_around_each_case),
 	{}

@@ -93,14 +93,7 @@ static void boot_map_is_clean(struct kunit *test)
 {
 	const struct memmap *m = &boot_memmap;
 	KUNIT_ASSERT_GT(test, m->nr, 0);
-	/* The RAM the machine was given (expect.node_mem), less what firmware
-	 * keeps; and never less than what the page allocator manages. */
-	u64 ram = memmap_total(m, MEMMAP_RAM), given;
-	if (expect_ram_bytes(&given)) {
-		KUNIT_EXPECT_LE(test, ram, given + MiB(1));
-		KUNIT_EXPECT_GE(test, ram + FIRMWARE_RESERVE_SLACK, given);
-	}
-	KUNIT_EXPECT_GE(test, ram, managed_ram_bytes());
+	expect_boot_ram(test, memmap_total(m, MEMMAP_RAM));
 	for (unsigned i = 0; i < m->nr; i++) {
 		KUNIT_EXPECT_LT(test, m->entries[i].start, m->entries[i].end);
 		if (i) {

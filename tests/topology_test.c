@@ -150,14 +150,7 @@ static void boot_information(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, boot_info.rsdp);
 	KUNIT_EXPECT_EQ(test, boot_info.bad_tags, 0);
 	KUNIT_EXPECT_GT(test, boot_memmap.nr, 0);
-	/* As much RAM as the machine was given, less what firmware keeps;
-	 * without expect.node_mem, at least what the allocator manages. */
-	u64 ram = memmap_total(&boot_memmap, MEMMAP_RAM), given;
-	if (expect_ram_bytes(&given)) {
-		KUNIT_EXPECT_LE(test, ram, given + MiB(1));
-		KUNIT_EXPECT_GE(test, ram + FIRMWARE_RESERVE_SLACK, given);
-	}
-	KUNIT_EXPECT_GE(test, ram, managed_ram_bytes());
+	expect_boot_ram(test, memmap_total(&boot_memmap, MEMMAP_RAM));
 	if (boot_info.efi)
 		KUNIT_EXPECT_NOT_NULL(test, boot_info.efi_mmap);
 }

@@ -135,6 +135,21 @@ static void lb_flush(struct job *j, int s)
 	lb->len = 0;
 }
 
+/* In a child just forked: its own process group (so that kill(-pid) ends
+ * all it starts), the signals the runner handles back to their defaults,
+ * stdin from /dev/null, stdout and stderr to out and err. Exits 127 if it
+ * cannot. */
+static void child_setup(int out, int err)
+{
+	setpgid(0, 0);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	int devnull = open("/dev/null", O_RDONLY);
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		_exit(127);
+}
+
 /* Fork the job's process in its own process group. Returns 0 or -1. */
 static int start_job(struct job *j, char *err, size_t errlen)
 {
@@ -162,14 +177,7 @@ static int start_job(struct job *j, char *err, size_t errlen)
 		return -1;
 	}
 	if (pid == 0) {
-		setpgid(0, 0);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(p_out[1], 1) < 0 ||
-		    dup2(p_err[1], 2) < 0)
-			_exit(127);
+		child_setup(p_out[1], p_err[1]);
 		execvp(j->argv.v[0], j->argv.v);
 		dprintf(2, "%s: cannot run %s: %s\n", progname, j->argv.v[0], strerror(errno));
 		_exit(127);
@@ -233,13 +241,7 @@ static int run_kunit_py(const char *log_abs, char **out, bool *timed_out)
 		return 127;
 	}
 	if (pid == 0) {
-		setpgid(0, 0);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(p[1], 1) < 0 || dup2(p[1], 2) < 0)
-			_exit(127);
+		child_setup(p[1], p[1]);
 		execlp("python3", "python3", py, "parse", log_abs, (char *)NULL);
 		dprintf(2, "%s: cannot run python3: %s\n", progname, strerror(errno));
 		_exit(127);

@@ -2,8 +2,8 @@
  * ktap.h - streaming KTAP parser (ktap.c) and boot judge (judge.c) for
  * mmlab-runner; kunit_tool.h reads Linux's parser's output beside them.
  *
- * These modules are pure: it performs no I/O, reads no clock and spawns nothing.
- * The caller feeds it the serial output of one boot (or the stdout of one host
+ * Both are pure: they perform no I/O, read no clock and spawn nothing.
+ * The caller feeds the parser the serial output of one boot (or the stdout of one host
  * test program) line by line or in arbitrary byte chunks, polls it for
  * finished test cases while the boot is still running, and finally hands it
  * the exit status to obtain the verdict for the whole run.

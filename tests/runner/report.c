@@ -1,7 +1,7 @@
 /*
  * report.c - writes <results>/junit.xml and <results>/results.json.
  *
- * Invariant: the files describe exactly the verdicts computed by ktap.c and
+ * Invariant: the files describe exactly the verdicts computed by judge.c and
  * are always syntactically valid (escaped, UTF-8 sanitised), whatever bytes
  * the kernel printed.
  */

@@ -1,7 +1,7 @@
 /*
  * report.h - JUnit XML and JSON writers for mmlab-runner results.
  *
- * The writers only format what the judge (ktap.c) decided; they never
+ * The writers only format what the judge (judge.c) decided; they never
  * re-judge.  Output is always well formed: every string is escaped for its
  * format and invalid UTF-8 from the serial port is replaced by U+FFFD.
  */

@@ -1,5 +1,5 @@
 /*
- * selftest.c - host unit tests of the KTAP judge (ktap.c).
+ * selftest.c - host unit tests of the KTAP parser and judge (ktap.c, judge.c).
  *
  * Each check judges one crafted serial log from tests/runner/logs/ with a
  * given exit status and asserts the verdict, its reason category (and a

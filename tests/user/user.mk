@@ -35,12 +35,14 @@ USER_AUX_NAMES := exit_with spin
 USER_NAMES := $(USER_TEST_NAMES) $(USER_CRASH_NAMES) $(USER_BENCH_NAMES) $(USER_DEMO_NAMES) \
 	$(USER_AUX_NAMES)
 
-# A program's source is found by looking in each kind's folder; a name is
-# unique across them.
+# A program's source is found by looking in each kind's folder; a name must
+# be in exactly one of them (else which one is built would be an accident).
 USER_KIND_DIRS := tests crash bench demo aux
-user_src = $(firstword $(wildcard $(patsubst %,$(USER_DIR)/%/$(1).c,$(USER_KIND_DIRS))))
+user_srcs = $(wildcard $(patsubst %,$(USER_DIR)/%/$(1).c,$(USER_KIND_DIRS)))
+user_src = $(firstword $(call user_srcs,$(1)))
 $(foreach n,$(USER_NAMES),$(if $(call user_src,$(n)),,\
-	$(error tests/user: no $(n).c in any of $(USER_KIND_DIRS))))
+	$(error tests/user: no $(n).c in any of $(USER_KIND_DIRS)))$(if $(word 2,$(call user_srcs,$(n))),\
+	$(error tests/user: $(n).c is in more than one folder: $(call user_srcs,$(n)))))
 
 USER_ELFS := $(patsubst %,$(B)/user/%.elf,$(USER_NAMES))
 USER_LINUX_BINS := $(patsubst %,$(B)/user-linux/%,$(USER_NAMES))
