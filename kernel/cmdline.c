@@ -34,7 +34,7 @@ static const char *param_expects(const struct kernel_param *p, char *buf, size_t
 	return "?";
 }
 
-static void describe_default(const struct kernel_param *p, char *buf, size_t size)
+static void describe_value(const struct kernel_param *p, char *buf, size_t size)
 {
 	switch (p->type) {
 	case PARAM_FLAG: snprintf(buf, size, "%s", *(bool *)p->var ? "on" : "off"); break;
@@ -120,8 +120,8 @@ unsigned parse_params(const char *s, const struct kernel_param *params, size_t n
 		}
 		if (!apply(p, val, val_len, has_value)) {
 			char expects[64], def[80];
-			describe_default(p, def, sizeof(def));
-			pr_err("cmdline: bad value '%.*s' for '%s' (expected %s); keeping the default %s\n",
+			describe_value(p, def, sizeof(def));
+			pr_err("cmdline: bad value '%.*s' for '%s' (expected %s); keeping %s\n",
 			       (int)val_len, has_value ? val : "", p->name,
 			       param_expects(p, expects, sizeof(expects)), def);
 			problems++;
@@ -129,6 +129,11 @@ unsigned parse_params(const char *s, const struct kernel_param *params, size_t n
 	}
 	return problems;
 }
+
+/* Each option's value before parsing, as help shows it ("default"); the
+ * variables themselves hold what the command line made of them. */
+#define MAX_DESCRIBED_DEFAULTS 64
+static char param_defaults[MAX_DESCRIBED_DEFAULTS][80];
 
 void cmdline_init(const char *multiboot_cmdline)
 {
@@ -148,6 +153,9 @@ void cmdline_init(const char *multiboot_cmdline)
 	}
 	size_t nr;
 	const struct kernel_param *params = kernel_params(&nr);
+	/* What each option is before the command line touches it, for help. */
+	for (size_t i = 0; i < nr && i < MAX_DESCRIBED_DEFAULTS; i++)
+		describe_value(&params[i], param_defaults[i], sizeof(param_defaults[i]));
 	parse_params(boot_command_line, params, nr);
 }
 
@@ -157,9 +165,12 @@ void cmdline_print_help(void)
 	const struct kernel_param *params = kernel_params(&nr);
 	pr_info("Command-line options:\n");
 	for (size_t i = 0; i < nr; i++) {
-		char expects[64], def[80];
-		describe_default(&params[i], def, sizeof(def));
-		pr_info("  %-18s %s; %s (default %s)\n", params[i].name, params[i].help,
-			param_expects(&params[i], expects, sizeof(expects)), def);
+		char expects[64], now[80];
+		describe_value(&params[i], now, sizeof(now));
+		const char *def = i < MAX_DESCRIBED_DEFAULTS ? param_defaults[i] : "?";
+		bool changed = strcmp(now, def) != 0;
+		pr_info("  %-18s %s; %s (default %s%s%s)\n", params[i].name, params[i].help,
+			param_expects(&params[i], expects, sizeof(expects)), def,
+			changed ? ", now " : "", changed ? now : "");
 	}
 }

@@ -8,7 +8,7 @@
  *
  * Words are "key=value" or bare flags; a value may be double-quoted. An
  * unknown key gets a warning; a malformed value gets a message naming the
- * option, what it expects, and the default that stays in force. */
+ * option, what it expects, and the value that stays in force. */
 #ifndef KERNEL_CMDLINE_H
 #define KERNEL_CMDLINE_H
 

@@ -61,7 +61,7 @@ static void malformed_values_keep_the_default(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, parse("number=101"), 1);
 	KUNIT_EXPECT_EQ(test, number, 7);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "bad value '101' for 'number' (expected an integer in -5..100); keeping the default 7"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "bad value '101' for 'number' (expected an integer in -5..100); keeping 7"));
 	KUNIT_EXPECT_EQ(test, parse("number=12abc number= number"), 3);
 	KUNIT_EXPECT_EQ(test, number, 7);
 	KUNIT_EXPECT_EQ(test, parse("number=99999999999999999999999"), 1);
@@ -87,11 +87,35 @@ static void registered_params_are_found(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(boot_command_line, "ktest"));
 }
 
+/* help shows each option's default as it was before the command line, and
+ * what the command line made of it where that differs: this run was booted
+ * with 'ktest' (default off). */
+static void help_tells_default_from_value(struct kunit *test)
+{
+	static char help[8192];
+	struct printk_capture cap;
+	printk_capture_begin(&cap, help, sizeof(help));
+	cmdline_print_help();
+	printk_capture_end(&cap);
+	const char *line = strstr(help, "  ktest ");
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	const char *eol = strchr(line, '\n');
+	const char *found = strstr(line, "(default off, now on)");
+	KUNIT_EXPECT_TRUE(test, found && (!eol || found < eol));
+	/* An option the run does not set shows its default alone. */
+	line = strstr(help, "  crash ");
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	eol = strchr(line, '\n');
+	found = strstr(line, ", now ");
+	KUNIT_EXPECT_TRUE(test, !found || (eol && found > eol));
+}
+
 static struct kunit_case cmdline_cases[] = {
 	KUNIT_CASE(good_values),
 	KUNIT_CASE(unknown_keys_warn),
 	KUNIT_CASE(malformed_values_keep_the_default),
 	KUNIT_CASE(registered_params_are_found),
+	KUNIT_CASE(help_tells_default_from_value),
 	{}
 };
 static struct kunit_suite cmdline_suite = {
