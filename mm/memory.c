@@ -157,8 +157,8 @@ static vm_fault_t huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigne
 	pmd_t val = pmdp_get(pmd);
 	if (!pmd_trans_huge(val))
 		return 0; /* zapped meanwhile: the access faults again */
-	if (!pmd_present(val))
-		return VM_FAULT_SIGSEGV;
+	if (!pmd_accessible(val))
+		return VM_FAULT_SIGSEGV; /* PROT_NONE */
 	if ((flags & FAULT_FLAG_WRITE) && !pmd_write(val))
 		return vma->vm_flags & VM_WRITE ? VM_FAULT_SIGBUS : VM_FAULT_SIGSEGV;
 	invlpg(address);

@@ -355,6 +355,60 @@ static void change_protection_of_a_huge_pmd(struct kunit *test)
 	space_destroy(test, &s);
 }
 
+/* mprotect(PROT_NONE) of a huge PMD takes _PAGE_PRESENT away and keeps
+ * _PAGE_PSE (pmd_modify): the PMD still maps its 2 MiB page, and every
+ * walker must go on treating it so. It used to count as a PTE table (the
+ * huge-PMD test wanted _PAGE_PRESENT): the page's data read as PTEs by
+ * zap, change_protection and faults, and the page freed as a table. */
+static void prot_none_huge_pmd_stays_huge(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s, 2 * PMD_SIZE, false);
+	map_huge(test, &s, BASE, 0);
+	pmd_t *pmd = mm_find_pmd(s.mm, BASE);
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	pmd_t huge = pmdp_get(pmd);
+	KUNIT_EXPECT_EQ(test, change_protection(s.vma, BASE, BASE + PMD_SIZE, vm_get_page_prot(VM_NONE)),
+			HPAGE_PMD_NR);
+	pmd_t prot_none = pmdp_get(pmd);
+	KUNIT_EXPECT_FALSE(test, pmd_accessible(prot_none));
+	KUNIT_EXPECT_EQ(test, pmd_pfn(prot_none), pmd_pfn(huge));
+	pte_t *table = pte_offset_map(pmd, BASE);
+	KUNIT_EXPECT_NULL(test, table);
+	if (table) {
+		/* Taken for a PTE table: put the huge PMD back, so that the
+		 * cleanup does not free the page's data as PTEs. */
+		set_pmd(pmd, huge);
+		space_destroy(test, &s);
+		return;
+	}
+	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(prot_none));
+	KUNIT_EXPECT_TRUE(test, pmd_present(prot_none));
+	KUNIT_EXPECT_EQ(test, pte_alloc(s.mm, pmd), INSTALLED_HUGE_PMD);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 0);
+	/* The VMA (still read-write here) lets the access through; the PMD
+	 * refuses it, as a PROT_NONE PTE would. */
+	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE + PAGE_SIZE, 0), VM_FAULT_SIGSEGV);
+	/* Back to read-write: the same page, accessible again. */
+	KUNIT_EXPECT_EQ(test, change_protection(s.vma, BASE, BASE + PMD_SIZE, s.vma->vm_page_prot),
+			HPAGE_PMD_NR);
+	KUNIT_EXPECT_TRUE(test, pmd_accessible(pmdp_get(pmd)) && pmd_write(pmdp_get(pmd)));
+	KUNIT_EXPECT_EQ(test, pmd_pfn(pmdp_get(pmd)), pmd_pfn(huge));
+	/* PROT_NONE again, then munmap: the page goes back as data. */
+	change_protection(s.vma, BASE, BASE + PMD_SIZE, vm_get_page_prot(VM_NONE));
+	static char captured[1024];
+	struct printk_capture cap;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	int unmapped = do_munmap(s.mm, BASE, PMD_SIZE);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, unmapped, 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	KUNIT_EXPECT_TRUE(test, pmd_none(pmdp_get(pmd)));
+	KUNIT_EXPECT_NULL(test, strstr(captured, "Bad page state"));
+	KUNIT_EXPECT_NULL(test, strstr(captured, "BUG"));
+	space_destroy(test, &s);
+}
+
 static struct kunit_case pgtable_cases[] = {
 	KUNIT_CASE(pte_offset_map_sees_no_table_in_none_or_huge_pmd),
 	KUNIT_CASE(addr_end_steps_to_the_top_of_the_address_space),
@@ -363,6 +417,7 @@ static struct kunit_case pgtable_cases[] = {
 	KUNIT_CASE(free_pgtables_zaps_a_leftover_huge_pmd),
 	KUNIT_CASE(gather_frees_tables_only_after_the_flush),
 	KUNIT_CASE(change_protection_of_a_huge_pmd),
+	KUNIT_CASE(prot_none_huge_pmd_stays_huge),
 	{}
 };
 
