@@ -22,6 +22,8 @@
 
 #define BASE 0x0000300000000000ul /* a PGD entry of its own */
 #define RW (PROT_READ | PROT_WRITE)
+#define MADV_POPULATE_READ 22  /* Linux's values */
+#define MADV_POPULATE_WRITE 23
 
 struct space {
 	struct mm_struct *mm;
@@ -208,6 +210,34 @@ static void pte_alloc_tells_no_memory_from_huge_pmd(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pte_alloc(s.mm, none), INSTALLED_PTE);
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
 	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE, FAULT_FLAG_WRITE), 0);
+	space_destroy(test, &s);
+}
+
+/* MADV_POPULATE_WRITE keeps the same three answers apart (Linux's
+ * vm_fault_to_errno): a huge PMD it cannot write (the huge-PMD rule's
+ * SIGBUS) is -EFAULT, and only memory running short is -ENOMEM; it used
+ * to give -ENOMEM for both. */
+static void populate_tells_no_memory_from_huge_pmd(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s, 4 * PMD_SIZE, false);
+	map_huge(test, &s, BASE + PMD_SIZE, _PAGE_RW);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + PMD_SIZE, PAGE_SIZE, MADV_POPULATE_WRITE),
+			-EFAULT);
+	/* Reading it is fine: the huge PMD allows reads. */
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + PMD_SIZE, PMD_SIZE, MADV_POPULATE_READ), 0);
+
+	static char captured[4096];
+	struct printk_capture cap;
+	LIST_HEAD(held);
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	exhaust_memory(&held);
+	int oom = do_madvise(s.mm, BASE + 2 * PMD_SIZE, PAGE_SIZE, MADV_POPULATE_WRITE);
+	release_memory(&held);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, oom, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + 2 * PMD_SIZE, PAGE_SIZE, MADV_POPULATE_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), HPAGE_PMD_NR + 1);
 	space_destroy(test, &s);
 }
 
@@ -413,6 +443,7 @@ static struct kunit_case pgtable_cases[] = {
 	KUNIT_CASE(pte_offset_map_sees_no_table_in_none_or_huge_pmd),
 	KUNIT_CASE(addr_end_steps_to_the_top_of_the_address_space),
 	KUNIT_CASE(pte_alloc_tells_no_memory_from_huge_pmd),
+	KUNIT_CASE(populate_tells_no_memory_from_huge_pmd),
 	KUNIT_CASE(huge_pmd_teardown_frees_its_page),
 	KUNIT_CASE(free_pgtables_zaps_a_leftover_huge_pmd),
 	KUNIT_CASE(gather_frees_tables_only_after_the_flush),
