@@ -8,17 +8,18 @@
  * Invariants:
  *   - an entry is none (0) or present: a table, or a leaf (a PTE, or a
  *     _PAGE_PSE entry at the PMD or PUD level);
- *   - PGD entries are never cleared here, and once memblock has handed
- *     over no upper-half PGD entry is made here (memory_init makes them all
- *     right after; a range that would need one is refused loudly), so the
- *     copies process PGDs hold stay right;
+ *   - upper-half PGD entries are never cleared here, and once memblock has
+ *     handed over none is made here (memory_init makes them all right
+ *     after; a range that would need one is refused loudly), so the copies
+ *     process PGDs hold stay right;
  *   - a PTE or PMD table that an unmap leaves empty is detached, and freed
- *     only after the TLB flush (no CPU can still walk it). PUD tables stay
- *     (PGD entries are shared by copy), and so do the tables from the boot
- *     pool and from memblock (PG_reserved: they were never the buddy
- *     allocator's). Linux's vunmap keeps every table; mmlab frees the empty
- *     ones so that a map/unmap pair gives back all it took, which the test
- *     suites check.
+ *     only after the TLB flush (no CPU can still walk it); so is a PUD
+ *     table of the lower half (only kernel threads' CR3 sees those PGD
+ *     entries). Upper-half PUD tables stay (those PGD entries are shared by
+ *     copy), and so do the tables from the boot pool and from memblock
+ *     (PG_reserved: they were never the buddy allocator's). Linux's vunmap
+ *     keeps every table; mmlab frees the empty ones so that a map/unmap
+ *     pair gives back all it took, which the test suites check.
  *
  * Locking: kernel_map_lock (irqsave) covers every walk of swapper_pg_dir
  * below the PGD and every change to it. Tables are allocated outside it, as
@@ -229,10 +230,13 @@ static int walk_range(struct kernel_walk *w, void *table, int level, unsigned lo
 			{
 				void *child = table_below(e);
 				err = walk_range(w, child, level - 1, addr, next);
-				/* A PMD or PTE table left empty goes; PGD
-				 * entries stay. */
-				if (level < PGD_LEVEL && table_empty(child, level - 1) &&
-				    table_freeable(child)) {
+				/* A PMD or PTE table left empty goes, and so
+				 * does a PUD table of the lower half (the AP
+				 * trampoline's identity map): no process PGD
+				 * copies those entries. Upper-half PGD entries
+				 * stay. */
+				if ((level < PGD_LEVEL || (long)addr >= 0) &&
+				    table_empty(child, level - 1) && table_freeable(child)) {
 					entry_write(table, level, i, 0);
 					list_add(&virt_to_page(child)->lru, &w->freed);
 				}

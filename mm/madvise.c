@@ -20,8 +20,9 @@
  *   MADV_NORMAL/RANDOM/SEQUENTIAL, DONTFORK/DOFORK, WIPEONFORK/KEEPONFORK,
  *     DONTDUMP/DODUMP, HUGEPAGE/NOHUGEPAGE: record VM_* flags;
  *   MADV_POPULATE_READ/WRITE: fault the pages in, as reads (the zero page)
- *     or as writes (populate_vma_range); a hole gives
- *     -ENOMEM and a VMA without the access -EINVAL, where the walk stops.
+ *     or as writes (populate_vma_range); a hole or no memory gives
+ *     -ENOMEM, a VMA without the access -EINVAL and a fault the page
+ *     tables refuse -EFAULT, where the walk stops.
  * Not accepted (-EINVAL, as unknown advice): KSM's MERGEABLE/UNMERGEABLE,
  * MADV_COLLAPSE, the memory-failure injections, MADV_GUARD_*. */
 #include "mm/mmap.h"
@@ -193,8 +194,11 @@ static int madvise_populate(struct mm_struct *mm, unsigned long start, unsigned 
 		if (!(vma->vm_flags & need))
 			return -EINVAL;
 		unsigned long tmp = min(vma->vm_end, end);
-		if (populate_vma_range(vma, start, tmp, behavior == MADV_POPULATE_WRITE))
-			return -ENOMEM;
+		/* -ENOMEM, or -EFAULT for a fault refused (Linux's
+		 * madvise_populate passes both on). */
+		int err = populate_vma_range(vma, start, tmp, behavior == MADV_POPULATE_WRITE);
+		if (err)
+			return err;
 		start = tmp;
 	}
 	return 0;

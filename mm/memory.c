@@ -157,8 +157,8 @@ static vm_fault_t huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigne
 	pmd_t val = pmdp_get(pmd);
 	if (!pmd_trans_huge(val))
 		return 0; /* zapped meanwhile: the access faults again */
-	if (!pmd_present(val))
-		return VM_FAULT_SIGSEGV;
+	if (!pmd_accessible(val))
+		return VM_FAULT_SIGSEGV; /* PROT_NONE */
 	if ((flags & FAULT_FLAG_WRITE) && !pmd_write(val))
 		return vma->vm_flags & VM_WRITE ? VM_FAULT_SIGBUS : VM_FAULT_SIGSEGV;
 	invlpg(address);
@@ -224,8 +224,14 @@ int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned
 			continue;
 		if (!(vma->vm_flags & VM_ACCESS_FLAGS))
 			continue; /* PROT_NONE: nothing to fault in */
-		if (handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0) & VM_FAULT_ERROR)
+		vm_fault_t ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
+		/* Linux's vm_fault_to_errno: only a fault that found memory
+		 * short is -ENOMEM; one the page tables refused (the huge-PMD
+		 * rule's SIGBUS) is -EFAULT, as get_user_pages says. */
+		if (ret & VM_FAULT_OOM)
 			return -ENOMEM;
+		if (ret & VM_FAULT_ERROR)
+			return -EFAULT;
 		if (++n % 512 == 0)
 			cond_resched();
 	}

@@ -64,7 +64,8 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 /* Faults in every page of [start, end) of vma, as writes (each page gets
  * a page of its own) or as reads (never-written pages get the zero page):
  * MAP_POPULATE writes a private writable mapping, MADV_POPULATE_READ
- * reads. Returns 0 or -ENOMEM. */
+ * reads. Returns 0, -ENOMEM when memory was short, or -EFAULT when a
+ * fault was refused (SIGBUS or SIGSEGV: a huge PMD it cannot write). */
 int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 		       bool write);
 

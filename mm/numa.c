@@ -32,6 +32,8 @@ u64 numa_memblks_to_memblock(const struct numa_topology *t, phys_addr_t limit)
 	for (unsigned i = 0; i < t->nr_memblks; i++) {
 		const struct numa_memblk *b = &t->memblks[i];
 		u64 start = ALIGN_UP(b->start, PAGE_SIZE), end = ALIGN_DOWN(b->end, PAGE_SIZE);
+		if (start >= end)
+			continue; /* no whole page in it (rounded, start passes end) */
 		if (end > limit) {
 			dropped += end - max(start, limit);
 			end = limit;

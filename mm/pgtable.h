@@ -18,7 +18,9 @@
  * one place that decides what a PMD holds: the huge-PMD rule below.
  *
  * The huge-PMD rule. There is no THP yet, so only a test (or the THP that
- * comes later) puts a huge PMD in a user mm; each walker treats one thus:
+ * comes later) puts a huge PMD in a user mm. A huge PMD is one with
+ * _PAGE_PSE (pmd_trans_huge), present or PROT_NONE (mprotect takes
+ * _PAGE_PRESENT away, never _PAGE_PSE); each walker treats one thus:
  *   - lookups (pte_offset_map, pte_offset_map_lock, pte_alloc_map): no PTE
  *     table here, NULL;
  *   - allocation (pte_alloc, __pte_alloc, pmd_install): INSTALLED_HUGE_PMD,

@@ -5,6 +5,7 @@
  * mapped and nothing allocated. Each case works in its own 1 GiB slot of
  * Linux's vmalloc area, which nothing uses yet, so it starts with no
  * tables below the (preallocated) PUD table. */
+#include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/tlb.h"
@@ -233,6 +234,32 @@ static void unmap_frees_only_emptied_tables(struct kunit *test)
 	kunit_expect_resources_back(test, &before);
 }
 
+/* The lower half of swapper_pg_dir (the AP trampoline's identity map
+ * lives there) is no process's: an unmap that empties a PUD table there
+ * gives it back and clears the PGD entry, so a map/unmap pair leaves
+ * nothing behind. It used to keep the PUD table, as for the upper half,
+ * whose PGD entries every process PGD copies. */
+static void lower_half_unmap_gives_its_pud_table_back(struct kunit *test)
+{
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	const unsigned long va = 0x0000500000000000ul; /* a PGD entry nothing uses */
+	pgd_t *pgd = &swapper_pg_dir[pgd_index(va)];
+	KUNIT_ASSERT_TRUE(test, pgd_none(pgdp_get(pgd)));
+	struct page *page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	unsigned long free_before = free_pages_now();
+	KUNIT_ASSERT_EQ(test, map_kernel_range(va, PAGE_SIZE, PROT, &page, GFP_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, free_before - free_pages_now(), 3); /* PUD, PMD and PTE tables */
+	KUNIT_EXPECT_TRUE(test, mapped(va));
+	KUNIT_EXPECT_EQ(test, unmap_kernel_range(va, PAGE_SIZE), 0);
+	KUNIT_EXPECT_FALSE(test, mapped(va));
+	KUNIT_EXPECT_TRUE(test, pgd_none(pgdp_get(pgd)));
+	KUNIT_EXPECT_EQ(test, free_pages_now(), free_before);
+	__free_page(page);
+	kunit_expect_resources_back(test, &before);
+}
+
 static void bad_arguments_are_einval(struct kunit *test)
 {
 	struct kunit_resources before;
@@ -413,6 +440,7 @@ static struct kunit_case kernel_map_cases[] = {
 	KUNIT_CASE(a_gigabyte_gets_one_entry_where_the_cpu_has_them),
 	KUNIT_CASE(unmap_flushes_every_cpu),
 	KUNIT_CASE(unmap_frees_only_emptied_tables),
+	KUNIT_CASE(lower_half_unmap_gives_its_pud_table_back),
 	KUNIT_CASE(bad_arguments_are_einval),
 	KUNIT_CASE(mapped_page_in_range_is_ebusy),
 	KUNIT_CASE(no_table_memory_is_enomem),

@@ -22,6 +22,8 @@
 
 #define BASE 0x0000300000000000ul /* a PGD entry of its own */
 #define RW (PROT_READ | PROT_WRITE)
+#define MADV_POPULATE_READ 22  /* Linux's values */
+#define MADV_POPULATE_WRITE 23
 
 struct space {
 	struct mm_struct *mm;
@@ -211,6 +213,34 @@ static void pte_alloc_tells_no_memory_from_huge_pmd(struct kunit *test)
 	space_destroy(test, &s);
 }
 
+/* MADV_POPULATE_WRITE keeps the same three answers apart (Linux's
+ * vm_fault_to_errno): a huge PMD it cannot write (the huge-PMD rule's
+ * SIGBUS) is -EFAULT, and only memory running short is -ENOMEM; it used
+ * to give -ENOMEM for both. */
+static void populate_tells_no_memory_from_huge_pmd(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s, 4 * PMD_SIZE, false);
+	map_huge(test, &s, BASE + PMD_SIZE, _PAGE_RW);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + PMD_SIZE, PAGE_SIZE, MADV_POPULATE_WRITE),
+			-EFAULT);
+	/* Reading it is fine: the huge PMD allows reads. */
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + PMD_SIZE, PMD_SIZE, MADV_POPULATE_READ), 0);
+
+	static char captured[4096];
+	struct printk_capture cap;
+	LIST_HEAD(held);
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	exhaust_memory(&held);
+	int oom = do_madvise(s.mm, BASE + 2 * PMD_SIZE, PAGE_SIZE, MADV_POPULATE_WRITE);
+	release_memory(&held);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, oom, -ENOMEM);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + 2 * PMD_SIZE, PAGE_SIZE, MADV_POPULATE_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), HPAGE_PMD_NR + 1);
+	space_destroy(test, &s);
+}
+
 /* The bug this guards against: teardown skipped huge PMDs, then
  * free_pgtables freed the order-9 page as a PTE table ("Bad page state ...
  * wrong order", VmPTE negative, 512 pages leaked). munmap, exit and
@@ -355,14 +385,70 @@ static void change_protection_of_a_huge_pmd(struct kunit *test)
 	space_destroy(test, &s);
 }
 
+/* mprotect(PROT_NONE) of a huge PMD takes _PAGE_PRESENT away and keeps
+ * _PAGE_PSE (pmd_modify): the PMD still maps its 2 MiB page, and every
+ * walker must go on treating it so. It used to count as a PTE table (the
+ * huge-PMD test wanted _PAGE_PRESENT): the page's data read as PTEs by
+ * zap, change_protection and faults, and the page freed as a table. */
+static void prot_none_huge_pmd_stays_huge(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s, 2 * PMD_SIZE, false);
+	map_huge(test, &s, BASE, 0);
+	pmd_t *pmd = mm_find_pmd(s.mm, BASE);
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	pmd_t huge = pmdp_get(pmd);
+	KUNIT_EXPECT_EQ(test, change_protection(s.vma, BASE, BASE + PMD_SIZE, vm_get_page_prot(VM_NONE)),
+			HPAGE_PMD_NR);
+	pmd_t prot_none = pmdp_get(pmd);
+	KUNIT_EXPECT_FALSE(test, pmd_accessible(prot_none));
+	KUNIT_EXPECT_EQ(test, pmd_pfn(prot_none), pmd_pfn(huge));
+	pte_t *table = pte_offset_map(pmd, BASE);
+	KUNIT_EXPECT_NULL(test, table);
+	if (table) {
+		/* Taken for a PTE table: put the huge PMD back, so that the
+		 * cleanup does not free the page's data as PTEs. */
+		set_pmd(pmd, huge);
+		space_destroy(test, &s);
+		return;
+	}
+	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(prot_none));
+	KUNIT_EXPECT_TRUE(test, pmd_present(prot_none));
+	KUNIT_EXPECT_EQ(test, pte_alloc(s.mm, pmd), INSTALLED_HUGE_PMD);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 0);
+	/* The VMA (still read-write here) lets the access through; the PMD
+	 * refuses it, as a PROT_NONE PTE would. */
+	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE + PAGE_SIZE, 0), VM_FAULT_SIGSEGV);
+	/* Back to read-write: the same page, accessible again. */
+	KUNIT_EXPECT_EQ(test, change_protection(s.vma, BASE, BASE + PMD_SIZE, s.vma->vm_page_prot),
+			HPAGE_PMD_NR);
+	KUNIT_EXPECT_TRUE(test, pmd_accessible(pmdp_get(pmd)) && pmd_write(pmdp_get(pmd)));
+	KUNIT_EXPECT_EQ(test, pmd_pfn(pmdp_get(pmd)), pmd_pfn(huge));
+	/* PROT_NONE again, then munmap: the page goes back as data. */
+	change_protection(s.vma, BASE, BASE + PMD_SIZE, vm_get_page_prot(VM_NONE));
+	static char captured[1024];
+	struct printk_capture cap;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	int unmapped = do_munmap(s.mm, BASE, PMD_SIZE);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, unmapped, 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	KUNIT_EXPECT_TRUE(test, pmd_none(pmdp_get(pmd)));
+	KUNIT_EXPECT_NULL(test, strstr(captured, "Bad page state"));
+	KUNIT_EXPECT_NULL(test, strstr(captured, "BUG"));
+	space_destroy(test, &s);
+}
+
 static struct kunit_case pgtable_cases[] = {
 	KUNIT_CASE(pte_offset_map_sees_no_table_in_none_or_huge_pmd),
 	KUNIT_CASE(addr_end_steps_to_the_top_of_the_address_space),
 	KUNIT_CASE(pte_alloc_tells_no_memory_from_huge_pmd),
+	KUNIT_CASE(populate_tells_no_memory_from_huge_pmd),
 	KUNIT_CASE(huge_pmd_teardown_frees_its_page),
 	KUNIT_CASE(free_pgtables_zaps_a_leftover_huge_pmd),
 	KUNIT_CASE(gather_frees_tables_only_after_the_flush),
 	KUNIT_CASE(change_protection_of_a_huge_pmd),
+	KUNIT_CASE(prot_none_huge_pmd_stays_huge),
 	{}
 };
 

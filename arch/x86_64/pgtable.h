@@ -112,12 +112,20 @@ static inline bool pte_same(pte_t a, pte_t b) { return pte_val(a) == pte_val(b);
 /* --- PMDs, PUDs, PGD entries -------------------------------------------- */
 
 static inline bool pmd_none(pmd_t pmd) { return pmd_val(pmd) == 0; }
-static inline bool pmd_present(pmd_t pmd) { return pmd_val(pmd) & _PAGE_PRESENT; }
-/* The PMD maps a 2 MiB page itself: there is no PTE table below it. */
-static inline bool pmd_trans_huge(pmd_t pmd)
+/* Something is behind the PMD: a PTE table, a huge page, or a PROT_NONE
+ * huge page (Linux's x86 pmd_present, which counts _PAGE_PSE for the
+ * last: pmd_modify keeps it when it takes _PAGE_PRESENT away). */
+static inline bool pmd_present(pmd_t pmd)
 {
-	return (pmd_val(pmd) & (_PAGE_PRESENT | _PAGE_PSE)) == (_PAGE_PRESENT | _PAGE_PSE);
+	return pmd_val(pmd) & (_PAGE_PRESENT | _PAGE_PROTNONE | _PAGE_PSE);
 }
+/* The PMD maps a 2 MiB page itself: there is no PTE table below it. As
+ * Linux's x86 pmd_trans_huge, _PAGE_PSE alone decides, present or not: a
+ * huge PMD made PROT_NONE (not present to the hardware) still maps its
+ * page, and read as a table pointer it would make the page's data PTEs. */
+static inline bool pmd_trans_huge(pmd_t pmd) { return pmd_val(pmd) & _PAGE_PSE; }
+/* Present to the hardware (a PROT_NONE huge PMD is not), as pte_accessible. */
+static inline bool pmd_accessible(pmd_t pmd) { return pmd_val(pmd) & _PAGE_PRESENT; }
 static inline bool pmd_write(pmd_t pmd) { return pmd_val(pmd) & _PAGE_RW; }
 static inline unsigned long pmd_pfn(pmd_t pmd) { return (pmd_val(pmd) & PTE_PFN_MASK) >> PAGE_SHIFT; }
 /* A huge PMD under a new protection (Linux's pmd_modify): the page, the

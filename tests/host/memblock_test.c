@@ -2,6 +2,7 @@
  * allocation (node-exact and with fallback, aligned, within limits), and
  * the walk over free memory (memory minus reserved, split at nodes). */
 #include "mm/memblock.h"
+#include "mm/numa.h"
 #include "tests/host/ktest.h"
 #include "tests/host/shim.h"
 
@@ -249,6 +250,35 @@ static void region_table_overflow_is_reported(struct ktest *t)
 	KTEST_EXPECT_NOT_NULL(t, strstr(log, "no room for reserved"));
 }
 
+/* numa_memblks_to_memblock (mm/numa.c) gives memblock the whole pages of
+ * each node's RAM below the limit and says how much it left out above it.
+ * A block too small to hold a whole page (a firmware sliver) above the
+ * limit used to count as a huge amount left out: its rounded start lies
+ * past its rounded end, and the subtraction wrapped. */
+static void numa_memblks_whole_pages_below_the_limit(struct ktest *t)
+{
+	static struct numa_topology topo;
+	numa_topology_reset(&topo);
+	const struct numa_memblk blks[] = {
+		{ 0x1000, 0x9fc00, 0 },                 /* ends inside a page */
+		{ MiB(1), MiB(64), 0 },
+		{ MiB(64), MiB(192), 1 },               /* straddles the limit */
+		{ MiB(192) + 0x800, MiB(192) + 0xc00, 1 }, /* a sliver above it */
+		{ MiB(200) + 0x800, MiB(201), 1 },      /* starts inside a page */
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(blks); i++)
+		topo.memblks[topo.nr_memblks++] = blks[i];
+	u64 dropped = numa_memblks_to_memblock(&topo, MiB(128));
+	KTEST_EXPECT_EQ(t, dropped, MiB(64) + MiB(1) - 0x1000);
+	KTEST_ASSERT_EQ(t, memblock.memory.cnt, 3);
+	KTEST_EXPECT_EQ(t, memblock.memory.regions[0].base, 0x1000);
+	KTEST_EXPECT_EQ(t, memblock.memory.regions[0].size, 0x9f000 - 0x1000);
+	KTEST_EXPECT_EQ(t, memblock.memory.regions[1].base, MiB(1));
+	KTEST_EXPECT_EQ(t, memblock.memory.regions[2].base, MiB(64));
+	KTEST_EXPECT_EQ(t, memblock.memory.regions[2].size, MiB(64));
+	KTEST_EXPECT_EQ(t, memblock.memory.regions[2].nid, 1);
+}
+
 static const struct ktest_case cases[] = {
 	KTEST_CASE(memory_ranges_merge_within_a_node_only),
 	KTEST_CASE(reserved_ranges_merge_by_label_or_overlap),
@@ -261,6 +291,7 @@ static const struct ktest_case cases[] = {
 	KTEST_CASE(alloc_node_returns_zeroed_host_memory),
 	KTEST_CASE(frozen_memblock_refuses),
 	KTEST_CASE(region_table_overflow_is_reported),
+	KTEST_CASE(numa_memblks_whole_pages_below_the_limit),
 };
 
 int main(void)
