@@ -22,6 +22,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
+#include "kernel/sections.h"
 #include "kernel/syscall.h"
 #include "mm/memblock.h"
 #include "mm/memory.h"
@@ -39,7 +40,6 @@ kernel_param_flag("numa", numa_enabled, "numa=off ignores the SRAT: one node");
 static bool show_help;
 kernel_param_flag("help", show_help, "list the command-line options at boot");
 
-extern char _text[], _end[];
 
 static void setup_acpi_and_numa(void)
 {
@@ -75,7 +75,6 @@ static void setup_acpi_and_numa(void)
 	this_cpu_write(cpu_number, boot_cpu_index);
 }
 
-extern char __boot_start[];
 
 /* What mm is handed (mm_init.c, step 1): memblock learns the RAM of every
  * node, and what the boot left in memory is reserved before anything is

@@ -20,6 +20,9 @@
 #define DECLARE_PER_CPU(type, name) extern __typeof__(type) name
 
 extern unsigned long __per_cpu_offset[NR_CPUS];
+/* The first word of every CPU's copy (kernel/smp.c): its own offset from
+ * the template, which the GS base points at. */
+extern unsigned long this_cpu_off;
 
 /* this_cpu_off_value(), the offset of this CPU's copy, is the hardware's
  * part: arch/x86_64/percpu.h. */

@@ -7,6 +7,7 @@
  * owns one csd per target, reused only once its previous call finished, so
  * no call allocates. Senders wait with interrupts enabled, so two CPUs
  * calling each other both make progress. */
+#include "kernel/sections.h"
 #include "kernel/smp.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
@@ -24,7 +25,6 @@
 __section(".data.percpu.first") unsigned long this_cpu_off;
 DEFINE_PER_CPU(unsigned, cpu_number);
 
-extern char __per_cpu_start[], __per_cpu_end[];
 unsigned long __per_cpu_offset[NR_CPUS];
 struct cpumask cpu_online_mask;
 unsigned long ipi_calls_handled[NR_CPUS];

@@ -22,7 +22,6 @@
  * After mm_init() the only memory that is neither free nor allocated through
  * the buddy allocator is what memblock reserved: the report lists it. */
 #include "mm/mm_init.h"
-#include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/pgtable.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"

@@ -265,7 +265,8 @@ static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order,
 	if (nid == NUMA_NO_NODE)
 		nid = numa_node_id();
 	if (unlikely(nid < 0 || nid >= MAX_NUMNODES || !node_data[nid])) {
-		pr_warn("page allocation on node %d, which does not exist\n", nid);
+		if (!(gfp & __GFP_NOWARN))
+			pr_warn("page allocation on node %d, which does not exist\n", nid);
 		return NULL;
 	}
 	struct page *page = get_page_from_freelist(gfp, order, nid, nodemask, ALLOC_WMARK_LOW);

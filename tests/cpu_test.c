@@ -11,11 +11,11 @@
 #include "kernel/ksyms.h"
 #include "kernel/memmap.h"
 #include "kernel/printk.h"
+#include "kernel/sections.h"
 #include "kernel/string.h"
 #include "mm/kernel_map.h"
 #include "tests/kunit.h"
 
-extern char _text[], _etext[], _erodata[], _edata[], _end[];
 
 static void features_match_cpuid(struct kunit *test)
 {

@@ -12,6 +12,7 @@
 #include "arch/x86_64/pgtable.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/sections.h"
 #include "kernel/string.h"
 
 /* One array, so the guard page is certainly right below the stack: the guard
@@ -23,7 +24,6 @@ __asm__(".globl boot_stack_guard, boot_stack, boot_stack_top\n"
 	".set boot_stack_guard, boot_stack_area\n"
 	".set boot_stack, boot_stack_area + 4096\n"
 	".set boot_stack_top, boot_stack_area + 4096 + " XSTRINGIFY(BOOT_STACK_SIZE));
-extern char boot_stack[], boot_stack_top[];
 
 /* With swapper_pg_dir, the 64 pages the boot tables always had. */
 #define POOL_PAGES 63
@@ -35,7 +35,6 @@ __section(".bss.page_aligned") __aligned(4096) pgd_t swapper_pg_dir[PTRS_PER_TAB
 phys_addr_t direct_map_end;
 unsigned long direct_map_page_size;
 
-extern char _text[], _etext[], _erodata[], _edata[], _end[];
 
 /* The pool lives in the kernel image: its physical address is known, and
  * before the switch its direct-map alias is reached through the boot

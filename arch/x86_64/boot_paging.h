@@ -25,7 +25,8 @@ extern pgd_t swapper_pg_dir[PTRS_PER_TABLE];
 extern phys_addr_t direct_map_end;
 extern unsigned long direct_map_page_size;
 
-/* The boot stack's guard page (for tests). */
-extern char boot_stack_guard[];
+/* The boot CPU's stack [boot_stack, boot_stack_top) and the unmapped guard
+ * page below it, so that an overflow faults. */
+extern char boot_stack_guard[], boot_stack[], boot_stack_top[];
 
 #endif

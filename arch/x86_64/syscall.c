@@ -38,8 +38,6 @@
 void entry_SYSCALL_64(void);
 void entry_SYSCALL_compat(void);
 
-extern unsigned long this_cpu_off;
-
 void user_mode_cpu_init(void)
 {
 	/* syscall.asm reads the entry area at fixed GS offsets. */

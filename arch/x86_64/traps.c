@@ -5,6 +5,7 @@
  * backtrace with symbol names) and leaves QEMU with the panic code. */
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/apic.h"
+#include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
 #include "kernel/ksyms.h"
@@ -100,8 +101,6 @@ static void print_symbol(u64 addr)
 	else
 		printk(KERN_EMERG " [<%016lx>] ?\n", addr);
 }
-
-extern char boot_stack[], boot_stack_top[], boot_stack_guard[];
 
 /* A frame pointer is followed only while it stays on a known kernel stack,
  * so a corrupt chain ends the trace instead of faulting again. */

@@ -12,8 +12,6 @@
 
 #include "syscall.h"
 
-extern unsigned long __mmlab_page_size;
-
 ssize_t read(int fd, void *buf, size_t count)
 {
 	return syscall_result(raw_syscall3(SYS_read, fd, buf, count));

@@ -8,6 +8,10 @@
 #include <errno.h>
 #include <sys/syscall.h>
 
+/* The page size the kernel gave in AT_PAGESZ (start.c), for getpagesize
+ * and sysconf. */
+extern unsigned long __mmlab_page_size;
+
 static inline long raw_syscall6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 {
 	register long r10 __asm__("r10") = a4;
