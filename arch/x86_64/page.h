@@ -7,20 +7,8 @@
 #ifndef ARCH_X86_64_PAGE_H
 #define ARCH_X86_64_PAGE_H
 
+#include "arch/x86_64/page_types.h"
 #include "kernel/types.h"
-
-#define PAGE_SHIFT 12
-#define PAGE_SIZE (1ul << PAGE_SHIFT)
-#define PAGE_MASK (~(PAGE_SIZE - 1))
-#define PMD_SHIFT 21
-#define PMD_SIZE (1ul << PMD_SHIFT)
-#define PUD_SHIFT 30
-#define PUD_SIZE (1ul << PUD_SHIFT)
-#define PGDIR_SHIFT 39
-#define PGDIR_SIZE (1ul << PGDIR_SHIFT)
-#define PMD_MASK (~(PMD_SIZE - 1))
-#define PUD_MASK (~(PUD_SIZE - 1))
-#define PGDIR_MASK (~(PGDIR_SIZE - 1))
 
 #define PAGE_OFFSET 0xffff888000000000ul
 #define KERNEL_VMA 0xffffffff80000000ul

@@ -2,24 +2,12 @@
  * buffer, [0, host_phys_bytes) at host_phys_base, which is also the direct
  * map (__va/__pa); the vmemmap is the shim's array of struct pages,
  * host_vmemmap. There is no kernel image: KERNEL_VMA is above every host
- * address. The paging constants are the kernel's. */
+ * address. The paging constants are the kernel's (page_types.h). */
 #ifndef ARCH_X86_64_PAGE_H
 #define ARCH_X86_64_PAGE_H
 
+#include "arch/x86_64/page_types.h"
 #include "kernel/types.h"
-
-#define PAGE_SHIFT 12
-#define PAGE_SIZE (1ul << PAGE_SHIFT)
-#define PAGE_MASK (~(PAGE_SIZE - 1))
-#define PMD_SHIFT 21
-#define PMD_SIZE (1ul << PMD_SHIFT)
-#define PUD_SHIFT 30
-#define PUD_SIZE (1ul << PUD_SHIFT)
-#define PGDIR_SHIFT 39
-#define PGDIR_SIZE (1ul << PGDIR_SHIFT)
-#define PMD_MASK (~(PMD_SIZE - 1))
-#define PUD_MASK (~(PUD_SIZE - 1))
-#define PGDIR_MASK (~(PGDIR_SIZE - 1))
 
 struct page;
 extern u8 *host_phys_base;
