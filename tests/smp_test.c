@@ -46,6 +46,9 @@ static void record_where(void *arg)
 static void every_cpu_is_up_on_its_node(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, num_online_cpus(), numa_topology.nr_cpus);
+	/* An AP that started late must never run as the next CPU started (on
+	 * its stack and run queue: the RIP-0 panic this once caused). */
+	KUNIT_EXPECT_EQ(test, ap_identity_mismatches, 0);
 	for (unsigned cpu = 0; cpu < numa_topology.nr_cpus; cpu++) {
 		KUNIT_EXPECT_TRUE(test, cpu_online(cpu));
 		struct where w = { ~0u, ~0u, -2 };
