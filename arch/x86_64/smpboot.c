@@ -17,8 +17,9 @@
  * The loser of the first parks in the trampoline, of the second in
  * ap_start; a winning AP is waited for without a timeout (it is running).
  * Without this, a late AP read the next CPU's parameters and ran as a
- * second copy of that CPU, on its stack and run queue: months later, a
- * kernel panic at RIP 0 when that CPU switched back to its idle task. */
+ * second copy of that CPU, on its stack and run queue, unnoticed (two idle
+ * loops on one stack write the same frames) until that CPU switched back to
+ * its idle task after running a thread: a kernel panic at RIP 0. */
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/boot_paging.h"

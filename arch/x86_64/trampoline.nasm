@@ -7,8 +7,8 @@
 ; page tables (which, while APs start, also identity-map this page) and
 ; jumps to the kernel entry with the stack and CPU number smpboot.c left in
 ; the parameter block at the end of the page. Everything is addressed
-; relative to the page: EBX holds its physical address from the first
-; instructions on.
+; relative to the page: EBX holds its physical address once the block is
+; claimed (below).
 ;
 ; The block is for one CPU at a time, named by its APIC id. Before touching
 ; anything, an AP claims the block by swapping that id for CLAIMED; an AP
@@ -121,6 +121,7 @@ lm64:
 
 ; Not this CPU's parameters: stay out of the way (interrupts off, nothing
 ; written). Real mode, so an NMI finds the firmware's vector table.
+bits 16
 park:
 	cli
 	hlt
