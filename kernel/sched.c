@@ -147,6 +147,26 @@ void schedule_tail(struct task_struct *prev)
 	__asm__ volatile("sti" ::: "memory");
 }
 
+extern char _text[], _etext[];
+
+/* Cheap enough to keep: the frame __switch_to_asm is about to pop for next
+ * must return into kernel text. A saved frame that was overwritten (a
+ * task's stack freed or reused while the task was switched out, or a second
+ * CPU running on it) is reported here, naming both tasks, instead of as a
+ * jump to whatever the frame holds (RIP 0 for a zeroed one). */
+static void check_switch_frame(const struct task_struct *prev, const struct task_struct *next)
+{
+	const u64 *sp = (const u64 *)next->thread_sp;
+	u64 ret = sp ? sp[7] : 0; /* r15 r14 r13 r12 rbx rbp rflags, then the return address */
+	if (likely(next->cpu == smp_processor_id() && ret >= (u64)(uintptr_t)_text &&
+		   ret < (u64)(uintptr_t)_etext))
+		return;
+	panic("BUG: switch from %s (%p) to %s (%p) on CPU %u: its saved frame at %#lx returns to %#lx "
+	      "(task of CPU %u, state %#lx, stack %p)",
+	      prev->comm, prev, next->comm, next, smp_processor_id(), next->thread_sp, ret, next->cpu,
+	      next->__state, next->stack);
+}
+
 void schedule(void)
 {
 	struct task_struct *prev = current, *next;
@@ -176,6 +196,7 @@ void schedule(void)
 	if (rq->nr_queued) {
 		next = list_first_entry(&rq->queue, struct task_struct, run_list);
 		list_del(&next->run_list);
+		INIT_LIST_HEAD(&next->run_list); /* "not queued", for kthread_join's check */
 		rq->nr_queued--;
 	} else {
 		next = rq->idle;
@@ -184,6 +205,7 @@ void schedule(void)
 		spin_unlock_irqrestore(&rq->lock, flags);
 		return;
 	}
+	check_switch_frame(prev, next);
 	rq->curr = next;
 	this_cpu_write(current_task, next);
 	/* User context: the address space, the stack that user-mode entries
@@ -426,8 +448,16 @@ int kthread_join(struct task_struct *k)
 	 * wait_for_completion returns only after complete_all() is done with
 	 * the completion's lock, so freeing k right away is safe. */
 	wait_for_completion(&k->exited);
+	/* Nothing may still run on it or hold it queued: freeing it then
+	 * would be the kind of bug that surfaces far away, at a later switch. */
+	if (k->__state != TASK_DEAD || k->on_rq || cpu_curr(k->cpu) == k || !list_empty(&k->run_list))
+		panic("BUG: kthread_join(%s %p): state %#lx, on_rq %d, current on CPU %u %d, queued %d", k->comm,
+		      k, k->__state, k->on_rq, k->cpu, cpu_curr(k->cpu) == k, !list_empty(&k->run_list));
 	int code = k->exit_code;
 	__free_pages(virt_to_page(k->stack), THREAD_SIZE_ORDER);
+	/* A stale pointer to it then reads poison (page_poison=on does the
+	 * same for the stack). */
+	memset(k, 0x6b, sizeof(*k));
 	kfree(k);
 	__atomic_fetch_sub(&kthreads_alive, 1, __ATOMIC_RELAXED);
 	return code;

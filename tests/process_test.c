@@ -7,8 +7,10 @@
  * who, where and why. */
 #include "tests/kunit.h"
 #include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
+#include "arch/x86_64/uaccess.h"
 #include "kernel/elf.h"
 #include "kernel/multiboot2.h"
 #include "kernel/printk.h"
@@ -17,6 +19,8 @@
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
+#include "mm/mmu_context.h"
 #include "mm/numa.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
@@ -171,20 +175,80 @@ static int neighbour_fn(void *data)
 	return 0;
 }
 
+/* Holds its CPU (the kernel is not preemptible) until released, so that a
+ * process spawned there cannot run, or exit, before the case holds a
+ * reference to its mm. */
+struct cpu_holder {
+	int holding, release;
+};
+
+static int hold_cpu(void *data)
+{
+	struct cpu_holder *h = data;
+	__atomic_store_n(&h->holding, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&h->release, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	return 0;
+}
+
+#define SPIN_FLAG_ADDR 0x200000000ul /* the spinner's flag page: 1 in its loop, 2 to stop */
+#define GUARD_TICKS 2000             /* 20 s of this CPU's ticks: only to turn a hang into a failure */
+
+/* The spinner's flag word, read or written through its mm (the case's task
+ * has none of its own): -1 while its page is not mapped yet. */
+static int spin_flag(struct mm_struct *mm, int write)
+{
+	int v = write;
+	kthread_use_mm(mm);
+	unsigned long left = write ? copy_to_user((void *)SPIN_FLAG_ADDR, &v, sizeof(v))
+				   : copy_from_user(&v, (const void *)SPIN_FLAG_ADDR, sizeof(v));
+	kthread_unuse_mm(mm);
+	return left ? -1 : v;
+}
+
+/* A process that never makes a system call still lets its CPU run other
+ * tasks and pass RCU quiescent states, and takes an NMI in user mode. The
+ * spinner spins until this case tells it to stop, so each step below sees
+ * it alive whatever the host's load makes of the timing: every wait is for
+ * an event (its flag, a thread's end, a grace period, an NMI count), and a
+ * bound on one is only a hang guard. */
 static void user_mode_is_preemptible(struct kunit *test)
 {
 	const struct boot_module *m = need_program(test, "spin");
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU for the spinner");
 	unsigned cpu = other_cpu();
-	const char *const argv[] = { "spin", "1500", NULL };
+	static struct cpu_holder holder;
+	holder = (struct cpu_holder){ 0 };
+	struct task_struct *h = kthread_run_on_cpu(hold_cpu, &holder, cpu, "holder/%u");
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	while (!__atomic_load_n(&holder.holding, __ATOMIC_ACQUIRE))
+		schedule_timeout_uninterruptible(1);
+
+	char addr[24];
+	snprintf(addr, sizeof(addr), "%#lx", SPIN_FLAG_ADDR);
+	const char *const argv[] = { "spin", addr, NULL };
 	struct process_spawn_args args = { .name = "spin", .image = __va(m->start),
 					   .image_size = m->end - m->start, .argv = argv, .cpu = cpu };
 	int err = 0;
 	struct task_struct *p = process_spawn(&args, &err);
+	/* Queued behind the holder: its mm cannot go before this reference
+	 * (Linux's mmget) does. */
+	struct mm_struct *mm = p ? p->mm : NULL;
+	if (mm)
+		__atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&holder.release, 1, __ATOMIC_RELEASE);
+	kthread_join(h);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	/* Let it reach its loop: it calibrates with system calls first. */
-	schedule_timeout_uninterruptible(msecs_to_jiffies(100));
+
+	/* In its loop once its flag reads 1 (it calibrates with system calls
+	 * first). */
+	int flag = -1;
+	unsigned long start = ticks_on_cpu(smp_processor_id());
+	while ((flag = spin_flag(mm, 0)) != 1 && READ_ONCE(p->mm) &&
+	       ticks_on_cpu(smp_processor_id()) - start < GUARD_TICKS)
+		schedule_timeout_uninterruptible(1);
+	KUNIT_EXPECT_EQ(test, flag, 1);
 
 	struct neighbour n = { .spinner = p };
 	struct task_struct *k = kthread_run_on_cpu(neighbour_fn, &n, cpu, "neighbour/%u");
@@ -202,12 +266,18 @@ static void user_mode_is_preemptible(struct kunit *test)
 	unsigned long nmis = per_cpu(nmi_count, cpu), my_nmis = this_cpu_read(nmi_count);
 	apic_send_nmi(numa_topology.cpus[cpu].apic_id);
 	apic_send_nmi(numa_topology.cpus[smp_processor_id()].apic_id);
-	for (int i = 0; i < 100 && per_cpu(nmi_count, cpu) == nmis; i++)
+	start = ticks_on_cpu(smp_processor_id());
+	while (per_cpu(nmi_count, cpu) == nmis && ticks_on_cpu(smp_processor_id()) - start < GUARD_TICKS)
 		schedule_timeout_uninterruptible(1);
 	bool nmi_while_alive = READ_ONCE(p->mm) != NULL;
 
+	/* Tell it to stop; one that has not reached its loop yet finds the 2
+	 * and stops there. */
+	KUNIT_EXPECT_EQ(test, spin_flag(mm, 2), 2);
 	struct process_result res;
 	process_wait(p, &res);
+	if (mm)
+		mmput(mm);
 	KUNIT_EXPECT_TRUE(test, n.spinner_alive);
 	KUNIT_EXPECT_GE(test, n.spinner_vector, 32);
 	KUNIT_EXPECT_NE(test, n.spinner_vector, SYSCALL_VECTOR_MARK);

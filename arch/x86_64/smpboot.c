@@ -3,7 +3,23 @@
  * that page for the switch to long mode, gives each AP a stack, per-CPU
  * area and GDT/TSS from the AP's own node, then sends INIT-SIPI-SIPI and
  * waits for the AP to mark itself online. An AP that does not answer within
- * the timeout is reported and left out; the others carry on. */
+ * the timeout is reported and left out; the others carry on.
+ *
+ * Invariant: an AP runs kernel code only as the CPU it was started as, and
+ * only if the boot CPU still counts on it. Under a loaded host an AP can
+ * start after its time ran out (its INIT and STARTUP IPIs pending together:
+ * the INIT meant to park it merges with the first), so "left out" is made
+ * final by two claims, each an atomic exchange that either side can win:
+ *   - the trampoline's parameter block names the APIC id it is for; the AP
+ *     claims it (trampoline.nasm), the boot CPU withdraws it on timeout;
+ *   - ap_state[cpu]: the AP claims AP_ONLINE before it goes online, the
+ *     boot CPU AP_ABANDONED on timeout.
+ * The loser of the first parks in the trampoline, of the second in
+ * ap_start; a winning AP is waited for without a timeout (it is running).
+ * Without this, a late AP read the next CPU's parameters and ran as a
+ * second copy of that CPU, on its stack and run queue, unnoticed (two idle
+ * loops on one stack write the same frames) until that CPU switched back to
+ * its idle task after running a thread: a kernel panic at RIP 0. */
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/boot_paging.h"
@@ -22,6 +38,7 @@
 
 phys_addr_t trampoline_phys;
 unsigned boot_cpu_index;
+unsigned ap_identity_mismatches;
 void (*ap_idle_entry)(void);
 
 #define AP_STACK_ORDER 2 /* 16 KiB */
@@ -33,8 +50,18 @@ struct trampoline_params {
 	u64 stack;
 	u64 entry;
 	u32 cpu;
-	u32 ack; /* set by the AP once it has read the rest */
+	u32 ack;     /* set by the AP once it has read the rest */
+	u32 apic_id; /* the CPU these are for; TRAMPOLINE_CLAIMED by it, or WITHDRAWN */
+	u32 pad;
 } __packed;
+
+#define TRAMPOLINE_CLAIMED 0xffffffffu   /* PARAM_CLAIMED in trampoline.nasm */
+#define TRAMPOLINE_WITHDRAWN 0xfffffffeu /* no CPU's id */
+
+_Static_assert(sizeof(struct trampoline_params) == 40, "trampoline.nasm has the same block at its end");
+
+enum ap_state { AP_STARTING, AP_ONLINE, AP_ABANDONED };
+static int ap_state[NR_CPUS];
 
 extern char trampoline_start[], trampoline_end[];
 
@@ -55,12 +82,21 @@ __noreturn void ap_start(unsigned cpu)
 	gdt_load(per_cpu(cpu_tables, cpu));
 	load_per_cpu_base(cpu);
 	idt_load();
+	/* Only this CPU's tables so far. Too late: stay out, interrupts off
+	 * (an NMI finds the IDT loaded above). */
+	int starting = AP_STARTING;
+	if (!__atomic_compare_exchange_n(&ap_state[cpu], &starting, AP_ONLINE, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		for (;;)
+			halt();
 	cpu_init_features();
 	lapic_init();
 	smp_prepare_this_cpu();
-	if (lapic_id() != cpu_physical_id(cpu))
+	if (lapic_id() != cpu_physical_id(cpu)) {
+		__atomic_fetch_add(&ap_identity_mismatches, 1, __ATOMIC_RELAXED);
 		pr_warn("smp: CPU %u came up with APIC id %u, expected %u\n", cpu, lapic_id(),
 			cpu_physical_id(cpu));
+	}
 	tick_start_this_cpu();
 	__atomic_fetch_or(&cpu_online_mask.bits, 1ull << cpu, __ATOMIC_RELEASE);
 	if (ap_idle_entry)
@@ -101,30 +137,44 @@ static bool start_one(unsigned cpu)
 	p->stack = ap_stack_hi[cpu];
 	p->entry = (u64)(uintptr_t)ap_start;
 	p->cpu = cpu;
-	__atomic_store_n(&p->ack, 0, __ATOMIC_SEQ_CST);
-
 	u32 apic_id = cpu_physical_id(cpu);
+	ap_state[cpu] = AP_STARTING;
+	__atomic_store_n(&p->ack, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->apic_id, apic_id, __ATOMIC_SEQ_CST);
+
 	apic_wakeup_secondary(apic_id, trampoline_phys);
 	/* Until the AP says it has read the parameter block, the block (and
 	 * the trampoline) must stay as they are. */
 	u64 deadline = ktime_get_ns() + AP_ANSWER_TIMEOUT_NS;
 	while (!__atomic_load_n(&p->ack, __ATOMIC_ACQUIRE) && ktime_get_ns() < deadline)
 		cpu_relax();
-	if (!__atomic_load_n(&p->ack, __ATOMIC_ACQUIRE)) {
-		/* INIT parks it in wait-for-SIPI: it cannot start late on the
-		 * next CPU's parameters. Its memory stays allocated. */
+	u32 expected = apic_id;
+	if (!__atomic_load_n(&p->ack, __ATOMIC_ACQUIRE) &&
+	    __atomic_compare_exchange_n(&p->apic_id, &expected, TRAMPOLINE_WITHDRAWN, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		/* The block is no longer its own: if it starts after all, it
+		 * parks in the trampoline. INIT parks it sooner. Its memory stays
+		 * allocated. */
 		apic_send_init(apic_id);
 		pr_err("smp: CPU %u (APIC id %u) did not answer; left out\n", cpu, apic_id);
 		return false;
 	}
+	/* It claimed the block: it runs, and reads it before it acknowledges. */
+	while (!__atomic_load_n(&p->ack, __ATOMIC_ACQUIRE))
+		cpu_relax();
 	deadline = ktime_get_ns() + AP_ANSWER_TIMEOUT_NS;
 	while (!cpu_online(cpu) && ktime_get_ns() < deadline)
 		cpu_relax();
-	if (!cpu_online(cpu)) {
+	int starting = AP_STARTING;
+	if (!cpu_online(cpu) && __atomic_compare_exchange_n(&ap_state[cpu], &starting, AP_ABANDONED, false,
+							    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		pr_err("smp: CPU %u (APIC id %u) started but did not come online; left out\n", cpu,
 		       apic_id);
 		return false;
 	}
+	/* It claimed AP_ONLINE: its online bit follows. */
+	while (!cpu_online(cpu))
+		cpu_relax();
 	return true;
 }
 

@@ -14,5 +14,8 @@ extern unsigned boot_cpu_index;
 unsigned smp_boot_secondaries(void);
 /* What an AP runs once it is set up (the idle loop, later the scheduler). */
 extern void (*ap_idle_entry)(void);
+/* APs that came up with another APIC id than the CPU they were started as:
+ * a second copy of a CPU (see smpboot.c). Must stay 0. */
+extern unsigned ap_identity_mismatches;
 
 #endif

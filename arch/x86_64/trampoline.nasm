@@ -7,17 +7,54 @@
 ; page tables (which, while APs start, also identity-map this page) and
 ; jumps to the kernel entry with the stack and CPU number smpboot.c left in
 ; the parameter block at the end of the page. Everything is addressed
-; relative to the page: EBX holds its physical address from the first
-; instructions on.
+; relative to the page: EBX holds its physical address once the block is
+; claimed (below).
+;
+; The block is for one CPU at a time, named by its APIC id. Before touching
+; anything, an AP claims the block by swapping that id for CLAIMED; an AP
+; that finds another id (the block is for another CPU, or the boot CPU gave
+; up on this one) halts here for good. A STARTUP IPI can be taken late: an
+; AP that was slow to run (a vCPU thread the host did not schedule) can have
+; INIT and STARTUP pending together, so the INIT that smpboot.c sends to
+; park it is merged with the first one and the AP still starts, after its
+; time ran out. Without the claim it read the parameters of the next CPU
+; being started and ran as a second copy of that CPU, on its stack.
 
 bits 16
 org 0
+
+PARAM_CLAIMED equ 0xffffffff          ; TRAMPOLINE_CLAIMED in smpboot.c
 
 tramp_start:
 	cli
 	cld
 	mov ax, cs
 	mov ds, ax
+
+	; This CPU's APIC id: the x2APIC id (CPUID leaf 0xb) when the CPU has
+	; that leaf, else the initial APIC id (leaf 1, EBX bits 31:24).
+	xor eax, eax
+	cpuid
+	cmp eax, 0xb
+	jb .leaf1
+	mov eax, 0xb
+	xor ecx, ecx
+	cpuid
+	test ebx, ebx                   ; no processors at level 0: no such leaf
+	jz .leaf1
+	mov eax, edx
+	jmp .claim
+.leaf1:
+	mov eax, 1
+	cpuid
+	shr ebx, 24
+	mov eax, ebx
+.claim:
+	mov ecx, PARAM_CLAIMED
+	lock cmpxchg [param_apic_id], ecx
+	jne park
+
+	mov ax, cs
 	movzx ebx, ax
 	shl ebx, 4                      ; ebx = physical address of this page
 
@@ -82,6 +119,14 @@ lm64:
 	mov dword [rbx + param_ack], 1
 	jmp rax
 
+; Not this CPU's parameters: stay out of the way (interrupts off, nothing
+; written). Real mode, so an NMI finds the firmware's vector table.
+bits 16
+park:
+	cli
+	hlt
+	jmp park
+
 align 16
 tramp_gdt:
 	dq 0
@@ -102,3 +147,5 @@ param_stack:    dq 0
 param_entry:    dq 0
 param_cpu:      dd 0
 param_ack:      dd 0
+param_apic_id:  dd 0
+param_pad:      dd 0
