@@ -156,21 +156,13 @@ static int neighbour_fn(void *data)
 	struct neighbour *n = data;
 	/* We run on the spinner's CPU, so it is switched out right now; the
 	 * frame at the top of its kernel stack says from where: an interrupt
-	 * (the tick) taken in user mode, not a system call. On a loaded host
-	 * the spinner may still be calibrating (system calls) when we first
-	 * run: let it go on a tick and look again, until it is caught in its
-	 * loop or is gone (100 ticks, well inside its 1500 ms), so that how
-	 * fast the host is never decides the case. */
+	 * (the tick) taken in user mode, not a system call (the case waited
+	 * for its flag, so it is past its calibrating system calls). */
 	const struct pt_regs *regs =
 		(const struct pt_regs *)((char *)n->spinner->stack + THREAD_SIZE) - 1;
-	for (int tick = 0; tick < 100; tick++) {
-		n->spinner_vector = regs->vector;
-		n->spinner_alive = READ_ONCE(n->spinner->mm) != NULL;
-		if (n->spinner_vector != SYSCALL_VECTOR_MARK || !n->spinner_alive)
-			break;
-		schedule_timeout_uninterruptible(1);
-	}
+	n->spinner_vector = regs->vector;
 	n->spinner_cs = regs->cs;
+	n->spinner_alive = READ_ONCE(n->spinner->mm) != NULL;
 	n->spinner_nivcsw = READ_ONCE(n->spinner->nivcsw);
 	return 0;
 }
