@@ -11,6 +11,8 @@
 #
 # Options: CROSS_COMPILE=x86_64-elf-  ACCEL=tcg|kvm  TOPOLOGY=name
 #          FILTER='suite.case-glob'  JOBS=n  V=1
+#          ICOUNT=1 (make bench: the in-kernel figures in instructions, one
+#          guest ns per instruction under QEMU's -icount shift=0)
 
 CROSS_COMPILE ?=
 CC      := $(CROSS_COMPILE)gcc
@@ -175,7 +177,9 @@ test:
 # Benchmarks: the allocator natively on the host (the figures that mean
 # something) and the user benchmark programs on the host's Linux, then the
 # same shapes inside the kernel under QEMU, the user programs as mmlab
-# processes (emulated: relative costs only). Figures go to build/bench/.
+# processes (emulated: relative costs only; with ICOUNT=1 every guest
+# nanosecond is one instruction, so two versions of the kernel can be
+# compared exactly). Figures go to build/bench/.
 BENCH_TOPOLOGIES ?= default pci-hole-6g
 bench:
 	@tools/deps.sh run
@@ -185,8 +189,8 @@ bench:
 	@echo "== the user benchmark programs on the host's Linux, native (build/bench/user-linux.txt)"
 	@$(MAKE) --no-print-directory bench-user-linux
 	@for t in $(BENCH_TOPOLOGIES); do \
-		echo "== in-kernel benchmarks on '$$t' under $(ACCEL) (build/bench/kernel-$$t.txt)"; \
-		$(RUNNER) run $(RUNNER_ARGS) --cmdline "bench" $$t </dev/null | tr -d '\r' | \
+		echo "== in-kernel benchmarks on '$$t' under $(ACCEL)$(if $(ICOUNT), with -icount shift=0 (ns are instructions)) (build/bench/kernel-$$t.txt)"; \
+		$(RUNNER) run $(RUNNER_ARGS) $(if $(ICOUNT),--icount) --cmdline "bench" $$t </dev/null | tr -d '\r' | \
 			sed -n '/==== in-kernel benchmarks/,/==== end of benchmarks/p' | tee $(B)/bench/kernel-$$t.txt; \
 	done
 

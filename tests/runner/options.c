@@ -23,7 +23,9 @@ static void usage(FILE *f)
 		"            [--filter GLOB] [--accel tcg|kvm] [--jobs N] [--host PROGRAM]...\n"
 		"            [--kunit-tool DIR]   (DIR contains tools/testing/kunit/kunit.py)\n"
 		"  %1$s run --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm] [--gdb]\n"
-		"            [--cmdline WORDS] NAME   (WORDS: extra kernel options, e.g. \"bench\")\n"
+		"            [--cmdline WORDS] [--icount] NAME   (WORDS: extra kernel options,\n"
+		"            e.g. \"bench\"; --icount: TCG on one thread with -icount shift=0,\n"
+		"            so a guest nanosecond is one instruction: deterministic costs)\n"
 		"  %1$s print-cmd --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm]\n"
 		"            [--filter GLOB] [--gdb] [--test] NAME\n"
 		"environment: ACCEL (default for --accel), QEMU (emulator binary),\n"
@@ -119,6 +121,10 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			if (o->mode == MODE_TEST)
 				usage_error("--gdb is not valid with 'test'");
 			o->gdb = true;
+		} else if (!strcmp(a, "--icount")) {
+			if (o->mode != MODE_RUN)
+				usage_error("--icount is only valid with 'run' (tests must not depend on timing anyway)");
+			o->icount = true;
 		} else if (!strcmp(a, "--test")) {
 			if (o->mode != MODE_PRINT)
 				usage_error("--test is only valid with 'print-cmd'");
@@ -136,6 +142,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (strcmp(o->accel, "tcg") && strcmp(o->accel, "kvm"))
 		usage_error("accel must be 'tcg' or 'kvm', not '%s'", o->accel);
+	if (o->icount && strcmp(o->accel, "tcg"))
+		usage_error("--icount counts TCG's instructions: it needs --accel tcg");
 	if (o->mode != MODE_TEST) {
 		if (o->mode == MODE_RUN && o->filter)
 			usage_error("--filter is only valid with 'test' and 'print-cmd --test'");

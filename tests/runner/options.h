@@ -28,6 +28,7 @@ struct opts {
 	size_t nhosts;
 	long jobs;
 	bool gdb, test_flag;
+	bool icount; /* --icount: the guest clock counts instructions (run only) */
 };
 
 /* Parses argv into *o or exits: 0 after --help, EXIT_USAGE on an error. */

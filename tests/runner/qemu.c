@@ -110,6 +110,16 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 		sv_push(av, "kvm");
 		sv_push(av, "-cpu");
 		sv_push(av, "host");
+	} else if (o->icount) {
+		/* Instruction counting needs one TCG thread for every vCPU; with
+		 * shift=0 the guest's clocks advance 1 ns per instruction, so the
+		 * benchmarks' nanoseconds are instruction counts. */
+		sv_push(av, "-accel");
+		sv_push(av, "tcg,thread=single");
+		sv_push(av, "-icount");
+		sv_push(av, "shift=0");
+		sv_push(av, "-cpu");
+		sv_push(av, "max");
 	} else {
 		sv_push(av, "-accel");
 		sv_push(av, "tcg,thread=multi");
