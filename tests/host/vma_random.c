@@ -2,10 +2,14 @@
  *   - mmap/munmap/mprotect/madvise at random in a window of pages, held
  *     against a page-by-page model of Linux's semantics (flags, present
  *     pages, errnos, the canonical VMA count: one VMA per run of equal
- *     flags and anon_vma), with allocation failures injected into every operation:
- *     mmap and munmap must then change nothing, mprotect and madvise must
- *     leave the VMAs before the failing one changed and the rest as they
- *     were (as Linux's loops do), and nothing may leak;
+ *     flags and anon_vma), with allocation failures injected into every operation
+ *     and, in other steps, sysctl_max_map_count lowered to about map_count
+ *     (a split refused, Linux's split_vma): mmap and munmap must then change
+ *     nothing, mprotect and madvise must leave the VMAs before the failing
+ *     one changed and the rest as they were (as Linux's loops do), and
+ *     nothing may leak; merges with the VMA before the range, the one after
+ *     it and both must each have happened, for new ranges (mmap) and for
+ *     changed ones (mprotect, madvise);
  *   - the gap search (top-down, the bottom-up fallback, MAP_32BIT, hints)
  *     against a brute-force walk over the gaps;
  *   - tens of thousands of VMAs, to see the tree stay right at scale.
@@ -167,31 +171,77 @@ static bool take_partial_outcome(struct ktest *t, unsigned long s, unsigned long
 	return true;
 }
 
+/* The VMA holding addr, or NULL. */
+static struct vm_area_struct *vma_at(unsigned long addr)
+{
+	struct vm_area_struct *v = find_vma(mm, addr);
+	return v && v->vm_start <= addr ? v : NULL;
+}
+
+/* Which merges an operation on pages [s, e) made: 1 when the VMA before
+ * the range ended at page s before and reaches past it now (it took the
+ * range's head over), 2 when the VMA after it started at page e and
+ * starts before it now; 3 both. Bounds, not pointers: a freed VMA's
+ * memory may come back as another. */
+struct boundaries {
+	bool left, right;
+};
+
+static struct boundaries boundaries_before(unsigned long s, unsigned long e)
+{
+	struct vm_area_struct *l = s ? vma_at(W + P(s - 1)) : NULL, *r = e < NPAGES ? vma_at(W + P(e)) : NULL;
+	return (struct boundaries){ l && l->vm_end == W + P(s), r && r->vm_start == W + P(e) };
+}
+
+static int merges_made(struct boundaries b, unsigned long s, unsigned long e)
+{
+	struct vm_area_struct *l = s ? vma_at(W + P(s - 1)) : NULL, *r = e < NPAGES ? vma_at(W + P(e)) : NULL;
+	return (b.left && l && l->vm_end > W + P(s)) | (b.right && r && r->vm_start < W + P(e)) << 1;
+}
+
 static void random_ops_against_a_page_model(struct ktest *t)
 {
 	rng_state = 0xdeadbeefcafef00dull;
 	memset(model, 0, sizeof(model));
 	memset(model_present, 0, sizeof(model_present));
 	live_objects_before = stub_live_objects;
-	unsigned long counts[6] = { 0 }, failures[6] = { 0 };
+	unsigned long counts[6] = { 0 }, failures[6] = { 0 }, limited[6] = { 0 };
+	/* [new range or changed range][merged left, right, both] */
+	unsigned long merges[2][4] = { { 0 } };
 	static unsigned long want_flags[NPAGES];
 	for (int step = 0; step < 20000; step++) {
 		unsigned long s = rnd(NPAGES), n = 1 + rnd(min(16ul, NPAGES - s)), e = s + n;
 		unsigned long op = rnd(6);
+		/* Sometimes a whole VMA, the only range that can merge on both
+		 * sides (a random one almost never is one). */
+		struct vm_area_struct *whole = vma_at(W + P(s));
+		if (rnd(3) == 0 && whole && whole->vm_start >= W && whole->vm_end <= W + P(NPAGES)) {
+			s = (whole->vm_start - W) >> PAGE_SHIFT;
+			e = (whole->vm_end - W) >> PAGE_SHIFT;
+			n = e - s;
+		}
 		long got, want = 0;
 		bool inject = rnd(8) == 0, failed;
+		/* Otherwise, sometimes: the map count limit at the count (one
+		 * below, at, one above), so that splits are refused. */
+		bool limit = !inject && rnd(6) == 0;
 		counts[op]++;
 		/* The n-th allocation fails; it failed if the count ran out. */
 		kmalloc_fail_in = inject ? 1 + (int)rnd(3) : 0;
+		if (limit)
+			sysctl_max_map_count = max(1, mm->map_count - 1 + (int)rnd(3));
 		for (unsigned long i = 0; i < NPAGES; i++)
 			old_anon[i] = anon_vma_at(W + P(i));
+		struct boundaries before = boundaries_before(s, e);
 		if (op == 0 || op == 1) { /* MAP_FIXED, maybe populated */
 			unsigned long prot = prots[rnd(ARRAY_SIZE(prots))];
 			bool populate = rnd(2), noreserve = rnd(4) == 0;
 			got = MMAP(W + P(s), P(n), prot,
 				   ANON | MAP_FIXED | (populate ? MAP_POPULATE : 0) |
 					   (noreserve ? MAP_NORESERVE : 0));
-			failed = inject && kmalloc_fail_in == 0;
+			/* Over the limit: do_mmap's check, or munmap's of a VMA
+			 * cut in three; either way before any change. */
+			failed = (inject && kmalloc_fail_in == 0) || (limit && got == -ENOMEM);
 			/* The failure may hit the anon_vma of a write populate,
 			 * after the mapping was made: mm_populate ignores it
 			 * (as Linux's), the pages stay unpopulated. */
@@ -208,7 +258,7 @@ static void random_ops_against_a_page_model(struct ktest *t)
 			}
 		} else if (op == 2) {
 			got = do_munmap(mm, W + P(s), P(n));
-			failed = inject && kmalloc_fail_in == 0;
+			failed = (inject && kmalloc_fail_in == 0) || (limit && got == -ENOMEM);
 			if (failed) {
 				want = -ENOMEM; /* nothing changed */
 			} else {
@@ -224,6 +274,10 @@ static void random_ops_against_a_page_model(struct ktest *t)
 			memcpy(want_flags, model, sizeof(model));
 			for (; i < e && model[i]; i++)
 				want_flags[i] = mprotect_flags(model[i], prot, old_anon[i] != NULL);
+			/* A refused split shows as a page left unchanged (its
+			 * -ENOMEM is also a hole's). */
+			for (unsigned long j = s; limit && !failed && j < i; j++)
+				failed = flags_at(W + P(j)) != want_flags[j];
 			want = i < e || failed ? -ENOMEM : 0;
 			if (failed) {
 				if (!take_partial_outcome(t, s, i, want_flags))
@@ -236,7 +290,7 @@ static void random_ops_against_a_page_model(struct ktest *t)
 						      MADV_NORMAL, MADV_DONTNEED, MADV_DONTFORK };
 			int a = advice[rnd(ARRAY_SIZE(advice))];
 			got = do_madvise(mm, W + P(s), P(n), a);
-			failed = inject && kmalloc_fail_in == 0;
+			failed = (inject && kmalloc_fail_in == 0) || (limit && got == -EAGAIN);
 			memcpy(want_flags, model, sizeof(model));
 			for (unsigned long i = s; i < e; i++)
 				if (model[i])
@@ -254,13 +308,19 @@ static void random_ops_against_a_page_model(struct ktest *t)
 						model_present[i] = false;
 			}
 		}
-		failures[op] += failed;
+		failures[op] += failed && inject;
+		limited[op] += failed && limit;
 		kmalloc_fail_in = 0;
+		sysctl_max_map_count = DEFAULT_MAX_MAP_COUNT;
 		if (!KTEST_EXPECT_EQ(t, got, want) || !compare_with_model(t))
 			goto fail;
+		int merged = merges_made(before, s, e);
+		if (merged && !failed)
+			merges[op >= 3][merged]++;
 		continue;
 fail:
 		kmalloc_fail_in = 0;
+		sysctl_max_map_count = DEFAULT_MAX_MAP_COUNT;
 		ktest_diag(t, "step %d: operation %lu on pages [%lu, %lu)", step, op, s, e);
 		return;
 	}
@@ -273,6 +333,18 @@ fail:
 	KTEST_EXPECT_GT(t, failures[2], 0);
 	KTEST_EXPECT_GT(t, failures[3], 0);
 	KTEST_EXPECT_GT(t, failures[4] + failures[5], 0);
+	ktest_diag(t, "refused by max_map_count: %lu mmap, %lu munmap, %lu mprotect, %lu madvise",
+		   limited[0] + limited[1], limited[2], limited[3], limited[4] + limited[5]);
+	KTEST_EXPECT_GT(t, limited[0] + limited[1], 0);
+	KTEST_EXPECT_GT(t, limited[2], 0);
+	KTEST_EXPECT_GT(t, limited[3], 0);
+	KTEST_EXPECT_GT(t, limited[4] + limited[5], 0);
+	ktest_diag(t, "merges with the VMA before, after, both: new ranges %lu %lu %lu, "
+		   "changed ranges %lu %lu %lu", merges[0][1], merges[0][2], merges[0][3],
+		   merges[1][1], merges[1][2], merges[1][3]);
+	for (int kind = 0; kind < 2; kind++)
+		for (int side = 1; side <= 3; side++)
+			KTEST_EXPECT_GT(t, merges[kind][side], 0);
 }
 
 /* The gaps of mm, lowest first, as [start, end) pairs; returns how many. */
