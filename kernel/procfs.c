@@ -241,9 +241,9 @@ static void nodes_cpu_show(struct seq_buf *m, const struct proc_node *n) { (void
 static void nodes_memory_show(struct seq_buf *m, const struct proc_node *n) { (void)n; node_list_show(m, node_has_memory); }
 
 /* node_read_numastat(). We do not interleave, so interleave_hit is 0. A
- * memoryless node's counters are what the allocator gave it: numa_foreign
- * counts allocations that wanted it (Linux books those on the nearest
- * node's zone). */
+ * memoryless node's counters stay 0: an allocation that asks for it wants
+ * its nearest node with memory (Linux's preferred_zoneref, the first
+ * populated zone of its zonelist), so a miss is foreign there. */
 static void node_numastat_show(struct seq_buf *m, const struct proc_node *node)
 {
 	unsigned long s[NR_NUMA_STAT_ITEMS];

@@ -177,6 +177,13 @@ static void memoryless_node_uses_its_nearest(struct kunit *test)
 				KUNIT_EXPECT_LE(test, node_distance(nid, page_to_nid(p)), node_distance(nid, n));
 		__free_pages(p, 0);
 		KUNIT_EXPECT_NULL(test, alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN, 0));
+		/* Linux's zone_statistics books against the preferred zone,
+		 * the first populated one of the zonelist: the nearest node
+		 * with memory. A memoryless node is never that zone nor the
+		 * one that serves, so its numastat stays all zeros, the
+		 * allocations that asked for it included. */
+		for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
+			KUNIT_EXPECT_EQ(test, node_numa_event_state(nid, (enum numa_stat_item)i), 0ul);
 		tested++;
 	}
 	if (!tested)
