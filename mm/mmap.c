@@ -5,9 +5,10 @@
  * mm/vma.c.
  *
  * Only private anonymous memory exists: no files, no shared anonymous
- * memory (-ENODEV, see mmap_pgoff), no overcommit accounting (VM_ACCOUNT is
- * never set), no stack guard gap (VM_GROWSDOWN is recorded, stacks do not
- * grow), no address randomisation (runs are reproducible). */
+ * memory (-ENODEV, see mmap_pgoff), no overcommit limit (VM_ACCOUNT is set
+ * where Linux charges, since it decides which VMAs merge, but nothing is
+ * counted against it), no stack guard gap (VM_GROWSDOWN is recorded,
+ * stacks do not grow), no address randomisation (runs are reproducible). */
 #include "mm/mmap.h"
 #include "mm/vma.h"
 #include "kernel/file.h"
