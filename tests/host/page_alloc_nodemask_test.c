@@ -114,6 +114,10 @@ static void masked_fallback_goes_by_distance_from_the_preferred_node(struct ktes
 	static const int want_order[] = { 1, 3, 2 };
 	int n = 0, order_seen[NR_NODES], nseen = 0, seen[NR_NODES] = { 0 };
 	unsigned long free0 = node_free_pages(0);
+	unsigned long before[NR_NODES][NR_NUMA_STAT_ITEMS];
+	for (int nid = 0; nid < NR_NODES; nid++)
+		for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
+			before[nid][i] = node_numa_event_state(nid, (enum numa_stat_item)i);
 	struct page *p;
 	while ((p = get_nodemask(t, 0, GFP_KERNEL | __GFP_NOWARN, ORDER, &mask))) {
 		KTEST_ASSERT_LT(t, n, MAX_HELD);
@@ -131,6 +135,24 @@ static void masked_fallback_goes_by_distance_from_the_preferred_node(struct ktes
 	KTEST_EXPECT_EQ(t, nseen, 3);
 	for (int i = 0; i < nseen; i++)
 		KTEST_EXPECT_EQ(t, order_seen[i], want_order[i]);
+	/* Linux's zone_statistics against preferred_zoneref, the first zone
+	 * of node 0's zonelist inside the mask: node 1 was the one wanted. Its
+	 * own blocks are hits, the others' misses there and foreign on node 1;
+	 * node 0, outside the mask, counts nothing. */
+	unsigned long delta[NR_NODES][NR_NUMA_STAT_ITEMS];
+	for (int nid = 0; nid < NR_NODES; nid++)
+		for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
+			delta[nid][i] = node_numa_event_state(nid, (enum numa_stat_item)i) - before[nid][i];
+	KTEST_EXPECT_EQ(t, delta[1][NUMA_HIT], (unsigned long)seen[1]);
+	KTEST_EXPECT_EQ(t, delta[1][NUMA_MISS], 0ul);
+	KTEST_EXPECT_EQ(t, delta[1][NUMA_FOREIGN], (unsigned long)(seen[2] + seen[3]));
+	for (int nid = 2; nid <= 3; nid++) {
+		KTEST_EXPECT_EQ(t, delta[nid][NUMA_HIT], 0ul);
+		KTEST_EXPECT_EQ(t, delta[nid][NUMA_MISS], (unsigned long)seen[nid]);
+		KTEST_EXPECT_EQ(t, delta[nid][NUMA_FOREIGN], 0ul);
+	}
+	for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
+		KTEST_EXPECT_EQ(t, delta[0][i], 0ul);
 	/* Node 0 was never touched, though it had the most room. */
 	KTEST_EXPECT_EQ(t, node_free_pages(0), free0);
 	KTEST_EXPECT_TRUE(t, above_low(0, ORDER));
