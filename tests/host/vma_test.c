@@ -501,6 +501,35 @@ static void madvise_dontneed_zaps_around_holes(struct ktest *t)
 	finish(t);
 }
 
+/* sysctl_max_map_count limits splits only (Linux's split_vma): at the
+ * limit, a piece that merges into its neighbour still changes, one that
+ * needs a split is refused with nothing changed (-ENOMEM from mprotect,
+ * -EAGAIN from madvise). */
+static void merges_need_no_room_under_max_map_count(struct ktest *t)
+{
+	map_fixed(t, A, 4, PROT_READ, 0);
+	map_fixed(t, A + P(4), 6, RW, 0);
+	KTEST_ASSERT_EQ(t, mm->map_count, 2);
+	sysctl_max_map_count = 2;
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(6), P(1), PROT_READ), -ENOMEM);
+	KTEST_EXPECT_EQ(t, do_madvise(mm, A + P(6), P(1), MADV_HUGEPAGE), -EAGAIN);
+	KTEST_EXPECT_EQ(t, mm->map_count, 2);
+	KTEST_EXPECT_EQ(t, flags_at(A + P(6)), VM_RW | VM_ACCOUNT);
+	/* The head of the second VMA joins the first. */
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(4), P(1), PROT_READ), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 2);
+	KTEST_EXPECT_EQ(t, find_vma(mm, A)->vm_end, A + P(5));
+	KTEST_EXPECT_EQ(t, flags_at(A + P(4)), VM_R);
+	/* At one below the count (mmap may pass the limit by one): the tail
+	 * still cannot split off, the whole VMA still merges. */
+	sysctl_max_map_count = 1;
+	KTEST_EXPECT_EQ(t, do_madvise(mm, A + P(9), P(1), MADV_HUGEPAGE), -EAGAIN);
+	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(5), P(5), PROT_READ), 0);
+	KTEST_EXPECT_EQ(t, mm->map_count, 1);
+	KTEST_EXPECT_EQ(t, find_vma(mm, A)->vm_end, A + P(10));
+	finish(t);
+}
+
 static void madvise_flags_split_and_merge(struct ktest *t)
 {
 	map_fixed(t, A, 10, RW, 0);
@@ -984,6 +1013,7 @@ static const struct ktest_case vma_cases[] = {
 	KTEST_CASE(mprotect_growsdown_starts_at_the_vma),
 	KTEST_CASE(madvise_errnos),
 	KTEST_CASE(madvise_dontneed_zaps_around_holes),
+	KTEST_CASE(merges_need_no_room_under_max_map_count),
 	KTEST_CASE(madvise_flags_split_and_merge),
 	KTEST_CASE(madvise_populate),
 	KTEST_CASE(brk_grows_shrinks_and_refuses_collisions),
