@@ -11,6 +11,7 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smpboot.h"
+#include "arch/x86_64/traps.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -209,6 +210,62 @@ static void the_tick_runs_on_every_cpu(struct kunit *test)
 	}
 }
 
+/* An IPI to an APIC id the xAPIC cannot name (an x2APIC MADT entry's id of
+ * 255 or more) must reach no CPU: sent as is, xAPIC keeps its low 8 bits,
+ * which here are another CPU's id (a STARTUP would restart that CPU). */
+#define TEST_IPI_VECTOR 0xf0
+static unsigned long test_ipis[NR_CPUS];
+
+static void count_test_ipi(struct pt_regs *regs)
+{
+	(void)regs;
+	apic_eoi();
+	__atomic_fetch_add(&test_ipis[smp_processor_id()], 1, __ATOMIC_RELAXED);
+}
+
+static void nothing(void *arg) { (void)arg; }
+
+/* The IPI was sent before the calls': once two calls came back, the CPU
+ * has taken it (it was pending before the first call's interrupt ended). */
+static unsigned long test_ipis_after_round_trips(unsigned cpu)
+{
+	smp_call_function_single(cpu, nothing, NULL, true);
+	smp_call_function_single(cpu, nothing, NULL, true);
+	return __atomic_load_n(&test_ipis[cpu], __ATOMIC_RELAXED);
+}
+
+static void ipis_to_an_apic_id_the_mode_cannot_name_are_refused(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, apic_id_valid(cpu_physical_id(smp_processor_id())));
+	KUNIT_EXPECT_FALSE(test, apic_id_valid(0xffffffffu));
+	if (x2apic_enabled())
+		kunit_skip(test, "x2APIC mode names every APIC id");
+	KUNIT_EXPECT_FALSE(test, apic_id_valid(0xff));
+	KUNIT_EXPECT_FALSE(test, apic_id_valid(0x100));
+	unsigned me = smp_processor_id(), other = NR_CPUS, cpu;
+	for_each_online_cpu(cpu)
+		if (cpu != me && other == NR_CPUS)
+			other = cpu;
+	if (other == NR_CPUS)
+		kunit_skip(test, "one CPU only");
+	u32 id = cpu_physical_id(other);
+	memset(test_ipis, 0, sizeof(test_ipis));
+	register_interrupt_handler(TEST_IPI_VECTOR, count_test_ipi);
+
+	/* The way there works: the CPU's own id reaches it. */
+	apic_send_ipi(id, TEST_IPI_VECTOR);
+	KUNIT_EXPECT_EQ(test, test_ipis_after_round_trips(other), 1);
+
+	struct printk_capture cap;
+	unsigned long refused = apic_unreachable_ipis;
+	printk_capture_begin(&cap, log, sizeof(log));
+	apic_send_ipi(id + 0x100, TEST_IPI_VECTOR);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, test_ipis_after_round_trips(other), 1);
+	KUNIT_EXPECT_EQ(test, apic_unreachable_ipis, refused + 1);
+	register_interrupt_handler(TEST_IPI_VECTOR, NULL);
+}
+
 struct clock_read {
 	u64 ns;
 };
@@ -240,6 +297,7 @@ static struct kunit_case smp_cases[] = {
 	KUNIT_CASE(spinlock_debug_catches_misuse),
 	KUNIT_CASE(the_tick_runs_on_every_cpu),
 	KUNIT_CASE(the_clock_is_monotonic_across_cpus),
+	KUNIT_CASE(ipis_to_an_apic_id_the_mode_cannot_name_are_refused),
 	{}
 };
 static struct kunit_suite smp_suite = { .name = "smp", .test_cases = smp_cases };
