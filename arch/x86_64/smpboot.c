@@ -42,7 +42,11 @@ unsigned ap_identity_mismatches;
 void (*ap_idle_entry)(void);
 
 #define AP_STACK_ORDER 2 /* 16 KiB */
-#define AP_ANSWER_TIMEOUT_NS 500000000ull
+/* Linux's do_wait_cpu_cpumask waits 10 s too. Under TCG on a loaded host a
+ * vCPU thread can go unscheduled for far longer than the 500 ms this once
+ * was: the AP was left out for a host's load (smp.every_cpu_is_up_on_its_node
+ * failed), though it was sound. Only a CPU that is really absent costs it. */
+#define AP_ANSWER_TIMEOUT_NS 10000000000ull
 
 struct trampoline_params {
 	u32 cr3;
