@@ -200,11 +200,15 @@ static void the_tick_runs_on_every_cpu(struct kunit *test)
 		before[cpu] = ticks_on_cpu(cpu);
 	/* The guard is counted in this CPU's own ticks (guest time that this
 	 * CPU saw pass), restarted for each CPU: a CPU that stays silent while
-	 * this one ticks HANG_GUARD_TICKS times has a stopped tick. */
+	 * this one ticks HANG_GUARD_TICKS times has a stopped tick. This CPU's
+	 * own tick cannot time itself: a stopped one would never end the wait,
+	 * so its guard is the clock's. */
 	unsigned me = smp_processor_id();
 	for_each_online_cpu(cpu) {
 		unsigned long mine = ticks_on_cpu(me);
-		while (ticks_on_cpu(cpu) == before[cpu] && ticks_on_cpu(me) - mine < HANG_GUARD_TICKS)
+		u64 deadline = ktime_get_ns() + HANG_GUARD_NS;
+		while (ticks_on_cpu(cpu) == before[cpu] &&
+		       (cpu == me ? ktime_get_ns() < deadline : ticks_on_cpu(me) - mine < HANG_GUARD_TICKS))
 			cpu_relax();
 		KUNIT_EXPECT_GT(test, ticks_on_cpu(cpu), before[cpu]);
 	}
