@@ -242,6 +242,10 @@ static void ipis_to_an_apic_id_the_mode_cannot_name_are_refused(struct kunit *te
 {
 	KUNIT_EXPECT_TRUE(test, apic_id_valid(cpu_physical_id(smp_processor_id())));
 	KUNIT_EXPECT_FALSE(test, apic_id_valid(0xffffffffu));
+	/* A CPU the firmware did not describe has no APIC id an IPI could
+	 * reach (it had 0, usually the boot CPU's). */
+	KUNIT_EXPECT_FALSE(test, apic_id_valid(cpu_physical_id(nr_cpu_ids)));
+	KUNIT_EXPECT_FALSE(test, apic_id_valid(cpu_physical_id(NR_CPUS)));
 	if (x2apic_enabled())
 		kunit_skip(test, "x2APIC mode names every APIC id");
 	KUNIT_EXPECT_FALSE(test, apic_id_valid(0xff));
