@@ -544,7 +544,10 @@ void sched_init(void)
 void sched_init_smp(void)
 {
 	unsigned int cpu;
-	u64 deadline = ktime_get_ns() + 1000000000ull;
+	/* An online AP goes straight on to sched_ap_idle_entry, waiting for
+	 * nothing: only a host that does not schedule its vCPU delays it, and
+	 * that can take longer than a second (smpboot.c's 10 s, as Linux's). */
+	u64 deadline = ktime_get_ns() + 10000000000ull;
 	for_each_online_cpu(cpu) {
 		while (!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE) && ktime_get_ns() < deadline)
 			cpu_relax();
