@@ -1,6 +1,9 @@
 /* Local APIC driver. The boot CPU picks the mode: x2APIC when CPUID says so
  * (MSR access, 32-bit APIC ids), else xAPIC (MMIO at the address the MADT
- * gives, mapped uncached at a fixed kernel address). */
+ * gives, mapped uncached at a fixed kernel address).
+ *
+ * Invariant: an IPI goes only to an APIC id the chosen mode can name
+ * (apic_id_valid); any other is refused, never truncated to 8 bits. */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
