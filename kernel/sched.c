@@ -26,6 +26,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
+#include "kernel/sections.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
@@ -147,21 +148,26 @@ void schedule_tail(struct task_struct *prev)
 	__asm__ volatile("sti" ::: "memory");
 }
 
-extern char _text[], _etext[];
-
 /* Cheap enough to keep: the frame __switch_to_asm is about to pop for next
  * must return into kernel text. A saved frame that was overwritten (a
  * task's stack freed or reused while the task was switched out, or a second
  * CPU running on it) is reported here, naming both tasks, instead of as a
- * jump to whatever the frame holds (RIP 0 for a zeroed one). */
+ * jump to whatever the frame holds (RIP 0 for a zeroed one). A task with a
+ * stack of its own must have saved its frame inside it: a freed task_struct
+ * (poisoned by kthread_join) holds no pointer worth following, so the frame
+ * is read only then. Every task's first frame is create_task's (returning
+ * to ret_from_kthread); the others' are __switch_to_asm's own. */
 static void check_switch_frame(const struct task_struct *prev, const struct task_struct *next)
 {
 	const u64 *sp = (const u64 *)next->thread_sp;
-	u64 ret = sp ? sp[7] : 0; /* r15 r14 r13 r12 rbx rbp rflags, then the return address */
+	u64 lo = (u64)(uintptr_t)next->stack, frame = 8 * sizeof(u64);
+	bool inside = next->stack ? next->thread_sp >= lo && next->thread_sp <= lo + THREAD_SIZE - frame
+				  : sp != NULL;
+	u64 ret = inside ? sp[7] : 0; /* r15 r14 r13 r12 rbx rbp rflags, then the return address */
 	if (likely(next->cpu == smp_processor_id() && ret >= (u64)(uintptr_t)_text &&
 		   ret < (u64)(uintptr_t)_etext))
 		return;
-	panic("BUG: switch from %s (%p) to %s (%p) on CPU %u: its saved frame at %#lx returns to %#lx "
+	panic("BUG: switch from %.16s (%p) to %.16s (%p) on CPU %u: its saved frame at %#lx returns to %#lx "
 	      "(task of CPU %u, state %#lx, stack %p)",
 	      prev->comm, prev, next->comm, next, smp_processor_id(), next->thread_sp, ret, next->cpu,
 	      next->__state, next->stack);
@@ -538,7 +544,10 @@ void sched_init(void)
 void sched_init_smp(void)
 {
 	unsigned int cpu;
-	u64 deadline = ktime_get_ns() + 1000000000ull;
+	/* An online AP goes straight on to sched_ap_idle_entry, waiting for
+	 * nothing: only a host that does not schedule its vCPU delays it, and
+	 * that can take longer than a second (smpboot.c's 10 s, as Linux's). */
+	u64 deadline = ktime_get_ns() + 10000000000ull;
 	for_each_online_cpu(cpu) {
 		while (!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE) && ktime_get_ns() < deadline)
 			cpu_relax();

@@ -15,7 +15,7 @@ void set_cpu_topology(unsigned nr, const u32 *apic_ids, const int *nids)
 		x86_cpu_to_node_map[c] = nids[c] >= 0 ? nids[c] : 0;
 	}
 	for (unsigned c = nr; c < NR_CPUS; c++) {
-		x86_cpu_to_apicid[c] = 0;
+		x86_cpu_to_apicid[c] = BAD_APICID;
 		x86_cpu_to_node_map[c] = NUMA_NO_NODE;
 	}
 	nr_cpu_ids = nr;

@@ -6,7 +6,8 @@
  * cpu_physical_id()). The NUMA layer (mm/numa.h) keeps the nodes.
  *
  * Invariant: for cpu < nr_cpu_ids, cpu_to_node(cpu) is a node id below
- * MAX_NUMNODES (every CPU has a node); beyond it, NUMA_NO_NODE. Boot code
+ * MAX_NUMNODES (every CPU has a node); beyond it, NUMA_NO_NODE and
+ * cpu_physical_id(cpu) is BAD_APICID. Boot code
  * publishes the map once, from the firmware's tables (set_cpu_topology),
  * before any other CPU starts; it is read-only afterwards, so readers take
  * no lock. */
@@ -29,7 +30,12 @@ static inline int cpu_to_node(unsigned cpu)
 {
 	return cpu < nr_cpu_ids ? x86_cpu_to_node_map[cpu] : NUMA_NO_NODE;
 }
-static inline u32 cpu_physical_id(unsigned cpu) { return cpu < NR_CPUS ? x86_cpu_to_apicid[cpu] : 0; }
+/* No CPU's APIC id (the x2APIC broadcast; Linux's BAD_APICID is 0xffff,
+ * a valid x2APIC id): what a CPU the firmware did not describe has, so an
+ * IPI meant for it reaches no CPU (arch/x86_64/apic.c refuses it) instead
+ * of the one with APIC id 0. */
+#define BAD_APICID 0xffffffffu
+static inline u32 cpu_physical_id(unsigned cpu) { return cpu < NR_CPUS ? x86_cpu_to_apicid[cpu] : BAD_APICID; }
 static inline unsigned num_possible_cpus(void) { return nr_cpu_ids; }
 
 /* Publishes nr CPUs, CPU c with APIC id apic_ids[c] on node nids[c]. */

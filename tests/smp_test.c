@@ -11,6 +11,7 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smpboot.h"
+#include "arch/x86_64/traps.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -199,14 +200,78 @@ static void the_tick_runs_on_every_cpu(struct kunit *test)
 		before[cpu] = ticks_on_cpu(cpu);
 	/* The guard is counted in this CPU's own ticks (guest time that this
 	 * CPU saw pass), restarted for each CPU: a CPU that stays silent while
-	 * this one ticks HANG_GUARD_TICKS times has a stopped tick. */
+	 * this one ticks HANG_GUARD_TICKS times has a stopped tick. This CPU's
+	 * own tick cannot time itself: a stopped one would never end the wait,
+	 * so its guard is the clock's. */
 	unsigned me = smp_processor_id();
 	for_each_online_cpu(cpu) {
 		unsigned long mine = ticks_on_cpu(me);
-		while (ticks_on_cpu(cpu) == before[cpu] && ticks_on_cpu(me) - mine < HANG_GUARD_TICKS)
+		u64 deadline = ktime_get_ns() + HANG_GUARD_NS;
+		while (ticks_on_cpu(cpu) == before[cpu] &&
+		       (cpu == me ? ktime_get_ns() < deadline : ticks_on_cpu(me) - mine < HANG_GUARD_TICKS))
 			cpu_relax();
 		KUNIT_EXPECT_GT(test, ticks_on_cpu(cpu), before[cpu]);
 	}
+}
+
+/* An IPI to an APIC id the xAPIC cannot name (an x2APIC MADT entry's id of
+ * 255 or more) must reach no CPU: sent as is, xAPIC keeps its low 8 bits,
+ * which here are another CPU's id (a STARTUP would restart that CPU). */
+#define TEST_IPI_VECTOR 0xf0
+static unsigned long test_ipis[NR_CPUS];
+
+static void count_test_ipi(struct pt_regs *regs)
+{
+	(void)regs;
+	apic_eoi();
+	__atomic_fetch_add(&test_ipis[smp_processor_id()], 1, __ATOMIC_RELAXED);
+}
+
+static void nothing(void *arg) { (void)arg; }
+
+/* The IPI was sent before the calls': once two calls came back, the CPU
+ * has taken it (it was pending before the first call's interrupt ended). */
+static unsigned long test_ipis_after_round_trips(unsigned cpu)
+{
+	smp_call_function_single(cpu, nothing, NULL, true);
+	smp_call_function_single(cpu, nothing, NULL, true);
+	return __atomic_load_n(&test_ipis[cpu], __ATOMIC_RELAXED);
+}
+
+static void ipis_to_an_apic_id_the_mode_cannot_name_are_refused(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, apic_id_valid(cpu_physical_id(smp_processor_id())));
+	KUNIT_EXPECT_FALSE(test, apic_id_valid(0xffffffffu));
+	/* A CPU the firmware did not describe has no APIC id an IPI could
+	 * reach (it had 0, usually the boot CPU's). */
+	KUNIT_EXPECT_FALSE(test, apic_id_valid(cpu_physical_id(nr_cpu_ids)));
+	KUNIT_EXPECT_FALSE(test, apic_id_valid(cpu_physical_id(NR_CPUS)));
+	if (x2apic_enabled())
+		kunit_skip(test, "x2APIC mode names every APIC id");
+	KUNIT_EXPECT_FALSE(test, apic_id_valid(0xff));
+	KUNIT_EXPECT_FALSE(test, apic_id_valid(0x100));
+	unsigned me = smp_processor_id(), other = NR_CPUS, cpu;
+	for_each_online_cpu(cpu)
+		if (cpu != me && other == NR_CPUS)
+			other = cpu;
+	if (other == NR_CPUS)
+		kunit_skip(test, "one CPU only");
+	u32 id = cpu_physical_id(other);
+	memset(test_ipis, 0, sizeof(test_ipis));
+	register_interrupt_handler(TEST_IPI_VECTOR, count_test_ipi);
+
+	/* The way there works: the CPU's own id reaches it. */
+	apic_send_ipi(id, TEST_IPI_VECTOR);
+	KUNIT_EXPECT_EQ(test, test_ipis_after_round_trips(other), 1);
+
+	struct printk_capture cap;
+	unsigned long refused = apic_unreachable_ipis;
+	printk_capture_begin(&cap, log, sizeof(log));
+	apic_send_ipi(id + 0x100, TEST_IPI_VECTOR);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, test_ipis_after_round_trips(other), 1);
+	KUNIT_EXPECT_EQ(test, apic_unreachable_ipis, refused + 1);
+	register_interrupt_handler(TEST_IPI_VECTOR, NULL);
 }
 
 struct clock_read {
@@ -240,6 +305,7 @@ static struct kunit_case smp_cases[] = {
 	KUNIT_CASE(spinlock_debug_catches_misuse),
 	KUNIT_CASE(the_tick_runs_on_every_cpu),
 	KUNIT_CASE(the_clock_is_monotonic_across_cpus),
+	KUNIT_CASE(ipis_to_an_apic_id_the_mode_cannot_name_are_refused),
 	{}
 };
 static struct kunit_suite smp_suite = { .name = "smp", .test_cases = smp_cases };

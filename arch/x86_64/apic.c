@@ -1,6 +1,9 @@
 /* Local APIC driver. The boot CPU picks the mode: x2APIC when CPUID says so
  * (MSR access, 32-bit APIC ids), else xAPIC (MMIO at the address the MADT
- * gives, mapped uncached at a fixed kernel address). */
+ * gives, mapped uncached at a fixed kernel address).
+ *
+ * Invariant: an IPI goes only to an APIC id the chosen mode can name
+ * (apic_id_valid); any other is refused, never truncated to 8 bits. */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
@@ -83,11 +86,29 @@ static void wait_icr_idle(void)
 		cpu_relax();
 }
 
+/* Linux's default_apic_id_valid and x2apic_apic_id_valid: xAPIC's
+ * destination field has 8 bits and 0xff is its broadcast, x2APIC's has 32
+ * bits and 0xffffffff is its broadcast. */
+bool apic_id_valid(u32 apic_id)
+{
+	return use_x2apic ? apic_id != 0xffffffffu : apic_id < 0xff;
+}
+
+unsigned long apic_unreachable_ipis;
+
 /* Interrupts are off across the two xAPIC writes: an interrupt handler
- * sending its own IPI between them would change the destination of ours. */
+ * sending its own IPI between them would change the destination of ours.
+ * An APIC id the mode cannot name is refused: xAPIC would take its low 8
+ * bits and interrupt (or INIT) some other CPU, or all of them. */
 static void apic_icr_write(u32 low, u32 dest)
 {
 	unsigned long flags;
+	if (!(low & APIC_DEST_ALLBUT) && !apic_id_valid(dest)) {
+		if (!__atomic_fetch_add(&apic_unreachable_ipis, 1, __ATOMIC_RELAXED))
+			pr_err("apic: IPI %#x to APIC id %u refused: %s mode cannot address it\n", low,
+			       dest, use_x2apic ? "x2APIC" : "xAPIC");
+		return;
+	}
 	__asm__ volatile("pushfq; popq %0; cli" : "=r"(flags)::"memory");
 	if (use_x2apic) {
 		/* WRMSR to the x2APIC is not serializing: make the data the
@@ -132,6 +153,8 @@ void apic_send_init(u32 apic_id)
 
 bool apic_wakeup_secondary(u32 apic_id, phys_addr_t trampoline)
 {
+	if (!apic_id_valid(apic_id))
+		return false;
 	/* Intel SDM vol. 3, 9.4.4: INIT, 10 ms, STARTUP, 200 us, STARTUP. */
 	apic_write(APIC_ESR, 0);
 	apic_icr_write(APIC_INT_LEVELTRIG | APIC_INT_ASSERT | APIC_DM_INIT, apic_id);

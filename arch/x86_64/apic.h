@@ -20,13 +20,19 @@ void lapic_init(void);
 u32 lapic_id(void);
 bool x2apic_enabled(void);
 void apic_eoi(void);
+/* Whether an IPI can name apic_id in the mode chosen (xAPIC: below 0xff;
+ * x2APIC: any id but the broadcast). The IPI functions below send nothing
+ * to another id (counted in apic_unreachable_ipis). */
+bool apic_id_valid(u32 apic_id);
+extern unsigned long apic_unreachable_ipis;
 void apic_send_ipi(u32 apic_id, u8 vector);
 void apic_send_ipi_all_but_self(u8 vector);
 /* An NMI to one CPU (tests of the NMI entry). */
 void apic_send_nmi(u32 apic_id);
 /* INIT only: puts a CPU back into wait-for-SIPI (a CPU that must stop). */
 void apic_send_init(u32 apic_id);
-/* INIT-SIPI-SIPI; returns false if the IPIs could not be sent. */
+/* INIT-SIPI-SIPI; returns false if the IPIs could not be sent (an APIC
+ * id the mode cannot address). */
 bool apic_wakeup_secondary(u32 apic_id, phys_addr_t trampoline);
 /* Calibrates (boot CPU, against the TSC) and starts the periodic tick. */
 void lapic_timer_init(void);

@@ -80,6 +80,15 @@ void cpu_detect(struct cpuinfo_x86 *c)
 		c->model += ((r[EAX] >> 16) & 0xf) << 4;
 	c->initial_apic_id = r[EBX] >> 24;
 	c->cache_line_size = ((r[EBX] >> 8) & 0xff) * 8;
+	/* Leaf 1 has 8 bits for it; the x2APIC id (leaf 0xb's EDX, when the
+	 * leaf exists: EBX non-zero) is whole, and is what the AP trampoline
+	 * compares, so the boot CPU is found by the same id (as Linux's
+	 * detect_extended_topology sets initial_apicid). */
+	if (c->max_leaf >= 0xb) {
+		cpuid_count(0xb, 0, &r[EAX], &r[EBX], &r[ECX], &r[EDX]);
+		if (r[EBX])
+			c->initial_apic_id = r[EDX];
+	}
 
 	for (unsigned f = 0; f < NR_X86_FEATURES; f++) {
 		if (!leaf_exists(c, feature_bits[f].leaf))

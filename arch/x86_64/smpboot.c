@@ -42,7 +42,11 @@ unsigned ap_identity_mismatches;
 void (*ap_idle_entry)(void);
 
 #define AP_STACK_ORDER 2 /* 16 KiB */
-#define AP_ANSWER_TIMEOUT_NS 500000000ull
+/* Linux's do_wait_cpu_cpumask waits 10 s too. Under TCG on a loaded host a
+ * vCPU thread can go unscheduled for far longer than the 500 ms this once
+ * was: the AP was left out for a host's load (smp.every_cpu_is_up_on_its_node
+ * failed), though it was sound. Only a CPU that is really absent costs it. */
+#define AP_ANSWER_TIMEOUT_NS 10000000000ull
 
 struct trampoline_params {
 	u32 cr3;
@@ -115,6 +119,16 @@ static struct trampoline_params *tramp_params(void)
 static bool start_one(unsigned cpu)
 {
 	int nid = cpu_to_node(cpu);
+	u32 apic_id = cpu_physical_id(cpu);
+	/* As Linux's acpi_parse_x2apic ignoring an id !apic_id_valid(): an
+	 * x2APIC entry's id of 255 or more, on a CPU run in xAPIC mode, cannot
+	 * be named by INIT or STARTUP (its low 8 bits would start another CPU,
+	 * a running one, or all of them through the broadcast id 0xff). */
+	if (!apic_id_valid(apic_id)) {
+		pr_err("smp: CPU %u (APIC id %u) cannot be addressed in %s mode; left out\n", cpu, apic_id,
+		       x2apic_enabled() ? "x2APIC" : "xAPIC");
+		return false;
+	}
 	void *stack = cpu_alloc_pages(cpu, AP_STACK_ORDER);
 	unsigned tables_order = 0;
 	while ((PAGE_SIZE << tables_order) < sizeof(struct cpu_tables))
@@ -137,7 +151,6 @@ static bool start_one(unsigned cpu)
 	p->stack = ap_stack_hi[cpu];
 	p->entry = (u64)(uintptr_t)ap_start;
 	p->cpu = cpu;
-	u32 apic_id = cpu_physical_id(cpu);
 	ap_state[cpu] = AP_STARTING;
 	__atomic_store_n(&p->ack, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&p->apic_id, apic_id, __ATOMIC_SEQ_CST);
