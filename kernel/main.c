@@ -40,7 +40,6 @@ kernel_param_flag("numa", numa_enabled, "numa=off ignores the SRAT: one node");
 static bool show_help;
 kernel_param_flag("help", show_help, "list the command-line options at boot");
 
-
 static void setup_acpi_and_numa(void)
 {
 	const void *rsdp = boot_info.rsdp;
@@ -74,7 +73,6 @@ static void setup_acpi_and_numa(void)
 			boot_cpu_index = c;
 	this_cpu_write(cpu_number, boot_cpu_index);
 }
-
 
 /* What mm is handed (mm_init.c, step 1): memblock learns the RAM of every
  * node, and what the boot left in memory is reserved before anything is

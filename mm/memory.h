@@ -92,5 +92,4 @@ void memory_init(void);
  * (AnonPages); PageTables is nr_user_pagetable_pages() (mm/pgtable.h). */
 unsigned long nr_anon_pages(void);
 
-
 #endif

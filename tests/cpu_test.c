@@ -16,7 +16,6 @@
 #include "mm/kernel_map.h"
 #include "tests/kunit.h"
 
-
 static void features_match_cpuid(struct kunit *test)
 {
 	u32 a, b, c, d;

@@ -35,7 +35,6 @@ __section(".bss.page_aligned") __aligned(4096) pgd_t swapper_pg_dir[PTRS_PER_TAB
 phys_addr_t direct_map_end;
 unsigned long direct_map_page_size;
 
-
 /* The pool lives in the kernel image: its physical address is known, and
  * before the switch its direct-map alias is reached through the boot
  * loader-era tables (which map the first 4 GiB there). */
