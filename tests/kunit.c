@@ -26,12 +26,14 @@
  * none; one case runs at a time, on one thread, and current_test is only
  * that thread's. */
 #include "tests/kunit.h"
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
@@ -322,6 +324,28 @@ void kunit_expect_resources_back(struct kunit *test, const struct kunit_resource
 	if (now.slab_objects != before->slab_objects)
 		kunit_fail(test, false, __FILE__, __LINE__, "%lu slab objects in use before, %lu after",
 			   before->slab_objects, now.slab_objects);
+}
+
+bool kunit_wait_while_progressing(const volatile unsigned long *value, unsigned long target,
+				  const volatile unsigned long *progress)
+{
+	unsigned long seen_v = ~0ul, seen_p = ~0ul;
+	u64 deadline = 0;
+	for (;;) {
+		unsigned long now_v = __atomic_load_n(value, __ATOMIC_ACQUIRE);
+		unsigned long now_p = progress ? __atomic_load_n(progress, __ATOMIC_RELAXED) : 0;
+		if (now_v >= target)
+			return true;
+		u64 now = ktime_get_ns();
+		if (now_v != seen_v || now_p != seen_p) {
+			seen_v = now_v;
+			seen_p = now_p;
+			deadline = now + KUNIT_HANG_GUARD_NS;
+		} else if (now > deadline) {
+			return false;
+		}
+		cpu_relax();
+	}
 }
 
 /* The last case of every suite: nothing the suite allocated is left, and

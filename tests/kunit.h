@@ -141,6 +141,15 @@ void kunit_resources_take(struct kunit_resources *r);
 /* Fails (as an expectation) for each figure that differs from before's. */
 void kunit_expect_resources_back(struct kunit *test, const struct kunit_resources *before);
 
+/* The hang guard of a case that waits for other CPUs: waits until *value
+ * reaches target and returns true; returns false only after
+ * KUNIT_HANG_GUARD_NS in which neither *value nor *progress (a counter the
+ * awaited work moves, or NULL) changed. A slow or loaded host stretches the
+ * wait; only a hang ends it, so timing never decides the case. */
+#define KUNIT_HANG_GUARD_NS 20000000000ull
+bool kunit_wait_while_progressing(const volatile unsigned long *value, unsigned long target,
+				  const volatile unsigned long *progress);
+
 /* What the assertion macros call. */
 void kunit_fail(struct kunit *test, bool assert, const char *file, int line, const char *fmt, ...)
 	__printf(5, 6);

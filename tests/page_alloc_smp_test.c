@@ -7,9 +7,9 @@
  *
  * Waits are bounded as hang guards, or as the window in which a broken rule
  * would show (WINDOW_NS): the fixed code's outcome never depends on them. A
- * hang guard runs out only after HANG_GUARD_NS without progress (a step, or
- * a count the awaited work moves): a loaded host makes the work slow, never
- * stand still. Every case gives back what it took (free_pages_restored
+ * hang guard (kunit_wait_while_progressing) runs out only after
+ * KUNIT_HANG_GUARD_NS without progress (a step, or a count the awaited work
+ * moves): a loaded host makes the work slow, never stand still. Every case gives back what it took (free_pages_restored
  * checks). */
 #include "arch/x86_64/cpu.h"
 #include "kernel/printk.h"
@@ -19,36 +19,15 @@
 #include "mm/page_alloc.h"
 #include "tests/kunit.h"
 
-#define HANG_GUARD_NS 20000000000ull /* 20 s without progress: a hang, turned into a failure */
 #define WINDOW_NS 200000000ull       /* 200 ms for a broken rule to show */
 
-/* Waits until *step reaches target; false only after HANG_GUARD_NS in
- * which neither *step nor *progress (NULL: none) changed. */
-static bool wait_for_step_progress(volatile int *step, int target, volatile unsigned long *progress)
+
+static bool wait_for_step(volatile unsigned long *step, unsigned long target)
 {
-	int seen_step = -1;
-	unsigned long seen = 0;
-	u64 deadline = 0;
-	for (;;) {
-		int now_step = __atomic_load_n(step, __ATOMIC_ACQUIRE);
-		unsigned long now_progress = progress ? __atomic_load_n(progress, __ATOMIC_RELAXED) : 0;
-		if (now_step >= target)
-			return true;
-		u64 now = ktime_get_ns();
-		if (now_step != seen_step || now_progress != seen) {
-			seen_step = now_step;
-			seen = now_progress;
-			deadline = now + HANG_GUARD_NS;
-		} else if (now > deadline) {
-			return false;
-		}
-		cpu_relax();
-	}
+	return kunit_wait_while_progressing(step, target, NULL);
 }
 
-static bool wait_for_step(volatile int *step, int target) { return wait_for_step_progress(step, target, NULL); }
-
-static void set_step(volatile int *step, int v) { __atomic_store_n(step, v, __ATOMIC_RELEASE); }
+static void set_step(volatile unsigned long *step, unsigned long v) { __atomic_store_n(step, v, __ATOMIC_RELEASE); }
 
 /* Some online CPU other than this one, or NR_CPUS. */
 static unsigned other_cpu(void)
@@ -66,7 +45,7 @@ static bool node_has_memory(int nid) { return node_data[nid] && node_data[nid]->
 
 struct list_owner {
 	int nid;
-	volatile int step; /* 1: list filled, interrupts off; 2: drain called; 3: done */
+	volatile unsigned long step; /* 1: list filled, interrupts off; 2: drain called; 3: done */
 	int count_before, count_during;
 };
 
@@ -124,7 +103,7 @@ static void drain_leaves_a_list_alone_while_its_cpu_has_interrupts_off(struct ku
 
 struct counting {
 	int nid;
-	volatile int step; /* 1: the partner is ready; 2: go; 3: the partner is done */
+	volatile unsigned long step; /* 1: the partner is ready; 2: go; 3: the partner is done */
 	unsigned long failed;
 	volatile unsigned long rounds; /* the partner's, as it goes */
 };
@@ -177,7 +156,7 @@ static void numa_counters_lose_nothing_across_cpus(struct kunit *test)
 	set_step(&c.step, 2);
 	unsigned long failed = count_allocations(nid, NULL);
 	/* 100,000 rounds take seconds under TCG, many more on a loaded host. */
-	KUNIT_EXPECT_TRUE(test, wait_for_step_progress(&c.step, 3, &c.rounds));
+	KUNIT_EXPECT_TRUE(test, kunit_wait_while_progressing(&c.step, 3, &c.rounds));
 	KUNIT_EXPECT_EQ(test, kthread_join(t), 0);
 	KUNIT_EXPECT_EQ(test, failed + c.failed, 0);
 
@@ -200,8 +179,8 @@ static void numa_counters_lose_nothing_across_cpus(struct kunit *test)
 
 struct unregisterer {
 	struct shrinker *victim;
-	volatile int step; /* 1: go; 2: calling unregister_shrinker; 3: it returned */
-	int step_seen_in_walk;
+	volatile unsigned long step; /* 1: go; 2: calling unregister_shrinker; 3: it returned */
+	unsigned long step_seen_in_walk;
 };
 static struct unregisterer partner;
 

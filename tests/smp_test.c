@@ -20,37 +20,12 @@
 #include "mm/numa.h"
 #include "tests/kunit.h"
 
-#define HANG_GUARD_NS 20000000000ull /* 20 s without progress: a hang, turned into a failure */
+#define HANG_GUARD_NS KUNIT_HANG_GUARD_NS
 #define HANG_GUARD_TICKS (HANG_GUARD_NS / (1000000000ull / HZ))
-
-/* Waits until *v reaches target. Gives up only when neither *v nor
- * *progress (a counter the awaited work moves, or NULL) changed for
- * HANG_GUARD_NS: a slow host stretches the wait, only a hang ends it. */
-static bool wait_until_progress(volatile unsigned long *v, unsigned long target,
-				volatile unsigned long *progress)
-{
-	unsigned long seen_v = ~0ul, seen_p = ~0ul;
-	u64 deadline = 0;
-	for (;;) {
-		unsigned long now_v = __atomic_load_n(v, __ATOMIC_ACQUIRE);
-		unsigned long now_p = progress ? __atomic_load_n(progress, __ATOMIC_RELAXED) : 0;
-		if (now_v >= target)
-			return true;
-		u64 now = ktime_get_ns();
-		if (now_v != seen_v || now_p != seen_p) {
-			seen_v = now_v;
-			seen_p = now_p;
-			deadline = now + HANG_GUARD_NS;
-		} else if (now > deadline) {
-			return false;
-		}
-		cpu_relax();
-	}
-}
 
 static bool wait_until(volatile unsigned long *v, unsigned long target)
 {
-	return wait_until_progress(v, target, NULL);
+	return kunit_wait_while_progressing(v, target, NULL);
 }
 
 struct where {
@@ -152,7 +127,7 @@ static void spinlock_keeps_a_shared_counter_exact(struct kunit *test)
 	/* Every increment is progress. Asserting here on a guard that fired
 	 * while the others still spun with interrupts off would also fail the
 	 * cases after this one (their ticks stopped): so only a hang ends it. */
-	KUNIT_ASSERT_TRUE(test, wait_until_progress(&stress_done, n, &stress_counter));
+	KUNIT_ASSERT_TRUE(test, kunit_wait_while_progressing(&stress_done, n, &stress_counter));
 	KUNIT_EXPECT_EQ(test, stress_counter, (unsigned long)n * stress_k);
 	KUNIT_EXPECT_EQ(test, spinlock_bugs, bugs);
 	KUNIT_EXPECT_FALSE(test, spin_is_locked(&stress_lock));
