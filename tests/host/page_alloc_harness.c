@@ -6,6 +6,11 @@ const struct host_mm_config ring = {
 	.node_bytes = { NODE_BYTES, NODE_BYTES, NODE_BYTES, NODE_BYTES },
 };
 
+const struct host_mm_config ring_node3_memoryless = {
+	.nr_nodes = NR_NODES,
+	.node_bytes = { NODE_BYTES, NODE_BYTES, NODE_BYTES * 2, 0 },
+};
+
 struct mm_shadow shadow;
 char printed[8192];
 static struct mm_snapshot boot_shape;

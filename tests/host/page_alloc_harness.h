@@ -21,6 +21,9 @@
 #define MEM (NODE_BYTES * NR_NODES)
 
 extern const struct host_mm_config ring;
+/* The same ring with node 3 memoryless (a CPU-only node), its memory on
+ * node 2 so that the total stays. */
+extern const struct host_mm_config ring_node3_memoryless;
 extern struct mm_shadow shadow;
 /* What the allocator printed between capture_begin and capture_end. */
 extern char printed[8192];

@@ -203,10 +203,7 @@ static void empty_mask_fails_cleanly(struct ktest *t)
 
 static void memoryless_mask_fails_cleanly(struct ktest *t)
 {
-	struct host_mm_config cfg = ring;
-	cfg.node_bytes[3] = 0;
-	cfg.node_bytes[2] = NODE_BYTES * 2; /* keep the same total */
-	boot(&cfg);
+	boot(&ring_node3_memoryless);
 	KTEST_ASSERT_EQ(t, NODE_DATA(3)->managed_pages, 0);
 	nodemask_t only3 = nodemask_of_node(3);
 	expect_clean_failure(t, 0, &only3, "nodemask=3,");

@@ -291,10 +291,7 @@ static void thisnode_fails_instead_of_falling_back(struct ktest *t)
 
 static void memoryless_node_allocates_from_the_nearest(struct ktest *t)
 {
-	struct host_mm_config cfg = ring;
-	cfg.node_bytes[3] = 0;
-	cfg.node_bytes[2] = NODE_BYTES * 2; /* keep the same total */
-	boot(&cfg);
+	boot(&ring_node3_memoryless);
 	KTEST_ASSERT_NOT_NULL(t, NODE_DATA(3));
 	KTEST_EXPECT_EQ(t, NODE_DATA(3)->managed_pages, 0);
 	KTEST_EXPECT_EQ(t, NODE_DATA(3)->nr_fallback, 3);
