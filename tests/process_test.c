@@ -20,8 +20,8 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "kernel/topology.h"
 #include "mm/mmu_context.h"
-#include "mm/numa.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -256,8 +256,8 @@ static void user_mode_is_preemptible(struct kunit *test)
 	 * and the spinner go on to exit normally. And one in kernel mode,
 	 * here, which must not swap. */
 	unsigned long nmis = per_cpu(nmi_count, cpu), my_nmis = this_cpu_read(nmi_count);
-	apic_send_nmi(numa_topology.cpus[cpu].apic_id);
-	apic_send_nmi(numa_topology.cpus[smp_processor_id()].apic_id);
+	apic_send_nmi(cpu_physical_id(cpu));
+	apic_send_nmi(cpu_physical_id(smp_processor_id()));
 	start = ticks_on_cpu(smp_processor_id());
 	while (per_cpu(nmi_count, cpu) == nmis && ticks_on_cpu(smp_processor_id()) - start < GUARD_TICKS)
 		schedule_timeout_uninterruptible(1);
@@ -292,7 +292,7 @@ static void user_mode_is_preemptible(struct kunit *test)
 static void nmi_with_the_user_gs_in_kernel_mode(struct kunit *test)
 {
 	unsigned long before = this_cpu_read(nmi_count), flags;
-	u32 apic_id = numa_topology.cpus[smp_processor_id()].apic_id;
+	u32 apic_id = cpu_physical_id(smp_processor_id());
 	local_irq_save(flags);
 	__asm__ volatile("swapgs" ::: "memory"); /* GS = the user's (0) */
 	apic_send_nmi(apic_id);
