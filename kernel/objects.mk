@@ -9,6 +9,7 @@ KERNEL_SRCS += \
 	kernel/crash.c \
 	kernel/elf.c \
 	kernel/file.c \
+	kernel/futex.c \
 	kernel/ksyms.c \
 	kernel/main.c \
 	kernel/memmap.c \

@@ -393,6 +393,7 @@ static struct task_struct *create_task(int (*threadfn)(void *), void *data, unsi
 	*(unsigned long *)p->stack = STACK_END_MAGIC;
 	strlcpy(p->comm, name, sizeof(p->comm));
 	p->cpu = cpu;
+	p->cpus_mask.bits = 1ull << cpu;
 	p->flags = flags;
 	p->threadfn = threadfn;
 	p->data = data;
@@ -478,6 +479,10 @@ int kthread_stop(struct task_struct *k)
 }
 
 unsigned long nr_kthreads(void) { return __atomic_load_n(&kthreads_alive, __ATOMIC_RELAXED); }
+unsigned int select_task_rq_fork(struct task_struct *parent) { return parent->cpu; }
+
+void sched_fork(struct task_struct *p, struct task_struct *parent) { p->cpus_mask = parent->cpus_mask; }
+
 unsigned long nr_context_switches_cpu(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_switches); }
 unsigned long nr_resched_ipis_cpu(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_resched_ipis); }
 struct task_struct *idle_task(unsigned int cpu) { return cpu_rq(cpu)->idle; }

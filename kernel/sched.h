@@ -32,7 +32,9 @@
 #define KERNEL_SCHED_H
 
 #include "kernel/list.h"
+#include "arch/x86_64/processor.h"
 #include "kernel/percpu.h"
+#include "kernel/smp.h"
 #include "kernel/types.h"
 #include "kernel/wait.h"
 
@@ -81,6 +83,8 @@ struct task_struct {
 	int pid;                       /* process id (its tgid too: one thread each) */
 	struct files_struct *files;    /* open files (kernel/file.c) */
 	void *fpu_state;               /* 512-byte FXSAVE area, 16-byte aligned */
+	struct thread_struct thread;   /* FS/GS bases (arch/x86_64/processor.h) */
+	struct cpumask cpus_mask;      /* CPUs it may run on (its affinity) */
 	unsigned long user_rsp;        /* scratch for the syscall entry */
 	struct process_result *result; /* how it ended, filled at exit */
 };
@@ -151,6 +155,13 @@ int kthread_stop(struct task_struct *k);
 int kthread_join(struct task_struct *k);
 /* Ends the current thread (what returning from threadfn does). */
 __noreturn void do_exit(int code);
+
+/* Thread creation (clone): the CPU a new thread of parent starts on, and
+ * what it inherits from the scheduler's side of parent (its affinity).
+ * Provisional (issue 10 in progress): parent's CPU; the scheduler work
+ * picks the least loaded CPU allowed. */
+unsigned int select_task_rq_fork(struct task_struct *parent);
+void sched_fork(struct task_struct *p, struct task_struct *parent);
 
 /* Task_structs made by kthread_create_on_cpu and not yet reaped. */
 unsigned long nr_kthreads(void);

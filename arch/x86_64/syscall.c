@@ -13,6 +13,8 @@
 #include "arch/x86_64/uaccess.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
+#include "kernel/sched.h"
+#include "mm/slab.h"
 #include "kernel/syscall.h"
 
 #define MSR_EFER 0xc0000080
@@ -95,4 +97,18 @@ void fpu_switch(void *prev_state, void *next_state)
 		__asm__ volatile("fxsave64 (%0)" ::"r"(prev_state) : "memory");
 	if (next_state)
 		__asm__ volatile("fxrstor64 (%0)" ::"r"(next_state) : "memory");
+}
+
+int fpu_clone(struct task_struct *dst, struct task_struct *src)
+{
+	void *area = kmalloc(FPU_STATE_SIZE, GFP_KERNEL);
+	if (!area)
+		return -ENOMEM;
+	if (src != current)
+		panic("BUG: fpu_clone from %s, which is not the current task", src->comm);
+	/* The registers are live in the CPU (src is running): save them
+	 * straight into the copy. */
+	__asm__ volatile("fxsave64 (%0)" ::"r"(area) : "memory");
+	dst->fpu_state = area;
+	return 0;
 }

@@ -16,6 +16,10 @@ __noreturn void enter_user_mode(u64 rip, u64 rsp);
 #define FPU_STATE_SIZE 512
 /* A fresh FXSAVE image (FNINIT's state, MXCSR default). */
 void fpu_state_init(void *area);
+struct task_struct;
+/* Gives dst (a new thread) an FPU area holding a copy of the registers of
+ * src, which is the current task (Linux's fpu_clone); 0 or -ENOMEM. */
+int fpu_clone(struct task_struct *dst, struct task_struct *src);
 /* Saves the registers into prev_state (if any), loads next_state (if any). */
 void fpu_switch(void *prev_state, void *next_state);
 
