@@ -543,6 +543,75 @@ SYSCALL_DEFINE3(write, unsigned int, fd, const char __user *, buf, size_t, count
 	return do_write(fget(current->files, fd), buf, count, true);
 }
 
+/* readv and writev (Linux's do_readv/do_writev and import_iovec, fs/read_write.c
+ * and lib/iov_iter.c): EBADF before the vector is looked at; more than
+ * UIO_MAXIOV entries is EINVAL; the vector is copied in whole (EFAULT); a
+ * length negative as ssize_t is EINVAL; the total is capped at MAX_RW_COUNT by
+ * shortening the entries that pass it. The entries are then transferred in
+ * order: a short transfer ends the call, and an error after some bytes were
+ * transferred returns the count so far. */
+#define UIO_MAXIOV 1024
+struct iovec {
+	void __user *iov_base;
+	size_t iov_len;
+};
+
+static long do_iov(unsigned long fd, const struct iovec __user *uvec, unsigned long vlen, bool write)
+{
+	struct file *f = fget(current->files, fd);
+	if (!f || !(f->f_mode & (write ? FMODE_WRITE : FMODE_READ)))
+		return -EBADF;
+	if (vlen > UIO_MAXIOV)
+		return -EINVAL;
+	if (!vlen)
+		return 0;
+	struct iovec *iov = kcalloc(vlen, sizeof(*iov), GFP_KERNEL);
+	if (!iov)
+		return -ENOMEM;
+	long ret = 0;
+	if (copy_from_user(iov, uvec, vlen * sizeof(*iov))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	size_t total = 0;
+	for (unsigned long i = 0; i < vlen; i++) {
+		if ((long)iov[i].iov_len < 0) {
+			ret = -EINVAL;
+			goto out;
+		}
+		if (iov[i].iov_len > MAX_RW_COUNT - total)
+			iov[i].iov_len = MAX_RW_COUNT - total;
+		total += iov[i].iov_len;
+	}
+	for (unsigned long i = 0; i < vlen; i++) {
+		if (!iov[i].iov_len)
+			continue;
+		long n = write ? do_write(f, iov[i].iov_base, iov[i].iov_len, true)
+			       : do_read(f, iov[i].iov_base, iov[i].iov_len, &f->f_pos, true);
+		if (n < 0) {
+			if (!ret)
+				ret = n;
+			break;
+		}
+		ret += n;
+		if ((size_t)n < iov[i].iov_len)
+			break;
+	}
+out:
+	kfree(iov);
+	return ret;
+}
+
+SYSCALL_DEFINE3(readv, unsigned long, fd, const struct iovec __user *, vec, unsigned long, vlen)
+{
+	return do_iov(fd, vec, vlen, false);
+}
+
+SYSCALL_DEFINE3(writev, unsigned long, fd, const struct iovec __user *, vec, unsigned long, vlen)
+{
+	return do_iov(fd, vec, vlen, true);
+}
+
 SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, long, pos)
 {
 	return do_pread(fget(current->files, fd), buf, count, pos, true);

@@ -215,13 +215,15 @@ void schedule(void)
 	rq->curr = next;
 	this_cpu_write(current_task, next);
 	/* User context: the address space, the stack that user-mode entries
-	 * land on, the SSE registers (kernel threads use none of them). */
+	 * land on, the SSE registers and the FS/GS bases (kernel threads use none of
+	 * them). */
 	if (prev->mm != next->mm)
 		switch_mm(prev->mm, next->mm);
 	if (next->mm)
 		set_kernel_stack((unsigned long)next->stack + THREAD_SIZE);
 	if (prev->fpu_state || next->fpu_state)
 		fpu_switch(prev->fpu_state, next->fpu_state);
+	switch_fsgs(prev, next);
 	rq->nr_switches++;
 	/* As Linux's __schedule: a task that goes to sleep gave the CPU up;
 	 * one still runnable was preempted or yielded. */

@@ -9,4 +9,9 @@ struct thread_struct {
 	unsigned long gsbase;
 };
 
+struct task_struct;
+/* Loads next's user FS and GS bases (a user task's; kernel threads use
+ * neither), at every context switch (arch/x86_64/process_64.c). */
+void switch_fsgs(struct task_struct *prev, struct task_struct *next);
+
 #endif
