@@ -1,8 +1,9 @@
-/* user-linux-runner: runs the host Linux builds of the user test and crash
- * programs (tests/user/, built with glibc into build/user-linux/) and
- * reports them as one KTAP version 1 suite, "user_linux", one case per
+/* user-linux-runner: runs the user test and crash programs (tests/user/,
+ * built once with musl-gcc -static, plus their glibc builds, into
+ * build/user/<name>.elf: the very files the ISO carries) on the host Linux
+ * and reports them as one KTAP version 1 suite, "user_linux", one case per
  * program, so that `mmlab-runner test --host` counts them beside the
- * kernel's "user" suite, where the mmlab builds of the same sources run.
+ * kernel's "user" suite, where the same files run as mmlab processes.
  *
  * Verdicts, the same protocol the kernel applies:
  *   test program:  exit 0 = ok, exit 77 = ok # SKIP <its last output line>,
@@ -17,14 +18,11 @@
  *
  * Usage: user-linux-runner [--dir DIR] [--suffix S] [--suite NAME]
  *                          [--timeout S] [NAME...]
- * DIR defaults to ../user-linux beside this executable; programs are
- * DIR/<name><suffix>. `--dir build/user --suffix .elf --suite user_elf_on_linux`
- * runs the mmlab builds on the host instead (they are Linux-ABI static
- * binaries: a test of our C library; pte_table_growth then fails by design,
- * it asserts mmlab's VmPTE behaviour). The program lists
- * come from USER_TEST_NAMES / USER_CRASH_NAMES (space-separated, given by
- * tests/user/user.mk with -D); NAMEs select some of them. Exit status 0 if
- * every case passed or was skipped, 1 otherwise. */
+ * DIR defaults to ../user beside this executable and S to ".elf"; programs
+ * are DIR/<name><suffix>. The program lists come from USER_TEST_NAMES /
+ * USER_CRASH_NAMES (space-separated, given by tests/user/user.mk with -D);
+ * NAMEs select some of them. Exit status 0 if every case passed or was
+ * skipped, 1 otherwise. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -247,7 +245,7 @@ static void last_line(const struct outcome *o, char *buf, size_t size)
 int main(int argc, char **argv)
 {
 	char dir[PATH_MAX + 16] = "";
-	const char *suffix = "", *suite = "user_linux";
+	const char *suffix = ".elf", *suite = "user_linux";
 	int timeout_s = 60;
 	bool selected[MAX_PROGRAMS] = { false };
 	bool any_selected = false;
@@ -290,7 +288,7 @@ int main(int argc, char **argv)
 		self[n] = 0;
 		char *slash = strrchr(self, '/');
 		*slash = 0;
-		snprintf(dir, sizeof(dir), "%s/../user-linux", self);
+		snprintf(dir, sizeof(dir), "%s/../user", self);
 	}
 
 	size_t ncases = 0;

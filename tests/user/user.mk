@@ -1,23 +1,27 @@
-# User-space test and benchmark programs (tests/user/), built twice from the
-# same sources: for mmlab (static ELF64 executables on our own tiny C
-# library, carried on the ISO as multiboot2 modules) and for the host Linux
-# with its glibc, so that behaviour can be compared side by side.
-# Included from the top-level Makefile, which defines B, CC, HOSTCC,
-# HOST_CFLAGS, CROSS_COMPILE, Q and say.
+# User-space test and benchmark programs (tests/user/): every program is
+# built ONCE, with `musl-gcc -static` (Debian's musl-tools), and that same
+# file is what the ISO carries (a multiboot2 module, run as an mmlab process)
+# and what the host runner runs on the host's Linux. A program that must
+# tell the kernels apart asks uname(2) at run time (on_mmlab() in
+# common/check.h). Some programs are also built with glibc (gcc -static,
+# gcc -static-pie) from the same source, as programs of their own.
+# Included from the top-level Makefile, which defines B, HOSTCC, Q and say.
 #
-#   USER_TEST_NAMES, USER_CRASH_NAMES, USER_BENCH_NAMES   the programs, by kind
-#   USER_ELFS        $(B)/user/<name>.elf        (mmlab builds)
-#   USER_LINUX_BINS  $(B)/user-linux/<name>      (host glibc builds)
-#   USER_HOST_TESTS  $(B)/host/user-linux-runner (runs the Linux test and
-#                    crash builds, prints KTAP suite "user_linux"; for the
-#                    runner's --host)
-#   make user-programs       builds USER_ELFS and USER_LINUX_BINS
-#   make bench-user-linux    runs the Linux bench builds with --bench, figures
-#                            in $(B)/bench/user-linux.txt
-#   make user-elfs-on-host   runs the mmlab builds on the host Linux through
-#                            the runner (a test of our C library; fails
-#                            pte_table_growth by design: it asserts mmlab's
-#                            VmPTE, which Linux with CONFIG_PT_RECLAIM frees)
+#   USER_TEST_NAMES, USER_CRASH_NAMES, USER_BENCH_NAMES, USER_DEMO_NAMES,
+#   USER_AUX_NAMES   the programs, by kind (tests/user/<kind>/<name>.c);
+#                    after this file, each list also holds the glibc
+#                    builds of its programs (<name>_glibc, <name>_glibc_pie)
+#   USER_GLIBC_NAMES      programs also built with gcc -static (glibc),
+#                         as <name>_glibc, a program of the same kind
+#   USER_GLIBC_PIE_NAMES  programs also built with gcc -static-pie, as
+#                         <name>_glibc_pie
+#   USER_ELFS        $(B)/user/<name>.elf, every build (musl and glibc)
+#   USER_HOST_TESTS  $(B)/host/user-linux-runner (runs the test and crash
+#                    programs of $(B)/user on the host, prints KTAP suite
+#                    "user_linux"; for the runner's --host)
+#   make user-programs       builds USER_ELFS
+#   make bench-user-linux    runs the bench programs on the host with
+#                            --bench, figures in $(B)/bench/user-linux.txt
 
 USER_DIR := tests/user
 
@@ -26,88 +30,97 @@ USER_DIR := tests/user
 # tests/user/bench/<name>.c (run with --bench; "bench: what: value unit"),
 # tests/user/demo/<name>.c (run at boot by `make run`),
 # tests/user/aux/<name>.c (started by in-kernel tests: tests/process_test.c).
-USER_TEST_NAMES := mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
-	efault procfs syscall_misc pte_table_growth libc_basic
+USER_TEST_NAMES := hello mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
+	efault procfs syscall_misc pte_table_growth
 USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write
 USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full
 USER_DEMO_NAMES := mm_tour
 USER_AUX_NAMES := exit_with spin
-USER_NAMES := $(USER_TEST_NAMES) $(USER_CRASH_NAMES) $(USER_BENCH_NAMES) $(USER_DEMO_NAMES) \
-	$(USER_AUX_NAMES)
+
+# The glibc builds: a name listed here (a program of any kind above) gets a
+# second, third program from the same source.
+USER_GLIBC_NAMES := hello
+USER_GLIBC_PIE_NAMES := hello
+
+USER_KINDS := TEST CRASH BENCH DEMO AUX
+USER_SRC_NAMES := $(foreach k,$(USER_KINDS),$(USER_$(k)_NAMES))
 
 # A program's source is found by looking in each kind's folder; a name must
 # be in exactly one of them (else which one is built would be an accident).
 USER_KIND_DIRS := tests crash bench demo aux
 user_srcs = $(wildcard $(patsubst %,$(USER_DIR)/%/$(1).c,$(USER_KIND_DIRS)))
 user_src = $(firstword $(call user_srcs,$(1)))
-$(foreach n,$(USER_NAMES),$(if $(call user_src,$(n)),,\
+$(foreach n,$(USER_SRC_NAMES),$(if $(call user_src,$(n)),,\
 	$(error tests/user: no $(n).c in any of $(USER_KIND_DIRS)))$(if $(word 2,$(call user_srcs,$(n))),\
-	$(error tests/user: $(n).c is in more than one folder: $(call user_srcs,$(n)))))
+	$(error tests/user: $(n).c is in more than one folder: $(call user_srcs,$(n))))$(if \
+	$(filter %_glibc %_glibc_pie,$(n)),$(error tests/user: $(n): the _glibc and _glibc_pie endings are the glibc builds' names)))
+$(foreach n,$(USER_GLIBC_NAMES) $(USER_GLIBC_PIE_NAMES),$(if $(filter $(n),$(USER_SRC_NAMES)),,\
+	$(error tests/user: USER_GLIBC(_PIE)_NAMES: $(n) is not a program of any kind)))
+
+# Each kind's list gains the glibc builds of its programs (same kind, same
+# verdicts), so that the ISO's module lines and the host runner see them.
+$(foreach k,$(USER_KINDS),$(eval USER_$(k)_NAMES := $(USER_$(k)_NAMES) \
+	$(patsubst %,%_glibc,$(filter $(USER_GLIBC_NAMES),$(USER_$(k)_NAMES))) \
+	$(patsubst %,%_glibc_pie,$(filter $(USER_GLIBC_PIE_NAMES),$(USER_$(k)_NAMES)))))
+USER_NAMES := $(foreach k,$(USER_KINDS),$(USER_$(k)_NAMES))
 
 USER_ELFS := $(patsubst %,$(B)/user/%.elf,$(USER_NAMES))
-USER_LINUX_BINS := $(patsubst %,$(B)/user-linux/%,$(USER_NAMES))
 USER_HOST_TESTS := $(B)/host/user-linux-runner
 
-# The mmlab build: freestanding, our headers first, then the compiler's
-# (stdint.h, stddef.h, stdarg.h, stdbool.h, limits.h via ours); static
-# non-PIE at ld's default 0x400000; no TLS, so no stack protector.
-# -fno-tree-loop-distribute-patterns keeps memset/memcpy from calling
-# themselves. -MD, not -MMD: our headers are system headers here.
+# One set of flags for every build; each C library adds how it links.
+# musl: static, non-PIE at ld's default 0x400000 (static-PIE is a glibc
+# build of its own). glibc: gcc -static (non-PIE), gcc -static-pie.
+USER_MUSL_CC ?= musl-gcc
+USER_GLIBC_CC ?= $(HOSTCC)
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations \
-	-ffreestanding -nostdinc -isystem $(USER_DIR)/include \
-	-isystem $(shell $(CC) -print-file-name=include) -D__mmlab__ \
-	-fno-pie -fno-stack-protector -fno-tree-loop-distribute-patterns \
-	-ffunction-sections -fdata-sections -I$(USER_DIR)/common -MD -MP
-USER_LDFLAGS := -static -nostdlib -no-pie -Wl,--gc-sections -Wl,-z,max-page-size=0x1000 \
-	-Wl,-z,noexecstack -Wl,--build-id=none
+	-D_GNU_SOURCE -ffunction-sections -fdata-sections -I$(USER_DIR)/common -MMD -MP
+USER_LDFLAGS := -Wl,--gc-sections -Wl,-z,max-page-size=0x1000 -Wl,-z,noexecstack -Wl,--build-id=none
 USER_OBJ := $(B)/user/obj
-USER_LIB_OBJS := $(patsubst $(USER_DIR)/%,$(USER_OBJ)/%.o,$(basename $(wildcard $(USER_DIR)/lib/*.c $(USER_DIR)/lib/*.S)))
-USER_CHECK_OBJ := $(USER_OBJ)/common/check.o
 
-$(USER_OBJ)/%.o: $(USER_DIR)/%.c
+# $(USER_OBJ)/<libc>/<kind folder>/<name>.o; <libc> is musl, glibc or glibc-pie.
+$(USER_OBJ)/musl/%.o: $(USER_DIR)/%.c
 	@mkdir -p $(dir $@)
-	$(say) CC-USER $<
-	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
-
-$(USER_OBJ)/%.o: $(USER_DIR)/%.S
+	$(say) CC-MUSL $<
+	$(Q)$(USER_MUSL_CC) $(USER_CFLAGS) -fno-pie -c $< -o $@
+$(USER_OBJ)/glibc/%.o: $(USER_DIR)/%.c
 	@mkdir -p $(dir $@)
-	$(say) AS-USER $<
-	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
+	$(say) CC-GLIBC $<
+	$(Q)$(USER_GLIBC_CC) $(USER_CFLAGS) -fno-pie -c $< -o $@
+$(USER_OBJ)/glibc-pie/%.o: $(USER_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(say) CC-GLIBC $<
+	$(Q)$(USER_GLIBC_CC) $(USER_CFLAGS) -fPIE -c $< -o $@
 
-# The Linux build: the same sources against glibc.
-USER_LINUX_CFLAGS := $(HOST_CFLAGS) -D_GNU_SOURCE -I$(USER_DIR)/common -MMD -MP
+# user_objs(libc, name): the program's object and the test helpers'.
+user_objs = $(USER_OBJ)/$(1)/$(patsubst $(USER_DIR)/%.c,%.o,$(call user_src,$(2))) \
+	$(USER_OBJ)/$(1)/common/check.o
 
-# crt0 first, so _start opens .text; libgcc for whatever gcc calls out to.
-define user_program_rules
-$(B)/user/$(1).elf: $(USER_OBJ)/$(patsubst $(USER_DIR)/%.c,%.o,$(call user_src,$(1))) $(USER_LIB_OBJS) $(USER_CHECK_OBJ)
+# user_link(target name, source name, libc, compiler, link flags)
+define user_link
+$(B)/user/$(1).elf: $(call user_objs,$(3),$(2))
 	$$(say) LD-USER $$@
-	$$(Q)$$(CC) $$(USER_LDFLAGS) -o $$@ $(USER_OBJ)/lib/crt0.o $$(filter-out %/crt0.o,$$^) -lgcc
-$(B)/user-linux/$(1): $(call user_src,$(1)) $(USER_DIR)/common/check.c
-	@mkdir -p $$(dir $$@)
-	$$(say) HOSTCC $$@
-	$$(Q)$$(HOSTCC) $$(USER_LINUX_CFLAGS) -o $$@ $$(filter %.c,$$^)
+	$$(Q)$(4) $(5) $$(USER_LDFLAGS) -o $$@ $$^
 endef
-$(foreach n,$(USER_NAMES),$(eval $(call user_program_rules,$(n))))
+$(foreach n,$(USER_SRC_NAMES),$(eval $(call user_link,$(n),$(n),musl,$$(USER_MUSL_CC),-static -no-pie)))
+$(foreach n,$(USER_GLIBC_NAMES),$(eval $(call user_link,$(n)_glibc,$(n),glibc,$$(USER_GLIBC_CC),-static -no-pie)))
+$(foreach n,$(USER_GLIBC_PIE_NAMES),$(eval $(call user_link,$(n)_glibc_pie,$(n),glibc-pie,$$(USER_GLIBC_CC),-static-pie)))
 
-# The runner finds the programs in ../user-linux next to itself.
-$(USER_HOST_TESTS): $(USER_DIR)/linux_runner.c $(USER_LINUX_BINS)
+# The runner finds the programs in ../user next to itself.
+$(USER_HOST_TESTS): $(USER_DIR)/linux_runner.c $(USER_ELFS)
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -D_GNU_SOURCE \
 		-DUSER_TEST_NAMES='"$(USER_TEST_NAMES)"' -DUSER_CRASH_NAMES='"$(USER_CRASH_NAMES)"' \
 		-o $@ $(USER_DIR)/linux_runner.c
 
-.PHONY: user-programs bench-user-linux user-elfs-on-host
-user-programs: $(USER_ELFS) $(USER_LINUX_BINS)
+.PHONY: user-programs bench-user-linux
+user-programs: $(USER_ELFS)
 
-bench-user-linux: $(patsubst %,$(B)/user-linux/%,$(USER_BENCH_NAMES))
+bench-user-linux: $(patsubst %,$(B)/user/%.elf,$(USER_BENCH_NAMES))
 	@mkdir -p $(B)/bench
 	@for p in $(USER_BENCH_NAMES); do \
 		echo "== $$p (host Linux, native)"; \
-		$(B)/user-linux/$$p --bench || echo "bench: $$p: FAILED (exit $$?)"; \
+		$(B)/user/$$p.elf --bench || echo "bench: $$p: FAILED (exit $$?)"; \
 	done 2>&1 | tee $(B)/bench/user-linux.txt
 
-user-elfs-on-host: $(USER_HOST_TESTS) $(USER_ELFS)
-	$(USER_HOST_TESTS) --dir $(B)/user --suffix .elf --suite user_elf_on_linux
-
--include $(wildcard $(USER_OBJ)/*/*.d $(B)/user-linux/*.d)
+-include $(wildcard $(USER_OBJ)/*/*/*.d)

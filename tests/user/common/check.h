@@ -1,5 +1,6 @@
-/* The helpers every user test program uses, in the mmlab build and in the
- * Linux (glibc) build alike.
+/* The helpers every user test program uses. A program is built once (musl,
+ * some also with glibc) and the same file runs on mmlab and on Linux: what
+ * differs between the kernels is asked at run time (on_mmlab()).
  *
  * A test program calls test_begin(), runs CHECK*s (each prints one line:
  * "ok: ..." or "FAIL at file:line: ..."; a failure does not stop the
@@ -20,6 +21,9 @@
 #define MiB (1UL << 20)
 #define GiB (1UL << 30)
 
+/* Makes stdout line buffered (into a pipe too, so that the output comes in
+ * the same order on both kernels and nothing is lost if the program dies)
+ * and prints the program's first line. */
 void test_begin(const char *name);
 int test_end(void);
 __attribute__((noreturn, format(printf, 1, 2))) void test_skip(const char *fmt, ...);
@@ -78,8 +82,13 @@ void touch_pages(void *p, size_t len, unsigned char value);
 /* True if every byte of [p, p + len) is value. */
 bool all_bytes(const void *p, size_t len, unsigned char value);
 
+/* True when the kernel is mmlab: uname(2)'s sysname is "mmlab" there
+ * ("Linux" on Linux). For the few expectations that differ between the
+ * kernels; a program says which behaviour it expects from which. */
+bool on_mmlab(void);
+
 /* Whether a read fault on never-written anonymous memory maps the shared
- * zero page (not counted in VmRSS). mmlab always does, and its build says so
+ * zero page (not counted in VmRSS). mmlab always does, and on_mmlab() says so
  * without probing, so the checks that rely on it stay strict there. Linux
  * usually does too, but a kernel may back such reads with new pages (seen
  * on a host Linux 6.18 of this project's machines): there the answer is

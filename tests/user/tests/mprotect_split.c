@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -108,7 +109,8 @@ static void errors(void)
 	CHECK(munmap(a + 2 * PAGE_4K, PAGE_4K) == 0);
 	CHECK_ERRNO(mprotect(a, 6 * PAGE_4K, PROT_READ), ENOMEM);
 	CHECK_ERRNO(mprotect(a + 2 * PAGE_4K, PAGE_4K, PROT_READ), ENOMEM);
-	CHECK_ERRNO(mprotect(a + 1, PAGE_4K, PROT_READ), EINVAL);
+	/* The system call: musl's mprotect() rounds the start down itself. */
+	CHECK_ERRNO(syscall(SYS_mprotect, a + 1, PAGE_4K, PROT_READ), EINVAL);
 	CHECK_ERRNO(mprotect(a, PAGE_4K, 0x40), EINVAL);
 	CHECK_ERRNO(mprotect(a, PAGE_4K, PROT_READ | 0x1000), EINVAL);
 	CHECK(mprotect(a, 0, PROT_READ) == 0);

@@ -7,7 +7,13 @@
  *     PTE tables) changes that expectation.
  *   - Linux 6.13+ built with CONFIG_PT_RECLAIM frees empty PTE tables on
  *     MADV_DONTNEED, older or other builds keep them: on Linux the figure
- *     is only printed. */
+ *     is only printed.
+ * After munmap the tables go: on mmlab all of them (VmPTE back within 8 kB
+ * of where it started). Linux frees them too, but the figure it shows right
+ * after munmap has been seen a few kB above that (up to 12 kB here, on a
+ * host Linux 6.18 with CONFIG_PT_RECLAIM, from run to run), so there it
+ * must only not exceed what the workload left. The kernel is told apart at
+ * run time (on_mmlab()). */
 #include <stdio.h>
 #include <sys/mman.h>
 
@@ -30,17 +36,19 @@ int main(void)
 	/* "About where it started": within 1 MiB (the stack, libc's buffers). */
 	CHECK_CMP(w.after.rss - w.before.rss, <, 1024);
 	long pte_growth = w.after.pte - w.before.pte;
-#ifdef __mmlab__
-	CHECK_CMP(pte_growth, >=, CHUNKS * 4);
-#else
-	note("Linux: VmPTE grew by %ld kB for %d chunks (%s)", pte_growth, CHUNKS,
-	     pte_growth >= CHUNKS * 4 ? "empty PTE tables kept"
-				      : "empty PTE tables freed: CONFIG_PT_RECLAIM");
-#endif
+	if (on_mmlab())
+		CHECK_CMP(pte_growth, >=, CHUNKS * 4);
+	else
+		note("Linux: VmPTE grew by %ld kB for %d chunks (%s)", pte_growth, CHUNKS,
+		     pte_growth >= CHUNKS * 4 ? "empty PTE tables kept"
+					      : "empty PTE tables freed: CONFIG_PT_RECLAIM");
 	CHECK(munmap(w.base, PTE_WORKLOAD_SIZE) == 0);
 	struct pte_figures end = pte_figures_now();
 	note("after munmap: VmPTE %ld kB, VmRSS %ld kB, VmSize %ld kB", end.pte, end.rss, end.size);
 	CHECK_CMP(end.size, ==, w.before.size);
-	CHECK_CMP(end.pte, <=, w.before.pte + 8); /* munmap frees the tables everywhere */
+	if (on_mmlab())
+		CHECK_CMP(end.pte, <=, w.before.pte + 8); /* munmap frees the tables */
+	else
+		CHECK_CMP(end.pte, <=, w.after.pte);
 	return test_end();
 }
