@@ -30,6 +30,10 @@ need() { # need PACKAGE PATH-OR-COMMAND...
 if [ $want_build = 1 ]; then
 	need make make
 	need gcc gcc
+	# The user programs (tests/user/): musl-gcc -static for every one, and
+	# gcc -static / -static-pie (glibc's libc.a, rcrt1.o) for the glibc builds.
+	need musl-tools musl-gcc
+	need libc6-dev /usr/lib/x86_64-linux-gnu/libc.a
 	need binutils ld
 	need nasm nasm
 	need grub-common grub-mkrescue

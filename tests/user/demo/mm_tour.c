@@ -1,7 +1,8 @@
 /* What `make run` shows: a process's memory as it maps, reads, writes,
  * discards and unmaps anonymous memory, told through the figures Linux
  * programs read (/proc/self/status, /proc/meminfo). The same program runs
- * on Linux (build/user-linux/mm_tour) for the side-by-side view. */
+ * on Linux unchanged (build/user/mm_tour.elf is one musl-gcc -static build)
+ * for the side-by-side view. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
