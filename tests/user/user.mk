@@ -77,8 +77,16 @@ USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmi
 USER_LDFLAGS := -Wl,--gc-sections -Wl,-z,max-page-size=0x1000 -Wl,-z,noexecstack -Wl,--build-id=none
 USER_OBJ := $(B)/user/obj
 
+# Said plainly when musl-gcc is missing (only when something needs it: the
+# top-level make that runs tools/deps.sh reads this file before musl is
+# there).
+.PHONY: user-have-musl
+user-have-musl:
+	@command -v $(USER_MUSL_CC) >/dev/null 2>&1 || { echo "tests/user: no $(USER_MUSL_CC): \
+	install Debian's musl-tools (make deps, or tools/deps.sh build)" >&2; exit 1; }
+
 # $(USER_OBJ)/<libc>/<kind folder>/<name>.o; <libc> is musl, glibc or glibc-pie.
-$(USER_OBJ)/musl/%.o: $(USER_DIR)/%.c
+$(USER_OBJ)/musl/%.o: $(USER_DIR)/%.c | user-have-musl
 	@mkdir -p $(dir $@)
 	$(say) CC-MUSL $<
 	$(Q)$(USER_MUSL_CC) $(USER_CFLAGS) -fno-pie -c $< -o $@
