@@ -38,8 +38,10 @@ USER_DEMO_NAMES := mm_tour
 USER_AUX_NAMES := exit_with spin
 
 # The glibc builds: a name listed here (a program of any kind above) gets a
-# second, third program from the same source.
-USER_GLIBC_NAMES := hello
+# program of its own, of the same kind, from the same source: glibc's
+# start-up and wrappers (clock_nanosleep for nanosleep, its malloc on brk,
+# ...) on mmlab.
+USER_GLIBC_NAMES := hello mmap_basic syscall_misc null_write
 USER_GLIBC_PIE_NAMES := hello
 
 USER_KINDS := TEST CRASH BENCH DEMO AUX
