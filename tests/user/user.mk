@@ -90,12 +90,13 @@ endef
 $(foreach n,$(USER_NAMES),$(eval $(call user_program_rules,$(n))))
 
 # The runner finds the programs in ../user-linux next to itself.
-$(USER_HOST_TESTS): $(USER_DIR)/linux_runner.c $(USER_LINUX_BINS)
+$(USER_HOST_TESTS): $(USER_DIR)/linux_runner.c $(USER_DIR)/program_run.c $(USER_DIR)/program_run.h \
+		$(USER_LINUX_BINS)
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -D_GNU_SOURCE \
 		-DUSER_TEST_NAMES='"$(USER_TEST_NAMES)"' -DUSER_CRASH_NAMES='"$(USER_CRASH_NAMES)"' \
-		-o $@ $(USER_DIR)/linux_runner.c
+		-o $@ $(USER_DIR)/linux_runner.c $(USER_DIR)/program_run.c
 
 .PHONY: user-programs bench-user-linux user-elfs-on-host
 user-programs: $(USER_ELFS) $(USER_LINUX_BINS)
