@@ -82,6 +82,10 @@ all: $(B)/kernel.iso
 -include tests/user/user.mk
 HOST_TESTS += $(USER_HOST_TESTS)
 
+# The Linux side: Debian's kernel and an initramfs of the same user programs,
+# booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
+include tools/linux/linux.mk
+
 .PHONY: all deps run test debug bench clean host-tests
 
 deps:
