@@ -11,8 +11,10 @@
  * The initramfs (tools/linux/mkinitramfs.sh) holds /init (this, static),
  * /manifest (one "test NAME" or "crash NAME" line per program, in order) and
  * /progs/NAME. The kernel command line may carry the words mmlab's runner
- * gives mmlab: "ktest.filter=GLOB" selects the cases whose "linux.NAME"
- * matches GLOB (the suite.case glob of tests/kunit.c), and "ktest.timeout=S"
+ * gives mmlab: "ktest.filter=GLOB" selects the cases whose "linux.NAME" or
+ * "user.NAME" matches GLOB (the suite.case glob of tests/kunit.c; "user" is
+ * the mmlab suite that runs the same programs, so FILTER='user.*' runs them
+ * on both kernels), and "ktest.timeout=S"
  * sets the time one program may take (default 60 s). Linux ignores both
  * (dotted words are module parameters), so init reads /proc/cmdline. */
 #include <ctype.h>
@@ -174,7 +176,8 @@ int main(void)
 	bool selected[MAX_PROGRAMS];
 	unsigned ncases = 0;
 	for (size_t k = 0; k < nprograms; k++)
-		ncases += selected[k] = filter_match(glob, "linux", programs[k].name);
+		ncases += selected[k] = filter_match(glob, "linux", programs[k].name) ||
+					filter_match(glob, "user", programs[k].name);
 
 	struct utsname u;
 	uname(&u);
