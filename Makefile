@@ -162,10 +162,13 @@ $(RUNNER): $(RUNNER_SRCS) $(wildcard tests/runner/*.h)
 	$(say) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(RUNNER_SRCS)
 
-$(B)/host/runner-selftest: tests/runner/selftest.c $(RUNNER_JUDGE_SRCS) $(wildcard tests/runner/*.h)
+# The self-test also reads .topo files and builds QEMU command lines.
+RUNNER_SELFTEST_SRCS := tests/runner/selftest.c $(RUNNER_JUDGE_SRCS) tests/runner/topology.c \
+	tests/runner/qemu.c
+$(B)/host/runner-selftest: $(RUNNER_SELFTEST_SRCS) $(wildcard tests/runner/*.h)
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SANITIZE) -o $@ tests/runner/selftest.c $(RUNNER_JUDGE_SRCS)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SANITIZE) -o $@ $(RUNNER_SELFTEST_SRCS)
 
 run:
 	@tools/deps.sh run
