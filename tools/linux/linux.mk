@@ -7,6 +7,7 @@
 #   LINUX_COMPARE_BINS  what the guest runs: KIND:PATH words, KIND test or
 #                       crash (judged as tests/user/program_run.c says), in
 #                       order; the program's name is PATH's file name
+#                       without ".elf" (so it matches mmlab's case name)
 #   LINUX_VMLINUZ       Debian's image (tools/linux/fetch-kernel.sh; fetched
 #                       once with apt-get download, kept in $(B)/linux)
 #   LINUX_INITRD        the initramfs (tools/linux/mkinitramfs.sh, newc cpio)

@@ -3,7 +3,8 @@
 # cpio: /init, /manifest (one "KIND NAME" line per program, in the order
 # given) and /progs/NAME, plus the empty mount points init uses.
 # usage: tools/linux/mkinitramfs.sh OUT.cpio INIT KIND:PATH...
-#   KIND is test or crash; NAME is PATH's file name.
+#   KIND is test or crash; NAME is PATH's file name without a trailing
+#   ".elf" (build/user/mmap_basic.elf is mmlab's case user.mmap_basic).
 set -euo pipefail
 out=${1:?usage: mkinitramfs.sh OUT.cpio INIT KIND:PATH...}
 init=${2:?usage: mkinitramfs.sh OUT.cpio INIT KIND:PATH...}
@@ -16,6 +17,7 @@ install -m 0755 "$init" "$stage/init"
 for entry in "$@"; do
 	kind=${entry%%:*} path=${entry#*:}
 	name=${path##*/}
+	name=${name%.elf}
 	case $kind in test | crash) ;; *)
 		echo "mkinitramfs: '$entry': KIND must be test or crash" >&2
 		exit 1
