@@ -3,6 +3,9 @@
 #   make          build/kernel.elf and build/kernel.iso
 #   make run      boot the default machine (4 nodes) with the console here
 #   make test     every test: host tests, then every topology in the matrix
+#                 (linux-ring among them: Debian's Linux on the default machine)
+#   make compare  the user programs on mmlab (default) and on Linux (linux-ring),
+#                 side by side (FILTER defaults to 'user.*' here)
 #   make bench    benchmarks: on the host natively, then in the kernel (build/bench/)
 #   make debug    boot halted, with gdb attached to QEMU's stub
 #   make deps     install the Debian packages the above need (as root); run,
@@ -82,7 +85,11 @@ all: $(B)/kernel.iso
 -include tests/user/user.mk
 HOST_TESTS += $(USER_HOST_TESTS)
 
-.PHONY: all deps run test debug bench clean host-tests
+# The Linux side: Debian's kernel and an initramfs of the same user programs,
+# booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
+include tools/linux/linux.mk
+
+.PHONY: all deps run test compare debug bench clean host-tests
 
 deps:
 	@tools/deps.sh
@@ -155,24 +162,46 @@ $(RUNNER): $(RUNNER_SRCS) $(wildcard tests/runner/*.h)
 	$(say) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(RUNNER_SRCS)
 
-$(B)/host/runner-selftest: tests/runner/selftest.c $(RUNNER_JUDGE_SRCS) $(wildcard tests/runner/*.h)
+# The self-test also reads .topo files and builds QEMU command lines.
+RUNNER_SELFTEST_SRCS := tests/runner/selftest.c $(RUNNER_JUDGE_SRCS) tests/runner/topology.c \
+	tests/runner/qemu.c
+$(B)/host/runner-selftest: $(RUNNER_SELFTEST_SRCS) $(wildcard tests/runner/*.h)
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SANITIZE) -o $@ tests/runner/selftest.c $(RUNNER_JUDGE_SRCS)
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SANITIZE) -o $@ $(RUNNER_SELFTEST_SRCS)
 
 run:
 	@tools/deps.sh run
 	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
 	@$(RUNNER) run $(RUNNER_ARGS) $(or $(TOPOLOGY),default)
 
+# The Linux guest is built (its kernel fetched once) only when a Linux
+# topology may boot: every topology, or TOPOLOGY=linux-*.
+test_boots_linux := $(if $(TOPOLOGY),$(filter linux-%,$(TOPOLOGY)),all)
 test:
 	@tools/deps.sh test
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS)
+	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS) \
+		$(if $(test_boots_linux),linux-guest)
 	@kunit_tool=$$(tests/runner/kunit-tool.sh) && \
-	$(RUNNER) test $(RUNNER_ARGS) --results $(B)/test-results --jobs $(JOBS) \
+	$(RUNNER) test $(RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --results $(B)/test-results --jobs $(JOBS) \
 		--kunit-tool "$$kunit_tool" \
 		$(if $(TOPOLOGY),--topology $(TOPOLOGY)) $(if $(FILTER),--filter '$(FILTER)') \
 		$(foreach t,$(HOST_TESTS),--host $(t))
+
+# The same user programs on both kernels, on the same machine: mmlab's
+# default topology (suite "user") and Linux's linux-ring (suite "linux"),
+# then one line per program with both results (tools/linux/compare.py).
+# Results in build/compare-results/. Fails if either boot failed.
+COMPARE_TOPOLOGIES := default linux-ring
+compare:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) linux-guest
+	@rc=0; $(RUNNER) test $(RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --results $(B)/compare-results \
+		--jobs $(JOBS) $(foreach t,$(COMPARE_TOPOLOGIES),--topology $(t)) \
+		--filter '$(or $(FILTER),user.*)' || rc=$$?; \
+	echo; python3 $(LINUX_DIR)/compare.py $(B)/compare-results/results.json \
+		default:user linux-ring:linux || rc=1; \
+	exit $$rc
 
 # Benchmarks: the allocator natively on the host (the figures that mean
 # something) and the user benchmark programs on the host's Linux, then the

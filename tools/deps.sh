@@ -52,6 +52,12 @@ if [ $want_test = 1 ]; then
 	need python3 python3
 	need xz-utils xz
 	need linux-source-6.12 /usr/src/linux-source-6.12.tar.xz
+	# The Linux topologies (tools/linux/): Debian's kernel is fetched with
+	# apt-get download and unpacked with dpkg-deb (both always there on
+	# Debian; the download needs Debian's mirrors once), the initramfs is
+	# built with cpio, and init with musl-gcc -static (gcc -static without it).
+	need cpio cpio
+	need musl-tools musl-gcc
 fi
 if [ $want_debug = 1 ]; then
 	need gdb gdb

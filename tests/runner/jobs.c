@@ -396,7 +396,8 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 		while (running < maxjobs && next < n) {
 			struct job *j = &jobs[next++];
 			if (j->topo)
-				printf("[%s] booting (%s, %s firmware, timeout %d s%s)\n", j->name,
+				printf("[%s] booting %s(%s, %s firmware, timeout %d s%s)\n", j->name,
+				       j->topo->kernel == KERNEL_LINUX ? "Linux " : "",
 				       j->topo->description[0] ? j->topo->description : j->name,
 				       firmware_name(j->topo->firmware), j->timeout_s,
 				       j->topo->expect == EXPECT_PANIC ? ", expecting a kernel panic"

@@ -22,6 +22,8 @@ static void usage(FILE *f)
 		"  %1$s test --iso ISO --topologies DIR --results DIR [--topology NAME]...\n"
 		"            [--filter GLOB] [--accel tcg|kvm] [--jobs N] [--host PROGRAM]...\n"
 		"            [--kunit-tool DIR]   (DIR contains tools/testing/kunit/kunit.py)\n"
+		"            [--linux-kernel BZIMAGE --linux-initrd CPIO]   (what the\n"
+		"            'kernel = linux' topologies boot; also valid with run, print-cmd)\n"
 		"  %1$s run --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm] [--gdb]\n"
 		"            [--cmdline WORDS] [--icount] NAME   (WORDS: extra kernel options,\n"
 		"            e.g. \"bench\"; --icount: TCG on one thread with -icount shift=0,\n"
@@ -71,7 +73,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		char *eq = NULL;
 		static const char *const with_value[] = {"--iso", "--topologies", "--results",
 			"--topology", "--filter", "--accel", "--jobs", "--host", "--kunit-tool", "--cmdline",
-			NULL};
+			"--linux-kernel", "--linux-initrd", NULL};
 		bool takes = false;
 		if (a[0] == '-' && a[1] == '-' && (eq = strchr(a, '=')))
 			*eq = '\0';
@@ -99,6 +101,10 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			o->accel = val;
 		else if (!strcmp(a, "--cmdline"))
 			o->extra_cmdline = val;
+		else if (!strcmp(a, "--linux-kernel"))
+			o->linux_kernel = val;
+		else if (!strcmp(a, "--linux-initrd"))
+			o->linux_initrd = val;
 		else if (!strcmp(a, "--kunit-tool")) {
 			if (o->mode != MODE_TEST)
 				usage_error("--kunit-tool is only valid with 'test'");
@@ -142,6 +148,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (strcmp(o->accel, "tcg") && strcmp(o->accel, "kvm"))
 		usage_error("accel must be 'tcg' or 'kvm', not '%s'", o->accel);
+	if (!o->linux_kernel != !o->linux_initrd)
+		usage_error("--linux-kernel and --linux-initrd go together");
 	if (o->icount && strcmp(o->accel, "tcg"))
 		usage_error("--icount counts TCG's instructions: it needs --accel tcg");
 	if (o->mode != MODE_TEST) {

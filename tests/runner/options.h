@@ -22,6 +22,8 @@ struct opts {
 	enum mode mode;
 	const char *iso, *topo_dir, *results, *filter, *accel, *kunit_tool;
 	const char *extra_cmdline; /* --cmdline: words appended to the topology's */
+	/* --linux-kernel, --linux-initrd: what kernel = linux topologies boot */
+	const char *linux_kernel, *linux_initrd;
 	const char **names; /* --topology (test) or NAME (run/print-cmd) */
 	size_t nnames;
 	const char **hosts;

@@ -91,11 +91,28 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 	static const char *const common[] = {"-display", "none", "-vga", "none", "-serial", "stdio",
 		"-monitor", "none", "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
 		NULL};
-	sv_push(av, "-cdrom");
-	sv_push(av, o->iso);
+	char *cmd = kernel_cmdline(t, test, test ? o->filter : NULL, o->extra_cmdline);
+	if (t->kernel == KERNEL_LINUX) {
+		/* Linux: its image and the project's initramfs straight from QEMU
+		 * (SeaBIOS's linuxboot), the serial port as its console, and a
+		 * panic (e.g. init dying) ends the machine at once (-no-reboot):
+		 * QEMU's exit 0 is then judged a crash. The same words follow:
+		 * init reads ktest.filter from /proc/cmdline (tools/linux/init.c). */
+		char *append = xasprintf("console=ttyS0 quiet panic=-1%s%s", cmd[0] ? " " : "", cmd);
+		sv_push(av, "-kernel");
+		sv_push(av, o->linux_kernel);
+		sv_push(av, "-initrd");
+		sv_push(av, o->linux_initrd);
+		sv_push(av, "-append");
+		sv_push(av, append);
+		free(append);
+		cmd[0] = '\0'; /* no fw_cfg file: that is mmlab's */
+	} else {
+		sv_push(av, "-cdrom");
+		sv_push(av, o->iso);
+	}
 	for (int i = 0; common[i]; i++)
 		sv_push(av, common[i]);
-	char *cmd = kernel_cmdline(t, test, test ? o->filter : NULL, o->extra_cmdline);
 	if (cmd[0]) { /* QEMU rejects an empty string=; no file means "" */
 		char *esc = qemu_opt_escape(cmd);
 		char *arg = xasprintf("name=opt/mmlab/cmdline,string=%s", esc);

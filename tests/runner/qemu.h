@@ -16,7 +16,8 @@
 
 /* Appends the command for topology t to av; test adds "ktest" (and the
  * filter) to the kernel command line; vars_path is the boot's own copy of
- * the UEFI variables (UEFI topologies only). */
+ * the UEFI variables (UEFI topologies only). A kernel = linux topology boots
+ * o->linux_kernel with o->linux_initrd (the caller checks they are given). */
 void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topology *t,
 		     bool test, const char *vars_path);
 /* Where a UEFI boot's copy of OVMF_VARS goes (malloc'd). */

@@ -8,7 +8,7 @@
  *
  * Build (from the repository root):
  *   gcc -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations -O2 -o build/host/mmlab-runner tests/runner/runner.c tests/runner/options.c tests/runner/qemu.c tests/runner/jobs.c tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit_tool.c tests/runner/topology.c tests/runner/report.c tests/runner/xalloc.c
- *   gcc -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations -O2 -fsanitize=address,undefined -o build/host/runner-selftest tests/runner/selftest.c tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit_tool.c tests/runner/xalloc.c
+ *   gcc -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations -O2 -fsanitize=address,undefined -o build/host/runner-selftest tests/runner/selftest.c tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit_tool.c tests/runner/xalloc.c tests/runner/topology.c tests/runner/qemu.c
  *
  * Invariants:
  *   - the verdict of every run comes from the judge alone (judge.c), and the
@@ -121,6 +121,19 @@ static void unknown_topology(const char *name, const struct topology *t, size_t 
 	exit(EXIT_USAGE);
 }
 
+/* A kernel = linux topology boots --linux-kernel with --linux-initrd. */
+static void check_linux_files(const struct opts *o, bool readable)
+{
+	if (!o->linux_kernel)
+		usage_error("a 'kernel = linux' topology needs --linux-kernel and --linux-initrd");
+	const char *files[] = {o->linux_kernel, o->linux_initrd};
+	for (int i = 0; i < 2 && readable; i++)
+		if (access(files[i], R_OK)) {
+			fprintf(stderr, "%s: cannot read %s: %s\n", progname, files[i], strerror(errno));
+			exit(EXIT_USAGE);
+		}
+}
+
 static struct topology *load_topologies(const char *dir, size_t *n)
 {
 	struct topology *t;
@@ -158,10 +171,17 @@ static int cmd_test(const struct opts *o)
 		}
 		if (!nsel && !o->nhosts)
 			usage_error("no topologies in %s and no --host programs", o->topo_dir);
-		if (nsel && access(o->iso, R_OK)) {
+		bool boots_mmlab = false, boots_linux = false;
+		for (size_t i = 0; i < nsel; i++) {
+			boots_mmlab |= sel[i]->kernel == KERNEL_MMLAB;
+			boots_linux |= sel[i]->kernel == KERNEL_LINUX;
+		}
+		if (boots_mmlab && access(o->iso, R_OK)) {
 			fprintf(stderr, "%s: cannot read ISO %s: %s\n", progname, o->iso, strerror(errno));
 			exit(EXIT_USAGE);
 		}
+		if (boots_linux)
+			check_linux_files(o, true);
 	}
 	if (mkdir_p(o->results)) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", progname, o->results, strerror(errno));
@@ -306,6 +326,8 @@ static int cmd_run_or_print(const struct opts *o)
 	if (!t)
 		unknown_topology(o->names[0], topos, ntopos, o->topo_dir);
 	bool test = o->mode == MODE_PRINT && o->test_flag;
+	if (t->kernel == KERNEL_LINUX)
+		check_linux_files(o, o->mode == MODE_RUN);
 	char *vars = t->firmware == FIRMWARE_UEFI ? vars_copy_path(o, t) : NULL;
 	struct strvec av = {0};
 	build_qemu_argv(&av, o, t, test, vars);

@@ -16,11 +16,18 @@
  * "expect = panic") on logs/panic_*.log, which are real serial output of
  * crash=stack-overflow boots (CRLF, ANSI escapes) and edited copies.
  *
- * Output is KTAP (one suite, "runner_judge"), so mmlab-runner can run this
- * program with --host.  Exit status: 0 if every check passed, 1 otherwise.
+ * A second suite, "runner_topology", checks the .topo reader (topology.c)
+ * on files it writes into a temporary folder: the keys "kernel" and "base"
+ * (the Linux topologies), their errors, tests/topologies/linux-ring.topo
+ * against default.topo, and the QEMU command line of a Linux boot (qemu.c).
+ *
+ * Output is KTAP (suites "runner_judge" and "runner_topology"), so
+ * mmlab-runner can run this program with --host.  Exit status: 0 if every
+ * check passed, 1 otherwise.
  *
  * Usage: runner-selftest [LOG_DIR]   (default: the logs/ directory next to
- * this source file, i.e. tests/runner/logs when built from the repo root)
+ * this source file, i.e. tests/runner/logs when built from the repo root;
+ * tests/topologies is found as LOG_DIR/../../topologies)
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -29,8 +36,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "ktap.h"
 #include "kunit_tool.h"
+#include "options.h"
+#include "qemu.h"
+#include "topology.h"
 
 struct check {
 	const char *name;
@@ -549,6 +561,260 @@ static bool check_add_check(void)
 	return ok;
 }
 
+/* ---- runner_topology: the .topo reader and the Linux boot's command line ---- */
+
+static char topo_dir[] = "/tmp/runner-selftest-topo-XXXXXX";
+
+/* Writes NAME.topo with the given text into topo_dir. */
+static void write_topo(const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s.topo", topo_dir, name);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(path);
+}
+
+/* Loads NAME.topo, which must fail with every substring of want_err in its
+ * message (NULL-terminated), or succeed when want_err is NULL. */
+static bool load_expect(const char *name, const char *text, struct topology *t,
+			const char *const *want_err)
+{
+	write_topo(name, text);
+	char *path = xasprintf("%s/%s.topo", topo_dir, name);
+	char err[1024] = "";
+	int r = topology_load(path, t, err, sizeof(err));
+	free(path);
+	if (!want_err) {
+		if (r)
+			note("%s: unexpected error: %s", name, err);
+		return r == 0;
+	}
+	if (!r) {
+		note("%s: loaded, but an error was expected", name);
+		topology_free(t);
+		return false;
+	}
+	bool ok = true;
+	for (int i = 0; want_err[i]; i++)
+		if (!strstr(err, want_err[i])) {
+			note("%s: error '%s' lacks '%s'", name, err, want_err[i]);
+			ok = false;
+		}
+	return ok;
+}
+
+static bool same_tokens(char **got, size_t n, const char *const *want)
+{
+	size_t i = 0;
+	for (; want[i]; i++)
+		if (i >= n || strcmp(got[i], want[i])) {
+			note("qemu token %zu: got '%s', want '%s'", i, i < n ? got[i] : "(none)",
+			     want[i]);
+			return false;
+		}
+	if (i != n) {
+		note("%zu qemu tokens, want %zu", n, i);
+		return false;
+	}
+	return true;
+}
+
+static bool topo_defaults_to_mmlab(void)
+{
+	struct topology t;
+	if (!load_expect("plain", "qemu = -m 1G\n", &t, NULL))
+		return false;
+	bool ok = t.kernel == KERNEL_MMLAB && !t.base && !strcmp(kernel_name(t.kernel), "mmlab");
+	if (!ok)
+		note("kernel %s, base %s", kernel_name(t.kernel), t.base ? t.base : "(none)");
+	topology_free(&t);
+	return ok;
+}
+
+/* base gives its qemu tokens, first; nothing else of it. */
+static bool topo_linux_base_takes_qemu_lines(void)
+{
+	struct topology t;
+	write_topo("machine", "firmware = bios\nqemu = -m 1G\nqemu = -smp 2\ncmdline = expect.cpus=2\n"
+			      "timeout = 30\ndescription = the machine\n");
+	if (!load_expect("lin", "description = Linux on it\nkernel = linux\nbase = machine\n"
+				"qemu = -name lin\ntimeout = 45\n", &t, NULL))
+		return false;
+	static const char *const want[] = {"-m", "1G", "-smp", "2", "-name", "lin", NULL};
+	bool ok = same_tokens(t.qemu_args, t.nqemu, want);
+	if (t.kernel != KERNEL_LINUX || !t.base || strcmp(t.base, "machine") || t.ncmdline ||
+	    t.timeout_s != 45 || strcmp(t.description, "Linux on it")) {
+		note("kernel %s, base %s, %zu cmdline words, timeout %d, description '%s'",
+		     kernel_name(t.kernel), t.base ? t.base : "(none)", t.ncmdline, t.timeout_s,
+		     t.description);
+		ok = false;
+	}
+	topology_free(&t);
+	return ok;
+}
+
+static bool topo_base_chain_in_order(void)
+{
+	struct topology t;
+	write_topo("c1", "qemu = -a\n");
+	write_topo("c2", "base = c1\nqemu = -b\n");
+	if (!load_expect("c3", "base = c2\nqemu = -c\n", &t, NULL))
+		return false;
+	static const char *const want[] = {"-a", "-b", "-c", NULL};
+	bool ok = same_tokens(t.qemu_args, t.nqemu, want);
+	topology_free(&t);
+	return ok;
+}
+
+static bool topo_bad_kernel_and_base_lines(void)
+{
+	struct topology t;
+	static const char *const cycle[] = {"cyc1.topo:1: base 'cyc2'", "bases deep", NULL};
+	static const char *const missing[] = {"nobase.topo:2: base 'nope'", "nope.topo",
+		"No such file", NULL};
+	static const char *const after[] = {"late.topo:2: 'base' must come before", NULL};
+	static const char *const uefi[] = {"kernel = linux", "firmware = bios", NULL};
+	static const char *const panic[] = {"kernel = linux", "expect = pass", NULL};
+	static const char *const badval[] = {"kval.topo:1: kernel must be 'mmlab' or 'linux'",
+		NULL};
+	static const char *const dupk[] = {"dupk.topo:2: duplicate key 'kernel'", NULL};
+	static const char *const dupb[] = {"dupb.topo:3: duplicate key 'base'", NULL};
+	static const char *const slash[] = {"slash.topo:1: base must be a topology name", NULL};
+	static const char *const self[] = {"selfb.topo:1: base 'selfb'", "bases deep", NULL};
+	write_topo("cyc2", "base = cyc1\n");
+	write_topo("plain2", "qemu = -m 1G\n");
+	bool ok = true;
+	ok &= load_expect("cyc1", "base = cyc2\n", &t, cycle);
+	ok &= load_expect("selfb", "base = selfb\n", &t, self);
+	ok &= load_expect("nobase", "kernel = linux\nbase = nope\n", &t, missing);
+	ok &= load_expect("late", "qemu = -m 1G\nbase = plain2\n", &t, after);
+	ok &= load_expect("luefi", "kernel = linux\nfirmware = uefi\n", &t, uefi);
+	ok &= load_expect("lpanic", "kernel = linux\nexpect = panic\n", &t, panic);
+	ok &= load_expect("kval", "kernel = freebsd\n", &t, badval);
+	ok &= load_expect("dupk", "kernel = linux\nkernel = mmlab\n", &t, dupk);
+	ok &= load_expect("dupb", "base = plain2\nkernel = linux\nbase = plain2\n", &t, dupb);
+	ok &= load_expect("slash", "base = ../plain2\n", &t, slash);
+	return ok;
+}
+
+/* The real Linux topology takes exactly default.topo's machine. */
+static bool topo_linux_ring_is_default_machine(void)
+{
+	char *dir = xasprintf("%s/../../topologies", log_dir);
+	char *lpath = xasprintf("%s/linux-ring.topo", dir), *dpath = xasprintf("%s/default.topo", dir);
+	struct topology l, d;
+	char err[1024];
+	bool ok = false;
+	if (topology_load(lpath, &l, err, sizeof(err))) {
+		note("%s", err);
+	} else {
+		if (topology_load(dpath, &d, err, sizeof(err))) {
+			note("%s", err);
+		} else {
+			ok = l.kernel == KERNEL_LINUX && l.firmware == d.firmware;
+			const char **want = xrealloc(NULL, (d.nqemu + 1) * sizeof(*want));
+			for (size_t i = 0; i < d.nqemu; i++)
+				want[i] = d.qemu_args[i];
+			want[d.nqemu] = NULL;
+			ok &= same_tokens(l.qemu_args, l.nqemu, want);
+			free(want);
+			topology_free(&d);
+		}
+		topology_free(&l);
+	}
+	free(dir);
+	free(lpath);
+	free(dpath);
+	return ok;
+}
+
+static ssize_t argv_find(const struct strvec *av, const char *s)
+{
+	for (size_t i = 0; i < av->n; i++)
+		if (!strcmp(av->v[i], s))
+			return (ssize_t)i;
+	return -1;
+}
+
+/* -kernel/-initrd/-append instead of the ISO and fw_cfg; the same machine. */
+static bool linux_qemu_command_line(void)
+{
+	struct topology t;
+	if (!load_expect("lcmd", "kernel = linux\nbase = machine\ncmdline = a,b\n", &t, NULL))
+		return false;
+	struct opts o = {.mode = MODE_TEST, .iso = "k.iso", .accel = "tcg", .filter = "user.*",
+		.linux_kernel = "vmlinuz", .linux_initrd = "initrd.cpio"};
+	struct strvec av = {0};
+	build_qemu_argv(&av, &o, &t, true, NULL);
+	bool ok = true;
+	ssize_t k = argv_find(&av, "-kernel"), i = argv_find(&av, "-initrd"),
+		a = argv_find(&av, "-append"), m = argv_find(&av, "-m");
+	if (k < 0 || strcmp(av.v[k + 1], "vmlinuz") || i < 0 || strcmp(av.v[i + 1], "initrd.cpio")) {
+		note("no -kernel vmlinuz -initrd initrd.cpio");
+		ok = false;
+	}
+	if (a < 0 || strcmp(av.v[a + 1], "console=ttyS0 quiet panic=-1 ktest ktest.filter=user.* a,b")) {
+		note("-append '%s'", a < 0 ? "(none)" : av.v[a + 1]);
+		ok = false;
+	}
+	if (m != 1 || strcmp(av.v[2], "1G") || argv_find(&av, "-no-reboot") < 0 ||
+	    argv_find(&av, "isa-debug-exit,iobase=0xf4,iosize=0x04") < 0) {
+		note("the machine (-m 1G first), -no-reboot or isa-debug-exit missing");
+		ok = false;
+	}
+	if (argv_find(&av, "-cdrom") >= 0 || argv_find(&av, "-fw_cfg") >= 0) {
+		note("-cdrom or -fw_cfg in a Linux boot");
+		ok = false;
+	}
+	sv_free(&av);
+	topology_free(&t);
+	return ok;
+}
+
+static const struct {
+	const char *name;
+	bool (*fn)(void);
+} topo_checks[] = {
+	{"kernel_defaults_to_mmlab", topo_defaults_to_mmlab},
+	{"linux_base_takes_qemu_lines", topo_linux_base_takes_qemu_lines},
+	{"base_chain_in_order", topo_base_chain_in_order},
+	{"bad_kernel_and_base_lines", topo_bad_kernel_and_base_lines},
+	{"linux_ring_is_default_machine", topo_linux_ring_is_default_machine},
+	{"linux_qemu_command_line", linux_qemu_command_line},
+};
+
+/* Runs suite "runner_topology" (number 2); returns its failed count. */
+static int run_topology_suite(void)
+{
+	size_t n = sizeof(topo_checks) / sizeof(topo_checks[0]);
+	int failed = 0;
+	bool have_dir = mkdtemp(topo_dir) != NULL;
+	printf("    KTAP version 1\n    # Subtest: runner_topology\n    1..%zu\n", n);
+	for (size_t i = 0; i < n; i++) {
+		diag_len = 0;
+		diag[0] = '\0';
+		bool ok = have_dir && topo_checks[i].fn();
+		if (!have_dir)
+			note("mkdtemp %s failed", topo_dir);
+		fputs(diag, stdout);
+		printf("    %s %zu %s\n", ok ? "ok" : "not ok", i + 1, topo_checks[i].name);
+		fflush(stdout);
+		failed += !ok;
+	}
+	if (have_dir) {
+		char *cmd = xasprintf("rm -rf '%s'", topo_dir);
+		if (system(cmd))
+			fprintf(stderr, "runner-selftest: could not remove %s\n", topo_dir);
+		free(cmd);
+	}
+	printf("# runner_topology: pass:%d fail:%d skip:0 total:%zu\n", (int)n - failed, failed, n);
+	printf("%s 2 runner_topology\n", failed ? "not ok" : "ok");
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	static char dir[4096];
@@ -568,7 +834,7 @@ int main(int argc, char **argv)
 	size_t total = nlog + 3 + nkt + 2 + npanic + 1;
 	int passed = 0, failed = 0;
 
-	printf("KTAP version 1\n1..1\n");
+	printf("KTAP version 1\n1..2\n");
 	printf("    KTAP version 1\n    # Subtest: runner_judge\n    1..%zu\n", total);
 	for (size_t i = 0; i < total; i++) {
 		const char *name;
@@ -614,6 +880,9 @@ int main(int argc, char **argv)
 	}
 	printf("# runner_judge: pass:%d fail:%d skip:0 total:%zu\n", passed, failed, total);
 	printf("%s 1 runner_judge\n", failed ? "not ok" : "ok");
-	printf("# Totals: pass:%d fail:%d skip:0 total:%zu\n", passed, failed, total);
-	return failed ? 1 : 0;
+	int tfailed = run_topology_suite();
+	size_t ntopo = sizeof(topo_checks) / sizeof(topo_checks[0]);
+	printf("# Totals: pass:%d fail:%d skip:0 total:%zu\n", passed + (int)ntopo - tfailed,
+	       failed + tfailed, total + ntopo);
+	return failed || tfailed ? 1 : 0;
 }

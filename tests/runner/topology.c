@@ -12,6 +12,10 @@
  *   expect       pass | panic, once (default pass)
  *   expect_output  one expected line of the panic report (a substring of a
  *                log line), may repeat, in order; only with expect = panic
+ *   kernel       mmlab | linux, once (default mmlab); linux needs firmware
+ *                bios and expect pass
+ *   base         NAME of another topology in the same folder, once: its
+ *                qemu tokens (and its base's, first) come before this file's
  *
  * Invariant: on success every field is set and valid; on failure the caller
  * gets "file:line: message" and no allocation leaks.
@@ -30,6 +34,7 @@
 
 const char *firmware_name(enum firmware f) { return f == FIRMWARE_UEFI ? "uefi" : "bios"; }
 const char *expect_name(enum expect e) { return e == EXPECT_PANIC ? "panic" : "pass"; }
+const char *kernel_name(enum kernel k) { return k == KERNEL_LINUX ? "linux" : "mmlab"; }
 
 static char *trim(char *s)
 {
@@ -63,6 +68,7 @@ void topology_free(struct topology *t)
 	free(t->name);
 	free(t->path);
 	free(t->description);
+	free(t->base);
 	for (size_t i = 0; i < t->nqemu; i++)
 		free(t->qemu_args[i]);
 	free(t->qemu_args);
@@ -92,7 +98,60 @@ static char *name_from_path(const char *path)
 	return strndup(base, len);
 }
 
+static int load(const char *path, struct topology *t, char *err, size_t errlen, int depth);
+
+/* "base = NAME" (topology.h): NAME.topo beside path, its qemu tokens first. */
+static int load_base(const char *path, int lineno, const char *name, struct topology *t,
+		     char *err, size_t errlen, int depth)
+{
+	if (!*name || strchr(name, '/')) {
+		snprintf(err, errlen, "%s:%d: base must be a topology name, not '%s'", path, lineno,
+			 name);
+		return -1;
+	}
+	if (depth >= TOPOLOGY_MAX_BASE_DEPTH) {
+		snprintf(err, errlen, "%s:%d: base '%s': more than %d bases deep (a cycle?)", path,
+			 lineno, name, TOPOLOGY_MAX_BASE_DEPTH);
+		return -1;
+	}
+	const char *slash = strrchr(path, '/');
+	char *bpath;
+	if (asprintf(&bpath, "%.*s%s.topo", slash ? (int)(slash - path + 1) : 0, path, name) < 0) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	struct topology b;
+	char berr[512];
+	int r = load(bpath, &b, berr, sizeof(berr), depth + 1);
+	free(bpath);
+	if (r) {
+		snprintf(err, errlen, "%s:%d: base '%s': %s", path, lineno, name, berr);
+		return -1;
+	}
+	/* this file's tokens so far (none: base is checked to come first) go after */
+	char **nv = realloc(b.qemu_args, (b.nqemu + t->nqemu + 1) * sizeof(*nv));
+	if (!nv) {
+		topology_free(&b);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	for (size_t i = 0; i < t->nqemu; i++)
+		nv[b.nqemu + i] = t->qemu_args[i];
+	free(t->qemu_args);
+	t->qemu_args = nv;
+	t->nqemu += b.nqemu;
+	b.qemu_args = NULL;
+	b.nqemu = 0;
+	topology_free(&b);
+	return 0;
+}
+
 int topology_load(const char *path, struct topology *t, char *err, size_t errlen)
+{
+	return load(path, t, err, errlen, 0);
+}
+
+static int load(const char *path, struct topology *t, char *err, size_t errlen, int depth)
 {
 	memset(t, 0, sizeof(*t));
 	t->firmware = FIRMWARE_BIOS;
@@ -106,6 +165,7 @@ int topology_load(const char *path, struct topology *t, char *err, size_t errlen
 	t->path = strdup(path);
 	t->description = strdup("");
 	bool seen_desc = false, seen_fw = false, seen_timeout = false, seen_expect = false;
+	bool seen_kernel = false;
 	int first_output_line = 0; /* line of the first expect_output */
 	char *line = NULL;
 	size_t cap = 0;
@@ -204,10 +264,39 @@ int topology_load(const char *path, struct topology *t, char *err, size_t errlen
 			if (!(nv[t->nexpect_output] = strdup(value)))
 				goto oom;
 			t->nexpect_output++;
+		} else if (strcmp(key, "kernel") == 0) {
+			if (seen_kernel) {
+				snprintf(err, errlen, "%s:%d: duplicate key 'kernel'", path, lineno);
+				goto fail;
+			}
+			seen_kernel = true;
+			if (strcmp(value, "mmlab") == 0)
+				t->kernel = KERNEL_MMLAB;
+			else if (strcmp(value, "linux") == 0)
+				t->kernel = KERNEL_LINUX;
+			else {
+				snprintf(err, errlen, "%s:%d: kernel must be 'mmlab' or 'linux', not '%s'",
+					 path, lineno, value);
+				goto fail;
+			}
+		} else if (strcmp(key, "base") == 0) {
+			if (t->base) {
+				snprintf(err, errlen, "%s:%d: duplicate key 'base'", path, lineno);
+				goto fail;
+			}
+			if (t->nqemu) {
+				snprintf(err, errlen, "%s:%d: 'base' must come before every 'qemu' line",
+					 path, lineno);
+				goto fail;
+			}
+			if (load_base(path, lineno, value, t, err, errlen, depth))
+				goto fail;
+			if (!(t->base = strdup(value)))
+				goto oom;
 		} else {
 			snprintf(err, errlen,
 				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, "
-				 "timeout, expect, expect_output)",
+				 "timeout, expect, expect_output, kernel, base)",
 				 path, lineno, key);
 			goto fail;
 		}
@@ -215,6 +304,13 @@ int topology_load(const char *path, struct topology *t, char *err, size_t errlen
 	if (first_output_line && t->expect != EXPECT_PANIC) {
 		snprintf(err, errlen, "%s:%d: 'expect_output' is only valid with 'expect = panic'",
 			 path, first_output_line);
+		goto fail;
+	}
+	if (t->kernel == KERNEL_LINUX && (t->firmware != FIRMWARE_BIOS || t->expect != EXPECT_PASS)) {
+		snprintf(err, errlen,
+			 "%s: kernel = linux boots with QEMU's -kernel: it needs firmware = bios "
+			 "and expect = pass",
+			 path);
 		goto fail;
 	}
 	if (ferror(f)) {

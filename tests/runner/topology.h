@@ -13,18 +13,26 @@
 
 enum firmware { FIRMWARE_BIOS, FIRMWARE_UEFI };
 
+/* Which kernel the machine boots: mmlab's ISO, or Linux (Debian's image with
+ * the project's initramfs, through QEMU's -kernel/-initrd/-append). */
+enum kernel { KERNEL_MMLAB, KERNEL_LINUX };
+
 /* What a boot must do: run KTAP and pass (exit 33), or crash (exit 37)
  * printing every expect_output line, in order (see ktap_expect_panic()). */
 enum expect { EXPECT_PASS, EXPECT_PANIC };
 
 #define TOPOLOGY_DEFAULT_TIMEOUT 120
+#define TOPOLOGY_MAX_BASE_DEPTH 4
 
 struct topology {
 	char *name;        /* file name without ".topo" */
 	char *path;        /* path of the file */
 	char *description; /* "" if absent */
 	enum firmware firmware;
-	char **qemu_args;  /* extra QEMU argument tokens, in file order */
+	enum kernel kernel;
+	char *base;        /* "base = NAME": NULL if absent */
+	char **qemu_args;  /* extra QEMU argument tokens: the base's, then this
+			    * file's, in file order */
 	size_t nqemu;
 	char **cmdline;    /* kernel command-line words, in file order */
 	size_t ncmdline;
@@ -36,8 +44,12 @@ struct topology {
 
 const char *firmware_name(enum firmware f); /* "bios" | "uefi" */
 const char *expect_name(enum expect e);     /* "pass" | "panic" */
+const char *kernel_name(enum kernel k);     /* "mmlab" | "linux" */
 
-/* Parse one file. Returns 0, or -1 with a message in err. */
+/* Parse one file. "base = NAME" reads NAME.topo in the same folder (which
+ * may have a base itself, up to TOPOLOGY_MAX_BASE_DEPTH files deep) and
+ * puts its qemu tokens first: nothing else of the base is taken. Returns 0,
+ * or -1 with a message in err. */
 int topology_load(const char *path, struct topology *out, char *err, size_t errlen);
 
 /* Load every *.topo file of dir, sorted by name. Returns 0, or -1 with a

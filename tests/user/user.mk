@@ -116,12 +116,13 @@ $(foreach n,$(USER_GLIBC_NAMES),$(eval $(call user_link,$(n)_glibc,$(n),glibc,$$
 $(foreach n,$(USER_GLIBC_PIE_NAMES),$(eval $(call user_link,$(n)_glibc_pie,$(n),glibc-pie,$$(USER_GLIBC_CC),-static-pie)))
 
 # The runner finds the programs in ../user next to itself.
-$(USER_HOST_TESTS): $(USER_DIR)/linux_runner.c $(USER_ELFS)
+$(USER_HOST_TESTS): $(USER_DIR)/linux_runner.c $(USER_DIR)/program_run.c $(USER_DIR)/program_run.h \
+		$(USER_ELFS)
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -D_GNU_SOURCE \
 		-DUSER_TEST_NAMES='"$(USER_TEST_NAMES)"' -DUSER_CRASH_NAMES='"$(USER_CRASH_NAMES)"' \
-		-o $@ $(USER_DIR)/linux_runner.c
+		-o $@ $(USER_DIR)/linux_runner.c $(USER_DIR)/program_run.c
 
 .PHONY: user-programs bench-user-linux
 user-programs: $(USER_ELFS)

@@ -1,0 +1,233 @@
+/* init: PID 1 of the Linux guest that `make compare` (and the linux-*
+ * topologies of `make test`) boot. It runs the same user test and crash
+ * programs mmlab runs and reports them as one KTAP suite, "linux", judged
+ * exactly as build/host/user-linux-runner judges them on the host (the
+ * shared code is tests/user/program_run.c), then ends the machine the way
+ * an mmlab boot does: through QEMU's isa-debug-exit port 0xf4, value 0x10
+ * (exit 33, every case passed) or 0x11 (exit 35, a case failed). If the port
+ * cannot be used it powers off instead (QEMU then exits 0, which the runner
+ * judges a crash: a boot never passes by accident).
+ *
+ * The initramfs (tools/linux/mkinitramfs.sh) holds /init (this, static),
+ * /manifest (one "test NAME" or "crash NAME" line per program, in order) and
+ * /progs/NAME. The kernel command line may carry the words mmlab's runner
+ * gives mmlab: "ktest.filter=GLOB" selects the cases whose "linux.NAME" or
+ * "user.NAME" matches GLOB (the suite.case glob of tests/kunit.c; "user" is
+ * the mmlab suite that runs the same programs, so FILTER='user.*' runs them
+ * on both kernels; the others are reported skipped), and "ktest.timeout=S"
+ * sets the time one program may take (default 60 s). Linux ignores both
+ * (dotted words are module parameters), so init reads /proc/cmdline. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/io.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "program_run.h"
+
+#define MAX_PROGRAMS 128
+#define QEMU_EXIT_PORT 0xf4
+#define QEMU_EXIT_SUCCESS 0x10 /* status 33, as arch/x86_64/qemu_exit.h */
+#define QEMU_EXIT_FAILURE 0x11 /* status 35 */
+
+static struct program programs[MAX_PROGRAMS];
+static size_t nprograms;
+
+static void mount_fs(const char *source, const char *target, const char *type)
+{
+	mkdir(target, 0755);
+	if (mount(source, target, type, 0, NULL) && errno != EBUSY)
+		fprintf(stderr, "init: mount %s on %s: %s\n", type, target, strerror(errno));
+}
+
+/* The serial console as stdin/stdout/stderr: the kernel may have found no
+ * /dev/console in the initramfs (it has no device nodes), so init opens it
+ * itself from devtmpfs. */
+static void open_console(void)
+{
+	int fd = open("/dev/console", O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		return;
+	for (int i = 0; i < 3; i++)
+		if (fd != i)
+			dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+}
+
+static __attribute__((noreturn)) void finish(bool passed)
+{
+	fflush(stdout);
+	fflush(stderr);
+	/* write() returns once the tty has the bytes, not once the UART sent
+	 * them: without this the last lines are lost when QEMU exits. */
+	tcdrain(STDOUT_FILENO);
+	sync();
+	if (ioperm(QEMU_EXIT_PORT, 1, 1) == 0)
+		outb(passed ? QEMU_EXIT_SUCCESS : QEMU_EXIT_FAILURE, QEMU_EXIT_PORT);
+	else
+		fprintf(stderr, "init: ioperm(0x%x): %s; powering off\n", QEMU_EXIT_PORT, strerror(errno));
+	reboot(RB_POWER_OFF);
+	for (;;)
+		pause();
+}
+
+/* The value of word KEY=value on the kernel command line, or NULL. */
+static const char *cmdline_value(const char *cmdline, const char *key, char *buf, size_t size)
+{
+	size_t klen = strlen(key);
+	for (const char *p = cmdline; *p;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		size_t n = strcspn(p, " \t\n");
+		if (n > klen && !strncmp(p, key, klen) && p[klen] == '=') {
+			size_t v = n - klen - 1;
+			if (v >= size)
+				v = size - 1;
+			memcpy(buf, p + klen + 1, v);
+			buf[v] = 0;
+			return buf;
+		}
+		p += n;
+	}
+	return NULL;
+}
+
+/* tests/kunit.c's kunit_filter_match(): the part before the first '.' is a
+ * glob on the suite, the rest (if any) a glob on the case. */
+static bool filter_match(const char *filter, const char *suite, const char *name)
+{
+	char suite_glob[128];
+	if (!filter || !*filter)
+		return true;
+	const char *dot = strchr(filter, '.');
+	size_t n = dot ? (size_t)(dot - filter) : strlen(filter);
+	if (n >= sizeof(suite_glob))
+		n = sizeof(suite_glob) - 1;
+	memcpy(suite_glob, filter, n);
+	suite_glob[n] = 0;
+	if (fnmatch(suite_glob, suite, 0))
+		return false;
+	return !dot || !fnmatch(dot + 1, name, 0);
+}
+
+/* The first line of a small file, without its newline; buf unchanged if
+ * the file cannot be read. */
+static void read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(buf, (int)size, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+/* Reads /manifest; a malformed line is reported and fails the boot. */
+static bool read_manifest(void)
+{
+	FILE *f = fopen("/manifest", "r");
+	if (!f) {
+		fprintf(stderr, "init: /manifest: %s\n", strerror(errno));
+		return false;
+	}
+	char line[256], kind[16], name[sizeof(programs[0].name)];
+	bool ok = true;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%15s %63s", kind, name) != 2 ||
+		    (strcmp(kind, "test") && strcmp(kind, "crash")) || nprograms == MAX_PROGRAMS) {
+			fprintf(stderr, "init: /manifest: bad line (or too many): %s", line);
+			ok = false;
+			continue;
+		}
+		snprintf(programs[nprograms].name, sizeof(programs[0].name), "%s", name);
+		programs[nprograms].crash = kind[0] == 'c';
+		nprograms++;
+	}
+	fclose(f);
+	return ok;
+}
+
+int main(void)
+{
+	mount_fs("devtmpfs", "/dev", "devtmpfs");
+	open_console();
+	mount_fs("proc", "/proc", "proc");
+	mount_fs("sysfs", "/sys", "sysfs");
+	mount_fs("tmpfs", "/tmp", "tmpfs");
+	setenv("PATH", "/progs:/", 1);
+	setenv("HOME", "/", 1);
+
+	char cmdline[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+	if (f) {
+		if (!fgets(cmdline, sizeof(cmdline), f))
+			cmdline[0] = 0;
+		fclose(f);
+	}
+	char filter[256], tbuf[16];
+	const char *glob = cmdline_value(cmdline, "ktest.filter", filter, sizeof(filter));
+	int timeout_s = 60;
+	if (cmdline_value(cmdline, "ktest.timeout", tbuf, sizeof(tbuf)) && atoi(tbuf) > 0)
+		timeout_s = atoi(tbuf);
+
+	bool manifest_ok = read_manifest();
+	unsigned ncases = (unsigned)nprograms;
+
+	struct utsname u;
+	uname(&u);
+	/* Before the KTAP header: boot text to both parsers. */
+	printf("init: running on %s %s %s %s\n", u.sysname, u.release, u.version, u.machine);
+	char nodes[64] = "?", cpus[64] = "?";
+	read_line("/sys/devices/system/node/online", nodes, sizeof(nodes));
+	read_line("/sys/devices/system/cpu/online", cpus, sizeof(cpus));
+	printf("init: NUMA nodes online %s, CPUs online %s\n", nodes, cpus);
+	printf("KTAP version 1\n1..1\n");
+	printf("    KTAP version 1\n    # Subtest: linux\n    1..%u\n", ncases);
+	fflush(stdout);
+	unsigned pass = 0, fail = 0, skip = 0, number = 0;
+	for (size_t k = 0; k < nprograms; k++) {
+		/* A case the filter leaves out is reported skipped, as Linux's
+		 * KUnit does with kunit.filter_action=skip (lib/kunit/executor.c):
+		 * the suite is never empty, which kunit_tool would call an error. */
+		if (!filter_match(glob, "linux", programs[k].name) &&
+		    !filter_match(glob, "user", programs[k].name)) {
+			printf("    ok %u %s # SKIP not selected by ktest.filter=%s\n", ++number,
+			       programs[k].name, glob);
+			skip++;
+			continue;
+		}
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "/progs/%s", programs[k].name);
+		struct outcome o = program_run(path, programs[k].name, timeout_s);
+		switch (program_report(&programs[k], path, &o, ++number, timeout_s)) {
+		case PROGRAM_PASS:
+			pass++;
+			break;
+		case PROGRAM_SKIP:
+			skip++;
+			break;
+		case PROGRAM_FAIL:
+			fail++;
+			break;
+		}
+		free(o.output);
+	}
+	printf("# linux: pass:%u fail:%u skip:%u total:%u\n", pass, fail, skip, number);
+	printf("%s 1 linux\n", fail ? "not ok" : "ok");
+	printf("# Totals: pass:%u fail:%u skip:%u total:%u\n", pass, fail, skip, number);
+	finish(manifest_ok && !fail);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the Linux guest's initramfs (newc cpio, uncompressed) with Debian's
+# cpio: /init, /manifest (one "KIND NAME" line per program, in the order
+# given) and /progs/NAME, plus the empty mount points init uses.
+# usage: tools/linux/mkinitramfs.sh OUT.cpio INIT KIND:PATH...
+#   KIND is test or crash; NAME is PATH's file name without a trailing
+#   ".elf" (build/user/mmap_basic.elf is mmlab's case user.mmap_basic).
+set -euo pipefail
+out=${1:?usage: mkinitramfs.sh OUT.cpio INIT KIND:PATH...}
+init=${2:?usage: mkinitramfs.sh OUT.cpio INIT KIND:PATH...}
+shift 2
+stage=$out.d
+rm -rf "$stage"
+mkdir -p "$stage"/{progs,dev,proc,sys,tmp}
+install -m 0755 "$init" "$stage/init"
+: >"$stage/manifest"
+for entry in "$@"; do
+	kind=${entry%%:*} path=${entry#*:}
+	name=${path##*/}
+	name=${name%.elf}
+	case $kind in test | crash) ;; *)
+		echo "mkinitramfs: '$entry': KIND must be test or crash" >&2
+		exit 1
+		;;
+	esac
+	[ -e "$stage/progs/$name" ] && { echo "mkinitramfs: '$name' twice" >&2; exit 1; }
+	install -m 0755 "$path" "$stage/progs/$name"
+	echo "$kind $name" >>"$stage/manifest"
+done
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out.tmp"
+mv "$out.tmp" "$out"
+rm -rf "$stage"
