@@ -180,6 +180,17 @@ long status_kb(const char *field)
 	return kb_field("/proc/self/status", field);
 }
 
+long rss_kb(void)
+{
+	char buf[4096];
+	if (read_file("/proc/self/smaps_rollup", buf, sizeof(buf)) > 0) {
+		const char *line = strstr(buf, "\nRss:");
+		if (line)
+			return field_after(line + 1, "Rss:");
+	}
+	return status_kb("VmRSS");
+}
+
 long meminfo_kb(const char *field)
 {
 	return kb_field("/proc/meminfo", field);
@@ -241,17 +252,17 @@ bool reads_map_zero_page(void)
 					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return true; /* cannot tell: expect what Linux normally does */
-	long before = status_kb("VmRSS");
+	long before = rss_kb();
 	unsigned sum = 0;
 	for (size_t off = 0; off < len; off += PAGE_4K)
 		sum += p[off];
-	long grew = status_kb("VmRSS") - before;
+	long grew = rss_kb() - before;
 	munmap((void *)p, len);
 	/* 256 kB if every read got a page of its own; a few kB of noise
 	 * (stdio, the stack) at most otherwise. */
 	known = sum == 0 && grew < (long)(len / KiB / 2);
 	if (!known)
 		note("this kernel backs read faults with new pages, not the zero page "
-		     "(64 reads: VmRSS +%ld kB): zero-page expectations adjusted", grew);
+		     "(64 reads: RSS +%ld kB): zero-page expectations adjusted", grew);
 	return known;
 }

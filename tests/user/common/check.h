@@ -62,6 +62,12 @@ const char *errno_name(int err);
 
 /* A field of /proc/self/status in kB ("VmRSS" -> 1234), -1 if absent. */
 long status_kb(const char *field);
+/* Resident memory in kB, exact on both kernels: /proc/self/smaps_rollup's
+ * Rss where there is one (a walk of the page tables; Linux up to 6.1 keeps
+ * VmRSS in per-thread caches synced every 64 faults, so it lags by up to 63
+ * pages a thread: proc(5)), else VmRSS (mmlab's counters are exact). The
+ * shared zero page counts in neither. */
+long rss_kb(void);
 /* A "Name: <n> kB" field of /proc/meminfo in kB, -1 if absent. */
 long meminfo_kb(const char *field);
 /* Reads a whole (small) file into buf, NUL-terminated; returns its length

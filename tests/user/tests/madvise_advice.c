@@ -28,23 +28,23 @@ static void dontneed(void)
 	if (!CHECK(p != MAP_FAILED))
 		return;
 	madvise(p, LEN, MADV_NOHUGEPAGE); /* count 4 KiB pages, even where THP is "always" */
-	long rss0 = status_kb("VmRSS");
+	long rss0 = rss_kb();
 	memset(p, 0xab, LEN);
-	long rss1 = status_kb("VmRSS");
+	long rss1 = rss_kb();
 	CHECK_CMP(rss1 - rss0, >=, (long)(LEN / KiB));
 	CHECK(madvise(p + 16 * PAGE_4K, 32 * PAGE_4K, MADV_DONTNEED) == 0);
-	long rss2 = status_kb("VmRSS");
-	note("64 pages written, then 32 MADV_DONTNEED: VmRSS %ld -> %ld -> %ld kB", rss0, rss1, rss2);
+	long rss2 = rss_kb();
+	note("64 pages written, then 32 MADV_DONTNEED: RSS %ld -> %ld -> %ld kB", rss0, rss1, rss2);
 	CHECK_CMP(rss1 - rss2, ==, 32 * 4);
 	CHECK(all_bytes(p + 16 * PAGE_4K, 32 * PAGE_4K, 0));
 	CHECK(all_bytes(p, 16 * PAGE_4K, 0xab) && all_bytes(p + 48 * PAGE_4K, 16 * PAGE_4K, 0xab));
 	/* Reading the zeroed pages did not bring them back (zero page)...
 	 * (where reads get pages of their own, they did, all 32) */
-	long rss3 = status_kb("VmRSS");
+	long rss3 = rss_kb();
 	CHECK_CMP(rss3 - rss2, ==, zero ? 0 : 32 * 4);
 	/* ...writing does, one page at a time. */
 	p[20 * PAGE_4K] = 1;
-	CHECK_CMP(status_kb("VmRSS") - rss3, ==, zero ? 4 : 0);
+	CHECK_CMP(rss_kb() - rss3, ==, zero ? 4 : 0);
 	/* An unaligned length is rounded up to the page. */
 	CHECK(madvise(p, 1, MADV_DONTNEED) == 0);
 	CHECK(all_bytes(p, PAGE_4K, 0) && all_bytes(p + PAGE_4K, PAGE_4K, 0xab));
@@ -63,8 +63,8 @@ static void lazy_free(void)
 	for (size_t off = 0; off < LEN; off += PAGE_4K)
 		old_or_zero &= all_bytes(p + off, PAGE_4K, 0x77) || all_bytes(p + off, PAGE_4K, 0);
 	CHECKF(old_or_zero, "after MADV_FREE every page holds its old bytes or zeros");
-	long rss = status_kb("VmRSS");
-	note("after MADV_FREE of 64 written pages: VmRSS %ld kB (freed lazily on Linux)", rss);
+	long rss = rss_kb();
+	note("after MADV_FREE of 64 written pages: RSS %ld kB (freed lazily on Linux)", rss);
 	memset(p, 0x11, LEN);
 	CHECK(all_bytes(p, LEN, 0x11));
 	CHECK(munmap(p, LEN) == 0);

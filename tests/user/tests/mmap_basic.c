@@ -71,7 +71,7 @@ static void errors(void)
  * only what is touched becomes resident. */
 static void noreserve(void)
 {
-	long size0 = status_kb("VmSize"), rss0 = status_kb("VmRSS");
+	long size0 = status_kb("VmSize"), rss0 = rss_kb();
 	size_t len = 8 * GiB;
 	char *p = mmap(NULL, len, RW, ANON | MAP_NORESERVE, -1, 0);
 	if (!CHECK(p != MAP_FAILED))
@@ -85,8 +85,8 @@ static void noreserve(void)
 	p[0] = 1;
 	p[len / 2] = 2;
 	p[len - 1] = 3;
-	long rss1 = status_kb("VmRSS");
-	note("8 GiB MAP_NORESERVE: VmSize %ld -> %ld kB, VmRSS %ld -> %ld kB after 3 writes",
+	long rss1 = rss_kb();
+	note("8 GiB MAP_NORESERVE: VmSize %ld -> %ld kB, RSS %ld -> %ld kB after 3 writes",
 	     size0, size1, rss0, rss1);
 	CHECK_CMP(rss1 - rss0, <, 4096);
 	CHECK(p[0] == 1 && p[len / 2] == 2 && p[len - 1] == 3);
@@ -97,17 +97,17 @@ static void noreserve(void)
 static void populate(void)
 {
 	size_t len = 1 * MiB;
-	long rss0 = status_kb("VmRSS");
+	long rss0 = rss_kb();
 	char *p = mmap(NULL, len, RW, ANON | MAP_POPULATE, -1, 0);
 	if (!CHECK(p != MAP_FAILED))
 		return;
-	long rss1 = status_kb("VmRSS");
-	note("MAP_POPULATE of 1 MiB: VmRSS %ld -> %ld kB", rss0, rss1);
+	long rss1 = rss_kb();
+	note("MAP_POPULATE of 1 MiB: RSS %ld -> %ld kB", rss0, rss1);
 	CHECK_CMP(rss1 - rss0, >=, (long)(len / KiB));
 	CHECK_CMP(rss1 - rss0, <, (long)(len / KiB) + 512);
 	CHECK(all_bytes(p, len, 0));
 	CHECK(munmap(p, len) == 0);
-	long rss2 = status_kb("VmRSS");
+	long rss2 = rss_kb();
 	CHECK_CMP(rss1 - rss2, >=, (long)(len / KiB));
 }
 
@@ -122,19 +122,19 @@ static void zero_page(void)
 	/* Where reads get pages of their own (some Linux hosts), the reads
 	 * cost the 16 pages and the writes nothing more. */
 	bool zero = reads_map_zero_page();
-	long rss0 = status_kb("VmRSS");
+	long rss0 = rss_kb();
 	CHECK(all_bytes(p, len, 0));
-	long rss1 = status_kb("VmRSS");
-	note("reading 16 never-written pages: VmRSS %ld -> %ld kB", rss0, rss1);
+	long rss1 = rss_kb();
+	note("reading 16 never-written pages: RSS %ld -> %ld kB", rss0, rss1);
 	CHECK_CMP(rss1 - rss0, ==, zero ? 0 : 16 * 4);
 	p[5 * PAGE_4K + 7] = 1;
-	long rss2 = status_kb("VmRSS");
-	note("writing one of them: VmRSS %ld -> %ld kB", rss1, rss2);
+	long rss2 = rss_kb();
+	note("writing one of them: RSS %ld -> %ld kB", rss1, rss2);
 	CHECK_CMP(rss2 - rss1, ==, zero ? 4 : 0);
 	CHECK(p[5 * PAGE_4K + 7] == 1 && all_bytes(p, 5 * PAGE_4K, 0));
 	/* A write to a page first read (zero page) replaces it: +1 page. */
 	p[2 * PAGE_4K] = 2;
-	long rss3 = status_kb("VmRSS");
+	long rss3 = rss_kb();
 	CHECK_CMP(rss3 - rss2, ==, zero ? 4 : 0);
 	CHECK(munmap(p, len) == 0);
 }

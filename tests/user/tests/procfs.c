@@ -56,8 +56,12 @@ static void status(void)
 	note("4 MiB touched: VmSize %ld -> %ld, VmRSS %ld -> %ld, RssAnon %ld -> %ld, VmData %ld -> %ld kB",
 	     size, size1, rss, rss1, anon, anon1, data, data1);
 	CHECK_CMP(size1 - size, ==, (long)(big / KiB));
-	CHECK_CMP(rss1 - rss, >=, (long)(big / KiB));
-	CHECK_CMP(anon1 - anon, >=, (long)(big / KiB));
+	/* Linux up to 6.1 syncs a thread's RSS counts into the mm every 64
+	 * faults (SPLIT_RSS_COUNTING), so its status may lag by up to 63 pages
+	 * (proc(5)); mmlab's counters, and Linux's since 6.2, are exact. */
+	long lag = on_mmlab() ? 0 : 63 * 4;
+	CHECK_CMP(rss1 - rss, >=, (long)(big / KiB) - lag);
+	CHECK_CMP(anon1 - anon, >=, (long)(big / KiB) - lag);
 	CHECK_CMP(data1 - data, ==, (long)(big / KiB));
 	CHECK_CMP(hwm1, >=, rss1);
 	CHECK_CMP(peak1, >=, size1);
