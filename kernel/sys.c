@@ -24,10 +24,12 @@
 
 typedef int clockid_t;
 
-/* The process id is the thread group's (its leader's thread id). */
+/* The process id is the thread group's (its leader's thread id). A task
+ * outside any group (a kernel thread, which Linux gives tgid == pid) is its
+ * own. */
 SYSCALL_DEFINE0(getpid)
 {
-	return current->tgid;
+	return current->signal ? current->tgid : current->pid;
 }
 
 SYSCALL_DEFINE0(gettid)

@@ -388,6 +388,9 @@ static void rlimits(void)
 	if (tid > 0) {
 		CHECK_CMP(raw4(NR_prlimit64, tid, RLIMIT_NOFILE, NULL, &r2), ==, 0);
 		CHECK_CMP(r2.cur, ==, old.cur / 2);
+		static char status[4096];
+		if (read_file("/proc/self/status", status, sizeof(status)) > 0)
+			CHECK_CMP(field_after(status, "Threads:"), ==, 2);
 		keep_going = 0;
 		CHECK(raw_wait_cleared(&ctid) == 0);
 	}
