@@ -108,6 +108,8 @@ static int do_sigaction(int sig, struct k_sigaction *act, struct k_sigaction *oa
 	struct sighand_struct *sh = current->sighand;
 	if (sig < 1 || sig > _NSIG || (act && (sig == SIGKILL || sig == SIGSTOP)))
 		return -EINVAL;
+	if (!sh) /* a kernel thread making the call (a test): it has no actions */
+		return -EINVAL;
 	struct k_sigaction *k = &sh->action[sig - 1];
 	spin_lock(&sh->siglock);
 	if (oact)

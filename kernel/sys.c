@@ -174,6 +174,8 @@ static int do_prlimit(struct task_struct *tsk, unsigned int resource, const stru
 	struct signal_struct *sig = tsk->signal;
 	if (resource >= RLIM_NLIMITS)
 		return -EINVAL;
+	if (!sig) /* a kernel thread making the call (a test): no process, no limits */
+		return -ESRCH;
 	if (new_rlim) {
 		if (new_rlim->rlim_cur > new_rlim->rlim_max)
 			return -EINVAL;

@@ -304,6 +304,18 @@ static void sigprocmask_storage(void)
 	CHECK_CMP(now, ==, old);
 }
 
+/* On its own stack, made its alternate stack: reported as on it, and
+ * then not to be changed (EPERM), as Linux's do_sigaltstack. */
+static int altstack_on_own_stack(void *arg)
+{
+	struct seen *s = arg;
+	struct k_stack ss = { (unsigned long)s->settid_ptr, 0, STACK_SIZE }, other = { 0, SS_DISABLE, 0 };
+	s->tid_address_ret = raw2(NR_sigaltstack, &ss, NULL);
+	raw2(NR_sigaltstack, NULL, &s->alt);
+	s->mask_after = (unsigned long)raw2(NR_sigaltstack, &other, NULL);
+	return 0;
+}
+
 static void sigaltstack_storage(void)
 {
 	static char alt[16384];
@@ -337,6 +349,16 @@ static void sigaltstack_storage(void)
 	if (tid > 0 && raw_wait_cleared(&ctid) == 0)
 		CHECKF(s.alt.flags == SS_DISABLE && s.alt.size == 0, "a new thread's sigaltstack: flags %d size %lu",
 		       s.alt.flags, s.alt.size);
+	s.settid_ptr = stack; /* the base of the thread's own stack */
+	ctid = -1;
+	tid = raw_clone(T_THREAD_FLAGS & ~T_CLONE_PARENT_SETTID, (char *)stack + STACK_SIZE, NULL, &ctid, 0,
+			altstack_on_own_stack, &s);
+	CHECK_CMP(tid, >, 0);
+	if (tid > 0 && raw_wait_cleared(&ctid) == 0) {
+		CHECK_CMP(s.tid_address_ret, ==, 0);
+		CHECK_CMP(s.alt.flags, ==, SS_ONSTACK);
+		CHECK_CMP((long)s.mask_after, ==, -EPERM);
+	}
 	munmap(stack, STACK_SIZE);
 	ss.flags = SS_DISABLE;
 	CHECK_CMP(raw2(NR_sigaltstack, &ss, NULL), ==, 0);
