@@ -166,7 +166,32 @@ static void find_get_task_by_vpid_holds_the_task(struct kunit *test)
 	expect_counts_back(test, &before);
 }
 
+/* An interruptible wait ends with -EINTR once the waiter's group is
+ * exiting (what a futex wait or nanosleep sees when exit_group zaps its
+ * thread), and with 0 when its condition holds. The case's own task plays
+ * the thread, with a group of its own for the moment. */
+static void wait_event_interruptible_ends_on_group_exit(struct kunit *test)
+{
+	static struct signal_struct sig;
+	static DECLARE_WAIT_QUEUE_HEAD(wq);
+	struct task_struct *me = current;
+	int never = 0, always = 1;
+	memset(&sig, 0, sizeof(sig));
+	me->signal = &sig;
+	int ok_ret = wait_event_interruptible(wq, READ_ONCE(always));
+	sig.group_exit = true;
+	bool pending = signal_pending(me) && fatal_signal_pending(me);
+	int intr_ret = wait_event_interruptible(wq, READ_ONCE(never));
+	me->signal = NULL;
+	KUNIT_EXPECT_EQ(test, ok_ret, 0);
+	KUNIT_EXPECT_TRUE(test, pending);
+	KUNIT_EXPECT_EQ(test, intr_ret, -EINTR);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(me->__state), TASK_RUNNING);
+	KUNIT_EXPECT_FALSE(test, signal_pending(me)); /* a kernel thread never has one */
+}
+
 static struct kunit_case thread_cases[] = {
+	KUNIT_CASE(wait_event_interruptible_ends_on_group_exit),
 	KUNIT_CASE(exit_group_ends_spinning_threads),
 	KUNIT_CASE(exit_group_ends_sleeping_threads),
 	KUNIT_CASE(leader_exit_leaves_the_others_running),
