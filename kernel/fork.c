@@ -105,15 +105,15 @@ struct kernel_clone_args {
 
 __noreturn void ret_from_fork_user(const struct pt_regs *regs); /* user_entry.asm */
 
-/* Says once which flags mmlab refused, so a libc's failure has a cause on
- * the console. */
-static void refuse_once(u64 flags, const char *why)
+/* Says once per reason which flags mmlab refused, so a libc's failure has
+ * a cause on the console. */
+static void refuse_once(bool *said, const struct kernel_clone_args *args, const char *why)
 {
-	static bool said;
-	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
-		pr_warn("clone: flags %#llx refused with EINVAL: %s (reported once)\n",
-			(unsigned long long)flags, why);
+	if (!__atomic_exchange_n(said, true, __ATOMIC_RELAXED))
+		pr_warn("clone: flags %#llx (exit signal %d) refused with EINVAL: %s (reported once)\n",
+			(unsigned long long)args->flags, args->exit_signal, why);
 }
+static bool said_process, said_unsupported, said_files, said_set_tid;
 
 /* The new thread's first code, in kernel mode on its CPU, with the mm and
  * FS/GS bases loaded by the switch to it. */
@@ -152,15 +152,15 @@ static int clone_flags_valid(const struct kernel_clone_args *args)
 	if ((f & CLONE_PIDFD) && (f & CLONE_DETACHED))
 		return -EINVAL;
 	if (!(f & CLONE_THREAD)) {
-		refuse_once(f, "a new process (fork, vfork, spawn): mmlab runs threads of a process only");
+		refuse_once(&said_process, args, "a new process (fork, vfork, spawn): mmlab runs threads of a process only");
 		return -EINVAL;
 	}
 	if (f & ~MMLAB_CLONE_THREAD_FLAGS) {
-		refuse_once(f, "namespaces, pidfds, ptrace, vfork and cgroups are not supported");
+		refuse_once(&said_unsupported, args, "namespaces, pidfds, ptrace, vfork and cgroups are not supported");
 		return -EINVAL;
 	}
 	if (!(f & CLONE_FILES)) {
-		refuse_once(f, "a thread with its own file table (no CLONE_FILES) is not supported");
+		refuse_once(&said_files, args, "a thread with its own file table (no CLONE_FILES) is not supported");
 		return -EINVAL;
 	}
 	return 0;
@@ -182,6 +182,10 @@ static long kernel_clone(struct kernel_clone_args *args)
 	if ((f & CLONE_SETTLS) && args->tls >= TASK_SIZE)
 		return -EPERM;
 	if (!sig || !user_thread_reaper_running())
+		return -EAGAIN;
+	/* copy_process's nr_threads >= max_threads (fork_init's bound on the
+	 * kernel stacks memory can hold). */
+	if (nr_user_threads() >= max_threads())
 		return -EAGAIN;
 
 	struct pt_regs *regs = kmalloc(sizeof(*regs), GFP_KERNEL);
@@ -364,7 +368,7 @@ SYSCALL_DEFINE2(clone3, struct clone_args __user *, uargs, size_t, size)
 	if (!clone3_args_valid(&kargs))
 		return -EINVAL;
 	if (kargs.set_tid_size) {
-		refuse_once(kargs.flags, "clone3's set_tid is not supported");
+		refuse_once(&said_set_tid, &kargs, "clone3's set_tid is not supported");
 		return -EINVAL;
 	}
 	return kernel_clone(&kargs);

@@ -60,9 +60,6 @@ void sighand_put(struct sighand_struct *sighand)
 		kfree(sighand);
 }
 
-/* THREAD_SIZE / PAGE_SIZE of x86_64 Linux (16 KiB stacks), for max_threads. */
-#define LINUX_THREAD_PAGES 4
-
 static unsigned long totalram_pages(void)
 {
 	unsigned long pages = 0;
@@ -70,6 +67,14 @@ static unsigned long totalram_pages(void)
 		if (node_data[nid])
 			pages += node_data[nid]->managed_pages;
 	return pages;
+}
+
+/* Linux's set_max_threads (kernel/fork.c): at most an eighth of memory in
+ * kernel stacks (THREAD_SIZE: 16 KiB on x86_64, as ours), at least 20. */
+unsigned long max_threads(void)
+{
+	unsigned long n = totalram_pages() / (8 * (THREAD_SIZE / PAGE_SIZE));
+	return n < 20 ? 20 : n;
 }
 
 void rlimits_init(struct rlimit *rlim)
@@ -85,13 +90,10 @@ void rlimits_init(struct rlimit *rlim)
 	rlim[RLIMIT_MSGQUEUE] = (struct rlimit){ 819200, 819200 };
 	rlim[RLIMIT_NICE] = (struct rlimit){ 0, 0 };
 	rlim[RLIMIT_RTPRIO] = (struct rlimit){ 0, 0 };
-	/* fork_init: max_threads = totalram / (8 * THREAD_SIZE / PAGE_SIZE),
-	 * at least 20; NPROC and SIGPENDING are half of it. */
-	unsigned long max_threads = totalram_pages() / (8 * LINUX_THREAD_PAGES);
-	if (max_threads < 20)
-		max_threads = 20;
-	rlim[RLIMIT_NPROC] = (struct rlimit){ max_threads / 2, max_threads / 2 };
-	rlim[RLIMIT_SIGPENDING] = (struct rlimit){ max_threads / 2, max_threads / 2 };
+	/* fork_init: NPROC and SIGPENDING are half of max_threads. */
+	unsigned long half = max_threads() / 2;
+	rlim[RLIMIT_NPROC] = (struct rlimit){ half, half };
+	rlim[RLIMIT_SIGPENDING] = (struct rlimit){ half, half };
 }
 
 void arch_do_signal_or_restart(void)

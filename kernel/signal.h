@@ -109,5 +109,7 @@ void sighand_put(struct sighand_struct *sighand);
 /* Linux's defaults of a process started by init (INIT_RLIMITS, with
  * NPROC and SIGPENDING from this machine's memory as fork_init does). */
 void rlimits_init(struct rlimit *rlim);
+/* The most user threads there may be (Linux's max_threads). */
+unsigned long max_threads(void);
 
 #endif
