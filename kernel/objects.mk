@@ -8,12 +8,15 @@ KERNEL_SRCS += \
 	kernel/console_line.c \
 	kernel/crash.c \
 	kernel/elf.c \
+	kernel/exit.c \
 	kernel/file.c \
+	kernel/fork.c \
 	kernel/futex.c \
 	kernel/ksyms.c \
 	kernel/main.c \
 	kernel/memmap.c \
 	kernel/multiboot2.c \
+	kernel/pid.c \
 	kernel/panic.c \
 	kernel/printk.c \
 	kernel/proc_task.c \
@@ -22,6 +25,7 @@ KERNEL_SRCS += \
 	kernel/rbtree.c \
 	kernel/rcu.c \
 	kernel/sched.c \
+	kernel/signal.c \
 	kernel/smp.c \
 	kernel/spinlock.c \
 	kernel/string.c \

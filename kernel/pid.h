@@ -1,21 +1,35 @@
-/* Finding a task by its id (Linux's find_get_task_by_vpid): the thread
- * ids of user tasks, and a reference that keeps the task_struct alive
- * until put_task_struct.
+/* Finding a task by its id (Linux's find_get_task_by_vpid): a table of the
+ * live user threads by thread id, and a reference count that keeps a
+ * task_struct alive until put_task_struct.
  *
- * Provisional (issue 10 in progress): only the current task is found; the
- * thread-group work replaces this with a table of every live task. */
+ * Invariant: a task is in the table from clone/spawn until it starts to exit
+ * (detach_pid, before it gives up its mm); a reference can only be taken
+ * while it is in the table (under the table's lock), and whoever frees the
+ * task (release_task) first waits until every reference was put. */
 #ifndef KERNEL_PID_H
 #define KERNEL_PID_H
 
 #include "kernel/sched.h"
 
+/* A fresh thread id (Linux's alloc_pid; ids are not reused). */
+int alloc_pid(void);
+/* Puts p (p->pid set, p->usage 1: its reaper's) into the table / takes it out. */
+void attach_pid(struct task_struct *p);
+void detach_pid(struct task_struct *p);
+
 /* The task whose thread id is nr (0: none), with a reference; NULL if
  * there is none. */
-static inline struct task_struct *find_get_task_by_vpid(int nr)
-{
-	struct task_struct *p = current;
-	return nr > 0 && p->pid == nr ? p : NULL;
-}
-static inline void put_task_struct(struct task_struct *p) { (void)p; }
+struct task_struct *find_get_task_by_vpid(int nr);
+void get_task_struct(struct task_struct *p);
+void put_task_struct(struct task_struct *p);
+
+/* The reaper's end of a user task (Linux's release_task + put_task_struct
+ * of the last reference): drops the reaper's reference, waits until the
+ * others are put, then frees the task and its kernel stack (kthread_join).
+ * The task must have exited (detach_pid done). Returns its exit code. */
+int release_task(struct task_struct *p);
+
+/* User threads in the table. */
+unsigned long nr_pids(void);
 
 #endif

@@ -12,6 +12,7 @@
 #include "kernel/proc_task.h"
 #include "kernel/file.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/mm_types.h"
@@ -124,14 +125,15 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 {
 	struct task_struct *p = node->task;
 	struct mm_struct *mm = p->mm;
-	int pid = p->pid;
+	/* /proc/<pid> is the process: its thread group's id, as Linux's
+	 * /proc/<tgid>/status (a kernel thread's tgid is its pid: 0 here). */
+	int pid = p->signal ? p->tgid : p->pid;
 
 	task_name(m, p);
 	seq_buf_puts(m, "Umask:\t0022\n"); /* no umask(2): init's default */
 	seq_buf_printf(m, "State:\t%s\n", task_state_name(p));
-	/* One thread per process: tgid == pid. Processes are started by the
-	 * kernel, so their parent is 0, as init's is in Linux. Everyone is
-	 * uid/gid 0. */
+	/* Processes are started by the kernel, so their parent is 0, as
+	 * init's is in Linux. Everyone is uid/gid 0. */
 	seq_buf_printf(m, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t0\nTracerPid:\t0\n", pid, pid);
 	seq_buf_puts(m, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
 	seq_buf_printf(m, "FDSize:\t%d\n", p->files ? NR_OPEN_DEFAULT : 0);
@@ -145,8 +147,8 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 		seq_buf_puts(m, "THP_enabled:\t0\n");             /* user faults map 4 KiB pages */
 		seq_buf_puts(m, "untag_mask:\t0xffffffffffffffff\n"); /* no LAM */
 	}
-	/* No signals yet: nothing pending, blocked, ignored or caught. */
-	seq_buf_puts(m, "Threads:\t1\nSigQ:\t0/0\n");
+	/* No signal delivery yet: nothing pending, blocked, ignored or caught. */
+	seq_buf_printf(m, "Threads:\t%d\nSigQ:\t0/0\n", p->signal ? READ_ONCE(p->signal->nr_threads) : 1);
 	seq_buf_puts(m, "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n"
 			"SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
 			"SigCgt:\t0000000000000000\n");

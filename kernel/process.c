@@ -1,15 +1,16 @@
 /* User processes (see kernel/process.h): creation from an ELF image, the
- * initial stack, exit and exit_group, the kill after a fault, and reaping.
+ * initial stack, and reaping of the group leader with its thread group.
+ * Threads are added by kernel/fork.c and end in kernel/exit.c.
  *
- * A process is a kernel task with task->mm, task->files and an FPU area.
- * It starts in process_main (kernel mode, on its own CPU, with its mm
- * already active: the scheduler switches CR3 to next->mm), which loads the
- * program and drops to ring 3. It ends in process_end, always in its own
- * context: the mm and files go first, then do_exit() ends the task, and the
- * creator's process_wait() frees the task and reads the result.
+ * A process is a thread group: its leader is a kernel task with task->mm,
+ * task->files, an FPU area and the group's struct signal_struct, which sits
+ * in the process_info allocated here. The leader starts in process_main
+ * (kernel mode, on its own CPU, with its mm already active: the scheduler
+ * switches CR3 to next->mm), which loads the program and drops to ring 3.
  *
- * Invariant: everything a process owns (mm, files, FPU area, its
- * process_info) is freed by the time process_wait() returns. */
+ * Invariant: everything a process owns (mm, files, FPU areas, kernel stacks
+ * and task_structs of all its threads, its sighand and process_info) is
+ * freed by the time process_wait() returns. */
 #include "kernel/process.h"
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
@@ -19,8 +20,10 @@
 #include "kernel/file.h"
 #include "kernel/multiboot2.h"
 #include "kernel/panic.h"
+#include "kernel/pid.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/syscall.h"
@@ -31,10 +34,9 @@
 
 #define MAX_ARGS 16
 #define MAX_ARG_BYTES 1024
-#define SIGSEGV 11
 
 struct process_info {
-	struct process_result result;
+	struct signal_struct signal; /* the thread group */
 	const void *image;
 	unsigned long image_size;
 	int argc;
@@ -43,15 +45,17 @@ struct process_info {
 	char console_prefix[16];
 };
 
-static int next_pid = 1;
 static unsigned long processes_alive;
 
 unsigned long nr_processes(void) { return __atomic_load_n(&processes_alive, __ATOMIC_RELAXED); }
+void process_ended(void) { __atomic_sub_fetch(&processes_alive, 1, __ATOMIC_RELAXED); }
 
 static struct process_info *process_info_of(struct task_struct *p)
 {
-	return container_of(p->result, struct process_info, result);
+	return container_of(p->signal, struct process_info, signal);
 }
+
+const char *process_console_prefix(struct task_struct *tsk) { return process_info_of(tsk)->console_prefix; }
 
 /* Pushes n bytes onto the new process's stack; 0 on failure. */
 static unsigned long push_bytes(unsigned long *sp, const void *data, unsigned long n)
@@ -105,56 +109,17 @@ static int setup_initial_stack(struct process_info *info, const struct elf_image
 	return 0;
 }
 
-/* Frees what the process owns, in its own context, and ends the task. */
-static __noreturn void process_end(void)
+/* The stack VMA's size: RLIMIT_STACK's soft limit as the process starts
+ * (Linux's stack grows up to it; here the VMA is that size from the start,
+ * demand-paged), at most USER_STACK_SIZE, the room the layout leaves below
+ * STACK_TOP for it (mm/mm_types.h). */
+static unsigned long stack_vma_size(const struct signal_struct *sig)
 {
-	struct task_struct *tsk = current;
-	struct mm_struct *mm = tsk->mm;
-	void *fpu = tsk->fpu_state;
-
-	strlcpy(tsk->result->last_line, files_last_console_line(tsk->files),
-		sizeof(tsk->result->last_line));
-	files_release(tsk->files);
-	tsk->files = NULL;
-	/* Off the process's page tables and FPU area before they go: the
-	 * scheduler looks at both when it switches. */
-	__asm__ volatile("cli" ::: "memory");
-	tsk->mm = NULL;
-	tsk->fpu_state = NULL;
-	switch_mm(mm, NULL);
-	__asm__ volatile("sti" ::: "memory");
-	mmput(mm);
-	kfree(fpu);
-	__atomic_sub_fetch(&processes_alive, 1, __ATOMIC_RELAXED);
-	do_exit(tsk->result->killed ? 128 + SIGSEGV : tsk->result->exit_code);
-}
-
-__noreturn void process_exit(int code)
-{
-	current->result->exit_code = code & 0xff;
-	process_end();
-}
-
-__noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reason)
-{
-	struct task_struct *tsk = current;
-	struct process_result *res = tsk->result;
-	/* From user mode: nothing of the kernel's is held, and the teardown
-	 * may wait for TLB-flush IPIs. */
-	__asm__ volatile("sti" ::: "memory");
-	if (!res) /* cannot happen: only processes run in user mode */
-		panic("BUG: user-mode exception in task %s, which is not a process", tsk->comm);
-	res->killed = true;
-	if (regs->vector == X86_TRAP_PF)
-		snprintf(res->reason, sizeof(res->reason),
-			 "%s at address %#lx (ip %#lx, error code %#lx)", reason, cr2, regs->rip,
-			 regs->error_code);
-	else
-		snprintf(res->reason, sizeof(res->reason), "%s (ip %#lx, error code %#lx)", reason,
-			 regs->rip, regs->error_code);
-	printk(KERN_ALWAYS "%smmlab: process %d (%s) killed: %s\n", process_info_of(tsk)->console_prefix,
-	       tsk->pid, tsk->comm, res->reason);
-	process_end();
+	unsigned long size = sig->rlim[RLIMIT_STACK].rlim_cur;
+	if (size > USER_STACK_SIZE)
+		size = USER_STACK_SIZE;
+	size &= ~(PAGE_SIZE - 1);
+	return size < 16 * PAGE_SIZE ? 16 * PAGE_SIZE : size;
 }
 
 static int process_main(void *data)
@@ -166,7 +131,8 @@ static int process_main(void *data)
 
 	int err = elf_load(tsk->mm, info->image, info->image_size, &elf);
 	if (!err) {
-		unsigned long a = do_mmap(tsk->mm, STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE,
+		unsigned long stack_size = stack_vma_size(tsk->signal);
+		unsigned long a = do_mmap(tsk->mm, STACK_TOP - stack_size, stack_size,
 					  PROT_READ | PROT_WRITE,
 					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_GROWSDOWN);
 		err = IS_ERR_VALUE(a) ? (int)(long)a : setup_initial_stack(info, &elf, &sp);
@@ -175,7 +141,7 @@ static int process_main(void *data)
 	if (err) {
 		printk(KERN_ALWAYS "%smmlab: process %d (%s) could not start: error %d\n",
 		       info->console_prefix, tsk->pid, tsk->comm, err);
-		process_exit(127);
+		do_exit_thread(127);
 	}
 	enter_user_mode(elf.entry, sp);
 }
@@ -202,6 +168,7 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	struct task_struct *tsk = NULL;
 	struct mm_struct *mm = NULL;
 	struct files_struct *files = NULL;
+	struct sighand_struct *sighand = NULL;
 	void *fpu = NULL;
 
 	if (!cpu_online(args->cpu)) {
@@ -226,7 +193,8 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	mm = mm_alloc();
 	files = files_alloc(info->console_prefix);
 	fpu = kmalloc(FPU_STATE_SIZE, GFP_KERNEL);
-	if (!mm || !files || !fpu)
+	sighand = sighand_alloc();
+	if (!mm || !files || !fpu || !sighand)
 		goto fail;
 	if ((uintptr_t)fpu & 15)
 		panic("BUG: kmalloc(%d) is not 16-byte aligned", FPU_STATE_SIZE);
@@ -238,8 +206,23 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	tsk->mm = mm;
 	tsk->files = files;
 	tsk->fpu_state = fpu;
-	tsk->result = &info->result;
-	tsk->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+
+	/* The thread group, with the leader as its one thread. */
+	struct signal_struct *sig = &info->signal;
+	sig->sigcnt = 1;
+	spin_lock_init(&sig->siglock);
+	INIT_LIST_HEAD(&sig->thread_head);
+	sig->nr_threads = 1;
+	rlimits_init(sig->rlim);
+	tsk->signal = sig;
+	tsk->sighand = sighand;
+	tsk->result = &sig->result;
+	tsk->pid = tsk->tgid = alloc_pid();
+	tsk->group_leader = tsk;
+	tsk->usage = 1;
+	list_add_tail(&tsk->thread_node, &sig->thread_head);
+	attach_pid(tsk);
+	user_thread_started();
 	__atomic_add_fetch(&processes_alive, 1, __ATOMIC_RELAXED);
 	*err = 0;
 	wake_up_process(tsk);
@@ -249,6 +232,7 @@ fail:
 		mmput(mm);
 	if (files)
 		files_release(files);
+	sighand_put(sighand);
 	kfree(fpu);
 	kfree(info);
 	return NULL;
@@ -257,8 +241,16 @@ fail:
 void process_wait(struct task_struct *p, struct process_result *res)
 {
 	struct process_info *info = process_info_of(p);
-	kthread_join(p);
-	*res = info->result;
+	struct sighand_struct *sighand = p->sighand;
+	if (p->group_leader != p)
+		panic("BUG: process_wait(%s) on thread %d, which is not a group leader", p->comm, p->pid);
+	/* Linux's wait_task_zombie waits for the whole group too
+	 * (delay_group_leader): the other threads' task_structs first, the
+	 * leader's once it has exited. */
+	wait_group_released(&info->signal);
+	release_task(p);
+	sighand_put(sighand);
+	*res = info->signal.result;
 	kfree(info);
 }
 
@@ -337,15 +329,4 @@ const struct boot_module *find_user_program(const char *name, const char **kind)
 		return &boot_info.modules[i];
 	}
 	return NULL;
-}
-
-SYSCALL_DEFINE1(exit, int, error_code)
-{
-	process_exit(error_code);
-}
-
-/* One thread per process: exit_group is exit. */
-SYSCALL_DEFINE1(exit_group, int, error_code)
-{
-	process_exit(error_code);
 }

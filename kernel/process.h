@@ -1,11 +1,15 @@
-/* User processes: a kernel task with an address space (mm), open files and
- * a user context entered through iretq and left through syscall or an
- * exception.
+/* User processes: thread groups of kernel tasks sharing an address space
+ * (mm), open files and signal actions, each thread with a user context
+ * entered through iretq/sysret and left through syscall or an exception.
  *
- * A process is single-threaded and, as every task, bound to one CPU. It is
- * created from a static ELF64 executable (a multiboot2 module), runs until
- * exit/exit_group or until a fault it may not take kills it, and is reaped
- * by whoever created it (process_wait), which frees everything it had. */
+ * Every thread, as every task, runs on one CPU. A process is created from a
+ * static ELF64 executable (a multiboot2 module) as one thread, its group
+ * leader; clone(CLONE_THREAD) adds threads (kernel/fork.c). A thread ends by
+ * exit, the whole group by exit_group or by a fault it may not take
+ * (kernel/exit.c). Threads other than the leader are freed by the kernel's
+ * reaper once they have exited; the leader, with the group, by whoever
+ * created the process (process_wait), which returns only when every thread
+ * has ended and everything the process had is free. */
 #ifndef KERNEL_PROCESS_H
 #define KERNEL_PROCESS_H
 
@@ -58,10 +62,31 @@ const struct boot_module *find_user_program(const char *name, const char **kind)
  * process after an exception in user mode nobody resolved, with a one-line
  * report (pid, address, reason). */
 
-/* Ends the current process with an exit status (exit, exit_group). */
+/* Ends the current process, every thread of it, with an exit status
+ * (exit_group; Linux's do_group_exit). */
 __noreturn void process_exit(int code);
+/* Ends the current thread (exit; Linux's do_exit for a user thread): its
+ * robust futexes and CLONE_CHILD_CLEARTID word are dealt with, it leaves
+ * the group, and the last thread of the group sets the process's result
+ * (status: the group exit's, else its own) and frees its files. */
+__noreturn void do_exit_thread(int code);
+
+/* The user registers a user-mode entry saved at the top of p's kernel stack. */
+#define task_pt_regs(p) ((struct pt_regs *)((char *)(p)->stack + THREAD_SIZE) - 1)
 
 /* Processes created and not yet reaped. */
 unsigned long nr_processes(void);
+/* User threads (of every process) that have not exited yet. */
+unsigned long nr_user_threads(void);
+
+/* Between kernel/process.c, fork.c and exit.c. */
+struct signal_struct;
+void user_thread_started(void);         /* a thread was made (counted) */
+bool user_thread_reaper_running(void);  /* threads other than leaders can be freed */
+void process_ended(void);               /* the last thread of a process exited */
+const char *process_console_prefix(struct task_struct *tsk);
+/* Waits until every thread of the group has exited and every task_struct
+ * but the leader's is freed. */
+void wait_group_released(struct signal_struct *sig);
 
 #endif

@@ -27,6 +27,7 @@
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
 #include "kernel/sections.h"
+#include "kernel/signal.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
@@ -251,6 +252,12 @@ void exit_to_user_mode_prepare(void)
 		schedule();
 		/* The entry code's way out swaps GS back to the user's: no
 		 * interrupt may come in between. */
+		__asm__ volatile("cli" ::: "memory");
+	}
+	/* After the switch too: a group exit while this thread was queued. */
+	if (unlikely(signal_pending(current))) {
+		__asm__ volatile("sti" ::: "memory");
+		arch_do_signal_or_restart(); /* kernel/signal.c: does not return for a group exit */
 		__asm__ volatile("cli" ::: "memory");
 	}
 }

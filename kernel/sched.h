@@ -80,8 +80,21 @@ struct task_struct {
 				     * on the way back to user mode, or yielding */
 	/* User processes (kernel/process.c); NULL/0 for kernel threads. */
 	struct mm_struct *mm;          /* its address space */
-	int pid;                       /* process id (its tgid too: one thread each) */
-	struct files_struct *files;    /* open files (kernel/file.c) */
+	int pid;                       /* thread id (Linux's pid) */
+	int tgid;                      /* thread group (process) id: the leader's pid */
+	struct task_struct *group_leader; /* the thread process_spawn made */
+	struct signal_struct *signal;  /* the thread group (kernel/signal.h) */
+	struct sighand_struct *sighand; /* signal actions, shared (CLONE_SIGHAND) */
+	struct list_head thread_node;  /* on signal->thread_head; then the reaper's list */
+	struct list_head pid_node;     /* in the pid table (kernel/pid.c) while findable */
+	int usage;                     /* references (kernel/pid.h): the reaper's + lookups */
+	int *set_child_tid;            /* user address: CLONE_CHILD_SETTID */
+	int *clear_child_tid;          /* user address: CLONE_CHILD_CLEARTID, set_tid_address */
+	unsigned long blocked;         /* blocked signals (a sigset_t: bit n-1 = signal n) */
+	unsigned long sas_ss_sp;       /* sigaltstack */
+	unsigned long sas_ss_size;
+	unsigned int sas_ss_flags;
+	struct files_struct *files;    /* open files (kernel/file.c), the group's */
 	void *fpu_state;               /* 512-byte FXSAVE area, 16-byte aligned */
 	struct thread_struct thread;   /* FS/GS bases (arch/x86_64/processor.h) */
 	struct cpumask cpus_mask;      /* CPUs it may run on (its affinity) */

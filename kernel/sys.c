@@ -1,12 +1,15 @@
-/* The small system calls: getpid 39, gettid 186, sched_yield 24,
- * clock_gettime 228, nanosleep 35, uname 63, with Linux's ABI and errnos.
+/* The small system calls: getpid 39, gettid 186, set_tid_address 218,
+ * sched_yield 24, clock_gettime 228, nanosleep 35, uname 63, getrlimit 97,
+ * setrlimit 160, prlimit64 302, with Linux's ABI and errnos.
  *
  * Invariant: a call either succeeds whole or changes no user memory: each
  * result is built in the kernel and copied out once, and a bad user pointer
  * gives -EFAULT through the uaccess copies, never a kernel fault. */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/pid.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "kernel/string.h"
 #include "kernel/syscall.h"
 #include "kernel/time.h"
@@ -21,14 +24,23 @@
 
 typedef int clockid_t;
 
-/* One thread per process: its pid is its tid and its tgid. */
+/* The process id is the thread group's (its leader's thread id). A task
+ * outside any group (a kernel thread, which Linux gives tgid == pid) is its
+ * own. */
 SYSCALL_DEFINE0(getpid)
 {
-	return current->pid;
+	return current->signal ? current->tgid : current->pid;
 }
 
 SYSCALL_DEFINE0(gettid)
 {
+	return current->pid;
+}
+
+/* Linux's: the word is cleared and woken at this thread's exit. */
+SYSCALL_DEFINE1(set_tid_address, int __user *, tidptr)
+{
+	current->clear_child_tid = tidptr;
 	return current->pid;
 }
 
@@ -79,8 +91,9 @@ SYSCALL_DEFINE2(clock_gettime, clockid_t, which_clock, struct __kernel_timespec 
 
 /* Sleeps at least ns: schedule_timeout() wakes at the first tick after
  * its expiry (HZ=100, so rounded up to 10 ms), and a sleep cut short is
- * taken up again until the deadline has passed. */
-static void sleep_ns(u64 ns)
+ * taken up again until the deadline has passed, unless a signal is pending
+ * (the group is exiting): then -EINTR, 0 otherwise. */
+static int sleep_ns(u64 ns)
 {
 	u64 now = ktime_get_ns();
 	u64 deadline = now + ns < now ? ~0ull : now + ns;
@@ -90,14 +103,19 @@ static void sleep_ns(u64 ns)
 		if (ticks > (1ull << 40))
 			ticks = 1ull << 40;
 		set_current_state(TASK_INTERRUPTIBLE); /* nanosleep sleeps as "S" in Linux */
+		if (signal_pending(current)) {
+			__set_current_state(TASK_RUNNING);
+			return -EINTR;
+		}
 		schedule_timeout((long)ticks);
 		now = ktime_get_ns();
 	}
+	return 0;
 }
 
-/* rmtp is written only when a signal interrupts the sleep, which cannot
- * happen here (no signals), so it is never touched, as on success in
- * Linux. */
+/* rmtp is written only when a handled signal interrupts the sleep, which
+ * cannot happen here (the only signal is a group exit, which ends the
+ * thread on its way out), so it is never touched. */
 SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec __user *, rqtp,
 		struct __kernel_timespec __user *, rmtp)
 {
@@ -109,8 +127,7 @@ SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec __user *, rqtp,
 		return -EINVAL;
 	u64 sec = (u64)t.tv_sec;
 	u64 ns = sec > ~0ull / NSEC_PER_SEC - 1 ? ~0ull : sec * NSEC_PER_SEC + (u64)t.tv_nsec;
-	sleep_ns(ns);
-	return 0;
+	return sleep_ns(ns);
 }
 
 #define __NEW_UTS_LEN 64
@@ -138,4 +155,78 @@ SYSCALL_DEFINE1(uname, struct new_utsname __user *, name)
 	strlcpy(u.machine, "x86_64", sizeof(u.machine));
 	strlcpy(u.domainname, "(none)", sizeof(u.domainname));
 	return copy_to_user(name, &u, sizeof(u)) ? -EFAULT : 0;
+}
+
+/* ---- resource limits (Linux's kernel/sys.c), per thread group ---- */
+
+#ifndef ESRCH
+#define ESRCH 3 /* Linux's; not in kernel/types.h yet */
+#endif
+
+/* Linux's sysctl_nr_open default (fs/file.c): the highest NOFILE hard limit. */
+#define NR_OPEN 1048576ul
+
+/* Linux's do_prlimit. mmlab's processes run as root (AT_UID 0), so raising
+ * a hard limit is allowed (CAP_SYS_RESOURCE), as for root on Linux. */
+static int do_prlimit(struct task_struct *tsk, unsigned int resource, const struct rlimit *new_rlim,
+		      struct rlimit *old_rlim)
+{
+	struct signal_struct *sig = tsk->signal;
+	if (resource >= RLIM_NLIMITS)
+		return -EINVAL;
+	if (!sig) /* a kernel thread making the call (a test): no process, no limits */
+		return -ESRCH;
+	if (new_rlim) {
+		if (new_rlim->rlim_cur > new_rlim->rlim_max)
+			return -EINVAL;
+		if (resource == RLIMIT_NOFILE && new_rlim->rlim_max > NR_OPEN)
+			return -EPERM;
+	}
+	spin_lock(&sig->siglock);
+	if (old_rlim)
+		*old_rlim = sig->rlim[resource];
+	if (new_rlim)
+		sig->rlim[resource] = *new_rlim;
+	spin_unlock(&sig->siglock);
+	return 0;
+}
+
+SYSCALL_DEFINE2(getrlimit, unsigned int, resource, struct rlimit __user *, rlim)
+{
+	struct rlimit value;
+	int ret = do_prlimit(current, resource, NULL, &value);
+	if (!ret && copy_to_user(rlim, &value, sizeof(value)))
+		return -EFAULT;
+	return ret;
+}
+
+SYSCALL_DEFINE2(setrlimit, unsigned int, resource, struct rlimit __user *, rlim)
+{
+	struct rlimit new_rlim;
+	if (copy_from_user(&new_rlim, rlim, sizeof(new_rlim)))
+		return -EFAULT;
+	return do_prlimit(current, resource, &new_rlim, NULL);
+}
+
+/* struct rlimit64 has the same layout (RLIM64_INFINITY is RLIM_INFINITY on
+ * 64-bit). Only this process's threads are visible: another pid is -ESRCH. */
+SYSCALL_DEFINE4(prlimit64, int, pid, unsigned int, resource, const struct rlimit __user *, new_rlim,
+		struct rlimit __user *, old_rlim)
+{
+	struct rlimit old, new;
+	struct task_struct *tsk = current;
+	if (new_rlim && copy_from_user(&new, new_rlim, sizeof(new)))
+		return -EFAULT;
+	if (pid) {
+		struct task_struct *t = find_get_task_by_vpid(pid);
+		bool ours = t && t->tgid == current->tgid;
+		if (t)
+			put_task_struct(t);
+		if (!ours)
+			return -ESRCH;
+	}
+	int ret = do_prlimit(tsk, resource, new_rlim ? &new : NULL, old_rlim ? &old : NULL);
+	if (!ret && old_rlim && copy_to_user(old_rlim, &old, sizeof(old)))
+		return -EFAULT;
+	return ret;
 }

@@ -99,6 +99,30 @@ bool waitqueue_active(struct wait_queue_head *wq);
 		__ret;                                                                \
 	})
 
+/* As wait_event, but TASK_INTERRUPTIBLE: returns 0 once cond is true, or
+ * -EINTR as soon as signal_pending(current) (a group exit: the thread is
+ * being killed; Linux returns -ERESTARTSYS, which no user sees either way).
+ * The caller includes kernel/signal.h. */
+#define wait_event_interruptible(wq, cond)                                            \
+	({                                                                            \
+		int __ret = 0;                                                        \
+		if (!(cond)) {                                                        \
+			DEFINE_WAIT(__wait);                                          \
+			for (;;) {                                                    \
+				prepare_to_wait(&(wq), &__wait, TASK_INTERRUPTIBLE);  \
+				if (cond)                                             \
+					break;                                        \
+				if (signal_pending(current)) {                        \
+					__ret = -EINTR;                               \
+					break;                                        \
+				}                                                     \
+				schedule();                                           \
+			}                                                             \
+			finish_wait(&(wq), &__wait);                                  \
+		}                                                                     \
+		__ret;                                                                \
+	})
+
 struct completion {
 	unsigned int done; /* UINT_MAX: complete_all() */
 	struct wait_queue_head wait;

@@ -26,6 +26,7 @@ KERNEL_SRCS += \
 	tests/procfs_test.c \
 	tests/rcu_test.c \
 	tests/sched_test.c \
+	tests/thread_test.c \
 	tests/slab_misuse_test.c \
 	tests/slab_test.c \
 	tests/smp_test.c \

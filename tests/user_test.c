@@ -48,6 +48,7 @@ static void run_user_program(struct kunit *test)
 	struct process_result res;
 	int err;
 	kunit_resources_take(&before);
+	unsigned long kthreads = nr_kthreads(), user_threads = nr_user_threads();
 	unsigned cpu = next_cpu();
 	bool ran = process_run(test->name, NULL, cpu, &res, &err);
 	if (!ran)
@@ -56,8 +57,11 @@ static void run_user_program(struct kunit *test)
 
 	if (!res.killed) /* a kill has had its one-line report already */
 		kunit_info(test, "%s (CPU %u) exited with status %d", test->name, cpu, res.exit_code);
-	/* Everything the process had is free again. */
+	/* Everything the process had is free again, kernel stacks and
+	 * task_structs of all its threads included. */
 	kunit_expect_resources_back(test, &before);
+	KUNIT_EXPECT_EQ(test, nr_kthreads(), kthreads);
+	KUNIT_EXPECT_EQ(test, nr_user_threads(), user_threads);
 	if (crash) {
 		/* A crash program passes only when its fault killed it. */
 		KUNIT_EXPECT_TRUE(test, res.killed);

@@ -115,3 +115,17 @@ enter_user_mode:
 	xor r15d, r15d
 	swapgs
 	iretq
+
+; void ret_from_fork_user(const struct pt_regs *regs) -- never returns.
+; A new thread's first entry into user mode (kernel/fork.c, Linux's
+; ret_from_fork): every register from regs, a copy of the parent's
+; system-call frame with rax = 0 and the new stack, which the caller keeps
+; on its own kernel stack (abandoned by the iretq).
+global ret_from_fork_user
+ret_from_fork_user:
+	cli
+	mov rsp, rdi
+	POP_REGS
+	add rsp, 16                     ; vector, error_code
+	swapgs
+	iretq

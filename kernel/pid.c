@@ -1,0 +1,95 @@
+/* The table of live user threads by thread id, and task references (see
+ * kernel/pid.h). Linux keeps struct pid in an IDR and the task_struct's
+ * usage count in refcount_t; here a small hash of list heads and an atomic
+ * int do the same job for the few threads mmlab runs.
+ *
+ * Locking: pid_lock protects the table and orders every
+ * find_get_task_by_vpid against detach_pid, so a reference is never taken
+ * on a task that already left it. A task's usage is atomic; the last put
+ * wakes release_task's wait. */
+#include "kernel/pid.h"
+#include "kernel/panic.h"
+#include "kernel/spinlock.h"
+#include "kernel/wait.h"
+
+#define PID_HASH_SIZE 64
+
+static DEFINE_SPINLOCK(pid_lock);
+static struct list_head pid_hash[PID_HASH_SIZE];
+static bool pid_hash_ready;
+static unsigned long pids_in_table;
+static int next_pid = 1;
+static DECLARE_WAIT_QUEUE_HEAD(task_put_wait);
+
+int alloc_pid(void) { return __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED); }
+
+static struct list_head *pid_bucket(int nr) { return &pid_hash[(unsigned int)nr % PID_HASH_SIZE]; }
+
+/* Caller holds pid_lock. */
+static void pid_hash_init_locked(void)
+{
+	if (pid_hash_ready)
+		return;
+	for (int i = 0; i < PID_HASH_SIZE; i++)
+		INIT_LIST_HEAD(&pid_hash[i]);
+	pid_hash_ready = true;
+}
+
+void attach_pid(struct task_struct *p)
+{
+	spin_lock(&pid_lock);
+	pid_hash_init_locked();
+	list_add_tail(&p->pid_node, pid_bucket(p->pid));
+	pids_in_table++;
+	spin_unlock(&pid_lock);
+}
+
+void detach_pid(struct task_struct *p)
+{
+	spin_lock(&pid_lock);
+	list_del(&p->pid_node);
+	INIT_LIST_HEAD(&p->pid_node);
+	pids_in_table--;
+	spin_unlock(&pid_lock);
+}
+
+struct task_struct *find_get_task_by_vpid(int nr)
+{
+	struct task_struct *found = NULL, *p;
+	if (nr <= 0)
+		return NULL;
+	spin_lock(&pid_lock);
+	if (pid_hash_ready) {
+		list_for_each_entry(p, pid_bucket(nr), pid_node) {
+			if (p->pid == nr) {
+				get_task_struct(p);
+				found = p;
+				break;
+			}
+		}
+	}
+	spin_unlock(&pid_lock);
+	return found;
+}
+
+void get_task_struct(struct task_struct *p) { __atomic_add_fetch(&p->usage, 1, __ATOMIC_RELAXED); }
+
+void put_task_struct(struct task_struct *p)
+{
+	int left = __atomic_sub_fetch(&p->usage, 1, __ATOMIC_ACQ_REL);
+	if (left < 0)
+		panic("BUG: put_task_struct(%s): usage %d", p->comm, left);
+	/* Only release_task waits, and only for 0: after this nothing of p
+	 * is touched (it may be freed right away). */
+	if (left == 0)
+		wake_up_all(&task_put_wait);
+}
+
+int release_task(struct task_struct *p)
+{
+	put_task_struct(p);
+	wait_event(task_put_wait, __atomic_load_n(&p->usage, __ATOMIC_ACQUIRE) == 0);
+	return kthread_join(p);
+}
+
+unsigned long nr_pids(void) { return READ_ONCE(pids_in_table); }
