@@ -22,6 +22,7 @@ KERNEL_SRCS += \
 	kernel/rbtree.c \
 	kernel/rcu.c \
 	kernel/sched.c \
+	kernel/sched_syscalls.c \
 	kernel/smp.c \
 	kernel/spinlock.c \
 	kernel/string.c \
