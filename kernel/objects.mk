@@ -26,6 +26,7 @@ KERNEL_SRCS += \
 	kernel/smp.c \
 	kernel/spinlock.c \
 	kernel/string.c \
+	kernel/sysfs.c \
 	kernel/sys.c \
 	kernel/syscall.c \
 	kernel/time.c \
