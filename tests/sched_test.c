@@ -520,10 +520,10 @@ static void kthread_migrates_itself_through_every_cpu(struct kunit *test)
  * bound to every CPU keep waking it. Request slots: one per pinger and
  * the last for the mover, which moves the worker and then asks it
  * something, so that the worker answers it on the CPU it was moved to. */
-#define MIGRATION_PINGS 300
+#define MIGRATION_PINGS 200
 #define MOVE_ROUNDS 8
 struct migration_state {
-	wait_queue_head_t serve_wq, reply_wq;
+	wait_queue_head_t serve_wq, reply_wq[NR_CPUS + 1]; /* one per slot */
 	int request[NR_CPUS + 1];
 	int served[NR_CPUS + 1];
 	unsigned int pinger_cpu[NR_CPUS];
@@ -567,8 +567,11 @@ static int migration_worker(void *arg)
 			s->served[k]++;
 			s->total_served++;
 			__atomic_store_n(&s->request[k], 0, __ATOMIC_RELEASE);
-			wake_up_all(&s->reply_wq);
+			wake_up(&s->reply_wq[k]);
 		}
+		/* Busy with requests it may not sleep for a while: a
+		 * scheduling point, where a move asked for takes effect. */
+		cond_resched();
 	}
 	s->migrations = current->nr_migrations;
 	return s->hung ? -1 : 0;
@@ -579,7 +582,7 @@ static bool ask(struct migration_state *s, int k)
 {
 	__atomic_store_n(&s->request[k], 1, __ATOMIC_RELEASE);
 	wake_up(&s->serve_wq);
-	return wait_event_timeout(s->reply_wq, !__atomic_load_n(&s->request[k], __ATOMIC_ACQUIRE),
+	return wait_event_timeout(s->reply_wq[k], !__atomic_load_n(&s->request[k], __ATOMIC_ACQUIRE),
 				  HANG_GUARD_TICKS) != 0;
 }
 
@@ -607,7 +610,8 @@ static void migration_under_concurrent_wakeups(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	unsigned long kthreads_before = nr_kthreads();
 	init_waitqueue_head(&s->serve_wq);
-	init_waitqueue_head(&s->reply_wq);
+	for (unsigned int k = 0; k <= n; k++)
+		init_waitqueue_head(&s->reply_wq[k]);
 	s->nr_slots = (int)n + 1;
 	s->expected_total = (int)(n * MIGRATION_PINGS + MOVE_ROUNDS * n);
 	s->target = NR_CPUS;
