@@ -516,6 +516,64 @@ static void kthread_migrates_itself_through_every_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.migrations, moves);
 }
 
+/* A thread busy on another CPU (a scheduling point per loop, no sleep):
+ * once set_cpus_allowed_ptr returns, it runs only where it was sent. */
+struct busy_mover {
+	int started, checking, stop;
+	unsigned int target;
+	int checked, wrong;
+};
+
+static int busy_loop(void *arg)
+{
+	struct busy_mover *bm = arg;
+	__atomic_store_n(&bm->started, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&bm->stop, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&bm->checking, __ATOMIC_ACQUIRE)) {
+			if (smp_processor_id() != bm->target || current->cpu != bm->target)
+				bm->wrong++;
+			if (++bm->checked == 1000)
+				break;
+		}
+		cond_resched();
+		cpu_relax();
+	}
+	return 0;
+}
+
+static void running_thread_is_moved_before_the_call_returns(struct kunit *test)
+{
+	static struct busy_mover bm;
+	unsigned int cpus[NR_CPUS], n = 0, cpu, b = smp_processor_id();
+	for_each_online_cpu(cpu)
+		if (cpu != b)
+			cpus[n++] = cpu;
+	if (!n)
+		kunit_skip(test, "one CPU: nowhere to move to");
+	memset(&bm, 0, sizeof(bm));
+	unsigned int from = cpus[0], to = n > 1 ? cpus[1] : b;
+	struct task_struct *t = kthread_create_on_cpu(busy_loop, &bm, from, "busy/%u");
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	struct cpumask all = cpu_possible_mask(), m = one_cpu(to);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &all), 0);
+	wake_up_process(t);
+	if (!wait_for_flag(&bm.started)) {
+		__atomic_store_n(&bm.stop, 1, __ATOMIC_RELEASE);
+		kthread_join(t);
+		kunit_fail(test, false, __FILE__, __LINE__, "the busy thread did not start");
+		return;
+	}
+	bm.target = to;
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &m), 0);
+	/* Returned: it has left from (it was running there). */
+	KUNIT_EXPECT_TRUE(test, cpu_curr(from) != t);
+	KUNIT_EXPECT_EQ(test, t->cpus_mask.bits, 1ull << to);
+	__atomic_store_n(&bm.checking, 1, __ATOMIC_RELEASE);
+	KUNIT_EXPECT_EQ(test, kthread_join(t), 0);
+	KUNIT_EXPECT_EQ(test, bm.checked, 1000);
+	KUNIT_EXPECT_EQ(test, bm.wrong, 0);
+}
+
 /* One worker, moved between CPUs by the case while requests from threads
  * bound to every CPU keep waking it. Request slots: one per pinger and
  * the last for the mover, which moves the worker and then asks it
@@ -862,6 +920,7 @@ static struct kunit_case sched_cases[] = {
 	KUNIT_CASE(many_threads_ping_pong),
 	KUNIT_CASE(kthreads_are_bound_until_their_mask_is_widened),
 	KUNIT_CASE(kthread_migrates_itself_through_every_cpu),
+	KUNIT_CASE(running_thread_is_moved_before_the_call_returns),
 	KUNIT_CASE(migration_under_concurrent_wakeups),
 	KUNIT_CASE(placement_picks_the_least_loaded_allowed_cpu),
 	KUNIT_CASE(sched_fork_inherits_the_mask),
