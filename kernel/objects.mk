@@ -25,10 +25,12 @@ KERNEL_SRCS += \
 	kernel/rbtree.c \
 	kernel/rcu.c \
 	kernel/sched.c \
+	kernel/sched_syscalls.c \
 	kernel/signal.c \
 	kernel/smp.c \
 	kernel/spinlock.c \
 	kernel/string.c \
+	kernel/sysfs.c \
 	kernel/sys.c \
 	kernel/syscall.c \
 	kernel/time.c \

@@ -158,11 +158,13 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 	/* The kernel applies no speculation mitigations. */
 	seq_buf_puts(m, "Speculation_Store_Bypass:\tvulnerable\n"
 			"SpeculationIndirectBranch:\talways enabled\n");
-	/* A task runs on one CPU for its whole life (sched.h). */
+	/* Its affinity (sched_setaffinity), as Linux's task_cpus_allowed. */
+	u64 allowed = READ_ONCE(p->cpus_mask.bits);
 	seq_buf_puts(m, "Cpus_allowed:\t");
-	print_mask(m, 1ull << p->cpu, num_possible_cpus());
+	print_mask(m, allowed, num_possible_cpus());
 	bool cpus[NR_CPUS] = { 0 };
-	cpus[p->cpu] = true;
+	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++)
+		cpus[cpu] = allowed >> cpu & 1;
 	seq_buf_puts(m, "\nCpus_allowed_list:\t");
 	print_list(m, cpus, NR_CPUS);
 	/* Memory may come from any node that has some. */

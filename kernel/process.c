@@ -202,6 +202,9 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	tsk = kthread_create_on_cpu(process_main, info, args->cpu, "user/%u");
 	if (!tsk)
 		goto fail;
+	/* It starts on the CPU asked for and may then run on any. */
+	struct cpumask all = cpu_possible_mask();
+	set_cpus_allowed_ptr(tsk, &all);
 	strlcpy(tsk->comm, args->name, sizeof(tsk->comm));
 	tsk->mm = mm;
 	tsk->files = files;

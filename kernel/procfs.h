@@ -6,7 +6,8 @@
  * caller's own pid, each with status, statm and maps), "/sys/devices/system/node"
  * (online, possible, has_cpu, has_memory, and node<N>/ with numastat,
  * meminfo, distance and cpulist for every online node, memoryless ones
- * included). Every file is generated whole from the kernel's own counters
+ * included), "/sys/devices/system/cpu" (online, possible, present:
+ * kernel/sysfs.c). Every file is generated whole from the kernel's own counters
  * at one moment, so a reader sees one consistent snapshot, never a file
  * stitched from two moments. */
 #ifndef KERNEL_PROCFS_H

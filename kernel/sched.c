@@ -5,14 +5,23 @@
  *   - rq->curr is the task running on the CPU; it is never on rq->queue;
  *   - rq->queue holds the CPU's other runnable tasks, first come first run;
  *     the idle task is never queued: it runs when the queue is empty;
- *   - a task's on_rq is 1 while it is queued or current; a task sleeping
- *     (state not TASK_RUNNING) after schedule() has on_rq 0 and is only
- *     put back by a wakeup;
- *   - tasks never change CPU, so a task's run queue is cpu_rq(task->cpu),
- *     and only that CPU takes tasks off its queue.
+ *   - a task's on_rq is TASK_ON_RQ_QUEUED while it is queued or current; a
+ *     task sleeping (state not TASK_RUNNING) after schedule() has on_rq 0
+ *     and is only put back by a wakeup;
+ *   - a task's run queue is cpu_rq(task->cpu); task->cpu changes only
+ *     under that queue's lock, while the task is off every CPU and on no
+ *     queue, and the task is then TASK_ON_RQ_MIGRATING until it is on its
+ *     new queue (attach_task). So whoever holds cpu_rq(p->cpu)->lock and
+ *     sees p->on_rq != TASK_ON_RQ_MIGRATING has p where p->cpu says
+ *     (task_rq_lock, Linux's);
+ *   - a task sleeping with a timer (schedule_timeout) has it on the timers
+ *     of the CPU it sleeps on: sleeping tasks are not moved, the wakeup
+ *     moves them.
  * The run queue lock is held, with interrupts off, across the switch: the
  * task switched to releases it (finish_task_switch). A task that exited is
- * reported to its reaper only from there, once the CPU is off its stack.
+ * reported to its reaper only from there, once the CPU is off its stack;
+ * a task that leaves its CPU for another one (it is no longer allowed
+ * here) is put on its new queue from there too.
  *
  * Scheduling points: see kernel/sched.h (schedule, cond_resched, sleeping
  * calls, thread exit, idle loop). The tick never preempts. */
@@ -79,6 +88,8 @@ void ret_from_kthread(void);
 void schedule_tail(struct task_struct *prev);
 __noreturn void kthread_entry(struct task_struct *p);
 
+static void attach_task(struct task_struct *p);
+
 static void rq_init(struct rq *rq, struct task_struct *idle, struct task_struct *curr)
 {
 	spin_lock_init(&rq->lock);
@@ -97,33 +108,124 @@ static void enqueue_task(struct rq *rq, struct task_struct *p)
 	rq->nr_queued++;
 }
 
-/* Caller holds the lock of p's run queue. */
-static bool ttwu_locked(struct rq *rq, struct task_struct *p, unsigned int state)
+/* Linux's task_rq_lock: locks the run queue p is on, with p->cpu stable
+ * (p is not between two queues); interrupts off. */
+static struct rq *task_rq_lock(struct task_struct *p, unsigned long *flags)
 {
+	for (;;) {
+		unsigned int cpu = READ_ONCE(p->cpu);
+		struct rq *rq = cpu_rq(cpu);
+		spin_lock_irqsave(&rq->lock, *flags);
+		if (likely(READ_ONCE(p->cpu) == cpu && READ_ONCE(p->on_rq) != TASK_ON_RQ_MIGRATING))
+			return rq;
+		spin_unlock_irqrestore(&rq->lock, *flags);
+		/* The mover holds no lock we hold: it finishes. */
+		while (READ_ONCE(p->on_rq) == TASK_ON_RQ_MIGRATING)
+			cpu_relax();
+	}
+}
+
+unsigned int cpu_load(unsigned int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+	return READ_ONCE(rq->nr_queued) + (READ_ONCE(rq->curr) != rq->idle);
+}
+
+/* The least loaded online CPU of mask whose scheduler runs (cpu_load);
+ * ties go to prefer if it is one of them, else to the lowest number.
+ * NR_CPUS if mask has none. Lock-free: the loads are a snapshot. */
+static unsigned int select_least_loaded(const struct cpumask *mask, unsigned int prefer)
+{
+	unsigned int best = NR_CPUS, best_load = ~0u, cpu;
+	u64 bits = READ_ONCE(mask->bits);
+	struct cpumask m = { bits };
+	if (cpumask_test_cpu(prefer, &m) && cpu_online(prefer) &&
+	    __atomic_load_n(&rq_active[prefer], __ATOMIC_ACQUIRE)) {
+		best = prefer;
+		best_load = cpu_load(prefer);
+	}
+	for_each_online_cpu(cpu) {
+		if (!cpumask_test_cpu(cpu, &m) || !__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
+			continue;
+		unsigned int load = cpu_load(cpu);
+		if (load < best_load) {
+			best = cpu;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
+/* Takes p, off every CPU and off every queue, away from the queue rq
+ * (locked) to dest: Linux's move_queued_task, first half. The caller
+ * drops rq->lock and then calls attach_task(p). */
+static void detach_task_to(struct task_struct *p, unsigned int dest)
+{
+	WRITE_ONCE(p->on_rq, TASK_ON_RQ_MIGRATING);
+	WRITE_ONCE(p->cpu, dest);
+}
+
+/* The second half: p (TASK_ON_RQ_MIGRATING, p->cpu its new CPU) goes on
+ * its new queue. Interrupts off, no run-queue lock held. */
+static void attach_task(struct task_struct *p)
+{
+	unsigned int cpu = p->cpu;
+	struct rq *rq = cpu_rq(cpu);
+	spin_lock(&rq->lock);
+	enqueue_task(rq, p);
+	p->nr_migrations++;
+	WRITE_ONCE(p->on_rq, TASK_ON_RQ_QUEUED);
+	bool kick = cpu != smp_processor_id() && rq->curr == rq->idle;
+	spin_unlock(&rq->lock);
+	if (kick)
+		apic_send_ipi(cpu_physical_id(cpu), RESCHEDULE_VECTOR);
+}
+
+/* Caller holds rq->lock, rq = cpu_rq(p->cpu), and p is not migrating.
+ * Linux's try_to_wake_up, with select_task_rq: a task asleep on a CPU it
+ * may no longer use is detached to the least loaded allowed one (*moved:
+ * the caller attach_task()s it after dropping rq->lock). */
+static bool ttwu_locked(struct rq *rq, struct task_struct *p, unsigned int state, bool *moved)
+{
+	*moved = false;
 	if (!(p->__state & state))
 		return false;
 	WRITE_ONCE(p->__state, TASK_RUNNING);
-	if (!p->on_rq) {
-		p->on_rq = 1;
-		enqueue_task(rq, p);
+	if (p->on_rq) /* still its CPU's current task, or queued */
+		return true;
+	/* on_rq 0 under the lock: schedule() has switched away from it, so
+	 * it is off the CPU and may move. */
+	if (unlikely(!cpumask_test_cpu(p->cpu, &p->cpus_mask))) {
+		unsigned int dest = select_least_loaded(&p->cpus_mask, p->cpu);
+		if (dest < NR_CPUS) {
+			detach_task_to(p, dest);
+			*moved = true;
+			return true;
+		}
 	}
+	p->on_rq = TASK_ON_RQ_QUEUED;
+	enqueue_task(rq, p);
 	return true;
 }
 
 int wake_up_state(struct task_struct *p, unsigned int state)
 {
-	unsigned int cpu = p->cpu;
-	struct rq *rq = cpu_rq(cpu);
+	unsigned int cpu = READ_ONCE(p->cpu);
 	unsigned long flags;
+	bool moved;
 
 	if (unlikely(!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE)))
 		panic("BUG: wake_up_process(%s) on CPU %u, whose scheduler is not running", p->comm, cpu);
 	/* The lock (a locked instruction: a full barrier) orders the waker's
 	 * condition store before the read of the sleeper's state. */
-	spin_lock_irqsave(&rq->lock, flags);
-	bool woke = ttwu_locked(rq, p, state);
-	bool kick = woke && cpu != smp_processor_id() && rq->curr == rq->idle;
-	spin_unlock_irqrestore(&rq->lock, flags);
+	struct rq *rq = task_rq_lock(p, &flags);
+	cpu = p->cpu;
+	bool woke = ttwu_locked(rq, p, state, &moved);
+	bool kick = woke && !moved && cpu != smp_processor_id() && rq->curr == rq->idle;
+	spin_unlock(&rq->lock);
+	if (moved)
+		attach_task(p); /* kicks its new CPU if that one idles */
+	local_irq_restore(flags);
 	/* An idle CPU sits in hlt: the IPI makes its idle loop look again. A
 	 * busy one finds the task at its next scheduling point. */
 	if (kick)
@@ -133,12 +235,20 @@ int wake_up_state(struct task_struct *p, unsigned int state)
 
 bool wake_up_process(struct task_struct *p) { return wake_up_state(p, TASK_NORMAL); }
 
-/* In the task switched to, with rq->lock held and interrupts off. */
+/* In the task switched to, with rq->lock held and interrupts off. prev
+ * is off this CPU's stack from here on: a prev that leaves this CPU
+ * (schedule() marked it TASK_ON_RQ_MIGRATING) changes CPU under the lock
+ * and goes on its new queue once the lock is dropped. */
 static void finish_task_switch(struct task_struct *prev)
 {
 	struct rq *rq = this_rq();
 	bool dead = prev->__state == TASK_DEAD;
+	bool move = prev->on_rq == TASK_ON_RQ_MIGRATING;
+	if (move)
+		WRITE_ONCE(prev->cpu, prev->migration_dest);
 	spin_unlock(&rq->lock);
+	if (move)
+		attach_task(prev);
 	if (dead)
 		complete_all(&prev->exited); /* its reaper may free it from now on */
 }
@@ -178,6 +288,7 @@ void schedule(void)
 {
 	struct task_struct *prev = current, *next;
 	struct rq *rq = this_rq();
+	unsigned int cpu = smp_processor_id();
 	unsigned long flags;
 
 	/* Before the run-queue lock (lock order): a quiescent state, or a BUG
@@ -190,12 +301,22 @@ void schedule(void)
 	spin_lock_irqsave(&rq->lock, flags);
 	if (prev->__state == TASK_RUNNING) {
 		if (!is_idle_task(prev)) {
-			if (!rq->nr_queued) {
+			/* No longer allowed here (set_cpus_allowed_ptr): it leaves
+			 * for the least loaded CPU it may use; finish_task_switch
+			 * moves it once this CPU is off its stack. */
+			unsigned int dest = NR_CPUS;
+			if (unlikely(!cpumask_test_cpu(cpu, &prev->cpus_mask)))
+				dest = select_least_loaded(&prev->cpus_mask, cpu);
+			if (dest < NR_CPUS) {
+				prev->migration_dest = dest;
+				WRITE_ONCE(prev->on_rq, TASK_ON_RQ_MIGRATING);
+			} else if (!rq->nr_queued) {
 				/* Nothing else to run: carry on. */
 				spin_unlock_irqrestore(&rq->lock, flags);
 				return;
+			} else {
+				enqueue_task(rq, prev); /* a yield: to the back of the queue */
 			}
-			enqueue_task(rq, prev); /* a yield: to the back of the queue */
 		}
 	} else {
 		prev->on_rq = 0; /* sleeping (or dead) until woken */
@@ -238,6 +359,15 @@ void schedule(void)
 	local_irq_restore(flags);
 }
 
+/* The current task's mask no longer has this CPU (set_cpus_allowed_ptr
+ * from another CPU, which kicked this one): its next schedule() moves it. */
+static bool must_leave_this_cpu(void)
+{
+	struct task_struct *p = current;
+	return !is_idle_task(p) && !(READ_ONCE(p->cpus_mask.bits) >> smp_processor_id() & 1) &&
+	       READ_ONCE(p->cpus_mask.bits);
+}
+
 void exit_to_user_mode_prepare(void)
 {
 	/* One switch at most: the task runs again once the others queued now
@@ -245,7 +375,7 @@ void exit_to_user_mode_prepare(void)
 	 * behind a thread that keeps yielding; there is no need_resched flag
 	 * yet to tell the two apart). */
 	__asm__ volatile("cli" ::: "memory");
-	if (READ_ONCE(this_rq()->nr_queued)) {
+	if (READ_ONCE(this_rq()->nr_queued) || must_leave_this_cpu()) {
 		/* The outermost frame of a user-mode entry (after the interrupt's
 		 * EOI): nothing is held, interrupts may come. */
 		__asm__ volatile("sti" ::: "memory");
@@ -265,7 +395,7 @@ void exit_to_user_mode_prepare(void)
 bool cond_resched(void)
 {
 	rcu_all_qs();
-	if (READ_ONCE(this_rq()->nr_queued)) {
+	if (READ_ONCE(this_rq()->nr_queued) || must_leave_this_cpu()) {
 		schedule();
 		return true;
 	}
@@ -282,6 +412,11 @@ long schedule_timeout(long timeout)
 		__set_current_state(TASK_RUNNING);
 		return 0;
 	}
+	/* The timer goes on this CPU's list, and rq stays this one's even if
+	 * the task comes back on another CPU (a wakeup before schedule() left
+	 * it runnable and its mask changed): removing it below must lock the
+	 * list it is on. While the task sleeps it does not move, so the tick
+	 * that fires the timer is its own CPU's (ttwu_locked under rq->lock). */
 	struct rq *rq = this_rq();
 	struct sleep_timer t = { .task = current, .fired = false };
 	unsigned long flags;
@@ -320,15 +455,28 @@ static void sched_tick(bool user)
 		return;
 	u64 now = ktime_get_ns();
 	struct sleep_timer *t, *n;
+	struct task_struct *p, *pn;
+	LIST_HEAD(moved); /* woken tasks that must change CPU, on their run_list */
+	bool m;
 	spin_lock(&rq->lock);
 	list_for_each_entry_safe(t, n, &rq->timers, entry) {
 		if (now >= t->expires) {
 			list_del(&t->entry);
 			t->fired = true;
-			ttwu_locked(rq, t->task, TASK_NORMAL);
+			/* A sleeper's timer is on its own CPU's list (see
+			 * schedule_timeout); a runnable task's may be elsewhere,
+			 * and then its state keeps ttwu_locked from touching it. */
+			if (ttwu_locked(rq, t->task, TASK_NORMAL, &m) && m)
+				list_add_tail(&t->task->run_list, &moved);
 		}
 	}
 	spin_unlock(&rq->lock);
+	/* Detached: nobody else touches them until they are attached. */
+	list_for_each_entry_safe(p, pn, &moved, run_list) {
+		list_del(&p->run_list);
+		INIT_LIST_HEAD(&p->run_list);
+		attach_task(p);
+	}
 }
 
 /* Nothing to do but note it: the interrupt itself ended the hlt, and the
@@ -402,7 +550,8 @@ static struct task_struct *create_task(int (*threadfn)(void *), void *data, unsi
 	*(unsigned long *)p->stack = STACK_END_MAGIC;
 	strlcpy(p->comm, name, sizeof(p->comm));
 	p->cpu = cpu;
-	p->cpus_mask.bits = 1ull << cpu;
+	p->cpus_mask.bits = 1ull << cpu; /* bound (Linux's kthread_bind) */
+	p->nr_cpus_allowed = 1;
 	p->flags = flags;
 	p->threadfn = threadfn;
 	p->data = data;
@@ -488,9 +637,95 @@ int kthread_stop(struct task_struct *k)
 }
 
 unsigned long nr_kthreads(void) { return __atomic_load_n(&kthreads_alive, __ATOMIC_RELAXED); }
-unsigned int select_task_rq_fork(struct task_struct *parent) { return parent->cpu; }
+static int cpumask_weight(const struct cpumask *m)
+{
+	int n = 0;
+	for (u64 b = m->bits; b; b &= b - 1)
+		n++;
+	return n;
+}
 
-void sched_fork(struct task_struct *p, struct task_struct *parent) { p->cpus_mask = parent->cpus_mask; }
+struct cpumask cpu_possible_mask(void)
+{
+	struct cpumask m = { nr_cpu_ids >= 64 ? ~0ull : (1ull << nr_cpu_ids) - 1 };
+	return m;
+}
+
+/* Linux's select_task_rq_fair for SD_BALANCE_FORK, reduced to one level:
+ * the least loaded allowed CPU, the parent's on a tie. The parent itself
+ * counts in its CPU's load (it is running there). */
+unsigned int select_task_rq_fork(struct task_struct *parent)
+{
+	unsigned int cpu = select_least_loaded(&parent->cpus_mask, parent->cpu);
+	return cpu < NR_CPUS ? cpu : parent->cpu;
+}
+
+/* Linux's sched_fork/dup_task_struct: the affinity is inherited. p is not
+ * running yet (nobody else looks at it), so no lock. */
+void sched_fork(struct task_struct *p, struct task_struct *parent)
+{
+	p->cpus_mask = parent->cpus_mask;
+	p->nr_cpus_allowed = parent->nr_cpus_allowed;
+}
+
+/* Whether p runs on a CPU its mask no longer has (a racy look: the loop
+ * in set_cpus_allowed_ptr repeats it). */
+static bool running_where_not_allowed(struct task_struct *p)
+{
+	unsigned int cpu = READ_ONCE(p->cpu);
+	return cpu_curr(cpu) == p && !(READ_ONCE(p->cpus_mask.bits) >> cpu & 1);
+}
+
+/* Linux's __set_cpus_allowed_ptr / affine_move_task, without the stopper:
+ * a running task moves itself at its next scheduling point. */
+int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *new_mask)
+{
+	struct cpumask mask = { new_mask->bits & cpu_possible_mask().bits };
+	unsigned long flags;
+	if (!(mask.bits & __atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE)))
+		return -EINVAL;
+	struct rq *rq = task_rq_lock(p, &flags);
+	unsigned int cpu = p->cpu;
+	WRITE_ONCE(p->cpus_mask.bits, mask.bits);
+	p->nr_cpus_allowed = cpumask_weight(&mask);
+	if (cpumask_test_cpu(cpu, &mask) || is_idle_task(p)) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		return 0;
+	}
+	if (rq->curr == p) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		if (p == current) {
+			schedule(); /* sees this CPU is not allowed: moves */
+			return 0;
+		}
+		/* Running elsewhere: in kernel mode it moves at its next
+		 * scheduling point; in user mode the IPI brings it to its
+		 * return to user mode, which schedule()s. Until it has left,
+		 * the caller waits (Linux's affine_move_task waits for the
+		 * stopper), letting its own CPU's other tasks run. */
+		apic_send_ipi(cpu_physical_id(cpu), RESCHEDULE_VECTOR);
+		while (running_where_not_allowed(p)) {
+			cond_resched();
+			cpu_relax();
+		}
+		return 0;
+	}
+	if (p->on_rq == TASK_ON_RQ_QUEUED) {
+		/* Queued, not running: straight to an allowed CPU's queue. */
+		list_del(&p->run_list);
+		INIT_LIST_HEAD(&p->run_list);
+		rq->nr_queued--;
+		unsigned int dest = select_least_loaded(&mask, cpu);
+		detach_task_to(p, dest < NR_CPUS ? dest : (unsigned int)__builtin_ctzll(mask.bits));
+		spin_unlock(&rq->lock);
+		attach_task(p);
+		local_irq_restore(flags);
+		return 0;
+	}
+	/* Asleep (or dead): its wakeup puts it on an allowed CPU. */
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return 0;
+}
 
 unsigned long nr_context_switches_cpu(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_switches); }
 unsigned long nr_resched_ipis_cpu(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_resched_ipis); }
@@ -517,9 +752,11 @@ static __noreturn void sched_ap_idle_entry(void)
 	struct task_struct *idle = &ap_idle_tasks[cpu];
 	snprintf(idle->comm, sizeof(idle->comm), "swapper/%u", cpu);
 	idle->cpu = cpu;
+	idle->cpus_mask.bits = 1ull << cpu;
+	idle->nr_cpus_allowed = 1;
 	idle->flags = PF_IDLE;
 	idle->__state = TASK_RUNNING;
-	idle->on_rq = 1;
+	idle->on_rq = TASK_ON_RQ_QUEUED;
 	INIT_LIST_HEAD(&idle->run_list);
 	init_completion(&idle->exited);
 	rq_init(this_rq(), idle, idle);
@@ -537,12 +774,14 @@ void sched_init(void)
 	if (!idle)
 		panic("sched: no memory for the idle task");
 	idle->__state = TASK_RUNNING;
-	idle->on_rq = 1;
+	idle->on_rq = TASK_ON_RQ_QUEUED;
 
 	strlcpy(init_task.comm, "init", sizeof(init_task.comm));
 	init_task.cpu = cpu;
+	init_task.cpus_mask.bits = 1ull << cpu; /* the kunit runner's context: stays */
+	init_task.nr_cpus_allowed = 1;
 	init_task.__state = TASK_RUNNING;
-	init_task.on_rq = 1;
+	init_task.on_rq = TASK_ON_RQ_QUEUED;
 	INIT_LIST_HEAD(&init_task.run_list);
 	init_completion(&init_task.exited);
 	/* init runs on the boot stack, which the trap code already knows. */

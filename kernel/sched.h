@@ -1,18 +1,38 @@
 /* Kernel threads and the per-CPU scheduler.
  *
- * Every thread (struct task_struct) belongs to one CPU for its whole life:
- * it is created on that CPU's run queue, its kernel stack comes from that
- * CPU's node, and it never migrates. Each CPU has a run queue (a spinlock
- * and a FIFO list of runnable tasks), a current task and an idle task that
- * halts when nothing is runnable.
+ * Every thread (struct task_struct) runs on one CPU at a time, task->cpu,
+ * and is queued only on that CPU's run queue. Each CPU has a run queue (a
+ * spinlock and a FIFO list of runnable tasks), a current task and an idle
+ * task that halts when nothing is runnable.
+ *
+ * Where a task may run: task->cpus_mask (its affinity, Linux's). A thread
+ * made by kthread_create_on_cpu is bound to its CPU (mask = {cpu}, Linux's
+ * kthread_bind) and stays there unless kernel code widens its mask with
+ * set_cpus_allowed_ptr(); user tasks may move (sched_setaffinity, and the
+ * placement of new threads by select_task_rq_fork). A task changes CPU
+ * only while it is off every CPU (Linux's move_queued_task):
+ *   - queued and not running: set_cpus_allowed_ptr takes it off the old
+ *     queue and puts it on an allowed CPU's;
+ *   - running: it moves itself at its next scheduling point (schedule()
+ *     sees its CPU is no longer allowed; the CPU it leaves puts it on the
+ *     new queue once it is off its stack, in finish_task_switch);
+ *     set_cpus_allowed_ptr on another CPU's running task kicks that CPU
+ *     and waits until the task has left it;
+ *   - sleeping: it stays where it slept and the wakeup puts it on an
+ *     allowed CPU.
+ * Consequences: per-CPU data (this_cpu_ptr, smp_processor_id) read by a
+ * task is only its current CPU's until the task's next scheduling point;
+ * a task's kernel stack stays on the node of the CPU it was made on.
  *
  * The kernel is not preemptible: the tick never switches tasks. A task
  * leaves the CPU only at a scheduling point:
  *   - schedule(): it sleeps (its state is not TASK_RUNNING) or yields;
- *   - cond_resched(): schedule() if another task is runnable on this CPU;
+ *   - cond_resched(): schedule() if another task is runnable on this CPU
+ *     or this CPU is no longer in the task's mask;
  *   - blocking calls built on them: wait_event*, wait_for_completion*,
  *     schedule_timeout, synchronize_rcu, rcu_barrier, kthread_stop/join;
  *   - the end of a thread (its function returned: do_exit);
+ *   - the return to user mode (as cond_resched);
  *   - the idle loop, which schedule()s when its run queue is not empty.
  * Long loops in threads must call cond_resched(), or nothing else runs on
  * their CPU (and RCU grace periods wait for them).
@@ -27,7 +47,10 @@
  *
  * Lock order: wait-queue lock -> run-queue lock -> rcu state lock. The run
  * queue lock is only taken with interrupts off (wakeups happen from
- * interrupt handlers). */
+ * interrupt handlers), and never two run-queue locks at once: a move drops
+ * the old CPU's lock before it takes the new one's, the task marked
+ * TASK_ON_RQ_MIGRATING in between (Linux's name) so that nobody else
+ * touches it. */
 #ifndef KERNEL_SCHED_H
 #define KERNEL_SCHED_H
 
@@ -49,6 +72,10 @@
 #define PF_IDLE 0x00000002    /* a CPU's idle task */
 #define PF_KTHREAD 0x00200000 /* made by kthread_create_on_cpu */
 
+/* task->on_rq, Linux's values. */
+#define TASK_ON_RQ_QUEUED 1    /* queued on its CPU's run queue, or running there */
+#define TASK_ON_RQ_MIGRATING 2 /* between two run queues: off every CPU, on no queue */
+
 #define TASK_COMM_LEN 16
 #define THREAD_SIZE_ORDER 2 /* 16 KiB kernel stacks */
 #define THREAD_SIZE (4096ul << THREAD_SIZE_ORDER)
@@ -64,9 +91,10 @@ struct process_result;
 struct task_struct {
 	unsigned long thread_sp;    /* saved rsp while switched out: offset 0 (switch_to.asm) */
 	volatile long __state;      /* TASK_* */
-	unsigned int cpu;           /* the CPU it runs on, forever */
+	unsigned int cpu;           /* the CPU it runs or is queued on (or slept on); changed
+				     * only under that CPU's run-queue lock, off every CPU */
 	unsigned int flags;         /* PF_* */
-	int on_rq;                  /* queued on its run queue, or its CPU's current task */
+	int on_rq;                  /* 0 (asleep), TASK_ON_RQ_QUEUED or TASK_ON_RQ_MIGRATING */
 	char comm[TASK_COMM_LEN];
 	void *stack;                /* lowest address of the THREAD_SIZE stack */
 	struct list_head run_list;  /* on the run queue */
@@ -97,7 +125,12 @@ struct task_struct {
 	struct files_struct *files;    /* open files (kernel/file.c), the group's */
 	void *fpu_state;               /* 512-byte FXSAVE area, 16-byte aligned */
 	struct thread_struct thread;   /* FS/GS bases (arch/x86_64/processor.h) */
-	struct cpumask cpus_mask;      /* CPUs it may run on (its affinity) */
+	struct cpumask cpus_mask;      /* CPUs it may run on (its affinity); written under
+					* its run queue's lock */
+	int nr_cpus_allowed;           /* CPUs in cpus_mask */
+	unsigned int migration_dest;   /* where a running task that leaves its CPU goes
+					* (schedule -> finish_task_switch) */
+	unsigned long nr_migrations;   /* times it changed CPU (Linux's se.nr_migrations) */
 	unsigned long user_rsp;        /* scratch for the syscall entry */
 	struct process_result *result; /* how it ended, filled at exit */
 };
@@ -132,7 +165,8 @@ static inline long msecs_to_jiffies(unsigned long ms) { return (long)((ms + 9) /
 bool wake_up_process(struct task_struct *p);
 int wake_up_state(struct task_struct *p, unsigned int state);
 
-/* Threads. kthread_create_on_cpu makes a thread bound to cpu, not yet
+/* Threads. kthread_create_on_cpu makes a thread bound to cpu (its
+ * cpus_mask is {cpu}: see set_cpus_allowed_ptr), not yet
  * running (wake_up_process starts it), named namefmt with the CPU number
  * formatted in (e.g. "rcuc/%u"). Returns NULL if cpu is offline or memory
  * is short. Every thread made here must be reaped by kthread_stop() or
@@ -171,10 +205,32 @@ __noreturn void do_exit(int code);
 
 /* Thread creation (clone): the CPU a new thread of parent starts on, and
  * what it inherits from the scheduler's side of parent (its affinity).
- * Provisional (issue 10 in progress): parent's CPU; the scheduler work
- * picks the least loaded CPU allowed. */
+ * select_task_rq_fork picks the least loaded online CPU of parent's mask
+ * (load: tasks queued plus the running one, the idle task not counted);
+ * ties go to parent's own CPU, then to the lowest number. */
 unsigned int select_task_rq_fork(struct task_struct *parent);
+/* p inherits parent's cpus_mask (call before p is first woken). */
 void sched_fork(struct task_struct *p, struct task_struct *parent);
+
+/* Sets p's affinity (Linux's set_cpus_allowed_ptr, for kernel callers):
+ * the bits of new_mask that are possible CPUs. If p's CPU is no longer
+ * allowed, p is moved (see the header comment): a queued task at once; the
+ * caller itself before this returns; another CPU's running task is kicked
+ * and waited for; a sleeping one at its wakeup. Returns 0, or -EINVAL
+ * (nothing changed) if new_mask has no online CPU. process_spawn uses it
+ * with cpu_possible_mask() before the first wakeup: the process starts on
+ * the CPU it was made on and may then run anywhere. */
+int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *new_mask);
+/* All CPUs the firmware described: 0 .. nr_cpu_ids - 1 (no hotplug: possible
+ * = present). */
+struct cpumask cpu_possible_mask(void);
+static inline bool cpumask_test_cpu(unsigned int cpu, const struct cpumask *m)
+{
+	return cpu < NR_CPUS && (m->bits >> cpu & 1);
+}
+/* Tasks queued on cpu plus its running one unless that is the idle task:
+ * the load placement compares (a racy snapshot). */
+unsigned int cpu_load(unsigned int cpu);
 
 /* Task_structs made by kthread_create_on_cpu and not yet reaped. */
 unsigned long nr_kthreads(void);

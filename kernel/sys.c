@@ -159,9 +159,6 @@ SYSCALL_DEFINE1(uname, struct new_utsname __user *, name)
 
 /* ---- resource limits (Linux's kernel/sys.c), per thread group ---- */
 
-#ifndef ESRCH
-#define ESRCH 3 /* Linux's; not in kernel/types.h yet */
-#endif
 
 /* Linux's sysctl_nr_open default (fs/file.c): the highest NOFILE hard limit. */
 #define NR_OPEN 1048576ul

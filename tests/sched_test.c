@@ -12,6 +12,8 @@
  * (kunit_add_action), on static arrays, since the case's stack is gone. */
 #include "arch/x86_64/cpu.h"
 #include "kernel/percpu.h"
+#include "kernel/procfs.h"
+#include "kernel/rcu.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
@@ -21,6 +23,7 @@
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
+#include "tests/expect.h"
 #include "tests/kunit.h"
 
 #define HANG_GUARD_TICKS 1000 /* 10 s */
@@ -413,6 +416,497 @@ static void every_cpu_has_an_idle_task(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cpu_curr(smp_processor_id()), current);
 }
 
+/* ---- Affinity and migration ---- */
+
+/* The online CPUs, ascending; returns how many. */
+static unsigned int online_cpus(unsigned int *cpus)
+{
+	unsigned int cpu, n = 0;
+	for_each_online_cpu(cpu)
+		cpus[n++] = cpu;
+	return n;
+}
+
+static struct cpumask one_cpu(unsigned int cpu)
+{
+	struct cpumask m = { 1ull << cpu };
+	return m;
+}
+
+static void kthreads_are_bound_until_their_mask_is_widened(struct kunit *test)
+{
+	static struct where w;
+	unsigned int cpus[NR_CPUS], n = online_cpus(cpus), b = smp_processor_id();
+	memset(&w, 0, sizeof(w));
+	struct task_struct *t = kthread_create_on_cpu(record_where, &w, b, "bound/%u");
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_EQ(test, t->cpus_mask.bits, 1ull << b);
+	KUNIT_EXPECT_EQ(test, t->nr_cpus_allowed, 1);
+	/* A mask without an online CPU is refused and changes nothing. */
+	struct cpumask empty = { 0 }, beyond = { nr_cpu_ids < 64 ? ~0ull << nr_cpu_ids : 0 };
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &empty), -EINVAL);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &beyond), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t->cpus_mask.bits, 1ull << b);
+	/* Bits beyond the possible CPUs are dropped. */
+	struct cpumask wide = { ~0ull };
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &wide), 0);
+	KUNIT_EXPECT_EQ(test, t->cpus_mask.bits, cpu_possible_mask().bits);
+	KUNIT_EXPECT_EQ(test, t->nr_cpus_allowed, (int)nr_cpu_ids);
+	/* Asleep (never woken yet): it stays where it is; the wakeup puts
+	 * it on the CPU it is allowed. */
+	unsigned int other = n > 1 ? (cpus[0] == b ? cpus[1] : cpus[0]) : b;
+	struct cpumask m = one_cpu(other);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &m), 0);
+	KUNIT_EXPECT_EQ(test, t->cpu, b);
+	KUNIT_EXPECT_TRUE(test, wake_up_process(t));
+	KUNIT_EXPECT_EQ(test, t->cpu, other);
+	KUNIT_EXPECT_EQ(test, t->nr_migrations, other != b ? 1ul : 0ul);
+	KUNIT_EXPECT_EQ(test, kthread_join(t), (int)other + 100);
+	KUNIT_EXPECT_EQ(test, w.cpu, other);
+	KUNIT_EXPECT_EQ(test, w.task_cpu, other);
+}
+
+#define SELF_MIGRATION_ROUNDS 50
+struct self_migration {
+	unsigned int cpus[NR_CPUS], n;
+	int steps, wrong;
+	u64 visited;
+	unsigned long migrations;
+};
+
+/* Pins itself to each online CPU in turn, as sched_setaffinity(0) does,
+ * and looks where it runs after each. */
+static int migrate_self(void *arg)
+{
+	struct self_migration *s = arg;
+	for (int r = 0; r < SELF_MIGRATION_ROUNDS; r++) {
+		for (unsigned int i = 0; i < s->n; i++) {
+			unsigned int c = s->cpus[i];
+			struct cpumask m = one_cpu(c);
+			if (set_cpus_allowed_ptr(current, &m))
+				s->wrong++;
+			unsigned int here = smp_processor_id();
+			if (here != c || current->cpu != c)
+				s->wrong++;
+			s->visited |= 1ull << here;
+			s->steps++;
+		}
+	}
+	s->migrations = current->nr_migrations;
+	return 0;
+}
+
+static void kthread_migrates_itself_through_every_cpu(struct kunit *test)
+{
+	static struct self_migration s;
+	memset(&s, 0, sizeof(s));
+	s.n = online_cpus(s.cpus);
+	unsigned int b = smp_processor_id();
+	struct task_struct *t = kthread_create_on_cpu(migrate_self, &s, b, "migrate/%u");
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	struct cpumask all = cpu_possible_mask();
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &all), 0);
+	wake_up_process(t);
+	KUNIT_EXPECT_EQ(test, kthread_join(t), 0);
+	KUNIT_EXPECT_EQ(test, s.wrong, 0);
+	KUNIT_EXPECT_EQ(test, s.steps, (int)(SELF_MIGRATION_ROUNDS * s.n));
+	KUNIT_EXPECT_EQ(test, s.visited, cpu_online_mask.bits);
+	/* Every step changes CPU but the first when it starts where it is. */
+	unsigned long moves = s.n > 1 ? SELF_MIGRATION_ROUNDS * s.n - (s.cpus[0] == b) : 0;
+	KUNIT_EXPECT_EQ(test, s.migrations, moves);
+}
+
+/* A thread busy on another CPU (a scheduling point per loop, no sleep):
+ * once set_cpus_allowed_ptr returns, it runs only where it was sent. */
+struct busy_mover {
+	int started, checking, stop;
+	unsigned int target;
+	int checked, wrong;
+};
+
+static int busy_loop(void *arg)
+{
+	struct busy_mover *bm = arg;
+	__atomic_store_n(&bm->started, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&bm->stop, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&bm->checking, __ATOMIC_ACQUIRE)) {
+			if (smp_processor_id() != bm->target || current->cpu != bm->target)
+				bm->wrong++;
+			if (++bm->checked == 1000)
+				break;
+		}
+		cond_resched();
+		cpu_relax();
+	}
+	return 0;
+}
+
+static void running_thread_is_moved_before_the_call_returns(struct kunit *test)
+{
+	static struct busy_mover bm;
+	unsigned int cpus[NR_CPUS], n = 0, cpu, b = smp_processor_id();
+	for_each_online_cpu(cpu)
+		if (cpu != b)
+			cpus[n++] = cpu;
+	if (!n)
+		kunit_skip(test, "one CPU: nowhere to move to");
+	memset(&bm, 0, sizeof(bm));
+	unsigned int from = cpus[0], to = n > 1 ? cpus[1] : b;
+	struct task_struct *t = kthread_create_on_cpu(busy_loop, &bm, from, "busy/%u");
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	struct cpumask all = cpu_possible_mask(), m = one_cpu(to);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &all), 0);
+	wake_up_process(t);
+	if (!wait_for_flag(&bm.started)) {
+		__atomic_store_n(&bm.stop, 1, __ATOMIC_RELEASE);
+		kthread_join(t);
+		kunit_fail(test, false, __FILE__, __LINE__, "the busy thread did not start");
+		return;
+	}
+	bm.target = to;
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &m), 0);
+	/* Returned: it has left from (it was running there). */
+	KUNIT_EXPECT_TRUE(test, cpu_curr(from) != t);
+	KUNIT_EXPECT_EQ(test, t->cpus_mask.bits, 1ull << to);
+	__atomic_store_n(&bm.checking, 1, __ATOMIC_RELEASE);
+	KUNIT_EXPECT_EQ(test, kthread_join(t), 0);
+	KUNIT_EXPECT_EQ(test, bm.checked, 1000);
+	KUNIT_EXPECT_EQ(test, bm.wrong, 0);
+}
+
+/* One worker, moved between CPUs by the case while requests from threads
+ * bound to every CPU keep waking it. Request slots: one per pinger and
+ * the last for the mover, which moves the worker and then asks it
+ * something, so that the worker answers it on the CPU it was moved to. */
+#define MIGRATION_PINGS 200
+#define MOVE_ROUNDS 8
+struct migration_state {
+	wait_queue_head_t serve_wq, reply_wq[NR_CPUS + 1]; /* one per slot */
+	int request[NR_CPUS + 1];
+	int served[NR_CPUS + 1];
+	unsigned int pinger_cpu[NR_CPUS];
+	int pinger_wrong[NR_CPUS];
+	int nr_slots, total_served, expected_total;
+	unsigned int target;     /* the CPU the mover last moved it to */
+	int wrong_cpu, on_target, hung;
+	u64 visited;
+	unsigned long migrations;
+};
+
+static bool any_request(struct migration_state *s)
+{
+	for (int k = 0; k < s->nr_slots; k++)
+		if (__atomic_load_n(&s->request[k], __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
+static int migration_worker(void *arg)
+{
+	struct migration_state *s = arg;
+	while (s->total_served < s->expected_total) {
+		if (!wait_event_timeout(s->serve_wq, any_request(s), HANG_GUARD_TICKS)) {
+			s->hung = 1;
+			break;
+		}
+		for (int k = 0; k < s->nr_slots; k++) {
+			if (!__atomic_load_n(&s->request[k], __ATOMIC_ACQUIRE))
+				continue;
+			/* (Its mask may already lack this CPU: a move asked
+			 * for while it runs takes effect at its next
+			 * scheduling point, and the mover waits for that.) */
+			unsigned int here = smp_processor_id();
+			if (here != current->cpu)
+				s->wrong_cpu++;
+			/* The mover waits for this answer before its next move. */
+			if (k == s->nr_slots - 1 && here == __atomic_load_n(&s->target, __ATOMIC_ACQUIRE))
+				s->on_target++;
+			s->visited |= 1ull << here;
+			s->served[k]++;
+			s->total_served++;
+			__atomic_store_n(&s->request[k], 0, __ATOMIC_RELEASE);
+			wake_up(&s->reply_wq[k]);
+		}
+		/* Busy with requests it may not sleep for a while: a
+		 * scheduling point, where a move asked for takes effect. */
+		cond_resched();
+	}
+	s->migrations = current->nr_migrations;
+	return s->hung ? -1 : 0;
+}
+
+/* Posts a request in slot k and waits for its answer; false on a hang. */
+static bool ask(struct migration_state *s, int k)
+{
+	__atomic_store_n(&s->request[k], 1, __ATOMIC_RELEASE);
+	wake_up(&s->serve_wq);
+	return wait_event_timeout(s->reply_wq[k], !__atomic_load_n(&s->request[k], __ATOMIC_ACQUIRE),
+				  HANG_GUARD_TICKS) != 0;
+}
+
+static struct migration_state *pinger_state;
+
+static int migration_pinger(void *arg)
+{
+	int k = (int)(uintptr_t)arg;
+	struct migration_state *s = pinger_state;
+	for (int i = 0; i < MIGRATION_PINGS; i++) {
+		if (!ask(s, k))
+			return -1;
+		if (smp_processor_id() != s->pinger_cpu[k])
+			s->pinger_wrong[k]++;
+	}
+	return 0;
+}
+
+static void migration_under_concurrent_wakeups(struct kunit *test)
+{
+	unsigned int cpus[NR_CPUS], n = online_cpus(cpus), b = smp_processor_id();
+	struct migration_state *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct task_struct **t = kzalloc((n + 1) * sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	unsigned long kthreads_before = nr_kthreads();
+	init_waitqueue_head(&s->serve_wq);
+	for (unsigned int k = 0; k <= n; k++)
+		init_waitqueue_head(&s->reply_wq[k]);
+	s->nr_slots = (int)n + 1;
+	s->expected_total = (int)(n * MIGRATION_PINGS + MOVE_ROUNDS * n);
+	s->target = NR_CPUS;
+	pinger_state = s;
+	/* Everything is made first: a failure then stops threads that never
+	 * ran (they exit at once). */
+	bool made = true;
+	t[n] = kthread_create_on_cpu(migration_worker, s, b, "mig-worker/%u");
+	made &= t[n] != NULL;
+	for (unsigned int k = 0; k < n; k++) {
+		s->pinger_cpu[k] = cpus[k];
+		t[k] = kthread_create_on_cpu(migration_pinger, (void *)(uintptr_t)k, cpus[k], "mig-ping/%u");
+		made &= t[k] != NULL;
+	}
+	if (!made) {
+		for (unsigned int k = 0; k <= n; k++)
+			if (t[k])
+				kthread_stop(t[k]);
+		kfree(t);
+		kfree(s);
+		kunit_fail(test, false, __FILE__, __LINE__, "could not make the threads");
+		return;
+	}
+	struct cpumask all = cpu_possible_mask();
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t[n], &all), 0);
+	for (unsigned int k = 0; k <= n; k++)
+		wake_up_process(t[k]);
+	/* The mover: the worker may be running, queued or asleep when it is
+	 * moved; its answer to the next request must come from the new CPU. */
+	int moves = 0, mover_hung = 0;
+	for (int r = 0; r < MOVE_ROUNDS && !mover_hung; r++) {
+		for (unsigned int i = 0; i < n; i++) {
+			unsigned int c = cpus[(i + (unsigned int)r) % n];
+			struct cpumask m = one_cpu(c);
+			KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t[n], &m), 0);
+			__atomic_store_n(&s->target, c, __ATOMIC_RELEASE);
+			moves++;
+			if (!ask(s, (int)n)) {
+				mover_hung = 1;
+				break;
+			}
+		}
+	}
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t[n], &all), 0);
+	for (unsigned int k = 0; k < n; k++) {
+		KUNIT_EXPECT_EQ(test, kthread_join(t[k]), 0);
+		KUNIT_EXPECT_EQ(test, s->served[k], MIGRATION_PINGS);
+		KUNIT_EXPECT_EQ(test, s->pinger_wrong[k], 0); /* bound threads stay put */
+	}
+	KUNIT_EXPECT_EQ(test, kthread_join(t[n]), 0);
+	KUNIT_EXPECT_EQ(test, mover_hung, 0);
+	KUNIT_EXPECT_EQ(test, s->hung, 0);
+	KUNIT_EXPECT_EQ(test, moves, (int)(MOVE_ROUNDS * n));
+	KUNIT_EXPECT_EQ(test, s->served[n], moves);
+	KUNIT_EXPECT_EQ(test, s->total_served, s->expected_total);
+	KUNIT_EXPECT_EQ(test, s->on_target, moves);
+	KUNIT_EXPECT_EQ(test, s->wrong_cpu, 0);
+	KUNIT_EXPECT_EQ(test, s->visited, cpu_online_mask.bits);
+	if (n > 1)
+		KUNIT_EXPECT_GE(test, s->migrations, (unsigned long)(MOVE_ROUNDS * (n - 1)));
+	KUNIT_EXPECT_EQ(test, nr_kthreads(), kthreads_before);
+	kunit_info(test, "%d requests served on %u CPUs, worker moved %d times (%lu migrations)",
+		   s->total_served, n, moves, s->migrations);
+	kfree(t);
+	kfree(s);
+}
+
+/* Spins (never a scheduling point) until told to stop: its CPU's load is
+ * exactly itself plus what queues behind it. */
+struct spinner {
+	int started, stop;
+};
+
+static int spin_until_stopped(void *arg)
+{
+	struct spinner *sp = arg;
+	__atomic_store_n(&sp->started, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	return 0;
+}
+
+static struct spinner spinners[2];
+static struct task_struct *spinner_threads[2], *queued_thread;
+static int queued_flag;
+
+static void stop_spinners(void *unused)
+{
+	(void)unused;
+	for (int i = 0; i < 2; i++) {
+		__atomic_store_n(&spinners[i].stop, 1, __ATOMIC_RELEASE);
+		if (spinner_threads[i])
+			kthread_join(spinner_threads[i]);
+		spinner_threads[i] = NULL;
+	}
+	if (queued_thread)
+		kthread_join(queued_thread);
+	queued_thread = NULL;
+}
+
+static unsigned int fork_cpu(unsigned int parent_cpu, u64 mask)
+{
+	struct task_struct parent;
+	memset(&parent, 0, sizeof(parent));
+	parent.cpu = parent_cpu;
+	parent.cpus_mask.bits = mask;
+	return select_task_rq_fork(&parent);
+}
+
+static void placement_picks_the_least_loaded_allowed_cpu(struct kunit *test)
+{
+	unsigned int cpus[NR_CPUS], n = 0, cpu, b = smp_processor_id();
+	for_each_online_cpu(cpu)
+		if (cpu != b)
+			cpus[n++] = cpu;
+	u64 online = cpu_online_mask.bits;
+	KUNIT_EXPECT_EQ(test, fork_cpu(b, 1ull << b), b);
+	if (!n)
+		kunit_skip(test, "one CPU: nothing to choose from");
+	memset(spinners, 0, sizeof(spinners));
+	queued_flag = 0;
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, stop_spinners, NULL), 0);
+	/* No RCU callbacks left to wake a CPU's rcuc thread meanwhile: the
+	 * loads below are then exactly what this case makes. */
+	rcu_barrier();
+	/* ... and the threads the barrier woke have gone back to sleep:
+	 * this CPU runs only us, the others nothing. */
+	for (int i = 0; i < HANG_GUARD_TICKS; i++) {
+		bool quiet = cpu_load(b) == 1;
+		for (unsigned int k = 0; k < n; k++)
+			quiet &= cpu_load(cpus[k]) == 0;
+		if (quiet)
+			break;
+		schedule_timeout_uninterruptible(1);
+	}
+	unsigned int o1 = cpus[0];
+	/* Idle CPUs beat busy ones: this CPU runs us. */
+	KUNIT_EXPECT_EQ(test, cpu_load(b), 1u);
+	KUNIT_EXPECT_EQ(test, fork_cpu(b, (1ull << b) | (1ull << o1)), o1);
+	spinner_threads[0] = kthread_run_on_cpu(spin_until_stopped, &spinners[0], o1, "spin/%u");
+	KUNIT_ASSERT_NOT_NULL(test, spinner_threads[0]);
+	KUNIT_ASSERT_TRUE(test, wait_for_flag(&spinners[0].started));
+	KUNIT_EXPECT_EQ(test, cpu_load(o1), 1u);
+	/* A tie (1 and 1): the parent's CPU, whichever it is. */
+	KUNIT_EXPECT_EQ(test, fork_cpu(b, (1ull << b) | (1ull << o1)), b);
+	KUNIT_EXPECT_EQ(test, fork_cpu(o1, (1ull << b) | (1ull << o1)), o1);
+	/* One more queued behind the spinner: the least loaded wins over
+	 * the parent's own CPU. */
+	queued_thread = kthread_run_on_cpu(set_flag, &queued_flag, o1, "queued/%u");
+	KUNIT_ASSERT_NOT_NULL(test, queued_thread);
+	KUNIT_EXPECT_EQ(test, cpu_load(o1), 2u);
+	KUNIT_EXPECT_EQ(test, fork_cpu(o1, (1ull << b) | (1ull << o1)), b);
+	/* Only allowed CPUs count, however idle the others are. */
+	KUNIT_EXPECT_EQ(test, fork_cpu(b, 1ull << o1), o1);
+	if (n >= 2) {
+		unsigned int o2 = cpus[1];
+		spinner_threads[1] = kthread_run_on_cpu(spin_until_stopped, &spinners[1], o2, "spin/%u");
+		KUNIT_ASSERT_NOT_NULL(test, spinner_threads[1]);
+		KUNIT_ASSERT_TRUE(test, wait_for_flag(&spinners[1].started));
+		KUNIT_EXPECT_EQ(test, cpu_load(o2), 1u);
+		/* Loads b 1, o1 2, o2 1. A tie without the parent's CPU in it:
+		 * the lowest number. */
+		unsigned int low = b < o2 ? b : o2;
+		KUNIT_EXPECT_EQ(test, fork_cpu(o1, (1ull << b) | (1ull << o2)), low);
+		KUNIT_EXPECT_EQ(test, fork_cpu(o1, (1ull << o1) | (1ull << o2)), o2);
+		/* An idle CPU beats them all: the lowest idle one. */
+		if (n >= 3)
+			KUNIT_EXPECT_EQ(test, fork_cpu(b, online), cpus[2]);
+	}
+	stop_spinners(NULL);
+	KUNIT_EXPECT_EQ(test, __atomic_load_n(&queued_flag, __ATOMIC_ACQUIRE), 1);
+}
+
+static void sched_fork_inherits_the_mask(struct kunit *test)
+{
+	struct task_struct parent;
+	memset(&parent, 0, sizeof(parent));
+	parent.cpu = smp_processor_id();
+	parent.cpus_mask = cpu_online_mask;
+	parent.nr_cpus_allowed = (int)num_online_cpus();
+	struct task_struct *p = kthread_create_on_cpu(never_runs, NULL, select_task_rq_fork(&parent), "fork/%u");
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	sched_fork(p, &parent);
+	KUNIT_EXPECT_EQ(test, p->cpus_mask.bits, cpu_online_mask.bits);
+	KUNIT_EXPECT_EQ(test, p->nr_cpus_allowed, (int)num_online_cpus());
+	KUNIT_EXPECT_TRUE(test, cpumask_test_cpu(p->cpu, &p->cpus_mask));
+	KUNIT_EXPECT_EQ(test, kthread_stop(p), -EINTR);
+}
+
+/* The lists Linux prints for a set of CPUs, built here from the mask the
+ * way a reader would write them ("0-2,5\n"). */
+static void cpu_list_text(u64 bits, char *out, size_t size)
+{
+	size_t len = 0;
+	out[0] = 0;
+	for (int i = 0; i < 64; i++) {
+		if (!(bits >> i & 1))
+			continue;
+		int j = i;
+		while (j + 1 < 64 && (bits >> (j + 1) & 1))
+			j++;
+		len += (size_t)snprintf(out + len, size - len, j > i ? "%s%d-%d" : "%s%d", len ? "," : "", i, j);
+		i = j;
+	}
+	snprintf(out + len, size - len, "\n");
+}
+
+static void sysfs_cpu_lists_match_the_machine(struct kunit *test)
+{
+	static const char *const files[] = { "online", "possible", "present" };
+	char want[256], path[64];
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		u64 bits = i == 0 ? cpu_online_mask.bits : cpu_possible_mask().bits;
+		cpu_list_text(bits, want, sizeof(want));
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s", files[i]);
+		KUNIT_ASSERT_EQ(test, procfs_generate(path, current, &buf, &len), 0);
+		KUNIT_EXPECT_STREQ(test, buf, want);
+		KUNIT_EXPECT_EQ(test, len, strlen(want));
+		kfree(buf);
+	}
+	/* What the topology asked for, when it says: every CPU came up. */
+	if (expect_cpus > 0) {
+		snprintf(want, sizeof(want), expect_cpus > 1 ? "0-%d\n" : "0\n", expect_cpus - 1);
+		char *buf = NULL;
+		size_t len;
+		KUNIT_ASSERT_EQ(test, procfs_generate("/sys/devices/system/cpu/online", current, &buf, &len), 0);
+		KUNIT_EXPECT_STREQ(test, buf, want);
+		kfree(buf);
+	}
+	char *buf = NULL;
+	size_t len;
+	KUNIT_EXPECT_EQ(test, procfs_generate("/sys/devices/system/cpu", current, &buf, &len), -EISDIR);
+	KUNIT_EXPECT_EQ(test, procfs_generate("/sys/devices/system/cpu/offline", current, &buf, &len), -ENOENT);
+}
+
 static struct kunit_case sched_cases[] = {
 	KUNIT_CASE(every_cpu_has_an_idle_task),
 	KUNIT_CASE(kthreads_run_on_their_cpu),
@@ -424,6 +918,13 @@ static struct kunit_case sched_cases[] = {
 	KUNIT_CASE(completion_wakes_a_sleeper),
 	KUNIT_CASE(wait_event_and_wake_up),
 	KUNIT_CASE(many_threads_ping_pong),
+	KUNIT_CASE(kthreads_are_bound_until_their_mask_is_widened),
+	KUNIT_CASE(kthread_migrates_itself_through_every_cpu),
+	KUNIT_CASE(running_thread_is_moved_before_the_call_returns),
+	KUNIT_CASE(migration_under_concurrent_wakeups),
+	KUNIT_CASE(placement_picks_the_least_loaded_allowed_cpu),
+	KUNIT_CASE(sched_fork_inherits_the_mask),
+	KUNIT_CASE(sysfs_cpu_lists_match_the_machine),
 	{}
 };
 static struct kunit_suite sched_suite = { .name = "sched", .test_cases = sched_cases };
