@@ -45,6 +45,7 @@ typedef u64 phys_addr_t;
 /* Linux errno values (the system-call ABI returns their negatives). */
 #define EPERM 1
 #define ENOENT 2
+#define ESRCH 3
 #define EINTR 4
 #define EIO 5
 #define ENXIO 6
@@ -68,5 +69,6 @@ typedef u64 phys_addr_t;
 #define ENAMETOOLONG 36
 #define ENOSYS 38
 #define EOPNOTSUPP 95
+#define ETIMEDOUT 110
 
 #endif
