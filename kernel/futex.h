@@ -29,8 +29,12 @@ struct task_struct;
 
 /* FUTEX_WAKE_OP's encoded operation: op (bits 28-30, plus
  * FUTEX_OP_OPARG_SHIFT at bit 31: oparg is a shift count), cmp (24-27),
- * oparg (12-23), cmparg (0-11); the operations are in
- * arch/x86_64/futex.h. */
+ * oparg (12-23), cmparg (0-11), both 12-bit signed. */
+#define FUTEX_OP_SET 0  /* *uaddr2 = oparg */
+#define FUTEX_OP_ADD 1  /* *uaddr2 += oparg */
+#define FUTEX_OP_OR 2   /* *uaddr2 |= oparg */
+#define FUTEX_OP_ANDN 3 /* *uaddr2 &= ~oparg */
+#define FUTEX_OP_XOR 4  /* *uaddr2 ^= oparg */
 #define FUTEX_OP_OPARG_SHIFT 8
 #define FUTEX_OP_CMP_EQ 0
 #define FUTEX_OP_CMP_NE 1

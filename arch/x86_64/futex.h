@@ -14,14 +14,8 @@
 #define ARCH_X86_64_FUTEX_H
 
 #include "arch/x86_64/uaccess.h"
+#include "kernel/futex.h" /* FUTEX_OP_* */
 #include "kernel/types.h"
-
-/* The FUTEX_OP_* operations (Linux's uapi/linux/futex.h). */
-#define FUTEX_OP_SET 0  /* *uaddr = oparg */
-#define FUTEX_OP_ADD 1  /* *uaddr += oparg */
-#define FUTEX_OP_OR 2   /* *uaddr |= oparg */
-#define FUTEX_OP_ANDN 3 /* *uaddr &= ~oparg */
-#define FUTEX_OP_XOR 4  /* *uaddr ^= oparg */
 
 /* The instruction at label 1 may fault: the fixup sets ret to -EFAULT and
  * resumes after it. */
