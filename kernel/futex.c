@@ -552,7 +552,11 @@ static void futex_wait_queue(struct futex_hash_bucket *hb, struct futex_q *q, co
 	 * wake_up_process then finds the task sleeping or about to. */
 	set_current_state(TASK_INTERRUPTIBLE);
 	futex_queue(q, hb, irq);
-	if (__atomic_load_n(&q->lock_ptr, __ATOMIC_ACQUIRE)) {
+	/* Linux's schedule() does not put an interruptible task with a
+	 * signal pending to sleep (signal_pending_state); mmlab's does, so
+	 * the check is made here, after the state is set: a signal sent
+	 * later wakes the task (TASK_INTERRUPTIBLE) as any waker does. */
+	if (__atomic_load_n(&q->lock_ptr, __ATOMIC_ACQUIRE) && !signal_pending(current)) {
 		if (!deadline) {
 			schedule();
 		} else {

@@ -716,6 +716,24 @@ static void robust_list_syscalls(struct kunit *test)
 	fx_destroy(test);
 }
 
+
+/* FUTEX_CLOCK_REALTIME's clock: the date the CMOS RTC showed at boot
+ * (QEMU's is the host's UTC time, so past 2017) plus the monotonic clock,
+ * which clock_gettime(CLOCK_REALTIME) reads too. */
+static void realtime_clock_is_the_rtc_date(struct kunit *test)
+{
+	fx_init(test);
+	u64 before = ktime_get_real_ns();
+	KUNIT_EXPECT_GT(test, before / 1000000000ull, 1500000000ull);
+	KUNIT_EXPECT_EQ(test, sys(__NR_clock_gettime, CLOCK_REALTIME, fx.base, 0, 0, 0, 0), 0);
+	struct __kernel_timespec ts;
+	KUNIT_ASSERT_EQ(test, copy_from_user(&ts, (void *)fx.base, sizeof(ts)), 0);
+	u64 t = (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+	KUNIT_EXPECT_GE(test, t, before);
+	KUNIT_EXPECT_LE(test, t, ktime_get_real_ns());
+	fx_destroy(test);
+}
+
 static struct kunit_case futex_cases[] = {
 	KUNIT_CASE(wake_counts_are_exact),
 	KUNIT_CASE(wait_on_a_changed_value_is_eagain),
@@ -727,6 +745,7 @@ static struct kunit_case futex_cases[] = {
 	KUNIT_CASE(no_lost_wakeups_across_cpus),
 	KUNIT_CASE(robust_list_death_marks_and_wakes),
 	KUNIT_CASE(robust_list_syscalls),
+	KUNIT_CASE(realtime_clock_is_the_rtc_date),
 	{},
 };
 
