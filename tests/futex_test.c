@@ -136,13 +136,34 @@ static bool wait_queued(u32 *uaddr, unsigned flags, unsigned long n)
 	}
 }
 
+/* Waits until *done is set, sleeping a tick between looks (the awaited
+ * thread may share this CPU, and the kernel does not preempt), giving up
+ * only when neither *done nor *progress (NULL: none) moved for the hang
+ * guard. */
+static bool wait_done(const unsigned long *done, const unsigned long *progress)
+{
+	unsigned long last = ~0ul;
+	u64 since = ktime_get_ns();
+	for (;;) {
+		if (__atomic_load_n(done, __ATOMIC_ACQUIRE))
+			return true;
+		unsigned long p = progress ? __atomic_load_n(progress, __ATOMIC_RELAXED) : 0;
+		if (p != last) {
+			last = p;
+			since = ktime_get_ns();
+		} else if (ktime_get_ns() - since > KUNIT_HANG_GUARD_NS) {
+			return false;
+		}
+		schedule_timeout_uninterruptible(1);
+	}
+}
+
 /* Waits for w's call to return, then reaps the thread. */
 static bool join_waiter(struct waiter *w)
 {
 	if (w->joined)
 		return true;
-	unsigned long none = 0;
-	if (!kunit_wait_while_progressing(&w->done, 1, &none))
+	if (!wait_done(&w->done, NULL))
 		return false;
 	kthread_join(w->task);
 	w->joined = true;
@@ -570,8 +591,8 @@ static void no_lost_wakeups_across_cpus(struct kunit *test)
 		pp[i].task = kthread_run_on_cpu(pingpong_fn, &pp[i], pick_cpu(i), "futexpp/%u");
 		KUNIT_ASSERT_NOT_NULL(test, pp[i].task);
 	}
-	KUNIT_EXPECT_TRUE(test, kunit_wait_while_progressing(&pp[0].done, 1, &pp[0].progress));
-	KUNIT_EXPECT_TRUE(test, kunit_wait_while_progressing(&pp[1].done, 1, &pp[1].progress));
+	KUNIT_EXPECT_TRUE(test, wait_done(&pp[0].done, &pp[0].progress));
+	KUNIT_EXPECT_TRUE(test, wait_done(&pp[1].done, &pp[1].progress));
 	KUNIT_EXPECT_EQ(test, pp[0].progress, PINGPONG_ROUNDS);
 	KUNIT_EXPECT_EQ(test, pp[1].progress, PINGPONG_ROUNDS);
 	KUNIT_EXPECT_EQ(test, uget(a), 2 * PINGPONG_ROUNDS);
@@ -633,8 +654,7 @@ static bool run_dying(struct kunit *test, unsigned long head)
 	dy.task = kthread_run_on_cpu(dying_fn, &dy, pick_cpu(5), "futexdie/%u");
 	KUNIT_ASSERT_NOT_NULL(test, dy.task);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dying_join, NULL), 0);
-	unsigned long none = 0;
-	bool ok = kunit_wait_while_progressing(&dy.done, 1, &none);
+	bool ok = wait_done(&dy.done, NULL);
 	kunit_release_action(test, dying_join, NULL);
 	return ok;
 }
