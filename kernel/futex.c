@@ -327,9 +327,14 @@ static int futex_atomic_op_inuser(unsigned int encoded_op, u32 __user *uaddr)
 
 	if (encoded_op & (FUTEX_OP_OPARG_SHIFT << 28)) {
 		if (oparg < 0 || oparg > 31) {
-			/* Linux warns (ratelimited) and masks, for old binaries. */
-			pr_info("futex_wake_op: %s tries to shift op by %d; fix this program\n",
-				current->comm, oparg);
+			/* Linux warns (ratelimited; here once) and masks, for old
+			 * binaries. */
+			static bool warned;
+			if (!warned) {
+				warned = true;
+				pr_info("futex_wake_op: %s tries to shift op by %d; fix this program\n",
+					current->comm, oparg);
+			}
 			oparg &= 31;
 		}
 		oparg = (int)(1u << oparg);

@@ -74,14 +74,17 @@ static u32 uget(const u32 *uaddr)
 
 static void uset(u32 *uaddr, u32 v) { copy_to_user(uaddr, &v, sizeof(v)); }
 
-/* A struct __kernel_timespec in user memory (the second page). */
-static unsigned long utimespec(u64 ns)
+/* A struct __kernel_timespec in user memory (the second page), in one
+ * of its slots (one per thread that makes them). */
+static unsigned long utimespec_in(unsigned slot, u64 ns)
 {
 	struct __kernel_timespec ts = { (long long)(ns / 1000000000ull), (long long)(ns % 1000000000ull) };
-	unsigned long u = fx.base + PAGE_SIZE;
+	unsigned long u = fx.base + PAGE_SIZE + slot * sizeof(ts);
 	copy_to_user((void *)u, &ts, sizeof(ts));
 	return u;
 }
+
+static unsigned long utimespec(u64 ns) { return utimespec_in(0, ns); }
 
 static int waiter_fn(void *data)
 {
@@ -415,6 +418,7 @@ static void wake_op_applies_the_op_and_compares(struct kunit *test)
 		{ FUTEX_OP_XOR, 0x5, 0xf, 0xa },
 		{ FUTEX_OP_OPARG_SHIFT | FUTEX_OP_OR, 4, 0x1, 0x11 },
 		{ FUTEX_OP_OPARG_SHIFT | FUTEX_OP_ADD, 31, 0, 0x80000000 },
+		{ FUTEX_OP_OPARG_SHIFT | FUTEX_OP_SET, 33, 0, 2 }, /* shift masked to 5 bits */
 	};
 	for (unsigned i = 0; i < ARRAY_SIZE(ops); i++) {
 		uset(b, ops[i].before);
@@ -600,6 +604,93 @@ static void no_lost_wakeups_across_cpus(struct kunit *test)
 	fx_destroy(test);
 }
 
+/* Waiters whose timeouts run out while a waker on another CPU requeues
+ * them back and forth between two words and wakes some: a timed-out
+ * waiter must find its futex_q wherever the requeue put it (its
+ * lock_ptr changes under it). Every wait ends in 0 or -ETIMEDOUT, every
+ * thread finishes, nothing stays queued. */
+#define RACE_WAITERS 4
+#define RACE_ROUNDS 40
+struct racer {
+	struct mm_struct *mm;
+	u32 *a;
+	unsigned long done, progress, bad;
+	long bad_ret;
+	bool waker;
+	unsigned long *stop;
+	struct task_struct *task;
+};
+static struct racer racers[RACE_WAITERS + 1];
+static unsigned long race_stop;
+
+static int racer_fn(void *data)
+{
+	struct racer *r = data;
+	u32 *b = r->a + 16;
+	kthread_use_mm(r->mm);
+	if (r->waker) {
+		while (!READ_ONCE(*r->stop)) {
+			futex(r->a, FUTEX_REQUEUE | PRIV, 0, 2, b, 0);
+			futex(b, FUTEX_REQUEUE | PRIV, 0, 3, r->a, 0);
+			futex(b, FUTEX_WAKE | PRIV, 1, 0, NULL, 0);
+			__atomic_fetch_add(&r->progress, 1, __ATOMIC_RELAXED);
+			cond_resched();
+		}
+	} else {
+		for (unsigned i = 0; i < RACE_ROUNDS; i++) {
+			unsigned long ts = utimespec_in(1 + (unsigned)(r - racers),
+							10000000 + 1000000 * (i % 7));
+			long ret = futex(r->a, FUTEX_WAIT | PRIV, 0, ts, NULL, 0);
+			if (ret != 0 && ret != -ETIMEDOUT) {
+				r->bad++;
+				r->bad_ret = ret;
+			}
+			__atomic_fetch_add(&r->progress, 1, __ATOMIC_RELAXED);
+		}
+	}
+	kthread_unuse_mm(r->mm);
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void racers_stop(void *unused)
+{
+	(void)unused;
+	WRITE_ONCE(race_stop, 1);
+	for (unsigned i = 0; i < ARRAY_SIZE(racers); i++) {
+		if (!racers[i].task)
+			continue;
+		kthread_join(racers[i].task);
+		racers[i].task = NULL;
+	}
+}
+
+static void timeouts_racing_requeues_leave_nothing_queued(struct kunit *test)
+{
+	fx_init(test);
+	u32 *a = word(0);
+	uset(a, 0);
+	uset(a + 16, 0);
+	race_stop = 0;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, racers_stop, NULL), 0);
+	for (unsigned i = 0; i < ARRAY_SIZE(racers); i++) {
+		racers[i] = (struct racer){ .mm = fx.mm, .a = a, .waker = i == RACE_WAITERS,
+					    .stop = &race_stop };
+		racers[i].task = kthread_run_on_cpu(racer_fn, &racers[i], pick_cpu(i), "futexrace/%u");
+		KUNIT_ASSERT_NOT_NULL(test, racers[i].task);
+	}
+	for (unsigned i = 0; i < RACE_WAITERS; i++) {
+		KUNIT_EXPECT_TRUE(test, wait_done(&racers[i].done, &racers[i].progress));
+		KUNIT_EXPECT_EQ(test, racers[i].progress, RACE_ROUNDS);
+		KUNIT_EXPECT_EQ(test, racers[i].bad, 0);
+		KUNIT_EXPECT_EQ(test, racers[i].bad_ret, 0);
+	}
+	kunit_release_action(test, racers_stop, NULL);
+	KUNIT_EXPECT_GT(test, racers[RACE_WAITERS].progress, 0);
+	KUNIT_EXPECT_EQ(test, futex_nr_queued(NULL, 0), 0);
+	fx_destroy(test);
+}
+
 /* Robust lists: a thread dies holding locks on its list. */
 #define DEAD_TID 0x1234u
 #define OTHER_TID 0x999u
@@ -763,6 +854,7 @@ static struct kunit_case futex_cases[] = {
 	KUNIT_CASE(wake_op_applies_the_op_and_compares),
 	KUNIT_CASE(bitsets_select_the_waiters),
 	KUNIT_CASE(no_lost_wakeups_across_cpus),
+	KUNIT_CASE(timeouts_racing_requeues_leave_nothing_queued),
 	KUNIT_CASE(robust_list_death_marks_and_wakes),
 	KUNIT_CASE(robust_list_syscalls),
 	KUNIT_CASE(realtime_clock_is_the_rtc_date),
