@@ -1,6 +1,7 @@
 /* Futexes (Linux's kernel/futex/{core,waitwake,requeue,syscalls}.c, without
  * PI): a waiter sleeps on a user word until another thread wakes it, the
- * kernel keeping no state for a word nobody waits on.
+ * kernel keeping no state for a word nobody waits on. Robust lists are in
+ * kernel/futex_robust.c.
  *
  * Waiters are found through a hash table of buckets (futex_hash_bucket):
  * each bucket is a spinlock and a list of futex_q, one per sleeping task,
@@ -33,7 +34,6 @@
 #include "arch/x86_64/irqflags.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/list.h"
-#include "kernel/pid.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -195,18 +195,6 @@ static int get_futex_key(u32 __user *uaddr, unsigned int flags, struct futex_key
 static int futex_get_value_locked(u32 *dest, u32 __user *from)
 {
 	return futex_load_inatomic(dest, from) ? -EFAULT : 0;
-}
-
-/* Linux's futex_cmpxchg_value_locked, for a caller holding no bucket lock
- * (handle_futex_death): interrupts off around the access play
- * pagefault_disable. */
-static int futex_cmpxchg_value_locked(u32 *curval, u32 __user *uaddr, u32 uval, u32 newval)
-{
-	unsigned long flags;
-	local_irq_save(flags);
-	int ret = futex_atomic_cmpxchg_inatomic(curval, uaddr, uval, newval);
-	local_irq_restore(flags);
-	return ret;
 }
 
 static int get_user_u32(u32 *val, u32 __user *uaddr)
@@ -698,136 +686,6 @@ SYSCALL_DEFINE6(futex, u32 __user *, uaddr, int, op, u32, val,
 	/* val2 (the requeue count, FUTEX_WAKE_OP's second count) travels in
 	 * the timeout argument, truncated to 32 bits as Linux's. */
 	return do_futex(uaddr, op, val, tp, uaddr2, (u32)(unsigned long)utime, val3);
-}
-
-/* Linux's handle_futex_death: if the dying thread (curr, the current
- * task) owns the lock at uaddr, mark it FUTEX_OWNER_DIED (keeping
- * FUTEX_WAITERS) and, for a non-PI lock with waiters, wake one. The
- * pending entry of a non-PI lock whose word is 0 (released, or never
- * taken) gets a wakeup without a change of the word. Returns -1 when the
- * walk must stop (an unreadable or unaligned entry). */
-static int handle_futex_death(u32 __user *uaddr, struct task_struct *curr, bool pi, bool pending_op)
-{
-	u32 uval, nval, mval;
-	int err;
-
-	if ((unsigned long)uaddr % sizeof(*uaddr))
-		return -1;
-retry:
-	if (get_user_u32(&uval, uaddr))
-		return -1;
-	if (pending_op && !pi && !uval) {
-		futex_wake(uaddr, FLAGS_SHARED, 1, FUTEX_BITSET_MATCH_ANY);
-		return 0;
-	}
-	if ((uval & FUTEX_TID_MASK) != (u32)curr->pid)
-		return 0;
-	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
-	err = futex_cmpxchg_value_locked(&nval, uaddr, uval, mval);
-	if (err) {
-		if (fault_in_user_writeable(uaddr))
-			return -1;
-		goto retry;
-	}
-	if (nval != uval)
-		goto retry;
-	/* A PI lock's waiter would be woken by its PI state: there is none. */
-	if (!pi && (uval & FUTEX_WAITERS))
-		futex_wake(uaddr, FLAGS_SHARED, 1, FUTEX_BITSET_MATCH_ANY);
-	return 0;
-}
-
-/* Linux's fetch_robust_entry: a list pointer, bit 0 telling a PI lock. */
-static int fetch_robust_entry(struct robust_list __user **entry, struct robust_list __user **head,
-			      unsigned int *pi)
-{
-	u64 uentry;
-	if (get_user_u64(&uentry, head))
-		return -EFAULT;
-	*entry = (struct robust_list __user *)(unsigned long)(uentry & ~1ull);
-	*pi = uentry & 1;
-	return 0;
-}
-
-/* Linux's exit_robust_list: walks the user's list (at most
- * ROBUST_LIST_LIMIT entries, any fault ends it quietly), then the
- * pending entry if it was not on the list. */
-static void exit_robust_list(struct task_struct *curr)
-{
-	struct robust_list_head __user *head = curr->robust_list;
-	struct robust_list __user *entry, *next_entry, *pending;
-	unsigned int limit = ROBUST_LIST_LIMIT, pi, pip, next_pi;
-	u64 futex_offset;
-	int rc;
-
-	if (fetch_robust_entry(&entry, &head->list.next, &pi))
-		return;
-	if (get_user_u64(&futex_offset, &head->futex_offset))
-		return;
-	if (fetch_robust_entry(&pending, &head->list_op_pending, &pip))
-		return;
-	next_entry = NULL;
-	while (entry != &head->list) {
-		rc = fetch_robust_entry(&next_entry, &entry->next, &next_pi);
-		if (entry != pending) {
-			if (handle_futex_death((u32 __user *)((unsigned long)entry + futex_offset), curr,
-					       pi, false))
-				return;
-		}
-		if (rc)
-			return;
-		entry = next_entry;
-		pi = next_pi;
-		if (!--limit)
-			break;
-		cond_resched();
-	}
-	if (pending)
-		handle_futex_death((u32 __user *)((unsigned long)pending + futex_offset), curr, pip,
-				   true);
-}
-
-/* Linux's futex_exit_release (futex_cleanup): there is no PI state to
- * release and no futex_state to publish, since nothing here waits for an
- * exiting owner (that is PI's attach_to_pi_owner). */
-void futex_exit_release(struct task_struct *tsk)
-{
-	if (unlikely(tsk->robust_list)) {
-		if (tsk == current && tsk->mm)
-			exit_robust_list(tsk);
-		tsk->robust_list = NULL;
-	}
-}
-
-/* Linux's sys_set_robust_list: one head size is known. */
-SYSCALL_DEFINE2(set_robust_list, struct robust_list_head __user *, head, size_t, len)
-{
-	if (len != sizeof(*head))
-		return -EINVAL;
-	current->robust_list = head;
-	return 0;
-}
-
-/* Linux's sys_get_robust_list: pid 0 is the caller; any other must be a
- * live thread (-ESRCH). There are no credentials, so no -EPERM. */
-SYSCALL_DEFINE3(get_robust_list, int, pid, struct robust_list_head __user * __user *, head_ptr,
-		size_t __user *, len_ptr)
-{
-	struct robust_list_head __user *head;
-	struct task_struct *p;
-
-	if (!pid) {
-		head = current->robust_list;
-	} else {
-		p = find_get_task_by_vpid(pid);
-		if (!p)
-			return -ESRCH;
-		head = p->robust_list;
-		put_task_struct(p);
-	}
-	if (put_user_u64(sizeof(*head), len_ptr))
-		return -EFAULT;
-	return put_user_u64((u64)(unsigned long)head, head_ptr) ? -EFAULT : 0;
 }
 
 unsigned long futex_nr_queued(u32 __user *uaddr, unsigned int flags)

@@ -10,6 +10,7 @@ KERNEL_SRCS += \
 	kernel/elf.c \
 	kernel/file.c \
 	kernel/futex.c \
+	kernel/futex_robust.c \
 	kernel/ksyms.c \
 	kernel/main.c \
 	kernel/memmap.c \
