@@ -15,10 +15,11 @@
  * word have different keys and do not wake each other.
  *
  * Invariants:
- *   - a futex_q is on its bucket's chain exactly while q->lock_ptr is that
- *     bucket's lock; the waker unlinks it, wakes the task and only then
- *     clears q->lock_ptr (release), after which it never touches q again:
- *     the waiter may return and its stack frame go as soon as it reads NULL;
+ *   - while a futex_q is on a chain, q->lock_ptr is that bucket's lock
+ *     (a requeue changes both under both locks); a waker unlinks it, wakes
+ *     the task and only then clears q->lock_ptr (release), after which it
+ *     never touches q again: the waiter may return, and its stack frame
+ *     go, as soon as it reads NULL there;
  *   - hb->waiters counts the futex_q on the chain plus the tasks between
  *     futex_q_lock and their queueing (or giving up), so a waker that reads
  *     0 after its own barrier knows no waiter can miss its change of the
@@ -70,7 +71,7 @@ struct futex_q {
 };
 
 /* Linux sizes its table 256 buckets per possible CPU; a fixed 1024 here
- * (MAX_CPUS-independent, 64 KiB of .bss). */
+ * (whatever the CPU count: 64 KiB of .bss). */
 #define FUTEX_HASHSIZE 1024
 static struct futex_hash_bucket futex_queues[FUTEX_HASHSIZE];
 
