@@ -12,6 +12,7 @@ KERNEL_SRCS += \
 	kernel/file.c \
 	kernel/fork.c \
 	kernel/futex.c \
+	kernel/futex_robust.c \
 	kernel/ksyms.c \
 	kernel/main.c \
 	kernel/memmap.c \

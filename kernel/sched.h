@@ -87,6 +87,7 @@
 struct mm_struct;
 struct files_struct;
 struct process_result;
+struct robust_list_head;
 
 struct task_struct {
 	unsigned long thread_sp;    /* saved rsp while switched out: offset 0 (switch_to.asm) */
@@ -133,6 +134,7 @@ struct task_struct {
 	unsigned long nr_migrations;   /* times it changed CPU (Linux's se.nr_migrations) */
 	unsigned long user_rsp;        /* scratch for the syscall entry */
 	struct process_result *result; /* how it ended, filled at exit */
+	struct robust_list_head *robust_list; /* user address (set_robust_list), kernel/futex.c */
 };
 
 DECLARE_PER_CPU(struct task_struct *, current_task);

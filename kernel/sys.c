@@ -52,11 +52,12 @@ SYSCALL_DEFINE0(sched_yield)
 	return 0;
 }
 
-/* There is no RTC driver, so CLOCK_REALTIME (and TAI, REALTIME_COARSE)
- * count from the epoch as if the machine had booted at 1970-01-01 00:00:00
- * UTC: what Linux's realtime clock reads on a machine without an RTC. With
- * no suspend, BOOTTIME equals MONOTONIC; the raw and coarse clocks read the
- * same TSC-based clock. The CPU-time clocks (PROCESS_CPUTIME_ID,
+/* CLOCK_REALTIME (and TAI, REALTIME_COARSE) is the wall-clock time the
+ * CMOS RTC showed at boot plus the monotonic clock (kernel/time.c;
+ * 1970-01-01 00:00:00 UTC when the RTC reads nonsense); nothing sets it,
+ * and TAI's offset is 0 as Linux's until NTP sets one. With no suspend,
+ * BOOTTIME equals MONOTONIC; the raw and coarse clocks read the same
+ * TSC-based clock. The CPU-time clocks (PROCESS_CPUTIME_ID,
  * THREAD_CPUTIME_ID) are not supported (-EINVAL): no CPU time is
  * accounted. */
 static int clock_read_ns(clockid_t which, u64 *ns)
@@ -65,6 +66,8 @@ static int clock_read_ns(clockid_t which, u64 *ns)
 	case CLOCK_REALTIME:
 	case CLOCK_REALTIME_COARSE:
 	case CLOCK_TAI:
+		*ns = ktime_get_real_ns();
+		return 0;
 	case CLOCK_MONOTONIC:
 	case CLOCK_MONOTONIC_RAW:
 	case CLOCK_MONOTONIC_COARSE:

@@ -13,6 +13,7 @@
 
 volatile u64 jiffies;
 static u64 tsc_at_boot, ns_mult; /* ns = cycles * ns_mult >> 32 */
+static u64 real_at_boot_ns;      /* CLOCK_REALTIME when ktime_get_ns() was 0 */
 static tick_hook_t tick_hooks[8];
 static unsigned nr_tick_hooks;
 DEFINE_PER_CPU(unsigned long, tick_count);
@@ -21,6 +22,11 @@ u64 ktime_get_ns(void)
 {
 	u64 cycles = rdtsc() - tsc_at_boot;
 	return (u64)(((unsigned __int128)cycles * ns_mult) >> 32);
+}
+
+u64 ktime_get_real_ns(void)
+{
+	return real_at_boot_ns + ktime_get_ns();
 }
 
 void ndelay_spin(u64 ns)
@@ -58,6 +64,95 @@ static void timer_interrupt(struct pt_regs *regs)
 		tick_hooks[i](user);
 }
 
+/* The CMOS real-time clock (MC146818, which every PC and QEMU's q35 and
+ * i440fx have): read once at boot, as Linux's mach_get_cmos_time, for the
+ * wall-clock time CLOCK_REALTIME starts from. QEMU keeps it in UTC
+ * (-rtc base=utc, its default). */
+#define RTC_PORT_INDEX 0x70
+#define RTC_PORT_DATA 0x71
+#define RTC_SECONDS 0x00
+#define RTC_MINUTES 0x02
+#define RTC_HOURS 0x04
+#define RTC_DAY_OF_MONTH 0x07
+#define RTC_MONTH 0x08
+#define RTC_YEAR 0x09
+#define RTC_REG_A 0x0a /* bit 7: update in progress */
+#define RTC_REG_B 0x0b /* bit 2: binary (not BCD), bit 1: 24-hour */
+#define RTC_CENTURY 0x32 /* where QEMU and most firmware keep it */
+
+static u8 cmos_read(u8 reg)
+{
+	outb(RTC_PORT_INDEX, reg); /* bit 7 clear: NMIs stay enabled */
+	return inb(RTC_PORT_DATA);
+}
+
+static unsigned bcd2bin(u8 v) { return (v & 0x0f) + (v >> 4) * 10; }
+
+struct rtc_time_raw {
+	u8 sec, min, hour, mday, mon, year, century;
+};
+
+static void rtc_read_raw(struct rtc_time_raw *t)
+{
+	/* Between updates: a read that straddles one mixes two seconds. */
+	for (unsigned i = 0; i < 1000000 && (cmos_read(RTC_REG_A) & 0x80); i++)
+		cpu_relax();
+	t->sec = cmos_read(RTC_SECONDS);
+	t->min = cmos_read(RTC_MINUTES);
+	t->hour = cmos_read(RTC_HOURS);
+	t->mday = cmos_read(RTC_DAY_OF_MONTH);
+	t->mon = cmos_read(RTC_MONTH);
+	t->year = cmos_read(RTC_YEAR);
+	t->century = cmos_read(RTC_CENTURY);
+}
+
+/* Days from 1970-01-01 to y-m-d (Linux's mktime64, proleptic Gregorian). */
+static u64 days_since_epoch(unsigned y, unsigned m, unsigned d)
+{
+	int mo = (int)m - 2; /* March is 1: the leap day ends the year */
+	if (mo <= 0) {
+		mo += 12;
+		y -= 1;
+	}
+	return (u64)(y / 4 - y / 100 + y / 400 + 367 * (unsigned)mo / 12 + d) + (u64)y * 365 - 719499;
+}
+
+/* Seconds since the epoch the RTC shows, or 0 (1970-01-01) when it reads
+ * nonsense (no RTC, or one never set). */
+static u64 rtc_read_seconds(void)
+{
+	struct rtc_time_raw a, b;
+	rtc_read_raw(&b);
+	do {
+		a = b;
+		rtc_read_raw(&b);
+	} while (a.sec != b.sec || a.min != b.min || a.hour != b.hour || a.mday != b.mday ||
+		 a.mon != b.mon || a.year != b.year);
+	u8 regb = cmos_read(RTC_REG_B);
+	bool pm = a.hour & 0x80;
+	a.hour &= 0x7f;
+	unsigned sec = a.sec, min = a.min, hour = a.hour, mday = a.mday, mon = a.mon, year = a.year,
+		 century = a.century;
+	if (!(regb & 0x04)) {
+		sec = bcd2bin(a.sec);
+		min = bcd2bin(a.min);
+		hour = bcd2bin(a.hour);
+		mday = bcd2bin(a.mday);
+		mon = bcd2bin(a.mon);
+		year = bcd2bin(a.year);
+		century = bcd2bin(a.century);
+	}
+	if (!(regb & 0x02) && pm)
+		hour = (hour % 12) + 12;
+	else if (!(regb & 0x02) && hour == 12)
+		hour = 0;
+	year += century >= 19 && century <= 99 ? century * 100 : (year < 70 ? 2000 : 1900);
+	if (sec > 59 || min > 59 || hour > 23 || mday < 1 || mday > 31 || mon < 1 || mon > 12 ||
+	    year < 1970)
+		return 0;
+	return ((days_since_epoch(year, mon, mday) * 24 + hour) * 60 + min) * 60 + sec;
+}
+
 void time_init(void)
 {
 	if (!tsc_khz)
@@ -65,6 +160,7 @@ void time_init(void)
 	tsc_at_boot = rdtsc();
 	ns_mult = tsc_khz ? (1000000ull << 32) / tsc_khz : 0;
 	register_interrupt_handler(LOCAL_TIMER_VECTOR, timer_interrupt);
+	real_at_boot_ns = rtc_read_seconds() * 1000000000ull; /* the TSC clock starts now too */
 	pr_info("time: TSC %lu.%03lu MHz, tick %d Hz\n", (unsigned long)(tsc_khz / 1000),
 		(unsigned long)(tsc_khz % 1000), HZ);
 }

@@ -7,6 +7,9 @@
 
 /* Nanoseconds since boot (TSC scaled by its PIT-calibrated frequency). */
 u64 ktime_get_ns(void);
+/* CLOCK_REALTIME in ns since the epoch: the monotonic clock plus the
+ * wall-clock time at boot (constant: nothing sets the time). */
+u64 ktime_get_real_ns(void);
 void time_init(void);
 /* Ticks on the boot CPU since timers started. */
 extern volatile u64 jiffies;

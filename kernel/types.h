@@ -69,5 +69,6 @@ typedef u64 phys_addr_t;
 #define ENAMETOOLONG 36
 #define ENOSYS 38
 #define EOPNOTSUPP 95
+#define ETIMEDOUT 110
 
 #endif
