@@ -1,5 +1,5 @@
 /* The small system calls: getpid 39, gettid 186, set_tid_address 218,
- * sched_yield 24, clock_gettime 228, nanosleep 35, uname 63, getrlimit 97,
+ * sched_yield 24, clock_gettime 228, nanosleep 35, clock_nanosleep 230, uname 63, getrlimit 97,
  * setrlimit 160, prlimit64 302, with Linux's ABI and errnos.
  *
  * Invariant: a call either succeeds whole or changes no user memory: each
@@ -130,6 +130,47 @@ SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec __user *, rqtp,
 		return -EINVAL;
 	u64 sec = (u64)t.tv_sec;
 	u64 ns = sec > ~0ull / NSEC_PER_SEC - 1 ? ~0ull : sec * NSEC_PER_SEC + (u64)t.tv_nsec;
+	return sleep_ns(ns);
+}
+
+/* Linux's clock_nanosleep (kernel/time/posix-timers.c): an unknown clock is
+ * -EINVAL, a known clock without a sleep (MONOTONIC_RAW and the coarse
+ * clocks) -EOPNOTSUPP, and the CPU-time clocks -EINVAL as in clock_gettime
+ * (none is accounted); then the request is read (-EFAULT) and checked
+ * (-EINVAL). TIMER_ABSTIME sleeps until the clock reads the time given,
+ * other flag bits are ignored, as Linux's. REALTIME and TAI run at the
+ * monotonic clock's rate (nothing sets them), so an absolute deadline is
+ * a fixed distance from now. rmtp, as for nanosleep, is never written. */
+#define TIMER_ABSTIME 1
+SYSCALL_DEFINE4(clock_nanosleep, clockid_t, which_clock, int, flags,
+		const struct __kernel_timespec __user *, rqtp, struct __kernel_timespec __user *, rmtp)
+{
+	struct __kernel_timespec t;
+	u64 now = 0;
+	(void)rmtp;
+	switch (which_clock) {
+	case CLOCK_REALTIME:
+	case CLOCK_MONOTONIC:
+	case CLOCK_BOOTTIME:
+	case CLOCK_TAI:
+		break;
+	case CLOCK_MONOTONIC_RAW:
+	case CLOCK_REALTIME_COARSE:
+	case CLOCK_MONOTONIC_COARSE:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
+	}
+	if (copy_from_user(&t, rqtp, sizeof(t)))
+		return -EFAULT;
+	if (t.tv_sec < 0 || t.tv_nsec < 0 || t.tv_nsec >= NSEC_PER_SEC)
+		return -EINVAL;
+	u64 sec = (u64)t.tv_sec;
+	u64 ns = sec > ~0ull / NSEC_PER_SEC - 1 ? ~0ull : sec * NSEC_PER_SEC + (u64)t.tv_nsec;
+	if (flags & TIMER_ABSTIME) {
+		clock_read_ns(which_clock, &now);
+		ns = ns > now ? ns - now : 0;
+	}
 	return sleep_ns(ns);
 }
 
