@@ -4,6 +4,8 @@
 #ifndef ARCH_X86_64_PROCESSOR_H
 #define ARCH_X86_64_PROCESSOR_H
 
+#include "kernel/types.h"
+
 struct thread_struct {
 	unsigned long fsbase;
 	unsigned long gsbase;
@@ -13,5 +15,11 @@ struct task_struct;
 /* Loads next's user FS and GS bases (a user task's; kernel threads use
  * neither), at every context switch (arch/x86_64/process_64.c). */
 void switch_fsgs(struct task_struct *prev, struct task_struct *next);
+
+/* CR4.FSGSBASE on this CPU where CPUID has it (every CPU, at boot). */
+void fsgsbase_init_cpu(void);
+/* Whether user mode may run rdfsbase/wrfsbase/rdgsbase/wrgsbase (Linux's
+ * HWCAP2_FSGSBASE). */
+bool fsgsbase_enabled(void);
 
 #endif
