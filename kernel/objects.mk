@@ -19,6 +19,7 @@ KERNEL_SRCS += \
 	kernel/proc_task.c \
 	kernel/process.c \
 	kernel/procfs.c \
+	kernel/random.c \
 	kernel/rbtree.c \
 	kernel/rcu.c \
 	kernel/sched.c \
