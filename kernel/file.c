@@ -58,6 +58,7 @@ struct file {
 struct files_struct {
 	struct file *fd[NR_OPEN_DEFAULT];
 	struct console_line console;
+	char exe_path[64]; /* readlink("/proc/self/exe"); "" before a program runs */
 };
 
 static unsigned long copy_out(void *dst, const void *src, size_t n, bool user)
@@ -279,6 +280,12 @@ void files_release(struct files_struct *files)
 			fput(files->fd[fd]);
 	console_line_end(&files->console);
 	kfree(files);
+}
+
+void files_set_exe_path(struct files_struct *files, const char *path)
+{
+	if (files)
+		strlcpy(files->exe_path, path, sizeof(files->exe_path));
 }
 
 unsigned int files_count(const struct files_struct *files)

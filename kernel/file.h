@@ -95,6 +95,10 @@ long files_write(struct files_struct *files, unsigned int fd, const void *buf, s
  * directories as generic_file_llseek, with Linux's sizes (a sysfs
  * attribute is PAGE_SIZE long, a directory 0). */
 long files_lseek(struct files_struct *files, unsigned int fd, long offset, int whence);
+/* The running program's file name, for readlink("/proc/self/exe") (Linux
+ * keeps it as mm->exe_file; here the table of the process holds it, set
+ * by create_elf_tables; at most 63 bytes kept). */
+void files_set_exe_path(struct files_struct *files, const char *path);
 /* Descriptors in use (tests). */
 unsigned int files_count(const struct files_struct *files);
 

@@ -4,6 +4,7 @@
 KERNEL_SRCS += \
 	kernel/acpi.c \
 	kernel/acpi_numa.c \
+	kernel/binfmt_elf.c \
 	kernel/cmdline.c \
 	kernel/console_line.c \
 	kernel/crash.c \
