@@ -27,7 +27,7 @@ USER_DIR := tests/user
 # tests/user/demo/<name>.c (run at boot by `make run`),
 # tests/user/aux/<name>.c (started by in-kernel tests: tests/process_test.c).
 USER_TEST_NAMES := mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
-	efault procfs syscall_misc pte_table_growth libc_basic
+	efault procfs syscall_misc pte_table_growth libc_basic arch_prctl getrandom tty_stat readlink_self iov_errors auxv avx_state
 USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write
 USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full
 USER_DEMO_NAMES := mm_tour
