@@ -49,7 +49,7 @@ static inline u32 rol32(u32 v, int s) { return v << s | v >> (32 - s); }
 
 /* One ChaCha20 block (RFC 8439 / Linux's chacha_block_generic, 20 rounds):
  * key, a 64-bit block counter and a 64-bit nonce. */
-static void chacha20_block(const u32 key[8], u64 counter, u64 nonce, u8 out[CHACHA_BLOCK_SIZE])
+void chacha20_block(const u32 key[8], u64 counter, u64 nonce, u8 out[CHACHA_BLOCK_SIZE])
 {
 	u32 s[16] = { 0x61707865, 0x3320646e, 0x79622d32, 0x6b206574,
 		      key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7],
