@@ -111,10 +111,25 @@ int main(int argc, char **argv, char **envp)
 	CHECK(ph != NULL && phnum > 0 && phnum < 64);
 	if (ph) {
 		/* Where the program was put: AT_PHDR less the headers' own
-		 * p_vaddr, from PT_PHDR when there is one. */
+		 * p_vaddr, from PT_PHDR when there is one, else from the
+		 * PT_LOAD that maps the file's start, whose ELF header (checked)
+		 * gives the headers' offset. */
+		bool found = false;
 		for (unsigned long i = 0; i < phnum; i++)
-			if (ph[i].p_type == 6 /* PT_PHDR */)
+			if (ph[i].p_type == 6 /* PT_PHDR */) {
 				bias = (unsigned long)ph - ph[i].p_vaddr;
+				found = true;
+			}
+		for (unsigned long i = 0; i < phnum && !found; i++)
+			if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0) {
+				/* e_phoff is 64 right after the header, as linkers put it */
+				bias = (unsigned long)ph - 64 - ph[i].p_vaddr;
+				const unsigned char *eh = (const unsigned char *)(bias + ph[i].p_vaddr);
+				CHECKF(!memcmp(eh, "\177ELF", 4) && *(const uint64_t *)(eh + 32) == 64,
+				       "the ELF header is mapped at %p, its program headers at +64", (const void *)eh);
+				found = true;
+			}
+		CHECK(found);
 		for (unsigned long i = 0; i < phnum; i++) {
 			interp |= ph[i].p_type == PT_INTERP;
 			if (ph[i].p_type == PT_LOAD && (unsigned long)_start >= ph[i].p_vaddr + bias &&
