@@ -57,6 +57,12 @@ static void save_fsgs(struct task_struct *tsk)
 	tsk->thread.gsbase = rdmsr(MSR_KERNEL_GS_BASE);
 }
 
+void current_save_fsgs(void)
+{
+	if (current->mm)
+		save_fsgs(current);
+}
+
 void switch_fsgs(struct task_struct *prev, struct task_struct *next)
 {
 	/* Kernel threads use neither base; the CPU keeps the last user
