@@ -13,6 +13,7 @@
 #include "kernel/file.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/console_line.h"
+#include "kernel/printk.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
@@ -58,6 +59,7 @@ struct file {
 struct files_struct {
 	struct file *fd[NR_OPEN_DEFAULT];
 	struct console_line console;
+	char exe_path[64]; /* readlink("/proc/self/exe"); "" before a program runs */
 };
 
 static unsigned long copy_out(void *dst, const void *src, size_t n, bool user)
@@ -281,6 +283,12 @@ void files_release(struct files_struct *files)
 	kfree(files);
 }
 
+void files_set_exe_path(struct files_struct *files, const char *path)
+{
+	if (files)
+		strlcpy(files->exe_path, path, sizeof(files->exe_path));
+}
+
 unsigned int files_count(const struct files_struct *files)
 {
 	unsigned int n = 0;
@@ -354,18 +362,29 @@ static int path_walk(const char *base, const char *path, char *out, struct proc_
 	return err == -ENOENT ? 1 : err;
 }
 
-static int path_openat(struct files_struct *files, int dirfd, const char *path, int flags,
-		       struct file **fp)
+/* The directory a path starts from: "/" for an absolute path or AT_FDCWD,
+ * else dirfd's (-EBADF: not open, -ENOTDIR: not a directory). */
+static int path_base(struct files_struct *files, int dirfd, const char *path, const char **base)
 {
-	const char *base = "/";
+	*base = "/";
 	if (path[0] != '/' && dirfd != AT_FDCWD) {
 		struct file *dir = dirfd < 0 ? NULL : fget(files, (unsigned int)dirfd);
 		if (!dir)
 			return -EBADF;
 		if (!dir->path)
 			return -ENOTDIR;
-		base = dir->path;
+		*base = dir->path;
 	}
+	return 0;
+}
+
+static int path_openat(struct files_struct *files, int dirfd, const char *path, int flags,
+		       struct file **fp)
+{
+	const char *base;
+	int berr = path_base(files, dirfd, path, &base);
+	if (berr)
+		return berr;
 	char *norm = kmalloc(strlen(base) + strlen(path) + 2, GFP_KERNEL);
 	if (!norm)
 		return -ENOMEM;
@@ -573,10 +592,18 @@ static long do_iov(unsigned long fd, const struct iovec __user *uvec, unsigned l
 		ret = -EFAULT;
 		goto out;
 	}
-	size_t total = 0;
 	for (unsigned long i = 0; i < vlen; i++) {
 		if ((long)iov[i].iov_len < 0) {
 			ret = -EINVAL;
+			goto out;
+		}
+	}
+	/* __import_iovec: each segment must lie in user space (access_ok on
+	 * its whole length, before the MAX_RW_COUNT cut). */
+	size_t total = 0;
+	for (unsigned long i = 0; i < vlen; i++) {
+		if (!access_ok(iov[i].iov_base, iov[i].iov_len)) {
+			ret = -EFAULT;
 			goto out;
 		}
 		if (iov[i].iov_len > MAX_RW_COUNT - total)
@@ -653,6 +680,13 @@ SYSCALL_DEFINE4(openat, int, dfd, const char __user *, filename, int, flags, umo
 	return do_sys_open(dfd, filename, flags, mode);
 }
 
+/* ---- stat ---- */
+
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_NO_AUTOMOUNT 0x800
+#define AT_EMPTY_PATH 0x1000
+#define AT_STATX_SYNC_TYPE 0x6000
+
 /* struct stat of x86_64 (arch/x86/include/uapi/asm/stat.h). */
 struct stat {
 	unsigned long st_dev, st_ino, st_nlink;
@@ -664,19 +698,232 @@ struct stat {
 };
 
 /* Only what we know: the type and mode, Linux's sizes (0 for /proc files,
- * PAGE_SIZE for sysfs attributes), the console as ttyS0 (4:64); no inode
- * numbers, devices or times (0). */
+ * PAGE_SIZE for sysfs attributes), the console as ttyS0 (4:64, Linux's
+ * new_encode_dev), st_blksize 1024 as a tty's; no inode numbers, devices
+ * or times (0). */
+static void fill_stat(const struct file *f, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_nlink = f->path ? 2 : 1;
+	st->st_mode = f->f_op->mode;
+	st->st_rdev = f->console ? (4u << 8) | 64u : 0;
+	st->st_size = f->f_op->size;
+	st->st_blksize = f->f_op->blksize;
+}
+
 SYSCALL_DEFINE2(fstat, unsigned int, fd, struct stat __user *, statbuf)
 {
 	struct file *f = fget(current->files, fd);
 	if (!f)
 		return -EBADF;
-	struct stat st = {
-		.st_nlink = f->path ? 2 : 1,
-		.st_mode = f->f_op->mode,
-		.st_rdev = f->console || f->f_op == &console_in_fops ? (4u << 8) | 64u : 0,
-		.st_size = f->f_op->size,
-		.st_blksize = f->f_op->blksize,
-	};
+	struct stat st;
+	fill_stat(f, &st);
 	return copy_to_user(statbuf, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+/* Stat of a kernel path from dirfd (vfs_statx): flags first (-EINVAL),
+ * then the lookup's errors, as files_open's. The
+ * file is opened read-only for the look and closed again. No file here is
+ * a symbolic link (mmlab's /proc/self is resolved as a directory), so
+ * AT_SYMLINK_NOFOLLOW changes nothing. */
+static long stat_path(struct files_struct *files, int dirfd, const char *path, int flags,
+		      struct stat *st)
+{
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE))
+		return -EINVAL;
+	if (!path[0]) { /* AT_EMPTY_PATH with a name of "" and dirfd AT_FDCWD: the cwd */
+		if (dirfd != AT_FDCWD)
+			return -EBADF;
+		path = "/";
+	}
+	struct file *f;
+	int err = path_openat(files, dirfd, path, O_RDONLY, &f);
+	if (err)
+		return err;
+	fill_stat(f, st);
+	fput(f);
+	return 0;
+}
+
+/* Linux's getname()/getname_maybe_null(): the user path into a PATH_MAX
+ * kernel buffer; with empty_ok, NULL or "" give an empty name. 0 or
+ * -EFAULT, -ENAMETOOLONG, -ENOENT (empty without empty_ok), -ENOMEM. */
+static long getname(const char __user *upath, bool empty_ok, char **out)
+{
+	char *name = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!name)
+		return -ENOMEM;
+	long ret = 0;
+	if (empty_ok && !upath) {
+		name[0] = 0;
+	} else {
+		long len = strncpy_from_user(name, upath, PATH_MAX);
+		ret = len < 0 ? -EFAULT : len >= PATH_MAX ? -ENAMETOOLONG : len == 0 && !empty_ok ? -ENOENT : 0;
+	}
+	if (ret) {
+		kfree(name);
+		return ret;
+	}
+	*out = name;
+	return 0;
+}
+
+/* Linux's vfs_fstatat (as Linux 6.18 behaves: unknown flags are -EINVAL
+ * before the name is read); an empty name with AT_EMPTY_PATH and a real
+ * dirfd is fstat(dirfd). */
+SYSCALL_DEFINE4(newfstatat, int, dfd, const char __user *, filename, struct stat __user *, statbuf,
+		int, flag)
+{
+	char *name;
+	if (flag & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE))
+		return -EINVAL;
+	long ret = getname(filename, flag & AT_EMPTY_PATH, &name);
+	if (ret)
+		return ret;
+	struct stat st;
+	if (!name[0] && dfd >= 0) {
+		struct file *f = fget(current->files, (unsigned int)dfd);
+		ret = f ? 0 : -EBADF;
+		if (f)
+			fill_stat(f, &st);
+	} else {
+		ret = stat_path(current->files, dfd, name, flag, &st);
+	}
+	kfree(name);
+	if (!ret && copy_to_user(statbuf, &st, sizeof(st)))
+		ret = -EFAULT;
+	return ret;
+}
+
+/* ---- ioctl: the console is a serial tty ---- */
+
+#ifndef ENOTTY /* not in kernel/types.h yet */
+#define ENOTTY 25
+#endif
+#define TCGETS 0x5401
+#define TIOCGWINSZ 0x5413
+#define NCCS 19
+
+/* The kernel's struct termios (asm-generic/termbits.h), which TCGETS
+ * copies out. */
+struct termios {
+	u32 c_iflag, c_oflag, c_cflag, c_lflag;
+	u8 c_line;
+	u8 c_cc[NCCS];
+};
+
+struct winsize {
+	unsigned short ws_row, ws_col, ws_xpixel, ws_ypixel;
+};
+
+/* What Linux's ttyS0 reports when it is the console at 115200n8:
+ * tty_std_termios (iflag ICRNL|IXON, oflag OPOST|ONLCR, lflag ISIG|ICANON|
+ * ECHO|ECHOE|ECHOK|ECHOCTL|ECHOKE|IEXTEN, INIT_C_CC) with the console's
+ * cflag B115200|CS8|CREAD|HUPCL|CLOCAL (uart_port_startup copies the
+ * console's cflag into the tty's termios). */
+static const struct termios console_termios = {
+	.c_iflag = 0000400 | 0002000,
+	.c_oflag = 0000001 | 0000004,
+	.c_cflag = 0010002 | 0000060 | 0000200 | 0002000 | 0004000,
+	.c_lflag = 0000001 | 0000002 | 0000010 | 0000020 | 0000040 | 0001000 | 0004000 | 0100000,
+	.c_line = 0,
+	.c_cc = { 003, 034, 0177, 025, 004, 0, 1, 0, 021, 023, 032, 0, 022, 017, 027, 026, 0 },
+};
+
+/* Linux's ksys_ioctl -> tty_ioctl for the console's descriptors (TCGETS,
+ * TIOCGWINSZ: a serial line has no size, 0x0 as Linux's ttyS0); every
+ * other file has no ioctl method (-ENOTTY), and neither has the tty for
+ * a command it does not know. */
+SYSCALL_DEFINE3(ioctl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
+{
+	struct file *f = fget(current->files, fd);
+	if (!f)
+		return -EBADF;
+	if (!f->console)
+		return -ENOTTY;
+	switch (cmd) {
+	case TCGETS:
+		return copy_to_user((void *)arg, &console_termios, sizeof(console_termios)) ? -EFAULT : 0;
+	case TIOCGWINSZ: {
+		struct winsize ws = { 0, 0, 0, 0 };
+		return copy_to_user((void *)arg, &ws, sizeof(ws)) ? -EFAULT : 0;
+	}
+	default:
+		return -ENOTTY;
+	}
+	return -ENOTTY;
+}
+
+/* ---- readlink: /proc/self/exe ---- */
+
+/* The target of the link at a normalised path, or NULL if the path is not
+ * a link. /proc/self is a link to the process's pid, /proc/<pid>/exe (the
+ * caller's own pid, or self) to its program. */
+static const char *proc_link_target(const struct files_struct *files, const char *norm, char *buf,
+				    size_t size)
+{
+	int pid = current->pid;
+	char own[32];
+	if (!strcmp(norm, "/proc/self")) {
+		snprintf(buf, size, "%d", pid);
+		return buf;
+	}
+	snprintf(own, sizeof(own), "/proc/%d/exe", pid);
+	if ((!strcmp(norm, "/proc/self/exe") || !strcmp(norm, own)) && files && files->exe_path[0]) {
+		strlcpy(buf, files->exe_path, size);
+		return buf;
+	}
+	return NULL;
+}
+
+/* Linux's do_readlinkat: bufsiz first (-EINVAL), then the name (getname
+ * with LOOKUP_EMPTY: "" is allowed and gives -ENOENT), then the lookup
+ * (-EBADF, -ENOTDIR, -ENOENT), then -EINVAL if it is not a link. The
+ * target is copied without a NUL and cut at bufsiz (do_proc_readlink);
+ * returns its length as copied. */
+long files_readlinkat(struct files_struct *files, int dfd, const char *path, char *buf, int bufsiz,
+		      bool user)
+{
+	if (bufsiz <= 0)
+		return -EINVAL;
+	const char *base;
+	long err = path_base(files, dfd, path, &base);
+	if (err)
+		return err;
+	if (!path[0])
+		return -ENOENT;
+	char *norm = kmalloc(strlen(base) + strlen(path) + 2, GFP_KERNEL);
+	if (!norm)
+		return -ENOMEM;
+	struct proc_node node;
+	bool slash;
+	char target[64];
+	err = path_walk(base, path, norm, &node, &slash);
+	const char *t = err < 0 ? NULL : proc_link_target(files, norm, target, sizeof(target));
+	if (t) {
+		long len = min((long)strlen(t), (long)bufsiz);
+		err = copy_out(buf, t, (size_t)len, user) ? -EFAULT : len;
+	} else if (err >= 0) {
+		err = err == 1 ? -ENOENT : -EINVAL;
+	}
+	kfree(norm);
+	return err;
+}
+
+SYSCALL_DEFINE4(readlinkat, int, dfd, const char __user *, pathname, char __user *, buf, int, bufsiz)
+{
+	if (bufsiz <= 0)
+		return -EINVAL;
+	char *name;
+	long ret = getname(pathname, true, &name);
+	if (ret)
+		return ret;
+	ret = files_readlinkat(current->files, dfd, name, buf, bufsiz, true);
+	kfree(name);
+	return ret;
+}
+
+SYSCALL_DEFINE3(readlink, const char __user *, path, char __user *, buf, int, bufsiz)
+{
+	return __do_sys_readlinkat(AT_FDCWD, path, buf, bufsiz);
 }

@@ -10,7 +10,8 @@
  * "    # "; the line buffer is kernel/console_line.c).
  *
  * The system calls (read 0, write 1, open 2, close 3, fstat 5, lseek 8,
- * pread64 17, openat 257) are thin wrappers around the files_* functions
+ * ioctl 16, pread64 17, readv 19, writev 20, readlink 89, openat 257,
+ * newfstatat 262, readlinkat 267) are thin wrappers around the files_* functions
  * below, which act on an explicit table with kernel buffers, so that tests
  * can drive them; the wrappers add the user copies, and a bad user pointer
  * gives -EFAULT there, as in Linux. */
@@ -95,6 +96,17 @@ long files_write(struct files_struct *files, unsigned int fd, const void *buf, s
  * directories as generic_file_llseek, with Linux's sizes (a sysfs
  * attribute is PAGE_SIZE long, a directory 0). */
 long files_lseek(struct files_struct *files, unsigned int fd, long offset, int whence);
+/* The running program's file name, for readlink("/proc/self/exe") (Linux
+ * keeps it as mm->exe_file; here the table of the process holds it, set
+ * by create_elf_tables; at most 63 bytes kept). */
+void files_set_exe_path(struct files_struct *files, const char *path);
+/* readlinkat(2) on a kernel path: the link's target copied into buf
+ * (user or kernel memory) without a NUL, cut at bufsiz; its length as
+ * copied, or -EINVAL (bufsiz <= 0, or not a link), -ENOENT (missing, or
+ * ""), -EBADF/-ENOTDIR (dirfd), -EFAULT. The links: /proc/self (the pid)
+ * and /proc/self/exe = /proc/<pid>/exe (files_set_exe_path's name). */
+long files_readlinkat(struct files_struct *files, int dfd, const char *path, char *buf, int bufsiz,
+		      bool user);
 /* Descriptors in use (tests). */
 unsigned int files_count(const struct files_struct *files);
 

@@ -208,6 +208,7 @@ static long kernel_clone(struct kernel_clone_args *args)
 	}
 	sched_fork(p, parent);
 	strlcpy(p->comm, parent->comm, sizeof(p->comm));
+	current_save_fsgs(); /* a user wrfsbase/wrgsbase the kernel has not seen */
 	p->thread = parent->thread;
 	if (f & CLONE_SETTLS)
 		p->thread.fsbase = args->tls;

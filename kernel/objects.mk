@@ -4,6 +4,7 @@
 KERNEL_SRCS += \
 	kernel/acpi.c \
 	kernel/acpi_numa.c \
+	kernel/binfmt_elf.c \
 	kernel/cmdline.c \
 	kernel/console_line.c \
 	kernel/crash.c \
@@ -23,6 +24,7 @@ KERNEL_SRCS += \
 	kernel/proc_task.c \
 	kernel/process.c \
 	kernel/procfs.c \
+	kernel/random.c \
 	kernel/rbtree.c \
 	kernel/rcu.c \
 	kernel/sched.c \

@@ -16,6 +16,7 @@
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/cmdline.h"
+#include "kernel/binfmt_elf.h"
 #include "kernel/elf.h"
 #include "kernel/file.h"
 #include "kernel/multiboot2.h"
@@ -57,58 +58,6 @@ static struct process_info *process_info_of(struct task_struct *p)
 
 const char *process_console_prefix(struct task_struct *tsk) { return process_info_of(tsk)->console_prefix; }
 
-/* Pushes n bytes onto the new process's stack; 0 on failure. */
-static unsigned long push_bytes(unsigned long *sp, const void *data, unsigned long n)
-{
-	*sp -= n;
-	return copy_to_user((void *)*sp, data, n) ? 0 : *sp;
-}
-
-/* Linux's initial stack (fs/binfmt_elf.c create_elf_tables): from rsp up,
- * argc, argv[] and NULL, envp[] (empty) and NULL, the auxiliary vector
- * ending in AT_NULL; the strings and AT_RANDOM's bytes above them. */
-static int setup_initial_stack(struct process_info *info, const struct elf_image_info *elf,
-			       unsigned long *sp_out)
-{
-	unsigned long sp = STACK_TOP;
-	unsigned long argv_user[MAX_ARGS + 1];
-	for (int i = info->argc - 1; i >= 0; i--) {
-		argv_user[i] = push_bytes(&sp, info->argv[i], strlen(info->argv[i]) + 1);
-		if (!argv_user[i])
-			return -EFAULT;
-	}
-	argv_user[info->argc] = 0;
-	/* Sixteen bytes for AT_RANDOM (stack canaries of libcs that want one);
-	 * not random here: runs are reproducible. */
-	static const u8 not_random[16] = { 0x6d, 0x6d, 0x6c, 0x61, 0x62, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
-	unsigned long random = push_bytes(&sp, not_random, sizeof(not_random));
-	if (!random)
-		return -EFAULT;
-	const u64 auxv[] = {
-		AT_PHDR, elf->phdr_addr, AT_PHENT, sizeof(Elf64_Phdr), AT_PHNUM, elf->phnum,
-		AT_PAGESZ, PAGE_SIZE, AT_BASE, 0, AT_FLAGS, 0, AT_ENTRY, elf->entry,
-		AT_UID, 0, AT_EUID, 0, AT_GID, 0, AT_EGID, 0, AT_CLKTCK, 100, AT_SECURE, 0,
-		AT_RANDOM, random, AT_EXECFN, argv_user[0], AT_NULL, 0,
-	};
-	unsigned long words = 1 + (unsigned long)info->argc + 1 + 1 + ARRAY_SIZE(auxv);
-	sp = (sp - words * 8) & ~15ul; /* rsp is 16-byte aligned at _start */
-	unsigned long p = sp;
-	u64 argc = (u64)info->argc, zero = 0;
-	if (copy_to_user((void *)p, &argc, 8))
-		return -EFAULT;
-	p += 8;
-	if (copy_to_user((void *)p, argv_user, ((unsigned long)info->argc + 1) * 8))
-		return -EFAULT;
-	p += ((unsigned long)info->argc + 1) * 8;
-	if (copy_to_user((void *)p, &zero, 8)) /* envp: empty */
-		return -EFAULT;
-	p += 8;
-	if (copy_to_user((void *)p, auxv, sizeof(auxv)))
-		return -EFAULT;
-	*sp_out = sp;
-	return 0;
-}
-
 /* The stack VMA's size: RLIMIT_STACK's soft limit as the process starts
  * (Linux's stack grows up to it; here the VMA is that size from the start,
  * demand-paged), at most USER_STACK_SIZE, the room the layout leaves below
@@ -130,12 +79,10 @@ static int process_main(void *data)
 	unsigned long sp = 0;
 
 	int err = elf_load(tsk->mm, info->image, info->image_size, &elf);
+	if (!err)
+		err = setup_arg_pages(tsk->mm, &elf, stack_vma_size(tsk->signal));
 	if (!err) {
-		unsigned long stack_size = stack_vma_size(tsk->signal);
-		unsigned long a = do_mmap(tsk->mm, STACK_TOP - stack_size, stack_size,
-					  PROT_READ | PROT_WRITE,
-					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_GROWSDOWN);
-		err = IS_ERR_VALUE(a) ? (int)(long)a : setup_initial_stack(info, &elf, &sp);
+		err = create_elf_tables(&elf, info->argc, info->argv, &sp);
 		tsk->mm->start_stack = sp;
 	}
 	if (err) {
@@ -196,8 +143,8 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	sighand = sighand_alloc();
 	if (!mm || !files || !fpu || !sighand)
 		goto fail;
-	if ((uintptr_t)fpu & 15)
-		panic("BUG: kmalloc(%d) is not 16-byte aligned", FPU_STATE_SIZE);
+	if ((uintptr_t)fpu & 63) /* XSAVE's alignment */
+		panic("BUG: kmalloc(%d) is not 64-byte aligned", FPU_STATE_SIZE);
 	fpu_state_init(fpu);
 	tsk = kthread_create_on_cpu(process_main, info, args->cpu, "user/%u");
 	if (!tsk)

@@ -5,15 +5,22 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/pgtable.h"
+#include "arch/x86_64/processor.h"
+#include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/init.h"
 #include "kernel/ksyms.h"
 #include "kernel/memmap.h"
 #include "kernel/printk.h"
+#include "kernel/multiboot2.h"
+#include "kernel/process.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/sections.h"
 #include "kernel/string.h"
 #include "mm/kernel_map.h"
+#include "mm/slab.h"
 #include "tests/kunit.h"
 
 static void features_match_cpuid(struct kunit *test)
@@ -182,6 +189,154 @@ static void backtrace_names_the_callers(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(captured, "start_kernel+0x"));
 }
 
+/* ---- FPU/XSAVE state and FSGSBASE (arch/x86_64/fpu.c, process_64.c) ---- */
+
+#define CR4_FSGSBASE (1ul << 16)
+#define CR4_OSXSAVE (1ul << 18)
+
+static u64 xcr0_seen[NR_CPUS], cr4_seen[NR_CPUS];
+
+static void read_cpu_state(void *info)
+{
+	(void)info;
+	xcr0_seen[smp_processor_id()] = read_xcr0();
+	cr4_seen[smp_processor_id()] = read_cr4();
+}
+
+/* Every CPU: CR4.OSXSAVE where CPUID has XSAVE, XCR0 = the user features
+ * this kernel knows among those CPUID 0xD reports (AVX-512 only whole),
+ * the area sized as CPUID 0xD's EBX says for that XCR0; CR4.FSGSBASE
+ * exactly where CPUID has it. */
+static void xsave_and_fsgsbase_match_cpuid(struct kunit *test)
+{
+	u32 a, b, c, d;
+	cpuid(1, &a, &b, &c, &d);
+	bool xsave = c >> 26 & 1;
+	cpuid_count(7, 0, &a, &b, &c, &d);
+	bool fsgsbase = b & 1;
+	u64 want = 0;
+	if (xsave) {
+		cpuid_count(0xd, 0, &a, &b, &c, &d);
+		want = (a | (u64)d << 32) & XFEATURE_MASK_USER_SUPPORTED;
+		if ((want & XFEATURE_MASK_AVX512) != XFEATURE_MASK_AVX512)
+			want &= ~XFEATURE_MASK_AVX512;
+		KUNIT_EXPECT_EQ(test, fpu_kernel_xstate_size, ALIGN_UP(b, 64u)); /* EBX: for XCR0 now */
+		KUNIT_EXPECT_GE(test, fpu_kernel_xstate_size, 576u);
+	} else {
+		KUNIT_EXPECT_EQ(test, fpu_kernel_xstate_size, FXSAVE_SIZE);
+	}
+	kunit_info(test, "xsave %d fsgsbase %d: XCR0 %#lx, FPU area %u bytes", xsave, fsgsbase,
+		   (unsigned long)fpu_xfeatures, fpu_kernel_xstate_size);
+	KUNIT_EXPECT_EQ(test, fpu_xfeatures, want);
+	KUNIT_EXPECT_EQ(test, fsgsbase_enabled(), fsgsbase);
+	memset(xcr0_seen, 0xff, sizeof(xcr0_seen));
+	on_each_cpu(read_cpu_state, NULL, true);
+	unsigned cpu;
+	for_each_online_cpu(cpu) {
+		KUNIT_EXPECT_EQ(test, xcr0_seen[cpu], want);
+		KUNIT_EXPECT_EQ(test, !!(cr4_seen[cpu] & CR4_OSXSAVE), xsave);
+		KUNIT_EXPECT_EQ(test, !!(cr4_seen[cpu] & CR4_FSGSBASE), fsgsbase);
+	}
+}
+
+/* A fresh state: FNINIT's control word, MXCSR 0x1f80, an empty XSAVE
+ * header; and the area is 64-byte aligned. */
+static void fresh_fpu_state(struct kunit *test)
+{
+	u8 *area = kmalloc(FPU_STATE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	KUNIT_EXPECT_EQ(test, (uintptr_t)area & 63, 0);
+	memset(area, 0xaa, FPU_STATE_SIZE);
+	fpu_state_init(area);
+	KUNIT_EXPECT_EQ(test, *(u16 *)area, 0x37f);
+	KUNIT_EXPECT_EQ(test, *(u32 *)(area + 24), 0x1f80);
+	bool rest_zero = true;
+	for (unsigned i = 32; i < FPU_STATE_SIZE; i++)
+		rest_zero &= area[i] == 0;
+	KUNIT_EXPECT_TRUE(test, rest_zero);
+	kfree(area);
+}
+
+static void free_task_and_fpu(void *p)
+{
+	struct task_struct *t = p;
+	kfree(t->fpu_state);
+	kfree(t);
+}
+
+/* (The kernel is built -mgeneral-regs-only: the compiler never uses the
+ * vector registers, so the asm below needs no clobbers for them.) */
+/* fpu_clone saves the registers live in the CPU: a value put in xmm0
+ * (and, with AVX, in ymm0's upper half) is in the copy, where the
+ * standard XSAVE layout puts it. Interrupts are off from the load to the
+ * save, so no switch can replace the registers in between. */
+static void fpu_clone_copies_live_registers(struct kunit *test)
+{
+	struct task_struct *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, free_task_and_fpu, t), 0);
+	static const u64 lo[2] = { 0x0123456789abcdefull, 0xfedcba9876543210ull };
+	static const u64 hi[2] = { 0x1111222233334444ull, 0x5555666677778888ull };
+	bool avx = fpu_xfeatures & XFEATURE_MASK_YMM;
+	unsigned long flags;
+	local_irq_save(flags);
+	if (avx)
+		__asm__ volatile("vmovdqu %0, %%xmm1\n\t"
+				 "vmovdqu %1, %%xmm0\n\t"
+				 "vinserti128 $1, %%xmm1, %%ymm0, %%ymm0" ::"m"(hi), "m"(lo));
+	else
+		__asm__ volatile("movdqu %0, %%xmm0" ::"m"(lo));
+	int err = fpu_clone(t, current);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	u8 *area = t->fpu_state;
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	KUNIT_EXPECT_EQ(test, (uintptr_t)area & 63, 0);
+	KUNIT_EXPECT_MEMEQ(test, area + 160, lo, 16); /* FXSAVE's XMM0 */
+	if (avx) {
+		u32 a, b, c, d;
+		cpuid_count(0xd, 2, &a, &b, &c, &d); /* EBX: YMM_Hi128's offset */
+		KUNIT_EXPECT_MEMEQ(test, area + b, hi, 16);
+		u64 xstate_bv = *(u64 *)(area + 512);
+		KUNIT_EXPECT_TRUE(test, xstate_bv & XFEATURE_MASK_YMM);
+	}
+}
+
+/* Two copies of the avx_state program at once on one CPU: each holds its
+ * own pattern in all sixteen ymm registers across thousands of yields,
+ * which switch from one copy straight to the other. */
+static void avx_registers_survive_switches_between_two_processes(struct kunit *test)
+{
+	const struct boot_module *m = find_user_program("avx_state", NULL);
+	if (!m)
+		kunit_skip(test, "the ISO has no avx_state module");
+	if (!(fpu_xfeatures & XFEATURE_MASK_YMM) || !boot_cpu_has(X86_FEATURE_AVX2))
+		kunit_skip(test, "no AVX2 here (CPUID/XCR0 %#lx): -cpu max or a model with AVX2 runs it",
+			   (unsigned long)fpu_xfeatures);
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	const char *argv[] = { "avx_state", "pair", NULL };
+	struct process_spawn_args args = { .name = "avx_state", .image = __va(m->start),
+					   .image_size = m->end - m->start, .argv = argv,
+					   .console_prefix = "    # ", .cpu = smp_processor_id() };
+	struct task_struct *p[2];
+	int err[2] = { 0, 0 };
+	for (int i = 0; i < 2; i++)
+		p[i] = process_spawn(&args, &err[i]);
+	for (int i = 0; i < 2; i++) {
+		KUNIT_EXPECT_NOT_NULL(test, p[i]);
+		if (!p[i])
+			continue;
+		struct process_result res;
+		process_wait(p[i], &res);
+		KUNIT_EXPECT_FALSE(test, res.killed);
+		KUNIT_EXPECT_EQ(test, res.exit_code, 0);
+		if (res.exit_code)
+			kunit_info(test, "copy %d: %s", i, res.last_line);
+	}
+	kunit_expect_resources_back(test, &before);
+}
+
 static struct kunit_case cpu_cases[] = {
 	KUNIT_CASE(features_match_cpuid),
 	KUNIT_CASE(control_registers),
@@ -191,6 +346,10 @@ static struct kunit_case cpu_cases[] = {
 	KUNIT_CASE(exception_table_fixup),
 	KUNIT_CASE(symbols),
 	KUNIT_CASE(backtrace_names_the_callers),
+	KUNIT_CASE(xsave_and_fsgsbase_match_cpuid),
+	KUNIT_CASE(fresh_fpu_state),
+	KUNIT_CASE(fpu_clone_copies_live_registers),
+	KUNIT_CASE(avx_registers_survive_switches_between_two_processes),
 	{}
 };
 static struct kunit_suite cpu_suite = { .name = "cpu", .test_cases = cpu_cases };

@@ -7,6 +7,7 @@ KERNEL_SRCS += \
 	tests/bench_smp.c \
 	tests/cmdline_test.c \
 	tests/cpu_test.c \
+	tests/elf_test.c \
 	tests/expect.c \
 	tests/file_test.c \
 	tests/futex_test.c \
@@ -25,6 +26,7 @@ KERNEL_SRCS += \
 	tests/printk_test.c \
 	tests/process_test.c \
 	tests/procfs_test.c \
+	tests/random_test.c \
 	tests/rcu_test.c \
 	tests/sched_test.c \
 	tests/thread_test.c \

@@ -43,6 +43,10 @@ static const struct {
 	[X86_FEATURE_LM] = { 0x80000001, 0, EDX, 29, "lm" },
 	[X86_FEATURE_CONSTANT_TSC] = { 0x80000007, 0, EDX, 8, "constant_tsc" },
 	[X86_FEATURE_CLZERO] = { 0x80000008, 0, EBX, 0, "clzero" },
+	[X86_FEATURE_AVX2] = { 7, 0, EBX, 5, "avx2" },
+	[X86_FEATURE_AVX512F] = { 7, 0, EBX, 16, "avx512f" },
+	[X86_FEATURE_RDRAND] = { 1, 0, ECX, 30, "rdrand" },
+	[X86_FEATURE_RDSEED] = { 7, 0, EBX, 18, "rdseed" },
 };
 
 const char *x86_feature_name(enum x86_feature f)

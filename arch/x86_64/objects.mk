@@ -6,6 +6,7 @@ KERNEL_SRCS += \
 	arch/x86_64/boot_paging.c \
 	arch/x86_64/cpufeature.c \
 	arch/x86_64/entry.asm \
+	arch/x86_64/fpu.c \
 	arch/x86_64/fw_cfg.c \
 	arch/x86_64/gdt.c \
 	arch/x86_64/head64.asm \

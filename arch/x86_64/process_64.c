@@ -1,12 +1,27 @@
 /* The user FS and GS bases of a thread (Linux's arch/x86/kernel/process_64.c):
- * arch_prctl, and loading them when a thread is switched in.
+ * arch_prctl, FSGSBASE, and switching the bases with the thread.
  *
- * Without CR4.FSGSBASE a user program cannot change its bases except through
- * arch_prctl, so task->thread holds them exactly and nothing needs saving at
- * switch-out. While in the kernel, the user GS base sits in
- * MSR_KERNEL_GS_BASE (the entry code's swapgs exchanged it with the
- * kernel's per-CPU base), so that is the MSR that holds it here. */
+ * task->thread.{fsbase,gsbase} hold a thread's bases while it is not
+ * running. While it runs they are live in the CPU: FS base in MSR_FS_BASE
+ * (the kernel does not use FS), and the user GS base in MSR_KERNEL_GS_BASE,
+ * because the entry code's swapgs exchanged it with the kernel's per-CPU
+ * base on the way in (and exchanges it back on the way out).
+ *
+ * Without CR4.FSGSBASE a user program cannot change its bases except
+ * through arch_prctl, which updates task->thread too, so nothing needs
+ * saving at switch-out. With it (where CPUID.7.EBX.FSGSBASE is set, as
+ * Linux enables it), user mode may run wrfsbase/wrgsbase behind the
+ * kernel's back, so the live bases are saved at switch-out (Linux's
+ * save_fsgs) and arch_prctl's GET reads the live value for the current
+ * thread (x86_fsbase_read_task).
+ *
+ * Known gap: the paranoid entry (NMI, #DF, #MC in arch/x86_64/entry.asm)
+ * still decides whether to swapgs by the sign of the GS base, as Linux
+ * does without FSGSBASE; with FSGSBASE a user program could set a negative
+ * (kernel-half) GS base and confuse it, which Linux's FSGSBASE paranoid
+ * entry avoids by always loading the per-CPU base. */
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/processor.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
@@ -15,6 +30,7 @@
 
 #define MSR_FS_BASE 0xc0000100
 #define MSR_KERNEL_GS_BASE 0xc0000102
+#define X86_CR4_FSGSBASE (1ul << 16)
 
 #define ARCH_SET_GS 0x1001
 #define ARCH_SET_FS 0x1002
@@ -24,18 +40,57 @@
 /* TASK_SIZE_MAX with 4-level paging: a base at or above it is refused. */
 #define TASK_SIZE_MAX TASK_SIZE
 
+void fsgsbase_init_cpu(void)
+{
+	if (boot_cpu_has(X86_FEATURE_FSGSBASE))
+		write_cr4(read_cr4() | X86_CR4_FSGSBASE);
+}
+
+bool fsgsbase_enabled(void) { return boot_cpu_has(X86_FEATURE_FSGSBASE); }
+
+/* Linux's save_fsgs: only needed when user mode can write the bases. */
+static void save_fsgs(struct task_struct *tsk)
+{
+	if (!fsgsbase_enabled())
+		return;
+	tsk->thread.fsbase = rdmsr(MSR_FS_BASE);
+	tsk->thread.gsbase = rdmsr(MSR_KERNEL_GS_BASE);
+}
+
+void current_save_fsgs(void)
+{
+	if (current->mm)
+		save_fsgs(current);
+}
+
 void switch_fsgs(struct task_struct *prev, struct task_struct *next)
 {
-	(void)prev;
+	/* Kernel threads use neither base; the CPU keeps the last user
+	 * task's until the next user task loads its own. */
+	if (prev->mm)
+		save_fsgs(prev);
 	if (!next->mm)
-		return; /* kernel threads use neither base */
+		return;
 	wrmsr(MSR_FS_BASE, next->thread.fsbase);
 	wrmsr(MSR_KERNEL_GS_BASE, next->thread.gsbase);
 }
 
+/* x86_fsbase_read_task / x86_gsbase_read_task: the live base for the
+ * running thread (a wrfsbase may have changed it), the saved one else. */
+static unsigned long fsbase_read_task(struct task_struct *tsk)
+{
+	return tsk == current && fsgsbase_enabled() ? rdmsr(MSR_FS_BASE) : tsk->thread.fsbase;
+}
+
+static unsigned long gsbase_read_task(struct task_struct *tsk)
+{
+	return tsk == current && fsgsbase_enabled() ? rdmsr(MSR_KERNEL_GS_BASE)
+						     : tsk->thread.gsbase;
+}
+
 /* Linux's do_arch_prctl_64, with do_arch_prctl_common's options (CPUID
- * faulting, AMX permissions) not supported: EINVAL, as Linux on a CPU that
- * lacks them. */
+ * faulting, AMX permissions, shadow stacks) not supported: EINVAL, as Linux
+ * on a CPU that lacks them. */
 SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
 {
 	struct task_struct *tsk = current;
@@ -43,6 +98,8 @@ SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
 	case ARCH_SET_GS:
 		if (arg2 >= TASK_SIZE_MAX)
 			return -EPERM;
+		/* No preemption between the two writes can lose it: a switch
+		 * saves the MSR into the field (FSGSBASE) or reloads the field. */
 		tsk->thread.gsbase = arg2;
 		wrmsr(MSR_KERNEL_GS_BASE, arg2);
 		return 0;
@@ -53,9 +110,9 @@ SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
 		wrmsr(MSR_FS_BASE, arg2);
 		return 0;
 	case ARCH_GET_FS:
-		return put_user_u64(tsk->thread.fsbase, (void *)arg2) ? -EFAULT : 0;
+		return put_user_u64(fsbase_read_task(tsk), (void *)arg2) ? -EFAULT : 0;
 	case ARCH_GET_GS:
-		return put_user_u64(tsk->thread.gsbase, (void *)arg2) ? -EFAULT : 0;
+		return put_user_u64(gsbase_read_task(tsk), (void *)arg2) ? -EFAULT : 0;
 	default:
 		return -EINVAL;
 	}

@@ -4,6 +4,8 @@
 #ifndef ARCH_X86_64_PROCESSOR_H
 #define ARCH_X86_64_PROCESSOR_H
 
+#include "kernel/types.h"
+
 struct thread_struct {
 	unsigned long fsbase;
 	unsigned long gsbase;
@@ -13,5 +15,16 @@ struct task_struct;
 /* Loads next's user FS and GS bases (a user task's; kernel threads use
  * neither), at every context switch (arch/x86_64/process_64.c). */
 void switch_fsgs(struct task_struct *prev, struct task_struct *next);
+
+/* Linux's current_save_fsgs: brings current->thread's bases up to date
+ * with the live ones (a user wrfsbase/wrgsbase changes them without the
+ * kernel knowing, when FSGSBASE is on). clone calls it before copying
+ * current->thread into a child (Linux's copy_thread). */
+void current_save_fsgs(void);
+/* CR4.FSGSBASE on this CPU where CPUID has it (every CPU, at boot). */
+void fsgsbase_init_cpu(void);
+/* Whether user mode may run rdfsbase/wrfsbase/rdgsbase/wrgsbase (Linux's
+ * HWCAP2_FSGSBASE). */
+bool fsgsbase_enabled(void);
 
 #endif

@@ -1,14 +1,14 @@
 /* The CPU side of user mode: the syscall MSRs, SSE state for user
  * programs, SMEP/SMAP, and the C half of the syscall entry.
  *
- * User programs may use SSE (compilers emit it freely), the kernel never
- * does (-mgeneral-regs-only), so a task's FPU/SSE registers only need saving
- * when the CPU switches from one user task to another: fpu_switch() saves
- * prev's into its FXSAVE area and loads next's. */
+ * User programs may use SSE and AVX (compilers emit them freely), the
+ * kernel never does (-mgeneral-regs-only); the state and its switching are
+ * arch/x86_64/fpu.c, the FS/GS bases arch/x86_64/process_64.c. */
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/gdt.h"
+#include "arch/x86_64/processor.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/panic.h"
@@ -50,6 +50,13 @@ void user_mode_cpu_init(void)
 	/* SSE for user programs: FXSAVE/FXRSTOR and SSE exceptions as #XM. */
 	write_cr0((read_cr0() | X86_CR0_MP | X86_CR0_NE) & ~(X86_CR0_EM | X86_CR0_TS));
 	write_cr4(read_cr4() | X86_CR4_OSFXSR | X86_CR4_OSXMMEXCPT);
+	/* XSAVE (AVX, AVX-512 state) where the CPU has it; the first CPU here
+	 * is the boot CPU, which sizes the areas. */
+	static bool boot_cpu_done;
+	fpu_init_cpu(!boot_cpu_done);
+	boot_cpu_done = true;
+	/* rdfsbase/wrfsbase/rdgsbase/wrgsbase for user mode, as Linux. */
+	fsgsbase_init_cpu();
 
 	/* The kernel never executes user pages, and touches them only inside
 	 * the uaccess functions (stac/clac). */
@@ -80,35 +87,4 @@ void do_syscall_entry(struct pt_regs *regs)
 	regs->rax = (u64)do_syscall_64(regs->error_code, args);
 	exit_to_user_mode_prepare();
 	__asm__ volatile("cli" ::: "memory");
-}
-
-void fpu_state_init(void *area)
-{
-	u8 *a = area;
-	for (int i = 0; i < FPU_STATE_SIZE; i++)
-		a[i] = 0;
-	*(u16 *)(a + 0) = 0x037f;     /* FCW: what FNINIT loads */
-	*(u32 *)(a + 24) = 0x1f80;    /* MXCSR: all SSE exceptions masked */
-}
-
-void fpu_switch(void *prev_state, void *next_state)
-{
-	if (prev_state)
-		__asm__ volatile("fxsave64 (%0)" ::"r"(prev_state) : "memory");
-	if (next_state)
-		__asm__ volatile("fxrstor64 (%0)" ::"r"(next_state) : "memory");
-}
-
-int fpu_clone(struct task_struct *dst, struct task_struct *src)
-{
-	void *area = kmalloc(FPU_STATE_SIZE, GFP_KERNEL);
-	if (!area)
-		return -ENOMEM;
-	if (src != current)
-		panic("BUG: fpu_clone from %s, which is not the current task", src->comm);
-	/* The registers are live in the CPU (src is running): save them
-	 * straight into the copy. */
-	__asm__ volatile("fxsave64 (%0)" ::"r"(area) : "memory");
-	dst->fpu_state = area;
-	return 0;
 }

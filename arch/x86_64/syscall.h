@@ -13,8 +13,31 @@ void user_mode_cpu_init(void);
 /* The first entry of a process into ring 3; never returns. */
 __noreturn void enter_user_mode(u64 rip, u64 rsp);
 
-#define FPU_STATE_SIZE 512
-/* A fresh FXSAVE image (FNINIT's state, MXCSR default). */
+/* The size of a task's FPU area (arch/x86_64/fpu.c): the XSAVE area for
+ * the features in XCR0 as CPUID 0xD sizes it, 64-byte aligned, or the
+ * 512-byte FXSAVE image on a CPU without XSAVE. Set at boot, then fixed. */
+#define FXSAVE_SIZE 512
+extern unsigned int fpu_kernel_xstate_size;
+#define FPU_STATE_SIZE fpu_kernel_xstate_size
+/* XCR0 as set on every CPU: 0 without XSAVE (FXSAVE is used). */
+extern u64 fpu_xfeatures;
+#define XFEATURE_MASK_FP (1ull << 0)
+#define XFEATURE_MASK_SSE (1ull << 1)
+#define XFEATURE_MASK_YMM (1ull << 2)
+#define XFEATURE_MASK_OPMASK (1ull << 5)
+#define XFEATURE_MASK_ZMM_Hi256 (1ull << 6)
+#define XFEATURE_MASK_Hi16_ZMM (1ull << 7)
+#define XFEATURE_MASK_AVX512 (XFEATURE_MASK_OPMASK | XFEATURE_MASK_ZMM_Hi256 | XFEATURE_MASK_Hi16_ZMM)
+#define XFEATURE_MASK_USER_SUPPORTED \
+	(XFEATURE_MASK_FP | XFEATURE_MASK_SSE | XFEATURE_MASK_YMM | XFEATURE_MASK_AVX512)
+/* CR4.OSXSAVE and XCR0 on this CPU (the boot CPU also sizes the area). */
+void fpu_init_cpu(bool boot_cpu);
+/* XCR0 read back from this CPU (0 without XSAVE), for tests. */
+u64 read_xcr0(void);
+/* AT_MINSIGSTKSZ: the signal frame size Linux would report. */
+unsigned long fpu_min_sigstack_size(void);
+/* A fresh state (FNINIT's state, MXCSR default, nothing else in use);
+ * area is FPU_STATE_SIZE bytes, 64-byte aligned. */
 void fpu_state_init(void *area);
 struct task_struct;
 /* Gives dst (a new thread) an FPU area holding a copy of the registers of
