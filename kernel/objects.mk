@@ -21,6 +21,7 @@ KERNEL_SRCS += \
 	kernel/procfs.c \
 	kernel/rbtree.c \
 	kernel/rcu.c \
+	kernel/rwsem.c \
 	kernel/sched.c \
 	kernel/smp.c \
 	kernel/spinlock.c \
