@@ -38,9 +38,10 @@ void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 				"(no THP split yet)\n", addr, end, haddr);
 		}
 	}
-	spin_lock(&mm->page_table_lock);
+	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+	spin_lock(ptl);
 	pmd_t old = pmdp_get_and_clear(mm, haddr, pmd);
-	spin_unlock(&mm->page_table_lock);
+	spin_unlock(ptl);
 	if (pmd_none(old))
 		return;
 	tlb_flush_range_add(tlb, haddr, PMD_SIZE);
