@@ -38,6 +38,9 @@
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
 #define BASE 0x0000300000000000ul /* a PGD entry of its own */
 #define MAX_WORKERS NR_CPUS
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* uapi; kernel/unistd.h does not carry it */
+#endif
 
 /* ---- waiting without letting time decide ------------------------------------ */
 
@@ -166,6 +169,41 @@ static void rwsem_trylock_semantics(struct kunit *test)
 	up_read(&sem);
 	KUNIT_EXPECT_EQ(test, sem.count, 0);
 	KUNIT_EXPECT_EQ(test, rwsem_bugs, bugs);
+}
+
+/* The debug checks: a release by a task that does not hold the lock is
+ * reported, counted and ignored; so is an mmap_lock assertion that does
+ * not hold. */
+static void rwsem_misuse_is_reported_and_survived(struct kunit *test)
+{
+	static DECLARE_RWSEM(sem);
+	static struct mm_struct fake;
+	init_rwsem(&sem);
+	init_rwsem(&fake.mmap_lock);
+	unsigned long bugs = rwsem_bugs;
+	up_read(&sem); /* nobody holds it */
+	KUNIT_EXPECT_EQ(test, rwsem_bugs, bugs + 1);
+	KUNIT_EXPECT_EQ(test, sem.count, 0);
+	down_read(&sem);
+	up_write(&sem); /* held for reading, not writing */
+	KUNIT_EXPECT_EQ(test, rwsem_bugs, bugs + 2);
+	KUNIT_EXPECT_EQ(test, sem.count, 1);
+	downgrade_write(&sem);
+	KUNIT_EXPECT_EQ(test, rwsem_bugs, bugs + 3);
+	up_read(&sem);
+	KUNIT_EXPECT_FALSE(test, rwsem_is_locked(&sem));
+	mmap_assert_locked(&fake);
+	KUNIT_EXPECT_EQ(test, rwsem_bugs, bugs + 4);
+	mmap_read_lock(&fake);
+	mmap_assert_locked(&fake);
+	mmap_assert_write_locked(&fake);
+	KUNIT_EXPECT_EQ(test, rwsem_bugs, bugs + 5);
+	mmap_read_unlock(&fake);
+	mmap_write_lock(&fake);
+	mmap_assert_write_locked(&fake);
+	KUNIT_EXPECT_EQ(test, rwsem_bugs, bugs + 5);
+	mmap_write_unlock(&fake);
+	KUNIT_EXPECT_FALSE(test, rwsem_is_locked(&fake.mmap_lock));
 }
 
 /* A blocked locker: records when it got the lock. */
@@ -604,7 +642,8 @@ static void madv_dontneed_beside_faults(struct kunit *test)
  * not. */
 struct mm_call {
 	struct mm_struct *mm;
-	int what; /* 0: mprotect read-only; 1: munmap the second half; 2: MADV_DONTNEED */
+	int what; /* 0: mprotect read-only; 1: munmap the second half; 2: MADV_DONTNEED;
+		   * 3: MADV_POPULATE_WRITE */
 	volatile unsigned long done;
 	int ret;
 	struct task_struct *task;
@@ -621,8 +660,11 @@ static int mm_call_fn(void *data)
 	case 1:
 		m->ret = do_munmap(m->mm, BASE + len / 2, len / 2);
 		break;
-	default:
+	case 2:
 		m->ret = do_madvise(m->mm, BASE, len, MADV_DONTNEED);
+		break;
+	default:
+		m->ret = do_madvise(m->mm, BASE, len, MADV_POPULATE_WRITE);
 		break;
 	}
 	store(&m->done, 1);
@@ -647,7 +689,14 @@ static void writers_wait_for_a_reader_of_the_mmap_lock(struct kunit *test)
 	kthread_unuse_mm(s.mm);
 
 	mmap_read_lock(s.mm);
-	/* A reader's work runs beside us. */
+	/* A reader's work runs beside us: populate (as Linux's
+	 * madvise_populate, under the read lock) faults every page in ... */
+	start_mm_call(test, &m, s.mm, 3);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&m.done), NULL));
+	KUNIT_EXPECT_EQ(test, m.ret, 0);
+	kthread_join(m.task);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 16);
+	/* ... and MADV_DONTNEED zaps them all. */
 	start_mm_call(test, &m, s.mm, 2);
 	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&m.done), NULL));
 	KUNIT_EXPECT_EQ(test, m.ret, 0);
@@ -851,6 +900,7 @@ static void tlb_flush_reaches_every_cpu_running_the_mm(struct kunit *test)
 
 static struct kunit_case mm_smp_cases[] = {
 	KUNIT_CASE(rwsem_trylock_semantics),
+	KUNIT_CASE(rwsem_misuse_is_reported_and_survived),
 	KUNIT_CASE(rwsem_writer_excludes_readers),
 	KUNIT_CASE(rwsem_waiting_writer_is_not_overtaken),
 	KUNIT_CASE(rwsem_every_cpu_hammers_one_lock),
