@@ -23,8 +23,12 @@
  *   - an anon_vma's refcount is the number of VMAs pointing to it: a split
  *     shares it, a VMA freed drops its reference, a merge keeps the one
  *     that is not NULL (Linux's dup_anon_vma).
- * Concurrency: see mm/mm_types.h (the mm's own task only). Portable C: the
- * host tests build it with stubs of mm/memory.c. */
+ * Locking (mm/mm_types.h): the tree, the list and every VMA field change
+ * only under the mmap_lock held for writing (munmap_range and
+ * vma_modify_flags assert it); anon_vma_prepare runs under the read lock
+ * beside other faults and so sets vma->anon_vma under page_table_lock.
+ * Portable C: the host tests build it with stubs of mm/memory.c and of
+ * the rwsem. */
 #include "mm/vma.h"
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
