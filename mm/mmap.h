@@ -3,7 +3,11 @@
  *
  * The do_* functions act on an explicit mm (a process's, or one a test
  * built); the system calls (mmap 9, mprotect 10, munmap 11, brk 12,
- * madvise 28) call them on current->mm. Errors are negative Linux errnos;
+ * madvise 28) call them on current->mm. Each takes mm->mmap_lock itself,
+ * as Linux's vm_mmap, vm_munmap, do_mprotect_pkey, brk and do_madvise do
+ * (the caller must not hold it): for writing, except do_madvise for the
+ * advice that only zaps or faults in (for reading). exit_mmap takes it for
+ * writing too. Errors are negative Linux errnos;
  * do_mmap returns the address or a negative errno cast to unsigned long
  * (IS_ERR_VALUE). */
 #ifndef MM_MMAP_H
