@@ -257,10 +257,6 @@ void do_trap(struct pt_regs *regs)
 	if (trap_fault_hook && regs->vector != X86_TRAP_DF && regs->vector != X86_TRAP_MC)
 		trap_fault_hook(regs, cr2);
 
-	/* A paranoid entry's mark (bit 63: it swapped GS) is not part of the
-	 * error code; these never return, so it can go. */
-	if (regs->vector == X86_TRAP_DF || regs->vector == X86_TRAP_MC)
-		regs->error_code &= ~(1ull << 63);
 	oops_in_progress = true;
 	printk(KERN_EMERG "\nKernel panic: unhandled exception in kernel mode on CPU %u\n",
 	       smp_processor_id());
