@@ -12,8 +12,10 @@
  * (the counters are read through absolute pointers, apic_send_nmi only
  * writes the ICR). The decoy is a kernel-half area laid out as a per-CPU
  * area: an entry that trusted the sign of its address would count the NMI
- * there; this one counts it in the CPU's own area. Every wait is for an
- * event (a counter changing); its bound is only a hang guard. */
+ * there; this one counts it in the CPU's own area. The last case does the
+ * same in user mode, with tests/user/aux/gs_spin spinning on that base.
+ * Every wait is for an event (a counter changing); its bound is only a
+ * hang guard. */
 #include "tests/kunit.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
@@ -21,10 +23,17 @@
 #include "arch/x86_64/irqflags.h"
 #include "arch/x86_64/processor.h"
 #include "arch/x86_64/traps.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/multiboot2.h"
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/process.h"
+#include "kernel/sched.h"
 #include "kernel/sections.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
+#include "mm/mmu_context.h"
 #include "mm/slab.h"
 
 #define MSR_GS_BASE 0xc0000101
@@ -207,10 +216,141 @@ static void nmi_with_weird_gs_bases_on_every_cpu(struct kunit *test)
 	}
 }
 
+/* ---- NMIs in user mode, with the user program's own GS base ---- */
+
+/* Holds its CPU (the kernel is not preemptible) until released, so that a
+ * process spawned there cannot run, or exit, before the case holds a
+ * reference to its mm (as tests/process_test.c). */
+struct cpu_holder {
+	int holding, release;
+};
+
+static int hold_cpu(void *data)
+{
+	struct cpu_holder *h = data;
+	__atomic_store_n(&h->holding, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&h->release, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	return 0;
+}
+
+#define GS_SPIN_FLAG_ADDR 0x200000000ul /* gs_spin's flag page: 1 in its loop, 2 to stop */
+#define GUARD_TICKS 2000                /* 20 s of this CPU's ticks: a hang guard only */
+#define MAX_NMI_TRIES 1000              /* NMIs sent until one lands in user mode */
+
+static int gs_spin_flag(struct mm_struct *mm, int write)
+{
+	int v = write;
+	kthread_use_mm(mm);
+	unsigned long left = write ? copy_to_user((void *)GS_SPIN_FLAG_ADDR, &v, sizeof(v))
+				   : copy_from_user(&v, (const void *)GS_SPIN_FLAG_ADDR, sizeof(v));
+	kthread_unuse_mm(mm);
+	return left ? -1 : v;
+}
+
+/* tests/user/aux/gs_spin spins in user mode with its GS base = a decoy
+ * per-CPU area in the kernel half; NMIs go to its CPU until one has landed
+ * in user mode (counted apart by do_trap: which instruction an NMI lands on
+ * is the machine's choice, so the case waits for the event instead of
+ * hoping for it). The NMIs count in that CPU's own area, the decoy stays
+ * untouched, and the program finds its base unchanged when told to stop
+ * (its exit status 0 says so). */
+static void nmi_in_user_mode_with_a_kernel_half_gs_base(struct kunit *test)
+{
+	need_fsgsbase(test);
+	const struct boot_module *m = find_user_program("gs_spin", NULL);
+	if (!m)
+		kunit_skip(test, "the ISO has no gs_spin module");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU for the spinner");
+	unsigned cpu = smp_processor_id(), other;
+	for_each_online_cpu(other)
+		if (other != cpu)
+			break;
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	char *decoy = decoy_area();
+	KUNIT_ASSERT_NOT_NULL(test, decoy);
+	volatile unsigned long *fake =
+		(unsigned long *)(decoy + ((char *)&nmi_count - __per_cpu_start));
+
+	static struct cpu_holder holder;
+	holder = (struct cpu_holder){ 0 };
+	struct task_struct *h = kthread_run_on_cpu(hold_cpu, &holder, other, "holder/%u");
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	while (!__atomic_load_n(&holder.holding, __ATOMIC_ACQUIRE))
+		schedule_timeout_uninterruptible(1);
+	char flag_addr[24], gs[24];
+	snprintf(flag_addr, sizeof(flag_addr), "%#lx", GS_SPIN_FLAG_ADDR);
+	snprintf(gs, sizeof(gs), "%#lx", (unsigned long)(uintptr_t)decoy);
+	const char *const argv[] = { "gs_spin", flag_addr, gs, NULL };
+	struct process_spawn_args args = { .name = "gs_spin", .image = __va(m->start),
+					   .image_size = m->end - m->start, .argv = argv,
+					   .cpu = other };
+	int err = 0;
+	struct task_struct *p = process_spawn(&args, &err);
+	struct mm_struct *mm = p ? p->mm : NULL;
+	if (mm)
+		__atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&holder.release, 1, __ATOMIC_RELEASE);
+	kthread_join(h);
+	if (!p)
+		kfree(decoy);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+
+	/* In its loop, with the decoy base, once its flag reads 1. */
+	int flag = -1;
+	unsigned long start = ticks_on_cpu(cpu);
+	while ((flag = gs_spin_flag(mm, 0)) != 1 && READ_ONCE(p->mm) &&
+	       ticks_on_cpu(cpu) - start < GUARD_TICKS)
+		schedule_timeout_uninterruptible(1);
+	KUNIT_EXPECT_EQ(test, flag, 1);
+
+	unsigned tries = 0, in_user = 0, lost = 0;
+	while (flag == 1 && !in_user && !*fake && tries < MAX_NMI_TRIES && READ_ONCE(p->mm)) {
+		unsigned target = READ_ONCE(p->cpu); /* it may move: the NMI follows */
+		unsigned long n = per_cpu(nmi_count, target), u = per_cpu(nmi_user_count, target);
+		tries++;
+		apic_send_nmi(cpu_physical_id(target));
+		start = ticks_on_cpu(cpu);
+		while (READ_ONCE(per_cpu(nmi_count, target)) == n && !*fake &&
+		       ticks_on_cpu(cpu) - start < GUARD_TICKS)
+			cpu_relax();
+		if (READ_ONCE(per_cpu(nmi_count, target)) == n)
+			lost++;
+		if (READ_ONCE(per_cpu(nmi_user_count, target)) != u && cpu_curr(target) == p)
+			in_user++;
+	}
+	bool alive = READ_ONCE(p->mm) != NULL;
+	kunit_info(test, "%u NMIs sent, %u lost, %u landed in the spinner's user mode", tries,
+		   lost, in_user);
+
+	KUNIT_EXPECT_EQ(test, gs_spin_flag(mm, 2), 2);
+	struct process_result res;
+	process_wait(p, &res);
+	if (mm)
+		mmput(mm);
+	KUNIT_EXPECT_EQ(test, *fake, 0ul); /* an entry that went by the base's sign */
+	KUNIT_EXPECT_EQ(test, lost, 0u);
+	KUNIT_EXPECT_EQ(test, in_user, 1u);
+	KUNIT_EXPECT_TRUE(test, alive);
+	KUNIT_EXPECT_FALSE(test, res.killed);
+	KUNIT_EXPECT_EQ(test, res.exit_code, 0); /* 4: its GS base changed */
+	/* Every CPU's area is still its own. */
+	unsigned c;
+	for_each_online_cpu(c) {
+		KUNIT_EXPECT_EQ(test, per_cpu(this_cpu_off, c), __per_cpu_offset[c]);
+		KUNIT_EXPECT_EQ(test, per_cpu(cpu_number, c), c);
+	}
+	kfree(decoy);
+	kunit_expect_resources_back(test, &before);
+}
+
 static struct kunit_case entry_cases[] = {
 	KUNIT_CASE(ist_slots_hold_each_cpus_gs_base),
 	KUNIT_CASE(nmi_with_a_kernel_half_gs_base),
 	KUNIT_CASE(nmi_with_weird_gs_bases_on_every_cpu),
+	KUNIT_CASE(nmi_in_user_mode_with_a_kernel_half_gs_base),
 	{}
 };
 static struct kunit_suite entry_suite = { .name = "entry", .test_cases = entry_cases };

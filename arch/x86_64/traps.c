@@ -29,6 +29,7 @@ extern const char trap_stubs[];
 
 void (*trap_fault_hook)(struct pt_regs *regs, u64 cr2);
 DEFINE_PER_CPU(unsigned long, nmi_count);
+DEFINE_PER_CPU(unsigned long, nmi_user_count);
 DEFINE_PER_CPU(int, irq_depth);
 
 static interrupt_handler_t interrupt_handlers[256];
@@ -240,6 +241,8 @@ void do_trap(struct pt_regs *regs)
 	if (regs->vector == X86_TRAP_NMI) {
 		/* No printk: the NMI may have interrupted the console lock's
 		 * holder on this CPU. Counted, and otherwise ignored. */
+		if (regs->cs & 3)
+			this_cpu_write(nmi_user_count, this_cpu_read(nmi_user_count) + 1);
 		this_cpu_write(nmi_count, this_cpu_read(nmi_count) + 1);
 		return;
 	}

@@ -37,7 +37,7 @@ USER_TEST_NAMES := hello mmap_basic munmap_partial mprotect_split madvise_advice
 USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write thread_fault
 USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full
 USER_DEMO_NAMES := mm_tour
-USER_AUX_NAMES := exit_with spin thread_group
+USER_AUX_NAMES := exit_with spin thread_group gs_spin
 
 # The glibc builds: a name listed here (a program of any kind above) gets a
 # program of its own, of the same kind, from the same source: glibc's
