@@ -37,6 +37,7 @@
 #include "mm/slab.h"
 
 #define MSR_GS_BASE 0xc0000101
+#define X86_CR4_FSGSBASE (1ul << 16)
 #define HANG_GUARD_SPINS 200000000ul
 
 static inline u64 read_gs_base(void)
@@ -134,7 +135,7 @@ static char *decoy_area(void)
 
 static void need_fsgsbase(struct kunit *test)
 {
-	if (!(read_cr4() & (1ul << 16)))
+	if (!(read_cr4() & X86_CR4_FSGSBASE))
 		kunit_skip(test, "CPUID has no FSGSBASE: user mode cannot write its GS base, "
 				 "the entry goes by the base's sign");
 }
@@ -214,6 +215,74 @@ static void nmi_with_weird_gs_bases_on_every_cpu(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, per_cpu(this_cpu_off, cpu), __per_cpu_offset[cpu]);
 		KUNIT_EXPECT_EQ(test, per_cpu(cpu_number, cpu), cpu);
 	}
+}
+
+/* Where CR4.FSGSBASE is off the entry goes by the sign of the GS base (no
+ * user base can be negative then). Each CPU takes that path here with its
+ * CR4.FSGSBASE cleared for the case's few instructions (interrupts off: no
+ * user code runs meanwhile) and a user GS base of 0 in MSR_KERNEL_GS_BASE:
+ * one NMI in kernel mode (the kernel's base: no swap), one in the entry
+ * window after swapgs (the user's: swap and swap back). */
+#define MSR_KERNEL_GS_BASE 0xc0000102
+
+struct sign_result {
+	unsigned long counts[3];  /* nmi_count: before, after the first, after the second */
+	u64 gs_window, gs_after;  /* the GS base in the window (the user's) and after */
+	int ran;
+};
+static struct sign_result sign_results[NR_CPUS];
+
+static void wait_for_nmi(volatile unsigned long *count, unsigned long before)
+{
+	for (unsigned long i = 0; i < HANG_GUARD_SPINS && *count == before; i++)
+		__builtin_ia32_pause();
+}
+
+static void sign_path_on_this_cpu(void *info)
+{
+	(void)info;
+	unsigned cpu = smp_processor_id();
+	struct sign_result *r = &sign_results[cpu];
+	volatile unsigned long *own = per_cpu_ptr(&nmi_count, cpu);
+	u32 apic_id = cpu_physical_id(cpu);
+	unsigned long flags = arch_local_irq_save();
+	u64 cr4 = read_cr4(), user_gs = rdmsr(MSR_KERNEL_GS_BASE);
+	write_cr4(cr4 & ~X86_CR4_FSGSBASE);
+	wrmsr(MSR_KERNEL_GS_BASE, 0);
+
+	r->counts[0] = *own;
+	apic_send_nmi(apic_id);
+	wait_for_nmi(own, r->counts[0]);
+	r->counts[1] = *own;
+	__asm__ volatile("swapgs" ::: "memory"); /* no per-CPU data from here ... */
+	apic_send_nmi(apic_id);
+	wait_for_nmi(own, r->counts[1]);
+	r->gs_window = rdmsr(MSR_GS_BASE);
+	__asm__ volatile("swapgs" ::: "memory"); /* ... to here */
+	r->counts[2] = *own;
+	r->gs_after = rdmsr(MSR_GS_BASE);
+
+	wrmsr(MSR_KERNEL_GS_BASE, user_gs);
+	write_cr4(cr4);
+	arch_local_irq_restore(flags);
+	r->ran++;
+}
+
+static void nmi_goes_by_the_sign_without_fsgsbase(struct kunit *test)
+{
+	memset(sign_results, 0, sizeof(sign_results));
+	on_each_cpu(sign_path_on_this_cpu, NULL, true);
+	unsigned cpu;
+	for_each_online_cpu(cpu) {
+		const struct sign_result *r = &sign_results[cpu];
+		KUNIT_EXPECT_EQ(test, r->ran, 1);
+		KUNIT_EXPECT_EQ(test, r->counts[1], r->counts[0] + 1);
+		KUNIT_EXPECT_EQ(test, r->counts[2], r->counts[1] + 1);
+		KUNIT_EXPECT_EQ(test, r->gs_window, 0ul);
+		KUNIT_EXPECT_EQ(test, r->gs_after, kernel_gs_base_of(cpu));
+	}
+	/* CR4.FSGSBASE is back where CPUID has it. */
+	KUNIT_EXPECT_EQ(test, !!(read_cr4() & X86_CR4_FSGSBASE), fsgsbase_enabled());
 }
 
 /* ---- NMIs in user mode, with the user program's own GS base ---- */
@@ -350,6 +419,7 @@ static struct kunit_case entry_cases[] = {
 	KUNIT_CASE(ist_slots_hold_each_cpus_gs_base),
 	KUNIT_CASE(nmi_with_a_kernel_half_gs_base),
 	KUNIT_CASE(nmi_with_weird_gs_bases_on_every_cpu),
+	KUNIT_CASE(nmi_goes_by_the_sign_without_fsgsbase),
 	KUNIT_CASE(nmi_in_user_mode_with_a_kernel_half_gs_base),
 	{}
 };
