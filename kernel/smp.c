@@ -11,6 +11,7 @@
 #include "kernel/smp.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/gdt.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/list.h"
@@ -85,7 +86,11 @@ unsigned long setup_per_cpu_area(unsigned cpu, int nid)
 
 void load_per_cpu_base(unsigned cpu)
 {
-	wrmsr(MSR_GS_BASE, (u64)(uintptr_t)&this_cpu_off + __per_cpu_offset[cpu]);
+	u64 base = (u64)(uintptr_t)&this_cpu_off + __per_cpu_offset[cpu];
+	/* Where the paranoid entry (NMI, #DF, #MC) finds it without trusting
+	 * GS, first: an NMI may come as soon as the MSR is written. */
+	ist_set_kernel_gs_base(per_cpu(cpu_tables, cpu), base);
+	wrmsr(MSR_GS_BASE, base);
 }
 
 struct call_single_data {

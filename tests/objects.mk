@@ -8,6 +8,7 @@ KERNEL_SRCS += \
 	tests/cmdline_test.c \
 	tests/cpu_test.c \
 	tests/elf_test.c \
+	tests/entry_test.c \
 	tests/expect.c \
 	tests/file_test.c \
 	tests/futex_test.c \

@@ -46,11 +46,31 @@ trap_stubs_end:
 ; NMI, double fault and machine check (the IST vectors) can also arrive in
 ; the few kernel instructions where GS still holds the user's base (the
 ; first instruction of the syscall entry, the last ones before sysret or
-; iretq), so for them the saved CS proves nothing: they read MSR_GS_BASE
-; (the kernel's is a negative, higher-half address) and, when they had to
-; swap, say so in bit 63 of their error code (0 for all three otherwise)
-; for the way out. This is Linux's "paranoid entry".
+; iretq), so for them the saved CS proves nothing. This is Linux's
+; "paranoid entry" (arch/x86/entry/entry_64.S paranoid_entry/paranoid_exit),
+; in its two forms:
+;
+; - CR4.FSGSBASE on (this CPU has it): user mode may `wrgsbase` any
+;   canonical value, a kernel-half one too, so no value of the GS base
+;   tells whose it is. As Linux's SAVE_AND_SET_GSBASE: save the current
+;   base with rdgsbase, write this CPU's per-CPU base with wrgsbase
+;   unconditionally, and write the saved one back on the way out. The
+;   per-CPU base is found without GS: load_per_cpu_base keeps it in the
+;   word at the top of each of the CPU's IST stacks (gdt.h,
+;   IST_GSBASE_SLOT), just above the frame the CPU pushes there.
+; - CR4.FSGSBASE off: the GS base changes only through the kernel, which
+;   refuses user bases in the kernel half (arch_prctl), so the sign of
+;   MSR_GS_BASE says whose it is (the kernel's is negative): swapgs when
+;   it is the user's, and swapgs back on the way out.
+;
+; The paranoid path keeps what it must undo in callee-saved registers
+; across do_trap, as Linux does: r12 the way out (0 swapgs, 1 nothing,
+; 2 wrgsbase), rbx the saved GS base. pt_regs has the interrupted values.
 MSR_GS_BASE equ 0xc0000101
+X86_CR4_FSGSBASE_BIT equ 16
+; From pt_regs.r15 (rsp after PUSH_REGS): 15 registers, vector, error
+; code and the CPU's 5-word frame, then the IST stack's top word.
+IST_GSBASE_SLOT_OFFSET equ (15 + 2 + 5) * 8
 
 %macro IF_PARANOID_VECTOR 1             ; jumps to %1 for vectors 2, 8, 18
 	cmp qword [rsp], 2
@@ -61,31 +81,21 @@ MSR_GS_BASE equ 0xc0000101
 	je %1
 %endmacro
 
-trap_common:
-	IF_PARANOID_VECTOR .paranoid_entry
-	test byte [rsp + 24], 3         ; the saved CS, above vector and error code
-	jz .body
-	swapgs
-	jmp .body
-.paranoid_entry:
-	push rax
-	push rcx
-	push rdx
-	mov ecx, MSR_GS_BASE
-	rdmsr
-	test edx, edx                   ; sign of the base's high half
-	pop rdx                         ; (pops leave the flags alone)
-	pop rcx
-	pop rax
-	js .body                        ; the kernel's base already
-	swapgs
-	bts qword [rsp + 8], 63         ; remember to swap back
-.body:
-	; The CPU keeps RFLAGS.AC on entry: clear it, so that SMAP guards the
-	; handler too (iretq gives the interrupted code its own AC back).
+; The CPU keeps RFLAGS.AC on entry: clear it, so that SMAP guards the
+; handler too (iretq gives the interrupted code its own AC back).
+%macro CLEAR_AC 0
 	pushfq
 	and qword [rsp], ~(1 << 18)
 	popfq
+%endmacro
+
+trap_common:
+	IF_PARANOID_VECTOR paranoid_entry
+	test byte [rsp + 24], 3         ; the saved CS, above vector and error code
+	jz .body
+	swapgs
+.body:
+	CLEAR_AC
 	PUSH_REGS
 	cld
 	mov rdi, rsp
@@ -95,14 +105,46 @@ trap_common:
 	; and iretq, where GS is already the user's. iretq restores IF.
 	cli
 	POP_REGS
-	btr qword [rsp + 8], 63         ; a paranoid entry that swapped
-	jc .swap_out
-	IF_PARANOID_VECTOR .no_swap     ; one that did not
 	test byte [rsp + 24], 3         ; the saved CS
 	jz .no_swap
-.swap_out:
 	swapgs
 .no_swap:
+	add rsp, 16                     ; vector and error code
+	iretq
+
+paranoid_entry:
+	CLEAR_AC
+	PUSH_REGS
+	cld
+	mov rax, cr4
+	bt eax, X86_CR4_FSGSBASE_BIT
+	jnc .check_gs
+	; SAVE_AND_SET_GSBASE
+	mov r12d, 2
+	rdgsbase rbx
+	mov rax, [rsp + IST_GSBASE_SLOT_OFFSET]
+	wrgsbase rax
+	jmp .call
+.check_gs:
+	mov r12d, 1                     ; the kernel's base already: nothing to undo
+	mov ecx, MSR_GS_BASE
+	rdmsr
+	test edx, edx                   ; sign of the base's high half
+	js .call
+	xor r12d, r12d
+	swapgs
+.call:
+	mov rdi, rsp
+	call do_trap                    ; NMI, #DF, #MC: never turns interrupts on
+	cmp r12d, 1
+	je .restore
+	jb .swap_out
+	wrgsbase rbx                    ; the interrupted code's base, whoever's
+	jmp .restore
+.swap_out:
+	swapgs
+.restore:
+	POP_REGS
 	add rsp, 16                     ; vector and error code
 	iretq
 

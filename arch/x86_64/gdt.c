@@ -1,7 +1,9 @@
 /* Each CPU's GDT, TSS and IST stacks (the boot CPU's are static, the
  * others' come from their own node). Double faults, NMIs and machine checks
  * run on IST stacks of their own, so a kernel stack overflow (which faults
- * on the guard page with no usable stack) still gets reported. */
+ * on the guard page with no usable stack) still gets reported. The top
+ * word of each IST stack holds the CPU's kernel GS base, for the paranoid
+ * entry (gdt.h, IST_GSBASE_SLOT). */
 #include "arch/x86_64/gdt.h"
 #include "kernel/percpu.h"
 #include "kernel/string.h"
@@ -34,7 +36,7 @@ void gdt_load(struct cpu_tables *t)
 
 	memset(tssp, 0, sizeof(*tssp));
 	for (int i = 0; i < 3; i++)
-		tssp->ist[i] = (u64)(uintptr_t)&t->ist_stacks[i][IST_STACK_SIZE];
+		tssp->ist[i] = (u64)(uintptr_t)&t->ist_stacks[i][IST_GSBASE_SLOT];
 	tssp->iomap_base = sizeof(*tssp); /* no I/O bitmap */
 
 	u64 base = (u64)(uintptr_t)tssp;
@@ -61,6 +63,19 @@ void gdt_load(struct cpu_tables *t)
 			 :
 			 : "m"(ptr), "i"(__KERNEL_CS), "i"(__KERNEL_DS), "r"(__TSS_SEL)
 			 : "rax", "memory");
+}
+
+void ist_set_kernel_gs_base(struct cpu_tables *t, u64 base)
+{
+	for (int i = 0; i < 3; i++)
+		memcpy(&t->ist_stacks[i][IST_GSBASE_SLOT], &base, sizeof(base));
+}
+
+u64 ist_kernel_gs_base(const struct cpu_tables *t, unsigned ist_index)
+{
+	u64 base;
+	memcpy(&base, &t->ist_stacks[ist_index][IST_GSBASE_SLOT], sizeof(base));
+	return base;
 }
 
 bool address_on_exception_stack(u64 addr)

@@ -19,6 +19,13 @@
 #define IST_NMI 2
 #define IST_MACHINE_CHECK 3
 #define IST_STACK_SIZE (16 * 1024)
+/* The top 16 bytes of each IST stack are not stack: TSS.ist points just
+ * below them, and their first word holds the CPU's kernel GS base (its
+ * per-CPU area, load_per_cpu_base writes it), which the paranoid entry
+ * (entry.asm) reads right above the frame the CPU pushed, without trusting
+ * GS: Linux's FSGSBASE paranoid_entry. The other word keeps the stack
+ * 16-byte aligned. */
+#define IST_GSBASE_SLOT (IST_STACK_SIZE - 16)
 
 struct tss64 {
 	u32 reserved0;
@@ -58,6 +65,11 @@ void set_kernel_stack(unsigned long top);
 void gdt_init(void);
 /* Fills and loads a CPU's tables (APs, with tables from their node). */
 void gdt_load(struct cpu_tables *t);
+/* Keeps base (the CPU's GS base: its per-CPU area) in the top slot of
+ * each of its IST stacks, for the paranoid entry. */
+void ist_set_kernel_gs_base(struct cpu_tables *t, u64 base);
+/* The value the paranoid entry finds there (tests). */
+u64 ist_kernel_gs_base(const struct cpu_tables *t, unsigned ist_index);
 /* Bounds of the IST stacks, for the backtrace's stack check. */
 bool address_on_exception_stack(u64 addr);
 

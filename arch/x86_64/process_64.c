@@ -15,11 +15,10 @@
  * save_fsgs) and arch_prctl's GET reads the live value for the current
  * thread (x86_fsbase_read_task).
  *
- * Known gap: the paranoid entry (NMI, #DF, #MC in arch/x86_64/entry.asm)
- * still decides whether to swapgs by the sign of the GS base, as Linux
- * does without FSGSBASE; with FSGSBASE a user program could set a negative
- * (kernel-half) GS base and confuse it, which Linux's FSGSBASE paranoid
- * entry avoids by always loading the per-CPU base. */
+ * A user GS base may then be in the kernel half, so the paranoid entry
+ * (NMI, #DF, #MC in arch/x86_64/entry.asm) no longer goes by its sign
+ * where CR4.FSGSBASE is on: as Linux's FSGSBASE paranoid entry, it saves
+ * the GS base, loads the per-CPU one, and restores the saved one. */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/processor.h"

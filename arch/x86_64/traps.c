@@ -29,6 +29,7 @@ extern const char trap_stubs[];
 
 void (*trap_fault_hook)(struct pt_regs *regs, u64 cr2);
 DEFINE_PER_CPU(unsigned long, nmi_count);
+DEFINE_PER_CPU(unsigned long, nmi_user_count);
 DEFINE_PER_CPU(int, irq_depth);
 
 static interrupt_handler_t interrupt_handlers[256];
@@ -240,6 +241,8 @@ void do_trap(struct pt_regs *regs)
 	if (regs->vector == X86_TRAP_NMI) {
 		/* No printk: the NMI may have interrupted the console lock's
 		 * holder on this CPU. Counted, and otherwise ignored. */
+		if (regs->cs & 3)
+			this_cpu_write(nmi_user_count, this_cpu_read(nmi_user_count) + 1);
 		this_cpu_write(nmi_count, this_cpu_read(nmi_count) + 1);
 		return;
 	}
@@ -257,10 +260,6 @@ void do_trap(struct pt_regs *regs)
 	if (trap_fault_hook && regs->vector != X86_TRAP_DF && regs->vector != X86_TRAP_MC)
 		trap_fault_hook(regs, cr2);
 
-	/* A paranoid entry's mark (bit 63: it swapped GS) is not part of the
-	 * error code; these never return, so it can go. */
-	if (regs->vector == X86_TRAP_DF || regs->vector == X86_TRAP_MC)
-		regs->error_code &= ~(1ull << 63);
 	oops_in_progress = true;
 	printk(KERN_EMERG "\nKernel panic: unhandled exception in kernel mode on CPU %u\n",
 	       smp_processor_id());

@@ -40,6 +40,8 @@ const char *trap_name(unsigned vector);
 /* NMIs taken on each CPU (ignored otherwise). */
 #include "kernel/percpu.h"
 DECLARE_PER_CPU(unsigned long, nmi_count);
+/* Of those, the ones that interrupted user mode (tests of the entry). */
+DECLARE_PER_CPU(unsigned long, nmi_user_count);
 /* Interrupt handlers (and NMIs) running on this CPU, nested: non-zero in
  * interrupt context, as Linux's in_interrupt(). */
 DECLARE_PER_CPU(int, irq_depth);
