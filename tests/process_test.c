@@ -251,7 +251,8 @@ static void user_mode_is_preemptible(struct kunit *test)
 	synchronize_rcu();
 	bool alive_after_gp = READ_ONCE(p->mm) != NULL;
 	/* An NMI in user mode: its entry must find the user's GS base (from
-	 * MSR_GS_BASE: the saved CS is no proof for NMIs), swap and swap back,
+	 * MSR_GS_BASE, or with FSGSBASE from rdgsbase: the saved CS is no
+	 * proof for NMIs), put the kernel's in and the user's back after,
 	 * and the spinner go on to exit normally. And one in kernel mode,
 	 * here, which must not swap. */
 	unsigned long nmis = per_cpu(nmi_count, cpu), my_nmis = this_cpu_read(nmi_count);
@@ -284,7 +285,9 @@ static void user_mode_is_preemptible(struct kunit *test)
 
 /* The window the paranoid entry exists for: kernel mode (CS says kernel)
  * with the user's GS base loaded, as in the first instruction of the
- * syscall entry. An NMI there must read MSR_GS_BASE, swap, and swap back;
+ * syscall entry. An NMI there must find the kernel's GS base without
+ * trusting the saved CS (the sign of MSR_GS_BASE, or with FSGSBASE the
+ * per-CPU slot on its IST stack), load it, and put the user's back;
  * one that trusted the saved CS would use GS base 0 and die. Nothing
  * between the two swapgs touches per-CPU data (apic_send_nmi writes the
  * ICR only). */

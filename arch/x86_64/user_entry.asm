@@ -12,7 +12,10 @@
 ;
 ; Invariant: user mode always runs with the user GS base loaded and the
 ; kernel always with the per-CPU one; every path from user to kernel (here,
-; trap_common in entry.asm) swaps exactly once in and once out.
+; trap_common in entry.asm) swaps exactly once in and once out, except the
+; paranoid entry (NMI, #DF, #MC) with CR4.FSGSBASE on, which saves the live
+; base with rdgsbase, loads the kernel's and restores the saved one on exit
+; (entry.asm).
 
 %include "arch/x86_64/pt_regs.inc"
 
