@@ -21,16 +21,15 @@ typedef int pid_t;
 /* Linux's cpumask_size(): the bytes of a user-visible mask. */
 #define CPUMASK_SIZE sizeof(u64)
 
-/* Linux's find_process_by_pid + get_task_struct: pid 0 is the caller. */
+/* Linux's find_process_by_pid + get_task_struct: pid 0 is the caller.
+ * Either way the task comes with a reference (the caller's own pid too),
+ * which put_task_struct drops. */
 static struct task_struct *find_get_task(pid_t pid)
 {
-	return pid ? find_get_task_by_vpid(pid) : current;
-}
-
-static void put_task(struct task_struct *p)
-{
-	if (p != current)
-		put_task_struct(p);
+	if (pid)
+		return find_get_task_by_vpid(pid);
+	get_task_struct(current);
+	return current;
 }
 
 /* Linux's get_user_cpu_mask: a short mask is zero-extended, a long one's
@@ -56,7 +55,7 @@ static long do_sched_setaffinity(pid_t pid, const struct cpumask *in_mask)
 	long ret = -EINVAL;
 	if (p->mm)
 		ret = set_cpus_allowed_ptr(p, in_mask);
-	put_task(p);
+	put_task_struct(p);
 	return ret;
 }
 
@@ -80,7 +79,7 @@ SYSCALL_DEFINE3(sched_getaffinity, pid_t, pid, unsigned int, len, unsigned long 
 		return -ESRCH;
 	/* cpumask_and(mask, &p->cpus_mask, cpu_active_mask) */
 	u64 mask = READ_ONCE(p->cpus_mask.bits) & __atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE);
-	put_task(p);
+	put_task_struct(p);
 	unsigned int retlen = len < CPUMASK_SIZE ? len : CPUMASK_SIZE;
 	if (copy_to_user(user_mask_ptr, &mask, retlen))
 		return -EFAULT;
