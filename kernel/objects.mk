@@ -27,6 +27,7 @@ KERNEL_SRCS += \
 	kernel/random.c \
 	kernel/rbtree.c \
 	kernel/rcu.c \
+	kernel/rwsem.c \
 	kernel/sched.c \
 	kernel/sched_syscalls.c \
 	kernel/signal.c \

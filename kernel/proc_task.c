@@ -5,10 +5,12 @@
  *
  * Invariant: every figure comes from the task's own mm (its counters and
  * its VMAs, counted at generation time) or is the 0 or constant Linux
- * prints for what this kernel lacks, named where it is printed. Only the
- * mm's own task reads it here (procfs shows a process only its own pid),
- * and only that task changes its VMAs, so the walk takes no lock
- * (mm_types.h). */
+ * prints for what this kernel lacks, named where it is printed. The VMA
+ * walks and the brk/code bounds are read under the mm's mmap_lock held for
+ * reading (Linux's show_map/proc_pid_status), since other threads of the
+ * process may map and unmap meanwhile; the text goes into the kernel's
+ * seq_buf, and the copy to user memory (which may fault, and so take the
+ * lock again) happens after it is dropped. */
 #include "kernel/proc_task.h"
 #include "kernel/file.h"
 #include "kernel/sched.h"
@@ -17,13 +19,14 @@
 #include "kernel/string.h"
 #include "mm/mm_types.h"
 #include "mm/mmap.h"
+#include "mm/mmap_lock.h"
 #include "mm/numa.h"
 
 /* ---- status and statm ---- */
 
 /* What Linux keeps as mm->exec_vm, stack_vm, data_vm and locked_vm
- * (vm_stat_account's classes), counted from the VMAs. Only the mm's own
- * task reads it, and only that task changes the VMAs (mm_types.h). */
+ * (vm_stat_account's classes), counted from the VMAs, under the
+ * mmap_lock (the callers hold it). */
 struct vm_counts {
 	unsigned long exec, stack, data, locked;
 };
@@ -88,6 +91,7 @@ static void task_name(struct seq_buf *m, const struct task_struct *p)
 static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 {
 	struct vm_counts c;
+	mmap_read_lock(mm);
 	count_vmas(mm, &c);
 	unsigned long anon = get_mm_counter(mm, MM_ANONPAGES);
 	unsigned long total_vm = READ_ONCE(mm->total_vm);
@@ -98,6 +102,7 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 	unsigned long text = ALIGN_UP(mm->end_code, PAGE_SIZE) - (mm->start_code & PAGE_MASK);
 	text = min(text, c.exec << PAGE_SHIFT);
 	unsigned long lib = (c.exec << PAGE_SHIFT) - text;
+	mmap_read_unlock(mm);
 
 	SEQ_PUT_KB("VmPeak:", hiwater_vm);
 	SEQ_PUT_KB("VmSize:", total_vm);
@@ -190,8 +195,10 @@ void statm_show(struct seq_buf *m, const struct proc_node *node)
 		return;
 	}
 	struct vm_counts c;
+	mmap_read_lock(mm);
 	count_vmas(mm, &c);
 	unsigned long text = (ALIGN_UP(mm->end_code, PAGE_SIZE) - (mm->start_code & PAGE_MASK)) >> PAGE_SHIFT;
+	mmap_read_unlock(mm);
 	seq_buf_printf(m, "%lu %lu %lu %lu 0 %lu 0\n", READ_ONCE(mm->total_vm),
 		       get_mm_counter(mm, MM_ANONPAGES), 0ul, text, c.data + c.stack);
 }
@@ -207,6 +214,7 @@ void maps_show(struct seq_buf *m, const struct proc_node *node)
 	struct vm_area_struct *vma;
 	if (!mm)
 		return;
+	mmap_read_lock(mm);
 	for_each_vma(mm, vma) {
 		unsigned long f = vma->vm_flags;
 		size_t line = m->len;
@@ -225,4 +233,5 @@ void maps_show(struct seq_buf *m, const struct proc_node *node)
 		}
 		seq_buf_puts(m, "\n");
 	}
+	mmap_read_unlock(mm);
 }

@@ -7,8 +7,10 @@
  * takes the new protection (pte_modify), except that the zero page is
  * never made writable; the TLB is flushed over the range before the call
  * returns if any entry changed. A huge PMD follows mm/pgtable.h's rule.
- * Locking: each PTE table's entries change under its PTE lock; a huge PMD
- * under mm->page_table_lock. */
+ * Locking: the caller (mprotect) holds the mmap_lock for writing, so no
+ * fault changes a VMA's protection under it; each PTE table's entries
+ * change under its own PTE lock (faults of other tables go on); a huge
+ * PMD under pmd_lockptr (mm->page_table_lock). */
 #include "mm/memory.h"
 #include "mm/mmu_context.h"
 #include "mm/mmu_gather.h"
@@ -58,14 +60,15 @@ static void change_huge_pmd(struct pmd_walk *walk, pmd_t *pmd, unsigned long add
 		tlb_finish_mmu(&tlb);
 		return;
 	}
-	spin_lock(&mm->page_table_lock);
+	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+	spin_lock(ptl);
 	pmd_t old = pmdp_get(pmd);
 	pmd_t new = pmd_modify(old, details->newprot);
 	if (pmd_trans_huge(old) && pmd_val(new) != pmd_val(old)) {
 		set_pmd(pmd, new);
 		details->changed += HPAGE_PMD_NR;
 	}
-	spin_unlock(&mm->page_table_lock);
+	spin_unlock(ptl);
 }
 
 unsigned long change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end,

@@ -2,13 +2,16 @@
  * find the VMA, check the access against its flags, let handle_mm_fault()
  * resolve it. A fault the process may not take kills it (from user mode)
  * or resumes at the exception-table fixup (a kernel copy to or from user
- * memory, which then returns -EFAULT). */
+ * memory, which then returns -EFAULT).
+ * Locking: mm->mmap_lock for reading from the VMA lookup to the end of
+ * handle_mm_fault(), dropped before a process is killed. */
 #include "arch/x86_64/traps.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
+#include "mm/mmap_lock.h"
 
 /* Linux's access_error(): a write needs VM_WRITE; a read of a present page
  * that faulted (protection) is an error; any other access needs some
@@ -59,23 +62,34 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2)
 	if (regs->rflags & (1ul << 9))
 		__asm__ volatile("sti" ::: "memory");
 
+	/* Linux's lock_mm_and_find_vma: the VMA found stays what it is (and
+	 * the page tables below it stay) while the read lock is held; faults
+	 * of other threads run beside this one. A kernel fault here is a user
+	 * copy with a fixup (checked above), so waiting is safe: no caller of
+	 * copy_*_user holds this mm's mmap_lock (Linux's rule too). */
+	if (!mmap_read_trylock(mm))
+		mmap_read_lock(mm);
 	struct vm_area_struct *vma = find_vma(mm, cr2);
 	if (!vma || vma->vm_start > cr2) {
 		why = "no mapping at this address";
-		goto bad;
+		goto bad_unlock;
 	}
 	why = access_error(regs->error_code, vma);
 	if (why)
-		goto bad;
+		goto bad_unlock;
 	unsigned int flags = user ? FAULT_FLAG_USER : 0;
 	if (regs->error_code & X86_PF_WRITE)
 		flags |= FAULT_FLAG_WRITE;
 	if (regs->error_code & X86_PF_INSTR)
 		flags |= FAULT_FLAG_INSTRUCTION;
 	vm_fault_t ret = handle_mm_fault(vma, cr2, flags);
+	mmap_read_unlock(mm);
 	if (!(ret & VM_FAULT_ERROR))
 		return true;
 	why = ret & VM_FAULT_OOM ? "out of memory" : "bad access";
+	goto bad;
+bad_unlock:
+	mmap_read_unlock(mm);
 bad:
 	if (user)
 		user_fault_kill(regs, cr2, why);

@@ -29,6 +29,7 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/memory.h"
+#include "mm/mmap_lock.h"
 #include "mm/vma.h"
 
 /* uapi values kernel/unistd.h does not carry. */
@@ -77,12 +78,34 @@ static bool madvise_behavior_valid(int behavior)
 	}
 }
 
+/* Linux's madvise_need_mmap_write: whether the advice changes VMAs (the
+ * write lock) or only reads them, zapping pages or faulting them in under
+ * the PTE locks (the read lock). */
+static bool madvise_need_mmap_write(int behavior)
+{
+	switch (behavior) {
+	case MADV_REMOVE:
+	case MADV_WILLNEED:
+	case MADV_DONTNEED:
+	case MADV_DONTNEED_LOCKED:
+	case MADV_COLD:
+	case MADV_PAGEOUT:
+	case MADV_FREE:
+	case MADV_POPULATE_READ:
+	case MADV_POPULATE_WRITE:
+		return false;
+	default:
+		return true;
+	}
+}
+
 /* Linux's madvise_update_vma: the flags change goes through the same
  * vma_modify as mprotect's. A split that cannot get memory is -EAGAIN. */
 static int madvise_update_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 			      struct vm_area_struct **prev, unsigned long start,
 			      unsigned long end, unsigned long new_flags)
 {
+	mmap_assert_write_locked(mm);
 	struct vm_area_struct *v = vma_modify_flags(mm, vma, start, end, new_flags);
 	if (!v)
 		return -EAGAIN;
@@ -219,9 +242,24 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len_in, 
 		return -EINVAL;
 	if (end == start)
 		return 0;
+	/* Linux's madvise_lock: the read lock for what neither changes a VMA
+	 * nor frees a page table, so faults of other threads go on beside
+	 * it; the write lock for the rest. */
+	bool write = madvise_need_mmap_write(behavior);
+	int ret;
+	if (write)
+		mmap_write_lock(mm);
+	else
+		mmap_read_lock(mm);
 	if (behavior == MADV_POPULATE_READ || behavior == MADV_POPULATE_WRITE)
-		return madvise_populate(mm, start, end, behavior);
-	return madvise_walk_vmas(mm, start, end, behavior);
+		ret = madvise_populate(mm, start, end, behavior);
+	else
+		ret = madvise_walk_vmas(mm, start, end, behavior);
+	if (write)
+		mmap_write_unlock(mm);
+	else
+		mmap_read_unlock(mm);
+	return ret;
 }
 
 SYSCALL_DEFINE3(madvise, unsigned long, start, unsigned long, len_in, int, behavior)

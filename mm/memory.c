@@ -11,7 +11,9 @@
  *     MM_ANONPAGES and nr_anon_pages(), or the zero page, never writable;
  *   - a huge PMD maps an order-9 anonymous page counted as HPAGE_PMD_NR
  *     pages the same way (anon_page_mapped with nr).
- * Locking: a PTE goes from what the fault read to what it installs only
+ * Locking: the caller holds mm->mmap_lock (for reading at least: faults
+ * of several threads run at once), which keeps the VMA and every page
+ * table the walk reaches alive. A PTE goes from what the fault read to what it installs only
  * under the table's PTE lock, after checking that it still holds what was
  * read (pte_same); the page is allocated before the lock is taken, and
  * freed unused when another walker changed the PTE first. Table
@@ -23,6 +25,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
@@ -54,9 +57,12 @@ void anon_page_mapped(struct mm_struct *mm, struct page *page, unsigned long nr)
 	page->_mapcount = 0;
 	add_mm_counter(mm, MM_ANONPAGES, (long)nr);
 	__atomic_add_fetch(&anon_pages, (long)nr, __ATOMIC_RELAXED);
+	/* Faults on several CPUs: the peak only ever goes up (an atomic max). */
 	unsigned long rss = get_mm_rss(mm);
-	if (rss > mm->hiwater_rss)
-		mm->hiwater_rss = rss;
+	unsigned long peak = __atomic_load_n(&mm->hiwater_rss, __ATOMIC_RELAXED);
+	while (rss > peak && !__atomic_compare_exchange_n(&mm->hiwater_rss, &peak, rss, false,
+							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 void anon_page_unmapped(struct mm_struct *mm, struct page *page, unsigned long nr)
@@ -180,7 +186,7 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 	int installed = pte_alloc(mm, pmd);
 	if (installed < 0)
 		return VM_FAULT_OOM;
-	mm->page_faults++;
+	__atomic_add_fetch(&mm->page_faults, 1, __ATOMIC_RELAXED);
 	if (installed == INSTALLED_HUGE_PMD)
 		return huge_pmd_fault(vma, pmd, address, flags);
 	pte_t *pte = pte_offset_map(pmd, address);
@@ -219,6 +225,7 @@ int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned
 		       bool write)
 {
 	unsigned n = 0;
+	mmap_assert_locked(vma->vm_mm);
 	for (unsigned long a = start & PAGE_MASK; a < end; a += PAGE_SIZE) {
 		if (populated(vma->vm_mm, a, write))
 			continue;

@@ -14,19 +14,57 @@
  *   - a VMA's anon_vma is NULL until an anonymous page is first faulted
  *     into it (a write: the zero page of a read fault does not count); an
  *     anon_vma's refcount is the number of VMAs pointing to it.
- * Concurrency: an mm belongs to one single-threaded process, so only its own
- * task changes its VMAs and page tables (its system calls and page faults
- * run in that task; a test that builds an mm of its own is that mm's only
- * user). There is no mmap_lock yet: the first multi-threaded process or
- * remote walker brings one. page_table_lock serialises the installation of
- * page-table pages (pmd_install) and is, for now, every PTE table's PTE
- * lock (pte_lockptr, mm/pgtable.h), as in Linux without split PTE locks,
- * so the code keeps Linux's shape. Other CPUs only take TLB-flush IPIs. */
+ *
+ * Locking (what protects what; threads of one process fault, madvise and
+ * map on several CPUs at once, and kernel threads may use an mm with
+ * kthread_use_mm):
+ *   - mm->mmap_lock (a sleeping rwsem, mm/mmap_lock.h): the VMA tree and
+ *     list (mm_rb, vm_next/vm_prev, map_count, highest_vm_end), every
+ *     VMA's bounds, vm_flags and vm_page_prot, total_vm/hiwater_vm,
+ *     brk/start_brk and the code/data/stack bounds, and the existence of
+ *     the page-table pages: a table is only freed (free_pgtables) under
+ *     the write lock, so a walker holding it for reading may walk down
+ *     without further locks. Taken for writing by mmap, munmap, mprotect,
+ *     brk, the madvise advice that changes vm_flags, exit_mmap; for
+ *     reading by page faults (kernel uaccess faults included), populate
+ *     (MAP_POPULATE after downgrading, MADV_POPULATE_*), MADV_DONTNEED/
+ *     FREE/WILLNEED/COLD/PAGEOUT (Linux's madvise_need_mmap_write) and the
+ *     /proc/<pid>/{maps,status,statm,smaps...} readers;
+ *   - mm->page_table_lock (spinlock): turning a none PGD/PUD/PMD entry
+ *     into a table (__pud_alloc, __pmd_alloc, pmd_install), every change
+ *     of a huge PMD (Linux's pmd_lockptr without split PMD locks), and a
+ *     VMA's anon_vma going from NULL to set (anon_vma_prepare, under the
+ *     read lock);
+ *   - the PTE lock (split, one spinlock per PTE table, in its struct
+ *     page: pte_lockptr/ptlock_ptr, mm/pgtable.h): the 512 entries of that
+ *     table. A PTE is read without it only to decide what to try; it is
+ *     changed only under it, after checking it still holds what was read
+ *     (pte_same);
+ *   - atomic, no lock: rss_stat, pgtables_bytes, nr_ptes, page_faults,
+ *     hiwater_rss, mm_users/mm_count, mm_cpumask bits, an anon_vma's
+ *     refcount;
+ *   - the TLB: a CPU running the mm has its bit in mm_cpumask (set before
+ *     it loads CR3, never cleared) and gets every flush of the mm's
+ *     ranges; a CPU that loaded another mm meanwhile skips the flush, and
+ *     reloading CR3 when it switches back drops every user translation (no
+ *     PCIDs).
+ * Order: mmap_lock -> page_table_lock -> PTE lock; a PTE lock is never
+ * held with another PTE lock nor with page_table_lock taken inside it
+ * (the zap of a huge PMD takes page_table_lock with no PTE lock held).
+ * The page allocator's and slab's locks are taken inside any of them only
+ * through a free that cannot sleep; allocations that may sleep happen
+ * before a spinlock is taken (pte_alloc_one, alloc_anon_page), and a full
+ * mmu_gather is flushed (IPIs, waiting for other CPUs) only after the PTE
+ * lock is dropped. Run-queue locks come last (a rwsem's waker calls
+ * wake_up_process under the rwsem's wait_lock, never under an mm lock
+ * except that wait_lock). Nothing sleeps under page_table_lock or a PTE
+ * lock; mmap_lock is held across sleeps (allocation, TLB flush waits). */
 #ifndef MM_MM_TYPES_H
 #define MM_MM_TYPES_H
 
 #include "arch/x86_64/pgtable.h"
 #include "kernel/rbtree.h"
+#include "kernel/rwsem.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/types.h"
@@ -81,7 +119,7 @@ struct mm_struct;
  * may drop VM_ACCOUNT (only while there is none). The VMAs split from one
  * share it. */
 struct anon_vma {
-	unsigned long refcount; /* VMAs pointing to it; freed at 0 */
+	unsigned long refcount; /* VMAs pointing to it; freed at 0; atomic */
 };
 
 struct vm_area_struct {
@@ -110,7 +148,8 @@ struct mm_struct {
 	struct rb_root mm_rb;      /* the VMAs by address */
 	int map_count;             /* number of VMAs */
 	unsigned long highest_vm_end; /* end of the highest VMA */
-	spinlock_t page_table_lock;
+	struct rw_semaphore mmap_lock; /* the VMAs and vm_flags (see Locking above) */
+	spinlock_t page_table_lock;    /* installing tables, huge PMDs, anon_vma */
 	struct cpumask cpu_bitmap; /* CPUs that have run it (mm_cpumask) */
 	int mm_users;              /* tasks using it */
 	int mm_count;              /* references to the struct itself */
@@ -123,7 +162,7 @@ struct mm_struct {
 	unsigned long mmap_base;   /* where the top-down gap search starts */
 	unsigned long start_code, end_code, start_data, end_data;
 	unsigned long start_brk, brk, start_stack;
-	unsigned long page_faults; /* handled faults (minor: no I/O here) */
+	unsigned long page_faults; /* handled faults (minor: no I/O here); atomic */
 };
 
 static inline struct cpumask *mm_cpumask(struct mm_struct *mm) { return &mm->cpu_bitmap; }

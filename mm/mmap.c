@@ -15,6 +15,7 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/memory.h"
+#include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 
 /* ---- the gap search -------------------------------------------------------- */
@@ -185,7 +186,11 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 	unsigned long end = start + PAGE_ALIGN(len);
 	if (end == start)
 		return -EINVAL;
-	return munmap_range(mm, start, end);
+	/* Linux's __vm_munmap: the whole change under the write lock. */
+	mmap_write_lock(mm);
+	int ret = munmap_range(mm, start, end);
+	mmap_write_unlock(mm);
+	return ret;
 }
 
 /* ---- mmap ------------------------------------------------------------------ */
@@ -201,6 +206,7 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 static unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				 unsigned long vm_flags, bool brk)
 {
+	mmap_assert_write_locked(mm);
 	unsigned long end = addr + len;
 	/* Allocated first: a failure must not leave the old mappings gone. */
 	struct vm_area_struct *new = vm_area_alloc();
@@ -233,9 +239,11 @@ static unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsig
 	return addr;
 }
 
-/* Faults in [start, start + len), ignoring failures (mm_populate). */
+/* Faults in [start, start + len), ignoring failures (mm_populate), under
+ * the mmap_lock held for reading at least. */
 static void mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len)
 {
+	mmap_assert_locked(mm);
 	unsigned long end = start + len;
 	for (struct vm_area_struct *vma = find_vma(mm, start); vma && vma->vm_start < end;
 	     vma = vma->vm_next)
@@ -249,12 +257,17 @@ static unsigned long calc_vm_prot_bits(unsigned long prot)
 	       (prot & PROT_EXEC ? VM_EXEC : 0);
 }
 
-/* Linux's do_mmap, in its order of checks. file: a file mapping of an
- * open descriptor. Unknown prot and flag bits are ignored, as Linux's
- * mmap ignores them (only mprotect validates prot). */
-static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsigned long len,
-				unsigned long prot, unsigned long flags, bool file)
+/* Linux's do_mmap, in its order of checks, under the write lock. file: a
+ * file mapping of an open descriptor. Unknown prot and flag bits are
+ * ignored, as Linux's mmap ignores them (only mprotect validates prot).
+ * *populate is set when the new range is to be faulted in (after the
+ * caller downgraded the lock). */
+static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				       unsigned long prot, unsigned long flags, bool file,
+				       bool *populate)
 {
+	mmap_assert_write_locked(mm);
+	*populate = false;
 	if (!len)
 		return -EINVAL;
 	if (flags & MAP_FIXED_NOREPLACE)
@@ -319,8 +332,28 @@ static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsign
 	addr = mmap_region(mm, addr, len, vm_flags, false);
 	if (!IS_ERR_VALUE(addr) &&
 	    ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE))
-		mm_populate(mm, addr, len);
+		*populate = true;
 	return addr;
+}
+
+/* Linux's vm_mmap_pgoff: the mapping under the write lock, then, for
+ * MAP_POPULATE/MAP_LOCKED, the faults under the read lock it was
+ * downgraded to, so the other threads' faults are not held up by ours
+ * while the new VMA cannot change under the populate. */
+static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				unsigned long prot, unsigned long flags, bool file)
+{
+	bool populate;
+	mmap_write_lock(mm);
+	unsigned long ret = mmap_pgoff_locked(mm, addr, len, prot, flags, file, &populate);
+	if (!populate) {
+		mmap_write_unlock(mm);
+		return ret;
+	}
+	mmap_write_downgrade(mm);
+	mm_populate(mm, ret, PAGE_ALIGN(len));
+	mmap_read_unlock(mm);
+	return ret;
 }
 
 unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
@@ -331,8 +364,11 @@ unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long le
 
 /* ---- brk ------------------------------------------------------------------- */
 
-unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
+/* Linux's brk(): all of it under the write lock (brk and start_brk are
+ * the lock's too). */
+static unsigned long do_brk_locked(struct mm_struct *mm, unsigned long brk)
 {
+	mmap_assert_write_locked(mm);
 	unsigned long origbrk = mm->brk;
 	if (brk < mm->start_brk)
 		return origbrk;
@@ -369,13 +405,28 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
 	return brk;
 }
 
+unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
+{
+	mmap_write_lock(mm);
+	unsigned long ret = do_brk_locked(mm, brk);
+	mmap_write_unlock(mm);
+	return ret;
+}
+
 /* ---- exit ------------------------------------------------------------------ */
 
+/* The last user is gone, so nothing else can take the lock but a procfs
+ * reader still looking at the mm: the write lock waits for it and keeps
+ * it out (Linux's exit_mmap takes the read lock, then the write lock for
+ * the removal of the VMAs). */
 void exit_mmap(struct mm_struct *mm)
 {
+	mmap_write_lock(mm);
 	struct vm_area_struct *first = rb_vma(rb_first(&mm->mm_rb)), *vma;
-	if (!first)
+	if (!first) {
+		mmap_write_unlock(mm);
 		return;
+	}
 	struct mmu_gather tlb;
 	tlb_gather_mmu_fullmm(&tlb, mm);
 	for (vma = first; vma; vma = vma->vm_next)
@@ -392,6 +443,7 @@ void exit_mmap(struct mm_struct *mm)
 	mm->map_count = 0;
 	mm->total_vm = 0;
 	mm->highest_vm_end = 0;
+	mmap_write_unlock(mm);
 }
 
 /* ---- system calls ---------------------------------------------------------- */

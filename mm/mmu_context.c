@@ -10,6 +10,7 @@
 #include "kernel/string.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
+#include "mm/mmap_lock.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -30,6 +31,7 @@ struct mm_struct *mm_alloc(void)
 	memcpy(mm->pgd + PTRS_PER_TABLE / 2, swapper_pg_dir + PTRS_PER_TABLE / 2,
 	       PTRS_PER_TABLE / 2 * sizeof(pgd_t));
 	mm->mm_rb = RB_ROOT;
+	mmap_init_lock(mm);
 	spin_lock_init(&mm->page_table_lock);
 	mm->mm_users = 1;
 	mm->mm_count = 1;

@@ -8,6 +8,13 @@
  * makes them all at boot); mm_cpumask(mm) holds every CPU that has loaded
  * the mm since it was made (bits are never cleared, so a flush may reach
  * a CPU that no longer needs it, never miss one that does).
+ * A flush (flush_tlb_user_range) reaches every CPU whose bit is set and
+ * whose CR3 holds the mm at the time; a CPU running several threads of the
+ * mm (or a kthread_use_mm user) flushes once. A CPU that has another mm
+ * (or none) loaded skips it, and cannot miss it: switch_mm sets the bit
+ * before it writes CR3 (a locked operation, ordered against the flusher's
+ * fence), and the CR3 write drops every non-global translation (no PCIDs),
+ * so a CPU coming back to the mm walks the tables as they are then.
  * Locking: mm_users is atomic; switch_mm runs with the caller's interrupts
  * as they are (kthread_use_mm turns them off around it). */
 #ifndef MM_MMU_CONTEXT_H

@@ -12,6 +12,7 @@
 #include "mm/mmu_context.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
+#include "mm/pgtable.h"
 
 static void gather_init(struct mmu_gather *tlb, struct mm_struct *mm, bool fullmm)
 {
@@ -63,6 +64,7 @@ void tlb_remove_table(struct mmu_gather *tlb, struct page *table, unsigned long 
 static void tlb_table_flush(struct mmu_gather *tlb)
 {
 	for (unsigned i = 0; i < tlb->nr_tables; i++) {
+		ptlock_free(tlb->tables[i]);
 		page_clear_flag(tlb->tables[i], PG_table);
 		__free_page(tlb->tables[i]);
 	}

@@ -10,6 +10,7 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/memory.h"
+#include "mm/mmap_lock.h"
 #include "mm/vma.h"
 
 #ifndef PROT_SEM
@@ -28,6 +29,7 @@ static struct vm_area_struct *mprotect_fixup(struct mm_struct *mm, struct vm_are
 					     unsigned long start, unsigned long end,
 					     unsigned long newflags)
 {
+	mmap_assert_write_locked(mm);
 	unsigned long oldflags = vma->vm_flags;
 	if (newflags == oldflags)
 		return vma;
@@ -53,6 +55,9 @@ static struct vm_area_struct *mprotect_fixup(struct mm_struct *mm, struct vm_are
 	return vma;
 }
 
+static int mprotect_locked(struct mm_struct *mm, unsigned long start, unsigned long end,
+			   unsigned long prot, unsigned long grows);
+
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot)
 {
 	const unsigned long grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
@@ -70,6 +75,17 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, un
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM))
 		return -EINVAL;
 
+	/* Linux's do_mprotect_pkey: the VMA walk and every change under the
+	 * write lock, taken after the argument checks. */
+	mmap_write_lock(mm);
+	int error = mprotect_locked(mm, start, end, prot, grows);
+	mmap_write_unlock(mm);
+	return error;
+}
+
+static int mprotect_locked(struct mm_struct *mm, unsigned long start, unsigned long end,
+			   unsigned long prot, unsigned long grows)
+{
 	struct vm_area_struct *vma = find_vma(mm, start);
 	if (!vma || vma->vm_start >= end)
 		return -ENOMEM;

@@ -14,11 +14,14 @@
  *    checked when it is freed;
  *  - a slab (PG_slab): the slab fields;
  *  - a page-table page (PG_table): a reference count and a back-pointer to
- *    the PMD entry that maps it (used by the refcounted PTE tables). */
+ *    the PMD entry that maps it (used by the refcounted PTE tables), and
+ *    the table's split PTE lock (Linux's ptdesc->ptl with
+ *    USE_SPLIT_PTE_PTLOCKS and ALLOC_SPLIT_PTLOCKS off: it fits in place). */
 #ifndef MM_PAGE_H
 #define MM_PAGE_H
 
 #include "kernel/list.h"
+#include "kernel/spinlock.h"
 #include "kernel/types.h"
 
 #define PAGE_SHIFT 12
@@ -63,10 +66,11 @@ struct page {
 			};
 		};
 		struct { /* page-table page */
-			unsigned long pt_pad[2];
+			unsigned long pt_pad[2]; /* room for an rcu_head (the RCU free of tables) */
 			void *pmd;            /* the PMD entry that maps this PTE table */
 			int pt_refcount;      /* non-none entries + walkers */
-			int pt_pad2;
+			int pt_pad2;          /* free: the pt_share count may go here */
+			spinlock_t ptl;       /* the PTE lock of this table (ptlock_ptr) */
 		};
 	};
 	int _refcount;
@@ -78,6 +82,7 @@ struct page {
  * 128 MiB section fill exactly one 2 MiB page of the vmemmap. The union is
  * five words (the slab's), as in Linux; there is no spare room left. */
 _Static_assert(sizeof(struct page) == 64, "struct page must be 64 bytes");
+_Static_assert(sizeof(spinlock_t) == sizeof(unsigned long), "the PTE lock takes one word");
 
 static inline bool page_test_flag(const struct page *p, enum pageflags f) { return p->flags >> f & 1; }
 static inline void page_set_flag(struct page *p, enum pageflags f) { p->flags |= 1ul << f; }

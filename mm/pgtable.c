@@ -15,7 +15,8 @@
  *     them to the mmu_gather (mm/teardown.c uncounts them there).
  * Locking: an entry goes from none to a table only under
  * mm->page_table_lock, tested again under it (a racing installer's table
- * is freed unused). */
+ * is freed unused). Each table carries its own PTE lock (ptlock_ptr),
+ * initialised here before the table is published. */
 #include "mm/pgtable.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -59,17 +60,22 @@ pte_t *pte_offset_map(pmd_t *pmd, unsigned long addr)
 	return pmd_page_vaddr(val) + pte_index(addr);
 }
 
+/* Linux's __pte_offset_map_lock: the lock is the one of the table the
+ * PMD pointed to when it was read, and the PMD must still hold that value
+ * once the lock is held. */
 pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
 			   spinlock_t **ptlp)
 {
-	pte_t *pte = pte_offset_map(pmd, addr);
-	if (!pte)
+	(void)mm;
+	pmd_t val = pmdp_get(pmd);
+	if (pmd_none(val) || pmd_trans_huge(val))
 		return NULL;
-	spinlock_t *ptl = pte_lockptr(mm, pmd);
+	pte_t *pte = pmd_page_vaddr(val) + pte_index(addr);
+	spinlock_t *ptl = ptlock_ptr(pfn_to_page(pmd_pfn(val)));
 	spin_lock(ptl);
 	/* The table may have gone (or been replaced) before we held its
 	 * lock: only a PMD that still points to it will do. */
-	if (pte_offset_map(pmd, addr) != pte) {
+	if (pmd_val(pmdp_get(pmd)) != pmd_val(val)) {
 		spin_unlock(ptl);
 		pte_unmap(pte);
 		return NULL;
@@ -84,14 +90,26 @@ struct page *pte_alloc_one(struct mm_struct *mm)
 {
 	(void)mm;
 	struct page *p = alloc_pages(GFP_KERNEL | __GFP_ZERO, 0);
-	if (p)
+	if (p) {
 		page_set_flag(p, PG_table);
+		ptlock_init(p); /* Linux's pagetable_pte_ctor */
+	}
 	return p;
+}
+
+/* Linux's ptlock_free (pagetable_dtor): no one may hold the lock of a
+ * table that goes; the word goes back to the allocator zeroed. */
+void ptlock_free(struct page *table)
+{
+	if (spin_is_locked(&table->ptl))
+		pr_err("BUG: page table pfn %#lx freed with its PTE lock held\n", page_to_pfn(table));
+	spin_lock_init(&table->ptl);
 }
 
 void pte_free(struct mm_struct *mm, struct page *table)
 {
 	(void)mm;
+	ptlock_free(table);
 	page_clear_flag(table, PG_table);
 	__free_page(table);
 }
@@ -150,7 +168,11 @@ pmd_t *pmd_alloc(struct mm_struct *mm, pud_t *pud, unsigned long addr)
 enum pmd_installed_type pmd_install(struct mm_struct *mm, pmd_t *pmd, struct page **new)
 {
 	enum pmd_installed_type ret = INSTALLED_PTE;
-	spin_lock(&mm->page_table_lock);
+	/* Not visible to anyone yet: its PTE lock starts free, whoever made
+	 * the page. */
+	ptlock_init(*new);
+	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+	spin_lock(ptl);
 	pmd_t val = pmdp_get(pmd);
 	if (pmd_none(val)) {
 		mm_account_pgtable(mm, 1, true);
@@ -160,7 +182,7 @@ enum pmd_installed_type pmd_install(struct mm_struct *mm, pmd_t *pmd, struct pag
 	} else if (pmd_trans_huge(val)) {
 		ret = INSTALLED_HUGE_PMD;
 	}
-	spin_unlock(&mm->page_table_lock);
+	spin_unlock(ptl);
 	return ret;
 }
 

@@ -39,20 +39,25 @@
  *     there (its VMA was not zapped first: a caller's bug) is reported and
  *     zapped, and the PMD table above it is freed as usual.
  *
- * Locking: installing a table (pud_alloc, pmd_alloc, pmd_install) and
- * changing a PTE of a live table take mm->page_table_lock, reached through
- * pte_lockptr() so that the PTE-table issue can split it per table
- * (Linux's split PTE locks). The PTE lock is a spinlock: nothing that may
- * sleep runs under it (pages are allocated before it is taken), and a full
- * mmu_gather batch is flushed after it is dropped. */
+ * Locking (the whole picture is at the top of mm/mm_types.h): walkers
+ * hold mm->mmap_lock, for reading at least, so no table they reach is
+ * freed under them. Installing a table (pud_alloc, pmd_alloc, pmd_install)
+ * and changing a huge PMD take mm->page_table_lock (pmd_lockptr: Linux
+ * without split PMD locks). Changing a PTE takes its table's own lock,
+ * pte_lockptr(): a spinlock in the PTE table's struct page (Linux's split
+ * PTE locks, ptlock_ptr), made by pte_alloc_one (ptlock_init) and checked
+ * free when the table is freed (ptlock_free), so faults on different
+ * tables of one mm run on several CPUs without meeting. A PTE lock is a
+ * spinlock: nothing that may sleep runs under it (pages are allocated
+ * before it is taken), and a full mmu_gather batch is flushed after it is
+ * dropped. */
 #ifndef MM_PGTABLE_H
 #define MM_PGTABLE_H
 
 #include "arch/x86_64/pgtable.h"
 #include "kernel/spinlock.h"
 #include "mm/mm_types.h"
-
-struct page;
+#include "mm/page.h"
 
 #define HPAGE_PMD_ORDER (PMD_SHIFT - PAGE_SHIFT)
 #define HPAGE_PMD_NR (1ul << HPAGE_PMD_ORDER)
@@ -112,8 +117,23 @@ pmd_t *mm_find_pmd(struct mm_struct *mm, unsigned long addr);
  * RCU read side that keeps the table alive). */
 pte_t *pte_offset_map(pmd_t *pmd, unsigned long addr);
 static inline void pte_unmap(pte_t *pte) { (void)pte; }
-/* The lock that protects the PTEs of the table *pmd points to. */
+/* The split PTE lock of a page-table page (Linux's ptlock_ptr), made
+ * when the table is allocated (ptlock_init) and checked free, and wiped,
+ * when it is freed (ptlock_free: a table freed with its lock held is
+ * reported as a BUG). */
+static inline spinlock_t *ptlock_ptr(struct page *table) { return &table->ptl; }
+static inline void ptlock_init(struct page *table) { spin_lock_init(&table->ptl); }
+void ptlock_free(struct page *table);
+/* The lock that protects the PTEs of the table *pmd points to (the caller
+ * knows *pmd holds a PTE table and holds the mmap_lock, which keeps it). */
 static inline spinlock_t *pte_lockptr(struct mm_struct *mm, pmd_t *pmd)
+{
+	(void)mm;
+	return ptlock_ptr(pfn_to_page(pmd_pfn(pmdp_get(pmd))));
+}
+/* The lock of a PMD entry: for installing a PTE table in it and for a
+ * huge PMD (Linux's pmd_lockptr without split PMD locks). */
+static inline spinlock_t *pmd_lockptr(struct mm_struct *mm, pmd_t *pmd)
 {
 	(void)pmd;
 	return &mm->page_table_lock;

@@ -12,12 +12,15 @@
  *     as a PTE table: a huge PMD is a mapping, zapped by zap_huge_pmd.
  * Locking: PTEs of a table are cleared under its PTE lock (pte_offset_map_
  * lock); a huge PMD under mm->page_table_lock. A full batch is flushed
- * after the lock is dropped (the flush waits for other CPUs). Tables are
- * unlinked by the mm's own task, which alone installs them (mm/mm_types.h). */
+ * after the lock is dropped (the flush waits for other CPUs). A zap runs
+ * under the mmap_lock held for reading at least (MADV_DONTNEED beside
+ * faults); tables are unlinked (free_pgd_range) only under it held for
+ * writing (munmap, exit), so no walker is inside them (mm/mm_types.h). */
 #include "mm/teardown.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "mm/memory.h"
+#include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 #include "mm/page.h"
 
@@ -35,9 +38,10 @@ void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 				"(no THP split yet)\n", addr, end, haddr);
 		}
 	}
-	spin_lock(&mm->page_table_lock);
+	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+	spin_lock(ptl);
 	pmd_t old = pmdp_get_and_clear(mm, haddr, pmd);
-	spin_unlock(&mm->page_table_lock);
+	spin_unlock(ptl);
 	if (pmd_none(old))
 		return;
 	tlb_flush_range_add(tlb, haddr, PMD_SIZE);
@@ -119,6 +123,10 @@ void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsign
 
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size)
 {
+	/* MADV_DONTNEED runs under the read lock, beside faults: the PTE
+	 * locks order the two, and no table goes (free_pgtables needs the
+	 * write lock). */
+	mmap_assert_locked(vma->vm_mm);
 	struct mmu_gather tlb;
 	tlb_gather_mmu(&tlb, vma->vm_mm);
 	unmap_page_range(&tlb, vma, start, start + size);

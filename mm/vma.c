@@ -27,6 +27,7 @@
  * host tests build it with stubs of mm/memory.c. */
 #include "mm/vma.h"
 #include "mm/memory.h"
+#include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 #include "mm/slab.h"
 
@@ -184,15 +185,18 @@ struct vm_area_struct *vm_area_alloc(void)
 
 /* ---- anon_vma -------------------------------------------------------------- */
 
+/* The refcount is atomic: anon_vma_prepare takes a neighbour's reference
+ * under the read lock (and page_table_lock), while other VMAs' splits
+ * and frees run only under the write lock. */
 static void anon_vma_get(struct anon_vma *anon_vma)
 {
 	if (anon_vma)
-		anon_vma->refcount++;
+		__atomic_add_fetch(&anon_vma->refcount, 1, __ATOMIC_RELAXED);
 }
 
 static void anon_vma_put(struct anon_vma *anon_vma)
 {
-	if (anon_vma && --anon_vma->refcount == 0)
+	if (anon_vma && __atomic_sub_fetch(&anon_vma->refcount, 1, __ATOMIC_ACQ_REL) == 0)
 		kfree(anon_vma);
 }
 
@@ -243,20 +247,37 @@ static struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma)
 	return NULL;
 }
 
+/* Linux's __anon_vma_prepare: faults of several threads may reach a VMA
+ * without an anon_vma at once (each under the read lock). The new one is
+ * allocated outside the lock; vma->anon_vma is set, and the neighbour's
+ * looked up, under mm->page_table_lock, and the loser's allocation is
+ * freed unused. */
 int anon_vma_prepare(struct vm_area_struct *vma)
 {
-	if (vma->anon_vma)
+	if (__atomic_load_n(&vma->anon_vma, __ATOMIC_ACQUIRE))
 		return 0;
-	struct anon_vma *anon_vma = find_mergeable_anon_vma(vma);
-	if (anon_vma) {
-		anon_vma_get(anon_vma);
-	} else {
-		anon_vma = kmalloc(sizeof(*anon_vma), GFP_KERNEL);
-		if (!anon_vma)
+	struct mm_struct *mm = vma->vm_mm;
+	/* The neighbours are stable: changing them takes the write lock. */
+	struct anon_vma *anon_vma = find_mergeable_anon_vma(vma), *allocated = NULL;
+	if (!anon_vma) {
+		allocated = kmalloc(sizeof(*allocated), GFP_KERNEL);
+		if (!allocated)
 			return -ENOMEM;
-		anon_vma->refcount = 1;
 	}
-	vma->anon_vma = anon_vma;
+	spin_lock(&mm->page_table_lock);
+	if (!vma->anon_vma) {
+		if (anon_vma) {
+			anon_vma_get(anon_vma);
+		} else {
+			anon_vma = allocated;
+			anon_vma->refcount = 1;
+			allocated = NULL;
+		}
+		__atomic_store_n(&vma->anon_vma, anon_vma, __ATOMIC_RELEASE);
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (allocated)
+		kfree(allocated);
 	return 0;
 }
 
@@ -497,6 +518,7 @@ struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_str
 					unsigned long start, unsigned long end,
 					unsigned long newflags)
 {
+	mmap_assert_write_locked(mm);
 	if (vma->vm_flags == newflags)
 		return vma;
 	struct vma_merge_struct vmg = { .mm = mm, .prev = vma->vm_prev, .next = vma->vm_next,
@@ -512,6 +534,7 @@ struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_str
 
 int munmap_range(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
+	mmap_assert_write_locked(mm);
 	struct vm_area_struct *vma = find_vma(mm, start);
 	if (!vma || vma->vm_start >= end)
 		return 0;

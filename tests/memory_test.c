@@ -17,6 +17,7 @@
 #include "mm/memory.h"
 #include "kernel/unistd.h"
 #include "mm/mmap.h"
+#include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
@@ -268,7 +269,9 @@ static void teardown_flushes_other_cpus(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.first, v);
 	KUNIT_EXPECT_TRUE(test, mm_cpumask(s.mm)->bits >> other & 1);
 
+	mmap_read_lock(s.mm); /* as MADV_DONTNEED holds it */
 	zap_page_range(s.vma, BASE, PAGE_SIZE);
+	mmap_read_unlock(s.mm);
 	KUNIT_EXPECT_GT(test, tlb_user_flushes(other), flushes);
 	kunit_release_action(test, remote_reader_stop, &r);
 	KUNIT_EXPECT_EQ(test, r.second, 0);

@@ -18,6 +18,7 @@ KERNEL_SRCS += \
 	tests/kunit_selftest.c \
 	tests/memmap_test.c \
 	tests/memory_test.c \
+	tests/mm_smp_test.c \
 	tests/mmap_test.c \
 	tests/multiboot2_test.c \
 	tests/page_alloc_smp_test.c \

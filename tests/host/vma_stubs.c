@@ -142,6 +142,58 @@ static void check_inside(const char *what, const struct vm_area_struct *vma, uns
 			 vma ? vma->vm_start : 0, vma ? vma->vm_end : 0);
 }
 
+/* ---- kernel/rwsem.c: the mmap_lock ----------------------------------------- */
+
+/* One thread: a lock that would have to wait is a bug of the code under
+ * test (a missing unlock, or a lock taken twice). */
+unsigned long rwsem_bugs;
+
+void down_read(struct rw_semaphore *sem)
+{
+	if (sem->count < 0)
+		stub_bug("down_read of an rwsem held for writing\n");
+	sem->count++;
+}
+int down_read_trylock(struct rw_semaphore *sem)
+{
+	if (sem->count < 0)
+		return 0;
+	sem->count++;
+	return 1;
+}
+void up_read(struct rw_semaphore *sem)
+{
+	if (sem->count <= 0)
+		stub_bug("up_read of an rwsem no reader holds\n");
+	else
+		sem->count--;
+}
+void down_write(struct rw_semaphore *sem)
+{
+	if (sem->count)
+		stub_bug("down_write of an rwsem held (count %ld)\n", sem->count);
+	sem->count = -1;
+}
+int down_write_trylock(struct rw_semaphore *sem)
+{
+	if (sem->count)
+		return 0;
+	sem->count = -1;
+	return 1;
+}
+void up_write(struct rw_semaphore *sem)
+{
+	if (sem->count != -1)
+		stub_bug("up_write of an rwsem not held for writing\n");
+	sem->count = 0;
+}
+void downgrade_write(struct rw_semaphore *sem)
+{
+	if (sem->count != -1)
+		stub_bug("downgrade_write of an rwsem not held for writing\n");
+	sem->count = 1;
+}
+
 /* ---- mm/memory.c -------------------------------------------------------- */
 
 pgprot_t vm_get_page_prot(unsigned long vm_flags)
@@ -285,6 +337,7 @@ struct mm_struct *test_mm_alloc(void)
 	if (!mm)
 		abort();
 	mm->mm_rb = RB_ROOT;
+	init_rwsem(&mm->mmap_lock);
 	mm->mmap_base = MMAP_BASE;
 	mm->mm_users = mm->mm_count = 1;
 	return mm;

@@ -1,0 +1,867 @@
+/* One address space used on several CPUs at once: the rwsem the mmap_lock
+ * is made of (readers share, a writer is alone, waiters are served in
+ * order and never lost, trylock semantics), the mmap_lock's rules (faults
+ * and MADV_DONTNEED beside each other under the read lock, mprotect and
+ * munmap kept out while a reader holds it), split PTE locks, and the TLB
+ * shootdown of an mm run by every online CPU (kthread_use_mm).
+ *
+ * Faults go through the real fault handler: the workers touch user memory
+ * with copy_*_user, whose faults handle_page_fault resolves under the
+ * mmap_lock as a thread's would be.
+ *
+ * Timing never decides a case. A worker that must be blocked is shown to
+ * be blocked by the lock's own state (it is queued on the rwsem:
+ * rwsem_is_contended) before the case looks at what it has not done yet;
+ * waits are hang guards (HANG_GUARD_NS without progress) that a correct
+ * kernel never reaches. The main thread sleeps while it waits, so a
+ * worker on its own CPU runs too. Every case gives back the pages, slab
+ * objects and page-table pages it took. */
+#include "tests/kunit.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/tlb.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/printk.h"
+#include "kernel/rwsem.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "kernel/time.h"
+#include "kernel/unistd.h"
+#include "mm/memory.h"
+#include "mm/mmap.h"
+#include "mm/mmap_lock.h"
+#include "mm/page.h"
+#include "mm/pgtable.h"
+
+#define RW (PROT_READ | PROT_WRITE)
+#define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
+#define BASE 0x0000300000000000ul /* a PGD entry of its own */
+#define MAX_WORKERS NR_CPUS
+
+/* ---- waiting without letting time decide ------------------------------------ */
+
+/* Sleeps (one tick at a time, so tasks of this CPU run) until cond holds;
+ * false only after KUNIT_HANG_GUARD_NS in which *progress (NULL: nothing)
+ * did not move. */
+#define WAIT_UNTIL(cond, progress)                                                          \
+	({                                                                                   \
+		const volatile unsigned long *__p = (progress);                              \
+		unsigned long __seen = __p ? *__p : 0;                                       \
+		u64 __deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;                       \
+		bool __ok = true;                                                            \
+		while (!(cond)) {                                                            \
+			unsigned long __now = __p ? *__p : 0;                                \
+			if (__now != __seen) {                                               \
+				__seen = __now;                                              \
+				__deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;           \
+			} else if (ktime_get_ns() > __deadline) {                            \
+				__ok = false;                                                \
+				break;                                                       \
+			}                                                                    \
+			schedule_timeout_uninterruptible(1);                                 \
+		}                                                                            \
+		__ok;                                                                        \
+	})
+
+static unsigned long load(const volatile unsigned long *v) { return __atomic_load_n(v, __ATOMIC_ACQUIRE); }
+static void store(volatile unsigned long *v, unsigned long x) { __atomic_store_n(v, x, __ATOMIC_RELEASE); }
+static void inc(volatile unsigned long *v) { __atomic_add_fetch(v, 1, __ATOMIC_ACQ_REL); }
+
+/* ---- workers on every online CPU --------------------------------------------- */
+
+struct crew;
+struct worker {
+	struct crew *crew;
+	unsigned id;
+	struct task_struct *task;
+};
+struct crew {
+	unsigned n;
+	struct worker w[MAX_WORKERS];
+	volatile unsigned long ready, done, progress, errors;
+	int (*fn)(struct worker *w);
+	void *ctx;
+};
+
+/* All workers run together: each waits for the others before its work. */
+static int worker_main(void *data)
+{
+	struct worker *w = data;
+	struct crew *c = w->crew;
+	inc(&c->ready);
+	while (load(&c->ready) < c->n)
+		cond_resched();
+	int ret = c->fn(w);
+	if (ret)
+		inc(&c->errors);
+	inc(&c->done);
+	return ret;
+}
+
+/* One worker per online CPU (including this one's), started. */
+static void crew_start(struct kunit *test, struct crew *c, int (*fn)(struct worker *), void *ctx)
+{
+	c->n = 0;
+	c->ready = c->done = c->progress = c->errors = 0;
+	c->fn = fn;
+	c->ctx = ctx;
+	unsigned cpu;
+	for_each_online_cpu(cpu) {
+		struct worker *w = &c->w[c->n];
+		w->crew = c;
+		w->id = c->n;
+		w->task = kthread_create_on_cpu(worker_main, w, cpu, "mmsmp/%u");
+		KUNIT_ASSERT_NOT_NULL(test, w->task);
+		c->n++;
+	}
+	for (unsigned i = 0; i < c->n; i++)
+		wake_up_process(c->w[i].task);
+}
+
+/* Waits for every worker (hang guard on their progress), reaps them and
+ * returns how many reported an error. */
+static unsigned long crew_finish(struct kunit *test, struct crew *c)
+{
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&c->done) == c->n, &c->progress));
+	for (unsigned i = 0; i < c->n; i++)
+		kthread_join(c->w[i].task);
+	return c->errors;
+}
+
+/* ---- rwsem -------------------------------------------------------------------- */
+
+static void rwsem_trylock_semantics(struct kunit *test)
+{
+	static DECLARE_RWSEM(sem);
+	init_rwsem(&sem);
+	unsigned long bugs = rwsem_bugs;
+	/* Free: either trylock succeeds. */
+	KUNIT_EXPECT_EQ(test, down_read_trylock(&sem), 1);
+	KUNIT_EXPECT_TRUE(test, rwsem_is_locked(&sem));
+	KUNIT_EXPECT_FALSE(test, rwsem_is_write_locked(&sem));
+	/* Readers share; a writer cannot come in. */
+	KUNIT_EXPECT_EQ(test, down_read_trylock(&sem), 1);
+	KUNIT_EXPECT_EQ(test, down_write_trylock(&sem), 0);
+	up_read(&sem);
+	up_read(&sem);
+	KUNIT_EXPECT_FALSE(test, rwsem_is_locked(&sem));
+	/* A writer is alone. */
+	KUNIT_EXPECT_EQ(test, down_write_trylock(&sem), 1);
+	KUNIT_EXPECT_TRUE(test, rwsem_is_write_locked(&sem));
+	KUNIT_EXPECT_EQ(test, down_read_trylock(&sem), 0);
+	KUNIT_EXPECT_EQ(test, down_write_trylock(&sem), 0);
+	/* Downgraded: a reader now, so readers come in and writers do not. */
+	downgrade_write(&sem);
+	KUNIT_EXPECT_TRUE(test, rwsem_is_locked(&sem));
+	KUNIT_EXPECT_FALSE(test, rwsem_is_write_locked(&sem));
+	KUNIT_EXPECT_EQ(test, down_read_trylock(&sem), 1);
+	KUNIT_EXPECT_EQ(test, down_write_trylock(&sem), 0);
+	up_read(&sem);
+	up_read(&sem);
+	KUNIT_EXPECT_FALSE(test, rwsem_is_locked(&sem));
+	down_write(&sem);
+	up_write(&sem);
+	down_read(&sem);
+	up_read(&sem);
+	KUNIT_EXPECT_EQ(test, sem.count, 0);
+	KUNIT_EXPECT_EQ(test, rwsem_bugs, bugs);
+}
+
+/* A blocked locker: records when it got the lock. */
+struct locker {
+	struct rw_semaphore *sem;
+	bool write;
+	volatile unsigned long step; /* 1: about to lock; 2: holds it; 3: released */
+	volatile unsigned long *order; /* shared sequence */
+	unsigned long got_at;          /* the sequence value when it got it */
+	volatile unsigned long release; /* set: may release */
+	struct task_struct *task;
+};
+
+static int locker_fn(void *data)
+{
+	struct locker *l = data;
+	store(&l->step, 1);
+	if (l->write)
+		down_write(l->sem);
+	else
+		down_read(l->sem);
+	l->got_at = __atomic_add_fetch(l->order, 1, __ATOMIC_ACQ_REL);
+	store(&l->step, 2);
+	while (!load(&l->release))
+		schedule_timeout_uninterruptible(1);
+	if (l->write)
+		up_write(l->sem);
+	else
+		up_read(l->sem);
+	store(&l->step, 3);
+	return 0;
+}
+
+/* Some online CPU other than this one, else this one (the main thread
+ * sleeps while it waits, so a worker of its own CPU runs too). */
+static unsigned other_cpu(void)
+{
+	unsigned cpu;
+	for_each_online_cpu(cpu)
+		if (cpu != smp_processor_id())
+			return cpu;
+	return smp_processor_id();
+}
+
+static void start_locker(struct kunit *test, struct locker *l, struct rw_semaphore *sem, bool write,
+			 volatile unsigned long *order)
+{
+	*l = (struct locker){ .sem = sem, .write = write, .order = order };
+	l->task = kthread_run_on_cpu(locker_fn, l, other_cpu(), "rwsem/%u");
+	KUNIT_ASSERT_NOT_NULL(test, l->task);
+}
+
+/* How many tasks wait on sem. */
+static unsigned nr_waiters(struct rw_semaphore *sem)
+{
+	unsigned n = 0;
+	struct list_head *p;
+	spin_lock(&sem->wait_lock);
+	for (p = sem->wait_list.next; p != &sem->wait_list; p = p->next)
+		n++;
+	spin_unlock(&sem->wait_lock);
+	return n;
+}
+
+/* A writer waits while a reader holds it, a reader waits while a writer
+ * holds it, and each gets it as soon as the holder lets go. */
+static void rwsem_writer_excludes_readers(struct kunit *test)
+{
+	static DECLARE_RWSEM(sem);
+	static volatile unsigned long order;
+	static struct locker w, r;
+	init_rwsem(&sem);
+	order = 0;
+	down_read(&sem);
+	start_locker(test, &w, &sem, true, &order);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
+	KUNIT_EXPECT_EQ(test, load(&w.step), 1); /* queued: it has not got it */
+	up_read(&sem);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&w.step) == 2, NULL));
+	KUNIT_EXPECT_TRUE(test, rwsem_is_write_locked(&sem));
+	/* Now a reader waits for the writer. */
+	start_locker(test, &r, &sem, false, &order);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
+	KUNIT_EXPECT_EQ(test, load(&r.step), 1);
+	KUNIT_EXPECT_EQ(test, down_read_trylock(&sem), 0);
+	store(&w.release, 1);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&r.step) == 2, NULL));
+	KUNIT_EXPECT_EQ(test, w.got_at, 1);
+	KUNIT_EXPECT_EQ(test, r.got_at, 2);
+	store(&r.release, 1);
+	kthread_join(w.task);
+	kthread_join(r.task);
+	KUNIT_EXPECT_FALSE(test, rwsem_is_locked(&sem));
+}
+
+/* Writers do not starve: once a writer waits, a reader that comes later
+ * waits behind it even though only readers hold the lock, and the writer
+ * gets it first; readers queued together are let in together. */
+static void rwsem_waiting_writer_is_not_overtaken(struct kunit *test)
+{
+	static DECLARE_RWSEM(sem);
+	static volatile unsigned long order;
+	static struct locker w, r1, r2;
+	init_rwsem(&sem);
+	order = 0;
+	down_read(&sem);
+	start_locker(test, &w, &sem, true, &order);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
+	KUNIT_EXPECT_EQ(test, down_read_trylock(&sem), 0); /* a writer waits */
+	start_locker(test, &r1, &sem, false, &order);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(nr_waiters(&sem) == 2, NULL));
+	start_locker(test, &r2, &sem, false, &order);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(nr_waiters(&sem) == 3, NULL));
+	KUNIT_EXPECT_EQ(test, load(&r1.step), 1);
+	KUNIT_EXPECT_EQ(test, load(&r2.step), 1);
+	up_read(&sem);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&w.step) == 2, NULL));
+	KUNIT_EXPECT_EQ(test, w.got_at, 1);
+	KUNIT_EXPECT_EQ(test, nr_waiters(&sem), 2);
+	store(&w.release, 1);
+	/* Both readers in at once: each holds it while the other does. */
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&r1.step) == 2 && load(&r2.step) == 2, NULL));
+	KUNIT_EXPECT_EQ(test, sem.count, 2);
+	store(&r1.release, 1);
+	store(&r2.release, 1);
+	kthread_join(w.task);
+	kthread_join(r1.task);
+	kthread_join(r2.task);
+	KUNIT_EXPECT_FALSE(test, rwsem_is_locked(&sem));
+}
+
+/* Every CPU hammers one rwsem with reads, writes, trylocks and
+ * downgrades: a writer is never inside with anyone, the writers' plain
+ * (non-atomic) increments all land, and every waiter is woken (the crew
+ * finishes). */
+struct hammer {
+	struct rw_semaphore sem;
+	volatile unsigned long readers, writers;
+	unsigned long counter; /* only changed under the write lock, non-atomically */
+	unsigned long writes;  /* atomic: writes done */
+	unsigned long forced;  /* atomic: writes held until another task waited */
+};
+/* Operations in all, shared among the CPUs: a blocked locker is handed the
+ * lock with a wakeup IPI, which a loaded host makes slow (a virtual CPU
+ * woken from hlt may wait for the host to run it), so the total is kept
+ * the same on a machine with many CPUs. Whether the CPUs' loops overlap
+ * is up to the host; so that waiters are queued and handed the lock in
+ * every run, each worker's first write holds the lock until another
+ * worker waits for it (or all the others are done): "forced" counts
+ * those, and the wakeups they cause must all arrive. */
+#define HAMMER_OPS 384
+
+static int hammer_fn(struct worker *w)
+{
+	struct hammer *h = w->crew->ctx;
+	int bad = 0;
+	unsigned rounds = HAMMER_OPS / w->crew->n;
+	bool forced = false;
+	for (unsigned i = 0; i < rounds; i++) {
+		unsigned kind = (i + w->id) % 8;
+		bool got = true;
+		if (kind == 0 || kind == 5) {
+			if (kind == 5)
+				got = down_write_trylock(&h->sem);
+			else
+				down_write(&h->sem);
+			if (!got)
+				continue;
+			if (load(&h->readers) || load(&h->writers))
+				bad++;
+			inc(&h->writers);
+			if (kind == 0 && !forced) {
+				forced = true;
+				while (!rwsem_is_contended(&h->sem) &&
+				       load(&w->crew->done) < w->crew->n - 1)
+					cpu_relax();
+				if (rwsem_is_contended(&h->sem))
+					__atomic_add_fetch(&h->forced, 1, __ATOMIC_RELAXED);
+			}
+			unsigned long v = READ_ONCE(h->counter);
+			cpu_relax();
+			WRITE_ONCE(h->counter, v + 1);
+			__atomic_add_fetch(&h->writes, 1, __ATOMIC_RELAXED);
+			__atomic_sub_fetch(&h->writers, 1, __ATOMIC_ACQ_REL);
+			if (i % 3 == 0) {
+				downgrade_write(&h->sem);
+				inc(&h->readers);
+				if (load(&h->writers))
+					bad++;
+				__atomic_sub_fetch(&h->readers, 1, __ATOMIC_ACQ_REL);
+				up_read(&h->sem);
+			} else {
+				up_write(&h->sem);
+			}
+		} else {
+			if (kind == 3)
+				got = down_read_trylock(&h->sem);
+			else
+				down_read(&h->sem);
+			if (!got)
+				continue;
+			inc(&h->readers);
+			if (load(&h->writers))
+				bad++;
+			cpu_relax();
+			__atomic_sub_fetch(&h->readers, 1, __ATOMIC_ACQ_REL);
+			up_read(&h->sem);
+		}
+		inc(&w->crew->progress);
+		if (i % 64 == 0)
+			cond_resched();
+	}
+	return bad;
+}
+
+static void rwsem_every_cpu_hammers_one_lock(struct kunit *test)
+{
+	static struct hammer h;
+	static struct crew c;
+	memset((void *)&h, 0, sizeof(h));
+	init_rwsem(&h.sem);
+	unsigned long bugs = rwsem_bugs;
+	crew_start(test, &c, hammer_fn, &h);
+	KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+	/* The first worker to hold it so finds nobody done yet (the others'
+	 * own first writes come before their end), so someone waits. */
+	KUNIT_EXPECT_GE(test, h.forced, c.n > 1 ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, h.counter, h.writes);
+	KUNIT_EXPECT_GT(test, h.writes, 0);
+	KUNIT_EXPECT_EQ(test, h.sem.count, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&h.sem.wait_list));
+	KUNIT_EXPECT_EQ(test, rwsem_bugs, bugs);
+}
+
+/* ---- one mm on every CPU --------------------------------------------------------- */
+
+struct smp_space {
+	struct mm_struct *mm;
+	unsigned long len;
+	struct kunit_resources before;
+	unsigned long tables_before;
+	unsigned long rwsem_bugs_before, spinlock_bugs_before;
+};
+
+static void space_init(struct kunit *test, struct smp_space *s, unsigned long len)
+{
+	kunit_resources_take(&s->before);
+	s->tables_before = nr_user_pagetable_pages();
+	s->rwsem_bugs_before = rwsem_bugs;
+	s->spinlock_bugs_before = spinlock_bugs;
+	s->len = len;
+	s->mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, s->mm);
+	KUNIT_ASSERT_EQ(test, do_mmap(s->mm, BASE, len, RW, ANON | MAP_FIXED), BASE);
+}
+
+/* The last user goes: every page, table and slab object comes back, and no
+ * lock misuse was reported meanwhile. */
+static void space_destroy(struct kunit *test, struct smp_space *s)
+{
+	mmput(s->mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), s->tables_before);
+	KUNIT_EXPECT_EQ(test, rwsem_bugs, s->rwsem_bugs_before);
+	KUNIT_EXPECT_EQ(test, spinlock_bugs, s->spinlock_bugs_before);
+	kunit_expect_resources_back(test, &s->before);
+}
+
+/* The PTE of addr (the caller holds the mmap_lock or is the only user). */
+static pte_t pte_at(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	pte_t *pte = pmd ? pte_offset_map(pmd, addr) : NULL;
+	if (!pte)
+		return __pte(0);
+	pte_t v = ptep_get(pte);
+	pte_unmap(pte);
+	return v;
+}
+
+static u64 word_of(unsigned long page_nr, unsigned id) { return 0xa5000000ull << 8 | page_nr << 8 | id; }
+
+/* Pages [0, pages) of BASE: worker i writes its own word (offset 8i) of
+ * the pages it owns (every page if overlap, else page p when p % n == i);
+ * with read_first it reads each page first (the zero page), so the write
+ * is a copy-on-write of the zero page racing with the others' faults. */
+struct fault_job {
+	struct mm_struct *mm;
+	unsigned long pages;
+	bool overlap;
+};
+
+static int fault_fn(struct worker *w)
+{
+	struct fault_job *j = w->crew->ctx;
+	unsigned n = w->crew->n;
+	int bad = 0;
+	kthread_use_mm(j->mm);
+	for (unsigned long p = 0; p < j->pages; p++) {
+		if (!j->overlap && p % n != w->id)
+			continue;
+		void *addr = (void *)(BASE + p * PAGE_SIZE + w->id * 8);
+		u64 v = word_of(p, w->id), got = 1;
+		if (w->id % 2 && copy_from_user(&got, addr, 8))
+			bad++;
+		if (copy_to_user(addr, &v, 8))
+			bad++;
+		inc(&w->crew->progress);
+		if (p % 32 == 0)
+			cond_resched();
+	}
+	kthread_unuse_mm(j->mm);
+	return bad;
+}
+
+/* Checks every page of the job after the crew is done: present, writable,
+ * a page of its own (never the zero page, never shared by two PTEs), with
+ * every word its writers wrote; RSS counts exactly those pages. */
+static void check_faulted(struct kunit *test, struct fault_job *j, unsigned n)
+{
+	unsigned long bad_pte = 0, bad_word = 0, dup = 0;
+	static unsigned long pfns[1024];
+	KUNIT_ASSERT_LE(test, j->pages, ARRAY_SIZE(pfns));
+	for (unsigned long p = 0; p < j->pages; p++) {
+		pte_t e = pte_at(j->mm, BASE + p * PAGE_SIZE);
+		if (!pte_present(e) || !pte_write(e) || is_zero_pfn(pte_pfn(e))) {
+			bad_pte++;
+			pfns[p] = 0;
+			continue;
+		}
+		pfns[p] = pte_pfn(e);
+		const u64 *words = page_address(pfn_to_page(pte_pfn(e)));
+		for (unsigned i = 0; i < n; i++) {
+			bool wrote = j->overlap || p % n == i;
+			if (words[i] != (wrote ? word_of(p, i) : 0))
+				bad_word++;
+		}
+		for (unsigned long q = 0; q < p; q++)
+			if (pfns[q] == pfns[p])
+				dup++;
+	}
+	KUNIT_EXPECT_EQ(test, bad_pte, 0);
+	KUNIT_EXPECT_EQ(test, bad_word, 0);
+	KUNIT_EXPECT_EQ(test, dup, 0);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(j->mm, MM_ANONPAGES), j->pages);
+	/* Two PTE tables and the tables above them, each installed once. */
+	KUNIT_EXPECT_EQ(test, j->mm->nr_ptes, (long)(j->pages * PAGE_SIZE / PMD_SIZE));
+	KUNIT_EXPECT_EQ(test, j->mm->pgtables_bytes, (long)((j->mm->nr_ptes + 2) * PAGE_SIZE));
+}
+
+#define FAULT_PAGES 1024 /* two PTE tables */
+
+static void faults_on_disjoint_pages_of_one_vma(struct kunit *test)
+{
+	static struct smp_space s;
+	static struct crew c;
+	space_init(test, &s, FAULT_PAGES * PAGE_SIZE);
+	struct fault_job j = { s.mm, FAULT_PAGES, false };
+	crew_start(test, &c, fault_fn, &j);
+	KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+	check_faulted(test, &j, c.n);
+	KUNIT_EXPECT_GE(test, s.mm->page_faults, FAULT_PAGES);
+	space_destroy(test, &s);
+}
+
+static void faults_on_the_same_pages_from_every_cpu(struct kunit *test)
+{
+	static struct smp_space s;
+	static struct crew c;
+	space_init(test, &s, FAULT_PAGES * PAGE_SIZE);
+	struct fault_job j = { s.mm, FAULT_PAGES, true };
+	crew_start(test, &c, fault_fn, &j);
+	KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+	check_faulted(test, &j, c.n);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), FAULT_PAGES); /* no page counted twice */
+	space_destroy(test, &s);
+}
+
+/* MADV_DONTNEED (under the read lock) on every page while the other CPUs
+ * fault them in: a worker reads back its own word as what it wrote or as
+ * 0 (zapped in between), never anything else; afterwards RSS is exactly
+ * the pages still mapped, and everything comes back at the end. */
+#define ZAP_PAGES 512
+#define ZAP_ROUNDS 40
+
+static int fault_or_zap_fn(struct worker *w)
+{
+	struct fault_job *j = w->crew->ctx;
+	int bad = 0;
+	if (w->id % 2) {
+		for (unsigned r = 0; r < ZAP_ROUNDS; r++) {
+			int advice = r % 2 ? MADV_FREE : MADV_DONTNEED;
+			if (do_madvise(j->mm, BASE, j->pages * PAGE_SIZE, advice))
+				bad++;
+			inc(&w->crew->progress);
+			cond_resched();
+		}
+		return bad;
+	}
+	kthread_use_mm(j->mm);
+	for (unsigned r = 0; r < ZAP_ROUNDS; r++) {
+		for (unsigned long p = 0; p < j->pages; p += 7) {
+			void *addr = (void *)(BASE + p * PAGE_SIZE + w->id * 8);
+			u64 v = word_of(p, w->id) + r, got = 0;
+			if (copy_to_user(addr, &v, 8) || copy_from_user(&got, addr, 8))
+				bad++;
+			else if (got != v && got != 0)
+				bad++;
+		}
+		inc(&w->crew->progress);
+		cond_resched();
+	}
+	kthread_unuse_mm(j->mm);
+	return bad;
+}
+
+static void madv_dontneed_beside_faults(struct kunit *test)
+{
+	static struct smp_space s;
+	static struct crew c;
+	space_init(test, &s, ZAP_PAGES * PAGE_SIZE);
+	struct fault_job j = { s.mm, ZAP_PAGES, true };
+	crew_start(test, &c, fault_or_zap_fn, &j);
+	KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+	unsigned long mapped = 0;
+	for (unsigned long p = 0; p < ZAP_PAGES; p++) {
+		pte_t e = pte_at(s.mm, BASE + p * PAGE_SIZE);
+		if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
+			mapped++;
+	}
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), mapped);
+	space_destroy(test, &s);
+}
+
+/* A writer of the mm (mprotect, munmap from another task) waits while a
+ * reader holds the mmap_lock, and a reader's work (MADV_DONTNEED) does
+ * not. */
+struct mm_call {
+	struct mm_struct *mm;
+	int what; /* 0: mprotect read-only; 1: munmap the second half; 2: MADV_DONTNEED */
+	volatile unsigned long done;
+	int ret;
+	struct task_struct *task;
+};
+
+static int mm_call_fn(void *data)
+{
+	struct mm_call *m = data;
+	unsigned long len = 16 * PAGE_SIZE;
+	switch (m->what) {
+	case 0:
+		m->ret = do_mprotect(m->mm, BASE, len, PROT_READ);
+		break;
+	case 1:
+		m->ret = do_munmap(m->mm, BASE + len / 2, len / 2);
+		break;
+	default:
+		m->ret = do_madvise(m->mm, BASE, len, MADV_DONTNEED);
+		break;
+	}
+	store(&m->done, 1);
+	return 0;
+}
+
+static void start_mm_call(struct kunit *test, struct mm_call *m, struct mm_struct *mm, int what)
+{
+	*m = (struct mm_call){ .mm = mm, .what = what };
+	m->task = kthread_run_on_cpu(mm_call_fn, m, other_cpu(), "mmcall/%u");
+	KUNIT_ASSERT_NOT_NULL(test, m->task);
+}
+
+static void writers_wait_for_a_reader_of_the_mmap_lock(struct kunit *test)
+{
+	static struct smp_space s;
+	static struct mm_call m;
+	space_init(test, &s, 16 * PAGE_SIZE);
+	kthread_use_mm(s.mm);
+	u64 v = 7;
+	KUNIT_EXPECT_EQ(test, copy_to_user((void *)BASE, &v, 8), 0);
+	kthread_unuse_mm(s.mm);
+
+	mmap_read_lock(s.mm);
+	/* A reader's work runs beside us. */
+	start_mm_call(test, &m, s.mm, 2);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&m.done), NULL));
+	KUNIT_EXPECT_EQ(test, m.ret, 0);
+	kthread_join(m.task);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+
+	/* mprotect queues behind us and changes nothing until we let go. */
+	start_mm_call(test, &m, s.mm, 0);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(rwsem_is_contended(&s.mm->mmap_lock), NULL));
+	KUNIT_EXPECT_FALSE(test, load(&m.done));
+	KUNIT_EXPECT_TRUE(test, find_vma(s.mm, BASE)->vm_flags & VM_WRITE);
+	/* A reader that comes now waits behind the writer. */
+	KUNIT_EXPECT_FALSE(test, mmap_read_trylock(s.mm));
+	mmap_read_unlock(s.mm);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&m.done), NULL));
+	KUNIT_EXPECT_EQ(test, m.ret, 0);
+	kthread_join(m.task);
+
+	mmap_read_lock(s.mm);
+	KUNIT_EXPECT_FALSE(test, find_vma(s.mm, BASE)->vm_flags & VM_WRITE);
+	/* munmap the same way. */
+	start_mm_call(test, &m, s.mm, 1);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(rwsem_is_contended(&s.mm->mmap_lock), NULL));
+	KUNIT_EXPECT_FALSE(test, load(&m.done));
+	KUNIT_EXPECT_EQ(test, find_vma(s.mm, BASE)->vm_end, BASE + 16 * PAGE_SIZE);
+	mmap_read_unlock(s.mm);
+	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&m.done), NULL));
+	KUNIT_EXPECT_EQ(test, m.ret, 0);
+	kthread_join(m.task);
+	mmap_read_lock(s.mm);
+	KUNIT_EXPECT_EQ(test, find_vma(s.mm, BASE)->vm_end, BASE + 8 * PAGE_SIZE);
+	mmap_read_unlock(s.mm);
+	KUNIT_EXPECT_FALSE(test, rwsem_is_locked(&s.mm->mmap_lock));
+	space_destroy(test, &s);
+}
+
+/* Split PTE locks: two PTE tables have two locks, each in its table's
+ * struct page, neither the mm's page_table_lock; a CPU takes one while
+ * another CPU holds the other. */
+struct ptl_taker {
+	struct mm_struct *mm;
+	pmd_t *pmd;
+	unsigned long addr;
+	spinlock_t *ptl;
+	volatile unsigned long done;
+	struct task_struct *task;
+};
+
+static int ptl_taker_fn(void *data)
+{
+	struct ptl_taker *t = data;
+	spinlock_t *ptl;
+	pte_t *pte = pte_offset_map_lock(t->mm, t->pmd, t->addr, &ptl);
+	if (pte) {
+		t->ptl = ptl;
+		pte_unmap_unlock(pte, ptl);
+	}
+	store(&t->done, 1);
+	return 0;
+}
+
+static void two_pte_tables_have_two_locks(struct kunit *test)
+{
+	static struct smp_space s;
+	static struct ptl_taker t;
+	space_init(test, &s, 2 * PMD_SIZE);
+	unsigned long a1 = BASE + PAGE_SIZE, a2 = BASE + PMD_SIZE + PAGE_SIZE;
+	mmap_read_lock(s.mm);
+	struct vm_area_struct *vma = find_vma(s.mm, BASE);
+	KUNIT_ASSERT_EQ(test, handle_mm_fault(vma, a1, FAULT_FLAG_WRITE), 0);
+	KUNIT_ASSERT_EQ(test, handle_mm_fault(vma, a2, FAULT_FLAG_WRITE), 0);
+	pmd_t *pmd1 = mm_find_pmd(s.mm, a1), *pmd2 = mm_find_pmd(s.mm, a2);
+	KUNIT_ASSERT_NOT_NULL(test, pmd1);
+	KUNIT_ASSERT_NOT_NULL(test, pmd2);
+	spinlock_t *l1 = pte_lockptr(s.mm, pmd1), *l2 = pte_lockptr(s.mm, pmd2);
+	KUNIT_EXPECT_PTR_NE(test, l1, l2);
+	KUNIT_EXPECT_PTR_NE(test, l1, &s.mm->page_table_lock);
+	KUNIT_EXPECT_PTR_EQ(test, l1, ptlock_ptr(pfn_to_page(pmd_pfn(pmdp_get(pmd1)))));
+	KUNIT_EXPECT_PTR_EQ(test, l2, &pfn_to_page(pmd_pfn(pmdp_get(pmd2)))->ptl);
+
+	spinlock_t *ptl1;
+	pte_t *pte1 = pte_offset_map_lock(s.mm, pmd1, a1, &ptl1);
+	KUNIT_ASSERT_NOT_NULL(test, pte1);
+	KUNIT_EXPECT_PTR_EQ(test, ptl1, l1);
+	KUNIT_EXPECT_TRUE(test, spin_is_locked(l1));
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(l2));
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&s.mm->page_table_lock));
+	if (num_online_cpus() >= 2) {
+		/* Another CPU takes the second table's lock while we hold the
+		 * first's (it would spin for ever on one shared lock: we wait
+		 * busily, holding a spinlock, with a hang guard). */
+		t = (struct ptl_taker){ .mm = s.mm, .pmd = pmd2, .addr = a2 };
+		t.task = kthread_run_on_cpu(ptl_taker_fn, &t, other_cpu(), "ptl/%u");
+		KUNIT_EXPECT_NOT_NULL(test, t.task);
+		if (t.task) {
+			KUNIT_EXPECT_TRUE(test, kunit_wait_while_progressing(&t.done, 1, NULL));
+			pte_unmap_unlock(pte1, ptl1);
+			pte1 = NULL;
+			kthread_join(t.task);
+			KUNIT_EXPECT_PTR_EQ(test, t.ptl, l2);
+		}
+	}
+	if (pte1)
+		pte_unmap_unlock(pte1, ptl1);
+	mmap_read_unlock(s.mm);
+	space_destroy(test, &s);
+}
+
+/* TLB: every CPU running the mm is in mm_cpumask and gets the flush of a
+ * zap; a CPU that switched to another address space and back sees the
+ * zap too (its CR3 reload dropped the old translation). */
+struct tlb_job {
+	struct mm_struct *mm;
+	volatile unsigned long loaded, zapped;
+	unsigned long before[NR_CPUS];
+};
+
+static int tlb_fn(struct worker *w)
+{
+	struct tlb_job *j = w->crew->ctx;
+	unsigned long addr = BASE + w->id * PAGE_SIZE;
+	u64 first = 0, second = 1;
+	bool away = w->id == 1; /* this one switches away while the zap runs */
+	int bad = 0;
+	kthread_use_mm(j->mm);
+	if (copy_from_user(&first, (void *)addr, 8) || first != w->id + 100)
+		bad++;
+	/* Every page's translation is now cached here. */
+	for (unsigned i = 0; i < w->crew->n; i++)
+		if (copy_from_user(&second, (void *)(BASE + i * PAGE_SIZE), 8))
+			bad++;
+	if (away)
+		kthread_unuse_mm(j->mm);
+	inc(&j->loaded);
+	/* Loaded and not sleeping: a switch would flush the TLB itself. */
+	while (!load(&j->zapped))
+		cpu_relax();
+	if (away)
+		kthread_use_mm(j->mm);
+	for (unsigned i = 0; i < w->crew->n; i++) {
+		second = 1;
+		if (copy_from_user(&second, (void *)(BASE + i * PAGE_SIZE), 8) || second != 0)
+			bad++;
+	}
+	kthread_unuse_mm(j->mm);
+	return bad;
+}
+
+static void tlb_flush_reaches_every_cpu_running_the_mm(struct kunit *test)
+{
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+	static struct smp_space s;
+	static struct crew c;
+	static struct tlb_job j;
+	space_init(test, &s, NR_CPUS * PAGE_SIZE);
+	kthread_use_mm(s.mm);
+	unsigned n = num_online_cpus();
+	for (unsigned i = 0; i < n; i++) {
+		u64 v = i + 100;
+		KUNIT_EXPECT_EQ(test, copy_to_user((void *)(BASE + i * PAGE_SIZE), &v, 8), 0);
+	}
+	kthread_unuse_mm(s.mm);
+	/* Workers on the other CPUs only: this one zaps (and must not spin
+	 * on its own CPU while a worker of it waits). */
+	memset((void *)&j, 0, sizeof(j));
+	j.mm = s.mm;
+	c.n = 0;
+	c.ready = c.done = c.progress = c.errors = 0;
+	c.fn = tlb_fn;
+	c.ctx = &j;
+	unsigned cpu, me = smp_processor_id();
+	for_each_online_cpu(cpu) {
+		if (cpu == me)
+			continue;
+		struct worker *w = &c.w[c.n];
+		w->crew = &c;
+		w->id = c.n;
+		w->task = kthread_create_on_cpu(worker_main, w, cpu, "tlb/%u");
+		KUNIT_ASSERT_NOT_NULL(test, w->task);
+		j.before[cpu] = tlb_user_flushes(cpu);
+		c.n++;
+	}
+	for (unsigned i = 0; i < c.n; i++)
+		wake_up_process(c.w[i].task);
+	KUNIT_EXPECT_TRUE(test, kunit_wait_while_progressing(&j.loaded, c.n, NULL));
+	for (unsigned i = 0; i < c.n; i++) {
+		unsigned wcpu = c.w[i].task->cpu;
+		KUNIT_EXPECT_TRUE(test, mm_cpumask(s.mm)->bits >> wcpu & 1);
+	}
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, n * PAGE_SIZE, MADV_DONTNEED), 0);
+	for (unsigned i = 0; i < c.n; i++) {
+		unsigned wcpu = c.w[i].task->cpu;
+		if (i != 1) /* the one that switched away had nothing to flush */
+			KUNIT_EXPECT_GT(test, tlb_user_flushes(wcpu), j.before[wcpu]);
+	}
+	store(&j.zapped, 1);
+	KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+	space_destroy(test, &s);
+}
+
+static struct kunit_case mm_smp_cases[] = {
+	KUNIT_CASE(rwsem_trylock_semantics),
+	KUNIT_CASE(rwsem_writer_excludes_readers),
+	KUNIT_CASE(rwsem_waiting_writer_is_not_overtaken),
+	KUNIT_CASE(rwsem_every_cpu_hammers_one_lock),
+	KUNIT_CASE(faults_on_disjoint_pages_of_one_vma),
+	KUNIT_CASE(faults_on_the_same_pages_from_every_cpu),
+	KUNIT_CASE(madv_dontneed_beside_faults),
+	KUNIT_CASE(writers_wait_for_a_reader_of_the_mmap_lock),
+	KUNIT_CASE(two_pte_tables_have_two_locks),
+	KUNIT_CASE(tlb_flush_reaches_every_cpu_running_the_mm),
+	{}
+};
+
+static struct kunit_suite mm_smp_suite = { .name = "mm_smp", .test_cases = mm_smp_cases };
+kunit_test_suite(mm_smp_suite);
