@@ -28,6 +28,7 @@
 #include "mm/slab.h"
 
 static void files_release_action(void *files) { files_release(files); }
+static void kfree_action(void *p) { kfree(p); }
 
 /* ---- the file table ---- */
 
@@ -414,7 +415,7 @@ static void shared_setup(struct kunit *test, struct shared_run *run)
 		run->ref_lines += ref[i] == '\n';
 }
 
-#define PREAD_ROUNDS 40
+#define PREAD_ROUNDS 200
 
 /* pread of one proc fd by every CPU at once: a pread at 0 regenerates the
  * snapshot (seq_file), others copy from it at other offsets; each whole
@@ -567,10 +568,8 @@ static void shared_close_races_read(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), slab_before);
 }
 
-#define CONSOLE_LINES 12
+#define CONSOLE_LINES 60
 #define CONSOLE_WIDTH 300 /* more than console_write's 128-byte chunk */
-
-static char shared_capture[CONSOLE_LINES * NR_CPUS * (CONSOLE_WIDTH + 8)];
 
 /* Every worker writes lines of CONSOLE_WIDTH copies of its letter to fd 1
  * of the one table, each line in one write() (which console_write copies
@@ -601,10 +600,16 @@ static void shared_console_lines(struct kunit *test)
 	struct printk_capture cap;
 	memset(&run, 0, sizeof(run));
 	run.files = new_files(test, "<T>");
-	printk_capture_begin(&cap, shared_capture, sizeof(shared_capture));
+	/* Room for every line and the case's other messages. */
+	size_t size = num_online_cpus() * CONSOLE_LINES * (CONSOLE_WIDTH + 8) + 4096;
+	char *shared_capture = kmalloc(size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, shared_capture);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kfree_action, shared_capture), 0);
+	printk_capture_begin(&cap, shared_capture, size);
 	unsigned int n = run_on_every_cpu(test, &run, console_worker);
 	printk_capture_end(&cap);
 	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_ASSERT_LT(test, cap.len, size - 1); /* nothing cut */
 	KUNIT_EXPECT_EQ(test, run.bad, 0);
 	unsigned int lines = 0, per[26] = { 0 }, want[26] = { 0 };
 	for (unsigned int i = 0; i < n; i++)
