@@ -474,6 +474,17 @@ int files_close(struct files_struct *files, unsigned int fd)
 
 /* ---- open: path walk ---- */
 
+/* The task /proc/self means: the process, i.e. its group leader (Linux's
+ * proc_self_get_link gives the tgid), or a kernel thread itself. A file
+ * opened under /proc/self keeps this pointer (proc_node.task): the
+ * leader's task_struct outlives the table (process_wait releases it after
+ * the last thread, which releases the table), whereas a thread that opened
+ * the file may exit and be freed while another thread still reads it. */
+static struct task_struct *proc_self_task(void)
+{
+	return current->group_leader ? current->group_leader : current;
+}
+
 /* Walks path from base (a normalised directory path, "/" for the root),
  * building the normalised path in out (sized for base + path + 2) and
  * looking up each step, so that an error comes from the first component
@@ -489,7 +500,7 @@ static int path_walk(const char *base, const char *path, char *out, struct proc_
 		len = 0;
 	memcpy(out, base, len);
 	out[len] = 0;
-	int err = procfs_lookup(len ? out : "/", current, node);
+	int err = procfs_lookup(len ? out : "/", proc_self_task(), node);
 	*slash = false;
 	for (const char *s = path; *s;) {
 		if (*s == '/') {
@@ -518,7 +529,7 @@ static int path_walk(const char *base, const char *path, char *out, struct proc_
 			len += n;
 			out[len] = 0;
 		}
-		err = procfs_lookup(len ? out : "/", current, node);
+		err = procfs_lookup(len ? out : "/", proc_self_task(), node);
 		*slash = *end == '/';
 		s = end;
 	}
@@ -1086,12 +1097,12 @@ SYSCALL_DEFINE3(ioctl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 /* ---- readlink: /proc/self/exe ---- */
 
 /* The target of the link at a normalised path, or NULL if the path is not
- * a link. /proc/self is a link to the process's pid, /proc/<pid>/exe (the
- * caller's own pid, or self) to its program. */
+ * a link. /proc/self is a link to the process's pid (the tgid, in every
+ * thread), /proc/<pid>/exe (the caller's own pid, or self) to its program. */
 static const char *proc_link_target(struct files_struct *files, const char *norm, char *buf,
 				    size_t size)
 {
-	int pid = current->pid;
+	int pid = proc_self_task()->pid;
 	char own[32];
 	if (!strcmp(norm, "/proc/self")) {
 		snprintf(buf, size, "%d", pid);
