@@ -33,9 +33,10 @@
  *     that regenerates it never frees what another thread copies from.
  *     Order: f_pos_lock -> seq_lock -> mmap_lock (a user copy may fault).
  *   - the console (fd 1 and 2 of every thread) is written under
- *     files->console.atomic_write_lock for a whole write() (tty_write_lock),
- *     so the bytes of one write stay together: lines of two threads meet
- *     only at write() borders.
+ *     files->console.atomic_write_lock for a whole write() or writev()
+ *     (tty_write_lock in file_tty_write, which writev also goes through),
+ *     so the bytes of one call stay together: lines of two threads meet
+ *     only at the borders of write calls.
  *   - f_op, f_flags, f_mode, node, path and console are set before the
  *     file is installed and never change.
  * The two sleeping locks are struct mutex (kernel/mutex.h: an rwsem taken
@@ -132,8 +133,7 @@ static long console_write(struct file *f, const char *src, size_t count, bool us
 	char chunk[128];
 	size_t done = 0;
 	long ret = (long)count;
-	/* tty_write_lock(): one write() at a time on the line, whole. */
-	mutex_lock(&f->console->atomic_write_lock);
+	/* The caller holds atomic_write_lock (tty_write_lock). */
 	while (done < count) {
 		size_t n = min(count - done, sizeof(chunk));
 		size_t got = n - copy_in(chunk, src + done, n, user);
@@ -147,7 +147,6 @@ static long console_write(struct file *f, const char *src, size_t count, bool us
 		 * preemptible, and RCU waits for this CPU). */
 		cond_resched();
 	}
-	mutex_unlock(&f->console->atomic_write_lock);
 	return ret;
 }
 
@@ -715,6 +714,20 @@ static long do_write(struct file *f, const void *buf, size_t count, bool user)
 	return f->f_op->write(f, buf, count, user);
 }
 
+/* tty_write_lock()/tty_write_unlock() for the console's writes: one
+ * write() or writev() at a time on the line, whole. */
+static void tty_write_lock(struct file *f)
+{
+	if (f && f->console && f->f_op == &console_out_fops)
+		mutex_lock(&f->console->atomic_write_lock);
+}
+
+static void tty_write_unlock(struct file *f)
+{
+	if (f && f->console && f->f_op == &console_out_fops)
+		mutex_unlock(&f->console->atomic_write_lock);
+}
+
 /* ksys_read, ksys_pread64, ksys_write, ksys_lseek: the file held for the
  * call (fdget_pos where f_pos is used, fdget for pread). */
 static long ksys_read(struct files_struct *files, unsigned int fd, void *buf, size_t count, bool user)
@@ -740,7 +753,9 @@ static long ksys_write(struct files_struct *files, unsigned int fd, const void *
 		       bool user)
 {
 	struct file *f = fdget_pos(files, fd);
+	tty_write_lock(f);
 	long ret = do_write(f, buf, count, user);
+	tty_write_unlock(f);
 	fdput_pos(f);
 	return ret;
 }
@@ -844,6 +859,8 @@ static long do_iov(unsigned long fd, const struct iovec __user *uvec, unsigned l
 			iov[i].iov_len = MAX_RW_COUNT - total;
 		total += iov[i].iov_len;
 	}
+	if (write)
+		tty_write_lock(f);
 	for (unsigned long i = 0; i < vlen; i++) {
 		if (!iov[i].iov_len)
 			continue;
@@ -858,6 +875,8 @@ static long do_iov(unsigned long fd, const struct iovec __user *uvec, unsigned l
 		if ((size_t)n < iov[i].iov_len)
 			break;
 	}
+	if (write)
+		tty_write_unlock(f);
 out:
 	kfree(iov);
 	fdput_pos(f);

@@ -323,7 +323,7 @@ struct shared_run {
 	long round_bytes;       /* read_shared_pos: bytes read in this round */
 	char ref_first[16];     /* the first bytes every snapshot starts with */
 	unsigned int ref_lines; /* lines of a snapshot */
-	char letter_of[NR_CPUS];
+	struct mm_struct *mm;   /* shared_console_writev: the workers' user memory */
 };
 
 struct worker_arg {
@@ -594,23 +594,23 @@ static int console_worker(void *data)
 	return 0;
 }
 
-static void shared_console_lines(struct kunit *test)
+/* Runs worker on every CPU with run's table writing CONSOLE_LINES lines of
+ * CONSOLE_WIDTH copies of its letter each, and checks that every line came
+ * out whole, and all of them. */
+static void console_case(struct kunit *test, struct shared_run *run, int (*worker)(void *))
 {
-	static struct shared_run run;
 	struct printk_capture cap;
-	memset(&run, 0, sizeof(run));
-	run.files = new_files(test, "<T>");
 	/* Room for every line and the case's other messages. */
 	size_t size = num_online_cpus() * CONSOLE_LINES * (CONSOLE_WIDTH + 8) + 4096;
 	char *shared_capture = kmalloc(size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, shared_capture);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kfree_action, shared_capture), 0);
 	printk_capture_begin(&cap, shared_capture, size);
-	unsigned int n = run_on_every_cpu(test, &run, console_worker);
+	unsigned int n = run_on_every_cpu(test, run, worker);
 	printk_capture_end(&cap);
 	KUNIT_ASSERT_GT(test, n, 0);
 	KUNIT_ASSERT_LT(test, cap.len, size - 1); /* nothing cut */
-	KUNIT_EXPECT_EQ(test, run.bad, 0);
+	KUNIT_EXPECT_EQ(test, run->bad, 0);
 	unsigned int lines = 0, per[26] = { 0 }, want[26] = { 0 };
 	for (unsigned int i = 0; i < n; i++)
 		want[i % 26] += CONSOLE_LINES;
@@ -630,10 +630,18 @@ static void shared_console_lines(struct kunit *test)
 	for (unsigned int i = 0; i < 26; i++)
 		KUNIT_EXPECT_EQ(test, per[i], want[i]);
 	/* The last line kept (cut to its 127 bytes) is one whole line too. */
-	const char *last = files_last_console_line(run.files);
+	const char *last = files_last_console_line(run->files);
 	KUNIT_EXPECT_EQ(test, strlen(last), CONSOLE_LAST_LINE_MAX - 1);
 	for (const char *p = last; *p; p++)
 		KUNIT_EXPECT_EQ(test, *p, last[0]);
+}
+
+static void shared_console_lines(struct kunit *test)
+{
+	static struct shared_run run;
+	memset(&run, 0, sizeof(run));
+	run.files = new_files(test, "<T>");
+	console_case(test, &run, console_worker);
 }
 
 /* ---- the system calls, on an mm of the case's own ---- */
@@ -756,6 +764,52 @@ static void small_syscalls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sys(__NR_uname, UNMAPPED, 0, 0), -EFAULT);
 }
 
+/* writev(2) to the console by a kernel thread on every CPU, all on one mm
+ * (kthread_use_mm) and one table: each line is one writev of three
+ * segments (as a libc's printf sends its buffer and the rest), and the
+ * segments of one call stay together (tty_write_lock over the whole
+ * call), so every line is whole. */
+static int writev_worker(void *data)
+{
+	struct worker_arg *a = data;
+	struct shared_run *run = a->run;
+	struct files_struct *own = current->files;
+	unsigned long page = UBASE + a->index * PAGE_SIZE;
+	unsigned long iov[3][2];
+	char text[CONSOLE_WIDTH + 1];
+	memset(text, 'a' + (int)(a->index % 26), CONSOLE_WIDTH);
+	text[CONSOLE_WIDTH] = '\n';
+	for (int i = 0; i < 3; i++) {
+		iov[i][0] = page + 64 + (unsigned long)i * (CONSOLE_WIDTH / 3);
+		iov[i][1] = CONSOLE_WIDTH / 3 + (i == 2);
+	}
+	kthread_use_mm(run->mm);
+	current->files = run->files;
+	if (copy_to_user((void __user *)page, iov, sizeof(iov)) ||
+	    copy_to_user((void __user *)(page + 64), text, sizeof(text)))
+		bad(run);
+	shared_barrier(run);
+	for (int i = 0; i < CONSOLE_LINES; i++)
+		if (sys(__NR_writev, 1, page, 3) != CONSOLE_WIDTH + 1)
+			bad(run);
+	current->files = own;
+	kthread_unuse_mm(run->mm);
+	return 0;
+}
+
+static void shared_console_writev(struct kunit *test)
+{
+	static struct shared_run run;
+	memset(&run, 0, sizeof(run));
+	run.mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, run.mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, run.mm), 0);
+	KUNIT_ASSERT_EQ(test, do_mmap(run.mm, UBASE, num_online_cpus() * PAGE_SIZE, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED), UBASE);
+	run.files = new_files(test, "<T>");
+	console_case(test, &run, writev_worker);
+}
+
 static struct kunit_case file_cases[] = {
 	KUNIT_CASE(fd_lowest_first),
 	KUNIT_CASE(bad_descriptors),
@@ -768,6 +822,7 @@ static struct kunit_case file_cases[] = {
 	KUNIT_CASE(shared_read_pos),
 	KUNIT_CASE(shared_close_races_read),
 	KUNIT_CASE(shared_console_lines),
+	KUNIT_CASE(shared_console_writev),
 	KUNIT_CASE(file_syscalls),
 	KUNIT_CASE(small_syscalls),
 	{},
