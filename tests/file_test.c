@@ -568,6 +568,65 @@ static void shared_close_races_read(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), slab_before);
 }
 
+#define EXE_READS 200 /* per reader */
+#define EXE_LEN 60     /* of the 63 bytes kept */
+
+/* Worker 0 sets the program's name again and again, alternately EXE_LEN
+ * a's and b's after a '/', until the others have done EXE_READS readlinks
+ * of /proc/self/exe each: each gets one whole name, never a mix. */
+static int exe_worker(void *data)
+{
+	struct worker_arg *a = data;
+	struct shared_run *run = a->run;
+	char names[2][EXE_LEN + 2];
+	for (int i = 0; i < 2; i++) {
+		names[i][0] = '/';
+		memset(names[i] + 1, 'a' + i, EXE_LEN);
+		names[i][EXE_LEN + 1] = 0;
+	}
+	shared_barrier(run);
+	if (a->index == 0) {
+		unsigned long want = EXE_READS * (run->nworkers - 1);
+		for (int i = 0; __atomic_load_n(&run->whole, __ATOMIC_RELAXED) < want; i++) {
+			files_set_exe_path(run->files, names[i % 2]);
+			if (i % 64 == 0)
+				cond_resched();
+		}
+		__atomic_store_n(&run->phase, ~0u, __ATOMIC_RELEASE);
+		return 0;
+	}
+	char got[EXE_LEN + 8];
+	for (unsigned int i = 0; __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE) != ~0u; i++) {
+		long n = files_readlinkat(run->files, AT_FDCWD, "/proc/self/exe", got, sizeof(got), false);
+		if (n != EXE_LEN + 1 || got[0] != '/')
+			bad(run);
+		for (long j = 2; j < n; j++)
+			if (got[j] != got[1])
+				bad(run);
+		__atomic_add_fetch(&run->whole, 1, __ATOMIC_RELAXED);
+		if (i % 64 == 0)
+			cond_resched();
+	}
+	return 0;
+}
+
+static void shared_exe_path(struct kunit *test)
+{
+	static struct shared_run run;
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	memset(&run, 0, sizeof(run));
+	run.files = new_files(test, "");
+	char first[EXE_LEN + 2];
+	first[0] = '/';
+	memset(first + 1, 'a', EXE_LEN);
+	first[EXE_LEN + 1] = 0;
+	files_set_exe_path(run.files, first);
+	KUNIT_ASSERT_GT(test, run_on_every_cpu(test, &run, exe_worker), 0);
+	KUNIT_EXPECT_EQ(test, run.bad, 0);
+	kunit_info(test, "%lu readlinks", run.whole);
+}
+
 #define CONSOLE_LINES 60
 #define CONSOLE_WIDTH 300 /* more than console_write's 128-byte chunk */
 
@@ -821,6 +880,7 @@ static struct kunit_case file_cases[] = {
 	KUNIT_CASE(shared_pread_snapshots),
 	KUNIT_CASE(shared_read_pos),
 	KUNIT_CASE(shared_close_races_read),
+	KUNIT_CASE(shared_exe_path),
 	KUNIT_CASE(shared_console_lines),
 	KUNIT_CASE(shared_console_writev),
 	KUNIT_CASE(file_syscalls),
