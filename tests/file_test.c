@@ -568,6 +568,69 @@ static void shared_close_races_read(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), slab_before);
 }
 
+#define DIRFD_ROUNDS 300
+
+/* Worker 0 opens the directory /proc and closes it, over and over (it gets
+ * fd 3 unless a reader holds 3 for a moment); the others open "meminfo"
+ * relative to fd 3 meanwhile, read what they opened and close it: each
+ * open walks from the directory's path while the directory may be closed
+ * (the walk holds a reference), and gives a new fd, -EBADF (fd 3 closed)
+ * or -ENOTDIR (fd 3 is another reader's meminfo). Everything is freed. */
+static int dirfd_worker(void *data)
+{
+	struct worker_arg *a = data;
+	struct shared_run *run = a->run;
+	shared_barrier(run);
+	if (a->index == 0) {
+		for (int i = 0; i < DIRFD_ROUNDS; i++) {
+			int fd = files_open(run->files, AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY, 0);
+			if (fd < 3)
+				bad(run);
+			cond_resched();
+			if (fd >= 0 && files_close(run->files, (unsigned int)fd) != 0)
+				bad(run);
+		}
+		__atomic_store_n(&run->phase, ~0u, __ATOMIC_RELEASE);
+		return 0;
+	}
+	char *buf = kmalloc(4096, GFP_KERNEL);
+	if (!buf)
+		bad(run);
+	for (unsigned int i = 0; buf && __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE) != ~0u; i++) {
+		int fd = files_open(run->files, 3, "meminfo", O_RDONLY, 0);
+		if (fd >= 0) {
+			if (!meminfo_whole(run, buf, files_read(run->files, (unsigned int)fd, buf, 4096)))
+				bad(run);
+			if (files_close(run->files, (unsigned int)fd) != 0)
+				bad(run);
+			__atomic_add_fetch(&run->whole, 1, __ATOMIC_RELAXED);
+		} else if (fd == -EBADF || fd == -ENOTDIR) {
+			__atomic_add_fetch(&run->ebadf, 1, __ATOMIC_RELAXED);
+		} else {
+			bad(run);
+		}
+		cond_resched();
+	}
+	kfree(buf);
+	return 0;
+}
+
+static void shared_openat_races_close(struct kunit *test)
+{
+	static struct shared_run run;
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	unsigned long slab_before = slab_objects_in_use();
+	shared_setup(test, &run); /* the reference meminfo, then fd 3 closed */
+	KUNIT_ASSERT_EQ(test, files_close(run.files, 3), 0);
+	KUNIT_ASSERT_GT(test, run_on_every_cpu(test, &run, dirfd_worker), 0);
+	KUNIT_EXPECT_EQ(test, run.bad, 0);
+	kunit_info(test, "openat: %lu opened, %lu found no directory at fd 3", run.whole, run.ebadf);
+	KUNIT_EXPECT_EQ(test, files_count(run.files), 3);
+	kunit_release_action(test, files_release_action, run.files);
+	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), slab_before);
+}
+
 #define EXE_READS 200 /* per reader */
 #define EXE_LEN 60     /* of the 63 bytes kept */
 
@@ -880,6 +943,7 @@ static struct kunit_case file_cases[] = {
 	KUNIT_CASE(shared_pread_snapshots),
 	KUNIT_CASE(shared_read_pos),
 	KUNIT_CASE(shared_close_races_read),
+	KUNIT_CASE(shared_openat_races_close),
 	KUNIT_CASE(shared_exe_path),
 	KUNIT_CASE(shared_console_lines),
 	KUNIT_CASE(shared_console_writev),
