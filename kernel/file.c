@@ -6,8 +6,8 @@
  * Invariants: files->fd[n] is NULL or the one struct file of fd n, and
  * bit n of files->open_fds is set when fd[n] is not NULL (or an open has
  * reserved n); a file's f_count is the table's one reference plus one per
- * system call using it; a generated file's buffer (buf, size) is its snapshot, owned by the file
- * and freed with it; a directory's path is normalised ("/a/b"), so openat
+ * system call using it; a generated file's buffer (buf, size) is its
+ * snapshot, owned by the file and freed with it; a directory's path is normalised ("/a/b"), so openat
  * can resolve a relative path by joining.
  *
  * Concurrency (Linux's rules, fs/file.c, fs/read_write.c, fs/seq_file.c,
@@ -36,11 +36,14 @@
  *     files->console.atomic_write_lock for a whole write() or writev()
  *     (tty_write_lock in file_tty_write, which writev also goes through),
  *     so the bytes of one call stay together: lines of two threads meet
- *     only at the borders of write calls.
+ *     only at the borders of write calls. Order: atomic_write_lock ->
+ *     mmap_lock (the copy from user) and -> the console's printk lock.
  *   - f_op, f_flags, f_mode, node, path and console are set before the
- *     file is installed and never change.
- * The two sleeping locks are struct mutex (kernel/mutex.h: an rwsem taken
- * for writing). files_alloc and files_release run with no other user of
+ *     file is installed and never change; a file under /proc/self points
+ *     at the process's leader (proc_self_task), which outlives the table.
+ * f_pos_lock, seq_lock and atomic_write_lock are struct mutex
+ * (kernel/mutex.h: an rwsem only taken for writing), never taken with
+ * file_lock held. files_alloc and files_release run with no other user of
  * the table (before the first clone, after the last thread's exit). */
 #include "kernel/file.h"
 #include "arch/x86_64/uaccess.h"
