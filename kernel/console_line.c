@@ -5,8 +5,11 @@
  * full line leaves in one printk, which the console lock keeps whole
  * against other CPUs.
  *
- * Concurrency: a line buffer belongs to one process's file table, which
- * only that task touches (file.c), so it takes no lock. */
+ * Concurrency: a line buffer belongs to one process's file table, shared
+ * by its threads; it takes no lock of its own: kernel/file.c calls
+ * console_line_put only under the table's console atomic_write_lock (one
+ * write() or writev() at a time), and console_line_end only once no
+ * thread is left. */
 #include "kernel/console_line.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"

@@ -3,11 +3,16 @@
  * (procfs, sysfs: kernel/procfs.c).
  *
  * Invariants: fd n is in use iff files->fd[n] is not NULL; a struct file is
- * owned by exactly one descriptor (no dup yet), so close() frees it. The
- * console keeps a partial line per process until its newline (or exit),
- * so that output from processes on several CPUs never interleaves inside a
- * line, and each line gets the process's console prefix (the test suite's
- * "    # "; the line buffer is kernel/console_line.c).
+ * in one descriptor (no dup yet) and is reference-counted: close() takes it
+ * out of the table, and it is freed when the last system call using it (in
+ * another thread) is done. The console keeps a partial line per process
+ * until its newline (or exit), so that output from processes on several
+ * CPUs never interleaves inside a line, and each line gets the process's
+ * console prefix (the test suite's "    # "; the line buffer is
+ * kernel/console_line.c); the threads of a process share the table and its
+ * console line, and one write() of a thread is never broken up by another
+ * thread's. Every function here may be called by threads sharing the table
+ * at once, except files_alloc and files_release (see file.c, Concurrency).
  *
  * The system calls (read 0, write 1, open 2, close 3, fstat 5, lseek 8,
  * ioctl 16, pread64 17, readv 19, writev 20, readlink 89, openat 257,

@@ -14,6 +14,7 @@
  * runner's thread on a case's mm or file table. */
 #include "tests/kunit.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/console_line.h"
 #include "kernel/file.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
@@ -27,6 +28,7 @@
 #include "mm/slab.h"
 
 static void files_release_action(void *files) { files_release(files); }
+static void kfree_action(void *p) { kfree(p); }
 
 /* ---- the file table ---- */
 
@@ -300,6 +302,470 @@ static void console_never_interleaves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lines, 80);
 }
 
+/* ---- one table shared by threads on every online CPU (CLONE_FILES) ----
+ *
+ * Each case runs a worker kthread on every online CPU (the runner's
+ * included: it waits in kthread_join meanwhile) on one files_struct. The
+ * workers meet at barriers (a spin on a counter with cond_resched, so a
+ * worker on the runner's CPU lets it run), never at times. A worker counts
+ * what it saw wrong; the case checks the counts after the joins, and that
+ * the table and the slab are back where they started. */
+
+struct shared_run {
+	struct files_struct *files;
+	int fd;
+	unsigned int nworkers;
+	unsigned int arrived;   /* barrier: workers in the current phase */
+	unsigned int phase;     /* barrier: phases completed */
+	unsigned long bad;      /* failures seen by any worker */
+	unsigned long ebadf;    /* reads that found the fd closed */
+	unsigned long whole;    /* reads that got a whole snapshot */
+	long round_bytes;       /* read_shared_pos: bytes read in this round */
+	char ref_first[16];     /* the first bytes every snapshot starts with */
+	unsigned int ref_lines; /* lines of a snapshot */
+	struct mm_struct *mm;   /* shared_console_writev: the workers' user memory */
+};
+
+struct worker_arg {
+	struct shared_run *run;
+	unsigned int index;
+};
+
+static void shared_barrier(struct shared_run *run)
+{
+	unsigned int phase = __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE);
+	if (__atomic_add_fetch(&run->arrived, 1, __ATOMIC_ACQ_REL) == run->nworkers) {
+		__atomic_store_n(&run->arrived, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&run->phase, phase + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&run->phase, __ATOMIC_ACQUIRE) == phase)
+		cond_resched();
+}
+
+static void bad(struct shared_run *run)
+{
+	__atomic_add_fetch(&run->bad, 1, __ATOMIC_RELAXED);
+}
+
+/* Runs fn on every online CPU with one worker_arg each; returns how many
+ * ran (0 if a thread could not be made: the case then fails). */
+static unsigned int run_on_every_cpu(struct kunit *test, struct shared_run *run, int (*fn)(void *))
+{
+	static struct worker_arg args[NR_CPUS];
+	static struct task_struct *t[NR_CPUS];
+	unsigned int cpu, n = 0;
+	run->nworkers = num_online_cpus();
+	for_each_online_cpu(cpu) {
+		args[n] = (struct worker_arg){ run, n };
+		t[n] = kthread_create_on_cpu(fn, &args[n], cpu, "filesrace/%u");
+		if (!t[n])
+			break;
+		n++;
+	}
+	if (n < run->nworkers) { /* cannot happen with memory to spare */
+		KUNIT_EXPECT_EQ(test, n, run->nworkers);
+		/* The made ones never started: kthread_stop reaps them unrun. */
+		for (unsigned int i = 0; i < n; i++)
+			kthread_stop(t[i]);
+		return 0;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		wake_up_process(t[i]);
+	for (unsigned int i = 0; i < n; i++)
+		kthread_join(t[i]);
+	return n;
+}
+
+/* Whether buf[0, n) is one whole /proc/meminfo: the first bytes and the
+ * line count of the reference, a ':' in every line, nothing but printable
+ * bytes and newlines. */
+static bool meminfo_whole(const struct shared_run *run, const char *buf, long n)
+{
+	if (n <= 0 || buf[n - 1] != '\n' || memcmp(buf, run->ref_first, sizeof(run->ref_first)))
+		return false;
+	unsigned int lines = 0;
+	bool colon = false;
+	for (long i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			if (!colon)
+				return false;
+			colon = false;
+			lines++;
+		} else if (buf[i] < 0x20 || buf[i] > 0x7e) {
+			return false;
+		}
+		colon |= buf[i] == ':';
+	}
+	return lines == run->ref_lines;
+}
+
+static void shared_setup(struct kunit *test, struct shared_run *run)
+{
+	memset(run, 0, sizeof(*run));
+	run->files = new_files(test, "");
+	run->fd = files_open(run->files, AT_FDCWD, "/proc/meminfo", O_RDONLY, 0);
+	KUNIT_ASSERT_EQ(test, run->fd, 3);
+	static char ref[4096];
+	long n = files_pread(run->files, run->fd, ref, sizeof(ref), 0);
+	KUNIT_ASSERT_GT(test, n, (long)sizeof(run->ref_first));
+	KUNIT_ASSERT_LT(test, n, (long)sizeof(ref)); /* the whole file fits */
+	memcpy(run->ref_first, ref, sizeof(run->ref_first));
+	for (long i = 0; i < n; i++)
+		run->ref_lines += ref[i] == '\n';
+}
+
+#define PREAD_ROUNDS 200
+
+/* pread of one proc fd by every CPU at once: a pread at 0 regenerates the
+ * snapshot (seq_file), others copy from it at other offsets; each whole
+ * pread is one whole snapshot, and a part never holds freed bytes. */
+static int pread_worker(void *data)
+{
+	struct worker_arg *a = data;
+	struct shared_run *run = a->run;
+	char *buf = kmalloc(4096, GFP_KERNEL); /* freed below: the slab count comes back */
+	shared_barrier(run);
+	for (int i = 0; buf && i < PREAD_ROUNDS; i++) {
+		long n = files_pread(run->files, (unsigned int)run->fd, buf, 4096, 0);
+		if (!meminfo_whole(run, buf, n))
+			bad(run);
+		/* A piece from the middle: printable bytes of some snapshot. */
+		n = files_pread(run->files, (unsigned int)run->fd, buf, 64, 100 + a->index);
+		if (n != 64)
+			bad(run);
+		for (long j = 0; j < n; j++)
+			if (buf[j] != '\n' && (buf[j] < 0x20 || buf[j] > 0x7e))
+				bad(run);
+		cond_resched();
+	}
+	if (!buf)
+		bad(run);
+	kfree(buf);
+	return 0;
+}
+
+static void shared_pread_snapshots(struct kunit *test)
+{
+	static struct shared_run run;
+	unsigned long slab_before = slab_objects_in_use();
+	shared_setup(test, &run);
+	KUNIT_ASSERT_GT(test, run_on_every_cpu(test, &run, pread_worker), 0);
+	KUNIT_EXPECT_EQ(test, run.bad, 0);
+	KUNIT_EXPECT_EQ(test, files_close(run.files, (unsigned int)run.fd), 0);
+	KUNIT_EXPECT_EQ(test, files_count(run.files), 3);
+	kunit_release_action(test, files_release_action, run.files);
+	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), slab_before);
+}
+
+#define SHARED_POS_ROUNDS 12
+
+/* read(2) on one fd shares f_pos: in each round (after worker 0 seeks to
+ * 0) the workers read 16 bytes at a time until end of file, and the bytes
+ * they got together are exactly the snapshot, once: as many as f_pos moved
+ * (two reads at one position would count bytes twice). */
+static int shared_pos_worker(void *data)
+{
+	struct worker_arg *a = data;
+	struct shared_run *run = a->run;
+	unsigned int fd = (unsigned int)run->fd;
+	char buf[16];
+	for (int round = 0; round < SHARED_POS_ROUNDS; round++) {
+		if (a->index == 0) {
+			__atomic_store_n(&run->round_bytes, 0, __ATOMIC_RELAXED);
+			if (files_lseek(run->files, fd, 0, SEEK_SET) != 0)
+				bad(run);
+		}
+		shared_barrier(run);
+		long n;
+		while ((n = files_read(run->files, fd, buf, sizeof(buf))) > 0)
+			__atomic_add_fetch(&run->round_bytes, n, __ATOMIC_RELAXED);
+		if (n < 0)
+			bad(run);
+		shared_barrier(run);
+		if (a->index == 0) {
+			long end = files_lseek(run->files, fd, 0, SEEK_CUR);
+			if (end <= 0 || __atomic_load_n(&run->round_bytes, __ATOMIC_RELAXED) != end)
+				bad(run);
+		}
+		shared_barrier(run);
+	}
+	return 0;
+}
+
+static void shared_read_pos(struct kunit *test)
+{
+	static struct shared_run run;
+	unsigned long slab_before = slab_objects_in_use();
+	shared_setup(test, &run);
+	KUNIT_ASSERT_GT(test, run_on_every_cpu(test, &run, shared_pos_worker), 0);
+	KUNIT_EXPECT_EQ(test, run.bad, 0);
+	KUNIT_EXPECT_EQ(test, files_close(run.files, (unsigned int)run.fd), 0);
+	kunit_release_action(test, files_release_action, run.files);
+	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), slab_before);
+}
+
+#define CLOSE_ROUNDS 150
+
+/* Worker 0 opens /proc/meminfo (always fd 3, the lowest free) and closes
+ * it, over and over; the others read fd 3 meanwhile, by pread and by
+ * read: each gets -EBADF or whole bytes of a snapshot, never freed memory
+ * (page_poison in the small topology), and everything opened is freed. */
+static int close_race_worker(void *data)
+{
+	struct worker_arg *a = data;
+	struct shared_run *run = a->run;
+	shared_barrier(run);
+	if (a->index == 0) {
+		for (int i = 0; i < CLOSE_ROUNDS; i++) {
+			if (files_open(run->files, AT_FDCWD, "/proc/meminfo", O_RDONLY, 0) != 3)
+				bad(run);
+			cond_resched();
+			if (files_close(run->files, 3) != 0)
+				bad(run);
+		}
+		__atomic_store_n(&run->phase, ~0u, __ATOMIC_RELEASE); /* done: readers stop */
+		return 0;
+	}
+	char *buf = kmalloc(4096, GFP_KERNEL);
+	if (!buf)
+		bad(run);
+	for (unsigned int i = 0; buf && __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE) != ~0u; i++) {
+		long n = i % 2 ? files_pread(run->files, 3, buf, 4096, 0)
+			       : files_read(run->files, 3, buf, 4096);
+		if (n == -EBADF) {
+			__atomic_add_fetch(&run->ebadf, 1, __ATOMIC_RELAXED);
+		} else if (n > 0 && (i % 2 == 0 || meminfo_whole(run, buf, n))) {
+			/* read() may start mid-file (f_pos moved by an
+			 * earlier read of this open): printable bytes then. */
+			for (long j = 0; j < n; j++)
+				if (buf[j] != '\n' && (buf[j] < 0x20 || buf[j] > 0x7e))
+					bad(run);
+			__atomic_add_fetch(&run->whole, 1, __ATOMIC_RELAXED);
+		} else if (n != 0 || i % 2) { /* read at end of file gives 0 */
+			bad(run);
+		}
+		cond_resched();
+	}
+	kfree(buf);
+	return 0;
+}
+
+static void shared_close_races_read(struct kunit *test)
+{
+	static struct shared_run run;
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	unsigned long slab_before = slab_objects_in_use();
+	shared_setup(test, &run);
+	KUNIT_ASSERT_EQ(test, files_close(run.files, 3), 0);
+	KUNIT_ASSERT_GT(test, run_on_every_cpu(test, &run, close_race_worker), 0);
+	KUNIT_EXPECT_EQ(test, run.bad, 0);
+	kunit_info(test, "reads: %lu found fd 3 closed, %lu got data", run.ebadf, run.whole);
+	KUNIT_EXPECT_EQ(test, files_count(run.files), 3);
+	KUNIT_EXPECT_FALSE(test, files_fd_is_open(run.files, 3));
+	kunit_release_action(test, files_release_action, run.files);
+	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), slab_before);
+}
+
+#define DIRFD_ROUNDS 300
+
+/* Worker 0 opens the directory /proc and closes it, over and over (it gets
+ * fd 3 unless a reader holds 3 for a moment); the others open "meminfo"
+ * relative to fd 3 meanwhile, read what they opened and close it: each
+ * open walks from the directory's path while the directory may be closed
+ * (the walk holds a reference), and gives a new fd, -EBADF (fd 3 closed)
+ * or -ENOTDIR (fd 3 is another reader's meminfo). Everything is freed. */
+static int dirfd_worker(void *data)
+{
+	struct worker_arg *a = data;
+	struct shared_run *run = a->run;
+	shared_barrier(run);
+	if (a->index == 0) {
+		for (int i = 0; i < DIRFD_ROUNDS; i++) {
+			int fd = files_open(run->files, AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY, 0);
+			if (fd < 3)
+				bad(run);
+			cond_resched();
+			if (fd >= 0 && files_close(run->files, (unsigned int)fd) != 0)
+				bad(run);
+		}
+		__atomic_store_n(&run->phase, ~0u, __ATOMIC_RELEASE);
+		return 0;
+	}
+	char *buf = kmalloc(4096, GFP_KERNEL);
+	if (!buf)
+		bad(run);
+	for (unsigned int i = 0; buf && __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE) != ~0u; i++) {
+		int fd = files_open(run->files, 3, "meminfo", O_RDONLY, 0);
+		if (fd >= 0) {
+			if (!meminfo_whole(run, buf, files_read(run->files, (unsigned int)fd, buf, 4096)))
+				bad(run);
+			if (files_close(run->files, (unsigned int)fd) != 0)
+				bad(run);
+			__atomic_add_fetch(&run->whole, 1, __ATOMIC_RELAXED);
+		} else if (fd == -EBADF || fd == -ENOTDIR) {
+			__atomic_add_fetch(&run->ebadf, 1, __ATOMIC_RELAXED);
+		} else {
+			bad(run);
+		}
+		cond_resched();
+	}
+	kfree(buf);
+	return 0;
+}
+
+static void shared_openat_races_close(struct kunit *test)
+{
+	static struct shared_run run;
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	unsigned long slab_before = slab_objects_in_use();
+	shared_setup(test, &run); /* the reference meminfo, then fd 3 closed */
+	KUNIT_ASSERT_EQ(test, files_close(run.files, 3), 0);
+	KUNIT_ASSERT_GT(test, run_on_every_cpu(test, &run, dirfd_worker), 0);
+	KUNIT_EXPECT_EQ(test, run.bad, 0);
+	kunit_info(test, "openat: %lu opened, %lu found no directory at fd 3", run.whole, run.ebadf);
+	KUNIT_EXPECT_EQ(test, files_count(run.files), 3);
+	kunit_release_action(test, files_release_action, run.files);
+	KUNIT_EXPECT_EQ(test, slab_objects_in_use(), slab_before);
+}
+
+#define EXE_READS 200 /* per reader */
+#define EXE_LEN 60     /* of the 63 bytes kept */
+
+/* Worker 0 sets the program's name again and again, alternately EXE_LEN
+ * a's and b's after a '/', until the others have done EXE_READS readlinks
+ * of /proc/self/exe each: each gets one whole name, never a mix. */
+static int exe_worker(void *data)
+{
+	struct worker_arg *a = data;
+	struct shared_run *run = a->run;
+	char names[2][EXE_LEN + 2];
+	for (int i = 0; i < 2; i++) {
+		names[i][0] = '/';
+		memset(names[i] + 1, 'a' + i, EXE_LEN);
+		names[i][EXE_LEN + 1] = 0;
+	}
+	shared_barrier(run);
+	if (a->index == 0) {
+		unsigned long want = EXE_READS * (run->nworkers - 1);
+		for (int i = 0; __atomic_load_n(&run->whole, __ATOMIC_RELAXED) < want; i++) {
+			files_set_exe_path(run->files, names[i % 2]);
+			if (i % 64 == 0)
+				cond_resched();
+		}
+		__atomic_store_n(&run->phase, ~0u, __ATOMIC_RELEASE);
+		return 0;
+	}
+	char got[EXE_LEN + 8];
+	for (unsigned int i = 0; __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE) != ~0u; i++) {
+		long n = files_readlinkat(run->files, AT_FDCWD, "/proc/self/exe", got, sizeof(got), false);
+		if (n != EXE_LEN + 1 || got[0] != '/')
+			bad(run);
+		for (long j = 2; j < n; j++)
+			if (got[j] != got[1])
+				bad(run);
+		__atomic_add_fetch(&run->whole, 1, __ATOMIC_RELAXED);
+		if (i % 64 == 0)
+			cond_resched();
+	}
+	return 0;
+}
+
+static void shared_exe_path(struct kunit *test)
+{
+	static struct shared_run run;
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	memset(&run, 0, sizeof(run));
+	run.files = new_files(test, "");
+	char first[EXE_LEN + 2];
+	first[0] = '/';
+	memset(first + 1, 'a', EXE_LEN);
+	first[EXE_LEN + 1] = 0;
+	files_set_exe_path(run.files, first);
+	KUNIT_ASSERT_GT(test, run_on_every_cpu(test, &run, exe_worker), 0);
+	KUNIT_EXPECT_EQ(test, run.bad, 0);
+	kunit_info(test, "%lu readlinks", run.whole);
+}
+
+#define CONSOLE_LINES 60
+#define CONSOLE_WIDTH 300 /* more than console_write's 128-byte chunk */
+
+/* Every worker writes lines of CONSOLE_WIDTH copies of its letter to fd 1
+ * of the one table, each line in one write() (which console_write copies
+ * in several chunks, rescheduling between them), and two lines in one
+ * write now and then: every line comes out whole, and all of them. */
+static int console_worker(void *data)
+{
+	struct worker_arg *a = data;
+	struct shared_run *run = a->run;
+	static char lines[NR_CPUS][2 * (CONSOLE_WIDTH + 1)];
+	char *l = lines[a->index];
+	char c = (char)('a' + a->index % 26);
+	memset(l, c, sizeof(lines[0]));
+	l[CONSOLE_WIDTH] = '\n';
+	l[2 * CONSOLE_WIDTH + 1] = '\n';
+	shared_barrier(run);
+	for (int i = 0; i < CONSOLE_LINES; i += 1 + (i % 3 == 0)) {
+		size_t len = i % 3 == 0 ? 2 * (CONSOLE_WIDTH + 1) : CONSOLE_WIDTH + 1;
+		if (files_write(run->files, 1, l, len) != (long)len)
+			bad(run);
+	}
+	return 0;
+}
+
+/* Runs worker on every CPU with run's table writing CONSOLE_LINES lines of
+ * CONSOLE_WIDTH copies of its letter each, and checks that every line came
+ * out whole, and all of them. */
+static void console_case(struct kunit *test, struct shared_run *run, int (*worker)(void *))
+{
+	struct printk_capture cap;
+	/* Room for every line and the case's other messages. */
+	size_t size = num_online_cpus() * CONSOLE_LINES * (CONSOLE_WIDTH + 8) + 4096;
+	char *shared_capture = kmalloc(size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, shared_capture);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kfree_action, shared_capture), 0);
+	printk_capture_begin(&cap, shared_capture, size);
+	unsigned int n = run_on_every_cpu(test, run, worker);
+	printk_capture_end(&cap);
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_ASSERT_LT(test, cap.len, size - 1); /* nothing cut */
+	KUNIT_EXPECT_EQ(test, run->bad, 0);
+	unsigned int lines = 0, per[26] = { 0 }, want[26] = { 0 };
+	for (unsigned int i = 0; i < n; i++)
+		want[i % 26] += CONSOLE_LINES;
+	for (const char *l = shared_capture; (l = strstr(l, "<T>")) != NULL; lines++) {
+		const char *end = strchr(l, '\n');
+		KUNIT_ASSERT_NOT_NULL(test, end);
+		l += 3;
+		bool pure = end - l == CONSOLE_WIDTH && *l >= 'a' && *l < 'a' + 26;
+		for (const char *p = l; pure && p < end; p++)
+			pure = *p == *l;
+		KUNIT_EXPECT_TRUE(test, pure);
+		if (pure)
+			per[*l - 'a']++;
+		l = end;
+	}
+	KUNIT_EXPECT_EQ(test, lines, n * CONSOLE_LINES);
+	for (unsigned int i = 0; i < 26; i++)
+		KUNIT_EXPECT_EQ(test, per[i], want[i]);
+	/* The last line kept (cut to its 127 bytes) is one whole line too. */
+	const char *last = files_last_console_line(run->files);
+	KUNIT_EXPECT_EQ(test, strlen(last), CONSOLE_LAST_LINE_MAX - 1);
+	for (const char *p = last; *p; p++)
+		KUNIT_EXPECT_EQ(test, *p, last[0]);
+}
+
+static void shared_console_lines(struct kunit *test)
+{
+	static struct shared_run run;
+	memset(&run, 0, sizeof(run));
+	run.files = new_files(test, "<T>");
+	console_case(test, &run, console_worker);
+}
+
 /* ---- the system calls, on an mm of the case's own ---- */
 
 #define UBASE 0x0000300000000000ul
@@ -420,6 +886,52 @@ static void small_syscalls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sys(__NR_uname, UNMAPPED, 0, 0), -EFAULT);
 }
 
+/* writev(2) to the console by a kernel thread on every CPU, all on one mm
+ * (kthread_use_mm) and one table: each line is one writev of three
+ * segments (as a libc's printf sends its buffer and the rest), and the
+ * segments of one call stay together (tty_write_lock over the whole
+ * call), so every line is whole. */
+static int writev_worker(void *data)
+{
+	struct worker_arg *a = data;
+	struct shared_run *run = a->run;
+	struct files_struct *own = current->files;
+	unsigned long page = UBASE + a->index * PAGE_SIZE;
+	unsigned long iov[3][2];
+	char text[CONSOLE_WIDTH + 1];
+	memset(text, 'a' + (int)(a->index % 26), CONSOLE_WIDTH);
+	text[CONSOLE_WIDTH] = '\n';
+	for (int i = 0; i < 3; i++) {
+		iov[i][0] = page + 64 + (unsigned long)i * (CONSOLE_WIDTH / 3);
+		iov[i][1] = CONSOLE_WIDTH / 3 + (i == 2);
+	}
+	kthread_use_mm(run->mm);
+	current->files = run->files;
+	if (copy_to_user((void __user *)page, iov, sizeof(iov)) ||
+	    copy_to_user((void __user *)(page + 64), text, sizeof(text)))
+		bad(run);
+	shared_barrier(run);
+	for (int i = 0; i < CONSOLE_LINES; i++)
+		if (sys(__NR_writev, 1, page, 3) != CONSOLE_WIDTH + 1)
+			bad(run);
+	current->files = own;
+	kthread_unuse_mm(run->mm);
+	return 0;
+}
+
+static void shared_console_writev(struct kunit *test)
+{
+	static struct shared_run run;
+	memset(&run, 0, sizeof(run));
+	run.mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, run.mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, run.mm), 0);
+	KUNIT_ASSERT_EQ(test, do_mmap(run.mm, UBASE, num_online_cpus() * PAGE_SIZE, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED), UBASE);
+	run.files = new_files(test, "<T>");
+	console_case(test, &run, writev_worker);
+}
+
 static struct kunit_case file_cases[] = {
 	KUNIT_CASE(fd_lowest_first),
 	KUNIT_CASE(bad_descriptors),
@@ -428,6 +940,13 @@ static struct kunit_case file_cases[] = {
 	KUNIT_CASE(close_frees_snapshot),
 	KUNIT_CASE(console_lines),
 	KUNIT_CASE(console_never_interleaves),
+	KUNIT_CASE(shared_pread_snapshots),
+	KUNIT_CASE(shared_read_pos),
+	KUNIT_CASE(shared_close_races_read),
+	KUNIT_CASE(shared_openat_races_close),
+	KUNIT_CASE(shared_exe_path),
+	KUNIT_CASE(shared_console_lines),
+	KUNIT_CASE(shared_console_writev),
 	KUNIT_CASE(file_syscalls),
 	KUNIT_CASE(small_syscalls),
 	{},
