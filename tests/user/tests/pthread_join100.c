@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -159,8 +160,22 @@ int main(void)
 	if (threads_field >= 0) {
 		CHECKF(counted == NBATCHES, "Threads: %d with a batch alive, in every batch (%d/%d)",
 		       BATCH + 1, counted, NBATCHES);
-		read_file("/proc/self/status", status, sizeof(status));
-		CHECK_CMP(field_after(status, "Threads:"), ==, 1);
+		/* pthread_join returns once the kernel has cleared the thread's
+		 * tid word (CLONE_CHILD_CLEARTID), which both kernels do before
+		 * the thread leaves its group's count (Linux: exit_mm before
+		 * exit_notify), so the last thread may still be counted for a
+		 * moment: wait for the count to settle (a hang guard of 2 s, not
+		 * a time limit on the kernel). */
+		long threads_now = -1;
+		for (int tries = 0; tries < 2000; tries++) {
+			read_file("/proc/self/status", status, sizeof(status));
+			threads_now = field_after(status, "Threads:");
+			if (threads_now == 1)
+				break;
+			struct timespec ms = { 0, 1000000 };
+			nanosleep(&ms, NULL);
+		}
+		CHECK_CMP(threads_now, ==, 1);
 	}
 	/* Joined threads' stacks are unmapped (musl) or kept in a cache and
 	 * reused (glibc): either way nine more batches add nothing. */
