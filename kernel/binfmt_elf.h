@@ -20,7 +20,8 @@ int setup_arg_pages(struct mm_struct *mm, const struct elf_image_info *elf, unsi
  * AT_PLATFORM, AT_NULL: Linux's order); above them AT_RANDOM's 16 bytes,
  * "x86_64", the argument strings and the file name "/<program>" at the
  * top. No AT_SYSINFO_EHDR: mmlab has no vDSO. Records the file name for
- * readlink("/proc/self/exe"). 0 or -EFAULT. */
+ * readlink("/proc/self/exe"). 0, -E2BIG (more than BINPRM_MAX_ARGS
+ * arguments) or -EFAULT. */
 int create_elf_tables(const struct elf_image_info *elf, int argc, char *const argv[],
 		      unsigned long *sp_out);
 /* The auxv's AT_HWCAP and AT_HWCAP2 (tests compare). */

@@ -806,13 +806,17 @@ SYSCALL_DEFINE3(write, unsigned int, fd, const char __user *, buf, size_t, count
 	return ksys_write(current->files, fd, buf, count, true);
 }
 
-/* readv and writev (Linux's do_readv/do_writev and import_iovec, fs/read_write.c
- * and lib/iov_iter.c): EBADF before the vector is looked at; more than
- * UIO_MAXIOV entries is EINVAL; the vector is copied in whole (EFAULT); a
- * length negative as ssize_t is EINVAL; the total is capped at MAX_RW_COUNT by
- * shortening the entries that pass it. The entries are then transferred in
- * order: a short transfer ends the call, and an error after some bytes were
- * transferred returns the count so far. */
+/* readv and writev, in today's Linux order (fs/read_write.c do_readv/
+ * vfs_readv and lib/iov_iter.c __import_iovec; seen on the host's 6.18):
+ * EBADF for no file or one not open for that direction, EINVAL for one that
+ * cannot do it; then the vector: more than UIO_MAXIOV entries is EINVAL
+ * (the count taken as unsigned int, as import_iovec's nr_segs), it is
+ * copied in whole (EFAULT), a length negative as ssize_t is EINVAL, a
+ * segment outside user space EFAULT, and the total is capped at
+ * MAX_RW_COUNT by shortening the entries that pass it; an empty total is 0.
+ * (Linux 6.1 imported the vector before looking at the file's mode.) The
+ * entries are transferred in order: a short transfer ends the call, and an
+ * error after some bytes were transferred returns the count so far. */
 #define UIO_MAXIOV 1024
 struct iovec {
 	void __user *iov_base;
@@ -824,47 +828,54 @@ static long do_iov(unsigned long fd, const struct iovec __user *uvec, unsigned l
 	/* do_readv/do_writev: fdget_pos, held to the end. */
 	struct file *f = fdget_pos(current->files, (unsigned int)fd);
 	struct iovec *iov = NULL;
+	unsigned int nr_segs = (unsigned int)vlen;
+	size_t total = 0;
 	long ret = 0;
 	if (!f || !(f->f_mode & (write ? FMODE_WRITE : FMODE_READ))) {
 		ret = -EBADF;
 		goto out;
 	}
-	if (vlen > UIO_MAXIOV) {
+	if (!(f->f_mode & (write ? FMODE_CAN_WRITE : FMODE_CAN_READ))) {
 		ret = -EINVAL;
 		goto out;
 	}
-	if (!vlen)
-		goto out;
-	iov = kcalloc(vlen, sizeof(*iov), GFP_KERNEL);
-	if (!iov) {
-		ret = -ENOMEM;
+	if (nr_segs > UIO_MAXIOV) {
+		ret = -EINVAL;
 		goto out;
 	}
-	if (copy_from_user(iov, uvec, vlen * sizeof(*iov))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	for (unsigned long i = 0; i < vlen; i++) {
-		if ((long)iov[i].iov_len < 0) {
-			ret = -EINVAL;
+	if (nr_segs) {
+		iov = kcalloc(nr_segs, sizeof(*iov), GFP_KERNEL);
+		if (!iov) {
+			ret = -ENOMEM;
 			goto out;
 		}
-	}
-	/* __import_iovec: each segment must lie in user space (access_ok on
-	 * its whole length, before the MAX_RW_COUNT cut). */
-	size_t total = 0;
-	for (unsigned long i = 0; i < vlen; i++) {
-		if (!access_ok(iov[i].iov_base, iov[i].iov_len)) {
+		if (copy_from_user(iov, uvec, nr_segs * sizeof(*iov))) {
 			ret = -EFAULT;
 			goto out;
 		}
-		if (iov[i].iov_len > MAX_RW_COUNT - total)
-			iov[i].iov_len = MAX_RW_COUNT - total;
-		total += iov[i].iov_len;
+		for (unsigned int i = 0; i < nr_segs; i++) {
+			if ((long)iov[i].iov_len < 0) {
+				ret = -EINVAL;
+				goto out;
+			}
+		}
+		/* Each segment must lie in user space (access_ok on its whole
+		 * length, before the MAX_RW_COUNT cut). */
+		for (unsigned int i = 0; i < nr_segs; i++) {
+			if (!access_ok(iov[i].iov_base, iov[i].iov_len)) {
+				ret = -EFAULT;
+				goto out;
+			}
+			if (iov[i].iov_len > MAX_RW_COUNT - total)
+				iov[i].iov_len = MAX_RW_COUNT - total;
+			total += iov[i].iov_len;
+		}
 	}
+	if (!total)
+		goto out;
 	if (write)
 		tty_write_lock(f);
-	for (unsigned long i = 0; i < vlen; i++) {
+	for (unsigned int i = 0; i < nr_segs; i++) {
 		if (!iov[i].iov_len)
 			continue;
 		long n = write ? do_write(f, iov[i].iov_base, iov[i].iov_len, true)

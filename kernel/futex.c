@@ -532,7 +532,9 @@ static u64 futex_deadline(const u64 *abs_time, unsigned int flags)
 {
 	if (!(flags & FLAGS_CLOCKRT))
 		return *abs_time;
-	u64 offset = ktime_get_real_ns() - ktime_get_ns();
+	/* The offset itself, not the difference of two clock reads: those
+	 * are two TSC reads apart, and with no RTC (offset 0) it wrapped. */
+	u64 offset = ktime_get_real_offset_ns();
 	return *abs_time > offset ? *abs_time - offset : 0;
 }
 

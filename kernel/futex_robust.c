@@ -52,11 +52,16 @@ static int handle_futex_death(u32 __user *uaddr, struct task_struct *curr, bool 
 retry:
 	if (get_user_u32(&uval, uaddr))
 		return -1;
-	if (pending_op && !pi && !uval) {
+	/* The owner's tid, not the whole word: a lock whose owner died
+	 * carries FUTEX_OWNER_DIED (and maybe FUTEX_WAITERS) with tid 0, and a
+	 * waiter that dies with it pending must still pass the wake on (Linux
+	 * 6.2, "futex: Resend potentially swallowed owner death notification"). */
+	u32 owner = uval & FUTEX_TID_MASK;
+	if (pending_op && !pi && !owner) {
 		futex_wake(uaddr, FLAGS_SHARED, 1, FUTEX_BITSET_MATCH_ANY);
 		return 0;
 	}
-	if ((uval & FUTEX_TID_MASK) != (u32)curr->pid)
+	if (owner != (u32)curr->pid)
 		return 0;
 	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
 	err = futex_cmpxchg_value_locked(&nval, uaddr, uval, mval);

@@ -202,8 +202,13 @@ SYSCALL_DEFINE3(getrandom, char __user *, ubuf, size_t, len, unsigned int, flags
 			fault = true;
 			break;
 		}
-		if (!(copied % PAGE_SIZE) && len && signal_pending(current))
-			break;
+		/* Linux's get_random_bytes_user: a page at a time, a chance
+		 * for the others on this CPU (and for RCU) and for a signal. */
+		if (!(copied % PAGE_SIZE) && len) {
+			if (signal_pending(current))
+				break;
+			cond_resched();
+		}
 	}
 	memset(chunk, 0, sizeof(chunk));
 	return copied || !fault ? copied : -EFAULT;

@@ -29,6 +29,8 @@ u64 ktime_get_real_ns(void)
 	return real_at_boot_ns + ktime_get_ns();
 }
 
+u64 ktime_get_real_offset_ns(void) { return real_at_boot_ns; }
+
 void ndelay_spin(u64 ns)
 {
 	u64 end = ktime_get_ns() + ns;
@@ -94,9 +96,12 @@ struct rtc_time_raw {
 
 static void rtc_read_raw(struct rtc_time_raw *t)
 {
-	/* Between updates: a read that straddles one mixes two seconds. */
-	for (unsigned i = 0; i < 1000000 && (cmos_read(RTC_REG_A) & 0x80); i++)
-		cpu_relax();
+	/* Between updates: a read that straddles one mixes two seconds (the
+	 * caller reads until two agree). Bounded as Linux's
+	 * mc146818_avoid_UIP (10 x 100 us): with no RTC, port 0x71 reads 0xff
+	 * and the update flag never clears. */
+	for (unsigned i = 0; i < 10 && (cmos_read(RTC_REG_A) & 0x80); i++)
+		ndelay_spin(100000);
 	t->sec = cmos_read(RTC_SECONDS);
 	t->min = cmos_read(RTC_MINUTES);
 	t->hour = cmos_read(RTC_HOURS);

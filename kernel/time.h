@@ -10,6 +10,9 @@ u64 ktime_get_ns(void);
 /* CLOCK_REALTIME in ns since the epoch: the monotonic clock plus the
  * wall-clock time at boot (constant: nothing sets the time). */
 u64 ktime_get_real_ns(void);
+/* CLOCK_REALTIME minus the monotonic clock: a constant, since nothing sets
+ * the time (0 when the RTC gave nothing). */
+u64 ktime_get_real_offset_ns(void);
 void time_init(void);
 /* Ticks on the boot CPU since timers started. */
 extern volatile u64 jiffies;

@@ -45,15 +45,11 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2)
 	if (!user && (!mm || !search_exception_table(regs->rip)))
 		return false;
 	/* A user copy with interrupts off cannot wait for memory or for
-	 * TLB-flush IPIs (Linux's faulthandler_disabled): the copy fails. */
-	if (!user && !(regs->rflags & (1ul << 9))) {
-		static bool warned;
-		if (!warned) {
-			warned = true;
-			pr_warn("fault: user copy at %#lx with interrupts off: -EFAULT\n", regs->rip);
-		}
+	 * TLB-flush IPIs (Linux's faulthandler_disabled): the copy fails,
+	 * silently as in Linux, since callers do this on purpose (the futex
+	 * accesses under a bucket lock fault the page in and retry). */
+	if (!user && !(regs->rflags & (1ul << 9)))
 		return false;
-	}
 	if (regs->error_code & X86_PF_RSVD) {
 		why = "reserved bit set in a page-table entry";
 		goto bad;

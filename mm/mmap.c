@@ -337,9 +337,11 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 }
 
 /* Linux's vm_mmap_pgoff: the mapping under the write lock, then, for
- * MAP_POPULATE/MAP_LOCKED, the faults under the read lock it was
- * downgraded to, so the other threads' faults are not held up by ours
- * while the new VMA cannot change under the populate. */
+ * MAP_POPULATE/MAP_LOCKED, the faults under the read lock, so the other
+ * threads' faults are not held up by ours. Linux drops the write lock and
+ * mm_populate takes the read lock afresh (looking the VMAs up again);
+ * mmlab downgrades instead, so the new VMA cannot change under the
+ * populate: a deliberate difference, stricter than Linux's. */
 static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				unsigned long prot, unsigned long flags, bool file)
 {
@@ -415,10 +417,12 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
 
 /* ---- exit ------------------------------------------------------------------ */
 
-/* The last user is gone, so nothing else can take the lock but a procfs
- * reader still looking at the mm: the write lock waits for it and keeps
- * it out (Linux's exit_mmap takes the read lock, then the write lock for
- * the removal of the VMAs). */
+/* The last user is gone, so nobody else can hold or take the lock (procfs
+ * resolves only the reader's own process, which is a user of its mm); it
+ * is taken for the assertions of the functions below (Linux's exit_mmap
+ * takes the read lock, then the write lock for the removal of the VMAs).
+ * When /proc/<pid> of other processes comes, its readers must hold the mm
+ * (get_task_mm/mmput) first. */
 void exit_mmap(struct mm_struct *mm)
 {
 	mmap_write_lock(mm);

@@ -3,8 +3,8 @@
  * splitting, merging and unmapping ranges. mm/mmap.c, mm/mprotect.c and
  * mm/madvise.c build the system calls on it (mm/vma.h).
  *
- * Invariants, true whenever an mm's owner is not inside one of these
- * functions:
+ * Invariants, true whenever nobody holds the mm's mmap_lock for writing
+ * (every function here that changes the tree runs under it):
  *   - the VMAs are in mm->mm_rb ordered by address, and on the vm_next /
  *     vm_prev list in the same order; they never overlap, are page aligned,
  *     non-empty and below TASK_SIZE; map_count is their number, total_vm

@@ -22,6 +22,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/processor.h"
+#include "arch/x86_64/syscall.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
@@ -87,9 +88,20 @@ static unsigned long gsbase_read_task(struct task_struct *tsk)
 						     : tsk->thread.gsbase;
 }
 
-/* Linux's do_arch_prctl_64, with do_arch_prctl_common's options (CPUID
- * faulting, AMX permissions, shadow stacks) not supported: EINVAL, as Linux
- * on a CPU that lacks them. */
+#define ARCH_GET_CPUID 0x1011
+#define ARCH_SET_CPUID 0x1012
+#define ARCH_GET_XCOMP_SUPP 0x1021
+#define ARCH_GET_XCOMP_PERM 0x1022
+#define ARCH_REQ_XCOMP_PERM 0x1023
+#define XFEATURE_XTILE_DATA 18 /* AMX's tile data: the one dynamic feature */
+#define XFEATURE_MAX 19
+
+/* Linux's do_arch_prctl_64, then do_arch_prctl_common's options as Linux
+ * answers them on a CPU without CPUID faulting and without AMX: CPUID is
+ * always enabled (GET 1; SET -ENODEV), the xstate features offered and
+ * permitted are the user ones in XCR0 (x87|SSE without XSAVE), and asking
+ * permission succeeds for any feature but AMX's, which is not there
+ * (-EOPNOTSUPP). The KVM guest permissions and shadow stacks: -EINVAL. */
 SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
 {
 	struct task_struct *tsk = current;
@@ -112,6 +124,17 @@ SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
 		return put_user_u64(fsbase_read_task(tsk), (void *)arg2) ? -EFAULT : 0;
 	case ARCH_GET_GS:
 		return put_user_u64(gsbase_read_task(tsk), (void *)arg2) ? -EFAULT : 0;
+	case ARCH_GET_CPUID:
+		return 1;
+	case ARCH_SET_CPUID:
+		return -ENODEV;
+	case ARCH_GET_XCOMP_SUPP:
+	case ARCH_GET_XCOMP_PERM:
+		return put_user_u64(fpu_xfeatures ? fpu_xfeatures : XFEATURE_MASK_FP | XFEATURE_MASK_SSE, (void *)arg2) ? -EFAULT : 0;
+	case ARCH_REQ_XCOMP_PERM:
+		if (arg2 >= XFEATURE_MAX)
+			return -EINVAL;
+		return arg2 == XFEATURE_XTILE_DATA ? -EOPNOTSUPP : 0;
 	default:
 		return -EINVAL;
 	}

@@ -61,8 +61,11 @@ static void reads(void)
 	CHECK_ERRNO(syscall(SYS_readv, fd, v, -1), EINVAL);
 	CHECK_ERRNO(syscall(SYS_readv, fd, v, UIO_MAXIOV + 1), EINVAL);
 	CHECK_ERRNO(syscall(SYS_readv, fd, (void *)8, 2), EFAULT);
-	/* The file is not open for writing. */
+	/* The file is not open for writing: EBADF, even for an empty vector.
+	 * (Which comes first, this or a bad vector, changed between Linux 6.1
+	 * and today's, so this program, run on both, does not ask.) */
 	CHECK_ERRNO(syscall(SYS_writev, fd, v, 2), EBADF);
+	CHECK_ERRNO(syscall(SYS_writev, fd, v, 0), EBADF);
 	close(fd);
 	CHECK_ERRNO(syscall(SYS_readv, fd, v, 2), EBADF);
 }
