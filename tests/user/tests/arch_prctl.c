@@ -109,6 +109,11 @@ static void errors(void)
 	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_GS, 0xffff800000000000UL), EPERM);
 	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_FS, 0xffff800000000000UL), EPERM);
 	CHECK_ERRNO(syscall(SYS_arch_prctl, 0x1234, 0), EINVAL);
+	/* do_arch_prctl_common's: CPUID is enabled (1) on both kernels; the
+	 * xstate features offered include x87 and SSE. */
+	CHECK_CMP(syscall(SYS_arch_prctl, 0x1011 /* ARCH_GET_CPUID */, 0), ==, 1);
+	unsigned long supp = 0;
+	CHECK(syscall(SYS_arch_prctl, 0x1021 /* ARCH_GET_XCOMP_SUPP */, &supp) == 0 && (supp & 3) == 3);
 	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_GET_FS, 8UL), EFAULT);
 	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_GET_GS, TASK_SIZE_MAX), EFAULT);
 	/* The refused SETs changed nothing. */
