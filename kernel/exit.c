@@ -232,8 +232,9 @@ static int reaper_fn(void *unused)
 	return 0;
 }
 
-/* Before the test run (a late_initcall_sync): the reaper is there before
- * any process. */
+/* Before the test run and the boot programs (both later: the test run is a
+ * late_initcall_sync, the boot programs follow the initcalls): the reaper
+ * is there before any process. */
 static int reaper_init(void)
 {
 	struct task_struct *p = kthread_run_on_cpu(reaper_fn, NULL, smp_processor_id(), "reaper/%u");

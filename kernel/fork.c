@@ -127,9 +127,11 @@ static int fork_entry(void *data)
 		int tid = tsk->pid;
 		(void)copy_to_user(tsk->set_child_tid, &tid, sizeof(tid));
 	}
-	/* Made while (or just before) its group started to exit. */
-	if (signal_pending(tsk))
-		arch_do_signal_or_restart();
+	/* The way out every entry takes (it returns with interrupts off, so
+	 * a group exit or a move to another CPU asked for after its checks
+	 * is seen by the kick's interrupt in user mode): a group exit that
+	 * began while this thread was being made, a pending migration. */
+	exit_to_user_mode_prepare();
 	ret_from_fork_user(&regs);
 }
 

@@ -3,8 +3,9 @@
  * task_struct alive until put_task_struct.
  *
  * Invariant: a task is in the table from clone/spawn until it starts to exit
- * (detach_pid, before it gives up its mm); a reference can only be taken
- * while it is in the table (under the table's lock), and whoever frees the
+ * (detach_pid, before it gives up its mm); a reference is taken while it is
+ * in the table (under the table's lock), or by a running task on itself
+ * (get_task_struct(current)), and whoever frees the
  * task (release_task) first waits until every reference was put. */
 #ifndef KERNEL_PID_H
 #define KERNEL_PID_H

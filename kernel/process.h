@@ -2,7 +2,8 @@
  * (mm), open files and signal actions, each thread with a user context
  * entered through iretq/sysret and left through syscall or an exception.
  *
- * Every thread, as every task, runs on one CPU. A process is created from a
+ * A thread runs on one CPU at a time and may move to another its affinity
+ * allows (kernel/sched.h). A process is created from a
  * static ELF64 executable (a multiboot2 module) as one thread, its group
  * leader; clone(CLONE_THREAD) adds threads (kernel/fork.c). A thread ends by
  * exit, the whole group by exit_group or by a fault it may not take
@@ -32,7 +33,7 @@ struct process_spawn_args {
 	unsigned long image_size;
 	const char *const *argv;    /* NULL-terminated, argv[0] included; NULL: { name } */
 	const char *console_prefix; /* before every output line; NULL: "" */
-	unsigned int cpu;           /* where it runs */
+	unsigned int cpu;           /* where it starts (it may run on any CPU) */
 };
 
 /* Creates a process and starts it; returns its task, or NULL with *err set

@@ -162,8 +162,9 @@ long schedule_timeout(long timeout);
 long schedule_timeout_uninterruptible(long timeout);
 static inline long msecs_to_jiffies(unsigned long ms) { return (long)((ms + 9) / 10); /* HZ=100 */ }
 
-/* Makes p runnable on its CPU; returns false if it was not sleeping. A
- * remote idle CPU is woken with the reschedule IPI. */
+/* Makes p runnable, on its CPU or, when that one is no longer allowed, on
+ * one its affinity allows; returns false if it was not sleeping. A remote
+ * idle CPU is woken with the reschedule IPI. */
 bool wake_up_process(struct task_struct *p);
 int wake_up_state(struct task_struct *p, unsigned int state);
 

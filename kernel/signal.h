@@ -85,7 +85,6 @@ struct signal_struct {
 	int group_exit_code;         /* its status (0..255) */
 	struct process_result result; /* filled by the last thread */
 	struct rlimit rlim[RLIM_NLIMITS];
-	struct wait_queue_head wait_released; /* process_wait: sigcnt fell */
 };
 
 /* Whether p has a signal pending that interrupts an interruptible wait

@@ -44,8 +44,8 @@ SYSCALL_DEFINE1(set_tid_address, int __user *, tidptr)
 	return current->pid;
 }
 
-/* Every task is bound to its CPU: yielding lets the others of this CPU's
- * run queue run first. */
+/* Yielding lets the others of this CPU's run queue run first (there is no
+ * load balancing: a task leaves its CPU only for its affinity). */
 SYSCALL_DEFINE0(sched_yield)
 {
 	cond_resched();
