@@ -68,14 +68,20 @@ static void zap_other_threads(struct task_struct *tsk)
 	}
 }
 
-/* Marks the group exiting with code, unless it already is; returns
+/* Marks the group exiting with code, unless it already is, and ends the
+ * other threads; a kill (why != NULL) also records the report. Returns
  * whether this call did it. */
-static bool start_group_exit(struct task_struct *tsk, int code)
+static bool start_group_exit(struct task_struct *tsk, int code, const char *why)
 {
 	struct signal_struct *sig = tsk->signal;
 	spin_lock(&sig->siglock);
 	bool first = !sig->group_exit;
 	if (first) {
+		if (why) {
+			sig->result.killed = true;
+			sig->result.exit_code = 0;
+			strlcpy(sig->result.reason, why, sizeof(sig->result.reason));
+		}
 		sig->group_exit_code = code;
 		__atomic_store_n(&sig->group_exit, true, __ATOMIC_RELEASE);
 		zap_other_threads(tsk);
@@ -150,7 +156,7 @@ __noreturn void do_exit_thread(int code)
 __noreturn void process_exit(int code)
 {
 	struct task_struct *tsk = current;
-	start_group_exit(tsk, code & 0xff);
+	start_group_exit(tsk, code & 0xff, NULL);
 	do_exit_thread(READ_ONCE(tsk->signal->group_exit_code));
 }
 
@@ -172,18 +178,7 @@ __noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reaso
 			 regs->error_code);
 	/* SIGSEGV's default action: the whole group dies (Linux's
 	 * do_group_exit from get_signal), reported once. */
-	spin_lock(&sig->siglock);
-	bool first = !sig->group_exit;
-	if (first) {
-		sig->result.killed = true;
-		sig->result.exit_code = 0;
-		strlcpy(sig->result.reason, why, sizeof(sig->result.reason));
-		sig->group_exit_code = 128 + SIGSEGV;
-		__atomic_store_n(&sig->group_exit, true, __ATOMIC_RELEASE);
-		zap_other_threads(tsk);
-	}
-	spin_unlock(&sig->siglock);
-	if (first) {
+	if (start_group_exit(tsk, 128 + SIGSEGV, why)) {
 		if (tsk->pid == tsk->tgid)
 			printk(KERN_ALWAYS "%smmlab: process %d (%s) killed: %s\n", process_console_prefix(tsk),
 			       tsk->tgid, tsk->comm, why);

@@ -45,9 +45,6 @@
 #define FUT_OFF_INODE 1    /* an inode-based key: never made here (no file mappings) */
 #define FUT_OFF_MMSHARED 2 /* a shared futex on anonymous memory */
 
-#define NSEC_PER_SEC 1000000000ll
-#define FUTEX_TICK_NSEC (1000000000ull / HZ)
-#define KTIME_MAX ((u64)(~0ull >> 1))
 
 /* Linux's union futex_key, reduced to its private/anonymous form. */
 struct futex_key {
@@ -196,11 +193,6 @@ static int get_futex_key(u32 __user *uaddr, unsigned int flags, struct futex_key
 static int futex_get_value_locked(u32 *dest, u32 __user *from)
 {
 	return futex_load_inatomic(dest, from) ? -EFAULT : 0;
-}
-
-static int get_user_u32(u32 *val, u32 __user *uaddr)
-{
-	return copy_from_user(val, uaddr, sizeof(*val)) ? -EFAULT : 0;
 }
 
 /* Linux's __futex_unqueue: q off its chain, under its bucket's lock. */
@@ -558,7 +550,7 @@ static void futex_wait_queue(struct futex_hash_bucket *hb, struct futex_q *q, co
 		} else {
 			u64 now = ktime_get_ns();
 			if (now < *deadline) {
-				u64 ticks = (*deadline - now + FUTEX_TICK_NSEC - 1) / FUTEX_TICK_NSEC;
+				u64 ticks = (*deadline - now + TICK_NSEC - 1) / TICK_NSEC;
 				if (ticks > (1ull << 40)) /* keeps the timer's expiry from wrapping */
 					ticks = 1ull << 40;
 				schedule_timeout((long)ticks);

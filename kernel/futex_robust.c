@@ -18,11 +18,6 @@
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 
-static int get_user_u32(u32 *val, u32 __user *uaddr)
-{
-	return copy_from_user(val, uaddr, sizeof(*val)) ? -EFAULT : 0;
-}
-
 /* Linux's futex_cmpxchg_value_locked, here with no bucket lock held:
  * interrupts off around the access play pagefault_disable (mm/fault.c
  * resolves no user-copy fault then), so a page that is not present gives

@@ -50,7 +50,6 @@
 
 _Static_assert(offsetof(struct task_struct, thread_sp) == 0, "switch_to.asm expects thread_sp at 0");
 
-#define TICK_NSEC (1000000000ull / HZ)
 
 struct sleep_timer {
 	struct list_head entry; /* on rq->timers */

@@ -14,8 +14,6 @@
 #include "kernel/syscall.h"
 #include "kernel/time.h"
 
-#define NSEC_PER_SEC 1000000000ll
-#define TICK_NSEC (1000000000ull / HZ)
 
 /* Clock ids Linux has beyond kernel/unistd.h's. */
 #define CLOCK_REALTIME_COARSE 5

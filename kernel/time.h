@@ -3,7 +3,12 @@
 #ifndef KERNEL_TIME_H
 #define KERNEL_TIME_H
 
+#include "arch/x86_64/apic.h"
 #include "kernel/types.h"
+
+#define NSEC_PER_SEC 1000000000ll
+#define TICK_NSEC (1000000000ull / HZ) /* one tick, the only timer's period */
+#define KTIME_MAX ((u64)(~0ull >> 1))
 
 /* Nanoseconds since boot (TSC scaled by its PIT-calibrated frequency). */
 u64 ktime_get_ns(void);

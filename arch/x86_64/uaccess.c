@@ -91,6 +91,11 @@ int get_user_u64(u64 *val, const void *uaddr)
 	return copy_from_user(val, uaddr, sizeof(*val)) ? -EFAULT : 0;
 }
 
+int get_user_u32(u32 *val, const void *uaddr)
+{
+	return copy_from_user(val, uaddr, sizeof(*val)) ? -EFAULT : 0;
+}
+
 int put_user_u64(u64 val, void *uaddr)
 {
 	return copy_to_user(uaddr, &val, sizeof(val)) ? -EFAULT : 0;
