@@ -20,6 +20,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/page_alloc.h"
+#include "mm/pgtable.h"
 #include "mm/slab.h"
 #include "tests/bench.h"
 
@@ -49,6 +50,7 @@ static void run_user_program(struct kunit *test)
 	int err;
 	kunit_resources_take(&before);
 	unsigned long kthreads = nr_kthreads(), user_threads = nr_user_threads();
+	unsigned long tables = nr_user_pagetable_pages();
 	unsigned cpu = next_cpu();
 	bool ran = process_run(test->name, NULL, cpu, &res, &err);
 	if (!ran)
@@ -57,9 +59,10 @@ static void run_user_program(struct kunit *test)
 
 	if (!res.killed) /* a kill has had its one-line report already */
 		kunit_info(test, "%s (CPU %u) exited with status %d", test->name, cpu, res.exit_code);
-	/* Everything the process had is free again, kernel stacks and
-	 * task_structs of all its threads included. */
+	/* Everything the process had is free again, its page-table pages,
+	 * kernel stacks and task_structs of all its threads included. */
 	kunit_expect_resources_back(test, &before);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables);
 	KUNIT_EXPECT_EQ(test, nr_kthreads(), kthreads);
 	KUNIT_EXPECT_EQ(test, nr_user_threads(), user_threads);
 	if (crash) {
