@@ -663,8 +663,12 @@ unsigned int select_task_rq_fork(struct task_struct *parent)
  * running yet (nobody else looks at it), so no lock. */
 void sched_fork(struct task_struct *p, struct task_struct *parent)
 {
-	p->cpus_mask = parent->cpus_mask;
-	p->nr_cpus_allowed = parent->nr_cpus_allowed;
+	/* One read of the mask (a word) and the count derived from it: a
+	 * concurrent sched_setaffinity of parent cannot give the child a
+	 * mask and a count from two different moments. */
+	struct cpumask m = { READ_ONCE(parent->cpus_mask.bits) };
+	p->cpus_mask = m;
+	p->nr_cpus_allowed = cpumask_weight(&m);
 }
 
 /* Whether p runs on a CPU its mask no longer has (a racy look: the loop
