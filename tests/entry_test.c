@@ -23,7 +23,6 @@
 #include "arch/x86_64/irqflags.h"
 #include "arch/x86_64/processor.h"
 #include "arch/x86_64/traps.h"
-#include "arch/x86_64/uaccess.h"
 #include "kernel/multiboot2.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
@@ -309,12 +308,7 @@ static int hold_cpu(void *data)
 
 static int gs_spin_flag(struct mm_struct *mm, int write)
 {
-	int v = write;
-	kthread_use_mm(mm);
-	unsigned long left = write ? copy_to_user((void *)GS_SPIN_FLAG_ADDR, &v, sizeof(v))
-				   : copy_from_user(&v, (const void *)GS_SPIN_FLAG_ADDR, sizeof(v));
-	kthread_unuse_mm(mm);
-	return left ? -1 : v;
+	return kunit_user_flag(mm, GS_SPIN_FLAG_ADDR, write);
 }
 
 /* tests/user/aux/gs_spin spins in user mode with its GS base = a decoy

@@ -28,12 +28,14 @@
 #include "tests/kunit.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/traps.h"
+#include "arch/x86_64/uaccess.h"
 #include "kernel/ksyms.h"
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "mm/mmu_context.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
@@ -476,4 +478,14 @@ unsigned kunit_run_all(const char *filter)
 	printk(KERN_ALWAYS "# Totals: pass:%u fail:%u skip:%u total:%u\n", totals[0], totals[1], totals[2],
 	       totals[0] + totals[1] + totals[2]);
 	return totals[1];
+}
+
+int kunit_user_flag(struct mm_struct *mm, unsigned long uaddr, int write)
+{
+	int v = write;
+	kthread_use_mm(mm);
+	unsigned long left = write ? copy_to_user((void *)uaddr, &v, sizeof(v))
+				   : copy_from_user(&v, (const void *)uaddr, sizeof(v));
+	kthread_unuse_mm(mm);
+	return left ? -1 : v;
 }

@@ -150,6 +150,13 @@ void kunit_expect_resources_back(struct kunit *test, const struct kunit_resource
 bool kunit_wait_while_progressing(const volatile unsigned long *value, unsigned long target,
 				  const volatile unsigned long *progress);
 
+struct mm_struct;
+/* A flag word a test's user program shares with the case (the spinners of
+ * tests/user/aux/ map a page at a fixed address): written (write != 0:
+ * the value write) or read through mm, from a case's task that has no mm
+ * of its own; the value, or -1 while the page is not mapped yet. */
+int kunit_user_flag(struct mm_struct *mm, unsigned long uaddr, int write);
+
 /* What the assertion macros call. */
 void kunit_fail(struct kunit *test, bool assert, const char *file, int line, const char *fmt, ...)
 	__printf(5, 6);

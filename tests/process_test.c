@@ -10,7 +10,6 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
-#include "arch/x86_64/uaccess.h"
 #include "kernel/elf.h"
 #include "kernel/multiboot2.h"
 #include "kernel/printk.h"
@@ -185,17 +184,8 @@ static int hold_cpu(void *data)
 #define SPIN_FLAG_ADDR 0x200000000ul /* the spinner's flag page: 1 in its loop, 2 to stop */
 #define GUARD_TICKS 2000             /* 20 s of this CPU's ticks: only to turn a hang into a failure */
 
-/* The spinner's flag word, read or written through its mm (the case's task
- * has none of its own): -1 while its page is not mapped yet. */
-static int spin_flag(struct mm_struct *mm, int write)
-{
-	int v = write;
-	kthread_use_mm(mm);
-	unsigned long left = write ? copy_to_user((void *)SPIN_FLAG_ADDR, &v, sizeof(v))
-				   : copy_from_user(&v, (const void *)SPIN_FLAG_ADDR, sizeof(v));
-	kthread_unuse_mm(mm);
-	return left ? -1 : v;
-}
+/* The spinner's flag word (kunit_user_flag). */
+static int spin_flag(struct mm_struct *mm, int write) { return kunit_user_flag(mm, SPIN_FLAG_ADDR, write); }
 
 /* A process that never makes a system call still lets its CPU run other
  * tasks and pass RCU quiescent states, and takes an NMI in user mode. The
