@@ -211,6 +211,25 @@ static long proc_write_eio(struct file *f, const char *src, size_t count, bool u
 	return -EIO;
 }
 
+/* proc_sys_write()/kernfs_fop_write_iter() of a file with a write
+ * method: the bytes are copied in and handed to it whole (a sysctl or
+ * attribute is one value per write; Linux refuses what does not fit a
+ * page). f_pos is not moved, as a sysctl handler given one whole value
+ * leaves it for the next write to start over. */
+static long proc_write(struct file *f, const char *src, size_t count, bool user)
+{
+	if (!count)
+		return 0;
+	if (count >= PAGE_SIZE)
+		return -EINVAL;
+	char *buf = kmalloc(count, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	long ret = copy_in(buf, src, count, user) ? -EFAULT : procfs_write(&f->node, buf, count);
+	kfree(buf);
+	return ret;
+}
+
 static long dir_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 {
 	(void)f, (void)dst, (void)count, (void)pos, (void)user;
@@ -272,6 +291,14 @@ static const struct file_operations console_out_fops = {
 static const struct file_operations proc_fops = {
 	.read = proc_read, .write = proc_write_eio, .llseek = seq_lseek, .mode = S_IFREG | 0444,
 	.blksize = 1024,
+};
+static const struct file_operations proc_rw_fops = {
+	.read = proc_read, .write = proc_write, .llseek = seq_lseek, .mode = S_IFREG | 0644,
+	.blksize = 1024,
+};
+static const struct file_operations sysfs_rw_fops = {
+	.read = proc_read, .write = proc_write, .llseek = generic_file_llseek,
+	.mode = S_IFREG | 0644, .size = PAGE_SIZE, .blksize = PAGE_SIZE,
 };
 static const struct file_operations sysfs_fops = {
 	.read = proc_read, .llseek = generic_file_llseek, .mode = S_IFREG | 0444,
@@ -598,7 +625,8 @@ static int path_openat(struct files_struct *files, int dirfd, const char *path, 
 		err = -ENOTDIR;
 	else if (dir && acc != O_RDONLY)
 		err = -EISDIR;
-	else if (node.fs == PROC_FS_SYS && !dir && (acc == O_WRONLY || acc == O_RDWR))
+	else if (node.fs == PROC_FS_SYS && !dir && (acc == O_WRONLY || acc == O_RDWR) &&
+		 !procfs_node_writable(&node))
 		err = -EACCES; /* kernfs: a write open of a file without a write method
 				* (access mode 3 opens for neither, and succeeds) */
 	if (err)
@@ -620,10 +648,15 @@ static int path_openat(struct files_struct *files, int dirfd, const char *path, 
 		f->path = norm;
 		norm = NULL;
 	} else {
-		f->f_op = node.fs == PROC_FS_SYS ? &sysfs_fops : &proc_fops;
+		bool rw = procfs_node_writable(&node);
+		if (node.fs == PROC_FS_SYS)
+			f->f_op = rw ? &sysfs_rw_fops : &sysfs_fops;
+		else
+			f->f_op = rw ? &proc_rw_fops : &proc_fops;
 		/* Root may open a /proc file for writing; only /proc/<pid>
-		 * files lack a write method altogether (no FMODE_CAN_WRITE). */
-		if (node.fs == PROC_FS_PROC && !node.per_task)
+		 * files lack a write method altogether (no FMODE_CAN_WRITE). A
+		 * sysfs attribute with a write method opens for writing. */
+		if ((node.fs == PROC_FS_PROC && !node.per_task) || rw)
 			f->f_mode |= FMODE_CAN_WRITE;
 		err = procfs_fill(&node, &f->buf, &f->size); /* the snapshot at open */
 		if (err) {

@@ -72,7 +72,8 @@ void files_release(struct files_struct *files);
  *                  writing or writing (its mode is 0444 and kernfs refuses
  *                  even root; access mode 3, neither, opens)
  * A procfs file opened for writing opens (root passes the 0444 check), and
- * its writes fail: -EIO under /proc (proc_reg_write without proc_write),
+ * its writes fail unless it has a write method (/proc/sys, mode 0644: the
+ * value goes to its handler): -EIO under /proc (proc_reg_write without proc_write),
  * -EINVAL under /proc/<pid> (no write method at all). O_TRUNC is ignored,
  * as procfs ignores it; O_PATH opens as a plain open (not supported). A
  * directory opened O_RDONLY gives a descriptor whose reads fail with

@@ -1,4 +1,4 @@
-/* Read-only procfs and sysfs files in Linux's formats, generated on demand
+/* procfs and sysfs files in Linux's formats, generated on demand
  * into a buffer (the open-file side is kernel/file.c; the generators are
  * kernel/procfs.c and, for /proc/<pid>, kernel/proc_task.c).
  *
@@ -7,7 +7,8 @@
  * (online, possible, has_cpu, has_memory, and node<N>/ with numastat,
  * meminfo, distance and cpulist for every online node, memoryless ones
  * included), "/sys/devices/system/cpu" (online, possible, present:
- * kernel/sysfs.c). Every file is generated whole from the kernel's own counters
+ * kernel/sysfs.c), "/proc/sys/vm" (the vm sysctls, readable and, as root,
+ * writable). Every file is generated whole from the kernel's own counters
  * at one moment, so a reader sees one consistent snapshot, never a file
  * stitched from two moments. */
 #ifndef KERNEL_PROCFS_H
@@ -44,6 +45,17 @@ int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *
  * *lenp bytes, not NUL-terminated; the caller kfrees it). Returns 0 or
  * -ENOMEM. */
 int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp);
+
+/* Whether the file has a write method (a sysctl, a writable sysfs
+ * attribute): its mode is 0644 instead of 0444. */
+bool procfs_node_writable(const struct proc_node *node);
+/* One write(2) of len bytes (a kernel buffer) to the file: len, or
+ * -EIO (no write method), -EINVAL (len >= PAGE_SIZE, or a value the
+ * file refuses), -ENOMEM, or the file's own errno (-EBUSY...). */
+long procfs_write(const struct proc_node *node, const char *buf, size_t len);
+/* Lookup and write at once, for tests and the kernel's own settings:
+ * 0 or a negative errno. */
+int procfs_write_path(const char *path, struct task_struct *task, const char *buf, size_t len);
 
 /* Both at once, for tests: the content of path as task would read it.
  * Returns 0, -ENOENT, -ENOTDIR, -EISDIR (a directory) or -ENOMEM. The

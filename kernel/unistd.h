@@ -20,6 +20,8 @@
 #define __NR_readv 19
 #define __NR_writev 20
 #define __NR_sched_yield 24
+#define __NR_mremap 25
+#define __NR_mincore 27
 #define __NR_madvise 28
 #define __NR_nanosleep 35
 #define __NR_getpid 39
@@ -47,6 +49,7 @@
 #define __NR_mbind 237
 #define __NR_set_mempolicy 238
 #define __NR_get_mempolicy 239
+#define __NR_migrate_pages 256
 #define __NR_openat 257
 #define __NR_newfstatat 262
 #define __NR_readlinkat 267
@@ -55,6 +58,8 @@
 #define __NR_move_pages 279
 #define __NR_prlimit64 302
 #define __NR_getcpu 309
+#define __NR_process_vm_readv 310
+#define __NR_process_vm_writev 311
 #define __NR_getrandom 318
 #define __NR_rseq 334
 #define __NR_clone3 435

@@ -21,8 +21,11 @@ KERNEL_SRCS += \
 	mm/page_alloc_pcp.c \
 	mm/page_alloc_stats.c \
 	mm/pgtable.c \
+	mm/pt_reclaim.c \
+	mm/pte_ref.c \
 	mm/shrinker.c \
 	mm/slab.c \
 	mm/slab_common.c \
 	mm/teardown.c \
+	mm/util.c \
 	mm/vma.c

@@ -1,0 +1,94 @@
+/* Reference counts of user PTE tables (Qi Zheng, "Free user PTE page table
+ * pages", v3, 2021; patches 03-15 of the series, seeds 003-008), active
+ * when pte_reclaim_mode is refcount (mm/pt_reclaim.h).
+ *
+ * The invariant: a PTE table's count (struct page pt_refcount) is the
+ * number of its non-none entries plus the number of walkers holding it.
+ * When it drops to zero the table is unhooked from its PMD
+ * (free_user_pte_table) and freed after an RCU grace period.
+ *
+ * PROVISIONAL skeleton interface: the bodies in mm/pte_ref.c behave as the
+ * series' patch 03 stubs (nothing counted, nothing freed) until the
+ * refcount lands. The contract for users of the interface, which the real
+ * bodies keep:
+ *
+ *   - a walker that reads or changes PTEs under mmap_lock held for
+ *     READING (faults, MADV_DONTNEED/FREE, populate, procfs readers,
+ *     mincore...) enters a table with pte_tryget_map() or
+ *     pte_tryget_map_lock() (NULL: no table there, or it is being freed:
+ *     treat as none / retry), and leaves with pte_unmap() or
+ *     pte_unmap_unlock() followed by pte_put(mm, pmd, addr), with no PTE
+ *     lock held (the put may free the table);
+ *   - under mmap_lock held for WRITING no table is freed by anyone else,
+ *     so pte_offset_map_lock() is enough to walk; the entry counts must
+ *     still be kept;
+ *   - whoever turns a none PTE into a non-none one (present, PROT_NONE,
+ *     the zero page: any non-none value) takes one reference for it
+ *     (pte_get, or pte_get_many for a batch) while holding its own walker
+ *     reference or the mmap write lock, and whoever turns a non-none PTE
+ *     into none drops one (pte_put/pte_put_many, after the PTE lock is
+ *     released);
+ *   - a new table gets its first count from __pte_alloc/pmd_install
+ *     (pte_ref_init); a moved table keeps its count and gets its new PMD
+ *     back-pointer (pte_update_pmd);
+ *   - lockless walkers (get_user_pages_fast) take no reference: they rely
+ *     on the RCU grace period before a freed table is reused, and must
+ *     run inside rcu_read_lock() (see mm/gup.c).
+ * In scan and off modes the gets and puts are no-ops and pte_try_get
+ * only reports none/huge. */
+#ifndef MM_PTE_REF_H
+#define MM_PTE_REF_H
+
+#include "arch/x86_64/pgtable.h"
+#include "kernel/spinlock.h"
+#include "mm/mm_types.h"
+
+struct page;
+struct mmu_gather;
+
+enum pte_tryget_type {
+	TRYGET_SUCCESSED,
+	TRYGET_FAILED_ZERO,     /* the table's count is zero: it is being freed */
+	TRYGET_FAILED_NONE,     /* the PMD holds no table */
+	TRYGET_FAILED_HUGE_PMD, /* the PMD maps a huge page itself */
+};
+
+/* A new PTE table for *pmd starts with count (the series' pte_ref_init). */
+void pte_ref_init(struct page *pte, pmd_t *pmd, int count);
+/* The PMD entry that maps the table pte points into. */
+pmd_t *pte_to_pmd(pte_t *pte);
+/* The table old_pmd maps now hangs off new_pmd (mremap's move_normal_pmd). */
+void pte_update_pmd(pmd_t old_pmd, pmd_t *new_pmd);
+
+void pte_get_many(pmd_t *pmd, unsigned int nr);
+static inline void pte_get(pmd_t *pmd) { pte_get_many(pmd, 1); }
+bool pte_get_unless_zero(pmd_t *pmd);
+enum pte_tryget_type pte_try_get(pmd_t *pmd);
+
+/* pte_try_get then pte_offset_map[_lock]: NULL (nothing held) unless the
+ * try succeeded and the table is still there. */
+pte_t *pte_tryget_map(struct mm_struct *mm, pmd_t *pmd, unsigned long address);
+pte_t *pte_tryget_map_lock(struct mm_struct *mm, pmd_t *pmd, unsigned long address,
+			   spinlock_t **ptlp);
+
+/* Drops nr references; the last one frees the table (addr: an address it
+ * covers, for the TLB flush). Never with a PTE lock held. */
+void pte_put_many(struct mm_struct *mm, pmd_t *pmd, unsigned long addr, unsigned int nr);
+static inline void pte_put(struct mm_struct *mm, pmd_t *pmd, unsigned long addr)
+{
+	pte_put_many(mm, pmd, addr, 1);
+}
+
+/* Unhooks the (empty, count zero) table *pmd maps and frees it after a
+ * grace period: through tlb's RCU table batch when tlb is not NULL (a put
+ * inside a teardown, the series' patch 15), else through call_rcu. */
+void free_user_pte_table(struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
+			 struct mmu_gather *tlb);
+
+/* Walks mm and recomputes every PTE table's count from its entries (the
+ * caller makes sure no walker holds a reference: counts then equal the
+ * non-none entries); reports each difference with pr_err and returns
+ * their number. 0 when the refcount is off. */
+unsigned long pte_ref_verify(struct mm_struct *mm);
+
+#endif
