@@ -58,6 +58,8 @@
 #include "kernel/spinlock.h"
 #include "mm/mm_types.h"
 #include "mm/page.h"
+#include "mm/pt_reclaim.h"
+#include "mm/pte_ref.h"
 
 #define HPAGE_PMD_ORDER (PMD_SHIFT - PAGE_SHIFT)
 #define HPAGE_PMD_NR (1ul << HPAGE_PMD_ORDER)
@@ -166,9 +168,14 @@ enum pmd_installed_type pmd_install(struct mm_struct *mm, pmd_t *pmd, struct pag
 int __pte_alloc(struct mm_struct *mm, pmd_t *pmd);
 /* __pte_alloc() when *pmd is none, else what it holds: INSTALLED_PTE,
  * INSTALLED_HUGE_PMD or -ENOMEM, three answers a caller can tell apart
- * (the 2021 series' pte_alloc). */
+ * (the 2021 series' pte_alloc). In refcount mode INSTALLED_PTE comes with
+ * a reference on the table, which the caller drops with pte_put() (patch
+ * 07 of the series: pte_alloc_get, mm/pte_ref.c); in the other modes the
+ * old path, unchanged but for the test of the mode. */
 static inline int pte_alloc(struct mm_struct *mm, pmd_t *pmd)
 {
+	if (pte_ref_enabled())
+		return pte_alloc_get(mm, pmd);
 	pmd_t val = pmdp_get(pmd);
 	if (pmd_none(val))
 		return __pte_alloc(mm, pmd);
@@ -176,7 +183,8 @@ static inline int pte_alloc(struct mm_struct *mm, pmd_t *pmd)
 }
 /* pte_alloc() then pte_offset_map(): NULL when memory is short or the PMD
  * maps a huge page; a caller that must tell those apart calls pte_alloc()
- * itself (the fault path does). */
+ * itself (the fault path does). A non-NULL answer holds pte_alloc()'s
+ * reference (refcount mode): pte_unmap() then pte_put(). */
 pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmd, unsigned long addr);
 
 /* A zeroed page-table page with PG_table set, or NULL; and the free of one
@@ -184,6 +192,17 @@ pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmd, unsigned long addr);
  * free_pgtables). */
 struct page *pte_alloc_one(struct mm_struct *mm);
 void pte_free(struct mm_struct *mm, struct page *table);
+/* The destructor of every page-table page (ptlock_free, PG_table cleared,
+ * the page freed): pte_free's, the mmu_gather's and the RCU free's. */
+void pagetable_free(struct page *table);
+/* pagetable_free after an RCU grace period (call_rcu; the rcu_head lives
+ * in the page's pt_pad words): for every table that was reachable from a
+ * live PMD/PUD/PGD, since walkers that hold no reference (pte_try_get's
+ * window, get_user_pages_fast) may still read it. */
+void pagetable_free_deferred(struct page *table);
+/* Tables queued by pagetable_free_deferred and not freed yet (a test that
+ * counts free pages waits for them: rcu_barrier). */
+unsigned long nr_pagetables_rcu_pending(void);
 
 /* Counting installed tables: mm->pgtables_bytes (VmPTE), mm->nr_ptes (the
  * PTE level) and the system-wide PageTables of /proc/meminfo. */
