@@ -12,7 +12,12 @@
  *   - page-table pages below the PGD have PG_table and are counted in
  *     mm->pgtables_bytes (and nr_ptes at the PTE level) and in
  *     nr_user_pagetable_pages() from installation until free_pgtables hands
- *     them to the mmu_gather (mm/teardown.c uncounts them there).
+ *     them to the mmu_gather (mm/teardown.c uncounts them there) or, for a
+ *     refcounted PTE table, until its last put unhooks it
+ *     (free_user_pte_table, mm/pte_ref.c);
+ *   - a PTE table's struct page holds the PMD entry that maps it (pmd)
+ *     and, in refcount mode, its count (pt_refcount: non-none entries plus
+ *     walkers), both set by pmd_install (pte_ref_init).
  * Locking: an entry goes from none to a table only under
  * mm->page_table_lock, tested again under it (a racing installer's table
  * is freed unused). Each table carries its own PTE lock (ptlock_ptr),

@@ -40,8 +40,14 @@
  *     zapped, and the PMD table above it is freed as usual.
  *
  * Locking (the whole picture is at the top of mm/mm_types.h): walkers
- * hold mm->mmap_lock, for reading at least, so no table they reach is
- * freed under them. Installing a table (pud_alloc, pmd_alloc, pmd_install)
+ * hold mm->mmap_lock, for reading at least, so no upper table they reach
+ * is freed under them; a PTE table is kept by the mmap_lock in the off
+ * and scan modes and by a reference in refcount mode (mm/pte_ref.h:
+ * walkers under the read lock enter it with pte_tryget_map[_lock] or
+ * pte_alloc and leave with pte_put; a table goes when its count drops to
+ * zero, unhooked under pmd_lockptr and freed after an RCU grace period).
+ * Every page-table page that was reachable is freed after a grace period
+ * (pagetable_free_deferred), for the walkers that hold no reference. Installing a table (pud_alloc, pmd_alloc, pmd_install)
  * and changing a huge PMD take mm->page_table_lock (pmd_lockptr: Linux
  * without split PMD locks). Changing a PTE takes its table's own lock,
  * pte_lockptr(): a spinlock in the PTE table's struct page (Linux's split
@@ -115,8 +121,8 @@ pmd_t *mm_find_pmd(struct mm_struct *mm, unsigned long addr);
 
 /* The PTE for addr in the PTE table *pmd points to; NULL when *pmd holds
  * no PTE table (none or huge). Every successful call is paired with
- * pte_unmap() (today nothing; with the PTE-table issue, the reference or
- * RCU read side that keeps the table alive). */
+ * pte_unmap() (nothing: what keeps the table is the mmap_lock, or the
+ * caller's reference in refcount mode, dropped by pte_put afterwards). */
 pte_t *pte_offset_map(pmd_t *pmd, unsigned long addr);
 static inline void pte_unmap(pte_t *pte) { (void)pte; }
 /* The split PTE lock of a page-table page (Linux's ptlock_ptr), made
