@@ -12,8 +12,9 @@
  *   - a huge PMD maps an order-9 anonymous page counted as HPAGE_PMD_NR
  *     pages the same way (anon_page_mapped with nr).
  * Locking: the caller holds mm->mmap_lock (for reading at least: faults
- * of several threads run at once), which keeps the VMA and every page
- * table the walk reaches alive. A PTE goes from what the fault read to what it installs only
+ * of several threads run at once), which keeps the VMA and the upper
+ * page tables alive; a PTE table is kept by the fault's reference in
+ * refcount mode (handle_mm_fault), by the mmap_lock in the others. A PTE goes from what the fault read to what it installs only
  * under the table's PTE lock, after checking that it still holds what was
  * read (pte_same); the page is allocated before the lock is taken, and
  * freed unused when another walker changed the PTE first. Table
@@ -100,6 +101,10 @@ static bool fault_install_pte(struct vm_area_struct *vma, pmd_t *pmd, unsigned l
 	if (page)
 		anon_page_mapped(mm, page, 1);
 	set_pte(pte, entry);
+	/* A none entry became non-none: one more reference on the table
+	 * (the fault's own reference keeps it meanwhile). */
+	if (pte_ref_enabled() && pte_none(orig))
+		pte_get(pmd);
 	pte_unmap_unlock(pte, ptl);
 	return true;
 }
@@ -171,6 +176,40 @@ static vm_fault_t huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigne
 	return 0;
 }
 
+/* Linux's handle_pte_fault: what the PTE holds decides. The caller holds
+ * a reference on the table (refcount mode) or the mmap_lock alone keeps
+ * it (the other modes: only free_pgtables frees a table, under the write
+ * lock). */
+static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	pte_t *pte = pte_offset_map(vmf->pmd, vmf->address);
+	if (!pte)
+		return 0; /* the PMD changed since pte_alloc: the access faults again */
+	pte_t entry = ptep_get(pte);
+	pte_unmap(pte);
+	if (pte_none(entry))
+		return do_anonymous_page(vma, vmf->pmd, vmf->address, vmf->flags);
+	if (!pte_accessible(entry))
+		return VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
+	if ((vmf->flags & FAULT_FLAG_WRITE) && !pte_write(entry)) {
+		if (!(vma->vm_flags & VM_WRITE))
+			return VM_FAULT_SIGSEGV;
+		return do_wp_page(vma, vmf->pmd, vmf->address, entry);
+	}
+	/* Spurious: the PTE already allows it (a stale TLB entry from before a
+	 * protection upgrade on this CPU). */
+	invlpg(vmf->address);
+	return 0;
+}
+
+/* In refcount mode the fault holds a reference on its PTE table from
+ * pte_alloc() to the end (the series' FAULT_FLAG_PTE_GET and pte_put_vmf,
+ * patches 09-13): a MADV_DONTNEED of another thread that empties the table
+ * meanwhile cannot free it under us, and our put frees it if the fault
+ * installed nothing and nobody else holds it. A table found at count zero
+ * (being freed) is waited out and replaced by pte_alloc()
+ * (TRYGET_FAILED_ZERO: the retry). */
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)
 {
 	struct mm_struct *mm = vma->vm_mm;
@@ -189,35 +228,27 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 	__atomic_add_fetch(&mm->page_faults, 1, __ATOMIC_RELAXED);
 	if (installed == INSTALLED_HUGE_PMD)
 		return huge_pmd_fault(vma, pmd, address, flags);
-	pte_t *pte = pte_offset_map(pmd, address);
-	if (!pte)
-		return 0; /* the PMD changed since pte_alloc: the access faults again */
-	pte_t entry = ptep_get(pte);
-	pte_unmap(pte);
-	if (pte_none(entry))
-		return do_anonymous_page(vma, pmd, address, flags);
-	if (!pte_accessible(entry))
-		return VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
-	if ((flags & FAULT_FLAG_WRITE) && !pte_write(entry)) {
-		if (!(vma->vm_flags & VM_WRITE))
-			return VM_FAULT_SIGSEGV;
-		return do_wp_page(vma, pmd, address, entry);
-	}
-	/* Spurious: the PTE already allows it (a stale TLB entry from before a
-	 * protection upgrade on this CPU). */
-	invlpg(address);
-	return 0;
+	struct vm_fault vmf = { .vma = vma, .address = address, .flags = flags, .pmd = pmd };
+	if (pte_ref_enabled())
+		vmf.flags |= FAULT_FLAG_PTE_GET;
+	vm_fault_t ret = handle_pte_fault(&vmf);
+	if (vmf.flags & FAULT_FLAG_PTE_GET)
+		pte_put_vmf(&vmf);
+	return ret;
 }
 
 /* Whether the page at addr is mapped already as populate wants it. */
 static bool populated(struct mm_struct *mm, unsigned long addr, bool write)
 {
+	/* Under the read lock a MADV_DONTNEED may free the table meanwhile:
+	 * enter it with a reference (mm/pte_ref.h's contract). */
 	pmd_t *pmd = mm_find_pmd(mm, addr);
-	pte_t *pte = pmd ? pte_offset_map(pmd, addr) : NULL;
+	pte_t *pte = pmd ? pte_tryget_map(mm, pmd, addr) : NULL;
 	if (!pte)
-		return false; /* a huge PMD: handle_mm_fault applies the rule */
+		return false; /* none, going, or a huge PMD: handle_mm_fault decides */
 	pte_t entry = ptep_get(pte);
 	pte_unmap(pte);
+	pte_put(mm, pmd, addr);
 	return pte_present(entry) && (!write || pte_write(entry));
 }
 

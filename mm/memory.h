@@ -19,7 +19,8 @@
  *     anonymous page counted as HPAGE_PMD_NR pages;
  *   - a page-table page has PG_table set and is counted in the mm's
  *     pgtables_bytes (PUD/PMD/PTE levels) and nr_ptes (PTE level) from its
- *     installation until free_pgd_range() hands it to the mmu_gather;
+ *     installation until free_pgd_range() hands it to the mmu_gather (or,
+ *     in refcount mode, a PTE table's last put unhooks it: mm/pte_ref.h);
  *   - nothing is freed before the TLB of every CPU in mm_cpumask() has been
  *     flushed of it (mm/mmu_gather.c). */
 #ifndef MM_MEMORY_H

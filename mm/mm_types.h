@@ -22,17 +22,26 @@
  *     list (mm_rb, vm_next/vm_prev, map_count, highest_vm_end), every
  *     VMA's bounds, vm_flags and vm_page_prot, total_vm/hiwater_vm,
  *     brk/start_brk and the code/data/stack bounds, and the existence of
- *     the page-table pages: a table is only freed (free_pgtables) under
- *     the write lock, so a walker holding it for reading may walk down
- *     without further locks. Taken for writing by mmap, munmap, mprotect,
+ *     the upper page-table pages (PUD, PMD tables): those are only freed
+ *     (free_pgtables) under the write lock, so a walker holding it for
+ *     reading may walk down to a PMD entry without further locks. A PTE
+ *     table is kept by the mmap_lock alone in the off and scan modes of
+ *     mm/pt_reclaim.h (scan frees one under the read lock only with the
+ *     PMD and PTE locks held); in refcount mode (mm/pte_ref.h) the last
+ *     put of its count frees it under either lock, so a walker under the
+ *     read lock enters it with a reference (pte_tryget_map[_lock], the
+ *     fault's pte_alloc) and the free waits for an RCU grace period; Taken for writing by mmap, munmap, mprotect,
  *     brk, the madvise advice that changes vm_flags, exit_mmap; for
  *     reading by page faults (kernel uaccess faults included), populate
  *     (MAP_POPULATE after downgrading, MADV_POPULATE_*), MADV_DONTNEED/
  *     FREE/WILLNEED/COLD/PAGEOUT (Linux's madvise_need_mmap_write) and the
  *     /proc/<pid>/{maps,status,statm,smaps...} readers;
  *   - mm->page_table_lock (spinlock): turning a none PGD/PUD/PMD entry
- *     into a table (__pud_alloc, __pmd_alloc, pmd_install), every change
- *     of a huge PMD (Linux's pmd_lockptr without split PMD locks), and a
+ *     into a table (__pud_alloc, __pmd_alloc, pmd_install, which also
+ *     takes its reference on a table another walker installed), clearing
+ *     the PMD of a refcounted PTE table whose count reached zero
+ *     (free_user_pte_table, which re-checks the count under it), every
+ *     change of a huge PMD (Linux's pmd_lockptr without split PMD locks), and a
  *     VMA's anon_vma going from NULL to set (anon_vma_prepare, under the
  *     read lock);
  *   - the PTE lock (split, one spinlock per PTE table, in its struct
@@ -40,7 +49,9 @@
  *     table. A PTE is read without it only to decide what to try; it is
  *     changed only under it, after checking it still holds what was read
  *     (pte_same);
- *   - atomic, no lock: rss_stat, pgtables_bytes, nr_ptes, page_faults,
+ *   - atomic, no lock: a PTE table's pt_refcount (mm/pte_ref.h: raised
+ *     from zero never, by pte_try_get only inside rcu_read_lock), rss_stat,
+ *     pgtables_bytes, nr_ptes, page_faults,
  *     hiwater_rss, mm_users/mm_count, mm_cpumask bits, an anon_vma's
  *     refcount;
  *   - the TLB: a CPU running the mm has its bit in mm_cpumask (set before

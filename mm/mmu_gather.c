@@ -58,16 +58,19 @@ void tlb_remove_table(struct mmu_gather *tlb, struct page *table, unsigned long 
 		tlb_flush_mmu(tlb);
 }
 
-/* The table batch. With refcounted PTE tables this becomes Linux's
- * tlb_remove_table_rcu: the pages wait for an RCU grace period, since a
- * lockless walker may hold a table that no TLB maps any more. */
+/* The table batch, after the flush: each table waits for an RCU grace
+ * period (Linux's MMU_GATHER_RCU_TABLE_FREE, which the series selects on
+ * x86 for FREE_USER_PTE), since a walker that took no reference (a
+ * pte_try_get between its read of the PMD and its increment, or a
+ * lockless get_user_pages_fast) may still be reading a table no TLB maps
+ * any more. The rcu_head lives in the table's own struct page (pt_pad), so
+ * queueing cannot fail for want of memory (Linux allocates a batch page
+ * and falls back to a synchronous one-by-one free). In every mode: the
+ * lockless walker does not know the mode. */
 static void tlb_table_flush(struct mmu_gather *tlb)
 {
-	for (unsigned i = 0; i < tlb->nr_tables; i++) {
-		ptlock_free(tlb->tables[i]);
-		page_clear_flag(tlb->tables[i], PG_table);
-		__free_page(tlb->tables[i]);
-	}
+	for (unsigned i = 0; i < tlb->nr_tables; i++)
+		pagetable_free_deferred(tlb->tables[i]); /* tlb_remove_table_rcu */
 	tlb->nr_tables_freed += tlb->nr_tables;
 	tlb->nr_tables = 0;
 	tlb->freed_tables = false;

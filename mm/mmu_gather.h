@@ -11,10 +11,12 @@
  * Two batches, as Linux's: data pages (pages[], each with its order: a
  * huge PMD's page is one order-9 entry) and page-table pages (tables[],
  * Linux's tlb_remove_table batch). Tables are kept apart because they will
- * be freed differently: with the refcounted PTE tables (the PTE-table
- * issue), a lockless walker may still be reading one after the flush, so
- * the table batch will wait for an RCU grace period too. For now both
- * batches are freed right after the flush.
+ * be freed differently: a walker that holds no reference (pte_try_get
+ * between its read of the PMD and its increment, get_user_pages_fast) may
+ * still be reading one after the flush, so the table batch is freed after
+ * an RCU grace period (call_rcu, Linux's tlb_remove_table_rcu), the data
+ * pages right after the flush. A refcounted PTE table whose last put
+ * happens inside a teardown joins the table batch (free_user_pte_table).
  *
  * Invariant: every page handed to the gather has been unmapped from the
  * page tables (every table unlinked from its parent); it is freed only
@@ -42,7 +44,7 @@ struct mmu_gather {
 	struct page *tables[MMU_GATHER_TABLE_BUNDLE];
 	unsigned long nr_flushes;   /* TLB flushes done (for tests, statistics) */
 	unsigned long nr_freed;     /* data pages freed, in 4 KiB pages */
-	unsigned long nr_tables_freed; /* page-table pages freed */
+	unsigned long nr_tables_freed; /* page-table pages handed to RCU for freeing */
 };
 
 void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm);

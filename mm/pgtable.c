@@ -12,13 +12,20 @@
  *   - page-table pages below the PGD have PG_table and are counted in
  *     mm->pgtables_bytes (and nr_ptes at the PTE level) and in
  *     nr_user_pagetable_pages() from installation until free_pgtables hands
- *     them to the mmu_gather (mm/teardown.c uncounts them there).
+ *     them to the mmu_gather (mm/teardown.c uncounts them there) or, for a
+ *     refcounted PTE table, until its last put unhooks it
+ *     (free_user_pte_table, mm/pte_ref.c);
+ *   - a PTE table's struct page holds the PMD entry that maps it (pmd)
+ *     and, in refcount mode, its count (pt_refcount: non-none entries plus
+ *     walkers), both set by pmd_install (pte_ref_init).
  * Locking: an entry goes from none to a table only under
  * mm->page_table_lock, tested again under it (a racing installer's table
  * is freed unused). Each table carries its own PTE lock (ptlock_ptr),
  * initialised here before the table is published. */
 #include "mm/pgtable.h"
+#include "arch/x86_64/cpu.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
@@ -106,12 +113,45 @@ void ptlock_free(struct page *table)
 	spin_lock_init(&table->ptl);
 }
 
-void pte_free(struct mm_struct *mm, struct page *table)
+/* The one destructor of page-table pages (Linux's pagetable_free after
+ * pagetable_dtor): pte_free, the mmu_gather's table batch and the RCU
+ * free of a refcounted PTE table all end here. */
+void pagetable_free(struct page *table)
 {
-	(void)mm;
 	ptlock_free(table);
 	page_clear_flag(table, PG_table);
 	__free_page(table);
+}
+
+/* Page-table pages queued for their RCU grace period and not freed yet. */
+static long pagetables_rcu_pending;
+
+unsigned long nr_pagetables_rcu_pending(void)
+{
+	return (unsigned long)__atomic_load_n(&pagetables_rcu_pending, __ATOMIC_ACQUIRE);
+}
+
+/* Linux's pte_free_rcu / tlb_remove_table_one_rcu: the grace period is
+ * over, no walker that could have seen the table is left. */
+static void pagetable_free_rcu(struct rcu_head *head)
+{
+	pagetable_free(container_of((void *)head, struct page, pt_pad));
+	__atomic_sub_fetch(&pagetables_rcu_pending, 1, __ATOMIC_RELEASE);
+}
+
+_Static_assert(sizeof(struct rcu_head) <= sizeof(((struct page *)0)->pt_pad),
+	       "an rcu_head fits in a page-table page's pt_pad words");
+
+void pagetable_free_deferred(struct page *table)
+{
+	__atomic_add_fetch(&pagetables_rcu_pending, 1, __ATOMIC_RELAXED);
+	call_rcu((struct rcu_head *)table->pt_pad, pagetable_free_rcu);
+}
+
+void pte_free(struct mm_struct *mm, struct page *table)
+{
+	(void)mm;
+	pagetable_free(table);
 }
 
 /* Linux's __pud_alloc/__pmd_alloc: a new table for an entry that was none,
@@ -165,6 +205,12 @@ pmd_t *pmd_alloc(struct mm_struct *mm, pud_t *pud, unsigned long addr)
 	return pmd_offset(pud, addr);
 }
 
+/* The series' pmd_install (patch 07): a new table starts with one
+ * reference, the installer's (pte_ref_init; the count is kept in every
+ * mode, used only in refcount mode); a table another walker installed
+ * first gets a reference from us instead, unless its count is zero: then
+ * whoever dropped it there is about to unhook it under this same lock,
+ * and we wait for that and install ours. */
 enum pmd_installed_type pmd_install(struct mm_struct *mm, pmd_t *pmd, struct page **new)
 {
 	enum pmd_installed_type ret = INSTALLED_PTE;
@@ -172,15 +218,21 @@ enum pmd_installed_type pmd_install(struct mm_struct *mm, pmd_t *pmd, struct pag
 	 * the page. */
 	ptlock_init(*new);
 	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+retry:
 	spin_lock(ptl);
 	pmd_t val = pmdp_get(pmd);
 	if (pmd_none(val)) {
 		mm_account_pgtable(mm, 1, true);
-		(*new)->pmd = pmd; /* the PMD entry that maps this PTE table */
+		/* the PMD entry that maps this PTE table, and its count */
+		pte_ref_init(*new, pmd, 1);
 		set_pmd(pmd, __pmd(page_to_phys(*new) | _PAGE_TABLE));
 		*new = NULL;
 	} else if (pmd_trans_huge(val)) {
 		ret = INSTALLED_HUGE_PMD;
+	} else if (!pte_get_unless_zero(pmd)) {
+		spin_unlock(ptl);
+		cpu_relax();
+		goto retry;
 	}
 	spin_unlock(ptl);
 	return ret;

@@ -40,8 +40,14 @@
  *     zapped, and the PMD table above it is freed as usual.
  *
  * Locking (the whole picture is at the top of mm/mm_types.h): walkers
- * hold mm->mmap_lock, for reading at least, so no table they reach is
- * freed under them. Installing a table (pud_alloc, pmd_alloc, pmd_install)
+ * hold mm->mmap_lock, for reading at least, so no upper table they reach
+ * is freed under them; a PTE table is kept by the mmap_lock in the off
+ * and scan modes and by a reference in refcount mode (mm/pte_ref.h:
+ * walkers under the read lock enter it with pte_tryget_map[_lock] or
+ * pte_alloc and leave with pte_put; a table goes when its count drops to
+ * zero, unhooked under pmd_lockptr and freed after an RCU grace period).
+ * Every page-table page that was reachable is freed after a grace period
+ * (pagetable_free_deferred), for the walkers that hold no reference. Installing a table (pud_alloc, pmd_alloc, pmd_install)
  * and changing a huge PMD take mm->page_table_lock (pmd_lockptr: Linux
  * without split PMD locks). Changing a PTE takes its table's own lock,
  * pte_lockptr(): a spinlock in the PTE table's struct page (Linux's split
@@ -58,6 +64,8 @@
 #include "kernel/spinlock.h"
 #include "mm/mm_types.h"
 #include "mm/page.h"
+#include "mm/pt_reclaim.h"
+#include "mm/pte_ref.h"
 
 #define HPAGE_PMD_ORDER (PMD_SHIFT - PAGE_SHIFT)
 #define HPAGE_PMD_NR (1ul << HPAGE_PMD_ORDER)
@@ -113,8 +121,8 @@ pmd_t *mm_find_pmd(struct mm_struct *mm, unsigned long addr);
 
 /* The PTE for addr in the PTE table *pmd points to; NULL when *pmd holds
  * no PTE table (none or huge). Every successful call is paired with
- * pte_unmap() (today nothing; with the PTE-table issue, the reference or
- * RCU read side that keeps the table alive). */
+ * pte_unmap() (nothing: what keeps the table is the mmap_lock, or the
+ * caller's reference in refcount mode, dropped by pte_put afterwards). */
 pte_t *pte_offset_map(pmd_t *pmd, unsigned long addr);
 static inline void pte_unmap(pte_t *pte) { (void)pte; }
 /* The split PTE lock of a page-table page (Linux's ptlock_ptr), made
@@ -166,9 +174,14 @@ enum pmd_installed_type pmd_install(struct mm_struct *mm, pmd_t *pmd, struct pag
 int __pte_alloc(struct mm_struct *mm, pmd_t *pmd);
 /* __pte_alloc() when *pmd is none, else what it holds: INSTALLED_PTE,
  * INSTALLED_HUGE_PMD or -ENOMEM, three answers a caller can tell apart
- * (the 2021 series' pte_alloc). */
+ * (the 2021 series' pte_alloc). In refcount mode INSTALLED_PTE comes with
+ * a reference on the table, which the caller drops with pte_put() (patch
+ * 07 of the series: pte_alloc_get, mm/pte_ref.c); in the other modes the
+ * old path, unchanged but for the test of the mode. */
 static inline int pte_alloc(struct mm_struct *mm, pmd_t *pmd)
 {
+	if (pte_ref_enabled())
+		return pte_alloc_get(mm, pmd);
 	pmd_t val = pmdp_get(pmd);
 	if (pmd_none(val))
 		return __pte_alloc(mm, pmd);
@@ -176,7 +189,8 @@ static inline int pte_alloc(struct mm_struct *mm, pmd_t *pmd)
 }
 /* pte_alloc() then pte_offset_map(): NULL when memory is short or the PMD
  * maps a huge page; a caller that must tell those apart calls pte_alloc()
- * itself (the fault path does). */
+ * itself (the fault path does). A non-NULL answer holds pte_alloc()'s
+ * reference (refcount mode): pte_unmap() then pte_put(). */
 pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmd, unsigned long addr);
 
 /* A zeroed page-table page with PG_table set, or NULL; and the free of one
@@ -184,6 +198,17 @@ pte_t *pte_alloc_map(struct mm_struct *mm, pmd_t *pmd, unsigned long addr);
  * free_pgtables). */
 struct page *pte_alloc_one(struct mm_struct *mm);
 void pte_free(struct mm_struct *mm, struct page *table);
+/* The destructor of every page-table page (ptlock_free, PG_table cleared,
+ * the page freed): pte_free's, the mmu_gather's and the RCU free's. */
+void pagetable_free(struct page *table);
+/* pagetable_free after an RCU grace period (call_rcu; the rcu_head lives
+ * in the page's pt_pad words): for every table that was reachable from a
+ * live PMD/PUD/PGD, since walkers that hold no reference (pte_try_get's
+ * window, get_user_pages_fast) may still read it. */
+void pagetable_free_deferred(struct page *table);
+/* Tables queued by pagetable_free_deferred and not freed yet (a test that
+ * counts free pages waits for them: rcu_barrier). */
+unsigned long nr_pagetables_rcu_pending(void);
 
 /* Counting installed tables: mm->pgtables_bytes (VmPTE), mm->nr_ptes (the
  * PTE level) and the system-wide PageTables of /proc/meminfo. */

@@ -15,7 +15,11 @@
  * after the lock is dropped (the flush waits for other CPUs). A zap runs
  * under the mmap_lock held for reading at least (MADV_DONTNEED beside
  * faults); tables are unlinked (free_pgd_range) only under it held for
- * writing (munmap, exit), so no walker is inside them (mm/mm_types.h). */
+ * writing (munmap, exit), so no walker is inside them (mm/mm_types.h).
+ * In refcount mode (mm/pte_ref.h) a PTE table also goes when a zap drops
+ * its last reference, under either lock: the zap's put clears the PMD
+ * under the PMD lock, so free_pgtables, which comes after the zap under
+ * the write lock, finds the entry none and never frees it twice. */
 #include "mm/teardown.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -64,24 +68,40 @@ struct zap_details {
 	struct vm_area_struct *vma;
 };
 
+/* Linux's zap_pte_range with the series' references (patches 11 and 15):
+ * in refcount mode the zap holds a walker reference on the table from
+ * before it looks at an entry to the end (the series' zap_pmd_range
+ * pte_try_get), counts the entries it clears, and drops both at the end
+ * with one put through the gather, outside the PTE lock: the last put
+ * unhooks the table and queues it in the gather's RCU table batch. A
+ * table whose count is zero already is being freed by another zap: its
+ * entries are all none, nothing to do. */
 static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr, unsigned long end)
 {
 	struct zap_details *details = walk->private;
 	struct mmu_gather *tlb = details->tlb;
 	struct mm_struct *mm = walk->mm;
+	unsigned long start = addr;
+	unsigned int nr_put = 0;
 	bool force_flush;
+	if (pte_ref_enabled()) {
+		if (pte_try_get(pmd) != TRYGET_SUCCESSED)
+			return; /* none, huge (the walk saw it otherwise) or going */
+		nr_put = 1;
+	}
 	do {
 		force_flush = false;
 		spinlock_t *ptl;
 		pte_t *start_pte = pte_offset_map_lock(mm, pmd, addr, &ptl);
 		if (!start_pte)
-			return; /* the table went meanwhile: nothing left to zap */
+			break; /* the table went meanwhile: nothing left to zap */
 		pte_t *pte = start_pte;
 		for (; addr != end; addr += PAGE_SIZE, pte++) {
 			pte_t entry = ptep_get(pte);
 			if (pte_none(entry))
 				continue;
 			pte_clear(mm, addr, pte);
+			nr_put++;
 			if (is_zero_pfn(pte_pfn(entry))) {
 				tlb_flush_range_add(tlb, addr, PAGE_SIZE);
 				continue;
@@ -99,6 +119,8 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 		if (force_flush)
 			tlb_flush_mmu(tlb);
 	} while (addr != end);
+	if (pte_ref_enabled())
+		__pte_put_many(tlb, mm, pmd, start, nr_put);
 }
 
 static void zap_huge_pmd_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
@@ -124,8 +146,9 @@ void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsign
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size)
 {
 	/* MADV_DONTNEED runs under the read lock, beside faults: the PTE
-	 * locks order the two, and no table goes (free_pgtables needs the
-	 * write lock). */
+	 * locks order the two; in refcount mode a table the zap empties
+	 * goes here (its last put), after an RCU grace period, and a fault
+	 * racing it takes a new one (pte_alloc). */
 	mmap_assert_locked(vma->vm_mm);
 	struct mmu_gather tlb;
 	tlb_gather_mmu(&tlb, vma->vm_mm);
@@ -141,6 +164,7 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned lo
 static void pgtable_free_tlb(struct mmu_gather *tlb, struct mm_struct *mm, void *table,
 			     unsigned long addr, unsigned long span, bool pte_level)
 {
+	pagetable_check_empty(virt_to_page(table), addr);
 	mm_account_pgtable(mm, -1, pte_level);
 	tlb_remove_table(tlb, virt_to_page(table), addr, span);
 }
@@ -182,6 +206,13 @@ static void free_pmd_range(struct mmu_gather *tlb, struct mm_struct *mm, pud_t *
 			zap_huge_pmd(tlb, mm, pmd, addr & PMD_MASK, (addr & PMD_MASK) + PMD_SIZE);
 			continue;
 		}
+		/* In refcount mode the zap before us freed every PTE table
+		 * it emptied (its last put); one still here below an
+		 * unmapped range kept a count without entries: a leak of
+		 * the count, reported, and the table freed all the same. */
+		if (pte_ref_enabled() && pte_ref_debug)
+			pr_err("BUG: pte_ref: PTE table at %#lx left for free_pgtables with count %d\n",
+			       addr & PMD_MASK, pte_ref_count(pmd));
 		pmd_clear(pmd);
 		pgtable_free_tlb(tlb, mm, pmd_page_vaddr(val), addr & PMD_MASK, PMD_SIZE, true);
 	}

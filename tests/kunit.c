@@ -37,6 +37,7 @@
 #include "kernel/time.h"
 #include "mm/mmu_context.h"
 #include "mm/page_alloc.h"
+#include "mm/pgtable.h"
 #include "mm/slab.h"
 
 extern struct kunit_suite *const __kunit_suites_start[], *const __kunit_suites_end[];
@@ -307,6 +308,10 @@ bool kunit_filter_match(const char *filter, const char *suite, const char *name)
 
 void kunit_resources_take(struct kunit_resources *s)
 {
+	/* Page-table pages waiting for their RCU grace period (mm/pgtable.h)
+	 * are free memory for this purpose too: let them go. */
+	if (nr_pagetables_rcu_pending())
+		rcu_barrier();
 	/* Empty slabs cached by kmalloc are free memory for this purpose. */
 	kmem_cache_shrink_all();
 	for (int nid = 0; nid < MAX_NUMNODES; nid++)

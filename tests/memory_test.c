@@ -10,6 +10,7 @@
 #include "arch/x86_64/tlb.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
+#include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/smp.h"
@@ -119,6 +120,23 @@ static void pmd_install_reports_what_it_found(struct kunit *test)
 	pmd_clear(huge);
 	kunit_release_action(test, free_table_action, spare);
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
+	/* In refcount mode each INSTALLED_PTE came with a reference (the
+	 * series' patch 07): the first table holds pte_alloc's, the second
+	 * __pte_alloc's and pmd_install's. Their last puts free the empty
+	 * tables; in the other modes the puts are nothing and
+	 * free_pgd_range frees them. */
+	if (pte_ref_enabled()) {
+		KUNIT_EXPECT_EQ(test, pte_ref_count(first), 1);
+		KUNIT_EXPECT_EQ(test, pte_ref_count(pmd), 2);
+		pte_put(s.mm, first, BASE);
+		KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
+		pte_put(s.mm, pmd, BASE + PMD_SIZE);
+		KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
+		pte_put(s.mm, pmd, BASE + PMD_SIZE);
+		KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 0);
+		KUNIT_EXPECT_TRUE(test, pmd_none(*first));
+		KUNIT_EXPECT_TRUE(test, pmd_none(*pmd));
+	}
 	space_destroy(test, &s);
 }
 
@@ -176,6 +194,7 @@ static void user_copies_demand_page_and_fail_cleanly(struct kunit *test)
 static void gather_batches_and_frees_tables(struct kunit *test)
 {
 	struct test_space s;
+	rcu_barrier(); /* tables of earlier cases still waiting for their grace period */
 	unsigned long before = nr_free_pages();
 	space_init(test, &s, 2 * PMD_SIZE);
 	const unsigned n = 200;
@@ -207,6 +226,7 @@ static void gather_batches_and_frees_tables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tlb.nr_freed, n);
 	KUNIT_EXPECT_EQ(test, tlb.nr_tables_freed, 1);
 	space_destroy(test, &s);
+	rcu_barrier(); /* the tables wait for a grace period (mm/mmu_gather.h) */
 	KUNIT_EXPECT_EQ(test, nr_free_pages(), before);
 }
 

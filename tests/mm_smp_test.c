@@ -33,6 +33,8 @@
 #include "mm/mmap_lock.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
+#include "mm/pt_reclaim.h"
+#include "mm/pte_ref.h"
 
 #define RW (PROT_READ | PROT_WRITE)
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
@@ -912,6 +914,116 @@ static void tlb_flush_reaches_every_cpu_running_the_mm(struct kunit *test)
 	space_destroy(test, &s);
 }
 
+/* ---- refcounted PTE tables under fire (mm/pte_ref.h) --------------------------- */
+
+/* Every CPU faults pages in and MADV_DONTNEEDs ranges of one mm at once,
+ * with overlapping ranges: whole tables (the table goes), pieces of one
+ * (it goes when the last piece does), ranges across two tables, so that
+ * faults keep racing the free of the table they are entering (the
+ * TRYGET_FAILED_ZERO retry) and zaps keep racing each other's last put.
+ * After each batch, with nobody inside the mm, pte_ref_verify recomputes
+ * every count from the entries, RSS is the pages mapped, and the tables
+ * counted are the tables there; at the end everything comes back. Runs in
+ * refcount mode (switched on for the case if the boot chose another). */
+#define STRESS_TABLES 4
+#define STRESS_BATCHES 8
+#define STRESS_ROUNDS 48
+
+struct stress_job {
+	struct mm_struct *mm;
+	unsigned batch;
+};
+
+static u64 xorshift(u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static int fault_and_zap_fn(struct worker *w)
+{
+	struct stress_job *j = w->crew->ctx;
+	u64 seed = 0x9e3779b97f4a7c15ull * (w->id + 1) + j->batch * 0x100000001b3ull;
+	int bad = 0;
+	kthread_use_mm(j->mm);
+	for (unsigned r = 0; r < STRESS_ROUNDS; r++) {
+		u64 x = xorshift(&seed);
+		unsigned long table = x % STRESS_TABLES, first = (x >> 8) % 512;
+		unsigned long n = 1 + (x >> 20) % 64, step = 1 + (x >> 30) % 4;
+		bool read = (x >> 40) & 1;
+		for (unsigned long p = first; p < first + n && p < 512; p += step) {
+			void *addr = (void *)(BASE + table * PMD_SIZE + p * PAGE_SIZE + w->id * 8);
+			u64 v = word_of(p, w->id);
+			if (read ? copy_from_user(&v, addr, 8) : copy_to_user(addr, &v, 8))
+				bad++;
+		}
+		unsigned long start = BASE + table * PMD_SIZE, len = 0;
+		switch ((x >> 50) % 4) {
+		case 0: /* the whole table */
+			len = PMD_SIZE;
+			break;
+		case 1: /* what this round touched: it may be all the table holds */
+			start += first * PAGE_SIZE;
+			len = min(n, 512 - first) * PAGE_SIZE;
+			break;
+		case 2: /* the second half of this table and the first of the next */
+			if (table + 1 < STRESS_TABLES) {
+				start += PMD_SIZE / 2;
+				len = PMD_SIZE;
+			}
+			break;
+		default:
+			break;
+		}
+		if (len && do_madvise(j->mm, start, len, MADV_DONTNEED))
+			bad++;
+		inc(&w->crew->progress);
+		if (r % 8 == 0)
+			cond_resched();
+	}
+	kthread_unuse_mm(j->mm);
+	return bad;
+}
+
+static void refcounted_tables_survive_faults_and_zaps_on_every_cpu(struct kunit *test)
+{
+	static struct smp_space s;
+	static struct crew c;
+	enum pte_reclaim_mode old = pte_reclaim_mode;
+	if (pte_reclaim_set_mode(PTE_RECLAIM_REFCOUNT))
+		kunit_skip(test, "refcount mode could not be switched on (a user mm exists)");
+	space_init(test, &s, STRESS_TABLES * PMD_SIZE);
+	unsigned long verify_errors = 0, rss_errors = 0, table_errors = 0;
+	for (unsigned b = 0; b < STRESS_BATCHES; b++) {
+		struct stress_job j = { s.mm, b };
+		crew_start(test, &c, fault_and_zap_fn, &j);
+		KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+		verify_errors += pte_ref_verify(s.mm);
+		unsigned long mapped = 0, tables = 0;
+		for (unsigned long t = 0; t < STRESS_TABLES; t++) {
+			pmd_t *pmd = mm_find_pmd(s.mm, BASE + t * PMD_SIZE);
+			if (!pmd || pmd_none(pmdp_get(pmd)))
+				continue;
+			tables++;
+			for (unsigned long p = 0; p < 512; p++) {
+				pte_t e = pte_at(s.mm, BASE + t * PMD_SIZE + p * PAGE_SIZE);
+				if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
+					mapped++;
+			}
+		}
+		rss_errors += get_mm_rss(s.mm) != mapped;
+		table_errors += (unsigned long)s.mm->nr_ptes != tables;
+		table_errors += s.mm->pgtables_bytes != (long)((tables + 2) * PAGE_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, verify_errors, 0);
+	KUNIT_EXPECT_EQ(test, rss_errors, 0);
+	KUNIT_EXPECT_EQ(test, table_errors, 0);
+	space_destroy(test, &s);
+	pte_reclaim_set_mode(old);
+}
+
 static struct kunit_case mm_smp_cases[] = {
 	KUNIT_CASE(rwsem_trylock_semantics),
 	KUNIT_CASE(rwsem_misuse_is_reported_and_survived),
@@ -924,6 +1036,7 @@ static struct kunit_case mm_smp_cases[] = {
 	KUNIT_CASE(writers_wait_for_a_reader_of_the_mmap_lock),
 	KUNIT_CASE(two_pte_tables_have_two_locks),
 	KUNIT_CASE(tlb_flush_reaches_every_cpu_running_the_mm),
+	KUNIT_CASE(refcounted_tables_survive_faults_and_zaps_on_every_cpu),
 	{}
 };
 

@@ -28,6 +28,7 @@ KERNEL_SRCS += \
 	tests/printk_test.c \
 	tests/process_test.c \
 	tests/procfs_test.c \
+	tests/pte_ref_test.c \
 	tests/random_test.c \
 	tests/rcu_test.c \
 	tests/sched_test.c \

@@ -210,6 +210,10 @@ static void pte_alloc_tells_no_memory_from_huge_pmd(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pte_alloc(s.mm, none), INSTALLED_PTE);
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
 	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE, FAULT_FLAG_WRITE), 0);
+	/* pte_alloc's reference (refcount mode: mm/pte_ref.h); the entry
+	 * the fault made keeps the table. */
+	pte_put(s.mm, none, BASE);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
 	space_destroy(test, &s);
 }
 
