@@ -15,7 +15,9 @@
  * after the lock is dropped (the flush waits for other CPUs). A zap runs
  * under the mmap_lock held for reading at least (MADV_DONTNEED beside
  * faults); tables are unlinked (free_pgd_range) only under it held for
- * writing (munmap, exit), so no walker is inside them (mm/mm_types.h). */
+ * writing (munmap, exit), so no walker is inside them (mm/mm_types.h),
+ * except in pte_reclaim=scan mode, where MADV_DONTNEED's zap frees a PTE
+ * table it emptied whole under its PMD and PTE locks (mm/pt_reclaim.c). */
 #include "mm/teardown.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -23,6 +25,7 @@
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 #include "mm/page.h"
+#include "mm/pt_reclaim.h"
 
 /* --- zap -------------------------------------------------------------------- */
 
@@ -62,6 +65,7 @@ void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 struct zap_details {
 	struct mmu_gather *tlb;
 	struct vm_area_struct *vma;
+	bool reclaim_pt; /* MADV_DONTNEED: free the PTE tables emptied (scan mode) */
 };
 
 static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr, unsigned long end)
@@ -69,6 +73,7 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 	struct zap_details *details = walk->private;
 	struct mmu_gather *tlb = details->tlb;
 	struct mm_struct *mm = walk->mm;
+	unsigned long start = addr;
 	bool force_flush;
 	do {
 		force_flush = false;
@@ -99,6 +104,10 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 		if (force_flush)
 			tlb_flush_mmu(tlb);
 	} while (addr != end);
+	/* Linux 6.14's CONFIG_PT_RECLAIM: a table this zap emptied whole goes
+	 * (mm/pt_reclaim.c; mmlab always takes mainline's slow path). */
+	if (reclaim_pt_is_enabled(start, end, details->reclaim_pt))
+		try_to_free_pte(mm, pmd, start, tlb);
 }
 
 static void zap_huge_pmd_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
@@ -108,10 +117,10 @@ static void zap_huge_pmd_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long 
 	zap_huge_pmd(details->tlb, walk->mm, pmd, addr, end);
 }
 
-void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
-		      unsigned long end)
+static void zap_range_details(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			      unsigned long addr, unsigned long end, bool reclaim_pt)
 {
-	struct zap_details details = { tlb, vma };
+	struct zap_details details = { tlb, vma, reclaim_pt };
 	struct pmd_walk walk = {
 		.mm = vma->vm_mm,
 		.pte_table = zap_pte_range,
@@ -121,16 +130,35 @@ void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsign
 	walk_pmd_range(&walk, addr, end);
 }
 
-void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size)
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
+		      unsigned long end)
+{
+	zap_range_details(tlb, vma, addr, end, false);
+}
+
+/* Linux's zap_page_range_single with details->reclaim_pt as given. */
+static void zap_page_range_single(struct vm_area_struct *vma, unsigned long start,
+				  unsigned long size, bool reclaim_pt)
 {
 	/* MADV_DONTNEED runs under the read lock, beside faults: the PTE
 	 * locks order the two, and no table goes (free_pgtables needs the
-	 * write lock). */
+	 * write lock) but, with reclaim_pt in scan mode, a PTE table the zap
+	 * emptied whole, under its PMD and PTE locks (try_to_free_pte). */
 	mmap_assert_locked(vma->vm_mm);
 	struct mmu_gather tlb;
 	tlb_gather_mmu(&tlb, vma->vm_mm);
-	unmap_page_range(&tlb, vma, start, start + size);
+	zap_range_details(&tlb, vma, start, start + size, reclaim_pt);
 	tlb_finish_mmu(&tlb);
+}
+
+void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size)
+{
+	zap_page_range_single(vma, start, size, false);
+}
+
+void zap_page_range_dontneed(struct vm_area_struct *vma, unsigned long start, unsigned long size)
+{
+	zap_page_range_single(vma, start, size, true);
 }
 
 /* --- free_pgtables ------------------------------------------------------------- */
