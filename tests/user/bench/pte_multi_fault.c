@@ -8,16 +8,17 @@
  * Where the slices lie against the 2 MiB PTE-table boundaries decides what
  * the scan design (Linux 6.14's CONFIG_PT_RECLAIM, mmlab's pte_reclaim=scan)
  * can free: it frees a table only when one MADV_DONTNEED covered all of it.
- * With --offset-kb 0 each 2 MiB is exactly one table, which the scan
- * frees; with an offset (default 1024: a mapping that does not start on a
- * 2 MiB boundary, as most do not) each 2 MiB straddles two tables, neither
+ * With the slices on a table boundary (offset 0) each 2 MiB is exactly
+ * one table, which the scan frees; half a table off (offset 1024 kB: a
+ * mapping that does not start on a 2 MiB boundary, as mmlab's and pre-6.7
+ * Linux's mmap place it) each 2 MiB straddles two tables, neither
  * covered whole, and the scan frees none, while the refcount design frees
  * every table whose last entry goes, and Linux 6.1 (off) frees nothing.
  *
  * Prints faults per second, ns per fault (the write phase, wall clock),
  * and VmPTE before, after the rounds (the tables left empty) and after
  * munmap. Options after --bench: --threads N (8), --rounds N (16),
- * --offset-kb K (1024). */
+ * --offset-kb K (default: one run at 0, then one at 1024). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,15 +54,11 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* One run with the slices at offset bytes past a 2 MiB boundary; 0 or 1
+ * (bad options, no memory). */
+static int run_once(long offset)
 {
-	nr_threads = arg_long(argc, argv, "--threads", 8);
-	rounds = arg_long(argc, argv, "--rounds", 16);
-	long offset = arg_long(argc, argv, "--offset-kb", 1024) * (long)KiB;
-	if (nr_threads < 1 || nr_threads > 64 || rounds < 1 || offset < 0 || offset >= (long)(2 * MiB)) {
-		fprintf(stderr, "pte_multi_fault: bad options\n");
-		return 1;
-	}
+	fault_ns = 0;
 	long pte_start = status_kb("VmPTE");
 	/* Room to put the slices at offset past a 2 MiB boundary. */
 	size_t len = (size_t)nr_threads * SLICE + 4 * MiB;
@@ -82,19 +79,37 @@ int main(int argc, char **argv)
 	worker((void *)0);
 	for (long t = 1; t < nr_threads; t++)
 		pthread_join(tids[t], NULL);
+	pthread_barrier_destroy(&barrier);
 	long pte_after = status_kb("VmPTE");
 	munmap(p, len);
 	long pte_end = status_kb("VmPTE");
 	long long faults = nr_threads * rounds * (long long)(TOUCHED / PAGE_4K);
+	long kb = offset / (long)KiB;
 	printf("bench: pte_multi_fault threads: %ld threads\n", nr_threads);
 	printf("bench: pte_multi_fault rounds: %ld rounds\n", rounds);
-	printf("bench: pte_multi_fault slice offset from a 2 MiB boundary: %ld kB\n", offset / (long)KiB);
-	printf("bench: pte_multi_fault page faults per second: %.0f faults/s\n",
+	printf("bench: pte_multi_fault offset %ld kB: page faults per second: %.0f faults/s\n", kb,
 	       fault_ns ? faults * 1e9 / (double)fault_ns : 0.0);
-	printf("bench: pte_multi_fault time per fault: %.1f ns\n", (double)fault_ns / (double)faults);
-	printf("bench: pte_multi_fault VmPTE before: %ld kB\n", pte_start);
-	printf("bench: pte_multi_fault VmPTE after the rounds: %ld kB\n", pte_after);
-	printf("bench: pte_multi_fault VmPTE growth left by the rounds: %ld kB\n", pte_after - pte_start);
-	printf("bench: pte_multi_fault VmPTE after munmap: %ld kB\n", pte_end);
+	printf("bench: pte_multi_fault offset %ld kB: time per fault: %.1f ns\n", kb,
+	       (double)fault_ns / (double)faults);
+	printf("bench: pte_multi_fault offset %ld kB: VmPTE before: %ld kB\n", kb, pte_start);
+	printf("bench: pte_multi_fault offset %ld kB: VmPTE after the rounds: %ld kB\n", kb, pte_after);
+	printf("bench: pte_multi_fault offset %ld kB: VmPTE left by the rounds: %ld kB\n", kb,
+	       pte_after - pte_start);
+	printf("bench: pte_multi_fault offset %ld kB: VmPTE after munmap: %ld kB\n", kb, pte_end);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	nr_threads = arg_long(argc, argv, "--threads", 8);
+	rounds = arg_long(argc, argv, "--rounds", 16);
+	long offset_kb = arg_long(argc, argv, "--offset-kb", -1);
+	if (nr_threads < 1 || nr_threads > 64 || rounds < 1 || offset_kb < -1 || offset_kb >= 2048) {
+		fprintf(stderr, "pte_multi_fault: bad options\n");
+		return 1;
+	}
+	if (offset_kb >= 0)
+		return run_once(offset_kb * (long)KiB);
+	/* Both placements: on a table boundary, then half a table off. */
+	return run_once(0) || run_once(1024 * (long)KiB);
 }
