@@ -20,6 +20,7 @@
 #include "mm/memory.h"
 #include "mm/numa.h"
 #include "mm/page_alloc.h"
+#include "mm/pt_reclaim.h"
 #include "mm/slab.h"
 
 /* ---- seq_buf and the shared printers (declared in procfs.h) ---- */
@@ -327,6 +328,7 @@ static const struct proc_entry pid_files[] = {
 /* /proc/sys/vm: the vm sysctls (Linux's kernel/sysctl.c vm_table and
  * mm/'s own tables), each a show and a write handler. */
 static const struct proc_entry proc_sys_vm_files[] = {
+	{ .name = "pte_reclaim", .show = pte_reclaim_sysctl_show, .write = pte_reclaim_sysctl_write },
 	{ .name = NULL },
 };
 static const struct proc_entry nodes_files[] = {

@@ -9,8 +9,11 @@
  * -EAGAIN, as Linux says for "kernel resources temporarily unavailable".
  *
  * What each advice does here, for private anonymous memory without swap:
- *   MADV_DONTNEED (and _LOCKED): the pages go now (zap_page_range), the
- *     next touch sees zeroes; -EINVAL on VM_LOCKED VMAs for DONTNEED;
+ *   MADV_DONTNEED (and _LOCKED): the pages go now (zap_page_range_dontneed),
+ *     the next touch sees zeroes; -EINVAL on VM_LOCKED VMAs for DONTNEED. In
+ *     pte_reclaim=scan mode the PTE tables the zap emptied whole go too,
+ *     and then (the lock dropped) the empty PMD tables of the range
+ *     (mm/pt_reclaim.c); not for MADV_FREE, as in Linux 6.14;
  *   MADV_FREE: the same as DONTNEED. Linux frees lazily, at reclaim, but is
  *     allowed to free at once: the contents after MADV_FREE are either the
  *     old ones or zeroes, and we always give zeroes;
@@ -30,6 +33,8 @@
 #include "kernel/syscall.h"
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
+#include "mm/pt_reclaim.h"
+#include "mm/teardown.h"
 #include "mm/vma.h"
 
 /* uapi values kernel/unistd.h does not carry. */
@@ -134,7 +139,10 @@ static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma
 	case MADV_DONTNEED_LOCKED:
 		if (behavior != MADV_DONTNEED_LOCKED && (vma->vm_flags & VM_LOCKED))
 			return -EINVAL;
-		zap_page_range(vma, start, end - start);
+		if (behavior == MADV_FREE)
+			zap_page_range(vma, start, end - start);
+		else /* Linux's madvise_dontneed_single_vma: reclaim_pt */
+			zap_page_range_dontneed(vma, start, end - start);
 		return 0;
 	case MADV_NORMAL:
 		new_flags &= ~(VM_RAND_READ | VM_SEQ_READ);
@@ -259,6 +267,8 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len_in, 
 		mmap_write_unlock(mm);
 	else
 		mmap_read_unlock(mm);
+	if (behavior == MADV_DONTNEED || behavior == MADV_DONTNEED_LOCKED)
+		try_to_free_pmd_tables(mm, start, end); /* scan mode's PMD extension */
 	return ret;
 }
 

@@ -15,6 +15,31 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
+/* The count of live user mms, and the lock under which it is counted so
+ * that hold_off_new_user_mms_if_none() can keep it at zero. */
+static DEFINE_SPINLOCK(live_user_mms_lock);
+static long live_user_mms;
+
+long nr_live_user_mms(void) { return __atomic_load_n(&live_user_mms, __ATOMIC_RELAXED); }
+
+bool hold_off_new_user_mms_if_none(void)
+{
+	spin_lock(&live_user_mms_lock);
+	if (!live_user_mms)
+		return true;
+	spin_unlock(&live_user_mms_lock);
+	return false;
+}
+
+void allow_new_user_mms(void) { spin_unlock(&live_user_mms_lock); }
+
+static void live_user_mms_add(long delta)
+{
+	spin_lock(&live_user_mms_lock);
+	__atomic_add_fetch(&live_user_mms, delta, __ATOMIC_RELAXED);
+	spin_unlock(&live_user_mms_lock);
+}
+
 struct mm_struct *mm_alloc(void)
 {
 	struct mm_struct *mm = kmalloc(sizeof(*mm), GFP_KERNEL | __GFP_ZERO);
@@ -36,6 +61,7 @@ struct mm_struct *mm_alloc(void)
 	mm->mm_users = 1;
 	mm->mm_count = 1;
 	mm->mmap_base = MMAP_BASE;
+	live_user_mms_add(1);
 	return mm;
 }
 
@@ -55,6 +81,7 @@ void mmput(struct mm_struct *mm)
 			pr_err("BUG: mm %p freed with PGD entry %d still set\n", (void *)mm, i);
 	__free_page(virt_to_page(mm->pgd));
 	kfree(mm);
+	live_user_mms_add(-1);
 }
 
 void switch_mm(struct mm_struct *prev, struct mm_struct *next)

@@ -28,6 +28,15 @@
  * frees the page tables and the PGD, and frees the mm. */
 struct mm_struct *mm_alloc(void);
 void mmput(struct mm_struct *mm);
+/* The user address spaces alive: made by mm_alloc, not yet freed by their
+ * last mmput (a process's, or one a test or kthread built). */
+long nr_live_user_mms(void);
+/* For what may change only while no user mm exists (the pte_reclaim mode):
+ * true when none is alive, and then mm_alloc waits until
+ * allow_new_user_mms(); false (nothing held) otherwise. A spinlock: the
+ * caller does not sleep in between. */
+bool hold_off_new_user_mms_if_none(void);
+void allow_new_user_mms(void);
 
 /* Activates mm on this CPU (CR3, mm_cpumask); NULL: the kernel's tables.
  * For the scheduler and for tests that build an mm themselves. */

@@ -15,11 +15,14 @@
  * after the lock is dropped (the flush waits for other CPUs). A zap runs
  * under the mmap_lock held for reading at least (MADV_DONTNEED beside
  * faults); tables are unlinked (free_pgd_range) only under it held for
- * writing (munmap, exit), so no walker is inside them (mm/mm_types.h).
- * In refcount mode (mm/pte_ref.h) a PTE table also goes when a zap drops
- * its last reference, under either lock: the zap's put clears the PMD
- * under the PMD lock, so free_pgtables, which comes after the zap under
- * the write lock, finds the entry none and never frees it twice. */
+ * writing (munmap, exit), so no walker is inside them (mm/mm_types.h),
+ * with two exceptions, one per pte_reclaim mode:
+ *   - refcount (mm/pte_ref.h): a PTE table goes when a zap drops its last
+ *     reference, under either lock: the zap's put clears the PMD under the
+ *     PMD lock, so free_pgtables, which comes after the zap under the
+ *     write lock, finds the entry none and never frees it twice;
+ *   - scan: MADV_DONTNEED's zap frees a PTE table it emptied whole, under
+ *     its PMD and PTE locks (mm/pt_reclaim.c). */
 #include "mm/teardown.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -27,6 +30,7 @@
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 #include "mm/page.h"
+#include "mm/pt_reclaim.h"
 
 /* --- zap -------------------------------------------------------------------- */
 
@@ -66,6 +70,7 @@ void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 struct zap_details {
 	struct mmu_gather *tlb;
 	struct vm_area_struct *vma;
+	bool reclaim_pt; /* MADV_DONTNEED: free the PTE tables emptied (scan mode) */
 };
 
 /* Linux's zap_pte_range with the series' references (patches 11 and 15):
@@ -121,6 +126,11 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 	} while (addr != end);
 	if (pte_ref_enabled())
 		__pte_put_many(tlb, mm, pmd, start, nr_put);
+	/* Linux 6.14's CONFIG_PT_RECLAIM: a table this zap emptied whole goes
+	 * (mm/pt_reclaim.c; mmlab always takes mainline's slow path). Only in
+	 * scan mode (reclaim_pt_is_enabled says so). */
+	else if (reclaim_pt_is_enabled(start, end, details->reclaim_pt))
+		try_to_free_pte(mm, pmd, start, tlb);
 }
 
 static void zap_huge_pmd_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
@@ -130,10 +140,10 @@ static void zap_huge_pmd_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long 
 	zap_huge_pmd(details->tlb, walk->mm, pmd, addr, end);
 }
 
-void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
-		      unsigned long end)
+static void zap_range_details(struct mmu_gather *tlb, struct vm_area_struct *vma,
+			      unsigned long addr, unsigned long end, bool reclaim_pt)
 {
-	struct zap_details details = { tlb, vma };
+	struct zap_details details = { tlb, vma, reclaim_pt };
 	struct pmd_walk walk = {
 		.mm = vma->vm_mm,
 		.pte_table = zap_pte_range,
@@ -143,17 +153,38 @@ void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsign
 	walk_pmd_range(&walk, addr, end);
 }
 
-void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size)
+void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
+		      unsigned long end)
+{
+	zap_range_details(tlb, vma, addr, end, false);
+}
+
+/* Linux's zap_page_range_single with details->reclaim_pt as given. */
+static void zap_page_range_single(struct vm_area_struct *vma, unsigned long start,
+				  unsigned long size, bool reclaim_pt)
 {
 	/* MADV_DONTNEED runs under the read lock, beside faults: the PTE
-	 * locks order the two; in refcount mode a table the zap empties
-	 * goes here (its last put), after an RCU grace period, and a fault
-	 * racing it takes a new one (pte_alloc). */
+	 * locks order the two. free_pgtables needs the write lock, so a
+	 * table goes here only by a pte_reclaim mode: in refcount mode one
+	 * the zap empties (its last put), after an RCU grace period, a fault
+	 * racing it taking a new one (pte_alloc); in scan mode, with
+	 * reclaim_pt, one the zap emptied whole, under its PMD and PTE locks
+	 * (try_to_free_pte). */
 	mmap_assert_locked(vma->vm_mm);
 	struct mmu_gather tlb;
 	tlb_gather_mmu(&tlb, vma->vm_mm);
-	unmap_page_range(&tlb, vma, start, start + size);
+	zap_range_details(&tlb, vma, start, start + size, reclaim_pt);
 	tlb_finish_mmu(&tlb);
+}
+
+void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size)
+{
+	zap_page_range_single(vma, start, size, false);
+}
+
+void zap_page_range_dontneed(struct vm_area_struct *vma, unsigned long start, unsigned long size)
+{
+	zap_page_range_single(vma, start, size, true);
 }
 
 /* --- free_pgtables ------------------------------------------------------------- */

@@ -23,6 +23,10 @@ void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 /* MADV_DONTNEED: unmaps [start, start + size) of vma with a gather of its
  * own (TLB flushed, pages freed before it returns). */
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size);
+/* zap_page_range for MADV_DONTNEED and MADV_DONTNEED_LOCKED (Linux's
+ * madvise_dontneed_single_vma: zap_details.reclaim_pt): in scan mode the
+ * PTE tables the zap emptied whole are freed too (mm/pt_reclaim.h). */
+void zap_page_range_dontneed(struct vm_area_struct *vma, unsigned long start, unsigned long size);
 /* Frees the page tables that cover only addresses in [addr, end) or in
  * the free gaps around it, as Linux's free_pgd_range: floor is the end of
  * the previous VMA (0: none) and ceiling the start of the next (0: none,

@@ -25,6 +25,7 @@ KERNEL_SRCS += \
 	tests/page_alloc_smp_test.c \
 	tests/page_alloc_test.c \
 	tests/pgtable_test.c \
+	tests/pt_reclaim_test.c \
 	tests/printk_test.c \
 	tests/process_test.c \
 	tests/procfs_test.c \

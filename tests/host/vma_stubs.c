@@ -10,6 +10,7 @@
 #include "kernel/sched.h"
 #include "mm/memory.h"
 #include "mm/mmu_gather.h"
+#include "mm/pt_reclaim.h"
 #include "mm/slab.h"
 #include "tests/host/shim.h"
 
@@ -216,6 +217,20 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned lo
 	check_inside("zap_page_range", vma, start, start + size);
 	record(CALL_ZAP, vma, start, start + size, 0, 0, 0);
 	present_remove(start, start + size);
+}
+
+/* MADV_DONTNEED's zap: the same as zap_page_range here (no page tables). */
+void zap_page_range_dontneed(struct vm_area_struct *vma, unsigned long start, unsigned long size)
+{
+	zap_page_range(vma, start, size);
+}
+
+/* mm/pt_reclaim.c's PMD extension: no page tables here. */
+void try_to_free_pmd_tables(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	(void)mm;
+	(void)start;
+	(void)end;
 }
 
 /* free_pgd_range may free every table that covers only addresses in

@@ -35,7 +35,7 @@ USER_TEST_NAMES := hello mmap_basic munmap_partial mprotect_split madvise_advice
 	threads affinity futex_basic \
 	arch_prctl getrandom tty_stat readlink_self iov_errors auxv avx_state gsbase_kernel_half
 USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write thread_fault
-USER_BENCH_NAMES := multi_fault multi_fault_threads mmap_munmap pte_table_growth_full
+USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full pte_multi_fault
 USER_DEMO_NAMES := mm_tour
 USER_AUX_NAMES := exit_with spin thread_group gs_spin
 

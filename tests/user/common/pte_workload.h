@@ -9,7 +9,9 @@
 #define MMLAB_USER_PTE_WORKLOAD_H
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 
 #include "check.h"
 
@@ -38,13 +40,26 @@ struct pte_workload {
 /* Maps the 50 GiB, runs the loop; false if the mmap failed. Transparent
  * huge pages are turned off for the range (where the kernel has them) so
  * that every chunk really is mapped through a PTE table, as in the
- * series' measurements. */
+ * series' measurements. The mapping starts on a 2 MiB boundary, so that
+ * each chunk is exactly one PTE table: Linux 6.7+ places an anonymous
+ * mapping of 2 MiB or more so (thp_get_unmapped_area), mmlab and older
+ * Linux do not, and a chunk straddling two tables is never covered whole
+ * by one MADV_DONTNEED, which the scan design (CONFIG_PT_RECLAIM, mmlab's
+ * pte_reclaim=scan) needs to free a table: bench/pte_multi_fault shows
+ * that case. So the workload maps 2 MiB more and unmaps the ends. */
 static inline bool pte_workload_run(struct pte_workload *w)
 {
 	w->before = pte_figures_now();
-	w->base = mmap(NULL, PTE_WORKLOAD_SIZE, PROT_READ | PROT_WRITE,
+	size_t len = PTE_WORKLOAD_SIZE + PTE_WORKLOAD_CHUNK;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (w->base == MAP_FAILED)
+	if (p == MAP_FAILED)
+		return false;
+	w->base = (char *)(((unsigned long)p + PTE_WORKLOAD_CHUNK - 1) & ~(PTE_WORKLOAD_CHUNK - 1));
+	if (w->base > p && munmap(p, (size_t)(w->base - p)))
+		return false;
+	char *end = w->base + PTE_WORKLOAD_SIZE;
+	if (end < p + len && munmap(end, (size_t)(p + len - end)))
 		return false;
 	madvise(w->base, PTE_WORKLOAD_SIZE, MADV_NOHUGEPAGE);
 	w->mapped = pte_figures_now();
@@ -61,6 +76,41 @@ static inline bool pte_workload_run(struct pte_workload *w)
 	w->ns = now_ns() - t0;
 	w->after = pte_figures_now();
 	return true;
+}
+
+/* What the kernel does with the PTE tables MADV_DONTNEED empties, as it
+ * says itself: on mmlab /proc/sys/vm/pte_reclaim ("off": they stay, as in
+ * Linux 6.1; "scan" and "refcount": they go, and with them the emptied PMD
+ * tables); on Linux before 6.13 they stay, from 6.13 on it depends on the
+ * build (CONFIG_PT_RECLAIM), which a process cannot see. */
+enum pte_tables_fate { PTE_TABLES_KEPT, PTE_TABLES_FREED, PTE_TABLES_UNKNOWN };
+
+static inline enum pte_tables_fate pte_tables_fate(char *what, size_t size)
+{
+	if (on_mmlab()) {
+		char mode[32] = "";
+		if (read_file("/proc/sys/vm/pte_reclaim", mode, sizeof(mode)) < 0) {
+			snprintf(what, size, "mmlab without /proc/sys/vm/pte_reclaim");
+			return PTE_TABLES_UNKNOWN;
+		}
+		mode[strcspn(mode, "\n")] = 0;
+		snprintf(what, size, "mmlab, pte_reclaim=%s", mode);
+		if (!strcmp(mode, "off"))
+			return PTE_TABLES_KEPT;
+		if (!strcmp(mode, "scan") || !strcmp(mode, "refcount"))
+			return PTE_TABLES_FREED;
+		return PTE_TABLES_UNKNOWN;
+	}
+	struct utsname u;
+	int major = 0, minor = 0;
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2) {
+		snprintf(what, size, "an unknown kernel");
+		return PTE_TABLES_UNKNOWN;
+	}
+	snprintf(what, size, "Linux %d.%d", major, minor);
+	if (major < 6 || (major == 6 && minor < 13))
+		return PTE_TABLES_KEPT;
+	return PTE_TABLES_UNKNOWN;
 }
 
 static inline void pte_figures_print(const char *prefix, const struct pte_workload *w)

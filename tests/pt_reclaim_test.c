@@ -1,0 +1,553 @@
+/* Tests of mm/pt_reclaim.c: the pte_reclaim mode switch (the set call, the
+ * sysctl through procfs and through the file layer, -EBUSY while a user mm
+ * lives, -EINVAL for a word it does not know) and the scan design (Linux
+ * 6.14's CONFIG_PT_RECLAIM) with mmlab's PMD extension, on address spaces
+ * the cases build themselves.
+ *
+ * The cases switch the mode with pte_reclaim_set_mode() while no user mm
+ * exists, and a deferred action puts back the mode the kernel booted with
+ * however the case ends, so the suite runs the same on every topology
+ * whatever its pte_reclaim= says. Every case checks that the page-table
+ * pages it made come back (nr_user_pagetable_pages), and the framework
+ * checks the free pages and slab objects of the suite. */
+#include "tests/kunit.h"
+#include "kernel/file.h"
+#include "kernel/printk.h"
+#include "kernel/procfs.h"
+#include "kernel/rcu.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/unistd.h"
+#include "mm/memory.h"
+#include "mm/mmap.h"
+#include "mm/mmap_lock.h"
+#include "mm/mmu_context.h"
+#include "mm/mmu_gather.h"
+#include "mm/page_alloc.h"
+#include "mm/pgtable.h"
+#include "mm/pt_reclaim.h"
+#include "mm/slab.h"
+
+#define BASE 0x0000100000000000ul /* a PGD entry of its own */
+#define SYSCTL "/proc/sys/vm/pte_reclaim"
+/* uapi values kernel/unistd.h does not carry (mm/madvise.c has them too). */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#ifndef MADV_DONTNEED_LOCKED
+#define MADV_DONTNEED_LOCKED 24
+#endif
+
+/* --- the mode, put back however a case ends -------------------------------- */
+
+static enum pte_reclaim_mode boot_mode;
+static bool boot_mode_saved;
+
+static void restore_mode_action(void *unused)
+{
+	(void)unused;
+	if (pte_reclaim_set_mode(boot_mode))
+		pr_err("pt_reclaim_test: could not restore mode %s (a user mm is alive)\n",
+		       pte_reclaim_mode_name(boot_mode));
+}
+
+/* Switches to mode for this case (no user mm may exist: the other suites'
+ * are gone by then, and a leaked one is a bug worth a failure). */
+static void use_mode(struct kunit *test, enum pte_reclaim_mode mode)
+{
+	KUNIT_ASSERT_EQ(test, nr_live_user_mms(), 0);
+	if (!boot_mode_saved) {
+		boot_mode = pte_reclaim_mode;
+		boot_mode_saved = true;
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_mode_action, &boot_mode), 0);
+	KUNIT_ASSERT_EQ(test, pte_reclaim_set_mode(mode), 0);
+	KUNIT_ASSERT_EQ(test, pte_reclaim_mode, mode);
+}
+
+static enum pte_reclaim_mode other_mode(enum pte_reclaim_mode mode)
+{
+	return mode == PTE_RECLAIM_SCAN ? PTE_RECLAIM_OFF : PTE_RECLAIM_SCAN;
+}
+
+/* --- an address space to work on -------------------------------------------- */
+
+static void mmput_action(void *mm) { mmput(mm); }
+
+/* Counters a case compares before and after. */
+struct table_counts {
+	long pgtables_bytes, nr_ptes;
+	unsigned long user_tables;
+};
+
+static struct table_counts counts_now(struct mm_struct *mm)
+{
+	struct table_counts c = { mm->pgtables_bytes, mm->nr_ptes, nr_user_pagetable_pages() };
+	return c;
+}
+
+/* An mm with one private anonymous read-write VMA [start, start + len);
+ * dropped (mmput) however the case ends, unless the case drops it first
+ * with drop_space(). */
+static struct mm_struct *make_space(struct kunit *test, unsigned long start, unsigned long len)
+{
+	struct mm_struct *mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, mm), 0);
+	unsigned long a = do_mmap(mm, start, len, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE);
+	KUNIT_ASSERT_EQ(test, a, start);
+	return mm;
+}
+
+static void drop_space(struct kunit *test, struct mm_struct *mm)
+{
+	kunit_release_action(test, mmput_action, mm);
+}
+
+/* Writes every page of [start, start + len) (MADV_POPULATE_WRITE: faults
+ * under the mmap read lock, as a process's would be). */
+static void fill(struct kunit *test, struct mm_struct *mm, unsigned long start, unsigned long len)
+{
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, start, len, MADV_POPULATE_WRITE), 0);
+}
+
+static bool pte_table_at(struct mm_struct *mm, unsigned long addr)
+{
+	mmap_read_lock(mm);
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	bool there = pmd && !pmd_none(pmdp_get(pmd));
+	mmap_read_unlock(mm);
+	return there;
+}
+
+static bool pmd_table_at(struct mm_struct *mm, unsigned long addr)
+{
+	mmap_read_lock(mm);
+	bool there = mm_find_pmd(mm, addr) != NULL;
+	mmap_read_unlock(mm);
+	return there;
+}
+
+/* The table pages freed through the gather may wait for an RCU grace
+ * period (the gather's table batch): let them go before free pages are
+ * counted. */
+static unsigned long free_pages_settled(void)
+{
+	rcu_barrier();
+	return nr_free_pages();
+}
+
+/* --- the mode switch ------------------------------------------------------------ */
+
+static void mode_words_parse_as_sysctl_strings(struct kunit *test)
+{
+	enum pte_reclaim_mode m = PTE_RECLAIM_SCAN;
+	KUNIT_EXPECT_EQ(test, pte_reclaim_parse_mode("off", 3, &m), 0);
+	KUNIT_EXPECT_EQ(test, m, PTE_RECLAIM_OFF);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_parse_mode("refcount\n", 9, &m), 0);
+	KUNIT_EXPECT_EQ(test, m, PTE_RECLAIM_REFCOUNT);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_parse_mode("scan", 4, &m), 0);
+	KUNIT_EXPECT_EQ(test, m, PTE_RECLAIM_SCAN);
+	/* One trailing newline only, no other white space, no prefix, exact
+	 * case; and nothing changes on a refusal. */
+	static const char *const bad[] = { "", "\n", "scan\n\n", " scan", "scan ", "Scan", "sca",
+					   "scanx", "offf", "refcount\t", "2" };
+	for (unsigned i = 0; i < ARRAY_SIZE(bad); i++) {
+		m = PTE_RECLAIM_SCAN;
+		KUNIT_EXPECT_EQ(test, pte_reclaim_parse_mode(bad[i], strlen(bad[i]), &m), -EINVAL);
+		KUNIT_EXPECT_EQ(test, m, PTE_RECLAIM_SCAN);
+	}
+	for (int i = PTE_RECLAIM_OFF; i <= PTE_RECLAIM_REFCOUNT; i++) {
+		const char *name = pte_reclaim_mode_name(i);
+		KUNIT_EXPECT_EQ(test, pte_reclaim_parse_mode(name, strlen(name), &m), 0);
+		KUNIT_EXPECT_EQ(test, m, i);
+	}
+	KUNIT_EXPECT_EQ(test, pte_reclaim_set_mode((enum pte_reclaim_mode)7), -EINVAL);
+}
+
+static void mode_switch_is_busy_while_a_user_mm_lives(struct kunit *test)
+{
+	enum pte_reclaim_mode start = pte_reclaim_mode;
+	use_mode(test, start); /* saves the boot mode; no user mm alive */
+	struct mm_struct *mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, mm), 0);
+	KUNIT_EXPECT_EQ(test, nr_live_user_mms(), 1);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_set_mode(other_mode(start)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_mode, start);
+	/* The mode in force may be set again: nothing changes. */
+	KUNIT_EXPECT_EQ(test, pte_reclaim_set_mode(start), 0);
+	drop_space(test, mm);
+	KUNIT_EXPECT_EQ(test, nr_live_user_mms(), 0);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_set_mode(other_mode(start)), 0);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_mode, other_mode(start));
+	KUNIT_EXPECT_EQ(test, pte_reclaim_set_mode(start), 0);
+}
+
+/* The sysctl's content as a reader sees it. */
+static void expect_sysctl_reads(struct kunit *test, const char *want)
+{
+	char *buf;
+	size_t len;
+	KUNIT_ASSERT_EQ(test, procfs_generate(SYSCTL, current, &buf, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, strlen(want));
+	KUNIT_EXPECT_STREQ(test, buf, want);
+	kfree(buf);
+}
+
+static void sysctl_reads_and_writes_the_mode(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_REFCOUNT);
+	expect_sysctl_reads(test, "refcount\n");
+	KUNIT_EXPECT_EQ(test, procfs_write_path(SYSCTL, current, "off\n", 4), 0);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_mode, PTE_RECLAIM_OFF);
+	expect_sysctl_reads(test, "off\n");
+	KUNIT_EXPECT_EQ(test, procfs_write_path(SYSCTL, current, "scan", 4), 0);
+	expect_sysctl_reads(test, "scan\n");
+	KUNIT_EXPECT_EQ(test, procfs_write_path(SYSCTL, current, "bogus\n", 6), -EINVAL);
+	KUNIT_EXPECT_EQ(test, procfs_write_path(SYSCTL, current, "off\n\n", 5), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_mode, PTE_RECLAIM_SCAN);
+
+	/* A user mm alive: a change is refused, a bad word is still -EINVAL. */
+	struct mm_struct *mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, mm), 0);
+	KUNIT_EXPECT_EQ(test, procfs_write_path(SYSCTL, current, "off\n", 4), -EBUSY);
+	KUNIT_EXPECT_EQ(test, procfs_write_path(SYSCTL, current, "of\n", 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, procfs_write_path(SYSCTL, current, "scan\n", 5), 0);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_mode, PTE_RECLAIM_SCAN);
+	drop_space(test, mm);
+}
+
+static void files_release_action(void *files) { files_release(files); }
+
+/* The same through open/write/pread, as a process does it: the file is
+ * writable (0644) and each write(2) is one value. */
+static void sysctl_through_the_file_layer(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_OFF);
+	struct files_struct *f = files_alloc("");
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, files_release_action, f), 0);
+	int fd = files_open(f, AT_FDCWD, SYSCTL, O_RDWR, 0);
+	KUNIT_ASSERT_GE(test, fd, 3);
+	char buf[32] = { 0 };
+	KUNIT_EXPECT_EQ(test, files_pread(f, fd, buf, sizeof(buf) - 1, 0), 4);
+	KUNIT_EXPECT_STREQ(test, buf, "off\n");
+	KUNIT_EXPECT_EQ(test, files_write(f, fd, "scan\n", 5), 5);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_mode, PTE_RECLAIM_SCAN);
+	memset(buf, 0, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, files_pread(f, fd, buf, sizeof(buf) - 1, 0), 5);
+	KUNIT_EXPECT_STREQ(test, buf, "scan\n");
+	KUNIT_EXPECT_EQ(test, files_write(f, fd, "nope", 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pte_reclaim_mode, PTE_RECLAIM_SCAN);
+	kunit_release_action(test, files_release_action, f);
+}
+
+/* --- the scan design ---------------------------------------------------------------- */
+
+/* MADV_DONTNEED of a range covering a whole PTE table frees it: VmPTE,
+ * nr_ptes and the system's page-table pages go down by one, the PMD entry
+ * is none, and the table page and the data pages are free again. The PMD
+ * table stays while another PTE table is in it. */
+static void scan_dontneed_of_a_whole_table_frees_it(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_SCAN);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	struct mm_struct *mm = make_space(test, BASE, 4 * PMD_SIZE);
+	fill(test, mm, BASE, PMD_SIZE);
+	fill(test, mm, BASE + 2 * PMD_SIZE, PAGE_SIZE); /* keeps the PMD table */
+	struct table_counts before = counts_now(mm);
+	KUNIT_EXPECT_EQ(test, before.nr_ptes, 2);
+	KUNIT_EXPECT_EQ(test, before.pgtables_bytes, 4 * (long)PAGE_SIZE); /* PUD, PMD, 2 PTE */
+	struct pt_reclaim_stats s0, s1;
+	pt_reclaim_stats_read(&s0);
+	unsigned long free_before = free_pages_settled();
+
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PMD_SIZE, MADV_DONTNEED), 0);
+	struct table_counts after = counts_now(mm);
+	KUNIT_EXPECT_EQ(test, after.nr_ptes, before.nr_ptes - 1);
+	KUNIT_EXPECT_EQ(test, after.pgtables_bytes, before.pgtables_bytes - (long)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, after.user_tables, before.user_tables - 1);
+	KUNIT_EXPECT_FALSE(test, pte_table_at(mm, BASE));
+	KUNIT_EXPECT_TRUE(test, pte_table_at(mm, BASE + 2 * PMD_SIZE));
+	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
+	pt_reclaim_stats_read(&s1);
+	KUNIT_EXPECT_EQ(test, s1.pte_tables_freed - s0.pte_tables_freed, 1);
+	KUNIT_EXPECT_EQ(test, s1.pmd_tables_freed, s0.pmd_tables_freed);
+	/* 512 data pages and the table. */
+	KUNIT_EXPECT_EQ(test, free_pages_settled() - free_before, PTRS_PER_TABLE + 1);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 1);
+
+	/* The range faults back in through a new table. */
+	fill(test, mm, BASE + PAGE_SIZE, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, pte_table_at(mm, BASE));
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 2);
+	drop_space(test, mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+}
+
+/* A range that does not cover a whole table leaves it, even empty
+ * (mainline's reclaim_pt_is_enabled: end - start >= PMD_SIZE); an
+ * unaligned range frees exactly the tables it covers whole. */
+static void scan_partial_dontneed_keeps_the_table(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_SCAN);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	struct mm_struct *mm = make_space(test, BASE, 4 * PMD_SIZE);
+	fill(test, mm, BASE, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PMD_SIZE - PAGE_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 0);
+	KUNIT_EXPECT_TRUE(test, pte_table_at(mm, BASE));
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 1);
+
+	/* Three tables; [BASE + 4K, BASE + 4M + 4K) covers only the middle
+	 * one whole. */
+	fill(test, mm, BASE, 3 * PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 3);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + PAGE_SIZE, 2 * PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 2);
+	KUNIT_EXPECT_TRUE(test, pte_table_at(mm, BASE));
+	KUNIT_EXPECT_FALSE(test, pte_table_at(mm, BASE + PMD_SIZE));
+	KUNIT_EXPECT_TRUE(test, pte_table_at(mm, BASE + 2 * PMD_SIZE));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 1 + (PTRS_PER_TABLE - 1));
+	drop_space(test, mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+}
+
+/* MADV_FREE zaps the pages (mmlab frees at once) but, as in Linux 6.14,
+ * does not ask for the tables; MADV_DONTNEED_LOCKED does. */
+static void scan_madv_free_keeps_tables_dontneed_locked_frees(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_SCAN);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	struct mm_struct *mm = make_space(test, BASE, 4 * PMD_SIZE);
+	fill(test, mm, BASE, 2 * PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PMD_SIZE, MADV_FREE), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), PTRS_PER_TABLE);
+	KUNIT_EXPECT_TRUE(test, pte_table_at(mm, BASE));
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 2);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + PMD_SIZE, PMD_SIZE, MADV_DONTNEED_LOCKED), 0);
+	KUNIT_EXPECT_FALSE(test, pte_table_at(mm, BASE + PMD_SIZE));
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 1);
+	drop_space(test, mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+}
+
+/* A table with an entry set when the scan looks (a fault refilled it after
+ * the zap dropped its lock) stays; empty, it goes. try_to_free_pte is
+ * called as zap_pte_range calls it: mmap lock held for reading, a gather
+ * open. */
+static void scan_keeps_a_table_refilled_before_the_check(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_SCAN);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	struct mm_struct *mm = make_space(test, BASE, 2 * PMD_SIZE);
+	fill(test, mm, BASE + 7 * PAGE_SIZE, PAGE_SIZE);
+	struct pt_reclaim_stats s0, s1;
+	pt_reclaim_stats_read(&s0);
+	struct mmu_gather tlb;
+	mmap_read_lock(mm);
+	pmd_t *pmd = mm_find_pmd(mm, BASE);
+	KUNIT_EXPECT_NOT_NULL(test, pmd);
+	if (pmd) {
+		tlb_gather_mmu(&tlb, mm);
+		try_to_free_pte(mm, pmd, BASE, &tlb);
+		tlb_finish_mmu(&tlb);
+	}
+	mmap_read_unlock(mm);
+	pt_reclaim_stats_read(&s1);
+	KUNIT_EXPECT_EQ(test, s1.pte_tables_busy - s0.pte_tables_busy, 1);
+	KUNIT_EXPECT_EQ(test, s1.pte_tables_freed, s0.pte_tables_freed);
+	KUNIT_EXPECT_TRUE(test, pte_table_at(mm, BASE));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 1);
+
+	/* Zapped without reclaim_pt (munmap's zap, MADV_FREE), then scanned. */
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PMD_SIZE, MADV_FREE), 0);
+	mmap_read_lock(mm);
+	pmd = mm_find_pmd(mm, BASE);
+	if (pmd) {
+		tlb_gather_mmu(&tlb, mm);
+		try_to_free_pte(mm, pmd, BASE + 5 * PAGE_SIZE, &tlb);
+		tlb_finish_mmu(&tlb);
+	}
+	/* An empty PMD: nothing to do. */
+	pmd_t *next = mm_find_pmd(mm, BASE + PMD_SIZE);
+	if (next) {
+		tlb_gather_mmu(&tlb, mm);
+		try_to_free_pte(mm, next, BASE + PMD_SIZE, &tlb);
+		tlb_finish_mmu(&tlb);
+	}
+	mmap_read_unlock(mm);
+	pt_reclaim_stats_read(&s1);
+	KUNIT_EXPECT_EQ(test, s1.pte_tables_freed - s0.pte_tables_freed, 1);
+	KUNIT_EXPECT_FALSE(test, pte_table_at(mm, BASE));
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 0);
+	drop_space(test, mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+}
+
+/* In off mode (Linux 6.1) nothing is freed before munmap; munmap and exit
+ * free everything in every mode. */
+static void off_mode_keeps_tables_until_munmap(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_OFF);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	unsigned long free_at_start = free_pages_settled();
+	struct mm_struct *mm = make_space(test, BASE, 4 * PMD_SIZE);
+	fill(test, mm, BASE, 2 * PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, 4 * PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 0);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 2);
+	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, 4 * (long)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, do_munmap(mm, BASE, 4 * PMD_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 0);
+	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, 0);
+	drop_space(test, mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+	KUNIT_EXPECT_EQ(test, free_pages_settled(), free_at_start);
+}
+
+/* --- the PMD extension -------------------------------------------------------------- */
+
+/* The cover letter's workload, scaled: 2 MiB chunks written whole then
+ * given back with MADV_DONTNEED, across a 1 GiB boundary (two PMD tables).
+ * In scan mode VmPTE ends no more than 4 kB (the PUD table) above where it
+ * started; in off mode one PTE table per chunk and both PMD tables stay. */
+static void workload(struct kunit *test, struct mm_struct *mm, unsigned long start, unsigned chunks)
+{
+	for (unsigned i = 0; i < chunks; i++) {
+		fill(test, mm, start + i * PMD_SIZE, PMD_SIZE);
+		KUNIT_ASSERT_EQ(test, do_madvise(mm, start + i * PMD_SIZE, PMD_SIZE, MADV_DONTNEED), 0);
+	}
+}
+
+#define WORKLOAD_START (BASE + PUD_SIZE - 2 * PMD_SIZE)
+#define WORKLOAD_CHUNKS 4
+
+static void pmd_extension_workload_ends_within_4k(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_SCAN);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	unsigned long free_at_start = free_pages_settled();
+	struct mm_struct *mm = make_space(test, BASE, 4 * PUD_SIZE);
+	long vmpte_before = mm->pgtables_bytes;
+	struct pt_reclaim_stats s0, s1;
+	pt_reclaim_stats_read(&s0);
+	workload(test, mm, WORKLOAD_START, WORKLOAD_CHUNKS);
+	pt_reclaim_stats_read(&s1);
+	KUNIT_EXPECT_LE(test, mm->pgtables_bytes - vmpte_before, 4096);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 0);
+	KUNIT_EXPECT_EQ(test, s1.pte_tables_freed - s0.pte_tables_freed, WORKLOAD_CHUNKS);
+	/* Each chunk emptied its PMD table (one chunk at a time is mapped). */
+	KUNIT_EXPECT_EQ(test, s1.pmd_tables_freed - s0.pmd_tables_freed, WORKLOAD_CHUNKS);
+	KUNIT_EXPECT_FALSE(test, pmd_table_at(mm, WORKLOAD_START));
+	KUNIT_EXPECT_FALSE(test, pmd_table_at(mm, BASE + PUD_SIZE));
+	drop_space(test, mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+	KUNIT_EXPECT_EQ(test, free_pages_settled(), free_at_start);
+}
+
+static void off_mode_workload_keeps_every_table(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_OFF);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	struct mm_struct *mm = make_space(test, BASE, 4 * PUD_SIZE);
+	long vmpte_before = mm->pgtables_bytes;
+	workload(test, mm, WORKLOAD_START, WORKLOAD_CHUNKS);
+	/* A PUD table, two PMD tables, a PTE table per chunk. */
+	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes - vmpte_before,
+			(long)(1 + 2 + WORKLOAD_CHUNKS) * (long)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, WORKLOAD_CHUNKS);
+	drop_space(test, mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+}
+
+/* A PMD table with a PTE table left in it stays; so does an empty one when
+ * the mmap write lock cannot be had at once (a fault or a walker holds
+ * mmap_lock): a later MADV_DONTNEED of the range frees it, and munmap
+ * would anyway. */
+static void pmd_extension_leaves_busy_or_locked_pmd_tables(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_SCAN);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	struct mm_struct *mm = make_space(test, BASE, 4 * PMD_SIZE);
+	fill(test, mm, BASE, 2 * PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
+	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, 3 * (long)PAGE_SIZE);
+
+	/* Empty the second table by hand, with the read lock held as a
+	 * faulting thread would: the trylock fails, the PMD table stays. */
+	struct pt_reclaim_stats s0, s1;
+	pt_reclaim_stats_read(&s0);
+	mmap_read_lock(mm);
+	struct vm_area_struct *vma = find_vma(mm, BASE);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	zap_page_range_dontneed(vma, BASE + PMD_SIZE, PMD_SIZE);
+	try_to_free_pmd_tables(mm, BASE, BASE + 4 * PMD_SIZE);
+	mmap_read_unlock(mm);
+	pt_reclaim_stats_read(&s1);
+	KUNIT_EXPECT_EQ(test, s1.pmd_trylock_failed - s0.pmd_trylock_failed, 1);
+	KUNIT_EXPECT_EQ(test, s1.pmd_tables_freed, s0.pmd_tables_freed);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 0);
+	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
+	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, 2 * (long)PAGE_SIZE);
+
+	/* A range shorter than a PTE table does not look. */
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PMD_SIZE - PAGE_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
+	/* The next MADV_DONTNEED of a whole table does. */
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + 2 * PMD_SIZE, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_FALSE(test, pmd_table_at(mm, BASE));
+	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, (long)PAGE_SIZE); /* the PUD table */
+	pt_reclaim_stats_read(&s1);
+	KUNIT_EXPECT_EQ(test, s1.pmd_tables_freed - s0.pmd_tables_freed, 1);
+
+	/* A range reaching past the user half is clamped to it (the kernel
+	 * half's tables are every mm's). */
+	try_to_free_pmd_tables(mm, TASK_SIZE - PMD_SIZE, TASK_SIZE + 4 * PUD_SIZE);
+	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, (long)PAGE_SIZE);
+	drop_space(test, mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+}
+
+/* munmap after the scan freed some tables, and exit with tables the scan
+ * left: VmPTE, the page-table pages and the free pages all come back. */
+static void scan_then_munmap_and_exit_give_everything_back(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_SCAN);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	unsigned long free_at_start = free_pages_settled();
+	struct mm_struct *mm = make_space(test, BASE, 8 * PMD_SIZE);
+	fill(test, mm, BASE, 8 * PMD_SIZE);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + PMD_SIZE, 3 * PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 5);
+	KUNIT_EXPECT_EQ(test, do_munmap(mm, BASE, 4 * PMD_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 4);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 4 * PTRS_PER_TABLE);
+	drop_space(test, mm); /* exit_mmap with 4 PTE tables, a PMD and a PUD table */
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+	KUNIT_EXPECT_EQ(test, free_pages_settled(), free_at_start);
+}
+
+static struct kunit_case pt_reclaim_cases[] = {
+	KUNIT_CASE(mode_words_parse_as_sysctl_strings),
+	KUNIT_CASE(mode_switch_is_busy_while_a_user_mm_lives),
+	KUNIT_CASE(sysctl_reads_and_writes_the_mode),
+	KUNIT_CASE(sysctl_through_the_file_layer),
+	KUNIT_CASE(scan_dontneed_of_a_whole_table_frees_it),
+	KUNIT_CASE(scan_partial_dontneed_keeps_the_table),
+	KUNIT_CASE(scan_madv_free_keeps_tables_dontneed_locked_frees),
+	KUNIT_CASE(scan_keeps_a_table_refilled_before_the_check),
+	KUNIT_CASE(off_mode_keeps_tables_until_munmap),
+	KUNIT_CASE(pmd_extension_workload_ends_within_4k),
+	KUNIT_CASE(off_mode_workload_keeps_every_table),
+	KUNIT_CASE(pmd_extension_leaves_busy_or_locked_pmd_tables),
+	KUNIT_CASE(scan_then_munmap_and_exit_give_everything_back),
+	{}
+};
+static struct kunit_suite pt_reclaim_suite = { .name = "pt_reclaim", .test_cases = pt_reclaim_cases };
+kunit_test_suite(pt_reclaim_suite);
