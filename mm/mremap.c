@@ -539,10 +539,11 @@ static unsigned long mremap_to(struct vma_remap_struct *vrm)
 			return err;
 		vrm->old_len = vrm->new_len;
 		/* The shrink has uncharged the tail: what is left moves
-		 * as it is. (The Linux source read keeps delta here and so
-		 * charges the tail again in move_vma; 6.1 charged the whole
-		 * new_len in move_vma and left the old charge in place. mmlab
-		 * charges nothing for a move that does not grow.) */
+		 * as it is, charged nothing, as Linux 6.6's move_vma did
+		 * (to_account = new_len - old_len, taken after the shrink).
+		 * The vma_remap_struct version read keeps the old delta
+		 * here and so charges the unmapped tail again in
+		 * vrm_calc_charge: mmlab recomputes it. */
 		vrm_set_delta(vrm);
 	}
 	int ret = remap_is_valid(vrm);
@@ -627,9 +628,11 @@ static unsigned long mremap_at(struct vma_remap_struct *vrm)
 	return -EINVAL;
 }
 
-/* Linux's check_mremap_params, before any lock. (Linux 6.1 checked the
- * same things in another order, all -EINVAL alike, except the map_count
- * check, which it made after the destination's range checks.) */
+/* Linux's check_mremap_params, before any lock. (Linux 6.6 and before
+ * checked the same things in the system call and in mremap_to in another
+ * order, all -EINVAL alike, except the map_count check (-ENOMEM), which
+ * came after the VMA lookup (-EFAULT) and the destination's range and
+ * overlap checks (-EINVAL).) */
 static unsigned long check_mremap_params(struct vma_remap_struct *vrm)
 {
 	unsigned long flags = vrm->flags;
