@@ -428,13 +428,16 @@ static int copy_vma_and_data(struct vma_remap_struct *vrm, struct vm_area_struct
 }
 
 /* Linux's dontunmap_complete: the old VMA stays, empty; it loses
- * VM_LOCKED and VM_ACCOUNT (its pages went), and its anon_vma when all of
- * it moved. */
+ * VM_LOCKED (its pages went) and its anon_vma when all of it moved. It
+ * keeps VM_ACCOUNT, as Linux 6.6 did: its own charge is still there (the
+ * new VMA was charged new_len apart) and goes when it is unmapped. The
+ * vma_remap_struct version read clears VM_ACCOUNT too, which leaves that
+ * charge with no VMA to give it back. */
 static void dontunmap_complete(struct vma_remap_struct *vrm, struct vm_area_struct *new_vma)
 {
 	struct vm_area_struct *vma = vrm->vma;
 	unsigned long start = vrm->addr, end = vrm->addr + vrm->old_len;
-	vma_set_flags(vma, vma->vm_flags & ~(VM_LOCKED | VM_ACCOUNT));
+	vma_set_flags(vma, vma->vm_flags & ~VM_LOCKED);
 	if (new_vma != vma && start == vma->vm_start && end == vma->vm_end)
 		unlink_anon_vmas(vma);
 }

@@ -367,9 +367,9 @@ static void move_fixed_replaces_the_destination(struct kunit *test)
 	space_destroy(test, &s);
 }
 
-/* MREMAP_DONTUNMAP: the pages move, the old VMA stays, empty, without
- * VM_ACCOUNT and (moved whole) without its anon_vma; the new one is
- * charged in full. */
+/* MREMAP_DONTUNMAP: the pages move, the old VMA stays, empty, keeping
+ * VM_ACCOUNT (its charge is its own) but (moved whole) not its anon_vma;
+ * the new one is charged in full. */
 static void dontunmap_leaves_the_old_vma_empty(struct kunit *test)
 {
 	struct space s;
@@ -389,7 +389,7 @@ static void dontunmap_leaves_the_old_vma_empty(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, old);
 	KUNIT_EXPECT_EQ(test, old->vm_start, a);
 	KUNIT_EXPECT_EQ(test, old->vm_end, a + 4 * P);
-	KUNIT_EXPECT_EQ(test, old->vm_flags & VM_ACCOUNT, 0);
+	KUNIT_EXPECT_EQ(test, old->vm_flags & VM_ACCOUNT, VM_ACCOUNT);
 	KUNIT_EXPECT_NULL(test, old->anon_vma);
 	KUNIT_EXPECT_NOT_NULL(test, find_vma(s.mm, r)->anon_vma);
 	KUNIT_EXPECT_EQ(test, nonzero(a, 4), 0); /* empty: faults give zeroes */
