@@ -139,6 +139,11 @@ struct vm_area_struct {
 	struct mm_struct *vm_mm;
 	unsigned long vm_flags;   /* VM_* */
 	pgprot_t vm_page_prot;    /* PTE bits for pages of this VMA (vm_get_page_prot) */
+	/* Linux's vm_pgoff for anonymous memory: vm_start >> PAGE_SHIFT when
+	 * mmap made it, kept by a VMA that mremap moves after its first fault
+	 * (copy_vma), so that only pieces that were once one mapping merge
+	 * again (mm/vma.c compares it; vma_set_range keeps it in step). */
+	unsigned long vm_pgoff;
 	struct rb_node vm_rb;     /* in vm_mm->mm_rb, by address */
 	/* The neighbours in address order (NULL at the ends), so that the gap
 	 * below a VMA and the walks of munmap/mprotect/madvise cost O(1) per

@@ -14,6 +14,7 @@ KERNEL_SRCS += \
 	mm/mmu_context.c \
 	mm/mmu_gather.c \
 	mm/mprotect.c \
+	mm/mremap.c \
 	mm/numa.c \
 	mm/page_alloc.c \
 	mm/page_alloc_checks.c \

@@ -92,6 +92,12 @@ static void vma_gap_update(struct vm_area_struct *vma)
 
 void vma_set_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
+	/* vm_pgoff names the page at vm_start: it moves with the start, so
+	 * every address keeps its offset (Linux's callers pass the pgoff). */
+	if (start >= vma->vm_start)
+		vma->vm_pgoff += (start - vma->vm_start) >> PAGE_SHIFT;
+	else
+		vma->vm_pgoff -= (vma->vm_start - start) >> PAGE_SHIFT;
 	vma->vm_start = start;
 	vma->vm_end = end;
 	vma_gap_update(vma);
@@ -137,6 +143,12 @@ void vma_link(struct mm_struct *mm, struct vm_area_struct *vma, struct vm_area_s
 		     struct rb_node **link, struct rb_node *parent)
 {
 	struct vm_area_struct *next = prev ? prev->vm_next : rb_vma(rb_first(&mm->mm_rb));
+	/* A VMA fresh from mmap or brk (vm_pgoff still 0) gets Linux's anonymous
+	 * pgoff, addr >> PAGE_SHIFT (do_mmap, do_brk_flags). No anonymous VMA
+	 * has pgoff 0 otherwise: mappings start at mmap_min_addr or above, and
+	 * split or moved pieces keep offsets from such a start. */
+	if (!vma->vm_pgoff)
+		vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
 	vma->vm_mm = mm;
 	vma->vm_prev = prev;
 	vma->vm_next = next;
@@ -343,6 +355,7 @@ static void split_vma_at(struct mm_struct *mm, struct vm_area_struct *vma, unsig
 		new->vm_end = addr;
 		vma_set_range(vma, addr, vma->vm_end);
 	} else {
+		new->vm_pgoff += (addr - new->vm_start) >> PAGE_SHIFT;
 		new->vm_start = addr;
 		vma_set_range(vma, vma->vm_start, addr);
 	}
@@ -358,6 +371,7 @@ struct vma_merge_struct {
 	struct mm_struct *mm;
 	struct vm_area_struct *prev, *next, *vma;
 	unsigned long start, end;
+	unsigned long pgoff; /* of start: vm_pgoff the range would have */
 	unsigned long flags;
 	struct anon_vma *anon_vma;
 };
@@ -371,12 +385,19 @@ static bool is_mergeable_vma(const struct vma_merge_struct *vmg, bool merge_next
 	return vma->vm_flags == vmg->flags;
 }
 
+static unsigned long vma_pages(const struct vm_area_struct *vma)
+{
+	return (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+}
+
 /* Linux's can_vma_merge_left: prev ends where the range starts and may
- * take it over (can_vma_merge_after; vm_pgoff follows the address). */
+ * take it over (can_vma_merge_after: the offsets must follow on too, which
+ * they do unless mremap moved one of the two). */
 static bool can_vma_merge_left(const struct vma_merge_struct *vmg)
 {
 	return vmg->prev && vmg->prev->vm_end == vmg->start && is_mergeable_vma(vmg, false) &&
-	       is_mergeable_anon_vma(vmg->anon_vma, vmg->prev->anon_vma, vmg->prev);
+	       is_mergeable_anon_vma(vmg->anon_vma, vmg->prev->anon_vma, vmg->prev) &&
+	       vmg->prev->vm_pgoff + vma_pages(vmg->prev) == vmg->pgoff;
 }
 
 /* Linux's can_vma_merge_right: next starts where the range ends and may
@@ -386,9 +407,20 @@ static bool can_vma_merge_right(const struct vma_merge_struct *vmg, bool can_mer
 {
 	struct vm_area_struct *prev = vmg->prev, *next = vmg->next;
 	if (!next || next->vm_start != vmg->end || !is_mergeable_vma(vmg, true) ||
-	    !is_mergeable_anon_vma(vmg->anon_vma, next->anon_vma, next))
+	    !is_mergeable_anon_vma(vmg->anon_vma, next->anon_vma, next) ||
+	    next->vm_pgoff != vmg->pgoff + ((vmg->end - vmg->start) >> PAGE_SHIFT))
 		return false;
 	return !can_merge_left || is_mergeable_anon_vma(prev->anon_vma, next->anon_vma, NULL);
+}
+
+/* The VMA that grew over a range with anon_vma takes it if it had none
+ * (the merge rules only let that happen when both agree). */
+static void take_anon_vma(struct vm_area_struct *dst, struct anon_vma *anon_vma)
+{
+	if (anon_vma && !dst->anon_vma) {
+		dst->anon_vma = anon_vma;
+		anon_vma_get(anon_vma);
+	}
 }
 
 /* Linux 6.12's vma_merge_new_range: a free range joins prev, next or both. */
@@ -400,16 +432,19 @@ static struct vm_area_struct *vma_merge_new_range(struct vma_merge_struct *vmg)
 	if (merge_prev && merge_next) {
 		unsigned long next_end = next->vm_end;
 		dup_anon_vma(prev, next);
+		take_anon_vma(prev, vmg->anon_vma);
 		vma_unlink(vmg->mm, next);
 		vm_area_free(next);
 		vma_set_range(prev, prev->vm_start, next_end);
 		return prev;
 	}
 	if (merge_prev) {
+		take_anon_vma(prev, vmg->anon_vma);
 		vma_set_range(prev, prev->vm_start, vmg->end);
 		return prev;
 	}
 	if (merge_next) {
+		take_anon_vma(next, vmg->anon_vma);
 		vma_set_range(next, vmg->start, next->vm_end);
 		return next;
 	}
@@ -420,9 +455,67 @@ struct vm_area_struct *vma_merge_new(struct mm_struct *mm, struct vm_area_struct
 				     struct vm_area_struct *next, unsigned long start,
 				     unsigned long end, unsigned long flags)
 {
+	/* A new anonymous range: pgoff start >> PAGE_SHIFT (do_mmap). */
 	struct vma_merge_struct vmg = { .mm = mm, .prev = prev, .next = next,
-					.start = start, .end = end, .flags = flags };
+					.start = start, .end = end,
+					.pgoff = start >> PAGE_SHIFT, .flags = flags };
 	return vma_merge_new_range(&vmg);
+}
+
+struct vm_area_struct *vma_merge_extend(struct mm_struct *mm, struct vm_area_struct *vma,
+					unsigned long delta)
+{
+	mmap_assert_write_locked(mm);
+	struct vma_merge_struct vmg = { .mm = mm, .prev = vma, .next = vma->vm_next,
+					.start = vma->vm_end, .end = vma->vm_end + delta,
+					.pgoff = vma->vm_pgoff + vma_pages(vma),
+					.flags = vma->vm_flags, .anon_vma = vma->anon_vma };
+	return vma_merge_new_range(&vmg);
+}
+
+struct vm_area_struct *copy_vma(struct vm_area_struct **vmap, unsigned long addr,
+				unsigned long len, unsigned long pgoff)
+{
+	struct vm_area_struct *vma = *vmap;
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long vma_start = vma->vm_start;
+	mmap_assert_write_locked(mm);
+	/* Never faulted: nothing ties it to its old offsets, so it takes the
+	 * new address's and may merge there like a fresh mapping. */
+	if (!vma->anon_vma)
+		pgoff = addr >> PAGE_SHIFT;
+	struct vm_area_struct *prev;
+	struct rb_node **link, *parent;
+	if (find_vma_links(mm, addr, addr + len, &prev, &link, &parent))
+		return NULL; /* the caller made room: should never happen */
+	struct vma_merge_struct vmg = { .mm = mm, .prev = prev,
+					.next = prev ? prev->vm_next : vma_first(mm),
+					.start = addr, .end = addr + len, .pgoff = pgoff,
+					.flags = vma->vm_flags, .anon_vma = vma->anon_vma };
+	struct vm_area_struct *new_vma = vma_merge_new_range(&vmg);
+	if (new_vma) {
+		/* The source, never faulted (its pgoff was reset above to
+		 * allow this), was merged into the new range's VMA. */
+		if (vma_start >= new_vma->vm_start && vma_start < new_vma->vm_end)
+			*vmap = new_vma;
+		return new_vma;
+	}
+	new_vma = vm_area_alloc();
+	if (!new_vma)
+		return NULL;
+	*new_vma = *vma;
+	anon_vma_get(new_vma->anon_vma); /* anon_vma_clone */
+	new_vma->vm_start = addr;
+	new_vma->vm_end = addr + len;
+	new_vma->vm_pgoff = pgoff;
+	vma_link(mm, new_vma, prev, link, parent);
+	return new_vma;
+}
+
+void unlink_anon_vmas(struct vm_area_struct *vma)
+{
+	anon_vma_put(vma->anon_vma);
+	vma->anon_vma = NULL;
 }
 
 /* Linux 6.12's vma_merge_existing_range: [start, end) of vma, with its
@@ -527,6 +620,7 @@ struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_str
 		return vma;
 	struct vma_merge_struct vmg = { .mm = mm, .prev = vma->vm_prev, .next = vma->vm_next,
 					.vma = vma, .start = start, .end = end,
+					.pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT),
 					.flags = newflags, .anon_vma = vma->anon_vma };
 	vma = vma_modify(&vmg);
 	if (vma)

@@ -1,5 +1,5 @@
-/* The VMA tree's internals (mm/vma.c), for mm/mmap.c, mm/mprotect.c and
- * mm/madvise.c; everyone else uses mm/mmap.h. */
+/* The VMA tree's internals (mm/vma.c), for mm/mmap.c, mm/mprotect.c,
+ * mm/madvise.c and mm/mremap.c; everyone else uses mm/mmap.h. */
 #ifndef MM_VMA_H
 #define MM_VMA_H
 
@@ -45,6 +45,24 @@ void vm_stat_account(struct mm_struct *mm, long npages);
 struct vm_area_struct *vma_merge_new(struct mm_struct *mm, struct vm_area_struct *prev,
 				     struct vm_area_struct *next, unsigned long start,
 				     unsigned long end, unsigned long flags);
+
+/* mremap's in-place growth (Linux 6.12's vma_merge_extend): vma grows by
+ * delta bytes over the free range after it, and takes in the next VMA too
+ * if it then touches one it may merge with. Returns the VMA that covers
+ * the range (vma itself, grown). total_vm is the caller's. */
+struct vm_area_struct *vma_merge_extend(struct mm_struct *mm, struct vm_area_struct *vma,
+					unsigned long delta);
+/* mremap's new VMA (Linux's copy_vma): [addr, addr + len), free, with
+ * *vmap's flags, anon_vma and page offset pgoff (the old address's, or
+ * addr's if the VMA was never faulted), merged into a neighbour where the
+ * merge rules allow, else a VMA of its own. If the source itself was
+ * merged into the result, *vmap is updated to it. NULL when memory is
+ * short (nothing changed). total_vm is the caller's. */
+struct vm_area_struct *copy_vma(struct vm_area_struct **vmap, unsigned long addr,
+				unsigned long len, unsigned long pgoff);
+/* vma no longer has anonymous pages of its own (MREMAP_DONTUNMAP moved
+ * them all): it drops its anon_vma (Linux's unlink_anon_vmas). */
+void unlink_anon_vmas(struct vm_area_struct *vma);
 
 /* Gives [start, end) (inside vma) the flags newflags (Linux 6.12's
  * vma_modify_flags, for mprotect and madvise; mbind's vma_modify_policy

@@ -21,6 +21,7 @@ KERNEL_SRCS += \
 	tests/memory_test.c \
 	tests/mm_smp_test.c \
 	tests/mmap_test.c \
+	tests/mremap_test.c \
 	tests/multiboot2_test.c \
 	tests/page_alloc_smp_test.c \
 	tests/page_alloc_test.c \
