@@ -4,6 +4,7 @@
 KERNEL_SRCS += \
 	mm/change_protection.c \
 	mm/fault.c \
+	mm/gup.c \
 	mm/kernel_map.c \
 	mm/kmalloc.c \
 	mm/madvise.c \
