@@ -22,6 +22,7 @@ KERNEL_SRCS += \
 	mm/page_alloc_pcp.c \
 	mm/page_alloc_stats.c \
 	mm/pgtable.c \
+	mm/process_vm_access.c \
 	mm/pt_reclaim.c \
 	mm/pte_ref.c \
 	mm/shrinker.c \
