@@ -16,7 +16,11 @@
  *     frees the table only after an RCU grace period (call_rcu, or the
  *     mmu_gather's table batch, Linux's tlb_remove_table_rcu), and the walk
  *     runs inside rcu_read_lock(): a table we reached stays a page-table
- *     page (stale perhaps, never reused) until we leave. Linux x86 instead
+ *     page (stale perhaps, never reused) until we leave. (The RCU table
+ *     batch of the mmu_gather is helper `ref`'s part of issue 11, seed 008:
+ *     without it munmap's free_pgtables frees tables right after the TLB
+ *     flush, and a process_vm_readv racing a munmap of the same range by
+ *     another thread could read a freed table.) Linux x86 instead
  *     disables interrupts for the whole walk (local_irq_save in gup_fast),
  *     which holds off the TLB-shootdown IPI the freer waits for, and THP's
  *     split/collapse IPIs; on kernels where the irq-off region is itself
