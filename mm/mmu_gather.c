@@ -91,7 +91,10 @@ void tlb_flush_mmu(struct mmu_gather *tlb)
 	}
 	/* Only now can no CPU reach these pages any more. */
 	for (unsigned i = 0; i < tlb->nr; i++) {
-		__free_pages(tlb->pages[i], tlb->orders[i]);
+		/* put_page, not __free_pages: get_user_pages may hold a
+		 * reference of its own (mm/gup.c), and then the page goes at
+		 * its put_page instead (Linux's folio_put semantics). */
+		put_page(tlb->pages[i]);
 		tlb->nr_freed += 1ul << tlb->orders[i];
 	}
 	tlb->nr = 0;

@@ -4,6 +4,7 @@
 KERNEL_SRCS += \
 	mm/change_protection.c \
 	mm/fault.c \
+	mm/gup.c \
 	mm/kernel_map.c \
 	mm/kmalloc.c \
 	mm/madvise.c \
@@ -22,6 +23,7 @@ KERNEL_SRCS += \
 	mm/page_alloc_pcp.c \
 	mm/page_alloc_stats.c \
 	mm/pgtable.c \
+	mm/process_vm_access.c \
 	mm/pt_reclaim.c \
 	mm/pte_ref.c \
 	mm/shrinker.c \

@@ -385,11 +385,20 @@ void free_pages(unsigned long addr, unsigned int order)
 				    (unsigned long)__builtin_return_address(0));
 }
 
+/* Linux's put_page/folio_put: the last reference frees the page. A user
+ * page may be referenced by get_user_pages (mm/gup.c) beside its mapping,
+ * and both drop theirs with put_page from any CPU, so the drop is atomic;
+ * the free checks then see the count 1 a sole owner has. A count read as 1
+ * is a sole owner's: gup takes a reference only on a page still mapped
+ * (the mapping's own reference is there), never once its unmapping is
+ * done. A count of 0 or less goes to the checks as it is (reported). */
 void put_page(struct page *page)
 {
-	if (page->_refcount > 1) {
-		page->_refcount--;
-		return;
+	int c = __atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE);
+	if (c > 1) {
+		if (__atomic_sub_fetch(&page->_refcount, 1, __ATOMIC_ACQ_REL))
+			return;
+		page->_refcount = 1; /* the last one: ours alone now */
 	}
 	__free_pages_caller(page, PageHead(page) ? (unsigned int)page->private : 0,
 			    (unsigned long)__builtin_return_address(0));

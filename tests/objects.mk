@@ -12,6 +12,7 @@ KERNEL_SRCS += \
 	tests/expect.c \
 	tests/file_test.c \
 	tests/futex_test.c \
+	tests/gup_test.c \
 	tests/init_test.c \
 	tests/kernel_map_test.c \
 	tests/kunit.c \
