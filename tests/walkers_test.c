@@ -19,6 +19,7 @@
 #include "kernel/proc_task.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/unistd.h"
 #include "mm/memory.h"
@@ -478,11 +479,128 @@ static void mincore_errors(struct kunit *test)
 	space_destroy(test, &s);
 }
 
+/* ---- readers racing faults and MADV_DONTNEED ---- */
+
+#define RACE_ROUNDS 300
+#define RACE_SPAN (2 * PMD_SIZE) /* two PTE tables, emptied every round */
+
+struct racer {
+	struct mm_struct *mm;
+	volatile unsigned long round, done, errors;
+};
+
+/* On another CPU: write a few pages of each table, then give the whole
+ * range back (under refcount both tables are freed then, under scan too:
+ * the range covers them), RACE_ROUNDS times. */
+static int racer_fn(void *data)
+{
+	struct racer *r = data;
+	kthread_use_mm(r->mm);
+	for (unsigned long round = 0; round < RACE_ROUNDS; round++) {
+		for (unsigned long off = 0; off < RACE_SPAN; off += 64 * PAGE_SIZE) {
+			unsigned char b = (unsigned char)round;
+			if (copy_to_user((void *)(BASE + off), &b, 1))
+				__atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+		}
+		if (do_madvise(r->mm, BASE, RACE_SPAN, MADV_DONTNEED))
+			__atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->round, round + 1, __ATOMIC_RELEASE);
+	}
+	kthread_unuse_mm(r->mm);
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* mincore, pagemap and smaps_rollup read the range over and over while
+ * another CPU fills and empties its tables: every answer is one a page can
+ * give (0 or 1; nothing, or present with a PFN and exclusive; an Rss no
+ * larger than the pages written), nothing is leaked, and the counts are
+ * whole at the end. Timing decides nothing: how many reads overlap which
+ * round does not matter, only that each is a possible answer. */
+static void walkers_race_faults_and_dontneed(struct kunit *test)
+{
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	unsigned long pagetables = nr_user_pagetable_pages();
+	static struct racer r;
+	memset((void *)&r, 0, sizeof(r));
+	r.mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, r.mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, r.mm), 0);
+	unsigned long flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
+	KUNIT_ASSERT_EQ(test, do_mmap(r.mm, BASE, RACE_SPAN, RW, flags), BASE);
+	KUNIT_ASSERT_EQ(test, do_mmap(r.mm, VEC, PMD_SIZE, RW, flags), VEC);
+	kthread_use_mm(r.mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, r.mm), 0);
+	const unsigned long npages = RACE_SPAN >> PAGE_SHIFT;
+	const unsigned long written = RACE_SPAN / (64 * PAGE_SIZE);
+	unsigned char *vec = kmalloc(npages, GFP_KERNEL);
+	u64 *pme = kmalloc(npages * 8, GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kfree_action, vec), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kfree_action, pme), 0);
+	KUNIT_ASSERT_NOT_NULL(test, vec);
+	KUNIT_ASSERT_NOT_NULL(test, pme);
+
+	struct task_struct *t = NULL;
+	unsigned cpu;
+	for_each_online_cpu(cpu)
+		if (cpu != smp_processor_id() && !t)
+			t = kthread_run_on_cpu(racer_fn, (void *)&r, cpu, "walkrace/%u");
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	unsigned long reads = 0, bad_mincore = 0, bad_pagemap = 0, bad_rss = 0, errors = 0;
+	while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE)) {
+		if (ksys_mincore(BASE, RACE_SPAN, (unsigned char *)VEC) ||
+		    copy_from_user(vec, (void *)VEC, npages))
+			errors++;
+		else
+			for (unsigned long i = 0; i < npages; i++)
+				bad_mincore += vec[i] > 1 || (vec[i] && i % 64);
+		if (pagemap_pread(test, pme, npages * 8, PM_POS(BASE), NULL) != (long)(npages * 8))
+			errors++;
+		else
+			for (unsigned long i = 0; i < npages; i++)
+				bad_pagemap += pme[i] && (i % 64 || !(pme[i] & PM_PRESENT) ||
+							  !(pme[i] & PM_PFRAME_MASK) || !(pme[i] & PM_MMAP_EXCLUSIVE));
+		char *text;
+		size_t len;
+		if (procfs_generate("/proc/self/smaps_rollup", current, &text, &len)) {
+			errors++;
+		} else {
+			/* The range's pages at most, and VEC's page. */
+			bad_rss += field(text, "Rss:") > (long)(written + 1) * 4;
+			kfree(text);
+		}
+		reads++;
+		cond_resched();
+	}
+	kthread_join(t);
+	kunit_info(test, "%lu rounds of the racer, %lu reads of each file beside them\n",
+		   (unsigned long)r.round, reads);
+	KUNIT_EXPECT_EQ(test, r.round, RACE_ROUNDS);
+	KUNIT_EXPECT_EQ(test, r.errors, 0);
+	KUNIT_EXPECT_EQ(test, errors, 0);
+	KUNIT_EXPECT_EQ(test, bad_mincore, 0);
+	KUNIT_EXPECT_EQ(test, bad_pagemap, 0);
+	KUNIT_EXPECT_EQ(test, bad_rss, 0);
+	KUNIT_EXPECT_GT(test, reads, 0);
+	unsigned long bad = pte_ref_verify(r.mm);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	kunit_release_action(test, kfree_action, vec);
+	kunit_release_action(test, kfree_action, pme);
+	kunit_release_action(test, unuse_mm_action, r.mm);
+	kunit_release_action(test, mmput_action, r.mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), pagetables);
+	kunit_expect_resources_back(test, &before);
+}
+
 static struct kunit_case walkers_cases[] = {
 	KUNIT_CASE(walkers_mode_off),
 	KUNIT_CASE(walkers_mode_scan),
 	KUNIT_CASE(walkers_mode_refcount),
 	KUNIT_CASE(mincore_errors),
+	KUNIT_CASE(walkers_race_faults_and_dontneed),
 	{},
 };
 
