@@ -12,13 +12,15 @@
  * with MADV_DONTNEED reads 0 (bit 55 aside: a Linux with soft-dirty
  * tracking sets it in every VMA); offsets and counts not multiples of 8
  * are EINVAL; reads far beyond the address space give 0 bytes; lseek
- * works (SEEK_SET, SEEK_CUR; SEEK_END is EINVAL). Reading the entries of
+ * works (SEEK_SET, SEEK_CUR; SEEK_END is EINVAL); the file is mode 0400
+ * and size 0, as Linux's REG("pagemap", S_IRUSR). Reading the entries of
  * a huge range with no page tables allocates none (VmPTE unchanged). */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -38,6 +40,11 @@ int main(void)
 	int fd = open("/proc/self/pagemap", O_RDONLY);
 	if (!CHECK(fd >= 0))
 		return test_end();
+	struct stat st;
+	CHECK(fstat(fd, &st) == 0);
+	CHECKF(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0400 && st.st_size == 0,
+	       "a regular file, mode 0400 (S_IRUSR), size 0 (mode %#o, size %lld)", (unsigned)st.st_mode,
+	       (long long)st.st_size);
 	/* Linux shows PFNs to CAP_SYS_ADMIN only; mmlab's processes are all
 	 * root. */
 	bool show_pfn = on_mmlab() || geteuid() == 0;
