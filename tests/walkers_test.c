@@ -595,7 +595,22 @@ static void walkers_race_faults_and_dontneed(struct kunit *test)
 	kunit_expect_resources_back(test, &before);
 }
 
+/* A task without an mm (this kernel thread): no VMA to show, no entry to
+ * read (Linux's pagemap_read returns 0 without an mm), no mincore. */
+static void readers_without_mm(struct kunit *test)
+{
+	KUNIT_ASSERT_NULL(test, current->mm);
+	char *smaps = gen(test, "/proc/self/smaps");
+	KUNIT_EXPECT_STREQ(test, smaps, "");
+	KUNIT_EXPECT_STREQ(test, gen(test, "/proc/self/smaps_rollup"), "");
+	u64 pme = 1;
+	KUNIT_EXPECT_EQ(test, pagemap_pread(test, &pme, 8, PM_POS(BASE), NULL), 0);
+	KUNIT_EXPECT_EQ(test, pme, 1);
+	KUNIT_EXPECT_EQ(test, ksys_mincore(BASE, PAGE_SIZE, (unsigned char *)VEC), -ENOMEM);
+}
+
 static struct kunit_case walkers_cases[] = {
+	KUNIT_CASE(readers_without_mm),
 	KUNIT_CASE(walkers_mode_off),
 	KUNIT_CASE(walkers_mode_scan),
 	KUNIT_CASE(walkers_mode_refcount),
