@@ -481,7 +481,7 @@ static void mincore_errors(struct kunit *test)
 
 /* ---- readers racing faults and MADV_DONTNEED ---- */
 
-#define RACE_ROUNDS 300
+#define RACE_ROUNDS 100
 #define RACE_SPAN (2 * PMD_SIZE) /* two PTE tables, emptied every round */
 
 struct racer {
