@@ -247,6 +247,32 @@ static long seq_lseek(struct file *f, long offset, int whence)
 	return offset;
 }
 
+/* A file read at an offset (procfs_node_reads_at_offset: pagemap): each
+ * read goes to the file's own method at that offset, which walks the page
+ * tables then; nothing is generated at open, and there is no snapshot. */
+static long proc_read_at(struct file *f, char *dst, size_t count, long *pos, bool user)
+{
+	return procfs_read_at(&f->node, dst, count, pos, user);
+}
+
+/* Linux's mem_lseek (pagemap's llseek): SEEK_SET and SEEK_CUR to any
+ * offset, with no end to seek from (SEEK_END and the rest: -EINVAL); the
+ * reads check the offset. */
+static long mem_lseek(struct file *f, long offset, int whence)
+{
+	switch (whence) {
+	case SEEK_SET:
+		f->f_pos = offset;
+		break;
+	case SEEK_CUR:
+		f->f_pos = (long)((unsigned long)f->f_pos + (unsigned long)offset);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return f->f_pos;
+}
+
 /* generic_file_llseek() with the file's i_size as the end. */
 static long generic_file_llseek(struct file *f, long offset, int whence)
 {
@@ -294,6 +320,11 @@ static const struct file_operations proc_fops = {
 };
 static const struct file_operations proc_rw_fops = {
 	.read = proc_read, .write = proc_write, .llseek = seq_lseek, .mode = S_IFREG | 0644,
+	.blksize = 1024,
+};
+/* /proc/<pid>/pagemap: S_IRUSR, as Linux's REG("pagemap", S_IRUSR, ...). */
+static const struct file_operations proc_read_at_fops = {
+	.read = proc_read_at, .write = proc_write_eio, .llseek = mem_lseek, .mode = S_IFREG | 0400,
 	.blksize = 1024,
 };
 static const struct file_operations sysfs_rw_fops = {
@@ -658,6 +689,12 @@ static int path_openat(struct files_struct *files, int dirfd, const char *path, 
 		 * sysfs attribute with a write method opens for writing. */
 		if ((node.fs == PROC_FS_PROC && !node.per_task) || rw)
 			f->f_mode |= FMODE_CAN_WRITE;
+		if (procfs_node_reads_at_offset(&node)) {
+			f->f_op = &proc_read_at_fops; /* no snapshot: each read walks */
+			*fp = f;
+			err = 0;
+			goto out;
+		}
 		err = procfs_fill(&node, &f->buf, &f->size); /* the snapshot at open */
 		if (err) {
 			fput(f);

@@ -100,7 +100,9 @@ long files_write(struct files_struct *files, unsigned int fd, const void *buf, s
  * bad whence, or a negative result). /proc files seek as seq_lseek
  * (SEEK_SET and SEEK_CUR only: SEEK_END is -EINVAL); sysfs files and
  * directories as generic_file_llseek, with Linux's sizes (a sysfs
- * attribute is PAGE_SIZE long, a directory 0). */
+ * attribute is PAGE_SIZE long, a directory 0); /proc/<pid>/pagemap, read
+ * at an offset and never generated whole, as Linux's mem_lseek (SEEK_SET
+ * and SEEK_CUR to any offset; SEEK_END -EINVAL). */
 long files_lseek(struct files_struct *files, unsigned int fd, long offset, int whence);
 /* The running program's file name, for readlink("/proc/self/exe") (Linux
  * keeps it as mm->exe_file; here the table of the process holds it, set

@@ -1,4 +1,5 @@
-/* The per-task procfs files, /proc/self|<pid>/{status,statm,maps}
+/* The per-task procfs files, /proc/self|<pid>/{status,statm,maps,smaps,
+ * smaps_rollup,pagemap}
  * (kernel/proc_task.c), as the generators procfs.c's namespace points at.
  * Each prints the task of the node it is given (node->task). */
 #ifndef KERNEL_PROC_TASK_H
@@ -9,5 +10,12 @@
 void status_show(struct seq_buf *m, const struct proc_node *node);
 void statm_show(struct seq_buf *m, const struct proc_node *node);
 void maps_show(struct seq_buf *m, const struct proc_node *node);
+/* /proc/<pid>/smaps and smaps_rollup: the figures of a walk of the page
+ * tables (mm/pagewalk.h), per VMA and summed. */
+void smaps_show(struct seq_buf *m, const struct proc_node *node);
+void smaps_rollup_show(struct seq_buf *m, const struct proc_node *node);
+/* /proc/<pid>/pagemap, read at an offset (procfs_read_at): Linux's
+ * pagemap_read. */
+long pagemap_read(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
 
 #endif

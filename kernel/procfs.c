@@ -312,6 +312,12 @@ struct proc_entry {
 	 * write = 1: -EINVAL for a value it does not take, -EBUSY when the
 	 * value cannot change now). Such a file is 0644. */
 	long (*write)(const struct proc_node *node, const char *buf, size_t len);
+	/* Set instead of show for a file read at an offset straight from the
+	 * kernel's state, never generated whole (/proc/<pid>/pagemap: 8 bytes
+	 * per virtual page, 256 GiB for the user half): copies up to count
+	 * bytes from *pos into dst (user memory if user), moves *pos, returns
+	 * the bytes copied or a negative errno. */
+	long (*read)(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
 };
 
 static const struct proc_entry proc_root_files[] = {
@@ -321,6 +327,9 @@ static const struct proc_entry proc_root_files[] = {
 };
 static const struct proc_entry pid_files[] = {
 	{ .name = "maps", .show = maps_show },
+	{ .name = "pagemap", .read = pagemap_read },
+	{ .name = "smaps", .show = smaps_show },
+	{ .name = "smaps_rollup", .show = smaps_rollup_show },
 	{ .name = "statm", .show = statm_show },
 	{ .name = "status", .show = status_show },
 	{ .name = NULL },
@@ -497,6 +506,8 @@ int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *
 
 int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
 {
+	if (!node->entry->show)
+		return -EINVAL; /* read at an offset only (procfs_read_at) */
 	for (size_t size = PAGE_SIZE; size <= PROCFS_MAX_SIZE; size *= 2) {
 		struct seq_buf m = { kmalloc(size, GFP_KERNEL), size - 1, 0 };
 		if (!m.buffer)
@@ -511,6 +522,18 @@ int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
 		kfree(m.buffer);
 	}
 	return -ENOMEM;
+}
+
+bool procfs_node_reads_at_offset(const struct proc_node *node)
+{
+	return node->entry && node->entry->read;
+}
+
+long procfs_read_at(const struct proc_node *node, char *dst, size_t count, long *pos, bool user)
+{
+	if (!procfs_node_reads_at_offset(node))
+		return -EINVAL;
+	return node->entry->read(node, dst, count, pos, user);
 }
 
 bool procfs_node_writable(const struct proc_node *node)

@@ -3,14 +3,16 @@
  * kernel/procfs.c and, for /proc/<pid>, kernel/proc_task.c).
  *
  * The namespace is fixed: "/", "/proc" (meminfo, buddyinfo, self and the
- * caller's own pid, each with status, statm and maps), "/sys/devices/system/node"
- * (online, possible, has_cpu, has_memory, and node<N>/ with numastat,
- * meminfo, distance and cpulist for every online node, memoryless ones
- * included), "/sys/devices/system/cpu" (online, possible, present:
- * kernel/sysfs.c), "/proc/sys/vm" (the vm sysctls, readable and, as root,
- * writable). Every file is generated whole from the kernel's own counters
- * at one moment, so a reader sees one consistent snapshot, never a file
- * stitched from two moments. */
+ * caller's own pid, each with status, statm, maps, smaps, smaps_rollup and
+ * pagemap), "/sys/devices/system/node" (online, possible, has_cpu,
+ * has_memory, and node<N>/ with numastat, meminfo, distance and cpulist
+ * for every online node, memoryless ones included),
+ * "/sys/devices/system/cpu" (online, possible, present: kernel/sysfs.c),
+ * "/proc/sys/vm" (the vm sysctls, readable and, as root, writable). Every
+ * file but pagemap is generated whole from the kernel's own counters at
+ * one moment, so a reader sees one consistent snapshot, never a file
+ * stitched from two moments; pagemap is read at an offset, each read a
+ * walk of the page tables at that moment (as Linux's). */
 #ifndef KERNEL_PROCFS_H
 #define KERNEL_PROCFS_H
 
@@ -42,9 +44,21 @@ static inline bool proc_node_is_dir(const struct proc_node *node) { return !node
 int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *node);
 
 /* Generates a regular file's content into a kmalloc'd buffer (*bufp, of
- * *lenp bytes, not NUL-terminated; the caller kfrees it). Returns 0 or
- * -ENOMEM. */
+ * *lenp bytes, not NUL-terminated; the caller kfrees it). Returns 0,
+ * -ENOMEM, or -EINVAL for a file read at an offset (below). */
 int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp);
+
+/* Whether the file is read at an offset straight from the kernel's state
+ * instead of from a snapshot generated whole (/proc/<pid>/pagemap, whose
+ * 8 bytes per virtual page make it 256 GiB long and sparse): procfs_fill
+ * refuses such a file (-EINVAL) and procfs_read_at reads it. */
+bool procfs_node_reads_at_offset(const struct proc_node *node);
+/* Up to count bytes of the file from *pos into dst (user memory if user),
+ * *pos moved past them: the bytes copied (0 at the end), or the file's
+ * negative errno (pagemap: -EINVAL for an offset or count that is not a
+ * multiple of 8, -EFAULT, -ENOMEM); -EINVAL for a file that is not read
+ * at an offset. */
+long procfs_read_at(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
 
 /* Whether the file has a write method (a sysctl, a writable sysfs
  * attribute): its mode is 0644 instead of 0444. */

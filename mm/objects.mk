@@ -10,6 +10,7 @@ KERNEL_SRCS += \
 	mm/madvise.c \
 	mm/memblock.c \
 	mm/memory.c \
+	mm/mincore.c \
 	mm/mm_init.c \
 	mm/mmap.c \
 	mm/mmu_context.c \
@@ -22,6 +23,7 @@ KERNEL_SRCS += \
 	mm/page_alloc_init.c \
 	mm/page_alloc_pcp.c \
 	mm/page_alloc_stats.c \
+	mm/pagewalk.c \
 	mm/pgtable.c \
 	mm/process_vm_access.c \
 	mm/pt_reclaim.c \

@@ -41,4 +41,5 @@ KERNEL_SRCS += \
 	tests/smp_test.c \
 	tests/string_test.c \
 	tests/topology_test.c \
-	tests/user_test.c
+	tests/user_test.c \
+	tests/walkers_test.c

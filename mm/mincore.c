@@ -1,0 +1,135 @@
+/* mincore(2): which pages of a range are resident, one byte per page
+ * (Linux's mm/mincore.c: sys_mincore, do_mincore, mincore_pte_range).
+ *
+ * What "resident" means for the memory mmlab has (private anonymous, no
+ * swap, no page cache), as Linux answers for it:
+ *   - a page never touched (a none PTE, a missing table, a freed table):
+ *     0 (mincore_unmapped_range: an anonymous VMA has no page cache to
+ *     look in);
+ *   - a present PTE: 1, and that includes the shared zero page that a
+ *     read fault maps (mincore_pte_range tests pte_present only, not
+ *     vm_normal_page) and a PROT_NONE page (x86's pte_present counts
+ *     _PAGE_PROTNONE);
+ *   - a huge PMD: 1 for each of its pages (pmd_trans_huge_lock succeeds,
+ *     memset(vec, 1)).
+ * After MADV_DONTNEED the pages read 0 again (their PTEs are none).
+ *
+ * Checks and errno, in Linux's order: start not page aligned -EINVAL; the
+ * range not inside the user address space (access_ok: beyond TASK_SIZE,
+ * or wrapping) -ENOMEM; vec not inside it -EFAULT; no memory for the
+ * bounce page -EAGAIN; a part of the range no VMA covers -ENOMEM (the
+ * bytes of the mapped part before it are written first, as Linux's loop
+ * copies each chunk out as it goes); a vec that cannot be written
+ * -EFAULT. A zero len returns 0 without looking at the mappings.
+ *
+ * Locking: each chunk of up to PAGE_SIZE pages is walked under mmap_lock
+ * held for reading (the walk takes the PTE-table references, mm/pagewalk.c)
+ * into a kernel page, and copied to the user after the lock is dropped (a
+ * copy may fault, and the fault takes the lock). */
+#include "mm/pagewalk.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/syscall.h"
+#include "mm/mmap.h"
+#include "mm/mmap_lock.h"
+#include "mm/page_alloc.h"
+
+struct mincore_walk {
+	unsigned char *vec; /* one byte per page from start */
+	unsigned long start;
+};
+
+static unsigned char *mincore_byte(struct mm_walk *walk, unsigned long addr)
+{
+	struct mincore_walk *mw = walk->private;
+	return mw->vec + ((addr - mw->start) >> PAGE_SHIFT);
+}
+
+static int mincore_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
+{
+	*mincore_byte(walk, addr) = pte_present(pte) ? 1 : 0;
+	return 0;
+}
+
+static int mincore_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	(void)pmd;
+	memset(mincore_byte(walk, addr), 1, (next - addr) >> PAGE_SHIFT);
+	return 0;
+}
+
+/* __mincore_unmapped_range for an anonymous VMA: nothing in core. */
+static int mincore_unmapped_range(unsigned long addr, unsigned long next, int depth,
+				  struct mm_walk *walk)
+{
+	(void)depth;
+	memset(mincore_byte(walk, addr), 0, (next - addr) >> PAGE_SHIFT);
+	return 0;
+}
+
+static const struct mm_walk_ops mincore_walk_ops = {
+	.pte_entry = mincore_pte_entry,
+	.huge_pmd_entry = mincore_huge_pmd,
+	.pte_hole = mincore_unmapped_range,
+};
+
+/* Linux's do_mincore: the pages of [addr, addr + pages) that the VMA
+ * holding addr covers, into vec; their number, or -ENOMEM when no VMA
+ * holds addr. Every VMA here is anonymous (can_do_mincore). */
+static long do_mincore(struct mm_struct *mm, unsigned long addr, unsigned long pages,
+		       unsigned char *vec)
+{
+	struct vm_area_struct *vma = find_vma(mm, addr);
+	if (!vma || addr < vma->vm_start) /* vma_lookup */
+		return -ENOMEM;
+	unsigned long end = min(vma->vm_end, addr + (pages << PAGE_SHIFT));
+	struct mincore_walk mw = { .vec = vec, .start = addr };
+	int err = walk_page_range_vma(vma, addr, end, &mincore_walk_ops, &mw);
+	if (err < 0)
+		return err;
+	return (long)((end - addr) >> PAGE_SHIFT);
+}
+
+long ksys_mincore(unsigned long start, size_t len, unsigned char *vec)
+{
+	struct mm_struct *mm = current->mm;
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	if (!access_ok((void *)start, len))
+		return -ENOMEM;
+	/* This also avoids any overflow of a page-aligned len. */
+	unsigned long pages = (len >> PAGE_SHIFT) + ((len & ~PAGE_MASK) != 0);
+	if (!access_ok(vec, pages))
+		return -EFAULT;
+	if (!mm)
+		return -ENOMEM; /* a kernel thread has no user mappings */
+	struct page *tmp_page = alloc_pages(GFP_USER, 0);
+	if (!tmp_page)
+		return -EAGAIN;
+	unsigned char *tmp = page_address(tmp_page);
+	long ret = 0;
+	while (pages) {
+		/* At most PAGE_SIZE entries per round: the bounce page. */
+		mmap_read_lock(mm);
+		ret = do_mincore(mm, start, min(pages, PAGE_SIZE), tmp);
+		mmap_read_unlock(mm);
+		if (ret <= 0)
+			break;
+		if (copy_to_user(vec, tmp, (unsigned long)ret)) {
+			ret = -EFAULT;
+			break;
+		}
+		pages -= (unsigned long)ret;
+		vec += ret;
+		start += (unsigned long)ret << PAGE_SHIFT;
+		ret = 0;
+	}
+	__free_page(tmp_page);
+	return ret;
+}
+
+SYSCALL_DEFINE3(mincore, unsigned long, start, size_t, len, unsigned char __user *, vec)
+{
+	return ksys_mincore(start, len, vec);
+}
