@@ -66,11 +66,19 @@ void tlb_remove_table(struct mmu_gather *tlb, struct page *table, unsigned long 
  * any more. The rcu_head lives in the table's own struct page (pt_pad), so
  * queueing cannot fail for want of memory (Linux allocates a batch page
  * and falls back to a synchronous one-by-one free). In every mode: the
- * lockless walker does not know the mode. */
+ * lockless walker does not know the mode. Except at exit (below). */
 static void tlb_table_flush(struct mmu_gather *tlb)
 {
-	for (unsigned i = 0; i < tlb->nr_tables; i++)
-		pagetable_free_deferred(tlb->tables[i]); /* tlb_remove_table_rcu */
+	/* The address space of exit_mmap (mm_users dropped to zero) has
+	 * nobody left to walk it, locked or lockless (mmput frees its PGD
+	 * at once too): no grace period to wait for. */
+	bool dead = tlb->fullmm && !__atomic_load_n(&tlb->mm->mm_users, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < tlb->nr_tables; i++) {
+		if (dead)
+			pagetable_free(tlb->tables[i]);
+		else
+			pagetable_free_deferred(tlb->tables[i]); /* tlb_remove_table_rcu */
+	}
 	tlb->nr_tables_freed += tlb->nr_tables;
 	tlb->nr_tables = 0;
 	tlb->freed_tables = false;

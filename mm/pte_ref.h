@@ -19,7 +19,10 @@
  *     lock held (the put may free the table);
  *   - under mmap_lock held for WRITING no table is freed by anyone else,
  *     so pte_offset_map_lock() is enough to walk; the entry counts must
- *     still be kept;
+ *     still be kept, and the puts for entries cleared are the walker's
+ *     own: the last one frees the table, so a walker that clears entries
+ *     either holds a reference of its own across the walk (pte_try_get,
+ *     as zap_pte_range does) or puts only once it is done with the table;
  *   - whoever turns a none PTE into a non-none one (present, PROT_NONE,
  *     the zero page: any non-none value) takes one reference for it
  *     (pte_get, or pte_get_many for a batch) while holding its own walker

@@ -340,6 +340,53 @@ static void munmap_and_exit_return_everything(struct kunit *test)
 
 static enum pte_reclaim_mode saved_mode;
 
+static void refcount_mode_action(void *unused)
+{
+	(void)unused;
+	pte_reclaim_set_mode(PTE_RECLAIM_REFCOUNT);
+}
+
+/* In off mode (Linux 6.1) nothing is counted and nothing is freed before
+ * munmap: the gets and puts are no-ops, pte_alloc takes no reference, a
+ * DONTNEED of a whole table leaves it, and free_pgtables frees it at
+ * munmap (without the refcount mode's report of a table left to it). */
+static void off_mode_counts_nothing_and_frees_at_munmap(struct kunit *test)
+{
+	if (pte_reclaim_set_mode(PTE_RECLAIM_OFF))
+		kunit_skip(test, "off mode could not be switched on (a user mm exists)");
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, refcount_mode_action, NULL), 0);
+	unsigned long tables = nr_user_pagetable_pages();
+	struct ref_space s;
+	s.mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, s.mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s.mm), 0);
+	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, BASE, 2 * PMD_SIZE, RW, ANON | MAP_FIXED), BASE);
+	kthread_use_mm(s.mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s.mm), 0);
+	for (int i = 0; i < 6; i++)
+		fault(test, &s, BASE + i * PAGE_SIZE, i % 2);
+	pmd_t *pmd = pmd_of(&s, BASE);
+	KUNIT_ASSERT_NOT_NULL(test, pmd);
+	KUNIT_EXPECT_EQ(test, pte_ref_count(pmd), 1); /* pte_ref_init's, never moved */
+	mmap_read_lock(s.mm);
+	KUNIT_EXPECT_EQ(test, pte_alloc(s.mm, pmd), INSTALLED_PTE);
+	mmap_read_unlock(s.mm);
+	KUNIT_EXPECT_EQ(test, pte_ref_count(pmd), 1);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(s.mm), 0);
+	long vmpte = s.mm->pgtables_bytes;
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_TRUE(test, table_at(&s, BASE));
+	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, vmpte);
+	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, BASE, 2 * PMD_SIZE), 0);
+	KUNIT_EXPECT_FALSE(test, table_at(&s, BASE));
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 0);
+	kunit_release_action(test, unuse_mm_action, s.mm);
+	kunit_release_action(test, mmput_action, s.mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables);
+	kunit_release_action(test, refcount_mode_action, NULL);
+	KUNIT_EXPECT_TRUE(test, pte_ref_enabled());
+}
+
 static int pte_ref_suite_init(struct kunit_suite *suite)
 {
 	(void)suite;
@@ -365,6 +412,7 @@ static struct kunit_case pte_ref_cases[] = {
 	KUNIT_CASE(map_fixed_and_munmap_free_emptied_tables),
 	KUNIT_CASE(fault_racing_the_free_retries),
 	KUNIT_CASE(munmap_and_exit_return_everything),
+	KUNIT_CASE(off_mode_counts_nothing_and_frees_at_munmap),
 	{}
 };
 
