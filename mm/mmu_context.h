@@ -16,7 +16,10 @@
  * fence), and the CR3 write drops every non-global translation (no PCIDs),
  * so a CPU coming back to the mm walks the tables as they are then.
  * Locking: mm_users is atomic; switch_mm runs with the caller's interrupts
- * as they are (kthread_use_mm turns them off around it). */
+ * as they are (kthread_use_mm turns them off around it); the count of live
+ * user mms changes under its own spinlock, which
+ * hold_off_new_user_mms_if_none() keeps held while the pte_reclaim mode
+ * changes. */
 #ifndef MM_MMU_CONTEXT_H
 #define MM_MMU_CONTEXT_H
 

@@ -16,7 +16,10 @@
 #include "kernel/procfs.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "arch/x86_64/uaccess.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
 #include "kernel/unistd.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
@@ -533,6 +536,180 @@ static void scan_then_munmap_and_exit_give_everything_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_pages_settled(), free_at_start);
 }
 
+/* --- faults beside the scan, on every CPU ------------------------------------------ */
+
+/* Kernel threads share one mm: faulters write and read back a word in
+ * pages of two PTE tables (through copy_to_user/copy_from_user, so their
+ * faults take the mmap read lock as a process's do), while zappers keep
+ * giving both tables back with MADV_DONTNEED, which in scan mode frees
+ * them under the faulters and tries the PMD extension's write trylock
+ * beside their read locks. A word reads back as written, or as zero when a
+ * zap came between; a fault never fails; a PTE set by a fault is never
+ * lost with its table (RSS matches the pages mapped at the end); and once
+ * the threads are done one MADV_DONTNEED frees every table down to the PUD
+ * table. On one CPU the threads interleave at their cond_resched(). */
+#define STRESS_ROUNDS 150
+#define STRESS_MAX_WORKERS 8
+#define STRESS_PAGES (2 * PTRS_PER_TABLE)
+
+struct stress {
+	struct mm_struct *mm;
+	unsigned nr;
+	volatile unsigned long ready, done, progress, errors;
+	/* The pacing: each round of faults starts after a zap, and each zap
+	 * waits for a round of faults to have started, so that zaps land in
+	 * the middle of faults (a fault round that met no zap would cost no
+	 * fault at all). */
+	volatile unsigned long fault_starts, zaps, faulters_done, zappers_done;
+};
+struct stress_worker {
+	struct stress *st;
+	unsigned id;
+	struct task_struct *task;
+};
+
+static unsigned long load_acq(const volatile unsigned long *v) { return __atomic_load_n(v, __ATOMIC_ACQUIRE); }
+static void inc_rel(volatile unsigned long *v) { __atomic_add_fetch(v, 1, __ATOMIC_ACQ_REL); }
+
+/* Waits until *v moves from last or every thread of the other kind has
+ * finished; returns *v. */
+static unsigned long wait_for_change(const volatile unsigned long *v, unsigned long last,
+				     const volatile unsigned long *others_done, unsigned long others)
+{
+	while (load_acq(v) == last && load_acq(others_done) < others)
+		cond_resched();
+	return load_acq(v);
+}
+
+static int stress_fn(void *data)
+{
+	struct stress_worker *w = data;
+	struct stress *st = w->st;
+	unsigned long nr_faulters = (st->nr + 1) / 2, nr_zappers = st->nr / 2;
+	inc_rel(&st->ready);
+	while (load_acq(&st->ready) < st->nr)
+		cond_resched();
+	unsigned long bad = 0;
+	if (w->id % 2) {
+		unsigned long last = 0;
+		for (unsigned r = 0; r < STRESS_ROUNDS; r++) {
+			last = wait_for_change(&st->fault_starts, last, &st->faulters_done, nr_faulters);
+			unsigned long start = r % 3 == 2 ? BASE + PMD_SIZE : BASE;
+			unsigned long len = r % 3 == 0 ? 2 * PMD_SIZE : PMD_SIZE;
+			if (do_madvise(st->mm, start, len, MADV_DONTNEED))
+				bad++;
+			inc_rel(&st->zaps);
+			__atomic_add_fetch(&st->progress, 1, __ATOMIC_RELAXED);
+			cond_resched();
+		}
+		inc_rel(&st->zappers_done);
+	} else {
+		kthread_use_mm(st->mm);
+		unsigned long last = ~0ul;
+		for (unsigned r = 0; r < STRESS_ROUNDS; r++) {
+			last = wait_for_change(&st->zaps, last, &st->zappers_done, nr_zappers);
+			inc_rel(&st->fault_starts);
+			for (unsigned long p = w->id; p < STRESS_PAGES; p += 31) {
+				u64 *addr = (u64 *)(BASE + p * PAGE_SIZE) + w->id;
+				u64 v = (u64)r << 32 | p << 8 | w->id | 1, got = 1;
+				if (copy_to_user(addr, &v, 8) || copy_from_user(&got, addr, 8) ||
+				    (got != v && got != 0))
+					bad++;
+			}
+			__atomic_add_fetch(&st->progress, 1, __ATOMIC_RELAXED);
+			cond_resched();
+		}
+		kthread_unuse_mm(st->mm);
+		inc_rel(&st->faulters_done);
+	}
+	if (bad)
+		__atomic_add_fetch(&st->errors, bad, __ATOMIC_RELAXED);
+	inc_rel(&st->done);
+	return 0;
+}
+
+static unsigned long pages_mapped(struct mm_struct *mm, unsigned long start, unsigned long n)
+{
+	unsigned long mapped = 0;
+	mmap_read_lock(mm);
+	for (unsigned long i = 0; i < n; i++) {
+		pmd_t *pmd = mm_find_pmd(mm, start + i * PAGE_SIZE);
+		spinlock_t *ptl;
+		pte_t *pte = pmd ? pte_offset_map_lock(mm, pmd, start + i * PAGE_SIZE, &ptl) : NULL;
+		if (!pte)
+			continue;
+		pte_t e = ptep_get(pte);
+		if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
+			mapped++;
+		pte_unmap_unlock(pte, ptl);
+	}
+	mmap_read_unlock(mm);
+	return mapped;
+}
+
+static void scan_beside_faults_on_every_cpu(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_SCAN);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	static struct stress st;
+	static struct stress_worker w[STRESS_MAX_WORKERS];
+	st = (struct stress){ .mm = make_space(test, BASE, 2 * PMD_SIZE) };
+	struct pt_reclaim_stats s0, s1;
+	pt_reclaim_stats_read(&s0);
+	/* One thread per online CPU, at least two (a faulter and a zapper). */
+	unsigned cpus[STRESS_MAX_WORKERS], ncpus = 0, cpu;
+	for_each_online_cpu(cpu)
+		if (ncpus < STRESS_MAX_WORKERS)
+			cpus[ncpus++] = cpu;
+	st.nr = ncpus < 2 ? 2 : ncpus;
+	for (unsigned i = 0; i < st.nr; i++) {
+		w[i] = (struct stress_worker){ &st, i, NULL };
+		w[i].task = kthread_create_on_cpu(stress_fn, &w[i], cpus[i % ncpus], "ptscan/%u");
+		KUNIT_ASSERT_NOT_NULL(test, w[i].task);
+	}
+	for (unsigned i = 0; i < st.nr; i++)
+		wake_up_process(w[i].task);
+	/* kunit_wait_while_progressing's hang guard, but sleeping between
+	 * looks: a worker may be bound to this CPU. */
+	unsigned long seen = ~0ul;
+	u64 deadline = 0;
+	while (__atomic_load_n(&st.done, __ATOMIC_ACQUIRE) < st.nr) {
+		unsigned long now_p = __atomic_load_n(&st.progress, __ATOMIC_RELAXED) +
+				      __atomic_load_n(&st.ready, __ATOMIC_RELAXED) +
+				      __atomic_load_n(&st.done, __ATOMIC_RELAXED);
+		if (now_p != seen) {
+			seen = now_p;
+			deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;
+		} else if (ktime_get_ns() > deadline) {
+			kunit_fail(test, false, __FILE__, __LINE__,
+				   "the workers made no progress for %llu s",
+				   KUNIT_HANG_GUARD_NS / 1000000000ull);
+			break;
+		}
+		schedule_timeout_uninterruptible(1);
+	}
+	for (unsigned i = 0; i < st.nr; i++)
+		kthread_join(w[i].task);
+	KUNIT_EXPECT_EQ(test, st.errors, 0);
+	pt_reclaim_stats_read(&s1);
+	kunit_info(test, "%u threads: %lu PTE tables freed, %lu refilled before the check, "
+		   "%lu PMD tables freed, %lu write trylocks failed, %lu faults", st.nr,
+		   s1.pte_tables_freed - s0.pte_tables_freed, s1.pte_tables_busy - s0.pte_tables_busy,
+		   s1.pmd_tables_freed - s0.pmd_tables_freed,
+		   s1.pmd_trylock_failed - s0.pmd_trylock_failed, st.mm->page_faults);
+	KUNIT_EXPECT_GT(test, s1.pte_tables_freed - s0.pte_tables_freed, 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(st.mm), pages_mapped(st.mm, BASE, STRESS_PAGES));
+	KUNIT_EXPECT_LE(test, st.mm->nr_ptes, 2);
+
+	/* Alone now: everything goes but the PUD table. */
+	KUNIT_EXPECT_EQ(test, do_madvise(st.mm, BASE, 2 * PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(st.mm), 0);
+	KUNIT_EXPECT_EQ(test, st.mm->nr_ptes, 0);
+	KUNIT_EXPECT_EQ(test, st.mm->pgtables_bytes, (long)PAGE_SIZE);
+	drop_space(test, st.mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+}
+
 static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(mode_words_parse_as_sysctl_strings),
 	KUNIT_CASE(mode_switch_is_busy_while_a_user_mm_lives),
@@ -547,6 +724,7 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(off_mode_workload_keeps_every_table),
 	KUNIT_CASE(pmd_extension_leaves_busy_or_locked_pmd_tables),
 	KUNIT_CASE(scan_then_munmap_and_exit_give_everything_back),
+	KUNIT_CASE(scan_beside_faults_on_every_cpu),
 	{}
 };
 static struct kunit_suite pt_reclaim_suite = { .name = "pt_reclaim", .test_cases = pt_reclaim_cases };
