@@ -99,8 +99,23 @@ unsigned parse_params(const char *s, const struct kernel_param *params, size_t n
 				while (*s && *s != '"')
 					s++;
 				val_len = (size_t)(s - val);
-				if (*s == '"')
+				if (*s == '"') {
 					s++;
+				} else {
+					/* Linux's next_arg() lets an open quote take the
+					 * rest of the line, so 'a="x b=1' silently loses b.
+					 * Refused here: the option keeps its value and
+					 * parsing goes on after the quote's first word. */
+					pr_err("cmdline: unterminated quote in the value of '%.*s' "
+					       "(\"%.*s): option refused, the words after it are "
+					       "read as options\n",
+					       (int)key_len, key, (int)min(val_len, (size_t)60), val);
+					problems++;
+					s = val;
+					while (*s && !is_space(*s))
+						s++;
+					continue;
+				}
 			} else {
 				val = s;
 				while (*s && !is_space(*s))
@@ -130,6 +145,18 @@ unsigned parse_params(const char *s, const struct kernel_param *params, size_t n
 	return problems;
 }
 
+size_t cmdline_check_nul(const char *buf, size_t len)
+{
+	size_t at = strnlen(buf, len), dropped = 0;
+	for (size_t i = at; i < len; i++)
+		dropped += buf[i] != 0;
+	/* Trailing NULs (a file written with one) lose nothing: no warning. */
+	if (dropped)
+		pr_warn("cmdline: fw_cfg opt/mmlab/cmdline has a NUL byte at offset %zu of %zu: "
+			"the %zu non-NUL bytes after it are ignored\n", at, len, dropped);
+	return at;
+}
+
 /* Each option's value before parsing, as help shows it ("default"); the
  * variables themselves hold what the command line made of them. */
 #define MAX_DESCRIBED_DEFAULTS 64
@@ -143,6 +170,8 @@ void cmdline_init(const char *multiboot_cmdline)
 	if (multiboot_cmdline)
 		strlcpy(boot_command_line, multiboot_cmdline, sizeof(boot_command_line));
 	long n = fw_cfg_read_file("opt/mmlab/cmdline", extra, sizeof(extra));
+	if (n > 0)
+		cmdline_check_nul(extra, min((size_t)n, sizeof(extra) - 1));
 	if (n > 0) {
 		if (boot_command_line[0])
 			strlcat(boot_command_line, " ", sizeof(boot_command_line));
