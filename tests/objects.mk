@@ -29,6 +29,7 @@ KERNEL_SRCS += \
 	tests/process_test.c \
 	tests/procfs_test.c \
 	tests/random_test.c \
+	tests/ratelimit_test.c \
 	tests/rcu_test.c \
 	tests/sched_test.c \
 	tests/thread_test.c \
