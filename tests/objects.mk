@@ -22,6 +22,7 @@ KERNEL_SRCS += \
 	tests/mm_smp_test.c \
 	tests/mmap_test.c \
 	tests/multiboot2_test.c \
+	tests/overcommit_test.c \
 	tests/page_alloc_smp_test.c \
 	tests/page_alloc_test.c \
 	tests/pgtable_test.c \
