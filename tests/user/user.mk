@@ -34,7 +34,7 @@ USER_TEST_NAMES := hello mmap_basic munmap_partial mprotect_split madvise_advice
 	efault procfs syscall_misc pte_table_growth threads_mm pthread_sync pthread_join100 avx2 tls \
 	threads affinity futex_basic \
 	arch_prctl getrandom tty_stat readlink_self iov_errors auxv avx_state gsbase_kernel_half \
-	overcommit_guess
+	overcommit_guess syscall_fuzz
 USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write thread_fault
 USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full
 USER_DEMO_NAMES := mm_tour
