@@ -1,9 +1,24 @@
 #include "kernel/cmdline.h"
 #include "arch/x86_64/fw_cfg.h"
 #include "kernel/printk.h"
+#include "kernel/procfs.h"
 #include "kernel/string.h"
 
 char boot_command_line[COMMAND_LINE_SIZE];
+
+/* Read by the user program syscall_fuzz from /proc/cmdline (make fuzz sets
+ * them); declared here so that they are known options, not warnings. */
+static int fuzz_calls, fuzz_seed;
+kernel_param_int("fuzz.calls", fuzz_calls, 0, 0x7fffffff,
+		 "calls for the user program syscall_fuzz (0: its default; make fuzz)");
+kernel_param_int("fuzz.seed", fuzz_seed, 0, 0x7fffffff,
+		 "seed for the user program syscall_fuzz (0: its default; make fuzz)");
+
+void cmdline_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "%s\n", boot_command_line);
+}
 
 extern const struct kernel_param __kernel_params_start[], __kernel_params_end[];
 

@@ -11,6 +11,7 @@
  * reader gets is one snapshot. */
 #include "kernel/procfs.h"
 #include "arch/x86_64/boot_paging.h"
+#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/proc_task.h"
 #include "kernel/sched.h"
@@ -316,6 +317,7 @@ struct proc_entry {
 
 static const struct proc_entry proc_root_files[] = {
 	{ .name = "buddyinfo", .show = buddyinfo_show },
+	{ .name = "cmdline", .show = cmdline_show },
 	{ .name = "meminfo", .show = meminfo_show },
 	{ .name = NULL },
 };

@@ -1,5 +1,6 @@
 /* A system-call fuzzer (issue 15, "hostile user space"): a fixed seed,
- * 100,000 calls by default (--calls N, --seed S for longer runs: make fuzz),
+ * 100,000 calls by default (--calls N and --seed S, or fuzz.calls=N and
+ * fuzz.seed=S on mmlab's command line, read from /proc/cmdline: make fuzz),
  * each a system call from an allow-list with arguments drawn from pools
  * that hostile programs use: kernel addresses (text, direct map, vsyscall
  * page, the top of the address space), non-canonical and huge values,
@@ -415,8 +416,19 @@ static const char canary_pattern[] = "syscall_fuzz canary: the fuzzer's own memo
 int main(int argc, char **argv)
 {
 	test_begin("syscall_fuzz");
-	long ncalls = arg_long(argc, argv, "--calls", 100000);
-	rng = (uint64_t)arg_long(argc, argv, "--seed", 0x5eed15);
+	/* make fuzz boots mmlab with fuzz.calls= and fuzz.seed=, which this
+	 * program reads from /proc/cmdline (it has no argv there). */
+	long def_calls = 100000, def_seed = 0x5eed15;
+	static char cmdline[4096];
+	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) > 0) {
+		const char *c = strstr(cmdline, "fuzz.calls="), *sd = strstr(cmdline, "fuzz.seed=");
+		if (c && atol(c + 11) > 0)
+			def_calls = atol(c + 11);
+		if (sd && atol(sd + 10) > 0)
+			def_seed = atol(sd + 10);
+	}
+	long ncalls = arg_long(argc, argv, "--calls", def_calls);
+	rng = (uint64_t)arg_long(argc, argv, "--seed", def_seed);
 	if (!rng)
 		rng = 1;
 	static char canary[sizeof(canary_pattern)];
