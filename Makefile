@@ -7,6 +7,8 @@
 #   make compare  the user programs on mmlab (default) and on Linux (linux-ring),
 #                 side by side (FILTER defaults to 'user.*' here)
 #   make bench    benchmarks: on the host natively, then in the kernel (build/bench/)
+#   make fuzz     the system-call fuzzer, longer: FUZZ_CALLS per seed of FUZZ_SEEDS,
+#                 on the host's Linux and on mmlab (build/fuzz-results/)
 #   make debug    boot halted, with gdb attached to QEMU's stub
 #   make deps     install the Debian packages the above need (as root); run,
 #                 test, bench and debug install them too, a plain make does not
@@ -89,7 +91,7 @@ HOST_TESTS += $(USER_HOST_TESTS)
 # booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
 include tools/linux/linux.mk
 
-.PHONY: all deps run test compare debug bench clean host-tests
+.PHONY: all deps run test compare debug bench fuzz clean host-tests
 
 deps:
 	@tools/deps.sh
@@ -222,6 +224,28 @@ bench:
 		$(RUNNER) run $(RUNNER_ARGS) $(if $(ICOUNT),--icount) --cmdline "bench" $$t </dev/null | tr -d '\r' | \
 			sed -n '/==== in-kernel benchmarks/,/==== end of benchmarks/p' | tee $(B)/bench/kernel-$$t.txt; \
 	done
+
+# The longer run of the system-call fuzzer (tests/user/tests/syscall_fuzz.c;
+# make test runs it with 100,000 calls and one seed): FUZZ_CALLS calls for
+# each of FUZZ_SEEDS, natively on the host's Linux, then on mmlab (topology
+# TOPOLOGY, default "default"; the program reads fuzz.calls= and fuzz.seed=
+# from /proc/cmdline). Each mmlab boot is judged as make test judges it:
+# the kernel survives, the program passes, every page comes back. Results in
+# build/fuzz-results/seed-N/.
+FUZZ_CALLS ?= 2000000
+FUZZ_SEEDS ?= 1 2 3
+fuzz:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
+	@rc=0; for s in $(FUZZ_SEEDS); do \
+		echo "== host Linux: $(FUZZ_CALLS) calls, seed $$s"; \
+		$(B)/user/syscall_fuzz.elf --calls $(FUZZ_CALLS) --seed $$s | grep -v '^ok: ' || rc=1; \
+		echo "== mmlab ($(or $(TOPOLOGY),default)): $(FUZZ_CALLS) calls, seed $$s"; \
+		$(RUNNER) test $(RUNNER_ARGS) --results $(B)/fuzz-results/seed-$$s --jobs 1 \
+			--topology $(or $(TOPOLOGY),default) --filter 'user.syscall_fuzz' \
+			--cmdline "fuzz.calls=$(FUZZ_CALLS) fuzz.seed=$$s" || rc=1; \
+		grep -a 'calls in' $(B)/fuzz-results/seed-$$s/$(or $(TOPOLOGY),default).log; \
+	done; exit $$rc
 
 debug:
 	@tools/deps.sh debug

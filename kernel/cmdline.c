@@ -1,9 +1,24 @@
 #include "kernel/cmdline.h"
 #include "arch/x86_64/fw_cfg.h"
 #include "kernel/printk.h"
+#include "kernel/procfs.h"
 #include "kernel/string.h"
 
 char boot_command_line[COMMAND_LINE_SIZE];
+
+/* Read by the user program syscall_fuzz from /proc/cmdline (make fuzz sets
+ * them); declared here so that they are known options, not warnings. */
+static int fuzz_calls, fuzz_seed;
+kernel_param_int("fuzz.calls", fuzz_calls, 0, 0x7fffffff,
+		 "calls for the user program syscall_fuzz (0: its default; make fuzz)");
+kernel_param_int("fuzz.seed", fuzz_seed, 0, 0x7fffffff,
+		 "seed for the user program syscall_fuzz (0: its default; make fuzz)");
+
+void cmdline_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "%s\n", boot_command_line);
+}
 
 extern const struct kernel_param __kernel_params_start[], __kernel_params_end[];
 
@@ -99,8 +114,23 @@ unsigned parse_params(const char *s, const struct kernel_param *params, size_t n
 				while (*s && *s != '"')
 					s++;
 				val_len = (size_t)(s - val);
-				if (*s == '"')
+				if (*s == '"') {
 					s++;
+				} else {
+					/* Linux's next_arg() lets an open quote take the
+					 * rest of the line, so 'a="x b=1' silently loses b.
+					 * Refused here: the option keeps its value and
+					 * parsing goes on after the quote's first word. */
+					pr_err("cmdline: unterminated quote in the value of '%.*s' "
+					       "(\"%.*s): option refused, the words after it are "
+					       "read as options\n",
+					       (int)key_len, key, (int)min(val_len, (size_t)60), val);
+					problems++;
+					s = val;
+					while (*s && !is_space(*s))
+						s++;
+					continue;
+				}
 			} else {
 				val = s;
 				while (*s && !is_space(*s))
@@ -130,6 +160,18 @@ unsigned parse_params(const char *s, const struct kernel_param *params, size_t n
 	return problems;
 }
 
+size_t cmdline_check_nul(const char *buf, size_t len)
+{
+	size_t at = strnlen(buf, len), dropped = 0;
+	for (size_t i = at; i < len; i++)
+		dropped += buf[i] != 0;
+	/* Trailing NULs (a file written with one) lose nothing: no warning. */
+	if (dropped)
+		pr_warn("cmdline: fw_cfg opt/mmlab/cmdline has a NUL byte at offset %zu of %zu: "
+			"the %zu non-NUL bytes after it are ignored\n", at, len, dropped);
+	return at;
+}
+
 /* Each option's value before parsing, as help shows it ("default"); the
  * variables themselves hold what the command line made of them. */
 #define MAX_DESCRIBED_DEFAULTS 64
@@ -143,6 +185,8 @@ void cmdline_init(const char *multiboot_cmdline)
 	if (multiboot_cmdline)
 		strlcpy(boot_command_line, multiboot_cmdline, sizeof(boot_command_line));
 	long n = fw_cfg_read_file("opt/mmlab/cmdline", extra, sizeof(extra));
+	if (n > 0)
+		cmdline_check_nul(extra, min((size_t)n, sizeof(extra) - 1));
 	if (n > 0) {
 		if (boot_command_line[0])
 			strlcat(boot_command_line, " ", sizeof(boot_command_line));

@@ -6,8 +6,8 @@
  *   static int loglevel = 6;
  *   kernel_param_int("loglevel", loglevel, 0, 7, "console log level");
  *
- * Words are "key=value" or bare flags; a value may be double-quoted. An
- * unknown key gets a warning; a malformed value gets a message naming the
+ * Words are "key=value" or bare flags; a value may be double-quoted (an
+ * unterminated quote is refused with a message). An unknown key gets a warning; a malformed value gets a message naming the
  * option, what it expects, and the value that stays in force. */
 #ifndef KERNEL_CMDLINE_H
 #define KERNEL_CMDLINE_H
@@ -48,8 +48,16 @@ extern char boot_command_line[COMMAND_LINE_SIZE];
 unsigned parse_params(const char *text, const struct kernel_param *params, size_t nr);
 /* The registered parameters. */
 const struct kernel_param *kernel_params(size_t *nr);
+/* The fw_cfg command line is a C string: returns the length up to its first
+ * NUL, and warns when a NUL hides later (non-NUL) bytes of the len read. */
+size_t cmdline_check_nul(const char *buf, size_t len);
 /* Builds boot_command_line from the two sources and applies it. */
 void cmdline_init(const char *multiboot_cmdline);
 void cmdline_print_help(void);
+/* /proc/cmdline (kernel/procfs.c), as Linux's: the command line and a
+ * newline. */
+struct seq_buf;
+struct proc_node;
+void cmdline_show(struct seq_buf *m, const struct proc_node *node);
 
 #endif

@@ -106,6 +106,8 @@ bool multiboot2_parse(const void *mbi, u32 max_size, struct boot_info *bi, struc
 				bi->loader_name = str;
 			break;
 		case MB2_TAG_MODULE:
+			if (tag->size >= 16 && bi->nr_modules >= MB2_MAX_MODULES)
+				bi->nr_modules_dropped++;
 			if (tag->size >= 16 && bi->nr_modules < MB2_MAX_MODULES) {
 				const u32 *m = (const u32 *)str;
 				struct boot_module *mod = &bi->modules[bi->nr_modules++];
@@ -187,6 +189,9 @@ void multiboot2_print(const struct boot_info *bi)
 	for (unsigned i = 0; i < bi->nr_modules; i++)
 		pr_info("  module %u: [%#lx-%#lx) %s\n", i, bi->modules[i].start, bi->modules[i].end,
 			bi->modules[i].cmdline);
+	if (bi->nr_modules_dropped)
+		pr_warn("multiboot2: %u modules past the first %u ignored (MB2_MAX_MODULES)\n",
+			bi->nr_modules_dropped, MB2_MAX_MODULES);
 	if (bi->efi_mmap) {
 		/* Summarise the EFI map per type: the full map is long. */
 		u64 pages[16] = { 0 };

@@ -25,6 +25,7 @@ KERNEL_SRCS += \
 	kernel/process.c \
 	kernel/procfs.c \
 	kernel/random.c \
+	kernel/ratelimit.c \
 	kernel/rbtree.c \
 	kernel/rcu.c \
 	kernel/rwsem.c \

@@ -11,6 +11,7 @@
  * reader gets is one snapshot. */
 #include "kernel/procfs.h"
 #include "arch/x86_64/boot_paging.h"
+#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/proc_task.h"
 #include "kernel/sched.h"
@@ -22,6 +23,7 @@
 #include "mm/page_alloc.h"
 #include "mm/pt_reclaim.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 
 /* ---- seq_buf and the shared printers (declared in procfs.h) ---- */
 
@@ -171,10 +173,10 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "NFS_Unstable:   ", 0);
 	show_val_kb(m, "Bounce:         ", 0);
 	show_val_kb(m, "WritebackTmp:   ", 0);
-	/* vm_commit_limit(): overcommit_ratio 50% of RAM, no swap, no hugetlb.
-	 * Committed_AS is not accounted (no VM_ACCOUNT bookkeeping): 0. */
-	show_val_kb(m, "CommitLimit:    ", total * 50 / 100);
-	show_val_kb(m, "Committed_AS:   ", 0);
+	/* mm/util.c: vm.overcommit_ratio (or _kbytes) of RAM, no swap, no
+	 * hugetlb; the pages charged to VM_ACCOUNT mappings. */
+	show_val_kb(m, "CommitLimit:    ", vm_commit_limit());
+	show_val_kb(m, "Committed_AS:   ", vm_memory_committed());
 	seq_buf_printf(m, "VmallocTotal:   %8lu kB\n", VMALLOC_TOTAL >> 10);
 	show_val_kb(m, "VmallocUsed:    ", 0); /* vmalloc does not report its pages yet */
 	show_val_kb(m, "VmallocChunk:   ", 0); /* Linux prints 0 since 5.3 */
@@ -322,6 +324,7 @@ struct proc_entry {
 
 static const struct proc_entry proc_root_files[] = {
 	{ .name = "buddyinfo", .show = buddyinfo_show },
+	{ .name = "cmdline", .show = cmdline_show },
 	{ .name = "meminfo", .show = meminfo_show },
 	{ .name = NULL },
 };
@@ -337,6 +340,9 @@ static const struct proc_entry pid_files[] = {
 /* /proc/sys/vm: the vm sysctls (Linux's kernel/sysctl.c vm_table and
  * mm/'s own tables), each a show and a write handler. */
 static const struct proc_entry proc_sys_vm_files[] = {
+	{ .name = "overcommit_kbytes", .show = overcommit_kbytes_show, .write = overcommit_kbytes_write },
+	{ .name = "overcommit_memory", .show = overcommit_memory_show, .write = overcommit_memory_write },
+	{ .name = "overcommit_ratio", .show = overcommit_ratio_show, .write = overcommit_ratio_write },
 	{ .name = "pte_reclaim", .show = pte_reclaim_sysctl_show, .write = pte_reclaim_sysctl_write },
 	{ .name = NULL },
 };

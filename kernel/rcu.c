@@ -64,7 +64,9 @@ static struct {
 	unsigned long gp_seq_needed; /* the furthest gp_seq a callback waits for */
 	unsigned long qsmask;        /* CPUs yet to report for this GP */
 	u64 gp_start_ns;
+	u64 gp_start_jiffies;
 	u64 gp_max_ns;
+	unsigned long gp_clock_anomalies;
 	unsigned long cbs_queued;
 	unsigned long sleep_bugs;
 	bool ready;
@@ -124,16 +126,48 @@ static unsigned long rcu_start_gp_locked(void)
 	if ((rcu_state.gp_seq & 1) || rcu_state.gp_seq >= rcu_state.gp_seq_needed)
 		return 0;
 	rcu_state.gp_start_ns = ktime_get_ns();
+	rcu_state.gp_start_jiffies = jiffies;
 	WRITE_ONCE(rcu_state.gp_seq, rcu_state.gp_seq + 1);
 	unsigned long mask = __atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&rcu_state.qsmask, mask, __ATOMIC_RELEASE);
 	return mask;
 }
 
+/* A grace period starts on one CPU and ends on another, so its length is a
+ * difference of two CPUs' TSC readings: a TSC that differs between CPUs or
+ * jumps (QEMU's TCG reads the host's; issue 15 saw a longest GP of
+ * 12,599,969,831 us in a 241 s run) made the unsigned difference huge, and
+ * nothing bounded it. Linux times GPs in jiffies (rcu_state.gp_start,
+ * gp_max in rcu_gp_init/rcu_gp_cleanup): one counter, moved by one CPU's
+ * tick. mmlab keeps the TSC's resolution but never reports a negative
+ * length, nor more than the ticks that passed plus the two partial ticks
+ * at the ends and one second: ticks are lost, not the TSC, while a loaded
+ * host does not run the boot CPU's vCPU (QEMU coalesces missed LAPIC timer
+ * periods), and a second of such lag is not what this guards against. */
+u64 rcu_gp_duration_ns(u64 start_ns, u64 end_ns, u64 start_jiffies, u64 end_jiffies,
+		       bool *anomaly)
+{
+	u64 ticks = end_jiffies >= start_jiffies ? end_jiffies - start_jiffies : 0;
+	u64 bound = (ticks + 2) * TICK_NSEC + NSEC_PER_SEC;
+	*anomaly = end_ns < start_ns || end_ns - start_ns > bound;
+	if (end_ns < start_ns)
+		return 0;
+	return min(end_ns - start_ns, bound);
+}
+
 /* Caller holds rcu_state.lock; every CPU has reported. */
 static void rcu_end_gp_locked(void)
 {
-	u64 len = ktime_get_ns() - rcu_state.gp_start_ns;
+	bool anomaly;
+	u64 now = ktime_get_ns();
+	u64 len = rcu_gp_duration_ns(rcu_state.gp_start_ns, now, rcu_state.gp_start_jiffies,
+				     jiffies, &anomaly);
+	if (anomaly && !rcu_state.gp_clock_anomalies++)
+		pr_warn("rcu: the clock disagrees with the tick: a grace period from %llu ns to %llu "
+			"ns took %llu ticks; counted as %llu ns\n",
+			(unsigned long long)rcu_state.gp_start_ns, (unsigned long long)now,
+			(unsigned long long)(jiffies - rcu_state.gp_start_jiffies),
+			(unsigned long long)len);
 	if (len > rcu_state.gp_max_ns)
 		rcu_state.gp_max_ns = len;
 	__atomic_store_n(&rcu_state.gp_seq, rcu_state.gp_seq + 1, __ATOMIC_RELEASE);
@@ -383,6 +417,7 @@ void rcu_get_stats(struct rcu_stats *s)
 	s->cbs_pending = s->cbs_queued - s->cbs_invoked;
 	s->gp_max_ns = READ_ONCE(rcu_state.gp_max_ns);
 	s->sleep_bugs = READ_ONCE(rcu_state.sleep_bugs);
+	s->gp_clock_anomalies = READ_ONCE(rcu_state.gp_clock_anomalies);
 }
 
 void rcu_print_stats(void)

@@ -89,7 +89,13 @@ struct rcu_stats {
 	unsigned long cbs_pending;  /* queued, not yet invoked */
 	u64 gp_max_ns;              /* the longest grace period */
 	unsigned long sleep_bugs;   /* schedule() inside a read-side section */
+	/* GPs whose TSC length went backwards or beyond the ticks that passed */
+	unsigned long gp_clock_anomalies;
 };
+/* A GP's length from its TSC times, bounded by the jiffies between them
+ * (kernel/rcu.c); *anomaly says the bound or a backwards clock applied. */
+u64 rcu_gp_duration_ns(u64 start_ns, u64 end_ns, u64 start_jiffies, u64 end_jiffies,
+		       bool *anomaly);
 void rcu_get_stats(struct rcu_stats *s);
 /* One line: "rcu: N grace periods, ... ". */
 void rcu_print_stats(void);

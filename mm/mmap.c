@@ -5,10 +5,11 @@
  * mm/vma.c.
  *
  * Only private anonymous memory exists: no files, no shared anonymous
- * memory (-ENODEV, see mmap_pgoff), no overcommit limit (VM_ACCOUNT is set
- * where Linux charges, since it decides which VMAs merge, but nothing is
- * counted against it), no stack guard gap (VM_GROWSDOWN is recorded,
- * stacks do not grow), no address randomisation (runs are reproducible). */
+ * memory (-ENODEV, see mmap_pgoff), no stack guard gap (VM_GROWSDOWN is
+ * recorded, stacks do not grow), no address randomisation (runs are
+ * reproducible). VM_ACCOUNT memory is charged to the commit count under
+ * the overcommit policy (mm/util.h) where Linux charges it: mmap_region
+ * (mmap and brk) charges, munmap_range and exit_mmap uncharge. */
 #include "mm/mmap.h"
 #include "mm/vma.h"
 #include "kernel/file.h"
@@ -17,6 +18,7 @@
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
+#include "mm/util.h"
 
 /* ---- the gap search -------------------------------------------------------- */
 
@@ -203,18 +205,45 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
  * do_brk_flags keep it (vma_prev_limit(&vmi, mm->start_brk) finds no VMA
  * when the gap at the old break begins at or below start_brk; a VMA that
  * reaches past start_brk, whatever its start, is grown). */
+/* The VM_ACCOUNT pages of the VMAs in [start, end). */
+static unsigned long accounted_pages(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	unsigned long n = 0;
+	for (struct vm_area_struct *vma = find_vma(mm, start); vma && vma->vm_start < end;
+	     vma = vma->vm_next)
+		if (vma->vm_flags & VM_ACCOUNT)
+			n += (min(end, vma->vm_end) - max(start, vma->vm_start)) >> PAGE_SHIFT;
+	return n;
+}
+
 static unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				 unsigned long vm_flags, bool brk)
 {
 	mmap_assert_write_locked(mm);
 	unsigned long end = addr + len;
+	/* Linux's __mmap_region: a private writable mapping is charged its
+	 * pages less those of the accounted mappings it replaces (their
+	 * charge passes to it), before anything changes; -ENOMEM leaves the
+	 * old mappings as they were. Here munmap_range uncharges the replaced
+	 * ones as any unmap does, so their share is added back first. */
+	long charged = 0, replaced = 0;
+	if (vm_flags & VM_ACCOUNT) {
+		replaced = (long)accounted_pages(mm, addr, end);
+		charged = (long)(len >> PAGE_SHIFT) - replaced;
+		if (charged && security_vm_enough_memory_mm(mm, charged))
+			return -ENOMEM;
+		vm_acct_memory(replaced);
+	}
 	/* Allocated first: a failure must not leave the old mappings gone. */
 	struct vm_area_struct *new = vm_area_alloc();
-	if (!new)
+	if (!new) {
+		vm_unacct_memory(charged + replaced);
 		return -ENOMEM;
+	}
 	int err = munmap_range(mm, addr, end);
 	if (err) {
 		vm_area_free(new);
+		vm_unacct_memory(charged + replaced);
 		return err;
 	}
 	struct vm_area_struct *prev;
@@ -320,12 +349,12 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	 * same way. */
 	if (flags & MAP_HUGETLB)
 		return -ENOMEM;
-	if (flags & MAP_NORESERVE)
+	/* Linux's do_mmap: "We honor MAP_NORESERVE if allowed to overcommit",
+	 * i.e. in every mode but OVERCOMMIT_NEVER. */
+	if ((flags & MAP_NORESERVE) && READ_ONCE(sysctl_overcommit_memory) != OVERCOMMIT_NEVER)
 		vm_flags |= VM_NORESERVE;
 	/* Linux's accountable_mapping(): private writable memory is charged
-	 * to the overcommit count unless MAP_NORESERVE. There is no
-	 * overcommit limit here, but the flag is kept, as it decides which
-	 * VMAs may merge. */
+	 * to the commit count (mmap_region) unless VM_NORESERVE. */
 	if ((vm_flags & (VM_WRITE | VM_NORESERVE)) == VM_WRITE)
 		vm_flags |= VM_ACCOUNT;
 
@@ -432,9 +461,13 @@ void exit_mmap(struct mm_struct *mm)
 		return;
 	}
 	struct mmu_gather tlb;
+	unsigned long nr_accounted = 0;
 	tlb_gather_mmu_fullmm(&tlb, mm);
-	for (vma = first; vma; vma = vma->vm_next)
+	for (vma = first; vma; vma = vma->vm_next) {
 		unmap_page_range(&tlb, vma, vma->vm_start, vma->vm_end);
+		if (vma->vm_flags & VM_ACCOUNT)
+			nr_accounted += (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+	}
 	/* floor FIRST_USER_ADDRESS (0), ceiling USER_PGTABLES_CEILING (0: the top). */
 	free_pgtables(&tlb, first, NULL, 0, 0);
 	tlb_finish_mmu(&tlb);
@@ -443,6 +476,7 @@ void exit_mmap(struct mm_struct *mm)
 		vm_area_free(vma);
 		vma = n;
 	}
+	vm_unacct_memory((long)nr_accounted); /* Linux's exit_mmap */
 	mm->mm_rb = RB_ROOT;
 	mm->map_count = 0;
 	mm->total_vm = 0;

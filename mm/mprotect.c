@@ -11,6 +11,7 @@
 #include "kernel/syscall.h"
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
+#include "mm/util.h"
 #include "mm/vma.h"
 
 #ifndef PROT_SEM
@@ -24,7 +25,8 @@ static unsigned long calc_vm_prot_bits(unsigned long prot)
 }
 
 /* Gives [start, end) of vma the flags newflags; returns the VMA that holds
- * the range afterwards, or NULL (-ENOMEM). */
+ * the range afterwards, or NULL: -ENOMEM (no memory for a split, or the
+ * overcommit policy refused the charge of a range becoming writable). */
 static struct vm_area_struct *mprotect_fixup(struct mm_struct *mm, struct vm_area_struct *vma,
 					     unsigned long start, unsigned long end,
 					     unsigned long newflags)
@@ -38,15 +40,24 @@ static struct vm_area_struct *mprotect_fixup(struct mm_struct *mm, struct vm_are
 	 * the charge goes again when it loses write access before any page
 	 * was faulted in (no anon_vma), and only then. All VMAs here are
 	 * anonymous. */
+	long nrpages = (long)((end - start) >> PAGE_SHIFT), charged = 0;
 	if (newflags & VM_WRITE) {
-		if (!(oldflags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE)))
+		if (!(oldflags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE))) {
+			charged = nrpages;
+			if (security_vm_enough_memory_mm(mm, charged))
+				return NULL;
 			newflags |= VM_ACCOUNT;
+		}
 	} else if ((oldflags & VM_ACCOUNT) && !vma->anon_vma) {
 		newflags &= ~VM_ACCOUNT;
 	}
 	vma = vma_modify_flags(mm, vma, start, end, newflags);
-	if (!vma)
+	if (!vma) {
+		vm_unacct_memory(charged);
 		return NULL;
+	}
+	if ((oldflags & VM_ACCOUNT) && !(newflags & VM_ACCOUNT))
+		vm_unacct_memory(nrpages);
 	change_protection(vma, start, end, vma->vm_page_prot);
 	/* A locked private mapping becoming writable: fault the pages in
 	 * writable now, as mlock promises no faults later. */

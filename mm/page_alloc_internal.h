@@ -273,5 +273,8 @@ static __always_inline void free_unref_page(struct page *page, pg_data_t *pgdat)
 /* "page allocation failure: ..." with the nodemask and the free pages of
  * every node. */
 void warn_alloc(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask);
+/* warn_alloc's rate limit (Linux's nopage_rs), for tests. */
+struct ratelimit_state;
+extern struct ratelimit_state nopage_rs;
 
 #endif

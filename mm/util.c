@@ -1,13 +1,50 @@
-/* PROVISIONAL skeleton of the commit accounting (see mm/util.h). */
+/* Commit accounting and the overcommit policy (see mm/util.h), after
+ * Linux's mm/util.c (__vm_enough_memory, vm_commit_limit), its sysctl
+ * handlers (overcommit_policy_handler, overcommit_ratio_handler,
+ * overcommit_kbytes_handler) and mm/mmap.c's init_user_reserve and
+ * init_admin_reserve. */
 #include "mm/util.h"
+#include "kernel/init.h"
+#include "kernel/printk.h"
+#include "kernel/procfs.h"
+#include "kernel/ratelimit.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "mm/mm_types.h"
+#include "mm/page_alloc.h"
+
+int sysctl_overcommit_memory = OVERCOMMIT_GUESS;
+int sysctl_overcommit_ratio = 50;
+unsigned long sysctl_overcommit_kbytes;
+/* Set at boot from the free memory (init_reserves below). */
+unsigned long sysctl_user_reserve_kbytes = 1ul << 17;
+unsigned long sysctl_admin_reserve_kbytes = 1ul << 13;
 
 static long vm_committed_as;
 
-int security_vm_enough_memory_mm(struct mm_struct *mm, long pages)
+/* Linux's totalram_pages(): the pages the allocator manages. */
+static unsigned long commit_totalram_pages(void)
 {
-	(void)mm;
-	vm_acct_memory(pages);
-	return 0;
+	unsigned long n = 0;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (NODE_DATA(nid))
+			n += NODE_DATA(nid)->managed_pages;
+	return n;
+}
+
+/* No swap, no hugetlb pool (vm.nr_hugepages = 0). */
+#define total_swap_pages 0ul
+#define hugetlb_total_pages() 0ul
+
+unsigned long vm_commit_limit(void)
+{
+	unsigned long allowed, kbytes = READ_ONCE(sysctl_overcommit_kbytes);
+	if (kbytes)
+		allowed = kbytes >> (PAGE_SHIFT - 10);
+	else
+		allowed = (commit_totalram_pages() - hugetlb_total_pages()) *
+			  (unsigned long)(long)READ_ONCE(sysctl_overcommit_ratio) / 100;
+	return allowed + total_swap_pages;
 }
 
 void vm_acct_memory(long pages)
@@ -24,4 +61,136 @@ unsigned long vm_memory_committed(void)
 {
 	long v = __atomic_load_n(&vm_committed_as, __ATOMIC_RELAXED);
 	return v < 0 ? 0 : (unsigned long)v;
+}
+
+/* Linux's __vm_enough_memory: charge first, then decide, and take the
+ * charge back on refusal, so that racing requests see each other. */
+int __vm_enough_memory(struct mm_struct *mm, long pages, int cap_sys_admin)
+{
+	vm_acct_memory(pages);
+	int mode = READ_ONCE(sysctl_overcommit_memory);
+	if (mode == OVERCOMMIT_ALWAYS)
+		return 0;
+	if (mode == OVERCOMMIT_GUESS) {
+		if (pages > (long)(commit_totalram_pages() + total_swap_pages))
+			goto error;
+		return 0;
+	}
+	long allowed = (long)vm_commit_limit();
+	/* Reserve some for root. */
+	if (!cap_sys_admin)
+		allowed -= (long)(READ_ONCE(sysctl_admin_reserve_kbytes) >> (PAGE_SHIFT - 10));
+	/* Don't let a single process grow so big a user can't recover. */
+	if (mm) {
+		long reserve = (long)(READ_ONCE(sysctl_user_reserve_kbytes) >> (PAGE_SHIFT - 10));
+		allowed -= min((long)(mm->total_vm / 32), reserve);
+	}
+	if ((long)vm_memory_committed() < allowed)
+		return 0;
+error:
+	pr_warn_ratelimited("__vm_enough_memory: pid: %d, comm: %s, bytes: %lu not enough memory "
+			    "for the allocation\n", current ? current->pid : 0,
+			    current ? current->comm : "?", (unsigned long)pages << PAGE_SHIFT);
+	vm_unacct_memory(pages);
+	return -ENOMEM;
+}
+
+int security_vm_enough_memory_mm(struct mm_struct *mm, long pages)
+{
+	/* cap_vm_enough_memory: CAP_SYS_ADMIN, as every mmlab process is root. */
+	return __vm_enough_memory(mm, pages, 1);
+}
+
+/* Linux's init_user_reserve/init_admin_reserve (subsys_initcall): 3% of
+ * the free memory, at most 128 MiB and 8 MiB. */
+static int init_reserves(void)
+{
+	unsigned long free_kbytes = nr_free_pages() << (PAGE_SHIFT - 10);
+	sysctl_user_reserve_kbytes = min(free_kbytes / 32, 1ul << 17);
+	sysctl_admin_reserve_kbytes = min(free_kbytes / 32, 1ul << 13);
+	return 0;
+}
+late_initcall(init_reserves);
+
+/* ---- /proc/sys/vm ---------------------------------------------------------- */
+
+/* Linux's proc_get_long for one value: blanks, an optional sign (only
+ * for a signed value), digits (base 0: 0x hex too), blanks. */
+static int sysctl_parse(const char *buf, size_t len, bool is_signed, s64 *out)
+{
+	while (len && (buf[0] == ' ' || buf[0] == '\t' || buf[0] == '\n'))
+		buf++, len--;
+	while (len && (buf[len - 1] == ' ' || buf[len - 1] == '\t' || buf[len - 1] == '\n' ||
+		       buf[len - 1] == 0))
+		len--;
+	if (!len || (!is_signed && buf[0] == '-'))
+		return -EINVAL;
+	if (buf[0] == '-' || buf[0] == '+') {
+		s64 v;
+		if (len < 2 || buf[1] == '-' || buf[1] == '+' || parse_s64(buf + 1, len - 1, &v))
+			return -EINVAL;
+		*out = buf[0] == '-' ? -v : v;
+		return 0;
+	}
+	if (is_signed)
+		return parse_s64(buf, len, out) ? -EINVAL : 0;
+	u64 u;
+	if (parse_u64(buf, len, &u))
+		return -EINVAL;
+	*out = (s64)u;
+	return 0;
+}
+
+void overcommit_memory_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "%d\n", READ_ONCE(sysctl_overcommit_memory));
+}
+
+/* Linux: proc_dointvec_minmax with extra1 SYSCTL_ZERO, extra2 SYSCTL_TWO
+ * (overcommit_policy_handler). */
+long overcommit_memory_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	(void)node;
+	s64 v;
+	if (sysctl_parse(buf, len, true, &v) || v < OVERCOMMIT_GUESS || v > OVERCOMMIT_NEVER)
+		return -EINVAL;
+	WRITE_ONCE(sysctl_overcommit_memory, (int)v);
+	return (long)len;
+}
+
+void overcommit_ratio_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "%d\n", READ_ONCE(sysctl_overcommit_ratio));
+}
+
+/* Linux: proc_dointvec (any int), then overcommit_kbytes = 0. */
+long overcommit_ratio_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	(void)node;
+	s64 v;
+	if (sysctl_parse(buf, len, true, &v) || v < -0x80000000ll || v > 0x7fffffff)
+		return -EINVAL;
+	WRITE_ONCE(sysctl_overcommit_ratio, (int)v);
+	WRITE_ONCE(sysctl_overcommit_kbytes, 0);
+	return (long)len;
+}
+
+void overcommit_kbytes_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "%lu\n", READ_ONCE(sysctl_overcommit_kbytes));
+}
+
+/* Linux: proc_doulongvec_minmax, then overcommit_ratio = 0. */
+long overcommit_kbytes_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	(void)node;
+	s64 v;
+	if (sysctl_parse(buf, len, false, &v))
+		return -EINVAL;
+	WRITE_ONCE(sysctl_overcommit_kbytes, (unsigned long)v);
+	WRITE_ONCE(sysctl_overcommit_ratio, 0);
+	return (long)len;
 }

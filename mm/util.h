@@ -1,28 +1,68 @@
-/* Memory accounting for private writable mappings (Linux's overcommit:
- * mm/util.c __vm_enough_memory, vm_acct_memory, vm_unacct_memory) and, with
- * the vmalloc issue, kvmalloc.
+/* Memory accounting for private writable mappings: Linux's overcommit
+ * (mm/util.c __vm_enough_memory, vm_commit_limit, vm_acct_memory,
+ * vm_unacct_memory; the vm.overcommit_* sysctls) and, with the vmalloc
+ * issue, kvmalloc.
  *
  * A mapping with VM_ACCOUNT is charged its pages when it is created or
  * grows (mmap, brk, mremap, mprotect making it writable) and uncharged
- * when it shrinks or goes (munmap, exit, mremap).
+ * when it shrinks or goes (munmap_range, exit_mmap, mprotect taking write
+ * access from a never-faulted VMA, mremap). Committed_AS is the sum.
  *
- * PROVISIONAL skeleton: the policy (vm.overcommit_memory 0/1/2,
- * overcommit_ratio/kbytes, CommitLimit, Committed_AS) comes with issue 15;
- * until then every charge succeeds and is counted. */
+ * The policy (vm.overcommit_memory):
+ *   OVERCOMMIT_GUESS (0, the default) refuses one request larger than
+ *     total RAM plus swap (the rule of Linux 6.x's __vm_enough_memory; swap is 0 here);
+ *   OVERCOMMIT_ALWAYS (1) never refuses;
+ *   OVERCOMMIT_NEVER (2) refuses when Committed_AS would reach CommitLimit
+ *     = (RAM - hugetlb) * overcommit_ratio / 100 + swap, or
+ *     overcommit_kbytes + swap when that is set, less min(total_vm / 32,
+ *     user_reserve_kbytes) of the mm asking (every mmlab process is root,
+ *     so the admin reserve is not kept back). MAP_NORESERVE is ignored.
+ *
+ * Locking: the commit count is one atomic (Linux: a per-CPU counter); the
+ * sysctls are words written whole, read once per decision. */
 #ifndef MM_UTIL_H
 #define MM_UTIL_H
 
 #include "kernel/types.h"
 
 struct mm_struct;
+struct seq_buf;
+struct proc_node;
+
+/* include/uapi/linux/mman.h */
+#define OVERCOMMIT_GUESS 0
+#define OVERCOMMIT_ALWAYS 1
+#define OVERCOMMIT_NEVER 2
+
+extern int sysctl_overcommit_memory;
+extern int sysctl_overcommit_ratio;
+extern unsigned long sysctl_overcommit_kbytes;
+extern unsigned long sysctl_user_reserve_kbytes;
+extern unsigned long sysctl_admin_reserve_kbytes;
 
 /* Charges pages to the commit count if the overcommit policy allows it:
- * 0, or -ENOMEM (nothing charged). Linux's security_vm_enough_memory_mm. */
+ * 0, or -ENOMEM (nothing charged). Linux's security_vm_enough_memory_mm
+ * (with CAP_SYS_ADMIN, which every mmlab process has). */
 int security_vm_enough_memory_mm(struct mm_struct *mm, long pages);
+int __vm_enough_memory(struct mm_struct *mm, long pages, int cap_sys_admin);
 /* Adds or removes pages from the commit count without a check. */
 void vm_acct_memory(long pages);
 void vm_unacct_memory(long pages);
 /* The commit count in pages (Committed_AS). */
 unsigned long vm_memory_committed(void);
+/* CommitLimit in pages. */
+unsigned long vm_commit_limit(void);
+
+/* /proc/sys/vm/overcommit_{memory,ratio,kbytes}: show and write handlers
+ * (kernel/procfs.c's proc_sys_vm_files[]). A write takes one integer
+ * (decimal or 0x hex, blanks around it): overcommit_memory 0..2, else
+ * -EINVAL; writing overcommit_ratio clears overcommit_kbytes and the other
+ * way round, as Linux's overcommit_ratio_handler/overcommit_kbytes_handler. */
+void overcommit_memory_show(struct seq_buf *m, const struct proc_node *node);
+long overcommit_memory_write(const struct proc_node *node, const char *buf, size_t len);
+void overcommit_ratio_show(struct seq_buf *m, const struct proc_node *node);
+long overcommit_ratio_write(const struct proc_node *node, const char *buf, size_t len);
+void overcommit_kbytes_show(struct seq_buf *m, const struct proc_node *node);
+long overcommit_kbytes_write(const struct proc_node *node, const char *buf, size_t len);
 
 #endif

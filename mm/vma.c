@@ -34,6 +34,7 @@
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 
 int sysctl_max_map_count = DEFAULT_MAX_MAP_COUNT;
 
@@ -657,9 +658,12 @@ int munmap_range(struct mm_struct *mm, unsigned long start, unsigned long end)
 	/* Detach the VMAs first (as Linux), so that nothing finds them while
 	 * their pages and tables go; their own vm_next links still chain them. */
 	struct vm_area_struct *first = find_vma(mm, start), *prev = first->vm_prev, *next = first;
+	unsigned long nr_accounted = 0;
 	while (next && next->vm_start < end) {
 		struct vm_area_struct *n = next->vm_next;
 		vm_stat_account(mm, -(long)((next->vm_end - next->vm_start) >> PAGE_SHIFT));
+		if (next->vm_flags & VM_ACCOUNT)
+			nr_accounted += (next->vm_end - next->vm_start) >> PAGE_SHIFT;
 		vma_unlink(mm, next);
 		next = n;
 	}
@@ -669,6 +673,9 @@ int munmap_range(struct mm_struct *mm, unsigned long start, unsigned long end)
 		unmap_page_range(&tlb, vma, vma->vm_start, vma->vm_end);
 	free_pgtables(&tlb, first, next, prev ? prev->vm_end : 0, next ? next->vm_start : 0);
 	tlb_finish_mmu(&tlb);
+	/* Linux's vms_complete_munmap_vmas: the commit charge goes with them
+	 * (mm/util.h; exhaust, issue 15). */
+	vm_unacct_memory((long)nr_accounted);
 	for (vma = first; vma != next;) {
 		struct vm_area_struct *n = vma->vm_next;
 		vm_area_free(vma);

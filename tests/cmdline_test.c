@@ -72,6 +72,42 @@ static void malformed_values_keep_the_default(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "text of at most 7 characters"));
 }
 
+/* Issue 15: 'text="ab flag_a' took the rest of the line silently. */
+static void unterminated_quote_refused(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, parse("text=\"ab flag_a number=3"), 1);
+	KUNIT_EXPECT_STREQ(test, text, "def");
+	KUNIT_EXPECT_TRUE(test, flag_a);
+	KUNIT_EXPECT_EQ(test, number, 3);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "unterminated quote in the value of 'text'"));
+	/* At the very end of the line too. */
+	KUNIT_EXPECT_EQ(test, parse("number=4 text=\""), 1);
+	KUNIT_EXPECT_EQ(test, number, 4);
+	KUNIT_EXPECT_STREQ(test, text, "def");
+	/* A closed quote is still fine. */
+	KUNIT_EXPECT_EQ(test, parse("text=\"x y\" number=5"), 0);
+	KUNIT_EXPECT_STREQ(test, text, "x y");
+}
+
+static void fw_cfg_nul_warned(struct kunit *test)
+{
+	static const char with_nul[] = "ktest\0page_poison=on";
+	struct printk_capture cap;
+	printk_capture_begin(&cap, log, sizeof(log));
+	size_t at = cmdline_check_nul(with_nul, sizeof(with_nul) - 1);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, at, 5);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "NUL byte at offset 5 of 20"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "the 14 non-NUL bytes after it are ignored"));
+
+	static const char trailing[] = "ktest\0\0";
+	printk_capture_begin(&cap, log, sizeof(log));
+	at = cmdline_check_nul(trailing, sizeof(trailing) - 1);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, at, 5);
+	KUNIT_EXPECT_NULL(test, strstr(log, "NUL byte"));
+}
+
 static void registered_params_are_found(struct kunit *test)
 {
 	size_t nr;
@@ -114,6 +150,8 @@ static struct kunit_case cmdline_cases[] = {
 	KUNIT_CASE(good_values),
 	KUNIT_CASE(unknown_keys_warn),
 	KUNIT_CASE(malformed_values_keep_the_default),
+	KUNIT_CASE(unterminated_quote_refused),
+	KUNIT_CASE(fw_cfg_nul_warned),
 	KUNIT_CASE(registered_params_are_found),
 	KUNIT_CASE(help_tells_default_from_value),
 	{}

@@ -473,15 +473,22 @@ unsigned kunit_run_all(const char *filter)
 
 	printk_set_line_prefix(NULL);
 	printk(KERN_ALWAYS "KTAP version 1\n1..%u\n", nr_suites);
-	if (nr_suites == 0)
-		pr_warn("# ktest: no test case matches the filter '%s'\n", filter ? filter : "");
 
 	unsigned suite_no = 0;
 	for (struct kunit_suite *const *sp = __kunit_suites_start; sp < __kunit_suites_end; sp++)
 		if (count_cases(*sp, filter))
 			kunit_run_suite(*sp, filter, ++suite_no, totals);
+	unsigned total = totals[0] + totals[1] + totals[2];
 	printk(KERN_ALWAYS "# Totals: pass:%u fail:%u skip:%u total:%u\n", totals[0], totals[1], totals[2],
-	       totals[0] + totals[1] + totals[2]);
+	       total);
+	if (total == 0) {
+		/* A run of nothing is a failure with its own message (kunit_tool:
+		 * "0 tests run!"), never "all passed": a mistyped filter must not
+		 * look green to a CI. */
+		pr_err("ktest: no test case matches the filter '%s': 0 tests run, a failure\n",
+		       filter ? filter : "");
+		return KUNIT_RUN_NONE;
+	}
 	return totals[1];
 }
 

@@ -123,7 +123,9 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
  * kunit_run_all, and by tests of the framework itself. */
 void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_no, unsigned counts[3]);
 /* Runs every registered suite whose "suite.case" names match filter (NULL:
- * all), printing KTAP. Returns the number of failed cases. */
+ * all), printing KTAP. Returns the number of failed cases, or
+ * KUNIT_RUN_NONE when no case matched (a failure: the plan is 1..0). */
+#define KUNIT_RUN_NONE (~0u)
 unsigned kunit_run_all(const char *filter);
 /* Splits a "suite_glob.case_glob" filter, as KUnit's filter_glob. */
 bool kunit_filter_match(const char *filter, const char *suite, const char *name);

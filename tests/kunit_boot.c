@@ -18,6 +18,7 @@ static int kunit_boot_run(void)
 {
 	if (!ktest)
 		return 0;
+	/* KUNIT_RUN_NONE (no case matched the filter) is a failure too. */
 	unsigned failed = kunit_run_all(ktest_filter[0] ? ktest_filter : NULL);
 	qemu_exit(failed ? QEMU_EXIT_FAILURE : QEMU_EXIT_SUCCESS);
 }

@@ -24,6 +24,7 @@ KERNEL_SRCS += \
 	tests/mmap_test.c \
 	tests/mremap_test.c \
 	tests/multiboot2_test.c \
+	tests/overcommit_test.c \
 	tests/page_alloc_smp_test.c \
 	tests/page_alloc_test.c \
 	tests/pgtable_test.c \
@@ -33,6 +34,7 @@ KERNEL_SRCS += \
 	tests/procfs_test.c \
 	tests/pte_ref_test.c \
 	tests/random_test.c \
+	tests/ratelimit_test.c \
 	tests/rcu_test.c \
 	tests/sched_test.c \
 	tests/thread_test.c \

@@ -4,10 +4,12 @@
  * what it took (the framework's free_pages_restored case checks). */
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
+#include "kernel/ratelimit.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/numa.h"
 #include "mm/page_alloc.h"
+#include "mm/page_alloc_internal.h"
 #include "tests/kunit.h"
 
 static char expect_gigantic[64];
@@ -150,8 +152,10 @@ static void exhausted_node_falls_back_in_slit_order(struct kunit *test)
 		/* The exhausted node refuses __GFP_THISNODE... */
 		KUNIT_EXPECT_NULL(test, alloc_pages_node(pgdat->fallback[step], GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN, 0));
 	}
-	/* ...and says so, in one line, when not told to keep quiet. */
+	/* ...and says so, in one line, when not told to keep quiet (earlier
+	 * failures of the boot must not have used up warn_alloc's rate limit). */
 	struct printk_capture cap;
+	ratelimit_state_reset_interval(&nopage_rs, DEFAULT_RATELIMIT_INTERVAL);
 	printk_capture_begin(&cap, log, sizeof(log));
 	struct page *none = alloc_pages_node(home, GFP_NOWAIT | __GFP_THISNODE, 3);
 	printk_capture_end(&cap);

@@ -262,6 +262,9 @@ static void grace_period_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.cbs_queued, before.cbs_queued + 2);
 	KUNIT_EXPECT_EQ(test, after.cbs_invoked, before.cbs_invoked + 2);
 	KUNIT_EXPECT_GT(test, after.gp_max_ns, 0);
+	/* No grace period is longer than the time since boot (issue 15: a
+	 * longest GP of 12,600 s in a 241 s run). */
+	KUNIT_EXPECT_LE(test, after.gp_max_ns, ktime_get_ns());
 	rcu_print_stats();
 }
 
@@ -281,6 +284,95 @@ static void schedule_in_reader_is_a_bug(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "BUG: Illegal context switch in RCU read-side critical section"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "init"));
 	KUNIT_EXPECT_FALSE(test, rcu_read_lock_held());
+}
+
+/* The clock a grace period is timed with must not run backwards from one
+ * CPU to the next: a GP starts on one CPU and ends on another (issue 15: a
+ * 241 s run reported a longest GP of 12,600 s). Each other CPU reads the
+ * clock between two reads of this CPU, ordered by flags. */
+static int clock_step;
+static u64 clock_before, clock_on_other, clock_after;
+
+static bool spin_for_step(int step)
+{
+	u64 deadline = ktime_get_ns() + HANG_GUARD_NS;
+	while (__atomic_load_n(&clock_step, __ATOMIC_ACQUIRE) != step)
+		if (ktime_get_ns() > deadline)
+			return false;
+	return true;
+}
+
+/* On the first CPU: read, let the other CPU read, read again. */
+static int clock_first(void *arg)
+{
+	(void)arg;
+	unsigned long flags;
+	local_irq_save(flags);
+	clock_before = ktime_get_ns();
+	__atomic_store_n(&clock_step, 1, __ATOMIC_RELEASE);
+	spin_for_step(2);
+	clock_after = ktime_get_ns();
+	local_irq_restore(flags);
+	return 0;
+}
+
+static int clock_second(void *arg)
+{
+	(void)arg;
+	if (spin_for_step(1)) {
+		clock_on_other = ktime_get_ns();
+		__atomic_store_n(&clock_step, 2, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static void clock_monotonic_across_cpus(struct kunit *test)
+{
+	unsigned int cpu, first = ~0u, checked = 0;
+	for_each_online_cpu(cpu) {
+		if (first == ~0u) {
+			first = cpu;
+			continue;
+		}
+		__atomic_store_n(&clock_step, 0, __ATOMIC_RELEASE);
+		struct task_struct *b = kthread_run_on_cpu(clock_second, NULL, cpu, "clk/%u");
+		KUNIT_ASSERT_NOT_NULL(test, b);
+		struct task_struct *a = kthread_run_on_cpu(clock_first, NULL, first, "clk/%u");
+		if (!a)
+			__atomic_store_n(&clock_step, 1, __ATOMIC_RELEASE); /* let b end */
+		kthread_join(b);
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		kthread_join(a);
+		KUNIT_EXPECT_EQ(test, __atomic_load_n(&clock_step, __ATOMIC_ACQUIRE), 2);
+		kunit_info(test, "CPU %u: %llu ns <= CPU %u: %llu ns <= CPU %u: %llu ns", first,
+			   (unsigned long long)clock_before, cpu, (unsigned long long)clock_on_other,
+			   first, (unsigned long long)clock_after);
+		KUNIT_EXPECT_LE(test, clock_before, clock_on_other);
+		KUNIT_EXPECT_LE(test, clock_on_other, clock_after);
+		checked++;
+	}
+	if (!checked)
+		kunit_skip(test, "one CPU online");
+}
+
+/* The length of a GP whose end was read on a CPU whose TSC is behind the
+ * start's (the unsigned difference wrapped), or ahead by hours (a jump):
+ * bounded by the ticks that passed. */
+static void gp_duration_bounded_by_ticks(struct kunit *test)
+{
+	bool anomaly;
+	KUNIT_EXPECT_EQ(test, rcu_gp_duration_ns(1000, 4000, 7, 7, &anomaly), 3000);
+	KUNIT_EXPECT_FALSE(test, anomaly);
+	/* End before start: not 2^64 - 1000 ns. */
+	KUNIT_EXPECT_EQ(test, rcu_gp_duration_ns(5000, 4000, 7, 7, &anomaly), 0);
+	KUNIT_EXPECT_TRUE(test, anomaly);
+	/* 12,600 s by the TSC while 3 ticks passed: at most 5 ticks and 1 s. */
+	u64 len = rcu_gp_duration_ns(100, 100 + 12600ull * NSEC_PER_SEC, 50, 53, &anomaly);
+	KUNIT_EXPECT_EQ(test, len, 5 * TICK_NSEC + NSEC_PER_SEC);
+	KUNIT_EXPECT_TRUE(test, anomaly);
+	/* Lost ticks within the slack: taken as measured. */
+	KUNIT_EXPECT_EQ(test, rcu_gp_duration_ns(0, NSEC_PER_SEC, 10, 10, &anomaly), NSEC_PER_SEC);
+	KUNIT_EXPECT_FALSE(test, anomaly);
 }
 
 /* Torture. The callback poisons the object but does not free it (a freed
@@ -454,6 +546,8 @@ static struct kunit_case rcu_cases[] = {
 	KUNIT_CASE(read_lock_nests),
 	KUNIT_CASE(call_rcu_runs_later_in_rcuc),
 	KUNIT_CASE(grace_period_counters),
+	KUNIT_CASE(clock_monotonic_across_cpus),
+	KUNIT_CASE(gp_duration_bounded_by_ticks),
 	KUNIT_CASE(synchronize_rcu_waits_for_a_reader),
 	KUNIT_CASE(rcu_barrier_waits_for_every_callback),
 	KUNIT_CASE(schedule_in_reader_is_a_bug),

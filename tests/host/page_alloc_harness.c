@@ -1,5 +1,7 @@
 /* The host page allocator tests' machine and helpers (page_alloc_harness.h). */
 #include "tests/host/page_alloc_harness.h"
+#include "kernel/ratelimit.h"
+#include "mm/page_alloc_internal.h"
 
 const struct host_mm_config ring = {
 	.nr_nodes = NR_NODES,
@@ -31,7 +33,13 @@ void init_case(struct ktest *t)
 	boot(&ring);
 }
 
-void capture_begin(void) { printk_capture_begin(&cap, printed, sizeof(printed)); }
+/* Every capture sees warn_alloc's report: its rate limit (kernel/ratelimit.c)
+ * starts afresh, since the host's jiffies never move on. */
+void capture_begin(void)
+{
+	ratelimit_state_reset_interval(&nopage_rs, DEFAULT_RATELIMIT_INTERVAL);
+	printk_capture_begin(&cap, printed, sizeof(printed));
+}
 void capture_end(void) { printk_capture_end(&cap); }
 
 struct page *get(struct ktest *t, int nid, gfp_t gfp, unsigned order)

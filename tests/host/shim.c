@@ -6,11 +6,15 @@
 #include "kernel/ksyms.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
+#include "kernel/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+/* The tick never runs on the host: kernel/ratelimit.c reads jiffies. */
+volatile u64 jiffies;
 
 /* ---- printk ------------------------------------------------------------ */
 

@@ -34,6 +34,7 @@ static unsigned long rnd(unsigned long n) { return (unsigned long)(rng() % n); }
 static unsigned long model[NPAGES]; /* vm_flags of each page, 0: unmapped */
 static bool model_present[NPAGES];
 static long live_objects_before; /* stub_live_objects at the start */
+static long committed_before;    /* stub_committed at the start */
 
 static const unsigned long prots[] = { PROT_NONE, PROT_READ, RW, PROT_READ | PROT_EXEC };
 
@@ -130,6 +131,12 @@ static bool compare_with_model(struct ktest *t)
 	}
 	if (!KTEST_EXPECT_EQ(t, mm->map_count, runs) || !KTEST_EXPECT_EQ(t, mm->total_vm, pages))
 		return false;
+	/* The commit charge is exactly the VM_ACCOUNT pages (mm/util.h). */
+	long accounted = 0;
+	for (unsigned long i = 0; i < NPAGES; i++)
+		accounted += (model[i] & VM_ACCOUNT) != 0;
+	if (!KTEST_EXPECT_EQ(t, stub_committed - committed_before, accounted))
+		return false;
 	/* Nothing leaked: the VMAs and their anon_vmas are the only objects
 	 * allocated. */
 	if (!KTEST_EXPECT_EQ(t, stub_live_objects - live_objects_before,
@@ -205,6 +212,7 @@ static void random_ops_against_a_page_model(struct ktest *t)
 	memset(model, 0, sizeof(model));
 	memset(model_present, 0, sizeof(model_present));
 	live_objects_before = stub_live_objects;
+	committed_before = stub_committed;
 	unsigned long counts[6] = { 0 }, failures[6] = { 0 }, limited[6] = { 0 };
 	/* [new range or changed range][merged left, right, both] */
 	unsigned long merges[2][4] = { { 0 } };

@@ -12,6 +12,7 @@
 #include "mm/mmu_gather.h"
 #include "mm/pt_reclaim.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 #include "tests/host/shim.h"
 
 #include <stdlib.h>
@@ -314,6 +315,24 @@ void tlb_finish_mmu(struct mmu_gather *tlb)
 	tlb->mm = NULL;
 	record(CALL_FINISH, NULL, 0, 0, 0, 0, 0);
 }
+
+/* ---- commit accounting (mm/util.c) ------------------------------------------ */
+
+/* The count only, with no policy (OVERCOMMIT_ALWAYS): what the VMA code
+ * charges and uncharges is checked against the VM_ACCOUNT pages it holds
+ * (vma_random.c); the policy is tested in the kernel (tests/mmap_test.c). */
+int sysctl_overcommit_memory = OVERCOMMIT_ALWAYS;
+long stub_committed;
+
+int security_vm_enough_memory_mm(struct mm_struct *mm, long pages)
+{
+	(void)mm;
+	stub_committed += pages;
+	return 0;
+}
+
+void vm_acct_memory(long pages) { stub_committed += pages; }
+void vm_unacct_memory(long pages) { stub_committed -= pages; }
 
 /* ---- kmalloc --------------------------------------------------------------- */
 

@@ -35,6 +35,9 @@ int stub_count(enum stub_call_kind kind);
 /* The n-th call of kind (0-based), or NULL. */
 const struct stub_call *stub_find(enum stub_call_kind kind, int n);
 
+/* The commit count the stubs of mm/util.c keep (pages). */
+extern long stub_committed;
+
 /* Failure injection: the next `kmalloc_fail_in`-th allocation fails
  * (1: the next one; 0: none); populate_vma_range fails when set. */
 extern int kmalloc_fail_in;

@@ -6,11 +6,12 @@
  * to a finished run (ktap_add_check).
  *
  * Invariant: a run passes only when the KTAP stream is complete and well
- * formed, no case failed and the exit status means "all passed"; every
- * failed verdict has failed >= 1 (a synthetic "boot" case is charged when
- * nothing else could be).  The reason is the first that applies: timeout,
- * panic, crash, no KTAP, the first structural error, exit mismatch, failed
- * cases (ktap.h).  Single-threaded: no locking.
+ * formed, at least one case ran, no case failed and the exit status means
+ * "all passed"; every failed verdict has failed >= 1 (a synthetic "boot"
+ * case is charged when nothing else could be).  The reason is the first
+ * that applies: timeout, panic, crash, no KTAP, the first structural error,
+ * no case run, exit mismatch, failed cases (ktap.h).  Single-threaded: no
+ * locking.
  */
 #define _GNU_SOURCE
 #include "ktap_internal.h"
@@ -232,6 +233,13 @@ const struct ktap_verdict *ktap_finish(struct ktap_parser *p, int exit_status, b
 		REASON(KTAP_R_NO_KTAP, "no KTAP output");
 	else if (p->first_err != KTAP_R_NONE)
 		REASON(p->first_err, "%s", p->first_err_text);
+	else if (p->passed + p->failed + p->skipped == 0)
+		/* A run of nothing is not a pass, whatever the exit status says
+		 * (a mistyped ktest.filter= ran 0 cases and exited 33): kunit_tool
+		 * reports the same stream as "[ERROR] Test: main: 0 tests run!".
+		 * The kernel exits 35 for it (tests/kunit_boot.c). */
+		REASON(KTAP_R_NO_TESTS, "no test case ran (0 tests run, exit %d): does the filter "
+		       "match any case?", exit_status);
 	else if (exit_status == pass_code && p->failed > 0)
 		REASON(KTAP_R_EXIT_MISMATCH, "exit code disagrees with KTAP (exit %d but %d case%s failed)",
 		       exit_status, p->failed, p->failed == 1 ? "" : "s");

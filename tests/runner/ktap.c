@@ -40,6 +40,7 @@ const char *ktap_reason_name(enum ktap_reason r)
 	case KTAP_R_NONE: return "none";
 	case KTAP_R_TESTS_FAILED: return "tests_failed";
 	case KTAP_R_EXIT_MISMATCH: return "exit_mismatch";
+	case KTAP_R_NO_TESTS: return "no_tests";
 	case KTAP_R_BAD_STRUCTURE: return "bad_structure";
 	case KTAP_R_CASE_MISSING: return "case_missing";
 	case KTAP_R_SUITE_MISSING: return "suite_missing";

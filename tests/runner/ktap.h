@@ -45,6 +45,7 @@ enum ktap_reason {
 	KTAP_R_NONE,          /* passed */
 	KTAP_R_TESTS_FAILED,  /* cases failed and the exit status agrees */
 	KTAP_R_EXIT_MISMATCH, /* exit code disagrees with KTAP */
+	KTAP_R_NO_TESTS,      /* a complete stream that ran no case (plan 1..0) */
 	KTAP_R_BAD_STRUCTURE, /* numbering, ok/not ok mismatch, extra results, restart */
 	KTAP_R_CASE_MISSING,  /* a suite reported fewer cases than planned */
 	KTAP_R_SUITE_MISSING, /* fewer suite results than planned */

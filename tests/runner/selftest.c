@@ -120,6 +120,12 @@ static const struct check checks[] = {
 	 KTAP_R_CRASH, 1, 1, 1, "killed by signal 11", "boot", KTAP_FAIL, NULL},
 	{"host_exit_33_is_crash", "host_pass.log", H, 33, false, false, KTAP_R_CRASH, 1, 1, 1, NULL,
 	 NULL, KTAP_PASS, NULL},
+	/* A filter that matches nothing: the kernel exits 35; an older one
+	 * exited 33, "all passed". Both fail as a run of nothing. */
+	{"zero_cases_exit_35", "no_tests.log", Q, 35, false, false, KTAP_R_NO_TESTS, 0, 1, 0,
+	 "no test case ran", "boot", KTAP_FAIL, "0 tests run"},
+	{"zero_cases_exit_33_is_not_a_pass", "no_tests.log", Q, 33, false, false, KTAP_R_NO_TESTS, 0,
+	 1, 0, "no test case ran", "boot", KTAP_FAIL, NULL},
 };
 
 /* Boots that must panic: the check plus the expected lines (NULL-terminated,
