@@ -48,13 +48,13 @@ static const struct acpi_table_header *map_table(u64 phys, const char *what)
 	const struct acpi_table_header *h = __va(phys);
 	if (h->length < sizeof(*h) || h->length > ACPI_MAX_TABLE_LEN ||
 	    !phys_range_mapped(phys, h->length)) {
-		pr_warn("ACPI: %.4s at %#llx has bad length %u, ignored\n", h->signature,
-			(unsigned long long)phys, h->length);
+		pr_warn("ACPI: %.4s header Length %u is bad (table at %#llx), ignored\n", h->signature,
+			h->length, (unsigned long long)phys);
 		return NULL;
 	}
 	if (!acpi_checksum_ok(h, h->length)) {
-		pr_warn("ACPI: %.4s at %#llx has a bad checksum, ignored\n", h->signature,
-			(unsigned long long)phys);
+		pr_warn("ACPI: %.4s header Checksum 0x%02x is bad (table at %#llx), ignored\n",
+			h->signature, h->checksum, (unsigned long long)phys);
 		return NULL;
 	}
 	return h;
@@ -279,7 +279,7 @@ void acpi_parse_madt(const struct acpi_table_header *hdr, const struct memmap *m
 	memset(info, 0, sizeof(*info));
 	info->lapic_address = APIC_DEFAULT_PHYS_BASE;
 	if (hdr->length < sizeof(*madt)) {
-		pr_warn("ACPI: MADT too short (%u bytes)\n", hdr->length);
+		pr_warn("ACPI: MADT header Length %u is too short for a MADT, ignored\n", hdr->length);
 		t->warnings++;
 		add_boot_cpu_if_missing(t, boot);
 		return;

@@ -105,21 +105,23 @@ static void srat_memory(struct numa_topology *t, const struct memmap *map,
 		t->warnings++;
 		return;
 	}
-	int nid = numa_pxm_to_node(t, e->proximity_domain, true);
+	/* As Linux's numa_cleanup_meminfo: another node's range in it is an
+	 * error (Linux then gives up the SRAT; here the first entry wins and
+	 * the coverage check decides), the same node's is merged. Checked
+	 * before the domain becomes a node, so a refused one makes none. */
+	int nid = numa_pxm_to_node(t, e->proximity_domain, false);
+	if (memblk_overlaps_other_node(t, start, end, nid)) {
+		pr_warn("SRAT: [%#llx-%#llx) of domain %u overlaps another node, ignored "
+			"(the first entry wins)\n",
+			(unsigned long long)start, (unsigned long long)end - 1, e->proximity_domain);
+		t->warnings++;
+		return;
+	}
+	nid = numa_pxm_to_node(t, e->proximity_domain, true);
 	if (nid == NUMA_NO_NODE) {
 		pr_warn("SRAT: proximity domain %u is beyond %d nodes; [%#llx-%#llx) ignored\n",
 			e->proximity_domain, MAX_NUMNODES, (unsigned long long)start,
 			(unsigned long long)end - 1);
-		t->warnings++;
-		return;
-	}
-	/* As Linux's numa_cleanup_meminfo: another node's range in it is an
-	 * error (Linux then gives up the SRAT; here the first entry wins and
-	 * the coverage check below decides), the same node's is merged. */
-	if (memblk_overlaps_other_node(t, start, end, nid)) {
-		pr_warn("SRAT: [%#llx-%#llx) of node %d overlaps another node, ignored "
-			"(the first entry wins)\n",
-			(unsigned long long)start, (unsigned long long)end - 1, nid);
 		t->warnings++;
 		return;
 	}
@@ -156,7 +158,7 @@ void acpi_parse_srat(const struct acpi_table_header *hdr, const struct memmap *m
 
 	nr_declared = 0;
 	if (hdr->length < sizeof(struct acpi_table_srat)) {
-		pr_warn("SRAT: too short (%u bytes), ignored\n", hdr->length);
+		pr_warn("SRAT: header Length %u is too short for an SRAT, ignored\n", hdr->length);
 		t->warnings++;
 		return;
 	}
@@ -207,7 +209,7 @@ void acpi_parse_slit(const struct acpi_table_header *hdr, struct numa_topology *
 	const struct acpi_table_slit *slit = (const void *)hdr;
 
 	if (hdr->length < sizeof(*slit)) {
-		pr_warn("SLIT: too short (%u bytes), ignored\n", hdr->length);
+		pr_warn("SLIT: header Length %u is too short for a SLIT, ignored\n", hdr->length);
 		t->warnings++;
 		return;
 	}
