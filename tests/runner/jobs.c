@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "jobs.h"
+#include "hostile.h"
 #include "kunit_tool.h"
 #include "options.h"
 
@@ -334,6 +335,12 @@ static void finish_job(struct job *j)
 	lb_flush(j, 1);
 	j->verdict = ktap_finish(j->parser, j->exit_status, j->timed_out);
 	drain_events(j);
+	if (j->topo && j->topo->nexpect_log) {
+		if (j->log)
+			fflush(j->log);
+		hostile_log_check(j->parser, j->log_path, j->topo);
+		drain_events(j);
+	}
 	if (j->kt_path && !interrupted) {
 		if (j->log)
 			fflush(j->log);
