@@ -49,26 +49,30 @@ static unsigned nr_declared;
 
 /* Adds the parts of [start, end) that no range of nid in list[] holds yet
  * (the list stays disjoint per node); returns the bytes added. A full list
- * drops the rest (counted in *lost). */
+ * drops the rest (counted in *lost). Iterative: the gaps are taken in
+ * address order, each before the lowest range of nid still ahead. */
 static u64 add_uncovered(struct numa_memblk *list, unsigned *nr, u64 start, u64 end, int nid,
 			 u64 *lost)
 {
-	if (start >= end)
-		return 0;
-	for (unsigned i = 0; i < *nr; i++) {
-		const struct numa_memblk *b = &list[i];
-		if (b->nid == nid && b->start < end && start < b->end) {
-			u64 bs = b->start, be = b->end; /* list[] may grow below */
-			return add_uncovered(list, nr, start, bs, nid, lost) +
-			       add_uncovered(list, nr, be, end, nid, lost);
+	u64 added = 0, cur = start;
+	while (cur < end) {
+		const struct numa_memblk *next = NULL;
+		for (unsigned i = 0; i < *nr; i++)
+			if (list[i].nid == nid && list[i].start < end && cur < list[i].end &&
+			    (!next || list[i].start < next->start))
+				next = &list[i];
+		u64 gap_end = next ? max(cur, next->start) : end, resume = next ? next->end : end;
+		if (cur < gap_end) {
+			if (*nr == MAX_NUMA_MEMBLKS) {
+				*lost += gap_end - cur;
+			} else {
+				list[(*nr)++] = (struct numa_memblk){ cur, gap_end, nid };
+				added += gap_end - cur;
+			}
 		}
+		cur = max(cur, resume);
 	}
-	if (*nr == MAX_NUMA_MEMBLKS) {
-		*lost += end - start;
-		return 0;
-	}
-	list[(*nr)++] = (struct numa_memblk){ start, end, nid };
-	return end - start;
+	return added;
 }
 
 static bool overlaps_same_node(const struct numa_memblk *list, unsigned nr, u64 start, u64 end,

@@ -450,9 +450,8 @@ static void xsdt_is_preferred_and_bad_tables_skipped(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, tables.root->signature, "XSDT", 4);
 	KUNIT_EXPECT_EQ(test, tables.nr_tables, 2);
 	KUNIT_EXPECT_EQ(test, tables.bad_tables, 1);
-	EXPECT_LOG(test, "SLIT at 0x");
-	EXPECT_LOG(test, "header Checksum 0x");
-	EXPECT_LOG(test, "is bad (table at ");
+	EXPECT_LOG(test, "ACPI: SLIT header Checksum 0x");
+	EXPECT_LOG(test, "is bad (table at 0x");
 	KUNIT_EXPECT_NOT_NULL(test, acpi_get_table(&tables, "SRAT"));
 	KUNIT_EXPECT_NULL(test, acpi_get_table(&tables, "SLIT"));
 }
@@ -484,8 +483,8 @@ static void bad_rsdp_and_bad_root(struct kunit *test)
 	((struct acpi_table_header *)xsdt_buf.data)->checksum ^= 1;
 	((struct acpi_table_header *)rsdt_buf.data)->length = 10;
 	KUNIT_EXPECT_FALSE(test, scan());
-	EXPECT_LOG(test, "XSDT at 0x");
-	EXPECT_LOG(test, "RSDT at 0x");
+	EXPECT_LOG(test, "ACPI: XSDT header Checksum 0x");
+	EXPECT_LOG(test, "ACPI: RSDT header Length 10 is bad (table at 0x");
 	EXPECT_LOG(test, "no usable root table");
 
 	memset(&rsdp_buf, 0, sizeof(rsdp_buf));
