@@ -178,15 +178,16 @@ run:
 	@$(RUNNER) run $(RUNNER_ARGS) $(or $(TOPOLOGY),default)
 
 # Hostile firmware tables (tools/hostile/, issue 15): hostile_gen writes
-# HOSTILE_COUNT cases (SRAT, SLIT, MADT, each naming the field it damages)
-# from HOSTILE_SEED into build/hostile/: a table file, a .topo (the machine,
-# how the table gets there, the warnings the kernel must print) and the
-# GRUB case files of build/hostile/hostile.iso (the kernel alone, booted
-# with tools/hostile/grub.cfg). `make test` boots HOSTILE_COUNT of them
-# beside the matrix; `make test-hostile` boots HOSTILE_LONG_COUNT alone.
+# HOSTILE_COUNT cases (the first 25 are one of each class: SRAT, SLIT, MADT,
+# each naming the field it damages) from HOSTILE_SEED into build/hostile/:
+# a table file, a .topo (the machine, how the table gets there, the
+# warnings the kernel must print) and the GRUB case files of
+# build/hostile/hostile.iso (the kernel alone, booted with
+# tools/hostile/grub.cfg). `make test` boots HOSTILE_COUNT of them beside
+# the matrix; `make test-hostile` boots HOSTILE_LONG_COUNT alone.
 HOSTILE_SEED ?= 1
-HOSTILE_COUNT ?= 24
-HOSTILE_LONG_COUNT ?= 240
+HOSTILE_COUNT ?= 25
+HOSTILE_LONG_COUNT ?= 250
 HOSTILE := $(B)/hostile
 $(B)/host/hostile_gen: tools/hostile/hostile_gen.c
 	@mkdir -p $(dir $@)

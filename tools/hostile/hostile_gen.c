@@ -559,6 +559,18 @@ static void madt_header_checksum(struct hcase *c)
 	expect(c, "ACPI: no MADT");
 }
 
+static void slit_header_checksum(struct hcase *c)
+{
+	c->field = "SLIT header Checksum";
+	slit_beside_srat();
+	uint8_t d[4] = { 10, 20, 20, 10 };
+	slit(&c->t, 2, d, 2);
+	finish(&c->t);
+	c->t.b[9] += (uint8_t)rnd_range(1, 255);
+	expect(c, "ACPI: SLIT header Checksum 0x%02x is bad", c->t.b[9]);
+	expect(c, "NUMA: no SLIT");
+}
+
 static void srat_header_checksum(struct hcase *c)
 {
 	c->field = "SRAT header Checksum";
@@ -631,6 +643,7 @@ static const struct hclass classes[] = {
 	{ "srat-header-checksum", srat_header_checksum, GRUB_ACPI, NULL, TOPO },
 	{ "srat-tiny-node", srat_tiny_node, QEMU_ACPITABLE, NULL, TOPO },
 	{ "srat-header-length", srat_header_length, GRUB_ACPI, NULL, TOPO },
+	{ "slit-header-checksum", slit_header_checksum, GRUB_ACPI, NULL, TOPO },
 };
 #define NR_CLASSES (sizeof(classes) / sizeof(classes[0]))
 
