@@ -74,7 +74,8 @@ KERNEL_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C)) $(patsubst %.asm,$(O)/%.o,$(
 RUNNER_JUDGE_SRCS := tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit_tool.c \
 	tests/runner/xalloc.c
 RUNNER_SRCS := tests/runner/runner.c tests/runner/options.c tests/runner/qemu.c \
-	tests/runner/jobs.c tests/runner/topology.c tests/runner/report.c $(RUNNER_JUDGE_SRCS)
+	tests/runner/jobs.c tests/runner/topology.c tests/runner/report.c tests/runner/hostile.c \
+	$(RUNNER_JUDGE_SRCS)
 RUNNER := $(B)/host/mmlab-runner
 HOST_TESTS := $(B)/host/runner-selftest
 RUNNER_ARGS := --iso $(B)/kernel.iso --topologies tests/topologies --accel $(ACCEL)
@@ -166,6 +167,7 @@ $(RUNNER): $(RUNNER_SRCS) $(wildcard tests/runner/*.h)
 
 # The self-test also reads .topo files and builds QEMU command lines.
 RUNNER_SELFTEST_SRCS := tests/runner/selftest.c $(RUNNER_JUDGE_SRCS) tests/runner/topology.c \
+	tests/runner/hostile.c \
 	tests/runner/qemu.c
 $(B)/host/runner-selftest: $(RUNNER_SELFTEST_SRCS) $(wildcard tests/runner/*.h)
 	@mkdir -p $(dir $@)
@@ -177,15 +179,54 @@ run:
 	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
 	@$(RUNNER) run $(RUNNER_ARGS) $(or $(TOPOLOGY),default)
 
+# Hostile firmware tables (tools/hostile/, issue 15): hostile_gen writes
+# HOSTILE_COUNT cases (the first 25 are one of each class: SRAT, SLIT, MADT,
+# each naming the field it damages) from HOSTILE_SEED into build/hostile/:
+# a table file, a .topo (the machine, how the table gets there, the
+# warnings the kernel must print) and the GRUB case files of
+# build/hostile/hostile.iso (the kernel alone, booted with
+# tools/hostile/grub.cfg). `make test` boots HOSTILE_COUNT of them beside
+# the matrix; `make test-hostile` boots HOSTILE_LONG_COUNT alone.
+HOSTILE_SEED ?= 1
+HOSTILE_COUNT ?= 25
+HOSTILE_LONG_COUNT ?= 250
+HOSTILE := $(B)/hostile
+$(B)/host/hostile_gen: tools/hostile/hostile_gen.c
+	@mkdir -p $(dir $@)
+	$(say) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $<
+# $(1): how many cases. Regenerated on every run (a few milliseconds, and
+# the ISO takes a few seconds), so the seed and count are always the ones asked.
+define hostile_prepare
+	$(Q)rm -rf $(HOSTILE) && $(B)/host/hostile_gen --seed $(HOSTILE_SEED) --count $(1) \
+		--out $(HOSTILE) --iso $(HOSTILE)/hostile.iso
+	$(Q)mkdir -p $(HOSTILE)/iso/boot/grub && cp $(B)/kernel.elf $(HOSTILE)/iso/boot/kernel.elf && \
+		cp tools/hostile/grub.cfg $(HOSTILE)/iso/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $(HOSTILE)/hostile.iso $(HOSTILE)/iso > $(HOSTILE)/grub-mkrescue.log 2>&1 || \
+		{ cat $(HOSTILE)/grub-mkrescue.log; exit 1; }
+endef
+.PHONY: hostile-cases test-hostile
+hostile-cases: $(B)/kernel.elf $(B)/host/hostile_gen
+	$(call hostile_prepare,$(HOSTILE_COUNT))
+test-hostile:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/host/hostile_gen $(RUNNER)
+	$(call hostile_prepare,$(HOSTILE_LONG_COUNT))
+	@$(RUNNER) test --iso $(HOSTILE)/hostile.iso --topologies $(HOSTILE)/topologies --accel $(ACCEL) \
+		--results $(B)/hostile-results --jobs $(JOBS)
+
 # The Linux guest is built (its kernel fetched once) only when a Linux
 # topology may boot: every topology, or TOPOLOGY=linux-*.
 test_boots_linux := $(if $(TOPOLOGY),$(filter linux-%,$(TOPOLOGY)),all)
+test_boots_hostile := $(if $(TOPOLOGY),$(filter hostile-%,$(TOPOLOGY)),all)
 test:
 	@tools/deps.sh test
 	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS) \
-		$(if $(test_boots_linux),linux-guest)
+		$(if $(test_boots_linux),linux-guest) $(if $(test_boots_hostile),hostile-cases)
 	@kunit_tool=$$(tests/runner/kunit-tool.sh) && \
-	$(RUNNER) test $(RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --results $(B)/test-results --jobs $(JOBS) \
+	$(RUNNER) test $(RUNNER_ARGS) \
+		$(if $(test_boots_hostile),--topologies tests/topologies:$(HOSTILE)/topologies) \
+		$(LINUX_RUNNER_ARGS) --results $(B)/test-results --jobs $(JOBS) \
 		--kunit-tool "$$kunit_tool" \
 		$(if $(TOPOLOGY),--topology $(TOPOLOGY)) $(if $(FILTER),--filter '$(FILTER)') \
 		$(foreach t,$(HOST_TESTS),--host $(t))

@@ -1,8 +1,18 @@
 /* ACPI table discovery and the MADT. Tables are read through the direct map;
  * a table outside it, shorter than its header or failing its checksum is
- * ignored with a warning. */
+ * ignored with a warning. The MADT is checked against the hardware (the
+ * boot CPU's APIC id, its APIC mode, its physical address width) and the
+ * memory map: what it says wrongly is reported and left out, never used
+ * (see acpi_parse_madt in acpi.h).
+ *
+ * x2APIC: mmlab runs x2APIC mode whenever CPUID has it (apic.c), so every
+ * id below MAX_LOCAL_APIC but the broadcast is addressable there; a CPU
+ * without x2APIC runs xAPIC mode and an id of 0xff or more is refused with
+ * a message (Linux switches to x2APIC only where the CPU has it too; with
+ * no x2APIC it refuses those entries the same way). */
 #include "kernel/acpi.h"
 #include "arch/x86_64/boot_paging.h"
+#include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/page.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
@@ -38,13 +48,13 @@ static const struct acpi_table_header *map_table(u64 phys, const char *what)
 	const struct acpi_table_header *h = __va(phys);
 	if (h->length < sizeof(*h) || h->length > ACPI_MAX_TABLE_LEN ||
 	    !phys_range_mapped(phys, h->length)) {
-		pr_warn("ACPI: %.4s at %#llx has bad length %u, ignored\n", h->signature,
-			(unsigned long long)phys, h->length);
+		pr_warn("ACPI: %.4s header Length %u is bad (table at %#llx), ignored\n", h->signature,
+			h->length, (unsigned long long)phys);
 		return NULL;
 	}
 	if (!acpi_checksum_ok(h, h->length)) {
-		pr_warn("ACPI: %.4s at %#llx has a bad checksum, ignored\n", h->signature,
-			(unsigned long long)phys);
+		pr_warn("ACPI: %.4s header Checksum 0x%02x is bad (table at %#llx), ignored\n",
+			h->signature, h->checksum, (unsigned long long)phys);
 		return NULL;
 	}
 	return h;
@@ -145,36 +155,140 @@ const struct acpi_table_header *acpi_get_table(const struct acpi_tables *tables,
 	return NULL;
 }
 
-static void add_cpu(struct numa_topology *t, u32 apic_id, u32 uid, bool x2apic)
+void acpi_boot_cpu_from_hardware(struct acpi_boot_cpu *boot)
 {
+	boot->apic_id = boot_cpu_data.initial_apic_id;
+	/* apic.c runs x2APIC mode exactly when CPUID has it. */
+	boot->x2apic = boot_cpu_has(X86_FEATURE_X2APIC);
+	boot->phys_bits = boot_cpu_data.phys_bits ? boot_cpu_data.phys_bits : 36;
+}
+
+bool acpi_apic_id_usable(const struct acpi_boot_cpu *boot, u32 apic_id)
+{
+	if (apic_id >= MAX_LOCAL_APIC)
+		return false;
+	return boot->x2apic ? apic_id != 0xffffffffu : apic_id < 0xff;
+}
+
+bool acpi_lapic_address_ok(u64 addr, const struct memmap *map, unsigned phys_bits,
+			   const char **why)
+{
+	if (phys_bits < 32 || phys_bits > 52)
+		phys_bits = 36;
+	if (addr & (PAGE_SIZE - 1)) {
+		*why = "is not page-aligned";
+		return false;
+	}
+	if (addr >= (1ull << phys_bits) || (1ull << phys_bits) - addr < PAGE_SIZE) {
+		/* Also every non-canonical or reserved-bit value. */
+		*why = "is beyond the CPU's physical address width";
+		return false;
+	}
+	if (memmap_ram_within(map, addr, addr + PAGE_SIZE)) {
+		*why = "is RAM in the memory map";
+		return false;
+	}
+	return true;
+}
+
+/* As Linux's topology_register_apic: an enabled CPU entry is refused when
+ * no IPI can name its APIC id (never sent INIT/SIPI: xAPIC's 8-bit field
+ * would deliver it to another CPU, or to all through 0xff), when its id is
+ * beyond MAX_LOCAL_APIC, or when the id is listed twice. */
+static void add_cpu(struct numa_topology *t, struct acpi_madt_info *info,
+		    const struct acpi_boot_cpu *boot, u32 apic_id, u32 uid, bool x2apic)
+{
+	const char *entry = x2apic ? "local x2APIC" : "local APIC";
+	if (apic_id >= MAX_LOCAL_APIC) {
+		pr_warn("ACPI: MADT %s entry (UID %u): APIC ID %#x is beyond the %u APIC ids a "
+			"machine can have; CPU left out\n", entry, uid, apic_id, MAX_LOCAL_APIC);
+		goto rejected;
+	}
+	/* Linux's acpi_parse_lapic ignores 0xff in an xAPIC entry whatever
+	 * the mode: it is that entry type's broadcast. */
+	if (!x2apic && apic_id == 0xff) {
+		pr_warn("ACPI: MADT %s entry (UID %u): APIC ID %#x is the broadcast id; CPU left out\n",
+			entry, uid, apic_id);
+		goto rejected;
+	}
+	if (!acpi_apic_id_usable(boot, apic_id)) {
+		pr_warn("ACPI: MADT %s entry (UID %u): APIC ID %#x cannot be addressed in %s mode "
+			"(this CPU has no x2APIC); CPU left out\n", entry, uid, apic_id,
+			boot->x2apic ? "x2APIC" : "xAPIC");
+		goto rejected;
+	}
 	for (unsigned c = 0; c < t->nr_cpus; c++) {
 		if (t->cpus[c].apic_id == apic_id) {
-			pr_warn("ACPI: MADT lists APIC id %u twice, second entry ignored\n", apic_id);
-			t->warnings++;
-			return;
+			pr_warn("ACPI: MADT lists APIC ID %u twice, second entry (UID %u) ignored\n",
+				apic_id, uid);
+			goto rejected;
 		}
 	}
 	if (t->nr_cpus == NR_CPUS) {
-		pr_warn("ACPI: more than %d CPUs; APIC id %u ignored\n", NR_CPUS, apic_id);
-		t->warnings++;
-		return;
+		pr_warn("ACPI: more than %d CPUs; APIC ID %u ignored\n", NR_CPUS, apic_id);
+		goto rejected;
 	}
 	t->cpus[t->nr_cpus++] = (struct numa_cpu){
 		.apic_id = apic_id, .acpi_uid = uid, .nid = NUMA_NO_NODE, .x2apic = x2apic };
+	return;
+rejected:
+	t->warnings++;
+	info->rejected_cpus++;
 }
 
-void acpi_parse_madt(const struct acpi_table_header *hdr, struct numa_topology *t,
+/* The boot CPU is running whatever the MADT says: if the table does not
+ * list it as an enabled CPU, it is added (else it would take another
+ * entry's place, and IPIs to "itself" would go to a CPU never started). */
+static void add_boot_cpu_if_missing(struct numa_topology *t, const struct acpi_boot_cpu *boot)
+{
+	for (unsigned c = 0; c < t->nr_cpus; c++)
+		if (t->cpus[c].apic_id == boot->apic_id)
+			return;
+	pr_warn("ACPI: the boot CPU's APIC ID %u (from CPUID) is not an enabled CPU of the MADT; "
+		"added\n", boot->apic_id);
+	t->warnings++;
+	if (t->nr_cpus == NR_CPUS) {
+		pr_warn("ACPI: APIC ID %u left out to make room for the boot CPU\n",
+			t->cpus[NR_CPUS - 1].apic_id);
+		t->nr_cpus--;
+	}
+	t->cpus[t->nr_cpus++] = (struct numa_cpu){
+		.apic_id = boot->apic_id, .acpi_uid = ~0u, .nid = NUMA_NO_NODE, .x2apic = !!boot->x2apic };
+}
+
+/* The header's Local Interrupt Controller Address, replaced by a valid
+ * Local APIC Address Override (as Linux's acpi_parse_lapic_addr_ovr);
+ * a value that fails acpi_lapic_address_ok() is reported and not used. */
+static bool lapic_address_usable(u64 addr, const char *field, const struct memmap *map,
+				 const struct acpi_boot_cpu *boot, struct numa_topology *t)
+{
+	const char *why;
+	if (acpi_lapic_address_ok(addr, map, boot->phys_bits, &why))
+		return true;
+	pr_warn("ACPI: MADT %s %#llx %s; not used\n", field, (unsigned long long)addr, why);
+	t->warnings++;
+	return false;
+}
+
+void acpi_parse_madt(const struct acpi_table_header *hdr, const struct memmap *map,
+		     const struct acpi_boot_cpu *boot, struct numa_topology *t,
 		     struct acpi_madt_info *info)
 {
 	const struct acpi_table_madt *madt = (const void *)hdr;
 
 	memset(info, 0, sizeof(*info));
+	info->lapic_address = APIC_DEFAULT_PHYS_BASE;
 	if (hdr->length < sizeof(*madt)) {
-		pr_warn("ACPI: MADT too short (%u bytes)\n", hdr->length);
+		pr_warn("ACPI: MADT header Length %u is too short for a MADT, ignored\n", hdr->length);
 		t->warnings++;
+		add_boot_cpu_if_missing(t, boot);
 		return;
 	}
-	info->lapic_address = madt->lapic_address;
+	bool lapic_from_table = false;
+	if (lapic_address_usable(madt->lapic_address, "Local APIC Address (header)", map, boot, t)) {
+		info->lapic_address = madt->lapic_address;
+		lapic_from_table = true;
+	}
 
 	const u8 *p = (const u8 *)madt + sizeof(*madt), *end = (const u8 *)madt + hdr->length;
 	while (p + sizeof(struct acpi_subtable_header) <= end) {
@@ -191,7 +305,7 @@ void acpi_parse_madt(const struct acpi_table_header *hdr, struct numa_topology *
 			if (sh->length < sizeof(*e))
 				break;
 			if (e->flags & (ACPI_MADT_ENABLED))
-				add_cpu(t, e->id, e->processor_id, false);
+				add_cpu(t, info, boot, e->id, e->processor_id, false);
 			else
 				info->disabled_cpus++;
 			break;
@@ -201,7 +315,7 @@ void acpi_parse_madt(const struct acpi_table_header *hdr, struct numa_topology *
 			if (sh->length < sizeof(*e))
 				break;
 			if (e->flags & ACPI_MADT_ENABLED)
-				add_cpu(t, e->local_apic_id, e->uid, true);
+				add_cpu(t, info, boot, e->local_apic_id, e->uid, true);
 			else
 				info->disabled_cpus++;
 			break;
@@ -229,8 +343,12 @@ void acpi_parse_madt(const struct acpi_table_header *hdr, struct numa_topology *
 		}
 		case ACPI_MADT_LOCAL_APIC_OVERRIDE: {
 			const struct acpi_madt_local_apic_override *e = (const void *)p;
-			if (sh->length >= sizeof(*e))
+			if (sh->length >= sizeof(*e) &&
+			    lapic_address_usable(e->address, "Local APIC Address Override", map, boot,
+						 t)) {
 				info->lapic_address = e->address;
+				lapic_from_table = true;
+			}
 			break;
 		}
 		default:
@@ -238,6 +356,10 @@ void acpi_parse_madt(const struct acpi_table_header *hdr, struct numa_topology *
 		}
 		p += sh->length;
 	}
+	if (!lapic_from_table)
+		pr_warn("ACPI: using the architectural local APIC address %#llx\n",
+			(unsigned long long)APIC_DEFAULT_PHYS_BASE);
+	add_boot_cpu_if_missing(t, boot);
 }
 
 void acpi_print_tables(const struct acpi_tables *tables)

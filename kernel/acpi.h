@@ -145,13 +145,39 @@ struct acpi_tables {
 };
 
 struct acpi_madt_info {
-	u64 lapic_address;
+	u64 lapic_address; /* validated: the table's, or APIC_DEFAULT_PHYS_BASE */
 	struct { u8 id; u32 address, gsi_base; } ioapics[ACPI_MAX_IOAPICS];
 	unsigned nr_ioapics;
 	struct { u8 bus, source_irq; u32 gsi; u16 flags; } overrides[ACPI_MAX_OVERRIDES];
 	unsigned nr_overrides;
 	unsigned disabled_cpus; /* listed but neither enabled nor online-capable */
+	unsigned rejected_cpus; /* enabled, but left out: an id no IPI can name, a duplicate */
 };
+
+/* The architectural local APIC address (Linux's APIC_DEFAULT_PHYS_BASE). */
+#define APIC_DEFAULT_PHYS_BASE 0xfee00000ull
+/* APIC ids from here on are beyond what mmlab (as Linux: MAX_LOCAL_APIC on
+ * x86_64) can have; such an entry is refused. */
+#define MAX_LOCAL_APIC 32768u
+
+/* What the MADT is checked against: facts of the boot CPU, from the
+ * hardware (CPUID), never from the tables. */
+struct acpi_boot_cpu {
+	u32 apic_id;        /* CPUID leaf 0xb (x2APIC id) or leaf 1 */
+	bool x2apic;        /* the APIC mode mmlab will run (apic.c: x2APIC iff CPUID has it) */
+	unsigned phys_bits; /* CPUID 0x80000008 */
+};
+/* The running CPU's (boot_cpu_data and apic.c's choice of mode). */
+void acpi_boot_cpu_from_hardware(struct acpi_boot_cpu *boot);
+/* Whether an IPI can name apic_id in the mode boot->x2apic says (as Linux's
+ * default_apic_id_valid / x2apic_apic_id_valid), and the id is below
+ * MAX_LOCAL_APIC. */
+bool acpi_apic_id_usable(const struct acpi_boot_cpu *boot, u32 apic_id);
+/* Whether addr may be the local APIC's page: page-aligned, a page wholly
+ * below the physical address width, and no RAM of the memory map in it.
+ * Else *why says what is wrong (for the warning). */
+bool acpi_lapic_address_ok(u64 addr, const struct memmap *map, unsigned phys_bits,
+			   const char **why);
 
 extern struct acpi_tables acpi_tables;
 extern struct acpi_madt_info acpi_madt;
@@ -165,16 +191,27 @@ bool acpi_scan_tables(const void *rsdp, size_t len, struct acpi_tables *out);
 const struct acpi_rsdp *acpi_find_rsdp_bios(void);
 const struct acpi_table_header *acpi_get_table(const struct acpi_tables *tables, const char *sig);
 
-/* Fills t->cpus from the MADT and *info with the rest of it. */
-void acpi_parse_madt(const struct acpi_table_header *madt, struct numa_topology *t,
+/* Fills t->cpus from the MADT and *info with the rest of it. A CPU entry
+ * is left out, with a warning, when its APIC id cannot be addressed in the
+ * APIC mode boot says, is a duplicate or is beyond MAX_LOCAL_APIC; the
+ * boot CPU, if the MADT does not list it enabled, is added (warning); the
+ * local APIC address (header field, then the override entry) is used only
+ * if acpi_lapic_address_ok(), else APIC_DEFAULT_PHYS_BASE (warning). */
+void acpi_parse_madt(const struct acpi_table_header *madt, const struct memmap *map,
+		     const struct acpi_boot_cpu *boot, struct numa_topology *t,
 		     struct acpi_madt_info *info);
 /* SRAT and SLIT into the topology (kernel/acpi_numa.c). */
 void acpi_parse_srat(const struct acpi_table_header *srat, const struct memmap *map,
 		     struct numa_topology *t);
 void acpi_parse_slit(const struct acpi_table_header *slit, struct numa_topology *t);
-/* The whole topology from a set of tables: MADT, SRAT, SLIT, fallbacks. */
+/* The whole topology from a set of tables: MADT, SRAT, SLIT, fallbacks.
+ * acpi_numa_init takes the boot CPU's other facts from the hardware;
+ * acpi_numa_init_boot_cpu is given them (tests). */
 void acpi_numa_init(const struct acpi_tables *tables, const struct memmap *map, u32 boot_apic_id,
 		    struct numa_topology *t, struct acpi_madt_info *info);
+void acpi_numa_init_boot_cpu(const struct acpi_tables *tables, const struct memmap *map,
+			     const struct acpi_boot_cpu *boot, struct numa_topology *t,
+			     struct acpi_madt_info *info);
 
 void acpi_print_tables(const struct acpi_tables *tables);
 

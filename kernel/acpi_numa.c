@@ -4,7 +4,12 @@
  *  - SRAT memory that is not RAM in the memory map is ignored, as are
  *    disabled entries, hot-pluggable ranges, and proximity domains beyond
  *    MAX_NUMNODES;
- *  - a CPU that the SRAT does not place goes to node 0. */
+ *  - a CPU that the SRAT does not place goes to node 0;
+ *  - overlapping memory ranges: the same node's are merged (RAM and the
+ *    declared size counted once), another node's are refused, the first
+ *    entry winning (Linux's numa_cleanup_meminfo refuses the SRAT); then
+ *    the nodes must cover the memory map's RAM to within 1 MiB (Linux's
+ *    numa_meminfo_cover_memory), else one node. */
 #include "kernel/acpi.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
@@ -37,6 +42,48 @@ static bool memblk_overlaps_other_node(const struct numa_topology *t, u64 start,
 	return false;
 }
 
+/* What the SRAT declared, per node, as disjoint ranges: so that a range
+ * listed twice is counted once in declared_bytes. Reset by acpi_parse_srat. */
+static struct numa_memblk declared[MAX_NUMA_MEMBLKS];
+static unsigned nr_declared;
+
+/* Adds the parts of [start, end) that no range of nid in list[] holds yet
+ * (the list stays disjoint per node); returns the bytes added. A full list
+ * drops the rest (counted in *lost). Iterative: the gaps are taken in
+ * address order, each before the lowest range of nid still ahead. */
+static u64 add_uncovered(struct numa_memblk *list, unsigned *nr, u64 start, u64 end, int nid,
+			 u64 *lost)
+{
+	u64 added = 0, cur = start;
+	while (cur < end) {
+		const struct numa_memblk *next = NULL;
+		for (unsigned i = 0; i < *nr; i++)
+			if (list[i].nid == nid && list[i].start < end && cur < list[i].end &&
+			    (!next || list[i].start < next->start))
+				next = &list[i];
+		u64 gap_end = next ? max(cur, next->start) : end, resume = next ? next->end : end;
+		if (cur < gap_end) {
+			if (*nr == MAX_NUMA_MEMBLKS) {
+				*lost += gap_end - cur;
+			} else {
+				list[(*nr)++] = (struct numa_memblk){ cur, gap_end, nid };
+				added += gap_end - cur;
+			}
+		}
+		cur = max(cur, resume);
+	}
+	return added;
+}
+
+static bool overlaps_same_node(const struct numa_memblk *list, unsigned nr, u64 start, u64 end,
+			       int nid)
+{
+	for (unsigned i = 0; i < nr; i++)
+		if (list[i].nid == nid && list[i].start < end && start < list[i].end)
+			return true;
+	return false;
+}
+
 static void srat_memory(struct numa_topology *t, const struct memmap *map,
 			const struct acpi_srat_mem_affinity *e)
 {
@@ -45,7 +92,8 @@ static void srat_memory(struct numa_topology *t, const struct memmap *map,
 	if (!(e->flags & ACPI_SRAT_MEM_ENABLED) || e->length == 0)
 		return;
 	if (end < start) {
-		pr_warn("SRAT: memory range at %#llx wraps around, ignored\n", (unsigned long long)start);
+		pr_warn("SRAT: memory range at %#llx wraps around (Base Address + Length), ignored\n",
+			(unsigned long long)start);
 		t->warnings++;
 		return;
 	}
@@ -61,7 +109,19 @@ static void srat_memory(struct numa_topology *t, const struct memmap *map,
 		t->warnings++;
 		return;
 	}
-	int nid = numa_pxm_to_node(t, e->proximity_domain, true);
+	/* As Linux's numa_cleanup_meminfo: another node's range in it is an
+	 * error (Linux then gives up the SRAT; here the first entry wins and
+	 * the coverage check decides), the same node's is merged. Checked
+	 * before the domain becomes a node, so a refused one makes none. */
+	int nid = numa_pxm_to_node(t, e->proximity_domain, false);
+	if (memblk_overlaps_other_node(t, start, end, nid)) {
+		pr_warn("SRAT: [%#llx-%#llx) of domain %u overlaps another node, ignored "
+			"(the first entry wins)\n",
+			(unsigned long long)start, (unsigned long long)end - 1, e->proximity_domain);
+		t->warnings++;
+		return;
+	}
+	nid = numa_pxm_to_node(t, e->proximity_domain, true);
 	if (nid == NUMA_NO_NODE) {
 		pr_warn("SRAT: proximity domain %u is beyond %d nodes; [%#llx-%#llx) ignored\n",
 			e->proximity_domain, MAX_NUMNODES, (unsigned long long)start,
@@ -69,27 +129,28 @@ static void srat_memory(struct numa_topology *t, const struct memmap *map,
 		t->warnings++;
 		return;
 	}
-	if (memblk_overlaps_other_node(t, start, end, nid)) {
-		pr_warn("SRAT: [%#llx-%#llx) of node %d overlaps another node, ignored\n",
-			(unsigned long long)start, (unsigned long long)end - 1, nid);
+	if (overlaps_same_node(declared, nr_declared, start, end, nid)) {
+		pr_warn("SRAT: [%#llx-%#llx) of domain %u overlaps an earlier range of the same node; "
+			"merged, counted once\n",
+			(unsigned long long)start, (unsigned long long)end - 1, e->proximity_domain);
 		t->warnings++;
-		return;
 	}
-	t->nodes[nid].declared_bytes += e->length;
-	/* Only the RAM part belongs to the node: one memblk per RAM piece. */
+	u64 lost = 0;
+	t->nodes[nid].declared_bytes += add_uncovered(declared, &nr_declared, start, end, nid, &lost);
+	/* Only the RAM part belongs to the node: one memblk per RAM piece,
+	 * none twice. */
 	for (unsigned i = 0; i < map->nr; i++) {
 		const struct memmap_entry *m = &map->entries[i];
 		u64 a = max(m->start, start), b = min(m->end, end);
 		if (m->type != MEMMAP_RAM || a >= b)
 			continue;
-		if (t->nr_memblks == MAX_NUMA_MEMBLKS) {
-			pr_warn("SRAT: more than %d memory blocks, [%#llx-%#llx) ignored\n",
-				MAX_NUMA_MEMBLKS, (unsigned long long)a, (unsigned long long)b - 1);
-			t->warnings++;
-			continue;
-		}
-		t->memblks[t->nr_memblks++] = (struct numa_memblk){ a, b, nid };
-		t->nodes[nid].ram_bytes += b - a;
+		t->nodes[nid].ram_bytes += add_uncovered(t->memblks, &t->nr_memblks, a, b, nid, &lost);
+	}
+	if (lost) {
+		pr_warn("SRAT: more than %d memory blocks; %llu KiB of [%#llx-%#llx) ignored\n",
+			MAX_NUMA_MEMBLKS, (unsigned long long)(lost >> 10), (unsigned long long)start,
+			(unsigned long long)end - 1);
+		t->warnings++;
 	}
 }
 
@@ -99,8 +160,9 @@ void acpi_parse_srat(const struct acpi_table_header *hdr, const struct memmap *m
 	const u8 *p = (const u8 *)hdr + sizeof(struct acpi_table_srat);
 	const u8 *end = (const u8 *)hdr + hdr->length;
 
+	nr_declared = 0;
 	if (hdr->length < sizeof(struct acpi_table_srat)) {
-		pr_warn("SRAT: too short (%u bytes), ignored\n", hdr->length);
+		pr_warn("SRAT: header Length %u is too short for an SRAT, ignored\n", hdr->length);
 		t->warnings++;
 		return;
 	}
@@ -151,7 +213,7 @@ void acpi_parse_slit(const struct acpi_table_header *hdr, struct numa_topology *
 	const struct acpi_table_slit *slit = (const void *)hdr;
 
 	if (hdr->length < sizeof(*slit)) {
-		pr_warn("SLIT: too short (%u bytes), ignored\n", hdr->length);
+		pr_warn("SLIT: header Length %u is too short for a SLIT, ignored\n", hdr->length);
 		t->warnings++;
 		return;
 	}
@@ -191,23 +253,34 @@ void acpi_parse_slit(const struct acpi_table_header *hdr, struct numa_topology *
 void acpi_numa_init(const struct acpi_tables *tables, const struct memmap *map, u32 boot_apic_id,
 		    struct numa_topology *t, struct acpi_madt_info *info)
 {
+	struct acpi_boot_cpu boot;
+	acpi_boot_cpu_from_hardware(&boot);
+	boot.apic_id = boot_apic_id;
+	acpi_numa_init_boot_cpu(tables, map, &boot, t, info);
+}
+
+void acpi_numa_init_boot_cpu(const struct acpi_tables *tables, const struct memmap *map,
+			     const struct acpi_boot_cpu *boot, struct numa_topology *t,
+			     struct acpi_madt_info *info)
+{
 	numa_topology_reset(t);
 	numa_default_distances(t);
 	memset(info, 0, sizeof(*info));
+	info->lapic_address = APIC_DEFAULT_PHYS_BASE;
 
 	const struct acpi_table_header *madt = acpi_get_table(tables, "APIC");
 	if (madt)
-		acpi_parse_madt(madt, t, info);
+		acpi_parse_madt(madt, map, boot, t, info);
 	else
 		pr_warn("ACPI: no MADT\n");
 	if (t->nr_cpus == 0) {
 		pr_warn("ACPI: no enabled CPU listed; assuming only the boot CPU\n");
 		t->warnings++;
-		t->cpus[0] = (struct numa_cpu){ .apic_id = boot_apic_id, .nid = NUMA_NO_NODE };
+		t->cpus[0] = (struct numa_cpu){ .apic_id = boot->apic_id, .nid = NUMA_NO_NODE };
 		t->nr_cpus = 1;
 	}
 	for (unsigned c = 0; c < t->nr_cpus; c++)
-		t->cpus[c].boot_cpu = t->cpus[c].apic_id == boot_apic_id;
+		t->cpus[c].boot_cpu = t->cpus[c].apic_id == boot->apic_id;
 
 	const struct acpi_table_header *srat = acpi_get_table(tables, "SRAT");
 	if (srat) {

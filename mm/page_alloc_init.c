@@ -9,8 +9,28 @@
  * the node itself when it has memory; boot memory enters the buddy lists
  * as the largest aligned blocks, each counted in managed_pages; and for
  * every node min <= low <= high, min being the node's share of
- * min_free_kbytes in proportion to its managed pages. */
+ * min_free_kbytes in proportion to its managed pages.
+ *
+ * Present or managed pages, for each use (issue 15: a node of one page, or
+ * of 640 KiB the firmware keeps, has present pages and no managed ones):
+ *  - "the node has memory" for users (/proc, /sys, the SRAT report): present,
+ *    as Linux's N_MEMORY;
+ *  - the fallback lists: managed, once memblock_free_all() has counted them
+ *    (before it, present: nothing is allocated from the buddy lists yet).
+ *    Linux builds zonelists from populated (present) zones, because memory
+ *    hotplug and balloons can give a zone managed pages later
+ *    (build_zonerefs_node, commit e553f62f10d9); mmlab has neither, so a
+ *    node with no managed page could never give one: listed, it would be
+ *    the first choice of its own CPUs and of its neighbours, failing each
+ *    time (a NUMA miss charged to it, and __GFP_THISNODE or a one-node mask
+ *    retrying for nothing). Left out, its CPUs use the nearest node that
+ *    has pages, as a memoryless node's do;
+ *  - watermarks, /proc/meminfo's MemTotal and the tests' counts: managed, as
+ *    Linux's __setup_per_zone_wmarks (zone_managed_pages). A small node gets
+ *    a small share of min_free_kbytes: usable to its last pages, never
+ *    kept out by a watermark sized for the whole machine. */
 #include "kernel/panic.h"
+#include "kernel/printk.h"
 #include "mm/memblock.h"
 #include "mm/page_alloc_internal.h"
 
@@ -95,13 +115,25 @@ static void free_range_to_buddy(phys_addr_t start, phys_addr_t end, int nid, voi
 		free_boot_range(spfn, epfn);
 }
 
+/* Whether the fallback lists count managed pages (see the top of the
+ * file): from memblock_free_all() on. */
+static bool fallback_by_managed;
+
 /* As Linux's memblock_free_all: what memblock did not reserve goes to the
  * buddy allocator, and memblock is frozen (what it reserved stays
- * reserved, as the struct pages say). */
+ * reserved, as the struct pages say). Then the fallback lists again, now
+ * that each node's managed pages are known. */
 void memblock_free_all(void)
 {
 	memblock_for_each_free_range(free_range_to_buddy, NULL);
 	memblock.frozen = true;
+	fallback_by_managed = true;
+	build_all_fallback_lists();
+}
+
+static bool node_can_give_pages(const pg_data_t *pgdat)
+{
+	return fallback_by_managed ? pgdat->managed_pages != 0 : pgdat->node_present_pages != 0;
 }
 
 /* Nodes with memory, by distance from nid, then by node id. */
@@ -109,7 +141,7 @@ static void build_fallback_list(pg_data_t *pgdat)
 {
 	int nid = pgdat->node_id, n = 0;
 	for (int other = 0; other < MAX_NUMNODES; other++)
-		if (node_data[other] && node_data[other]->node_present_pages)
+		if (node_data[other] && node_can_give_pages(node_data[other]))
 			pgdat->fallback[n++] = other;
 	for (int i = 1; i < n; i++) {
 		int x = pgdat->fallback[i], j = i;
@@ -169,6 +201,22 @@ static unsigned long int_sqrt(unsigned long x)
 	return r;
 }
 
+/* A node whose managed pages cannot even hold its own struct pages (the
+ * firmware or the kernel keeps the rest) is named, with what the
+ * allocator makes of it (the top of the file). */
+static void report_tiny_node(const pg_data_t *pgdat)
+{
+	unsigned long present = pgdat->node_present_pages, managed = pgdat->managed_pages;
+	if (!present || managed * PAGE_SIZE >= present * sizeof(struct page))
+		return;
+	pr_warn("NUMA: node %d has %lu KiB of RAM, %lu KiB managed: too small for its own struct "
+		"pages (%lu bytes); %s\n",
+		pgdat->node_id, present * (PAGE_SIZE / 1024), managed * (PAGE_SIZE / 1024),
+		present * (unsigned long)sizeof(struct page),
+		managed ? "in the fallback lists for its managed pages, watermarks in proportion"
+			: "left out of the fallback lists (its CPUs allocate from the nearest node)");
+}
+
 /* As Linux: min_free_kbytes = sqrt(16 * lowmem_kbytes), clamped to
  * [128 KiB, 256 MiB], shared between nodes by size; low and high sit a
  * quarter and a half of min above it. */
@@ -189,5 +237,6 @@ void setup_watermarks(void)
 		pgdat->watermark[WMARK_MIN] = m;
 		pgdat->watermark[WMARK_LOW] = m + m / 4;
 		pgdat->watermark[WMARK_HIGH] = m + m / 2;
+		report_tiny_node(pgdat);
 	}
 }

@@ -102,6 +102,7 @@ static struct memmap map;
 static struct numa_topology topo;
 static struct acpi_madt_info madt_info;
 static struct acpi_tables tables;
+static struct acpi_boot_cpu boot;
 static char log[4096];
 
 static void add_table(const struct acpi_table_header *h)
@@ -124,6 +125,9 @@ static int acpi_test_init(struct kunit *test)
 	madt_lapic(0, 0, ACPI_MADT_ENABLED);
 	madt_lapic(1, 1, ACPI_MADT_ENABLED);
 	table_begin(&srat_buf, "SRAT", 3, sizeof(struct acpi_table_srat));
+	/* A machine with x2APIC unless a case says otherwise: the results
+	 * must not depend on the CPU the tests run on. */
+	boot = (struct acpi_boot_cpu){ .apic_id = 0, .x2apic = true, .phys_bits = 40 };
 	return 0;
 }
 
@@ -131,7 +135,7 @@ static void run_numa_init(void)
 {
 	struct printk_capture cap;
 	printk_capture_begin(&cap, log, sizeof(log));
-	acpi_numa_init(&tables, &map, 0, &topo, &madt_info);
+	acpi_numa_init_boot_cpu(&tables, &map, &boot, &topo, &madt_info);
 	printk_capture_end(&cap);
 }
 
@@ -371,12 +375,13 @@ static void madt_entries(struct kunit *test)
 	madt_lapic(9, 9, ACPI_MADT_ENABLED); /* after the broken entry: not reached */
 	add_table(table_end(&madt_buf));
 	run_numa_init();
-	EXPECT_LOG(test, "MADT lists APIC id 0 twice");
+	EXPECT_LOG(test, "MADT lists APIC ID 0 twice");
 	EXPECT_LOG(test, "MADT entry type 0 has bad length 1; rest ignored");
 	KUNIT_ASSERT_EQ(test, topo.nr_cpus, 2);
 	KUNIT_EXPECT_EQ(test, topo.cpus[1].apic_id, 300);
 	KUNIT_EXPECT_TRUE(test, topo.cpus[1].x2apic);
 	KUNIT_EXPECT_EQ(test, madt_info.disabled_cpus, 2);
+	KUNIT_EXPECT_EQ(test, madt_info.rejected_cpus, 1);
 	KUNIT_EXPECT_EQ(test, madt_info.nr_ioapics, 1);
 	KUNIT_EXPECT_EQ(test, madt_info.ioapics[0].address, 0xfec00000);
 	KUNIT_EXPECT_EQ(test, madt_info.nr_overrides, 1);
@@ -445,8 +450,8 @@ static void xsdt_is_preferred_and_bad_tables_skipped(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, tables.root->signature, "XSDT", 4);
 	KUNIT_EXPECT_EQ(test, tables.nr_tables, 2);
 	KUNIT_EXPECT_EQ(test, tables.bad_tables, 1);
-	EXPECT_LOG(test, "SLIT at 0x");
-	EXPECT_LOG(test, "has a bad checksum, ignored");
+	EXPECT_LOG(test, "ACPI: SLIT header Checksum 0x");
+	EXPECT_LOG(test, "is bad (table at 0x");
 	KUNIT_EXPECT_NOT_NULL(test, acpi_get_table(&tables, "SRAT"));
 	KUNIT_EXPECT_NULL(test, acpi_get_table(&tables, "SLIT"));
 }
@@ -478,8 +483,8 @@ static void bad_rsdp_and_bad_root(struct kunit *test)
 	((struct acpi_table_header *)xsdt_buf.data)->checksum ^= 1;
 	((struct acpi_table_header *)rsdt_buf.data)->length = 10;
 	KUNIT_EXPECT_FALSE(test, scan());
-	EXPECT_LOG(test, "XSDT at 0x");
-	EXPECT_LOG(test, "RSDT at 0x");
+	EXPECT_LOG(test, "ACPI: XSDT header Checksum 0x");
+	EXPECT_LOG(test, "ACPI: RSDT header Length 10 is bad (table at 0x");
 	EXPECT_LOG(test, "no usable root table");
 
 	memset(&rsdp_buf, 0, sizeof(rsdp_buf));
@@ -499,6 +504,225 @@ static void bios_scan_finds_the_loaders_rsdp(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, found, copy, 20);
 }
 
+/* --- hostile MADTs (issue 15) -------------------------------------------- */
+
+static void madt_x2apic(u32 uid, u32 apic_id, u32 flags)
+{
+	struct acpi_madt_local_x2apic e = { { ACPI_MADT_LOCAL_X2APIC, sizeof(e) }, 0, apic_id, flags,
+					    uid };
+	table_add(&madt_buf, &e, sizeof(e));
+}
+
+static void madt_lapic_override(u64 address)
+{
+	struct acpi_madt_local_apic_override e = { { ACPI_MADT_LOCAL_APIC_OVERRIDE, sizeof(e) }, 0,
+						   address };
+	table_add(&madt_buf, &e, sizeof(e));
+}
+
+static bool topo_has_apic_id(u32 apic_id)
+{
+	for (unsigned c = 0; c < topo.nr_cpus; c++)
+		if (topo.cpus[c].apic_id == apic_id)
+			return true;
+	return false;
+}
+
+/* xAPIC mode: 8-bit destinations, 0xff the broadcast; no entry that cannot
+ * be named reaches the CPU list (so smpboot never sends it INIT/SIPI). */
+static void madt_ids_xapic_cannot_address_are_left_out(struct kunit *test)
+{
+	boot.x2apic = false;
+	madt_lapic(2, 0xff, ACPI_MADT_ENABLED);
+	madt_x2apic(3, 254, ACPI_MADT_ENABLED);
+	madt_x2apic(4, 255, ACPI_MADT_ENABLED);
+	madt_x2apic(5, 256, ACPI_MADT_ENABLED);
+	madt_x2apic(6, 257, ACPI_MADT_ENABLED);
+	madt_x2apic(7, 0xffffffff, ACPI_MADT_ENABLED);
+	add_table(table_end(&madt_buf));
+	run_numa_init();
+	EXPECT_LOG(test, "MADT local APIC entry (UID 2): APIC ID 0xff is the broadcast id; CPU left out");
+	EXPECT_LOG(test, "MADT local x2APIC entry (UID 4): APIC ID 0xff cannot be addressed in xAPIC mode");
+	EXPECT_LOG(test, "MADT local x2APIC entry (UID 5): APIC ID 0x100 cannot be addressed in xAPIC mode");
+	EXPECT_LOG(test, "MADT local x2APIC entry (UID 6): APIC ID 0x101 cannot be addressed");
+	EXPECT_LOG(test, "MADT local x2APIC entry (UID 7): APIC ID 0xffffffff is beyond the 32768 APIC ids");
+	KUNIT_EXPECT_EQ(test, topo.nr_cpus, 3); /* 0, 1 and x2APIC 254 */
+	KUNIT_EXPECT_TRUE(test, topo_has_apic_id(254));
+	KUNIT_EXPECT_EQ(test, madt_info.rejected_cpus, 5);
+	for (unsigned c = 0; c < topo.nr_cpus; c++)
+		KUNIT_EXPECT_TRUE(test, acpi_apic_id_usable(&boot, topo.cpus[c].apic_id));
+	expect_consistent(test);
+}
+
+/* x2APIC mode: 32-bit ids, up to MAX_LOCAL_APIC; the xAPIC entry's 0xff
+ * is still its broadcast (as Linux's acpi_parse_lapic). */
+static void madt_ids_x2apic(struct kunit *test)
+{
+	madt_lapic(2, 0xff, ACPI_MADT_ENABLED);
+	madt_x2apic(4, 255, ACPI_MADT_ENABLED);
+	madt_x2apic(5, 256, ACPI_MADT_ENABLED);
+	madt_x2apic(6, 257, ACPI_MADT_ENABLED);
+	madt_x2apic(7, MAX_LOCAL_APIC, ACPI_MADT_ENABLED);
+	madt_x2apic(8, 0xffffffff, ACPI_MADT_ENABLED);
+	madt_x2apic(9, 256, ACPI_MADT_ENABLED); /* a duplicate across entry types too */
+	madt_x2apic(10, 1, ACPI_MADT_ENABLED);
+	add_table(table_end(&madt_buf));
+	run_numa_init();
+	EXPECT_LOG(test, "(UID 2): APIC ID 0xff is the broadcast id");
+	EXPECT_LOG(test, "(UID 7): APIC ID 0x8000 is beyond the 32768 APIC ids");
+	EXPECT_LOG(test, "(UID 8): APIC ID 0xffffffff is beyond");
+	EXPECT_LOG(test, "MADT lists APIC ID 256 twice, second entry (UID 9) ignored");
+	EXPECT_LOG(test, "MADT lists APIC ID 1 twice, second entry (UID 10) ignored");
+	KUNIT_EXPECT_EQ(test, topo.nr_cpus, 5); /* 0, 1, 255, 256, 257 */
+	KUNIT_EXPECT_TRUE(test, topo_has_apic_id(255));
+	KUNIT_EXPECT_TRUE(test, topo_has_apic_id(257));
+	KUNIT_EXPECT_EQ(test, madt_info.rejected_cpus, 5);
+	expect_consistent(test);
+}
+
+/* The boot CPU's id comes from CPUID: missing from the MADT (or listed
+ * disabled), it is added, not given another entry's id. */
+static void boot_cpu_missing_from_madt_is_added(struct kunit *test)
+{
+	boot.apic_id = 3;
+	madt_lapic(3, 3, 0); /* listed, but disabled */
+	add_table(table_end(&madt_buf));
+	run_numa_init();
+	EXPECT_LOG(test, "the boot CPU's APIC ID 3 (from CPUID) is not an enabled CPU of the MADT; added");
+	KUNIT_ASSERT_EQ(test, topo.nr_cpus, 3);
+	unsigned boot_cpus = 0;
+	for (unsigned c = 0; c < topo.nr_cpus; c++) {
+		boot_cpus += topo.cpus[c].boot_cpu;
+		if (topo.cpus[c].boot_cpu)
+			KUNIT_EXPECT_EQ(test, topo.cpus[c].apic_id, 3);
+	}
+	KUNIT_EXPECT_EQ(test, boot_cpus, 1);
+	expect_consistent(test);
+
+	/* A full table: the last entry makes room. */
+	madt_begin();
+	for (u32 id = 0; id < NR_CPUS; id++)
+		madt_x2apic(id, id + 100, ACPI_MADT_ENABLED);
+	tables.nr_tables = 0;
+	add_table(table_end(&madt_buf));
+	boot.apic_id = 7;
+	run_numa_init();
+	EXPECT_LOG(test, "APIC ID 163 left out to make room for the boot CPU");
+	KUNIT_EXPECT_EQ(test, topo.nr_cpus, NR_CPUS);
+	KUNIT_EXPECT_EQ(test, topo.cpus[NR_CPUS - 1].apic_id, 7);
+	KUNIT_EXPECT_TRUE(test, topo.cpus[NR_CPUS - 1].boot_cpu);
+	expect_consistent(test);
+}
+
+static void set_lapic_header(u32 address)
+{
+	((struct acpi_table_madt *)madt_buf.data)->lapic_address = address;
+}
+
+/* The local APIC address: page-aligned, a page below the physical address
+ * width, no RAM; else the architectural default. */
+static void lapic_address_is_checked(struct kunit *test)
+{
+	static const struct { u32 header; u64 override; bool has_override; u64 expect;
+			      const char *msg; } cases[] = {
+		{ 0x1000, 0, false, APIC_DEFAULT_PHYS_BASE,
+		  "Local APIC Address (header) 0x1000 is RAM in the memory map; not used" },
+		{ 0x200000, 0, false, APIC_DEFAULT_PHYS_BASE,
+		  "Local APIC Address (header) 0x200000 is RAM in the memory map" },
+		{ 0xfee00800, 0, false, APIC_DEFAULT_PHYS_BASE,
+		  "Local APIC Address (header) 0xfee00800 is not page-aligned" },
+		{ 0xfec10000, 0, false, 0xfec10000, NULL },
+		{ 0xfec10000, 0xfed00000, true, 0xfed00000, NULL },
+		{ 0xfec10000, 1ull << 40, true, 0xfec10000,
+		  "Local APIC Address Override 0x10000000000 is beyond the CPU's physical address width" },
+		{ 0xfec10000, 0xffff8000fee00000ull, true, 0xfec10000,
+		  "Local APIC Address Override 0xffff8000fee00000 is beyond" },
+		{ 0xfec10000, GiB(4) + PAGE_SIZE, true, 0xfec10000,
+		  "Local APIC Address Override 0x100001000 is RAM" },
+		{ 0, (1ull << 40) - PAGE_SIZE, true, (1ull << 40) - PAGE_SIZE,
+		  "Local APIC Address (header) 0x0 is RAM" },
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
+		madt_begin();
+		set_lapic_header(cases[i].header);
+		madt_lapic(0, 0, ACPI_MADT_ENABLED);
+		if (cases[i].has_override)
+			madt_lapic_override(cases[i].override);
+		tables.nr_tables = 0;
+		add_table(table_end(&madt_buf));
+		run_numa_init();
+		if (madt_info.lapic_address != cases[i].expect)
+			kunit_info(test, "case %u: header %#x, override %#llx", i, cases[i].header,
+				   (unsigned long long)cases[i].override);
+		KUNIT_EXPECT_EQ(test, madt_info.lapic_address, cases[i].expect);
+		if (cases[i].msg)
+			EXPECT_LOG(test, cases[i].msg);
+		else
+			KUNIT_EXPECT_EQ(test, topo.warnings, 0);
+		if (cases[i].expect == APIC_DEFAULT_PHYS_BASE)
+			EXPECT_LOG(test, "using the architectural local APIC address 0xfee00000");
+	}
+}
+
+/* --- hostile SRATs (issue 15) -------------------------------------------- */
+
+/* The same range twice on one node: counted once, nothing left out. */
+static void srat_same_node_overlap_is_merged(struct kunit *test)
+{
+	srat_mem(0, 0, GiB(2), ACPI_SRAT_MEM_ENABLED);
+	srat_mem(0, 0, GiB(2), ACPI_SRAT_MEM_ENABLED);
+	srat_mem(0, GiB(1), GiB(1), ACPI_SRAT_MEM_ENABLED); /* inside */
+	srat_mem(1, GiB(4), GiB(1) + MiB(512), ACPI_SRAT_MEM_ENABLED);
+	srat_mem(1, GiB(5), GiB(1), ACPI_SRAT_MEM_ENABLED); /* straddles the end of the last */
+	add_table(table_end(&madt_buf));
+	add_table(table_end(&srat_buf));
+	run_numa_init();
+	EXPECT_LOG(test, "SRAT: [0x0-0x7fffffff) of domain 0 overlaps an earlier range of the same node; "
+			 "merged, counted once");
+	EXPECT_LOG(test, "SRAT: [0x140000000-0x17fffffff) of domain 1 overlaps an earlier range");
+	KUNIT_EXPECT_TRUE(test, topo.have_srat);
+	KUNIT_ASSERT_EQ(test, topo.nr_nodes, 2);
+	KUNIT_EXPECT_EQ(test, topo.nodes[0].declared_bytes, GiB(2));
+	KUNIT_EXPECT_EQ(test, topo.nodes[0].ram_bytes, GiB(2) - MiB(1) + 0xa0000);
+	KUNIT_EXPECT_EQ(test, topo.nodes[1].declared_bytes, GiB(2));
+	KUNIT_EXPECT_EQ(test, topo.nodes[1].ram_bytes, GiB(2));
+	expect_consistent(test); /* every RAM byte in exactly one memblk */
+}
+
+/* A double count must not hide what the SRAT left out: 1 GiB listed twice
+ * is 1 GiB, the RAM above it uncovered, so one node. */
+static void srat_double_count_does_not_hide_uncovered_ram(struct kunit *test)
+{
+	srat_mem(0, 0, GiB(1), ACPI_SRAT_MEM_ENABLED);
+	srat_mem(0, 0, GiB(1), ACPI_SRAT_MEM_ENABLED);
+	srat_mem(1, GiB(4), GiB(2), ACPI_SRAT_MEM_ENABLED);
+	add_table(table_end(&madt_buf));
+	add_table(table_end(&srat_buf));
+	run_numa_init();
+	EXPECT_LOG(test, "overlaps an earlier range of the same node");
+	EXPECT_LOG(test, "falling back to one node");
+	KUNIT_EXPECT_FALSE(test, topo.have_srat);
+	KUNIT_EXPECT_EQ(test, topo.nr_nodes, 1);
+	expect_consistent(test);
+}
+
+/* Different nodes: the first entry wins, the later is refused whole. */
+static void srat_other_node_overlap_first_wins(struct kunit *test)
+{
+	srat_mem(0, 0, GiB(2), ACPI_SRAT_MEM_ENABLED);
+	srat_mem(1, GiB(4), GiB(2), ACPI_SRAT_MEM_ENABLED);
+	srat_mem(2, GiB(1), GiB(1), ACPI_SRAT_MEM_ENABLED);
+	add_table(table_end(&madt_buf));
+	add_table(table_end(&srat_buf));
+	run_numa_init();
+	EXPECT_LOG(test, "SRAT: [0x40000000-0x7fffffff) of domain 2 overlaps another node, ignored "
+			 "(the first entry wins)");
+	KUNIT_EXPECT_TRUE(test, topo.have_srat);
+	KUNIT_EXPECT_EQ(test, topo.nr_nodes, 2); /* the refused domain made no node */
+	KUNIT_EXPECT_EQ(test, topo.nodes[0].ram_bytes, GiB(2) - MiB(1) + 0xa0000);
+	expect_consistent(test);
+}
+
 static struct kunit_case acpi_cases[] = {
 	KUNIT_CASE(two_nodes_from_srat_and_slit),
 	KUNIT_CASE(no_srat_gives_one_node),
@@ -516,6 +740,13 @@ static struct kunit_case acpi_cases[] = {
 	KUNIT_CASE(rsdt_when_acpi_1_or_bad_extended_checksum),
 	KUNIT_CASE(bad_rsdp_and_bad_root),
 	KUNIT_CASE(bios_scan_finds_the_loaders_rsdp),
+	KUNIT_CASE(madt_ids_xapic_cannot_address_are_left_out),
+	KUNIT_CASE(madt_ids_x2apic),
+	KUNIT_CASE(boot_cpu_missing_from_madt_is_added),
+	KUNIT_CASE(lapic_address_is_checked),
+	KUNIT_CASE(srat_same_node_overlap_is_merged),
+	KUNIT_CASE(srat_double_count_does_not_hide_uncovered_ram),
+	KUNIT_CASE(srat_other_node_overlap_first_wins),
 	{}
 };
 static struct kunit_suite acpi_suite = {

@@ -19,7 +19,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage:\n"
-		"  %1$s test --iso ISO --topologies DIR --results DIR [--topology NAME]...\n"
+		"  %1$s test --iso ISO --topologies DIR[:DIR...] --results DIR [--topology NAME]...\n"
 		"            [--filter GLOB] [--accel tcg|kvm] [--jobs N] [--host PROGRAM]...\n"
 		"            [--kunit-tool DIR]   (DIR contains tools/testing/kunit/kunit.py)\n"
 		"            [--linux-kernel BZIMAGE --linux-initrd CPIO]   (what the\n"

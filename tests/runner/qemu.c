@@ -109,7 +109,7 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 		cmd[0] = '\0'; /* no fw_cfg file: that is mmlab's */
 	} else {
 		sv_push(av, "-cdrom");
-		sv_push(av, o->iso);
+		sv_push(av, t->iso ? t->iso : o->iso);
 	}
 	for (int i = 0; common[i]; i++)
 		sv_push(av, common[i]);

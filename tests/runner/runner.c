@@ -134,15 +134,37 @@ static void check_linux_files(const struct opts *o, bool readable)
 		}
 }
 
-static struct topology *load_topologies(const char *dir, size_t *n)
+/* --topologies DIR[:DIR...]: every folder's topologies, in the order the
+ * folders are given (the hostile-firmware boots that tools/hostile writes
+ * into the build tree come after tests/topologies); a name twice is an
+ * error. */
+static struct topology *load_topologies(const char *dirs, size_t *n)
 {
-	struct topology *t;
-	char err[1024];
-	if (topology_load_dir(dir, &t, n, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", progname, err);
-		exit(EXIT_USAGE);
+	struct topology *all = NULL;
+	size_t nall = 0;
+	char *copy = xstrdup(dirs), *save = NULL;
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		struct topology *t;
+		size_t nt;
+		char err[1024];
+		if (topology_load_dir(dir, &t, &nt, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", progname, err);
+			exit(EXIT_USAGE);
+		}
+		for (size_t i = 0; i < nt; i++)
+			if (find_topology(all, nall, t[i].name)) {
+				fprintf(stderr, "%s: topology '%s' of %s is also in an earlier folder\n",
+					progname, t[i].name, dir);
+				exit(EXIT_USAGE);
+			}
+		all = xrealloc(all, (nall + nt + 1) * sizeof(*all));
+		memcpy(all + nall, t, nt * sizeof(*t));
+		nall += nt;
+		free(t); /* its topologies now belong to all[] */
 	}
-	return t;
+	free(copy);
+	*n = nall;
+	return all;
 }
 
 static int cmd_test(const struct opts *o)
@@ -180,6 +202,12 @@ static int cmd_test(const struct opts *o)
 			fprintf(stderr, "%s: cannot read ISO %s: %s\n", progname, o->iso, strerror(errno));
 			exit(EXIT_USAGE);
 		}
+		for (size_t i = 0; i < nsel; i++)
+			if (sel[i]->iso && access(sel[i]->iso, R_OK)) {
+				fprintf(stderr, "%s: cannot read ISO %s of topology %s: %s\n", progname,
+					sel[i]->iso, sel[i]->name, strerror(errno));
+				exit(EXIT_USAGE);
+			}
 		if (boots_linux)
 			check_linux_files(o, true);
 	}

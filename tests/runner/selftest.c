@@ -38,6 +38,7 @@
 
 #include <unistd.h>
 
+#include "hostile.h"
 #include "ktap.h"
 #include "kunit_tool.h"
 #include "options.h"
@@ -780,6 +781,52 @@ static bool linux_qemu_command_line(void)
 	return ok;
 }
 
+/* A hostile-firmware boot (tools/hostile/): its own ISO, and the warnings
+ * that must be in the serial output, never in the runner's own lines. */
+static bool hostile_iso_and_expect_log(void)
+{
+	struct topology t;
+	if (!load_expect("hcase", "iso = build/hostile/hostile.iso\nqemu = -m 128M\n"
+				  "expect_log = MADT lists APIC ID 1 twice\n"
+				  "expect_log = falling back to one node\n", &t, NULL))
+		return false;
+	bool ok = true;
+	if (!t.iso || strcmp(t.iso, "build/hostile/hostile.iso") || t.nexpect_log != 2 ||
+	    strcmp(t.expect_log[1], "falling back to one node")) {
+		note("iso %s, %zu expect_log lines", t.iso ? t.iso : "(none)", t.nexpect_log);
+		ok = false;
+	}
+	struct opts o = {.mode = MODE_TEST, .iso = "k.iso", .accel = "tcg"};
+	struct strvec av = {0};
+	build_qemu_argv(&av, &o, &t, true, NULL);
+	ssize_t c = argv_find(&av, "-cdrom");
+	if (c < 0 || strcmp(av.v[c + 1], "build/hostile/hostile.iso")) {
+		note("-cdrom %s, not the topology's ISO", c < 0 ? "(none)" : av.v[c + 1]);
+		ok = false;
+	}
+	sv_free(&av);
+
+	bool missing[2];
+	const char *log = "# mmlab-runner: qemu ... falling back to one node\n"
+			  "[qemu stderr] MADT lists APIC ID 1 twice\n"
+			  "ACPI: MADT lists APIC ID 1 twice, second entry (UID 7) ignored\r\n";
+	if (hostile_missing(log, t.expect_log, 2, missing) != 1 || missing[0] || !missing[1]) {
+		note("the runner's lines were searched, or the serial line was not");
+		ok = false;
+	}
+	if (hostile_missing("x\nNUMA: ... falling back to one node", t.expect_log, 2, missing) != 1 ||
+	    !missing[0] || missing[1]) {
+		note("a last line without a newline was not searched");
+		ok = false;
+	}
+	static const char *const dup[] = {"duplicate or empty key 'iso'", NULL};
+	struct topology t2;
+	if (!load_expect("hdup", "iso = a.iso\niso = b.iso\n", &t2, dup))
+		ok = false;
+	topology_free(&t);
+	return ok;
+}
+
 static const struct {
 	const char *name;
 	bool (*fn)(void);
@@ -790,6 +837,7 @@ static const struct {
 	{"bad_kernel_and_base_lines", topo_bad_kernel_and_base_lines},
 	{"linux_ring_is_default_machine", topo_linux_ring_is_default_machine},
 	{"linux_qemu_command_line", linux_qemu_command_line},
+	{"hostile_iso_and_expect_log", hostile_iso_and_expect_log},
 };
 
 /* Runs suite "runner_topology" (number 2); returns its failed count. */

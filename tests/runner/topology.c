@@ -78,6 +78,10 @@ void topology_free(struct topology *t)
 	for (size_t i = 0; i < t->nexpect_output; i++)
 		free(t->expect_output[i]);
 	free(t->expect_output);
+	free(t->iso);
+	for (size_t i = 0; i < t->nexpect_log; i++)
+		free(t->expect_log[i]);
+	free(t->expect_log);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -264,6 +268,25 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 			if (!(nv[t->nexpect_output] = strdup(value)))
 				goto oom;
 			t->nexpect_output++;
+		} else if (strcmp(key, "expect_log") == 0) {
+			if (!*value) {
+				snprintf(err, errlen, "%s:%d: empty value for '%s'", path, lineno, key);
+				goto fail;
+			}
+			char **nv = realloc(t->expect_log, (t->nexpect_log + 1) * sizeof(*t->expect_log));
+			if (!nv)
+				goto oom;
+			t->expect_log = nv;
+			if (!(nv[t->nexpect_log] = strdup(value)))
+				goto oom;
+			t->nexpect_log++;
+		} else if (strcmp(key, "iso") == 0) {
+			if (t->iso || !*value) {
+				snprintf(err, errlen, "%s:%d: duplicate or empty key 'iso'", path, lineno);
+				goto fail;
+			}
+			if (!(t->iso = strdup(value)))
+				goto oom;
 		} else if (strcmp(key, "kernel") == 0) {
 			if (seen_kernel) {
 				snprintf(err, errlen, "%s:%d: duplicate key 'kernel'", path, lineno);
@@ -296,7 +319,7 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 		} else {
 			snprintf(err, errlen,
 				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, "
-				 "timeout, expect, expect_output, kernel, base)",
+				 "timeout, expect, expect_output, expect_log, iso, kernel, base)",
 				 path, lineno, key);
 			goto fail;
 		}

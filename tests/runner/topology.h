@@ -40,6 +40,12 @@ struct topology {
 	enum expect expect;
 	char **expect_output; /* expected panic report lines, in file order */
 	size_t nexpect_output; /* 0 unless expect == EXPECT_PANIC */
+	/* Hostile-firmware boots (tools/hostile/): "iso = PATH" boots that ISO
+	 * instead of --iso (NULL: --iso); each "expect_log = TEXT" must occur
+	 * in the serial output (hostile.c: case hostile.warnings). */
+	char *iso;
+	char **expect_log;
+	size_t nexpect_log;
 };
 
 const char *firmware_name(enum firmware f); /* "bios" | "uefi" */
