@@ -33,6 +33,7 @@ ifneq ($(wildcard mm/slab.c),)
 HOST_MM_TESTS += $(B)/host/slab_test $(B)/host/slab_node_fallback_test
 endif
 HOST_MM_TESTS += $(B)/host/vma_test
+HOST_MM_TESTS += $(B)/host/vmalloc_tree_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
 $(HOST_MM_DIR)/san/%.o: %.c
@@ -61,6 +62,9 @@ slab_node_fallback_test_SRCS := $(slab_test_SRCS)
 HOST_VMA_SRCS := kernel/rbtree.c kernel/spinlock.c mm/vma.c mm/mmap.c mm/mprotect.c mm/madvise.c
 vma_test_SRCS := tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c \
 	$(HOST_VMA_SRCS) $(HOST_MEMBLOCK_SRCS)
+
+# The vmalloc area's free-range tree (mm/vmap_area.c): portable, no stubs.
+vmalloc_tree_test_SRCS := mm/vmap_area.c kernel/rbtree.c $(HOST_MEMBLOCK_SRCS)
 
 .SECONDEXPANSION:
 $(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRCS) $$(HOST_SHIM_SRCS))
