@@ -28,4 +28,6 @@ KERNEL_SRCS += \
 	mm/slab_common.c \
 	mm/teardown.c \
 	mm/util.c \
+	mm/vmalloc.c \
+	mm/vmap_area.c \
 	mm/vma.c

@@ -95,27 +95,23 @@ bool vmap_free_insert(struct vmap_free_tree *t, struct vmap_area *va)
 			return false; /* overlaps a free range: freed twice */
 		}
 	}
-	bool merged = false;
-	if (next && next->va_start == va->va_end) {
-		next->va_start = va->va_start;
-		t->free_node(va);
-		va = next;
-		merged = true;
-	}
-	if (prev && prev->va_end == va->va_start) {
-		if (merged) {
-			prev->va_end = va->va_end;
-			unlink_va(t, va);
-			t->free_node(va);
-		} else {
-			prev->va_end = va->va_end;
-			t->free_node(va);
+	/* Merging keeps the node already in the tree that lies highest (next
+	 * before prev) and frees the others: the node that holds the top of
+	 * the range (the kernel's static first node) is never given away, so
+	 * a tree whose areas have all come back is the one it started as. */
+	bool mnext = next && next->va_start == va->va_end, mprev = prev && prev->va_end == va->va_start;
+	if (mnext || mprev) {
+		struct vmap_area *keep = mnext ? next : prev;
+		unsigned long start = mprev ? prev->va_start : va->va_start;
+		unsigned long end = mnext ? next->va_end : va->va_end;
+		if (mnext && mprev) {
+			unlink_va(t, prev);
+			t->free_node(prev);
 		}
-		va = prev;
-		merged = true;
-	}
-	if (merged) {
-		propagate_from(va);
+		t->free_node(va);
+		keep->va_start = start;
+		keep->va_end = end;
+		propagate_from(keep);
 		return true;
 	}
 	va->subtree_max_size = va_size(va);

@@ -37,4 +37,5 @@ KERNEL_SRCS += \
 	tests/smp_test.c \
 	tests/string_test.c \
 	tests/topology_test.c \
-	tests/user_test.c
+	tests/user_test.c \
+	tests/vmalloc_test.c
