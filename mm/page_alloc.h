@@ -152,6 +152,14 @@ struct shrinker {
 	unsigned long (*scan_objects)(struct shrinker *, struct shrink_control *);
 	struct list_head list;
 	int seeks;
+	/* What the shrinker may need to free its objects: __GFP_FS (a file
+	 * system's caches: inode and dentry locks, writeback), __GFP_IO (a
+	 * block device's: I/O). shrink_slab skips it in a context without
+	 * them (Linux's shrinkers test sc->gfp_mask themselves, as
+	 * super_cache_scan's "if (!(sc->gfp_mask & __GFP_FS)) return
+	 * SHRINK_STOP"); a shrinker may still check, and count a violation. */
+	gfp_t gfp_needs;
+	unsigned long nr_skipped; /* times skipped for the context */
 };
 #define SHRINK_STOP (~0ul)
 int register_shrinker(struct shrinker *s);
