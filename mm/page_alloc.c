@@ -198,6 +198,8 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
 #define MAX_RECLAIM_RETRIES 16
 #define NOFAIL_STALL_WARN_LOOPS 1000
 
+unsigned long nofail_retries;
+
 static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
 						     const nodemask_t *nodemask)
 {
@@ -251,6 +253,7 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags | ALLOC_HIGH);
 			if (page)
 				return page;
+			__atomic_add_fetch(&nofail_retries, 1, __ATOMIC_RELAXED);
 			if (loops == NOFAIL_STALL_WARN_LOOPS)
 				pr_warn("page allocation stalls: order:%u, mode:%#x, retrying (__GFP_NOFAIL)\n",
 					order, gfp);

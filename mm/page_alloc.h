@@ -164,7 +164,10 @@ struct shrinker {
 #define SHRINK_STOP (~0ul)
 int register_shrinker(struct shrinker *s);
 void unregister_shrinker(struct shrinker *s);
-/* Calls every shrinker; returns how many objects they freed. */
+/* Rounds a __GFP_NOFAIL request went round the slow path without memory
+ * (tests wait for it before they free). */
+extern unsigned long nofail_retries;
+/* Calls every shrinker the context allows; returns how many objects they freed. */
 unsigned long shrink_slab(gfp_t gfp, int nid);
 
 #endif

@@ -605,7 +605,7 @@ static void *__vmalloc_area_node(struct vm_struct *area, gfp_t gfp, u64 prot, un
 		area->pages = kmalloc_node(array_size, nested_gfp, node);
 	if (!area->pages) {
 		vmalloc_warn(gfp, "size %lu, failed to allocate page array size %lu\n", size, array_size);
-		free_vm_area(area);
+		vfree_caller(area->addr, NULL); /* not set up: only vmalloc itself may free it */
 		return NULL;
 	}
 	area->page_order = page_shift - PAGE_SHIFT;
