@@ -190,6 +190,14 @@ static struct vmap_area *alloc_vmap_area(unsigned long size, unsigned long align
 		spin_lock_irqsave(&vmap_area_lock, flags);
 		vmap_init_locked();
 		addr = vmap_free_alloc(&free_tree, size, align, vstart, vend, &spare);
+		if (free_tree.taken) {
+			/* An exact fit: the free node becomes the busy one. */
+			struct vmap_area *old = va;
+			va = free_tree.taken;
+			free_tree.taken = NULL;
+			kfree(spare);
+			spare = old;
+		}
 		if (addr != VMAP_NO_SPACE && addr != VMAP_NEED_SPARE) {
 			va->va_start = addr;
 			va->va_end = addr + size;
@@ -558,7 +566,9 @@ static unsigned int vm_area_alloc_pages(gfp_t gfp, int node, unsigned int order,
 		for (unsigned int i = 0; i < 1u << order; i++)
 			pages[nr + i] = page + i;
 		nr += 1u << order;
-		if (gfpflags_allow_blocking(gfp) && !in_interrupt())
+		/* Not before the scheduler has a current task (the first
+		 * threads' stacks come from here in sched_init). */
+		if (gfpflags_allow_blocking(gfp) && !in_interrupt() && current)
 			cond_resched();
 	}
 	return nr;

@@ -66,6 +66,7 @@ void vmap_free_tree_init(struct vmap_free_tree *t, void (*free_node)(struct vmap
 	INIT_LIST_HEAD(&t->head);
 	t->free_node = free_node;
 	t->nr_nodes = 0;
+	t->taken = NULL;
 }
 
 static void unlink_va(struct vmap_free_tree *t, struct vmap_area *va)
@@ -209,7 +210,7 @@ unsigned long vmap_free_alloc(struct vmap_free_tree *t, unsigned long size, unsi
 	/* Linux's classify_va_fit_type / adjust_va_to_fit_type. */
 	if (va->va_start == start && va->va_end == end) {        /* FL: all of it */
 		unlink_va(t, va);
-		t->free_node(va);
+		t->taken = va; /* the caller's to use as the busy node, or free */
 	} else if (va->va_start == start) {                     /* LE: its left edge */
 		va->va_start = end;
 		propagate_from(va);

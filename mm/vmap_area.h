@@ -44,6 +44,12 @@ struct vmap_free_tree {
 	struct list_head head;
 	void (*free_node)(struct vmap_area *va);
 	unsigned long nr_nodes;
+	/* Set by vmap_free_alloc when the range took a whole free node (an
+	 * exact fit): that node, out of the tree. The caller takes it (and
+	 * sets this back to NULL): the kernel makes it the busy area's node,
+	 * so that the free range's node is the same object when the area
+	 * comes back, and slab pages end as they began. */
+	struct vmap_area *taken;
 };
 
 static inline unsigned long va_size(const struct vmap_area *va) { return va->va_end - va->va_start; }

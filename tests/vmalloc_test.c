@@ -45,6 +45,7 @@ struct vm_snapshot {
 	struct kunit_resources res;
 	struct vmalloc_stats st;
 	unsigned long vmalloc_pages;
+	unsigned long slab_pages;
 };
 
 static void snapshot_take(struct vm_snapshot *s)
@@ -53,6 +54,7 @@ static void snapshot_take(struct vm_snapshot *s)
 	read_vmallocinfo(info_before);
 	vmalloc_get_stats(&s->st);
 	s->vmalloc_pages = vmalloc_nr_pages();
+	s->slab_pages = nr_slab_pages();
 	kunit_resources_take(&s->res);
 }
 
@@ -66,6 +68,8 @@ static void snapshot_expect_back(struct kunit *test, const struct vm_snapshot *s
 	KUNIT_EXPECT_EQ(test, vmalloc_nr_pages(), s->vmalloc_pages);
 	read_vmallocinfo(info_after);
 	KUNIT_EXPECT_STREQ(test, info_after, info_before);
+	if (nr_slab_pages() != s->slab_pages)
+		kunit_info(test, "slab pages %lu before, %lu after", s->slab_pages, nr_slab_pages());
 	kunit_expect_resources_back(test, &s->res);
 }
 

@@ -115,6 +115,10 @@ static unsigned long try_alloc(struct vmap_free_tree *tree, unsigned long size, 
 	}
 	if (spare)
 		free_node(spare);
+	if (tree->taken) {
+		free_node(tree->taken);
+		tree->taken = NULL;
+	}
 	return a;
 }
 
