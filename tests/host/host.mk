@@ -75,11 +75,17 @@ $(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c $
 	$(say) LINK $@
 	$(Q)$(HOSTCC) -o $@ $^
 
+# The vmalloc area's range allocator against a linked-list first fit.
+$(B)/host/vmalloc_bench: $(call host_opt_objs,tests/host/vmalloc_bench.c mm/vmap_area.c kernel/rbtree.c)
+	$(say) LINK $@
+	$(Q)$(HOSTCC) -o $@ $^
+
 .PHONY: host-tests bench-host
 host-tests: $(HOST_MM_TESTS) $(B)/host/runner-selftest
 
-bench-host: $(B)/host/bench_page_alloc
+bench-host: $(B)/host/bench_page_alloc $(B)/host/vmalloc_bench
 	@mkdir -p $(B)/bench
 	$(B)/host/bench_page_alloc --text $(B)/bench/host.txt --json $(B)/bench/host.json $(BENCH_ARGS)
+	$(B)/host/vmalloc_bench --text $(B)/bench/host-vmalloc.txt
 
 -include $(shell find $(HOST_MM_DIR) -name '*.d' 2>/dev/null)
