@@ -22,6 +22,7 @@
 #include "mm/numa.h"
 #include "mm/page_alloc.h"
 #include "mm/pt_reclaim.h"
+#include "mm/vmalloc.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 
@@ -120,8 +121,8 @@ static unsigned long totalreserve_pages(void)
 static unsigned long kernel_stack_kb(void) { return nr_kthreads() * (THREAD_SIZE >> 10); }
 
 /* Linux's VMALLOC_TOTAL for 4-level paging (32 TiB - 1 at
- * 0xffffc90000000000): our layout keeps Linux's addresses. */
-#define VMALLOC_TOTAL ((32ul << 40) - 1)
+ * 0xffffc90000000000): mm/vmalloc.h keeps Linux's addresses. */
+#define VMALLOC_TOTAL (VMALLOC_END - VMALLOC_START)
 
 static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 {
@@ -178,7 +179,7 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "CommitLimit:    ", vm_commit_limit());
 	show_val_kb(m, "Committed_AS:   ", vm_memory_committed());
 	seq_buf_printf(m, "VmallocTotal:   %8lu kB\n", VMALLOC_TOTAL >> 10);
-	show_val_kb(m, "VmallocUsed:    ", 0); /* vmalloc does not report its pages yet */
+	show_val_kb(m, "VmallocUsed:    ", vmalloc_nr_pages()); /* Linux's vmalloc_nr_pages() */
 	show_val_kb(m, "VmallocChunk:   ", 0); /* Linux prints 0 since 5.3 */
 	show_val_kb(m, "Percpu:         ", 0);
 	seq_buf_printf(m, "HardwareCorrupted: %5lu kB\n", 0ul);
@@ -303,6 +304,14 @@ static void node_cpulist_show(struct seq_buf *m, const struct proc_node *node)
 	print_list(m, set, NR_CPUS);
 }
 
+/* ---- /proc/vmallocinfo (mm/vmalloc.c) ---- */
+
+static void vmallocinfo_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	vmallocinfo_show_buf(m);
+}
+
 /* ---- the namespace ---- */
 
 struct proc_entry {
@@ -326,6 +335,7 @@ static const struct proc_entry proc_root_files[] = {
 	{ .name = "buddyinfo", .show = buddyinfo_show },
 	{ .name = "cmdline", .show = cmdline_show },
 	{ .name = "meminfo", .show = meminfo_show },
+	{ .name = "vmallocinfo", .show = vmallocinfo_show },
 	{ .name = NULL },
 };
 static const struct proc_entry pid_files[] = {

@@ -26,6 +26,7 @@
  * Scheduling points: see kernel/sched.h (schedule, cond_resched, sleeping
  * calls, thread exit, idle loop). The tick never preempts. */
 #include "kernel/sched.h"
+#include "mm/vmalloc.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/smpboot.h"
@@ -532,20 +533,54 @@ __noreturn void do_exit(int code)
 	panic("BUG: dead task %s ran again", me->comm);
 }
 
+/* Kernel stacks come from vmalloc (Linux's CONFIG_VMAP_STACK,
+ * alloc_thread_stack_node): THREAD_SIZE-aligned, on the thread's node,
+ * with an unmapped page below (the guard of the area under it, or free
+ * space: mm/vmalloc.c), so an overflow faults at once instead of writing
+ * over whatever lies below. The stack's range is purged (flushed and its
+ * page tables freed) as soon as the thread is gone: a thread leaves
+ * nothing behind. */
+static void *alloc_thread_stack_node(int nid)
+{
+	return __vmalloc_node_range(THREAD_SIZE, THREAD_SIZE, VMALLOC_START, VMALLOC_END, GFP_KERNEL,
+				    PAGE_KERNEL_VMALLOC, VM_STACK, nid, __builtin_return_address(0));
+}
+
+static void free_thread_stack(void *stack)
+{
+	if (!stack)
+		return;
+	vfree(stack);
+	vm_unmap_aliases();
+}
+
+/* The task whose stack has addr in the page below it (its guard), for the
+ * panic report of an overflow; only the current task is looked at (a #DF
+ * runs with the overflowing task current). */
+static bool task_stack_guard_hit(u64 addr, char *buf, size_t size)
+{
+	struct task_struct *t = current;
+	u64 lo = (u64)(uintptr_t)(t ? t->stack : NULL);
+	if (!lo || addr < lo - PAGE_SIZE || addr >= lo + 64)
+		return false;
+	snprintf(buf, size, "the guard page below the vmalloc'ed stack of task %s (pid %d, stack %#lx-%#lx)",
+		 t->comm, t->pid, (unsigned long)lo, (unsigned long)(lo + THREAD_SIZE));
+	return true;
+}
+
 static struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned int cpu,
 				       const char *name, unsigned int flags)
 {
 	int nid = cpu_to_node(cpu);
 	struct task_struct *p = kzalloc_node(sizeof(*p), GFP_KERNEL, nid);
-	struct page *stack = alloc_pages_node(nid, GFP_KERNEL, THREAD_SIZE_ORDER);
+	void *stack = alloc_thread_stack_node(nid);
 	if (!p || !stack) {
 		pr_err("sched: no memory for a thread on CPU %u\n", cpu);
 		kfree(p);
-		if (stack)
-			__free_pages(stack, THREAD_SIZE_ORDER);
+		free_thread_stack(stack);
 		return NULL;
 	}
-	p->stack = page_address(stack);
+	p->stack = stack;
 	*(unsigned long *)p->stack = STACK_END_MAGIC;
 	strlcpy(p->comm, name, sizeof(p->comm));
 	p->cpu = cpu;
@@ -618,7 +653,7 @@ int kthread_join(struct task_struct *k)
 		panic("BUG: kthread_join(%s %p): state %#lx, on_rq %d, current on CPU %u %d, queued %d", k->comm,
 		      k, k->__state, k->on_rq, k->cpu, cpu_curr(k->cpu) == k, !list_empty(&k->run_list));
 	int code = k->exit_code;
-	__free_pages(virt_to_page(k->stack), THREAD_SIZE_ORDER);
+	free_thread_stack(k->stack);
 	/* A stale pointer to it then reads poison (page_poison=on does the
 	 * same for the stack). */
 	memset(k, 0x6b, sizeof(*k));
@@ -813,5 +848,6 @@ void sched_init_smp(void)
 	/* After smp_boot_secondaries installed its hook for the AP stacks. */
 	stack_contains_before = kernel_stack_contains;
 	kernel_stack_contains = task_stack_contains;
+	kernel_stack_guard_hit = task_stack_guard_hit;
 	pr_info("sched: run queues on %u CPUs, init on CPU %u\n", num_online_cpus(), smp_processor_id());
 }

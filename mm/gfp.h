@@ -31,6 +31,9 @@ typedef unsigned int gfp_t;
 #define ___GFP_THISNODE 0x200000u
 #define ___GFP_ACCOUNT 0x400000u
 
+#define __GFP_DMA ((gfp_t)___GFP_DMA)
+#define __GFP_HIGHMEM ((gfp_t)___GFP_HIGHMEM)
+#define __GFP_DMA32 ((gfp_t)___GFP_DMA32)
 #define __GFP_MOVABLE ((gfp_t)___GFP_MOVABLE)
 #define __GFP_RECLAIMABLE ((gfp_t)___GFP_RECLAIMABLE)
 #define __GFP_HIGH ((gfp_t)___GFP_HIGH)   /* may dip into the reserves below min */
@@ -57,6 +60,16 @@ typedef unsigned int gfp_t;
 #define GFP_NOIO (__GFP_RECLAIM)
 #define GFP_NOFS (__GFP_RECLAIM | __GFP_IO)
 #define GFP_USER (__GFP_RECLAIM | __GFP_IO | __GFP_FS | __GFP_HARDWALL)
+
+#define GFP_DMA __GFP_DMA
+#define GFP_DMA32 __GFP_DMA32
+#define GFP_KERNEL_ACCOUNT (GFP_KERNEL | __GFP_ACCOUNT)
+
+/* What an allocation's own nested allocations inherit (Linux's
+ * mm/internal.h GFP_RECLAIM_MASK): how hard to try and in which context,
+ * never where from (no zone, node or movability bits). */
+#define GFP_RECLAIM_MASK (__GFP_RECLAIM | __GFP_HIGH | __GFP_IO | __GFP_FS | __GFP_NOWARN |      \
+			  __GFP_RETRY_MAYFAIL | __GFP_NOFAIL | __GFP_NORETRY | __GFP_NOMEMALLOC)
 
 static inline bool gfpflags_allow_blocking(gfp_t gfp) { return gfp & __GFP_DIRECT_RECLAIM; }
 

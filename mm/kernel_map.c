@@ -65,6 +65,7 @@ struct kernel_walk {
 	void *spare;             /* WALK_MAP: zeroed tables, linked through word 0 */
 	struct list_head freed;  /* WALK_UNMAP: detached tables (their page's lru) */
 	unsigned long cleared;   /* WALK_UNMAP: leaves cleared */
+	bool keep_tables;        /* WALK_UNMAP: detach no table (a noflush unmap) */
 	pte_t *found;            /* WALK_LOOKUP: the leaf entry, or NULL ... */
 	int found_level;         /* ... and its level */
 };
@@ -235,7 +236,7 @@ static int walk_range(struct kernel_walk *w, void *table, int level, unsigned lo
 				 * trampoline's identity map): no process PGD
 				 * copies those entries. Upper-half PGD entries
 				 * stay. */
-				if ((level < PGD_LEVEL || (long)addr >= 0) &&
+				if (!w->keep_tables && (level < PGD_LEVEL || (long)addr >= 0) &&
 				    table_empty(child, level - 1) && table_freeable(child)) {
 					entry_write(table, level, i, 0);
 					list_add(&virt_to_page(child)->lru, &w->freed);
@@ -390,6 +391,30 @@ int unmap_kernel_range(unsigned long addr, unsigned long size)
 		__free_page(p);
 	}
 	return 0;
+}
+
+/* Linux's vunmap_range_noflush, for vmalloc's lazy purge: see kernel_map.h. */
+int unmap_kernel_range_noflush(unsigned long addr, unsigned long size, struct list_head *freed_tables)
+{
+	int err = check_range(addr, size);
+	if (err)
+		return err;
+	struct kernel_walk w = { .op = WALK_UNMAP_CHECK, .keep_tables = !freed_tables };
+	INIT_LIST_HEAD(&w.freed);
+	unsigned long flags, end = addr + size;
+	spin_lock_irqsave(&kernel_map_lock, flags);
+	err = walk_locked(&w, addr, end);
+	if (!err) {
+		w.op = WALK_UNMAP;
+		walk_locked(&w, addr, end);
+	}
+	spin_unlock_irqrestore(&kernel_map_lock, flags);
+	while (!err && freed_tables && !list_empty(&w.freed)) {
+		struct page *p = list_first_entry(&w.freed, struct page, lru);
+		list_del(&p->lru);
+		list_add(&p->lru, freed_tables);
+	}
+	return err;
 }
 
 pte_t *lookup_kernel_address(unsigned long addr, int *level)

@@ -53,6 +53,16 @@ int map_kernel_range_phys(unsigned long addr, unsigned long size, phys_addr_t ph
  * changed). */
 int unmap_kernel_range(unsigned long addr, unsigned long size);
 
+/* unmap_kernel_range without the TLB flush, for vmalloc's lazy freeing
+ * (Linux's vunmap_range_noflush): the caller keeps [addr, addr + size) out
+ * of use until it has flushed it. With freed_tables NULL no table is
+ * detached (the leaves are cleared, the tables stay); otherwise the tables
+ * left empty are detached onto *freed_tables (their page's lru), which the
+ * caller frees with __free_page only after its flush. Same errors as
+ * unmap_kernel_range; interrupts may be off (nothing waits). */
+struct list_head;
+int unmap_kernel_range_noflush(unsigned long addr, unsigned long size, struct list_head *freed_tables);
+
 /* The entry of swapper_pg_dir that maps addr, at whatever level maps it,
  * and its level (1 = 4 KiB PTE, 2 = 2 MiB, 3 = 1 GiB; Linux's
  * lookup_address), or NULL when addr is not mapped. The pointer stays valid

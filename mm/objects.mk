@@ -3,6 +3,7 @@
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
 	mm/change_protection.c \
+	mm/fail_page_alloc.c \
 	mm/fault.c \
 	mm/gup.c \
 	mm/kernel_map.c \
@@ -33,4 +34,6 @@ KERNEL_SRCS += \
 	mm/slab_common.c \
 	mm/teardown.c \
 	mm/util.c \
+	mm/vmalloc.c \
+	mm/vmap_area.c \
 	mm/vma.c

@@ -29,7 +29,9 @@
 #include "mm/page_alloc_internal.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/sched_mm.h"
 #include "kernel/smp.h"
+#include "mm/fail_page_alloc.h"
 #include "kernel/string.h"
 
 pg_data_t *node_data[MAX_NUMNODES];
@@ -57,6 +59,7 @@ enum {
 	ALLOC_WMARK_MASK = 3,
 	ALLOC_HIGH = 4,   /* __GFP_HIGH: may go halfway below min */
 	ALLOC_HARDER = 8, /* atomic: may go a quarter below min */
+	ALLOC_NO_WATERMARKS = 16, /* PF_MEMALLOC: the reclaimer may take the reserve */
 };
 
 static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int alloc_flags)
@@ -71,6 +74,8 @@ static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int 
 	 * then takes no lock). */
 	if (order && !(pgdat->free_mask >> order))
 		return false;
+	if (alloc_flags & ALLOC_NO_WATERMARKS)
+		return pgdat->nr_free >= (1ul << order);
 	return (long)pgdat->nr_free - (long)(1ul << order) + 1 > min;
 }
 
@@ -172,6 +177,29 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
 
 #define MAX_RECLAIM_RETRIES 16
 
+/* Linux's __alloc_pages_slowpath, reduced to what mmlab has: no kswapd,
+ * no compaction, no OOM killer. gfp has the task's scope applied already
+ * (current_gfp_context, in __alloc_pages_full): reclaim sees GFP_NOFS
+ * inside memalloc_nofs_save whatever the caller passed, and shrink_slab
+ * calls only the shrinkers that context allows.
+ *
+ *   - non-blocking (no __GFP_DIRECT_RECLAIM): min watermark, the local
+ *     per-CPU lists, and that is all: never a sleep, never reclaim;
+ *   - PF_MEMALLOC (memalloc_noreclaim_save, a reclaimer allocating): no
+ *     reclaim recursion, but the reserve below min (ALLOC_NO_WATERMARKS)
+ *     unless __GFP_NOMEMALLOC;
+ *   - __GFP_NORETRY: one round of reclaim, then fail;
+ *   - costly orders fail after one round unless __GFP_RETRY_MAYFAIL;
+ *   - __GFP_RETRY_MAYFAIL and the rest: retry while reclaim makes
+ *     progress, fail after MAX_RECLAIM_RETRIES rounds without;
+ *   - __GFP_NOFAIL: never fails; half the reserve once reclaim did not
+ *     help, lets other tasks run between tries, and warns (once per
+ *     request) when it has waited long. */
+#define MAX_RECLAIM_RETRIES 16
+#define NOFAIL_STALL_WARN_LOOPS 1000
+
+unsigned long nofail_retries;
+
 static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
 						     const nodemask_t *nodemask)
 {
@@ -180,6 +208,7 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 		alloc_flags |= ALLOC_HIGH;
 	if (gfp & __GFP_ATOMIC)
 		alloc_flags |= ALLOC_HARDER;
+	bool pfmemalloc = (current_pflags() & PF_MEMALLOC) && !(gfp & __GFP_NOMEMALLOC);
 
 	/* Below low but above min is what min is for (kswapd would be woken
 	 * here; mmlab has none, so direct reclaim does its work). */
@@ -204,10 +233,18 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 		if (page || !gfpflags_allow_blocking(gfp))
 			return page;
 
-		unsigned long reclaimed = shrink_slab(gfp, nid);
-		page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
-		if (page)
-			return page;
+		unsigned long reclaimed = 0;
+		if (pfmemalloc) {
+			/* Linux: "Avoid recursion of direct reclaim". */
+			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags | ALLOC_NO_WATERMARKS);
+			if (page)
+				return page;
+		} else if (!(current_pflags() & PF_MEMALLOC)) {
+			reclaimed = shrink_slab(gfp, nid);
+			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
+			if (page)
+				return page;
+		}
 
 		if (gfp & __GFP_NOFAIL) {
 			/* As Linux: a request that must not fail may use half
@@ -216,7 +253,8 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags | ALLOC_HIGH);
 			if (page)
 				return page;
-			if (loops == 1000)
+			__atomic_add_fetch(&nofail_retries, 1, __ATOMIC_RELAXED);
+			if (loops == NOFAIL_STALL_WARN_LOOPS)
 				pr_warn("page allocation stalls: order:%u, mode:%#x, retrying (__GFP_NOFAIL)\n",
 					order, gfp);
 			cond_resched();
@@ -270,8 +308,12 @@ static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order,
 		return NULL;
 	}
 	struct page *page = get_page_from_freelist(gfp, order, nid, nodemask, ALLOC_WMARK_LOW);
-	if (unlikely(!page) && likely(allowed_nodes_have_memory(gfp, nid, nodemask)))
-		page = alloc_pages_slowpath(gfp, order, nid, nodemask);
+	if (unlikely(!page) && likely(allowed_nodes_have_memory(gfp, nid, nodemask))) {
+		/* The task's scope (memalloc_nofs/noio_save) applies from
+		 * here on, to reclaim above all (Linux's __alloc_pages:
+		 * gfp = current_gfp_context(gfp)). */
+		page = alloc_pages_slowpath(current_gfp_context(gfp), order, nid, nodemask);
+	}
 	if (likely(page))
 		prep_new_page(page, order, gfp);
 	else if (!(gfp & __GFP_NOWARN))
@@ -293,6 +335,10 @@ static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order,
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask)
 {
 	int nid = preferred_nid;
+	/* Linux's prepare_alloc_pages -> should_fail_alloc_page: an injected
+	 * failure returns NULL quietly. */
+	if (unlikely(fail_page_alloc_armed) && should_fail_alloc_page(gfp, order))
+		return NULL;
 	if (nid == NUMA_NO_NODE)
 		nid = numa_node_id();
 	if (likely(order == 0 && !nodemask && (unsigned)nid < MAX_NUMNODES && !(gfp & __GFP_ZERO) &&

@@ -152,11 +152,22 @@ struct shrinker {
 	unsigned long (*scan_objects)(struct shrinker *, struct shrink_control *);
 	struct list_head list;
 	int seeks;
+	/* What the shrinker may need to free its objects: __GFP_FS (a file
+	 * system's caches: inode and dentry locks, writeback), __GFP_IO (a
+	 * block device's: I/O). shrink_slab skips it in a context without
+	 * them (Linux's shrinkers test sc->gfp_mask themselves, as
+	 * super_cache_scan's "if (!(sc->gfp_mask & __GFP_FS)) return
+	 * SHRINK_STOP"); a shrinker may still check, and count a violation. */
+	gfp_t gfp_needs;
+	unsigned long nr_skipped; /* times skipped for the context */
 };
 #define SHRINK_STOP (~0ul)
 int register_shrinker(struct shrinker *s);
 void unregister_shrinker(struct shrinker *s);
-/* Calls every shrinker; returns how many objects they freed. */
+/* Rounds a __GFP_NOFAIL request went round the slow path without memory
+ * (tests wait for it before they free). */
+extern unsigned long nofail_retries;
+/* Calls every shrinker the context allows; returns how many objects they freed. */
 unsigned long shrink_slab(gfp_t gfp, int nid);
 
 #endif

@@ -1,6 +1,12 @@
 /* Shrinkers: callbacks that free memory (slab caches, for instance) when the
  * page allocator's slow path asks, through shrink_slab().
  *
+ * A shrinker is called only from a context that has the flags it declares
+ * (gfp_needs): a GFP_NOFS allocation, or any inside memalloc_nofs_save
+ * (the page allocator applies current_gfp_context before it gets here),
+ * never enters a file system's shrinker; GFP_NOIO enters neither that nor
+ * a block device's.
+ *
  * Invariant: the list of shrinkers does not change while shrinkers run
  * ((un)registering waits for shrinker_lock), and a CPU never enters
  * shrink_slab() again from inside a shrinker: no reclaim recursion. */
@@ -42,6 +48,10 @@ unsigned long shrink_slab(gfp_t gfp, int nid)
 	 * for the lock. Shrinkers may allocate and free, not sleep. */
 	spin_lock(&shrinker_lock);
 	list_for_each_entry(s, &shrinker_list, list) {
+		if (s->gfp_needs & ~gfp) {
+			s->nr_skipped++;
+			continue;
+		}
 		struct shrink_control sc = { .gfp_mask = gfp, .nid = nid };
 		unsigned long count = s->count_objects(s, &sc);
 		if (!count || count == SHRINK_STOP)

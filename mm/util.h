@@ -65,4 +65,33 @@ long overcommit_ratio_write(const struct proc_node *node, const char *buf, size_
 void overcommit_kbytes_show(struct seq_buf *m, const struct proc_node *node);
 long overcommit_kbytes_write(const struct proc_node *node, const char *buf, size_t len);
 
+/* --- kvmalloc --- */
+/* Linux's kvmalloc family (mm/util.c, include/linux/slab.h), with the seed
+ * series' semantics (009, "mm: allow !GFP_KERNEL allocations for
+ * kvmalloc", Linux 5.17) and the newest Linux's handling of non-blocking
+ * flags: kmalloc first (above a page with __GFP_NOWARN, __GFP_NORETRY
+ * unless __GFP_RETRY_MAYFAIL, and never __GFP_NOFAIL), then vmalloc with
+ * the caller's flags, GFP_NOFS and GFP_NOIO included; sizes above INT_MAX
+ * are refused with a warning. Free with kvfree, from any context. */
+#include "mm/gfp.h"
+
+#define KVMALLOC_MAX_SIZE 0x7ffffffful /* INT_MAX */
+
+void *kvmalloc_node(size_t size, gfp_t flags, int node);
+void *kvmalloc(size_t size, gfp_t flags);
+void *kvzalloc(size_t size, gfp_t flags);
+void *kvzalloc_node(size_t size, gfp_t flags, int node);
+/* n * size, or NULL when that overflows. */
+void *kvmalloc_array(size_t n, size_t size, gfp_t flags);
+void *kvcalloc(size_t n, size_t size, gfp_t flags);
+/* Linux 6.12's kvrealloc(p, size, flags): p NULL is kvmalloc; size 0 frees
+ * p; the contents up to the smaller size are kept; p is freed only on
+ * success. */
+void *kvrealloc(const void *p, size_t size, gfp_t flags);
+void kvfree(const void *addr);
+
+/* What kvmalloc did, for tests: allocations served by kmalloc and by the
+ * vmalloc fallback. */
+extern unsigned long kvmalloc_kmalloc_count, kvmalloc_vmalloc_count;
+
 #endif

@@ -11,6 +11,8 @@
  * in-kernel figure uses (bench_mm.c). */
 u64 bench_median(u64 *v, unsigned n);
 
+/* vmalloc+vfree costs and lazy vs eager flushes (vmalloc_bench.c). */
+void run_vmalloc_benchmarks(void);
 /* IPI round trip, spinlock costs, RCU grace period (bench_smp.c). */
 void run_smp_benchmarks(void);
 /* Each "bench" boot module as a process with --bench (user_test.c). */

@@ -259,6 +259,7 @@ static int run_kernel_benchmarks(void)
 	void *v;
 	while ((v = naive_alloc()))
 		free_page((unsigned long)v);
+	run_vmalloc_benchmarks();
 	run_smp_benchmarks();
 	run_user_benchmarks();
 	pr_info("==== end of benchmarks ====\n");

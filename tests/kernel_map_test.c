@@ -3,8 +3,9 @@
  * large entries where alignment allows, an unmap reaches every CPU's TLB,
  * emptied tables (and only those) go back, and every error leaves nothing
  * mapped and nothing allocated. Each case works in its own 1 GiB slot of
- * Linux's vmalloc area, which nothing uses yet, so it starts with no
- * tables below the (preallocated) PUD table. */
+ * Linux's vmalloc area, reserved from vmalloc for the suite (get_vm_area:
+ * nothing else maps there), so it starts with no tables below the
+ * (preallocated) PUD table. */
 #include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/pgtable.h"
@@ -13,9 +14,12 @@
 #include "mm/kernel_map.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
+#include "mm/vmalloc.h"
 #include "tests/kunit.h"
 
-#define TEST_AREA 0xffffc90000000000ul /* Linux's VMALLOC_START */
+#define NR_SLOTS 9
+static struct vm_struct *test_area; /* NR_SLOTS GiB, 1 GiB-aligned */
+#define TEST_AREA ((unsigned long)test_area->addr)
 #define PROT (_PAGE_PRESENT | _PAGE_RW | _PAGE_NX)
 
 static unsigned long slot(unsigned n) { return TEST_AREA + n * PUD_SIZE; }
@@ -446,5 +450,25 @@ static struct kunit_case kernel_map_cases[] = {
 	KUNIT_CASE(no_table_memory_is_enomem),
 	{}
 };
-static struct kunit_suite kernel_map_suite = { .name = "kernel_map", .test_cases = kernel_map_cases };
+static int kernel_map_suite_init(struct kunit_suite *suite)
+{
+	(void)suite;
+	test_area = __get_vm_area_node(NR_SLOTS * PUD_SIZE, PUD_SIZE, VM_NO_GUARD, VMALLOC_START, VMALLOC_END,
+				       NUMA_NO_NODE, GFP_KERNEL, __builtin_return_address(0));
+	return test_area ? 0 : -ENOMEM;
+}
+
+static void kernel_map_suite_exit(struct kunit_suite *suite)
+{
+	(void)suite;
+	free_vm_area(test_area);
+	vm_unmap_aliases();
+}
+
+static struct kunit_suite kernel_map_suite = {
+	.name = "kernel_map",
+	.suite_init = kernel_map_suite_init,
+	.suite_exit = kernel_map_suite_exit,
+	.test_cases = kernel_map_cases,
+};
 kunit_test_suite(kernel_map_suite);

@@ -24,6 +24,7 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "tests/expect.h"
+#include "mm/vmalloc.h"
 #include "tests/kunit.h"
 
 #define HANG_GUARD_TICKS 1000 /* 10 s */
@@ -54,7 +55,7 @@ static int record_where(void *arg)
 	w->cpu = smp_processor_id();
 	w->task_cpu = current->cpu;
 	w->self = current;
-	w->stack_nid = page_to_nid(virt_to_page(current->stack));
+	w->stack_nid = page_to_nid(vmalloc_to_page(current->stack)); /* stacks are vmalloc'ed */
 	__atomic_store_n(&w->ran, 1, __ATOMIC_RELEASE);
 	return (int)w->cpu + 100;
 }

@@ -20,6 +20,7 @@
  * second copy of that CPU, on its stack and run queue, unnoticed (two idle
  * loops on one stack write the same frames) until that CPU switched back to
  * its idle task after running a thread: a kernel panic at RIP 0. */
+#include "mm/vmalloc.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/boot_paging.h"
@@ -129,14 +130,18 @@ static bool start_one(unsigned cpu)
 		       x2apic_enabled() ? "x2APIC" : "xAPIC");
 		return false;
 	}
-	void *stack = cpu_alloc_pages(cpu, AP_STACK_ORDER);
+	/* From vmalloc, with a guard page below (CONFIG_VMAP_STACK): the AP
+	 * enters long mode on swapper_pg_dir, which maps the area. */
+	void *stack = __vmalloc_node_range(PAGE_SIZE << AP_STACK_ORDER, PAGE_SIZE << AP_STACK_ORDER, VMALLOC_START,
+					   VMALLOC_END, GFP_KERNEL, PAGE_KERNEL_VMALLOC, VM_STACK, nid,
+					   __builtin_return_address(0));
 	unsigned tables_order = 0;
 	while ((PAGE_SIZE << tables_order) < sizeof(struct cpu_tables))
 		tables_order++;
 	void *tables = cpu_alloc_pages(cpu, tables_order);
 	if (!stack || !tables || !setup_per_cpu_area(cpu, nid)) {
 		pr_err("smp: no memory to start CPU %u\n", cpu);
-		cpu_free_pages(stack, AP_STACK_ORDER);
+		vfree(stack);
 		cpu_free_pages(tables, tables_order);
 		return false;
 	}

@@ -31,6 +31,7 @@ void (*trap_fault_hook)(struct pt_regs *regs, u64 cr2);
 DEFINE_PER_CPU(unsigned long, nmi_count);
 DEFINE_PER_CPU(unsigned long, nmi_user_count);
 DEFINE_PER_CPU(int, irq_depth);
+bool (*kernel_stack_guard_hit)(u64 addr, char *buf, size_t size);
 
 static interrupt_handler_t interrupt_handlers[256];
 
@@ -175,8 +176,11 @@ void show_fault(const struct pt_regs *regs, u64 cr2)
 	printk(KERN_EMERG "CR0: %016lx CR3: %016lx CR4: %016lx\n", read_cr0(), read_cr3(),
 	       read_cr4());
 	u64 guard = (u64)(uintptr_t)boot_stack_guard;
+	char where[160];
 	if (regs->rsp >= guard && regs->rsp < guard + 4096 + 64)
 		printk(KERN_EMERG "RSP is in the boot stack's guard page: kernel stack overflow\n");
+	else if (kernel_stack_guard_hit && kernel_stack_guard_hit(regs->rsp, where, sizeof(where)))
+		printk(KERN_EMERG "RSP is in %s: kernel stack overflow\n", where);
 	show_backtrace(regs->rip, regs->rbp);
 }
 

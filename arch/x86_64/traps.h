@@ -36,6 +36,9 @@ void register_interrupt_handler(unsigned vector, interrupt_handler_t fn);
 /* Set by the thread code: whether addr lies on some thread's kernel stack
  * (for backtraces). */
 extern bool (*kernel_stack_contains)(u64 addr);
+/* Whether addr is in the guard page of a vmalloc'ed kernel stack; fills buf
+ * with a description naming the stack (set by the scheduler). */
+extern bool (*kernel_stack_guard_hit)(u64 addr, char *buf, size_t size);
 const char *trap_name(unsigned vector);
 /* NMIs taken on each CPU (ignored otherwise). */
 #include "kernel/percpu.h"

@@ -19,9 +19,9 @@ HOST_MM_DIR := $(B)/host/mm
 # kernel/string.c is not compiled: libc provides the same functions.
 HOST_SHIM_SRCS := tests/host/shim.c tests/host/ktest.c
 HOST_MEMBLOCK_SRCS := mm/memblock.c mm/numa.c kernel/topology.c
-HOST_PAGE_ALLOC_SRCS := $(HOST_MEMBLOCK_SRCS) mm/page_alloc.c mm/page_alloc_pcp.c mm/page_alloc_checks.c \
-	mm/page_alloc_init.c mm/page_alloc_stats.c mm/shrinker.c kernel/spinlock.c kernel/ratelimit.c \
-	tests/host/mm_boot.c
+HOST_PAGE_ALLOC_SRCS := $(HOST_MEMBLOCK_SRCS) mm/page_alloc.c mm/fail_page_alloc.c mm/page_alloc_pcp.c \
+	mm/page_alloc_checks.c mm/page_alloc_init.c mm/page_alloc_stats.c mm/shrinker.c kernel/spinlock.c \
+	kernel/ratelimit.c tests/host/mm_boot.c
 HOST_SLAB_SRCS := $(HOST_PAGE_ALLOC_SRCS) $(wildcard mm/slab.c mm/slab_common.c mm/kmalloc.c)
 
 # A test is listed only when the code it tests exists, so the fragment works
@@ -35,6 +35,7 @@ ifneq ($(wildcard mm/slab.c),)
 HOST_MM_TESTS += $(B)/host/slab_test $(B)/host/slab_node_fallback_test
 endif
 HOST_MM_TESTS += $(B)/host/vma_test
+HOST_MM_TESTS += $(B)/host/vmalloc_tree_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
 $(HOST_MM_DIR)/san/%.o: %.c
@@ -65,6 +66,9 @@ HOST_VMA_SRCS := kernel/rbtree.c kernel/spinlock.c mm/vma.c mm/mmap.c mm/mprotec
 vma_test_SRCS := tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c \
 	$(HOST_VMA_SRCS) $(HOST_MEMBLOCK_SRCS)
 
+# The vmalloc area's free-range tree (mm/vmap_area.c): portable, no stubs.
+vmalloc_tree_test_SRCS := mm/vmap_area.c kernel/rbtree.c $(HOST_MEMBLOCK_SRCS)
+
 .SECONDEXPANSION:
 $(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRCS) $$(HOST_SHIM_SRCS))
 	$(say) LINK $@
@@ -74,11 +78,17 @@ $(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c $
 	$(say) LINK $@
 	$(Q)$(HOSTCC) -o $@ $^
 
+# The vmalloc area's range allocator against a linked-list first fit.
+$(B)/host/vmalloc_bench: $(call host_opt_objs,tests/host/vmalloc_bench.c mm/vmap_area.c kernel/rbtree.c)
+	$(say) LINK $@
+	$(Q)$(HOSTCC) -o $@ $^
+
 .PHONY: host-tests bench-host
 host-tests: $(HOST_MM_TESTS) $(B)/host/runner-selftest
 
-bench-host: $(B)/host/bench_page_alloc
+bench-host: $(B)/host/bench_page_alloc $(B)/host/vmalloc_bench
 	@mkdir -p $(B)/bench
 	$(B)/host/bench_page_alloc --text $(B)/bench/host.txt --json $(B)/bench/host.json $(BENCH_ARGS)
+	$(B)/host/vmalloc_bench --text $(B)/bench/host-vmalloc.txt
 
 -include $(shell find $(HOST_MM_DIR) -name '*.d' 2>/dev/null)
