@@ -193,6 +193,7 @@ long overcommit_kbytes_write(const struct proc_node *node, const char *buf, size
 	WRITE_ONCE(sysctl_overcommit_kbytes, (unsigned long)v);
 	WRITE_ONCE(sysctl_overcommit_ratio, 0);
 	return (long)len;
+}
 
 /* --- kvmalloc --- */
 /* Linux's mm/util.c kvmalloc_node and friends; see mm/util.h. */
