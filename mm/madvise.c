@@ -254,6 +254,9 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len_in, 
 	 * nor frees a page table, so faults of other threads go on beside
 	 * it; the write lock for the rest. */
 	bool write = madvise_need_mmap_write(behavior);
+	bool dontneed = behavior == MADV_DONTNEED || behavior == MADV_DONTNEED_LOCKED;
+	/* The PMD extension's trigger in refcount mode: a PTE table went. */
+	long nr_ptes = __atomic_load_n(&mm->nr_ptes, __ATOMIC_RELAXED);
 	int ret;
 	if (write)
 		mmap_write_lock(mm);
@@ -267,8 +270,12 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len_in, 
 		mmap_write_unlock(mm);
 	else
 		mmap_read_unlock(mm);
-	if (behavior == MADV_DONTNEED || behavior == MADV_DONTNEED_LOCKED)
-		try_to_free_pmd_tables(mm, start, end); /* scan mode's PMD extension */
+	/* The PMD extension (mm/pt_reclaim.c): empty PMD tables of the range
+	 * go under a write trylock, in scan mode after a DONTNEED of at least
+	 * a table's span, in refcount mode after one that freed a PTE table. */
+	if (dontneed && (pt_reclaim_scan_enabled() ||
+			 (pte_ref_enabled() && __atomic_load_n(&mm->nr_ptes, __ATOMIC_RELAXED) < nr_ptes)))
+		try_to_free_pmd_tables(mm, start, end);
 	return ret;
 }
 

@@ -41,7 +41,8 @@
  *   - the mode is a run-time choice (pt_reclaim_scan_enabled()), not a
  *     build option (CONFIG_PT_RECLAIM).
  *
- * The PMD extension (scan mode; try_to_free_pmd_tables). Mainline leaves
+ * The PMD extension (scan and refcount modes; try_to_free_pmd_tables).
+ * Mainline leaves
  * empty PMD tables behind (the cover letter's 50 GiB workload: 50 of them,
  * 200 kB). A PMD table cannot go under the mmap READ lock the way a PTE
  * table does: a fault holds a pmd_t * into it from pmd_alloc() to
@@ -57,8 +58,16 @@
  * clearing its PUD entry under page_table_lock (the lock __pmd_alloc
  * installs under). The lockless walker (get_user_pages_fast) holds no
  * mmap lock; it is covered, as for PTE tables, by the RCU-deferred free of
- * the gather's table batch. Cost, paid only in scan mode by a
- * MADV_DONTNEED of at least 2 MiB: a write trylock and unlock of
+ * the gather's table batch. The refcount design uses the same clean-up
+ * for its PMD tables rather than a count of its own: counting a PMD table's
+ * walkers would mean a reference taken by every walker that steps from a
+ * PUD entry into it (the fault across its sleeping allocation, every range
+ * walk, get_user_pages_fast), a second series' worth of change; the write
+ * trylock gives the same result for the cover letter's workload. In
+ * refcount mode madvise calls it only when the MADV_DONTNEED freed a PTE
+ * table (the mm's nr_ptes went down), so a DONTNEED that emptied nothing
+ * pays one atomic read. Cost, paid by such a MADV_DONTNEED (in scan mode,
+ * one of at least 2 MiB): a write trylock and unlock of
  * mmap_lock, 512 reads per PMD table of the range, and, when the range
  * emptied its PMD table (the workload: every chunk), one table freed and
  * allocated again by the next fault there (a page allocation, a 4 KiB
@@ -236,16 +245,18 @@ static bool pmd_table_empty(const pmd_t *table)
 
 void try_to_free_pmd_tables(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
-	if (!pt_reclaim_scan_enabled())
+	if (pte_reclaim_mode == PTE_RECLAIM_OFF)
 		return;
 	/* Only the user half: madvise may have been given a range past it
 	 * (and refused it with -ENOMEM), and the kernel half's tables are
 	 * shared by every mm. */
 	if (end > TASK_SIZE)
 		end = TASK_SIZE;
-	/* A range shorter than a PTE table freed none (reclaim_pt_is_enabled),
-	 * so it cannot have emptied a PMD table. */
-	if (start >= end || end - start < PMD_SIZE)
+	/* In scan mode a range shorter than a PTE table freed none
+	 * (reclaim_pt_is_enabled), so it cannot have emptied a PMD table; in
+	 * refcount mode any range may have dropped a table's last entry
+	 * (madvise calls us only when some PTE table went). */
+	if (start >= end || (pt_reclaim_scan_enabled() && end - start < PMD_SIZE))
 		return;
 	if (!mmap_write_trylock(mm)) {
 		stat_inc(&stats.pmd_trylock_failed);

@@ -81,7 +81,8 @@ void try_to_free_pte(struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
 
 /* The PMD extension (mmlab's, not mainline's): called by madvise after
  * MADV_DONTNEED of [start, end) dropped the mmap read lock. In scan mode,
- * when the range could have freed a PTE table (at least PMD_SIZE long) and
+ * when the range could have freed a PTE table (at least PMD_SIZE long), and
+ * in refcount mode (madvise calls it when the zap freed a PTE table), if
  * mmap_write_trylock() succeeds, frees every PMD table of the range whose
  * 512 entries are all none (PUD entry cleared, table through an
  * mmu_gather). The caller holds no mmap lock. */

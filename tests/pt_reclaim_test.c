@@ -29,6 +29,7 @@
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/pt_reclaim.h"
+#include "mm/pte_ref.h"
 #include "mm/slab.h"
 
 #define BASE 0x0000100000000000ul /* a PGD entry of its own */
@@ -453,6 +454,36 @@ static void pmd_extension_workload_ends_within_4k(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, free_pages_settled(), free_at_start);
 }
 
+/* The refcount design with the same PMD extension (madvise calls it when a
+ * PTE table went): the chunks straddle two PTE tables each (half a table
+ * off), which the scan design could never free, and still VmPTE ends
+ * within 4 kB: every PTE table goes with its last entry, every PMD table
+ * with its last PTE table. */
+static void refcount_workload_ends_within_4k_even_unaligned(struct kunit *test)
+{
+	use_mode(test, PTE_RECLAIM_REFCOUNT);
+	unsigned long tables_at_start = nr_user_pagetable_pages();
+	unsigned long free_at_start = free_pages_settled();
+	struct mm_struct *mm = make_space(test, BASE, 4 * PUD_SIZE);
+	long vmpte_before = mm->pgtables_bytes;
+	struct pt_reclaim_stats s0, s1;
+	pt_reclaim_stats_read(&s0);
+	workload(test, mm, WORKLOAD_START + PMD_SIZE / 2, WORKLOAD_CHUNKS);
+	pt_reclaim_stats_read(&s1);
+	KUNIT_EXPECT_LE(test, mm->pgtables_bytes - vmpte_before, 4096);
+	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 0);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0);
+	/* Nothing for the scan to do: the counts freed the PTE tables. */
+	KUNIT_EXPECT_EQ(test, s1.pte_tables_freed - s0.pte_tables_freed, 0);
+	KUNIT_EXPECT_GT(test, s1.pmd_tables_freed - s0.pmd_tables_freed, 0);
+	KUNIT_EXPECT_FALSE(test, pmd_table_at(mm, WORKLOAD_START));
+	KUNIT_EXPECT_FALSE(test, pmd_table_at(mm, BASE + PUD_SIZE));
+	drop_space(test, mm);
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), tables_at_start);
+	KUNIT_EXPECT_EQ(test, free_pages_settled(), free_at_start);
+}
+
 static void off_mode_workload_keeps_every_table(struct kunit *test)
 {
 	use_mode(test, PTE_RECLAIM_OFF);
@@ -721,6 +752,7 @@ static struct kunit_case pt_reclaim_cases[] = {
 	KUNIT_CASE(scan_keeps_a_table_refilled_before_the_check),
 	KUNIT_CASE(off_mode_keeps_tables_until_munmap),
 	KUNIT_CASE(pmd_extension_workload_ends_within_4k),
+	KUNIT_CASE(refcount_workload_ends_within_4k_even_unaligned),
 	KUNIT_CASE(off_mode_workload_keeps_every_table),
 	KUNIT_CASE(pmd_extension_leaves_busy_or_locked_pmd_tables),
 	KUNIT_CASE(scan_then_munmap_and_exit_give_everything_back),

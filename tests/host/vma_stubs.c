@@ -226,7 +226,10 @@ void zap_page_range_dontneed(struct vm_area_struct *vma, unsigned long start, un
 	zap_page_range(vma, start, size);
 }
 
-/* mm/pt_reclaim.c's PMD extension: no page tables here. */
+/* mm/pt_reclaim.c's mode and PMD extension: no page tables here (off:
+ * madvise's trigger for the extension never fires). */
+enum pte_reclaim_mode pte_reclaim_mode = PTE_RECLAIM_OFF;
+
 void try_to_free_pmd_tables(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
 	(void)mm;
