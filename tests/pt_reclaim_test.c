@@ -592,6 +592,8 @@ struct stress {
 	 * the middle of faults (a fault round that met no zap would cost no
 	 * fault at all). */
 	volatile unsigned long fault_starts, zaps, faulters_done, zappers_done;
+	/* What went wrong, by kind, and the first wrong word read back. */
+	volatile unsigned long madvise_errors, copy_errors, wrong_words, first_wrong, first_wanted;
 };
 struct stress_worker {
 	struct stress *st;
@@ -627,8 +629,10 @@ static int stress_fn(void *data)
 			last = wait_for_change(&st->fault_starts, last, &st->faulters_done, nr_faulters);
 			unsigned long start = r % 3 == 2 ? BASE + PMD_SIZE : BASE;
 			unsigned long len = r % 3 == 0 ? 2 * PMD_SIZE : PMD_SIZE;
-			if (do_madvise(st->mm, start, len, MADV_DONTNEED))
+			if (do_madvise(st->mm, start, len, MADV_DONTNEED)) {
 				bad++;
+				inc_rel(&st->madvise_errors);
+			}
 			inc_rel(&st->zaps);
 			__atomic_add_fetch(&st->progress, 1, __ATOMIC_RELAXED);
 			cond_resched();
@@ -643,9 +647,16 @@ static int stress_fn(void *data)
 			for (unsigned long p = w->id; p < STRESS_PAGES; p += 31) {
 				u64 *addr = (u64 *)(BASE + p * PAGE_SIZE) + w->id;
 				u64 v = (u64)r << 32 | p << 8 | w->id | 1, got = 1;
-				if (copy_to_user(addr, &v, 8) || copy_from_user(&got, addr, 8) ||
-				    (got != v && got != 0))
+				if (copy_to_user(addr, &v, 8) || copy_from_user(&got, addr, 8)) {
 					bad++;
+					inc_rel(&st->copy_errors);
+				} else if (got != v && got != 0) {
+					bad++;
+					if (!__atomic_fetch_add(&st->wrong_words, 1, __ATOMIC_ACQ_REL)) {
+						st->first_wrong = got;
+						st->first_wanted = v;
+					}
+				}
 			}
 			__atomic_add_fetch(&st->progress, 1, __ATOMIC_RELAXED);
 			cond_resched();
@@ -722,6 +733,10 @@ static void scan_beside_faults_on_every_cpu(struct kunit *test)
 	for (unsigned i = 0; i < st.nr; i++)
 		kthread_join(w[i].task);
 	KUNIT_EXPECT_EQ(test, st.errors, 0);
+	if (st.errors)
+		kunit_info(test, "%lu MADV_DONTNEED failed, %lu user copies failed, %lu words read "
+			   "back wrong (first: %#lx for %#lx)", st.madvise_errors, st.copy_errors,
+			   st.wrong_words, st.first_wrong, st.first_wanted);
 	pt_reclaim_stats_read(&s1);
 	kunit_info(test, "%u threads: %lu PTE tables freed, %lu refilled before the check, "
 		   "%lu PMD tables freed, %lu write trylocks failed, %lu faults", st.nr,
