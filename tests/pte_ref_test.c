@@ -272,8 +272,11 @@ static void clear_hook_action(void *unused)
 static void fault_racing_the_free_retries(struct kunit *test)
 {
 	struct ref_space s;
-	space_init(test, &s, PMD_SIZE);
-	fault(test, &s, BASE + PMD_SIZE - PAGE_SIZE, false); /* upper tables */
+	space_init(test, &s, 2 * PMD_SIZE);
+	/* The upper tables, kept by a page in the next PTE table: an empty
+	 * PMD table would go with the PMD extension (mm/pt_reclaim.c). */
+	fault(test, &s, BASE + PMD_SIZE - PAGE_SIZE, false);
+	fault(test, &s, BASE + PMD_SIZE, false);
 	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, PMD_SIZE, MADV_DONTNEED), 0);
 	KUNIT_ASSERT_FALSE(test, table_at(&s, BASE));
 	long vmpte = s.mm->pgtables_bytes;
