@@ -30,7 +30,10 @@
  *     PMD and PTE locks held); in refcount mode (mm/pte_ref.h) the last
  *     put of its count frees it under either lock, so a walker under the
  *     read lock enters it with a reference (pte_tryget_map[_lock], the
- *     fault's pte_alloc) and the free waits for an RCU grace period; Taken for writing by mmap, munmap, mprotect,
+ *     fault's pte_alloc) and the free waits for an RCU grace period.
+ *     Empty PMD tables also go under the write lock, taken with a
+ *     trylock after MADV_DONTNEED (mm/pt_reclaim.c's PMD extension).
+ *     Taken for writing by mmap, munmap, mremap, mprotect,
  *     brk, the madvise advice that changes vm_flags, exit_mmap; for
  *     reading by page faults (kernel uaccess faults included), populate
  *     (MAP_POPULATE after downgrading, MADV_POPULATE_*), MADV_DONTNEED/
@@ -60,8 +63,11 @@
  *     reloading CR3 when it switches back drops every user translation (no
  *     PCIDs).
  * Order: mmap_lock -> page_table_lock -> PTE lock; a PTE lock is never
- * held with another PTE lock nor with page_table_lock taken inside it
- * (the zap of a huge PMD takes page_table_lock with no PTE lock held).
+ * held with page_table_lock taken inside it (the zap of a huge PMD takes
+ * page_table_lock with no PTE lock held), and two PTE locks are held at
+ * once only by mremap's move_ptes, source then destination, under the
+ * mmap write lock (no other walker can take two, so the order cannot
+ * invert; Linux's move_ptes does the same).
  * The page allocator's and slab's locks are taken inside any of them only
  * through a free that cannot sleep; allocations that may sleep happen
  * before a spinlock is taken (pte_alloc_one, alloc_anon_page), and a full
