@@ -21,6 +21,7 @@
  * FS/GS base, credentials, limits or scheduling class. exit_group ends it.
  * A canary outside the sandbox is checked at the end. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +73,8 @@ static const uint64_t kernel_addrs[] = {
 	0xffffffffff600000ull, /* the vsyscall page */
 	0xfffffffffffff000ull, /* the last page */
 	0xffffc90000000000ull, /* vmalloc */
-	0x0000800000000000ull, /* just past user space (non-canonical) */
+	0x0000800000000000ull, /* just past user space (non-canonical with 4-level
+				* paging; a user address with 5-level) */
 	0x8000000000000000ull, /* non-canonical */
 };
 
@@ -303,6 +305,48 @@ static long raw_syscall6(long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_
 	return ret;
 }
 
+/* The call in flight, for the report of a signal that kills the fuzzer
+ * (a kernel that sends one where it should return an errno). */
+static volatile long last_nr = -1000, last_index = -1;
+static volatile uint64_t last_args[6];
+
+static void put_hex(char *out, int *n, uint64_t v)
+{
+	out[(*n)++] = '0';
+	out[(*n)++] = 'x';
+	for (int sh = 60; sh >= 0; sh -= 4)
+		out[(*n)++] = "0123456789abcdef"[(v >> sh) & 15];
+}
+
+static void fatal_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	char out[320];
+	int n = 0;
+	const char *head = "syscall_fuzz: fatal signal at ";
+	while (*head)
+		out[n++] = *head++;
+	put_hex(out, &n, (uint64_t)si->si_addr);
+	head = " after call #";
+	while (*head)
+		out[n++] = *head++;
+	put_hex(out, &n, (uint64_t)last_index);
+	out[n++] = ' ';
+	out[n++] = 'n';
+	out[n++] = 'r';
+	out[n++] = ' ';
+	put_hex(out, &n, (uint64_t)last_nr);
+	for (int i = 0; i < 6; i++) {
+		out[n++] = ' ';
+		put_hex(out, &n, last_args[i]);
+	}
+	out[n++] = '\n';
+	if (write(2, out, (size_t)n) < 0)
+		_exit(1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static bool in_sandbox(uint64_t a, uint64_t len)
 {
 	uint64_t s = (uint64_t)sandbox;
@@ -359,7 +403,13 @@ static long one_call(const struct call *c, long *nr_out)
 		break;
 	case 158: /* arch_prctl: never set FS/GS to anything that works */
 		a[0] = 0x1001 + pick(4); /* SET_GS, SET_FS, GET_FS, GET_GS */
-		a[1] = gen_kaddr();  /* never 0 or a user address */
+		/* Never 0 or a user address, with 5-level paging too (Linux
+		 * 6.1 in QEMU -cpu max runs LA57: 0x800000000000 is then a user
+		 * address, which ARCH_SET_FS accepts, and the next TLS access
+		 * of the C library faults). */
+		do
+			a[1] = gen_kaddr();
+		while (a[1] < 0x0100000000000000ull);
 		if (pick(8) == 0)
 			a[0] = 0x1000 + pick(0x40);
 		if (a[0] == 0x1001 || a[0] == 0x1002 || a[0] == 0x1003 || a[0] == 0x1004)
@@ -403,6 +453,9 @@ static long one_call(const struct call *c, long *nr_out)
 		break;
 	}
 	*nr_out = nr;
+	last_nr = nr;
+	for (int i = 0; i < 6; i++)
+		last_args[i] = a[i];
 	long r = raw_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	/* A mapping made outside the sandbox is unmapped at once, so that the
 	 * run's address space stays what the fuzzer knows. */
@@ -461,8 +514,15 @@ int main(int argc, char **argv)
 
 	long ok = 0, efault = 0, enosys = 0, other = 0;
 	long long t0 = now_ns();
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fatal_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
 	for (long i = 0; i < ncalls; i++) {
 		long nr;
+		last_index = i;
 		long r = one_call(&calls[pick(NR_CALLS)], &nr);
 		if (r >= 0 || r < -4095)
 			ok++;
@@ -477,6 +537,7 @@ int main(int argc, char **argv)
 			close((int)r);
 	}
 	long long t1 = now_ns();
+	last_nr = -2000; /* the calls are over: what follows is the checks */
 	note("%ld calls in %lld ms: %ld returned a value, %ld EFAULT, %ld ENOSYS, %ld other errors",
 	     ncalls, (t1 - t0) / 1000000, ok, efault, enosys, other);
 	CHECK_CMP(ok + efault + enosys + other, ==, ncalls);
