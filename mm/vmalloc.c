@@ -104,7 +104,7 @@ static void vmap_init_locked(void)
 		return;
 	vmap_free_tree_init(&free_tree, free_va_node);
 	initial_area.va_start = VMALLOC_START;
-	initial_area.va_end = VMALLOC_END;
+	initial_area.va_end = VMALLOC_ALLOC_END;
 	vmap_free_insert(&free_tree, &initial_area);
 	mutex_init(&vmap_purge_lock);
 	vmap_ready = true;

@@ -28,6 +28,10 @@ struct page;
 #define VMALLOC_START 0xffffc90000000000ul
 #define VMALLOC_SIZE_TB 32ul
 #define VMALLOC_END (VMALLOC_START + (VMALLOC_SIZE_TB << 40) - 1)
+/* mmlab maps the local APIC at 0xffffe80000000000 (arch/x86_64/apic.c
+ * APIC_VIRT), inside Linux's vmalloc range: areas are handed out only
+ * below it, so that no area can cover (and, failing to map, unmap) it. */
+#define VMALLOC_ALLOC_END 0xffffe80000000000ul
 
 /* vm_struct flags, Linux's values. */
 #define VM_IOREMAP 0x00000001
