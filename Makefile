@@ -6,7 +6,8 @@
 #                 (linux-ring among them: Debian's Linux on the default machine)
 #   make compare  the user programs on mmlab (default) and on Linux (linux-ring),
 #                 side by side (FILTER defaults to 'user.*' here)
-#   make bench    benchmarks: on the host natively, then in the kernel (build/bench/)
+#   make bench    benchmarks: on the host natively, then in the kernel (build/bench/);
+#                 make bench-pte: only issue 11's per-pte_reclaim-mode table
 #   make fuzz     the system-call fuzzer, longer: FUZZ_CALLS per seed of FUZZ_SEEDS,
 #                 on the host's Linux and on mmlab (build/fuzz-results/)
 #   make debug    boot halted, with gdb attached to QEMU's stub
@@ -92,7 +93,7 @@ HOST_TESTS += $(USER_HOST_TESTS)
 # booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
 include tools/linux/linux.mk
 
-.PHONY: all deps run test compare debug bench fuzz clean host-tests
+.PHONY: all deps run test compare debug bench bench-pte fuzz clean host-tests
 
 deps:
 	@tools/deps.sh
@@ -264,6 +265,31 @@ bench:
 		echo "== in-kernel benchmarks on '$$t' under $(ACCEL)$(if $(ICOUNT), with -icount shift=0 (ns are instructions)) (build/bench/kernel-$$t.txt)"; \
 		$(RUNNER) run $(RUNNER_ARGS) $(if $(ICOUNT),--icount) --cmdline "bench" $$t </dev/null | tr -d '\r' | \
 			sed -n '/==== in-kernel benchmarks/,/==== end of benchmarks/p' | tee $(B)/bench/kernel-$$t.txt; \
+	done
+	@$(MAKE) --no-print-directory bench-pte
+
+# Issue 11's table (docs/pte_tables.md): the user benchmark programs booted
+# once per pte_reclaim mode, always under -icount shift=0 (every guest ns is
+# one instruction: the modes differ by ~1%, which TCG's wall clock would
+# hide). BENCH_PTE_SINGLE run on 'single' (1 vCPU); BENCH_PTE_SMP on
+# 'default' (4 vCPUs, for T = 1, 2, 4 threads: under -icount one TCG thread
+# runs all vCPUs, so a figure there is the instructions of all CPUs
+# together per fault). pte_table_growth_full is the cover letter's whole
+# workload, ~72 G instructions per mode: drop it from BENCH_PTE_SINGLE for
+# a quick run. pte_ref.debug=0: the empty-table check on every free is a
+# make test aid, not part of either design. Figures: build/bench/pte-MODE.txt.
+BENCH_PTE_MODES ?= refcount scan off
+BENCH_PTE_SINGLE ?= multi_fault,mmap_munmap,pte_table_growth_full
+BENCH_PTE_SMP ?= pte_multi_fault
+bench-pte:
+	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
+	@mkdir -p $(B)/bench
+	@for m in $(BENCH_PTE_MODES); do \
+		echo "== pte_reclaim=$$m, -icount shift=0 (ns are instructions): $(BENCH_PTE_SINGLE) on 'single', $(BENCH_PTE_SMP) on 'default' ($(B)/bench/pte-$$m.txt)"; \
+		for run in "single $(BENCH_PTE_SINGLE)" "default $(BENCH_PTE_SMP)"; do \
+			set -- $$run; \
+			$(RUNNER) run $(RUNNER_ARGS) --icount --cmdline "run=$$2 pte_reclaim=$$m pte_ref.debug=0" $$1 </dev/null; \
+		done | tr -d '\r' | grep -a -E '^(bench:|pte_reclaim:|mmlab: .* exited)' | tee $(B)/bench/pte-$$m.txt; \
 	done
 
 # The longer run of the system-call fuzzer (tests/user/tests/syscall_fuzz.c;
