@@ -20,9 +20,10 @@
  *
  * Invariants: a page is mapped at exactly one of its old and new addresses
  * at any time (the old PTE is cleared before the new one is set, under
- * both PTE locks); no entry is lost (a move that stops short, when memory
- * for a table runs out, is moved back and the new VMA unmapped instead,
- * as Linux); RSS does not change, total_vm grows by the growth (by new_len
+ * both PTE locks); no entry is lost: every table the move needs is
+ * allocated, and every table it reads is held, before the first entry
+ * moves (prepare_move), so a move either fails whole with nothing moved
+ * (the new VMA is unmapped, -ENOMEM) or completes; RSS does not change, total_vm grows by the growth (by new_len
  * with MREMAP_DONTUNMAP), VmPTE counts the tables wherever they hang.
  *
  * Locking: all of mremap runs under mm->mmap_lock held for WRITING. That
@@ -206,14 +207,135 @@ static bool move_huge_pmd(struct vm_area_struct *vma, unsigned long old_addr, pm
 	return true;
 }
 
+/* The next step of a move from old_addr: up to the next PMD boundary of
+ * the old and of the new range, whichever comes first. */
+static unsigned long move_extent(unsigned long old_addr, unsigned long old_end,
+				 unsigned long new_addr)
+{
+	unsigned long extent = ((old_addr + PMD_SIZE) & PMD_MASK) - old_addr;
+	if (extent > old_end - old_addr)
+		extent = old_end - old_addr;
+	unsigned long new_next = (new_addr + PMD_SIZE) & PMD_MASK;
+	if (extent > new_next - new_addr)
+		extent = new_next - new_addr;
+	return extent;
+}
+
+/* How one step moves: nothing to move, a huge PMD or a whole PTE table
+ * moved as one PMD entry, or the entries one by one (move_ptes). */
+enum move_kind { MOVE_NOTHING, MOVE_HUGE_PMD, MOVE_TABLE, MOVE_ENTRIES };
+
+static enum move_kind classify_step(pmd_t *old_pmd, pmd_t *new_pmd, unsigned long extent)
+{
+	if (!old_pmd)
+		return MOVE_NOTHING;
+	pmd_t val = pmdp_get(old_pmd);
+	if (pmd_none(val))
+		return MOVE_NOTHING;
+	if (pmd_trans_huge(val))
+		return MOVE_HUGE_PMD;
+	if (extent == PMD_SIZE && pmd_none(pmdp_get(new_pmd)))
+		return MOVE_TABLE;
+	return MOVE_ENTRIES;
+}
+
+/* The references prepare_move holds for one MOVE_ENTRIES step: one on the
+ * destination table and one on the source table, dropped once the step's
+ * entries have moved (or the move is given up). */
+static void release_step(struct mm_struct *mm, pmd_t *old_pmd, unsigned long old_addr,
+			 pmd_t *new_pmd, unsigned long new_addr)
+{
+	pte_put(mm, new_pmd, new_addr);
+	pte_put(mm, old_pmd, old_addr);
+}
+
+/* Gives back what prepare_move holds for the steps of [old_addr, stop) of
+ * a move that ends at old_end, none of which has moved: each classifies
+ * as it did in prepare_move (the destination of a MOVE_TABLE step is none
+ * still; that of a MOVE_ENTRIES step now holds a table). */
+static void release_steps(struct mm_struct *mm, unsigned long old_addr, unsigned long new_addr,
+			  unsigned long stop, unsigned long old_end)
+{
+	unsigned long extent;
+	for (; old_addr < stop; old_addr += extent, new_addr += extent) {
+		extent = move_extent(old_addr, old_end, new_addr);
+		pmd_t *old_pmd = get_old_pmd(mm, old_addr);
+		if (!old_pmd)
+			continue;
+		pmd_t *new_pmd = mm_find_pmd(mm, new_addr);
+		if (new_pmd && classify_step(old_pmd, new_pmd, extent) == MOVE_ENTRIES)
+			release_step(mm, old_pmd, old_addr, new_pmd, new_addr);
+	}
+}
+
+/* mmlab's first pass, for the refcounted tables: everything the move will
+ * need is allocated and held before a single entry moves, so that the
+ * move itself cannot stop short. Linux's move_page_tables allocates as it
+ * goes and, when memory runs out, moves the entries back (the old tables
+ * are still there: Linux frees none on the way). With the series'
+ * refcount a source table whose last entry moved is freed at once
+ * (pte_put_many in move_ptes), so a move back would need memory again,
+ * and a move back that failed would leave pages under the new VMA that is
+ * then unmapped: lost data. Hence, for every step that moves entries one
+ * by one: the PUD/PMD tables on the new side, the destination PTE table
+ * with a reference (pte_alloc), and a reference on the source table, so
+ * that it stays until the last step that reads it is done. Steps that
+ * move a whole table or a huge PMD need only the new PMD entry. A huge
+ * PMD that the move covers in part (no THP split in mmlab) or finds a
+ * destination entry in the way fails here too. On failure everything
+ * taken is dropped (a destination table that got no entry is freed by
+ * its last put in refcount mode, and with the new VMA by the unmap in the
+ * other modes) and false is returned: nothing moved. */
+static bool prepare_move(struct mm_struct *mm, unsigned long old_addr, unsigned long new_addr,
+			 unsigned long len)
+{
+	unsigned long old_end = old_addr + len, addr = old_addr, naddr = new_addr, extent;
+	bool ok = true;
+	for (; addr < old_end; addr += extent, naddr += extent) {
+		extent = move_extent(addr, old_end, naddr);
+		pmd_t *old_pmd = get_old_pmd(mm, addr);
+		if (!old_pmd)
+			continue;
+		pmd_t *new_pmd = alloc_new_pmd(mm, naddr);
+		if (!new_pmd) {
+			ok = false;
+			break;
+		}
+		enum move_kind kind = classify_step(old_pmd, new_pmd, extent);
+		if (kind == MOVE_HUGE_PMD) {
+			if (extent != HPAGE_PMD_NR * PAGE_SIZE || !pmd_none(pmdp_get(new_pmd))) {
+				ok = false;
+				break;
+			}
+		} else if (kind == MOVE_ENTRIES) {
+			if (pte_alloc(mm, new_pmd) != INSTALLED_PTE) {
+				ok = false; /* -ENOMEM, or a huge PMD at the destination */
+				break;
+			}
+			if (pte_try_get(old_pmd) != TRYGET_SUCCESSED) {
+				/* Cannot happen under the write lock: a table at
+				 * zero is unhooked at once. */
+				pte_put(mm, new_pmd, naddr);
+				ok = false;
+				break;
+			}
+		}
+	}
+	if (ok)
+		return true;
+	release_steps(mm, old_addr, new_addr, addr, old_end);
+	return false;
+}
+
 /* Linux's move_page_tables, PMD by PMD (x86_64 has HAVE_MOVE_PMD; the
  * PUD-level move, HAVE_MOVE_PUD, and try_realign_addr, Linux 6.9's
  * widening of an unaligned move to a whole table, are not done here: a
- * table moves whole only when the range itself covers it). The huge-PMD
- * rule of mm/pgtable.h for mremap: a huge PMD the move covers whole moves
- * as one entry; one it covers in part would need a THP split, which mmlab
- * does not have, so the move stops there (a short return: the caller
- * moves everything back and fails with -ENOMEM). */
+ * table moves whole only when the range itself covers it), after
+ * prepare_move above. The huge-PMD rule of mm/pgtable.h for mremap: a huge
+ * PMD the move covers whole moves as one entry; one it covers in part
+ * would need a THP split, which mmlab does not have, so the move is
+ * refused before it starts (a return of 0: the caller unmaps the new VMA
+ * and fails with -ENOMEM). Returns the length moved: len, or 0. */
 unsigned long move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 			       struct vm_area_struct *new_vma, unsigned long new_addr,
 			       unsigned long len)
@@ -222,45 +344,44 @@ unsigned long move_page_tables(struct vm_area_struct *vma, unsigned long old_add
 	unsigned long old_end = old_addr + len, orig_old_addr = old_addr, extent;
 	mmap_assert_write_locked(mm);
 	(void)new_vma; /* the same mm; Linux passes it for rmap and uffd */
+	if (!prepare_move(mm, old_addr, new_addr, len))
+		return 0;
 	for (; old_addr < old_end; old_addr += extent, new_addr += extent) {
 		cond_resched();
-		/* Up to the next PMD boundary of the old and of the new range. */
-		unsigned long next = (old_addr + PMD_SIZE) & PMD_MASK;
-		extent = next - old_addr;
-		if (extent > old_end - old_addr)
-			extent = old_end - old_addr;
-		next = (new_addr + PMD_SIZE) & PMD_MASK;
-		if (extent > next - new_addr)
-			extent = next - new_addr;
+		extent = move_extent(old_addr, old_end, new_addr);
 		pmd_t *old_pmd = get_old_pmd(mm, old_addr);
 		if (!old_pmd)
 			continue;
-		pmd_t *new_pmd = alloc_new_pmd(mm, new_addr);
-		if (!new_pmd)
+		/* Allocated by prepare_move: a lookup now. */
+		pmd_t *new_pmd = mm_find_pmd(mm, new_addr);
+		bool moved = false;
+		switch (new_pmd ? classify_step(old_pmd, new_pmd, extent) : MOVE_NOTHING) {
+		case MOVE_NOTHING:
+			moved = new_pmd != NULL;
 			break;
-again:;
-		pmd_t val = pmdp_get(old_pmd);
-		if (pmd_trans_huge(val)) {
-			if (extent == HPAGE_PMD_NR * PAGE_SIZE &&
-			    move_huge_pmd(vma, old_addr, old_pmd, new_pmd))
-				continue;
-			break; /* no split_huge_pmd without THP */
-		} else if (extent == PMD_SIZE) {
-			if (move_normal_pmd(vma, old_addr, old_pmd, new_pmd))
-				continue;
+		case MOVE_HUGE_PMD:
+			moved = move_huge_pmd(vma, old_addr, old_pmd, new_pmd);
+			break;
+		case MOVE_TABLE:
+			moved = move_normal_pmd(vma, old_addr, old_pmd, new_pmd);
+			break;
+		case MOVE_ENTRIES:
+			/* prepare_move holds both tables (the series' pte_alloc
+			 * reference on the destination, patch 04's pte_put in
+			 * move_page_tables, and mmlab's on the source). */
+			moved = move_ptes(vma, old_pmd, old_addr, old_addr + extent, new_pmd, new_addr) == 0;
+			release_step(mm, old_pmd, old_addr, new_pmd, new_addr);
+			break;
 		}
-		if (pmd_none(pmdp_get(old_pmd)))
-			continue;
-		/* The series' pte_alloc (patch 02/04): INSTALLED_PTE with a
-		 * reference on the table held for us, dropped after the move
-		 * (patch 04's pte_put in move_page_tables). */
-		int installed = pte_alloc(mm, new_pmd);
-		if (installed != INSTALLED_PTE)
-			break; /* -ENOMEM, or a huge PMD at the destination */
-		int err = move_ptes(vma, old_pmd, old_addr, old_addr + extent, new_pmd, new_addr);
-		pte_put(mm, new_pmd, new_addr);
-		if (err < 0)
-			goto again;
+		if (!moved) {
+			/* prepare_move found every step possible and holds what
+			 * it needs, and nothing else runs under the write lock
+			 * (a NULL new_pmd lands here too). */
+			pr_err("BUG: mremap: the step at %#lx (to %#lx) could not move after prepare_move\n",
+			       old_addr, new_addr);
+			release_steps(mm, old_addr + extent, new_addr + extent, old_end, old_end);
+			break;
+		}
 	}
 	return old_addr < orig_old_addr + len ? old_addr - orig_old_addr : len;
 }
@@ -400,9 +521,10 @@ static void unmap_source_vma(struct vma_remap_struct *vrm)
 }
 
 /* Linux's copy_vma_and_data: the new VMA, then the entries. A move that
- * stops short is undone (the entries moved back, which needs no memory:
- * every table they came from is still there, or moved whole and moves
- * back whole) and the new VMA becomes the one to unmap. */
+ * stops short is undone (Linux moves the entries back) and the new VMA
+ * becomes the one to unmap. In mmlab move_page_tables moves all or
+ * nothing (prepare_move), so the move back has nothing to do unless the
+ * "cannot happen" path of move_page_tables ran; it is kept as Linux's. */
 static int copy_vma_and_data(struct vma_remap_struct *vrm, struct vm_area_struct **new_vma_ptr)
 {
 	struct vm_area_struct *vma = vrm->vma;

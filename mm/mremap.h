@@ -19,8 +19,9 @@ unsigned long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long 
 /* Moves the page-table entries of [old_addr, old_addr + len) of vma to
  * new_addr (under new_vma), a whole PTE table at a time where both ranges
  * cover one (move_normal_pmd), else entry by entry (move_ptes). Returns
- * how many bytes from old_addr on were moved: len, or less when memory for
- * a destination table was short or a huge PMD was only partly covered.
+ * how many bytes from old_addr on were moved: len, or 0 when memory for
+ * a table was short or a huge PMD was only partly covered (all or nothing:
+ * everything is allocated before the first entry moves).
  * Under the mmap write lock. For mremap and its tests. */
 unsigned long move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 			       struct vm_area_struct *new_vma, unsigned long new_addr,

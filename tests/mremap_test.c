@@ -18,6 +18,7 @@
 #include "kernel/string.h"
 #include "kernel/syscall.h"
 #include "kernel/unistd.h"
+#include "mm/fail_page_alloc.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mremap.h"
@@ -586,8 +587,8 @@ static void map_huge(struct kunit *test, struct space *s, unsigned long addr)
 }
 
 /* A huge PMD the move covers whole moves as one entry; one it covers in
- * part cannot (no THP split), so the move stops there, what moved before
- * it is moved back, and mremap fails with -ENOMEM, changing nothing. */
+ * part cannot (no THP split), so the move is refused before anything
+ * moves (prepare_move), and mremap fails with -ENOMEM, changing nothing. */
 static void huge_pmd_moves_whole_or_the_move_is_undone(struct kunit *test)
 {
 	struct space s;
@@ -610,7 +611,7 @@ static void huge_pmd_moves_whole_or_the_move_is_undone(struct kunit *test)
 	mremap_stats_read(&after);
 	printk_capture_end(&cap);
 	KUNIT_EXPECT_EQ(test, (long)r, -ENOMEM);
-	KUNIT_EXPECT_EQ(test, after.ptes_moved - before.ptes_moved, 8); /* 4 there, 4 back */
+	KUNIT_EXPECT_EQ(test, after.ptes_moved - before.ptes_moved, 0); /* refused before any moved */
 	KUNIT_EXPECT_EQ(test, after.huge_pmds_moved - before.huge_pmds_moved, 0);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), rss);
 	KUNIT_EXPECT_EQ(test, s.mm->map_count, 1);
@@ -638,6 +639,77 @@ static void huge_pmd_moves_whole_or_the_move_is_undone(struct kunit *test)
 	space_destroy(test, &s); /* the huge page is freed by the exit's zap */
 }
 
+static struct fault_attr saved_attr;
+
+static void injection_off(void *unused)
+{
+	(void)unused;
+	fault_attr_arm(false);
+	fail_page_alloc = saved_attr;
+}
+
+/* Every page allocation of this task fails once `pages` pages went through. */
+static void injection_on(struct kunit *test, unsigned long pages)
+{
+	saved_attr = fail_page_alloc;
+	fail_page_alloc = (struct fault_attr){ .probability = 100, .interval = 1, .times = -1,
+					       .space = (long)(pages * P), .only_task = current };
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, injection_off, NULL), 0);
+	fault_attr_arm(true);
+}
+
+/* Pages every 128 KiB of a 4-table range, moved back and forth between two
+ * places 1 MiB out of step, so that every step moves entries one by one,
+ * each source table is read by two steps and each destination table is
+ * new. Memory is cut off after 0, 1, 2, ... pages: each mremap either
+ * fails with -ENOMEM and leaves every page where it was, or moves them
+ * all. In refcount mode a source table is freed when its last entry
+ * leaves, so a move that allocated as it went (Linux's way) and then
+ * moved back when memory ran out would need a table again, and with none
+ * to be had the pages were lost with the new VMA: prepare_move takes
+ * everything before the first entry moves. */
+static void a_move_short_of_memory_loses_nothing(struct kunit *test)
+{
+	struct space s;
+	space_init(test, &s);
+	const unsigned long len = 4 * PMD_SIZE, stride = 32 * P, n = len / stride;
+	const unsigned long place[2] = { BASE, BASE + 64 * PMD_SIZE + PMD_SIZE / 2 };
+	unsigned long at = 0, failed = 0, moved = 0;
+	map(test, &s, place[0], len, MAP_NORESERVE);
+	for (unsigned long i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, put_user_u64(0x5eed + i, (void *)(place[0] + i * stride)), 0);
+	unsigned long rss = get_mm_rss(s.mm);
+	for (unsigned long pages = 0; pages <= 12; pages++) {
+		unsigned long to = place[at ^ 1];
+		injection_on(test, pages);
+		unsigned long r = remap(&s, place[at], len, len, FIXED, to);
+		kunit_release_action(test, injection_off, NULL);
+		if (r == to) {
+			at ^= 1;
+			moved++;
+		} else {
+			KUNIT_EXPECT_EQ(test, (long)r, -ENOMEM);
+			failed++;
+		}
+		unsigned long wrong = 0;
+		for (unsigned long i = 0; i < n; i++) {
+			u64 v = 0;
+			wrong += get_user_u64(&v, (void *)(place[at] + i * stride)) || v != 0x5eed + i;
+		}
+		if (wrong)
+			kunit_info(test, "after a cut-off at %lu pages: %lu pages wrong", pages, wrong);
+		KUNIT_EXPECT_EQ(test, wrong, 0);
+		KUNIT_EXPECT_FALSE(test, readable(place[at ^ 1]));
+		KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), rss);
+		KUNIT_EXPECT_EQ(test, s.mm->map_count, 1);
+		KUNIT_EXPECT_EQ(test, pte_ref_verify(s.mm), 0);
+	}
+	kunit_info(test, "%lu moves refused for memory, %lu done", failed, moved);
+	KUNIT_EXPECT_GT(test, failed, 0);
+	KUNIT_EXPECT_GT(test, moved, 0);
+	space_destroy(test, &s);
+}
+
 static struct kunit_case mremap_cases[] = {
 	KUNIT_CASE(errnos_in_linux_order),
 	KUNIT_CASE(shrink_unmaps_the_tail),
@@ -650,6 +722,7 @@ static struct kunit_case mremap_cases[] = {
 	KUNIT_CASE(range_inside_a_table_moves_entry_by_entry),
 	KUNIT_CASE(moves_merge_as_linux),
 	KUNIT_CASE(huge_pmd_moves_whole_or_the_move_is_undone),
+	KUNIT_CASE(a_move_short_of_memory_loses_nothing),
 	{}
 };
 
