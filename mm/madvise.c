@@ -255,8 +255,8 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len_in, 
 	 * it; the write lock for the rest. */
 	bool write = madvise_need_mmap_write(behavior);
 	bool dontneed = behavior == MADV_DONTNEED || behavior == MADV_DONTNEED_LOCKED;
-	/* The PMD extension's trigger in refcount mode: a PTE table went. */
-	long nr_ptes = __atomic_load_n(&mm->nr_ptes, __ATOMIC_RELAXED);
+	/* The PMD extension's trigger: a PTE table went. */
+	unsigned long reclaimed = __atomic_load_n(&mm->pte_tables_reclaimed, __ATOMIC_RELAXED);
 	int ret;
 	if (write)
 		mmap_write_lock(mm);
@@ -271,10 +271,12 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len_in, 
 	else
 		mmap_read_unlock(mm);
 	/* The PMD extension (mm/pt_reclaim.c): empty PMD tables of the range
-	 * go under a write trylock, in scan mode after a DONTNEED of at least
-	 * a table's span, in refcount mode after one that freed a PTE table. */
-	if (dontneed && (pt_reclaim_scan_enabled() ||
-			 (pte_ref_enabled() && __atomic_load_n(&mm->nr_ptes, __ATOMIC_RELAXED) < nr_ptes)))
+	 * go under a write trylock after a DONTNEED during which an emptied
+	 * PTE table was freed (by this call, or by another thread's beside
+	 * it: then the trylock and the scan are spent for nothing, which is
+	 * harmless; a count of the mm's tables could go up meanwhile and
+	 * hide a free, this one cannot). */
+	if (dontneed && __atomic_load_n(&mm->pte_tables_reclaimed, __ATOMIC_RELAXED) != reclaimed)
 		try_to_free_pmd_tables(mm, start, end);
 	return ret;
 }

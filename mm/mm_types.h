@@ -181,6 +181,9 @@ struct mm_struct {
 	long rss_stat[NR_MM_COUNTERS];
 	long pgtables_bytes;       /* PUD+PMD+PTE table pages, in bytes (VmPTE) */
 	long nr_ptes;              /* PTE table pages */
+	unsigned long pte_tables_reclaimed; /* emptied PTE tables freed while mapped
+				    * (refcount or scan mode); atomic; the
+				    * PMD extension's trigger (mm/pt_reclaim.c) */
 	unsigned long mmap_base;   /* where the top-down gap search starts */
 	unsigned long start_code, end_code, start_data, end_data;
 	unsigned long start_brk, brk, start_stack;

@@ -24,9 +24,13 @@
  * (handle_mm_fault) re-reads it under the PTE lock (fault_install_pte) and
  * returns to refault when the table went; a lockless read of a PTE
  * (pte_offset_map without the lock, get_user_pages_fast) is covered by the
- * RCU read side that pte_offset_map/pte_unmap take and the gather's
- * RCU-deferred table free (helper `ref`'s part of mm/pgtable.c and
- * mm/mmu_gather.c).
+ * gather's RCU-deferred table free (mm/mmu_gather.c) and an RCU read side:
+ * get_user_pages_fast takes rcu_read_lock(); pte_offset_map/pte_unmap take
+ * none (Linux's take rcu_read_lock/unlock), because mmlab's kernel is not
+ * preemptible and its RCU waits for every CPU to pass a context switch,
+ * cond_resched, idle or user mode (kernel/rcu.c): a walker that does not
+ * sleep between pte_offset_map and pte_unmap, which none does, is inside
+ * a read side all along.
  *
  * Where mmlab differs from mainline:
  *   - mainline's zap_pte_range has a fast path (try_get_and_clear_pmd: a
@@ -53,8 +57,8 @@
  * madvise calls try_to_free_pmd_tables(), which takes the write lock only
  * with mmap_write_trylock() (a thread faulting or waiting for the lock is
  * never made to wait for this clean-up; the tables are left then, and a
- * later MADV_DONTNEED or munmap/exit frees them) and frees, through an
- * mmu_gather, each PMD table of the range whose 512 entries are all none,
+ * later MADV_DONTNEED that frees a PTE table, or munmap/exit, frees them)
+ * and frees, through an mmu_gather, each PMD table of the range whose 512 entries are all none,
  * clearing its PUD entry under page_table_lock (the lock __pmd_alloc
  * installs under). The lockless walker (get_user_pages_fast) holds no
  * mmap lock; it is covered, as for PTE tables, by the RCU-deferred free of
@@ -63,11 +67,11 @@
  * walkers would mean a reference taken by every walker that steps from a
  * PUD entry into it (the fault across its sleeping allocation, every range
  * walk, get_user_pages_fast), a second series' worth of change; the write
- * trylock gives the same result for the cover letter's workload. In
- * refcount mode madvise calls it only when the MADV_DONTNEED freed a PTE
- * table (the mm's nr_ptes went down), so a DONTNEED that emptied nothing
- * pays one atomic read. Cost, paid by such a MADV_DONTNEED (in scan mode,
- * one of at least 2 MiB): a write trylock and unlock of
+ * trylock gives the same result for the cover letter's workload. In both
+ * modes madvise calls it only when a PTE table of the mm was freed during
+ * the MADV_DONTNEED (mm->pte_tables_reclaimed moved), so a DONTNEED that
+ * emptied nothing pays two atomic reads. Cost, paid by such a
+ * MADV_DONTNEED: a write trylock and unlock of
  * mmap_lock, 512 reads per PMD table of the range, and, when the range
  * emptied its PMD table (the workload: every chunk), one table freed and
  * allocated again by the next fault there (a page allocation, a 4 KiB
@@ -193,6 +197,7 @@ static void free_pte(struct mm_struct *mm, unsigned long addr, struct mmu_gather
 		     pmd_t pmdval)
 {
 	mm_account_pgtable(mm, -1, true);
+	__atomic_add_fetch(&mm->pte_tables_reclaimed, 1, __ATOMIC_RELAXED);
 	tlb_remove_table(tlb, pfn_to_page(pmd_pfn(pmdval)), addr & PMD_MASK, PMD_SIZE);
 	stat_inc(&stats.pte_tables_freed);
 }
@@ -252,11 +257,9 @@ void try_to_free_pmd_tables(struct mm_struct *mm, unsigned long start, unsigned 
 	 * shared by every mm. */
 	if (end > TASK_SIZE)
 		end = TASK_SIZE;
-	/* In scan mode a range shorter than a PTE table freed none
-	 * (reclaim_pt_is_enabled), so it cannot have emptied a PMD table; in
-	 * refcount mode any range may have dropped a table's last entry
-	 * (madvise calls us only when some PTE table went). */
-	if (start >= end || (pt_reclaim_scan_enabled() && end - start < PMD_SIZE))
+	/* madvise calls us only when a PTE table of the mm was freed during
+	 * its MADV_DONTNEED. */
+	if (start >= end)
 		return;
 	if (!mmap_write_trylock(mm)) {
 		stat_inc(&stats.pmd_trylock_failed);

@@ -146,7 +146,17 @@ void __pte_put_many(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, un
 {
 	if (!pte_ref_enabled() || !nr)
 		return;
-	struct page *pte = pmd_pgtable_page(pmdp_get(pmd));
+	/* The caller's reference keeps the table hooked: a PMD that holds no
+	 * table here is a put without its get (mmlab's check; the series
+	 * trusts it), reported rather than turned into a write to the
+	 * struct page of whatever pfn the entry holds. */
+	pmd_t val = pmdp_get(pmd);
+	if (unlikely(!pmd_present(val) || pmd_trans_huge(val))) {
+		pr_err("BUG: pte_ref: put of %u on the PMD at %#lx, which holds no PTE table (%#lx)\n", nr,
+		       addr & PMD_MASK, (unsigned long)pmd_val(val));
+		return;
+	}
+	struct page *pte = pmd_pgtable_page(val);
 	int left = __atomic_sub_fetch(&pte->pt_refcount, (int)nr, __ATOMIC_ACQ_REL);
 	if (likely(left > 0))
 		return;
@@ -216,6 +226,7 @@ void free_user_pte_table(struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
 	 * grace period. */
 	pagetable_check_empty(table, addr);
 	mm_account_pgtable(mm, -1, true);
+	__atomic_add_fetch(&mm->pte_tables_reclaimed, 1, __ATOMIC_RELAXED);
 	if (tlb) {
 		/* Patch 15: the gather's flush covers it, its table batch
 		 * waits for the grace period (tlb_remove_table_rcu). */

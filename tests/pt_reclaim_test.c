@@ -501,8 +501,8 @@ static void off_mode_workload_keeps_every_table(struct kunit *test)
 
 /* A PMD table with a PTE table left in it stays; so does an empty one when
  * the mmap write lock cannot be had at once (a fault or a walker holds
- * mmap_lock): a later MADV_DONTNEED of the range frees it, and munmap
- * would anyway. */
+ * mmap_lock): a later MADV_DONTNEED of the range that frees a PTE table
+ * frees it, and munmap would anyway. */
 static void pmd_extension_leaves_busy_or_locked_pmd_tables(struct kunit *test)
 {
 	use_mode(test, PTE_RECLAIM_SCAN);
@@ -530,10 +530,14 @@ static void pmd_extension_leaves_busy_or_locked_pmd_tables(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
 	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, 2 * (long)PAGE_SIZE);
 
-	/* A range shorter than a PTE table does not look. */
+	/* A MADV_DONTNEED that frees no PTE table does not look: one shorter
+	 * than a table, one of a whole table's span with nothing there. */
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PMD_SIZE - PAGE_SIZE, MADV_DONTNEED), 0);
 	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
-	/* The next MADV_DONTNEED of a whole table does. */
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + 2 * PMD_SIZE, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
+	/* The next one that frees a PTE table does. */
+	fill(test, mm, BASE + 2 * PMD_SIZE, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + 2 * PMD_SIZE, PMD_SIZE, MADV_DONTNEED), 0);
 	KUNIT_EXPECT_FALSE(test, pmd_table_at(mm, BASE));
 	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, (long)PAGE_SIZE); /* the PUD table */
