@@ -16,11 +16,12 @@
  *     frees the table only after an RCU grace period (call_rcu, or the
  *     mmu_gather's table batch, Linux's tlb_remove_table_rcu), and the walk
  *     runs inside rcu_read_lock(): a table we reached stays a page-table
- *     page (stale perhaps, never reused) until we leave. (The RCU table
- *     batch of the mmu_gather is helper `ref`'s part of issue 11, seed 008:
- *     without it munmap's free_pgtables frees tables right after the TLB
- *     flush, and a process_vm_readv racing a munmap of the same range by
- *     another thread could read a freed table.) Linux x86 instead
+ *     page (stale perhaps, never reused) until we leave. (munmap's
+ *     free_pgtables goes through the mmu_gather's RCU table batch, seed
+ *     008, so a process_vm_readv racing a munmap of the same range by
+ *     another thread cannot read a freed table; only the exit of an mm
+ *     that no task uses any more frees its tables at once, and no walk
+ *     can be inside those.) Linux x86 instead
  *     disables interrupts for the whole walk (local_irq_save in gup_fast),
  *     which holds off the TLB-shootdown IPI the freer waits for, and THP's
  *     split/collapse IPIs; on kernels where the irq-off region is itself
@@ -52,6 +53,7 @@
 #include "arch/x86_64/irqflags.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "kernel/spinlock.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
@@ -285,11 +287,20 @@ static struct page *follow_page_pte(struct mm_struct *mm, unsigned long addr, un
 		return NULL;
 	pte_t entry = ptep_get(pte);
 	struct page *page = NULL;
-	if (pte_access_permitted(entry, flags & FOLL_WRITE) && pfn_valid(pte_pfn(entry))) {
-		/* Mapped, under its PTE lock: its count is at least the
-		 * mapping's one, so a plain atomic increment will do. */
-		page = pfn_to_page(pte_pfn(entry));
-		__atomic_add_fetch(&page->_refcount, 1, __ATOMIC_ACQ_REL);
+	if (pte_access_permitted(entry, flags & FOLL_WRITE)) {
+		if (pfn_valid(pte_pfn(entry))) {
+			/* Mapped, under its PTE lock: its count is at least
+			 * the mapping's one, so a plain atomic increment will
+			 * do. */
+			page = pfn_to_page(pte_pfn(entry));
+			__atomic_add_fetch(&page->_refcount, 1, __ATOMIC_ACQ_REL);
+		} else {
+			/* Present with no struct page: Linux's
+			 * vm_normal_page gives NULL and follow_pfn_pte
+			 * -EFAULT when a reference is asked for. A fault
+			 * would find nothing to do, and we would loop. */
+			*err = -EFAULT;
+		}
 	}
 	pte_unmap_unlock(pte, ptl);
 	pte_put(mm, pmd, addr);
@@ -312,6 +323,12 @@ long get_user_pages(unsigned long start, unsigned long nr_pages, unsigned int gu
 	start &= PAGE_MASK;
 	while (i < nr_pages) {
 		unsigned long addr = start + i * PAGE_SIZE;
+		/* Linux's __get_user_pages: a dying task stops here (a fault
+		 * loop against another thread's zaps could go on). */
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 		if (!vma || addr >= vma->vm_end) {
 			vma = find_vma(mm, addr);
 			if (!vma || addr < vma->vm_start) {
