@@ -494,8 +494,12 @@ static int add_to_pagemap(u64 pme, struct pagemapread *pm)
 
 static u64 make_pme(u64 frame, u64 flags) { return (frame & PM_PFRAME_MASK) | flags; }
 
-/* Linux's pagemap_pte_hole: no page, nothing set (there is no soft-dirty
- * tracking, so not even PM_SOFT_DIRTY inside a VMA). */
+/* Linux's pagemap_pte_hole: no page, nothing set. mmlab has no soft-dirty
+ * tracking, so bit 55 is never set: Linux built without
+ * CONFIG_MEM_SOFT_DIRTY. A kernel with it (Debian's) marks every new VMA
+ * VM_SOFTDIRTY, and then every entry inside a VMA, hole or page, reads
+ * PM_SOFT_DIRTY until clear_refs 4 clears it: compare pagemaps with bit 55
+ * masked. */
 static int pagemap_pte_hole(unsigned long addr, unsigned long next, int depth, struct mm_walk *walk)
 {
 	(void)depth;

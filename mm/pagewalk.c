@@ -11,8 +11,11 @@
  * huge_pmd_entry for pages under a huge PMD, pte_hole for the rest.
  *
  * Locking: the caller holds mmap_lock for reading, so no upper-level table
- * (PUD, PMD) goes away under the walk; a PTE table may (when its count
- * drops to zero), which is what the reference is for. The PMD lock is taken
+ * (PUD, PMD) goes away under the walk (the PMD extension frees PMD tables
+ * under the write lock); a PTE table may: in refcount mode when its count
+ * drops to zero, which is what the reference is for; in scan mode when a
+ * MADV_DONTNEED beside us empties it, which its PTE lock and the RCU-deferred
+ * free cover (mm/pagewalk.h). The PMD lock is taken
  * for a huge PMD (Linux's pmd_trans_huge_lock), the PTE lock for a table's
  * entries; never both at once. */
 #include "mm/pagewalk.h"

@@ -11,7 +11,14 @@
  * freed: its count is zero, so all its entries are none) is a hole; a huge
  * PMD (mm/pgtable.h's rule) is handed whole to huge_pmd_entry under the
  * PMD's lock, never entered as a PTE table. A walk leaves every count as
- * it found it.
+ * it found it. That is the refcount mode's story; in the other modes
+ * pte_tryget_map_lock() takes no count (pte_put is a no-op) and the table
+ * is kept by its PTE lock instead: in scan mode try_to_free_pte clears the
+ * PMD only with the table's PTE lock held, and pte_offset_map_lock
+ * re-reads the PMD under that lock (a table freed meanwhile is seen gone,
+ * and the RCU-deferred free keeps the page a page table until the walk
+ * let go of it, mm/pt_reclaim.c); in off mode a PTE table goes only under
+ * the mmap write lock (munmap) or at exit, which no walker is beside.
  *
  * Callbacks run with a spinlock held (a PTE lock for pte_entry, the PMD
  * lock for huge_pmd_entry): they must not sleep or touch user memory; they
