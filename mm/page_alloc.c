@@ -175,8 +175,6 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
 
 /* --- the slow path ------------------------------------------------------ */
 
-#define MAX_RECLAIM_RETRIES 16
-
 /* Linux's __alloc_pages_slowpath, reduced to what mmlab has: no kswapd,
  * no compaction, no OOM killer. gfp has the task's scope applied already
  * (current_gfp_context, in __alloc_pages_full): reclaim sees GFP_NOFS
