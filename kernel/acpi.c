@@ -188,6 +188,19 @@ bool acpi_lapic_address_ok(u64 addr, const struct memmap *map, unsigned phys_bit
 		*why = "is RAM in the memory map";
 		return false;
 	}
+	/* Memory too, though not free RAM: the APIC's registers written
+	 * there would overwrite ACPI tables or NVS. Reserved ranges are where
+	 * firmware maps MMIO (0xfee00000 among them) and stay allowed. */
+	static const struct { u32 type; const char *why; } memory[] = {
+		{ MEMMAP_ACPI, "is ACPI data in the memory map" },
+		{ MEMMAP_NVS, "is ACPI NVS in the memory map" },
+		{ MEMMAP_UNUSABLE, "is unusable (defective) memory in the memory map" },
+	};
+	for (unsigned i = 0; i < sizeof(memory) / sizeof(memory[0]); i++)
+		if (memmap_type_within(map, addr, addr + PAGE_SIZE, memory[i].type)) {
+			*why = memory[i].why;
+			return false;
+		}
 	return true;
 }
 

@@ -174,7 +174,8 @@ void acpi_boot_cpu_from_hardware(struct acpi_boot_cpu *boot);
  * MAX_LOCAL_APIC. */
 bool acpi_apic_id_usable(const struct acpi_boot_cpu *boot, u32 apic_id);
 /* Whether addr may be the local APIC's page: page-aligned, a page wholly
- * below the physical address width, and no RAM of the memory map in it.
+ * below the physical address width, and no RAM, ACPI data, ACPI NVS or
+ * unusable memory of the memory map in it (reserved is allowed: MMIO).
  * Else *why says what is wrong (for the warning). */
 bool acpi_lapic_address_ok(u64 addr, const struct memmap *map, unsigned phys_bits,
 			   const char **why);

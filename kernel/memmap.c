@@ -154,10 +154,15 @@ u64 memmap_ram_end(const struct memmap *map)
 
 u64 memmap_ram_within(const struct memmap *map, u64 start, u64 end)
 {
+	return memmap_type_within(map, start, end, MEMMAP_RAM);
+}
+
+u64 memmap_type_within(const struct memmap *map, u64 start, u64 end, u32 type)
+{
 	u64 sum = 0;
 	for (unsigned i = 0; i < map->nr; i++) {
 		const struct memmap_entry *e = &map->entries[i];
-		if (e->type != MEMMAP_RAM)
+		if (e->type != type)
 			continue;
 		u64 a = max(e->start, start), b = min(e->end, end);
 		if (a < b)

@@ -41,6 +41,8 @@ u64 memmap_total(const struct memmap *map, u32 type);
 u64 memmap_ram_end(const struct memmap *map);
 /* Bytes of [start, end) that are RAM in the map. */
 u64 memmap_ram_within(const struct memmap *map, u64 start, u64 end);
+/* Bytes of [start, end) that the map gives the type. */
+u64 memmap_type_within(const struct memmap *map, u64 start, u64 end, u32 type);
 const char *memmap_type_name(u32 type);
 void memmap_print(const struct memmap *map);
 

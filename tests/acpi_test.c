@@ -620,7 +620,8 @@ static void set_lapic_header(u32 address)
 }
 
 /* The local APIC address: page-aligned, a page below the physical address
- * width, no RAM; else the architectural default. */
+ * width, no RAM, ACPI data, NVS or unusable memory; else the architectural
+ * default. */
 static void lapic_address_is_checked(struct kunit *test)
 {
 	static const struct { u32 header; u64 override; bool has_override; u64 expect;
@@ -641,7 +642,19 @@ static void lapic_address_is_checked(struct kunit *test)
 		  "Local APIC Address Override 0x100001000 is RAM" },
 		{ 0, (1ull << 40) - PAGE_SIZE, true, (1ull << 40) - PAGE_SIZE,
 		  "Local APIC Address (header) 0x0 is RAM" },
+		{ 0x7ffff000, 0, false, APIC_DEFAULT_PHYS_BASE,
+		  "Local APIC Address (header) 0x7ffff000 is ACPI data in the memory map; not used" },
+		{ 0xfec10000, 0x7ffe0000, true, 0xfec10000,
+		  "Local APIC Address Override 0x7ffe0000 is ACPI NVS in the memory map" },
+		{ 0x7ff00000, 0, false, APIC_DEFAULT_PHYS_BASE,
+		  "Local APIC Address (header) 0x7ff00000 is unusable (defective) memory" },
 	};
+	/* Firmware's memory at the top of the first RAM range, as a PC's:
+	 * ACPI tables, NVS, and a defective stretch below them. */
+	memmap_add(&map, 0x7fff0000, 0x10000, MEMMAP_ACPI);
+	memmap_add(&map, 0x7ffe0000, 0x10000, MEMMAP_NVS);
+	memmap_add(&map, 0x7ff00000, 0x10000, MEMMAP_UNUSABLE);
+	memmap_sanitize(&map);
 	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
 		madt_begin();
 		set_lapic_header(cases[i].header);

@@ -192,6 +192,19 @@ void lapic_init(void)
 		use_x2apic = boot_cpu_has(X86_FEATURE_X2APIC);
 		if (!use_x2apic) {
 			u64 phys = acpi_madt.lapic_address ? acpi_madt.lapic_address : 0xfee00000;
+			/* The CPU decodes its xAPIC's page where IA32_APIC_BASE
+			 * says (bits 12 up to the physical address width); an
+			 * MADT that names another page, even one that passed
+			 * acpi_lapic_address_ok, is wrong, and the registers
+			 * are at the MSR's address. */
+			unsigned bits = boot_cpu_data.phys_bits ? boot_cpu_data.phys_bits : 36;
+			u64 msr_phys = rdmsr(MSR_IA32_APICBASE) & ~0xffful & ((1ul << bits) - 1);
+			if (msr_phys && phys != msr_phys) {
+				pr_warn("apic: the MADT's local APIC address %#lx is not the CPU's "
+					"(IA32_APIC_BASE %#lx); using the CPU's\n",
+					(unsigned long)phys, (unsigned long)msr_phys);
+				phys = msr_phys;
+			}
 			if (map_kernel_range_phys(APIC_VIRT, PAGE_SIZE, phys & ~0xffful,
 						  _PAGE_PRESENT | _PAGE_RW | _PAGE_PCD | _PAGE_PWT | _PAGE_NX,
 						  PAGE_SHIFT, GFP_KERNEL))

@@ -507,6 +507,19 @@ static void madt_lapic_header(struct hcase *c)
 	expect(c, "using the architectural local APIC address 0xfee00000");
 }
 
+/* A page that passes every check of the address (aligned, below the
+ * address width, no memory of the map in it) but is not where the CPU's
+ * xAPIC is: the kernel must use IA32_APIC_BASE's page, not the table's. */
+static void madt_lapic_elsewhere(struct hcase *c)
+{
+	c->field = "MADT Local Interrupt Controller Address";
+	uint32_t addr = (uint32_t)rnd_range(0xfed10000u / PAGE, 0xfedf0000u / PAGE) * PAGE;
+	madt_machine(&c->t, 1, addr);
+	finish(&c->t);
+	expect(c, "apic: the MADT's local APIC address 0x%x is not the CPU's (IA32_APIC_BASE 0xfee00000); "
+		  "using the CPU's", addr);
+}
+
 static void madt_lapic_override(struct hcase *c)
 {
 	c->field = "MADT Local APIC Address Override Local APIC Address";
@@ -633,6 +646,7 @@ static const struct hclass classes[] = {
 	{ "madt-lapic-address", madt_lapic_header, GRUB_ACPI, "APIC", SMP },
 	{ "srat-too-many-domains", srat_too_many_domains, QEMU_ACPITABLE, NULL, TOPO },
 	{ "madt-lapic-override", madt_lapic_override, GRUB_ACPI, "APIC", SMP },
+	{ "madt-lapic-elsewhere", madt_lapic_elsewhere, GRUB_ACPI, "APIC", SMP },
 	{ "srat-entry-length", srat_entry_length, QEMU_ACPITABLE, NULL, TOPO },
 	{ "madt-entry-length", madt_entry_length, GRUB_ACPI, "APIC", SMP },
 	{ "srat-uncovered", srat_uncovered, QEMU_ACPITABLE, NULL, TOPO },
