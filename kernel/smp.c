@@ -28,6 +28,7 @@ DEFINE_PER_CPU(unsigned, cpu_number);
 
 unsigned long __per_cpu_offset[NR_CPUS];
 struct cpumask cpu_online_mask;
+struct cpumask cpu_present_mask;
 unsigned long ipi_calls_handled[NR_CPUS];
 
 #define MSR_GS_BASE 0xc0000101

@@ -31,6 +31,12 @@ static inline unsigned num_online_cpus(void)
 		n++;
 	return n;
 }
+/* Linux's cpu_present_mask: the possible CPUs less those that did not
+ * start (smp_boot_secondaries clears a CPU that never answered or never
+ * came online, as Linux's do_boot_cpu once did with set_cpu_present(cpu,
+ * false)); written once at boot, before any other CPU runs. */
+extern struct cpumask cpu_present_mask;
+static inline bool cpu_present(unsigned cpu) { return cpu < NR_CPUS && (cpu_present_mask.bits >> cpu & 1); }
 #define for_each_online_cpu(cpu) \
 	for (cpu = 0; cpu < NR_CPUS; cpu++) if (cpu_online(cpu))
 

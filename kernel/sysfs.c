@@ -33,5 +33,5 @@ void cpu_possible_show(struct seq_buf *m, const struct proc_node *node)
 void cpu_present_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
-	cpu_mask_show(m, cpu_possible_mask().bits);
+	cpu_mask_show(m, cpu_present_mask.bits);
 }

@@ -31,6 +31,7 @@
 #include "arch/x86_64/traps.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
@@ -198,6 +199,7 @@ static bool start_one(unsigned cpu)
 
 unsigned smp_boot_secondaries(void)
 {
+	cpu_present_mask = cpu_possible_mask();
 	if (!trampoline_phys) {
 		pr_err("smp: no trampoline page below 1 MiB; running on the boot CPU only\n");
 		return 0;
@@ -217,7 +219,10 @@ unsigned smp_boot_secondaries(void)
 	for (unsigned cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		if (cpu == boot_cpu_index)
 			continue;
-		started += start_one(cpu);
+		if (start_one(cpu))
+			started++;
+		else
+			cpu_present_mask.bits &= ~(1ull << cpu);
 	}
 
 	/* The identity mapping goes, on every CPU (the APs used it). */

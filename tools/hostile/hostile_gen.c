@@ -472,6 +472,20 @@ static void madt_duplicate(struct hcase *c)
 	expect(c, "MADT lists APIC ID %u twice, second entry (UID %u) ignored", id, uid);
 }
 
+/* An enabled CPU whose APIC id every IPI can name, but no CPU has: INIT
+ * and SIPI go nowhere, the kernel waits its 10 s for an answer, reports the
+ * CPU and leaves it out of cpu_present_mask; the machine runs on its own
+ * CPU (expect.cpus=1: what must be online). */
+static void madt_phantom_cpu(struct hcase *c)
+{
+	c->field = "MADT Processor Local APIC (an enabled CPU that does not exist)";
+	uint8_t id = (uint8_t)rnd_range(1, 254), uid = (uint8_t)rnd_range(1, 254);
+	madt_machine(&c->t, 1, APIC_DEFAULT);
+	madt_lapic(&c->t, uid, id, 1);
+	finish(&c->t);
+	expect(c, "smp: CPU 1 (APIC id %u) did not answer; left out", id);
+}
+
 static void madt_boot_cpu_missing(struct hcase *c)
 {
 	c->field = "MADT Processor Local APIC (the boot CPU missing or disabled)";
@@ -647,6 +661,7 @@ static const struct hclass classes[] = {
 	{ "srat-too-many-domains", srat_too_many_domains, QEMU_ACPITABLE, NULL, TOPO },
 	{ "madt-lapic-override", madt_lapic_override, GRUB_ACPI, "APIC", SMP },
 	{ "madt-lapic-elsewhere", madt_lapic_elsewhere, GRUB_ACPI, "APIC", SMP },
+	{ "madt-phantom-cpu", madt_phantom_cpu, GRUB_ACPI, "APIC", SMP },
 	{ "srat-entry-length", srat_entry_length, QEMU_ACPITABLE, NULL, TOPO },
 	{ "madt-entry-length", madt_entry_length, GRUB_ACPI, "APIC", SMP },
 	{ "srat-uncovered", srat_uncovered, QEMU_ACPITABLE, NULL, TOPO },
@@ -743,9 +758,10 @@ static void write_case(const struct hcase *c, uint64_t seed, unsigned index, FIL
 			fprintf(f, "qemu = -acpitable file=%s/tables/%s.dat\n", out_dir, second_name);
 	}
 	fprintf(f, "cmdline = ktest.filter=%s\n", c->filter);
-	/* The CPUs the kernel must accept: the machine's own, whatever the
-	 * MADT adds (topology.cpu_count; smp.every_cpu_is_up_on_its_node
-	 * checks that every accepted one came up). */
+	/* The CPUs the kernel must accept and bring online: the machine's
+	 * own, whatever the MADT adds (topology.cpu_count;
+	 * smp.every_cpu_is_up_on_its_node checks that every accepted CPU that
+	 * answered came up, and that these many are online). */
 	fprintf(f, "cmdline = expect.cpus=%u\n", c->ncpus);
 	for (unsigned i = 0; i < c->nexpect; i++)
 		fprintf(f, "expect_log = %s\n", c->expect[i]);
