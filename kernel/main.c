@@ -119,6 +119,7 @@ static void smp_bringup(void)
 	__atomic_fetch_or(&cpu_online_mask.bits, 1ull << boot_cpu_index, __ATOMIC_RELEASE);
 	tick_start_this_cpu();
 	__asm__ volatile("sti" ::: "memory");
+	ist_stacks_move_to_vmalloc();
 	unsigned started = smp_boot_secondaries();
 	pr_info("smp: %u of %u CPUs online\n", started + 1, numa_topology.nr_cpus);
 }

@@ -32,8 +32,10 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/time.h"
+#include "mm/kernel_map.h"
 #include "mm/mmu_context.h"
 #include "mm/slab.h"
+#include "mm/vmalloc.h"
 
 #define MSR_GS_BASE 0xc0000101
 #define X86_CR4_FSGSBASE (1ul << 16)
@@ -78,7 +80,16 @@ static void ist_slots_hold_each_cpus_gs_base(struct kunit *test)
 		for (unsigned i = 0; i < 3; i++) {
 			KUNIT_EXPECT_EQ(test, ist_kernel_gs_base(t, i), kernel_gs_base_of(cpu));
 			KUNIT_EXPECT_EQ(test, t->tss.ist[i],
-					(u64)(uintptr_t)&t->ist_stacks[i][IST_GSBASE_SLOT]);
+					(u64)(uintptr_t)(t->ist_stack[i] + IST_GSBASE_SLOT));
+			/* From vmalloc, every page mapped, the one below not:
+			 * an overflow faults into a guard (CONFIG_VMAP_STACK's
+			 * rule, here for the IST stacks too). */
+			unsigned long lo = (unsigned long)t->ist_stack[i];
+			int level;
+			KUNIT_EXPECT_TRUE(test, is_vmalloc_addr(t->ist_stack[i]));
+			for (unsigned long a = lo; a < lo + IST_STACK_SIZE; a += PAGE_SIZE)
+				KUNIT_EXPECT_NOT_NULL(test, lookup_kernel_address(a, &level));
+			KUNIT_EXPECT_NULL(test, lookup_kernel_address(lo - PAGE_SIZE, &level));
 		}
 	}
 }

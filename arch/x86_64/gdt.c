@@ -1,15 +1,69 @@
-/* Each CPU's GDT, TSS and IST stacks (the boot CPU's are static, the
- * others' come from their own node). Double faults, NMIs and machine checks
- * run on IST stacks of their own, so a kernel stack overflow (which faults
- * on the guard page with no usable stack) still gets reported. The top
- * word of each IST stack holds the CPU's kernel GS base, for the paranoid
- * entry (gdt.h, IST_GSBASE_SLOT). */
+/* Each CPU's GDT, TSS and IST stacks (the boot CPU's tables are static,
+ * the others' come from their own node; every IST stack ends up in vmalloc
+ * with an unmapped page below). Double faults, NMIs and machine checks run
+ * on IST stacks of their own, so a kernel stack overflow (which faults on
+ * the guard page with no usable stack) still gets reported. The top word
+ * of each IST stack holds the CPU's kernel GS base, for the paranoid entry
+ * (gdt.h, IST_GSBASE_SLOT). */
 #include "arch/x86_64/gdt.h"
 #include "kernel/percpu.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
 #include "kernel/string.h"
+#include "mm/vmalloc.h"
 
-static struct cpu_tables boot_cpu_tables;
+static const char *const ist_names[3] = { "#DF", "NMI", "#MC" };
+
+/* The boot CPU's first IST stacks: used until vmalloc works. */
+static u8 boot_ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+static struct cpu_tables boot_cpu_tables = {
+	.ist_stack = { boot_ist_stacks[0], boot_ist_stacks[1], boot_ist_stacks[2] },
+};
 DEFINE_PER_CPU(struct cpu_tables *, cpu_tables) = &boot_cpu_tables;
+
+static u8 *ist_stack_vmalloc(int nid)
+{
+	return __vmalloc_node_range(IST_STACK_SIZE, PAGE_SIZE, VMALLOC_START, VMALLOC_END, GFP_KERNEL,
+				    PAGE_KERNEL_VMALLOC, VM_STACK, nid, __builtin_return_address(0));
+}
+
+int ist_stacks_alloc(struct cpu_tables *t, int nid)
+{
+	for (int i = 0; i < 3; i++) {
+		t->ist_stack[i] = ist_stack_vmalloc(nid);
+		if (!t->ist_stack[i]) {
+			ist_stacks_free(t);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void ist_stacks_free(struct cpu_tables *t)
+{
+	for (int i = 0; i < 3; i++) {
+		vfree(t->ist_stack[i]);
+		t->ist_stack[i] = NULL;
+	}
+}
+
+void ist_stacks_move_to_vmalloc(void)
+{
+	struct cpu_tables *t = &boot_cpu_tables;
+	for (int i = 0; i < 3; i++) {
+		u8 *s = ist_stack_vmalloc(cpu_to_node(smp_processor_id()));
+		if (!s) {
+			pr_warn("gdt: no memory for the boot CPU's %s stack; it stays static, "
+				"without a guard page\n", ist_names[i]);
+			continue;
+		}
+		/* The GS base slot first: an NMI may use the new stack as soon
+		 * as TSS.ist names it (one aligned 8-byte store). */
+		memcpy(s + IST_GSBASE_SLOT, t->ist_stack[i] + IST_GSBASE_SLOT, sizeof(u64));
+		__atomic_store_n(&t->ist_stack[i], s, __ATOMIC_RELEASE);
+		__atomic_store_n(&t->tss.ist[i], (u64)(uintptr_t)(s + IST_GSBASE_SLOT), __ATOMIC_RELEASE);
+	}
+}
 
 struct gdt_ptr {
 	u16 limit;
@@ -36,7 +90,7 @@ void gdt_load(struct cpu_tables *t)
 
 	memset(tssp, 0, sizeof(*tssp));
 	for (int i = 0; i < 3; i++)
-		tssp->ist[i] = (u64)(uintptr_t)&t->ist_stacks[i][IST_GSBASE_SLOT];
+		tssp->ist[i] = (u64)(uintptr_t)(t->ist_stack[i] + IST_GSBASE_SLOT);
 	tssp->iomap_base = sizeof(*tssp); /* no I/O bitmap */
 
 	u64 base = (u64)(uintptr_t)tssp;
@@ -68,21 +122,42 @@ void gdt_load(struct cpu_tables *t)
 void ist_set_kernel_gs_base(struct cpu_tables *t, u64 base)
 {
 	for (int i = 0; i < 3; i++)
-		memcpy(&t->ist_stacks[i][IST_GSBASE_SLOT], &base, sizeof(base));
+		memcpy(t->ist_stack[i] + IST_GSBASE_SLOT, &base, sizeof(base));
 }
 
 u64 ist_kernel_gs_base(const struct cpu_tables *t, unsigned ist_index)
 {
 	u64 base;
-	memcpy(&base, &t->ist_stacks[ist_index][IST_GSBASE_SLOT], sizeof(base));
+	memcpy(&base, t->ist_stack[ist_index] + IST_GSBASE_SLOT, sizeof(base));
 	return base;
 }
 
 bool address_on_exception_stack(u64 addr)
 {
 	const struct cpu_tables *t = this_cpu_read(cpu_tables);
-	u64 lo = (u64)(uintptr_t)t->ist_stacks, hi = lo + sizeof(t->ist_stacks);
-	return addr >= lo && addr < hi;
+	for (int i = 0; i < 3; i++) {
+		u64 lo = (u64)(uintptr_t)t->ist_stack[i];
+		if (addr >= lo && addr < lo + IST_STACK_SIZE)
+			return true;
+	}
+	return false;
+}
+
+bool ist_stack_guard_hit(u64 addr, char *buf, size_t size)
+{
+	const struct cpu_tables *t = this_cpu_read(cpu_tables);
+	for (int i = 0; i < 3; i++) {
+		u64 lo = (u64)(uintptr_t)t->ist_stack[i];
+		if (!is_vmalloc_addr(t->ist_stack[i])) /* the boot CPU's static ones */
+			continue;
+		if (addr >= lo - PAGE_SIZE && addr < lo + 64) {
+			snprintf(buf, size, "the guard page below CPU %u's %s stack (%#lx-%#lx)",
+				 smp_processor_id(), ist_names[i], (unsigned long)lo,
+				 (unsigned long)(lo + IST_STACK_SIZE));
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Placed right after this_cpu_off (.data.percpu.first) by the linker. */

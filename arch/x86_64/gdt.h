@@ -40,7 +40,14 @@ struct tss64 {
 struct cpu_tables {
 	u64 gdt[GDT_ENTRY_TSS + 2] __aligned(16);
 	struct tss64 tss __aligned(16);
-	u8 ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+	/* The lowest byte of each IST stack (IST_STACK_SIZE long). Every
+	 * CPU's come from vmalloc, each its own area, so the page below each
+	 * is unmapped (the guard of the area under it, or free space) and an
+	 * overflow of one faults instead of running into its neighbour: Linux
+	 * keeps its IST stacks in the cpu_entry_area with guard pages between
+	 * them. The boot CPU starts on static ones and moves to vmalloc'ed
+	 * ones as soon as vmalloc works (ist_stacks_move_to_vmalloc). */
+	u8 *ist_stack[3];
 };
 
 /* What the syscall entry reads through GS before it has a stack: the
@@ -63,6 +70,14 @@ void set_kernel_stack(unsigned long top);
 /* Loads the boot CPU's GDT and TSS. Loading the segment registers clears the
  * GS base: set it (load_per_cpu_base) afterwards. */
 void gdt_init(void);
+/* A CPU's three IST stacks from vmalloc on node nid (0, or -ENOMEM with
+ * none allocated); ist_stacks_free gives them back (a CPU that never ran). */
+int ist_stacks_alloc(struct cpu_tables *t, int nid);
+void ist_stacks_free(struct cpu_tables *t);
+/* The boot CPU's IST stacks, static until now, become vmalloc'ed ones
+ * (after vmalloc works, before the other CPUs start). The static ones stay
+ * where they are, unused: an NMI taken during the switch may be on one. */
+void ist_stacks_move_to_vmalloc(void);
 /* Fills and loads a CPU's tables (APs, with tables from their node). */
 void gdt_load(struct cpu_tables *t);
 /* Keeps base (the CPU's GS base: its per-CPU area) in the top slot of
@@ -72,5 +87,8 @@ void ist_set_kernel_gs_base(struct cpu_tables *t, u64 base);
 u64 ist_kernel_gs_base(const struct cpu_tables *t, unsigned ist_index);
 /* Bounds of the IST stacks, for the backtrace's stack check. */
 bool address_on_exception_stack(u64 addr);
+/* For the panic report: whether addr is in the page below one of this
+ * CPU's IST stacks (an IST stack's overflow); names it in buf. */
+bool ist_stack_guard_hit(u64 addr, char *buf, size_t size);
 
 #endif

@@ -181,6 +181,8 @@ void show_fault(const struct pt_regs *regs, u64 cr2)
 		printk(KERN_EMERG "RSP is in the boot stack's guard page: kernel stack overflow\n");
 	else if (kernel_stack_guard_hit && kernel_stack_guard_hit(regs->rsp, where, sizeof(where)))
 		printk(KERN_EMERG "RSP is in %s: kernel stack overflow\n", where);
+	else if (ist_stack_guard_hit(regs->rsp, where, sizeof(where)))
+		printk(KERN_EMERG "RSP is in %s: exception stack overflow\n", where);
 	show_backtrace(regs->rip, regs->rbp);
 }
 
