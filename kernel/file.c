@@ -56,6 +56,7 @@
 #include "kernel/syscall.h"
 #include "mm/page.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 
 /* f_mode bits, Linux's values. */
 #define FMODE_READ 0x1u
@@ -185,7 +186,7 @@ static long proc_read(struct file *f, char *dst, size_t count, long *pos, bool u
 			ret = err;
 			goto out;
 		}
-		kfree(f->buf);
+		kvfree(f->buf);
 		f->buf = buf;
 		f->size = size;
 	}
@@ -356,7 +357,7 @@ static void fput(struct file *f)
 {
 	if (__atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL))
 		return;
-	kfree(f->buf);
+	kvfree(f->buf);
 	kfree(f->path);
 	kfree(f);
 }

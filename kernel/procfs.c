@@ -517,7 +517,10 @@ int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *
 }
 
 /* Linux's seq_file starts with a page and doubles until the output fits;
- * we stop at 1 MiB (about 20,000 lines of maps) and say -ENOMEM. */
+ * we stop at 1 MiB (about 20,000 lines of maps) and say -ENOMEM. The
+ * buffer comes from kvmalloc, as Linux's seq_buf_alloc: a large file needs
+ * no physically contiguous block (1 MiB would be an order-8 one), and
+ * kvmalloc still tries kmalloc first. */
 #define PROCFS_MAX_SIZE (1u << 20)
 
 int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
@@ -525,7 +528,7 @@ int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
 	if (!node->entry->show)
 		return -EINVAL; /* read at an offset only (procfs_read_at) */
 	for (size_t size = PAGE_SIZE; size <= PROCFS_MAX_SIZE; size *= 2) {
-		struct seq_buf m = { kmalloc(size, GFP_KERNEL), size - 1, 0 };
+		struct seq_buf m = { kvmalloc(size, GFP_KERNEL), size - 1, 0 };
 		if (!m.buffer)
 			return -ENOMEM;
 		node->entry->show(&m, node);
@@ -535,7 +538,7 @@ int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
 			*lenp = m.len;
 			return 0;
 		}
-		kfree(m.buffer);
+		kvfree(m.buffer);
 	}
 	return -ENOMEM;
 }

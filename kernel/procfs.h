@@ -43,8 +43,8 @@ static inline bool proc_node_is_dir(const struct proc_node *node) { return !node
  * -ENOTDIR when a component before the last is a regular file. */
 int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *node);
 
-/* Generates a regular file's content into a kmalloc'd buffer (*bufp, of
- * *lenp bytes, not NUL-terminated; the caller kfrees it). Returns 0,
+/* Generates a regular file's content into a kvmalloc'd buffer (*bufp, of
+ * *lenp bytes, NUL-terminated; the caller kvfrees it). Returns 0,
  * -ENOMEM, or -EINVAL for a file read at an offset (below). */
 int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp);
 
@@ -73,7 +73,7 @@ int procfs_write_path(const char *path, struct task_struct *task, const char *bu
 
 /* Both at once, for tests: the content of path as task would read it.
  * Returns 0, -ENOENT, -ENOTDIR, -EISDIR (a directory) or -ENOMEM. The
- * buffer is NUL-terminated (the NUL is not counted in *lenp). */
+ * buffer is NUL-terminated (the NUL is not counted in *lenp); kvfree it. */
 int procfs_generate(const char *path, struct task_struct *task, char **bufp, size_t *lenp);
 
 /* ---- for the generators (procfs.c, proc_task.c) ---- */

@@ -26,6 +26,7 @@
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 
 static void files_release_action(void *files) { files_release(files); }
 static void kfree_action(void *p) { kfree(p); }
@@ -154,7 +155,7 @@ static void read_and_seek(struct kunit *test)
 	size_t len;
 	KUNIT_ASSERT_EQ(test, procfs_generate("/sys/devices/system/node/node0/distance", current, &text, &len), 0);
 	strlcpy(want, text, sizeof(want));
-	kfree(text);
+	kvfree(text);
 	KUNIT_ASSERT_LT(test, len, sizeof(want));
 	char got[64] = { 0 };
 	int fd = files_open(f, AT_FDCWD, "/sys/devices/system/node/node0/distance", O_RDONLY, 0);

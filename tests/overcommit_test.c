@@ -214,7 +214,7 @@ static void sysctl_files_and_meminfo(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sysctl_overcommit_memory, OVERCOMMIT_NEVER);
 	char *s = read_file(test, "/proc/sys/vm/overcommit_memory");
 	KUNIT_EXPECT_STREQ(test, s, "2\n");
-	kfree(s);
+	kvfree(s);
 	/* kbytes and ratio: writing one clears the other (Linux's handlers). */
 	KUNIT_EXPECT_EQ(test, procfs_write_path("/proc/sys/vm/overcommit_kbytes", current, "4096", 4), 0);
 	KUNIT_EXPECT_EQ(test, sysctl_overcommit_ratio, 0);
@@ -224,15 +224,15 @@ static void sysctl_files_and_meminfo(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sysctl_overcommit_kbytes, 0);
 	s = read_file(test, "/proc/sys/vm/overcommit_ratio");
 	KUNIT_EXPECT_STREQ(test, s, "80\n");
-	kfree(s);
+	kvfree(s);
 	s = read_file(test, "/proc/sys/vm/overcommit_kbytes");
 	KUNIT_EXPECT_STREQ(test, s, "0\n");
-	kfree(s);
+	kvfree(s);
 	/* /proc/meminfo shows the limit and the count, in kB. */
 	s = read_file(test, "/proc/meminfo");
 	KUNIT_EXPECT_EQ(test, meminfo_kb(s, "CommitLimit:"), (long)(ram_pages() * 80 / 100 * 4));
 	KUNIT_EXPECT_EQ(test, meminfo_kb(s, "Committed_AS:"), committed() * 4);
-	kfree(s);
+	kvfree(s);
 }
 
 static struct kunit_case overcommit_cases[] = {

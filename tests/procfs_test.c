@@ -18,6 +18,7 @@
 #include "mm/mmap.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 
 /* Objects slab_pages_follow_kmalloc holds at once. */
 #define GROW_OBJECTS 128
@@ -41,7 +42,7 @@ static void case_exit(struct kunit *test)
 {
 	(void)test;
 	for (int i = 0; i < cs.nbufs; i++)
-		kfree(cs.bufs[i]);
+		kvfree(cs.bufs[i]);
 	for (int i = 0; i < GROW_OBJECTS; i++)
 		kfree(cs.objs[i]);
 	if (cs.mm)
@@ -62,7 +63,7 @@ static char *gen(struct kunit *test, const char *path, struct task_struct *t)
 	return buf;
 }
 
-static void drop_last(void) { kfree(cs.bufs[--cs.nbufs]); }
+static void drop_last(void) { kvfree(cs.bufs[--cs.nbufs]); }
 
 /* The line that starts with label, or NULL. */
 static const char *line_of(const char *text, const char *label)
@@ -345,7 +346,7 @@ static void lookup_errors(struct kunit *test)
 			kunit_fail(test, false, __FILE__, __LINE__, "%s: %d, expected %d", cases[i].path,
 				   err, cases[i].err);
 		if (!err)
-			kfree(buf);
+			kvfree(buf);
 	}
 }
 

@@ -31,6 +31,7 @@
 #include "mm/pt_reclaim.h"
 #include "mm/pte_ref.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 
 #define BASE 0x0000100000000000ul /* a PGD entry of its own */
 #define SYSCTL "/proc/sys/vm/pte_reclaim"
@@ -197,7 +198,7 @@ static void expect_sysctl_reads(struct kunit *test, const char *want)
 	KUNIT_ASSERT_EQ(test, procfs_generate(SYSCTL, current, &buf, &len), 0);
 	KUNIT_EXPECT_EQ(test, len, strlen(want));
 	KUNIT_EXPECT_STREQ(test, buf, want);
-	kfree(buf);
+	kvfree(buf);
 }
 
 static void sysctl_reads_and_writes_the_mode(struct kunit *test)

@@ -23,6 +23,7 @@
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 #include "tests/expect.h"
 #include "mm/vmalloc.h"
 #include "tests/kunit.h"
@@ -891,7 +892,7 @@ static void sysfs_cpu_lists_match_the_machine(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, procfs_generate(path, current, &buf, &len), 0);
 		KUNIT_EXPECT_STREQ(test, buf, want);
 		KUNIT_EXPECT_EQ(test, len, strlen(want));
-		kfree(buf);
+		kvfree(buf);
 	}
 	/* What the topology asked for, when it says: every CPU came up. */
 	if (expect_cpus > 0) {
@@ -900,7 +901,7 @@ static void sysfs_cpu_lists_match_the_machine(struct kunit *test)
 		size_t len;
 		KUNIT_ASSERT_EQ(test, procfs_generate("/sys/devices/system/cpu/online", current, &buf, &len), 0);
 		KUNIT_EXPECT_STREQ(test, buf, want);
-		kfree(buf);
+		kvfree(buf);
 	}
 	char *buf = NULL;
 	size_t len;

@@ -19,6 +19,7 @@
 #include "arch/x86_64/irqflags.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/printk.h"
+#include "kernel/procfs.h"
 #include "kernel/sched.h"
 #include "kernel/sched_mm.h"
 #include "kernel/smp.h"
@@ -477,6 +478,47 @@ static void injection_on(struct kunit *test, unsigned long interval, unsigned lo
 
 /* ---- kvmalloc without pressure --------------------------------------- */
 
+/* A kvmalloc user inside the kernel: procfs's buffers (Linux's
+ * seq_buf_alloc). With every allocation above order 0 failing, a file of
+ * more than a page still reads whole, from a vmalloc'ed buffer; before,
+ * the kmalloc of its second size failed and the read said -ENOMEM. */
+static void procfs_buffers_fall_back_to_vmalloc(struct kunit *test)
+{
+	enum { N = 100 };
+	static void *areas[N];
+	struct kunit_resources before;
+	vm_unmap_aliases();
+	kunit_resources_take(&before);
+	/* Enough areas that /proc/vmallocinfo is several pages long. */
+	for (int i = 0; i < N; i++) {
+		areas[i] = vmalloc(PAGE_SIZE);
+		KUNIT_ASSERT_NOT_NULL(test, areas[i]);
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	injection_on(test, 1, 100, -1, 1);
+	int err = procfs_generate("/proc/vmallocinfo", current, &buf, &len);
+	unsigned long failures = fail_page_alloc.failures;
+	kunit_release_action(test, injection_off, NULL);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_GT(test, failures, 0);
+	KUNIT_EXPECT_GT(test, len, 2 * PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, buf && is_vmalloc_addr(buf));
+	/* Whole: every area of ours is listed. */
+	unsigned found = 0;
+	for (int i = 0; buf && i < N; i++) {
+		char start[32];
+		snprintf(start, sizeof(start), "%#lx-", (unsigned long)areas[i]);
+		found += strstr(buf, start) != NULL;
+	}
+	KUNIT_EXPECT_EQ(test, found, N);
+	kvfree(buf);
+	for (int i = 0; i < N; i++)
+		vfree(areas[i]);
+	vm_unmap_aliases();
+	kunit_expect_resources_back(test, &before);
+}
+
 static void kvmalloc_flag_handling(struct kunit *test)
 {
 	struct kunit_resources before;
@@ -672,6 +714,7 @@ static void sparse_injection_fails_cleanly_at_every_stage(struct kunit *test)
 static struct kunit_case vmalloc_gfp_cases[] = {
 	KUNIT_CASE(scopes_nest_and_restore),
 	KUNIT_CASE(kvmalloc_flag_handling),
+	KUNIT_CASE(procfs_buffers_fall_back_to_vmalloc),
 	KUNIT_CASE(kvrealloc_keeps_contents_across_allocators),
 	KUNIT_CASE(vmalloc_gfp_edges),
 	KUNIT_CASE(kvmalloc_nofs_reclaims_only_the_block_cache),

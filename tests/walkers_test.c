@@ -31,6 +31,7 @@
 #include "mm/pt_reclaim.h"
 #include "mm/pte_ref.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 
 #define BASE 0x0000310000000000ul /* a PGD entry of its own */
 #define SPAN (3 * PMD_SIZE)        /* the walked VMA: three PMDs */
@@ -60,6 +61,7 @@ struct space {
 static void mmput_action(void *mm) { mmput(mm); }
 static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
 static void kfree_action(void *p) { kfree(p); }
+static void kvfree_action(void *p) { kvfree(p); }
 
 static void fault(struct kunit *test, struct space *s, unsigned long addr, unsigned int flags)
 {
@@ -281,7 +283,7 @@ static char *gen(struct kunit *test, const char *path)
 	char *buf;
 	size_t len;
 	KUNIT_ASSERT_EQ(test, procfs_generate(path, current, &buf, &len), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kfree_action, buf), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kvfree_action, buf), 0);
 	return buf;
 }
 
@@ -377,8 +379,8 @@ static void check_smaps(struct kunit *test, struct space *s)
 	KUNIT_EXPECT_EQ(test, field(roll, "Pss_File:"), 0);
 	KUNIT_EXPECT_NULL(test, strstr(roll, "VmFlags"));
 	KUNIT_EXPECT_NULL(test, strstr(text, "Pss_Anon"));
-	kunit_release_action(test, kfree_action, (void *)text);
-	kunit_release_action(test, kfree_action, (void *)roll);
+	kunit_release_action(test, kvfree_action, (void *)text);
+	kunit_release_action(test, kvfree_action, (void *)roll);
 	expect_counts_kept(test, s, "smaps");
 }
 
@@ -428,7 +430,7 @@ static void walkers_in_mode(struct kunit *test, enum pte_reclaim_mode mode)
 		KUNIT_EXPECT_EQ(test, pme[i], 0);
 	char *text = gen(test, "/proc/self/smaps");
 	KUNIT_EXPECT_EQ(test, field(text, "Rss:"), 0);
-	kunit_release_action(test, kfree_action, text);
+	kunit_release_action(test, kvfree_action, text);
 	kunit_release_action(test, kfree_action, vec);
 	expect_counts_kept(test, &s, "the readers of emptied tables");
 	space_destroy(test, &s);
@@ -570,7 +572,7 @@ static void walkers_race_faults_and_dontneed(struct kunit *test)
 		} else {
 			/* The range's pages at most, and VEC's page. */
 			bad_rss += field(text, "Rss:") > (long)(written + 1) * 4;
-			kfree(text);
+			kvfree(text);
 		}
 		reads++;
 		cond_resched();
