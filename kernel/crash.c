@@ -66,11 +66,13 @@ void crash_if_requested(void)
 	} else if (!strcmp(k, "kthread-stack-overflow")) {
 		struct task_struct *t =
 			kthread_create_on_cpu(recurse_thread, NULL, smp_processor_id(), "crash_stack");
-		if (t) {
-			wake_up_process(t);
-			kthread_join(t);
+		if (!t) {
+			pr_err("crash: could not start the thread to overflow\n");
+			return;
 		}
-		pr_err("crash: could not start the thread to overflow\n");
+		wake_up_process(t);
+		kthread_join(t);
+		pr_err("crash: the thread ended without overflowing its stack\n");
 		return;
 	} else if (!strcmp(k, "panic")) {
 		panic("crash=panic requested on the command line");

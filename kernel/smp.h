@@ -34,7 +34,8 @@ static inline unsigned num_online_cpus(void)
 /* Linux's cpu_present_mask: the possible CPUs less those that did not
  * start (smp_boot_secondaries clears a CPU that never answered or never
  * came online, as Linux's do_boot_cpu once did with set_cpu_present(cpu,
- * false)); written once at boot, before any other CPU runs. */
+ * false)). Written only by smp_boot_secondaries on the boot CPU; read
+ * once it has returned (sysfs, tests). */
 extern struct cpumask cpu_present_mask;
 static inline bool cpu_present(unsigned cpu) { return cpu < NR_CPUS && (cpu_present_mask.bits >> cpu & 1); }
 #define for_each_online_cpu(cpu) \

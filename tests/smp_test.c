@@ -45,7 +45,7 @@ static void record_where(void *arg)
 
 static void every_cpu_is_up_on_its_node(struct kunit *test)
 {
-	/* Every CPU of the MADT came up, but one that never answered (a
+	/* Every CPU of the MADT came up, except one that never answered (a
 	 * table listing an APIC id no CPU has): that one was reported at boot
 	 * and left out of cpu_present_mask, and a topology that knows how many
 	 * CPUs the machine really has says so with expect.cpus. */

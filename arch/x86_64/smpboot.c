@@ -139,9 +139,7 @@ static bool start_one(unsigned cpu)
 	unsigned tables_order = 0;
 	while ((PAGE_SIZE << tables_order) < sizeof(struct cpu_tables))
 		tables_order++;
-	struct cpu_tables *tables = cpu_alloc_pages(cpu, tables_order);
-	if (tables)
-		memset(tables, 0, sizeof(*tables));
+	struct cpu_tables *tables = cpu_alloc_pages(cpu, tables_order); /* zeroed */
 	if (!stack || !tables || ist_stacks_alloc(tables, nid) || !setup_per_cpu_area(cpu, nid)) {
 		pr_err("smp: no memory to start CPU %u\n", cpu);
 		vfree(stack);
