@@ -49,6 +49,7 @@
 #include "mm/vmap_area.h"
 
 #define VMAP_RAM 0x1ul /* va->flags: a vm_map_ram area (no vm_struct) */
+#define VMAP_BLOCK 0x2ul /* va->flags, with VMAP_RAM: a per-CPU vmap block's area */
 /* vm->flags, mmlab's own: handed to vfree_atomic, waiting for the drain
  * (a second vfree of it is a double free). */
 #define VM_DEFERRED_FREE 0x80000000ul
@@ -283,8 +284,14 @@ static void purge_vmap_area_lazy(void)
 	mutex_unlock(&vmap_purge_lock);
 }
 
+static void vmap_blocks_unmap_aliases(void);
+
+/* Linux's vm_unmap_aliases: no stale TLB entry is left for anything
+ * unmapped so far, whether a lazily freed area or a freed slice of a vmap
+ * block. */
 void vm_unmap_aliases(void)
 {
+	vmap_blocks_unmap_aliases();
 	purge_vmap_area_lazy();
 }
 
@@ -315,7 +322,9 @@ static struct vmap_area *find_unlink_vmap_area(const void *addr, bool want_ram, 
 	struct vmap_area *va = vmap_ready ? busy_find_locked(a) : NULL;
 	/* caller NULL: vmalloc's own failure path and the deferred drain,
 	 * which may free areas not yet set up, or already deferred. */
+	/* A vmap block's area goes only with its block (caller NULL). */
 	bool ok = va && va->va_start == a && !!(va->flags & VMAP_RAM) == want_ram &&
+		  (!(va->flags & VMAP_BLOCK) || !caller) &&
 		  (want_ram || (va->vm && (!caller || !(va->vm->flags & (VM_UNINITIALIZED | VM_DEFERRED_FREE)))));
 	if (ok)
 		busy_unlink_locked(va);
@@ -797,14 +806,250 @@ void vunmap(const void *addr)
 	vfree_caller(addr, __builtin_return_address(0));
 }
 
-/* Linux maps small counts through per-CPU vmap blocks (vb_alloc); here
- * every vm_map_ram has an area of its own, without a guard page, as
- * Linux's large ones. */
+/*
+ * Per-CPU vmap blocks (Linux's vb_alloc/vb_free, "Per cpu vmap blocks",
+ * Nick Piggin, 2.6.28): vm_map_ram of up to VMAP_MAX_ALLOC pages takes a
+ * power-of-two slice of a VMAP_BLOCK_SIZE area that belongs to the CPU it
+ * ran on, so the common small mapping takes no global lock and no area of
+ * its own. Slices are handed out in order (a bump offset) and never
+ * reused: a freed slice is unmapped at once but its TLB entries are only
+ * marked dirty; the whole block goes to the lazy purge, which flushes its
+ * range once, when every slice has been freed (vb->dirty reaches
+ * VMAP_BBMAP_BITS). vm_unmap_aliases flushes the dirty slices of live
+ * blocks and frees the blocks no slice is mapped in any more (Linux's
+ * purge_fragmented_blocks). mmlab records each slice's order at its first
+ * page, so an address or a count that vm_map_ram did not return is
+ * reported and nothing is unmapped (Linux trusts the caller).
+ *
+ * Locking: a CPU's queue lock, then a block's lock; vmap_blocks_lock (the
+ * list of all blocks) then a block's lock. A block leaves every list
+ * before it is freed.
+ */
+/* VMAP_MAX_ALLOC, VMAP_BBMAP_BITS, VMAP_BLOCK_SIZE: mm/vmalloc.h. */
+
+struct vmap_block {
+	spinlock_t lock;
+	struct vmap_area *va;
+	unsigned long free, dirty;	    /* pages not handed out yet; freed ones */
+	unsigned long dirty_min, dirty_max; /* the freed pages not flushed yet */
+	unsigned int cpu;		    /* whose queue it is on while free > 0 */
+	struct list_head free_list;	    /* on that queue */
+	struct list_head all;		    /* on vmap_blocks */
+	u8 order_at[VMAP_BBMAP_BITS];	    /* 1 + the order of a live slice at its first page */
+};
+
+struct vmap_block_queue {
+	spinlock_t lock;
+	struct list_head free;
+};
+
+static struct vmap_block_queue vmap_block_queue[NR_CPUS];
+static DEFINE_SPINLOCK(vmap_blocks_lock);
+static LIST_HEAD(vmap_blocks);
+static unsigned long nr_vmap_blocks;
+static bool vmap_block_queues_ready; /* guarded by vmap_blocks_lock */
+
+static void vmap_block_queues_init(void)
+{
+	unsigned long flags;
+	spin_lock_irqsave(&vmap_blocks_lock, flags);
+	if (!vmap_block_queues_ready) {
+		for (unsigned int c = 0; c < NR_CPUS; c++) {
+			spin_lock_init(&vmap_block_queue[c].lock);
+			INIT_LIST_HEAD(&vmap_block_queue[c].free);
+		}
+		vmap_block_queues_ready = true;
+	}
+	spin_unlock_irqrestore(&vmap_blocks_lock, flags);
+}
+
+static unsigned int slice_order(unsigned int count)
+{
+	unsigned int order = 0;
+	while ((1u << order) < count)
+		order++;
+	return order;
+}
+
+/* A new block for this CPU with its first slice taken (Linux's
+ * new_vmap_block). */
+static void *new_vmap_block(unsigned int order, int node, gfp_t gfp)
+{
+	struct vmap_block *vb = kmalloc_node(sizeof(*vb), gfp & GFP_RECLAIM_MASK, node);
+	if (!vb)
+		return NULL;
+	int err;
+	struct vmap_area *va = alloc_vmap_area(VMAP_BLOCK_SIZE, VMAP_BLOCK_SIZE, VMALLOC_START, VMALLOC_END,
+					       node, gfp, VMAP_RAM | VMAP_BLOCK, &err);
+	if (!va) {
+		kfree(vb);
+		return NULL;
+	}
+	memset(vb, 0, sizeof(*vb));
+	spin_lock_init(&vb->lock);
+	vb->va = va;
+	vb->free = VMAP_BBMAP_BITS - (1ul << order);
+	vb->dirty_min = VMAP_BBMAP_BITS;
+	vb->order_at[0] = (u8)(order + 1);
+	va->vb = vb;
+	unsigned long flags;
+	spin_lock_irqsave(&vmap_blocks_lock, flags);
+	list_add_tail(&vb->all, &vmap_blocks);
+	nr_vmap_blocks++;
+	spin_unlock_irqrestore(&vmap_blocks_lock, flags);
+	/* The queue of the CPU we run on now (we may have slept). */
+	vb->cpu = smp_processor_id();
+	struct vmap_block_queue *vbq = &vmap_block_queue[vb->cpu];
+	spin_lock_irqsave(&vbq->lock, flags);
+	list_add_tail(&vb->free_list, &vbq->free);
+	spin_unlock_irqrestore(&vbq->lock, flags);
+	return (void *)va->va_start;
+}
+
+/* The block has no live slice and has left its queue: it goes. Its
+ * entries are clear; its range is flushed by the lazy purge. */
+static void free_vmap_block(struct vmap_block *vb)
+{
+	unsigned long flags;
+	spin_lock_irqsave(&vmap_blocks_lock, flags);
+	list_del(&vb->all);
+	nr_vmap_blocks--;
+	spin_unlock_irqrestore(&vmap_blocks_lock, flags);
+	struct vmap_area *va = find_unlink_vmap_area((void *)vb->va->va_start, true, "vm_unmap_ram", NULL);
+	if (va)
+		free_vmap_area_noflush(va);
+	kfree(vb);
+}
+
+/* Linux's vb_alloc: a slice of one of this CPU's blocks, or of a new one. */
+static void *vb_alloc(unsigned int count, int node, gfp_t gfp)
+{
+	unsigned int order = slice_order(count);
+	unsigned long flags;
+	void *addr = NULL;
+	vmap_block_queues_init();
+	struct vmap_block_queue *vbq = &vmap_block_queue[smp_processor_id()];
+	spin_lock_irqsave(&vbq->lock, flags);
+	struct vmap_block *vb;
+	list_for_each_entry(vb, &vbq->free, free_list) {
+		spin_lock(&vb->lock);
+		if (vb->free >= (1ul << order)) {
+			unsigned long off = VMAP_BBMAP_BITS - vb->free;
+			vb->free -= 1ul << order;
+			vb->order_at[off] = (u8)(order + 1);
+			addr = (void *)(vb->va->va_start + (off << PAGE_SHIFT));
+			if (!vb->free)
+				list_del(&vb->free_list);
+			spin_unlock(&vb->lock);
+			break;
+		}
+		spin_unlock(&vb->lock);
+	}
+	spin_unlock_irqrestore(&vbq->lock, flags);
+	if (!addr)
+		addr = new_vmap_block(order, node == NUMA_NO_NODE ? numa_node_id() : node, gfp);
+	return addr;
+}
+
+/* Linux's vb_free. False (and nothing done) when addr is not the start of
+ * a live slice of count pages. */
+static bool vb_free(const void *addr, unsigned int count)
+{
+	unsigned long a = (unsigned long)addr, flags;
+	unsigned int order = slice_order(count);
+	spin_lock_irqsave(&vmap_area_lock, flags);
+	struct vmap_area *va = vmap_ready ? busy_find_locked(a) : NULL;
+	struct vmap_block *vb = va && (va->flags & VMAP_BLOCK) ? va->vb : NULL;
+	spin_unlock_irqrestore(&vmap_area_lock, flags);
+	/* A live slice keeps its block: it cannot go while we look. */
+	if (!vb || (a & ~PAGE_MASK))
+		return false;
+	unsigned long off = (a - vb->va->va_start) >> PAGE_SHIFT;
+	spin_lock_irqsave(&vb->lock, flags);
+	if (vb->order_at[off] != order + 1) {
+		spin_unlock_irqrestore(&vb->lock, flags);
+		return false;
+	}
+	vb->order_at[off] = 0;
+	spin_unlock_irqrestore(&vb->lock, flags);
+	unmap_kernel_range_noflush(a, PAGE_SIZE << order, NULL);
+	spin_lock_irqsave(&vb->lock, flags);
+	vb->dirty_min = min(vb->dirty_min, off);
+	vb->dirty_max = max(vb->dirty_max, off + (1ul << order));
+	vb->dirty += 1ul << order;
+	bool gone = vb->dirty == VMAP_BBMAP_BITS;
+	spin_unlock_irqrestore(&vb->lock, flags);
+	if (gone)
+		free_vmap_block(vb); /* free was 0: it is on no queue */
+	return true;
+}
+
+/* The vmap-block half of vm_unmap_aliases: every CPU's blocks with no live
+ * slice are freed (to the lazy purge that follows), and the dirty slices
+ * of the blocks still in use are flushed, all in one range. */
+static void vmap_blocks_unmap_aliases(void)
+{
+	LIST_HEAD(dead);
+	unsigned long flags, start = ~0ul, end = 0;
+	vmap_block_queues_init();
+	for (unsigned int c = 0; c < NR_CPUS; c++) {
+		struct vmap_block_queue *vbq = &vmap_block_queue[c];
+		struct vmap_block *vb, *n;
+		spin_lock_irqsave(&vbq->lock, flags);
+		list_for_each_entry_safe(vb, n, &vbq->free, free_list) {
+			spin_lock(&vb->lock);
+			if (vb->free + vb->dirty == VMAP_BBMAP_BITS && vb->dirty != VMAP_BBMAP_BITS) {
+				/* Nothing can be taken from it any more. */
+				vb->free = 0;
+				vb->dirty = VMAP_BBMAP_BITS;
+				list_move(&vb->free_list, &dead);
+			}
+			spin_unlock(&vb->lock);
+		}
+		spin_unlock_irqrestore(&vbq->lock, flags);
+	}
+	spin_lock_irqsave(&vmap_blocks_lock, flags);
+	struct vmap_block *vb;
+	list_for_each_entry(vb, &vmap_blocks, all) {
+		spin_lock(&vb->lock);
+		if (vb->dirty && vb->dirty != VMAP_BBMAP_BITS && vb->dirty_min < vb->dirty_max) {
+			start = min(start, vb->va->va_start + (vb->dirty_min << PAGE_SHIFT));
+			end = max(end, vb->va->va_start + (vb->dirty_max << PAGE_SHIFT));
+			vb->dirty_min = VMAP_BBMAP_BITS;
+			vb->dirty_max = 0;
+		}
+		spin_unlock(&vb->lock);
+	}
+	spin_unlock_irqrestore(&vmap_blocks_lock, flags);
+	if (start < end) {
+		flush_tlb_kernel_range(start, end);
+		spin_lock_irqsave(&vmap_area_lock, flags);
+		stat_flushes++;
+		spin_unlock_irqrestore(&vmap_area_lock, flags);
+	}
+	while (!list_empty(&dead)) {
+		struct vmap_block *d = list_first_entry(&dead, struct vmap_block, free_list);
+		list_del(&d->free_list);
+		free_vmap_block(d);
+	}
+}
+
 void *vm_map_ram(struct page **pages, unsigned int count, int node)
 {
 	if (!count)
 		return NULL;
 	unsigned long size = (unsigned long)count << PAGE_SHIFT;
+	if (count <= VMAP_MAX_ALLOC) {
+		void *addr = vb_alloc(count, node, GFP_KERNEL);
+		if (!addr)
+			return NULL;
+		if (map_kernel_range((unsigned long)addr, size, PAGE_KERNEL_VMALLOC, pages, GFP_KERNEL) < 0) {
+			vm_unmap_ram(addr, count);
+			return NULL;
+		}
+		return addr;
+	}
+	/* Larger: an area of its own, without a guard page, as Linux's. */
 	int err;
 	struct vmap_area *va = alloc_vmap_area(size, PAGE_SIZE, VMALLOC_START, VMALLOC_END, node, GFP_KERNEL,
 					       VMAP_RAM, &err);
@@ -819,6 +1064,19 @@ void *vm_map_ram(struct page **pages, unsigned int count, int node)
 
 void vm_unmap_ram(const void *mem, unsigned int count)
 {
+	if (count && count <= VMAP_MAX_ALLOC) {
+		if (!vb_free(mem, count)) {
+			char buf[96];
+			unsigned long flags;
+			spin_lock_irqsave(&vmap_area_lock, flags);
+			stat_bad_vfrees++;
+			spin_unlock_irqrestore(&vmap_area_lock, flags);
+			pr_err("vm_unmap_ram: %p is not the start of %u pages that vm_map_ram mapped; nothing "
+			       "unmapped (caller %s)\n", mem, count,
+			       caller_name(__builtin_return_address(0), buf, sizeof(buf)));
+		}
+		return;
+	}
 	struct vmap_area *va = find_unlink_vmap_area(mem, true, "vm_unmap_ram", __builtin_return_address(0));
 	if (!va)
 		return;

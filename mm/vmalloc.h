@@ -74,6 +74,12 @@ void vfree_atomic(const void *addr);
 
 void *vmap(struct page **pages, unsigned int count, unsigned long flags, u64 prot);
 void vunmap(const void *addr);
+/* vm_map_ram of up to VMAP_MAX_ALLOC pages takes a power-of-two slice of
+ * a per-CPU block of VMAP_BBMAP_BITS pages (mm/vmalloc.c, "Per-CPU vmap
+ * blocks"); larger counts get an area of their own. */
+#define VMAP_MAX_ALLOC 64ul	/* BITS_PER_LONG pages, as Linux */
+#define VMAP_BBMAP_BITS 1024ul	/* Linux's VMAP_BBMAP_BITS_MAX: what x86_64 gets */
+#define VMAP_BLOCK_SIZE (VMAP_BBMAP_BITS * PAGE_SIZE)
 void *vm_map_ram(struct page **pages, unsigned int count, int node);
 void vm_unmap_ram(const void *mem, unsigned int count);
 /* Purges every lazily freed area now (one TLB flush for all). */
@@ -107,7 +113,7 @@ struct vmalloc_stats {
 	unsigned long lazy_areas;      /* freed, waiting for the purge */
 	unsigned long lazy_pages;      /* their pages (vmap_lazy_nr) */
 	unsigned long purges;          /* purges done */
-	unsigned long flushes;         /* flush_tlb_kernel_range calls made by purges */
+	unsigned long flushes;         /* flush_tlb_kernel_range calls made by purges and vm_unmap_aliases */
 	unsigned long bad_vfrees;      /* vfree of something that is no area */
 	unsigned long deferred_frees;  /* vfrees deferred from atomic context */
 	unsigned long free_ranges;     /* nodes in the free tree */

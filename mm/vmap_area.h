@@ -37,6 +37,7 @@ struct vmap_area {
 	};
 	struct list_head purge_list; /* lazily freed, waiting for the flush */
 	unsigned long flags;         /* VMAP_RAM ... (mm/vmalloc.c) */
+	struct vmap_block *vb;       /* a vmap block's area: its block (mm/vmalloc.c) */
 };
 
 struct vmap_free_tree {

@@ -541,6 +541,92 @@ static void vfree_in_interrupt_is_deferred(struct kunit *test)
 	snapshot_expect_back(test, &s);
 }
 
+/* Small vm_map_rams share a per-CPU block: slices in order, one 4 MiB
+ * area in vmallocinfo; a freed slice is unmapped at once and flushed by
+ * vm_unmap_aliases; a block whose every slice was freed goes to the lazy
+ * purge by itself; an address or count vm_map_ram did not give is
+ * reported and nothing is unmapped; everything comes back. */
+static void vm_map_ram_slices_share_a_cpu_block(struct kunit *test)
+{
+	enum { SLICES = VMAP_BBMAP_BITS / VMAP_MAX_ALLOC };
+	static void *big[SLICES + 1];
+	struct page *pages[VMAP_MAX_ALLOC];
+	for (unsigned i = 0; i < VMAP_MAX_ALLOC; i++) {
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+	}
+	struct vm_snapshot s;
+	snapshot_take(&s);
+	/* The runner's task (init) is bound to its CPU: one queue. */
+	char *a = vm_map_ram(pages, 3, NUMA_NO_NODE); /* a slice of 4 */
+	char *b = vm_map_ram(pages, 4, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	unsigned long block = (unsigned long)a & ~(VMAP_BLOCK_SIZE - 1);
+	KUNIT_EXPECT_EQ(test, (unsigned long)b, (unsigned long)a + 4 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, (unsigned long)b & ~(VMAP_BLOCK_SIZE - 1), block);
+	char line[96];
+	snprintf(line, sizeof(line), "%#lx-%#lx 4194304 vm_map_ram\n", block, block + VMAP_BLOCK_SIZE);
+	read_vmallocinfo(info_after);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(info_after, line));
+	a[2 * PAGE_SIZE + 7] = 0x5a;
+	KUNIT_EXPECT_EQ(test, ((char *)page_address(pages[2]))[7], 0x5a);
+	KUNIT_EXPECT_PTR_EQ(test, vmalloc_to_page(b + 3 * PAGE_SIZE), pages[3]);
+
+	/* Not what vm_map_ram gave: reported, nothing unmapped. */
+	struct vmalloc_stats st0, st1;
+	vmalloc_get_stats(&st0);
+	vm_unmap_ram(b + PAGE_SIZE, 1);	/* inside a slice */
+	vm_unmap_ram(b, 2);		/* the wrong count (order) */
+	vm_unmap_ram((void *)(block + 100 * PAGE_SIZE), 4); /* never handed out */
+	vmalloc_get_stats(&st1);
+	KUNIT_EXPECT_EQ(test, st1.bad_vfrees - st0.bad_vfrees, 3);
+	KUNIT_EXPECT_TRUE(test, mapped((unsigned long)b) && mapped((unsigned long)b + 3 * PAGE_SIZE));
+
+	/* Freed: unmapped at once, the block stays (a slice is live). */
+	vm_unmap_ram(a, 3);
+	KUNIT_EXPECT_FALSE(test, mapped((unsigned long)a));
+	KUNIT_EXPECT_TRUE(test, mapped((unsigned long)b));
+	vm_unmap_ram(a, 3); /* twice */
+	vmalloc_get_stats(&st0);
+	KUNIT_EXPECT_EQ(test, st0.bad_vfrees - st1.bad_vfrees, 1);
+	/* vm_unmap_aliases flushes the dirty slice (one flush: nothing else
+	 * is lazy, the snapshot purged) and keeps the block, whose other
+	 * slice is still mapped; a second call has nothing to flush. */
+	vm_unmap_aliases();
+	vmalloc_get_stats(&st1);
+	KUNIT_EXPECT_EQ(test, st1.flushes, st0.flushes + 1);
+	vm_unmap_aliases();
+	vmalloc_get_stats(&st0);
+	KUNIT_EXPECT_EQ(test, st0.flushes, st1.flushes);
+	read_vmallocinfo(info_after);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(info_after, line));
+	vm_unmap_ram(b, 4);
+
+	/* A full block: 16 slices of 64 pages fill it, the 17th starts
+	 * another; freeing the 16 sends the first block to the lazy purge at
+	 * once, no vm_unmap_aliases needed. */
+	vm_unmap_aliases();
+	for (unsigned i = 0; i <= SLICES; i++) {
+		big[i] = vm_map_ram(pages, VMAP_MAX_ALLOC, NUMA_NO_NODE);
+		KUNIT_ASSERT_NOT_NULL(test, big[i]);
+	}
+	unsigned long first = (unsigned long)big[0] & ~(VMAP_BLOCK_SIZE - 1);
+	KUNIT_EXPECT_EQ(test, (unsigned long)big[0], first);
+	KUNIT_EXPECT_EQ(test, (unsigned long)big[SLICES - 1], first + (SLICES - 1) * VMAP_MAX_ALLOC * PAGE_SIZE);
+	KUNIT_EXPECT_NE(test, (unsigned long)big[SLICES] & ~(VMAP_BLOCK_SIZE - 1), first);
+	vmalloc_get_stats(&st0);
+	for (unsigned i = 0; i < SLICES; i++)
+		vm_unmap_ram(big[i], VMAP_MAX_ALLOC);
+	vmalloc_get_stats(&st1);
+	KUNIT_EXPECT_EQ(test, st1.busy_areas, st0.busy_areas - 1);
+	KUNIT_EXPECT_TRUE(test, st1.lazy_areas >= 1 || st1.purges > st0.purges);
+	vm_unmap_ram(big[SLICES], VMAP_MAX_ALLOC);
+	snapshot_expect_back(test, &s);
+	for (unsigned i = 0; i < VMAP_MAX_ALLOC; i++)
+		__free_page(pages[i]);
+}
+
 static void bad_inputs_fail_cleanly(struct kunit *test)
 {
 	struct vm_snapshot s;
@@ -596,6 +682,7 @@ static struct kunit_case vmalloc_cases[] = {
 	KUNIT_CASE(vmap_maps_a_page_array),
 	KUNIT_CASE(lazy_free_flushes_once_for_many),
 	KUNIT_CASE(vfree_in_interrupt_is_deferred),
+	KUNIT_CASE(vm_map_ram_slices_share_a_cpu_block),
 	KUNIT_CASE(bad_inputs_fail_cleanly),
 	{}
 };
