@@ -811,7 +811,8 @@ void vunmap(const void *addr)
  * Nick Piggin, 2.6.28): vm_map_ram of up to VMAP_MAX_ALLOC pages takes a
  * power-of-two slice of a VMAP_BLOCK_SIZE area that belongs to the CPU it
  * ran on, so the common small mapping takes no global lock and no area of
- * its own. Slices are handed out in order (a bump offset) and never
+ * its own. (The unmap finds the block through the busy tree, under
+ * vmap_area_lock; Linux finds it in a per-CPU xarray.) Slices are handed out in order (a bump offset) and never
  * reused: a freed slice is unmapped at once but its TLB entries are only
  * marked dirty; the whole block goes to the lazy purge, which flushes its
  * range once, when every slice has been freed (vb->dirty reaches
