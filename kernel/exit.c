@@ -33,6 +33,7 @@
 #include "kernel/string.h"
 #include "kernel/syscall.h"
 #include "kernel/topology.h"
+#include "mm/mempolicy.h"
 #include "mm/mmu_context.h"
 #include "mm/slab.h"
 
@@ -142,6 +143,7 @@ __noreturn void do_exit_thread(int code)
 	__asm__ volatile("sti" ::: "memory");
 	mmput(mm);
 	kfree(fpu);
+	mpol_exit(tsk);
 	__atomic_sub_fetch(&user_threads_alive, 1, __ATOMIC_RELAXED);
 
 	if (tsk != tsk->group_leader) {

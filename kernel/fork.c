@@ -30,6 +30,7 @@
 #include "kernel/string.h"
 #include "kernel/syscall.h"
 #include "mm/mm_types.h"
+#include "mm/mempolicy.h"
 #include "mm/mmu_context.h"
 #include "mm/page.h"
 #include "mm/slab.h"
@@ -246,6 +247,7 @@ static long kernel_clone(struct kernel_clone_args *args)
 	__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
 	p->mm = parent->mm;
 	p->files = parent->files;
+	mpol_fork(p, parent); /* copy_process: the creator's NUMA policy */
 	__atomic_add_fetch(&sig->sigcnt, 1, __ATOMIC_RELAXED); /* the reaper drops it, unlocked */
 	sig->nr_threads++;
 	list_add_tail(&p->thread_node, &sig->thread_head);

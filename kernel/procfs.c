@@ -245,7 +245,7 @@ static void nodes_online_show(struct seq_buf *m, const struct proc_node *n) { (v
 static void nodes_cpu_show(struct seq_buf *m, const struct proc_node *n) { (void)n; node_list_show(m, node_has_cpu); }
 static void nodes_memory_show(struct seq_buf *m, const struct proc_node *n) { (void)n; node_list_show(m, node_has_memory); }
 
-/* node_read_numastat(). We do not interleave, so interleave_hit is 0. A
+/* node_read_numastat(). A
  * memoryless node's counters stay 0: an allocation that asks for it wants
  * its nearest node with memory (Linux's preferred_zoneref, the first
  * populated zone of its zonelist), so a miss is foreign there. */
@@ -256,7 +256,7 @@ static void node_numastat_show(struct seq_buf *m, const struct proc_node *node)
 		s[i] = node_numa_event_state(node->nid, (enum numa_stat_item)i);
 	seq_buf_printf(m, "numa_hit %lu\nnuma_miss %lu\nnuma_foreign %lu\ninterleave_hit %lu\n"
 		       "local_node %lu\nother_node %lu\n", s[NUMA_HIT], s[NUMA_MISS], s[NUMA_FOREIGN],
-		       0ul, s[NUMA_LOCAL], s[NUMA_OTHER]);
+		       s[NUMA_INTERLEAVE_HIT], s[NUMA_LOCAL], s[NUMA_OTHER]);
 }
 
 /* node_read_meminfo(): the node's managed and free pages; the counters we

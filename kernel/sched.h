@@ -138,6 +138,8 @@ struct task_struct {
 	unsigned long user_rsp;        /* scratch for the syscall entry */
 	struct process_result *result; /* how it ended, filled at exit */
 	struct robust_list_head *robust_list; /* user address (set_robust_list), kernel/futex.c */
+	struct mempolicy *mempolicy;   /* set_mempolicy (mm/mempolicy.h); NULL: the default */
+	short il_prev;                 /* the last node MPOL_INTERLEAVE gave it */
 };
 
 DECLARE_PER_CPU(struct task_struct *, current_task);

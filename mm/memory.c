@@ -26,6 +26,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "mm/mempolicy.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
 #include "mm/page.h"
@@ -75,9 +76,11 @@ void anon_page_unmapped(struct mm_struct *mm, struct page *page, unsigned long n
 
 /* --- faults ------------------------------------------------------------- */
 
-static struct page *alloc_anon_page(void)
+/* A new anonymous page for address of vma, from the node its NUMA policy
+ * says (mm/mempolicy.c; Linux's vma_alloc_zeroed_movable_folio). */
+static struct page *alloc_anon_page(struct vm_area_struct *vma, unsigned long address)
 {
-	return alloc_pages(GFP_USER | __GFP_ZERO, 0);
+	return vma_alloc_page(GFP_USER | __GFP_ZERO, vma, address);
 }
 
 /* Installs entry where the fault read orig, unless another walker changed
@@ -123,7 +126,7 @@ static vm_fault_t do_anonymous_page(struct vm_area_struct *vma, pmd_t *pmd, unsi
 	 * zero page above does not, as in Linux). */
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
-	struct page *page = alloc_anon_page();
+	struct page *page = alloc_anon_page(vma, address);
 	if (!page)
 		return VM_FAULT_OOM;
 	fault_install_pte(vma, pmd, address, __pte(0),
@@ -142,7 +145,7 @@ static vm_fault_t do_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned lo
 	if (is_zero_pfn(pte_pfn(orig))) {
 		if (anon_vma_prepare(vma))
 			return VM_FAULT_OOM;
-		page = alloc_anon_page();
+		page = alloc_anon_page(vma, address);
 		if (!page)
 			return VM_FAULT_OOM;
 		entry = pte_mkdirty(pfn_pte(page_to_pfn(page), vma->vm_page_prot));

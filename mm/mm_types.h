@@ -161,6 +161,9 @@ struct vm_area_struct {
 	/* NULL until the first anonymous page is faulted in (anon_vma_prepare,
 	 * mm/vma.c). */
 	struct anon_vma *anon_vma;
+	/* mbind's policy for this range (mm/mempolicy.h), a reference; NULL:
+	 * the task's policy applies. Pieces of a split VMA share it. */
+	struct mempolicy *vm_policy;
 };
 
 enum mm_counter { MM_ANONPAGES, NR_MM_COUNTERS };

@@ -9,6 +9,7 @@ KERNEL_SRCS += \
 	mm/kernel_map.c \
 	mm/kmalloc.c \
 	mm/madvise.c \
+	mm/mempolicy.c \
 	mm/memblock.c \
 	mm/memory.c \
 	mm/mincore.c \

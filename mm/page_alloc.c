@@ -103,6 +103,16 @@ static inline void numa_statistics(int preferred, int nid)
 	local_irq_restore(flags);
 }
 
+void count_numa_interleave_hit(int nid)
+{
+	if (nid < 0 || nid >= MAX_NUMNODES || !node_data[nid])
+		return;
+	unsigned long flags;
+	local_irq_save(flags);
+	node_data[nid]->per_cpu_nodestats[smp_processor_id()].numa_events[NUMA_INTERLEAVE_HIT]++;
+	local_irq_restore(flags);
+}
+
 static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order)
 {
 	if (order == 0)

@@ -46,6 +46,7 @@ enum numa_stat_item {
 	NUMA_FOREIGN, /* wanted here, allocated elsewhere */
 	NUMA_LOCAL,   /* allocated here for a caller running on this node */
 	NUMA_OTHER,   /* allocated here for a caller running on another node */
+	NUMA_INTERLEAVE_HIT, /* an interleaving policy's page, on the node it chose */
 	NR_NUMA_STAT_ITEMS
 };
 
@@ -86,6 +87,9 @@ extern pg_data_t *node_data[MAX_NUMNODES];
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask);
 struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
+/* An MPOL_INTERLEAVE allocation got the node it asked for (Linux's
+ * NUMA_INTERLEAVE_HIT, counted by alloc_pages_mpol). */
+void count_numa_interleave_hit(int nid);
 void __free_pages(struct page *page, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
 unsigned long __get_free_pages(gfp_t gfp, unsigned int order);

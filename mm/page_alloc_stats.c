@@ -73,7 +73,7 @@ void show_buddyinfo(void)
 void show_numastat(void)
 {
 	static const char *const names[NR_NUMA_STAT_ITEMS] = {
-		"numa_hit", "numa_miss", "numa_foreign", "local_node", "other_node" };
+		"numa_hit", "numa_miss", "numa_foreign", "local_node", "other_node", "interleave_hit" };
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		pg_data_t *pgdat = node_data[nid];
 		if (!pgdat)

@@ -32,6 +32,7 @@
 #include "mm/vma.h"
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
+#include "mm/mempolicy.h"
 #include "mm/mmu_gather.h"
 #include "mm/slab.h"
 #include "mm/util.h"
@@ -300,8 +301,10 @@ int anon_vma_prepare(struct vm_area_struct *vma)
 
 void vm_area_free(struct vm_area_struct *vma)
 {
-	if (vma)
+	if (vma) {
 		anon_vma_put(vma->anon_vma);
+		mpol_put(vma->vm_policy);
+	}
 	kfree(vma);
 }
 
@@ -352,6 +355,7 @@ static void split_vma_at(struct mm_struct *mm, struct vm_area_struct *vma, unsig
 {
 	*new = *vma;
 	anon_vma_get(new->anon_vma); /* the halves share it (anon_vma_clone) */
+	mpol_get(new->vm_policy);    /* and the policy (vma_dup_policy) */
 	if (new_below) {
 		new->vm_end = addr;
 		vma_set_range(vma, addr, vma->vm_end);
@@ -366,14 +370,15 @@ static void split_vma_at(struct mm_struct *mm, struct vm_area_struct *vma, unsig
 /* Linux 6.12's struct vma_merge_struct: a range [start, end) between prev
  * and next (either may be NULL) that is to have the attributes below: a new
  * range (vma NULL, no anon_vma), or a part of vma that keeps vma's
- * anon_vma. The attributes are what merging compares: flags today, the
- * NUMA policy when mbind comes (vma_modify_policy). */
+ * anon_vma. The attributes are what merging compares: the flags and the
+ * NUMA policy (vma_modify_flags, vma_modify_policy). */
 struct vma_merge_struct {
 	struct mm_struct *mm;
 	struct vm_area_struct *prev, *next, *vma;
 	unsigned long start, end;
 	unsigned long pgoff; /* of start: vm_pgoff the range would have */
 	unsigned long flags;
+	struct mempolicy *policy;
 	struct anon_vma *anon_vma;
 };
 
@@ -383,7 +388,7 @@ struct vma_merge_struct {
 static bool is_mergeable_vma(const struct vma_merge_struct *vmg, bool merge_next)
 {
 	const struct vm_area_struct *vma = merge_next ? vmg->next : vmg->prev;
-	return vma->vm_flags == vmg->flags;
+	return vma->vm_flags == vmg->flags && mpol_equal(vma->vm_policy, vmg->policy);
 }
 
 static unsigned long vma_pages(const struct vm_area_struct *vma)
@@ -470,7 +475,8 @@ struct vm_area_struct *vma_merge_extend(struct mm_struct *mm, struct vm_area_str
 	struct vma_merge_struct vmg = { .mm = mm, .prev = vma, .next = vma->vm_next,
 					.start = vma->vm_end, .end = vma->vm_end + delta,
 					.pgoff = vma->vm_pgoff + vma_pages(vma),
-					.flags = vma->vm_flags, .anon_vma = vma->anon_vma };
+					.flags = vma->vm_flags, .policy = vma->vm_policy,
+					.anon_vma = vma->anon_vma };
 	return vma_merge_new_range(&vmg);
 }
 
@@ -492,7 +498,8 @@ struct vm_area_struct *copy_vma(struct vm_area_struct **vmap, unsigned long addr
 	struct vma_merge_struct vmg = { .mm = mm, .prev = prev,
 					.next = prev ? prev->vm_next : vma_first(mm),
 					.start = addr, .end = addr + len, .pgoff = pgoff,
-					.flags = vma->vm_flags, .anon_vma = vma->anon_vma };
+					.flags = vma->vm_flags, .policy = vma->vm_policy,
+					.anon_vma = vma->anon_vma };
 	struct vm_area_struct *new_vma = vma_merge_new_range(&vmg);
 	if (new_vma) {
 		/* The source, never faulted (its pgoff was reset above to
@@ -506,6 +513,7 @@ struct vm_area_struct *copy_vma(struct vm_area_struct **vmap, unsigned long addr
 		return NULL;
 	*new_vma = *vma;
 	anon_vma_get(new_vma->anon_vma); /* anon_vma_clone */
+	mpol_get(new_vma->vm_policy);    /* vma_dup_policy */
 	new_vma->vm_start = addr;
 	new_vma->vm_end = addr + len;
 	new_vma->vm_pgoff = pgoff;
@@ -622,10 +630,33 @@ struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_str
 	struct vma_merge_struct vmg = { .mm = mm, .prev = vma->vm_prev, .next = vma->vm_next,
 					.vma = vma, .start = start, .end = end,
 					.pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT),
-					.flags = newflags, .anon_vma = vma->anon_vma };
+					.flags = newflags, .policy = vma->vm_policy,
+					.anon_vma = vma->anon_vma };
 	vma = vma_modify(&vmg);
 	if (vma)
 		vma_set_flags(vma, newflags); /* a merged neighbour has them already */
+	return vma;
+}
+
+struct vm_area_struct *vma_modify_policy(struct mm_struct *mm, struct vm_area_struct *vma,
+					 unsigned long start, unsigned long end,
+					 struct mempolicy *new_pol)
+{
+	mmap_assert_write_locked(mm);
+	if (mpol_equal(vma->vm_policy, new_pol))
+		return vma;
+	struct vma_merge_struct vmg = { .mm = mm, .prev = vma->vm_prev, .next = vma->vm_next,
+					.vma = vma, .start = start, .end = end,
+					.pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT),
+					.flags = vma->vm_flags, .policy = new_pol,
+					.anon_vma = vma->anon_vma };
+	vma = vma_modify(&vmg);
+	if (vma && !mpol_equal(vma->vm_policy, new_pol)) {
+		/* vma_replace_policy; a merged neighbour has an equal one. */
+		struct mempolicy *old = vma->vm_policy;
+		vma->vm_policy = mpol_get(new_pol);
+		mpol_put(old);
+	}
 	return vma;
 }
 

@@ -76,6 +76,12 @@ void unlink_anon_vmas(struct vm_area_struct *vma);
 struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_struct *vma,
 					unsigned long start, unsigned long end,
 					unsigned long newflags);
+struct mempolicy;
+/* The same for mbind (Linux 6.12's vma_modify_policy): [start, end) gets
+ * new_pol (a reference of its own; NULL is the default policy). */
+struct vm_area_struct *vma_modify_policy(struct mm_struct *mm, struct vm_area_struct *vma,
+					 unsigned long start, unsigned long end,
+					 struct mempolicy *new_pol);
 
 /* Unmaps [start, end) (page aligned, below TASK_SIZE): splits the VMAs its
  * ends cut, unmaps their pages and frees the page tables only they used

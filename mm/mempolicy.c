@@ -1,0 +1,659 @@
+/* NUMA memory policies and their system calls (see mm/mempolicy.h): the
+ * checks and errnos in Linux's order (mm/mempolicy.c: get_nodes,
+ * sanitize_mpol_flags, mpol_new, mpol_set_nodemask, do_get_mempolicy,
+ * do_mbind, set_mempolicy_home_node), and the node a user page comes from
+ * (policy_nodemask, alloc_pages_mpol, interleave_nid). The home node is
+ * Aneesh Kumar's 2021 series (seed 011: "mm/mempolicy: add
+ * set_mempolicy_home_node syscall"): for MPOL_BIND and MPOL_PREFERRED_MANY
+ * the allocation starts at the home node and falls back to the allowed
+ * nodes nearest to it, where it used to start at the faulting CPU's node.
+ *
+ * mmlab has no cpusets: the nodes a task may use (Linux's
+ * cpuset_current_mems_allowed) are all nodes, and a mask is intersected
+ * with the nodes that have memory (N_MEMORY) as Linux's is. */
+#include "mm/mempolicy.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/smp.h"
+#include "kernel/string.h"
+#include "kernel/syscall.h"
+#include "mm/gup.h"
+#include "mm/memory.h"
+#include "mm/mm_types.h"
+#include "mm/mmap.h"
+#include "mm/mmap_lock.h"
+#include "mm/numa.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+#include "mm/pagewalk.h"
+#include "mm/vma.h"
+
+#define BITS_PER_LONG 64
+
+nodemask_t node_states_memory(void)
+{
+	nodemask_t m = NODE_MASK_NONE;
+	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
+		if (NODE_DATA(nid) && NODE_DATA(nid)->managed_pages)
+			node_set((int)nid, m);
+	return m;
+}
+
+/* Linux's nr_node_ids: the highest possible node id + 1. */
+static unsigned long nr_node_ids(void) { return num_online_nodes(); }
+
+static bool node_online(unsigned long nid) { return nid < num_online_nodes(); }
+
+/* ---- the user's node mask ----------------------------------------------- */
+
+/* Linux's get_bitmap: BITS_TO_LONGS(nbits) words, the bits above nbits of
+ * the last one cleared. */
+static int get_bitmap(unsigned long *mask, const unsigned long *nmask, unsigned long nbits)
+{
+	unsigned long nlongs = (nbits + BITS_PER_LONG - 1) / BITS_PER_LONG;
+	if (copy_from_user(mask, nmask, nlongs * sizeof(unsigned long)))
+		return -EFAULT;
+	if (nbits % BITS_PER_LONG)
+		mask[nlongs - 1] &= (1ul << (nbits % BITS_PER_LONG)) - 1;
+	return 0;
+}
+
+/* Linux's get_nodes: maxnode counts one more bit than it reads (the
+ * "--maxnode" every caller of these calls lives with); bits at and above
+ * MAX_NUMNODES must be clear; more than a page of bits is EINVAL. */
+static int get_nodes(nodemask_t *nodes, const unsigned long *nmask, unsigned long maxnode)
+{
+	--maxnode;
+	nodes_clear(*nodes);
+	if (maxnode == 0 || !nmask)
+		return 0;
+	if (maxnode > PAGE_SIZE * 8)
+		return -EINVAL;
+	/* The part beyond what mmlab supports, one word at a time from the
+	 * end: it must be zero. */
+	while (maxnode > MAX_NUMNODES) {
+		unsigned long bits = maxnode < BITS_PER_LONG ? maxnode : BITS_PER_LONG, t;
+		if (get_bitmap(&t, &nmask[(maxnode - 1) / BITS_PER_LONG], bits))
+			return -EFAULT;
+		if (maxnode - bits >= MAX_NUMNODES) {
+			maxnode -= bits;
+		} else {
+			maxnode = MAX_NUMNODES;
+			t &= ~((1ul << (MAX_NUMNODES % BITS_PER_LONG)) - 1);
+		}
+		if (t)
+			return -EINVAL;
+	}
+	return get_bitmap(nodes->bits, nmask, maxnode);
+}
+
+/* Linux's copy_nodes_to_user: maxnode - 1 bits rounded up to longs; what
+ * lies beyond nr_node_ids' longs is cleared. */
+static int copy_nodes_to_user(unsigned long *mask, unsigned long maxnode, const nodemask_t *nodes)
+{
+	unsigned long copy = ((maxnode - 1 + 63) & ~63ul) / 8;
+	unsigned long nbytes = (nr_node_ids() + BITS_PER_LONG - 1) / BITS_PER_LONG * sizeof(long);
+	if (copy > nbytes) {
+		if (copy > PAGE_SIZE)
+			return -EINVAL;
+		if (clear_user((char *)mask + nbytes, copy - nbytes))
+			return -EFAULT;
+		copy = nbytes;
+	}
+	return copy_to_user(mask, nodes->bits, copy) ? -EFAULT : 0;
+}
+
+/* ---- making a policy ------------------------------------------------------ */
+
+/* Linux's sanitize_mpol_flags: the mode argument split into mode and flags. */
+static int sanitize_mpol_flags(int *mode, unsigned short *flags)
+{
+	*flags = (unsigned short)(*mode & MPOL_MODE_FLAGS);
+	*mode &= ~MPOL_MODE_FLAGS;
+	if ((unsigned int)*mode >= MPOL_MAX)
+		return -EINVAL;
+	if ((*flags & MPOL_F_STATIC_NODES) && (*flags & MPOL_F_RELATIVE_NODES))
+		return -EINVAL;
+	/* Linux turns NUMA-balancing hints on for these two; mmlab has no
+	 * NUMA balancing, so the flag is kept and does nothing. */
+	if ((*flags & MPOL_F_NUMA_BALANCING) && *mode != MPOL_BIND && *mode != MPOL_PREFERRED_MANY)
+		return -EINVAL;
+	return 0;
+}
+
+/* Linux's mpol_new: NULL (with *err 0) for MPOL_DEFAULT, else a policy
+ * whose nodes mpol_set_nodemask fills in. */
+static struct mempolicy *mpol_new(unsigned short mode, unsigned short flags, const nodemask_t *nodes, int *err)
+{
+	*err = 0;
+	if (mode == MPOL_DEFAULT) {
+		if (!nodes_empty(*nodes))
+			*err = -EINVAL;
+		return NULL;
+	}
+	if (mode == MPOL_PREFERRED) {
+		/* Empty: allocate locally, which the flags cannot say. */
+		if (nodes_empty(*nodes)) {
+			if (flags & (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES)) {
+				*err = -EINVAL;
+				return NULL;
+			}
+			mode = MPOL_LOCAL;
+		}
+	} else if (mode == MPOL_LOCAL) {
+		if (!nodes_empty(*nodes) || (flags & (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES))) {
+			*err = -EINVAL;
+			return NULL;
+		}
+	} else if (nodes_empty(*nodes)) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	struct mempolicy *pol = kzalloc(sizeof(*pol), GFP_KERNEL);
+	if (!pol) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	pol->refcnt = 1;
+	pol->mode = mode;
+	pol->flags = flags;
+	pol->home_node = NUMA_NO_NODE;
+	return pol;
+}
+
+/* Linux's mpol_relative_nodemask: bit n of the user's mask means the n-th
+ * node of rel (modulo rel's weight). */
+static nodemask_t mpol_relative_nodemask(const nodemask_t *orig, const nodemask_t *rel)
+{
+	nodemask_t ret = NODE_MASK_NONE;
+	unsigned w = nodes_weight(*rel);
+	if (!w)
+		return ret;
+	int n;
+	for_each_node_mask(n, *orig) {
+		unsigned k = (unsigned)n % w, i = 0;
+		int m;
+		for_each_node_mask(m, *rel) {
+			if (i++ == k) {
+				node_set(m, ret);
+				break;
+			}
+		}
+	}
+	return ret;
+}
+
+/* Linux's mpol_set_nodemask and the modes' create functions: the user's
+ * nodes, intersected with the nodes that have memory. */
+static int mpol_set_nodemask(struct mempolicy *pol, const nodemask_t *nodes)
+{
+	if (!pol || pol->mode == MPOL_LOCAL)
+		return 0;
+	nodemask_t allowed = node_states_memory(), m;
+	if (pol->flags & MPOL_F_RELATIVE_NODES)
+		m = mpol_relative_nodemask(nodes, &allowed);
+	else
+		nodes_and(m, *nodes, allowed);
+	if (pol->flags & (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES))
+		pol->user_nodemask = *nodes;
+	if (nodes_empty(m))
+		return -EINVAL;
+	if (pol->mode == MPOL_PREFERRED) /* mpol_new_preferred: its first node */
+		pol->nodes = nodemask_of_node(first_node(m));
+	else
+		pol->nodes = m;
+	return 0;
+}
+
+/* A policy from the user's arguments, or NULL for the default (*err 0). */
+static struct mempolicy *mpol_from_user(int mode, unsigned short flags, const nodemask_t *nodes, int *err)
+{
+	struct mempolicy *pol = mpol_new((unsigned short)mode, flags, nodes, err);
+	if (*err)
+		return NULL;
+	*err = mpol_set_nodemask(pol, nodes);
+	if (*err) {
+		mpol_put(pol);
+		return NULL;
+	}
+	return pol;
+}
+
+static struct mempolicy *mpol_dup(const struct mempolicy *old)
+{
+	struct mempolicy *pol = kmalloc(sizeof(*pol), GFP_KERNEL);
+	if (pol) {
+		*pol = *old;
+		pol->refcnt = 1;
+	}
+	return pol;
+}
+
+void mpol_fork(struct task_struct *child, struct task_struct *parent)
+{
+	child->mempolicy = mpol_get(parent->mempolicy);
+	child->il_prev = parent->il_prev;
+}
+
+void mpol_exit(struct task_struct *tsk)
+{
+	struct mempolicy *pol = tsk->mempolicy;
+	tsk->mempolicy = NULL;
+	mpol_put(pol);
+}
+
+nodemask_t mpol_allowed_nodes(const struct mempolicy *pol)
+{
+	if (!pol || pol->mode == MPOL_LOCAL || pol->mode == MPOL_PREFERRED ||
+	    pol->mode == MPOL_PREFERRED_MANY)
+		return NODE_MASK_ALL;
+	return pol->nodes;
+}
+
+/* ---- allocating by policy ------------------------------------------------- */
+
+/* Linux's next_node_in: the node after n in mask, wrapping. */
+static int next_node_in(int n, const nodemask_t *mask)
+{
+	int next = __next_node(n + 1, mask);
+	if (next >= MAX_NUMNODES)
+		next = __next_node(0, mask);
+	return next;
+}
+
+/* Linux's interleave_nid: the ilx-th node of the mask, cyclically. */
+static int interleave_nid(const struct mempolicy *pol, unsigned long ilx)
+{
+	unsigned n = nodes_weight(pol->nodes);
+	if (!n)
+		return numa_node_id();
+	unsigned long target = ilx % n;
+	int nid = first_node(pol->nodes);
+	for (unsigned long i = 0; i < target; i++)
+		nid = next_node(nid, pol->nodes);
+	return nid;
+}
+
+/* Linux's get_vma_policy: the VMA's policy, else the task's; NULL is the
+ * default (local). *ilx is the interleave index of addr: the page's
+ * offset in the mapping (vm_pgoff plus its place in the VMA). */
+static struct mempolicy *get_vma_policy(struct vm_area_struct *vma, unsigned long addr, unsigned long *ilx)
+{
+	struct mempolicy *pol = vma ? vma->vm_policy : NULL;
+	if (!pol)
+		pol = current->mempolicy;
+	*ilx = vma ? vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT) : 0;
+	return pol;
+}
+
+/* Linux's policy_nodemask: the node to start from (*nid, the local node
+ * unless the policy says) and the nodes allowed (NULL: any). */
+static const nodemask_t *policy_nodemask(const struct mempolicy *pol, unsigned long ilx, int *nid)
+{
+	switch (pol->mode) {
+	case MPOL_PREFERRED:
+		*nid = first_node(pol->nodes);
+		return NULL;
+	case MPOL_PREFERRED_MANY:
+		if (pol->home_node != NUMA_NO_NODE)
+			*nid = pol->home_node;
+		return &pol->nodes;
+	case MPOL_BIND:
+		if (pol->home_node != NUMA_NO_NODE)
+			*nid = pol->home_node;
+		return &pol->nodes;
+	case MPOL_INTERLEAVE:
+		*nid = interleave_nid(pol, ilx);
+		return NULL;
+	default: /* MPOL_LOCAL */
+		return NULL;
+	}
+}
+
+struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long addr)
+{
+	unsigned long ilx;
+	struct mempolicy *pol = get_vma_policy(vma, addr, &ilx);
+	if (!pol)
+		return __alloc_pages(gfp, 0, numa_node_id(), NULL);
+	int nid = numa_node_id();
+	const nodemask_t *mask = policy_nodemask(pol, ilx, &nid);
+	if (pol->mode == MPOL_PREFERRED_MANY) {
+		/* alloc_pages_preferred_many: the mask without waiting, then
+		 * anywhere. */
+		gfp_t preferred = (gfp | __GFP_NOWARN) & ~(__GFP_DIRECT_RECLAIM | __GFP_NOFAIL);
+		struct page *page = __alloc_pages(preferred, 0, nid, mask);
+		return page ? page : __alloc_pages(gfp, 0, nid, NULL);
+	}
+	struct page *page = __alloc_pages(gfp, 0, nid, mask);
+	if (page && pol->mode == MPOL_INTERLEAVE && page_to_nid(page) == nid)
+		count_numa_interleave_hit(nid);
+	return page;
+}
+
+/* ---- set_mempolicy, get_mempolicy ----------------------------------------- */
+
+SYSCALL_DEFINE3(set_mempolicy, int, mode, const unsigned long __user *, nmask, unsigned long, maxnode)
+{
+	unsigned short flags;
+	nodemask_t nodes;
+	int err = sanitize_mpol_flags(&mode, &flags);
+	if (err)
+		return err;
+	err = get_nodes(&nodes, nmask, maxnode);
+	if (err)
+		return err;
+	struct mempolicy *new = mpol_from_user(mode, flags, &nodes, &err);
+	if (err)
+		return err;
+	struct mempolicy *old = current->mempolicy;
+	current->mempolicy = new;
+	if (new && new->mode == MPOL_INTERLEAVE)
+		current->il_prev = MAX_NUMNODES - 1;
+	mpol_put(old);
+	return 0;
+}
+
+/* Linux's lookup_node: the node of the page at addr, faulting it in for
+ * reading (a never-touched page reads as the zero page's node). */
+static long lookup_node(unsigned long addr)
+{
+	struct page *p;
+	long ret = get_user_pages_fast(addr & PAGE_MASK, 1, 0, &p);
+	if (ret > 0) {
+		ret = page_to_nid(p);
+		put_page(p);
+	}
+	return ret;
+}
+
+/* Linux's do_get_mempolicy. */
+static long do_get_mempolicy(int *policy, nodemask_t *nmask, unsigned long addr, unsigned long flags)
+{
+	struct mm_struct *mm = current->mm;
+	struct mempolicy *pol = current->mempolicy, *held = NULL;
+	long err;
+	if (flags & ~(unsigned long)(MPOL_F_NODE | MPOL_F_ADDR | MPOL_F_MEMS_ALLOWED))
+		return -EINVAL;
+	if (flags & MPOL_F_MEMS_ALLOWED) {
+		if (flags & (MPOL_F_NODE | MPOL_F_ADDR))
+			return -EINVAL;
+		*policy = 0;
+		*nmask = node_states_memory(); /* cpuset_current_mems_allowed */
+		return 0;
+	}
+	bool locked = false;
+	if (flags & MPOL_F_ADDR) {
+		/* The VMA's own policy: no fallback to the task's here. */
+		mmap_read_lock(mm);
+		locked = true;
+		struct vm_area_struct *vma = find_vma(mm, addr);
+		if (!vma || addr < vma->vm_start) {
+			mmap_read_unlock(mm);
+			return -EFAULT;
+		}
+		pol = vma->vm_policy;
+	} else if (addr) {
+		return -EINVAL;
+	}
+	/* NULL is the default policy (MPOL_LOCAL internally, MPOL_DEFAULT to
+	 * the user). */
+	if (flags & MPOL_F_NODE) {
+		if (flags & MPOL_F_ADDR) {
+			held = mpol_get(pol);
+			mmap_read_unlock(mm);
+			locked = false;
+			err = lookup_node(addr);
+			if (err < 0)
+				goto out;
+			*policy = (int)err;
+		} else if (pol && pol == current->mempolicy && pol->mode == MPOL_INTERLEAVE) {
+			*policy = next_node_in(current->il_prev, &pol->nodes);
+		} else {
+			err = -EINVAL;
+			goto out;
+		}
+	} else {
+		*policy = pol ? pol->mode | (pol->flags & MPOL_MODE_FLAGS) : MPOL_DEFAULT;
+	}
+	if (nmask) {
+		nodes_clear(*nmask);
+		if (pol && (pol->flags & (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES)))
+			*nmask = pol->user_nodemask;
+		else if (pol && pol->mode != MPOL_LOCAL)
+			*nmask = pol->nodes;
+	}
+	err = 0;
+out:
+	if (locked)
+		mmap_read_unlock(mm);
+	mpol_put(held);
+	return err;
+}
+
+SYSCALL_DEFINE5(get_mempolicy, int __user *, policy, unsigned long __user *, nmask, unsigned long, maxnode,
+		unsigned long, addr, unsigned long, flags)
+{
+	if (nmask && maxnode < nr_node_ids())
+		return -EINVAL;
+	int pval;
+	nodemask_t nodes;
+	long err = do_get_mempolicy(&pval, &nodes, addr, flags);
+	if (err)
+		return err;
+	if (policy && copy_to_user(policy, &pval, sizeof(pval)))
+		return -EFAULT;
+	if (nmask)
+		err = copy_nodes_to_user(nmask, maxnode, &nodes);
+	return err;
+}
+
+/* ---- mbind ---------------------------------------------------------------- */
+
+/* mbind's internal flag (Linux's MPOL_MF_DISCONTIG_OK): holes in the range
+ * are fine (resetting to the default policy). */
+#define MPOL_MF_DISCONTIG_OK (1u << 31)
+
+struct strict_walk {
+	const nodemask_t *nodes;
+	unsigned long misplaced;
+};
+
+static int strict_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
+{
+	(void)addr;
+	struct strict_walk *s = walk->private;
+	if (!pte_present(pte) || is_zero_pfn(pte_pfn(pte)))
+		return 0;
+	if (!node_isset(page_to_nid(pfn_to_page(pte_pfn(pte))), *s->nodes))
+		s->misplaced++;
+	return 0;
+}
+
+static int strict_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	struct strict_walk *s = walk->private;
+	if (!node_isset(page_to_nid(pfn_to_page(pmd_pfn(pmd))), *s->nodes))
+		s->misplaced += (next - addr) >> PAGE_SHIFT;
+	return 0;
+}
+
+static const struct mm_walk_ops strict_ops = { .pte_entry = strict_pte, .huge_pmd_entry = strict_huge_pmd };
+
+/* Linux's queue_pages_range without the queueing (no migration yet): the
+ * holes rule (-EFAULT for a range no VMA covers; with holes, unless
+ * DISCONTIG_OK) and, for MPOL_MF_STRICT, the pages already on a node the
+ * new policy does not allow. Returns -EFAULT or the misplaced count. */
+static long check_pages_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+			      const nodemask_t *nodes, unsigned long flags)
+{
+	struct vm_area_struct *vma = find_vma(mm, start), *first = NULL;
+	struct strict_walk s = { .nodes = nodes };
+	for (; vma && vma->vm_start < end; vma = vma->vm_next) {
+		if (!first) {
+			first = vma;
+			if (!(flags & MPOL_MF_DISCONTIG_OK) && start < vma->vm_start)
+				return -EFAULT; /* a hole at the head of the range */
+		}
+		struct vm_area_struct *next = vma->vm_next;
+		if (!(flags & MPOL_MF_DISCONTIG_OK) && vma->vm_end < end &&
+		    (!next || vma->vm_end < next->vm_start))
+			return -EFAULT; /* a hole in the middle or at the tail */
+		if (flags & MPOL_MF_STRICT) {
+			unsigned long a = start > vma->vm_start ? start : vma->vm_start;
+			unsigned long b = end < vma->vm_end ? end : vma->vm_end;
+			walk_page_range_vma(vma, a, b, &strict_ops, &s);
+		}
+	}
+	if (!first)
+		return -EFAULT; /* the whole range is a hole */
+	return (long)s.misplaced;
+}
+
+/* Linux's mbind_range: [start, end) of vma gets new (a split or a merge
+ * as vma_modify_policy makes them). */
+static int mbind_range(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long start,
+		       unsigned long end, struct mempolicy *new)
+{
+	unsigned long vmstart = start > vma->vm_start ? start : vma->vm_start;
+	unsigned long vmend = end < vma->vm_end ? end : vma->vm_end;
+	if (mpol_equal(vma->vm_policy, new))
+		return 0;
+	vma = vma_modify_policy(mm, vma, vmstart, vmend, new);
+	return vma ? 0 : -ENOMEM;
+}
+
+/* Applies new to every VMA of [start, end). */
+static int mbind_vmas(struct mm_struct *mm, unsigned long start, unsigned long end, struct mempolicy *new)
+{
+	struct vm_area_struct *vma = find_vma(mm, start);
+	while (vma && vma->vm_start < end) {
+		unsigned long vma_end = vma->vm_end;
+		int err = mbind_range(mm, vma, start, end, new);
+		if (err)
+			return err;
+		/* The range's VMA may have merged with its neighbours: go on
+		 * from where this one ended. */
+		vma = vma_end < end ? find_vma(mm, vma_end) : NULL;
+	}
+	return 0;
+}
+
+static long do_mbind(unsigned long start, unsigned long len, int mode, unsigned short mode_flags,
+		     const nodemask_t *nmask, unsigned long flags)
+{
+	struct mm_struct *mm = current->mm;
+	if (flags & ~(unsigned long)MPOL_MF_VALID)
+		return -EINVAL;
+	/* MPOL_MF_MOVE_ALL needs CAP_SYS_NICE: every mmlab process has it
+	 * (it runs as root). */
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	if (mode == MPOL_DEFAULT)
+		flags &= ~(unsigned long)MPOL_MF_STRICT;
+	len = PAGE_ALIGN(len);
+	unsigned long end = start + len;
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
+		return 0;
+	int err;
+	struct mempolicy *new = mpol_new((unsigned short)mode, mode_flags, nmask, &err);
+	if (err)
+		return err;
+	if (!new)
+		flags |= MPOL_MF_DISCONTIG_OK;
+	/* Page migration is issue 13's next step: rather than report success
+	 * for pages it did not move, mbind says it cannot. */
+	if (flags & (MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)) {
+		mpol_put(new);
+		return -EOPNOTSUPP;
+	}
+	mmap_write_lock(mm);
+	err = mpol_set_nodemask(new, nmask);
+	if (err)
+		goto out;
+	/* Misplaced means on a node the user's mask lacks (Linux passes the
+	 * mask as given, not the policy's nodes). */
+	long misplaced = check_pages_range(mm, start, end, nmask, flags);
+	if (misplaced < 0) {
+		err = (int)misplaced;
+		goto out;
+	}
+	/* MPOL_MF_STRICT without a move: the first misplaced page ends
+	 * Linux's scan with -EIO, before any VMA gets the policy. */
+	if (misplaced && (flags & MPOL_MF_STRICT)) {
+		err = -EIO;
+		goto out;
+	}
+	err = mbind_vmas(mm, start, end, new);
+out:
+	mmap_write_unlock(mm);
+	mpol_put(new);
+	return err;
+}
+
+SYSCALL_DEFINE6(mbind, unsigned long, start, unsigned long, len, unsigned long, mode,
+		const unsigned long __user *, nmask, unsigned long, maxnode, unsigned int, flags)
+{
+	unsigned short mode_flags;
+	nodemask_t nodes;
+	int lmode = (int)mode;
+	int err = sanitize_mpol_flags(&lmode, &mode_flags);
+	if (err)
+		return err;
+	err = get_nodes(&nodes, nmask, maxnode);
+	if (err)
+		return err;
+	return do_mbind(start, len, lmode, mode_flags, &nodes, flags);
+}
+
+/* ---- set_mempolicy_home_node (seed 011) ------------------------------------ */
+
+SYSCALL_DEFINE4(set_mempolicy_home_node, unsigned long, start, unsigned long, len, unsigned long, home_node,
+		unsigned long, flags)
+{
+	struct mm_struct *mm = current->mm;
+	int err = -ENOENT;
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	/* flags: for future extension. */
+	if (flags != 0)
+		return -EINVAL;
+	if (home_node >= MAX_NUMNODES || !node_online(home_node))
+		return -EINVAL;
+	len = PAGE_ALIGN(len);
+	unsigned long end = start + len;
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
+		return 0;
+	mmap_write_lock(mm);
+	struct vm_area_struct *vma = find_vma(mm, start);
+	while (vma && vma->vm_start < end) {
+		unsigned long vma_end = vma->vm_end;
+		struct mempolicy *old = vma->vm_policy;
+		if (old) {
+			/* Any other mode stops the call; VMAs updated before
+			 * keep their home node, as Linux's. */
+			if (old->mode != MPOL_BIND && old->mode != MPOL_PREFERRED_MANY) {
+				err = -EOPNOTSUPP;
+				break;
+			}
+			struct mempolicy *new = mpol_dup(old);
+			if (!new) {
+				err = -ENOMEM;
+				break;
+			}
+			new->home_node = (int)home_node;
+			err = mbind_range(mm, vma, start, end, new);
+			mpol_put(new);
+			if (err)
+				break;
+		}
+		vma = vma_end < end ? find_vma(mm, vma_end) : NULL;
+	}
+	mmap_write_unlock(mm);
+	return err;
+}

@@ -1,0 +1,112 @@
+/* NUMA memory policies (Linux's mm/mempolicy.c, include/uapi/linux/mempolicy.h):
+ * which nodes a user page may come from, per task (set_mempolicy) and per
+ * range of an address space (mbind), and the home node of Aneesh Kumar's
+ * 2021 series (set_mempolicy_home_node, system call 450; seed 011).
+ *
+ * A policy is immutable once it is in use: set_mempolicy, mbind and
+ * set_mempolicy_home_node make a new one and swap it in, so a task's and
+ * its VMAs' pointers are plain references (Linux copies with mpol_dup where
+ * mmlab shares: there are no cpusets to rebind a policy in place).
+ *
+ * Locking: a task's own policy is read and replaced only by that task
+ * (threads are separate tasks: Linux's current->mempolicy). A VMA's
+ * vm_policy is written under the mmap lock held for writing and read under
+ * it held for reading or writing (faults, get_mempolicy).
+ *
+ * Not yet here (issue 13's later steps): page migration (move_pages,
+ * migrate_pages, mbind's MPOL_MF_MOVE/MOVE_ALL, which mbind refuses with
+ * -EOPNOTSUPP rather than ignore), MPOL_WEIGHTED_INTERLEAVE,
+ * /proc/<pid>/numa_maps. */
+#ifndef MM_MEMPOLICY_H
+#define MM_MEMPOLICY_H
+
+#include "kernel/types.h"
+#include "mm/gfp.h"
+#include "mm/nodemask.h"
+#include "mm/slab.h"
+
+/* Modes (include/uapi/linux/mempolicy.h). */
+enum {
+	MPOL_DEFAULT,
+	MPOL_PREFERRED,
+	MPOL_BIND,
+	MPOL_INTERLEAVE,
+	MPOL_LOCAL,
+	MPOL_PREFERRED_MANY,
+	MPOL_MAX, /* Linux 6.9 adds MPOL_WEIGHTED_INTERLEAVE (6) before it */
+};
+
+/* Mode flags, or'ed into the mode argument. */
+#define MPOL_F_STATIC_NODES (1 << 15)
+#define MPOL_F_RELATIVE_NODES (1 << 14)
+#define MPOL_F_NUMA_BALANCING (1 << 13)
+#define MPOL_MODE_FLAGS (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES | MPOL_F_NUMA_BALANCING)
+
+/* get_mempolicy flags. */
+#define MPOL_F_NODE (1 << 0)
+#define MPOL_F_ADDR (1 << 1)
+#define MPOL_F_MEMS_ALLOWED (1 << 2)
+
+/* mbind flags. */
+#define MPOL_MF_STRICT (1 << 0)
+#define MPOL_MF_MOVE (1 << 1)
+#define MPOL_MF_MOVE_ALL (1 << 2)
+#define MPOL_MF_VALID (MPOL_MF_STRICT | MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)
+
+struct mempolicy {
+	int refcnt;		  /* atomic */
+	unsigned short mode;	  /* MPOL_* (never MPOL_DEFAULT: that is NULL) */
+	unsigned short flags;	  /* MPOL_F_STATIC_NODES, MPOL_F_RELATIVE_NODES, MPOL_F_NUMA_BALANCING */
+	nodemask_t nodes;	  /* the nodes it allows or prefers (empty for MPOL_LOCAL) */
+	int home_node;		  /* set_mempolicy_home_node, or NUMA_NO_NODE */
+	nodemask_t user_nodemask; /* what the caller passed, for the static and relative flags */
+};
+
+static inline struct mempolicy *mpol_get(struct mempolicy *pol)
+{
+	if (pol)
+		__atomic_add_fetch(&pol->refcnt, 1, __ATOMIC_RELAXED);
+	return pol;
+}
+
+static inline void mpol_put(struct mempolicy *pol)
+{
+	if (pol && !__atomic_sub_fetch(&pol->refcnt, 1, __ATOMIC_ACQ_REL))
+		kfree(pol);
+}
+
+/* Linux's __mpol_equal: may two VMAs with these policies be one? NULL is
+ * the default policy. */
+static inline bool mpol_equal(const struct mempolicy *a, const struct mempolicy *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->mode != b->mode || a->flags != b->flags || a->home_node != b->home_node)
+		return false;
+	if ((a->flags & (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES)) &&
+	    !nodes_equal(a->user_nodemask, b->user_nodemask))
+		return false;
+	return a->mode == MPOL_LOCAL || nodes_equal(a->nodes, b->nodes);
+}
+
+struct vm_area_struct;
+struct task_struct;
+struct page;
+
+/* A user page for addr of vma, from the policy in force there (the VMA's,
+ * else the task's, else local): Linux's vma_alloc_folio/alloc_pages_mpol. */
+struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long addr);
+
+/* The policy a new thread starts with: its creator's (copy_process). */
+void mpol_fork(struct task_struct *child, struct task_struct *parent);
+/* A task's policy goes with it (do_exit's mpol_put). */
+void mpol_exit(struct task_struct *tsk);
+
+/* The nodes a policy may allocate from, for a policy in force at a fault:
+ * tests and procfs. NODE_MASK_ALL for the default policy. */
+nodemask_t mpol_allowed_nodes(const struct mempolicy *pol);
+/* The nodes with memory (Linux's node_states[N_MEMORY]): what every mask
+ * is intersected with, and get_mempolicy(MPOL_F_MEMS_ALLOWED). */
+nodemask_t node_states_memory(void);
+
+#endif
