@@ -20,6 +20,7 @@
 #include "kernel/syscall.h"
 #include "mm/gup.h"
 #include "mm/memory.h"
+#include "mm/migrate.h"
 #include "mm/mm_types.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
@@ -481,10 +482,11 @@ static int strict_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, st
 
 static const struct mm_walk_ops strict_ops = { .pte_entry = strict_pte, .huge_pmd_entry = strict_huge_pmd };
 
-/* Linux's queue_pages_range without the queueing (no migration yet): the
- * holes rule (-EFAULT for a range no VMA covers; with holes, unless
- * DISCONTIG_OK) and, for MPOL_MF_STRICT, the pages already on a node the
- * new policy does not allow. Returns -EFAULT or the misplaced count. */
+/* Linux's queue_pages_range, counting where Linux queues: the holes rule
+ * (-EFAULT for a range no VMA covers; with holes, unless DISCONTIG_OK)
+ * and, under MPOL_MF_STRICT or a move, the pages already on a node outside
+ * the user's mask (move_misplaced moves them later). Returns -EFAULT or
+ * the misplaced count. */
 static long check_pages_range(struct mm_struct *mm, unsigned long start, unsigned long end,
 			      const nodemask_t *nodes, unsigned long flags)
 {
@@ -500,7 +502,7 @@ static long check_pages_range(struct mm_struct *mm, unsigned long start, unsigne
 		if (!(flags & MPOL_MF_DISCONTIG_OK) && vma->vm_end < end &&
 		    (!next || vma->vm_end < next->vm_start))
 			return -EFAULT; /* a hole in the middle or at the tail */
-		if (flags & MPOL_MF_STRICT) {
+		if (flags & (MPOL_MF_STRICT | MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)) {
 			unsigned long a = start > vma->vm_start ? start : vma->vm_start;
 			unsigned long b = end < vma->vm_end ? end : vma->vm_end;
 			walk_page_range_vma(vma, a, b, &strict_ops, &s);
@@ -509,6 +511,61 @@ static long check_pages_range(struct mm_struct *mm, unsigned long start, unsigne
 	if (!first)
 		return -EFAULT; /* the whole range is a hole */
 	return (long)s.misplaced;
+}
+
+/* The misplaced pages of a range, 64 at a time (a walk holds the PTE lock,
+ * so it only notes them; they move after it). */
+struct collect_walk {
+	const nodemask_t *nodes;
+	unsigned long addr[64];
+	unsigned int n;
+	unsigned long next; /* where to go on when the batch filled up */
+};
+
+static int collect_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
+{
+	struct collect_walk *c = walk->private;
+	if (!pte_present(pte) || is_zero_pfn(pte_pfn(pte)) ||
+	    node_isset(page_to_nid(pfn_to_page(pte_pfn(pte))), *c->nodes))
+		return 0;
+	c->addr[c->n++] = addr;
+	if (c->n < 64)
+		return 0;
+	c->next = addr + PAGE_SIZE;
+	return 1;
+}
+
+static int collect_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	(void)pmd, (void)addr, (void)next, (void)walk;
+	return 0; /* no huge pages to move yet (issue 12) */
+}
+
+static const struct mm_walk_ops collect_ops = { .pte_entry = collect_pte, .huge_pmd_entry = collect_huge_pmd };
+
+/* mbind's MPOL_MF_MOVE (Linux's migrate_pages with
+ * alloc_migration_target_by_mpol): every page of [start, end) on a node
+ * outside nmask moves to a page the range's new policy gives. Returns how
+ * many could not be moved there. */
+static unsigned long move_misplaced(struct mm_struct *mm, unsigned long start, unsigned long end,
+				    const nodemask_t *nmask)
+{
+	unsigned long failed = 0, a = start;
+	while (a < end) {
+		struct collect_walk c = { .nodes = nmask };
+		int full = walk_page_range(mm, a, end, &collect_ops, &c);
+		for (unsigned int i = 0; i < c.n; i++) {
+			struct vm_area_struct *vma = find_vma(mm, c.addr[i]);
+			struct page *page = vma ? vma_alloc_page(GFP_USER | __GFP_NOWARN, vma, c.addr[i]) : NULL;
+			int r = page ? migrate_anon_page(vma, c.addr[i], page) : -ENOMEM;
+			if (r >= 0 ? !node_isset(r, *nmask) : r != -ENOENT)
+				failed++;
+		}
+		if (!full)
+			break;
+		a = c.next;
+	}
+	return failed;
 }
 
 /* Linux's mbind_range: [start, end) of vma gets new (a split or a merge
@@ -564,12 +621,7 @@ static long do_mbind(unsigned long start, unsigned long len, int mode, unsigned 
 		return err;
 	if (!new)
 		flags |= MPOL_MF_DISCONTIG_OK;
-	/* Page migration is issue 13's next step: rather than report success
-	 * for pages it did not move, mbind says it cannot. */
-	if (flags & (MPOL_MF_MOVE | MPOL_MF_MOVE_ALL)) {
-		mpol_put(new);
-		return -EOPNOTSUPP;
-	}
+	bool move = flags & (MPOL_MF_MOVE | MPOL_MF_MOVE_ALL);
 	mmap_write_lock(mm);
 	err = mpol_set_nodemask(new, nmask);
 	if (err)
@@ -583,11 +635,20 @@ static long do_mbind(unsigned long start, unsigned long len, int mode, unsigned 
 	}
 	/* MPOL_MF_STRICT without a move: the first misplaced page ends
 	 * Linux's scan with -EIO, before any VMA gets the policy. */
-	if (misplaced && (flags & MPOL_MF_STRICT)) {
+	if (misplaced && (flags & MPOL_MF_STRICT) && !move) {
 		err = -EIO;
 		goto out;
 	}
 	err = mbind_vmas(mm, start, end, new);
+	/* With a move, the misplaced pages go where the new policy puts them;
+	 * any left behind is EIO under MPOL_MF_STRICT (ignored without). For
+	 * MPOL_DEFAULT the user's mask is empty: every page is misplaced and
+	 * moves by the task's policy, as Linux's. */
+	if (!err && move && misplaced) {
+		unsigned long failed = move_misplaced(mm, start, end, nmask);
+		if (failed && (flags & MPOL_MF_STRICT))
+			err = -EIO;
+	}
 out:
 	mmap_write_unlock(mm);
 	mpol_put(new);

@@ -13,10 +13,9 @@
  * vm_policy is written under the mmap lock held for writing and read under
  * it held for reading or writing (faults, get_mempolicy).
  *
- * Not yet here (issue 13's later steps): page migration (move_pages,
- * migrate_pages, mbind's MPOL_MF_MOVE/MOVE_ALL, which mbind refuses with
- * -EOPNOTSUPP rather than ignore), MPOL_WEIGHTED_INTERLEAVE,
- * /proc/<pid>/numa_maps. */
+ * Pages move with move_pages(2) and mbind's MPOL_MF_MOVE (mm/migrate.c).
+ * Not yet here (issue 13's later steps): migrate_pages(2),
+ * MPOL_WEIGHTED_INTERLEAVE, /proc/<pid>/numa_maps. */
 #ifndef MM_MEMPOLICY_H
 #define MM_MEMPOLICY_H
 

@@ -1,0 +1,204 @@
+/* Moving private anonymous pages between nodes (Linux's mm/migrate.c,
+ * reduced to what mmlab maps: every user page is private, anonymous and
+ * mapped once, so the one PTE that maps it is found by address, no rmap
+ * walk), and move_pages(2) (279) with Linux's per-page status.
+ *
+ * migrate_anon_page replaces the PTE under its lock the way Linux's
+ * migration entries make it safe: the entry is cleared and the TLB of
+ * every CPU of the mm flushed first, so no thread can write to the old page
+ * while it is copied; then the page's reference count must be exactly the
+ * mapping's (Linux's folio_ref_freeze of the expected count): a
+ * get_user_pages reference taken before the clear keeps the page where it
+ * is (-EBUSY, the old entry put back), and one taken after it sees the
+ * entry changed and lets go. The entry never becomes none for the
+ * PTE-table refcount (mm/pte_ref.h): it goes from one page to the other
+ * under the lock, so the table's count does not change. */
+#include "mm/migrate.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/pid.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/syscall.h"
+#include "mm/memory.h"
+#include "mm/mempolicy.h"
+#include "mm/mm_types.h"
+#include "mm/mmap.h"
+#include "mm/mmap_lock.h"
+#include "mm/mmu_context.h"
+#include "mm/numa.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+#include "mm/pgtable.h"
+#include "mm/pte_ref.h"
+
+int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	if (!pmd)
+		return -ENOENT;
+	spinlock_t *ptl;
+	pte_t *pte = pte_tryget_map_lock(mm, pmd, addr, &ptl);
+	if (!pte)
+		return -ENOENT;
+	pte_t entry = ptep_get(pte);
+	int ret;
+	if (!pte_present(entry))
+		ret = -ENOENT;
+	else if (is_zero_pfn(pte_pfn(entry)))
+		ret = -EFAULT; /* Linux: special pages are not reported */
+	else
+		ret = page_to_nid(pfn_to_page(pte_pfn(entry)));
+	pte_unmap_unlock(pte, ptl);
+	pte_put(mm, pmd, addr);
+	return ret;
+}
+
+int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct page *new)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	int target = page_to_nid(new), ret;
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	if (!pmd) {
+		__free_page(new);
+		return -ENOENT;
+	}
+	spinlock_t *ptl;
+	pte_t *pte = pte_tryget_map_lock(mm, pmd, addr, &ptl);
+	if (!pte) {
+		__free_page(new);
+		return -ENOENT;
+	}
+	pte_t orig = ptep_get(pte);
+	if (!pte_present(orig)) {
+		ret = -ENOENT;
+		goto fail;
+	}
+	if (is_zero_pfn(pte_pfn(orig))) {
+		ret = -EFAULT;
+		goto fail;
+	}
+	struct page *old = pfn_to_page(pte_pfn(orig));
+	if (page_to_nid(old) == target) {
+		ret = target; /* already there */
+		goto fail;
+	}
+	/* No thread may write the old page from here on. */
+	ptep_get_and_clear(mm, addr, pte);
+	flush_tlb_mm_range(mm, addr, addr + PAGE_SIZE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&old->_refcount, __ATOMIC_SEQ_CST) != 1) {
+		set_pte(pte, orig); /* pinned (get_user_pages): it stays */
+		ret = -EBUSY;
+		goto fail;
+	}
+	memcpy(page_address(new), page_address(old), PAGE_SIZE);
+	anon_page_mapped(mm, new, 1);
+	anon_page_unmapped(mm, old, 1);
+	set_pte(pte, __pte((pte_val(orig) & ~PTE_PFN_MASK) | (page_to_pfn(new) << PAGE_SHIFT)));
+	pte_unmap_unlock(pte, ptl);
+	pte_put(mm, pmd, addr);
+	put_page(old);
+	return target;
+fail:
+	pte_unmap_unlock(pte, ptl);
+	pte_put(mm, pmd, addr);
+	__free_page(new);
+	return ret;
+}
+
+int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, int nid)
+{
+	/* Only the target (Linux's __GFP_THISNODE for alloc_migration_target). */
+	nodemask_t only = nodemask_of_node(nid);
+	int cur = anon_page_node(vma, addr);
+	if (cur < 0 || cur == nid)
+		return cur;
+	struct page *new = __alloc_pages(GFP_USER | __GFP_NOWARN, 0, nid, &only);
+	if (!new)
+		return -ENOMEM;
+	return migrate_anon_page(vma, addr, new);
+}
+
+/* ---- move_pages(2) -------------------------------------------------------- */
+
+/* Linux's find_mm_struct: the mm of pid (0: the caller's), a reference. */
+static struct mm_struct *find_mm(int pid, int *err)
+{
+	struct mm_struct *mm;
+	*err = 0;
+	if (!pid) {
+		mm = current->mm;
+		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
+		return mm;
+	}
+	struct task_struct *t = find_get_task_by_vpid(pid);
+	if (!t) {
+		*err = -ESRCH;
+		return NULL;
+	}
+	/* Every mmlab process may act on any other (they all run as root). */
+	mm = t->mm;
+	if (mm)
+		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
+	put_task_struct(t);
+	if (!mm)
+		*err = -EINVAL;
+	return mm;
+}
+
+static int page_status(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma = find_vma(mm, addr);
+	if (!vma || addr < vma->vm_start)
+		return -EFAULT;
+	return anon_page_node(vma, addr & PAGE_MASK);
+}
+
+SYSCALL_DEFINE6(move_pages, int, pid, unsigned long, nr_pages, const void __user *__user *, pages,
+		const int __user *, nodes, int __user *, status, int, flags)
+{
+	if (flags & ~(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL))
+		return -EINVAL;
+	/* MPOL_MF_MOVE_ALL needs CAP_SYS_NICE, which every mmlab process has. */
+	int err;
+	struct mm_struct *mm = find_mm(pid, &err);
+	if (!mm)
+		return err;
+	nodemask_t memory = node_states_memory();
+	err = 0;
+	for (unsigned long i = 0; i < nr_pages; i++) {
+		const void *p;
+		int node = NUMA_NO_NODE, st;
+		if (copy_from_user(&p, &pages[i], sizeof(p)) ||
+		    (nodes && copy_from_user(&node, &nodes[i], sizeof(node)))) {
+			err = -EFAULT;
+			break;
+		}
+		if (nodes) {
+			/* do_pages_move: the whole call fails for a bad node. */
+			if (node < 0 || node >= MAX_NUMNODES || !node_isset(node, memory)) {
+				err = -ENODEV;
+				break;
+			}
+		}
+		unsigned long addr = (unsigned long)p;
+		mmap_read_lock(mm);
+		if (!nodes) {
+			st = page_status(mm, addr);
+		} else {
+			struct vm_area_struct *vma = find_vma(mm, addr);
+			if (!vma || addr < vma->vm_start)
+				st = -EFAULT;
+			else
+				st = migrate_anon_page_to_node(vma, addr & PAGE_MASK, node);
+		}
+		mmap_read_unlock(mm);
+		if (copy_to_user(&status[i], &st, sizeof(st))) {
+			err = -EFAULT;
+			break;
+		}
+	}
+	mmput(mm);
+	return err;
+}

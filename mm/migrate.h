@@ -1,0 +1,21 @@
+/* Moving private anonymous pages between nodes (mm/migrate.c): what
+ * move_pages(2) and mbind's MPOL_MF_MOVE use. The caller holds the mmap
+ * lock (for reading at least). */
+#ifndef MM_MIGRATE_H
+#define MM_MIGRATE_H
+
+struct vm_area_struct;
+struct page;
+
+/* The node of the page mapped at addr (page aligned) of vma, or -ENOENT
+ * (nothing mapped) or -EFAULT (the zero page): move_pages' status. */
+int anon_page_node(struct vm_area_struct *vma, unsigned long addr);
+/* Moves the page mapped at addr to new (a free page on the target node,
+ * which this call uses or frees). Returns the node the page is on after
+ * the call, or -ENOENT, -EFAULT (as anon_page_node), -EBUSY (pinned by
+ * get_user_pages, or the entry changed meanwhile). */
+int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct page *new);
+/* The same with a page allocated on nid only: -ENOMEM when it has none. */
+int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, int nid);
+
+#endif
