@@ -24,6 +24,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/memory.h"
+#include "mm/mempolicy.h"
 #include "mm/mm_types.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
@@ -259,6 +260,81 @@ void maps_show(struct seq_buf *m, const struct proc_node *node)
 	for_each_vma(mm, vma)
 		show_map_vma(m, mm, vma);
 	mmap_read_unlock(mm);
+}
+
+/* ---- numa_maps ---- */
+
+/* Linux's struct numa_maps, for what exists here (no swap cache, no
+ * writeback; no LRU lists, so no page is active: " active=0", which is
+ * what Linux 6.1 prints for fresh anonymous memory too). */
+struct numa_maps {
+	unsigned long pages, anon, dirty;
+	unsigned long node[MAX_NUMNODES];
+};
+
+static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
+{
+	(void)addr;
+	struct numa_maps *md = walk->private;
+	/* can_gather_numa_stats: present, and a normal page (not the zero page). */
+	if (!pte_present(pte) || is_zero_pfn(pte_pfn(pte)))
+		return 0;
+	md->pages++;
+	md->anon++;
+	if (pte_dirty(pte))
+		md->dirty++;
+	int nid = page_to_nid(pfn_to_page(pte_pfn(pte)));
+	if (nid >= 0 && nid < MAX_NUMNODES)
+		md->node[nid]++;
+	return 0;
+}
+
+static int numa_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	(void)pmd, (void)addr, (void)next, (void)walk;
+	return 0; /* no huge pages yet (issue 12) */
+}
+
+static const struct mm_walk_ops numa_walk_ops = { .pte_entry = numa_pte, .huge_pmd_entry = numa_huge_pmd };
+
+/* Linux's show_numa_map: "<start> <policy>[ heap| stack][ anon=N][ dirty=N]
+ * [ N<n>=pages...] kernelpagesize_kB=4", the policy being the VMA's, else
+ * the task's (mpol_to_str; the home node is not shown, as Linux does
+ * not). */
+void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct mm_struct *mm = node->task->mm;
+	struct vm_area_struct *vma;
+	if (!mm)
+		return;
+	struct mempolicy *task_pol = get_task_policy_ref(node->task);
+	mmap_read_lock(mm);
+	for_each_vma(mm, vma) {
+		struct numa_maps md = { 0 };
+		seq_buf_printf(m, "%08lx ", vma->vm_start);
+		mpol_to_str(m, vma->vm_policy ? vma->vm_policy : task_pol);
+		if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
+			seq_buf_puts(m, " heap");
+		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
+			seq_buf_puts(m, " stack");
+		walk_page_vma(vma, &numa_walk_ops, &md);
+		if (md.pages) {
+			if (md.anon)
+				seq_buf_printf(m, " anon=%lu", md.anon);
+			if (md.dirty)
+				seq_buf_printf(m, " dirty=%lu", md.dirty);
+			if (md.pages != md.anon && md.pages != md.dirty)
+				seq_buf_printf(m, " mapped=%lu", md.pages);
+			seq_buf_puts(m, " active=0");
+			for (int nid = 0; nid < MAX_NUMNODES; nid++)
+				if (md.node[nid] && node_has_memory(nid))
+					seq_buf_printf(m, " N%d=%lu", nid, md.node[nid]);
+			seq_buf_printf(m, " kernelpagesize_kB=%lu", PAGE_SIZE >> 10);
+		}
+		seq_buf_puts(m, "\n");
+	}
+	mmap_read_unlock(mm);
+	mpol_put(task_pol);
 }
 
 /* ---- smaps and smaps_rollup ---- */

@@ -13,6 +13,7 @@ void maps_show(struct seq_buf *m, const struct proc_node *node);
 /* /proc/<pid>/smaps and smaps_rollup: the figures of a walk of the page
  * tables (mm/pagewalk.h), per VMA and summed. */
 void smaps_show(struct seq_buf *m, const struct proc_node *node);
+void numa_maps_show(struct seq_buf *m, const struct proc_node *node);
 void smaps_rollup_show(struct seq_buf *m, const struct proc_node *node);
 /* /proc/<pid>/pagemap, read at an offset (procfs_read_at): Linux's
  * pagemap_read. */

@@ -342,6 +342,7 @@ static const struct proc_entry pid_files[] = {
 	{ .name = "maps", .show = maps_show },
 	{ .name = "pagemap", .read = pagemap_read },
 	{ .name = "smaps", .show = smaps_show },
+	{ .name = "numa_maps", .show = numa_maps_show },
 	{ .name = "smaps_rollup", .show = smaps_rollup_show },
 	{ .name = "statm", .show = statm_show },
 	{ .name = "status", .show = status_show },

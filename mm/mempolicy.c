@@ -15,7 +15,9 @@
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/procfs.h"
 #include "kernel/smp.h"
+#include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/syscall.h"
 #include "mm/gup.h"
@@ -31,6 +33,70 @@
 #include "mm/vma.h"
 
 #define BITS_PER_LONG 64
+
+/* Linux's task_lock around current->mempolicy, for the readers that are
+ * not the task itself (numa_maps of another process): the task swaps its
+ * policy under it, a reader takes a reference under it. */
+static DEFINE_SPINLOCK(task_policy_lock);
+
+struct mempolicy *get_task_policy_ref(struct task_struct *t)
+{
+	spin_lock(&task_policy_lock);
+	struct mempolicy *pol = mpol_get(t->mempolicy);
+	spin_unlock(&task_policy_lock);
+	return pol;
+}
+
+static void set_task_policy(struct task_struct *t, struct mempolicy *new)
+{
+	spin_lock(&task_policy_lock);
+	struct mempolicy *old = t->mempolicy;
+	t->mempolicy = new;
+	if (new && new->mode == MPOL_INTERLEAVE)
+		t->il_prev = MAX_NUMNODES - 1;
+	spin_unlock(&task_policy_lock);
+	mpol_put(old);
+}
+
+static const char *const policy_modes[MPOL_MAX] = {
+	[MPOL_DEFAULT] = "default",   [MPOL_PREFERRED] = "prefer", [MPOL_BIND] = "bind",
+	[MPOL_INTERLEAVE] = "interleave", [MPOL_LOCAL] = "local", [MPOL_PREFERRED_MANY] = "prefer (many)",
+};
+
+void mpol_to_str(struct seq_buf *m, const struct mempolicy *pol)
+{
+	unsigned short mode = pol ? pol->mode : MPOL_DEFAULT, flags = pol ? pol->flags : 0;
+	nodemask_t nodes = pol && mode != MPOL_LOCAL ? pol->nodes : NODE_MASK_NONE;
+	seq_buf_puts(m, policy_modes[mode]);
+	if (flags & MPOL_MODE_FLAGS) {
+		seq_buf_puts(m, "=");
+		if (flags & MPOL_F_STATIC_NODES)
+			seq_buf_puts(m, "static");
+		else if (flags & MPOL_F_RELATIVE_NODES)
+			seq_buf_puts(m, "relative");
+		if (flags & MPOL_F_NUMA_BALANCING) {
+			unsigned short f = flags & MPOL_MODE_FLAGS;
+			if (f & (f - 1))
+				seq_buf_puts(m, "|");
+			seq_buf_puts(m, "balancing");
+		}
+	}
+	if (nodes_empty(nodes))
+		return;
+	/* ":%*pbl": ranges, as "1-3,5". */
+	seq_buf_puts(m, ":");
+	bool first = true;
+	for (int n = 0; n < MAX_NUMNODES; n++) {
+		if (!node_isset(n, nodes))
+			continue;
+		int e = n;
+		while (e + 1 < MAX_NUMNODES && node_isset(e + 1, nodes))
+			e++;
+		seq_buf_printf(m, e > n ? "%s%d-%d" : "%s%d", first ? "" : ",", n, e);
+		first = false;
+		n = e;
+	}
+}
 
 nodemask_t node_states_memory(void)
 {
@@ -239,9 +305,7 @@ void mpol_fork(struct task_struct *child, struct task_struct *parent)
 
 void mpol_exit(struct task_struct *tsk)
 {
-	struct mempolicy *pol = tsk->mempolicy;
-	tsk->mempolicy = NULL;
-	mpol_put(pol);
+	set_task_policy(tsk, NULL);
 }
 
 nodemask_t mpol_allowed_nodes(const struct mempolicy *pol)
@@ -348,11 +412,7 @@ SYSCALL_DEFINE3(set_mempolicy, int, mode, const unsigned long __user *, nmask, u
 	struct mempolicy *new = mpol_from_user(mode, flags, &nodes, &err);
 	if (err)
 		return err;
-	struct mempolicy *old = current->mempolicy;
-	current->mempolicy = new;
-	if (new && new->mode == MPOL_INTERLEAVE)
-		current->il_prev = MAX_NUMNODES - 1;
-	mpol_put(old);
+	set_task_policy(current, new);
 	return 0;
 }
 

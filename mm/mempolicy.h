@@ -96,6 +96,13 @@ struct page;
  * else the task's, else local): Linux's vma_alloc_folio/alloc_pages_mpol. */
 struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long addr);
 
+struct seq_buf;
+/* Linux's mpol_to_str, as numa_maps prints a policy: "bind=static:1-3",
+ * "prefer (many):1,2", "default". NULL is the default policy. */
+void mpol_to_str(struct seq_buf *m, const struct mempolicy *pol);
+/* t's own policy with a reference (mpol_put it), NULL for the default. */
+struct mempolicy *get_task_policy_ref(struct task_struct *t);
+
 /* The policy a new thread starts with: its creator's (copy_process). */
 void mpol_fork(struct task_struct *child, struct task_struct *parent);
 /* A task's policy goes with it (do_exit's mpol_put). */

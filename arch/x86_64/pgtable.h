@@ -102,6 +102,7 @@ static inline pte_t pfn_pte(unsigned long pfn, u64 prot) { return __pte(((u64)pf
 static inline pte_t pte_mkwrite(pte_t pte) { return __pte(pte_val(pte) | _PAGE_RW); }
 static inline pte_t pte_wrprotect(pte_t pte) { return __pte(pte_val(pte) & ~_PAGE_RW); }
 static inline pte_t pte_mkdirty(pte_t pte) { return __pte(pte_val(pte) | _PAGE_DIRTY); }
+static inline bool pte_dirty(pte_t pte) { return pte_val(pte) & _PAGE_DIRTY; }
 /* The same page under a new protection (Linux's pte_modify). */
 static inline pte_t pte_modify(pte_t pte, u64 newprot)
 {

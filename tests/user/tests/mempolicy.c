@@ -152,6 +152,26 @@ static int maps_lines_in(unsigned long lo, unsigned long hi)
 	return n;
 }
 
+/* p's line of /proc/self/numa_maps, in line (empty if none). */
+static void numa_maps_line(void *p, char *line, size_t size)
+{
+	static char buf[1 << 16];
+	char key[32];
+	line[0] = 0;
+	if (read_file("/proc/self/numa_maps", buf, sizeof(buf)) <= 0)
+		return;
+	snprintf(key, sizeof(key), "%08lx ", (unsigned long)p);
+	for (char *s = buf; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+		if (strncmp(s, key, strlen(key)))
+			continue;
+		size_t n = strcspn(s, "\n");
+		n = n < size - 1 ? n : size - 1;
+		memcpy(line, s, n);
+		line[n] = 0;
+		return;
+	}
+}
+
 static void *map(unsigned long len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -326,6 +346,17 @@ static void placement(void)
 	CHECK(count_nodes(p, PAGES, per));
 	CHECKF(per[2] == PAGES, "BIND {1..%d} home 2 from node 0: %lu of %d pages on node 2", nr_nodes - 1, per[2],
 	       PAGES);
+	/* numa_maps: the policy (no home node shown, as Linux), the pages
+	 * and where they are. */
+	char line[256], want[64];
+	numa_maps_line(p, line, sizeof(line));
+	note("numa_maps: %s", line);
+	snprintf(want, sizeof(want), nr_nodes > 2 ? " bind:1-%d " : " bind:1 ", nr_nodes - 1);
+	CHECKF(strstr(line, want) != NULL, "numa_maps shows%s", want);
+	snprintf(want, sizeof(want), " anon=%d dirty=%d active=0 ", PAGES, PAGES);
+	CHECKF(strstr(line, want) != NULL, "numa_maps counts%s", want);
+	snprintf(want, sizeof(want), " N2=%d kernelpagesize_kB=4", PAGES);
+	CHECKF(strstr(line, want) != NULL, "numa_maps ends%s", want);
 	munmap(p, PAGES * PAGE_4K);
 
 	/* Without the home node: the allowed node nearest to node 0. */
