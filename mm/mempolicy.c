@@ -23,6 +23,8 @@
 #include "mm/gup.h"
 #include "mm/memory.h"
 #include "mm/migrate.h"
+#include "mm/mmu_context.h"
+#include "kernel/pid.h"
 #include "mm/mm_types.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
@@ -576,7 +578,8 @@ static long check_pages_range(struct mm_struct *mm, unsigned long start, unsigne
 /* The misplaced pages of a range, 64 at a time (a walk holds the PTE lock,
  * so it only notes them; they move after it). */
 struct collect_walk {
-	const nodemask_t *nodes;
+	const nodemask_t *nodes; /* misplaced: on a node outside it */
+	int only_node;		 /* or, if not NUMA_NO_NODE: on this node (migrate_pages) */
 	unsigned long addr[64];
 	unsigned int n;
 	unsigned long next; /* where to go on when the batch filled up */
@@ -585,8 +588,10 @@ struct collect_walk {
 static int collect_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 {
 	struct collect_walk *c = walk->private;
-	if (!pte_present(pte) || is_zero_pfn(pte_pfn(pte)) ||
-	    node_isset(page_to_nid(pfn_to_page(pte_pfn(pte))), *c->nodes))
+	if (!pte_present(pte) || is_zero_pfn(pte_pfn(pte)))
+		return 0;
+	int nid = page_to_nid(pfn_to_page(pte_pfn(pte)));
+	if (c->only_node != NUMA_NO_NODE ? nid != c->only_node : node_isset(nid, *c->nodes))
 		return 0;
 	c->addr[c->n++] = addr;
 	if (c->n < 64)
@@ -612,7 +617,7 @@ static unsigned long move_misplaced(struct mm_struct *mm, unsigned long start, u
 {
 	unsigned long failed = 0, a = start;
 	while (a < end) {
-		struct collect_walk c = { .nodes = nmask };
+		struct collect_walk c = { .nodes = nmask, .only_node = NUMA_NO_NODE };
 		int full = walk_page_range(mm, a, end, &collect_ops, &c);
 		for (unsigned int i = 0; i < c.n; i++) {
 			struct vm_area_struct *vma = find_vma(mm, c.addr[i]);
@@ -626,6 +631,115 @@ static unsigned long move_misplaced(struct mm_struct *mm, unsigned long start, u
 		a = c.next;
 	}
 	return failed;
+}
+
+/* ---- migrate_pages(2) ------------------------------------------------------ */
+
+/* Linux's migrate_to_node: every page of mm on source moves to dest.
+ * Returns how many could not be moved. */
+static unsigned long migrate_to_node(struct mm_struct *mm, int source, int dest)
+{
+	unsigned long failed = 0, a = 0;
+	for (;;) {
+		struct collect_walk c = { .only_node = source };
+		int full = walk_page_range(mm, a, TASK_SIZE, &collect_ops, &c);
+		for (unsigned int i = 0; i < c.n; i++) {
+			struct vm_area_struct *vma = find_vma(mm, c.addr[i]);
+			int r = vma ? migrate_anon_page_to_node(vma, c.addr[i], dest) : -EFAULT;
+			if (r != dest && r != -ENOENT)
+				failed++;
+		}
+		if (!full)
+			break;
+		a = c.next;
+	}
+	return failed;
+}
+
+/* Linux's node_remap (bitmap_bitremap): the n-th node of from maps to the
+ * (n mod |to|)-th node of to; a node outside from maps to itself. */
+static int node_remap(int oldbit, const nodemask_t *from, const nodemask_t *to)
+{
+	unsigned w = nodes_weight(*to);
+	if (!node_isset(oldbit, *from) || !w)
+		return oldbit;
+	unsigned n = 0;
+	int b;
+	for_each_node_mask(b, *from) {
+		if (b == oldbit)
+			break;
+		n++;
+	}
+	n %= w;
+	for_each_node_mask(b, *to) {
+		if (!n--)
+			return b;
+	}
+	return oldbit;
+}
+
+/* Linux's do_migrate_pages: the sources in an order that never moves a
+ * page twice, where it can. Returns the pages not moved. */
+static long do_migrate_pages(struct mm_struct *mm, const nodemask_t *from, const nodemask_t *to)
+{
+	unsigned long nr_failed = 0;
+	nodemask_t tmp = *from;
+	mmap_read_lock(mm);
+	while (!nodes_empty(tmp)) {
+		int s, source = NUMA_NO_NODE, dest = 0;
+		for_each_node_mask(s, tmp) {
+			/* A node in both masks stays put when the masks differ
+			 * in size (Linux keeps the threads' relative layout). */
+			if (nodes_weight(*from) != nodes_weight(*to) && node_isset(s, *to))
+				continue;
+			int d = node_remap(s, from, to);
+			if (s == d)
+				continue;
+			source = s;
+			dest = d;
+			/* dest not among the sources left: this one first. */
+			if (!node_isset(dest, tmp))
+				break;
+		}
+		if (source == NUMA_NO_NODE)
+			break;
+		node_clear(source, tmp);
+		nr_failed += migrate_to_node(mm, source, dest);
+	}
+	mmap_read_unlock(mm);
+	return nr_failed < 0x7fffffff ? (long)nr_failed : 0x7fffffff;
+}
+
+SYSCALL_DEFINE4(migrate_pages, int, pid, unsigned long, maxnode, const unsigned long __user *, old_nodes,
+		const unsigned long __user *, new_nodes)
+{
+	nodemask_t old, new;
+	int err = get_nodes(&old, old_nodes, maxnode);
+	if (err)
+		return err;
+	err = get_nodes(&new, new_nodes, maxnode);
+	if (err)
+		return err;
+	struct task_struct *task = pid ? find_get_task_by_vpid(pid) : current;
+	if (!task)
+		return -ESRCH;
+	/* Every mmlab process may act on every other and has CAP_SYS_NICE
+	 * (ptrace_may_access, the new nodes outside the target's cpuset). */
+	nodemask_t allowed = node_states_memory(); /* cpuset_mems_allowed(current) */
+	nodes_and(new, new, allowed);
+	struct mm_struct *mm = NULL;
+	if (!nodes_empty(new)) {
+		mm = task->mm;
+		if (mm)
+			__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED); /* get_task_mm */
+	}
+	if (pid)
+		put_task_struct(task);
+	if (!mm)
+		return -EINVAL;
+	long ret = do_migrate_pages(mm, &old, &new);
+	mmput(mm);
+	return ret;
 }
 
 /* Linux's mbind_range: [start, end) of vma gets new (a split or a merge

@@ -7,8 +7,7 @@
  * memory and the distances from /sys/devices/system/node, the CPUs of a
  * node from its cpulist. Raw syscall(2), so no libnuma is needed.
  *
- * Not checked yet (issue 13's later steps): migrate_pages,
- * MPOL_WEIGHTED_INTERLEAVE, numa_maps. */
+ * Not checked yet (issue 13's later steps): MPOL_WEIGHTED_INTERLEAVE. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +37,7 @@
 #define SYS_set_mempolicy_home_node_ 450
 #define SYS_sched_setaffinity_ 203
 #define SYS_move_pages_ 279
+#define SYS_migrate_pages_ 256
 #define MPOL_MF_MOVE (1 << 1)
 
 #define BAD_PTR ((void *)8)
@@ -546,6 +546,23 @@ static void moving(void)
 	intact = 0;
 	for (int i = 0; i < N; i++)
 		intact += p[(unsigned long)i * PAGE_4K + 4095] == (char)(i * 7 + 1);
+	CHECK_CMP(intact, ==, N);
+
+	/* migrate_pages: everything of this process on node 1 to node 0
+	 * (the pages mbind bound to node 1 included: a policy does not pin). */
+	unsigned long zero = 1;
+	CHECK_ERRNO(syscall(SYS_migrate_pages_, 0, MAXNODE, BAD_PTR, &zero), EFAULT);
+	CHECK_ERRNO(syscall(SYS_migrate_pages_, 0x3fffffff, MAXNODE, &one, &zero), ESRCH);
+	CHECK_ERRNO(syscall(SYS_migrate_pages_, 0, MAXNODE, &one, NULL), EINVAL); /* no new node */
+	CHECK_CMP(syscall(SYS_migrate_pages_, 0, MAXNODE, &one, &zero), ==, 0);
+	CHECK(move_pages(0, N, v, NULL, got, 0) == 0);
+	on0 = 0;
+	for (int i = 0; i < N; i++)
+		on0 += got[i] == 0;
+	CHECKF(on0 == N, "migrate_pages {1} -> {0}: %d of %d pages on node 0", on0, N);
+	intact = 0;
+	for (int i = 0; i < N; i++)
+		intact += p[(unsigned long)i * PAGE_4K + 100] == (char)(i * 7 + 1);
 	CHECK_CMP(intact, ==, N);
 	munmap(p, N * PAGE_4K);
 }
