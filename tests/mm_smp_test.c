@@ -31,6 +31,8 @@
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
+#include "mm/migrate.h"
+#include "mm/numa.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/pt_reclaim.h"
@@ -1027,6 +1029,113 @@ static void refcounted_tables_survive_faults_and_zaps_on_every_cpu(struct kunit 
 	pte_reclaim_set_mode(old);
 }
 
+/* Page migration (mm/migrate.c) beside faults, writes, reads and
+ * MADV_DONTNEED on every CPU: worker 0 moves random pages of the range to
+ * random nodes with memory; the others read their own word of random
+ * pages, write it and read it back, and now and then zap. A word read is
+ * the one this worker wrote there or 0 (never written, or a zap came
+ * between), never anything else: no write is lost to a copy and no page
+ * is freed while mapped. The counts
+ * of every PTE table (refcount mode), the RSS and, at the end, every free
+ * page must be right. */
+#define MIGRATE_PAGES 256
+struct migrate_job {
+	struct mm_struct *mm;
+	unsigned batch;
+	unsigned long moved, busy;
+};
+
+static int migrate_race_fn(struct worker *w)
+{
+	struct migrate_job *j = w->crew->ctx;
+	u64 seed = 0x2545f4914f6cdd1dull * (w->id + 1) + j->batch;
+	nodemask_t memory = NODE_MASK_NONE;
+	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
+		if (node_ram_bytes((int)nid))
+			node_set((int)nid, memory);
+	unsigned nodes = nodes_weight(memory);
+	int bad = 0;
+	/* About 1,600 rounds in all, whatever the CPU count (eight vCPUs on a
+	 * 2-core host spin long on each other's locks). */
+	unsigned rounds = 1600 / w->crew->n > 100 ? 1600 / w->crew->n : 100;
+	kthread_use_mm(j->mm);
+	for (unsigned r = 0; r < rounds; r++) {
+		u64 x = xorshift(&seed);
+		unsigned long p = x % MIGRATE_PAGES, addr = BASE + p * PAGE_SIZE;
+		if (w->id == 0) {
+			/* The mover: the k-th node with memory. */
+			unsigned k = (unsigned)((x >> 20) % nodes);
+			int nid;
+			for_each_node_mask(nid, memory)
+				if (!k--)
+					break;
+			mmap_read_lock(j->mm);
+			struct vm_area_struct *vma = find_vma(j->mm, addr);
+			int ret = vma ? migrate_anon_page_to_node(vma, addr, nid) : -EFAULT;
+			mmap_read_unlock(j->mm);
+			if (ret == nid)
+				j->moved++;
+			else if (ret == -EBUSY)
+				j->busy++;
+			else if (ret != -ENOENT && ret != -EFAULT && ret != -ENOMEM)
+				bad++;
+		} else if ((x >> 40) % 16 == 0) {
+			if (do_madvise(j->mm, BASE + (p & ~7ul) * PAGE_SIZE, 8 * PAGE_SIZE, MADV_DONTNEED))
+				bad++;
+		} else {
+			/* What is there first: this worker's word from before,
+			 * or 0 (never written, or zapped): a page moved with
+			 * its data, or not at all. */
+			void *a = (void *)(addr + w->id * 8);
+			u64 v = word_of(p, w->id), before = 1, got = 1;
+			if (copy_from_user(&before, a, 8) || copy_to_user(a, &v, 8) || copy_from_user(&got, a, 8))
+				bad++;
+			else if ((before != v && before != 0) || (got != v && got != 0))
+				bad++;
+		}
+		inc(&w->crew->progress);
+		if (r % 16 == 0)
+			cond_resched();
+	}
+	kthread_unuse_mm(j->mm);
+	return bad;
+}
+
+static void migration_beside_faults_and_zaps_on_every_cpu(struct kunit *test)
+{
+	static struct smp_space s;
+	static struct crew c;
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	unsigned with_memory = 0;
+	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
+		with_memory += node_ram_bytes((int)nid) != 0;
+	if (with_memory < 2)
+		kunit_skip(test, "one node with memory: nowhere to move a page");
+	space_init(test, &s, MIGRATE_PAGES * PAGE_SIZE);
+	unsigned long moved = 0, busy = 0, verify_errors = 0, rss_errors = 0;
+	for (unsigned b = 0; b < 4; b++) {
+		struct migrate_job j = { s.mm, b, 0, 0 };
+		crew_start(test, &c, migrate_race_fn, &j);
+		KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+		moved += j.moved;
+		busy += j.busy;
+		verify_errors += pte_ref_verify(s.mm);
+		unsigned long mapped = 0;
+		for (unsigned long p = 0; p < MIGRATE_PAGES; p++) {
+			pte_t e = pte_at(s.mm, BASE + p * PAGE_SIZE);
+			if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
+				mapped++;
+		}
+		rss_errors += get_mm_rss(s.mm) != mapped;
+	}
+	kunit_info(test, "%lu pages moved, %lu busy (a get_user_pages reference or a race)", moved, busy);
+	KUNIT_EXPECT_GT(test, moved, 0);
+	KUNIT_EXPECT_EQ(test, verify_errors, 0);
+	KUNIT_EXPECT_EQ(test, rss_errors, 0);
+	space_destroy(test, &s);
+}
+
 static struct kunit_case mm_smp_cases[] = {
 	KUNIT_CASE(rwsem_trylock_semantics),
 	KUNIT_CASE(rwsem_misuse_is_reported_and_survived),
@@ -1040,6 +1149,7 @@ static struct kunit_case mm_smp_cases[] = {
 	KUNIT_CASE(two_pte_tables_have_two_locks),
 	KUNIT_CASE(tlb_flush_reaches_every_cpu_running_the_mm),
 	KUNIT_CASE(refcounted_tables_survive_faults_and_zaps_on_every_cpu),
+	KUNIT_CASE(migration_beside_faults_and_zaps_on_every_cpu),
 	{}
 };
 
