@@ -20,6 +20,7 @@
 #include "kernel/sysfs.h"
 #include "mm/memory.h"
 #include "mm/numa.h"
+#include "mm/mempolicy.h"
 #include "mm/page_alloc.h"
 #include "mm/pt_reclaim.h"
 #include "mm/vmalloc.h"
@@ -379,9 +380,17 @@ static const struct proc_entry node_files[] = {
 	{ .name = NULL },
 };
 
+/* /sys/kernel/mm/mempolicy/weighted_interleave/node<N> (mm/mempolicy.c),
+ * one entry for every node: lookup_one sets the node's id. */
+static const struct proc_entry weighted_interleave_node_entry = {
+	.name = "node", .show = weighted_interleave_node_show, .write = weighted_interleave_node_write,
+};
+
 enum proc_dir {
 	DIR_ROOT, DIR_PROC, DIR_PID, DIR_SYS, DIR_SYS_DEVICES, DIR_SYS_SYSTEM, DIR_NODES, DIR_NODE,
-	DIR_CPUS, DIR_PROC_SYS, DIR_PROC_SYS_VM,
+	DIR_CPUS, DIR_PROC_SYS, DIR_PROC_SYS_VM, DIR_SYS_KERNEL, DIR_SYS_KERNEL_MM, DIR_MEMPOLICY,
+	DIR_WEIGHTED_INTERLEAVE,
+	NR_PROC_DIRS,
 };
 
 /* A decimal number without sign or leading zero that fits an int. */
@@ -413,7 +422,8 @@ static const struct proc_entry *find_entry(const struct proc_entry *table, const
 static int lookup_one(enum proc_dir *dir, const char *s, size_t len, struct task_struct *task,
 		      struct proc_node *node)
 {
-	static const struct proc_entry *const files[] = {
+	/* Every directory has a slot (NULL: no fixed files). */
+	static const struct proc_entry *const files[NR_PROC_DIRS] = {
 		[DIR_PROC] = proc_root_files, [DIR_PID] = pid_files,
 		[DIR_NODES] = nodes_files, [DIR_NODE] = node_files, [DIR_CPUS] = cpus_files,
 		[DIR_PROC_SYS_VM] = proc_sys_vm_files,
@@ -460,6 +470,37 @@ static int lookup_one(enum proc_dir *dir, const char *s, size_t len, struct task
 	case DIR_SYS:
 		if (name_is(s, len, "devices")) {
 			*dir = DIR_SYS_DEVICES;
+			return 0;
+		}
+		if (name_is(s, len, "kernel")) {
+			*dir = DIR_SYS_KERNEL;
+			return 0;
+		}
+		break;
+	case DIR_SYS_KERNEL:
+		if (name_is(s, len, "mm")) {
+			*dir = DIR_SYS_KERNEL_MM;
+			return 0;
+		}
+		break;
+	case DIR_SYS_KERNEL_MM:
+		if (name_is(s, len, "mempolicy")) {
+			*dir = DIR_MEMPOLICY;
+			return 0;
+		}
+		break;
+	case DIR_MEMPOLICY:
+		if (name_is(s, len, "weighted_interleave")) {
+			*dir = DIR_WEIGHTED_INTERLEAVE;
+			return 0;
+		}
+		break;
+	case DIR_WEIGHTED_INTERLEAVE:
+		/* Linux has a file for each possible node. */
+		if (len > 4 && !memcmp(s, "node", 4) && parse_id(s + 4, len - 4, &id) &&
+		    (unsigned)id < num_online_nodes()) {
+			node->nid = id;
+			node->entry = &weighted_interleave_node_entry;
 			return 0;
 		}
 		break;

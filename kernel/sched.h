@@ -140,6 +140,7 @@ struct task_struct {
 	struct robust_list_head *robust_list; /* user address (set_robust_list), kernel/futex.c */
 	struct mempolicy *mempolicy;   /* set_mempolicy (mm/mempolicy.h); NULL: the default */
 	short il_prev;                 /* the last node MPOL_INTERLEAVE gave it */
+	u8 il_weight;                  /* MPOL_WEIGHTED_INTERLEAVE: pages left on il_prev */
 };
 
 DECLARE_PER_CPU(struct task_struct *, current_task);

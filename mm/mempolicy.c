@@ -54,8 +54,10 @@ static void set_task_policy(struct task_struct *t, struct mempolicy *new)
 	spin_lock(&task_policy_lock);
 	struct mempolicy *old = t->mempolicy;
 	t->mempolicy = new;
-	if (new && new->mode == MPOL_INTERLEAVE)
+	if (new && (new->mode == MPOL_INTERLEAVE || new->mode == MPOL_WEIGHTED_INTERLEAVE)) {
 		t->il_prev = MAX_NUMNODES - 1;
+		t->il_weight = 0;
+	}
 	spin_unlock(&task_policy_lock);
 	mpol_put(old);
 }
@@ -63,7 +65,50 @@ static void set_task_policy(struct task_struct *t, struct mempolicy *new)
 static const char *const policy_modes[MPOL_MAX] = {
 	[MPOL_DEFAULT] = "default",   [MPOL_PREFERRED] = "prefer", [MPOL_BIND] = "bind",
 	[MPOL_INTERLEAVE] = "interleave", [MPOL_LOCAL] = "local", [MPOL_PREFERRED_MANY] = "prefer (many)",
+	[MPOL_WEIGHTED_INTERLEAVE] = "weighted interleave",
 };
+
+/* ---- weighted interleave's weights (Linux 6.9, Gregory Price and Rakie
+ * Kim: mm/mempolicy.c iw_table and its sysfs files) -------------------- */
+
+/* Node weights, 1 to 255; 0 here means never written, which reads as 1
+ * (Linux's get_il_weight without a table). Written whole bytes: a reader
+ * sees the old weight or the new. */
+static u8 iw_table[MAX_NUMNODES];
+
+static u8 get_il_weight(int nid)
+{
+	u8 w = nid >= 0 && nid < MAX_NUMNODES ? __atomic_load_n(&iw_table[nid], __ATOMIC_RELAXED) : 0;
+	return w ? w : 1;
+}
+
+void weighted_interleave_node_show(struct seq_buf *m, const struct proc_node *node)
+{
+	seq_buf_printf(m, "%u\n", get_il_weight(node->nid));
+}
+
+/* Linux's node_store: kstrtou8 of the value; 0 or anything else that is
+ * not a number from 1 to 255 is EINVAL. */
+long weighted_interleave_node_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	size_t n = len;
+	while (n && (buf[n - 1] == '\n'))
+		n--;
+	unsigned long v = 0;
+	if (!n)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] < '0' || buf[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned long)(buf[i] - '0');
+		if (v > 255)
+			return -EINVAL;
+	}
+	if (!v)
+		return -EINVAL;
+	__atomic_store_n(&iw_table[node->nid], (u8)v, __ATOMIC_RELAXED);
+	return (long)len;
+}
 
 void mpol_to_str(struct seq_buf *m, const struct mempolicy *pol)
 {
@@ -303,19 +348,12 @@ void mpol_fork(struct task_struct *child, struct task_struct *parent)
 {
 	child->mempolicy = mpol_get(parent->mempolicy);
 	child->il_prev = parent->il_prev;
+	child->il_weight = 0;
 }
 
 void mpol_exit(struct task_struct *tsk)
 {
 	set_task_policy(tsk, NULL);
-}
-
-nodemask_t mpol_allowed_nodes(const struct mempolicy *pol)
-{
-	if (!pol || pol->mode == MPOL_LOCAL || pol->mode == MPOL_PREFERRED ||
-	    pol->mode == MPOL_PREFERRED_MANY)
-		return NODE_MASK_ALL;
-	return pol->nodes;
 }
 
 /* ---- allocating by policy ------------------------------------------------- */
@@ -340,6 +378,26 @@ static int interleave_nid(const struct mempolicy *pol, unsigned long ilx)
 	for (unsigned long i = 0; i < target; i++)
 		nid = next_node(nid, pol->nodes);
 	return nid;
+}
+
+/* Linux's weighted_interleave_nid: ilx modulo the sum of the mask's
+ * weights, then the node whose share it falls in. */
+static int weighted_interleave_nid(const struct mempolicy *pol, unsigned long ilx)
+{
+	unsigned long total = 0;
+	int nid;
+	for_each_node_mask(nid, pol->nodes)
+		total += get_il_weight(nid);
+	if (!total)
+		return numa_node_id();
+	unsigned long target = ilx % total;
+	for_each_node_mask(nid, pol->nodes) {
+		u8 w = get_il_weight(nid);
+		if (target < w)
+			return nid;
+		target -= w;
+	}
+	return first_node(pol->nodes);
 }
 
 /* Linux's get_vma_policy: the VMA's policy, else the task's; NULL is the
@@ -373,6 +431,9 @@ static const nodemask_t *policy_nodemask(const struct mempolicy *pol, unsigned l
 	case MPOL_INTERLEAVE:
 		*nid = interleave_nid(pol, ilx);
 		return NULL;
+	case MPOL_WEIGHTED_INTERLEAVE:
+		*nid = weighted_interleave_nid(pol, ilx);
+		return NULL;
 	default: /* MPOL_LOCAL */
 		return NULL;
 	}
@@ -394,7 +455,8 @@ struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long
 		return page ? page : __alloc_pages(gfp, 0, nid, NULL);
 	}
 	struct page *page = __alloc_pages(gfp, 0, nid, mask);
-	if (page && pol->mode == MPOL_INTERLEAVE && page_to_nid(page) == nid)
+	if (page && (pol->mode == MPOL_INTERLEAVE || pol->mode == MPOL_WEIGHTED_INTERLEAVE) &&
+	    page_to_nid(page) == nid)
 		count_numa_interleave_hit(nid);
 	return page;
 }
@@ -473,6 +535,8 @@ static long do_get_mempolicy(int *policy, nodemask_t *nmask, unsigned long addr,
 			*policy = (int)err;
 		} else if (pol && pol == current->mempolicy && pol->mode == MPOL_INTERLEAVE) {
 			*policy = next_node_in(current->il_prev, &pol->nodes);
+		} else if (pol && pol == current->mempolicy && pol->mode == MPOL_WEIGHTED_INTERLEAVE) {
+			*policy = current->il_weight ? current->il_prev : next_node_in(current->il_prev, &pol->nodes);
 		} else {
 			err = -EINVAL;
 			goto out;

@@ -13,9 +13,8 @@
  * vm_policy is written under the mmap lock held for writing and read under
  * it held for reading or writing (faults, get_mempolicy).
  *
- * Pages move with move_pages(2) and mbind's MPOL_MF_MOVE (mm/migrate.c).
- * Not yet here (issue 13's later steps): migrate_pages(2),
- * MPOL_WEIGHTED_INTERLEAVE, /proc/<pid>/numa_maps. */
+ * Pages move with move_pages(2), migrate_pages(2) and mbind's
+ * MPOL_MF_MOVE (mm/migrate.c). */
 #ifndef MM_MEMPOLICY_H
 #define MM_MEMPOLICY_H
 
@@ -32,7 +31,8 @@ enum {
 	MPOL_INTERLEAVE,
 	MPOL_LOCAL,
 	MPOL_PREFERRED_MANY,
-	MPOL_MAX, /* Linux 6.9 adds MPOL_WEIGHTED_INTERLEAVE (6) before it */
+	MPOL_WEIGHTED_INTERLEAVE, /* Linux 6.9 */
+	MPOL_MAX,
 };
 
 /* Mode flags, or'ed into the mode argument. */
@@ -97,6 +97,11 @@ struct page;
 struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long addr);
 
 struct seq_buf;
+struct proc_node;
+/* /sys/kernel/mm/mempolicy/weighted_interleave/node<N>: the weight of node
+ * N for MPOL_WEIGHTED_INTERLEAVE (1 to 255, 1 until written). */
+void weighted_interleave_node_show(struct seq_buf *m, const struct proc_node *node);
+long weighted_interleave_node_write(const struct proc_node *node, const char *buf, size_t len);
 /* Linux's mpol_to_str, as numa_maps prints a policy: "bind=static:1-3",
  * "prefer (many):1,2", "default". NULL is the default policy. */
 void mpol_to_str(struct seq_buf *m, const struct mempolicy *pol);
@@ -108,9 +113,6 @@ void mpol_fork(struct task_struct *child, struct task_struct *parent);
 /* A task's policy goes with it (do_exit's mpol_put). */
 void mpol_exit(struct task_struct *tsk);
 
-/* The nodes a policy may allocate from, for a policy in force at a fault:
- * tests and procfs. NODE_MASK_ALL for the default policy. */
-nodemask_t mpol_allowed_nodes(const struct mempolicy *pol);
 /* The nodes with memory (Linux's node_states[N_MEMORY]): what every mask
  * is intersected with, and get_mempolicy(MPOL_F_MEMS_ALLOWED). */
 nodemask_t node_states_memory(void);

@@ -7,7 +7,9 @@
  * memory and the distances from /sys/devices/system/node, the CPUs of a
  * node from its cpulist. Raw syscall(2), so no libnuma is needed.
  *
- * Not checked yet (issue 13's later steps): MPOL_WEIGHTED_INTERLEAVE. */
+ * MPOL_WEIGHTED_INTERLEAVE is Linux 6.9's: on an older Linux (6.1 in
+ * linux-ring) its part is skipped. */
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 #define MPOL_INTERLEAVE 3
 #define MPOL_LOCAL 4
 #define MPOL_PREFERRED_MANY 5
+#define MPOL_WEIGHTED_INTERLEAVE 6 /* Linux 6.9 */
 #define MPOL_F_STATIC_NODES (1 << 15)
 #define MPOL_F_RELATIVE_NODES (1 << 14)
 #define MPOL_F_NODE (1 << 0)
@@ -567,6 +570,71 @@ static void moving(void)
 	munmap(p, N * PAGE_4K);
 }
 
+static bool write_weight(int nid, const char *value)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/sys/kernel/mm/mempolicy/weighted_interleave/node%d", nid);
+	int fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return false;
+	bool ok = write(fd, value, strlen(value)) == (long)strlen(value);
+	close(fd);
+	return ok;
+}
+
+/* Weighted interleave: node weights from sysfs, pages in their ratio. */
+static void weighted(void)
+{
+	unsigned long both = 3;
+	char buf[16];
+	if (nr_nodes < 2 || (has_memory & 3) != 3)
+		return note("weighted interleave: needs nodes 0 and 1 with memory; skipped");
+	char *p = map(PAGE_4K);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	long r = mbind(p, PAGE_4K, MPOL_WEIGHTED_INTERLEAVE, &both, MAXNODE, 0);
+	munmap(p, PAGE_4K);
+	if (r && !on_mmlab() && errno == EINVAL)
+		return note("weighted interleave: this Linux is older than 6.9; skipped");
+	CHECK(r == 0);
+	CHECK(read_file("/sys/kernel/mm/mempolicy/weighted_interleave/node1", buf, sizeof(buf)) > 0);
+	note("node1's weight: %s", buf);
+	/* A weight is 1 to 255: the file refuses anything else. */
+	errno = 0;
+	bool refused = !write_weight(1, "0");
+	int e = errno;
+	CHECKF(refused && e == EINVAL, "weight 0 refused (errno %s)", errno_name(e));
+	errno = 0;
+	refused = !write_weight(1, "256");
+	e = errno;
+	CHECKF(refused && e == EINVAL, "weight 256 refused (errno %s)", errno_name(e));
+	CHECK(write_weight(0, "1"));
+	CHECK(write_weight(1, "3"));
+	CHECK(read_file("/sys/kernel/mm/mempolicy/weighted_interleave/node1", buf, sizeof(buf)) > 0);
+	CHECK(!strcmp(buf, "3\n"));
+	enum { W = 4096 };
+	static unsigned long per[64];
+	p = map(W * PAGE_4K);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK(madvise(p, W * PAGE_4K, MADV_NOHUGEPAGE) == 0);
+		CHECK(mbind(p, W * PAGE_4K, MPOL_WEIGHTED_INTERLEAVE, &both, MAXNODE, 0) == 0);
+		int mode = -1;
+		CHECK(get_mempolicy(&mode, NULL, 0, p, MPOL_F_ADDR) == 0);
+		CHECK_CMP(mode, ==, MPOL_WEIGHTED_INTERLEAVE);
+		touch(p, W);
+		CHECK(count_nodes(p, W, per));
+		CHECKF(per[0] == W / 4 && per[1] == 3 * W / 4, "weights 1:3: %lu on node 0, %lu on node 1", per[0],
+		       per[1]);
+		char line[256];
+		numa_maps_line(p, line, sizeof(line));
+		CHECKF(strstr(line, " weighted interleave:0-1 ") != NULL, "numa_maps: %s", line);
+		munmap(p, W * PAGE_4K);
+	}
+	CHECK(write_weight(1, "1"));
+}
+
 int main(void)
 {
 	test_begin("mempolicy");
@@ -578,6 +646,7 @@ int main(void)
 	errnos_mbind();
 	errnos_home_node();
 	moving();
+	weighted();
 	placement();
 	return test_end();
 }
