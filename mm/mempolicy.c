@@ -161,62 +161,8 @@ static bool node_online(unsigned long nid) { return nid < num_online_nodes(); }
 
 /* ---- the user's node mask ----------------------------------------------- */
 
-/* Linux's get_bitmap: BITS_TO_LONGS(nbits) words, the bits above nbits of
- * the last one cleared. */
-static int get_bitmap(unsigned long *mask, const unsigned long *nmask, unsigned long nbits)
-{
-	unsigned long nlongs = (nbits + BITS_PER_LONG - 1) / BITS_PER_LONG;
-	if (copy_from_user(mask, nmask, nlongs * sizeof(unsigned long)))
-		return -EFAULT;
-	if (nbits % BITS_PER_LONG)
-		mask[nlongs - 1] &= (1ul << (nbits % BITS_PER_LONG)) - 1;
-	return 0;
-}
 
-/* Linux's get_nodes: maxnode counts one more bit than it reads (the
- * "--maxnode" every caller of these calls lives with); bits at and above
- * MAX_NUMNODES must be clear; more than a page of bits is EINVAL. */
-static int get_nodes(nodemask_t *nodes, const unsigned long *nmask, unsigned long maxnode)
-{
-	--maxnode;
-	nodes_clear(*nodes);
-	if (maxnode == 0 || !nmask)
-		return 0;
-	if (maxnode > PAGE_SIZE * 8)
-		return -EINVAL;
-	/* The part beyond what mmlab supports, one word at a time from the
-	 * end: it must be zero. */
-	while (maxnode > MAX_NUMNODES) {
-		unsigned long bits = maxnode < BITS_PER_LONG ? maxnode : BITS_PER_LONG, t;
-		if (get_bitmap(&t, &nmask[(maxnode - 1) / BITS_PER_LONG], bits))
-			return -EFAULT;
-		if (maxnode - bits >= MAX_NUMNODES) {
-			maxnode -= bits;
-		} else {
-			maxnode = MAX_NUMNODES;
-			t &= ~((1ul << (MAX_NUMNODES % BITS_PER_LONG)) - 1);
-		}
-		if (t)
-			return -EINVAL;
-	}
-	return get_bitmap(nodes->bits, nmask, maxnode);
-}
 
-/* Linux's copy_nodes_to_user: maxnode - 1 bits rounded up to longs; what
- * lies beyond nr_node_ids' longs is cleared. */
-static int copy_nodes_to_user(unsigned long *mask, unsigned long maxnode, const nodemask_t *nodes)
-{
-	unsigned long copy = ((maxnode - 1 + 63) & ~63ul) / 8;
-	unsigned long nbytes = (nr_node_ids() + BITS_PER_LONG - 1) / BITS_PER_LONG * sizeof(long);
-	if (copy > nbytes) {
-		if (copy > PAGE_SIZE)
-			return -EINVAL;
-		if (clear_user((char *)mask + nbytes, copy - nbytes))
-			return -EFAULT;
-		copy = nbytes;
-	}
-	return copy_to_user(mask, nodes->bits, copy) ? -EFAULT : 0;
-}
 
 /* ---- making a policy ------------------------------------------------------ */
 
@@ -276,27 +222,6 @@ static struct mempolicy *mpol_new(unsigned short mode, unsigned short flags, con
 	return pol;
 }
 
-/* Linux's mpol_relative_nodemask: bit n of the user's mask means the n-th
- * node of rel (modulo rel's weight). */
-static nodemask_t mpol_relative_nodemask(const nodemask_t *orig, const nodemask_t *rel)
-{
-	nodemask_t ret = NODE_MASK_NONE;
-	unsigned w = nodes_weight(*rel);
-	if (!w)
-		return ret;
-	int n;
-	for_each_node_mask(n, *orig) {
-		unsigned k = (unsigned)n % w, i = 0;
-		int m;
-		for_each_node_mask(m, *rel) {
-			if (i++ == k) {
-				node_set(m, ret);
-				break;
-			}
-		}
-	}
-	return ret;
-}
 
 /* Linux's mpol_set_nodemask and the modes' create functions: the user's
  * nodes, intersected with the nodes that have memory. */
@@ -358,47 +283,8 @@ void mpol_exit(struct task_struct *tsk)
 
 /* ---- allocating by policy ------------------------------------------------- */
 
-/* Linux's next_node_in: the node after n in mask, wrapping. */
-static int next_node_in(int n, const nodemask_t *mask)
-{
-	int next = __next_node(n + 1, mask);
-	if (next >= MAX_NUMNODES)
-		next = __next_node(0, mask);
-	return next;
-}
 
-/* Linux's interleave_nid: the ilx-th node of the mask, cyclically. */
-static int interleave_nid(const struct mempolicy *pol, unsigned long ilx)
-{
-	unsigned n = nodes_weight(pol->nodes);
-	if (!n)
-		return numa_node_id();
-	unsigned long target = ilx % n;
-	int nid = first_node(pol->nodes);
-	for (unsigned long i = 0; i < target; i++)
-		nid = next_node(nid, pol->nodes);
-	return nid;
-}
 
-/* Linux's weighted_interleave_nid: ilx modulo the sum of the mask's
- * weights, then the node whose share it falls in. */
-static int weighted_interleave_nid(const struct mempolicy *pol, unsigned long ilx)
-{
-	unsigned long total = 0;
-	int nid;
-	for_each_node_mask(nid, pol->nodes)
-		total += get_il_weight(nid);
-	if (!total)
-		return numa_node_id();
-	unsigned long target = ilx % total;
-	for_each_node_mask(nid, pol->nodes) {
-		u8 w = get_il_weight(nid);
-		if (target < w)
-			return nid;
-		target -= w;
-	}
-	return first_node(pol->nodes);
-}
 
 /* Linux's get_vma_policy: the VMA's policy, else the task's; NULL is the
  * default (local). *ilx is the interleave index of addr: the page's
@@ -412,32 +298,6 @@ static struct mempolicy *get_vma_policy(struct vm_area_struct *vma, unsigned lon
 	return pol;
 }
 
-/* Linux's policy_nodemask: the node to start from (*nid, the local node
- * unless the policy says) and the nodes allowed (NULL: any). */
-static const nodemask_t *policy_nodemask(const struct mempolicy *pol, unsigned long ilx, int *nid)
-{
-	switch (pol->mode) {
-	case MPOL_PREFERRED:
-		*nid = first_node(pol->nodes);
-		return NULL;
-	case MPOL_PREFERRED_MANY:
-		if (pol->home_node != NUMA_NO_NODE)
-			*nid = pol->home_node;
-		return &pol->nodes;
-	case MPOL_BIND:
-		if (pol->home_node != NUMA_NO_NODE)
-			*nid = pol->home_node;
-		return &pol->nodes;
-	case MPOL_INTERLEAVE:
-		*nid = interleave_nid(pol, ilx);
-		return NULL;
-	case MPOL_WEIGHTED_INTERLEAVE:
-		*nid = weighted_interleave_nid(pol, ilx);
-		return NULL;
-	default: /* MPOL_LOCAL */
-		return NULL;
-	}
-}
 
 struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long addr)
 {
@@ -446,7 +306,7 @@ struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long
 	if (!pol)
 		return __alloc_pages(gfp, 0, numa_node_id(), NULL);
 	int nid = numa_node_id();
-	const nodemask_t *mask = policy_nodemask(pol, ilx, &nid);
+	const nodemask_t *mask = policy_nodemask(pol, ilx, iw_table, &nid);
 	if (pol->mode == MPOL_PREFERRED_MANY) {
 		/* alloc_pages_preferred_many: the mask without waiting, then
 		 * anywhere. */
@@ -572,7 +432,7 @@ SYSCALL_DEFINE5(get_mempolicy, int __user *, policy, unsigned long __user *, nma
 	if (policy && copy_to_user(policy, &pval, sizeof(pval)))
 		return -EFAULT;
 	if (nmask)
-		err = copy_nodes_to_user(nmask, maxnode, &nodes);
+		err = copy_nodes_to_user(nmask, maxnode, &nodes, nr_node_ids());
 	return err;
 }
 
@@ -720,27 +580,6 @@ static unsigned long migrate_to_node(struct mm_struct *mm, int source, int dest)
 	return failed;
 }
 
-/* Linux's node_remap (bitmap_bitremap): the n-th node of from maps to the
- * (n mod |to|)-th node of to; a node outside from maps to itself. */
-static int node_remap(int oldbit, const nodemask_t *from, const nodemask_t *to)
-{
-	unsigned w = nodes_weight(*to);
-	if (!node_isset(oldbit, *from) || !w)
-		return oldbit;
-	unsigned n = 0;
-	int b;
-	for_each_node_mask(b, *from) {
-		if (b == oldbit)
-			break;
-		n++;
-	}
-	n %= w;
-	for_each_node_mask(b, *to) {
-		if (!n--)
-			return b;
-	}
-	return oldbit;
-}
 
 /* Linux's do_migrate_pages: the sources in an order that never moves a
  * page twice, where it can. Returns the pages not moved. */

@@ -88,6 +88,30 @@ static inline bool mpol_equal(const struct mempolicy *a, const struct mempolicy 
 	return a->mode == MPOL_LOCAL || nodes_equal(a->nodes, b->nodes);
 }
 
+/* ---- the portable part (mm/mempolicy_nodes.c, tested on the host) ---- */
+
+/* Linux's get_nodes: the user's mask of maxnode - 1 bits (maxnode 0 or 1,
+ * or nmask NULL: empty); EINVAL for more than a page of bits or a bit at
+ * or above MAX_NUMNODES, EFAULT for a mask it cannot read. */
+int get_nodes(nodemask_t *nodes, const unsigned long *nmask, unsigned long maxnode);
+/* Linux's copy_nodes_to_user: maxnode - 1 bits rounded up to longs, those
+ * beyond nr_node_ids' longs cleared; EINVAL past a page, EFAULT. */
+int copy_nodes_to_user(unsigned long *mask, unsigned long maxnode, const nodemask_t *nodes,
+		       unsigned long nr_node_ids);
+/* MPOL_F_RELATIVE_NODES: bit n means the (n mod |rel|)-th node of rel. */
+nodemask_t mpol_relative_nodemask(const nodemask_t *orig, const nodemask_t *rel);
+/* The node after n in mask, wrapping (MAX_NUMNODES if mask is empty). */
+int next_node_in(int n, const nodemask_t *mask);
+/* The interleave node of offset ilx; local when the mask is empty. */
+int interleave_nid(const struct mempolicy *pol, unsigned long ilx, int local);
+/* The same with node weights (weights[n]: 1-255, 0 reads as 1). */
+int weighted_interleave_nid(const struct mempolicy *pol, unsigned long ilx, const u8 *weights, int local);
+/* Linux's policy_nodemask: *nid (the local node on entry) becomes the node
+ * the allocation starts from; returns the nodes allowed, NULL for any. */
+const nodemask_t *policy_nodemask(const struct mempolicy *pol, unsigned long ilx, const u8 *weights, int *nid);
+/* migrate_pages' node_remap (bitmap_bitremap). */
+int node_remap(int oldbit, const nodemask_t *from, const nodemask_t *to);
+
 struct vm_area_struct;
 struct task_struct;
 struct page;

@@ -10,6 +10,7 @@ KERNEL_SRCS += \
 	mm/kmalloc.c \
 	mm/madvise.c \
 	mm/mempolicy.c \
+	mm/mempolicy_nodes.c \
 	mm/migrate.c \
 	mm/memblock.c \
 	mm/memory.c \

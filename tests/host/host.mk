@@ -36,6 +36,7 @@ HOST_MM_TESTS += $(B)/host/slab_test $(B)/host/slab_node_fallback_test
 endif
 HOST_MM_TESTS += $(B)/host/vma_test
 HOST_MM_TESTS += $(B)/host/vmalloc_tree_test
+HOST_MM_TESTS += $(B)/host/mempolicy_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
 $(HOST_MM_DIR)/san/%.o: %.c
@@ -65,6 +66,9 @@ slab_node_fallback_test_SRCS := $(slab_test_SRCS)
 HOST_VMA_SRCS := kernel/rbtree.c kernel/spinlock.c mm/vma.c mm/mmap.c mm/mprotect.c mm/madvise.c
 vma_test_SRCS := tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c \
 	$(HOST_VMA_SRCS) $(HOST_MEMBLOCK_SRCS)
+
+# The portable half of the NUMA policies (user copies stubbed in the test).
+mempolicy_test_SRCS := mm/mempolicy_nodes.c $(HOST_MEMBLOCK_SRCS)
 
 # The vmalloc area's free-range tree (mm/vmap_area.c): portable, no stubs.
 vmalloc_tree_test_SRCS := mm/vmap_area.c kernel/rbtree.c $(HOST_MEMBLOCK_SRCS)
