@@ -21,6 +21,7 @@ KERNEL_SRCS += \
 	tests/memmap_test.c \
 	tests/memory_test.c \
 	tests/mm_smp_test.c \
+	tests/mempolicy_test.c \
 	tests/mmap_test.c \
 	tests/mremap_test.c \
 	tests/multiboot2_test.c \

@@ -1,0 +1,223 @@
+/* Memory policies when nodes run out (mm/mempolicy.c): a node is filled
+ * with pages held by the test, then a fault under a policy shows where the
+ * allocator goes. PREFERRED_MANY whose home node is full takes the mask's
+ * node nearest to the home node; BIND whose whole mask is full fails the
+ * fault (a user process would be killed with "out of memory"; the
+ * kernel's user copy just fails) and never leaves the mask; a memoryless
+ * home node starts at its nearest node with memory. Expectations come from
+ * the machine's SLIT (node_distance) and which nodes have memory; a
+ * machine without enough nodes skips. Every case gives back its pages,
+ * tables and slab objects. */
+#include "tests/kunit.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/sched.h"
+#include "kernel/string.h"
+#include "kernel/unistd.h"
+#include "mm/memory.h"
+#include "mm/mempolicy.h"
+#include "mm/mmap.h"
+#include "mm/mmap_lock.h"
+#include "mm/mmu_context.h"
+#include "mm/numa.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+#include "mm/pgtable.h"
+#include "mm/vma.h"
+
+#define BASE 0x0000310000000000ul
+#define RW (PROT_READ | PROT_WRITE)
+#define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
+
+/* Pages taken from one node until it has none above its watermark. */
+struct hog {
+	struct list_head pages;
+	unsigned long n;
+};
+
+static void hog_fill(struct hog *h, int nid)
+{
+	INIT_LIST_HEAD(&h->pages);
+	h->n = 0;
+	nodemask_t only = nodemask_of_node(nid);
+	for (;;) {
+		struct page *p = __alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY, 0, nid, &only);
+		if (!p)
+			break;
+		list_add(&p->lru, &h->pages);
+		h->n++;
+	}
+}
+
+static void hog_release(struct hog *h)
+{
+	while (!list_empty(&h->pages)) {
+		struct page *p = list_first_entry(&h->pages, struct page, lru);
+		list_del(&p->lru);
+		__free_page(p);
+	}
+}
+
+static bool has_memory(int nid) { return node_ram_bytes(nid) != 0; }
+
+/* The node of the page mapped at addr (present, not the zero page). */
+static int node_at(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	pte_t *pte = pmd ? pte_offset_map(pmd, addr) : NULL;
+	if (!pte)
+		return -1;
+	pte_t e = ptep_get(pte);
+	pte_unmap(pte);
+	return pte_present(e) && !is_zero_pfn(pte_pfn(e)) ? page_to_nid(pfn_to_page(pte_pfn(e))) : -1;
+}
+
+/* An mm with one page-sized VMA at BASE under pol (a reference of ours
+ * that the VMA takes over). */
+static struct mm_struct *mm_with_policy(struct kunit *test, struct mempolicy *pol)
+{
+	struct mm_struct *mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	KUNIT_ASSERT_EQ(test, do_mmap(mm, BASE, PAGE_SIZE, RW, ANON | MAP_FIXED), BASE);
+	mmap_write_lock(mm);
+	struct vm_area_struct *vma = find_vma(mm, BASE);
+	vma->vm_policy = pol;
+	mmap_write_unlock(mm);
+	return mm;
+}
+
+static struct mempolicy *policy(unsigned short mode, nodemask_t nodes, int home)
+{
+	struct mempolicy *pol = kzalloc(sizeof(*pol), GFP_KERNEL);
+	if (pol) {
+		pol->refcnt = 1;
+		pol->mode = mode;
+		pol->nodes = nodes;
+		pol->home_node = home;
+	}
+	return pol;
+}
+
+/* Writes a word at BASE in mm, faulting the page in: 0 or -EFAULT. */
+static int touch(struct mm_struct *mm)
+{
+	u64 v = 0x1234;
+	kthread_use_mm(mm);
+	int err = copy_to_user((void *)BASE, &v, sizeof(v)) ? -EFAULT : 0;
+	kthread_unuse_mm(mm);
+	return err;
+}
+
+/* Of the nodes in mask other than from, the nearest to from (lowest id on a
+ * tie is not assumed: *tied says whether another node is as near). */
+static int nearest(int from, nodemask_t mask, bool *tied)
+{
+	int best = -1, nid;
+	*tied = false;
+	for_each_node_mask(nid, mask) {
+		if (nid == from)
+			continue;
+		if (best < 0 || node_distance(from, nid) < node_distance(from, best)) {
+			best = nid;
+			*tied = false;
+		} else if (node_distance(from, nid) == node_distance(from, best)) {
+			*tied = true;
+		}
+	}
+	return best;
+}
+
+static void preferred_many_full_home_falls_back_by_distance(struct kunit *test)
+{
+	nodemask_t mem = NODE_MASK_NONE;
+	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
+		if (has_memory((int)nid))
+			node_set((int)nid, mem);
+	if (nodes_weight(mem) < 3)
+		kunit_skip(test, "fewer than three nodes with memory");
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	int home = first_node(mem);
+	bool tied;
+	int want = nearest(home, mem, &tied);
+	static struct hog h;
+	hog_fill(&h, home);
+	kunit_info(test, "node %d filled (%lu pages held); nearest with memory: node %d%s", home, h.n, want,
+		   tied ? " (tied)" : "");
+	struct mm_struct *mm = mm_with_policy(test, policy(MPOL_PREFERRED_MANY, mem, home));
+	KUNIT_EXPECT_EQ(test, touch(mm), 0);
+	int got = node_at(mm, BASE);
+	if (tied)
+		KUNIT_EXPECT_EQ(test, node_distance(home, got), node_distance(home, want));
+	else
+		KUNIT_EXPECT_EQ(test, got, want);
+	mmput(mm);
+	hog_release(&h);
+	kunit_expect_resources_back(test, &before);
+}
+
+static void bind_with_full_mask_fails_the_fault(struct kunit *test)
+{
+	int full = -1, other = -1;
+	for (unsigned nid = 0; nid < num_online_nodes(); nid++) {
+		if (!has_memory((int)nid))
+			continue;
+		if (full < 0)
+			full = (int)nid;
+		else if (other < 0)
+			other = (int)nid;
+	}
+	if (other < 0)
+		kunit_skip(test, "fewer than two nodes with memory");
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	static struct hog h;
+	hog_fill(&h, full);
+	/* Home node elsewhere: still never outside the mask. */
+	struct mm_struct *mm = mm_with_policy(test, policy(MPOL_BIND, nodemask_of_node(full), other));
+	KUNIT_EXPECT_EQ(test, touch(mm), -EFAULT);
+	KUNIT_EXPECT_EQ(test, node_at(mm, BASE), -1);
+	mmput(mm);
+	/* With room again, the same policy's fault succeeds there. */
+	hog_release(&h);
+	mm = mm_with_policy(test, policy(MPOL_BIND, nodemask_of_node(full), other));
+	KUNIT_EXPECT_EQ(test, touch(mm), 0);
+	KUNIT_EXPECT_EQ(test, node_at(mm, BASE), full);
+	mmput(mm);
+	kunit_expect_resources_back(test, &before);
+}
+
+static void memoryless_home_node_starts_at_its_nearest(struct kunit *test)
+{
+	int memless = -1;
+	nodemask_t mem = NODE_MASK_NONE;
+	for (unsigned nid = 0; nid < num_online_nodes(); nid++) {
+		if (has_memory((int)nid))
+			node_set((int)nid, mem);
+		else if (memless < 0)
+			memless = (int)nid;
+	}
+	if (memless < 0)
+		kunit_skip(test, "no memoryless node");
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	bool tied;
+	int want = nearest(memless, mem, &tied);
+	struct mm_struct *mm = mm_with_policy(test, policy(MPOL_BIND, mem, memless));
+	KUNIT_EXPECT_EQ(test, touch(mm), 0);
+	int got = node_at(mm, BASE);
+	kunit_info(test, "home node %d (no memory): page on node %d, nearest %d%s", memless, got, want,
+		   tied ? " (tied)" : "");
+	KUNIT_EXPECT_EQ(test, node_distance(memless, got), node_distance(memless, want));
+	mmput(mm);
+	kunit_expect_resources_back(test, &before);
+}
+
+static struct kunit_case mempolicy_cases[] = {
+	KUNIT_CASE(preferred_many_full_home_falls_back_by_distance),
+	KUNIT_CASE(bind_with_full_mask_fails_the_fault),
+	KUNIT_CASE(memoryless_home_node_starts_at_its_nearest),
+	{},
+};
+
+static struct kunit_suite mempolicy_suite = { .name = "mempolicy", .test_cases = mempolicy_cases };
+kunit_test_suite(mempolicy_suite);
