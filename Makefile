@@ -7,7 +7,8 @@
 #   make compare  the user programs on mmlab (default) and on Linux (linux-ring),
 #                 side by side (FILTER defaults to 'user.*' here)
 #   make bench    benchmarks: on the host natively, then in the kernel (build/bench/);
-#                 make bench-pte: only issue 11's per-pte_reclaim-mode table
+#                 make bench-pte: only issue 11's per-pte_reclaim-mode table;
+#                 make bench-mempolicy: only issue 13's per-policy fault costs
 #   make fuzz     the system-call fuzzer, longer: FUZZ_CALLS per seed of FUZZ_SEEDS,
 #                 on the host's Linux and on mmlab (build/fuzz-results/)
 #   make debug    boot halted, with gdb attached to QEMU's stub
@@ -93,7 +94,7 @@ HOST_TESTS += $(USER_HOST_TESTS)
 # booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
 include tools/linux/linux.mk
 
-.PHONY: all deps run test compare debug bench bench-pte fuzz clean host-tests
+.PHONY: all deps run test compare debug bench bench-pte bench-mempolicy fuzz clean host-tests
 
 deps:
 	@tools/deps.sh
@@ -267,6 +268,7 @@ bench:
 			sed -n '/==== in-kernel benchmarks/,/==== end of benchmarks/p' | tee $(B)/bench/kernel-$$t.txt; \
 	done
 	@$(MAKE) --no-print-directory bench-pte
+	@$(MAKE) --no-print-directory bench-mempolicy
 
 # Issue 11's table (docs/pte_tables.md): the user benchmark programs booted
 # once per pte_reclaim mode, always under -icount shift=0 (every guest ns is
@@ -291,6 +293,16 @@ bench-pte:
 			$(RUNNER) run $(RUNNER_ARGS) --icount --cmdline "run=$$2 pte_reclaim=$$m pte_ref.debug=0" $$1 </dev/null; \
 		done | tr -d '\r' | grep -a -E '^(bench:|pte_reclaim:|mmlab: .* exited)' | tee $(B)/bench/pte-$$m.txt; \
 	done
+
+# Issue 13's figures (docs/mempolicy.md): the user benchmark mempolicy_fault
+# (ns per fault under each memory policy, move_pages pages per second) on
+# 'default' (4 nodes) under -icount shift=0, so a guest ns is one
+# instruction (all vCPUs on one TCG thread). Figures: build/bench/mempolicy.txt.
+bench-mempolicy:
+	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
+	@mkdir -p $(B)/bench
+	@$(RUNNER) run $(RUNNER_ARGS) --icount --cmdline "run=mempolicy_fault" default </dev/null | tr -d '\r' | \
+		grep -a -E '^(bench:|mmlab: .* exited)' | tee $(B)/bench/mempolicy.txt
 
 # The longer run of the system-call fuzzer (tests/user/tests/syscall_fuzz.c;
 # make test runs it with 100,000 calls and one seed): FUZZ_CALLS calls for
