@@ -1077,21 +1077,31 @@ static int migrate_race_fn(struct worker *w)
 				j->moved++;
 			else if (ret == -EBUSY)
 				j->busy++;
-			else if (ret != -ENOENT && ret != -EFAULT && ret != -ENOMEM)
+			else if (ret != -ENOENT && ret != -EFAULT && ret != -ENOMEM) {
+				pr_err("migration stress: moving page %lu to node %d gave %d\n", p, nid, ret);
 				bad++;
+			}
 		} else if ((x >> 40) % 16 == 0) {
-			if (do_madvise(j->mm, BASE + (p & ~7ul) * PAGE_SIZE, 8 * PAGE_SIZE, MADV_DONTNEED))
+			int err = do_madvise(j->mm, BASE + (p & ~7ul) * PAGE_SIZE, 8 * PAGE_SIZE, MADV_DONTNEED);
+			if (err) {
+				pr_err("migration stress: MADV_DONTNEED of page %lu gave %d\n", p & ~7ul, err);
 				bad++;
+			}
 		} else {
 			/* What is there first: this worker's word from before,
 			 * or 0 (never written, or zapped): a page moved with
 			 * its data, or not at all. */
 			void *a = (void *)(addr + w->id * 8);
 			u64 v = word_of(p, w->id), before = 1, got = 1;
-			if (copy_from_user(&before, a, 8) || copy_to_user(a, &v, 8) || copy_from_user(&got, a, 8))
+			if (copy_from_user(&before, a, 8) || copy_to_user(a, &v, 8) || copy_from_user(&got, a, 8)) {
+				pr_err("migration stress: worker %u: a user copy at page %lu failed\n", w->id, p);
 				bad++;
-			else if ((before != v && before != 0) || (got != v && got != 0))
+			} else if ((before != v && before != 0) || (got != v && got != 0)) {
+				pr_err("migration stress: worker %u, page %lu: read %#llx before writing %#llx, "
+				       "%#llx after\n", w->id, p, (unsigned long long)before, (unsigned long long)v,
+				       (unsigned long long)got);
 				bad++;
+			}
 		}
 		inc(&w->crew->progress);
 		if (r % 16 == 0)
