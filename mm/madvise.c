@@ -275,8 +275,10 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len_in, 
 	 * PTE table was freed (by this call, or by another thread's beside
 	 * it: then the trylock and the scan are spent for nothing, which is
 	 * harmless; a count of the mm's tables could go up meanwhile and
-	 * hide a free, this one cannot). */
-	if (dontneed && __atomic_load_n(&mm->pte_tables_reclaimed, __ATOMIC_RELAXED) != reclaimed)
+	 * hide a free, this one cannot), or when an earlier call had to leave
+	 * its range (pmd_reclaim_end: the trylock failed). */
+	if (dontneed && (__atomic_load_n(&mm->pte_tables_reclaimed, __ATOMIC_RELAXED) != reclaimed ||
+			 READ_ONCE(mm->pmd_reclaim_end)))
 		try_to_free_pmd_tables(mm, start, end);
 	return ret;
 }

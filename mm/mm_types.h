@@ -187,6 +187,11 @@ struct mm_struct {
 	unsigned long pte_tables_reclaimed; /* emptied PTE tables freed while mapped
 				    * (refcount or scan mode); atomic; the
 				    * PMD extension's trigger (mm/pt_reclaim.c) */
+	/* A range whose PMD extension lost its write trylock (0, 0: none),
+	 * under page_table_lock: the next MADV_DONTNEED scans it too, so an
+	 * empty PMD table is not left for good because another thread held
+	 * mmap_lock at the one moment it could have gone. */
+	unsigned long pmd_reclaim_start, pmd_reclaim_end;
 	unsigned long mmap_base;   /* where the top-down gap search starts */
 	unsigned long start_code, end_code, start_data, end_data;
 	unsigned long start_brk, brk, start_stack;

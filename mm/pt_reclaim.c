@@ -69,8 +69,10 @@
  * walk, get_user_pages_fast), a second series' worth of change; the write
  * trylock gives the same result for the cover letter's workload. In both
  * modes madvise calls it only when a PTE table of the mm was freed during
- * the MADV_DONTNEED (mm->pte_tables_reclaimed moved), so a DONTNEED that
- * emptied nothing pays two atomic reads. Cost, paid by such a
+ * the MADV_DONTNEED (mm->pte_tables_reclaimed moved), or when an earlier
+ * call lost its trylock (mm->pmd_reclaim_start/end: that range is scanned
+ * too, so a table left then goes with the next DONTNEED), so a DONTNEED
+ * that emptied nothing pays three reads. Cost, paid by such a
  * MADV_DONTNEED: a write trylock and unlock of
  * mmap_lock, 512 reads per PMD table of the range, and, when the range
  * emptied its PMD table (the workload: every chunk), one table freed and
@@ -263,10 +265,29 @@ void try_to_free_pmd_tables(struct mm_struct *mm, unsigned long start, unsigned 
 		return;
 	if (!mmap_write_trylock(mm)) {
 		stat_inc(&stats.pmd_trylock_failed);
+		/* Left for the next MADV_DONTNEED of the mm. */
+		spin_lock(&mm->page_table_lock);
+		if (mm->pmd_reclaim_end == 0) {
+			mm->pmd_reclaim_start = start;
+			mm->pmd_reclaim_end = end;
+		} else {
+			mm->pmd_reclaim_start = min(mm->pmd_reclaim_start, start);
+			mm->pmd_reclaim_end = max(mm->pmd_reclaim_end, end);
+		}
+		spin_unlock(&mm->page_table_lock);
 		return;
 	}
 	/* From here no fault, populate, madvise or procfs walker is inside
-	 * this mm's tables: each holds mmap_lock. */
+	 * this mm's tables: each holds mmap_lock. A range an earlier call had
+	 * to leave is scanned with this one (their span: the scan steps a PUD
+	 * entry at a time, so a gap between them costs little). */
+	spin_lock(&mm->page_table_lock);
+	if (mm->pmd_reclaim_end) {
+		start = min(start, mm->pmd_reclaim_start);
+		end = max(end, mm->pmd_reclaim_end);
+		mm->pmd_reclaim_start = mm->pmd_reclaim_end = 0;
+	}
+	spin_unlock(&mm->page_table_lock);
 	struct mmu_gather tlb;
 	tlb_gather_mmu(&tlb, mm);
 	unsigned long next;

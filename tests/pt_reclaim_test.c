@@ -502,8 +502,8 @@ static void off_mode_workload_keeps_every_table(struct kunit *test)
 
 /* A PMD table with a PTE table left in it stays; so does an empty one when
  * the mmap write lock cannot be had at once (a fault or a walker holds
- * mmap_lock): a later MADV_DONTNEED of the range that frees a PTE table
- * frees it, and munmap would anyway. */
+ * mmap_lock): the range is recorded, and the next MADV_DONTNEED of the mm
+ * scans it with its own (munmap would free it anyway). */
 static void pmd_extension_leaves_busy_or_locked_pmd_tables(struct kunit *test)
 {
 	use_mode(test, PTE_RECLAIM_SCAN);
@@ -531,19 +531,29 @@ static void pmd_extension_leaves_busy_or_locked_pmd_tables(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
 	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, 2 * (long)PAGE_SIZE);
 
-	/* A MADV_DONTNEED that frees no PTE table does not look: one shorter
-	 * than a table, one of a whole table's span with nothing there. */
+	/* The range left is the next MADV_DONTNEED's to look at, even one
+	 * that frees no PTE table itself (shorter than a table here). */
+	KUNIT_EXPECT_EQ(test, mm->pmd_reclaim_start, BASE);
+	KUNIT_EXPECT_EQ(test, mm->pmd_reclaim_end, BASE + 4 * PMD_SIZE);
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PMD_SIZE - PAGE_SIZE, MADV_DONTNEED), 0);
-	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
-	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + 2 * PMD_SIZE, PMD_SIZE, MADV_DONTNEED), 0);
-	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
-	/* The next one that frees a PTE table does. */
-	fill(test, mm, BASE + 2 * PMD_SIZE, PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + 2 * PMD_SIZE, PMD_SIZE, MADV_DONTNEED), 0);
 	KUNIT_EXPECT_FALSE(test, pmd_table_at(mm, BASE));
 	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, (long)PAGE_SIZE); /* the PUD table */
+	KUNIT_EXPECT_EQ(test, mm->pmd_reclaim_end, 0);
 	pt_reclaim_stats_read(&s1);
 	KUNIT_EXPECT_EQ(test, s1.pmd_tables_freed - s0.pmd_tables_freed, 1);
+
+	/* With nothing left over, a MADV_DONTNEED that frees no PTE table
+	 * does not look: one shorter than a table, one of a whole table's
+	 * span with nothing there. The next one that frees a PTE table does. */
+	fill(test, mm, BASE, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + PAGE_SIZE, PMD_SIZE - PAGE_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + 2 * PMD_SIZE, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_TRUE(test, pmd_table_at(mm, BASE));
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PMD_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_FALSE(test, pmd_table_at(mm, BASE));
+	KUNIT_EXPECT_EQ(test, mm->pgtables_bytes, (long)PAGE_SIZE);
+	pt_reclaim_stats_read(&s1);
+	KUNIT_EXPECT_EQ(test, s1.pmd_tables_freed - s0.pmd_tables_freed, 2);
 
 	/* A range reaching past the user half is clamped to it (the kernel
 	 * half's tables are every mm's). */
