@@ -323,14 +323,20 @@ struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long
 
 /* ---- set_mempolicy, get_mempolicy ----------------------------------------- */
 
+/* The prologue set_mempolicy and mbind share (Linux's kernel_set_mempolicy
+ * and kernel_mbind): the mode split from its flags, then the node mask. */
+static int mode_and_nodes_from_user(int *mode, unsigned short *flags, nodemask_t *nodes,
+				    const unsigned long *nmask, unsigned long maxnode)
+{
+	int err = sanitize_mpol_flags(mode, flags);
+	return err ? err : get_nodes(nodes, nmask, maxnode);
+}
+
 SYSCALL_DEFINE3(set_mempolicy, int, mode, const unsigned long __user *, nmask, unsigned long, maxnode)
 {
 	unsigned short flags;
 	nodemask_t nodes;
-	int err = sanitize_mpol_flags(&mode, &flags);
-	if (err)
-		return err;
-	err = get_nodes(&nodes, nmask, maxnode);
+	int err = mode_and_nodes_from_user(&mode, &flags, &nodes, nmask, maxnode);
 	if (err)
 		return err;
 	struct mempolicy *new = mpol_from_user(mode, flags, &nodes, &err);
@@ -738,13 +744,8 @@ SYSCALL_DEFINE6(mbind, unsigned long, start, unsigned long, len, unsigned long, 
 	unsigned short mode_flags;
 	nodemask_t nodes;
 	int lmode = (int)mode;
-	int err = sanitize_mpol_flags(&lmode, &mode_flags);
-	if (err)
-		return err;
-	err = get_nodes(&nodes, nmask, maxnode);
-	if (err)
-		return err;
-	return do_mbind(start, len, lmode, mode_flags, &nodes, flags);
+	int err = mode_and_nodes_from_user(&lmode, &mode_flags, &nodes, nmask, maxnode);
+	return err ? err : do_mbind(start, len, lmode, mode_flags, &nodes, flags);
 }
 
 /* ---- set_mempolicy_home_node (seed 011) ------------------------------------ */
