@@ -24,7 +24,6 @@
 #include "mm/memory.h"
 #include "mm/migrate.h"
 #include "mm/mmu_context.h"
-#include "kernel/pid.h"
 #include "mm/mm_types.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
@@ -149,7 +148,7 @@ nodemask_t node_states_memory(void)
 {
 	nodemask_t m = NODE_MASK_NONE;
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
-		if (NODE_DATA(nid) && NODE_DATA(nid)->managed_pages)
+		if (node_has_memory((int)nid))
 			node_set((int)nid, m);
 	return m;
 }
@@ -629,23 +628,17 @@ SYSCALL_DEFINE4(migrate_pages, int, pid, unsigned long, maxnode, const unsigned 
 	err = get_nodes(&new, new_nodes, maxnode);
 	if (err)
 		return err;
-	struct task_struct *task = pid ? find_get_task_by_vpid(pid) : current;
-	if (!task)
-		return -ESRCH;
+	struct mm_struct *mm = find_mm_struct(pid, &err);
+	if (!mm)
+		return err;
 	/* Every mmlab process may act on every other and has CAP_SYS_NICE
 	 * (ptrace_may_access, the new nodes outside the target's cpuset). */
 	nodemask_t allowed = node_states_memory(); /* cpuset_mems_allowed(current) */
 	nodes_and(new, new, allowed);
-	struct mm_struct *mm = NULL;
-	if (!nodes_empty(new)) {
-		mm = task->mm;
-		if (mm)
-			__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED); /* get_task_mm */
-	}
-	if (pid)
-		put_task_struct(task);
-	if (!mm)
+	if (nodes_empty(new)) {
+		mmput(mm);
 		return -EINVAL;
+	}
 	long ret = do_migrate_pages(mm, &old, &new);
 	mmput(mm);
 	return ret;

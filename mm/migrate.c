@@ -122,8 +122,7 @@ int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, in
 
 /* ---- move_pages(2) -------------------------------------------------------- */
 
-/* Linux's find_mm_struct: the mm of pid (0: the caller's), a reference. */
-static struct mm_struct *find_mm(int pid, int *err)
+struct mm_struct *find_mm_struct(int pid, int *err)
 {
 	struct mm_struct *mm;
 	*err = 0;
@@ -162,7 +161,7 @@ SYSCALL_DEFINE6(move_pages, int, pid, unsigned long, nr_pages, const void __user
 		return -EINVAL;
 	/* MPOL_MF_MOVE_ALL needs CAP_SYS_NICE, which every mmlab process has. */
 	int err;
-	struct mm_struct *mm = find_mm(pid, &err);
+	struct mm_struct *mm = find_mm_struct(pid, &err);
 	if (!mm)
 		return err;
 	nodemask_t memory = node_states_memory();

@@ -4,8 +4,14 @@
 #ifndef MM_MIGRATE_H
 #define MM_MIGRATE_H
 
+struct mm_struct;
 struct vm_area_struct;
 struct page;
+
+/* Linux's find_mm_struct: the mm of process pid (0: the caller's) with a
+ * reference (mmput it), or NULL with *err -ESRCH (no such pid) or -EINVAL
+ * (a kernel thread). Every mmlab process may act on any other. */
+struct mm_struct *find_mm_struct(int pid, int *err);
 
 /* The node of the page mapped at addr (page aligned) of vma, or -ENOENT
  * (nothing mapped) or -EFAULT (the zero page): move_pages' status. */

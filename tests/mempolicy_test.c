@@ -10,6 +10,7 @@
  * tables and slab objects. */
 #include "tests/kunit.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/procfs.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/unistd.h"
@@ -56,8 +57,6 @@ static void hog_release(struct hog *h)
 		__free_page(p);
 	}
 }
-
-static bool has_memory(int nid) { return node_ram_bytes(nid) != 0; }
 
 /* The node of the page mapped at addr (present, not the zero page). */
 static int node_at(struct mm_struct *mm, unsigned long addr)
@@ -130,7 +129,7 @@ static void preferred_many_full_home_falls_back_by_distance(struct kunit *test)
 {
 	nodemask_t mem = NODE_MASK_NONE;
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
-		if (has_memory((int)nid))
+		if (node_has_memory((int)nid))
 			node_set((int)nid, mem);
 	if (nodes_weight(mem) < 3)
 		kunit_skip(test, "fewer than three nodes with memory");
@@ -159,7 +158,7 @@ static void bind_with_full_mask_fails_the_fault(struct kunit *test)
 {
 	int full = -1, other = -1;
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++) {
-		if (!has_memory((int)nid))
+		if (!node_has_memory((int)nid))
 			continue;
 		if (full < 0)
 			full = (int)nid;
@@ -191,7 +190,7 @@ static void memoryless_home_node_starts_at_its_nearest(struct kunit *test)
 	int memless = -1;
 	nodemask_t mem = NODE_MASK_NONE;
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++) {
-		if (has_memory((int)nid))
+		if (node_has_memory((int)nid))
 			node_set((int)nid, mem);
 		else if (memless < 0)
 			memless = (int)nid;

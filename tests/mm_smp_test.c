@@ -21,6 +21,7 @@
 #include "arch/x86_64/tlb.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
+#include "kernel/procfs.h"
 #include "kernel/rwsem.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
@@ -1066,7 +1067,7 @@ static int migrate_race_fn(struct worker *w)
 	u64 seed = 0x2545f4914f6cdd1dull * (w->id + 1) + j->batch;
 	nodemask_t memory = NODE_MASK_NONE;
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
-		if (node_ram_bytes((int)nid))
+		if (node_has_memory((int)nid))
 			node_set((int)nid, memory);
 	unsigned nodes = nodes_weight(memory);
 	int bad = 0;
@@ -1134,7 +1135,7 @@ static void migration_beside_faults_and_zaps_on_every_cpu(struct kunit *test)
 		kunit_skip(test, "one CPU");
 	unsigned with_memory = 0;
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
-		with_memory += node_ram_bytes((int)nid) != 0;
+		with_memory += node_has_memory((int)nid);
 	if (with_memory < 2)
 		kunit_skip(test, "one node with memory: nowhere to move a page");
 	space_init(test, &s, MIGRATE_PAGES * PAGE_SIZE);
