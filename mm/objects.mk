@@ -3,6 +3,7 @@
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
 	mm/change_protection.c \
+	mm/clear_page.c \
 	mm/fail_page_alloc.c \
 	mm/fault.c \
 	mm/gup.c \

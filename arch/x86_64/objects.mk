@@ -3,6 +3,8 @@
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
 	arch/x86_64/apic.c \
+	arch/x86_64/cacheinfo.c \
+	arch/x86_64/clear_page.asm \
 	arch/x86_64/boot_paging.c \
 	arch/x86_64/cpufeature.c \
 	arch/x86_64/entry.asm \

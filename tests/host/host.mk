@@ -37,6 +37,7 @@ endif
 HOST_MM_TESTS += $(B)/host/vma_test
 HOST_MM_TESTS += $(B)/host/vmalloc_tree_test
 HOST_MM_TESTS += $(B)/host/mempolicy_test
+HOST_MM_TESTS += $(B)/host/clear_page_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
 $(HOST_MM_DIR)/san/%.o: %.c
@@ -70,6 +71,10 @@ vma_test_SRCS := tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_
 # The portable half of the NUMA policies (user copies stubbed in the test).
 mempolicy_test_SRCS := mm/mempolicy_nodes.c $(HOST_MEMBLOCK_SRCS)
 
+# The huge-page clearing policy, with recording stand-ins for the assembly
+# routines (the test defines them: the .asm is not linked).
+clear_page_test_SRCS := mm/clear_page.c $(HOST_MEMBLOCK_SRCS)
+
 # The vmalloc area's free-range tree (mm/vmap_area.c): portable, no stubs.
 vmalloc_tree_test_SRCS := mm/vmap_area.c kernel/rbtree.c $(HOST_MEMBLOCK_SRCS)
 
@@ -87,11 +92,24 @@ $(B)/host/vmalloc_bench: $(call host_opt_objs,tests/host/vmalloc_bench.c mm/vmap
 	$(say) LINK $@
 	$(Q)$(HOSTCC) -o $@ $^
 
+# The page clearing routines and policy, natively: the kernel's own
+# assembly, assembled again for the host.
+$(HOST_MM_DIR)/opt/%.o: %.asm
+	@mkdir -p $(dir $@)
+	$(say) NASM $<
+	$(Q)$(NASM) -f elf64 -o $@ $<
+
+$(B)/host/bench_clear_page: $(call host_opt_objs,tests/host/bench_clear_page.c mm/clear_page.c arch/x86_64/cacheinfo.c \
+		tests/host/shim.c $(HOST_MEMBLOCK_SRCS)) $(HOST_MM_DIR)/opt/arch/x86_64/clear_page.o
+	$(say) LINK $@
+	$(Q)$(HOSTCC) -o $@ $^
+
 .PHONY: host-tests bench-host
 host-tests: $(HOST_MM_TESTS) $(B)/host/runner-selftest
 
-bench-host: $(B)/host/bench_page_alloc $(B)/host/vmalloc_bench
+bench-host: $(B)/host/bench_page_alloc $(B)/host/vmalloc_bench $(B)/host/bench_clear_page
 	@mkdir -p $(B)/bench
+	$(B)/host/bench_clear_page --text $(B)/bench/host-clear-page.txt $(CLEAR_BENCH_ARGS)
 	$(B)/host/bench_page_alloc --text $(B)/bench/host.txt --json $(B)/bench/host.json $(BENCH_ARGS)
 	$(B)/host/vmalloc_bench --text $(B)/bench/host-vmalloc.txt
 

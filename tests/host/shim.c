@@ -269,7 +269,14 @@ struct task_struct *current_task = &host_task;
 bool host_irqs_disabled;
 
 /* Nothing else to run: the caller carries on. */
-bool cond_resched(void) { return false; }
+/* A test may watch every cond_resched() (the clear_page policy's batches). */
+void (*host_cond_resched_hook)(void);
+bool cond_resched(void)
+{
+	if (host_cond_resched_hook)
+		host_cond_resched_hook();
+	return false;
+}
 
 /* No kernel symbol table on the host: reports print bare addresses. */
 const char *ksym_lookup(u64 addr, u64 *offset, u64 *size)

@@ -43,6 +43,9 @@ extern unsigned long host_vmemmap_pages;
 void host_mem_init(u64 bytes);
 void host_mem_free(void);
 
+/* Called by every cond_resched() when set (NULL by default). */
+extern void (*host_cond_resched_hook)(void);
+
 #define HOST_MAX_RESERVED 16
 
 struct host_mm_config {
