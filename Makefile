@@ -50,6 +50,12 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -W
 	-fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-asynchronous-unwind-tables -fno-tree-loop-distribute-patterns \
 	-fno-strict-aliasing -fcf-protection=none -I. -MMD -MP
+# DEBUG_VM=1 (the default): Linux's CONFIG_DEBUG_VM checks, such as the
+# unfenced-clear check of set_pte_at/set_pmd_at (mm/clear_page.h).
+DEBUG_VM ?= 1
+ifeq ($(DEBUG_VM),1)
+KERNEL_CFLAGS += -DCONFIG_DEBUG_VM
+endif
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

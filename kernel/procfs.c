@@ -18,6 +18,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/sysfs.h"
+#include "mm/clear_page.h"
 #include "mm/memory.h"
 #include "mm/numa.h"
 #include "mm/mempolicy.h"
@@ -352,6 +353,9 @@ static const struct proc_entry pid_files[] = {
 /* /proc/sys/vm: the vm sysctls (Linux's kernel/sysctl.c vm_table and
  * mm/'s own tables), each a show and a write handler. */
 static const struct proc_entry proc_sys_vm_files[] = {
+	{ .name = "clear_huge_page_method", .show = clear_huge_page_method_show, .write = clear_huge_page_method_write },
+	{ .name = "clear_huge_page_threshold_kb", .show = clear_huge_page_threshold_kb_show,
+	  .write = clear_huge_page_threshold_kb_write },
 	{ .name = "overcommit_kbytes", .show = overcommit_kbytes_show, .write = overcommit_kbytes_write },
 	{ .name = "overcommit_memory", .show = overcommit_memory_show, .write = overcommit_memory_write },
 	{ .name = "overcommit_ratio", .show = overcommit_ratio_show, .write = overcommit_ratio_write },

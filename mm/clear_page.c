@@ -18,7 +18,7 @@ struct clear_page_policy clear_page_policy = {
 struct clear_page_stats clear_page_stats;
 
 /* Uncached clears on this CPU since its last fence (see the header). */
-static DEFINE_PER_CPU(unsigned long, clear_page_pending);
+DEFINE_PER_CPU(unsigned long, clear_page_pending);
 
 static const char *const method_names[NR_CLEAR_PAGE_METHODS] = {
 	[CLEAR_PAGE_AUTO] = "auto",     [CLEAR_PAGE_ORIG] = "orig",     [CLEAR_PAGE_REP] = "rep",
@@ -143,7 +143,12 @@ void clear_page_fence(void)
 	stat_add(&clear_page_stats.fences, 1);
 }
 
-unsigned long clear_page_pending_count(void) { return this_cpu_read(clear_page_pending); }
+void clear_page_report_incoherent(unsigned long addr)
+{
+	pr_err("BUG: clear_page: a user mapping at %#lx written with %lu uncached clears unfenced on this CPU; "
+	       "fenced now\n", addr, clear_page_pending_count());
+	clear_page_fence();
+}
 
 /* --- the three orders ---------------------------------------------------------- */
 

@@ -38,6 +38,7 @@
 #define MM_CLEAR_PAGE_H
 
 #include "arch/x86_64/clear_page.h"
+#include "kernel/percpu.h"
 #include "kernel/types.h"
 
 struct page;
@@ -136,7 +137,24 @@ void clear_page_fence(void);
 /* Uncached clears on this CPU since its last fence (kept per CPU: the
  * policy fences before every cond_resched(), so a pending clear never
  * moves to another CPU with its task). */
-unsigned long clear_page_pending_count(void);
+DECLARE_PER_CPU(unsigned long, clear_page_pending);
+static inline unsigned long clear_page_pending_count(void) { return this_cpu_read(clear_page_pending); }
+
+/* The run-time half of the fence rule, called by set_pte_at()/set_pmd_at()
+ * (mm/pgtable.h) with CONFIG_DEBUG_VM (make DEBUG_VM=0 leaves it out): an
+ * entry written while this CPU has an unfenced uncached clear could expose
+ * a page whose zeroes other CPUs do not see yet. Reported as a BUG with
+ * the address, then fenced, so the page is right from there on. */
+void clear_page_report_incoherent(unsigned long addr);
+static inline void clear_page_check_coherent(unsigned long addr)
+{
+#ifdef CONFIG_DEBUG_VM
+	if (__builtin_expect(clear_page_pending_count() != 0, 0))
+		clear_page_report_incoherent(addr);
+#else
+	(void)addr;
+#endif
+}
 
 /* --- clearing a huge page ------------------------------------------------ */
 
@@ -178,5 +196,14 @@ struct clear_page_stats {
 	unsigned long fences;
 };
 extern struct clear_page_stats clear_page_stats;
+
+/* /proc/sys/vm/clear_huge_page_method and clear_huge_page_threshold_kb
+ * (mm/clear_page_sysctl.c). */
+struct seq_buf;
+struct proc_node;
+void clear_huge_page_method_show(struct seq_buf *m, const struct proc_node *node);
+long clear_huge_page_method_write(const struct proc_node *node, const char *buf, size_t len);
+void clear_huge_page_threshold_kb_show(struct seq_buf *m, const struct proc_node *node);
+long clear_huge_page_threshold_kb_write(const struct proc_node *node, const char *buf, size_t len);
 
 #endif

@@ -103,7 +103,7 @@ static bool fault_install_pte(struct vm_area_struct *vma, pmd_t *pmd, unsigned l
 	}
 	if (page)
 		anon_page_mapped(mm, page, 1);
-	set_pte(pte, entry);
+	set_pte_at(mm, address, pte, entry);
 	/* A none entry became non-none: one more reference on the table
 	 * (the fault's own reference keeps it meanwhile). */
 	if (pte_ref_enabled() && pte_none(orig))

@@ -95,7 +95,7 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 	memcpy(page_address(new), page_address(old), PAGE_SIZE);
 	anon_page_mapped(mm, new, 1);
 	anon_page_unmapped(mm, old, 1);
-	set_pte(pte, __pte((pte_val(orig) & ~PTE_PFN_MASK) | (page_to_pfn(new) << PAGE_SHIFT)));
+	set_pte_at(mm, addr, pte, __pte((pte_val(orig) & ~PTE_PFN_MASK) | (page_to_pfn(new) << PAGE_SHIFT)));
 	pte_unmap_unlock(pte, ptl);
 	pte_put(mm, pmd, addr);
 	put_page(old);

@@ -4,6 +4,7 @@
 KERNEL_SRCS += \
 	mm/change_protection.c \
 	mm/clear_page.c \
+	mm/clear_page_sysctl.c \
 	mm/fail_page_alloc.c \
 	mm/fault.c \
 	mm/gup.c \

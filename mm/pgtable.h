@@ -66,9 +66,27 @@
 #include "mm/page.h"
 #include "mm/pt_reclaim.h"
 #include "mm/pte_ref.h"
+#include "mm/clear_page.h"
 
 #define HPAGE_PMD_ORDER (PMD_SHIFT - PAGE_SHIFT)
 #define HPAGE_PMD_NR (1ul << HPAGE_PMD_ORDER)
+
+/* Linux's set_pte_at()/set_pmd_at(): writing an entry that maps a page
+ * into a user mm, for the fault and migration paths. With CONFIG_DEBUG_VM
+ * they first check that this CPU has no unfenced uncached clear (the fence
+ * rule of mm/clear_page.h). */
+static inline void set_pte_at(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte)
+{
+	(void)mm;
+	clear_page_check_coherent(addr);
+	set_pte(ptep, pte);
+}
+static inline void set_pmd_at(struct mm_struct *mm, unsigned long addr, pmd_t *pmdp, pmd_t pmd)
+{
+	(void)mm;
+	clear_page_check_coherent(addr);
+	set_pmd(pmdp, pmd);
+}
 
 /* What __pte_alloc()/pmd_install() did with the PMD (Qi Zheng's 2021
  * series): it now points to a PTE table (ours or one another walker

@@ -5,6 +5,7 @@ KERNEL_SRCS += \
 	tests/acpi_test.c \
 	tests/bench_mm.c \
 	tests/bench_smp.c \
+	tests/clear_page_test.c \
 	tests/cmdline_test.c \
 	tests/cpu_test.c \
 	tests/elf_test.c \

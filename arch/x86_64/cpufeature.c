@@ -3,12 +3,15 @@
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/cacheinfo.h"
 #include "kernel/printk.h"
 #include "kernel/string.h"
 
 struct cpuinfo_x86 boot_cpu_data;
 
 enum { EAX, EBX, ECX, EDX };
+/* A leaf no CPU has, for the features set by code, not by a bit. */
+#define SYNTHETIC_LEAF 0xffffffffu
 
 static const struct {
 	u32 leaf, subleaf;
@@ -47,6 +50,8 @@ static const struct {
 	[X86_FEATURE_AVX512F] = { 7, 0, EBX, 16, "avx512f" },
 	[X86_FEATURE_RDRAND] = { 1, 0, ECX, 30, "rdrand" },
 	[X86_FEATURE_RDSEED] = { 7, 0, EBX, 18, "rdseed" },
+	/* No leaf: cpu_detect sets it from x86_movnt_slow()'s table. */
+	[X86_FEATURE_MOVNT_SLOW] = { SYNTHETIC_LEAF, 0, EAX, 0, "movnt_slow" },
 };
 
 const char *x86_feature_name(enum x86_feature f)
@@ -56,6 +61,8 @@ const char *x86_feature_name(enum x86_feature f)
 
 static bool leaf_exists(const struct cpuinfo_x86 *c, u32 leaf)
 {
+	if (leaf == SYNTHETIC_LEAF)
+		return false;
 	if (leaf >= 0x80000000)
 		return c->max_ext_leaf >= leaf;
 	return c->max_leaf >= leaf;
@@ -102,6 +109,13 @@ void cpu_detect(struct cpuinfo_x86 *c)
 		if (r[feature_bits[f].reg] >> feature_bits[f].bit & 1)
 			c->features |= 1ull << f;
 	}
+
+	enum x86_vendor vendor = !strcmp(c->vendor, "GenuineIntel") ? X86_VENDOR_INTEL
+				 : !strcmp(c->vendor, "AuthenticAMD") || !strcmp(c->vendor, "HygonGenuine")
+					 ? X86_VENDOR_AMD
+					 : X86_VENDOR_OTHER;
+	if (x86_movnt_slow(vendor, c->family, c->model))
+		c->features |= 1ull << X86_FEATURE_MOVNT_SLOW;
 
 	if (leaf_exists(c, 0x80000004)) {
 		for (u32 i = 0; i < 3; i++) {

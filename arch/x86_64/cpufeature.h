@@ -39,6 +39,10 @@ enum x86_feature {
 	X86_FEATURE_AVX512F,
 	X86_FEATURE_RDRAND,
 	X86_FEATURE_RDSEED,
+	/* Synthetic: no CPUID bit, set from a quirk table (Ankur Arora's
+	 * "x86/cpuid: add X86_FEATURE_MOVNT_SLOW"): MOVNTI loses to cached
+	 * stores on this CPU even above the cache size. */
+	X86_FEATURE_MOVNT_SLOW,
 	NR_X86_FEATURES
 };
 
