@@ -289,10 +289,20 @@ static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	return 0;
 }
 
+/* Linux's gather_pte_stats for a huge PMD: its pages all count, on the
+ * THP's node (kernelpagesize_kB stays 4: a THP is not a VMA page size). */
 static int numa_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
 {
-	(void)pmd, (void)addr, (void)next, (void)walk;
-	return 0; /* no huge pages yet (issue 12) */
+	struct numa_maps *md = walk->private;
+	unsigned long nr = (next - addr) >> PAGE_SHIFT;
+	md->pages += nr;
+	md->anon += nr;
+	if (pmd_val(pmd) & _PAGE_DIRTY)
+		md->dirty += nr;
+	int nid = page_to_nid(pfn_to_page(pmd_pfn(pmd)));
+	if (nid >= 0 && nid < MAX_NUMNODES)
+		md->node[nid] += nr;
+	return 0;
 }
 
 static const struct mm_walk_ops numa_walk_ops = { .pte_entry = numa_pte, .huge_pmd_entry = numa_huge_pmd };

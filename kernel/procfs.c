@@ -19,6 +19,7 @@
 #include "kernel/string.h"
 #include "kernel/sysfs.h"
 #include "mm/clear_page.h"
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/numa.h"
 #include "mm/mempolicy.h"
@@ -185,8 +186,8 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "VmallocChunk:   ", 0); /* Linux prints 0 since 5.3 */
 	show_val_kb(m, "Percpu:         ", 0);
 	seq_buf_printf(m, "HardwareCorrupted: %5lu kB\n", 0ul);
-	/* Transparent huge pages: none mapped (user faults map 4 KiB pages). */
-	show_val_kb(m, "AnonHugePages:  ", 0);
+	/* Transparent huge pages mapped by huge PMDs (mm/huge_memory.c). */
+	show_val_kb(m, "AnonHugePages:  ", nr_anon_thps() * HPAGE_PMD_NR);
 	show_val_kb(m, "ShmemHugePages: ", 0);
 	show_val_kb(m, "ShmemPmdMapped: ", 0);
 	show_val_kb(m, "FileHugePages:  ", 0);
@@ -290,6 +291,34 @@ static void node_meminfo_show(struct seq_buf *m, const struct proc_node *node)
 		       "Node %d HugePages_Surp:  %5u\n", nid, 0u, nid, 0u, nid, 0u);
 }
 
+/* /proc/vmstat: Linux's format ("name value" per line, mm/vmstat.c's
+ * names), with the counters mmlab keeps: a subset of Linux's lines, in
+ * Linux's order, then mmlab's own clearing counters (mm/clear_page.h:
+ * extents and 4 KiB pages cleared by each method, and the fences), which
+ * Linux does not have. */
+static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "nr_free_pages %lu\nnr_anon_pages %lu\nnr_page_table_pages %lu\n", nr_free_pages(),
+		       nr_anon_pages(), nr_user_pagetable_pages());
+	static const char *const numa_names[NR_NUMA_STAT_ITEMS] = {
+		[NUMA_HIT] = "numa_hit", [NUMA_MISS] = "numa_miss", [NUMA_FOREIGN] = "numa_foreign",
+		[NUMA_INTERLEAVE_HIT] = "numa_interleave", [NUMA_LOCAL] = "numa_local", [NUMA_OTHER] = "numa_other",
+	};
+	for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++) {
+		unsigned long sum = 0;
+		for (unsigned nid = 0; nid < num_online_nodes(); nid++)
+			sum += node_numa_event_state((int)nid, (enum numa_stat_item)i);
+		seq_buf_printf(m, "%s %lu\n", numa_names[i], sum);
+	}
+	thp_vmstat_show(m);
+	for (unsigned i = CLEAR_PAGE_ORIG; i < NR_CLEAR_PAGE_METHODS; i++)
+		seq_buf_printf(m, "clear_huge_page_%s %lu\nclear_huge_page_%s_pages %lu\n",
+			       clear_page_method_name(i), clear_page_stats.extents[i], clear_page_method_name(i),
+			       clear_page_stats.pages[i]);
+	seq_buf_printf(m, "clear_huge_page_fences %lu\n", clear_page_stats.fences);
+}
+
 /* The SLIT row, as Linux's node_read_distance. */
 static void node_distance_show(struct seq_buf *m, const struct proc_node *node)
 {
@@ -338,6 +367,7 @@ static const struct proc_entry proc_root_files[] = {
 	{ .name = "cmdline", .show = cmdline_show },
 	{ .name = "meminfo", .show = meminfo_show },
 	{ .name = "vmallocinfo", .show = vmallocinfo_show },
+	{ .name = "vmstat", .show = vmstat_show },
 	{ .name = NULL },
 };
 static const struct proc_entry pid_files[] = {
@@ -352,6 +382,13 @@ static const struct proc_entry pid_files[] = {
 };
 /* /proc/sys/vm: the vm sysctls (Linux's kernel/sysctl.c vm_table and
  * mm/'s own tables), each a show and a write handler. */
+/* /sys/kernel/mm/transparent_hugepage (mm/huge_memory.c). */
+static const struct proc_entry thp_files[] = {
+	{ .name = "defrag", .show = thp_defrag_show, .write = thp_defrag_write },
+	{ .name = "enabled", .show = thp_enabled_show, .write = thp_enabled_write },
+	{ .name = "hpage_pmd_size", .show = thp_hpage_pmd_size_show },
+	{ .name = NULL },
+};
 static const struct proc_entry proc_sys_vm_files[] = {
 	{ .name = "clear_huge_page_method", .show = clear_huge_page_method_show, .write = clear_huge_page_method_write },
 	{ .name = "clear_huge_page_threshold_kb", .show = clear_huge_page_threshold_kb_show,
@@ -393,7 +430,7 @@ static const struct proc_entry weighted_interleave_node_entry = {
 enum proc_dir {
 	DIR_ROOT, DIR_PROC, DIR_PID, DIR_SYS, DIR_SYS_DEVICES, DIR_SYS_SYSTEM, DIR_NODES, DIR_NODE,
 	DIR_CPUS, DIR_PROC_SYS, DIR_PROC_SYS_VM, DIR_SYS_KERNEL, DIR_SYS_KERNEL_MM, DIR_MEMPOLICY,
-	DIR_WEIGHTED_INTERLEAVE,
+	DIR_WEIGHTED_INTERLEAVE, DIR_TRANSPARENT_HUGEPAGE,
 	NR_PROC_DIRS,
 };
 
@@ -430,7 +467,7 @@ static int lookup_one(enum proc_dir *dir, const char *s, size_t len, struct task
 	static const struct proc_entry *const files[NR_PROC_DIRS] = {
 		[DIR_PROC] = proc_root_files, [DIR_PID] = pid_files,
 		[DIR_NODES] = nodes_files, [DIR_NODE] = node_files, [DIR_CPUS] = cpus_files,
-		[DIR_PROC_SYS_VM] = proc_sys_vm_files,
+		[DIR_PROC_SYS_VM] = proc_sys_vm_files, [DIR_TRANSPARENT_HUGEPAGE] = thp_files,
 	};
 	int id;
 	const struct proc_entry *e = find_entry(files[*dir], s, len);
@@ -490,6 +527,10 @@ static int lookup_one(enum proc_dir *dir, const char *s, size_t len, struct task
 	case DIR_SYS_KERNEL_MM:
 		if (name_is(s, len, "mempolicy")) {
 			*dir = DIR_MEMPOLICY;
+			return 0;
+		}
+		if (name_is(s, len, "transparent_hugepage")) {
+			*dir = DIR_TRANSPARENT_HUGEPAGE;
 			return 0;
 		}
 		break;

@@ -11,6 +11,7 @@
  * fault changes a VMA's protection under it; each PTE table's entries
  * change under its own PTE lock (faults of other tables go on); a huge
  * PMD under pmd_lockptr (mm->page_table_lock). */
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmu_context.h"
 #include "mm/mmu_gather.h"
@@ -45,19 +46,19 @@ static void change_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long ad
 }
 
 /* The huge-PMD rule for change_protection: the whole PMD takes the new
- * protection; a range that covers only part of it cannot split it (no
- * THP), so the huge page is zapped and that part and the rest fault back
- * in small pages under their VMAs' own protections. */
+ * protection; a range that covers only part of it splits it first
+ * (mm/huge_memory.c), and the part changes entry by entry (Linux's
+ * change_pmd_range). */
 static void change_huge_pmd(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 			    unsigned long end)
 {
 	struct change_details *details = walk->private;
 	struct mm_struct *mm = walk->mm;
 	if ((addr & ~PMD_MASK) || end - addr != PMD_SIZE) {
-		struct mmu_gather tlb;
-		tlb_gather_mmu(&tlb, mm);
-		zap_huge_pmd(&tlb, mm, pmd, addr, end);
-		tlb_finish_mmu(&tlb);
+		split_huge_pmd(mm, pmd, addr);
+		pmd_t val = pmdp_get(pmd);
+		if (!pmd_none(val) && !pmd_trans_huge(val))
+			change_pte_range(walk, pmd, addr, end);
 		return;
 	}
 	spinlock_t *ptl = pmd_lockptr(mm, pmd);

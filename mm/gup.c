@@ -55,6 +55,7 @@
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/spinlock.h"
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
@@ -277,10 +278,11 @@ static struct page *follow_page_pte(struct mm_struct *mm, unsigned long addr, un
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	if (!pmd)
 		return NULL;
-	if (pmd_trans_huge(pmdp_get(pmd))) {
-		*err = -EFAULT; /* mm/gup.h: no compound refcount before THP */
-		return NULL;
-	}
+	/* A THP: mmlab has no compound refcount to share among the 512
+	 * pages (mm/huge_memory.h), so a reference to one of them splits the
+	 * PMD first, and the PTE path takes it. */
+	if (pmd_trans_huge(pmdp_get(pmd)))
+		split_huge_pmd(mm, pmd, addr);
 	spinlock_t *ptl;
 	pte_t *pte = pte_tryget_map_lock(mm, pmd, addr, &ptl);
 	if (!pte)

@@ -20,6 +20,7 @@
  * freed unused when another walker changed the PTE first. Table
  * installation is mm/pgtable.c's. */
 #include "mm/memory.h"
+#include "mm/huge_memory.h"
 #include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
@@ -159,12 +160,10 @@ static vm_fault_t do_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned lo
 	return 0;
 }
 
-/* The huge-PMD rule for faults (mm/pgtable.h): there is no THP, so nothing
- * here creates, copies or splits a huge PMD. An access the PMD allows is
- * spurious (a stale TLB entry); a PROT_NONE one is refused as a PTE's
- * would be; a write to a read-only huge PMD of a writable VMA needs the
- * copy or split Linux's do_huge_pmd_wp_page does, which comes with THP:
- * VM_FAULT_SIGBUS, and never VM_FAULT_OOM, since no memory was short. */
+/* The huge-PMD rule for faults (mm/pgtable.h): an access the PMD allows
+ * is spurious (a stale TLB entry); a PROT_NONE one is refused as a PTE's
+ * would be; a write to a read-only huge PMD of a writable VMA is Linux's
+ * do_huge_pmd_wp_page (mm/huge_memory.c). */
 static vm_fault_t huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address,
 				 unsigned int flags)
 {
@@ -173,8 +172,11 @@ static vm_fault_t huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigne
 		return 0; /* zapped meanwhile: the access faults again */
 	if (!pmd_accessible(val))
 		return VM_FAULT_SIGSEGV; /* PROT_NONE */
-	if ((flags & FAULT_FLAG_WRITE) && !pmd_write(val))
-		return vma->vm_flags & VM_WRITE ? VM_FAULT_SIGBUS : VM_FAULT_SIGSEGV;
+	if ((flags & FAULT_FLAG_WRITE) && !pmd_write(val)) {
+		if (!(vma->vm_flags & VM_WRITE))
+			return VM_FAULT_SIGSEGV;
+		return do_huge_pmd_wp_page(vma, pmd, address, val);
+	}
 	invlpg(address);
 	return 0;
 }
@@ -223,6 +225,16 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 	pmd_t *pmd = pmd_alloc(mm, pud, address);
 	if (!pmd)
 		return VM_FAULT_OOM;
+	/* Linux's __handle_mm_fault: a none PMD over 2 MiB that may be huge
+	 * tries a THP first (mm/huge_memory.c), before pte_alloc puts a table
+	 * there. */
+	if (pmd_none(pmdp_get(pmd)) && thp_vma_allowable(vma, address & PMD_MASK)) {
+		vm_fault_t ret = do_huge_pmd_anonymous_page(vma, pmd, address, flags);
+		if (!(ret & VM_FAULT_FALLBACK)) {
+			__atomic_add_fetch(&mm->page_faults, 1, __ATOMIC_RELAXED);
+			return ret;
+		}
+	}
 	/* Three answers, each its own outcome (the 2021 series' point): no
 	 * memory, a huge PMD, a PTE table. */
 	int installed = pte_alloc(mm, pmd);
@@ -246,9 +258,14 @@ static bool populated(struct mm_struct *mm, unsigned long addr, bool write)
 	/* Under the read lock a MADV_DONTNEED may free the table meanwhile:
 	 * enter it with a reference (mm/pte_ref.h's contract). */
 	pmd_t *pmd = mm_find_pmd(mm, addr);
+	if (pmd) {
+		pmd_t val = pmdp_get(pmd);
+		if (pmd_trans_huge(val))
+			return pmd_accessible(val) && (!write || pmd_write(val));
+	}
 	pte_t *pte = pmd ? pte_tryget_map(mm, pmd, addr) : NULL;
 	if (!pte)
-		return false; /* none, going, or a huge PMD: handle_mm_fault decides */
+		return false; /* none, or going: handle_mm_fault decides */
 	pte_t entry = ptep_get(pte);
 	pte_unmap(pte);
 	pte_put(mm, pmd, addr);
@@ -260,12 +277,18 @@ int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned
 {
 	unsigned n = 0;
 	mmap_assert_locked(vma->vm_mm);
+	unsigned int flags = write ? FAULT_FLAG_WRITE : 0;
+	/* The bulk hint (the series' FOLL_HINT_BULK -> FAULT_FLAG_UNCACHED): a
+	 * range populated at once that reaches the clearing threshold has its
+	 * huge pages cleared as one large extent would be. */
+	if (end - start >= clear_page_uncached_threshold())
+		flags |= FAULT_FLAG_UNCACHED;
 	for (unsigned long a = start & PAGE_MASK; a < end; a += PAGE_SIZE) {
 		if (populated(vma->vm_mm, a, write))
 			continue;
 		if (!(vma->vm_flags & VM_ACCESS_FLAGS))
 			continue; /* PROT_NONE: nothing to fault in */
-		vm_fault_t ret = handle_mm_fault(vma, a, write ? FAULT_FLAG_WRITE : 0);
+		vm_fault_t ret = handle_mm_fault(vma, a, flags);
 		/* Linux's vm_fault_to_errno: only a fault that found memory
 		 * short is -ENOMEM; one the page tables refused (the huge-PMD
 		 * rule's SIGBUS) is -EFAULT, as get_user_pages says. */

@@ -288,32 +288,38 @@ void mpol_exit(struct task_struct *tsk)
 /* Linux's get_vma_policy: the VMA's policy, else the task's; NULL is the
  * default (local). *ilx is the interleave index of addr: the page's
  * offset in the mapping (vm_pgoff plus its place in the VMA). */
-static struct mempolicy *get_vma_policy(struct vm_area_struct *vma, unsigned long addr, unsigned long *ilx)
+static struct mempolicy *get_vma_policy(struct vm_area_struct *vma, unsigned long addr, unsigned order,
+				       unsigned long *ilx)
 {
 	struct mempolicy *pol = vma ? vma->vm_policy : NULL;
 	if (!pol)
 		pol = current->mempolicy;
-	*ilx = vma ? vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT) : 0;
+	/* Linux's get_vma_policy: a huge page interleaves by its own index. */
+	*ilx = vma ? (vma->vm_pgoff >> order) + ((addr - vma->vm_start) >> (PAGE_SHIFT + order)) : 0;
 	return pol;
 }
 
-
 struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long addr)
 {
+	return vma_alloc_folio(gfp, 0, vma, addr);
+}
+
+struct page *vma_alloc_folio(gfp_t gfp, unsigned order, struct vm_area_struct *vma, unsigned long addr)
+{
 	unsigned long ilx;
-	struct mempolicy *pol = get_vma_policy(vma, addr, &ilx);
+	struct mempolicy *pol = get_vma_policy(vma, addr, order, &ilx);
 	if (!pol)
-		return __alloc_pages(gfp, 0, numa_node_id(), NULL);
+		return __alloc_pages(gfp, order, numa_node_id(), NULL);
 	int nid = numa_node_id();
 	const nodemask_t *mask = policy_nodemask(pol, ilx, iw_table, &nid);
 	if (pol->mode == MPOL_PREFERRED_MANY) {
 		/* alloc_pages_preferred_many: the mask without waiting, then
 		 * anywhere. */
 		gfp_t preferred = (gfp | __GFP_NOWARN) & ~(__GFP_DIRECT_RECLAIM | __GFP_NOFAIL);
-		struct page *page = __alloc_pages(preferred, 0, nid, mask);
-		return page ? page : __alloc_pages(gfp, 0, nid, NULL);
+		struct page *page = __alloc_pages(preferred, order, nid, mask);
+		return page ? page : __alloc_pages(gfp, order, nid, NULL);
 	}
-	struct page *page = __alloc_pages(gfp, 0, nid, mask);
+	struct page *page = __alloc_pages(gfp, order, nid, mask);
 	if (page && (pol->mode == MPOL_INTERLEAVE || pol->mode == MPOL_WEIGHTED_INTERLEAVE) &&
 	    page_to_nid(page) == nid)
 		count_numa_interleave_hit(nid);
@@ -529,13 +535,30 @@ static int collect_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	return 1;
 }
 
+/* A THP is noted once, by its first address: it moves whole. */
 static int collect_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
 {
-	(void)pmd, (void)addr, (void)next, (void)walk;
-	return 0; /* no huge pages to move yet (issue 12) */
+	(void)next;
+	struct collect_walk *c = walk->private;
+	int nid = page_to_nid(pfn_to_page(pmd_pfn(pmd)));
+	if (c->only_node != NUMA_NO_NODE ? nid != c->only_node : node_isset(nid, *c->nodes))
+		return 0;
+	c->addr[c->n++] = addr;
+	if (c->n < 64)
+		return 0;
+	c->next = (addr & PMD_MASK) + PMD_SIZE;
+	return 1;
 }
 
 static const struct mm_walk_ops collect_ops = { .pte_entry = collect_pte, .huge_pmd_entry = collect_huge_pmd };
+
+/* The new page for a move under the range's (new) policy. */
+static struct page *alloc_by_policy(struct vm_area_struct *vma, unsigned long addr, unsigned order, void *arg)
+{
+	(void)arg;
+	gfp_t gfp = GFP_USER | __GFP_NOWARN | (order ? __GFP_NORETRY : 0);
+	return vma_alloc_folio(gfp, order, vma, addr);
+}
 
 /* mbind's MPOL_MF_MOVE (Linux's migrate_pages with
  * alloc_migration_target_by_mpol): every page of [start, end) on a node
@@ -548,13 +571,17 @@ static unsigned long move_misplaced(struct mm_struct *mm, unsigned long start, u
 	while (a < end) {
 		struct collect_walk c = { .nodes = nmask, .only_node = NUMA_NO_NODE };
 		int full = walk_page_range(mm, a, end, &collect_ops, &c);
-		for (unsigned int i = 0; i < c.n; i++) {
+		bool split = false;
+		for (unsigned int i = 0; i < c.n && !split; i++) {
 			struct vm_area_struct *vma = find_vma(mm, c.addr[i]);
-			struct page *page = vma ? vma_alloc_page(GFP_USER | __GFP_NOWARN, vma, c.addr[i]) : NULL;
-			int r = page ? migrate_anon_page(vma, c.addr[i], page) : -ENOMEM;
+			int r = vma ? migrate_anon_at(vma, c.addr[i], alloc_by_policy, NULL, &split) : -EFAULT;
 			if (r >= 0 ? !node_isset(r, *nmask) : r != -ENOENT)
 				failed++;
+			if (split) /* a THP left in 4 KiB pages: walk them */
+				a = c.addr[i] + PAGE_SIZE;
 		}
+		if (split)
+			continue;
 		if (!full)
 			break;
 		a = c.next;
@@ -572,12 +599,17 @@ static unsigned long migrate_to_node(struct mm_struct *mm, int source, int dest)
 	for (;;) {
 		struct collect_walk c = { .only_node = source };
 		int full = walk_page_range(mm, a, TASK_SIZE, &collect_ops, &c);
-		for (unsigned int i = 0; i < c.n; i++) {
+		bool split = false;
+		for (unsigned int i = 0; i < c.n && !split; i++) {
 			struct vm_area_struct *vma = find_vma(mm, c.addr[i]);
-			int r = vma ? migrate_anon_page_to_node(vma, c.addr[i], dest) : -EFAULT;
+			int r = vma ? migrate_anon_to_node(vma, c.addr[i], dest, &split) : -EFAULT;
 			if (r != dest && r != -ENOENT)
 				failed++;
+			if (split) /* a THP left in 4 KiB pages: walk them */
+				a = c.addr[i] + PAGE_SIZE;
 		}
+		if (split)
+			continue;
 		if (!full)
 			break;
 		a = c.next;

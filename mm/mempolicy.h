@@ -119,6 +119,9 @@ struct page;
 /* A user page for addr of vma, from the policy in force there (the VMA's,
  * else the task's, else local): Linux's vma_alloc_folio/alloc_pages_mpol. */
 struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long addr);
+/* The same for 2^order pages (a THP: order 9), interleaved by the huge
+ * page's own index. */
+struct page *vma_alloc_folio(gfp_t gfp, unsigned order, struct vm_area_struct *vma, unsigned long addr);
 
 struct seq_buf;
 struct proc_node;

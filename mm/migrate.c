@@ -19,6 +19,7 @@
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/syscall.h"
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mempolicy.h"
 #include "mm/mm_types.h"
@@ -37,6 +38,18 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	if (!pmd)
 		return -ENOENT;
+	if (pmd_trans_huge(pmdp_get(pmd))) {
+		/* A THP: its one node (read under the PMD lock, so the page is
+		 * the one still mapped). */
+		spinlock_t *ptl = pmd_lockptr(mm, pmd);
+		spin_lock(ptl);
+		pmd_t val = pmdp_get(pmd);
+		int ret = pmd_trans_huge(val) ? page_to_nid(pfn_to_page(pmd_pfn(val))) : -EAGAIN;
+		spin_unlock(ptl);
+		if (ret != -EAGAIN)
+			return ret;
+		/* Split or zapped meanwhile: the PTE path below decides. */
+	}
 	spinlock_t *ptl;
 	pte_t *pte = pte_tryget_map_lock(mm, pmd, addr, &ptl);
 	if (!pte)
@@ -107,17 +120,100 @@ fail:
 	return ret;
 }
 
-int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, int nid)
+/* The THP that *pmd maps at haddr moves to new (order 9) whole, as
+ * migrate_anon_page moves a 4 KiB page: under the PMD lock, the entry
+ * cleared and flushed, the reference count checked (a get_user_pages
+ * reference would keep it; mmlab's splits the PMD first, so none does),
+ * the 2 MiB copied, the new entry written. The deposited PTE table is the
+ * mm's, and stays. Returns the target node, -EAGAIN when the PMD is no
+ * longer huge (new is freed), or another negative errno. */
+static int migrate_huge_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned long haddr, struct page *new)
 {
-	/* Only the target (Linux's __GFP_THISNODE for alloc_migration_target). */
-	nodemask_t only = nodemask_of_node(nid);
-	int cur = anon_page_node(vma, addr);
-	if (cur < 0 || cur == nid)
-		return cur;
-	struct page *new = __alloc_pages(GFP_USER | __GFP_NOWARN, 0, nid, &only);
+	struct mm_struct *mm = vma->vm_mm;
+	int target = page_to_nid(new), ret;
+	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+	spin_lock(ptl);
+	pmd_t orig = pmdp_get(pmd);
+	if (!pmd_trans_huge(orig)) {
+		ret = -EAGAIN;
+		goto fail;
+	}
+	struct page *old = pfn_to_page(pmd_pfn(orig));
+	if (page_to_nid(old) == target) {
+		ret = target;
+		goto fail;
+	}
+	pmdp_get_and_clear(mm, haddr, pmd);
+	flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&old->_refcount, __ATOMIC_SEQ_CST) != 1) {
+		set_pmd(pmd, orig);
+		ret = -EBUSY;
+		goto fail;
+	}
+	memcpy(page_address(new), page_address(old), PMD_SIZE);
+	anon_page_mapped(mm, new, HPAGE_PMD_NR);
+	anon_page_unmapped(mm, old, HPAGE_PMD_NR);
+	set_pmd_at(mm, haddr, pmd, __pmd((pmd_val(orig) & ~PTE_PFN_MASK) | page_to_phys(new)));
+	spin_unlock(ptl);
+	__free_pages(old, HPAGE_PMD_ORDER);
+	return target;
+fail:
+	spin_unlock(ptl);
+	__free_pages(new, HPAGE_PMD_ORDER);
+	return ret;
+}
+
+int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_alloc_t alloc, void *arg,
+		    bool *split)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	*split = false;
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	if (pmd && pmd_trans_huge(pmdp_get(pmd))) {
+		struct page *new = alloc(vma, addr & PMD_MASK, HPAGE_PMD_ORDER, arg);
+		if (new) {
+			int r = migrate_huge_pmd(vma, pmd, addr & PMD_MASK, new);
+			if (r != -EAGAIN)
+				return r;
+		} else {
+			/* No 2 MiB on the target: Linux splits the THP and
+			 * moves its pages one by one; here the 4 KiB at addr,
+			 * and the caller sees *split to go on with the rest. */
+			split_huge_pmd(mm, pmd, addr);
+			*split = true;
+		}
+	}
+	struct page *new = alloc(vma, addr, 0, arg);
 	if (!new)
 		return -ENOMEM;
 	return migrate_anon_page(vma, addr, new);
+}
+
+/* Only the target (Linux's __GFP_THISNODE for alloc_migration_target); a
+ * huge page does not wait for reclaim. */
+static struct page *alloc_on_node(struct vm_area_struct *vma, unsigned long addr, unsigned order, void *arg)
+{
+	(void)vma, (void)addr;
+	int nid = *(int *)arg;
+	nodemask_t only = nodemask_of_node(nid);
+	gfp_t gfp = GFP_USER | __GFP_NOWARN | (order ? __GFP_NORETRY : 0);
+	return __alloc_pages(gfp, order, nid, &only);
+}
+
+int migrate_anon_to_node(struct vm_area_struct *vma, unsigned long addr, int nid, bool *split)
+{
+	*split = false;
+	int cur = anon_page_node(vma, addr);
+	if (cur < 0 || cur == nid)
+		return cur;
+	return migrate_anon_at(vma, addr, alloc_on_node, &nid, split);
+}
+
+int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, int nid)
+{
+	bool split;
+	return migrate_anon_to_node(vma, addr, nid, &split);
 }
 
 /* ---- move_pages(2) -------------------------------------------------------- */

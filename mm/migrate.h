@@ -4,6 +4,8 @@
 #ifndef MM_MIGRATE_H
 #define MM_MIGRATE_H
 
+#include "kernel/types.h"
+
 struct mm_struct;
 struct vm_area_struct;
 struct page;
@@ -23,5 +25,20 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr);
 int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct page *new);
 /* The same with a page allocated on nid only: -ENOMEM when it has none. */
 int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, int nid);
+
+/* Where a migration's new page comes from: 2^order pages (0, or 9 for a
+ * THP) for addr of vma; NULL when there are none. */
+typedef struct page *(*migrate_alloc_t)(struct vm_area_struct *vma, unsigned long addr, unsigned order,
+					void *arg);
+/* Moves the anonymous page at addr to a page alloc gives: a THP whole
+ * (an order-9 page), or, when alloc has no order-9 page, the THP split
+ * (*split set: the other 511 pages stay, for the caller to walk again)
+ * and the 4 KiB page at addr moved. Returns the node it is on now, or a
+ * negative errno (-ENOENT nothing there, -EFAULT the zero page, -EBUSY
+ * pinned, -ENOMEM). The caller holds mmap_lock for reading. */
+int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_alloc_t alloc, void *arg,
+		    bool *split);
+/* migrate_anon_at to a page of node nid only (move_pages, migrate_pages). */
+int migrate_anon_to_node(struct vm_area_struct *vma, unsigned long addr, int nid, bool *split);
 
 #endif

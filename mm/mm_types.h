@@ -175,6 +175,10 @@ struct mm_struct {
 	unsigned long highest_vm_end; /* end of the highest VMA */
 	struct rw_semaphore mmap_lock; /* the VMAs and vm_flags (see Locking above) */
 	spinlock_t page_table_lock;    /* installing tables, huge PMDs, anon_vma */
+	/* PTE tables deposited by THP faults, one per huge PMD, taken back by
+	 * the split or the zap of one (Linux's pmd_huge_pte, a list through
+	 * the tables' pt_pad words); under page_table_lock. */
+	struct list_head pmd_huge_pte;
 	struct cpumask cpu_bitmap; /* CPUs that have run it (mm_cpumask) */
 	int mm_users;              /* tasks using it */
 	int mm_count;              /* references to the struct itself */

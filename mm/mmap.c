@@ -16,6 +16,7 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/memory.h"
+#include "mm/huge_memory.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 #include "mm/util.h"
@@ -161,12 +162,34 @@ static unsigned long search_unmapped_area(struct mm_struct *mm, unsigned long hi
 	return unmapped_area(mm, len, begin, end);
 }
 
+/* Linux's __thp_get_unmapped_area for private anonymous memory (6.7's
+ * "mm: align larger anonymous mappings on THP boundaries", limited to
+ * multiples of PMD_SIZE in 6.12 and to calls without a hint): a search for
+ * len + 2 MiB, the result moved up to the next 2 MiB boundary (or, when it
+ * is aligned already, to the top of the padded gap, as Linux does for a
+ * top-down layout). 0 when no padded gap exists: the plain search goes on. */
+static unsigned long thp_get_unmapped_area(struct mm_struct *mm, unsigned long len)
+{
+	if (len > TASK_SIZE - PMD_SIZE)
+		return 0;
+	unsigned long ret = unmapped_area_topdown(mm, len + PMD_SIZE, PAGE_SIZE, mm->mmap_base);
+	if (IS_ERR_VALUE(ret))
+		return 0;
+	unsigned long off_sub = (0 - ret) & (PMD_SIZE - 1);
+	return off_sub ? ret + off_sub : ret + PMD_SIZE;
+}
+
 unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				unsigned long flags)
 {
 	if (len > TASK_SIZE)
 		return -ENOMEM;
-	if (!(flags & MAP_FIXED))
+	unsigned long thp = 0;
+	if (!(flags & (MAP_FIXED | MAP_32BIT | MAP_SHARED)) && !addr && !(len & (PMD_SIZE - 1)))
+		thp = thp_get_unmapped_area(mm, len);
+	if (thp)
+		addr = thp;
+	else if (!(flags & MAP_FIXED))
 		addr = search_unmapped_area(mm, addr, len, flags);
 	if (IS_ERR_VALUE(addr))
 		return addr;
@@ -471,6 +494,7 @@ void exit_mmap(struct mm_struct *mm)
 	/* floor FIRST_USER_ADDRESS (0), ceiling USER_PGTABLES_CEILING (0: the top). */
 	free_pgtables(&tlb, first, NULL, 0, 0);
 	tlb_finish_mmu(&tlb);
+	thp_check_deposits(mm);
 	for (vma = first; vma;) {
 		struct vm_area_struct *n = vma->vm_next;
 		vm_area_free(vma);

@@ -58,6 +58,7 @@ struct mm_struct *mm_alloc(void)
 	mm->mm_rb = RB_ROOT;
 	mmap_init_lock(mm);
 	spin_lock_init(&mm->page_table_lock);
+	INIT_LIST_HEAD(&mm->pmd_huge_pte);
 	mm->mm_users = 1;
 	mm->mm_count = 1;
 	mm->mmap_base = MMAP_BASE;

@@ -45,6 +45,7 @@
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
@@ -281,8 +282,9 @@ static void release_steps(struct mm_struct *mm, unsigned long old_addr, unsigned
  * with a reference (pte_alloc), and a reference on the source table, so
  * that it stays until the last step that reads it is done. Steps that
  * move a whole table or a huge PMD need only the new PMD entry. A huge
- * PMD that the move covers in part (no THP split in mmlab) or finds a
- * destination entry in the way fails here too. On failure everything
+ * PMD that the move covers in part, or whose destination entry is not
+ * none, is split here (its deposited table makes that infallible), and
+ * moves entry by entry. On failure everything
  * taken is dropped (a destination table that got no entry is freed by
  * its last put in refcount mode, and with the new VMA by the unmap in the
  * other modes) and false is returned: nothing moved. */
@@ -302,6 +304,12 @@ static bool prepare_move(struct mm_struct *mm, unsigned long old_addr, unsigned 
 			break;
 		}
 		enum move_kind kind = classify_step(old_pmd, new_pmd, extent);
+		if (kind == MOVE_HUGE_PMD && (extent != PMD_SIZE || !pmd_none(pmdp_get(new_pmd)))) {
+			/* Linux's move_page_tables: a huge PMD the move covers
+			 * in part is split, and its entries move one by one. */
+			split_huge_pmd(mm, old_pmd, addr);
+			kind = classify_step(old_pmd, new_pmd, extent);
+		}
 		if (kind == MOVE_HUGE_PMD) {
 			if (extent != HPAGE_PMD_NR * PAGE_SIZE || !pmd_none(pmdp_get(new_pmd))) {
 				ok = false;

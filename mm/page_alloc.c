@@ -281,6 +281,20 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 
 /* --- allocation and free ------------------------------------------------ */
 
+void split_page(struct page *page, unsigned int order)
+{
+	if (!order)
+		return;
+	if (!PageHead(page) || page->private != order) {
+		pr_err("BUG: split_page of pfn %#lx as order %u: not such an allocation\n", page_to_pfn(page), order);
+		return;
+	}
+	page->flags &= ~BIT(PG_head);
+	page->private = 0;
+	for (unsigned long i = 1; i < (1ul << order); i++)
+		page[i]._refcount = 1;
+}
+
 static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gfp)
 {
 	page->_refcount = 1;

@@ -96,6 +96,10 @@ unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
 unsigned long get_zeroed_page(gfp_t gfp);
 #define alloc_page(gfp) alloc_pages(gfp, 0)
 #define __free_page(page) __free_pages(page, 0)
+/* Linux's split_page: an allocation of 2^order pages becomes 2^order
+ * allocations of one page each (refcount 1, freed one by one), as a huge
+ * page whose PMD is split into PTEs (mm/huge_memory.c). */
+void split_page(struct page *page, unsigned int order);
 #define free_page(addr) free_pages(addr, 0)
 /* Drops a reference; frees the (order-0) page when it was the last. */
 void put_page(struct page *page);

@@ -17,8 +17,8 @@
  * range walker (zap, change_protection) goes through walk_pmd_range(), the
  * one place that decides what a PMD holds: the huge-PMD rule below.
  *
- * The huge-PMD rule. There is no THP yet, so only a test (or the THP that
- * comes later) puts a huge PMD in a user mm. A huge PMD is one with
+ * The huge-PMD rule. A huge PMD (a THP: mm/huge_memory.c makes them at
+ * write faults, with a PTE table deposited beside each) is one with
  * _PAGE_PSE (pmd_trans_huge), present or PROT_NONE (mprotect takes
  * _PAGE_PRESENT away, never _PAGE_PSE); each walker treats one thus:
  *   - lookups (pte_offset_map, pte_offset_map_lock, pte_alloc_map): no PTE
@@ -26,15 +26,18 @@
  *   - allocation (pte_alloc, __pte_alloc, pmd_install): INSTALLED_HUGE_PMD,
  *     never -ENOMEM and never a PTE table installed over it;
  *   - faults (handle_mm_fault): an access the PMD allows is spurious; a
- *     write to a read-only huge PMD of a writable VMA is VM_FAULT_SIGBUS
- *     (Linux copies or splits it: do_huge_pmd_wp_page comes with THP);
- *   - zap (unmap_page_range, zap_page_range, exit): zap_huge_pmd clears it,
- *     uncounts its HPAGE_PMD_NR pages and gives its order-9 page to the
- *     mmu_gather; a zap of part of it cannot split it, so it unmaps all
- *     2 MiB (the rest of the range faults in small pages afterwards);
- *   - change_protection: change_huge_pmd sets the new protection on the
- *     whole PMD; for part of it, the whole huge page is zapped (as above)
- *     and faults back in under each VMA's own protection;
+ *     write to a read-only huge PMD of a writable VMA is
+ *     do_huge_pmd_wp_page (the THP reused, or the PMD split);
+ *   - zap (unmap_page_range, zap_page_range, exit): all 2 MiB: zap_huge_pmd
+ *     clears it, uncounts its HPAGE_PMD_NR pages, gives its order-9 page
+ *     to the mmu_gather and frees its deposited table; part of it: split
+ *     first (split_huge_pmd), then the part zapped entry by entry;
+ *   - change_protection: all 2 MiB: change_huge_pmd sets the new
+ *     protection on the whole PMD; part of it: split first, then entry by
+ *     entry;
+ *   - mremap: moved whole as one entry when the step covers all of it
+ *     and the destination PMD is none, else split and moved entry by entry;
+ *   - get_user_pages: split first (no compound refcount in mmlab);
  *   - free_pgtables: a huge PMD is a leaf, never a PTE table: one still
  *     there (its VMA was not zapped first: a caller's bug) is reported and
  *     zapped, and the PMD table above it is freed as usual.

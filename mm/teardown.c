@@ -26,6 +26,7 @@
 #include "mm/teardown.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
@@ -42,14 +43,21 @@ void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 		static bool warned;
 		if (!warned) {
 			warned = true;
-			pr_warn("zap of [%#lx, %#lx), part of a huge PMD: all 2 MiB at %#lx unmapped "
-				"(no THP split yet)\n", addr, end, haddr);
+			pr_err("BUG: zap_huge_pmd of [%#lx, %#lx), part of a huge PMD: all 2 MiB at %#lx "
+			       "unmapped (a part is split first: zap_huge_pmd_range)\n", addr, end, haddr);
 		}
 	}
 	spinlock_t *ptl = pmd_lockptr(mm, pmd);
 	spin_lock(ptl);
 	pmd_t old = pmdp_get_and_clear(mm, haddr, pmd);
+	/* The PTE table deposited for its split goes with it (Linux's
+	 * zap_deposited_table). A huge PMD a test made by hand has none. */
+	struct page *table = pmd_trans_huge(old) ? pgtable_trans_huge_withdraw(mm, pmd) : NULL;
 	spin_unlock(ptl);
+	if (table) {
+		mm_account_pgtable(mm, -1, true);
+		pte_free(mm, table);
+	}
 	if (pmd_none(old))
 		return;
 	tlb_flush_range_add(tlb, haddr, PMD_SIZE);
@@ -63,6 +71,7 @@ void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 		return;
 	}
 	anon_page_unmapped(mm, page, HPAGE_PMD_NR);
+	anon_thp_unmapped();
 	if (__tlb_remove_page_size(tlb, page, haddr, HPAGE_PMD_ORDER))
 		tlb_flush_mmu(tlb);
 }
@@ -133,11 +142,21 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 		try_to_free_pte(mm, pmd, start, tlb);
 }
 
+/* Linux's zap_pmd_range for a huge PMD: the whole of it goes as one; a
+ * part of it is split first (mm/huge_memory.c), then zapped entry by entry
+ * like any PTE table. */
 static void zap_huge_pmd_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 			       unsigned long end)
 {
 	struct zap_details *details = walk->private;
-	zap_huge_pmd(details->tlb, walk->mm, pmd, addr, end);
+	if (!(addr & ~PMD_MASK) && end - addr == PMD_SIZE) {
+		zap_huge_pmd(details->tlb, walk->mm, pmd, addr, end);
+		return;
+	}
+	split_huge_pmd(walk->mm, pmd, addr);
+	pmd_t val = pmdp_get(pmd);
+	if (!pmd_none(val) && !pmd_trans_huge(val))
+		zap_pte_range(walk, pmd, addr, end);
 }
 
 static void zap_range_details(struct mmu_gather *tlb, struct vm_area_struct *vma,

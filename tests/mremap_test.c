@@ -19,6 +19,7 @@
 #include "kernel/syscall.h"
 #include "kernel/unistd.h"
 #include "mm/fail_page_alloc.h"
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mremap.h"
@@ -569,8 +570,8 @@ static void moves_merge_as_linux(struct kunit *test)
 }
 
 /* Maps an order-9 page with a huge PMD at addr (2 MiB aligned, inside a
- * VMA, none before), counted as a fault would count it (there is no THP:
- * the same helper as tests/pgtable_test.c). */
+ * VMA, none before), as a THP fault maps one (map_anon_folio_pmd: the
+ * pages counted, a PTE table deposited). */
 static void map_huge(struct kunit *test, struct space *s, unsigned long addr)
 {
 	pud_t *pud = pud_alloc(s->mm, pgd_offset(s->mm, addr), addr);
@@ -581,15 +582,13 @@ static void map_huge(struct kunit *test, struct space *s, unsigned long addr)
 	struct page *page = alloc_pages(GFP_KERNEL | __GFP_ZERO, HPAGE_PMD_ORDER);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	*(u64 *)page_address(page) = addr;
-	anon_page_mapped(s->mm, page, HPAGE_PMD_NR);
-	set_pmd(pmd, __pmd(page_to_phys(page) | find_vma(s->mm, addr)->vm_page_prot | _PAGE_PSE |
-			   _PAGE_DIRTY));
+	KUNIT_ASSERT_EQ(test, map_anon_folio_pmd(find_vma(s->mm, addr), pmd, addr, page, 0), 0);
 }
 
 /* A huge PMD the move covers whole moves as one entry; one it covers in
- * part cannot (no THP split), so the move is refused before anything
- * moves (prepare_move), and mremap fails with -ENOMEM, changing nothing. */
-static void huge_pmd_moves_whole_or_the_move_is_undone(struct kunit *test)
+ * part is split first (its deposited table takes its 512 entries), and
+ * the entries move one by one (Linux's move_page_tables). */
+static void huge_pmd_moves_whole_or_split(struct kunit *test)
 {
 	struct space s;
 	space_init(test, &s);
@@ -600,29 +599,6 @@ static void huge_pmd_moves_whole_or_the_move_is_undone(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rss, HPAGE_PMD_NR + 4);
 	struct mremap_stats before, after;
 
-	/* Mutually misaligned: the PTEs move, then the huge PMD is met part
-	 * way (a 4-page extent): all undone. */
-	unsigned long bad = BASE + 8 * PMD_SIZE - 8 * P;
-	static char captured[1024];
-	struct printk_capture cap;
-	printk_capture_begin(&cap, captured, sizeof(captured));
-	mremap_stats_read(&before);
-	unsigned long r = remap(&s, a, PMD_SIZE + 4 * P, PMD_SIZE + 4 * P, FIXED, bad);
-	mremap_stats_read(&after);
-	printk_capture_end(&cap);
-	KUNIT_EXPECT_EQ(test, (long)r, -ENOMEM);
-	KUNIT_EXPECT_EQ(test, after.ptes_moved - before.ptes_moved, 0); /* refused before any moved */
-	KUNIT_EXPECT_EQ(test, after.huge_pmds_moved - before.huge_pmds_moved, 0);
-	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), rss);
-	KUNIT_EXPECT_EQ(test, s.mm->map_count, 1);
-	KUNIT_EXPECT_EQ(test, s.mm->total_vm, HPAGE_PMD_NR + 4);
-	KUNIT_EXPECT_EQ(test, mismatches(a, 4, 0xc00), 0);
-	u64 v = 0;
-	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + PMD_SIZE)), 0);
-	KUNIT_EXPECT_EQ(test, v, BASE + PMD_SIZE);
-	KUNIT_EXPECT_FALSE(test, readable(bad));
-	KUNIT_EXPECT_NULL(test, strstr(captured, "BUG"));
-
 	/* Mutually aligned: the PTEs, then the huge PMD whole. */
 	unsigned long good = BASE + 8 * PMD_SIZE - 4 * P;
 	mremap_stats_read(&before);
@@ -632,11 +608,34 @@ static void huge_pmd_moves_whole_or_the_move_is_undone(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.ptes_moved - before.ptes_moved, 4);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), rss);
 	KUNIT_EXPECT_EQ(test, mismatches(good, 4, 0xc00), 0);
+	u64 v = 0;
 	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + 8 * PMD_SIZE)), 0);
 	KUNIT_EXPECT_EQ(test, v, BASE + PMD_SIZE); /* the same huge page */
 	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmdp_get(pmd_of(s.mm, BASE + 8 * PMD_SIZE))));
 	KUNIT_EXPECT_FALSE(test, readable(BASE + PMD_SIZE));
-	space_destroy(test, &s); /* the huge page is freed by the exit's zap */
+
+	/* Mutually misaligned: the huge PMD is met part way (a 4-page
+	 * extent), split, and its entries move. */
+	unsigned long bad = BASE + 16 * PMD_SIZE - 8 * P;
+	unsigned long splits = thp_event_count(THP_SPLIT_PMD);
+	static char captured[1024];
+	struct printk_capture cap;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	mremap_stats_read(&before);
+	unsigned long r = remap(&s, good, PMD_SIZE + 4 * P, PMD_SIZE + 4 * P, FIXED, bad);
+	mremap_stats_read(&after);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, r, bad);
+	KUNIT_EXPECT_EQ(test, thp_event_count(THP_SPLIT_PMD), splits + 1);
+	KUNIT_EXPECT_EQ(test, after.huge_pmds_moved - before.huge_pmds_moved, 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), rss);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 1);
+	KUNIT_EXPECT_EQ(test, mismatches(bad, 4, 0xc00), 0);
+	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(bad + 4 * P)), 0);
+	KUNIT_EXPECT_EQ(test, v, BASE + PMD_SIZE);
+	KUNIT_EXPECT_FALSE(test, readable(good));
+	KUNIT_EXPECT_NULL(test, strstr(captured, "BUG"));
+	space_destroy(test, &s); /* the split pages are freed by the exit's zap */
 }
 
 static struct fault_attr saved_attr;
@@ -721,7 +720,7 @@ static struct kunit_case mremap_cases[] = {
 	KUNIT_CASE(whole_table_moves_as_a_table),
 	KUNIT_CASE(range_inside_a_table_moves_entry_by_entry),
 	KUNIT_CASE(moves_merge_as_linux),
-	KUNIT_CASE(huge_pmd_moves_whole_or_the_move_is_undone),
+	KUNIT_CASE(huge_pmd_moves_whole_or_split),
 	KUNIT_CASE(a_move_short_of_memory_loses_nothing),
 	{}
 };

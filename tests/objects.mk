@@ -39,6 +39,7 @@ KERNEL_SRCS += \
 	tests/ratelimit_test.c \
 	tests/rcu_test.c \
 	tests/sched_test.c \
+	tests/thp_test.c \
 	tests/thread_test.c \
 	tests/slab_misuse_test.c \
 	tests/slab_test.c \

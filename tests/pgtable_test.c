@@ -14,6 +14,7 @@
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "kernel/unistd.h"
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmu_gather.h"
@@ -69,8 +70,8 @@ static pmd_t *pmd_for(struct kunit *test, struct mm_struct *mm, unsigned long ad
 }
 
 /* Maps an order-9 page with a huge PMD at addr (2 MiB aligned, none before)
- * under the VMA's protection minus clear_bits, counted as mapped; its
- * first word holds addr. */
+ * under the VMA's protection minus clear_bits, counted as mapped and with
+ * its deposited PTE table (map_anon_folio_pmd); its first word holds addr. */
 static struct page *map_huge(struct kunit *test, struct space *s, unsigned long addr,
 			     u64 clear_bits)
 {
@@ -79,9 +80,8 @@ static struct page *map_huge(struct kunit *test, struct space *s, unsigned long 
 	struct page *page = alloc_pages(GFP_KERNEL | __GFP_ZERO, HPAGE_PMD_ORDER);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	*(u64 *)page_address(page) = addr;
-	anon_page_mapped(s->mm, page, HPAGE_PMD_NR);
-	set_pmd(pmd, __pmd((page_to_phys(page) | s->vma->vm_page_prot | _PAGE_PSE | _PAGE_DIRTY) &
-			   ~clear_bits));
+	/* As the THP fault maps one: a PTE table deposited beside it. */
+	KUNIT_ASSERT_EQ(test, map_anon_folio_pmd(find_vma(s->mm, addr), pmd, addr, page, clear_bits), 0);
 	return page;
 }
 
@@ -102,7 +102,7 @@ static void pte_offset_map_sees_no_table_in_none_or_huge_pmd(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, pte_offset_map_lock(s.mm, huge, BASE + PMD_SIZE, &ptl));
 	KUNIT_EXPECT_FALSE(test, spin_is_locked(&s.mm->page_table_lock));
 	KUNIT_EXPECT_NULL(test, pte_alloc_map(s.mm, huge, BASE + PMD_SIZE));
-	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 0); /* nothing installed over it */
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1); /* its deposited table; nothing installed over it */
 
 	/* A table: the PTE of addr, with the table's lock held. */
 	KUNIT_ASSERT_EQ(test, handle_mm_fault(s.vma, BASE + 3 * PAGE_SIZE, FAULT_FLAG_WRITE), 0);
@@ -202,34 +202,42 @@ static void pte_alloc_tells_no_memory_from_huge_pmd(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, huge_ret, INSTALLED_HUGE_PMD);
 	KUNIT_EXPECT_EQ(test, oom, VM_FAULT_OOM);
 	/* The huge PMD allows reads: spurious. A write to it (read-only, in
-	 * a writable VMA) needs THP's copy or split: SIGBUS. */
+	 * a writable VMA) reuses the THP, which nothing else holds (Linux's
+	 * do_huge_pmd_wp_page): no memory needed. */
 	KUNIT_EXPECT_EQ(test, huge_read, 0);
-	KUNIT_EXPECT_EQ(test, huge_write, VM_FAULT_SIGBUS);
-	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 0);
+	KUNIT_EXPECT_EQ(test, huge_write, 0);
+	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmdp_get(huge)) && pmd_write(pmdp_get(huge)));
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1); /* the huge PMD's deposited table */
 	/* With memory back, the same call installs the table. */
 	KUNIT_EXPECT_EQ(test, pte_alloc(s.mm, none), INSTALLED_PTE);
-	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
 	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE, FAULT_FLAG_WRITE), 0);
 	/* pte_alloc's reference (refcount mode: mm/pte_ref.h); the entry
 	 * the fault made keeps the table. */
 	pte_put(s.mm, none, BASE);
-	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2);
 	space_destroy(test, &s);
 }
 
 /* MADV_POPULATE_WRITE keeps the same three answers apart (Linux's
- * vm_fault_to_errno): a huge PMD it cannot write (the huge-PMD rule's
- * SIGBUS) is -EFAULT, and only memory running short is -ENOMEM; it used
- * to give -ENOMEM for both. */
+ * vm_fault_to_errno): a huge PMD the fault refuses (PROT_NONE under a VMA
+ * that allows the access: the huge-PMD rule's SIGSEGV) is -EFAULT, and
+ * only memory running short is -ENOMEM; it used to give -ENOMEM for both.
+ * A read-only huge PMD of a writable VMA is made writable (the THP is
+ * reused), which needs no memory. */
 static void populate_tells_no_memory_from_huge_pmd(struct kunit *test)
 {
 	struct space s;
 	space_init(test, &s, 4 * PMD_SIZE, false);
 	map_huge(test, &s, BASE + PMD_SIZE, _PAGE_RW);
-	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + PMD_SIZE, PAGE_SIZE, MADV_POPULATE_WRITE),
-			-EFAULT);
 	/* Reading it is fine: the huge PMD allows reads. */
 	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + PMD_SIZE, PMD_SIZE, MADV_POPULATE_READ), 0);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + PMD_SIZE, PAGE_SIZE, MADV_POPULATE_WRITE), 0);
+	pmd_t *huge = mm_find_pmd(s.mm, BASE + PMD_SIZE);
+	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmdp_get(huge)) && pmd_write(pmdp_get(huge)));
+	change_protection(s.vma, BASE + PMD_SIZE, BASE + 2 * PMD_SIZE, vm_get_page_prot(VM_NONE));
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + PMD_SIZE, PAGE_SIZE, MADV_POPULATE_WRITE), -EFAULT);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + PMD_SIZE, PAGE_SIZE, MADV_POPULATE_READ), -EFAULT);
 
 	static char captured[4096];
 	struct printk_capture cap;
@@ -247,8 +255,10 @@ static void populate_tells_no_memory_from_huge_pmd(struct kunit *test)
 
 /* The bug this guards against: teardown skipped huge PMDs, then
  * free_pgtables freed the order-9 page as a PTE table ("Bad page state ...
- * wrong order", VmPTE negative, 512 pages leaked). munmap, exit and
- * MADV_DONTNEED of part of it must each give the page back, uncounted. */
+ * wrong order", VmPTE negative, 512 pages leaked). munmap and exit must
+ * each give the page and its deposited table back, uncounted; a
+ * MADV_DONTNEED of part of it splits it (the deposited table becomes its
+ * PTE table), and only that part goes. */
 static void huge_pmd_teardown_frees_its_page(struct kunit *test)
 {
 	struct space s;
@@ -263,7 +273,9 @@ static void huge_pmd_teardown_frees_its_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + 2 * PMD_SIZE)), 0);
 	KUNIT_EXPECT_EQ(test, v, BASE + 2 * PMD_SIZE); /* the huge PMD maps it */
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 3 * HPAGE_PMD_NR + 1);
-	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 3 * (long)PAGE_SIZE); /* PUD, PMD, PTE */
+	/* PUD, PMD, PTE, and the three deposited tables */
+	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 6 * (long)PAGE_SIZE);
+	unsigned long splits_before = thp_event_count(THP_SPLIT_PMD);
 
 	static char captured[2048];
 	struct printk_capture cap;
@@ -272,10 +284,13 @@ static void huge_pmd_teardown_frees_its_page(struct kunit *test)
 	int unmapped = do_munmap(s.mm, BASE, PMD_SIZE);
 	unsigned long rss_after_munmap = get_mm_rss(s.mm);
 	long bytes_after_munmap = s.mm->pgtables_bytes;
-	/* MADV_DONTNEED of one page of the second: all 2 MiB go (no split). */
+	/* MADV_DONTNEED of one page of the second: split, that page goes. */
 	int advised = do_madvise(s.mm, BASE + 2 * PMD_SIZE + PAGE_SIZE, PAGE_SIZE, MADV_DONTNEED);
 	unsigned long rss_after_dontneed = get_mm_rss(s.mm);
 	pmd_t after_dontneed = pmdp_get(mm_find_pmd(s.mm, BASE + 2 * PMD_SIZE));
+	long bytes_after_dontneed = s.mm->pgtables_bytes;
+	v = 0;
+	int read_back = get_user_u64(&v, (void *)(BASE + 2 * PMD_SIZE));
 	/* Exit with the third still mapped. */
 	kunit_release_action(test, unuse_mm_action, s.mm);
 	struct mm_struct *mm = s.mm;
@@ -286,10 +301,14 @@ static void huge_pmd_teardown_frees_its_page(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, unmapped, 0);
 	KUNIT_EXPECT_EQ(test, rss_after_munmap, 2 * HPAGE_PMD_NR + 1);
-	KUNIT_EXPECT_EQ(test, bytes_after_munmap, 3 * (long)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, bytes_after_munmap, 5 * (long)PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, advised, 0);
-	KUNIT_EXPECT_EQ(test, rss_after_dontneed, HPAGE_PMD_NR + 1);
-	KUNIT_EXPECT_TRUE(test, pmd_none(after_dontneed));
+	KUNIT_EXPECT_EQ(test, rss_after_dontneed, 2 * HPAGE_PMD_NR);
+	KUNIT_EXPECT_FALSE(test, pmd_none(after_dontneed) || pmd_trans_huge(after_dontneed));
+	KUNIT_EXPECT_EQ(test, bytes_after_dontneed, 5 * (long)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, read_back, 0);
+	KUNIT_EXPECT_EQ(test, v, BASE + 2 * PMD_SIZE); /* the rest of the page stayed */
+	KUNIT_EXPECT_EQ(test, thp_event_count(THP_SPLIT_PMD), splits_before + 1);
 	KUNIT_EXPECT_EQ(test, rss_at_exit, 0);
 	KUNIT_EXPECT_EQ(test, pgtables_at_exit, 0);
 	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 0);
@@ -363,8 +382,7 @@ static void gather_frees_tables_only_after_the_flush(struct kunit *test)
 }
 
 /* change_protection on a huge PMD: the whole PMD takes the protection; a
- * range over part of it zaps it (no split), and the rest faults back in
- * small pages. */
+ * range over part of it splits it, and only that part changes. */
 static void change_protection_of_a_huge_pmd(struct kunit *test)
 {
 	struct space s;
@@ -377,15 +395,31 @@ static void change_protection_of_a_huge_pmd(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmdp_get(pmd)));
 	KUNIT_EXPECT_FALSE(test, pmd_write(pmdp_get(pmd)));
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), HPAGE_PMD_NR);
+	unsigned long pfn = pmd_pfn(pmdp_get(pmd));
 	static char captured[512];
 	struct printk_capture cap;
 	printk_capture_begin(&cap, captured, sizeof(captured));
-	change_protection(s.vma, BASE, BASE + PAGE_SIZE, vm_get_page_prot(VM_READ | VM_WRITE));
+	KUNIT_EXPECT_EQ(test, change_protection(s.vma, BASE, BASE + PAGE_SIZE, vm_get_page_prot(VM_READ | VM_WRITE)),
+			1ul);
 	printk_capture_end(&cap);
-	KUNIT_EXPECT_TRUE(test, pmd_none(pmdp_get(pmd)));
-	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	KUNIT_EXPECT_NULL(test, strstr(captured, "BUG"));
+	pmd_t split = pmdp_get(pmd);
+	KUNIT_ASSERT_FALSE(test, pmd_none(split) || pmd_trans_huge(split));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), HPAGE_PMD_NR);
+	pte_t *pte = pte_offset_map(pmd, BASE);
+	KUNIT_ASSERT_NOT_NULL(test, pte);
+	/* The same pages, one by one: the first writable, the rest not. */
+	KUNIT_EXPECT_EQ(test, pte_pfn(ptep_get(pte)), pfn);
+	KUNIT_EXPECT_TRUE(test, pte_write(ptep_get(pte)));
+	KUNIT_EXPECT_EQ(test, pte_pfn(ptep_get(pte + 511)), pfn + 511);
+	KUNIT_EXPECT_FALSE(test, pte_write(ptep_get(pte + 1)));
+	pte_unmap(pte);
+	if (pte_ref_enabled())
+		KUNIT_EXPECT_EQ(test, pte_ref_count(pmd), (int)HPAGE_PMD_NR);
+	/* A write to a read-only one (the VMA is writable): its page is
+	 * reused, as any private anonymous page of one mapping. */
 	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE + PAGE_SIZE, FAULT_FLAG_WRITE), 0);
-	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 1);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), HPAGE_PMD_NR);
 	space_destroy(test, &s);
 }
 
@@ -419,7 +453,7 @@ static void prot_none_huge_pmd_stays_huge(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(prot_none));
 	KUNIT_EXPECT_TRUE(test, pmd_present(prot_none));
 	KUNIT_EXPECT_EQ(test, pte_alloc(s.mm, pmd), INSTALLED_HUGE_PMD);
-	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 0);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1); /* the deposited table alone */
 	/* The VMA (still read-write here) lets the access through; the PMD
 	 * refuses it, as a PROT_NONE PTE would. */
 	KUNIT_EXPECT_EQ(test, handle_mm_fault(s.vma, BASE + PAGE_SIZE, 0), VM_FAULT_SIGSEGV);

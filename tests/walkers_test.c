@@ -22,6 +22,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "kernel/unistd.h"
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
@@ -82,8 +83,7 @@ static void map_huge(struct kunit *test, struct space *s, unsigned long addr)
 	KUNIT_ASSERT_TRUE(test, pmd_none(pmdp_get(pmd)));
 	s->huge = alloc_pages(GFP_KERNEL | __GFP_ZERO, HPAGE_PMD_ORDER);
 	KUNIT_ASSERT_NOT_NULL(test, s->huge);
-	anon_page_mapped(s->mm, s->huge, HPAGE_PMD_NR);
-	set_pmd(pmd, __pmd(page_to_phys(s->huge) | s->vma->vm_page_prot | _PAGE_PSE | _PAGE_DIRTY));
+	KUNIT_ASSERT_EQ(test, map_anon_folio_pmd(s->vma, pmd, addr, s->huge, _PAGE_ACCESSED), 0);
 }
 
 /* The space every reader looks at, used by the current task:

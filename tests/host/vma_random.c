@@ -396,6 +396,22 @@ static long brute_force(unsigned long hint, unsigned long len, unsigned long fla
 		return found >= 0 && found < (long)mmap_min_addr ? -EPERM : found;
 	}
 	hint &= PAGE_MASK;
+	/* Linux 6.12's THP alignment: no hint, a length in whole 2 MiB: the
+	 * highest gap for len + 2 MiB, then up to a 2 MiB boundary inside it
+	 * (or its top, when the padded start is aligned already). */
+	if (!hint && !(len & (PMD_SIZE - 1))) {
+		long padded = -ENOMEM;
+		for (int i = 0; i < n; i++) {
+			unsigned long s = max(gaps[i][0], mmap_min_addr), e = min(gaps[i][1], mm->mmap_base);
+			if (e > s && e - s >= len + PMD_SIZE)
+				padded = (long)(e - len - PMD_SIZE);
+		}
+		if (padded >= 0) {
+			unsigned long off_sub = (0 - (unsigned long)padded) & (PMD_SIZE - 1);
+			unsigned long a = (unsigned long)padded + (off_sub ? off_sub : PMD_SIZE);
+			return a < mmap_min_addr ? -EPERM : (long)a;
+		}
+	}
 	if (hint && hint <= TASK_SIZE - len && !find_vma_intersection(mm, hint, hint + len))
 		return hint < mmap_min_addr ? -EPERM : (long)hint;
 	long best = -ENOMEM;

@@ -8,6 +8,7 @@
 #include "tests/host/vma_stubs.h"
 #include "kernel/file.h"
 #include "kernel/sched.h"
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmu_gather.h"
 #include "mm/pt_reclaim.h"
@@ -195,6 +196,11 @@ void downgrade_write(struct rw_semaphore *sem)
 		stub_bug("downgrade_write of an rwsem not held for writing\n");
 	sem->count = 1;
 }
+
+/* ---- mm/huge_memory.c ---------------------------------------------------- */
+
+/* No huge PMDs on the host: no deposits to check. */
+void thp_check_deposits(struct mm_struct *mm) { (void)mm; }
 
 /* ---- mm/memory.c -------------------------------------------------------- */
 

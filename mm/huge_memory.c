@@ -1,0 +1,301 @@
+/* Transparent huge pages for anonymous memory: the fault, the deposit, the
+ * split, the sysfs knobs and the counters (mm/huge_memory.h has the rules).
+ * Follows Linux's mm/huge_memory.c (do_huge_pmd_anonymous_page,
+ * __do_huge_pmd_anonymous_page, __split_huge_pmd_locked) and, for the
+ * clearing, Ankur Arora's 2021 series ("clear_huge_page: use uncached
+ * path", "gup: add FOLL_HINT_BULK, FAULT_FLAG_UNCACHED"). */
+#include "mm/huge_memory.h"
+#include "arch/x86_64/cpu.h"
+#include "kernel/printk.h"
+#include "kernel/procfs.h"
+#include "kernel/string.h"
+#include "mm/clear_page.h"
+#include "mm/mempolicy.h"
+#include "mm/mmu_context.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+#include "mm/pgtable.h"
+#include "mm/pte_ref.h"
+
+int thp_enabled_mode = THP_ENABLED_MADVISE;
+int thp_defrag_mode = THP_DEFRAG_MADVISE;
+
+static unsigned long thp_events[NR_THP_EVENTS];
+static long anon_thps;
+
+static void count_thp_event(enum thp_event e) { __atomic_add_fetch(&thp_events[e], 1, __ATOMIC_RELAXED); }
+unsigned long thp_event_count(enum thp_event e) { return __atomic_load_n(&thp_events[e], __ATOMIC_RELAXED); }
+unsigned long nr_anon_thps(void) { return (unsigned long)__atomic_load_n(&anon_thps, __ATOMIC_RELAXED); }
+
+/* --- may this VMA take a huge page here? ------------------------------------ */
+
+bool thp_vma_allowable(struct vm_area_struct *vma, unsigned long haddr)
+{
+	int mode = READ_ONCE(thp_enabled_mode);
+	if (mode == THP_ENABLED_NEVER || (vma->vm_flags & (VM_NOHUGEPAGE | VM_SHARED)))
+		return false;
+	if (mode == THP_ENABLED_MADVISE && !(vma->vm_flags & VM_HUGEPAGE))
+		return false;
+	return haddr >= vma->vm_start && haddr + PMD_SIZE <= vma->vm_end;
+}
+
+/* Linux's vma_thp_gfp_mask: the defrag mode decides whether the fault may
+ * reclaim before it falls back; a THP never warns when it fails. */
+static gfp_t thp_gfp(struct vm_area_struct *vma)
+{
+	bool madvised = vma->vm_flags & VM_HUGEPAGE;
+	gfp_t light = (GFP_USER & ~__GFP_RECLAIM) | __GFP_NOWARN | __GFP_NORETRY;
+	switch (READ_ONCE(thp_defrag_mode)) {
+	case THP_DEFRAG_ALWAYS:
+		return GFP_USER | __GFP_NOWARN | __GFP_NORETRY;
+	case THP_DEFRAG_MADVISE:
+	case THP_DEFRAG_DEFER_MADVISE:
+		return madvised ? (GFP_USER | __GFP_NOWARN | __GFP_NORETRY) : light;
+	default:
+		return light;
+	}
+}
+
+/* --- the deposit -------------------------------------------------------------- */
+
+/* The table's pt_pad words are free while it is not installed (they hold
+ * the rcu_head only once it is being freed). */
+static struct list_head *deposit_link(struct page *table) { return (struct list_head *)table->pt_pad; }
+
+_Static_assert(sizeof(struct list_head) <= sizeof(((struct page *)0)->pt_pad),
+	       "a list_head fits in a page-table page's pt_pad words");
+
+void pgtable_trans_huge_deposit(struct mm_struct *mm, pmd_t *pmd, struct page *table)
+{
+	(void)pmd;
+	list_add(deposit_link(table), &mm->pmd_huge_pte);
+	mm_account_pgtable(mm, 1, true); /* Linux's mm_inc_nr_ptes at the deposit */
+}
+
+struct page *pgtable_trans_huge_withdraw(struct mm_struct *mm, pmd_t *pmd)
+{
+	(void)pmd;
+	if (list_empty(&mm->pmd_huge_pte))
+		return NULL;
+	struct list_head *l = mm->pmd_huge_pte.next;
+	list_del(l);
+	return container_of((void *)l, struct page, pt_pad);
+}
+
+void thp_check_deposits(struct mm_struct *mm)
+{
+	unsigned long n = 0;
+	struct page *table;
+	spin_lock(&mm->page_table_lock);
+	while ((table = pgtable_trans_huge_withdraw(mm, NULL))) {
+		mm_account_pgtable(mm, -1, true);
+		pte_free(mm, table);
+		n++;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (n)
+		pr_err("BUG: exit_mmap: %lu deposited PTE tables left without a huge PMD: freed\n", n);
+}
+
+/* --- the fault ------------------------------------------------------------------ */
+
+vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address,
+				      unsigned int flags)
+{
+	unsigned long haddr = address & PMD_MASK;
+	/* A read would map the huge zero page in Linux; mmlab has none yet,
+	 * and the 4 KiB path maps the 4 KiB zero page. */
+	if (!(flags & FAULT_FLAG_WRITE))
+		return VM_FAULT_FALLBACK;
+	if (anon_vma_prepare(vma))
+		return VM_FAULT_OOM;
+	struct page *page = vma_alloc_folio(thp_gfp(vma), HPAGE_PMD_ORDER, vma, haddr);
+	if (!page) {
+		count_thp_event(THP_FAULT_FALLBACK);
+		return VM_FAULT_FALLBACK;
+	}
+	/* Cleared here, never by __GFP_ZERO: the fence must come before the
+	 * PMD (mm/clear_page.h), and the bulk hint is the fault's to give. */
+	struct incoherent_page cleared =
+		clear_huge_page(page, HPAGE_PMD_ORDER, address, flags & FAULT_FLAG_UNCACHED ? CLEAR_HUGE_BULK : 0,
+				clear_page_uncached_threshold());
+	page = clear_page_uncached_make_coherent(cleared);
+	int err = map_anon_folio_pmd(vma, pmd, address & PMD_MASK, page, 0);
+	if (err) {
+		/* -EEXIST: another thread mapped a table or a huge page here
+		 * first, and the access retries; -ENOMEM: no table to deposit. */
+		__free_pages(page, HPAGE_PMD_ORDER);
+		return err == -ENOMEM ? VM_FAULT_OOM : 0;
+	}
+	count_thp_event(THP_FAULT_ALLOC);
+	return 0;
+}
+
+int map_anon_folio_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned long haddr, struct page *page,
+		       u64 clear_bits)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct page *table = pte_alloc_one(mm);
+	if (!table)
+		return -ENOMEM;
+	pmd_t entry = __pmd((page_to_phys(page) | vma->vm_page_prot | _PAGE_PSE | _PAGE_DIRTY | _PAGE_ACCESSED) &
+			    ~clear_bits);
+	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+	spin_lock(ptl);
+	if (!pmd_none(pmdp_get(pmd))) {
+		spin_unlock(ptl);
+		pte_free(mm, table);
+		return -EEXIST;
+	}
+	pgtable_trans_huge_deposit(mm, pmd, table);
+	anon_page_mapped(mm, page, HPAGE_PMD_NR);
+	set_pmd_at(mm, haddr, pmd, entry);
+	spin_unlock(ptl);
+	__atomic_add_fetch(&anon_thps, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void anon_thp_unmapped(void) { __atomic_sub_fetch(&anon_thps, 1, __ATOMIC_RELAXED); }
+
+vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address, pmd_t orig)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long haddr = address & PMD_MASK;
+	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+	spin_lock(ptl);
+	if (pmd_val(pmdp_get(pmd)) != pmd_val(orig)) {
+		spin_unlock(ptl); /* changed meanwhile: the access faults again */
+		return 0;
+	}
+	struct page *page = pfn_to_page(pmd_pfn(orig));
+	if (__atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE) == 1) {
+		/* Ours alone (no fork in mmlab, and get_user_pages splits a
+		 * THP): reused, as Linux reuses an exclusive anonymous THP. */
+		set_pmd_at(mm, haddr, pmd, __pmd(pmd_val(orig) | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED));
+		spin_unlock(ptl);
+		invlpg(address);
+		return 0;
+	}
+	spin_unlock(ptl);
+	/* Someone else holds it: Linux splits and copies the 4 KiB page. */
+	split_huge_pmd(mm, pmd, address);
+	return 0;
+}
+
+/* --- the split ------------------------------------------------------------------ */
+
+void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
+{
+	unsigned long haddr = address & PMD_MASK;
+	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+	spin_lock(ptl);
+	pmd_t old = pmdp_get(pmd);
+	if (!pmd_trans_huge(old)) {
+		spin_unlock(ptl); /* split (or zapped) by someone else first */
+		return;
+	}
+	unsigned long pfn = pmd_pfn(old);
+	struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+	if (!page || !PageHead(page) || page->private != HPAGE_PMD_ORDER) {
+		spin_unlock(ptl);
+		pr_err("BUG: huge PMD at %#lx maps pfn %#lx, not an order-9 page: not split\n", haddr, pfn);
+		return;
+	}
+	struct page *table = pgtable_trans_huge_withdraw(mm, pmd);
+	if (!table) {
+		spin_unlock(ptl);
+		pr_err("BUG: huge PMD at %#lx has no deposited PTE table: not split\n", haddr);
+		return;
+	}
+	/* Every entry keeps the PMD's bits but the huge one: present or
+	 * PROT_NONE, writable or not, dirty, accessed, NX. */
+	u64 bits = pmd_val(old) & ~(PTE_PFN_MASK | _PAGE_PSE);
+	pte_t *ptes = page_address(table);
+	split_page(page, HPAGE_PMD_ORDER);
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++) {
+		ptes[i] = pfn_pte(pfn + i, bits);
+		page[i]._mapcount = 0;
+	}
+	/* Not 2 MiB and 4 KiB translations at once: the PMD goes, the TLB
+	 * forgets it, then the table comes (Linux's pmdp_invalidate). */
+	pmdp_get_and_clear(mm, haddr, pmd);
+	flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
+	pte_ref_init(table, pmd, (int)HPAGE_PMD_NR); /* its 512 non-none entries */
+	__atomic_thread_fence(__ATOMIC_RELEASE); /* the entries before the PMD that shows them */
+	set_pmd(pmd, __pmd(page_to_phys(table) | _PAGE_TABLE));
+	spin_unlock(ptl);
+	__atomic_sub_fetch(&anon_thps, 1, __ATOMIC_RELAXED);
+	count_thp_event(THP_SPLIT_PMD);
+}
+
+/* --- sysfs and /proc/vmstat ---------------------------------------------------- */
+
+static const char *const enabled_words[] = { "always", "madvise", "never" };
+static const char *const defrag_words[] = { "always", "defer", "defer+madvise", "madvise", "never" };
+
+/* Linux's format: every word, the one in force in brackets. */
+static void show_choice(struct seq_buf *m, const char *const *words, int n, int cur)
+{
+	for (int i = 0; i < n; i++)
+		seq_buf_printf(m, i == cur ? "%s[%s]" : "%s%s", i ? " " : "", words[i]);
+	seq_buf_printf(m, "\n");
+}
+
+/* Linux's sysfs_streq: the word, optionally followed by one newline. */
+static int match_choice(const char *const *words, int n, const char *buf, size_t len)
+{
+	if (len && buf[len - 1] == '\n')
+		len--;
+	for (int i = 0; i < n; i++)
+		if (strlen(words[i]) == len && !memcmp(words[i], buf, len))
+			return i;
+	return -EINVAL;
+}
+
+void thp_enabled_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	show_choice(m, enabled_words, 3, READ_ONCE(thp_enabled_mode));
+}
+
+long thp_enabled_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	(void)node;
+	int i = match_choice(enabled_words, 3, buf, len);
+	if (i < 0)
+		return i;
+	WRITE_ONCE(thp_enabled_mode, i);
+	return (long)len;
+}
+
+void thp_defrag_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	show_choice(m, defrag_words, 5, READ_ONCE(thp_defrag_mode));
+}
+
+long thp_defrag_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	(void)node;
+	int i = match_choice(defrag_words, 5, buf, len);
+	if (i < 0)
+		return i;
+	WRITE_ONCE(thp_defrag_mode, i);
+	return (long)len;
+}
+
+void thp_hpage_pmd_size_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "%lu\n", PMD_SIZE);
+}
+
+void thp_vmstat_show(struct seq_buf *m)
+{
+	seq_buf_printf(m, "nr_anon_transparent_hugepages %lu\n", nr_anon_thps());
+	seq_buf_printf(m, "thp_fault_alloc %lu\nthp_fault_fallback %lu\nthp_split_pmd %lu\n",
+		       thp_event_count(THP_FAULT_ALLOC), thp_event_count(THP_FAULT_FALLBACK),
+		       thp_event_count(THP_SPLIT_PMD));
+	/* No huge zero page yet: none allocated, none failed. */
+	seq_buf_printf(m, "thp_zero_page_alloc 0\nthp_zero_page_alloc_failed 0\n");
+}

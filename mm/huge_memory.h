@@ -1,0 +1,108 @@
+/* Transparent huge pages for anonymous memory (Linux's mm/huge_memory.c),
+ * the huge pages the clearing mechanism (mm/clear_page.h) clears.
+ *
+ * A write fault on a none PMD whose aligned 2 MiB lies inside a private
+ * anonymous VMA that may take it (the sysfs mode and MADV_HUGEPAGE /
+ * MADV_NOHUGEPAGE, below) maps one order-9 page with a huge PMD: the page
+ * comes from the node the NUMA policy gives (vma_alloc_folio, the home
+ * node first), is cleared by clear_huge_page() and fenced before the PMD
+ * is written, and a PTE table is deposited beside it (Linux's
+ * pgtable_trans_huge_deposit) so that a later split never needs memory.
+ * When no 2 MiB block is free the fault falls back to 4 KiB pages
+ * (thp_fault_fallback). A read fault falls back too: mmlab has no huge zero
+ * page yet, and the 4 KiB zero page serves the read.
+ *
+ * Splitting (Linux's __split_huge_pmd): a zap, a protection change, an
+ * mremap or a get_user_pages that covers part of a huge PMD turns it into
+ * the deposited PTE table of 512 entries with the PMD's protection, each
+ * mapping one 4 KiB page of its own: the order-9 allocation is split too
+ * (split_page), since mmlab has no compound refcount to share one page's
+ * count among 512 mappings. In refcount mode the table starts with 512
+ * references (its 512 non-none entries). The PMD is cleared and the TLB
+ * flushed before the table goes in (x86 must not hold 2 MiB and 4 KiB
+ * translations of the same address at once).
+ *
+ * Locking: the fault installs and the split replaces a huge PMD under
+ * pmd_lockptr (mm->page_table_lock), the deposit list under the same lock;
+ * callers hold mmap_lock for reading at least. */
+#ifndef MM_HUGE_MEMORY_H
+#define MM_HUGE_MEMORY_H
+
+#include "mm/memory.h"
+#include "mm/mm_types.h"
+
+struct seq_buf;
+struct proc_node;
+
+/* /sys/kernel/mm/transparent_hugepage/enabled: "always", "madvise"
+ * (mmlab's default, as Debian's kernel: only VMAs with MADV_HUGEPAGE) or
+ * "never". */
+enum thp_enabled { THP_ENABLED_ALWAYS, THP_ENABLED_MADVISE, THP_ENABLED_NEVER };
+/* .../defrag: how hard a THP fault tries for a 2 MiB block. mmlab has no
+ * compaction and no kswapd, so the modes come down to whether the fault
+ * may reclaim directly (the shrinkers) before falling back: always: yes;
+ * madvise: for MADV_HUGEPAGE VMAs; defer, defer+madvise (the latter as
+ * madvise), never: no. */
+enum thp_defrag { THP_DEFRAG_ALWAYS, THP_DEFRAG_DEFER, THP_DEFRAG_DEFER_MADVISE, THP_DEFRAG_MADVISE,
+		  THP_DEFRAG_NEVER };
+extern int thp_enabled_mode, thp_defrag_mode;
+
+/* /proc/vmstat's THP events. */
+enum thp_event { THP_FAULT_ALLOC, THP_FAULT_FALLBACK, THP_SPLIT_PMD, NR_THP_EVENTS };
+unsigned long thp_event_count(enum thp_event e);
+/* Huge PMDs mapped now, system-wide (AnonHugePages, nr_anon_transparent_hugepages). */
+unsigned long nr_anon_thps(void);
+
+/* The fault result that sends handle_mm_fault on to the 4 KiB path. */
+#define VM_FAULT_FALLBACK 0x000800
+/* The series' FAULT_FLAG_UNCACHED: the fault is part of a populate of at
+ * least clear_page_uncached_threshold() bytes (the bulk hint). */
+#define FAULT_FLAG_UNCACHED 0x1000000
+
+/* Linux's thp_vma_allowable_order for the PMD order: may the aligned 2 MiB
+ * at haddr of vma be a huge PMD? */
+bool thp_vma_allowable(struct vm_area_struct *vma, unsigned long haddr);
+/* Linux's do_huge_pmd_anonymous_page, for a none PMD: 0 (mapped, or
+ * another thread mapped something first), VM_FAULT_OOM, or
+ * VM_FAULT_FALLBACK. */
+vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address,
+				      unsigned int flags);
+
+/* Linux's do_huge_pmd_wp_page: a write to the read-only huge PMD orig of
+ * a writable VMA. The THP is made writable when nothing else holds it,
+ * else the PMD is split and the write faults again on the 4 KiB path. */
+vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address, pmd_t orig);
+
+/* Maps page (order 9, cleared and coherent) at haddr with a huge PMD:
+ * the VMA's protection with dirty and accessed, minus clear_bits (tests
+ * make PROT_NONE or read-only ones), a PTE table deposited, the pages
+ * counted (Linux's map_anon_folio_pmd with the deposit of
+ * __do_huge_pmd_anonymous_page). 0; -EEXIST when *pmd is not none; -ENOMEM
+ * when there is no page for the deposit. */
+int map_anon_folio_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned long haddr, struct page *page,
+		       u64 clear_bits);
+/* The zap of a huge PMD made by map_anon_folio_pmd (mm/teardown.c). */
+void anon_thp_unmapped(void);
+
+/* Linux's split_huge_pmd: if *pmd is a huge PMD, it becomes a PTE table
+ * mapping the same pages with the same protection. Never fails (the table
+ * was deposited at the fault). Takes pmd_lockptr: not under it. */
+void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address);
+
+/* The PTE table deposited with a huge PMD (under pmd_lockptr). */
+void pgtable_trans_huge_deposit(struct mm_struct *mm, pmd_t *pmd, struct page *table);
+struct page *pgtable_trans_huge_withdraw(struct mm_struct *mm, pmd_t *pmd);
+
+/* At exit, after every VMA was zapped: each huge PMD took its deposited
+ * table back, so none is left; one that is is reported and freed. */
+void thp_check_deposits(struct mm_struct *mm);
+
+/* sysfs files (kernel/procfs.c) and the /proc/vmstat lines. */
+void thp_enabled_show(struct seq_buf *m, const struct proc_node *node);
+long thp_enabled_write(const struct proc_node *node, const char *buf, size_t len);
+void thp_defrag_show(struct seq_buf *m, const struct proc_node *node);
+long thp_defrag_write(const struct proc_node *node, const char *buf, size_t len);
+void thp_hpage_pmd_size_show(struct seq_buf *m, const struct proc_node *node);
+void thp_vmstat_show(struct seq_buf *m);
+
+#endif
