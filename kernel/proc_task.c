@@ -24,6 +24,7 @@
 #include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/memory.h"
+#include "mm/huge_memory.h"
 #include "mm/mempolicy.h"
 #include "mm/mm_types.h"
 #include "mm/mmap.h"
@@ -294,6 +295,8 @@ static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 static int numa_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
 {
 	struct numa_maps *md = walk->private;
+	if (is_huge_zero_pmd(pmd))
+		return 0; /* can_gather_numa_stats_pmd: not a normal page */
 	unsigned long nr = (next - addr) >> PAGE_SHIFT;
 	md->pages += nr;
 	md->anon += nr;
@@ -426,8 +429,8 @@ static int smaps_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 static int smaps_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
 {
 	struct mem_size_stats *mss = walk->private;
-	if (!pmd_present(pmd))
-		return 0;
+	if (!pmd_present(pmd) || is_huge_zero_pmd(pmd))
+		return 0; /* the huge zero page is not a normal page: not in Rss */
 	unsigned long size = next - addr; /* HPAGE_PMD_SIZE: a huge PMD lies inside its VMA */
 	mss->anonymous_thp += size;
 	smaps_account(mss, pfn_to_page(pmd_pfn(pmd)), size, pmd_val(pmd) & _PAGE_ACCESSED,
@@ -500,8 +503,9 @@ static void smap_gather_stats(struct vm_area_struct *vma, struct mem_size_stats 
 	walk_page_vma(vma, &smaps_walk_ops, mss);
 }
 
-/* Linux 6.12's show_smap, for each VMA. THPeligible is 0: there is no THP
- * (thp_vma_allowable_order is false); no ProtectionKey line (no pkeys). */
+/* Linux 6.12's show_smap, for each VMA. THPeligible: whether a THP may
+ * back part of it (mm/huge_memory.c's thp_vma_eligible); no ProtectionKey
+ * line (no pkeys). */
 void smaps_show(struct seq_buf *m, const struct proc_node *node)
 {
 	struct mm_struct *mm = node->task->mm;
@@ -517,7 +521,7 @@ void smaps_show(struct seq_buf *m, const struct proc_node *node)
 		put_kb(m, "KernelPageSize: ", PAGE_SIZE);
 		put_kb(m, "MMUPageSize:    ", PAGE_SIZE);
 		__show_smap(m, &mss, false);
-		seq_buf_printf(m, "THPeligible:    %8u\n", 0u);
+		seq_buf_printf(m, "THPeligible:    %8u\n", thp_vma_eligible(vma) ? 1u : 0u);
 		show_smap_vma_flags(m, vma->vm_flags);
 	}
 	mmap_read_unlock(mm);

@@ -387,6 +387,7 @@ static const struct proc_entry thp_files[] = {
 	{ .name = "defrag", .show = thp_defrag_show, .write = thp_defrag_write },
 	{ .name = "enabled", .show = thp_enabled_show, .write = thp_enabled_write },
 	{ .name = "hpage_pmd_size", .show = thp_hpage_pmd_size_show },
+	{ .name = "use_zero_page", .show = thp_use_zero_page_show, .write = thp_use_zero_page_write },
 	{ .name = NULL },
 };
 static const struct proc_entry proc_sys_vm_files[] = {

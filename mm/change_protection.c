@@ -65,6 +65,8 @@ static void change_huge_pmd(struct pmd_walk *walk, pmd_t *pmd, unsigned long add
 	spin_lock(ptl);
 	pmd_t old = pmdp_get(pmd);
 	pmd_t new = pmd_modify(old, details->newprot);
+	if (is_huge_zero_pmd(old)) /* never writable: a write splits it (Linux's change_huge_pmd) */
+		new = __pmd(pmd_val(new) & ~_PAGE_RW);
 	if (pmd_trans_huge(old) && pmd_val(new) != pmd_val(old)) {
 		set_pmd(pmd, new);
 		details->changed += HPAGE_PMD_NR;

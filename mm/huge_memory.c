@@ -6,6 +6,7 @@
  * path", "gup: add FOLL_HINT_BULK, FAULT_FLAG_UNCACHED"). */
 #include "mm/huge_memory.h"
 #include "arch/x86_64/cpu.h"
+#include "kernel/init.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
 #include "kernel/string.h"
@@ -19,6 +20,7 @@
 
 int thp_enabled_mode = THP_ENABLED_MADVISE;
 int thp_defrag_mode = THP_DEFRAG_MADVISE;
+int thp_use_zero_page = 1;
 
 static unsigned long thp_events[NR_THP_EVENTS];
 static long anon_thps;
@@ -39,6 +41,12 @@ bool thp_vma_allowable(struct vm_area_struct *vma, unsigned long haddr)
 	return haddr >= vma->vm_start && haddr + PMD_SIZE <= vma->vm_end;
 }
 
+bool thp_vma_eligible(struct vm_area_struct *vma)
+{
+	unsigned long first = (vma->vm_start + PMD_SIZE - 1) & PMD_MASK;
+	return first >= vma->vm_start && first + PMD_SIZE <= vma->vm_end && thp_vma_allowable(vma, first);
+}
+
 /* Linux's vma_thp_gfp_mask: the defrag mode decides whether the fault may
  * reclaim before it falls back; a THP never warns when it fails. */
 static gfp_t thp_gfp(struct vm_area_struct *vma)
@@ -54,6 +62,57 @@ static gfp_t thp_gfp(struct vm_area_struct *vma)
 	default:
 		return light;
 	}
+}
+
+/* --- the huge zero page ------------------------------------------------------ */
+
+/* Linux's huge_zero_folio: 2 MiB of zeroes that read faults map read-only.
+ * Linux allocates it at the first such fault and a shrinker frees it under
+ * memory pressure; mmlab allocates it once at boot and keeps it, so that
+ * no fault of a test changes what the test counts as free. */
+static struct page *huge_zero_page;
+unsigned long huge_zero_pfn = ~0ul;
+
+static int huge_zero_page_init(void)
+{
+	struct page *z = alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY, HPAGE_PMD_ORDER);
+	if (!z) {
+		count_thp_event(THP_ZERO_PAGE_ALLOC_FAILED);
+		pr_info("THP: no 2 MiB block for the huge zero page: read faults map 4 KiB zero pages\n");
+		return 0;
+	}
+	huge_zero_page = clear_page_uncached_make_coherent(clear_huge_page(z, HPAGE_PMD_ORDER, 0, 0, 0));
+	WRITE_ONCE(huge_zero_pfn, page_to_pfn(z));
+	count_thp_event(THP_ZERO_PAGE_ALLOC);
+	return 0;
+}
+late_initcall(huge_zero_page_init);
+
+/* Maps the huge zero page read-only at a none PMD (Linux's
+ * set_huge_zero_folio, with the deposit of do_huge_pmd_anonymous_page): not
+ * counted in RSS, as the 4 KiB zero page is not. 0, or VM_FAULT_FALLBACK
+ * when there is no huge zero page or no table to deposit. */
+static vm_fault_t map_huge_zero_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned long haddr)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	if (!huge_zero_page || !READ_ONCE(thp_use_zero_page))
+		return VM_FAULT_FALLBACK;
+	struct page *table = pte_alloc_one(mm);
+	if (!table)
+		return VM_FAULT_FALLBACK;
+	pmd_t entry = __pmd(page_to_phys(huge_zero_page) | (vma->vm_page_prot & ~_PAGE_RW) | _PAGE_PSE |
+			    _PAGE_ACCESSED);
+	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+	spin_lock(ptl);
+	if (pmd_none(pmdp_get(pmd))) {
+		pgtable_trans_huge_deposit(mm, pmd, table);
+		set_pmd_at(mm, haddr, pmd, entry);
+		table = NULL;
+	}
+	spin_unlock(ptl);
+	if (table)
+		pte_free(mm, table);
+	return 0;
 }
 
 /* --- the deposit -------------------------------------------------------------- */
@@ -103,10 +162,9 @@ vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, pmd_t *pmd, un
 				      unsigned int flags)
 {
 	unsigned long haddr = address & PMD_MASK;
-	/* A read would map the huge zero page in Linux; mmlab has none yet,
-	 * and the 4 KiB path maps the 4 KiB zero page. */
+	/* A read maps the huge zero page (use_zero_page, as Linux). */
 	if (!(flags & FAULT_FLAG_WRITE))
-		return VM_FAULT_FALLBACK;
+		return map_huge_zero_page(vma, pmd, haddr);
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
 	struct page *page = vma_alloc_folio(thp_gfp(vma), HPAGE_PMD_ORDER, vma, haddr);
@@ -168,7 +226,7 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned 
 		return 0;
 	}
 	struct page *page = pfn_to_page(pmd_pfn(orig));
-	if (__atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE) == 1) {
+	if (!is_huge_zero_pmd(orig) && __atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE) == 1) {
 		/* Ours alone (no fork in mmlab, and get_user_pages splits a
 		 * THP): reused, as Linux reuses an exclusive anonymous THP. */
 		set_pmd_at(mm, haddr, pmd, __pmd(pmd_val(orig) | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED));
@@ -177,12 +235,33 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned 
 		return 0;
 	}
 	spin_unlock(ptl);
-	/* Someone else holds it: Linux splits and copies the 4 KiB page. */
+	/* The huge zero page, or a THP someone else holds: split, and the
+	 * write faults again on the 4 KiB path (Linux's fallback). */
 	split_huge_pmd(mm, pmd, address);
 	return 0;
 }
 
 /* --- the split ------------------------------------------------------------------ */
+
+/* Linux's __split_huge_zero_page_pmd: 512 entries of the 4 KiB zero page,
+ * read-only as the PMD was; under the PMD lock. */
+static void split_huge_zero_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long haddr, pmd_t old)
+{
+	struct page *table = pgtable_trans_huge_withdraw(mm, pmd);
+	pmdp_get_and_clear(mm, haddr, pmd);
+	flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
+	if (!table) {
+		pr_err("BUG: huge zero PMD at %#lx has no deposited PTE table: unmapped instead\n", haddr);
+		return;
+	}
+	u64 bits = pmd_val(old) & ~(PTE_PFN_MASK | _PAGE_PSE);
+	pte_t *ptes = page_address(table);
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+		ptes[i] = pfn_pte(page_to_pfn(zero_page), bits);
+	pte_ref_init(table, pmd, (int)HPAGE_PMD_NR);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	set_pmd(pmd, __pmd(page_to_phys(table) | _PAGE_TABLE));
+}
 
 void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 {
@@ -195,6 +274,12 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 		return;
 	}
 	unsigned long pfn = pmd_pfn(old);
+	if (is_huge_zero_pmd(old)) {
+		split_huge_zero_pmd(mm, pmd, haddr, old);
+		spin_unlock(ptl);
+		count_thp_event(THP_SPLIT_PMD);
+		return;
+	}
 	struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
 	if (!page || !PageHead(page) || page->private != HPAGE_PMD_ORDER) {
 		spin_unlock(ptl);
@@ -284,6 +369,25 @@ long thp_defrag_write(const struct proc_node *node, const char *buf, size_t len)
 	return (long)len;
 }
 
+void thp_use_zero_page_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "%d\n", READ_ONCE(thp_use_zero_page));
+}
+
+/* Linux's use_zero_page_store: kstrtoul, then 0 or 1 only. */
+long thp_use_zero_page_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	(void)node;
+	size_t n = len;
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == 0))
+		n--;
+	if (n != 1 || (buf[0] != '0' && buf[0] != '1'))
+		return -EINVAL;
+	WRITE_ONCE(thp_use_zero_page, buf[0] - '0');
+	return (long)len;
+}
+
 void thp_hpage_pmd_size_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
@@ -296,6 +400,6 @@ void thp_vmstat_show(struct seq_buf *m)
 	seq_buf_printf(m, "thp_fault_alloc %lu\nthp_fault_fallback %lu\nthp_split_pmd %lu\n",
 		       thp_event_count(THP_FAULT_ALLOC), thp_event_count(THP_FAULT_FALLBACK),
 		       thp_event_count(THP_SPLIT_PMD));
-	/* No huge zero page yet: none allocated, none failed. */
-	seq_buf_printf(m, "thp_zero_page_alloc 0\nthp_zero_page_alloc_failed 0\n");
+	seq_buf_printf(m, "thp_zero_page_alloc %lu\nthp_zero_page_alloc_failed %lu\n",
+		       thp_event_count(THP_ZERO_PAGE_ALLOC), thp_event_count(THP_ZERO_PAGE_ALLOC_FAILED));
 }

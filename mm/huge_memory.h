@@ -9,8 +9,9 @@
  * is written, and a PTE table is deposited beside it (Linux's
  * pgtable_trans_huge_deposit) so that a later split never needs memory.
  * When no 2 MiB block is free the fault falls back to 4 KiB pages
- * (thp_fault_fallback). A read fault falls back too: mmlab has no huge zero
- * page yet, and the 4 KiB zero page serves the read.
+ * (thp_fault_fallback). A read fault maps the huge zero page read-only
+ * (with its deposit); a write there splits it into 4 KiB zero-page entries
+ * and takes the 4 KiB path, as Linux.
  *
  * Splitting (Linux's __split_huge_pmd): a zap, a protection change, an
  * mremap or a get_user_pages that covers part of a huge PMD turns it into
@@ -30,6 +31,7 @@
 
 #include "mm/memory.h"
 #include "mm/mm_types.h"
+#include "mm/pgtable.h"
 
 struct seq_buf;
 struct proc_node;
@@ -46,9 +48,19 @@ enum thp_enabled { THP_ENABLED_ALWAYS, THP_ENABLED_MADVISE, THP_ENABLED_NEVER };
 enum thp_defrag { THP_DEFRAG_ALWAYS, THP_DEFRAG_DEFER, THP_DEFRAG_DEFER_MADVISE, THP_DEFRAG_MADVISE,
 		  THP_DEFRAG_NEVER };
 extern int thp_enabled_mode, thp_defrag_mode;
+/* .../use_zero_page: whether read faults map the huge zero page (1, as
+ * Linux's default). */
+extern int thp_use_zero_page;
+
+/* The huge zero page's pfn (~0ul when there is none): a huge PMD that maps
+ * it is read-only, not counted in RSS, never freed, and splits into 4 KiB
+ * zero-page entries (Linux's is_huge_zero_pmd). */
+extern unsigned long huge_zero_pfn;
+static inline bool is_huge_zero_pmd(pmd_t pmd) { return pmd_pfn(pmd) == READ_ONCE(huge_zero_pfn); }
 
 /* /proc/vmstat's THP events. */
-enum thp_event { THP_FAULT_ALLOC, THP_FAULT_FALLBACK, THP_SPLIT_PMD, NR_THP_EVENTS };
+enum thp_event { THP_FAULT_ALLOC, THP_FAULT_FALLBACK, THP_SPLIT_PMD, THP_ZERO_PAGE_ALLOC,
+		 THP_ZERO_PAGE_ALLOC_FAILED, NR_THP_EVENTS };
 unsigned long thp_event_count(enum thp_event e);
 /* Huge PMDs mapped now, system-wide (AnonHugePages, nr_anon_transparent_hugepages). */
 unsigned long nr_anon_thps(void);
@@ -62,6 +74,9 @@ unsigned long nr_anon_thps(void);
 /* Linux's thp_vma_allowable_order for the PMD order: may the aligned 2 MiB
  * at haddr of vma be a huge PMD? */
 bool thp_vma_allowable(struct vm_area_struct *vma, unsigned long haddr);
+/* smaps' THPeligible (Linux's thp_vma_allowable_order outside a fault):
+ * the modes allow it and the VMA holds at least one aligned 2 MiB. */
+bool thp_vma_eligible(struct vm_area_struct *vma);
 /* Linux's do_huge_pmd_anonymous_page, for a none PMD: 0 (mapped, or
  * another thread mapped something first), VM_FAULT_OOM, or
  * VM_FAULT_FALLBACK. */
@@ -103,6 +118,8 @@ long thp_enabled_write(const struct proc_node *node, const char *buf, size_t len
 void thp_defrag_show(struct seq_buf *m, const struct proc_node *node);
 long thp_defrag_write(const struct proc_node *node, const char *buf, size_t len);
 void thp_hpage_pmd_size_show(struct seq_buf *m, const struct proc_node *node);
+void thp_use_zero_page_show(struct seq_buf *m, const struct proc_node *node);
+long thp_use_zero_page_write(const struct proc_node *node, const char *buf, size_t len);
 void thp_vmstat_show(struct seq_buf *m);
 
 #endif

@@ -20,6 +20,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/string.h"
 #include "kernel/syscall.h"
+#include "mm/huge_memory.h"
 #include "mm/gup.h"
 #include "mm/memory.h"
 #include "mm/migrate.h"
@@ -472,6 +473,8 @@ static int strict_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 static int strict_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
 {
 	struct strict_walk *s = walk->private;
+	if (is_huge_zero_pmd(pmd))
+		return 0;
 	if (!node_isset(page_to_nid(pfn_to_page(pmd_pfn(pmd))), *s->nodes))
 		s->misplaced += (next - addr) >> PAGE_SHIFT;
 	return 0;
@@ -540,6 +543,8 @@ static int collect_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, s
 {
 	(void)next;
 	struct collect_walk *c = walk->private;
+	if (is_huge_zero_pmd(pmd))
+		return 0;
 	int nid = page_to_nid(pfn_to_page(pmd_pfn(pmd)));
 	if (c->only_node != NUMA_NO_NODE ? nid != c->only_node : node_isset(nid, *c->nodes))
 		return 0;

@@ -44,7 +44,9 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
 		spinlock_t *ptl = pmd_lockptr(mm, pmd);
 		spin_lock(ptl);
 		pmd_t val = pmdp_get(pmd);
-		int ret = pmd_trans_huge(val) ? page_to_nid(pfn_to_page(pmd_pfn(val))) : -EAGAIN;
+		int ret = !pmd_trans_huge(val) ? -EAGAIN
+			  : is_huge_zero_pmd(val) ? -EFAULT /* as the zero page: not reported */
+						  : page_to_nid(pfn_to_page(pmd_pfn(val)));
 		spin_unlock(ptl);
 		if (ret != -EAGAIN)
 			return ret;
@@ -139,6 +141,10 @@ static int migrate_huge_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned lon
 		goto fail;
 	}
 	struct page *old = pfn_to_page(pmd_pfn(orig));
+	if (is_huge_zero_pmd(orig)) {
+		ret = -EFAULT;
+		goto fail;
+	}
 	if (page_to_nid(old) == target) {
 		ret = target;
 		goto fail;
@@ -171,6 +177,8 @@ int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_allo
 	*split = false;
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	if (pmd && pmd_trans_huge(pmdp_get(pmd))) {
+		if (is_huge_zero_pmd(pmdp_get(pmd)))
+			return -EFAULT; /* the huge zero page does not move */
 		struct page *new = alloc(vma, addr & PMD_MASK, HPAGE_PMD_ORDER, arg);
 		if (new) {
 			int r = migrate_huge_pmd(vma, pmd, addr & PMD_MASK, new);

@@ -61,6 +61,8 @@ void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 	if (pmd_none(old))
 		return;
 	tlb_flush_range_add(tlb, haddr, PMD_SIZE);
+	if (is_huge_zero_pmd(old))
+		return; /* not counted, never freed */
 	unsigned long pfn = pmd_pfn(old);
 	struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
 	/* Only an order-9 allocation can be handed back as one; anything else

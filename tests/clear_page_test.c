@@ -41,7 +41,10 @@ static unsigned long nonzero_words(const void *p, unsigned long bytes)
 
 static void every_method_clears_every_byte(struct kunit *test)
 {
-	static const unsigned long targets[] = { 0, 1, 255, 510, 511 };
+	/* The order of the stores is the host test's (tests/host/
+	 * clear_page_test.c); here, that the bytes are zero on this CPU: one
+	 * faulting subpage in the middle per method (2 MiB each under TCG). */
+	static const unsigned long targets[] = { 300 };
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	struct page *page = dirty_huge_page(test);

@@ -29,6 +29,7 @@
 #include "kernel/string.h"
 #include "kernel/time.h"
 #include "kernel/unistd.h"
+#include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
@@ -1162,6 +1163,160 @@ static void migration_beside_faults_and_zaps_on_every_cpu(struct kunit *test)
 	space_destroy(test, &s);
 }
 
+
+/* THP (mm/huge_memory.c) on every CPU: workers write and read back their
+ * own word of random pages of four MADV_HUGEPAGE 2 MiB ranges (so THP
+ * faults race to install the same PMD), give back a whole range (the huge
+ * PMD goes as one) or a part of one (split, then zapped), change the
+ * protection of a part (split; RW and RWX, so writes stay allowed), and
+ * worker 0 moves pages and THPs to other nodes. A word read is the
+ * worker's, 0 or torn by a zap (is_v_or_torn). After each batch the page
+ * tables must add up: RSS = 512 per huge PMD + the 4 KiB pages mapped,
+ * nr_ptes = the PTE tables + one deposit per huge PMD, the refcounts
+ * right (refcount mode), AnonHugePages = the huge PMDs; at the end every
+ * page, table and deposit is back. */
+#define THP_RANGES 4
+struct thp_job {
+	struct mm_struct *mm;
+	unsigned batch;
+	unsigned long moved, splits_seen;
+};
+
+static int thp_race_fn(struct worker *w)
+{
+	struct thp_job *j = w->crew->ctx;
+	u64 seed = 0x7f4a7c159e3779b9ull * (w->id + 1) + j->batch * 0x1000193ull;
+	nodemask_t memory = NODE_MASK_NONE;
+	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
+		if (node_has_memory((int)nid))
+			node_set((int)nid, memory);
+	unsigned nodes = nodes_weight(memory);
+	int bad = 0;
+	/* About 800 rounds in all: a THP fault clears 2 MiB, a THP move
+	 * copies 2 MiB, each slow under TCG. */
+	unsigned rounds = 800 / w->crew->n > 60 ? 800 / w->crew->n : 60;
+	kthread_use_mm(j->mm);
+	for (unsigned r = 0; r < rounds; r++) {
+		u64 x = xorshift(&seed);
+		unsigned long t = x % THP_RANGES, p = (x >> 8) % 512;
+		unsigned long range = BASE + t * PMD_SIZE, addr = range + p * PAGE_SIZE;
+		unsigned what = (unsigned)((x >> 40) % 16);
+		if (w->id == 0 && nodes >= 2 && what < 4) {
+			unsigned k = (unsigned)((x >> 20) % nodes);
+			int nid;
+			for_each_node_mask(nid, memory)
+				if (!k--)
+					break;
+			mmap_read_lock(j->mm);
+			struct vm_area_struct *vma = find_vma(j->mm, addr);
+			int ret = vma ? migrate_anon_page_to_node(vma, addr, nid) : -EFAULT;
+			mmap_read_unlock(j->mm);
+			if (ret == nid)
+				j->moved++;
+			else if (ret != -EBUSY && ret != -ENOENT && ret != -EFAULT && ret != -ENOMEM) {
+				pr_err("THP stress: moving page %#lx to node %d gave %d\n", addr, nid, ret);
+				bad++;
+			}
+		} else if (what == 4 || what == 7) {
+			if (do_madvise(j->mm, range, PMD_SIZE, MADV_DONTNEED)) {
+				pr_err("THP stress: MADV_DONTNEED of range %lu failed\n", t);
+				bad++;
+			}
+		} else if (what == 5) {
+			unsigned long first = range + (p & ~7ul) * PAGE_SIZE;
+			if (do_madvise(j->mm, first, 8 * PAGE_SIZE, MADV_DONTNEED)) {
+				pr_err("THP stress: MADV_DONTNEED at %#lx failed\n", first);
+				bad++;
+			}
+		} else if (what == 6) {
+			unsigned long first = range + (p & ~3ul) * PAGE_SIZE;
+			int err = do_mprotect(j->mm, first, 4 * PAGE_SIZE, (x >> 60) & 1 ? RW | PROT_EXEC : RW);
+			if (err) {
+				pr_err("THP stress: mprotect at %#lx gave %d\n", first, err);
+				bad++;
+			}
+		} else {
+			/* Mostly written first (a THP fault on a none PMD); now
+			 * and then read first (the 4 KiB zero page, then a PTE
+			 * table where no THP can go until the range is zapped). */
+			void *a = (void *)(addr + w->id * 8);
+			u64 v = word_of(p + t * 512, w->id), before = 0, got = 1;
+			bool read_first = (x >> 56) % 32 == 0;
+			if ((read_first && copy_from_user(&before, a, 8)) || copy_to_user(a, &v, 8) ||
+			    copy_from_user(&got, a, 8)) {
+				pr_err("THP stress: worker %u: a user copy at %#lx failed\n", w->id, addr);
+				bad++;
+			} else if (!is_v_or_torn(before, v) || !is_v_or_torn(got, v)) {
+				pr_err("THP stress: worker %u at %#lx: read %#llx before writing %#llx, %#llx after\n",
+				       w->id, addr, (unsigned long long)before, (unsigned long long)v,
+				       (unsigned long long)got);
+				bad++;
+			}
+		}
+		inc(&w->crew->progress);
+		if (r % 16 == 0)
+			cond_resched();
+	}
+	kthread_unuse_mm(j->mm);
+	return bad;
+}
+
+static void thp_faults_splits_and_zaps_on_every_cpu(struct kunit *test)
+{
+	static struct smp_space s;
+	static struct crew c;
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	int saved_enabled = thp_enabled_mode;
+	thp_enabled_mode = THP_ENABLED_MADVISE;
+	space_init(test, &s, THP_RANGES * PMD_SIZE);
+	KUNIT_ASSERT_EQ(test, do_madvise(s.mm, BASE, THP_RANGES * PMD_SIZE, MADV_HUGEPAGE), 0);
+	unsigned long thps_before = nr_anon_thps(), allocs = thp_event_count(THP_FAULT_ALLOC);
+	unsigned long splits = thp_event_count(THP_SPLIT_PMD);
+	unsigned long moved = 0, verify_errors = 0, rss_errors = 0, table_errors = 0, thp_errors = 0;
+	for (unsigned b = 0; b < 3; b++) {
+		struct thp_job j = { s.mm, b, 0, 0 };
+		crew_start(test, &c, thp_race_fn, &j);
+		KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+		moved += j.moved;
+		verify_errors += pte_ref_verify(s.mm);
+		unsigned long huge = 0, tables = 0, mapped = 0;
+		for (unsigned long t = 0; t < THP_RANGES; t++) {
+			pmd_t *pmd = mm_find_pmd(s.mm, BASE + t * PMD_SIZE);
+			pmd_t val = pmd ? pmdp_get(pmd) : __pmd(0);
+			if (pmd_none(val))
+				continue;
+			if (pmd_trans_huge(val)) {
+				huge++;
+				continue;
+			}
+			tables++;
+			for (unsigned long p = 0; p < 512; p++) {
+				pte_t e = pte_at(s.mm, BASE + t * PMD_SIZE + p * PAGE_SIZE);
+				if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
+					mapped++;
+			}
+		}
+		rss_errors += get_mm_rss(s.mm) != huge * HPAGE_PMD_NR + mapped;
+		table_errors += (unsigned long)s.mm->nr_ptes != tables + huge;
+		thp_errors += nr_anon_thps() - thps_before != huge;
+		if (get_mm_rss(s.mm) != huge * HPAGE_PMD_NR + mapped || (unsigned long)s.mm->nr_ptes != tables + huge)
+			kunit_info(test, "batch %u: %lu huge PMDs, %lu PTE tables with %lu pages; RSS %lu, nr_ptes %ld",
+				   b, huge, tables, mapped, get_mm_rss(s.mm), s.mm->nr_ptes);
+	}
+	kunit_info(test, "%lu THP faults, %lu splits, %lu moves", thp_event_count(THP_FAULT_ALLOC) - allocs,
+		   thp_event_count(THP_SPLIT_PMD) - splits, moved);
+	KUNIT_EXPECT_GT(test, thp_event_count(THP_FAULT_ALLOC), allocs);
+	KUNIT_EXPECT_GT(test, thp_event_count(THP_SPLIT_PMD), splits);
+	KUNIT_EXPECT_EQ(test, verify_errors, 0);
+	KUNIT_EXPECT_EQ(test, rss_errors, 0);
+	KUNIT_EXPECT_EQ(test, table_errors, 0);
+	KUNIT_EXPECT_EQ(test, thp_errors, 0);
+	space_destroy(test, &s);
+	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps_before);
+	thp_enabled_mode = saved_enabled;
+}
+
 static struct kunit_case mm_smp_cases[] = {
 	KUNIT_CASE(rwsem_trylock_semantics),
 	KUNIT_CASE(rwsem_misuse_is_reported_and_survived),
@@ -1176,6 +1331,7 @@ static struct kunit_case mm_smp_cases[] = {
 	KUNIT_CASE(tlb_flush_reaches_every_cpu_running_the_mm),
 	KUNIT_CASE(refcounted_tables_survive_faults_and_zaps_on_every_cpu),
 	KUNIT_CASE(migration_beside_faults_and_zaps_on_every_cpu),
+	KUNIT_CASE(thp_faults_splits_and_zaps_on_every_cpu),
 	{}
 };
 

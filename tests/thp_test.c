@@ -5,7 +5,8 @@
  * keep 4 KiB pages; no free 2 MiB block falls back (thp_fault_fallback);
  * a part unmapped, protected or moved splits it and keeps every other
  * byte; a populate as large as the clearing threshold clears uncached (the
- * bulk hint), a lone fault does not; exit gives everything back. Every
+ * bulk hint), a lone fault does not; a read maps the huge zero page;
+ * exit gives everything back. Every
  * case checks that free pages and slab objects come back. */
 #include "tests/kunit.h"
 #include "arch/x86_64/uaccess.h"
@@ -19,6 +20,8 @@
 #include "mm/fail_page_alloc.h"
 #include "mm/huge_memory.h"
 #include "mm/memory.h"
+#include "mm/migrate.h"
+#include "mm/mmap_lock.h"
 #include "mm/mmap.h"
 #include "mm/mmu_context.h"
 #include "mm/page.h"
@@ -126,11 +129,11 @@ static void write_fault_maps_a_cleared_huge_page(struct kunit *test)
 	space_init(test, &s, 2 * PMD_SIZE, true);
 	unsigned long allocs = thp_event_count(THP_FAULT_ALLOC), thps = nr_anon_thps();
 	unsigned long extents = clear_extents();
-	/* A read first: the 4 KiB zero page (no huge zero page yet). */
+	/* A read first: the huge zero page, when the boot could get one. */
 	u64 v = 1;
 	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(BASE + PMD_SIZE)), 0);
 	KUNIT_EXPECT_EQ(test, v, 0ull);
-	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(s.mm, BASE + PMD_SIZE)));
+	KUNIT_EXPECT_EQ(test, pmd_trans_huge(pmd_at(s.mm, BASE + PMD_SIZE)), huge_zero_pfn != ~0ul);
 	/* A write in the middle of the first 2 MiB. */
 	KUNIT_ASSERT_EQ(test, touch(BASE + 300 * PAGE_SIZE, 42), 0);
 	pmd_t pmd = pmd_at(s.mm, BASE);
@@ -140,13 +143,19 @@ static void write_fault_maps_a_cleared_huge_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps + 1);
 	KUNIT_EXPECT_EQ(test, clear_extents(), extents + 1);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), HPAGE_PMD_NR + 0);
-	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2); /* the deposit, and the table of the read */
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 2); /* the deposit, and the read's deposit or table */
 	KUNIT_EXPECT_EQ(test, clear_page_pending_count(), 0ul);
 	/* Every byte zero but the one word written. */
 	KUNIT_EXPECT_EQ(test, touch(BASE + 300 * PAGE_SIZE, 0), 0);
 	KUNIT_EXPECT_EQ(test, nonzero_pages(BASE, HPAGE_PMD_NR), 0ul);
-	/* The page is where the (default, local) policy puts it. */
-	KUNIT_EXPECT_EQ(test, page_to_nid(pfn_to_page(pmd_pfn(pmd))), numa_node_id());
+	/* The page is where the default (local) policy puts a page: this
+	 * CPU's node, or the nearest with memory when it has none (what an
+	 * order-0 allocation here gets). */
+	struct page *probe = alloc_pages(GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, probe);
+	int local = page_to_nid(probe);
+	__free_page(probe);
+	KUNIT_EXPECT_EQ(test, page_to_nid(pfn_to_page(pmd_pfn(pmd))), local);
 	space_destroy(test, &s);
 	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps);
 }
@@ -270,7 +279,7 @@ static void whole_huge_pmd_goes_as_one(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, tables - (long)PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0ul);
 	/* And a write brings it back huge, zeroed (a read first would map
-	 * the 4 KiB zero page: there is no huge zero page yet). */
+	 * the huge zero page, and a write after it gets 4 KiB pages). */
 	KUNIT_ASSERT_EQ(test, touch(BASE + 8, 2), 0);
 	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmd_at(s.mm, BASE)));
 	KUNIT_EXPECT_EQ(test, mismatches(BASE, 1, 0), 0ul);
@@ -314,6 +323,57 @@ static void populate_gives_the_bulk_hint(struct kunit *test)
 	clear_page_set_threshold(saved_set ? saved_threshold : 0);
 }
 
+/* A read fault maps the huge zero page read-only: no RSS, a deposit; a
+ * write there splits it into 4 KiB zero-page entries and gets one 4 KiB
+ * page; mprotect never makes it writable; it does not move; with
+ * use_zero_page 0 a read maps the 4 KiB zero page. */
+static void read_fault_maps_the_huge_zero_page(struct kunit *test)
+{
+	if (huge_zero_pfn == ~0ul)
+		kunit_skip(test, "the boot found no 2 MiB block for the huge zero page");
+	struct space s;
+	space_init(test, &s, 3 * PMD_SIZE, true);
+	unsigned long thps = nr_anon_thps(), splits = thp_event_count(THP_SPLIT_PMD);
+	KUNIT_EXPECT_EQ(test, mismatches(BASE + 7 * PAGE_SIZE, 1, 0), 0ul);
+	pmd_t pmd = pmd_at(s.mm, BASE);
+	KUNIT_ASSERT_TRUE(test, pmd_trans_huge(pmd));
+	KUNIT_EXPECT_EQ(test, pmd_pfn(pmd), huge_zero_pfn);
+	KUNIT_EXPECT_FALSE(test, pmd_write(pmd));
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0ul);
+	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps);
+	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
+	KUNIT_EXPECT_EQ(test, nonzero_pages(BASE, HPAGE_PMD_NR), 0ul);
+	/* mprotect of all of it keeps it read-only. */
+	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, BASE, PMD_SIZE, PROT_READ), 0);
+	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, BASE, PMD_SIZE, RW), 0);
+	KUNIT_EXPECT_FALSE(test, pmd_write(pmd_at(s.mm, BASE)));
+	/* It does not move. */
+	mmap_read_lock(s.mm);
+	KUNIT_EXPECT_EQ(test, migrate_anon_page_to_node(find_vma(s.mm, BASE), BASE, 0), -EFAULT);
+	mmap_read_unlock(s.mm);
+	/* A write: split, one page of its own, the rest still zero. */
+	KUNIT_EXPECT_EQ(test, touch(BASE + 9 * PAGE_SIZE, 9), 0);
+	pmd = pmd_at(s.mm, BASE);
+	KUNIT_EXPECT_FALSE(test, pmd_none(pmd) || pmd_trans_huge(pmd));
+	KUNIT_EXPECT_EQ(test, thp_event_count(THP_SPLIT_PMD), splits + 1);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 1ul);
+	KUNIT_EXPECT_EQ(test, mismatches(BASE + 9 * PAGE_SIZE, 1, 9), 0ul);
+	KUNIT_EXPECT_EQ(test, mismatches(BASE + 10 * PAGE_SIZE, 1, 0), 0ul);
+	if (pte_ref_enabled())
+		KUNIT_EXPECT_EQ(test, pte_ref_count(mm_find_pmd(s.mm, BASE)), (int)HPAGE_PMD_NR);
+	/* use_zero_page off: a read maps the 4 KiB zero page. */
+	KUNIT_EXPECT_EQ(test, thp_use_zero_page_write(NULL, "0\n", 2), 2l);
+	KUNIT_EXPECT_EQ(test, mismatches(BASE + PMD_SIZE, 1, 0), 0ul);
+	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(s.mm, BASE + PMD_SIZE)));
+	KUNIT_EXPECT_EQ(test, thp_use_zero_page_write(NULL, "2", 1), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, thp_use_zero_page_write(NULL, "1", 1), 1l);
+	/* A huge zero PMD given back whole: nothing freed but its deposit. */
+	KUNIT_EXPECT_EQ(test, mismatches(BASE + 2 * PMD_SIZE, 1, 0), 0ul);
+	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmd_at(s.mm, BASE + 2 * PMD_SIZE)));
+	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, BASE + 2 * PMD_SIZE, PMD_SIZE), 0);
+	space_destroy(test, &s);
+}
+
 /* The sysfs files: Linux's format, Linux's words. */
 static void sysfs_modes(struct kunit *test)
 {
@@ -347,6 +407,7 @@ static struct kunit_case thp_cases[] = {
 	KUNIT_CASE(parts_split_and_keep_the_rest),
 	KUNIT_CASE(whole_huge_pmd_goes_as_one),
 	KUNIT_CASE(populate_gives_the_bulk_hint),
+	KUNIT_CASE(read_fault_maps_the_huge_zero_page),
 	KUNIT_CASE(sysfs_modes),
 	{},
 };

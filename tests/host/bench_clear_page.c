@@ -247,25 +247,35 @@ static void pollution(void)
 	free(buf);
 }
 
+/* The threshold this CPU wants: the smallest S from which uncached is at
+ * least as fast as cached at every larger S measured (one lucky size, or
+ * one where cached had a bad run, does not make a threshold). */
 static void crossover(enum bm uncached)
 {
 	report("\n== crossover: the same S bytes cleared repeatedly (>= 1 GiB in all), GB/s median; erms (one call) "
 	       "against %s (one call + SFENCE)\n", bm_names[uncached]);
-	unsigned long found = 0;
-	for (unsigned long s = 256 * 1024; s <= 512 * MIB && s <= clear_bytes; s *= 2) {
+	enum { MAX_SIZES = 16 };
+	unsigned long sizes[MAX_SIZES];
+	double c[MAX_SIZES], u[MAX_SIZES];
+	int n = 0;
+	for (unsigned long s = 256 * 1024; s <= 512 * MIB && s <= clear_bytes && n < MAX_SIZES; s *= 2, n++) {
 		unsigned long total = s < GIB ? GIB : s;
-		struct stat3 c = gbps(BM_ERMS, s, total, true, true);
-		struct stat3 u = gbps(uncached, s, total, true, true);
-		report("  S = %7lu KiB   erms %6.1f   %-6s %6.1f%s\n", s >> 10, c.med, bm_names[uncached], u.med,
-		       !found && u.med >= c.med ? "   <- uncached first as fast" : "");
-		if (!found && u.med >= c.med)
-			found = s;
+		sizes[n] = s;
+		c[n] = gbps(BM_ERMS, s, total, true, true).med;
+		u[n] = gbps(uncached, s, total, true, true).med;
 	}
-	if (found)
-		report("  suggested: clear_huge_page_threshold_kb=%lu (this CPU; auto's is %llu)\n", found >> 10,
+	int from = n;
+	while (from > 0 && u[from - 1] >= c[from - 1])
+		from--;
+	for (int i = 0; i < n; i++)
+		report("  S = %7lu KiB   erms %6.1f   %-6s %6.1f%s\n", sizes[i] >> 10, c[i], bm_names[uncached], u[i],
+		       i == from ? "   <- uncached as fast from here on" : "");
+	if (from < n)
+		report("  suggested: clear_huge_page_threshold_kb=%lu (this CPU; auto's is %llu)\n", sizes[from] >> 10,
 		       (unsigned long long)(clear_page_uncached_threshold() >> 10));
 	else
-		report("  uncached never caught up here: keep a threshold above %lu MiB\n", clear_bytes / MIB);
+		report("  uncached never stayed ahead here: a threshold above %lu MiB (or clear_page=extent)\n",
+		       sizes[n - 1] >> 20);
 }
 
 /* The policy itself (mm/clear_page.c, with the real routines) over the
