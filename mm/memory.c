@@ -284,11 +284,18 @@ int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned
 	if (end - start >= clear_page_uncached_threshold())
 		flags |= FAULT_FLAG_UNCACHED;
 	for (unsigned long a = start & PAGE_MASK; a < end; a += PAGE_SIZE) {
-		if (populated(vma->vm_mm, a, write))
-			continue;
 		if (!(vma->vm_flags & VM_ACCESS_FLAGS))
 			continue; /* PROT_NONE: nothing to fault in */
-		vm_fault_t ret = handle_mm_fault(vma, a, flags);
+		/* A fault may end without mapping the page: another thread
+		 * mapped something first, or a huge PMD was split for a write
+		 * (the huge zero page): fault again, as Linux's __get_user_pages
+		 * loops until the page is there. */
+		vm_fault_t ret = 0;
+		for (unsigned tries = 0; tries < 4 && !populated(vma->vm_mm, a, write); tries++) {
+			ret = handle_mm_fault(vma, a, flags);
+			if (ret & VM_FAULT_ERROR)
+				break;
+		}
 		/* Linux's vm_fault_to_errno: only a fault that found memory
 		 * short is -ENOMEM; one the page tables refused (the huge-PMD
 		 * rule's SIGBUS) is -EFAULT, as get_user_pages says. */

@@ -332,7 +332,7 @@ static void read_fault_maps_the_huge_zero_page(struct kunit *test)
 	if (huge_zero_pfn == ~0ul)
 		kunit_skip(test, "the boot found no 2 MiB block for the huge zero page");
 	struct space s;
-	space_init(test, &s, 3 * PMD_SIZE, true);
+	space_init(test, &s, 4 * PMD_SIZE, true);
 	unsigned long thps = nr_anon_thps(), splits = thp_event_count(THP_SPLIT_PMD);
 	KUNIT_EXPECT_EQ(test, mismatches(BASE + 7 * PAGE_SIZE, 1, 0), 0ul);
 	pmd_t pmd = pmd_at(s.mm, BASE);
@@ -367,10 +367,19 @@ static void read_fault_maps_the_huge_zero_page(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(s.mm, BASE + PMD_SIZE)));
 	KUNIT_EXPECT_EQ(test, thp_use_zero_page_write(NULL, "2", 1), (long)-EINVAL);
 	KUNIT_EXPECT_EQ(test, thp_use_zero_page_write(NULL, "1", 1), 1l);
-	/* A huge zero PMD given back whole: nothing freed but its deposit. */
+	/* MADV_POPULATE_WRITE over the huge zero page: split on the first
+	 * page's write, then every page written in. */
 	KUNIT_EXPECT_EQ(test, mismatches(BASE + 2 * PMD_SIZE, 1, 0), 0ul);
 	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmd_at(s.mm, BASE + 2 * PMD_SIZE)));
-	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, BASE + 2 * PMD_SIZE, PMD_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + 2 * PMD_SIZE, 4 * PAGE_SIZE, MADV_POPULATE_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 5ul);
+	/* A huge zero PMD given back whole: nothing freed but its deposit. */
+	KUNIT_EXPECT_EQ(test, mismatches(BASE + 3 * PMD_SIZE, 1, 0), 0ul);
+	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmd_at(s.mm, BASE + 3 * PMD_SIZE)));
+	long tables = s.mm->pgtables_bytes;
+	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, BASE + 3 * PMD_SIZE, PMD_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, tables - (long)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 5ul);
 	space_destroy(test, &s);
 }
 
