@@ -374,6 +374,13 @@ static long one_call(const struct call *c, long *nr_out)
 		if (a[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 			a[0] = gen_range_addr();
 			a[1] = gen_range_len(a[0]);
+			/* Never MAP_HUGETLB with MAP_FIXED: Linux rounds the
+			 * length up to the huge page (2 MiB, more than the
+			 * whole sandbox) and replaces, or on failure (no huge
+			 * pages: ENOMEM) just unmaps, what lies past the
+			 * sandbox: its guard page, vvar and the vDSO. */
+			if (a[3] & MAP_FIXED)
+				a[3] &= ~(uint64_t)MAP_HUGETLB;
 		} else if (a[1] > 16 * PAGE_4K && a[1] < (1ull << 46)) {
 			a[1] = (pick(16) + 1) * PAGE_4K; /* no hundreds of MiB populated */
 		}
