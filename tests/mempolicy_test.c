@@ -10,9 +10,12 @@
  * tables and slab objects. */
 #include "tests/kunit.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/printk.h"
+#include "kernel/process.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
 #include "kernel/string.h"
+#include "kernel/smp.h"
 #include "kernel/unistd.h"
 #include "mm/memory.h"
 #include "mm/mempolicy.h"
@@ -211,10 +214,70 @@ static void memoryless_home_node_starts_at_its_nearest(struct kunit *test)
 	kunit_expect_resources_back(test, &before);
 }
 
+/* A user process whose whole MPOL_BIND mask is full is killed ("out of
+ * memory", one console line) and never given a page outside its mask; the
+ * kernel carries on and gets everything back. The node is filled by the
+ * test (a hog), the process is started on this CPU, whose node has memory
+ * for its image, and binds itself to the full node (tests/user/aux/
+ * bind_touch.c), printing the node of each MiB it gets: with 4 MiB left
+ * on the node, the first MiB must be there, and the rest never elsewhere. */
+static void user_process_with_its_bind_mask_full_is_killed(struct kunit *test)
+{
+	if (!find_user_program("bind_touch", NULL))
+		kunit_skip(test, "the ISO has no bind_touch module");
+	int here = numa_node_id(), full = -1;
+	if (!node_has_memory(here))
+		kunit_skip(test, "this CPU's node %d has no memory for the program", here);
+	for (unsigned nid = 0; nid < num_online_nodes() && full < 0; nid++)
+		if ((int)nid != here && node_has_memory((int)nid))
+			full = (int)nid;
+	if (full < 0)
+		kunit_skip(test, "no second node with memory");
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	struct hog h;
+	hog_fill(&h, full);
+	/* 4 MiB back, so the process gets some pages on the node before it
+	 * runs out, and shows where they were. */
+	for (int i = 0; i < 1024 && !list_empty(&h.pages); i++) {
+		struct page *p = list_first_entry(&h.pages, struct page, lru);
+		list_del(&p->lru);
+		__free_page(p);
+		h.n--;
+	}
+	char node_arg[8];
+	snprintf(node_arg, sizeof(node_arg), "%d", full);
+	const char *const argv[] = { "bind_touch", node_arg, "64", NULL };
+	static char captured[8192];
+	struct printk_capture cap;
+	struct process_result res;
+	int err = 0;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	bool ran = process_run("bind_touch", argv, smp_processor_id(), &res, &err);
+	printk_capture_end(&cap);
+	unsigned long held = h.n;
+	hog_release(&h);
+	kunit_info(test, "node %d filled (%lu pages held); the process: %s", full, held,
+		   ran ? (res.killed ? res.reason : res.last_line) : "did not start");
+	KUNIT_ASSERT_TRUE(test, ran);
+	KUNIT_EXPECT_TRUE(test, res.killed);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(res.reason, "out of memory"));
+	char first[48];
+	snprintf(first, sizeof(first), "bind_touch: MiB 0 on node %d\n", full);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(captured, first));
+	KUNIT_EXPECT_NULL(test, strstr(captured, "LEFT THE MASK"));
+	KUNIT_EXPECT_NULL(test, strstr(captured, "survived"));
+	const char *line = strstr(captured, "mmlab: process ");
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(line, "(bind_touch) killed: out of memory"));
+	kunit_expect_resources_back(test, &before);
+}
+
 static struct kunit_case mempolicy_cases[] = {
 	KUNIT_CASE(preferred_many_full_home_falls_back_by_distance),
 	KUNIT_CASE(bind_with_full_mask_fails_the_fault),
 	KUNIT_CASE(memoryless_home_node_starts_at_its_nearest),
+	KUNIT_CASE(user_process_with_its_bind_mask_full_is_killed),
 	{},
 };
 

@@ -39,7 +39,7 @@ USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write thread_faul
 	kmem_access_read kmem_access_write kmem_access_exec kmem_access_hlt kmem_access_cr3
 USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full pte_multi_fault mempolicy_fault
 USER_DEMO_NAMES := mm_tour
-USER_AUX_NAMES := exit_with spin thread_group gs_spin
+USER_AUX_NAMES := exit_with spin thread_group gs_spin bind_touch
 
 # The glibc builds: a name listed here (a program of any kind above) gets a
 # program of its own, of the same kind, from the same source: glibc's
