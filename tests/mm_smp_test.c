@@ -1062,15 +1062,69 @@ static bool is_v_or_torn(u64 x, u64 v)
 	return true;
 }
 
-static int migrate_race_fn(struct worker *w)
+/* The nodes with memory, and how many. */
+static nodemask_t nodes_with_memory(unsigned *n)
 {
-	struct migrate_job *j = w->crew->ctx;
-	u64 seed = 0x2545f4914f6cdd1dull * (w->id + 1) + j->batch;
 	nodemask_t memory = NODE_MASK_NONE;
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
 		if (node_has_memory((int)nid))
 			node_set((int)nid, memory);
-	unsigned nodes = nodes_weight(memory);
+	*n = nodes_weight(memory);
+	return memory;
+}
+
+/* Moves what is mapped at addr (a page, or a THP whole) to the k-th node
+ * with memory, k taken from x, under the read lock. Moved (counted), busy
+ * (a get_user_pages reference or a race: counted), or nothing there, the
+ * zero page or no memory on the node are all fine; anything else is
+ * reported and returns true. */
+static bool move_to_some_node(struct mm_struct *mm, unsigned long addr, const nodemask_t *memory, unsigned nodes,
+			      u64 x, unsigned long *moved, unsigned long *busy, const char *who)
+{
+	unsigned k = (unsigned)((x >> 20) % nodes);
+	int nid;
+	for_each_node_mask(nid, *memory)
+		if (!k--)
+			break;
+	mmap_read_lock(mm);
+	struct vm_area_struct *vma = find_vma(mm, addr);
+	int ret = vma ? migrate_anon_page_to_node(vma, addr, nid) : -EFAULT;
+	mmap_read_unlock(mm);
+	if (ret == nid)
+		(*moved)++;
+	else if (ret == -EBUSY)
+		(*busy)++;
+	else if (ret != -ENOENT && ret != -EFAULT && ret != -ENOMEM) {
+		pr_err("%s: moving %#lx to node %d gave %d\n", who, addr, nid, ret);
+		return true;
+	}
+	return false;
+}
+
+/* Writes v at a (reading what is there first when read_first) and reads
+ * it back: true, reported, if a copy failed or a word read is neither v,
+ * 0 nor v torn by a zap. */
+static bool write_and_check(void *a, u64 v, bool read_first, const char *who, unsigned id)
+{
+	u64 before = 0, got = 1;
+	if ((read_first && copy_from_user(&before, a, 8)) || copy_to_user(a, &v, 8) || copy_from_user(&got, a, 8)) {
+		pr_err("%s: worker %u: a user copy at %p failed\n", who, id, a);
+		return true;
+	}
+	if (!is_v_or_torn(before, v) || !is_v_or_torn(got, v)) {
+		pr_err("%s: worker %u at %p: read %#llx before writing %#llx, %#llx after\n", who, id, a,
+		       (unsigned long long)before, (unsigned long long)v, (unsigned long long)got);
+		return true;
+	}
+	return false;
+}
+
+static int migrate_race_fn(struct worker *w)
+{
+	struct migrate_job *j = w->crew->ctx;
+	u64 seed = 0x2545f4914f6cdd1dull * (w->id + 1) + j->batch;
+	unsigned nodes;
+	nodemask_t memory = nodes_with_memory(&nodes);
 	int bad = 0;
 	/* About 1,600 rounds in all, whatever the CPU count (eight vCPUs on a
 	 * 2-core host spin long on each other's locks). */
@@ -1080,24 +1134,8 @@ static int migrate_race_fn(struct worker *w)
 		u64 x = xorshift(&seed);
 		unsigned long p = x % MIGRATE_PAGES, addr = BASE + p * PAGE_SIZE;
 		if (w->id == 0) {
-			/* The mover: the k-th node with memory. */
-			unsigned k = (unsigned)((x >> 20) % nodes);
-			int nid;
-			for_each_node_mask(nid, memory)
-				if (!k--)
-					break;
-			mmap_read_lock(j->mm);
-			struct vm_area_struct *vma = find_vma(j->mm, addr);
-			int ret = vma ? migrate_anon_page_to_node(vma, addr, nid) : -EFAULT;
-			mmap_read_unlock(j->mm);
-			if (ret == nid)
-				j->moved++;
-			else if (ret == -EBUSY)
-				j->busy++;
-			else if (ret != -ENOENT && ret != -EFAULT && ret != -ENOMEM) {
-				pr_err("migration stress: moving page %lu to node %d gave %d\n", p, nid, ret);
-				bad++;
-			}
+			/* The mover. */
+			bad += move_to_some_node(j->mm, addr, &memory, nodes, x, &j->moved, &j->busy, "migration stress");
 		} else if ((x >> 40) % 16 == 0) {
 			int err = do_madvise(j->mm, BASE + (p & ~7ul) * PAGE_SIZE, 8 * PAGE_SIZE, MADV_DONTNEED);
 			if (err) {
@@ -1108,17 +1146,8 @@ static int migrate_race_fn(struct worker *w)
 			/* What is there first: this worker's word from before,
 			 * or 0 (never written, or zapped): a page moved with
 			 * its data, or not at all. */
-			void *a = (void *)(addr + w->id * 8);
-			u64 v = word_of(p, w->id), before = 1, got = 1;
-			if (copy_from_user(&before, a, 8) || copy_to_user(a, &v, 8) || copy_from_user(&got, a, 8)) {
-				pr_err("migration stress: worker %u: a user copy at page %lu failed\n", w->id, p);
-				bad++;
-			} else if (!is_v_or_torn(before, v) || !is_v_or_torn(got, v)) {
-				pr_err("migration stress: worker %u, page %lu: read %#llx before writing %#llx, "
-				       "%#llx after\n", w->id, p, (unsigned long long)before, (unsigned long long)v,
-				       (unsigned long long)got);
-				bad++;
-			}
+			bad += write_and_check((void *)(addr + w->id * 8), word_of(p, w->id), true, "migration stress",
+					       w->id);
 		}
 		inc(&w->crew->progress);
 		if (r % 16 == 0)
@@ -1186,11 +1215,8 @@ static int thp_race_fn(struct worker *w)
 {
 	struct thp_job *j = w->crew->ctx;
 	u64 seed = 0x7f4a7c159e3779b9ull * (w->id + 1) + j->batch * 0x1000193ull;
-	nodemask_t memory = NODE_MASK_NONE;
-	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
-		if (node_has_memory((int)nid))
-			node_set((int)nid, memory);
-	unsigned nodes = nodes_weight(memory);
+	unsigned nodes;
+	nodemask_t memory = nodes_with_memory(&nodes);
 	int bad = 0;
 	/* About 800 rounds in all: a THP fault clears 2 MiB, a THP move
 	 * copies 2 MiB, each slow under TCG. */
@@ -1202,21 +1228,8 @@ static int thp_race_fn(struct worker *w)
 		unsigned long range = BASE + t * PMD_SIZE, addr = range + p * PAGE_SIZE;
 		unsigned what = (unsigned)((x >> 40) % 16);
 		if (w->id == 0 && nodes >= 2 && what < 4) {
-			unsigned k = (unsigned)((x >> 20) % nodes);
-			int nid;
-			for_each_node_mask(nid, memory)
-				if (!k--)
-					break;
-			mmap_read_lock(j->mm);
-			struct vm_area_struct *vma = find_vma(j->mm, addr);
-			int ret = vma ? migrate_anon_page_to_node(vma, addr, nid) : -EFAULT;
-			mmap_read_unlock(j->mm);
-			if (ret == nid)
-				j->moved++;
-			else if (ret != -EBUSY && ret != -ENOENT && ret != -EFAULT && ret != -ENOMEM) {
-				pr_err("THP stress: moving page %#lx to node %d gave %d\n", addr, nid, ret);
-				bad++;
-			}
+			unsigned long busy = 0;
+			bad += move_to_some_node(j->mm, addr, &memory, nodes, x, &j->moved, &busy, "THP stress");
 		} else if (what == 4 || what == 7) {
 			if (do_madvise(j->mm, range, PMD_SIZE, MADV_DONTNEED)) {
 				pr_err("THP stress: MADV_DONTNEED of range %lu failed\n", t);
@@ -1237,21 +1250,10 @@ static int thp_race_fn(struct worker *w)
 			}
 		} else {
 			/* Mostly written first (a THP fault on a none PMD); now
-			 * and then read first (the 4 KiB zero page, then a PTE
-			 * table where no THP can go until the range is zapped). */
-			void *a = (void *)(addr + w->id * 8);
-			u64 v = word_of(p + t * 512, w->id), before = 0, got = 1;
-			bool read_first = (x >> 56) % 32 == 0;
-			if ((read_first && copy_from_user(&before, a, 8)) || copy_to_user(a, &v, 8) ||
-			    copy_from_user(&got, a, 8)) {
-				pr_err("THP stress: worker %u: a user copy at %#lx failed\n", w->id, addr);
-				bad++;
-			} else if (!is_v_or_torn(before, v) || !is_v_or_torn(got, v)) {
-				pr_err("THP stress: worker %u at %#lx: read %#llx before writing %#llx, %#llx after\n",
-				       w->id, addr, (unsigned long long)before, (unsigned long long)v,
-				       (unsigned long long)got);
-				bad++;
-			}
+			 * and then read first (the huge zero page, which the
+			 * write then splits). */
+			bad += write_and_check((void *)(addr + w->id * 8), word_of(p + t * 512, w->id),
+					       (x >> 56) % 32 == 0, "THP stress", w->id);
 		}
 		inc(&w->crew->progress);
 		if (r % 16 == 0)
