@@ -6,8 +6,9 @@
  *     pages" (never merged; cover letter in ../shared/seeds/010-*): an
  *     extent at or above clear_page_uncached_threshold (the last-level
  *     cache's size) is cleared with non-temporal stores (MOVNTI, or AMD's
- *     CLZERO), which neither read the lines first nor evict the cache's
- *     useful contents, then fenced once before the PTE that exposes it;
+ *     CLZERO), which do not read the lines first and are meant not to
+ *     evict the cache's useful contents (docs/huge_pages.md measures how
+ *     far that holds), then fenced before the PMD that exposes it;
  *     below the threshold, ordinary stores, the faulting subpage last so
  *     its lines are still cached when the fault returns (Linux's
  *     process_huge_page, 2017);
@@ -30,7 +31,7 @@
  *     is not a pointer, so it cannot be passed to memset or dereferenced;
  *   - clear_huge_page() returns a struct incoherent_page, not the struct
  *     page *, and the only way back to a struct page * (which is what
- *     mk_huge_pmd and set_pmd_at take) is clear_page_uncached_make_coherent(),
+ *     map_anon_folio_pmd takes) is clear_page_uncached_make_coherent(),
  *     which fences when the clear was uncached.
  * With CONFIG_DEBUG_VM, set_pte_at()/set_pmd_at() also check at run time
  * that this CPU has no uncached clear left unfenced (clear_page_pending). */
@@ -48,8 +49,8 @@ enum clear_page_method {
 	CLEAR_PAGE_ORIG,   /* cached, 8-byte MOVs, page by page, target last */
 	CLEAR_PAGE_REP,    /* cached, REP STOSQ, page by page, target last */
 	CLEAR_PAGE_ERMS,   /* cached, REP STOSB, page by page, target last */
-	CLEAR_PAGE_MOVNT,  /* uncached, MOVNTI over the extent, one fence */
-	CLEAR_PAGE_CLZERO, /* uncached, CLZERO over the extent, one fence */
+	CLEAR_PAGE_MOVNT,  /* uncached, MOVNTI over the extent, fenced per 32 MiB */
+	CLEAR_PAGE_CLZERO, /* uncached, CLZERO over the extent, fenced per 32 MiB */
 	CLEAR_PAGE_EXTENT, /* the 2026 method: REP STOSB over the extent */
 	NR_CLEAR_PAGE_METHODS
 };

@@ -35,7 +35,7 @@
 
 /* --- zap -------------------------------------------------------------------- */
 
-void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
+bool zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
 		  unsigned long end)
 {
 	unsigned long haddr = addr & PMD_MASK;
@@ -49,20 +49,26 @@ void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 	}
 	spinlock_t *ptl = pmd_lockptr(mm, pmd);
 	spin_lock(ptl);
+	/* Linux's pmd_trans_huge_lock: the walker saw a huge PMD without the
+	 * lock, and another thread may have split it since (a MADV_DONTNEED
+	 * of a part, under the read lock): then it holds a PTE table, which
+	 * the caller zaps entry by entry. */
+	if (!pmd_trans_huge(pmdp_get(pmd))) {
+		spin_unlock(ptl);
+		return false;
+	}
 	pmd_t old = pmdp_get_and_clear(mm, haddr, pmd);
 	/* The PTE table deposited for its split goes with it (Linux's
-	 * zap_deposited_table). A huge PMD a test made by hand has none. */
-	struct page *table = pmd_trans_huge(old) ? pgtable_trans_huge_withdraw(mm, pmd) : NULL;
+	 * zap_deposited_table). */
+	struct page *table = pgtable_trans_huge_withdraw(mm, pmd);
 	spin_unlock(ptl);
 	if (table) {
 		mm_account_pgtable(mm, -1, true);
 		pte_free(mm, table);
 	}
-	if (pmd_none(old))
-		return;
 	tlb_flush_range_add(tlb, haddr, PMD_SIZE);
 	if (is_huge_zero_pmd(old))
-		return; /* not counted, never freed */
+		return true; /* not counted, never freed */
 	unsigned long pfn = pmd_pfn(old);
 	struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
 	/* Only an order-9 allocation can be handed back as one; anything else
@@ -70,12 +76,13 @@ void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 	if (!page || !PageHead(page) || page->private != HPAGE_PMD_ORDER) {
 		pr_err("BUG: huge PMD at %#lx maps pfn %#lx, not an order-%lu page: unmapped, not freed\n",
 		       haddr, pfn, (unsigned long)HPAGE_PMD_ORDER);
-		return;
+		return true;
 	}
 	anon_page_unmapped(mm, page, HPAGE_PMD_NR);
 	anon_thp_unmapped();
 	if (__tlb_remove_page_size(tlb, page, haddr, HPAGE_PMD_ORDER))
 		tlb_flush_mmu(tlb);
+	return true;
 }
 
 struct zap_details {
@@ -152,10 +159,12 @@ static void zap_huge_pmd_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long 
 {
 	struct zap_details *details = walk->private;
 	if (!(addr & ~PMD_MASK) && end - addr == PMD_SIZE) {
-		zap_huge_pmd(details->tlb, walk->mm, pmd, addr, end);
-		return;
+		if (zap_huge_pmd(details->tlb, walk->mm, pmd, addr, end))
+			return;
+		/* Split by another thread since the walk read it: a table. */
+	} else {
+		split_huge_pmd(walk->mm, pmd, addr);
 	}
-	split_huge_pmd(walk->mm, pmd, addr);
 	pmd_t val = pmdp_get(pmd);
 	if (!pmd_none(val) && !pmd_trans_huge(val))
 		zap_pte_range(walk, pmd, addr, end);

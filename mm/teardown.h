@@ -15,10 +15,12 @@ struct mmu_gather;
 void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
 		      unsigned long end);
 /* The huge-PMD rule for a zap (mm/pgtable.h): clears the huge PMD *pmd,
- * uncounts its pages and gives its order-9 page to tlb; [addr, end) is
- * the part of its 2 MiB the caller wanted gone, and all of it goes
- * whatever that part is (no split without THP). */
-void zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
+ * frees its deposited table, uncounts its pages and gives its order-9 page
+ * to tlb (the huge zero page: nothing to uncount or free); [addr, end)
+ * must be all its 2 MiB (a part is split first). false, with nothing done,
+ * when *pmd is no longer huge under its lock (split since the caller read
+ * it: a PTE table, for the caller to zap entry by entry). */
+bool zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
 		  unsigned long end);
 /* MADV_DONTNEED: unmaps [start, start + size) of vma with a gather of its
  * own (TLB flushed, pages freed before it returns). */

@@ -1230,7 +1230,7 @@ static int thp_race_fn(struct worker *w)
 		if (w->id == 0 && nodes >= 2 && what < 4) {
 			unsigned long busy = 0;
 			bad += move_to_some_node(j->mm, addr, &memory, nodes, x, &j->moved, &busy, "THP stress");
-		} else if (what == 4 || what == 7) {
+		} else if (what == 4 || what == 7 || what == 8) {
 			if (do_madvise(j->mm, range, PMD_SIZE, MADV_DONTNEED)) {
 				pr_err("THP stress: MADV_DONTNEED of range %lu failed\n", t);
 				bad++;
