@@ -20,13 +20,13 @@
  * freed unused when another walker changed the PTE first. Table
  * installation is mm/pgtable.c's. */
 #include "mm/memory.h"
-#include "mm/huge_memory.h"
 #include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "mm/huge_memory.h"
 #include "mm/mempolicy.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
@@ -297,8 +297,8 @@ int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned
 				break;
 		}
 		/* Linux's vm_fault_to_errno: only a fault that found memory
-		 * short is -ENOMEM; one the page tables refused (the huge-PMD
-		 * rule's SIGBUS) is -EFAULT, as get_user_pages says. */
+		 * short is -ENOMEM; one the page tables refused (a PROT_NONE
+		 * huge PMD's SIGSEGV) is -EFAULT, as get_user_pages says. */
 		if (ret & VM_FAULT_OOM)
 			return -ENOMEM;
 		if (ret & VM_FAULT_ERROR)
