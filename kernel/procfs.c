@@ -20,6 +20,7 @@
 #include "kernel/sysfs.h"
 #include "mm/clear_page.h"
 #include "mm/huge_memory.h"
+#include "mm/hugetlb.h"
 #include "mm/memory.h"
 #include "mm/numa.h"
 #include "mm/mempolicy.h"
@@ -194,9 +195,7 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "FilePmdMapped:  ", 0);
 	show_val_kb(m, "Unaccepted:     ", 0);
 	/* No hugetlbfs pool; the default huge page size is x86's 2 MiB. */
-	seq_buf_printf(m, "HugePages_Total:   %5lu\nHugePages_Free:    %5lu\nHugePages_Rsvd:    %5lu\n"
-		       "HugePages_Surp:    %5lu\nHugepagesize:   %8lu kB\n", 0ul, 0ul, 0ul, 0ul, 2048ul);
-	seq_buf_printf(m, "Hugetlb:        %8lu kB\n", 0ul);
+	hugetlb_report_meminfo(m);
 	/* The direct map is [0, direct_map_end) in pages of one size. */
 	unsigned long dm_kb = (unsigned long)(direct_map_end >> 10);
 	bool gb = direct_map_page_size == (1ul << 30);
@@ -287,8 +286,7 @@ static void node_meminfo_show(struct seq_buf *m, const struct proc_node *node)
 		       (total > free ? total - free : 0) << (PAGE_SHIFT - 10));
 	for (size_t i = 0; i < ARRAY_SIZE(zero_fields); i++)
 		seq_buf_printf(m, "Node %d %s%8lu kB\n", nid, zero_fields[i], 0ul);
-	seq_buf_printf(m, "Node %d HugePages_Total: %5u\nNode %d HugePages_Free:  %5u\n"
-		       "Node %d HugePages_Surp:  %5u\n", nid, 0u, nid, 0u, nid, 0u);
+	hugetlb_report_node_meminfo(m, nid);
 }
 
 /* /proc/vmstat: Linux's format ("name value" per line, mm/vmstat.c's
@@ -382,6 +380,23 @@ static const struct proc_entry pid_files[] = {
 };
 /* /proc/sys/vm: the vm sysctls (Linux's kernel/sysctl.c vm_table and
  * mm/'s own tables), each a show and a write handler. */
+/* /sys/kernel/mm/hugepages/hugepages-<kB>kB and
+ * /sys/devices/system/node/node<N>/hugepages/hugepages-<kB>kB
+ * (mm/hugetlb.c; node->hstate says which size). */
+static const struct proc_entry hstate_files[] = {
+	{ .name = "free_hugepages", .show = free_hugepages_show },
+	{ .name = "nr_hugepages", .show = nr_hugepages_show, .write = nr_hugepages_write },
+	{ .name = "nr_overcommit_hugepages", .show = zero_hugepages_show, .write = nr_overcommit_hugepages_write },
+	{ .name = "resv_hugepages", .show = zero_hugepages_show },
+	{ .name = "surplus_hugepages", .show = zero_hugepages_show },
+	{ .name = NULL },
+};
+static const struct proc_entry node_hstate_files[] = {
+	{ .name = "free_hugepages", .show = free_hugepages_show },
+	{ .name = "nr_hugepages", .show = nr_hugepages_show, .write = nr_hugepages_write },
+	{ .name = "surplus_hugepages", .show = zero_hugepages_show },
+	{ .name = NULL },
+};
 /* /sys/kernel/mm/transparent_hugepage (mm/huge_memory.c). */
 static const struct proc_entry thp_files[] = {
 	{ .name = "defrag", .show = thp_defrag_show, .write = thp_defrag_write },
@@ -391,6 +406,7 @@ static const struct proc_entry thp_files[] = {
 	{ .name = NULL },
 };
 static const struct proc_entry proc_sys_vm_files[] = {
+	{ .name = "nr_hugepages", .show = nr_hugepages_sysctl_show, .write = nr_hugepages_sysctl_write },
 	{ .name = "clear_huge_page_method", .show = clear_huge_page_method_show, .write = clear_huge_page_method_write },
 	{ .name = "clear_huge_page_threshold_kb", .show = clear_huge_page_threshold_kb_show,
 	  .write = clear_huge_page_threshold_kb_write },
@@ -431,7 +447,8 @@ static const struct proc_entry weighted_interleave_node_entry = {
 enum proc_dir {
 	DIR_ROOT, DIR_PROC, DIR_PID, DIR_SYS, DIR_SYS_DEVICES, DIR_SYS_SYSTEM, DIR_NODES, DIR_NODE,
 	DIR_CPUS, DIR_PROC_SYS, DIR_PROC_SYS_VM, DIR_SYS_KERNEL, DIR_SYS_KERNEL_MM, DIR_MEMPOLICY,
-	DIR_WEIGHTED_INTERLEAVE, DIR_TRANSPARENT_HUGEPAGE,
+	DIR_WEIGHTED_INTERLEAVE, DIR_TRANSPARENT_HUGEPAGE, DIR_HUGEPAGES, DIR_HSTATE, DIR_NODE_HUGEPAGES,
+	DIR_NODE_HSTATE,
 	NR_PROC_DIRS,
 };
 
@@ -469,6 +486,7 @@ static int lookup_one(enum proc_dir *dir, const char *s, size_t len, struct task
 		[DIR_PROC] = proc_root_files, [DIR_PID] = pid_files,
 		[DIR_NODES] = nodes_files, [DIR_NODE] = node_files, [DIR_CPUS] = cpus_files,
 		[DIR_PROC_SYS_VM] = proc_sys_vm_files, [DIR_TRANSPARENT_HUGEPAGE] = thp_files,
+		[DIR_HSTATE] = hstate_files, [DIR_NODE_HSTATE] = node_hstate_files,
 	};
 	int id;
 	const struct proc_entry *e = find_entry(files[*dir], s, len);
@@ -534,6 +552,23 @@ static int lookup_one(enum proc_dir *dir, const char *s, size_t len, struct task
 			*dir = DIR_TRANSPARENT_HUGEPAGE;
 			return 0;
 		}
+		if (name_is(s, len, "hugepages")) {
+			*dir = DIR_HUGEPAGES;
+			return 0;
+		}
+		break;
+	case DIR_HUGEPAGES:
+	case DIR_NODE_HUGEPAGES:
+		/* hugepages-<kB>kB, one for each size the CPU can map */
+		for (int i = 0; i < HUGE_MAX_HSTATE; i++) {
+			char name[32];
+			snprintf(name, sizeof(name), "hugepages-%lukB", huge_page_size(&hstates[i]) >> 10);
+			if (hstates[i].supported && name_is(s, len, name)) {
+				node->hstate = i;
+				*dir = *dir == DIR_HUGEPAGES ? DIR_HSTATE : DIR_NODE_HSTATE;
+				return 0;
+			}
+		}
 		break;
 	case DIR_MEMPOLICY:
 		if (name_is(s, len, "weighted_interleave")) {
@@ -571,6 +606,12 @@ static int lookup_one(enum proc_dir *dir, const char *s, size_t len, struct task
 		    (unsigned)id < num_online_nodes()) {
 			node->nid = id;
 			*dir = DIR_NODE;
+			return 0;
+		}
+		break;
+	case DIR_NODE:
+		if (name_is(s, len, "hugepages")) {
+			*dir = DIR_NODE_HUGEPAGES;
 			return 0;
 		}
 		break;

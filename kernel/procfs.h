@@ -32,6 +32,7 @@ struct proc_node {
 	enum proc_fs_kind fs;
 	bool per_task;            /* under /proc/<pid>: Linux has no write method there */
 	int nid;                  /* for /sys/devices/system/node/node<N>/ files */
+	int hstate;               /* for .../hugepages/hugepages-<kB>kB/ files (mm/hugetlb.h) */
 	struct task_struct *task; /* for /proc/self/ and /proc/<pid>/ */
 };
 

@@ -9,6 +9,7 @@ KERNEL_SRCS += \
 	mm/fault.c \
 	mm/gup.c \
 	mm/huge_memory.c \
+	mm/hugetlb.c \
 	mm/kernel_map.c \
 	mm/kmalloc.c \
 	mm/madvise.c \

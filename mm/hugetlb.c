@@ -1,0 +1,357 @@
+/* hugetlb's pools (mm/hugetlb.h has the interface and the rules). Follows
+ * Linux's mm/hugetlb.c: set_max_huge_pages, alloc_pool_huge_folio,
+ * remove_pool_hugetlb_folio, hugetlb_report_meminfo and the sysfs files. */
+#include "mm/hugetlb.h"
+#include "arch/x86_64/cpufeature.h"
+#include "kernel/cmdline.h"
+#include "kernel/init.h"
+#include "kernel/printk.h"
+#include "kernel/procfs.h"
+#include "kernel/sched.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "mm/nodemask.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+
+struct hstate hstates[HUGE_MAX_HSTATE] = {
+	[HSTATE_2M] = { .order = 9 },
+	[HSTATE_1G] = { .order = 18 },
+};
+int default_hstate_idx = HSTATE_2M;
+static DEFINE_SPINLOCK(hugetlb_lock);
+
+/* The first c in [s, s + len), or NULL. */
+static const char *find_char(const char *s, char c, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == c)
+			return s + i;
+	return NULL;
+}
+
+struct hstate *size_to_hstate(unsigned long size)
+{
+	for (int i = 0; i < HUGE_MAX_HSTATE; i++)
+		if (huge_page_size(&hstates[i]) == size)
+			return &hstates[i];
+	return NULL;
+}
+
+/* The next node with memory after *next (round robin), updated. */
+static int next_node_with_memory(int *next)
+{
+	for (unsigned tries = 0; tries < MAX_NUMNODES; tries++) {
+		int nid = (*next)++ % (int)num_online_nodes();
+		if (*next >= (int)num_online_nodes())
+			*next = 0;
+		if (node_has_memory(nid))
+			return nid;
+	}
+	return NUMA_NO_NODE;
+}
+
+/* One page of h from node nid only; true if the pool got it. */
+static bool alloc_pool_page(struct hstate *h, int nid)
+{
+	nodemask_t only = nodemask_of_node(nid);
+	struct page *page = __alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY, h->order, nid, &only);
+	if (!page)
+		return false;
+	spin_lock(&hugetlb_lock);
+	list_add(&page->lru, &h->hugepage_freelists[nid]);
+	h->nr_huge_pages++;
+	h->free_huge_pages++;
+	h->nr_huge_pages_node[nid]++;
+	h->free_huge_pages_node[nid]++;
+	spin_unlock(&hugetlb_lock);
+	return true;
+}
+
+/* One free page of h off node nid, back to the buddy allocator; true if
+ * there was one. */
+static bool free_pool_page(struct hstate *h, int nid)
+{
+	spin_lock(&hugetlb_lock);
+	if (list_empty(&h->hugepage_freelists[nid])) {
+		spin_unlock(&hugetlb_lock);
+		return false;
+	}
+	struct page *page = list_first_entry(&h->hugepage_freelists[nid], struct page, lru);
+	list_del(&page->lru);
+	h->nr_huge_pages--;
+	h->free_huge_pages--;
+	h->nr_huge_pages_node[nid]--;
+	h->free_huge_pages_node[nid]--;
+	spin_unlock(&hugetlb_lock);
+	__free_pages(page, h->order);
+	return true;
+}
+
+long set_max_huge_pages(struct hstate *h, unsigned long count, int nid)
+{
+	if (!h->supported)
+		return -EINVAL;
+	if (nid != NUMA_NO_NODE && (nid < 0 || nid >= (int)num_online_nodes()))
+		return -EINVAL;
+	/* Linux: a node's target is that node's count within the total. */
+	unsigned long cur = nid == NUMA_NO_NODE ? h->nr_huge_pages : h->nr_huge_pages_node[nid];
+	unsigned misses = 0;
+	while (cur < count) {
+		int n = nid != NUMA_NO_NODE ? nid : next_node_with_memory(&h->next_nid_to_alloc);
+		if (n == NUMA_NO_NODE)
+			break;
+		if (alloc_pool_page(h, n)) {
+			cur++;
+			misses = 0;
+		} else if (nid != NUMA_NO_NODE || ++misses >= num_online_nodes()) {
+			break; /* every node refused in turn */
+		}
+		cond_resched();
+	}
+	misses = 0;
+	while (cur > count) {
+		int n = nid != NUMA_NO_NODE ? nid : next_node_with_memory(&h->next_nid_to_free);
+		if (n == NUMA_NO_NODE)
+			break;
+		if (free_pool_page(h, n)) {
+			cur--;
+			misses = 0;
+		} else if (nid != NUMA_NO_NODE || ++misses >= num_online_nodes()) {
+			break; /* no free page left to give back */
+		}
+		cond_resched();
+	}
+	return (long)(nid == NUMA_NO_NODE ? h->nr_huge_pages : h->nr_huge_pages_node[nid]);
+}
+
+/* --- the command line --------------------------------------------------------- */
+
+/* "2M", "2048K", "1G", "2097152": bytes, or 0. */
+static unsigned long parse_size(const char *s, size_t len)
+{
+	u64 v;
+	size_t digits = 0;
+	while (digits < len && s[digits] >= '0' && s[digits] <= '9')
+		digits++;
+	if (!digits || parse_u64(s, digits, &v))
+		return 0;
+	unsigned shift = 0;
+	if (digits < len) {
+		if (digits + 1 != len)
+			return 0;
+		switch (s[digits]) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		default: return 0;
+		}
+	}
+	return v > (~0ul >> shift) ? 0 : (unsigned long)v << shift;
+}
+
+/* The words of the command line in order, as Linux's hugepagesz_setup,
+ * hugepages_setup and default_hugepagesz_setup see them. */
+static unsigned long boot_count[HUGE_MAX_HSTATE], boot_node_count[HUGE_MAX_HSTATE][MAX_NUMNODES];
+static bool boot_per_node[HUGE_MAX_HSTATE];
+
+static void parse_hugepages(struct hstate *h, const char *v, size_t len)
+{
+	int idx = (int)(h - hstates);
+	/* N, or <node>:N[,<node>:N...] (Linux 5.13) */
+	if (!find_char(v, ':', len)) {
+		u64 n;
+		if (parse_u64(v, len, &n))
+			pr_warn("hugetlb: hugepages=%.*s is not a number; ignored\n", (int)len, v);
+		else
+			boot_count[idx] = n;
+		return;
+	}
+	while (len) {
+		const char *comma = find_char(v, ',', len);
+		size_t item = comma ? (size_t)(comma - v) : len;
+		const char *colon = find_char(v, ':', item);
+		u64 nid, n;
+		if (!colon || parse_u64(v, (size_t)(colon - v), &nid) || nid >= MAX_NUMNODES ||
+		    parse_u64(colon + 1, item - (size_t)(colon + 1 - v), &n)) {
+			pr_warn("hugetlb: hugepages=: bad node item \"%.*s\"; ignored\n", (int)item, v);
+		} else {
+			boot_node_count[idx][nid] = n;
+			boot_per_node[idx] = true;
+		}
+		v += item + (comma ? 1 : 0);
+		len -= item + (comma ? 1 : 0);
+	}
+}
+
+static void parse_boot_words(void)
+{
+	struct hstate *cur = NULL;
+	for (const char *s = boot_command_line; *s;) {
+		while (*s == ' ')
+			s++;
+		const char *end = s;
+		while (*end && *end != ' ')
+			end++;
+		const char *eq = find_char(s, '=', (size_t)(end - s));
+		if (eq) {
+			size_t klen = (size_t)(eq - s), vlen = (size_t)(end - eq - 1);
+			const char *v = eq + 1;
+			if (klen == 10 && !memcmp(s, "hugepagesz", 10)) {
+				cur = size_to_hstate(parse_size(v, vlen));
+				if (!cur || !cur->supported) {
+					pr_warn("hugetlb: hugepagesz=%.*s: unsupported page size; the hugepages= after it "
+						"are ignored\n", (int)vlen, v);
+					cur = NULL;
+				}
+			} else if (klen == 9 && !memcmp(s, "hugepages", 9)) {
+				parse_hugepages(cur ? cur : &hstates[default_hstate_idx], v, vlen);
+			} else if (klen == 18 && !memcmp(s, "default_hugepagesz", 18)) {
+				struct hstate *h = size_to_hstate(parse_size(v, vlen));
+				if (h && h->supported)
+					default_hstate_idx = (int)(h - hstates);
+				else
+					pr_warn("hugetlb: default_hugepagesz=%.*s: unsupported page size\n", (int)vlen, v);
+			}
+		}
+		s = end;
+	}
+}
+
+static int hugetlb_init(void)
+{
+	hstates[HSTATE_2M].supported = true;
+	hstates[HSTATE_1G].supported = boot_cpu_has(X86_FEATURE_PDPE1GB) && 18 <= MAX_PAGE_ORDER;
+	for (int i = 0; i < HUGE_MAX_HSTATE; i++)
+		for (int n = 0; n < MAX_NUMNODES; n++)
+			INIT_LIST_HEAD(&hstates[i].hugepage_freelists[n]);
+	parse_boot_words();
+	for (int i = 0; i < HUGE_MAX_HSTATE; i++) {
+		struct hstate *h = &hstates[i];
+		if (!h->supported)
+			continue;
+		if (boot_per_node[i]) {
+			for (int n = 0; n < (int)num_online_nodes(); n++)
+				if (boot_node_count[i][n] && set_max_huge_pages(h, boot_node_count[i][n], n) <
+								      (long)boot_node_count[i][n])
+					pr_warn("hugetlb: node %d: %lu of %lu %lu kB pages\n", n,
+						h->nr_huge_pages_node[n], boot_node_count[i][n], huge_page_size(h) >> 10);
+		} else if (boot_count[i]) {
+			long got = set_max_huge_pages(h, boot_count[i], NUMA_NO_NODE);
+			if (got < (long)boot_count[i])
+				pr_warn("hugetlb: allocated %ld of %lu %lu kB pages\n", got, boot_count[i],
+					huge_page_size(h) >> 10);
+		}
+		pr_info("hugetlb: %lu kB pages: %lu in the pool%s\n", huge_page_size(h) >> 10, h->nr_huge_pages,
+			i == default_hstate_idx ? " (the default size)" : "");
+	}
+	return 0;
+}
+late_initcall(hugetlb_init);
+
+/* --- meminfo ------------------------------------------------------------------ */
+
+void hugetlb_report_meminfo(struct seq_buf *m)
+{
+	const struct hstate *h = &hstates[default_hstate_idx];
+	unsigned long total = 0;
+	spin_lock(&hugetlb_lock);
+	for (int i = 0; i < HUGE_MAX_HSTATE; i++)
+		total += hstates[i].nr_huge_pages * huge_page_size(&hstates[i]);
+	seq_buf_printf(m,
+		       "HugePages_Total:   %5lu\nHugePages_Free:    %5lu\nHugePages_Rsvd:    %5lu\n"
+		       "HugePages_Surp:    %5lu\nHugepagesize:   %8lu kB\n",
+		       h->nr_huge_pages, h->free_huge_pages, 0ul, 0ul, huge_page_size(h) >> 10);
+	spin_unlock(&hugetlb_lock);
+	seq_buf_printf(m, "Hugetlb:        %8lu kB\n", total >> 10);
+}
+
+void hugetlb_report_node_meminfo(struct seq_buf *m, int nid)
+{
+	const struct hstate *h = &hstates[default_hstate_idx];
+	seq_buf_printf(m, "Node %d HugePages_Total: %5lu\nNode %d HugePages_Free:  %5lu\nNode %d HugePages_Surp:  %5lu\n",
+		       nid, READ_ONCE(h->nr_huge_pages_node[nid]), nid, READ_ONCE(h->free_huge_pages_node[nid]), nid,
+		       0ul);
+}
+
+/* --- the files ------------------------------------------------------------------- */
+
+static struct hstate *node_hstate(const struct proc_node *node) { return &hstates[node->hstate]; }
+
+void nr_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+{
+	const struct hstate *h = node_hstate(node);
+	seq_buf_printf(m, "%lu\n", node->nid == NUMA_NO_NODE ? READ_ONCE(h->nr_huge_pages)
+							       : READ_ONCE(h->nr_huge_pages_node[node->nid]));
+}
+
+void free_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+{
+	const struct hstate *h = node_hstate(node);
+	seq_buf_printf(m, "%lu\n", node->nid == NUMA_NO_NODE ? READ_ONCE(h->free_huge_pages)
+							       : READ_ONCE(h->free_huge_pages_node[node->nid]));
+}
+
+/* resv_hugepages, surplus_hugepages, nr_overcommit_hugepages: no
+ * MAP_HUGETLB yet, so nothing reserved and no surplus. */
+void zero_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "0\n");
+}
+
+/* Linux's kstrtoul for these files: digits (base 10, or 0x), one
+ * trailing newline. */
+static int parse_count(const char *buf, size_t len, unsigned long *out)
+{
+	if (len && buf[len - 1] == '\n')
+		len--;
+	u64 v;
+	if (!len || parse_u64(buf, len, &v))
+		return -EINVAL;
+	*out = (unsigned long)v;
+	return 0;
+}
+
+/* Linux's __nr_hugepages_store_common: the pool set as far as memory
+ * allows; the write itself succeeds (a short pool is read back). */
+long nr_hugepages_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	unsigned long count;
+	if (parse_count(buf, len, &count))
+		return -EINVAL;
+	long r = set_max_huge_pages(node_hstate(node), count, node->nid);
+	return r < 0 ? r : (long)len;
+}
+
+/* Surplus pages come with MAP_HUGETLB's overcommit; only 0 is taken. */
+long nr_overcommit_hugepages_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	(void)node;
+	unsigned long count;
+	if (parse_count(buf, len, &count))
+		return -EINVAL;
+	return count ? -EINVAL : (long)len;
+}
+
+void nr_hugepages_sysctl_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "%lu\n", READ_ONCE(hstates[default_hstate_idx].nr_huge_pages));
+}
+
+long nr_hugepages_sysctl_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	(void)node;
+	unsigned long count;
+	/* Linux: proc_doulongvec_minmax, leading blanks and a trailing
+	 * newline allowed. */
+	while (len && (*buf == ' ' || *buf == '\t')) {
+		buf++;
+		len--;
+	}
+	if (parse_count(buf, len, &count))
+		return -EINVAL;
+	long r = set_max_huge_pages(&hstates[default_hstate_idx], count, NUMA_NO_NODE);
+	return r < 0 ? r : (long)len;
+}
