@@ -5,6 +5,7 @@
 #include "arch/x86_64/cpufeature.h"
 #include "kernel/cmdline.h"
 #include "kernel/init.h"
+#include "kernel/mutex.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
@@ -20,6 +21,9 @@ struct hstate hstates[HUGE_MAX_HSTATE] = {
 };
 int default_hstate_idx = HSTATE_2M;
 static DEFINE_SPINLOCK(hugetlb_lock);
+/* One resize at a time (Linux's hstate resize_lock): two writers of
+ * nr_hugepages must not both grow towards their own target. */
+static struct mutex resize_lock;
 
 /* The first c in [s, s + len), or NULL. */
 static const char *find_char(const char *s, char c, size_t len)
@@ -94,6 +98,7 @@ long set_max_huge_pages(struct hstate *h, unsigned long count, int nid)
 		return -EINVAL;
 	if (nid != NUMA_NO_NODE && (nid < 0 || nid >= (int)num_online_nodes()))
 		return -EINVAL;
+	mutex_lock(&resize_lock);
 	/* Linux: a node's target is that node's count within the total. */
 	unsigned long cur = nid == NUMA_NO_NODE ? h->nr_huge_pages : h->nr_huge_pages_node[nid];
 	unsigned misses = 0;
@@ -122,7 +127,9 @@ long set_max_huge_pages(struct hstate *h, unsigned long count, int nid)
 		}
 		cond_resched();
 	}
-	return (long)(nid == NUMA_NO_NODE ? h->nr_huge_pages : h->nr_huge_pages_node[nid]);
+	long ret = (long)(nid == NUMA_NO_NODE ? h->nr_huge_pages : h->nr_huge_pages_node[nid]);
+	mutex_unlock(&resize_lock);
+	return ret;
 }
 
 /* --- the command line --------------------------------------------------------- */
@@ -220,6 +227,7 @@ static void parse_boot_words(void)
 
 static int hugetlb_init(void)
 {
+	mutex_init(&resize_lock);
 	hstates[HSTATE_2M].supported = true;
 	hstates[HSTATE_1G].supported = boot_cpu_has(X86_FEATURE_PDPE1GB) && 18 <= MAX_PAGE_ORDER;
 	for (int i = 0; i < HUGE_MAX_HSTATE; i++)

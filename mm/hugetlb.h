@@ -26,7 +26,8 @@
  * surplus pages (nr_overcommit_hugepages) are refused.
  *
  * Locking: hugetlb_lock (a spinlock) guards the counts and the free lists;
- * pages are allocated and freed outside it. */
+ * pages are allocated and freed outside it; resize_lock (a mutex) lets one
+ * set_max_huge_pages run at a time. */
 #ifndef MM_HUGETLB_H
 #define MM_HUGETLB_H
 
