@@ -569,18 +569,23 @@ static struct page *alloc_by_policy(struct vm_area_struct *vma, unsigned long ad
  * alloc_migration_target_by_mpol): every page of [start, end) on a node
  * outside nmask moves to a page the range's new policy gives. Returns how
  * many could not be moved there. */
-static unsigned long move_misplaced(struct mm_struct *mm, unsigned long start, unsigned long end,
-				    const nodemask_t *nmask)
+/* The moves of mbind and migrate_pages: every page of [start, end) that the
+ * walk selects (c's nodes or only_node), 64 at a time, to a page from
+ * alloc; a THP split on the way (no 2 MiB on the target) is walked again
+ * for its 4 KiB pages. Returns how many did not end on a node of want. */
+static unsigned long move_collected(struct mm_struct *mm, unsigned long start, unsigned long end,
+				    const struct collect_walk *proto, migrate_alloc_t alloc, void *arg,
+				    const nodemask_t *want)
 {
 	unsigned long failed = 0, a = start;
 	while (a < end) {
-		struct collect_walk c = { .nodes = nmask, .only_node = NUMA_NO_NODE };
+		struct collect_walk c = *proto;
 		int full = walk_page_range(mm, a, end, &collect_ops, &c);
 		bool split = false;
 		for (unsigned int i = 0; i < c.n && !split; i++) {
 			struct vm_area_struct *vma = find_vma(mm, c.addr[i]);
-			int r = vma ? migrate_anon_at(vma, c.addr[i], alloc_by_policy, NULL, &split) : -EFAULT;
-			if (r >= 0 ? !node_isset(r, *nmask) : r != -ENOENT)
+			int r = vma ? migrate_anon_at(vma, c.addr[i], alloc, arg, &split) : -EFAULT;
+			if (r >= 0 ? !node_isset(r, *want) : r != -ENOENT)
 				failed++;
 			if (split) /* a THP left in 4 KiB pages: walk them */
 				a = c.addr[i] + PAGE_SIZE;
@@ -592,6 +597,13 @@ static unsigned long move_misplaced(struct mm_struct *mm, unsigned long start, u
 		a = c.next;
 	}
 	return failed;
+}
+
+static unsigned long move_misplaced(struct mm_struct *mm, unsigned long start, unsigned long end,
+				    const nodemask_t *nmask)
+{
+	struct collect_walk proto = { .nodes = nmask, .only_node = NUMA_NO_NODE };
+	return move_collected(mm, start, end, &proto, alloc_by_policy, NULL, nmask);
 }
 
 /* ---- migrate_pages(2) ------------------------------------------------------ */
@@ -600,28 +612,10 @@ static unsigned long move_misplaced(struct mm_struct *mm, unsigned long start, u
  * Returns how many could not be moved. */
 static unsigned long migrate_to_node(struct mm_struct *mm, int source, int dest)
 {
-	unsigned long failed = 0, a = 0;
-	for (;;) {
-		struct collect_walk c = { .only_node = source };
-		int full = walk_page_range(mm, a, TASK_SIZE, &collect_ops, &c);
-		bool split = false;
-		for (unsigned int i = 0; i < c.n && !split; i++) {
-			struct vm_area_struct *vma = find_vma(mm, c.addr[i]);
-			int r = vma ? migrate_anon_to_node(vma, c.addr[i], dest, &split) : -EFAULT;
-			if (r != dest && r != -ENOENT)
-				failed++;
-			if (split) /* a THP left in 4 KiB pages: walk them */
-				a = c.addr[i] + PAGE_SIZE;
-		}
-		if (split)
-			continue;
-		if (!full)
-			break;
-		a = c.next;
-	}
-	return failed;
+	struct collect_walk proto = { .only_node = source };
+	nodemask_t want = nodemask_of_node(dest);
+	return move_collected(mm, 0, TASK_SIZE, &proto, alloc_migration_target, &dest, &want);
 }
-
 
 /* Linux's do_migrate_pages: the sources in an order that never moves a
  * page twice, where it can. Returns the pages not moved. */

@@ -198,9 +198,7 @@ int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_allo
 	return migrate_anon_page(vma, addr, new);
 }
 
-/* Only the target (Linux's __GFP_THISNODE for alloc_migration_target); a
- * huge page does not wait for reclaim. */
-static struct page *alloc_on_node(struct vm_area_struct *vma, unsigned long addr, unsigned order, void *arg)
+struct page *alloc_migration_target(struct vm_area_struct *vma, unsigned long addr, unsigned order, void *arg)
 {
 	(void)vma, (void)addr;
 	int nid = *(int *)arg;
@@ -209,19 +207,13 @@ static struct page *alloc_on_node(struct vm_area_struct *vma, unsigned long addr
 	return __alloc_pages(gfp, order, nid, &only);
 }
 
-int migrate_anon_to_node(struct vm_area_struct *vma, unsigned long addr, int nid, bool *split)
+int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, int nid)
 {
-	*split = false;
 	int cur = anon_page_node(vma, addr);
 	if (cur < 0 || cur == nid)
 		return cur;
-	return migrate_anon_at(vma, addr, alloc_on_node, &nid, split);
-}
-
-int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, int nid)
-{
 	bool split;
-	return migrate_anon_to_node(vma, addr, nid, &split);
+	return migrate_anon_at(vma, addr, alloc_migration_target, &nid, &split);
 }
 
 /* ---- move_pages(2) -------------------------------------------------------- */

@@ -23,7 +23,10 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr);
  * the call, or -ENOENT, -EFAULT (as anon_page_node), -EBUSY (pinned by
  * get_user_pages, or the entry changed meanwhile). */
 int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct page *new);
-/* The same with a page allocated on nid only: -ENOMEM when it has none. */
+/* The page (or the THP whole) at addr moved to node nid only
+ * (migrate_anon_at with alloc_migration_target): -ENOMEM when it has no
+ * page; a THP is split, and the 4 KiB page at addr moved, when nid has no
+ * free 2 MiB. */
 int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, int nid);
 
 /* Where a migration's new page comes from: 2^order pages (0, or 9 for a
@@ -38,7 +41,8 @@ typedef struct page *(*migrate_alloc_t)(struct vm_area_struct *vma, unsigned lon
  * pinned, -ENOMEM). The caller holds mmap_lock for reading. */
 int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_alloc_t alloc, void *arg,
 		    bool *split);
-/* migrate_anon_at to a page of node nid only (move_pages, migrate_pages). */
-int migrate_anon_to_node(struct vm_area_struct *vma, unsigned long addr, int nid, bool *split);
+/* Linux's alloc_migration_target: 2^order pages of node *(int *)arg only
+ * (its __GFP_THISNODE); a huge page does not wait for reclaim. */
+struct page *alloc_migration_target(struct vm_area_struct *vma, unsigned long addr, unsigned order, void *arg);
 
 #endif
