@@ -243,14 +243,27 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned 
 
 /* --- the split ------------------------------------------------------------------ */
 
+/* The last step of every split, under the PMD lock, with table's 512
+ * entries written: not 2 MiB and 4 KiB translations at once (x86), so the
+ * PMD goes, the TLB forgets it, then the table comes (Linux's
+ * pmdp_invalidate and pmd_populate). */
+static void install_split_table(struct mm_struct *mm, pmd_t *pmd, unsigned long haddr, struct page *table)
+{
+	pmdp_get_and_clear(mm, haddr, pmd);
+	flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
+	pte_ref_init(table, pmd, (int)HPAGE_PMD_NR); /* its 512 non-none entries */
+	__atomic_thread_fence(__ATOMIC_RELEASE); /* the entries before the PMD that shows them */
+	set_pmd(pmd, __pmd(page_to_phys(table) | _PAGE_TABLE));
+}
+
 /* Linux's __split_huge_zero_page_pmd: 512 entries of the 4 KiB zero page,
  * read-only as the PMD was; under the PMD lock. */
 static void split_huge_zero_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long haddr, pmd_t old)
 {
 	struct page *table = pgtable_trans_huge_withdraw(mm, pmd);
-	pmdp_get_and_clear(mm, haddr, pmd);
-	flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
 	if (!table) {
+		pmdp_get_and_clear(mm, haddr, pmd);
+		flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
 		pr_err("BUG: huge zero PMD at %#lx has no deposited PTE table: unmapped instead\n", haddr);
 		return;
 	}
@@ -258,9 +271,7 @@ static void split_huge_zero_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long 
 	pte_t *ptes = page_address(table);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 		ptes[i] = pfn_pte(page_to_pfn(zero_page), bits);
-	pte_ref_init(table, pmd, (int)HPAGE_PMD_NR);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	set_pmd(pmd, __pmd(page_to_phys(table) | _PAGE_TABLE));
+	install_split_table(mm, pmd, haddr, table);
 }
 
 void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
@@ -301,13 +312,7 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 		ptes[i] = pfn_pte(pfn + i, bits);
 		page[i]._mapcount = 0;
 	}
-	/* Not 2 MiB and 4 KiB translations at once: the PMD goes, the TLB
-	 * forgets it, then the table comes (Linux's pmdp_invalidate). */
-	pmdp_get_and_clear(mm, haddr, pmd);
-	flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
-	pte_ref_init(table, pmd, (int)HPAGE_PMD_NR); /* its 512 non-none entries */
-	__atomic_thread_fence(__ATOMIC_RELEASE); /* the entries before the PMD that shows them */
-	set_pmd(pmd, __pmd(page_to_phys(table) | _PAGE_TABLE));
+	install_split_table(mm, pmd, haddr, table);
 	spin_unlock(ptl);
 	__atomic_sub_fetch(&anon_thps, 1, __ATOMIC_RELAXED);
 	count_thp_event(THP_SPLIT_PMD);
