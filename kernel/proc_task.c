@@ -25,6 +25,8 @@
 #include "kernel/string.h"
 #include "mm/memory.h"
 #include "mm/huge_memory.h"
+#include "mm/hugetlb.h"
+#include "mm/hugetlb_vma.h"
 #include "mm/mempolicy.h"
 #include "mm/mm_types.h"
 #include "mm/mmap.h"
@@ -131,7 +133,8 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 	seq_buf_printf(m, "VmLib:\t%8lu kB\n", lib >> 10);
 	seq_buf_printf(m, "VmPTE:\t%8lu kB\n", mm_pgtables_bytes(mm) >> 10);
 	SEQ_PUT_KB("VmSwap:", 0ul);       /* no swap */
-	SEQ_PUT_KB("HugetlbPages:", 0ul); /* no hugetlbfs */
+	/* Linux's hugetlb_report_usage: hugetlb pages mapped (not in RSS). */
+	SEQ_PUT_KB("HugetlbPages:", (unsigned long)__atomic_load_n(&mm->hugetlb_usage, __ATOMIC_RELAXED));
 }
 
 /* Root's full capability set in 6.12 (CAP_LAST_CAP 40): processes here
@@ -308,7 +311,33 @@ static int numa_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, stru
 	return 0;
 }
 
-static const struct mm_walk_ops numa_walk_ops = { .pte_entry = numa_pte, .huge_pmd_entry = numa_huge_pmd };
+/* Linux's gather_hugetlb_stats: a hugetlb page counts once, whatever its
+ * size (numa_maps prints " huge" and the VMA's kernelpagesize_kB). */
+static int numa_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			struct mm_walk *walk)
+{
+	(void)hmask, (void)addr, (void)next;
+	struct numa_maps *md = walk->private;
+	if (!pte_present(pte))
+		return 0;
+	md->pages++;
+	md->anon++;
+	if (pte_dirty(pte))
+		md->dirty++;
+	int nid = page_to_nid(pfn_to_page(pte_pfn(pte)));
+	if (nid >= 0 && nid < MAX_NUMNODES)
+		md->node[nid]++;
+	return 0;
+}
+
+static const struct mm_walk_ops numa_walk_ops = { .pte_entry = numa_pte, .huge_pmd_entry = numa_huge_pmd,
+						  .hugetlb_entry = numa_hugetlb };
+
+/* The page size of a VMA (Linux's vma_kernel_pagesize). */
+static unsigned long vma_kernel_pagesize(const struct vm_area_struct *vma)
+{
+	return is_vm_hugetlb_page(vma) ? huge_page_size(hstate_vma(vma)) : PAGE_SIZE;
+}
 
 /* Linux's show_numa_map: "<start> <policy>[ heap| stack][ anon=N][ dirty=N]
  * [ N<n>=pages...] kernelpagesize_kB=4", the policy being the VMA's, else
@@ -330,6 +359,8 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 			seq_buf_puts(m, " heap");
 		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
 			seq_buf_puts(m, " stack");
+		if (is_vm_hugetlb_page(vma))
+			seq_buf_puts(m, " huge");
 		walk_page_vma(vma, &numa_walk_ops, &md);
 		if (md.pages) {
 			if (md.anon)
@@ -342,7 +373,7 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 			for (int nid = 0; nid < MAX_NUMNODES; nid++)
 				if (md.node[nid] && node_has_memory(nid))
 					seq_buf_printf(m, " N%d=%lu", nid, md.node[nid]);
-			seq_buf_printf(m, " kernelpagesize_kB=%lu", PAGE_SIZE >> 10);
+			seq_buf_printf(m, " kernelpagesize_kB=%lu", vma_kernel_pagesize(vma) >> 10);
 		}
 		seq_buf_puts(m, "\n");
 	}
@@ -358,6 +389,7 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 struct mem_size_stats {
 	unsigned long resident, shared_clean, shared_dirty, private_clean, private_dirty;
 	unsigned long referenced, anonymous, anonymous_thp;
+	unsigned long private_hugetlb, shared_hugetlb;
 	u64 pss, pss_anon, pss_dirty, pss_locked;
 };
 
@@ -438,9 +470,26 @@ static int smaps_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, str
 	return 0;
 }
 
+/* Linux's smaps_hugetlb_range: a hugetlb page is in Private_Hugetlb (or
+ * Shared_Hugetlb when mapped more than once), not in Rss or Anonymous. */
+static int smaps_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			 struct mm_walk *walk)
+{
+	(void)hmask;
+	struct mem_size_stats *mss = walk->private;
+	if (!pte_present(pte))
+		return 0;
+	if (READ_ONCE(pfn_to_page(pte_pfn(pte))->_mapcount) >= 1)
+		mss->shared_hugetlb += next - addr;
+	else
+		mss->private_hugetlb += next - addr;
+	return 0;
+}
+
 static const struct mm_walk_ops smaps_walk_ops = {
 	.pte_entry = smaps_pte_entry,
 	.huge_pmd_entry = smaps_huge_pmd,
+	.hugetlb_entry = smaps_hugetlb,
 };
 
 /* Linux's SEQ_PUT_DEC: a label, then kB in 8 columns. */
@@ -450,9 +499,8 @@ static void put_kb(struct seq_buf *m, const char *label, unsigned long bytes)
 }
 
 /* Linux 6.12's __show_smap (the same lines through 6.18): the Pss_Anon,
- * _File and _Shmem lines only in smaps_rollup. Swap, hugetlb, shmem and
- * file figures are 0: there is no swap, hugetlbfs, shmem or file mapping
- * here. */
+ * _File and _Shmem lines only in smaps_rollup. Swap, shmem and file
+ * figures are 0: there is no swap, shmem or file mapping here. */
 static void __show_smap(struct seq_buf *m, const struct mem_size_stats *mss, bool rollup)
 {
 	put_kb(m, "Rss:            ", mss->resident);
@@ -474,8 +522,8 @@ static void __show_smap(struct seq_buf *m, const struct mem_size_stats *mss, boo
 	put_kb(m, "AnonHugePages:  ", mss->anonymous_thp);
 	put_kb(m, "ShmemPmdMapped: ", 0);
 	put_kb(m, "FilePmdMapped:  ", 0);
-	put_kb(m, "Shared_Hugetlb: ", 0);
-	seq_buf_printf(m, "Private_Hugetlb: %7lu kB\n", 0ul);
+	put_kb(m, "Shared_Hugetlb: ", mss->shared_hugetlb);
+	seq_buf_printf(m, "Private_Hugetlb: %7lu kB\n", mss->private_hugetlb >> 10);
 	put_kb(m, "Swap:           ", 0);
 	put_kb(m, "SwapPss:        ", 0);
 	put_kb(m, "Locked:         ", (unsigned long)(mss->pss_locked >> PSS_SHIFT));
@@ -518,8 +566,8 @@ void smaps_show(struct seq_buf *m, const struct proc_node *node)
 		smap_gather_stats(vma, &mss);
 		show_map_vma(m, mm, vma);
 		put_kb(m, "Size:           ", vma->vm_end - vma->vm_start);
-		put_kb(m, "KernelPageSize: ", PAGE_SIZE);
-		put_kb(m, "MMUPageSize:    ", PAGE_SIZE);
+		put_kb(m, "KernelPageSize: ", vma_kernel_pagesize(vma));
+		put_kb(m, "MMUPageSize:    ", vma_kernel_pagesize(vma));
 		__show_smap(m, &mss, false);
 		seq_buf_printf(m, "THPeligible:    %8u\n", thp_vma_eligible(vma) ? 1u : 0u);
 		show_smap_vma_flags(m, vma->vm_flags);
@@ -641,9 +689,33 @@ static int pagemap_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, s
 	return err;
 }
 
+/* Linux's pagemap_hugetlb_range: as a huge PMD, an entry per 4 KiB with
+ * its own PFN. */
+static int pagemap_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			   struct mm_walk *walk)
+{
+	struct pagemapread *pm = walk->private;
+	u64 frame = 0, flags = 0;
+	if (pte_present(pte)) {
+		flags |= PM_PRESENT;
+		if (READ_ONCE(pfn_to_page(pte_pfn(pte))->_mapcount) == 0)
+			flags |= PM_MMAP_EXCLUSIVE;
+		if (pm->show_pfn)
+			frame = pte_pfn(pte) + ((addr & ~hmask) >> PAGE_SHIFT);
+	}
+	int err = 0;
+	for (; addr < next && !err; addr += PAGE_SIZE) {
+		err = add_to_pagemap(make_pme(frame, flags), pm);
+		if (pm->show_pfn && (flags & PM_PRESENT))
+			frame++;
+	}
+	return err;
+}
+
 static const struct mm_walk_ops pagemap_walk_ops = {
 	.pte_entry = pagemap_pte_entry,
 	.huge_pmd_entry = pagemap_huge_pmd,
+	.hugetlb_entry = pagemap_hugetlb,
 	.pte_hole = pagemap_pte_hole,
 };
 

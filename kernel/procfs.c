@@ -194,7 +194,7 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "FileHugePages:  ", 0);
 	show_val_kb(m, "FilePmdMapped:  ", 0);
 	show_val_kb(m, "Unaccepted:     ", 0);
-	/* No hugetlbfs pool; the default huge page size is x86's 2 MiB. */
+	/* The hugetlb pools (mm/hugetlb.c): the default size's counts. */
 	hugetlb_report_meminfo(m);
 	/* The direct map is [0, direct_map_end) in pages of one size. */
 	unsigned long dm_kb = (unsigned long)(direct_map_end >> 10);
@@ -386,15 +386,15 @@ static const struct proc_entry pid_files[] = {
 static const struct proc_entry hstate_files[] = {
 	{ .name = "free_hugepages", .show = free_hugepages_show },
 	{ .name = "nr_hugepages", .show = nr_hugepages_show, .write = nr_hugepages_write },
-	{ .name = "nr_overcommit_hugepages", .show = zero_hugepages_show, .write = nr_overcommit_hugepages_write },
-	{ .name = "resv_hugepages", .show = zero_hugepages_show },
-	{ .name = "surplus_hugepages", .show = zero_hugepages_show },
+	{ .name = "nr_overcommit_hugepages", .show = nr_overcommit_hugepages_show, .write = nr_overcommit_hugepages_write },
+	{ .name = "resv_hugepages", .show = resv_hugepages_show },
+	{ .name = "surplus_hugepages", .show = surplus_hugepages_show },
 	{ .name = NULL },
 };
 static const struct proc_entry node_hstate_files[] = {
 	{ .name = "free_hugepages", .show = free_hugepages_show },
 	{ .name = "nr_hugepages", .show = nr_hugepages_show, .write = nr_hugepages_write },
-	{ .name = "surplus_hugepages", .show = zero_hugepages_show },
+	{ .name = "surplus_hugepages", .show = surplus_hugepages_show },
 	{ .name = NULL },
 };
 /* /sys/kernel/mm/transparent_hugepage (mm/huge_memory.c). */

@@ -89,6 +89,10 @@
 #define MAP_NONBLOCK 0x10000
 #define MAP_STACK 0x20000
 #define MAP_HUGETLB 0x40000
+#define MAP_HUGE_SHIFT 26 /* log2 of the hugetlb page size in flags bits 26-31 */
+#define MAP_HUGE_MASK 0x3f
+#define MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+#define MAP_HUGE_1GB (30 << MAP_HUGE_SHIFT)
 #define MAP_SYNC 0x80000
 #define MAP_FIXED_NOREPLACE 0x100000
 #define MAP_FAILED ((void *)-1)

@@ -15,6 +15,7 @@
 #include "mm/memory.h"
 #include "mm/mmu_context.h"
 #include "mm/mmu_gather.h"
+#include "mm/hugetlb_vma.h"
 
 struct change_details {
 	pgprot_t newprot;
@@ -77,6 +78,8 @@ static void change_huge_pmd(struct pmd_walk *walk, pmd_t *pmd, unsigned long add
 unsigned long change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 				pgprot_t newprot)
 {
+	if (is_vm_hugetlb_page(vma))
+		return hugetlb_change_protection(vma, start, end, newprot);
 	struct change_details details = { newprot, 0 };
 	struct pmd_walk walk = {
 		.mm = vma->vm_mm,

@@ -63,6 +63,7 @@
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
+#include "mm/hugetlb_vma.h"
 
 #ifndef EOVERFLOW
 #define EOVERFLOW 75 /* Linux's value; kernel/types.h does not carry it yet */
@@ -201,8 +202,8 @@ static bool gup_fast_pmd_range(struct gup_fast_walk *w, pud_t pud, unsigned long
 			w->st.poisoned++;
 			return false;
 		}
-		/* A huge PMD: no compound refcount yet (mm/gup.h); the locked
-		 * walk says -EFAULT. */
+		/* A huge PMD: the locked walk takes it (a THP is split first,
+		 * a hugetlb page goes through follow_hugetlb_page). */
 		if (pmd_none(pmd) || pmd_trans_huge(pmd))
 			return false;
 		if (!upper_entry_ok(w, pmd_val(pmd)))
@@ -221,6 +222,10 @@ static bool gup_fast_pud_range(struct gup_fast_walk *w, pgd_t pgd, unsigned long
 	do {
 		pud_t pud = pudp_get(pudp);
 		next = pud_addr_end(addr, end);
+		/* A 1 GiB hugetlb page: the locked walk takes it
+		 * (follow_hugetlb_page). */
+		if (pud_val(pud) & _PAGE_PSE)
+			return false;
 		if (!upper_entry_ok(w, pud_val(pud)))
 			return false;
 		if (!gup_fast_pmd_range(w, pud, addr, next))
@@ -342,7 +347,9 @@ long get_user_pages(unsigned long start, unsigned long nr_pages, unsigned int gu
 				break;
 		}
 		int err = 0;
-		struct page *page = follow_page_pte(mm, addr, gup_flags, &err);
+		struct page *page = is_vm_hugetlb_page(vma)
+					    ? follow_hugetlb_page(vma, addr, gup_flags & FOLL_WRITE, &err)
+					    : follow_page_pte(mm, addr, gup_flags, &err);
 		if (err) {
 			ret = err;
 			break;

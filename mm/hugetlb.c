@@ -34,6 +34,16 @@ static const char *find_char(const char *s, char c, size_t len)
 	return NULL;
 }
 
+struct hstate *hstate_sizelog(unsigned sizelog)
+{
+	if (!sizelog)
+		return &hstates[default_hstate_idx];
+	if (sizelog >= 64)
+		return NULL;
+	struct hstate *h = size_to_hstate(1ul << sizelog);
+	return h && h->supported ? h : NULL;
+}
+
 struct hstate *size_to_hstate(unsigned long size)
 {
 	for (int i = 0; i < HUGE_MAX_HSTATE; i++)
@@ -55,41 +65,112 @@ static int next_node_with_memory(int *next)
 	return NUMA_NO_NODE;
 }
 
-/* One page of h from node nid only; true if the pool got it. */
+/* A page of h's order from the buddy allocator, nid first (within mask
+ * when given), marked as a pool page: PG_hugetlb on the head, the others
+ * pointing at it (compound_head). Outside hugetlb_lock. */
+static struct page *alloc_buddy_hugetlb(struct hstate *h, int nid, const nodemask_t *mask)
+{
+	struct page *page = __alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY, h->order, nid, mask);
+	if (!page)
+		return NULL;
+	page_set_flag(page, PG_hugetlb);
+	for (unsigned long i = 1; i < pages_per_huge_page(h); i++) {
+		page_set_flag(page + i, PG_hugetlb_tail);
+		page[i].private = i;
+		if (!(i & 0xffff))
+			cond_resched(); /* 1 GiB: 262,143 struct pages */
+	}
+	return page;
+}
+
+/* The marks off, and the page back to the buddy allocator (Linux's
+ * update_and_free_hugetlb_folio). Outside hugetlb_lock. */
+static void release_to_buddy(struct hstate *h, struct page *page)
+{
+	page_clear_flag(page, PG_hugetlb);
+	for (unsigned long i = 1; i < pages_per_huge_page(h); i++) {
+		page_clear_flag(page + i, PG_hugetlb_tail);
+		page[i].private = 0;
+	}
+	page->_mapcount = -1;
+	__free_pages(page, h->order);
+}
+
+/* Under hugetlb_lock: a page onto its node's free list, and off it. */
+static void enqueue_hugetlb_folio(struct hstate *h, struct page *page)
+{
+	int nid = page_to_nid(page);
+	list_add(&page->lru, &h->hugepage_freelists[nid]);
+	h->free_huge_pages++;
+	h->free_huge_pages_node[nid]++;
+}
+
+static struct page *dequeue_hugetlb_folio_node(struct hstate *h, int nid)
+{
+	if (list_empty(&h->hugepage_freelists[nid]))
+		return NULL;
+	struct page *page = list_first_entry(&h->hugepage_freelists[nid], struct page, lru);
+	list_del(&page->lru);
+	h->free_huge_pages--;
+	h->free_huge_pages_node[nid]--;
+	return page;
+}
+
+/* Under hugetlb_lock: a page newly in the pool is counted, as a surplus
+ * one or a persistent one. */
+static void account_new_page(struct hstate *h, int nid, bool surplus)
+{
+	h->nr_huge_pages++;
+	h->nr_huge_pages_node[nid]++;
+	if (surplus) {
+		h->surplus_huge_pages++;
+		h->surplus_huge_pages_node[nid]++;
+	}
+}
+
+/* One page of h from node nid only, into the pool as a persistent free
+ * page; true if the pool got it. */
 static bool alloc_pool_page(struct hstate *h, int nid)
 {
 	nodemask_t only = nodemask_of_node(nid);
-	struct page *page = __alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY, h->order, nid, &only);
+	struct page *page = alloc_buddy_hugetlb(h, nid, &only);
 	if (!page)
 		return false;
 	spin_lock(&hugetlb_lock);
-	list_add(&page->lru, &h->hugepage_freelists[nid]);
-	h->nr_huge_pages++;
-	h->free_huge_pages++;
-	h->nr_huge_pages_node[nid]++;
-	h->free_huge_pages_node[nid]++;
+	account_new_page(h, nid, false);
+	enqueue_hugetlb_folio(h, page);
 	spin_unlock(&hugetlb_lock);
 	return true;
 }
 
-/* One free page of h off node nid, back to the buddy allocator; true if
- * there was one. */
+/* One free page of h off node nid, back to the buddy allocator, if no
+ * reservation needs it; true if there was one. */
 static bool free_pool_page(struct hstate *h, int nid)
 {
 	spin_lock(&hugetlb_lock);
-	if (list_empty(&h->hugepage_freelists[nid])) {
+	if (h->free_huge_pages <= h->resv_huge_pages) {
 		spin_unlock(&hugetlb_lock);
 		return false;
 	}
-	struct page *page = list_first_entry(&h->hugepage_freelists[nid], struct page, lru);
-	list_del(&page->lru);
+	struct page *page = dequeue_hugetlb_folio_node(h, nid);
+	if (!page) {
+		spin_unlock(&hugetlb_lock);
+		return false;
+	}
 	h->nr_huge_pages--;
-	h->free_huge_pages--;
 	h->nr_huge_pages_node[nid]--;
-	h->free_huge_pages_node[nid]--;
+	if (h->surplus_huge_pages_node[nid]) {
+		h->surplus_huge_pages--;
+		h->surplus_huge_pages_node[nid]--;
+	}
 	spin_unlock(&hugetlb_lock);
-	__free_pages(page, h->order);
+	release_to_buddy(h, page);
 	return true;
+}
+
+static unsigned long persistent_huge_pages(const struct hstate *h)
+{
+	return h->nr_huge_pages - h->surplus_huge_pages;
 }
 
 long set_max_huge_pages(struct hstate *h, unsigned long count, int nid)
@@ -99,37 +180,229 @@ long set_max_huge_pages(struct hstate *h, unsigned long count, int nid)
 	if (nid != NUMA_NO_NODE && (nid < 0 || nid >= (int)num_online_nodes()))
 		return -EINVAL;
 	mutex_lock(&resize_lock);
+	spin_lock(&hugetlb_lock);
 	/* Linux: a node's target is that node's count within the total. */
-	unsigned long cur = nid == NUMA_NO_NODE ? h->nr_huge_pages : h->nr_huge_pages_node[nid];
-	unsigned misses = 0;
-	while (cur < count) {
-		int n = nid != NUMA_NO_NODE ? nid : next_node_with_memory(&h->next_nid_to_alloc);
-		if (n == NUMA_NO_NODE)
-			break;
-		if (alloc_pool_page(h, n)) {
-			cur++;
-			misses = 0;
-		} else if (nid != NUMA_NO_NODE || ++misses >= num_online_nodes()) {
-			break; /* every node refused in turn */
-		}
-		cond_resched();
+	if (nid != NUMA_NO_NODE) {
+		unsigned long others = h->nr_huge_pages - h->nr_huge_pages_node[nid];
+		count = count > ~0ul - others ? ~0ul : count + others;
 	}
-	misses = 0;
-	while (cur > count) {
-		int n = nid != NUMA_NO_NODE ? nid : next_node_with_memory(&h->next_nid_to_free);
-		if (n == NUMA_NO_NODE)
+	/* Growing: surplus pages in use become persistent first (Linux's
+	 * adjust_pool_surplus), then new pages come from the buddy allocator. */
+	while (h->surplus_huge_pages && count > persistent_huge_pages(h)) {
+		for (int n = 0; n < MAX_NUMNODES; n++)
+			if (h->surplus_huge_pages_node[n] && (nid == NUMA_NO_NODE || n == nid)) {
+				h->surplus_huge_pages_node[n]--;
+				h->surplus_huge_pages--;
+				break;
+			}
+		if (nid != NUMA_NO_NODE && !h->surplus_huge_pages_node[nid])
 			break;
-		if (free_pool_page(h, n)) {
-			cur--;
-			misses = 0;
-		} else if (nid != NUMA_NO_NODE || ++misses >= num_online_nodes()) {
-			break; /* no free page left to give back */
-		}
+	}
+	unsigned misses = 0;
+	while (count > persistent_huge_pages(h)) {
+		spin_unlock(&hugetlb_lock);
+		int n = nid != NUMA_NO_NODE ? nid : next_node_with_memory(&h->next_nid_to_alloc);
+		bool got = n != NUMA_NO_NODE && alloc_pool_page(h, n);
 		cond_resched();
+		spin_lock(&hugetlb_lock);
+		if (got)
+			misses = 0;
+		else if (n == NUMA_NO_NODE || nid != NUMA_NO_NODE || ++misses >= num_online_nodes())
+			break; /* every node refused in turn */
+	}
+	/* Shrinking: never below the pages in use and the reserved ones
+	 * (Linux's min_count); free pages go back first, then pages in use
+	 * beyond the count become surplus, to go when they are freed. */
+	unsigned long min_count = h->resv_huge_pages + h->nr_huge_pages - h->free_huge_pages;
+	unsigned long target = count > min_count ? count : min_count;
+	misses = 0;
+	while (target < persistent_huge_pages(h)) {
+		spin_unlock(&hugetlb_lock);
+		int n = nid != NUMA_NO_NODE ? nid : next_node_with_memory(&h->next_nid_to_free);
+		bool freed = n != NUMA_NO_NODE && free_pool_page(h, n);
+		cond_resched();
+		spin_lock(&hugetlb_lock);
+		if (freed)
+			misses = 0;
+		else if (n == NUMA_NO_NODE || nid != NUMA_NO_NODE || ++misses >= num_online_nodes())
+			break; /* no free page left to give back */
+	}
+	while (count < persistent_huge_pages(h)) {
+		int n = nid;
+		if (n == NUMA_NO_NODE)
+			for (n = 0; n < MAX_NUMNODES; n++)
+				if (h->nr_huge_pages_node[n] > h->surplus_huge_pages_node[n])
+					break;
+		if (n >= MAX_NUMNODES || h->nr_huge_pages_node[n] <= h->surplus_huge_pages_node[n])
+			break;
+		h->surplus_huge_pages++;
+		h->surplus_huge_pages_node[n]++;
 	}
 	long ret = (long)(nid == NUMA_NO_NODE ? h->nr_huge_pages : h->nr_huge_pages_node[nid]);
+	spin_unlock(&hugetlb_lock);
 	mutex_unlock(&resize_lock);
 	return ret;
+}
+
+/* --- reservations and surplus pages ------------------------------------------- */
+
+/* Under hugetlb_lock, dropped and taken again: the free surplus pages no
+ * reservation needs go back to the buddy allocator (Linux's
+ * return_unused_surplus_pages). */
+static void return_unused_surplus_pages(struct hstate *h)
+{
+	int next = h->next_nid_to_free;
+	for (unsigned misses = 0; h->surplus_huge_pages && h->free_huge_pages > h->resv_huge_pages &&
+				  misses < MAX_NUMNODES;) {
+		int nid = next++ % MAX_NUMNODES;
+		struct page *page = h->surplus_huge_pages_node[nid] ? dequeue_hugetlb_folio_node(h, nid) : NULL;
+		if (!page) {
+			misses++;
+			continue;
+		}
+		misses = 0;
+		h->nr_huge_pages--;
+		h->nr_huge_pages_node[nid]--;
+		h->surplus_huge_pages--;
+		h->surplus_huge_pages_node[nid]--;
+		spin_unlock(&hugetlb_lock);
+		release_to_buddy(h, page);
+		spin_lock(&hugetlb_lock);
+	}
+}
+
+/* Under hugetlb_lock, dropped while allocating: one surplus page from the
+ * buddy allocator (nid first, within mask), if nr_overcommit_hugepages
+ * allows one more; counted before the allocation, as Linux's
+ * alloc_surplus_hugetlb_folio, so that two racing callers cannot both pass
+ * the limit. Returns it (not on a free list), or NULL. */
+static struct page *alloc_surplus_hugetlb_folio(struct hstate *h, int nid, const nodemask_t *mask)
+{
+	/* Linux: no surplus gigantic pages (hstate_is_gigantic). */
+	if (hstate_is_gigantic(h) || h->surplus_huge_pages >= h->nr_overcommit_huge_pages)
+		return NULL;
+	h->nr_huge_pages++;
+	h->surplus_huge_pages++;
+	spin_unlock(&hugetlb_lock);
+	struct page *page = alloc_buddy_hugetlb(h, nid, mask);
+	spin_lock(&hugetlb_lock);
+	h->nr_huge_pages--;
+	h->surplus_huge_pages--;
+	if (page)
+		account_new_page(h, page_to_nid(page), true);
+	return page;
+}
+
+bool hugetlb_restore_reserve(struct hstate *h)
+{
+	spin_lock(&hugetlb_lock);
+	bool ok = !h->surplus_huge_pages;
+	if (ok)
+		h->resv_huge_pages++;
+	spin_unlock(&hugetlb_lock);
+	return ok;
+}
+
+int hugetlb_acct_memory(struct hstate *h, long delta)
+{
+	int ret = 0;
+	spin_lock(&hugetlb_lock);
+	if (delta < 0) {
+		h->resv_huge_pages -= (unsigned long)-delta;
+		return_unused_surplus_pages(h);
+		spin_unlock(&hugetlb_lock);
+		return 0;
+	}
+	/* Linux's gather_surplus_pages: as many surplus pages as the free
+	 * ones fall short of the reservations, each onto the free list. */
+	int next = 0;
+	while ((long)(h->resv_huge_pages + (unsigned long)delta) - (long)h->free_huge_pages > 0) {
+		int nid = next_node_with_memory(&next);
+		struct page *page = nid == NUMA_NO_NODE ? NULL : alloc_surplus_hugetlb_folio(h, nid, NULL);
+		if (!page) {
+			ret = -ENOMEM;
+			break;
+		}
+		enqueue_hugetlb_folio(h, page);
+	}
+	if (!ret)
+		h->resv_huge_pages += (unsigned long)delta;
+	else
+		return_unused_surplus_pages(h); /* the ones this call added */
+	spin_unlock(&hugetlb_lock);
+	return ret;
+}
+
+/* Under hugetlb_lock: the nearest free page to nid, on a node of mask
+ * (NULL: any), by the fallback order of nid (Linux's
+ * dequeue_hugetlb_folio_nodemask over the zonelist). */
+static struct page *dequeue_hugetlb_folio_nodemask(struct hstate *h, int nid, const nodemask_t *mask)
+{
+	pg_data_t *pref = NODE_DATA(nid);
+	for (int i = 0; i < pref->nr_fallback; i++) {
+		int n = pref->fallback[i];
+		if (mask && !node_isset(n, *mask))
+			continue;
+		struct page *page = dequeue_hugetlb_folio_node(h, n);
+		if (page)
+			return page;
+	}
+	return NULL;
+}
+
+struct page *alloc_hugetlb_folio(struct hstate *h, int nid, const nodemask_t *mask, bool preferred_many,
+				 bool *reserve)
+{
+	struct page *page = NULL;
+	bool use_reserve = *reserve;
+	*reserve = false;
+	spin_lock(&hugetlb_lock);
+	/* Without a reservation only the free pages beyond the reserved ones
+	 * may go (Linux's dequeue_hugetlb_folio_vma). */
+	if (use_reserve || h->free_huge_pages > h->resv_huge_pages) {
+		page = dequeue_hugetlb_folio_nodemask(h, nid, mask);
+		if (!page && preferred_many)
+			page = dequeue_hugetlb_folio_nodemask(h, nid, NULL);
+	}
+	if (page && use_reserve) {
+		h->resv_huge_pages--;
+		*reserve = true;
+	}
+	/* None on the nodes allowed: a surplus page (the reservation, if
+	 * any, stays for a page elsewhere, as Linux's). */
+	if (!page)
+		page = alloc_surplus_hugetlb_folio(h, nid, preferred_many ? NULL : mask);
+	spin_unlock(&hugetlb_lock);
+	if (page) {
+		page->_refcount = 1;
+		page->_mapcount = -1;
+	}
+	return page;
+}
+
+void free_huge_folio(struct page *page, bool restore_reserve)
+{
+	struct hstate *h = NULL;
+	for (int i = 0; i < HUGE_MAX_HSTATE; i++)
+		if (page->private == hstates[i].order)
+			h = &hstates[i];
+	int nid = page_to_nid(page);
+	page->_mapcount = -1;
+	spin_lock(&hugetlb_lock);
+	if (restore_reserve)
+		h->resv_huge_pages++;
+	if (h->surplus_huge_pages_node[nid]) {
+		/* A surplus page goes back to the buddy allocator. */
+		h->nr_huge_pages--;
+		h->nr_huge_pages_node[nid]--;
+		h->surplus_huge_pages--;
+		h->surplus_huge_pages_node[nid]--;
+		spin_unlock(&hugetlb_lock);
+		release_to_buddy(h, page);
+		return;
+	}
+	enqueue_hugetlb_folio(h, page);
+	spin_unlock(&hugetlb_lock);
 }
 
 /* --- the command line --------------------------------------------------------- */
@@ -269,7 +542,8 @@ void hugetlb_report_meminfo(struct seq_buf *m)
 	seq_buf_printf(m,
 		       "HugePages_Total:   %5lu\nHugePages_Free:    %5lu\nHugePages_Rsvd:    %5lu\n"
 		       "HugePages_Surp:    %5lu\nHugepagesize:   %8lu kB\n",
-		       h->nr_huge_pages, h->free_huge_pages, 0ul, 0ul, huge_page_size(h) >> 10);
+		       h->nr_huge_pages, h->free_huge_pages, h->resv_huge_pages, h->surplus_huge_pages,
+		       huge_page_size(h) >> 10);
 	spin_unlock(&hugetlb_lock);
 	seq_buf_printf(m, "Hugetlb:        %8lu kB\n", total >> 10);
 }
@@ -279,7 +553,7 @@ void hugetlb_report_node_meminfo(struct seq_buf *m, int nid)
 	const struct hstate *h = &hstates[default_hstate_idx];
 	seq_buf_printf(m, "Node %d HugePages_Total: %5lu\nNode %d HugePages_Free:  %5lu\nNode %d HugePages_Surp:  %5lu\n",
 		       nid, READ_ONCE(h->nr_huge_pages_node[nid]), nid, READ_ONCE(h->free_huge_pages_node[nid]), nid,
-		       0ul);
+		       READ_ONCE(h->surplus_huge_pages_node[nid]));
 }
 
 /* --- the files ------------------------------------------------------------------- */
@@ -300,12 +574,21 @@ void free_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 							       : READ_ONCE(h->free_huge_pages_node[node->nid]));
 }
 
-/* resv_hugepages, surplus_hugepages, nr_overcommit_hugepages: no
- * MAP_HUGETLB yet, so nothing reserved and no surplus. */
-void zero_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+void resv_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 {
-	(void)node;
-	seq_buf_printf(m, "0\n");
+	seq_buf_printf(m, "%lu\n", READ_ONCE(node_hstate(node)->resv_huge_pages));
+}
+
+void surplus_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+{
+	const struct hstate *h = node_hstate(node);
+	seq_buf_printf(m, "%lu\n", node->nid == NUMA_NO_NODE ? READ_ONCE(h->surplus_huge_pages)
+							       : READ_ONCE(h->surplus_huge_pages_node[node->nid]));
+}
+
+void nr_overcommit_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+{
+	seq_buf_printf(m, "%lu\n", READ_ONCE(node_hstate(node)->nr_overcommit_huge_pages));
 }
 
 /* Linux's kstrtoul for these files: digits (base 10, or 0x), one
@@ -332,14 +615,21 @@ long nr_hugepages_write(const struct proc_node *node, const char *buf, size_t le
 	return r < 0 ? r : (long)len;
 }
 
-/* Surplus pages come with MAP_HUGETLB's overcommit; only 0 is taken. */
+/* Linux's nr_overcommit_hugepages_store: any count, but none for a
+ * gigantic size (no surplus gigantic pages). Lowering it below the surplus
+ * in use takes nothing away: those go as they are freed. */
 long nr_overcommit_hugepages_write(const struct proc_node *node, const char *buf, size_t len)
 {
-	(void)node;
+	struct hstate *h = node_hstate(node);
 	unsigned long count;
+	if (hstate_is_gigantic(h))
+		return -EINVAL;
 	if (parse_count(buf, len, &count))
 		return -EINVAL;
-	return count ? -EINVAL : (long)len;
+	spin_lock(&hugetlb_lock);
+	h->nr_overcommit_huge_pages = count;
+	spin_unlock(&hugetlb_lock);
+	return (long)len;
 }
 
 void nr_hugepages_sysctl_show(struct seq_buf *m, const struct proc_node *node)

@@ -21,9 +21,25 @@
  * in turn. Pages in a pool are not cleared: a huge page is cleared when it
  * is faulted in (mm/clear_page.h).
  *
- * Not built yet (issue 12): MAP_HUGETLB mappings, their faults and
- * reservations, so every page of a pool is free, resv_hugepages is 0, and
- * surplus pages (nr_overcommit_hugepages) are refused.
+ * Mappings (mm/hugetlb_vma.c): mmap(MAP_ANONYMOUS|MAP_PRIVATE|MAP_HUGETLB)
+ * takes its pages from a pool. The mapping reserves one page per huge page
+ * it covers at mmap (resv_huge_pages; -ENOMEM when free - resv cannot cover
+ * it, after trying surplus pages), unless MAP_NORESERVE; a fault consumes
+ * the reservation of its page and a page with it. Surplus pages
+ * (nr_overcommit_hugepages) are taken from the buddy allocator when the
+ * pool is short, at mmap for a reservation or at a fault without one, and
+ * go back to it when freed. Linux's invariants, kept under hugetlb_lock:
+ *   free_huge_pages >= resv_huge_pages (but for the moment between a zap
+ *       restoring a reservation and the page reaching the free list),
+ *   surplus_huge_pages <= nr_overcommit_huge_pages when it was taken,
+ *   nr_huge_pages - surplus_huge_pages is the persistent pool nr_hugepages
+ *       sets (the file shows nr_huge_pages, surplus included, as Linux).
+ *
+ * A page in use has PG_hugetlb on its head and PG_hugetlb_tail on each of
+ * its other pages (private: the distance to the head), so a reference to
+ * any 4 KiB of it (get_user_pages) is a reference to the whole
+ * (compound_head, Linux's folio); its last put_page gives it back to its
+ * pool (free_huge_folio).
  *
  * Locking: hugetlb_lock (a spinlock) guards the counts and the free lists;
  * pages are allocated and freed outside it; resize_lock (a mutex) lets one
@@ -43,6 +59,8 @@ struct hstate {
 	bool supported;                          /* the CPU can map it */
 	unsigned long nr_huge_pages, free_huge_pages;
 	unsigned long nr_huge_pages_node[MAX_NUMNODES], free_huge_pages_node[MAX_NUMNODES];
+	unsigned long resv_huge_pages, surplus_huge_pages, nr_overcommit_huge_pages;
+	unsigned long surplus_huge_pages_node[MAX_NUMNODES];
 	struct list_head hugepage_freelists[MAX_NUMNODES];
 	int next_nid_to_alloc, next_nid_to_free;
 };
@@ -52,6 +70,13 @@ extern struct hstate hstates[HUGE_MAX_HSTATE];
 extern int default_hstate_idx;
 
 static inline unsigned long huge_page_size(const struct hstate *h) { return 4096ul << h->order; }
+static inline unsigned long huge_page_mask(const struct hstate *h) { return ~(huge_page_size(h) - 1); }
+static inline unsigned long pages_per_huge_page(const struct hstate *h) { return 1ul << h->order; }
+/* A page mapped by a PUD (1 GiB). Linux calls a page gigantic when it is
+ * beyond the buddy allocator's largest order; mmlab's buddy allocator goes
+ * up to 1 GiB (order 18), so the word means the 1 GiB size here, with
+ * Linux's rules for it: no surplus pages, nr_overcommit_hugepages refused. */
+static inline bool hstate_is_gigantic(const struct hstate *h) { return h->order >= 18; }
 
 /* The hstate of a size in bytes, or NULL. */
 struct hstate *size_to_hstate(unsigned long size);
@@ -62,6 +87,37 @@ struct hstate *size_to_hstate(unsigned long size);
  * map. Linux's set_max_huge_pages. */
 long set_max_huge_pages(struct hstate *h, unsigned long count, int nid);
 
+/* The hstate of MAP_HUGETLB's size bits (flags >> MAP_HUGE_SHIFT &
+ * MAP_HUGE_MASK: log2 of the size, 0 for the default), or NULL (Linux's
+ * hstate_sizelog). */
+struct hstate *hstate_sizelog(unsigned sizelog);
+
+/* Linux's hugetlb_acct_memory: delta > 0 reserves delta pages (surplus
+ * pages allocated when the pool is short and nr_overcommit_hugepages
+ * allows): 0 or -ENOMEM, nothing reserved then; delta < 0 gives -delta
+ * reservations back, and the surplus pages no longer needed with them. */
+int hugetlb_acct_memory(struct hstate *h, long delta);
+
+/* A page of h for a fault (Linux's alloc_hugetlb_folio and
+ * dequeue_hugetlb_folio_nodemask): the nearest free page to nid within
+ * mask (NULL: any; preferred_many: mask first, then any), one of the
+ * reserved ones if *reserve (the fault's page has a reservation), else
+ * only beyond them; failing that a surplus page. *reserve says on return
+ * whether a reservation was consumed. Refcount 1, not cleared. NULL when
+ * there is none: the fault's SIGBUS. */
+struct page *alloc_hugetlb_folio(struct hstate *h, int nid, const nodemask_t *mask, bool preferred_many,
+				 bool *reserve);
+/* A zap of a private page whose mapping holds reservations gives the
+ * reservation back, so that the page freed cannot be taken by another
+ * mapping before this one faults again (Linux 6.8's "mm/hugetlb: restore
+ * the reservation if needed"); not while there are surplus pages, as
+ * Linux. true if it was given back (resv_huge_pages + 1). */
+bool hugetlb_restore_reserve(struct hstate *h);
+/* Gives page (its last reference gone) back to its pool, or to the buddy
+ * allocator if it is surplus (Linux's free_huge_folio); restore_reserve:
+ * the reservation its fault consumed comes back with it. */
+void free_huge_folio(struct page *page, bool restore_reserve);
+
 /* /proc/meminfo's lines and a node's. */
 void hugetlb_report_meminfo(struct seq_buf *m);
 void hugetlb_report_node_meminfo(struct seq_buf *m, int nid);
@@ -71,7 +127,9 @@ void hugetlb_report_node_meminfo(struct seq_buf *m, int nid);
 void nr_hugepages_show(struct seq_buf *m, const struct proc_node *node);
 long nr_hugepages_write(const struct proc_node *node, const char *buf, size_t len);
 void free_hugepages_show(struct seq_buf *m, const struct proc_node *node);
-void zero_hugepages_show(struct seq_buf *m, const struct proc_node *node);
+void resv_hugepages_show(struct seq_buf *m, const struct proc_node *node);
+void surplus_hugepages_show(struct seq_buf *m, const struct proc_node *node);
+void nr_overcommit_hugepages_show(struct seq_buf *m, const struct proc_node *node);
 long nr_overcommit_hugepages_write(const struct proc_node *node, const char *buf, size_t len);
 /* /proc/sys/vm/nr_hugepages: the default hstate's. */
 void nr_hugepages_sysctl_show(struct seq_buf *m, const struct proc_node *node);

@@ -22,6 +22,9 @@
  *   MADV_REMOVE: -EINVAL, as for any mapping that is not of a file;
  *   MADV_NORMAL/RANDOM/SEQUENTIAL, DONTFORK/DOFORK, WIPEONFORK/KEEPONFORK,
  *     DONTDUMP/DODUMP, HUGEPAGE/NOHUGEPAGE: record VM_* flags;
+ *   on a hugetlb VMA (mm/hugetlb_vma.h): DONTNEED from an aligned start
+ *     to the end rounded down to the page size (-EINVAL otherwise), no
+ *     MADV_FREE (-EINVAL), flags only on aligned ranges;
  *   MADV_POPULATE_READ/WRITE: fault the pages in, as reads (the zero page)
  *     or as writes (populate_vma_range); a hole or no memory gives
  *     -ENOMEM, a VMA without the access -EINVAL and a fault the page
@@ -32,6 +35,8 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/memory.h"
+#include "mm/hugetlb.h"
+#include "mm/hugetlb_vma.h"
 #include "mm/mmap_lock.h"
 #include "mm/pt_reclaim.h"
 #include "mm/teardown.h"
@@ -111,6 +116,10 @@ static int madvise_update_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 			      unsigned long end, unsigned long new_flags)
 {
 	mmap_assert_write_locked(mm);
+	/* A hugetlb VMA splits only at its page size (hugetlb_vm_op_split). */
+	int err = hugetlb_vm_op_split(vma, start) ?: hugetlb_vm_op_split(vma, end);
+	if (err)
+		return err;
 	struct vm_area_struct *v = vma_modify_flags(mm, vma, start, end, new_flags);
 	if (!v)
 		return -EAGAIN;
@@ -139,6 +148,18 @@ static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma
 	case MADV_DONTNEED_LOCKED:
 		if (behavior != MADV_DONTNEED_LOCKED && (vma->vm_flags & VM_LOCKED))
 			return -EINVAL;
+		if (is_vm_hugetlb_page(vma)) {
+			/* Linux's madvise_dontneed_free_valid_vma: no MADV_FREE;
+			 * an aligned start; the end rounded down (not to free
+			 * more than was asked), unless it is the VMA's. */
+			unsigned long mask = huge_page_mask(hstate_vma(vma));
+			if (behavior == MADV_FREE || (start & ~mask))
+				return -EINVAL;
+			if (end != vma->vm_end)
+				end &= mask;
+			if (end <= start)
+				return 0;
+		}
 		if (behavior == MADV_FREE)
 			zap_page_range(vma, start, end - start);
 		else /* Linux's madvise_dontneed_single_vma: reclaim_pt */

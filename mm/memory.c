@@ -32,6 +32,8 @@
 #include "mm/mmu_context.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
+#include "mm/hugetlb.h"
+#include "mm/hugetlb_vma.h"
 
 struct page *zero_page;
 static unsigned long zero_pfn;
@@ -219,6 +221,10 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 {
 	struct mm_struct *mm = vma->vm_mm;
 	address &= PAGE_MASK;
+	/* Linux's handle_mm_fault: hugetlb VMAs have their own (no PTE
+	 * tables, a PMD or PUD entry per page). */
+	if (is_vm_hugetlb_page(vma))
+		return hugetlb_fault(vma, address, flags);
 	pud_t *pud = pud_alloc(mm, pgd_offset(mm, address), address);
 	if (!pud)
 		return VM_FAULT_OOM;
@@ -272,6 +278,32 @@ static bool populated(struct mm_struct *mm, unsigned long addr, bool write)
 	return pte_present(entry) && (!write || pte_write(entry));
 }
 
+/* populate_vma_range for a hugetlb VMA: page by huge page, the whole of
+ * each page the range touches (Linux's follow_hugetlb_page + fault). A
+ * page the pool cannot give (SIGBUS) is -EFAULT, as get_user_pages says. */
+static int populate_hugetlb_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+				  unsigned int flags)
+{
+	if (!(vma->vm_flags & VM_ACCESS_FLAGS))
+		return 0;
+	unsigned long mask = huge_page_mask(hstate_vma(vma));
+	bool write = flags & FAULT_FLAG_WRITE;
+	for (unsigned long a = start & mask; a < end; a += ~mask + 1) {
+		vm_fault_t ret = 0;
+		for (unsigned tries = 0; tries < 4 && !hugetlb_populated(vma, a, write); tries++) {
+			ret = hugetlb_fault(vma, a, flags);
+			if (ret & VM_FAULT_ERROR)
+				break;
+		}
+		if (ret & VM_FAULT_OOM)
+			return -ENOMEM;
+		if (ret & VM_FAULT_ERROR)
+			return -EFAULT;
+		cond_resched();
+	}
+	return 0;
+}
+
 int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 		       bool write)
 {
@@ -283,6 +315,8 @@ int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned
 	 * huge pages cleared as one large extent would be. */
 	if (end - start >= clear_page_uncached_threshold())
 		flags |= FAULT_FLAG_UNCACHED;
+	if (is_vm_hugetlb_page(vma))
+		return populate_hugetlb_range(vma, start, end, flags);
 	for (unsigned long a = start & PAGE_MASK; a < end; a += PAGE_SIZE) {
 		if (!(vma->vm_flags & VM_ACCESS_FLAGS))
 			continue; /* PROT_NONE: nothing to fault in */

@@ -12,6 +12,7 @@
  * cpuset_current_mems_allowed) are all nodes, and a mask is intersected
  * with the nodes that have memory (N_MEMORY) as Linux's is. */
 #include "mm/mempolicy.h"
+#include "mm/hugetlb_vma.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -327,6 +328,25 @@ struct page *vma_alloc_folio(gfp_t gfp, unsigned order, struct vm_area_struct *v
 	return page;
 }
 
+int huge_node(struct vm_area_struct *vma, unsigned long addr, unsigned order, nodemask_t *mask,
+	      bool *have_mask, bool *preferred_many)
+{
+	unsigned long ilx;
+	struct mempolicy *pol = get_vma_policy(vma, addr, order, &ilx);
+	int nid = numa_node_id();
+	*have_mask = false;
+	*preferred_many = false;
+	if (!pol)
+		return nid;
+	const nodemask_t *m = policy_nodemask(pol, ilx, iw_table, &nid);
+	if (m) {
+		*mask = *m;
+		*have_mask = true;
+	}
+	*preferred_many = pol->mode == MPOL_PREFERRED_MANY;
+	return nid;
+}
+
 /* ---- set_mempolicy, get_mempolicy ----------------------------------------- */
 
 /* The prologue set_mempolicy and mbind share (Linux's kernel_set_mempolicy
@@ -480,7 +500,18 @@ static int strict_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, st
 	return 0;
 }
 
-static const struct mm_walk_ops strict_ops = { .pte_entry = strict_pte, .huge_pmd_entry = strict_huge_pmd };
+static int strict_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			  struct mm_walk *walk)
+{
+	(void)hmask;
+	struct strict_walk *s = walk->private;
+	if (pte_present(pte) && !node_isset(page_to_nid(pfn_to_page(pte_pfn(pte))), *s->nodes))
+		s->misplaced += (next - addr) >> PAGE_SHIFT;
+	return 0;
+}
+
+static const struct mm_walk_ops strict_ops = { .pte_entry = strict_pte, .huge_pmd_entry = strict_huge_pmd,
+					       .hugetlb_entry = strict_hugetlb };
 
 /* Linux's queue_pages_range, counting where Linux queues: the holes rule
  * (-EFAULT for a range no VMA covers; with holes, unless DISCONTIG_OK)
@@ -555,7 +586,27 @@ static int collect_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, s
 	return 1;
 }
 
-static const struct mm_walk_ops collect_ops = { .pte_entry = collect_pte, .huge_pmd_entry = collect_huge_pmd };
+/* A hugetlb page is noted once too; migrate_anon_at refuses it (-EBUSY),
+ * so it counts as not moved. */
+static int collect_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			   struct mm_walk *walk)
+{
+	(void)next;
+	struct collect_walk *c = walk->private;
+	if (!pte_present(pte))
+		return 0;
+	int nid = page_to_nid(pfn_to_page(pte_pfn(pte)));
+	if (c->only_node != NUMA_NO_NODE ? nid != c->only_node : node_isset(nid, *c->nodes))
+		return 0;
+	c->addr[c->n++] = addr;
+	if (c->n < 64)
+		return 0;
+	c->next = (addr & hmask) + ~hmask + 1;
+	return 1;
+}
+
+static const struct mm_walk_ops collect_ops = { .pte_entry = collect_pte, .huge_pmd_entry = collect_huge_pmd,
+						.hugetlb_entry = collect_hugetlb };
 
 /* The new page for a move under the range's (new) policy. */
 static struct page *alloc_by_policy(struct vm_area_struct *vma, unsigned long addr, unsigned order, void *arg)
@@ -684,6 +735,9 @@ static int mbind_range(struct mm_struct *mm, struct vm_area_struct *vma, unsigne
 	unsigned long vmend = end < vma->vm_end ? end : vma->vm_end;
 	if (mpol_equal(vma->vm_policy, new))
 		return 0;
+	int err = hugetlb_vm_op_split(vma, vmstart) ?: hugetlb_vm_op_split(vma, vmend);
+	if (err)
+		return err;
 	vma = vma_modify_policy(mm, vma, vmstart, vmend, new);
 	return vma ? 0 : -ENOMEM;
 }

@@ -123,6 +123,12 @@ struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long
  * page's own index. */
 struct page *vma_alloc_folio(gfp_t gfp, unsigned order, struct vm_area_struct *vma, unsigned long addr);
 
+/* Linux's huge_node, for a hugetlb fault: the node the page of 2^order
+ * pages at addr should come from, and in *mask (*have_mask) the nodes it
+ * may come from; *preferred_many: the mask first, then any node. */
+int huge_node(struct vm_area_struct *vma, unsigned long addr, unsigned order, nodemask_t *mask,
+	      bool *have_mask, bool *preferred_many);
+
 struct seq_buf;
 struct proc_node;
 /* /sys/kernel/mm/mempolicy/weighted_interleave/node<N>: the weight of node

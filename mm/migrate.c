@@ -31,10 +31,17 @@
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
+#include "mm/hugetlb_vma.h"
 
 int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct mm_struct *mm = vma->vm_mm;
+	if (is_vm_hugetlb_page(vma)) {
+		spin_lock(&mm->page_table_lock);
+		u64 entry = huge_ptep_get_locked(vma, addr);
+		spin_unlock(&mm->page_table_lock);
+		return entry & _PAGE_PRESENT ? page_to_nid(pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT)) : -ENOENT;
+	}
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	if (!pmd)
 		return -ENOENT;
@@ -175,6 +182,10 @@ int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_allo
 {
 	struct mm_struct *mm = vma->vm_mm;
 	*split = false;
+	/* hugetlb pages do not move here (Linux migrates them whole, with a
+	 * page of the target's pool): reported as busy. */
+	if (is_vm_hugetlb_page(vma))
+		return -EBUSY;
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	if (pmd && pmd_trans_huge(pmdp_get(pmd))) {
 		if (is_huge_zero_pmd(pmdp_get(pmd)))

@@ -59,6 +59,16 @@ static int mincore_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, s
 	return 0;
 }
 
+/* Linux's mincore_hugetlb: every 4 KiB of a huge page says whether it is
+ * mapped. */
+static int mincore_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			   struct mm_walk *walk)
+{
+	(void)hmask;
+	memset(mincore_byte(walk, addr), pte_present(pte) ? 1 : 0, (next - addr) >> PAGE_SHIFT);
+	return 0;
+}
+
 /* __mincore_unmapped_range for an anonymous VMA: nothing in core. */
 static int mincore_unmapped_range(unsigned long addr, unsigned long next, int depth,
 				  struct mm_walk *walk)
@@ -71,6 +81,7 @@ static int mincore_unmapped_range(unsigned long addr, unsigned long next, int de
 static const struct mm_walk_ops mincore_walk_ops = {
 	.pte_entry = mincore_pte_entry,
 	.huge_pmd_entry = mincore_huge_pmd,
+	.hugetlb_entry = mincore_hugetlb,
 	.pte_hole = mincore_unmapped_range,
 };
 

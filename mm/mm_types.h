@@ -118,6 +118,7 @@
 #define VM_DONTCOPY 0x00020000ul
 #define VM_ACCOUNT 0x00100000ul
 #define VM_NORESERVE 0x00200000ul
+#define VM_HUGETLB 0x00400000ul     /* MAP_HUGETLB: mapped by huge pages of a pool (mm/hugetlb.h) */
 #define VM_WIPEONFORK 0x02000000ul  /* MADV_WIPEONFORK */
 #define VM_DONTDUMP 0x04000000ul    /* MADV_DONTDUMP */
 #define VM_HUGEPAGE 0x20000000ul
@@ -127,6 +128,7 @@
 typedef u64 pgprot_t;
 
 struct mm_struct;
+struct resv_map;
 
 /* What the anonymous pages of one or more VMAs belong to (Linux's struct
  * anon_vma). Linux's also carries the reverse-map tree (from a page back
@@ -164,7 +166,13 @@ struct vm_area_struct {
 	/* mbind's policy for this range (mm/mempolicy.h), a reference; NULL:
 	 * the task's policy applies. Pieces of a split VMA share it. */
 	struct mempolicy *vm_policy;
+	/* A VM_HUGETLB VMA's page size and reservations (Linux keeps its
+	 * resv_map in vm_private_data and the size in the file's hstate), a
+	 * reference; NULL for any other VMA. Pieces of a split VMA share it. */
+	struct resv_map *vm_resv_map;
 };
+
+static inline bool is_vm_hugetlb_page(const struct vm_area_struct *vma) { return vma->vm_flags & VM_HUGETLB; }
 
 enum mm_counter { MM_ANONPAGES, NR_MM_COUNTERS };
 
@@ -186,6 +194,8 @@ struct mm_struct {
 	unsigned long hiwater_vm;  /* peak total_vm */
 	unsigned long hiwater_rss; /* peak rss */
 	long rss_stat[NR_MM_COUNTERS];
+	long hugetlb_usage;        /* pages of 4 KiB mapped by hugetlb pages (HugetlbPages;
+				    * not RSS, as Linux's); atomic */
 	long pgtables_bytes;       /* PUD+PMD+PTE table pages, in bytes (VmPTE) */
 	long nr_ptes;              /* PTE table pages */
 	unsigned long pte_tables_reclaimed; /* emptied PTE tables freed while mapped

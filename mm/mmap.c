@@ -16,6 +16,8 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/huge_memory.h"
+#include "mm/hugetlb.h"
+#include "mm/hugetlb_vma.h"
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
@@ -202,6 +204,35 @@ unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsign
 	return addr;
 }
 
+/* Linux's hugetlb_get_unmapped_area (generic_hugetlb_get_unmapped_area
+ * with its align_mask): a hint aligned already (hugetlb_mmap_prepare) is
+ * taken if it fits; else the search pads the length by a page size less
+ * 4 KiB and takes the highest (top-down) or lowest (bottom-up) aligned
+ * start inside what it found. A fixed address was checked for alignment. */
+static unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+					       unsigned long flags, unsigned long sz)
+{
+	if (flags & MAP_FIXED)
+		return get_unmapped_area(mm, addr, len, flags);
+	if (len > TASK_SIZE)
+		return -ENOMEM;
+	if (hint_fits(mm, addr, len, TASK_SIZE))
+		return get_unmapped_area(mm, addr, len, flags | MAP_FIXED);
+	unsigned long padded = len + sz - PAGE_SIZE;
+	if (padded < len || padded > TASK_SIZE)
+		return -ENOMEM;
+	unsigned long a = unmapped_area_topdown(mm, padded, PAGE_SIZE, mm->mmap_base);
+	if (!IS_ERR_VALUE(a)) {
+		a = (a + sz - PAGE_SIZE) & ~(sz - 1);
+	} else {
+		a = unmapped_area(mm, padded, TASK_UNMAPPED_BASE, TASK_SIZE);
+		if (IS_ERR_VALUE(a))
+			return a;
+		a = (a + sz - 1) & ~(sz - 1);
+	}
+	return get_unmapped_area(mm, a, len, flags | MAP_FIXED);
+}
+
 /* ---- munmap ---------------------------------------------------------------- */
 
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
@@ -320,6 +351,16 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 {
 	mmap_assert_write_locked(mm);
 	*populate = false;
+	/* ksys_mmap_pgoff: MAP_HUGETLB's size and rounding come first; a
+	 * file that is not hugetlbfs cannot take it. */
+	struct hstate *h = NULL;
+	if (flags & MAP_HUGETLB) {
+		if (file)
+			return -EINVAL;
+		int err = hugetlb_mmap_prepare(flags, &addr, &len, &h);
+		if (err)
+			return (unsigned long)err;
+	}
 	if (!len)
 		return -EINVAL;
 	if (flags & MAP_FIXED_NOREPLACE)
@@ -343,7 +384,8 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	if (flags & MAP_STACK)
 		vm_flags |= VM_NOHUGEPAGE; /* Linux 6.7+ with THP */
 
-	addr = get_unmapped_area(mm, addr, len, flags);
+	addr = h ? hugetlb_get_unmapped_area(mm, addr, len, flags, huge_page_size(h))
+		 : get_unmapped_area(mm, addr, len, flags);
 	if (IS_ERR_VALUE(addr))
 		return addr;
 	if ((flags & MAP_FIXED_NOREPLACE) && find_vma_intersection(mm, addr, addr + len))
@@ -368,18 +410,32 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		/* MAP_SHARED_VALIDATE too: Linux rejects it for anonymous memory. */
 		return -EINVAL;
 	}
-	/* No huge pages are reserved (vm.nr_hugepages = 0): Linux fails the
-	 * same way. */
-	if (flags & MAP_HUGETLB)
-		return -ENOMEM;
 	/* Linux's do_mmap: "We honor MAP_NORESERVE if allowed to overcommit",
-	 * i.e. in every mode but OVERCOMMIT_NEVER. */
-	if ((flags & MAP_NORESERVE) && READ_ONCE(sysctl_overcommit_memory) != OVERCOMMIT_NEVER)
+	 * i.e. in every mode but OVERCOMMIT_NEVER; for hugetlb always. */
+	if ((flags & MAP_NORESERVE) && (h || READ_ONCE(sysctl_overcommit_memory) != OVERCOMMIT_NEVER))
 		vm_flags |= VM_NORESERVE;
 	/* Linux's accountable_mapping(): private writable memory is charged
-	 * to the commit count (mmap_region) unless VM_NORESERVE. */
-	if ((vm_flags & (VM_WRITE | VM_NORESERVE)) == VM_WRITE)
+	 * to the commit count (mmap_region) unless VM_NORESERVE; hugetlb never
+	 * (its pool reserves). */
+	if (!h && (vm_flags & (VM_WRITE | VM_NORESERVE)) == VM_WRITE)
 		vm_flags |= VM_ACCOUNT;
+	if (h) {
+		/* hugetlbfs_file_mmap: the reservations, before the VMA. */
+		int err;
+		vm_flags |= VM_HUGETLB;
+		struct resv_map *resv = hugetlb_reserve_pages(h, addr, len, vm_flags, &err);
+		if (!resv)
+			return (unsigned long)err;
+		addr = mmap_region(mm, addr, len, vm_flags, false);
+		if (IS_ERR_VALUE(addr)) {
+			hugetlb_unreserve_pages(resv);
+			return addr;
+		}
+		find_vma(mm, addr)->vm_resv_map = resv; /* a hugetlb VMA never merges */
+		if ((flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE || (vm_flags & VM_LOCKED))
+			*populate = true;
+		return addr;
+	}
 
 	addr = mmap_region(mm, addr, len, vm_flags, false);
 	if (!IS_ERR_VALUE(addr) &&

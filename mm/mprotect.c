@@ -10,6 +10,7 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/memory.h"
+#include "mm/hugetlb_vma.h"
 #include "mm/mmap_lock.h"
 #include "mm/util.h"
 #include "mm/vma.h"
@@ -127,6 +128,11 @@ static int mprotect_locked(struct mm_struct *mm, unsigned long start, unsigned l
 			break;
 		}
 		tmp = min(vma->vm_end, end);
+		/* A hugetlb VMA splits only at its page size (Linux's
+		 * __split_vma -> hugetlb_vm_op_split). */
+		error = hugetlb_vm_op_split(vma, nstart) ?: hugetlb_vm_op_split(vma, tmp);
+		if (error)
+			break;
 		vma = mprotect_fixup(mm, vma, nstart, tmp, newflags);
 		if (!vma) {
 			error = -ENOMEM;

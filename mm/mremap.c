@@ -54,6 +54,8 @@
 #include "mm/pte_ref.h"
 #include "mm/util.h"
 #include "mm/vma.h"
+#include "mm/hugetlb.h"
+#include "mm/hugetlb_vma.h"
 
 static struct mremap_stats stats;
 
@@ -825,6 +827,22 @@ unsigned long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long 
 		return -EFAULT;
 	}
 	vrm.vma = vma;
+	/* Linux's align_hugetlb: both lengths rounded up to the huge page
+	 * size, the addresses aligned to it, no growth (the reservations
+	 * cannot follow). Linux moves a hugetlb mapping too
+	 * (move_hugetlb_page_tables); mmlab does not yet: a move is -EINVAL,
+	 * so only a shrink in place or a same-size call remain. */
+	if (is_vm_hugetlb_page(vma)) {
+		unsigned long sz = huge_page_size(hstate_vma(vma));
+		vrm.old_len = (vrm.old_len + sz - 1) & ~(sz - 1);
+		vrm.new_len = (vrm.new_len + sz - 1) & ~(sz - 1);
+		vrm_set_delta(&vrm);
+		if ((vrm.addr & (sz - 1)) || (vrm.new_addr & (sz - 1)) || vrm.new_len > vrm.old_len ||
+		    vrm_implies_new_addr(&vrm)) {
+			mmap_write_unlock(mm);
+			return -EINVAL;
+		}
+	}
 	vrm.remap_type = vrm_remap_type(&vrm);
 	res = vrm_implies_new_addr(&vrm) ? mremap_to(&vrm) : mremap_at(&vrm);
 	if (IS_ERR_VALUE(res) || !vrm.mlocked || vrm.new_len <= vrm.old_len) {

@@ -36,6 +36,8 @@ enum pageflags {
 	PG_table,     /* a page-table page */
 	PG_large_kmalloc, /* a kmalloc too big for the slabs */
 	PG_bad,       /* failed a bad-page check: out of circulation */
+	PG_hugetlb,   /* heads a page of a hugetlb pool in use (mm/hugetlb.h) */
+	PG_hugetlb_tail, /* another page of one: private is its distance to the head */
 	NR_PAGEFLAGS
 };
 
@@ -93,6 +95,16 @@ static inline void page_clear_flag(struct page *p, enum pageflags f) { p->flags 
 #define PageHead(p) page_test_flag(p, PG_head)
 #define PageSlab(p) page_test_flag(p, PG_slab)
 #define PageTable(p) page_test_flag(p, PG_table)
+#define PageHugetlb(p) page_test_flag(p, PG_hugetlb)
+#define PageHugetlbTail(p) page_test_flag(p, PG_hugetlb_tail)
+
+/* The head of the hugetlb page that page is part of, else page itself
+ * (Linux's compound_head, for the one kind of page mmlab shares as a
+ * whole: mm/hugetlb.h). */
+static inline struct page *compound_head(struct page *page)
+{
+	return PageHugetlbTail(page) ? page - page->private : page;
+}
 
 static inline int page_to_nid(const struct page *p) { return (int)(p->flags >> NODES_PGSHIFT); }
 static inline void set_page_node(struct page *p, int nid)

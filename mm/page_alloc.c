@@ -32,6 +32,7 @@
 #include "kernel/sched_mm.h"
 #include "kernel/smp.h"
 #include "mm/fail_page_alloc.h"
+#include "mm/hugetlb.h"
 #include "kernel/string.h"
 
 pg_data_t *node_data[MAX_NUMNODES];
@@ -462,11 +463,18 @@ void free_pages(unsigned long addr, unsigned int order)
  * done. A count of 0 or less goes to the checks as it is (reported). */
 void put_page(struct page *page)
 {
+	/* A hugetlb page is one object however many 4 KiB it has: the
+	 * reference is its head's, and the last goes back to its pool. */
+	page = compound_head(page);
 	int c = __atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE);
 	if (c > 1) {
 		if (__atomic_sub_fetch(&page->_refcount, 1, __ATOMIC_ACQ_REL))
 			return;
 		page->_refcount = 1; /* the last one: ours alone now */
+	}
+	if (PageHugetlb(page)) {
+		free_huge_folio(page, false);
+		return;
 	}
 	__free_pages_caller(page, PageHead(page) ? (unsigned int)page->private : 0,
 			    (unsigned long)__builtin_return_address(0));

@@ -24,7 +24,8 @@ kernel_param_flag("page_poison", page_poisoning,
 static const char *const pageflag_names[NR_PAGEFLAGS] = {
 	[PG_reserved] = "reserved", [PG_buddy] = "buddy", [PG_pcp] = "pcp",
 	[PG_head] = "head", [PG_slab] = "slab", [PG_table] = "table",
-	[PG_large_kmalloc] = "large_kmalloc", [PG_bad] = "bad",
+	[PG_large_kmalloc] = "large_kmalloc", [PG_bad] = "bad", [PG_hugetlb] = "hugetlb",
+	[PG_hugetlb_tail] = "hugetlb_tail",
 };
 
 static void describe_flags(unsigned long flags, char *buf, size_t size)

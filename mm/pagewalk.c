@@ -8,7 +8,9 @@
  * Invariant: a walk leaves every PTE table's count as it found it (one
  * get, one put, per table entered), and calls exactly one callback for
  * every page of the range: pte_entry for a page under a PTE table,
- * huge_pmd_entry for pages under a huge PMD, pte_hole for the rest.
+ * huge_pmd_entry for pages under a huge PMD, hugetlb_entry for the pages
+ * of a hugetlb VMA (whose entries are PMDs or PUDs, never tables to
+ * enter), pte_hole for the rest.
  *
  * Locking: the caller holds mmap_lock for reading, so no upper-level table
  * (PUD, PMD) goes away under the walk (the PMD extension frees PMD tables
@@ -21,6 +23,8 @@
 #include "mm/pagewalk.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "mm/hugetlb.h"
+#include "mm/hugetlb_vma.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
 #include "mm/pgtable.h"
@@ -117,12 +121,41 @@ static int walk_pgd_level(unsigned long addr, unsigned long end, struct mm_walk 
 	return err;
 }
 
+/* Linux's walk_hugetlb_range: one hugetlb_entry per huge page of a
+ * hugetlb VMA (none ones included, as 0), each read under the mm's
+ * page_table_lock, which its entries are written under. */
+static int walk_hugetlb_range(unsigned long addr, unsigned long end, struct mm_walk *walk)
+{
+	struct hstate *h = hstate_vma(walk->vma);
+	unsigned long hmask = huge_page_mask(h);
+	int err = 0;
+	for (unsigned long next; addr < end && !err; addr = next) {
+		next = (addr & hmask) + huge_page_size(h);
+		if (next > end)
+			next = end;
+		spin_lock(&walk->mm->page_table_lock);
+		pte_t entry = __pte(huge_ptep_get_locked(walk->vma, addr));
+		err = walk->ops->hugetlb_entry(entry, hmask, addr, next, walk);
+		spin_unlock(&walk->mm->page_table_lock);
+		cond_resched();
+	}
+	return err;
+}
+
+/* A range inside one VMA. */
+static int walk_vma_range(unsigned long start, unsigned long end, struct mm_walk *walk)
+{
+	if (is_vm_hugetlb_page(walk->vma))
+		return walk_hugetlb_range(start, end, walk);
+	return walk_pgd_level(start, end, walk);
+}
+
 static bool walk_args_ok(struct mm_struct *mm, unsigned long start, unsigned long end,
 			 const struct mm_walk_ops *ops)
 {
-	if (!ops->pte_entry || !ops->huge_pmd_entry) {
+	if (!ops->pte_entry || !ops->huge_pmd_entry || !ops->hugetlb_entry) {
 		pr_err("BUG: page walk without a %s callback: nothing walked\n",
-		       ops->pte_entry ? "huge_pmd_entry" : "pte_entry");
+		       !ops->pte_entry ? "pte_entry" : !ops->huge_pmd_entry ? "huge_pmd_entry" : "hugetlb_entry");
 		return false;
 	}
 	mmap_assert_locked(mm);
@@ -151,7 +184,7 @@ int walk_page_range(struct mm_struct *mm, unsigned long start, unsigned long end
 			walk.vma = vma;
 			next = min(end, vma->vm_end);
 			vma = vma_next(vma);
-			err = walk_pgd_level(start, next, &walk);
+			err = walk_vma_range(start, next, &walk);
 		}
 		start = next;
 	}
@@ -166,7 +199,7 @@ int walk_page_range_vma(struct vm_area_struct *vma, unsigned long start, unsigne
 		return -EINVAL;
 	if (!walk_args_ok(vma->vm_mm, start, end, ops))
 		return start < end ? -EINVAL : 0;
-	return walk_pgd_level(start, end, &walk);
+	return walk_vma_range(start, end, &walk);
 }
 
 int walk_page_vma(struct vm_area_struct *vma, const struct mm_walk_ops *ops, void *private)

@@ -44,6 +44,13 @@ struct mm_walk_ops {
 	 * silently skip them. */
 	int (*huge_pmd_entry)(pmd_t pmd, unsigned long addr, unsigned long next,
 			      struct mm_walk *walk);
+	/* The huge page of a hugetlb VMA (mm/hugetlb_vma.h) covering
+	 * [addr, next), part of it when the range starts or ends inside it:
+	 * pte is its PMD or PUD entry (0: not faulted in), hmask the page
+	 * size's mask, with mm->page_table_lock held. Required: every reader
+	 * must say what a hugetlb page is to it (Linux's walkers do). */
+	int (*hugetlb_entry)(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			     struct mm_walk *walk);
 	/* [addr, next) has no PTE table (depth: 0 no PUD table, 2 no PMD table,
 	 * 3 no PTE table, as Linux's levels) or, when walk_page_range is
 	 * given a range beyond the VMAs, no VMA at all (depth -1, walk->vma

@@ -53,7 +53,9 @@ pmd_t *mm_find_pmd(struct mm_struct *mm, unsigned long addr)
 	if (pgd_none(pgdp_get(pgd)))
 		return NULL;
 	pud_t *pud = pud_offset(pgd, addr);
-	if (pud_none(pudp_get(pud)))
+	pud_t val = pudp_get(pud);
+	/* A PUD that maps a 1 GiB hugetlb page has no PMD table below it. */
+	if (pud_none(val) || (pud_val(val) & _PAGE_PSE))
 		return NULL;
 	return pmd_offset(pud, addr);
 }

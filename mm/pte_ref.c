@@ -280,8 +280,8 @@ unsigned long pte_ref_verify(struct mm_struct *mm)
 		pud_t *pud = pgd_pgtable(pgd);
 		for (unsigned ui = 0; ui < PTRS_PER_TABLE; ui++) {
 			pud_t pudv = pudp_get(pud + ui);
-			if (pud_none(pudv))
-				continue;
+			if (pud_none(pudv) || (pud_val(pudv) & _PAGE_PSE))
+				continue; /* none, or a 1 GiB hugetlb page */
 			pmd_t *pmd = pud_pgtable(pudv);
 			for (unsigned mi = 0; mi < PTRS_PER_TABLE; mi++) {
 				pmd_t val = pmdp_get(pmd + mi);

@@ -27,6 +27,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "mm/huge_memory.h"
+#include "mm/hugetlb_vma.h"
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
@@ -173,6 +174,11 @@ static void zap_huge_pmd_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long 
 static void zap_range_details(struct mmu_gather *tlb, struct vm_area_struct *vma,
 			      unsigned long addr, unsigned long end, bool reclaim_pt)
 {
+	/* Linux's unmap_single_vma: a hugetlb VMA has no PTE tables. */
+	if (is_vm_hugetlb_page(vma)) {
+		__unmap_hugepage_range(tlb, vma, addr, end);
+		return;
+	}
 	struct zap_details details = { tlb, vma, reclaim_pt };
 	struct pmd_walk walk = {
 		.mm = vma->vm_mm,

@@ -32,6 +32,7 @@
 #include "mm/vma.h"
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
+#include "mm/hugetlb_vma.h"
 #include "mm/mempolicy.h"
 #include "mm/mmu_gather.h"
 #include "mm/slab.h"
@@ -302,6 +303,9 @@ int anon_vma_prepare(struct vm_area_struct *vma)
 void vm_area_free(struct vm_area_struct *vma)
 {
 	if (vma) {
+		/* Linux's remove_vma -> vma_close: a hugetlb VMA's unused
+		 * reservations go back to the pool. */
+		hugetlb_vm_op_close(vma);
 		anon_vma_put(vma->anon_vma);
 		mpol_put(vma->vm_policy);
 	}
@@ -356,6 +360,7 @@ static void split_vma_at(struct mm_struct *mm, struct vm_area_struct *vma, unsig
 	*new = *vma;
 	anon_vma_get(new->anon_vma); /* the halves share it (anon_vma_clone) */
 	mpol_get(new->vm_policy);    /* and the policy (vma_dup_policy) */
+	resv_map_get(new->vm_resv_map); /* and a hugetlb reservation map (hugetlb_vm_op_open) */
 	if (new_below) {
 		new->vm_end = addr;
 		vma_set_range(vma, addr, vma->vm_end);
@@ -388,7 +393,10 @@ struct vma_merge_struct {
 static bool is_mergeable_vma(const struct vma_merge_struct *vmg, bool merge_next)
 {
 	const struct vm_area_struct *vma = merge_next ? vmg->next : vmg->prev;
-	return vma->vm_flags == vmg->flags && mpol_equal(vma->vm_policy, vmg->policy);
+	/* A hugetlb VMA has its own reservation map and a close that
+	 * returns its reservations: never merged (Linux refuses a merge with
+	 * a VMA whose vm_ops has close). */
+	return vma->vm_flags == vmg->flags && !(vmg->flags & VM_HUGETLB) && mpol_equal(vma->vm_policy, vmg->policy);
 }
 
 static unsigned long vma_pages(const struct vm_area_struct *vma)
@@ -670,6 +678,10 @@ int munmap_range(struct mm_struct *mm, unsigned long start, unsigned long end)
 		return 0;
 	struct vm_area_struct *tail = find_vma(mm, end);
 	bool split_head = vma->vm_start < start, split_tail = tail && tail->vm_start < end;
+	/* A hugetlb VMA is cut only at a multiple of its page size
+	 * (hugetlb_vm_op_split), before anything changes. */
+	if ((split_head && hugetlb_vm_op_split(vma, start)) || (split_tail && hugetlb_vm_op_split(tail, end)))
+		return -EINVAL;
 	/* One VMA cut in three: Linux lets map_count pass the limit only
 	 * while it frees. */
 	if (split_head && split_tail && tail == vma && mm->map_count >= sysctl_max_map_count)

@@ -2,6 +2,7 @@
  * headers next to the kernel's: the portable mm code sees only the kernel's
  * declarations, which have libc's signatures. */
 #include "tests/host/shim.h"
+#include "mm/hugetlb.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
 #include "kernel/sched.h"
@@ -303,4 +304,12 @@ void on_each_cpu(smp_call_func_t fn, void *info, bool wait)
 		fn(info);
 	}
 	cpu_number = self;
+}
+
+/* mm/hugetlb.c is not in the host build: no page here is ever a hugetlb
+ * page, so put_page never gives one back to a pool. */
+void free_huge_folio(struct page *page, bool restore_reserve)
+{
+	(void)restore_reserve;
+	panic("free_huge_folio(%p) on the host: no hugetlb pool here", (void *)page);
 }

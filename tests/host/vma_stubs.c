@@ -9,6 +9,8 @@
 #include "kernel/file.h"
 #include "kernel/sched.h"
 #include "mm/huge_memory.h"
+#include "mm/hugetlb.h"
+#include "mm/hugetlb_vma.h"
 #include "mm/memory.h"
 #include "mm/mmu_gather.h"
 #include "mm/pt_reclaim.h"
@@ -540,4 +542,41 @@ bool check_mm(struct ktest *t, struct mm_struct *mm)
 	if (stub_errors)
 		WALK_FAIL(&w, "%d stub errors", stub_errors);
 	return w.ok;
+}
+
+/* hugetlb (mm/hugetlb_vma.c) is not in the host build: the model has a
+ * 2 MiB size with an empty pool, so MAP_HUGETLB of that size fails its
+ * reservation (-ENOMEM, as Linux with vm.nr_hugepages = 0), any other
+ * size is -EINVAL, and no VMA is ever a hugetlb one. */
+static struct hstate host_hstate_2m = { .order = 9, .supported = true };
+int hugetlb_mmap_prepare(unsigned long flags, unsigned long *addr, unsigned long *len, struct hstate **h)
+{
+	unsigned sizelog = (flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK;
+	if (sizelog && sizelog != 21)
+		return -EINVAL;
+	*len = (*len + (2ul << 20) - 1) & ~((2ul << 20) - 1);
+	if ((flags & MAP_FIXED) && (*addr & ((2ul << 20) - 1)))
+		return -EINVAL;
+	*h = &host_hstate_2m;
+	return 0;
+}
+struct resv_map *hugetlb_reserve_pages(struct hstate *h, unsigned long addr, unsigned long len,
+				       unsigned long vm_flags, int *err)
+{
+	(void)h, (void)addr, (void)len, (void)vm_flags;
+	*err = -ENOMEM;
+	return NULL;
+}
+void hugetlb_unreserve_pages(struct resv_map *resv) { (void)resv; }
+void resv_map_get(struct resv_map *resv) { (void)resv; }
+void hugetlb_vm_op_close(struct vm_area_struct *vma) { (void)vma; }
+int hugetlb_vm_op_split(const struct vm_area_struct *vma, unsigned long addr)
+{
+	(void)vma, (void)addr;
+	return 0;
+}
+struct hstate *hstate_vma(const struct vm_area_struct *vma)
+{
+	(void)vma;
+	panic("hstate_vma on the host: no hugetlb VMA here");
 }

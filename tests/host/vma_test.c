@@ -69,6 +69,7 @@ static void mmap_errnos_in_linux_order(struct ktest *t)
 	KTEST_EXPECT_EQ(t, MMAP(0, P(1), RW, MAP_SHARED | MAP_ANONYMOUS), -ENODEV);
 	KTEST_EXPECT_EQ(t, MMAP(0, P(1), RW, MAP_SHARED | MAP_ANONYMOUS | MAP_GROWSDOWN), -EINVAL);
 	KTEST_EXPECT_EQ(t, MMAP(0, P(1), RW, ANON | MAP_HUGETLB), -ENOMEM);
+	KTEST_EXPECT_EQ(t, MMAP(0, P(1), RW, ANON | MAP_HUGETLB | (22 << MAP_HUGE_SHIFT)), -EINVAL); /* no 4 MiB size */
 	KTEST_EXPECT_EQ(t, mm->map_count, 0);
 	KTEST_EXPECT_EQ(t, nr_stub_calls, 0);
 	/* NOREPLACE's -EEXIST comes before the type check. */

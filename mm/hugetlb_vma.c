@@ -1,0 +1,394 @@
+/* MAP_HUGETLB mappings (mm/hugetlb_vma.h has the rules): the mmap side
+ * (Linux's ksys_mmap_pgoff hugetlb branch, hugetlb_get_unmapped_area,
+ * hugetlb_reserve_pages), the reservation map (resv_map, private
+ * mappings), the fault (hugetlb_fault, hugetlb_no_page), the zap
+ * (__unmap_hugepage_range), mprotect (hugetlb_change_protection), the
+ * walk (walk_hugetlb_range) and get_user_pages (follow_hugetlb_page).
+ * The pools and their counts are mm/hugetlb.c's. */
+#include "mm/hugetlb_vma.h"
+#include "arch/x86_64/cpu.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/spinlock.h"
+#include "kernel/string.h"
+#include "kernel/unistd.h"
+#include "mm/clear_page.h"
+#include "mm/huge_memory.h"
+#include "mm/hugetlb.h"
+#include "mm/mempolicy.h"
+#include "mm/mmu_gather.h"
+#include "mm/page.h"
+#include "mm/pgtable.h"
+#include "mm/slab.h"
+#include "mm/util.h"
+
+/* Linux's struct resv_map for a private mapping, reduced to what a private
+ * mapping needs: which of its huge pages still hold the reservation mmap
+ * took for them. Linux records the consumed ones in a region list; a
+ * bitmap of the unconsumed ones says the same for a mapping whose size is
+ * fixed at mmap (mremap cannot grow a hugetlb mapping). */
+struct resv_map {
+	int refcount;          /* VMAs sharing it (the pieces of a split); atomic */
+	struct hstate *h;
+	unsigned long base;    /* huge-page index (vm_pgoff >> order) of the mapping's first page */
+	unsigned long nr;      /* huge pages the mapping had at mmap */
+	spinlock_t lock;       /* the bits */
+	unsigned long *reserved; /* bit i: page base + i still holds its reservation;
+				  * NULL: none was taken (MAP_NORESERVE) */
+};
+
+struct hstate *hstate_vma(const struct vm_area_struct *vma) { return vma->vm_resv_map->h; }
+
+/* The page's index in the map. */
+static unsigned long resv_index(const struct vm_area_struct *vma, unsigned long addr)
+{
+	const struct resv_map *resv = vma->vm_resv_map;
+	return (vma->vm_pgoff >> resv->h->order) + ((addr - vma->vm_start) >> (PAGE_SHIFT + resv->h->order)) -
+	       resv->base;
+}
+
+/* Test and clear (take) or set (give) the reservation bit of addr. */
+static bool resv_take(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct resv_map *resv = vma->vm_resv_map;
+	if (!resv->reserved)
+		return false;
+	unsigned long i = resv_index(vma, addr), bit = 1ul << (i % 64);
+	spin_lock(&resv->lock);
+	bool had = resv->reserved[i / 64] & bit;
+	resv->reserved[i / 64] &= ~bit;
+	spin_unlock(&resv->lock);
+	return had;
+}
+
+static void resv_give(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct resv_map *resv = vma->vm_resv_map;
+	unsigned long i = resv_index(vma, addr);
+	spin_lock(&resv->lock);
+	resv->reserved[i / 64] |= 1ul << (i % 64);
+	spin_unlock(&resv->lock);
+}
+
+static bool resv_test(struct vm_area_struct *vma, unsigned long addr)
+{
+	struct resv_map *resv = vma->vm_resv_map;
+	unsigned long i = resv_index(vma, addr);
+	return resv->reserved && (READ_ONCE(resv->reserved[i / 64]) >> (i % 64) & 1);
+}
+
+void resv_map_get(struct resv_map *resv)
+{
+	if (resv)
+		__atomic_add_fetch(&resv->refcount, 1, __ATOMIC_RELAXED);
+}
+
+static void resv_map_put(struct resv_map *resv)
+{
+	if (!resv || __atomic_sub_fetch(&resv->refcount, 1, __ATOMIC_ACQ_REL))
+		return;
+	kvfree(resv->reserved);
+	kfree(resv);
+}
+
+/* Linux's hugetlb_vm_op_close: the reservations the VMA's pages still hold
+ * go back to the pool (its unfaulted pages, and those a zap gave back),
+ * then the VMA's reference on the map. */
+void hugetlb_vm_op_close(struct vm_area_struct *vma)
+{
+	struct resv_map *resv = vma->vm_resv_map;
+	if (!resv)
+		return;
+	long unused = 0;
+	if (resv->reserved) {
+		spin_lock(&resv->lock);
+		for (unsigned long a = vma->vm_start; a < vma->vm_end; a += huge_page_size(resv->h)) {
+			unsigned long i = resv_index(vma, a), bit = 1ul << (i % 64);
+			if (resv->reserved[i / 64] & bit) {
+				resv->reserved[i / 64] &= ~bit;
+				unused++;
+			}
+		}
+		spin_unlock(&resv->lock);
+	}
+	if (unused)
+		hugetlb_acct_memory(resv->h, -unused);
+	vma->vm_resv_map = NULL;
+	resv_map_put(resv);
+}
+
+int hugetlb_vm_op_split(const struct vm_area_struct *vma, unsigned long addr)
+{
+	if (!is_vm_hugetlb_page(vma))
+		return 0;
+	return addr & ~huge_page_mask(hstate_vma(vma)) ? -EINVAL : 0;
+}
+
+/* --- mmap ------------------------------------------------------------------ */
+
+int hugetlb_mmap_prepare(unsigned long flags, unsigned long *addr, unsigned long *len, struct hstate **hp)
+{
+	struct hstate *h = hstate_sizelog((flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK);
+	if (!h)
+		return -EINVAL;
+	/* ksys_mmap_pgoff: the length is rounded up to the page size. */
+	unsigned long sz = huge_page_size(h);
+	if (*len > ~0ul - (sz - 1))
+		return -ENOMEM;
+	*len = (*len + sz - 1) & huge_page_mask(h);
+	/* hugetlb_get_unmapped_area: a fixed address must be aligned; a hint
+	 * is rounded up to the size. */
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		if (*addr & (sz - 1))
+			return -EINVAL;
+	} else if (*addr) {
+		*addr = *addr > ~0ul - (sz - 1) ? 0 : (*addr + sz - 1) & huge_page_mask(h);
+	}
+	*hp = h;
+	return 0;
+}
+
+struct resv_map *hugetlb_reserve_pages(struct hstate *h, unsigned long addr, unsigned long len,
+				       unsigned long vm_flags, int *err)
+{
+	struct resv_map *resv = kzalloc(sizeof(*resv), GFP_KERNEL);
+	if (!resv) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	resv->refcount = 1;
+	resv->h = h;
+	resv->base = addr >> (PAGE_SHIFT + h->order);
+	resv->nr = len >> (PAGE_SHIFT + h->order);
+	spin_lock_init(&resv->lock);
+	if (vm_flags & VM_NORESERVE)
+		return resv;
+	/* kvmalloc: a mapping of 2^20 huge pages needs 128 KiB of bits. */
+	resv->reserved = kvmalloc(((resv->nr + 63) / 64) * sizeof(unsigned long), GFP_KERNEL);
+	if (!resv->reserved || hugetlb_acct_memory(h, (long)resv->nr)) {
+		kvfree(resv->reserved);
+		kfree(resv);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	memset(resv->reserved, 0xff, ((resv->nr + 63) / 64) * sizeof(unsigned long));
+	if (resv->nr % 64)
+		resv->reserved[resv->nr / 64] = (1ul << (resv->nr % 64)) - 1;
+	return resv;
+}
+
+void hugetlb_unreserve_pages(struct resv_map *resv)
+{
+	if (resv->reserved)
+		hugetlb_acct_memory(resv->h, -(long)resv->nr);
+	resv_map_put(resv);
+}
+
+/* --- page tables ------------------------------------------------------------ */
+
+/* The entry that maps (or will map) the huge page at addr: a PMD entry for
+ * 2 MiB, a PUD entry for 1 GiB (Linux's huge_pte_offset / huge_pte_alloc),
+ * as a pointer to the 64-bit word; NULL when a table above it is missing
+ * (and, for huge_pte_alloc, could not be allocated). */
+static u64 *huge_pte_offset(struct mm_struct *mm, unsigned long addr, const struct hstate *h)
+{
+	pgd_t *pgd = pgd_offset(mm, addr);
+	if (pgd_none(pgdp_get(pgd)))
+		return NULL;
+	pud_t *pud = pud_offset(pgd, addr);
+	if (hstate_is_gigantic(h))
+		return &pud->pud;
+	pud_t pudv = pudp_get(pud);
+	if (pud_none(pudv) || (pud_val(pudv) & _PAGE_PSE))
+		return NULL;
+	return &pmd_offset(pud, addr)->pmd;
+}
+
+static u64 *huge_pte_alloc(struct mm_struct *mm, unsigned long addr, const struct hstate *h)
+{
+	pud_t *pud = pud_alloc(mm, pgd_offset(mm, addr), addr);
+	if (!pud)
+		return NULL;
+	if (hstate_is_gigantic(h))
+		return &pud->pud;
+	pmd_t *pmd = pmd_alloc(mm, pud, addr);
+	return pmd ? &pmd->pmd : NULL;
+}
+
+/* Linux's set_huge_pte_at: the fence rule of set_pmd_at too. */
+static void set_huge_pte_at(unsigned long addr, u64 *ptep, u64 entry)
+{
+	clear_page_check_coherent(addr);
+	WRITE_ONCE(*ptep, entry);
+}
+
+/* Entries are written under the mm's page_table_lock (Linux's
+ * huge_pte_lock: the PMD lock, which is that lock here, or for a PUD the
+ * mm's). */
+static spinlock_t *huge_pte_lockptr(struct mm_struct *mm) { return &mm->page_table_lock; }
+
+/* --- the fault ----------------------------------------------------------------- */
+
+/* Linux's hugetlb_no_page for a private mapping: a page from the pool (the
+ * reservation of this page first), cleared by the clearing policy and
+ * fenced before the entry that maps it, for a read as for a write (there
+ * is no huge zero page for hugetlb). */
+static vm_fault_t hugetlb_no_page(struct vm_area_struct *vma, u64 *ptep, unsigned long address,
+				  unsigned long haddr, unsigned int flags)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct hstate *h = hstate_vma(vma);
+	nodemask_t mask;
+	bool have_mask, many;
+	int nid = huge_node(vma, haddr, h->order, &mask, &have_mask, &many);
+	bool had = resv_take(vma, haddr), consumed = had;
+	struct page *page = alloc_hugetlb_folio(h, nid, have_mask ? &mask : NULL, many, &consumed);
+	if (had && !consumed)
+		resv_give(vma, haddr); /* a surplus page came instead: the reservation stays */
+	if (!page)
+		return VM_FAULT_SIGBUS; /* Linux: -ENOSPC from alloc_hugetlb_folio */
+	/* Cleared here, never by __GFP_ZERO (mm/clear_page.h). The bulk
+	 * hint of a populate covers a page of any size; a 1 GiB page is past
+	 * the threshold on its own. */
+	struct incoherent_page cleared =
+		clear_huge_page(page, h->order, address, flags & FAULT_FLAG_UNCACHED ? CLEAR_HUGE_BULK : 0,
+				clear_page_uncached_threshold());
+	page = clear_page_uncached_make_coherent(cleared);
+	u64 entry = page_to_phys(page) | vma->vm_page_prot | _PAGE_PSE | _PAGE_ACCESSED |
+		    (flags & FAULT_FLAG_WRITE ? _PAGE_DIRTY : 0);
+	spinlock_t *ptl = huge_pte_lockptr(mm);
+	spin_lock(ptl);
+	if (READ_ONCE(*ptep)) {
+		/* Another thread mapped it first: this page goes back, with
+		 * the reservation it took (Linux's restore_reserve_on_error). */
+		spin_unlock(ptl);
+		if (consumed)
+			resv_give(vma, haddr);
+		free_huge_folio(page, consumed);
+		return 0;
+	}
+	page->_mapcount = 0;
+	set_huge_pte_at(haddr, ptep, entry);
+	__atomic_add_fetch(&mm->hugetlb_usage, (long)pages_per_huge_page(h), __ATOMIC_RELAXED);
+	spin_unlock(ptl);
+	return 0;
+}
+
+vm_fault_t hugetlb_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct hstate *h = hstate_vma(vma);
+	unsigned long haddr = address & huge_page_mask(h);
+	u64 *ptep = huge_pte_alloc(mm, haddr, h);
+	if (!ptep)
+		return VM_FAULT_OOM;
+	__atomic_add_fetch(&mm->page_faults, 1, __ATOMIC_RELAXED);
+	u64 entry = READ_ONCE(*ptep);
+	if (!entry)
+		return hugetlb_no_page(vma, ptep, address, haddr, flags);
+	if (!(entry & _PAGE_PRESENT))
+		return VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
+	if ((flags & FAULT_FLAG_WRITE) && !(entry & _PAGE_RW)) {
+		/* No fork here, so no copy-on-write (Linux's hugetlb_wp):
+		 * only a VMA that cannot be written has read-only entries. */
+		return VM_FAULT_SIGSEGV;
+	}
+	invlpg(address); /* spurious: a stale TLB entry */
+	return 0;
+}
+
+bool hugetlb_populated(struct vm_area_struct *vma, unsigned long addr, bool write)
+{
+	u64 *ptep = huge_pte_offset(vma->vm_mm, addr, hstate_vma(vma));
+	u64 entry = ptep ? READ_ONCE(*ptep) : 0;
+	return (entry & _PAGE_PRESENT) && (!write || (entry & _PAGE_RW));
+}
+
+/* --- zap, mprotect ---------------------------------------------------------------- */
+
+void __unmap_hugepage_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
+			    unsigned long end)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct hstate *h = hstate_vma(vma);
+	unsigned long sz = huge_page_size(h);
+	spinlock_t *ptl = huge_pte_lockptr(mm);
+	for (unsigned long addr = start & huge_page_mask(h); addr < end; addr += sz) {
+		u64 *ptep = huge_pte_offset(mm, addr, h);
+		if (!ptep)
+			continue;
+		spin_lock(ptl);
+		u64 entry = READ_ONCE(*ptep);
+		WRITE_ONCE(*ptep, 0);
+		spin_unlock(ptl);
+		if (!entry)
+			continue;
+		tlb_flush_range_add(tlb, addr, sz);
+		__atomic_sub_fetch(&mm->hugetlb_usage, (long)pages_per_huge_page(h), __ATOMIC_RELAXED);
+		struct page *page = pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT);
+		if (vma->vm_resv_map->reserved && !resv_test(vma, addr) && hugetlb_restore_reserve(h))
+			resv_give(vma, addr);
+		page->_mapcount = -1;
+		if (__tlb_remove_page_size(tlb, page, addr, h->order))
+			tlb_flush_mmu(tlb);
+	}
+}
+
+unsigned long hugetlb_change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+					pgprot_t newprot)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct hstate *h = hstate_vma(vma);
+	unsigned long pages = 0;
+	spinlock_t *ptl = huge_pte_lockptr(mm);
+	for (unsigned long addr = start; addr < end; addr += huge_page_size(h)) {
+		u64 *ptep = huge_pte_offset(mm, addr, h);
+		if (!ptep)
+			continue;
+		spin_lock(ptl);
+		u64 entry = READ_ONCE(*ptep);
+		if (entry) {
+			WRITE_ONCE(*ptep, pmd_val(pmd_modify(__pmd(entry), newprot)));
+			pages += pages_per_huge_page(h);
+		}
+		spin_unlock(ptl);
+	}
+	if (pages)
+		flush_tlb_mm_range(mm, start, end);
+	return pages;
+}
+
+/* --- readers ------------------------------------------------------------------ */
+
+u64 huge_ptep_get_locked(struct vm_area_struct *vma, unsigned long addr)
+{
+	u64 *ptep = huge_pte_offset(vma->vm_mm, addr, hstate_vma(vma));
+	return ptep ? READ_ONCE(*ptep) : 0;
+}
+
+struct page *follow_hugetlb_page(struct vm_area_struct *vma, unsigned long addr, bool write, int *err)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct hstate *h = hstate_vma(vma);
+	u64 *ptep = huge_pte_offset(mm, addr, h);
+	if (!ptep)
+		return NULL;
+	struct page *page = NULL;
+	spinlock_t *ptl = huge_pte_lockptr(mm);
+	spin_lock(ptl);
+	u64 entry = READ_ONCE(*ptep);
+	if ((entry & (_PAGE_PRESENT | _PAGE_USER)) == (_PAGE_PRESENT | _PAGE_USER) && (!write || (entry & _PAGE_RW))) {
+		unsigned long pfn = (entry & PTE_PFN_MASK) >> PAGE_SHIFT;
+		if (pfn_valid(pfn)) {
+			/* The reference is the whole page's (its head's);
+			 * put_page of the 4 KiB part finds the head. */
+			struct page *head = pfn_to_page(pfn);
+			__atomic_add_fetch(&head->_refcount, 1, __ATOMIC_ACQ_REL);
+			page = head + ((addr & ~huge_page_mask(h)) >> PAGE_SHIFT);
+		} else {
+			*err = -EFAULT;
+		}
+	}
+	spin_unlock(ptl);
+	return page;
+}
