@@ -1,0 +1,179 @@
+/* MAP_HUGETLB as a program sees it, the same on mmlab and on Linux: the
+ * program grows the 2 MiB pool by three pages (as root, through
+ * /proc/sys/vm/nr_hugepages; skipped when it cannot), then
+ *   - a mapping of two pages reserves two (resv_hugepages, HugePages_Rsvd)
+ *     and is aligned to 2 MiB; a third mapping that the free pages beyond
+ *     the reserved ones cannot cover fails with ENOMEM; MAP_NORESERVE
+ *     takes none;
+ *   - written, each page is zero but for what was written, consumes its
+ *     reservation, and shows in smaps (KernelPageSize 2048 kB,
+ *     Private_Hugetlb, not in Rss), in status's HugetlbPages and in
+ *     numa_maps (" huge", kernelpagesize_kB=2048); mincore says resident;
+ *   - munmap or mprotect of an unaligned part is EINVAL, MADV_FREE is
+ *     EINVAL, an unknown page size (MAP_HUGE_SHIFT) is EINVAL;
+ *   - MADV_DONTNEED of a page gives it back (zero again on the next touch);
+ *   - munmap gives every page and reservation back, and the pool is set
+ *     back to what it was. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
+#endif
+#ifndef MAP_HUGE_2MB
+#define MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+#endif
+
+#define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
+#define RW (PROT_READ | PROT_WRITE)
+#define HPAGE (2 * MiB)
+#define POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+
+static char text[1 << 20];
+
+static long pool(const char *file)
+{
+	char path[128], buf[64];
+	snprintf(path, sizeof(path), POOL "%s", file);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+static bool set_pool(long n)
+{
+	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "%ld\n", n);
+	int fd = open(POOL "nr_hugepages", O_WRONLY);
+	if (fd < 0)
+		return false;
+	bool ok = write(fd, buf, (size_t)len) == len;
+	close(fd);
+	return ok && pool("nr_hugepages") == n;
+}
+
+/* The field of the smaps block of the VMA that starts at start, in kB. */
+static long smaps_kb(const void *start, const char *field)
+{
+	if (read_file("/proc/self/smaps", text, sizeof(text)) <= 0)
+		return -1;
+	char head[32];
+	snprintf(head, sizeof(head), "%08lx-", (unsigned long)(uintptr_t)start);
+	for (char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, head, strlen(head)))
+			continue;
+		char key[40];
+		snprintf(key, sizeof(key), "\n%s:", field);
+		const char *f = strstr(line, key);
+		return f ? field_after(f + 1, key + 1) : -1;
+	}
+	return -1;
+}
+
+/* The numa_maps line of the VMA at start. */
+static bool numa_maps_line(const void *start, char *out, size_t size)
+{
+	if (read_file("/proc/self/numa_maps", text, sizeof(text)) <= 0)
+		return false;
+	char head[32];
+	snprintf(head, sizeof(head), "%08lx ", (unsigned long)(uintptr_t)start);
+	for (char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, head, strlen(head)))
+			continue;
+		char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		if (n >= size)
+			n = size - 1;
+		memcpy(out, line, n);
+		out[n] = 0;
+		return true;
+	}
+	return false;
+}
+
+int main(void)
+{
+	test_begin("hugetlb");
+	long nr0 = pool("nr_hugepages"), resv0 = pool("resv_hugepages");
+	if (nr0 < 0)
+		test_skip("no 2 MiB hugetlb pool (%s)", POOL);
+	if (resv0 || pool("surplus_hugepages"))
+		test_skip("another user holds reservations or surplus pages");
+	if (!set_pool(nr0 + 3)) {
+		set_pool(nr0);
+		test_skip("the pool could not grow by 3 pages (root? free 2 MiB blocks?)");
+	}
+	long free0 = pool("free_hugepages");
+	printf("# pool %ld -> %ld, %ld free, %ld reserved\n", nr0, nr0 + 3, free0, resv0);
+
+	char *p = mmap(NULL, 2 * HPAGE, RW, ANON | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
+	if (!CHECK(p != MAP_FAILED)) {
+		set_pool(nr0);
+		return test_end();
+	}
+	CHECK_CMP((long)((uintptr_t)p & (HPAGE - 1)), ==, 0);
+	CHECK_CMP(pool("resv_hugepages"), ==, resv0 + 2);
+	/* /proc/meminfo's counts are the default size's: 2 MiB on both. */
+	if (CHECK(read_file("/proc/meminfo", text, sizeof(text)) > 0)) {
+		CHECK_CMP(field_after(text, "HugePages_Rsvd:"), ==, resv0 + 2);
+	}
+	/* free - reserved is now free0 - resv0 - 2 = 1 (the pool grew by 3). */
+	CHECK_ERRNO((long)mmap(NULL, 2 * HPAGE, RW, ANON | MAP_HUGETLB, -1, 0), ENOMEM);
+	char *nr = mmap(NULL, 4 * HPAGE, RW, ANON | MAP_HUGETLB | MAP_NORESERVE, -1, 0);
+	CHECK(nr != MAP_FAILED);
+	CHECK_CMP(pool("resv_hugepages"), ==, resv0 + 2);
+	if (nr != MAP_FAILED)
+		CHECK(munmap(nr, 4 * HPAGE) == 0);
+	CHECK_ERRNO((long)mmap(NULL, HPAGE, RW, ANON | MAP_HUGETLB | (22 << MAP_HUGE_SHIFT), -1, 0), EINVAL);
+
+	/* Written: the word in each 4 KiB page, the rest zero. */
+	for (unsigned long i = 0; i < 2 * HPAGE / PAGE_4K; i++)
+		*(unsigned long *)(p + i * PAGE_4K) = 0x5000 + i;
+	bool zero = true;
+	for (unsigned long i = 0; i < 2 * HPAGE / PAGE_4K; i++)
+		zero = zero && all_bytes(p + i * PAGE_4K + 8, PAGE_4K - 8, 0);
+	CHECKF(zero, "every page zero but the word written");
+	CHECK_CMP(pool("resv_hugepages"), ==, resv0);
+	CHECK_CMP(pool("free_hugepages"), ==, free0 - 2);
+	CHECK_CMP(smaps_kb(p, "KernelPageSize"), ==, 2048);
+	CHECK_CMP(smaps_kb(p, "MMUPageSize"), ==, 2048);
+	CHECK_CMP(smaps_kb(p, "Private_Hugetlb"), ==, 4096);
+	CHECK_CMP(smaps_kb(p, "Rss"), ==, 0);
+	CHECK_CMP(smaps_kb(p, "AnonHugePages"), ==, 0);
+	CHECK_CMP(status_kb("HugetlbPages"), ==, 4096);
+	char line[512];
+	if (CHECK(numa_maps_line(p, line, sizeof(line)))) {
+		printf("# numa_maps: %s\n", line);
+		CHECKF(strstr(line, " huge ") && strstr(line, "kernelpagesize_kB=2048"), "numa_maps: %s", line);
+	}
+	unsigned char vec[2 * HPAGE / PAGE_4K];
+	CHECK(mincore(p, 2 * HPAGE, vec) == 0);
+	CHECKF(all_bytes(vec, sizeof(vec), 1), "mincore: every 4 KiB resident");
+
+	/* What a hugetlb VMA refuses. */
+	CHECK_ERRNO(munmap(p + PAGE_4K, PAGE_4K), EINVAL);
+	CHECK_ERRNO(mprotect(p, PAGE_4K, PROT_READ), EINVAL);
+	CHECK_ERRNO(madvise(p, HPAGE, MADV_FREE), EINVAL);
+
+	/* The second page given back, then zero again (its reservation
+	 * comes back with it on Linux 6.8 and later, and on mmlab). */
+	CHECK(madvise(p + HPAGE, HPAGE, MADV_DONTNEED) == 0);
+	CHECK_CMP(smaps_kb(p, "Private_Hugetlb"), ==, 2048);
+	CHECK(all_bytes(p + HPAGE, HPAGE, 0));
+	CHECK_CMP(*(unsigned long *)p, ==, 0x5000);
+
+	CHECK(munmap(p, 2 * HPAGE) == 0);
+	CHECK_CMP(pool("resv_hugepages"), ==, resv0);
+	CHECK_CMP(pool("free_hugepages"), ==, free0);
+	CHECK_CMP(status_kb("HugetlbPages"), ==, 0);
+	CHECK(set_pool(nr0));
+	return test_end();
+}
