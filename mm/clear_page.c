@@ -147,6 +147,7 @@ void clear_page_report_incoherent(unsigned long addr)
 {
 	pr_err("BUG: clear_page: a user mapping at %#lx written with %lu uncached clears unfenced on this CPU; "
 	       "fenced now\n", addr, clear_page_pending_count());
+	__atomic_add_fetch(&clear_page_stats.incoherent, 1, __ATOMIC_RELAXED);
 	clear_page_fence();
 }
 

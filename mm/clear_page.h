@@ -189,12 +189,15 @@ struct incoherent_page clear_huge_page(struct page *page, unsigned order, unsign
 struct page *clear_page_uncached_make_coherent(struct incoherent_page p);
 
 /* Statistics, per method: extents cleared and pages (4 KiB) cleared;
- * fences issued. /proc/vmstat shows them as clear_huge_page_<method> and
- * clear_huge_page_fences. */
+ * fences issued; fence assertions that fired. /proc/vmstat shows them as
+ * clear_huge_page_<method>[_pages], clear_huge_page_cached and _uncached
+ * (the methods summed by kind), clear_huge_page_fences and
+ * clear_huge_page_incoherent. */
 struct clear_page_stats {
 	unsigned long extents[NR_CLEAR_PAGE_METHODS];
 	unsigned long pages[NR_CLEAR_PAGE_METHODS];
 	unsigned long fences;
+	unsigned long incoherent; /* clear_page_report_incoherent() reports: 0 unless a bug */
 };
 extern struct clear_page_stats clear_page_stats;
 
