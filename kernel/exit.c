@@ -164,6 +164,11 @@ __noreturn void process_exit(int code)
 
 __noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reason)
 {
+	user_fault_kill_sig(regs, cr2, reason, SIGSEGV);
+}
+
+__noreturn void user_fault_kill_sig(struct pt_regs *regs, u64 cr2, const char *reason, int signo)
+{
 	struct task_struct *tsk = current;
 	struct signal_struct *sig = tsk->signal;
 	char why[sizeof(sig->result.reason)];
@@ -178,9 +183,9 @@ __noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reaso
 	else
 		snprintf(why, sizeof(why), "%s (ip %#lx, error code %#lx)", reason, regs->rip,
 			 regs->error_code);
-	/* SIGSEGV's default action: the whole group dies (Linux's
+	/* SIGSEGV's (SIGBUS's) default action: the whole group dies (Linux's
 	 * do_group_exit from get_signal), reported once. */
-	if (start_group_exit(tsk, 128 + SIGSEGV, why)) {
+	if (start_group_exit(tsk, 128 + signo, why)) {
 		if (tsk->pid == tsk->tgid)
 			printk(KERN_ALWAYS "%smmlab: process %d (%s) killed: %s\n", process_console_prefix(tsk),
 			       tsk->tgid, tsk->comm, why);
@@ -188,7 +193,7 @@ __noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reaso
 			printk(KERN_ALWAYS "%smmlab: process %d (%s) killed: %s [in thread %d]\n",
 			       process_console_prefix(tsk), tsk->tgid, tsk->comm, why, tsk->pid);
 	}
-	do_exit_thread(128 + SIGSEGV);
+	do_exit_thread(128 + signo);
 }
 
 /* Once no thread is left, none can be made: then only the reaper's

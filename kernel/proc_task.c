@@ -239,13 +239,18 @@ static void show_vma_name(struct seq_buf *m, size_t line, const char *name)
 
 /* show_map_vma(): every VMA is anonymous here (the ELF image is copied
  * into anonymous memory), so offset, device and inode are 0 and only the
- * heap and the stack get names. The caller holds mmap_lock. */
+ * heap, the stack and hugetlb mappings get names (Linux names the last by
+ * the unlinked hugetlbfs file behind them, "/anon_hugepage (deleted)", with
+ * that file's device and inode, which mmlab has not). The caller holds
+ * mmap_lock. */
 static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area_struct *vma)
 {
 	size_t line = m->len;
 	const char *name = NULL;
 	show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags);
-	if (vma->vm_start < mm->brk && vma->vm_end > mm->start_brk)
+	if (is_vm_hugetlb_page(vma))
+		name = "/anon_hugepage (deleted)";
+	else if (vma->vm_start < mm->brk && vma->vm_end > mm->start_brk)
 		name = "[heap]";
 	else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
 		name = "[stack]";
@@ -355,7 +360,9 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 		struct numa_maps md = { 0 };
 		seq_buf_printf(m, "%08lx ", vma->vm_start);
 		mpol_to_str(m, vma->vm_policy ? vma->vm_policy : task_pol);
-		if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
+		if (is_vm_hugetlb_page(vma))
+			seq_buf_puts(m, " file=/anon_hugepage\\040(deleted)"); /* seq_file_path's escape */
+		else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
 			seq_buf_puts(m, " heap");
 		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
 			seq_buf_puts(m, " stack");

@@ -23,6 +23,7 @@
 #include "kernel/wait.h"
 
 #define _NSIG 64
+#define SIGBUS 7
 #define SIGKILL 9
 #define SIGSEGV 11
 #define SIGSTOP 19

@@ -9,6 +9,7 @@
 #include "kernel/printk.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
@@ -83,6 +84,10 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2)
 	if (!(ret & VM_FAULT_ERROR))
 		return true;
 	why = ret & VM_FAULT_OOM ? "out of memory" : "bad access";
+	/* Linux's do_sigbus: a fault the memory could not answer (no hugetlb
+	 * page in the pool) is SIGBUS. */
+	if ((ret & VM_FAULT_SIGBUS) && user)
+		user_fault_kill_sig(regs, cr2, "no page for a hugetlb mapping (SIGBUS)", SIGBUS);
 	goto bad;
 bad_unlock:
 	mmap_read_unlock(mm);

@@ -34,7 +34,9 @@ unsigned long nr_anon_thps(void) { return (unsigned long)__atomic_load_n(&anon_t
 bool thp_vma_allowable(struct vm_area_struct *vma, unsigned long haddr)
 {
 	int mode = READ_ONCE(thp_enabled_mode);
-	if (mode == THP_ENABLED_NEVER || (vma->vm_flags & (VM_NOHUGEPAGE | VM_SHARED)))
+	/* A hugetlb VMA is not anonymous memory to THP (Linux's
+	 * vma_is_anonymous is false for it): never a THP. */
+	if (mode == THP_ENABLED_NEVER || (vma->vm_flags & (VM_NOHUGEPAGE | VM_SHARED | VM_HUGETLB)))
 		return false;
 	if (mode == THP_ENABLED_MADVISE && !(vma->vm_flags & VM_HUGEPAGE))
 		return false;

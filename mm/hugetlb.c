@@ -181,22 +181,25 @@ long set_max_huge_pages(struct hstate *h, unsigned long count, int nid)
 		return -EINVAL;
 	mutex_lock(&resize_lock);
 	spin_lock(&hugetlb_lock);
-	/* Linux: a node's target is that node's count within the total. */
+	/* Linux: a node's target is that node's persistent count within the
+	 * persistent total. */
 	if (nid != NUMA_NO_NODE) {
-		unsigned long others = h->nr_huge_pages - h->nr_huge_pages_node[nid];
+		unsigned long others = persistent_huge_pages(h) -
+				       (h->nr_huge_pages_node[nid] - h->surplus_huge_pages_node[nid]);
 		count = count > ~0ul - others ? ~0ul : count + others;
 	}
 	/* Growing: surplus pages in use become persistent first (Linux's
 	 * adjust_pool_surplus), then new pages come from the buddy allocator. */
 	while (h->surplus_huge_pages && count > persistent_huge_pages(h)) {
-		for (int n = 0; n < MAX_NUMNODES; n++)
+		bool adjusted = false;
+		for (int n = 0; n < MAX_NUMNODES && !adjusted; n++)
 			if (h->surplus_huge_pages_node[n] && (nid == NUMA_NO_NODE || n == nid)) {
 				h->surplus_huge_pages_node[n]--;
 				h->surplus_huge_pages--;
-				break;
+				adjusted = true;
 			}
-		if (nid != NUMA_NO_NODE && !h->surplus_huge_pages_node[nid])
-			break;
+		if (!adjusted)
+			break; /* Linux's adjust_pool_surplus found none */
 	}
 	unsigned misses = 0;
 	while (count > persistent_huge_pages(h)) {
@@ -273,21 +276,25 @@ static void return_unused_surplus_pages(struct hstate *h)
 
 /* Under hugetlb_lock, dropped while allocating: one surplus page from the
  * buddy allocator (nid first, within mask), if nr_overcommit_hugepages
- * allows one more; counted before the allocation, as Linux's
- * alloc_surplus_hugetlb_folio, so that two racing callers cannot both pass
- * the limit. Returns it (not on a free list), or NULL. */
+ * allows one more. As Linux's alloc_surplus_hugetlb_folio, the limit is
+ * checked again once the page is there (another caller may have taken
+ * the last surplus meanwhile: then the page goes back), and the page is
+ * counted in one go, so no count is ever provisional. Returns it (not on
+ * a free list), or NULL. */
 static struct page *alloc_surplus_hugetlb_folio(struct hstate *h, int nid, const nodemask_t *mask)
 {
 	/* Linux: no surplus gigantic pages (hstate_is_gigantic). */
 	if (hstate_is_gigantic(h) || h->surplus_huge_pages >= h->nr_overcommit_huge_pages)
 		return NULL;
-	h->nr_huge_pages++;
-	h->surplus_huge_pages++;
 	spin_unlock(&hugetlb_lock);
 	struct page *page = alloc_buddy_hugetlb(h, nid, mask);
 	spin_lock(&hugetlb_lock);
-	h->nr_huge_pages--;
-	h->surplus_huge_pages--;
+	if (page && h->surplus_huge_pages >= h->nr_overcommit_huge_pages) {
+		spin_unlock(&hugetlb_lock);
+		release_to_buddy(h, page);
+		spin_lock(&hugetlb_lock);
+		return NULL;
+	}
 	if (page)
 		account_new_page(h, page_to_nid(page), true);
 	return page;

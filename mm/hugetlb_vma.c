@@ -7,6 +7,8 @@
  * The pools and their counts are mm/hugetlb.c's. */
 #include "mm/hugetlb_vma.h"
 #include "arch/x86_64/cpu.h"
+#include "kernel/init.h"
+#include "kernel/mutex.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
@@ -61,13 +63,16 @@ static bool resv_take(struct vm_area_struct *vma, unsigned long addr)
 	return had;
 }
 
-static void resv_give(struct vm_area_struct *vma, unsigned long addr)
+/* Sets the bit; false if it was set already. */
+static bool resv_give(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct resv_map *resv = vma->vm_resv_map;
-	unsigned long i = resv_index(vma, addr);
+	unsigned long i = resv_index(vma, addr), bit = 1ul << (i % 64);
 	spin_lock(&resv->lock);
-	resv->reserved[i / 64] |= 1ul << (i % 64);
+	bool was = resv->reserved[i / 64] & bit;
+	resv->reserved[i / 64] |= bit;
 	spin_unlock(&resv->lock);
+	return !was;
 }
 
 static bool resv_test(struct vm_area_struct *vma, unsigned long addr)
@@ -229,6 +234,30 @@ static spinlock_t *huge_pte_lockptr(struct mm_struct *mm) { return &mm->page_tab
 
 /* --- the fault ----------------------------------------------------------------- */
 
+/* Linux's hugetlb_fault_mutex_table: the faults of one huge page of one
+ * mm, and its zap, one at a time. Without it two threads touching a new
+ * page together would both allocate, and the second, finding the page's
+ * reservation taken by the first, could get SIGBUS from a pool sized
+ * exactly for the mapping; and a MADV_DONTNEED beside a fault could give
+ * a reservation back twice. A sleeping lock: the fault clears the page
+ * (up to 1 GiB, with cond_resched) under it. */
+#define HUGETLB_FAULT_MUTEXES 64
+static struct mutex hugetlb_fault_mutex_table[HUGETLB_FAULT_MUTEXES];
+
+static struct mutex *hugetlb_fault_mutex(struct mm_struct *mm, unsigned long haddr)
+{
+	u64 key = (u64)(unsigned long)mm ^ (haddr >> PMD_SHIFT) * 0x9e3779b97f4a7c15ull;
+	return &hugetlb_fault_mutex_table[(key ^ key >> 29) % HUGETLB_FAULT_MUTEXES];
+}
+
+static int hugetlb_fault_mutex_init(void)
+{
+	for (unsigned i = 0; i < HUGETLB_FAULT_MUTEXES; i++)
+		mutex_init(&hugetlb_fault_mutex_table[i]);
+	return 0;
+}
+late_initcall(hugetlb_fault_mutex_init);
+
 /* Linux's hugetlb_no_page for a private mapping: a page from the pool (the
  * reservation of this page first), cleared by the clearing policy and
  * fenced before the entry that maps it, for a read as for a write (there
@@ -259,12 +288,11 @@ static vm_fault_t hugetlb_no_page(struct vm_area_struct *vma, u64 *ptep, unsigne
 	spinlock_t *ptl = huge_pte_lockptr(mm);
 	spin_lock(ptl);
 	if (READ_ONCE(*ptep)) {
-		/* Another thread mapped it first: this page goes back, with
-		 * the reservation it took (Linux's restore_reserve_on_error). */
+		/* Mapped meanwhile (cannot happen under the fault mutex, but
+		 * is answered): this page goes back, with the reservation it
+		 * took (Linux's restore_reserve_on_error), once. */
 		spin_unlock(ptl);
-		if (consumed)
-			resv_give(vma, haddr);
-		free_huge_folio(page, consumed);
+		free_huge_folio(page, consumed && resv_give(vma, haddr));
 		return 0;
 	}
 	page->_mapcount = 0;
@@ -283,18 +311,22 @@ vm_fault_t hugetlb_fault(struct vm_area_struct *vma, unsigned long address, unsi
 	if (!ptep)
 		return VM_FAULT_OOM;
 	__atomic_add_fetch(&mm->page_faults, 1, __ATOMIC_RELAXED);
+	struct mutex *fault_mutex = hugetlb_fault_mutex(mm, haddr);
+	mutex_lock(fault_mutex);
 	u64 entry = READ_ONCE(*ptep);
+	vm_fault_t ret = 0;
 	if (!entry)
-		return hugetlb_no_page(vma, ptep, address, haddr, flags);
-	if (!(entry & _PAGE_PRESENT))
-		return VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
-	if ((flags & FAULT_FLAG_WRITE) && !(entry & _PAGE_RW)) {
+		ret = hugetlb_no_page(vma, ptep, address, haddr, flags);
+	else if (!(entry & _PAGE_PRESENT))
+		ret = VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
+	else if ((flags & FAULT_FLAG_WRITE) && !(entry & _PAGE_RW))
 		/* No fork here, so no copy-on-write (Linux's hugetlb_wp):
 		 * only a VMA that cannot be written has read-only entries. */
-		return VM_FAULT_SIGSEGV;
-	}
-	invlpg(address); /* spurious: a stale TLB entry */
-	return 0;
+		ret = VM_FAULT_SIGSEGV;
+	else
+		invlpg(address); /* spurious: a stale TLB entry */
+	mutex_unlock(fault_mutex);
+	return ret;
 }
 
 bool hugetlb_populated(struct vm_area_struct *vma, unsigned long addr, bool write)
@@ -315,19 +347,31 @@ void __unmap_hugepage_range(struct mmu_gather *tlb, struct vm_area_struct *vma, 
 	spinlock_t *ptl = huge_pte_lockptr(mm);
 	for (unsigned long addr = start & huge_page_mask(h); addr < end; addr += sz) {
 		u64 *ptep = huge_pte_offset(mm, addr, h);
-		if (!ptep)
+		if (!ptep || !READ_ONCE(*ptep))
 			continue;
+		/* A fault of this page waits, so its reservation bit and entry
+		 * change together. */
+		struct mutex *fault_mutex = hugetlb_fault_mutex(mm, addr);
+		mutex_lock(fault_mutex);
 		spin_lock(ptl);
 		u64 entry = READ_ONCE(*ptep);
 		WRITE_ONCE(*ptep, 0);
 		spin_unlock(ptl);
-		if (!entry)
+		if (!entry) {
+			mutex_unlock(fault_mutex);
 			continue;
+		}
 		tlb_flush_range_add(tlb, addr, sz);
 		__atomic_sub_fetch(&mm->hugetlb_usage, (long)pages_per_huge_page(h), __ATOMIC_RELAXED);
 		struct page *page = pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT);
+		/* Linux 6.8 marks the page and counts the reservation when it
+		 * is freed; mmlab counts it here, so the bit and the count go
+		 * back together (while get_user_pages still holds the page,
+		 * free_huge_pages stays below resv_huge_pages: other mappings'
+		 * unreserved faults see one page fewer until it is put). */
 		if (vma->vm_resv_map->reserved && !resv_test(vma, addr) && hugetlb_restore_reserve(h))
 			resv_give(vma, addr);
+		mutex_unlock(fault_mutex);
 		page->_mapcount = -1;
 		if (__tlb_remove_page_size(tlb, page, addr, h->order))
 			tlb_flush_mmu(tlb);

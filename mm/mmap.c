@@ -420,9 +420,13 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	if (!h && (vm_flags & (VM_WRITE | VM_NORESERVE)) == VM_WRITE)
 		vm_flags |= VM_ACCOUNT;
 	if (h) {
-		/* hugetlbfs_file_mmap: the reservations, before the VMA. */
+		/* hugetlbfs_file_mmap: the reservations, before the VMA; the
+		 * mapping a MAP_FIXED replaces goes first (Linux closes it
+		 * before call_mmap), so its reservations can serve the new one. */
 		int err;
 		vm_flags |= VM_HUGETLB;
+		if ((flags & MAP_FIXED) && (err = munmap_range(mm, addr, addr + len)))
+			return (unsigned long)err;
 		struct resv_map *resv = hugetlb_reserve_pages(h, addr, len, vm_flags, &err);
 		if (!resv)
 			return (unsigned long)err;

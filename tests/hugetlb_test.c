@@ -351,6 +351,11 @@ static void map_hugetlb_refuses_what_linux_refuses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 2ul);
 	KUNIT_EXPECT_EQ(test, (long)do_mremap(s.mm, a, 2 * SZ2M, SZ2M, 0, 0), (long)a);
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
+	/* MAP_FIXED over the mapping, with no page to spare: the old one
+	 * goes first, and its reservation serves the new one. */
+	KUNIT_EXPECT_EQ(test, (long)do_mmap(s.mm, a, SZ2M, RW, ANON | MAP_HUGETLB | MAP_FIXED), (long)a);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
+	KUNIT_EXPECT_EQ(test, s.mm->map_count, 1);
 	/* mprotect of the whole page, then a write is refused. */
 	KUNIT_EXPECT_EQ(test, put_user_u64(1, (void *)a), 0);
 	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, a, SZ2M, PROT_READ), 0);

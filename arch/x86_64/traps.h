@@ -77,7 +77,10 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2);
  * CPU if there is one (user mode is preemptible, the kernel is not). */
 void exit_to_user_mode_prepare(void);
 /* Implemented by kernel/process.c: ends the current process after an
- * exception in user mode; never returns. */
+ * exception in user mode; never returns. As SIGSEGV's default action,
+ * or (user_fault_kill_sig) another fatal signal's: SIGBUS for a fault
+ * the memory behind the mapping could not answer (a hugetlb page). */
 __noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reason);
+__noreturn void user_fault_kill_sig(struct pt_regs *regs, u64 cr2, const char *reason, int sig);
 
 #endif

@@ -12,10 +12,14 @@
  *   - munmap or mprotect of an unaligned part is EINVAL, MADV_FREE is
  *     EINVAL, an unknown page size (MAP_HUGE_SHIFT) is EINVAL;
  *   - MADV_DONTNEED of a page gives it back (zero again on the next touch);
- *   - munmap gives every page and reservation back, and the pool is set
- *     back to what it was. */
+ *   - munmap gives every page and reservation back;
+ *   - three threads touching three new pages at once, in a pool with no
+ *     page to spare, all get them (the faults of one page wait for each
+ *     other: none finds its page's reservation taken and gets SIGBUS);
+ * and the pool is set back to what it was. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +103,19 @@ static bool numa_maps_line(const void *start, char *out, size_t size)
 	return false;
 }
 
+static char *shared;
+static volatile int go;
+
+static void *toucher(void *arg)
+{
+	long me = (long)arg;
+	while (!go)
+		;
+	for (int r = 0; r < 3; r++)
+		shared[((me + r) % 3) * HPAGE + me * 64] = (char)(1 + me);
+	return NULL;
+}
+
 int main(void)
 {
 	test_begin("hugetlb");
@@ -174,6 +191,23 @@ int main(void)
 	CHECK_CMP(pool("resv_hugepages"), ==, resv0);
 	CHECK_CMP(pool("free_hugepages"), ==, free0);
 	CHECK_CMP(status_kb("HugetlbPages"), ==, 0);
+
+	shared = mmap(NULL, 3 * HPAGE, RW, ANON | MAP_HUGETLB, -1, 0);
+	if (CHECK(shared != MAP_FAILED)) {
+		CHECK_CMP(pool("free_hugepages") - pool("resv_hugepages"), ==, 0); /* none to spare */
+		pthread_t t[3];
+		for (long i = 0; i < 3; i++)
+			CHECK(pthread_create(&t[i], NULL, toucher, (void *)i) == 0);
+		go = 1;
+		for (int i = 0; i < 3; i++)
+			pthread_join(t[i], NULL);
+		bool all = true;
+		for (int pg = 0; pg < 3; pg++)
+			for (int me = 0; me < 3; me++)
+				all = all && shared[pg * HPAGE + me * 64] == 1 + me;
+		CHECKF(all, "three threads wrote all three pages");
+		CHECK(munmap(shared, 3 * HPAGE) == 0);
+	}
 	CHECK(set_pool(nr0));
 	return test_end();
 }
