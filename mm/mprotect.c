@@ -43,7 +43,7 @@ static struct vm_area_struct *mprotect_fixup(struct mm_struct *mm, struct vm_are
 	 * anonymous. */
 	long nrpages = (long)((end - start) >> PAGE_SHIFT), charged = 0;
 	if (newflags & VM_WRITE) {
-		if (!(oldflags & (VM_ACCOUNT | VM_WRITE | VM_SHARED | VM_NORESERVE))) {
+		if (!(oldflags & (VM_ACCOUNT | VM_WRITE | VM_HUGETLB | VM_SHARED | VM_NORESERVE))) {
 			charged = nrpages;
 			if (security_vm_enough_memory_mm(mm, charged))
 				return NULL;
