@@ -539,6 +539,14 @@ late_initcall(hugetlb_init);
 
 /* --- meminfo ------------------------------------------------------------------ */
 
+unsigned long hugetlb_total_pages(void)
+{
+	unsigned long n = 0;
+	for (int i = 0; i < HUGE_MAX_HSTATE; i++)
+		n += READ_ONCE(hstates[i].nr_huge_pages) * pages_per_huge_page(&hstates[i]);
+	return n;
+}
+
 void hugetlb_report_meminfo(struct seq_buf *m)
 {
 	const struct hstate *h = &hstates[default_hstate_idx];

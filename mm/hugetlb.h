@@ -118,6 +118,10 @@ bool hugetlb_restore_reserve(struct hstate *h);
  * the reservation its fault consumed comes back with it. */
 void free_huge_folio(struct page *page, bool restore_reserve);
 
+/* Every pool's pages, in 4 KiB pages (Linux's hugetlb_total_pages): the
+ * overcommit limit leaves them out (mm/util.c's vm_commit_limit). */
+unsigned long hugetlb_total_pages(void);
+
 /* /proc/meminfo's lines and a node's. */
 void hugetlb_report_meminfo(struct seq_buf *m);
 void hugetlb_report_node_meminfo(struct seq_buf *m, int nid);

@@ -11,6 +11,7 @@
 #include "kernel/sched.h"
 #include "kernel/string.h"
 #include "mm/mm_types.h"
+#include "mm/hugetlb.h"
 #include "mm/page_alloc.h"
 
 int sysctl_overcommit_memory = OVERCOMMIT_GUESS;
@@ -32,9 +33,8 @@ static unsigned long commit_totalram_pages(void)
 	return n;
 }
 
-/* No swap, no hugetlb pool (vm.nr_hugepages = 0). */
+/* No swap. hugetlb_total_pages() is the pools' (mm/hugetlb.h). */
 #define total_swap_pages 0ul
-#define hugetlb_total_pages() 0ul
 
 unsigned long vm_commit_limit(void)
 {
