@@ -281,20 +281,24 @@ struct numa_maps {
 	unsigned long node[MAX_NUMNODES];
 };
 
+/* Linux's gather_stats: nr pages of the page at pfn, on its node. */
+static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr)
+{
+	md->pages += nr;
+	md->anon += nr;
+	if (dirty)
+		md->dirty += nr;
+	int nid = page_to_nid(pfn_to_page(pfn));
+	if (nid >= 0 && nid < MAX_NUMNODES)
+		md->node[nid] += nr;
+}
+
 static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 {
 	(void)addr;
-	struct numa_maps *md = walk->private;
 	/* can_gather_numa_stats: present, and a normal page (not the zero page). */
-	if (!pte_present(pte) || is_zero_pfn(pte_pfn(pte)))
-		return 0;
-	md->pages++;
-	md->anon++;
-	if (pte_dirty(pte))
-		md->dirty++;
-	int nid = page_to_nid(pfn_to_page(pte_pfn(pte)));
-	if (nid >= 0 && nid < MAX_NUMNODES)
-		md->node[nid]++;
+	if (pte_present(pte) && !is_zero_pfn(pte_pfn(pte)))
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1);
 	return 0;
 }
 
@@ -302,17 +306,9 @@ static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
  * THP's node (kernelpagesize_kB stays 4: a THP is not a VMA page size). */
 static int numa_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
 {
-	struct numa_maps *md = walk->private;
-	if (is_huge_zero_pmd(pmd))
-		return 0; /* can_gather_numa_stats_pmd: not a normal page */
-	unsigned long nr = (next - addr) >> PAGE_SHIFT;
-	md->pages += nr;
-	md->anon += nr;
-	if (pmd_val(pmd) & _PAGE_DIRTY)
-		md->dirty += nr;
-	int nid = page_to_nid(pfn_to_page(pmd_pfn(pmd)));
-	if (nid >= 0 && nid < MAX_NUMNODES)
-		md->node[nid] += nr;
+	/* can_gather_numa_stats_pmd: the huge zero page is not a normal page. */
+	if (!is_huge_zero_pmd(pmd))
+		numa_gather(walk->private, pmd_pfn(pmd), pmd_val(pmd) & _PAGE_DIRTY, (next - addr) >> PAGE_SHIFT);
 	return 0;
 }
 
@@ -322,16 +318,8 @@ static int numa_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsi
 			struct mm_walk *walk)
 {
 	(void)hmask, (void)addr, (void)next;
-	struct numa_maps *md = walk->private;
-	if (!pte_present(pte))
-		return 0;
-	md->pages++;
-	md->anon++;
-	if (pte_dirty(pte))
-		md->dirty++;
-	int nid = page_to_nid(pfn_to_page(pte_pfn(pte)));
-	if (nid >= 0 && nid < MAX_NUMNODES)
-		md->node[nid]++;
+	if (pte_present(pte))
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1);
 	return 0;
 }
 
@@ -674,18 +662,19 @@ static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk
 	return add_to_pagemap(make_pme(frame, flags), pm);
 }
 
-/* Linux's pagemap_pmd_range for a huge PMD: each 4 KiB page of it gets
+/* The entries of [addr, next) inside a huge page (a huge PMD, or a hugetlb
+ * page of size ~mask + 1) whose head is pfn: each 4 KiB page of it gets
  * its own entry, with its own PFN (the head's plus its index). */
-static int pagemap_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+static int pagemap_huge_entries(struct pagemapread *pm, bool present, unsigned long pfn, unsigned long mask,
+				unsigned long addr, unsigned long next)
 {
-	struct pagemapread *pm = walk->private;
 	u64 frame = 0, flags = 0;
-	if (pmd_present(pmd)) {
+	if (present) {
 		flags |= PM_PRESENT;
-		if (READ_ONCE(pfn_to_page(pmd_pfn(pmd))->_mapcount) == 0)
+		if (READ_ONCE(pfn_to_page(pfn)->_mapcount) == 0)
 			flags |= PM_MMAP_EXCLUSIVE;
 		if (pm->show_pfn)
-			frame = pmd_pfn(pmd) + ((addr & ~PMD_MASK) >> PAGE_SHIFT);
+			frame = pfn + ((addr & ~mask) >> PAGE_SHIFT);
 	}
 	int err = 0;
 	for (; addr < next && !err; addr += PAGE_SIZE) {
@@ -696,27 +685,17 @@ static int pagemap_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, s
 	return err;
 }
 
-/* Linux's pagemap_hugetlb_range: as a huge PMD, an entry per 4 KiB with
- * its own PFN. */
+/* Linux's pagemap_pmd_range for a huge PMD. */
+static int pagemap_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	return pagemap_huge_entries(walk->private, pmd_present(pmd), pmd_pfn(pmd), PMD_MASK, addr, next);
+}
+
+/* Linux's pagemap_hugetlb_range: the same, for a hugetlb page. */
 static int pagemap_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
 			   struct mm_walk *walk)
 {
-	struct pagemapread *pm = walk->private;
-	u64 frame = 0, flags = 0;
-	if (pte_present(pte)) {
-		flags |= PM_PRESENT;
-		if (READ_ONCE(pfn_to_page(pte_pfn(pte))->_mapcount) == 0)
-			flags |= PM_MMAP_EXCLUSIVE;
-		if (pm->show_pfn)
-			frame = pte_pfn(pte) + ((addr & ~hmask) >> PAGE_SHIFT);
-	}
-	int err = 0;
-	for (; addr < next && !err; addr += PAGE_SIZE) {
-		err = add_to_pagemap(make_pme(frame, flags), pm);
-		if (pm->show_pfn && (flags & PM_PRESENT))
-			frame++;
-	}
-	return err;
+	return pagemap_huge_entries(walk->private, pte_present(pte), pte_pfn(pte), hmask, addr, next);
 }
 
 static const struct mm_walk_ops pagemap_walk_ops = {

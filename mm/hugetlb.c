@@ -128,6 +128,17 @@ static void account_new_page(struct hstate *h, int nid, bool surplus)
 	}
 }
 
+/* Under hugetlb_lock: a page leaving the pool is uncounted. */
+static void uncount_page(struct hstate *h, int nid, bool surplus)
+{
+	h->nr_huge_pages--;
+	h->nr_huge_pages_node[nid]--;
+	if (surplus) {
+		h->surplus_huge_pages--;
+		h->surplus_huge_pages_node[nid]--;
+	}
+}
+
 /* One page of h from node nid only, into the pool as a persistent free
  * page; true if the pool got it. */
 static bool alloc_pool_page(struct hstate *h, int nid)
@@ -157,12 +168,7 @@ static bool free_pool_page(struct hstate *h, int nid)
 		spin_unlock(&hugetlb_lock);
 		return false;
 	}
-	h->nr_huge_pages--;
-	h->nr_huge_pages_node[nid]--;
-	if (h->surplus_huge_pages_node[nid]) {
-		h->surplus_huge_pages--;
-		h->surplus_huge_pages_node[nid]--;
-	}
+	uncount_page(h, nid, h->surplus_huge_pages_node[nid]);
 	spin_unlock(&hugetlb_lock);
 	release_to_buddy(h, page);
 	return true;
@@ -264,10 +270,7 @@ static void return_unused_surplus_pages(struct hstate *h)
 			continue;
 		}
 		misses = 0;
-		h->nr_huge_pages--;
-		h->nr_huge_pages_node[nid]--;
-		h->surplus_huge_pages--;
-		h->surplus_huge_pages_node[nid]--;
+		uncount_page(h, nid, true);
 		spin_unlock(&hugetlb_lock);
 		release_to_buddy(h, page);
 		spin_lock(&hugetlb_lock);
@@ -400,10 +403,7 @@ void free_huge_folio(struct page *page, bool restore_reserve)
 		h->resv_huge_pages++;
 	if (h->surplus_huge_pages_node[nid]) {
 		/* A surplus page goes back to the buddy allocator. */
-		h->nr_huge_pages--;
-		h->nr_huge_pages_node[nid]--;
-		h->surplus_huge_pages--;
-		h->surplus_huge_pages_node[nid]--;
+		uncount_page(h, nid, true);
 		spin_unlock(&hugetlb_lock);
 		release_to_buddy(h, page);
 		return;
@@ -575,18 +575,23 @@ void hugetlb_report_node_meminfo(struct seq_buf *m, int nid)
 
 static struct hstate *node_hstate(const struct proc_node *node) { return &hstates[node->hstate]; }
 
+/* A count of the files: the hstate's, or (a node's file) the node's. */
+static void show_count(struct seq_buf *m, const struct proc_node *node, const unsigned long *total,
+		       const unsigned long *per_node)
+{
+	seq_buf_printf(m, "%lu\n", node->nid == NUMA_NO_NODE ? READ_ONCE(*total) : READ_ONCE(per_node[node->nid]));
+}
+
 void nr_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 {
 	const struct hstate *h = node_hstate(node);
-	seq_buf_printf(m, "%lu\n", node->nid == NUMA_NO_NODE ? READ_ONCE(h->nr_huge_pages)
-							       : READ_ONCE(h->nr_huge_pages_node[node->nid]));
+	show_count(m, node, &h->nr_huge_pages, h->nr_huge_pages_node);
 }
 
 void free_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 {
 	const struct hstate *h = node_hstate(node);
-	seq_buf_printf(m, "%lu\n", node->nid == NUMA_NO_NODE ? READ_ONCE(h->free_huge_pages)
-							       : READ_ONCE(h->free_huge_pages_node[node->nid]));
+	show_count(m, node, &h->free_huge_pages, h->free_huge_pages_node);
 }
 
 void resv_hugepages_show(struct seq_buf *m, const struct proc_node *node)
@@ -597,8 +602,7 @@ void resv_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 void surplus_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 {
 	const struct hstate *h = node_hstate(node);
-	seq_buf_printf(m, "%lu\n", node->nid == NUMA_NO_NODE ? READ_ONCE(h->surplus_huge_pages)
-							       : READ_ONCE(h->surplus_huge_pages_node[node->nid]));
+	show_count(m, node, &h->surplus_huge_pages, h->surplus_huge_pages_node);
 }
 
 void nr_overcommit_hugepages_show(struct seq_buf *m, const struct proc_node *node)

@@ -278,66 +278,46 @@ static bool populated(struct mm_struct *mm, unsigned long addr, bool write)
 	return pte_present(entry) && (!write || pte_write(entry));
 }
 
-/* populate_vma_range for a hugetlb VMA: page by huge page, the whole of
- * each page the range touches (Linux's follow_hugetlb_page + fault). A
- * page the pool cannot give (SIGBUS) is -EFAULT, as get_user_pages says. */
-static int populate_hugetlb_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
-				  unsigned int flags)
-{
-	if (!(vma->vm_flags & VM_ACCESS_FLAGS))
-		return 0;
-	unsigned long mask = huge_page_mask(hstate_vma(vma));
-	bool write = flags & FAULT_FLAG_WRITE;
-	for (unsigned long a = start & mask; a < end; a += ~mask + 1) {
-		vm_fault_t ret = 0;
-		for (unsigned tries = 0; tries < 4 && !hugetlb_populated(vma, a, write); tries++) {
-			ret = hugetlb_fault(vma, a, flags);
-			if (ret & VM_FAULT_ERROR)
-				break;
-		}
-		if (ret & VM_FAULT_OOM)
-			return -ENOMEM;
-		if (ret & VM_FAULT_ERROR)
-			return -EFAULT;
-		cond_resched();
-	}
-	return 0;
-}
-
 int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 		       bool write)
 {
 	unsigned n = 0;
 	mmap_assert_locked(vma->vm_mm);
+	if (!(vma->vm_flags & VM_ACCESS_FLAGS))
+		return 0; /* PROT_NONE: nothing to fault in */
 	unsigned int flags = write ? FAULT_FLAG_WRITE : 0;
 	/* The bulk hint (the series' FOLL_HINT_BULK -> FAULT_FLAG_UNCACHED): a
 	 * range populated at once that reaches the clearing threshold has its
 	 * huge pages cleared as one large extent would be. */
 	if (end - start >= clear_page_uncached_threshold())
 		flags |= FAULT_FLAG_UNCACHED;
-	if (is_vm_hugetlb_page(vma))
-		return populate_hugetlb_range(vma, start, end, flags);
-	for (unsigned long a = start & PAGE_MASK; a < end; a += PAGE_SIZE) {
-		if (!(vma->vm_flags & VM_ACCESS_FLAGS))
-			continue; /* PROT_NONE: nothing to fault in */
+	/* A hugetlb VMA goes by its own pages, the whole of each page the
+	 * range touches (Linux's follow_hugetlb_page); the fault handles it
+	 * (handle_mm_fault sends it to hugetlb_fault). */
+	bool hugetlb = is_vm_hugetlb_page(vma);
+	unsigned long mask = hugetlb ? huge_page_mask(hstate_vma(vma)) : PAGE_MASK;
+	for (unsigned long a = start & mask; a < end; a += ~mask + 1) {
 		/* A fault may end without mapping the page: another thread
 		 * mapped something first, or a huge PMD was split for a write
 		 * (the huge zero page): fault again, as Linux's __get_user_pages
 		 * loops until the page is there. */
 		vm_fault_t ret = 0;
-		for (unsigned tries = 0; tries < 4 && !populated(vma->vm_mm, a, write); tries++) {
+		for (unsigned tries = 0;
+		     tries < 4 && !(hugetlb ? hugetlb_populated(vma, a, write) : populated(vma->vm_mm, a, write));
+		     tries++) {
 			ret = handle_mm_fault(vma, a, flags);
 			if (ret & VM_FAULT_ERROR)
 				break;
 		}
 		/* Linux's vm_fault_to_errno: only a fault that found memory
 		 * short is -ENOMEM; one the page tables refused (a PROT_NONE
-		 * huge PMD's SIGSEGV) is -EFAULT, as get_user_pages says. */
+		 * huge PMD's SIGSEGV) or the pool could not answer (a hugetlb
+		 * page's SIGBUS) is -EFAULT, as get_user_pages says. */
 		if (ret & VM_FAULT_OOM)
 			return -ENOMEM;
 		if (ret & VM_FAULT_ERROR)
 			return -EFAULT;
-		if (++n % 512 == 0)
+		if (hugetlb || ++n % 512 == 0)
 			cond_resched();
 	}
 	return 0;

@@ -569,40 +569,34 @@ static int collect_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	return 1;
 }
 
-/* A THP is noted once, by its first address: it moves whole. */
-static int collect_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+/* A huge page (the head at pfn, of size ~mask + 1) is noted once, by
+ * the first address the walk gives of it. */
+static int collect_huge(struct collect_walk *c, unsigned long pfn, unsigned long mask, unsigned long addr)
 {
-	(void)next;
-	struct collect_walk *c = walk->private;
-	if (is_huge_zero_pmd(pmd))
-		return 0;
-	int nid = page_to_nid(pfn_to_page(pmd_pfn(pmd)));
+	int nid = page_to_nid(pfn_to_page(pfn));
 	if (c->only_node != NUMA_NO_NODE ? nid != c->only_node : node_isset(nid, *c->nodes))
 		return 0;
 	c->addr[c->n++] = addr;
 	if (c->n < 64)
 		return 0;
-	c->next = (addr & PMD_MASK) + PMD_SIZE;
+	c->next = (addr & mask) + ~mask + 1;
 	return 1;
 }
 
-/* A hugetlb page is noted once too; migrate_anon_at refuses it (-EBUSY),
- * so it counts as not moved. */
+/* A THP moves whole. */
+static int collect_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	(void)next;
+	return is_huge_zero_pmd(pmd) ? 0 : collect_huge(walk->private, pmd_pfn(pmd), PMD_MASK, addr);
+}
+
+/* A hugetlb page: migrate_anon_at refuses it (-EBUSY), so it counts as
+ * not moved. */
 static int collect_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
 			   struct mm_walk *walk)
 {
 	(void)next;
-	struct collect_walk *c = walk->private;
-	if (!pte_present(pte))
-		return 0;
-	int nid = page_to_nid(pfn_to_page(pte_pfn(pte)));
-	if (c->only_node != NUMA_NO_NODE ? nid != c->only_node : node_isset(nid, *c->nodes))
-		return 0;
-	c->addr[c->n++] = addr;
-	if (c->n < 64)
-		return 0;
-	c->next = (addr & hmask) + ~hmask + 1;
-	return 1;
+	return pte_present(pte) ? collect_huge(walk->private, pte_pfn(pte), hmask, addr) : 0;
 }
 
 static const struct mm_walk_ops collect_ops = { .pte_entry = collect_pte, .huge_pmd_entry = collect_huge_pmd,

@@ -340,26 +340,6 @@ static u64 entry_at(struct mm_struct *mm, unsigned long addr)
 	return pmd ? pmd_val(pmdp_get(pmd)) : 0;
 }
 
-/* 4 KiB pages of [addr, addr + pages * 4 KiB), every stride-th one, whose
- * every word is not 0. */
-static unsigned long nonzero_pages(unsigned long addr, unsigned long pages, unsigned long stride)
-{
-	static u64 buf[PAGE_SIZE / 8];
-	unsigned long bad = 0;
-	for (unsigned long i = 0; i < pages; i += stride) {
-		if (copy_from_user(buf, (void *)(addr + i * PAGE_SIZE), PAGE_SIZE)) {
-			bad++;
-			continue;
-		}
-		for (unsigned w = 0; w < PAGE_SIZE / 8; w++)
-			if (buf[w]) {
-				bad++;
-				break;
-			}
-	}
-	return bad;
-}
-
 /* mmap reserves a page per huge page; a fault consumes the reservation of
  * its page and maps a cleared page with a PMD entry (no PTE table, not in
  * RSS, in HugetlbPages); a read faults a page in too; munmap of an aligned
@@ -396,7 +376,7 @@ static void map_hugetlb_reserves_faults_and_gives_back(struct kunit *test)
 	u64 v = 0;
 	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(a + 8)), 0);
 	KUNIT_EXPECT_EQ(test, v, 0x1234ull);
-	KUNIT_EXPECT_EQ(test, nonzero_pages(a + PAGE_SIZE, 511, 1), 0ul);
+	KUNIT_EXPECT_EQ(test, kunit_user_nonzero_pages(a + PAGE_SIZE, 511, 1), 0ul);
 	/* A read fault maps a page too (no zero page for hugetlb). */
 	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)(a + 2 * SZ2M)), 0);
 	KUNIT_EXPECT_EQ(test, v, 0ull);
@@ -578,7 +558,7 @@ static void populate_clears_and_gup_holds_the_page(struct kunit *test)
 	KUNIT_EXPECT_GE(test, after - before, 1024ul); /* both pages, through the policy */
 	KUNIT_EXPECT_EQ(test, clear_page_pending_count(), 0ul);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 0ul);
-	KUNIT_EXPECT_EQ(test, nonzero_pages(a, 1024, 1), 0ul);
+	KUNIT_EXPECT_EQ(test, kunit_user_nonzero_pages(a, 1024, 1), 0ul);
 	struct page *p = NULL;
 	KUNIT_ASSERT_EQ(test, get_user_pages_fast(a + SZ2M + 5 * PAGE_SIZE, 1, FOLL_WRITE, &p), 1l);
 	struct page *head = pfn_to_page((entry_at(s.mm, a + SZ2M) & PTE_PFN_MASK) >> PAGE_SHIFT);
@@ -617,8 +597,8 @@ static void gigantic_page_maps_with_a_pud(struct kunit *test)
 		KUNIT_EXPECT_NULL(test, mm_find_pmd(mm, a));
 		KUNIT_EXPECT_EQ(test, mm->hugetlb_usage, 262144l);
 		/* Every 61st 4 KiB page and the last read back zero. */
-		KUNIT_EXPECT_EQ(test, nonzero_pages(a, 262144, 61), 0ul);
-		KUNIT_EXPECT_EQ(test, nonzero_pages(a + (1ul << 30) - PAGE_SIZE, 1, 1), 0ul);
+		KUNIT_EXPECT_EQ(test, kunit_user_nonzero_pages(a, 262144, 61), 0ul);
+		KUNIT_EXPECT_EQ(test, kunit_user_nonzero_pages(a + (1ul << 30) - PAGE_SIZE, 1, 1), 0ul);
 		struct page *p = NULL;
 		KUNIT_EXPECT_EQ(test, get_user_pages_fast(a + 12345 * PAGE_SIZE, 1, 0, &p), 1l);
 		if (p)

@@ -319,6 +319,24 @@ void kunit_resources_take(struct kunit_resources *s)
 	s->slab_objects = slab_objects_in_use();
 }
 
+unsigned long kunit_user_nonzero_pages(unsigned long addr, unsigned long pages, unsigned long stride)
+{
+	static u64 buf[4096 / 8];
+	unsigned long bad = 0;
+	for (unsigned long i = 0; i < pages; i += stride) {
+		if (copy_from_user(buf, (void *)(addr + i * 4096), 4096)) {
+			bad++;
+			continue;
+		}
+		for (unsigned w = 0; w < 4096 / 8; w++)
+			if (buf[w]) {
+				bad++;
+				break;
+			}
+	}
+	return bad;
+}
+
 void kunit_expect_resources_back(struct kunit *test, const struct kunit_resources *before)
 {
 	struct kunit_resources now;

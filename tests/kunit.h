@@ -143,6 +143,11 @@ void kunit_resources_take(struct kunit_resources *r);
 /* Fails (as an expectation) for each figure that differs from before's. */
 void kunit_expect_resources_back(struct kunit *test, const struct kunit_resources *before);
 
+/* Of the 4 KiB pages [addr, addr + pages * 4 KiB) of the current mm, every
+ * stride-th one, how many do not read back all zero (or cannot be read):
+ * the check that a huge page was cleared. */
+unsigned long kunit_user_nonzero_pages(unsigned long addr, unsigned long pages, unsigned long stride);
+
 /* The hang guard of a case that waits for other CPUs: waits until *value
  * reaches target and returns true; returns false only after
  * KUNIT_HANG_GUARD_NS in which neither *value nor *progress (a counter the

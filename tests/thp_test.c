@@ -90,25 +90,6 @@ static unsigned long mismatches(unsigned long addr, unsigned long pages, u64 bas
 	return bad;
 }
 
-/* Whole pages read back as zero, 4 KiB at a time. */
-static unsigned long nonzero_pages(unsigned long addr, unsigned long pages)
-{
-	static u64 buf[PAGE_SIZE / 8];
-	unsigned long bad = 0;
-	for (unsigned long i = 0; i < pages; i++) {
-		if (copy_from_user(buf, (void *)(addr + i * PAGE_SIZE), PAGE_SIZE)) {
-			bad++;
-			continue;
-		}
-		for (unsigned w = 0; w < PAGE_SIZE / 8; w++)
-			if (buf[w]) {
-				bad++;
-				break;
-			}
-	}
-	return bad;
-}
-
 static unsigned long clear_extents(void)
 {
 	unsigned long n = 0;
@@ -147,7 +128,7 @@ static void write_fault_maps_a_cleared_huge_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, clear_page_pending_count(), 0ul);
 	/* Every byte zero but the one word written. */
 	KUNIT_EXPECT_EQ(test, touch(BASE + 300 * PAGE_SIZE, 0), 0);
-	KUNIT_EXPECT_EQ(test, nonzero_pages(BASE, HPAGE_PMD_NR), 0ul);
+	KUNIT_EXPECT_EQ(test, kunit_user_nonzero_pages(BASE, HPAGE_PMD_NR, 1), 0ul);
 	/* The page is where the default (local) policy puts a page: this
 	 * CPU's node, or the nearest with memory when it has none (what an
 	 * order-0 allocation here gets). */
@@ -317,7 +298,7 @@ static void populate_gives_the_bulk_hint(struct kunit *test)
 	kunit_info(test, "auto: %s below %llu KiB, %s from there; %lu cached before",
 		   clear_page_method_name(cached), (unsigned long long)(clear_page_uncached_threshold() >> 10),
 		   clear_page_method_name(uncached), c0);
-	KUNIT_EXPECT_EQ(test, nonzero_pages(BASE, 4 * HPAGE_PMD_NR), 0ul);
+	KUNIT_EXPECT_EQ(test, kunit_user_nonzero_pages(BASE, 4 * HPAGE_PMD_NR, 1), 0ul);
 	space_destroy(test, &s);
 	clear_page_set_method(saved_method);
 	clear_page_set_threshold(saved_set ? saved_threshold : 0);
@@ -342,7 +323,7 @@ static void read_fault_maps_the_huge_zero_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0ul);
 	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps);
 	KUNIT_EXPECT_EQ(test, s.mm->nr_ptes, 1);
-	KUNIT_EXPECT_EQ(test, nonzero_pages(BASE, HPAGE_PMD_NR), 0ul);
+	KUNIT_EXPECT_EQ(test, kunit_user_nonzero_pages(BASE, HPAGE_PMD_NR, 1), 0ul);
 	/* mprotect of all of it keeps it read-only. */
 	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, BASE, PMD_SIZE, PROT_READ), 0);
 	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, BASE, PMD_SIZE, RW), 0);

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,35 @@ long field_after(const char *text, const char *key)
 		}
 	}
 	return -1;
+}
+
+long smaps_kb(const void *start, const char *field)
+{
+	static char smaps[1 << 20];
+	if (read_file("/proc/self/smaps", smaps, sizeof(smaps)) <= 0)
+		return -1;
+	char head[32];
+	snprintf(head, sizeof(head), "%08lx-", (unsigned long)(uintptr_t)start);
+	for (char *line = smaps; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, head, strlen(head)))
+			continue;
+		char key[40];
+		snprintf(key, sizeof(key), "\n%s:", field);
+		const char *f = strstr(line, key);
+		return f ? field_after(f + 1, key + 1) : -1;
+	}
+	return -1;
+}
+
+long vmstat_value(const char *name)
+{
+	static char text[1 << 16];
+	if (read_file("/proc/vmstat", text, sizeof(text)) <= 0)
+		return -1;
+	char key[64];
+	snprintf(key, sizeof(key), "\n%s ", name);
+	const char *l = strstr(text, key);
+	return l ? strtol(l + strlen(key), NULL, 10) : -1;
 }
 
 static long kb_field(const char *path, const char *field)

@@ -75,6 +75,11 @@ long meminfo_kb(const char *field);
 long read_file(const char *path, char *buf, size_t size);
 /* The value after "<key>" on the line that starts with it, -1 if none. */
 long field_after(const char *text, const char *key);
+/* A field of the /proc/self/smaps block of the VMA that starts at start
+ * ("Rss" -> kB), -1 if absent. */
+long smaps_kb(const void *start, const char *field);
+/* A /proc/vmstat counter, -1 if absent. */
+long vmstat_value(const char *name);
 
 /* The number after option name in argv ("--rounds 10"), or def. For the
  * benchmarks, which the kernel starts as "<name> --bench". */

@@ -64,24 +64,6 @@ static bool set_pool(long n)
 	return ok && pool("nr_hugepages") == n;
 }
 
-/* The field of the smaps block of the VMA that starts at start, in kB. */
-static long smaps_kb(const void *start, const char *field)
-{
-	if (read_file("/proc/self/smaps", text, sizeof(text)) <= 0)
-		return -1;
-	char head[32];
-	snprintf(head, sizeof(head), "%08lx-", (unsigned long)(uintptr_t)start);
-	for (char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (strncmp(line, head, strlen(head)))
-			continue;
-		char key[40];
-		snprintf(key, sizeof(key), "\n%s:", field);
-		const char *f = strstr(line, key);
-		return f ? field_after(f + 1, key + 1) : -1;
-	}
-	return -1;
-}
-
 /* The numa_maps line of the VMA at start. */
 static bool numa_maps_line(const void *start, char *out, size_t size)
 {

@@ -26,38 +26,7 @@
 #define RW (PROT_READ | PROT_WRITE)
 #define HPAGE (2 * MiB)
 
-static char smaps[1 << 20], text[1 << 16];
-
-/* The field of the smaps block of the VMA that starts at start, in kB. */
-static long smaps_kb(const void *start, const char *field)
-{
-	if (read_file("/proc/self/smaps", smaps, sizeof(smaps)) <= 0)
-		return -1;
-	char head[32];
-	snprintf(head, sizeof(head), "%08lx-", (unsigned long)(uintptr_t)start);
-	for (char *line = smaps; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (strncmp(line, head, strlen(head)))
-			continue;
-		char key[40];
-		snprintf(key, sizeof(key), "\n%s:", field);
-		const char *f = strstr(line, key);
-		return f ? field_after(f + 1, key + 1) : -1;
-	}
-	return -1;
-}
-
-static long vmstat(const char *name)
-{
-	if (read_file("/proc/vmstat", text, sizeof(text)) <= 0)
-		return -1;
-	char key[64];
-	snprintf(key, sizeof(key), "\n%s ", name);
-	const char *l = strstr(text, key);
-	long v = -1;
-	if (l)
-		sscanf(l + strlen(key), "%ld", &v);
-	return v;
-}
+static char text[1 << 16];
 
 /* The mode in brackets, and whether the line has Linux's shape: the words
  * in Linux's order, exactly one of them bracketed. */
@@ -143,7 +112,7 @@ int main(void)
 	CHECK_CMP(smaps_kb(p, "THPeligible"), ==, may ? 1 : 0);
 
 	long blocks = free_huge_blocks();
-	long allocs = vmstat("thp_fault_alloc");
+	long allocs = vmstat_value("thp_fault_alloc");
 	/* Written first (a read first would map the huge zero page, and a
 	 * later write then gets 4 KiB pages, on both kernels): each 4 KiB page
 	 * gets its index in its first word, and the rest of it reads zero. */
@@ -154,7 +123,7 @@ int main(void)
 		zero = zero && all_bytes(p + i * PAGE_4K + 8, PAGE_4K - 8, 0);
 	CHECKF(zero, "every page zero but the word written");
 	long huge_kb = smaps_kb(p, "AnonHugePages");
-	long faulted = vmstat("thp_fault_alloc") - allocs;
+	long faulted = vmstat_value("thp_fault_alloc") - allocs;
 	printf("# enabled %s, defrag %s, %ld free 2 MiB blocks: AnonHugePages %ld kB, thp_fault_alloc +%ld\n",
 	       enabled, defrag, blocks, huge_kb, faulted);
 	CHECK_CMP(smaps_kb(p, "Rss"), ==, 4096);
@@ -168,7 +137,7 @@ int main(void)
 	}
 
 	/* One 4 KiB page out of the middle of the first: split, the rest kept. */
-	long splits = vmstat("thp_split_pmd");
+	long splits = vmstat_value("thp_split_pmd");
 	CHECK(munmap(p + 100 * PAGE_4K, PAGE_4K) == 0);
 	bool kept = true;
 	for (unsigned long i = 0; i < 2 * HPAGE / PAGE_4K; i++)
@@ -178,7 +147,7 @@ int main(void)
 	/* Two VMAs now: [p, page 100) and [page 101, 4 MiB). */
 	char *rest = p + 101 * PAGE_4K, *second = p + HPAGE;
 	if (huge_kb == 4096) {
-		CHECK_CMP(vmstat("thp_split_pmd") - splits, >=, 1);
+		CHECK_CMP(vmstat_value("thp_split_pmd") - splits, >=, 1);
 		CHECK_CMP(smaps_kb(p, "AnonHugePages"), ==, 0);
 		CHECK_CMP(smaps_kb(rest, "AnonHugePages"), ==, 2048); /* the second, still huge */
 	}

@@ -36,8 +36,6 @@
 #define MAP_HUGE_SHIFT 26
 #endif
 
-static char text[1 << 16];
-
 static long read_long(const char *path)
 {
 	char buf[64];
@@ -54,16 +52,6 @@ static bool write_str(const char *path, const char *s)
 	bool ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
 	close(fd);
 	return ok;
-}
-
-static long vmstat(const char *name)
-{
-	if (read_file("/proc/vmstat", text, sizeof(text)) <= 0)
-		return -1;
-	char key[64];
-	snprintf(key, sizeof(key), "\n%s ", name);
-	const char *l = strstr(text, key);
-	return l ? strtol(l + strlen(key), NULL, 10) : -1;
 }
 
 /* vm_create.mib=N on the kernel's command line, or def. */
@@ -106,9 +94,9 @@ static bool run(const char *size_name, unsigned long page, unsigned sizelog, con
 	bool forced = strcmp(method, "auto") && strcmp(method, "kernel's");
 	char name[64];
 	snprintf(name, sizeof(name), "clear_huge_page_%s_pages", forced ? method : "extent");
-	long pages0 = vmstat(name), cached0 = vmstat("clear_huge_page_cached"),
-	     uncached0 = vmstat("clear_huge_page_uncached"), extent0 = vmstat("clear_huge_page_extent"),
-	     bad0 = vmstat("clear_huge_page_incoherent");
+	long pages0 = vmstat_value(name), cached0 = vmstat_value("clear_huge_page_cached"),
+	     uncached0 = vmstat_value("clear_huge_page_uncached"), extent0 = vmstat_value("clear_huge_page_extent"),
+	     bad0 = vmstat_value("clear_huge_page_incoherent");
 	long long t0 = now_ns();
 	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE | (int)(sizelog << MAP_HUGE_SHIFT), -1, 0);
@@ -116,9 +104,9 @@ static bool run(const char *size_name, unsigned long page, unsigned sizelog, con
 	bool ok = p != MAP_FAILED;
 	if (ok) {
 		bool zero = all_zero(p, bytes);
-		long cached = vmstat("clear_huge_page_cached") - cached0, uncached = vmstat("clear_huge_page_uncached") - uncached0,
-		     extent = vmstat("clear_huge_page_extent") - extent0;
-		long pages = vmstat(name) - pages0, bad = vmstat("clear_huge_page_incoherent") - bad0;
+		long cached = vmstat_value("clear_huge_page_cached") - cached0, uncached = vmstat_value("clear_huge_page_uncached") - uncached0,
+		     extent = vmstat_value("clear_huge_page_extent") - extent0;
+		long pages = vmstat_value(name) - pages0, bad = vmstat_value("clear_huge_page_incoherent") - bad0;
 		bool mmlab = on_mmlab();
 		/* On mmlab the method asked for cleared every page (auto: some
 		 * method did, counted by the three paths). */
