@@ -120,7 +120,7 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 
 	SEQ_PUT_KB("VmPeak:", hiwater_vm);
 	SEQ_PUT_KB("VmSize:", total_vm);
-	SEQ_PUT_KB("VmLck:", c.locked);   /* VM_LOCKED VMAs (there is no mlock) */
+	SEQ_PUT_KB("VmLck:", c.locked);   /* VM_LOCKED VMAs (Linux's locked_vm: mlock, MAP_LOCKED) */
 	SEQ_PUT_KB("VmPin:", 0ul);        /* nothing pins user pages */
 	SEQ_PUT_KB("VmHWM:", hiwater_rss);
 	SEQ_PUT_KB("VmRSS:", total_rss);

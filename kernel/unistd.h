@@ -33,6 +33,10 @@
 #define __NR_readlink 89
 #define __NR_getrlimit 97
 #define __NR_sigaltstack 131
+#define __NR_mlock 149
+#define __NR_munlock 150
+#define __NR_mlockall 151
+#define __NR_munlockall 152
 #define __NR_arch_prctl 158
 #define __NR_setrlimit 160
 #define __NR_gettid 186
@@ -61,6 +65,7 @@
 #define __NR_process_vm_readv 310
 #define __NR_process_vm_writev 311
 #define __NR_getrandom 318
+#define __NR_mlock2 325
 #define __NR_rseq 334
 #define __NR_clone3 435
 #define __NR_set_mempolicy_home_node 450
@@ -96,6 +101,10 @@
 #define MAP_SYNC 0x80000
 #define MAP_FIXED_NOREPLACE 0x100000
 #define MAP_FAILED ((void *)-1)
+#define MCL_CURRENT 1 /* mlockall */
+#define MCL_FUTURE 2
+#define MCL_ONFAULT 4
+#define MLOCK_ONFAULT 1 /* mlock2 */
 #define MADV_NORMAL 0
 #define MADV_RANDOM 1
 #define MADV_SEQUENTIAL 2

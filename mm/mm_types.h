@@ -113,6 +113,8 @@
 #define VM_MAYSHARE 0x00000080ul
 #define VM_GROWSDOWN 0x00000100ul
 #define VM_LOCKED 0x00002000ul
+#define VM_LOCKONFAULT 0x00080000ul /* mlock2(MLOCK_ONFAULT), mlockall(MCL_ONFAULT) */
+#define VM_LOCKED_MASK (VM_LOCKED | VM_LOCKONFAULT)
 #define VM_SEQ_READ 0x00008000ul    /* MADV_SEQUENTIAL */
 #define VM_RAND_READ 0x00010000ul   /* MADV_RANDOM */
 #define VM_DONTCOPY 0x00020000ul
@@ -207,6 +209,8 @@ struct mm_struct {
 	 * mmap_lock at the one moment it could have gone. */
 	unsigned long pmd_reclaim_start, pmd_reclaim_end;
 	unsigned long mmap_base;   /* where the top-down gap search starts */
+	unsigned long def_flags;   /* VM_LOCKED (VM_LOCKONFAULT) for every new mapping after
+				    * mlockall(MCL_FUTURE); under mmap_lock */
 	unsigned long start_code, end_code, start_data, end_data;
 	unsigned long start_brk, brk, start_stack;
 	unsigned long page_faults; /* handled faults (minor: no I/O here); atomic */

@@ -322,16 +322,28 @@ static unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsig
 	return addr;
 }
 
-/* Faults in [start, start + len), ignoring failures (mm_populate), under
- * the mmap_lock held for reading at least. */
-static void mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len)
+int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len, bool ignore_errors)
 {
 	mmap_assert_locked(mm);
 	unsigned long end = start + len;
 	for (struct vm_area_struct *vma = find_vma(mm, start); vma && vma->vm_start < end;
-	     vma = vma->vm_next)
-		populate_vma_range(vma, max(start, vma->vm_start), min(end, vma->vm_end),
-				   (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE);
+	     vma = vma->vm_next) {
+		/* populate_vma_page_range: "don't page populate if vma has
+		 * VM_LOCKONFAULT". */
+		if (vma->vm_flags & VM_LOCKONFAULT)
+			continue;
+		int ret = populate_vma_range(vma, max(start, vma->vm_start), min(end, vma->vm_end),
+					     (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE);
+		if (ret && !ignore_errors)
+			return ret;
+	}
+	return 0;
+}
+
+/* Linux's mm_populate: the errors ignored (mmap, brk). */
+static void mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len)
+{
+	__mm_populate(mm, start, len, true);
 }
 
 static unsigned long calc_vm_prot_bits(unsigned long prot)
@@ -376,7 +388,8 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		return -ENOMEM;
 	if (mm->map_count > sysctl_max_map_count)
 		return -ENOMEM;
-	unsigned long vm_flags = calc_vm_prot_bits(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
+	/* mm->def_flags: VM_LOCKED after mlockall(MCL_FUTURE). */
+	unsigned long vm_flags = calc_vm_prot_bits(prot) | mm->def_flags | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
 	if (flags & MAP_GROWSDOWN)
 		vm_flags |= VM_GROWSDOWN;
 	if (flags & MAP_LOCKED)
@@ -435,7 +448,11 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 			hugetlb_unreserve_pages(resv);
 			return addr;
 		}
-		find_vma(mm, addr)->vm_resv_map = resv; /* a hugetlb VMA never merges */
+		/* mmap_region: a hugetlb VMA is never VM_LOCKED (mlock_fixup
+		 * skips it too), though MAP_LOCKED still populates it. */
+		struct vm_area_struct *vma = find_vma(mm, addr);
+		vma->vm_resv_map = resv; /* a hugetlb VMA never merges */
+		vma_set_flags(vma, vma->vm_flags & ~VM_LOCKED_MASK);
 		if ((flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE || (vm_flags & VM_LOCKED))
 			*populate = true;
 		return addr;
@@ -512,7 +529,7 @@ static unsigned long do_brk_locked(struct mm_struct *mm, unsigned long brk)
 		return origbrk;
 	if (mm->map_count > sysctl_max_map_count)
 		return origbrk;
-	unsigned long flags = VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC | VM_ACCOUNT;
+	unsigned long flags = VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC | VM_ACCOUNT | mm->def_flags;
 	if (IS_ERR_VALUE(mmap_region(mm, oldbrk, len, flags, true)))
 		return origbrk;
 	mm->brk = brk;
@@ -522,8 +539,17 @@ static unsigned long do_brk_locked(struct mm_struct *mm, unsigned long brk)
 unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
 {
 	mmap_write_lock(mm);
-	unsigned long ret = do_brk_locked(mm, brk);
-	mmap_write_unlock(mm);
+	unsigned long oldbrk = PAGE_ALIGN(mm->brk), ret = do_brk_locked(mm, brk);
+	/* Linux's brk: after mlockall(MCL_FUTURE) the new heap is faulted
+	 * in (populate = def_flags & VM_LOCKED), under the read lock. */
+	unsigned long newbrk = PAGE_ALIGN(mm->brk);
+	if (!(mm->def_flags & VM_LOCKED) || newbrk <= oldbrk) {
+		mmap_write_unlock(mm);
+		return ret;
+	}
+	mmap_write_downgrade(mm);
+	mm_populate(mm, oldbrk, newbrk - oldbrk);
+	mmap_read_unlock(mm);
 	return ret;
 }
 

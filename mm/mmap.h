@@ -47,6 +47,11 @@ int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int
 /* brk(2): returns the new break (the old one when the request fails). */
 unsigned long do_brk(struct mm_struct *mm, unsigned long brk);
 
+/* Linux's __mm_populate: faults in [start, start + len) VMA by VMA (not
+ * the VM_LOCKONFAULT ones), under the mmap_lock held for reading at least;
+ * 0, or the first populate_vma_range error unless ignore_errors. */
+int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len, bool ignore_errors);
+
 /* Exit: unmaps and frees every VMA and every user page table. */
 void exit_mmap(struct mm_struct *mm);
 

@@ -17,6 +17,7 @@ KERNEL_SRCS += \
 	mm/mempolicy.c \
 	mm/mempolicy_nodes.c \
 	mm/migrate.c \
+	mm/mlock.c \
 	mm/memblock.c \
 	mm/memory.c \
 	mm/mincore.c \

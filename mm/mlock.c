@@ -1,0 +1,173 @@
+/* mlock(2), munlock(2), mlock2(2), mlockall(2), munlockall(2) (Linux's
+ * mm/mlock.c): VM_LOCKED on the VMAs of a range (or of the whole mm, and
+ * of the mappings to come through mm->def_flags), and the range faulted
+ * in at once. That populate is the fourth source of the clearing series'
+ * bulk hint (the series' FOLL_HINT_BULK from mlock, beside MAP_POPULATE,
+ * MADV_POPULATE_WRITE and a hugetlb mapping's MAP_POPULATE): a range at
+ * least clear_page_uncached_threshold() long has its huge pages cleared
+ * uncached (mm/memory.c's populate_vma_range).
+ *
+ * mmlab has no swap and no reclaim of user pages, so a locked page is no
+ * more resident than any other: what mlock changes here is VM_LOCKED
+ * (VmLck, smaps' Locked and "lo", MADV_DONTNEED's -EINVAL, mprotect's
+ * populate) and the populate. Every process is root (CAP_IPC_LOCK), so
+ * RLIMIT_MEMLOCK never refuses, as for root on Linux. Hugetlb VMAs are
+ * left unlocked and uncounted (mlock_fixup skips them), and populated.
+ *
+ * Locking: the flags change under the mmap_lock held for writing; the
+ * populate under it held for reading (downgraded, as mmlab's mmap does;
+ * Linux drops it and takes the read lock afresh). */
+#include "kernel/syscall.h"
+#include "kernel/sched.h"
+#include "kernel/unistd.h"
+#include "mm/mmap.h"
+#include "mm/mmap_lock.h"
+#include "mm/vma.h"
+
+/* Linux's mlock_fixup: the range's VMA gets newflags (split or merged as
+ * mprotect's would), unless it is a hugetlb VMA or nothing changes. */
+static int mlock_fixup(struct mm_struct *mm, struct vm_area_struct *vma, struct vm_area_struct **out,
+		       unsigned long start, unsigned long end, unsigned long newflags)
+{
+	*out = vma;
+	if (newflags == vma->vm_flags || is_vm_hugetlb_page(vma))
+		return 0;
+	struct vm_area_struct *v = vma_modify_flags(mm, vma, start, end, newflags);
+	if (!v)
+		return -ENOMEM;
+	*out = v;
+	return 0;
+}
+
+/* Linux's apply_vma_lock_flags: every VMA of [start, end) gets flags
+ * (VM_LOCKED, VM_LOCKONFAULT or neither) in place of its lock flags; a
+ * hole is -ENOMEM (the VMAs before it keep the change, as Linux's). */
+static int apply_vma_lock_flags(struct mm_struct *mm, unsigned long start, unsigned long end,
+				unsigned long flags)
+{
+	mmap_assert_write_locked(mm);
+	if (end < start)
+		return -EINVAL;
+	if (end == start)
+		return 0;
+	struct vm_area_struct *vma = find_vma(mm, start);
+	if (!vma || vma->vm_start > start)
+		return -ENOMEM;
+	unsigned long nstart = start, tmp = vma->vm_start;
+	while (vma && vma->vm_start < end) {
+		if (vma->vm_start != tmp)
+			return -ENOMEM; /* a hole */
+		unsigned long newflags = (vma->vm_flags & ~VM_LOCKED_MASK) | flags;
+		tmp = min(vma->vm_end, end);
+		struct vm_area_struct *done;
+		int err = mlock_fixup(mm, vma, &done, nstart, tmp, newflags);
+		if (err)
+			return err;
+		tmp = done->vm_end; /* it may have merged with what follows */
+		nstart = tmp;
+		vma = done->vm_next;
+	}
+	return tmp < end ? -ENOMEM : 0;
+}
+
+/* Linux's __mlock_posix_error_return: a populate that could not fault a
+ * page in is -ENOMEM for mlock (POSIX), and no memory is -EAGAIN. */
+static int mlock_posix_error(int err)
+{
+	return err == -EFAULT ? -ENOMEM : err == -ENOMEM ? -EAGAIN : err;
+}
+
+/* Linux's do_mlock, without the RLIMIT_MEMLOCK test (root). */
+static int do_mlock(struct mm_struct *mm, unsigned long start, size_t len, unsigned long flags)
+{
+	len = PAGE_ALIGN(len + (start & ~PAGE_MASK));
+	start &= PAGE_MASK;
+	mmap_write_lock(mm);
+	int err = apply_vma_lock_flags(mm, start, start + len, flags);
+	if (err) {
+		mmap_write_unlock(mm);
+		return err;
+	}
+	mmap_write_downgrade(mm);
+	err = __mm_populate(mm, start, len, false);
+	mmap_read_unlock(mm);
+	return err ? mlock_posix_error(err) : 0;
+}
+
+/* Linux's apply_mlockall_flags: the future mappings' flags (MCL_FUTURE),
+ * then every VMA's (MCL_CURRENT); none of MCL_FUTURE and MCL_CURRENT is
+ * munlockall. */
+static void apply_mlockall_flags(struct mm_struct *mm, int flags)
+{
+	mmap_assert_write_locked(mm);
+	unsigned long to_add = 0;
+	mm->def_flags &= ~VM_LOCKED_MASK;
+	if (flags & MCL_FUTURE) {
+		mm->def_flags |= VM_LOCKED;
+		if (flags & MCL_ONFAULT)
+			mm->def_flags |= VM_LOCKONFAULT;
+		if (!(flags & MCL_CURRENT))
+			return;
+	}
+	if (flags & MCL_CURRENT) {
+		to_add |= VM_LOCKED;
+		if (flags & MCL_ONFAULT)
+			to_add |= VM_LOCKONFAULT;
+	}
+	for (struct vm_area_struct *vma = find_vma(mm, 0), *done; vma; vma = done->vm_next) {
+		/* Linux ignores a failed fixup here, and so does mmlab. */
+		if (mlock_fixup(mm, vma, &done, vma->vm_start, vma->vm_end,
+				(vma->vm_flags & ~VM_LOCKED_MASK) | to_add))
+			done = vma;
+	}
+}
+
+SYSCALL_DEFINE2(mlock, unsigned long, start, size_t, len)
+{
+	return do_mlock(current->mm, start, len, VM_LOCKED);
+}
+
+SYSCALL_DEFINE3(mlock2, unsigned long, start, size_t, len, int, flags)
+{
+	if (flags & ~MLOCK_ONFAULT)
+		return -EINVAL;
+	return do_mlock(current->mm, start, len, VM_LOCKED | (flags & MLOCK_ONFAULT ? VM_LOCKONFAULT : 0));
+}
+
+SYSCALL_DEFINE2(munlock, unsigned long, start, size_t, len)
+{
+	struct mm_struct *mm = current->mm;
+	len = PAGE_ALIGN(len + (start & ~PAGE_MASK));
+	start &= PAGE_MASK;
+	mmap_write_lock(mm);
+	int err = apply_vma_lock_flags(mm, start, start + len, 0);
+	mmap_write_unlock(mm);
+	return err;
+}
+
+SYSCALL_DEFINE1(mlockall, int, flags)
+{
+	if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) || flags == MCL_ONFAULT)
+		return -EINVAL;
+	struct mm_struct *mm = current->mm;
+	mmap_write_lock(mm);
+	apply_mlockall_flags(mm, flags);
+	if (!(flags & MCL_CURRENT)) {
+		mmap_write_unlock(mm);
+		return 0;
+	}
+	/* Linux's mm_populate(0, TASK_SIZE): errors ignored. */
+	mmap_write_downgrade(mm);
+	__mm_populate(mm, 0, TASK_SIZE, true);
+	mmap_read_unlock(mm);
+	return 0;
+}
+
+SYSCALL_DEFINE0(munlockall)
+{
+	struct mm_struct *mm = current->mm;
+	mmap_write_lock(mm);
+	apply_mlockall_flags(mm, 0);
+	mmap_write_unlock(mm);
+	return 0;
+}
