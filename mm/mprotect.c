@@ -62,7 +62,8 @@ static struct vm_area_struct *mprotect_fixup(struct mm_struct *mm, struct vm_are
 	change_protection(vma, start, end, vma->vm_page_prot);
 	/* A locked private mapping becoming writable: fault the pages in
 	 * writable now, as mlock promises no faults later. */
-	if ((oldflags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED && (newflags & VM_WRITE))
+	if ((oldflags & (VM_WRITE | VM_SHARED | VM_LOCKED)) == VM_LOCKED && (newflags & VM_WRITE) &&
+	    !(newflags & VM_LOCKONFAULT)) /* populate_vma_page_range leaves those to their faults */
 		populate_vma_range(vma, start, end, true);
 	return vma;
 }

@@ -794,17 +794,6 @@ static unsigned long check_mremap_params(struct vma_remap_struct *vrm)
 	return 0;
 }
 
-/* Faults in [start, end) of the VMAs there (Linux's mm_populate after a
- * locked mapping grew), under the read lock. */
-static void populate_range(struct mm_struct *mm, unsigned long start, unsigned long end)
-{
-	mmap_assert_locked(mm);
-	for (struct vm_area_struct *vma = find_vma(mm, start); vma && vma->vm_start < end;
-	     vma = vma->vm_next)
-		populate_vma_range(vma, max(start, vma->vm_start), min(end, vma->vm_end),
-				   (vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE);
-}
-
 unsigned long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
 			unsigned long new_len, unsigned long flags, unsigned long new_addr)
 {
@@ -853,7 +842,9 @@ unsigned long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long 
 	 * the read lock (Linux drops the lock and mm_populate takes it; mmlab
 	 * downgrades, as its mmap does). */
 	mmap_write_downgrade(mm);
-	populate_range(mm, vrm.new_addr + vrm.old_len, vrm.new_addr + vrm.new_len);
+	/* Linux's mm_populate (errors ignored; a VM_LOCKONFAULT mapping is
+	 * left to its faults). */
+	__mm_populate(mm, vrm.new_addr + vrm.old_len, vrm.new_len - vrm.old_len, true);
 	mmap_read_unlock(mm);
 	return res;
 }
