@@ -72,14 +72,6 @@ void clear_page_setup(const struct clear_page_cpu *cpu)
 		p->threshold = cpu->llc_bytes ? cpu->llc_bytes : CLEAR_PAGE_DEFAULT_THRESHOLD;
 }
 
-void clear_page(void *addr)
-{
-	if (clear_page_policy.cpu.erms)
-		clear_page_erms(addr);
-	else
-		clear_page_rep(addr);
-}
-
 void clear_page_report(void)
 {
 	const struct clear_page_policy *p = &clear_page_policy;

@@ -96,15 +96,6 @@ struct clear_page_policy {
 };
 extern struct clear_page_policy clear_page_policy;
 
-/* Linux's clear_page() for the 4 KiB page of an ordinary fault (x86's
- * alternatives: clear_page_erms with ERMS, else clear_page_rep; mmlab has
- * no REP_GOOD bit and takes every CPU without ERMS as having a good REP
- * STOSQ). Cached, so no fence; not in the statistics, which are the huge
- * pages'. mm/memory.c's faults clear with it (Linux's clear_user_highpage)
- * instead of the allocator's __GFP_ZERO memset, so that a 4 KiB page
- * costs what the series' baseline costs. */
-void clear_page(void *addr);
-
 /* Fills clear_page_policy from what the CPU has. */
 void clear_page_setup(const struct clear_page_cpu *cpu);
 /* One console line: the method, auto's two choices, the threshold and

@@ -81,15 +81,9 @@ void anon_page_unmapped(struct mm_struct *mm, struct page *page, unsigned long n
 
 /* A new anonymous page for address of vma, from the node its NUMA policy
  * says (mm/mempolicy.c; Linux's vma_alloc_zeroed_movable_folio). */
-/* A zeroed page for a fault at address: cleared by clear_page() (Linux's
- * clear_user_highpage: clear_page_erms on a CPU with ERMS), not by the
- * allocator's __GFP_ZERO memset. */
 static struct page *alloc_anon_page(struct vm_area_struct *vma, unsigned long address)
 {
-	struct page *page = vma_alloc_page(GFP_USER, vma, address);
-	if (page)
-		clear_page(page_address(page));
-	return page;
+	return vma_alloc_page(GFP_USER | __GFP_ZERO, vma, address);
 }
 
 /* Installs entry where the fault read orig, unless another walker changed
