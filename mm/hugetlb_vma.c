@@ -105,17 +105,9 @@ void hugetlb_vm_op_close(struct vm_area_struct *vma)
 	if (!resv)
 		return;
 	long unused = 0;
-	if (resv->reserved) {
-		spin_lock(&resv->lock);
-		for (unsigned long a = vma->vm_start; a < vma->vm_end; a += huge_page_size(resv->h)) {
-			unsigned long i = resv_index(vma, a), bit = 1ul << (i % 64);
-			if (resv->reserved[i / 64] & bit) {
-				resv->reserved[i / 64] &= ~bit;
-				unused++;
-			}
-		}
-		spin_unlock(&resv->lock);
-	}
+	if (resv->reserved) /* none with MAP_NORESERVE */
+		for (unsigned long a = vma->vm_start; a < vma->vm_end; a += huge_page_size(resv->h))
+			unused += resv_take(vma, a);
 	if (unused)
 		hugetlb_acct_memory(resv->h, -unused);
 	vma->vm_resv_map = NULL;
@@ -140,14 +132,14 @@ int hugetlb_mmap_prepare(unsigned long flags, unsigned long *addr, unsigned long
 	unsigned long sz = huge_page_size(h);
 	if (*len > ~0ul - (sz - 1))
 		return -ENOMEM;
-	*len = (*len + sz - 1) & huge_page_mask(h);
+	*len = ALIGN_UP(*len, sz);
 	/* hugetlb_get_unmapped_area: a fixed address must be aligned; a hint
 	 * is rounded up to the size. */
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (*addr & (sz - 1))
 			return -EINVAL;
 	} else if (*addr) {
-		*addr = *addr > ~0ul - (sz - 1) ? 0 : (*addr + sz - 1) & huge_page_mask(h);
+		*addr = *addr > ~0ul - (sz - 1) ? 0 : ALIGN_UP(*addr, sz);
 	}
 	*hp = h;
 	return 0;
@@ -227,10 +219,6 @@ static void set_huge_pte_at(unsigned long addr, u64 *ptep, u64 entry)
 	WRITE_ONCE(*ptep, entry);
 }
 
-/* Entries are written under the mm's page_table_lock (Linux's
- * huge_pte_lock: the PMD lock, which is that lock here, or for a PUD the
- * mm's). */
-static spinlock_t *huge_pte_lockptr(struct mm_struct *mm) { return &mm->page_table_lock; }
 
 /* --- the fault ----------------------------------------------------------------- */
 

@@ -73,8 +73,12 @@ void __unmap_hugepage_range(struct mmu_gather *tlb, struct vm_area_struct *vma, 
  * pages changed. */
 unsigned long hugetlb_change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 					pgprot_t newprot);
+/* Entries are written under the mm's page_table_lock (Linux's
+ * huge_pte_lock: the PMD lock, which is that lock here, or for a PUD the
+ * mm's). */
+static inline spinlock_t *huge_pte_lockptr(struct mm_struct *mm) { return &mm->page_table_lock; }
 /* The entry mapping the huge page at addr (0 if none), for the walk; the
- * caller holds mm->page_table_lock. */
+ * caller holds huge_pte_lockptr(). */
 u64 huge_ptep_get_locked(struct vm_area_struct *vma, unsigned long addr);
 /* get_user_pages' look-up: the 4 KiB page at addr with a reference on the
  * whole huge page, NULL when it must be faulted in first. */

@@ -37,9 +37,9 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	if (is_vm_hugetlb_page(vma)) {
-		spin_lock(&mm->page_table_lock);
+		spin_lock(huge_pte_lockptr(mm));
 		u64 entry = huge_ptep_get_locked(vma, addr);
-		spin_unlock(&mm->page_table_lock);
+		spin_unlock(huge_pte_lockptr(mm));
 		return entry & _PAGE_PRESENT ? page_to_nid(pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT)) : -ENOENT;
 	}
 	pmd_t *pmd = mm_find_pmd(mm, addr);

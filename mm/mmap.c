@@ -223,12 +223,12 @@ static unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned lo
 		return -ENOMEM;
 	unsigned long a = unmapped_area_topdown(mm, padded, PAGE_SIZE, mm->mmap_base);
 	if (!IS_ERR_VALUE(a)) {
-		a = (a + sz - PAGE_SIZE) & ~(sz - 1);
+		a = ALIGN_DOWN(a + sz - PAGE_SIZE, sz);
 	} else {
 		a = unmapped_area(mm, padded, TASK_UNMAPPED_BASE, TASK_SIZE);
 		if (IS_ERR_VALUE(a))
 			return a;
-		a = (a + sz - 1) & ~(sz - 1);
+		a = ALIGN_UP(a, sz);
 	}
 	return get_unmapped_area(mm, a, len, flags | MAP_FIXED);
 }

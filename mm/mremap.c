@@ -823,8 +823,8 @@ unsigned long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long 
 	 * so only a shrink in place or a same-size call remain. */
 	if (is_vm_hugetlb_page(vma)) {
 		unsigned long sz = huge_page_size(hstate_vma(vma));
-		vrm.old_len = (vrm.old_len + sz - 1) & ~(sz - 1);
-		vrm.new_len = (vrm.new_len + sz - 1) & ~(sz - 1);
+		vrm.old_len = ALIGN_UP(vrm.old_len, sz);
+		vrm.new_len = ALIGN_UP(vrm.new_len, sz);
 		vrm_set_delta(&vrm);
 		if ((vrm.addr & (sz - 1)) || (vrm.new_addr & (sz - 1)) || vrm.new_len > vrm.old_len ||
 		    vrm_implies_new_addr(&vrm)) {

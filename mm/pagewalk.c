@@ -123,7 +123,7 @@ static int walk_pgd_level(unsigned long addr, unsigned long end, struct mm_walk 
 
 /* Linux's walk_hugetlb_range: one hugetlb_entry per huge page of a
  * hugetlb VMA (none ones included, as 0), each read under the mm's
- * page_table_lock, which its entries are written under. */
+ * huge_pte_lockptr, which its entries are written under. */
 static int walk_hugetlb_range(unsigned long addr, unsigned long end, struct mm_walk *walk)
 {
 	struct hstate *h = hstate_vma(walk->vma);
@@ -133,10 +133,10 @@ static int walk_hugetlb_range(unsigned long addr, unsigned long end, struct mm_w
 		next = (addr & hmask) + huge_page_size(h);
 		if (next > end)
 			next = end;
-		spin_lock(&walk->mm->page_table_lock);
+		spin_lock(huge_pte_lockptr(walk->mm));
 		pte_t entry = __pte(huge_ptep_get_locked(walk->vma, addr));
 		err = walk->ops->hugetlb_entry(entry, hmask, addr, next, walk);
-		spin_unlock(&walk->mm->page_table_lock);
+		spin_unlock(huge_pte_lockptr(walk->mm));
 		cond_resched();
 	}
 	return err;
