@@ -310,23 +310,24 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 		seq_buf_printf(m, "%s %lu\n", numa_names[i], sum);
 	}
 	thp_vmstat_show(m);
+	struct clear_page_stats clear = clear_page_stats_sum();
 	for (unsigned i = CLEAR_PAGE_ORIG; i < NR_CLEAR_PAGE_METHODS; i++)
 		seq_buf_printf(m, "clear_huge_page_%s %lu\nclear_huge_page_%s_pages %lu\n",
-			       clear_page_method_name(i), clear_page_stats.extents[i], clear_page_method_name(i),
-			       clear_page_stats.pages[i]);
+			       clear_page_method_name(i), clear.extents[i], clear_page_method_name(i),
+			       clear.pages[i]);
 	/* The paths summed (the issue's names): cached = orig + rep + erms,
 	 * uncached = movnt + clzero; extent is its own line above. Then the
 	 * fences, and the fence assertion's reports (0 unless a bug). */
 	unsigned long cached = 0, uncached = 0;
 	for (unsigned i = CLEAR_PAGE_ORIG; i < NR_CLEAR_PAGE_METHODS; i++) {
 		if (clear_page_method_uncached(i))
-			uncached += clear_page_stats.extents[i];
+			uncached += clear.extents[i];
 		else if (i != CLEAR_PAGE_EXTENT)
-			cached += clear_page_stats.extents[i];
+			cached += clear.extents[i];
 	}
 	seq_buf_printf(m, "clear_huge_page_cached %lu\nclear_huge_page_uncached %lu\n", cached, uncached);
-	seq_buf_printf(m, "clear_huge_page_fences %lu\nclear_huge_page_incoherent %lu\n", clear_page_stats.fences,
-		       clear_page_stats.incoherent);
+	seq_buf_printf(m, "clear_huge_page_fences %lu\nclear_huge_page_incoherent %lu\n", clear.fences,
+		       clear.incoherent);
 }
 
 /* The SLIT row, as Linux's node_read_distance. */

@@ -32,6 +32,7 @@ typedef u64 phys_addr_t;
 #define __used __attribute__((used))
 #define __section(s) __attribute__((section(s)))
 #define __noreturn __attribute__((noreturn))
+#define __noinline __attribute__((noinline))
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)

@@ -6,6 +6,7 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/smp.h"
 #include "kernel/string.h"
 #include "mm/page.h"
 
@@ -15,7 +16,8 @@ struct clear_page_policy clear_page_policy = {
 	.uncached = CLEAR_PAGE_REP,
 	.threshold = CLEAR_PAGE_DEFAULT_THRESHOLD,
 };
-struct clear_page_stats clear_page_stats;
+/* Indexed by CPU, as the NUMA counters' per_cpu_nodestats. */
+static struct clear_page_stats clear_page_cpu_stats[NR_CPUS];
 
 /* Uncached clears on this CPU since its last fence (see the header). */
 DEFINE_PER_CPU(unsigned long, clear_page_pending);
@@ -44,9 +46,26 @@ int clear_page_parse_method(const char *s, size_t len, enum clear_page_method *o
 	return -EINVAL;
 }
 
-static void stat_add(unsigned long *counter, unsigned long n)
+/* This CPU's counters (the kernel is not preemptible: the caller stays on
+ * this CPU until it calls schedule()). */
+static struct clear_page_stats *this_cpu_stats(void)
 {
-	__atomic_add_fetch(counter, n, __ATOMIC_RELAXED);
+	return &clear_page_cpu_stats[smp_processor_id()];
+}
+
+struct clear_page_stats clear_page_stats_sum(void)
+{
+	struct clear_page_stats sum = { 0 };
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
+		const struct clear_page_stats *s = &clear_page_cpu_stats[cpu];
+		for (unsigned m = 0; m < NR_CLEAR_PAGE_METHODS; m++) {
+			sum.extents[m] += READ_ONCE(s->extents[m]);
+			sum.pages[m] += READ_ONCE(s->pages[m]);
+		}
+		sum.fences += READ_ONCE(s->fences);
+		sum.incoherent += READ_ONCE(s->incoherent);
+	}
+	return sum;
 }
 
 /* --- the choice -------------------------------------------------------------- */
@@ -140,14 +159,14 @@ void clear_page_fence(void)
 {
 	clear_page_sfence();
 	this_cpu_write(clear_page_pending, 0);
-	stat_add(&clear_page_stats.fences, 1);
+	this_cpu_stats()->fences++;
 }
 
 void clear_page_report_incoherent(unsigned long addr)
 {
 	pr_err("BUG: clear_page: a user mapping at %#lx written with %lu uncached clears unfenced on this CPU; "
 	       "fenced now\n", addr, clear_page_pending_count());
-	__atomic_add_fetch(&clear_page_stats.incoherent, 1, __ATOMIC_RELAXED);
+	this_cpu_stats()->incoherent++;
 	clear_page_fence();
 }
 
@@ -237,22 +256,43 @@ static void clear_regions(enum clear_page_method m, void *kaddr, unsigned long n
 	clear_batches(m, kaddr, lo, hi - lo + 1);
 }
 
-enum clear_page_method clear_huge_extent(void *kaddr, unsigned order, unsigned long addr_hint,
-					 unsigned flags, u64 bulk_bytes)
+static void count_clear(enum clear_page_method m, unsigned long nr)
+{
+	struct clear_page_stats *stats = this_cpu_stats();
+	stats->extents[m]++;
+	stats->pages[m] += nr;
+}
+
+static __noinline enum clear_page_method __clear_huge_extent(void *kaddr, unsigned order, unsigned long addr_hint,
+							    enum clear_page_method m)
 {
 	unsigned long nr = 1ul << order;
-	u64 bytes = (u64)nr << PAGE_SHIFT;
-	if (flags & CLEAR_HUGE_BULK)
-		bytes = max(bytes, bulk_bytes);
-	enum clear_page_method m = clear_page_resolve(bytes);
 	/* The faulting page's index in the extent. */
 	unsigned long n = (addr_hint >> PAGE_SHIFT) & (nr - 1);
 	if (m == CLEAR_PAGE_ORIG || m == CLEAR_PAGE_REP || m == CLEAR_PAGE_ERMS)
 		clear_target_last(m, kaddr, nr, n);
 	else
 		clear_regions(m, kaddr, nr, n);
-	stat_add(&clear_page_stats.extents[m], 1);
-	stat_add(&clear_page_stats.pages[m], nr);
+	count_clear(m, nr);
+	return m;
+}
+
+enum clear_page_method clear_huge_extent(void *kaddr, unsigned order, unsigned long addr_hint,
+					 unsigned flags, u64 bulk_bytes)
+{
+	u64 bytes = PAGE_SIZE << order;
+	if (flags & CLEAR_HUGE_BULK)
+		bytes = max(bytes, bulk_bytes);
+	enum clear_page_method m = clear_page_resolve(bytes);
+	if (order || clear_page_method_uncached(m))
+		return __clear_huge_extent(kaddr, order, addr_hint, m);
+	/* One 4 KiB page: no order to choose and no batches, just Linux's
+	 * clear_page() (over one page the extent method is one REP STOSB,
+	 * which is clear_page_erms), and nothing kept in registers around
+	 * it: the issue asks that a single page lose nothing against
+	 * clear_page_erms. */
+	clear_one_cached(m == CLEAR_PAGE_EXTENT ? CLEAR_PAGE_ERMS : m, kaddr);
+	count_clear(m, 1);
 	return m;
 }
 

@@ -39,7 +39,6 @@
 #ifndef __always_inline /* glibc's <sys/cdefs.h> has one (host builds) */
 #define __always_inline inline __attribute__((always_inline))
 #endif
-#define __noinline __attribute__((noinline))
 
 /* --- bad pages (page_alloc_checks.c) ------------------------------------ */
 

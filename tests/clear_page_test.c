@@ -77,18 +77,18 @@ static void uncached_clear_is_fenced_by_make_coherent(struct kunit *test)
 	struct page *page = dirty_huge_page(test);
 	enum clear_page_method saved = clear_page_policy.method;
 	KUNIT_ASSERT_EQ(test, clear_page_set_method(CLEAR_PAGE_MOVNT), 0);
-	unsigned long fences = clear_page_stats.fences;
+	unsigned long fences = clear_page_stats_sum().fences;
 	struct incoherent_page ip = clear_huge_page(page, HPAGE_PMD_ORDER, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, clear_page_pending_count(), 1ul);
-	KUNIT_EXPECT_EQ(test, clear_page_stats.fences, fences);
+	KUNIT_EXPECT_EQ(test, clear_page_stats_sum().fences, fences);
 	clear_page_uncached_make_coherent(ip);
 	KUNIT_EXPECT_EQ(test, clear_page_pending_count(), 0ul);
-	KUNIT_EXPECT_EQ(test, clear_page_stats.fences, fences + 1);
+	KUNIT_EXPECT_EQ(test, clear_page_stats_sum().fences, fences + 1);
 	/* A cached clear has nothing to fence. */
 	KUNIT_ASSERT_EQ(test, clear_page_set_method(CLEAR_PAGE_ERMS), 0);
 	ip = clear_huge_page(page, HPAGE_PMD_ORDER, 0, 0, 0);
 	clear_page_uncached_make_coherent(ip);
-	KUNIT_EXPECT_EQ(test, clear_page_stats.fences, fences + 1);
+	KUNIT_EXPECT_EQ(test, clear_page_stats_sum().fences, fences + 1);
 	clear_page_set_method(saved);
 	__free_pages(page, HPAGE_PMD_ORDER);
 }

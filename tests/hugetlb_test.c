@@ -549,12 +549,12 @@ static void populate_clears_and_gup_holds_the_page(struct kunit *test)
 	struct hstate *h = &hstates[HSTATE_2M];
 	unsigned long before = 0;
 	for (unsigned m = 0; m < NR_CLEAR_PAGE_METHODS; m++)
-		before += clear_page_stats.pages[m];
+		before += clear_page_stats_sum().pages[m];
 	unsigned long a = do_mmap(s.mm, 0, 2 * SZ2M, RW, ANON | MAP_HUGETLB | MAP_POPULATE);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(a));
 	unsigned long after = 0;
 	for (unsigned m = 0; m < NR_CLEAR_PAGE_METHODS; m++)
-		after += clear_page_stats.pages[m];
+		after += clear_page_stats_sum().pages[m];
 	KUNIT_EXPECT_GE(test, after - before, 1024ul); /* both pages, through the policy */
 	KUNIT_EXPECT_EQ(test, clear_page_pending_count(), 0ul);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 0ul);

@@ -94,7 +94,7 @@ static unsigned long clear_extents(void)
 {
 	unsigned long n = 0;
 	for (unsigned m = 0; m < NR_CLEAR_PAGE_METHODS; m++)
-		n += clear_page_stats.extents[m];
+		n += clear_page_stats_sum().extents[m];
 	return n;
 }
 
@@ -279,22 +279,22 @@ static void populate_gives_the_bulk_hint(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, clear_page_set_threshold(4 * PMD_SIZE), 0);
 	space_init(test, &s, 8 * PMD_SIZE, true);
 	enum clear_page_method cached = clear_page_policy.cached, uncached = clear_page_policy.uncached;
-	unsigned long c0 = clear_page_stats.extents[cached], u0 = clear_page_stats.extents[uncached];
-	unsigned long fences = clear_page_stats.fences;
+	unsigned long c0 = clear_page_stats_sum().extents[cached], u0 = clear_page_stats_sum().extents[uncached];
+	unsigned long fences = clear_page_stats_sum().fences;
 	/* 4 huge pages populated at once: 8 MiB >= the 8 MiB threshold. */
 	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, 4 * PMD_SIZE, MADV_POPULATE_WRITE), 0);
 	for (int i = 0; i < 4; i++)
 		KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmd_at(s.mm, BASE + i * PMD_SIZE)));
-	KUNIT_EXPECT_EQ(test, clear_page_stats.extents[uncached], u0 + 4);
+	KUNIT_EXPECT_EQ(test, clear_page_stats_sum().extents[uncached], u0 + 4);
 	if (clear_page_method_uncached(uncached))
-		KUNIT_EXPECT_EQ(test, clear_page_stats.fences, fences + 4);
+		KUNIT_EXPECT_EQ(test, clear_page_stats_sum().fences, fences + 4);
 	/* One fault alone: 2 MiB, below the threshold. */
-	unsigned long c1 = clear_page_stats.extents[cached];
+	unsigned long c1 = clear_page_stats_sum().extents[cached];
 	KUNIT_EXPECT_EQ(test, touch(BASE + 5 * PMD_SIZE, 1), 0);
-	KUNIT_EXPECT_EQ(test, clear_page_stats.extents[cached], c1 + 1);
+	KUNIT_EXPECT_EQ(test, clear_page_stats_sum().extents[cached], c1 + 1);
 	/* A populate smaller than the threshold: cached too. */
 	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE + 6 * PMD_SIZE, 2 * PMD_SIZE, MADV_POPULATE_WRITE), 0);
-	KUNIT_EXPECT_EQ(test, clear_page_stats.extents[cached], c1 + 3);
+	KUNIT_EXPECT_EQ(test, clear_page_stats_sum().extents[cached], c1 + 3);
 	kunit_info(test, "auto: %s below %llu KiB, %s from there; %lu cached before",
 		   clear_page_method_name(cached), (unsigned long long)(clear_page_uncached_threshold() >> 10),
 		   clear_page_method_name(uncached), c0);

@@ -325,6 +325,34 @@ static void report_target(const char *what, double got, double want, const char 
 	report("  %-58s %6.1f vs %6.1f %-28s %s\n", what, got, want, against, got >= want ? "met" : "NOT met");
 }
 
+/* The single-page target compares two costs ~1% apart, less than the
+ * drift between two runs on a shared host: clear_page_erms and the policy
+ * are timed in alternation (ABBA), pair after pair, and judged by the
+ * median of the pairs' ratios, so a drift falls on both sides alike. */
+static void paired_target(const char *what, bool warm)
+{
+	unsigned n = runs < 15 ? 15 : runs > 31 ? 31 : runs, saved = runs;
+	unsigned long total = warm ? 256 * MIB : clear_bytes;
+	double ratio[32], e[32], p[32];
+	runs = 1;
+	for (unsigned i = 0; i < n; i++) {
+		if (i & 1) {
+			p[i] = policy_gbps_order(0, total, warm, 0, CLEAR_PAGE_AUTO).med;
+			e[i] = gbps(BM_ERMS, PAGE_SIZE, total, true, warm).med;
+		} else {
+			e[i] = gbps(BM_ERMS, PAGE_SIZE, total, true, warm).med;
+			p[i] = policy_gbps_order(0, total, warm, 0, CLEAR_PAGE_AUTO).med;
+		}
+		ratio[i] = p[i] / e[i];
+	}
+	runs = saved;
+	struct stat3 r = summarize(ratio, n), se = summarize(e, n), sp = summarize(p, n);
+	char got[48];
+	snprintf(got, sizeof(got), "%.1f%% [%.1f-%.1f]", 100 * r.med, 100 * r.lo, 100 * r.hi);
+	report("  %-58s %-20s of erms over %u pairs (medians %.1f vs %.1f GB/s)  %s\n", what, got, n, sp.med, se.med,
+	       r.med >= 0.98 ? "met" : "NOT met");
+}
+
 static void targets(void)
 {
 	report("\n== the issue's targets, this run (GB/s medians; 'vs' is the bar to reach)\n");
@@ -354,13 +382,8 @@ static void targets(void)
 		snprintf(against, sizeof(against), "(0.9 x %s %.1f)", fastest_name, fastest);
 		report_target(what, bulk.med, 0.9 * fastest, against);
 	}
-	struct stat3 one_cold = policy_gbps_order(0, clear_bytes, false, 0, CLEAR_PAGE_AUTO);
-	report_target("a 4 KiB page through the policy, cold: 98% of erms", one_cold.med, 0.98 * base.med,
-		      "(0.98 x erms)");
-	struct stat3 erms_warm4k = gbps(BM_ERMS, PAGE_SIZE, 256 * MIB, true, true);
-	struct stat3 one_warm = policy_gbps_order(0, 256 * MIB, true, 0, CLEAR_PAGE_AUTO);
-	report_target("a 4 KiB page through the policy, warm: 98% of erms", one_warm.med, 0.98 * erms_warm4k.med,
-		      "(0.98 x erms)");
+	paired_target("a 4 KiB page through the policy, cold: 98% of erms", false);
+	paired_target("a 4 KiB page through the policy, warm: 98% of erms", true);
 	double cached = 0;
 	const char *cached_name = "";
 	for (enum bm m = BM_ORIG; m <= BM_ERMS; m++) {
