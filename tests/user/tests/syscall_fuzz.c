@@ -285,6 +285,7 @@ static const struct call calls[] = {
 	{ 302, "prlimit64", { A_PID, A_SMALL, A_KADDR, A_ADDR } },
 	{ 310, "process_vm_readv", { A_PID, A_ADDR, A_SMALL, A_ADDR, A_SMALL, A_INT } },
 	{ 318, "getrandom", { A_ADDR, A_LEN, A_INT } },
+	{ 325, "mlock2", { A_ADDR, A_LEN, A_SMALL } },
 	{ 450, "set_mempolicy_home_node", { A_ADDR, A_LEN, A_SMALL, A_INT } },
 	/* Numbers no call has here: the table's bounds. */
 	{ -1, "(none)", { A_INT, A_INT, A_INT, A_INT, A_INT, A_INT } },
@@ -385,7 +386,8 @@ static long one_call(const struct call *c, long *nr_out)
 			a[1] = (pick(16) + 1) * PAGE_4K; /* no hundreds of MiB populated */
 		}
 		break;
-	case 10: /* mprotect, munmap, msync, madvise, mlock, munlock, mbind: the sandbox */
+	case 10: /* mprotect, munmap, msync, madvise, mlock, munlock, mbind,
+		  * set_mempolicy_home_node, mlock2: the sandbox */
 	case 11:
 	case 26:
 	case 28:
@@ -393,6 +395,7 @@ static long one_call(const struct call *c, long *nr_out)
 	case 150:
 	case 237:
 	case 450:
+	case 325:
 		a[0] = gen_range_addr();
 		a[1] = gen_range_len(a[0]);
 		break;
