@@ -117,6 +117,15 @@ __noreturn void do_exit_thread(int code)
 
 	spin_lock(&sig->siglock);
 	list_del(&tsk->thread_node);
+	/* Linux's __exit_signal: what this thread used stays the group's. */
+	sig->utime += tsk->utime;
+	sig->stime += tsk->stime;
+	sig->min_flt += tsk->min_flt;
+	sig->maj_flt += tsk->maj_flt;
+	sig->nvcsw += tsk->nvcsw;
+	sig->nivcsw += tsk->nivcsw;
+	/* Linux's do_exit: setmax_mm_hiwater_rss. */
+	sig->maxrss = max(sig->maxrss, __atomic_load_n(&mm->hiwater_rss, __ATOMIC_RELAXED));
 	bool last = --sig->nr_threads == 0;
 	/* The group's status after a group exit, else the last thread's own
 	 * (what Linux reports to the parent when the leader exited first:

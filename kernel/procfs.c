@@ -29,6 +29,7 @@
 #include "mm/vmalloc.h"
 #include "mm/slab.h"
 #include "mm/util.h"
+#include "mm/vmstat.h"
 
 /* ---- seq_buf and the shared printers (declared in procfs.h) ---- */
 
@@ -309,6 +310,7 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 			sum += node_numa_event_state((int)nid, (enum numa_stat_item)i);
 		seq_buf_printf(m, "%s %lu\n", numa_names[i], sum);
 	}
+	seq_buf_printf(m, "pgfault %lu\npgmajfault %lu\n", all_vm_events(PGFAULT), all_vm_events(PGMAJFAULT));
 	thp_vmstat_show(m);
 	struct clear_page_stats clear = clear_page_stats_sum();
 	for (unsigned i = CLEAR_PAGE_ORIG; i < NR_CLEAR_PAGE_METHODS; i++)

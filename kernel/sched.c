@@ -443,13 +443,30 @@ long schedule_timeout_uninterruptible(long timeout)
 	return schedule_timeout(timeout);
 }
 
-/* The tick (every CPU, interrupts off): wakes this CPU's expired sleepers. */
+/* Linux's tick-based CPU time (CONFIG_TICK_CPU_ACCOUNTING's
+ * account_process_tick): the task a tick interrupts is charged the whole
+ * tick, as user time when the tick came from user mode, else as system
+ * time; an idle CPU charges nobody. A sample, not a measurement: a task
+ * that runs between ticks is charged nothing, one that runs across a tick
+ * for a moment a whole TICK_NSEC, as in Linux with this option. */
+static void account_process_tick(struct task_struct *p, bool user)
+{
+	if (is_idle_task(p))
+		return;
+	if (user)
+		p->utime += TICK_NSEC;
+	else
+		p->stime += TICK_NSEC;
+}
+
+/* The tick (every CPU, interrupts off): charges the task it interrupted
+ * and wakes this CPU's expired sleepers. */
 static void sched_tick(bool user)
 {
-	(void)user;
 	unsigned int cpu = smp_processor_id();
 	if (!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
 		return;
+	account_process_tick(current, user);
 	struct rq *rq = this_rq();
 	if (list_empty(&rq->timers)) /* racy peek; the list is only ours to add to */
 		return;

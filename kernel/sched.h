@@ -135,6 +135,12 @@ struct task_struct {
 	unsigned int migration_dest;   /* where a running task that leaves its CPU goes
 					* (schedule -> finish_task_switch) */
 	unsigned long nr_migrations;   /* times it changed CPU (Linux's se.nr_migrations) */
+	/* getrusage's counters (kernel/sys.c), written only by the task's own
+	 * CPU: the ticks that interrupted it in user mode and in the kernel
+	 * (account_process_tick, whole ticks of TICK_NSEC), and its page
+	 * faults (mm_account_fault: minor, major never, with no I/O here). */
+	u64 utime, stime;
+	unsigned long min_flt, maj_flt;
 	unsigned long user_rsp;        /* scratch for the syscall entry */
 	struct process_result *result; /* how it ended, filled at exit */
 	struct robust_list_head *robust_list; /* user address (set_robust_list), kernel/futex.c */

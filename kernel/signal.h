@@ -86,6 +86,11 @@ struct signal_struct {
 	int group_exit_code;         /* its status (0..255) */
 	struct process_result result; /* filled by the last thread */
 	struct rlimit rlim[RLIM_NLIMITS];
+	/* What the group's exited threads used (Linux's __exit_signal), under
+	 * siglock; getrusage(RUSAGE_SELF) adds the live threads' own. maxrss:
+	 * the largest peak RSS (pages) an address space of the group had. */
+	u64 utime, stime;
+	unsigned long min_flt, maj_flt, nvcsw, nivcsw, maxrss;
 };
 
 /* Whether p has a signal pending that interrupts an interruptible wait

@@ -1,5 +1,7 @@
 /* The small system calls: getpid 39, gettid 186, set_tid_address 218,
- * sched_yield 24, clock_gettime 228, nanosleep 35, clock_nanosleep 230, uname 63, getrlimit 97,
+ * sched_yield 24, clock_gettime 228, clock_getres 229, nanosleep 35, clock_nanosleep 230,
+ * uname 63, getuid 102,
+ * geteuid 107, getgid 104, getegid 108, getppid 110, getrusage 98, getrlimit 97,
  * setrlimit 160, prlimit64 302, with Linux's ABI and errnos.
  *
  * Invariant: a call either succeeds whole or changes no user memory: each
@@ -13,6 +15,7 @@
 #include "kernel/string.h"
 #include "kernel/syscall.h"
 #include "kernel/time.h"
+#include "mm/mm_types.h"
 
 
 /* Clock ids Linux has beyond kernel/unistd.h's. */
@@ -55,12 +58,31 @@ SYSCALL_DEFINE0(sched_yield)
  * 1970-01-01 00:00:00 UTC when the RTC reads nonsense); nothing sets it,
  * and TAI's offset is 0 as Linux's until NTP sets one. With no suspend,
  * BOOTTIME equals MONOTONIC; the raw and coarse clocks read the same
- * TSC-based clock. The CPU-time clocks (PROCESS_CPUTIME_ID,
- * THREAD_CPUTIME_ID) are not supported (-EINVAL): no CPU time is
- * accounted. */
+ * TSC-based clock. The CPU-time clocks (PROCESS_CPUTIME_ID: the thread
+ * group's, exited threads included; THREAD_CPUTIME_ID: the caller's) are
+ * whole ticks (account_process_tick in kernel/sched.c), so they move in
+ * steps of TICK_NSEC, where Linux's read the scheduler's exact runtime. */
+static u64 cputime_ns(struct task_struct *p, bool group)
+{
+	struct signal_struct *sig = p->signal;
+	if (!group || !sig)
+		return READ_ONCE(p->utime) + READ_ONCE(p->stime);
+	spin_lock(&sig->siglock);
+	u64 ns = sig->utime + sig->stime;
+	struct task_struct *t;
+	list_for_each_entry(t, &sig->thread_head, thread_node)
+		ns += READ_ONCE(t->utime) + READ_ONCE(t->stime);
+	spin_unlock(&sig->siglock);
+	return ns;
+}
+
 static int clock_read_ns(clockid_t which, u64 *ns)
 {
 	switch (which) {
+	case CLOCK_PROCESS_CPUTIME_ID:
+	case CLOCK_THREAD_CPUTIME_ID:
+		*ns = cputime_ns(current, which == CLOCK_PROCESS_CPUTIME_ID);
+		return 0;
 	case CLOCK_REALTIME:
 	case CLOCK_REALTIME_COARSE:
 	case CLOCK_TAI:
@@ -87,6 +109,20 @@ SYSCALL_DEFINE2(clock_gettime, clockid_t, which_clock, struct __kernel_timespec 
 		.tv_sec = (long long)(ns / NSEC_PER_SEC),
 		.tv_nsec = (long long)(ns % NSEC_PER_SEC),
 	};
+	return copy_to_user(tp, &ts, sizeof(ts)) ? -EFAULT : 0;
+}
+
+/* What one step of the clock is: a nanosecond for the TSC-based clocks
+ * (the coarse ones included, which read the same clock here), a tick for
+ * the CPU-time clocks. A NULL tp only checks the clock, as Linux's. */
+SYSCALL_DEFINE2(clock_getres, clockid_t, which_clock, struct __kernel_timespec __user *, tp)
+{
+	u64 ns;
+	int err = clock_read_ns(which_clock, &ns);
+	if (err || !tp)
+		return err;
+	bool cpu = which_clock == CLOCK_PROCESS_CPUTIME_ID || which_clock == CLOCK_THREAD_CPUTIME_ID;
+	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = cpu ? (long long)TICK_NSEC : 1 };
 	return copy_to_user(tp, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
@@ -133,8 +169,9 @@ SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec __user *, rqtp,
 
 /* Linux's clock_nanosleep (kernel/time/posix-timers.c): an unknown clock is
  * -EINVAL, a known clock without a sleep (MONOTONIC_RAW and the coarse
- * clocks) -EOPNOTSUPP, and the CPU-time clocks -EINVAL as in clock_gettime
- * (none is accounted); then the request is read (-EFAULT) and checked
+ * clocks) -EOPNOTSUPP, and the CPU-time clocks -EINVAL (Linux sleeps on
+ * the process's and refuses the thread's; mmlab has no CPU-time timers);
+ * then the request is read (-EFAULT) and checked
  * (-EINVAL). TIMER_ABSTIME sleeps until the clock reads the time given,
  * other flag bits are ignored, as Linux's. REALTIME and TAI run at the
  * monotonic clock's rate (nothing sets them), so an absolute deadline is
@@ -197,6 +234,104 @@ SYSCALL_DEFINE1(uname, struct new_utsname __user *, name)
 	strlcpy(u.machine, "x86_64", sizeof(u.machine));
 	strlcpy(u.domainname, "(none)", sizeof(u.domainname));
 	return copy_to_user(name, &u, sizeof(u)) ? -EFAULT : 0;
+}
+
+/* Every process runs as root (the auxiliary vector's AT_UID, AT_EUID,
+ * AT_GID and AT_EGID are 0), and was started by the kernel, as Linux's
+ * init is: its parent is no process, so getppid gives 0, as init's. */
+SYSCALL_DEFINE0(getuid) { return 0; }
+SYSCALL_DEFINE0(geteuid) { return 0; }
+SYSCALL_DEFINE0(getgid) { return 0; }
+SYSCALL_DEFINE0(getegid) { return 0; }
+SYSCALL_DEFINE0(getppid) { return 0; }
+
+/* ---- getrusage (Linux's kernel/sys.c) ---- */
+
+#define RUSAGE_SELF 0
+#define RUSAGE_CHILDREN (-1)
+#define RUSAGE_THREAD 1
+
+struct __kernel_old_timeval {
+	long tv_sec;
+	long tv_usec;
+};
+
+struct rusage {
+	struct __kernel_old_timeval ru_utime, ru_stime;
+	long ru_maxrss; /* KiB */
+	long ru_ixrss, ru_idrss, ru_isrss; /* unused by Linux: 0 */
+	long ru_minflt, ru_majflt;
+	long ru_nswap; /* unused: 0 */
+	long ru_inblock, ru_oublock; /* no block I/O here: 0 */
+	long ru_msgsnd, ru_msgrcv, ru_nsignals; /* unused: 0 */
+	long ru_nvcsw, ru_nivcsw;
+};
+
+static struct __kernel_old_timeval ns_to_kernel_old_timeval(u64 ns)
+{
+	return (struct __kernel_old_timeval){ .tv_sec = (long)(ns / NSEC_PER_SEC),
+					      .tv_usec = (long)(ns % NSEC_PER_SEC / 1000) };
+}
+
+static void accumulate_thread_rusage(const struct task_struct *t, struct rusage *r, u64 *utime, u64 *stime)
+{
+	r->ru_nvcsw += (long)READ_ONCE(t->nvcsw);
+	r->ru_nivcsw += (long)READ_ONCE(t->nivcsw);
+	r->ru_minflt += (long)READ_ONCE(t->min_flt);
+	r->ru_majflt += (long)READ_ONCE(t->maj_flt);
+	*utime += READ_ONCE(t->utime);
+	*stime += READ_ONCE(t->stime);
+}
+
+/* Linux's getrusage(): RUSAGE_THREAD is the caller; RUSAGE_SELF its whole
+ * group, the exited threads' share (kept in signal_struct) and the live
+ * threads'; RUSAGE_CHILDREN the waited-for children's, and a process here
+ * never has any, so all zero. maxrss is the peak RSS of the address space
+ * (VmHWM), in KiB. The times are whole ticks (account_process_tick in
+ * kernel/sched.c): Linux with tick accounting samples them the same way,
+ * then scales the pair to the scheduler's exact runtime, which mmlab does
+ * not keep. */
+static void getrusage(struct task_struct *p, int who, struct rusage *r)
+{
+	struct signal_struct *sig = p->signal;
+	u64 utime = 0, stime = 0;
+	unsigned long maxrss = 0;
+	memset(r, 0, sizeof(*r));
+	if (who == RUSAGE_CHILDREN)
+		return;
+	if (who == RUSAGE_THREAD || !sig) {
+		accumulate_thread_rusage(p, r, &utime, &stime);
+		if (sig)
+			maxrss = READ_ONCE(sig->maxrss);
+	} else {
+		spin_lock(&sig->siglock);
+		r->ru_nvcsw = (long)sig->nvcsw;
+		r->ru_nivcsw = (long)sig->nivcsw;
+		r->ru_minflt = (long)sig->min_flt;
+		r->ru_majflt = (long)sig->maj_flt;
+		utime = sig->utime;
+		stime = sig->stime;
+		maxrss = sig->maxrss;
+		struct task_struct *t;
+		list_for_each_entry(t, &sig->thread_head, thread_node)
+			accumulate_thread_rusage(t, r, &utime, &stime);
+		spin_unlock(&sig->siglock);
+	}
+	/* Linux's setmax_mm_hiwater_rss. */
+	if (p->mm)
+		maxrss = max(maxrss, __atomic_load_n(&p->mm->hiwater_rss, __ATOMIC_RELAXED));
+	r->ru_maxrss = (long)(maxrss * (PAGE_SIZE / 1024));
+	r->ru_utime = ns_to_kernel_old_timeval(utime);
+	r->ru_stime = ns_to_kernel_old_timeval(stime);
+}
+
+SYSCALL_DEFINE2(getrusage, int, who, struct rusage __user *, ru)
+{
+	struct rusage r;
+	if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD)
+		return -EINVAL;
+	getrusage(current, who, &r);
+	return copy_to_user(ru, &r, sizeof(r)) ? -EFAULT : 0;
 }
 
 /* ---- resource limits (Linux's kernel/sys.c), per thread group ---- */

@@ -21,6 +21,7 @@
 #define __NR_writev 20
 #define __NR_sched_yield 24
 #define __NR_mremap 25
+#define __NR_msync 26
 #define __NR_mincore 27
 #define __NR_madvise 28
 #define __NR_nanosleep 35
@@ -32,6 +33,12 @@
 #define __NR_uname 63
 #define __NR_readlink 89
 #define __NR_getrlimit 97
+#define __NR_getrusage 98
+#define __NR_getuid 102
+#define __NR_getgid 104
+#define __NR_geteuid 107
+#define __NR_getegid 108
+#define __NR_getppid 110
 #define __NR_sigaltstack 131
 #define __NR_mlock 149
 #define __NR_munlock 150
@@ -105,6 +112,9 @@
 #define MCL_FUTURE 2
 #define MCL_ONFAULT 4
 #define MLOCK_ONFAULT 1 /* mlock2 */
+#define MS_ASYNC 1 /* msync */
+#define MS_INVALIDATE 2
+#define MS_SYNC 4
 #define MADV_NORMAL 0
 #define MADV_RANDOM 1
 #define MADV_SEQUENTIAL 2

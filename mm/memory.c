@@ -34,6 +34,7 @@
 #include "mm/page_alloc.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
+#include "mm/vmstat.h"
 
 struct page *zero_page;
 static unsigned long zero_pfn;
@@ -217,7 +218,7 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
  * installed nothing and nobody else holds it. A table found at count zero
  * (being freed) is waited out and replaced by pte_alloc()
  * (TRYGET_FAILED_ZERO: the retry). */
-vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)
+static vm_fault_t __handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	address &= PAGE_MASK;
@@ -255,6 +256,20 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 	vm_fault_t ret = handle_pte_fault(&vmf);
 	if (vmf.flags & FAULT_FLAG_PTE_GET)
 		pte_put_vmf(&vmf);
+	return ret;
+}
+
+/* Linux's mm_account_fault: every fault counts in /proc/vmstat's pgfault,
+ * failed ones included; one that succeeded also in the faulting task's
+ * min_flt (getrusage), get_user_pages' and populate's included, as Linux's
+ * (which counts those per task but not for perf). None is major: nothing
+ * here waits for I/O. */
+vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)
+{
+	vm_fault_t ret = __handle_mm_fault(vma, address, flags);
+	count_vm_event(PGFAULT);
+	if (!(ret & VM_FAULT_ERROR))
+		current->min_flt++;
 	return ret;
 }
 

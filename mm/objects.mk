@@ -18,6 +18,7 @@ KERNEL_SRCS += \
 	mm/mempolicy_nodes.c \
 	mm/migrate.c \
 	mm/mlock.c \
+	mm/msync.c \
 	mm/memblock.c \
 	mm/memory.c \
 	mm/mincore.c \
@@ -45,4 +46,5 @@ KERNEL_SRCS += \
 	mm/util.c \
 	mm/vmalloc.c \
 	mm/vmap_area.c \
-	mm/vma.c
+	mm/vma.c \
+	mm/vmstat.c

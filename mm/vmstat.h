@@ -1,0 +1,33 @@
+/* Event counters of /proc/vmstat (Linux's vm_event_item and
+ * count_vm_event): kept per CPU, added to by plain increments on the
+ * counting CPU (the kernel is not preemptible, and no interrupt handler
+ * counts these), summed by the reader. */
+#ifndef MM_VMSTAT_H
+#define MM_VMSTAT_H
+
+#include "kernel/smp.h"
+#include "kernel/topology.h"
+#include "kernel/types.h"
+
+enum vm_event_item {
+	PGFAULT,    /* handle_mm_fault calls, failed ones included (Linux's) */
+	PGMAJFAULT, /* faults that waited for I/O: none, with no I/O here */
+	NR_VM_EVENT_ITEMS
+};
+
+struct vm_event_state {
+	unsigned long event[NR_VM_EVENT_ITEMS];
+} __aligned(64); /* a CPU's counters on a cache line of their own */
+
+extern struct vm_event_state vm_event_states[NR_CPUS];
+
+static inline void count_vm_event(enum vm_event_item item)
+{
+	vm_event_states[smp_processor_id()].event[item]++;
+}
+
+/* The counter summed over the CPUs (Linux's all_vm_events). Exact when no
+ * CPU is counting. */
+unsigned long all_vm_events(enum vm_event_item item);
+
+#endif
