@@ -101,15 +101,6 @@ static bool node_has_cpu(int nid)
 
 /* ---- /proc/meminfo ---- */
 
-static unsigned long totalram_pages(void)
-{
-	unsigned long n = 0;
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		if (NODE_DATA(nid))
-			n += NODE_DATA(nid)->managed_pages;
-	return n;
-}
-
 /* Linux's totalreserve_pages is the high watermarks (plus lowmem reserves,
  * which one zone per node does not have). */
 static unsigned long totalreserve_pages(void)

@@ -60,15 +60,6 @@ void sighand_put(struct sighand_struct *sighand)
 		kfree(sighand);
 }
 
-static unsigned long totalram_pages(void)
-{
-	unsigned long pages = 0;
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		if (node_data[nid])
-			pages += node_data[nid]->managed_pages;
-	return pages;
-}
-
 /* Linux's set_max_threads (kernel/fork.c): at most an eighth of memory in
  * kernel stacks (THREAD_SIZE: 16 KiB on x86_64, as ours), at least 20. */
 unsigned long max_threads(void)

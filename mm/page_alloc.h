@@ -130,6 +130,9 @@ void setup_watermarks(void);
 unsigned long node_numa_event_state(int nid, enum numa_stat_item item);
 unsigned long node_free_pages(int nid); /* buddy + per-CPU lists */
 unsigned long nr_free_pages(void);
+/* Pages handed to the buddy allocator, all nodes (Linux's totalram_pages:
+ * /proc/meminfo's MemTotal, sysinfo's totalram). */
+unsigned long totalram_pages(void);
 unsigned long node_free_blocks(int nid, unsigned int order);
 void drain_all_pages(void);
 void show_buddyinfo(void);

@@ -49,6 +49,15 @@ unsigned long nr_free_pages(void)
 	return n;
 }
 
+unsigned long totalram_pages(void)
+{
+	unsigned long n = 0;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (node_data[nid])
+			n += node_data[nid]->managed_pages;
+	return n;
+}
+
 unsigned long node_free_blocks(int nid, unsigned int order)
 {
 	if (nid < 0 || nid >= MAX_NUMNODES || !node_data[nid] || order > MAX_PAGE_ORDER)

@@ -23,16 +23,6 @@ unsigned long sysctl_admin_reserve_kbytes = 1ul << 13;
 
 static long vm_committed_as;
 
-/* Linux's totalram_pages(): the pages the allocator manages. */
-static unsigned long commit_totalram_pages(void)
-{
-	unsigned long n = 0;
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		if (NODE_DATA(nid))
-			n += NODE_DATA(nid)->managed_pages;
-	return n;
-}
-
 /* No swap. hugetlb_total_pages() is the pools' (mm/hugetlb.h). */
 #define total_swap_pages 0ul
 
@@ -42,7 +32,7 @@ unsigned long vm_commit_limit(void)
 	if (kbytes)
 		allowed = kbytes >> (PAGE_SHIFT - 10);
 	else
-		allowed = (commit_totalram_pages() - hugetlb_total_pages()) *
+		allowed = (totalram_pages() - hugetlb_total_pages()) *
 			  (unsigned long)(long)READ_ONCE(sysctl_overcommit_ratio) / 100;
 	return allowed + total_swap_pages;
 }
@@ -72,7 +62,7 @@ int __vm_enough_memory(struct mm_struct *mm, long pages, int cap_sys_admin)
 	if (mode == OVERCOMMIT_ALWAYS)
 		return 0;
 	if (mode == OVERCOMMIT_GUESS) {
-		if (pages > (long)(commit_totalram_pages() + total_swap_pages))
+		if (pages > (long)(totalram_pages() + total_swap_pages))
 			goto error;
 		return 0;
 	}

@@ -70,15 +70,6 @@ bool vmap_lazy_disabled;
 
 static bool is_power_of_2(unsigned long x) { return x && !(x & (x - 1)); }
 
-static unsigned long totalram_pages(void)
-{
-	unsigned long n = 0;
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		if (NODE_DATA(nid))
-			n += NODE_DATA(nid)->managed_pages;
-	return n;
-}
-
 /* "function+0x1a/0x80", as Linux's %pS. */
 static const char *caller_name(const void *caller, char *buf, size_t size)
 {
