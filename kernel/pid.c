@@ -22,6 +22,7 @@ static int next_pid = 1;
 static DECLARE_WAIT_QUEUE_HEAD(task_put_wait);
 
 int alloc_pid(void) { return __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED); }
+int last_pid(void) { return __atomic_load_n(&next_pid, __ATOMIC_RELAXED) - 1; }
 
 static struct list_head *pid_bucket(int nr) { return &pid_hash[(unsigned int)nr % PID_HASH_SIZE]; }
 

@@ -14,6 +14,8 @@
 
 /* A fresh thread id (Linux's alloc_pid; ids are not reused). */
 int alloc_pid(void);
+/* The last id alloc_pid gave (0 before the first). */
+int last_pid(void);
 /* Puts p (p->pid set, p->usage 1: its reaper's) into the table / takes it out. */
 void attach_pid(struct task_struct *p);
 void detach_pid(struct task_struct *p);

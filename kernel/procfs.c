@@ -28,6 +28,7 @@
 #include "mm/pt_reclaim.h"
 #include "mm/vmalloc.h"
 #include "mm/slab.h"
+#include "kernel/pid.h"
 #include "mm/util.h"
 #include "mm/vmstat.h"
 
@@ -97,6 +98,20 @@ static bool node_has_cpu(int nid)
 		if (cpu_to_node(cpu) == nid)
 			return true;
 	return false;
+}
+
+/* ---- /proc/loadavg ---- */
+
+/* Linux's loadavg_proc_show: the three averages rounded to hundredths,
+ * runnable/all tasks, the last pid given. */
+static void loadavg_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	unsigned long a[3];
+	get_avenrun(a, FIXED_1 / 200, 0);
+	seq_buf_printf(m, "%lu.%02lu %lu.%02lu %lu.%02lu %lu/%lu %d\n", LOAD_INT(a[0]), LOAD_FRAC(a[0]),
+		       LOAD_INT(a[1]), LOAD_FRAC(a[1]), LOAD_INT(a[2]), LOAD_FRAC(a[2]), nr_running(), nr_kthreads(),
+		       last_pid());
 }
 
 /* ---- /proc/meminfo ---- */
@@ -369,6 +384,7 @@ struct proc_entry {
 static const struct proc_entry proc_root_files[] = {
 	{ .name = "buddyinfo", .show = buddyinfo_show },
 	{ .name = "cmdline", .show = cmdline_show },
+	{ .name = "loadavg", .show = loadavg_show },
 	{ .name = "meminfo", .show = meminfo_show },
 	{ .name = "vmallocinfo", .show = vmallocinfo_show },
 	{ .name = "vmstat", .show = vmstat_show },

@@ -459,14 +459,54 @@ static void account_process_tick(struct task_struct *p, bool user)
 		p->stime += TICK_NSEC;
 }
 
-/* The tick (every CPU, interrupts off): charges the task it interrupted
- * and wakes this CPU's expired sleepers. */
+/* Linux's load average (kernel/sched/loadavg.c): every LOAD_FREQ (5 s and
+ * a tick) the boot CPU's tick folds the number of active tasks into three
+ * exponentially decaying averages, in FSHIFT fixed point. Linux's active
+ * tasks are the runnable ones (running included) and the uninterruptible
+ * sleepers; mmlab counts only the runnable ones (nr_running()), since its
+ * kernel threads wait uninterruptibly where Linux's use TASK_IDLE, which
+ * Linux leaves out. */
+static unsigned long avenrun[3];
+static u64 calc_load_update = LOAD_FREQ;
+
+static void calc_global_load(void)
+{
+	if (jiffies < calc_load_update)
+		return;
+	calc_load_update = jiffies + LOAD_FREQ;
+	unsigned long active = nr_running() * FIXED_1;
+	WRITE_ONCE(avenrun[0], calc_load(avenrun[0], EXP_1, active));
+	WRITE_ONCE(avenrun[1], calc_load(avenrun[1], EXP_5, active));
+	WRITE_ONCE(avenrun[2], calc_load(avenrun[2], EXP_15, active));
+}
+
+void get_avenrun(unsigned long *loads, unsigned long offset, int shift)
+{
+	for (int i = 0; i < 3; i++)
+		loads[i] = (READ_ONCE(avenrun[i]) + offset) << shift;
+}
+
+unsigned long nr_running(void)
+{
+	unsigned long n = 0;
+	unsigned int cpu;
+	for_each_online_cpu(cpu)
+		if (__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
+			n += cpu_load(cpu);
+	return n;
+}
+
+/* The tick (every CPU, interrupts off): charges the task it interrupted,
+ * updates the load average (on the CPU that counts jiffies) and wakes this
+ * CPU's expired sleepers. */
 static void sched_tick(bool user)
 {
 	unsigned int cpu = smp_processor_id();
 	if (!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
 		return;
 	account_process_tick(current, user);
+	if (cpu == boot_cpu_index)
+		calc_global_load();
 	struct rq *rq = this_rq();
 	if (list_empty(&rq->timers)) /* racy peek; the list is only ours to add to */
 		return;

@@ -247,6 +247,35 @@ static inline bool cpumask_test_cpu(unsigned int cpu, const struct cpumask *m)
  * the load placement compares (a racy snapshot). */
 unsigned int cpu_load(unsigned int cpu);
 
+/* Runnable tasks on all CPUs, running ones included (a racy snapshot). */
+unsigned long nr_running(void);
+
+/* The load average (Linux's avenrun, kernel/sched.c): fixed point with
+ * FSHIFT fractional bits, updated every LOAD_FREQ ticks. get_avenrun gives
+ * each of the 1, 5 and 15 minute averages plus offset, shifted left by
+ * shift, as Linux's. */
+#define FSHIFT 11
+#define FIXED_1 (1ul << FSHIFT)
+#define LOAD_FREQ (5 * HZ + 1)
+#define EXP_1 1884  /* 1/exp(5s/1min) in fixed point */
+#define EXP_5 2014  /* 1/exp(5s/5min) */
+#define EXP_15 2037 /* 1/exp(5s/15min) */
+#define LOAD_INT(x) ((x) >> FSHIFT)
+#define LOAD_FRAC(x) LOAD_INT(((x) & (FIXED_1 - 1)) * 100)
+void get_avenrun(unsigned long *loads, unsigned long offset, int shift);
+
+/* One step of an average (Linux's calc_load, include/linux/sched/loadavg.h):
+ * load decays by exp toward active (both fixed point); rounding up while
+ * active is at or above load lets the average reach a steady load exactly,
+ * as rounding down lets it reach 0. */
+static inline unsigned long calc_load(unsigned long load, unsigned long exp, unsigned long active)
+{
+	unsigned long newload = load * exp + active * (FIXED_1 - exp);
+	if (active >= load)
+		newload += FIXED_1 - 1;
+	return newload / FIXED_1;
+}
+
 /* Task_structs made by kthread_create_on_cpu and not yet reaped. */
 unsigned long nr_kthreads(void);
 /* Context switches done on cpu, and reschedule IPIs it received. */

@@ -16,6 +16,7 @@
 #include "kernel/syscall.h"
 #include "kernel/time.h"
 #include "mm/mm_types.h"
+#include "mm/page_alloc.h"
 
 
 /* Clock ids Linux has beyond kernel/unistd.h's. */
@@ -332,6 +333,99 @@ SYSCALL_DEFINE2(getrusage, int, who, struct rusage __user *, ru)
 		return -EINVAL;
 	getrusage(current, who, &r);
 	return copy_to_user(ru, &r, sizeof(r)) ? -EFAULT : 0;
+}
+
+/* ---- times, time, gettimeofday, sysinfo ---- */
+
+#define USER_HZ 100 /* clock_t ticks per second (Linux's, whatever its HZ) */
+
+struct tms {
+	long tms_utime, tms_stime, tms_cutime, tms_cstime;
+};
+
+/* Linux's times(): the group's CPU time (getrusage's RUSAGE_SELF) and the
+ * children's (none), in clock_t; the result is the clock_t ticks since
+ * boot (Linux's start 5 minutes before a 32-bit jiffies wrap; both are
+ * only good for differences, as POSIX says). tbuf may be NULL. */
+SYSCALL_DEFINE1(times, struct tms __user *, tbuf)
+{
+	if (tbuf) {
+		struct rusage r;
+		getrusage(current, RUSAGE_SELF, &r);
+		struct tms t = {
+			.tms_utime = r.ru_utime.tv_sec * USER_HZ + r.ru_utime.tv_usec / (1000000 / USER_HZ),
+			.tms_stime = r.ru_stime.tv_sec * USER_HZ + r.ru_stime.tv_usec / (1000000 / USER_HZ),
+		};
+		if (copy_to_user(tbuf, &t, sizeof(t)))
+			return -EFAULT;
+	}
+	return (long)(ktime_get_ns() / (NSEC_PER_SEC / USER_HZ));
+}
+
+/* Seconds of CLOCK_REALTIME, also stored at tloc unless it is NULL. */
+SYSCALL_DEFINE1(time, long __user *, tloc)
+{
+	long t = (long)(ktime_get_real_ns() / NSEC_PER_SEC);
+	if (tloc && copy_to_user(tloc, &t, sizeof(t)))
+		return -EFAULT;
+	return t;
+}
+
+struct timezone {
+	int tz_minuteswest, tz_dsttime;
+};
+
+/* CLOCK_REALTIME in seconds and microseconds; the time zone is Linux's
+ * sys_tz, which nothing here sets: 0 and 0. Either pointer may be NULL. */
+SYSCALL_DEFINE2(gettimeofday, struct __kernel_old_timeval __user *, tv, struct timezone __user *, tz)
+{
+	if (tv) {
+		struct __kernel_old_timeval t = ns_to_kernel_old_timeval(ktime_get_real_ns());
+		if (copy_to_user(tv, &t, sizeof(t)))
+			return -EFAULT;
+	}
+	if (tz) {
+		struct timezone z = { 0, 0 };
+		if (copy_to_user(tz, &z, sizeof(z)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+#define SI_LOAD_SHIFT 16
+
+struct sysinfo {
+	long uptime;             /* seconds since boot, rounded up */
+	unsigned long loads[3];  /* 1, 5 and 15 minute load averages, << SI_LOAD_SHIFT */
+	unsigned long totalram;  /* MemTotal */
+	unsigned long freeram;   /* MemFree */
+	unsigned long sharedram; /* shmem: none */
+	unsigned long bufferram; /* block-device buffers: none */
+	unsigned long totalswap, freeswap; /* no swap */
+	u16 procs;               /* tasks */
+	u16 pad;
+	unsigned long totalhigh, freehigh; /* no highmem on x86_64 */
+	u32 mem_unit;            /* bytes per unit of the memory fields */
+	char _f[20 - 2 * sizeof(unsigned long) - sizeof(u32)];
+};
+
+/* Linux's do_sysinfo: si_meminfo's page counts, then, since their total in
+ * bytes fits a long here, mem_unit 1 and every field in bytes, as a 64-bit
+ * Linux always reports. procs counts every task, kernel threads included,
+ * as Linux's nr_threads. */
+SYSCALL_DEFINE1(sysinfo, struct sysinfo __user *, info)
+{
+	struct sysinfo i;
+	memset(&i, 0, sizeof(i));
+	u64 up = ktime_get_ns();
+	i.uptime = (long)(up / NSEC_PER_SEC + (up % NSEC_PER_SEC ? 1 : 0));
+	get_avenrun(i.loads, 0, SI_LOAD_SHIFT - FSHIFT);
+	unsigned long tasks = nr_kthreads();
+	i.procs = (u16)(tasks > 0xffff ? 0xffff : tasks);
+	i.totalram = totalram_pages() << PAGE_SHIFT;
+	i.freeram = nr_free_pages() << PAGE_SHIFT;
+	i.mem_unit = 1;
+	return copy_to_user(info, &i, sizeof(i)) ? -EFAULT : 0;
 }
 
 /* ---- resource limits (Linux's kernel/sys.c), per thread group ---- */

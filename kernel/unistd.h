@@ -33,7 +33,10 @@
 #define __NR_uname 63
 #define __NR_readlink 89
 #define __NR_getrlimit 97
+#define __NR_gettimeofday 96
 #define __NR_getrusage 98
+#define __NR_sysinfo 99
+#define __NR_times 100
 #define __NR_getuid 102
 #define __NR_getgid 104
 #define __NR_geteuid 107
@@ -48,6 +51,7 @@
 #define __NR_setrlimit 160
 #define __NR_gettid 186
 #define __NR_tkill 200
+#define __NR_time 201
 #define __NR_futex 202
 #define __NR_sched_setaffinity 203
 #define __NR_sched_getaffinity 204

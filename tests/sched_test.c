@@ -909,6 +909,38 @@ static void sysfs_cpu_lists_match_the_machine(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, procfs_generate("/sys/devices/system/cpu/offline", current, &buf, &len), -ENOENT);
 }
 
+/* The load average's arithmetic, against what Linux's gives: one 5 s step
+ * of one running task from idle is 164/2048 ("0.08" in /proc/loadavg); a
+ * minute of it (12 steps) is within a rounding per step of 1 - e^-1 of
+ * FIXED_1, as the closed form (1 - (EXP_1/FIXED_1)^12) says; a steady
+ * load is reached exactly, and so is 0 after it ends. */
+static void load_average_arithmetic(struct kunit *test)
+{
+	unsigned long l = calc_load(0, EXP_1, FIXED_1);
+	KUNIT_EXPECT_EQ(test, l, 164ul);
+	KUNIT_EXPECT_EQ(test, LOAD_INT(l + FIXED_1 / 200), 0ul);
+	KUNIT_EXPECT_EQ(test, LOAD_FRAC(l + FIXED_1 / 200), 8ul);
+	for (int i = 1; i < 12; i++)
+		l = calc_load(l, EXP_1, FIXED_1);
+	/* (1884/2048)^12 * 2048 = 752.6..., so 1295.4 is the exact value. */
+	u64 decay = FIXED_1 << 20;
+	for (int i = 0; i < 12; i++)
+		decay = decay * EXP_1 / FIXED_1;
+	unsigned long exact = FIXED_1 - (unsigned long)(decay >> 20);
+	KUNIT_EXPECT_GE(test, l, exact);
+	KUNIT_EXPECT_LE(test, l, exact + 12);
+	for (int i = 0; i < 2000; i++)
+		l = calc_load(l, EXP_15, 2 * FIXED_1);
+	KUNIT_EXPECT_EQ(test, l, 2 * FIXED_1);
+	unsigned long prev = l;
+	for (int i = 0; i < 2000; i++) {
+		l = calc_load(l, EXP_15, 0);
+		KUNIT_EXPECT_LE(test, l, prev);
+		prev = l;
+	}
+	KUNIT_EXPECT_EQ(test, l, 0ul);
+}
+
 static struct kunit_case sched_cases[] = {
 	KUNIT_CASE(every_cpu_has_an_idle_task),
 	KUNIT_CASE(kthreads_run_on_their_cpu),
@@ -927,6 +959,7 @@ static struct kunit_case sched_cases[] = {
 	KUNIT_CASE(placement_picks_the_least_loaded_allowed_cpu),
 	KUNIT_CASE(sched_fork_inherits_the_mask),
 	KUNIT_CASE(sysfs_cpu_lists_match_the_machine),
+	KUNIT_CASE(load_average_arithmetic),
 	{}
 };
 static struct kunit_suite sched_suite = { .name = "sched", .test_cases = sched_cases };
