@@ -22,11 +22,8 @@ int thp_enabled_mode = THP_ENABLED_MADVISE;
 int thp_defrag_mode = THP_DEFRAG_MADVISE;
 int thp_use_zero_page = 1;
 
-static unsigned long thp_events[NR_THP_EVENTS];
 static long anon_thps;
 
-static void count_thp_event(enum thp_event e) { __atomic_add_fetch(&thp_events[e], 1, __ATOMIC_RELAXED); }
-unsigned long thp_event_count(enum thp_event e) { return __atomic_load_n(&thp_events[e], __ATOMIC_RELAXED); }
 unsigned long nr_anon_thps(void) { return (unsigned long)__atomic_load_n(&anon_thps, __ATOMIC_RELAXED); }
 
 /* --- may this VMA take a huge page here? ------------------------------------ */
@@ -79,13 +76,13 @@ static int huge_zero_page_init(void)
 {
 	struct page *z = alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY, HPAGE_PMD_ORDER);
 	if (!z) {
-		count_thp_event(THP_ZERO_PAGE_ALLOC_FAILED);
+		count_vm_event(THP_ZERO_PAGE_ALLOC_FAILED);
 		pr_info("THP: no 2 MiB block for the huge zero page: read faults map 4 KiB zero pages\n");
 		return 0;
 	}
 	huge_zero_page = clear_page_uncached_make_coherent(clear_huge_page(z, HPAGE_PMD_ORDER, 0, 0, 0));
 	WRITE_ONCE(huge_zero_pfn, page_to_pfn(z));
-	count_thp_event(THP_ZERO_PAGE_ALLOC);
+	count_vm_event(THP_ZERO_PAGE_ALLOC);
 	return 0;
 }
 late_initcall(huge_zero_page_init);
@@ -171,7 +168,7 @@ vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, pmd_t *pmd, un
 		return VM_FAULT_OOM;
 	struct page *page = vma_alloc_folio(thp_gfp(vma), HPAGE_PMD_ORDER, vma, haddr);
 	if (!page) {
-		count_thp_event(THP_FAULT_FALLBACK);
+		count_vm_event(THP_FAULT_FALLBACK);
 		return VM_FAULT_FALLBACK;
 	}
 	/* Cleared here, never by __GFP_ZERO: the fence must come before the
@@ -187,7 +184,7 @@ vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, pmd_t *pmd, un
 		__free_pages(page, HPAGE_PMD_ORDER);
 		return err == -ENOMEM ? VM_FAULT_OOM : 0;
 	}
-	count_thp_event(THP_FAULT_ALLOC);
+	count_vm_event(THP_FAULT_ALLOC);
 	return 0;
 }
 
@@ -290,7 +287,7 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 	if (is_huge_zero_pmd(old)) {
 		split_huge_zero_pmd(mm, pmd, haddr, old);
 		spin_unlock(ptl);
-		count_thp_event(THP_SPLIT_PMD);
+		count_vm_event(THP_SPLIT_PMD);
 		return;
 	}
 	struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
@@ -317,7 +314,7 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 	install_split_table(mm, pmd, haddr, table);
 	spin_unlock(ptl);
 	__atomic_sub_fetch(&anon_thps, 1, __ATOMIC_RELAXED);
-	count_thp_event(THP_SPLIT_PMD);
+	count_vm_event(THP_SPLIT_PMD);
 }
 
 /* --- sysfs and /proc/vmstat ---------------------------------------------------- */
@@ -405,8 +402,8 @@ void thp_vmstat_show(struct seq_buf *m)
 {
 	seq_buf_printf(m, "nr_anon_transparent_hugepages %lu\n", nr_anon_thps());
 	seq_buf_printf(m, "thp_fault_alloc %lu\nthp_fault_fallback %lu\nthp_split_pmd %lu\n",
-		       thp_event_count(THP_FAULT_ALLOC), thp_event_count(THP_FAULT_FALLBACK),
-		       thp_event_count(THP_SPLIT_PMD));
+		       all_vm_events(THP_FAULT_ALLOC), all_vm_events(THP_FAULT_FALLBACK),
+		       all_vm_events(THP_SPLIT_PMD));
 	seq_buf_printf(m, "thp_zero_page_alloc %lu\nthp_zero_page_alloc_failed %lu\n",
-		       thp_event_count(THP_ZERO_PAGE_ALLOC), thp_event_count(THP_ZERO_PAGE_ALLOC_FAILED));
+		       all_vm_events(THP_ZERO_PAGE_ALLOC), all_vm_events(THP_ZERO_PAGE_ALLOC_FAILED));
 }

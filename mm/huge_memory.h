@@ -29,6 +29,8 @@
 #ifndef MM_HUGE_MEMORY_H
 #define MM_HUGE_MEMORY_H
 
+#include "mm/vmstat.h"
+
 #include "mm/memory.h"
 #include "mm/mm_types.h"
 #include "mm/pgtable.h"
@@ -58,10 +60,8 @@ extern int thp_use_zero_page;
 extern unsigned long huge_zero_pfn;
 static inline bool is_huge_zero_pmd(pmd_t pmd) { return pmd_pfn(pmd) == READ_ONCE(huge_zero_pfn); }
 
-/* /proc/vmstat's THP events. */
-enum thp_event { THP_FAULT_ALLOC, THP_FAULT_FALLBACK, THP_SPLIT_PMD, THP_ZERO_PAGE_ALLOC,
-		 THP_ZERO_PAGE_ALLOC_FAILED, NR_THP_EVENTS };
-unsigned long thp_event_count(enum thp_event e);
+/* /proc/vmstat's THP events are vm events (mm/vmstat.h: count_vm_event,
+ * all_vm_events). */
 /* Huge PMDs mapped now, system-wide (AnonHugePages, nr_anon_transparent_hugepages). */
 unsigned long nr_anon_thps(void);
 

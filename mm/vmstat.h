@@ -12,6 +12,11 @@
 enum vm_event_item {
 	PGFAULT,    /* handle_mm_fault calls, failed ones included (Linux's) */
 	PGMAJFAULT, /* faults that waited for I/O: none, with no I/O here */
+	THP_FAULT_ALLOC,    /* mm/huge_memory.c */
+	THP_FAULT_FALLBACK,
+	THP_SPLIT_PMD,
+	THP_ZERO_PAGE_ALLOC,
+	THP_ZERO_PAGE_ALLOC_FAILED,
 	NR_VM_EVENT_ITEMS
 };
 

@@ -1273,8 +1273,8 @@ static void thp_faults_splits_and_zaps_on_every_cpu(struct kunit *test)
 	thp_enabled_mode = THP_ENABLED_MADVISE;
 	space_init(test, &s, THP_RANGES * PMD_SIZE);
 	KUNIT_ASSERT_EQ(test, do_madvise(s.mm, BASE, THP_RANGES * PMD_SIZE, MADV_HUGEPAGE), 0);
-	unsigned long thps_before = nr_anon_thps(), allocs = thp_event_count(THP_FAULT_ALLOC);
-	unsigned long splits = thp_event_count(THP_SPLIT_PMD);
+	unsigned long thps_before = nr_anon_thps(), allocs = all_vm_events(THP_FAULT_ALLOC);
+	unsigned long splits = all_vm_events(THP_SPLIT_PMD);
 	unsigned long moved = 0, verify_errors = 0, rss_errors = 0, table_errors = 0, thp_errors = 0;
 	for (unsigned b = 0; b < 3; b++) {
 		struct thp_job j = { s.mm, b, 0, 0 };
@@ -1306,10 +1306,10 @@ static void thp_faults_splits_and_zaps_on_every_cpu(struct kunit *test)
 			kunit_info(test, "batch %u: %lu huge PMDs, %lu PTE tables with %lu pages; RSS %lu, nr_ptes %ld",
 				   b, huge, tables, mapped, get_mm_rss(s.mm), s.mm->nr_ptes);
 	}
-	kunit_info(test, "%lu THP faults, %lu splits, %lu moves", thp_event_count(THP_FAULT_ALLOC) - allocs,
-		   thp_event_count(THP_SPLIT_PMD) - splits, moved);
-	KUNIT_EXPECT_GT(test, thp_event_count(THP_FAULT_ALLOC), allocs);
-	KUNIT_EXPECT_GT(test, thp_event_count(THP_SPLIT_PMD), splits);
+	kunit_info(test, "%lu THP faults, %lu splits, %lu moves", all_vm_events(THP_FAULT_ALLOC) - allocs,
+		   all_vm_events(THP_SPLIT_PMD) - splits, moved);
+	KUNIT_EXPECT_GT(test, all_vm_events(THP_FAULT_ALLOC), allocs);
+	KUNIT_EXPECT_GT(test, all_vm_events(THP_SPLIT_PMD), splits);
 	KUNIT_EXPECT_EQ(test, verify_errors, 0);
 	KUNIT_EXPECT_EQ(test, rss_errors, 0);
 	KUNIT_EXPECT_EQ(test, table_errors, 0);

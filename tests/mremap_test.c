@@ -617,7 +617,7 @@ static void huge_pmd_moves_whole_or_split(struct kunit *test)
 	/* Mutually misaligned: the huge PMD is met part way (a 4-page
 	 * extent), split, and its entries move. */
 	unsigned long bad = BASE + 16 * PMD_SIZE - 8 * P;
-	unsigned long splits = thp_event_count(THP_SPLIT_PMD);
+	unsigned long splits = all_vm_events(THP_SPLIT_PMD);
 	static char captured[1024];
 	struct printk_capture cap;
 	printk_capture_begin(&cap, captured, sizeof(captured));
@@ -626,7 +626,7 @@ static void huge_pmd_moves_whole_or_split(struct kunit *test)
 	mremap_stats_read(&after);
 	printk_capture_end(&cap);
 	KUNIT_EXPECT_EQ(test, r, bad);
-	KUNIT_EXPECT_EQ(test, thp_event_count(THP_SPLIT_PMD), splits + 1);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_SPLIT_PMD), splits + 1);
 	KUNIT_EXPECT_EQ(test, after.huge_pmds_moved - before.huge_pmds_moved, 0);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), rss);
 	KUNIT_EXPECT_EQ(test, s.mm->map_count, 1);

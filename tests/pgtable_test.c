@@ -275,7 +275,7 @@ static void huge_pmd_teardown_frees_its_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 3 * HPAGE_PMD_NR + 1);
 	/* PUD, PMD, PTE, and the three deposited tables */
 	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, 6 * (long)PAGE_SIZE);
-	unsigned long splits_before = thp_event_count(THP_SPLIT_PMD);
+	unsigned long splits_before = all_vm_events(THP_SPLIT_PMD);
 
 	static char captured[2048];
 	struct printk_capture cap;
@@ -308,7 +308,7 @@ static void huge_pmd_teardown_frees_its_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bytes_after_dontneed, 5 * (long)PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, read_back, 0);
 	KUNIT_EXPECT_EQ(test, v, BASE + 2 * PMD_SIZE); /* the rest of the page stayed */
-	KUNIT_EXPECT_EQ(test, thp_event_count(THP_SPLIT_PMD), splits_before + 1);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_SPLIT_PMD), splits_before + 1);
 	KUNIT_EXPECT_EQ(test, rss_at_exit, 0);
 	KUNIT_EXPECT_EQ(test, pgtables_at_exit, 0);
 	KUNIT_EXPECT_EQ(test, mm->nr_ptes, 0);

@@ -108,7 +108,7 @@ static void write_fault_maps_a_cleared_huge_page(struct kunit *test)
 	memset(page_address(dirty), 0xa5, PMD_SIZE);
 	__free_pages(dirty, HPAGE_PMD_ORDER);
 	space_init(test, &s, 2 * PMD_SIZE, true);
-	unsigned long allocs = thp_event_count(THP_FAULT_ALLOC), thps = nr_anon_thps();
+	unsigned long allocs = all_vm_events(THP_FAULT_ALLOC), thps = nr_anon_thps();
 	unsigned long extents = clear_extents();
 	/* A read first: the huge zero page, when the boot could get one. */
 	u64 v = 1;
@@ -120,7 +120,7 @@ static void write_fault_maps_a_cleared_huge_page(struct kunit *test)
 	pmd_t pmd = pmd_at(s.mm, BASE);
 	KUNIT_ASSERT_TRUE(test, pmd_trans_huge(pmd));
 	KUNIT_EXPECT_TRUE(test, pmd_write(pmd));
-	KUNIT_EXPECT_EQ(test, thp_event_count(THP_FAULT_ALLOC), allocs + 1);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FAULT_ALLOC), allocs + 1);
 	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps + 1);
 	KUNIT_EXPECT_EQ(test, clear_extents(), extents + 1);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), HPAGE_PMD_NR + 0);
@@ -145,7 +145,7 @@ static void small_pages_where_thp_may_not_go(struct kunit *test)
 {
 	struct space s;
 	space_init(test, &s, 8 * PMD_SIZE, false);
-	unsigned long allocs = thp_event_count(THP_FAULT_ALLOC);
+	unsigned long allocs = all_vm_events(THP_FAULT_ALLOC);
 	/* madvise mode, no MADV_HUGEPAGE. */
 	KUNIT_EXPECT_EQ(test, touch(BASE, 1), 0);
 	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(s.mm, BASE)));
@@ -164,11 +164,11 @@ static void small_pages_where_thp_may_not_go(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, BASE + 4 * PMD_SIZE - PAGE_SIZE, PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, touch(BASE + 3 * PMD_SIZE, 1), 0);
 	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(s.mm, BASE + 3 * PMD_SIZE)));
-	KUNIT_EXPECT_EQ(test, thp_event_count(THP_FAULT_ALLOC), allocs);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FAULT_ALLOC), allocs);
 	/* always, and the whole 2 MiB: huge. */
 	KUNIT_EXPECT_EQ(test, touch(BASE + 5 * PMD_SIZE, 1), 0);
 	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmd_at(s.mm, BASE + 5 * PMD_SIZE)));
-	KUNIT_EXPECT_EQ(test, thp_event_count(THP_FAULT_ALLOC), allocs + 1);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FAULT_ALLOC), allocs + 1);
 	space_destroy(test, &s);
 }
 
@@ -192,10 +192,10 @@ static void no_huge_block_falls_back(struct kunit *test)
 					       .min_order = HPAGE_PMD_ORDER, .only_task = current };
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, injection_off, NULL), 0);
 	fault_attr_arm(true);
-	unsigned long fallbacks = thp_event_count(THP_FAULT_FALLBACK);
+	unsigned long fallbacks = all_vm_events(THP_FAULT_FALLBACK);
 	KUNIT_EXPECT_EQ(test, touch(BASE + 5 * PAGE_SIZE, 5), 0);
 	kunit_release_action(test, injection_off, NULL);
-	KUNIT_EXPECT_EQ(test, thp_event_count(THP_FAULT_FALLBACK), fallbacks + 1);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FAULT_FALLBACK), fallbacks + 1);
 	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(s.mm, BASE)));
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 1ul);
 	KUNIT_EXPECT_EQ(test, mismatches(BASE + 5 * PAGE_SIZE, 1, 5), 0ul);
@@ -211,13 +211,13 @@ static void parts_split_and_keep_the_rest(struct kunit *test)
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 		KUNIT_ASSERT_EQ(test, touch(BASE + i * PAGE_SIZE, 0x1000 + i), 0);
 	KUNIT_ASSERT_TRUE(test, pmd_trans_huge(pmd_at(s.mm, BASE)));
-	unsigned long splits = thp_event_count(THP_SPLIT_PMD);
+	unsigned long splits = all_vm_events(THP_SPLIT_PMD);
 	long tables = s.mm->pgtables_bytes;
 
 	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, BASE + 100 * PAGE_SIZE, PAGE_SIZE), 0);
 	pmd_t pmd = pmd_at(s.mm, BASE);
 	KUNIT_EXPECT_FALSE(test, pmd_none(pmd) || pmd_trans_huge(pmd));
-	KUNIT_EXPECT_EQ(test, thp_event_count(THP_SPLIT_PMD), splits + 1);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_SPLIT_PMD), splits + 1);
 	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, tables); /* the deposit is the table now */
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), HPAGE_PMD_NR - 1);
 	if (pte_ref_enabled())
@@ -239,7 +239,7 @@ static void parts_split_and_keep_the_rest(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, pmd_trans_huge(pmd_at(s.mm, BASE + PMD_SIZE)));
 	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, BASE + PMD_SIZE + PAGE_SIZE, PAGE_SIZE, PROT_READ), 0);
 	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(s.mm, BASE + PMD_SIZE)));
-	KUNIT_EXPECT_EQ(test, thp_event_count(THP_SPLIT_PMD), splits + 2);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_SPLIT_PMD), splits + 2);
 	KUNIT_EXPECT_EQ(test, mismatches(BASE + PMD_SIZE, 1, 0x2000), 0ul);
 	KUNIT_EXPECT_EQ(test, touch(BASE + PMD_SIZE + 2 * PAGE_SIZE, 3), 0);
 	space_destroy(test, &s);
@@ -252,11 +252,11 @@ static void whole_huge_pmd_goes_as_one(struct kunit *test)
 	space_init(test, &s, 2 * PMD_SIZE, true);
 	KUNIT_ASSERT_EQ(test, touch(BASE, 1), 0);
 	KUNIT_ASSERT_TRUE(test, pmd_trans_huge(pmd_at(s.mm, BASE)));
-	unsigned long splits = thp_event_count(THP_SPLIT_PMD);
+	unsigned long splits = all_vm_events(THP_SPLIT_PMD);
 	long tables = s.mm->pgtables_bytes;
 	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, PMD_SIZE, MADV_DONTNEED), 0);
 	KUNIT_EXPECT_TRUE(test, pmd_none(pmd_at(s.mm, BASE)));
-	KUNIT_EXPECT_EQ(test, thp_event_count(THP_SPLIT_PMD), splits);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_SPLIT_PMD), splits);
 	KUNIT_EXPECT_EQ(test, s.mm->pgtables_bytes, tables - (long)PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0ul);
 	/* And a write brings it back huge, zeroed (a read first would map
@@ -314,7 +314,7 @@ static void read_fault_maps_the_huge_zero_page(struct kunit *test)
 		kunit_skip(test, "the boot found no 2 MiB block for the huge zero page");
 	struct space s;
 	space_init(test, &s, 4 * PMD_SIZE, true);
-	unsigned long thps = nr_anon_thps(), splits = thp_event_count(THP_SPLIT_PMD);
+	unsigned long thps = nr_anon_thps(), splits = all_vm_events(THP_SPLIT_PMD);
 	KUNIT_EXPECT_EQ(test, mismatches(BASE + 7 * PAGE_SIZE, 1, 0), 0ul);
 	pmd_t pmd = pmd_at(s.mm, BASE);
 	KUNIT_ASSERT_TRUE(test, pmd_trans_huge(pmd));
@@ -336,7 +336,7 @@ static void read_fault_maps_the_huge_zero_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, touch(BASE + 9 * PAGE_SIZE, 9), 0);
 	pmd = pmd_at(s.mm, BASE);
 	KUNIT_EXPECT_FALSE(test, pmd_none(pmd) || pmd_trans_huge(pmd));
-	KUNIT_EXPECT_EQ(test, thp_event_count(THP_SPLIT_PMD), splits + 1);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_SPLIT_PMD), splits + 1);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 1ul);
 	KUNIT_EXPECT_EQ(test, mismatches(BASE + 9 * PAGE_SIZE, 1, 9), 0ul);
 	KUNIT_EXPECT_EQ(test, mismatches(BASE + 10 * PAGE_SIZE, 1, 0), 0ul);
