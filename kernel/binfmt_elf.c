@@ -99,6 +99,12 @@ int create_elf_tables(const struct elf_image_info *elf, int argc, char *const ar
 			return -EFAULT;
 	}
 	argv_user[argc] = 0;
+	/* Linux's mm->arg_start..arg_end (argv[0]'s string up to the end of
+	 * the last one, which the file name follows) and env_start..env_end
+	 * (empty: no environment strings are passed). */
+	struct mm_struct *mm = current->mm;
+	mm->arg_start = argc ? argv_user[0] : u_execfn;
+	mm->arg_end = mm->env_start = mm->env_end = u_execfn;
 
 	/* create_elf_tables: arch_align_stack (16 bytes, no randomisation),
 	 * the platform string, then the random bytes. */

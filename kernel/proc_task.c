@@ -1,6 +1,6 @@
-/* The per-task files under /proc/self and /proc/<pid>: status, statm,
+/* The per-task files under /proc/self and /proc/<pid>: status, stat, statm,
  * maps, smaps, smaps_rollup and pagemap, in Linux 6.12's formats
- * (fs/proc/array.c's proc_pid_status, task_mmu.c's task_mem,
+ * (fs/proc/array.c's proc_pid_status, do_task_stat, task_mmu.c's task_mem,
  * proc_pid_statm, show_map_vma, show_smap, show_smaps_rollup and
  * pagemap_read; smaps has the same lines through 6.18). The namespace and
  * the buffer they print into are procfs.c's.
@@ -23,6 +23,7 @@
 #include "kernel/signal.h"
 #include "kernel/smp.h"
 #include "kernel/string.h"
+#include "kernel/time.h"
 #include "mm/memory.h"
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
@@ -78,9 +79,8 @@ static const char *task_state_name(const struct task_struct *p)
 /* Name as Linux 6.12's proc_task_name(escape): seq_escape_str with
  * ESCAPE_SPACE|ESCAPE_SPECIAL but only "\n\\" selected, so just those two
  * are written as C escapes; a tab, say, stays raw. */
-static void task_name(struct seq_buf *m, const struct task_struct *p)
+static void task_comm_escaped(const struct task_struct *p, char name[TASK_COMM_LEN * 2 + 1])
 {
-	char name[TASK_COMM_LEN * 2 + 1];
 	size_t n = 0;
 	for (size_t i = 0; i < TASK_COMM_LEN && p->comm[i]; i++) {
 		const char *esc = NULL;
@@ -96,6 +96,12 @@ static void task_name(struct seq_buf *m, const struct task_struct *p)
 		}
 	}
 	name[n] = 0;
+}
+
+static void task_name(struct seq_buf *m, const struct task_struct *p)
+{
+	char name[TASK_COMM_LEN * 2 + 1];
+	task_comm_escaped(p, name);
 	seq_buf_printf(m, "Name:\t%s\n", name);
 }
 
@@ -199,6 +205,83 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 	print_list(m, mems, MAX_NUMNODES);
 	seq_buf_printf(m, "voluntary_ctxt_switches:\t%lu\nnonvoluntary_ctxt_switches:\t%lu\n",
 		       READ_ONCE(p->nvcsw), READ_ONCE(p->nivcsw));
+}
+
+/* /proc/<pid>/stat: Linux's do_task_stat for the whole thread group
+ * (proc_tgid_stat), its 52 fields in its order. The fault counts and CPU
+ * times are getrusage's (kernel/sys.c: the live threads' and the exited
+ * ones' share, times in 100 Hz clock_t); what mmlab lacks is Linux's 0 or
+ * constant for it: no terminal (tty_nr 0, tpgid -1), no children (the c*
+ * fields), no signal delivery (pending, ignored, caught 0), every task at
+ * Linux's default priority (20) and nice (0) under SCHED_OTHER, kstkesp and
+ * kstkeip 0 as Linux shows them outside a core dump. The flags are Linux's
+ * PF_* bits that have a meaning here (PF_KTHREAD, PF_IDLE; no PF_RANDOMIZE:
+ * no address-space randomisation). */
+#define SIGCHLD 17
+
+void stat_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct task_struct *p = node->task;
+	struct signal_struct *sig = p->signal;
+	struct mm_struct *mm = p->mm;
+	int pid = sig ? p->tgid : p->pid;
+	unsigned long min_flt = 0, maj_flt = 0, rsslim = RLIM_INFINITY;
+	u64 utime = 0, stime = 0;
+	int num_threads = 1;
+	if (sig) {
+		spin_lock(&sig->siglock);
+		min_flt = sig->min_flt;
+		maj_flt = sig->maj_flt;
+		utime = sig->utime;
+		stime = sig->stime;
+		struct task_struct *t;
+		list_for_each_entry(t, &sig->thread_head, thread_node) {
+			min_flt += READ_ONCE(t->min_flt);
+			maj_flt += READ_ONCE(t->maj_flt);
+			utime += READ_ONCE(t->utime);
+			stime += READ_ONCE(t->stime);
+		}
+		num_threads = sig->nr_threads;
+		rsslim = sig->rlim[RLIMIT_RSS].rlim_cur;
+		spin_unlock(&sig->siglock);
+	} else {
+		min_flt = p->min_flt;
+		maj_flt = p->maj_flt;
+		utime = p->utime;
+		stime = p->stime;
+	}
+	unsigned long vsize = 0, rss = 0, code[2] = { 0, 0 }, stack = 0, data[7] = { 0 };
+	if (mm) {
+		mmap_read_lock(mm);
+		vsize = READ_ONCE(mm->total_vm) << PAGE_SHIFT;
+		rss = get_mm_counter(mm, MM_ANONPAGES);
+		code[0] = mm->start_code;
+		code[1] = mm->end_code;
+		stack = mm->start_stack;
+		unsigned long d[7] = { mm->start_data, mm->end_data, mm->start_brk, mm->arg_start,
+				       mm->arg_end, mm->env_start, mm->env_end };
+		memcpy(data, d, sizeof(d));
+		mmap_read_unlock(mm);
+	}
+	long state = READ_ONCE(p->__state);
+	/* Linux's wchan flag: 1 for a task that is not running, given for
+	 * the group only when it has one thread. */
+	int wchan = num_threads < 2 && state != TASK_RUNNING;
+	/* User processes are made by kthread_create_on_cpu too: a task is a
+	 * kernel thread here when it has no mm. */
+	unsigned long flags = (mm ? 0 : PF_KTHREAD) | (p->flags & PF_IDLE);
+
+	char name[TASK_COMM_LEN * 2 + 1];
+	task_comm_escaped(p, name);
+	seq_buf_printf(m, "%d (%s) %c 0 %d %d 0 -1 %lu %lu 0 %lu 0 %llu %llu 0 0 20 0 %d 0 %llu %lu %lu %lu",
+		       pid, name, task_state_name(p)[0], pid, pid, flags, min_flt, maj_flt, (unsigned long long)nsec_to_clock_t(utime),
+		       (unsigned long long)nsec_to_clock_t(stime), num_threads, (unsigned long long)nsec_to_clock_t(p->start_boottime), vsize, rss, rsslim);
+	seq_buf_printf(m, " %lu %lu %lu 0 0 %lu %lu 0 0 %d 0 0 %d %u 0 0 0 0 0", mm ? code[0] : 0,
+		       mm ? code[1] : 0, stack, 0ul, p->blocked & 0x7ffffffful, wchan,
+		       p == p->group_leader || !sig ? SIGCHLD : -1, READ_ONCE(p->cpu));
+	for (int i = 0; i < 7; i++)
+		seq_buf_printf(m, " %lu", data[i]);
+	seq_buf_puts(m, " 0\n");
 }
 
 /* size resident shared text lib data dt, in pages (proc_pid_statm). */

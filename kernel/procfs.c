@@ -396,6 +396,7 @@ static const struct proc_entry pid_files[] = {
 	{ .name = "smaps", .show = smaps_show },
 	{ .name = "numa_maps", .show = numa_maps_show },
 	{ .name = "smaps_rollup", .show = smaps_rollup_show },
+	{ .name = "stat", .show = stat_show },
 	{ .name = "statm", .show = statm_show },
 	{ .name = "status", .show = status_show },
 	{ .name = NULL },

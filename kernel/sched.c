@@ -646,6 +646,7 @@ static struct task_struct *create_task(int (*threadfn)(void *), void *data, unsi
 	p->flags = flags;
 	p->threadfn = threadfn;
 	p->data = data;
+	p->start_boottime = ktime_get_ns();
 	p->__state = TASK_UNINTERRUPTIBLE; /* until wake_up_process(), as Linux's kthreads */
 	INIT_LIST_HEAD(&p->run_list);
 	init_completion(&p->exited);

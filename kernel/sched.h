@@ -141,6 +141,7 @@ struct task_struct {
 	 * faults (mm_account_fault: minor, major never, with no I/O here). */
 	u64 utime, stime;
 	unsigned long min_flt, maj_flt;
+	u64 start_boottime; /* ktime_get_ns() when it was made (/proc/<pid>/stat) */
 	unsigned long user_rsp;        /* scratch for the syscall entry */
 	struct process_result *result; /* how it ended, filled at exit */
 	struct robust_list_head *robust_list; /* user address (set_robust_list), kernel/futex.c */

@@ -337,8 +337,6 @@ SYSCALL_DEFINE2(getrusage, int, who, struct rusage __user *, ru)
 
 /* ---- times, time, gettimeofday, sysinfo ---- */
 
-#define USER_HZ 100 /* clock_t ticks per second (Linux's, whatever its HZ) */
-
 struct tms {
 	long tms_utime, tms_stime, tms_cutime, tms_cstime;
 };
@@ -359,7 +357,7 @@ SYSCALL_DEFINE1(times, struct tms __user *, tbuf)
 		if (copy_to_user(tbuf, &t, sizeof(t)))
 			return -EFAULT;
 	}
-	return (long)(ktime_get_ns() / (NSEC_PER_SEC / USER_HZ));
+	return (long)nsec_to_clock_t(ktime_get_ns());
 }
 
 /* Seconds of CLOCK_REALTIME, also stored at tloc unless it is NULL. */

@@ -9,6 +9,10 @@
 #define NSEC_PER_SEC 1000000000ll
 #define TICK_NSEC (1000000000ull / HZ) /* one tick, the only timer's period */
 #define KTIME_MAX ((u64)(~0ull >> 1))
+/* clock_t's ticks per second for user space (times, /proc/<pid>/stat),
+ * Linux's USER_HZ whatever its HZ. */
+#define USER_HZ 100
+static inline u64 nsec_to_clock_t(u64 ns) { return ns / (NSEC_PER_SEC / USER_HZ); }
 
 /* Nanoseconds since boot (TSC scaled by its PIT-calibrated frequency). */
 u64 ktime_get_ns(void);

@@ -213,6 +213,9 @@ struct mm_struct {
 				    * mlockall(MCL_FUTURE); under mmap_lock */
 	unsigned long start_code, end_code, start_data, end_data;
 	unsigned long start_brk, brk, start_stack;
+	/* The argument and environment strings on the stack (exec's
+	 * create_elf_tables): /proc/<pid>/stat's arg_start..env_end. */
+	unsigned long arg_start, arg_end, env_start, env_end;
 	unsigned long page_faults; /* handled faults (minor: no I/O here); atomic */
 };
 

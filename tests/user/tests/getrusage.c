@@ -12,6 +12,8 @@
  *     process's RUSAGE_SELF, and stay there after it exits;
  *   - ru_maxrss is the peak RSS in KiB: at least VmHWM read just before,
  *     at least what was written, and no lower after a munmap;
+ *   - /proc/self/stat has Linux's 52 fields, which agree with getrusage,
+ *     status and what the program sees of its own code, stack and argv;
  *   - CPU time: a spin in user mode makes ru_utime grow, a sleep makes
  *     ru_nvcsw grow; the times never go back; the CPU-time clocks of
  *     clock_gettime agree with getrusage, and clock_getres knows them. */
@@ -20,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -59,6 +62,73 @@ static char *map_small(size_t pages, int flags)
 	return p;
 }
 
+/* /proc/self/stat, Linux's 52 fields, beside getrusage and status: the
+ * counts between a getrusage before and one after, the sizes status
+ * gives, the code, stack and argument bounds around what this program
+ * sees of itself. */
+static void check_proc_stat(char **argv)
+{
+	static char text[4096];
+	long rss_before = status_kb("VmRSS");
+	struct rusage before = usage(RUSAGE_SELF);
+	long len = read_file("/proc/self/stat", text, sizeof(text));
+	struct rusage after = usage(RUSAGE_SELF);
+	long vmsize = status_kb("VmSize"), rss_after = status_kb("VmRSS");
+	if (!CHECK(len > 0))
+		return;
+	CHECK(text[len - 1] == '\n');
+	note("/proc/self/stat: %.*s", (int)strcspn(text, "\n"), text);
+	/* The name may hold anything: the fields after it start past the
+	 * last ')'. */
+	char *close = strrchr(text, ')');
+	if (!CHECK(close != NULL && close[1] == ' '))
+		return;
+	unsigned long long f[53] = { 0 };
+	int n = 3;
+	char state = close[2];
+	for (char *q = close + 3; *q == ' ' && n < 53; n++) {
+		char *end;
+		f[n + 1] = strtoull(q + 1, &end, 10); /* -1 (tpgid) reads as 2^64 - 1 */
+		if (end == q + 1)
+			break;
+		q = end;
+	}
+	CHECK_CMP(n, ==, 52);
+	CHECK_CMP(atol(text), ==, getpid());
+	CHECK(state == 'R');
+	CHECK_CMP(f[10], >=, (unsigned long long)before.ru_minflt);
+	CHECK_CMP(f[10], <=, (unsigned long long)after.ru_minflt);
+	CHECK_CMP(f[12], ==, 0);
+	CHECK_CMP(f[9] & 0x00200000, ==, 0); /* not PF_KTHREAD */
+	long ticks_before = (long)(cpu_us(&before) / 10000), ticks_after = (long)(cpu_us(&after) / 10000);
+	CHECK_CMP((long)(f[14] + f[15]), >=, ticks_before - 1);
+	CHECK_CMP((long)(f[14] + f[15]), <=, ticks_after + 1);
+	CHECK_CMP((long long)f[18], ==, 20); /* priority: SCHED_OTHER at nice 0 */
+	CHECK_CMP((long long)f[19], ==, 0);
+	CHECK_CMP(f[20], ==, 1);
+	struct timespec boot;
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	CHECK_CMP(f[22], <=, (unsigned long long)boot.tv_sec * 100 + boot.tv_nsec / 10000000);
+	CHECK_CMP(f[23], ==, (unsigned long long)vmsize * 1024);
+	long slack = on_mmlab() ? 0 : 64 * 4 * sysconf(_SC_NPROCESSORS_ONLN);
+	CHECK_CMP((long)f[24] * 4, >=, rss_before - slack);
+	CHECK_CMP((long)f[24] * 4, <=, rss_after + slack);
+	struct rlimit rss;
+	getrlimit(RLIMIT_RSS, &rss);
+	CHECK_CMP(f[25], ==, (unsigned long long)rss.rlim_cur);
+	uintptr_t code = (uintptr_t)check_proc_stat;
+	CHECK(f[26] <= code && code < f[27]);
+	int local;
+	CHECK_CMP(f[28], >, (unsigned long long)(uintptr_t)&local);
+	CHECK_CMP(f[38], ==, 17); /* SIGCHLD */
+	CHECK_CMP(f[39], <, (unsigned long long)sysconf(_SC_NPROCESSORS_CONF));
+	CHECK(f[45] <= f[46] && f[46] <= f[47]);
+	uintptr_t arg0 = (uintptr_t)argv[0];
+	CHECK(f[48] <= arg0 && arg0 < f[49]);
+	CHECK(f[49] <= f[50] && f[50] <= f[51]);
+	CHECK_CMP(f[52], ==, 0);
+}
+
 static long thread_faults = -1;
 
 static void *thread_main(void *arg)
@@ -72,8 +142,9 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	(void)argc;
 	test_begin("getrusage");
 	struct rusage r;
 	CHECK_ERRNO(getrusage(2, &r), EINVAL);
@@ -116,6 +187,8 @@ int main(void)
 		CHECK_CMP(s4.ru_minflt - s3.ru_minflt, ==, M);
 		munmap(q, M * PAGE_4K);
 	}
+
+	check_proc_stat(argv);
 
 	/* A thread: its faults are its own and the process's. */
 	char *tp = map_small(32, 0);
