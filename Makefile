@@ -333,7 +333,7 @@ bench-hugetlb:
 # TOPOLOGY, default "default"; the program reads fuzz.calls= and fuzz.seed=
 # from /proc/cmdline). Each mmlab boot is judged as make test judges it:
 # the kernel survives, the program passes, every page comes back. Results in
-# build/fuzz-results/seed-N/.
+# build/fuzz-results/seed-N/ (the host run's output: host-seed-N.txt).
 FUZZ_CALLS ?= 2000000
 FUZZ_SEEDS ?= 1 2 3
 fuzz:
@@ -341,7 +341,10 @@ fuzz:
 	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
 	@rc=0; for s in $(FUZZ_SEEDS); do \
 		echo "== host Linux: $(FUZZ_CALLS) calls, seed $$s"; \
-		$(B)/user/syscall_fuzz.elf --calls $(FUZZ_CALLS) --seed $$s | grep -v '^ok: ' || rc=1; \
+		mkdir -p $(B)/fuzz-results; \
+		$(B)/user/syscall_fuzz.elf --calls $(FUZZ_CALLS) --seed $$s > $(B)/fuzz-results/host-seed-$$s.txt; \
+		st=$$?; grep -v '^ok: ' $(B)/fuzz-results/host-seed-$$s.txt; \
+		[ $$st -eq 0 ] || { echo "host Linux: the fuzzer exited with status $$st"; rc=1; }; \
 		echo "== mmlab ($(or $(TOPOLOGY),default)): $(FUZZ_CALLS) calls, seed $$s"; \
 		$(RUNNER) test $(RUNNER_ARGS) --results $(B)/fuzz-results/seed-$$s --jobs 1 \
 			--topology $(or $(TOPOLOGY),default) --filter 'user.syscall_fuzz' \
