@@ -117,7 +117,9 @@ __noreturn void do_exit_thread(int code)
 
 	spin_lock(&sig->siglock);
 	list_del(&tsk->thread_node);
-	/* Linux's __exit_signal: what this thread used stays the group's. */
+	/* Linux's __exit_signal: what this thread used stays the group's.
+	 * What it uses from here on (the ticks of its last steps, the switch
+	 * away in do_exit) is counted nowhere, as in Linux after that point. */
 	sig->utime += tsk->utime;
 	sig->stime += tsk->stime;
 	sig->min_flt += tsk->min_flt;

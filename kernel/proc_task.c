@@ -173,11 +173,15 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 		seq_buf_puts(m, "THP_enabled:\t0\n");             /* user faults map 4 KiB pages */
 		seq_buf_puts(m, "untag_mask:\t0xffffffffffffffff\n"); /* no LAM */
 	}
-	/* No signal delivery yet: nothing pending, blocked, ignored or caught. */
+	/* Signals are never queued (nothing pending); the mask and the
+	 * actions are what rt_sigprocmask and rt_sigaction stored (Linux's
+	 * task_sig). */
+	unsigned long ign, catch;
+	collect_sigign_sigcatch(p, &ign, &catch);
 	seq_buf_printf(m, "Threads:\t%d\nSigQ:\t0/0\n", p->signal ? READ_ONCE(p->signal->nr_threads) : 1);
-	seq_buf_puts(m, "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n"
-			"SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
-			"SigCgt:\t0000000000000000\n");
+	seq_buf_printf(m, "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n"
+		       "SigBlk:\t%016lx\nSigIgn:\t%016lx\nSigCgt:\t%016lx\n",
+		       READ_ONCE(p->blocked), ign, catch);
 	seq_buf_printf(m, "CapInh:\t%016llx\nCapPrm:\t%016llx\nCapEff:\t%016llx\nCapBnd:\t%016llx\n"
 		       "CapAmb:\t%016llx\n", 0ull, CAP_FULL_SET, CAP_FULL_SET, CAP_FULL_SET, 0ull);
 	seq_buf_puts(m, "NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n");
@@ -212,7 +216,8 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
  * times are getrusage's (kernel/sys.c: the live threads' and the exited
  * ones' share, times in 100 Hz clock_t); what mmlab lacks is Linux's 0 or
  * constant for it: no terminal (tty_nr 0, tpgid -1), no children (the c*
- * fields), no signal delivery (pending, ignored, caught 0), every task at
+ * fields), no signal queued (pending 0; blocked, ignored and caught are
+ * what rt_sigprocmask and rt_sigaction stored), every task at
  * Linux's default priority (20) and nice (0) under SCHED_OTHER, kstkesp and
  * kstkeip 0 as Linux shows them outside a core dump. The flags are Linux's
  * PF_* bits that have a meaning here (PF_KTHREAD, PF_IDLE; no PF_RANDOMIZE:
@@ -268,16 +273,20 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 	 * the group only when it has one thread. */
 	int wchan = num_threads < 2 && state != TASK_RUNNING;
 	/* User processes are made by kthread_create_on_cpu too: a task is a
-	 * kernel thread here when it has no mm. */
-	unsigned long flags = (mm ? 0 : PF_KTHREAD) | (p->flags & PF_IDLE);
+	 * kernel thread here when it belongs to no thread group (a leader
+	 * that has exited has no mm but is still its group's). */
+	unsigned long flags = (sig ? 0 : PF_KTHREAD) | (p->flags & PF_IDLE);
+	unsigned long ign, catch;
+	collect_sigign_sigcatch(p, &ign, &catch);
 
-	char name[TASK_COMM_LEN * 2 + 1];
-	task_comm_escaped(p, name);
-	seq_buf_printf(m, "%d (%s) %c 0 %d %d 0 -1 %lu %lu 0 %lu 0 %llu %llu 0 0 20 0 %d 0 %llu %lu %lu %lu",
-		       pid, name, task_state_name(p)[0], pid, pid, flags, min_flt, maj_flt, (unsigned long long)nsec_to_clock_t(utime),
+	/* The name raw, as Linux's (proc_task_name without escaping; only
+	 * status escapes it): a reader finds the fields after the last ')'. */
+	seq_buf_printf(m, "%d (%.*s) %c 0 %d %d 0 -1 %lu %lu 0 %lu 0 %llu %llu 0 0 20 0 %d 0 %llu %lu %lu %lu",
+		       pid, TASK_COMM_LEN, p->comm, task_state_name(p)[0], pid, pid, flags, min_flt, maj_flt, (unsigned long long)nsec_to_clock_t(utime),
 		       (unsigned long long)nsec_to_clock_t(stime), num_threads, (unsigned long long)nsec_to_clock_t(p->start_boottime), vsize, rss, rsslim);
-	seq_buf_printf(m, " %lu %lu %lu 0 0 %lu %lu 0 0 %d 0 0 %d %u 0 0 0 0 0", mm ? code[0] : 0,
-		       mm ? code[1] : 0, stack, 0ul, p->blocked & 0x7ffffffful, wchan,
+	seq_buf_printf(m, " %lu %lu %lu 0 0 %lu %lu %lu %lu %d 0 0 %d %u 0 0 0 0 0", mm ? code[0] : 0,
+		       mm ? code[1] : 0, stack, 0ul, READ_ONCE(p->blocked) & 0x7ffffffful, ign & 0x7ffffffful,
+		       catch & 0x7ffffffful, wchan,
 		       p == p->group_leader || !sig ? SIGCHLD : -1, READ_ONCE(p->cpu));
 	for (int i = 0; i < 7; i++)
 		seq_buf_printf(m, " %lu", data[i]);

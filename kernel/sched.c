@@ -469,11 +469,14 @@ static void account_process_tick(struct task_struct *p, bool user)
 static unsigned long avenrun[3];
 static u64 calc_load_update = LOAD_FREQ;
 
+/* On a fixed grid of LOAD_FREQ, each sample 10 ticks after its window
+ * opens (Linux's calc_global_load, which leaves the CPUs that long to fold
+ * in their counts; here the counts are read directly). */
 static void calc_global_load(void)
 {
-	if (jiffies < calc_load_update)
+	if (jiffies < calc_load_update + 10)
 		return;
-	calc_load_update = jiffies + LOAD_FREQ;
+	calc_load_update += LOAD_FREQ;
 	unsigned long active = nr_running() * FIXED_1;
 	WRITE_ONCE(avenrun[0], calc_load(avenrun[0], EXP_1, active));
 	WRITE_ONCE(avenrun[1], calc_load(avenrun[1], EXP_5, active));

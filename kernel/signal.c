@@ -37,6 +37,8 @@
 #define MINSIGSTKSZ 2048 /* x86's */
 
 #define sigmask(sig) (1ul << ((sig) - 1))
+#define SIG_DFL 0ul
+#define SIG_IGN 1ul
 
 typedef struct {
 	unsigned long ss_sp;
@@ -93,6 +95,23 @@ void arch_do_signal_or_restart(void)
 	 * thread ends with the group's status. */
 	if (fatal_signal_pending(current))
 		do_exit_thread(READ_ONCE(current->signal->group_exit_code));
+}
+
+void collect_sigign_sigcatch(struct task_struct *p, unsigned long *ign, unsigned long *catch)
+{
+	struct sighand_struct *sh = p->sighand;
+	*ign = *catch = 0;
+	if (!sh)
+		return;
+	spin_lock(&sh->siglock);
+	for (int i = 1; i <= _NSIG; i++) {
+		unsigned long handler = sh->action[i - 1].sa.sa_handler;
+		if (handler == SIG_IGN)
+			*ign |= sigmask(i);
+		else if (handler != SIG_DFL)
+			*catch |= sigmask(i);
+	}
+	spin_unlock(&sh->siglock);
 }
 
 /* Linux's do_sigaction. */

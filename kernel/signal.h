@@ -107,6 +107,11 @@ static inline bool fatal_signal_pending(struct task_struct *p) { return signal_p
  * thread here; it returns otherwise. */
 void arch_do_signal_or_restart(void);
 
+/* Linux's collect_sigign_sigcatch: the signals p's group ignores (SIG_IGN)
+ * and catches (a handler), bit n-1 for signal n; none for a kernel thread.
+ * The actions are stored as rt_sigaction set them, though never delivered. */
+void collect_sigign_sigcatch(struct task_struct *p, unsigned long *ign, unsigned long *catch);
+
 /* A new sighand_struct with every action SIG_DFL (count 1); NULL if memory
  * is short. */
 struct sighand_struct *sighand_alloc(void);

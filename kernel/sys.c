@@ -1,8 +1,8 @@
 /* The small system calls: getpid 39, gettid 186, set_tid_address 218,
  * sched_yield 24, clock_gettime 228, clock_getres 229, nanosleep 35, clock_nanosleep 230,
- * uname 63, getuid 102,
- * geteuid 107, getgid 104, getegid 108, getppid 110, getrusage 98, getrlimit 97,
- * setrlimit 160, prlimit64 302, with Linux's ABI and errnos.
+ * uname 63, getuid 102, geteuid 107, getgid 104, getegid 108, getppid 110, getrusage 98,
+ * times 100, time 201, gettimeofday 96, sysinfo 99, getrlimit 97, setrlimit 160,
+ * prlimit64 302, with Linux's ABI and errnos.
  *
  * Invariant: a call either succeeds whole or changes no user memory: each
  * result is built in the kernel and copied out once, and a bad user pointer
@@ -418,8 +418,7 @@ SYSCALL_DEFINE1(sysinfo, struct sysinfo __user *, info)
 	u64 up = ktime_get_ns();
 	i.uptime = (long)(up / NSEC_PER_SEC + (up % NSEC_PER_SEC ? 1 : 0));
 	get_avenrun(i.loads, 0, SI_LOAD_SHIFT - FSHIFT);
-	unsigned long tasks = nr_kthreads();
-	i.procs = (u16)(tasks > 0xffff ? 0xffff : tasks);
+	i.procs = (u16)nr_kthreads(); /* truncated, as Linux's */
 	i.totalram = totalram_pages() << PAGE_SHIFT;
 	i.freeram = nr_free_pages() << PAGE_SHIFT;
 	i.mem_unit = 1;

@@ -19,6 +19,8 @@
  *     clock_gettime agree with getrusage, and clock_getres knows them. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -108,6 +110,7 @@ static void check_proc_stat(char **argv)
 	CHECK_CMP(f[20], ==, 1);
 	struct timespec boot;
 	clock_gettime(CLOCK_BOOTTIME, &boot);
+	CHECK_CMP(f[22], >=, 1); /* started after boot */
 	CHECK_CMP(f[22], <=, (unsigned long long)boot.tv_sec * 100 + boot.tv_nsec / 10000000);
 	CHECK_CMP(f[23], ==, (unsigned long long)vmsize * 1024);
 	long slack = on_mmlab() ? 0 : 64 * 4 * sysconf(_SC_NPROCESSORS_ONLN);
@@ -120,16 +123,29 @@ static void check_proc_stat(char **argv)
 	CHECK(f[26] <= code && code < f[27]);
 	int local;
 	CHECK_CMP(f[28], >, (unsigned long long)(uintptr_t)&local);
+	/* Signals as rt_sigaction stored them (main ignores SIGPIPE and
+	 * catches SIGUSR1 before this), and status says the same. */
+	CHECK_CMP(f[33] & (1ull << (SIGPIPE - 1)), !=, 0);
+	CHECK_CMP(f[34] & (1ull << (SIGUSR1 - 1)), !=, 0);
+	CHECK_CMP(f[34] & (1ull << (SIGPIPE - 1)), ==, 0);
+	static char status[4096];
+	if (CHECK(read_file("/proc/self/status", status, sizeof(status)) > 0)) {
+		char *ign = strstr(status, "SigIgn:\t"), *cgt = strstr(status, "SigCgt:\t");
+		CHECK(ign && (strtoull(ign + 8, NULL, 16) & 0x7fffffffull) == f[33]);
+		CHECK(cgt && (strtoull(cgt + 8, NULL, 16) & 0x7fffffffull) == f[34]);
+	}
 	CHECK_CMP(f[38], ==, 17); /* SIGCHLD */
 	CHECK_CMP(f[39], <, (unsigned long long)sysconf(_SC_NPROCESSORS_CONF));
-	CHECK(f[45] <= f[46] && f[46] <= f[47]);
+	CHECK(f[45] > 0 && f[45] <= f[46] && f[46] <= f[47]);
 	uintptr_t arg0 = (uintptr_t)argv[0];
 	CHECK(f[48] <= arg0 && arg0 < f[49]);
 	CHECK(f[49] <= f[50] && f[50] <= f[51]);
 	CHECK_CMP(f[52], ==, 0);
 }
 
-static long thread_faults = -1;
+static void on_usr1(int sig) { (void)sig; }
+
+static long thread_faults = -1, thread_total = -1;
 
 static void *thread_main(void *arg)
 {
@@ -139,6 +155,7 @@ static void *thread_main(void *arg)
 		p[i * PAGE_4K] = 1;
 	struct rusage b = usage(RUSAGE_THREAD);
 	thread_faults = b.ru_minflt - a.ru_minflt;
+	thread_total = b.ru_minflt;
 	return NULL;
 }
 
@@ -188,18 +205,35 @@ int main(int argc, char **argv)
 		munmap(q, M * PAGE_4K);
 	}
 
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGUSR1, on_usr1);
 	check_proc_stat(argv);
 
 	/* A thread: its faults are its own and the process's. */
 	char *tp = map_small(32, 0);
 	if (CHECK(tp != NULL)) {
-		struct rusage before = usage(RUSAGE_SELF);
+		struct rusage before = usage(RUSAGE_SELF), main0 = usage(RUSAGE_THREAD);
 		pthread_t th;
 		if (CHECK(pthread_create(&th, NULL, thread_main, tp) == 0)) {
 			pthread_join(th, NULL);
-			struct rusage after = usage(RUSAGE_SELF);
+			/* The join returns at the thread's CLEARTID wake, before it
+			 * leaves the group: wait until it has (at most 10 s), so
+			 * that its faults are counted as an exited thread's. */
+			long long deadline = now_ns() + 10000000000ll;
+			static char st[4096];
+			while (read_file("/proc/self/status", st, sizeof(st)) > 0 && field_after(st, "Threads:") != 1 &&
+			       now_ns() < deadline)
+				sched_yield();
+			CHECK_CMP(field_after(st, "Threads:"), ==, 1);
+			struct rusage main1 = usage(RUSAGE_THREAD), after = usage(RUSAGE_SELF);
 			CHECK_CMP(thread_faults, ==, 32);
-			CHECK_CMP(after.ru_minflt - before.ru_minflt, >=, 32);
+			/* The process's faults: the main thread's own and all
+			 * the gone thread's (those after its last count too:
+			 * its exit touches nothing new on either kernel). */
+			CHECK_CMP(after.ru_minflt - before.ru_minflt, >=,
+				  main1.ru_minflt - main0.ru_minflt + thread_total);
+			CHECK_CMP(after.ru_minflt - before.ru_minflt, <=,
+				  main1.ru_minflt - main0.ru_minflt + thread_total + 4);
 		}
 		munmap(tp, 32 * PAGE_4K);
 	}

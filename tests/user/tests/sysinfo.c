@@ -2,7 +2,7 @@
  * identity calls, the same on mmlab and on Linux:
  *   - sysinfo reports memory in bytes (mem_unit 1 on a 64-bit kernel):
  *     totalram is MemTotal, freeram MemFree give or take what moved in
- *     between, no more swap free than there is; uptime is CLOCK_BOOTTIME
+ *     between (on mmlab; at most totalram on Linux), no more swap free than there is; uptime is CLOCK_BOOTTIME
  *     rounded up; procs counts at least this process; its load averages
  *     are /proc/loadavg's, whose line has Linux's shape (three averages,
  *     runnable/all tasks with at least this one running, the last pid,
@@ -50,10 +50,17 @@ int main(void)
 	CHECK_ERRNO(sysinfo((struct sysinfo *)8), EFAULT);
 	CHECK_CMP(si.mem_unit, ==, 1);
 	CHECK_CMP((long)(si.totalram / 1024), ==, meminfo_kb("MemTotal"));
+	/* freeram is MemFree of the moment: between the two reads around it
+	 * on mmlab, where only this program allocates (4 MiB of slack for
+	 * the kernel's own); a Linux host may move by gigabytes meanwhile. */
 	long lo = free_before < free_after ? free_before : free_after;
 	long hi = free_before < free_after ? free_after : free_before;
-	CHECK_CMP((long)(si.freeram / 1024), >=, lo - 4096);
-	CHECK_CMP((long)(si.freeram / 1024), <=, hi + 4096);
+	if (on_mmlab()) {
+		CHECK_CMP((long)(si.freeram / 1024), >=, lo - 4096);
+		CHECK_CMP((long)(si.freeram / 1024), <=, hi + 4096);
+	}
+	CHECK_CMP(si.freeram, >, 0);
+	CHECK_CMP(si.freeram, <=, si.totalram);
 	CHECK_CMP(si.freeswap, <=, si.totalswap);
 	CHECK_CMP((long)(si.totalswap / 1024), ==, meminfo_kb("SwapTotal"));
 	CHECK_CMP(si.uptime, >=, boot0);
@@ -114,7 +121,9 @@ int main(void)
 	long tt = -1;
 	long t = syscall(SYS_time, &tt);
 	long r1 = ts_sec(CLOCK_REALTIME);
-	CHECK_CMP(t, >=, r0);
+	/* Linux's time() reads the seconds the tick last stored, so it may
+	 * be a second behind clock_gettime just after a second turns. */
+	CHECK_CMP(t, >=, r0 - 1);
 	CHECK_CMP(t, <=, r1);
 	CHECK_CMP(tt, ==, t);
 	CHECK_CMP(syscall(SYS_time, NULL), >=, t);
