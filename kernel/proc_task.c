@@ -70,7 +70,10 @@ static const char *task_state_name(const struct task_struct *p)
 	if (s == TASK_RUNNING)
 		return "R (running)";
 	if (s & TASK_DEAD)
-		return "X (dead)";
+		/* A leader that exited before its threads stays its group's
+		 * zombie, as Linux's does until the last thread goes. */
+		return p->signal && p == p->group_leader && READ_ONCE(p->signal->nr_threads) > 0 ? "Z (zombie)"
+												 : "X (dead)";
 	if (s & TASK_UNINTERRUPTIBLE)
 		return "D (disk sleep)";
 	return "S (sleeping)";

@@ -9,8 +9,10 @@
  *   spin         spins without system calls; main calls exit_group(7)
  *   sleep        sleeps in nanosleep (600 s); main calls exit_group(9)
  *   leader_exit  waits (yielding) for the leader's set_tid_address word to
- *                clear, then exit(3); the leader calls exit(5) first: the
- *                process's status is the last thread's, 3 (as Linux's)
+ *                clear, then for /proc/self/stat to show the leader as a
+ *                zombie, then exit(3) (4 if it never does); the leader
+ *                calls exit(5) first: the process's status is the last
+ *                thread's, 3 (as Linux's)
  *   fault        spin, but the last one writes to address 0: the fault
  *                kills every thread
  *   thread_exit_group  spin, but the last one calls exit_group(11) while
@@ -38,6 +40,37 @@ static __attribute__((noreturn)) void spin_forever(void)
 		__asm__ volatile("pause" ::: "memory");
 }
 
+/* Once the leader has exited, /proc/self/stat shows it as its group's
+ * zombie ('Z', no PF_KTHREAD in the flags), as Linux's: read with raw
+ * system calls (this thread has no C library state), until the leader's
+ * exit has got that far (a bounded number of yields). */
+static bool leader_is_zombie(void)
+{
+	for (int tries = 0; tries < 100000; tries++) {
+		char buf[1024];
+		long fd = raw6(2 /* open */, (long)"/proc/self/stat", 0, 0, 0, 0, 0);
+		if (fd < 0)
+			return false;
+		long n = raw6(0 /* read */, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+		raw1(3 /* close */, fd);
+		if (n <= 0)
+			return false;
+		buf[n] = 0;
+		char *close = strrchr(buf, ')');
+		if (!close)
+			return false;
+		if (close[2] == 'Z') {
+			/* Fields 4 to 9 follow: ppid pgrp session tty_nr tpgid flags. */
+			char *q = close + 4;
+			for (int field = 4; field < 9; field++)
+				q = strchr(q, ' ') + 1;
+			return (strtoul(q, NULL, 10) & 0x00200000ul) == 0; /* PF_KTHREAD */
+		}
+		raw_yield();
+	}
+	return false;
+}
+
 static int thread_fn(void *arg)
 {
 	long i = (long)arg;
@@ -53,7 +86,7 @@ static int thread_fn(void *arg)
 	if (!strcmp(mode, "leader_exit")) {
 		while (leader_word != 0)
 			raw_yield();
-		return 3;
+		return leader_is_zombie() ? 3 : 4;
 	}
 	/* Every thread is in before the last one acts. */
 	while (last && started < nthreads)
