@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -13,15 +14,24 @@
 
 #define TOUR_SIZE (64 * MiB)
 
+/* One line: the figures, and the page faults taken since the line before
+ * (getrusage's ru_minflt: every fault the kernel handled for us). */
 static void show(const char *what)
 {
-	printf("  %-44s VmSize %8ld kB  VmRSS %7ld kB  VmPTE %5ld kB  MemFree %8ld kB\n", what,
-	       status_kb("VmSize"), status_kb("VmRSS"), status_kb("VmPTE"), meminfo_kb("MemFree"));
+	static long last_minflt;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("  %-44s VmSize %8ld kB  VmRSS %7ld kB  VmPTE %5ld kB  MemFree %8ld kB  faults %6ld\n", what,
+	       status_kb("VmSize"), status_kb("VmRSS"), status_kb("VmPTE"), meminfo_kb("MemFree"),
+	       ru.ru_minflt - last_minflt);
+	getrusage(RUSAGE_SELF, &ru); /* the reads above fault too: not the next step's */
+	last_minflt = ru.ru_minflt;
 }
 
 int main(void)
 {
-	printf("mm_tour: process %d; each line is read from /proc/self/status and /proc/meminfo\n",
+	printf("mm_tour: process %d; each line is read from /proc/self/status, /proc/meminfo and\n"
+	       "getrusage (the page faults since the line before)\n",
 	       (int)getpid());
 	show("at start");
 	char *p = mmap(NULL, TOUR_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
