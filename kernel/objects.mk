@@ -21,6 +21,7 @@ KERNEL_SRCS += \
 	kernel/pid.c \
 	kernel/panic.c \
 	kernel/printk.c \
+	kernel/proc_array.c \
 	kernel/proc_task.c \
 	kernel/process.c \
 	kernel/procfs.c \

@@ -1,6 +1,7 @@
-/* The per-task procfs files, /proc/self|<pid>/{status,statm,maps,smaps,
- * smaps_rollup,pagemap}
- * (kernel/proc_task.c), as the generators procfs.c's namespace points at.
+/* The per-task procfs files, /proc/self|<pid>/{status,stat,statm,maps,smaps,
+ * smaps_rollup,numa_maps,pagemap}
+ * (kernel/proc_array.c: status, stat, statm; kernel/proc_task.c: the
+ * rest), as the generators procfs.c's namespace points at.
  * Each prints the task of the node it is given (node->task). */
 #ifndef KERNEL_PROC_TASK_H
 #define KERNEL_PROC_TASK_H
