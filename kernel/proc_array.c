@@ -160,7 +160,10 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 	if (mm) {
 		task_mem(m, mm);
 		seq_buf_puts(m, "CoreDumping:\t0\n");
-		seq_buf_puts(m, "THP_enabled:\t0\n");             /* user faults map 4 KiB pages */
+		/* Linux's task_thp_status: 1 on a kernel with THP unless the
+		 * process disabled it (prctl(PR_SET_THP_DISABLE), which mmlab
+		 * does not have), whatever transparent_hugepage/enabled says. */
+		seq_buf_puts(m, "THP_enabled:\t1\n");
 		seq_buf_puts(m, "untag_mask:\t0xffffffffffffffff\n"); /* no LAM */
 	}
 	/* Signals are never queued (nothing pending); the mask and the

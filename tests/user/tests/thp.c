@@ -97,6 +97,11 @@ int main(void)
 	if (read_file("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", text, sizeof(text)) > 0)
 		sscanf(text, "%ld", &pmd);
 	CHECK_CMP(pmd, ==, (long)HPAGE);
+	/* A kernel with THP says so in status, whatever the mode in force
+	 * (Linux's task_thp_status: only PR_SET_THP_DISABLE makes it 0). */
+	static char status[4096];
+	if (CHECK(read_file("/proc/self/status", status, sizeof(status)) > 0))
+		CHECK_CMP(field_after(status, "THP_enabled:"), ==, 1);
 
 	/* 4 MiB on a 2 MiB boundary: map 6 MiB, keep the aligned middle. */
 	char *raw = mmap(NULL, 3 * HPAGE, RW, ANON, -1, 0);
