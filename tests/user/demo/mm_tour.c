@@ -52,6 +52,15 @@ int main(void)
 	show("mprotect(PROT_READ) on the second half");
 	munmap(p, TOUR_SIZE);
 	show("munmap all of it");
+	char *h = mmap(NULL, 4 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h != MAP_FAILED) {
+		madvise(h, 4 * MiB, MADV_HUGEPAGE);
+		show("mmap 4 MiB, MADV_HUGEPAGE");
+		touch_pages(h, 4 * MiB, 0x5a);
+		show("write every page (2 MiB pages: a fault each)");
+		munmap(h, 4 * MiB);
+		show("munmap it");
+	}
 
 	printf("mm_tour: the 2021 \"free user PTE page table pages\" workload, scaled to 256 chunks:\n");
 	struct pte_workload w = { .chunks = 256, .pages_per_chunk = 512 };
