@@ -216,6 +216,9 @@ static int cmd_test(const struct opts *o)
 		return 1;
 	}
 
+	long host_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (host_cpus < 1)
+		host_cpus = 1;
 	size_t njobs = o->nhosts + nsel;
 	struct job *jobs = xrealloc(NULL, njobs * sizeof(*jobs));
 	memset(jobs, 0, njobs * sizeof(*jobs));
@@ -235,6 +238,7 @@ static int cmd_test(const struct opts *o)
 				}
 			j->kind = KTAP_KIND_HOST;
 			j->timeout_s = HOST_TIMEOUT_S;
+			j->cpus = 1;
 			sv_push(&j->argv, prog);
 		} else {
 			const struct topology *t = sel[i - o->nhosts];
@@ -242,6 +246,9 @@ static int cmd_test(const struct opts *o)
 			j->topo = t;
 			j->kind = KTAP_KIND_QEMU;
 			j->timeout_s = t->timeout_s;
+			j->cpus = topology_vcpus(t);
+			if (j->cpus > host_cpus)
+				j->cpus = host_cpus;
 			if (t->firmware == FIRMWARE_UEFI)
 				j->vars_path = vars_copy_path(o, t);
 			build_qemu_argv(&j->argv, o, t, true, j->vars_path);
@@ -305,6 +312,9 @@ static int cmd_test(const struct opts *o)
 			.exit_status = j->exit_status,
 			.timed_out = j->timed_out,
 			.duration_s = j->end - j->start,
+			.cpu_s = j->cpu_s,
+			.suite_seconds = j->suite_seconds,
+			.nsuite_seconds = j->nsuite_start,
 			.parser = j->parser,
 			.verdict = j->verdict,
 		};
@@ -336,6 +346,8 @@ static int cmd_test(const struct opts *o)
 		free(jobs[i].vars_path);
 		free(jobs[i].lb[0].buf);
 		free(jobs[i].lb[1].buf);
+		free(jobs[i].suite_start);
+		free(jobs[i].suite_seconds);
 	}
 	free(jobs);
 	free(recs);
