@@ -254,6 +254,14 @@ static void help_tells_default_from_value(struct kunit *test)
 	eol = strchr(line, '\n');
 	found = strstr(line, ", now ");
 	KUNIT_EXPECT_TRUE(test, !found || (eol && found > eol));
+	/* Options read by handlers are listed too, with what they take,
+	 * and the state where the option describes one. */
+	line = strstr(help, "  hugepagesz ");
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	eol = strchr(line, '\n');
+	found = strstr(line, "2M, or 1G");
+	KUNIT_EXPECT_TRUE(test, found && (!eol || found < eol));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(help, "  hugepages "));
 }
 
 static struct kunit_case cmdline_cases[] = {
