@@ -262,6 +262,11 @@ static void help_tells_default_from_value(struct kunit *test)
 	found = strstr(line, "2M, or 1G");
 	KUNIT_EXPECT_TRUE(test, found && (!eol || found < eol));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(help, "  hugepages "));
+	line = strstr(help, "  transparent_hugepage ");
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	eol = strchr(line, '\n');
+	found = strstr(line, "(default ");
+	KUNIT_EXPECT_TRUE(test, found && (!eol || found < eol));
 }
 
 static struct kunit_case cmdline_cases[] = {
