@@ -73,8 +73,11 @@ static int call_setup(const struct kernel_param *p, const char *val, size_t len,
 	char copy[PARAM_SETUP_VALUE_MAX + 1];
 	if (!has_value)
 		return p->setup(NULL);
-	if (len > PARAM_SETUP_VALUE_MAX)
-		return -EINVAL;
+	if (len > PARAM_SETUP_VALUE_MAX) {
+		pr_err("cmdline: the value of '%s' is longer than %d characters; ignored\n", p->name,
+		       PARAM_SETUP_VALUE_MAX);
+		return -E2BIG;
+	}
 	memcpy(copy, val, len);
 	copy[len] = 0;
 	return p->setup(copy);

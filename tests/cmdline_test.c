@@ -174,6 +174,7 @@ static void setup_refusals_are_problems(struct kunit *test)
 	unsigned before = nr_calls;
 	KUNIT_EXPECT_EQ(test, parse(line), 1);
 	KUNIT_EXPECT_EQ(test, nr_calls, before);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "the value of 'record' is longer than 255 characters; ignored"));
 	line[at + PARAM_SETUP_VALUE_MAX] = 0;
 	KUNIT_EXPECT_EQ(test, parse(line), 0);
 	KUNIT_EXPECT_EQ(test, nr_calls, before + 1);
