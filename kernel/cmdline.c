@@ -264,10 +264,10 @@ void cmdline_print_help(void)
 		/* A handler's option without a description of its state has
 		 * no default to show: its line says what it takes. */
 		if (params[i].type == PARAM_SETUP && !params[i].show)
-			pr_info("  %-18s %s; %s\n", params[i].name, params[i].help,
+			pr_info("  %-20s %s; %s\n", params[i].name, params[i].help,
 				param_expects(&params[i], expects, sizeof(expects)));
 		else
-			pr_info("  %-18s %s; %s (default %s%s%s)\n", params[i].name, params[i].help,
+			pr_info("  %-20s %s; %s (default %s%s%s)\n", params[i].name, params[i].help,
 				param_expects(&params[i], expects, sizeof(expects)), def,
 				changed ? ", now " : "", changed ? now : "");
 	}

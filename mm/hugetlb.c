@@ -500,7 +500,7 @@ static int hugepagesz_setup(const char *s)
 	return 0;
 }
 kernel_param_setup("hugepagesz", hugepagesz_setup, NULL, "2M, or 1G on a CPU with 1 GiB pages (PDPE1GB)",
-		   "the huge page size the hugepages= after it set; each size once");
+		   "the huge page size the hugepages= after it set (each size once)");
 
 /* Linux's hugepages_clear_pages_in_node: a bad hugepages= leaves its size
  * with no pages asked. */
@@ -632,7 +632,7 @@ static void show_default_hugepagesz(char *buf, size_t size)
 }
 kernel_param_setup("default_hugepagesz", default_hugepagesz_setup, show_default_hugepagesz,
 		   "2M, or 1G on a CPU with 1 GiB pages (PDPE1GB)",
-		   "the size of MAP_HUGETLB without a size, /proc/sys/vm/nr_hugepages and meminfo; once");
+		   "the size of MAP_HUGETLB without size bits, of /proc/sys/vm/nr_hugepages and of meminfo (once)");
 
 /* "2.00 MiB", "1.00 GiB": Linux's string_get_size for these sizes. */
 static const char *size_words(int idx)
