@@ -10,6 +10,7 @@
  *                                   order (hugepages= sets the size named
  *                                   by the hugepagesz= before it, else the
  *                                   default) and with Linux's warnings
+ *                                   (mm/hugetlb_cmdline.c)
  *   /proc/sys/vm/nr_hugepages       the default size's pool
  *   /sys/kernel/mm/hugepages/hugepages-<kB>kB/nr_hugepages, free_hugepages,
  *       resv_hugepages, surplus_hugepages, nr_overcommit_hugepages
@@ -157,6 +158,14 @@ void hugetlb_cmdline_end(void);
  * hugetlb_cmdline_node_specific (Linux's node_specific_alloc). */
 void hugetlb_cmdline_finish(struct hugetlb_cmdline *req);
 bool hugetlb_cmdline_node_specific(const struct hugetlb_cmdline *req, int idx);
+/* At boot (hugetlb_init): the boot's request finished, the default size
+ * set, and each supported size's pool set to what it asks (with Linux's
+ * warning when memory runs short). */
+void hugetlb_boot_pools(void);
+/* Whether a huge page of size bytes can be mapped: 2 MiB, and 1 GiB on a
+ * CPU with PDPE1GB (Linux's arch_hugetlb_valid_size). Valid from the
+ * command line on (the CPU's features are known by then). */
+bool arch_hugetlb_valid_size(unsigned long size);
 
 /* Every pool's pages, in 4 KiB pages (Linux's hugetlb_total_pages): the
  * overcommit limit leaves them out (mm/util.c's vm_commit_limit). */
