@@ -1,4 +1,4 @@
-/* hugetlb's command line (mm/hugetlb.c): hugepagesz=, hugepages= and
+/* hugetlb's command line (mm/hugetlb_cmdline.c): hugepagesz=, hugepages= and
  * default_hugepagesz= read by the one parser (kernel/cmdline.c), word by
  * word in order, with Linux's rules and warnings: texts are parsed into a
  * request of the test's own (hugetlb_cmdline_begin), so no boot is needed
