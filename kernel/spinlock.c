@@ -12,24 +12,34 @@ kernel_param_flag("spinlock_debug", spinlock_debug,
 		  "report spinlock recursion and unlocking a lock that is not held");
 
 bool virt_spin_lock_key;
-static char spinlock_mode[8] = "auto";
-kernel_param_string("spinlock", spinlock_mode,
-		    "how spinlock waiters wait: ticket (fair), tas (test-and-set, Linux's "
-		    "virt_spin_lock), auto (tas under a hypervisor)");
+/* spinlock=: -1 auto (test-and-set under a hypervisor), 0 ticket, 1 tas. */
+static int spinlock_choice = -1;
+static const char *const spinlock_words[] = { "ticket", "tas", "auto" };
+
+static int setup_spinlock(const char *val)
+{
+	for (int i = 0; val && i < 3; i++)
+		if (!strcmp(val, spinlock_words[i])) {
+			spinlock_choice = i == 2 ? -1 : i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static void show_spinlock(char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", spinlock_choice < 0 ? "auto" : spinlock_words[spinlock_choice]);
+}
+kernel_param_setup("spinlock", setup_spinlock, show_spinlock, "ticket, tas or auto",
+		   "how spinlock waiters wait: ticket (fair), tas (test-and-set, Linux's "
+		   "virt_spin_lock), auto (tas under a hypervisor)");
 
 const char *spinlock_init_mode(bool hypervisor)
 {
-	if (!strcmp(spinlock_mode, "ticket")) {
-		virt_spin_lock_key = false;
-		return "ticket (spinlock=ticket)";
+	if (spinlock_choice >= 0) {
+		virt_spin_lock_key = spinlock_choice;
+		return spinlock_choice ? "test-and-set (spinlock=tas)" : "ticket (spinlock=ticket)";
 	}
-	if (!strcmp(spinlock_mode, "tas")) {
-		virt_spin_lock_key = true;
-		return "test-and-set (spinlock=tas)";
-	}
-	if (strcmp(spinlock_mode, "auto"))
-		pr_err("cmdline: bad value '%s' for 'spinlock' (expected ticket, tas or auto); "
-		       "keeping auto\n", spinlock_mode);
 	virt_spin_lock_key = hypervisor;
 	return hypervisor ? "test-and-set (a hypervisor: CPUID's hypervisor bit)"
 			  : "ticket (no hypervisor bit in CPUID)";
