@@ -472,6 +472,21 @@ static void kill_all(struct job *jobs, size_t n)
 		}
 }
 
+static struct job *next_job(struct job *jobs, size_t n)
+{
+	struct job *best = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct job *j = &jobs[i];
+		if (j->state != JOB_PENDING)
+			continue;
+		if (!j->topo)
+			return j;
+		if (!best || j->est_s > best->est_s)
+			best = j;
+	}
+	return best;
+}
+
 void run_jobs(struct job *jobs, size_t n, long maxjobs)
 {
 	size_t next = 0, done = 0;
@@ -489,7 +504,8 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 			exit(130);
 		}
 		while (running < maxjobs && next < n) {
-			struct job *j = &jobs[next++];
+			struct job *j = next_job(jobs, n);
+			next++;
 			if (j->topo)
 				printf("[%s] booting %s(%s, %s firmware, timeout %d s%s)\n", j->name,
 				       j->topo->kernel == KERNEL_LINUX ? "Linux " : "",

@@ -39,6 +39,8 @@ struct job {
 	char *kt_path;        /* kunit.py output (--kunit-tool), or NULL */
 	char *vars_path;      /* per-boot OVMF_VARS copy, or NULL */
 	int timeout_s;        /* in seconds of its usable CPUs' time (see jobs.c) */
+	double est_s;         /* how long it is expected to take: boots start
+			       * longest first (host programs before them) */
 	int cpus;             /* CPUs it can keep busy at once: its vCPUs (1 for a
 			       * host program), at most the host's */
 
@@ -65,7 +67,9 @@ struct job {
 
 /* Runs jobs[0..n) (prepared: argv, log, parser; state JOB_PENDING, fds -1)
  * to the end, at most maxjobs at a time; each ends JOB_DONE with its
- * verdict. */
+ * verdict. Host programs start first, in order; then boots, the longest
+ * (est_s) first, so that the short ones fill the end of the run instead of
+ * a long one starting last (ties in order). */
 void run_jobs(struct job *jobs, size_t n, long maxjobs);
 
 /* Seconds from suite i's start to the next one's (the last: to the job's

@@ -925,6 +925,62 @@ static bool timeouts_count_cpu_time(void)
 	return ok;
 }
 
+/* Host programs start first, then boots, the longest expected first. */
+static bool jobs_start_longest_first(void)
+{
+	enum { N = 4 };
+	static const double est[N] = { 0, 1, 3, 2 };
+	static const int want_rank[N] = { 0, 3, 1, 2 }; /* start order */
+	struct topology topo;
+	memset(&topo, 0, sizeof(topo));
+	topo.name = "selftest";
+	topo.description = "";
+	struct job jobs[N];
+	memset(jobs, 0, sizeof(jobs));
+	for (size_t i = 0; i < N; i++) {
+		struct job *j = &jobs[i];
+		j->name = xasprintf("selftest-order-%zu", i);
+		j->kind = KTAP_KIND_HOST;
+		j->topo = i ? &topo : NULL; /* job 0 is a host program */
+		j->est_s = est[i];
+		j->timeout_s = 60;
+		j->cpus = 1;
+		j->fd[0] = j->fd[1] = -1;
+		sv_push(&j->argv, "/bin/true");
+		j->parser = ktap_new(j->kind, j->timeout_s);
+	}
+	fflush(stdout);
+	int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
+	if (saved < 0 || devnull < 0 || dup2(devnull, 1) < 0) {
+		note("cannot redirect stdout");
+		return false;
+	}
+	run_jobs(jobs, N, 1);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(devnull);
+	bool ok = true;
+	for (size_t i = 0; i < N; i++) {
+		int rank = 0;
+		for (size_t k = 0; k < N; k++)
+			rank += jobs[k].start < jobs[i].start;
+		if (rank != want_rank[i]) {
+			note("job %zu (estimate %.0f s) started as number %d, want %d", i, est[i],
+			     rank + 1, want_rank[i] + 1);
+			ok = false;
+		}
+	}
+	for (size_t i = 0; i < N; i++) {
+		ktap_free(jobs[i].parser);
+		sv_free(&jobs[i].argv);
+		free(jobs[i].name);
+		free(jobs[i].suite_start);
+		free(jobs[i].suite_seconds);
+	}
+	return ok;
+}
+
 static const struct {
 	const char *name;
 	bool (*fn)(void);
@@ -938,6 +994,7 @@ static const struct {
 	{"hostile_iso_and_expect_log", hostile_iso_and_expect_log},
 	{"vcpus_from_smp", topo_vcpus_from_smp},
 	{"timeouts_count_cpu_time", timeouts_count_cpu_time},
+	{"jobs_start_longest_first", jobs_start_longest_first},
 };
 
 /* Runs suite "runner_topology" (number 2); returns its failed count. */
