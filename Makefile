@@ -100,6 +100,10 @@ HOST_TESTS += $(USER_HOST_TESTS)
 # booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
 include tools/linux/linux.mk
 
+.PHONY: kunit-tool
+kunit-tool:
+	@tests/runner/kunit-tool.sh >/dev/null
+
 .PHONY: all deps run test compare debug bench bench-pte bench-mempolicy bench-hugetlb fuzz clean host-tests
 
 deps:
@@ -226,9 +230,11 @@ test-hostile:
 # topology may boot: every topology, or TOPOLOGY=linux-*.
 test_boots_linux := $(if $(TOPOLOGY),$(filter linux-%,$(TOPOLOGY)),all)
 test_boots_hostile := $(if $(TOPOLOGY),$(filter hostile-%,$(TOPOLOGY)),all)
+# The build runs JOBS-wide, kunit_tool's extraction (a 140 MB xz) and the
+# Linux guest's fetch beside the compilers.
 test:
 	@tools/deps.sh test
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS) \
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS) kunit-tool \
 		$(if $(test_boots_linux),linux-guest) $(if $(test_boots_hostile),hostile-cases)
 	@kunit_tool=$$(tests/runner/kunit-tool.sh) && \
 	$(RUNNER) test $(RUNNER_ARGS) \
