@@ -7,8 +7,17 @@
  * program), and ends with `return test_end();`, which prints the tally and
  * gives the exit status of the verdict protocol: 0 = all passed, 1 = a check
  * failed. test_skip() prints "SKIP: <reason>" as the last line and exits 77.
+ * check_skip() passes over one part that this machine's settings make
+ * meaningless, with a "skip: <reason>" line; the program goes on, and its
+ * tally counts the skips.
  * Faults cannot be checked here (no signals on mmlab): crash programs do
- * that. */
+ * that.
+ *
+ * Expectations never assume how the host's Linux is set up: where a result
+ * depends on a setting (vm.overcommit_memory, RLIMIT_AS, the THP mode, the
+ * CPUs a program may run on, ...), the program asks the kernel with the
+ * probes at the end of this file and expects accordingly, or skips that
+ * part with check_skip() and says why. */
 #ifndef MMLAB_USER_CHECK_H
 #define MMLAB_USER_CHECK_H
 
@@ -27,6 +36,9 @@
 void test_begin(const char *name);
 int test_end(void);
 __attribute__((noreturn, format(printf, 1, 2))) void test_skip(const char *fmt, ...);
+/* Prints "skip: <reason>" (one part not checked here, and why) and counts
+ * it; the program goes on. */
+__attribute__((format(printf, 1, 2))) void check_skip(const char *fmt, ...);
 /* Prints a line of commentary ("# what is going on"). */
 __attribute__((format(printf, 1, 2))) void note(const char *fmt, ...);
 
@@ -105,5 +117,51 @@ bool on_mmlab(void);
  * on a host Linux 6.18 of this project's machines): there the answer is
  * probed once, by reading 64 fresh pages and watching VmRSS, and noted. */
 bool reads_map_zero_page(void);
+
+/* The probes below read what this kernel is set to do, so that a program
+ * expects that rather than one host's configuration. On mmlab they read
+ * mmlab's own files, whose values at boot are the ones the programs were
+ * written against (overcommit mode 0, no RLIMIT_AS, 47-bit addresses, ...),
+ * so what is checked there does not change. */
+
+/* vm.overcommit_memory (/proc/sys/vm/overcommit_memory): 0 the heuristic,
+ * 1 always, 2 never (strict accounting against CommitLimit); -1 if the
+ * file cannot be read. */
+int overcommit_mode(void);
+
+/* Why this kernel may refuse (ENOMEM) a private writable anonymous
+ * mapping of len bytes made with MAP_NORESERVE, or NULL when none of its
+ * settings stands in the way. Two can: RLIMIT_AS below VmSize + len (a
+ * refusal for certain), and vm.overcommit_memory = 2, which charges such a
+ * mapping all the same (mmap honours MAP_NORESERVE only in modes 0 and 1):
+ * refused for certain when len alone is over CommitLimit, else depending
+ * on Committed_AS, which every process on the machine moves. *certain
+ * (may be NULL) says which. The reason is a static string. */
+const char *noreserve_refusal(size_t len, bool *certain);
+
+/* Whether this process may lock len more bytes: CAP_IPC_LOCK (root; every
+ * mmlab process), or RLIMIT_MEMLOCK above what is locked (VmLck) plus len.
+ * If not, why, in why. */
+bool mlock_allowed(size_t len, char *why, size_t size);
+
+/* The THP mode in force for 2 MiB anonymous pages: "always", "madvise" or
+ * "never". Linux 6.8 and later let hugepages-2048kB/enabled override the
+ * top-level transparent_hugepage/enabled ("inherit" defers to it); NULL
+ * where the kernel has no THP (no /sys/kernel/mm/transparent_hugepage). */
+const char *thp_pmd_mode(void);
+
+/* CPUs: how many are online (/sys/devices/system/cpu/online), and the
+ * number of CPU ids (the highest possible CPU + 1: Linux's nr_cpu_ids).
+ * Not sysconf(): musl answers both _SC_NPROCESSORS_ONLN and _CONF with
+ * the CPUs of the affinity mask, which a host (taskset, a container) may
+ * have narrowed. -1 if unreadable. */
+long cpus_online(void);
+long cpu_ids(void);
+
+/* The width of user addresses: 47 with 4-level paging (mmlab, most
+ * hosts), 56 where Linux runs with 5-level paging (LA57). Probed on Linux
+ * by a hint above 47 bits, which such a kernel honours and a 4-level one
+ * cannot. */
+int user_va_bits(void);
 
 #endif
