@@ -330,8 +330,8 @@ const char *noreserve_refusal(size_t len, bool *certain)
 	long vmsize_kb = status_kb("VmSize");
 	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && vmsize_kb >= 0 &&
 	    (unsigned long long)vmsize_kb * KiB + len > (unsigned long long)as.rlim_cur) {
-		snprintf(why, sizeof(why), "RLIMIT_AS is %llu MiB: VmSize %ld MiB + %zu MiB is over it",
-			 (unsigned long long)as.rlim_cur >> 20, vmsize_kb >> 10, len >> 20);
+		snprintf(why, sizeof(why), "RLIMIT_AS is %llu kB: VmSize %ld kB + %zu kB is over it",
+			 (unsigned long long)as.rlim_cur >> 10, vmsize_kb, len >> 10);
 		reason = why;
 		sure = true;
 	} else if (overcommit_mode() == 2) {
@@ -346,6 +346,28 @@ const char *noreserve_refusal(size_t len, bool *certain)
 	if (certain)
 		*certain = sure;
 	return reason;
+}
+
+void *map_noreserve(size_t len, const char *what)
+{
+	bool certain;
+	const char *limit = noreserve_refusal(len, &certain);
+	errno = 0;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	int err = errno;
+	if (limit && (certain || p == MAP_FAILED)) {
+		bool refused = p == MAP_FAILED && err == ENOMEM;
+		CHECKF(refused, "%s is refused with ENOMEM%s%s", what, refused ? "" : ", not ",
+		       refused ? "" : p == MAP_FAILED ? errno_name(err) : "made");
+		if (p != MAP_FAILED)
+			munmap(p, len);
+		check_skip("%s: %s", what, limit);
+		return NULL;
+	}
+	if (!CHECKF(p != MAP_FAILED, "%s is made%s%s", what, p == MAP_FAILED ? ": " : "",
+		    p == MAP_FAILED ? errno_name(err) : ""))
+		return NULL;
+	return p;
 }
 
 bool mlock_allowed(size_t len, char *why, size_t size)

@@ -138,6 +138,12 @@ int overcommit_mode(void);
  * on Committed_AS, which every process on the machine moves. *certain
  * (may be NULL) says which. The reason is a static string. */
 const char *noreserve_refusal(size_t len, bool *certain);
+/* Makes such a mapping (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+ * read-write) and judges the outcome by noreserve_refusal(), asked before:
+ * the mapping, or NULL when there is none to go on with: a refusal the
+ * settings explain (checked to be ENOMEM, the part skipped with their
+ * reason) or a failure. what names it in the lines printed. */
+void *map_noreserve(size_t len, const char *what);
 
 /* Whether this process may lock len more bytes: CAP_IPC_LOCK (root; every
  * mmlab process), or RLIMIT_MEMLOCK above what is locked (VmLck) plus len.
