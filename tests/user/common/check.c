@@ -417,6 +417,34 @@ const char *thp_pmd_mode(void)
 	return mode;
 }
 
+bool thp_small_sizes(void)
+{
+	static int known = -1;
+	if (known >= 0)
+		return known;
+	known = 0;
+	char top[32], mode[32], path[96];
+	if (on_mmlab() || !bracketed("/sys/kernel/mm/transparent_hugepage/enabled", top, sizeof(top)))
+		return known;
+	for (unsigned kb = 8; kb < 2048; kb *= 2) {
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%ukB/enabled", kb);
+		if (bracketed(path, mode, sizeof(mode)) &&
+		    (!strcmp(mode, "always") || (!strcmp(mode, "inherit") && !strcmp(top, "always")))) {
+			note("multi-size THP: %u kB pages are \"%s\" (top-level \"%s\"): 4 KiB pages asked for "
+			     "where pages are counted", kb, mode, top);
+			known = 1;
+			break;
+		}
+	}
+	return known;
+}
+
+void small_pages(void *p, size_t len)
+{
+	if (thp_small_sizes())
+		madvise(p, len, MADV_NOHUGEPAGE);
+}
+
 /* Counts the CPUs of a list file ("0-3,8\n") and finds the highest;
  * false if it cannot be read or parsed. */
 static bool cpu_list(const char *path, long *count, long *highest)

@@ -156,6 +156,18 @@ bool mlock_allowed(size_t len, char *why, size_t size);
  * where the kernel has no THP (no /sys/kernel/mm/transparent_hugepage). */
 const char *thp_pmd_mode(void);
 
+/* Whether an anonymous fault in a mapping of less than 2 MiB may map
+ * several 4 KiB pages at once: Linux 6.8's multi-size THP, where a size
+ * below 2048 kB (hugepages-<size>kB/enabled) is "always", or "inherit"
+ * with the top-level mode "always" (sizes set to "madvise" only apply to
+ * MADV_HUGEPAGE ranges). Never on mmlab, which has 2 MiB THP only. */
+bool thp_small_sizes(void);
+/* For checks that count pages one fault at a time: asks for 4 KiB pages
+ * in [p, p + len) (MADV_NOHUGEPAGE, which turns off every THP size) where
+ * thp_small_sizes() says faults may otherwise map more; nothing elsewhere,
+ * so that mmlab runs the program as it always has. */
+void small_pages(void *p, size_t len);
+
 /* CPUs: how many are online (/sys/devices/system/cpu/online), and the
  * number of CPU ids (the highest possible CPU + 1: Linux's nr_cpu_ids).
  * Not sysconf(): musl answers both _SC_NPROCESSORS_ONLN and _CONF with

@@ -206,11 +206,19 @@ int main(int argc, char **argv)
 
 	/* MAP_POPULATE: the kernel's faults on our behalf count as ours. */
 	enum { M = 16 };
+	bool small = thp_small_sizes(); /* asked before the figures: it may print */
 	struct rusage s3 = usage(RUSAGE_SELF);
 	char *q = mmap(NULL, M * PAGE_4K, RW, ANON | MAP_POPULATE, -1, 0);
 	struct rusage s4 = usage(RUSAGE_SELF);
 	if (CHECK(q != MAP_FAILED)) {
-		CHECK_CMP(s4.ru_minflt - s3.ru_minflt, ==, M);
+		/* Multi-size THP (thp_small_sizes()) may populate several
+		 * pages a fault, and MAP_POPULATE gives no chance to ask for
+		 * 4 KiB pages first. */
+		if (small)
+			check_skip("MAP_POPULATE's %d faults: multi-size THP may take fewer (%ld here)", M,
+				   s4.ru_minflt - s3.ru_minflt);
+		else
+			CHECK_CMP(s4.ru_minflt - s3.ru_minflt, ==, M);
 		munmap(q, M * PAGE_4K);
 	}
 

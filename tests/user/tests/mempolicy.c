@@ -505,6 +505,7 @@ static void moving(void)
 	CHECK(p != NULL);
 	if (!p)
 		return;
+	small_pages(p, 4 * PAGE_4K); /* a write maps one page, even with multi-size THP */
 	volatile char c = p[PAGE_4K]; /* the zero page (where reads map it) */
 	(void)c;
 	p[2 * PAGE_4K] = 1;

@@ -81,6 +81,7 @@ int main(void)
 	char *p = mmap(NULL, 16 * PAGE_4K, RW, ANON, -1, 0);
 	if (!CHECK(p != MAP_FAILED))
 		return test_end();
+	small_pages(p, 16 * PAGE_4K); /* one page a fault, even with multi-size THP */
 	CHECK_ERRNO(mlock2_(p, PAGE_4K, 2), EINVAL);
 	CHECK_ERRNO(mlockall(0), EINVAL);
 	CHECK_ERRNO(mlockall(MCL_ONFAULT), EINVAL);

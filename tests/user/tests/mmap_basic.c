@@ -123,6 +123,7 @@ static void zero_page(void)
 	char *p = mmap(NULL, len, RW, ANON, -1, 0);
 	if (!CHECK(p != MAP_FAILED))
 		return;
+	small_pages(p, len); /* one page a fault, even with multi-size THP */
 	/* Where reads get pages of their own (some Linux hosts), the reads
 	 * cost the 16 pages and the writes nothing more. */
 	bool zero = reads_map_zero_page();

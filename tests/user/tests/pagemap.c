@@ -54,6 +54,7 @@ int main(void)
 	unsigned char *p = mmap(NULL, 8 * PAGE_4K, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!CHECK(p != MAP_FAILED))
 		return test_end();
+	small_pages(p, 8 * PAGE_4K); /* one page a fault, even with multi-size THP */
 	touch_pages(p, PAGE_4K, 1);                 /* page 0 written */
 	touch_pages(p + 4 * PAGE_4K, PAGE_4K, 4);   /* page 4 written */
 	volatile unsigned char sink = p[PAGE_4K];   /* page 1 read */
