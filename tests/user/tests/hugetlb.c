@@ -101,6 +101,12 @@ static void *toucher(void *arg)
 int main(void)
 {
 	test_begin("hugetlb");
+	/* The mappings made without a size, and /proc/meminfo's counts, are
+	 * of the default size, which a Linux booted with
+	 * default_hugepagesz=1G has changed. */
+	long default_kb = meminfo_kb("Hugepagesize");
+	if (!on_mmlab() && default_kb != 2048)
+		test_skip("the default huge page size is %ld kB, not 2048 (default_hugepagesz)", default_kb);
 	long nr0 = pool("nr_hugepages"), resv0 = pool("resv_hugepages");
 	if (nr0 < 0)
 		test_skip("no 2 MiB hugetlb pool (%s)", POOL);
