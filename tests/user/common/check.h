@@ -172,7 +172,7 @@ void small_pages(void *p, size_t len);
  * number of CPU ids (the highest possible CPU + 1: Linux's nr_cpu_ids).
  * Not sysconf(): musl answers both _SC_NPROCESSORS_ONLN and _CONF with
  * the CPUs of the affinity mask, which a host (taskset, a container) may
- * have narrowed. -1 if unreadable. */
+ * have narrowed; sysconf's figure only where the files cannot be read. */
 long cpus_online(void);
 long cpu_ids(void);
 
