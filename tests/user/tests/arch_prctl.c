@@ -104,6 +104,7 @@ static void errors(void)
 	 * accepted, and the C library's FS lost). The kernel half is refused
 	 * by both. */
 	unsigned long border = user_va_bits() == 56 ? (1UL << 56) - 4096 : TASK_SIZE_MAX;
+	note("%d-bit user addresses: bases from %#lx refused", user_va_bits(), border);
 	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_FS, border), EPERM);
 	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_GS, border), EPERM);
 	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_GS, 0xffff800000000000UL), EPERM);
