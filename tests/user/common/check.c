@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -443,6 +444,24 @@ void small_pages(void *p, size_t len)
 {
 	if (thp_small_sizes())
 		madvise(p, len, MADV_NOHUGEPAGE);
+}
+
+int hugetlb_pool_lock(const char *nr_hugepages_path)
+{
+	if (on_mmlab())
+		return -1;
+	int fd = open(nr_hugepages_path, O_RDONLY);
+	if (fd >= 0 && flock(fd, LOCK_EX)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void hugetlb_pool_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* the lock goes with the last descriptor */
 }
 
 /* Counts the CPUs of a list file ("0-3,8\n") and finds the highest;
