@@ -446,11 +446,11 @@ void small_pages(void *p, size_t len)
 		madvise(p, len, MADV_NOHUGEPAGE);
 }
 
-int hugetlb_pool_lock(const char *nr_hugepages_path)
+int setting_lock(const char *path)
 {
 	if (on_mmlab())
 		return -1;
-	int fd = open(nr_hugepages_path, O_RDONLY);
+	int fd = open(path, O_RDONLY);
 	if (fd >= 0 && flock(fd, LOCK_EX)) {
 		close(fd);
 		fd = -1;
@@ -458,7 +458,7 @@ int hugetlb_pool_lock(const char *nr_hugepages_path)
 	return fd;
 }
 
-void hugetlb_pool_unlock(int fd)
+void setting_unlock(int fd)
 {
 	if (fd >= 0)
 		close(fd); /* the lock goes with the last descriptor */

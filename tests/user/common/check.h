@@ -168,16 +168,17 @@ bool thp_small_sizes(void);
  * so that mmlab runs the program as it always has. */
 void small_pages(void *p, size_t len);
 
-/* Serialises the programs that grow a hugetlb pool and give it back
- * (hugetlb, vm_create) across every run on this machine: two host suites at
- * once (several checkouts, CI jobs on one host) would otherwise count each
- * other's pages as the pool's size, and one of them would put back a pool
- * that is not the one it found. An exclusive flock(2) on the pool's
- * nr_hugepages file, waited for and held until hugetlb_pool_unlock(); on
- * mmlab, which runs one program at a time, nothing. Returns the descriptor
- * to unlock with, or -1. */
-int hugetlb_pool_lock(const char *nr_hugepages_path);
-void hugetlb_pool_unlock(int fd);
+/* Serialises the programs that change a machine-wide setting and put it
+ * back (hugetlb and vm_create grow a hugetlb pool, mempolicy writes the
+ * weighted-interleave weights) across every run on this machine: two host
+ * suites at once (several checkouts, CI jobs on one host) would otherwise
+ * see each other's values as the machine's, and one of them would put back
+ * a value that is not the one it found. An exclusive flock(2) on the
+ * setting's own file, waited for and held until setting_unlock() (or the
+ * program's exit); on mmlab, which runs one program at a time, nothing.
+ * Returns the descriptor to unlock with, or -1. */
+int setting_lock(const char *path);
+void setting_unlock(int fd);
 
 /* CPUs: how many are online (/sys/devices/system/cpu/online), and the
  * number of CPU ids (the highest possible CPU + 1: Linux's nr_cpu_ids).

@@ -108,9 +108,9 @@ int main(void)
 	if (!on_mmlab() && default_kb != 2048)
 		test_skip("the default huge page size is %ld kB, not 2048 (default_hugepagesz)", default_kb);
 	/* The pool is the machine's: held for this program alone among the
-	 * suite's (hugetlb_pool_lock()) from its first read to its last
-	 * write; the lock goes when the program exits. */
-	hugetlb_pool_lock(POOL "nr_hugepages");
+	 * suite's (setting_lock()) from its first read to its last write;
+	 * the lock goes when the program exits. */
+	setting_lock(POOL "nr_hugepages");
 	long nr0 = pool("nr_hugepages"), resv0 = pool("resv_hugepages");
 	if (nr0 < 0)
 		test_skip("no 2 MiB hugetlb pool (%s)", POOL);

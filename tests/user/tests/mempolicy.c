@@ -651,6 +651,7 @@ static void weighted(void)
 	if (!on_mmlab() && access(WEIGHTS "node1", W_OK))
 		return check_skip("weighted interleave: the node weights cannot be written here (%s)",
 				  errno_name(errno));
+	int lock = setting_lock(WEIGHTS "node1"); /* the suite's other runs wait */
 	CHECK(read_file(WEIGHTS "node0", old0, sizeof(old0)) > 0);
 	CHECK(read_file(WEIGHTS "node1", old1, sizeof(old1)) > 0);
 	bool was_auto = read_file(WEIGHTS "auto", automatic, sizeof(automatic)) > 0 && !strncmp(automatic, "true", 4);
@@ -692,6 +693,7 @@ static void weighted(void)
 	CHECK(write_weight(1, old1));
 	if (was_auto)
 		CHECK(write_str(WEIGHTS "auto", "true"));
+	setting_unlock(lock);
 }
 
 int main(void)
