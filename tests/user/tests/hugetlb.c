@@ -116,6 +116,11 @@ int main(void)
 		test_skip("no 2 MiB hugetlb pool (%s)", POOL);
 	if (resv0 || pool("surplus_hugepages"))
 		test_skip("another user holds reservations or surplus pages");
+	/* Surplus pages beyond the pool (nr_overcommit_hugepages) would make
+	 * the mappings below that the pool cannot cover succeed. */
+	long overcommit = pool("nr_overcommit_hugepages");
+	if (!on_mmlab() && overcommit > 0)
+		test_skip("nr_overcommit_hugepages is %ld: the pool may grow past its size", overcommit);
 	if (!set_pool(nr0 + 3)) {
 		set_pool(nr0);
 		test_skip("the pool could not grow by 3 pages (root? free 2 MiB blocks?)");
