@@ -204,7 +204,7 @@ $(B)/host/runner-selftest: $(RUNNER_SELFTEST_SRCS) $(wildcard tests/runner/*.h) 
 
 run:
 	@tools/deps.sh run
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER)
 	@$(RUNNER) run $(RUNNER_ARGS) $(or $(TOPOLOGY),default)
 
 # Hostile firmware tables (tools/hostile/, issue 15): hostile_gen writes
@@ -238,7 +238,7 @@ hostile-cases: $(B)/kernel.elf $(B)/host/hostile_gen
 	$(call hostile_prepare,$(HOSTILE_COUNT))
 test-hostile:
 	@tools/deps.sh test
-	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/host/hostile_gen $(RUNNER)
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.elf $(B)/host/hostile_gen $(RUNNER)
 	$(call hostile_prepare,$(HOSTILE_LONG_COUNT))
 	@$(RUNNER) test --iso $(HOSTILE)/hostile.iso --topologies $(HOSTILE)/topologies --accel $(ACCEL) \
 		--results $(B)/hostile-results --jobs $(JOBS)
@@ -268,7 +268,7 @@ test:
 COMPARE_TOPOLOGIES := default linux-ring
 compare:
 	@tools/deps.sh test
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) linux-guest
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER) linux-guest
 	@rc=0; $(RUNNER) test $(RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --results $(B)/compare-results \
 		--jobs $(JOBS) $(foreach t,$(COMPARE_TOPOLOGIES),--topology $(t)) \
 		--filter '$(or $(FILTER),user.*)' || rc=$$?; \
