@@ -98,45 +98,79 @@ static int copy_file(const char *src, const char *dst, char *err, size_t errlen)
 	return rc;
 }
 
-/* The results.json a previous run left in the results folder (NULL if
- * none): how long each boot took then orders this run's boots. */
-static char *read_previous_results(const char *dir)
+/* How long each boot took when it last ran whole (no --filter) to its
+ * end: RESULTS/durations, one "name seconds" line per boot, kept across
+ * runs (a run of some topologies updates only theirs). It orders the boots
+ * of the next run, longest first. */
+struct durations {
+	char **name;
+	double *s;
+	size_t n;
+};
+
+static void durations_read(struct durations *d, const char *dir)
 {
-	char *path = xasprintf("%s/results.json", dir);
+	memset(d, 0, sizeof(*d));
+	char *path = xasprintf("%s/durations", dir);
 	FILE *f = fopen(path, "r");
 	free(path);
 	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, len = 0;
-	char *buf = xrealloc(NULL, cap);
-	size_t got;
-	while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += got;
-		if (len + 1 == cap)
-			buf = xrealloc(buf, cap *= 2);
+		return;
+	char name[256];
+	double v;
+	while (fscanf(f, "%255s %lf", name, &v) == 2) {
+		d->name = xrealloc(d->name, (d->n + 1) * sizeof(*d->name));
+		d->s = xrealloc(d->s, (d->n + 1) * sizeof(*d->s));
+		d->name[d->n] = xstrdup(name);
+		d->s[d->n++] = v;
 	}
 	fclose(f);
-	buf[len] = 0;
-	return buf;
 }
 
-/* A run's duration_s in results.json (report.c's layout: each run's
- * "name" at six spaces, its "duration_s" further on); -1 if absent. */
-static double previous_duration(const char *json, const char *name)
+static double *durations_find(struct durations *d, const char *name)
 {
-	if (!json)
-		return -1;
-	char *key = xasprintf("\n      \"name\": \"%s\",", name);
-	const char *at = strstr(json, key);
-	free(key);
-	if (!at)
-		return -1;
-	const char *d = strstr(at, "\"duration_s\": ");
-	if (!d)
-		return -1;
-	char *end;
-	double v = strtod(d + 14, &end);
-	return end == d + 14 || v < 0 ? -1 : v;
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->name[i], name))
+			return &d->s[i];
+	return NULL;
+}
+
+/* Records each boot that ran whole to its end (not timed out), then
+ * writes the file back; a failure to write only loses the ordering. */
+static void durations_update(struct durations *d, const char *dir, const struct job *jobs,
+			     size_t n, bool filtered)
+{
+	if (filtered)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct job *j = &jobs[i];
+		if (!j->topo || j->timed_out || j->end <= j->start)
+			continue;
+		double *v = durations_find(d, j->name);
+		if (!v) {
+			d->name = xrealloc(d->name, (d->n + 1) * sizeof(*d->name));
+			d->s = xrealloc(d->s, (d->n + 1) * sizeof(*d->s));
+			d->name[d->n] = xstrdup(j->name);
+			v = &d->s[d->n++];
+		}
+		*v = j->end - j->start;
+	}
+	char *path = xasprintf("%s/durations", dir);
+	FILE *f = fopen(path, "w");
+	free(path);
+	if (!f)
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		fprintf(f, "%s %.1f\n", d->name[i], d->s[i]);
+	fclose(f);
+}
+
+static void durations_free(struct durations *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->name[i]);
+	free(d->name);
+	free(d->s);
 }
 
 static void on_signal(int sig)
@@ -257,7 +291,8 @@ static int cmd_test(const struct opts *o)
 		return 1;
 	}
 
-	char *last_results = read_previous_results(o->results);
+	struct durations last;
+	durations_read(&last, o->results);
 	long host_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (host_cpus < 1)
 		host_cpus = 1;
@@ -288,9 +323,8 @@ static int cmd_test(const struct opts *o)
 			j->topo = t;
 			j->kind = KTAP_KIND_QEMU;
 			j->timeout_s = t->timeout_s;
-			j->est_s = previous_duration(last_results, j->name);
-			if (j->est_s < 0)
-				j->est_s = t->timeout_s;
+			const double *took = durations_find(&last, j->name);
+			j->est_s = took ? *took : t->timeout_s;
 			j->cpus = topology_vcpus(t);
 			if (j->cpus > host_cpus)
 				j->cpus = host_cpus;
@@ -308,7 +342,6 @@ static int cmd_test(const struct opts *o)
 			ktap_expect_panic(j->parser, (const char *const *)j->topo->expect_output,
 					  j->topo->nexpect_output);
 	}
-	free(last_results);
 	signal(SIGPIPE, SIG_IGN);
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
@@ -339,11 +372,15 @@ static int cmd_test(const struct opts *o)
 		}
 	}
 	if (rc) {
+		durations_free(&last);
 		printf("0 passed, 0 failed, 0 skipped\n");
 		return 1;
 	}
 
 	run_jobs(jobs, njobs, o->jobs);
+	if (!interrupted)
+		durations_update(&last, o->results, jobs, njobs, o->filter != NULL);
+	durations_free(&last);
 
 	struct run_record *recs = xrealloc(NULL, njobs * sizeof(*recs));
 	int passed = 0, failed = 0, skipped = 0;
