@@ -85,8 +85,16 @@ extern pg_data_t *node_data[MAX_NUMNODES];
  * without a node that has memory fails at once (NULL, even for
  * __GFP_NOFAIL). The others are wrappers with no mask. */
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask);
-struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
-struct page *alloc_pages(gfp_t gfp, unsigned int order);
+/* Inline, as Linux's (gfp.h): a call through a wrapper costs the hot
+ * order-0 pair an argument shuffle and a jump. */
+static inline struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+{
+	return __alloc_pages(gfp, order, nid, NULL);
+}
+static inline struct page *alloc_pages(gfp_t gfp, unsigned int order)
+{
+	return __alloc_pages(gfp, order, NUMA_NO_NODE, NULL);
+}
 /* An MPOL_INTERLEAVE allocation got the node it asked for (Linux's
  * NUMA_INTERLEAVE_HIT, counted by alloc_pages_mpol). */
 void count_numa_interleave_hit(int nid);
