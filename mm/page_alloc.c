@@ -82,7 +82,11 @@ static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int 
 
 /* Linux's zone_statistics(). The counters are this CPU's own
  * (per_cpu_nodestats), so with interrupts off nothing else can add to them
- * between the load and the store; the caller has them off. */
+ * between the load and the store; the caller has them off. NUMA_LOCAL and
+ * NUMA_OTHER are not counted here: every hit or miss in a CPU's slot of a
+ * node is local when that CPU is on the node and other when it is not,
+ * which is fixed, so the reader derives them (node_numa_event_state) and
+ * every allocation is spared looking up its CPU's node. */
 static inline void __numa_statistics(int preferred, int nid)
 {
 	unsigned cpu = smp_processor_id();
@@ -93,7 +97,6 @@ static inline void __numa_statistics(int preferred, int nid)
 		here[NUMA_MISS]++;
 		node_data[preferred]->per_cpu_nodestats[cpu].numa_events[NUMA_FOREIGN]++;
 	}
-	here[nid == numa_node_id() ? NUMA_LOCAL : NUMA_OTHER]++;
 }
 
 static inline void numa_statistics(int preferred, int nid)

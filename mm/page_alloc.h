@@ -53,7 +53,9 @@ enum numa_stat_item {
 /* The NUMA counters of one node as seen by one CPU (Linux's
  * per_cpu_nodestat): only that CPU adds to them, with interrupts off, so
  * no increment is lost without atomics; readers sum them
- * (node_numa_event_state). */
+ * (node_numa_event_state). NUMA_LOCAL and NUMA_OTHER stay 0 here: a slot's
+ * hits and misses are all local or all other (by the CPU's node), so the
+ * reader derives them. */
 struct per_cpu_nodestat {
 	unsigned long numa_events[NR_NUMA_STAT_ITEMS];
 };
