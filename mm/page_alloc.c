@@ -117,13 +117,20 @@ void count_numa_interleave_hit(int nid)
 	local_irq_restore(flags);
 }
 
-static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order)
+/* Takes a block of pgdat for a caller that wanted node wanted, and counts
+ * it (under the node's lock for the buddy lists, where interrupts are off
+ * already). */
+static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order, int wanted)
 {
-	if (order == 0)
-		return rmqueue_pcplist(pgdat);
-
 	unsigned long flags;
 	struct page *page;
+
+	if (order == 0) {
+		page = rmqueue_pcplist(pgdat);
+		if (page)
+			numa_statistics(wanted, pgdat->node_id);
+		return page;
+	}
 	spin_lock_irqsave(&pgdat->lock, flags);
 	for (;;) {
 		page = rmqueue_smallest(pgdat, order);
@@ -134,6 +141,8 @@ static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order
 		for (unsigned int o = 0; o < order; o++)
 			free_one_page(page + (1ul << o), page_to_pfn(page) + (1ul << o), pgdat, o);
 	}
+	if (page)
+		__numa_statistics(wanted, pgdat->node_id);
 	spin_unlock_irqrestore(&pgdat->lock, flags);
 	return page;
 }
@@ -164,11 +173,9 @@ static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned i
 		pg_data_t *pgdat = node_data[nodes[i]];
 		if (!watermark_ok(pgdat, order, alloc_flags))
 			continue;
-		struct page *page = rmqueue(pgdat, order);
-		if (page) {
-			numa_statistics(wanted, pgdat->node_id);
+		struct page *page = rmqueue(pgdat, order, wanted);
+		if (page)
 			return page;
-		}
 	}
 	return NULL;
 }
@@ -399,7 +406,10 @@ struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, con
 	if (likely(order == 0 && !nodemask && (unsigned)nid < MAX_NUMNODES && !(gfp & __GFP_ZERO) &&
 		   !page_poisoning && !fail_page_alloc_armed)) {
 		pg_data_t *pgdat = node_data[nid];
-		if (likely(pgdat && pgdat->nr_fallback && pgdat->fallback[0] == nid &&
+		/* The node must be its own first choice, as in the full path.
+		 * (With nr_fallback 0 no node has memory, so no free pages
+		 * either: the watermark test refuses that case.) */
+		if (likely(pgdat && pgdat->fallback[0] == nid &&
 			   pgdat->nr_free > pgdat->watermark[WMARK_LOW])) {
 			struct page *page = rmqueue_pcplist_fast(pgdat, nid);
 			if (likely(page))
