@@ -400,24 +400,20 @@ static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int n
  * (0, NULL): passed as constants, they need no register across it. */
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask)
 {
-	int nid = preferred_nid;
-	if (nid == NUMA_NO_NODE)
-		nid = numa_node_id();
-	if (likely(order == 0 && !nodemask && (unsigned)nid < MAX_NUMNODES && !(gfp & __GFP_ZERO) &&
-		   !page_poisoning && !fail_page_alloc_armed)) {
-		pg_data_t *pgdat = node_data[nid];
+	if (likely(order == 0 && !nodemask && !(gfp & __GFP_ZERO) && !page_poisoning && !fail_page_alloc_armed)) {
+		int nid = preferred_nid == NUMA_NO_NODE ? numa_node_id() : preferred_nid;
+		pg_data_t *pgdat = (unsigned)nid < MAX_NUMNODES ? node_data[nid] : NULL;
 		/* The node must be its own first choice, as in the full path.
 		 * (With nr_fallback 0 no node has memory, so no free pages
 		 * either: the watermark test refuses that case.) */
-		if (likely(pgdat && pgdat->fallback[0] == nid &&
-			   pgdat->nr_free > pgdat->watermark[WMARK_LOW])) {
+		if (likely(pgdat && pgdat->fallback[0] == nid && pgdat->nr_free > pgdat->watermark[WMARK_LOW])) {
 			struct page *page = rmqueue_pcplist_fast(pgdat, nid);
 			if (likely(page))
 				return page;
 		}
-		return __alloc_pages_full(gfp, 0, nid, NULL);
+		return __alloc_pages_full(gfp, 0, preferred_nid, NULL);
 	}
-	return __alloc_pages_full(gfp, order, nid, nodemask);
+	return __alloc_pages_full(gfp, order, preferred_nid, nodemask);
 }
 
 static __always_inline void __free_pages_caller(struct page *page, unsigned int order, unsigned long caller)
