@@ -117,9 +117,9 @@ void count_numa_interleave_hit(int nid)
 	local_irq_restore(flags);
 }
 
-/* Takes a block of pgdat for a caller that wanted node wanted, and counts
- * it (under the node's lock for the buddy lists, where interrupts are off
- * already). */
+/* Takes a block from pgdat and counts it in the NUMA statistics against
+ * the node the caller wanted (for the buddy lists under the node's lock,
+ * where interrupts are off already). */
 static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order, int wanted)
 {
 	unsigned long flags;
