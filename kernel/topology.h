@@ -25,7 +25,7 @@ extern unsigned nr_cpu_ids;
 extern int x86_cpu_to_node_map[NR_CPUS];
 extern u32 x86_cpu_to_apicid[NR_CPUS];
 
-/* Inline: the page allocator asks on every allocation (NUMA_LOCAL/OTHER). */
+/* Inline: numa_node_id() is asked on every allocation without a node. */
 static inline int cpu_to_node(unsigned cpu)
 {
 	return cpu < nr_cpu_ids ? x86_cpu_to_node_map[cpu] : NUMA_NO_NODE;

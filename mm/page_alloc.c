@@ -82,7 +82,11 @@ static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int 
 
 /* Linux's zone_statistics(). The counters are this CPU's own
  * (per_cpu_nodestats), so with interrupts off nothing else can add to them
- * between the load and the store; the caller has them off. */
+ * between the load and the store; the caller has them off. NUMA_LOCAL and
+ * NUMA_OTHER are not counted here: every hit or miss in a CPU's slot of a
+ * node is local when that CPU is on the node and other when it is not,
+ * which is fixed, so the reader derives them (node_numa_event_state) and
+ * every allocation is spared looking up its CPU's node. */
 static inline void __numa_statistics(int preferred, int nid)
 {
 	unsigned cpu = smp_processor_id();
@@ -93,7 +97,6 @@ static inline void __numa_statistics(int preferred, int nid)
 		here[NUMA_MISS]++;
 		node_data[preferred]->per_cpu_nodestats[cpu].numa_events[NUMA_FOREIGN]++;
 	}
-	here[nid == numa_node_id() ? NUMA_LOCAL : NUMA_OTHER]++;
 }
 
 static inline void numa_statistics(int preferred, int nid)
@@ -114,13 +117,20 @@ void count_numa_interleave_hit(int nid)
 	local_irq_restore(flags);
 }
 
-static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order)
+/* Takes a block from pgdat and counts it in the NUMA statistics against
+ * the node the caller wanted (for the buddy lists under the node's lock,
+ * where interrupts are off already). */
+static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order, int wanted)
 {
-	if (order == 0)
-		return rmqueue_pcplist(pgdat);
-
 	unsigned long flags;
 	struct page *page;
+
+	if (order == 0) {
+		page = rmqueue_pcplist(pgdat);
+		if (page)
+			numa_statistics(wanted, pgdat->node_id);
+		return page;
+	}
 	spin_lock_irqsave(&pgdat->lock, flags);
 	for (;;) {
 		page = rmqueue_smallest(pgdat, order);
@@ -131,6 +141,8 @@ static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order
 		for (unsigned int o = 0; o < order; o++)
 			free_one_page(page + (1ul << o), page_to_pfn(page) + (1ul << o), pgdat, o);
 	}
+	if (page)
+		__numa_statistics(wanted, pgdat->node_id);
 	spin_unlock_irqrestore(&pgdat->lock, flags);
 	return page;
 }
@@ -161,11 +173,9 @@ static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned i
 		pg_data_t *pgdat = node_data[nodes[i]];
 		if (!watermark_ok(pgdat, order, alloc_flags))
 			continue;
-		struct page *page = rmqueue(pgdat, order);
-		if (page) {
-			numa_statistics(wanted, pgdat->node_id);
+		struct page *page = rmqueue(pgdat, order, wanted);
+		if (page)
 			return page;
-		}
 	}
 	return NULL;
 }
@@ -317,6 +327,11 @@ static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gf
 static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order, int nid,
 						  const nodemask_t *nodemask)
 {
+	/* Linux's prepare_alloc_pages -> should_fail_alloc_page: an injected
+	 * failure returns NULL quietly. (Armed, the fast path is skipped, so
+	 * every allocation is asked here exactly once.) */
+	if (unlikely(fail_page_alloc_armed) && should_fail_alloc_page(gfp, order))
+		return NULL;
 	if (unlikely(order > MAX_PAGE_ORDER)) {
 		if (!(gfp & __GFP_NOWARN))
 			pr_warn("page allocation of order %u is above the maximum order %d\n", order,
@@ -344,6 +359,31 @@ static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order,
 	return page;
 }
 
+/* The order-0 fast path's take: the first page of this CPU's list on
+ * pgdat, with the checks of check_new_page; NULL when the list is empty or
+ * the page fails them (the full path then refills, or reports). */
+static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int nid)
+{
+	unsigned long flags;
+	struct page *page = NULL;
+
+	local_irq_save(flags);
+	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
+	struct page *first = list_first_entry(&pcp->list, struct page, lru);
+	if (likely(!list_empty(&pcp->list) && (first->flags & PAGE_FLAGS_MASK) == BIT(PG_pcp) &&
+		   first->_refcount == 0 && first->_mapcount == -1)) {
+		list_del(&first->lru);
+		pcp->count--;
+		first->flags &= ~BIT(PG_pcp);
+		first->_refcount = 1;
+		first->_mapcount = -1; /* with _refcount: see prep_new_page */
+		__numa_statistics(nid, nid);
+		page = first;
+	}
+	local_irq_restore(flags);
+	return page;
+}
+
 /* The one entry, as Linux's __alloc_pages(): order 2^order pages from
  * preferred_nid (NUMA_NO_NODE: this CPU's node) or the nodes nearest to
  * it, only from nodes in nodemask (NULL: every node). This is where
@@ -354,50 +394,26 @@ static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order,
  * with the checks of check_new_page, when no nodemask restricts it (the
  * per-CPU list holds pages of the preferred node, which a mask may
  * exclude). Anything else (other orders, a mask, empty list, fallback,
- * watermarks, __GFP_ZERO, poisoning, a bad page) takes the full path. */
+ * watermarks, __GFP_ZERO, poisoning, fault injection, a bad page) takes
+ * the full path. The fast path makes no call (fault injection is asked in
+ * the full path), and once it is taken, order and nodemask are known
+ * (0, NULL): passed as constants, they need no register across it. */
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask)
 {
-	int nid = preferred_nid;
-	/* Linux's prepare_alloc_pages -> should_fail_alloc_page: an injected
-	 * failure returns NULL quietly. */
-	if (unlikely(fail_page_alloc_armed) && should_fail_alloc_page(gfp, order))
-		return NULL;
-	if (nid == NUMA_NO_NODE)
-		nid = numa_node_id();
-	if (likely(order == 0 && !nodemask && (unsigned)nid < MAX_NUMNODES && !(gfp & __GFP_ZERO) &&
-		   !page_poisoning)) {
-		pg_data_t *pgdat = node_data[nid];
-		if (likely(pgdat && pgdat->nr_fallback && pgdat->fallback[0] == nid &&
-			   pgdat->nr_free > pgdat->watermark[WMARK_LOW])) {
-			unsigned long flags;
-			local_irq_save(flags);
-			struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
-			struct page *page = list_first_entry(&pcp->list, struct page, lru);
-			if (likely(!list_empty(&pcp->list) && (page->flags & PAGE_FLAGS_MASK) == BIT(PG_pcp) &&
-				   page->_refcount == 0 && page->_mapcount == -1)) {
-				list_del(&page->lru);
-				pcp->count--;
-				page->flags &= ~BIT(PG_pcp);
-				page->_refcount = 1;
-				page->_mapcount = -1; /* with _refcount: see prep_new_page */
-				__numa_statistics(nid, nid);
-				local_irq_restore(flags);
+	if (likely(order == 0 && !nodemask && !(gfp & __GFP_ZERO) && !page_poisoning && !fail_page_alloc_armed)) {
+		int nid = preferred_nid == NUMA_NO_NODE ? numa_node_id() : preferred_nid;
+		pg_data_t *pgdat = (unsigned)nid < MAX_NUMNODES ? node_data[nid] : NULL;
+		/* The node must be its own first choice, as in the full path.
+		 * (With nr_fallback 0 no node has memory, so no free pages
+		 * either: the watermark test refuses that case.) */
+		if (likely(pgdat && pgdat->fallback[0] == nid && pgdat->nr_free > pgdat->watermark[WMARK_LOW])) {
+			struct page *page = rmqueue_pcplist_fast(pgdat, nid);
+			if (likely(page))
 				return page;
-			}
-			local_irq_restore(flags);
 		}
+		return __alloc_pages_full(gfp, 0, preferred_nid, NULL);
 	}
-	return __alloc_pages_full(gfp, order, nid, nodemask);
-}
-
-struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
-{
-	return __alloc_pages(gfp, order, nid, NULL);
-}
-
-struct page *alloc_pages(gfp_t gfp, unsigned int order)
-{
-	return __alloc_pages(gfp, order, NUMA_NO_NODE, NULL);
+	return __alloc_pages_full(gfp, order, preferred_nid, nodemask);
 }
 
 static __always_inline void __free_pages_caller(struct page *page, unsigned int order, unsigned long caller)

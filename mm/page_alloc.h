@@ -53,7 +53,9 @@ enum numa_stat_item {
 /* The NUMA counters of one node as seen by one CPU (Linux's
  * per_cpu_nodestat): only that CPU adds to them, with interrupts off, so
  * no increment is lost without atomics; readers sum them
- * (node_numa_event_state). */
+ * (node_numa_event_state). NUMA_LOCAL and NUMA_OTHER stay 0 here: a slot's
+ * hits and misses are all local or all other (by the CPU's node), so the
+ * reader derives them. */
 struct per_cpu_nodestat {
 	unsigned long numa_events[NR_NUMA_STAT_ITEMS];
 };
@@ -85,8 +87,16 @@ extern pg_data_t *node_data[MAX_NUMNODES];
  * without a node that has memory fails at once (NULL, even for
  * __GFP_NOFAIL). The others are wrappers with no mask. */
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask);
-struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order);
-struct page *alloc_pages(gfp_t gfp, unsigned int order);
+/* Inline, as Linux's (gfp.h): a call through a wrapper costs the hot
+ * order-0 pair an argument shuffle and a jump. */
+static inline struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
+{
+	return __alloc_pages(gfp, order, nid, NULL);
+}
+static inline struct page *alloc_pages(gfp_t gfp, unsigned int order)
+{
+	return __alloc_pages(gfp, order, NUMA_NO_NODE, NULL);
+}
 /* An MPOL_INTERLEAVE allocation got the node it asked for (Linux's
  * NUMA_INTERLEAVE_HIT, counted by alloc_pages_mpol). */
 void count_numa_interleave_hit(int nid);

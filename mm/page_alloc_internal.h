@@ -94,19 +94,22 @@ static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low,
 {
 	/* The halves' flags are written, not read: the tail pages of a free
 	 * block hold only the node bits (a read here would miss the cache at
-	 * every level). nr_free is the caller's. */
-	unsigned long mask = 0, node_bits = page->flags & ~PAGE_FLAGS_MASK;
+	 * every level). nr_free is the caller's; every list from low to high
+	 * gets a block, so their free_mask bits are set at once. */
+	unsigned long buddy_flags = (page->flags & ~PAGE_FLAGS_MASK) | BIT(PG_buddy);
+	unsigned long size = 1ul << high;
+	struct free_area *area = &pgdat->free_area[high];
+	pgdat->free_mask |= size - BIT(low);
 	while (high > low) {
 		high--;
-		struct page *half = page + (1ul << high);
-		struct free_area *area = &pgdat->free_area[high];
+		area--;
+		size >>= 1;
+		struct page *half = page + size;
 		half->private = high;
-		half->flags = node_bits | BIT(PG_buddy);
+		half->flags = buddy_flags;
 		list_add(&half->lru, &area->free_list);
 		area->nr_free++;
-		mask |= BIT(high);
 	}
-	pgdat->free_mask |= mask;
 }
 
 static __always_inline struct page *rmqueue_smallest(pg_data_t *pgdat, unsigned int order)
@@ -137,13 +140,15 @@ static inline bool page_is_buddy(const struct page *buddy, unsigned int order, u
 
 static __always_inline void free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order)
 {
-	unsigned long node_bits = page->flags & ~PAGE_FLAGS_MASK;
+	unsigned long node_bits = page->flags & ~PAGE_FLAGS_MASK, emptied = 0;
+	unsigned long size = 1ul << order; /* the block's pages, and BIT(order) */
+	struct free_area *area = &pgdat->free_area[order];
 
 	/* Merging moves pages between orders, not in or out: nr_free changes
 	 * by this block only. */
-	pgdat->nr_free += 1ul << order;
-	while (order < MAX_PAGE_ORDER) {
-		unsigned long buddy_pfn = pfn ^ (1ul << order);
+	pgdat->nr_free += size;
+	for (; order < MAX_PAGE_ORDER; order++, area++, size <<= 1) {
+		unsigned long buddy_pfn = pfn ^ size;
 		/* Below section size the buddy is in pfn's own section. */
 		if (order >= PFN_SECTION_SHIFT && !pfn_valid(buddy_pfn))
 			break;
@@ -152,24 +157,23 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 			break;
 		/* A merged buddy becomes a tail page: only its node bits,
 		 * private 0; its stale lru links are never read. */
-		struct free_area *area = &pgdat->free_area[order];
-		buddy->lru.next->prev = buddy->lru.prev;
-		buddy->lru.prev->next = buddy->lru.next;
+		struct list_head *next = buddy->lru.next, *prev = buddy->lru.prev;
+		next->prev = prev;
+		prev->next = next;
 		buddy->flags = node_bits;
 		buddy->private = 0; /* what a fresh page must show (and PTE tables reuse) */
-		area->nr_free--;
-		if (list_empty(&area->free_list))
-			pgdat->free_mask &= ~BIT(order);
-		unsigned long combined = pfn & buddy_pfn;
-		page += (long)combined - (long)pfn;
-		pfn = combined;
-		order++;
+		/* nr_free counts the list's blocks: at 0 the list is empty,
+		 * and its free_mask bit is cleared after the loop. */
+		if (!--area->nr_free)
+			emptied |= size;
+		if (buddy_pfn < pfn)
+			page = buddy;
+		pfn &= buddy_pfn;
 	}
-	struct free_area *area = &pgdat->free_area[order];
 	set_buddy_order(page, order);
 	list_add(&page->lru, &area->free_list);
 	area->nr_free++;
-	pgdat->free_mask |= BIT(order);
+	pgdat->free_mask = (pgdat->free_mask & ~emptied) | size;
 }
 
 /* --- the checks on every free and every allocation ---------------------- */

@@ -36,8 +36,20 @@ unsigned long node_numa_event_state(int nid, enum numa_stat_item item)
 	unsigned long n = 0;
 	/* Every CPU slot, not just the possible ones: one that never ran
 	 * holds zeros, and a test may count on any CPU number. */
-	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++)
-		n += READ_ONCE(pgdat->per_cpu_nodestats[cpu].numa_events[item]);
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
+		const unsigned long *ev = pgdat->per_cpu_nodestats[cpu].numa_events;
+		if (item != NUMA_LOCAL && item != NUMA_OTHER) {
+			n += READ_ONCE(ev[item]);
+			continue;
+		}
+		/* Each hit or miss in this slot was local or other by where
+		 * the CPU sits, as numa_node_id() on it says (the CPU map is
+		 * published before the first allocation and never changes):
+		 * the allocator counts only the hits and misses. */
+		int cpu_nid = cpu_to_node(cpu) < 0 ? 0 : cpu_to_node(cpu);
+		if ((cpu_nid == nid) == (item == NUMA_LOCAL))
+			n += READ_ONCE(ev[NUMA_HIT]) + READ_ONCE(ev[NUMA_MISS]);
+	}
 	return n;
 }
 

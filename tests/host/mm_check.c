@@ -163,6 +163,9 @@ bool mm_check(struct ktest *t, const struct mm_shadow *s, bool deep)
 			}
 			CHECK(count == area->nr_free, "node %d order %u: %lu blocks listed, nr_free %lu", nid,
 			      o, count, area->nr_free);
+			CHECK(!(pgdat->free_mask >> o & 1) == !count,
+			      "node %d order %u: %lu blocks listed, free_mask bit %lu", nid, o, count,
+			      pgdat->free_mask >> o & 1);
 		}
 		CHECK(node_pages == pgdat->nr_free, "node %d: %lu pages on free lists, nr_free %lu", nid,
 		      node_pages, pgdat->nr_free);
