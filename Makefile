@@ -366,15 +366,18 @@ bench-hugetlb:
 # pte_reclaim mode (the bench kernel, debug aids off) and on 'linux-single'
 # (Debian's Linux 6.1 on the same machine: one CPU, 512 MiB, no NUMA
 # tables; its init runs them when run= names them), all under -icount
-# shift=0, so every figure is instructions. Linux boots three times: as it
-# is (4 KiB pages cleared with clear_page_erms, whose REP STOSB QEMU counts
-# per byte), with clearcpuid=erms (clear_page_rep: 512 REP STOSQ
-# iterations) and with clearcpuid=erms,rep_good (clear_page_orig: 64
-# loops of 8 MOVs, 11 instructions a loop, as mmlab's memset for
-# __GFP_ZERO; it also moves Linux's memcpy and copy_user to their
-# unrolled forms). Each boot's lines in build/bench/compare-*.txt; the
-# table (tools/linux/bench_compare.py) in build/bench/compare.txt.
-BENCH_COMPARE_PROGRAMS ?= multi_fault,mmap_munmap
+# shift=0, so every figure is instructions. Linux boots as it is (4 KiB
+# pages cleared with clear_page_erms, whose REP STOSB QEMU counts per
+# byte), then runs BENCH_COMPARE_CLEAR_PROGRAMS twice more: with
+# clearcpuid=erms (clear_page_rep: 512 REP STOSQ iterations) and with
+# clearcpuid=erms,rep_good (clear_page_orig: 64 loops of 8 MOVs, 11
+# instructions a loop, as mmlab's memset for __GFP_ZERO; it also moves
+# Linux's memcpy and copy_user to their unrolled forms). Each boot's lines
+# in build/bench/compare-*.txt; the table (tools/linux/bench_compare.py) in
+# build/bench/compare.txt. pte_table_growth_full (the cover letter's whole
+# workload) takes a few minutes per boot: drop it for a quick run.
+BENCH_COMPARE_PROGRAMS ?= multi_fault,mmap_munmap,pte_multi_fault,mempolicy_fault,pte_table_growth_full
+BENCH_COMPARE_CLEAR_PROGRAMS ?= multi_fault
 BENCH_COMPARE_MODES := off scan refcount
 BENCH_COMPARE_LINUX := linux:- linux-noerms:clearcpuid=erms linux-orig:clearcpuid=erms,rep_good
 .PHONY: bench-compare
@@ -390,10 +393,11 @@ bench-compare:
 			> $(B)/bench/compare-mmlab-$$m.txt || exit 1; \
 	done
 	@for v in $(BENCH_COMPARE_LINUX); do \
-		name=$${v%%:*} words=$${v#*:}; [ "$$words" = - ] && words=; \
-		echo "== Linux 6.1 on 'linux-single'$${words:+ with $$words}, -icount shift=0: $(BENCH_COMPARE_PROGRAMS) ($(B)/bench/compare-$$name.txt)"; \
+		name=$${v%%:*} words=$${v#*:} progs=$(BENCH_COMPARE_CLEAR_PROGRAMS); \
+		[ "$$words" = - ] && words= progs=$(BENCH_COMPARE_PROGRAMS); \
+		echo "== Linux 6.1 on 'linux-single'$${words:+ with $$words}, -icount shift=0: $$progs ($(B)/bench/compare-$$name.txt)"; \
 		$(RUNNER) run $(BENCH_RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --icount \
-			--cmdline "run=$(BENCH_COMPARE_PROGRAMS) $$words" linux-single </dev/null | \
+			--cmdline "run=$$progs $$words" linux-single </dev/null | \
 			tr -d '\r' | grep -a -E '^(bench:|init: running on|linux: )' > $(B)/bench/compare-$$name.txt || exit 1; \
 	done
 	@python3 $(LINUX_DIR)/bench_compare.py $(B)/bench > $(B)/bench/compare.txt

@@ -17,8 +17,9 @@
  * by "linux: NAME exited with status N", then the machine ends as after a
  * passing run (a program that fails its own checks says so in its output;
  * its status is in the line). Linux passes run= on to init's environment,
- * which is harmless; init reads it from /proc/cmdline like the others. The kernel command line may carry the words mmlab's runner
- * gives mmlab: "ktest.filter=GLOB" selects the cases whose "linux.NAME" or
+ * which is harmless; init reads it from /proc/cmdline like the others.
+ * The kernel command line may also carry the words mmlab's runner gives
+ * mmlab: "ktest.filter=GLOB" selects the cases whose "linux.NAME" or
  * "user.NAME" matches GLOB (the suite.case glob of tests/kunit.c; "user" is
  * the mmlab suite that runs the same programs, so FILTER='user.*' runs them
  * on both kernels; the others are reported skipped), and "ktest.timeout=S"
