@@ -61,7 +61,19 @@ KERNEL_CFLAGS += -DCONFIG_DEBUG_VM
 endif
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -T linker.ld
 HOST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations
+# AddressSanitizer reserves terabytes of shadow address space up front,
+# which a host with vm.overcommit_memory = 2 refuses (every sanitized
+# program aborts at start): there the host tests are built with
+# UndefinedBehaviorSanitizer alone, and the build says so.
+ifeq ($(shell cat /proc/sys/vm/overcommit_memory 2>/dev/null),2)
+SANITIZE_NAME := ubsan
+SANITIZE := -fsanitize=undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+$(info note: vm.overcommit_memory is 2 on this host, where AddressSanitizer cannot reserve its shadow memory: the host tests are built with UBSan only)
+else
+SANITIZE_NAME := asan
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+SANITIZE_STAMP := $(B)/host/sanitize-flags
 
 # Each folder lists what it links into the kernel (<folder>/objects.mk). A
 # source file in those folders that no list names stops the build, so a
@@ -102,6 +114,10 @@ HOST_TESTS += $(USER_HOST_TESTS)
 # The Linux side: Debian's kernel and an initramfs of the same user programs,
 # booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
 include tools/linux/linux.mk
+
+.PHONY: kunit-tool
+kunit-tool:
+	@tests/runner/kunit-tool.sh >/dev/null
 
 .PHONY: all deps run test compare debug bench bench-pte bench-mempolicy bench-hugetlb bench-compare fuzz clean \
 	host-tests
@@ -181,18 +197,22 @@ $(RUNNER): $(RUNNER_SRCS) $(wildcard tests/runner/*.h)
 	$(say) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $(RUNNER_SRCS)
 
+# Changes (and so relinks the sanitized programs) only when the set does.
+$(SANITIZE_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SANITIZE)' | cmp -s - $@ 2>/dev/null || echo '$(SANITIZE)' > $@
+
 # The self-test also reads .topo files and builds QEMU command lines.
 RUNNER_SELFTEST_SRCS := tests/runner/selftest.c $(RUNNER_JUDGE_SRCS) tests/runner/topology.c \
-	tests/runner/hostile.c \
-	tests/runner/qemu.c
-$(B)/host/runner-selftest: $(RUNNER_SELFTEST_SRCS) $(wildcard tests/runner/*.h)
+	tests/runner/hostile.c tests/runner/qemu.c tests/runner/jobs.c tests/runner/options.c
+$(B)/host/runner-selftest: $(RUNNER_SELFTEST_SRCS) $(wildcard tests/runner/*.h) $(SANITIZE_STAMP)
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOST_CFLAGS) $(SANITIZE) -o $@ $(RUNNER_SELFTEST_SRCS)
 
 run:
 	@tools/deps.sh run
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER)
 	@$(RUNNER) run $(RUNNER_ARGS) $(or $(TOPOLOGY),default)
 
 # Hostile firmware tables (tools/hostile/, issue 15): hostile_gen writes
@@ -226,7 +246,7 @@ hostile-cases: $(B)/kernel.elf $(B)/host/hostile_gen
 	$(call hostile_prepare,$(HOSTILE_COUNT))
 test-hostile:
 	@tools/deps.sh test
-	@$(MAKE) --no-print-directory $(B)/kernel.elf $(B)/host/hostile_gen $(RUNNER)
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.elf $(B)/host/hostile_gen $(RUNNER)
 	$(call hostile_prepare,$(HOSTILE_LONG_COUNT))
 	@$(RUNNER) test --iso $(HOSTILE)/hostile.iso --topologies $(HOSTILE)/topologies --accel $(ACCEL) \
 		--results $(B)/hostile-results --jobs $(JOBS)
@@ -235,9 +255,11 @@ test-hostile:
 # topology may boot: every topology, or TOPOLOGY=linux-*.
 test_boots_linux := $(if $(TOPOLOGY),$(filter linux-%,$(TOPOLOGY)),all)
 test_boots_hostile := $(if $(TOPOLOGY),$(filter hostile-%,$(TOPOLOGY)),all)
+# The build runs JOBS-wide, kunit_tool's extraction (a 140 MB xz) and the
+# Linux guest's fetch beside the compilers.
 test:
 	@tools/deps.sh test
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS) \
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS) kunit-tool \
 		$(if $(test_boots_linux),linux-guest) $(if $(test_boots_hostile),hostile-cases)
 	@kunit_tool=$$(tests/runner/kunit-tool.sh) && \
 	$(RUNNER) test $(RUNNER_ARGS) \
@@ -254,7 +276,7 @@ test:
 COMPARE_TOPOLOGIES := default linux-ring
 compare:
 	@tools/deps.sh test
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) linux-guest
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER) linux-guest
 	@rc=0; $(RUNNER) test $(RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --results $(B)/compare-results \
 		--jobs $(JOBS) $(foreach t,$(COMPARE_TOPOLOGIES),--topology $(t)) \
 		--filter '$(or $(FILTER),user.*)' || rc=$$?; \

@@ -45,6 +45,8 @@ static const char *param_expects(const struct kernel_param *p, char *buf, size_t
 	case PARAM_STRING:
 		snprintf(buf, size, "text of at most %zu characters", p->size - 1);
 		return buf;
+	case PARAM_SETUP:
+		return p->expects;
 	}
 	return "?";
 }
@@ -55,45 +57,72 @@ static void describe_value(const struct kernel_param *p, char *buf, size_t size)
 	case PARAM_FLAG: snprintf(buf, size, "%s", *(bool *)p->var ? "on" : "off"); break;
 	case PARAM_INT: snprintf(buf, size, "%d", *(int *)p->var); break;
 	case PARAM_STRING: snprintf(buf, size, "\"%s\"", (char *)p->var); break;
+	case PARAM_SETUP:
+		if (p->show)
+			p->show(buf, size);
+		else
+			snprintf(buf, size, "%s", "");
+		break;
 	}
 }
 
-/* Returns true if the value was applied. */
-static bool apply(const struct kernel_param *p, const char *val, size_t len, bool has_value)
+/* PARAM_SETUP: the handler gets the value as a C string (a copy: the
+ * text is not written). 0, or its negative errno. */
+static int call_setup(const struct kernel_param *p, const char *val, size_t len, bool has_value)
+{
+	char copy[PARAM_SETUP_VALUE_MAX + 1];
+	if (!has_value)
+		return p->setup(NULL);
+	if (len > PARAM_SETUP_VALUE_MAX) {
+		pr_err("cmdline: the value of '%s' is longer than %d characters; ignored\n", p->name,
+		       PARAM_SETUP_VALUE_MAX);
+		return -E2BIG;
+	}
+	memcpy(copy, val, len);
+	copy[len] = 0;
+	return p->setup(copy);
+}
+
+/* 0 if the value was applied, else a negative errno: -EINVAL for a value
+ * the option does not take. */
+static int apply(const struct kernel_param *p, const char *val, size_t len, bool has_value)
 {
 	switch (p->type) {
 	case PARAM_FLAG:
 		if (!has_value || word_is(val, len, "1") || word_is(val, len, "y") ||
 		    word_is(val, len, "yes") || word_is(val, len, "on") || word_is(val, len, "true")) {
 			*(bool *)p->var = true;
-			return true;
+			return 0;
 		}
 		if (word_is(val, len, "0") || word_is(val, len, "n") || word_is(val, len, "no") ||
 		    word_is(val, len, "off") || word_is(val, len, "false")) {
 			*(bool *)p->var = false;
-			return true;
+			return 0;
 		}
-		return false;
+		return -EINVAL;
 	case PARAM_INT: {
 		s64 v;
 		if (!has_value || parse_s64(val, len, &v) || v < p->min || v > p->max)
-			return false;
+			return -EINVAL;
 		*(int *)p->var = (int)v;
-		return true;
+		return 0;
 	}
 	case PARAM_STRING:
 		if (!has_value || len >= p->size)
-			return false;
+			return -EINVAL;
 		memcpy(p->var, val, len);
 		((char *)p->var)[len] = 0;
-		return true;
+		return 0;
+	case PARAM_SETUP:
+		return call_setup(p, val, len, has_value);
 	}
-	return false;
+	return -EINVAL;
 }
 
-unsigned parse_params(const char *s, const struct kernel_param *params, size_t nr)
+unsigned parse_params(const char *s, const struct kernel_param *params, size_t nr,
+		      struct param_counts *counts)
 {
-	unsigned problems = 0;
+	struct param_counts seen = { 0, 0, 0 };
 
 	while (*s) {
 		while (is_space(*s))
@@ -125,7 +154,7 @@ unsigned parse_params(const char *s, const struct kernel_param *params, size_t n
 					       "(\"%.*s): option refused, the words after it are "
 					       "read as options\n",
 					       (int)key_len, key, (int)min(val_len, (size_t)60), val);
-					problems++;
+					seen.refused++;
 					s = val;
 					while (*s && !is_space(*s))
 						s++;
@@ -145,19 +174,32 @@ unsigned parse_params(const char *s, const struct kernel_param *params, size_t n
 				p = &params[i];
 		if (!p) {
 			pr_warn("cmdline: unknown option '%.*s' ignored\n", (int)key_len, key);
-			problems++;
+			seen.unknown++;
 			continue;
 		}
-		if (!apply(p, val, val_len, has_value)) {
-			char expects[64], def[80];
-			describe_value(p, def, sizeof(def));
-			pr_err("cmdline: bad value '%.*s' for '%s' (expected %s); keeping %s\n",
-			       (int)val_len, has_value ? val : "", p->name,
-			       param_expects(p, expects, sizeof(expects)), def);
-			problems++;
+		int err = apply(p, val, val_len, has_value);
+		if (!err) {
+			seen.applied++;
+			continue;
 		}
+		seen.refused++;
+		/* A handler that ignored a good value has said why. */
+		if (err != -EINVAL)
+			continue;
+		char expects[64], now[80];
+		describe_value(p, now, sizeof(now));
+		if (now[0])
+			pr_err("cmdline: bad value '%.*s' for '%s' (expected %s); keeping %s\n",
+			       (int)min(val_len, (size_t)80), has_value ? val : "", p->name,
+			       param_expects(p, expects, sizeof(expects)), now);
+		else
+			pr_err("cmdline: bad value '%.*s' for '%s' (expected %s); ignored\n",
+			       (int)min(val_len, (size_t)80), has_value ? val : "", p->name,
+			       param_expects(p, expects, sizeof(expects)));
 	}
-	return problems;
+	if (counts)
+		*counts = seen;
+	return seen.unknown + seen.refused;
 }
 
 size_t cmdline_check_nul(const char *buf, size_t len)
@@ -176,6 +218,12 @@ size_t cmdline_check_nul(const char *buf, size_t len)
  * variables themselves hold what the command line made of them. */
 #define MAX_DESCRIBED_DEFAULTS 64
 static char param_defaults[MAX_DESCRIBED_DEFAULTS][80];
+static struct param_counts boot_counts;
+
+const struct param_counts *cmdline_boot_counts(void)
+{
+	return &boot_counts;
+}
 
 void cmdline_init(const char *multiboot_cmdline)
 {
@@ -200,7 +248,7 @@ void cmdline_init(const char *multiboot_cmdline)
 	/* What each option is before the command line touches it, for help. */
 	for (size_t i = 0; i < nr && i < MAX_DESCRIBED_DEFAULTS; i++)
 		describe_value(&params[i], param_defaults[i], sizeof(param_defaults[i]));
-	parse_params(boot_command_line, params, nr);
+	parse_params(boot_command_line, params, nr, &boot_counts);
 }
 
 void cmdline_print_help(void)
@@ -213,8 +261,14 @@ void cmdline_print_help(void)
 		describe_value(&params[i], now, sizeof(now));
 		const char *def = i < MAX_DESCRIBED_DEFAULTS ? param_defaults[i] : "?";
 		bool changed = strcmp(now, def) != 0;
-		pr_info("  %-18s %s; %s (default %s%s%s)\n", params[i].name, params[i].help,
-			param_expects(&params[i], expects, sizeof(expects)), def,
-			changed ? ", now " : "", changed ? now : "");
+		/* A handler's option without a description of its state has
+		 * no default to show: its line says what it takes. */
+		if (params[i].type == PARAM_SETUP && !params[i].show)
+			pr_info("  %-20s %s; %s\n", params[i].name, params[i].help,
+				param_expects(&params[i], expects, sizeof(expects)));
+		else
+			pr_info("  %-20s %s; %s (default %s%s%s)\n", params[i].name, params[i].help,
+				param_expects(&params[i], expects, sizeof(expects)), def,
+				changed ? ", now " : "", changed ? now : "");
 	}
 }

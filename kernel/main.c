@@ -127,6 +127,8 @@ static void smp_bringup(void)
 	pr_info("smp: %u of %u CPUs online\n", started + 1, numa_topology.nr_cpus);
 }
 
+static const char *spinlock_mode_chosen;
+
 /* The checks that are there for the tests and cost every run something:
  * a benchmark's figures mean the kernel only with all of them off (make
  * bench boots with page_poison=off pte_ref.debug=0 spinlock_debug=off, on a
@@ -159,6 +161,7 @@ static void boot_report(void)
 		numa_topology.nr_cpus, acpi_madt.disabled_cpus, acpi_madt.nr_ioapics,
 		acpi_madt.nr_overrides, (unsigned long long)acpi_madt.lapic_address);
 	numa_print(&numa_topology);
+	pr_info("Spinlocks: %s\n", spinlock_mode_chosen);
 	mm_report();
 	debug_aids_report();
 	pr_info("==== end of boot report ====\n");
@@ -212,6 +215,8 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	cmdline_init(boot_info.cmdline);
 	if (show_help)
 		cmdline_print_help();
+	/* Before any other CPU can contend for a lock. */
+	spinlock_mode_chosen = spinlock_init_mode(boot_cpu_has(X86_FEATURE_HYPERVISOR));
 
 	if (!boot_info.have_mmap)
 		panic("the boot loader gave no memory map");

@@ -1,13 +1,49 @@
-/* Spinlock debugging reports (see spinlock.h). */
+/* Spinlock debugging reports and the boot-time choice of how to wait (see
+ * spinlock.h). */
 #include "kernel/spinlock.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
+#include "kernel/string.h"
 
 bool spinlock_debug = true;
 unsigned long spinlock_bugs;
 kernel_param_flag("spinlock_debug", spinlock_debug,
 		  "report spinlock recursion and unlocking a lock that is not held");
+
+bool virt_spin_lock_key;
+/* spinlock=: -1 auto (test-and-set under a hypervisor), 0 ticket, 1 tas. */
+static int spinlock_choice = -1;
+static const char *const spinlock_words[] = { "ticket", "tas", "auto" };
+
+static int setup_spinlock(const char *val)
+{
+	for (int i = 0; val && i < 3; i++)
+		if (!strcmp(val, spinlock_words[i])) {
+			spinlock_choice = i == 2 ? -1 : i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static void show_spinlock(char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", spinlock_choice < 0 ? "auto" : spinlock_words[spinlock_choice]);
+}
+kernel_param_setup("spinlock", setup_spinlock, show_spinlock, "ticket, tas or auto",
+		   "how spinlock waiters wait: ticket (fair), tas (test-and-set, Linux's "
+		   "virt_spin_lock), auto (tas under a hypervisor)");
+
+const char *spinlock_init_mode(bool hypervisor)
+{
+	if (spinlock_choice >= 0) {
+		virt_spin_lock_key = spinlock_choice;
+		return spinlock_choice ? "test-and-set (spinlock=tas)" : "ticket (spinlock=ticket)";
+	}
+	virt_spin_lock_key = hypervisor;
+	return hypervisor ? "test-and-set (a hypervisor: CPUID's hypervisor bit)"
+			  : "ticket (no hypervisor bit in CPUID)";
+}
 
 void spin_bug(spinlock_t *l, const char *msg)
 {

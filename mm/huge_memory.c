@@ -6,6 +6,7 @@
  * path", "gup: add FOLL_HINT_BULK, FAULT_FLAG_UNCACHED"). */
 #include "mm/huge_memory.h"
 #include "arch/x86_64/cpu.h"
+#include "kernel/cmdline.h"
 #include "kernel/init.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
@@ -18,7 +19,7 @@
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
 
-int thp_enabled_mode = THP_ENABLED_MADVISE;
+int thp_enabled_mode = THP_ENABLED_DEFAULT;
 int thp_defrag_mode = THP_DEFRAG_MADVISE;
 int thp_use_zero_page = 1;
 
@@ -356,6 +357,29 @@ long thp_enabled_write(const struct proc_node *node, const char *buf, size_t len
 	WRITE_ONCE(thp_enabled_mode, i);
 	return (long)len;
 }
+
+/* transparent_hugepage=always|madvise|never sets the mode the enabled file
+ * shows and the fault path follows, as Linux's setup_transparent_hugepage;
+ * any other value is refused with Linux's warning (and the parser's, which
+ * says what is expected) and the mode stays. */
+static int setup_transparent_hugepage(const char *str)
+{
+	for (int i = 0; str && i < 3; i++)
+		if (!strcmp(str, enabled_words[i])) {
+			WRITE_ONCE(thp_enabled_mode, i);
+			return 0;
+		}
+	pr_warn("transparent_hugepage= cannot parse, ignored\n");
+	return -EINVAL;
+}
+
+static void show_transparent_hugepage(char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", enabled_words[READ_ONCE(thp_enabled_mode)]);
+}
+kernel_param_setup("transparent_hugepage", setup_transparent_hugepage, show_transparent_hugepage,
+		   "always, madvise or never", "which anonymous mappings get transparent huge pages "
+		   "(also /sys/kernel/mm/transparent_hugepage/enabled)");
 
 void thp_defrag_show(struct seq_buf *m, const struct proc_node *node)
 {

@@ -40,8 +40,10 @@ struct proc_node;
 
 /* /sys/kernel/mm/transparent_hugepage/enabled: "always", "madvise"
  * (mmlab's default, as Debian's kernel: only VMAs with MADV_HUGEPAGE) or
- * "never". */
+ * "never"; set at boot by transparent_hugepage= with the same words
+ * (Linux's setup_transparent_hugepage). */
 enum thp_enabled { THP_ENABLED_ALWAYS, THP_ENABLED_MADVISE, THP_ENABLED_NEVER };
+#define THP_ENABLED_DEFAULT THP_ENABLED_MADVISE
 /* .../defrag: how hard a THP fault tries for a 2 MiB block. mmlab has no
  * compaction and no kswapd, so the modes come down to whether the fault
  * may reclaim directly (the shrinkers) before falling back: always: yes;

@@ -3,7 +3,6 @@
  * remove_pool_hugetlb_folio, hugetlb_report_meminfo and the sysfs files. */
 #include "mm/hugetlb.h"
 #include "arch/x86_64/cpufeature.h"
-#include "kernel/cmdline.h"
 #include "kernel/init.h"
 #include "kernel/mutex.h"
 #include "kernel/printk.h"
@@ -24,15 +23,6 @@ static DEFINE_SPINLOCK(hugetlb_lock);
 /* One resize at a time (Linux's hstate resize_lock): two writers of
  * nr_hugepages must not both grow towards their own target. */
 static struct mutex resize_lock;
-
-/* The first c in [s, s + len), or NULL. */
-static const char *find_char(const char *s, char c, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (s[i] == c)
-			return s + i;
-	return NULL;
-}
 
 struct hstate *hstate_sizelog(unsigned sizelog)
 {
@@ -412,126 +402,31 @@ void free_huge_folio(struct page *page, bool restore_reserve)
 	spin_unlock(&hugetlb_lock);
 }
 
-/* --- the command line --------------------------------------------------------- */
-
-/* "2M", "2048K", "1G", "2097152": bytes, or 0. */
-static unsigned long parse_size(const char *s, size_t len)
+/* Linux's arch_hugetlb_valid_size on x86: 2 MiB, and 1 GiB where the CPU
+ * maps it (PDPE1GB) and the buddy allocator has the order. */
+bool arch_hugetlb_valid_size(unsigned long size)
 {
-	u64 v;
-	size_t digits = 0;
-	while (digits < len && s[digits] >= '0' && s[digits] <= '9')
-		digits++;
-	if (!digits || parse_u64(s, digits, &v))
-		return 0;
-	unsigned shift = 0;
-	if (digits < len) {
-		if (digits + 1 != len)
-			return 0;
-		switch (s[digits]) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
-		default: return 0;
-		}
-	}
-	return v > (~0ul >> shift) ? 0 : (unsigned long)v << shift;
-}
-
-/* The words of the command line in order, as Linux's hugepagesz_setup,
- * hugepages_setup and default_hugepagesz_setup see them. */
-static unsigned long boot_count[HUGE_MAX_HSTATE], boot_node_count[HUGE_MAX_HSTATE][MAX_NUMNODES];
-static bool boot_per_node[HUGE_MAX_HSTATE];
-
-static void parse_hugepages(struct hstate *h, const char *v, size_t len)
-{
-	int idx = (int)(h - hstates);
-	/* N, or <node>:N[,<node>:N...] (Linux 5.13) */
-	if (!find_char(v, ':', len)) {
-		u64 n;
-		if (parse_u64(v, len, &n))
-			pr_warn("hugetlb: hugepages=%.*s is not a number; ignored\n", (int)len, v);
-		else
-			boot_count[idx] = n;
-		return;
-	}
-	while (len) {
-		const char *comma = find_char(v, ',', len);
-		size_t item = comma ? (size_t)(comma - v) : len;
-		const char *colon = find_char(v, ':', item);
-		u64 nid, n;
-		if (!colon || parse_u64(v, (size_t)(colon - v), &nid) || nid >= MAX_NUMNODES ||
-		    parse_u64(colon + 1, item - (size_t)(colon + 1 - v), &n)) {
-			pr_warn("hugetlb: hugepages=: bad node item \"%.*s\"; ignored\n", (int)item, v);
-		} else {
-			boot_node_count[idx][nid] = n;
-			boot_per_node[idx] = true;
-		}
-		v += item + (comma ? 1 : 0);
-		len -= item + (comma ? 1 : 0);
-	}
-}
-
-static void parse_boot_words(void)
-{
-	struct hstate *cur = NULL;
-	for (const char *s = boot_command_line; *s;) {
-		while (*s == ' ')
-			s++;
-		const char *end = s;
-		while (*end && *end != ' ')
-			end++;
-		const char *eq = find_char(s, '=', (size_t)(end - s));
-		if (eq) {
-			size_t klen = (size_t)(eq - s), vlen = (size_t)(end - eq - 1);
-			const char *v = eq + 1;
-			if (klen == 10 && !memcmp(s, "hugepagesz", 10)) {
-				cur = size_to_hstate(parse_size(v, vlen));
-				if (!cur || !cur->supported) {
-					pr_warn("hugetlb: hugepagesz=%.*s: unsupported page size; the hugepages= after it "
-						"are ignored\n", (int)vlen, v);
-					cur = NULL;
-				}
-			} else if (klen == 9 && !memcmp(s, "hugepages", 9)) {
-				parse_hugepages(cur ? cur : &hstates[default_hstate_idx], v, vlen);
-			} else if (klen == 18 && !memcmp(s, "default_hugepagesz", 18)) {
-				struct hstate *h = size_to_hstate(parse_size(v, vlen));
-				if (h && h->supported)
-					default_hstate_idx = (int)(h - hstates);
-				else
-					pr_warn("hugetlb: default_hugepagesz=%.*s: unsupported page size\n", (int)vlen, v);
-			}
-		}
-		s = end;
-	}
+	if (size == huge_page_size(&hstates[HSTATE_2M]))
+		return true;
+	return size == huge_page_size(&hstates[HSTATE_1G]) && boot_cpu_has(X86_FEATURE_PDPE1GB) &&
+	       18 <= MAX_PAGE_ORDER;
 }
 
 static int hugetlb_init(void)
 {
 	mutex_init(&resize_lock);
-	hstates[HSTATE_2M].supported = true;
-	hstates[HSTATE_1G].supported = boot_cpu_has(X86_FEATURE_PDPE1GB) && 18 <= MAX_PAGE_ORDER;
+	for (int i = 0; i < HUGE_MAX_HSTATE; i++)
+		hstates[i].supported = arch_hugetlb_valid_size(huge_page_size(&hstates[i]));
 	for (int i = 0; i < HUGE_MAX_HSTATE; i++)
 		for (int n = 0; n < MAX_NUMNODES; n++)
 			INIT_LIST_HEAD(&hstates[i].hugepage_freelists[n]);
-	parse_boot_words();
+	/* The pools the command line asks for (mm/hugetlb_cmdline.c). */
+	hugetlb_boot_pools();
 	for (int i = 0; i < HUGE_MAX_HSTATE; i++) {
 		struct hstate *h = &hstates[i];
-		if (!h->supported)
-			continue;
-		if (boot_per_node[i]) {
-			for (int n = 0; n < (int)num_online_nodes(); n++)
-				if (boot_node_count[i][n] && set_max_huge_pages(h, boot_node_count[i][n], n) <
-								      (long)boot_node_count[i][n])
-					pr_warn("hugetlb: node %d: %lu of %lu %lu kB pages\n", n,
-						h->nr_huge_pages_node[n], boot_node_count[i][n], huge_page_size(h) >> 10);
-		} else if (boot_count[i]) {
-			long got = set_max_huge_pages(h, boot_count[i], NUMA_NO_NODE);
-			if (got < (long)boot_count[i])
-				pr_warn("hugetlb: allocated %ld of %lu %lu kB pages\n", got, boot_count[i],
-					huge_page_size(h) >> 10);
-		}
-		pr_info("hugetlb: %lu kB pages: %lu in the pool%s\n", huge_page_size(h) >> 10, h->nr_huge_pages,
-			i == default_hstate_idx ? " (the default size)" : "");
+		if (h->supported)
+			pr_info("hugetlb: %lu kB pages: %lu in the pool%s\n", huge_page_size(h) >> 10,
+				h->nr_huge_pages, i == default_hstate_idx ? " (the default size)" : "");
 	}
 	return 0;
 }

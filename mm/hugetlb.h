@@ -5,9 +5,12 @@
  * buddy allocator as its size is set:
  *
  *   hugepagesz=2M|1G hugepages=N|<node>:N,... default_hugepagesz=2M|1G
- *                                   the command line, in Linux's order
- *                                   (hugepages= sets the size named by the
- *                                   hugepagesz= before it, else the default)
+ *                                   the command line, read by the one
+ *                                   parser (kernel/cmdline.h) in Linux's
+ *                                   order (hugepages= sets the size named
+ *                                   by the hugepagesz= before it, else the
+ *                                   default) and with Linux's warnings
+ *                                   (mm/hugetlb_cmdline.c)
  *   /proc/sys/vm/nr_hugepages       the default size's pool
  *   /sys/kernel/mm/hugepages/hugepages-<kB>kB/nr_hugepages, free_hugepages,
  *       resv_hugepages, surplus_hugepages, nr_overcommit_hugepages
@@ -117,6 +120,52 @@ bool hugetlb_restore_reserve(struct hstate *h);
  * allocator if it is surplus (Linux's free_huge_folio); restore_reserve:
  * the reservation its fault consumed comes back with it. */
 void free_huge_folio(struct page *page, bool restore_reserve);
+
+/* What hugepagesz=, hugepages= and default_hugepagesz= ask of the pools,
+ * in the variables of Linux's mm/hugetlb.c as its __setup handlers leave
+ * them: the sizes named so far (hugetlb_add_hstate; nr_added is
+ * hugetlb_max_hstate), the size the next hugepages= sets (parsed_hstate),
+ * whether the last size named was good (parsed_valid_hugepagesz), the
+ * counts of each size in total and per node (max_huge_pages,
+ * max_huge_pages_node), and a hugepages= read before any size was named
+ * (default_hstate_max_huge_pages, default_hugepages_in_node). */
+struct hugetlb_cmdline {
+	bool added[HUGE_MAX_HSTATE];
+	unsigned nr_added;
+	int parsed_hstate;                  /* -1 until a size is named */
+	bool parsed_valid_hugepagesz, parsed_default_hugepagesz;
+	int default_hstate_idx;
+	unsigned long max_huge_pages[HUGE_MAX_HSTATE];
+	unsigned long max_huge_pages_node[HUGE_MAX_HSTATE][MAX_NUMNODES];
+	unsigned long default_hstate_max_huge_pages;
+	unsigned long default_hugepages_in_node[MAX_NUMNODES];
+	const unsigned long *last_mhp;      /* the count the last hugepages= set */
+};
+#define HUGETLB_CMDLINE_INIT \
+	{ .parsed_hstate = -1, .parsed_valid_hugepagesz = true, .default_hstate_idx = HSTATE_2M }
+
+/* The command-line handlers write into req (reset) from now on, until
+ * hugetlb_cmdline_end points them back at the boot's: so a test can
+ * parse_params a text and read what it asks, without a boot. */
+void hugetlb_cmdline_begin(struct hugetlb_cmdline *req);
+void hugetlb_cmdline_end(void);
+/* Once every word is read (Linux's hugetlb_init): a node count for a node
+ * that is not online is refused, the default size is 2 MiB unless
+ * default_hugepagesz= named one, and a hugepages= read before any size is
+ * the default size's count (over the one given after hugepagesz=, with
+ * Linux's warning). Then max_huge_pages[i] is what the pool of hstates[i]
+ * is set to, node by node from max_huge_pages_node[i] when
+ * hugetlb_cmdline_node_specific (Linux's node_specific_alloc). */
+void hugetlb_cmdline_finish(struct hugetlb_cmdline *req);
+bool hugetlb_cmdline_node_specific(const struct hugetlb_cmdline *req, int idx);
+/* At boot (hugetlb_init): the boot's request finished, the default size
+ * set, and each supported size's pool set to what it asks (with Linux's
+ * warning when memory runs short). */
+void hugetlb_boot_pools(void);
+/* Whether a huge page of size bytes can be mapped: 2 MiB, and 1 GiB on a
+ * CPU with PDPE1GB (Linux's arch_hugetlb_valid_size). Valid from the
+ * command line on (the CPU's features are known by then). */
+bool arch_hugetlb_valid_size(unsigned long size);
 
 /* Every pool's pages, in 4 KiB pages (Linux's hugetlb_total_pages): the
  * overcommit limit leaves them out (mm/util.c's vm_commit_limit). */

@@ -235,16 +235,25 @@ static unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned lo
 
 /* ---- munmap ---------------------------------------------------------------- */
 
-int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
+/* Linux's do_vmi_munmap: the range is checked before anything is
+ * touched (aligned, below TASK_SIZE, not wrapping, not empty), so no
+ * caller can unmap past what it was given. */
+int do_munmap_locked(struct mm_struct *mm, unsigned long start, unsigned long len)
 {
+	mmap_assert_write_locked(mm);
 	if ((start & ~PAGE_MASK) || start > TASK_SIZE || len > TASK_SIZE - start)
 		return -EINVAL;
 	unsigned long end = start + PAGE_ALIGN(len);
 	if (end == start)
 		return -EINVAL;
+	return munmap_range(mm, start, end);
+}
+
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
+{
 	/* Linux's __vm_munmap: the whole change under the write lock. */
 	mmap_write_lock(mm);
-	int ret = munmap_range(mm, start, end);
+	int ret = do_munmap_locked(mm, start, len);
 	mmap_write_unlock(mm);
 	return ret;
 }

@@ -42,6 +42,8 @@ unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsign
 unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		      unsigned long prot, unsigned long flags);
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
+/* The same with mmap_lock held for writing (Linux's do_vmi_munmap). */
+int do_munmap_locked(struct mm_struct *mm, unsigned long start, unsigned long len);
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot);
 int do_madvise(struct mm_struct *mm, unsigned long start, unsigned long len, int behavior);
 /* brk(2): returns the new break (the old one when the request fails). */

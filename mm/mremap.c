@@ -636,10 +636,13 @@ static int remap_is_valid(struct vma_remap_struct *vrm)
 }
 
 /* Linux's shrink_vma: the tail [addr + new_len, addr + old_len) is
- * unmapped (uncharged there by munmap), whatever VMAs it covers. */
+ * unmapped (uncharged there by munmap), whatever VMAs it covers, through
+ * munmap's own range checks: an old_len that runs past TASK_SIZE (or
+ * wraps) is -EINVAL before anything is touched, as Linux's do_vmi_munmap
+ * gives, instead of unmapping everything above addr + new_len. */
 static unsigned long shrink_vma(struct vma_remap_struct *vrm)
 {
-	int err = munmap_range(vrm->mm, vrm->addr + vrm->new_len, vrm->addr + vrm->old_len);
+	int err = do_munmap_locked(vrm->mm, vrm->addr + vrm->new_len, vrm->old_len - vrm->new_len);
 	vrm->vma = NULL;
 	if (err)
 		return (unsigned long)(long)err;

@@ -10,6 +10,7 @@ KERNEL_SRCS += \
 	mm/gup.c \
 	mm/huge_memory.c \
 	mm/hugetlb.c \
+	mm/hugetlb_cmdline.c \
 	mm/hugetlb_vma.c \
 	mm/kernel_map.c \
 	mm/kmalloc.c \

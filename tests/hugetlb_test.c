@@ -8,7 +8,6 @@
 #include "tests/kunit.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/uaccess.h"
-#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
 #include "kernel/rcu.h"
@@ -222,67 +221,6 @@ static void gigantic_pool_takes_what_order_18_has(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, set_max_huge_pages(h, 0, NUMA_NO_NODE), 0l);
 	kunit_expect_resources_back(test, &before);
-}
-
-/* The pool the command line asked for (hugepages=N, or <node>:N,...,
- * for the default 2 MiB size; the topologies memoryless and two-node ask),
- * read from the words again here: N spread in turn over the nodes with
- * memory (a memoryless node gets none), or each node its own count. */
-static size_t span_until(const char *s, char a, char b)
-{
-	size_t n = 0;
-	while (s[n] && s[n] != a && s[n] != b)
-		n++;
-	return n;
-}
-
-static const char *char_in(const char *s, char c, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (s[i] == c)
-			return s + i;
-	return NULL;
-}
-
-static void boot_pool_is_what_the_command_line_asked(struct kunit *test)
-{
-	const char *w = strstr(boot_command_line, "hugepages=");
-	while (w && w != boot_command_line && w[-1] != ' ')
-		w = strstr(w + 1, "hugepages=");
-	if (!w || default_hstate_idx != HSTATE_2M)
-		kunit_skip(test, "no hugepages= for the 2 MiB size on the command line");
-	w += strlen("hugepages=");
-	size_t len = span_until(w, ' ', ' ');
-	struct hstate *h = &hstates[HSTATE_2M];
-	unsigned long want[MAX_NUMNODES] = { 0 }, total = 0;
-	if (!char_in(w, ':', len)) {
-		u64 n;
-		KUNIT_ASSERT_EQ(test, parse_u64(w, len, &n), 0);
-		unsigned with_memory = 0;
-		for (int nid = 0; nid < (int)num_online_nodes(); nid++)
-			with_memory += node_has_memory(nid);
-		for (int nid = 0, k = 0; nid < (int)num_online_nodes(); nid++)
-			if (node_has_memory(nid))
-				want[nid] = n / with_memory + ((unsigned)k++ < n % with_memory);
-		total = n;
-	} else {
-		for (const char *item = w; item < w + len;) {
-			size_t il = span_until(item, ',', ' ');
-			const char *colon = char_in(item, ':', il);
-			u64 nid, n;
-			KUNIT_ASSERT_NOT_NULL(test, colon);
-			KUNIT_ASSERT_EQ(test, parse_u64(item, (size_t)(colon - item), &nid), 0);
-			KUNIT_ASSERT_EQ(test, parse_u64(colon + 1, il - (size_t)(colon + 1 - item), &n), 0);
-			want[nid] = n;
-			total += n;
-			item += il + 1;
-		}
-	}
-	kunit_info(test, "hugepages=%.*s: %lu pages", (int)len, w, h->nr_huge_pages);
-	KUNIT_EXPECT_EQ(test, h->nr_huge_pages, total);
-	KUNIT_EXPECT_EQ(test, h->free_huge_pages, total);
-	for (int nid = 0; nid < (int)num_online_nodes(); nid++)
-		KUNIT_EXPECT_EQ(test, h->nr_huge_pages_node[nid], want[nid]);
 }
 
 /* --- MAP_HUGETLB mappings ------------------------------------------------------ */
@@ -618,7 +556,6 @@ static struct kunit_case hugetlb_cases[] = {
 	KUNIT_CASE(a_node_file_sets_that_node),
 	KUNIT_CASE(files_refuse_what_linux_refuses),
 	KUNIT_CASE(gigantic_pool_takes_what_order_18_has),
-	KUNIT_CASE(boot_pool_is_what_the_command_line_asked),
 	KUNIT_CASE(map_hugetlb_reserves_faults_and_gives_back),
 	KUNIT_CASE(map_hugetlb_refuses_what_linux_refuses),
 	KUNIT_CASE(dontneed_keeps_the_reservation),

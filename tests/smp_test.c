@@ -10,8 +10,10 @@
  * still that long. No outcome depends on timing. */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/traps.h"
+#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -117,24 +119,34 @@ static unsigned long stress_counter;
 static volatile unsigned long stress_done;
 
 static unsigned stress_k;
+/* The way the stress takes the lock: spin_lock, or one of the two ways to
+ * wait, whatever the boot chose. */
+static void (*stress_lock_fn)(spinlock_t *);
 
 static void stress(void *arg)
 {
 	(void)arg;
 	for (unsigned i = 0; i < stress_k; i++) {
-		spin_lock(&stress_lock);
+		if (stress_lock_fn)
+			stress_lock_fn(&stress_lock);
+		else
+			spin_lock(&stress_lock);
 		unsigned long v = stress_counter; /* a non-atomic read-modify-write */
 		barrier();
 		stress_counter = v + 1;
-		spin_unlock(&stress_lock);
+		if (stress_lock_fn)
+			arch_spin_unlock(&stress_lock);
+		else
+			spin_unlock(&stress_lock);
 	}
 	__atomic_fetch_add(&stress_done, 1, __ATOMIC_RELEASE);
 }
 
-static void spinlock_keeps_a_shared_counter_exact(struct kunit *test)
+static void run_stress(struct kunit *test, void (*lock_fn)(spinlock_t *))
 {
 	unsigned n = num_online_cpus();
 	unsigned long bugs = spinlock_bugs;
+	stress_lock_fn = lock_fn;
 	stress_k = STRESS_TOTAL / n;
 	stress_counter = 0;
 	stress_done = 0;
@@ -148,6 +160,78 @@ static void spinlock_keeps_a_shared_counter_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stress_counter, (unsigned long)n * stress_k);
 	KUNIT_EXPECT_EQ(test, spinlock_bugs, bugs);
 	KUNIT_EXPECT_FALSE(test, spin_is_locked(&stress_lock));
+}
+
+static void spinlock_keeps_a_shared_counter_exact(struct kunit *test)
+{
+	run_stress(test, NULL);
+}
+
+/* Both ways to wait exclude each other's holders whatever the boot chose:
+ * the ticket lock and the test-and-set lock (Linux's virt_spin_lock), each
+ * contended from every CPU. */
+static void both_ways_to_wait_keep_a_shared_counter_exact(struct kunit *test)
+{
+	run_stress(test, ticket_spin_lock);
+	run_stress(test, virt_spin_lock);
+}
+
+/* The test-and-set lock is the ticket lock's trylock: (next, owner) from
+ * (t, t) to (t + 1, t), next wrapping within its half without carrying
+ * into owner; a held lock is never taken, and unlock frees it. */
+static void trylock_takes_only_a_free_lock(struct kunit *test)
+{
+	DEFINE_SPINLOCK(l);
+	KUNIT_EXPECT_TRUE(test, spin_trylock(&l));
+	KUNIT_EXPECT_TRUE(test, spin_is_locked(&l));
+	KUNIT_EXPECT_FALSE(test, spin_trylock(&l));
+	spin_unlock(&l);
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&l));
+
+	l.next = l.owner = 0xffff; /* the tickets about to wrap */
+	KUNIT_EXPECT_TRUE(test, arch_spin_trylock(&l));
+	KUNIT_EXPECT_EQ(test, l.next, 0);
+	KUNIT_EXPECT_EQ(test, l.owner, 0xffff);
+	KUNIT_EXPECT_FALSE(test, arch_spin_trylock(&l));
+	arch_spin_unlock(&l);
+	KUNIT_EXPECT_EQ(test, l.owner, 0);
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&l));
+	/* A ticket taken after a test-and-set hold waits its turn the same way. */
+	ticket_spin_lock(&l);
+	KUNIT_EXPECT_EQ(test, l.next, 1);
+	KUNIT_EXPECT_FALSE(test, arch_spin_trylock(&l));
+	arch_spin_unlock(&l);
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&l));
+}
+
+/* The boot chose as Linux does: test-and-set where CPUID's hypervisor bit is
+ * set, tickets on bare metal, unless spinlock= said otherwise. */
+static bool word_at(const char *p, const char *word)
+{
+	size_t n = strlen(word);
+	return !strncmp(p, word, n) && (!p[n] || p[n] == ' ');
+}
+
+static void the_way_to_wait_follows_the_hypervisor_bit(struct kunit *test)
+{
+	/* The last good spinlock= word wins: the parser applies them in order
+	 * and a refused one changes nothing. */
+	const char *opt = NULL;
+	for (const char *p = boot_command_line; (p = strstr(p, "spinlock=")); p++)
+		if ((p == boot_command_line || p[-1] == ' ') &&
+		    (word_at(p + 9, "ticket") || word_at(p + 9, "tas") || word_at(p + 9, "auto")))
+			opt = p + 9;
+	bool hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR);
+	kunit_info(test, "CPUID hypervisor bit %s, spinlock= %.*s: %s", hypervisor ? "set" : "clear",
+		   opt ? (int)(strchr(opt, ' ') ? strchr(opt, ' ') - opt : (long)strlen(opt)) : 11,
+		   opt ? opt : "(not given)",
+		   virt_spin_lock_key ? "test-and-set" : "ticket");
+	if (opt && word_at(opt, "ticket"))
+		KUNIT_EXPECT_FALSE(test, virt_spin_lock_key);
+	else if (opt && word_at(opt, "tas"))
+		KUNIT_EXPECT_TRUE(test, virt_spin_lock_key);
+	else
+		KUNIT_EXPECT_EQ(test, virt_spin_lock_key, hypervisor);
 }
 
 static char log[1024];
@@ -294,6 +378,9 @@ static struct kunit_case smp_cases[] = {
 	KUNIT_CASE(every_cpu_is_up_on_its_node),
 	KUNIT_CASE(calls_reach_every_cpu_and_return),
 	KUNIT_CASE(spinlock_keeps_a_shared_counter_exact),
+	KUNIT_CASE(both_ways_to_wait_keep_a_shared_counter_exact),
+	KUNIT_CASE(trylock_takes_only_a_free_lock),
+	KUNIT_CASE(the_way_to_wait_follows_the_hypervisor_bit),
 	KUNIT_CASE(spinlock_debug_catches_misuse),
 	KUNIT_CASE(the_tick_runs_on_every_cpu),
 	KUNIT_CASE(the_clock_is_monotonic_across_cpus),

@@ -10,6 +10,7 @@
  * case checks that free pages and slab objects come back. */
 #include "tests/kunit.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
 #include "kernel/procfs.h"
@@ -390,6 +391,122 @@ static void sysfs_modes(struct kunit *test)
 	thp_defrag_mode = saved_defrag;
 }
 
+/* --- transparent_hugepage= ---------------------------------------------------- */
+
+/* The registered transparent_hugepage option alone, for a parse of the
+ * boot line that touches nothing else. */
+static struct kernel_param thp_param[1];
+
+static bool find_thp_param(void)
+{
+	size_t nr;
+	const struct kernel_param *all = kernel_params(&nr);
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(all[i].name, "transparent_hugepage")) {
+			thp_param[0] = all[i];
+			return true;
+		}
+	return false;
+}
+
+static char thp_log[1024];
+
+/* text through the one parser with every registered option. */
+static unsigned parse_registered(const char *text, struct param_counts *counts)
+{
+	size_t nr;
+	const struct kernel_param *all = kernel_params(&nr);
+	struct printk_capture cap;
+	printk_capture_begin(&cap, thp_log, sizeof(thp_log));
+	unsigned problems = parse_params(text, all, nr, counts);
+	printk_capture_end(&cap);
+	return problems;
+}
+
+static void enabled_file(char *out, size_t size)
+{
+	struct seq_buf m = { .buffer = out, .size = size - 1 };
+	memset(out, 0, size);
+	thp_enabled_show(&m, NULL);
+}
+
+static void restore_enabled(void *saved) { thp_enabled_mode = *(int *)saved; }
+
+/* transparent_hugepage= sets what the enabled file shows and what the fault
+ * path allows (Linux's setup_transparent_hugepage); a bad value is refused
+ * with Linux's warning and the parser's, and the mode stays. */
+static void command_line_sets_the_mode(struct kunit *test)
+{
+	static int saved;
+	saved = thp_enabled_mode;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_enabled, &saved), 0);
+	/* What thp_vma_allowable reads: a 2 MiB-aligned anonymous VMA, once
+	 * with MADV_HUGEPAGE's flag and once without. */
+	struct vm_area_struct plain = { .vm_start = 4 * PMD_SIZE, .vm_end = 5 * PMD_SIZE };
+	struct vm_area_struct advised = plain;
+	advised.vm_flags = VM_HUGEPAGE;
+	char out[64];
+	struct param_counts counts;
+
+	KUNIT_EXPECT_EQ(test, parse_registered("transparent_hugepage=always", &counts), 0);
+	KUNIT_EXPECT_EQ(test, counts.applied, 1u);
+	KUNIT_EXPECT_EQ(test, thp_enabled_mode, THP_ENABLED_ALWAYS);
+	enabled_file(out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, "[always] madvise never\n");
+	KUNIT_EXPECT_TRUE(test, thp_vma_allowable(&plain, plain.vm_start));
+
+	KUNIT_EXPECT_EQ(test, parse_registered("transparent_hugepage=madvise", NULL), 0);
+	enabled_file(out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, "always [madvise] never\n");
+	KUNIT_EXPECT_FALSE(test, thp_vma_allowable(&plain, plain.vm_start));
+	KUNIT_EXPECT_TRUE(test, thp_vma_allowable(&advised, advised.vm_start));
+
+	/* The last one wins, as every option's. */
+	KUNIT_EXPECT_EQ(test, parse_registered("transparent_hugepage=always transparent_hugepage=never", NULL), 0);
+	enabled_file(out, sizeof(out));
+	KUNIT_EXPECT_STREQ(test, out, "always madvise [never]\n");
+	KUNIT_EXPECT_FALSE(test, thp_vma_allowable(&advised, advised.vm_start));
+
+	KUNIT_EXPECT_EQ(test, parse_registered("transparent_hugepage=sometimes", &counts), 1);
+	KUNIT_EXPECT_EQ(test, counts.refused, 1u);
+	KUNIT_EXPECT_EQ(test, counts.unknown, 0u);
+	KUNIT_EXPECT_EQ(test, thp_enabled_mode, THP_ENABLED_NEVER);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(thp_log, "transparent_hugepage= cannot parse, ignored"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(thp_log, "bad value 'sometimes' for 'transparent_hugepage' "
+						    "(expected always, madvise or never); keeping never"));
+	/* Bare, empty, another case, a prefix: refused alike. */
+	KUNIT_EXPECT_EQ(test, parse_registered("transparent_hugepage transparent_hugepage= "
+					       "transparent_hugepage=Always transparent_hugepage=mad", &counts), 4);
+	KUNIT_EXPECT_EQ(test, counts.refused, 4u);
+	KUNIT_EXPECT_EQ(test, thp_enabled_mode, THP_ENABLED_NEVER);
+}
+
+/* The mode in force is what the one parser makes of this boot's command
+ * line (the default when it has no transparent_hugepage=), and the enabled
+ * file says so. */
+static void boot_mode_is_what_the_command_line_asked(struct kunit *test)
+{
+	KUNIT_ASSERT_TRUE(test, find_thp_param());
+	static int saved;
+	saved = thp_enabled_mode;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_enabled, &saved), 0);
+	thp_enabled_mode = THP_ENABLED_DEFAULT;
+	struct printk_capture cap;
+	printk_capture_begin(&cap, thp_log, sizeof(thp_log));
+	parse_params(boot_command_line, thp_param, 1, NULL);
+	printk_capture_end(&cap);
+	int asked = thp_enabled_mode;
+	thp_enabled_mode = saved;
+	char out[64], want[64];
+	enabled_file(out, sizeof(out));
+	static const char *const shown[] = { "[always] madvise never\n", "always [madvise] never\n",
+					     "always madvise [never]\n" };
+	strlcpy(want, shown[asked], sizeof(want));
+	kunit_info(test, "enabled: %.*s", (int)strlen(out) - 1, out);
+	KUNIT_EXPECT_EQ(test, saved, asked);
+	KUNIT_EXPECT_STREQ(test, out, want);
+}
+
 static struct kunit_case thp_cases[] = {
 	KUNIT_CASE(write_fault_maps_a_cleared_huge_page),
 	KUNIT_CASE(small_pages_where_thp_may_not_go),
@@ -399,6 +516,8 @@ static struct kunit_case thp_cases[] = {
 	KUNIT_CASE(populate_gives_the_bulk_hint),
 	KUNIT_CASE(read_fault_maps_the_huge_zero_page),
 	KUNIT_CASE(sysfs_modes),
+	KUNIT_CASE(command_line_sets_the_mode),
+	KUNIT_CASE(boot_mode_is_what_the_command_line_asked),
 	{},
 };
 

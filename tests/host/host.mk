@@ -40,7 +40,7 @@ HOST_MM_TESTS += $(B)/host/mempolicy_test
 HOST_MM_TESTS += $(B)/host/clear_page_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
-$(HOST_MM_DIR)/san/%.o: %.c
+$(HOST_MM_DIR)/$(SANITIZE_NAME)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $<
 	$(Q)$(HOSTCC) $(HOST_MM_CFLAGS) $(SANITIZE) -c $< -o $@
@@ -50,7 +50,7 @@ $(HOST_MM_DIR)/opt/%.o: %.c
 	$(say) HOSTCC $<
 	$(Q)$(HOSTCC) $(HOST_MM_CFLAGS) -DNDEBUG -c $< -o $@
 
-host_san_objs = $(patsubst %.c,$(HOST_MM_DIR)/san/%.o,$(1))
+host_san_objs = $(patsubst %.c,$(HOST_MM_DIR)/$(SANITIZE_NAME)/%.o,$(1))
 host_opt_objs = $(patsubst %.c,$(HOST_MM_DIR)/opt/%.o,$(1))
 
 # What each test program links besides its own tests/host/<name>.c and the
@@ -79,9 +79,10 @@ clear_page_test_SRCS := mm/clear_page.c $(HOST_MEMBLOCK_SRCS)
 vmalloc_tree_test_SRCS := mm/vmap_area.c kernel/rbtree.c $(HOST_MEMBLOCK_SRCS)
 
 .SECONDEXPANSION:
-$(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRCS) $$(HOST_SHIM_SRCS))
+$(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRCS) $$(HOST_SHIM_SRCS)) \
+		$(SANITIZE_STAMP)
 	$(say) LINK $@
-	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $^
+	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $(filter-out $(SANITIZE_STAMP),$^)
 
 $(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c $(HOST_PAGE_ALLOC_SRCS) tests/host/shim.c)
 	$(say) LINK $@

@@ -10,7 +10,15 @@
  *     every child is reaped;
  *   - progress is printed by this single-threaded process, one complete
  *     line (or one case with its diagnostics) at a time, flushed at once, so
- *     lines of parallel boots never interleave.
+ *     lines of parallel boots never interleave;
+ *   - a timeout catches hangs, never slowness: it counts the host CPU time
+ *     the job used (its QEMU's threads, or the program and its reaped
+ *     children), divided by the CPUs it can keep busy at once (its vCPUs,
+ *     at most the host's cores), so a boot on a host busy with other work
+ *     gets the same budget as on an idle one. On an idle host that count
+ *     runs at most as fast as the wall clock; a spinning hang uses its CPUs
+ *     and is caught after timeout_s of them. A hang that uses no CPU (every
+ *     vCPU halted) is caught by the wall clock at WALL_BACKSTOP x timeout_s.
  */
 #define _GNU_SOURCE
 #include "jobs.h"
@@ -32,6 +40,7 @@
 #define MAX_DIAG_PRINT 40       /* diagnostic lines printed per failed case */
 #define KUNIT_TOOL_TIMEOUT_S 60
 #define KUNIT_TOOL_OUT_MAX (4 << 20) /* bytes of kunit.py output kept */
+#define WALL_BACKSTOP 4
 
 volatile sig_atomic_t interrupted;
 const char *kunit_tool_dir;
@@ -110,6 +119,43 @@ static void handle_line(struct job *j, int s, const char *line, size_t len)
 	if (j->log)
 		fflush(j->log);
 	drain_events(j);
+	/* Where the time goes: each suite's start, as its header arrives. */
+	size_t ns = ktap_suite_count(j->parser);
+	while (j->nsuite_start < ns) {
+		j->suite_start = xrealloc(j->suite_start, ns * sizeof(*j->suite_start));
+		j->suite_start[j->nsuite_start++] = now_s();
+	}
+}
+
+double job_suite_seconds(const struct job *j, size_t i)
+{
+	if (i >= j->nsuite_start)
+		return -1;
+	double to = i + 1 < j->nsuite_start ? j->suite_start[i + 1] : j->end;
+	return to - j->suite_start[i];
+}
+
+/* The slowest suites of a boot, on one line: where its time went. */
+static void print_slowest_suites(const struct job *j)
+{
+	enum { SHOW = 4 };
+	if (!j->nsuite_start || j->kind != KTAP_KIND_QEMU)
+		return;
+	bool *shown = xrealloc(NULL, j->nsuite_start * sizeof(*shown));
+	memset(shown, 0, j->nsuite_start * sizeof(*shown));
+	printf("[%s] time: %.1f s to the first suite; slowest:", j->name,
+	       j->suite_start[0] - j->start);
+	for (size_t k = 0; k < SHOW && k < j->nsuite_start; k++) {
+		size_t max = 0;
+		double max_s = -1;
+		for (size_t i = 0; i < j->nsuite_start; i++)
+			if (!shown[i] && job_suite_seconds(j, i) > max_s)
+				max = i, max_s = job_suite_seconds(j, i);
+		shown[max] = true;
+		printf("%s %s %.1f s", k ? "," : "", ktap_suite_at(j->parser, max)->name, max_s);
+	}
+	printf("\n");
+	free(shown);
 }
 
 static void lb_feed(struct job *j, int s, const char *data, size_t n)
@@ -151,12 +197,45 @@ static void child_setup(int out, int err)
 		_exit(127);
 }
 
+/* CPU time (user + system) of a running process and of its children it
+ * has reaped, from /proc/PID/stat; -1 if it cannot be read. */
+static double proc_cpu_s(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* The name (field 2) may hold spaces and parentheses: fields count
+	 * from the last ')'. utime, stime, cutime, cstime are 14-17. */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -1;
+	unsigned long long v[15];
+	if (sscanf(p + 1, " %*c %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10],
+		   &v[11], &v[12], &v[13]) != 14)
+		return -1;
+	static long hz;
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	return (double)(v[10] + v[11] + v[12] + v[13]) / (double)(hz > 0 ? hz : 100);
+}
+
 /* Fork the job's process in its own process group. Returns 0 or -1. */
 static int start_job(struct job *j, char *err, size_t errlen)
 {
 	int p_out[2], p_err[2];
 	j->start = now_s();
-	j->deadline = j->start + j->timeout_s;
+	j->wall_deadline = j->start + (j->backstop_s ? (double)j->backstop_s
+						      : (double)WALL_BACKSTOP * j->timeout_s);
+	j->wall_paused = 0;
+	j->cpu_s = 0;
 	if (pipe2(p_out, O_CLOEXEC)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
@@ -203,6 +282,9 @@ static void try_reap(struct job *j)
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid != j->pid)
 		return;
+	double cpu = proc_cpu_s(j->pid); /* a zombie still has its times */
+	if (cpu > j->cpu_s)
+		j->cpu_s = cpu;
 	kill(-j->pid, SIGKILL);
 	int status;
 	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
@@ -350,9 +432,13 @@ static void finish_job(struct job *j)
 		drain_events(j);
 	}
 	const struct ktap_verdict *v = j->verdict;
+	j->suite_seconds = xrealloc(NULL, (j->nsuite_start + 1) * sizeof(*j->suite_seconds));
+	for (size_t i = 0; i < j->nsuite_start; i++)
+		j->suite_seconds[i] = job_suite_seconds(j, i);
+	print_slowest_suites(j);
 	if (v->pass)
-		printf("[%s] PASS %d passed, %d failed, %d skipped (%.1f s)\n", j->name, v->passed,
-		       v->failed, v->skipped, j->end - j->start);
+		printf("[%s] PASS %d passed, %d failed, %d skipped (%.1f s, CPU %.1f s)\n", j->name,
+		       v->passed, v->failed, v->skipped, j->end - j->start, j->cpu_s);
 	else
 		printf("[%s] FAIL: %s (log: %s)\n", j->name, v->reason_text, j->log_path);
 	fflush(stdout);
@@ -386,6 +472,21 @@ static void kill_all(struct job *jobs, size_t n)
 		}
 }
 
+static struct job *next_job(struct job *jobs, size_t n)
+{
+	struct job *best = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct job *j = &jobs[i];
+		if (j->state != JOB_PENDING)
+			continue;
+		if (!j->topo)
+			return j;
+		if (!best || j->est_s > best->est_s)
+			best = j;
+	}
+	return best;
+}
+
 void run_jobs(struct job *jobs, size_t n, long maxjobs)
 {
 	size_t next = 0, done = 0;
@@ -403,7 +504,8 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 			exit(130);
 		}
 		while (running < maxjobs && next < n) {
-			struct job *j = &jobs[next++];
+			struct job *j = next_job(jobs, n);
+			next++;
 			if (j->topo)
 				printf("[%s] booting %s(%s, %s firmware, timeout %d s%s)\n", j->name,
 				       j->topo->kernel == KERNEL_LINUX ? "Linux " : "",
@@ -435,7 +537,7 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 					pstream[np++] = s;
 				}
 			if (!j->timed_out) {
-				double ms = (j->deadline - now) * 1000.0 + 1;
+				double ms = (j->wall_deadline + j->wall_paused - now) * 1000.0 + 1;
 				if (ms < timeout_ms)
 					timeout_ms = ms < 0 ? 0 : (int)ms;
 			}
@@ -469,9 +571,27 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 				continue;
 			if (!j->reaped)
 				try_reap(j);
-			if (!j->reaped && !j->timed_out && now >= j->deadline) {
-				kill(-j->pid, SIGKILL);
-				j->timed_out = true;
+			if (!j->reaped && !j->timed_out) {
+				double cpu = proc_cpu_s(j->pid);
+				if (cpu > j->cpu_s)
+					j->cpu_s = cpu;
+				bool cpu_out = j->cpu_s >= (double)j->timeout_s * j->cpus;
+				bool wall_out = now >= j->wall_deadline + j->wall_paused;
+				if (cpu_out || wall_out) {
+					kill(-j->pid, SIGKILL);
+					j->timed_out = true;
+					char *line = xasprintf(
+						"%s: timeout: %.0f s of CPU time on %d usable CPU%s "
+						"(budget %d s each), %.0f s of wall-clock time%s\n",
+						progname, j->cpu_s, j->cpus, j->cpus == 1 ? "" : "s",
+						j->timeout_s, now - j->start,
+						wall_out ? " (the backstop for a boot using no CPU)" : "");
+					fputs(line, stdout);
+					if (j->log)
+						fputs(line, j->log);
+					free(line);
+					fflush(stdout);
+				}
 			}
 			if (j->reaped && j->fd[0] < 0 && j->fd[1] < 0) {
 				double t0 = now_s();
@@ -481,7 +601,7 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 				double spent = now_s() - t0;
 				for (size_t k = 0; k < n; k++)
 					if (jobs[k].state == JOB_RUNNING)
-						jobs[k].deadline += spent;
+						jobs[k].wall_paused += spent;
 				running--;
 				done++;
 			}

@@ -38,14 +38,26 @@ struct job {
 	char *log_path;
 	char *kt_path;        /* kunit.py output (--kunit-tool), or NULL */
 	char *vars_path;      /* per-boot OVMF_VARS copy, or NULL */
-	int timeout_s;
+	int timeout_s;        /* in seconds of its usable CPUs' time (see jobs.c) */
+	double est_s;         /* how long it is expected to take: boots start
+			       * longest first (host programs before them) */
+	int cpus;             /* CPUs it can keep busy at once: its vCPUs (1 for a
+			       * host program), at most the host's */
 
 	enum job_state state;
 	pid_t pid;            /* also the process group id */
 	int fd[2];            /* stdout, stderr pipes (-1 when closed) */
 	struct linebuf lb[2];
 	FILE *log;
-	double start, deadline, end;
+	double start, end;
+	int backstop_s;       /* wall-clock backstop for a job that uses no CPU;
+			       * 0: WALL_BACKSTOP x timeout_s */
+	double wall_deadline;
+	double wall_paused;   /* time the runner spent on others (kunit.py) */
+	double cpu_s;         /* host CPU time used so far (all its threads) */
+	double *suite_start;  /* when each KTAP suite of the parser began */
+	double *suite_seconds; /* filled when the job ends (job_suite_seconds) */
+	size_t nsuite_start;
 	bool timed_out, reaped;
 	int exit_status;      /* ktap.h encoding */
 
@@ -55,7 +67,13 @@ struct job {
 
 /* Runs jobs[0..n) (prepared: argv, log, parser; state JOB_PENDING, fds -1)
  * to the end, at most maxjobs at a time; each ends JOB_DONE with its
- * verdict. */
+ * verdict. Host programs start first, in order; then boots, the longest
+ * (est_s) first, so that the short ones fill the end of the run instead of
+ * a long one starting last (ties in order). */
 void run_jobs(struct job *jobs, size_t n, long maxjobs);
+
+/* Seconds from suite i's start to the next one's (the last: to the job's
+ * end); -1 if unknown. */
+double job_suite_seconds(const struct job *j, size_t i);
 
 #endif /* MMLAB_JOBS_H */

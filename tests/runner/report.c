@@ -318,7 +318,8 @@ int report_write_json(const char *path, const struct run_record *runs, size_t n,
 		else
 			fprintf(f, "      \"exit_status\": null,\n      \"signal\": %d,\n", -r->exit_status);
 		fprintf(f, "      \"timed_out\": %s,\n", r->timed_out ? "true" : "false");
-		fprintf(f, "      \"duration_s\": %.3f,\n      \"log\": ", r->duration_s);
+		fprintf(f, "      \"duration_s\": %.3f,\n      \"cpu_s\": %.3f,\n      \"log\": ",
+			r->duration_s, r->cpu_s);
 		json_str(f, r->log_path);
 		fprintf(f, ",\n      \"passed\": %d, \"failed\": %d, \"skipped\": %d,\n", v->passed,
 			v->failed, v->skipped);
@@ -336,6 +337,8 @@ int report_write_json(const char *path, const struct run_record *runs, size_t n,
 			json_str(f, s->name);
 			fprintf(f, ", \"number\": %d, \"status\": \"%s\", ", s->number,
 				suite_state_name(s->state));
+			if (j < r->nsuite_seconds && r->suite_seconds[j] >= 0)
+				fprintf(f, "\"seconds\": %.3f, ", r->suite_seconds[j]);
 			if (s->plan >= 0)
 				fprintf(f, "\"plan\": %ld, ", s->plan);
 			else

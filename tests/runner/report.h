@@ -22,6 +22,9 @@ struct run_record {
 	int exit_status;      /* ktap.h encoding (negative = signal) */
 	bool timed_out;
 	double duration_s;
+	double cpu_s;         /* host CPU time it used */
+	const double *suite_seconds; /* wall-clock seconds of each parser suite */
+	size_t nsuite_seconds;
 	const struct ktap_parser *parser;
 	const struct ktap_verdict *verdict;
 };

@@ -98,6 +98,47 @@ static int copy_file(const char *src, const char *dst, char *err, size_t errlen)
 	return rc;
 }
 
+/* The results.json a previous run left in the results folder (NULL if
+ * none): how long each boot took then orders this run's boots. */
+static char *read_previous_results(const char *dir)
+{
+	char *path = xasprintf("%s/results.json", dir);
+	FILE *f = fopen(path, "r");
+	free(path);
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, len = 0;
+	char *buf = xrealloc(NULL, cap);
+	size_t got;
+	while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += got;
+		if (len + 1 == cap)
+			buf = xrealloc(buf, cap *= 2);
+	}
+	fclose(f);
+	buf[len] = 0;
+	return buf;
+}
+
+/* A run's duration_s in results.json (report.c's layout: each run's
+ * "name" at six spaces, its "duration_s" further on); -1 if absent. */
+static double previous_duration(const char *json, const char *name)
+{
+	if (!json)
+		return -1;
+	char *key = xasprintf("\n      \"name\": \"%s\",", name);
+	const char *at = strstr(json, key);
+	free(key);
+	if (!at)
+		return -1;
+	const char *d = strstr(at, "\"duration_s\": ");
+	if (!d)
+		return -1;
+	char *end;
+	double v = strtod(d + 14, &end);
+	return end == d + 14 || v < 0 ? -1 : v;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -216,6 +257,10 @@ static int cmd_test(const struct opts *o)
 		return 1;
 	}
 
+	char *last_results = read_previous_results(o->results);
+	long host_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (host_cpus < 1)
+		host_cpus = 1;
 	size_t njobs = o->nhosts + nsel;
 	struct job *jobs = xrealloc(NULL, njobs * sizeof(*jobs));
 	memset(jobs, 0, njobs * sizeof(*jobs));
@@ -235,6 +280,7 @@ static int cmd_test(const struct opts *o)
 				}
 			j->kind = KTAP_KIND_HOST;
 			j->timeout_s = HOST_TIMEOUT_S;
+			j->cpus = 1;
 			sv_push(&j->argv, prog);
 		} else {
 			const struct topology *t = sel[i - o->nhosts];
@@ -242,6 +288,12 @@ static int cmd_test(const struct opts *o)
 			j->topo = t;
 			j->kind = KTAP_KIND_QEMU;
 			j->timeout_s = t->timeout_s;
+			j->est_s = previous_duration(last_results, j->name);
+			if (j->est_s < 0)
+				j->est_s = t->timeout_s;
+			j->cpus = topology_vcpus(t);
+			if (j->cpus > host_cpus)
+				j->cpus = host_cpus;
 			if (t->firmware == FIRMWARE_UEFI)
 				j->vars_path = vars_copy_path(o, t);
 			build_qemu_argv(&j->argv, o, t, true, j->vars_path);
@@ -256,6 +308,7 @@ static int cmd_test(const struct opts *o)
 			ktap_expect_panic(j->parser, (const char *const *)j->topo->expect_output,
 					  j->topo->nexpect_output);
 	}
+	free(last_results);
 	signal(SIGPIPE, SIG_IGN);
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
@@ -305,6 +358,9 @@ static int cmd_test(const struct opts *o)
 			.exit_status = j->exit_status,
 			.timed_out = j->timed_out,
 			.duration_s = j->end - j->start,
+			.cpu_s = j->cpu_s,
+			.suite_seconds = j->suite_seconds,
+			.nsuite_seconds = j->nsuite_start,
 			.parser = j->parser,
 			.verdict = j->verdict,
 		};
@@ -336,6 +392,8 @@ static int cmd_test(const struct opts *o)
 		free(jobs[i].vars_path);
 		free(jobs[i].lb[0].buf);
 		free(jobs[i].lb[1].buf);
+		free(jobs[i].suite_start);
+		free(jobs[i].suite_seconds);
 	}
 	free(jobs);
 	free(recs);

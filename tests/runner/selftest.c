@@ -30,6 +30,7 @@
  * tests/topologies is found as LOG_DIR/../../topologies)
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@
 #include <unistd.h>
 
 #include "hostile.h"
+#include "jobs.h"
 #include "ktap.h"
 #include "kunit_tool.h"
 #include "options.h"
@@ -827,6 +829,158 @@ static bool hostile_iso_and_expect_log(void)
 	return ok;
 }
 
+
+/* The machine's vCPUs come from -smp, in either of QEMU's spellings. */
+static bool topo_vcpus_from_smp(void)
+{
+	struct topology t;
+	bool ok = true;
+	static const struct {
+		const char *text;
+		int want;
+	} cases[] = {
+		{"qemu = -m 1G\n", 1},
+		{"qemu = -smp 4\n", 4},
+		{"qemu = -smp cpus=3,maxcpus=8\n", 3},
+		{"qemu = -smp maxcpus=8,cpus=2\n", 2},
+		{"qemu = -smp 2\nqemu = -smp 8\n", 8},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!load_expect("smp", cases[i].text, &t, NULL))
+			return false;
+		int got = topology_vcpus(&t);
+		if (got != cases[i].want) {
+			note("'%s': %d vCPUs, want %d", cases[i].text, got, cases[i].want);
+			ok = false;
+		}
+		topology_free(&t);
+	}
+	return ok;
+}
+
+/* Timeouts count CPU time, not the wall clock (jobs.c): a program that
+ * spins is stopped once it has used its budget of CPU, however long the
+ * host takes to give it that (its wall-clock backstop is out of reach
+ * here); one that sleeps past its budget without using the CPU is not
+ * stopped (a boot on a loaded host looks like that); one that uses no CPU
+ * until its backstop is. */
+static bool timeouts_count_cpu_time(void)
+{
+	static const struct {
+		const char *cmd;
+		int timeout_s, backstop_s;
+		bool timed_out;
+	} cases[] = {
+		{"while :; do :; done", 1, 600, true},
+		{"sleep 3", 2, 0, false},
+		{"sleep 600", 1, 0, true},
+	};
+	enum { N = sizeof(cases) / sizeof(cases[0]) };
+	struct job jobs[N];
+	memset(jobs, 0, sizeof(jobs));
+	for (size_t i = 0; i < N; i++) {
+		struct job *j = &jobs[i];
+		j->name = xasprintf("selftest-timeout-%zu", i);
+		j->kind = KTAP_KIND_HOST;
+		j->timeout_s = cases[i].timeout_s;
+		j->backstop_s = cases[i].backstop_s;
+		j->cpus = 1;
+		j->fd[0] = j->fd[1] = -1;
+		sv_push(&j->argv, "/bin/sh");
+		sv_push(&j->argv, "-c");
+		sv_push(&j->argv, cases[i].cmd);
+		j->parser = ktap_new(j->kind, j->timeout_s);
+	}
+	/* run_jobs reports each job on stdout: keep that out of this KTAP. */
+	fflush(stdout);
+	int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
+	if (saved < 0 || devnull < 0 || dup2(devnull, 1) < 0) {
+		note("cannot redirect stdout");
+		return false;
+	}
+	run_jobs(jobs, N, N);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(devnull);
+	bool ok = true;
+	for (size_t i = 0; i < N; i++) {
+		struct job *j = &jobs[i];
+		if (j->timed_out != cases[i].timed_out) {
+			note("'%s': %s after %.1f s with %.1f s of CPU", cases[i].cmd,
+			     j->timed_out ? "timed out" : "not timed out", j->end - j->start, j->cpu_s);
+			ok = false;
+		}
+		if (i == 0 && j->cpu_s < cases[i].timeout_s) {
+			note("the spinning program was stopped after %.2f s of CPU, before its budget",
+			     j->cpu_s);
+			ok = false;
+		}
+		ktap_free(j->parser);
+		sv_free(&j->argv);
+		free(j->name);
+		free(j->suite_start);
+		free(j->suite_seconds);
+	}
+	return ok;
+}
+
+/* Host programs start first, then boots, the longest expected first. */
+static bool jobs_start_longest_first(void)
+{
+	enum { N = 4 };
+	static const double est[N] = { 0, 1, 3, 2 };
+	static const int want_rank[N] = { 0, 3, 1, 2 }; /* start order */
+	struct topology topo;
+	memset(&topo, 0, sizeof(topo));
+	topo.name = "selftest";
+	topo.description = "";
+	struct job jobs[N];
+	memset(jobs, 0, sizeof(jobs));
+	for (size_t i = 0; i < N; i++) {
+		struct job *j = &jobs[i];
+		j->name = xasprintf("selftest-order-%zu", i);
+		j->kind = KTAP_KIND_HOST;
+		j->topo = i ? &topo : NULL; /* job 0 is a host program */
+		j->est_s = est[i];
+		j->timeout_s = 60;
+		j->cpus = 1;
+		j->fd[0] = j->fd[1] = -1;
+		sv_push(&j->argv, "/bin/true");
+		j->parser = ktap_new(j->kind, j->timeout_s);
+	}
+	fflush(stdout);
+	int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
+	if (saved < 0 || devnull < 0 || dup2(devnull, 1) < 0) {
+		note("cannot redirect stdout");
+		return false;
+	}
+	run_jobs(jobs, N, 1);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(devnull);
+	bool ok = true;
+	for (size_t i = 0; i < N; i++) {
+		int rank = 0;
+		for (size_t k = 0; k < N; k++)
+			rank += jobs[k].start < jobs[i].start;
+		if (rank != want_rank[i]) {
+			note("job %zu (estimate %.0f s) started as number %d, want %d", i, est[i],
+			     rank + 1, want_rank[i] + 1);
+			ok = false;
+		}
+	}
+	for (size_t i = 0; i < N; i++) {
+		ktap_free(jobs[i].parser);
+		sv_free(&jobs[i].argv);
+		free(jobs[i].name);
+		free(jobs[i].suite_start);
+		free(jobs[i].suite_seconds);
+	}
+	return ok;
+}
+
 static const struct {
 	const char *name;
 	bool (*fn)(void);
@@ -838,6 +992,9 @@ static const struct {
 	{"linux_ring_is_default_machine", topo_linux_ring_is_default_machine},
 	{"linux_qemu_command_line", linux_qemu_command_line},
 	{"hostile_iso_and_expect_log", hostile_iso_and_expect_log},
+	{"vcpus_from_smp", topo_vcpus_from_smp},
+	{"timeouts_count_cpu_time", timeouts_count_cpu_time},
+	{"jobs_start_longest_first", jobs_start_longest_first},
 };
 
 /* Runs suite "runner_topology" (number 2); returns its failed count. */

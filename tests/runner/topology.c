@@ -61,6 +61,28 @@ static int append_tokens(char ***vec, size_t *n, char *value)
 	return 0;
 }
 
+int topology_vcpus(const struct topology *t)
+{
+	int n = 1;
+	for (size_t i = 0; i + 1 < t->nqemu; i++) {
+		if (strcmp(t->qemu_args[i], "-smp"))
+			continue;
+		/* "N[,key=value...]" or "key=value,...,cpus=N,..." */
+		for (const char *v = t->qemu_args[i + 1]; *v;) {
+			long k = -1;
+			if (isdigit((unsigned char)*v))
+				k = strtol(v, NULL, 10);
+			else if (!strncmp(v, "cpus=", 5))
+				k = strtol(v + 5, NULL, 10);
+			if (k >= 1 && k <= 4096)
+				n = (int)k;
+			v += strcspn(v, ",");
+			v += *v == ',';
+		}
+	}
+	return n;
+}
+
 void topology_free(struct topology *t)
 {
 	if (!t)

@@ -63,6 +63,10 @@ int topology_load(const char *path, struct topology *out, char *err, size_t errl
 int topology_load_dir(const char *dir, struct topology **out, size_t *n, char *err,
 		      size_t errlen);
 
+/* The machine's vCPUs: the number that "-smp N" or "-smp cpus=N" gives in
+ * its QEMU arguments (the last one wins, as in QEMU), 1 without one. */
+int topology_vcpus(const struct topology *t);
+
 void topology_free(struct topology *t);
 void topology_free_all(struct topology *t, size_t n);
 

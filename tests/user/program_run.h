@@ -8,7 +8,8 @@
  *   crash program: killed by SIGSEGV = ok, anything else = not ok.
  *
  * program_run() starts PATH in its own process group, stdin /dev/null,
- * stdout+stderr on one pipe, no core dumps, killed after timeout_s seconds.
+ * stdout+stderr on one pipe, no core dumps, no KSM merging nor THP disabled
+ * by inheritance (prctl), killed after timeout_s seconds.
  * program_report() prints the output as KTAP "# " diagnostics (indented
  * one level: a case of a suite), the line saying how it ended, and the
  * case's result line "ok N name [# SKIP reason]" / "not ok N name". */

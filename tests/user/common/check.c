@@ -1,6 +1,6 @@
 /* The test helpers of check.h: result lines and the tally, /proc readers,
- * the clock, which kernel this is. Standard headers only: it builds with
- * musl and with glibc. */
+ * the clock, which kernel this is and how it is set up. Standard headers
+ * only: it builds with musl and with glibc. */
 #include "check.h"
 
 #include <fcntl.h>
@@ -9,13 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 static const char *test_name = "test";
-static unsigned passed, failed;
+static unsigned passed, failed, skipped;
 
 void test_begin(const char *name)
 {
@@ -30,7 +32,11 @@ void test_begin(const char *name)
 
 int test_end(void)
 {
-	printf("%s: %u checks, %u passed, %u failed\n", test_name, passed + failed, passed, failed);
+	if (skipped)
+		printf("%s: %u checks, %u passed, %u failed, %u skipped\n", test_name, passed + failed,
+		       passed, failed, skipped);
+	else
+		printf("%s: %u checks, %u passed, %u failed\n", test_name, passed + failed, passed, failed);
 	fflush(stdout);
 	return failed ? 1 : 0;
 }
@@ -46,6 +52,17 @@ void test_skip(const char *fmt, ...)
 	printf("SKIP: %s\n", buf);
 	fflush(stdout);
 	exit(failed ? 1 : 77);
+}
+
+void check_skip(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	skipped++;
+	printf("skip: %s\n", buf);
 }
 
 void note(const char *fmt, ...)
@@ -295,4 +312,217 @@ bool reads_map_zero_page(void)
 		note("this kernel backs read faults with new pages, not the zero page "
 		     "(64 reads: RSS +%ld kB): zero-page expectations adjusted", grew);
 	return known;
+}
+
+int overcommit_mode(void)
+{
+	char buf[16];
+	if (read_file("/proc/sys/vm/overcommit_memory", buf, sizeof(buf)) <= 0)
+		return -1;
+	return atoi(buf);
+}
+
+const char *noreserve_refusal(size_t len, bool *certain)
+{
+	static char why[256];
+	const char *reason = NULL;
+	bool sure = false;
+	struct rlimit as;
+	long vmsize_kb = status_kb("VmSize");
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && vmsize_kb >= 0 &&
+	    (unsigned long long)vmsize_kb * KiB + len > (unsigned long long)as.rlim_cur) {
+		snprintf(why, sizeof(why), "RLIMIT_AS is %llu kB: VmSize %ld kB + %zu kB is over it",
+			 (unsigned long long)as.rlim_cur >> 10, vmsize_kb, len >> 10);
+		reason = why;
+		sure = true;
+	} else if (overcommit_mode() == 2) {
+		long limit_kb = meminfo_kb("CommitLimit"), committed_kb = meminfo_kb("Committed_AS");
+		sure = limit_kb >= 0 && len / KiB > (size_t)limit_kb;
+		snprintf(why, sizeof(why),
+			 "vm.overcommit_memory is 2 (MAP_NORESERVE charged all the same): %zu MiB against CommitLimit "
+			 "%ld MiB, Committed_AS %ld MiB",
+			 len >> 20, limit_kb >> 10, committed_kb >> 10);
+		reason = why;
+	}
+	if (certain)
+		*certain = sure;
+	return reason;
+}
+
+void *map_noreserve(size_t len, const char *what)
+{
+	bool certain;
+	const char *limit = noreserve_refusal(len, &certain);
+	errno = 0;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	int err = errno;
+	if (limit && (certain || p == MAP_FAILED)) {
+		bool refused = p == MAP_FAILED && err == ENOMEM;
+		CHECKF(refused, "%s is refused with ENOMEM%s%s", what, refused ? "" : ", not ",
+		       refused ? "" : p == MAP_FAILED ? errno_name(err) : "made");
+		if (p != MAP_FAILED)
+			munmap(p, len);
+		check_skip("%s: %s", what, limit);
+		return NULL;
+	}
+	if (!CHECKF(p != MAP_FAILED, "%s is made%s%s", what, p == MAP_FAILED ? ": " : "",
+		    p == MAP_FAILED ? errno_name(err) : ""))
+		return NULL;
+	return p;
+}
+
+bool mlock_allowed(size_t len, char *why, size_t size)
+{
+	if (on_mmlab())
+		return true; /* every process is root */
+	char status[4096];
+	if (read_file("/proc/self/status", status, sizeof(status)) > 0) {
+		const char *cap = strstr(status, "\nCapEff:");
+		if (cap && strtoull(cap + 8, NULL, 16) >> 14 & 1) /* CAP_IPC_LOCK */
+			return true;
+	}
+	struct rlimit lim;
+	long locked_kb = status_kb("VmLck");
+	if (getrlimit(RLIMIT_MEMLOCK, &lim))
+		lim.rlim_cur = 0;
+	if (lim.rlim_cur == RLIM_INFINITY ||
+	    (locked_kb >= 0 && (unsigned long long)locked_kb * KiB + len <= (unsigned long long)lim.rlim_cur))
+		return true;
+	snprintf(why, size, "no CAP_IPC_LOCK, and RLIMIT_MEMLOCK is %llu kB: VmLck %ld kB + %zu kB is over it",
+		 (unsigned long long)lim.rlim_cur >> 10, locked_kb, len >> 10);
+	return false;
+}
+
+/* The bracketed word of a THP mode file ("always [madvise] never"). */
+static bool bracketed(const char *path, char *word, size_t size)
+{
+	char buf[256];
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	const char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
+	if (!close || (size_t)(close - open - 1) >= size)
+		return false;
+	snprintf(word, size, "%.*s", (int)(close - open - 1), open + 1);
+	return true;
+}
+
+const char *thp_pmd_mode(void)
+{
+	static char mode[32];
+	char pmd[32];
+	if (!bracketed("/sys/kernel/mm/transparent_hugepage/enabled", mode, sizeof(mode)))
+		return NULL;
+	if (bracketed("/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled", pmd, sizeof(pmd)) &&
+	    strcmp(pmd, "inherit"))
+		snprintf(mode, sizeof(mode), "%s", pmd);
+	return mode;
+}
+
+bool thp_small_sizes(void)
+{
+	static int known = -1;
+	if (known >= 0)
+		return known;
+	known = 0;
+	char top[32], mode[32], path[96];
+	if (on_mmlab() || !bracketed("/sys/kernel/mm/transparent_hugepage/enabled", top, sizeof(top)))
+		return known;
+	for (unsigned kb = 8; kb < 2048; kb *= 2) {
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%ukB/enabled", kb);
+		if (bracketed(path, mode, sizeof(mode)) &&
+		    (!strcmp(mode, "always") || (!strcmp(mode, "inherit") && !strcmp(top, "always")))) {
+			note("multi-size THP: %u kB pages are \"%s\" (top-level \"%s\"): 4 KiB pages asked for "
+			     "where pages are counted", kb, mode, top);
+			known = 1;
+			break;
+		}
+	}
+	return known;
+}
+
+void small_pages(void *p, size_t len)
+{
+	if (thp_small_sizes())
+		madvise(p, len, MADV_NOHUGEPAGE);
+}
+
+int setting_lock(const char *path)
+{
+	if (on_mmlab())
+		return -1;
+	int fd = open(path, O_RDONLY);
+	if (fd >= 0 && flock(fd, LOCK_EX)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void setting_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* the lock goes with the last descriptor */
+}
+
+/* Counts the CPUs of a list file ("0-3,8\n") and finds the highest;
+ * false if it cannot be read or parsed. */
+static bool cpu_list(const char *path, long *count, long *highest)
+{
+	char buf[1024];
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	*count = 0;
+	*highest = -1;
+	for (char *s = buf; *s && *s != '\n';) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+		if (end == s || a < 0)
+			return false;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			if (end == s + 1 || b < a)
+				return false;
+			s = end;
+		}
+		*count += b - a + 1;
+		*highest = b > *highest ? b : *highest;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return false;
+	}
+	return *count > 0;
+}
+
+long cpus_online(void)
+{
+	long count, highest;
+	if (cpu_list("/sys/devices/system/cpu/online", &count, &highest))
+		return count;
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+long cpu_ids(void)
+{
+	long count, highest;
+	if (cpu_list("/sys/devices/system/cpu/possible", &count, &highest))
+		return highest + 1;
+	return sysconf(_SC_NPROCESSORS_CONF);
+}
+
+int user_va_bits(void)
+{
+	if (on_mmlab())
+		return 47;
+	static int bits;
+	if (!bits) {
+		/* A hint above 47 bits: a 5-level kernel maps there, a 4-level
+		 * one cannot and places the mapping below. */
+		void *p = mmap((void *)(1ul << 52), PAGE_4K, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		bits = p != MAP_FAILED && (uintptr_t)p >= 1ul << 47 ? 56 : 47;
+		if (p != MAP_FAILED)
+			munmap(p, PAGE_4K);
+	}
+	return bits;
 }

@@ -7,8 +7,17 @@
  * program), and ends with `return test_end();`, which prints the tally and
  * gives the exit status of the verdict protocol: 0 = all passed, 1 = a check
  * failed. test_skip() prints "SKIP: <reason>" as the last line and exits 77.
+ * check_skip() passes over one part that this machine's settings make
+ * meaningless, with a "skip: <reason>" line; the program goes on, and its
+ * tally counts the skips.
  * Faults cannot be checked here (no signals on mmlab): crash programs do
- * that. */
+ * that.
+ *
+ * Expectations never assume how the host's Linux is set up: where a result
+ * depends on a setting (vm.overcommit_memory, RLIMIT_AS, the THP mode, the
+ * CPUs a program may run on, ...), the program asks the kernel with the
+ * probes at the end of this file and expects accordingly, or skips that
+ * part with check_skip() and says why. */
 #ifndef MMLAB_USER_CHECK_H
 #define MMLAB_USER_CHECK_H
 
@@ -27,6 +36,9 @@
 void test_begin(const char *name);
 int test_end(void);
 __attribute__((noreturn, format(printf, 1, 2))) void test_skip(const char *fmt, ...);
+/* Prints "skip: <reason>" (one part not checked here, and why) and counts
+ * it; the program goes on. */
+__attribute__((format(printf, 1, 2))) void check_skip(const char *fmt, ...);
 /* Prints a line of commentary ("# what is going on"). */
 __attribute__((format(printf, 1, 2))) void note(const char *fmt, ...);
 
@@ -105,5 +117,81 @@ bool on_mmlab(void);
  * on a host Linux 6.18 of this project's machines): there the answer is
  * probed once, by reading 64 fresh pages and watching VmRSS, and noted. */
 bool reads_map_zero_page(void);
+
+/* The probes below read what this kernel is set to do, so that a program
+ * expects that rather than one host's configuration. On mmlab they read
+ * mmlab's own files, whose values at boot are the ones the programs were
+ * written against (overcommit mode 0, no RLIMIT_AS, 47-bit addresses, ...),
+ * so what is checked there does not change. */
+
+/* vm.overcommit_memory (/proc/sys/vm/overcommit_memory): 0 the heuristic,
+ * 1 always, 2 never (strict accounting against CommitLimit); -1 if the
+ * file cannot be read. */
+int overcommit_mode(void);
+
+/* Why this kernel may refuse (ENOMEM) a private writable anonymous
+ * mapping of len bytes made with MAP_NORESERVE, or NULL when none of its
+ * settings stands in the way. Two can: RLIMIT_AS below VmSize + len (a
+ * refusal for certain), and vm.overcommit_memory = 2, which charges such a
+ * mapping all the same (mmap honours MAP_NORESERVE only in modes 0 and 1):
+ * refused for certain when len alone is over CommitLimit, else depending
+ * on Committed_AS, which every process on the machine moves. *certain
+ * (may be NULL) says which. The reason is a static string. */
+const char *noreserve_refusal(size_t len, bool *certain);
+/* Makes such a mapping (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+ * read-write) and judges the outcome by noreserve_refusal(), asked before:
+ * the mapping, or NULL when there is none to go on with: a refusal the
+ * settings explain (checked to be ENOMEM, the part skipped with their
+ * reason) or a failure. what names it in the lines printed. */
+void *map_noreserve(size_t len, const char *what);
+
+/* Whether this process may lock len more bytes: CAP_IPC_LOCK (root; every
+ * mmlab process), or RLIMIT_MEMLOCK above what is locked (VmLck) plus len.
+ * If not, why, in why. */
+bool mlock_allowed(size_t len, char *why, size_t size);
+
+/* The THP mode in force for 2 MiB anonymous pages: "always", "madvise" or
+ * "never". Linux 6.8 and later let hugepages-2048kB/enabled override the
+ * top-level transparent_hugepage/enabled ("inherit" defers to it); NULL
+ * where the kernel has no THP (no /sys/kernel/mm/transparent_hugepage). */
+const char *thp_pmd_mode(void);
+
+/* Whether an anonymous fault in a mapping of less than 2 MiB may map
+ * several 4 KiB pages at once: Linux 6.8's multi-size THP, where a size
+ * below 2048 kB (hugepages-<size>kB/enabled) is "always", or "inherit"
+ * with the top-level mode "always" (sizes set to "madvise" only apply to
+ * MADV_HUGEPAGE ranges). Never on mmlab, which has 2 MiB THP only. */
+bool thp_small_sizes(void);
+/* For checks that count pages one fault at a time: asks for 4 KiB pages
+ * in [p, p + len) (MADV_NOHUGEPAGE, which turns off every THP size) where
+ * thp_small_sizes() says faults may otherwise map more; nothing elsewhere,
+ * so that mmlab runs the program as it always has. */
+void small_pages(void *p, size_t len);
+
+/* Serialises the programs that change a machine-wide setting and put it
+ * back (hugetlb and vm_create grow a hugetlb pool, mempolicy writes the
+ * weighted-interleave weights) across every run on this machine: two host
+ * suites at once (several checkouts, CI jobs on one host) would otherwise
+ * see each other's values as the machine's, and one of them would put back
+ * a value that is not the one it found. An exclusive flock(2) on the
+ * setting's own file, waited for and held until setting_unlock() (or the
+ * program's exit); on mmlab, which runs one program at a time, nothing.
+ * Returns the descriptor to unlock with, or -1. */
+int setting_lock(const char *path);
+void setting_unlock(int fd);
+
+/* CPUs: how many are online (/sys/devices/system/cpu/online), and the
+ * number of CPU ids (the highest possible CPU + 1: Linux's nr_cpu_ids).
+ * Not sysconf(): musl answers both _SC_NPROCESSORS_ONLN and _CONF with
+ * the CPUs of the affinity mask, which a host (taskset, a container) may
+ * have narrowed; sysconf's figure only where the files cannot be read. */
+long cpus_online(void);
+long cpu_ids(void);
+
+/* The width of user addresses: 47 with 4-level paging (mmlab, most
+ * hosts), 56 where Linux runs with 5-level paging (LA57). Probed on Linux
+ * by a hint above 47 bits, which such a kernel honours and a 4-level one
+ * cannot. */
+int user_va_bits(void);
 
 #endif

@@ -3,7 +3,14 @@
  * lists. Raw syscall(2) and standard headers only, so the same source
  * builds on mmlab's test library, musl and glibc; every expectation holds
  * on Linux too (the user mask is compared only in its first 8 bytes: 64
- * CPUs, more than any machine of the matrix; Linux's copy may be longer). */
+ * CPUs, more than any machine of the matrix; Linux's copy may be longer;
+ * a host with CPU ids above 63 is skipped).
+ *
+ * On Linux the program may start with fewer CPUs than are online (taskset,
+ * a container's cpuset, which also refuses the others): there it pins
+ * itself only to the CPUs of the mask it started with, and a mask wider
+ * than the online CPUs gives at least that mask and no more than the
+ * online CPUs. mmlab starts every program on all of them. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +34,7 @@
 
 static unsigned long long online;    /* /sys/devices/system/cpu/online */
 static unsigned long long possible;  /* /sys/devices/system/cpu/possible */
+static unsigned long long usable;    /* online CPUs of the mask it started with */
 
 /* Parses a Linux CPU list ("0-3,8\n") into a 64-bit mask; false if it is
  * malformed or names a CPU above 63. */
@@ -131,7 +139,7 @@ static void pin_to_each_cpu(void)
 	unsigned long long before = current_mask();
 	int pinned = 0;
 	for (unsigned cpu = 0; cpu < 64; cpu++) {
-		if (!(online >> cpu & 1))
+		if (!(usable >> cpu & 1))
 			continue;
 		unsigned long long mask = 1ull << cpu;
 		unsigned got = ~0u, node = ~0u;
@@ -147,7 +155,7 @@ static void pin_to_each_cpu(void)
 		pinned++;
 	}
 	/* A short mask is zero-extended: one byte naming the lowest CPU. */
-	unsigned lowest = (unsigned)__builtin_ctzll(online);
+	unsigned lowest = (unsigned)__builtin_ctzll(usable);
 	if (lowest < 8) {
 		unsigned char byte = (unsigned char)(1u << lowest);
 		unsigned got = ~0u;
@@ -159,7 +167,13 @@ static void pin_to_each_cpu(void)
 	/* Bits beyond the possible CPUs are dropped, the others kept. */
 	unsigned long long wide = online | (1ull << 63);
 	CHECK_CMP(setaff(0, sizeof(wide), &wide), ==, 0);
-	CHECK_CMP(current_mask(), ==, online);
+	unsigned long long got_wide = current_mask();
+	if (usable == online)
+		CHECK_CMP(got_wide, ==, online);
+	else /* a cpuset may keep some online CPUs out */
+		CHECKF((got_wide & usable) == usable && (got_wide & ~online) == 0,
+		       "a mask wider than the online CPUs gives at least the starting mask %#llx and no more "
+		       "than online %#llx: %#llx", usable, online, got_wide);
 	/* getcpu's pointers: EFAULT for a bad one, NULL ones are skipped. */
 	CHECK_ERRNO(syscall(SYS_getcpu, BAD_PTR, NULL, NULL), EFAULT);
 	CHECK_ERRNO(syscall(SYS_getcpu, NULL, BAD_PTR, NULL), EFAULT);
@@ -172,9 +186,15 @@ static void pin_to_each_cpu(void)
 int main(void)
 {
 	test_begin("affinity");
+	if (cpu_ids() > 64)
+		test_skip("%ld CPU ids: this program's masks hold 64", cpu_ids());
 	sysfs_lists();
 	if (!online)
 		return test_end();
+	usable = on_mmlab() ? online : current_mask() & online;
+	if (usable != online)
+		note("started on %#llx of the online CPUs %#llx (taskset, a cpuset): pinned to those only", usable,
+		     online);
 	getaffinity_errors();
 	setaffinity_errors();
 	pin_to_each_cpu();

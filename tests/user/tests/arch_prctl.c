@@ -97,15 +97,16 @@ static void gs_round_trip(void)
 static void errors(void)
 {
 	unsigned long v;
-	/* TASK_SIZE_MAX is mmlab's with 4-level paging. Linux with 5-level
-	 * paging (QEMU's -cpu max has LA57, and Debian's 6.1 uses it) takes
-	 * bases up to 2^56 - 4096, so there this exact border would be
-	 * accepted (and the C library's FS lost): the kernel half is refused
+	/* TASK_SIZE_MAX is 2^47 - 4096 with 4-level paging (mmlab, most
+	 * hosts). Linux with 5-level paging (QEMU's -cpu max has LA57, and
+	 * Debian's 6.1 uses it) takes bases up to 2^56 - 4096: the border is
+	 * the one of the width user_va_bits() finds (a base below it would be
+	 * accepted, and the C library's FS lost). The kernel half is refused
 	 * by both. */
-	if (on_mmlab()) {
-		CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_FS, TASK_SIZE_MAX), EPERM);
-		CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_GS, TASK_SIZE_MAX), EPERM);
-	}
+	unsigned long border = user_va_bits() == 56 ? (1UL << 56) - 4096 : TASK_SIZE_MAX;
+	note("%d-bit user addresses: bases from %#lx refused", user_va_bits(), border);
+	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_FS, border), EPERM);
+	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_GS, border), EPERM);
 	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_GS, 0xffff800000000000UL), EPERM);
 	CHECK_ERRNO(syscall(SYS_arch_prctl, ARCH_SET_FS, 0xffff800000000000UL), EPERM);
 	CHECK_ERRNO(syscall(SYS_arch_prctl, 0x1234, 0), EINVAL);

@@ -100,7 +100,14 @@ static void check_proc_stat(char **argv)
 	CHECK(state == 'R');
 	CHECK_CMP(f[10], >=, (unsigned long long)before.ru_minflt);
 	CHECK_CMP(f[10], <=, (unsigned long long)after.ru_minflt);
-	CHECK_CMP(f[12], ==, 0);
+	/* Major faults: none on mmlab (everything is in memory); Linux takes
+	 * one where a page of the program's file is not in the page cache
+	 * (as the host's memory pressure left it), so there the field only
+	 * agrees with getrusage around it. */
+	if (on_mmlab())
+		CHECK_CMP(f[12], ==, 0);
+	CHECK_CMP(f[12], >=, (unsigned long long)before.ru_majflt);
+	CHECK_CMP(f[12], <=, (unsigned long long)after.ru_majflt);
 	CHECK_CMP(f[9] & 0x00200000, ==, 0); /* not PF_KTHREAD */
 	long ticks_before = (long)(cpu_us(&before) / 10000), ticks_after = (long)(cpu_us(&after) / 10000);
 	CHECK_CMP((long)(f[14] + f[15]), >=, ticks_before - 1);
@@ -113,7 +120,7 @@ static void check_proc_stat(char **argv)
 	CHECK_CMP(f[22], >=, 1); /* started after boot */
 	CHECK_CMP(f[22], <=, (unsigned long long)boot.tv_sec * 100 + boot.tv_nsec / 10000000);
 	CHECK_CMP(f[23], ==, (unsigned long long)vmsize * 1024);
-	long slack = on_mmlab() ? 0 : 64 * 4 * sysconf(_SC_NPROCESSORS_ONLN);
+	long slack = on_mmlab() ? 0 : 64 * 4 * cpus_online();
 	CHECK_CMP((long)f[24] * 4, >=, rss_before - slack);
 	CHECK_CMP((long)f[24] * 4, <=, rss_after + slack);
 	struct rlimit rss;
@@ -135,7 +142,9 @@ static void check_proc_stat(char **argv)
 		CHECK(cgt && (strtoull(cgt + 8, NULL, 16) & 0x7fffffffull) == f[34]);
 	}
 	CHECK_CMP(f[38], ==, 17); /* SIGCHLD */
-	CHECK_CMP(f[39], <, (unsigned long long)sysconf(_SC_NPROCESSORS_CONF));
+	/* The CPU it last ran on: a CPU id (not sysconf(): musl counts the
+	 * affinity mask, which a host may have narrowed). */
+	CHECK_CMP(f[39], <, (unsigned long long)cpu_ids());
 	CHECK(f[45] > 0 && f[45] <= f[46] && f[46] <= f[47]);
 	uintptr_t arg0 = (uintptr_t)argv[0];
 	CHECK(f[48] <= arg0 && arg0 < f[49]);
@@ -197,11 +206,19 @@ int main(int argc, char **argv)
 
 	/* MAP_POPULATE: the kernel's faults on our behalf count as ours. */
 	enum { M = 16 };
+	bool small = thp_small_sizes(); /* asked before the figures: it may print */
 	struct rusage s3 = usage(RUSAGE_SELF);
 	char *q = mmap(NULL, M * PAGE_4K, RW, ANON | MAP_POPULATE, -1, 0);
 	struct rusage s4 = usage(RUSAGE_SELF);
 	if (CHECK(q != MAP_FAILED)) {
-		CHECK_CMP(s4.ru_minflt - s3.ru_minflt, ==, M);
+		/* Multi-size THP (thp_small_sizes()) may populate several
+		 * pages a fault, and MAP_POPULATE gives no chance to ask for
+		 * 4 KiB pages first. */
+		if (small)
+			check_skip("MAP_POPULATE's %d faults: multi-size THP may take fewer (%ld here)", M,
+				   s4.ru_minflt - s3.ru_minflt);
+		else
+			CHECK_CMP(s4.ru_minflt - s3.ru_minflt, ==, M);
 		munmap(q, M * PAGE_4K);
 	}
 
@@ -250,7 +267,7 @@ int main(int argc, char **argv)
 		touch_pages(b, big * PAGE_4K, 3);
 		long hwm = status_kb("VmHWM");
 		struct rusage m = usage(RUSAGE_SELF);
-		long slack = on_mmlab() ? 0 : 64 * 4 * sysconf(_SC_NPROCESSORS_ONLN);
+		long slack = on_mmlab() ? 0 : 64 * 4 * cpus_online();
 		CHECK_CMP(m.ru_maxrss, >=, hwm - slack);
 		if (on_mmlab())
 			CHECK_CMP(m.ru_maxrss, ==, hwm);

@@ -40,6 +40,7 @@ int main(void)
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!CHECK(p != MAP_FAILED))
 		return test_end();
+	small_pages(p, PAGES * PAGE_4K); /* one page a fault, even with multi-size THP */
 
 	CHECK_CMP(sys_mincore(p, PAGES * PAGE_4K, vec), ==, 0);
 	CHECK_CMP(resident(vec, 0, PAGES), ==, 0); /* never touched */

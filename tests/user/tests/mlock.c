@@ -9,6 +9,9 @@
  *     faults one page;
  *   - mlockall(MCL_FUTURE) locks and faults in the mappings made after it;
  *     munlockall ends that;
+ *   - skipped where this process may not lock 64 KiB (no CAP_IPC_LOCK and
+ *     RLIMIT_MEMLOCK too low: mlock_allowed()); mlockall(MCL_FUTURE) is
+ *     skipped where it is refused (EPERM: RLIMIT_MEMLOCK of 0);
  *   - on mmlab, mlock is a bulk populate: a THP-eligible range as long as
  *     clear_huge_page_threshold_kb has its huge pages cleared the way
  *     MADV_POPULATE_WRITE's are (clear_huge_page_uncached in /proc/vmstat:
@@ -72,9 +75,13 @@ static bool vmflag(const void *p, const char *word)
 int main(void)
 {
 	test_begin("mlock");
+	char why[160];
+	if (!mlock_allowed(16 * PAGE_4K, why, sizeof(why)))
+		test_skip("%s", why);
 	char *p = mmap(NULL, 16 * PAGE_4K, RW, ANON, -1, 0);
 	if (!CHECK(p != MAP_FAILED))
 		return test_end();
+	small_pages(p, 16 * PAGE_4K); /* one page a fault, even with multi-size THP */
 	CHECK_ERRNO(mlock2_(p, PAGE_4K, 2), EINVAL);
 	CHECK_ERRNO(mlockall(0), EINVAL);
 	CHECK_ERRNO(mlockall(MCL_ONFAULT), EINVAL);
@@ -131,7 +138,7 @@ int main(void)
 		}
 		CHECK_CMP(status_kb("VmLck"), ==, lck0);
 	} else {
-		printf("# mlockall(MCL_FUTURE): %s (not root?): skipped\n", errno_name(errno));
+		check_skip("mlockall(MCL_FUTURE): %s (RLIMIT_MEMLOCK of 0?)", errno_name(errno));
 	}
 
 	/* mmlab: mlock as the bulk hint. */

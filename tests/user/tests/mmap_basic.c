@@ -68,13 +68,15 @@ static void errors(void)
 }
 
 /* MAP_NORESERVE: 8 GiB of address space, more than the machine may have;
- * only what is touched becomes resident. */
+ * only what is touched becomes resident. Where the kernel is set to refuse
+ * it (vm.overcommit_memory = 2 charges it all the same, or RLIMIT_AS is
+ * too low: noreserve_refusal()), the refusal is checked instead. */
 static void noreserve(void)
 {
 	long size0 = status_kb("VmSize"), rss0 = rss_kb();
 	size_t len = 8 * GiB;
-	char *p = mmap(NULL, len, RW, ANON | MAP_NORESERVE, -1, 0);
-	if (!CHECK(p != MAP_FAILED))
+	char *p = map_noreserve(len, "8 GiB MAP_NORESERVE");
+	if (!p)
 		return;
 	/* Where transparent huge pages are "always" on, each write would fault
 	 * in 2 MiB; this is about reservation, so ask for small pages (an
@@ -121,6 +123,7 @@ static void zero_page(void)
 	char *p = mmap(NULL, len, RW, ANON, -1, 0);
 	if (!CHECK(p != MAP_FAILED))
 		return;
+	small_pages(p, len); /* one page a fault, even with multi-size THP */
 	/* Where reads get pages of their own (some Linux hosts), the reads
 	 * cost the 16 pages and the writes nothing more. */
 	bool zero = reads_map_zero_page();

@@ -1,56 +1,129 @@
-/* vm.overcommit_memory = 0 (the heuristic, both kernels' default): a
- * private writable mapping larger than RAM plus swap is refused at mmap
- * (ENOMEM), with MAP_POPULATE too, before a page is touched (issue 15: a
- * populated 6 GiB mmap on a 4 GiB machine filled memory until the process
- * was killed); MAP_NORESERVE and read-only mappings of that size are not
- * charged and pass. Sizes come from /proc/meminfo (MemTotal, SwapTotal),
- * never from the machine's description. Skipped where another mode is set
- * (a host with vm.overcommit_memory = 1). */
+/* vm.overcommit_memory as the kernel has it set (/proc/sys/vm), each mode
+ * held to what Linux's mm/util.c and mmap do with it:
+ *   - 0, the heuristic (both kernels' default): a private writable mapping
+ *     larger than RAM plus swap is refused at mmap (ENOMEM), with
+ *     MAP_POPULATE too, before a page is touched (issue 15: a populated
+ *     6 GiB mmap on a 4 GiB machine filled memory until the process was
+ *     killed); MAP_NORESERVE and read-only mappings of that size are not
+ *     charged and pass, and making the read-only one writable is refused;
+ *   - 1, always: the same sizes are all made (and never touched);
+ *   - 2, never: a request over CommitLimit is refused, MAP_NORESERVE ones
+ *     too (in this mode mmap charges them all the same), and so is making
+ *     a read-only mapping of that size writable; the read-only mapping
+ *     itself is not charged and is made.
+ * Sizes come from /proc/meminfo (MemTotal, SwapTotal, CommitLimit), never
+ * from the machine's description. A finite RLIMIT_AS would refuse these
+ * sizes on its own: the program is skipped there. On mmlab, a charge is
+ * seen exactly in Committed_AS. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "check.h"
 
+#define RW (PROT_READ | PROT_WRITE)
+#define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
+
+/* Mode 0: more than RAM + swap is refused unless not charged. */
+static void guess(size_t big)
+{
+	long rss = rss_kb();
+	CHECK_ERRNO(mmap(NULL, big, RW, ANON | MAP_POPULATE, -1, 0), ENOMEM);
+	CHECK_ERRNO(mmap(NULL, big, RW, ANON, -1, 0), ENOMEM);
+	/* Nothing was faulted in for the refused request. */
+	CHECK_CMP(rss_kb(), <, rss + 4 * 1024);
+
+	/* Not charged: MAP_NORESERVE (honoured in mode 0) and read-only memory. */
+	void *p = mmap(NULL, big, RW, ANON | MAP_NORESERVE, -1, 0);
+	CHECKF(p != MAP_FAILED, "a %zu MiB MAP_NORESERVE mapping is made", big >> 20);
+	if (p != MAP_FAILED)
+		CHECK(munmap(p, big) == 0);
+	p = mmap(NULL, big, PROT_READ, ANON, -1, 0);
+	CHECKF(p != MAP_FAILED, "a %zu MiB read-only mapping is made", big >> 20);
+	if (p != MAP_FAILED) {
+		/* Making it writable charges it: refused the same way. */
+		CHECK_ERRNO(mprotect(p, big, RW), ENOMEM);
+		CHECK(munmap(p, big) == 0);
+	}
+}
+
+/* Mode 1: every request is made. Nothing is touched (and no MAP_POPULATE:
+ * that would fault in more than the machine has). */
+static void always(size_t big)
+{
+	void *p = mmap(NULL, big, RW, ANON, -1, 0);
+	CHECKF(p != MAP_FAILED, "a %zu MiB writable mapping is made", big >> 20);
+	if (p != MAP_FAILED)
+		CHECK(munmap(p, big) == 0);
+	p = mmap(NULL, big, RW, ANON | MAP_NORESERVE, -1, 0);
+	CHECKF(p != MAP_FAILED, "a %zu MiB MAP_NORESERVE mapping is made", big >> 20);
+	if (p != MAP_FAILED)
+		CHECK(munmap(p, big) == 0);
+	p = mmap(NULL, big, PROT_READ, ANON, -1, 0);
+	CHECKF(p != MAP_FAILED, "a %zu MiB read-only mapping is made", big >> 20);
+	if (p != MAP_FAILED) {
+		CHECK(mprotect(p, big, RW) == 0);
+		CHECK(munmap(p, big) == 0);
+	}
+}
+
+/* Mode 2: more than CommitLimit is refused, MAP_NORESERVE or not. */
+static void never(size_t big)
+{
+	long rss = rss_kb();
+	CHECK_ERRNO(mmap(NULL, big, RW, ANON | MAP_POPULATE, -1, 0), ENOMEM);
+	CHECK_ERRNO(mmap(NULL, big, RW, ANON, -1, 0), ENOMEM);
+	CHECK_ERRNO(mmap(NULL, big, RW, ANON | MAP_NORESERVE, -1, 0), ENOMEM);
+	CHECK_CMP(rss_kb(), <, rss + 4 * 1024);
+	/* Read-only memory is not charged; making it writable is. */
+	void *p = mmap(NULL, big, PROT_READ, ANON, -1, 0);
+	CHECKF(p != MAP_FAILED, "a %zu MiB read-only mapping is made", big >> 20);
+	if (p != MAP_FAILED) {
+		CHECK_ERRNO(mprotect(p, big, RW), ENOMEM);
+		CHECK(munmap(p, big) == 0);
+	}
+}
+
 int main(void)
 {
 	test_begin("overcommit_guess");
-	char mode[16];
-	if (read_file("/proc/sys/vm/overcommit_memory", mode, sizeof(mode)) <= 0)
+	int mode = overcommit_mode();
+	if (mode < 0)
 		test_skip("no /proc/sys/vm/overcommit_memory");
-	if (atoi(mode) != 0)
-		test_skip("vm.overcommit_memory is %d, not the heuristic", atoi(mode));
+	struct rlimit as;
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+		test_skip("RLIMIT_AS is %llu kB: it alone would refuse the sizes mapped here",
+			  (unsigned long long)as.rlim_cur >> 10);
 	long mem_kb = meminfo_kb("MemTotal"), swap_kb = meminfo_kb("SwapTotal");
 	long limit_kb = meminfo_kb("CommitLimit"), committed_kb = meminfo_kb("Committed_AS");
 	CHECK_CMP(mem_kb, >, 0);
 	CHECK_CMP(swap_kb, >=, 0);
 	CHECK_CMP(limit_kb, >, 0);
 	CHECK_CMP(committed_kb, >, 0); /* this program's own data and stack at least */
-	note("MemTotal %ld kB, SwapTotal %ld kB, CommitLimit %ld kB, Committed_AS %ld kB", mem_kb,
-	     swap_kb, limit_kb, committed_kb);
+	note("vm.overcommit_memory %d: MemTotal %ld kB, SwapTotal %ld kB, CommitLimit %ld kB, Committed_AS %ld kB",
+	     mode, mem_kb, swap_kb, limit_kb, committed_kb);
 
 	/* RAM + swap + 64 MiB: more than the heuristic lets one request have. */
 	size_t big = ((size_t)mem_kb + (size_t)swap_kb) * KiB + 64 * MiB;
-	const int rw = PROT_READ | PROT_WRITE, anon = MAP_PRIVATE | MAP_ANONYMOUS;
-	long rss = rss_kb();
-	CHECK_ERRNO(mmap(NULL, big, rw, anon | MAP_POPULATE, -1, 0), ENOMEM);
-	CHECK_ERRNO(mmap(NULL, big, rw, anon, -1, 0), ENOMEM);
-	/* Nothing was faulted in for the refused request. */
-	CHECK_CMP(rss_kb(), <, rss + 4 * 1024);
-
-	/* Not charged: MAP_NORESERVE (honoured in mode 0) and read-only memory. */
-	void *p = mmap(NULL, big, rw, anon | MAP_NORESERVE, -1, 0);
-	CHECKF(p != MAP_FAILED, "a %zu MiB MAP_NORESERVE mapping is made", big >> 20);
-	if (p != MAP_FAILED)
-		CHECK(munmap(p, big) == 0);
-	p = mmap(NULL, big, PROT_READ, anon, -1, 0);
-	CHECKF(p != MAP_FAILED, "a %zu MiB read-only mapping is made", big >> 20);
-	if (p != MAP_FAILED) {
-		/* Making it writable charges it: refused the same way. */
-		CHECK_ERRNO(mprotect(p, big, rw), ENOMEM);
-		CHECK(munmap(p, big) == 0);
+	switch (mode) {
+	case 0:
+		guess(big);
+		break;
+	case 1:
+		always(big);
+		break;
+	case 2: {
+		/* Over CommitLimit whatever else is committed (overcommit_ratio
+		 * above 100 makes it larger than RAM + swap). */
+		size_t over = (size_t)limit_kb * KiB + 64 * MiB;
+		never(over > big ? over : big);
+		break;
+	}
+	default:
+		test_skip("vm.overcommit_memory is %d, a mode this program does not know", mode);
 	}
 
 	/* A charge is seen in Committed_AS (exactly on mmlab; on Linux other
@@ -58,7 +131,7 @@ int main(void)
 	if (on_mmlab()) {
 		long before = meminfo_kb("Committed_AS");
 		size_t len = 64 * MiB;
-		void *q = mmap(NULL, len, rw, anon, -1, 0);
+		void *q = mmap(NULL, len, RW, ANON, -1, 0);
 		CHECK(q != MAP_FAILED);
 		CHECK_CMP(meminfo_kb("Committed_AS"), ==, before + (long)(len / KiB));
 		if (q != MAP_FAILED)

@@ -54,6 +54,7 @@ int main(void)
 	unsigned char *p = mmap(NULL, 8 * PAGE_4K, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!CHECK(p != MAP_FAILED))
 		return test_end();
+	small_pages(p, 8 * PAGE_4K); /* one page a fault, even with multi-size THP */
 	touch_pages(p, PAGE_4K, 1);                 /* page 0 written */
 	touch_pages(p + 4 * PAGE_4K, PAGE_4K, 4);   /* page 4 written */
 	volatile unsigned char sink = p[PAGE_4K];   /* page 1 read */
@@ -113,9 +114,8 @@ int main(void)
 	/* 1 GiB reserved and never touched: 262,144 entries of nothing, and
 	 * no page table allocated to say so. */
 	size_t big = 1ul << 30;
-	unsigned char *q = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-				-1, 0);
-	if (CHECK(q != MAP_FAILED)) {
+	unsigned char *q = map_noreserve(big, "1 GiB MAP_NORESERVE");
+	if (q) {
 		static uint64_t buf[65536]; /* 512 KiB of entries: 256 MiB a read */
 		memset(buf, 0xff, sizeof(buf)); /* touched before VmPTE is read */
 		long pte_before = status_kb("VmPTE");

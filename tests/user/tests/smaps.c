@@ -83,6 +83,7 @@ int main(void)
 		return test_end();
 	unsigned char *p = g + PAGE_4K;
 	CHECK(mprotect(p, PAGES * PAGE_4K, PROT_READ | PROT_WRITE) == 0);
+	small_pages(p, PAGES * PAGE_4K); /* one page a fault, even with multi-size THP */
 
 	if (!CHECK(read_smaps()))
 		return test_end();

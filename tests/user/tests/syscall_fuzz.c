@@ -47,6 +47,13 @@ static uint64_t next_rand(void)
 static uint64_t pick(uint64_t n) { return next_rand() % n; }
 
 static unsigned char *sandbox;
+
+/* mremap old lengths that take any sandbox address past TASK_SIZE (2^47,
+ * or 2^56 with 5-level paging) or wrap. */
+static const uint64_t huge_old_lens[] = {
+	0x6e77e1ff8bbd37abull, /* the call a fuzzer run found (see directed_calls) */
+	1ull << 57, 1ull << 63, 0xfffffffffffff000ull, 0xffffffffffffffffull,
+};
 static int fds[8];
 static int nfds;
 
@@ -402,6 +409,12 @@ static long one_call(const struct call *c, long *nr_out)
 	case 25: /* mremap: from and to the sandbox */
 		a[0] = gen_range_addr();
 		a[1] = gen_range_len(a[0]);
+		/* Now and then an old range that runs past the end of user
+		 * space (even a 56-bit one) or wraps: every kernel must refuse
+		 * it before unmapping anything (a shrink once unmapped from
+		 * the sandbox to the top, the stack included). */
+		if (!pick(8))
+			a[1] = huge_old_lens[pick(sizeof(huge_old_lens) / sizeof(huge_old_lens[0]))];
 		a[2] = pick(2) ? gen_range_len(a[0]) : gen_len();
 		a[3] = pick(4); /* MREMAP_MAYMOVE, MREMAP_FIXED */
 		if (a[3] & 2) {
@@ -476,6 +489,22 @@ static long one_call(const struct call *c, long *nr_out)
 
 static const char canary_pattern[] = "syscall_fuzz canary: the fuzzer's own memory is intact";
 
+/* Calls that random runs once found wrong, made first on every run: each
+ * must be refused, and the program must still have its stack after it. */
+static void directed_calls(void)
+{
+	/* mremap shrinking a sandbox page with an old_len past TASK_SIZE
+	 * (seen: -EINVAL on Linux; the stack unmapped on mmlab). */
+	sandbox[PAGE_4K] = 0x5a;
+	CHECK_ERRNO(syscall(SYS_mremap, sandbox + PAGE_4K, 0x6e77e1ff8bbd37abul, 0x158ful,
+			    1ul /* MREMAP_MAYMOVE */, 0ul),
+		    EINVAL);
+	volatile char deep[16384]; /* the stack below still answers */
+	deep[0] = deep[sizeof(deep) - 1] = 1;
+	CHECK(deep[0] + deep[sizeof(deep) - 1] == 2);
+	CHECK(sandbox[PAGE_4K] == 0x5a); /* the page kept its data */
+}
+
 int main(int argc, char **argv)
 {
 	test_begin("syscall_fuzz");
@@ -519,6 +548,7 @@ int main(int argc, char **argv)
 		fds[nfds++] = p[0];
 		fds[nfds++] = p[1];
 	}
+	directed_calls();
 	note("%ld calls, seed %#lx, %zu call kinds, sandbox %p + %lu KiB, %d descriptors", ncalls,
 	     (unsigned long)rng, NR_CALLS, (void *)sandbox, SANDBOX_SIZE / 1024, nfds);
 

@@ -11,13 +11,17 @@
  * Whether huge pages can be had depends on the machine: with the mode
  * "never" the huge-page checks are skipped; on mmlab, with free 2 MiB
  * blocks in /proc/buddyinfo, both 2 MiB must be huge; on Linux, which may
- * fall back under fragmentation or memory pressure, what smaps says must
- * agree with vmstat. */
+ * fall back under fragmentation or memory pressure (and under the defrag
+ * mode in force), what smaps says must agree with vmstat. The mode for
+ * 2 MiB pages is thp_pmd_mode(): Linux 6.8 and later let
+ * hugepages-2048kB/enabled override the top-level one. Skipped on a Linux
+ * without THP, and in a process that inherited PR_SET_THP_DISABLE. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -86,6 +90,11 @@ static long free_huge_blocks(void)
 int main(void)
 {
 	test_begin("thp");
+	const char *pmd_mode = thp_pmd_mode();
+	if (!pmd_mode)
+		test_skip("no /sys/kernel/mm/transparent_hugepage: a kernel without THP");
+	if (!on_mmlab() && prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) > 0)
+		test_skip("THP is disabled for this process (PR_SET_THP_DISABLE, inherited from what started it)");
 	static const char *const enabled_words[] = { "always", "madvise", "never" };
 	static const char *const defrag_words[] = { "always", "defer", "defer+madvise", "madvise", "never" };
 	char enabled[16] = "", defrag[16] = "";
@@ -113,7 +122,9 @@ int main(void)
 	if (p + 2 * HPAGE < raw + 3 * HPAGE)
 		munmap(p + 2 * HPAGE, raw + 3 * HPAGE - (p + 2 * HPAGE));
 	CHECK(madvise(p, 2 * HPAGE, MADV_HUGEPAGE) == 0);
-	bool may = strcmp(enabled, "never") != 0;
+	bool may = strcmp(pmd_mode, "never") != 0;
+	if (strcmp(pmd_mode, enabled))
+		note("hugepages-2048kB/enabled overrides the top-level mode: %s for 2 MiB pages", pmd_mode);
 	CHECK_CMP(smaps_kb(p, "THPeligible"), ==, may ? 1 : 0);
 
 	long blocks = free_huge_blocks();
