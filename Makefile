@@ -321,7 +321,7 @@ bench:
 	@for t in $(BENCH_TOPOLOGIES); do \
 		echo "== in-kernel benchmarks on '$$t' under $(ACCEL)$(if $(ICOUNT), with -icount shift=0 (ns are instructions)) (build/bench/kernel-$$t.txt)"; \
 		$(RUNNER) run $(BENCH_RUNNER_ARGS) $(if $(ICOUNT),--icount) --cmdline "bench $(BENCH_CMDLINE)" $$t </dev/null | \
-			tr -d '\r' | sed -n '/^Debug aids:/p; /==== in-kernel benchmarks/,/==== end of benchmarks/p' | \
+			tr -d '\r' | sed -n '/^Debug aids:/p; /^Spinlocks:/p; /==== in-kernel benchmarks/,/==== end of benchmarks/p' | \
 			tee $(B)/bench/kernel-$$t.txt; \
 	done
 	@$(MAKE) --no-print-directory bench-pte
@@ -351,7 +351,7 @@ bench-pte:
 		for run in "single $(BENCH_PTE_SINGLE)" "default $(BENCH_PTE_SMP)"; do \
 			set -- $$run; \
 			$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=$$2 pte_reclaim=$$m $(BENCH_CMDLINE)" $$1 </dev/null; \
-		done | tr -d '\r' | grep -a -E '^(bench:|pte_reclaim:|Debug aids:|mmlab: .* exited)' | tee $(B)/bench/pte-$$m.txt; \
+		done | tr -d '\r' | grep -a -E '^(bench:|pte_reclaim:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/pte-$$m.txt; \
 	done
 
 # Issue 13's figures (docs/mempolicy.md): the user benchmark mempolicy_fault
@@ -362,7 +362,7 @@ bench-mempolicy:
 	@$(MAKE) --no-print-directory bench-kernel
 	@mkdir -p $(B)/bench
 	@$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=mempolicy_fault $(BENCH_CMDLINE)" default </dev/null | \
-		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|mmlab: .* exited)' | tee $(B)/bench/mempolicy.txt
+		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/mempolicy.txt
 
 # Issue 12's VM creation in the kernel (tests/user/tests/vm_create.c): 1 GiB
 # of 2 MiB pages, then of 1 GiB pages, MAP_HUGETLB|MAP_POPULATE under each
@@ -380,7 +380,7 @@ bench-hugetlb:
 	@for t in $(BENCH_HUGETLB_TOPOLOGIES); do \
 		echo "== vm_create on '$$t' under $(ACCEL) ($(B)/bench/hugetlb-$$t.txt)"; \
 		$(RUNNER) run $(RUNNER_ARGS) --cmdline "run=vm_create vm_create.mib=1024 $(BENCH_CMDLINE)" $$t </dev/null | \
-			tr -d '\r' | grep -a -E '^(bench:|Debug aids:|mmlab: .* exited|BUG)' | tee $(B)/bench/hugetlb-$$t.txt; \
+			tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited|BUG)' | tee $(B)/bench/hugetlb-$$t.txt; \
 	done
 
 # mmlab beside Linux 6.1, counted the same way (docs/pte_tables.md): the
@@ -411,7 +411,7 @@ bench-compare:
 		echo "== mmlab on 'single', pte_reclaim=$$m, -icount shift=0, debug aids off: $(BENCH_COMPARE_PROGRAMS) ($(B)/bench/compare-mmlab-$$m.txt)"; \
 		$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount \
 			--cmdline "run=$(BENCH_COMPARE_PROGRAMS) pte_reclaim=$$m $(BENCH_CMDLINE)" single </dev/null | \
-			tr -d '\r' | grep -a -E '^(bench:|pte_reclaim:|Debug aids:|mmlab: .* exited)' \
+			tr -d '\r' | grep -a -E '^(bench:|pte_reclaim:|Debug aids:|Spinlocks:|mmlab: .* exited)' \
 			> $(B)/bench/compare-mmlab-$$m.txt || exit 1; \
 	done
 	@for v in $(BENCH_COMPARE_LINUX); do \

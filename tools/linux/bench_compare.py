@@ -53,7 +53,7 @@ def read(path):
                 figures[key] = (float(m.group(3)) * TO_INSTRUCTIONS[m.group(4)], "")
             elif m and m.group(4) in AS_IS and KB_ROWS.search(key[1]):
                 figures[key] = (float(m.group(3)), m.group(4))
-            elif line.startswith(("Debug aids:", "pte_reclaim:", "init: running on")):
+            elif line.startswith(("Debug aids:", "Spinlocks:", "pte_reclaim:", "init: running on")):
                 about.append(line)
     return figures, about
 
