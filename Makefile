@@ -397,7 +397,7 @@ bench-hugetlb:
 # Linux's memcpy and copy_user to their unrolled forms). Each boot's lines
 # in build/bench/compare-*.txt; the table (tools/linux/bench_compare.py) in
 # build/bench/compare.txt. pte_table_growth_full (the cover letter's whole
-# workload) takes a few minutes per boot: drop it for a quick run.
+# workload) takes minutes per boot (Linux's most): drop it for a quick run.
 BENCH_COMPARE_PROGRAMS ?= multi_fault,mmap_munmap,pte_multi_fault,mempolicy_fault,pte_table_growth_full
 BENCH_COMPARE_CLEAR_PROGRAMS ?= multi_fault
 BENCH_COMPARE_MODES := off scan refcount
