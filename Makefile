@@ -8,7 +8,10 @@
 #                 side by side (FILTER defaults to 'user.*' here)
 #   make bench    benchmarks: on the host natively, then in the kernel (build/bench/);
 #                 make bench-pte: only issue 11's per-pte_reclaim-mode table;
-#                 make bench-mempolicy: only issue 13's per-policy fault costs
+#                 make bench-mempolicy: only issue 13's per-policy fault costs;
+#                 make bench-compare: mmlab (each pte_reclaim mode) beside
+#                 Linux 6.1 on the same 1-CPU machine, in instructions
+#                 (benchmarks boot a DEBUG_VM=0 kernel, debug aids off)
 #   make fuzz     the system-call fuzzer, longer: FUZZ_CALLS per seed of FUZZ_SEEDS,
 #                 on the host's Linux and on mmlab (build/fuzz-results/)
 #   make debug    boot halted, with gdb attached to QEMU's stub
@@ -116,7 +119,8 @@ include tools/linux/linux.mk
 kunit-tool:
 	@tests/runner/kunit-tool.sh >/dev/null
 
-.PHONY: all deps run test compare debug bench bench-pte bench-mempolicy bench-hugetlb fuzz clean host-tests
+.PHONY: all deps run test compare debug bench bench-pte bench-mempolicy bench-hugetlb bench-compare fuzz clean \
+	host-tests
 
 deps:
 	@tools/deps.sh
@@ -173,16 +177,20 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 user_module_lines = $(foreach k,test crash bench demo aux,$(foreach n,$(USER_$(shell echo $(k) | tr a-z A-Z)_NAMES),\
 	module2 /boot/user/$(n).elf $(k) $(n)\n))
 # No package installation here: make deps, run, test, debug and bench do it.
-$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(USER_ELFS)
-	@rm -rf $(B)/iso && mkdir -p $(B)/iso/boot/grub $(B)/iso/boot/user
+# make_iso(kernel ELF, staging folder): the ISO $@ of that kernel and USER_ELFS.
+define make_iso
+	@rm -rf $(2) && mkdir -p $(2)/boot/grub $(2)/boot/user
 	$(say) ISO $@
-	$(Q)cp $(B)/kernel.elf $(B)/iso/boot/kernel.elf
-	$(Q)$(if $(USER_ELFS),cp $(USER_ELFS) $(B)/iso/boot/user/)
-	$(Q)printf '$(strip $(user_module_lines))' | sed 's/^ *//' > $(B)/modules.cfg
-	$(Q)awk -v mods=$(B)/modules.cfg '/^\tmultiboot2 /{print; while ((getline l < mods) > 0) print "\t" l; next} {print}' \
-		boot/grub.cfg > $(B)/iso/boot/grub/grub.cfg
-	$(Q)grub-mkrescue -o $@ $(B)/iso > $(B)/grub-mkrescue.log 2>&1 || \
-		{ cat $(B)/grub-mkrescue.log; exit 1; }
+	$(Q)cp $(1) $(2)/boot/kernel.elf
+	$(Q)$(if $(USER_ELFS),cp $(USER_ELFS) $(2)/boot/user/)
+	$(Q)printf '$(strip $(user_module_lines))' | sed 's/^ *//' > $(2).modules.cfg
+	$(Q)awk -v mods=$(2).modules.cfg '/^\tmultiboot2 /{print; while ((getline l < mods) > 0) print "\t" l; next} {print}' \
+		boot/grub.cfg > $(2)/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $@ $(2) > $(2).grub-mkrescue.log 2>&1 || \
+		{ cat $(2).grub-mkrescue.log; exit 1; }
+endef
+$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(USER_ELFS)
+	$(call make_iso,$(B)/kernel.elf,$(B)/iso)
 
 $(RUNNER): $(RUNNER_SRCS) $(wildcard tests/runner/*.h)
 	@mkdir -p $(dir $@)
@@ -276,6 +284,26 @@ compare:
 		default:user linux-ring:linux || rc=1; \
 	exit $$rc
 
+# Benchmark machines boot without the tests' debug aids: the kernel built
+# with DEBUG_VM=0 (no CONFIG_DEBUG_VM: the fence check of every set_pte_at),
+# in its own folder so that make test keeps its checks ($(BENCH_ISO): the
+# same user programs, this kernel), and BENCH_CMDLINE after each
+# topology's own words (the last word wins): no page poisoning (single
+# boots with it for the tests: every free fills the page, every allocation
+# checks it), no empty-table check on each freed PTE table, no spinlock
+# owner checks. The boot report's "Debug aids:" line, which every bench
+# output carries, says what was off.
+BENCH_B := $(B)/nodebug
+BENCH_ISO := $(BENCH_B)/kernel.iso
+BENCH_CMDLINE := page_poison=off pte_ref.debug=0 spinlock_debug=off
+BENCH_RUNNER_ARGS := --iso $(BENCH_ISO) --topologies tests/topologies --accel $(ACCEL)
+.PHONY: bench-kernel
+bench-kernel: $(RUNNER)
+	@$(MAKE) --no-print-directory B=$(BENCH_B) DEBUG_VM=0 $(BENCH_B)/kernel.elf
+	@$(MAKE) --no-print-directory $(BENCH_ISO)
+$(BENCH_ISO): $(BENCH_B)/kernel.elf boot/grub.cfg $(USER_ELFS)
+	$(call make_iso,$(BENCH_B)/kernel.elf,$(BENCH_B)/iso)
+
 # Benchmarks: the allocator natively on the host (the figures that mean
 # something) and the user benchmark programs on the host's Linux, then the
 # same shapes inside the kernel under QEMU, the user programs as mmlab
@@ -285,19 +313,21 @@ compare:
 BENCH_TOPOLOGIES ?= default pci-hole-6g
 bench:
 	@tools/deps.sh run
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER) $(B)/host/bench_page_alloc
+	@$(MAKE) --no-print-directory bench-kernel $(B)/host/bench_page_alloc
 	@echo "== host-native benchmarks (build/bench/host.txt)"
 	@$(MAKE) --no-print-directory bench-host
 	@echo "== the user benchmark programs on the host's Linux, native (build/bench/user-linux.txt)"
 	@$(MAKE) --no-print-directory bench-user-linux
 	@for t in $(BENCH_TOPOLOGIES); do \
 		echo "== in-kernel benchmarks on '$$t' under $(ACCEL)$(if $(ICOUNT), with -icount shift=0 (ns are instructions)) (build/bench/kernel-$$t.txt)"; \
-		$(RUNNER) run $(RUNNER_ARGS) $(if $(ICOUNT),--icount) --cmdline "bench" $$t </dev/null | tr -d '\r' | \
-			sed -n '/==== in-kernel benchmarks/,/==== end of benchmarks/p' | tee $(B)/bench/kernel-$$t.txt; \
+		$(RUNNER) run $(BENCH_RUNNER_ARGS) $(if $(ICOUNT),--icount) --cmdline "bench $(BENCH_CMDLINE)" $$t </dev/null | \
+			tr -d '\r' | sed -n '/^Debug aids:/p; /^Spinlocks:/p; /==== in-kernel benchmarks/,/==== end of benchmarks/p' | \
+			tee $(B)/bench/kernel-$$t.txt; \
 	done
 	@$(MAKE) --no-print-directory bench-pte
 	@$(MAKE) --no-print-directory bench-mempolicy
 	@$(MAKE) --no-print-directory bench-hugetlb
+	@$(MAKE) --no-print-directory bench-compare
 
 # Issue 11's table (docs/pte_tables.md): the user benchmark programs booted
 # once per pte_reclaim mode, always under -icount shift=0 (every guest ns is
@@ -307,20 +337,21 @@ bench:
 # runs all vCPUs, so a figure there is the instructions of all CPUs
 # together per fault). pte_table_growth_full is the cover letter's whole
 # workload, ~72 G instructions per mode: drop it from BENCH_PTE_SINGLE for
-# a quick run. pte_ref.debug=0: the empty-table check on every free is a
-# make test aid, not part of either design. Figures: build/bench/pte-MODE.txt.
+# a quick run. The debug aids are off (BENCH_CMDLINE, $(BENCH_ISO)): the
+# empty-table check on every free, for one, is a make test aid, not part of
+# either design. Figures: build/bench/pte-MODE.txt.
 BENCH_PTE_MODES ?= refcount scan off
 BENCH_PTE_SINGLE ?= multi_fault,mmap_munmap,pte_table_growth_full
 BENCH_PTE_SMP ?= pte_multi_fault
 bench-pte:
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
+	@$(MAKE) --no-print-directory bench-kernel
 	@mkdir -p $(B)/bench
 	@for m in $(BENCH_PTE_MODES); do \
-		echo "== pte_reclaim=$$m, -icount shift=0 (ns are instructions): $(BENCH_PTE_SINGLE) on 'single', $(BENCH_PTE_SMP) on 'default' ($(B)/bench/pte-$$m.txt)"; \
+		echo "== pte_reclaim=$$m, -icount shift=0 (ns are instructions), debug aids off: $(BENCH_PTE_SINGLE) on 'single', $(BENCH_PTE_SMP) on 'default' ($(B)/bench/pte-$$m.txt)"; \
 		for run in "single $(BENCH_PTE_SINGLE)" "default $(BENCH_PTE_SMP)"; do \
 			set -- $$run; \
-			$(RUNNER) run $(RUNNER_ARGS) --icount --cmdline "run=$$2 pte_reclaim=$$m pte_ref.debug=0" $$1 </dev/null; \
-		done | tr -d '\r' | grep -a -E '^(bench:|pte_reclaim:|mmlab: .* exited)' | tee $(B)/bench/pte-$$m.txt; \
+			$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=$$2 pte_reclaim=$$m $(BENCH_CMDLINE)" $$1 </dev/null; \
+		done | tr -d '\r' | grep -a -E '^(bench:|pte_reclaim:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/pte-$$m.txt; \
 	done
 
 # Issue 13's figures (docs/mempolicy.md): the user benchmark mempolicy_fault
@@ -328,10 +359,10 @@ bench-pte:
 # 'default' (4 nodes) under -icount shift=0, so a guest ns is one
 # instruction (all vCPUs on one TCG thread). Figures: build/bench/mempolicy.txt.
 bench-mempolicy:
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
+	@$(MAKE) --no-print-directory bench-kernel
 	@mkdir -p $(B)/bench
-	@$(RUNNER) run $(RUNNER_ARGS) --icount --cmdline "run=mempolicy_fault" default </dev/null | tr -d '\r' | \
-		grep -a -E '^(bench:|mmlab: .* exited)' | tee $(B)/bench/mempolicy.txt
+	@$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=mempolicy_fault $(BENCH_CMDLINE)" default </dev/null | \
+		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/mempolicy.txt
 
 # Issue 12's VM creation in the kernel (tests/user/tests/vm_create.c): 1 GiB
 # of 2 MiB pages, then of 1 GiB pages, MAP_HUGETLB|MAP_POPULATE under each
@@ -339,15 +370,60 @@ bench-mempolicy:
 # (pci-hole-6g has a free 1 GiB block): every byte zero, the path counted
 # in /proc/vmstat, no fence assertion. A check, not a speed (TCG): the
 # speeds are make bench-host's. Lines in build/bench/hugetlb-TOPOLOGY.txt.
+# The run-time debug aids are off (BENCH_CMDLINE), but this is the test
+# build's kernel: CONFIG_DEBUG_VM's fence check is what "no fence
+# assertion" checks, and nothing here is a figure to compare.
 BENCH_HUGETLB_TOPOLOGIES ?= pci-hole-6g default
 bench-hugetlb:
 	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
 	@mkdir -p $(B)/bench
 	@for t in $(BENCH_HUGETLB_TOPOLOGIES); do \
 		echo "== vm_create on '$$t' under $(ACCEL) ($(B)/bench/hugetlb-$$t.txt)"; \
-		$(RUNNER) run $(RUNNER_ARGS) --cmdline "run=vm_create vm_create.mib=1024" $$t </dev/null | tr -d '\r' | \
-			grep -a -E '^(bench:|mmlab: .* exited|BUG)' | tee $(B)/bench/hugetlb-$$t.txt; \
+		$(RUNNER) run $(RUNNER_ARGS) --cmdline "run=vm_create vm_create.mib=1024 $(BENCH_CMDLINE)" $$t </dev/null | \
+			tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited|BUG)' | tee $(B)/bench/hugetlb-$$t.txt; \
 	done
+
+# mmlab beside Linux 6.1, counted the same way (docs/pte_tables.md): the
+# user benchmark programs BENCH_COMPARE_PROGRAMS on 'single' under each
+# pte_reclaim mode (the bench kernel, debug aids off) and on 'linux-single'
+# (Debian's Linux 6.1 on the same machine: one CPU, 512 MiB, no NUMA
+# tables; its init runs them when run= names them), all under -icount
+# shift=0, so every figure is instructions. Linux boots as it is (4 KiB
+# pages cleared with clear_page_erms, whose REP STOSB QEMU counts per
+# byte), then runs BENCH_COMPARE_CLEAR_PROGRAMS twice more: with
+# clearcpuid=erms (clear_page_rep: 512 REP STOSQ iterations) and with
+# clearcpuid=erms,rep_good (clear_page_orig: 64 loops of 8 MOVs, 11
+# instructions a loop, as mmlab's memset for __GFP_ZERO; it also moves
+# Linux's memcpy and copy_user to their unrolled forms). Each boot's lines
+# in build/bench/compare-*.txt; the table (tools/linux/bench_compare.py) in
+# build/bench/compare.txt. pte_table_growth_full (the cover letter's whole
+# workload) takes minutes per boot (Linux's most): drop it for a quick run.
+BENCH_COMPARE_PROGRAMS ?= multi_fault,mmap_munmap,pte_multi_fault,mempolicy_fault,pte_table_growth_full
+BENCH_COMPARE_CLEAR_PROGRAMS ?= multi_fault
+BENCH_COMPARE_MODES := off scan refcount
+BENCH_COMPARE_LINUX := linux:- linux-noerms:clearcpuid=erms linux-orig:clearcpuid=erms,rep_good
+.PHONY: bench-compare
+bench-compare:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory bench-kernel linux-guest
+	@mkdir -p $(B)/bench
+	@for m in $(BENCH_COMPARE_MODES); do \
+		echo "== mmlab on 'single', pte_reclaim=$$m, -icount shift=0, debug aids off: $(BENCH_COMPARE_PROGRAMS) ($(B)/bench/compare-mmlab-$$m.txt)"; \
+		$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount \
+			--cmdline "run=$(BENCH_COMPARE_PROGRAMS) pte_reclaim=$$m $(BENCH_CMDLINE)" single </dev/null | \
+			tr -d '\r' | grep -a -E '^(bench:|pte_reclaim:|Debug aids:|Spinlocks:|mmlab: .* exited)' \
+			> $(B)/bench/compare-mmlab-$$m.txt || exit 1; \
+	done
+	@for v in $(BENCH_COMPARE_LINUX); do \
+		name=$${v%%:*} words=$${v#*:} progs=$(BENCH_COMPARE_CLEAR_PROGRAMS); \
+		[ "$$words" = - ] && words= progs=$(BENCH_COMPARE_PROGRAMS); \
+		echo "== Linux 6.1 on 'linux-single'$${words:+ with $$words}, -icount shift=0: $$progs ($(B)/bench/compare-$$name.txt)"; \
+		$(RUNNER) run $(BENCH_RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --icount \
+			--cmdline "run=$$progs $$words" linux-single </dev/null | \
+			tr -d '\r' | grep -a -E '^(bench:|init: running on|linux: )' > $(B)/bench/compare-$$name.txt || exit 1; \
+	done
+	@python3 $(LINUX_DIR)/bench_compare.py $(B)/bench > $(B)/bench/compare.txt
+	@cat $(B)/bench/compare.txt
 
 # The longer run of the system-call fuzzer (tests/user/tests/syscall_fuzz.c;
 # make test runs it with 100,000 calls and one seed): FUZZ_CALLS calls for

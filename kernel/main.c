@@ -34,6 +34,8 @@
 #include "kernel/time.h"
 #include "mm/mm_init.h"
 #include "mm/numa.h"
+#include "mm/page_alloc.h"
+#include "mm/pte_ref.h"
 
 kernel_param_int("loglevel", console_loglevel, 0, 7, "console log level (0 emerg .. 7 debug)");
 static bool numa_enabled = true;
@@ -127,6 +129,22 @@ static void smp_bringup(void)
 
 static const char *spinlock_mode_chosen;
 
+/* The checks that are there for the tests and cost every run something:
+ * a benchmark's figures mean the kernel only with all of them off (make
+ * bench boots with page_poison=off pte_ref.debug=0 spinlock_debug=off, on a
+ * DEBUG_VM=0 build), and its output carries this line to say so. */
+static void debug_aids_report(void)
+{
+#ifdef CONFIG_DEBUG_VM
+	const char *debug_vm = "y";
+#else
+	const char *debug_vm = "n";
+#endif
+	pr_info("Debug aids: page_poison=%s pte_ref.debug=%s spinlock_debug=%s CONFIG_DEBUG_VM=%s\n",
+		page_poisoning ? "on" : "off", pte_ref_debug ? "on" : "off",
+		spinlock_debug ? "on" : "off", debug_vm);
+}
+
 static void boot_report(void)
 {
 	pr_info("\n==== mmlab boot report ====\n");
@@ -145,6 +163,7 @@ static void boot_report(void)
 	numa_print(&numa_topology);
 	pr_info("Spinlocks: %s\n", spinlock_mode_chosen);
 	mm_report();
+	debug_aids_report();
 	pr_info("==== end of boot report ====\n");
 }
 

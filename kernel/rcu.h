@@ -33,21 +33,25 @@ DECLARE_PER_CPU(int, rcu_read_lock_nesting);
 
 void __rcu_read_unlock_underflow(void);
 
+/* One read of this CPU's offset for the read and the write of the count
+ * (the task cannot move to another CPU in between: nothing here sleeps). */
 static inline void rcu_read_lock(void)
 {
-	this_cpu_write(rcu_read_lock_nesting, this_cpu_read(rcu_read_lock_nesting) + 1);
+	int *nesting = this_cpu_ptr(&rcu_read_lock_nesting);
+	*nesting += 1;
 	barrier(); /* the section's loads stay after the increment */
 }
 
 static inline void rcu_read_unlock(void)
 {
 	barrier(); /* the section's loads stay before the decrement */
-	int n = this_cpu_read(rcu_read_lock_nesting) - 1;
+	int *nesting = this_cpu_ptr(&rcu_read_lock_nesting);
+	int n = *nesting - 1;
 	if (unlikely(n < 0)) {
 		__rcu_read_unlock_underflow();
 		return;
 	}
-	this_cpu_write(rcu_read_lock_nesting, n);
+	*nesting = n;
 }
 
 /* Whether this CPU is inside a read-side critical section. */

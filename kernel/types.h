@@ -33,6 +33,9 @@ typedef u64 phys_addr_t;
 #define __section(s) __attribute__((section(s)))
 #define __noreturn __attribute__((noreturn))
 #define __noinline __attribute__((noinline))
+#ifndef __always_inline /* glibc's <sys/cdefs.h> has one (host builds) */
+#define __always_inline inline __attribute__((always_inline))
+#endif
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)

@@ -91,12 +91,11 @@ static struct page *alloc_anon_page(struct vm_area_struct *vma, unsigned long ad
  * the PTE (or the table went) meanwhile; page (may be NULL) is what entry
  * maps, counted only if installed, freed otherwise. Returns whether it
  * was installed. */
-static bool fault_install_pte(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address,
-			      pte_t orig, pte_t entry, struct page *page)
+static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, struct page *page)
 {
-	struct mm_struct *mm = vma->vm_mm;
+	struct mm_struct *mm = vmf->vma->vm_mm;
 	spinlock_t *ptl;
-	pte_t *pte = pte_offset_map_lock(mm, pmd, address, &ptl);
+	pte_t *pte = pte_offset_map_lock(mm, vmf->pmd, vmf->address, &ptl);
 	if (!pte || !pte_same(ptep_get(pte), orig)) {
 		/* Their result stands; the access faults again if it must. */
 		if (pte)
@@ -107,59 +106,66 @@ static bool fault_install_pte(struct vm_area_struct *vma, pmd_t *pmd, unsigned l
 	}
 	if (page)
 		anon_page_mapped(mm, page, 1);
-	set_pte_at(mm, address, pte, entry);
-	/* A none entry became non-none: one more reference on the table
-	 * (the fault's own reference keeps it meanwhile). */
-	if (pte_ref_enabled() && pte_none(orig))
-		pte_get(pmd);
+	set_pte_at(mm, vmf->address, pte, entry);
+	/* A none entry became non-none: the table counts one more entry. The
+	 * fault's own reference (FAULT_FLAG_PTE_GET) becomes the entry's: one
+	 * walker fewer, one entry more, the count already right, so neither a
+	 * get now nor the fault's put later. It is handed over under the PTE
+	 * lock, and the fault does not touch the table after this unlock (a
+	 * zap may free it from then on). */
+	if (pte_ref_enabled() && pte_none(orig)) {
+		if (vmf->flags & FAULT_FLAG_PTE_GET)
+			vmf->flags &= ~FAULT_FLAG_PTE_GET;
+		else
+			pte_get(vmf->pmd);
+	}
 	pte_unmap_unlock(pte, ptl);
 	return true;
 }
 
 /* A fault on a none PTE: a read maps the zero page, a write a new zeroed
  * page. */
-static vm_fault_t do_anonymous_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address,
-				    unsigned int flags)
+static vm_fault_t do_anonymous_page(struct vm_fault *vmf)
 {
-	if (!(flags & FAULT_FLAG_WRITE)) {
-		fault_install_pte(vma, pmd, address, __pte(0),
-				  pfn_pte(zero_pfn, vma->vm_page_prot & ~_PAGE_RW), NULL);
+	struct vm_area_struct *vma = vmf->vma;
+	if (!(vmf->flags & FAULT_FLAG_WRITE)) {
+		fault_install_pte(vmf, __pte(0), pfn_pte(zero_pfn, vma->vm_page_prot & ~_PAGE_RW), NULL);
 		return 0;
 	}
 	/* The first anonymous page of the VMA: it needs an anon_vma (the
 	 * zero page above does not, as in Linux). */
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
-	struct page *page = alloc_anon_page(vma, address);
+	struct page *page = alloc_anon_page(vma, vmf->address);
 	if (!page)
 		return VM_FAULT_OOM;
-	fault_install_pte(vma, pmd, address, __pte(0),
-			  pte_mkdirty(pfn_pte(page_to_pfn(page), vma->vm_page_prot)), page);
+	fault_install_pte(vmf, __pte(0), pte_mkdirty(pfn_pte(page_to_pfn(page), vma->vm_page_prot)),
+			  page);
 	return 0;
 }
 
 /* A write to a present read-only PTE of a writable VMA: the zero page is
  * replaced by a page of its own (copy-on-write of zeros); a page of our own
  * made read-only by an earlier protection just gets its write bit. */
-static vm_fault_t do_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address,
-			     pte_t orig)
+static vm_fault_t do_wp_page(struct vm_fault *vmf, pte_t orig)
 {
+	struct vm_area_struct *vma = vmf->vma;
 	struct page *page = NULL;
 	pte_t entry;
 	if (is_zero_pfn(pte_pfn(orig))) {
 		if (anon_vma_prepare(vma))
 			return VM_FAULT_OOM;
-		page = alloc_anon_page(vma, address);
+		page = alloc_anon_page(vma, vmf->address);
 		if (!page)
 			return VM_FAULT_OOM;
 		entry = pte_mkdirty(pfn_pte(page_to_pfn(page), vma->vm_page_prot));
 	} else {
 		entry = pte_mkdirty(pte_mkwrite(orig));
 	}
-	if (fault_install_pte(vma, pmd, address, orig, entry, page))
+	if (fault_install_pte(vmf, orig, entry, page))
 		/* The old read-only translation may be cached on any CPU of
 		 * the mm. */
-		flush_tlb_mm_range(vma->vm_mm, address, address + PAGE_SIZE);
+		flush_tlb_mm_range(vma->vm_mm, vmf->address, vmf->address + PAGE_SIZE);
 	return 0;
 }
 
@@ -197,13 +203,13 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 	pte_t entry = ptep_get(pte);
 	pte_unmap(pte);
 	if (pte_none(entry))
-		return do_anonymous_page(vma, vmf->pmd, vmf->address, vmf->flags);
+		return do_anonymous_page(vmf);
 	if (!pte_accessible(entry))
 		return VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
 	if ((vmf->flags & FAULT_FLAG_WRITE) && !pte_write(entry)) {
 		if (!(vma->vm_flags & VM_WRITE))
 			return VM_FAULT_SIGSEGV;
-		return do_wp_page(vma, vmf->pmd, vmf->address, entry);
+		return do_wp_page(vmf, entry);
 	}
 	/* Spurious: the PTE already allows it (a stale TLB entry from before a
 	 * protection upgrade on this CPU). */
@@ -215,7 +221,9 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
  * pte_alloc() to the end (the series' FAULT_FLAG_PTE_GET and pte_put_vmf,
  * patches 09-13): a MADV_DONTNEED of another thread that empties the table
  * meanwhile cannot free it under us, and our put frees it if the fault
- * installed nothing and nobody else holds it. A table found at count zero
+ * installed nothing and nobody else holds it. A fault that fills a none
+ * entry hands its reference to the entry instead (fault_install_pte), so
+ * the common fault takes one reference and drops none. A table found at count zero
  * (being freed) is waited out and replaced by pte_alloc()
  * (TRYGET_FAILED_ZERO: the retry). */
 static vm_fault_t __handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)

@@ -83,12 +83,9 @@ void pte_get_many(pmd_t *pmd, unsigned int nr)
 		       page_to_pfn(pte), old);
 }
 
-/* atomic_inc_not_zero. */
-bool pte_get_unless_zero(pmd_t *pmd)
+/* atomic_inc_not_zero on the table's count. */
+static __always_inline bool __pte_get_unless_zero(struct page *pte)
 {
-	if (!pte_ref_enabled())
-		return true;
-	struct page *pte = pmd_pgtable_page(pmdp_get(pmd));
 	int old = __atomic_load_n(&pte->pt_refcount, __ATOMIC_RELAXED);
 	do {
 		if (old == 0)
@@ -98,7 +95,17 @@ bool pte_get_unless_zero(pmd_t *pmd)
 	return true;
 }
 
-enum pte_tryget_type pte_try_get(pmd_t *pmd)
+bool pte_get_unless_zero(pmd_t *pmd)
+{
+	if (!pte_ref_enabled())
+		return true;
+	return __pte_get_unless_zero(pmd_pgtable_page(pmdp_get(pmd)));
+}
+
+/* pte_try_get's body; counted: the caller knows that the refcount is on
+ * (pte_alloc_get, on every fault), so the mode is not read again and the
+ * body is inlined there. */
+static __always_inline enum pte_tryget_type __pte_try_get(pmd_t *pmd, bool counted)
 {
 	enum pte_tryget_type ret = TRYGET_SUCCESSED;
 	rcu_read_lock();
@@ -107,10 +114,15 @@ enum pte_tryget_type pte_try_get(pmd_t *pmd)
 		ret = TRYGET_FAILED_NONE;
 	else if (unlikely(pmd_trans_huge(val)))
 		ret = TRYGET_FAILED_HUGE_PMD;
-	else if (!pte_get_unless_zero(&val))
+	else if ((counted || pte_ref_enabled()) && !__pte_get_unless_zero(pmd_pgtable_page(val)))
 		ret = TRYGET_FAILED_ZERO;
 	rcu_read_unlock();
 	return ret;
+}
+
+enum pte_tryget_type pte_try_get(pmd_t *pmd)
+{
+	return __pte_try_get(pmd, false);
 }
 
 int pte_ref_count(pmd_t *pmd)
@@ -243,11 +255,13 @@ void free_user_pte_table(struct mm_struct *mm, pmd_t *pmd, unsigned long addr,
  * reference on the table that is there, or install one with its first
  * count; a table whose count is zero is being freed by whoever dropped it
  * there, which only needs the PMD lock to finish: wait for that and try
- * again (the fault that "retries" on TRYGET_FAILED_ZERO). */
-int pte_alloc_get(struct mm_struct *mm, pmd_t *pmd)
+ * again (the fault that "retries" on TRYGET_FAILED_ZERO). ret is the
+ * first try's answer; out of line, so that the try every fault makes
+ * (pte_alloc_get) needs no saved registers. */
+static __noinline int pte_alloc_get_slow(struct mm_struct *mm, pmd_t *pmd, enum pte_tryget_type ret)
 {
 	for (;;) {
-		switch (pte_try_get(pmd)) {
+		switch (ret) {
 		case TRYGET_SUCCESSED:
 			return INSTALLED_PTE;
 		case TRYGET_FAILED_HUGE_PMD:
@@ -263,7 +277,16 @@ int pte_alloc_get(struct mm_struct *mm, pmd_t *pmd)
 			cpu_relax();
 			break;
 		}
+		ret = __pte_try_get(pmd, true);
 	}
+}
+
+int pte_alloc_get(struct mm_struct *mm, pmd_t *pmd)
+{
+	enum pte_tryget_type ret = __pte_try_get(pmd, true);
+	if (likely(ret == TRYGET_SUCCESSED))
+		return INSTALLED_PTE;
+	return pte_alloc_get_slow(mm, pmd, ret);
 }
 
 /* --- the debug walk ------------------------------------------------------------ */

@@ -26,9 +26,11 @@
  *   - whoever turns a none PTE into a non-none one (present, PROT_NONE,
  *     the zero page: any non-none value) takes one reference for it
  *     (pte_get, or pte_get_many for a batch) while holding its own walker
- *     reference or the mmap write lock, and whoever turns a non-none PTE
- *     into none drops one (pte_put/pte_put_many, after the PTE lock is
- *     released);
+ *     reference or the mmap write lock, or, under the PTE lock, hands its
+ *     own walker reference over to it and touches the table no more after
+ *     the unlock (the fault path: fault_install_pte); whoever turns a
+ *     non-none PTE into none drops one (pte_put/pte_put_many, after the
+ *     PTE lock is released);
  *   - a new table gets its first count from __pte_alloc/pmd_install
  *     (pte_ref_init); a moved table keeps its count and gets its new PMD
  *     back-pointer (pte_update_pmd);
@@ -40,7 +42,8 @@
  *     taken on the table someone else installed), which the caller drops
  *     with pte_put() (the series' patch 07);
  *   - the fault path holds its reference from pte_alloc() to the end of
- *     handle_mm_fault (FAULT_FLAG_PTE_GET, pte_put_vmf: patches 09-13);
+ *     handle_mm_fault (FAULT_FLAG_PTE_GET, pte_put_vmf: patches 09-13),
+ *     unless it gave it to the entry it installed (the handover above);
  *   - the last put inside a teardown passes its mmu_gather (__pte_put_many,
  *     patch 15), so the table joins the gather's RCU table batch.
  * In scan and off modes the gets and puts are no-ops and pte_try_get
@@ -107,7 +110,9 @@ static inline void pte_put(struct mm_struct *mm, pmd_t *pmd, unsigned long addr)
 /* The fault path's reference (the series' struct vm_fault, reduced to what
  * mmlab's fault path carries): FAULT_FLAG_PTE_GET in flags says that the
  * fault holds a reference on the table *pmd maps, which pte_put_vmf()
- * drops (once) before the fault returns, under the mmap_lock. */
+ * drops (once) before the fault returns, under the mmap_lock, unless the
+ * fault handed it to a none entry it filled (fault_install_pte clears the
+ * flag then). */
 struct vm_fault {
 	struct vm_area_struct *vma;
 	unsigned long address; /* page aligned */

@@ -9,9 +9,17 @@
  * judges a crash: a boot never passes by accident).
  *
  * The initramfs (tools/linux/mkinitramfs.sh) holds /init (this, static),
- * /manifest (one "test NAME" or "crash NAME" line per program, in order) and
- * /progs/NAME. The kernel command line may carry the words mmlab's runner
- * gives mmlab: "ktest.filter=GLOB" selects the cases whose "linux.NAME" or
+ * /manifest (one "test NAME", "crash NAME" or "bench NAME" line per
+ * program, in order) and /progs/NAME. Bench programs are not cases: they
+ * run only when named by "run=NAME,NAME" on the command line (mmlab's
+ * run= word, make bench-compare's Linux side), which replaces the test run:
+ * each named program runs in turn with its output on the console, followed
+ * by "linux: NAME exited with status N", then the machine ends as after a
+ * passing run (a program that fails its own checks says so in its output;
+ * its status is in the line). Linux passes run= on to init's environment,
+ * which is harmless; init reads it from /proc/cmdline like the others.
+ * The kernel command line may also carry the words mmlab's runner gives
+ * mmlab: "ktest.filter=GLOB" selects the cases whose "linux.NAME" or
  * "user.NAME" matches GLOB (the suite.case glob of tests/kunit.c; "user" is
  * the mmlab suite that runs the same programs, so FILTER='user.*' runs them
  * on both kernels; the others are reported skipped), and "ktest.timeout=S"
@@ -31,6 +39,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -43,6 +52,9 @@
 
 static struct program programs[MAX_PROGRAMS];
 static size_t nprograms;
+/* The "bench" lines of /manifest: what run= may name besides the cases. */
+static char bench_names[MAX_PROGRAMS][sizeof(programs[0].name)];
+static size_t nbench;
 
 static void mount_fs(const char *source, const char *target, const char *type)
 {
@@ -147,6 +159,11 @@ static bool read_manifest(void)
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
+		if (sscanf(line, "%15s %63s", kind, name) == 2 && !strcmp(kind, "bench") &&
+		    nbench < MAX_PROGRAMS) {
+			snprintf(bench_names[nbench++], sizeof(bench_names[0]), "%s", name);
+			continue;
+		}
 		if (sscanf(line, "%15s %63s", kind, name) != 2 ||
 		    (strcmp(kind, "test") && strcmp(kind, "crash")) || nprograms == MAX_PROGRAMS) {
 			fprintf(stderr, "init: /manifest: bad line (or too many): %s", line);
@@ -158,6 +175,57 @@ static bool read_manifest(void)
 		nprograms++;
 	}
 	fclose(f);
+	return ok;
+}
+
+/* Whether NAME is a program of the initramfs (a case or a bench line). */
+static bool known_program(const char *name)
+{
+	for (size_t k = 0; k < nprograms; k++)
+		if (!strcmp(programs[k].name, name))
+			return true;
+	for (size_t k = 0; k < nbench; k++)
+		if (!strcmp(bench_names[k], name))
+			return true;
+	return false;
+}
+
+/* run=NAME,NAME: each program in turn, its output straight to the console
+ * (no timeout: a benchmark under -icount may take minutes; the runner's run
+ * mode has none either). Returns whether every name was a program. */
+static bool run_list(char *list)
+{
+	bool ok = true;
+	for (char *name = list, *next; name && *name; name = next) {
+		next = strchr(name, ',');
+		if (next)
+			*next++ = 0;
+		if (!known_program(name)) {
+			printf("linux: %s: no such program in the initramfs\n", name);
+			ok = false;
+			continue;
+		}
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "/progs/%s", name);
+		printf("linux: running %s\n", name);
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0) {
+			execl(path, name, (char *)NULL);
+			fprintf(stderr, "linux: exec %s: %s\n", path, strerror(errno));
+			_exit(127);
+		}
+		int status = 0;
+		if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+			printf("linux: %s could not be run: %s\n", name, strerror(errno));
+			ok = false;
+		} else if (WIFSIGNALED(status)) {
+			printf("linux: %s killed by signal %d\n", name, WTERMSIG(status));
+		} else {
+			printf("linux: %s exited with status %d\n", name, WEXITSTATUS(status));
+		}
+		fflush(stdout);
+	}
 	return ok;
 }
 
@@ -195,6 +263,9 @@ int main(void)
 	read_line("/sys/devices/system/node/online", nodes, sizeof(nodes));
 	read_line("/sys/devices/system/cpu/online", cpus, sizeof(cpus));
 	printf("init: NUMA nodes online %s, CPUs online %s\n", nodes, cpus);
+	char run[1024];
+	if (cmdline_value(cmdline, "run", run, sizeof(run)))
+		finish(run_list(run) && manifest_ok);
 	printf("KTAP version 1\n1..1\n");
 	printf("    KTAP version 1\n    # Subtest: linux\n    1..%u\n", ncases);
 	fflush(stdout);

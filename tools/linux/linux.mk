@@ -6,8 +6,10 @@
 #
 #   LINUX_COMPARE_BINS  what the guest runs: KIND:PATH words, KIND test or
 #                       crash (judged as tests/user/program_run.c says), in
-#                       order; the program's name is PATH's file name
-#                       without ".elf" (so it matches mmlab's case name)
+#                       order, or bench (run only when run= on the command
+#                       line names it: make bench-compare); the program's
+#                       name is PATH's file name without ".elf" (so it
+#                       matches mmlab's case name)
 #   LINUX_VMLINUZ       Debian's image (tools/linux/fetch-kernel.sh; fetched
 #                       once with apt-get download, kept in $(B)/linux)
 #   LINUX_INITRD        the initramfs (tools/linux/mkinitramfs.sh, newc cpio)
@@ -27,8 +29,9 @@ LINUX_CC := $(if $(shell command -v musl-gcc 2>/dev/null),musl-gcc,$(HOSTCC))
 # The very files mmlab runs (tests/user/user.mk: one static build per
 # program, musl and the glibc builds by name).
 LINUX_COMPARE_BINS ?= $(foreach n,$(USER_TEST_NAMES),test:$(B)/user/$(n).elf) \
-	$(foreach n,$(USER_CRASH_NAMES),crash:$(B)/user/$(n).elf)
-LINUX_COMPARE_FILES = $(foreach b,$(LINUX_COMPARE_BINS),$(patsubst test:%,%,$(patsubst crash:%,%,$(b))))
+	$(foreach n,$(USER_CRASH_NAMES),crash:$(B)/user/$(n).elf) \
+	$(foreach n,$(USER_BENCH_NAMES),bench:$(B)/user/$(n).elf)
+LINUX_COMPARE_FILES = $(foreach b,$(LINUX_COMPARE_BINS),$(lastword $(subst :, ,$(b))))
 
 $(LINUX_INIT): $(LINUX_DIR)/init.c $(USER_DIR)/program_run.c $(USER_DIR)/program_run.h
 	@mkdir -p $(dir $@)

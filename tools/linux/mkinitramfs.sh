@@ -3,8 +3,9 @@
 # cpio: /init, /manifest (one "KIND NAME" line per program, in the order
 # given) and /progs/NAME, plus the empty mount points init uses.
 # usage: tools/linux/mkinitramfs.sh OUT.cpio INIT KIND:PATH...
-#   KIND is test or crash; NAME is PATH's file name without a trailing
-#   ".elf" (build/user/mmap_basic.elf is mmlab's case user.mmap_basic).
+#   KIND is test, crash or bench (a bench program runs only when init's
+#   run= names it); NAME is PATH's file name without a trailing ".elf"
+#   (build/user/mmap_basic.elf is mmlab's case user.mmap_basic).
 set -euo pipefail
 out=${1:?usage: mkinitramfs.sh OUT.cpio INIT KIND:PATH...}
 init=${2:?usage: mkinitramfs.sh OUT.cpio INIT KIND:PATH...}
@@ -18,8 +19,8 @@ for entry in "$@"; do
 	kind=${entry%%:*} path=${entry#*:}
 	name=${path##*/}
 	name=${name%.elf}
-	case $kind in test | crash) ;; *)
-		echo "mkinitramfs: '$entry': KIND must be test or crash" >&2
+	case $kind in test | crash | bench) ;; *)
+		echo "mkinitramfs: '$entry': KIND must be test, crash or bench" >&2
 		exit 1
 		;;
 	esac
