@@ -236,6 +236,7 @@ static int start_job(struct job *j, char *err, size_t errlen)
 						      : (double)WALL_BACKSTOP * j->timeout_s);
 	j->wall_paused = 0;
 	j->cpu_s = 0;
+	j->cpu_read_at = 0;
 	if (pipe2(p_out, O_CLOEXEC)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
@@ -572,9 +573,14 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 			if (!j->reaped)
 				try_reap(j);
 			if (!j->reaped && !j->timed_out) {
-				double cpu = proc_cpu_s(j->pid);
-				if (cpu > j->cpu_s)
-					j->cpu_s = cpu;
+				/* The loop wakes at every burst of output: read
+				 * the CPU time at most ten times a second. */
+				if (now - j->cpu_read_at >= 0.1) {
+					double cpu = proc_cpu_s(j->pid);
+					if (cpu > j->cpu_s)
+						j->cpu_s = cpu;
+					j->cpu_read_at = now;
+				}
 				bool cpu_out = j->cpu_s >= (double)j->timeout_s * j->cpus;
 				bool wall_out = now >= j->wall_deadline + j->wall_paused;
 				if (cpu_out || wall_out) {

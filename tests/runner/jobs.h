@@ -56,6 +56,7 @@ struct job {
 	double wall_deadline;
 	double wall_paused;   /* time the runner spent on others (kunit.py) */
 	double cpu_s;         /* host CPU time used so far (all its threads) */
+	double cpu_read_at;   /* when cpu_s was last read */
 	double *suite_start;  /* when each KTAP suite of the parser began */
 	double *suite_seconds; /* filled when the job ends (job_suite_seconds) */
 	size_t nsuite_start;
