@@ -858,6 +858,37 @@ static bool topo_vcpus_from_smp(void)
 	return ok;
 }
 
+/* run_jobs on jobs made here, its report lines (on stdout) kept out of
+ * this program's KTAP. */
+static bool run_jobs_quietly(struct job *jobs, size_t n, long maxjobs)
+{
+	fflush(stdout);
+	int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
+	if (saved < 0 || devnull < 0 || dup2(devnull, 1) < 0) {
+		note("cannot redirect stdout");
+		if (saved >= 0)
+			close(saved);
+		if (devnull >= 0)
+			close(devnull);
+		return false;
+	}
+	run_jobs(jobs, n, maxjobs);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(devnull);
+	return true;
+}
+
+static void free_test_job(struct job *j)
+{
+	ktap_free(j->parser);
+	sv_free(&j->argv);
+	free(j->name);
+	free(j->suite_start);
+	free(j->suite_seconds);
+}
+
 /* Timeouts count CPU time, not the wall clock (jobs.c): a program that
  * spins is stopped once it has used its budget of CPU, however long the
  * host takes to give it that (its wall-clock backstop is out of reach
@@ -891,18 +922,8 @@ static bool timeouts_count_cpu_time(void)
 		sv_push(&j->argv, cases[i].cmd);
 		j->parser = ktap_new(j->kind, j->timeout_s);
 	}
-	/* run_jobs reports each job on stdout: keep that out of this KTAP. */
-	fflush(stdout);
-	int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
-	if (saved < 0 || devnull < 0 || dup2(devnull, 1) < 0) {
-		note("cannot redirect stdout");
+	if (!run_jobs_quietly(jobs, N, N))
 		return false;
-	}
-	run_jobs(jobs, N, N);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	close(devnull);
 	bool ok = true;
 	for (size_t i = 0; i < N; i++) {
 		struct job *j = &jobs[i];
@@ -916,11 +937,7 @@ static bool timeouts_count_cpu_time(void)
 			     j->cpu_s);
 			ok = false;
 		}
-		ktap_free(j->parser);
-		sv_free(&j->argv);
-		free(j->name);
-		free(j->suite_start);
-		free(j->suite_seconds);
+		free_test_job(j);
 	}
 	return ok;
 }
@@ -949,17 +966,8 @@ static bool jobs_start_longest_first(void)
 		sv_push(&j->argv, "/bin/true");
 		j->parser = ktap_new(j->kind, j->timeout_s);
 	}
-	fflush(stdout);
-	int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
-	if (saved < 0 || devnull < 0 || dup2(devnull, 1) < 0) {
-		note("cannot redirect stdout");
+	if (!run_jobs_quietly(jobs, N, 1))
 		return false;
-	}
-	run_jobs(jobs, N, 1);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	close(devnull);
 	bool ok = true;
 	for (size_t i = 0; i < N; i++) {
 		int rank = 0;
@@ -971,13 +979,8 @@ static bool jobs_start_longest_first(void)
 			ok = false;
 		}
 	}
-	for (size_t i = 0; i < N; i++) {
-		ktap_free(jobs[i].parser);
-		sv_free(&jobs[i].argv);
-		free(jobs[i].name);
-		free(jobs[i].suite_start);
-		free(jobs[i].suite_seconds);
-	}
+	for (size_t i = 0; i < N; i++)
+		free_test_job(&jobs[i]);
 	return ok;
 }
 
