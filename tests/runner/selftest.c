@@ -880,6 +880,20 @@ static bool run_jobs_quietly(struct job *jobs, size_t n, long maxjobs)
 	return true;
 }
 
+/* A job (zeroed beforehand) that runs "sh -c cmd" on one CPU. */
+static void init_test_job(struct job *j, const char *what, size_t i, int timeout_s, const char *cmd)
+{
+	j->name = xasprintf("selftest-%s-%zu", what, i);
+	j->kind = KTAP_KIND_HOST;
+	j->timeout_s = timeout_s;
+	j->cpus = 1;
+	j->fd[0] = j->fd[1] = -1;
+	sv_push(&j->argv, "/bin/sh");
+	sv_push(&j->argv, "-c");
+	sv_push(&j->argv, cmd);
+	j->parser = ktap_new(j->kind, j->timeout_s);
+}
+
 static void free_test_job(struct job *j)
 {
 	ktap_free(j->parser);
@@ -910,17 +924,8 @@ static bool timeouts_count_cpu_time(void)
 	struct job jobs[N];
 	memset(jobs, 0, sizeof(jobs));
 	for (size_t i = 0; i < N; i++) {
-		struct job *j = &jobs[i];
-		j->name = xasprintf("selftest-timeout-%zu", i);
-		j->kind = KTAP_KIND_HOST;
-		j->timeout_s = cases[i].timeout_s;
-		j->backstop_s = cases[i].backstop_s;
-		j->cpus = 1;
-		j->fd[0] = j->fd[1] = -1;
-		sv_push(&j->argv, "/bin/sh");
-		sv_push(&j->argv, "-c");
-		sv_push(&j->argv, cases[i].cmd);
-		j->parser = ktap_new(j->kind, j->timeout_s);
+		init_test_job(&jobs[i], "timeout", i, cases[i].timeout_s, cases[i].cmd);
+		jobs[i].backstop_s = cases[i].backstop_s;
 	}
 	if (!run_jobs_quietly(jobs, N, N))
 		return false;
@@ -955,16 +960,9 @@ static bool jobs_start_longest_first(void)
 	struct job jobs[N];
 	memset(jobs, 0, sizeof(jobs));
 	for (size_t i = 0; i < N; i++) {
-		struct job *j = &jobs[i];
-		j->name = xasprintf("selftest-order-%zu", i);
-		j->kind = KTAP_KIND_HOST;
-		j->topo = i ? &topo : NULL; /* job 0 is a host program */
-		j->est_s = est[i];
-		j->timeout_s = 60;
-		j->cpus = 1;
-		j->fd[0] = j->fd[1] = -1;
-		sv_push(&j->argv, "/bin/true");
-		j->parser = ktap_new(j->kind, j->timeout_s);
+		init_test_job(&jobs[i], "order", i, 60, "true");
+		jobs[i].topo = i ? &topo : NULL; /* job 0 is a host program */
+		jobs[i].est_s = est[i];
 	}
 	if (!run_jobs_quietly(jobs, N, 1))
 		return false;
