@@ -12,15 +12,16 @@ kernel_param_flag("spinlock_debug", spinlock_debug,
 		  "report spinlock recursion and unlocking a lock that is not held");
 
 bool virt_spin_lock_key;
-/* spinlock=: -1 auto (test-and-set under a hypervisor), 0 ticket, 1 tas. */
-static int spinlock_choice = -1;
+/* spinlock=: an index into spinlock_words. */
+enum { SPINLOCK_TICKET, SPINLOCK_TAS, SPINLOCK_AUTO };
 static const char *const spinlock_words[] = { "ticket", "tas", "auto" };
+static int spinlock_choice = SPINLOCK_AUTO;
 
 static int setup_spinlock(const char *val)
 {
 	for (int i = 0; val && i < 3; i++)
 		if (!strcmp(val, spinlock_words[i])) {
-			spinlock_choice = i == 2 ? -1 : i;
+			spinlock_choice = i;
 			return 0;
 		}
 	return -EINVAL;
@@ -28,17 +29,26 @@ static int setup_spinlock(const char *val)
 
 static void show_spinlock(char *buf, size_t size)
 {
-	snprintf(buf, size, "%s", spinlock_choice < 0 ? "auto" : spinlock_words[spinlock_choice]);
+	snprintf(buf, size, "%s", spinlock_option());
 }
 kernel_param_setup("spinlock", setup_spinlock, show_spinlock, "ticket, tas or auto",
 		   "how spinlock waiters wait: ticket (fair), tas (test-and-set, Linux's "
 		   "virt_spin_lock), auto (tas under a hypervisor)");
 
+const char *spinlock_option(void)
+{
+	return spinlock_words[spinlock_choice];
+}
+
 const char *spinlock_init_mode(bool hypervisor)
 {
-	if (spinlock_choice >= 0) {
-		virt_spin_lock_key = spinlock_choice;
-		return spinlock_choice ? "test-and-set (spinlock=tas)" : "ticket (spinlock=ticket)";
+	switch (spinlock_choice) {
+	case SPINLOCK_TICKET:
+		virt_spin_lock_key = false;
+		return "ticket (spinlock=ticket)";
+	case SPINLOCK_TAS:
+		virt_spin_lock_key = true;
+		return "test-and-set (spinlock=tas)";
 	}
 	virt_spin_lock_key = hypervisor;
 	return hypervisor ? "test-and-set (a hypervisor: CPUID's hypervisor bit)"

@@ -62,6 +62,8 @@ extern bool virt_spin_lock_key;
  * hypervisor bit (hypervisor: true if it is set); called once on the boot
  * CPU before any other CPU runs. Returns what it chose, for the report. */
 const char *spinlock_init_mode(bool hypervisor);
+/* What spinlock= asked for: "ticket", "tas" or "auto" (the default). */
+const char *spinlock_option(void);
 
 static inline void spin_lock_init(spinlock_t *l)
 {

@@ -13,7 +13,6 @@
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/traps.h"
-#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
@@ -209,29 +208,15 @@ static void trylock_takes_only_a_free_lock(struct kunit *test)
 
 /* The boot chose as Linux does: test-and-set where CPUID's hypervisor bit is
  * set, tickets on bare metal, unless spinlock= said otherwise. */
-static bool word_at(const char *p, const char *word)
-{
-	size_t n = strlen(word);
-	return !strncmp(p, word, n) && (!p[n] || p[n] == ' ');
-}
-
 static void the_way_to_wait_follows_the_hypervisor_bit(struct kunit *test)
 {
-	/* The last good spinlock= word wins: the parser applies them in order
-	 * and a refused one changes nothing. */
-	const char *opt = NULL;
-	for (const char *p = boot_command_line; (p = strstr(p, "spinlock=")); p++)
-		if ((p == boot_command_line || p[-1] == ' ') &&
-		    (word_at(p + 9, "ticket") || word_at(p + 9, "tas") || word_at(p + 9, "auto")))
-			opt = p + 9;
+	const char *opt = spinlock_option();
 	bool hypervisor = boot_cpu_has(X86_FEATURE_HYPERVISOR);
-	kunit_info(test, "CPUID hypervisor bit %s, spinlock= %.*s: %s", hypervisor ? "set" : "clear",
-		   opt ? (int)(strchr(opt, ' ') ? strchr(opt, ' ') - opt : (long)strlen(opt)) : 11,
-		   opt ? opt : "(not given)",
+	kunit_info(test, "CPUID hypervisor bit %s, spinlock=%s: %s", hypervisor ? "set" : "clear", opt,
 		   virt_spin_lock_key ? "test-and-set" : "ticket");
-	if (opt && word_at(opt, "ticket"))
+	if (!strcmp(opt, "ticket"))
 		KUNIT_EXPECT_FALSE(test, virt_spin_lock_key);
-	else if (opt && word_at(opt, "tas"))
+	else if (!strcmp(opt, "tas"))
 		KUNIT_EXPECT_TRUE(test, virt_spin_lock_key);
 	else
 		KUNIT_EXPECT_EQ(test, virt_spin_lock_key, hypervisor);
