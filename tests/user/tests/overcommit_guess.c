@@ -27,6 +27,31 @@
 #define RW (PROT_READ | PROT_WRITE)
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
 
+/* A mapping of big bytes is made (and unmapped again). */
+static void made(size_t big, int prot, int flags, const char *what)
+{
+	void *p = mmap(NULL, big, prot, flags, -1, 0);
+	CHECKF(p != MAP_FAILED, "a %zu MiB %s mapping is made", big >> 20, what);
+	if (p != MAP_FAILED)
+		CHECK(munmap(p, big) == 0);
+}
+
+/* Read-only memory is never charged: a big read-only mapping is made.
+ * Making it writable charges it: refused with err where the mode refuses
+ * big, made where err is 0. */
+static void read_only_then_writable(size_t big, int err)
+{
+	void *p = mmap(NULL, big, PROT_READ, ANON, -1, 0);
+	CHECKF(p != MAP_FAILED, "a %zu MiB read-only mapping is made", big >> 20);
+	if (p == MAP_FAILED)
+		return;
+	if (err)
+		CHECK_ERRNO(mprotect(p, big, RW), err);
+	else
+		CHECK(mprotect(p, big, RW) == 0);
+	CHECK(munmap(p, big) == 0);
+}
+
 /* Mode 0: more than RAM + swap is refused unless not charged. */
 static void guess(size_t big)
 {
@@ -37,37 +62,17 @@ static void guess(size_t big)
 	CHECK_CMP(rss_kb(), <, rss + 4 * 1024);
 
 	/* Not charged: MAP_NORESERVE (honoured in mode 0) and read-only memory. */
-	void *p = mmap(NULL, big, RW, ANON | MAP_NORESERVE, -1, 0);
-	CHECKF(p != MAP_FAILED, "a %zu MiB MAP_NORESERVE mapping is made", big >> 20);
-	if (p != MAP_FAILED)
-		CHECK(munmap(p, big) == 0);
-	p = mmap(NULL, big, PROT_READ, ANON, -1, 0);
-	CHECKF(p != MAP_FAILED, "a %zu MiB read-only mapping is made", big >> 20);
-	if (p != MAP_FAILED) {
-		/* Making it writable charges it: refused the same way. */
-		CHECK_ERRNO(mprotect(p, big, RW), ENOMEM);
-		CHECK(munmap(p, big) == 0);
-	}
+	made(big, RW, ANON | MAP_NORESERVE, "MAP_NORESERVE");
+	read_only_then_writable(big, ENOMEM);
 }
 
 /* Mode 1: every request is made. Nothing is touched (and no MAP_POPULATE:
  * that would fault in more than the machine has). */
 static void always(size_t big)
 {
-	void *p = mmap(NULL, big, RW, ANON, -1, 0);
-	CHECKF(p != MAP_FAILED, "a %zu MiB writable mapping is made", big >> 20);
-	if (p != MAP_FAILED)
-		CHECK(munmap(p, big) == 0);
-	p = mmap(NULL, big, RW, ANON | MAP_NORESERVE, -1, 0);
-	CHECKF(p != MAP_FAILED, "a %zu MiB MAP_NORESERVE mapping is made", big >> 20);
-	if (p != MAP_FAILED)
-		CHECK(munmap(p, big) == 0);
-	p = mmap(NULL, big, PROT_READ, ANON, -1, 0);
-	CHECKF(p != MAP_FAILED, "a %zu MiB read-only mapping is made", big >> 20);
-	if (p != MAP_FAILED) {
-		CHECK(mprotect(p, big, RW) == 0);
-		CHECK(munmap(p, big) == 0);
-	}
+	made(big, RW, ANON, "writable");
+	made(big, RW, ANON | MAP_NORESERVE, "MAP_NORESERVE");
+	read_only_then_writable(big, 0);
 }
 
 /* Mode 2: more than CommitLimit is refused, MAP_NORESERVE or not. */
@@ -78,13 +83,7 @@ static void never(size_t big)
 	CHECK_ERRNO(mmap(NULL, big, RW, ANON, -1, 0), ENOMEM);
 	CHECK_ERRNO(mmap(NULL, big, RW, ANON | MAP_NORESERVE, -1, 0), ENOMEM);
 	CHECK_CMP(rss_kb(), <, rss + 4 * 1024);
-	/* Read-only memory is not charged; making it writable is. */
-	void *p = mmap(NULL, big, PROT_READ, ANON, -1, 0);
-	CHECKF(p != MAP_FAILED, "a %zu MiB read-only mapping is made", big >> 20);
-	if (p != MAP_FAILED) {
-		CHECK_ERRNO(mprotect(p, big, RW), ENOMEM);
-		CHECK(munmap(p, big) == 0);
-	}
+	read_only_then_writable(big, ENOMEM);
 }
 
 int main(void)
