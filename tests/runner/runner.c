@@ -103,10 +103,31 @@ static int copy_file(const char *src, const char *dst, char *err, size_t errlen)
  * runs (a run of some topologies updates only theirs). It orders the boots
  * of the next run, longest first. */
 struct durations {
-	char **name;
-	double *s;
+	struct duration {
+		char *name;
+		double s;
+	} *v;
 	size_t n;
 };
+
+static double *durations_find(struct durations *d, const char *name)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->v[i].name, name))
+			return &d->v[i].s;
+	return NULL;
+}
+
+static void durations_set(struct durations *d, const char *name, double s)
+{
+	double *v = durations_find(d, name);
+	if (!v) {
+		d->v = xrealloc(d->v, (d->n + 1) * sizeof(*d->v));
+		d->v[d->n].name = xstrdup(name);
+		v = &d->v[d->n++].s;
+	}
+	*v = s;
+}
 
 static void durations_read(struct durations *d, const char *dir)
 {
@@ -118,21 +139,9 @@ static void durations_read(struct durations *d, const char *dir)
 		return;
 	char name[256];
 	double v;
-	while (fscanf(f, "%255s %lf", name, &v) == 2) {
-		d->name = xrealloc(d->name, (d->n + 1) * sizeof(*d->name));
-		d->s = xrealloc(d->s, (d->n + 1) * sizeof(*d->s));
-		d->name[d->n] = xstrdup(name);
-		d->s[d->n++] = v;
-	}
+	while (fscanf(f, "%255s %lf", name, &v) == 2)
+		durations_set(d, name, v);
 	fclose(f);
-}
-
-static double *durations_find(struct durations *d, const char *name)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (!strcmp(d->name[i], name))
-			return &d->s[i];
-	return NULL;
 }
 
 /* Records each boot that ran whole to its end (not timed out), then
@@ -144,16 +153,8 @@ static void durations_update(struct durations *d, const char *dir, const struct 
 		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct job *j = &jobs[i];
-		if (!j->topo || j->timed_out || j->end <= j->start)
-			continue;
-		double *v = durations_find(d, j->name);
-		if (!v) {
-			d->name = xrealloc(d->name, (d->n + 1) * sizeof(*d->name));
-			d->s = xrealloc(d->s, (d->n + 1) * sizeof(*d->s));
-			d->name[d->n] = xstrdup(j->name);
-			v = &d->s[d->n++];
-		}
-		*v = j->end - j->start;
+		if (j->topo && !j->timed_out && j->end > j->start)
+			durations_set(d, j->name, j->end - j->start);
 	}
 	char *path = xasprintf("%s/durations", dir);
 	FILE *f = fopen(path, "w");
@@ -161,16 +162,15 @@ static void durations_update(struct durations *d, const char *dir, const struct 
 	if (!f)
 		return;
 	for (size_t i = 0; i < d->n; i++)
-		fprintf(f, "%s %.1f\n", d->name[i], d->s[i]);
+		fprintf(f, "%s %.1f\n", d->v[i].name, d->v[i].s);
 	fclose(f);
 }
 
 static void durations_free(struct durations *d)
 {
 	for (size_t i = 0; i < d->n; i++)
-		free(d->name[i]);
-	free(d->name);
-	free(d->s);
+		free(d->v[i].name);
+	free(d->v);
 }
 
 static void on_signal(int sig)
