@@ -127,12 +127,15 @@ static void handle_line(struct job *j, int s, const char *line, size_t len)
 	}
 }
 
-double job_suite_seconds(const struct job *j, size_t i)
+/* Each suite's seconds, from its start to the next one's (the last: to the
+ * job's end), into j->suite_seconds when the job ends. */
+static void time_suites(struct job *j)
 {
-	if (i >= j->nsuite_start)
-		return -1;
-	double to = i + 1 < j->nsuite_start ? j->suite_start[i + 1] : j->end;
-	return to - j->suite_start[i];
+	j->suite_seconds = xrealloc(NULL, (j->nsuite_start + 1) * sizeof(*j->suite_seconds));
+	for (size_t i = 0; i < j->nsuite_start; i++) {
+		double to = i + 1 < j->nsuite_start ? j->suite_start[i + 1] : j->end;
+		j->suite_seconds[i] = to - j->suite_start[i];
+	}
 }
 
 /* The slowest suites of a boot, on one line: where its time went. */
@@ -149,8 +152,8 @@ static void print_slowest_suites(const struct job *j)
 		size_t max = 0;
 		double max_s = -1;
 		for (size_t i = 0; i < j->nsuite_start; i++)
-			if (!shown[i] && job_suite_seconds(j, i) > max_s)
-				max = i, max_s = job_suite_seconds(j, i);
+			if (!shown[i] && j->suite_seconds[i] > max_s)
+				max = i, max_s = j->suite_seconds[i];
 		shown[max] = true;
 		printf("%s %s %.1f s", k ? "," : "", ktap_suite_at(j->parser, max)->name, max_s);
 	}
@@ -433,9 +436,7 @@ static void finish_job(struct job *j)
 		drain_events(j);
 	}
 	const struct ktap_verdict *v = j->verdict;
-	j->suite_seconds = xrealloc(NULL, (j->nsuite_start + 1) * sizeof(*j->suite_seconds));
-	for (size_t i = 0; i < j->nsuite_start; i++)
-		j->suite_seconds[i] = job_suite_seconds(j, i);
+	time_suites(j);
 	print_slowest_suites(j);
 	if (v->pass)
 		printf("[%s] PASS %d passed, %d failed, %d skipped (%.1f s, CPU %.1f s)\n", j->name,

@@ -58,7 +58,7 @@ struct job {
 	double cpu_s;         /* host CPU time used so far (all its threads) */
 	double cpu_read_at;   /* when cpu_s was last read */
 	double *suite_start;  /* when each KTAP suite of the parser began */
-	double *suite_seconds; /* filled when the job ends (job_suite_seconds) */
+	double *suite_seconds; /* each suite's, filled when the job ends */
 	size_t nsuite_start;
 	bool timed_out, reaped;
 	int exit_status;      /* ktap.h encoding */
@@ -74,8 +74,5 @@ struct job {
  * a long one starting last (ties in order). */
 void run_jobs(struct job *jobs, size_t n, long maxjobs);
 
-/* Seconds from suite i's start to the next one's (the last: to the job's
- * end); -1 if unknown. */
-double job_suite_seconds(const struct job *j, size_t i);
 
 #endif /* MMLAB_JOBS_H */
