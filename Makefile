@@ -7,8 +7,8 @@
 #   make compare  the user programs on mmlab (default) and on Linux (linux-ring),
 #                 side by side (FILTER defaults to 'user.*' here)
 #   make bench    benchmarks: on the host natively, then in the kernel (build/bench/);
-#                 make bench-pte: only issue 11's per-pte_reclaim-mode table;
-#                 make bench-mempolicy: only issue 13's per-policy fault costs;
+#                 make bench-pte: only the per-pte_reclaim-mode table;
+#                 make bench-mempolicy: only the per-policy fault costs;
 #                 make bench-compare: mmlab (each pte_reclaim mode) beside
 #                 Linux 6.1 on the same 1-CPU machine, in instructions
 #                 (benchmarks boot a DEBUG_VM=0 kernel, debug aids off)
@@ -215,7 +215,7 @@ run:
 	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER)
 	@$(RUNNER) run $(RUNNER_ARGS) $(or $(TOPOLOGY),default)
 
-# Hostile firmware tables (tools/hostile/, issue 15): hostile_gen writes
+# Hostile firmware tables (tools/hostile/): hostile_gen writes
 # HOSTILE_COUNT cases (the first 27 are one of each class: SRAT, SLIT, MADT,
 # each naming the field it damages) from HOSTILE_SEED into build/hostile/:
 # a table file, a .topo (the machine, how the table gets there, the
@@ -329,7 +329,7 @@ bench:
 	@$(MAKE) --no-print-directory bench-hugetlb
 	@$(MAKE) --no-print-directory bench-compare
 
-# Issue 11's table (docs/pte_tables.md): the user benchmark programs booted
+# The PTE-table modes' table (docs/pte_tables.md): the user benchmark programs booted
 # once per pte_reclaim mode, always under -icount shift=0 (every guest ns is
 # one instruction: the modes differ by ~1%, which TCG's wall clock would
 # hide). BENCH_PTE_SINGLE run on 'single' (1 vCPU); BENCH_PTE_SMP on
@@ -354,7 +354,7 @@ bench-pte:
 		done | tr -d '\r' | grep -a -E '^(bench:|pte_reclaim:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/pte-$$m.txt; \
 	done
 
-# Issue 13's figures (docs/mempolicy.md): the user benchmark mempolicy_fault
+# The NUMA policies' figures (docs/mempolicy.md): the user benchmark mempolicy_fault
 # (ns per fault under each memory policy, move_pages pages per second) on
 # 'default' (4 nodes) under -icount shift=0, so a guest ns is one
 # instruction (all vCPUs on one TCG thread). Figures: build/bench/mempolicy.txt.
@@ -364,7 +364,7 @@ bench-mempolicy:
 	@$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=mempolicy_fault $(BENCH_CMDLINE)" default </dev/null | \
 		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/mempolicy.txt
 
-# Issue 12's VM creation in the kernel (tests/user/tests/vm_create.c): 1 GiB
+# The huge pages' VM creation in the kernel (tests/user/tests/vm_create.c): 1 GiB
 # of 2 MiB pages, then of 1 GiB pages, MAP_HUGETLB|MAP_POPULATE under each
 # clearing method, on the topologies of BENCH_HUGETLB_TOPOLOGIES
 # (pci-hole-6g has a free 1 GiB block): every byte zero, the path counted
