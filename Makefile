@@ -79,14 +79,17 @@ SANITIZE_STAMP := $(B)/host/sanitize-flags
 # source file in those folders that no list names stops the build, so a
 # file is never linked, or left out, by accident of where it sits; one that
 # is not for the kernel goes in KERNEL_NOT_LINKED with the reason beside it.
-KERNEL_DIRS := boot arch/x86_64 kernel mm tests
+KERNEL_DIRS := boot arch/x86_64 kernel lib drivers fs mm tests
 KERNEL_SRCS :=
 KERNEL_NOT_LINKED :=
 include $(addsuffix /objects.mk,$(KERNEL_DIRS))
 KERNEL_C   := $(filter %.c,$(KERNEL_SRCS))
 KERNEL_ASM := $(filter %.asm,$(KERNEL_SRCS))
+# drivers/ and fs/ have subfolders as Linux's (drivers/acpi/numa, fs/proc);
+# tests/ has host/, runner/ and user/, which are not the kernel's.
+KERNEL_TREE := $(KERNEL_DIRS) $(shell find drivers fs -mindepth 1 -type d 2>/dev/null)
 KERNEL_UNLISTED := $(filter-out $(KERNEL_SRCS) $(KERNEL_NOT_LINKED),\
-	$(wildcard $(addsuffix /*.c,$(KERNEL_DIRS)) $(addsuffix /*.asm,$(KERNEL_DIRS))))
+	$(wildcard $(addsuffix /*.c,$(KERNEL_TREE)) $(addsuffix /*.asm,$(KERNEL_TREE))))
 ifneq ($(KERNEL_UNLISTED),)
 $(error $(KERNEL_UNLISTED): in no objects.mk list; add each to its folder's objects.mk (or KERNEL_NOT_LINKED))
 endif

@@ -2,7 +2,7 @@
 #include "arch/x86_64/fw_cfg.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 char boot_command_line[COMMAND_LINE_SIZE];
 

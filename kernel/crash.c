@@ -19,7 +19,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 static char crash_kind[32];
 kernel_param_string("crash", crash_kind,

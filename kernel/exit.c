@@ -30,7 +30,7 @@
 #include "kernel/process.h"
 #include "kernel/signal.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/syscall.h"
 #include "kernel/topology.h"
 #include "mm/mempolicy.h"

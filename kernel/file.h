@@ -9,7 +9,7 @@
  * until its newline (or exit), so that output from processes on several
  * CPUs never interleaves inside a line, and each line gets the process's
  * console prefix (the test suite's "    # "; the line buffer is
- * kernel/console_line.c); the threads of a process share the table and its
+ * drivers/tty/console_line.c); the threads of a process share the table and its
  * console line, and one write() of a thread is never broken up by another
  * thread's. Every function here may be called by threads sharing the table
  * at once, except files_alloc and files_release (see file.c, Concurrency).

@@ -27,7 +27,7 @@
 #include "kernel/printk.h"
 #include "kernel/process.h"
 #include "kernel/signal.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/syscall.h"
 #include "mm/mm_types.h"
 #include "mm/mempolicy.h"

@@ -34,7 +34,7 @@
 #include "arch/x86_64/futex.h"
 #include "arch/x86_64/irqflags.h"
 #include "arch/x86_64/uaccess.h"
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"

@@ -1,5 +1,5 @@
 #include "kernel/ksyms.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 /* Defined by the generated build/ksyms.c: sorted by address. */
 extern const struct ksym ksym_table[];

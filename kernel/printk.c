@@ -7,7 +7,7 @@
 #include "arch/x86_64/serial.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 int console_loglevel = LOGLEVEL_DEFAULT;
 

@@ -1,13 +1,13 @@
 /* procfs and sysfs files in Linux's formats, generated on demand
  * into a buffer (the open-file side is kernel/file.c; the generators are
- * kernel/procfs.c and, for /proc/<pid>, kernel/proc_array.c and kernel/proc_task.c).
+ * kernel/procfs.c and, for /proc/<pid>, fs/proc/array.c and fs/proc/task_mmu.c).
  *
  * The namespace is fixed: "/", "/proc" (meminfo, buddyinfo, self and the
  * caller's own pid, each with status, statm, maps, smaps, smaps_rollup and
  * pagemap), "/sys/devices/system/node" (online, possible, has_cpu,
  * has_memory, and node<N>/ with numastat, meminfo, distance and cpulist
  * for every online node, memoryless ones included),
- * "/sys/devices/system/cpu" (online, possible, present: kernel/sysfs.c),
+ * "/sys/devices/system/cpu" (online, possible, present: drivers/base/cpu.c),
  * "/proc/sys/vm" (the vm sysctls, readable and, as root, writable). Every
  * file but pagemap is generated whole from the kernel's own counters at
  * one moment, so a reader sees one consistent snapshot, never a file
@@ -77,7 +77,7 @@ int procfs_write_path(const char *path, struct task_struct *task, const char *bu
  * buffer is NUL-terminated (the NUL is not counted in *lenp); kvfree it. */
 int procfs_generate(const char *path, struct task_struct *task, char **bufp, size_t *lenp);
 
-/* ---- for the generators (procfs.c, proc_array.c, proc_task.c) ---- */
+/* ---- for the generators (procfs.c, fs/proc/array.c, fs/proc/task_mmu.c) ---- */
 
 /* Linux's seq_buf: a bounded buffer that remembers it overflowed. A
  * generator prints into it and procfs_fill() retries with a larger one

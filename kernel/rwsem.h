@@ -29,7 +29,7 @@
 #ifndef KERNEL_RWSEM_H
 #define KERNEL_RWSEM_H
 
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "kernel/spinlock.h"
 #include "kernel/types.h"
 

@@ -40,7 +40,7 @@
 #include "kernel/signal.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/time.h"
 #include "kernel/wait.h"
 #include "mm/memory.h"

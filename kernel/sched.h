@@ -54,7 +54,7 @@
 #ifndef KERNEL_SCHED_H
 #define KERNEL_SCHED_H
 
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "arch/x86_64/processor.h"
 #include "kernel/percpu.h"
 #include "kernel/smp.h"

@@ -7,7 +7,7 @@
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/process.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/syscall.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"

@@ -16,7 +16,7 @@
 #ifndef KERNEL_SIGNAL_H
 #define KERNEL_SIGNAL_H
 
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"

@@ -14,12 +14,12 @@
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/traps.h"
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/spinlock.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/page_alloc.h"
 
 /* The first per-CPU variable: this area's own offset (read at %gs:0). */

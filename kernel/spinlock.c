@@ -4,7 +4,7 @@
 #include "arch/x86_64/traps.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 bool spinlock_debug = true;
 unsigned long spinlock_bugs;

@@ -12,7 +12,7 @@
 #include "kernel/pid.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/syscall.h"
 #include "kernel/time.h"
 #include "mm/mm_types.h"

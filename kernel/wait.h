@@ -20,7 +20,7 @@
 #ifndef KERNEL_WAIT_H
 #define KERNEL_WAIT_H
 
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "kernel/spinlock.h"
 #include "kernel/types.h"
 

@@ -7,7 +7,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/page.h"
 
 struct clear_page_policy clear_page_policy = {

@@ -18,7 +18,7 @@
 #include "kernel/init.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 static void kernel_cpuid(u32 leaf, u32 subleaf, struct cpuid_regs *r)
 {

@@ -10,7 +10,7 @@
 #include "kernel/init.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/clear_page.h"
 #include "mm/mempolicy.h"
 #include "mm/mmu_context.h"

@@ -9,7 +9,7 @@
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/nodemask.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"

@@ -50,7 +50,7 @@
 #ifndef MM_HUGETLB_H
 #define MM_HUGETLB_H
 
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "kernel/types.h"
 #include "mm/numa.h"
 

@@ -15,7 +15,7 @@
 #include "mm/hugetlb.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/numa.h"
 
 static struct hugetlb_cmdline boot_request = HUGETLB_CMDLINE_INIT;

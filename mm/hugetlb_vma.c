@@ -12,7 +12,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/unistd.h"
 #include "mm/clear_page.h"
 #include "mm/huge_memory.h"

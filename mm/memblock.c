@@ -3,7 +3,7 @@
  * into a pointer through page_address(). */
 #include "mm/memblock.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/numa.h"
 #include "mm/page.h"
 

@@ -19,7 +19,7 @@
 #include "kernel/procfs.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/syscall.h"
 #include "mm/huge_memory.h"
 #include "mm/gup.h"

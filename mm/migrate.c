@@ -17,7 +17,7 @@
 #include "arch/x86_64/uaccess.h"
 #include "kernel/pid.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/syscall.h"
 #include "mm/huge_memory.h"
 #include "mm/memory.h"

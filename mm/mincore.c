@@ -29,7 +29,7 @@
 #include "mm/pagewalk.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/syscall.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"

@@ -25,7 +25,7 @@
 #include "arch/x86_64/pgtable.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/kernel_map.h"
 #include "mm/memblock.h"
 #include "mm/numa.h"

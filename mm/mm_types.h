@@ -80,7 +80,7 @@
 #define MM_MM_TYPES_H
 
 #include "arch/x86_64/pgtable.h"
-#include "kernel/rbtree.h"
+#include "lib/rbtree.h"
 #include "kernel/rwsem.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"

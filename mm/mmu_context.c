@@ -7,7 +7,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"

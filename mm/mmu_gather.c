@@ -8,7 +8,7 @@
  * its flush. Locking: a gather belongs to the task that opened it. */
 #include "mm/mmu_gather.h"
 #include "arch/x86_64/page.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/mmu_context.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"

@@ -1,11 +1,11 @@
 /* The NUMA topology model (see numa.h for its invariants). Filled from ACPI
- * by kernel/acpi_numa.c; this file holds what does not depend on ACPI,
+ * by drivers/acpi/numa/srat.c; this file holds what does not depend on ACPI,
  * and hands the model on: the RAM to memblock, the CPUs to
  * kernel/topology.h. */
 #include "mm/numa.h"
-#include "kernel/memmap.h"
+#include "drivers/firmware/memmap.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/memblock.h"
 #include "mm/page.h"
 

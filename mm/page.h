@@ -20,7 +20,7 @@
 #ifndef MM_PAGE_H
 #define MM_PAGE_H
 
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "kernel/spinlock.h"
 #include "kernel/types.h"
 

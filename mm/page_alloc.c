@@ -33,7 +33,7 @@
 #include "kernel/smp.h"
 #include "mm/fail_page_alloc.h"
 #include "mm/hugetlb.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 pg_data_t *node_data[MAX_NUMNODES];
 u8 mem_section_present[NR_MEM_SECTIONS / 8];

@@ -16,7 +16,7 @@
 #ifndef MM_PAGE_ALLOC_H
 #define MM_PAGE_ALLOC_H
 
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "kernel/spinlock.h"
 #include "mm/gfp.h"
 #include "mm/numa.h"

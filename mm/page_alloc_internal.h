@@ -25,7 +25,7 @@
 #define MM_PAGE_ALLOC_INTERNAL_H
 
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/page_alloc.h"
 
 /* Per-CPU list sizes: big enough that alloc/free loops stay off the node

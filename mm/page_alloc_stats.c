@@ -7,7 +7,7 @@
  * from the node; these readers take no lock and are exact only when the
  * allocator is quiet (as the tests' leak checks make it). */
 #include "kernel/printk.h"
-#include "kernel/ratelimit.h"
+#include "lib/ratelimit.h"
 #include "mm/page_alloc_internal.h"
 
 /* CPUs whose per-CPU lists may hold pages. */

@@ -1,7 +1,7 @@
 /* Walking the page tables of an address range on behalf of a reader
  * (Linux's mm/pagewalk.c walk_page_range with pte_entry, pmd_entry and
  * pte_hole callbacks): mincore(2) (mm/mincore.c), /proc/<pid>/pagemap and
- * /proc/<pid>/smaps (kernel/proc_task.c).
+ * /proc/<pid>/smaps (fs/proc/task_mmu.c).
  *
  * The walk is the one place where these readers enter a PTE table, and so
  * the one place that keeps mm/pte_ref.h's contract for them: the caller

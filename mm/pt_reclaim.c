@@ -83,7 +83,7 @@
 #include "kernel/init.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
 #include "mm/mmu_gather.h"

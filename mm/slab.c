@@ -42,7 +42,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab_internal.h"

@@ -14,7 +14,7 @@
 #ifndef MM_SLAB_H
 #define MM_SLAB_H
 
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "kernel/spinlock.h"
 #include "mm/gfp.h"
 #include "mm/numa.h"

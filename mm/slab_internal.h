@@ -5,7 +5,7 @@
 #ifndef MM_SLAB_INTERNAL_H
 #define MM_SLAB_INTERNAL_H
 
-#include "kernel/list.h"
+#include "lib/list.h"
 #include "kernel/spinlock.h"
 #include "mm/numa.h"
 #include "mm/page.h"

@@ -7,9 +7,9 @@
 #include "kernel/init.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
-#include "kernel/ratelimit.h"
+#include "lib/ratelimit.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/mm_types.h"
 #include "mm/hugetlb.h"
 #include "mm/page_alloc.h"
@@ -188,7 +188,7 @@ long overcommit_kbytes_write(const struct proc_node *node, const char *buf, size
 /* --- kvmalloc --- */
 /* Linux's mm/util.c kvmalloc_node and friends; see mm/util.h. */
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/slab.h"
 #include "mm/vmalloc.h"
 

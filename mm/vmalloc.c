@@ -41,7 +41,7 @@
 #include "kernel/sched_mm.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/kernel_map.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"

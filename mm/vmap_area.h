@@ -20,8 +20,8 @@
 #ifndef MM_VMAP_AREA_H
 #define MM_VMAP_AREA_H
 
-#include "kernel/list.h"
-#include "kernel/rbtree.h"
+#include "lib/list.h"
+#include "lib/rbtree.h"
 #include "kernel/types.h"
 
 struct vm_struct;

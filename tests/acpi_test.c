@@ -3,10 +3,10 @@
  * proximity domains, invalid distances) must be survived with a warning and
  * the documented fallback. The live tables are checked in topology_test.c. */
 #include "arch/x86_64/page.h"
-#include "kernel/acpi.h"
-#include "kernel/multiboot2.h"
+#include "drivers/acpi/tables.h"
+#include "drivers/firmware/multiboot2.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "tests/kunit.h"
 
 /* --- building tables ---------------------------------------------------- */

@@ -10,7 +10,7 @@
 #include "kernel/init.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/page_alloc.h"
 #include "tests/bench.h"
 

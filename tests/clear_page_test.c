@@ -14,7 +14,7 @@
 #include "arch/x86_64/cpufeature.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/clear_page.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"

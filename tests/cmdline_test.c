@@ -1,7 +1,7 @@
 /* The command-line parser against a parameter table of the test's own. */
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "tests/kunit.h"
 
 static bool flag_a, flag_b;

@@ -1,4 +1,4 @@
-/* The ELF loader and the initial stack (kernel/elf.c, kernel/binfmt_elf.c):
+/* The ELF loader and the initial stack (fs/binfmt_elf.c, fs/exec.c):
  * a hand-made static-PIE runs at ELF_ET_DYN_BASE and finds its relocated
  * AT_ENTRY and AT_PHDR and AT_BASE 0 in its auxv; the same code as ET_EXEC
  * runs at its link address; PT_INTERP is refused (-ENOEXEC) whether well
@@ -6,12 +6,12 @@
  * the brk starts after the highest segment; the images' processes give
  * back everything they took. */
 #include "arch/x86_64/cpu.h"
-#include "kernel/binfmt_elf.h"
-#include "kernel/elf.h"
+#include "fs/exec.h"
+#include "fs/binfmt_elf.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/slab.h"
 #include "tests/kunit.h"
 

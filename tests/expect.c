@@ -2,7 +2,7 @@
  * kernel's parameter code at boot, read-only afterwards, so no locking. */
 #include "tests/expect.h"
 #include "kernel/cmdline.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/numa.h"
 #include "mm/page_alloc.h"
 #include "tests/kunit.h"

@@ -1,7 +1,7 @@
 /* The open-file layer (kernel/file.c): the descriptor table (lowest fd
  * first, EMFILE, EBADF, open's errnos, reads and seeks of generated files,
  * the snapshot freed on close), the console's line buffer
- * (kernel/console_line.c: lines never interleaved across CPUs), and the
+ * (drivers/tty/console_line.c: lines never interleaved across CPUs), and the
  * file system calls together with the small ones of kernel/sys.c, run
  * through do_syscall_64() on a test mm. The contents of the generated
  * files are tests/procfs_test.c's.
@@ -14,13 +14,13 @@
  * runner's thread on a case's mm or file table. */
 #include "tests/kunit.h"
 #include "arch/x86_64/uaccess.h"
-#include "kernel/console_line.h"
+#include "drivers/tty/console_line.h"
 #include "kernel/file.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/syscall.h"
 #include "kernel/time.h"
 #include "mm/memory.h"

@@ -26,7 +26,7 @@
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/time.h"
 #include "kernel/unistd.h"
 #include "mm/gup.h"

@@ -10,7 +10,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/hugetlb.h"
 #include "mm/numa.h"
 #include "mm/page_alloc.h"

@@ -12,7 +12,7 @@
 #include "kernel/procfs.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/unistd.h"
 #include "mm/clear_page.h"
 #include "mm/gup.h"

@@ -4,7 +4,7 @@
  * called them before the hook existed. */
 #include "kernel/init.h"
 #include "kernel/ksyms.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "tests/kunit.h"
 
 /* The table index of the initcall named name, or -1. */

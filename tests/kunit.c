@@ -33,7 +33,7 @@
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/time.h"
 #include "mm/mmu_context.h"
 #include "mm/page_alloc.h"

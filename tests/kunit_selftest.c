@@ -5,7 +5,7 @@
 #include "kernel/printk.h"
 #include "mm/page_alloc.h"
 #include "kernel/rcu.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "tests/kunit.h"
 
 static char captured[8192];

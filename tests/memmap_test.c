@@ -1,8 +1,8 @@
 /* The memory-map sanitizer on maps that firmware really produces: unsorted,
  * overlapping, zero-length, adjacent pieces. */
-#include "kernel/memmap.h"
+#include "drivers/firmware/memmap.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "tests/expect.h"
 #include "tests/kunit.h"
 

@@ -12,7 +12,7 @@
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/smp.h"
 #include "kernel/wait.h"
 #include "mm/memory.h"

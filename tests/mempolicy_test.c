@@ -14,7 +14,7 @@
 #include "kernel/process.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/smp.h"
 #include "kernel/unistd.h"
 #include "mm/memory.h"

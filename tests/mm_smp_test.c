@@ -26,7 +26,7 @@
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/time.h"
 #include "kernel/unistd.h"
 #include "mm/huge_memory.h"

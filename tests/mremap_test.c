@@ -15,7 +15,7 @@
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/syscall.h"
 #include "kernel/unistd.h"
 #include "mm/fail_page_alloc.h"

@@ -1,8 +1,8 @@
 /* The multiboot2 parser on crafted information structures: tags with bad
  * sizes, a missing end tag, a loader that gives only the EFI memory map. */
-#include "kernel/multiboot2.h"
+#include "drivers/firmware/multiboot2.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "tests/kunit.h"
 
 static u8 mbi[1024] __aligned(8);

@@ -11,7 +11,7 @@
 #include "mm/hugetlb.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/unistd.h"
 #include "mm/mm_types.h"
 #include "mm/mmap.h"

@@ -4,9 +4,9 @@
  * what it took (the framework's free_pages_restored case checks). */
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
-#include "kernel/ratelimit.h"
+#include "lib/ratelimit.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/numa.h"
 #include "mm/page_alloc.h"
 #include "mm/page_alloc_internal.h"

@@ -1,6 +1,6 @@
 /* vsnprintf: every conversion and modifier the kernel uses, and truncation. */
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "tests/kunit.h"
 
 /* No format attribute: lets the tests pass what GCC would refuse to

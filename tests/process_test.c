@@ -1,4 +1,4 @@
-/* Tests of processes themselves (kernel/process.c, kernel/elf.c, the
+/* Tests of processes themselves (kernel/process.c, fs/binfmt_elf.c, the
  * scheduler's user side), with the helper programs of tests/user/aux:
  * exit statuses and arguments arrive, hostile ELF images are refused with
  * nothing leaked, a process that never makes a system call still lets its
@@ -10,14 +10,14 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
-#include "kernel/elf.h"
-#include "kernel/multiboot2.h"
+#include "fs/binfmt_elf.h"
+#include "drivers/firmware/multiboot2.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/time.h"
 #include "kernel/topology.h"
 #include "mm/mmu_context.h"

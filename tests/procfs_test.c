@@ -1,4 +1,4 @@
-/* /proc and /sys contents (kernel/procfs.c, and kernel/proc_task.c for
+/* /proc and /sys contents (kernel/procfs.c, and fs/proc/task_mmu.c for
  * /proc/<pid>): each file's fields in Linux's order and layout, and its
  * figures against the kernel's own counters. The file table that opens
  * these files is tests/file_test.c's.
@@ -14,7 +14,7 @@
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/page_alloc.h"

@@ -18,7 +18,7 @@
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "arch/x86_64/uaccess.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/time.h"
 #include "kernel/unistd.h"
 #include "mm/memory.h"

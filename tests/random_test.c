@@ -1,9 +1,9 @@
-/* kernel/random.c: the ChaCha20 block function against RFC 8439's test
+/* drivers/char/random.c: the ChaCha20 block function against RFC 8439's test
  * vector, get_random_bytes() giving different bytes each call and filling
  * odd lengths, and the seed source being what CPUID offers. */
 #include "arch/x86_64/cpufeature.h"
-#include "kernel/random.h"
-#include "kernel/string.h"
+#include "drivers/char/random.h"
+#include "lib/string.h"
 #include "tests/kunit.h"
 
 /* RFC 8439 section 2.3.2: key 00..1f, nonce 00:00:00:09:00:00:00:4a:

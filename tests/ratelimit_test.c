@@ -1,8 +1,8 @@
-/* kernel/ratelimit.c against Linux's ___ratelimit() semantics, at given
+/* lib/ratelimit.c against Linux's ___ratelimit() semantics, at given
  * jiffies values (no wait decides a case), and warn_alloc's use of it. */
 #include "kernel/printk.h"
-#include "kernel/ratelimit.h"
-#include "kernel/string.h"
+#include "lib/ratelimit.h"
+#include "lib/string.h"
 #include "kernel/time.h"
 #include "mm/gfp.h"
 #include "mm/page_alloc_internal.h"

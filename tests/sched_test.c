@@ -17,7 +17,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/time.h"
 #include "kernel/wait.h"
 #include "mm/page.h"

@@ -10,7 +10,7 @@
  * count (after kmem_cache_shrink_all) as it found them: the suite's exit
  * hook checks it, so a leak fails the case that made it. */
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"

@@ -9,7 +9,7 @@
  * hook checks it, so a leak fails the case that made it. */
 #include "kernel/printk.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/numa.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"

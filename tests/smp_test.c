@@ -16,7 +16,7 @@
 #include "kernel/printk.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/time.h"
 #include "mm/numa.h"
 #include "tests/expect.h"

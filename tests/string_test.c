@@ -1,5 +1,5 @@
 /* The freestanding string helpers that parsing code relies on. */
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "tests/kunit.h"
 
 static void numbers(struct kunit *test)

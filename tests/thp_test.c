@@ -15,7 +15,7 @@
 #include "kernel/rcu.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/unistd.h"
 #include "mm/clear_page.h"
 #include "mm/fail_page_alloc.h"

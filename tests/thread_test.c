@@ -8,14 +8,14 @@
  * clone/clone3/signal/rlimit system calls themselves are checked from user
  * space by tests/user/tests/threads.c (the "user" suite). */
 #include "tests/kunit.h"
-#include "kernel/multiboot2.h"
+#include "drivers/firmware/multiboot2.h"
 #include "kernel/pid.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/page.h"
 #include "mm/slab.h"
 

@@ -10,12 +10,12 @@
  *   expect.srat=1 expect.slit=0        whether the tables exist
  *
  * A case whose expectation is not given is skipped, saying so. */
-#include "kernel/acpi.h"
+#include "drivers/acpi/tables.h"
 #include "kernel/cmdline.h"
-#include "kernel/memmap.h"
-#include "kernel/multiboot2.h"
+#include "drivers/firmware/memmap.h"
+#include "drivers/firmware/multiboot2.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/numa.h"
 #include "tests/expect.h"
 #include "tests/kunit.h"

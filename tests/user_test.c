@@ -13,12 +13,12 @@
  * Under the "bench" parameter, run_user_benchmarks() runs the bench
  * modules the same way with argv[1] = "--bench". */
 #include "tests/kunit.h"
-#include "kernel/multiboot2.h"
+#include "drivers/firmware/multiboot2.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/slab.h"

@@ -23,7 +23,7 @@
 #include "kernel/sched.h"
 #include "kernel/sched_mm.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/fail_page_alloc.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"

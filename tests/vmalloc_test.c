@@ -21,7 +21,7 @@
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/kernel_map.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"

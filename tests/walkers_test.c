@@ -1,5 +1,5 @@
 /* The page-table readers: mincore(2) (mm/mincore.c), /proc/<pid>/pagemap,
- * smaps and smaps_rollup (kernel/proc_task.c), all through the one walk of
+ * smaps and smaps_rollup (fs/proc/task_mmu.c), all through the one walk of
  * mm/pagewalk.c. Each reader's answer is checked page by page against the
  * page tables the case built (read back directly, not through the walk),
  * and against what the case knows it did: pages written, pages read (the
@@ -16,11 +16,11 @@
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
-#include "kernel/proc_task.h"
+#include "fs/proc/internal.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/unistd.h"
 #include "mm/huge_memory.h"
 #include "mm/memory.h"

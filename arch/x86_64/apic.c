@@ -9,7 +9,7 @@
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/tsc.h"
-#include "kernel/acpi.h"
+#include "drivers/acpi/tables.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "mm/kernel_map.h"

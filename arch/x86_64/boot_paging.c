@@ -13,7 +13,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sections.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 /* One array, so the guard page is certainly right below the stack: the guard
  * page, then the stack; head64.asm starts on boot_stack_top. */

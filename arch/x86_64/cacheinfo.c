@@ -23,7 +23,7 @@
  * user's to correct with clear_huge_page_threshold_kb= (make bench prints
  * the crossover it measured natively). */
 #include "arch/x86_64/cacheinfo.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 static const char *const llc_leaf_names[] = { "CPUID leaf 4", "CPUID leaf 0x8000001d", "CPUID leaf 0x80000006" };
 

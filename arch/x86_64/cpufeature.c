@@ -5,7 +5,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cacheinfo.h"
 #include "kernel/printk.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 struct cpuinfo_x86 boot_cpu_data;
 

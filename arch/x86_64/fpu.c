@@ -27,7 +27,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/slab.h"
 
 #define X86_CR4_OSXSAVE (1ul << 18)

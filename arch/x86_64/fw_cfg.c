@@ -4,7 +4,7 @@
  * big-endian. */
 #include "arch/x86_64/fw_cfg.h"
 #include "arch/x86_64/cpu.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 #define FW_CFG_PORT_SEL 0x510
 #define FW_CFG_PORT_DATA 0x511

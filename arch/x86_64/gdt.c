@@ -9,7 +9,7 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "mm/vmalloc.h"
 
 static const char *const ist_names[3] = { "#DF", "NMI", "#MC" };

@@ -33,7 +33,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "kernel/time.h"
 #include "kernel/topology.h"
 #include "mm/kernel_map.h"

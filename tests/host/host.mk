@@ -16,12 +16,12 @@ HOST_MM_CFLAGS := $(HOST_CFLAGS) -Itests/host/include -I. -MMD -MP
 HOST_MM_DIR := $(B)/host/mm
 
 # The portable code under test and the shim standing in for the kernel.
-# kernel/string.c is not compiled: libc provides the same functions.
+# lib/string.c is not compiled: libc provides the same functions.
 HOST_SHIM_SRCS := tests/host/shim.c tests/host/ktest.c
 HOST_MEMBLOCK_SRCS := mm/memblock.c mm/numa.c kernel/topology.c
 HOST_PAGE_ALLOC_SRCS := $(HOST_MEMBLOCK_SRCS) mm/page_alloc.c mm/fail_page_alloc.c mm/page_alloc_pcp.c \
 	mm/page_alloc_checks.c mm/page_alloc_init.c mm/page_alloc_stats.c mm/shrinker.c kernel/spinlock.c \
-	kernel/ratelimit.c tests/host/mm_boot.c
+	lib/ratelimit.c tests/host/mm_boot.c
 HOST_SLAB_SRCS := $(HOST_PAGE_ALLOC_SRCS) $(wildcard mm/slab.c mm/slab_common.c mm/kmalloc.c)
 
 # A test is listed only when the code it tests exists, so the fragment works
@@ -64,7 +64,7 @@ tiny_node_test_SRCS := $(PAGE_ALLOC_HARNESS_SRCS)
 slab_test_SRCS := tests/host/slab_harness.c tests/host/mm_check.c $(HOST_SLAB_SRCS)
 slab_node_fallback_test_SRCS := $(slab_test_SRCS)
 # The VMA layer with mm/memory.c, the mmu_gather and kmalloc stubbed out.
-HOST_VMA_SRCS := kernel/rbtree.c kernel/spinlock.c mm/vma.c mm/mmap.c mm/mprotect.c mm/madvise.c
+HOST_VMA_SRCS := lib/rbtree.c kernel/spinlock.c mm/vma.c mm/mmap.c mm/mprotect.c mm/madvise.c
 vma_test_SRCS := tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c \
 	$(HOST_VMA_SRCS) $(HOST_MEMBLOCK_SRCS)
 
@@ -76,7 +76,7 @@ mempolicy_test_SRCS := mm/mempolicy_nodes.c $(HOST_MEMBLOCK_SRCS)
 clear_page_test_SRCS := mm/clear_page.c $(HOST_MEMBLOCK_SRCS)
 
 # The vmalloc area's free-range tree (mm/vmap_area.c): portable, no stubs.
-vmalloc_tree_test_SRCS := mm/vmap_area.c kernel/rbtree.c $(HOST_MEMBLOCK_SRCS)
+vmalloc_tree_test_SRCS := mm/vmap_area.c lib/rbtree.c $(HOST_MEMBLOCK_SRCS)
 
 .SECONDEXPANSION:
 $(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRCS) $$(HOST_SHIM_SRCS)) \
@@ -89,7 +89,7 @@ $(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c $
 	$(Q)$(HOSTCC) -o $@ $^
 
 # The vmalloc area's range allocator against a linked-list first fit.
-$(B)/host/vmalloc_bench: $(call host_opt_objs,tests/host/vmalloc_bench.c mm/vmap_area.c kernel/rbtree.c)
+$(B)/host/vmalloc_bench: $(call host_opt_objs,tests/host/vmalloc_bench.c mm/vmap_area.c lib/rbtree.c)
 	$(say) LINK $@
 	$(Q)$(HOSTCC) -o $@ $^
 

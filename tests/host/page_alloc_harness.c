@@ -1,6 +1,6 @@
 /* The host page allocator tests' machine and helpers (page_alloc_harness.h). */
 #include "tests/host/page_alloc_harness.h"
-#include "kernel/ratelimit.h"
+#include "lib/ratelimit.h"
 #include "mm/page_alloc_internal.h"
 
 const struct host_mm_config ring = {
@@ -33,7 +33,7 @@ void init_case(struct ktest *t)
 	boot(&ring);
 }
 
-/* Every capture sees warn_alloc's report: its rate limit (kernel/ratelimit.c)
+/* Every capture sees warn_alloc's report: its rate limit (lib/ratelimit.c)
  * starts afresh, since the host's jiffies never move on. */
 void capture_begin(void)
 {

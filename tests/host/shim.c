@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* The tick never runs on the host: kernel/ratelimit.c reads jiffies. */
+/* The tick never runs on the host: lib/ratelimit.c reads jiffies. */
 volatile u64 jiffies;
 
 /* ---- printk ------------------------------------------------------------ */

@@ -23,7 +23,7 @@
  *    kernel's own mm initialisation on that memory, so the allocator starts
  *    in the state it starts in at boot.
  *
- * kernel/string.c is not compiled: libc has the same functions (glibc 2.36
+ * lib/string.c is not compiled: libc has the same functions (glibc 2.36
  * lacks strlcpy/strlcat, which the shim provides). */
 #ifndef TESTS_HOST_SHIM_H
 #define TESTS_HOST_SHIM_H

@@ -1,9 +1,9 @@
-/* Host tests of kernel/rbtree.c on its own (part of the host_vma suite):
+/* Host tests of lib/rbtree.c on its own (part of the host_vma suite):
  * random insertions and erasures checked against a sorted reference array,
  * with every red-black property, the parent pointers, the in-order walks
  * and (for the augmented variant) a cached subtree maximum verified after
  * every single operation. */
-#include "kernel/rbtree.h"
+#include "lib/rbtree.h"
 #include "tests/host/ktest.h"
 #include "tests/host/vma_rbtree.h"
 

@@ -1,0 +1,24 @@
+/* The per-task procfs files, /proc/self|<pid>/{status,stat,statm,maps,smaps,
+ * smaps_rollup,numa_maps,pagemap}
+ * (fs/proc/array.c: status, stat, statm; fs/proc/task_mmu.c: the
+ * rest), as the generators procfs.c's namespace points at.
+ * Each prints the task of the node it is given (node->task). */
+#ifndef FS_PROC_INTERNAL_H
+#define FS_PROC_INTERNAL_H
+
+#include "kernel/procfs.h"
+
+void status_show(struct seq_buf *m, const struct proc_node *node);
+void statm_show(struct seq_buf *m, const struct proc_node *node);
+void stat_show(struct seq_buf *m, const struct proc_node *node);
+void maps_show(struct seq_buf *m, const struct proc_node *node);
+/* /proc/<pid>/smaps and smaps_rollup: the figures of a walk of the page
+ * tables (mm/pagewalk.h), per VMA and summed. */
+void smaps_show(struct seq_buf *m, const struct proc_node *node);
+void numa_maps_show(struct seq_buf *m, const struct proc_node *node);
+void smaps_rollup_show(struct seq_buf *m, const struct proc_node *node);
+/* /proc/<pid>/pagemap, read at an offset (procfs_read_at): Linux's
+ * pagemap_read. */
+long pagemap_read(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
+
+#endif

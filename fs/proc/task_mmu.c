@@ -1,0 +1,587 @@
+/* The per-task files under /proc/self and /proc/<pid> that walk the address
+ * space: maps, numa_maps, smaps, smaps_rollup and pagemap, in Linux 6.12's
+ * formats (fs/proc/task_mmu.c's show_map_vma, show_smap, show_smaps_rollup and
+ * pagemap_read; smaps has the same lines through 6.18). The namespace and
+ * the buffer they print into are procfs.c's.
+ *
+ * Invariant: every figure comes from the task's own mm (its counters, its
+ * VMAs, and for smaps and pagemap its page tables, walked through
+ * mm/pagewalk.c, which holds each PTE table by a reference while reading
+ * it) at generation time, or is the 0 or constant Linux prints for what
+ * this kernel lacks, named where it is printed. The VMA walks are done
+ * under the mm's mmap_lock held for reading (Linux's show_map), since
+ * other threads of the process may map and unmap meanwhile; the text goes into the kernel's seq_buf
+ * (pagemap's entries into a kernel buffer), and the copy to user memory
+ * (which may fault, and so take the lock again) happens after it is
+ * dropped. */
+#include "fs/proc/internal.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/file.h"
+#include "kernel/sched.h"
+#include "kernel/signal.h"
+#include "kernel/smp.h"
+#include "lib/string.h"
+#include "kernel/time.h"
+#include "mm/memory.h"
+#include "mm/huge_memory.h"
+#include "mm/hugetlb.h"
+#include "mm/hugetlb_vma.h"
+#include "mm/mempolicy.h"
+#include "mm/mm_types.h"
+#include "mm/mmap.h"
+#include "mm/mmap_lock.h"
+#include "mm/numa.h"
+#include "mm/page.h"
+#include "mm/pagewalk.h"
+#include "mm/slab.h"
+
+/* ---- maps ---- */
+
+/* Linux's show_vma_header_prefix: "start-end flags offset dev inode ". */
+static void show_vma_header_prefix(struct seq_buf *m, unsigned long start, unsigned long end,
+				   unsigned long f)
+{
+	seq_buf_printf(m, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ", start, end,
+		       f & VM_READ ? 'r' : '-', f & VM_WRITE ? 'w' : '-', f & VM_EXEC ? 'x' : '-',
+		       f & VM_MAYSHARE ? 's' : 'p', 0ull, 0u, 0u, 0ul);
+}
+
+/* seq_pad(m, ' ') then name: a name starts at column 73. line is where the
+ * line began in m. */
+static void show_vma_name(struct seq_buf *m, size_t line, const char *name)
+{
+	size_t used = m->len - line;
+	seq_buf_printf(m, "%*s %s", used < 72 ? (int)(72 - used) : 0, "", name);
+}
+
+/* show_map_vma(): every VMA is anonymous here (the ELF image is copied
+ * into anonymous memory), so offset, device and inode are 0 and only the
+ * heap, the stack and hugetlb mappings get names (Linux names the last by
+ * the unlinked hugetlbfs file behind them, "/anon_hugepage (deleted)", with
+ * that file's device and inode, which mmlab has not). The caller holds
+ * mmap_lock. */
+static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	size_t line = m->len;
+	const char *name = NULL;
+	show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags);
+	if (is_vm_hugetlb_page(vma))
+		name = "/anon_hugepage (deleted)";
+	else if (vma->vm_start < mm->brk && vma->vm_end > mm->start_brk)
+		name = "[heap]";
+	else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
+		name = "[stack]";
+	if (name)
+		show_vma_name(m, line, name);
+	seq_buf_puts(m, "\n");
+}
+
+void maps_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct mm_struct *mm = node->task->mm;
+	struct vm_area_struct *vma;
+	if (!mm)
+		return;
+	mmap_read_lock(mm);
+	for_each_vma(mm, vma)
+		show_map_vma(m, mm, vma);
+	mmap_read_unlock(mm);
+}
+
+/* ---- numa_maps ---- */
+
+/* Linux's struct numa_maps, for what exists here (no swap cache, no
+ * writeback; no LRU lists, so no page is active: " active=0", which is
+ * what Linux 6.1 prints for fresh anonymous memory too). */
+struct numa_maps {
+	unsigned long pages, anon, dirty;
+	unsigned long node[MAX_NUMNODES];
+};
+
+/* Linux's gather_stats: nr pages of the page at pfn, on its node. */
+static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr)
+{
+	md->pages += nr;
+	md->anon += nr;
+	if (dirty)
+		md->dirty += nr;
+	int nid = page_to_nid(pfn_to_page(pfn));
+	if (nid >= 0 && nid < MAX_NUMNODES)
+		md->node[nid] += nr;
+}
+
+static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
+{
+	(void)addr;
+	/* can_gather_numa_stats: present, and a normal page (not the zero page). */
+	if (pte_present(pte) && !is_zero_pfn(pte_pfn(pte)))
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1);
+	return 0;
+}
+
+/* Linux's gather_pte_stats for a huge PMD: its pages all count, on the
+ * THP's node (kernelpagesize_kB stays 4: a THP is not a VMA page size). */
+static int numa_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	/* can_gather_numa_stats_pmd: the huge zero page is not a normal page. */
+	if (!is_huge_zero_pmd(pmd))
+		numa_gather(walk->private, pmd_pfn(pmd), pmd_val(pmd) & _PAGE_DIRTY, (next - addr) >> PAGE_SHIFT);
+	return 0;
+}
+
+/* Linux's gather_hugetlb_stats: a hugetlb page counts once, whatever its
+ * size (numa_maps prints " huge" and the VMA's kernelpagesize_kB). */
+static int numa_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			struct mm_walk *walk)
+{
+	(void)hmask, (void)addr, (void)next;
+	if (pte_present(pte))
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1);
+	return 0;
+}
+
+static const struct mm_walk_ops numa_walk_ops = { .pte_entry = numa_pte, .huge_pmd_entry = numa_huge_pmd,
+						  .hugetlb_entry = numa_hugetlb };
+
+/* The page size of a VMA (Linux's vma_kernel_pagesize). */
+static unsigned long vma_kernel_pagesize(const struct vm_area_struct *vma)
+{
+	return is_vm_hugetlb_page(vma) ? huge_page_size(hstate_vma(vma)) : PAGE_SIZE;
+}
+
+/* Linux's show_numa_map: "<start> <policy>[ heap| stack][ anon=N][ dirty=N]
+ * [ N<n>=pages...] kernelpagesize_kB=4", the policy being the VMA's, else
+ * the task's (mpol_to_str; the home node is not shown, as Linux does
+ * not). */
+void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct mm_struct *mm = node->task->mm;
+	struct vm_area_struct *vma;
+	if (!mm)
+		return;
+	struct mempolicy *task_pol = get_task_policy_ref(node->task);
+	mmap_read_lock(mm);
+	for_each_vma(mm, vma) {
+		struct numa_maps md = { 0 };
+		seq_buf_printf(m, "%08lx ", vma->vm_start);
+		mpol_to_str(m, vma->vm_policy ? vma->vm_policy : task_pol);
+		if (is_vm_hugetlb_page(vma))
+			seq_buf_puts(m, " file=/anon_hugepage\\040(deleted)"); /* seq_file_path's escape */
+		else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
+			seq_buf_puts(m, " heap");
+		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
+			seq_buf_puts(m, " stack");
+		if (is_vm_hugetlb_page(vma))
+			seq_buf_puts(m, " huge");
+		walk_page_vma(vma, &numa_walk_ops, &md);
+		if (md.pages) {
+			if (md.anon)
+				seq_buf_printf(m, " anon=%lu", md.anon);
+			if (md.dirty)
+				seq_buf_printf(m, " dirty=%lu", md.dirty);
+			if (md.pages != md.anon && md.pages != md.dirty)
+				seq_buf_printf(m, " mapped=%lu", md.pages);
+			seq_buf_puts(m, " active=0");
+			for (int nid = 0; nid < MAX_NUMNODES; nid++)
+				if (md.node[nid] && node_has_memory(nid))
+					seq_buf_printf(m, " N%d=%lu", nid, md.node[nid]);
+			seq_buf_printf(m, " kernelpagesize_kB=%lu", vma_kernel_pagesize(vma) >> 10);
+		}
+		seq_buf_puts(m, "\n");
+	}
+	mmap_read_unlock(mm);
+	mpol_put(task_pol);
+}
+
+/* ---- smaps and smaps_rollup ---- */
+
+/* Linux's struct mem_size_stats, for what exists here: bytes, and the
+ * proportional figures in bytes << PSS_SHIFT. */
+#define PSS_SHIFT 12
+struct mem_size_stats {
+	unsigned long resident, shared_clean, shared_dirty, private_clean, private_dirty;
+	unsigned long referenced, anonymous, anonymous_thp;
+	unsigned long private_hugetlb, shared_hugetlb;
+	u64 pss, pss_anon, pss_dirty, pss_locked;
+};
+
+/* Linux's smaps_page_accumulate. Every page here is anonymous (Pss_Anon;
+ * Pss_File and Pss_Shmem stay 0). */
+static void smaps_page_accumulate(struct mem_size_stats *mss, unsigned long size, u64 pss,
+				  bool dirty, bool locked, bool private)
+{
+	mss->pss += pss;
+	mss->pss_anon += pss;
+	if (locked)
+		mss->pss_locked += pss;
+	if (dirty) {
+		mss->pss_dirty += pss;
+		if (private)
+			mss->private_dirty += size;
+		else
+			mss->shared_dirty += size;
+	} else {
+		if (private)
+			mss->private_clean += size;
+		else
+			mss->shared_clean += size;
+	}
+}
+
+/* Linux's smaps_account for an anonymous page (or the head of a huge
+ * PMD's order-9 page) mapped over size bytes: its mapcount (_mapcount + 1)
+ * shares its Pss out; a page mapped once is private. No swap, KSM or
+ * MADV_FREE-lazy pages here (MADV_FREE frees at once): LazyFree and KSM
+ * stay 0. */
+static void smaps_account(struct mem_size_stats *mss, struct page *page, unsigned long size,
+			  bool young, bool dirty, bool locked)
+{
+	mss->anonymous += size;
+	mss->resident += size;
+	if (young)
+		mss->referenced += size;
+	int mapcount = READ_ONCE(page->_mapcount) + 1;
+	u64 pss = (u64)size << PSS_SHIFT;
+	if (mapcount >= 2)
+		pss /= (u64)mapcount;
+	smaps_page_accumulate(mss, size, pss, dirty, locked, mapcount < 2);
+}
+
+/* The page a present PTE maps, or NULL for the shared zero page (Linux's
+ * vm_normal_page: not a normal page, so not in Rss, nor exclusive). */
+static struct page *vm_normal_page(pte_t pte)
+{
+	return is_zero_pfn(pte_pfn(pte)) ? NULL : pfn_to_page(pte_pfn(pte));
+}
+
+/* Linux's smaps_pte_entry: a present PTE (PROT_NONE ones too, as x86's
+ * pte_present says) of a normal page is counted. */
+static int smaps_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
+{
+	(void)addr;
+	if (!pte_present(pte))
+		return 0;
+	struct page *page = vm_normal_page(pte);
+	if (page)
+		smaps_account(walk->private, page, PAGE_SIZE, pte_val(pte) & _PAGE_ACCESSED,
+			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED);
+	return 0;
+}
+
+/* Linux's smaps_pmd_entry: a huge PMD's anonymous page, also counted in
+ * AnonHugePages. */
+static int smaps_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	struct mem_size_stats *mss = walk->private;
+	if (!pmd_present(pmd) || is_huge_zero_pmd(pmd))
+		return 0; /* the huge zero page is not a normal page: not in Rss */
+	unsigned long size = next - addr; /* HPAGE_PMD_SIZE: a huge PMD lies inside its VMA */
+	mss->anonymous_thp += size;
+	smaps_account(mss, pfn_to_page(pmd_pfn(pmd)), size, pmd_val(pmd) & _PAGE_ACCESSED,
+		      pmd_val(pmd) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED);
+	return 0;
+}
+
+/* Linux's smaps_hugetlb_range: a hugetlb page is in Private_Hugetlb (or
+ * Shared_Hugetlb when mapped more than once), not in Rss or Anonymous. */
+static int smaps_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			 struct mm_walk *walk)
+{
+	(void)hmask;
+	struct mem_size_stats *mss = walk->private;
+	if (!pte_present(pte))
+		return 0;
+	if (READ_ONCE(pfn_to_page(pte_pfn(pte))->_mapcount) >= 1)
+		mss->shared_hugetlb += next - addr;
+	else
+		mss->private_hugetlb += next - addr;
+	return 0;
+}
+
+static const struct mm_walk_ops smaps_walk_ops = {
+	.pte_entry = smaps_pte_entry,
+	.huge_pmd_entry = smaps_huge_pmd,
+	.hugetlb_entry = smaps_hugetlb,
+};
+
+/* Linux's SEQ_PUT_DEC: a label, then kB in 8 columns. */
+static void put_kb(struct seq_buf *m, const char *label, unsigned long bytes)
+{
+	seq_buf_printf(m, "%s%8lu kB\n", label, bytes >> 10);
+}
+
+/* Linux 6.12's __show_smap (the same lines through 6.18): the Pss_Anon,
+ * _File and _Shmem lines only in smaps_rollup. Swap, shmem and file
+ * figures are 0: there is no swap, shmem or file mapping here. */
+static void __show_smap(struct seq_buf *m, const struct mem_size_stats *mss, bool rollup)
+{
+	put_kb(m, "Rss:            ", mss->resident);
+	put_kb(m, "Pss:            ", (unsigned long)(mss->pss >> PSS_SHIFT));
+	put_kb(m, "Pss_Dirty:      ", (unsigned long)(mss->pss_dirty >> PSS_SHIFT));
+	if (rollup) {
+		put_kb(m, "Pss_Anon:       ", (unsigned long)(mss->pss_anon >> PSS_SHIFT));
+		put_kb(m, "Pss_File:       ", 0);
+		put_kb(m, "Pss_Shmem:      ", 0);
+	}
+	put_kb(m, "Shared_Clean:   ", mss->shared_clean);
+	put_kb(m, "Shared_Dirty:   ", mss->shared_dirty);
+	put_kb(m, "Private_Clean:  ", mss->private_clean);
+	put_kb(m, "Private_Dirty:  ", mss->private_dirty);
+	put_kb(m, "Referenced:     ", mss->referenced);
+	put_kb(m, "Anonymous:      ", mss->anonymous);
+	put_kb(m, "KSM:            ", 0);
+	put_kb(m, "LazyFree:       ", 0);
+	put_kb(m, "AnonHugePages:  ", mss->anonymous_thp);
+	put_kb(m, "ShmemPmdMapped: ", 0);
+	put_kb(m, "FilePmdMapped:  ", 0);
+	put_kb(m, "Shared_Hugetlb: ", mss->shared_hugetlb);
+	seq_buf_printf(m, "Private_Hugetlb: %7lu kB\n", mss->private_hugetlb >> 10);
+	put_kb(m, "Swap:           ", 0);
+	put_kb(m, "SwapPss:        ", 0);
+	put_kb(m, "Locked:         ", (unsigned long)(mss->pss_locked >> PSS_SHIFT));
+}
+
+/* Linux's show_smap_vma_flags: two letters per VM_* bit set, in bit order
+ * (the bits Linux names up to bit 31; mmlab sets only some of them). */
+static void show_smap_vma_flags(struct seq_buf *m, unsigned long flags)
+{
+	static const char mnemonics[32][3] = {
+		"rd", "wr", "ex", "sh", "mr", "mw", "me", "ms", "gd", "um", "pf", "",
+		"uw", "lo", "io", "sr", "rr", "dc", "de", "lf", "ac", "nr", "ht", "sf",
+		"ar", "wf", "dd", "sd", "mm", "hg", "nh", "mg",
+	};
+	seq_buf_puts(m, "VmFlags: ");
+	for (unsigned i = 0; i < 32; i++)
+		if (mnemonics[i][0] && (flags & (1ul << i)))
+			seq_buf_printf(m, "%s ", mnemonics[i]);
+	seq_buf_puts(m, "\n");
+}
+
+/* Walks one VMA's page tables into mss (mmap_lock held). */
+static void smap_gather_stats(struct vm_area_struct *vma, struct mem_size_stats *mss)
+{
+	walk_page_vma(vma, &smaps_walk_ops, mss);
+}
+
+/* Linux 6.12's show_smap, for each VMA. THPeligible: whether a THP may
+ * back part of it (mm/huge_memory.c's thp_vma_eligible); no ProtectionKey
+ * line (no pkeys). */
+void smaps_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct mm_struct *mm = node->task->mm;
+	struct vm_area_struct *vma;
+	if (!mm)
+		return;
+	mmap_read_lock(mm);
+	for_each_vma(mm, vma) {
+		struct mem_size_stats mss = { 0 };
+		smap_gather_stats(vma, &mss);
+		show_map_vma(m, mm, vma);
+		put_kb(m, "Size:           ", vma->vm_end - vma->vm_start);
+		put_kb(m, "KernelPageSize: ", vma_kernel_pagesize(vma));
+		put_kb(m, "MMUPageSize:    ", vma_kernel_pagesize(vma));
+		__show_smap(m, &mss, false);
+		seq_buf_printf(m, "THPeligible:    %8u\n", thp_vma_eligible(vma) ? 1u : 0u);
+		show_smap_vma_flags(m, vma->vm_flags);
+	}
+	mmap_read_unlock(mm);
+}
+
+/* Linux's show_smaps_rollup: every VMA's figures summed, under a header
+ * from the first VMA's start to the last one's end ("---p", no name but
+ * [rollup]); 0-0 without VMAs. */
+void smaps_rollup_show(struct seq_buf *m, const struct proc_node *node)
+{
+	struct mm_struct *mm = node->task->mm;
+	struct vm_area_struct *vma;
+	struct mem_size_stats mss = { 0 };
+	unsigned long start = 0, end = 0;
+	if (!mm)
+		return;
+	mmap_read_lock(mm);
+	for_each_vma(mm, vma) {
+		if (!end)
+			start = vma->vm_start;
+		smap_gather_stats(vma, &mss);
+		end = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	size_t line = m->len;
+	show_vma_header_prefix(m, start, end, 0);
+	show_vma_name(m, line, "[rollup]");
+	seq_buf_puts(m, "\n");
+	__show_smap(m, &mss, true);
+}
+
+/* ---- pagemap ---- */
+
+/* Linux's pagemap entry (Documentation/admin-guide/mm/pagemap.rst). */
+#define PM_ENTRY_BYTES 8ul
+#define PM_PFRAME_BITS 55
+#define PM_PFRAME_MASK ((1ull << PM_PFRAME_BITS) - 1)
+#define PM_SOFT_DIRTY (1ull << 55)
+#define PM_MMAP_EXCLUSIVE (1ull << 56)
+#define PM_FILE (1ull << 61)
+#define PM_SWAP (1ull << 62)
+#define PM_PRESENT (1ull << 63)
+#define PM_END_OF_BUFFER 1
+/* One walk covers at most a PMD's worth of pages (Linux's
+ * PAGEMAP_WALK_SIZE), so the buffer is one page of entries. */
+#define PAGEMAP_WALK_SIZE PMD_SIZE
+#define PAGEMAP_WALK_MASK PMD_MASK
+
+struct pagemapread {
+	unsigned long pos, len; /* in entries */
+	u64 *buffer;
+	bool show_pfn;
+};
+
+static int add_to_pagemap(u64 pme, struct pagemapread *pm)
+{
+	pm->buffer[pm->pos++] = pme;
+	return pm->pos >= pm->len ? PM_END_OF_BUFFER : 0;
+}
+
+static u64 make_pme(u64 frame, u64 flags) { return (frame & PM_PFRAME_MASK) | flags; }
+
+/* Linux's pagemap_pte_hole: no page, nothing set. mmlab has no soft-dirty
+ * tracking, so bit 55 is never set: Linux built without
+ * CONFIG_MEM_SOFT_DIRTY. A kernel with it (Debian's) marks every new VMA
+ * VM_SOFTDIRTY, and then every entry inside a VMA, hole or page, reads
+ * PM_SOFT_DIRTY until clear_refs 4 clears it: compare pagemaps with bit 55
+ * masked. */
+static int pagemap_pte_hole(unsigned long addr, unsigned long next, int depth, struct mm_walk *walk)
+{
+	(void)depth;
+	int err = 0;
+	for (; addr < next && !err; addr += PAGE_SIZE)
+		err = add_to_pagemap(make_pme(0, 0), walk->private);
+	return err;
+}
+
+/* Linux's pte_to_pagemap_entry: a present PTE (PROT_NONE included) gives
+ * PM_PRESENT and its PFN; PM_MMAP_EXCLUSIVE when it maps a normal page
+ * mapped once (not the zero page, which vm_normal_page does not return).
+ * There are no swap entries, and every page is anonymous (no PM_FILE). */
+static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
+{
+	(void)addr;
+	struct pagemapread *pm = walk->private;
+	u64 frame = 0, flags = 0;
+	if (pte_present(pte)) {
+		if (pm->show_pfn)
+			frame = pte_pfn(pte);
+		flags |= PM_PRESENT;
+		struct page *page = vm_normal_page(pte);
+		if (page && READ_ONCE(page->_mapcount) == 0)
+			flags |= PM_MMAP_EXCLUSIVE;
+	}
+	return add_to_pagemap(make_pme(frame, flags), pm);
+}
+
+/* The entries of [addr, next) inside a huge page (a huge PMD, or a hugetlb
+ * page of size ~mask + 1) whose head is pfn: each 4 KiB page of it gets
+ * its own entry, with its own PFN (the head's plus its index). */
+static int pagemap_huge_entries(struct pagemapread *pm, bool present, unsigned long pfn, unsigned long mask,
+				unsigned long addr, unsigned long next)
+{
+	u64 frame = 0, flags = 0;
+	if (present) {
+		flags |= PM_PRESENT;
+		if (READ_ONCE(pfn_to_page(pfn)->_mapcount) == 0)
+			flags |= PM_MMAP_EXCLUSIVE;
+		if (pm->show_pfn)
+			frame = pfn + ((addr & ~mask) >> PAGE_SHIFT);
+	}
+	int err = 0;
+	for (; addr < next && !err; addr += PAGE_SIZE) {
+		err = add_to_pagemap(make_pme(frame, flags), pm);
+		if (pm->show_pfn && (flags & PM_PRESENT))
+			frame++;
+	}
+	return err;
+}
+
+/* Linux's pagemap_pmd_range for a huge PMD. */
+static int pagemap_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	return pagemap_huge_entries(walk->private, pmd_present(pmd), pmd_pfn(pmd), PMD_MASK, addr, next);
+}
+
+/* Linux's pagemap_hugetlb_range: the same, for a hugetlb page. */
+static int pagemap_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			   struct mm_walk *walk)
+{
+	return pagemap_huge_entries(walk->private, pte_present(pte), pte_pfn(pte), hmask, addr, next);
+}
+
+static const struct mm_walk_ops pagemap_walk_ops = {
+	.pte_entry = pagemap_pte_entry,
+	.huge_pmd_entry = pagemap_huge_pmd,
+	.hugetlb_entry = pagemap_hugetlb,
+	.pte_hole = pagemap_pte_hole,
+};
+
+/* Linux's pagemap_read: entry n is the page at virtual address n *
+ * PAGE_SIZE; the offset and count must be multiples of 8 (-EINVAL), and
+ * only [0, TASK_SIZE) has entries (a read beyond gives 0 bytes, one
+ * across it stops there). The range is walked a PMD's worth at a time
+ * under mmap_lock held for reading, into a kernel buffer copied out after
+ * the lock is dropped (the copy may fault). Every process here is root,
+ * so the PFN is shown (Linux shows it to CAP_SYS_ADMIN only). */
+long pagemap_read(const struct proc_node *node, char *dst, size_t count, long *ppos, bool user)
+{
+	struct mm_struct *mm = node->task->mm;
+	struct pagemapread pm;
+	long ret = 0, copied = 0;
+	if (!mm)
+		return 0;
+	if ((unsigned long)*ppos % PM_ENTRY_BYTES || count % PM_ENTRY_BYTES)
+		return -EINVAL;
+	if (!count)
+		return 0;
+	pm.show_pfn = true;
+	pm.len = PAGEMAP_WALK_SIZE >> PAGE_SHIFT;
+	pm.buffer = kmalloc(pm.len * PM_ENTRY_BYTES, GFP_KERNEL);
+	if (!pm.buffer)
+		return -ENOMEM;
+
+	unsigned long svpfn = (unsigned long)*ppos / PM_ENTRY_BYTES;
+	unsigned long end_vaddr = TASK_SIZE, start_vaddr = end_vaddr;
+	/* Watch out for wraparound. */
+	if (svpfn <= (~0ul >> PAGE_SHIFT)) {
+		start_vaddr = svpfn << PAGE_SHIFT;
+		unsigned long end = start_vaddr + ((count / PM_ENTRY_BYTES) << PAGE_SHIFT);
+		if (end >= start_vaddr && end < TASK_SIZE)
+			end_vaddr = end;
+	}
+	/* Ensure the address is inside the task. */
+	if (start_vaddr > TASK_SIZE)
+		start_vaddr = end_vaddr;
+
+	while (count && start_vaddr < end_vaddr) {
+		pm.pos = 0;
+		unsigned long end = (start_vaddr + PAGEMAP_WALK_SIZE) & PAGEMAP_WALK_MASK;
+		if (end < start_vaddr || end > end_vaddr) /* overflow? */
+			end = end_vaddr;
+		mmap_read_lock(mm);
+		ret = walk_page_range(mm, start_vaddr, end, &pagemap_walk_ops, &pm);
+		mmap_read_unlock(mm);
+		start_vaddr = end;
+
+		size_t len = min(count, PM_ENTRY_BYTES * pm.pos);
+		if (user ? copy_to_user(dst, pm.buffer, len) : (memcpy(dst, pm.buffer, len), 0)) {
+			ret = -EFAULT;
+			break;
+		}
+		copied += (long)len;
+		dst += len;
+		count -= len;
+	}
+	if (ret != -EFAULT) {
+		*ppos += copied;
+		ret = copied;
+	}
+	kfree(pm.buffer);
+	return ret;
+}
