@@ -9,4 +9,5 @@ KERNEL_SRCS += \
 	drivers/char/random.c \
 	drivers/firmware/memmap.c \
 	drivers/firmware/multiboot2.c \
-	drivers/tty/console_line.c
+	drivers/tty/console_line.c \
+	drivers/tty/tty_io.c

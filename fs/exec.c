@@ -16,7 +16,7 @@
 #include "arch/x86_64/processor.h"
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/uaccess.h"
-#include "kernel/file.h"
+#include "fs/file.h"
 #include "drivers/firmware/multiboot2.h"
 #include "kernel/printk.h"
 #include "drivers/char/random.h"

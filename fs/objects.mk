@@ -1,8 +1,17 @@
-# fs/: exec and the ELF loader, and procfs (fs/proc/).
+# fs/: open files and their descriptor table, path lookup, read/write,
+# stat, ioctl, exec and the ELF loader, and procfs's files (fs/proc/).
 # Linked into the kernel: adding a file here is the one deliberate step that
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
 	fs/binfmt_elf.c \
 	fs/exec.c \
+	fs/file.c \
+	fs/file_table.c \
+	fs/ioctl.c \
+	fs/namei.c \
+	fs/open.c \
 	fs/proc/array.c \
-	fs/proc/task_mmu.c
+	fs/proc/inode.c \
+	fs/proc/task_mmu.c \
+	fs/read_write.c \
+	fs/stat.c

@@ -21,7 +21,7 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
-#include "kernel/file.h"
+#include "fs/file.h"
 #include "kernel/futex.h"
 #include "kernel/init.h"
 #include "kernel/panic.h"

@@ -6,7 +6,6 @@ KERNEL_SRCS += \
 	kernel/cmdline.c \
 	kernel/crash.c \
 	kernel/exit.c \
-	kernel/file.c \
 	kernel/fork.c \
 	kernel/futex.c \
 	kernel/futex_robust.c \

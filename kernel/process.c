@@ -18,7 +18,7 @@
 #include "kernel/cmdline.h"
 #include "fs/exec.h"
 #include "fs/binfmt_elf.h"
-#include "kernel/file.h"
+#include "fs/file.h"
 #include "drivers/firmware/multiboot2.h"
 #include "kernel/panic.h"
 #include "kernel/pid.h"

@@ -18,7 +18,6 @@
 #include "kernel/types.h"
 #include "kernel/unistd.h"
 
-#define __user /* a user-space address: only for copy_*_user() */
 
 typedef long (*syscall_fn_t)(const unsigned long args[6]);
 

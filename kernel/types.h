@@ -27,6 +27,7 @@ typedef u64 phys_addr_t;
 #define MiB(x) ((u64)(x) << 20)
 #define GiB(x) ((u64)(x) << 30)
 
+#define __user /* a user-space address: only for copy_*_user() */
 #define __packed __attribute__((packed))
 #define __aligned(x) __attribute__((aligned(x)))
 #define __used __attribute__((used))
@@ -67,6 +68,7 @@ typedef u64 phys_addr_t;
 #define EISDIR 21
 #define EINVAL 22
 #define EMFILE 24
+#define ENOTTY 25
 #define ENOSPC 28
 #define ESPIPE 29
 #define ERANGE 34

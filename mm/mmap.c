@@ -12,7 +12,7 @@
  * (mmap and brk) charges, munmap_range and exit_mmap uncharge. */
 #include "mm/mmap.h"
 #include "mm/vma.h"
-#include "kernel/file.h"
+#include "fs/file.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/huge_memory.h"

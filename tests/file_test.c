@@ -15,7 +15,7 @@
 #include "tests/kunit.h"
 #include "arch/x86_64/uaccess.h"
 #include "drivers/tty/console_line.h"
-#include "kernel/file.h"
+#include "fs/file.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
 #include "kernel/sched.h"

@@ -8,7 +8,7 @@
 #include "tests/kunit.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/uaccess.h"
-#include "kernel/file.h"
+#include "fs/file.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "kernel/syscall.h"

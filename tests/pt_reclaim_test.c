@@ -11,7 +11,7 @@
  * pages it made come back (nr_user_pagetable_pages), and the framework
  * checks the free pages and slab objects of the suite. */
 #include "tests/kunit.h"
-#include "kernel/file.h"
+#include "fs/file.h"
 #include "kernel/printk.h"
 #include "kernel/procfs.h"
 #include "kernel/rcu.h"

@@ -18,7 +18,7 @@
 #include "kernel/smp.h"
 #include "lib/string.h"
 #include "kernel/time.h"
-#include "kernel/file.h"
+#include "fs/file.h"
 #include "mm/mm_types.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"

@@ -16,7 +16,7 @@
  * dropped. */
 #include "fs/proc/internal.h"
 #include "arch/x86_64/uaccess.h"
-#include "kernel/file.h"
+#include "fs/file.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/smp.h"

@@ -6,7 +6,7 @@
  * function it replaces (the range inside the VMA and page aligned, a
  * gather open around unmap_page_range and free_pgd_range). */
 #include "tests/host/vma_stubs.h"
-#include "kernel/file.h"
+#include "fs/file.h"
 #include "kernel/sched.h"
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"

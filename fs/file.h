@@ -20,8 +20,8 @@
  * below, which act on an explicit table with kernel buffers, so that tests
  * can drive them; the wrappers add the user copies, and a bad user pointer
  * gives -EFAULT there, as in Linux. */
-#ifndef KERNEL_FILE_H
-#define KERNEL_FILE_H
+#ifndef FS_FILE_H
+#define FS_FILE_H
 
 #include "kernel/types.h"
 

@@ -1,0 +1,50 @@
+/* The life of an open file (Linux's fs/file_table.c): a struct file is
+ * reference-counted (f_count, atomic); the descriptor table holds one
+ * reference per descriptor, and every system call that uses a descriptor
+ * holds one while it does (fget/fput in fs/file.c), so a close racing a
+ * read of the same fd frees the file only when the reader is done with
+ * it. The last fput frees the file and what it owns (a generated file's
+ * snapshot, a directory's path). */
+#include "fs/fs.h"
+#include "arch/x86_64/uaccess.h"
+#include "lib/string.h"
+#include "mm/slab.h"
+#include "mm/util.h"
+
+/* A new struct file with one reference (the caller's), as alloc_empty_file. */
+struct file *alloc_file(void)
+{
+	struct file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return NULL;
+	f->f_count = 1;
+	mutex_init(&f->f_pos_lock);
+	mutex_init(&f->seq_lock);
+	return f;
+}
+
+/* Linux's fput(): drops a reference; the last one frees the file (__fput). */
+void fput(struct file *f)
+{
+	if (__atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL))
+		return;
+	kvfree(f->buf);
+	kfree(f->path);
+	kfree(f);
+}
+
+unsigned long file_copy_out(void *dst, const void *src, size_t n, bool user)
+{
+	if (user)
+		return copy_to_user(dst, src, n);
+	memcpy(dst, src, n);
+	return 0;
+}
+
+unsigned long file_copy_in(void *dst, const void *src, size_t n, bool user)
+{
+	if (user)
+		return copy_from_user(dst, src, n);
+	memcpy(dst, src, n);
+	return 0;
+}
