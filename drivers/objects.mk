@@ -6,6 +6,7 @@ KERNEL_SRCS += \
 	drivers/acpi/numa/srat.c \
 	drivers/acpi/tables.c \
 	drivers/base/cpu.c \
+	drivers/base/node.c \
 	drivers/char/random.c \
 	drivers/firmware/memmap.c \
 	drivers/firmware/multiboot2.c \

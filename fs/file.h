@@ -1,6 +1,6 @@
 /* Open files of a process: a small table of file descriptors, the serial
  * console behind fd 0, 1 and 2, and read-only files generated when opened
- * (procfs, sysfs: kernel/procfs.c).
+ * (procfs, sysfs: fs/proc/).
  *
  * Invariants: fd n is in use iff files->fd[n] is not NULL; a struct file is
  * in one descriptor (no dup yet) and is reference-counted: close() takes it
@@ -28,6 +28,12 @@
 #define NR_OPEN_DEFAULT 64
 #define PATH_MAX 4096 /* with the terminating NUL, as Linux's */
 #define NAME_MAX 255
+
+/* st_mode's file types (Linux's uapi stat.h). */
+#define S_IFMT 00170000
+#define S_IFREG 0100000
+#define S_IFDIR 0040000
+#define S_IFCHR 0020000
 
 #define SEEK_SET 0
 #define SEEK_CUR 1

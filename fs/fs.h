@@ -15,7 +15,7 @@
 
 #include "fs/file.h"
 #include "kernel/mutex.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/types.h"
 #include "mm/page.h"
 
@@ -30,10 +30,6 @@
 
 #define MAX_RW_COUNT (0x7fffffffl & (long)~(PAGE_SIZE - 1))
 
-#define S_IFCHR 0020000
-#define S_IFDIR 0040000
-#define S_IFREG 0100000
-
 typedef unsigned short umode_t;
 
 struct file;
@@ -46,7 +42,7 @@ struct file_operations {
 	long (*llseek)(struct file *f, long offset, int whence);
 	/* ioctl(2) on the file; NULL: -ENOTTY, as Linux's vfs_ioctl */
 	long (*unlocked_ioctl)(struct file *f, unsigned int cmd, unsigned long arg);
-	umode_t mode;      /* st_mode for fstat */
+	umode_t mode;      /* st_mode for fstat (procfs: the entry's own) */
 	long size;         /* st_size, and the end for SEEK_END */
 	long blksize;      /* st_blksize */
 };

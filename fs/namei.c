@@ -1,6 +1,6 @@
 /* Path lookup (Linux's fs/namei.c): the walk of a path one component at
  * a time from the root or a directory descriptor, "." and ".." included,
- * each step asking the namespace (kernel/procfs.c), so that an error comes
+ * each step asking the namespace (fs/proc/generic.c), so that an error comes
  * from the first component that fails; the open of what it finds
  * (path_openat); and getname, the copy of a user path.
  *

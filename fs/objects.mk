@@ -11,7 +11,12 @@ KERNEL_SRCS += \
 	fs/namei.c \
 	fs/open.c \
 	fs/proc/array.c \
+	fs/proc/base.c \
+	fs/proc/generic.c \
 	fs/proc/inode.c \
+	fs/proc/loadavg.c \
+	fs/proc/meminfo.c \
+	fs/proc/root.c \
 	fs/proc/task_mmu.c \
 	fs/read_write.c \
 	fs/stat.c

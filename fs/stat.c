@@ -34,7 +34,8 @@ static void fill_stat(const struct file *f, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_nlink = f->path ? 2 : 1;
-	st->st_mode = f->f_op->mode;
+	/* A procfs or sysfs file's mode is its entry's; a device's its methods'. */
+	st->st_mode = f->node.entry ? f->node.entry->mode : f->f_op->mode;
 	st->st_rdev = f->console ? (4u << 8) | 64u : 0;
 	st->st_size = f->f_op->size;
 	st->st_blksize = f->f_op->blksize;

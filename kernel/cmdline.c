@@ -1,7 +1,8 @@
 #include "kernel/cmdline.h"
+#include "fs/proc/proc_fs.h"
 #include "arch/x86_64/fw_cfg.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "lib/string.h"
 
 char boot_command_line[COMMAND_LINE_SIZE];
@@ -14,11 +15,16 @@ kernel_param_int("fuzz.calls", fuzz_calls, 0, 0x7fffffff,
 kernel_param_int("fuzz.seed", fuzz_seed, 0, 0x7fffffff,
 		 "seed for the user program syscall_fuzz (0: its default; make fuzz)");
 
-void cmdline_show(struct seq_buf *m, const struct proc_node *node)
+static void cmdline_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
 	seq_buf_printf(m, "%s\n", boot_command_line);
 }
+
+/* /proc/cmdline, as Linux's: the command line and a newline. */
+static const struct proc_dir_entry cmdline_entry __proc_entry = {
+	.parent = &proc_root_dir, .name = "cmdline", .mode = S_IFREG | 0444, .show = cmdline_show,
+};
 
 extern const struct kernel_param __kernel_params_start[], __kernel_params_end[];
 

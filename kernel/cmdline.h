@@ -98,10 +98,5 @@ size_t cmdline_check_nul(const char *buf, size_t len);
 /* Builds boot_command_line from the two sources and applies it. */
 void cmdline_init(const char *multiboot_cmdline);
 void cmdline_print_help(void);
-/* /proc/cmdline (kernel/procfs.c), as Linux's: the command line and a
- * newline. */
-struct seq_buf;
-struct proc_node;
-void cmdline_show(struct seq_buf *m, const struct proc_node *node);
 
 #endif

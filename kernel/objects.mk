@@ -15,7 +15,6 @@ KERNEL_SRCS += \
 	kernel/pid.c \
 	kernel/printk.c \
 	kernel/process.c \
-	kernel/procfs.c \
 	kernel/rcu.c \
 	kernel/rwsem.c \
 	kernel/sched.c \

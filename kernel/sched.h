@@ -126,7 +126,7 @@ struct task_struct {
 	unsigned long sas_ss_sp;       /* sigaltstack */
 	unsigned long sas_ss_size;
 	unsigned int sas_ss_flags;
-	struct files_struct *files;    /* open files (kernel/file.c), the group's */
+	struct files_struct *files;    /* open files (fs/file.c), the group's */
 	void *fpu_state;               /* 512-byte FXSAVE area, 16-byte aligned */
 	struct thread_struct thread;   /* FS/GS bases (arch/x86_64/processor.h) */
 	struct cpumask cpus_mask;      /* CPUs it may run on (its affinity); written under

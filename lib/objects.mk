@@ -4,4 +4,5 @@
 KERNEL_SRCS += \
 	lib/ratelimit.c \
 	lib/rbtree.c \
+	lib/seq_buf.c \
 	lib/string.c

@@ -11,13 +11,14 @@
  * outside [4, CLEAR_PAGE_MAX_THRESHOLD / 1024] KiB) is refused: a warning
  * at boot, -EINVAL from the sysctl; the previous value stays. */
 #include "mm/clear_page.h"
+#include "fs/proc/proc_fs.h"
 #include "arch/x86_64/cacheinfo.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "kernel/cmdline.h"
 #include "kernel/init.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "lib/string.h"
 
 static void kernel_cpuid(u32 leaf, u32 subleaf, struct cpuid_regs *r)
@@ -91,3 +92,13 @@ long clear_huge_page_threshold_kb_write(const struct proc_node *node, const char
 	int err = clear_page_set_threshold(kb << 10);
 	return err ? err : (long)len;
 }
+
+/* /proc/sys/vm/clear_huge_page_{method,threshold_kb}. */
+static const struct proc_dir_entry clear_huge_page_method_sysctl __proc_entry = {
+	.parent = &proc_sys_vm_dir, .name = "clear_huge_page_method", .mode = S_IFREG | 0644,
+	.show = clear_huge_page_method_show, .write = clear_huge_page_method_write,
+};
+static const struct proc_dir_entry clear_huge_page_threshold_kb_sysctl __proc_entry = {
+	.parent = &proc_sys_vm_dir, .name = "clear_huge_page_threshold_kb", .mode = S_IFREG | 0644,
+	.show = clear_huge_page_threshold_kb_show, .write = clear_huge_page_threshold_kb_write,
+};

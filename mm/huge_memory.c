@@ -5,11 +5,11 @@
  * clearing, Ankur Arora's 2021 series ("clear_huge_page: use uncached
  * path", "gup: add FOLL_HINT_BULK, FAULT_FLAG_UNCACHED"). */
 #include "mm/huge_memory.h"
+#include "fs/proc/proc_fs.h"
 #include "arch/x86_64/cpu.h"
 #include "kernel/cmdline.h"
 #include "kernel/init.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
 #include "lib/string.h"
 #include "mm/clear_page.h"
 #include "mm/mempolicy.h"
@@ -421,6 +421,27 @@ void thp_hpage_pmd_size_show(struct seq_buf *m, const struct proc_node *node)
 	(void)node;
 	seq_buf_printf(m, "%lu\n", PMD_SIZE);
 }
+
+/* /sys/kernel/mm/transparent_hugepage. */
+static const struct proc_dir_entry thp_dir __proc_entry = {
+	.parent = &sys_kernel_mm_dir, .name = "transparent_hugepage", .mode = S_IFDIR | 0555,
+};
+static const struct proc_dir_entry thp_defrag_file __proc_entry = {
+	.parent = &thp_dir, .name = "defrag", .mode = S_IFREG | 0644,
+	.show = thp_defrag_show, .write = thp_defrag_write,
+};
+static const struct proc_dir_entry thp_enabled_file __proc_entry = {
+	.parent = &thp_dir, .name = "enabled", .mode = S_IFREG | 0644,
+	.show = thp_enabled_show, .write = thp_enabled_write,
+};
+static const struct proc_dir_entry thp_hpage_pmd_size_file __proc_entry = {
+	.parent = &thp_dir, .name = "hpage_pmd_size", .mode = S_IFREG | 0444,
+	.show = thp_hpage_pmd_size_show,
+};
+static const struct proc_dir_entry thp_use_zero_page_file __proc_entry = {
+	.parent = &thp_dir, .name = "use_zero_page", .mode = S_IFREG | 0644,
+	.show = thp_use_zero_page_show, .write = thp_use_zero_page_write,
+};
 
 void thp_vmstat_show(struct seq_buf *m)
 {

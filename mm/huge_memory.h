@@ -114,7 +114,7 @@ struct page *pgtable_trans_huge_withdraw(struct mm_struct *mm, pmd_t *pmd);
  * table back, so none is left; one that is is reported and freed. */
 void thp_check_deposits(struct mm_struct *mm);
 
-/* sysfs files (kernel/procfs.c) and the /proc/vmstat lines. */
+/* The sysfs files (registered in mm/huge_memory.c) and the /proc/vmstat lines. */
 void thp_enabled_show(struct seq_buf *m, const struct proc_node *node);
 long thp_enabled_write(const struct proc_node *node, const char *buf, size_t len);
 void thp_defrag_show(struct seq_buf *m, const struct proc_node *node);

@@ -2,11 +2,13 @@
  * Linux's mm/hugetlb.c: set_max_huge_pages, alloc_pool_huge_folio,
  * remove_pool_hugetlb_folio, hugetlb_report_meminfo and the sysfs files. */
 #include "mm/hugetlb.h"
+#include "drivers/base/node.h"
+#include "fs/proc/proc_fs.h"
 #include "arch/x86_64/cpufeature.h"
 #include "kernel/init.h"
 #include "kernel/mutex.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "lib/string.h"
@@ -477,30 +479,30 @@ static void show_count(struct seq_buf *m, const struct proc_node *node, const un
 	seq_buf_printf(m, "%lu\n", node->nid == NUMA_NO_NODE ? READ_ONCE(*total) : READ_ONCE(per_node[node->nid]));
 }
 
-void nr_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+static void nr_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 {
 	const struct hstate *h = node_hstate(node);
 	show_count(m, node, &h->nr_huge_pages, h->nr_huge_pages_node);
 }
 
-void free_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+static void free_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 {
 	const struct hstate *h = node_hstate(node);
 	show_count(m, node, &h->free_huge_pages, h->free_huge_pages_node);
 }
 
-void resv_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+static void resv_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 {
 	seq_buf_printf(m, "%lu\n", READ_ONCE(node_hstate(node)->resv_huge_pages));
 }
 
-void surplus_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+static void surplus_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 {
 	const struct hstate *h = node_hstate(node);
 	show_count(m, node, &h->surplus_huge_pages, h->surplus_huge_pages_node);
 }
 
-void nr_overcommit_hugepages_show(struct seq_buf *m, const struct proc_node *node)
+static void nr_overcommit_hugepages_show(struct seq_buf *m, const struct proc_node *node)
 {
 	seq_buf_printf(m, "%lu\n", READ_ONCE(node_hstate(node)->nr_overcommit_huge_pages));
 }
@@ -520,7 +522,7 @@ static int parse_count(const char *buf, size_t len, unsigned long *out)
 
 /* Linux's __nr_hugepages_store_common: the pool set as far as memory
  * allows; the write itself succeeds (a short pool is read back). */
-long nr_hugepages_write(const struct proc_node *node, const char *buf, size_t len)
+static long nr_hugepages_write(const struct proc_node *node, const char *buf, size_t len)
 {
 	unsigned long count;
 	if (parse_count(buf, len, &count))
@@ -532,7 +534,7 @@ long nr_hugepages_write(const struct proc_node *node, const char *buf, size_t le
 /* Linux's nr_overcommit_hugepages_store: any count, but none for a
  * gigantic size (no surplus gigantic pages). Lowering it below the surplus
  * in use takes nothing away: those go as they are freed. */
-long nr_overcommit_hugepages_write(const struct proc_node *node, const char *buf, size_t len)
+static long nr_overcommit_hugepages_write(const struct proc_node *node, const char *buf, size_t len)
 {
 	struct hstate *h = node_hstate(node);
 	unsigned long count;
@@ -546,13 +548,13 @@ long nr_overcommit_hugepages_write(const struct proc_node *node, const char *buf
 	return (long)len;
 }
 
-void nr_hugepages_sysctl_show(struct seq_buf *m, const struct proc_node *node)
+static void nr_hugepages_sysctl_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
 	seq_buf_printf(m, "%lu\n", READ_ONCE(hstates[default_hstate_idx].nr_huge_pages));
 }
 
-long nr_hugepages_sysctl_write(const struct proc_node *node, const char *buf, size_t len)
+static long nr_hugepages_sysctl_write(const struct proc_node *node, const char *buf, size_t len)
 {
 	(void)node;
 	unsigned long count;
@@ -567,3 +569,59 @@ long nr_hugepages_sysctl_write(const struct proc_node *node, const char *buf, si
 	long r = set_max_huge_pages(&hstates[default_hstate_idx], count, NUMA_NO_NODE);
 	return r < 0 ? r : (long)len;
 }
+
+/* The files: /sys/kernel/mm/hugepages/hugepages-<kB>kB/ and
+ * /sys/devices/system/node/node<N>/hugepages/hugepages-<kB>kB/, one
+ * directory for each size the CPU can map (node->hstate is its index,
+ * node->nid the node for the per-node ones, NUMA_NO_NODE for the global),
+ * and /proc/sys/vm/nr_hugepages, the default size's. */
+static bool hstate_dir_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
+{
+	(void)task;
+	for (int i = 0; i < HUGE_MAX_HSTATE; i++) {
+		char name[32];
+		int n = snprintf(name, sizeof(name), "hugepages-%lukB", huge_page_size(&hstates[i]) >> 10);
+		if (hstates[i].supported && (size_t)n == len && !memcmp(s, name, len)) {
+			node->hstate = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct proc_dir_entry hugepages_dir __proc_entry = {
+	.parent = &sys_kernel_mm_dir, .name = "hugepages", .mode = S_IFDIR | 0555,
+};
+static const struct proc_dir_entry hstate_dir __proc_entry = {
+	.parent = &hugepages_dir, .match = hstate_dir_match, .mode = S_IFDIR | 0555,
+};
+static const struct proc_dir_entry node_hugepages_dir __proc_entry = {
+	.parent = &node_dir, .name = "hugepages", .mode = S_IFDIR | 0555,
+};
+static const struct proc_dir_entry node_hstate_dir __proc_entry = {
+	.parent = &node_hugepages_dir, .match = hstate_dir_match, .mode = S_IFDIR | 0555,
+};
+
+#define HSTATE_FILE(field, dir, name_, show_)                                             \
+	static const struct proc_dir_entry field __proc_entry = {                         \
+		.parent = &dir, .name = name_, .mode = S_IFREG | 0444, .show = show_,     \
+	}
+#define HSTATE_FILE_RW(field, dir, name_, show_, write_)                                  \
+	static const struct proc_dir_entry field __proc_entry = {                         \
+		.parent = &dir, .name = name_, .mode = S_IFREG | 0644, .show = show_,     \
+		.write = write_,                                                          \
+	}
+HSTATE_FILE(hstate_free, hstate_dir, "free_hugepages", free_hugepages_show);
+HSTATE_FILE_RW(hstate_nr, hstate_dir, "nr_hugepages", nr_hugepages_show, nr_hugepages_write);
+HSTATE_FILE_RW(hstate_nr_overcommit, hstate_dir, "nr_overcommit_hugepages", nr_overcommit_hugepages_show,
+	       nr_overcommit_hugepages_write);
+HSTATE_FILE(hstate_resv, hstate_dir, "resv_hugepages", resv_hugepages_show);
+HSTATE_FILE(hstate_surplus, hstate_dir, "surplus_hugepages", surplus_hugepages_show);
+HSTATE_FILE(node_hstate_free, node_hstate_dir, "free_hugepages", free_hugepages_show);
+HSTATE_FILE_RW(node_hstate_nr, node_hstate_dir, "nr_hugepages", nr_hugepages_show, nr_hugepages_write);
+HSTATE_FILE(node_hstate_surplus, node_hstate_dir, "surplus_hugepages", surplus_hugepages_show);
+
+static const struct proc_dir_entry nr_hugepages_sysctl __proc_entry = {
+	.parent = &proc_sys_vm_dir, .name = "nr_hugepages", .mode = S_IFREG | 0644,
+	.show = nr_hugepages_sysctl_show, .write = nr_hugepages_sysctl_write,
+};

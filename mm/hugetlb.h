@@ -175,17 +175,4 @@ unsigned long hugetlb_total_pages(void);
 void hugetlb_report_meminfo(struct seq_buf *m);
 void hugetlb_report_node_meminfo(struct seq_buf *m, int nid);
 
-/* The files (kernel/procfs.c): node->hstate is the hstate's index, and
- * node->nid the node for the per-node ones (NUMA_NO_NODE for the global). */
-void nr_hugepages_show(struct seq_buf *m, const struct proc_node *node);
-long nr_hugepages_write(const struct proc_node *node, const char *buf, size_t len);
-void free_hugepages_show(struct seq_buf *m, const struct proc_node *node);
-void resv_hugepages_show(struct seq_buf *m, const struct proc_node *node);
-void surplus_hugepages_show(struct seq_buf *m, const struct proc_node *node);
-void nr_overcommit_hugepages_show(struct seq_buf *m, const struct proc_node *node);
-long nr_overcommit_hugepages_write(const struct proc_node *node, const char *buf, size_t len);
-/* /proc/sys/vm/nr_hugepages: the default hstate's. */
-void nr_hugepages_sysctl_show(struct seq_buf *m, const struct proc_node *node);
-long nr_hugepages_sysctl_write(const struct proc_node *node, const char *buf, size_t len);
-
 #endif

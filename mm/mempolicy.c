@@ -12,11 +12,12 @@
  * cpuset_current_mems_allowed) are all nodes, and a mask is intersected
  * with the nodes that have memory (N_MEMORY) as Linux's is. */
 #include "mm/mempolicy.h"
+#include "fs/proc/proc_fs.h"
 #include "mm/hugetlb_vma.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "lib/string.h"
@@ -83,14 +84,14 @@ static u8 get_il_weight(int nid)
 	return w ? w : 1;
 }
 
-void weighted_interleave_node_show(struct seq_buf *m, const struct proc_node *node)
+static void weighted_interleave_node_show(struct seq_buf *m, const struct proc_node *node)
 {
 	seq_buf_printf(m, "%u\n", get_il_weight(node->nid));
 }
 
 /* Linux's node_store: kstrtou8 of the value; 0 or anything else that is
  * not a number from 1 to 255 is EINVAL. */
-long weighted_interleave_node_write(const struct proc_node *node, const char *buf, size_t len)
+static long weighted_interleave_node_write(const struct proc_node *node, const char *buf, size_t len)
 {
 	size_t n = len;
 	while (n && (buf[n - 1] == '\n'))
@@ -110,6 +111,33 @@ long weighted_interleave_node_write(const struct proc_node *node, const char *bu
 	__atomic_store_n(&iw_table[node->nid], (u8)v, __ATOMIC_RELAXED);
 	return (long)len;
 }
+
+/* /sys/kernel/mm/mempolicy/weighted_interleave/node<N>: Linux has a file
+ * for each possible node. */
+static const struct proc_dir_entry mempolicy_dir __proc_entry = {
+	.parent = &sys_kernel_mm_dir, .name = "mempolicy", .mode = S_IFDIR | 0555,
+};
+static const struct proc_dir_entry weighted_interleave_dir __proc_entry = {
+	.parent = &mempolicy_dir, .name = "weighted_interleave", .mode = S_IFDIR | 0555,
+};
+
+static bool weighted_interleave_node_match(const char *s, size_t len, struct task_struct *task,
+					   struct proc_node *node)
+{
+	(void)task;
+	int id;
+	if (len <= 4 || memcmp(s, "node", 4) || !proc_parse_id(s + 4, len - 4, &id) ||
+	    (unsigned)id >= num_online_nodes())
+		return false;
+	node->nid = id;
+	return true;
+}
+
+static const struct proc_dir_entry weighted_interleave_node __proc_entry = {
+	.parent = &weighted_interleave_dir, .match = weighted_interleave_node_match,
+	.mode = S_IFREG | 0644, .show = weighted_interleave_node_show,
+	.write = weighted_interleave_node_write,
+};
 
 void mpol_to_str(struct seq_buf *m, const struct mempolicy *pol)
 {

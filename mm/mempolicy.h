@@ -131,10 +131,6 @@ int huge_node(struct vm_area_struct *vma, unsigned long addr, unsigned order, no
 
 struct seq_buf;
 struct proc_node;
-/* /sys/kernel/mm/mempolicy/weighted_interleave/node<N>: the weight of node
- * N for MPOL_WEIGHTED_INTERLEAVE (1 to 255, 1 until written). */
-void weighted_interleave_node_show(struct seq_buf *m, const struct proc_node *node);
-long weighted_interleave_node_write(const struct proc_node *node, const char *buf, size_t len);
 /* Linux's mpol_to_str, as numa_maps prints a policy: "bind=static:1-3",
  * "prefer (many):1,2", "default". NULL is the default policy. */
 void mpol_to_str(struct seq_buf *m, const struct mempolicy *pol);

@@ -81,6 +81,13 @@ typedef struct pglist_data {
 extern pg_data_t *node_data[MAX_NUMNODES];
 #define NODE_DATA(nid) (node_data[nid])
 
+/* The node exists and has present memory (Linux's node_state(nid,
+ * N_MEMORY)). */
+static inline bool node_has_memory(int nid)
+{
+	return nid >= 0 && nid < MAX_NUMNODES && NODE_DATA(nid) && NODE_DATA(nid)->node_present_pages;
+}
+
 /* Allocation. nid may be NUMA_NO_NODE (the current CPU's node).
  * __alloc_pages is the one entry (as Linux's): from preferred_nid, then the
  * nodes nearest to it, only nodes in nodemask (NULL: every node); a mask

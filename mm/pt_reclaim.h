@@ -47,14 +47,6 @@ int pte_reclaim_parse_mode(const char *buf, size_t len, enum pte_reclaim_mode *m
  * made under the old mode). Setting the mode in force always succeeds. */
 int pte_reclaim_set_mode(enum pte_reclaim_mode mode);
 
-/* /proc/sys/vm/pte_reclaim (kernel/procfs.c's proc_sys_vm_files): the
- * mode's word and a newline; a write takes a word (-EINVAL otherwise) and
- * gives -EBUSY while a user mm exists. */
-struct seq_buf;
-struct proc_node;
-void pte_reclaim_sysctl_show(struct seq_buf *m, const struct proc_node *node);
-long pte_reclaim_sysctl_write(const struct proc_node *node, const char *buf, size_t len);
-
 /* --- the scan design (Linux 6.14's mm/pt_reclaim.c) ------------------------ */
 
 struct mm_struct;

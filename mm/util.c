@@ -4,9 +4,10 @@
  * overcommit_kbytes_handler) and mm/mmap.c's init_user_reserve and
  * init_admin_reserve. */
 #include "mm/util.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/init.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "lib/ratelimit.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
@@ -131,7 +132,7 @@ static int sysctl_parse(const char *buf, size_t len, bool is_signed, s64 *out)
 	return 0;
 }
 
-void overcommit_memory_show(struct seq_buf *m, const struct proc_node *node)
+static void overcommit_memory_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
 	seq_buf_printf(m, "%d\n", READ_ONCE(sysctl_overcommit_memory));
@@ -139,7 +140,7 @@ void overcommit_memory_show(struct seq_buf *m, const struct proc_node *node)
 
 /* Linux: proc_dointvec_minmax with extra1 SYSCTL_ZERO, extra2 SYSCTL_TWO
  * (overcommit_policy_handler). */
-long overcommit_memory_write(const struct proc_node *node, const char *buf, size_t len)
+static long overcommit_memory_write(const struct proc_node *node, const char *buf, size_t len)
 {
 	(void)node;
 	s64 v;
@@ -149,14 +150,14 @@ long overcommit_memory_write(const struct proc_node *node, const char *buf, size
 	return (long)len;
 }
 
-void overcommit_ratio_show(struct seq_buf *m, const struct proc_node *node)
+static void overcommit_ratio_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
 	seq_buf_printf(m, "%d\n", READ_ONCE(sysctl_overcommit_ratio));
 }
 
 /* Linux: proc_dointvec (any int), then overcommit_kbytes = 0. */
-long overcommit_ratio_write(const struct proc_node *node, const char *buf, size_t len)
+static long overcommit_ratio_write(const struct proc_node *node, const char *buf, size_t len)
 {
 	(void)node;
 	s64 v;
@@ -167,14 +168,14 @@ long overcommit_ratio_write(const struct proc_node *node, const char *buf, size_
 	return (long)len;
 }
 
-void overcommit_kbytes_show(struct seq_buf *m, const struct proc_node *node)
+static void overcommit_kbytes_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
 	seq_buf_printf(m, "%lu\n", READ_ONCE(sysctl_overcommit_kbytes));
 }
 
 /* Linux: proc_doulongvec_minmax, then overcommit_ratio = 0. */
-long overcommit_kbytes_write(const struct proc_node *node, const char *buf, size_t len)
+static long overcommit_kbytes_write(const struct proc_node *node, const char *buf, size_t len)
 {
 	(void)node;
 	s64 v;
@@ -184,6 +185,24 @@ long overcommit_kbytes_write(const struct proc_node *node, const char *buf, size
 	WRITE_ONCE(sysctl_overcommit_ratio, 0);
 	return (long)len;
 }
+
+/* /proc/sys/vm/overcommit_{memory,ratio,kbytes}.
+ * A write takes one integer
+ * (decimal or 0x hex, blanks around it): overcommit_memory 0..2, else
+ * -EINVAL; writing overcommit_ratio clears overcommit_kbytes and the other
+ * way round, as Linux's overcommit_ratio_handler/overcommit_kbytes_handler. */
+static const struct proc_dir_entry overcommit_kbytes_sysctl __proc_entry = {
+	.parent = &proc_sys_vm_dir, .name = "overcommit_kbytes", .mode = S_IFREG | 0644,
+	.show = overcommit_kbytes_show, .write = overcommit_kbytes_write,
+};
+static const struct proc_dir_entry overcommit_memory_sysctl __proc_entry = {
+	.parent = &proc_sys_vm_dir, .name = "overcommit_memory", .mode = S_IFREG | 0644,
+	.show = overcommit_memory_show, .write = overcommit_memory_write,
+};
+static const struct proc_dir_entry overcommit_ratio_sysctl __proc_entry = {
+	.parent = &proc_sys_vm_dir, .name = "overcommit_ratio", .mode = S_IFREG | 0644,
+	.show = overcommit_ratio_show, .write = overcommit_ratio_write,
+};
 
 /* --- kvmalloc --- */
 /* Linux's mm/util.c kvmalloc_node and friends; see mm/util.h. */

@@ -53,17 +53,6 @@ unsigned long vm_memory_committed(void);
 /* CommitLimit in pages. */
 unsigned long vm_commit_limit(void);
 
-/* /proc/sys/vm/overcommit_{memory,ratio,kbytes}: show and write handlers
- * (kernel/procfs.c's proc_sys_vm_files[]). A write takes one integer
- * (decimal or 0x hex, blanks around it): overcommit_memory 0..2, else
- * -EINVAL; writing overcommit_ratio clears overcommit_kbytes and the other
- * way round, as Linux's overcommit_ratio_handler/overcommit_kbytes_handler. */
-void overcommit_memory_show(struct seq_buf *m, const struct proc_node *node);
-long overcommit_memory_write(const struct proc_node *node, const char *buf, size_t len);
-void overcommit_ratio_show(struct seq_buf *m, const struct proc_node *node);
-long overcommit_ratio_write(const struct proc_node *node, const char *buf, size_t len);
-void overcommit_kbytes_show(struct seq_buf *m, const struct proc_node *node);
-long overcommit_kbytes_write(const struct proc_node *node, const char *buf, size_t len);
 
 /* --- kvmalloc --- */
 /* Linux's kvmalloc family (mm/util.c, include/linux/slab.h), with the seed

@@ -30,13 +30,14 @@
  * flushing. vmap_purge_lock (a mutex) makes purges one at a time. An
  * area's vm_struct belongs to whoever allocated the area until it frees it. */
 #include "mm/vmalloc.h"
+#include "fs/proc/proc_fs.h"
 #include "arch/x86_64/tlb.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/init.h"
 #include "kernel/ksyms.h"
 #include "kernel/mutex.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "kernel/sched_mm.h"
 #include "kernel/smp.h"
@@ -1166,3 +1167,13 @@ void vmallocinfo_show_buf(struct seq_buf *m)
 		seq_buf_printf(m, "%#lx-%#lx %7lu unpurged vm_area\n", va->va_start, va->va_end, va_size(va));
 	spin_unlock_irqrestore(&vmap_area_lock, flags);
 }
+
+static void vmallocinfo_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	vmallocinfo_show_buf(m);
+}
+
+static const struct proc_dir_entry vmallocinfo_entry __proc_entry = {
+	.parent = &proc_root_dir, .name = "vmallocinfo", .mode = S_IFREG | 0444, .show = vmallocinfo_show,
+};

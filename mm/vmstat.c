@@ -1,5 +1,11 @@
-/* /proc/vmstat's event counters (mm/vmstat.h). */
+/* /proc/vmstat's event counters (mm/vmstat.h), and the two files Linux's
+ * mm/vmstat.c prints: /proc/vmstat and /proc/buddyinfo. */
 #include "mm/vmstat.h"
+#include "fs/proc/proc_fs.h"
+#include "mm/clear_page.h"
+#include "mm/huge_memory.h"
+#include "mm/memory.h"
+#include "mm/page_alloc.h"
 
 struct vm_event_state vm_event_states[NR_CPUS];
 
@@ -10,3 +16,78 @@ unsigned long all_vm_events(enum vm_event_item item)
 		sum += READ_ONCE(vm_event_states[cpu].event[item]);
 	return sum;
 }
+
+/* One line per node with memory, as frag_show() prints a populated zone.
+ * We have one zone per node and call it Normal; Linux would say DMA32 for
+ * memory below 4 GiB. Linux prints NR_PAGE_ORDERS (11) columns; we print
+ * all of ours, orders 0..MAX_PAGE_ORDER (19 columns, up to 1 GiB). The
+ * counts are the buddy lists only (per-CPU lists are not in them, as in
+ * Linux), read under the node's lock so that a line is one moment. */
+static void buddyinfo_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		pg_data_t *pgdat = NODE_DATA(nid);
+		unsigned long counts[NR_PAGE_ORDERS], flags;
+		if (!node_has_memory(nid))
+			continue;
+		spin_lock_irqsave(&pgdat->lock, flags);
+		for (int o = 0; o < NR_PAGE_ORDERS; o++)
+			counts[o] = pgdat->free_area[o].nr_free;
+		spin_unlock_irqrestore(&pgdat->lock, flags);
+		seq_buf_printf(m, "Node %d, zone %8s ", nid, "Normal");
+		for (int o = 0; o < NR_PAGE_ORDERS; o++)
+			seq_buf_printf(m, "%6lu ", counts[o]);
+		seq_buf_puts(m, "\n");
+	}
+}
+
+static const struct proc_dir_entry buddyinfo_entry __proc_entry = {
+	.parent = &proc_root_dir, .name = "buddyinfo", .mode = S_IFREG | 0444, .show = buddyinfo_show,
+};
+
+/* /proc/vmstat: Linux's format ("name value" per line, mm/vmstat.c's
+ * names), with the counters mmlab keeps: a subset of Linux's lines, in
+ * Linux's order, then mmlab's own clearing counters (mm/clear_page.h:
+ * extents and 4 KiB pages cleared by each method, and the fences), which
+ * Linux does not have. */
+static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	seq_buf_printf(m, "nr_free_pages %lu\nnr_anon_pages %lu\nnr_page_table_pages %lu\n", nr_free_pages(),
+		       nr_anon_pages(), nr_user_pagetable_pages());
+	static const char *const numa_names[NR_NUMA_STAT_ITEMS] = {
+		[NUMA_HIT] = "numa_hit", [NUMA_MISS] = "numa_miss", [NUMA_FOREIGN] = "numa_foreign",
+		[NUMA_INTERLEAVE_HIT] = "numa_interleave", [NUMA_LOCAL] = "numa_local", [NUMA_OTHER] = "numa_other",
+	};
+	for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++) {
+		unsigned long sum = 0;
+		for (unsigned nid = 0; nid < num_online_nodes(); nid++)
+			sum += node_numa_event_state((int)nid, (enum numa_stat_item)i);
+		seq_buf_printf(m, "%s %lu\n", numa_names[i], sum);
+	}
+	seq_buf_printf(m, "pgfault %lu\npgmajfault %lu\n", all_vm_events(PGFAULT), all_vm_events(PGMAJFAULT));
+	thp_vmstat_show(m);
+	struct clear_page_stats clear = clear_page_stats_sum();
+	for (unsigned i = CLEAR_PAGE_ORIG; i < NR_CLEAR_PAGE_METHODS; i++)
+		seq_buf_printf(m, "clear_huge_page_%s %lu\nclear_huge_page_%s_pages %lu\n",
+			       clear_page_method_name(i), clear.extents[i], clear_page_method_name(i),
+			       clear.pages[i]);
+	/* The paths summed (the issue's names): cached = orig + rep + erms,
+	 * uncached = movnt + clzero; extent is its own line above. Then the
+	 * fences, and the fence assertion's reports (0 unless a bug). */
+	unsigned long cached = 0, uncached = 0;
+	for (unsigned i = CLEAR_PAGE_ORIG; i < NR_CLEAR_PAGE_METHODS; i++) {
+		if (clear_page_method_uncached(i))
+			uncached += clear.extents[i];
+		else if (i != CLEAR_PAGE_EXTENT)
+			cached += clear.extents[i];
+	}
+	seq_buf_printf(m, "clear_huge_page_cached %lu\nclear_huge_page_uncached %lu\n", cached, uncached);
+	seq_buf_printf(m, "clear_huge_page_fences %lu\nclear_huge_page_incoherent %lu\n", clear.fences,
+		       clear.incoherent);
+}
+
+static const struct proc_dir_entry vmstat_entry __proc_entry = {
+	.parent = &proc_root_dir, .name = "vmstat", .mode = S_IFREG | 0444, .show = vmstat_show,
+};

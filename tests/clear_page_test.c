@@ -13,7 +13,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "lib/string.h"
 #include "mm/clear_page.h"
 #include "mm/page.h"

@@ -1,4 +1,4 @@
-/* The open-file layer (kernel/file.c): the descriptor table (lowest fd
+/* The open-file layer (fs/): the descriptor table (lowest fd
  * first, EMFILE, EBADF, open's errnos, reads and seeks of generated files,
  * the snapshot freed on close), the console's line buffer
  * (drivers/tty/console_line.c: lines never interleaved across CPUs), and the
@@ -17,7 +17,7 @@
 #include "drivers/tty/console_line.h"
 #include "fs/file.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "lib/string.h"

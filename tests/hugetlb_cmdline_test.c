@@ -9,7 +9,7 @@
 #include "tests/kunit.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "lib/string.h"
 #include "mm/hugetlb.h"
 #include "mm/numa.h"

@@ -9,7 +9,7 @@
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "lib/string.h"

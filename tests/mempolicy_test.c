@@ -12,7 +12,7 @@
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
 #include "kernel/smp.h"

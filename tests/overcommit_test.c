@@ -9,7 +9,7 @@
  * sysctls back however it ends. */
 #include "tests/kunit.h"
 #include "mm/hugetlb.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
 #include "kernel/unistd.h"

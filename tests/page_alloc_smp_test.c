@@ -39,7 +39,7 @@ static unsigned other_cpu(void)
 	return NR_CPUS;
 }
 
-static bool node_has_memory(int nid) { return node_data[nid] && node_data[nid]->managed_pages; }
+static bool node_has_managed_pages(int nid) { return node_data[nid] && node_data[nid]->managed_pages; }
 
 /* ---- per-CPU lists ------------------------------------------------------- */
 
@@ -82,7 +82,7 @@ static void drain_leaves_a_list_alone_while_its_cpu_has_interrupts_off(struct ku
 	if (cpu == NR_CPUS)
 		kunit_skip(test, "needs a second CPU");
 	int nid = cpu_to_node(cpu);
-	if (nid < 0 || !node_has_memory(nid))
+	if (nid < 0 || !node_has_managed_pages(nid))
 		nid = node_data[numa_node_id()]->fallback[0];
 	struct list_owner o = { .nid = nid };
 	struct task_struct *t = kthread_run_on_cpu(hold_own_list, &o, cpu, "pcp_owner/%u");
@@ -144,7 +144,7 @@ static void numa_counters_lose_nothing_across_cpus(struct kunit *test)
 	if (cpu == NR_CPUS)
 		kunit_skip(test, "needs a second CPU");
 	int nid = node_data[numa_node_id()]->fallback[0];
-	KUNIT_ASSERT_TRUE(test, node_has_memory(nid));
+	KUNIT_ASSERT_TRUE(test, node_has_managed_pages(nid));
 	unsigned long before[NR_NUMA_STAT_ITEMS];
 	for (int i = 0; i < NR_NUMA_STAT_ITEMS; i++)
 		before[i] = node_numa_event_state(nid, (enum numa_stat_item)i);
@@ -301,7 +301,7 @@ static void nofail_lets_other_tasks_free_memory(struct kunit *test)
 {
 	/* The CPU's own node, or its nearest with memory when it has none. */
 	int nid = numa_node_id();
-	if (!node_has_memory(nid))
+	if (!node_has_managed_pages(nid))
 		nid = node_data[nid]->fallback[0];
 	pg_data_t *pgdat = node_data[nid];
 	INIT_LIST_HEAD(&nofail_held.list);

@@ -28,14 +28,14 @@ static bool phys_in_node(phys_addr_t pa, phys_addr_t len, int nid)
 	return false;
 }
 
-static bool node_has_memory(int nid) { return node_data[nid] && node_data[nid]->managed_pages; }
+static bool node_has_managed_pages(int nid) { return node_data[nid] && node_data[nid]->managed_pages; }
 
 /* The node this CPU allocates from: its own, or, when its node has CPUs and
  * no memory, the nearest node with memory (the first of its fallbacks). */
 static int cpu_memory_node(void)
 {
 	int nid = numa_node_id();
-	return node_has_memory(nid) ? nid : node_data[nid]->fallback[0];
+	return node_has_managed_pages(nid) ? nid : node_data[nid]->fallback[0];
 }
 
 /* A list of allocations, linked through the pages' lru (ours while allocated). */
@@ -94,7 +94,7 @@ static void pages_land_on_their_node(struct kunit *test)
 {
 	unsigned tested = 0;
 	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
-		if (!node_has_memory(nid))
+		if (!node_has_managed_pages(nid))
 			continue;
 		for (unsigned order = 0; order <= 9; order += 9) {
 			struct page *p = alloc_pages_node(nid, GFP_KERNEL, order);
@@ -117,9 +117,9 @@ static void fallback_lists_follow_the_slit(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, pgdat);
 		unsigned with_memory = 0;
 		for (int n = 0; n < (int)num_online_nodes(); n++)
-			with_memory += node_has_memory(n);
+			with_memory += node_has_managed_pages(n);
 		KUNIT_EXPECT_EQ(test, pgdat->nr_fallback, with_memory);
-		if (node_has_memory(nid))
+		if (node_has_managed_pages(nid))
 			KUNIT_EXPECT_EQ(test, pgdat->fallback[0], nid);
 		for (int i = 1; i < pgdat->nr_fallback; i++)
 			KUNIT_EXPECT_LE(test, node_distance(nid, pgdat->fallback[i - 1]),
@@ -133,7 +133,7 @@ static void exhausted_node_falls_back_in_slit_order(struct kunit *test)
 {
 	int home = numa_node_id();
 	pg_data_t *pgdat = node_data[home];
-	if (!node_has_memory(home) || pgdat->nr_fallback < 2)
+	if (!node_has_managed_pages(home) || pgdat->nr_fallback < 2)
 		kunit_skip(test, "needs a home node with memory and another node");
 
 	static struct held held;
@@ -169,7 +169,7 @@ static void memoryless_node_uses_its_nearest(struct kunit *test)
 {
 	int tested = 0;
 	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
-		if (node_has_memory(nid))
+		if (node_has_managed_pages(nid))
 			continue;
 		pg_data_t *pgdat = node_data[nid];
 		KUNIT_ASSERT_GT(test, pgdat->nr_fallback, 0);
@@ -177,7 +177,7 @@ static void memoryless_node_uses_its_nearest(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, p);
 		KUNIT_EXPECT_EQ(test, page_to_nid(p), pgdat->fallback[0]);
 		for (int n = 0; n < (int)num_online_nodes(); n++)
-			if (node_has_memory(n))
+			if (node_has_managed_pages(n))
 				KUNIT_EXPECT_LE(test, node_distance(nid, page_to_nid(p)), node_distance(nid, n));
 		__free_pages(p, 0);
 		KUNIT_EXPECT_NULL(test, alloc_pages_node(nid, GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN, 0));
@@ -205,7 +205,7 @@ static void snapshot_shape(int nid, unsigned long shape[NR_PAGE_ORDERS])
 static void split_and_merge_restore_the_free_lists(struct kunit *test)
 {
 	int nid = numa_node_id();
-	if (!node_has_memory(nid))
+	if (!node_has_managed_pages(nid))
 		nid = node_data[nid]->fallback[0];
 	unsigned long before[NR_PAGE_ORDERS], after[NR_PAGE_ORDERS];
 	struct page *blocks[NR_PAGE_ORDERS] = { 0 };
@@ -249,7 +249,7 @@ static void gigantic_pages(struct kunit *test)
 {
 	unsigned succeeded = 0;
 	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
-		if (!node_has_memory(nid))
+		if (!node_has_managed_pages(nid))
 			continue;
 		bool possible = node_free_blocks(nid, MAX_PAGE_ORDER) > 0;
 		unsigned long free_before = node_free_pages(nid);
@@ -317,7 +317,7 @@ static void gfp_zero_and_helpers(struct kunit *test)
 static void numa_counters(struct kunit *test)
 {
 	int home = numa_node_id();
-	if (!node_has_memory(home))
+	if (!node_has_managed_pages(home))
 		kunit_skip(test, "the boot CPU's node has no memory");
 	unsigned long hit = node_numa_event_state(home, NUMA_HIT);
 	unsigned long local = node_numa_event_state(home, NUMA_LOCAL);
@@ -328,7 +328,7 @@ static void numa_counters(struct kunit *test)
 	__free_pages(p, 2);
 
 	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
-		if (nid == home || !node_has_memory(nid))
+		if (nid == home || !node_has_managed_pages(nid))
 			continue;
 		unsigned long ohit = node_numa_event_state(nid, NUMA_HIT);
 		unsigned long other = node_numa_event_state(nid, NUMA_OTHER);
@@ -353,19 +353,19 @@ static void nodemask_restricts_allocations(struct kunit *test)
 	nodemask_t memoryless = NODE_MASK_NONE;
 	unsigned with_memory = 0;
 	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
-		if (node_has_memory(nid))
+		if (node_has_managed_pages(nid))
 			with_memory++;
 		else if (node_data[nid])
 			node_set(nid, memoryless);
 	}
-	if (node_has_memory(home)) {
+	if (node_has_managed_pages(home)) {
 		/* Warm this CPU's list on its node: the fast path would take it. */
 		struct page *warm = alloc_pages_node(home, GFP_KERNEL, 0);
 		KUNIT_ASSERT_NOT_NULL(test, warm);
 		__free_pages(warm, 0);
 	}
 	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
-		if (!node_has_memory(nid))
+		if (!node_has_managed_pages(nid))
 			continue;
 		nodemask_t only = nodemask_of_node(nid);
 		for (unsigned order = 0; order <= 9; order += 3) {
@@ -375,7 +375,7 @@ static void nodemask_restricts_allocations(struct kunit *test)
 			__free_pages(p, order);
 		}
 	}
-	if (with_memory > 1 && node_has_memory(home)) {
+	if (with_memory > 1 && node_has_managed_pages(home)) {
 		/* Everything but home: the nearest other node with memory, the
 		 * second entry of home's fallback list. */
 		nodemask_t others = NODE_MASK_ALL;

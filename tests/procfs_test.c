@@ -1,5 +1,6 @@
-/* /proc and /sys contents (kernel/procfs.c, and fs/proc/task_mmu.c for
- * /proc/<pid>): each file's fields in Linux's order and layout, and its
+/* /proc and /sys contents (fs/proc/, drivers/base/node.c, mm/vmstat.c;
+ * fs/proc/array.c and task_mmu.c for /proc/<pid>), and the namespace
+ * their entries are registered in: each file's fields in Linux's order and layout, and its
  * figures against the kernel's own counters. The file table that opens
  * these files is tests/file_test.c's.
  *
@@ -12,7 +13,7 @@
 #include "tests/kunit.h"
 #include "mm/hugetlb.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
 #include "mm/memory.h"
@@ -354,6 +355,74 @@ static void lookup_errors(struct kunit *test)
 	}
 }
 
+/* Every registered entry is well formed: one root; every other entry's
+ * parent is a registered directory; a fixed name or a family, never both;
+ * a directory has no methods; a regular file is generated whole (show) or
+ * read at an offset (read), and has a write method exactly when its mode
+ * says it is writable; no two fixed names in one directory are the same.
+ * And each fixed file is found by a lookup of its own path. */
+static bool entry_registered(const struct proc_dir_entry *e)
+{
+	return e >= __proc_entries_start && e < __proc_entries_end;
+}
+
+static void entries_are_well_formed(struct kunit *test)
+{
+	int roots = 0;
+	KUNIT_ASSERT_TRUE(test, __proc_entries_end - __proc_entries_start > 40);
+	for (const struct proc_dir_entry *e = __proc_entries_start; e < __proc_entries_end; e++) {
+		const char *name = e->name ? e->name : "(family)";
+		bool dir = (e->mode & S_IFMT) == S_IFDIR, reg = (e->mode & S_IFMT) == S_IFREG;
+		if (!e->parent) {
+			roots++;
+			KUNIT_EXPECT_TRUE(test, e == &root_dir);
+			continue;
+		}
+		if (!entry_registered(e->parent) || (e->parent->mode & S_IFMT) != S_IFDIR)
+			kunit_fail(test, false, __FILE__, __LINE__, "%s: parent is not a directory", name);
+		if (!e->name == !e->match)
+			kunit_fail(test, false, __FILE__, __LINE__, "%s: needs a name or a match", name);
+		if (dir && (e->show || e->read || e->write))
+			kunit_fail(test, false, __FILE__, __LINE__, "%s: a directory with methods", name);
+		if (reg && !e->show == !e->read)
+			kunit_fail(test, false, __FILE__, __LINE__, "%s: needs show or read", name);
+		if (reg && !(e->mode & 0200) != !e->write)
+			kunit_fail(test, false, __FILE__, __LINE__, "%s: mode %o and write method disagree",
+				   name, e->mode);
+		if (!dir && !reg)
+			kunit_fail(test, false, __FILE__, __LINE__, "%s: mode %o", name, e->mode);
+		for (const struct proc_dir_entry *o = e + 1; e->name && o < __proc_entries_end; o++)
+			if (o->parent == e->parent && o->name && !strcmp(o->name, e->name))
+				kunit_fail(test, false, __FILE__, __LINE__, "%s: registered twice", name);
+	}
+	KUNIT_EXPECT_EQ(test, roots, 1);
+
+	/* Each fixed entry whose ancestors are all fixed names is found at its
+	 * path, as itself. */
+	int looked_up = 0;
+	for (const struct proc_dir_entry *e = __proc_entries_start; e < __proc_entries_end; e++) {
+		const struct proc_dir_entry *chain[8];
+		int n = 0;
+		for (const struct proc_dir_entry *a = e; a && a->parent && n < 8; a = a->parent)
+			chain[n++] = a;
+		bool fixed = n > 0 && n < 8;
+		for (int i = 0; i < n; i++)
+			fixed = fixed && chain[i]->name;
+		if (!fixed)
+			continue;
+		char path[256] = "";
+		size_t len = 0;
+		for (int i = n - 1; i >= 0; i--)
+			len += (size_t)snprintf(path + len, sizeof(path) - len, "/%s", chain[i]->name);
+		struct proc_node node;
+		KUNIT_EXPECT_EQ(test, procfs_lookup(path, current, &node), 0);
+		if (node.entry != e)
+			kunit_fail(test, false, __FILE__, __LINE__, "%s: the lookup found another entry", path);
+		looked_up++;
+	}
+	KUNIT_EXPECT_TRUE(test, looked_up > 30); /* /proc, /sys and what is in them */
+}
+
 /* ---- /proc/<pid>/status, statm, maps ---- */
 
 static const char *const status_labels[] = {
@@ -444,6 +513,7 @@ static struct kunit_case procfs_cases[] = {
 	KUNIT_CASE(numastat_matches_counters),
 	KUNIT_CASE(node_files),
 	KUNIT_CASE(lookup_errors),
+	KUNIT_CASE(entries_are_well_formed),
 	KUNIT_CASE(status_of_kernel_thread),
 	KUNIT_CASE(status_of_process),
 	{},

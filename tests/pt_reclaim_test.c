@@ -13,7 +13,7 @@
 #include "tests/kunit.h"
 #include "fs/file.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"

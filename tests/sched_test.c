@@ -12,7 +12,7 @@
  * (kunit_add_action), on static arrays, since the case's stack is gone. */
 #include "arch/x86_64/cpu.h"
 #include "kernel/percpu.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/rcu.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"

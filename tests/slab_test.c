@@ -19,7 +19,7 @@
 static const unsigned int size_classes[] = { 8,   16,  32,   64,   96,   128,  192,
 					     256, 512, 1024, 2048, 4096, 8192 };
 
-static bool node_has_memory(int nid)
+static bool node_has_ram(int nid)
 {
 	return nid >= 0 && (unsigned)nid < num_online_nodes() && node_ram_bytes(nid) > 0;
 }
@@ -177,7 +177,7 @@ static void kmalloc_node_places_objects_on_that_node(struct kunit *test)
 	unsigned tested = 0;
 
 	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
-		if (!node_has_memory(nid))
+		if (!node_has_ram(nid))
 			continue;
 		tested++;
 		for (unsigned i = 0; i < ARRAY_SIZE(size_classes); i++) {
@@ -206,7 +206,7 @@ static void kmalloc_node_places_objects_on_that_node(struct kunit *test)
 
 	/* NUMA_NO_NODE: the node of the running CPU. */
 	int here = numa_node_id();
-	if (node_has_memory(here)) {
+	if (node_has_ram(here)) {
 		void *p = kmalloc(128, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, p);
 		KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(p)), here);
@@ -220,7 +220,7 @@ static void memoryless_node_allocations_fall_back(struct kunit *test)
 	int nid = NUMA_NO_NODE;
 
 	for (int n = 0; n < (int)num_online_nodes(); n++)
-		if (!node_has_memory(n))
+		if (!node_has_ram(n))
 			nid = n;
 	if (nid == NUMA_NO_NODE)
 		kunit_skip(test, "every node has memory");
@@ -229,7 +229,7 @@ static void memoryless_node_allocations_fall_back(struct kunit *test)
 	for (unsigned i = 0; i < ARRAY_SIZE(sizes); i++) {
 		void *p = kmalloc_node(sizes[i], GFP_KERNEL, nid);
 		KUNIT_ASSERT_NOT_NULL(test, p);
-		KUNIT_EXPECT_TRUE(test, node_has_memory(page_to_nid(virt_to_page(p))));
+		KUNIT_EXPECT_TRUE(test, node_has_ram(page_to_nid(virt_to_page(p))));
 		memset(p, 0x11, sizes[i]);
 		kfree(p);
 	}
@@ -339,7 +339,7 @@ static void large_kmalloc_comes_from_the_page_allocator(struct kunit *test)
 	};
 
 	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
-		if (!node_has_memory(nid))
+		if (!node_has_ram(nid))
 			continue;
 		for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
 			unsigned long before = node_free_pages(nid);
@@ -430,7 +430,7 @@ static void custom_cache_runs_its_constructor(struct kunit *test)
 
 	/* Per node, with a cache of our own. */
 	for (int nid = 0; nid < (int)num_online_nodes(); nid++) {
-		if (!node_has_memory(nid))
+		if (!node_has_ram(nid))
 			continue;
 		struct test_obj *o = kmem_cache_alloc_node(s, GFP_KERNEL, nid);
 		KUNIT_ASSERT_NOT_NULL(test, o);

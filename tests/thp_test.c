@@ -13,7 +13,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
 #include "kernel/unistd.h"

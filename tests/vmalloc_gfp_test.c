@@ -19,7 +19,7 @@
 #include "arch/x86_64/irqflags.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "kernel/sched_mm.h"
 #include "kernel/smp.h"

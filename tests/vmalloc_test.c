@@ -18,7 +18,7 @@
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/printk.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "lib/string.h"

@@ -17,7 +17,7 @@
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
 #include "fs/proc/internal.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 #include "lib/string.h"

@@ -1,12 +1,13 @@
-/* The files of /sys/devices/system/cpu (see drivers/base/cpu.h), in Linux's
- * format (drivers/base/cpu.c show_cpus_attr: cpumap_print_to_pagebuf with
- * a list, "0-3,8\n").
+/* /sys/devices/system/cpu: the CPU lists Linux's drivers/base/cpu.c shows
+ * (online, possible, present), in its format (show_cpus_attr:
+ * cpumap_print_to_pagebuf with a list, "0-3,8\n"). glibc's
+ * sysconf(_SC_NPROCESSORS_ONLN and _CONF) read "online" and "possible";
+ * musl's ask sched_getaffinity.
  *
  * Invariant: each file is printed from the kernel's own masks at the
  * moment it is generated (cpu_online_mask, cpu_possible_mask()), never
  * from a count kept aside. */
-#include "drivers/base/cpu.h"
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
 
@@ -18,20 +19,33 @@ static void cpu_mask_show(struct seq_buf *m, u64 bits)
 	print_list(m, set, NR_CPUS);
 }
 
-void cpu_online_show(struct seq_buf *m, const struct proc_node *node)
+static void cpu_online_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
 	cpu_mask_show(m, __atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE));
 }
 
-void cpu_possible_show(struct seq_buf *m, const struct proc_node *node)
+static void cpu_possible_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
 	cpu_mask_show(m, cpu_possible_mask().bits);
 }
 
-void cpu_present_show(struct seq_buf *m, const struct proc_node *node)
+static void cpu_present_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
 	cpu_mask_show(m, cpu_present_mask.bits);
 }
+
+static const struct proc_dir_entry cpu_root_dir __proc_entry = {
+	.parent = &sys_devices_system_dir, .name = "cpu", .mode = S_IFDIR | 0555,
+};
+static const struct proc_dir_entry cpu_online_file __proc_entry = {
+	.parent = &cpu_root_dir, .name = "online", .mode = S_IFREG | 0444, .show = cpu_online_show,
+};
+static const struct proc_dir_entry cpu_possible_file __proc_entry = {
+	.parent = &cpu_root_dir, .name = "possible", .mode = S_IFREG | 0444, .show = cpu_possible_show,
+};
+static const struct proc_dir_entry cpu_present_file __proc_entry = {
+	.parent = &cpu_root_dir, .name = "present", .mode = S_IFREG | 0444, .show = cpu_present_show,
+};

@@ -1,12 +1,12 @@
 /* The console line buffer behind a process's fd 1 and 2 (see
- * console_line.h; the file side, console_write, is in kernel/file.c).
+ * console_line.h; the file side, console_write, is in drivers/tty/tty_io.c).
  *
  * Invariant: c->buf only ever holds a partial line (no '\n'), and each
  * full line leaves in one printk, which the console lock keeps whole
  * against other CPUs.
  *
  * Concurrency: a line buffer belongs to one process's file table, shared
- * by its threads; it takes no lock of its own: kernel/file.c calls
+ * by its threads; it takes no lock of its own: drivers/tty/tty_io.c calls
  * console_line_put only under the table's console atomic_write_lock (one
  * write() or writev() at a time), and console_line_end only once no
  * thread is left. */

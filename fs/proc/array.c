@@ -2,8 +2,8 @@
  * task and its address space in figures: status, stat and statm, in Linux
  * 6.12's formats (fs/proc/array.c's proc_pid_status, do_task_stat and
  * proc_pid_statm, task_mmu.c's task_mem). The files that walk the VMAs
- * and page tables (maps, smaps, numa_maps, pagemap) are proc_task.c's; the
- * namespace and the buffer they print into are procfs.c's.
+ * and page tables (maps, smaps, numa_maps, pagemap) are task_mmu.c's; the
+ * directory they are in is fs/proc/base.c's.
  *
  * Invariant: every figure comes from the task's own mm and thread group
  * (its counters, its VMAs, the threads' and the exited threads' usage
@@ -12,6 +12,7 @@
  * and the code/brk bounds are read under the mm's mmap_lock held for
  * reading, since other threads of the process may map and unmap
  * meanwhile. */
+#include "mm/page_alloc.h"
 #include "fs/proc/internal.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"

@@ -1,12 +1,13 @@
 /* The per-task procfs files, /proc/self|<pid>/{status,stat,statm,maps,smaps,
  * smaps_rollup,numa_maps,pagemap}
  * (fs/proc/array.c: status, stat, statm; fs/proc/task_mmu.c: the
- * rest), as the generators procfs.c's namespace points at.
+ * rest), which fs/proc/base.c registers under /proc/<pid>.
  * Each prints the task of the node it is given (node->task). */
 #ifndef FS_PROC_INTERNAL_H
 #define FS_PROC_INTERNAL_H
 
-#include "kernel/procfs.h"
+#include "fs/proc/proc_fs.h"
+#include "lib/string.h"
 
 void status_show(struct seq_buf *m, const struct proc_node *node);
 void statm_show(struct seq_buf *m, const struct proc_node *node);

@@ -1,8 +1,8 @@
 /* The per-task files under /proc/self and /proc/<pid> that walk the address
  * space: maps, numa_maps, smaps, smaps_rollup and pagemap, in Linux 6.12's
  * formats (fs/proc/task_mmu.c's show_map_vma, show_smap, show_smaps_rollup and
- * pagemap_read; smaps has the same lines through 6.18). The namespace and
- * the buffer they print into are procfs.c's.
+ * pagemap_read; smaps has the same lines through 6.18). They are
+ * registered by fs/proc/base.c and print into a seq_buf (lib/seq_buf.c).
  *
  * Invariant: every figure comes from the task's own mm (its counters, its
  * VMAs, and for smaps and pagemap its page tables, walked through
@@ -14,6 +14,7 @@
  * (pagemap's entries into a kernel buffer), and the copy to user memory
  * (which may fault, and so take the lock again) happens after it is
  * dropped. */
+#include "mm/page_alloc.h"
 #include "fs/proc/internal.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/file.h"

@@ -1,0 +1,156 @@
+/* The namespace of procfs and sysfs (Linux's fs/proc/generic.c and
+ * kernfs's lookup, with one shape): every entry is registered in the
+ * .proc_entries section by the file that implements it (see
+ * fs/proc/proc_fs.h), and a path is looked up one component at a time
+ * among the entries whose parent is the directory reached so far: the
+ * fixed names first, then the families (node<N>, <pid>, ...). The entries
+ * are a few dozen, so a linear scan per component costs less than building
+ * an index would. Then the generation of a file's snapshot and its write. */
+#include "fs/proc/proc_fs.h"
+#include "lib/string.h"
+#include "mm/numa.h"
+#include "mm/page.h"
+#include "mm/slab.h"
+#include "mm/util.h"
+
+bool proc_parse_id(const char *s, size_t len, int *out)
+{
+	u64 v;
+	if (!len || (s[0] == '0' && len > 1) || s[0] < '0' || s[0] > '9' || parse_u64(s, len, &v) ||
+	    v > 0x7fffffff)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+static bool name_is(const char *s, size_t len, const char *name)
+{
+	return strlen(name) == len && !memcmp(s, name, len);
+}
+
+/* One step down from directory dir: the child named by the len bytes at
+ * s, recorded in node; -ENOENT if there is none. */
+static int lookup_one(const struct proc_dir_entry *dir, const char *s, size_t len,
+		      struct task_struct *task, struct proc_node *node)
+{
+	const struct proc_dir_entry *e;
+	for (e = __proc_entries_start; e < __proc_entries_end; e++)
+		if (e->parent == dir && e->name && name_is(s, len, e->name))
+			goto found;
+	for (e = __proc_entries_start; e < __proc_entries_end; e++)
+		if (e->parent == dir && !e->name && e->match(s, len, task, node))
+			goto found;
+	return -ENOENT;
+found:
+	node->entry = e;
+	if (e->fs != PROC_FS_ROOT)
+		node->fs = e->fs;
+	return 0;
+}
+
+int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *node)
+{
+	memset(node, 0, sizeof(*node));
+	node->entry = &root_dir;
+	node->fs = PROC_FS_ROOT;
+	node->nid = NUMA_NO_NODE;
+	if (path[0] != '/')
+		return -ENOENT;
+	const char *s = path + 1;
+	while (*s) {
+		const char *end = strchr(s, '/');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+		if (!proc_node_is_dir(node)) /* a file has no children */
+			return -ENOTDIR;
+		int err = lookup_one(node->entry, s, len, task, node);
+		if (err)
+			return err;
+		s += len;
+		if (*s == '/')
+			s++;
+	}
+	return 0;
+}
+
+/* Linux's seq_file starts with a page and doubles until the output fits;
+ * we stop at 1 MiB (about 20,000 lines of maps) and say -ENOMEM. The
+ * buffer comes from kvmalloc, as Linux's seq_buf_alloc: a large file needs
+ * no physically contiguous block (1 MiB would be an order-8 one), and
+ * kvmalloc still tries kmalloc first. */
+#define PROCFS_MAX_SIZE (1u << 20)
+
+int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
+{
+	if (!node->entry->show)
+		return -EINVAL; /* read at an offset only (procfs_read_at) */
+	for (size_t size = PAGE_SIZE; size <= PROCFS_MAX_SIZE; size *= 2) {
+		struct seq_buf m = { kvmalloc(size, GFP_KERNEL), size - 1, 0 };
+		if (!m.buffer)
+			return -ENOMEM;
+		node->entry->show(&m, node);
+		if (!seq_buf_has_overflowed(&m)) {
+			m.buffer[m.len] = 0;
+			*bufp = m.buffer;
+			*lenp = m.len;
+			return 0;
+		}
+		kvfree(m.buffer);
+	}
+	return -ENOMEM;
+}
+
+bool procfs_node_reads_at_offset(const struct proc_node *node)
+{
+	return node->entry->read != NULL;
+}
+
+long procfs_read_at(const struct proc_node *node, char *dst, size_t count, long *pos, bool user)
+{
+	if (!procfs_node_reads_at_offset(node))
+		return -EINVAL;
+	return node->entry->read(node, dst, count, pos, user);
+}
+
+bool procfs_node_writable(const struct proc_node *node)
+{
+	return node->entry->write != NULL;
+}
+
+long procfs_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	if (!procfs_node_writable(node))
+		return -EIO;
+	if (len >= PAGE_SIZE)
+		return -EINVAL;
+	char *copy = kmalloc(len + 1, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, buf, len);
+	copy[len] = 0;
+	long ret = node->entry->write(node, copy, len);
+	kfree(copy);
+	return ret;
+}
+
+int procfs_write_path(const char *path, struct task_struct *task, const char *buf, size_t len)
+{
+	struct proc_node node;
+	int err = procfs_lookup(path, task, &node);
+	if (err)
+		return err;
+	if (proc_node_is_dir(&node))
+		return -EISDIR;
+	long ret = procfs_write(&node, buf, len);
+	return ret < 0 ? (int)ret : 0;
+}
+
+int procfs_generate(const char *path, struct task_struct *task, char **bufp, size_t *lenp)
+{
+	struct proc_node node;
+	int err = procfs_lookup(path, task, &node);
+	if (err)
+		return err;
+	if (proc_node_is_dir(&node))
+		return -EISDIR;
+	return procfs_fill(&node, bufp, lenp);
+}

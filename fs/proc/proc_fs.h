@@ -1,0 +1,134 @@
+/* procfs and sysfs: files in Linux's formats, generated on demand from the
+ * kernel's own state, in one namespace of registered entries (Linux's
+ * include/linux/proc_fs.h and sysfs's attributes, with one shape).
+ *
+ * Each file or directory is a struct proc_dir_entry that the code which
+ * implements it registers where it is implemented, with __proc_entry
+ * (a linker section, as the test suites and boot options register):
+ *
+ *	static const struct proc_dir_entry vmallocinfo_entry __proc_entry = {
+ *		.parent = &proc_root_dir, .name = "vmallocinfo",
+ *		.mode = S_IFREG | 0444, .show = vmallocinfo_show,
+ *	};
+ *
+ * A directory that others put entries in is declared extern in its
+ * owner's header (the shared ones below, fs/proc/root.c). An entry names
+ * one file or directory, or (with .match instead of .name) a family of
+ * them, such as node<N> or /proc/<pid>, whose lookup fills the node's
+ * nid, hstate or task.
+ *
+ * Every regular file but those read at an offset is generated whole from
+ * the kernel's counters at one moment, so a reader sees one consistent
+ * snapshot, never a file stitched from two moments; a file read at an
+ * offset (/proc/<pid>/pagemap) is read straight from the kernel's state,
+ * each read at that moment (as Linux's). The open-file side is
+ * fs/proc/inode.c's; the lookup and generation are fs/proc/generic.c's. */
+#ifndef FS_PROC_PROC_FS_H
+#define FS_PROC_PROC_FS_H
+
+#include "fs/file.h"
+#include "kernel/types.h"
+#include "lib/seq_buf.h"
+
+struct task_struct;
+struct proc_dir_entry;
+
+/* Which filesystem a node belongs to: their open(2) rules differ (as root,
+ * Linux lets a procfs file be opened for writing and fails the write; sysfs
+ * refuses the open). */
+enum proc_fs_kind { PROC_FS_ROOT, PROC_FS_PROC, PROC_FS_SYS };
+
+/* A looked-up path: its entry and what the families on the way set. */
+struct proc_node {
+	const struct proc_dir_entry *entry;
+	enum proc_fs_kind fs;
+	bool per_task;            /* under /proc/<pid>: Linux has no write method there */
+	int nid;                  /* for /sys/devices/system/node/node<N>/ files */
+	int hstate;               /* for .../hugepages/hugepages-<kB>kB/ files (mm/hugetlb.h) */
+	struct task_struct *task; /* for /proc/self/ and /proc/<pid>/ */
+};
+
+struct proc_dir_entry {
+	const struct proc_dir_entry *parent; /* NULL only for "/" */
+	const char *name;                    /* NULL: a family, found by match */
+	unsigned short mode;                 /* S_IFDIR | 0555, or S_IFREG | 0444, 0644, 0400 */
+	enum proc_fs_kind fs;                /* set on /proc and /sys: the tree below is theirs */
+	/* A family: whether the len bytes at name (not NUL-terminated) name a
+	 * member that exists, for task; if so, it records which in node. */
+	bool (*match)(const char *name, size_t len, struct task_struct *task, struct proc_node *node);
+	/* A regular file's content, printed whole into m. */
+	void (*show)(struct seq_buf *m, const struct proc_node *node);
+	/* NULL for a read-only file. Otherwise the handler of one write(2):
+	 * buf holds the len bytes written (NUL-terminated, len < PAGE_SIZE);
+	 * it returns len, or a negative errno (Linux's proc_handler with
+	 * write = 1: -EINVAL for a value it does not take, -EBUSY when the
+	 * value cannot change now). Such a file is 0644. */
+	long (*write)(const struct proc_node *node, const char *buf, size_t len);
+	/* Set instead of show for a file read at an offset straight from the
+	 * kernel's state, never generated whole (/proc/<pid>/pagemap: 8 bytes
+	 * per virtual page, 256 GiB for the user half): copies up to count
+	 * bytes from *pos into dst (user memory if user), moves *pos, returns
+	 * the bytes copied or a negative errno. */
+	long (*read)(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
+};
+
+#define __proc_entry __section(".proc_entries") __aligned(8) __used
+
+/* The registered entries, in link order (linker.ld). */
+extern const struct proc_dir_entry __proc_entries_start[], __proc_entries_end[];
+
+/* The directories many files go in (fs/proc/root.c). */
+extern const struct proc_dir_entry root_dir;               /* / */
+extern const struct proc_dir_entry proc_root_dir;          /* /proc */
+extern const struct proc_dir_entry proc_sys_vm_dir;        /* /proc/sys/vm */
+extern const struct proc_dir_entry sys_kernel_mm_dir;      /* /sys/kernel/mm */
+extern const struct proc_dir_entry sys_devices_system_dir; /* /sys/devices/system */
+
+static inline bool proc_node_is_dir(const struct proc_node *node)
+{
+	return (node->entry->mode & S_IFMT) == S_IFDIR;
+}
+
+/* A decimal number without sign or leading zero that fits an int: for
+ * the families' names (node<N>, <pid>). */
+bool proc_parse_id(const char *s, size_t len, int *out);
+
+/* Resolves path, which must be absolute and normalised ("/a/b": no ".",
+ * "..", empty components or trailing slash), for task (whose pid is the
+ * only one /proc shows, and which "self" means). Returns 0, -ENOENT, or
+ * -ENOTDIR when a component before the last is a regular file. */
+int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *node);
+
+/* Generates a regular file's content into a kvmalloc'd buffer (*bufp, of
+ * *lenp bytes, NUL-terminated; the caller kvfrees it). Returns 0,
+ * -ENOMEM, or -EINVAL for a file read at an offset (below). */
+int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp);
+
+/* Whether the file is read at an offset straight from the kernel's state
+ * instead of from a snapshot generated whole (/proc/<pid>/pagemap):
+ * procfs_fill refuses such a file (-EINVAL) and procfs_read_at reads it. */
+bool procfs_node_reads_at_offset(const struct proc_node *node);
+/* Up to count bytes of the file from *pos into dst (user memory if user),
+ * *pos moved past them: the bytes copied (0 at the end), or the file's
+ * negative errno (pagemap: -EINVAL for an offset or count that is not a
+ * multiple of 8, -EFAULT, -ENOMEM); -EINVAL for a file that is not read
+ * at an offset. */
+long procfs_read_at(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
+
+/* Whether the file has a write method (a sysctl, a writable sysfs
+ * attribute): its mode is 0644 instead of 0444. */
+bool procfs_node_writable(const struct proc_node *node);
+/* One write(2) of len bytes (a kernel buffer) to the file: len, or
+ * -EIO (no write method), -EINVAL (len >= PAGE_SIZE, or a value the
+ * file refuses), -ENOMEM, or the file's own errno (-EBUSY...). */
+long procfs_write(const struct proc_node *node, const char *buf, size_t len);
+/* Lookup and write at once, for tests and the kernel's own settings:
+ * 0 or a negative errno. */
+int procfs_write_path(const char *path, struct task_struct *task, const char *buf, size_t len);
+
+/* Both at once, for tests: the content of path as task would read it.
+ * Returns 0, -ENOENT, -ENOTDIR, -EISDIR (a directory) or -ENOMEM. The
+ * buffer is NUL-terminated (the NUL is not counted in *lenp); kvfree it. */
+int procfs_generate(const char *path, struct task_struct *task, char **bufp, size_t *lenp);
+
+#endif
