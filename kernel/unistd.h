@@ -55,6 +55,7 @@
 #define __NR_futex 202
 #define __NR_sched_setaffinity 203
 #define __NR_sched_getaffinity 204
+#define __NR_remap_file_pages 216
 #define __NR_set_tid_address 218
 #define __NR_clock_gettime 228
 #define __NR_clock_getres 229

@@ -624,6 +624,30 @@ SYSCALL_DEFINE2(munmap, unsigned long, addr, unsigned long, len)
 	return do_munmap(current->mm, addr, len);
 }
 
+/* Linux's remap_file_pages (deprecated, emulated by Linux with a fresh
+ * mapping of the file): only a VM_SHARED file mapping can be remapped, and
+ * mmlab has none, so every call ends in one of Linux's -EINVALs. Its checks
+ * are kept in its order all the same (prot not 0; start and size rounded
+ * down to pages, a range that is empty or wraps; a pgoff that wraps; no
+ * shared mapping at start), so that no input gets another errno than
+ * Linux's: -ENOSYS would be one. Linux's once-per-boot warning is left out
+ * (the console carries KTAP). */
+SYSCALL_DEFINE5(remap_file_pages, unsigned long, start, unsigned long, size, unsigned long, prot,
+		unsigned long, pgoff, unsigned long, flags)
+{
+	(void)flags; /* only MAP_NONBLOCK, which Linux ignores too */
+	if (prot)
+		return -EINVAL;
+	start &= PAGE_MASK;
+	size &= PAGE_MASK;
+	if (start + size <= start)
+		return -EINVAL;
+	if (pgoff + (size >> PAGE_SHIFT) < pgoff)
+		return -EINVAL;
+	/* vma_lookup(start) would find no VM_SHARED mapping. */
+	return -EINVAL;
+}
+
 SYSCALL_DEFINE1(brk, unsigned long, brk)
 {
 	return (long)do_brk(current->mm, brk);

@@ -16,7 +16,8 @@
  * Remote segments are done in order, a page at a time through the local
  * segments; the first failure ends the call, and if some bytes were moved
  * the call returns their number instead of the error (a partial transfer:
- * a remote page that cannot be had, or a local buffer that faults).
+ * a remote page that cannot be had, a segment that runs past TASK_SIZE,
+ * or a local buffer that faults).
  *
  * Whose memory: only the caller's own process (any thread id of it; the
  * task's mm is the caller's). Another process's pid is EPERM: Linux asks
@@ -39,6 +40,7 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/gup.h"
+#include "mm/mm_types.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -175,6 +177,16 @@ static int process_vm_rw_single_vec(unsigned long addr, unsigned long len, struc
 	unsigned long nr_pages = (addr + len - 1) / PAGE_SIZE - addr / PAGE_SIZE + 1;
 	while (!rc && nr_pages && iter->count) {
 		unsigned long want = nr_pages < max_pages ? nr_pages : max_pages;
+		/* Linux's pin_user_pages_remote takes the pages one by one and
+		 * stops at the first that no VMA covers: a segment that runs
+		 * past TASK_SIZE moves the bytes of its pages below it, and
+		 * the call returns them. get_user_pages_fast refuses a range
+		 * whose end passes TASK_SIZE whole (as Linux's lockless walk
+		 * does), so it is asked for the pages below only. */
+		if (pa >= TASK_SIZE)
+			return -EFAULT;
+		if (want > (TASK_SIZE - pa) >> PAGE_SHIFT)
+			want = (TASK_SIZE - pa) >> PAGE_SHIFT;
 		/* Lockless first (mm/gup.c), the locked walk for the rest:
 		 * see the top of the file for why not the locked one alone. */
 		long pinned = get_user_pages_fast(pa, want, vm_write ? FOLL_WRITE : 0, process_pages);

@@ -171,6 +171,24 @@ long read_file(const char *path, char *buf, size_t size)
 	return (long)len;
 }
 
+long maps_snapshot(char *buf, size_t size)
+{
+	long len = read_file("/proc/self/maps", buf, size);
+	if (len < 0)
+		return -1;
+	char *stack = strstr(buf, " [stack]\n");
+	if (!stack)
+		return len;
+	char *line = stack;
+	while (line > buf && line[-1] != '\n')
+		line--;
+	char *dash = strchr(line, '-');
+	if (!dash || dash > stack)
+		return len;
+	memmove(line, dash, (size_t)(buf + len + 1 - dash));
+	return len - (dash - line);
+}
+
 long field_after(const char *text, const char *key)
 {
 	size_t klen = strlen(key);

@@ -87,6 +87,12 @@ long meminfo_kb(const char *field);
 long read_file(const char *path, char *buf, size_t size);
 /* The value after "<key>" on the line that starts with it, -1 if none. */
 long field_after(const char *text, const char *key);
+/* /proc/self/maps into buf (NUL-terminated), with the start address of
+ * the [stack] line left out: Linux moves it down as the stack grows, which
+ * is no change a program made. Two reads compare equal (strcmp) when no
+ * mapping was made, unmapped, split, merged or given other permissions in
+ * between. Returns the length or -1. */
+long maps_snapshot(char *buf, size_t size);
 /* A field of the /proc/self/smaps block of the VMA that starts at start
  * ("Rss" -> kB), -1 if absent. */
 long smaps_kb(const void *start, const char *field);

@@ -17,7 +17,9 @@
  * (nanosleep, futex wait, select/poll without a zero timeout, pause), no
  * pointer into its own memory other than a sandbox region it owns (a write
  * through a pointer there can only clobber the sandbox), no MAP_FIXED,
- * munmap, mprotect, madvise or mremap outside the sandbox, no change of
+ * munmap, mprotect, madvise or mremap outside the sandbox (but for the
+ * hostile ranges of range_calls(), which every call must refuse or find
+ * nothing in), no change of
  * FS/GS base, credentials, limits or scheduling class. exit_group ends it.
  * A canary outside the sandbox is checked at the end. */
 #include <fcntl.h>
@@ -505,6 +507,117 @@ static void directed_calls(void)
 	CHECK(sandbox[PAGE_4K] == 0x5a); /* the page kept its data */
 }
 
+/* The address ranges that no call taking one may act on, for
+ * range_calls(): each wraps, lies at or past TASK_SIZE or in the kernel
+ * half, or has a length that rounds up to 0, except the one that starts
+ * on the last user page and runs a page past TASK_SIZE (past_task_size),
+ * which some calls rightly apply to that page first (mprotect, madvise,
+ * mlock, mbind with MPOL_DEFAULT) and which is given only to the calls
+ * that refuse it whole or only read. */
+struct hostile_range {
+	uint64_t start, len;
+	bool past_task_size;
+};
+
+/* The range calls, each made with every hostile range and random other
+ * arguments: the errnos are range_checks' business; here the kernel must
+ * survive, and leave the fuzzer's mappings (the sandbox and its guard
+ * pages included), its stack and its canary as they were. */
+static void range_calls(void)
+{
+	const uint64_t P = PAGE_4K, task_size = (1ull << user_va_bits()) - P;
+	const uint64_t s = (uint64_t)sandbox;
+	const struct hostile_range ranges[] = {
+		{ 0xfffffffffffff000ull, 2 * P, false }, /* wraps to 0 */
+		{ s, 0 - s + P, false },                 /* wraps from the sandbox */
+		{ 0xffff800000000000ull, P, false },     /* the kernel half */
+		{ 0xffff800000000000ull, 1ull << 47, false },
+		{ task_size, P, false }, /* starts at TASK_SIZE */
+		{ task_size, ~0ull, false },
+		{ s, ~0ull, false }, /* rounds up to 0 */
+		{ s + 1, ~0ull, false },
+		{ task_size - P, 2 * P, true },
+	};
+	/* Where MREMAP_FIXED may be asked to put a range: never below
+	 * TASK_SIZE (the last user page may be the stack's). */
+	const uint64_t new_addrs[] = { 0xfffffffffffff000ull, 0xffff800000000000ull, task_size };
+	static char maps_before[65536], maps_after[65536];
+	CHECK(maps_snapshot(maps_before, sizeof(maps_before)) > 0);
+	/* The random run after this one draws from the seed as it did
+	 * before these calls existed. */
+	const uint64_t seed = rng;
+	long refused = 0, done = 0, wrong = 0;
+	for (int round = 0; round < 4; round++) {
+		for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+			const struct hostile_range *r = &ranges[i];
+			const uint64_t a = r->start, l = r->len, p = r->past_task_size;
+			uint64_t f = gen(A_MMAPF) & ~(uint64_t)MAP_HUGETLB;
+			f |= pick(2) ? MAP_FIXED : MAP_FIXED_NOREPLACE;
+			/* mmap and munmap refuse every one of them. */
+			long m = raw_syscall6(9, a, l, gen(A_PROT), f, (uint64_t)-1, 0);
+			if (m >= 0 || m < -4095) {
+				note("mmap(%#lx, %#lx, flags %#lx) made a mapping", (unsigned long)a,
+				     (unsigned long)l, (unsigned long)f);
+				raw_syscall6(11, (uint64_t)m, l, 0, 0, 0, 0);
+				wrong++;
+			}
+			if (raw_syscall6(11, a, l, 0, 0, 0, 0) >= 0) {
+				note("munmap(%#lx, %#lx) succeeded", (unsigned long)a, (unsigned long)l);
+				wrong++;
+			}
+			long rs[16];
+			int n = 0;
+			if (!p) {
+				rs[n++] = raw_syscall6(10, a, l, gen(A_PROT), 0, 0, 0);
+				rs[n++] = raw_syscall6(28, a, l, gen(A_ADV), 0, 0, 0);
+				rs[n++] = raw_syscall6(149, a, l, 0, 0, 0, 0);
+				rs[n++] = raw_syscall6(325, a, l, pick(4), 0, 0, 0);
+				rs[n++] = raw_syscall6(150, a, l, 0, 0, 0, 0);
+				rs[n++] = raw_syscall6(237, a, l, pick(8), s, pick(2) ? 64 : 0,
+						       pick(2) ? 0 : gen_int());
+				uint64_t node = 0;
+				memcpy(sandbox + 64, &a, sizeof(a));
+				memcpy(sandbox + 72, &node, sizeof(node));
+				rs[n++] = raw_syscall6(279, 0, 1, s + 64, pick(2) ? s + 72 : 0, s + 80,
+						       pick(2) ? 2 : 0);
+			}
+			rs[n++] = raw_syscall6(26, a, l, gen_int(), 0, 0, 0);
+			rs[n++] = raw_syscall6(27, a, l, s, 0, 0, 0);
+			rs[n++] = raw_syscall6(450, a, l, pick(4), pick(4) ? 0 : gen_int(), 0, 0);
+			rs[n++] = raw_syscall6(239, s, 0, 0, a, 2 /* MPOL_F_ADDR */ | (pick(2) ? 1 : 0), 0);
+			rs[n++] = raw_syscall6(216, a, l, pick(2), gen_int(), 0, 0);
+			/* mremap: an old range of two pages from the last user
+			 * page (so that it cannot grow there nor move), a new
+			 * range that cannot be below TASK_SIZE. */
+			uint64_t new_len = pick(2) ? ranges[pick(sizeof(ranges) / sizeof(ranges[0]))].len
+						   : (pick(4) + 1) * P;
+			rs[n++] = raw_syscall6(25, a, l, new_len, pick(8),
+					       new_addrs[pick(sizeof(new_addrs) / sizeof(new_addrs[0]))], 0);
+			/* process_vm: the hostile range as the remote side (read)
+			 * and as the local side (written from). */
+			struct iovec { uint64_t base, len; } io[2] = { { s + 4096, 4 * P }, { a, l } };
+			memcpy(sandbox, io, sizeof(io));
+			rs[n++] = raw_syscall6(310, (uint64_t)getpid(), s, 1, s + 16, 1, 0);
+			rs[n++] = raw_syscall6(311, (uint64_t)getpid(), s + 16, 1, s, 1, 0);
+			for (int k = 0; k < n; k++) {
+				if (rs[k] < 0 && rs[k] > -4096)
+					refused++;
+				else
+					done++;
+			}
+		}
+	}
+	note("range calls: %ld refused, %ld returned a value (a zero-length no-op, a read of the "
+	     "last user page)",
+	     refused, done);
+	rng = seed;
+	CHECK_CMP(wrong, ==, 0);
+	volatile char deep[16384]; /* the stack below still answers */
+	deep[0] = deep[sizeof(deep) - 1] = 1;
+	CHECK(deep[0] + deep[sizeof(deep) - 1] == 2);
+	CHECK(maps_snapshot(maps_after, sizeof(maps_after)) > 0 && strcmp(maps_after, maps_before) == 0);
+}
+
 int main(int argc, char **argv)
 {
 	test_begin("syscall_fuzz");
@@ -549,6 +662,7 @@ int main(int argc, char **argv)
 		fds[nfds++] = p[1];
 	}
 	directed_calls();
+	range_calls();
 	note("%ld calls, seed %#lx, %zu call kinds, sandbox %p + %lu KiB, %d descriptors", ncalls,
 	     (unsigned long)rng, NR_CALLS, (void *)sandbox, SANDBOX_SIZE / 1024, nfds);
 
