@@ -9,6 +9,7 @@
 #define KERNEL_PRINTK_H
 
 #include "kernel/types.h"
+#include "lib/vsprintf.h"
 
 #define KERN_SOH "\001"
 #define KERN_EMERG KERN_SOH "0"
@@ -25,8 +26,6 @@
 #define LOGLEVEL_DEFAULT 6 /* print up to and including KERN_INFO */
 #define MESSAGE_LOGLEVEL_DEFAULT 5 /* messages without a level: KERN_NOTICE */
 
-int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
-int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 int vprintk(const char *fmt, va_list ap);
 int printk(const char *fmt, ...) __printf(1, 2);
 

@@ -1,8 +1,10 @@
-# lib/: library code with no kernel state (rbtree, string, ratelimit).
+# lib/: library code with no kernel state (rbtree, string, vsprintf,
+# seq_buf, ratelimit).
 # Linked into the kernel: adding a file here is the one deliberate step that
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
 	lib/ratelimit.c \
 	lib/rbtree.c \
 	lib/seq_buf.c \
-	lib/string.c
+	lib/string.c \
+	lib/vsprintf.c

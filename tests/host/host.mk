@@ -38,6 +38,7 @@ HOST_MM_TESTS += $(B)/host/vma_test
 HOST_MM_TESTS += $(B)/host/vmalloc_tree_test
 HOST_MM_TESTS += $(B)/host/mempolicy_test
 HOST_MM_TESTS += $(B)/host/clear_page_test
+HOST_MM_TESTS += $(B)/host/vsprintf_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
 $(HOST_MM_DIR)/$(SANITIZE_NAME)/%.o: %.c
@@ -74,6 +75,11 @@ mempolicy_test_SRCS := mm/mempolicy_nodes.c $(HOST_MEMBLOCK_SRCS)
 # The huge-page clearing policy, with recording stand-ins for the assembly
 # routines (the test defines them: the .asm is not linked).
 clear_page_test_SRCS := mm/clear_page.c $(HOST_MEMBLOCK_SRCS)
+
+# The kernel's vsnprintf: the test includes lib/vsprintf.c itself, under
+# other names, beside the C library's (the shim it links wants the NUMA
+# model).
+vsprintf_test_SRCS := $(HOST_MEMBLOCK_SRCS)
 
 # The vmalloc area's free-range tree (mm/vmap_area.c): portable, no stubs.
 vmalloc_tree_test_SRCS := mm/vmap_area.c lib/rbtree.c $(HOST_MEMBLOCK_SRCS)
