@@ -10,6 +10,7 @@ KERNEL_SRCS += \
 	kernel/futex.c \
 	kernel/futex_robust.c \
 	kernel/ksyms.c \
+	kernel/kthread.c \
 	kernel/main.c \
 	kernel/panic.c \
 	kernel/pid.c \

@@ -80,7 +80,6 @@ DEFINE_PER_CPU(struct task_struct *, current_task);
 static bool rq_active[NR_CPUS];
 static struct task_struct init_task;
 static struct task_struct ap_idle_tasks[NR_CPUS]; /* on the APs' start-up stacks */
-static unsigned long kthreads_alive;
 static bool (*stack_contains_before)(u64 addr);
 
 struct task_struct *__switch_to_asm(struct task_struct *prev, struct task_struct *next);
@@ -123,6 +122,11 @@ static struct rq *task_rq_lock(struct task_struct *p, unsigned long *flags)
 		while (READ_ONCE(p->on_rq) == TASK_ON_RQ_MIGRATING)
 			cpu_relax();
 	}
+}
+
+bool sched_cpu_active(unsigned int cpu)
+{
+	return cpu < NR_CPUS && __atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE);
 }
 
 unsigned int cpu_load(unsigned int cpu)
@@ -606,7 +610,7 @@ static void *alloc_thread_stack_node(int nid)
 				    PAGE_KERNEL_VMALLOC, VM_STACK, nid, __builtin_return_address(0));
 }
 
-static void free_thread_stack(void *stack)
+void free_thread_stack(void *stack)
 {
 	if (!stack)
 		return;
@@ -628,8 +632,8 @@ static bool task_stack_guard_hit(u64 addr, char *buf, size_t size)
 	return true;
 }
 
-static struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned int cpu,
-				       const char *name, unsigned int flags)
+struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned int cpu, const char *name,
+				unsigned int flags)
 {
 	int nid = cpu_to_node(cpu);
 	struct task_struct *p = kzalloc_node(sizeof(*p), GFP_KERNEL, nid);
@@ -672,66 +676,7 @@ static struct task_struct *create_task(int (*threadfn)(void *), void *data, unsi
 	return p;
 }
 
-struct task_struct *kthread_create_on_cpu(int (*threadfn)(void *data), void *data, unsigned int cpu,
-					  const char *namefmt)
-{
-	if (cpu >= NR_CPUS || !cpu_online(cpu) || !__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
-		return NULL;
-	char name[TASK_COMM_LEN];
-	snprintf(name, sizeof(name), namefmt, cpu);
-	struct task_struct *p = create_task(threadfn, data, cpu, name, PF_KTHREAD);
-	if (p)
-		__atomic_fetch_add(&kthreads_alive, 1, __ATOMIC_RELAXED);
-	return p;
-}
 
-struct task_struct *kthread_create(int (*threadfn)(void *data), void *data, const char *namefmt, ...)
-{
-	char name[TASK_COMM_LEN];
-	va_list ap;
-	va_start(ap, namefmt);
-	vsnprintf(name, sizeof(name), namefmt, ap);
-	va_end(ap);
-	struct task_struct *p = kthread_create_on_cpu(threadfn, data, smp_processor_id(), "");
-	if (p)
-		strlcpy(p->comm, name, sizeof(p->comm));
-	return p;
-}
-
-bool kthread_should_stop(void) { return READ_ONCE(current->should_stop); }
-
-int kthread_join(struct task_struct *k)
-{
-	if (k == current || !(k->flags & PF_KTHREAD))
-		panic("BUG: kthread_join(%s) from %s", k->comm, current->comm);
-	/* Completed by finish_task_switch once k's CPU has left its stack;
-	 * wait_for_completion returns only after complete_all() is done with
-	 * the completion's lock, so freeing k right away is safe. */
-	wait_for_completion(&k->exited);
-	/* Nothing may still run on it or hold it queued: freeing it then
-	 * would be the kind of bug that surfaces far away, at a later switch. */
-	if (k->__state != TASK_DEAD || k->on_rq || cpu_curr(k->cpu) == k || !list_empty(&k->run_list))
-		panic("BUG: kthread_join(%s %p): state %#lx, on_rq %d, current on CPU %u %d, queued %d", k->comm,
-		      k, k->__state, k->on_rq, k->cpu, cpu_curr(k->cpu) == k, !list_empty(&k->run_list));
-	int code = k->exit_code;
-	free_thread_stack(k->stack);
-	/* A stale pointer to it then reads poison (page_poison=on does the
-	 * same for the stack). */
-	memset(k, 0x6b, sizeof(*k));
-	kfree(k);
-	__atomic_fetch_sub(&kthreads_alive, 1, __ATOMIC_RELAXED);
-	return code;
-}
-
-int kthread_stop(struct task_struct *k)
-{
-	/* The wakeup's lock orders this store before the thread's next look. */
-	WRITE_ONCE(k->should_stop, true);
-	wake_up_process(k);
-	return kthread_join(k);
-}
-
-unsigned long nr_kthreads(void) { return __atomic_load_n(&kthreads_alive, __ATOMIC_RELAXED); }
 static int cpumask_weight(const struct cpumask *m)
 {
 	int n = 0;

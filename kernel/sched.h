@@ -280,6 +280,14 @@ static inline unsigned long calc_load(unsigned long load, unsigned long exp, uns
 
 /* Task_structs made by kthread_create_on_cpu and not yet reaped. */
 unsigned long nr_kthreads(void);
+
+/* For kernel/kthread.c: whether cpu's run queue takes tasks yet; a new
+ * task bound to cpu, with its stack, in TASK_UNINTERRUPTIBLE until woken
+ * (NULL when memory is short); the stack's release. */
+bool sched_cpu_active(unsigned int cpu);
+struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned int cpu, const char *name,
+				unsigned int flags);
+void free_thread_stack(void *stack);
 /* Context switches done on cpu, and reschedule IPIs it received. */
 unsigned long nr_context_switches_cpu(unsigned int cpu);
 unsigned long nr_resched_ipis_cpu(unsigned int cpu);
