@@ -228,7 +228,6 @@ static void gigantic_pool_takes_what_order_18_has(struct kunit *test)
 #define RW (PROT_READ | PROT_WRITE)
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
 #define SZ2M (2ul << 20)
-#define MADV_POPULATE_WRITE 23
 
 /* An mm of the current task's, and a 2 MiB pool of pool pages (from
  * whichever nodes have them), for one case; everything comes back at the

@@ -44,9 +44,6 @@
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
 #define BASE 0x0000300000000000ul /* a PGD entry of its own */
 #define MAX_WORKERS NR_CPUS
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* uapi; kernel/unistd.h does not carry it */
-#endif
 
 /* ---- waiting without letting time decide ------------------------------------ */
 

@@ -35,7 +35,6 @@
 #define MAYMOVE MREMAP_MAYMOVE
 #define FIXED (MREMAP_FIXED | MREMAP_MAYMOVE)
 #define DONTUNMAP (MREMAP_DONTUNMAP | MREMAP_MAYMOVE)
-#define MADV_POPULATE_READ 22 /* Linux's value */
 
 struct space {
 	struct mm_struct *mm;

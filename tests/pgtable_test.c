@@ -23,8 +23,6 @@
 
 #define BASE 0x0000300000000000ul /* a PGD entry of its own */
 #define RW (PROT_READ | PROT_WRITE)
-#define MADV_POPULATE_READ 22  /* Linux's values */
-#define MADV_POPULATE_WRITE 23
 
 struct space {
 	struct mm_struct *mm;

@@ -35,13 +35,6 @@
 
 #define BASE 0x0000100000000000ul /* a PGD entry of its own */
 #define SYSCTL "/proc/sys/vm/pte_reclaim"
-/* uapi values kernel/unistd.h does not carry (mm/madvise.c has them too). */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-#ifndef MADV_DONTNEED_LOCKED
-#define MADV_DONTNEED_LOCKED 24
-#endif
 
 /* --- the mode, put back however a case ends -------------------------------- */
 

@@ -33,7 +33,6 @@
 #define BASE 0x0000320000000000ul /* a PGD entry of its own, 2 MiB aligned */
 #define RW (PROT_READ | PROT_WRITE)
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
-#define MADV_POPULATE_WRITE 23
 
 struct space {
 	struct mm_struct *mm;
