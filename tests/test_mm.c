@@ -101,9 +101,26 @@ int test_pte_reclaim_mode(struct kunit *test, enum pte_reclaim_mode mode)
 	return 0;
 }
 
-void test_mm_destroy(struct kunit *test, struct mm_struct *mm)
+static struct test_mm *find(struct kunit *test, struct mm_struct *mm)
 {
 	for (unsigned i = 0; i < TEST_MM_MAX; i++)
 		if (slots[i].test == test && slots[i].mm == mm)
-			kunit_release_action(test, test_mm_cleanup, &slots[i]);
+			return &slots[i];
+	return NULL;
+}
+
+void test_mm_unuse(struct kunit *test, struct mm_struct *mm)
+{
+	struct test_mm *t = find(test, mm);
+	if (t && (t->flags & TEST_MM_CURRENT)) {
+		kthread_unuse_mm(mm);
+		t->flags &= ~TEST_MM_CURRENT;
+	}
+}
+
+void test_mm_destroy(struct kunit *test, struct mm_struct *mm)
+{
+	struct test_mm *t = find(test, mm);
+	if (t)
+		kunit_release_action(test, test_mm_cleanup, t);
 }

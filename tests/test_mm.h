@@ -40,6 +40,9 @@ struct vm_area_struct *test_mm_map_anon(struct kunit *test, struct mm_struct *mm
 /* Runs mm's cleanup now (the checks included), so the case can look at
  * the system after it; nothing happens if the cleanup already ran. */
 void test_mm_destroy(struct kunit *test, struct mm_struct *mm);
+/* mm (made with TEST_MM_CURRENT) stops being the current task's now,
+ * before the rest of its cleanup. */
+void test_mm_unuse(struct kunit *test, struct mm_struct *mm);
 
 /* Switches the pte_reclaim mode for the rest of the case (before its
  * first mm: the mode changes only while no user mm lives), and puts back
