@@ -42,23 +42,6 @@
 #include "mm/teardown.h"
 #include "mm/vma.h"
 
-/* uapi values kernel/unistd.h does not carry. */
-#ifndef MADV_WIPEONFORK
-#define MADV_WIPEONFORK 18
-#endif
-#ifndef MADV_KEEPONFORK
-#define MADV_KEEPONFORK 19
-#endif
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-#ifndef MADV_DONTNEED_LOCKED
-#define MADV_DONTNEED_LOCKED 24
-#endif
-
 static bool madvise_behavior_valid(int behavior)
 {
 	switch (behavior) {

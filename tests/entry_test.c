@@ -17,6 +17,7 @@
  * Every wait is for an event (a counter changing); its bound is only a
  * hang guard. */
 #include "tests/kunit.h"
+#include "tests/test_cpu.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
@@ -297,22 +298,6 @@ static void nmi_goes_by_the_sign_without_fsgsbase(struct kunit *test)
 
 /* ---- NMIs in user mode, with the user program's own GS base ---- */
 
-/* Holds its CPU (the kernel is not preemptible) until released, so that a
- * process spawned there cannot run, or exit, before the case holds a
- * reference to its mm (as tests/process_test.c). */
-struct cpu_holder {
-	int holding, release;
-};
-
-static int hold_cpu(void *data)
-{
-	struct cpu_holder *h = data;
-	__atomic_store_n(&h->holding, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&h->release, __ATOMIC_ACQUIRE))
-		cpu_relax();
-	return 0;
-}
-
 #define GS_SPIN_FLAG_ADDR 0x200000000ul /* gs_spin's flag page: 1 in its loop, 2 to stop */
 #define GUARD_TICKS 2000                /* 20 s of this CPU's ticks: a hang guard only */
 #define MAX_NMI_TRIES 1000              /* NMIs sent until one lands in user mode */
@@ -337,10 +322,7 @@ static void nmi_in_user_mode_with_a_kernel_half_gs_base(struct kunit *test)
 		kunit_skip(test, "the ISO has no gs_spin module");
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU for the spinner");
-	unsigned cpu = smp_processor_id(), other;
-	for_each_online_cpu(other)
-		if (other != cpu)
-			break;
+	unsigned cpu = smp_processor_id(), other = test_other_cpu();
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	char *decoy = decoy_area();
@@ -348,12 +330,10 @@ static void nmi_in_user_mode_with_a_kernel_half_gs_base(struct kunit *test)
 	volatile unsigned long *fake =
 		(unsigned long *)(decoy + ((char *)&nmi_count - __per_cpu_start));
 
-	static struct cpu_holder holder;
-	holder = (struct cpu_holder){ 0 };
-	struct task_struct *h = kthread_run_on_cpu(hold_cpu, &holder, other, "holder/%u");
-	KUNIT_ASSERT_NOT_NULL(test, h);
-	while (!__atomic_load_n(&holder.holding, __ATOMIC_ACQUIRE))
-		schedule_timeout_uninterruptible(1);
+	/* Held (the kernel is not preemptible) so that the process spawned
+	 * there cannot run, or exit, before the case holds a reference to its
+	 * mm. */
+	test_hold_cpu(test, other);
 	char flag_addr[24], gs[24];
 	snprintf(flag_addr, sizeof(flag_addr), "%#lx", GS_SPIN_FLAG_ADDR);
 	snprintf(gs, sizeof(gs), "%#lx", (unsigned long)(uintptr_t)decoy);
@@ -366,8 +346,7 @@ static void nmi_in_user_mode_with_a_kernel_half_gs_base(struct kunit *test)
 	struct mm_struct *mm = p ? p->mm : NULL;
 	if (mm)
 		__atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&holder.release, 1, __ATOMIC_RELEASE);
-	kthread_join(h);
+	test_release_cpu(test, other);
 	if (!p)
 		kfree(decoy);
 	KUNIT_ASSERT_NOT_NULL(test, p);

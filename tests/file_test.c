@@ -13,6 +13,7 @@
  * assertion leaks nothing (free_pages_restored checks) and never leaves the
  * runner's thread on a case's mm or file table. */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/uaccess.h"
 #include "drivers/tty/console_line.h"
 #include "fs/file.h"
@@ -774,28 +775,24 @@ static void shared_console_lines(struct kunit *test)
 /* The runner thread's own file table while a case has put its own in. */
 static struct files_struct *saved_files;
 
-static void mmput_action(void *mm) { mmput(mm); }
-
-static void leave_space(void *mm)
+static void restore_files(void *unused)
 {
-	kthread_unuse_mm(mm);
+	(void)unused;
 	current->files = saved_files;
 }
 
 /* Makes a new mm with 16 pages at UBASE and a new file table current, both
- * given back when the case ends. */
+ * given back when the case ends. The files the case writes stay in the page
+ * cache after the mm goes, so the mm's fixture takes no leak snapshot (the
+ * suite's free_pages_restored still counts). */
 static void enter_space(struct kunit *test)
 {
-	struct mm_struct *mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, mm), 0);
-	KUNIT_ASSERT_EQ(test, do_mmap(mm, UBASE, 16 * PAGE_SIZE, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED), UBASE);
+	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT | TEST_MM_NO_LEAK_CHECK);
+	test_mm_map_anon(test, mm, UBASE, 16 * PAGE_SIZE);
 	struct files_struct *files = new_files(test, "");
 	saved_files = current->files;
 	current->files = files;
-	kthread_use_mm(mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, leave_space, mm), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_files, NULL), 0);
 }
 
 static long sys(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2)
@@ -924,11 +921,8 @@ static void shared_console_writev(struct kunit *test)
 {
 	static struct shared_run run;
 	memset(&run, 0, sizeof(run));
-	run.mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, run.mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, run.mm), 0);
-	KUNIT_ASSERT_EQ(test, do_mmap(run.mm, UBASE, num_online_cpus() * PAGE_SIZE, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED), UBASE);
+	run.mm = test_mm_create(test, TEST_MM_NO_LEAK_CHECK);
+	test_mm_map_anon(test, run.mm, UBASE, num_online_cpus() * PAGE_SIZE);
 	run.files = new_files(test, "<T>");
 	console_case(test, &run, writev_worker);
 }

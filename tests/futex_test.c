@@ -11,6 +11,7 @@
  * Each case checks that no waiter is left queued and that pages, slab
  * objects and kernel stacks (threads are joined) came back. */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/futex.h"
 #include "kernel/sched.h"
@@ -45,7 +46,6 @@ static struct futex_fixture {
 	struct mm_struct *mm;
 	unsigned long base; /* 4 RW pages, populated */
 	unsigned long ro;   /* 1 PROT_READ page */
-	struct kunit_resources before;
 	struct waiter w[MAX_WAITERS];
 	unsigned nr;
 } fx;
@@ -192,18 +192,10 @@ static void waiters_cleanup(void *unused)
 	fx.nr = 0;
 }
 
-static void mmput_action(void *mm) { mmput(mm); }
-static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
-
 static void fx_init(struct kunit *test)
 {
-	kunit_resources_take(&fx.before);
 	fx.nr = 0;
-	fx.mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, fx.mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, fx.mm), 0);
-	kthread_use_mm(fx.mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, fx.mm), 0);
+	fx.mm = test_mm_create(test, TEST_MM_CURRENT);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, waiters_cleanup, NULL), 0);
 	fx.base = do_mmap(fx.mm, 0, 4 * PAGE_SIZE, RW, ANON | MAP_POPULATE);
 	KUNIT_ASSERT_LT(test, fx.base, USER_ADDR_LIMIT);
@@ -215,9 +207,7 @@ static void fx_destroy(struct kunit *test)
 {
 	kunit_release_action(test, waiters_cleanup, NULL);
 	KUNIT_EXPECT_EQ(test, futex_nr_queued(NULL, 0), 0);
-	kunit_release_action(test, unuse_mm_action, fx.mm);
-	kunit_release_action(test, mmput_action, fx.mm);
-	kunit_expect_resources_back(test, &fx.before);
+	test_mm_destroy(test, fx.mm); /* every page and slab object back */
 }
 
 /* FUTEX_WAKE wakes exactly as many as asked, oldest first; 0 (or less)

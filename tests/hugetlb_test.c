@@ -6,6 +6,7 @@
  * are derived from the machine: the nodes with memory, and whether a
  * 1 GiB page can be had at all. */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
@@ -228,7 +229,6 @@ static void gigantic_pool_takes_what_order_18_has(struct kunit *test)
 #define RW (PROT_READ | PROT_WRITE)
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
 #define SZ2M (2ul << 20)
-#define MADV_POPULATE_WRITE 23
 
 /* An mm of the current task's, and a 2 MiB pool of pool pages (from
  * whichever nodes have them), for one case; everything comes back at the
@@ -237,9 +237,6 @@ struct hspace {
 	struct mm_struct *mm;
 	struct kunit_resources before;
 };
-
-static void mmput_action(void *mm) { mmput(mm); }
-static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
 
 static void hspace_init(struct kunit *test, struct hspace *s, unsigned long pool)
 {
@@ -250,18 +247,13 @@ static void hspace_init(struct kunit *test, struct hspace *s, unsigned long pool
 		set_max_huge_pages(h, 0, NUMA_NO_NODE);
 		kunit_skip(test, "no %lu free 2 MiB blocks", pool);
 	}
-	s->mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
-	kthread_use_mm(s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
+	s->mm = test_mm_create(test, TEST_MM_CURRENT);
 }
 
 static void hspace_destroy(struct kunit *test, struct hspace *s)
 {
 	struct hstate *h = &hstates[HSTATE_2M];
-	kunit_release_action(test, unuse_mm_action, s->mm);
-	kunit_release_action(test, mmput_action, s->mm);
+	test_mm_destroy(test, s->mm);
 	/* The mm's exit gave every page and reservation back. */
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, h->nr_huge_pages);

@@ -8,6 +8,13 @@
  *       # <diagnostics of case 1, if any>
  *       ok 1 <case>
  *       ok 2 <case> # SKIP <reason>
+ *           KTAP version 1
+ *           # Subtest: <parameterised case>
+ *           # <diagnostics of its first parameter, if any>
+ *           ok 1 <description of its first parameter>
+ *           ...
+ *       # <parameterised case>: pass:P fail:F skip:K total:T
+ *       ok 3 <parameterised case>
  *       ok N+1 free_pages_restored
  *   # <suite>: pass:P fail:F skip:K total:N+1
  *   ok 1 <suite>
@@ -45,6 +52,7 @@ extern struct kunit_suite *const __kunit_suites_start[], *const __kunit_suites_e
 static struct kunit *current_test;
 
 #define CASE_PREFIX "    # "
+#define PARAM_PREFIX "        # "
 
 int kunit_strcmp(const char *a, const char *b)
 {
@@ -232,11 +240,23 @@ static void kunit_fault(struct pt_regs *regs, u64 cr2)
 	kernel_longjmp(&test->abort, 2);
 }
 
-enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct kunit_case *c,
-				 struct kunit *test)
+void kunit_param_desc(char *desc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(desc, KUNIT_PARAM_DESC_SIZE, fmt, ap);
+	va_end(ap);
+}
+
+/* One run of case c: with param_value NULL for a plain case, or one
+ * parameter of a parameterised one. */
+static enum kunit_status run_case(const struct kunit_suite *suite, const struct kunit_case *c,
+				  struct kunit *test, const void *param_value, int param_index)
 {
 	memset(test, 0, sizeof(*test));
 	test->name = c->name;
+	test->param_value = param_value;
+	test->param_index = param_index;
 	test->status = KUNIT_SUCCESS;
 	test->outer = current_test;
 	test->task = current;
@@ -286,6 +306,12 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 	check_bad_page_reports(test);
 	current_test = test->outer;
 	return test->status;
+}
+
+enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct kunit_case *c,
+				 struct kunit *test)
+{
+	return run_case(suite, c, test, NULL, 0);
 }
 
 bool kunit_filter_match(const char *filter, const char *suite, const char *name)
@@ -418,6 +444,70 @@ static unsigned count_cases(const struct kunit_suite *s, const char *filter)
 	return n;
 }
 
+static void print_result(const char *indent, enum kunit_status st, unsigned no, const char *name,
+			 const char *skip_reason)
+{
+	if (st == KUNIT_SKIPPED)
+		printk(KERN_ALWAYS "%sok %u %s # SKIP %s\n", indent, no, name, skip_reason);
+	else
+		printk(KERN_ALWAYS "%s%s %u %s\n", indent, st == KUNIT_SUCCESS ? "ok" : "not ok", no, name);
+}
+
+/* Runs parameterised case c once per parameter, as a KTAP subtest of its
+ * own (no plan: the generator's count is not known before it ends, as in
+ * Linux), adds each parameter's result to counts[] and returns the case's:
+ * failed if a parameter failed, else passed if one passed, else skipped
+ * (no parameter at all included, as Linux's). test->status_comment is
+ * the last skip reason. */
+static enum kunit_status run_param_case(const struct kunit_suite *s, const struct kunit_case *c,
+					int init_err, unsigned counts[3], struct kunit *test)
+{
+	char desc[KUNIT_PARAM_DESC_SIZE], skip_reason[sizeof(test->status_comment)] = "";
+	unsigned param_counts[3] = { 0 };
+	enum kunit_status status = KUNIT_SKIPPED;
+	printk(KERN_ALWAYS "        KTAP version 1\n        # Subtest: %s\n", c->name);
+	desc[0] = 0;
+	const void *param = c->generate_params(NULL, desc);
+	for (int index = 0; param; index++) {
+		enum kunit_status st;
+		printk_set_line_prefix(PARAM_PREFIX);
+		if (init_err) {
+			printk(KERN_ALWAYS "%s: not run: the suite's init failed\n", c->name);
+			st = KUNIT_FAILURE;
+			test->status_comment[0] = 0;
+		} else {
+			st = run_case(s, c, test, param, index);
+		}
+		printk_set_line_prefix(NULL);
+		if (!desc[0])
+			kunit_param_desc(desc, "param-%d", index);
+		print_result("        ", st, (unsigned)index + 1, desc,
+			     st == KUNIT_SKIPPED ? test->status_comment : "");
+		if (st == KUNIT_SKIPPED)
+			memcpy(skip_reason, test->status_comment, sizeof(skip_reason));
+		param_counts[st]++;
+		if (st == KUNIT_FAILURE || (st == KUNIT_SUCCESS && status == KUNIT_SKIPPED))
+			status = st;
+		desc[0] = 0;
+		param = c->generate_params(param, desc);
+	}
+	unsigned total = param_counts[0] + param_counts[1] + param_counts[2];
+	if (total > 1) /* as Linux's kunit.stats_enabled=1 */
+		printk(KERN_ALWAYS "    # %s: pass:%u fail:%u skip:%u total:%u\n", c->name,
+		       param_counts[0], param_counts[1], param_counts[2], total);
+	for (int i = 0; i < 3; i++)
+		counts[i] += param_counts[i];
+	if (!total) {
+		counts[KUNIT_SKIPPED]++; /* the case itself, as Linux counts it */
+		kunit_param_desc(skip_reason, "no parameters");
+	}
+	if (status == KUNIT_SKIPPED)
+		memcpy(test->status_comment, skip_reason, sizeof(skip_reason));
+	else
+		test->status_comment[0] = 0;
+	return status;
+}
+
 void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_no, unsigned counts[3])
 {
 	unsigned nr = count_cases(s, filter);
@@ -436,28 +526,31 @@ void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_n
 		printk_set_line_prefix(NULL);
 	}
 
-	unsigned suite_counts[3] = { 0 }, case_no = 0;
+	/* suite_counts: one per case, as the plan; param_counts: one per
+	 * plain case and one per parameter, as kunit_tool counts them. */
+	unsigned suite_counts[3] = { 0 }, param_counts[3] = { 0 }, case_no = 0;
 	for (const struct kunit_case *c = s->test_cases; c->run_case; c++) {
 		if (!kunit_filter_match(filter, s->name, c->name))
 			continue;
 		case_no++;
 		struct kunit test;
 		enum kunit_status st;
-		printk_set_line_prefix(CASE_PREFIX);
-		if (init_err) {
-			printk(KERN_ALWAYS "%s: not run: the suite's init failed\n", c->name);
-			st = KUNIT_FAILURE;
-			test.status_comment[0] = 0;
+		if (c->generate_params) {
+			st = run_param_case(s, c, init_err, param_counts, &test);
 		} else {
-			st = kunit_run_case(s, c, &test);
+			printk_set_line_prefix(CASE_PREFIX);
+			if (init_err) {
+				printk(KERN_ALWAYS "%s: not run: the suite's init failed\n", c->name);
+				st = KUNIT_FAILURE;
+				test.status_comment[0] = 0;
+			} else {
+				st = kunit_run_case(s, c, &test);
+			}
+			printk_set_line_prefix(NULL);
+			param_counts[st]++;
 		}
-		printk_set_line_prefix(NULL);
 		suite_counts[st]++;
-		if (st == KUNIT_SKIPPED)
-			printk(KERN_ALWAYS "    ok %u %s # SKIP %s\n", case_no, c->name, test.status_comment);
-		else
-			printk(KERN_ALWAYS "    %s %u %s\n", st == KUNIT_SUCCESS ? "ok" : "not ok", case_no,
-			       c->name);
+		print_result("    ", st, case_no, c->name, test.status_comment);
 	}
 	if (s->suite_exit && !init_err) {
 		printk_set_line_prefix(CASE_PREFIX);
@@ -468,13 +561,14 @@ void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_n
 	enum kunit_status restored = check_restored(&before, reports_before, judged_before);
 	printk_set_line_prefix(NULL);
 	suite_counts[restored]++;
+	param_counts[restored]++;
 	printk(KERN_ALWAYS "    %s %u free_pages_restored\n", restored == KUNIT_SUCCESS ? "ok" : "not ok",
 	       nr + 1);
 	printk(KERN_ALWAYS "# %s: pass:%u fail:%u skip:%u total:%u\n", s->name, suite_counts[0],
 	       suite_counts[1], suite_counts[2], nr + 1);
 	printk(KERN_ALWAYS "%s %u %s\n", suite_counts[1] ? "not ok" : "ok", suite_no, s->name);
 	for (int i = 0; i < 3; i++)
-		counts[i] += suite_counts[i];
+		counts[i] += param_counts[i];
 	printk_set_line_prefix(prefix);
 }
 

@@ -15,7 +15,11 @@
  * case (longjmp back to the runner); the run goes on with the next case.
  * What a case takes (an mm made current, a mapping, a lock) it gives back
  * through kunit_add_action(), which runs however the case ends, so that one
- * failing assertion costs one case and not the rest of the run. */
+ * failing assertion costs one case and not the rest of the run.
+ *
+ * A parameterised case (KUNIT_CASE_PARAM) runs its one body once per value
+ * its generator yields, each run a case of its own (init, actions, checks)
+ * reported as a KTAP subtest named by the generator's description. */
 #ifndef TESTS_KUNIT_H
 #define TESTS_KUNIT_H
 
@@ -25,9 +29,17 @@
 
 struct kunit;
 
+/* Room for a parameter's description, its terminating NUL included. */
+#define KUNIT_PARAM_DESC_SIZE 128
+
 struct kunit_case {
 	void (*run_case)(struct kunit *test);
 	const char *name;
+	/* NULL for a plain case. Otherwise called with prev NULL for the
+	 * first parameter, then with the last one returned, until it returns
+	 * NULL; it may write the parameter's description into desc
+	 * (KUNIT_PARAM_DESC_SIZE bytes), else "param-<index>" is used. */
+	const void *(*generate_params)(const void *prev, char *desc);
 };
 
 struct kunit_suite {
@@ -66,6 +78,10 @@ struct kunit {
 	enum kunit_status status;
 	char status_comment[128]; /* skip reason */
 	void *priv;
+	/* The parameter of this run of a parameterised case (NULL in a plain
+	 * case), and its index from 0. */
+	const void *param_value;
+	int param_index;
 	struct jmp_buf abort;
 	struct kunit *outer; /* the case that was current before this one */
 	void *task;          /* the thread running the case: only its faults are caught */
@@ -83,6 +99,50 @@ struct kunit {
 };
 
 #define KUNIT_CASE(fn) { .run_case = fn, .name = #fn }
+/* A case run once per parameter gen_params yields (test->param_value).
+ * Printed as Linux's KUnit prints it: a subtest block with one result
+ * per parameter, then the case's own result (not ok if a parameter
+ * failed, skipped if every one skipped):
+ *
+ *       KTAP version 1
+ *       # Subtest: case
+ *       ok 1 desc of the first parameter
+ *       not ok 2 desc of the second
+ *   # case: pass:1 fail:1 skip:0 total:2
+ *   not ok 3 case
+ */
+#define KUNIT_CASE_PARAM(fn, gen_params)                                               \
+	{ .run_case = fn, .name = #fn, .generate_params = gen_params }
+
+/* Defines name_gen_params, yielding a pointer to each element of array in
+ * turn; get_desc(element, desc) describes one (NULL: "param-<index>"). */
+#define KUNIT_ARRAY_PARAM(name, array, get_desc)                                        \
+	static const void *name##_gen_params(const void *prev, char *desc)              \
+	{                                                                               \
+		typeof((array)[0]) *__next = prev ? ((typeof(__next))prev) + 1 : (array);   \
+		if ((size_t)(__next - (array)) < ARRAY_SIZE(array)) {                      \
+			void (*__get_desc)(typeof(__next), char *) = get_desc;             \
+			if (__get_desc)                                                    \
+				__get_desc(__next, desc);                                  \
+			return __next;                                                     \
+		}                                                                          \
+		return NULL;                                                               \
+	}
+
+/* The same, each element described by its string member desc_member. */
+#define KUNIT_ARRAY_PARAM_DESC(name, array, desc_member)                                \
+	static const void *name##_gen_params(const void *prev, char *desc)              \
+	{                                                                               \
+		typeof((array)[0]) *__next = prev ? ((typeof(__next))prev) + 1 : (array);   \
+		if ((size_t)(__next - (array)) < ARRAY_SIZE(array)) {                      \
+			kunit_param_desc(desc, "%s", __next->desc_member);                 \
+			return __next;                                                     \
+		}                                                                          \
+		return NULL;                                                               \
+	}
+/* Writes a parameter's description (at most KUNIT_PARAM_DESC_SIZE bytes
+ * with the NUL), for generators and get_desc functions. */
+void kunit_param_desc(char *desc, const char *fmt, ...) __printf(2, 3);
 
 #define kunit_test_suite(suite)                                                     \
 	static struct kunit_suite *const __kunit_suite_ptr_##suite __used             \
@@ -119,8 +179,11 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 				 struct kunit *test);
 /* Runs the cases of suite s that match filter (NULL: all), then its
  * free_pages_restored case, printing its KTAP block as suite number
- * suite_no, and adds its pass, fail and skip counts to counts[]. Used by
- * kunit_run_all, and by tests of the framework itself. */
+ * suite_no, and adds its pass, fail and skip counts to counts[]: one per
+ * plain case, one per parameter of a parameterised case (as kunit_tool
+ * counts them; the suite's own "# name: pass:..." line counts the case
+ * once, as its plan does). Used by kunit_run_all, and by tests of the
+ * framework itself. */
 void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_no, unsigned counts[3]);
 /* Runs every registered suite whose "suite.case" names match filter (NULL:
  * all), printing KTAP. Returns the number of failed cases, or

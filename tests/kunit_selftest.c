@@ -608,6 +608,124 @@ static void bad_page_report_outside_cases_fails_the_suite(struct kunit *test)
 	/* This case declared none and passes: the inner suite judged it. */
 }
 
+/* Parameterised cases: the body runs once per parameter with
+ * test->param_value and test->param_index, each run a case of its own
+ * (a failed parameter fails the case, the others still run; the actions
+ * of each run at its end), printed as Linux's KUnit prints them. */
+struct param_run {
+	int value;
+	const char *desc;
+};
+static const struct param_run param_runs[] = { { 1, "one" }, { 2, "two" }, { 3, "three" } };
+KUNIT_ARRAY_PARAM_DESC(param_runs, param_runs, desc);
+
+static int param_seen[4], param_index_seen[4], param_actions;
+static unsigned param_fail_mask, param_skip_mask;
+
+static void count_param_action(void *ctx) { (*(int *)ctx)++; }
+
+static void inner_param(struct kunit *test)
+{
+	const struct param_run *p = test->param_value;
+	param_seen[p->value]++;
+	param_index_seen[p->value] = test->param_index;
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, count_param_action, &param_actions), 0);
+	if (param_skip_mask & (1u << p->value))
+		kunit_skip(test, "skipping %s", p->desc);
+	KUNIT_ASSERT_FALSE(test, param_fail_mask & (1u << p->value));
+}
+
+static const void *no_params_gen(const void *prev, char *desc)
+{
+	(void)prev;
+	(void)desc;
+	return NULL;
+}
+
+/* Two parameters without descriptions: "param-0", "param-1". */
+static const void *undescribed_gen(const void *prev, char *desc)
+{
+	(void)desc;
+	return prev == &param_runs[1] ? NULL : prev ? &param_runs[1] : &param_runs[0];
+}
+
+static void parameterised_case_runs_once_per_parameter(struct kunit *test)
+{
+	static struct kunit_case cases[] = { KUNIT_CASE_PARAM(inner_param, param_runs_gen_params),
+					     KUNIT_CASE(inner_nothing), {} };
+	struct kunit_suite s = { .name = "inner_suite", .test_cases = cases };
+	struct printk_capture cap;
+
+	/* Every parameter passes: one subtest each, then the case. */
+	memset(param_seen, 0, sizeof(param_seen));
+	param_actions = 0;
+	param_fail_mask = param_skip_mask = 0;
+	unsigned counts[3] = { 0 };
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	kunit_run_suite(&s, NULL, 1, counts);
+	printk_capture_end(&cap);
+	for (int v = 1; v <= 3; v++) {
+		KUNIT_EXPECT_EQ(test, param_seen[v], 1);
+		KUNIT_EXPECT_EQ(test, param_index_seen[v], v - 1);
+	}
+	KUNIT_EXPECT_EQ(test, param_actions, 3);
+	EXPECT_CAPTURED(test, "    1..3\n"); /* the plan counts the case once */
+	EXPECT_CAPTURED(test, "        KTAP version 1\n        # Subtest: inner_param\n"
+			      "        ok 1 one\n        ok 2 two\n        ok 3 three\n"
+			      "    # inner_param: pass:3 fail:0 skip:0 total:3\n    ok 1 inner_param\n");
+	EXPECT_CAPTURED(test, "    ok 2 inner_nothing\n");
+	EXPECT_CAPTURED(test, "# inner_suite: pass:3 fail:0 skip:0 total:3\nok 1 inner_suite\n");
+	/* Each parameter counts in the totals, as kunit_tool counts them. */
+	KUNIT_EXPECT_EQ(test, counts[KUNIT_SUCCESS], 5);
+	KUNIT_EXPECT_EQ(test, counts[KUNIT_FAILURE], 0);
+
+	/* One fails, one skips: the others still run, the case fails, and
+	 * the failure's diagnostics belong to its parameter's subtest. */
+	param_fail_mask = 1u << 2;
+	param_skip_mask = 1u << 3;
+	param_actions = 0;
+	memset(counts, 0, sizeof(counts));
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	kunit_run_suite(&s, NULL, 1, counts);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, param_actions, 3);
+	EXPECT_CAPTURED(test, "        ok 1 one\n        # inner_param: ASSERTION FAILED at");
+	EXPECT_CAPTURED(test, "        not ok 2 two\n        ok 3 three # SKIP skipping three\n"
+			      "    # inner_param: pass:1 fail:1 skip:1 total:3\n    not ok 1 inner_param\n");
+	EXPECT_CAPTURED(test, "# inner_suite: pass:2 fail:1 skip:0 total:3\nnot ok 1 inner_suite\n");
+	KUNIT_EXPECT_EQ(test, counts[KUNIT_SUCCESS], 3);
+	KUNIT_EXPECT_EQ(test, counts[KUNIT_FAILURE], 1);
+	KUNIT_EXPECT_EQ(test, counts[KUNIT_SKIPPED], 1);
+
+	/* Every one skips: the case is skipped, with the last reason. */
+	param_fail_mask = 0;
+	param_skip_mask = 0xe;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	kunit_run_suite(&s, "inner_suite.inner_param", 1, counts);
+	printk_capture_end(&cap);
+	EXPECT_CAPTURED(test, "    1..2\n");
+	EXPECT_CAPTURED(test, "    ok 1 inner_param # SKIP skipping three\n");
+
+	/* No parameter at all: skipped, as Linux's. */
+	static struct kunit_case none[] = { KUNIT_CASE_PARAM(inner_param, no_params_gen), {} };
+	s.test_cases = none;
+	memset(counts, 0, sizeof(counts));
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	kunit_run_suite(&s, NULL, 1, counts);
+	printk_capture_end(&cap);
+	EXPECT_CAPTURED(test, "        # Subtest: inner_param\n    ok 1 inner_param # SKIP no parameters\n");
+	KUNIT_EXPECT_EQ(test, counts[KUNIT_SKIPPED], 1);
+
+	/* A generator that writes no description: "param-<index>". */
+	static struct kunit_case undescribed[] = { KUNIT_CASE_PARAM(inner_param, undescribed_gen), {} };
+	s.test_cases = undescribed;
+	param_skip_mask = 0;
+	printk_capture_begin(&cap, captured, sizeof(captured));
+	kunit_run_suite(&s, NULL, 1, counts);
+	printk_capture_end(&cap);
+	EXPECT_CAPTURED(test, "        ok 1 param-0\n        ok 2 param-1\n    # inner_param: pass:2");
+}
+
 static void filter_globs(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, kunit_filter_match(NULL, "acpi", "srat"));
@@ -662,6 +780,7 @@ static struct kunit_case kunit_selftest_cases[] = {
 	KUNIT_CASE(failed_init_still_runs_its_actions),
 	KUNIT_CASE(bad_page_reports_fail_unless_declared),
 	KUNIT_CASE(bad_page_report_outside_cases_fails_the_suite),
+	KUNIT_CASE(parameterised_case_runs_once_per_parameter),
 	KUNIT_CASE(filter_globs),
 	KUNIT_CASE(init_and_exit_run_around_each_case),
 	{}

@@ -5,6 +5,7 @@
  * memory reached through copy_*_user with the mm loaded as the current
  * task's. */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/tlb.h"
@@ -31,25 +32,14 @@ struct test_space {
 	struct vm_area_struct *vma;
 };
 
-static void mmput_action(void *mm) { mmput(mm); }
-static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
-
 /* Makes an mm with one VMA [BASE, BASE + size) of private anonymous
  * read-write memory and makes it the current task's (so faults and user
- * copies go to it). Both are undone by deferred actions however the case
- * ends (kunit_add_action): a failed assertion leaves the runner's thread
- * on no mm and leaks nothing. */
+ * copies go to it): the fixture of tests/test_mm.h, whose cleanup runs
+ * however the case ends and checks that everything came back. */
 static void space_init(struct kunit *test, struct test_space *s, unsigned long size)
 {
-	s->mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
-	unsigned long a = do_mmap(s->mm, BASE, size, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
-	KUNIT_ASSERT_EQ(test, a, BASE);
-	s->vma = find_vma(s->mm, BASE);
-	kthread_use_mm(s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
+	s->mm = test_mm_create(test, TEST_MM_CURRENT);
+	s->vma = test_mm_map_anon(test, s->mm, BASE, size);
 }
 
 /* The PTE for addr, or NULL when no PTE table covers it. The tests keep the
@@ -61,7 +51,8 @@ static pte_t *lookup_pte(struct mm_struct *mm, unsigned long addr)
 	return pmd ? pte_offset_map(pmd, addr) : NULL;
 }
 
-/* Unmaps everything, frees the tables over the whole user half, drops the mm. */
+/* Unmaps everything, frees the tables over the whole user half (the
+ * teardown under test), then drops the mm. */
 static void space_destroy(struct kunit *test, struct test_space *s)
 {
 	struct mmu_gather tlb;
@@ -69,8 +60,7 @@ static void space_destroy(struct kunit *test, struct test_space *s)
 	unmap_page_range(&tlb, s->vma, s->vma->vm_start, s->vma->vm_end);
 	free_pgd_range(&tlb, s->vma->vm_start, s->vma->vm_end, 0, 0);
 	tlb_finish_mmu(&tlb);
-	kunit_release_action(test, unuse_mm_action, s->mm);
-	kunit_release_action(test, mmput_action, s->mm);
+	test_mm_destroy(test, s->mm);
 }
 
 /* A page-table page that was never installed. */

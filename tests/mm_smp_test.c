@@ -17,6 +17,8 @@
  * worker on its own CPU runs too. Every case gives back the pages, slab
  * objects and page-table pages it took. */
 #include "tests/kunit.h"
+#include "tests/test_cpu.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tlb.h"
 #include "arch/x86_64/uaccess.h"
@@ -44,100 +46,10 @@
 #define RW (PROT_READ | PROT_WRITE)
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
 #define BASE 0x0000300000000000ul /* a PGD entry of its own */
-#define MAX_WORKERS NR_CPUS
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* uapi; kernel/unistd.h does not carry it */
-#endif
-
-/* ---- waiting without letting time decide ------------------------------------ */
-
-/* Sleeps (one tick at a time, so tasks of this CPU run) until cond holds;
- * false only after KUNIT_HANG_GUARD_NS in which *progress (NULL: nothing)
- * did not move. */
-#define WAIT_UNTIL(cond, progress)                                                          \
-	({                                                                                   \
-		const volatile unsigned long *__p = (progress);                              \
-		unsigned long __seen = __p ? *__p : 0;                                       \
-		u64 __deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;                       \
-		bool __ok = true;                                                            \
-		while (!(cond)) {                                                            \
-			unsigned long __now = __p ? *__p : 0;                                \
-			if (__now != __seen) {                                               \
-				__seen = __now;                                              \
-				__deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;           \
-			} else if (ktime_get_ns() > __deadline) {                            \
-				__ok = false;                                                \
-				break;                                                       \
-			}                                                                    \
-			schedule_timeout_uninterruptible(1);                                 \
-		}                                                                            \
-		__ok;                                                                        \
-	})
 
 static unsigned long load(const volatile unsigned long *v) { return __atomic_load_n(v, __ATOMIC_ACQUIRE); }
 static void store(volatile unsigned long *v, unsigned long x) { __atomic_store_n(v, x, __ATOMIC_RELEASE); }
 static void inc(volatile unsigned long *v) { __atomic_add_fetch(v, 1, __ATOMIC_ACQ_REL); }
-
-/* ---- workers on every online CPU --------------------------------------------- */
-
-struct crew;
-struct worker {
-	struct crew *crew;
-	unsigned id;
-	struct task_struct *task;
-};
-struct crew {
-	unsigned n;
-	struct worker w[MAX_WORKERS];
-	volatile unsigned long ready, done, progress, errors;
-	int (*fn)(struct worker *w);
-	void *ctx;
-};
-
-/* All workers run together: each waits for the others before its work. */
-static int worker_main(void *data)
-{
-	struct worker *w = data;
-	struct crew *c = w->crew;
-	inc(&c->ready);
-	while (load(&c->ready) < c->n)
-		cond_resched();
-	int ret = c->fn(w);
-	if (ret)
-		inc(&c->errors);
-	inc(&c->done);
-	return ret;
-}
-
-/* One worker per online CPU (including this one's), started. */
-static void crew_start(struct kunit *test, struct crew *c, int (*fn)(struct worker *), void *ctx)
-{
-	c->n = 0;
-	c->ready = c->done = c->progress = c->errors = 0;
-	c->fn = fn;
-	c->ctx = ctx;
-	unsigned cpu;
-	for_each_online_cpu(cpu) {
-		struct worker *w = &c->w[c->n];
-		w->crew = c;
-		w->id = c->n;
-		w->task = kthread_create_on_cpu(worker_main, w, cpu, "mmsmp/%u");
-		KUNIT_ASSERT_NOT_NULL(test, w->task);
-		c->n++;
-	}
-	for (unsigned i = 0; i < c->n; i++)
-		wake_up_process(c->w[i].task);
-}
-
-/* Waits for every worker (hang guard on their progress), reaps them and
- * returns how many reported an error. */
-static unsigned long crew_finish(struct kunit *test, struct crew *c)
-{
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&c->done) == c->n, &c->progress));
-	for (unsigned i = 0; i < c->n; i++)
-		kthread_join(c->w[i].task);
-	return c->errors;
-}
 
 /* ---- rwsem -------------------------------------------------------------------- */
 
@@ -244,22 +156,11 @@ static int locker_fn(void *data)
 	return 0;
 }
 
-/* Some online CPU other than this one, else this one (the main thread
- * sleeps while it waits, so a worker of its own CPU runs too). */
-static unsigned other_cpu(void)
-{
-	unsigned cpu;
-	for_each_online_cpu(cpu)
-		if (cpu != smp_processor_id())
-			return cpu;
-	return smp_processor_id();
-}
-
 static void start_locker(struct kunit *test, struct locker *l, struct rw_semaphore *sem, bool write,
 			 volatile unsigned long *order)
 {
 	*l = (struct locker){ .sem = sem, .write = write, .order = order };
-	l->task = kthread_run_on_cpu(locker_fn, l, other_cpu(), "rwsem/%u");
+	l->task = kthread_run_on_cpu(locker_fn, l, test_other_cpu_or_this(), "rwsem/%u");
 	KUNIT_ASSERT_NOT_NULL(test, l->task);
 }
 
@@ -286,18 +187,18 @@ static void rwsem_writer_excludes_readers(struct kunit *test)
 	order = 0;
 	down_read(&sem);
 	start_locker(test, &w, &sem, true, &order);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
 	KUNIT_EXPECT_EQ(test, load(&w.step), 1); /* queued: it has not got it */
 	up_read(&sem);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&w.step) == 2, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&w.step) == 2, NULL));
 	KUNIT_EXPECT_TRUE(test, rwsem_is_write_locked(&sem));
 	/* Now a reader waits for the writer. */
 	start_locker(test, &r, &sem, false, &order);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
 	KUNIT_EXPECT_EQ(test, load(&r.step), 1);
 	KUNIT_EXPECT_EQ(test, down_read_trylock(&sem), 0);
 	store(&w.release, 1);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&r.step) == 2, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&r.step) == 2, NULL));
 	KUNIT_EXPECT_EQ(test, w.got_at, 1);
 	KUNIT_EXPECT_EQ(test, r.got_at, 2);
 	store(&r.release, 1);
@@ -318,21 +219,21 @@ static void rwsem_waiting_writer_is_not_overtaken(struct kunit *test)
 	order = 0;
 	down_read(&sem);
 	start_locker(test, &w, &sem, true, &order);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
 	KUNIT_EXPECT_EQ(test, down_read_trylock(&sem), 0); /* a writer waits */
 	start_locker(test, &r1, &sem, false, &order);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(nr_waiters(&sem) == 2, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(nr_waiters(&sem) == 2, NULL));
 	start_locker(test, &r2, &sem, false, &order);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(nr_waiters(&sem) == 3, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(nr_waiters(&sem) == 3, NULL));
 	KUNIT_EXPECT_EQ(test, load(&r1.step), 1);
 	KUNIT_EXPECT_EQ(test, load(&r2.step), 1);
 	up_read(&sem);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&w.step) == 2, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&w.step) == 2, NULL));
 	KUNIT_EXPECT_EQ(test, w.got_at, 1);
 	KUNIT_EXPECT_EQ(test, nr_waiters(&sem), 2);
 	store(&w.release, 1);
 	/* Both readers in at once: each holds it while the other does. */
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&r1.step) == 2 && load(&r2.step) == 2, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&r1.step) == 2 && load(&r2.step) == 2, NULL));
 	KUNIT_EXPECT_EQ(test, sem.count, 2);
 	store(&r1.release, 1);
 	store(&r2.release, 1);
@@ -363,7 +264,7 @@ struct hammer {
  * those, and the wakeups they cause must all arrive. */
 #define HAMMER_OPS 384
 
-static int hammer_fn(struct worker *w)
+static int hammer_fn(struct test_worker *w)
 {
 	struct hammer *h = w->crew->ctx;
 	int bad = 0;
@@ -419,7 +320,7 @@ static int hammer_fn(struct worker *w)
 			__atomic_sub_fetch(&h->readers, 1, __ATOMIC_ACQ_REL);
 			up_read(&h->sem);
 		}
-		inc(&w->crew->progress);
+		test_crew_progress(w);
 		if (i % 64 == 0)
 			cond_resched();
 	}
@@ -429,12 +330,12 @@ static int hammer_fn(struct worker *w)
 static void rwsem_every_cpu_hammers_one_lock(struct kunit *test)
 {
 	static struct hammer h;
-	static struct crew c;
+	static struct test_crew c;
 	memset((void *)&h, 0, sizeof(h));
 	init_rwsem(&h.sem);
 	unsigned long bugs = rwsem_bugs;
-	crew_start(test, &c, hammer_fn, &h);
-	KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+	test_crew_start(test, &c, hammer_fn, &h, 0, 0);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 	/* The first worker to hold it so finds nobody done yet (the others'
 	 * own first writes come before their end), so someone waits. */
 	KUNIT_EXPECT_GE(test, h.forced, c.n > 1 ? 1 : 0);
@@ -447,35 +348,15 @@ static void rwsem_every_cpu_hammers_one_lock(struct kunit *test)
 
 /* ---- one mm on every CPU --------------------------------------------------------- */
 
-struct smp_space {
-	struct mm_struct *mm;
-	unsigned long len;
-	struct kunit_resources before;
-	unsigned long tables_before;
-	unsigned long rwsem_bugs_before, spinlock_bugs_before;
-};
-
-static void space_init(struct kunit *test, struct smp_space *s, unsigned long len)
+/* An mm with len bytes mapped read-write at BASE; when it goes (at
+ * test_mm_destroy or the end of the case) every page, table and slab
+ * object must be back, and no lock misuse reported meanwhile
+ * (tests/test_mm.h). */
+static struct mm_struct *space(struct kunit *test, unsigned long len)
 {
-	kunit_resources_take(&s->before);
-	s->tables_before = nr_user_pagetable_pages();
-	s->rwsem_bugs_before = rwsem_bugs;
-	s->spinlock_bugs_before = spinlock_bugs;
-	s->len = len;
-	s->mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, s->mm);
-	KUNIT_ASSERT_EQ(test, do_mmap(s->mm, BASE, len, RW, ANON | MAP_FIXED), BASE);
-}
-
-/* The last user goes: every page, table and slab object comes back, and no
- * lock misuse was reported meanwhile. */
-static void space_destroy(struct kunit *test, struct smp_space *s)
-{
-	mmput(s->mm);
-	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), s->tables_before);
-	KUNIT_EXPECT_EQ(test, rwsem_bugs, s->rwsem_bugs_before);
-	KUNIT_EXPECT_EQ(test, spinlock_bugs, s->spinlock_bugs_before);
-	kunit_expect_resources_back(test, &s->before);
+	struct mm_struct *mm = test_mm_create(test, 0);
+	test_mm_map_anon(test, mm, BASE, len);
+	return mm;
 }
 
 /* The PTE of addr (the caller holds the mmap_lock or is the only user). */
@@ -502,7 +383,7 @@ struct fault_job {
 	bool overlap;
 };
 
-static int fault_fn(struct worker *w)
+static int fault_fn(struct test_worker *w)
 {
 	struct fault_job *j = w->crew->ctx;
 	unsigned n = w->crew->n;
@@ -517,7 +398,7 @@ static int fault_fn(struct worker *w)
 			bad++;
 		if (copy_to_user(addr, &v, 8))
 			bad++;
-		inc(&w->crew->progress);
+		test_crew_progress(w);
 		if (p % 32 == 0)
 			cond_resched();
 	}
@@ -562,30 +443,32 @@ static void check_faulted(struct kunit *test, struct fault_job *j, unsigned n)
 
 #define FAULT_PAGES 1024 /* two PTE tables */
 
-static void faults_on_disjoint_pages_of_one_vma(struct kunit *test)
-{
-	static struct smp_space s;
-	static struct crew c;
-	space_init(test, &s, FAULT_PAGES * PAGE_SIZE);
-	struct fault_job j = { s.mm, FAULT_PAGES, false };
-	crew_start(test, &c, fault_fn, &j);
-	KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
-	check_faulted(test, &j, c.n);
-	KUNIT_EXPECT_GE(test, s.mm->page_faults, FAULT_PAGES);
-	space_destroy(test, &s);
-}
+/* Every CPU faults pages of one VMA in: each its own pages, or all of
+ * them the same pages (the parameters keep the names the two cases had
+ * before they were one). Each page is faulted at least once and counted
+ * once. */
+struct fault_mode {
+	bool overlap;
+	const char *name;
+};
+static const struct fault_mode fault_modes[] = {
+	{ false, "faults_on_disjoint_pages_of_one_vma" },
+	{ true, "faults_on_the_same_pages_from_every_cpu" },
+};
+KUNIT_ARRAY_PARAM_DESC(fault_modes, fault_modes, name);
 
-static void faults_on_the_same_pages_from_every_cpu(struct kunit *test)
+static void faults_from_every_cpu(struct kunit *test)
 {
-	static struct smp_space s;
-	static struct crew c;
-	space_init(test, &s, FAULT_PAGES * PAGE_SIZE);
-	struct fault_job j = { s.mm, FAULT_PAGES, true };
-	crew_start(test, &c, fault_fn, &j);
-	KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+	const struct fault_mode *m = test->param_value;
+	static struct test_crew c;
+	struct mm_struct *mm = space(test, FAULT_PAGES * PAGE_SIZE);
+	struct fault_job j = { mm, FAULT_PAGES, m->overlap };
+	test_crew_start(test, &c, fault_fn, &j, 0, 0);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 	check_faulted(test, &j, c.n);
-	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), FAULT_PAGES); /* no page counted twice */
-	space_destroy(test, &s);
+	KUNIT_EXPECT_GE(test, mm->page_faults, FAULT_PAGES);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), FAULT_PAGES); /* no page counted twice */
+	test_mm_destroy(test, mm);
 }
 
 /* MADV_DONTNEED (under the read lock) on every page while the other CPUs
@@ -609,7 +492,7 @@ static bool bytes_of_or_zero(u64 got, u64 v)
 	return true;
 }
 
-static int fault_or_zap_fn(struct worker *w)
+static int fault_or_zap_fn(struct test_worker *w)
 {
 	struct fault_job *j = w->crew->ctx;
 	int bad = 0;
@@ -618,7 +501,7 @@ static int fault_or_zap_fn(struct worker *w)
 			int advice = r % 2 ? MADV_FREE : MADV_DONTNEED;
 			if (do_madvise(j->mm, BASE, j->pages * PAGE_SIZE, advice))
 				bad++;
-			inc(&w->crew->progress);
+			test_crew_progress(w);
 			cond_resched();
 		}
 		return bad;
@@ -633,7 +516,7 @@ static int fault_or_zap_fn(struct worker *w)
 			else if (!bytes_of_or_zero(got, v))
 				bad++;
 		}
-		inc(&w->crew->progress);
+		test_crew_progress(w);
 		cond_resched();
 	}
 	kthread_unuse_mm(j->mm);
@@ -642,20 +525,19 @@ static int fault_or_zap_fn(struct worker *w)
 
 static void madv_dontneed_beside_faults(struct kunit *test)
 {
-	static struct smp_space s;
-	static struct crew c;
-	space_init(test, &s, ZAP_PAGES * PAGE_SIZE);
-	struct fault_job j = { s.mm, ZAP_PAGES, true };
-	crew_start(test, &c, fault_or_zap_fn, &j);
-	KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+	static struct test_crew c;
+	struct mm_struct *mm = space(test, ZAP_PAGES * PAGE_SIZE);
+	struct fault_job j = { mm, ZAP_PAGES, true };
+	test_crew_start(test, &c, fault_or_zap_fn, &j, 0, 0);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 	unsigned long mapped = 0;
 	for (unsigned long p = 0; p < ZAP_PAGES; p++) {
-		pte_t e = pte_at(s.mm, BASE + p * PAGE_SIZE);
+		pte_t e = pte_at(mm, BASE + p * PAGE_SIZE);
 		if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
 			mapped++;
 	}
-	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), mapped);
-	space_destroy(test, &s);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), mapped);
+	test_mm_destroy(test, mm);
 }
 
 /* A writer of the mm (mprotect, munmap from another task) waits while a
@@ -695,63 +577,62 @@ static int mm_call_fn(void *data)
 static void start_mm_call(struct kunit *test, struct mm_call *m, struct mm_struct *mm, int what)
 {
 	*m = (struct mm_call){ .mm = mm, .what = what };
-	m->task = kthread_run_on_cpu(mm_call_fn, m, other_cpu(), "mmcall/%u");
+	m->task = kthread_run_on_cpu(mm_call_fn, m, test_other_cpu_or_this(), "mmcall/%u");
 	KUNIT_ASSERT_NOT_NULL(test, m->task);
 }
 
 static void writers_wait_for_a_reader_of_the_mmap_lock(struct kunit *test)
 {
-	static struct smp_space s;
 	static struct mm_call m;
-	space_init(test, &s, 16 * PAGE_SIZE);
-	kthread_use_mm(s.mm);
+	struct mm_struct *mm = space(test, 16 * PAGE_SIZE);
+	kthread_use_mm(mm);
 	u64 v = 7;
 	KUNIT_EXPECT_EQ(test, copy_to_user((void *)BASE, &v, 8), 0);
-	kthread_unuse_mm(s.mm);
+	kthread_unuse_mm(mm);
 
-	mmap_read_lock(s.mm);
+	mmap_read_lock(mm);
 	/* A reader's work runs beside us: populate (as Linux's
 	 * madvise_populate, under the read lock) faults every page in ... */
-	start_mm_call(test, &m, s.mm, 3);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&m.done), NULL));
+	start_mm_call(test, &m, mm, 3);
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&m.done), NULL));
 	KUNIT_EXPECT_EQ(test, m.ret, 0);
 	kthread_join(m.task);
-	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 16);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 16);
 	/* ... and MADV_DONTNEED zaps them all. */
-	start_mm_call(test, &m, s.mm, 2);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&m.done), NULL));
+	start_mm_call(test, &m, mm, 2);
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&m.done), NULL));
 	KUNIT_EXPECT_EQ(test, m.ret, 0);
 	kthread_join(m.task);
-	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 0);
 
 	/* mprotect queues behind us and changes nothing until we let go. */
-	start_mm_call(test, &m, s.mm, 0);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(rwsem_is_contended(&s.mm->mmap_lock), NULL));
+	start_mm_call(test, &m, mm, 0);
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(rwsem_is_contended(&mm->mmap_lock), NULL));
 	KUNIT_EXPECT_FALSE(test, load(&m.done));
-	KUNIT_EXPECT_TRUE(test, find_vma(s.mm, BASE)->vm_flags & VM_WRITE);
+	KUNIT_EXPECT_TRUE(test, find_vma(mm, BASE)->vm_flags & VM_WRITE);
 	/* A reader that comes now waits behind the writer. */
-	KUNIT_EXPECT_FALSE(test, mmap_read_trylock(s.mm));
-	mmap_read_unlock(s.mm);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&m.done), NULL));
+	KUNIT_EXPECT_FALSE(test, mmap_read_trylock(mm));
+	mmap_read_unlock(mm);
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&m.done), NULL));
 	KUNIT_EXPECT_EQ(test, m.ret, 0);
 	kthread_join(m.task);
 
-	mmap_read_lock(s.mm);
-	KUNIT_EXPECT_FALSE(test, find_vma(s.mm, BASE)->vm_flags & VM_WRITE);
+	mmap_read_lock(mm);
+	KUNIT_EXPECT_FALSE(test, find_vma(mm, BASE)->vm_flags & VM_WRITE);
 	/* munmap the same way. */
-	start_mm_call(test, &m, s.mm, 1);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(rwsem_is_contended(&s.mm->mmap_lock), NULL));
+	start_mm_call(test, &m, mm, 1);
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(rwsem_is_contended(&mm->mmap_lock), NULL));
 	KUNIT_EXPECT_FALSE(test, load(&m.done));
-	KUNIT_EXPECT_EQ(test, find_vma(s.mm, BASE)->vm_end, BASE + 16 * PAGE_SIZE);
-	mmap_read_unlock(s.mm);
-	KUNIT_EXPECT_TRUE(test, WAIT_UNTIL(load(&m.done), NULL));
+	KUNIT_EXPECT_EQ(test, find_vma(mm, BASE)->vm_end, BASE + 16 * PAGE_SIZE);
+	mmap_read_unlock(mm);
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&m.done), NULL));
 	KUNIT_EXPECT_EQ(test, m.ret, 0);
 	kthread_join(m.task);
-	mmap_read_lock(s.mm);
-	KUNIT_EXPECT_EQ(test, find_vma(s.mm, BASE)->vm_end, BASE + 8 * PAGE_SIZE);
-	mmap_read_unlock(s.mm);
-	KUNIT_EXPECT_FALSE(test, rwsem_is_locked(&s.mm->mmap_lock));
-	space_destroy(test, &s);
+	mmap_read_lock(mm);
+	KUNIT_EXPECT_EQ(test, find_vma(mm, BASE)->vm_end, BASE + 8 * PAGE_SIZE);
+	mmap_read_unlock(mm);
+	KUNIT_EXPECT_FALSE(test, rwsem_is_locked(&mm->mmap_lock));
+	test_mm_destroy(test, mm);
 }
 
 /* Split PTE locks: two PTE tables have two locks, each in its table's
@@ -781,36 +662,35 @@ static int ptl_taker_fn(void *data)
 
 static void two_pte_tables_have_two_locks(struct kunit *test)
 {
-	static struct smp_space s;
 	static struct ptl_taker t;
-	space_init(test, &s, 2 * PMD_SIZE);
+	struct mm_struct *mm = space(test, 2 * PMD_SIZE);
 	unsigned long a1 = BASE + PAGE_SIZE, a2 = BASE + PMD_SIZE + PAGE_SIZE;
-	mmap_read_lock(s.mm);
-	struct vm_area_struct *vma = find_vma(s.mm, BASE);
+	mmap_read_lock(mm);
+	struct vm_area_struct *vma = find_vma(mm, BASE);
 	KUNIT_ASSERT_EQ(test, handle_mm_fault(vma, a1, FAULT_FLAG_WRITE), 0);
 	KUNIT_ASSERT_EQ(test, handle_mm_fault(vma, a2, FAULT_FLAG_WRITE), 0);
-	pmd_t *pmd1 = mm_find_pmd(s.mm, a1), *pmd2 = mm_find_pmd(s.mm, a2);
+	pmd_t *pmd1 = mm_find_pmd(mm, a1), *pmd2 = mm_find_pmd(mm, a2);
 	KUNIT_ASSERT_NOT_NULL(test, pmd1);
 	KUNIT_ASSERT_NOT_NULL(test, pmd2);
-	spinlock_t *l1 = pte_lockptr(s.mm, pmd1), *l2 = pte_lockptr(s.mm, pmd2);
+	spinlock_t *l1 = pte_lockptr(mm, pmd1), *l2 = pte_lockptr(mm, pmd2);
 	KUNIT_EXPECT_PTR_NE(test, l1, l2);
-	KUNIT_EXPECT_PTR_NE(test, l1, &s.mm->page_table_lock);
+	KUNIT_EXPECT_PTR_NE(test, l1, &mm->page_table_lock);
 	KUNIT_EXPECT_PTR_EQ(test, l1, ptlock_ptr(pfn_to_page(pmd_pfn(pmdp_get(pmd1)))));
 	KUNIT_EXPECT_PTR_EQ(test, l2, &pfn_to_page(pmd_pfn(pmdp_get(pmd2)))->ptl);
 
 	spinlock_t *ptl1;
-	pte_t *pte1 = pte_offset_map_lock(s.mm, pmd1, a1, &ptl1);
+	pte_t *pte1 = pte_offset_map_lock(mm, pmd1, a1, &ptl1);
 	KUNIT_ASSERT_NOT_NULL(test, pte1);
 	KUNIT_EXPECT_PTR_EQ(test, ptl1, l1);
 	KUNIT_EXPECT_TRUE(test, spin_is_locked(l1));
 	KUNIT_EXPECT_FALSE(test, spin_is_locked(l2));
-	KUNIT_EXPECT_FALSE(test, spin_is_locked(&s.mm->page_table_lock));
+	KUNIT_EXPECT_FALSE(test, spin_is_locked(&mm->page_table_lock));
 	if (num_online_cpus() >= 2) {
 		/* Another CPU takes the second table's lock while we hold the
 		 * first's (it would spin for ever on one shared lock: we wait
 		 * busily, holding a spinlock, with a hang guard). */
-		t = (struct ptl_taker){ .mm = s.mm, .pmd = pmd2, .addr = a2 };
-		t.task = kthread_run_on_cpu(ptl_taker_fn, &t, other_cpu(), "ptl/%u");
+		t = (struct ptl_taker){ .mm = mm, .pmd = pmd2, .addr = a2 };
+		t.task = kthread_run_on_cpu(ptl_taker_fn, &t, test_other_cpu_or_this(), "ptl/%u");
 		KUNIT_EXPECT_NOT_NULL(test, t.task);
 		if (t.task) {
 			KUNIT_EXPECT_TRUE(test, kunit_wait_while_progressing(&t.done, 1, NULL));
@@ -822,8 +702,8 @@ static void two_pte_tables_have_two_locks(struct kunit *test)
 	}
 	if (pte1)
 		pte_unmap_unlock(pte1, ptl1);
-	mmap_read_unlock(s.mm);
-	space_destroy(test, &s);
+	mmap_read_unlock(mm);
+	test_mm_destroy(test, mm);
 }
 
 /* TLB: every CPU running the mm is in mm_cpumask and gets the flush of a
@@ -835,7 +715,7 @@ struct tlb_job {
 	unsigned long before[NR_CPUS];
 };
 
-static int tlb_fn(struct worker *w)
+static int tlb_fn(struct test_worker *w)
 {
 	struct tlb_job *j = w->crew->ctx;
 	unsigned long addr = BASE + w->id * PAGE_SIZE;
@@ -866,57 +746,46 @@ static int tlb_fn(struct worker *w)
 	return bad;
 }
 
+static void tlb_zapped_action(void *j) { store(&((struct tlb_job *)j)->zapped, 1); }
+
 static void tlb_flush_reaches_every_cpu_running_the_mm(struct kunit *test)
 {
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU");
-	static struct smp_space s;
-	static struct crew c;
+	static struct test_crew c;
 	static struct tlb_job j;
-	space_init(test, &s, NR_CPUS * PAGE_SIZE);
-	kthread_use_mm(s.mm);
+	struct mm_struct *mm = space(test, NR_CPUS * PAGE_SIZE);
+	kthread_use_mm(mm);
 	unsigned n = num_online_cpus();
 	for (unsigned i = 0; i < n; i++) {
 		u64 v = i + 100;
 		KUNIT_EXPECT_EQ(test, copy_to_user((void *)(BASE + i * PAGE_SIZE), &v, 8), 0);
 	}
-	kthread_unuse_mm(s.mm);
+	kthread_unuse_mm(mm);
 	/* Workers on the other CPUs only: this one zaps (and must not spin
 	 * on its own CPU while a worker of it waits). */
 	memset((void *)&j, 0, sizeof(j));
-	j.mm = s.mm;
-	c.n = 0;
-	c.ready = c.done = c.progress = c.errors = 0;
-	c.fn = tlb_fn;
-	c.ctx = &j;
-	unsigned cpu, me = smp_processor_id();
-	for_each_online_cpu(cpu) {
-		if (cpu == me)
-			continue;
-		struct worker *w = &c.w[c.n];
-		w->crew = &c;
-		w->id = c.n;
-		w->task = kthread_create_on_cpu(worker_main, w, cpu, "tlb/%u");
-		KUNIT_ASSERT_NOT_NULL(test, w->task);
+	j.mm = mm;
+	unsigned cpu;
+	for_each_online_cpu(cpu)
 		j.before[cpu] = tlb_user_flushes(cpu);
-		c.n++;
-	}
-	for (unsigned i = 0; i < c.n; i++)
-		wake_up_process(c.w[i].task);
+	test_crew_start(test, &c, tlb_fn, &j, 0, TEST_CREW_OTHER_CPUS);
+	/* However the case ends, the workers stop waiting for the zap. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tlb_zapped_action, &j), 0);
 	KUNIT_EXPECT_TRUE(test, kunit_wait_while_progressing(&j.loaded, c.n, NULL));
 	for (unsigned i = 0; i < c.n; i++) {
-		unsigned wcpu = c.w[i].task->cpu;
-		KUNIT_EXPECT_TRUE(test, mm_cpumask(s.mm)->bits >> wcpu & 1);
+		unsigned wcpu = c.w[i].cpu;
+		KUNIT_EXPECT_TRUE(test, mm_cpumask(mm)->bits >> wcpu & 1);
 	}
-	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, n * PAGE_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, n * PAGE_SIZE, MADV_DONTNEED), 0);
 	for (unsigned i = 0; i < c.n; i++) {
-		unsigned wcpu = c.w[i].task->cpu;
+		unsigned wcpu = c.w[i].cpu;
 		if (i != 1) /* the one that switched away had nothing to flush */
 			KUNIT_EXPECT_GT(test, tlb_user_flushes(wcpu), j.before[wcpu]);
 	}
-	store(&j.zapped, 1);
-	KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
-	space_destroy(test, &s);
+	kunit_release_action(test, tlb_zapped_action, &j);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
+	test_mm_destroy(test, mm);
 }
 
 /* ---- refcounted PTE tables under fire (mm/pte_ref.h) --------------------------- */
@@ -947,7 +816,7 @@ static u64 xorshift(u64 *s)
 	return *s;
 }
 
-static int fault_and_zap_fn(struct worker *w)
+static int fault_and_zap_fn(struct test_worker *w)
 {
 	struct stress_job *j = w->crew->ctx;
 	u64 seed = 0x9e3779b97f4a7c15ull * (w->id + 1) + j->batch * 0x100000001b3ull;
@@ -984,7 +853,7 @@ static int fault_and_zap_fn(struct worker *w)
 		}
 		if (len && do_madvise(j->mm, start, len, MADV_DONTNEED))
 			bad++;
-		inc(&w->crew->progress);
+		test_crew_progress(w);
 		if (r % 8 == 0)
 			cond_resched();
 	}
@@ -994,42 +863,39 @@ static int fault_and_zap_fn(struct worker *w)
 
 static void refcounted_tables_survive_faults_and_zaps_on_every_cpu(struct kunit *test)
 {
-	static struct smp_space s;
-	static struct crew c;
-	enum pte_reclaim_mode old = pte_reclaim_mode;
-	if (pte_reclaim_set_mode(PTE_RECLAIM_REFCOUNT))
+	static struct test_crew c;
+	if (test_pte_reclaim_mode(test, PTE_RECLAIM_REFCOUNT))
 		kunit_skip(test, "refcount mode could not be switched on (a user mm exists)");
-	space_init(test, &s, STRESS_TABLES * PMD_SIZE);
+	struct mm_struct *mm = space(test, STRESS_TABLES * PMD_SIZE);
 	unsigned long verify_errors = 0, rss_errors = 0, table_errors = 0;
 	for (unsigned b = 0; b < STRESS_BATCHES; b++) {
-		struct stress_job j = { s.mm, b };
-		crew_start(test, &c, fault_and_zap_fn, &j);
-		KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
-		verify_errors += pte_ref_verify(s.mm);
+		struct stress_job j = { mm, b };
+		test_crew_start(test, &c, fault_and_zap_fn, &j, 0, 0);
+		KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
+		verify_errors += pte_ref_verify(mm);
 		unsigned long mapped = 0, tables = 0;
 		for (unsigned long t = 0; t < STRESS_TABLES; t++) {
-			pmd_t *pmd = mm_find_pmd(s.mm, BASE + t * PMD_SIZE);
+			pmd_t *pmd = mm_find_pmd(mm, BASE + t * PMD_SIZE);
 			if (!pmd || pmd_none(pmdp_get(pmd)))
 				continue;
 			tables++;
 			for (unsigned long p = 0; p < 512; p++) {
-				pte_t e = pte_at(s.mm, BASE + t * PMD_SIZE + p * PAGE_SIZE);
+				pte_t e = pte_at(mm, BASE + t * PMD_SIZE + p * PAGE_SIZE);
 				if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
 					mapped++;
 			}
 		}
-		rss_errors += get_mm_rss(s.mm) != mapped;
-		table_errors += (unsigned long)s.mm->nr_ptes != tables;
+		rss_errors += get_mm_rss(mm) != mapped;
+		table_errors += (unsigned long)mm->nr_ptes != tables;
 		/* The PUD table, the PMD table unless the PMD extension freed it
 		 * when every PTE table had gone (mm/pt_reclaim.c), the PTE tables. */
-		unsigned long upper = mm_find_pmd(s.mm, BASE) ? 2 : 1;
-		table_errors += s.mm->pgtables_bytes != (long)((tables + upper) * PAGE_SIZE);
+		unsigned long upper = mm_find_pmd(mm, BASE) ? 2 : 1;
+		table_errors += mm->pgtables_bytes != (long)((tables + upper) * PAGE_SIZE);
 	}
 	KUNIT_EXPECT_EQ(test, verify_errors, 0);
 	KUNIT_EXPECT_EQ(test, rss_errors, 0);
 	KUNIT_EXPECT_EQ(test, table_errors, 0);
-	space_destroy(test, &s);
-	pte_reclaim_set_mode(old);
+	test_mm_destroy(test, mm);
 }
 
 /* Page migration (mm/migrate.c) beside faults, writes, reads and
@@ -1120,7 +986,7 @@ static bool write_and_check(void *a, u64 v, bool read_first, const char *who, un
 	return false;
 }
 
-static int migrate_race_fn(struct worker *w)
+static int migrate_race_fn(struct test_worker *w)
 {
 	struct migrate_job *j = w->crew->ctx;
 	u64 seed = 0x2545f4914f6cdd1dull * (w->id + 1) + j->batch;
@@ -1150,7 +1016,7 @@ static int migrate_race_fn(struct worker *w)
 			bad += write_and_check((void *)(addr + w->id * 8), word_of(p, w->id), true, "migration stress",
 					       w->id);
 		}
-		inc(&w->crew->progress);
+		test_crew_progress(w);
 		if (r % 16 == 0)
 			cond_resched();
 	}
@@ -1160,8 +1026,7 @@ static int migrate_race_fn(struct worker *w)
 
 static void migration_beside_faults_and_zaps_on_every_cpu(struct kunit *test)
 {
-	static struct smp_space s;
-	static struct crew c;
+	static struct test_crew c;
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
 	unsigned with_memory = 0;
@@ -1169,28 +1034,28 @@ static void migration_beside_faults_and_zaps_on_every_cpu(struct kunit *test)
 		with_memory += node_has_memory((int)nid);
 	if (with_memory < 2)
 		kunit_skip(test, "one node with memory: nowhere to move a page");
-	space_init(test, &s, MIGRATE_PAGES * PAGE_SIZE);
+	struct mm_struct *mm = space(test, MIGRATE_PAGES * PAGE_SIZE);
 	unsigned long moved = 0, busy = 0, verify_errors = 0, rss_errors = 0;
 	for (unsigned b = 0; b < 4; b++) {
-		struct migrate_job j = { s.mm, b, 0, 0 };
-		crew_start(test, &c, migrate_race_fn, &j);
-		KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+		struct migrate_job j = { mm, b, 0, 0 };
+		test_crew_start(test, &c, migrate_race_fn, &j, 0, 0);
+		KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 		moved += j.moved;
 		busy += j.busy;
-		verify_errors += pte_ref_verify(s.mm);
+		verify_errors += pte_ref_verify(mm);
 		unsigned long mapped = 0;
 		for (unsigned long p = 0; p < MIGRATE_PAGES; p++) {
-			pte_t e = pte_at(s.mm, BASE + p * PAGE_SIZE);
+			pte_t e = pte_at(mm, BASE + p * PAGE_SIZE);
 			if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
 				mapped++;
 		}
-		rss_errors += get_mm_rss(s.mm) != mapped;
+		rss_errors += get_mm_rss(mm) != mapped;
 	}
 	kunit_info(test, "%lu pages moved, %lu busy (a get_user_pages reference or a race)", moved, busy);
 	KUNIT_EXPECT_GT(test, moved, 0);
 	KUNIT_EXPECT_EQ(test, verify_errors, 0);
 	KUNIT_EXPECT_EQ(test, rss_errors, 0);
-	space_destroy(test, &s);
+	test_mm_destroy(test, mm);
 }
 
 
@@ -1212,7 +1077,7 @@ struct thp_job {
 	unsigned long moved, splits_seen;
 };
 
-static int thp_race_fn(struct worker *w)
+static int thp_race_fn(struct test_worker *w)
 {
 	struct thp_job *j = w->crew->ctx;
 	u64 seed = 0x7f4a7c159e3779b9ull * (w->id + 1) + j->batch * 0x1000193ull;
@@ -1256,7 +1121,7 @@ static int thp_race_fn(struct worker *w)
 			bad += write_and_check((void *)(addr + w->id * 8), word_of(p + t * 512, w->id),
 					       (x >> 56) % 32 == 0, "THP stress", w->id);
 		}
-		inc(&w->crew->progress);
+		test_crew_progress(w);
 		if (r % 16 == 0)
 			cond_resched();
 	}
@@ -1264,28 +1129,31 @@ static int thp_race_fn(struct worker *w)
 	return bad;
 }
 
+static void restore_thp_enabled(void *saved) { thp_enabled_mode = *(int *)saved; }
+
 static void thp_faults_splits_and_zaps_on_every_cpu(struct kunit *test)
 {
-	static struct smp_space s;
-	static struct crew c;
+	static struct test_crew c;
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
-	int saved_enabled = thp_enabled_mode;
+	static int saved_enabled;
+	saved_enabled = thp_enabled_mode;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_thp_enabled, &saved_enabled), 0);
 	thp_enabled_mode = THP_ENABLED_MADVISE;
-	space_init(test, &s, THP_RANGES * PMD_SIZE);
-	KUNIT_ASSERT_EQ(test, do_madvise(s.mm, BASE, THP_RANGES * PMD_SIZE, MADV_HUGEPAGE), 0);
+	struct mm_struct *mm = space(test, THP_RANGES * PMD_SIZE);
+	KUNIT_ASSERT_EQ(test, do_madvise(mm, BASE, THP_RANGES * PMD_SIZE, MADV_HUGEPAGE), 0);
 	unsigned long thps_before = nr_anon_thps(), allocs = all_vm_events(THP_FAULT_ALLOC);
 	unsigned long splits = all_vm_events(THP_SPLIT_PMD);
 	unsigned long moved = 0, verify_errors = 0, rss_errors = 0, table_errors = 0, thp_errors = 0;
 	for (unsigned b = 0; b < 3; b++) {
-		struct thp_job j = { s.mm, b, 0, 0 };
-		crew_start(test, &c, thp_race_fn, &j);
-		KUNIT_EXPECT_EQ(test, crew_finish(test, &c), 0);
+		struct thp_job j = { mm, b, 0, 0 };
+		test_crew_start(test, &c, thp_race_fn, &j, 0, 0);
+		KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 		moved += j.moved;
-		verify_errors += pte_ref_verify(s.mm);
+		verify_errors += pte_ref_verify(mm);
 		unsigned long huge = 0, tables = 0, mapped = 0;
 		for (unsigned long t = 0; t < THP_RANGES; t++) {
-			pmd_t *pmd = mm_find_pmd(s.mm, BASE + t * PMD_SIZE);
+			pmd_t *pmd = mm_find_pmd(mm, BASE + t * PMD_SIZE);
 			pmd_t val = pmd ? pmdp_get(pmd) : __pmd(0);
 			if (pmd_none(val))
 				continue;
@@ -1295,17 +1163,17 @@ static void thp_faults_splits_and_zaps_on_every_cpu(struct kunit *test)
 			}
 			tables++;
 			for (unsigned long p = 0; p < 512; p++) {
-				pte_t e = pte_at(s.mm, BASE + t * PMD_SIZE + p * PAGE_SIZE);
+				pte_t e = pte_at(mm, BASE + t * PMD_SIZE + p * PAGE_SIZE);
 				if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
 					mapped++;
 			}
 		}
-		rss_errors += get_mm_rss(s.mm) != huge * HPAGE_PMD_NR + mapped;
-		table_errors += (unsigned long)s.mm->nr_ptes != tables + huge;
+		rss_errors += get_mm_rss(mm) != huge * HPAGE_PMD_NR + mapped;
+		table_errors += (unsigned long)mm->nr_ptes != tables + huge;
 		thp_errors += nr_anon_thps() - thps_before != huge;
-		if (get_mm_rss(s.mm) != huge * HPAGE_PMD_NR + mapped || (unsigned long)s.mm->nr_ptes != tables + huge)
+		if (get_mm_rss(mm) != huge * HPAGE_PMD_NR + mapped || (unsigned long)mm->nr_ptes != tables + huge)
 			kunit_info(test, "batch %u: %lu huge PMDs, %lu PTE tables with %lu pages; RSS %lu, nr_ptes %ld",
-				   b, huge, tables, mapped, get_mm_rss(s.mm), s.mm->nr_ptes);
+				   b, huge, tables, mapped, get_mm_rss(mm), mm->nr_ptes);
 	}
 	kunit_info(test, "%lu THP faults, %lu splits, %lu moves", all_vm_events(THP_FAULT_ALLOC) - allocs,
 		   all_vm_events(THP_SPLIT_PMD) - splits, moved);
@@ -1315,9 +1183,8 @@ static void thp_faults_splits_and_zaps_on_every_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rss_errors, 0);
 	KUNIT_EXPECT_EQ(test, table_errors, 0);
 	KUNIT_EXPECT_EQ(test, thp_errors, 0);
-	space_destroy(test, &s);
+	test_mm_destroy(test, mm);
 	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps_before);
-	thp_enabled_mode = saved_enabled;
 }
 
 static struct kunit_case mm_smp_cases[] = {
@@ -1326,8 +1193,7 @@ static struct kunit_case mm_smp_cases[] = {
 	KUNIT_CASE(rwsem_writer_excludes_readers),
 	KUNIT_CASE(rwsem_waiting_writer_is_not_overtaken),
 	KUNIT_CASE(rwsem_every_cpu_hammers_one_lock),
-	KUNIT_CASE(faults_on_disjoint_pages_of_one_vma),
-	KUNIT_CASE(faults_on_the_same_pages_from_every_cpu),
+	KUNIT_CASE_PARAM(faults_from_every_cpu, fault_modes_gen_params),
 	KUNIT_CASE(madv_dontneed_beside_faults),
 	KUNIT_CASE(writers_wait_for_a_reader_of_the_mmap_lock),
 	KUNIT_CASE(two_pte_tables_have_two_locks),

@@ -6,6 +6,7 @@
  * is gone (each case checks it; the framework's free_pages_restored checks
  * the suite as a whole). */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/file.h"
@@ -25,36 +26,20 @@
 
 struct space {
 	struct mm_struct *mm;
-	struct kunit_resources before;
 };
 
-static void mmput_action(void *mm) { mmput(mm); }
-static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
-
 /* A fresh mm, made the current task's (faults, user copies and system
- * calls go to it). Deferred actions (kunit_add_action) undo both however
- * the case ends, so a failed assertion leaves the runner's thread on no
- * mm and leaks nothing. */
+ * calls go to it) until space_destroy or the end of the case; when it
+ * goes, every page and slab object (VMAs, anon_vmas) must be back
+ * (tests/test_mm.h). */
 static void space_init(struct kunit *test, struct space *s)
 {
-	kunit_resources_take(&s->before);
-	s->mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
+	s->mm = test_mm_create(test, TEST_MM_CURRENT);
 	KUNIT_EXPECT_EQ(test, s->mm->mmap_base, MMAP_BASE);
 	KUNIT_EXPECT_EQ(test, s->mm->map_count, 0);
-	kthread_use_mm(s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
 }
 
-/* Drops the mm (exit_mmap through mmput) and checks that every page and
- * slab object (VMAs, anon_vmas) came back. */
-static void space_destroy(struct kunit *test, struct space *s)
-{
-	kunit_release_action(test, unuse_mm_action, s->mm);
-	kunit_release_action(test, mmput_action, s->mm);
-	kunit_expect_resources_back(test, &s->before);
-}
+static void space_destroy(struct kunit *test, struct space *s) { test_mm_destroy(test, s->mm); }
 
 static long sys(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2,
 		unsigned long a3, unsigned long a4, unsigned long a5)

@@ -11,6 +11,7 @@
  * refcount lands, then the real check), and, once the mm is gone, that
  * free pages, slab objects and page-table pages came back. */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
@@ -35,40 +36,21 @@
 #define MAYMOVE MREMAP_MAYMOVE
 #define FIXED (MREMAP_FIXED | MREMAP_MAYMOVE)
 #define DONTUNMAP (MREMAP_DONTUNMAP | MREMAP_MAYMOVE)
-#define MADV_POPULATE_READ 22 /* Linux's value */
 
 struct space {
 	struct mm_struct *mm;
-	struct kunit_resources before;
-	unsigned long tables_before;
 };
 
-static void mmput_action(void *mm) { mmput(mm); }
-static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
-
 /* A fresh mm, the current task's until space_destroy (or the end of the
- * case however it ends). */
+ * case however it ends); when it goes, the counts of every PTE table must
+ * match its entries, and the pages, slab objects and page-table pages it
+ * used must be back (tests/test_mm.h). */
 static void space_init(struct kunit *test, struct space *s)
 {
-	kunit_resources_take(&s->before);
-	s->tables_before = nr_user_pagetable_pages();
-	s->mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
-	kthread_use_mm(s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
+	s->mm = test_mm_create(test, TEST_MM_CURRENT);
 }
 
-/* The counts of every PTE table match its entries, then the mm goes and
- * everything it used comes back. */
-static void space_destroy(struct kunit *test, struct space *s)
-{
-	KUNIT_EXPECT_EQ(test, pte_ref_verify(s->mm), 0);
-	kunit_release_action(test, unuse_mm_action, s->mm);
-	kunit_release_action(test, mmput_action, s->mm);
-	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), s->tables_before);
-	kunit_expect_resources_back(test, &s->before);
-}
+static void space_destroy(struct kunit *test, struct space *s) { test_mm_destroy(test, s->mm); }
 
 static unsigned long map(struct kunit *test, struct space *s, unsigned long addr, unsigned long len,
 			 unsigned long flags)

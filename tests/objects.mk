@@ -47,6 +47,8 @@ KERNEL_SRCS += \
 	tests/slab_test.c \
 	tests/smp_test.c \
 	tests/string_test.c \
+	tests/test_cpu.c \
+	tests/test_mm.c \
 	tests/topology_test.c \
 	tests/user_test.c \
 	tests/walkers_test.c \

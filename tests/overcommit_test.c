@@ -8,6 +8,7 @@
  * commit count moves only by what a case does. Every case puts the
  * sysctls back however it ends. */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
 #include "mm/hugetlb.h"
 #include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
@@ -36,9 +37,6 @@ static void restore_sysctls(void *unused)
 	sysctl_overcommit_kbytes = saved.kbytes;
 }
 
-static void mmput_action(void *mm) { mmput(mm); }
-static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
-
 static struct mm_struct *setup(struct kunit *test, int mode)
 {
 	saved.mode = sysctl_overcommit_memory;
@@ -46,18 +44,12 @@ static struct mm_struct *setup(struct kunit *test, int mode)
 	saved.kbytes = sysctl_overcommit_kbytes;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_sysctls, NULL), 0);
 	sysctl_overcommit_memory = mode;
-	struct mm_struct *mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, mm), 0);
-	kthread_use_mm(mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, mm), 0);
-	return mm;
+	return test_mm_create(test, TEST_MM_CURRENT);
 }
 
 static void teardown(struct kunit *test, struct mm_struct *mm)
 {
-	kunit_release_action(test, unuse_mm_action, mm);
-	kunit_release_action(test, mmput_action, mm);
+	test_mm_destroy(test, mm);
 }
 
 static unsigned long ram_pages(void)

@@ -18,6 +18,7 @@
 #include "kernel/time.h"
 #include "mm/page_alloc.h"
 #include "tests/kunit.h"
+#include "tests/test_cpu.h"
 
 #define WINDOW_NS 200000000ull       /* 200 ms for a broken rule to show */
 
@@ -28,16 +29,6 @@ static bool wait_for_step(volatile unsigned long *step, unsigned long target)
 }
 
 static void set_step(volatile unsigned long *step, unsigned long v) { __atomic_store_n(step, v, __ATOMIC_RELEASE); }
-
-/* Some online CPU other than this one, or NR_CPUS. */
-static unsigned other_cpu(void)
-{
-	unsigned cpu;
-	for_each_online_cpu(cpu)
-		if (cpu != smp_processor_id())
-			return cpu;
-	return NR_CPUS;
-}
 
 static bool node_has_managed_pages(int nid) { return node_data[nid] && node_data[nid]->managed_pages; }
 
@@ -78,7 +69,7 @@ static int hold_own_list(void *data)
 
 static void drain_leaves_a_list_alone_while_its_cpu_has_interrupts_off(struct kunit *test)
 {
-	unsigned cpu = other_cpu();
+	unsigned cpu = test_other_cpu();
 	if (cpu == NR_CPUS)
 		kunit_skip(test, "needs a second CPU");
 	int nid = cpu_to_node(cpu);
@@ -140,7 +131,7 @@ static int count_on_partner(void *data)
  * machine under TCG, about 10,000 of the 200,000 hits when tried). */
 static void numa_counters_lose_nothing_across_cpus(struct kunit *test)
 {
-	unsigned cpu = other_cpu();
+	unsigned cpu = test_other_cpu();
 	if (cpu == NR_CPUS)
 		kunit_skip(test, "needs a second CPU");
 	int nid = node_data[numa_node_id()]->fallback[0];
@@ -230,7 +221,7 @@ static unsigned long scan_while_partner_unregisters(struct shrinker *s, struct s
 
 static void shrinker_list_is_locked_during_the_walk(struct kunit *test)
 {
-	unsigned cpu = other_cpu();
+	unsigned cpu = test_other_cpu();
 	if (cpu == NR_CPUS)
 		kunit_skip(test, "needs a second CPU");
 	static struct shrinker walker = { .count_objects = one_object,

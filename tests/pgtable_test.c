@@ -7,6 +7,7 @@
  *
  * Each case checks that the pages and slab objects it used come back. */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/uaccess.h"
 #include "lib/list.h"
@@ -23,41 +24,22 @@
 
 #define BASE 0x0000300000000000ul /* a PGD entry of its own */
 #define RW (PROT_READ | PROT_WRITE)
-#define MADV_POPULATE_READ 22  /* Linux's values */
-#define MADV_POPULATE_WRITE 23
 
 struct space {
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
-	struct kunit_resources before;
 };
 
-static void mmput_action(void *mm) { mmput(mm); }
-static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
-
 /* An mm with one private anonymous VMA [BASE, BASE + size), made the
- * current task's if use; deferred actions undo both however the case ends. */
+ * current task's if use: the fixture of tests/test_mm.h, whose cleanup
+ * runs however the case ends and checks that everything came back. */
 static void space_init(struct kunit *test, struct space *s, unsigned long size, bool use)
 {
-	kunit_resources_take(&s->before);
-	s->mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
-	unsigned long a = do_mmap(s->mm, BASE, size, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
-	KUNIT_ASSERT_EQ(test, a, BASE);
-	s->vma = find_vma(s->mm, BASE);
-	if (use) {
-		kthread_use_mm(s->mm);
-		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
-	}
+	s->mm = test_mm_create(test, use ? TEST_MM_CURRENT : 0);
+	s->vma = test_mm_map_anon(test, s->mm, BASE, size);
 }
 
-static void space_destroy(struct kunit *test, struct space *s)
-{
-	kunit_release_action(test, unuse_mm_action, s->mm); /* nothing if never used */
-	kunit_release_action(test, mmput_action, s->mm);
-	kunit_expect_resources_back(test, &s->before);
-}
+static void space_destroy(struct kunit *test, struct space *s) { test_mm_destroy(test, s->mm); }
 
 /* The PMD for addr, with the tables above it allocated. */
 static pmd_t *pmd_for(struct kunit *test, struct mm_struct *mm, unsigned long addr)
@@ -292,7 +274,7 @@ static void huge_pmd_teardown_frees_its_page(struct kunit *test)
 	v = 0;
 	int read_back = get_user_u64(&v, (void *)(BASE + 2 * PMD_SIZE));
 	/* Exit with the third still mapped. */
-	kunit_release_action(test, unuse_mm_action, s.mm);
+	test_mm_unuse(test, s.mm);
 	struct mm_struct *mm = s.mm;
 	exit_mmap(mm); /* what mmput does, with the mm kept to read its counters */
 	long pgtables_at_exit = mm->pgtables_bytes;

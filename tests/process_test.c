@@ -6,6 +6,7 @@
  * preemptible) and survives an NMI (the paranoid entry), and a kill says
  * who, where and why. */
 #include "tests/kunit.h"
+#include "tests/test_cpu.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/syscall.h"
@@ -33,15 +34,6 @@ static const struct boot_module *need_program(struct kunit *test, const char *na
 	return m;
 }
 
-static unsigned other_cpu(void)
-{
-	unsigned cpu;
-	for_each_online_cpu(cpu)
-		if (cpu != smp_processor_id())
-			return cpu;
-	return smp_processor_id();
-}
-
 static void exit_status_and_arguments_arrive(struct kunit *test)
 {
 	need_program(test, "exit_with");
@@ -55,7 +47,7 @@ static void exit_status_and_arguments_arrive(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, res.last_line, "exit_with: argc 3 [exit_with] [42] [two words]");
 	/* The status is the low byte, as Linux's. */
 	const char *const argv2[] = { "exit_with", "257", NULL };
-	KUNIT_ASSERT_TRUE(test, process_run("exit_with", argv2, other_cpu(), &res, &err));
+	KUNIT_ASSERT_TRUE(test, process_run("exit_with", argv2, test_other_cpu_or_this(), &res, &err));
 	KUNIT_EXPECT_EQ(test, res.exit_code, 1);
 	KUNIT_EXPECT_EQ(test, nr_processes(), 0);
 }
@@ -165,22 +157,6 @@ static int neighbour_fn(void *data)
 	return 0;
 }
 
-/* Holds its CPU (the kernel is not preemptible) until released, so that a
- * process spawned there cannot run, or exit, before the case holds a
- * reference to its mm. */
-struct cpu_holder {
-	int holding, release;
-};
-
-static int hold_cpu(void *data)
-{
-	struct cpu_holder *h = data;
-	__atomic_store_n(&h->holding, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&h->release, __ATOMIC_ACQUIRE))
-		cpu_relax();
-	return 0;
-}
-
 #define SPIN_FLAG_ADDR 0x200000000ul /* the spinner's flag page: 1 in its loop, 2 to stop */
 #define GUARD_TICKS 2000             /* 20 s of this CPU's ticks: only to turn a hang into a failure */
 
@@ -198,13 +174,11 @@ static void user_mode_is_preemptible(struct kunit *test)
 	const struct boot_module *m = need_program(test, "spin");
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU for the spinner");
-	unsigned cpu = other_cpu();
-	static struct cpu_holder holder;
-	holder = (struct cpu_holder){ 0 };
-	struct task_struct *h = kthread_run_on_cpu(hold_cpu, &holder, cpu, "holder/%u");
-	KUNIT_ASSERT_NOT_NULL(test, h);
-	while (!__atomic_load_n(&holder.holding, __ATOMIC_ACQUIRE))
-		schedule_timeout_uninterruptible(1);
+	unsigned cpu = test_other_cpu_or_this();
+	/* Held (the kernel is not preemptible) so that the process spawned
+	 * there cannot run, or exit, before the case holds a reference to its
+	 * mm. */
+	test_hold_cpu(test, cpu);
 
 	char addr[24];
 	snprintf(addr, sizeof(addr), "%#lx", SPIN_FLAG_ADDR);
@@ -218,8 +192,7 @@ static void user_mode_is_preemptible(struct kunit *test)
 	struct mm_struct *mm = p ? p->mm : NULL;
 	if (mm)
 		__atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&holder.release, 1, __ATOMIC_RELEASE);
-	kthread_join(h);
+	test_release_cpu(test, cpu);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 
 	/* In its loop once its flag reads 1 (it calibrates with system calls

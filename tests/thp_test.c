@@ -9,6 +9,7 @@
  * exit gives everything back. Every
  * case checks that free pages and slab objects come back. */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
@@ -33,41 +34,33 @@
 #define BASE 0x0000320000000000ul /* a PGD entry of its own, 2 MiB aligned */
 #define RW (PROT_READ | PROT_WRITE)
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
-#define MADV_POPULATE_WRITE 23
 
 struct space {
 	struct mm_struct *mm;
-	struct kunit_resources before;
-	int saved_enabled;
 };
 
-static void mmput_action(void *mm) { mmput(mm); }
-static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
+static int saved_enabled;
+static void restore_enabled(void *saved) { thp_enabled_mode = *(int *)saved; }
 
 /* An mm, the current task's, with [BASE, BASE + size) mapped; madvise
- * MADV_HUGEPAGE on it when huge. THP mode "madvise" for the case. */
+ * MADV_HUGEPAGE on it when huge. THP mode "madvise" for the case. The mm
+ * is the fixture of tests/test_mm.h: when it goes, every page (after the
+ * RCU callbacks that free tables) and slab object must be back. */
 static void space_init(struct kunit *test, struct space *s, unsigned long size, bool huge)
 {
-	kunit_resources_take(&s->before);
-	s->saved_enabled = thp_enabled_mode;
+	saved_enabled = thp_enabled_mode;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_enabled, &saved_enabled), 0);
 	thp_enabled_mode = THP_ENABLED_MADVISE;
-	s->mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
-	kthread_use_mm(s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
-	KUNIT_ASSERT_EQ(test, do_mmap(s->mm, BASE, size, RW, ANON | MAP_FIXED), BASE);
+	s->mm = test_mm_create(test, TEST_MM_CURRENT);
+	test_mm_map_anon(test, s->mm, BASE, size);
 	if (huge)
 		KUNIT_ASSERT_EQ(test, do_madvise(s->mm, BASE, size, MADV_HUGEPAGE), 0);
 }
 
 static void space_destroy(struct kunit *test, struct space *s)
 {
-	kunit_release_action(test, unuse_mm_action, s->mm);
-	kunit_release_action(test, mmput_action, s->mm);
-	thp_enabled_mode = s->saved_enabled;
-	rcu_barrier(); /* the page tables freed after a grace period */
-	kunit_expect_resources_back(test, &s->before);
+	test_mm_destroy(test, s->mm);
+	kunit_release_action(test, restore_enabled, &saved_enabled);
 }
 
 static int touch(unsigned long addr, u64 value) { return put_user_u64(value, (void *)addr); }
@@ -429,8 +422,6 @@ static void enabled_file(char *out, size_t size)
 	memset(out, 0, size);
 	thp_enabled_show(&m, NULL);
 }
-
-static void restore_enabled(void *saved) { thp_enabled_mode = *(int *)saved; }
 
 /* transparent_hugepage= sets what the enabled file shows and what the fault
  * path allows (Linux's setup_transparent_hugepage); a bad value is refused

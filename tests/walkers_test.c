@@ -13,6 +13,7 @@
  * one. Every case checks that free pages, slab objects and page-table
  * pages come back. */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
@@ -55,12 +56,8 @@ struct space {
 	struct mm_struct *mm;
 	struct vm_area_struct *vma;
 	struct page *huge;
-	struct kunit_resources before;
-	unsigned long pagetables;
 };
 
-static void mmput_action(void *mm) { mmput(mm); }
-static void unuse_mm_action(void *mm) { kthread_unuse_mm(mm); }
 static void kfree_action(void *p) { kfree(p); }
 static void kvfree_action(void *p) { kvfree(p); }
 
@@ -96,18 +93,12 @@ static void map_huge(struct kunit *test, struct space *s, unsigned long addr)
  *   RO: one read-only page. */
 static void space_init(struct kunit *test, struct space *s)
 {
-	kunit_resources_take(&s->before);
-	s->pagetables = nr_user_pagetable_pages();
-	s->mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, s->mm), 0);
+	s->mm = test_mm_create(test, TEST_MM_CURRENT);
 	unsigned long flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
 	KUNIT_ASSERT_EQ(test, do_mmap(s->mm, BASE, SPAN, RW, flags), BASE);
 	KUNIT_ASSERT_EQ(test, do_mmap(s->mm, VEC, VEC_SIZE, RW, flags), VEC);
 	KUNIT_ASSERT_EQ(test, do_mmap(s->mm, RO, PAGE_SIZE, PROT_READ, flags), RO);
 	s->vma = find_vma(s->mm, BASE);
-	kthread_use_mm(s->mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, s->mm), 0);
 	for (unsigned long i = 0; i < WRITTEN; i++)
 		fault(test, s, BASE + i * PAGE_SIZE, FAULT_FLAG_WRITE);
 	for (unsigned long i = WRITTEN; i < READ_END; i++)
@@ -121,10 +112,7 @@ static void space_init(struct kunit *test, struct space *s)
 
 static void space_destroy(struct kunit *test, struct space *s)
 {
-	kunit_release_action(test, unuse_mm_action, s->mm);
-	kunit_release_action(test, mmput_action, s->mm);
-	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), s->pagetables);
-	kunit_expect_resources_back(test, &s->before);
+	test_mm_destroy(test, s->mm); /* page-table pages, pages and slab objects back */
 }
 
 /* What the page tables hold for addr, read directly (with a reference on a
@@ -523,19 +511,12 @@ static void walkers_race_faults_and_dontneed(struct kunit *test)
 {
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
-	struct kunit_resources before;
-	kunit_resources_take(&before);
-	unsigned long pagetables = nr_user_pagetable_pages();
 	static struct racer r;
 	memset((void *)&r, 0, sizeof(r));
-	r.mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, r.mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmput_action, r.mm), 0);
+	r.mm = test_mm_create(test, TEST_MM_CURRENT);
 	unsigned long flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
 	KUNIT_ASSERT_EQ(test, do_mmap(r.mm, BASE, RACE_SPAN, RW, flags), BASE);
 	KUNIT_ASSERT_EQ(test, do_mmap(r.mm, VEC, PMD_SIZE, RW, flags), VEC);
-	kthread_use_mm(r.mm);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unuse_mm_action, r.mm), 0);
 	const unsigned long npages = RACE_SPAN >> PAGE_SHIFT;
 	const unsigned long written = RACE_SPAN / (64 * PAGE_SIZE);
 	unsigned char *vec = kmalloc(npages, GFP_KERNEL);
@@ -591,10 +572,7 @@ static void walkers_race_faults_and_dontneed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bad, 0);
 	kunit_release_action(test, kfree_action, vec);
 	kunit_release_action(test, kfree_action, pme);
-	kunit_release_action(test, unuse_mm_action, r.mm);
-	kunit_release_action(test, mmput_action, r.mm);
-	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), pagetables);
-	kunit_expect_resources_back(test, &before);
+	test_mm_destroy(test, r.mm); /* page-table pages, pages and slab objects back */
 }
 
 /* A task without an mm (this kernel thread): no VMA to show, no entry to

@@ -106,6 +106,30 @@ static const struct check checks[] = {
 	 NULL, "printk.width", KTAP_PASS, NULL},
 	{"nested_parameterised_cases", "nested_params.log", Q, 33, false, true, KTAP_R_NONE, 3, 0, 1,
 	 NULL, "pmm.alloc_order/order 9", KTAP_SKIP, NULL},
+	/* A parameterised case as the kernel prints it (tests/kunit.c): each
+	 * parameter is a case "case/description" and counts once; the
+	 * case's own result line and its "# case: pass:..." line count
+	 * nothing; a failed parameter's diagnostics are its own. */
+	{"nested_parameter_fails_with_its_diagnostics", "nested_params_fail.log", Q, 35, false, false,
+	 KTAP_R_TESTS_FAILED, 3, 1, 1, "1 of 5",
+	 "pt_reclaim.dontneed_workload/refcount_workload_ends_within_4k_even_unaligned", KTAP_FAIL,
+	 "mm->nr_ptes == 1 (0x1)"},
+	{"nested_parameter_skipped_keeps_its_reason", "nested_params_fail.log", Q, 35, false, false,
+	 KTAP_R_TESTS_FAILED, 3, 1, 1, NULL,
+	 "pt_reclaim.dontneed_workload/off_mode_workload_keeps_every_table", KTAP_SKIP, NULL},
+	{"nested_parameter_passed", "nested_params_fail.log", Q, 35, false, false,
+	 KTAP_R_TESTS_FAILED, 3, 1, 1, NULL,
+	 "pt_reclaim.dontneed_workload/pmd_extension_workload_ends_within_4k", KTAP_PASS, NULL},
+	/* A case reported ok although one of its parameters failed. */
+	{"nested_parameter_failed_but_case_ok", "nested_params_mismatch.log", Q, 35, false, false,
+	 KTAP_R_BAD_STRUCTURE, 2, 1, 0, "reported pass but a subtest failed", NULL, KTAP_PASS, NULL},
+	/* Every parameter skipped: the case is skipped, nothing fails; a
+	 * parameterised case without parameters is one skipped case. */
+	{"nested_parameters_all_skipped", "nested_params_skipped.log", Q, 33, false, true,
+	 KTAP_R_NONE, 1, 0, 3, NULL, "mm_smp.faults_from_every_cpu/faults_on_the_same_pages_from_every_cpu",
+	 KTAP_SKIP, NULL},
+	{"nested_case_without_parameters", "nested_params_skipped.log", Q, 33, false, true,
+	 KTAP_R_NONE, 1, 0, 3, NULL, "mm_smp.no_params", KTAP_SKIP, NULL},
 	{"out_of_order_numbers", "out_of_order.log", H, 0, false, false, KTAP_R_BAD_STRUCTURE, 2, 1,
 	 0, "out of order", "boot", KTAP_FAIL, NULL},
 	{"suite_not_ok_without_failed_case", "suite_mismatch.log", H, 1, false, false,

@@ -1,0 +1,97 @@
+/* Other CPUs for a test case: another CPU to run on, a CPU held busy, and
+ * a crew of kernel threads, one per online CPU, that start their work
+ * together and are waited for with a hang guard.
+ *
+ * Timing never decides a case: a wait here ends when what it waits for
+ * happens, or fails the case after KUNIT_HANG_GUARD_NS in which nothing
+ * moved. The waiting thread sleeps a tick at a time, so a thread bound to
+ * its own CPU runs too (the kernel is not preemptible). What a case starts
+ * here is stopped and reaped by a deferred action however the case ends. */
+#ifndef TESTS_TEST_CPU_H
+#define TESTS_TEST_CPU_H
+
+#include "tests/kunit.h"
+#include "kernel/sched.h"
+#include "kernel/time.h"
+#include "kernel/topology.h"
+
+struct task_struct;
+
+/* Some online CPU other than this one; NR_CPUS when this is the only one. */
+unsigned test_other_cpu(void);
+/* The same, but this CPU when it is the only one (for work that may share
+ * the case's CPU, since the case sleeps while it waits). */
+unsigned test_other_cpu_or_this(void);
+
+/* Occupies cpu with a kernel thread that spins until released, so that
+ * nothing queued there runs meanwhile; returns once the thread spins. The
+ * hold ends at test_release_cpu() or when the case ends. */
+void test_hold_cpu(struct kunit *test, unsigned cpu);
+void test_release_cpu(struct kunit *test, unsigned cpu);
+
+/* A crew: fn runs in n kernel threads, worker i bound to the i-th CPU of
+ * those chosen (round robin when there are more workers than CPUs), all
+ * starting fn together once every one is up. fn returns nonzero for an
+ * error, and bumps progress (test_crew_progress) as it goes, which is
+ * what the hang guard watches. A crew must outlive the case function (a
+ * static): its cleanup action refers to it. */
+struct test_crew;
+struct test_worker {
+	struct test_crew *crew;
+	unsigned id;  /* 0 .. crew->n - 1 */
+	unsigned cpu;
+	struct task_struct *task;
+};
+struct test_crew {
+	unsigned n;
+	struct test_worker w[NR_CPUS];
+	volatile unsigned long ready, done, progress, errors;
+	int (*fn)(struct test_worker *w);
+	void *ctx;   /* the case's, for fn */
+	bool aborted; /* a worker could not be made: the others skip fn */
+};
+
+/* test_crew_start's flags. */
+#define TEST_CREW_OTHER_CPUS 0x1 /* not on the case's CPU (none if it is the only one) */
+
+/* Starts a crew of n workers (0: one per chosen CPU) running fn with ctx,
+ * on every online CPU (or every other one, TEST_CREW_OTHER_CPUS); ASSERTs
+ * that each worker was made. */
+void test_crew_start(struct kunit *test, struct test_crew *c, int (*fn)(struct test_worker *w),
+		     void *ctx, unsigned n, unsigned flags);
+/* Waits for every worker (failing the case if they stop making progress
+ * for KUNIT_HANG_GUARD_NS), reaps them and returns how many reported an
+ * error. */
+unsigned long test_crew_finish(struct kunit *test, struct test_crew *c);
+/* Starts a crew and finishes it: fn on every online CPU (n workers, 0:
+ * one per CPU); the number of workers that reported an error. */
+unsigned long test_on_each_cpu(struct kunit *test, struct test_crew *c, int (*fn)(struct test_worker *w),
+			       void *ctx, unsigned n);
+static inline void test_crew_progress(struct test_worker *w)
+{
+	__atomic_add_fetch(&w->crew->progress, 1, __ATOMIC_RELAXED);
+}
+
+/* Sleeps a tick at a time until cond holds; false only after
+ * KUNIT_HANG_GUARD_NS in which *progress (NULL: nothing) did not move. */
+#define TEST_WAIT_UNTIL(cond, progress)                                                      \
+	({                                                                                   \
+		const volatile unsigned long *__p = (progress);                              \
+		unsigned long __seen = __p ? *__p : 0;                                       \
+		u64 __deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;                       \
+		bool __ok = true;                                                            \
+		while (!(cond)) {                                                            \
+			unsigned long __now = __p ? *__p : 0;                                \
+			if (__now != __seen) {                                               \
+				__seen = __now;                                              \
+				__deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;           \
+			} else if (ktime_get_ns() > __deadline) {                            \
+				__ok = false;                                                \
+				break;                                                       \
+			}                                                                    \
+			schedule_timeout_uninterruptible(1);                                 \
+		}                                                                            \
+		__ok;                                                                        \
+	})
+
+#endif

@@ -1,0 +1,126 @@
+/* The address-space fixture (tests/test_mm.h). The fixtures live in a
+ * small static table rather than an allocation, so that making one never
+ * shows in its own slab count; a slot is taken by test_mm_create and given
+ * back by the cleanup action. Locking: none; a case's actions run on the
+ * case's thread, and cases run one at a time (an inner case of the
+ * framework's self-tests finishes before its outer one goes on). */
+#include "tests/test_mm.h"
+#include "kernel/rwsem.h"
+#include "kernel/spinlock.h"
+#include "kernel/unistd.h"
+#include "mm/mmap.h"
+#include "mm/mmu_context.h"
+#include "mm/pgtable.h"
+#include "mm/pte_ref.h"
+
+struct test_mm {
+	struct kunit *test; /* NULL: the slot is free */
+	struct mm_struct *mm;
+	unsigned flags;
+	struct kunit_resources before;
+	unsigned long tables_before, rwsem_bugs_before, spinlock_bugs_before;
+};
+
+static struct test_mm slots[TEST_MM_MAX];
+
+static void test_mm_cleanup(void *ctx)
+{
+	struct test_mm *t = ctx;
+	struct kunit *test = t->test;
+	if (t->flags & TEST_MM_CURRENT)
+		kthread_unuse_mm(t->mm);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(t->mm), 0);
+	mmput(t->mm);
+	t->test = NULL;
+	if (t->flags & TEST_MM_NO_LEAK_CHECK)
+		return;
+	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), t->tables_before);
+	KUNIT_EXPECT_EQ(test, rwsem_bugs, t->rwsem_bugs_before);
+	KUNIT_EXPECT_EQ(test, spinlock_bugs, t->spinlock_bugs_before);
+	kunit_expect_resources_back(test, &t->before);
+}
+
+struct mm_struct *test_mm_create(struct kunit *test, unsigned flags)
+{
+	struct test_mm *t = NULL;
+	for (unsigned i = 0; i < TEST_MM_MAX && !t; i++)
+		if (!slots[i].test)
+			t = &slots[i];
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	*t = (struct test_mm){ .flags = flags };
+	if (!(flags & TEST_MM_NO_LEAK_CHECK)) {
+		kunit_resources_take(&t->before);
+		t->tables_before = nr_user_pagetable_pages();
+		t->rwsem_bugs_before = rwsem_bugs;
+		t->spinlock_bugs_before = spinlock_bugs;
+	}
+	t->mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, t->mm);
+	t->test = test;
+	if (flags & TEST_MM_CURRENT)
+		kthread_use_mm(t->mm);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, test_mm_cleanup, t), 0);
+	return t->mm;
+}
+
+struct vm_area_struct *test_mm_map_anon(struct kunit *test, struct mm_struct *mm, unsigned long addr,
+					unsigned long len)
+{
+	unsigned long a = do_mmap(mm, addr, len, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
+	KUNIT_ASSERT_EQ(test, a, addr);
+	struct vm_area_struct *vma = find_vma(mm, addr);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	return vma;
+}
+
+/* The mode to put back, and the case that changed it. */
+static enum pte_reclaim_mode mode_before;
+static struct kunit *mode_test;
+
+static void restore_mode_action(void *unused)
+{
+	(void)unused;
+	struct kunit *test = mode_test;
+	mode_test = NULL;
+	if (pte_reclaim_set_mode(mode_before))
+		kunit_fail(test, false, __FILE__, __LINE__,
+			   "could not put pte_reclaim mode %s back (a user mm is alive)",
+			   pte_reclaim_mode_name(mode_before));
+}
+
+int test_pte_reclaim_mode(struct kunit *test, enum pte_reclaim_mode mode)
+{
+	enum pte_reclaim_mode before = pte_reclaim_mode;
+	int err = pte_reclaim_set_mode(mode);
+	if (err || mode_test == test)
+		return err; /* nothing changed, or the first change's action restores */
+	mode_before = before;
+	mode_test = test;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_mode_action, NULL), 0);
+	return 0;
+}
+
+static struct test_mm *find(struct kunit *test, struct mm_struct *mm)
+{
+	for (unsigned i = 0; i < TEST_MM_MAX; i++)
+		if (slots[i].test == test && slots[i].mm == mm)
+			return &slots[i];
+	return NULL;
+}
+
+void test_mm_unuse(struct kunit *test, struct mm_struct *mm)
+{
+	struct test_mm *t = find(test, mm);
+	if (t && (t->flags & TEST_MM_CURRENT)) {
+		kthread_unuse_mm(mm);
+		t->flags &= ~TEST_MM_CURRENT;
+	}
+}
+
+void test_mm_destroy(struct kunit *test, struct mm_struct *mm)
+{
+	struct test_mm *t = find(test, mm);
+	if (t)
+		kunit_release_action(test, test_mm_cleanup, t);
+}

@@ -1,0 +1,54 @@
+/* An address space for a test case: the fixture every mm test builds on.
+ *
+ *   struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
+ *   test_mm_map_anon(test, mm, BASE, len);
+ *   ... faults, user copies, system calls on mm ...
+ *   test_mm_destroy(test, mm);  // or let the case end
+ *
+ * test_mm_create takes a leak snapshot (free pages per node, slab objects,
+ * user page-table pages, lock misuse reports), makes an mm and registers
+ * its cleanup as a deferred action (kunit_add_action), so it runs however
+ * the case ends, after what the case registered later: the mm stops being
+ * the current task's, the PTE tables' counts are checked against their
+ * entries (pte_ref_verify), the last user goes (exit_mmap), and everything
+ * the snapshot counted must be back. A leak, a wrong count or a lock
+ * misuse fails the case as an expectation. */
+#ifndef TESTS_TEST_MM_H
+#define TESTS_TEST_MM_H
+
+#include "tests/kunit.h"
+#include "mm/pt_reclaim.h"
+
+struct mm_struct;
+struct vm_area_struct;
+
+/* test_mm_create's flags. */
+#define TEST_MM_CURRENT 0x1   /* the current task's (kthread_use_mm) until destroyed */
+/* No leak snapshot: for an mm made while another of the case's lives on
+ * past it, or whose pages the case hands on (each snapshot counts what
+ * the other mms hold at its time). */
+#define TEST_MM_NO_LEAK_CHECK 0x2
+
+/* Snapshot, mm_alloc, cleanup action; ASSERTs that each succeeds (at most
+ * TEST_MM_MAX mms of a case alive at once). */
+#define TEST_MM_MAX 4
+struct mm_struct *test_mm_create(struct kunit *test, unsigned flags);
+/* Maps [addr, addr + len) private anonymous read-write (MAP_FIXED) in mm
+ * and returns its VMA; ASSERTs that the mapping is made. */
+struct vm_area_struct *test_mm_map_anon(struct kunit *test, struct mm_struct *mm, unsigned long addr,
+					unsigned long len);
+/* Runs mm's cleanup now (the checks included), so the case can look at
+ * the system after it; nothing happens if the cleanup already ran. */
+void test_mm_destroy(struct kunit *test, struct mm_struct *mm);
+/* mm (made with TEST_MM_CURRENT) stops being the current task's now,
+ * before the rest of its cleanup. */
+void test_mm_unuse(struct kunit *test, struct mm_struct *mm);
+
+/* Switches the pte_reclaim mode for the rest of the case (before its
+ * first mm: the mode changes only while no user mm lives), and puts back
+ * the one in force before when the case ends, after its mms are gone.
+ * Returns pte_reclaim_set_mode's error (-EBUSY while a user mm lives),
+ * and then changes nothing. */
+int test_pte_reclaim_mode(struct kunit *test, enum pte_reclaim_mode mode);
+
+#endif
