@@ -782,12 +782,11 @@ static void restore_files(void *unused)
 }
 
 /* Makes a new mm with 16 pages at UBASE and a new file table current, both
- * given back when the case ends. The files the case writes stay in the page
- * cache after the mm goes, so the mm's fixture takes no leak snapshot (the
- * suite's free_pages_restored still counts). */
+ * given back when the case ends (the mm's fixture checks that its pages
+ * and slab objects come back). */
 static void enter_space(struct kunit *test)
 {
-	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT | TEST_MM_NO_LEAK_CHECK);
+	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
 	test_mm_map_anon(test, mm, UBASE, 16 * PAGE_SIZE);
 	struct files_struct *files = new_files(test, "");
 	saved_files = current->files;
@@ -921,7 +920,7 @@ static void shared_console_writev(struct kunit *test)
 {
 	static struct shared_run run;
 	memset(&run, 0, sizeof(run));
-	run.mm = test_mm_create(test, TEST_MM_NO_LEAK_CHECK);
+	run.mm = test_mm_create(test, 0);
 	test_mm_map_anon(test, run.mm, UBASE, num_online_cpus() * PAGE_SIZE);
 	run.files = new_files(test, "<T>");
 	console_case(test, &run, writev_worker);
