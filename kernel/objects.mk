@@ -25,6 +25,7 @@ KERNEL_SRCS += \
 	kernel/spinlock.c \
 	kernel/sys.c \
 	kernel/syscall.c \
+	kernel/sysctl.c \
 	kernel/time.c \
 	kernel/topology.c \
 	kernel/wait.c

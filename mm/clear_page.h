@@ -208,13 +208,4 @@ struct clear_page_stats {
  * no CPU is clearing, like every unlocked reader of statistics here. */
 struct clear_page_stats clear_page_stats_sum(void);
 
-/* /proc/sys/vm/clear_huge_page_method and clear_huge_page_threshold_kb
- * (mm/clear_page_sysctl.c). */
-struct seq_buf;
-struct proc_node;
-void clear_huge_page_method_show(struct seq_buf *m, const struct proc_node *node);
-long clear_huge_page_method_write(const struct proc_node *node, const char *buf, size_t len);
-void clear_huge_page_threshold_kb_show(struct seq_buf *m, const struct proc_node *node);
-long clear_huge_page_threshold_kb_write(const struct proc_node *node, const char *buf, size_t len);
-
 #endif

@@ -11,14 +11,14 @@
  * outside [4, CLEAR_PAGE_MAX_THRESHOLD / 1024] KiB) is refused: a warning
  * at boot, -EINVAL from the sysctl; the previous value stays. */
 #include "mm/clear_page.h"
-#include "fs/proc/proc_fs.h"
+#include "kernel/sysctl.h"
 #include "arch/x86_64/cacheinfo.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "kernel/cmdline.h"
 #include "kernel/init.h"
 #include "kernel/printk.h"
-#include "fs/proc/proc_fs.h"
+#include "kernel/sysctl.h"
 #include "lib/string.h"
 
 static void kernel_cpuid(u32 leaf, u32 subleaf, struct cpuid_regs *r)
@@ -58,47 +58,42 @@ static int clear_page_init(void)
 }
 late_initcall(clear_page_init);
 
-void clear_huge_page_method_show(struct seq_buf *m, const struct proc_node *node)
+/* /proc/sys/vm/clear_huge_page_method: the method's word (auto, orig,
+ * rep, erms, movnt, clzero or extent); -EINVAL for another word, or for
+ * clzero on a CPU without it. */
+static int clear_huge_page_method_handler(const struct ctl_table *table, bool write, struct seq_buf *m,
+					  const char *buf, size_t len)
 {
-	(void)node;
-	seq_buf_printf(m, "%s\n", clear_page_method_name(READ_ONCE(clear_page_policy.method)));
+	(void)table;
+	if (!write) {
+		seq_buf_printf(m, "%s\n", clear_page_method_name(READ_ONCE(clear_page_policy.method)));
+		return 0;
+	}
+	enum clear_page_method method;
+	int err = clear_page_parse_method(buf, len, &method);
+	return err ? err : clear_page_set_method(method);
 }
 
-long clear_huge_page_method_write(const struct proc_node *node, const char *buf, size_t len)
+/* /proc/sys/vm/clear_huge_page_threshold_kb: where auto turns to the
+ * uncached clearing, in KiB (0: back to the cache size); -EINVAL for what
+ * clear_page_set_threshold refuses or past CLEAR_PAGE_MAX_THRESHOLD. */
+static int clear_huge_page_threshold_kb_handler(const struct ctl_table *table, bool write,
+						struct seq_buf *m, const char *buf, size_t len)
 {
-	(void)node;
-	enum clear_page_method m;
-	int err = clear_page_parse_method(buf, len, &m);
-	if (!err)
-		err = clear_page_set_method(m);
-	return err ? err : (long)len;
-}
-
-void clear_huge_page_threshold_kb_show(struct seq_buf *m, const struct proc_node *node)
-{
-	(void)node;
-	seq_buf_printf(m, "%llu\n", (unsigned long long)(clear_page_uncached_threshold() >> 10));
-}
-
-long clear_huge_page_threshold_kb_write(const struct proc_node *node, const char *buf, size_t len)
-{
-	(void)node;
+	(void)table;
+	if (!write) {
+		seq_buf_printf(m, "%llu\n", (unsigned long long)(clear_page_uncached_threshold() >> 10));
+		return 0;
+	}
 	size_t n = len;
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == 0))
 		n--;
 	u64 kb;
 	if (!n || parse_u64(buf, n, &kb) || kb > CLEAR_PAGE_MAX_THRESHOLD >> 10)
 		return -EINVAL;
-	int err = clear_page_set_threshold(kb << 10);
-	return err ? err : (long)len;
+	return clear_page_set_threshold(kb << 10);
 }
 
-/* /proc/sys/vm/clear_huge_page_{method,threshold_kb}. */
-static const struct proc_dir_entry clear_huge_page_method_sysctl __proc_entry = {
-	.parent = &proc_sys_vm_dir, .name = "clear_huge_page_method", .mode = S_IFREG | 0644,
-	.show = clear_huge_page_method_show, .write = clear_huge_page_method_write,
-};
-static const struct proc_dir_entry clear_huge_page_threshold_kb_sysctl __proc_entry = {
-	.parent = &proc_sys_vm_dir, .name = "clear_huge_page_threshold_kb", .mode = S_IFREG | 0644,
-	.show = clear_huge_page_threshold_kb_show, .write = clear_huge_page_threshold_kb_write,
-};
+SYSCTL_ENTRY(proc_sys_vm_dir, clear_huge_page_method, .proc_handler = clear_huge_page_method_handler);
+SYSCTL_ENTRY(proc_sys_vm_dir, clear_huge_page_threshold_kb,
+	     .proc_handler = clear_huge_page_threshold_kb_handler);

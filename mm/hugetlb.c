@@ -3,12 +3,12 @@
  * remove_pool_hugetlb_folio, hugetlb_report_meminfo and the sysfs files. */
 #include "mm/hugetlb.h"
 #include "drivers/base/node.h"
-#include "fs/proc/proc_fs.h"
+#include "kernel/sysctl.h"
 #include "arch/x86_64/cpufeature.h"
 #include "kernel/init.h"
 #include "kernel/mutex.h"
 #include "kernel/printk.h"
-#include "fs/proc/proc_fs.h"
+#include "kernel/sysctl.h"
 #include "kernel/sched.h"
 #include "kernel/spinlock.h"
 #include "lib/string.h"
@@ -548,33 +548,28 @@ static long nr_overcommit_hugepages_write(const struct proc_node *node, const ch
 	return (long)len;
 }
 
-static void nr_hugepages_sysctl_show(struct seq_buf *m, const struct proc_node *node)
+/* /proc/sys/vm/nr_hugepages: the default size's pool (Linux's
+ * hugetlb_sysctl_handler: proc_doulongvec_minmax into a copy, then the
+ * pool set as far as memory allows). */
+static int hugetlb_sysctl_handler(const struct ctl_table *table, bool write, struct seq_buf *m,
+				  const char *buf, size_t len)
 {
-	(void)node;
-	seq_buf_printf(m, "%lu\n", READ_ONCE(hstates[default_hstate_idx].nr_huge_pages));
-}
-
-static long nr_hugepages_sysctl_write(const struct proc_node *node, const char *buf, size_t len)
-{
-	(void)node;
-	unsigned long count;
-	/* Linux: proc_doulongvec_minmax, leading blanks and a trailing
-	 * newline allowed. */
-	while (len && (*buf == ' ' || *buf == '\t')) {
-		buf++;
-		len--;
-	}
-	if (parse_count(buf, len, &count))
-		return -EINVAL;
-	long r = set_max_huge_pages(&hstates[default_hstate_idx], count, NUMA_NO_NODE);
-	return r < 0 ? r : (long)len;
+	struct hstate *h = &hstates[default_hstate_idx];
+	unsigned long count = READ_ONCE(h->nr_huge_pages);
+	struct ctl_table copy = *table;
+	copy.data = &count;
+	int err = proc_doulongvec_minmax(&copy, write, m, buf, len);
+	if (err || !write)
+		return err;
+	long r = set_max_huge_pages(h, count, NUMA_NO_NODE);
+	return r < 0 ? (int)r : 0;
 }
 
 /* The files: /sys/kernel/mm/hugepages/hugepages-<kB>kB/ and
  * /sys/devices/system/node/node<N>/hugepages/hugepages-<kB>kB/, one
  * directory for each size the CPU can map (node->hstate is its index,
  * node->nid the node for the per-node ones, NUMA_NO_NODE for the global),
- * and /proc/sys/vm/nr_hugepages, the default size's. */
+ * and /proc/sys/vm/nr_hugepages, the default size's (above). */
 static bool hstate_dir_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
 {
 	(void)task;
@@ -621,7 +616,5 @@ HSTATE_FILE(node_hstate_free, node_hstate_dir, "free_hugepages", free_hugepages_
 HSTATE_FILE_RW(node_hstate_nr, node_hstate_dir, "nr_hugepages", nr_hugepages_show, nr_hugepages_write);
 HSTATE_FILE(node_hstate_surplus, node_hstate_dir, "surplus_hugepages", surplus_hugepages_show);
 
-static const struct proc_dir_entry nr_hugepages_sysctl __proc_entry = {
-	.parent = &proc_sys_vm_dir, .name = "nr_hugepages", .mode = S_IFREG | 0644,
-	.show = nr_hugepages_sysctl_show, .write = nr_hugepages_sysctl_write,
-};
+SYSCTL_ENTRY(proc_sys_vm_dir, nr_hugepages, .maxlen = sizeof(unsigned long),
+	     .proc_handler = hugetlb_sysctl_handler);

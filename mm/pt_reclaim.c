@@ -79,11 +79,11 @@
  * allocated again by the next fault there (a page allocation, a 4 KiB
  * zeroing and a TLB flush of the range per chunk). */
 #include "mm/pt_reclaim.h"
-#include "fs/proc/proc_fs.h"
+#include "kernel/sysctl.h"
 #include "kernel/cmdline.h"
 #include "kernel/init.h"
 #include "kernel/printk.h"
-#include "fs/proc/proc_fs.h"
+#include "kernel/sysctl.h"
 #include "lib/string.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
@@ -137,31 +137,26 @@ int pte_reclaim_set_mode(enum pte_reclaim_mode mode)
 	return 0;
 }
 
-static void pte_reclaim_sysctl_show(struct seq_buf *m, const struct proc_node *node)
+/* /proc/sys/vm/pte_reclaim: the mode's word and a newline; a write takes
+ * a word (-EINVAL otherwise) and gives -EBUSY while a user mm exists. */
+static int pte_reclaim_handler(const struct ctl_table *table, bool write, struct seq_buf *m, const char *buf,
+			       size_t len)
 {
-	(void)node;
-	seq_buf_printf(m, "%s\n", pte_reclaim_mode_name(pte_reclaim_mode));
-}
-
-static long pte_reclaim_sysctl_write(const struct proc_node *node, const char *buf, size_t len)
-{
-	(void)node;
+	(void)table;
+	if (!write) {
+		seq_buf_printf(m, "%s\n", pte_reclaim_mode_name(pte_reclaim_mode));
+		return 0;
+	}
 	enum pte_reclaim_mode mode;
 	int err = pte_reclaim_parse_mode(buf, len, &mode);
 	if (!err)
 		err = pte_reclaim_set_mode(mode);
-	if (err)
-		return err;
-	pr_info("pte_reclaim: mode %s (/proc/sys/vm/pte_reclaim)\n", pte_reclaim_mode_name(mode));
-	return (long)len;
+	if (!err)
+		pr_info("pte_reclaim: mode %s (/proc/sys/vm/pte_reclaim)\n", pte_reclaim_mode_name(mode));
+	return err;
 }
 
-/* /proc/sys/vm/pte_reclaim: the mode's word and a newline; a write takes
- * a word (-EINVAL otherwise) and gives -EBUSY while a user mm exists. */
-static const struct proc_dir_entry pte_reclaim_sysctl __proc_entry = {
-	.parent = &proc_sys_vm_dir, .name = "pte_reclaim", .mode = S_IFREG | 0644,
-	.show = pte_reclaim_sysctl_show, .write = pte_reclaim_sysctl_write,
-};
+SYSCTL_ENTRY(proc_sys_vm_dir, pte_reclaim, .proc_handler = pte_reclaim_handler);
 
 /* pte_reclaim=refcount|scan|off on the command line: read as a string,
  * checked once the command line has been parsed (a late initcall, before

@@ -4,10 +4,10 @@
  * overcommit_kbytes_handler) and mm/mmap.c's init_user_reserve and
  * init_admin_reserve. */
 #include "mm/util.h"
-#include "fs/proc/proc_fs.h"
+#include "kernel/sysctl.h"
 #include "kernel/init.h"
 #include "kernel/printk.h"
-#include "fs/proc/proc_fs.h"
+#include "kernel/sysctl.h"
 #include "lib/ratelimit.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
@@ -105,104 +105,34 @@ late_initcall(init_reserves);
 
 /* ---- /proc/sys/vm ---------------------------------------------------------- */
 
-/* Linux's proc_get_long for one value: blanks, an optional sign (only
- * for a signed value), digits (base 0: 0x hex too), blanks. */
-static int sysctl_parse(const char *buf, size_t len, bool is_signed, s64 *out)
+/* /proc/sys/vm/overcommit_{memory,ratio,kbytes}: overcommit_memory 0..2,
+ * else -EINVAL (Linux's overcommit_policy_handler, proc_dointvec_minmax);
+ * writing overcommit_ratio clears overcommit_kbytes and the other way
+ * round, as Linux's overcommit_ratio_handler/overcommit_kbytes_handler. */
+static int overcommit_ratio_handler(const struct ctl_table *table, bool write, struct seq_buf *m,
+				    const char *buf, size_t len)
 {
-	while (len && (buf[0] == ' ' || buf[0] == '\t' || buf[0] == '\n'))
-		buf++, len--;
-	while (len && (buf[len - 1] == ' ' || buf[len - 1] == '\t' || buf[len - 1] == '\n' ||
-		       buf[len - 1] == 0))
-		len--;
-	if (!len || (!is_signed && buf[0] == '-'))
-		return -EINVAL;
-	if (buf[0] == '-' || buf[0] == '+') {
-		s64 v;
-		if (len < 2 || buf[1] == '-' || buf[1] == '+' || parse_s64(buf + 1, len - 1, &v))
-			return -EINVAL;
-		*out = buf[0] == '-' ? -v : v;
-		return 0;
-	}
-	if (is_signed)
-		return parse_s64(buf, len, out) ? -EINVAL : 0;
-	u64 u;
-	if (parse_u64(buf, len, &u))
-		return -EINVAL;
-	*out = (s64)u;
-	return 0;
+	int err = proc_dointvec(table, write, m, buf, len);
+	if (!err && write)
+		WRITE_ONCE(sysctl_overcommit_kbytes, 0);
+	return err;
 }
 
-static void overcommit_memory_show(struct seq_buf *m, const struct proc_node *node)
+static int overcommit_kbytes_handler(const struct ctl_table *table, bool write, struct seq_buf *m,
+				     const char *buf, size_t len)
 {
-	(void)node;
-	seq_buf_printf(m, "%d\n", READ_ONCE(sysctl_overcommit_memory));
+	int err = proc_doulongvec_minmax(table, write, m, buf, len);
+	if (!err && write)
+		WRITE_ONCE(sysctl_overcommit_ratio, 0);
+	return err;
 }
 
-/* Linux: proc_dointvec_minmax with extra1 SYSCTL_ZERO, extra2 SYSCTL_TWO
- * (overcommit_policy_handler). */
-static long overcommit_memory_write(const struct proc_node *node, const char *buf, size_t len)
-{
-	(void)node;
-	s64 v;
-	if (sysctl_parse(buf, len, true, &v) || v < OVERCOMMIT_GUESS || v > OVERCOMMIT_NEVER)
-		return -EINVAL;
-	WRITE_ONCE(sysctl_overcommit_memory, (int)v);
-	return (long)len;
-}
-
-static void overcommit_ratio_show(struct seq_buf *m, const struct proc_node *node)
-{
-	(void)node;
-	seq_buf_printf(m, "%d\n", READ_ONCE(sysctl_overcommit_ratio));
-}
-
-/* Linux: proc_dointvec (any int), then overcommit_kbytes = 0. */
-static long overcommit_ratio_write(const struct proc_node *node, const char *buf, size_t len)
-{
-	(void)node;
-	s64 v;
-	if (sysctl_parse(buf, len, true, &v) || v < -0x80000000ll || v > 0x7fffffff)
-		return -EINVAL;
-	WRITE_ONCE(sysctl_overcommit_ratio, (int)v);
-	WRITE_ONCE(sysctl_overcommit_kbytes, 0);
-	return (long)len;
-}
-
-static void overcommit_kbytes_show(struct seq_buf *m, const struct proc_node *node)
-{
-	(void)node;
-	seq_buf_printf(m, "%lu\n", READ_ONCE(sysctl_overcommit_kbytes));
-}
-
-/* Linux: proc_doulongvec_minmax, then overcommit_ratio = 0. */
-static long overcommit_kbytes_write(const struct proc_node *node, const char *buf, size_t len)
-{
-	(void)node;
-	s64 v;
-	if (sysctl_parse(buf, len, false, &v))
-		return -EINVAL;
-	WRITE_ONCE(sysctl_overcommit_kbytes, (unsigned long)v);
-	WRITE_ONCE(sysctl_overcommit_ratio, 0);
-	return (long)len;
-}
-
-/* /proc/sys/vm/overcommit_{memory,ratio,kbytes}.
- * A write takes one integer
- * (decimal or 0x hex, blanks around it): overcommit_memory 0..2, else
- * -EINVAL; writing overcommit_ratio clears overcommit_kbytes and the other
- * way round, as Linux's overcommit_ratio_handler/overcommit_kbytes_handler. */
-static const struct proc_dir_entry overcommit_kbytes_sysctl __proc_entry = {
-	.parent = &proc_sys_vm_dir, .name = "overcommit_kbytes", .mode = S_IFREG | 0644,
-	.show = overcommit_kbytes_show, .write = overcommit_kbytes_write,
-};
-static const struct proc_dir_entry overcommit_memory_sysctl __proc_entry = {
-	.parent = &proc_sys_vm_dir, .name = "overcommit_memory", .mode = S_IFREG | 0644,
-	.show = overcommit_memory_show, .write = overcommit_memory_write,
-};
-static const struct proc_dir_entry overcommit_ratio_sysctl __proc_entry = {
-	.parent = &proc_sys_vm_dir, .name = "overcommit_ratio", .mode = S_IFREG | 0644,
-	.show = overcommit_ratio_show, .write = overcommit_ratio_write,
-};
+SYSCTL_ENTRY(proc_sys_vm_dir, overcommit_memory, .data = &sysctl_overcommit_memory, .maxlen = sizeof(int),
+	     .proc_handler = proc_dointvec_minmax, .extra1 = SYSCTL_ZERO, .extra2 = SYSCTL_TWO);
+SYSCTL_ENTRY(proc_sys_vm_dir, overcommit_ratio, .data = &sysctl_overcommit_ratio, .maxlen = sizeof(int),
+	     .proc_handler = overcommit_ratio_handler);
+SYSCTL_ENTRY(proc_sys_vm_dir, overcommit_kbytes, .data = &sysctl_overcommit_kbytes,
+	     .maxlen = sizeof(unsigned long), .proc_handler = overcommit_kbytes_handler);
 
 /* --- kvmalloc --- */
 /* Linux's mm/util.c kvmalloc_node and friends; see mm/util.h. */

@@ -14,11 +14,13 @@
 #include "arch/x86_64/cpufeature.h"
 #include "kernel/printk.h"
 #include "fs/proc/proc_fs.h"
+#include "kernel/sched.h"
 #include "lib/string.h"
 #include "mm/clear_page.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
+#include "mm/util.h"
 
 static struct page *dirty_huge_page(struct kunit *test)
 {
@@ -152,10 +154,24 @@ static void threshold_comes_from_cpuid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, clear_page_policy.uncached, want);
 }
 
-static struct seq_buf seq_into(char *buf, size_t size)
+/* A write to /proc/sys/vm/<name>, as write(2) answers it: len or an errno. */
+static long vm_sysctl_write(const char *name, const char *text, size_t len)
 {
-	memset(buf, 0, size);
-	return (struct seq_buf){ .buffer = buf, .size = size - 1, .len = 0 };
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/sys/vm/%s", name);
+	int err = procfs_write_path(path, current, text, len);
+	return err ? err : (long)len;
+}
+
+/* /proc/sys/vm/<name>'s content, into out. */
+static void vm_sysctl_read(struct kunit *test, const char *name, char *out, size_t size)
+{
+	char path[64], *buf;
+	size_t len;
+	snprintf(path, sizeof(path), "/proc/sys/vm/%s", name);
+	KUNIT_ASSERT_EQ(test, procfs_generate(path, current, &buf, &len), 0);
+	strlcpy(out, buf, size);
+	kvfree(buf);
 }
 
 static void sysctls_take_their_words(struct kunit *test)
@@ -164,29 +180,26 @@ static void sysctls_take_their_words(struct kunit *test)
 	bool saved_set = clear_page_policy.threshold_set;
 	u64 saved_threshold = clear_page_policy.threshold;
 	char out[64];
-	struct seq_buf m;
 
-	KUNIT_EXPECT_EQ(test, clear_huge_page_method_write(NULL, "extent\n", 7), 7l);
-	m = seq_into(out, sizeof(out));
-	clear_huge_page_method_show(&m, NULL);
+	KUNIT_EXPECT_EQ(test, vm_sysctl_write("clear_huge_page_method", "extent\n", 7), 7l);
+	vm_sysctl_read(test, "clear_huge_page_method", out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out, "extent\n");
-	KUNIT_EXPECT_EQ(test, clear_huge_page_method_write(NULL, "fast\n", 5), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, vm_sysctl_write("clear_huge_page_method", "fast\n", 5), (long)-EINVAL);
 	KUNIT_EXPECT_EQ(test, clear_page_policy.method, CLEAR_PAGE_EXTENT);
-	KUNIT_EXPECT_EQ(test, clear_huge_page_method_write(NULL, "clzero", 6),
+	KUNIT_EXPECT_EQ(test, vm_sysctl_write("clear_huge_page_method", "clzero", 6),
 			boot_cpu_has(X86_FEATURE_CLZERO) ? 6l : (long)-EINVAL);
 
-	KUNIT_EXPECT_EQ(test, clear_huge_page_threshold_kb_write(NULL, "3\n", 2), (long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, clear_huge_page_threshold_kb_write(NULL, "-1", 2), (long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, clear_huge_page_threshold_kb_write(NULL, "", 0), (long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, clear_huge_page_threshold_kb_write(NULL, "2048\n", 5), 5l);
-	m = seq_into(out, sizeof(out));
-	clear_huge_page_threshold_kb_show(&m, NULL);
+	KUNIT_EXPECT_EQ(test, vm_sysctl_write("clear_huge_page_threshold_kb", "3\n", 2), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, vm_sysctl_write("clear_huge_page_threshold_kb", "-1", 2), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, vm_sysctl_write("clear_huge_page_threshold_kb", "", 0), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, vm_sysctl_write("clear_huge_page_threshold_kb", "2048\n", 5), 5l);
+	vm_sysctl_read(test, "clear_huge_page_threshold_kb", out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out, "2048\n");
 	/* 2 MiB is now at the threshold: auto goes uncached for one page. */
-	KUNIT_EXPECT_EQ(test, clear_huge_page_method_write(NULL, "auto", 4), 4l);
+	KUNIT_EXPECT_EQ(test, vm_sysctl_write("clear_huge_page_method", "auto", 4), 4l);
 	KUNIT_EXPECT_EQ(test, clear_page_resolve(PMD_SIZE), clear_page_policy.uncached);
 	KUNIT_EXPECT_EQ(test, clear_page_resolve(PMD_SIZE - PAGE_SIZE), clear_page_policy.cached);
-	KUNIT_EXPECT_EQ(test, clear_huge_page_threshold_kb_write(NULL, "0", 1), 1l);
+	KUNIT_EXPECT_EQ(test, vm_sysctl_write("clear_huge_page_threshold_kb", "0", 1), 1l);
 	KUNIT_EXPECT_FALSE(test, clear_page_policy.threshold_set);
 
 	clear_page_set_method(saved);

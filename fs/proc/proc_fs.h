@@ -70,6 +70,9 @@ struct proc_dir_entry {
 	 * bytes from *pos into dst (user memory if user), moves *pos, returns
 	 * the bytes copied or a negative errno. */
 	long (*read)(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
+	/* What the methods shared by many entries need of this one (Linux's
+	 * pde->data): a sysctl's struct ctl_table (kernel/sysctl.h). */
+	const void *data;
 };
 
 #define __proc_entry __section(".proc_entries") __aligned(8) __used
