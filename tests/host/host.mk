@@ -112,8 +112,10 @@ $(B)/host/bench_clear_page: $(call host_opt_objs,tests/host/bench_clear_page.c m
 	$(Q)$(HOSTCC) -o $@ $^
 
 .PHONY: host-tests bench-host
+#> host-tests     build the host tests of the portable mm code and the runner's self-test
 host-tests: $(HOST_MM_TESTS) $(B)/host/runner-selftest
 
+#> bench-host     the host-native benchmarks: page allocator, vmalloc ranges, page clearing
 bench-host: $(B)/host/bench_page_alloc $(B)/host/vmalloc_bench $(B)/host/bench_clear_page
 	@mkdir -p $(B)/bench
 	$(B)/host/bench_clear_page --text $(B)/bench/host-clear-page.txt $(CLEAR_BENCH_ARGS)

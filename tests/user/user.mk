@@ -88,6 +88,7 @@ USER_OBJ := $(B)/user/obj
 # top-level make that runs tools/deps.sh reads this file before musl is
 # there).
 .PHONY: user-have-musl
+#> user-have-musl  check that musl-gcc is there (installs nothing)
 user-have-musl:
 	@command -v $(USER_MUSL_CC) >/dev/null 2>&1 || { echo "tests/user: no $(USER_MUSL_CC): \
 	install Debian's musl-tools (make deps, or tools/deps.sh build)" >&2; exit 1; }
@@ -130,8 +131,10 @@ $(USER_HOST_TESTS): $(USER_DIR)/linux_runner.c $(USER_DIR)/program_run.c $(USER_
 		-o $@ $(USER_DIR)/linux_runner.c $(USER_DIR)/program_run.c
 
 .PHONY: user-programs bench-user-linux
+#> user-programs  the static user programs (tests/user/), for mmlab and Linux alike
 user-programs: $(USER_ELFS)
 
+#> bench-user-linux  the user benchmark programs on the host's Linux, natively
 bench-user-linux: $(patsubst %,$(B)/user/%.elf,$(USER_BENCH_NAMES))
 	@mkdir -p $(B)/bench
 	@for p in $(USER_BENCH_NAMES); do \

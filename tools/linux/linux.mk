@@ -55,5 +55,6 @@ $(LINUX_INITRD): $(LINUX_DIR)/mkinitramfs.sh $(LINUX_INIT) $(LINUX_COMPARE_FILES
 	$(Q)$(LINUX_DIR)/mkinitramfs.sh $@ $(LINUX_INIT) $(LINUX_COMPARE_BINS)
 
 .PHONY: linux-guest FORCE
+#> linux-guest    Debian's Linux 6.1 kernel and an initramfs of the user programs (tools/linux/)
 linux-guest: $(LINUX_VMLINUZ) $(LINUX_INITRD)
 FORCE:
