@@ -120,21 +120,8 @@ static const struct proc_dir_entry mempolicy_dir __proc_entry = {
 static const struct proc_dir_entry weighted_interleave_dir __proc_entry = {
 	.parent = &mempolicy_dir, .name = "weighted_interleave", .mode = S_IFDIR | 0555,
 };
-
-static bool weighted_interleave_node_match(const char *s, size_t len, struct task_struct *task,
-					   struct proc_node *node)
-{
-	(void)task;
-	int id;
-	if (len <= 4 || memcmp(s, "node", 4) || !proc_parse_id(s + 4, len - 4, &id) ||
-	    (unsigned)id >= num_online_nodes())
-		return false;
-	node->nid = id;
-	return true;
-}
-
 static const struct proc_dir_entry weighted_interleave_node __proc_entry = {
-	.parent = &weighted_interleave_dir, .match = weighted_interleave_node_match,
+	.parent = &weighted_interleave_dir, .match = proc_match_node,
 	.mode = S_IFREG | 0644, .show = weighted_interleave_node_show,
 	.write = weighted_interleave_node_write,
 };

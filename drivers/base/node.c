@@ -105,19 +105,8 @@ NODE_ROOT_FILE(nodes_online_file, "online", nodes_online_show);
 NODE_ROOT_FILE(nodes_possible_file, "possible", nodes_online_show);
 
 /* node<N> for every online node. */
-static bool node_dir_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
-{
-	(void)task;
-	int id;
-	if (len <= 4 || memcmp(s, "node", 4) || !proc_parse_id(s + 4, len - 4, &id) ||
-	    (unsigned)id >= num_online_nodes())
-		return false;
-	node->nid = id;
-	return true;
-}
-
 const struct proc_dir_entry node_dir __proc_entry = {
-	.parent = &node_root_dir, .match = node_dir_match, .mode = S_IFDIR | 0555,
+	.parent = &node_root_dir, .match = proc_match_node, .mode = S_IFDIR | 0555,
 };
 
 #define NODE_FILE(field, name_, show_)                                                  \

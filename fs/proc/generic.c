@@ -23,6 +23,17 @@ bool proc_parse_id(const char *s, size_t len, int *out)
 	return true;
 }
 
+bool proc_match_node(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
+{
+	(void)task;
+	int id;
+	if (len <= 4 || memcmp(s, "node", 4) || !proc_parse_id(s + 4, len - 4, &id) ||
+	    (unsigned)id >= num_online_nodes())
+		return false;
+	node->nid = id;
+	return true;
+}
+
 static bool name_is(const char *s, size_t len, const char *name)
 {
 	return strlen(name) == len && !memcmp(s, name, len);

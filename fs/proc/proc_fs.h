@@ -95,6 +95,9 @@ static inline bool proc_node_is_dir(const struct proc_node *node)
 /* A decimal number without sign or leading zero that fits an int: for
  * the families' names (node<N>, <pid>). */
 bool proc_parse_id(const char *s, size_t len, int *out);
+/* "node<N>" for an online node N: sets node->nid (the families of
+ * /sys/devices/system/node and the weighted-interleave weights). */
+bool proc_match_node(const char *s, size_t len, struct task_struct *task, struct proc_node *node);
 
 /* Resolves path, which must be absolute and normalised ("/a/b": no ".",
  * "..", empty components or trailing slash), for task (whose pid is the
