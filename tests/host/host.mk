@@ -84,9 +84,30 @@ $(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRC
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $(filter-out $(SANITIZE_STAMP),$^)
 
-$(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c $(HOST_PAGE_ALLOC_SRCS) tests/host/shim.c)
+# The page allocator's peer, measured in the same runs when its source is at
+# hand: cloudwu/buddy, a tree over the arena (tests/host/bench_peer_tree.c).
+# It carries no license, so it is not in this repository; name a checkout:
+#   git clone https://github.com/cloudwu/buddy ../cloudwu-buddy  # e405df7
+#   make bench-host CLOUDWU_BUDDY=../cloudwu-buddy
+# Its buddy.c is built as its own Makefile would, with -O2 -DNDEBUG (its
+# asserts off, as ours are). Without CLOUDWU_BUDDY the tree's column is "-".
+CLOUDWU_BUDDY ?=
+BENCH_PEER_STAMP := $(B)/host/bench-peer
+ifneq ($(CLOUDWU_BUDDY),)
+BENCH_PEER_OBJS := $(HOST_MM_DIR)/opt/tests/host/bench_peer_tree.o $(HOST_MM_DIR)/peer/cloudwu_buddy.o
+$(HOST_MM_DIR)/peer/cloudwu_buddy.o: $(CLOUDWU_BUDDY)/buddy.c $(BENCH_PEER_STAMP)
+	@mkdir -p $(dir $@)
+	$(say) HOSTCC $<
+	$(Q)$(HOSTCC) -O2 -DNDEBUG -c $< -o $@
+endif
+$(BENCH_PEER_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(abspath $(CLOUDWU_BUDDY))' | cmp -s - $@ 2>/dev/null || echo '$(abspath $(CLOUDWU_BUDDY))' > $@
+
+$(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c $(HOST_PAGE_ALLOC_SRCS) tests/host/shim.c) \
+		$(BENCH_PEER_OBJS) $(BENCH_PEER_STAMP)
 	$(say) LINK $@
-	$(Q)$(HOSTCC) -o $@ $^
+	$(Q)$(HOSTCC) -o $@ $(filter-out $(BENCH_PEER_STAMP),$^)
 
 # The vmalloc area's range allocator against a linked-list first fit.
 $(B)/host/vmalloc_bench: $(call host_opt_objs,tests/host/vmalloc_bench.c mm/vmap_area.c kernel/rbtree.c)
