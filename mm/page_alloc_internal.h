@@ -89,13 +89,17 @@ static inline void del_page_from_free_list(struct page *page, pg_data_t *pgdat, 
 /* --- the buddy layer ---------------------------------------------------- */
 
 /* Puts the upper halves of a block of order high back until the lower part
- * has order low. */
+ * has order low. The caller took the block from the lowest non-empty list
+ * at or above low (rmqueue_smallest), so every list from low to high - 1
+ * is empty: each half becomes the only block of its list. */
 static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low, unsigned int high)
 {
-	/* The halves' flags are written, not read: the tail pages of a free
-	 * block hold only the node bits (a read here would miss the cache at
-	 * every level). nr_free is the caller's; every list from low to high
-	 * gets a block, so their free_mask bits are set at once. */
+	/* Stores only, no loads: the halves' flags are written, not read (the
+	 * tail pages of a free block hold only the node bits; a read would
+	 * miss the cache at every level), and an empty list's head need not be
+	 * read to link its one block. So no level waits for another. nr_free
+	 * is the caller's; every list from low to high - 1 gets a block, so
+	 * their free_mask bits are set at once. */
 	unsigned long buddy_flags = (page->flags & ~PAGE_FLAGS_MASK) | BIT(PG_buddy);
 	unsigned long size = 1ul << high;
 	struct free_area *area = &pgdat->free_area[high];
@@ -107,8 +111,9 @@ static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low,
 		struct page *half = page + size;
 		half->private = high;
 		half->flags = buddy_flags;
-		list_add(&half->lru, &area->free_list);
-		area->nr_free++;
+		half->lru.next = half->lru.prev = &area->free_list;
+		area->free_list.next = area->free_list.prev = &half->lru;
+		area->nr_free = 1;
 	}
 }
 
@@ -149,23 +154,36 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 	pgdat->nr_free += size;
 	for (; order < MAX_PAGE_ORDER; order++, area++, size <<= 1) {
 		unsigned long buddy_pfn = pfn ^ size;
-		/* Below section size the buddy is in pfn's own section. */
-		if (order >= PFN_SECTION_SHIFT && !pfn_valid(buddy_pfn))
+		/* Below section size the buddy is in pfn's own section, so
+		 * on the node's span. Above, a buddy off the span is another
+		 * node's page (or none): its struct page is not read. (It
+		 * would be a line more in the L1 set where a large block's
+		 * halves already meet: their struct pages lie 2^k * 64 bytes
+		 * apart, all in one set from 4 KiB on.) */
+		if (order >= PFN_SECTION_SHIFT &&
+		    (buddy_pfn - pgdat->node_start_pfn >= pgdat->node_spanned_pages || !pfn_valid(buddy_pfn)))
 			break;
 		struct page *buddy = page + ((long)buddy_pfn - (long)pfn);
 		if (!page_is_buddy(buddy, order, node_bits))
 			break;
+		/* nr_free counts the list's blocks. A buddy alone on its list
+		 * (as every half a split left is) is unlinked by emptying the
+		 * head, without reading its links; the list's free_mask bit is
+		 * cleared after the loop. */
+		if (area->nr_free == 1) {
+			INIT_LIST_HEAD(&area->free_list);
+			area->nr_free = 0;
+			emptied |= size;
+		} else {
+			struct list_head *next = buddy->lru.next, *prev = buddy->lru.prev;
+			next->prev = prev;
+			prev->next = next;
+			area->nr_free--;
+		}
 		/* A merged buddy becomes a tail page: only its node bits,
 		 * private 0; its stale lru links are never read. */
-		struct list_head *next = buddy->lru.next, *prev = buddy->lru.prev;
-		next->prev = prev;
-		prev->next = next;
 		buddy->flags = node_bits;
 		buddy->private = 0; /* what a fresh page must show (and PTE tables reuse) */
-		/* nr_free counts the list's blocks: at 0 the list is empty,
-		 * and its free_mask bit is cleared after the loop. */
-		if (!--area->nr_free)
-			emptied |= size;
 		if (buddy_pfn < pfn)
 			page = buddy;
 		pfn &= buddy_pfn;
