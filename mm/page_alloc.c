@@ -17,7 +17,7 @@
  * the shrinkers in shrinker.c.
  *
  * Invariant kept here: a page is handed out only after check_new_page
- * passed, with refcount 1 (above order 0 also PG_head, private == order),
+ * passed (when the checks are on: is_check_pages_enabled), with refcount 1 (above order 0 also PG_head, private == order),
  * and only from a node above the watermark the request may use (low on
  * the first try; min, or less for __GFP_HIGH and atomic requests, in the
  * slow path); a page comes back only through free_pages_prepare's checks.
@@ -360,8 +360,9 @@ static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order,
 }
 
 /* The order-0 fast path's take: the first page of this CPU's list on
- * pgdat, with the checks of check_new_page; NULL when the list is empty or
- * the page fails them (the full path then refills, or reports). */
+ * pgdat, with the checks of check_new_page when they are on; NULL when the
+ * list is empty or the page fails them (the full path then refills, or
+ * reports). */
 static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int nid)
 {
 	unsigned long flags;
@@ -370,8 +371,9 @@ static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int n
 	local_irq_save(flags);
 	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
 	struct page *first = list_first_entry(&pcp->list, struct page, lru);
-	if (likely(!list_empty(&pcp->list) && (first->flags & PAGE_FLAGS_MASK) == BIT(PG_pcp) &&
-		   first->_refcount == 0 && first->_mapcount == -1)) {
+	if (likely(!list_empty(&pcp->list) &&
+		   (!is_check_pages_enabled() || ((first->flags & PAGE_FLAGS_MASK) == BIT(PG_pcp) &&
+						  first->_refcount == 0 && first->_mapcount == -1)))) {
 		list_del(&first->lru);
 		pcp->count--;
 		first->flags &= ~BIT(PG_pcp);
@@ -441,8 +443,8 @@ static __noinline void free_pages_slow(struct page *page, unsigned int order, un
 void __free_pages(struct page *page, unsigned int order)
 {
 	unsigned long caller = (unsigned long)__builtin_return_address(0);
-	if (likely(order == 0 && (page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 1 &&
-		   page->_mapcount == -1 && !page_poisoning)) {
+	if (likely(order == 0 && (!is_check_pages_enabled() || free_page_looks_right(page)) &&
+		   !page_poisoning)) {
 		pg_data_t *pgdat = node_data[page_to_nid(page)];
 		unsigned long flags;
 		local_irq_save(flags);
@@ -451,7 +453,8 @@ void __free_pages(struct page *page, unsigned int order)
 			page->private = 0;
 			page->_refcount = 0;
 			page->_mapcount = -1; /* with _refcount: see prep_new_page */
-			page->freed_by = caller;
+			if (is_check_pages_enabled())
+				page->freed_by = caller;
 			page->flags |= BIT(PG_pcp);
 			list_add(&page->lru, &pcp->list);
 			pcp->count++;

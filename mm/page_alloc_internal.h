@@ -196,13 +196,36 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 
 /* --- the checks on every free and every allocation ---------------------- */
 
+/* Linux's is_check_pages_enabled() (6.4 on): the struct page checks of
+ * every allocation and free are debug checks, made with CONFIG_DEBUG_VM
+ * (the kernel make test boots, and the host tests) or with page poisoning
+ * on; a kernel built without CONFIG_DEBUG_VM (the benchmark boots) makes
+ * them only with page_poison=on, as Linux makes them only under a debug
+ * option. Without them a bad free goes unreported, as in Linux. */
+static __always_inline bool is_check_pages_enabled(void)
+{
+#ifdef CONFIG_DEBUG_VM
+	return true;
+#else
+	return page_poisoning;
+#endif
+}
+
+/* What an order-0 page being freed must look like, the common case's test:
+ * no flags, one reference, not mapped. */
+static __always_inline bool free_page_looks_right(const struct page *page)
+{
+	return (page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 1 && page->_mapcount == -1;
+}
+
 /* The fast halves: inline in every free and allocation; what is found is
  * reported by page_alloc_checks.c. */
 static inline bool free_pages_prepare(struct page *page, unsigned int order, unsigned long caller)
 {
 	/* Fast check: an order-0 page holds no flags; a head holds PG_head. */
 	unsigned long expect = order ? BIT(PG_head) : 0;
-	if (unlikely((page->flags & PAGE_FLAGS_MASK) != expect || page->_refcount != 1 ||
+	if (is_check_pages_enabled() &&
+	    unlikely((page->flags & PAGE_FLAGS_MASK) != expect || page->_refcount != 1 ||
 		     page->_mapcount != -1 || (order && page->private != order) ||
 		     (page_to_pfn(page) & ((1ul << order) - 1)))) {
 		const char *why = free_page_problem(page, order);
@@ -223,7 +246,8 @@ static inline bool free_pages_prepare(struct page *page, unsigned int order, uns
 	page->private = 0;
 	page->_refcount = 0;
 	page->_mapcount = -1; /* with _refcount: see prep_new_page */
-	page->freed_by = caller;
+	if (is_check_pages_enabled())
+		page->freed_by = caller; /* for the reports of the checks */
 	if (unlikely(page_poisoning))
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 	return true;
@@ -233,6 +257,8 @@ static inline bool free_pages_prepare(struct page *page, unsigned int order, uns
  * memory corruption (or a use after free). */
 static inline bool check_new_page(struct page *page)
 {
+	if (!is_check_pages_enabled())
+		return true;
 	if (likely((page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 0 &&
 		   page->_mapcount == -1))
 		return true;

@@ -40,10 +40,13 @@ HOST_MM_TESTS += $(B)/host/mempolicy_test
 HOST_MM_TESTS += $(B)/host/clear_page_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
-$(HOST_MM_DIR)/$(SANITIZE_NAME)/%.o: %.c
+# The tests have CONFIG_DEBUG_VM, as the kernel's test boots (DEBUG_VM=1):
+# the page allocator's checks, which they test, are debug checks. The
+# benchmark has not, as the kernel's benchmark boots (DEBUG_VM=0).
+$(HOST_MM_DIR)/$(SANITIZE_NAME)/%.o: %.c tests/host/host.mk
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $<
-	$(Q)$(HOSTCC) $(HOST_MM_CFLAGS) $(SANITIZE) -c $< -o $@
+	$(Q)$(HOSTCC) $(HOST_MM_CFLAGS) -DCONFIG_DEBUG_VM $(SANITIZE) -c $< -o $@
 
 $(HOST_MM_DIR)/opt/%.o: %.c
 	@mkdir -p $(dir $@)
