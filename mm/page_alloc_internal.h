@@ -155,39 +155,37 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 	for (; order < MAX_PAGE_ORDER; order++, area++, size <<= 1) {
 		unsigned long buddy_pfn = pfn ^ size;
 		/* Below section size the buddy is in pfn's own section, so
-		 * on the node's span. Above, a buddy off the span is another
-		 * node's page (or none): its struct page is not read. (It
-		 * would be a line more in the L1 set where a large block's
-		 * halves already meet: their struct pages lie 2^k * 64 bytes
-		 * apart, all in one set from 4 KiB on.) */
+		 * it has a struct page on the node's span. Above, a buddy off
+		 * the span is another node's page (or none): its struct page
+		 * is not read. (It would be one line more in the L1 set where
+		 * a large block's halves already meet: their struct pages lie
+		 * 2^k * 64 bytes apart, all in one set from 4 KiB on.) */
 		if (order >= PFN_SECTION_SHIFT &&
 		    (buddy_pfn - pgdat->node_start_pfn >= pgdat->node_spanned_pages || !pfn_valid(buddy_pfn)))
 			break;
-		struct page *buddy = page + ((long)buddy_pfn - (long)pfn);
+		struct page *buddy = pfn_to_page(buddy_pfn);
 		if (!page_is_buddy(buddy, order, node_bits))
 			break;
 		/* nr_free counts the list's blocks. A buddy alone on its list
 		 * (as every half a split left is) is unlinked by emptying the
-		 * head, without reading its links; the list's free_mask bit is
-		 * cleared after the loop. */
+		 * head, without reading its links; the list's free_mask bit
+		 * is cleared after the loop. */
 		if (area->nr_free == 1) {
 			INIT_LIST_HEAD(&area->free_list);
-			area->nr_free = 0;
 			emptied |= size;
 		} else {
 			struct list_head *next = buddy->lru.next, *prev = buddy->lru.prev;
 			next->prev = prev;
 			prev->next = next;
-			area->nr_free--;
 		}
+		area->nr_free--;
 		/* A merged buddy becomes a tail page: only its node bits,
 		 * private 0; its stale lru links are never read. */
 		buddy->flags = node_bits;
 		buddy->private = 0; /* what a fresh page must show (and PTE tables reuse) */
-		if (buddy_pfn < pfn)
-			page = buddy;
 		pfn &= buddy_pfn;
 	}
+	page = pfn_to_page(pfn);
 	set_buddy_order(page, order);
 	list_add(&page->lru, &area->free_list);
 	area->nr_free++;
