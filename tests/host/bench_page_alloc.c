@@ -386,7 +386,7 @@ int main(int argc, char **argv)
 	char cpuname[128], head[512];
 	cpu_name(cpuname, sizeof(cpuname));
 	snprintf(head, sizeof(head),
-		 "mmlab page allocator, host-native (gcc -O2, no sanitizers)\n"
+		 "mmlab page allocator, host-native (gcc -O2, the kernel's code generation, no CONFIG_DEBUG_VM, no sanitizers)\n"
 		 "CPU: %s, pinned to CPU %d; %d runs per figure, median of per-run means; %s\n"
 		 "naive = one global singly linked list of 4 KiB pages (pop/push), same run\n"
 		 "%s%s%s",
