@@ -17,7 +17,7 @@
  * the shrinkers in shrinker.c.
  *
  * Invariant kept here: a page is handed out only after check_new_page
- * passed, with refcount 1 (above order 0 also PG_head, private == order),
+ * passed (when the checks are on: is_check_pages_enabled), with refcount 1 (above order 0 also PG_head, private == order),
  * and only from a node above the watermark the request may use (low on
  * the first try; min, or less for __GFP_HIGH and atomic requests, in the
  * slow path); a page comes back only through free_pages_prepare's checks.
@@ -360,8 +360,9 @@ static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order,
 }
 
 /* The order-0 fast path's take: the first page of this CPU's list on
- * pgdat, with the checks of check_new_page; NULL when the list is empty or
- * the page fails them (the full path then refills, or reports). */
+ * pgdat, with the checks of check_new_page when they are on; NULL when the
+ * list is empty or the page fails them (the full path then refills, or
+ * reports). */
 static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int nid)
 {
 	unsigned long flags;
@@ -370,8 +371,9 @@ static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int n
 	local_irq_save(flags);
 	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
 	struct page *first = list_first_entry(&pcp->list, struct page, lru);
-	if (likely(!list_empty(&pcp->list) && (first->flags & PAGE_FLAGS_MASK) == BIT(PG_pcp) &&
-		   first->_refcount == 0 && first->_mapcount == -1)) {
+	if (likely(!list_empty(&pcp->list) &&
+		   (!is_check_pages_enabled() || ((first->flags & PAGE_FLAGS_MASK) == BIT(PG_pcp) &&
+						  first->_refcount == 0 && first->_mapcount == -1)))) {
 		list_del(&first->lru);
 		pcp->count--;
 		first->flags &= ~BIT(PG_pcp);
@@ -384,25 +386,26 @@ static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int n
 	return page;
 }
 
-/* The one entry, as Linux's __alloc_pages(): order 2^order pages from
- * preferred_nid (NUMA_NO_NODE: this CPU's node) or the nodes nearest to
- * it, only from nodes in nodemask (NULL: every node). This is where
- * memory policies plug in.
- *
- * The common case first, small enough to need no saved registers: order 0
- * from the preferred node's own per-CPU list, above its low watermark,
- * with the checks of check_new_page, when no nodemask restricts it (the
- * per-CPU list holds pages of the preferred node, which a mask may
- * exclude). Anything else (other orders, a mask, empty list, fallback,
- * watermarks, __GFP_ZERO, poisoning, fault injection, a bad page) takes
- * the full path. The fast path makes no call (fault injection is asked in
- * the full path), and once it is taken, order and nodemask are known
- * (0, NULL): passed as constants, they need no register across it. */
-struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask)
+/* The common case, small enough to need no saved registers: order 0 from
+ * the preferred node's own per-CPU list, above its low watermark, with
+ * the checks of check_new_page when they are on, when no nodemask
+ * restricts it (the per-CPU list holds pages of the preferred node, which
+ * a mask may exclude). Anything else (empty list, fallback, watermarks,
+ * poisoning, fault injection, a bad page) takes the full path. It makes no
+ * call (fault injection is asked in the full path), and order and nodemask
+ * are known (0, NULL): passed as constants, they need no register across
+ * it. The caller has ruled out other orders, a mask and __GFP_ZERO. */
+static __always_inline struct page *alloc_page_fast(gfp_t gfp, int preferred_nid)
 {
-	if (likely(order == 0 && !nodemask && !(gfp & __GFP_ZERO) && !page_poisoning && !fail_page_alloc_armed)) {
-		int nid = preferred_nid == NUMA_NO_NODE ? numa_node_id() : preferred_nid;
-		pg_data_t *pgdat = (unsigned)nid < MAX_NUMNODES ? node_data[nid] : NULL;
+	if (likely(!page_poisoning && !fail_page_alloc_armed)) {
+		int nid = preferred_nid;
+		/* One test for a named node; NUMA_NO_NODE is out of line. */
+		if (unlikely((unsigned)nid >= MAX_NUMNODES)) {
+			if (nid != NUMA_NO_NODE)
+				goto full;
+			nid = numa_node_id();
+		}
+		pg_data_t *pgdat = node_data[nid];
 		/* The node must be its own first choice, as in the full path.
 		 * (With nr_fallback 0 no node has memory, so no free pages
 		 * either: the watermark test refuses that case.) */
@@ -411,9 +414,30 @@ struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, con
 			if (likely(page))
 				return page;
 		}
-		return __alloc_pages_full(gfp, 0, preferred_nid, NULL);
 	}
+full:
+	return __alloc_pages_full(gfp, 0, preferred_nid, NULL);
+}
+
+/* The one entry, as Linux's __alloc_pages(): order 2^order pages from
+ * preferred_nid (NUMA_NO_NODE: this CPU's node) or the nodes nearest to
+ * it, only from nodes in nodemask (NULL: every node). This is where
+ * memory policies plug in. */
+struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask)
+{
+	if (likely(order == 0 && !nodemask && !(gfp & __GFP_ZERO)))
+		return alloc_page_fast(gfp, preferred_nid);
 	return __alloc_pages_full(gfp, order, preferred_nid, nodemask);
+}
+
+/* The same for order 0 and no mask, which alloc_pages_node and
+ * alloc_pages call when their order is a constant 0 (page_alloc.h): the
+ * common request pays no test of an order or a mask. */
+struct page *__alloc_pages_order0(gfp_t gfp, int preferred_nid)
+{
+	if (likely(!(gfp & __GFP_ZERO)))
+		return alloc_page_fast(gfp, preferred_nid);
+	return __alloc_pages_full(gfp, 0, preferred_nid, NULL);
 }
 
 static __always_inline void __free_pages_caller(struct page *page, unsigned int order, unsigned long caller)
@@ -440,9 +464,8 @@ static __noinline void free_pages_slow(struct page *page, unsigned int order, un
  * free checks goes onto a per-CPU list that has room. */
 void __free_pages(struct page *page, unsigned int order)
 {
-	unsigned long caller = (unsigned long)__builtin_return_address(0);
-	if (likely(order == 0 && (page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 1 &&
-		   page->_mapcount == -1 && !page_poisoning)) {
+	if (likely(order == 0 && (!is_check_pages_enabled() || free_page_looks_right(page)) &&
+		   !page_poisoning)) {
 		pg_data_t *pgdat = node_data[page_to_nid(page)];
 		unsigned long flags;
 		local_irq_save(flags);
@@ -451,7 +474,8 @@ void __free_pages(struct page *page, unsigned int order)
 			page->private = 0;
 			page->_refcount = 0;
 			page->_mapcount = -1; /* with _refcount: see prep_new_page */
-			page->freed_by = caller;
+			if (is_check_pages_enabled())
+				page->freed_by = (unsigned long)__builtin_return_address(0);
 			page->flags |= BIT(PG_pcp);
 			list_add(&page->lru, &pcp->list);
 			pcp->count++;
@@ -460,7 +484,7 @@ void __free_pages(struct page *page, unsigned int order)
 		}
 		local_irq_restore(flags);
 	}
-	free_pages_slow(page, order, caller);
+	free_pages_slow(page, order, (unsigned long)__builtin_return_address(0));
 }
 
 void free_pages(unsigned long addr, unsigned int order)

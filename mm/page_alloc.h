@@ -94,14 +94,22 @@ static inline bool node_has_memory(int nid)
  * without a node that has memory fails at once (NULL, even for
  * __GFP_NOFAIL). The others are wrappers with no mask. */
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask);
+/* __alloc_pages(gfp, 0, nid, NULL): what the wrappers call when the order
+ * is a constant 0, so that the common request tests no order and no mask
+ * at run time. */
+struct page *__alloc_pages_order0(gfp_t gfp, int preferred_nid);
 /* Inline, as Linux's (gfp.h): a call through a wrapper costs the hot
  * order-0 pair an argument shuffle and a jump. */
 static inline struct page *alloc_pages_node(int nid, gfp_t gfp, unsigned int order)
 {
+	if (__builtin_constant_p(order) && order == 0)
+		return __alloc_pages_order0(gfp, nid);
 	return __alloc_pages(gfp, order, nid, NULL);
 }
 static inline struct page *alloc_pages(gfp_t gfp, unsigned int order)
 {
+	if (__builtin_constant_p(order) && order == 0)
+		return __alloc_pages_order0(gfp, NUMA_NO_NODE);
 	return __alloc_pages(gfp, order, NUMA_NO_NODE, NULL);
 }
 /* An MPOL_INTERLEAVE allocation got the node it asked for (Linux's

@@ -1,7 +1,8 @@
 /* The page allocator's checks and what they report ("BUG: Bad page state"),
  * and page poisoning (page_poison=on).
  *
- * Every free and every allocation checks the page; the fast halves
+ * Every free and every allocation checks the page when the checks are on
+ * (is_check_pages_enabled: CONFIG_DEBUG_VM or page_poison=on); the fast halves
  * (free_pages_prepare, check_new_page) are inline in page_alloc_internal.h,
  * and this file says what was wrong and whose call it was. The invariant it
  * keeps: a page whose struct page fails a check is never put (back) on a

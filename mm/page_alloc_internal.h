@@ -89,13 +89,17 @@ static inline void del_page_from_free_list(struct page *page, pg_data_t *pgdat, 
 /* --- the buddy layer ---------------------------------------------------- */
 
 /* Puts the upper halves of a block of order high back until the lower part
- * has order low. */
+ * has order low. The caller took the block from the lowest non-empty list
+ * at or above low (rmqueue_smallest), so every list from low to high - 1
+ * is empty: each half becomes the only block of its list. */
 static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low, unsigned int high)
 {
-	/* The halves' flags are written, not read: the tail pages of a free
-	 * block hold only the node bits (a read here would miss the cache at
-	 * every level). nr_free is the caller's; every list from low to high
-	 * gets a block, so their free_mask bits are set at once. */
+	/* Stores only, no loads: the halves' flags are written, not read (the
+	 * tail pages of a free block hold only the node bits; a read would
+	 * miss the cache at every level), and an empty list's head need not be
+	 * read to link its one block. So no level waits for another. nr_free
+	 * is the caller's; every list from low to high - 1 gets a block, so
+	 * their free_mask bits are set at once. */
 	unsigned long buddy_flags = (page->flags & ~PAGE_FLAGS_MASK) | BIT(PG_buddy);
 	unsigned long size = 1ul << high;
 	struct free_area *area = &pgdat->free_area[high];
@@ -107,8 +111,9 @@ static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low,
 		struct page *half = page + size;
 		half->private = high;
 		half->flags = buddy_flags;
-		list_add(&half->lru, &area->free_list);
-		area->nr_free++;
+		half->lru.next = half->lru.prev = &area->free_list;
+		area->free_list.next = area->free_list.prev = &half->lru;
+		area->nr_free = 1;
 	}
 }
 
@@ -149,27 +154,38 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 	pgdat->nr_free += size;
 	for (; order < MAX_PAGE_ORDER; order++, area++, size <<= 1) {
 		unsigned long buddy_pfn = pfn ^ size;
-		/* Below section size the buddy is in pfn's own section. */
-		if (order >= PFN_SECTION_SHIFT && !pfn_valid(buddy_pfn))
+		/* Below section size the buddy is in pfn's own section, so
+		 * it has a struct page on the node's span. Above, a buddy off
+		 * the span is another node's page (or none): its struct page
+		 * is not read. (It would be one line more in the L1 set where
+		 * a large block's halves already meet: their struct pages lie
+		 * 2^k * 64 bytes apart, all in one set from 4 KiB on.) */
+		if (order >= PFN_SECTION_SHIFT &&
+		    (buddy_pfn - pgdat->node_start_pfn >= pgdat->node_spanned_pages || !pfn_valid(buddy_pfn)))
 			break;
-		struct page *buddy = page + ((long)buddy_pfn - (long)pfn);
+		struct page *buddy = pfn_to_page(buddy_pfn);
 		if (!page_is_buddy(buddy, order, node_bits))
 			break;
+		/* nr_free counts the list's blocks. A buddy alone on its list
+		 * (as every half a split left is) is unlinked by emptying the
+		 * head, without reading its links; the list's free_mask bit
+		 * is cleared after the loop. */
+		if (area->nr_free == 1) {
+			INIT_LIST_HEAD(&area->free_list);
+			emptied |= size;
+		} else {
+			struct list_head *next = buddy->lru.next, *prev = buddy->lru.prev;
+			next->prev = prev;
+			prev->next = next;
+		}
+		area->nr_free--;
 		/* A merged buddy becomes a tail page: only its node bits,
 		 * private 0; its stale lru links are never read. */
-		struct list_head *next = buddy->lru.next, *prev = buddy->lru.prev;
-		next->prev = prev;
-		prev->next = next;
 		buddy->flags = node_bits;
 		buddy->private = 0; /* what a fresh page must show (and PTE tables reuse) */
-		/* nr_free counts the list's blocks: at 0 the list is empty,
-		 * and its free_mask bit is cleared after the loop. */
-		if (!--area->nr_free)
-			emptied |= size;
-		if (buddy_pfn < pfn)
-			page = buddy;
 		pfn &= buddy_pfn;
 	}
+	page = pfn_to_page(pfn);
 	set_buddy_order(page, order);
 	list_add(&page->lru, &area->free_list);
 	area->nr_free++;
@@ -178,13 +194,36 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 
 /* --- the checks on every free and every allocation ---------------------- */
 
+/* Linux's is_check_pages_enabled() (6.4 on): the struct page checks of
+ * every allocation and free are debug checks, made with CONFIG_DEBUG_VM
+ * (the kernel make test boots, and the host tests) or with page poisoning
+ * on; a kernel built without CONFIG_DEBUG_VM (the benchmark boots) makes
+ * them only with page_poison=on, as Linux makes them only under a debug
+ * option. Without them a bad free goes unreported, as in Linux. */
+static __always_inline bool is_check_pages_enabled(void)
+{
+#ifdef CONFIG_DEBUG_VM
+	return true;
+#else
+	return page_poisoning;
+#endif
+}
+
+/* What an order-0 page being freed must look like, the common case's test:
+ * no flags, one reference, not mapped. */
+static __always_inline bool free_page_looks_right(const struct page *page)
+{
+	return (page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 1 && page->_mapcount == -1;
+}
+
 /* The fast halves: inline in every free and allocation; what is found is
  * reported by page_alloc_checks.c. */
 static inline bool free_pages_prepare(struct page *page, unsigned int order, unsigned long caller)
 {
 	/* Fast check: an order-0 page holds no flags; a head holds PG_head. */
 	unsigned long expect = order ? BIT(PG_head) : 0;
-	if (unlikely((page->flags & PAGE_FLAGS_MASK) != expect || page->_refcount != 1 ||
+	if (is_check_pages_enabled() &&
+	    unlikely((page->flags & PAGE_FLAGS_MASK) != expect || page->_refcount != 1 ||
 		     page->_mapcount != -1 || (order && page->private != order) ||
 		     (page_to_pfn(page) & ((1ul << order) - 1)))) {
 		const char *why = free_page_problem(page, order);
@@ -205,7 +244,8 @@ static inline bool free_pages_prepare(struct page *page, unsigned int order, uns
 	page->private = 0;
 	page->_refcount = 0;
 	page->_mapcount = -1; /* with _refcount: see prep_new_page */
-	page->freed_by = caller;
+	if (is_check_pages_enabled())
+		page->freed_by = caller; /* for the reports of the checks */
 	if (unlikely(page_poisoning))
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 	return true;
@@ -215,6 +255,8 @@ static inline bool free_pages_prepare(struct page *page, unsigned int order, uns
  * memory corruption (or a use after free). */
 static inline bool check_new_page(struct page *page)
 {
+	if (!is_check_pages_enabled())
+		return true;
 	if (likely((page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 0 &&
 		   page->_mapcount == -1))
 		return true;

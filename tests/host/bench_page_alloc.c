@@ -12,22 +12,26 @@
  *   node 3  [3 GiB, +256 MiB)  filled with order-0 pages, every other one
  *                              freed (failing order-9)
  *
+ * When built with a peer allocator (tests/host/bench_peer_tree.c: a tree
+ * over the arena, compiled from a checkout outside the repository), the
+ * peer runs the same shapes in the same runs, right after mmlab's, so the
+ * machine's noise hits all three alike.
+ *
  * Each figure is the median over --runs runs (default 15) of the mean time
- * per operation over many iterations, timed with CLOCK_MONOTONIC; min, max
+ * per operation over many iterations, timed with CLOCK_MONOTONIC (or, with
+ * --cpu-clock, the thread's CPU time, for a shared machine); min, max
  * and the quartiles are reported too. The benchmark reports; it never fails
  * (exit status 0 unless it could not run). */
 #define _GNU_SOURCE /* sched_setaffinity, sched_getcpu */
 #include "kernel/spinlock.h"
 #include "mm/page_alloc.h"
+#include "tests/host/bench_page_alloc.h"
 #include "tests/host/shim.h"
 
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#define sink(p) __asm__ volatile("" ::"r"(p) : "memory")
 
 /* ---- the naive baseline ------------------------------------------------ */
 
@@ -67,50 +71,35 @@ static void naive_init(void)
 
 /* ---- timing -------------------------------------------------------------- */
 
-static inline u64 now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
-}
+clockid_t bench_clock = CLOCK_MONOTONIC;
 
 #define BATCH 1000
 static struct page *batch_pages[BATCH];
 static void *batch_naive[BATCH];
 
-enum fig {
-	FIG_HOT,
-	FIG_BATCH,
-	FIG_WORST0,
-	FIG_ORDER9,
-	FIG_ORDER9_SPLIT,
-	FIG_ORDER18,
-	FIG_FRAG9,
-	NR_FIGS
-};
-
 struct figure {
 	const char *key, *name, *naive_what;
 	double target_ns;     /* 0: no target */
 	double target_ratio;  /* 0: none */
+	bool target_peer;     /* at most the peer's time, when a peer ran */
 	long iters;           /* operations (pairs) per timed run */
-	double *ns, *naive_ns;
+	double *ns, *naive_ns, *peer_ns;
 };
 
 static struct figure figs[NR_FIGS] = {
-	[FIG_HOT] = { "order0_hot_pair", "order-0 alloc+free, per-CPU list (hot)", "pop+push", 15, 5,
-		      2000000 },
+	[FIG_HOT] = { "order0_hot_pair", "order-0 alloc+free, per-CPU list (hot)", "pop+push", 15, 1.5,
+		      false, 2000000 },
 	[FIG_BATCH] = { "order0_batch1000_pair", "1000 order-0 allocs, then 1000 frees (per pair)",
-			"1000 pops, 1000 pushes", 20, 0, 400 },
+			"1000 pops, 1000 pushes", 20, 0, false, 400 },
 	[FIG_WORST0] = { "order0_worst_pair", "order-0 from a lone order-17 block (buddy layer)",
-			 "pop+push", 100, 0, 500000 },
+			 "pop+push", 100, 0, true, 500000 },
 	[FIG_ORDER9] = { "order9_pair", "order-9 alloc+free (block free at order 9)", "pop+push", 25, 0,
-			 1000000 },
+			 true, 1000000 },
 	[FIG_ORDER9_SPLIT] = { "order9_split_pair", "order-9 alloc+free, split from order 17",
-			       "pop+push", 0, 0, 500000 },
-	[FIG_ORDER18] = { "order18_pair", "order-18 (1 GiB) alloc+free", "pop+push", 50, 0, 1000000 },
+			       "pop+push", 0, 0, true, 500000 },
+	[FIG_ORDER18] = { "order18_pair", "order-18 (1 GiB) alloc+free", "pop+push", 50, 0, false, 1000000 },
 	[FIG_FRAG9] = { "order9_fragmented_fail", "failing order-9, node fragmented (THISNODE)",
-			"pop from an empty list", 30, 0, 500000 },
+			"pop from an empty list", 30, 0, false, 500000 },
 };
 
 /* One timed pass of the naive baseline for figure f: ns per operation. */
@@ -327,6 +316,7 @@ int main(int argc, char **argv)
 	const char *text_path = NULL, *json_path = NULL, *only = NULL;
 	int runs = 15;
 	double scale = 1;
+	bool no_peer = !&tree_peer;
 	/* A benchmark measures the allocator, not its debug aids: the node
 	 * lock's misuse checks are off, as on the kernel's benchmark boots. */
 	spinlock_debug = false;
@@ -341,8 +331,12 @@ int main(int argc, char **argv)
 			scale = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i]; /* one figure, for profiling */
+		else if (!strcmp(argv[i], "--cpu-clock"))
+			bench_clock = CLOCK_THREAD_CPUTIME_ID;
+		else if (!strcmp(argv[i], "--no-peer"))
+			no_peer = true; /* mmlab and the naive list alone, for profiling */
 		else {
-			fprintf(stderr, "usage: %s [--text FILE] [--json FILE] [--runs N] [--scale X] [--only KEY]\n",
+			fprintf(stderr, "usage: %s [--text FILE] [--json FILE] [--runs N] [--scale X] [--only KEY] [--no-peer] [--cpu-clock]\n",
 				argv[0]);
 			return 2;
 		}
@@ -358,35 +352,47 @@ int main(int argc, char **argv)
 	CPU_SET(cpu < 0 ? 0 : cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 
+	const struct bench_peer *peer = no_peer ? NULL : &tree_peer;
 	naive_init();
 	setup();
+	if (peer)
+		peer->setup();
 	for (int f = 0; f < NR_FIGS; f++) {
 		figs[f].iters = (long)(figs[f].iters * scale) > 0 ? (long)(figs[f].iters * scale) : 1;
 		figs[f].ns = calloc((size_t)runs, sizeof(double));
 		figs[f].naive_ns = calloc((size_t)runs, sizeof(double));
+		if (peer && peer->can_run(f))
+			figs[f].peer_ns = calloc((size_t)runs, sizeof(double));
 		if (only && strcmp(only, figs[f].key))
 			continue;
 		/* Warm up: caches, the per-CPU list, the page tables of the buffer. */
 		run_naive(f, figs[f].iters / 4 + 1);
 		run_buddy(f, figs[f].iters / 4 + 1);
+		if (figs[f].peer_ns)
+			peer->run(f, figs[f].iters / 4 + 1);
 	}
-	/* Runs interleave the figures, and within a figure the baseline and the
-	 * allocator, so drift affects both alike. */
+	/* Runs interleave the figures, and within a figure the baseline, the
+	 * allocator and the peer, so drift affects them alike. */
 	for (int r = 0; r < runs; r++)
 		for (int f = 0; f < NR_FIGS; f++) {
 			if (only && strcmp(only, figs[f].key))
 				continue;
 			figs[f].naive_ns[r] = run_naive(f, figs[f].iters);
 			figs[f].ns[r] = run_buddy(f, figs[f].iters);
+			if (figs[f].peer_ns)
+				figs[f].peer_ns[r] = peer->run(f, figs[f].iters);
 		}
 
 	char cpuname[128], head[512];
 	cpu_name(cpuname, sizeof(cpuname));
 	snprintf(head, sizeof(head),
-		 "mmlab page allocator, host-native (gcc -O2, no sanitizers)\n"
-		 "CPU: %s, pinned to CPU %d; %d runs per figure, median of per-run means\n"
-		 "naive = one global singly linked list of 4 KiB pages (pop/push), same run\n",
-		 cpuname, cpu, runs);
+		 "mmlab page allocator, host-native (gcc -O2, the kernel's code generation, no CONFIG_DEBUG_VM, no sanitizers)\n"
+		 "CPU: %s, pinned to CPU %d; %d runs per figure, median of per-run means; %s\n"
+		 "naive = one global singly linked list of 4 KiB pages (pop/push), same run\n"
+		 "%s%s%s",
+		 cpuname, cpu, runs,
+		 bench_clock == CLOCK_MONOTONIC ? "wall-clock time" : "the thread's CPU time (--cpu-clock)", peer ? "tree = " : "", peer ? peer->what : "",
+		 peer ? ", same shapes, same run; vs tree = mmlab / tree\n" : "");
 	FILE *outs[2] = { stdout, text_path ? fopen(text_path, "w") : NULL };
 	if (text_path && !outs[1])
 		perror(text_path);
@@ -401,46 +407,63 @@ int main(int argc, char **argv)
 		if (!outs[o])
 			continue;
 		fprintf(outs[o], "%s\n", head);
-		fprintf(outs[o], "%-50s %8s %17s %8s %7s %9s %s\n", "figure", "median", "min..max",
-			"naive", "ratio", "target", "met");
+		fprintf(outs[o], "%-50s %8s %17s %8s %7s %8s %7s %9s %s\n", "figure", "median", "min..max",
+			"naive", "ratio", "tree", "vs tree", "target", "met");
 	}
 	bool json_first = true;
 	for (int f = 0; f < NR_FIGS; f++) {
 		struct figure *g = &figs[f];
 		if (only && strcmp(only, g->key))
 			continue;
-		struct stats s = stats_of(g->ns, runs), n = stats_of(g->naive_ns, runs);
+		struct stats s = stats_of(g->ns, runs), n = stats_of(g->naive_ns, runs), p = { 0 };
 		double ratio = n.median > 0 ? s.median / n.median : 0;
+		char peer_col[16] = "-", vs_peer[16] = "-", peer_json[128] = "null";
+		if (g->peer_ns) {
+			p = stats_of(g->peer_ns, runs);
+			snprintf(peer_col, sizeof(peer_col), "%.1f", p.median);
+			snprintf(vs_peer, sizeof(vs_peer), "%.2fx", p.median > 0 ? s.median / p.median : 0);
+			snprintf(peer_json, sizeof(peer_json),
+				 "{\"name\": \"%s\", \"median\": %.2f, \"min\": %.2f, \"max\": %.2f}",
+				 peer->name, p.median, p.min, p.max);
+		}
+		bool peer_target = g->target_peer && g->peer_ns;
+		bool has_target = g->target_ns || peer_target;
 		bool met = (g->target_ns == 0 || s.median <= g->target_ns) &&
-			   (g->target_ratio == 0 || ratio <= g->target_ratio);
+			   (g->target_ratio == 0 || ratio <= g->target_ratio) &&
+			   (!peer_target || s.median <= p.median);
 		char target[32] = "-", range[40];
 		if (g->target_ns && g->target_ratio)
-			snprintf(target, sizeof(target), "<=%.0f,%.0fx", g->target_ns, g->target_ratio);
+			snprintf(target, sizeof(target), "<=%.0f,%.1fx", g->target_ns, g->target_ratio);
+		else if (g->target_ns && peer_target)
+			snprintf(target, sizeof(target), "<=%.0f,tree", g->target_ns);
 		else if (g->target_ns)
 			snprintf(target, sizeof(target), "<=%.0f", g->target_ns);
+		else if (peer_target)
+			snprintf(target, sizeof(target), "<=tree");
 		snprintf(range, sizeof(range), "%.1f..%.1f", s.min, s.max);
 		for (int o = 0; o < 2; o++)
 			if (outs[o])
-				fprintf(outs[o], "%-50s %8.1f %17s %8.1f %6.1fx %9s %s\n", g->name, s.median,
-					range, n.median, ratio, target,
-					g->target_ns ? (met ? "yes" : "NO") : "-");
+				fprintf(outs[o], "%-50s %8.1f %17s %8.1f %6.1fx %8s %7s %9s %s\n", g->name,
+					s.median, range, n.median, ratio, peer_col, vs_peer, target,
+					has_target ? (met ? "yes" : "NO") : "-");
 		if (json) {
 			char tns[32] = "null", tr[32] = "null";
 			if (g->target_ns)
 				snprintf(tns, sizeof(tns), "%.0f", g->target_ns);
 			if (g->target_ratio)
-				snprintf(tr, sizeof(tr), "%.0f", g->target_ratio);
+				snprintf(tr, sizeof(tr), "%.1f", g->target_ratio);
 			fprintf(json, "%s", json_first ? "" : ",\n");
 			json_first = false;
 			fprintf(json,
 				"    {\"key\": \"%s\", \"name\": \"%s\", \"iterations_per_run\": %ld,\n"
 				"     \"median\": %.2f, \"min\": %.2f, \"max\": %.2f, \"q1\": %.2f, \"q3\": %.2f,\n"
 				"     \"naive\": {\"what\": \"%s\", \"median\": %.2f, \"min\": %.2f, \"max\": %.2f},\n"
+				"     \"peer\": %s,\n"
 				"     \"ratio_to_naive\": %.2f, \"target_ns\": %s, \"target_ratio\": %s, "
-				"\"met\": %s}",
+				"\"target_at_most_peer\": %s, \"met\": %s}",
 				g->key, g->name, g->iters, s.median, s.min, s.max, s.q1, s.q3, g->naive_what,
-				n.median, n.min, n.max, ratio, tns, tr,
-				g->target_ns ? (met ? "true" : "false") : "null");
+				n.median, n.min, n.max, peer_json, ratio, tns, tr, peer_target ? "true" : "false",
+				has_target ? (met ? "true" : "false") : "null");
 		}
 	}
 	for (int o = 0; o < 2; o++)

@@ -41,15 +41,25 @@ HOST_MM_TESTS += $(B)/host/clear_page_test
 HOST_MM_TESTS += $(B)/host/vsprintf_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
-$(HOST_MM_DIR)/$(SANITIZE_NAME)/%.o: %.c
+# The tests have CONFIG_DEBUG_VM, as the kernel's test boots (DEBUG_VM=1):
+# the page allocator's checks, which they test, are debug checks. The
+# benchmark has not, as the kernel's benchmark boots (DEBUG_VM=0).
+$(HOST_MM_DIR)/$(SANITIZE_NAME)/%.o: %.c tests/host/host.mk
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $<
-	$(Q)$(HOSTCC) $(HOST_MM_CFLAGS) $(SANITIZE) -c $< -o $@
+	$(Q)$(HOSTCC) $(HOST_MM_CFLAGS) -DCONFIG_DEBUG_VM $(SANITIZE) -c $< -o $@
 
-$(HOST_MM_DIR)/opt/%.o: %.c
+$(HOST_MM_DIR)/opt/%.o: %.c tests/host/host.mk
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $<
-	$(Q)$(HOSTCC) $(HOST_MM_CFLAGS) -DNDEBUG -c $< -o $@
+	$(Q)$(HOSTCC) $(HOST_MM_CFLAGS) -DNDEBUG $(if $(filter mm/% kernel/%,$<),$(HOST_KERNEL_CODEGEN)) -c $< -o $@
+
+# The kernel's own files in the benchmark are compiled as the kernel
+# compiles them where that decides the instructions: general registers only
+# (the kernel has no SSE; on the host GCC would pair two 8-byte stores of a
+# list head into one vector store, two instructions more each time), frame
+# pointers kept. So the host times the kernel's instructions.
+HOST_KERNEL_CODEGEN := -mgeneral-regs-only -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 
 host_san_objs = $(patsubst %.c,$(HOST_MM_DIR)/$(SANITIZE_NAME)/%.o,$(1))
 host_opt_objs = $(patsubst %.c,$(HOST_MM_DIR)/opt/%.o,$(1))
@@ -90,9 +100,30 @@ $(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRC
 	$(say) LINK $@
 	$(Q)$(HOSTCC) $(SANITIZE) -o $@ $(filter-out $(SANITIZE_STAMP),$^)
 
-$(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c $(HOST_PAGE_ALLOC_SRCS) tests/host/shim.c)
+# The page allocator's peer, measured in the same runs when its source is at
+# hand: cloudwu/buddy, a tree over the arena (tests/host/bench_peer_tree.c).
+# It carries no license, so it is not in this repository; name a checkout:
+#   git clone https://github.com/cloudwu/buddy ../cloudwu-buddy  # e405df7
+#   make bench-host CLOUDWU_BUDDY=../cloudwu-buddy
+# Its buddy.c is built as its own Makefile would, with -O2 -DNDEBUG (its
+# asserts off, as ours are). Without CLOUDWU_BUDDY the tree's column is "-".
+CLOUDWU_BUDDY ?=
+BENCH_PEER_STAMP := $(B)/host/bench-peer
+ifneq ($(CLOUDWU_BUDDY),)
+BENCH_PEER_OBJS := $(HOST_MM_DIR)/opt/tests/host/bench_peer_tree.o $(HOST_MM_DIR)/peer/cloudwu_buddy.o
+$(HOST_MM_DIR)/peer/cloudwu_buddy.o: $(CLOUDWU_BUDDY)/buddy.c $(BENCH_PEER_STAMP)
+	@mkdir -p $(dir $@)
+	$(say) HOSTCC $<
+	$(Q)$(HOSTCC) -O2 -DNDEBUG -c $< -o $@
+endif
+$(BENCH_PEER_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(abspath $(CLOUDWU_BUDDY))' | cmp -s - $@ 2>/dev/null || echo '$(abspath $(CLOUDWU_BUDDY))' > $@
+
+$(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c $(HOST_PAGE_ALLOC_SRCS) tests/host/shim.c) \
+		$(BENCH_PEER_OBJS) $(BENCH_PEER_STAMP)
 	$(say) LINK $@
-	$(Q)$(HOSTCC) -o $@ $^
+	$(Q)$(HOSTCC) -o $@ $(filter-out $(BENCH_PEER_STAMP),$^)
 
 # The vmalloc area's range allocator against a linked-list first fit.
 $(B)/host/vmalloc_bench: $(call host_opt_objs,tests/host/vmalloc_bench.c mm/vmap_area.c lib/rbtree.c)
