@@ -43,6 +43,11 @@ void test_mm_destroy(struct kunit *test, struct mm_struct *mm);
 /* mm (made with TEST_MM_CURRENT) stops being the current task's now,
  * before the rest of its cleanup. */
 void test_mm_unuse(struct kunit *test, struct mm_struct *mm);
+/* The case's reference to mm goes now (as the cleanup drops it, its
+ * tables' counts checked first), while what the leak snapshot counted is
+ * checked only at test_mm_destroy or when the case ends: for pages that
+ * outlive their mm (a reference taken by get_user_pages). */
+void test_mm_put(struct kunit *test, struct mm_struct *mm);
 
 /* Switches the pte_reclaim mode for the rest of the case (before its
  * first mm: the mode changes only while no user mm lives), and puts back
