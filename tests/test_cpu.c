@@ -165,10 +165,15 @@ void test_crew_start_on(struct kunit *test, struct test_crew *c, int (*fn)(struc
 	KUNIT_ASSERT_FALSE(test, c->aborted);
 }
 
-unsigned long test_crew_finish(struct kunit *test, struct test_crew *c)
+void test_crew_wait(struct kunit *test, struct test_crew *c)
 {
 	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) == c->n,
 						&c->progress));
+}
+
+unsigned long test_crew_finish(struct kunit *test, struct test_crew *c)
+{
+	test_crew_wait(test, c);
 	kunit_release_action(test, crew_action, c);
 	return c->errors;
 }

@@ -73,9 +73,15 @@ void test_crew_start(struct kunit *test, struct test_crew *c, int (*fn)(struct t
  * CPU may be named more than once). */
 void test_crew_start_on(struct kunit *test, struct test_crew *c, int (*fn)(struct test_worker *w),
 			void *ctx, const unsigned *cpus, unsigned ncpus, unsigned n);
-/* Waits for every worker (failing the case if they stop making progress
+/* Waits for every worker to return from fn, failing the case (an
+ * expectation) if they stop making progress for KUNIT_HANG_GUARD_NS:
+ * for a case that must wake sleeping workers (a deferred action of its
+ * own) before they are reaped. */
+void test_crew_wait(struct kunit *test, struct test_crew *c);
+/* test_crew_wait, and then reaps them (failing the case if they stop making progress
  * for KUNIT_HANG_GUARD_NS), reaps them and returns how many reported an
- * error. */
+ * error. The cleanup does the same, after raising the stop
+ * flag, however the case ends. */
 unsigned long test_crew_finish(struct kunit *test, struct test_crew *c);
 /* Starts a crew and finishes it: fn on every online CPU (n workers, 0:
  * one per CPU); the number of workers that reported an error. */
