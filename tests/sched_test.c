@@ -274,8 +274,9 @@ static void wait_event_and_wake_up(struct kunit *test)
 		wake_up_all(&step_wq);
 		schedule_timeout_uninterruptible(1);
 	}
+	test_crew_wait(test, &c); /* a lost wakeup fails here... */
+	kunit_release_action(test, release_step_waiters, NULL); /* ...and this wakes them */
 	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
-	kunit_release_action(test, release_step_waiters, NULL);
 	for (unsigned int i = 0; i < n; i++)
 		KUNIT_EXPECT_GE(test, w[i].seen, w[i].target);
 	KUNIT_EXPECT_EQ(test, waiters_asleep, (int)n);
