@@ -60,20 +60,9 @@ static struct mm_struct *gup_mm(struct kunit *test, unsigned long len, enum pte_
 	return mm;
 }
 
-static pte_t pte_at(struct mm_struct *mm, unsigned long addr)
-{
-	pmd_t *pmd = mm_find_pmd(mm, addr);
-	pte_t *pte = pmd ? pte_offset_map(pmd, addr) : NULL;
-	if (!pte)
-		return __pte(0);
-	pte_t v = ptep_get(pte);
-	pte_unmap(pte);
-	return v;
-}
-
 static struct page *page_at(struct mm_struct *mm, unsigned long addr)
 {
-	pte_t e = pte_at(mm, addr);
+	pte_t e = test_mm_pte(mm, addr);
 	return pte_present(e) ? pfn_to_page(pte_pfn(e)) : NULL;
 }
 
@@ -136,7 +125,7 @@ static void gup_takes_mapped_pages_in_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 1);
 	KUNIT_EXPECT_PTR_NE(test, pages[0], zero_page);
 	KUNIT_EXPECT_PTR_EQ(test, pages[0], page_at(mm, BASE + 4 * PAGE_SIZE));
-	KUNIT_EXPECT_TRUE(test, pte_write(pte_at(mm, BASE + 4 * PAGE_SIZE)));
+	KUNIT_EXPECT_TRUE(test, pte_write(test_mm_pte(mm, BASE + 4 * PAGE_SIZE)));
 	put_pages(pages, n);
 	KUNIT_EXPECT_EQ(test, get_user_pages_fast_only(BASE, 6, 0, pages), 6);
 	put_pages(pages, 6);
@@ -195,7 +184,7 @@ static void gup_reference_outlives_the_mapping(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)(BASE + PAGE_SIZE), &v, 8), 0);
 	KUNIT_ASSERT_EQ(test, get_user_pages_fast(BASE, 2, FOLL_WRITE, pages), 2);
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PAGE_SIZE, MADV_DONTNEED), 0);
-	KUNIT_EXPECT_FALSE(test, pte_present(pte_at(mm, BASE)));
+	KUNIT_EXPECT_FALSE(test, pte_present(test_mm_pte(mm, BASE)));
 	/* Unmapped, not freed: our reference alone keeps it. */
 	KUNIT_EXPECT_EQ(test, page_ref_count(pages[0]), 1);
 	KUNIT_EXPECT_EQ(test, pages[0]->_mapcount, -1);

@@ -83,6 +83,17 @@ struct vm_area_struct *test_mm_map_anon(struct kunit *test, struct mm_struct *mm
 	return vma;
 }
 
+pte_t test_mm_pte(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	pte_t *pte = pmd ? pte_offset_map(pmd, addr) : NULL;
+	if (!pte)
+		return __pte(0);
+	pte_t v = ptep_get(pte);
+	pte_unmap(pte);
+	return v;
+}
+
 /* The mode to put back, and the case that changed it. */
 static enum pte_reclaim_mode mode_before;
 static struct kunit *mode_test;
