@@ -14,6 +14,7 @@
  * runner's thread on a case's mm or file table. */
 #include "tests/kunit.h"
 #include "tests/test_mm.h"
+#include "tests/test_cpu.h"
 #include "arch/x86_64/uaccess.h"
 #include "drivers/tty/console_line.h"
 #include "fs/file.h"
@@ -31,6 +32,7 @@
 
 static void files_release_action(void *files) { files_release(files); }
 static void kfree_action(void *p) { kfree(p); }
+static void capture_end_action(void *cap) { printk_capture_end(cap); }
 
 /* ---- the file table ---- */
 
@@ -255,9 +257,9 @@ struct writer {
 };
 
 /* 40 lines of 60 copies of c, a byte per write. */
-static int writer_fn(void *data)
+static int writer_fn(struct test_worker *wk)
 {
-	struct writer *w = data;
+	struct writer *w = (struct writer *)wk->crew->ctx + wk->id;
 	for (int line = 0; line < 40; line++) {
 		for (int i = 0; i < 60; i++)
 			files_write(w->files, 1, &w->c, 1);
@@ -271,25 +273,20 @@ static void console_never_interleaves(struct kunit *test)
 {
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
-	struct printk_capture cap;
-	struct writer w[2] = { { files_alloc("<A>"), 'a' }, { files_alloc("<B>"), 'b' } };
-	struct task_struct *t[2] = { NULL, NULL };
-	unsigned cpu, n = 0;
+	static struct printk_capture cap;
+	static struct test_crew c;
+	static struct writer w[2];
+	w[0] = (struct writer){ new_files(test, "<A>"), 'a' };
+	w[1] = (struct writer){ new_files(test, "<B>"), 'b' };
+	/* Two other CPUs, or the only other one and this one. */
+	unsigned cpus[NR_CPUS];
+	if (test_online_cpus(cpus, true) < 2)
+		cpus[1] = smp_processor_id();
 	printk_capture_begin(&cap, capture_buf, sizeof(capture_buf));
-	for_each_online_cpu(cpu) {
-		if (cpu == smp_processor_id() || n == 2 || !w[0].files || !w[1].files)
-			continue;
-		t[n] = kthread_run_on_cpu(writer_fn, &w[n], cpu, "conwriter/%u");
-		n++;
-	}
-	while (n < 2) /* only one other CPU: the second writer runs here */
-		writer_fn(&w[n++]);
-	for (int i = 0; i < 2; i++)
-		if (t[i])
-			kthread_join(t[i]);
-	printk_capture_end(&cap);
-	files_release(w[0].files);
-	files_release(w[1].files);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, capture_end_action, &cap), 0);
+	test_crew_start_on(test, &c, writer_fn, w, cpus, 2, 2);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
+	kunit_release_action(test, capture_end_action, &cap);
 	int lines = 0;
 	for (const char *l = capture_buf; (l = strchr(l, '<')) != NULL; lines++) {
 		char c = l[1] == 'A' ? 'a' : 'b';
@@ -306,19 +303,16 @@ static void console_never_interleaves(struct kunit *test)
 
 /* ---- one table shared by threads on every online CPU (CLONE_FILES) ----
  *
- * Each case runs a worker kthread on every online CPU (the runner's
- * included: it waits in kthread_join meanwhile) on one files_struct. The
- * workers meet at barriers (a spin on a counter with cond_resched, so a
- * worker on the runner's CPU lets it run), never at times. A worker counts
- * what it saw wrong; the case checks the counts after the joins, and that
- * the table and the slab are back where they started. */
+ * Each case runs a crew with a worker on every online CPU (the case's
+ * included: it sleeps meanwhile) on one files_struct. The workers meet at
+ * the crew's barriers, never at times. A worker counts what it saw wrong;
+ * the case checks the counts after the crew finished, and that the table
+ * and the slab are back where they started. */
 
 struct shared_run {
 	struct files_struct *files;
 	int fd;
-	unsigned int nworkers;
-	unsigned int arrived;   /* barrier: workers in the current phase */
-	unsigned int phase;     /* barrier: phases completed */
+	unsigned int done;      /* worker 0 is through: the others stop */
 	unsigned long bad;      /* failures seen by any worker */
 	unsigned long ebadf;    /* reads that found the fd closed */
 	unsigned long whole;    /* reads that got a whole snapshot */
@@ -328,55 +322,19 @@ struct shared_run {
 	struct mm_struct *mm;   /* shared_console_writev: the workers' user memory */
 };
 
-struct worker_arg {
-	struct shared_run *run;
-	unsigned int index;
-};
-
-static void shared_barrier(struct shared_run *run)
-{
-	unsigned int phase = __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE);
-	if (__atomic_add_fetch(&run->arrived, 1, __ATOMIC_ACQ_REL) == run->nworkers) {
-		__atomic_store_n(&run->arrived, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&run->phase, phase + 1, __ATOMIC_RELEASE);
-		return;
-	}
-	while (__atomic_load_n(&run->phase, __ATOMIC_ACQUIRE) == phase)
-		cond_resched();
-}
-
 static void bad(struct shared_run *run)
 {
 	__atomic_add_fetch(&run->bad, 1, __ATOMIC_RELAXED);
 }
 
-/* Runs fn on every online CPU with one worker_arg each; returns how many
- * ran (0 if a thread could not be made: the case then fails). */
-static unsigned int run_on_every_cpu(struct kunit *test, struct shared_run *run, int (*fn)(void *))
+/* Runs fn on every online CPU, a crew with run as its context; returns
+ * how many workers ran. */
+static unsigned int run_on_every_cpu(struct kunit *test, struct shared_run *run,
+				     int (*fn)(struct test_worker *w))
 {
-	static struct worker_arg args[NR_CPUS];
-	static struct task_struct *t[NR_CPUS];
-	unsigned int cpu, n = 0;
-	run->nworkers = num_online_cpus();
-	for_each_online_cpu(cpu) {
-		args[n] = (struct worker_arg){ run, n };
-		t[n] = kthread_create_on_cpu(fn, &args[n], cpu, "filesrace/%u");
-		if (!t[n])
-			break;
-		n++;
-	}
-	if (n < run->nworkers) { /* cannot happen with memory to spare */
-		KUNIT_EXPECT_EQ(test, n, run->nworkers);
-		/* The made ones never started: kthread_stop reaps them unrun. */
-		for (unsigned int i = 0; i < n; i++)
-			kthread_stop(t[i]);
-		return 0;
-	}
-	for (unsigned int i = 0; i < n; i++)
-		wake_up_process(t[i]);
-	for (unsigned int i = 0; i < n; i++)
-		kthread_join(t[i]);
-	return n;
+	static struct test_crew c;
+	KUNIT_EXPECT_EQ(test, test_on_each_cpu(test, &c, fn, run, 0), 0);
+	return c.n;
 }
 
 /* Whether buf[0, n) is one whole /proc/meminfo: the first bytes and the
@@ -422,23 +380,23 @@ static void shared_setup(struct kunit *test, struct shared_run *run)
 /* pread of one proc fd by every CPU at once: a pread at 0 regenerates the
  * snapshot (seq_file), others copy from it at other offsets; each whole
  * pread is one whole snapshot, and a part never holds freed bytes. */
-static int pread_worker(void *data)
+static int pread_worker(struct test_worker *w)
 {
-	struct worker_arg *a = data;
-	struct shared_run *run = a->run;
+	struct shared_run *run = w->crew->ctx;
 	char *buf = kmalloc(4096, GFP_KERNEL); /* freed below: the slab count comes back */
-	shared_barrier(run);
+	test_crew_barrier(w);
 	for (int i = 0; buf && i < PREAD_ROUNDS; i++) {
 		long n = files_pread(run->files, (unsigned int)run->fd, buf, 4096, 0);
 		if (!meminfo_whole(run, buf, n))
 			bad(run);
 		/* A piece from the middle: printable bytes of some snapshot. */
-		n = files_pread(run->files, (unsigned int)run->fd, buf, 64, 100 + a->index);
+		n = files_pread(run->files, (unsigned int)run->fd, buf, 64, 100 + w->id);
 		if (n != 64)
 			bad(run);
 		for (long j = 0; j < n; j++)
 			if (buf[j] != '\n' && (buf[j] < 0x20 || buf[j] > 0x7e))
 				bad(run);
+		test_crew_progress(w);
 		cond_resched();
 	}
 	if (!buf)
@@ -466,31 +424,30 @@ static void shared_pread_snapshots(struct kunit *test)
  * 0) the workers read 16 bytes at a time until end of file, and the bytes
  * they got together are exactly the snapshot, once: as many as f_pos moved
  * (two reads at one position would count bytes twice). */
-static int shared_pos_worker(void *data)
+static int shared_pos_worker(struct test_worker *w)
 {
-	struct worker_arg *a = data;
-	struct shared_run *run = a->run;
+	struct shared_run *run = w->crew->ctx;
 	unsigned int fd = (unsigned int)run->fd;
 	char buf[16];
 	for (int round = 0; round < SHARED_POS_ROUNDS; round++) {
-		if (a->index == 0) {
+		if (w->id == 0) {
 			__atomic_store_n(&run->round_bytes, 0, __ATOMIC_RELAXED);
 			if (files_lseek(run->files, fd, 0, SEEK_SET) != 0)
 				bad(run);
 		}
-		shared_barrier(run);
+		test_crew_barrier(w);
 		long n;
 		while ((n = files_read(run->files, fd, buf, sizeof(buf))) > 0)
 			__atomic_add_fetch(&run->round_bytes, n, __ATOMIC_RELAXED);
 		if (n < 0)
 			bad(run);
-		shared_barrier(run);
-		if (a->index == 0) {
+		test_crew_barrier(w);
+		if (w->id == 0) {
 			long end = files_lseek(run->files, fd, 0, SEEK_CUR);
 			if (end <= 0 || __atomic_load_n(&run->round_bytes, __ATOMIC_RELAXED) != end)
 				bad(run);
 		}
-		shared_barrier(run);
+		test_crew_barrier(w);
 	}
 	return 0;
 }
@@ -513,26 +470,26 @@ static void shared_read_pos(struct kunit *test)
  * it, over and over; the others read fd 3 meanwhile, by pread and by
  * read: each gets -EBADF or whole bytes of a snapshot, never freed memory
  * (page_poison in the small topology), and everything opened is freed. */
-static int close_race_worker(void *data)
+static int close_race_worker(struct test_worker *w)
 {
-	struct worker_arg *a = data;
-	struct shared_run *run = a->run;
-	shared_barrier(run);
-	if (a->index == 0) {
+	struct shared_run *run = w->crew->ctx;
+	test_crew_barrier(w);
+	if (w->id == 0) {
 		for (int i = 0; i < CLOSE_ROUNDS; i++) {
 			if (files_open(run->files, AT_FDCWD, "/proc/meminfo", O_RDONLY, 0) != 3)
 				bad(run);
+			test_crew_progress(w);
 			cond_resched();
 			if (files_close(run->files, 3) != 0)
 				bad(run);
 		}
-		__atomic_store_n(&run->phase, ~0u, __ATOMIC_RELEASE); /* done: readers stop */
+		__atomic_store_n(&run->done, 1, __ATOMIC_RELEASE); /* done: readers stop */
 		return 0;
 	}
 	char *buf = kmalloc(4096, GFP_KERNEL);
 	if (!buf)
 		bad(run);
-	for (unsigned int i = 0; buf && __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE) != ~0u; i++) {
+	for (unsigned int i = 0; buf && !__atomic_load_n(&run->done, __ATOMIC_ACQUIRE); i++) {
 		long n = i % 2 ? files_pread(run->files, 3, buf, 4096, 0)
 			       : files_read(run->files, 3, buf, 4096);
 		if (n == -EBADF) {
@@ -547,6 +504,7 @@ static int close_race_worker(void *data)
 		} else if (n != 0 || i % 2) { /* read at end of file gives 0 */
 			bad(run);
 		}
+		test_crew_progress(w);
 		cond_resched();
 	}
 	kfree(buf);
@@ -578,27 +536,27 @@ static void shared_close_races_read(struct kunit *test)
  * open walks from the directory's path while the directory may be closed
  * (the walk holds a reference), and gives a new fd, -EBADF (fd 3 closed)
  * or -ENOTDIR (fd 3 is another reader's meminfo). Everything is freed. */
-static int dirfd_worker(void *data)
+static int dirfd_worker(struct test_worker *w)
 {
-	struct worker_arg *a = data;
-	struct shared_run *run = a->run;
-	shared_barrier(run);
-	if (a->index == 0) {
+	struct shared_run *run = w->crew->ctx;
+	test_crew_barrier(w);
+	if (w->id == 0) {
 		for (int i = 0; i < DIRFD_ROUNDS; i++) {
 			int fd = files_open(run->files, AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY, 0);
 			if (fd < 3)
 				bad(run);
+			test_crew_progress(w);
 			cond_resched();
 			if (fd >= 0 && files_close(run->files, (unsigned int)fd) != 0)
 				bad(run);
 		}
-		__atomic_store_n(&run->phase, ~0u, __ATOMIC_RELEASE);
+		__atomic_store_n(&run->done, 1, __ATOMIC_RELEASE);
 		return 0;
 	}
 	char *buf = kmalloc(4096, GFP_KERNEL);
 	if (!buf)
 		bad(run);
-	for (unsigned int i = 0; buf && __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE) != ~0u; i++) {
+	for (unsigned int i = 0; buf && !__atomic_load_n(&run->done, __ATOMIC_ACQUIRE); i++) {
 		int fd = files_open(run->files, 3, "meminfo", O_RDONLY, 0);
 		if (fd >= 0) {
 			if (!meminfo_whole(run, buf, files_read(run->files, (unsigned int)fd, buf, 4096)))
@@ -611,6 +569,7 @@ static int dirfd_worker(void *data)
 		} else {
 			bad(run);
 		}
+		test_crew_progress(w);
 		cond_resched();
 	}
 	kfree(buf);
@@ -639,29 +598,30 @@ static void shared_openat_races_close(struct kunit *test)
 /* Worker 0 sets the program's name again and again, alternately EXE_LEN
  * a's and b's after a '/', until the others have done EXE_READS readlinks
  * of /proc/self/exe each: each gets one whole name, never a mix. */
-static int exe_worker(void *data)
+static int exe_worker(struct test_worker *w)
 {
-	struct worker_arg *a = data;
-	struct shared_run *run = a->run;
+	struct shared_run *run = w->crew->ctx;
 	char names[2][EXE_LEN + 2];
 	for (int i = 0; i < 2; i++) {
 		names[i][0] = '/';
 		memset(names[i] + 1, 'a' + i, EXE_LEN);
 		names[i][EXE_LEN + 1] = 0;
 	}
-	shared_barrier(run);
-	if (a->index == 0) {
-		unsigned long want = EXE_READS * (run->nworkers - 1);
+	test_crew_barrier(w);
+	if (w->id == 0) {
+		unsigned long want = EXE_READS * (w->crew->n - 1);
 		for (int i = 0; __atomic_load_n(&run->whole, __ATOMIC_RELAXED) < want; i++) {
 			files_set_exe_path(run->files, names[i % 2]);
-			if (i % 64 == 0)
+			if (i % 64 == 0) {
+				test_crew_progress(w);
 				cond_resched();
+			}
 		}
-		__atomic_store_n(&run->phase, ~0u, __ATOMIC_RELEASE);
+		__atomic_store_n(&run->done, 1, __ATOMIC_RELEASE);
 		return 0;
 	}
 	char got[EXE_LEN + 8];
-	for (unsigned int i = 0; __atomic_load_n(&run->phase, __ATOMIC_ACQUIRE) != ~0u; i++) {
+	for (unsigned int i = 0; !__atomic_load_n(&run->done, __ATOMIC_ACQUIRE); i++) {
 		long n = files_readlinkat(run->files, AT_FDCWD, "/proc/self/exe", got, sizeof(got), false);
 		if (n != EXE_LEN + 1 || got[0] != '/')
 			bad(run);
@@ -669,8 +629,10 @@ static int exe_worker(void *data)
 			if (got[j] != got[1])
 				bad(run);
 		__atomic_add_fetch(&run->whole, 1, __ATOMIC_RELAXED);
-		if (i % 64 == 0)
+		if (i % 64 == 0) {
+			test_crew_progress(w);
 			cond_resched();
+		}
 	}
 	return 0;
 }
@@ -699,17 +661,16 @@ static void shared_exe_path(struct kunit *test)
  * of the one table, each line in one write() (which console_write copies
  * in several chunks, rescheduling between them), and two lines in one
  * write now and then: every line comes out whole, and all of them. */
-static int console_worker(void *data)
+static int console_worker(struct test_worker *w)
 {
-	struct worker_arg *a = data;
-	struct shared_run *run = a->run;
+	struct shared_run *run = w->crew->ctx;
 	static char lines[NR_CPUS][2 * (CONSOLE_WIDTH + 1)];
-	char *l = lines[a->index];
-	char c = (char)('a' + a->index % 26);
+	char *l = lines[w->id];
+	char c = (char)('a' + w->id % 26);
 	memset(l, c, sizeof(lines[0]));
 	l[CONSOLE_WIDTH] = '\n';
 	l[2 * CONSOLE_WIDTH + 1] = '\n';
-	shared_barrier(run);
+	test_crew_barrier(w);
 	for (int i = 0; i < CONSOLE_LINES; i += 1 + (i % 3 == 0)) {
 		size_t len = i % 3 == 0 ? 2 * (CONSOLE_WIDTH + 1) : CONSOLE_WIDTH + 1;
 		if (files_write(run->files, 1, l, len) != (long)len)
@@ -721,7 +682,7 @@ static int console_worker(void *data)
 /* Runs worker on every CPU with run's table writing CONSOLE_LINES lines of
  * CONSOLE_WIDTH copies of its letter each, and checks that every line came
  * out whole, and all of them. */
-static void console_case(struct kunit *test, struct shared_run *run, int (*worker)(void *))
+static void console_case(struct kunit *test, struct shared_run *run, int (*worker)(struct test_worker *w))
 {
 	struct printk_capture cap;
 	/* Room for every line and the case's other messages. */
@@ -888,15 +849,14 @@ static void small_syscalls(struct kunit *test)
  * segments (as a libc's printf sends its buffer and the rest), and the
  * segments of one call stay together (tty_write_lock over the whole
  * call), so every line is whole. */
-static int writev_worker(void *data)
+static int writev_worker(struct test_worker *w)
 {
-	struct worker_arg *a = data;
-	struct shared_run *run = a->run;
+	struct shared_run *run = w->crew->ctx;
 	struct files_struct *own = current->files;
-	unsigned long page = UBASE + a->index * PAGE_SIZE;
+	unsigned long page = UBASE + w->id * PAGE_SIZE;
 	unsigned long iov[3][2];
 	char text[CONSOLE_WIDTH + 1];
-	memset(text, 'a' + (int)(a->index % 26), CONSOLE_WIDTH);
+	memset(text, 'a' + (int)(w->id % 26), CONSOLE_WIDTH);
 	text[CONSOLE_WIDTH] = '\n';
 	for (int i = 0; i < 3; i++) {
 		iov[i][0] = page + 64 + (unsigned long)i * (CONSOLE_WIDTH / 3);
@@ -907,7 +867,7 @@ static int writev_worker(void *data)
 	if (copy_to_user((void __user *)page, iov, sizeof(iov)) ||
 	    copy_to_user((void __user *)(page + 64), text, sizeof(text)))
 		bad(run);
-	shared_barrier(run);
+	test_crew_barrier(w);
 	for (int i = 0; i < CONSOLE_LINES; i++)
 		if (sys(__NR_writev, 1, page, 3) != CONSOLE_WIDTH + 1)
 			bad(run);

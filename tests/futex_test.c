@@ -12,6 +12,7 @@
  * objects and kernel stacks (threads are joined) came back. */
 #include "tests/kunit.h"
 #include "tests/test_mm.h"
+#include "tests/test_cpu.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/futex.h"
 #include "kernel/sched.h"
@@ -97,23 +98,13 @@ static int waiter_fn(void *data)
 	return 0;
 }
 
-/* The i-th CPU other than this one (this one when it is alone). */
-static unsigned pick_cpu(unsigned i)
-{
-	unsigned cpus[NR_CPUS], n = 0, cpu, self = smp_processor_id();
-	for_each_online_cpu(cpu)
-		if (cpu != self)
-			cpus[n++] = cpu;
-	return n ? cpus[i % n] : self;
-}
-
 /* Starts a thread that calls futex(uaddr, op, val, NULL, NULL, bitset). */
 static struct waiter *start_waiter(struct kunit *test, u32 *uaddr, int op, u32 val, u32 bitset)
 {
 	KUNIT_ASSERT_LT(test, fx.nr, MAX_WAITERS);
 	struct waiter *w = &fx.w[fx.nr];
 	*w = (struct waiter){ .mm = fx.mm, .uaddr = uaddr, .op = op, .val = val, .bitset = bitset };
-	w->task = kthread_run_on_cpu(waiter_fn, w, pick_cpu(fx.nr), "futexw/%u");
+	w->task = kthread_run_on_cpu(waiter_fn, w, test_nth_other_cpu_or_this(fx.nr), "futexw/%u");
 	KUNIT_ASSERT_NOT_NULL(test, w->task);
 	fx.nr++;
 	return w;
@@ -525,50 +516,45 @@ static void bitsets_select_the_waiters(struct kunit *test)
 struct pingpong {
 	struct mm_struct *mm;
 	u32 *word;
-	unsigned parity;
 	unsigned long progress;
-	bool stop;
-	struct task_struct *task;
 	unsigned long done;
 };
 static struct pingpong pp[2];
+static struct test_crew pp_crew; /* worker i plays pp[i], parity i */
 
-static int pingpong_fn(void *data)
+static int pingpong_fn(struct test_worker *w)
 {
-	struct pingpong *p = data;
+	struct pingpong *p = &pp[w->id];
 	kthread_use_mm(p->mm);
-	for (u32 i = 0; i < PINGPONG_ROUNDS && !READ_ONCE(p->stop); i++) {
-		u32 turn = 2 * i + p->parity;
+	for (u32 i = 0; i < PINGPONG_ROUNDS && !test_crew_should_stop(w); i++) {
+		u32 turn = 2 * i + w->id;
 		for (;;) {
 			u32 v = uget(p->word);
-			if (v == turn || READ_ONCE(p->stop))
+			if (v == turn || test_crew_should_stop(w))
 				break;
 			futex(p->word, FUTEX_WAIT | PRIV, v, 0, NULL, 0);
 		}
 		uset(p->word, turn + 1);
 		futex(p->word, FUTEX_WAKE | PRIV, 1, 0, NULL, 0);
 		__atomic_fetch_add(&p->progress, 1, __ATOMIC_RELAXED);
+		test_crew_progress(w);
 	}
 	kthread_unuse_mm(p->mm);
 	__atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
+/* Before the crew is waited for: stops it, and wakes whoever sleeps on the
+ * word until both are through. */
 static void pingpong_stop(void *unused)
 {
 	(void)unused;
-	for (unsigned i = 0; i < 2; i++)
-		WRITE_ONCE(pp[i].stop, true);
-	for (unsigned i = 0; i < 2; i++) {
-		if (!pp[i].task)
-			continue;
+	test_crew_stop(&pp_crew);
+	for (unsigned i = 0; i < pp_crew.n; i++)
 		while (!__atomic_load_n(&pp[i].done, __ATOMIC_ACQUIRE)) {
 			futex(pp[i].word, FUTEX_WAKE | PRIV, INT_MAX_U32, 0, NULL, 0);
 			schedule_timeout_uninterruptible(1);
 		}
-		kthread_join(pp[i].task);
-		pp[i].task = NULL;
-	}
 }
 
 static void no_lost_wakeups_across_cpus(struct kunit *test)
@@ -579,18 +565,15 @@ static void no_lost_wakeups_across_cpus(struct kunit *test)
 	u32 *a = word(0);
 	uset(a, 0);
 	for (unsigned i = 0; i < 2; i++)
-		pp[i] = (struct pingpong){ .mm = fx.mm, .word = a, .parity = i };
+		pp[i] = (struct pingpong){ .mm = fx.mm, .word = a };
+	test_crew_start(test, &pp_crew, pingpong_fn, NULL, 2, TEST_CREW_OTHER_CPUS);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pingpong_stop, NULL), 0);
-	for (unsigned i = 0; i < 2; i++) {
-		pp[i].task = kthread_run_on_cpu(pingpong_fn, &pp[i], pick_cpu(i), "futexpp/%u");
-		KUNIT_ASSERT_NOT_NULL(test, pp[i].task);
-	}
-	KUNIT_EXPECT_TRUE(test, wait_done(&pp[0].done, &pp[0].progress));
-	KUNIT_EXPECT_TRUE(test, wait_done(&pp[1].done, &pp[1].progress));
+	test_crew_wait(test, &pp_crew);
+	kunit_release_action(test, pingpong_stop, NULL); /* wakes them if they hung */
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &pp_crew), 0);
 	KUNIT_EXPECT_EQ(test, pp[0].progress, PINGPONG_ROUNDS);
 	KUNIT_EXPECT_EQ(test, pp[1].progress, PINGPONG_ROUNDS);
 	KUNIT_EXPECT_EQ(test, uget(a), 2 * PINGPONG_ROUNDS);
-	kunit_release_action(test, pingpong_stop, NULL);
 	fx_destroy(test);
 }
 
@@ -604,22 +587,21 @@ static void no_lost_wakeups_across_cpus(struct kunit *test)
 struct racer {
 	struct mm_struct *mm;
 	u32 *a;
-	unsigned long done, progress, bad;
+	unsigned long progress, bad;
 	long bad_ret;
-	bool waker;
-	unsigned long *stop;
-	struct task_struct *task;
 };
 static struct racer racers[RACE_WAITERS + 1];
-static unsigned long race_stop;
+static unsigned long racers_done; /* the waiters through */
 
-static int racer_fn(void *data)
+/* A crew: workers 0 .. RACE_WAITERS - 1 wait, the last one requeues and
+ * wakes until the crew is stopped. */
+static int racer_fn(struct test_worker *w)
 {
-	struct racer *r = data;
+	struct racer *r = &racers[w->id];
 	u32 *b = r->a + 16;
 	kthread_use_mm(r->mm);
-	if (r->waker) {
-		while (!READ_ONCE(*r->stop)) {
+	if (w->id == RACE_WAITERS) {
+		while (!test_crew_should_stop(w)) {
 			futex(r->a, FUTEX_REQUEUE | PRIV, 0, 2, b, 0);
 			futex(b, FUTEX_REQUEUE | PRIV, 0, 3, r->a, 0);
 			futex(b, FUTEX_WAKE | PRIV, 1, 0, NULL, 0);
@@ -627,6 +609,7 @@ static int racer_fn(void *data)
 			cond_resched();
 		}
 	} else {
+		test_crew_progress(w);
 		for (unsigned i = 0; i < RACE_ROUNDS; i++) {
 			unsigned long ts = utimespec_in(1 + (unsigned)(r - racers),
 							10000000 + 1000000 * (i % 7));
@@ -636,23 +619,12 @@ static int racer_fn(void *data)
 				r->bad_ret = ret;
 			}
 			__atomic_fetch_add(&r->progress, 1, __ATOMIC_RELAXED);
+			test_crew_progress(w);
 		}
+		__atomic_add_fetch(&racers_done, 1, __ATOMIC_RELEASE);
 	}
 	kthread_unuse_mm(r->mm);
-	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	return 0;
-}
-
-static void racers_stop(void *unused)
-{
-	(void)unused;
-	WRITE_ONCE(race_stop, 1);
-	for (unsigned i = 0; i < ARRAY_SIZE(racers); i++) {
-		if (!racers[i].task)
-			continue;
-		kthread_join(racers[i].task);
-		racers[i].task = NULL;
-	}
 }
 
 static void timeouts_racing_requeues_leave_nothing_queued(struct kunit *test)
@@ -661,21 +633,20 @@ static void timeouts_racing_requeues_leave_nothing_queued(struct kunit *test)
 	u32 *a = word(0);
 	uset(a, 0);
 	uset(a + 16, 0);
-	race_stop = 0;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, racers_stop, NULL), 0);
-	for (unsigned i = 0; i < ARRAY_SIZE(racers); i++) {
-		racers[i] = (struct racer){ .mm = fx.mm, .a = a, .waker = i == RACE_WAITERS,
-					    .stop = &race_stop };
-		racers[i].task = kthread_run_on_cpu(racer_fn, &racers[i], pick_cpu(i), "futexrace/%u");
-		KUNIT_ASSERT_NOT_NULL(test, racers[i].task);
-	}
+	static struct test_crew c;
+	racers_done = 0;
+	for (unsigned i = 0; i < ARRAY_SIZE(racers); i++)
+		racers[i] = (struct racer){ .mm = fx.mm, .a = a };
+	test_crew_start(test, &c, racer_fn, NULL, ARRAY_SIZE(racers), TEST_CREW_OTHER_CPUS_OR_THIS);
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(__atomic_load_n(&racers_done, __ATOMIC_ACQUIRE) == RACE_WAITERS,
+						&c.progress));
+	test_crew_stop(&c); /* the waker */
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 	for (unsigned i = 0; i < RACE_WAITERS; i++) {
-		KUNIT_EXPECT_TRUE(test, wait_done(&racers[i].done, &racers[i].progress));
 		KUNIT_EXPECT_EQ(test, racers[i].progress, RACE_ROUNDS);
 		KUNIT_EXPECT_EQ(test, racers[i].bad, 0);
 		KUNIT_EXPECT_EQ(test, racers[i].bad_ret, 0);
 	}
-	kunit_release_action(test, racers_stop, NULL);
 	KUNIT_EXPECT_GT(test, racers[RACE_WAITERS].progress, 0);
 	KUNIT_EXPECT_EQ(test, futex_nr_queued(NULL, 0), 0);
 	fx_destroy(test);
@@ -732,7 +703,7 @@ static void dying_join(void *unused)
 static bool run_dying(struct kunit *test, unsigned long head)
 {
 	dy = (struct dying){ .mm = fx.mm, .head = head };
-	dy.task = kthread_run_on_cpu(dying_fn, &dy, pick_cpu(5), "futexdie/%u");
+	dy.task = kthread_run_on_cpu(dying_fn, &dy, test_nth_other_cpu_or_this(5), "futexdie/%u");
 	KUNIT_ASSERT_NOT_NULL(test, dy.task);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dying_join, NULL), 0);
 	bool ok = wait_done(&dy.done, NULL);

@@ -20,6 +20,8 @@
  *   - nothing leaks: free pages, slab objects, page-table pages.
  * Every case gives back what it took. */
 #include "tests/kunit.h"
+#include "tests/test_cpu.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
@@ -46,72 +48,21 @@
 static unsigned long load(const volatile unsigned long *v) { return __atomic_load_n(v, __ATOMIC_ACQUIRE); }
 static void inc(volatile unsigned long *v) { __atomic_add_fetch(v, 1, __ATOMIC_ACQ_REL); }
 
-/* ---- a private mm, given back however the case ends ------------------------- */
-
-struct space {
-	struct mm_struct *mm;
-	bool used; /* kthread_use_mm by the case's own task */
-	struct kunit_resources before;
-	unsigned long tables_before;
-	enum pte_reclaim_mode old_mode;
-	bool mode_set;
-};
-
-static void space_release(void *ctx)
+/* An mm with len bytes mapped read-write at BASE (test_mm: given back and
+ * checked for leaks however the case ends), under mode (switched before
+ * the mm is made, put back when the case ends). */
+static struct mm_struct *gup_mm(struct kunit *test, unsigned long len, enum pte_reclaim_mode mode,
+				unsigned flags)
 {
-	struct space *s = ctx;
-	if (s->used)
-		kthread_unuse_mm(s->mm);
-	s->used = false;
-	if (s->mm)
-		mmput(s->mm);
-	s->mm = NULL;
-	if (s->mode_set)
-		pte_reclaim_set_mode(s->old_mode);
-	s->mode_set = false;
-}
-
-/* An mm with len bytes mapped read-write at BASE, under mode (the mode is
- * switched while no user mm exists and restored when the case ends). */
-static void space_init(struct kunit *test, struct space *s, unsigned long len,
-		       enum pte_reclaim_mode mode)
-{
-	memset(s, 0, sizeof(*s));
-	kunit_resources_take(&s->before);
-	s->tables_before = nr_user_pagetable_pages();
-	s->old_mode = pte_reclaim_mode;
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, space_release, s), 0);
-	KUNIT_ASSERT_EQ(test, pte_reclaim_set_mode(mode), 0);
-	s->mode_set = true;
-	s->mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, s->mm);
-	KUNIT_ASSERT_EQ(test, do_mmap(s->mm, BASE, len, RW, ANON | MAP_FIXED), BASE);
-}
-
-/* Everything back: pages (after the RCU callbacks that free tables ran),
- * tables, slab objects. */
-static void space_destroy(struct kunit *test, struct space *s)
-{
-	kunit_release_action(test, space_release, s);
-	rcu_barrier();
-	KUNIT_EXPECT_EQ(test, nr_user_pagetable_pages(), s->tables_before);
-	kunit_expect_resources_back(test, &s->before);
-}
-
-static pte_t pte_at(struct mm_struct *mm, unsigned long addr)
-{
-	pmd_t *pmd = mm_find_pmd(mm, addr);
-	pte_t *pte = pmd ? pte_offset_map(pmd, addr) : NULL;
-	if (!pte)
-		return __pte(0);
-	pte_t v = ptep_get(pte);
-	pte_unmap(pte);
-	return v;
+	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, mode), 0);
+	struct mm_struct *mm = test_mm_create(test, flags);
+	test_mm_map_anon(test, mm, BASE, len);
+	return mm;
 }
 
 static struct page *page_at(struct mm_struct *mm, unsigned long addr)
 {
-	pte_t e = pte_at(mm, addr);
+	pte_t e = test_mm_pte(mm, addr);
 	return pte_present(e) ? pfn_to_page(pte_pfn(e)) : NULL;
 }
 
@@ -129,11 +80,8 @@ static void put_pages(struct page **pages, long n)
  * own for writes). */
 static void gup_takes_mapped_pages_in_order(struct kunit *test)
 {
-	static struct space s;
 	static struct page *pages[8];
-	space_init(test, &s, 8 * PAGE_SIZE, pte_reclaim_mode);
-	kthread_use_mm(s.mm);
-	s.used = true;
+	struct mm_struct *mm = gup_mm(test, 8 * PAGE_SIZE, pte_reclaim_mode, TEST_MM_CURRENT);
 	for (unsigned i = 0; i < 4; i++) {
 		u64 v = 0x1000 + i;
 		KUNIT_ASSERT_EQ(test, copy_to_user((void *)(BASE + i * PAGE_SIZE), &v, 8), 0);
@@ -143,7 +91,7 @@ static void gup_takes_mapped_pages_in_order(struct kunit *test)
 	long n = get_user_pages_fast_only(BASE, 8, FOLL_WRITE, pages);
 	KUNIT_EXPECT_EQ(test, n, 4); /* page 4 was never touched */
 	for (long i = 0; i < n; i++) {
-		KUNIT_EXPECT_PTR_EQ(test, pages[i], page_at(s.mm, BASE + i * PAGE_SIZE));
+		KUNIT_EXPECT_PTR_EQ(test, pages[i], page_at(mm, BASE + i * PAGE_SIZE));
 		KUNIT_EXPECT_EQ(test, page_ref_count(pages[i]), 2); /* the mapping's and ours */
 		KUNIT_EXPECT_EQ(test, *(u64 *)page_address(pages[i]), 0x1000 + (u64)i);
 	}
@@ -176,19 +124,19 @@ static void gup_takes_mapped_pages_in_order(struct kunit *test)
 	n = get_user_pages_fast(BASE + 4 * PAGE_SIZE, 1, FOLL_WRITE, pages);
 	KUNIT_EXPECT_EQ(test, n, 1);
 	KUNIT_EXPECT_PTR_NE(test, pages[0], zero_page);
-	KUNIT_EXPECT_PTR_EQ(test, pages[0], page_at(s.mm, BASE + 4 * PAGE_SIZE));
-	KUNIT_EXPECT_TRUE(test, pte_write(pte_at(s.mm, BASE + 4 * PAGE_SIZE)));
+	KUNIT_EXPECT_PTR_EQ(test, pages[0], page_at(mm, BASE + 4 * PAGE_SIZE));
+	KUNIT_EXPECT_TRUE(test, pte_write(test_mm_pte(mm, BASE + 4 * PAGE_SIZE)));
 	put_pages(pages, n);
 	KUNIT_EXPECT_EQ(test, get_user_pages_fast_only(BASE, 6, 0, pages), 6);
 	put_pages(pages, 6);
 	/* Under the lock, directly. */
-	mmap_read_lock(s.mm);
+	mmap_read_lock(mm);
 	n = get_user_pages(BASE + 6 * PAGE_SIZE, 2, FOLL_WRITE, pages);
-	mmap_read_unlock(s.mm);
+	mmap_read_unlock(mm);
 	KUNIT_EXPECT_EQ(test, n, 2);
 	put_pages(pages, n > 0 ? n : 0);
-	KUNIT_EXPECT_EQ(test, get_mm_rss(s.mm), 7); /* pages 0-4, 6, 7; 5 is the zero page */
-	space_destroy(test, &s);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(mm), 7); /* pages 0-4, 6, 7; 5 is the zero page */
+	test_mm_destroy(test, mm);
 }
 
 /* Linux's errnos: bad flags, a range past the user half or wrapping, no
@@ -196,15 +144,12 @@ static void gup_takes_mapped_pages_in_order(struct kunit *test)
  * returns their number instead. */
 static void gup_refuses_what_linux_refuses(struct kunit *test)
 {
-	static struct space s;
 	static struct page *pages[4];
-	space_init(test, &s, 4 * PAGE_SIZE, pte_reclaim_mode);
-	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, BASE + 8 * PAGE_SIZE, PAGE_SIZE, PROT_READ, ANON | MAP_FIXED),
+	struct mm_struct *mm = gup_mm(test, 4 * PAGE_SIZE, pte_reclaim_mode, TEST_MM_CURRENT);
+	KUNIT_ASSERT_EQ(test, do_mmap(mm, BASE + 8 * PAGE_SIZE, PAGE_SIZE, PROT_READ, ANON | MAP_FIXED),
 			BASE + 8 * PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, do_mmap(s.mm, BASE + 10 * PAGE_SIZE, PAGE_SIZE, PROT_NONE, ANON | MAP_FIXED),
+	KUNIT_ASSERT_EQ(test, do_mmap(mm, BASE + 10 * PAGE_SIZE, PAGE_SIZE, PROT_NONE, ANON | MAP_FIXED),
 			BASE + 10 * PAGE_SIZE);
-	kthread_use_mm(s.mm);
-	s.used = true;
 	KUNIT_EXPECT_EQ(test, get_user_pages_fast(BASE, 1, 1u << 5, pages), -EINVAL);
 	KUNIT_EXPECT_EQ(test, get_user_pages_fast(BASE, 0, 0, pages), 0);
 	KUNIT_EXPECT_EQ(test, get_user_pages_fast(TASK_SIZE - PAGE_SIZE, 2, 0, pages), -EFAULT);
@@ -222,10 +167,9 @@ static void gup_refuses_what_linux_refuses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 2);
 	put_pages(pages, n > 0 ? n : 0);
 	/* No mm at all. */
-	kthread_unuse_mm(s.mm);
-	s.used = false;
+	test_mm_unuse(test, mm);
 	KUNIT_EXPECT_EQ(test, get_user_pages_fast(BASE, 1, 0, pages), -EFAULT);
-	space_destroy(test, &s);
+	test_mm_destroy(test, mm);
 }
 
 /* A page the walk holds is not freed when its mapping goes (MADV_DONTNEED,
@@ -233,33 +177,27 @@ static void gup_refuses_what_linux_refuses(struct kunit *test)
  * free pages come back. */
 static void gup_reference_outlives_the_mapping(struct kunit *test)
 {
-	static struct space s;
 	static struct page *pages[2];
-	space_init(test, &s, 2 * PAGE_SIZE, pte_reclaim_mode);
-	kthread_use_mm(s.mm);
-	s.used = true;
+	struct mm_struct *mm = gup_mm(test, 2 * PAGE_SIZE, pte_reclaim_mode, TEST_MM_CURRENT);
 	u64 v = 0x5eed;
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)BASE, &v, 8), 0);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)(BASE + PAGE_SIZE), &v, 8), 0);
 	KUNIT_ASSERT_EQ(test, get_user_pages_fast(BASE, 2, FOLL_WRITE, pages), 2);
-	KUNIT_EXPECT_EQ(test, do_madvise(s.mm, BASE, PAGE_SIZE, MADV_DONTNEED), 0);
-	KUNIT_EXPECT_FALSE(test, pte_present(pte_at(s.mm, BASE)));
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, PAGE_SIZE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_FALSE(test, pte_present(test_mm_pte(mm, BASE)));
 	/* Unmapped, not freed: our reference alone keeps it. */
 	KUNIT_EXPECT_EQ(test, page_ref_count(pages[0]), 1);
 	KUNIT_EXPECT_EQ(test, pages[0]->_mapcount, -1);
 	KUNIT_EXPECT_EQ(test, pages[0]->flags & PAGE_FLAGS_MASK, 0);
 	KUNIT_EXPECT_EQ(test, *(u64 *)page_address(pages[0]), 0x5eed);
 	/* The whole mm goes; the second page stays ours too. */
-	kthread_unuse_mm(s.mm);
-	s.used = false;
-	mmput(s.mm);
-	s.mm = NULL;
+	test_mm_put(test, mm);
 	KUNIT_EXPECT_EQ(test, page_ref_count(pages[1]), 1);
 	KUNIT_EXPECT_EQ(test, *(u64 *)page_address(pages[1]), 0x5eed);
 	unsigned long bad = bad_page_reports;
 	put_pages(pages, 2);
 	KUNIT_EXPECT_EQ(test, bad_page_reports, bad);
-	space_destroy(test, &s); /* the free pages are back only now */
+	test_mm_destroy(test, mm); /* the free pages are back only now */
 }
 
 /* ---- the lockless walk beside emptying and refilling ------------------------------- */
@@ -296,7 +234,7 @@ kernel_param_int("gup_test.rounds", stress_rounds, 0, 10000000,
 struct stress {
 	struct mm_struct *mm;
 	unsigned long rounds; /* per faulter per batch */
-	volatile unsigned long faulters_done, walker_done, progress;
+	volatile unsigned long faulters_done;
 	volatile unsigned long faulter_errors;
 	/* The walker's findings. */
 	unsigned long calls, pages, zero_pages, bad_state, bad_contents, zero_for_write, errors;
@@ -325,26 +263,17 @@ static void signature(unsigned long idx, u8 sig[8])
 	sig[7] = 0x21;
 }
 
-static int faulter_fn(void *data);
-static int walker_fn(void *data);
-
-struct stress_worker {
-	struct stress *st;
-	unsigned id;
-	struct task_struct *task;
-};
-
-static int faulter_fn(void *data)
+/* Faulter id (0 .. FAULTERS - 1), worker id + 1 of the crew. */
+static void faulter(struct test_worker *w, unsigned id)
 {
-	struct stress_worker *w = data;
-	struct stress *st = w->st;
+	struct stress *st = w->crew->ctx;
 	unsigned long first, n;
-	range_of(w->id, &first, &n);
+	range_of(id, &first, &n);
 	unsigned long slots = n / SLOT_PAGES;
 	kthread_use_mm(st->mm);
 	for (unsigned long r = 0; r < st->rounds; r++) {
 		for (unsigned s = 0; s < 2; s++) {
-			unsigned long slot = (r * 7 + s * 13 + w->id * 5) % slots;
+			unsigned long slot = (r * 7 + s * 13 + id * 5) % slots;
 			for (unsigned j = 0; j < RUN; j++) {
 				unsigned long idx = first + slot * SLOT_PAGES + j;
 				u8 sig[8];
@@ -355,12 +284,11 @@ static int faulter_fn(void *data)
 		}
 		if (do_madvise(st->mm, BASE + first * PAGE_SIZE, n * PAGE_SIZE, MADV_DONTNEED))
 			inc(&st->faulter_errors);
-		inc(&st->progress);
+		test_crew_progress(w);
 		cond_resched();
 	}
 	kthread_unuse_mm(st->mm);
 	inc(&st->faulters_done);
-	return 0;
 }
 
 /* A page the walker holds: not free, and holding what the faulters write
@@ -391,10 +319,9 @@ static void check_taken(struct stress *st, struct page *page, unsigned long idx,
 		st->bad_contents++;
 }
 
-static int walker_fn(void *data)
+/* Worker 0 of the crew. */
+static void walker(struct stress *st)
 {
-	struct stress_worker *w = data;
-	struct stress *st = w->st;
 	struct page *pages[RUN];
 	kthread_use_mm(st->mm);
 	for (unsigned long k = 0; load(&st->faulters_done) < FAULTERS; k++) {
@@ -419,54 +346,27 @@ static int walker_fn(void *data)
 			cond_resched();
 	}
 	kthread_unuse_mm(st->mm);
-	inc(&st->walker_done);
-	return 0;
 }
 
-/* Waits, sleeping a tick at a time so that a worker of this CPU runs, until
- * *value reaches target; false only after KUNIT_HANG_GUARD_NS in which
- * neither *value nor *progress moved (a hang guard: timing never decides). */
-static bool wait_sleeping(const volatile unsigned long *value, unsigned long target,
-			  const volatile unsigned long *progress)
+static int stress_fn(struct test_worker *w)
 {
-	unsigned long seen_v = load(value), seen_p = load(progress);
-	u64 deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;
-	while (load(value) < target) {
-		unsigned long v = load(value), p = load(progress);
-		if (v != seen_v || p != seen_p) {
-			seen_v = v;
-			seen_p = p;
-			deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;
-		} else if (ktime_get_ns() > deadline) {
-			return false;
-		}
-		schedule_timeout_uninterruptible(1);
-	}
-	return true;
-}
-
-/* The n-th online CPU, counting round (so any n names one). */
-static unsigned nth_online_cpu(unsigned n)
-{
-	unsigned cpus = num_online_cpus(), cpu, i = 0;
-	n %= cpus;
-	for_each_online_cpu(cpu)
-		if (i++ == n)
-			return cpu;
+	if (w->id == 0)
+		walker(w->crew->ctx);
+	else
+		faulter(w, w->id - 1);
 	return 0;
 }
 
 static void gup_fast_beside_emptying_tables(struct kunit *test, enum pte_reclaim_mode mode)
 {
-	static struct space s;
 	static struct stress st;
-	static struct stress_worker w[FAULTERS + 1];
+	static struct test_crew c;
 	unsigned cpus = num_online_cpus();
 	if (cpus < 2)
 		kunit_skip(test, "one CPU: the walker would never run beside the faulters");
-	space_init(test, &s, STRESS_PAGES * PAGE_SIZE, mode);
+	struct mm_struct *mm = gup_mm(test, STRESS_PAGES * PAGE_SIZE, mode, 0);
 	memset(&st, 0, sizeof(st));
-	st.mm = s.mm;
+	st.mm = mm;
 	unsigned long total = stress_rounds ? (unsigned long)stress_rounds
 		: cpus >= 4 ? STRESS_ROUNDS_DEFAULT : STRESS_ROUNDS_DEFAULT / 5;
 	st.rounds = (total + FAULTERS * BATCHES - 1) / (FAULTERS * BATCHES);
@@ -478,33 +378,18 @@ static void gup_fast_beside_emptying_tables(struct kunit *test, enum pte_reclaim
 	u64 t0 = ktime_get_ns();
 	unsigned long verify_errors = 0, bad = bad_page_reports;
 	long min_ptes = STRESS_PAGES / PTRS_PER_TABLE;
-	unsigned here = smp_processor_id(), first = 0, cpu;
-	for_each_online_cpu(cpu) {
-		if (cpu == here)
-			break;
-		first++; /* here is the first-th online CPU */
-	}
+	/* The walker on this CPU (this task sleeps while it waits), the
+	 * faulters on the others, round. */
+	unsigned where[FAULTERS + 1] = { smp_processor_id() };
+	for (unsigned i = 0; i < FAULTERS; i++)
+		where[1 + i] = test_nth_other_cpu_or_this(i);
 	for (unsigned b = 0; b < BATCHES; b++) {
-		st.faulters_done = st.walker_done = 0;
-		/* The walker on this CPU (this task sleeps while it waits),
-		 * the faulters on the others. */
-		for (unsigned i = 0; i <= FAULTERS; i++) {
-			w[i] = (struct stress_worker){ .st = &st, .id = i };
-			bool walker = i == FAULTERS;
-			w[i].task = kthread_create_on_cpu(walker ? walker_fn : faulter_fn, &w[i],
-							  walker ? here : nth_online_cpu(first + 1 + i % (cpus - 1)),
-							  walker ? "gupwalk/%u" : "gupfault/%u");
-			KUNIT_ASSERT_NOT_NULL(test, w[i].task);
-		}
-		for (unsigned i = 0; i <= FAULTERS; i++)
-			wake_up_process(w[i].task);
-		KUNIT_EXPECT_TRUE(test, wait_sleeping(&st.faulters_done, FAULTERS, &st.progress));
-		KUNIT_EXPECT_TRUE(test, wait_sleeping(&st.walker_done, 1, &st.progress));
-		for (unsigned i = 0; i <= FAULTERS; i++)
-			kthread_join(w[i].task);
+		st.faulters_done = 0;
+		test_crew_start_on(test, &c, stress_fn, &st, where, FAULTERS + 1, FAULTERS + 1);
+		KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 		/* Nobody walks now: every table's count is its entries. */
-		verify_errors += pte_ref_verify(s.mm);
-		long ptes = __atomic_load_n(&s.mm->nr_ptes, __ATOMIC_RELAXED);
+		verify_errors += pte_ref_verify(mm);
+		long ptes = __atomic_load_n(&mm->nr_ptes, __ATOMIC_RELAXED);
 		min_ptes = ptes < min_ptes ? ptes : min_ptes;
 	}
 	gup_get_stats(&g1);
@@ -527,7 +412,7 @@ static void gup_fast_beside_emptying_tables(struct kunit *test, enum pte_reclaim
 	KUNIT_EXPECT_EQ(test, bad_page_reports, bad);
 	/* The walk did take pages (the case is not vacuous). */
 	KUNIT_EXPECT_GT(test, g1.fast_pages - g0.fast_pages, 0);
-	space_destroy(test, &s);
+	test_mm_destroy(test, mm);
 }
 
 static void gup_fast_beside_emptying_tables_refcount(struct kunit *test)

@@ -359,18 +359,6 @@ static struct mm_struct *space(struct kunit *test, unsigned long len)
 	return mm;
 }
 
-/* The PTE of addr (the caller holds the mmap_lock or is the only user). */
-static pte_t pte_at(struct mm_struct *mm, unsigned long addr)
-{
-	pmd_t *pmd = mm_find_pmd(mm, addr);
-	pte_t *pte = pmd ? pte_offset_map(pmd, addr) : NULL;
-	if (!pte)
-		return __pte(0);
-	pte_t v = ptep_get(pte);
-	pte_unmap(pte);
-	return v;
-}
-
 static u64 word_of(unsigned long page_nr, unsigned id) { return 0xa5000000ull << 8 | page_nr << 8 | id; }
 
 /* Pages [0, pages) of BASE: worker i writes its own word (offset 8i) of
@@ -415,7 +403,7 @@ static void check_faulted(struct kunit *test, struct fault_job *j, unsigned n)
 	static unsigned long pfns[1024];
 	KUNIT_ASSERT_LE(test, j->pages, ARRAY_SIZE(pfns));
 	for (unsigned long p = 0; p < j->pages; p++) {
-		pte_t e = pte_at(j->mm, BASE + p * PAGE_SIZE);
+		pte_t e = test_mm_pte(j->mm, BASE + p * PAGE_SIZE);
 		if (!pte_present(e) || !pte_write(e) || is_zero_pfn(pte_pfn(e))) {
 			bad_pte++;
 			pfns[p] = 0;
@@ -532,7 +520,7 @@ static void madv_dontneed_beside_faults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 	unsigned long mapped = 0;
 	for (unsigned long p = 0; p < ZAP_PAGES; p++) {
-		pte_t e = pte_at(mm, BASE + p * PAGE_SIZE);
+		pte_t e = test_mm_pte(mm, BASE + p * PAGE_SIZE);
 		if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
 			mapped++;
 	}
@@ -880,7 +868,7 @@ static void refcounted_tables_survive_faults_and_zaps_on_every_cpu(struct kunit 
 				continue;
 			tables++;
 			for (unsigned long p = 0; p < 512; p++) {
-				pte_t e = pte_at(mm, BASE + t * PMD_SIZE + p * PAGE_SIZE);
+				pte_t e = test_mm_pte(mm, BASE + t * PMD_SIZE + p * PAGE_SIZE);
 				if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
 					mapped++;
 			}
@@ -1045,7 +1033,7 @@ static void migration_beside_faults_and_zaps_on_every_cpu(struct kunit *test)
 		verify_errors += pte_ref_verify(mm);
 		unsigned long mapped = 0;
 		for (unsigned long p = 0; p < MIGRATE_PAGES; p++) {
-			pte_t e = pte_at(mm, BASE + p * PAGE_SIZE);
+			pte_t e = test_mm_pte(mm, BASE + p * PAGE_SIZE);
 			if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
 				mapped++;
 		}
@@ -1163,7 +1151,7 @@ static void thp_faults_splits_and_zaps_on_every_cpu(struct kunit *test)
 			}
 			tables++;
 			for (unsigned long p = 0; p < 512; p++) {
-				pte_t e = pte_at(mm, BASE + t * PMD_SIZE + p * PAGE_SIZE);
+				pte_t e = test_mm_pte(mm, BASE + t * PMD_SIZE + p * PAGE_SIZE);
 				if (pte_present(e) && !is_zero_pfn(pte_pfn(e)))
 					mapped++;
 			}

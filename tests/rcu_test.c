@@ -5,9 +5,10 @@
  *
  * Order between threads comes from flags and completions, never from
  * elapsed time; clocks only bound waits as hang guards (reported as
- * failures). Threads record what they saw and the case checks it after
- * joining them (a thread must not KUNIT_ASSERT: that would longjmp off its
- * stack). Every object and thread is freed before the case returns. */
+ * failures). The threads are crews of tests/test_cpu.h: they record what
+ * they saw and the case checks it after they finish (a thread must not
+ * KUNIT_ASSERT: that would longjmp off its stack). Every object and
+ * thread is freed before the case returns. */
 #include "arch/x86_64/cpu.h"
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
@@ -18,19 +19,7 @@
 #include "kernel/wait.h"
 #include "mm/slab.h"
 #include "tests/kunit.h"
-
-#define HANG_GUARD_NS 20000000000ull /* 20 s */
-
-static bool wait_for_flag(const int *flag)
-{
-	u64 deadline = ktime_get_ns() + HANG_GUARD_NS;
-	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
-		if (ktime_get_ns() > deadline)
-			return false;
-		schedule_timeout_uninterruptible(1);
-	}
-	return true;
-}
+#include "tests/test_cpu.h"
 
 static bool in_rcuc_thread(unsigned int cpu)
 {
@@ -58,9 +47,9 @@ static void probe_cb(struct rcu_head *head)
 	__atomic_fetch_add(&p->runs, 1, __ATOMIC_RELEASE);
 }
 
-static int queue_probe(void *arg)
+static int queue_probe(struct test_worker *w)
 {
-	struct cb_probe *p = arg;
+	struct cb_probe *p = (struct cb_probe *)w->crew->ctx + w->cpu;
 	p->queued_on = smp_processor_id();
 	p->gp_at_queue = rcu_gp_completed();
 	call_rcu(&p->rcu, probe_cb);
@@ -71,13 +60,10 @@ static int queue_probe(void *arg)
 static void call_rcu_runs_later_in_rcuc(struct kunit *test)
 {
 	static struct cb_probe probes[NR_CPUS];
+	static struct test_crew c;
 	unsigned int cpu;
 	memset(probes, 0, sizeof(probes));
-	for_each_online_cpu(cpu) {
-		struct task_struct *t = kthread_run_on_cpu(queue_probe, &probes[cpu], cpu, "rcu_probe/%u");
-		KUNIT_ASSERT_NOT_NULL(test, t);
-		kthread_join(t);
-	}
+	KUNIT_EXPECT_EQ(test, test_on_each_cpu(test, &c, queue_probe, probes, 0), 0);
 	rcu_barrier();
 	for_each_online_cpu(cpu) {
 		struct cb_probe *p = &probes[cpu];
@@ -103,19 +89,21 @@ static void read_lock_nests(struct kunit *test)
 }
 
 /* synchronize_rcu() must not return while a reader that began before it is
- * still inside its section. */
+ * still inside its section. A crew of two: worker 0 the reader on another
+ * CPU, worker 1 the syncer on this one; the reader leaves when the crew is
+ * stopped (however the case ends: a reader left spinning would hold its
+ * CPU's grace periods up until its hang guard). */
 static struct {
-	int reader_in, may_leave, reader_left, sync_started, sync_returned, left_when_returned;
+	int reader_in, reader_left, sync_started, sync_returned, left_when_returned;
 	int reader_gave_up;
 } sr;
 
-static int long_reader(void *unused)
+static void long_reader(struct test_worker *w)
 {
-	(void)unused;
-	u64 deadline = ktime_get_ns() + HANG_GUARD_NS;
+	u64 deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;
 	rcu_read_lock();
 	__atomic_store_n(&sr.reader_in, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&sr.may_leave, __ATOMIC_ACQUIRE)) {
+	while (!test_crew_should_stop(w)) {
 		if (ktime_get_ns() > deadline) {
 			sr.reader_gave_up = 1;
 			break;
@@ -124,57 +112,44 @@ static int long_reader(void *unused)
 	}
 	__atomic_store_n(&sr.reader_left, 1, __ATOMIC_RELEASE);
 	rcu_read_unlock();
-	return 0;
 }
 
-static int syncer(void *unused)
+static void syncer(struct test_worker *w)
 {
-	(void)unused;
+	while (!__atomic_load_n(&sr.reader_in, __ATOMIC_ACQUIRE) && !test_crew_should_stop(w))
+		cond_resched(); /* this CPU is the case's: let it run */
 	__atomic_store_n(&sr.sync_started, 1, __ATOMIC_RELEASE);
 	synchronize_rcu();
 	sr.left_when_returned = __atomic_load_n(&sr.reader_left, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&sr.sync_returned, 1, __ATOMIC_RELEASE);
-	return 0;
 }
 
-static struct task_struct *sr_reader, *sr_syncer;
-
-/* However the case ends: the reader leaves its section and both threads
- * are joined (a reader left spinning would hold its CPU's grace periods
- * up until its hang guard). */
-static void release_reader_and_syncer(void *unused)
+static int reader_or_syncer(struct test_worker *w)
 {
-	(void)unused;
-	__atomic_store_n(&sr.may_leave, 1, __ATOMIC_RELEASE);
-	if (sr_syncer)
-		kthread_join(sr_syncer);
-	if (sr_reader)
-		kthread_join(sr_reader);
-	sr_reader = sr_syncer = NULL;
+	if (w->id == 0)
+		long_reader(w);
+	else
+		syncer(w);
+	return 0;
 }
 
 static void synchronize_rcu_waits_for_a_reader(struct kunit *test)
 {
-	unsigned int me = smp_processor_id(), cpu, reader_cpu = NR_CPUS;
-	for_each_online_cpu(cpu)
-		if (cpu != me && reader_cpu == NR_CPUS)
-			reader_cpu = cpu;
-	if (reader_cpu == NR_CPUS)
+	static struct test_crew c;
+	unsigned int cpus[2] = { test_other_cpu(), smp_processor_id() };
+	if (cpus[0] == NR_CPUS)
 		kunit_skip(test, "needs two CPUs: a reader spinning in its section would hold the only one");
 	memset(&sr, 0, sizeof(sr));
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, release_reader_and_syncer, NULL), 0);
-	sr_reader = kthread_run_on_cpu(long_reader, NULL, reader_cpu, "rcu_reader/%u");
-	KUNIT_ASSERT_NOT_NULL(test, sr_reader);
-	KUNIT_EXPECT_TRUE(test, wait_for_flag(&sr.reader_in));
-	sr_syncer = kthread_run_on_cpu(syncer, NULL, me, "rcu_syncer/%u");
-	KUNIT_ASSERT_NOT_NULL(test, sr_syncer);
-	KUNIT_EXPECT_TRUE(test, wait_for_flag(&sr.sync_started));
+	test_crew_start_on(test, &c, reader_or_syncer, NULL, cpus, 2, 2);
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(__atomic_load_n(&sr.reader_in, __ATOMIC_ACQUIRE), NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(__atomic_load_n(&sr.sync_started, __ATOMIC_ACQUIRE), NULL));
 	/* Give the grace-period machinery every chance to get it wrong: other
 	 * CPUs pass quiescent states meanwhile, the reader's cannot. */
 	for (int i = 0; i < 5; i++)
 		schedule_timeout_uninterruptible(1);
 	KUNIT_EXPECT_EQ(test, __atomic_load_n(&sr.sync_returned, __ATOMIC_ACQUIRE), 0);
-	kunit_release_action(test, release_reader_and_syncer, NULL);
+	test_crew_stop(&c); /* the reader leaves */
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 	KUNIT_EXPECT_EQ(test, sr.sync_returned, 1);
 	KUNIT_EXPECT_EQ(test, sr.left_when_returned, 1);
 	KUNIT_EXPECT_EQ(test, sr.reader_gave_up, 0);
@@ -195,9 +170,9 @@ static void count_cb(struct rcu_head *head)
 	__atomic_fetch_add(&barrier_invoked, 1, __ATOMIC_RELAXED);
 }
 
-static int queue_batch(void *arg)
+static int queue_batch(struct test_worker *w)
 {
-	struct barrier_batch *b = arg;
+	struct barrier_batch *b = (struct barrier_batch *)w->crew->ctx + w->id;
 	for (int i = 0; i < BARRIER_CBS_PER_CPU; i++) {
 		call_rcu(&b->heads[i], count_cb);
 		if (i % 50 == 49)
@@ -206,41 +181,25 @@ static int queue_batch(void *arg)
 	return 0;
 }
 
-static struct task_struct *batch_threads[NR_CPUS];
-
-/* However the case ends: the queueing threads joined, their callbacks run,
- * then the batches (which hold the rcu_heads) freed. */
-static void join_batches_and_free(void *b)
+/* However the case ends (after the crew is reaped: this action is older):
+ * the callbacks run, then the batches (which hold the rcu_heads) freed. */
+static void barrier_and_free(void *b)
 {
-	for (unsigned int cpu = 0; cpu < NR_CPUS; cpu++) {
-		if (batch_threads[cpu])
-			kthread_join(batch_threads[cpu]);
-		batch_threads[cpu] = NULL;
-	}
 	rcu_barrier();
 	kfree(b);
 }
 
 static void rcu_barrier_waits_for_every_callback(struct kunit *test)
 {
-	unsigned int cpu, n = 0;
+	static struct test_crew c;
 	struct rcu_stats before, after;
 	struct barrier_batch *b = kzalloc(NR_CPUS * sizeof(*b), GFP_KERNEL);
-	struct task_struct **t = batch_threads;
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	memset(batch_threads, 0, sizeof(batch_threads));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, join_batches_and_free, b), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, barrier_and_free, b), 0);
 	barrier_invoked = 0;
 	rcu_get_stats(&before);
-	for_each_online_cpu(cpu) {
-		t[cpu] = kthread_run_on_cpu(queue_batch, &b[cpu], cpu, "rcu_batch/%u");
-		KUNIT_ASSERT_NOT_NULL(test, t[cpu]);
-		n++;
-	}
-	for_each_online_cpu(cpu) {
-		kthread_join(t[cpu]);
-		t[cpu] = NULL;
-	}
+	KUNIT_EXPECT_EQ(test, test_on_each_cpu(test, &c, queue_batch, b, 0), 0);
+	unsigned int n = c.n;
 	rcu_barrier();
 	KUNIT_EXPECT_EQ(test, __atomic_load_n(&barrier_invoked, __ATOMIC_RELAXED), (int)(n * BARRIER_CBS_PER_CPU));
 	rcu_get_stats(&after);
@@ -295,7 +254,7 @@ static u64 clock_before, clock_on_other, clock_after;
 
 static bool spin_for_step(int step)
 {
-	u64 deadline = ktime_get_ns() + HANG_GUARD_NS;
+	u64 deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;
 	while (__atomic_load_n(&clock_step, __ATOMIC_ACQUIRE) != step)
 		if (ktime_get_ns() > deadline)
 			return false;
@@ -303,9 +262,8 @@ static bool spin_for_step(int step)
 }
 
 /* On the first CPU: read, let the other CPU read, read again. */
-static int clock_first(void *arg)
+static void clock_first(void)
 {
-	(void)arg;
 	unsigned long flags;
 	local_irq_save(flags);
 	clock_before = ktime_get_ns();
@@ -313,36 +271,35 @@ static int clock_first(void *arg)
 	spin_for_step(2);
 	clock_after = ktime_get_ns();
 	local_irq_restore(flags);
-	return 0;
 }
 
-static int clock_second(void *arg)
+static void clock_second(void)
 {
-	(void)arg;
 	if (spin_for_step(1)) {
 		clock_on_other = ktime_get_ns();
 		__atomic_store_n(&clock_step, 2, __ATOMIC_RELEASE);
 	}
+}
+
+/* A crew of two: worker 0 on the first CPU, worker 1 on the other. */
+static int clock_pair(struct test_worker *w)
+{
+	if (w->id == 0)
+		clock_first();
+	else
+		clock_second();
 	return 0;
 }
 
 static void clock_monotonic_across_cpus(struct kunit *test)
 {
-	unsigned int cpu, first = ~0u, checked = 0;
-	for_each_online_cpu(cpu) {
-		if (first == ~0u) {
-			first = cpu;
-			continue;
-		}
+	static struct test_crew c;
+	unsigned int online[NR_CPUS], n = test_online_cpus(online, false), first = online[0], checked = 0;
+	for (unsigned int i = 1; i < n; i++) {
+		unsigned int cpu = online[i], pair[2] = { first, cpu };
 		__atomic_store_n(&clock_step, 0, __ATOMIC_RELEASE);
-		struct task_struct *b = kthread_run_on_cpu(clock_second, NULL, cpu, "clk/%u");
-		KUNIT_ASSERT_NOT_NULL(test, b);
-		struct task_struct *a = kthread_run_on_cpu(clock_first, NULL, first, "clk/%u");
-		if (!a)
-			__atomic_store_n(&clock_step, 1, __ATOMIC_RELEASE); /* let b end */
-		kthread_join(b);
-		KUNIT_ASSERT_NOT_NULL(test, a);
-		kthread_join(a);
+		test_crew_start_on(test, &c, clock_pair, NULL, pair, 2, 2);
+		KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 		KUNIT_EXPECT_EQ(test, __atomic_load_n(&clock_step, __ATOMIC_ACQUIRE), 2);
 		kunit_info(test, "CPU %u: %llu ns <= CPU %u: %llu ns <= CPU %u: %llu ns", first,
 			   (unsigned long long)clock_before, cpu, (unsigned long long)clock_on_other,
@@ -393,7 +350,6 @@ struct torture_obj {
 };
 
 static struct torture_obj *torture_ptr;
-static int torture_stop;
 static unsigned long torture_cb_invoked, torture_cb_wrong_context, torture_cb_double;
 
 struct torture_reader {
@@ -411,11 +367,11 @@ static bool torture_obj_ok(const struct torture_obj *p)
 	return true;
 }
 
-static int torture_reader_fn(void *arg)
+static int torture_reader_fn(struct test_worker *w)
 {
-	struct torture_reader *r = arg;
+	struct torture_reader *r = (struct torture_reader *)w->crew->ctx + w->id;
 	u64 last = 0;
-	while (!__atomic_load_n(&torture_stop, __ATOMIC_ACQUIRE)) {
+	while (!test_crew_should_stop(w)) {
 		rcu_read_lock();
 		struct torture_obj *p = rcu_dereference(torture_ptr);
 		if (p) {
@@ -466,30 +422,23 @@ static struct torture_obj *torture_new(u64 seq)
 static void torture_readers_and_writer(struct kunit *test)
 {
 	static struct torture_reader readers[NR_CPUS];
-	static struct task_struct *t[NR_CPUS];
-	unsigned int cpu;
+	static struct test_crew c;
 	struct rcu_stats before, after;
 	struct torture_obj **objs = kzalloc((TORTURE_REPLACEMENTS + 1) * sizeof(*objs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs);
 	memset(readers, 0, sizeof(readers));
-	torture_stop = 0;
 	torture_cb_invoked = torture_cb_wrong_context = torture_cb_double = 0;
 	rcu_get_stats(&before);
 
 	objs[0] = torture_new(0);
 	KUNIT_ASSERT_NOT_NULL(test, objs[0]);
 	rcu_assign_pointer(torture_ptr, objs[0]);
-	for_each_online_cpu(cpu) {
-		t[cpu] = kthread_run_on_cpu(torture_reader_fn, &readers[cpu], cpu, "rcu_torture/%u");
-		KUNIT_EXPECT_NOT_NULL(test, t[cpu]);
-	}
+	test_crew_start(test, &c, torture_reader_fn, readers, 0, 0);
 
 	/* Every reader is reading before the writer starts (ordered by the
-	 * readers' own counts, not by timing; the deadline is a hang guard). */
-	u64 deadline = ktime_get_ns() + 20000000000ull;
-	for_each_online_cpu(cpu)
-		while (t[cpu] && !READ_ONCE(readers[cpu].reads) && ktime_get_ns() < deadline)
-			cond_resched();
+	 * readers' own counts, not by timing). */
+	for (unsigned int i = 0; i < c.n; i++)
+		KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(READ_ONCE(readers[i].reads), NULL));
 
 	unsigned int done = 0;
 	for (unsigned int i = 1; i <= TORTURE_REPLACEMENTS; i++) {
@@ -505,20 +454,18 @@ static void torture_readers_and_writer(struct kunit *test)
 			cond_resched();
 	}
 
-	__atomic_store_n(&torture_stop, 1, __ATOMIC_RELEASE);
-	for_each_online_cpu(cpu)
-		if (t[cpu])
-			kthread_stop(t[cpu]);
+	test_crew_stop(&c);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 	rcu_barrier();
 	rcu_get_stats(&after);
 
 	KUNIT_EXPECT_EQ(test, done, TORTURE_REPLACEMENTS);
 	unsigned long reads = 0, errors = 0, backwards = 0;
-	for_each_online_cpu(cpu) {
-		reads += readers[cpu].reads;
-		errors += readers[cpu].errors;
-		backwards += readers[cpu].last_seq_backwards;
-		KUNIT_EXPECT_GT(test, readers[cpu].reads, 0);
+	for (unsigned int i = 0; i < c.n; i++) {
+		reads += readers[i].reads;
+		errors += readers[i].errors;
+		backwards += readers[i].last_seq_backwards;
+		KUNIT_EXPECT_GT(test, readers[i].reads, 0);
 	}
 	KUNIT_EXPECT_EQ(test, errors, 0);
 	KUNIT_EXPECT_EQ(test, backwards, 0);

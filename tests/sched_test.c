@@ -9,7 +9,10 @@
  * case checks it after joining them. Every thread is joined, so its stack
  * and task_struct are freed before the case returns; a case that a failed
  * assertion ends early has them stopped and joined by a deferred action
- * (kunit_add_action), on static arrays, since the case's stack is gone. */
+ * (kunit_add_action), on static arrays, since the case's stack is gone.
+ * The cases that test kthread_create, affinity and migration make their
+ * threads themselves; the others use the crews and held CPUs of
+ * tests/test_cpu.h. */
 #include "arch/x86_64/cpu.h"
 #include "kernel/percpu.h"
 #include "fs/proc/proc_fs.h"
@@ -27,20 +30,12 @@
 #include "tests/expect.h"
 #include "mm/vmalloc.h"
 #include "tests/kunit.h"
+#include "tests/test_cpu.h"
 
 #define HANG_GUARD_TICKS 1000 /* 10 s */
 
-/* Polls *flag (sleeping a tick between looks) until it is set; false if the
- * hang guard ran out. */
-static bool wait_for_flag(const int *flag)
-{
-	for (int i = 0; i < HANG_GUARD_TICKS; i++) {
-		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-			return true;
-		schedule_timeout_uninterruptible(1);
-	}
-	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
-}
+/* Sleeps a tick at a time until *flag is set; false after the hang guard. */
+#define wait_for_flag(flag) TEST_WAIT_UNTIL(__atomic_load_n(flag, __ATOMIC_ACQUIRE), NULL)
 
 struct where {
 	unsigned int cpu;        /* smp_processor_id() inside the thread */
@@ -174,9 +169,9 @@ struct sleeper_check {
 	int waiter_was_current;
 };
 
-static int complete_after_waiter_sleeps(void *arg)
+static int complete_after_waiter_sleeps(struct test_worker *w)
 {
-	struct sleeper_check *s = arg;
+	struct sleeper_check *s = w->crew->ctx;
 	/* On another CPU, wait until the waiter has gone to sleep (on its own
 	 * CPU this thread only runs once it has). 10 s hang guard. */
 	u64 deadline = ktime_get_ns() + HANG_GUARD_TICKS * 10000000ull;
@@ -195,16 +190,16 @@ static int complete_after_waiter_sleeps(void *arg)
 static void completion_wakes_a_sleeper(struct kunit *test)
 {
 	static struct sleeper_check s;
+	static struct test_crew c;
 	unsigned int cpu;
 	for_each_online_cpu(cpu) {
 		init_completion(&s.done);
 		s.waiter = current;
 		s.waiter_state = -1;
-		struct task_struct *t = kthread_run_on_cpu(complete_after_waiter_sleeps, &s, cpu, "completer/%u");
-		KUNIT_ASSERT_NOT_NULL(test, t);
+		test_crew_start_on(test, &c, complete_after_waiter_sleeps, &s, &cpu, 1, 1);
 		unsigned long left = wait_for_completion_timeout(&s.done, HANG_GUARD_TICKS);
 		KUNIT_EXPECT_GT(test, left, 0);
-		KUNIT_EXPECT_EQ(test, kthread_join(t), 0);
+		KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 		/* The completer ran while we slept. */
 		KUNIT_EXPECT_EQ(test, s.waiter_state, TASK_UNINTERRUPTIBLE);
 		KUNIT_EXPECT_EQ(test, s.waiter_was_current, 0);
@@ -244,57 +239,46 @@ struct step_waiter {
 	int seen; /* step when it woke for good */
 };
 
-static int wait_for_step(void *arg)
+/* Worker i of the crew (WAITERS_PER_CPU on each CPU) waits for step
+ * i / ncpus + 1. */
+static int wait_for_step(struct test_worker *wk)
 {
-	struct step_waiter *w = arg;
+	struct step_waiter *w = (struct step_waiter *)wk->crew->ctx + wk->id;
 	__atomic_fetch_add(&waiters_asleep, 1, __ATOMIC_RELEASE);
 	wait_event(step_wq, __atomic_load_n(&step, __ATOMIC_ACQUIRE) >= w->target);
 	w->seen = __atomic_load_n(&step, __ATOMIC_ACQUIRE);
 	return 0;
 }
 
-static struct task_struct *step_waiters[NR_CPUS * WAITERS_PER_CPU];
-
-/* Lets every waiter the case started through and joins it. */
+/* However the case ends, before the crew is waited for: every waiter's
+ * step comes. */
 static void release_step_waiters(void *unused)
 {
 	(void)unused;
 	__atomic_store_n(&step, WAITERS_PER_CPU, __ATOMIC_RELEASE);
 	wake_up_all(&step_wq);
-	for (unsigned int i = 0; i < ARRAY_SIZE(step_waiters); i++) {
-		if (step_waiters[i])
-			kthread_join(step_waiters[i]);
-		step_waiters[i] = NULL;
-	}
 }
 
 static void wait_event_and_wake_up(struct kunit *test)
 {
 	static struct step_waiter w[NR_CPUS * WAITERS_PER_CPU];
-	struct task_struct **t = step_waiters;
-	unsigned int cpu, n = 0;
+	static struct test_crew c;
+	unsigned int ncpus = num_online_cpus(), n = ncpus * WAITERS_PER_CPU;
 	step = waiters_asleep = 0;
-	memset(step_waiters, 0, sizeof(step_waiters));
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, release_step_waiters, NULL), 0);
-	for_each_online_cpu(cpu) {
-		for (int k = 0; k < WAITERS_PER_CPU; k++) {
-			w[n].target = k + 1;
-			w[n].seen = -1;
-			t[n] = kthread_run_on_cpu(wait_for_step, &w[n], cpu, "waiter/%u");
-			KUNIT_ASSERT_NOT_NULL(test, t[n]);
-			n++;
-		}
-	}
+	for (unsigned int i = 0; i < n; i++)
+		w[i] = (struct step_waiter){ .target = (int)(i / ncpus) + 1, .seen = -1 };
+	test_crew_start(test, &c, wait_for_step, w, n, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, release_step_waiters, NULL), 0);
 	for (int s = 1; s <= WAITERS_PER_CPU; s++) {
 		__atomic_store_n(&step, s, __ATOMIC_RELEASE);
 		wake_up_all(&step_wq);
 		schedule_timeout_uninterruptible(1);
 	}
-	for (unsigned int i = 0; i < n; i++) {
-		kthread_join(t[i]);
-		t[i] = NULL;
+	test_crew_wait(test, &c); /* a lost wakeup fails here... */
+	kunit_release_action(test, release_step_waiters, NULL); /* ...and this wakes them */
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
+	for (unsigned int i = 0; i < n; i++)
 		KUNIT_EXPECT_GE(test, w[i].seen, w[i].target);
-	}
 	KUNIT_EXPECT_EQ(test, waiters_asleep, (int)n);
 	KUNIT_EXPECT_FALSE(test, waitqueue_active(&step_wq));
 
@@ -316,9 +300,9 @@ struct ring_member {
 	int last;
 };
 
-static int pass_the_token(void *arg)
+static int pass_the_token(struct test_worker *w)
 {
-	struct ring_member *m = arg;
+	struct ring_member *m = (struct ring_member *)w->crew->ctx + w->id;
 	for (int r = 0; r < PING_ROUNDS; r++) {
 		if (!wait_for_completion_timeout(&m->turn, HANG_GUARD_TICKS))
 			return -1;
@@ -331,35 +315,24 @@ static int pass_the_token(void *arg)
 
 static void many_threads_ping_pong(struct kunit *test)
 {
-	unsigned int ncpu = num_online_cpus(), cpus[NR_CPUS], cpu, i = 0;
-	for_each_online_cpu(cpu)
-		cpus[i++] = cpu;
+	static struct ring_member ring[TEST_CREW_MAX];
+	static struct test_crew c;
+	unsigned int ncpu = num_online_cpus(), cpu, i;
 	unsigned int nr = ncpu * 2 < 4 ? 4 : ncpu * 2;
-	struct ring_member *ring = kzalloc(nr * sizeof(*ring), GFP_KERNEL);
-	struct task_struct **t = kzalloc(nr * sizeof(*t), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ring);
-	KUNIT_ASSERT_NOT_NULL(test, t);
 	unsigned long switches_before = 0;
 	for_each_online_cpu(cpu)
 		switches_before += nr_context_switches_cpu(cpu);
 	for (i = 0; i < nr; i++) {
+		ring[i] = (struct ring_member){ .next = &ring[(i + 1) % nr], .last = i == nr - 1 };
 		init_completion(&ring[i].turn);
-		ring[i].next = &ring[(i + 1) % nr];
-		ring[i].last = i == nr - 1;
 	}
-	for (i = 0; i < nr; i++) {
-		t[i] = kthread_run_on_cpu(pass_the_token, &ring[i], cpus[i % ncpu], "pingpong/%u");
-		if (!t[i])
-			break;
-	}
-	unsigned int created = i;
-	if (created == nr)
-		complete(&ring[0].turn);
-	else /* the threads made so far give up after their hang guard */
-		kunit_fail(test, false, __FILE__, __LINE__, "thread %u of %u not created", created, nr);
+	/* Spread round the CPUs; a thread that is not made fails the start,
+	 * and the ones made give up after their hang guard. */
+	test_crew_start(test, &c, pass_the_token, ring, nr, 0);
+	complete(&ring[0].turn);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 	int total = 0;
-	for (i = 0; i < created; i++) {
-		KUNIT_EXPECT_EQ(test, kthread_join(t[i]), 0);
+	for (i = 0; i < nr; i++) {
 		KUNIT_EXPECT_EQ(test, ring[i].passes, PING_ROUNDS);
 		total += ring[i].passes;
 	}
@@ -369,8 +342,6 @@ static void many_threads_ping_pong(struct kunit *test)
 		switches += nr_context_switches_cpu(cpu);
 	kunit_info(test, "%u threads on %u CPUs passed the token %d times (%lu context switches)", nr,
 		   ncpu, total, switches - switches_before);
-	kfree(ring);
-	kfree(t);
 }
 
 static int set_flag(void *arg)
@@ -586,7 +557,6 @@ struct migration_state {
 	wait_queue_head_t serve_wq, reply_wq[NR_CPUS + 1]; /* one per slot */
 	int request[NR_CPUS + 1];
 	int served[NR_CPUS + 1];
-	unsigned int pinger_cpu[NR_CPUS];
 	int pinger_wrong[NR_CPUS];
 	int nr_slots, total_served, expected_total;
 	unsigned int target;     /* the CPU the mover last moved it to */
@@ -646,28 +616,37 @@ static bool ask(struct migration_state *s, int k)
 				  HANG_GUARD_TICKS) != 0;
 }
 
-static struct migration_state *pinger_state;
-
-static int migration_pinger(void *arg)
+/* The pingers are a crew, worker k on the k-th online CPU. */
+static int migration_pinger(struct test_worker *w)
 {
-	int k = (int)(uintptr_t)arg;
-	struct migration_state *s = pinger_state;
+	int k = (int)w->id;
+	struct migration_state *s = w->crew->ctx;
 	for (int i = 0; i < MIGRATION_PINGS; i++) {
 		if (!ask(s, k))
 			return -1;
-		if (smp_processor_id() != s->pinger_cpu[k])
+		if (smp_processor_id() != w->cpu)
 			s->pinger_wrong[k]++;
 	}
 	return 0;
 }
 
+static struct task_struct *migration_worker_task;
+
+static void join_migration_worker(void *unused)
+{
+	(void)unused;
+	if (migration_worker_task)
+		kthread_join(migration_worker_task);
+	migration_worker_task = NULL;
+}
+
 static void migration_under_concurrent_wakeups(struct kunit *test)
 {
+	static struct migration_state state;
+	static struct test_crew c;
+	struct migration_state *s = &state;
 	unsigned int cpus[NR_CPUS], n = online_cpus(cpus), b = smp_processor_id();
-	struct migration_state *s = kzalloc(sizeof(*s), GFP_KERNEL);
-	struct task_struct **t = kzalloc((n + 1) * sizeof(*t), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_NOT_NULL(test, t);
+	memset(s, 0, sizeof(*s));
 	unsigned long kthreads_before = nr_kthreads();
 	init_waitqueue_head(&s->serve_wq);
 	for (unsigned int k = 0; k <= n; k++)
@@ -675,30 +654,17 @@ static void migration_under_concurrent_wakeups(struct kunit *test)
 	s->nr_slots = (int)n + 1;
 	s->expected_total = (int)(n * MIGRATION_PINGS + MOVE_ROUNDS * n);
 	s->target = NR_CPUS;
-	pinger_state = s;
-	/* Everything is made first: a failure then stops threads that never
-	 * ran (they exit at once). */
-	bool made = true;
-	t[n] = kthread_create_on_cpu(migration_worker, s, b, "mig-worker/%u");
-	made &= t[n] != NULL;
-	for (unsigned int k = 0; k < n; k++) {
-		s->pinger_cpu[k] = cpus[k];
-		t[k] = kthread_create_on_cpu(migration_pinger, (void *)(uintptr_t)k, cpus[k], "mig-ping/%u");
-		made &= t[k] != NULL;
-	}
-	if (!made) {
-		for (unsigned int k = 0; k <= n; k++)
-			if (t[k])
-				kthread_stop(t[k]);
-		kfree(t);
-		kfree(s);
-		kunit_fail(test, false, __FILE__, __LINE__, "could not make the threads");
-		return;
-	}
+	/* The worker (made stopped, so that its mask is widened before it
+	 * runs), then the pingers, whose requests wait for it. If a thread
+	 * is not made, the ones made give up after their hang guard. */
+	struct task_struct *t = kthread_create_on_cpu(migration_worker, s, b, "mig-worker/%u");
+	KUNIT_ASSERT_NOT_NULL(test, t);
 	struct cpumask all = cpu_possible_mask();
-	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t[n], &all), 0);
-	for (unsigned int k = 0; k <= n; k++)
-		wake_up_process(t[k]);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &all), 0);
+	wake_up_process(t);
+	migration_worker_task = t;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, join_migration_worker, NULL), 0);
+	test_crew_start(test, &c, migration_pinger, s, 0, 0);
 	/* The mover: the worker may be running, queued or asleep when it is
 	 * moved; its answer to the next request must come from the new CPU. */
 	int moves = 0, mover_hung = 0;
@@ -706,7 +672,7 @@ static void migration_under_concurrent_wakeups(struct kunit *test)
 		for (unsigned int i = 0; i < n; i++) {
 			unsigned int c = cpus[(i + (unsigned int)r) % n];
 			struct cpumask m = one_cpu(c);
-			KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t[n], &m), 0);
+			KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &m), 0);
 			__atomic_store_n(&s->target, c, __ATOMIC_RELEASE);
 			moves++;
 			if (!ask(s, (int)n)) {
@@ -715,13 +681,15 @@ static void migration_under_concurrent_wakeups(struct kunit *test)
 			}
 		}
 	}
-	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t[n], &all), 0);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(t, &all), 0);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 	for (unsigned int k = 0; k < n; k++) {
-		KUNIT_EXPECT_EQ(test, kthread_join(t[k]), 0);
 		KUNIT_EXPECT_EQ(test, s->served[k], MIGRATION_PINGS);
 		KUNIT_EXPECT_EQ(test, s->pinger_wrong[k], 0); /* bound threads stay put */
 	}
-	KUNIT_EXPECT_EQ(test, kthread_join(t[n]), 0);
+	migration_worker_task = NULL;
+	KUNIT_EXPECT_EQ(test, kthread_join(t), 0);
+	kunit_release_action(test, join_migration_worker, NULL);
 	KUNIT_EXPECT_EQ(test, mover_hung, 0);
 	KUNIT_EXPECT_EQ(test, s->hung, 0);
 	KUNIT_EXPECT_EQ(test, moves, (int)(MOVE_ROUNDS * n));
@@ -735,38 +703,18 @@ static void migration_under_concurrent_wakeups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nr_kthreads(), kthreads_before);
 	kunit_info(test, "%d requests served on %u CPUs, worker moved %d times (%lu migrations)",
 		   s->total_served, n, moves, s->migrations);
-	kfree(t);
-	kfree(s);
 }
 
-/* Spins (never a scheduling point) until told to stop: its CPU's load is
- * exactly itself plus what queues behind it. */
-struct spinner {
-	int started, stop;
-};
-
-static int spin_until_stopped(void *arg)
-{
-	struct spinner *sp = arg;
-	__atomic_store_n(&sp->started, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE))
-		cpu_relax();
-	return 0;
-}
-
-static struct spinner spinners[2];
-static struct task_struct *spinner_threads[2], *queued_thread;
+/* A thread queued behind a held CPU (test_hold_cpu: a thread that spins
+ * without a scheduling point, so the CPU's load is exactly it plus what
+ * queues behind it). Joined once the holds end: this action is
+ * registered before them, so it runs after their release. */
+static struct task_struct *queued_thread;
 static int queued_flag;
 
-static void stop_spinners(void *unused)
+static void join_queued(void *unused)
 {
 	(void)unused;
-	for (int i = 0; i < 2; i++) {
-		__atomic_store_n(&spinners[i].stop, 1, __ATOMIC_RELEASE);
-		if (spinner_threads[i])
-			kthread_join(spinner_threads[i]);
-		spinner_threads[i] = NULL;
-	}
 	if (queued_thread)
 		kthread_join(queued_thread);
 	queued_thread = NULL;
@@ -791,9 +739,8 @@ static void placement_picks_the_least_loaded_allowed_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fork_cpu(b, 1ull << b), b);
 	if (!n)
 		kunit_skip(test, "one CPU: nothing to choose from");
-	memset(spinners, 0, sizeof(spinners));
 	queued_flag = 0;
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, stop_spinners, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, join_queued, NULL), 0);
 	/* No RCU callbacks left to wake a CPU's rcuc thread meanwhile: the
 	 * loads below are then exactly what this case makes. */
 	rcu_barrier();
@@ -811,9 +758,7 @@ static void placement_picks_the_least_loaded_allowed_cpu(struct kunit *test)
 	/* Idle CPUs beat busy ones: this CPU runs us. */
 	KUNIT_EXPECT_EQ(test, cpu_load(b), 1u);
 	KUNIT_EXPECT_EQ(test, fork_cpu(b, (1ull << b) | (1ull << o1)), o1);
-	spinner_threads[0] = kthread_run_on_cpu(spin_until_stopped, &spinners[0], o1, "spin/%u");
-	KUNIT_ASSERT_NOT_NULL(test, spinner_threads[0]);
-	KUNIT_ASSERT_TRUE(test, wait_for_flag(&spinners[0].started));
+	test_hold_cpu(test, o1);
 	KUNIT_EXPECT_EQ(test, cpu_load(o1), 1u);
 	/* A tie (1 and 1): the parent's CPU, whichever it is. */
 	KUNIT_EXPECT_EQ(test, fork_cpu(b, (1ull << b) | (1ull << o1)), b);
@@ -828,9 +773,7 @@ static void placement_picks_the_least_loaded_allowed_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fork_cpu(b, 1ull << o1), o1);
 	if (n >= 2) {
 		unsigned int o2 = cpus[1];
-		spinner_threads[1] = kthread_run_on_cpu(spin_until_stopped, &spinners[1], o2, "spin/%u");
-		KUNIT_ASSERT_NOT_NULL(test, spinner_threads[1]);
-		KUNIT_ASSERT_TRUE(test, wait_for_flag(&spinners[1].started));
+		test_hold_cpu(test, o2);
 		KUNIT_EXPECT_EQ(test, cpu_load(o2), 1u);
 		/* Loads b 1, o1 2, o2 1. A tie without the parent's CPU in it:
 		 * the lowest number. */
@@ -840,8 +783,10 @@ static void placement_picks_the_least_loaded_allowed_cpu(struct kunit *test)
 		/* An idle CPU beats them all: the lowest idle one. */
 		if (n >= 3)
 			KUNIT_EXPECT_EQ(test, fork_cpu(b, online), cpus[2]);
+		test_release_cpu(test, o2);
 	}
-	stop_spinners(NULL);
+	test_release_cpu(test, o1);
+	kunit_release_action(test, join_queued, NULL);
 	KUNIT_EXPECT_EQ(test, __atomic_load_n(&queued_flag, __ATOMIC_ACQUIRE), 1);
 }
 

@@ -17,8 +17,22 @@ unsigned test_other_cpu(void)
 
 unsigned test_other_cpu_or_this(void)
 {
-	unsigned cpu = test_other_cpu();
-	return cpu == NR_CPUS ? smp_processor_id() : cpu;
+	return test_nth_other_cpu_or_this(0);
+}
+
+unsigned test_online_cpus(unsigned cpus[NR_CPUS], bool but_this)
+{
+	unsigned cpu, n = 0, me = smp_processor_id();
+	for_each_online_cpu(cpu)
+		if (!but_this || cpu != me)
+			cpus[n++] = cpu;
+	return n;
+}
+
+unsigned test_nth_other_cpu_or_this(unsigned i)
+{
+	unsigned cpus[NR_CPUS], n = test_online_cpus(cpus, true);
+	return n ? cpus[i % n] : smp_processor_id();
 }
 
 /* ---- a CPU held busy ---------------------------------------------------------- */
@@ -94,22 +108,44 @@ static bool crew_reap(struct test_crew *c)
 
 static void crew_action(void *ctx)
 {
+	test_crew_stop(ctx);
 	crew_reap(ctx);
+}
+
+void test_crew_barrier(struct test_worker *w)
+{
+	struct test_crew *c = w->crew;
+	unsigned long phase = __atomic_load_n(&c->phase, __ATOMIC_ACQUIRE);
+	test_crew_progress(w);
+	if (__atomic_add_fetch(&c->arrived, 1, __ATOMIC_ACQ_REL) == c->n) {
+		__atomic_store_n(&c->arrived, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->phase, phase + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) == phase && !test_crew_should_stop(w))
+		cond_resched();
 }
 
 void test_crew_start(struct kunit *test, struct test_crew *c, int (*fn)(struct test_worker *w),
 		     void *ctx, unsigned n, unsigned flags)
 {
-	unsigned cpus[NR_CPUS], ncpus = 0, cpu, me = smp_processor_id();
-	for_each_online_cpu(cpu)
-		if (!(flags & TEST_CREW_OTHER_CPUS) || cpu != me)
-			cpus[ncpus++] = cpu;
+	unsigned cpus[NR_CPUS];
+	unsigned ncpus = test_online_cpus(cpus, flags & (TEST_CREW_OTHER_CPUS | TEST_CREW_OTHER_CPUS_OR_THIS));
+	if (!ncpus && (flags & TEST_CREW_OTHER_CPUS_OR_THIS))
+		cpus[ncpus++] = smp_processor_id();
+	test_crew_start_on(test, c, fn, ctx, cpus, ncpus, n);
+}
+
+void test_crew_start_on(struct kunit *test, struct test_crew *c, int (*fn)(struct test_worker *w),
+			void *ctx, const unsigned *cpus, unsigned ncpus, unsigned n)
+{
 	if (!n)
 		n = ncpus;
 	KUNIT_ASSERT_GT(test, ncpus, 0);
-	KUNIT_ASSERT_LE(test, n, NR_CPUS);
+	KUNIT_ASSERT_LE(test, n, TEST_CREW_MAX);
 	c->n = 0;
 	c->ready = c->done = c->progress = c->errors = 0;
+	c->stop = c->arrived = c->phase = 0;
 	c->fn = fn;
 	c->ctx = ctx;
 	c->aborted = false;
@@ -129,10 +165,15 @@ void test_crew_start(struct kunit *test, struct test_crew *c, int (*fn)(struct t
 	KUNIT_ASSERT_FALSE(test, c->aborted);
 }
 
-unsigned long test_crew_finish(struct kunit *test, struct test_crew *c)
+void test_crew_wait(struct kunit *test, struct test_crew *c)
 {
 	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) == c->n,
 						&c->progress));
+}
+
+unsigned long test_crew_finish(struct kunit *test, struct test_crew *c)
+{
+	test_crew_wait(test, c);
 	kunit_release_action(test, crew_action, c);
 	return c->errors;
 }

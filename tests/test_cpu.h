@@ -22,6 +22,12 @@ unsigned test_other_cpu(void);
 /* The same, but this CPU when it is the only one (for work that may share
  * the case's CPU, since the case sleeps while it waits). */
 unsigned test_other_cpu_or_this(void);
+/* The i-th online CPU other than this one, counting round (so that any i
+ * names one); this CPU when it is the only one. */
+unsigned test_nth_other_cpu_or_this(unsigned i);
+/* Fills cpus with the online CPUs (all, or all but this one) in order;
+ * returns how many. */
+unsigned test_online_cpus(unsigned cpus[NR_CPUS], bool but_this);
 
 /* Occupies cpu with a kernel thread that spins until released, so that
  * nothing queued there runs meanwhile; returns once the thread spins. The
@@ -42,26 +48,40 @@ struct test_worker {
 	unsigned cpu;
 	struct task_struct *task;
 };
+#define TEST_CREW_MAX (2 * NR_CPUS)
 struct test_crew {
 	unsigned n;
-	struct test_worker w[NR_CPUS];
+	struct test_worker w[TEST_CREW_MAX];
 	volatile unsigned long ready, done, progress, errors;
+	volatile unsigned long stop;            /* test_crew_stop, or the case ended */
+	volatile unsigned long arrived, phase;  /* test_crew_barrier */
 	int (*fn)(struct test_worker *w);
 	void *ctx;   /* the case's, for fn */
 	bool aborted; /* a worker could not be made: the others skip fn */
 };
 
 /* test_crew_start's flags. */
-#define TEST_CREW_OTHER_CPUS 0x1 /* not on the case's CPU (none if it is the only one) */
+#define TEST_CREW_OTHER_CPUS 0x1 /* not on the case's CPU (ASSERTs that there is another) */
+#define TEST_CREW_OTHER_CPUS_OR_THIS 0x2 /* the same, but on this CPU when it is the only one */
 
 /* Starts a crew of n workers (0: one per chosen CPU) running fn with ctx,
  * on every online CPU (or every other one, TEST_CREW_OTHER_CPUS); ASSERTs
  * that each worker was made. */
 void test_crew_start(struct kunit *test, struct test_crew *c, int (*fn)(struct test_worker *w),
 		     void *ctx, unsigned n, unsigned flags);
-/* Waits for every worker (failing the case if they stop making progress
+/* The same on the CPUs the case names: worker i on cpus[i % ncpus] (a
+ * CPU may be named more than once). */
+void test_crew_start_on(struct kunit *test, struct test_crew *c, int (*fn)(struct test_worker *w),
+			void *ctx, const unsigned *cpus, unsigned ncpus, unsigned n);
+/* Waits for every worker to return from fn, failing the case (an
+ * expectation) if they stop making progress for KUNIT_HANG_GUARD_NS:
+ * for a case that must wake sleeping workers (a deferred action of its
+ * own) before they are reaped. */
+void test_crew_wait(struct kunit *test, struct test_crew *c);
+/* test_crew_wait, and then reaps them (failing the case if they stop making progress
  * for KUNIT_HANG_GUARD_NS), reaps them and returns how many reported an
- * error. */
+ * error. The cleanup does the same, after raising the stop
+ * flag, however the case ends. */
 unsigned long test_crew_finish(struct kunit *test, struct test_crew *c);
 /* Starts a crew and finishes it: fn on every online CPU (n workers, 0:
  * one per CPU); the number of workers that reported an error. */
@@ -71,6 +91,21 @@ static inline void test_crew_progress(struct test_worker *w)
 {
 	__atomic_add_fetch(&w->crew->progress, 1, __ATOMIC_RELAXED);
 }
+/* For workers that run until told: test_crew_stop tells them, and so does
+ * the crew's cleanup, before it waits for them, however the case ends. */
+static inline void test_crew_stop(struct test_crew *c)
+{
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+}
+static inline bool test_crew_should_stop(struct test_worker *w)
+{
+	return __atomic_load_n(&w->crew->stop, __ATOMIC_ACQUIRE);
+}
+/* Waits (cond_resched, so that a worker sharing a CPU with the case's
+ * task or another worker lets it run) until every worker of the crew has
+ * reached this call as often as this one has. Every worker must call it
+ * equally often, or the others wait until the crew is stopped. */
+void test_crew_barrier(struct test_worker *w);
 
 /* Sleeps a tick at a time until cond holds; false only after
  * KUNIT_HANG_GUARD_NS in which *progress (NULL: nothing) did not move. */

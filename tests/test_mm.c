@@ -17,20 +17,29 @@ struct test_mm {
 	struct kunit *test; /* NULL: the slot is free */
 	struct mm_struct *mm;
 	unsigned flags;
+	bool put; /* test_mm_put dropped the mm already */
 	struct kunit_resources before;
 	unsigned long tables_before, rwsem_bugs_before, spinlock_bugs_before;
 };
 
 static struct test_mm slots[TEST_MM_MAX];
 
+static void put_mm(struct test_mm *t)
+{
+	if (t->put)
+		return;
+	t->put = true;
+	if (t->flags & TEST_MM_CURRENT)
+		kthread_unuse_mm(t->mm);
+	KUNIT_EXPECT_EQ(t->test, pte_ref_verify(t->mm), 0);
+	mmput(t->mm);
+}
+
 static void test_mm_cleanup(void *ctx)
 {
 	struct test_mm *t = ctx;
 	struct kunit *test = t->test;
-	if (t->flags & TEST_MM_CURRENT)
-		kthread_unuse_mm(t->mm);
-	KUNIT_EXPECT_EQ(test, pte_ref_verify(t->mm), 0);
-	mmput(t->mm);
+	put_mm(t);
 	t->test = NULL;
 	if (t->flags & TEST_MM_NO_LEAK_CHECK)
 		return;
@@ -74,6 +83,17 @@ struct vm_area_struct *test_mm_map_anon(struct kunit *test, struct mm_struct *mm
 	return vma;
 }
 
+pte_t test_mm_pte(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	pte_t *pte = pmd ? pte_offset_map(pmd, addr) : NULL;
+	if (!pte)
+		return __pte(0);
+	pte_t v = ptep_get(pte);
+	pte_unmap(pte);
+	return v;
+}
+
 /* The mode to put back, and the case that changed it. */
 static enum pte_reclaim_mode mode_before;
 static struct kunit *mode_test;
@@ -101,11 +121,13 @@ int test_pte_reclaim_mode(struct kunit *test, enum pte_reclaim_mode mode)
 	return 0;
 }
 
+/* A live mm first: one made after another was put may have its address. */
 static struct test_mm *find(struct kunit *test, struct mm_struct *mm)
 {
-	for (unsigned i = 0; i < TEST_MM_MAX; i++)
-		if (slots[i].test == test && slots[i].mm == mm)
-			return &slots[i];
+	for (int put = 0; put < 2; put++)
+		for (unsigned i = 0; i < TEST_MM_MAX; i++)
+			if (slots[i].test == test && slots[i].mm == mm && slots[i].put == put)
+				return &slots[i];
 	return NULL;
 }
 
@@ -116,6 +138,13 @@ void test_mm_unuse(struct kunit *test, struct mm_struct *mm)
 		kthread_unuse_mm(mm);
 		t->flags &= ~TEST_MM_CURRENT;
 	}
+}
+
+void test_mm_put(struct kunit *test, struct mm_struct *mm)
+{
+	struct test_mm *t = find(test, mm);
+	if (t)
+		put_mm(t);
 }
 
 void test_mm_destroy(struct kunit *test, struct mm_struct *mm)

@@ -17,6 +17,7 @@
 #define TESTS_TEST_MM_H
 
 #include "tests/kunit.h"
+#include "mm/pgtable.h"
 #include "mm/pt_reclaim.h"
 
 struct mm_struct;
@@ -43,6 +44,15 @@ void test_mm_destroy(struct kunit *test, struct mm_struct *mm);
 /* mm (made with TEST_MM_CURRENT) stops being the current task's now,
  * before the rest of its cleanup. */
 void test_mm_unuse(struct kunit *test, struct mm_struct *mm);
+/* The case's reference to mm goes now (as the cleanup drops it, its
+ * tables' counts checked first), while what the leak snapshot counted is
+ * checked only at test_mm_destroy or when the case ends: for pages that
+ * outlive their mm (a reference taken by get_user_pages). */
+void test_mm_put(struct kunit *test, struct mm_struct *mm);
+
+/* The PTE of addr in mm, or none when no PTE table covers it (the caller
+ * holds the mmap_lock or is the mm's only user). */
+pte_t test_mm_pte(struct mm_struct *mm, unsigned long addr);
 
 /* Switches the pte_reclaim mode for the rest of the case (before its
  * first mm: the mode changes only while no user mm lives), and puts back

@@ -28,6 +28,7 @@
 #include "mm/slab.h"
 #include "mm/vmalloc.h"
 #include "tests/kunit.h"
+#include "tests/test_cpu.h"
 
 /* ---- before and after ------------------------------------------------- */
 
@@ -301,39 +302,33 @@ struct battery_arg {
 	int failures;
 };
 
-static int battery_thread(void *data)
+static int battery_thread(struct test_worker *w)
 {
-	struct battery_arg *a = data;
+	struct battery_arg *a = (struct battery_arg *)w->crew->ctx + w->id;
 	u64 seed = 0x9e3779b97f4a7c15ull + a->first;
-	for (unsigned int i = 0; i < a->per; i++)
+	for (unsigned int i = 0; i < a->per; i++) {
 		a->failures += battery[(a->first + i) % NR_BATTERY](&seed);
+		test_crew_progress(w);
+	}
 	return 0;
 }
 
 static void battery_on_every_cpu_at_once(struct kunit *test)
 {
 	static struct battery_arg args[NR_CPUS];
-	static struct task_struct *t[NR_CPUS];
-	unsigned int cpu, n = 0;
-	if (num_online_cpus() < 2)
+	static struct test_crew c;
+	unsigned int n = num_online_cpus();
+	if (n < 2)
 		kunit_skip(test, "one CPU online");
-	unsigned int per = (2 * NR_BATTERY + num_online_cpus() - 1) / num_online_cpus();
+	unsigned int per = (2 * NR_BATTERY + n - 1) / n;
 	per = per > NR_BATTERY ? NR_BATTERY : per;
 	struct vm_snapshot s;
 	snapshot_take(&s);
-	for_each_online_cpu(cpu) {
-		args[n] = (struct battery_arg){ .first = n * NR_BATTERY / num_online_cpus(),
-					     .per = per };
-		t[n] = kthread_create_on_cpu(battery_thread, &args[n], cpu, "vmalloc_test/%u");
-		KUNIT_ASSERT_NOT_NULL(test, t[n]);
-		n++;
-	}
 	for (unsigned int i = 0; i < n; i++)
-		wake_up_process(t[i]);
-	for (unsigned int i = 0; i < n; i++) {
-		kthread_join(t[i]);
+		args[i] = (struct battery_arg){ .first = i * NR_BATTERY / n, .per = per };
+	KUNIT_EXPECT_EQ(test, test_on_each_cpu(test, &c, battery_thread, args, 0), 0);
+	for (unsigned int i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, args[i].failures, 0);
-	}
 	kunit_info(test, "%u CPUs ran %u of the %u tests each, at once", n, per,
 		   (unsigned)NR_BATTERY);
 	snapshot_expect_back(test, &s);

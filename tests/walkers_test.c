@@ -14,6 +14,7 @@
  * pages come back. */
 #include "tests/kunit.h"
 #include "tests/test_mm.h"
+#include "tests/test_cpu.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
@@ -482,9 +483,9 @@ struct racer {
 /* On another CPU: write a few pages of each table, then give the whole
  * range back (under refcount both tables are freed then, under scan too:
  * the range covers them), RACE_ROUNDS times. */
-static int racer_fn(void *data)
+static int racer_fn(struct test_worker *w)
 {
-	struct racer *r = data;
+	struct racer *r = w->crew->ctx;
 	kthread_use_mm(r->mm);
 	for (unsigned long round = 0; round < RACE_ROUNDS; round++) {
 		for (unsigned long off = 0; off < RACE_SPAN; off += 64 * PAGE_SIZE) {
@@ -495,6 +496,7 @@ static int racer_fn(void *data)
 		if (do_madvise(r->mm, BASE, RACE_SPAN, MADV_DONTNEED))
 			__atomic_add_fetch(&r->errors, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->round, round + 1, __ATOMIC_RELEASE);
+		test_crew_progress(w);
 	}
 	kthread_unuse_mm(r->mm);
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
@@ -512,6 +514,7 @@ static void walkers_race_faults_and_dontneed(struct kunit *test)
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
 	static struct racer r;
+	static struct test_crew c;
 	memset((void *)&r, 0, sizeof(r));
 	r.mm = test_mm_create(test, TEST_MM_CURRENT);
 	unsigned long flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
@@ -526,12 +529,7 @@ static void walkers_race_faults_and_dontneed(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, vec);
 	KUNIT_ASSERT_NOT_NULL(test, pme);
 
-	struct task_struct *t = NULL;
-	unsigned cpu;
-	for_each_online_cpu(cpu)
-		if (cpu != smp_processor_id() && !t)
-			t = kthread_run_on_cpu(racer_fn, (void *)&r, cpu, "walkrace/%u");
-	KUNIT_ASSERT_NOT_NULL(test, t);
+	test_crew_start(test, &c, racer_fn, (void *)&r, 1, TEST_CREW_OTHER_CPUS);
 	unsigned long reads = 0, bad_mincore = 0, bad_pagemap = 0, bad_rss = 0, errors = 0;
 	while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE)) {
 		if (ksys_mincore(BASE, RACE_SPAN, (unsigned char *)VEC) ||
@@ -558,7 +556,7 @@ static void walkers_race_faults_and_dontneed(struct kunit *test)
 		reads++;
 		cond_resched();
 	}
-	kthread_join(t);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 	kunit_info(test, "%lu rounds of the racer, %lu reads of each file beside them\n",
 		   (unsigned long)r.round, reads);
 	KUNIT_EXPECT_EQ(test, r.round, RACE_ROUNDS);
