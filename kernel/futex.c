@@ -652,7 +652,7 @@ static bool futex_cmd_has_timeout(int cmd)
  * absolute already. Saturates at KTIME_MAX as ktime_add_safe. */
 static int futex_init_timeout(int cmd, const struct __kernel_timespec *ts, u64 *t)
 {
-	if (ts->tv_sec < 0 || (unsigned long long)ts->tv_nsec >= NSEC_PER_SEC)
+	if (!timespec64_valid(ts))
 		return -EINVAL;
 	u64 sec = (u64)ts->tv_sec;
 	*t = sec >= KTIME_MAX / NSEC_PER_SEC ? KTIME_MAX : sec * NSEC_PER_SEC + (u64)ts->tv_nsec;

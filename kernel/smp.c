@@ -14,6 +14,7 @@
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/traps.h"
+#include "lib/getorder.h"
 #include "lib/list.h"
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
@@ -62,9 +63,7 @@ void cpu_free_pages(void *addr, unsigned order)
 unsigned long setup_per_cpu_area(unsigned cpu, int nid)
 {
 	size_t size = (size_t)(__per_cpu_end - __per_cpu_start);
-	unsigned order = 0;
-	while ((PAGE_SIZE << order) < size)
-		order++;
+	unsigned order = get_order(size);
 	if (size > sizeof(per_cpu_pristine))
 		panic("smp: the per-CPU template is %zu bytes, more than the %zu kept for the APs",
 		      size, sizeof(per_cpu_pristine));

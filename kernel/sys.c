@@ -151,20 +151,31 @@ static int sleep_ns(u64 ns)
 	return 0;
 }
 
+/* The sleep a request from user space asks for, in ns (saturating):
+ * -EFAULT if it cannot be read, -EINVAL if it is no timespec. */
+static int get_sleep_timespec(const struct __kernel_timespec __user *rqtp, u64 *ns)
+{
+	struct __kernel_timespec t;
+	if (copy_from_user(&t, rqtp, sizeof(t)))
+		return -EFAULT;
+	if (!timespec64_valid(&t))
+		return -EINVAL;
+	u64 sec = (u64)t.tv_sec;
+	*ns = sec > ~0ull / NSEC_PER_SEC - 1 ? ~0ull : sec * NSEC_PER_SEC + (u64)t.tv_nsec;
+	return 0;
+}
+
 /* rmtp is written only when a handled signal interrupts the sleep, which
  * cannot happen here (the only signal is a group exit, which ends the
  * thread on its way out), so it is never touched. */
 SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec __user *, rqtp,
 		struct __kernel_timespec __user *, rmtp)
 {
-	struct __kernel_timespec t;
+	u64 ns;
 	(void)rmtp;
-	if (copy_from_user(&t, rqtp, sizeof(t)))
-		return -EFAULT;
-	if (t.tv_sec < 0 || t.tv_nsec < 0 || t.tv_nsec >= NSEC_PER_SEC)
-		return -EINVAL;
-	u64 sec = (u64)t.tv_sec;
-	u64 ns = sec > ~0ull / NSEC_PER_SEC - 1 ? ~0ull : sec * NSEC_PER_SEC + (u64)t.tv_nsec;
+	int err = get_sleep_timespec(rqtp, &ns);
+	if (err)
+		return err;
 	return sleep_ns(ns);
 }
 
@@ -181,8 +192,7 @@ SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec __user *, rqtp,
 SYSCALL_DEFINE4(clock_nanosleep, clockid_t, which_clock, int, flags,
 		const struct __kernel_timespec __user *, rqtp, struct __kernel_timespec __user *, rmtp)
 {
-	struct __kernel_timespec t;
-	u64 now = 0;
+	u64 ns, now = 0;
 	(void)rmtp;
 	switch (which_clock) {
 	case CLOCK_REALTIME:
@@ -197,12 +207,9 @@ SYSCALL_DEFINE4(clock_nanosleep, clockid_t, which_clock, int, flags,
 	default:
 		return -EINVAL;
 	}
-	if (copy_from_user(&t, rqtp, sizeof(t)))
-		return -EFAULT;
-	if (t.tv_sec < 0 || t.tv_nsec < 0 || t.tv_nsec >= NSEC_PER_SEC)
-		return -EINVAL;
-	u64 sec = (u64)t.tv_sec;
-	u64 ns = sec > ~0ull / NSEC_PER_SEC - 1 ? ~0ull : sec * NSEC_PER_SEC + (u64)t.tv_nsec;
+	int err = get_sleep_timespec(rqtp, &ns);
+	if (err)
+		return err;
 	if (flags & TIMER_ABSTIME) {
 		clock_read_ns(which_clock, &now);
 		ns = ns > now ? ns - now : 0;

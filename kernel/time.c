@@ -10,6 +10,7 @@
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
+#include "kernel/unistd.h"
 
 volatile u64 jiffies;
 static u64 tsc_at_boot, ns_mult; /* ns = cycles * ns_mult >> 32 */
@@ -30,6 +31,12 @@ u64 ktime_get_real_ns(void)
 }
 
 u64 ktime_get_real_offset_ns(void) { return real_at_boot_ns; }
+
+bool timespec64_valid(const struct __kernel_timespec *ts)
+{
+	/* Dates before 1970 are bogus; no more nanoseconds than a second. */
+	return ts->tv_sec >= 0 && (unsigned long long)ts->tv_nsec < NSEC_PER_SEC;
+}
 
 void ndelay_spin(u64 ns)
 {

@@ -14,6 +14,11 @@
 #define USER_HZ 100
 static inline u64 nsec_to_clock_t(u64 ns) { return ns / (NSEC_PER_SEC / USER_HZ); }
 
+struct __kernel_timespec;
+/* Whether a timespec from user space is one (Linux's timespec64_valid):
+ * tv_sec >= 0, tv_nsec in [0, NSEC_PER_SEC). Callers answer -EINVAL. */
+bool timespec64_valid(const struct __kernel_timespec *ts);
+
 /* Nanoseconds since boot (TSC scaled by its PIT-calibrated frequency). */
 u64 ktime_get_ns(void);
 /* CLOCK_REALTIME in ns since the epoch: the monotonic clock plus the

@@ -1,6 +1,6 @@
 /* MAP_HUGETLB mappings (mm/hugetlb_vma.h has the rules): the mmap side
  * (Linux's ksys_mmap_pgoff hugetlb branch, hugetlb_get_unmapped_area,
- * hugetlb_reserve_pages), the reservation map (resv_map, private
+ * hugetlb_reserve_pages, hugetlbfs_file_mmap), the reservation map (resv_map, private
  * mappings), the fault (hugetlb_fault, hugetlb_no_page), the zap
  * (__unmap_hugepage_range), mprotect (hugetlb_change_protection), the
  * walk (walk_hugetlb_range) and get_user_pages (follow_hugetlb_page).
@@ -23,6 +23,7 @@
 #include "mm/pgtable.h"
 #include "mm/slab.h"
 #include "mm/util.h"
+#include "mm/vma.h"
 
 /* Linux's struct resv_map for a private mapping, reduced to what a private
  * mapping needs: which of its huge pages still hold the reservation mmap
@@ -179,6 +180,65 @@ void hugetlb_unreserve_pages(struct resv_map *resv)
 	if (resv->reserved)
 		hugetlb_acct_memory(resv->h, -(long)resv->nr);
 	resv_map_put(resv);
+}
+
+/* Linux's hugetlb_get_unmapped_area (generic_hugetlb_get_unmapped_area
+ * with its align_mask): a hint aligned already (hugetlb_mmap_prepare) is
+ * taken if it fits; else the search pads the length by a page size less
+ * 4 KiB and takes the highest (top-down) or lowest (bottom-up) aligned
+ * start inside what it found. A fixed address was checked for alignment. */
+unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+					       unsigned long flags, unsigned long sz)
+{
+	if (flags & MAP_FIXED)
+		return get_unmapped_area(mm, addr, len, flags);
+	if (len > TASK_SIZE)
+		return -ENOMEM;
+	if (hint_fits(mm, addr, len, TASK_SIZE))
+		return get_unmapped_area(mm, addr, len, flags | MAP_FIXED);
+	unsigned long padded = len + sz - PAGE_SIZE;
+	if (padded < len || padded > TASK_SIZE)
+		return -ENOMEM;
+	unsigned long a = unmapped_area_topdown(mm, padded, PAGE_SIZE, mm->mmap_base);
+	if (!IS_ERR_VALUE(a)) {
+		a = ALIGN_DOWN(a + sz - PAGE_SIZE, sz);
+	} else {
+		a = unmapped_area(mm, padded, TASK_UNMAPPED_BASE, TASK_SIZE);
+		if (IS_ERR_VALUE(a))
+			return a;
+		a = ALIGN_UP(a, sz);
+	}
+	return get_unmapped_area(mm, a, len, flags | MAP_FIXED);
+}
+
+/* Linux's hugetlbfs_file_mmap, with the part of mmap_region it needs:
+ * the reservations, before the VMA; the mapping a MAP_FIXED replaces goes
+ * first (Linux closes it before call_mmap), so its reservations can serve
+ * the new one. */
+unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
+				  unsigned long len, unsigned long vm_flags, unsigned long flags,
+				  bool *populate)
+{
+	int err;
+	vm_flags |= VM_HUGETLB;
+	if ((flags & MAP_FIXED) && (err = munmap_range(mm, addr, addr + len)))
+		return (unsigned long)err;
+	struct resv_map *resv = hugetlb_reserve_pages(h, addr, len, vm_flags, &err);
+	if (!resv)
+		return (unsigned long)err;
+	addr = mmap_region(mm, addr, len, vm_flags, false);
+	if (IS_ERR_VALUE(addr)) {
+		hugetlb_unreserve_pages(resv);
+		return addr;
+	}
+	/* mmap_region: a hugetlb VMA is never VM_LOCKED (mlock_fixup
+	 * skips it too), though MAP_LOCKED still populates it. */
+	struct vm_area_struct *vma = find_vma(mm, addr);
+	vma->vm_resv_map = resv; /* a hugetlb VMA never merges */
+	vma_set_flags(vma, vma->vm_flags & ~VM_LOCKED_MASK);
+	if ((flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE || (vm_flags & VM_LOCKED))
+		*populate = true;
+	return addr;
 }
 
 /* --- page tables ------------------------------------------------------------ */

@@ -52,6 +52,18 @@ struct resv_map *hugetlb_reserve_pages(struct hstate *h, unsigned long addr, uns
 				       unsigned long vm_flags, int *err);
 /* Undoes hugetlb_reserve_pages for a mapping that did not happen. */
 void hugetlb_unreserve_pages(struct resv_map *resv);
+/* Where a mapping of len bytes of huge pages of size sz goes (mmap, after
+ * hugetlb_mmap_prepare): the address or a negative errno. */
+unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+					unsigned long flags, unsigned long sz);
+/* mmap's part from the VMA on for a MAP_HUGETLB mapping at addr (from
+ * hugetlb_get_unmapped_area; vm_flags as do_mmap made them): reserves, maps
+ * (VM_HUGETLB, never VM_LOCKED) and sets *populate for MAP_POPULATE or
+ * MAP_LOCKED. The address or a negative errno; nothing changed on error
+ * but what a MAP_FIXED unmapped. mmap_lock held for writing. */
+unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
+				  unsigned long len, unsigned long vm_flags, unsigned long flags,
+				  bool *populate);
 /* A split VMA's new piece shares the map (Linux's hugetlb_vm_op_open). */
 void resv_map_get(struct resv_map *resv);
 /* A VMA going away (mm/vma.c's vm_area_free). */

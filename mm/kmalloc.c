@@ -12,6 +12,7 @@
  * kmem_cache_alloc'ed objects, as in Linux) or the start of a large kmalloc
  * (PG_large_kmalloc). Anything else is reported and ignored, never freed. */
 #include "kernel/printk.h"
+#include "lib/getorder.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -28,14 +29,6 @@ static struct kmem_cache *kmalloc_slab(size_t size)
 		if (size <= kmalloc_sizes[i])
 			return &kmalloc_caches[i];
 	return NULL;
-}
-
-static unsigned int get_order(size_t size)
-{
-	unsigned int order = 0;
-	while ((PAGE_SIZE << order) < size)
-		order++;
-	return order;
 }
 
 static void *kmalloc_large_node(size_t size, gfp_t gfp, int nid)

@@ -28,8 +28,8 @@
 /* The lowest address a where [a, a + length) is free and inside
  * [low_limit, high_limit), or -ENOMEM. The tree walk goes left first and
  * enters a subtree only if its largest gap could hold length. */
-static unsigned long unmapped_area(struct mm_struct *mm, unsigned long length,
-				   unsigned long low_limit, unsigned long high_limit)
+unsigned long unmapped_area(struct mm_struct *mm, unsigned long length, unsigned long low_limit,
+			    unsigned long high_limit)
 {
 	if (low_limit < mmap_min_addr)
 		low_limit = mmap_min_addr;
@@ -82,8 +82,8 @@ found:
 }
 
 /* The highest such address (the walk goes right first). */
-static unsigned long unmapped_area_topdown(struct mm_struct *mm, unsigned long length,
-					   unsigned long low_limit, unsigned long high_limit)
+unsigned long unmapped_area_topdown(struct mm_struct *mm, unsigned long length, unsigned long low_limit,
+				    unsigned long high_limit)
 {
 	if (low_limit < mmap_min_addr)
 		low_limit = mmap_min_addr;
@@ -130,7 +130,7 @@ check_current:
 }
 
 /* A hint is taken if [addr, addr + len) is free and below limit. */
-static bool hint_fits(struct mm_struct *mm, unsigned long addr, unsigned long len, unsigned long limit)
+bool hint_fits(struct mm_struct *mm, unsigned long addr, unsigned long len, unsigned long limit)
 {
 	if (!addr || limit - len < addr)
 		return false;
@@ -204,35 +204,6 @@ unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsign
 	return addr;
 }
 
-/* Linux's hugetlb_get_unmapped_area (generic_hugetlb_get_unmapped_area
- * with its align_mask): a hint aligned already (hugetlb_mmap_prepare) is
- * taken if it fits; else the search pads the length by a page size less
- * 4 KiB and takes the highest (top-down) or lowest (bottom-up) aligned
- * start inside what it found. A fixed address was checked for alignment. */
-static unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
-					       unsigned long flags, unsigned long sz)
-{
-	if (flags & MAP_FIXED)
-		return get_unmapped_area(mm, addr, len, flags);
-	if (len > TASK_SIZE)
-		return -ENOMEM;
-	if (hint_fits(mm, addr, len, TASK_SIZE))
-		return get_unmapped_area(mm, addr, len, flags | MAP_FIXED);
-	unsigned long padded = len + sz - PAGE_SIZE;
-	if (padded < len || padded > TASK_SIZE)
-		return -ENOMEM;
-	unsigned long a = unmapped_area_topdown(mm, padded, PAGE_SIZE, mm->mmap_base);
-	if (!IS_ERR_VALUE(a)) {
-		a = ALIGN_DOWN(a + sz - PAGE_SIZE, sz);
-	} else {
-		a = unmapped_area(mm, padded, TASK_UNMAPPED_BASE, TASK_SIZE);
-		if (IS_ERR_VALUE(a))
-			return a;
-		a = ALIGN_UP(a, sz);
-	}
-	return get_unmapped_area(mm, a, len, flags | MAP_FIXED);
-}
-
 /* ---- munmap ---------------------------------------------------------------- */
 
 /* Linux's do_vmi_munmap: the range is checked before anything is
@@ -279,8 +250,8 @@ static unsigned long accounted_pages(struct mm_struct *mm, unsigned long start, 
 	return n;
 }
 
-static unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned long len,
-				 unsigned long vm_flags, bool brk)
+unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned long len,
+			  unsigned long vm_flags, bool brk)
 {
 	mmap_assert_write_locked(mm);
 	unsigned long end = addr + len;
@@ -441,31 +412,8 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	 * (its pool reserves). */
 	if (!h && (vm_flags & (VM_WRITE | VM_NORESERVE)) == VM_WRITE)
 		vm_flags |= VM_ACCOUNT;
-	if (h) {
-		/* hugetlbfs_file_mmap: the reservations, before the VMA; the
-		 * mapping a MAP_FIXED replaces goes first (Linux closes it
-		 * before call_mmap), so its reservations can serve the new one. */
-		int err;
-		vm_flags |= VM_HUGETLB;
-		if ((flags & MAP_FIXED) && (err = munmap_range(mm, addr, addr + len)))
-			return (unsigned long)err;
-		struct resv_map *resv = hugetlb_reserve_pages(h, addr, len, vm_flags, &err);
-		if (!resv)
-			return (unsigned long)err;
-		addr = mmap_region(mm, addr, len, vm_flags, false);
-		if (IS_ERR_VALUE(addr)) {
-			hugetlb_unreserve_pages(resv);
-			return addr;
-		}
-		/* mmap_region: a hugetlb VMA is never VM_LOCKED (mlock_fixup
-		 * skips it too), though MAP_LOCKED still populates it. */
-		struct vm_area_struct *vma = find_vma(mm, addr);
-		vma->vm_resv_map = resv; /* a hugetlb VMA never merges */
-		vma_set_flags(vma, vma->vm_flags & ~VM_LOCKED_MASK);
-		if ((flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE || (vm_flags & VM_LOCKED))
-			*populate = true;
-		return addr;
-	}
+	if (h)
+		return hugetlbfs_file_mmap(mm, h, addr, len, vm_flags, flags, populate);
 
 	addr = mmap_region(mm, addr, len, vm_flags, false);
 	if (!IS_ERR_VALUE(addr) &&

@@ -1,5 +1,6 @@
 /* The VMA tree's internals (mm/vma.c), for mm/mmap.c, mm/mprotect.c,
- * mm/madvise.c and mm/mremap.c; everyone else uses mm/mmap.h. */
+ * mm/madvise.c and mm/mremap.c, and mm/mmap.c's gap search and mapping for
+ * mm/hugetlb_vma.c; everyone else uses mm/mmap.h. */
 #ifndef MM_VMA_H
 #define MM_VMA_H
 
@@ -89,5 +90,20 @@ struct vm_area_struct *vma_modify_policy(struct mm_struct *mm, struct vm_area_st
  * the surviving neighbours), then frees the VMAs. 0 when nothing was
  * mapped; -ENOMEM (nothing changed) when a split cannot be made. */
 int munmap_range(struct mm_struct *mm, unsigned long start, unsigned long end);
+
+/* For hugetlb_vma.c's hugetlb_get_unmapped_area and hugetlbfs_file_mmap
+ * (mm/mmap.c's own gap search and mapping):
+ * the lowest (unmapped_area) or highest (unmapped_area_topdown) a where
+ * [a, a + length) is free and inside [low_limit, high_limit), or -ENOMEM; */
+unsigned long unmapped_area(struct mm_struct *mm, unsigned long length, unsigned long low_limit,
+			    unsigned long high_limit);
+unsigned long unmapped_area_topdown(struct mm_struct *mm, unsigned long length, unsigned long low_limit,
+				    unsigned long high_limit);
+/* whether the hint [addr, addr + len) is free and below limit; */
+bool hint_fits(struct mm_struct *mm, unsigned long addr, unsigned long len, unsigned long limit);
+/* and a new VMA [addr, addr + len) with vm_flags, replacing what is there,
+ * charged to the commit count if VM_ACCOUNT: addr or a negative errno. */
+unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned long len,
+			  unsigned long vm_flags, bool brk);
 
 #endif

@@ -42,6 +42,7 @@
 #include "kernel/sched_mm.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
+#include "lib/log2.h"
 #include "lib/string.h"
 #include "mm/kernel_map.h"
 #include "mm/page.h"
@@ -856,14 +857,6 @@ static void vmap_block_queues_init(void)
 	spin_unlock_irqrestore(&vmap_blocks_lock, flags);
 }
 
-static unsigned int slice_order(unsigned int count)
-{
-	unsigned int order = 0;
-	while ((1u << order) < count)
-		order++;
-	return order;
-}
-
 /* A new block for this CPU with its first slice taken (Linux's
  * new_vmap_block). */
 static void *new_vmap_block(unsigned int order, int node, gfp_t gfp)
@@ -917,7 +910,7 @@ static void free_vmap_block(struct vmap_block *vb)
 /* Linux's vb_alloc: a slice of one of this CPU's blocks, or of a new one. */
 static void *vb_alloc(unsigned int count, int node, gfp_t gfp)
 {
-	unsigned int order = slice_order(count);
+	unsigned int order = order_base_2(count);
 	unsigned long flags;
 	void *addr = NULL;
 	vmap_block_queues_init();
@@ -949,7 +942,7 @@ static void *vb_alloc(unsigned int count, int node, gfp_t gfp)
 static bool vb_free(const void *addr, unsigned int count)
 {
 	unsigned long a = (unsigned long)addr, flags;
-	unsigned int order = slice_order(count);
+	unsigned int order = order_base_2(count);
 	spin_lock_irqsave(&vmap_area_lock, flags);
 	struct vmap_area *va = vmap_ready ? busy_find_locked(a) : NULL;
 	struct vmap_block *vb = va && (va->flags & VMAP_BLOCK) ? va->vb : NULL;

@@ -736,6 +736,114 @@ static void srat_other_node_overlap_first_wins(struct kunit *test)
 	expect_consistent(test);
 }
 
+/* The subtable walk itself: each type to its handler in table order, other
+ * types skipped, a maximum, and a subtable length that is too short or
+ * runs past the table's end stopping the walk before it reads there. */
+struct seen_entries {
+	u8 types[16];
+	unsigned n;
+};
+
+static int record_entry(const struct acpi_subtable_header *header, void *arg, const unsigned long end)
+{
+	struct seen_entries *seen = arg;
+	if ((unsigned long)header + header->length > end || seen->n == ARRAY_SIZE(seen->types))
+		return -EINVAL;
+	seen->types[seen->n++] = header->type;
+	return 0;
+}
+
+static int refuse_entry(const struct acpi_subtable_header *header, void *arg, const unsigned long end)
+{
+	(void)header, (void)arg, (void)end;
+	return 1;
+}
+
+static void parse_entries_array(struct kunit *test)
+{
+	static struct seen_entries seen;
+	struct acpi_subtable_proc proc[] = {
+		{ .id = ACPI_MADT_LOCAL_APIC, .handler = record_entry, .arg = &seen },
+		{ .id = ACPI_MADT_IO_APIC, .handler = record_entry, .arg = &seen },
+	};
+	struct acpi_madt_io_apic io = { { ACPI_MADT_IO_APIC, sizeof(io) }, 1, 0, 0xfec00000, 0 };
+	struct acpi_madt_local_x2apic x2 = { { ACPI_MADT_LOCAL_X2APIC, sizeof(x2) }, 0, 7, 1, 7 };
+	madt_lapic(2, 2, ACPI_MADT_ENABLED);
+	table_add(&madt_buf, &io, sizeof(io));
+	table_add(&madt_buf, &x2, sizeof(x2));
+	const struct acpi_table_header *h = table_end(&madt_buf);
+	struct printk_capture cap;
+
+	memset(&seen, 0, sizeof(seen));
+	KUNIT_EXPECT_EQ(test, acpi_parse_entries_array("MADT", sizeof(struct acpi_table_madt), h, proc,
+						       ARRAY_SIZE(proc), 0), 4);
+	KUNIT_EXPECT_EQ(test, seen.n, 4);
+	KUNIT_EXPECT_EQ(test, seen.types[2], ACPI_MADT_LOCAL_APIC);
+	KUNIT_EXPECT_EQ(test, seen.types[3], ACPI_MADT_IO_APIC);
+	KUNIT_EXPECT_EQ(test, proc[0].count, 3);
+	KUNIT_EXPECT_EQ(test, proc[1].count, 1);
+
+	/* The first two handled, all four counted. */
+	memset(&seen, 0, sizeof(seen));
+	printk_capture_begin(&cap, log, sizeof(log));
+	int ret = acpi_parse_entries_array("MADT", sizeof(struct acpi_table_madt), h, proc,
+					   ARRAY_SIZE(proc), 2);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, ret, 4);
+	KUNIT_EXPECT_EQ(test, seen.n, 2);
+	EXPECT_LOG(test, "MADT ignored 2 entries of 4 found");
+
+	/* A handler's error ends the walk. */
+	proc[1].handler = refuse_entry;
+	KUNIT_EXPECT_EQ(test, acpi_parse_entries_array("MADT", sizeof(struct acpi_table_madt), h, proc,
+						       ARRAY_SIZE(proc), 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, proc[1].count, 0);
+	proc[1].handler = record_entry;
+
+	/* The last subtable one byte longer than the table holds, then one
+	 * shorter than a subtable header: what came before is handled, the
+	 * rest is not read. */
+	static const u8 lengths[] = { sizeof(x2) + 1, 1, 0 };
+	for (unsigned i = 0; i < ARRAY_SIZE(lengths); i++) {
+		((struct acpi_subtable_header *)(madt_buf.data + madt_buf.len - sizeof(x2)))->length =
+			lengths[i];
+		h = table_end(&madt_buf);
+		memset(&seen, 0, sizeof(seen));
+		printk_capture_begin(&cap, log, sizeof(log));
+		ret = acpi_parse_entries_array("MADT", sizeof(struct acpi_table_madt), h, proc,
+					       ARRAY_SIZE(proc), 0);
+		printk_capture_end(&cap);
+		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+		KUNIT_EXPECT_EQ(test, seen.n, 4);
+		char want[64];
+		snprintf(want, sizeof(want), "MADT entry type %u has bad length %u; rest ignored",
+			 ACPI_MADT_LOCAL_X2APIC, lengths[i]);
+		EXPECT_LOG(test, want);
+	}
+}
+
+/* A bad subtable length in the MADT or the SRAT: the entries before it are
+ * taken, the warning names the table, the topology counts it. */
+static void bad_subtable_length_ends_the_table(struct kunit *test)
+{
+	madt_lapic(2, 2, ACPI_MADT_ENABLED);
+	madt_buf.data[madt_buf.len - sizeof(struct acpi_madt_local_apic) + 1] = 0xff;
+	madt_lapic(3, 3, ACPI_MADT_ENABLED);
+	srat_mem(0, 0, GiB(2), ACPI_SRAT_MEM_ENABLED);
+	srat_mem(1, GiB(4), GiB(2), ACPI_SRAT_MEM_ENABLED);
+	srat_buf.data[srat_buf.len - sizeof(struct acpi_srat_mem_affinity) + 1] = 0;
+	add_table(table_end(&madt_buf));
+	add_table(table_end(&srat_buf));
+	run_numa_init();
+	EXPECT_LOG(test, "ACPI: MADT entry type 0 has bad length 255; rest ignored");
+	EXPECT_LOG(test, "SRAT: entry type 1 has bad length 0; rest ignored");
+	KUNIT_EXPECT_EQ(test, topo.nr_cpus, 2);
+	KUNIT_EXPECT_GE(test, topo.warnings, 2);
+	/* Node 1's range was not read: its RAM is uncovered, so one node. */
+	KUNIT_EXPECT_FALSE(test, topo.have_srat);
+	expect_consistent(test);
+}
+
 static struct kunit_case acpi_cases[] = {
 	KUNIT_CASE(two_nodes_from_srat_and_slit),
 	KUNIT_CASE(no_srat_gives_one_node),
@@ -760,6 +868,8 @@ static struct kunit_case acpi_cases[] = {
 	KUNIT_CASE(srat_same_node_overlap_is_merged),
 	KUNIT_CASE(srat_double_count_does_not_hide_uncovered_ram),
 	KUNIT_CASE(srat_other_node_overlap_first_wins),
+	KUNIT_CASE(parse_entries_array),
+	KUNIT_CASE(bad_subtable_length_ends_the_table),
 	{}
 };
 static struct kunit_suite acpi_suite = {

@@ -13,6 +13,7 @@
 #ifndef ARCH_X86_64_FUTEX_H
 #define ARCH_X86_64_FUTEX_H
 
+#include "arch/x86_64/asm.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/futex.h" /* FUTEX_OP_* */
 #include "kernel/types.h"
@@ -24,10 +25,7 @@
 	"3:	movl %[efault], %[" #ret "]\n"                                     \
 	"	jmp 2b\n"                                                           \
 	".popsection\n"                                                            \
-	".pushsection __ex_table, \"a\"\n"                                         \
-	"	.balign 8\n"                                                        \
-	"	.quad 1b, 3b\n"                                                     \
-	".popsection"
+	_ASM_EXTABLE(1b, 3b)
 
 /* *uval = the value found; it was replaced by newval if it was oldval.
  * 0 or -EFAULT (Linux's futex_atomic_cmpxchg_inatomic). */

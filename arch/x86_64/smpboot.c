@@ -33,6 +33,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
+#include "lib/getorder.h"
 #include "lib/string.h"
 #include "kernel/time.h"
 #include "kernel/topology.h"
@@ -136,9 +137,7 @@ static bool start_one(unsigned cpu)
 	void *stack = __vmalloc_node_range(PAGE_SIZE << AP_STACK_ORDER, PAGE_SIZE << AP_STACK_ORDER, VMALLOC_START,
 					   VMALLOC_END, GFP_KERNEL, PAGE_KERNEL_VMALLOC, VM_STACK, nid,
 					   __builtin_return_address(0));
-	unsigned tables_order = 0;
-	while ((PAGE_SIZE << tables_order) < sizeof(struct cpu_tables))
-		tables_order++;
+	unsigned tables_order = get_order(sizeof(struct cpu_tables));
 	struct cpu_tables *tables = cpu_alloc_pages(cpu, tables_order); /* zeroed */
 	if (!stack || !tables || ist_stacks_alloc(tables, nid) || !setup_per_cpu_area(cpu, nid)) {
 		pr_err("smp: no memory to start CPU %u\n", cpu);

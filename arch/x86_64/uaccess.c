@@ -1,6 +1,7 @@
 /* User-memory copies (see uaccess.h): rep movsb/stosb listed in the
  * exception table; a fault the page-fault handler cannot resolve resumes at
  * the fixup with rcx holding the bytes left. */
+#include "arch/x86_64/asm.h"
 #include "arch/x86_64/uaccess.h"
 
 bool smap_enabled;
@@ -10,10 +11,7 @@ static unsigned long copy_user_bytes(void *to, const void *from, unsigned long n
 	stac();
 	__asm__ volatile("1:	rep movsb\n"
 			 "2:\n"
-			 ".pushsection __ex_table, \"a\"\n"
-			 "	.balign 8\n"
-			 "	.quad 1b, 2b\n"
-			 ".popsection"
+			 _ASM_EXTABLE(1b, 2b)
 			 : "+D"(to), "+S"(from), "+c"(n)
 			 :
 			 : "memory");
@@ -42,10 +40,7 @@ unsigned long clear_user(void *to, unsigned long n)
 	stac();
 	__asm__ volatile("1:	rep stosb\n"
 			 "2:\n"
-			 ".pushsection __ex_table, \"a\"\n"
-			 "	.balign 8\n"
-			 "	.quad 1b, 2b\n"
-			 ".popsection"
+			 _ASM_EXTABLE(1b, 2b)
 			 : "+D"(to), "+c"(n)
 			 : "a"(0)
 			 : "memory");
@@ -69,10 +64,7 @@ long strncpy_from_user(char *dst, const char *src, long count)
 				 "3:	movl %[efault], %[err]\n"
 				 "	jmp 2b\n"
 				 ".popsection\n"
-				 ".pushsection __ex_table, \"a\"\n"
-				 "	.balign 8\n"
-				 "	.quad 1b, 3b\n"
-				 ".popsection"
+				 _ASM_EXTABLE(1b, 3b)
 				 : [c] "+q"(c), [err] "+r"(err)
 				 : [p] "r"(src + i), [efault] "i"(-EFAULT)
 				 : "memory");

@@ -4,6 +4,7 @@
 #ifndef ARCH_X86_64_UACCESS_H
 #define ARCH_X86_64_UACCESS_H
 
+#include "arch/x86_64/asm.h"
 #include "kernel/types.h"
 
 /* *val = *(u64 *)addr; returns 0, or -EFAULT if the load faulted. */
@@ -17,10 +18,7 @@ static inline int get_kernel_nofault_u64(u64 *val, const void *addr)
 			 "3:	movl %[efault], %[err]\n"
 			 "	jmp 2b\n"
 			 ".popsection\n"
-			 ".pushsection __ex_table, \"a\"\n"
-			 "	.balign 8\n"
-			 "	.quad 1b, 3b\n"
-			 ".popsection"
+			 _ASM_EXTABLE(1b, 3b)
 			 : [v] "+r"(v), [err] "+r"(err)
 			 : [addr] "r"(addr), [efault] "i"(-EFAULT)
 			 : "memory");

@@ -155,6 +155,41 @@ const struct acpi_table_header *acpi_get_table(const struct acpi_tables *tables,
 	return NULL;
 }
 
+int acpi_parse_entries_array(const char *what, unsigned long table_size,
+			     const struct acpi_table_header *table, struct acpi_subtable_proc *proc,
+			     int proc_num, unsigned int max_entries)
+{
+	const u8 *p = (const u8 *)table + table_size, *end = (const u8 *)table + table->length;
+	int count = 0;
+
+	for (int i = 0; i < proc_num; i++)
+		proc[i].count = 0;
+	if (table->length < table_size)
+		return -EINVAL; /* the caller reports it: no fixed part, no subtables */
+	while (p + sizeof(struct acpi_subtable_header) <= end) {
+		const struct acpi_subtable_header *sh = (const void *)p;
+		if (sh->length < sizeof(*sh) || p + sh->length > end) {
+			pr_warn("%s entry type %u has bad length %u; rest ignored\n", what, sh->type,
+				sh->length);
+			return -EINVAL;
+		}
+		for (int i = 0; i < proc_num; i++) {
+			if (sh->type != proc[i].id)
+				continue;
+			if (!max_entries || (unsigned int)count < max_entries)
+				if (proc[i].handler(sh, proc[i].arg, (unsigned long)end))
+					return -EINVAL;
+			proc[i].count++;
+			count++;
+			break;
+		}
+		p += sh->length;
+	}
+	if (max_entries && (unsigned int)count > max_entries)
+		pr_warn("%s ignored %u entries of %d found\n", what, count - max_entries, count);
+	return count;
+}
+
 void acpi_boot_cpu_from_hardware(struct acpi_boot_cpu *boot)
 {
 	boot->apic_id = boot_cpu_data.initial_apic_id;
@@ -283,6 +318,90 @@ static bool lapic_address_usable(u64 addr, const char *field, const struct memma
 	return false;
 }
 
+/* What the MADT's handlers share. */
+struct madt_parse {
+	const struct memmap *map;
+	const struct acpi_boot_cpu *boot;
+	struct numa_topology *t;
+	struct acpi_madt_info *info;
+	bool lapic_from_table;
+};
+
+static int acpi_parse_lapic(const struct acpi_subtable_header *header, void *arg,
+			    const unsigned long end)
+{
+	const struct acpi_madt_local_apic *e = (const void *)header;
+	struct madt_parse *m = arg;
+	(void)end;
+	if (header->length < sizeof(*e))
+		return 0;
+	if (e->flags & (ACPI_MADT_ENABLED))
+		add_cpu(m->t, m->info, m->boot, e->id, e->processor_id, false);
+	else
+		m->info->disabled_cpus++;
+	return 0;
+}
+
+static int acpi_parse_x2apic(const struct acpi_subtable_header *header, void *arg,
+			     const unsigned long end)
+{
+	const struct acpi_madt_local_x2apic *e = (const void *)header;
+	struct madt_parse *m = arg;
+	(void)end;
+	if (header->length < sizeof(*e))
+		return 0;
+	if (e->flags & ACPI_MADT_ENABLED)
+		add_cpu(m->t, m->info, m->boot, e->local_apic_id, e->uid, true);
+	else
+		m->info->disabled_cpus++;
+	return 0;
+}
+
+static int acpi_parse_ioapic(const struct acpi_subtable_header *header, void *arg,
+			     const unsigned long end)
+{
+	const struct acpi_madt_io_apic *e = (const void *)header;
+	struct acpi_madt_info *info = ((struct madt_parse *)arg)->info;
+	(void)end;
+	if (header->length >= sizeof(*e) && info->nr_ioapics < ACPI_MAX_IOAPICS) {
+		info->ioapics[info->nr_ioapics].id = e->id;
+		info->ioapics[info->nr_ioapics].address = e->address;
+		info->ioapics[info->nr_ioapics].gsi_base = e->global_irq_base;
+		info->nr_ioapics++;
+	}
+	return 0;
+}
+
+static int acpi_parse_int_src_ovr(const struct acpi_subtable_header *header, void *arg,
+				  const unsigned long end)
+{
+	const struct acpi_madt_interrupt_override *e = (const void *)header;
+	struct acpi_madt_info *info = ((struct madt_parse *)arg)->info;
+	(void)end;
+	if (header->length >= sizeof(*e) && info->nr_overrides < ACPI_MAX_OVERRIDES) {
+		info->overrides[info->nr_overrides].bus = e->bus;
+		info->overrides[info->nr_overrides].source_irq = e->source_irq;
+		info->overrides[info->nr_overrides].gsi = e->global_irq;
+		info->overrides[info->nr_overrides].flags = e->inti_flags;
+		info->nr_overrides++;
+	}
+	return 0;
+}
+
+static int acpi_parse_lapic_addr_ovr(const struct acpi_subtable_header *header, void *arg,
+				     const unsigned long end)
+{
+	const struct acpi_madt_local_apic_override *e = (const void *)header;
+	struct madt_parse *m = arg;
+	(void)end;
+	if (header->length >= sizeof(*e) &&
+	    lapic_address_usable(e->address, "Local APIC Address Override", m->map, m->boot, m->t)) {
+		m->info->lapic_address = e->address;
+		m->lapic_from_table = true;
+	}
+	return 0;
+}
+
 void acpi_parse_madt(const struct acpi_table_header *hdr, const struct memmap *map,
 		     const struct acpi_boot_cpu *boot, struct numa_topology *t,
 		     struct acpi_madt_info *info)
@@ -297,79 +416,24 @@ void acpi_parse_madt(const struct acpi_table_header *hdr, const struct memmap *m
 		add_boot_cpu_if_missing(t, boot);
 		return;
 	}
-	bool lapic_from_table = false;
+	struct madt_parse m = { .map = map, .boot = boot, .t = t, .info = info };
 	if (lapic_address_usable(madt->lapic_address, "Local APIC Address (header)", map, boot, t)) {
 		info->lapic_address = madt->lapic_address;
-		lapic_from_table = true;
+		m.lapic_from_table = true;
 	}
 
-	const u8 *p = (const u8 *)madt + sizeof(*madt), *end = (const u8 *)madt + hdr->length;
-	while (p + sizeof(struct acpi_subtable_header) <= end) {
-		const struct acpi_subtable_header *sh = (const void *)p;
-		if (sh->length < sizeof(*sh) || p + sh->length > end) {
-			pr_warn("ACPI: MADT entry type %u has bad length %u; rest ignored\n", sh->type,
-				sh->length);
-			t->warnings++;
-			break;
-		}
-		switch (sh->type) {
-		case ACPI_MADT_LOCAL_APIC: {
-			const struct acpi_madt_local_apic *e = (const void *)p;
-			if (sh->length < sizeof(*e))
-				break;
-			if (e->flags & (ACPI_MADT_ENABLED))
-				add_cpu(t, info, boot, e->id, e->processor_id, false);
-			else
-				info->disabled_cpus++;
-			break;
-		}
-		case ACPI_MADT_LOCAL_X2APIC: {
-			const struct acpi_madt_local_x2apic *e = (const void *)p;
-			if (sh->length < sizeof(*e))
-				break;
-			if (e->flags & ACPI_MADT_ENABLED)
-				add_cpu(t, info, boot, e->local_apic_id, e->uid, true);
-			else
-				info->disabled_cpus++;
-			break;
-		}
-		case ACPI_MADT_IO_APIC: {
-			const struct acpi_madt_io_apic *e = (const void *)p;
-			if (sh->length >= sizeof(*e) && info->nr_ioapics < ACPI_MAX_IOAPICS) {
-				info->ioapics[info->nr_ioapics].id = e->id;
-				info->ioapics[info->nr_ioapics].address = e->address;
-				info->ioapics[info->nr_ioapics].gsi_base = e->global_irq_base;
-				info->nr_ioapics++;
-			}
-			break;
-		}
-		case ACPI_MADT_INTERRUPT_OVERRIDE: {
-			const struct acpi_madt_interrupt_override *e = (const void *)p;
-			if (sh->length >= sizeof(*e) && info->nr_overrides < ACPI_MAX_OVERRIDES) {
-				info->overrides[info->nr_overrides].bus = e->bus;
-				info->overrides[info->nr_overrides].source_irq = e->source_irq;
-				info->overrides[info->nr_overrides].gsi = e->global_irq;
-				info->overrides[info->nr_overrides].flags = e->inti_flags;
-				info->nr_overrides++;
-			}
-			break;
-		}
-		case ACPI_MADT_LOCAL_APIC_OVERRIDE: {
-			const struct acpi_madt_local_apic_override *e = (const void *)p;
-			if (sh->length >= sizeof(*e) &&
-			    lapic_address_usable(e->address, "Local APIC Address Override", map, boot,
-						 t)) {
-				info->lapic_address = e->address;
-				lapic_from_table = true;
-			}
-			break;
-		}
-		default:
-			break;
-		}
-		p += sh->length;
-	}
-	if (!lapic_from_table)
+	/* One walk in table order: the CPUs keep the MADT's order, and an
+	 * override entry replaces the address wherever it sits. */
+	struct acpi_subtable_proc proc[] = {
+		{ .id = ACPI_MADT_LOCAL_APIC, .handler = acpi_parse_lapic, .arg = &m },
+		{ .id = ACPI_MADT_LOCAL_X2APIC, .handler = acpi_parse_x2apic, .arg = &m },
+		{ .id = ACPI_MADT_IO_APIC, .handler = acpi_parse_ioapic, .arg = &m },
+		{ .id = ACPI_MADT_INTERRUPT_OVERRIDE, .handler = acpi_parse_int_src_ovr, .arg = &m },
+		{ .id = ACPI_MADT_LOCAL_APIC_OVERRIDE, .handler = acpi_parse_lapic_addr_ovr, .arg = &m },
+	};
+	if (acpi_parse_entries_array("ACPI: MADT", sizeof(*madt), hdr, proc, ARRAY_SIZE(proc), 0) < 0)
+		t->warnings++;
+	if (!m.lapic_from_table)
 		pr_warn("ACPI: using the architectural local APIC address %#llx\n",
 			(unsigned long long)APIC_DEFAULT_PHYS_BASE);
 	add_boot_cpu_if_missing(t, boot);

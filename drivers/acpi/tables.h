@@ -192,6 +192,32 @@ bool acpi_scan_tables(const void *rsdp, size_t len, struct acpi_tables *out);
 const struct acpi_rsdp *acpi_find_rsdp_bios(void);
 const struct acpi_table_header *acpi_get_table(const struct acpi_tables *tables, const char *sig);
 
+/* The subtables of a MADT or SRAT (Linux's acpi_parse_entries_array): one
+ * handler per subtable type, given the subtable, its arg and the table's
+ * end; a handler returning nonzero ends the walk (-EINVAL). */
+typedef int (*acpi_tbl_entry_handler_arg)(const struct acpi_subtable_header *header, void *arg,
+					  const unsigned long end);
+struct acpi_subtable_proc {
+	int id; /* the subtable type */
+	acpi_tbl_entry_handler_arg handler;
+	void *arg;
+	int count; /* set by the walk: how many of this type it found */
+};
+/* Walks the subtables that follow the first table_size bytes of table,
+ * calling the handler of proc[] whose id is the subtable's type (other
+ * types are skipped), on the first max_entries matching subtables (0: no
+ * limit; the ones past it are counted, not handled, and a warning names
+ * them). Nothing is read that the table's Length does not cover: a
+ * subtable whose length is shorter than its header or runs past the end
+ * stops the walk with "<what> entry type T has bad length L; rest
+ * ignored" and -EINVAL. A handler checks its own subtable's length
+ * against its structure (as Linux's BAD_MADT_ENTRY). Returns the number of
+ * matching subtables, or -EINVAL (also, silently, for a table shorter than
+ * table_size). */
+int acpi_parse_entries_array(const char *what, unsigned long table_size,
+			     const struct acpi_table_header *table, struct acpi_subtable_proc *proc,
+			     int proc_num, unsigned int max_entries);
+
 /* Fills t->cpus from the MADT and *info with the rest of it. A CPU entry
  * is left out, with a warning, when its APIC id cannot be addressed in the
  * APIC mode boot says, is a duplicate or is beyond MAX_LOCAL_APIC; the

@@ -39,6 +39,7 @@ HOST_MM_TESTS += $(B)/host/vmalloc_tree_test
 HOST_MM_TESTS += $(B)/host/mempolicy_test
 HOST_MM_TESTS += $(B)/host/clear_page_test
 HOST_MM_TESTS += $(B)/host/vsprintf_test
+HOST_MM_TESTS += $(B)/host/log2_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
 # The tests have CONFIG_DEBUG_VM, as the kernel's test boots (DEBUG_VM=1):
@@ -90,6 +91,10 @@ clear_page_test_SRCS := mm/clear_page.c $(HOST_MEMBLOCK_SRCS)
 # other names, beside the C library's (the shim it links wants the NUMA
 # model).
 vsprintf_test_SRCS := $(HOST_MEMBLOCK_SRCS)
+
+# get_order and order_base_2 (lib/getorder.h, lib/log2.h): headers only
+# (the shim it links wants the NUMA model).
+log2_test_SRCS := $(HOST_MEMBLOCK_SRCS)
 
 # The vmalloc area's free-range tree (mm/vmap_area.c): portable, no stubs.
 vmalloc_tree_test_SRCS := mm/vmap_area.c lib/rbtree.c $(HOST_MEMBLOCK_SRCS)

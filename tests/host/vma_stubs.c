@@ -16,6 +16,7 @@
 #include "mm/pt_reclaim.h"
 #include "mm/slab.h"
 #include "mm/util.h"
+#include "mm/vma.h"
 #include "tests/host/shim.h"
 
 #include <stdlib.h>
@@ -560,14 +561,25 @@ int hugetlb_mmap_prepare(unsigned long flags, unsigned long *addr, unsigned long
 	*h = &host_hstate_2m;
 	return 0;
 }
-struct resv_map *hugetlb_reserve_pages(struct hstate *h, unsigned long addr, unsigned long len,
-				       unsigned long vm_flags, int *err)
+/* Any free range will do: no hugetlb VMA is ever made here. */
+unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+					unsigned long flags, unsigned long sz)
 {
-	(void)h, (void)addr, (void)len, (void)vm_flags;
-	*err = -ENOMEM;
-	return NULL;
+	(void)sz;
+	return get_unmapped_area(mm, addr, len, flags);
 }
-void hugetlb_unreserve_pages(struct resv_map *resv) { (void)resv; }
+/* As mm/hugetlb_vma.c's with an empty pool: a MAP_FIXED unmaps what it
+ * replaces, then the reservation fails. */
+unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
+				  unsigned long len, unsigned long vm_flags, unsigned long flags,
+				  bool *populate)
+{
+	(void)h, (void)vm_flags, (void)populate;
+	int err;
+	if ((flags & MAP_FIXED) && (err = munmap_range(mm, addr, addr + len)))
+		return (unsigned long)err;
+	return -ENOMEM;
+}
 void resv_map_get(struct resv_map *resv) { (void)resv; }
 void hugetlb_vm_op_close(struct vm_area_struct *vma) { (void)vma; }
 int hugetlb_vm_op_split(const struct vm_area_struct *vma, unsigned long addr)

@@ -154,57 +154,70 @@ static void srat_memory(struct numa_topology *t, const struct memmap *map,
 	}
 }
 
+/* What the SRAT's handlers share. */
+struct srat_parse {
+	const struct memmap *map;
+	struct numa_topology *t;
+	u8 revision; /* the SRAT's */
+};
+
+static int acpi_parse_processor_affinity(const struct acpi_subtable_header *header, void *arg,
+					 const unsigned long end)
+{
+	const struct acpi_srat_cpu_affinity *e = (const void *)header;
+	struct srat_parse *s = arg;
+	(void)end;
+	if (header->length < sizeof(*e) || !(e->flags & ACPI_SRAT_CPU_ENABLED))
+		return 0;
+	u32 pxm = e->proximity_domain_lo;
+	/* The high bytes only count from SRAT revision 2 on. */
+	if (s->revision >= 2)
+		pxm |= (u32)e->proximity_domain_hi[0] << 8 | (u32)e->proximity_domain_hi[1] << 16 |
+		       (u32)e->proximity_domain_hi[2] << 24;
+	srat_cpu(s->t, pxm, e->apic_id);
+	return 0;
+}
+
+static int acpi_parse_x2apic_affinity(const struct acpi_subtable_header *header, void *arg,
+				      const unsigned long end)
+{
+	const struct acpi_srat_x2apic_cpu_affinity *e = (const void *)header;
+	struct srat_parse *s = arg;
+	(void)end;
+	if (header->length >= sizeof(*e) && (e->flags & ACPI_SRAT_CPU_ENABLED))
+		srat_cpu(s->t, e->proximity_domain, e->apic_id);
+	return 0;
+}
+
+static int acpi_parse_memory_affinity(const struct acpi_subtable_header *header, void *arg,
+				      const unsigned long end)
+{
+	const struct acpi_srat_mem_affinity *e = (const void *)header;
+	struct srat_parse *s = arg;
+	(void)end;
+	if (header->length >= sizeof(*e))
+		srat_memory(s->t, s->map, e);
+	return 0;
+}
+
 void acpi_parse_srat(const struct acpi_table_header *hdr, const struct memmap *map,
 		     struct numa_topology *t)
 {
-	const u8 *p = (const u8 *)hdr + sizeof(struct acpi_table_srat);
-	const u8 *end = (const u8 *)hdr + hdr->length;
-
 	nr_declared = 0;
 	if (hdr->length < sizeof(struct acpi_table_srat)) {
 		pr_warn("SRAT: header Length %u is too short for an SRAT, ignored\n", hdr->length);
 		t->warnings++;
 		return;
 	}
-	while (p + sizeof(struct acpi_subtable_header) <= end) {
-		const struct acpi_subtable_header *sh = (const void *)p;
-		if (sh->length < sizeof(*sh) || p + sh->length > end) {
-			pr_warn("SRAT: entry type %u has bad length %u; rest ignored\n", sh->type,
-				sh->length);
-			t->warnings++;
-			break;
-		}
-		switch (sh->type) {
-		case ACPI_SRAT_CPU_AFFINITY: {
-			const struct acpi_srat_cpu_affinity *e = (const void *)p;
-			if (sh->length < sizeof(*e) || !(e->flags & ACPI_SRAT_CPU_ENABLED))
-				break;
-			u32 pxm = e->proximity_domain_lo;
-			/* The high bytes only count from SRAT revision 2 on. */
-			if (hdr->revision >= 2)
-				pxm |= (u32)e->proximity_domain_hi[0] << 8 |
-				       (u32)e->proximity_domain_hi[1] << 16 |
-				       (u32)e->proximity_domain_hi[2] << 24;
-			srat_cpu(t, pxm, e->apic_id);
-			break;
-		}
-		case ACPI_SRAT_X2APIC_CPU_AFFINITY: {
-			const struct acpi_srat_x2apic_cpu_affinity *e = (const void *)p;
-			if (sh->length >= sizeof(*e) && (e->flags & ACPI_SRAT_CPU_ENABLED))
-				srat_cpu(t, e->proximity_domain, e->apic_id);
-			break;
-		}
-		case ACPI_SRAT_MEMORY_AFFINITY: {
-			const struct acpi_srat_mem_affinity *e = (const void *)p;
-			if (sh->length >= sizeof(*e))
-				srat_memory(t, map, e);
-			break;
-		}
-		default:
-			break;
-		}
-		p += sh->length;
-	}
+	struct srat_parse s = { .map = map, .t = t, .revision = hdr->revision };
+	struct acpi_subtable_proc proc[] = {
+		{ .id = ACPI_SRAT_CPU_AFFINITY, .handler = acpi_parse_processor_affinity, .arg = &s },
+		{ .id = ACPI_SRAT_X2APIC_CPU_AFFINITY, .handler = acpi_parse_x2apic_affinity, .arg = &s },
+		{ .id = ACPI_SRAT_MEMORY_AFFINITY, .handler = acpi_parse_memory_affinity, .arg = &s },
+	};
+	if (acpi_parse_entries_array("SRAT:", sizeof(struct acpi_table_srat), hdr, proc,
+				     ARRAY_SIZE(proc), 0) < 0)
+		t->warnings++;
 	t->have_srat = true;
 }
 
