@@ -1,5 +1,5 @@
 # lib/: library code with no kernel state (rbtree, string, vsprintf,
-# seq_buf, ratelimit).
+# seq_buf, ratelimit; get_order and log2 are headers).
 # Linked into the kernel: adding a file here is the one deliberate step that
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
