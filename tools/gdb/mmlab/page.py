@@ -81,7 +81,7 @@ def owner(pfn):
         head = p if int(p["objects"]) else (page - int(p["slab_pad"])).dereference()
         cache = head["slab_cache"]
         return "slab: cache %s, slab head pfn %#x, %d of %d objects in use" % (
-            cache["name"].string(), utils.page_to_pfn(head.address), int(head["inuse"]),
+            utils.cstr(cache["name"]), utils.page_to_pfn(head.address), int(head["inuse"]),
             int(head["objects"]))
     if flag("table"):
         return "page table: a PTE table, refcount %d (pt_refcount)" % int(p["pt_refcount"])

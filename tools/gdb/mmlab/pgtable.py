@@ -78,16 +78,24 @@ def mm_of_pid(pid):
 
 
 def pgd_for(pid, addr=0):
-    """The PGD to walk: pid's mm, else the kernel's (swapper_pg_dir) for a
-    kernel address, else the current task's mm on gdb's selected CPU."""
+    """The PGD to walk (a kernel address): pid's mm's, else the one the
+    selected CPU uses now (CR3, which QEMU's stub gives gdb as $cr3), else
+    the current task's mm (or the kernel's swapper_pg_dir for a kernel
+    address)."""
     if pid is not None:
         return int(mm_of_pid(pid)[1]["pgd"])
+    try:
+        cr3 = int(gdb.parse_and_eval("$cr3"))
+    except gdb.error:
+        cr3 = 0
+    if cr3:
+        return utils.phys_to_virt(cr3 & utils.const("PTE_PFN_MASK"))
     if addr >> 47:
         return int(utils.symbol("swapper_pg_dir").address)
     task = utils.current_task()
     if not int(task["mm"]):
         raise MmlabError("mmlab: CPU %d runs %s, a kernel thread: give a PID for a user address"
-                         % (utils.selected_cpu(), task["comm"].string()))
+                         % (utils.selected_cpu(), utils.cstr(task["comm"])))
     return int(task["mm"]["pgd"])
 
 
@@ -122,9 +130,8 @@ def describe_walk(pgd_addr, addr, title):
 class MmWalk(gdb.Command):
     """Walk the page tables for an address: mm-walk ADDRESS [PID]
 
-Walks ADDRESS through the PGD of PID's mm (default: the task running on
-gdb's selected CPU; for a kernel address without PID, the kernel's own
-swapper_pg_dir). Prints each level's index, the entry's address and value
+Walks ADDRESS through the PGD of PID's mm (default: the page tables gdb's
+selected CPU uses now, its CR3). Prints each level's index, the entry's address and value
 and its bits (present rw user accessed dirty pse global nx), the PTE
 table's refcount (pt_refcount: entries + walkers, pte_reclaim=refcount),
 and the final page as mm-page prints it."""
@@ -139,8 +146,7 @@ and the final page as mm-page prints it."""
         addr = utils.parse_int(argv[0])
         pid = int(argv[1]) if len(argv) > 1 else None
         pgd = pgd_for(pid, addr)
-        who = ("pid %d" % pid) if pid is not None else (
-            "swapper_pg_dir" if addr >> 47 else "the current task of CPU %d" % utils.selected_cpu())
+        who = ("pid %d" % pid) if pid is not None else "CPU %d's page tables" % utils.selected_cpu()
         gdb.write("\n".join(describe_walk(pgd, addr, "mm-walk %#x in %s (pgd %#x)" % (addr, who, pgd)))
                   + "\n")
 
@@ -200,8 +206,9 @@ def size_str(n):
 class MmPtdump(gdb.Command):
     """Dump a whole address space, folded: mm-ptdump [PID] [--kernel]
 
-Every present mapping of PID's user half (default: the current task of
-gdb's selected CPU), or with --kernel the kernel half of swapper_pg_dir,
+Every present mapping of PID's user half (default: the page tables gdb's
+selected CPU uses now, its CR3), or with --kernel the kernel half of the
+kernel's own swapper_pg_dir,
 one line per range of entries that are contiguous in virtual and physical
 addresses, at one level and with the same bits (accessed and dirty
 aside): start-end, size, level (pte 4K, pmd 2M, pud 1G), bits, first pfn.

@@ -38,7 +38,7 @@ and every slab of every node (head pfn, objects in use, list)."""
                                                      "objperslab", "pagesperslab",
                                                      "slabs (partial/full/empty)"))
         for s in caches():
-            name = s["name"].string()
+            name = utils.cstr(s["name"])
             if argv and name != argv[0]:
                 continue
             inuse, partial, full, empty = cache_counts(s)

@@ -17,7 +17,7 @@ def state_str(state):
 
 def task_line(t):
     return ("%5d %5d %-16s %-2s cpu %-2d mm %#018x %s" % (
-        int(t["pid"]), int(t["tgid"]), t["comm"].string(), state_str(int(t["__state"])),
+        int(t["pid"]), int(t["tgid"]), utils.cstr(t["comm"]), state_str(int(t["__state"])),
         int(t["cpu"]), int(t["mm"]), "" if int(t["mm"]) else "kernel thread")).rstrip()
 
 
@@ -40,7 +40,7 @@ its current task, its idle task and the tasks queued on its run queue
             rq = utils.per_cpu("'kernel/sched.c'::runqueues", cpu)
             curr = utils.per_cpu("current_task", cpu)
             gdb.write("cpu %d: current %s (pid %d), idle %s, %d queued, %d switches\n" % (
-                cpu, curr["comm"].string(), int(curr["pid"]), rq["idle"]["comm"].string(),
+                cpu, utils.cstr(curr["comm"]), int(curr["pid"]), utils.cstr(rq["idle"]["comm"]),
                 int(rq["nr_queued"]), int(rq["nr_switches"])))
             for t in utils.list_for_each_entry(rq["queue"], "struct task_struct", "run_list"):
                 gdb.write("  queued: " + task_line(t) + "\n")

@@ -250,6 +250,12 @@ def decode_page_flags(value):
     return [names.get(b, "bit%d" % b) for b in range(const("NODES_PGSHIFT")) if value >> b & 1]
 
 
+def cstr(value):
+    """A char array or pointer as a str; bytes that are not UTF-8 (memory
+    read before it was set up) are replaced, not fatal."""
+    return value.string(errors="replace")
+
+
 def parse_int(arg):
     return int(gdb.parse_and_eval(arg)) & 0xffffffffffffffff
 

@@ -86,7 +86,7 @@ vm_flags by name. Ends with map_count and the mm's counters."""
             mm = task["mm"]
             if not int(mm):
                 raise MmlabError("mm-vmas: the current task is a kernel thread: give a PID")
-        gdb.write("pid %d (%s) mm %#x pgd %#x\n" % (int(task["pid"]), task["comm"].string(),
+        gdb.write("pid %d (%s) mm %#x pgd %#x\n" % (int(task["pid"]), utils.cstr(task["comm"]),
                                                    int(mm), int(mm["pgd"])))
         for v in vmas(mm):
             vma = v.dereference()
