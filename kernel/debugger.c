@@ -62,29 +62,34 @@ static void print_page(const char *what, unsigned long va, const struct page *pa
 		page->_mapcount + 1, page_to_nid(page), page->private);
 }
 
-/* The entries a walk of va in mm passes, as the kernel reads them; leaf is
- * the entry that maps the page (a PTE, or a huge PMD or PUD). */
+/* The entries a walk of va in mm passes, as the kernel reads them through
+ * mm/pgtable.h's accessors (the PTE through pte_offset_map, which says
+ * whether the PMD holds a PTE table); a huge PUD (a 1 GiB hugetlb page)
+ * or PMD ends the walk. The caller holds the mmap_lock and every CPU, so
+ * no table goes away meanwhile. */
 static bool pte_table_printed;
 
 static void print_walk(struct mm_struct *mm, unsigned long va)
 {
 	pgd_t *pgd = pgd_offset(mm, va);
-	unsigned long pgdv = pgd_val(*pgd), pudv = 0, pmdv = 0, ptev = 0;
+	unsigned long pgdv = pgd_val(pgdp_get(pgd)), pudv = 0, pmdv = 0, ptev = 0;
 	int table_refcount = -1;
-	if (pgdv) {
+	if (!pgd_none(pgdp_get(pgd))) {
 		pud_t *pud = pud_offset(pgd, va);
-		pudv = pud_val(*pud);
+		pudv = pud_val(pudp_get(pud));
 		if (pudv && !(pudv & _PAGE_PSE)) {
 			pmd_t *pmd = pmd_offset(pud, va);
-			pmdv = pmd_val(*pmd);
-			if (pmdv && !pmd_trans_huge(*pmd)) {
-				struct page *table = pfn_to_page(pmd_pfn(*pmd));
+			pmdv = pmd_val(pmdp_get(pmd));
+			pte_t *pte = pte_offset_map(pmd, va);
+			if (pte) {
+				struct page *table = pfn_to_page(pmd_pfn(pmdp_get(pmd)));
 				table_refcount = table->pt_refcount;
+				ptev = pte_val(ptep_get(pte));
+				pte_unmap(pte);
 				if (!pte_table_printed) {
 					print_page("pgtable", (unsigned long)page_address(table), table);
 					pte_table_printed = true;
 				}
-				ptev = pte_val(pmd_page_vaddr(*pmd)[pte_index(va)]);
 			}
 		}
 	}
