@@ -2,10 +2,14 @@
  * before it: the kernel's own view of what the gdb helpers (tools/gdb/)
  * read from memory, so that tools/gdb/gdb-check can compare the two.
  *
- * Invariant: between the first fact printed and debugger_stop() returning,
- * no CPU runs anything else: the others spin in an IPI handler with
- * interrupts off (Linux's kgdb rounds them up the same way) and this one
- * has interrupts off, so the facts are the state gdb sees.
+ * Invariant: from the machine-wide facts (free lists, slabs, vmalloc,
+ * RCU) until debugger_stop() returns, no CPU runs anything else: the
+ * others spin in an IPI handler with interrupts off (Linux's kgdb rounds
+ * them up the same way) and this one has interrupts off and calls nothing
+ * that sleeps or reschedules, so the facts are the state gdb sees. The
+ * process's own facts (VMAs, pages, walks) come before, with interrupts
+ * on (a page walk may reschedule), and hold because only the process
+ * changes them and it is here.
  *
  * Locking: the caller is a process in a system call holding nothing; the
  * mmap_lock of its mm is taken for reading (the facts walk its VMAs and
@@ -170,10 +174,33 @@ static void print_proc_file(const char *path, const char *label)
 	}
 }
 
-static void print_facts(struct mm_struct *mm)
+/* What only the current process changes: its VMAs, its pages and page
+ * tables (it is single-threaded, or its other threads wait on the
+ * mmap_lock the caller holds). Printed before the CPUs are held, since
+ * the page walks may reschedule (cond_resched) and that must not happen
+ * once the machine is meant to stand still. */
+static void print_mm_facts(struct mm_struct *mm)
+{
+	pr_info("debugger: facts begin (pid %d comm %s)\n", current->pid, current->comm);
+	print_proc_file("/proc/self/maps", "maps");
+	print_proc_file("/proc/self/numa_maps", "numa_maps");
+	struct vm_area_struct *vma;
+	for_each_vma(mm, vma) {
+		struct first_page f = { 0 };
+		walk_page_vma(vma, &first_page_ops, &f);
+		if (!f.page)
+			continue;
+		print_page(f.what, f.va, f.page);
+		print_walk(mm, f.va);
+	}
+}
+
+/* What any CPU may change, printed with every CPU held: nothing below
+ * may sleep or reschedule. */
+static void print_machine_facts(struct mm_struct *mm)
 {
 	unsigned int cpu;
-	pr_info("debugger: facts begin (cpu %u pid %d comm %s)\n", smp_processor_id(), current->pid,
+	pr_info("debugger: stop cpu=%u pid=%d comm=%s\n", smp_processor_id(), current->pid,
 		current->comm);
 	show_buddyinfo();
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
@@ -192,7 +219,7 @@ static void print_facts(struct mm_struct *mm)
 	pr_info("debugger: task pid=%d tgid=%d comm=%s cpu=%u mm=%p\n", current->pid, current->tgid,
 		current->comm, current->cpu, current->mm);
 
-	/* Pages of every kind the helpers name. */
+	/* Kernel pages of every kind the helpers name. */
 	print_page("slab", (unsigned long)mm, virt_to_page(mm));
 	if (is_vmalloc_addr(current->stack))
 		print_page("vmalloc", (unsigned long)current->stack, vmalloc_to_page(current->stack));
@@ -215,18 +242,6 @@ static void print_facts(struct mm_struct *mm)
 		}
 		break;
 	}
-
-	print_proc_file("/proc/self/maps", "maps");
-	print_proc_file("/proc/self/numa_maps", "numa_maps");
-	struct vm_area_struct *vma;
-	for_each_vma(mm, vma) {
-		struct first_page f = { 0 };
-		walk_page_vma(vma, &first_page_ops, &f);
-		if (!f.page)
-			continue;
-		print_page(f.what, f.va, f.page);
-		print_walk(mm, f.va);
-	}
 	pr_info("debugger: facts end\n");
 }
 
@@ -237,6 +252,9 @@ void debugger_enter(const char *reason)
 
 	if (mm)
 		mmap_read_lock(mm);
+	pr_info("debugger: stopping (%s): break on debugger_stop to look\n", reason);
+	if (debugger_facts && mm)
+		print_mm_facts(mm);
 	/* This CPU first (so the task cannot move to a CPU about to be held),
 	 * then the others: nothing runs until gdb lets go. The IPIs are sent
 	 * without waiting for them, which is allowed with interrupts off. */
@@ -251,9 +269,8 @@ void debugger_enter(const char *reason)
 	while (__atomic_load_n(&cpus_held, __ATOMIC_ACQUIRE) < want)
 		__asm__ volatile("pause" ::: "memory");
 
-	pr_info("debugger: stopping (%s): break on debugger_stop to look\n", reason);
 	if (debugger_facts && mm)
-		print_facts(mm);
+		print_machine_facts(mm);
 	debugger_stop(reason);
 
 	__atomic_store_n(&release_cpus, true, __ATOMIC_RELEASE);

@@ -90,7 +90,8 @@ def read_facts():
 
 
 FACTS = read_facts()
-m = re.match(r"debugger: facts begin \(cpu (\d+) pid (\d+) comm (\S+)\)", FACTS[0])
+(m,) = [re.match(r"debugger: stop cpu=(\d+) pid=(\d+) comm=(\S+)", l) for l in FACTS
+        if l.startswith("debugger: stop ")]
 STOP_CPU, PID, COMM = int(m.group(1)), int(m.group(2)), m.group(3)
 # gdb's selected thread is the CPU that hit the breakpoint: the stop's.
 gdb.execute("thread %d" % (STOP_CPU + 1), to_string=True)

@@ -58,6 +58,14 @@ int main(void)
 	       bound, sparse, huge == MAP_FAILED ? NULL : huge);
 	fflush(stdout);
 	int fd = open("/proc/sysrq-trigger", O_WRONLY);
+	/* Page tables freed after an RCU grace period (pagetable_free_deferred):
+	 * grace periods and callbacks for mm-rcu to count. */
+	char *gone = mmap(NULL, 8 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (gone != MAP_FAILED) {
+		for (unsigned long off = 0; off < 8 * MiB; off += 2 * MiB)
+			gone[off] = 1;
+		munmap(gone, 8 * MiB);
+	}
 	if (fd >= 0) {
 		if (write(fd, "g", 1) != 1)
 			perror("gdb_target: sysrq-trigger");

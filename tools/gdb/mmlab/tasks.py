@@ -34,7 +34,7 @@ its current task, its idle task and the tasks queued on its run queue
 
     def invoke(self, arg, from_tty):
         gdb.write("%5s %5s %-16s %-2s %-6s %s\n" % ("pid", "tgid", "comm", "st", "cpu", "mm"))
-        for t in utils.all_user_tasks():
+        for t in sorted(utils.all_user_tasks(), key=lambda t: (int(t["tgid"]), int(t["pid"]))):
             gdb.write(task_line(t) + "\n")
         for cpu in utils.online_cpus():
             rq = utils.per_cpu("'kernel/sched.c'::runqueues", cpu)
