@@ -6,7 +6,7 @@
 #> run            boot the default machine (4 nodes) with the console here (TOPOLOGY=name)
 #> test           every test: host tests, then every topology in the matrix (FILTER=suite.case-glob, TOPOLOGY=name)
 #> compare        the user programs on mmlab (default) and on Linux 6.1 (linux-ring), side by side
-#> debug          boot halted, with gdb attached to QEMU's stub
+#> debug          boot halted, with gdb attached to QEMU's stub and the mm-* helpers loaded (docs/gdb.md)
 #> deps           install the Debian packages the above need (as root); run, test, bench and debug do it too
 #> help           this list
 #> clean          remove build/
@@ -195,6 +195,7 @@ run:
 	@$(RUNNER) run $(RUNNER_ARGS) $(or $(TOPOLOGY),default)
 
 include tools/hostile/hostile.mk
+include tools/gdb/gdb.mk
 
 # The Linux guest is built (its kernel fetched once) only when a Linux
 # topology may boot: every topology, or TOPOLOGY=linux-*.
@@ -232,11 +233,14 @@ compare:
 include tests/bench.mk
 include tests/user/fuzz.mk
 
+# gdb loads the helpers through the auto-load script beside the ELF
+# (tools/gdb/gdb.mk), trusted for this one file.
 debug:
 	@tools/deps.sh debug
-	@$(MAKE) --no-print-directory $(B)/kernel.iso $(RUNNER)
+	@$(MAKE) --no-print-directory $(B)/kernel.iso $(GDB_AUTOLOAD) $(RUNNER)
 	@$(RUNNER) run --gdb $(RUNNER_ARGS) $(or $(TOPOLOGY),default) & \
-	gdb -q $(B)/kernel.elf -ex 'target remote localhost:1234' -ex 'break start_kernel' -ex 'continue'; \
+	gdb -q -iex 'add-auto-load-safe-path $(CURDIR)/$(GDB_AUTOLOAD)' $(B)/kernel.elf \
+		-ex 'target remote localhost:1234' -ex 'break start_kernel' -ex 'continue'; \
 	kill %1 2>/dev/null; wait
 
 clean:

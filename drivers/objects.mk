@@ -11,4 +11,5 @@ KERNEL_SRCS += \
 	drivers/firmware/memmap.c \
 	drivers/firmware/multiboot2.c \
 	drivers/tty/console_line.c \
+	drivers/tty/sysrq.c \
 	drivers/tty/tty_io.c

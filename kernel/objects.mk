@@ -5,10 +5,12 @@
 KERNEL_SRCS += \
 	kernel/cmdline.c \
 	kernel/crash.c \
+	kernel/debugger.c \
 	kernel/exit.c \
 	kernel/fork.c \
 	kernel/futex.c \
 	kernel/futex_robust.c \
+	kernel/gdb_constants.c \
 	kernel/ksyms.c \
 	kernel/kthread.c \
 	kernel/main.c \

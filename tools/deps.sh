@@ -58,6 +58,9 @@ if [ $want_test = 1 ]; then
 	# built with cpio, and init with musl-gcc -static (gcc -static without it).
 	need cpio cpio
 	need musl-tools musl-gcc
+	# The gdb check (tools/gdb/gdb-check) drives Debian's gdb, whose
+	# Python runs the helpers.
+	need gdb gdb
 fi
 if [ $want_debug = 1 ]; then
 	need gdb gdb

@@ -29,7 +29,8 @@ USER_DIR := tests/user
 # tests/user/crash/<name>.c (must be killed by a fault),
 # tests/user/bench/<name>.c (run with --bench; "bench: what: value unit"),
 # tests/user/demo/<name>.c (run at boot by `make run`),
-# tests/user/aux/<name>.c (started by in-kernel tests: tests/process_test.c).
+# tests/user/aux/<name>.c (started by in-kernel tests: tests/process_test.c; gdb_target
+# by the gdb check, tools/gdb/gdb-check).
 USER_TEST_NAMES := hello mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
 	efault procfs syscall_misc pte_table_growth threads_mm pthread_sync pthread_join100 avx2 tls \
 	threads affinity futex_basic \
@@ -40,7 +41,7 @@ USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write thread_faul
 	kmem_access_read kmem_access_write kmem_access_exec kmem_access_hlt kmem_access_cr3
 USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full pte_multi_fault mempolicy_fault
 USER_DEMO_NAMES := mm_tour
-USER_AUX_NAMES := exit_with spin thread_group gs_spin bind_touch
+USER_AUX_NAMES := exit_with spin thread_group gs_spin bind_touch gdb_target
 
 # The glibc builds: a name listed here (a program of any kind above) gets a
 # program of its own, of the same kind, from the same source: glibc's

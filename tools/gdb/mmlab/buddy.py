@@ -1,0 +1,87 @@
+# mm-buddy and mm-pcp: the page allocator's free lists (mm/page_alloc.h).
+import gdb
+
+from mmlab import utils
+from mmlab.utils import MmlabError
+
+
+def buddy_counts(pgdat):
+    fa = pgdat["free_area"]
+    return [int(fa[o]["nr_free"]) for o in range(utils.array_len(fa))]
+
+
+class MmBuddy(gdb.Command):
+    """Show the buddy free lists per node and order: mm-buddy [-v] [NODE]
+
+One line per node with memory in /proc/buddyinfo's form (free blocks of
+each order 0..MAX_PAGE_ORDER, the buddy lists only), then the node's free
+pages, managed pages and watermarks. -v also walks every free list and
+checks its length against nr_free and that each block heads with PG_buddy
+and its order in private."""
+
+    def __init__(self):
+        super().__init__("mm-buddy", gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        argv = gdb.string_to_argv(arg)
+        verbose = "-v" in argv
+        argv = [a for a in argv if a != "-v"]
+        want = int(argv[0]) if argv else None
+        for nid, pgdat in utils.nodes():
+            if want is not None and nid != want:
+                continue
+            if not int(pgdat["node_present_pages"]):
+                continue
+            counts = buddy_counts(pgdat)
+            gdb.write("Node %d, zone %8s %s\n" % (nid, "Normal", " ".join("%6d" % n for n in counts)))
+        for nid, pgdat in utils.nodes():
+            if want is not None and nid != want:
+                continue
+            counts = buddy_counts(pgdat)
+            pages = sum(n << o for o, n in enumerate(counts))
+            wm = pgdat["watermark"]
+            gdb.write("node %d: %d free pages in the buddy lists (nr_free %d), managed %d, "
+                      "watermarks min %d low %d high %d, bad %d\n" % (
+                          nid, pages, int(pgdat["nr_free"]), int(pgdat["managed_pages"]),
+                          int(wm[0]), int(wm[1]), int(wm[2]), int(pgdat["nr_bad_pages"])))
+            if verbose:
+                for o in range(len(counts)):
+                    n = 0
+                    for p in utils.list_for_each_entry(pgdat["free_area"][o]["free_list"],
+                                                       "struct page", "lru"):
+                        n += 1
+                        pd = p.dereference()
+                        if not utils.page_flag(pd, "buddy") or int(pd["private"]) != o:
+                            gdb.write("  order %d: pfn %#x is no free block of this order\n" % (
+                                o, utils.page_to_pfn(p)))
+                    if n != counts[o]:
+                        gdb.write("  order %d: the list holds %d blocks, nr_free says %d\n" % (
+                            o, n, counts[o]))
+                gdb.write("  lists checked\n")
+
+
+class MmPcp(gdb.Command):
+    """Show the per-CPU page lists: mm-pcp [NODE]
+
+For each node and online CPU, the per_cpu_pages of that pair: count (pages
+in the list), high, batch, and the length of the list walked (which must
+equal count)."""
+
+    def __init__(self):
+        super().__init__("mm-pcp", gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        argv = gdb.string_to_argv(arg)
+        want = int(argv[0]) if argv else None
+        for nid, pgdat in utils.nodes():
+            if want is not None and nid != want:
+                continue
+            for cpu in utils.online_cpus():
+                pcp = pgdat["pcp"][cpu]
+                walked = sum(1 for _ in utils.list_for_each_entry(pcp["list"], "struct page", "lru"))
+                gdb.write("node %d cpu %d: count %d high %d batch %d (list holds %d)\n" % (
+                    nid, cpu, int(pcp["count"]), int(pcp["high"]), int(pcp["batch"]), walked))
+
+
+MmBuddy()
+MmPcp()
