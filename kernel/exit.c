@@ -1,5 +1,6 @@
 /* The end of user threads and of thread groups (Linux's kernel/exit.c):
- * exit 60 ends one thread, exit_group 231 and a fatal fault end all of
+ * exit 60 ends one thread, exit_group 231 and a fatal signal (a fault's
+ * or one sent: do_group_exit_signal, with its console line) end all of
  * them, and the reaper frees the threads nobody waits for.
  *
  * A thread always ends in its own context (do_exit_thread): robust futexes
