@@ -1,5 +1,6 @@
 /* The end of user threads and of thread groups (Linux's kernel/exit.c):
- * exit 60 ends one thread, exit_group 231 and a fatal fault end all of
+ * exit 60 ends one thread, exit_group 231 and a fatal signal (a fault's
+ * or one sent: do_group_exit_signal, with its console line) end all of
  * them, and the reaper frees the threads nobody waits for.
  *
  * A thread always ends in its own context (do_exit_thread): robust futexes
@@ -33,6 +34,7 @@
 #include "lib/string.h"
 #include "kernel/syscall.h"
 #include "kernel/topology.h"
+#include "mm/mm_types.h"
 #include "mm/mempolicy.h"
 #include "mm/mmu_context.h"
 #include "mm/slab.h"
@@ -70,9 +72,9 @@ static void zap_other_threads(struct task_struct *tsk)
 }
 
 /* Marks the group exiting with code, unless it already is, and ends the
- * other threads; a kill (why != NULL) also records the report. Returns
- * whether this call did it. */
-static bool start_group_exit(struct task_struct *tsk, int code, const char *why)
+ * other threads; a kill by signo (why != NULL) also records the report.
+ * Returns whether this call did it. */
+static bool start_group_exit(struct task_struct *tsk, int code, const char *why, int signo)
 {
 	struct signal_struct *sig = tsk->signal;
 	spin_lock(&sig->siglock);
@@ -80,6 +82,7 @@ static bool start_group_exit(struct task_struct *tsk, int code, const char *why)
 	if (first) {
 		if (why) {
 			sig->result.killed = true;
+			sig->result.signal = signo;
 			sig->result.exit_code = 0;
 			strlcpy(sig->result.reason, why, sizeof(sig->result.reason));
 		}
@@ -105,6 +108,8 @@ __noreturn void do_exit_thread(int code)
 	 * ignored, as Linux's; the wake goes to shared futexes (no
 	 * FUTEX_PRIVATE_FLAG), as Linux's do_futex(FUTEX_WAKE). */
 	futex_exit_release(tsk);
+	/* Linux's exit_signals: no signal is queued to it from here on. */
+	exit_signals(tsk, false);
 	if (tsk->clear_child_tid) {
 		if (__atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED) > 1) {
 			int zero = 0;
@@ -137,6 +142,7 @@ __noreturn void do_exit_thread(int code)
 	spin_unlock(&sig->siglock);
 
 	if (last) {
+		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */
 		strlcpy(sig->result.last_line, files_last_console_line(tsk->files),
 			sizeof(sig->result.last_line));
 		files_release(tsk->files);
@@ -169,42 +175,68 @@ __noreturn void do_exit_thread(int code)
 __noreturn void process_exit(int code)
 {
 	struct task_struct *tsk = current;
-	start_group_exit(tsk, code & 0xff, NULL);
+	start_group_exit(tsk, code & 0xff, NULL, 0);
 	do_exit_thread(READ_ONCE(tsk->signal->group_exit_code));
 }
 
-__noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reason)
-{
-	user_fault_kill_sig(regs, cr2, reason, SIGSEGV);
-}
-
-__noreturn void user_fault_kill_sig(struct pt_regs *regs, u64 cr2, const char *reason, int signo)
+__noreturn void do_group_exit_signal(int signo, const char *report)
 {
 	struct task_struct *tsk = current;
-	struct signal_struct *sig = tsk->signal;
-	char why[sizeof(sig->result.reason)];
-	/* From user mode: nothing of the kernel's is held, and the teardown
-	 * may wait for TLB-flush IPIs. */
+	/* Nothing of the kernel's is held on the way back to user mode, or
+	 * from a user-mode exception; the teardown may wait for TLB-flush
+	 * IPIs. */
 	__asm__ volatile("sti" ::: "memory");
-	if (!sig) /* cannot happen: only processes run in user mode */
-		panic("BUG: user-mode exception in task %s, which is not a process", tsk->comm);
-	if (regs->vector == X86_TRAP_PF)
-		snprintf(why, sizeof(why), "%s at address %#lx (ip %#lx, error code %#lx)", reason, cr2,
-			 regs->rip, regs->error_code);
-	else
-		snprintf(why, sizeof(why), "%s (ip %#lx, error code %#lx)", reason, regs->rip,
-			 regs->error_code);
-	/* SIGSEGV's (SIGBUS's) default action: the whole group dies (Linux's
-	 * do_group_exit from get_signal), reported once. */
-	if (start_group_exit(tsk, 128 + signo, why)) {
+	if (!tsk->signal) /* cannot happen: only processes take signals */
+		panic("BUG: signal %d kills task %s, which is not a process", signo, tsk->comm);
+	/* The default action of a fatal signal: the whole group dies (Linux's
+	 * do_group_exit from get_signal), reported once. The status is the
+	 * shell's 128 + signal; the result says which signal it was. */
+	if (start_group_exit(tsk, 128 + signo, report, signo)) {
 		if (tsk->pid == tsk->tgid)
 			printk(KERN_ALWAYS "%smmlab: process %d (%s) killed: %s\n", process_console_prefix(tsk),
-			       tsk->tgid, tsk->comm, why);
+			       tsk->tgid, tsk->comm, report);
 		else
 			printk(KERN_ALWAYS "%smmlab: process %d (%s) killed: %s [in thread %d]\n",
-			       process_console_prefix(tsk), tsk->tgid, tsk->comm, why, tsk->pid);
+			       process_console_prefix(tsk), tsk->tgid, tsk->comm, report, tsk->pid);
 	}
 	do_exit_thread(128 + signo);
+}
+
+/* The report of a user-mode exception: what, where. */
+static void fault_report(const struct pt_regs *regs, u64 cr2, const char *reason, char *why, size_t size)
+{
+	if (regs->vector == X86_TRAP_PF)
+		snprintf(why, size, "%s at address %#lx (ip %#lx, error code %#lx)", reason, cr2, regs->rip,
+			 regs->error_code);
+	else
+		snprintf(why, size, "%s (ip %#lx, error code %#lx)", reason, regs->rip, regs->error_code);
+}
+
+__noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reason, int signo)
+{
+	char why[sizeof(((struct process_result *)0)->reason)];
+	fault_report(regs, cr2, reason, why, sizeof(why));
+	do_group_exit_signal(signo, why);
+}
+
+void user_fault_signal(struct pt_regs *regs, u64 cr2, const char *reason, int signo, int code,
+		       unsigned long addr)
+{
+	struct task_struct *tsk = current;
+	char why[sizeof(((struct process_result *)0)->reason)];
+	__asm__ volatile("sti" ::: "memory");
+	/* What the signal frame's sigcontext shows (Linux's trap_nr,
+	 * error_code and, for a page fault, set_signal_archinfo's cr2 and
+	 * error code: user mode's, and a protection fault for a kernel
+	 * address, whose page tables are not the user's business). */
+	tsk->thread.trap_nr = regs->vector;
+	tsk->thread.error_code = regs->error_code;
+	if (regs->vector == X86_TRAP_PF) {
+		tsk->thread.error_code |= X86_PF_USER | (cr2 >= TASK_SIZE ? X86_PF_PROT : 0);
+		tsk->thread.cr2 = cr2;
+	}
+	fault_report(regs, cr2, reason, why, sizeof(why));
+	force_sig_fault(signo, code, addr, why);
 }
 
 /* Once no thread is left, none can be made: then only the reaper's

@@ -219,7 +219,10 @@ static long kernel_clone(struct kernel_clone_args *args)
 	/* A thread starts without the parent's alternate signal stack
 	 * (copy_process's sas_ss_reset for CLONE_VM). */
 	p->sas_ss_sp = p->sas_ss_size = 0;
-	p->sas_ss_flags = 0;
+	p->sas_ss_flags = SS_DISABLE;
+	/* Nothing pending for it yet (Linux's init_sigpending). */
+	INIT_LIST_HEAD(&p->pending.list);
+	p->pending.signal = 0;
 	p->set_child_tid = (f & CLONE_CHILD_SETTID) ? args->child_tid : NULL;
 	p->clear_child_tid = (f & CLONE_CHILD_CLEARTID) ? args->child_tid : NULL;
 	p->pid = alloc_pid();

@@ -560,12 +560,26 @@ static void futex_wait_queue(struct futex_hash_bucket *hb, struct futex_q *q, co
 	__set_current_state(TASK_RUNNING);
 }
 
+static int futex_wait(u32 __user *uaddr, unsigned int flags, u32 val, u64 *abs_time, u32 bitset);
+
+/* Linux's futex_wait_restart: restart_syscall going on with the wait of
+ * an interrupted timed FUTEX_WAIT, to the same absolute deadline. */
+static long futex_wait_restart(struct restart_block *restart)
+{
+	u64 t = restart->futex.time;
+	restart->fn = NULL;
+	return futex_wait(restart->futex.uaddr, restart->futex.flags, restart->futex.val, &t,
+			  restart->futex.bitset);
+}
+
 /* Linux's __futex_wait / futex_wait. Returns 0 when woken, -EAGAIN when
- * *uaddr != val, -ETIMEDOUT, -EINTR when a signal is pending (Linux's
- * -ERESTARTSYS, which a signal handler turns into -EINTR; mmlab restarts
- * nothing), -EFAULT or -EINVAL. A wakeup that is none of these (the
- * timer of a longer sleep, a stray wake_up_process) starts over, as in
- * Linux, so the word is compared again. */
+ * *uaddr != val, -ETIMEDOUT, -EFAULT or -EINVAL; a signal ends the wait
+ * with Linux's -ERESTARTSYS (no timeout: restarted under SA_RESTART or
+ * with no handler to run, else -EINTR) or -ERESTART_RESTARTBLOCK (a
+ * timeout: -EINTR after a handler, else restart_syscall waits on to the
+ * same deadline). A wakeup that is none of these (the timer of a longer
+ * sleep, a stray wake_up_process) starts over, as in Linux, so the word is
+ * compared again. */
 static int futex_wait(u32 __user *uaddr, unsigned int flags, u32 val, u64 *abs_time, u32 bitset)
 {
 	struct futex_q q = { .bitset = bitset };
@@ -590,7 +604,16 @@ retry:
 		return -ETIMEDOUT;
 	if (!signal_pending(current))
 		goto retry;
-	return -EINTR;
+	if (!abs_time)
+		return -ERESTARTSYS;
+	struct restart_block *restart = &current->restart_block;
+	restart->futex.uaddr = uaddr;
+	restart->futex.val = val;
+	restart->futex.time = *abs_time;
+	restart->futex.bitset = bitset;
+	restart->futex.flags = flags;
+	restart->fn = futex_wait_restart;
+	return -ERESTART_RESTARTBLOCK;
 }
 
 long do_futex(u32 __user *uaddr, int op, u32 val, u64 *timeout, u32 __user *uaddr2, u32 val2,

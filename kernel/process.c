@@ -162,6 +162,9 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	sig->sigcnt = 1;
 	spin_lock_init(&sig->siglock);
 	INIT_LIST_HEAD(&sig->thread_head);
+	INIT_LIST_HEAD(&sig->shared_pending.list);
+	INIT_LIST_HEAD(&tsk->pending.list);
+	tsk->sas_ss_flags = SS_DISABLE; /* Linux's INIT_TASK: no alternate stack */
 	sig->nr_threads = 1;
 	rlimits_init(sig->rlim);
 	tsk->signal = sig;

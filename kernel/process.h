@@ -22,7 +22,8 @@ struct pt_regs;
 /* How a process ended. */
 struct process_result {
 	int exit_code;     /* exit status (0..255), when it exited */
-	bool killed;       /* killed by a fault */
+	bool killed;       /* killed by a signal (a fault's, or one sent) */
+	int signal;        /* which, when killed (Linux's WTERMSIG) */
 	char reason[160];  /* the kill report: what, where */
 	char last_line[128]; /* the last line it wrote (a test's "SKIP: why") */
 };

@@ -388,10 +388,14 @@ void exit_to_user_mode_prepare(void)
 		 * interrupt may come in between. */
 		__asm__ volatile("cli" ::: "memory");
 	}
-	/* After the switch too: a group exit while this thread was queued. */
-	if (unlikely(signal_pending(current))) {
+	/* After the switch too: a signal or group exit that came while this
+	 * thread was queued. One signal per pass, each on a frame of its own
+	 * (Linux's exit_to_user_mode_loop); an interrupted system call is
+	 * restarted or ends with -EINTR even when nothing is left pending. */
+	struct task_struct *p = current;
+	while (unlikely(signal_pending(p) || (p->signal && syscall_needs_restart_work(task_pt_regs(p))))) {
 		__asm__ volatile("sti" ::: "memory");
-		arch_do_signal_or_restart(); /* kernel/signal.c: does not return for a group exit */
+		arch_do_signal_or_restart(); /* arch/x86_64/signal.c: does not return for a group exit */
 		__asm__ volatile("cli" ::: "memory");
 	}
 }

@@ -87,6 +87,34 @@
 
 #define MAX_SCHEDULE_TIMEOUT ((long)(~0ul >> 1))
 
+/* Signals queued for a thread (task->pending) or its whole process
+ * (signal->shared_pending), Linux's struct sigpending: the set, and a
+ * struct sigqueue (kernel/signal.h) per signal with its siginfo. Under
+ * sighand->siglock. */
+struct sigpending {
+	struct list_head list;
+	unsigned long signal; /* a sigset_t: bit n-1 = signal n */
+};
+
+/* Linux's struct restart_block: what restart_syscall (219) calls after a
+ * sleep that returned -ERESTART_RESTARTBLOCK was interrupted by a signal
+ * with no handler to run; the arguments the sleep needs to go on to its
+ * original deadline. */
+struct restart_block {
+	long (*fn)(struct restart_block *);
+	union {
+		struct { /* futex_wait_restart */
+			u32 *uaddr;
+			u32 val, flags, bitset;
+			u64 time; /* absolute, on the futex's clock */
+		} futex;
+		struct { /* nanosleep and clock_nanosleep */
+			u64 deadline; /* monotonic ns */
+			void *rmtp;   /* user struct __kernel_timespec, or NULL */
+		} nanosleep;
+	};
+};
+
 struct mm_struct;
 struct files_struct;
 struct process_result;
@@ -122,7 +150,11 @@ struct task_struct {
 	int usage;                     /* references (kernel/pid.h): the reaper's + lookups */
 	int *set_child_tid;            /* user address: CLONE_CHILD_SETTID */
 	int *clear_child_tid;          /* user address: CLONE_CHILD_CLEARTID, set_tid_address */
-	unsigned long blocked;         /* blocked signals (a sigset_t: bit n-1 = signal n) */
+	unsigned long blocked;         /* blocked signals (a sigset_t: bit n-1 = signal n);
+					* written by the task itself under sighand->siglock */
+	struct sigpending pending;     /* signals sent to this thread (kernel/signal.h) */
+	struct restart_block restart_block; /* how restart_syscall goes on (kernel/signal.h) */
+	bool sigpending_exited;        /* on its way out: takes no more signals (sighand->siglock) */
 	unsigned long sas_ss_sp;       /* sigaltstack */
 	unsigned long sas_ss_size;
 	unsigned int sas_ss_flags;

@@ -1,27 +1,32 @@
-/* Signal storage (see kernel/signal.h): rt_sigaction 13, rt_sigprocmask 14,
- * sigaltstack 131, with Linux's checks in Linux's order (kernel/signal.c:
- * sys_rt_sigaction/do_sigaction, sys_rt_sigprocmask/sigprocmask,
- * do_sigaltstack), and the way back to user mode of a thread whose group is
- * exiting. Nothing is delivered: an action is stored and reported back. */
+/* Signals (see kernel/signal.h): the storage calls rt_sigaction 13,
+ * rt_sigprocmask 14, sigaltstack 131, with Linux's checks in Linux's order
+ * (kernel/signal.c: sys_rt_sigaction/do_sigaction,
+ * sys_rt_sigprocmask/sigprocmask, do_sigaltstack); sending (kill 62, tkill
+ * 200, tgkill 234, rt_sigqueueinfo 129, rt_tgsigqueueinfo 297, and the
+ * faults' force_sig_fault); rt_sigpending 127; and the generic half of
+ * delivery (get_signal, the default actions). The frame a handler runs on
+ * is the arch's (arch/x86_64/signal.c).
+ *
+ * Only the caller's own process can be signalled: there is no other user
+ * process a program could name (another pid is -ESRCH).
+ *
+ * Invariant: a bit in a sigpending's set is on iff the signal is pending
+ * there; each struct sigqueue on its list is one instance with its siginfo
+ * (counted in signal->nr_queued), freed when dequeued or when the thread
+ * (its own list) or the process (the shared one) ends. */
 #include "kernel/signal.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/pid.h"
+#include "kernel/printk.h"
 #include "kernel/process.h"
+#include "kernel/smp.h"
 #include "lib/string.h"
 #include "kernel/syscall.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
+#include "arch/x86_64/apic.h"
 
-/* sa_flags bits (include/uapi/asm-generic/signal-defs.h, x86's SA_RESTORER). */
-#define SA_NOCLDSTOP 0x00000001ul
-#define SA_NOCLDWAIT 0x00000002ul
-#define SA_SIGINFO 0x00000004ul
-#define SA_EXPOSE_TAGBITS 0x00000800ul
-#define SA_RESTORER 0x04000000ul
-#define SA_ONSTACK 0x08000000ul
-#define SA_RESTART 0x10000000ul
-#define SA_NODEFER 0x40000000ul
-#define SA_RESETHAND 0x80000000ul
 /* Linux's UAPI_SA_FLAGS: what do_sigaction keeps; other bits read back 0. */
 #define UAPI_SA_FLAGS (SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER | \
 		       SA_RESETHAND | SA_EXPOSE_TAGBITS | SA_RESTORER)
@@ -30,21 +35,36 @@
 #define SIG_UNBLOCK 1
 #define SIG_SETMASK 2
 
-#define SS_ONSTACK 1
-#define SS_DISABLE 2
-#define SS_AUTODISARM (1u << 31)
-#define SS_FLAG_BITS SS_AUTODISARM
 #define MINSIGSTKSZ 2048 /* x86's */
 
-#define sigmask(sig) (1ul << ((sig) - 1))
-#define SIG_DFL 0ul
-#define SIG_IGN 1ul
+/* include/linux/signal.h's classes of default action. */
+#define SIG_KERNEL_ONLY_MASK (sigmask(SIGKILL) | sigmask(SIGSTOP))
+#define SIG_KERNEL_STOP_MASK (sigmask(SIGSTOP) | sigmask(SIGTSTP) | sigmask(SIGTTIN) | sigmask(SIGTTOU))
+#define SIG_KERNEL_IGNORE_MASK (sigmask(SIGCONT) | sigmask(SIGCHLD) | sigmask(SIGWINCH) | sigmask(SIGURG))
+/* kernel/signal.c: the signals a fault sends, dequeued before any other. */
+#define SYNCHRONOUS_MASK (sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) | sigmask(SIGTRAP) | \
+			  sigmask(SIGFPE) | sigmask(SIGSYS))
 
-typedef struct {
-	unsigned long ss_sp;
-	int ss_flags;
-	unsigned long ss_size;
-} stack_t;
+static bool sig_kernel_ignore(int sig) { return sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_IGNORE_MASK); }
+static bool sig_kernel_stop(int sig) { return sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_STOP_MASK); }
+
+static const char *const signal_names[SIGRTMIN] = {
+	[SIGHUP] = "SIGHUP", [SIGINT] = "SIGINT", [SIGQUIT] = "SIGQUIT", [SIGILL] = "SIGILL",
+	[SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT", [SIGBUS] = "SIGBUS", [SIGFPE] = "SIGFPE",
+	[SIGKILL] = "SIGKILL", [SIGUSR1] = "SIGUSR1", [SIGSEGV] = "SIGSEGV", [SIGUSR2] = "SIGUSR2",
+	[SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM", [SIGTERM] = "SIGTERM", [SIGSTKFLT] = "SIGSTKFLT",
+	[SIGCHLD] = "SIGCHLD", [SIGCONT] = "SIGCONT", [SIGSTOP] = "SIGSTOP", [SIGTSTP] = "SIGTSTP",
+	[SIGTTIN] = "SIGTTIN", [SIGTTOU] = "SIGTTOU", [SIGURG] = "SIGURG", [SIGXCPU] = "SIGXCPU",
+	[SIGXFSZ] = "SIGXFSZ", [SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF", [SIGWINCH] = "SIGWINCH",
+	[SIGIO] = "SIGIO", [SIGPWR] = "SIGPWR", [SIGSYS] = "SIGSYS",
+};
+
+const char *signal_name(int sig)
+{
+	if (sig > 0 && sig < SIGRTMIN)
+		return signal_names[sig];
+	return sig >= SIGRTMIN && sig <= _NSIG ? "SIGRT" : NULL;
+}
 
 struct sighand_struct *sighand_alloc(void)
 {
@@ -87,14 +107,6 @@ void rlimits_init(struct rlimit *rlim)
 	unsigned long half = max_threads() / 2;
 	rlim[RLIMIT_NPROC] = (struct rlimit){ half, half };
 	rlim[RLIMIT_SIGPENDING] = (struct rlimit){ half, half };
-}
-
-void arch_do_signal_or_restart(void)
-{
-	/* Linux's get_signal for a SIGKILL from zap_other_threads: the
-	 * thread ends with the group's status. */
-	if (fatal_signal_pending(current))
-		do_exit_thread(READ_ONCE(current->signal->group_exit_code));
 }
 
 void collect_sigign_sigcatch(struct task_struct *p, unsigned long *ign, unsigned long *catch)
@@ -156,7 +168,17 @@ SYSCALL_DEFINE4(rt_sigaction, int, sig, const struct sigaction __user *, act,
 	return 0;
 }
 
-/* Linux's sys_rt_sigprocmask + sigprocmask: the mask is the thread's own. */
+void set_current_blocked(const sigset_t *newset)
+{
+	struct task_struct *tsk = current;
+	spin_lock(&tsk->sighand->siglock);
+	WRITE_ONCE(tsk->blocked, newset->sig[0] & ~SIG_KERNEL_ONLY_MASK);
+	spin_unlock(&tsk->sighand->siglock);
+}
+
+/* Linux's sys_rt_sigprocmask + sigprocmask: the mask is the thread's own.
+ * A signal it unblocks that is pending is delivered on the way out of
+ * this very call (signal_pending reads the new mask). */
 SYSCALL_DEFINE4(rt_sigprocmask, int, how, const sigset_t __user *, nset, sigset_t __user *, oset,
 		size_t, sigsetsize)
 {
@@ -167,20 +189,23 @@ SYSCALL_DEFINE4(rt_sigprocmask, int, how, const sigset_t __user *, nset, sigset_
 	if (nset) {
 		if (copy_from_user(&new_set, nset, sizeof(new_set)))
 			return -EFAULT;
-		new_set.sig[0] &= ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
+		new_set.sig[0] &= ~SIG_KERNEL_ONLY_MASK;
 		switch (how) {
 		case SIG_BLOCK:
-			tsk->blocked |= new_set.sig[0];
+			new_set.sig[0] |= tsk->blocked;
 			break;
 		case SIG_UNBLOCK:
-			tsk->blocked &= ~new_set.sig[0];
+			new_set.sig[0] = tsk->blocked & ~new_set.sig[0];
 			break;
 		case SIG_SETMASK:
-			tsk->blocked = new_set.sig[0];
 			break;
 		default:
 			return -EINVAL;
 		}
+		if (tsk->sighand)
+			set_current_blocked(&new_set);
+		else /* a kernel thread making the call (a test) */
+			tsk->blocked = new_set.sig[0];
 	}
 	if (oset && copy_to_user(oset, &old_set, sizeof(old_set)))
 		return -EFAULT;
@@ -188,7 +213,7 @@ SYSCALL_DEFINE4(rt_sigprocmask, int, how, const sigset_t __user *, nset, sigset_
 }
 
 /* Linux's on_sig_stack: sp inside the alternate stack (which grows down). */
-static bool on_sig_stack(unsigned long sp)
+bool on_sig_stack(unsigned long sp)
 {
 	struct task_struct *t = current;
 	if (t->sas_ss_flags & SS_AUTODISARM)
@@ -196,7 +221,7 @@ static bool on_sig_stack(unsigned long sp)
 	return sp > t->sas_ss_sp && sp - t->sas_ss_sp <= t->sas_ss_size;
 }
 
-static int sas_ss_flags(unsigned long sp)
+int sas_ss_flags(unsigned long sp)
 {
 	if (!current->sas_ss_size)
 		return SS_DISABLE;
@@ -205,7 +230,7 @@ static int sas_ss_flags(unsigned long sp)
 
 /* Linux's do_sigaltstack (x86's sigaltstack_size_valid accepts any size
  * once MINSIGSTKSZ is met: no dynamic FPU sigframe here). */
-static int do_sigaltstack(const stack_t *ss, stack_t *oss, unsigned long sp)
+int do_sigaltstack(const stack_t *ss, stack_t *oss, unsigned long sp)
 {
 	struct task_struct *t = current;
 	if (oss) {
@@ -246,4 +271,500 @@ SYSCALL_DEFINE2(sigaltstack, const stack_t __user *, uss, stack_t __user *, uoss
 	if (!err && uoss && copy_to_user(uoss, &old, sizeof(old)))
 		return -EFAULT;
 	return err;
+}
+
+/* ---- Sending ---- */
+
+/* Linux's sig_task_ignored + sig_ignored: a signal the target does not
+ * block and whose action is to ignore it is dropped when sent (a blocked
+ * one stays pending: the action may change before it is unblocked). */
+static bool sig_ignored_locked(struct task_struct *t, int sig)
+{
+	if (t->blocked & sigmask(sig))
+		return false;
+	unsigned long handler = t->sighand->action[sig - 1].sa.sa_handler;
+	return handler == SIG_IGN || (handler == SIG_DFL && sig_kernel_ignore(sig));
+}
+
+/* Linux's wants_signal, without stopped or traced tasks: a thread that
+ * does not block sig and is not on its way out. */
+static bool wants_signal(int sig, struct task_struct *p)
+{
+	return !(p->blocked & sigmask(sig)) && !p->sigpending_exited;
+}
+
+/* Linux's signal_wake_up + kick_process: out of an interruptible sleep,
+ * and out of user mode on another CPU (the reschedule IPI's way back to
+ * user mode looks at signal_pending). */
+static void signal_wake_up(struct task_struct *t)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	wake_up_state(t, TASK_INTERRUPTIBLE);
+	if (t != current && READ_ONCE(t->cpu) != smp_processor_id())
+		apic_send_ipi(cpu_physical_id(READ_ONCE(t->cpu)), RESCHEDULE_VECTOR);
+}
+
+/* Linux's complete_signal: the thread to wake for sig. A thread-directed
+ * signal wakes its thread if it wants it now; a process-directed one the
+ * target if it wants it, else the first thread of the group that does
+ * (Linux starts its search at signal->curr_target, one after the last
+ * chosen: here always at the head). Nobody wanting it leaves it pending
+ * until a thread unblocks it. Under sighand->siglock. */
+static void complete_signal(int sig, struct task_struct *p, bool group)
+{
+	struct task_struct *t = NULL;
+	if (wants_signal(sig, p)) {
+		t = p;
+	} else if (group) {
+		struct signal_struct *signal = p->signal;
+		struct task_struct *it;
+		spin_lock(&signal->siglock);
+		list_for_each_entry(it, &signal->thread_head, thread_node) {
+			if (wants_signal(sig, it)) {
+				t = it;
+				break;
+			}
+		}
+		spin_unlock(&signal->siglock);
+	}
+	if (t)
+		signal_wake_up(t);
+}
+
+/* Linux's __send_signal_locked. q: a sigqueue the caller allocated (NULL
+ * if it could not), used or freed here. */
+static int send_signal_locked(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group,
+			      struct sigqueue *q)
+{
+	struct signal_struct *signal = t->signal;
+	struct sigpending *pending = group ? &signal->shared_pending : &t->pending;
+	int ret = 0;
+	/* Linux's prepare_signal: a dying group takes nothing more, nor does
+	 * a thread that has flushed its queue on its way out; an ignored
+	 * signal is dropped. */
+	if (READ_ONCE(signal->group_exit) || READ_ONCE(signal->nr_threads) == 0 ||
+	    (!group && t->sigpending_exited) || sig_ignored_locked(t, sig))
+		goto out_free;
+	/* Linux's legacy_queue: a standard signal already pending is not
+	 * queued twice. */
+	if (sig < SIGRTMIN && (pending->signal & sigmask(sig)))
+		goto out_free;
+	/* Real-time signals from user space count against RLIMIT_SIGPENDING;
+	 * standard ones and the kernel's own always get their siginfo when
+	 * memory allows (Linux's override_rlimit). */
+	bool override = sig < SIGRTMIN;
+	if (q && (override || signal->nr_queued < READ_ONCE(signal->rlim[RLIMIT_SIGPENDING].rlim_cur))) {
+		q->info = *info;
+		list_add_tail(&q->list, &pending->list);
+		signal->nr_queued++;
+		q = NULL;
+	} else if (sig >= SIGRTMIN && info->si_code != SI_USER) {
+		/* Queue overflow: an RT signal from sigqueue is refused. */
+		ret = -EAGAIN;
+		goto out_free;
+	}
+	/* Else the signal is pending without its siginfo (dequeue makes
+	 * an SI_USER one), as Linux's when the queue cannot grow. */
+	__atomic_or_fetch(&pending->signal, sigmask(sig), __ATOMIC_RELEASE);
+	complete_signal(sig, t, group);
+out_free:
+	kfree(q);
+	return ret;
+}
+
+int send_signal(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group)
+{
+	/* Allocated before the lock: a queue entry may sleep for memory. */
+	struct sigqueue *q = kmalloc(sizeof(*q), GFP_KERNEL);
+	spin_lock(&t->sighand->siglock);
+	int ret = send_signal_locked(sig, info, t, group, q);
+	spin_unlock(&t->sighand->siglock);
+	return ret;
+}
+
+/* ---- Dequeueing and the default actions ---- */
+
+/* Linux's next_signal: the lowest-numbered pending signal not in mask,
+ * synchronous ones (faults) first. */
+static int next_signal(struct sigpending *pending, unsigned long blocked)
+{
+	unsigned long x = pending->signal & ~blocked;
+	if (!x)
+		return 0;
+	if (x & SYNCHRONOUS_MASK)
+		x &= SYNCHRONOUS_MASK;
+	return __builtin_ctzl(x) + 1;
+}
+
+/* Linux's collect_signal: the first queued instance of sig; the bit stays
+ * on while another instance is queued. */
+static void collect_signal(int sig, struct sigpending *list, struct kernel_siginfo *info,
+			   struct signal_struct *signal)
+{
+	struct sigqueue *q, *first = NULL;
+	bool more = false;
+	list_for_each_entry(q, &list->list, list) {
+		if (q->info.si_signo != sig)
+			continue;
+		if (first) {
+			more = true;
+			break;
+		}
+		first = q;
+	}
+	if (!more)
+		__atomic_and_fetch(&list->signal, ~sigmask(sig), __ATOMIC_RELEASE);
+	if (first) {
+		list_del(&first->list);
+		signal->nr_queued--;
+		*info = first->info;
+		kfree(first);
+	} else {
+		/* Its siginfo could not be queued (Linux's "Ok, it wasn't in
+		 * the queue"): a plain SI_USER one. */
+		memset(info, 0, sizeof(*info));
+		info->si_signo = sig;
+		info->si_code = SI_USER;
+	}
+}
+
+/* Linux's dequeue_signal: the thread's own signals, then the process's.
+ * Under sighand->siglock. */
+static int dequeue_signal(struct task_struct *tsk, unsigned long blocked, struct kernel_siginfo *info)
+{
+	int sig = next_signal(&tsk->pending, blocked);
+	if (sig) {
+		collect_signal(sig, &tsk->pending, info, tsk->signal);
+		return sig;
+	}
+	sig = next_signal(&tsk->signal->shared_pending, blocked);
+	if (sig)
+		collect_signal(sig, &tsk->signal->shared_pending, info, tsk->signal);
+	return sig;
+}
+
+/* The console line's reason for a death by a signal that was queued. */
+static void signal_report(const struct kernel_siginfo *info, char *buf, size_t size)
+{
+	int sig = info->si_signo;
+	const char *name = signal_name(sig);
+	if (sigmask(sig) & SYNCHRONOUS_MASK && info->si_code > 0 && info->si_code != SI_KERNEL)
+		snprintf(buf, size, "signal %d (%s), si_code %d, address %#lx", sig, name, info->si_code,
+			 info->fault.addr);
+	else if (info->si_code == SI_USER || info->si_code == SI_TKILL || info->si_code == SI_QUEUE)
+		snprintf(buf, size, "signal %d (%s) sent by pid %d", sig, name ? name : "?", info->rt.pid);
+	else
+		snprintf(buf, size, "signal %d (%s)", sig, name ? name : "?");
+}
+
+bool get_signal(struct ksignal *ksig)
+{
+	struct task_struct *tsk = current;
+	struct sighand_struct *sighand = tsk->sighand;
+	for (;;) {
+		/* Linux's SIGKILL from zap_other_threads: the thread ends with
+		 * the group's status. */
+		if (fatal_signal_pending(tsk))
+			do_exit_thread(READ_ONCE(tsk->signal->group_exit_code));
+		spin_lock(&sighand->siglock);
+		int sig = dequeue_signal(tsk, tsk->blocked, &ksig->info);
+		if (!sig) {
+			spin_unlock(&sighand->siglock);
+			return false;
+		}
+		struct k_sigaction *ka = &sighand->action[sig - 1];
+		if (ka->sa.sa_handler == SIG_IGN) {
+			spin_unlock(&sighand->siglock);
+			continue;
+		}
+		if (ka->sa.sa_handler != SIG_DFL) {
+			ksig->ka = *ka;
+			ksig->sig = sig;
+			if (ka->sa.sa_flags & SA_RESETHAND)
+				ka->sa.sa_handler = SIG_DFL;
+			spin_unlock(&sighand->siglock);
+			return true;
+		}
+		spin_unlock(&sighand->siglock);
+		/* The default actions. */
+		if (sig_kernel_ignore(sig))
+			continue;
+		/* Job control is not supported: a stop signal is ignored, as
+		 * if a SIGCONT had come at once (Linux stops the group until
+		 * one does). */
+		if (sig_kernel_stop(sig))
+			continue;
+		/* Terminate, or dump core and terminate (no core files here):
+		 * the whole group dies (Linux's do_group_exit). */
+		char why[sizeof(tsk->signal->result.reason)];
+		signal_report(&ksig->info, why, sizeof(why));
+		do_group_exit_signal(sig, why);
+	}
+}
+
+void signal_setup_done(bool failed, struct ksignal *ksig)
+{
+	if (failed) {
+		force_sigsegv(ksig->sig);
+		return;
+	}
+	/* Linux's signal_delivered: sa_mask and, unless SA_NODEFER, the
+	 * signal itself are blocked while the handler runs (the frame holds
+	 * the mask to restore). */
+	sigset_t blocked = { { current->blocked | ksig->ka.sa.sa_mask.sig[0] } };
+	if (!(ksig->ka.sa.sa_flags & SA_NODEFER))
+		blocked.sig[0] |= sigmask(ksig->sig);
+	set_current_blocked(&blocked);
+}
+
+/* Linux's force_sig_info_to_task: the signal cannot be blocked or ignored
+ * away. handler_dfl: Linux's HANDLER_SIG_DFL (force_fatal_sig), the
+ * action is reset whatever it was. Returns whether a handler will run. */
+static bool force_sig_info(struct kernel_siginfo *info, bool handler_dfl)
+{
+	struct task_struct *t = current;
+	int sig = info->si_signo;
+	spin_lock(&t->sighand->siglock);
+	struct k_sigaction *action = &t->sighand->action[sig - 1];
+	bool blocked = t->blocked & sigmask(sig);
+	if (blocked || action->sa.sa_handler == SIG_IGN || handler_dfl) {
+		action->sa.sa_handler = SIG_DFL;
+		if (blocked)
+			WRITE_ONCE(t->blocked, t->blocked & ~sigmask(sig));
+	}
+	bool handled = action->sa.sa_handler != SIG_DFL;
+	if (handled) {
+		spin_unlock(&t->sighand->siglock);
+		send_signal(sig, info, t, false);
+		return true;
+	}
+	spin_unlock(&t->sighand->siglock);
+	return false;
+}
+
+void force_sig_fault(int sig, int code, unsigned long addr, const char *report)
+{
+	struct kernel_siginfo info = { .si_signo = sig, .si_code = code };
+	info.fault.addr = addr;
+	/* SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGTRAP all dump core and
+	 * terminate by default: with no handler to run, the group dies now,
+	 * as it would when get_signal dequeues it (synchronous signals come
+	 * first there). */
+	if (!force_sig_info(&info, false))
+		do_group_exit_signal(sig, report);
+}
+
+void force_sig(int sig, const char *report)
+{
+	force_sig_fault(sig, SI_KERNEL, 0, report);
+}
+
+void force_sigsegv(int sig)
+{
+	char why[96];
+	snprintf(why, sizeof(why), "no room for the signal frame of signal %d (%s)", sig,
+		 signal_name(sig) ? signal_name(sig) : "?");
+	struct kernel_siginfo info = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };
+	/* Linux's force_sigsegv: a SIGSEGV handler that cannot be run is
+	 * reset, so this one kills. */
+	if (!force_sig_info(&info, sig == SIGSEGV))
+		do_group_exit_signal(SIGSEGV, why);
+}
+
+static void flush_sigqueue(struct sigpending *pending, struct signal_struct *signal)
+{
+	while (!list_empty(&pending->list)) {
+		struct sigqueue *q = list_first_entry(&pending->list, struct sigqueue, list);
+		list_del(&q->list);
+		signal->nr_queued--;
+		kfree(q);
+	}
+	__atomic_store_n(&pending->signal, 0, __ATOMIC_RELEASE);
+}
+
+void exit_signals(struct task_struct *tsk, bool last)
+{
+	spin_lock(&tsk->sighand->siglock);
+	tsk->sigpending_exited = true;
+	flush_sigqueue(&tsk->pending, tsk->signal);
+	if (last)
+		flush_sigqueue(&tsk->signal->shared_pending, tsk->signal);
+	spin_unlock(&tsk->sighand->siglock);
+}
+
+/* ---- The system calls that send ---- */
+
+/* Linux's kill_pid_info/group_send_sig_info, for the caller's process:
+ * sig 0 only checks that the target exists. */
+static int group_send_sig(int sig, struct kernel_siginfo *info, struct task_struct *p)
+{
+	if (sig < 0 || sig > _NSIG) /* check_kill_permission's valid_signal */
+		return -EINVAL;
+	if (!sig)
+		return 0;
+	return send_signal(sig, info, p, true);
+}
+
+/* The task with thread id nr in the caller's own process, with a
+ * reference; NULL if none (another process's thread is none too: there is
+ * no other process a program could know of). */
+static struct task_struct *find_own_thread(int nr)
+{
+	struct task_struct *t = find_get_task_by_vpid(nr);
+	if (t && t->signal != current->signal) {
+		put_task_struct(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void prepare_kill_siginfo(int sig, struct kernel_siginfo *info, int code)
+{
+	memset(info, 0, sizeof(*info));
+	info->si_signo = sig;
+	info->si_code = code;
+	info->rt.pid = current->tgid;
+	info->rt.uid = 0;
+}
+
+/* Linux's kill_something_info: pid > 0 a process (any of its thread ids
+ * names the whole process); 0 the caller's process group, -1 every
+ * process but the caller's, < -1 the process group -pid. The caller's
+ * process is its own process group (its id is the tgid) and the only
+ * process: -1 finds none. */
+SYSCALL_DEFINE2(kill, int, pid, int, sig)
+{
+	struct kernel_siginfo info;
+	if (!current->signal)
+		return -ESRCH;
+	prepare_kill_siginfo(sig, &info, SI_USER);
+	if (pid == -1)
+		return -ESRCH;
+	if (pid == 0 || (pid < -1 && -pid == current->tgid))
+		return group_send_sig(sig, &info, current);
+	if (pid < 0)
+		return -ESRCH;
+	struct task_struct *t = find_own_thread(pid);
+	if (!t)
+		return -ESRCH;
+	int ret = group_send_sig(sig, &info, t);
+	put_task_struct(t);
+	return ret;
+}
+
+/* Linux's do_send_specific: thread tid, of process tgid unless tgid <= 0. */
+static int do_send_specific(int tgid, int tid, int sig, struct kernel_siginfo *info)
+{
+	struct task_struct *t = find_own_thread(tid);
+	if (!t || (tgid > 0 && t->tgid != tgid)) {
+		if (t)
+			put_task_struct(t);
+		return -ESRCH;
+	}
+	int ret = sig < 0 || sig > _NSIG ? -EINVAL : sig ? send_signal(sig, info, t, false) : 0;
+	put_task_struct(t);
+	return ret;
+}
+
+static int do_tkill(int tgid, int tid, int sig)
+{
+	struct kernel_siginfo info;
+	if (!current->signal)
+		return -ESRCH;
+	prepare_kill_siginfo(sig, &info, SI_TKILL);
+	return do_send_specific(tgid, tid, sig, &info);
+}
+
+SYSCALL_DEFINE3(tgkill, int, tgid, int, pid, int, sig)
+{
+	if (pid <= 0 || tgid <= 0)
+		return -EINVAL;
+	return do_tkill(tgid, pid, sig);
+}
+
+SYSCALL_DEFINE2(tkill, int, pid, int, sig)
+{
+	if (pid <= 0)
+		return -EINVAL;
+	return do_tkill(0, pid, sig);
+}
+
+/* The user's siginfo_t is 128 bytes; the kernel keeps its first 48. */
+#define SI_MAX_SIZE 128
+
+/* Linux's copy_siginfo_from_user + the checks of do_rt_sigqueueinfo: a
+ * process may not pretend to be the kernel or kill() (si_code >= 0) or
+ * tkill (SI_TKILL), unless it signals itself. */
+static int sigqueueinfo_prepare(int pid, int sig, const void __user *uinfo, struct kernel_siginfo *info)
+{
+	if (copy_from_user(info, uinfo, sizeof(*info)))
+		return -EFAULT;
+	if ((info->si_code >= 0 || info->si_code == SI_TKILL) && current->pid != pid)
+		return -EPERM;
+	info->si_signo = sig;
+	return 0;
+}
+
+SYSCALL_DEFINE3(rt_sigqueueinfo, int, pid, int, sig, const void __user *, uinfo)
+{
+	struct kernel_siginfo info;
+	int ret = sigqueueinfo_prepare(pid, sig, uinfo, &info);
+	if (ret)
+		return ret;
+	if (!current->signal || pid <= 0) /* no process groups for sigqueue */
+		return -ESRCH;
+	struct task_struct *t = find_own_thread(pid);
+	if (!t)
+		return -ESRCH;
+	ret = group_send_sig(sig, &info, t);
+	put_task_struct(t);
+	return ret;
+}
+
+SYSCALL_DEFINE4(rt_tgsigqueueinfo, int, tgid, int, pid, int, sig, const void __user *, uinfo)
+{
+	struct kernel_siginfo info;
+	if (pid <= 0 || tgid <= 0)
+		return -EINVAL;
+	int ret = sigqueueinfo_prepare(pid, sig, uinfo, &info);
+	if (ret)
+		return ret;
+	if (!current->signal)
+		return -ESRCH;
+	return do_send_specific(tgid, pid, sig, &info);
+}
+
+/* Linux's do_sigpending: the blocked signals pending for the thread or
+ * its process; sigsetsize may be shorter than a sigset_t (then that many
+ * bytes are written), never longer. */
+SYSCALL_DEFINE2(rt_sigpending, sigset_t __user *, uset, size_t, sigsetsize)
+{
+	struct task_struct *t = current;
+	if (sigsetsize > sizeof(sigset_t))
+		return -EINVAL;
+	sigset_t set = { { 0 } };
+	if (t->signal) {
+		spin_lock(&t->sighand->siglock);
+		set.sig[0] = (t->pending.signal | t->signal->shared_pending.signal) & t->blocked;
+		spin_unlock(&t->sighand->siglock);
+	}
+	return copy_to_user(uset, &set, sigsetsize) ? -EFAULT : 0;
+}
+
+/* Linux's restart_syscall: goes on with what the interrupted sleep left in
+ * restart_block (do_no_restart_syscall after a sigreturn: -EINTR). */
+static long do_no_restart_syscall(struct restart_block *rb)
+{
+	(void)rb;
+	return -EINTR;
+}
+
+void restart_block_reset(struct task_struct *t) { t->restart_block.fn = do_no_restart_syscall; }
+
+SYSCALL_DEFINE0(restart_syscall)
+{
+	struct restart_block *rb = &current->restart_block;
+	if (!rb->fn)
+		return -EINTR;
+	return rb->fn(rb);
 }

@@ -1,18 +1,27 @@
-/* Signals, as far as threads need them (issue 10): the thread group
- * (Linux's struct signal_struct), the shared actions (struct
- * sighand_struct), per-thread masks and alternate stacks, and whether a
- * task has a signal pending that must end its wait.
+/* Signals (Linux's kernel/signal.c, include/linux/sched/signal.h): the
+ * thread group (struct signal_struct), the shared actions (struct
+ * sighand_struct), per-thread masks, alternate stacks and pending sets, a
+ * pending set for the whole process, and delivery.
  *
- * Only storage: no signal is ever delivered to a handler. The one "signal"
- * that is ever pending is the group exit (exit_group, a fatal fault in
- * another thread): Linux's SIGKILL sent by zap_other_threads, which makes
+ * A signal is sent to a thread (tkill, tgkill, a fault: its
+ * task->pending) or to the process (kill: signal->shared_pending, taken by
+ * whichever thread does not block it, chosen as Linux's complete_signal
+ * does). On its way back to user mode a thread with an unblocked signal
+ * pending dequeues it (get_signal) and either runs its handler on a frame
+ * built as Linux's x86_64 one (arch/x86_64/signal.c), ignores it, or dies
+ * with the whole group (the default action of every signal but SIGCHLD,
+ * SIGURG, SIGWINCH and SIGCONT, which are ignored; stop signals are not
+ * supported and terminate, see get_signal). The group exit (exit_group, a
+ * fatal signal) is Linux's SIGKILL sent by zap_other_threads: it makes
  * signal_pending() and fatal_signal_pending() true for every thread of the
  * group, ends their interruptible waits and makes them exit at their next
  * return to user mode (arch_do_signal_or_restart).
  *
- * Locking: signal->siglock protects thread_head, nr_threads, the group
- * exit fields and the rlimits; sighand->siglock the actions. A thread's
- * blocked mask and sigaltstack are its own (only it touches them). */
+ * Locking: sighand->siglock protects the actions, both pending sets (and
+ * signal->nr_queued) and the writes of every thread's blocked mask (a
+ * thread reads its own without it); signal->siglock protects thread_head,
+ * nr_threads, the group exit fields and the rlimits. Order: sighand's,
+ * then signal's. A thread's sigaltstack is its own (only it touches it). */
 #ifndef KERNEL_SIGNAL_H
 #define KERNEL_SIGNAL_H
 
@@ -23,14 +32,121 @@
 #include "kernel/wait.h"
 
 #define _NSIG 64
+/* Linux's x86 numbers (arch/x86/include/uapi/asm/signal.h). */
+#define SIGHUP 1
+#define SIGINT 2
+#define SIGQUIT 3
+#define SIGILL 4
+#define SIGTRAP 5
+#define SIGABRT 6
 #define SIGBUS 7
+#define SIGFPE 8
 #define SIGKILL 9
+#define SIGUSR1 10
 #define SIGSEGV 11
+#define SIGUSR2 12
+#define SIGPIPE 13
+#define SIGALRM 14
+#define SIGTERM 15
+#define SIGSTKFLT 16
+#define SIGCHLD 17
+#define SIGCONT 18
 #define SIGSTOP 19
+#define SIGTSTP 20
+#define SIGTTIN 21
+#define SIGTTOU 22
+#define SIGURG 23
+#define SIGXCPU 24
+#define SIGXFSZ 25
+#define SIGVTALRM 26
+#define SIGPROF 27
+#define SIGWINCH 28
+#define SIGIO 29
+#define SIGPWR 30
+#define SIGSYS 31
+#define SIGRTMIN 32
+
+#define sigmask(sig) (1ul << ((sig) - 1))
+#define SIG_DFL 0ul
+#define SIG_IGN 1ul
+
+/* si_code values (include/uapi/asm-generic/siginfo.h). */
+#define SI_USER 0
+#define SI_KERNEL 0x80
+#define SI_QUEUE (-1)
+#define SI_TKILL (-6)
+#define ILL_ILLOPN 2
+#define FPE_INTDIV 1
+#define FPE_FLTDIV 3
+#define FPE_FLTOVF 4
+#define FPE_FLTUND 5
+#define FPE_FLTRES 6
+#define FPE_FLTINV 7
+#define SEGV_MAPERR 1
+#define SEGV_ACCERR 2
+#define BUS_ADRALN 1
+#define BUS_ADRERR 2
+#define TRAP_BRKPT 1
+#define TRAP_TRACE 2
 
 typedef struct {
 	unsigned long sig[1];
 } sigset_t;
+
+/* Linux's struct kernel_siginfo: the first 48 bytes of the user's
+ * 128-byte siginfo_t (copy_siginfo_to_user clears the rest). */
+struct kernel_siginfo {
+	int si_signo;
+	int si_errno;
+	int si_code;
+	int __pad;
+	union {
+		struct { /* kill, tkill, sigqueue */
+			int pid;
+			unsigned int uid;
+			u64 value;
+		} rt;
+		struct { /* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP */
+			unsigned long addr;
+			u64 __more[3];
+		} fault;
+		u64 raw[4];
+	};
+};
+
+/* A queued signal (Linux's struct sigqueue). */
+struct sigqueue {
+	struct list_head list;
+	struct kernel_siginfo info;
+};
+
+/* sa_flags bits (include/uapi/asm-generic/signal-defs.h, x86's SA_RESTORER). */
+#define SA_NOCLDSTOP 0x00000001ul
+#define SA_NOCLDWAIT 0x00000002ul
+#define SA_SIGINFO 0x00000004ul
+#define SA_EXPOSE_TAGBITS 0x00000800ul
+#define SA_RESTORER 0x04000000ul
+#define SA_ONSTACK 0x08000000ul
+#define SA_RESTART 0x10000000ul
+#define SA_NODEFER 0x40000000ul
+#define SA_RESETHAND 0x80000000ul
+
+#define SS_ONSTACK 1
+#define SS_DISABLE 2
+#define SS_AUTODISARM (1u << 31)
+#define SS_FLAG_BITS SS_AUTODISARM
+
+/* The user's stack_t (uc_stack, sigaltstack). */
+typedef struct {
+	unsigned long ss_sp;
+	int ss_flags;
+	unsigned long ss_size;
+} stack_t;
+
+/* Linux's on_sig_stack / sas_ss_flags for the current thread: whether sp
+ * is on its alternate stack; SS_DISABLE, SS_ONSTACK or 0. */
+bool on_sig_stack(unsigned long sp);
+int sas_ss_flags(unsigned long sp);
 
 /* The x86_64 kernel's struct sigaction (what rt_sigaction copies). */
 struct sigaction {
@@ -91,25 +207,96 @@ struct signal_struct {
 	 * the largest peak RSS (pages) an address space of the group had. */
 	u64 utime, stime;
 	unsigned long min_flt, maj_flt, nvcsw, nivcsw, maxrss;
+	/* Under sighand->siglock: signals sent to the process, and the
+	 * sigqueues of the group (bounded by RLIMIT_SIGPENDING, which Linux
+	 * counts per user; here every process is its own user). */
+	struct sigpending shared_pending;
+	unsigned long nr_queued;
+	struct task_struct *curr_target; /* where complete_signal starts looking */
 };
 
 /* Whether p has a signal pending that interrupts an interruptible wait
- * (the wait returns -EINTR). */
+ * (Linux's TIF_SIGPENDING, computed rather than kept): the group is
+ * exiting, or a signal p does not block is pending for it or its process.
+ * Read without the lock: a sender sets the bit before it wakes p. */
 static inline bool signal_pending(struct task_struct *p)
+{
+	struct signal_struct *sig = p->signal;
+	if (!sig)
+		return false;
+	if (__atomic_load_n(&sig->group_exit, __ATOMIC_ACQUIRE))
+		return true;
+	unsigned long pend = __atomic_load_n(&p->pending.signal, __ATOMIC_ACQUIRE) |
+			     __atomic_load_n(&sig->shared_pending.signal, __ATOMIC_ACQUIRE);
+	return pend & ~READ_ONCE(p->blocked);
+}
+/* Whether p is being killed (its thread group is exiting). */
+static inline bool fatal_signal_pending(struct task_struct *p)
 {
 	return p->signal && __atomic_load_n(&p->signal->group_exit, __ATOMIC_ACQUIRE);
 }
-/* Whether p is being killed (its thread group is exiting). */
-static inline bool fatal_signal_pending(struct task_struct *p) { return signal_pending(p); }
 
 /* Called on the way back to user mode (exit_to_user_mode_prepare, with
  * interrupts on) when signal_pending(current): a pending group exit ends the
- * thread here; it returns otherwise. */
+ * thread here; a signal is delivered (a handler's frame is built on the
+ * user stack in the registers of task_pt_regs(current)), ignored, or kills
+ * the group; an interrupted system call is restarted or ends with -EINTR
+ * (arch/x86_64/signal.c). */
 void arch_do_signal_or_restart(void);
 
+/* What get_signal found for the thread to deliver (Linux's struct ksignal). */
+struct ksignal {
+	struct k_sigaction ka;
+	struct kernel_siginfo info;
+	int sig;
+};
+/* Linux's get_signal: dequeues the next signal the current thread does not
+ * block, synchronous ones (faults) first; ends the group itself for a
+ * fatal one (never returns then). Returns true with *ksig filled for a
+ * handler to run (SA_RESETHAND already applied), false for nothing. */
+bool get_signal(struct ksignal *ksig);
+/* Linux's signal_setup_done: after the frame was built (failed: force
+ * SIGSEGV), blocks sa_mask and the signal (unless SA_NODEFER). */
+void signal_setup_done(bool failed, struct ksignal *ksig);
+/* Linux's set_current_blocked: the mask without SIGKILL and SIGSTOP. */
+void set_current_blocked(const sigset_t *newset);
+
+/* Sends sig with info to thread t (group false) or its whole process
+ * (group true), Linux's send_signal_locked after its permission checks:
+ * 0, or -EAGAIN when an RT signal from user space cannot be queued. An
+ * ignored signal is dropped. */
+int send_signal(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group);
+/* A fault's signal to the current thread (Linux's force_sig_fault): a
+ * blocked or ignored one is unblocked and reset to SIG_DFL first, so it
+ * cannot be lost. When no handler will run, the group dies here at once,
+ * with report as the console line's reason (never returns then). */
+void force_sig_fault(int sig, int code, unsigned long addr, const char *report);
+/* force_sig_fault with si_code SI_KERNEL and no address (Linux's force_sig). */
+void force_sig(int sig, const char *report);
+/* Linux's force_sigsegv: a frame could not be built for sig (no room on
+ * the stack, a bad stack): SIGSEGV, its handler reset to SIG_DFL if sig
+ * was SIGSEGV itself, so the next delivery kills. */
+void force_sigsegv(int sig);
+/* The group dies of sig (Linux's do_group_exit(sig) from get_signal),
+ * with one console line: "mmlab: process N (comm) killed: <report>". */
+__noreturn void do_group_exit_signal(int sig, const char *report);
+/* Frees what is still queued for a thread that exits (Linux's
+ * flush_sigqueue), and for the process when its last thread does. */
+void exit_signals(struct task_struct *tsk, bool last);
+/* Linux's do_sigaltstack: sp is the user stack pointer of the caller. */
+int do_sigaltstack(const stack_t *ss, stack_t *oss, unsigned long sp);
+/* restart_syscall of t returns -EINTR from now on (a sigreturn). */
+void restart_block_reset(struct task_struct *t);
+struct pt_regs;
+/* Whether regs is a system call returning one of the -ERESTART* codes,
+ * which the way back to user mode must turn into a restart or -EINTR
+ * even when no signal is pending any more (another thread took it). */
+bool syscall_needs_restart_work(const struct pt_regs *regs);
+/* The signal's name ("SIGSEGV"), or NULL for none. */
+const char *signal_name(int sig);
+
 /* Linux's collect_sigign_sigcatch: the signals p's group ignores (SIG_IGN)
- * and catches (a handler), bit n-1 for signal n; none for a kernel thread.
- * The actions are stored as rt_sigaction set them, though never delivered. */
+ * and catches (a handler), bit n-1 for signal n; none for a kernel thread. */
 void collect_sigign_sigcatch(struct task_struct *p, unsigned long *ign, unsigned long *catch);
 
 /* A new sighand_struct with every action SIG_DFL (count 1); NULL if memory

@@ -127,14 +127,18 @@ SYSCALL_DEFINE2(clock_getres, clockid_t, which_clock, struct __kernel_timespec _
 	return copy_to_user(tp, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
-/* Sleeps at least ns: schedule_timeout() wakes at the first tick after
- * its expiry (HZ=100, so rounded up to 10 ms), and a sleep cut short is
- * taken up again until the deadline has passed, unless a signal is pending
- * (the group is exiting): then -EINTR, 0 otherwise. */
-static int sleep_ns(u64 ns)
+/* Sleeps until the monotonic clock reads deadline: schedule_timeout()
+ * wakes at the first tick after its expiry (HZ=100, so rounded up to
+ * 10 ms), and a sleep cut short is taken up again until the deadline has
+ * passed. A signal ends it (Linux's do_nanosleep): rmtp, if any, gets the
+ * time left, and the call returns -ERESTART_RESTARTBLOCK, which becomes
+ * -EINTR after a handler and otherwise restart_syscall, which sleeps on
+ * to the same deadline (hrtimer_nanosleep_restart). */
+static long nanosleep_restart(struct restart_block *restart);
+
+static int sleep_until(u64 deadline, struct __kernel_timespec __user *rmtp)
 {
 	u64 now = ktime_get_ns();
-	u64 deadline = now + ns < now ? ~0ull : now + ns;
 	while (now < deadline) {
 		u64 ticks = (deadline - now + TICK_NSEC - 1) / TICK_NSEC;
 		/* Keep expires (now + ticks * TICK_NSEC) from wrapping. */
@@ -143,12 +147,35 @@ static int sleep_ns(u64 ns)
 		set_current_state(TASK_INTERRUPTIBLE); /* nanosleep sleeps as "S" in Linux */
 		if (signal_pending(current)) {
 			__set_current_state(TASK_RUNNING);
-			return -EINTR;
+			if (rmtp) {
+				u64 left = deadline - now;
+				struct __kernel_timespec rem = { .tv_sec = (long long)(left / NSEC_PER_SEC),
+								 .tv_nsec = (long long)(left % NSEC_PER_SEC) };
+				if (copy_to_user(rmtp, &rem, sizeof(rem)))
+					return -EFAULT;
+			}
+			struct restart_block *restart = &current->restart_block;
+			restart->nanosleep.deadline = deadline;
+			restart->nanosleep.rmtp = rmtp;
+			restart->fn = nanosleep_restart;
+			return -ERESTART_RESTARTBLOCK;
 		}
 		schedule_timeout((long)ticks);
 		now = ktime_get_ns();
 	}
 	return 0;
+}
+
+static long nanosleep_restart(struct restart_block *restart)
+{
+	restart->fn = NULL;
+	return sleep_until(restart->nanosleep.deadline, restart->nanosleep.rmtp);
+}
+
+static int sleep_ns(u64 ns, struct __kernel_timespec __user *rmtp)
+{
+	u64 now = ktime_get_ns();
+	return sleep_until(now + ns < now ? ~0ull : now + ns, rmtp);
 }
 
 /* The sleep a request from user space asks for, in ns (saturating):
@@ -165,18 +192,14 @@ static int get_sleep_timespec(const struct __kernel_timespec __user *rqtp, u64 *
 	return 0;
 }
 
-/* rmtp is written only when a handled signal interrupts the sleep, which
- * cannot happen here (the only signal is a group exit, which ends the
- * thread on its way out), so it is never touched. */
 SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec __user *, rqtp,
 		struct __kernel_timespec __user *, rmtp)
 {
 	u64 ns;
-	(void)rmtp;
 	int err = get_sleep_timespec(rqtp, &ns);
 	if (err)
 		return err;
-	return sleep_ns(ns);
+	return sleep_ns(ns, rmtp);
 }
 
 /* Linux's clock_nanosleep (kernel/time/posix-timers.c): an unknown clock is
@@ -187,13 +210,13 @@ SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec __user *, rqtp,
  * (-EINVAL). TIMER_ABSTIME sleeps until the clock reads the time given,
  * other flag bits are ignored, as Linux's. REALTIME and TAI run at the
  * monotonic clock's rate (nothing sets them), so an absolute deadline is
- * a fixed distance from now. rmtp, as for nanosleep, is never written. */
+ * a fixed distance from now. rmtp, as for nanosleep, gets the time left
+ * of a relative sleep a signal ended. */
 #define TIMER_ABSTIME 1
 SYSCALL_DEFINE4(clock_nanosleep, clockid_t, which_clock, int, flags,
 		const struct __kernel_timespec __user *, rqtp, struct __kernel_timespec __user *, rmtp)
 {
 	u64 ns, now = 0;
-	(void)rmtp;
 	switch (which_clock) {
 	case CLOCK_REALTIME:
 	case CLOCK_MONOTONIC:
@@ -213,8 +236,12 @@ SYSCALL_DEFINE4(clock_nanosleep, clockid_t, which_clock, int, flags,
 	if (flags & TIMER_ABSTIME) {
 		clock_read_ns(which_clock, &now);
 		ns = ns > now ? ns - now : 0;
+		/* An absolute sleep is simply made again (Linux's
+		 * -ERESTARTNOHAND for TIMER_ABSTIME), and writes no rmtp. */
+		int ret = sleep_ns(ns, NULL);
+		return ret == -ERESTART_RESTARTBLOCK ? -ERESTARTNOHAND : ret;
 	}
-	return sleep_ns(ns);
+	return sleep_ns(ns, rmtp);
 }
 
 #define __NEW_UTS_LEN 64

@@ -76,5 +76,12 @@ typedef u64 phys_addr_t;
 #define ENOSYS 38
 #define EOPNOTSUPP 95
 #define ETIMEDOUT 110
+/* The kernel's own (include/linux/errno.h): a system call interrupted by
+ * a signal returns one, and the way back to user mode turns it into a
+ * restart or -EINTR (arch/x86_64/signal.c); no user ever sees them. */
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
 
 #endif

@@ -15,6 +15,7 @@
 #define __NR_brk 12
 #define __NR_rt_sigaction 13
 #define __NR_rt_sigprocmask 14
+#define __NR_rt_sigreturn 15
 #define __NR_ioctl 16
 #define __NR_pread64 17
 #define __NR_readv 19
@@ -30,6 +31,7 @@
 #define __NR_fork 57
 #define __NR_vfork 58
 #define __NR_exit 60
+#define __NR_kill 62
 #define __NR_uname 63
 #define __NR_readlink 89
 #define __NR_getrlimit 97
@@ -42,6 +44,8 @@
 #define __NR_geteuid 107
 #define __NR_getegid 108
 #define __NR_getppid 110
+#define __NR_rt_sigpending 127
+#define __NR_rt_sigqueueinfo 129
 #define __NR_sigaltstack 131
 #define __NR_mlock 149
 #define __NR_munlock 150
@@ -57,6 +61,7 @@
 #define __NR_sched_getaffinity 204
 #define __NR_remap_file_pages 216
 #define __NR_set_tid_address 218
+#define __NR_restart_syscall 219
 #define __NR_clock_gettime 228
 #define __NR_clock_getres 229
 #define __NR_clock_nanosleep 230
@@ -72,6 +77,7 @@
 #define __NR_set_robust_list 273
 #define __NR_get_robust_list 274
 #define __NR_move_pages 279
+#define __NR_rt_tgsigqueueinfo 297
 #define __NR_prlimit64 302
 #define __NR_getcpu 309
 #define __NR_process_vm_readv 310

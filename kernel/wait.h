@@ -100,9 +100,10 @@ bool waitqueue_active(struct wait_queue_head *wq);
 	})
 
 /* As wait_event, but TASK_INTERRUPTIBLE: returns 0 once cond is true, or
- * -EINTR as soon as signal_pending(current) (a group exit: the thread is
- * being killed; Linux returns -ERESTARTSYS, which no user sees either way).
- * The caller includes kernel/signal.h. */
+ * -EINTR as soon as signal_pending(current) (a signal, or a group exit;
+ * Linux returns -ERESTARTSYS: a system call that waits here must turn it
+ * into that to be restarted, kernel/signal.h). The caller includes
+ * kernel/signal.h. */
 #define wait_event_interruptible(wq, cond)                                            \
 	({                                                                            \
 		int __ret = 0;                                                        \

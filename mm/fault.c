@@ -1,8 +1,12 @@
 /* The page-fault handler for user addresses (Linux's do_user_addr_fault):
  * find the VMA, check the access against its flags, let handle_mm_fault()
- * resolve it. A fault the process may not take kills it (from user mode)
- * or resumes at the exception-table fixup (a kernel copy to or from user
- * memory, which then returns -EFAULT).
+ * resolve it. A fault the process may not take sends it SIGSEGV (from user
+ * mode: SEGV_MAPERR with no VMA, SEGV_ACCERR for an access the VMA does not
+ * allow, as Linux's bad_area/bad_area_access_error; SIGBUS BUS_ADRERR when
+ * the memory behind the VMA cannot be had, do_sigbus), which kills it
+ * unless it has a handler, or resumes at the exception-table fixup (a
+ * kernel copy to or from user memory, which then returns -EFAULT, never a
+ * signal).
  * Locking: mm->mmap_lock for reading from the VMA lookup to the end of
  * handle_mm_fault(), dropped before a process is killed. */
 #include "arch/x86_64/traps.h"
@@ -35,10 +39,14 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2)
 	bool user = regs->cs & 3;
 	struct mm_struct *mm = current->mm;
 	const char *why;
+	int code = SEGV_MAPERR;
 
 	if (cr2 >= TASK_SIZE) {
-		if (user)
-			user_fault_kill(regs, cr2, "access to a kernel address");
+		/* Linux's do_kern_addr_fault -> bad_area_nosemaphore. */
+		if (user) {
+			user_fault_signal(regs, cr2, "access to a kernel address", SIGSEGV, SEGV_MAPERR, cr2);
+			return true;
+		}
 		return false;
 	}
 	/* The kernel touches user memory only inside the uaccess functions;
@@ -52,8 +60,10 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2)
 	if (!user && !(regs->rflags & (1ul << 9)))
 		return false;
 	if (regs->error_code & X86_PF_RSVD) {
-		why = "reserved bit set in a page-table entry";
-		goto bad;
+		/* Linux's pgtable_bad: the kernel's own page tables are wrong. */
+		if (user)
+			user_fault_kill(regs, cr2, "reserved bit set in a page-table entry", SIGKILL);
+		return false;
 	}
 	/* Faults may allocate (and so sleep): interrupts back on as they were. */
 	if (regs->rflags & (1ul << 9))
@@ -72,8 +82,10 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2)
 		goto bad_unlock;
 	}
 	why = access_error(regs->error_code, vma);
-	if (why)
+	if (why) {
+		code = SEGV_ACCERR;
 		goto bad_unlock;
+	}
 	unsigned int flags = user ? FAULT_FLAG_USER : 0;
 	if (regs->error_code & X86_PF_WRITE)
 		flags |= FAULT_FLAG_WRITE;
@@ -83,16 +95,23 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2)
 	mmap_read_unlock(mm);
 	if (!(ret & VM_FAULT_ERROR))
 		return true;
-	why = ret & VM_FAULT_OOM ? "out of memory" : "bad access";
+	if (!user)
+		return false;
+	/* Linux's pagefault_out_of_memory: the OOM killer's SIGKILL. */
+	if (ret & VM_FAULT_OOM)
+		user_fault_kill(regs, cr2, "out of memory", SIGKILL);
 	/* Linux's do_sigbus: a fault the memory could not answer (no hugetlb
 	 * page in the pool) is SIGBUS. */
-	if ((ret & VM_FAULT_SIGBUS) && user)
-		user_fault_kill_sig(regs, cr2, "no page for a hugetlb mapping (SIGBUS)", SIGBUS);
-	goto bad;
+	if (ret & VM_FAULT_SIGBUS)
+		user_fault_signal(regs, cr2, "no page for a hugetlb mapping (SIGBUS)", SIGBUS, BUS_ADRERR, cr2);
+	else
+		user_fault_signal(regs, cr2, "bad access", SIGSEGV, SEGV_MAPERR, cr2); /* bad_area_nosemaphore */
+	return true;
 bad_unlock:
 	mmap_read_unlock(mm);
-bad:
-	if (user)
-		user_fault_kill(regs, cr2, why);
+	if (user) {
+		user_fault_signal(regs, cr2, why, SIGSEGV, code, cr2);
+		return true;
+	}
 	return false; /* the kernel copy's fixup returns -EFAULT */
 }

@@ -6,8 +6,8 @@
  * are Linux's own.
  *
  * Verdicts: a test program passes by exiting 0, skips with 77, fails
- * otherwise or when killed; a crash program passes only when a fault kills
- * it. Either way, every page and slab object the process had must be free
+ * otherwise or when killed; a crash program passes only when SIGSEGV kills
+ * it (a fault's, or one it sent itself). Either way, every page and slab object the process had must be free
  * again once it has been reaped.
  *
  * Under the "bench" parameter, run_user_benchmarks() runs the bench
@@ -17,6 +17,7 @@
 #include "kernel/printk.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "kernel/smp.h"
 #include "lib/string.h"
 #include "mm/page_alloc.h"
@@ -66,8 +67,10 @@ static void run_user_program(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nr_kthreads(), kthreads);
 	KUNIT_EXPECT_EQ(test, nr_user_threads(), user_threads);
 	if (crash) {
-		/* A crash program passes only when its fault killed it. */
+		/* A crash program passes only when SIGSEGV killed it (what the
+		 * Linux runners ask too). */
 		KUNIT_EXPECT_TRUE(test, res.killed);
+		KUNIT_EXPECT_EQ(test, res.signal, SIGSEGV);
 		return;
 	}
 	KUNIT_EXPECT_FALSE(test, res.killed);

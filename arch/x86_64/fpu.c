@@ -23,6 +23,7 @@
  * the area is 64-byte aligned, as XSAVE requires (checked, not assumed). */
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/uaccess.h"
 #include "arch/x86_64/cpufeature.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -35,12 +36,19 @@
 /* Offsets in the legacy (FXSAVE) region and the XSAVE header. */
 #define FXSAVE_FCW 0
 #define FXSAVE_MXCSR 24
+#define FXSAVE_MXCSR_MASK 28
 #define XSAVE_HDR_OFFSET 512
 #define XSAVE_HDR_SIZE 64
 #define MXCSR_DEFAULT 0x1f80
 
 unsigned int fpu_kernel_xstate_size = FXSAVE_SIZE;
+unsigned int fpu_user_xstate_size = FXSAVE_SIZE;
 u64 fpu_xfeatures; /* XCR0; 0 without XSAVE */
+static u32 mxcsr_feature_mask = 0xffbf; /* FXSAVE's MXCSR_MASK, or its default */
+
+/* Linux's init_fpstate, what a signal handler starts with: the legacy
+ * region and an XSAVE header with nothing in use (XRSTOR reads no more). */
+static u8 init_fpstate[XSAVE_HDR_OFFSET + XSAVE_HDR_SIZE] __aligned(64);
 
 static inline u64 xgetbv(u32 index)
 {
@@ -71,6 +79,17 @@ u64 read_xcr0(void) { return boot_cpu_has(X86_FEATURE_XSAVE) ? xgetbv(0) : 0; }
  * after CR4.OSFXSR. */
 void fpu_init_cpu(bool boot_cpu)
 {
+	if (boot_cpu) {
+		*(u16 *)(init_fpstate + FXSAVE_FCW) = 0x037f;
+		*(u32 *)(init_fpstate + FXSAVE_MXCSR) = MXCSR_DEFAULT;
+		/* Linux's mxcsr_feature_mask_init: FXSAVE's MXCSR_MASK, 0
+		 * meaning the default. */
+		static u8 fx[FXSAVE_SIZE] __aligned(64);
+		__asm__ volatile("fxsave64 (%0)" ::"r"(fx) : "memory");
+		u32 mask = *(u32 *)(fx + FXSAVE_MXCSR_MASK);
+		if (mask)
+			mxcsr_feature_mask = mask;
+	}
 	if (!boot_cpu_has(X86_FEATURE_XSAVE))
 		return;
 	u32 a, b, c, d;
@@ -91,7 +110,10 @@ void fpu_init_cpu(bool boot_cpu)
 	xsetbv(0, fpu_xfeatures);
 	if (boot_cpu) {
 		cpuid_count(0xd, 0, &a, &b, &c, &d);
-		/* EBX: the size of the standard layout for what XCR0 enables. */
+		/* EBX: the size of the standard layout for what XCR0 enables
+		 * (Linux's fpu_user_cfg.max_size: where a signal frame's
+		 * FP_XSTATE_MAGIC2 goes). */
+		fpu_user_xstate_size = b;
 		fpu_kernel_xstate_size = ALIGN_UP(b, 64u);
 		pr_info("x86/fpu: XSAVE enabled, xfeatures %#lx, context size %u bytes\n",
 			(unsigned long)fpu_xfeatures, fpu_kernel_xstate_size);
@@ -159,4 +181,165 @@ unsigned long fpu_min_sigstack_size(void)
 {
 	unsigned long fpstate = fpu_kernel_xstate_size + (fpu_xfeatures ? 4 : 0);
 	return ALIGN_UP(440ul + 15 + fpstate + 63, 16ul);
+}
+
+/* ---- The FPU state in a signal frame (Linux's arch/x86/kernel/fpu/signal.c) ----
+ *
+ * The frame holds the XSAVE image in the standard format, as XSAVE writes
+ * it, 64-byte aligned, with Linux's software bytes in the legacy region's
+ * reserved tail (struct _fpx_sw_bytes: FP_XSTATE_MAGIC1, the sizes, the
+ * features saved) and FP_XSTATE_MAGIC2 right after the image; without
+ * XSAVE it is the 512-byte FXSAVE image. XSAVE and XRSTOR work on user
+ * memory directly, listed in the exception table: a page fault there is
+ * resolved as any user copy's (the registers stay this task's across a
+ * switch, which saves and restores them), one that cannot be, or a #GP
+ * from a hostile image (reserved header bits, a bad MXCSR, misalignment),
+ * resumes at the fixup and fails the call, never the kernel. */
+#define FP_XSTATE_MAGIC1 0x46505853u
+#define FP_XSTATE_MAGIC2 0x46505845u
+#define FP_XSTATE_MAGIC2_SIZE 4
+#define FXSAVE_SW_RESERVED 464
+
+struct _fpx_sw_bytes {
+	u32 magic1;
+	u32 extended_size;
+	u64 xfeatures;
+	u32 xstate_size;
+	u32 padding[7];
+};
+_Static_assert(sizeof(struct _fpx_sw_bytes) == 48, "Linux's struct _fpx_sw_bytes is 48 bytes");
+
+/* One XSAVE/XRSTOR/FXSAVE/FXRSTOR on user memory: 0, or -EFAULT. */
+#define FPU_USER_OP(insn, buf, mask)                                                   \
+	({                                                                             \
+		int __err = 0;                                                         \
+		stac();                                                                \
+		__asm__ volatile("1:	" insn " (%[b])\n"                            \
+				 "2:\n"                                                \
+				 ".pushsection .text.fixup, \"ax\"\n"                  \
+				 "3:	movl %[efault], %[err]\n"                       \
+				 "	jmp 2b\n"                                       \
+				 ".popsection\n"                                       \
+				 ".pushsection __ex_table, \"a\"\n"                    \
+				 "	.balign 8\n"                                     \
+				 "	.quad 1b, 3b\n"                                  \
+				 ".popsection"                                         \
+				 : [err] "+r"(__err)                                   \
+				 : [b] "r"(buf), "a"((u32)(mask)), "d"((u32)((mask) >> 32)), \
+				   [efault] "i"(-EFAULT)                               \
+				 : "memory");                                          \
+		clac();                                                                \
+		__err;                                                                 \
+	})
+
+unsigned long fpu_sigframe_size(void)
+{
+	return fpu_user_xstate_size + (fpu_xfeatures ? FP_XSTATE_MAGIC2_SIZE : 0);
+}
+
+/* Linux's copy_fpstate_to_sigframe + save_xstate_epilog. */
+bool copy_fpstate_to_sigframe(void __user *buf)
+{
+	u8 *ubuf = buf;
+	if (!access_ok(buf, fpu_sigframe_size()) || ((unsigned long)buf & 63))
+		return false;
+	if (!fpu_xfeatures)
+		return !FPU_USER_OP("fxsave64", buf, 0ull);
+	/* XSAVE writes only XSTATE_BV of the header: the rest must read 0. */
+	if (clear_user(ubuf + XSAVE_HDR_OFFSET, XSAVE_HDR_SIZE))
+		return false;
+	if (FPU_USER_OP("xsave64", buf, fpu_xfeatures))
+		return false;
+	struct _fpx_sw_bytes sw = {
+		.magic1 = FP_XSTATE_MAGIC1,
+		.extended_size = fpu_user_xstate_size + FP_XSTATE_MAGIC2_SIZE,
+		.xfeatures = fpu_xfeatures,
+		.xstate_size = fpu_user_xstate_size,
+	};
+	u32 magic2 = FP_XSTATE_MAGIC2, xfeatures;
+	if (copy_to_user(ubuf + FXSAVE_SW_RESERVED, &sw, sizeof(sw)) ||
+	    copy_to_user(ubuf + fpu_user_xstate_size, &magic2, sizeof(magic2)) ||
+	    get_user_u32(&xfeatures, ubuf + XSAVE_HDR_OFFSET))
+		return false;
+	/* FP and SSE always marked in use, so that a legacy program's edit
+	 * of the FXSAVE part is restored (Linux's words). */
+	xfeatures |= XFEATURE_MASK_FP | XFEATURE_MASK_SSE;
+	return !copy_to_user(ubuf + XSAVE_HDR_OFFSET, &xfeatures, sizeof(xfeatures));
+}
+
+void fpu__clear_user_states(void)
+{
+	if (fpu_xfeatures)
+		xrstor(init_fpstate);
+	else
+		__asm__ volatile("fxrstor64 (%0)" ::"r"(init_fpstate) : "memory");
+}
+
+/* Linux's check_xstate_in_sigframe: the software bytes and MAGIC2 say
+ * whether the image is a whole XSAVE one; else only its FXSAVE part (FP
+ * and SSE) is taken. false: the frame cannot be read. */
+static bool check_xstate_in_sigframe(const u8 __user *buf, struct _fpx_sw_bytes *sw)
+{
+	if (copy_from_user(sw, buf + FXSAVE_SW_RESERVED, sizeof(*sw)))
+		return false;
+	if (sw->magic1 == FP_XSTATE_MAGIC1 && sw->xstate_size >= XSAVE_HDR_OFFSET + XSAVE_HDR_SIZE &&
+	    sw->xstate_size <= fpu_user_xstate_size && sw->xstate_size <= sw->extended_size) {
+		u32 magic2;
+		if (get_user_u32(&magic2, buf + sw->xstate_size))
+			return false;
+		if (magic2 == FP_XSTATE_MAGIC2)
+			return true;
+	}
+	sw->magic1 = 0; /* FXSAVE only */
+	sw->xstate_size = FXSAVE_SIZE;
+	sw->xfeatures = XFEATURE_MASK_FP | XFEATURE_MASK_SSE;
+	return true;
+}
+
+/* Linux's fpu__restore_sig for a 64-bit frame: NULL puts the registers
+ * in their initial state; otherwise the image is loaded (XRSTOR of the
+ * features it says it holds, the others initialised) or, on any failure,
+ * the registers are initialised and false returned (sigreturn then sends
+ * SIGSEGV). */
+bool fpu__restore_sig(void __user *buf)
+{
+	const u8 __user *ubuf = buf;
+	if (!buf) {
+		fpu__clear_user_states();
+		return true;
+	}
+	if (!access_ok(buf, fpu_sigframe_size()))
+		goto fail;
+	struct _fpx_sw_bytes sw = { .xfeatures = XFEATURE_MASK_FP | XFEATURE_MASK_SSE };
+	if (fpu_xfeatures && !check_xstate_in_sigframe(ubuf, &sw))
+		goto fail;
+	u64 xrestore = sw.xfeatures & (fpu_xfeatures ? fpu_xfeatures : ~0ull);
+	/* A reserved MXCSR bit makes the restore #GP on hardware when it loads
+	 * MXCSR (FXRSTOR, or XRSTOR of SSE or AVX state); TCG may not check,
+	 * so it is checked here (the outcome is the same). */
+	u32 mxcsr;
+	if (get_user_u32(&mxcsr, ubuf + FXSAVE_MXCSR))
+		goto fail;
+	if ((!sw.magic1 || (xrestore & (XFEATURE_MASK_SSE | XFEATURE_MASK_YMM))) && (mxcsr & ~mxcsr_feature_mask))
+		goto fail;
+	if (!fpu_xfeatures) {
+		if (FPU_USER_OP("fxrstor64", buf, 0ull))
+			goto fail;
+		return true;
+	}
+	if (!sw.magic1) {
+		if (FPU_USER_OP("fxrstor64", buf, 0ull))
+			goto fail;
+	} else if (FPU_USER_OP("xrstor64", buf, xrestore)) {
+		goto fail;
+	}
+	/* What the image does not hold starts afresh. */
+	u64 init_bv = fpu_xfeatures & ~(sw.magic1 ? xrestore : XFEATURE_MASK_FP | XFEATURE_MASK_SSE);
+	if (init_bv)
+		__asm__ volatile("xrstor64 (%0)" ::"r"(init_fpstate), "a"((u32)init_bv), "d"((u32)(init_bv >> 32))
+				 : "memory");
+	return true;
+fail:
+	fpu__clear_user_states();
+	return false;
 }

@@ -15,6 +15,7 @@ KERNEL_SRCS += \
 	arch/x86_64/process_64.c \
 	arch/x86_64/qemu_exit.c \
 	arch/x86_64/serial.c \
+	arch/x86_64/signal.c \
 	arch/x86_64/smpboot.c \
 	arch/x86_64/switch_to.asm \
 	arch/x86_64/syscall.c \

@@ -1,6 +1,7 @@
 /* Per-thread CPU state kept in the task (Linux's struct thread_struct,
  * arch/x86/include/asm/processor.h): the user FS and GS bases, which
- * arch_prctl sets and CLONE_SETTLS gives a new thread. */
+ * arch_prctl sets and CLONE_SETTLS gives a new thread, and what the last
+ * exception recorded for a signal frame. */
 #ifndef ARCH_X86_64_PROCESSOR_H
 #define ARCH_X86_64_PROCESSOR_H
 
@@ -9,6 +10,12 @@
 struct thread_struct {
 	unsigned long fsbase;
 	unsigned long gsbase;
+	/* The last exception that sent this thread a signal (Linux's
+	 * trap_nr, error_code, cr2): the signal frame's sigcontext shows
+	 * them (arch/x86_64/signal.c). */
+	unsigned long trap_nr;
+	unsigned long error_code;
+	unsigned long cr2;
 };
 
 struct task_struct;

@@ -43,6 +43,20 @@ struct task_struct;
 /* Gives dst (a new thread) an FPU area holding a copy of the registers of
  * src, which is the current task (Linux's fpu_clone); 0 or -ENOMEM. */
 int fpu_clone(struct task_struct *dst, struct task_struct *src);
+/* The XSAVE size of the user features in XCR0 (CPUID 0xD's EBX, not
+ * rounded: Linux's fpu_user_cfg.max_size), or 512 without XSAVE. */
+extern unsigned int fpu_user_xstate_size;
+/* The FPU part of a signal frame: the image and, with XSAVE, MAGIC2. */
+unsigned long fpu_sigframe_size(void);
+/* Saves the live registers into a signal frame at buf (64-byte aligned),
+ * as Linux's copy_fpstate_to_sigframe; false if it could not be written. */
+bool copy_fpstate_to_sigframe(void *buf);
+/* Loads them from the frame at buf (NULL: the initial state), as Linux's
+ * fpu__restore_sig; false for a frame that cannot be read or loaded, the
+ * registers then in their initial state. */
+bool fpu__restore_sig(void *buf);
+/* The initial state in the registers (a handler's start). */
+void fpu__clear_user_states(void);
 /* Saves the registers into prev_state (if any), loads next_state (if any). */
 void fpu_switch(void *prev_state, void *next_state);
 

@@ -12,6 +12,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/signal.h"
 #include "kernel/smp.h"
 
 struct idt_entry {
@@ -218,8 +219,87 @@ static const char *user_exception_reason(unsigned vector)
 	case X86_TRAP_MF: return "x87 floating-point exception";
 	case X86_TRAP_XF: return "SIMD floating-point exception";
 	case X86_TRAP_BP: return "breakpoint (no debugger)";
+	case X86_TRAP_DB: return "debug trap (no debugger)";
 	default: return trap_name(vector);
 	}
+}
+
+/* Linux's fpu__exception_code: which unmasked exception the x87 status
+ * word (#MF) or MXCSR (#XM) reports; 0 for none (a spurious trap). The
+ * registers are live: the kernel never touches them. */
+static int fpu_exception_code(unsigned vector)
+{
+	unsigned err;
+	if (vector == X86_TRAP_MF) {
+		u16 cwd, swd;
+		__asm__ volatile("fnstcw %0" : "=m"(cwd));
+		__asm__ volatile("fnstsw %0" : "=m"(swd));
+		err = swd & ~cwd;
+	} else {
+		u32 mxcsr;
+		__asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+		err = ~(mxcsr >> 7) & mxcsr;
+	}
+	if (err & 0x001)
+		return FPE_FLTINV;
+	if (err & 0x004)
+		return FPE_FLTDIV;
+	if (err & 0x008)
+		return FPE_FLTOVF;
+	if (err & 0x012)
+		return FPE_FLTUND;
+	if (err & 0x020)
+		return FPE_FLTRES;
+	return 0;
+}
+
+#define DR6_BS (1ul << 14) /* single step */
+#define DR6_RESERVED 0xffff0ff0ul
+
+/* An exception in user mode that is not a page fault becomes the signal
+ * Linux's arch/x86/kernel/traps.c sends for it (do_error_trap, math_error,
+ * exc_general_protection's SIGSEGV, do_int3_user, exc_debug_user), with
+ * its si_code and si_addr. */
+static void do_user_trap(struct pt_regs *regs)
+{
+	unsigned vector = (unsigned)regs->vector;
+	const char *why = user_exception_reason(vector);
+	int sig = SIGSEGV, code = SI_KERNEL;
+	unsigned long addr = 0;
+	switch (vector) {
+	case X86_TRAP_DE:
+		sig = SIGFPE, code = FPE_INTDIV, addr = regs->rip;
+		break;
+	case X86_TRAP_UD:
+		sig = SIGILL, code = ILL_ILLOPN, addr = regs->rip;
+		break;
+	case X86_TRAP_NP:
+	case X86_TRAP_SS:
+		sig = SIGBUS;
+		break;
+	case X86_TRAP_AC:
+		sig = SIGBUS, code = BUS_ADRALN;
+		break;
+	case X86_TRAP_BP:
+		sig = SIGTRAP;
+		break;
+	case X86_TRAP_DB: {
+		unsigned long dr6;
+		__asm__ volatile("mov %%dr6, %0" : "=r"(dr6));
+		__asm__ volatile("mov %0, %%dr6" ::"r"(DR6_RESERVED));
+		sig = SIGTRAP, code = dr6 & DR6_BS ? TRAP_TRACE : TRAP_BRKPT, addr = regs->rip;
+		break;
+	}
+	case X86_TRAP_MF:
+	case X86_TRAP_XF:
+		sig = SIGFPE, code = fpu_exception_code(vector), addr = regs->rip;
+		if (!code) /* spurious: not an error (Linux's math_error) */
+			return;
+		break;
+	default: /* #GP, #TS, #OF, #BR and the rest: a plain SIGSEGV */
+		break;
+	}
+	user_fault_signal(regs, 0, why, sig, code, addr);
 }
 
 void do_trap(struct pt_regs *regs);
@@ -252,15 +332,19 @@ void do_trap(struct pt_regs *regs)
 		this_cpu_write(nmi_count, this_cpu_read(nmi_count) + 1);
 		return;
 	}
+	if ((regs->cs & 3) && regs->vector != X86_TRAP_DF && regs->vector != X86_TRAP_MC) {
+		/* A user-mode exception: a page fault resolved, or a signal
+		 * sent (not a machine check or double fault: those are the
+		 * machine's, and they run on an IST stack that must not
+		 * sleep). The way back delivers it (Linux's
+		 * irqentry_exit_to_user_mode). */
+		if (regs->vector != X86_TRAP_PF || !handle_page_fault(regs, cr2))
+			do_user_trap(regs);
+		exit_to_user_mode_prepare();
+		return;
+	}
 	if (regs->vector == X86_TRAP_PF && handle_page_fault(regs, cr2))
 		return;
-	if ((regs->cs & 3) && regs->vector != X86_TRAP_DF && regs->vector != X86_TRAP_MC) {
-		/* A user-mode exception nobody resolved ends the process (not a
-		 * machine check or double fault: those are the machine's, and
-		 * they run on an IST stack that must not sleep). */
-		__asm__ volatile("sti" ::: "memory");
-		user_fault_kill(regs, cr2, user_exception_reason(regs->vector));
-	}
 	if (fixup_exception(regs))
 		return;
 	if (trap_fault_hook && regs->vector != X86_TRAP_DF && regs->vector != X86_TRAP_MC)

@@ -76,11 +76,16 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2);
  * an interrupt or a system call; switches to another runnable task of this
  * CPU if there is one (user mode is preemptible, the kernel is not). */
 void exit_to_user_mode_prepare(void);
-/* Implemented by kernel/process.c: ends the current process after an
- * exception in user mode; never returns. As SIGSEGV's default action,
- * or (user_fault_kill_sig) another fatal signal's: SIGBUS for a fault
- * the memory behind the mapping could not answer (a hugetlb page). */
-__noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reason);
-__noreturn void user_fault_kill_sig(struct pt_regs *regs, u64 cr2, const char *reason, int sig);
+/* Implemented by kernel/exit.c, for an exception in user mode nobody
+ * resolved. user_fault_signal sends the current thread signo with si_code
+ * and si_addr addr (Linux's force_sig_fault), recording the trap for the
+ * signal frame; when no handler will run (none installed, or the signal
+ * blocked or ignored, which a fault's signal cannot be) the whole process
+ * dies there with one console line naming reason, the address and ip,
+ * and it does not return. user_fault_kill always kills (Linux's faults
+ * that end in SIGKILL, as the OOM killer's). */
+__noreturn void user_fault_kill(struct pt_regs *regs, u64 cr2, const char *reason, int signo);
+void user_fault_signal(struct pt_regs *regs, u64 cr2, const char *reason, int signo, int code,
+		       unsigned long addr);
 
 #endif

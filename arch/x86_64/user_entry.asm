@@ -27,6 +27,8 @@ USER_DS             equ 0x2b
 USER_CS             equ 0x33
 SYSCALL_MARK        equ 0x100   ; pt_regs.vector of a system call (not a real vector)
 TASK_SIZE_MAX       equ 0x00007ffffffff000
+X86_EFLAGS_TF       equ 0x100
+X86_EFLAGS_RF       equ 0x10000
 
 section .text
 bits 64
@@ -50,11 +52,22 @@ entry_SYSCALL_64:
 	call do_syscall_entry           ; interrupts on inside; off again on return
 	; Back to user mode. sysret needs rip in rcx and rflags in r11 and
 	; cannot return to a non-canonical rip (it would fault in ring 0), so
-	; anything unusual goes through iretq.
+	; anything unusual goes through iretq: a return address that is not a
+	; plain user one, and (Linux's syscall_exit_to_user_mode checks) a
+	; frame whose rcx and r11 are not the rip and rflags sysret would put
+	; there, or whose rflags has RF or TF set: a signal handler's entry,
+	; a restarted call, or rt_sigreturn to an interrupted context.
 	mov rcx, [rsp + 17 * 8]         ; pt_regs.rip
 	mov r11, TASK_SIZE_MAX
 	cmp rcx, r11
 	jae .return_via_iret
+	cmp rcx, [rsp + 11 * 8]         ; pt_regs.rcx
+	jne .return_via_iret
+	mov r11, [rsp + 19 * 8]         ; pt_regs.rflags
+	cmp r11, [rsp + 6 * 8]          ; pt_regs.r11
+	jne .return_via_iret
+	test r11, X86_EFLAGS_RF | X86_EFLAGS_TF
+	jnz .return_via_iret
 	pop r15
 	pop r14
 	pop r13

@@ -167,14 +167,20 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 		seq_buf_puts(m, "THP_enabled:\t1\n");
 		seq_buf_puts(m, "untag_mask:\t0xffffffffffffffff\n"); /* no LAM */
 	}
-	/* Signals are never queued (nothing pending); the mask and the
-	 * actions are what rt_sigprocmask and rt_sigaction stored (Linux's
-	 * task_sig). */
+	/* Linux's task_sig: the thread's and the process's pending sets, the
+	 * queued count against RLIMIT_SIGPENDING, the mask and the actions
+	 * (read without the lock: a snapshot, as Linux's is by the time it
+	 * is read). */
 	unsigned long ign, catch;
 	collect_sigign_sigcatch(p, &ign, &catch);
-	seq_buf_printf(m, "Threads:\t%d\nSigQ:\t0/0\n", p->signal ? READ_ONCE(p->signal->nr_threads) : 1);
-	seq_buf_printf(m, "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n"
+	struct signal_struct *sig = p->signal;
+	seq_buf_printf(m, "Threads:\t%d\nSigQ:\t%lu/%lu\n", sig ? READ_ONCE(sig->nr_threads) : 1,
+		       sig ? READ_ONCE(sig->nr_queued) : 0ul,
+		       sig ? READ_ONCE(sig->rlim[RLIMIT_SIGPENDING].rlim_cur) : 0ul);
+	seq_buf_printf(m, "SigPnd:\t%016lx\nShdPnd:\t%016lx\n"
 		       "SigBlk:\t%016lx\nSigIgn:\t%016lx\nSigCgt:\t%016lx\n",
+		       sig ? __atomic_load_n(&p->pending.signal, __ATOMIC_RELAXED) : 0ul,
+		       sig ? __atomic_load_n(&sig->shared_pending.signal, __ATOMIC_RELAXED) : 0ul,
 		       READ_ONCE(p->blocked), ign, catch);
 	seq_buf_printf(m, "CapInh:\t%016llx\nCapPrm:\t%016llx\nCapEff:\t%016llx\nCapBnd:\t%016llx\n"
 		       "CapAmb:\t%016llx\n", 0ull, CAP_FULL_SET, CAP_FULL_SET, CAP_FULL_SET, 0ull);

@@ -47,7 +47,7 @@
 #error "build with -DUSER_CRASH_NAMES='\"name ...\"' (tests/user/user.mk does)"
 #endif
 
-#define MAX_PROGRAMS 64
+#define MAX_PROGRAMS 128
 
 static struct program programs[MAX_PROGRAMS];
 static size_t nprograms;
