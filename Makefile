@@ -9,6 +9,7 @@
 #   make bench    benchmarks: on the host natively, then in the kernel (build/bench/);
 #                 make bench-pte: only the per-pte_reclaim-mode table;
 #                 make bench-mempolicy: only the per-policy fault costs;
+#                 make bench-migrate: migrate_pages into a node with room for all, half, none;
 #                 make bench-compare: mmlab (each pte_reclaim mode) beside
 #                 Linux 6.1 on the same 1-CPU machine, in instructions
 #                 (benchmarks boot a DEBUG_VM=0 kernel, debug aids off)
@@ -119,7 +120,7 @@ include tools/linux/linux.mk
 kunit-tool:
 	@tests/runner/kunit-tool.sh >/dev/null
 
-.PHONY: all deps run test compare debug bench bench-pte bench-mempolicy bench-hugetlb bench-compare fuzz clean \
+.PHONY: all deps run test compare debug bench bench-pte bench-mempolicy bench-migrate bench-hugetlb bench-compare fuzz clean \
 	host-tests
 
 deps:
@@ -326,6 +327,7 @@ bench:
 	done
 	@$(MAKE) --no-print-directory bench-pte
 	@$(MAKE) --no-print-directory bench-mempolicy
+	@$(MAKE) --no-print-directory bench-migrate
 	@$(MAKE) --no-print-directory bench-hugetlb
 	@$(MAKE) --no-print-directory bench-compare
 
@@ -363,6 +365,16 @@ bench-mempolicy:
 	@mkdir -p $(B)/bench
 	@$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=mempolicy_fault $(BENCH_CMDLINE)" default </dev/null | \
 		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/mempolicy.txt
+
+# Migration into a node that cannot hold the pages (tests/user/bench/migrate_cost.c):
+# migrate_pages of the same pages into room for all of them, for half,
+# and for none, on 'default' under -icount shift=0 (ns are instructions).
+# Figures: build/bench/migrate.txt.
+bench-migrate:
+	@$(MAKE) --no-print-directory bench-kernel
+	@mkdir -p $(B)/bench
+	@$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=migrate_cost $(BENCH_CMDLINE)" default </dev/null | \
+		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/migrate.txt
 
 # The huge pages' VM creation in the kernel (tests/user/tests/vm_create.c): 1 GiB
 # of 2 MiB pages, then of 1 GiB pages, MAP_HUGETLB|MAP_POPULATE under each
