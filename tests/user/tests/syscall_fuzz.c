@@ -19,7 +19,14 @@
  * through a pointer there can only clobber the sandbox), no MAP_FIXED,
  * munmap, mprotect, madvise or mremap outside the sandbox, no change of
  * FS/GS base, credentials, limits or scheduling class. exit_group ends it.
- * A canary outside the sandbox is checked at the end. */
+ * A canary outside the sandbox is checked at the end.
+ *
+ * Page migration needs a process with pages to move: on a machine with
+ * several nodes the mix also grows and drops a ballast of written pages
+ * outside the sandbox (never a pointer argument: migration only reads
+ * and copies it), up to a little more than the smallest node holds, and
+ * some migrate_pages calls name real nodes of the machine, so that they
+ * move it between nodes, into nodes too small for it among them. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -31,6 +38,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "migrate_workload.h"
 
 #define SANDBOX_PAGES 256
 #define SANDBOX_SIZE (SANDBOX_PAGES * PAGE_4K)
@@ -56,6 +64,12 @@ static const uint64_t huge_old_lens[] = {
 };
 static int fds[8];
 static int nfds;
+
+/* The ballast that migrate_pages moves (see the top): ballast_pages of
+ * 4 KiB at ballast, each written with its tag, at most ballast_max; only
+ * on a machine with two nodes with memory or more. */
+static unsigned long memory_nodes, ballast_max, ballast_pages, ballast_lost;
+static char *ballast;
 
 /* Argument classes. */
 enum arg {
@@ -294,10 +308,61 @@ static const struct call calls[] = {
 	{ 318, "getrandom", { A_ADDR, A_LEN, A_INT } },
 	{ 325, "mlock2", { A_ADDR, A_LEN, A_SMALL } },
 	{ 450, "set_mempolicy_home_node", { A_ADDR, A_LEN, A_SMALL, A_INT } },
+	/* Not a system call: the ballast grows or goes (no call made). */
+	{ -2, "(ballast)", { A_NONE } },
 	/* Numbers no call has here: the table's bounds. */
 	{ -1, "(none)", { A_INT, A_INT, A_INT, A_INT, A_INT, A_INT } },
 };
 #define NR_CALLS (sizeof(calls) / sizeof(calls[0]))
+
+/* The pseudo-call "(ballast)": a third of the time the ballast goes
+ * (checked intact first: a move must keep every byte; ballast_lost counts
+ * the times it was not), else it grows by 1 to 8 MiB of written pages, up
+ * to ballast_max. Returns 0. */
+static long ballast_step(void)
+{
+	if (!ballast_max)
+		return 0;
+	if (ballast && pick(3) == 0) {
+		ballast_lost += mw_first_bad(ballast, ballast_pages) != ballast_pages;
+		munmap(ballast, ballast_pages * MW_PAGE);
+		ballast = NULL;
+		ballast_pages = 0;
+		return 0;
+	}
+	unsigned long add = (pick(8) + 1) * (MiB / MW_PAGE);
+	if (ballast_pages + add > ballast_max)
+		add = ballast_max - ballast_pages;
+	if (!add)
+		return 0;
+	/* A new mapping of the whole, the old pages copied: the tags stay
+	 * those of a page's place in the ballast. */
+	char *p = mw_map_on(ballast_pages + add, memory_nodes);
+	if (!p)
+		return 0;
+	if (ballast) {
+		ballast_lost += mw_first_bad(ballast, ballast_pages) != ballast_pages;
+		munmap(ballast, ballast_pages * MW_PAGE);
+	}
+	ballast = p;
+	ballast_pages += add;
+	return 0;
+}
+
+/* Node masks for migrate_pages that name real nodes (a random subset of
+ * the nodes with memory, never empty), written at the sandbox's end. */
+static void real_node_masks(uint64_t a[6])
+{
+	unsigned long *masks = (unsigned long *)(sandbox + SANDBOX_SIZE - 2 * sizeof(unsigned long));
+	for (int i = 0; i < 2; i++) {
+		unsigned long m = memory_nodes & next_rand();
+		masks[i] = m ? m : memory_nodes;
+	}
+	a[0] = pick(2) ? 0 : (uint64_t)getpid();
+	a[1] = MW_MAXNODE;
+	a[2] = (uint64_t)&masks[0];
+	a[3] = (uint64_t)&masks[1];
+}
 
 static long raw_syscall6(long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 			 uint64_t a5)
@@ -378,6 +443,13 @@ static long one_call(const struct call *c, long *nr_out)
 		nr = none[pick(sizeof(none) / sizeof(none[0]))];
 		break;
 	}
+	case -2:
+		*nr_out = nr;
+		return ballast_step();
+	case 256: /* migrate_pages: now and then between real nodes */
+		if (ballast_max && pick(16) == 0)
+			real_node_masks(a);
+		break;
 	case 9: /* mmap: MAP_FIXED only into the sandbox or at what must fail */
 		if (a[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 			a[0] = gen_range_addr();
@@ -489,6 +561,50 @@ static long one_call(const struct call *c, long *nr_out)
 
 static const char canary_pattern[] = "syscall_fuzz canary: the fuzzer's own memory is intact";
 
+/* migrate_pages of a process larger than what a node can hold, into that
+ * node (seen: minutes, every page that did not fit going through the
+ * allocator's slow path, with the mmap_lock held). The node is the one
+ * with the least free memory, filled by this process but for room; the
+ * process then has room and a quarter more on the other nodes. As Linux,
+ * the call ends with ENOMEM at the first page that does not fit, and
+ * every page keeps its data. Skipped where the node is too large to fill
+ * in reasonable time under emulation. */
+static void migrate_into_a_full_node(void)
+{
+	int target, source;
+	if (!mw_pick_nodes(&target, &source)) {
+		check_skip("migrate_pages into a full node: fewer than two nodes with memory");
+		return;
+	}
+	unsigned long free_t = (unsigned long)mw_node_free_kb(target) * 1024, others = memory_nodes & ~(1ul << target);
+	unsigned long room = free_t < 64 * MiB ? free_t : 64 * MiB, n = (room + room / 4) / MW_PAGE;
+	unsigned long fill = (free_t - room) / MW_PAGE, free_others = 0;
+	for (int i = 0; i < 64; i++)
+		if (others >> i & 1)
+			free_others += (unsigned long)mw_node_free_kb(i) * 1024;
+	if (free_t > 1536 * MiB || free_others < n * MW_PAGE + 64 * MiB) {
+		check_skip("migrate_pages into a full node: node %d has %lu MiB free, the others %lu MiB", target,
+			   free_t / MiB, free_others / MiB);
+		return;
+	}
+	char *f = fill ? mw_map_on(fill, 1ul << target) : NULL;
+	char *p = mw_map_on(n, others);
+	CHECK((!fill || f) && p);
+	if (p) {
+		long long t0 = now_ns();
+		CHECK_ERRNO(mw_migrate_pages(others, 1ul << target), ENOMEM);
+		long long t1 = now_ns();
+		long on_t = mw_pages_on(p, n, target);
+		note("migrate_pages of %lu MiB into node %d with %lu MiB of room: %ld MiB moved, %lld ms",
+		     n * MW_PAGE / MiB, target, room / MiB, on_t * (long)MW_PAGE / (long)MiB, (t1 - t0) / 1000000);
+		CHECK_CMP(on_t, <, (long)n);
+		CHECK_CMP(mw_first_bad(p, n), ==, n);
+		munmap(p, n * MW_PAGE);
+	}
+	if (f)
+		munmap(f, fill * MW_PAGE);
+}
+
 /* Calls that random runs once found wrong, made first on every run: each
  * must be refused, and the program must still have its stack after it. */
 static void directed_calls(void)
@@ -503,6 +619,7 @@ static void directed_calls(void)
 	deep[0] = deep[sizeof(deep) - 1] = 1;
 	CHECK(deep[0] + deep[sizeof(deep) - 1] == 2);
 	CHECK(sandbox[PAGE_4K] == 0x5a); /* the page kept its data */
+	migrate_into_a_full_node();
 }
 
 int main(int argc, char **argv)
@@ -548,6 +665,18 @@ int main(int argc, char **argv)
 		fds[nfds++] = p[0];
 		fds[nfds++] = p[1];
 	}
+	memory_nodes = mw_memory_nodes();
+	if (memory_nodes & (memory_nodes - 1)) {
+		/* A little more than the smallest node has free, 64 MiB at most. */
+		long least = -1;
+		for (int n = 0; n < 64; n++) {
+			long f = memory_nodes >> n & 1 ? mw_node_free_kb(n) : -1;
+			if (f >= 0 && (least < 0 || f < least))
+				least = f;
+		}
+		unsigned long cap = (unsigned long)(least + least / 8) * 1024;
+		ballast_max = (cap < 64 * MiB ? cap : 64 * MiB) / MW_PAGE;
+	}
 	directed_calls();
 	note("%ld calls, seed %#lx, %zu call kinds, sandbox %p + %lu KiB, %d descriptors", ncalls,
 	     (unsigned long)rng, NR_CALLS, (void *)sandbox, SANDBOX_SIZE / 1024, nfds);
@@ -587,6 +716,12 @@ int main(int argc, char **argv)
 	CHECK_CMP(ok + efault + enosys + other, ==, ncalls);
 	CHECK(efault > 0); /* kernel pointers were refused */
 	CHECK(memcmp(canary, canary_pattern, sizeof(canary)) == 0);
+	/* Whatever the migrations did to it, the ballast has its data. */
+	if (ballast) {
+		ballast_lost += mw_first_bad(ballast, ballast_pages) != ballast_pages;
+		munmap(ballast, ballast_pages * MW_PAGE);
+	}
+	CHECK_CMP(ballast_lost, ==, 0);
 	/* Still a working process: a system call of each kind of result. */
 	CHECK(getpid() > 0);
 	char buf[64];
