@@ -350,10 +350,12 @@ static long ballast_step(void)
 }
 
 /* Node masks for migrate_pages that name real nodes (a random subset of
- * the nodes with memory, never empty), written at the sandbox's end. */
+ * the nodes with memory, never empty). They live outside the sandbox,
+ * which the mix may have unmapped or made read-only by now: migrate_pages
+ * only reads them. */
 static void real_node_masks(uint64_t a[6])
 {
-	unsigned long *masks = (unsigned long *)(sandbox + SANDBOX_SIZE - 2 * sizeof(unsigned long));
+	static unsigned long masks[2];
 	for (int i = 0; i < 2; i++) {
 		unsigned long m = memory_nodes & next_rand();
 		masks[i] = m ? m : memory_nodes;
