@@ -109,11 +109,13 @@ static inline bool mw_pick_nodes(int *target, int *source)
 static inline uint64_t mw_tag(unsigned long i) { return (uint64_t)i * 0x9e3779b97f4a7c15ull + 0x6d6967; }
 
 /* n pages of 4 KiB (no THP: pages are counted one by one) bound to the
- * nodes of mask, each written with its tag; NULL if the mmap failed. */
-static inline char *mw_map_on(unsigned long n, unsigned long mask)
+ * nodes of mask, each written with its tag, at address at (MAP_FIXED) or
+ * anywhere (NULL); NULL if the mmap or the mbind failed (nothing is left
+ * mapped then). */
+static inline char *mw_map_at(void *at, unsigned long n, unsigned long mask)
 {
-	char *p = mmap(NULL, n * MW_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
+	char *p = mmap(at, n * MW_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (at ? MAP_FIXED : 0), -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	madvise(p, n * MW_PAGE, 14 /* MADV_NOHUGEPAGE */);
@@ -127,6 +129,8 @@ static inline char *mw_map_on(unsigned long n, unsigned long mask)
 	}
 	return p;
 }
+
+static inline char *mw_map_on(unsigned long n, unsigned long mask) { return mw_map_at(NULL, n, mask); }
 
 /* The first page whose tag is wrong, or n when every page is intact. */
 static inline unsigned long mw_first_bad(const char *p, unsigned long n)

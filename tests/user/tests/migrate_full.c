@@ -5,21 +5,21 @@
  *
  * The machine decides the sizes: the target is the memory node with the
  * least free memory; it is filled with pages of this process until
- * ROOM is left, and then a mapping of twice ROOM on another node is moved
- * there. Skipped with one node, or where the target is too large to fill
+ * room is left (24 MiB, less on a small machine), and then a mapping of
+ * twice that on the node with the most free memory is moved there. Skipped with one node, or where the target is too large to fill
  * in reasonable time under emulation. */
 #include <errno.h>
 
 #include "check.h"
 #include "migrate_workload.h"
 
-#define ROOM (24 * MiB)
-#define PAGES (2 * ROOM / MW_PAGE)
+#define MAX_ROOM (24 * MiB)
+#define MAX_PAGES (2 * MAX_ROOM / MW_PAGE)
 #define MAX_FILL (1536 * MiB)
 #define UNSET 0x7eadbeef
 
-static void *pages[PAGES];
-static int nodes[PAGES], status[PAGES];
+static void *pages[MAX_PAGES];
+static int nodes[MAX_PAGES], status[MAX_PAGES], now[MAX_PAGES];
 
 int main(void)
 {
@@ -33,12 +33,21 @@ int main(void)
 	     free_s / MiB);
 	if (free_t > MAX_FILL)
 		test_skip("node %d has %lu MiB free: too much to fill here", target, free_t / MiB);
-	if (free_s < PAGES * MW_PAGE + 16 * MiB)
-		test_skip("node %d has no room for %lu MiB", source, PAGES * MW_PAGE / MiB);
+	/* Room for at least 4 MiB, and twice the room on both nodes, with
+	 * 16 MiB to spare on each (the rest of this process, the kernel, the
+	 * watermarks): the last migration must fit. */
+	unsigned long room = MAX_ROOM;
+	if (free_t < 16 * MiB || room > (free_t - 16 * MiB) / 2)
+		room = free_t > 16 * MiB ? (free_t - 16 * MiB) / 2 : 0;
+	if (free_s < 16 * MiB || room > (free_s - 16 * MiB) / 2)
+		room = free_s > 16 * MiB ? (free_s - 16 * MiB) / 2 : 0;
+	if (room < 4 * MiB)
+		test_skip("no room for 8 MiB and more on nodes %d and %d", source, target);
+	const unsigned long PAGES = 2 * room / MW_PAGE;
 
-	/* The target filled but for ROOM (page tables and the kernel's own
+	/* The target filled but for room (page tables and the kernel's own
 	 * allocations take a little of it too). */
-	unsigned long fill = free_t > ROOM ? (free_t - ROOM) / MW_PAGE : 0;
+	unsigned long fill = (free_t - room) / MW_PAGE;
 	char *f = fill ? mw_map_on(fill, 1ul << target) : NULL;
 	CHECK(!fill || f);
 	char *m = mw_map_on(PAGES, 1ul << source);
@@ -54,10 +63,10 @@ int main(void)
 	CHECK_ERRNO(mw_migrate_pages(1ul << source, 1ul << target), ENOMEM);
 	long long t1 = now_ns();
 	long on_t = mw_pages_on(m, PAGES, target), on_s = mw_pages_on(m, PAGES, source);
-	note("migrate_pages of %lu pages into the full node: %ld moved, %ld stayed, %lld ms", (unsigned long)PAGES,
+	note("migrate_pages of %lu pages into the full node: %ld moved, %ld stayed, %lld ms", PAGES,
 	     on_t, on_s, (t1 - t0) / 1000000);
 	CHECK_CMP(on_t + on_s, ==, PAGES);
-	CHECK_CMP(on_t, >, 0); /* ROOM is far above the watermarks */
+	CHECK_CMP(on_t, >, 0); /* the room is far above the watermarks */
 	CHECK_CMP(on_s, >, 0);
 	CHECK_CMP(mw_first_bad(m, PAGES), ==, PAGES);
 
@@ -70,18 +79,26 @@ int main(void)
 		status[i] = UNSET;
 	}
 	CHECK_ERRNO(mw_move_pages(PAGES, pages, nodes, status, MW_MPOL_MF_MOVE), ENOMEM);
-	long there = 0, unset = 0, other = 0;
+	/* Linux may also find a page it cannot isolate from its LRU at that
+	 * moment (one in a per-CPU batch): its status is -EBUSY, and it ends
+	 * the run before it as any page not queued does. */
+	long there = 0, unset = 0, busy = 0, other = 0, wrong = 0;
+	CHECK(mw_move_pages(PAGES, pages, NULL, now, 0) == 0);
 	for (unsigned long i = 0; i < PAGES; i++) {
+		if (status[i] == target && now[i] != target && wrong++ == 0)
+			note("page %lu: status %d, on node %d", i, status[i], now[i]);
 		if (status[i] == target)
 			there++;
 		else if (status[i] == UNSET)
 			unset++;
+		else if (status[i] == -EBUSY)
+			busy++;
 		else if (other++ == 0)
 			note("page %lu: status %d", i, status[i]);
 	}
-	note("move_pages: %ld statuses say node %d, %ld left unset", there, target, unset);
+	note("move_pages: %ld statuses say node %d, %ld -EBUSY, %ld left unset", there, target, busy, unset);
 	CHECK_CMP(other, ==, 0);
-	CHECK_CMP(there, >=, on_t); /* every page that was there, in order */
+	CHECK_CMP(wrong, ==, 0); /* a page said to be on the target is there */
 	CHECK_CMP(unset, >, 0);
 	CHECK_CMP(mw_pages_on(m, PAGES, target) + mw_pages_on(m, PAGES, source), ==, PAGES);
 	CHECK_CMP(mw_first_bad(m, PAGES), ==, PAGES);

@@ -65,11 +65,18 @@ static const uint64_t huge_old_lens[] = {
 static int fds[8];
 static int nfds;
 
-/* The ballast that migrate_pages moves (see the top): ballast_pages of
- * 4 KiB at ballast, each written with its tag, at most ballast_max; only
- * on a machine with two nodes with memory or more. */
+/* The ballast that migrate_pages moves (see the top): chunks of 1 to 8
+ * MiB, each page written with its tag, ballast_pages in all and at most
+ * ballast_max; only on a machine with two nodes with memory or more. Each
+ * chunk lives in a slot of 8 MiB of an address range reserved at the
+ * start (PROT_NONE, put back when a chunk goes): a mapping made anywhere
+ * could land in a hole the mix made in the sandbox, where the mix's
+ * munmap and mremap would take it away. */
+#define BALLAST_CHUNKS 64
+#define BALLAST_SLOT (8 * MiB)
+static char *ballast_area;
+static unsigned long chunk_pages[BALLAST_CHUNKS]; /* 0: the slot is free */
 static unsigned long memory_nodes, ballast_max, ballast_pages, ballast_lost;
-static char *ballast;
 
 /* Argument classes. */
 enum arg {
@@ -315,37 +322,44 @@ static const struct call calls[] = {
 };
 #define NR_CALLS (sizeof(calls) / sizeof(calls[0]))
 
-/* The pseudo-call "(ballast)": a third of the time the ballast goes
- * (checked intact first: a move must keep every byte; ballast_lost counts
- * the times it was not), else it grows by 1 to 8 MiB of written pages, up
- * to ballast_max. Returns 0. */
+/* The pseudo-call "(ballast)": a third of the time a chunk goes (checked
+ * intact first: a move must keep every byte; ballast_lost counts the
+ * chunks that were not), else a chunk of 1 to 8 MiB is added, up to
+ * ballast_max. Returns 0. */
+static void ballast_drop(int i)
+{
+	char *p = ballast_area + (unsigned long)i * BALLAST_SLOT;
+	ballast_lost += mw_first_bad(p, chunk_pages[i]) != chunk_pages[i];
+	mmap(p, BALLAST_SLOT, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	ballast_pages -= chunk_pages[i];
+	chunk_pages[i] = 0;
+}
+
 static long ballast_step(void)
 {
 	if (!ballast_max)
 		return 0;
-	if (ballast && pick(3) == 0) {
-		ballast_lost += mw_first_bad(ballast, ballast_pages) != ballast_pages;
-		munmap(ballast, ballast_pages * MW_PAGE);
-		ballast = NULL;
-		ballast_pages = 0;
+	int used = 0, slot = (int)pick(BALLAST_CHUNKS);
+	for (int i = 0; i < BALLAST_CHUNKS; i++)
+		used += chunk_pages[i] != 0;
+	if (used && (pick(3) == 0 || used == BALLAST_CHUNKS)) {
+		while (!chunk_pages[slot])
+			slot = (slot + 1) % BALLAST_CHUNKS;
+		ballast_drop(slot);
 		return 0;
 	}
+	while (chunk_pages[slot])
+		slot = (slot + 1) % BALLAST_CHUNKS;
 	unsigned long add = (pick(8) + 1) * (MiB / MW_PAGE);
 	if (ballast_pages + add > ballast_max)
 		add = ballast_max - ballast_pages;
-	if (!add)
-		return 0;
-	/* A new mapping of the whole, the old pages copied: the tags stay
-	 * those of a page's place in the ballast. */
-	char *p = mw_map_on(ballast_pages + add, memory_nodes);
-	if (!p)
-		return 0;
-	if (ballast) {
-		ballast_lost += mw_first_bad(ballast, ballast_pages) != ballast_pages;
-		munmap(ballast, ballast_pages * MW_PAGE);
+	char *at = ballast_area + (unsigned long)slot * BALLAST_SLOT;
+	if (add && mw_map_at(at, add, memory_nodes)) {
+		chunk_pages[slot] = add;
+		ballast_pages += add;
+	} else if (add) {
+		mmap(at, BALLAST_SLOT, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 	}
-	ballast = p;
-	ballast_pages += add;
 	return 0;
 }
 
@@ -353,8 +367,12 @@ static long ballast_step(void)
  * the nodes with memory, never empty). They live outside the sandbox,
  * which the mix may have unmapped or made read-only by now: migrate_pages
  * only reads them. */
+static long real_migrations, real_enomem;
+static bool real_migration;
+
 static void real_node_masks(uint64_t a[6])
 {
+	real_migration = true;
 	static unsigned long masks[2];
 	for (int i = 0; i < 2; i++) {
 		unsigned long m = memory_nodes & next_rand();
@@ -449,7 +467,7 @@ static long one_call(const struct call *c, long *nr_out)
 		*nr_out = nr;
 		return ballast_step();
 	case 256: /* migrate_pages: now and then between real nodes */
-		if (ballast_max && pick(16) == 0)
+		if (ballast_max && pick(32) == 0)
 			real_node_masks(a);
 		break;
 	case 9: /* mmap: MAP_FIXED only into the sandbox or at what must fail */
@@ -554,6 +572,11 @@ static long one_call(const struct call *c, long *nr_out)
 	for (int i = 0; i < 6; i++)
 		last_args[i] = a[i];
 	long r = raw_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (real_migration) {
+		real_migration = false;
+		real_migrations++;
+		real_enomem += r == -ENOMEM;
+	}
 	/* A mapping made outside the sandbox is unmapped at once, so that the
 	 * run's address space stays what the fuzzer knows. */
 	if (nr == 9 && r >= 0 && !in_sandbox((uint64_t)r, a[1]))
@@ -677,7 +700,12 @@ int main(int argc, char **argv)
 				least = f;
 		}
 		unsigned long cap = (unsigned long)(least + least / 8) * 1024;
-		ballast_max = (cap < 64 * MiB ? cap : 64 * MiB) / MW_PAGE;
+		ballast_area = mmap(NULL, BALLAST_CHUNKS * BALLAST_SLOT, PROT_NONE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (ballast_area == MAP_FAILED)
+			ballast_area = NULL;
+		else
+			ballast_max = (cap < 64 * MiB ? cap : 64 * MiB) / MW_PAGE;
 	}
 	directed_calls();
 	note("%ld calls, seed %#lx, %zu call kinds, sandbox %p + %lu KiB, %d descriptors", ncalls,
@@ -719,10 +747,14 @@ int main(int argc, char **argv)
 	CHECK(efault > 0); /* kernel pointers were refused */
 	CHECK(memcmp(canary, canary_pattern, sizeof(canary)) == 0);
 	/* Whatever the migrations did to it, the ballast has its data. */
-	if (ballast) {
-		ballast_lost += mw_first_bad(ballast, ballast_pages) != ballast_pages;
-		munmap(ballast, ballast_pages * MW_PAGE);
-	}
+	for (int i = 0; ballast_area && i < BALLAST_CHUNKS; i++)
+		if (chunk_pages[i])
+			ballast_drop(i);
+	if (ballast_area)
+		munmap(ballast_area, BALLAST_CHUNKS * BALLAST_SLOT);
+	if (ballast_max)
+		note("%ld migrate_pages calls between real nodes (%ld ENOMEM), a ballast of up to %lu MiB",
+		     real_migrations, real_enomem, ballast_max * MW_PAGE / MiB);
 	CHECK_CMP(ballast_lost, ==, 0);
 	/* Still a working process: a system call of each kind of result. */
 	CHECK(getpid() > 0);
