@@ -668,8 +668,8 @@ static long move_collected(struct mm_struct *mm, unsigned long start, unsigned l
 
 /* mbind's MPOL_MF_MOVE (Linux's migrate_pages with new_page): every page
  * of [start, end) on a node outside nmask moves to a page the range's new
- * policy gives (GFP_HIGHUSER_MOVABLE | __GFP_RETRY_MAYFAIL, a THP
- * GFP_TRANSHUGE). Returns -ENOMEM or how many could not be moved there. */
+ * policy gives (alloc_by_policy). Returns -ENOMEM or how many could not
+ * be moved there. */
 static long move_misplaced(struct mm_struct *mm, unsigned long start, unsigned long end,
 			   const nodemask_t *nmask)
 {
