@@ -544,15 +544,25 @@ static long check_pages_range(struct mm_struct *mm, unsigned long start, unsigne
 	return (long)s.misplaced;
 }
 
-/* The misplaced pages of a range, 64 at a time (a walk holds the PTE lock,
- * so it only notes them; they move after it). */
+/* The misplaced pages of a range, a batch at a time (a walk holds the PTE
+ * lock, so it only notes them; they move after it): 64 entries, or fewer
+ * that make 512 pages (Linux's NR_MAX_BATCHED_MIGRATION, HPAGE_PMD_NR), so
+ * that a batch of THPs is one THP and not 128 MiB. */
+#define COLLECT_ENTRIES 64
+#define COLLECT_PAGES 512
 struct collect_walk {
 	const nodemask_t *nodes; /* misplaced: on a node outside it */
 	int only_node;		 /* or, if not NUMA_NO_NODE: on this node (migrate_pages) */
-	unsigned long addr[64];
+	unsigned long addr[COLLECT_ENTRIES];
 	unsigned int n;
-	unsigned long next; /* where to go on when the batch filled up */
+	unsigned long pages; /* what the n entries map */
+	unsigned long next;  /* where to go on when the batch filled up */
 };
+
+static bool collect_full(const struct collect_walk *c)
+{
+	return c->n == COLLECT_ENTRIES || c->pages >= COLLECT_PAGES;
+}
 
 static int collect_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 {
@@ -563,7 +573,8 @@ static int collect_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	if (c->only_node != NUMA_NO_NODE ? nid != c->only_node : node_isset(nid, *c->nodes))
 		return 0;
 	c->addr[c->n++] = addr;
-	if (c->n < 64)
+	c->pages++;
+	if (!collect_full(c))
 		return 0;
 	c->next = addr + PAGE_SIZE;
 	return 1;
@@ -577,7 +588,8 @@ static int collect_huge(struct collect_walk *c, unsigned long pfn, unsigned long
 	if (c->only_node != NUMA_NO_NODE ? nid != c->only_node : node_isset(nid, *c->nodes))
 		return 0;
 	c->addr[c->n++] = addr;
-	if (c->n < 64)
+	c->pages += (~mask + 1) >> PAGE_SHIFT;
+	if (!collect_full(c))
 		return 0;
 	c->next = (addr & mask) + ~mask + 1;
 	return 1;
@@ -616,7 +628,7 @@ static struct page *alloc_by_policy(struct vm_area_struct *vma, unsigned long ad
 
 /* The moves of mbind and migrate_pages (Linux's queue_pages_range, then
  * migrate_pages on what it queued): every page of [start, end) that the
- * walk selects (c's nodes or only_node), 64 at a time, to a page from
+ * walk selects (c's nodes or only_node), a batch at a time, to a page from
  * alloc; a THP split on the way (no 2 MiB on the target) is walked again
  * for its 4 KiB pages.
  *

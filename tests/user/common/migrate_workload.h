@@ -118,7 +118,7 @@ static inline char *mw_map_at(void *at, unsigned long n, unsigned long mask)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (at ? MAP_FIXED : 0), -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	madvise(p, n * MW_PAGE, 14 /* MADV_NOHUGEPAGE */);
+	madvise(p, n * MW_PAGE, MADV_NOHUGEPAGE);
 	if (mw_mbind(p, n * MW_PAGE, MW_MPOL_BIND, mask, 0)) {
 		munmap(p, n * MW_PAGE);
 		return NULL;
