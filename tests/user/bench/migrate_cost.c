@@ -4,8 +4,15 @@
  * `make bench-migrate` (QEMU -icount shift=0) a nanosecond is one guest
  * instruction, so the three compare exactly. The target is the memory node
  * with the least free memory; this process fills it (bound there) to leave
- * the room each case needs. Needs two nodes with memory. */
+ * the room each case needs. Needs two nodes with memory.
+ *
+ * Last, the mmap_lock: a second thread maps and unmaps a page over and
+ * over (each a writer of the lock) while migrate_pages moves --lock-pages
+ * pages (default 16,384 = 64 MiB) that fit; its slowest mmap+munmap says
+ * how long the migration kept it out. */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include "check.h"
 #include "migrate_workload.h"
@@ -22,6 +29,27 @@ static long long one_migration(char *m, unsigned long n, int source, int target,
 	if (mw_first_bad(m, n) != n)
 		printf("bench: migrate_cost: DATA LOST\n");
 	return t;
+}
+
+static volatile int writer_stop, writer_started;
+static long long writer_worst;
+static long writer_rounds;
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	writer_started = 1;
+	while (!writer_stop) {
+		long long t0 = now_ns();
+		void *p = mmap(NULL, MW_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED)
+			munmap(p, MW_PAGE);
+		long long t = now_ns() - t0;
+		if (t > writer_worst)
+			writer_worst = t;
+		writer_rounds++;
+	}
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -64,5 +92,41 @@ int main(int argc, char **argv)
 	munmap(m, n * MW_PAGE);
 	if (f)
 		munmap(f, fill * MW_PAGE);
+
+	/* The mmap_lock during a long migration. */
+	unsigned long big = (unsigned long)arg_long(argc, argv, "--lock-pages", 16384);
+	if ((unsigned long)mw_node_free_kb(target) * 1024 < big * MW_PAGE + 64 * MiB ||
+	    (unsigned long)mw_node_free_kb(source) * 1024 < big * MW_PAGE + 64 * MiB) {
+		printf("bench: migrate_pages beside a writer of the mmap_lock: skipped (no room for %lu MiB)\n",
+		       big * MW_PAGE / MiB);
+		return 0;
+	}
+	m = mw_map_on(big, 1ul << source);
+	pthread_t t;
+	if (!m || pthread_create(&t, NULL, writer, NULL))
+		return 1;
+	while (!writer_started)
+		sched_yield();
+	/* 100 rounds alone first: what one costs without a migration. */
+	long long w0 = now_ns();
+	while (writer_rounds < 100 && now_ns() - w0 < 1000000000ll)
+		sched_yield();
+	long before = writer_rounds;
+	long long worst_before = writer_worst;
+	writer_worst = 0;
+	/* The thread runs during the call only (the checks after it take
+	 * the lock page by page, and would only wait on it). */
+	long long t0 = now_ns();
+	long r = mw_migrate_pages(1ul << source, 1ul << target);
+	long long took = now_ns() - t0;
+	writer_stop = 1;
+	pthread_join(t, NULL);
+	moved = mw_pages_on(m, big, target);
+	printf("bench: migrate_pages of %lu pages beside a thread mapping and unmapping a page: %lld ns, "
+	       "returned %ld, %ld moved%s; the thread's slowest mmap+munmap %lld ns (%ld rounds)\n",
+	       big, took, r, moved, mw_first_bad(m, big) == big ? "" : ", DATA LOST", writer_worst,
+	       writer_rounds - before);
+	printf("bench: ... the same thread before the call: slowest of %ld rounds %lld ns\n", before, worst_before);
+	munmap(m, big * MW_PAGE);
 	return 0;
 }
