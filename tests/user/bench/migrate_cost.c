@@ -6,10 +6,13 @@
  * with the least free memory; this process fills it (bound there) to leave
  * the room each case needs. Needs two nodes with memory.
  *
- * Last, the mmap_lock: a second thread maps and unmaps a page over and
- * over (each a writer of the lock) while migrate_pages moves --lock-pages
- * pages (default 16,384 = 64 MiB) that fit; its slowest mmap+munmap says
- * how long the migration kept it out. */
+ * With --lock-pages N (or migrate_cost.lock_pages=N on mmlab's command
+ * line, read from /proc/cmdline), last, the mmap_lock: a second thread maps and
+ * unmaps a page over and over (each a writer of the lock) while
+ * migrate_pages moves N pages that fit; its slowest mmap+munmap says how
+ * long the migration kept it out. Not under -icount: with every vCPU on
+ * one thread, each hand-over of the lock between the two waits for the
+ * other vCPU's turn, and the run takes many minutes. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -94,7 +97,16 @@ int main(int argc, char **argv)
 		munmap(f, fill * MW_PAGE);
 
 	/* The mmap_lock during a long migration. */
-	unsigned long big = (unsigned long)arg_long(argc, argv, "--lock-pages", 16384);
+	static char cmdline[4096];
+	long def_big = 0;
+	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) > 0) {
+		const char *c = strstr(cmdline, "migrate_cost.lock_pages=");
+		if (c)
+			def_big = atol(c + strlen("migrate_cost.lock_pages="));
+	}
+	unsigned long big = (unsigned long)arg_long(argc, argv, "--lock-pages", def_big);
+	if (!big)
+		return 0;
 	if ((unsigned long)mw_node_free_kb(target) * 1024 < big * MW_PAGE + 64 * MiB ||
 	    (unsigned long)mw_node_free_kb(source) * 1024 < big * MW_PAGE + 64 * MiB) {
 		printf("bench: migrate_pages beside a writer of the mmap_lock: skipped (no room for %lu MiB)\n",
