@@ -60,6 +60,14 @@ typedef unsigned int gfp_t;
 #define GFP_NOIO (__GFP_RECLAIM)
 #define GFP_NOFS (__GFP_RECLAIM | __GFP_IO)
 #define GFP_USER (__GFP_RECLAIM | __GFP_IO | __GFP_FS | __GFP_HARDWALL)
+/* User pages (Linux's, without the KASAN bits mmlab has no use for): the
+ * zone bits choose nothing here (one zone per node), they only read the
+ * same as Linux's in a printed mode. */
+#define GFP_HIGHUSER (GFP_USER | __GFP_HIGHMEM)
+#define GFP_HIGHUSER_MOVABLE (GFP_HIGHUSER | __GFP_MOVABLE)
+/* A THP: no reclaim at all (LIGHT), or direct reclaim but never kswapd. */
+#define GFP_TRANSHUGE_LIGHT ((GFP_HIGHUSER_MOVABLE | __GFP_COMP | __GFP_NOMEMALLOC | __GFP_NOWARN) & ~__GFP_RECLAIM)
+#define GFP_TRANSHUGE (GFP_TRANSHUGE_LIGHT | __GFP_DIRECT_RECLAIM)
 
 #define GFP_DMA __GFP_DMA
 #define GFP_DMA32 __GFP_DMA32

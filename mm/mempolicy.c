@@ -559,15 +559,25 @@ static long check_pages_range(struct mm_struct *mm, unsigned long start, unsigne
 	return (long)s.misplaced;
 }
 
-/* The misplaced pages of a range, 64 at a time (a walk holds the PTE lock,
- * so it only notes them; they move after it). */
+/* The misplaced pages of a range, a batch at a time (a walk holds the PTE
+ * lock, so it only notes them; they move after it): 64 entries, or fewer
+ * that make 512 pages (Linux's NR_MAX_BATCHED_MIGRATION, HPAGE_PMD_NR), so
+ * that a batch of THPs is one THP and not 128 MiB. */
+#define COLLECT_ENTRIES 64
+#define COLLECT_PAGES 512
 struct collect_walk {
 	const nodemask_t *nodes; /* misplaced: on a node outside it */
 	int only_node;		 /* or, if not NUMA_NO_NODE: on this node (migrate_pages) */
-	unsigned long addr[64];
+	unsigned long addr[COLLECT_ENTRIES];
 	unsigned int n;
-	unsigned long next; /* where to go on when the batch filled up */
+	unsigned long pages; /* what the n entries map */
+	unsigned long next;  /* where to go on when the batch filled up */
 };
+
+static bool collect_full(const struct collect_walk *c)
+{
+	return c->n == COLLECT_ENTRIES || c->pages >= COLLECT_PAGES;
+}
 
 static int collect_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 {
@@ -578,7 +588,8 @@ static int collect_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	if (c->only_node != NUMA_NO_NODE ? nid != c->only_node : node_isset(nid, *c->nodes))
 		return 0;
 	c->addr[c->n++] = addr;
-	if (c->n < 64)
+	c->pages++;
+	if (!collect_full(c))
 		return 0;
 	c->next = addr + PAGE_SIZE;
 	return 1;
@@ -592,7 +603,8 @@ static int collect_huge(struct collect_walk *c, unsigned long pfn, unsigned long
 	if (c->only_node != NUMA_NO_NODE ? nid != c->only_node : node_isset(nid, *c->nodes))
 		return 0;
 	c->addr[c->n++] = addr;
-	if (c->n < 64)
+	c->pages += (~mask + 1) >> PAGE_SHIFT;
+	if (!collect_full(c))
 		return 0;
 	c->next = (addr & mask) + ~mask + 1;
 	return 1;
@@ -617,50 +629,76 @@ static int collect_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, u
 static const struct mm_walk_ops collect_ops = { .pte_entry = collect_pte, .huge_pmd_entry = collect_huge_pmd,
 						.hugetlb_entry = collect_hugetlb };
 
-/* The new page for a move under the range's (new) policy. */
+/* The new page for a move under the range's (new) policy: Linux 6.1's
+ * new_page (GFP_HIGHUSER_MOVABLE | __GFP_RETRY_MAYFAIL, a THP
+ * GFP_TRANSHUGE), one round of the slow path and quietly, for the reasons
+ * alloc_migration_target gives (__GFP_NORETRY for Linux's
+ * should_reclaim_retry, which has no LRU pages to hope for here). */
 static struct page *alloc_by_policy(struct vm_area_struct *vma, unsigned long addr, unsigned order, void *arg)
 {
 	(void)arg;
-	gfp_t gfp = GFP_USER | __GFP_NOWARN | (order ? __GFP_NORETRY : 0);
+	gfp_t gfp = order ? GFP_TRANSHUGE : GFP_HIGHUSER_MOVABLE | __GFP_NORETRY | __GFP_NOWARN;
 	return vma_alloc_folio(gfp, order, vma, addr);
 }
 
-/* mbind's MPOL_MF_MOVE (Linux's migrate_pages with
- * alloc_migration_target_by_mpol): every page of [start, end) on a node
- * outside nmask moves to a page the range's new policy gives. Returns how
- * many could not be moved there. */
-/* The moves of mbind and migrate_pages: every page of [start, end) that the
- * walk selects (c's nodes or only_node), 64 at a time, to a page from
+/* The moves of mbind and migrate_pages (Linux's queue_pages_range, then
+ * migrate_pages on what it queued): every page of [start, end) that the
+ * walk selects (c's nodes or only_node), a batch at a time, to a page from
  * alloc; a THP split on the way (no 2 MiB on the target) is walked again
- * for its 4 KiB pages. Returns how many did not end on a node of want. */
-static unsigned long move_collected(struct mm_struct *mm, unsigned long start, unsigned long end,
-				    const struct collect_walk *proto, migrate_alloc_t alloc, void *arg,
-				    const nodemask_t *want)
+ * for its 4 KiB pages.
+ *
+ * The caller holds no mmap_lock: each batch is collected and moved under
+ * it taken for reading, and it is dropped between batches (with a
+ * cond_resched), so that a migration of gigabytes never keeps a writer
+ * (mmap, munmap, another mbind) waiting for more than one batch. Linux
+ * 6.1 holds it across the whole call; its pages cost less to move than
+ * they do under emulation, and nothing here needs the address space to
+ * stay as it was between batches (each starts from an address).
+ *
+ * As Linux's migrate_pages: the first page that finds no free page where
+ * alloc looks (-ENOMEM) ends the migration ("When memory is low, don't
+ * bother to try to migrate other folios, just exit"), and -ENOMEM is
+ * returned; the pages moved before it stay moved. Otherwise returns how
+ * many did not end on a node of want. */
+static long move_collected(struct mm_struct *mm, unsigned long start, unsigned long end,
+			   const struct collect_walk *proto, migrate_alloc_t alloc, void *arg,
+			   const nodemask_t *want)
 {
 	unsigned long failed = 0, a = start;
 	while (a < end) {
 		struct collect_walk c = *proto;
+		bool split = false, nomem = false;
+		mmap_read_lock(mm);
 		int full = walk_page_range(mm, a, end, &collect_ops, &c);
-		bool split = false;
-		for (unsigned int i = 0; i < c.n && !split; i++) {
+		for (unsigned int i = 0; i < c.n && !split && !nomem; i++) {
 			struct vm_area_struct *vma = find_vma(mm, c.addr[i]);
 			int r = vma ? migrate_anon_at(vma, c.addr[i], alloc, arg, &split) : -EFAULT;
-			if (r >= 0 ? !node_isset(r, *want) : r != -ENOENT)
+			if (r == -ENOMEM)
+				nomem = true;
+			else if (r >= 0 ? !node_isset(r, *want) : r != -ENOENT)
 				failed++;
 			if (split) /* a THP left in 4 KiB pages: walk them */
 				a = c.addr[i] + PAGE_SIZE;
 		}
-		if (split)
-			continue;
-		if (!full)
-			break;
-		a = c.next;
+		mmap_read_unlock(mm);
+		if (nomem)
+			return -ENOMEM;
+		if (!split) {
+			if (!full)
+				break;
+			a = c.next;
+		}
+		cond_resched();
 	}
-	return failed;
+	return (long)failed;
 }
 
-static unsigned long move_misplaced(struct mm_struct *mm, unsigned long start, unsigned long end,
-				    const nodemask_t *nmask)
+/* mbind's MPOL_MF_MOVE (Linux's migrate_pages with new_page): every page
+ * of [start, end) on a node outside nmask moves to a page the range's new
+ * policy gives (alloc_by_policy). Returns -ENOMEM or how many could not
+ * be moved there. */
+static long move_misplaced(struct mm_struct *mm, unsigned long start, unsigned long end,
+			   const nodemask_t *nmask)
 {
 	struct collect_walk proto = { .nodes = nmask, .only_node = NUMA_NO_NODE };
 	return move_collected(mm, start, end, &proto, alloc_by_policy, NULL, nmask);
@@ -669,8 +707,8 @@ static unsigned long move_misplaced(struct mm_struct *mm, unsigned long start, u
 /* ---- migrate_pages(2) ------------------------------------------------------ */
 
 /* Linux's migrate_to_node: every page of mm on source moves to dest.
- * Returns how many could not be moved. */
-static unsigned long migrate_to_node(struct mm_struct *mm, int source, int dest)
+ * Returns -ENOMEM (dest is full) or how many could not be moved. */
+static long migrate_to_node(struct mm_struct *mm, int source, int dest)
 {
 	struct collect_walk proto = { .only_node = source };
 	nodemask_t want = nodemask_of_node(dest);
@@ -678,12 +716,14 @@ static unsigned long migrate_to_node(struct mm_struct *mm, int source, int dest)
 }
 
 /* Linux's do_migrate_pages: the sources in an order that never moves a
- * page twice, where it can. Returns the pages not moved. */
+ * page twice, where it can. Returns the pages not moved, or -ENOMEM as
+ * soon as a destination had no room for one (the moves made stay made):
+ * Linux 6.1 stops at the first migrate_to_node that fails. The mmap_lock
+ * is taken by migrate_to_node, a batch at a time. */
 static long do_migrate_pages(struct mm_struct *mm, const nodemask_t *from, const nodemask_t *to)
 {
-	unsigned long nr_failed = 0;
+	unsigned long busy = 0;
 	nodemask_t tmp = *from;
-	mmap_read_lock(mm);
 	while (!nodes_empty(tmp)) {
 		int s, source = NUMA_NO_NODE, dest = 0;
 		for_each_node_mask(s, tmp) {
@@ -703,10 +743,12 @@ static long do_migrate_pages(struct mm_struct *mm, const nodemask_t *from, const
 		if (source == NUMA_NO_NODE)
 			break;
 		node_clear(source, tmp);
-		nr_failed += migrate_to_node(mm, source, dest);
+		long err = migrate_to_node(mm, source, dest);
+		if (err < 0)
+			return err;
+		busy += (unsigned long)err;
 	}
-	mmap_read_unlock(mm);
-	return nr_failed < 0x7fffffff ? (long)nr_failed : 0x7fffffff;
+	return busy < 0x7fffffff ? (long)busy : 0x7fffffff;
 }
 
 SYSCALL_DEFINE4(migrate_pages, int, pid, unsigned long, maxnode, const unsigned long __user *, old_nodes,
@@ -811,13 +853,19 @@ static long do_mbind(unsigned long start, unsigned long len, int mode, unsigned 
 	}
 	err = mbind_vmas(mm, start, end, new);
 	/* With a move, the misplaced pages go where the new policy puts them;
-	 * any left behind is EIO under MPOL_MF_STRICT (ignored without). For
-	 * MPOL_DEFAULT the user's mask is empty: every page is misplaced and
-	 * moves by the task's policy, as Linux's. */
+	 * any left behind (or a policy with no room, -ENOMEM) is EIO under
+	 * MPOL_MF_STRICT, ignored without. For MPOL_DEFAULT the user's mask
+	 * is empty: every page is misplaced and moves by the task's policy,
+	 * as Linux's. The policy is in place: the moves take the lock for
+	 * reading a batch at a time (move_collected), where Linux 6.1 keeps
+	 * it for writing to the end. */
 	if (!err && move && misplaced) {
-		unsigned long failed = move_misplaced(mm, start, end, nmask);
+		mmap_write_unlock(mm);
+		long failed = move_misplaced(mm, start, end, nmask);
 		if (failed && (flags & MPOL_MF_STRICT))
 			err = -EIO;
+		mpol_put(new);
+		return err;
 	}
 out:
 	mmap_write_unlock(mm);

@@ -213,9 +213,23 @@ struct page *alloc_migration_target(struct vm_area_struct *vma, unsigned long ad
 {
 	(void)vma, (void)addr;
 	int nid = *(int *)arg;
-	nodemask_t only = nodemask_of_node(nid);
-	gfp_t gfp = GFP_USER | __GFP_NOWARN | (order ? __GFP_NORETRY : 0);
-	return __alloc_pages(gfp, order, nid, &only);
+	/* Linux 6.1's callers (migrate_to_node, do_move_pages_to_node) ask for
+	 * GFP_HIGHUSER_MOVABLE | __GFP_THISNODE, and alloc_migration_target
+	 * turns a THP's into GFP_TRANSHUGE without kswapd.
+	 *
+	 * __GFP_NORETRY stands for what Linux's slow path decides by itself:
+	 * after a round of reclaim, should_reclaim_retry() tries again only
+	 * while the node's reclaimable pages (its LRU lists) plus its free
+	 * pages would lift it over the min watermark. mmlab has no LRU
+	 * reclaim, so that test can never pass and Linux would fail the page
+	 * after one round (one drain_all_pages, one shrink); mmlab's slow path
+	 * counts rounds instead, 17 of them, each with an IPI to every CPU.
+	 * __GFP_NOWARN is mmlab's too: a full target is an answer the syscall
+	 * returns (-ENOMEM), not something to report on the console. */
+	gfp_t gfp = GFP_HIGHUSER_MOVABLE | __GFP_THISNODE | __GFP_NORETRY | __GFP_NOWARN;
+	if (order)
+		gfp = (gfp & ~__GFP_RECLAIM) | GFP_TRANSHUGE;
+	return __alloc_pages(gfp, order, nid, NULL);
 }
 
 int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, int nid)
@@ -261,6 +275,145 @@ static int page_status(struct mm_struct *mm, unsigned long addr)
 	return anon_page_node(vma, addr & PAGE_MASK);
 }
 
+/* do_pages_move's batch: the run of pages [start, i) queued for node, as
+ * Linux isolates them before one migrate_pages call. Here a page moves as
+ * it is queued (under the mmap_lock taken for it alone, as Linux's
+ * add_page_for_migration takes it), and the batch keeps what Linux's
+ * migrate_pages would return for the run: -ENOMEM once a page found no free
+ * page on node (the pages after it in the run are queued but not tried,
+ * as Linux's migrate_pages gives up on the rest of its list), else the
+ * count of pages that could not be moved. */
+struct pages_move_batch {
+	int node; /* NUMA_NO_NODE: no run open */
+	unsigned long start;
+	unsigned long queued;
+	unsigned long failed; /* not moved, -ENOMEM aside */
+	bool nomem;
+};
+
+/* Linux's add_page_for_migration: 1 when the page at addr was queued
+ * (and moved, or counted in the batch), 0 when it is on node already,
+ * else the status to store: -EFAULT (no VMA, or the zero page), -ENOENT
+ * (nothing mapped). */
+static int add_page_for_migration(struct mm_struct *mm, unsigned long addr, struct pages_move_batch *b)
+{
+	int node = b->node, ret;
+	mmap_read_lock(mm);
+	struct vm_area_struct *vma = find_vma(mm, addr);
+	if (!vma || addr < vma->vm_start) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = anon_page_node(vma, addr & PAGE_MASK);
+	if (ret < 0)
+		goto out;
+	if (ret == node) {
+		ret = 0;
+		goto out;
+	}
+	ret = 1;
+	b->queued++;
+	if (!b->nomem) {
+		bool split;
+		int r = migrate_anon_at(vma, addr & PAGE_MASK, alloc_migration_target, &node, &split);
+		if (r == -ENOMEM)
+			b->nomem = true;
+		else if (r < 0 && r != -ENOENT) /* gone meanwhile: Linux's "freed from under us" */
+			b->failed++;
+	}
+out:
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+static int store_status(int __user *status, unsigned long start, int value, unsigned long nr)
+{
+	for (unsigned long i = 0; i < nr; i++)
+		if (copy_to_user(&status[start + i], &value, sizeof(value)))
+			return -EFAULT;
+	return 0;
+}
+
+/* Linux's move_pages_and_store_status for the run [b->start, i): -ENOMEM,
+ * or the pages not moved plus the nr_pages - i not yet looked at, with no
+ * status stored for the run; else the run's statuses are its node. */
+static long move_pages_and_store_status(struct pages_move_batch *b, int __user *status, unsigned long i,
+					unsigned long nr_pages)
+{
+	long err = 0;
+	if (b->queued) {
+		if (b->nomem)
+			err = -ENOMEM;
+		else if (b->failed)
+			err = (long)(b->failed + nr_pages - i);
+		else
+			err = store_status(status, b->start, b->node, i - b->start);
+	}
+	b->queued = b->failed = 0;
+	b->nomem = false;
+	return err;
+}
+
+/* Linux's do_pages_move, step for step: runs of pages bound for one node
+ * move together; a page that is not queued (already there, or an error
+ * for its status) ends the run. A run that fails ends the call: -ENOMEM
+ * when the node had no room, else the number of pages not moved (those of
+ * the run that failed, and every page after it). The mmap_lock is taken
+ * per page, never across a run. */
+static long do_pages_move(struct mm_struct *mm, const nodemask_t *task_nodes, unsigned long nr_pages,
+			  const void __user *__user *pages, const int __user *nodes, int __user *status)
+{
+	struct pages_move_batch b = { .node = NUMA_NO_NODE };
+	nodemask_t memory = node_states_memory();
+	long err = 0, err1;
+	unsigned long i;
+	for (i = 0; i < nr_pages; i++) {
+		const void *p;
+		int node;
+		cond_resched(); /* as Linux's migrate_pages, per page */
+		err = -EFAULT;
+		if (copy_from_user(&p, &pages[i], sizeof(p)) || copy_from_user(&node, &nodes[i], sizeof(node)))
+			goto out_flush;
+		err = -ENODEV;
+		if (node < 0 || node >= MAX_NUMNODES || !node_isset(node, memory))
+			goto out_flush;
+		err = -EACCES;
+		if (!node_isset(node, *task_nodes))
+			goto out_flush;
+		if (b.node == NUMA_NO_NODE) {
+			b.node = node;
+			b.start = i;
+		} else if (node != b.node) {
+			err = move_pages_and_store_status(&b, status, i, nr_pages);
+			if (err)
+				goto out;
+			b.start = i;
+			b.node = node;
+		}
+		/* Errors in the lookup are the page's status, not the call's. */
+		err = add_page_for_migration(mm, (unsigned long)p, &b);
+		if (err > 0)
+			continue;
+		err = store_status(status, i, err ? (int)err : b.node, 1);
+		if (err)
+			goto out_flush;
+		err = move_pages_and_store_status(&b, status, i, nr_pages);
+		if (err) {
+			if (err > 0)
+				err--; /* page i is accounted for */
+			goto out;
+		}
+		b.node = NUMA_NO_NODE;
+	}
+out_flush:
+	/* Make sure we do not overwrite the existing error. */
+	err1 = move_pages_and_store_status(&b, status, i, nr_pages);
+	if (err >= 0)
+		err = err1;
+out:
+	return err;
+}
+
 SYSCALL_DEFINE6(move_pages, int, pid, unsigned long, nr_pages, const void __user *__user *, pages,
 		const int __user *, nodes, int __user *, status, int, flags)
 {
@@ -271,40 +424,27 @@ SYSCALL_DEFINE6(move_pages, int, pid, unsigned long, nr_pages, const void __user
 	struct mm_struct *mm = find_mm_struct(pid, &err);
 	if (!mm)
 		return err;
-	nodemask_t memory = node_states_memory();
-	err = 0;
-	for (unsigned long i = 0; i < nr_pages; i++) {
-		const void *p;
-		int node = NUMA_NO_NODE, st;
-		if (copy_from_user(&p, &pages[i], sizeof(p)) ||
-		    (nodes && copy_from_user(&node, &nodes[i], sizeof(node)))) {
-			err = -EFAULT;
-			break;
-		}
-		if (nodes) {
-			/* do_pages_move: the whole call fails for a bad node. */
-			if (node < 0 || node >= MAX_NUMNODES || !node_isset(node, memory)) {
-				err = -ENODEV;
+	long ret = 0;
+	if (nodes) {
+		nodemask_t task_nodes = node_states_memory(); /* cpuset_mems_allowed(task) */
+		ret = do_pages_move(mm, &task_nodes, nr_pages, pages, nodes, status);
+	} else {
+		/* do_pages_stat: each page's node or errno. */
+		for (unsigned long i = 0; i < nr_pages; i++) {
+			const void *p;
+			if (copy_from_user(&p, &pages[i], sizeof(p))) {
+				ret = -EFAULT;
+				break;
+			}
+			mmap_read_lock(mm);
+			int st = page_status(mm, (unsigned long)p);
+			mmap_read_unlock(mm);
+			if (copy_to_user(&status[i], &st, sizeof(st))) {
+				ret = -EFAULT;
 				break;
 			}
 		}
-		unsigned long addr = (unsigned long)p;
-		mmap_read_lock(mm);
-		if (!nodes) {
-			st = page_status(mm, addr);
-		} else {
-			struct vm_area_struct *vma = find_vma(mm, addr);
-			if (!vma || addr < vma->vm_start)
-				st = -EFAULT;
-			else
-				st = migrate_anon_page_to_node(vma, addr & PAGE_MASK, node);
-		}
-		mmap_read_unlock(mm);
-		if (copy_to_user(&status[i], &st, sizeof(st))) {
-			err = -EFAULT;
-			break;
-		}
 	}
 	mmput(mm);
-	return err;
+	return ret;
 }

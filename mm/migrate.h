@@ -41,8 +41,9 @@ typedef struct page *(*migrate_alloc_t)(struct vm_area_struct *vma, unsigned lon
  * pinned, -ENOMEM). The caller holds mmap_lock for reading. */
 int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_alloc_t alloc, void *arg,
 		    bool *split);
-/* Linux's alloc_migration_target: 2^order pages of node *(int *)arg only
- * (its __GFP_THISNODE); a huge page does not wait for reclaim. */
+/* Linux's alloc_migration_target with the gfp of migrate_to_node and
+ * do_move_pages_to_node: 2^order pages of node *(int *)arg only
+ * (GFP_HIGHUSER_MOVABLE | __GFP_THISNODE; a THP GFP_TRANSHUGE). */
 struct page *alloc_migration_target(struct vm_area_struct *vma, unsigned long addr, unsigned order, void *arg);
 
 #endif

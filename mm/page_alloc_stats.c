@@ -166,11 +166,12 @@ void warn_alloc(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodema
 const char *gfp_flags_string(gfp_t gfp, char *buf, size_t size)
 {
 	static const struct { gfp_t mask; const char *name; } combos[] = {
+		{ GFP_HIGHUSER_MOVABLE, "GFP_HIGHUSER_MOVABLE" }, { GFP_USER, "GFP_USER" },
 		{ GFP_KERNEL, "GFP_KERNEL" }, { GFP_ATOMIC, "GFP_ATOMIC" }, { GFP_NOFS, "GFP_NOFS" },
 		{ GFP_NOIO, "GFP_NOIO" }, { GFP_NOWAIT, "GFP_NOWAIT" },
 	};
 	static const struct { gfp_t bit; const char *name; } bits[] = {
-		{ __GFP_MOVABLE, "__GFP_MOVABLE" }, { __GFP_RECLAIMABLE, "__GFP_RECLAIMABLE" },
+		{ __GFP_HIGHMEM, "__GFP_HIGHMEM" }, { __GFP_MOVABLE, "__GFP_MOVABLE" }, { __GFP_RECLAIMABLE, "__GFP_RECLAIMABLE" },
 		{ __GFP_HIGH, "__GFP_HIGH" }, { __GFP_IO, "__GFP_IO" }, { __GFP_FS, "__GFP_FS" },
 		{ __GFP_ZERO, "__GFP_ZERO" }, { __GFP_ATOMIC, "__GFP_ATOMIC" },
 		{ __GFP_DIRECT_RECLAIM, "__GFP_DIRECT_RECLAIM" },

@@ -15,7 +15,7 @@ BENCH_B := $(B)/nodebug
 BENCH_ISO := $(BENCH_B)/kernel.iso
 BENCH_CMDLINE := page_poison=off pte_ref.debug=0 spinlock_debug=off
 BENCH_RUNNER_ARGS := --iso $(BENCH_ISO) --topologies tests/topologies --accel $(ACCEL)
-.PHONY: bench bench-kernel bench-pte bench-mempolicy bench-hugetlb bench-compare
+.PHONY: bench bench-kernel bench-pte bench-mempolicy bench-migrate bench-hugetlb bench-compare
 #> bench-kernel   the DEBUG_VM=0 kernel and ISO the benchmarks boot (build/nodebug/)
 bench-kernel: $(RUNNER)
 	@$(MAKE) --no-print-directory B=$(BENCH_B) DEBUG_VM=0 $(BENCH_B)/kernel.elf
@@ -31,7 +31,7 @@ $(BENCH_ISO): $(BENCH_B)/kernel.elf boot/grub.cfg $(USER_ELFS)
 # compared exactly). Figures go to build/bench/.
 BENCH_TOPOLOGIES ?= default pci-hole-6g
 #> bench          every benchmark: host-native, the user programs on the host, in-kernel, then bench-pte,
-#>                bench-mempolicy, bench-hugetlb and bench-compare (ICOUNT=1: in instructions)
+#>                bench-mempolicy, bench-migrate, bench-hugetlb and bench-compare (ICOUNT=1: in instructions)
 bench:
 	@tools/deps.sh run
 	@$(MAKE) --no-print-directory bench-kernel $(B)/host/bench_page_alloc
@@ -47,6 +47,7 @@ bench:
 	done
 	@$(MAKE) --no-print-directory bench-pte
 	@$(MAKE) --no-print-directory bench-mempolicy
+	@$(MAKE) --no-print-directory bench-migrate
 	@$(MAKE) --no-print-directory bench-hugetlb
 	@$(MAKE) --no-print-directory bench-compare
 
@@ -86,6 +87,17 @@ bench-mempolicy:
 	@mkdir -p $(B)/bench
 	@$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=mempolicy_fault $(BENCH_CMDLINE)" default </dev/null | \
 		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/mempolicy.txt
+
+# Migration into a node that cannot hold the pages (tests/user/bench/migrate_cost.c):
+# migrate_pages of the same pages into room for all of them, for half,
+# and for none, on 'default' under -icount shift=0 (ns are instructions).
+# Figures: build/bench/migrate.txt.
+#> bench-migrate  migrate_pages into a node with room for all, half and none, in instructions
+bench-migrate:
+	@$(MAKE) --no-print-directory bench-kernel
+	@mkdir -p $(B)/bench
+	@$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=migrate_cost $(BENCH_CMDLINE)" default </dev/null | \
+		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/migrate.txt
 
 # The huge pages' VM creation in the kernel (tests/user/tests/vm_create.c): 1 GiB
 # of 2 MiB pages, then of 1 GiB pages, MAP_HUGETLB|MAP_POPULATE under each

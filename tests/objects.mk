@@ -23,6 +23,7 @@ KERNEL_SRCS += \
 	tests/kunit_selftest.c \
 	tests/memmap_test.c \
 	tests/memory_test.c \
+	tests/migrate_test.c \
 	tests/mm_smp_test.c \
 	tests/mempolicy_test.c \
 	tests/mmap_test.c \

@@ -21,7 +21,14 @@
  * hostile ranges of range_calls(), which every call must refuse or find
  * nothing in), no change of
  * FS/GS base, credentials, limits or scheduling class. exit_group ends it.
- * A canary outside the sandbox is checked at the end. */
+ * A canary outside the sandbox is checked at the end.
+ *
+ * Page migration needs a process with pages to move: on a machine with
+ * several nodes the mix also grows and drops a ballast of written pages
+ * outside the sandbox (never a pointer argument: migration only reads
+ * and copies it), up to a little more than the smallest node holds, and
+ * some migrate_pages calls name real nodes of the machine, so that they
+ * move it between nodes, into nodes too small for it among them. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -33,6 +40,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "migrate_workload.h"
 
 #define SANDBOX_PAGES 256
 #define SANDBOX_SIZE (SANDBOX_PAGES * PAGE_4K)
@@ -58,6 +66,19 @@ static const uint64_t huge_old_lens[] = {
 };
 static int fds[8];
 static int nfds;
+
+/* The ballast that migrate_pages moves (see the top): chunks of 1 to 8
+ * MiB, each page written with its tag, ballast_pages in all and at most
+ * ballast_max; only on a machine with two nodes with memory or more. Each
+ * chunk lives in a slot of 8 MiB of an address range reserved at the
+ * start (PROT_NONE, put back when a chunk goes): a mapping made anywhere
+ * could land in a hole the mix made in the sandbox, where the mix's
+ * munmap and mremap would take it away. */
+#define BALLAST_CHUNKS 64
+#define BALLAST_SLOT (8 * MiB)
+static char *ballast_area;
+static unsigned long chunk_pages[BALLAST_CHUNKS]; /* 0: the slot is free */
+static unsigned long memory_nodes, ballast_max, ballast_pages, ballast_lost;
 
 /* Argument classes. */
 enum arg {
@@ -296,10 +317,74 @@ static const struct call calls[] = {
 	{ 318, "getrandom", { A_ADDR, A_LEN, A_INT } },
 	{ 325, "mlock2", { A_ADDR, A_LEN, A_SMALL } },
 	{ 450, "set_mempolicy_home_node", { A_ADDR, A_LEN, A_SMALL, A_INT } },
+	/* Not a system call: the ballast grows or goes (no call made). */
+	{ -2, "(ballast)", { A_NONE } },
 	/* Numbers no call has here: the table's bounds. */
 	{ -1, "(none)", { A_INT, A_INT, A_INT, A_INT, A_INT, A_INT } },
 };
 #define NR_CALLS (sizeof(calls) / sizeof(calls[0]))
+
+/* The pseudo-call "(ballast)": a third of the time a chunk goes (checked
+ * intact first: a move must keep every byte; ballast_lost counts the
+ * chunks that were not), else a chunk of 1 to 8 MiB is added, up to
+ * ballast_max. Returns 0. */
+static void ballast_drop(int i)
+{
+	char *p = ballast_area + (unsigned long)i * BALLAST_SLOT;
+	ballast_lost += mw_first_bad(p, chunk_pages[i]) != chunk_pages[i];
+	mmap(p, BALLAST_SLOT, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	ballast_pages -= chunk_pages[i];
+	chunk_pages[i] = 0;
+}
+
+static long ballast_step(void)
+{
+	if (!ballast_max)
+		return 0;
+	int used = 0, slot = (int)pick(BALLAST_CHUNKS);
+	for (int i = 0; i < BALLAST_CHUNKS; i++)
+		used += chunk_pages[i] != 0;
+	if (used && (pick(3) == 0 || used == BALLAST_CHUNKS)) {
+		while (!chunk_pages[slot])
+			slot = (slot + 1) % BALLAST_CHUNKS;
+		ballast_drop(slot);
+		return 0;
+	}
+	while (chunk_pages[slot])
+		slot = (slot + 1) % BALLAST_CHUNKS;
+	unsigned long add = (pick(8) + 1) * (MiB / MW_PAGE);
+	if (ballast_pages + add > ballast_max)
+		add = ballast_max - ballast_pages;
+	char *at = ballast_area + (unsigned long)slot * BALLAST_SLOT;
+	if (add && mw_map_at(at, add, memory_nodes)) {
+		chunk_pages[slot] = add;
+		ballast_pages += add;
+	} else if (add) {
+		mmap(at, BALLAST_SLOT, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	}
+	return 0;
+}
+
+/* Node masks for migrate_pages that name real nodes (a random subset of
+ * the nodes with memory, never empty). They live outside the sandbox,
+ * which the mix may have unmapped or made read-only by now: migrate_pages
+ * only reads them. */
+static long real_migrations, real_enomem;
+static bool real_migration;
+
+static void real_node_masks(uint64_t a[6])
+{
+	real_migration = true;
+	static unsigned long masks[2];
+	for (int i = 0; i < 2; i++) {
+		unsigned long m = memory_nodes & next_rand();
+		masks[i] = m ? m : memory_nodes;
+	}
+	a[0] = pick(2) ? 0 : (uint64_t)getpid();
+	a[1] = MW_MAXNODE;
+	a[2] = (uint64_t)&masks[0];
+	a[3] = (uint64_t)&masks[1];
+}
 
 static long raw_syscall6(long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 			 uint64_t a5)
@@ -380,6 +465,13 @@ static long one_call(const struct call *c, long *nr_out)
 		nr = none[pick(sizeof(none) / sizeof(none[0]))];
 		break;
 	}
+	case -2:
+		*nr_out = nr;
+		return ballast_step();
+	case 256: /* migrate_pages: now and then between real nodes */
+		if (ballast_max && pick(32) == 0)
+			real_node_masks(a);
+		break;
 	case 9: /* mmap: MAP_FIXED only into the sandbox or at what must fail */
 		if (a[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 			a[0] = gen_range_addr();
@@ -482,6 +574,11 @@ static long one_call(const struct call *c, long *nr_out)
 	for (int i = 0; i < 6; i++)
 		last_args[i] = a[i];
 	long r = raw_syscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (real_migration) {
+		real_migration = false;
+		real_migrations++;
+		real_enomem += r == -ENOMEM;
+	}
 	/* A mapping made outside the sandbox is unmapped at once, so that the
 	 * run's address space stays what the fuzzer knows. */
 	if (nr == 9 && r >= 0 && !in_sandbox((uint64_t)r, a[1]))
@@ -490,6 +587,50 @@ static long one_call(const struct call *c, long *nr_out)
 }
 
 static const char canary_pattern[] = "syscall_fuzz canary: the fuzzer's own memory is intact";
+
+/* migrate_pages of a process larger than what a node can hold, into that
+ * node (seen: minutes, every page that did not fit going through the
+ * allocator's slow path, with the mmap_lock held). The node is the one
+ * with the least free memory, filled by this process but for room; the
+ * process then has room and a quarter more on the other nodes. As Linux,
+ * the call ends with ENOMEM at the first page that does not fit, and
+ * every page keeps its data. Skipped where the node is too large to fill
+ * in reasonable time under emulation. */
+static void migrate_into_a_full_node(void)
+{
+	int target, source;
+	if (!mw_pick_nodes(&target, &source)) {
+		check_skip("migrate_pages into a full node: fewer than two nodes with memory");
+		return;
+	}
+	unsigned long free_t = (unsigned long)mw_node_free_kb(target) * 1024, others = memory_nodes & ~(1ul << target);
+	unsigned long room = free_t < 64 * MiB ? free_t : 64 * MiB, n = (room + room / 4) / MW_PAGE;
+	unsigned long fill = (free_t - room) / MW_PAGE, free_others = 0;
+	for (int i = 0; i < 64; i++)
+		if (others >> i & 1)
+			free_others += (unsigned long)mw_node_free_kb(i) * 1024;
+	if (free_t > 1536 * MiB || free_others < n * MW_PAGE + 64 * MiB) {
+		check_skip("migrate_pages into a full node: node %d has %lu MiB free, the others %lu MiB", target,
+			   free_t / MiB, free_others / MiB);
+		return;
+	}
+	char *f = fill ? mw_map_on(fill, 1ul << target) : NULL;
+	char *p = mw_map_on(n, others);
+	CHECK((!fill || f) && p);
+	if (p) {
+		long long t0 = now_ns();
+		CHECK_ERRNO(mw_migrate_pages(others, 1ul << target), ENOMEM);
+		long long t1 = now_ns();
+		long on_t = mw_pages_on(p, n, target);
+		note("migrate_pages of %lu MiB into node %d with %lu MiB of room: %ld MiB moved, %lld ms",
+		     n * MW_PAGE / MiB, target, room / MiB, on_t * (long)MW_PAGE / (long)MiB, (t1 - t0) / 1000000);
+		CHECK_CMP(on_t, <, (long)n);
+		CHECK_CMP(mw_first_bad(p, n), ==, n);
+		munmap(p, n * MW_PAGE);
+	}
+	if (f)
+		munmap(f, fill * MW_PAGE);
+}
 
 /* Calls that random runs once found wrong, made first on every run: each
  * must be refused, and the program must still have its stack after it. */
@@ -505,6 +646,7 @@ static void directed_calls(void)
 	deep[0] = deep[sizeof(deep) - 1] = 1;
 	CHECK(deep[0] + deep[sizeof(deep) - 1] == 2);
 	CHECK(sandbox[PAGE_4K] == 0x5a); /* the page kept its data */
+	migrate_into_a_full_node();
 }
 
 /* The address ranges that no call taking one may act on, for
@@ -661,6 +803,23 @@ int main(int argc, char **argv)
 		fds[nfds++] = p[0];
 		fds[nfds++] = p[1];
 	}
+	memory_nodes = mw_memory_nodes();
+	if (memory_nodes & (memory_nodes - 1)) {
+		/* A little more than the smallest node has free, 64 MiB at most. */
+		long least = -1;
+		for (int n = 0; n < 64; n++) {
+			long f = memory_nodes >> n & 1 ? mw_node_free_kb(n) : -1;
+			if (f >= 0 && (least < 0 || f < least))
+				least = f;
+		}
+		unsigned long cap = (unsigned long)(least + least / 8) * 1024;
+		ballast_area = mmap(NULL, BALLAST_CHUNKS * BALLAST_SLOT, PROT_NONE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (ballast_area == MAP_FAILED)
+			ballast_area = NULL;
+		else
+			ballast_max = (cap < 64 * MiB ? cap : 64 * MiB) / MW_PAGE;
+	}
 	directed_calls();
 	range_calls();
 	note("%ld calls, seed %#lx, %zu call kinds, sandbox %p + %lu KiB, %d descriptors", ncalls,
@@ -701,6 +860,16 @@ int main(int argc, char **argv)
 	CHECK_CMP(ok + efault + enosys + other, ==, ncalls);
 	CHECK(efault > 0); /* kernel pointers were refused */
 	CHECK(memcmp(canary, canary_pattern, sizeof(canary)) == 0);
+	/* Whatever the migrations did to it, the ballast has its data. */
+	for (int i = 0; ballast_area && i < BALLAST_CHUNKS; i++)
+		if (chunk_pages[i])
+			ballast_drop(i);
+	if (ballast_area)
+		munmap(ballast_area, BALLAST_CHUNKS * BALLAST_SLOT);
+	if (ballast_max)
+		note("%ld migrate_pages calls between real nodes (%ld ENOMEM), a ballast of up to %lu MiB",
+		     real_migrations, real_enomem, ballast_max * MW_PAGE / MiB);
+	CHECK_CMP(ballast_lost, ==, 0);
 	/* Still a working process: a system call of each kind of result. */
 	CHECK(getpid() > 0);
 	char buf[64];
