@@ -31,6 +31,7 @@
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/page.h"
+#include "mm/page_owner_map.h"
 #include "mm/slab.h"
 
 #define MAX_ARGS 16
@@ -239,6 +240,7 @@ static void run_one_at_boot(const char *name)
 		       err == -ENOENT ? " (no such module in grub.cfg)" : "");
 	else if (!res.killed) /* a kill has had its report already */
 		pr_info("mmlab: %s exited with status %d\n", name, res.exit_code);
+	page_owner_map_after_program(name);
 }
 
 void run_boot_programs(void)
