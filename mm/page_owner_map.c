@@ -13,7 +13,8 @@
  * struct page without that lock (slab, page tables, user mappings, per-CPU
  * lists, which only their own CPU changes): each such byte is what the
  * page was at the moment it was read. vmalloc's pages are marked after the
- * stretch, under vmap_area_lock. The file is read at an offset (as
+ * stretch, under vmap_area_lock, and the hugetlb pools' free pages under
+ * hugetlb_lock. The file is read at an offset (as
  * /proc/<pid>/pagemap), a stretch at a time: a 16 GiB machine has 4 M
  * pages, more than procfs generates whole (1 MiB), so a reader sees each
  * stretch at its own moment, never one snapshot of the whole machine. */
@@ -23,6 +24,7 @@
 #include "kernel/sched.h"
 #include "lib/string.h"
 #include "lib/vsprintf.h"
+#include "mm/hugetlb.h"
 #include "mm/memblock.h"
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
@@ -153,7 +155,7 @@ static unsigned long classify(int nid, unsigned long pfn, unsigned long end, u8 
 	else if (fl & PG_BIT(PG_table))
 		b = PAGE_OWNER_PAGE_TABLE;
 	else if (fl & (PG_BIT(PG_hugetlb) | PG_BIT(PG_hugetlb_tail)))
-		b = page_ref_count(compound_head(page)) ? PAGE_OWNER_HUGETLB : PAGE_OWNER_HUGETLB_FREE;
+		b = PAGE_OWNER_HUGETLB; /* the free ones are marked after (mark_hugetlb_free) */
 	else if (fl & PG_BIT(PG_head)) {
 		b = compound_class(page, (unsigned)page->private);
 		n = 1ul << page->private;
@@ -189,6 +191,17 @@ static void mark_vmalloc(struct page *page, void *arg)
 		m->out[i] = PAGE_OWNER_VMALLOC;
 }
 
+/* A free pool page holds a reference as one in use does: only the pool's
+ * free lists say which is which. */
+static void mark_hugetlb_free(struct page *head, unsigned long pages, void *arg)
+{
+	struct vmalloc_marks *m = arg;
+	unsigned long first = page_to_pfn(head);
+	for (unsigned long p = max(first, m->pfn); p < first + pages && p < m->pfn + m->nr; p++)
+		if (m->out[p - m->pfn] == PAGE_OWNER_HUGETLB)
+			m->out[p - m->pfn] = PAGE_OWNER_HUGETLB_FREE;
+}
+
 void page_owner_map_fill(int nid, unsigned long pfn, unsigned long nr, u8 *out)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
@@ -200,6 +213,7 @@ void page_owner_map_fill(int nid, unsigned long pfn, unsigned long nr, u8 *out)
 		spin_unlock_irqrestore(&pgdat->lock, flags);
 		struct vmalloc_marks m = { pfn, len, out };
 		vmalloc_for_each_page(mark_vmalloc, &m);
+		hugetlb_for_each_free_page(mark_hugetlb_free, &m);
 		pfn += len;
 		out += len;
 		nr -= len;

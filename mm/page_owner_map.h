@@ -13,7 +13,8 @@
  * per-CPU list, slab, page table, hugetlb, large kmalloc), then a mapped
  * page (THP when it heads a PMD-sized block), then a page inside a free
  * block or an allocation of order > 0 by the head of that block, then a
- * vmalloc area's pages (vmalloc_for_each_page); what is left is a kernel
+ * vmalloc area's pages (vmalloc_for_each_page) and the hugetlb pools'
+ * free pages (hugetlb_for_each_free_page); what is left is a kernel
  * allocation that records no owner.
  *
  * The file: a text header, then each node's bytes in node order.
@@ -72,8 +73,8 @@ const char *page_owner_name(u8 byte, char *buf, size_t size);
 /* out[i] = the owner byte of pfn + i, for i < nr, pfn..pfn+nr within node
  * nid's span. Classified in stretches of PAGE_OWNER_STRETCH pages, each
  * under the node's lock (so the buddy free lists do not change inside a
- * stretch); vmalloc pages are found after each stretch, under
- * vmap_area_lock. May sleep (between stretches). */
+ * stretch); vmalloc pages and free hugetlb pool pages are found after
+ * each stretch, under vmap_area_lock and hugetlb_lock. May sleep (between stretches). */
 #define PAGE_OWNER_STRETCH 4096ul
 void page_owner_map_fill(int nid, unsigned long pfn, unsigned long nr, u8 *out);
 
