@@ -228,7 +228,7 @@ bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 }
 
 static char run_list[256];
-kernel_param_string("run", run_list, "user programs to run at boot, comma separated (default: the demo modules)");
+kernel_param_string("run", run_list, "user programs to run at boot, comma separated (default: the demo modules; none: no program)");
 
 static void run_one_at_boot(const char *name)
 {
@@ -245,6 +245,8 @@ static void run_one_at_boot(const char *name)
 
 void run_boot_programs(void)
 {
+	if (!strcmp(run_list, "none"))
+		return; /* make memmap: the map after boot, nothing run */
 	if (run_list[0]) {
 		char list[sizeof(run_list)];
 		strlcpy(list, run_list, sizeof(list));
