@@ -31,6 +31,7 @@
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/page.h"
+#include "mm/page_owner_map.h"
 #include "mm/slab.h"
 
 #define MAX_ARGS 16
@@ -230,7 +231,7 @@ bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 }
 
 static char run_list[256];
-kernel_param_string("run", run_list, "user programs to run at boot, comma separated (default: the demo modules)");
+kernel_param_string("run", run_list, "user programs to run at boot, comma separated (default: the demo modules; none: no program)");
 
 static void run_one_at_boot(const char *name)
 {
@@ -242,10 +243,13 @@ static void run_one_at_boot(const char *name)
 		       err == -ENOENT ? " (no such module in grub.cfg)" : "");
 	else if (!res.killed) /* a kill has had its report already */
 		pr_info("mmlab: %s exited with status %d\n", name, res.exit_code);
+	page_owner_map_after_program(name);
 }
 
 void run_boot_programs(void)
 {
+	if (!strcmp(run_list, "none"))
+		return; /* make memmap: the map after boot, nothing run */
 	if (run_list[0]) {
 		char list[sizeof(run_list)];
 		strlcpy(list, run_list, sizeof(list));

@@ -404,6 +404,18 @@ void free_huge_folio(struct page *page, bool restore_reserve)
 	spin_unlock(&hugetlb_lock);
 }
 
+void hugetlb_for_each_free_page(void (*fn)(struct page *head, unsigned long pages, void *arg), void *arg)
+{
+	spin_lock(&hugetlb_lock);
+	for (int i = 0; i < HUGE_MAX_HSTATE; i++)
+		for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+			struct page *page;
+			list_for_each_entry(page, &hstates[i].hugepage_freelists[nid], lru)
+				fn(page, pages_per_huge_page(&hstates[i]), arg);
+		}
+	spin_unlock(&hugetlb_lock);
+}
+
 /* Linux's arch_hugetlb_valid_size on x86: 2 MiB, and 1 GiB where the CPU
  * maps it (PDPE1GB) and the buddy allocator has the order. */
 bool arch_hugetlb_valid_size(unsigned long size)

@@ -120,6 +120,11 @@ bool hugetlb_restore_reserve(struct hstate *h);
  * allocator if it is surplus (Linux's free_huge_folio); restore_reserve:
  * the reservation its fault consumed comes back with it. */
 void free_huge_folio(struct page *page, bool restore_reserve);
+/* Calls fn(head, pages, arg) for every page on the pools' free lists,
+ * under hugetlb_lock: fn must not sleep or allocate. For the page-owner
+ * map (mm/page_owner_map.c): a free pool page keeps a reference, as one
+ * in use does, so only the free lists tell them apart. */
+void hugetlb_for_each_free_page(void (*fn)(struct page *head, unsigned long pages, void *arg), void *arg);
 
 /* What hugepagesz=, hugepages= and default_hugepagesz= ask of the pools,
  * in the variables of Linux's mm/hugetlb.c as its __setup handlers leave

@@ -35,6 +35,8 @@ KERNEL_SRCS += \
 	mm/page_alloc_init.c \
 	mm/page_alloc_pcp.c \
 	mm/page_alloc_stats.c \
+	mm/page_owner_map.c \
+	mm/page_owner_map_console.c \
 	mm/pagewalk.c \
 	mm/pgtable.c \
 	mm/process_vm_access.c \

@@ -1096,6 +1096,25 @@ unsigned long vmalloc_nr_pages(void)
 	return __atomic_load_n(&nr_vmalloc_pages_total, __ATOMIC_RELAXED);
 }
 
+void vmalloc_for_each_page(void (*fn)(struct page *page, void *arg), void *arg)
+{
+	unsigned long flags;
+	spin_lock_irqsave(&vmap_area_lock, flags);
+	vmap_init_locked();
+	struct vmap_area *va;
+	list_for_each_entry(va, &busy_list, list) {
+		struct vm_struct *v = va->vm;
+		/* nr_pages is set once the pages are there (__vmalloc_area_node),
+		 * which is when vmalloc_nr_pages() counts them. */
+		if ((va->flags & VMAP_RAM) || !v || !(v->flags & VM_ALLOC) || !v->pages)
+			continue;
+		for (unsigned int i = 0; i < v->nr_pages; i++)
+			if (v->pages[i])
+				fn(v->pages[i], arg);
+	}
+	spin_unlock_irqrestore(&vmap_area_lock, flags);
+}
+
 void vmalloc_get_stats(struct vmalloc_stats *s)
 {
 	unsigned long flags;

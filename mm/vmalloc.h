@@ -106,6 +106,12 @@ struct vm_struct *find_vm_area(const void *addr);
 struct seq_buf;
 void vmallocinfo_show_buf(struct seq_buf *m);
 unsigned long vmalloc_nr_pages(void);
+/* Calls fn(page, arg) for every page of every vmalloc'd area (VM_ALLOC,
+ * its pages allocated): the pages vmalloc_nr_pages() counts. Under
+ * vmap_area_lock (irqsave): fn must not sleep, allocate or vmalloc. For
+ * the page-owner map (mm/page_owner_map.c), which has no other way to
+ * tell a vmalloc page from any other kernel page. */
+void vmalloc_for_each_page(void (*fn)(struct page *page, void *arg), void *arg);
 
 /* Figures for tests and benchmarks. */
 struct vmalloc_stats {

@@ -32,6 +32,7 @@ KERNEL_SRCS += \
 	tests/overcommit_test.c \
 	tests/page_alloc_smp_test.c \
 	tests/page_alloc_test.c \
+	tests/page_owner_map_test.c \
 	tests/pgtable_test.c \
 	tests/pt_reclaim_test.c \
 	tests/printk_test.c \
