@@ -281,7 +281,9 @@ static void the_tick_runs_on_every_cpu(struct kunit *test)
 /* An IPI to an APIC id the xAPIC cannot name (an x2APIC MADT entry's id of
  * 255 or more) must reach no CPU: sent as is, xAPIC keeps its low 8 bits,
  * which here are another CPU's id (a STARTUP would restart that CPU). */
-#define TEST_IPI_VECTOR 0xf0
+/* Above CALL_FUNCTION_VECTOR (0xfb): pending together, the test's IPI is
+ * taken first, which test_ipis_after_round_trips relies on. */
+#define TEST_IPI_VECTOR 0xfe
 static unsigned long test_ipis[NR_CPUS];
 
 static void count_test_ipi(struct pt_regs *regs)
@@ -294,7 +296,11 @@ static void count_test_ipi(struct pt_regs *regs)
 static void nothing(void *arg) { (void)arg; }
 
 /* The IPI was sent before the calls': once two calls came back, the CPU
- * has taken it (it was pending before the first call's interrupt ended). */
+ * has taken it. It was pending before the first call's interrupt ended
+ * (the call's handler returns its csd before its iret), and the second
+ * call's interrupt, of lower priority, is taken only after it. (With the
+ * test's vector below the call's, both calls could be taken first: seen
+ * on a loaded host.) */
 static unsigned long test_ipis_after_round_trips(unsigned cpu)
 {
 	smp_call_function_single(cpu, nothing, NULL, true);
