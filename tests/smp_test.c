@@ -69,6 +69,7 @@ static void every_cpu_is_up_on_its_node(struct kunit *test)
 	/* An AP that started late must never run as the next CPU started (on
 	 * its stack and run queue: the RIP-0 panic this once caused). */
 	KUNIT_EXPECT_EQ(test, ap_identity_mismatches, 0);
+	KUNIT_EXPECT_EQ(test, smp_trampoline_slots_open(), 0);
 	for (unsigned cpu = 0; cpu < numa_topology.nr_cpus; cpu++) {
 		if (!cpu_present(cpu))
 			continue;

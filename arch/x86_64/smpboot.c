@@ -215,6 +215,18 @@ static bool any_slot_in(const struct cpumask *cpus, u32 state, u64 deadline)
 	return false;
 }
 
+unsigned smp_trampoline_slots_open(void)
+{
+	unsigned open = 0;
+	if (!trampoline_phys)
+		return 0;
+	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
+		u32 state = slot_state(cpu);
+		open += state == SLOT_ARMED || state == SLOT_CLAIMED;
+	}
+	return open;
+}
+
 /* Copies the trampoline and fills the part of its block every AP shares. */
 static void trampoline_setup(void)
 {

@@ -20,5 +20,8 @@ extern unsigned ap_identity_mismatches;
 /* APs that never answered their INIT-SIPI-SIPI (firmware listing CPUs the
  * machine does not have): left out after the one wait they shared. */
 extern unsigned smp_aps_never_answered;
+/* Trampoline slots still armed or claimed: 0 once the boot is done (an AP
+ * that starts late finds nothing it may claim, and parks). */
+unsigned smp_trampoline_slots_open(void);
 
 #endif
