@@ -46,8 +46,8 @@ static void record_where(void *arg)
 
 static void every_cpu_is_up_on_its_node(struct kunit *test)
 {
-	/* Every CPU of the MADT came up, except one that never answered (a
-	 * table listing an APIC id no CPU has): that one was reported at boot
+	/* Every CPU of the MADT came up, except those that never answered (a
+	 * table listing APIC ids no CPU has): each was reported at boot
 	 * and left out of cpu_present_mask, and a topology that knows how many
 	 * CPUs the machine really has says so with expect.cpus. */
 	unsigned present = 0;
@@ -58,12 +58,18 @@ static void every_cpu_is_up_on_its_node(struct kunit *test)
 				   numa_topology.cpus[cpu].apic_id);
 	}
 	KUNIT_EXPECT_EQ(test, num_online_cpus(), present);
-	if (expect_cpus > 0)
+	if (expect_cpus > 0) {
 		KUNIT_EXPECT_EQ(test, num_online_cpus(), (unsigned)expect_cpus);
+		/* The accepted CPUs the machine lacks are the ones that never
+		 * answered (all of them in the one wait; the boot said how
+		 * many). */
+		KUNIT_EXPECT_EQ(test, smp_aps_never_answered, nr_cpu_ids - (unsigned)expect_cpus);
+	}
 	KUNIT_EXPECT_TRUE(test, cpu_present(smp_processor_id()));
 	/* An AP that started late must never run as the next CPU started (on
 	 * its stack and run queue: the RIP-0 panic this once caused). */
 	KUNIT_EXPECT_EQ(test, ap_identity_mismatches, 0);
+	KUNIT_EXPECT_EQ(test, smp_trampoline_slots_open(), 0);
 	for (unsigned cpu = 0; cpu < numa_topology.nr_cpus; cpu++) {
 		if (!cpu_present(cpu))
 			continue;

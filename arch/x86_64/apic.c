@@ -151,23 +151,30 @@ void apic_send_init(u32 apic_id)
 	apic_icr_write(APIC_INT_LEVELTRIG | APIC_INT_ASSERT | APIC_DM_INIT, apic_id);
 }
 
-bool apic_wakeup_secondary(u32 apic_id, phys_addr_t trampoline)
+/* Intel SDM vol. 3, 9.4.4: INIT, 10 ms, STARTUP, 200 us, STARTUP. Each
+ * step goes to every CPU before the delay that follows it, so each CPU
+ * still sees the SDM's delays between its own IPIs, and the sweep costs
+ * them once (as Linux 6.5's parallel bring-up, which sends them per APIC
+ * id too: a broadcast would also start the CPUs the MADT lists as
+ * disabled). */
+void apic_wakeup_secondaries(const u32 *apic_ids, unsigned n, phys_addr_t trampoline)
 {
-	if (!apic_id_valid(apic_id))
-		return false;
-	/* Intel SDM vol. 3, 9.4.4: INIT, 10 ms, STARTUP, 200 us, STARTUP. */
+	if (!n)
+		return;
 	apic_write(APIC_ESR, 0);
-	apic_icr_write(APIC_INT_LEVELTRIG | APIC_INT_ASSERT | APIC_DM_INIT, apic_id);
+	for (unsigned i = 0; i < n; i++)
+		apic_icr_write(APIC_INT_LEVELTRIG | APIC_INT_ASSERT | APIC_DM_INIT, apic_ids[i]);
 	udelay(200);
 	if (!use_x2apic) /* x2APIC has no INIT de-assert */
-		apic_icr_write(APIC_INT_LEVELTRIG | APIC_DM_INIT, apic_id);
+		for (unsigned i = 0; i < n; i++)
+			apic_icr_write(APIC_INT_LEVELTRIG | APIC_DM_INIT, apic_ids[i]);
 	udelay(10000);
-	for (int i = 0; i < 2; i++) {
-		apic_icr_write(APIC_DM_STARTUP | (u32)(trampoline >> 12), apic_id);
+	for (int round = 0; round < 2; round++) {
+		for (unsigned i = 0; i < n; i++)
+			apic_icr_write(APIC_DM_STARTUP | (u32)(trampoline >> 12), apic_ids[i]);
 		udelay(200);
 	}
 	wait_icr_idle();
-	return true;
 }
 
 void legacy_pic_disable(void)

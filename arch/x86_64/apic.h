@@ -31,9 +31,10 @@ void apic_send_ipi_all_but_self(u8 vector);
 void apic_send_nmi(u32 apic_id);
 /* INIT only: puts a CPU back into wait-for-SIPI (a CPU that must stop). */
 void apic_send_init(u32 apic_id);
-/* INIT-SIPI-SIPI; returns false if the IPIs could not be sent (an APIC
- * id the mode cannot address). */
-bool apic_wakeup_secondary(u32 apic_id, phys_addr_t trampoline);
+/* INIT-SIPI-SIPI to n CPUs at once, each IPI sent to each in turn, with the
+ * SDM's delays once for all of them. The caller passes only ids the mode
+ * can address (apic_id_valid); any other is refused by the IPI itself. */
+void apic_wakeup_secondaries(const u32 *apic_ids, unsigned n, phys_addr_t trampoline);
 /* Calibrates (boot CPU, against the TSC) and starts the periodic tick. */
 void lapic_timer_init(void);
 extern u32 lapic_timer_ticks_per_jiffy;

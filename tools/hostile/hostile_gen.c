@@ -486,6 +486,43 @@ static void madt_phantom_cpu(struct hcase *c)
 	expect(c, "smp: CPU 1 (APIC id %u) did not answer; left out", id);
 }
 
+/* Firmware that lists more enabled CPUs than the machine has, and more than
+ * NR_CPUS (64): 70 enabled entries on a 2-CPU machine, the machine's own ids
+ * first, then 68 distinct ids no CPU has. The kernel keeps 64, starts the
+ * 63 others together and waits once for all of them: the 62 that never
+ * answer cost one 10 s timeout, not one each (ten minutes, past the
+ * boot's timeout). */
+#define ABSENT_LISTED 70
+#define KERNEL_NR_CPUS 64 /* kernel/topology.h's NR_CPUS */
+static void madt_absent_cpus(struct hcase *c)
+{
+	c->field = "MADT Processor Local APIC (more enabled CPUs than NR_CPUS, most of them absent)";
+	c->ncpus = 2;
+	uint8_t ids[ABSENT_LISTED], pool[253];
+	for (unsigned i = 0; i < 253; i++)
+		pool[i] = (uint8_t)(i + 2);
+	for (unsigned i = 0; i < ABSENT_LISTED - 2; i++) { /* a partial Fisher-Yates shuffle */
+		unsigned j = (unsigned)rnd_range(i, 252);
+		uint8_t x = pool[i];
+		pool[i] = pool[j];
+		pool[j] = x;
+	}
+	ids[0] = 0;
+	ids[1] = 1;
+	memcpy(ids + 2, pool, ABSENT_LISTED - 2);
+	madt_begin(&c->t, APIC_DEFAULT);
+	for (unsigned i = 0; i < ABSENT_LISTED; i++)
+		madt_lapic(&c->t, (uint8_t)i, ids[i], 1);
+	madt_ioapic(&c->t);
+	finish(&c->t);
+	expect(c, "ACPI: more than %d CPUs; APIC ID %u ignored", KERNEL_NR_CPUS, ids[KERNEL_NR_CPUS]);
+	expect(c, "smp: CPU 2 (APIC id %u) did not answer; left out", ids[2]);
+	expect(c, "smp: CPU %d (APIC id %u) did not answer; left out", KERNEL_NR_CPUS - 1,
+	       ids[KERNEL_NR_CPUS - 1]);
+	expect(c, "smp: %d of %d application processors never answered", KERNEL_NR_CPUS - 2,
+	       KERNEL_NR_CPUS - 1);
+}
+
 static void madt_boot_cpu_missing(struct hcase *c)
 {
 	c->field = "MADT Processor Local APIC (the boot CPU missing or disabled)";
@@ -673,6 +710,7 @@ static const struct hclass classes[] = {
 	{ "srat-tiny-node", srat_tiny_node, QEMU_ACPITABLE, NULL, TOPO },
 	{ "srat-header-length", srat_header_length, GRUB_ACPI, NULL, TOPO },
 	{ "slit-header-checksum", slit_header_checksum, GRUB_ACPI, NULL, TOPO },
+	{ "madt-absent-cpus", madt_absent_cpus, GRUB_ACPI, "APIC", SMP },
 };
 #define NR_CLASSES (sizeof(classes) / sizeof(classes[0]))
 
