@@ -135,7 +135,7 @@ static unsigned long rcu_start_gp_locked(void)
 
 /* A grace period starts on one CPU and ends on another, so its length is a
  * difference of two CPUs' TSC readings: a TSC that differs between CPUs or
- * jumps (QEMU's TCG reads the host's; issue 15 saw a longest GP of
+ * jumps (QEMU's TCG reads the host's; a hostile-firmware run saw a longest GP of
  * 12,599,969,831 us in a 241 s run) made the unsigned difference huge, and
  * nothing bounded it. Linux times GPs in jiffies (rcu_state.gp_start,
  * gp_max in rcu_gp_init/rcu_gp_cleanup): one counter, moved by one CPU's

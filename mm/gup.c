@@ -26,7 +26,7 @@
  *     which holds off the TLB-shootdown IPI the freer waits for, and THP's
  *     split/collapse IPIs; on kernels where the irq-off region is itself
  *     an RCU-sched read side it covers the RCU table free too. mmlab has no
- *     THP to split, and the point of issue 11 is the RCU-deferred free of
+ *     THP to split, and the point of the lockless walk is the RCU-deferred free of
  *     PTE tables: so the walk runs with interrupts ON and only RCU keeps
  *     the tables, which makes it the user that exercises that guarantee
  *     (an IPI, a TLB flush, even a whole MADV_DONTNEED and free of the

@@ -11,7 +11,7 @@
  * every node min <= low <= high, min being the node's share of
  * min_free_kbytes in proportion to its managed pages.
  *
- * Present or managed pages, for each use (issue 15: a node of one page, or
+ * Present or managed pages, for each use (hostile firmware: a node of one page, or
  * of 640 KiB the firmware keeps, has present pages and no managed ones):
  *  - "the node has memory" for users (/proc, /sys, the SRAT report): present,
  *    as Linux's N_MEMORY;

@@ -140,7 +140,7 @@ static void nodemask_string(const nodemask_t *nodemask, char *buf, size_t size)
 
 /* Linux's warn_alloc() is rate-limited by nopage_rs (DEFAULT_RATELIMIT_
  * INTERVAL, DEFAULT_RATELIMIT_BURST): a process that exhausts memory made
- * 24,418 such lines in one boot (issue 15). The refused ones are reported
+ * 24,418 such lines in one boot (a hostile-firmware case). The refused ones are reported
  * as "warn_alloc: N callbacks suppressed" when the next interval begins. */
 DEFINE_RATELIMIT_STATE(nopage_rs, DEFAULT_RATELIMIT_INTERVAL, DEFAULT_RATELIMIT_BURST);
 

@@ -717,7 +717,7 @@ int munmap_range(struct mm_struct *mm, unsigned long start, unsigned long end)
 	free_pgtables(&tlb, first, next, prev ? prev->vm_end : 0, next ? next->vm_start : 0);
 	tlb_finish_mmu(&tlb);
 	/* Linux's vms_complete_munmap_vmas: the commit charge goes with them
-	 * (mm/util.h; exhaust, issue 15). */
+	 * (mm/util.h; exhaust, the hostile user-space tests). */
 	vm_unacct_memory((long)nr_accounted);
 	for (vma = first; vma != next;) {
 		struct vm_area_struct *n = vma->vm_next;

@@ -504,7 +504,7 @@ static void bios_scan_finds_the_loaders_rsdp(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, found, copy, 20);
 }
 
-/* --- hostile MADTs (issue 15) -------------------------------------------- */
+/* --- hostile MADTs --------------------------------------------------------- */
 
 static void madt_x2apic(u32 uid, u32 apic_id, u32 flags)
 {
@@ -677,7 +677,7 @@ static void lapic_address_is_checked(struct kunit *test)
 	}
 }
 
-/* --- hostile SRATs (issue 15) -------------------------------------------- */
+/* --- hostile SRATs --------------------------------------------------------- */
 
 /* The same range twice on one node: counted once, nothing left out. */
 static void srat_same_node_overlap_is_merged(struct kunit *test)

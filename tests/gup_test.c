@@ -1,7 +1,7 @@
 /* get_user_pages_fast and get_user_pages (mm/gup.c): what the walks take
  * and refuse, that a page they hold outlives its mapping (put_page frees it
  * at the last reference), and the lockless walk beside threads that keep
- * emptying and refilling the same page tables on other CPUs (issue 11's
+ * emptying and refilling the same page tables on other CPUs (the lockless walk's
  * concurrency test), in refcount and in scan mode.
  *
  * The concurrency test's checks, none of them timing:
@@ -215,7 +215,7 @@ static void gup_reference_outlives_the_mapping(struct kunit *test)
 #define BATCHES 10
 /* Fault-and-zap rounds in all, per mode (a round: one faulter writes 8
  * pages, then MADV_DONTNEEDs its range, which flushes the TLB of every CPU
- * of the mm with IPIs). Issue 11 asks for at least 10,000 on the 4-CPU
+ * of the mm with IPIs). The lockless walk's tests ask for at least 10,000 on the 4-CPU
  * topology: `gup_test.rounds=10000` on the command line does that. The
  * default is smaller because a round costs 10 to 80 ms of TCG time on this
  * project's shared 2-core hosts (measured: 400 rounds in 11 s on the

@@ -221,7 +221,7 @@ static void grace_period_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.cbs_queued, before.cbs_queued + 2);
 	KUNIT_EXPECT_EQ(test, after.cbs_invoked, before.cbs_invoked + 2);
 	KUNIT_EXPECT_GT(test, after.gp_max_ns, 0);
-	/* No grace period is longer than the time since boot (issue 15: a
+	/* No grace period is longer than the time since boot (seen under hostile firmware: a
 	 * longest GP of 12,600 s in a 241 s run). */
 	KUNIT_EXPECT_LE(test, after.gp_max_ns, ktime_get_ns());
 	rcu_print_stats();
@@ -246,7 +246,7 @@ static void schedule_in_reader_is_a_bug(struct kunit *test)
 }
 
 /* The clock a grace period is timed with must not run backwards from one
- * CPU to the next: a GP starts on one CPU and ends on another (issue 15: a
+ * CPU to the next: a GP starts on one CPU and ends on another (seen under hostile firmware: a
  * 241 s run reported a longest GP of 12,600 s). Each other CPU reads the
  * clock between two reads of this CPU, ordered by flags. */
 static int clock_step;

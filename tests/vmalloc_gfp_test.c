@@ -1,6 +1,5 @@
-/* GFP flags and the scope API through vmalloc and kvmalloc (issue 14,
- * Michal Hocko's series: seed 009 and its companions), under real memory
- * pressure, with fault injection.
+/* GFP flags and the scope API through vmalloc and kvmalloc (Michal
+ * Hocko's series), under real memory pressure, with fault injection.
  *
  * Reclaim needs something to reclaim, and mmlab has no file system or
  * block layer, so two stand-ins hold pages that can be given back: a "file

@@ -25,7 +25,7 @@ enum {
 };
 
 /* The ISO carries every user program (tests/user/user.mk): more than 48 by
- * issue 15. One past the table is counted and warned about, never silent. */
+ * hostile firmware. One past the table is counted and warned about, never silent. */
 #define MB2_MAX_MODULES 128
 
 struct boot_module {

@@ -1,4 +1,4 @@
-/* Host tests of tiny NUMA nodes (issue 15): a node whose RAM is all kept by
+/* Host tests of tiny NUMA nodes (hostile firmware): a node whose RAM is all kept by
  * the firmware (present pages, no managed page) and a node of a few pages
  * (managed, but fewer bytes than its own struct pages take), on the ring of
  * page_alloc_harness.h with node 1 made tiny. mm/page_alloc_init.c says

@@ -1,6 +1,6 @@
 /*
  * hostile_gen - a deterministic generator of hostile firmware tables (SRAT,
- * SLIT, MADT) for mmlab's test runner (issue 15, "Keeping it fixed").
+ * SLIT, MADT) for mmlab's test runner.
  *
  *   hostile_gen --seed S --count N --out DIR --iso ISO
  *

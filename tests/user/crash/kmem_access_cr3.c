@@ -1,4 +1,4 @@
-/* Crash program (issue 15, hostile user space): a read of CR3 (the page-
+/* Crash program (hostile user space): a read of CR3 (the page-
  * table root), a privileged instruction: #GP from user mode.
  * The kernel must kill the process (a page fault or a general-protection
  * fault from user mode); getting past the attempt is a failure. One attempt

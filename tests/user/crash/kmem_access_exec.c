@@ -1,4 +1,4 @@
-/* Crash program (issue 15, hostile user space): a jump into kernel text
+/* Crash program (hostile user space): a jump into kernel text
  * (0xffffffff80110000): an instruction fetch from a supervisor page.
  * The kernel must kill the process (a page fault or a general-protection
  * fault from user mode); getting past the attempt is a failure. One attempt

@@ -1,4 +1,4 @@
-/* Crash program (issue 15, hostile user space): hlt, a privileged
+/* Crash program (hostile user space): hlt, a privileged
  * instruction (CPL 0 only): #GP from user mode.
  * The kernel must kill the process (a page fault or a general-protection
  * fault from user mode); getting past the attempt is a failure. One attempt

@@ -1,4 +1,4 @@
-/* Crash program (issue 15, hostile user space): a read of kernel memory:
+/* Crash program (hostile user space): a read of kernel memory:
  * mmlab's kernel text at 0xffffffff80110000 (on Linux an address in its
  * kernel text range, mapped for the kernel only or not at all).
  * The kernel must kill the process (a page fault or a general-protection

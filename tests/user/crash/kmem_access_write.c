@@ -1,4 +1,4 @@
-/* Crash program (issue 15, hostile user space): a write to kernel memory
+/* Crash program (hostile user space): a write to kernel memory
  * through the direct map (PAGE_OFFSET 0xffff888000000000 + 1 MiB, where
  * mmlab's image lies; Linux's direct map starts there too).
  * The kernel must kill the process (a page fault or a general-protection

@@ -2,7 +2,7 @@
  * held to what Linux's mm/util.c and mmap do with it:
  *   - 0, the heuristic (both kernels' default): a private writable mapping
  *     larger than RAM plus swap is refused at mmap (ENOMEM), with
- *     MAP_POPULATE too, before a page is touched (issue 15: a populated
+ *     MAP_POPULATE too, before a page is touched (found by the hostile user-space tests: a populated
  *     6 GiB mmap on a 4 GiB machine filled memory until the process was
  *     killed); MAP_NORESERVE and read-only mappings of that size are not
  *     charged and pass, and making the read-only one writable is refused;

@@ -6,7 +6,7 @@
  *     has grown by at least a table (4 kB) per chunk;
  *   - tables freed (mmlab with pte_reclaim=scan or refcount): the PTE
  *     tables and the PMD tables the chunks emptied are gone, so VmPTE ends
- *     no more than 4 kB above where it started (issue 11's bound: a PUD
+ *     no more than 4 kB above where it started (the lockless-walk tests' bound: a PUD
  *     table the mapping may have needed);
  *   - Linux 6.13 or later: CONFIG_PT_RECLAIM frees empty PTE tables on
  *     MADV_DONTNEED, other builds keep them; the figure is only printed.

@@ -1,4 +1,4 @@
-/* A system-call fuzzer (issue 15, "hostile user space"): a fixed seed,
+/* A system-call fuzzer (hostile user space): a fixed seed,
  * 100,000 calls by default (--calls N and --seed S, or fuzz.calls=N and
  * fuzz.seed=S on mmlab's command line, read from /proc/cmdline: make fuzz),
  * each a system call from an allow-list with arguments drawn from pools
