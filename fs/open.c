@@ -52,8 +52,9 @@ static long do_sys_open(int dfd, const char __user *filename, int flags, umode_t
 		return -EINVAL;
 	char *name;
 	long ret = getname(filename, false, &name);
-	if (!ret)
-		ret = files_open(current->files, dfd, name, flags, mode);
+	if (ret)
+		return ret;
+	ret = files_open(current->files, dfd, name, flags, mode);
 	kfree(name);
 	return ret;
 }
