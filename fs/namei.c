@@ -32,8 +32,7 @@ struct task_struct *proc_self_task(void)
  * last component found: a name O_CREAT could create), or -ENOENT,
  * -ENOTDIR, -ENAMETOOLONG; *slash tells whether the last component was
  * followed by '/'. */
-int path_walk(const char *base, const char *path, char *out, struct proc_node *node,
-		     bool *slash)
+int path_walk(const char *base, const char *path, char *out, struct proc_node *node, bool *slash)
 {
 	size_t len = path[0] == '/' ? 0 : strlen(base);
 	if (len == 1) /* base "/" */
@@ -83,7 +82,7 @@ int path_walk(const char *base, const char *path, char *out, struct proc_node *n
  * then dirfd's file, with a reference that keeps *base alive until the
  * caller's fdput(*dirp) (NULL for "/"). */
 int path_base(struct files_struct *files, int dirfd, const char *path, const char **base,
-		     struct file **dirp)
+	      struct file **dirp)
 {
 	*base = "/";
 	*dirp = NULL;
@@ -101,8 +100,7 @@ int path_base(struct files_struct *files, int dirfd, const char *path, const cha
 	return 0;
 }
 
-int path_openat(struct files_struct *files, int dirfd, const char *path, int flags,
-		       struct file **fp)
+int path_openat(struct files_struct *files, int dirfd, const char *path, int flags, struct file **fp)
 {
 	const char *base;
 	struct file *dirf;
