@@ -22,9 +22,7 @@ static void cmdline_show(struct seq_buf *m, const struct proc_node *node)
 }
 
 /* /proc/cmdline, as Linux's: the command line and a newline. */
-static const struct proc_dir_entry cmdline_entry __proc_entry = {
-	.parent = &proc_root_dir, .name = "cmdline", .mode = S_IFREG | 0444, .show = cmdline_show,
-};
+PROC_FILE(cmdline_entry, proc_root_dir, "cmdline", cmdline_show);
 
 extern const struct kernel_param __kernel_params_start[], __kernel_params_end[];
 

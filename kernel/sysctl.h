@@ -46,8 +46,7 @@ extern const int sysctl_vals[];
  * for a signed value), digits (base 0: 0x hex too), blanks. 0 or -EINVAL. */
 int proc_get_long(const char *buf, size_t len, bool is_signed, s64 *out);
 
-/* The procfs side of every sysctl (fs/proc/proc_sys: the entry's data is
- * its ctl_table). */
+/* The procfs side of every sysctl: the entry's data is its ctl_table. */
 void proc_sys_show(struct seq_buf *m, const struct proc_node *node);
 long proc_sys_write(const struct proc_node *node, const char *buf, size_t len);
 

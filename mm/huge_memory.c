@@ -426,22 +426,10 @@ void thp_hpage_pmd_size_show(struct seq_buf *m, const struct proc_node *node)
 static const struct proc_dir_entry thp_dir __proc_entry = {
 	.parent = &sys_kernel_mm_dir, .name = "transparent_hugepage", .mode = S_IFDIR | 0555,
 };
-static const struct proc_dir_entry thp_defrag_file __proc_entry = {
-	.parent = &thp_dir, .name = "defrag", .mode = S_IFREG | 0644,
-	.show = thp_defrag_show, .write = thp_defrag_write,
-};
-static const struct proc_dir_entry thp_enabled_file __proc_entry = {
-	.parent = &thp_dir, .name = "enabled", .mode = S_IFREG | 0644,
-	.show = thp_enabled_show, .write = thp_enabled_write,
-};
-static const struct proc_dir_entry thp_hpage_pmd_size_file __proc_entry = {
-	.parent = &thp_dir, .name = "hpage_pmd_size", .mode = S_IFREG | 0444,
-	.show = thp_hpage_pmd_size_show,
-};
-static const struct proc_dir_entry thp_use_zero_page_file __proc_entry = {
-	.parent = &thp_dir, .name = "use_zero_page", .mode = S_IFREG | 0644,
-	.show = thp_use_zero_page_show, .write = thp_use_zero_page_write,
-};
+PROC_FILE_RW(thp_defrag_file, thp_dir, "defrag", thp_defrag_show, thp_defrag_write);
+PROC_FILE_RW(thp_enabled_file, thp_dir, "enabled", thp_enabled_show, thp_enabled_write);
+PROC_FILE(thp_hpage_pmd_size_file, thp_dir, "hpage_pmd_size", thp_hpage_pmd_size_show);
+PROC_FILE_RW(thp_use_zero_page_file, thp_dir, "use_zero_page", thp_use_zero_page_show, thp_use_zero_page_write);
 
 void thp_vmstat_show(struct seq_buf *m)
 {

@@ -609,24 +609,15 @@ static const struct proc_dir_entry node_hstate_dir __proc_entry = {
 	.parent = &node_hugepages_dir, .match = hstate_dir_match, .mode = S_IFDIR | 0555,
 };
 
-#define HSTATE_FILE(field, dir, name_, show_)                                             \
-	static const struct proc_dir_entry field __proc_entry = {                         \
-		.parent = &dir, .name = name_, .mode = S_IFREG | 0444, .show = show_,     \
-	}
-#define HSTATE_FILE_RW(field, dir, name_, show_, write_)                                  \
-	static const struct proc_dir_entry field __proc_entry = {                         \
-		.parent = &dir, .name = name_, .mode = S_IFREG | 0644, .show = show_,     \
-		.write = write_,                                                          \
-	}
-HSTATE_FILE(hstate_free, hstate_dir, "free_hugepages", free_hugepages_show);
-HSTATE_FILE_RW(hstate_nr, hstate_dir, "nr_hugepages", nr_hugepages_show, nr_hugepages_write);
-HSTATE_FILE_RW(hstate_nr_overcommit, hstate_dir, "nr_overcommit_hugepages", nr_overcommit_hugepages_show,
+PROC_FILE(hstate_free, hstate_dir, "free_hugepages", free_hugepages_show);
+PROC_FILE_RW(hstate_nr, hstate_dir, "nr_hugepages", nr_hugepages_show, nr_hugepages_write);
+PROC_FILE_RW(hstate_nr_overcommit, hstate_dir, "nr_overcommit_hugepages", nr_overcommit_hugepages_show,
 	       nr_overcommit_hugepages_write);
-HSTATE_FILE(hstate_resv, hstate_dir, "resv_hugepages", resv_hugepages_show);
-HSTATE_FILE(hstate_surplus, hstate_dir, "surplus_hugepages", surplus_hugepages_show);
-HSTATE_FILE(node_hstate_free, node_hstate_dir, "free_hugepages", free_hugepages_show);
-HSTATE_FILE_RW(node_hstate_nr, node_hstate_dir, "nr_hugepages", nr_hugepages_show, nr_hugepages_write);
-HSTATE_FILE(node_hstate_surplus, node_hstate_dir, "surplus_hugepages", surplus_hugepages_show);
+PROC_FILE(hstate_resv, hstate_dir, "resv_hugepages", resv_hugepages_show);
+PROC_FILE(hstate_surplus, hstate_dir, "surplus_hugepages", surplus_hugepages_show);
+PROC_FILE(node_hstate_free, node_hstate_dir, "free_hugepages", free_hugepages_show);
+PROC_FILE_RW(node_hstate_nr, node_hstate_dir, "nr_hugepages", nr_hugepages_show, nr_hugepages_write);
+PROC_FILE(node_hstate_surplus, node_hstate_dir, "surplus_hugepages", surplus_hugepages_show);
 
 SYSCTL_ENTRY(proc_sys_vm_dir, nr_hugepages, .maxlen = sizeof(unsigned long),
 	     .proc_handler = hugetlb_sysctl_handler);

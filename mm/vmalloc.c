@@ -1186,6 +1186,4 @@ static void vmallocinfo_show(struct seq_buf *m, const struct proc_node *node)
 	vmallocinfo_show_buf(m);
 }
 
-static const struct proc_dir_entry vmallocinfo_entry __proc_entry = {
-	.parent = &proc_root_dir, .name = "vmallocinfo", .mode = S_IFREG | 0444, .show = vmallocinfo_show,
-};
+PROC_FILE(vmallocinfo_entry, proc_root_dir, "vmallocinfo", vmallocinfo_show);

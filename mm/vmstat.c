@@ -42,9 +42,7 @@ static void buddyinfo_show(struct seq_buf *m, const struct proc_node *node)
 	}
 }
 
-static const struct proc_dir_entry buddyinfo_entry __proc_entry = {
-	.parent = &proc_root_dir, .name = "buddyinfo", .mode = S_IFREG | 0444, .show = buddyinfo_show,
-};
+PROC_FILE(buddyinfo_entry, proc_root_dir, "buddyinfo", buddyinfo_show);
 
 /* /proc/vmstat: Linux's format ("name value" per line, mm/vmstat.c's
  * names), with the counters mmlab keeps: a subset of Linux's lines, in
@@ -88,6 +86,4 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 		       clear.incoherent);
 }
 
-static const struct proc_dir_entry vmstat_entry __proc_entry = {
-	.parent = &proc_root_dir, .name = "vmstat", .mode = S_IFREG | 0444, .show = vmstat_show,
-};
+PROC_FILE(vmstat_entry, proc_root_dir, "vmstat", vmstat_show);

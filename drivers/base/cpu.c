@@ -40,12 +40,6 @@ static void cpu_present_show(struct seq_buf *m, const struct proc_node *node)
 static const struct proc_dir_entry cpu_root_dir __proc_entry = {
 	.parent = &sys_devices_system_dir, .name = "cpu", .mode = S_IFDIR | 0555,
 };
-static const struct proc_dir_entry cpu_online_file __proc_entry = {
-	.parent = &cpu_root_dir, .name = "online", .mode = S_IFREG | 0444, .show = cpu_online_show,
-};
-static const struct proc_dir_entry cpu_possible_file __proc_entry = {
-	.parent = &cpu_root_dir, .name = "possible", .mode = S_IFREG | 0444, .show = cpu_possible_show,
-};
-static const struct proc_dir_entry cpu_present_file __proc_entry = {
-	.parent = &cpu_root_dir, .name = "present", .mode = S_IFREG | 0444, .show = cpu_present_show,
-};
+PROC_FILE(cpu_online_file, cpu_root_dir, "online", cpu_online_show);
+PROC_FILE(cpu_possible_file, cpu_root_dir, "possible", cpu_possible_show);
+PROC_FILE(cpu_present_file, cpu_root_dir, "present", cpu_present_show);

@@ -94,26 +94,18 @@ static const struct proc_dir_entry node_root_dir __proc_entry = {
 	.parent = &sys_devices_system_dir, .name = "node", .mode = S_IFDIR | 0555,
 };
 
-#define NODE_ROOT_FILE(field, name_, show_)                                                  \
-	static const struct proc_dir_entry field __proc_entry = {                           \
-		.parent = &node_root_dir, .name = name_, .mode = S_IFREG | 0444, .show = show_, \
-	}
-NODE_ROOT_FILE(nodes_has_cpu_file, "has_cpu", nodes_cpu_show);
-NODE_ROOT_FILE(nodes_has_memory_file, "has_memory", nodes_memory_show);
-NODE_ROOT_FILE(nodes_online_file, "online", nodes_online_show);
+PROC_FILE(nodes_has_cpu_file, node_root_dir, "has_cpu", nodes_cpu_show);
+PROC_FILE(nodes_has_memory_file, node_root_dir, "has_memory", nodes_memory_show);
+PROC_FILE(nodes_online_file, node_root_dir, "online", nodes_online_show);
 /* Nodes are only those the SRAT names: possible is online. */
-NODE_ROOT_FILE(nodes_possible_file, "possible", nodes_online_show);
+PROC_FILE(nodes_possible_file, node_root_dir, "possible", nodes_online_show);
 
 /* node<N> for every online node. */
 const struct proc_dir_entry node_dir __proc_entry = {
 	.parent = &node_root_dir, .match = proc_match_node, .mode = S_IFDIR | 0555,
 };
 
-#define NODE_FILE(field, name_, show_)                                                  \
-	static const struct proc_dir_entry field __proc_entry = {                      \
-		.parent = &node_dir, .name = name_, .mode = S_IFREG | 0444, .show = show_, \
-	}
-NODE_FILE(node_cpulist_file, "cpulist", node_cpulist_show);
-NODE_FILE(node_distance_file, "distance", node_distance_show);
-NODE_FILE(node_meminfo_file, "meminfo", node_meminfo_show);
-NODE_FILE(node_numastat_file, "numastat", node_numastat_show);
+PROC_FILE(node_cpulist_file, node_dir, "cpulist", node_cpulist_show);
+PROC_FILE(node_distance_file, node_dir, "distance", node_distance_show);
+PROC_FILE(node_meminfo_file, node_dir, "meminfo", node_meminfo_show);
+PROC_FILE(node_numastat_file, node_dir, "numastat", node_numastat_show);

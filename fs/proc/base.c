@@ -22,18 +22,13 @@ static const struct proc_dir_entry pid_dir __proc_entry = {
 	.parent = &proc_root_dir, .match = pid_dir_match, .mode = S_IFDIR | 0555,
 };
 
-#define PID_FILE(field, name_, show_)                                                  \
-	static const struct proc_dir_entry field __proc_entry = {                     \
-		.parent = &pid_dir, .name = name_, .mode = S_IFREG | 0444, .show = show_, \
-	}
-
-PID_FILE(pid_maps, "maps", maps_show);
-PID_FILE(pid_numa_maps, "numa_maps", numa_maps_show);
-PID_FILE(pid_smaps, "smaps", smaps_show);
-PID_FILE(pid_smaps_rollup, "smaps_rollup", smaps_rollup_show);
-PID_FILE(pid_stat, "stat", stat_show);
-PID_FILE(pid_statm, "statm", statm_show);
-PID_FILE(pid_status, "status", status_show);
+PROC_FILE(pid_maps, pid_dir, "maps", maps_show);
+PROC_FILE(pid_numa_maps, pid_dir, "numa_maps", numa_maps_show);
+PROC_FILE(pid_smaps, pid_dir, "smaps", smaps_show);
+PROC_FILE(pid_smaps_rollup, pid_dir, "smaps_rollup", smaps_rollup_show);
+PROC_FILE(pid_stat, pid_dir, "stat", stat_show);
+PROC_FILE(pid_statm, pid_dir, "statm", statm_show);
+PROC_FILE(pid_status, pid_dir, "status", status_show);
 /* S_IRUSR, as Linux's REG("pagemap", S_IRUSR, ...). */
 static const struct proc_dir_entry pid_pagemap __proc_entry = {
 	.parent = &pid_dir, .name = "pagemap", .mode = S_IFREG | 0400, .read = pagemap_read,

@@ -143,14 +143,21 @@ long procfs_write(const struct proc_node *node, const char *buf, size_t len)
 	return ret;
 }
 
+/* The regular file at path: 0, a lookup's errno, or -EISDIR. */
+static int lookup_file(const char *path, struct task_struct *task, struct proc_node *node)
+{
+	int err = procfs_lookup(path, task, node);
+	if (err)
+		return err;
+	return proc_node_is_dir(node) ? -EISDIR : 0;
+}
+
 int procfs_write_path(const char *path, struct task_struct *task, const char *buf, size_t len)
 {
 	struct proc_node node;
-	int err = procfs_lookup(path, task, &node);
+	int err = lookup_file(path, task, &node);
 	if (err)
 		return err;
-	if (proc_node_is_dir(&node))
-		return -EISDIR;
 	long ret = procfs_write(&node, buf, len);
 	return ret < 0 ? (int)ret : 0;
 }
@@ -158,10 +165,6 @@ int procfs_write_path(const char *path, struct task_struct *task, const char *bu
 int procfs_generate(const char *path, struct task_struct *task, char **bufp, size_t *lenp)
 {
 	struct proc_node node;
-	int err = procfs_lookup(path, task, &node);
-	if (err)
-		return err;
-	if (proc_node_is_dir(&node))
-		return -EISDIR;
-	return procfs_fill(&node, bufp, lenp);
+	int err = lookup_file(path, task, &node);
+	return err ? err : procfs_fill(&node, bufp, lenp);
 }

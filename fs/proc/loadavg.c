@@ -15,6 +15,4 @@ static void loadavg_show(struct seq_buf *m, const struct proc_node *node)
 		       last_pid());
 }
 
-static const struct proc_dir_entry loadavg_entry __proc_entry = {
-	.parent = &proc_root_dir, .name = "loadavg", .mode = S_IFREG | 0444, .show = loadavg_show,
-};
+PROC_FILE(loadavg_entry, proc_root_dir, "loadavg", loadavg_show);

@@ -116,6 +116,4 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 		seq_buf_printf(m, "DirectMap1G:    %8lu kB\n", dm_kb);
 }
 
-static const struct proc_dir_entry meminfo_entry __proc_entry = {
-	.parent = &proc_root_dir, .name = "meminfo", .mode = S_IFREG | 0444, .show = meminfo_show,
-};
+PROC_FILE(meminfo_entry, proc_root_dir, "meminfo", meminfo_show);
