@@ -9,6 +9,7 @@
  * document and refuse the rest. Speed is not measured here: TCG runs every
  * store at the same cost (make bench measures natively). */
 #include "tests/kunit.h"
+#include "tests/test_proc.h"
 #include "arch/x86_64/cacheinfo.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
@@ -20,7 +21,6 @@
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
-#include "mm/util.h"
 
 static struct page *dirty_huge_page(struct kunit *test)
 {
@@ -166,12 +166,11 @@ static long vm_sysctl_write(const char *name, const char *text, size_t len)
 /* /proc/sys/vm/<name>'s content, into out. */
 static void vm_sysctl_read(struct kunit *test, const char *name, char *out, size_t size)
 {
-	char path[64], *buf;
-	size_t len;
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/sys/vm/%s", name);
-	KUNIT_ASSERT_EQ(test, procfs_generate(path, current, &buf, &len), 0);
-	strlcpy(out, buf, size);
-	kvfree(buf);
+	char *text = test_proc_read(test, path);
+	strlcpy(out, text, size);
+	test_proc_free(test, text);
 }
 
 static void sysctls_take_their_words(struct kunit *test)

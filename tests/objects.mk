@@ -51,6 +51,7 @@ KERNEL_SRCS += \
 	tests/string_test.c \
 	tests/test_cpu.c \
 	tests/test_mm.c \
+	tests/test_proc.c \
 	tests/topology_test.c \
 	tests/user_test.c \
 	tests/walkers_test.c \

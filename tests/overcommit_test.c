@@ -8,6 +8,7 @@
  * commit count moves only by what a case does. Every case puts the
  * sysctls back however it ends. */
 #include "tests/kunit.h"
+#include "tests/test_proc.h"
 #include "tests/test_mm.h"
 #include "mm/hugetlb.h"
 #include "fs/proc/proc_fs.h"
@@ -172,13 +173,6 @@ static void never_refuses_past_commit_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, committed(), before);
 }
 
-static char *read_file(struct kunit *test, const char *path)
-{
-	char *buf;
-	size_t len;
-	KUNIT_EXPECT_EQ(test, procfs_generate(path, current, &buf, &len), 0);
-	return buf;
-}
 
 static long meminfo_kb(const char *text, const char *label)
 {
@@ -206,9 +200,9 @@ static void sysctl_files_and_meminfo(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sysctl_overcommit_memory, OVERCOMMIT_GUESS);
 	KUNIT_EXPECT_EQ(test, procfs_write_path("/proc/sys/vm/overcommit_memory", current, "2\n", 2), 0);
 	KUNIT_EXPECT_EQ(test, sysctl_overcommit_memory, OVERCOMMIT_NEVER);
-	char *s = read_file(test, "/proc/sys/vm/overcommit_memory");
+	char *s = test_proc_read(test, "/proc/sys/vm/overcommit_memory");
 	KUNIT_EXPECT_STREQ(test, s, "2\n");
-	kvfree(s);
+	test_proc_free(test, s);
 	/* kbytes and ratio: writing one clears the other (Linux's handlers). */
 	KUNIT_EXPECT_EQ(test, procfs_write_path("/proc/sys/vm/overcommit_kbytes", current, "4096", 4), 0);
 	KUNIT_EXPECT_EQ(test, sysctl_overcommit_ratio, 0);
@@ -216,17 +210,17 @@ static void sysctl_files_and_meminfo(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, procfs_write_path("/proc/sys/vm/overcommit_kbytes", current, "-5", 2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, procfs_write_path("/proc/sys/vm/overcommit_ratio", current, "80\n", 3), 0);
 	KUNIT_EXPECT_EQ(test, sysctl_overcommit_kbytes, 0);
-	s = read_file(test, "/proc/sys/vm/overcommit_ratio");
+	s = test_proc_read(test, "/proc/sys/vm/overcommit_ratio");
 	KUNIT_EXPECT_STREQ(test, s, "80\n");
-	kvfree(s);
-	s = read_file(test, "/proc/sys/vm/overcommit_kbytes");
+	test_proc_free(test, s);
+	s = test_proc_read(test, "/proc/sys/vm/overcommit_kbytes");
 	KUNIT_EXPECT_STREQ(test, s, "0\n");
-	kvfree(s);
+	test_proc_free(test, s);
 	/* /proc/meminfo shows the limit and the count, in kB. */
-	s = read_file(test, "/proc/meminfo");
+	s = test_proc_read(test, "/proc/meminfo");
 	KUNIT_EXPECT_EQ(test, meminfo_kb(s, "CommitLimit:"), (long)((ram_pages() - hugetlb_total_pages()) * 80 / 100 * 4));
 	KUNIT_EXPECT_EQ(test, meminfo_kb(s, "Committed_AS:"), committed() * 4);
-	kvfree(s);
+	test_proc_free(test, s);
 }
 
 static struct kunit_case overcommit_cases[] = {

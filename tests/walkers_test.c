@@ -14,6 +14,7 @@
  * pages come back. */
 #include "tests/kunit.h"
 #include "tests/test_mm.h"
+#include "tests/test_proc.h"
 #include "tests/test_cpu.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/uaccess.h"
@@ -60,7 +61,6 @@ struct space {
 };
 
 static void kfree_action(void *p) { kfree(p); }
-static void kvfree_action(void *p) { kvfree(p); }
 
 static void fault(struct kunit *test, struct space *s, unsigned long addr, unsigned int flags)
 {
@@ -267,15 +267,6 @@ static void check_pagemap(struct kunit *test, struct space *s)
 
 /* ---- smaps ---- */
 
-static char *gen(struct kunit *test, const char *path)
-{
-	char *buf;
-	size_t len;
-	KUNIT_ASSERT_EQ(test, procfs_generate(path, current, &buf, &len), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kvfree_action, buf), 0);
-	return buf;
-}
-
 /* The number after "label" (which ends in ':') in text from `from` on, as
  * Linux prints it ("Rss:   123 kB"); -1 when absent. */
 static long field(const char *text, const char *label)
@@ -313,7 +304,7 @@ static void check_smaps(struct kunit *test, struct space *s)
 	}
 	KUNIT_EXPECT_EQ(test, rss_pages, (WRITTEN - 2) + HPAGE_PMD_NR + 1);
 
-	const char *text = gen(test, "/proc/self/smaps");
+	const char *text = test_proc_read(test, "/proc/self/smaps");
 	char head[64];
 	snprintf(head, sizeof(head), "%08lx-%08lx rw-p 00000000 00:00 0 \n", BASE, BASE + SPAN);
 	const char *blk = strstr(text, head);
@@ -354,7 +345,7 @@ static void check_smaps(struct kunit *test, struct space *s)
 	KUNIT_EXPECT_TRUE(test, !strncmp(strstr(ro, "VmFlags: "), "VmFlags: rd mr mw me \n", 22));
 
 	/* The rollup sums every VMA, and equals the mm's own RSS counter. */
-	const char *roll = gen(test, "/proc/self/smaps_rollup");
+	const char *roll = test_proc_read(test, "/proc/self/smaps_rollup");
 	snprintf(head, sizeof(head), "%08lx-%08lx ---p 00000000 00:00 0 ", BASE, RO + PAGE_SIZE);
 	KUNIT_EXPECT_TRUE(test, !strncmp(roll, head, strlen(head)));
 	KUNIT_EXPECT_EQ(test, strstr(roll, "[rollup]\n") - roll, 73);
@@ -368,8 +359,8 @@ static void check_smaps(struct kunit *test, struct space *s)
 	KUNIT_EXPECT_EQ(test, field(roll, "Pss_File:"), 0);
 	KUNIT_EXPECT_NULL(test, strstr(roll, "VmFlags"));
 	KUNIT_EXPECT_NULL(test, strstr(text, "Pss_Anon"));
-	kunit_release_action(test, kvfree_action, (void *)text);
-	kunit_release_action(test, kvfree_action, (void *)roll);
+	test_proc_free(test, (char *)text);
+	test_proc_free(test, (char *)roll);
 	expect_counts_kept(test, s, "smaps");
 }
 
@@ -417,9 +408,9 @@ static void walkers_in_mode(struct kunit *test, enum pte_reclaim_mode mode)
 	KUNIT_EXPECT_EQ(test, pagemap_pread(test, pme, sizeof(pme), PM_POS(BASE), NULL), (long)sizeof(pme));
 	for (int i = 0; i < 8; i++)
 		KUNIT_EXPECT_EQ(test, pme[i], 0);
-	char *text = gen(test, "/proc/self/smaps");
+	char *text = test_proc_read(test, "/proc/self/smaps");
 	KUNIT_EXPECT_EQ(test, field(text, "Rss:"), 0);
-	kunit_release_action(test, kvfree_action, text);
+	test_proc_free(test, text);
 	kunit_release_action(test, kfree_action, vec);
 	expect_counts_kept(test, &s, "the readers of emptied tables");
 	space_destroy(test, &s);
@@ -578,9 +569,9 @@ static void walkers_race_faults_and_dontneed(struct kunit *test)
 static void readers_without_mm(struct kunit *test)
 {
 	KUNIT_ASSERT_NULL(test, current->mm);
-	char *smaps = gen(test, "/proc/self/smaps");
+	char *smaps = test_proc_read(test, "/proc/self/smaps");
 	KUNIT_EXPECT_STREQ(test, smaps, "");
-	KUNIT_EXPECT_STREQ(test, gen(test, "/proc/self/smaps_rollup"), "");
+	KUNIT_EXPECT_STREQ(test, test_proc_read(test, "/proc/self/smaps_rollup"), "");
 	u64 pme = 1;
 	KUNIT_EXPECT_EQ(test, pagemap_pread(test, &pme, 8, PM_POS(BASE), NULL), 0);
 	KUNIT_EXPECT_EQ(test, pme, 1);
