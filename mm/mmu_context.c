@@ -119,3 +119,13 @@ void kthread_unuse_mm(struct mm_struct *mm)
 	switch_mm(mm, NULL);
 	local_irq_restore(irq);
 }
+
+/* Not yet: fork's copy of an address space (copy_page_range, copy-on-write
+ * and the reverse map) is being built; until then a fork fails as one out
+ * of memory would. */
+int dup_mm(struct mm_struct *oldmm, struct mm_struct **newp)
+{
+	(void)oldmm;
+	*newp = NULL;
+	return -ENOMEM;
+}

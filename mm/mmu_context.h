@@ -31,6 +31,12 @@
  * frees the page tables and the PGD, and frees the mm. */
 struct mm_struct *mm_alloc(void);
 void mmput(struct mm_struct *mm);
+/* A new address space for a process made by fork (Linux's dup_mm +
+ * dup_mmap): a copy of oldmm's VMAs, their policies and layout, with the
+ * private anonymous pages shared copy-on-write. 0 with *newp set (one
+ * user), or -ENOMEM (nothing left behind) or -EINTR (the caller is being
+ * killed). The caller holds a reference on oldmm and is its user. */
+int dup_mm(struct mm_struct *oldmm, struct mm_struct **newp);
 /* The user address spaces alive: made by mm_alloc, not yet freed by their
  * last mmput (a process's, or one a test or kthread built). */
 long nr_live_user_mms(void);
