@@ -206,7 +206,7 @@ int map_anon_folio_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned long had
 		return -EEXIST;
 	}
 	pgtable_trans_huge_deposit(mm, pmd, table);
-	anon_page_mapped(mm, page, HPAGE_PMD_NR);
+	anon_page_mapped(vma, page, haddr, HPAGE_PMD_NR);
 	set_pmd_at(mm, haddr, pmd, entry);
 	spin_unlock(ptl);
 	__atomic_add_fetch(&anon_thps, 1, __ATOMIC_RELAXED);
@@ -307,9 +307,14 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 	 * PROT_NONE, writable or not, dirty, accessed, NX. */
 	u64 bits = pmd_val(old) & ~(PTE_PFN_MASK | _PAGE_PSE);
 	pte_t *ptes = page_address(table);
+	void *mapping = page->mapping;
+	unsigned long index = page->index;
 	split_page(page, HPAGE_PMD_ORDER);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++) {
 		ptes[i] = pfn_pte(pfn + i, bits);
+		/* Each 4 KiB page is its own now, in the same anon_vma. */
+		page[i].mapping = mapping;
+		page[i].index = index + i;
 		page[i]._mapcount = 0;
 	}
 	install_split_table(mm, pmd, haddr, table);

@@ -115,7 +115,9 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 		goto fail;
 	}
 	memcpy(page_address(new), page_address(old), PAGE_SIZE);
-	anon_page_mapped(mm, new, 1);
+	anon_page_mapped(vma, new, addr, 1);
+	new->mapping = old->mapping; /* the old page's place in the reverse map */
+	new->index = old->index;
 	anon_page_unmapped(mm, old, 1);
 	set_pte_at(mm, addr, pte, __pte((pte_val(orig) & ~PTE_PFN_MASK) | (page_to_pfn(new) << PAGE_SHIFT)));
 	pte_unmap_unlock(pte, ptl);
@@ -165,7 +167,9 @@ static int migrate_huge_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned lon
 		goto fail;
 	}
 	memcpy(page_address(new), page_address(old), PMD_SIZE);
-	anon_page_mapped(mm, new, HPAGE_PMD_NR);
+	anon_page_mapped(vma, new, haddr, HPAGE_PMD_NR);
+	new->mapping = old->mapping;
+	new->index = old->index;
 	anon_page_unmapped(mm, old, HPAGE_PMD_NR);
 	set_pmd_at(mm, haddr, pmd, __pmd((pmd_val(orig) & ~PTE_PFN_MASK) | page_to_phys(new)));
 	spin_unlock(ptl);

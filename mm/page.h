@@ -12,6 +12,11 @@
  *  - free in a per-CPU list (PG_pcp): lru links it there;
  *  - allocated with order > 0 (PG_head): private is the allocation order,
  *    checked when it is freed;
+ *  - a user page (anonymous, mapped by user page tables: a 4 KiB page or
+ *    the head of a THP): mapping names its anon_vma (mm/rmap.h) with the
+ *    PAGE_MAPPING_ANON bit set, index its page offset (linear_page_index),
+ *    both set when it is first mapped and cleared when its last mapping
+ *    goes; private stays a THP head's order;
  *  - a slab (PG_slab): the slab fields;
  *  - a page-table page (PG_table): a reference count and a back-pointer to
  *    the PMD entry that maps it (used by the refcounted PTE tables), and
@@ -53,6 +58,12 @@ struct page {
 		struct { /* buddy, per-CPU lists, allocated compound heads */
 			struct list_head lru;
 			unsigned long private;
+		};
+		struct { /* a user page: Linux's folio->mapping and ->index */
+			unsigned long _user_lru[2]; /* lru: reclaim's lists, one day */
+			unsigned long _user_private; /* private (a THP head's order) */
+			void *mapping;              /* anon_vma | PAGE_MAPPING_ANON */
+			unsigned long index;        /* page offset in the anonymous range */
 		};
 		struct { /* slab (every page of it; see mm/slab.c), laid out as
 			  * Linux's struct slab: five words */
@@ -113,7 +124,7 @@ static inline void set_page_node(struct page *p, int nid)
 }
 static inline int page_ref_count(const struct page *p) { return p->_refcount; }
 static inline void set_page_count(struct page *p, int v) { p->_refcount = v; }
-static inline void get_page(struct page *p) { p->_refcount++; }
+static inline void get_page(struct page *p) { __atomic_add_fetch(&p->_refcount, 1, __ATOMIC_RELAXED); }
 
 /* Sections: the granularity at which the vmemmap is populated. */
 #define SECTION_SIZE_BITS 27 /* 128 MiB */

@@ -101,6 +101,9 @@ static inline unsigned long pte_pfn(pte_t pte) { return (pte_val(pte) & PTE_PFN_
 static inline pte_t pfn_pte(unsigned long pfn, u64 prot) { return __pte(((u64)pfn << PAGE_SHIFT) | prot); }
 static inline pte_t pte_mkwrite(pte_t pte) { return __pte(pte_val(pte) | _PAGE_RW); }
 static inline pte_t pte_wrprotect(pte_t pte) { return __pte(pte_val(pte) & ~_PAGE_RW); }
+/* Clears the write bit in place, atomically: the CPU may set the dirty
+ * bit of the same entry meanwhile (Linux's ptep_set_wrprotect). */
+static inline void ptep_set_wrprotect(pte_t *ptep) { __atomic_fetch_and(&ptep->pte, ~(u64)_PAGE_RW, __ATOMIC_RELAXED); }
 static inline pte_t pte_mkdirty(pte_t pte) { return __pte(pte_val(pte) | _PAGE_DIRTY); }
 static inline bool pte_dirty(pte_t pte) { return pte_val(pte) & _PAGE_DIRTY; }
 /* The same page under a new protection (Linux's pte_modify). */
