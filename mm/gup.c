@@ -17,8 +17,8 @@
  *     mmu_gather's table batch, Linux's tlb_remove_table_rcu), and the walk
  *     runs inside rcu_read_lock(): a table we reached stays a page-table
  *     page (stale perhaps, never reused) until we leave. (munmap's
- *     free_pgtables goes through the mmu_gather's RCU table batch, seed
- *     008, so a process_vm_readv racing a munmap of the same range by
+ *     free_pgtables goes through the mmu_gather's RCU table batch, patch 15
+ *     of Qi Zheng's series (docs/pte_tables.md), so a process_vm_readv racing a munmap of the same range by
  *     another thread cannot read a freed table; only the exit of an mm
  *     that no task uses any more frees its tables at once, and no walk
  *     can be inside those.) Linux x86 instead

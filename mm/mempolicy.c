@@ -3,7 +3,9 @@
  * sanitize_mpol_flags, mpol_new, mpol_set_nodemask, do_get_mempolicy,
  * do_mbind, set_mempolicy_home_node), and the node a user page comes from
  * (policy_nodemask, alloc_pages_mpol, interleave_nid). The home node is
- * Aneesh Kumar's 2021 series (seed 011: "mm/mempolicy: add
+ * Aneesh Kumar K.V's 2021 series "mm: add new syscall
+ * set_mempolicy_home_node" (v4, 2021-11-01, https://lore.kernel.org/all/20211101050206.549050-1-aneesh.kumar@linux.ibm.com/;
+ * merged in Linux 5.17 as c6018b4b2549 "mm/mempolicy: add
  * set_mempolicy_home_node syscall"): for MPOL_BIND and MPOL_PREFERRED_MANY
  * the allocation starts at the home node and falls back to the allowed
  * nodes nearest to it, where it used to start at the faulting CPU's node.
@@ -883,7 +885,7 @@ SYSCALL_DEFINE6(mbind, unsigned long, start, unsigned long, len, unsigned long, 
 	return err ? err : do_mbind(start, len, lmode, mode_flags, &nodes, flags);
 }
 
-/* ---- set_mempolicy_home_node (seed 011) ------------------------------------ */
+/* ---- set_mempolicy_home_node (Linux 5.17, c6018b4b2549) --------------------- */
 
 SYSCALL_DEFINE4(set_mempolicy_home_node, unsigned long, start, unsigned long, len, unsigned long, home_node,
 		unsigned long, flags)
