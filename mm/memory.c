@@ -87,6 +87,17 @@ void anon_page_dup(struct mm_struct *mm, struct page *page, unsigned long nr)
 	anon_rss_add(mm, (long)nr);
 }
 
+void anon_rmap_moved(struct page *page, bool add)
+{
+	if (add) {
+		if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == 0)
+			__atomic_add_fetch(&anon_pages, 1, __ATOMIC_RELAXED);
+		get_page(page);
+	} else if (page_remove_rmap(page)) {
+		__atomic_sub_fetch(&anon_pages, 1, __ATOMIC_RELAXED);
+	}
+}
+
 void anon_page_unmapped(struct mm_struct *mm, struct page *page, unsigned long nr)
 {
 	add_mm_counter(mm, MM_ANONPAGES, -(long)nr);
@@ -261,6 +272,13 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 	pte_unmap(pte);
 	if (pte_none(entry))
 		return do_anonymous_page(vmf);
+	if (is_migration_entry(entry)) {
+		/* The page is being moved (mm/migrate.c): let the mover run,
+		 * and the access faults again (Linux's migration_entry_wait
+		 * sleeps on the page instead). */
+		cond_resched();
+		return 0;
+	}
 	if (!pte_accessible(entry))
 		return VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
 	if ((vmf->flags & FAULT_FLAG_WRITE) && !pte_write(entry)) {

@@ -84,6 +84,12 @@ unsigned long change_protection(struct vm_area_struct *vma, unsigned long start,
 void anon_page_mapped(struct vm_area_struct *vma, struct page *page, unsigned long address, unsigned long nr);
 void anon_page_dup(struct mm_struct *mm, struct page *page, unsigned long nr);
 void anon_page_unmapped(struct mm_struct *mm, struct page *page, unsigned long nr);
+/* Migration's side (mm/migrate.c): a 4 KiB page's mapping goes to a
+ * migration entry (add false: the map count, and AnonPages at the last;
+ * the caller puts the mapping's reference) or comes back from one (add
+ * true: the map count, AnonPages at the first, and a reference); RSS
+ * stays, as a migration entry counts there. */
+void anon_rmap_moved(struct page *page, bool add);
 
 /* fork: copies the page-table entries of src_vma (the parent's) into
  * dst_vma (the child's copy of it), sharing private anonymous pages

@@ -16,6 +16,9 @@
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/memory.h"
+#include "mm/mempolicy.h"
+#include "mm/migrate.h"
+#include "mm/numa.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
 #include "mm/page.h"
@@ -406,6 +409,54 @@ static void a_hugetlb_page_is_copied_on_write(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, set_max_huge_pages(h, pool, NUMA_NO_NODE), (long)pool);
 }
 
+/* A page three processes map moves to another node with
+ * MPOL_MF_MOVE_ALL through the reverse map: each maps the new page, with
+ * the contents, and the old one is freed; without the flag it stays
+ * (-EACCES, Linux's "Avoid migrating a page that is shared"). */
+static void migration_moves_a_page_every_process_maps(struct kunit *test)
+{
+	nodemask_t memory = node_states_memory();
+	if (nodes_weight(memory) < 2)
+		kunit_skip(test, "one node with memory: nowhere to move a page");
+	struct mm_struct *parent = parent_mm(test);
+	fill(test, parent);
+	unsigned long a = BASE + 3 * PAGE_SIZE;
+	struct mm_struct *c1 = fork_mm(test, parent), *c2 = fork_mm(test, parent);
+	struct page *old = page_at(parent, a);
+	int nid = page_to_nid(old), target = NUMA_NO_NODE, n;
+	for_each_node_mask(n, memory)
+		if (n != nid && target == NUMA_NO_NODE)
+			target = n;
+	bool split;
+	mmap_read_lock(parent);
+	struct vm_area_struct *vma = find_vma(parent, a);
+	int r = migrate_anon_at(vma, a, alloc_migration_target, &target, &split, 0);
+	mmap_read_unlock(parent);
+	KUNIT_EXPECT_EQ(test, r, -EACCES);
+	KUNIT_EXPECT_PTR_EQ(test, page_at(c1, a), old);
+	mmap_read_lock(parent);
+	r = migrate_anon_at(find_vma(parent, a), a, alloc_migration_target, &target, &split, MPOL_MF_MOVE_ALL);
+	mmap_read_unlock(parent);
+	KUNIT_EXPECT_EQ(test, r, target);
+	struct page *new = page_at(parent, a);
+	KUNIT_EXPECT_PTR_NE(test, new, old);
+	KUNIT_EXPECT_EQ(test, page_to_nid(new), target);
+	KUNIT_EXPECT_PTR_EQ(test, page_at(c1, a), new);
+	KUNIT_EXPECT_PTR_EQ(test, page_at(c2, a), new);
+	KUNIT_EXPECT_EQ(test, page_mapcount(new), 3);
+	KUNIT_EXPECT_EQ(test, page_ref_count(new), 3);
+	KUNIT_EXPECT_FALSE(test, pte_write(test_mm_pte(c2, a))); /* still copy-on-write */
+	struct rmap_count c;
+	KUNIT_EXPECT_EQ(test, rmap_mappings(new, &c), 3);
+	KUNIT_EXPECT_EQ(test, read_in(c2, a), 1003ull);
+	KUNIT_EXPECT_EQ(test, write_in(c2, a, 5), 0);
+	KUNIT_EXPECT_EQ(test, read_in(parent, a), 1003ull);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(c1), (unsigned long)NPAGES);
+	put_child(test, c1);
+	put_child(test, c2);
+	test_mm_destroy(test, parent);
+}
+
 static struct fault_attr saved_attr;
 
 static void injection_off(void *unused)
@@ -465,6 +516,7 @@ static struct kunit_case fork_cases[] = {
 	KUNIT_CASE(mprotect_after_fork_keeps_shared_pages_read_only),
 	KUNIT_CASE(a_thp_is_shared_copy_on_write),
 	KUNIT_CASE(a_hugetlb_page_is_copied_on_write),
+	KUNIT_CASE_PARAM(migration_moves_a_page_every_process_maps, modes_gen_params),
 	KUNIT_CASE_PARAM(fork_out_of_memory_leaves_nothing_behind, modes_gen_params),
 	{}
 };
