@@ -75,36 +75,45 @@ static void anon_rss_add(struct mm_struct *mm, long nr)
 
 void anon_page_mapped(struct vm_area_struct *vma, struct page *page, unsigned long address, unsigned long nr)
 {
-	page_add_new_anon_rmap(page, vma, address);
+	bool compound = nr > 1;
+	page_add_new_anon_rmap(page, vma, address, compound);
 	anon_rss_add(vma->vm_mm, (long)nr);
 	__atomic_add_fetch(&anon_pages, (long)nr, __ATOMIC_RELAXED);
+	if (compound)
+		anon_thps_add(1);
 }
 
 void anon_page_dup(struct mm_struct *mm, struct page *page, unsigned long nr)
 {
 	get_page(page);
-	page_dup_rmap(page);
+	page_dup_rmap(page, nr > 1);
 	anon_rss_add(mm, (long)nr);
 }
 
 void anon_rmap_moved(struct page *page, bool add)
 {
+	bool unused;
 	if (add) {
 		if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == 0)
 			__atomic_add_fetch(&anon_pages, 1, __ATOMIC_RELAXED);
 		get_page(page);
-	} else if (page_remove_rmap(page)) {
-		__atomic_sub_fetch(&anon_pages, 1, __ATOMIC_RELAXED);
+	} else {
+		__atomic_sub_fetch(&anon_pages, (long)page_remove_rmap(page, false, &unused), __ATOMIC_RELAXED);
 	}
 }
 
 void anon_page_unmapped(struct mm_struct *mm, struct page *page, unsigned long nr)
 {
+	bool pmd_gone = false;
 	add_mm_counter(mm, MM_ANONPAGES, -(long)nr);
 	/* /proc/meminfo's AnonPages counts pages mapped at all (Linux's
-	 * NR_ANON_MAPPED): only the last unmap takes it away. */
-	if (page_remove_rmap(page))
-		__atomic_sub_fetch(&anon_pages, (long)nr, __ATOMIC_RELAXED);
+	 * NR_ANON_MAPPED), AnonHugePages THPs a PMD maps (NR_ANON_THPS):
+	 * only the last unmap takes them away. */
+	unsigned long gone = page_remove_rmap(page, nr > 1, &pmd_gone);
+	if (gone)
+		__atomic_sub_fetch(&anon_pages, (long)gone, __ATOMIC_RELAXED);
+	if (pmd_gone)
+		anon_thps_add(-1);
 }
 
 /* --- faults ------------------------------------------------------------- */
@@ -226,7 +235,11 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf, pte_t orig)
 	if (is_zero_pfn(pte_pfn(orig)))
 		return wp_page_copy(vmf, orig, NULL);
 	struct page *page = pfn_to_page(pte_pfn(orig));
-	if (page_mapcount(page) > 1 || page_ref_count(page) > 1)
+	/* A 4 KiB page of a THP that fork shared: its head holds the
+	 * references of every mapping of the THP (mm/rmap.h). */
+	bool shared = PageAnonThp(compound_head(page)) ? !thp_subpage_exclusive(page)
+						       : page_mapcount(page) > 1 || page_ref_count(page) > 1;
+	if (shared)
 		return wp_page_copy(vmf, orig, page);
 	/* Reuse: no other mapping can appear while this mm's mmap_lock is
 	 * held for reading (fork takes it for writing). */
@@ -409,31 +422,6 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 	return 0;
 }
 
-/* Linux's copy_huge_pmd for the huge zero page: the child maps it too,
- * with a PTE table deposited for its split. -EAGAIN: the caller copies
- * the range as a PTE table. */
-static int copy_huge_zero_pmd(struct mm_struct *dst_mm, pmd_t *dst_pmd, struct mm_struct *src_mm,
-			      pmd_t *src_pmd, unsigned long addr)
-{
-	struct page *table = pte_alloc_one(dst_mm);
-	if (!table)
-		return -ENOMEM;
-	spinlock_t *ptl = pmd_lockptr(src_mm, src_pmd);
-	spin_lock(ptl);
-	pmd_t val = pmdp_get(src_pmd);
-	if (!pmd_trans_huge(val) || !is_huge_zero_pmd(val)) {
-		spin_unlock(ptl);
-		pte_free(dst_mm, table);
-		return -EAGAIN;
-	}
-	/* The child's page_table_lock is its own, and nobody else sees the
-	 * child yet. */
-	pgtable_trans_huge_deposit(dst_mm, dst_pmd, table);
-	set_pmd_at(dst_mm, addr & PMD_MASK, dst_pmd, val);
-	spin_unlock(ptl);
-	return 0;
-}
-
 static int copy_pmd_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma, pud_t *dst_pud,
 			  pud_t *src_pud, unsigned long addr, unsigned long end)
 {
@@ -448,20 +436,11 @@ static int copy_pmd_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 		if (pmd_none(val))
 			continue;
 		if (pmd_trans_huge(val)) {
-			if (is_huge_zero_pmd(val)) {
-				int err = copy_huge_zero_pmd(dst_mm, dst_pmd, src_mm, src_pmd, addr);
-				if (err != -EAGAIN) {
-					if (err)
-						return err;
-					continue;
-				}
-			} else {
-				/* Linux 6.1's copy_huge_pmd shares a THP between
-				 * parent and child; mmlab has no compound map
-				 * counts yet, so the parent's THP is split first
-				 * (Linux's own path for a THP it cannot share, a
-				 * pinned one) and its 4 KiB pages are shared. */
-				split_huge_pmd(src_mm, src_pmd, addr);
+			int err = copy_huge_pmd(dst_mm, src_mm, dst_pmd, src_pmd, addr);
+			if (err != -EAGAIN) {
+				if (err)
+					return err;
+				continue;
 			}
 			if (pmd_none(pmdp_get(src_pmd)))
 				continue;

@@ -245,6 +245,13 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 		ret = target; /* already there */
 		goto fail;
 	}
+	if (compound_head(old) != old || PageAnonThp(old)) {
+		/* A 4 KiB page of a THP that fork shared and a split left
+		 * whole (mm/rmap.h): Linux splits the THP for good first;
+		 * mmlab leaves it where it is. */
+		ret = -EBUSY;
+		goto fail;
+	}
 	if (page_mapcount(old) > 1) {
 		/* Mapped by other processes too since a fork: only
 		 * MPOL_MF_MOVE_ALL moves it (Linux's "Avoid migrating a page
@@ -326,7 +333,7 @@ static int migrate_huge_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned lon
 	anon_page_unmapped(mm, old, HPAGE_PMD_NR);
 	set_pmd_at(mm, haddr, pmd, __pmd((pmd_val(orig) & ~PTE_PFN_MASK) | page_to_phys(new)));
 	spin_unlock(ptl);
-	__free_pages(old, HPAGE_PMD_ORDER);
+	put_page(old); /* its last reference: the THP's marks come off as it goes */
 	return target;
 fail:
 	spin_unlock(ptl);

@@ -43,6 +43,9 @@ enum pageflags {
 	PG_bad,       /* failed a bad-page check: out of circulation */
 	PG_hugetlb,   /* heads a page of a hugetlb pool in use (mm/hugetlb.h) */
 	PG_hugetlb_tail, /* another page of one: private is its distance to the head */
+	PG_anon_thp,  /* heads an order-9 anonymous page mapped as a THP (mm/rmap.h) */
+	PG_anon_tail, /* another page of one whose pages are mapped one by one too:
+		       * private is its distance to the head */
 	NR_PAGEFLAGS
 };
 
@@ -62,8 +65,18 @@ struct page {
 		struct { /* a user page: Linux's folio->mapping and ->index */
 			unsigned long _user_lru[2]; /* lru: reclaim's lists, one day */
 			unsigned long _user_private; /* private (a THP head's order) */
-			void *mapping;              /* anon_vma | PAGE_MAPPING_ANON */
-			unsigned long index;        /* page offset in the anonymous range */
+			union {
+				void *mapping;      /* anon_vma | PAGE_MAPPING_ANON */
+				int compound_mapcount; /* a THP's second page: its PMD
+							* mappings - 1 (Linux's
+							* folio_entire_mapcount) */
+			};
+			union {
+				unsigned long index; /* page offset in the anonymous range */
+				int nr_pages_mapped; /* a THP's second page: its 4 KiB
+						      * pages mapped by PTEs (Linux's
+						      * folio->_nr_pages_mapped) */
+			};
 		};
 		struct { /* slab (every page of it; see mm/slab.c), laid out as
 			  * Linux's struct slab: five words */
@@ -109,12 +122,13 @@ static inline void page_clear_flag(struct page *p, enum pageflags f) { p->flags 
 #define PageHugetlb(p) page_test_flag(p, PG_hugetlb)
 #define PageHugetlbTail(p) page_test_flag(p, PG_hugetlb_tail)
 
-/* The head of the hugetlb page that page is part of, else page itself
- * (Linux's compound_head, for the one kind of page mmlab shares as a
- * whole: mm/hugetlb.h). */
+/* The head of the hugetlb page or THP that page is part of, else page
+ * itself (Linux's compound_head, for the kinds of page mmlab shares as a
+ * whole: mm/hugetlb.h, and a THP whose 4 KiB pages are mapped one by one
+ * somewhere, mm/rmap.h). */
 static inline struct page *compound_head(struct page *page)
 {
-	return PageHugetlbTail(page) ? page - page->private : page;
+	return page->flags & ((1ul << PG_hugetlb_tail) | (1ul << PG_anon_tail)) ? page - page->private : page;
 }
 
 static inline int page_to_nid(const struct page *p) { return (int)(p->flags >> NODES_PGSHIFT); }
@@ -124,7 +138,8 @@ static inline void set_page_node(struct page *p, int nid)
 }
 static inline int page_ref_count(const struct page *p) { return p->_refcount; }
 static inline void set_page_count(struct page *p, int v) { p->_refcount = v; }
-static inline void get_page(struct page *p) { __atomic_add_fetch(&p->_refcount, 1, __ATOMIC_RELAXED); }
+/* A reference to the whole page p is part of (a hugetlb page, a THP). */
+static inline void get_page(struct page *p) { __atomic_add_fetch(&compound_head(p)->_refcount, 1, __ATOMIC_RELAXED); }
 
 /* Sections: the granularity at which the vmemmap is populated. */
 #define SECTION_SIZE_BITS 27 /* 128 MiB */

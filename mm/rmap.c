@@ -6,6 +6,7 @@
 #include "kernel/printk.h"
 #include "mm/slab.h"
 #include "mm/vma.h"
+#include "mm/pgtable.h"
 
 static long anon_vmas_alive, avcs_alive;
 
@@ -202,22 +203,103 @@ void anon_vma_move(struct vm_area_struct *dst, struct vm_area_struct *src)
 
 /* --- map counts ------------------------------------------------------------ */
 
-void page_add_new_anon_rmap(struct page *page, struct vm_area_struct *vma, unsigned long address)
+void page_add_new_anon_rmap(struct page *page, struct vm_area_struct *vma, unsigned long address, bool compound)
 {
 	page->mapping = (void *)((unsigned long)vma->anon_vma | PAGE_MAPPING_ANON);
 	page->index = linear_page_index(vma, address);
+	if (compound) {
+		/* The page's own _mapcount stays -1: it counts PTEs. */
+		page_set_flag(page, PG_anon_thp);
+		*compound_mapcount_ptr(page) = 0;
+		*nr_pages_mapped_ptr(page) = 0;
+		return;
+	}
 	__atomic_store_n(&page->_mapcount, 0, __ATOMIC_RELAXED);
 }
 
-bool page_remove_rmap(struct page *page)
+void page_dup_rmap(struct page *page, bool compound)
 {
+	__atomic_add_fetch(compound ? compound_mapcount_ptr(page) : &page->_mapcount, 1, __ATOMIC_RELAXED);
+}
+
+static void clear_anon_mapping(struct page *head)
+{
+	head->mapping = NULL;
+	head->index = 0;
+}
+
+unsigned long page_remove_rmap(struct page *page, bool compound, bool *pmd_gone)
+{
+	struct page *head = compound_head(page);
+	if (compound) {
+		/* A PMD: the THP's 512 pages stop being mapped unless a PTE
+		 * maps some of them (or another PMD all). */
+		*pmd_gone = __atomic_sub_fetch(compound_mapcount_ptr(head), 1, __ATOMIC_ACQ_REL) < 0;
+		if (!*pmd_gone)
+			return 0;
+		int by_ptes = __atomic_load_n(nr_pages_mapped_ptr(head), __ATOMIC_ACQUIRE);
+		if (!by_ptes)
+			clear_anon_mapping(head);
+		return HPAGE_PMD_NR - (unsigned long)by_ptes;
+	}
 	if (__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_ACQ_REL) >= 0)
+		return 0;
+	if (!PageAnonThp(head)) {
+		/* Linux keeps folio->mapping until the free; here the last
+		 * unmap clears it, so a page is never found through a stale
+		 * anon_vma. */
+		clear_anon_mapping(page);
+		return 1;
+	}
+	/* A THP's 4 KiB page: unmapped now, unless a PMD maps the THP. */
+	int left = __atomic_sub_fetch(nr_pages_mapped_ptr(head), 1, __ATOMIC_ACQ_REL);
+	if (thp_entire_mapcount(head))
+		return 0;
+	if (!left)
+		clear_anon_mapping(head);
+	return 1;
+}
+
+bool thp_remap_as_ptes(struct page *head)
+{
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++) {
+		struct page *sub = head + i;
+		if (i && !page_test_flag(sub, PG_anon_tail)) {
+			sub->private = i;
+			page_set_flag(sub, PG_anon_tail);
+		}
+		if (__atomic_add_fetch(&sub->_mapcount, 1, __ATOMIC_RELAXED) == 0)
+			__atomic_add_fetch(nr_pages_mapped_ptr(head), 1, __ATOMIC_RELAXED);
+	}
+	/* 512 PTE mappings' references for the PMD's one. */
+	__atomic_add_fetch(&head->_refcount, (int)HPAGE_PMD_NR - 1, __ATOMIC_RELAXED);
+	return __atomic_sub_fetch(compound_mapcount_ptr(head), 1, __ATOMIC_ACQ_REL) < 0;
+}
+
+void thp_prep_free(struct page *head)
+{
+	page_clear_flag(head, PG_anon_thp);
+	clear_anon_mapping(head);
+	head[1].mapping = NULL;
+	head[1].index = 0;
+	for (unsigned long i = 1; i < HPAGE_PMD_NR; i++) {
+		if (!page_test_flag(head + i, PG_anon_tail))
+			break; /* never mapped by PTEs: no tail was marked */
+		page_clear_flag(head + i, PG_anon_tail);
+		head[i].private = 0;
+	}
+}
+
+bool thp_subpage_exclusive(struct page *page)
+{
+	struct page *head = compound_head(page);
+	if (thp_entire_mapcount(head) || page_mapcount(page) != 1)
 		return false;
-	/* Linux keeps folio->mapping until the free; here the last unmap
-	 * clears it, so a page is never found through a stale anon_vma. */
-	page->mapping = NULL;
-	page->index = 0;
-	return true;
+	/* No reference beyond the mappings' (a get_user_pages pin, say). */
+	long mappings = 0;
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+		mappings += __atomic_load_n(&head[i]._mapcount, __ATOMIC_RELAXED) + 1;
+	return __atomic_load_n(&head->_refcount, __ATOMIC_ACQUIRE) == mappings;
 }
 
 /* --- rmap_walk --------------------------------------------------------------- */
@@ -229,7 +311,7 @@ void rmap_walk(struct page *page, const struct rmap_walk_control *rwc)
 	struct anon_vma *anon_vma = page_anon_vma(page);
 	if (!anon_vma)
 		return;
-	unsigned long pgoff = page->index;
+	unsigned long pgoff = page_anon_index(page);
 	down_read(&anon_vma->root->rwsem);
 	struct anon_vma_chain *avc;
 	list_for_each_entry(avc, &anon_vma->head, same_anon_vma) {

@@ -39,27 +39,70 @@ static inline unsigned long linear_page_index(const struct vm_area_struct *vma, 
 	return vma->vm_pgoff + ((address - vma->vm_start) >> PAGE_SHIFT);
 }
 
-/* The anon_vma a mapped anonymous page belongs to, or NULL. */
+/* The anon_vma a mapped anonymous page belongs to, or NULL (a THP's 4 KiB
+ * page: its head's). */
 static inline struct anon_vma *page_anon_vma(const struct page *page)
 {
-	unsigned long m = (unsigned long)page->mapping;
+	unsigned long m = (unsigned long)compound_head((struct page *)page)->mapping;
 	return m & PAGE_MAPPING_ANON ? (struct anon_vma *)(m & ~PAGE_MAPPING_ANON) : NULL;
 }
+/* Its page offset (the head's, plus its place in the THP). */
+static inline unsigned long page_anon_index(const struct page *page)
+{
+	const struct page *head = compound_head((struct page *)page);
+	return head->index + (unsigned long)(page - head);
+}
 
-/* How many page-table entries map page (Linux's page_mapcount). */
+/* A THP (PG_anon_thp on its head) is mapped whole by PMDs, counted in
+ * its second page's compound_mapcount (Linux's entire mapcount), and its
+ * 4 KiB pages one by one by PTEs, each counted in its own _mapcount:
+ * after fork shares a THP, a split of one process's PMD (a write, a
+ * partial munmap or mprotect) maps its pages by PTEs while the other
+ * process keeps the PMD. Then the tails point to the head
+ * (PG_anon_tail), every mapping's reference is the head's, and the THP
+ * stays whole until its last reference goes. */
+static inline bool PageAnonThp(const struct page *head) { return page_test_flag(head, PG_anon_thp); }
+static inline int *compound_mapcount_ptr(struct page *head) { return &head[1].compound_mapcount; }
+static inline int thp_entire_mapcount(struct page *head)
+{
+	return __atomic_load_n(compound_mapcount_ptr(head), __ATOMIC_RELAXED) + 1;
+}
+
+/* How many page-table entries map page (Linux's page_mapcount): its own
+ * PTEs, plus the PMDs mapping the THP it is part of. */
 static inline int page_mapcount(const struct page *page)
 {
-	return __atomic_load_n(&page->_mapcount, __ATOMIC_RELAXED) + 1;
+	int n = __atomic_load_n(&page->_mapcount, __ATOMIC_RELAXED) + 1;
+	struct page *head = compound_head((struct page *)page);
+	if (PageAnonThp(head))
+		n += thp_entire_mapcount(head);
+	return n;
 }
 
 /* A page first mapped, by vma at address (a fault, a THP fault, a
- * migration's new page): mapped once, in vma's anon_vma. */
-void page_add_new_anon_rmap(struct page *page, struct vm_area_struct *vma, unsigned long address);
-/* One more entry maps page (fork's copy of a PTE or PMD). */
-static inline void page_dup_rmap(struct page *page) { __atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED); }
-/* One entry less maps page; the last clears its mapping. Returns whether
- * that was the last. */
-bool page_remove_rmap(struct page *page);
+ * migration's new page): mapped once, in vma's anon_vma; compound: a
+ * THP's head, mapped by a PMD. */
+void page_add_new_anon_rmap(struct page *page, struct vm_area_struct *vma, unsigned long address, bool compound);
+/* One more entry maps page (fork's copy of a PTE, or of a PMD: compound). */
+void page_dup_rmap(struct page *page, bool compound);
+/* One entry less maps page (a PMD: compound); the last mapping of the
+ * page (of the THP, for a THP's) clears its mapping. Returns how many
+ * 4 KiB pages stopped being mapped at all (AnonPages' change); *pmd_gone
+ * (for compound) says whether that was the THP's last PMD. */
+unsigned long page_remove_rmap(struct page *page, bool compound, bool *pmd_gone);
+static inline int *nr_pages_mapped_ptr(struct page *head) { return &head[1].nr_pages_mapped; }
+/* A shared THP's PMD becomes a PTE table mapping its pages (under the PMD
+ * lock): the tails point to the head, each page gains a mapping and the
+ * head a reference for it, the PMD loses its mapping and reference; no
+ * page changes being mapped. Returns whether that was the THP's last
+ * PMD. */
+bool thp_remap_as_ptes(struct page *head);
+/* The THP goes (its last reference): the marks of a THP come off, so it
+ * is freed as the order-9 block it was allocated as. */
+void thp_prep_free(struct page *head);
+/* Whether the 4 KiB page of a THP is this PTE's alone (no other mapping
+ * of it, no PMD, no reference beyond the mappings'): a write may reuse it. */
+bool thp_subpage_exclusive(struct page *page);
 
 /* Gives vma an anon_vma before its first anonymous page (Linux's
  * anon_vma_prepare): a touching neighbour's that could merge with it

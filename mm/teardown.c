@@ -80,7 +80,6 @@ bool zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 		return true;
 	}
 	anon_page_unmapped(mm, page, HPAGE_PMD_NR);
-	anon_thp_unmapped();
 	if (__tlb_remove_page_size(tlb, page, haddr, HPAGE_PMD_ORDER))
 		tlb_flush_mmu(tlb);
 	return true;

@@ -113,6 +113,20 @@ static struct page *page_at(struct mm_struct *mm, unsigned long addr)
 	return pte_present(e) ? pfn_to_page(pte_pfn(e)) : NULL;
 }
 
+/* The map count and reference count of the page mapped at addr (-1:
+ * none mapped there). */
+static int mapcount_at(struct mm_struct *mm, unsigned long addr)
+{
+	struct page *p = page_at(mm, addr);
+	return p ? page_mapcount(p) : -1;
+}
+
+static int refcount_at(struct mm_struct *mm, unsigned long addr)
+{
+	struct page *p = page_at(mm, addr);
+	return p ? page_ref_count(compound_head(p)) : -1;
+}
+
 /* NPAGES pages at BASE in the parent, page i holding 1000 + i. */
 static void fill(struct kunit *test, struct mm_struct *mm)
 {
@@ -151,9 +165,8 @@ static void fork_shares_every_page_read_only(struct kunit *test)
 	put_child(test, child);
 	/* The child gone, every page is the parent's alone again. */
 	for (unsigned long i = 0; i < NPAGES; i++) {
-		struct page *p = page_at(parent, BASE + i * PAGE_SIZE);
-		KUNIT_EXPECT_EQ(test, page_mapcount(p), 1);
-		KUNIT_EXPECT_EQ(test, page_ref_count(p), 1);
+		KUNIT_EXPECT_EQ(test, mapcount_at(parent, BASE + i * PAGE_SIZE), 1);
+		KUNIT_EXPECT_EQ(test, refcount_at(parent, BASE + i * PAGE_SIZE), 1);
 	}
 	test_mm_destroy(test, parent);
 }
@@ -218,12 +231,12 @@ static void every_page_comes_back_in_any_order_of_exits(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, write_in(mms[1], BASE + PAGE_SIZE, 2), 0);
 		KUNIT_EXPECT_EQ(test, write_in(mms[2], BASE + 2 * PAGE_SIZE, 3), 0);
 		KUNIT_EXPECT_EQ(test, write_in(parent, BASE + 3 * PAGE_SIZE, 4), 0);
-		KUNIT_EXPECT_EQ(test, page_mapcount(page_at(parent, BASE + 4 * PAGE_SIZE)), 4);
+		KUNIT_EXPECT_EQ(test, mapcount_at(parent, BASE + 4 * PAGE_SIZE), 4);
 		KUNIT_EXPECT_EQ(test, read_in(mms[1], BASE), 1000ull); /* the grandchild forked before the write */
 		for (int i = 0; i < 3; i++)
 			put_child(test, mms[orders[o][i]]);
 		for (unsigned long i = 0; i < NPAGES; i++)
-			KUNIT_EXPECT_EQ(test, page_mapcount(page_at(parent, BASE + i * PAGE_SIZE)), 1);
+			KUNIT_EXPECT_EQ(test, mapcount_at(parent, BASE + i * PAGE_SIZE), 1);
 	}
 	test_mm_destroy(test, parent);
 }
@@ -318,7 +331,7 @@ static void dontfork_and_wipeonfork_as_linux(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, read_in(child, BASE + 8 * PAGE_SIZE), 1008ull);
 	KUNIT_EXPECT_EQ(test, child->map_count, parent->map_count - 1);
 	KUNIT_EXPECT_EQ(test, child->total_vm, parent->total_vm - 4);
-	KUNIT_EXPECT_EQ(test, page_mapcount(page_at(parent, BASE + 4 * PAGE_SIZE)), 1);
+	KUNIT_EXPECT_EQ(test, mapcount_at(parent, BASE + 4 * PAGE_SIZE), 1);
 	put_child(test, child);
 	KUNIT_EXPECT_EQ(test, do_madvise(parent, BASE, 4 * PAGE_SIZE, MADV_DOFORK), 0);
 	KUNIT_EXPECT_EQ(test, do_madvise(parent, BASE + 4 * PAGE_SIZE, 4 * PAGE_SIZE, MADV_KEEPONFORK), 0);
@@ -349,33 +362,92 @@ static void mprotect_after_fork_keeps_shared_pages_read_only(struct kunit *test)
 	test_mm_destroy(test, parent);
 }
 
-/* A THP in the parent: the child sees its contents, each side's writes
- * stay its own, and everything comes back. (mmlab splits the parent's
- * THP at fork, where Linux 6.1 shares the huge PMD.) */
+static pmd_t pmd_at(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	return pmd ? pmdp_get(pmd) : __pmd(0);
+}
+
+/* A THP: fork shares the huge PMD, both write-protected (Linux's
+ * copy_huge_pmd); the child's write splits the child's PMD, leaving the
+ * THP whole (its 4 KiB pages mapped by the child's PTEs, the parent's
+ * PMD unchanged) and copying the 4 KiB page written; the parent, last
+ * with a PMD, writes in place after the child is gone. AnonPages and
+ * AnonHugePages count the THP once all along, and everything comes back
+ * whoever goes first. */
 static void a_thp_is_shared_copy_on_write(struct kunit *test)
 {
-	struct mm_struct *parent = parent_mm(test);
+	const int *order = test->param_value;
+	struct mm_struct *parent = test_mm_create(test, TEST_MM_CURRENT);
 	int saved = thp_enabled_mode;
 	thp_enabled_mode = THP_ENABLED_MADVISE;
 	test_mm_map_anon(test, parent, BASE, SZ2M);
 	KUNIT_ASSERT_EQ(test, do_madvise(parent, BASE, SZ2M, MADV_HUGEPAGE), 0);
 	KUNIT_EXPECT_EQ(test, write_in(parent, BASE + SZ2M - 8, 42), 0);
 	thp_enabled_mode = saved;
-	pmd_t *pmd = mm_find_pmd(parent, BASE);
-	if (!pmd || !pmd_trans_huge(pmdp_get(pmd))) {
+	if (!pmd_trans_huge(pmd_at(parent, BASE))) {
 		test_mm_destroy(test, parent);
 		kunit_skip(test, "no 2 MiB block for a THP");
 	}
+	unsigned long anon = nr_anon_pages(), thps = nr_anon_thps();
+	struct page *head = pfn_to_page(pmd_pfn(pmd_at(parent, BASE)));
 	struct mm_struct *child = fork_mm(test, parent);
-	KUNIT_EXPECT_EQ(test, read_in(child, BASE + SZ2M - 8), 42ull);
-	KUNIT_EXPECT_EQ(test, write_in(child, BASE + SZ2M - 8, 43), 0);
-	KUNIT_EXPECT_EQ(test, read_in(parent, BASE + SZ2M - 8), 42ull);
-	KUNIT_EXPECT_EQ(test, write_in(parent, BASE, 44), 0);
-	KUNIT_EXPECT_EQ(test, read_in(child, BASE), 0ull);
+	pmd_t c = pmd_at(child, BASE);
+	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(c));
+	KUNIT_EXPECT_EQ(test, pmd_pfn(c), page_to_pfn(head));
+	KUNIT_EXPECT_FALSE(test, pmd_write(c));
+	KUNIT_EXPECT_FALSE(test, pmd_write(pmd_at(parent, BASE)));
+	KUNIT_EXPECT_EQ(test, thp_entire_mapcount(head), 2);
+	KUNIT_EXPECT_EQ(test, page_ref_count(head), 2);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(child), SZ2M / PAGE_SIZE);
-	put_child(test, child);
-	test_mm_destroy(test, parent);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE + SZ2M - 8), 42ull);
+	/* The child's write: its PMD becomes PTEs of the same THP, the page
+	 * written a copy. */
+	KUNIT_EXPECT_EQ(test, write_in(child, BASE + SZ2M - 8, 43), 0);
+	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(child, BASE)));
+	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmd_at(parent, BASE)));
+	KUNIT_EXPECT_PTR_EQ(test, page_at(child, BASE), head);
+	KUNIT_EXPECT_PTR_NE(test, page_at(child, BASE + SZ2M - PAGE_SIZE), head + HPAGE_PMD_NR - 1);
+	KUNIT_EXPECT_EQ(test, mapcount_at(child, BASE), 2); /* its PTE and the parent's PMD */
+	KUNIT_EXPECT_EQ(test, thp_entire_mapcount(head), 1);
+	KUNIT_EXPECT_EQ(test, read_in(parent, BASE + SZ2M - 8), 42ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE + SZ2M - 8), 43ull);
+	KUNIT_EXPECT_EQ(test, nr_anon_pages(), anon + 1);
+	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps);
+	KUNIT_EXPECT_EQ(test, get_mm_rss(child), SZ2M / PAGE_SIZE);
+	/* The parent's write while the child still maps the THP's pages:
+	 * its PMD splits too, its page is copied. */
+	KUNIT_EXPECT_EQ(test, write_in(parent, BASE, 44), 0);
+	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(parent, BASE)));
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE), 0ull);
+	KUNIT_EXPECT_EQ(test, read_in(parent, BASE), 44ull);
+	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps - 1); /* no PMD maps it now */
+	KUNIT_EXPECT_EQ(test, nr_anon_pages(), anon + 2);
+	/* A page neither wrote: two PTE mappings of the same THP page. */
+	KUNIT_EXPECT_EQ(test, mapcount_at(parent, BASE + PAGE_SIZE), 2);
+	KUNIT_EXPECT_PTR_EQ(test, page_at(parent, BASE + PAGE_SIZE), page_at(child, BASE + PAGE_SIZE));
+	if (*order == 0) {
+		put_child(test, child);
+		/* The parent alone now: its next write reuses the page. */
+		struct page *p = page_at(parent, BASE + 2 * PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, write_in(parent, BASE + 2 * PAGE_SIZE, 45), 0);
+		KUNIT_EXPECT_PTR_EQ(test, page_at(parent, BASE + 2 * PAGE_SIZE), p);
+		test_mm_destroy(test, parent);
+	} else {
+		/* The parent goes first: the child holds the THP alone. */
+		test_mm_unuse(test, parent);
+		KUNIT_EXPECT_EQ(test, pte_ref_verify(parent), 0ul);
+		test_mm_put(test, parent);
+		KUNIT_EXPECT_EQ(test, read_in(child, BASE + PAGE_SIZE), 0ull);
+		KUNIT_EXPECT_EQ(test, write_in(child, BASE + 3 * PAGE_SIZE, 46), 0);
+		put_child(test, child);
+		test_mm_destroy(test, parent);
+	}
 }
+
+static const int exit_orders[] = { 0, 1 };
+static void exit_order_desc(const int *o, char *desc) { kunit_param_desc(desc, "%s", *o ? "parent_first" : "child_first"); }
+KUNIT_ARRAY_PARAM(exit_orders, exit_orders, exit_order_desc);
 
 /* A hugetlb page: shared read-only at fork, copied whole on the child's
  * write (a second page from the pool), the parent's reused. */
@@ -498,8 +570,8 @@ static void fork_out_of_memory_leaves_nothing_behind(struct kunit *test)
 		KUNIT_EXPECT_NULL(test, child);
 		rcu_barrier();
 		KUNIT_EXPECT_EQ(test, nr_free_pages(), free);
-		KUNIT_EXPECT_EQ(test, page_mapcount(page_at(parent, BASE)), 1);
-		KUNIT_EXPECT_EQ(test, page_ref_count(page_at(parent, BASE)), 1);
+		KUNIT_EXPECT_EQ(test, mapcount_at(parent, BASE), 1);
+		KUNIT_EXPECT_EQ(test, refcount_at(parent, BASE), 1);
 	}
 	kunit_info(test, "%lu forks failed before one had the pages it needed", failures);
 	KUNIT_EXPECT_GT(test, failures, 2ul); /* PGD, PUD, PMD and PTE tables at least */
@@ -514,7 +586,7 @@ static struct kunit_case fork_cases[] = {
 	KUNIT_CASE(the_zero_page_is_never_copied),
 	KUNIT_CASE(dontfork_and_wipeonfork_as_linux),
 	KUNIT_CASE(mprotect_after_fork_keeps_shared_pages_read_only),
-	KUNIT_CASE(a_thp_is_shared_copy_on_write),
+	KUNIT_CASE_PARAM(a_thp_is_shared_copy_on_write, exit_orders_gen_params),
 	KUNIT_CASE(a_hugetlb_page_is_copied_on_write),
 	KUNIT_CASE_PARAM(migration_moves_a_page_every_process_maps, modes_gen_params),
 	KUNIT_CASE_PARAM(fork_out_of_memory_leaves_nothing_behind, modes_gen_params),

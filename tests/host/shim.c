@@ -3,6 +3,7 @@
  * declarations, which have libc's signatures. */
 #include "tests/host/shim.h"
 #include "mm/hugetlb.h"
+#include "mm/rmap.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
 #include "kernel/sched.h"
@@ -312,4 +313,12 @@ void free_huge_folio(struct page *page, bool restore_reserve)
 {
 	(void)restore_reserve;
 	panic("free_huge_folio(%p) on the host: no hugetlb pool here", (void *)page);
+}
+
+/* No THP is ever mapped on the host (no page tables), so put_page never
+ * finds one to take the marks off. Weak: the host VMA test links
+ * mm/rmap.c's. */
+__attribute__((weak)) void thp_prep_free(struct page *head)
+{
+	panic("thp_prep_free(%p) on the host: no THP is mapped here", (void *)head);
 }
