@@ -28,6 +28,7 @@ KERNEL_SRCS += \
 	tests/mempolicy_test.c \
 	tests/mmap_test.c \
 	tests/mremap_test.c \
+	tests/numa_layout_test.c \
 	tests/multiboot2_test.c \
 	tests/overcommit_test.c \
 	tests/page_alloc_smp_test.c \
