@@ -531,8 +531,9 @@ static void layout_reserved_node(struct hcase *c)
 	finish(&c->t);
 }
 
-/* Random layouts: 2 to 16 domains, ranges of a grain drawn from 4 KiB to
- * 64 MiB (or any byte) given to random domains, at most 120 of them. */
+/* Random layouts: 2 to 16 domains, ranges of up to a sixteenth of memory
+ * in a grain drawn from 4 KiB to 64 MiB (or any byte) given to random
+ * domains (the first range of each domain in turn), at most 120 of them. */
 static void layout_random(struct hcase *c)
 {
 	c->field = "SRAT Memory Affinity (a random layout)";
@@ -544,7 +545,8 @@ static void layout_random(struct hcase *c)
 	uint64_t grain = grains[rnd() % 6], end = c->mem_mib * MIB, a = 0;
 	unsigned n = 0;
 	while (a < end) {
-		uint64_t len = rnd_range(1, 120) * grain;
+		uint64_t grains_max = end / grain / 16 < 1 ? 1 : end / grain / 16 > 120 ? 120 : end / grain / 16;
+		uint64_t len = rnd_range(1, grains_max) * grain;
 		if (grain == 1)
 			len = rnd_range(1, 16 * MIB);
 		if (n == 119 || a + len > end)
