@@ -79,6 +79,12 @@ static inline int page_mapcount(const struct page *page)
 	return n;
 }
 
+/* The PTEs mapping page itself, without its THP's PMDs. */
+static inline int page_mapcount_own(const struct page *page)
+{
+	return __atomic_load_n(&page->_mapcount, __ATOMIC_RELAXED) + 1;
+}
+
 /* A page first mapped, by vma at address (a fault, a THP fault, a
  * migration's new page): mapped once, in vma's anon_vma; compound: a
  * THP's head, mapped by a PMD. */

@@ -245,8 +245,11 @@ static void smaps_account(struct mem_size_stats *mss, struct page *page, unsigne
 	/* Each 4 KiB page by its own map count (a THP's pages may be mapped
 	 * by PTEs elsewhere too since a fork), as Linux's loop over the
 	 * subpages. */
+	struct page *thp = size > PAGE_SIZE ? page : NULL; /* a THP's head, mapped by a PMD */
 	for (unsigned long off = 0; off < size; off += PAGE_SIZE, page++) {
-		int mapcount = page_mapcount(page);
+		/* A THP's page: the THP's PMDs and its own PTEs (a tail never
+		 * mapped by a PTE does not point to its head). */
+		int mapcount = thp ? thp_entire_mapcount(thp) + page_mapcount_own(page) : page_mapcount(page);
 		u64 pss = (u64)PAGE_SIZE << PSS_SHIFT;
 		if (mapcount >= 2)
 			pss /= (u64)mapcount;
