@@ -8,6 +8,7 @@
  * paths a process's do. */
 #include "tests/kunit.h"
 #include "tests/test_mm.h"
+#include "tests/test_cpu.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
@@ -529,6 +530,79 @@ static void migration_moves_a_page_every_process_maps(struct kunit *test)
 	test_mm_destroy(test, parent);
 }
 
+/* fork beside faults and MADV_DONTNEED: workers on the other CPUs write
+ * the parent's pages (page i holds i << 16 | a count) and zap ranges of
+ * them while this CPU forks it again and again; each child sees, at every
+ * page, zero or a value the parent had there (never another page's, never
+ * a torn table), writes its own copies, and goes; the tables' counts stay
+ * exact (pte_ref_verify) in every pte_reclaim mode, and nothing leaks. */
+#define STRESS_PAGES 1024 /* two PTE tables */
+#define STRESS_FORKS 48
+
+static int stress_worker(struct test_worker *w)
+{
+	struct mm_struct *mm = w->crew->ctx;
+	unsigned long seed = 0x9e3779b97f4a7c15ul * (w->id + 1), n = 0;
+	kthread_use_mm(mm);
+	int err = 0;
+	while (!test_crew_should_stop(w)) {
+		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+		unsigned long i = (seed >> 33) % STRESS_PAGES;
+		if ((seed >> 20) % 16 == 0) {
+			unsigned long len = ((seed >> 40) % 32 + 1) * PAGE_SIZE;
+			if (i * PAGE_SIZE + len > STRESS_PAGES * PAGE_SIZE)
+				len = STRESS_PAGES * PAGE_SIZE - i * PAGE_SIZE;
+			if (do_madvise(mm, BASE + i * PAGE_SIZE, len, MADV_DONTNEED))
+				err = 1;
+		} else if (put_user_u64(i << 16 | (++n & 0xffff), (void *)(BASE + i * PAGE_SIZE))) {
+			err = 1;
+		}
+		test_crew_progress(w);
+		if (n % 64 == 0)
+			cond_resched();
+	}
+	kthread_unuse_mm(mm);
+	return err;
+}
+
+static struct test_crew stress_crew;
+
+static void fork_beside_faults_and_dontneed_on_every_cpu(struct kunit *test)
+{
+	const struct mode_param *m = test->param_value;
+	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
+	struct mm_struct *parent = test_mm_create(test, 0);
+	test_mm_map_anon(test, parent, BASE, STRESS_PAGES * PAGE_SIZE);
+	test_crew_start(test, &stress_crew, stress_worker, parent, 0, TEST_CREW_OTHER_CPUS_OR_THIS);
+	unsigned long bad = 0;
+	for (int k = 0; k < STRESS_FORKS; k++) {
+		struct mm_struct *child = fork_mm(test, parent);
+		KUNIT_EXPECT_EQ(test, pte_ref_verify(child), 0ul);
+		for (unsigned long i = k; i < STRESS_PAGES; i += 37) {
+			u64 v = read_in(child, BASE + i * PAGE_SIZE);
+			bad += v && v >> 16 != i;
+			KUNIT_EXPECT_EQ(test, write_in(child, BASE + i * PAGE_SIZE, ~0ull - i), 0);
+			KUNIT_EXPECT_EQ(test, read_in(child, BASE + i * PAGE_SIZE), ~0ull - i);
+		}
+		put_child(test, child);
+		cond_resched();
+	}
+	test_crew_stop(&stress_crew);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &stress_crew), 0ul);
+	kunit_info(test, "%lu writes and zaps by %u workers beside %d forks", stress_crew.progress, stress_crew.n,
+		   STRESS_FORKS);
+	KUNIT_EXPECT_GT(test, stress_crew.progress, 0ul);
+	KUNIT_EXPECT_EQ(test, bad, 0ul);
+	/* The parent's pages: its own values or zero, each mapped once. */
+	for (unsigned long i = 0; i < STRESS_PAGES; i++) {
+		u64 v = read_in(parent, BASE + i * PAGE_SIZE);
+		bad += v && v >> 16 != i;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0ul);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(parent), 0ul);
+	test_mm_destroy(test, parent);
+}
+
 static struct fault_attr saved_attr;
 
 static void injection_off(void *unused)
@@ -590,6 +664,7 @@ static struct kunit_case fork_cases[] = {
 	KUNIT_CASE(a_hugetlb_page_is_copied_on_write),
 	KUNIT_CASE_PARAM(migration_moves_a_page_every_process_maps, modes_gen_params),
 	KUNIT_CASE_PARAM(fork_out_of_memory_leaves_nothing_behind, modes_gen_params),
+	KUNIT_CASE_PARAM(fork_beside_faults_and_dontneed_on_every_cpu, modes_gen_params),
 	{}
 };
 
