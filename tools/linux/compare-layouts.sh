@@ -12,7 +12,7 @@ set -uo pipefail
 out=${1:?usage} runner=${2:?usage} gen=${3:?usage} vmlinuz=${4:?usage} initrd=${5:?usage}
 seed=${6:-1} glob=${7:-*}
 cases=$out/cases
-rm -rf "$out"
+rm -rf "$cases" # the logs of classes not booted this time stay
 mkdir -p "$out"
 # The first 36 cases are one of each class, as make test's hostile boots.
 "$gen" --seed "$seed" --count 36 --out "$cases" --iso none || exit 1

@@ -46,7 +46,7 @@
 #define MAX_NODES 64
 #define MAX_RANGES 512
 #define MPOL_BIND 2
-#define PLACE_PAGES 256
+#define PLACE_PAGES 16384 /* 64 MiB */
 
 struct range {
 	uint32_t pxm;
@@ -165,7 +165,8 @@ static void print_klog(void)
 {
 	static const char *const words[] = { "NUMA", "SRAT", "node", "Node", "zone", "Zone",
 					     "memoryless", "Initmem", "e820", "Movable", "NODE_DATA",
-					     "mempolicy", "zonelist", NULL };
+					     "mempolicy", "zonelist", "RAMDISK", "Freeing", "Memory:",
+					     NULL };
 	unsigned printed = 0;
 	for (char *l = klog; *l;) {
 		char *e = strchr(l, '\n');
@@ -282,7 +283,7 @@ static int place(int n, unsigned long pages)
 		return 2;
 	}
 	int fd = open("/proc/self/pagemap", O_RDONLY);
-	unsigned long on_node = 0, in_ranges = 0, other = 0;
+	unsigned long on_node = 0, in_ranges = 0, other = 0, straddling = 0;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	char first_wrong[160] = "";
 	for (unsigned long i = 0; i < pages; i++) {
@@ -298,26 +299,28 @@ static int place(int n, unsigned long pages)
 		}
 		lo = pa < lo ? pa : lo, hi = pa > hi ? pa : hi;
 		on_node += status[i] == n;
-		bool in = in_node(pa, n) == PAGE;
+		uint64_t bytes_in = in_node(pa, n);
+		bool in = bytes_in == PAGE;
 		in_ranges += in;
+		straddling += bytes_in && !in;
 		if (!in || status[i] != n) {
 			other++;
-			if (!first_wrong[0]) {
+			if (other <= 4) { /* the first few, as they come */
 				int pxm = -1;
 				for (unsigned k = 0; k < nranges; k++)
 					if (pa >= ranges[k].base && pa < ranges[k].base + ranges[k].len)
 						pxm = (int)ranges[k].pxm;
-				snprintf(first_wrong, sizeof(first_wrong),
-					 "first wrong: page %lu at 0x%" PRIx64 " (move_pages: node %d; SRAT pxm %d)", i,
-					 pa, status[i], pxm);
+				printf("layout: place node %d: wrong page %lu at 0x%" PRIx64 " (move_pages: node %d; "
+				       "SRAT pxm %d at its start; %" PRIu64 " of its bytes in node %d's ranges)\n",
+				       n, i, pa, status[i], pxm, bytes_in, n);
 			}
 		}
 	}
 	close(fd);
-	printf("layout: place node %d: %lu pages, move_pages on node %d: %lu, in node %d's SRAT ranges: %lu, "
-	       "physical 0x%" PRIx64 "-0x%" PRIx64 " %s%s\n",
-	       n, pages, n, on_node, n, in_ranges, lo == UINT64_MAX ? 0 : lo, hi + PAGE,
-	       on_node == pages && in_ranges == pages ? "ok" : "WRONG", first_wrong[0] ? "; " : "");
+	printf("layout: place node %d: %lu pages, move_pages on node %d: %lu, wholly in node %d's SRAT ranges: "
+	       "%lu (%lu partly), physical 0x%" PRIx64 "-0x%" PRIx64 " %s\n",
+	       n, pages, n, on_node, n, in_ranges, straddling, lo == UINT64_MAX ? 0 : lo, hi + PAGE,
+	       on_node == pages && in_ranges == pages ? "ok" : "WRONG");
 	if (first_wrong[0])
 		printf("layout: place node %d: %s\n", n, first_wrong);
 	return on_node == pages && in_ranges == pages ? 0 : 1;
@@ -407,6 +410,24 @@ int main(void)
 			right++;
 		else if (WIFSIGNALED(st))
 			printf("layout: place node %d: killed by signal %d\n", n, WTERMSIG(st));
+	}
+	/* Where the kernel image lies (KASLR moves it each boot), and what the
+	 * OOM killer said about a node that could not give its pages. */
+	FILE *io = fopen("/proc/iomem", "r");
+	while (io && fgets(buf, sizeof(buf), io))
+		if (strstr(buf, "Kernel "))
+			printf("layout: iomem %s", buf + strspn(buf, " "));
+	if (io)
+		fclose(io);
+	free(klog);
+	read_klog();
+	for (char *l = klog, *e; l && *l; l = e ? e + 1 : NULL) {
+		if ((e = strchr(l, '\n')))
+			*e = 0;
+		if (strstr(l, "invoked oom-killer") || strstr(l, "oom-kill:") || strstr(l, "Out of memory"))
+			printf("dmesg: %s\n", l);
+		if (!e)
+			break;
 	}
 	read_file("/sys/devices/system/node/has_memory", buf, sizeof(buf));
 	printf("layout: summary booted; nodes with memory %s; placement right on %u of %u nodes\n", buf, right,
