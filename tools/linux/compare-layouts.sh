@@ -5,7 +5,8 @@
 # the runner adds the same -cpu max, TCG and SeaBIOS), one boot at a time,
 # with an initramfs whose init runs tools/linux/layout_probe.c. Each boot's
 # serial output goes to OUT/NAME.log; the probe's "layout: " lines are
-# printed, then one summary line per class.
+# printed, then one summary line per class (OUT/NAME.cmd: the QEMU command).
+# Exits non-zero if a boot did not reach the probe or a page was misplaced.
 # usage: tools/linux/compare-layouts.sh OUT RUNNER HOSTILE_GEN VMLINUZ INITRD [SEED] [CLASS-GLOB]
 #   (make compare-layouts: build/compare-layouts, seed HOSTILE_SEED)
 set -uo pipefail
@@ -30,7 +31,7 @@ for topo in "$topos"/hostile-*-layout-*.topo; do
 	log=$out/$class.log
 	echo "== $class: $(grep '^# Damaged:' "$topo" | sed 's/^# Damaged: //; s/\. Delivered.*//')"
 	"$runner" print-cmd --iso none --topologies "$topos" --linux-kernel "$vmlinuz" \
-		--linux-initrd "$initrd" "linux-$class" >"$out/$class.cmd"
+		--linux-initrd "$initrd" --cmdline run=layout_probe "linux-$class" >"$out/$class.cmd"
 	start=$(date +%s)
 	timeout 600 "$runner" run --iso none --topologies "$topos" --linux-kernel "$vmlinuz" \
 		--linux-initrd "$initrd" --cmdline run=layout_probe "linux-$class" </dev/null >"$log" 2>&1
