@@ -6,7 +6,9 @@
 # with an initramfs whose init runs tools/linux/layout_probe.c. Each boot's
 # serial output goes to OUT/NAME.log; the probe's "layout: " lines are
 # printed, then one summary line per class (OUT/NAME.cmd: the QEMU command).
-# Exits non-zero if a boot did not reach the probe or a page was misplaced.
+# Exits non-zero only if a boot did not reach the probe: a misplaced page
+# is what is being measured (Linux 6.1 misplaces some on two classes, see
+# docs/hostile.md), and is reported in the summary.
 # usage: tools/linux/compare-layouts.sh OUT RUNNER HOSTILE_GEN VMLINUZ INITRD [SEED] [CLASS-GLOB]
 #   (make compare-layouts: build/compare-layouts, seed HOSTILE_SEED)
 set -uo pipefail
@@ -43,7 +45,7 @@ for topo in "$topos"/hostile-*-layout-*.topo; do
 		line="NOT BOOTED to init (runner status $status; see $log)"
 		rc=1
 	elif ! grep -aq 'layout_probe exited with status 0' "$log"; then
-		rc=1
+		line="$line (pages misplaced)"
 	fi
 	summary+=("$(printf '%-24s %4ss  %s' "$class" "$secs" "$line")")
 done
