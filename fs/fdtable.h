@@ -8,6 +8,7 @@
 #include "kernel/spinlock.h"
 
 struct files_struct {
+	int count;            /* processes sharing it (CLONE_FILES), atomic */
 	spinlock_t file_lock; /* fd[], open_fds, exe_path */
 	unsigned long open_fds; /* bit n: fd n taken (installed, or reserved by an open) */
 	struct file *fd[NR_OPEN_DEFAULT];

@@ -33,11 +33,13 @@
 #include "kernel/smp.h"
 #include "lib/string.h"
 #include "kernel/syscall.h"
+#include "kernel/time.h"
 #include "kernel/topology.h"
 #include "mm/mm_types.h"
 #include "mm/mempolicy.h"
 #include "mm/mmu_context.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 
 static unsigned long user_threads_alive;
 static DEFINE_SPINLOCK(reap_lock);
@@ -94,6 +96,190 @@ static bool start_group_exit(struct task_struct *tsk, int code, const char *why,
 	return first;
 }
 
+/* ---- The end of a process: its children and its parent (Linux's
+ * exit_notify, forget_original_parent, reparent_leader, do_notify_parent)
+ * ---- */
+
+/* Processes nobody waits for (autoreap), freed by their own kernel thread:
+ * freeing one waits for its threads, which the thread reaper frees. */
+static DEFINE_SPINLOCK(process_reap_lock);
+static LIST_HEAD(process_reap_list);
+static DECLARE_WAIT_QUEUE_HEAD(process_reap_wait);
+
+/* Queues leaders (on their thread_node) for the process reaper. */
+static void reap_processes(struct list_head *dead)
+{
+	if (list_empty(dead))
+		return;
+	spin_lock(&process_reap_lock);
+	while (!list_empty(dead)) {
+		struct task_struct *p = list_first_entry(dead, struct task_struct, thread_node);
+		list_del(&p->thread_node);
+		list_add_tail(&p->thread_node, &process_reap_list);
+	}
+	spin_unlock(&process_reap_lock);
+	wake_up(&process_reap_wait);
+}
+
+int process_wait_status(const struct signal_struct *sig)
+{
+	const struct process_result *r = &sig->result;
+	if (r->killed)
+		return r->signal | (sig_kernel_coredump(r->signal) ? 0x80 : 0);
+	return (r->exit_code & 0xff) << 8;
+}
+
+void process_siginfo(const struct task_struct *p, struct kernel_siginfo *info)
+{
+	const struct signal_struct *sig = p->signal;
+	memset(info, 0, sizeof(*info));
+	info->si_signo = SIGCHLD;
+	info->chld.pid = p->tgid;
+	info->chld.uid = 0;
+	if (sig->result.killed) {
+		info->si_code = sig_kernel_coredump(sig->result.signal) ? CLD_DUMPED : CLD_KILLED;
+		info->chld.status = sig->result.signal;
+	} else {
+		info->si_code = CLD_EXITED;
+		info->chld.status = sig->result.exit_code & 0xff;
+	}
+	info->chld.utime = (long)nsec_to_clock_t(sig->utime);
+	info->chld.stime = (long)nsec_to_clock_t(sig->stime);
+}
+
+/* Linux's do_notify_parent: tsk's process has ended; its parent gets
+ * exit_signal (with q, a sigqueue the caller allocated, or NULL) and its
+ * waits are woken. Returns true when nobody will wait for tsk: the parent
+ * ignores SIGCHLD (SIG_IGN, or SA_NOCLDWAIT), so the kernel frees it.
+ * Under tasklist_lock. */
+static bool do_notify_parent(struct task_struct *tsk, struct sigqueue *q)
+{
+	struct task_struct *parent = tsk->real_parent;
+	struct sighand_struct *psig = parent->sighand;
+	struct kernel_siginfo info;
+	int sig = tsk->exit_signal;
+	bool autoreap = false;
+	process_siginfo(tsk, &info);
+	info.si_signo = sig;
+	spin_lock(&psig->siglock);
+	struct k_sigaction *ka = &psig->action[SIGCHLD - 1];
+	if (sig == SIGCHLD && (ka->sa.sa_handler == SIG_IGN || (ka->sa.sa_flags & SA_NOCLDWAIT))) {
+		autoreap = true;
+		if (ka->sa.sa_handler == SIG_IGN)
+			sig = 0;
+	}
+	spin_unlock(&psig->siglock);
+	if (sig > 0 && sig <= _NSIG)
+		send_signal_prealloc(sig, &info, parent, true, q);
+	else
+		kfree(q);
+	wake_up_all(&parent->signal->wait_chldexit);
+	return autoreap;
+}
+
+/* Linux's find_new_reaper: orphans go to the root of the tree, unless
+ * that is the one ending, or it has ended: then to nobody (the kernel
+ * frees them when they end). */
+static struct task_struct *find_new_reaper(struct task_struct *father)
+{
+	struct task_struct *root = father->signal->child_reaper;
+	return root == father || root->signal->tree_dead ? NULL : root;
+}
+
+/* Linux's forget_original_parent + reparent_leader: father's children
+ * become the new reaper's, with SIGCHLD as their exit signal; one that
+ * has ended already is announced to its new parent, or freed. Under
+ * tasklist_lock. */
+static void forget_original_parent(struct task_struct *father, struct list_head *dead)
+{
+	struct task_struct *reaper = find_new_reaper(father), *c, *n;
+	list_for_each_entry_safe(c, n, &father->children, sibling) {
+		list_del(&c->sibling);
+		INIT_LIST_HEAD(&c->sibling);
+		c->real_parent = reaper;
+		c->exit_signal = SIGCHLD;
+		if (reaper)
+			list_add_tail(&c->sibling, &reaper->children);
+		if (c->exit_state != EXIT_ZOMBIE)
+			continue;
+		/* Its notification has no sigqueue to go with: a SIGCHLD
+		 * without its siginfo, as when Linux's queue cannot grow. */
+		if (!reaper || do_notify_parent(c, NULL)) {
+			c->exit_state = EXIT_DEAD;
+			list_del(&c->sibling);
+			INIT_LIST_HEAD(&c->sibling);
+			list_add_tail(&c->thread_node, dead);
+		}
+	}
+}
+
+/* Linux's zap_pid_ns_processes: the root of a tree has ended; every other
+ * process of the tree is killed (each is then freed by its parent's wait,
+ * or by the kernel). */
+static void zap_tree(struct task_struct *root)
+{
+	struct task_struct **procs;
+	int n = collect_tree_processes(root, NULL, NULL, &procs);
+	for (int i = 0; i < n; i++) {
+		if (procs[i] != root) {
+			struct kernel_siginfo info = { .si_signo = SIGKILL, .si_code = SI_KERNEL };
+			send_signal(SIGKILL, &info, procs[i], true);
+		}
+		put_task_struct(procs[i]);
+	}
+	kvfree(procs);
+}
+
+/* Linux's exit_notify, by the last thread of leader's group: its children
+ * go to their new parent, its parent is told. Returns whether the kernel
+ * frees the process (nobody waits for it). */
+static bool exit_notify(struct task_struct *leader)
+{
+	LIST_HEAD(dead);
+	struct sigqueue *q = kmalloc(sizeof(*q), GFP_KERNEL);
+	struct signal_struct *sig = leader->signal;
+	bool root = sig->child_reaper == leader, autoreap;
+	spin_lock(&tasklist_lock);
+	if (root)
+		sig->tree_dead = true;
+	forget_original_parent(leader, &dead);
+	leader->exit_state = EXIT_ZOMBIE;
+	if (leader->real_parent) {
+		autoreap = do_notify_parent(leader, q);
+	} else {
+		/* The root waits for process_wait; an orphan of a tree that is
+		 * being torn down for nobody. */
+		autoreap = !root;
+		kfree(q);
+	}
+	if (autoreap) {
+		leader->exit_state = EXIT_DEAD;
+		if (leader->real_parent) {
+			list_del(&leader->sibling);
+			INIT_LIST_HEAD(&leader->sibling);
+		}
+	}
+	spin_unlock(&tasklist_lock);
+	reap_processes(&dead);
+	if (root)
+		zap_tree(leader);
+	return autoreap;
+}
+
+static int process_reaper_fn(void *unused)
+{
+	(void)unused;
+	for (;;) {
+		wait_event(process_reap_wait, READ_ONCE(process_reap_list.next) != &process_reap_list);
+		spin_lock(&process_reap_lock);
+		struct task_struct *p = list_first_entry(&process_reap_list, struct task_struct, thread_node);
+		list_del(&p->thread_node);
+		spin_unlock(&process_reap_lock);
+		release_process(p);
+	}
+	return 0;
+}
+
 __noreturn void do_exit_thread(int code)
 {
 	struct task_struct *tsk = current;
@@ -147,8 +333,6 @@ __noreturn void do_exit_thread(int code)
 			sizeof(sig->result.last_line));
 		files_release(tsk->files);
 		process_ended();
-		/* sig stays: this task holds one of sigcnt until it is freed. */
-		wake_up_all(&group_release_wait);
 	}
 	tsk->files = NULL;
 	/* Off the address space and FPU area before they go: the scheduler
@@ -159,6 +343,10 @@ __noreturn void do_exit_thread(int code)
 	switch_mm(mm, NULL);
 	__asm__ volatile("sti" ::: "memory");
 	mmput(mm);
+	/* Linux's mm_release: a vfork parent may go on once the child has
+	 * left the memory it borrowed. */
+	if (tsk->in_vfork)
+		complete_all(&tsk->vfork_done);
 	kfree(fpu);
 	mpol_exit(tsk);
 	__atomic_sub_fetch(&user_threads_alive, 1, __ATOMIC_RELAXED);
@@ -168,6 +356,18 @@ __noreturn void do_exit_thread(int code)
 		list_add_tail(&tsk->thread_node, &reap_list);
 		spin_unlock(&reap_lock);
 		wake_up(&reap_wait);
+	}
+	if (last) {
+		/* After the mm and the files are gone (Linux's exit_notify
+		 * follows exit_mm and exit_files): a parent woken here finds
+		 * the process's resources freed. */
+		if (exit_notify(tsk->group_leader)) {
+			LIST_HEAD(dead);
+			list_add_tail(&tsk->group_leader->thread_node, &dead);
+			reap_processes(&dead);
+		}
+		/* sig stays: this task holds one of sigcnt until it is freed. */
+		wake_up_all(&group_release_wait);
 	}
 	do_exit(code);
 }
@@ -251,6 +451,14 @@ void wait_group_released(struct signal_struct *sig)
 	wait_event(group_release_wait, group_released(sig));
 }
 
+void wait_tree_released(struct signal_struct *sig)
+{
+	wait_group_released(sig);
+	wait_event(group_release_wait, READ_ONCE(sig->nr_tree) == 0);
+}
+
+void wake_up_tree_waiters(void) { wake_up_all(&group_release_wait); }
+
 /* Frees an exited thread that is not its group's leader. */
 static void release_thread(struct task_struct *p)
 {
@@ -283,7 +491,8 @@ static int reaper_fn(void *unused)
 static int reaper_init(void)
 {
 	struct task_struct *p = kthread_run_on_cpu(reaper_fn, NULL, smp_processor_id(), "reaper/%u");
-	if (!p)
+	struct task_struct *pr = kthread_run_on_cpu(process_reaper_fn, NULL, smp_processor_id(), "preaper/%u");
+	if (!p || !pr)
 		return -ENOMEM;
 	WRITE_ONCE(reaper, p);
 	return 0;

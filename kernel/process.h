@@ -86,9 +86,28 @@ struct signal_struct;
 void user_thread_started(void);         /* a thread was made (counted) */
 bool user_thread_reaper_running(void);  /* threads other than leaders can be freed */
 void process_ended(void);               /* the last thread of a process exited */
+void process_started(void);             /* a process was made (counted) */
 const char *process_console_prefix(struct task_struct *tsk);
 /* Waits until every thread of the group has exited and every task_struct
- * but the leader's is freed. */
+ * but the leader's is freed; wait_tree_released, for a root, also until
+ * every other process of its tree is freed (wake_up_tree_waiters: one
+ * was). */
 void wait_group_released(struct signal_struct *sig);
+void wait_tree_released(struct signal_struct *sig);
+void wake_up_tree_waiters(void);
+/* A zeroed signal_struct with one thread, inside the process_info a
+ * process keeps (the console prefix, copied); NULL if memory is short;
+ * process_signal_free frees it. */
+struct signal_struct *process_signal_alloc(const char *console_prefix);
+void process_signal_free(struct signal_struct *sig);
+/* Frees an ended process whose leader is p: waits for its threads, then
+ * frees the leader, its sighand and its signal_struct (Linux's
+ * release_task of a zombie leader). */
+void release_process(struct task_struct *p);
+/* An ended process's wait status (Linux's: exit code << 8, or the signal
+ * with 0x80 for a core-dump signal) and its SIGCHLD/waitid siginfo. */
+struct kernel_siginfo;
+int process_wait_status(const struct signal_struct *sig);
+void process_siginfo(const struct task_struct *p, struct kernel_siginfo *info);
 
 #endif

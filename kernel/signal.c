@@ -7,8 +7,9 @@
  * delivery (get_signal, the default actions). The frame a handler runs on
  * is the arch's (arch/x86_64/signal.c).
  *
- * Only the caller's own process can be signalled: there is no other user
- * process a program could name (another pid is -ESRCH).
+ * A process may signal any process of its process tree (kernel/signal.h:
+ * every process here is root's); another tree's pids are not its to name
+ * (-ESRCH), as another pid namespace's.
  *
  * Invariant: a bit in a sigpending's set is on iff the signal is pending
  * there; each struct sigqueue on its list is one instance with its siginfo
@@ -25,6 +26,7 @@
 #include "kernel/syscall.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 #include "arch/x86_64/apic.h"
 
 /* Linux's UAPI_SA_FLAGS: what do_sigaction keeps; other bits read back 0. */
@@ -45,6 +47,12 @@
 #define SYNCHRONOUS_MASK (sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) | sigmask(SIGTRAP) | \
 			  sigmask(SIGFPE) | sigmask(SIGSYS))
 
+/* include/linux/signal.h's SIG_KERNEL_COREDUMP_MASK. */
+#define SIG_KERNEL_COREDUMP_MASK                                                                   \
+	(sigmask(SIGQUIT) | sigmask(SIGILL) | sigmask(SIGTRAP) | sigmask(SIGABRT) | sigmask(SIGFPE) | \
+	 sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGSYS) | sigmask(SIGXCPU) | sigmask(SIGXFSZ))
+
+bool sig_kernel_coredump(int sig) { return sig > 0 && sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_COREDUMP_MASK); }
 static bool sig_kernel_ignore(int sig) { return sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_IGNORE_MASK); }
 static bool sig_kernel_stop(int sig) { return sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_STOP_MASK); }
 
@@ -73,6 +81,24 @@ struct sighand_struct *sighand_alloc(void)
 		return NULL;
 	sh->count = 1;
 	spin_lock_init(&sh->siglock);
+	return sh;
+}
+
+struct sighand_struct *copy_sighand(bool clear)
+{
+	struct sighand_struct *old = current->sighand, *sh = sighand_alloc();
+	if (!sh)
+		return NULL;
+	spin_lock(&old->siglock);
+	memcpy(sh->action, old->action, sizeof(sh->action));
+	spin_unlock(&old->siglock);
+	for (int i = 0; clear && i < _NSIG; i++) {
+		if (sh->action[i].sa.sa_handler != SIG_IGN)
+			sh->action[i].sa.sa_handler = SIG_DFL;
+		sh->action[i].sa.sa_flags = 0;
+		sh->action[i].sa.sa_restorer = 0;
+		sh->action[i].sa.sa_mask.sig[0] = 0;
+	}
 	return sh;
 }
 
@@ -372,14 +398,27 @@ out_free:
 	return ret;
 }
 
-int send_signal(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group)
+int send_signal_prealloc(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group,
+			 struct sigqueue *q)
 {
-	/* Allocated before the lock: a queue entry may sleep for memory. */
-	struct sigqueue *q = kmalloc(sizeof(*q), GFP_KERNEL);
 	spin_lock(&t->sighand->siglock);
 	int ret = send_signal_locked(sig, info, t, group, q);
 	spin_unlock(&t->sighand->siglock);
 	return ret;
+}
+
+int send_signal(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group)
+{
+	/* Allocated before the lock: a queue entry may sleep for memory. */
+	return send_signal_prealloc(sig, info, t, group, kmalloc(sizeof(struct sigqueue), GFP_KERNEL));
+}
+
+bool sigkill_pending(struct task_struct *t)
+{
+	unsigned long pend = __atomic_load_n(&t->pending.signal, __ATOMIC_ACQUIRE);
+	if (t->signal)
+		pend |= __atomic_load_n(&t->signal->shared_pending.signal, __ATOMIC_ACQUIRE);
+	return fatal_signal_pending(t) || (pend & sigmask(SIGKILL));
 }
 
 /* ---- Dequeueing and the default actions ---- */
@@ -605,17 +644,12 @@ static int group_send_sig(int sig, struct kernel_siginfo *info, struct task_stru
 	return send_signal(sig, info, p, true);
 }
 
-/* The task with thread id nr in the caller's own process, with a
- * reference; NULL if none (another process's thread is none too: there is
- * no other process a program could know of). */
+/* The task with thread id nr in the caller's process tree (zombies
+ * included), with a reference; NULL if none (another tree's is none
+ * too, as another pid namespace's). */
 static struct task_struct *find_own_thread(int nr)
 {
-	struct task_struct *t = find_get_task_by_vpid(nr);
-	if (t && t->signal != current->signal) {
-		put_task_struct(t);
-		return NULL;
-	}
-	return t;
+	return find_task_in_tree(current->signal->child_reaper, nr);
 }
 
 static void prepare_kill_siginfo(int sig, struct kernel_siginfo *info, int code)
@@ -627,29 +661,64 @@ static void prepare_kill_siginfo(int sig, struct kernel_siginfo *info, int code)
 	info->rt.uid = 0;
 }
 
+static bool in_pgrp(struct task_struct *p, const void *pgrp)
+{
+	return p->signal->pgrp == *(const int *)pgrp;
+}
+
+/* Linux's kill -1 choice: every process but the tree's root (process 1)
+ * and the caller's own. */
+static bool not_root_nor_self(struct task_struct *p, const void *unused)
+{
+	(void)unused;
+	return p != p->signal->child_reaper && p->signal != current->signal;
+}
+
+/* Linux's __kill_pgrp_info (kill -1: the same with count, as
+ * kill_something_info's): 0 if sig reached one of them, else the last
+ * error, -ESRCH when there was nobody. */
+static int kill_processes(int sig, struct kernel_siginfo *info, bool (*match)(struct task_struct *, const void *),
+			  const void *arg)
+{
+	struct task_struct **procs;
+	int n = collect_tree_processes(current->signal->child_reaper, match, arg, &procs);
+	int ret = -ESRCH;
+	bool success = false;
+	for (int i = 0; i < n; i++) {
+		ret = group_send_sig(sig, info, procs[i]);
+		success |= !ret;
+		put_task_struct(procs[i]);
+	}
+	kvfree(procs);
+	return success ? 0 : ret;
+}
+
 /* Linux's kill_something_info: pid > 0 a process (any of its thread ids
  * names the whole process); 0 the caller's process group, -1 every
- * process but the caller's, < -1 the process group -pid. The caller's
- * process is its own process group (its id is the tgid) and the only
- * process: -1 finds none. */
+ * process it may signal but process 1 (its tree's root) and itself, < -1
+ * the process group -pid. Every process here is root's, and may signal
+ * any other of its tree. */
 SYSCALL_DEFINE2(kill, int, pid, int, sig)
 {
 	struct kernel_siginfo info;
 	if (!current->signal)
 		return -ESRCH;
 	prepare_kill_siginfo(sig, &info, SI_USER);
+	if (pid > 0) {
+		struct task_struct *t = find_own_thread(pid);
+		if (!t)
+			return -ESRCH;
+		int ret = group_send_sig(sig, &info, t);
+		put_task_struct(t);
+		return ret;
+	}
+	/* -INT_MIN is undefined. */
+	if (pid == (int)0x80000000)
+		return -ESRCH;
 	if (pid == -1)
-		return -ESRCH;
-	if (pid == 0 || (pid < -1 && -pid == current->tgid))
-		return group_send_sig(sig, &info, current);
-	if (pid < 0)
-		return -ESRCH;
-	struct task_struct *t = find_own_thread(pid);
-	if (!t)
-		return -ESRCH;
-	int ret = group_send_sig(sig, &info, t);
-	put_task_struct(t);
-	return ret;
+		return kill_processes(sig, &info, not_root_nor_self, NULL);
+	int pgrp = pid ? -pid : READ_ONCE(current->signal->pgrp);
+	return kill_processes(sig, &info, in_pgrp, &pgrp);
 }
 
 /* Linux's do_send_specific: thread tid, of process tgid unless tgid <= 0. */

@@ -88,6 +88,9 @@
 #define BUS_ADRERR 2
 #define TRAP_BRKPT 1
 #define TRAP_TRACE 2
+#define CLD_EXITED 1
+#define CLD_KILLED 2
+#define CLD_DUMPED 3
 
 typedef struct {
 	unsigned long sig[1];
@@ -106,6 +109,12 @@ struct kernel_siginfo {
 			unsigned int uid;
 			u64 value;
 		} rt;
+		struct { /* SIGCHLD (do_notify_parent), waitid's */
+			int pid;
+			unsigned int uid;
+			int status;
+			long utime, stime; /* clock ticks */
+		} chld;
 		struct { /* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP */
 			unsigned long addr;
 			u64 __more[3];
@@ -213,7 +222,36 @@ struct signal_struct {
 	struct sigpending shared_pending;
 	unsigned long nr_queued;
 	struct task_struct *curr_target; /* where complete_signal starts looking */
+	/* The process's place among processes, under tasklist_lock: its
+	 * process group and session (the ids of their leaders, Linux's
+	 * PIDTYPE_PGID and PIDTYPE_SID), and the process tree it belongs to.
+	 * A process the kernel starts is the root of a tree of its own, its
+	 * descendants' "process 1" (Linux's pid namespace init, its
+	 * child_reaper): orphans are reparented to it, and when it ends the
+	 * processes left in its tree are killed and freed before
+	 * process_wait returns (Linux's zap_pid_ns_processes). */
+	int pgrp, session;
+	bool leader;                     /* a session leader (setsid) */
+	struct task_struct *child_reaper; /* the root of its tree (the root's own leader for a root) */
+	/* On a root only: every process of the tree (task->tasks, the root's
+	 * own included), how many of them besides the root are not freed
+	 * yet, and whether the root has ended (the tree is torn down). */
+	struct list_head tree_tasks;
+	int nr_tree;
+	bool tree_dead;
+	/* Where wait4 and waitid sleep: a child's end wakes it (Linux's
+	 * wait_chldexit). */
+	struct wait_queue_head wait_chldexit;
+	/* What the waited-for children used (Linux's cutime, cstime, ...),
+	 * theirs and their own waited-for children's; under siglock. */
+	u64 cutime, cstime;
+	unsigned long cmin_flt, cmaj_flt, cnvcsw, cnivcsw, cmaxrss;
 };
+
+/* Linux's tasklist_lock: the process tree (real_parent, children, sibling,
+ * tasks, exit_state, autoreap), process groups and sessions. Taken before
+ * any sighand->siglock or signal->siglock. Nothing sleeps under it. */
+extern spinlock_t tasklist_lock;
 
 /* Whether p has a signal pending that interrupts an interruptible wait
  * (Linux's TIF_SIGPENDING, computed rather than kept): the group is
@@ -266,6 +304,17 @@ void set_current_blocked(const sigset_t *newset);
  * 0, or -EAGAIN when an RT signal from user space cannot be queued. An
  * ignored signal is dropped. */
 int send_signal(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group);
+/* The same with a struct sigqueue the caller allocated (kmalloc; NULL if
+ * it could not), for callers that hold tasklist_lock and may not sleep. */
+int send_signal_prealloc(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group,
+			 struct sigqueue *q);
+/* Linux's sig_kernel_coredump: the default action dumps core (and sets
+ * the 0x80 bit of the wait status: mmlab writes no core file, as a Linux
+ * whose core_pattern pipes to a collector that keeps nothing). */
+bool sig_kernel_coredump(int sig);
+/* Whether SIGKILL is pending for t or its process (an uninterruptible
+ * wait that Linux makes TASK_KILLABLE looks at it). */
+bool sigkill_pending(struct task_struct *t);
 /* A fault's signal to the current thread (Linux's force_sig_fault): a
  * blocked or ignored one is unblocked and reset to SIG_DFL first, so it
  * cannot be lost. When no handler will run, the group dies here at once,
@@ -302,6 +351,10 @@ void collect_sigign_sigcatch(struct task_struct *p, unsigned long *ign, unsigned
 /* A new sighand_struct with every action SIG_DFL (count 1); NULL if memory
  * is short. */
 struct sighand_struct *sighand_alloc(void);
+/* Linux's copy_sighand: a new sighand_struct with a copy of current's
+ * actions; with clear (CLONE_CLEAR_SIGHAND) every handler but SIG_IGN is
+ * reset to SIG_DFL (flush_signal_handlers). NULL if memory is short. */
+struct sighand_struct *copy_sighand(bool clear);
 void sighand_put(struct sighand_struct *sighand);
 /* Linux's defaults of a process started by init (INIT_RLIMITS, with
  * NPROC and SIGPENDING from this machine's memory as fork_init does). */

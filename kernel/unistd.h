@@ -31,6 +31,7 @@
 #define __NR_fork 57
 #define __NR_vfork 58
 #define __NR_exit 60
+#define __NR_wait4 61
 #define __NR_kill 62
 #define __NR_uname 63
 #define __NR_readlink 89
@@ -43,7 +44,12 @@
 #define __NR_getgid 104
 #define __NR_geteuid 107
 #define __NR_getegid 108
+#define __NR_setpgid 109
 #define __NR_getppid 110
+#define __NR_getpgrp 111
+#define __NR_setsid 112
+#define __NR_getpgid 121
+#define __NR_getsid 124
 #define __NR_rt_sigpending 127
 #define __NR_rt_sigqueueinfo 129
 #define __NR_sigaltstack 131
@@ -70,6 +76,7 @@
 #define __NR_mbind 237
 #define __NR_set_mempolicy 238
 #define __NR_get_mempolicy 239
+#define __NR_waitid 247
 #define __NR_migrate_pages 256
 #define __NR_openat 257
 #define __NR_newfstatat 262
