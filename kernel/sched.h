@@ -157,6 +157,11 @@ struct task_struct {
 	unsigned long blocked;         /* blocked signals (a sigset_t: bit n-1 = signal n);
 					* written by the task itself under sighand->siglock */
 	struct sigpending pending;     /* signals sent to this thread (kernel/signal.h) */
+	/* rt_sigsuspend's (Linux's saved_sigmask and TIF_RESTORE_SIGMASK):
+	 * the mask to put back once the signal that woke it is handled (the
+	 * handler's frame holds it) or found to have no handler. */
+	unsigned long saved_sigmask;
+	bool restore_sigmask;
 	struct restart_block restart_block; /* how restart_syscall goes on (kernel/signal.h) */
 	bool sigpending_exited;        /* on its way out: takes no more signals (sighand->siglock) */
 	unsigned long sas_ss_sp;       /* sigaltstack */

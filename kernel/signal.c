@@ -467,9 +467,7 @@ static void collect_signal(int sig, struct sigpending *list, struct kernel_sigin
 	}
 }
 
-/* Linux's dequeue_signal: the thread's own signals, then the process's.
- * Under sighand->siglock. */
-static int dequeue_signal(struct task_struct *tsk, unsigned long blocked, struct kernel_siginfo *info)
+int dequeue_signal(struct task_struct *tsk, unsigned long blocked, struct kernel_siginfo *info)
 {
 	int sig = next_signal(&tsk->pending, blocked);
 	if (sig) {
@@ -549,7 +547,8 @@ void signal_setup_done(bool failed, struct ksignal *ksig)
 	}
 	/* Linux's signal_delivered: sa_mask and, unless SA_NODEFER, the
 	 * signal itself are blocked while the handler runs (the frame holds
-	 * the mask to restore). */
+	 * the mask to restore, rt_sigsuspend's saved one included). */
+	current->restore_sigmask = false;
 	sigset_t blocked = { { current->blocked | ksig->ka.sa.sa_mask.sig[0] } };
 	if (!(ksig->ka.sa.sa_flags & SA_NODEFER))
 		blocked.sig[0] |= sigmask(ksig->sig);

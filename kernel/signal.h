@@ -298,6 +298,13 @@ bool get_signal(struct ksignal *ksig);
 void signal_setup_done(bool failed, struct ksignal *ksig);
 /* Linux's set_current_blocked: the mask without SIGKILL and SIGSTOP. */
 void set_current_blocked(const sigset_t *newset);
+/* Linux's restore_saved_sigmask: rt_sigsuspend's caller's mask back, when
+ * no handler's frame took it (kernel/signal_wait.c). */
+void restore_saved_sigmask(void);
+/* Linux's dequeue_signal: the lowest signal not in blocked pending for
+ * tsk, then for its process (synchronous ones first), with its siginfo;
+ * 0 if none. Under sighand->siglock. */
+int dequeue_signal(struct task_struct *tsk, unsigned long blocked, struct kernel_siginfo *info);
 
 /* Sends sig with info to thread t (group false) or its whole process
  * (group true), Linux's send_signal_locked after its permission checks:

@@ -25,6 +25,7 @@
 #define __NR_msync 26
 #define __NR_mincore 27
 #define __NR_madvise 28
+#define __NR_pause 34
 #define __NR_nanosleep 35
 #define __NR_getpid 39
 #define __NR_clone 56
@@ -51,7 +52,9 @@
 #define __NR_getpgid 121
 #define __NR_getsid 124
 #define __NR_rt_sigpending 127
+#define __NR_rt_sigtimedwait 128
 #define __NR_rt_sigqueueinfo 129
+#define __NR_rt_sigsuspend 130
 #define __NR_sigaltstack 131
 #define __NR_mlock 149
 #define __NR_munlock 150
