@@ -160,3 +160,22 @@ int collect_tree_processes(struct task_struct *root, bool (*match)(struct task_s
 		size = n;
 	}
 }
+
+void process_ids(struct task_struct *p, int *ppid, int *pgrp, int *session, int *exit_signal)
+{
+	struct task_struct *leader = p->group_leader;
+	*ppid = 0;
+	*pgrp = *session = p->signal ? p->tgid : p->pid;
+	*exit_signal = SIGCHLD;
+	if (!p->signal || !leader)
+		return;
+	spin_lock(&tasklist_lock);
+	*ppid = leader->real_parent ? leader->real_parent->tgid : 0;
+	*pgrp = p->signal->pgrp;
+	*session = p->signal->session;
+	if (p != leader)
+		*exit_signal = -1;
+	else if (leader->real_parent)
+		*exit_signal = leader->exit_signal;
+	spin_unlock(&tasklist_lock);
+}

@@ -45,6 +45,12 @@ struct task_struct *find_task_in_tree(struct task_struct *root, int nr);
 int collect_tree_processes(struct task_struct *root, bool (*match)(struct task_struct *p, const void *arg),
 			   const void *arg, struct task_struct ***out);
 
+/* What /proc/<pid>/stat and status show of p's process: its parent's id
+ * (0: started by the kernel), process group, session, and the signal its
+ * end sends (SIGCHLD for a process the kernel started, as its parent
+ * would see; -1 for a thread that is not the leader). */
+void process_ids(struct task_struct *p, int *ppid, int *pgrp, int *session, int *exit_signal);
+
 /* User threads in the table. */
 unsigned long nr_pids(void);
 

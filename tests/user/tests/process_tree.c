@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -185,6 +186,16 @@ static void groups_and_sessions(void)
 	CHECK_ERRNO(getsid(0x7ffffff0), ESRCH);
 	CHECK_ERRNO(setpgid(0, -1), EINVAL);
 	CHECK_ERRNO(setpgid(0x7ffffff0, 0), ESRCH);
+
+	/* /proc/self/stat's fields 4-6 and status's PPid say the same. */
+	char buf[1024];
+	CHECK(read_file("/proc/self/stat", buf, sizeof(buf)) > 0);
+	char *close = strrchr(buf, ')');
+	int ppid = -1, spgrp = -1, ssid = -1;
+	CHECK(close && sscanf(close + 2, "%*c %d %d %d", &ppid, &spgrp, &ssid) == 3);
+	CHECK(ppid == getppid() && spgrp == pgrp && ssid == sid);
+	CHECK(read_file("/proc/self/status", buf, sizeof(buf)) > 0);
+	CHECK_CMP(field_after(buf, "PPid:"), ==, getppid());
 
 	go = 0;
 	pid_t pid = child(wait_for_go, (void *)0, 0, SIGCHLD);
