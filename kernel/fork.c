@@ -272,10 +272,6 @@ static int copy_new_process(struct task_struct *p, struct task_struct *parent,
 	 * the parent's exit signal. */
 	struct task_struct *leader = parent->group_leader;
 	p->exit_signal = (f & CLONE_PARENT) ? leader->exit_signal : args->exit_signal;
-	if (f & CLONE_VFORK) {
-		p->in_vfork = true;
-		init_completion(&p->vfork_done);
-	}
 
 	spin_lock(&tasklist_lock);
 	struct task_struct *root = psig->child_reaper;
@@ -388,6 +384,10 @@ static long kernel_clone(struct kernel_clone_args *args)
 	p->clear_child_tid = (f & CLONE_CHILD_CLEARTID) ? args->child_tid : NULL;
 	p->pid = alloc_pid();
 	p->usage = 1;
+	if (f & CLONE_VFORK) {
+		p->in_vfork = true;
+		init_completion(&p->vfork_done);
+	}
 
 	err = (f & CLONE_THREAD) ? copy_thread_group(p, parent) : copy_new_process(p, parent, args);
 	if (err) {
