@@ -42,9 +42,63 @@
 #include "mm/util.h"
 
 static unsigned long user_threads_alive;
-static DEFINE_SPINLOCK(reap_lock);
-static LIST_HEAD(reap_list);
-static DECLARE_WAIT_QUEUE_HEAD(reap_wait);
+
+/* Tasks to free that nobody waits for, each queue with its kernel thread:
+ * exited threads other than leaders (release_thread), and processes the
+ * kernel reaps (release_process, which waits for the first queue's work
+ * on that process's threads, hence a thread of its own). Linked by
+ * task->thread_node. */
+struct reap_queue {
+	spinlock_t lock;
+	struct list_head list;
+	struct wait_queue_head wait;
+	void (*release)(struct task_struct *p);
+};
+static void release_thread(struct task_struct *p);
+static struct reap_queue thread_reap = {
+	__SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT(thread_reap.list),
+	__WAIT_QUEUE_HEAD_INITIALIZER(thread_reap.wait), release_thread,
+};
+static struct reap_queue process_reap = {
+	__SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT(process_reap.list),
+	__WAIT_QUEUE_HEAD_INITIALIZER(process_reap.wait), release_process,
+};
+
+/* Moves the tasks of list (on their thread_node) to q. */
+static void reap_queue_add(struct reap_queue *q, struct list_head *list)
+{
+	if (list_empty(list))
+		return;
+	spin_lock(&q->lock);
+	while (!list_empty(list)) {
+		struct task_struct *p = list_first_entry(list, struct task_struct, thread_node);
+		list_del(&p->thread_node);
+		list_add_tail(&p->thread_node, &q->list);
+	}
+	spin_unlock(&q->lock);
+	wake_up(&q->wait);
+}
+
+static void reap_queue_add_one(struct reap_queue *q, struct task_struct *p)
+{
+	LIST_HEAD(one);
+	list_add_tail(&p->thread_node, &one);
+	reap_queue_add(q, &one);
+}
+
+static int reaper_fn(void *data)
+{
+	struct reap_queue *q = data;
+	for (;;) {
+		wait_event(q->wait, READ_ONCE(q->list.next) != &q->list);
+		spin_lock(&q->lock);
+		struct task_struct *p = list_first_entry(&q->list, struct task_struct, thread_node);
+		list_del(&p->thread_node);
+		spin_unlock(&q->lock);
+		q->release(p);
+	}
+	return 0;
+}
 static DECLARE_WAIT_QUEUE_HEAD(group_release_wait);
 static struct task_struct *reaper;
 
@@ -99,27 +153,6 @@ static bool start_group_exit(struct task_struct *tsk, int code, const char *why,
 /* ---- The end of a process: its children and its parent (Linux's
  * exit_notify, forget_original_parent, reparent_leader, do_notify_parent)
  * ---- */
-
-/* Processes nobody waits for (autoreap), freed by their own kernel thread:
- * freeing one waits for its threads, which the thread reaper frees. */
-static DEFINE_SPINLOCK(process_reap_lock);
-static LIST_HEAD(process_reap_list);
-static DECLARE_WAIT_QUEUE_HEAD(process_reap_wait);
-
-/* Queues leaders (on their thread_node) for the process reaper. */
-static void reap_processes(struct list_head *dead)
-{
-	if (list_empty(dead))
-		return;
-	spin_lock(&process_reap_lock);
-	while (!list_empty(dead)) {
-		struct task_struct *p = list_first_entry(dead, struct task_struct, thread_node);
-		list_del(&p->thread_node);
-		list_add_tail(&p->thread_node, &process_reap_list);
-	}
-	spin_unlock(&process_reap_lock);
-	wake_up(&process_reap_wait);
-}
 
 int process_wait_status(const struct signal_struct *sig)
 {
@@ -260,24 +293,10 @@ static bool exit_notify(struct task_struct *leader)
 		}
 	}
 	spin_unlock(&tasklist_lock);
-	reap_processes(&dead);
+	reap_queue_add(&process_reap, &dead);
 	if (root)
 		zap_tree(leader);
 	return autoreap;
-}
-
-static int process_reaper_fn(void *unused)
-{
-	(void)unused;
-	for (;;) {
-		wait_event(process_reap_wait, READ_ONCE(process_reap_list.next) != &process_reap_list);
-		spin_lock(&process_reap_lock);
-		struct task_struct *p = list_first_entry(&process_reap_list, struct task_struct, thread_node);
-		list_del(&p->thread_node);
-		spin_unlock(&process_reap_lock);
-		release_process(p);
-	}
-	return 0;
 }
 
 __noreturn void do_exit_thread(int code)
@@ -352,20 +371,14 @@ __noreturn void do_exit_thread(int code)
 	__atomic_sub_fetch(&user_threads_alive, 1, __ATOMIC_RELAXED);
 
 	if (tsk != tsk->group_leader) {
-		spin_lock(&reap_lock);
-		list_add_tail(&tsk->thread_node, &reap_list);
-		spin_unlock(&reap_lock);
-		wake_up(&reap_wait);
+		reap_queue_add_one(&thread_reap, tsk);
 	}
 	if (last) {
 		/* After the mm and the files are gone (Linux's exit_notify
 		 * follows exit_mm and exit_files): a parent woken here finds
 		 * the process's resources freed. */
-		if (exit_notify(tsk->group_leader)) {
-			LIST_HEAD(dead);
-			list_add_tail(&tsk->group_leader->thread_node, &dead);
-			reap_processes(&dead);
-		}
+		if (exit_notify(tsk->group_leader))
+			reap_queue_add_one(&process_reap, tsk->group_leader);
 		/* sig stays: this task holds one of sigcnt until it is freed. */
 		wake_up_all(&group_release_wait);
 	}
@@ -471,27 +484,13 @@ static void release_thread(struct task_struct *p)
 	wake_up_all(&group_release_wait);
 }
 
-static int reaper_fn(void *unused)
-{
-	(void)unused;
-	for (;;) {
-		wait_event(reap_wait, READ_ONCE(reap_list.next) != &reap_list);
-		spin_lock(&reap_lock);
-		struct task_struct *p = list_first_entry(&reap_list, struct task_struct, thread_node);
-		list_del(&p->thread_node);
-		spin_unlock(&reap_lock);
-		release_thread(p);
-	}
-	return 0;
-}
-
 /* Before the test run and the boot programs (both later: the test run is a
  * late_initcall_sync, the boot programs follow the initcalls): the reaper
  * is there before any process. */
 static int reaper_init(void)
 {
-	struct task_struct *p = kthread_run_on_cpu(reaper_fn, NULL, smp_processor_id(), "reaper/%u");
-	struct task_struct *pr = kthread_run_on_cpu(process_reaper_fn, NULL, smp_processor_id(), "preaper/%u");
+	struct task_struct *p = kthread_run_on_cpu(reaper_fn, &thread_reap, smp_processor_id(), "reaper/%u");
+	struct task_struct *pr = kthread_run_on_cpu(reaper_fn, &process_reap, smp_processor_id(), "preaper/%u");
 	if (!p || !pr)
 		return -ENOMEM;
 	WRITE_ONCE(reaper, p);

@@ -9,6 +9,7 @@
  * system calls themselves are checked from user space by
  * tests/user/tests/wait_status.c and process_tree.c. */
 #include "tests/kunit.h"
+#include "tests/test_cpu.h"
 #include "tests/test_process.h"
 #include "drivers/firmware/multiboot2.h"
 #include "kernel/pid.h"
@@ -40,15 +41,6 @@ static struct process_result run_family(struct kunit *test, const char *mode, in
 		kunit_info(test, "%s %d: killed: %s", mode, n, res.reason);
 	expect_process_counts_back(test, &before);
 	return res;
-}
-
-static unsigned other_cpu(void)
-{
-	unsigned cpu;
-	for_each_online_cpu(cpu)
-		if (cpu != smp_processor_id())
-			return cpu;
-	return smp_processor_id();
 }
 
 /* The kernel's process: no parent (getppid 0, as Linux's init), the
@@ -84,7 +76,7 @@ static void children_reaped_in_any_order(struct kunit *test)
 {
 	static const char *const modes[] = { "reap_up", "reap_down" };
 	for (unsigned i = 0; i < ARRAY_SIZE(modes); i++) {
-		struct process_result res = run_family(test, modes[i], 16, i ? other_cpu() : smp_processor_id());
+		struct process_result res = run_family(test, modes[i], 16, i ? test_other_cpu_or_this() : smp_processor_id());
 		KUNIT_EXPECT_FALSE(test, res.killed);
 		KUNIT_EXPECT_EQ(test, res.exit_code, 16);
 	}
@@ -101,7 +93,7 @@ static void wait_on_another_process_child_refused(struct kunit *test)
 /* Zombies nobody waited for go with their tree's root. */
 static void zombies_freed_with_the_root(struct kunit *test)
 {
-	struct process_result res = run_family(test, "zombies", 8, other_cpu());
+	struct process_result res = run_family(test, "zombies", 8, test_other_cpu_or_this());
 	KUNIT_EXPECT_FALSE(test, res.killed);
 	KUNIT_EXPECT_EQ(test, res.exit_code, 0);
 }
@@ -114,7 +106,7 @@ static void root_exit_kills_and_frees_the_tree(struct kunit *test)
 	static const int sizes[] = { 1, 4, 8 };
 	for (unsigned i = 0; i < ARRAY_SIZE(sizes); i++) {
 		struct process_result res =
-			run_family(test, "leave", sizes[i], i & 1 ? other_cpu() : smp_processor_id());
+			run_family(test, "leave", sizes[i], i & 1 ? test_other_cpu_or_this() : smp_processor_id());
 		KUNIT_EXPECT_FALSE(test, res.killed);
 		KUNIT_EXPECT_EQ(test, res.exit_code, 0);
 	}
