@@ -104,6 +104,25 @@ void put_unused_fd(struct files_struct *files, int fd)
 	spin_unlock(&files->file_lock);
 }
 
+/* Linux's __set_close_on_exec / __clear_close_on_exec. */
+void set_close_on_exec(struct files_struct *files, int fd, bool on)
+{
+	spin_lock(&files->file_lock);
+	if (on)
+		files->close_on_exec |= 1ul << fd;
+	else
+		files->close_on_exec &= ~(1ul << fd);
+	spin_unlock(&files->file_lock);
+}
+
+/* Linux's do_close_on_exec: at execve, every O_CLOEXEC descriptor goes. */
+void do_close_on_exec(struct files_struct *files)
+{
+	for (int fd = 0; fd < NR_OPEN_DEFAULT; fd++)
+		if (READ_ONCE(files->close_on_exec) & (1ul << fd))
+			files_close(files, (unsigned int)fd);
+}
+
 /* Linux's fd_install(): the table takes over the caller's reference. */
 void fd_install(struct files_struct *files, int fd, struct file *f)
 {
@@ -156,6 +175,7 @@ struct files_struct *dup_fd(struct files_struct *old, const char *console_prefix
 		files->fd[fd] = f;
 		files->open_fds |= 1ul << fd;
 	}
+	files->close_on_exec = old->close_on_exec & files->open_fds;
 	strlcpy(files->exe_path, old->exe_path, sizeof(files->exe_path));
 	spin_unlock(&old->file_lock);
 	bool failed = false;
@@ -228,6 +248,7 @@ int files_close(struct files_struct *files, unsigned int fd)
 	if (f) {
 		files->fd[fd] = NULL;
 		files->open_fds &= ~(1ul << fd);
+		files->close_on_exec &= ~(1ul << fd);
 	}
 	spin_unlock(&files->file_lock);
 	if (!f)

@@ -58,6 +58,10 @@ void files_release(struct files_struct *files);
  * one frees it). */
 struct files_struct *dup_fd(struct files_struct *old, const char *console_prefix);
 void get_files_struct(struct files_struct *files);
+/* fd n's close-on-exec flag (O_CLOEXEC), and execve's closing of every
+ * descriptor that has it. */
+void set_close_on_exec(struct files_struct *files, int fd, bool on);
+void do_close_on_exec(struct files_struct *files);
 
 /* open/openat on files, for a kernel path: returns the new fd (the lowest
  * free one) or a negative errno. dirfd is AT_FDCWD (the working directory

@@ -299,6 +299,55 @@ static bool exit_notify(struct task_struct *leader)
 	return autoreap;
 }
 
+void mm_release(struct task_struct *tsk, struct mm_struct *mm)
+{
+	/* Linux's mm_release: the CLEARTID word, while the mm is still ours
+	 * (the robust list went first: futex_exit_release or
+	 * futex_exec_release). A failed write is ignored, as Linux's; the
+	 * wake goes to shared futexes (no FUTEX_PRIVATE_FLAG), as Linux's
+	 * do_futex(FUTEX_WAKE). */
+	if (tsk->clear_child_tid) {
+		if (__atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED) > 1) {
+			int zero = 0;
+			(void)copy_to_user(tsk->clear_child_tid, &zero, sizeof(zero));
+			futex_wake((u32 __user *)tsk->clear_child_tid, FLAGS_SHARED, 1, FUTEX_BITSET_MATCH_ANY);
+		}
+		tsk->clear_child_tid = NULL;
+	}
+}
+
+int de_thread(struct task_struct *tsk)
+{
+	struct signal_struct *sig = tsk->signal;
+	spin_lock(&sig->siglock);
+	if (sig->nr_threads == 1) {
+		spin_unlock(&sig->siglock);
+		return 0;
+	}
+	/* Linux makes the caller the leader, taking over its pid; here the
+	 * leader's task is the process's handle (its parent's, or
+	 * process_wait's), so only the leader may exec a threaded process. */
+	if (tsk != tsk->group_leader || sig->group_exit) {
+		spin_unlock(&sig->siglock);
+		return tsk != tsk->group_leader ? -EINVAL : -EAGAIN;
+	}
+	/* The other threads end as in a group exit; the caller does not
+	 * (signal_pending and fatal_signal_pending skip group_exec_task). */
+	sig->group_exec_task = tsk;
+	sig->group_exit_code = 0;
+	__atomic_store_n(&sig->group_exit, true, __ATOMIC_RELEASE);
+	zap_other_threads(tsk);
+	spin_unlock(&sig->siglock);
+	/* Their task_structs freed too: the group is the leader alone. */
+	wait_event(group_release_wait,
+		   READ_ONCE(sig->nr_threads) == 1 && __atomic_load_n(&sig->sigcnt, __ATOMIC_ACQUIRE) == 1);
+	spin_lock(&sig->siglock);
+	__atomic_store_n(&sig->group_exit, false, __ATOMIC_RELEASE);
+	sig->group_exec_task = NULL;
+	spin_unlock(&sig->siglock);
+	return 0;
+}
+
 __noreturn void do_exit_thread(int code)
 {
 	struct task_struct *tsk = current;
@@ -308,21 +357,10 @@ __noreturn void do_exit_thread(int code)
 
 	if (!sig || !mm)
 		panic("BUG: do_exit_thread() in %s, which is not a user thread", tsk->comm);
-	/* Linux's exit_mm_release: the robust list, then the CLEARTID word
-	 * (mm_release), while the mm is still ours. A failed write is
-	 * ignored, as Linux's; the wake goes to shared futexes (no
-	 * FUTEX_PRIVATE_FLAG), as Linux's do_futex(FUTEX_WAKE). */
 	futex_exit_release(tsk);
 	/* Linux's exit_signals: no signal is queued to it from here on. */
 	exit_signals(tsk, false);
-	if (tsk->clear_child_tid) {
-		if (__atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED) > 1) {
-			int zero = 0;
-			(void)copy_to_user(tsk->clear_child_tid, &zero, sizeof(zero));
-			futex_wake((u32 __user *)tsk->clear_child_tid, FLAGS_SHARED, 1, FUTEX_BITSET_MATCH_ANY);
-		}
-		tsk->clear_child_tid = NULL;
-	}
+	mm_release(tsk, mm);
 	detach_pid(tsk);
 
 	spin_lock(&sig->siglock);

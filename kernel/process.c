@@ -119,7 +119,7 @@ void release_process(struct task_struct *p)
  * (Linux's stack grows up to it; here the VMA is that size from the start,
  * demand-paged), at most USER_STACK_SIZE, the room the layout leaves below
  * STACK_TOP for it (mm/mm_types.h). */
-static unsigned long stack_vma_size(const struct signal_struct *sig)
+unsigned long stack_vma_size(const struct signal_struct *sig)
 {
 	unsigned long size = sig->rlim[RLIMIT_STACK].rlim_cur;
 	if (size > USER_STACK_SIZE)
@@ -139,7 +139,7 @@ static int process_main(void *data)
 	if (!err)
 		err = setup_arg_pages(tsk->mm, &elf, stack_vma_size(tsk->signal));
 	if (!err) {
-		err = create_elf_tables(&elf, info->argc, info->argv, &sp);
+		err = create_elf_tables(&elf, info->argc, info->argv, 0, NULL, NULL, &sp);
 		tsk->mm->start_stack = sp;
 	}
 	if (err) {

@@ -73,6 +73,19 @@ __noreturn void process_exit(int code);
  * (status: the group exit's, else its own) and frees its files. */
 __noreturn void do_exit_thread(int code);
 
+/* Linux's mm_release for tsk leaving mm (its exit, or an exec): the
+ * CLONE_CHILD_CLEARTID word cleared and woken when others share mm. */
+struct mm_struct;
+void mm_release(struct task_struct *tsk, struct mm_struct *mm);
+/* Linux's de_thread, for execve: the caller's other threads end (as a
+ * group exit ends them) and are freed; 0 when it is alone, -EAGAIN when
+ * the group is exiting anyway, -EINVAL when the caller is not the group
+ * leader (mmlab keeps the leader's task as the process's handle). */
+int de_thread(struct task_struct *tsk);
+/* The stack VMA's size for a new program of sig's process. */
+struct signal_struct;
+unsigned long stack_vma_size(const struct signal_struct *sig);
+
 /* The user registers a user-mode entry saved at the top of p's kernel stack. */
 #define task_pt_regs(p) ((struct pt_regs *)((char *)(p)->stack + THREAD_SIZE) - 1)
 

@@ -80,6 +80,25 @@ struct sighand_struct *sighand_alloc(void)
 	return sh;
 }
 
+/* Linux's flush_signal_handlers(t, 0) on a table of actions. */
+static void flush_actions(struct k_sigaction *action)
+{
+	for (int i = 0; i < _NSIG; i++) {
+		if (action[i].sa.sa_handler != SIG_IGN)
+			action[i].sa.sa_handler = SIG_DFL;
+		action[i].sa.sa_flags = 0;
+		action[i].sa.sa_restorer = 0;
+		action[i].sa.sa_mask.sig[0] = 0;
+	}
+}
+
+void flush_signal_handlers(struct task_struct *t)
+{
+	spin_lock(&t->sighand->siglock);
+	flush_actions(t->sighand->action);
+	spin_unlock(&t->sighand->siglock);
+}
+
 struct sighand_struct *copy_sighand(bool clear)
 {
 	struct sighand_struct *old = current->sighand, *sh = sighand_alloc();
@@ -88,13 +107,8 @@ struct sighand_struct *copy_sighand(bool clear)
 	spin_lock(&old->siglock);
 	memcpy(sh->action, old->action, sizeof(sh->action));
 	spin_unlock(&old->siglock);
-	for (int i = 0; clear && i < _NSIG; i++) {
-		if (sh->action[i].sa.sa_handler != SIG_IGN)
-			sh->action[i].sa.sa_handler = SIG_DFL;
-		sh->action[i].sa.sa_flags = 0;
-		sh->action[i].sa.sa_restorer = 0;
-		sh->action[i].sa.sa_mask.sig[0] = 0;
-	}
+	if (clear)
+		flush_actions(sh->action);
 	return sh;
 }
 

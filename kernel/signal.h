@@ -209,6 +209,9 @@ struct signal_struct {
 	int nr_threads;              /* live threads: the last one ends the process */
 	bool group_exit;             /* exit_group or a fatal fault: everyone exits */
 	int group_exit_code;         /* its status (0..255) */
+	/* An execve ending the other threads (de_thread): group_exit is set
+	 * for them, not for it. */
+	struct task_struct *group_exec_task;
 	struct process_result result; /* filled by the last thread */
 	struct rlimit rlim[RLIM_NLIMITS];
 	/* What the group's exited threads used (Linux's __exit_signal), under
@@ -262,7 +265,7 @@ static inline bool signal_pending(struct task_struct *p)
 	struct signal_struct *sig = p->signal;
 	if (!sig)
 		return false;
-	if (__atomic_load_n(&sig->group_exit, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&sig->group_exit, __ATOMIC_ACQUIRE) && READ_ONCE(sig->group_exec_task) != p)
 		return true;
 	unsigned long pend = __atomic_load_n(&p->pending.signal, __ATOMIC_ACQUIRE) |
 			     __atomic_load_n(&sig->shared_pending.signal, __ATOMIC_ACQUIRE);
@@ -271,7 +274,8 @@ static inline bool signal_pending(struct task_struct *p)
 /* Whether p is being killed (its thread group is exiting). */
 static inline bool fatal_signal_pending(struct task_struct *p)
 {
-	return p->signal && __atomic_load_n(&p->signal->group_exit, __ATOMIC_ACQUIRE);
+	return p->signal && __atomic_load_n(&p->signal->group_exit, __ATOMIC_ACQUIRE) &&
+	       READ_ONCE(p->signal->group_exec_task) != p;
 }
 
 /* Called on the way back to user mode (exit_to_user_mode_prepare, with
@@ -362,6 +366,9 @@ struct sighand_struct *sighand_alloc(void);
  * actions; with clear (CLONE_CLEAR_SIGHAND) every handler but SIG_IGN is
  * reset to SIG_DFL (flush_signal_handlers). NULL if memory is short. */
 struct sighand_struct *copy_sighand(bool clear);
+/* Linux's flush_signal_handlers(t, 0), for execve: every handler of t's
+ * actions back to SIG_DFL, SIG_IGN kept, flags and masks cleared. */
+void flush_signal_handlers(struct task_struct *t);
 void sighand_put(struct sighand_struct *sighand);
 /* Linux's defaults of a process started by init (INIT_RLIMITS, with
  * NPROC and SIGPENDING from this machine's memory as fork_init does). */

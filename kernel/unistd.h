@@ -31,6 +31,7 @@
 #define __NR_clone 56
 #define __NR_fork 57
 #define __NR_vfork 58
+#define __NR_execve 59
 #define __NR_exit 60
 #define __NR_wait4 61
 #define __NR_kill 62
@@ -93,6 +94,7 @@
 #define __NR_process_vm_readv 310
 #define __NR_process_vm_writev 311
 #define __NR_getrandom 318
+#define __NR_execveat 322
 #define __NR_mlock2 325
 #define __NR_rseq 334
 #define __NR_clone3 435
