@@ -6,7 +6,8 @@
  * closed, the others open), the signal actions (handlers back to SIG_DFL,
  * SIG_IGN kept) and the blocked mask kept. The vfork parent goes on once
  * the child has exec'd. A threaded process's exec ends its other threads
- * (the new program has one). The errnos before the point of no return:
+ * (the new program has one); a child that has exec'd cannot be moved to
+ * another process group (EACCES). The errnos before the point of no return:
  * ENOENT, ENOTDIR, EACCES (a directory, a file that is not executable),
  * EFAULT, EINVAL (execveat's flags). */
 #include <errno.h>
@@ -157,6 +158,24 @@ static void exec_from_threads(void)
 	CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exec from a threaded process: status %#x", status);
 }
 
+/* A child that has exec'd can no longer be moved to another process
+ * group by its parent (setpgid's EACCES). */
+static void setpgid_after_exec(void)
+{
+	char *const argv[] = { "exec_wait", NULL };
+	char *const envp[] = { NULL };
+	pid_t pid = vfork();
+	if (pid == 0) {
+		execve(self, argv, envp);
+		_exit(127);
+	}
+	CHECK_ERRNO(setpgid(pid, pid), EACCES);
+	CHECK(kill(pid, SIGKILL) == 0);
+	int status = -1;
+	CHECK_CMP(waitpid(pid, &status, 0), ==, pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
 static void errnos(void)
 {
 	char *const argv[] = { "x", NULL };
@@ -181,6 +200,9 @@ int main(int argc, char **argv)
 		return child_checks(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "exec_threads"))
 		return threads_check();
+	if (argc > 0 && !strcmp(argv[0], "exec_wait"))
+		for (;;)
+			pause();
 	test_begin("execve");
 	find_self();
 	stacks = mmap(NULL, 2 * STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -188,6 +210,7 @@ int main(int argc, char **argv)
 		test_skip("no memory for the stacks");
 	exec_from_vfork();
 	exec_from_threads();
+	setpgid_after_exec();
 	errnos();
 	return test_end();
 }
