@@ -295,6 +295,12 @@ static void begin_new_exec(struct exec_private *x, const char *filename)
 	tsk->mm = x->mm;
 	switch_mm(old, x->mm);
 	__asm__ volatile("sti" ::: "memory");
+	/* Linux's setmax_mm_hiwater_rss: the old program's peak stays the
+	 * process's (getrusage's ru_maxrss). */
+	struct signal_struct *sig = tsk->signal;
+	spin_lock(&sig->siglock);
+	sig->maxrss = max(sig->maxrss, __atomic_load_n(&old->hiwater_rss, __ATOMIC_RELAXED));
+	spin_unlock(&sig->siglock);
 	/* A vfork parent goes on: the memory it lent is no longer used. */
 	if (tsk->in_vfork) {
 		tsk->in_vfork = false;
