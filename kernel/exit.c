@@ -1,7 +1,11 @@
 /* The end of user threads and of thread groups (Linux's kernel/exit.c):
  * exit 60 ends one thread, exit_group 231 and a fatal signal (a fault's
  * or one sent: do_group_exit_signal, with its console line) end all of
- * them, and the reaper frees the threads nobody waits for.
+ * them, and the reaper frees the threads nobody waits for. The last thread
+ * of a process makes it a zombie for its parent (exit_notify: its
+ * children to their new parent, its parent told with exit_signal), or has
+ * the kernel free it when nobody will wait; the end of a tree's root kills
+ * the rest of its tree (zap_tree). Waiting is kernel/exit_wait.c.
  *
  * A thread always ends in its own context (do_exit_thread): robust futexes
  * and CLONE_CHILD_CLEARTID first (Linux's exit_mm -> exit_mm_release), then
@@ -18,7 +22,9 @@
  * on its next way back to user mode (arch_do_signal_or_restart).
  *
  * Invariant: signal->sigcnt counts the group's task_structs not yet freed;
- * process_wait frees the group only when the leader's is the last. */
+ * release_process frees the group only when the leader's is the last. A
+ * process is on its parent's children list from its creation until a wait
+ * claims it (EXIT_DEAD) or it is handed to the process reaper. */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"

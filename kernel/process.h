@@ -3,14 +3,18 @@
  * entered through iretq/sysret and left through syscall or an exception.
  *
  * A thread runs on one CPU at a time and may move to another its affinity
- * allows (kernel/sched.h). A process is created from a
- * static ELF64 executable (a multiboot2 module) as one thread, its group
- * leader; clone(CLONE_THREAD) adds threads (kernel/fork.c). A thread ends by
- * exit, the whole group by exit_group or by a fault it may not take
- * (kernel/exit.c). Threads other than the leader are freed by the kernel's
- * reaper once they have exited; the leader, with the group, by whoever
- * created the process (process_wait), which returns only when every thread
- * has ended and everything the process had is free. */
+ * allows (kernel/sched.h). The kernel starts a process from a static ELF64
+ * executable (a multiboot2 module) as one thread, its group leader
+ * (process_spawn); clone(CLONE_THREAD) adds threads, fork, vfork and clone
+ * without CLONE_THREAD make new processes, its children (kernel/fork.c),
+ * and execve replaces its program (fs/exec.c). A thread ends by exit, the
+ * whole group by exit_group or by a fault it may not take (kernel/exit.c).
+ * Threads other than the leader are freed by the kernel's reaper once they
+ * have exited; a process, with its leader, by its parent's wait
+ * (kernel/exit_wait.c), by the kernel when nobody waits for it, or, for a
+ * process the kernel started, by process_wait, which returns only when
+ * every thread has ended, every process of its tree is freed (it is their
+ * process 1: kernel/signal.h) and everything they had is free. */
 #ifndef KERNEL_PROCESS_H
 #define KERNEL_PROCESS_H
 
