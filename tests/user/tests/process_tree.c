@@ -301,7 +301,7 @@ static void fan(void)
 {
 	struct rlimit nproc;
 	CHECK(getrlimit(RLIMIT_NPROC, &nproc) == 0);
-	if (nproc.rlim_cur != RLIM_INFINITY && nproc.rlim_cur < 4 * FAN) {
+	if (nproc.rlim_cur != RLIM_INFINITY && nproc.rlim_cur < FAN + 64) {
 		check_skip("RLIMIT_NPROC %lu leaves no room for %d children", (unsigned long)nproc.rlim_cur, FAN);
 		return;
 	}
