@@ -4,7 +4,9 @@
  * children are reaped by its waits in any order of their ends; a child's
  * child is not its to wait for; and whatever it leaves behind when it
  * ends (children spinning, sleeping, waiting, in vfork; grandchildren;
- * zombies) is killed and freed by the time process_wait returns: every
+ * zombies) is killed and freed by the time process_wait returns, and a
+ * program replaced by execve (its children's, then its own) leaves
+ * nothing behind either: every
  * page, slab object, task, kernel stack and pid-table entry back. The
  * system calls themselves are checked from user space by
  * tests/user/tests/wait_status.c and process_tree.c. */
@@ -112,12 +114,26 @@ static void root_exit_kills_and_frees_the_tree(struct kunit *test)
 	}
 }
 
+/* Children that exec (vfork, then execve of /bin/exit_with), and then
+ * the kernel's own process: its result is the new program's, and every
+ * old and new address space is freed. */
+static void exec_replaces_the_program(struct kunit *test)
+{
+	if (!find_user_program("exit_with", NULL))
+		kunit_skip(test, "the ISO has no exit_with module");
+	struct process_result res = run_family(test, "exec", 4, test_other_cpu_or_this());
+	KUNIT_EXPECT_FALSE(test, res.killed);
+	KUNIT_EXPECT_EQ(test, res.exit_code, 4);
+	KUNIT_EXPECT_STREQ(test, res.last_line, "exit_with: argc 2 [exit_with] [4]");
+}
+
 static struct kunit_case process_tree_cases[] = {
 	KUNIT_CASE(kernel_process_is_a_root),
 	KUNIT_CASE(children_reaped_in_any_order),
 	KUNIT_CASE(wait_on_another_process_child_refused),
 	KUNIT_CASE(zombies_freed_with_the_root),
 	KUNIT_CASE(root_exit_kills_and_frees_the_tree),
+	KUNIT_CASE(exec_replaces_the_program),
 	{}
 };
 

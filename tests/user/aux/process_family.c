@@ -18,6 +18,9 @@
  *            status; exits with how many were right (N)
  *   foreign  a child whose child (ours' grandchild) may not be waited for
  *            by us (ECHILD), then both reaped; exits 0 if all held
+ *   exec     N vfork children that execve /bin/exit_with with their index,
+ *            each reaped with that status; then this process itself
+ *            execs /bin/exit_with N (so the kernel sees exit_with's end)
  * Children make only raw system calls: they share our memory and thread
  * pointer. Every wait is for an event; nothing depends on time. */
 #include <stdbool.h>
@@ -25,6 +28,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -169,6 +173,27 @@ int main(int argc, char **argv)
 		go = 1;
 		bad |= !(wait4(pid, &status, 0, NULL) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) << 2;
 		return bad;
+	}
+	if (!strcmp(mode, "exec")) {
+		char *const envp[] = { NULL };
+		for (int i = 0; i < n; i++) {
+			char code[16];
+			snprintf(code, sizeof(code), "%d", i);
+			char *const args[] = { "exit_with", code, NULL };
+			pid_t pid = vfork();
+			if (pid == 0) {
+				execve("/bin/exit_with", args, envp);
+				_exit(127);
+			}
+			int status = -1;
+			if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != i)
+				return 7;
+		}
+		char code[16];
+		snprintf(code, sizeof(code), "%d", n);
+		char *const args[] = { "exit_with", code, NULL };
+		execve("/bin/exit_with", args, envp);
+		return 8;
 	}
 	return 6;
 }
