@@ -375,10 +375,12 @@ static int send_signal_locked(int sig, struct kernel_siginfo *info, struct task_
 	struct signal_struct *signal = t->signal;
 	struct sigpending *pending = group ? &signal->shared_pending : &t->pending;
 	int ret = 0;
-	/* Linux's prepare_signal: a dying group takes nothing more, nor does
-	 * a thread that has flushed its queue on its way out; an ignored
+	/* Linux's prepare_signal: a dying group takes nothing more (a group
+	 * whose exec is ending its other threads still does), nor does a
+	 * thread that has flushed its queue on its way out; an ignored
 	 * signal is dropped. */
-	if (READ_ONCE(signal->group_exit) || READ_ONCE(signal->nr_threads) == 0 ||
+	if ((READ_ONCE(signal->group_exit) && !READ_ONCE(signal->group_exec_task)) ||
+	    READ_ONCE(signal->nr_threads) == 0 ||
 	    (!group && t->sigpending_exited) || sig_ignored_locked(t, sig))
 		goto out_free;
 	/* Linux's legacy_queue: a standard signal already pending is not
