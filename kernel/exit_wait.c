@@ -17,7 +17,6 @@
  * limits a wait to the caller thread's own children, is accepted and
  * changes nothing: a process's children here are its leader's). */
 #include "arch/x86_64/uaccess.h"
-#include "fs/file.h"
 #include "kernel/pid.h"
 #include "kernel/process.h"
 #include "kernel/resource.h"
@@ -229,11 +228,9 @@ static long kernel_waitid(int which, int upid, struct kernel_siginfo *info, int 
 		}
 		break;
 	case P_PIDFD:
-		/* No pidfds here: an open descriptor is not one (Linux's
-		 * pidfd_get_pid: -EBADF for a closed one, -EINVAL else). */
-		if (upid < 0 || !files_fd_is_open(current->files, (unsigned int)upid))
-			return -EBADF;
-		return -EINVAL;
+		/* No pidfds here: no descriptor is one (Linux's pidfd_get_pid
+		 * gives -EBADF for a closed one and for any other file). */
+		return upid < 0 ? -EINVAL : -EBADF;
 	default:
 		return -EINVAL;
 	}

@@ -165,6 +165,9 @@ static void errnos(void)
 	CHECK_ERRNO(waitid(P_PID, 0, &si, WEXITED), EINVAL);
 	CHECK_ERRNO(waitid(P_PGID, -1, &si, WEXITED), EINVAL);
 	CHECK_ERRNO(waitid((idtype_t)42, 0, &si, WEXITED), EINVAL);
+	/* P_PIDFD (3) with a descriptor that is not a pidfd, and a negative one. */
+	CHECK_ERRNO(waitid((idtype_t)3, 1, &si, WEXITED), EBADF);
+	CHECK_ERRNO(waitid((idtype_t)3, -1, &si, WEXITED), EINVAL);
 	CHECK_ERRNO(waitid(P_ALL, 0, &si, WEXITED), ECHILD);
 	/* The child is reaped before the status is stored: EFAULT, and then
 	 * nothing left. */
