@@ -322,20 +322,61 @@ void mm_release(struct task_struct *tsk, struct mm_struct *mm)
 	}
 }
 
+/* Linux's de_thread for a thread that is not the leader, once the leader
+ * has exited: the caller takes the leader's place (exchange_tids,
+ * transfer_pid: its pid, which is the process's id; its parent and exit
+ * signal SIGCHLD; its children; its place among its parent's children
+ * and in the tree, and as the tree's root). The old leader's task, ended,
+ * stays until the process is freed (signal->dead_leaders: a file opened
+ * under /proc/self, or process_wait, may still name it), and no longer
+ * counts among the group's tasks (sigcnt). */
+static void become_leader(struct task_struct *tsk)
+{
+	struct task_struct *leader = tsk->group_leader, *c, *p;
+	struct signal_struct *sig = tsk->signal;
+	int old_pid = tsk->pid;
+	detach_pid(tsk);
+	spin_lock(&tasklist_lock);
+	tsk->pid = leader->pid;
+	leader->pid = old_pid;
+	tsk->group_leader = tsk;
+	tsk->real_parent = leader->real_parent;
+	tsk->exit_signal = SIGCHLD;
+	INIT_LIST_HEAD(&tsk->children);
+	while (!list_empty(&leader->children)) {
+		c = list_first_entry(&leader->children, struct task_struct, sibling);
+		list_move(&c->sibling, &tsk->children);
+		c->real_parent = tsk;
+	}
+	INIT_LIST_HEAD(&tsk->sibling);
+	if (leader->real_parent) {
+		list_add(&tsk->sibling, &leader->sibling);
+		list_del(&leader->sibling);
+	}
+	list_add(&tsk->tasks, &leader->tasks);
+	list_del(&leader->tasks);
+	if (sig->child_reaper == leader)
+		list_for_each_entry(p, &sig->tree_tasks, tasks)
+			p->signal->child_reaper = tsk;
+	spin_unlock(&tasklist_lock);
+	attach_pid(tsk);
+	spin_lock(&sig->siglock);
+	list_add_tail(&leader->thread_node, &sig->dead_leaders);
+	spin_unlock(&sig->siglock);
+	__atomic_sub_fetch(&sig->sigcnt, 1, __ATOMIC_ACQ_REL);
+}
+
 int de_thread(struct task_struct *tsk)
 {
 	struct signal_struct *sig = tsk->signal;
 	spin_lock(&sig->siglock);
-	if (sig->nr_threads == 1) {
+	if (sig->nr_threads == 1 && tsk == tsk->group_leader) {
 		spin_unlock(&sig->siglock);
 		return 0;
 	}
-	/* Linux makes the caller the leader, taking over its pid; here the
-	 * leader's task is the process's handle (its parent's, or
-	 * process_wait's), so only the leader may exec a threaded process. */
-	if (tsk != tsk->group_leader || sig->group_exit) {
+	if (sig->group_exit) {
 		spin_unlock(&sig->siglock);
-		return tsk != tsk->group_leader ? -EINVAL : -EAGAIN;
+		return -EAGAIN;
 	}
 	/* The other threads end as in a group exit; the caller does not
 	 * (signal_pending and fatal_signal_pending skip group_exec_task). */
@@ -344,9 +385,13 @@ int de_thread(struct task_struct *tsk)
 	__atomic_store_n(&sig->group_exit, true, __ATOMIC_RELEASE);
 	zap_other_threads(tsk);
 	spin_unlock(&sig->siglock);
-	/* Their task_structs freed too: the group is the leader alone. */
-	wait_event(group_release_wait,
-		   READ_ONCE(sig->nr_threads) == 1 && __atomic_load_n(&sig->sigcnt, __ATOMIC_ACQUIRE) == 1);
+	/* Their task_structs freed too, but the leader's (a leader is freed
+	 * with its process): the caller is alone. */
+	bool leader = tsk == tsk->group_leader;
+	wait_event(group_release_wait, READ_ONCE(sig->nr_threads) == 1 &&
+					       __atomic_load_n(&sig->sigcnt, __ATOMIC_ACQUIRE) == (leader ? 1 : 2));
+	if (!leader)
+		become_leader(tsk);
 	spin_lock(&sig->siglock);
 	__atomic_store_n(&sig->group_exit, false, __ATOMIC_RELEASE);
 	sig->group_exec_task = NULL;
@@ -388,7 +433,11 @@ __noreturn void do_exit_thread(int code)
 	 * checked on Linux 6.18 with thread_group leader_exit). */
 	if (last && !sig->result.killed)
 		sig->result.exit_code = sig->group_exit ? sig->group_exit_code : code & 0xff;
+	/* An exec waits for the leader's end, which no release announces. */
+	bool exec_waits = sig->group_exec_task && tsk == tsk->group_leader;
 	spin_unlock(&sig->siglock);
+	if (exec_waits)
+		wake_up_all(&group_release_wait);
 
 	if (last) {
 		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */

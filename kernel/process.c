@@ -75,6 +75,7 @@ struct signal_struct *process_signal_alloc(const char *console_prefix)
 	INIT_LIST_HEAD(&sig->thread_head);
 	INIT_LIST_HEAD(&sig->shared_pending.list);
 	INIT_LIST_HEAD(&sig->tree_tasks);
+	INIT_LIST_HEAD(&sig->dead_leaders);
 	init_waitqueue_head(&sig->wait_chldexit);
 	return sig;
 }
@@ -104,6 +105,14 @@ void release_process(struct task_struct *p)
 	spin_unlock(&tasklist_lock);
 	release_task(p);
 	sighand_put(sighand);
+	/* Leaders an exec replaced: ended long since, named by nobody now. */
+	while (!list_empty(&sig->dead_leaders)) {
+		struct task_struct *old = list_first_entry(&sig->dead_leaders, struct task_struct, thread_node);
+		struct sighand_struct *old_sighand = old->sighand;
+		list_del(&old->thread_node);
+		release_task(old);
+		sighand_put(old_sighand);
+	}
 	process_signal_free(sig);
 	if (is_root)
 		return;
@@ -253,14 +262,16 @@ fail:
 
 void process_wait(struct task_struct *p, struct process_result *res)
 {
+	/* p is the task process_spawn made; an exec from another thread may
+	 * make that one the leader (and p a dead leader) until the end. */
 	struct signal_struct *sig = p->signal;
-	if (p->group_leader != p || sig->child_reaper != p)
+	if (sig->child_reaper->signal != sig)
 		panic("BUG: process_wait(%s) on %d, which the kernel did not start", p->comm, p->pid);
 	/* The processes left in its tree were killed when it ended
 	 * (exit_notify); each is freed by its parent's wait or the kernel. */
 	wait_tree_released(sig);
 	*res = sig->result;
-	release_process(p);
+	release_process(sig->child_reaper);
 }
 
 bool process_run(const char *name, const char *const *argv, unsigned int cpu,

@@ -82,9 +82,9 @@ __noreturn void do_exit_thread(int code);
 struct mm_struct;
 void mm_release(struct task_struct *tsk, struct mm_struct *mm);
 /* Linux's de_thread, for execve: the caller's other threads end (as a
- * group exit ends them) and are freed; 0 when it is alone, -EAGAIN when
- * the group is exiting anyway, -EINVAL when the caller is not the group
- * leader (mmlab keeps the leader's task as the process's handle). */
+ * group exit ends them) and are freed, and a caller that is not the
+ * leader takes the leader's place; 0, or -EAGAIN when the group is
+ * exiting anyway. */
 int de_thread(struct task_struct *tsk);
 /* The stack VMA's size for a new program of sig's process. */
 struct signal_struct;

@@ -212,6 +212,9 @@ struct signal_struct {
 	/* An execve ending the other threads (de_thread): group_exit is set
 	 * for them, not for it. */
 	struct task_struct *group_exec_task;
+	/* Leaders a non-leader's exec replaced (task->thread_node), ended,
+	 * freed with the process. */
+	struct list_head dead_leaders;
 	struct process_result result; /* filled by the last thread */
 	struct rlimit rlim[RLIM_NLIMITS];
 	/* What the group's exited threads used (Linux's __exit_signal), under

@@ -125,6 +125,11 @@ static void exec_replaces_the_program(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, res.killed);
 	KUNIT_EXPECT_EQ(test, res.exit_code, 4);
 	KUNIT_EXPECT_STREQ(test, res.last_line, "exit_with: argc 2 [exit_with] [4]");
+	/* By a thread that is not the leader: it becomes the leader, the old
+	 * leader's task (the one process_spawn gave) is kept until the end. */
+	res = run_family(test, "exec_thread", 5, smp_processor_id());
+	KUNIT_EXPECT_FALSE(test, res.killed);
+	KUNIT_EXPECT_EQ(test, res.exit_code, 5);
 }
 
 static struct kunit_case process_tree_cases[] = {

@@ -21,6 +21,8 @@
  *   exec     N vfork children that execve /bin/exit_with with their index,
  *            each reaped with that status; then this process itself
  *            execs /bin/exit_with N (so the kernel sees exit_with's end)
+ *   exec_thread  a second thread execs /bin/exit_with N while the leader
+ *            sleeps: the thread becomes the process's leader
  * Children make only raw system calls: they share our memory and thread
  * pointer. Every wait is for an event; nothing depends on time. */
 #include <stdbool.h>
@@ -43,6 +45,7 @@
 static char *stacks;
 static volatile int started, turn, go;
 static volatile int grandchild_pid;
+static char exec_code[16];
 
 static void spin_forever(void)
 {
@@ -114,6 +117,18 @@ static int parent_of_grandchild(void *arg)
 		raw_sleep_ms(1);
 	int status;
 	return syscall(SYS_wait4, grandchild_pid, &status, 0, NULL) == grandchild_pid ? 0 : 1;
+}
+
+/* A thread of ours that execs /bin/exit_with exec_code (raw calls only:
+ * it shares our thread pointer). */
+static int exec_exit_with(void *arg)
+{
+	(void)arg;
+	static char *const args[] = { "exit_with", exec_code, NULL };
+	static char *const envp[] = { NULL };
+	syscall(SYS_execve, "/bin/exit_with", args, envp);
+	syscall(SYS_exit_group, 10);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -194,6 +209,14 @@ int main(int argc, char **argv)
 		char *const args[] = { "exit_with", code, NULL };
 		execve("/bin/exit_with", args, envp);
 		return 8;
+	}
+	if (!strcmp(mode, "exec_thread")) {
+		snprintf(exec_code, sizeof(exec_code), "%d", n);
+		if (clone(exec_exit_with, stack_top(0),
+			  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM, NULL) <= 0)
+			return 9;
+		for (;;)
+			raw_sleep_ms(1000);
 	}
 	return 6;
 }

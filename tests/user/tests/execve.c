@@ -5,8 +5,9 @@
  * environment, AT_EXECFN, its parent, the descriptors (an O_CLOEXEC one
  * closed, the others open), the signal actions (handlers back to SIG_DFL,
  * SIG_IGN kept) and the blocked mask kept. The vfork parent goes on once
- * the child has exec'd. A threaded process's exec ends its other threads
- * (the new program has one); a child that has exec'd cannot be moved to
+ * the child has exec'd. A threaded process's exec, by its leader or by
+ * another thread, ends its other threads (the new program has one, with
+ * the process's pid as its thread id, and the same parent); a child that has exec'd cannot be moved to
  * another process group (EACCES). The errnos before the point of no return:
  * ENOENT, ENOTDIR, EACCES (a directory, a file that is not executable),
  * EFAULT, EINVAL (execveat's flags). */
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -74,13 +76,18 @@ static int child_checks(int argc, char **argv)
 	return bad;
 }
 
-/* After an exec from a threaded process: one thread. */
-static int threads_check(void)
+/* After an exec from a threaded process: one thread, and the process's
+ * pid and parent as before (argv = { "exec_threads", pid, parent }),
+ * whichever thread exec'd. */
+static int threads_check(int argc, char **argv)
 {
 	char buf[2048];
-	if (read_file("/proc/self/status", buf, sizeof(buf)) <= 0)
+	if (argc != 3 || read_file("/proc/self/status", buf, sizeof(buf)) <= 0)
 		return 1;
-	return field_after(buf, "Threads:") == 1 ? 0 : 2;
+	int bad = (field_after(buf, "Threads:") != 1) << 1;
+	bad |= (getpid() != atoi(argv[1]) || syscall(SYS_gettid) != getpid()) << 2;
+	bad |= (getppid() != atoi(argv[2])) << 3;
+	return bad;
 }
 
 static void on_usr1(int sig) { (void)sig; }
@@ -134,28 +141,54 @@ static int spin(void *arg)
 	return 0;
 }
 
-/* A process with a second thread spinning execs: raw calls only (it
- * shares our memory and thread pointer). */
-static int threaded_exec(void *arg)
+static char exec_pid[16], exec_ppid[16];
+static volatile int exec_go; /* the child's pid is in exec_pid */
+static const struct timespec one_ms = { 0, 1000000 }, one_s = { 1, 0 };
+static char *exec_argv[] = { "exec_threads", exec_pid, exec_ppid, NULL };
+static char *const exec_envp[] = { NULL };
+
+/* The second thread execs while the leader sleeps. */
+static int exec_now(void *arg)
 {
 	(void)arg;
+	raw3(59, self, exec_argv, exec_envp);
+	raw1(NR_exit_group, 102);
+	return 0;
+}
+
+/* A process with a second thread: the leader execs while the thread
+ * spins, or (by_thread) the thread execs while the leader sleeps. Raw
+ * calls only (it shares our memory and thread pointer). */
+static int threaded_exec(void *arg)
+{
+	bool by_thread = arg != NULL;
 	int ctid = 0;
+	while (!exec_go)
+		raw2(NR_nanosleep, &one_ms, 0);
 	if (raw_clone(T_THREAD_FLAGS & ~(T_CLONE_SETTLS | T_CLONE_PARENT_SETTID), stacks + 2 * STACK_SIZE, NULL,
-		      &ctid, 0, spin, NULL) <= 0)
+		      &ctid, 0, by_thread ? exec_now : spin, NULL) <= 0)
 		return 100;
-	static char *const argv[] = { "exec_threads", NULL };
-	static char *const envp[] = { NULL };
-	raw3(59, self, argv, envp);
+	if (by_thread)
+		for (;;)
+			raw2(NR_nanosleep, &one_s, 0);
+	raw3(59, self, exec_argv, exec_envp);
 	return 101;
 }
 
 static void exec_from_threads(void)
 {
-	pid_t pid = clone(threaded_exec, stacks + STACK_SIZE, CLONE_VM | SIGCHLD, NULL);
-	CHECK_CMP(pid, >, 0);
-	int status = -1;
-	CHECK_CMP(waitpid(pid, &status, 0), ==, pid);
-	CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exec from a threaded process: status %#x", status);
+	for (int by_thread = 0; by_thread < 2; by_thread++) {
+		snprintf(exec_ppid, sizeof(exec_ppid), "%d", getpid());
+		exec_go = 0;
+		pid_t pid = clone(threaded_exec, stacks + STACK_SIZE, CLONE_VM | SIGCHLD, by_thread ? (void *)1 : NULL);
+		CHECK_CMP(pid, >, 0);
+		snprintf(exec_pid, sizeof(exec_pid), "%d", pid);
+		__atomic_store_n(&exec_go, 1, __ATOMIC_SEQ_CST);
+		int status = -1;
+		CHECK_CMP(waitpid(pid, &status, 0), ==, pid);
+		CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exec from a threaded process (by %s): status %#x",
+		       by_thread ? "a thread" : "its leader", status);
+	}
 }
 
 /* A child that has exec'd can no longer be moved to another process
@@ -199,7 +232,7 @@ int main(int argc, char **argv)
 	if (argc > 0 && !strcmp(argv[0], "exec_child"))
 		return child_checks(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "exec_threads"))
-		return threads_check();
+		return threads_check(argc, argv);
 	if (argc > 0 && !strcmp(argv[0], "exec_wait"))
 		for (;;)
 			pause();
