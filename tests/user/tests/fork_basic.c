@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,12 +133,8 @@ static void files_and_signals(void)
 
 static void chain_and_fan(void)
 {
-	struct rlimit nproc;
-	CHECK(getrlimit(RLIMIT_NPROC, &nproc) == 0);
-	if (nproc.rlim_cur != RLIM_INFINITY && nproc.rlim_cur < FAN + 64) {
-		check_skip("RLIMIT_NPROC %lu leaves no room for %d children", (unsigned long)nproc.rlim_cur, FAN);
+	if (!nproc_room(FAN))
 		return;
-	}
 	/* A chain: each child forks the next and passes on its status. */
 	int depth = 0;
 	for (;;) {

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -299,12 +298,8 @@ static int exit_code(void *arg) { return (int)(intptr_t)arg; }
  * one reaped with its own status. */
 static void fan(void)
 {
-	struct rlimit nproc;
-	CHECK(getrlimit(RLIMIT_NPROC, &nproc) == 0);
-	if (nproc.rlim_cur != RLIM_INFINITY && nproc.rlim_cur < FAN + 64) {
-		check_skip("RLIMIT_NPROC %lu leaves no room for %d children", (unsigned long)nproc.rlim_cur, FAN);
+	if (!nproc_room(FAN))
 		return;
-	}
 	static pid_t pids[FAN];
 	int made = 0, ok = 0;
 	for (int i = 0; i < FAN; i++) {
