@@ -3,15 +3,19 @@
  * x86_64 Linux program expects it.
  *
  * From STACK_TOP down: a NULL word, the file name (AT_EXECFN), the
- * environment strings (none: the environment is empty), the argument
- * strings, then, 16-byte aligned, the platform string "x86_64", AT_RANDOM's
+ * environment strings, the argument strings, then, 16-byte aligned, the platform string "x86_64", AT_RANDOM's
  * 16 bytes, and below them, aligned so that rsp is 16-byte aligned at
- * _start, argc, argv[], NULL, envp[] (NULL), the auxiliary vector.
+ * _start, argc, argv[], NULL, envp[], NULL, the auxiliary vector.
  *
- * The file name is "/<name>", the program's name as mmlab knows it (its
+ * The file name is the path execve was given, or, for a program the
+ * kernel starts, "/<name>", the program's name as mmlab knows it (its
  * boot module's name): what AT_EXECFN points at and what
  * readlink("/proc/self/exe") gives. */
 #include "fs/exec.h"
+#include "fs/bin.h"
+#include "fs/fdtable.h"
+#include "fs/internal.h"
+#include "fs/proc/proc_fs.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/processor.h"
 #include "arch/x86_64/syscall.h"
@@ -20,11 +24,18 @@
 #include "drivers/firmware/multiboot2.h"
 #include "kernel/printk.h"
 #include "drivers/char/random.h"
+#include "arch/x86_64/traps.h"
+#include "kernel/futex.h"
+#include "kernel/process.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
+#include "kernel/syscall.h"
 #include "lib/string.h"
 #include "kernel/unistd.h"
 #include "mm/mmap.h"
+#include "mm/mmu_context.h"
 #include "mm/page.h"
+#include "mm/slab.h"
 
 #define ELF_PLATFORM "x86_64"
 #define CLOCKS_PER_SEC 100 /* USER_HZ */
@@ -75,36 +86,50 @@ static unsigned long push_bytes(unsigned long *sp, const void *data, unsigned lo
 	return copy_to_user((void *)*sp, data, n) ? 0 : *sp;
 }
 
-int create_elf_tables(const struct elf_image_info *elf, int argc, char *const argv[],
-		      unsigned long *sp_out)
+/* copy_strings: the last string first, so that [0] is lowest; fills
+ * user[] and its NULL. 0 or -EFAULT. */
+static int copy_strings(unsigned long *sp, int n, char *const strs[], unsigned long *user)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		user[i] = push_bytes(sp, strs[i], strlen(strs[i]) + 1);
+		if (!user[i])
+			return -EFAULT;
+	}
+	user[n] = 0;
+	return 0;
+}
+
+int create_elf_tables(const struct elf_image_info *elf, int argc, char *const argv[], int envc,
+		      char *const envp[], const char *filename, unsigned long *sp_out)
 {
 	unsigned long sp = STACK_TOP - sizeof(void *); /* exec's bprm->p: a NULL word on top */
-	unsigned long argv_user[BINPRM_MAX_ARGS + 1];
+	unsigned long argv_user[BINPRM_MAX_ARGS + 1], envp_user[BINPRM_MAX_ARGS + 1];
 	char execfn[EXECFN_MAX];
 
-	if (argc < 0 || argc > BINPRM_MAX_ARGS)
+	if (argc < 0 || argc > BINPRM_MAX_ARGS || envc < 0 || envc > BINPRM_MAX_ARGS)
 		return -E2BIG;
 
 	if (clear_user((void *)sp, sizeof(void *)))
 		return -EFAULT;
-	exec_filename(elf, execfn, sizeof(execfn));
+	if (filename)
+		strlcpy(execfn, filename, sizeof(execfn));
+	else
+		exec_filename(elf, execfn, sizeof(execfn));
 	files_set_exe_path(current->files, execfn);
-	unsigned long u_execfn = push_bytes(&sp, execfn, strlen(execfn) + 1);
+	unsigned long u_execfn = push_bytes(&sp, filename ? filename : execfn, strlen(filename ? filename : execfn) + 1);
 	if (!u_execfn)
 		return -EFAULT;
-	/* copy_strings: the last argument first, so argv[0] is lowest. */
-	for (int i = argc - 1; i >= 0; i--) {
-		argv_user[i] = push_bytes(&sp, argv[i], strlen(argv[i]) + 1);
-		if (!argv_user[i])
-			return -EFAULT;
-	}
-	argv_user[argc] = 0;
+	/* The environment's strings, then the arguments' (Linux's order). */
+	if (copy_strings(&sp, envc, envp, envp_user) || copy_strings(&sp, argc, argv, argv_user))
+		return -EFAULT;
 	/* Linux's mm->arg_start..arg_end (argv[0]'s string up to the end of
-	 * the last one, which the file name follows) and env_start..env_end
-	 * (empty: no environment strings are passed). */
+	 * the last one, where the environment's begin) and env_start..env_end
+	 * (up to the file name). */
 	struct mm_struct *mm = current->mm;
-	mm->arg_start = argc ? argv_user[0] : u_execfn;
-	mm->arg_end = mm->env_start = mm->env_end = u_execfn;
+	mm->env_start = envc ? envp_user[0] : u_execfn;
+	mm->arg_start = argc ? argv_user[0] : mm->env_start;
+	mm->arg_end = mm->env_start;
+	mm->env_end = u_execfn;
 
 	/* create_elf_tables: arch_align_stack (16 bytes, no randomisation),
 	 * the platform string, then the random bytes. */
@@ -137,22 +162,250 @@ int create_elf_tables(const struct elf_image_info *elf, int argc, char *const ar
 		AT_PLATFORM, u_platform,
 		AT_NULL, 0,
 	};
-	/* STACK_ROUND: argc, argv + NULL, envp's NULL, the vector. */
-	unsigned long words = 1 + (unsigned long)argc + 1 + 1 + ARRAY_SIZE(auxv);
+	/* STACK_ROUND: argc, argv + NULL, envp + NULL, the vector. */
+	unsigned long words = 1 + (unsigned long)argc + 1 + (unsigned long)envc + 1 + ARRAY_SIZE(auxv);
 	sp = (sp - words * 8) & ~15ul;
 	unsigned long p = sp;
-	u64 argc64 = (u64)argc, zero = 0;
+	u64 argc64 = (u64)argc;
 	if (copy_to_user((void *)p, &argc64, 8))
 		return -EFAULT;
 	p += 8;
 	if (copy_to_user((void *)p, argv_user, ((unsigned long)argc + 1) * 8))
 		return -EFAULT;
 	p += ((unsigned long)argc + 1) * 8;
-	if (copy_to_user((void *)p, &zero, 8)) /* envp: empty */
+	if (copy_to_user((void *)p, envp_user, ((unsigned long)envc + 1) * 8))
 		return -EFAULT;
-	p += 8;
+	p += ((unsigned long)envc + 1) * 8;
 	if (copy_to_user((void *)p, auxv, sizeof(auxv)))
 		return -EFAULT;
 	*sp_out = sp;
 	return 0;
+}
+
+/* ---- execve 59 and execveat 322 (Linux's do_execveat_common,
+ * bprm_execve, begin_new_exec, setup_new_exec) ----
+ *
+ * What can fail is done before the point of no return: the file found
+ * (a program under /bin: -ENOENT, -ENOTDIR, -EACCES for anything else),
+ * the arguments and environment copied (-EFAULT, -E2BIG past
+ * BINPRM_MAX_ARGS strings each or BINPRM_STRINGS bytes), the image checked
+ * (-ENOEXEC), the other threads ended (de_thread), the new mm, descriptor
+ * table and actions allocated. Then the old mm goes (a vfork parent goes
+ * on), the new program is loaded into the new one; a failure from there
+ * on kills the process with SIGSEGV, as Linux's. The new program keeps
+ * the pid, parent, process group, limits, blocked mask and pending
+ * signals; its handlers are SIG_DFL (SIG_IGN stays), its alternate stack
+ * and close-on-exec descriptors are gone. */
+
+#define BINPRM_STRINGS 16384
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_EMPTY_PATH 0x1000
+
+struct linux_binprm {
+	int argc, envc;
+	char *argv[BINPRM_MAX_ARGS + 1], *envp[BINPRM_MAX_ARGS + 1];
+	char strings[BINPRM_STRINGS];
+	size_t used;
+};
+
+/* Linux's count + copy_strings: the user's NULL-terminated array of
+ * strings into bprm; 0, -EFAULT or -E2BIG. */
+static int copy_user_strings(struct linux_binprm *bprm, const char __user *const __user *uarr, char **out,
+			     int *count)
+{
+	*count = 0;
+	for (int i = 0; uarr; i++) {
+		const char __user *ustr;
+		if (copy_from_user(&ustr, &uarr[i], sizeof(ustr)))
+			return -EFAULT;
+		if (!ustr)
+			break;
+		if (i == BINPRM_MAX_ARGS)
+			return -E2BIG;
+		long room = (long)(sizeof(bprm->strings) - bprm->used);
+		long len = strncpy_from_user(bprm->strings + bprm->used, (const char *)ustr, room);
+		if (len < 0)
+			return -EFAULT;
+		if (len >= room)
+			return -E2BIG;
+		out[i] = bprm->strings + bprm->used;
+		bprm->used += (size_t)len + 1;
+		*count = i + 1;
+	}
+	out[*count] = NULL;
+	return 0;
+}
+
+/* Linux's do_open_execat for mmlab's one kind of executable file. */
+static int find_program(int fd, const char *filename, const struct boot_module **mod)
+{
+	struct proc_node node;
+	char *norm;
+	bool slash;
+	int err = path_lookupat(current->files, fd, filename, &node, &norm, &slash);
+	kfree(norm);
+	if (err == 1)
+		return -ENOENT;
+	if (err)
+		return err;
+	if (!bin_program_entry(&node))
+		return -EACCES; /* a directory, or a file that is not a program */
+	if (slash)
+		return -ENOTDIR;
+	*mod = node.module;
+	return 0;
+}
+
+/* What the new program gets of its own (Linux's unshare_files and
+ * unshare_sighand, ahead of the point of no return). */
+struct exec_private {
+	struct mm_struct *mm;
+	struct files_struct *files;     /* NULL: the table is this process's alone */
+	struct sighand_struct *sighand; /* NULL: the actions are this process's alone */
+};
+
+static int exec_prepare(struct exec_private *x)
+{
+	struct task_struct *tsk = current;
+	memset(x, 0, sizeof(*x));
+	x->mm = mm_alloc();
+	if (!x->mm)
+		return -ENOMEM;
+	if (__atomic_load_n(&tsk->files->count, __ATOMIC_ACQUIRE) > 1 &&
+	    !(x->files = dup_fd(tsk->files, process_console_prefix(tsk))))
+		goto nomem;
+	if (__atomic_load_n(&tsk->sighand->count, __ATOMIC_ACQUIRE) > 1 && !(x->sighand = copy_sighand(false)))
+		goto nomem;
+	return 0;
+nomem:
+	files_release(x->files);
+	mmput(x->mm);
+	return -ENOMEM;
+}
+
+/* Linux's begin_new_exec and setup_new_exec: the point of no return. */
+static void begin_new_exec(struct exec_private *x, const char *filename)
+{
+	struct task_struct *tsk = current;
+	struct mm_struct *old = tsk->mm;
+	/* exec_mm_release: the robust list and CLEARTID word of the old mm. */
+	futex_exit_release(tsk);
+	mm_release(tsk, old);
+	__asm__ volatile("cli" ::: "memory");
+	tsk->mm = x->mm;
+	switch_mm(old, x->mm);
+	__asm__ volatile("sti" ::: "memory");
+	/* Linux's setmax_mm_hiwater_rss: the old program's peak stays the
+	 * process's (getrusage's ru_maxrss). */
+	struct signal_struct *sig = tsk->signal;
+	spin_lock(&sig->siglock);
+	sig->maxrss = max(sig->maxrss, __atomic_load_n(&old->hiwater_rss, __ATOMIC_RELAXED));
+	spin_unlock(&sig->siglock);
+	/* A vfork parent goes on: the memory it lent is no longer used. */
+	if (tsk->in_vfork) {
+		tsk->in_vfork = false;
+		complete_all(&tsk->vfork_done);
+	}
+	mmput(old);
+	if (x->files) {
+		struct files_struct *shared = tsk->files;
+		tsk->files = x->files;
+		files_release(shared);
+	}
+	do_close_on_exec(tsk->files);
+	if (x->sighand) {
+		struct sighand_struct *shared = tsk->sighand;
+		spin_lock(&shared->siglock);
+		tsk->sighand = x->sighand;
+		spin_unlock(&shared->siglock);
+		sighand_put(shared);
+	}
+	flush_signal_handlers(tsk);
+	tsk->sas_ss_sp = tsk->sas_ss_size = 0;
+	tsk->sas_ss_flags = SS_DISABLE;
+	restart_block_reset(tsk);
+	tsk->flags &= ~PF_FORKNOEXEC;
+	/* kbasename: what follows the last '/'. */
+	const char *base = filename;
+	for (const char *c = filename; *c; c++)
+		if (*c == '/')
+			base = c + 1;
+	strlcpy(tsk->comm, base, sizeof(tsk->comm));
+}
+
+static int do_execveat_common(int fd, const char __user *ufilename, const char __user *const __user *uargv,
+			      const char __user *const __user *uenvp, int flags)
+{
+	struct task_struct *tsk = current;
+	const struct boot_module *mod = NULL;
+	struct exec_private x;
+	char *filename;
+	if (!tsk->signal)
+		return -EINVAL; /* a kernel thread (a test) has no program to replace */
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	long err = getname(ufilename, false, &filename);
+	if (err)
+		return err;
+	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!bprm)
+		goto out_name;
+	bprm->used = 0;
+	err = find_program(fd, filename, &mod);
+	if (!err)
+		err = copy_user_strings(bprm, uargv, bprm->argv, &bprm->argc);
+	if (!err)
+		err = copy_user_strings(bprm, uenvp, bprm->envp, &bprm->envc);
+	if (err)
+		goto out;
+	/* Linux 5.18+: an empty argv becomes { "" }. */
+	if (!bprm->argc) {
+		bprm->argv[0] = "";
+		bprm->argv[1] = NULL;
+		bprm->argc = 1;
+	}
+	const void *image = __va(mod->start);
+	unsigned long size = mod->end - mod->start;
+	err = elf_check(image, size);
+	if (!err)
+		err = de_thread(tsk);
+	if (!err)
+		err = exec_prepare(&x);
+	if (err)
+		goto out;
+
+	begin_new_exec(&x, filename);
+	struct elf_image_info elf;
+	unsigned long sp = 0;
+	err = elf_load(tsk->mm, image, size, &elf);
+	if (!err)
+		err = setup_arg_pages(tsk->mm, &elf, stack_vma_size(tsk->signal));
+	if (!err)
+		err = create_elf_tables(&elf, bprm->argc, bprm->argv, bprm->envc, bprm->envp, filename, &sp);
+	if (err) {
+		kfree(bprm);
+		kfree(filename);
+		/* Past the point of no return: Linux's force_fatal_sig(SIGSEGV). */
+		do_group_exit_signal(SIGSEGV, "execve failed after the old program was gone");
+	}
+	tsk->mm->start_stack = sp;
+	start_thread(task_pt_regs(tsk), elf.entry, sp);
+out:
+	kfree(bprm);
+out_name:
+	kfree(filename);
+	return err;
+}
+
+SYSCALL_DEFINE3(execve, const char __user *, filename, const char __user *const __user *, argv,
+		const char __user *const __user *, envp)
+{
+	return do_execveat_common(AT_FDCWD, filename, argv, envp, 0);
+}
+
+SYSCALL_DEFINE5(execveat, int, fd, const char __user *, filename, const char __user *const __user *, argv,
+		const char __user *const __user *, envp, int, flags)
+{
+	return do_execveat_common(fd, filename, argv, envp, flags);
 }

@@ -13,17 +13,17 @@ struct mm_struct;
  * one. 0 or a negative errno. */
 int setup_arg_pages(struct mm_struct *mm, const struct elf_image_info *elf, unsigned long stack_size);
 /* Linux's create_elf_tables with the strings exec copies first: from the
- * returned *sp up, argc, argv[] and NULL, envp[] (empty) and NULL, the
+ * returned *sp up, argc, argv[] and NULL, envp[] and NULL, the
  * auxiliary vector (AT_MINSIGSTKSZ, AT_HWCAP, AT_PAGESZ, AT_CLKTCK,
  * AT_PHDR, AT_PHENT, AT_PHNUM, AT_BASE, AT_FLAGS, AT_ENTRY, AT_UID,
  * AT_EUID, AT_GID, AT_EGID, AT_SECURE, AT_RANDOM, AT_HWCAP2, AT_EXECFN,
  * AT_PLATFORM, AT_NULL: Linux's order); above them AT_RANDOM's 16 bytes,
- * "x86_64", the argument strings and the file name "/<program>" at the
- * top. No AT_SYSINFO_EHDR: mmlab has no vDSO. Records the file name for
+ * "x86_64", the argument and environment strings and the file name at the
+ * top (filename, or "/<program>" when NULL). No AT_SYSINFO_EHDR: mmlab has no vDSO. Records the file name for
  * readlink("/proc/self/exe"). 0, -E2BIG (more than BINPRM_MAX_ARGS
  * arguments) or -EFAULT. */
-int create_elf_tables(const struct elf_image_info *elf, int argc, char *const argv[],
-		      unsigned long *sp_out);
+int create_elf_tables(const struct elf_image_info *elf, int argc, char *const argv[], int envc,
+		      char *const envp[], const char *filename, unsigned long *sp_out);
 /* The auxv's AT_HWCAP and AT_HWCAP2 (tests compare). */
 unsigned long elf_hwcap(void);
 unsigned long elf_hwcap2(void);

@@ -8,8 +8,10 @@
 #include "kernel/spinlock.h"
 
 struct files_struct {
+	int count;            /* processes sharing it (CLONE_FILES), atomic */
 	spinlock_t file_lock; /* fd[], open_fds, exe_path */
 	unsigned long open_fds; /* bit n: fd n taken (installed, or reserved by an open) */
+	unsigned long close_on_exec; /* bit n: fd n goes at execve (O_CLOEXEC) */
 	struct file *fd[NR_OPEN_DEFAULT];
 	struct console_tty console;
 	char exe_path[64]; /* readlink("/proc/self/exe"); "" before a program runs */

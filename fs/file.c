@@ -104,6 +104,25 @@ void put_unused_fd(struct files_struct *files, int fd)
 	spin_unlock(&files->file_lock);
 }
 
+/* Linux's __set_close_on_exec / __clear_close_on_exec. */
+void set_close_on_exec(struct files_struct *files, int fd, bool on)
+{
+	spin_lock(&files->file_lock);
+	if (on)
+		files->close_on_exec |= 1ul << fd;
+	else
+		files->close_on_exec &= ~(1ul << fd);
+	spin_unlock(&files->file_lock);
+}
+
+/* Linux's do_close_on_exec: at execve, every O_CLOEXEC descriptor goes. */
+void do_close_on_exec(struct files_struct *files)
+{
+	for (int fd = 0; fd < NR_OPEN_DEFAULT; fd++)
+		if (READ_ONCE(files->close_on_exec) & (1ul << fd))
+			files_close(files, (unsigned int)fd);
+}
+
 /* Linux's fd_install(): the table takes over the caller's reference. */
 void fd_install(struct files_struct *files, int fd, struct file *f)
 {
@@ -117,6 +136,7 @@ struct files_struct *files_alloc(const char *console_prefix)
 	struct files_struct *files = kzalloc(sizeof(*files), GFP_KERNEL);
 	if (!files)
 		return NULL;
+	files->count = 1;
 	spin_lock_init(&files->file_lock);
 	mutex_init(&files->console.atomic_write_lock);
 	console_line_init(&files->console.line, console_prefix);
@@ -130,11 +150,65 @@ struct files_struct *files_alloc(const char *console_prefix)
 	return files;
 }
 
-/* After the last thread: nobody else can hold a reference to a file here
- * (system calls end before their thread exits), so each fput frees. */
+/* Linux's dup_fd, for fork: a table with the same descriptors, each
+ * sharing its open file with old's (one more reference), except the
+ * console's: a process has its own line on the console (its output comes
+ * out in whole lines, beside the others'), so a console descriptor gets a
+ * new console file of the same direction on the new table's line. */
+struct files_struct *dup_fd(struct files_struct *old, const char *console_prefix)
+{
+	struct files_struct *files = kzalloc(sizeof(*files), GFP_KERNEL);
+	if (!files)
+		return NULL;
+	files->count = 1;
+	spin_lock_init(&files->file_lock);
+	mutex_init(&files->console.atomic_write_lock);
+	console_line_init(&files->console.line, console_prefix);
+	/* References first, under the lock (nothing allocates there); the
+	 * console files are made after it. */
+	spin_lock(&old->file_lock);
+	for (int fd = 0; fd < NR_OPEN_DEFAULT; fd++) {
+		struct file *f = old->fd[fd];
+		if (!f)
+			continue;
+		__atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED);
+		files->fd[fd] = f;
+		files->open_fds |= 1ul << fd;
+	}
+	files->close_on_exec = old->close_on_exec & files->open_fds;
+	strlcpy(files->exe_path, old->exe_path, sizeof(files->exe_path));
+	spin_unlock(&old->file_lock);
+	bool failed = false;
+	for (int fd = 0; fd < NR_OPEN_DEFAULT; fd++) {
+		struct file *f = files->fd[fd];
+		if (!f || f->console != &old->console)
+			continue;
+		files->fd[fd] = failed ? NULL : tty_console_file(&files->console, f->f_mode & FMODE_WRITE);
+		if (!files->fd[fd]) {
+			failed = true;
+			files->open_fds &= ~(1ul << fd);
+		}
+		fput(f);
+	}
+	if (failed) {
+		files_release(files);
+		return NULL;
+	}
+	return files;
+}
+
+/* CLONE_FILES for a new process: one more process shares the table. */
+void get_files_struct(struct files_struct *files)
+{
+	__atomic_add_fetch(&files->count, 1, __ATOMIC_RELAXED);
+}
+
+/* After the last thread of the last process sharing the table: nobody
+ * else can hold a reference to a file here (system calls end before
+ * their thread exits), so each fput frees. */
 void files_release(struct files_struct *files)
 {
-	if (!files)
+	if (!files || __atomic_sub_fetch(&files->count, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
 	for (int fd = 0; fd < NR_OPEN_DEFAULT; fd++)
 		if (files->fd[fd])
@@ -174,6 +248,7 @@ int files_close(struct files_struct *files, unsigned int fd)
 	if (f) {
 		files->fd[fd] = NULL;
 		files->open_fds &= ~(1ul << fd);
+		files->close_on_exec &= ~(1ul << fd);
 	}
 	spin_unlock(&files->file_lock);
 	if (!f)

@@ -53,6 +53,15 @@ struct files_struct *files_alloc(const char *console_prefix);
 const char *files_last_console_line(struct files_struct *files);
 /* Closes every descriptor, writes out a partial console line, frees. */
 void files_release(struct files_struct *files);
+/* fork's copy of a table (Linux's dup_fd; NULL when memory is short), and
+ * CLONE_FILES's sharing of one (files_release drops a sharer, the last
+ * one frees it). */
+struct files_struct *dup_fd(struct files_struct *old, const char *console_prefix);
+void get_files_struct(struct files_struct *files);
+/* fd n's close-on-exec flag (O_CLOEXEC), and execve's closing of every
+ * descriptor that has it. */
+void set_close_on_exec(struct files_struct *files, int fd, bool on);
+void do_close_on_exec(struct files_struct *files);
 
 /* open/openat on files, for a kernel path: returns the new fd (the lowest
  * free one) or a negative errno. dirfd is AT_FDCWD (the working directory

@@ -32,6 +32,12 @@ int path_base(struct files_struct *files, int dirfd, const char *path, const cha
 /* Opens path from dirfd as open(2) with flags: 0 and a file with one
  * reference in *fp, or files_open's errors (fs/file.h). */
 int path_openat(struct files_struct *files, int dirfd, const char *path, int flags, struct file **fp);
+/* Linux's path_lookupat: path walked from dirfd (AT_FDCWD: the root) to
+ * *node, with *normp its normalised path (kmalloc'd, the caller frees it;
+ * NULL when no walk was made: dirfd's error, or no memory). path_walk's
+ * results. */
+int path_lookupat(struct files_struct *files, int dirfd, const char *path, struct proc_node *node, char **normp,
+		  bool *slash);
 /* Linux's getname()/getname_maybe_null(): the user path into a PATH_MAX
  * kernel buffer (*out, kfree it); with empty_ok, NULL or "" give "".
  * 0 or -EFAULT, -ENAMETOOLONG, -ENOENT (empty without empty_ok), -ENOMEM. */

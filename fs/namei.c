@@ -100,23 +100,35 @@ int path_base(struct files_struct *files, int dirfd, const char *path, const cha
 	return 0;
 }
 
-int path_openat(struct files_struct *files, int dirfd, const char *path, int flags, struct file **fp)
+int path_lookupat(struct files_struct *files, int dirfd, const char *path, struct proc_node *node, char **normp,
+		  bool *slash)
 {
 	const char *base;
 	struct file *dirf;
-	int berr = path_base(files, dirfd, path, &base, &dirf);
-	if (berr)
-		return berr;
+	*normp = NULL;
+	int err = path_base(files, dirfd, path, &base, &dirf);
+	if (err)
+		return err;
 	char *norm = kmalloc(strlen(base) + strlen(path) + 2, GFP_KERNEL);
 	if (!norm) {
 		fdput(dirf);
 		return -ENOMEM;
 	}
+	err = path_walk(base, path, norm, node, slash);
+	fdput(dirf); /* base is not used after the walk */
+	*normp = norm;
+	return err;
+}
+
+int path_openat(struct files_struct *files, int dirfd, const char *path, int flags, struct file **fp)
+{
 	struct proc_node node;
 	bool slash;
 	int acc = flags & O_ACCMODE;
-	int err = path_walk(base, path, norm, &node, &slash);
-	fdput(dirf); /* base is not used after the walk */
+	char *norm;
+	int err = path_lookupat(files, dirfd, path, &node, &norm, &slash);
+	if (!norm)
+		return err; /* no walk was made */
 	/* The last name is missing; nothing here can create files. procfs
 	 * answers the lookup itself (-ENOENT even with O_CREAT); sysfs and the
 	 * root refuse the creation (-EACCES). */

@@ -3,6 +3,7 @@
 # Linked into the kernel: adding a file here is the one deliberate step that
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
+	fs/bin.c \
 	fs/binfmt_elf.c \
 	fs/exec.c \
 	fs/file.c \

@@ -42,6 +42,7 @@ int files_open(struct files_struct *files, int dirfd, const char *path, int flag
 		return err;
 	}
 	fd_install(files, fd, f);
+	set_close_on_exec(files, fd, flags & O_CLOEXEC);
 	return fd;
 }
 

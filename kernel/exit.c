@@ -1,7 +1,11 @@
 /* The end of user threads and of thread groups (Linux's kernel/exit.c):
  * exit 60 ends one thread, exit_group 231 and a fatal signal (a fault's
  * or one sent: do_group_exit_signal, with its console line) end all of
- * them, and the reaper frees the threads nobody waits for.
+ * them, and the reaper frees the threads nobody waits for. The last thread
+ * of a process makes it a zombie for its parent (exit_notify: its
+ * children to their new parent, its parent told with exit_signal), or has
+ * the kernel free it when nobody will wait; the end of a tree's root kills
+ * the rest of its tree (zap_tree). Waiting is kernel/exit_wait.c.
  *
  * A thread always ends in its own context (do_exit_thread): robust futexes
  * and CLONE_CHILD_CLEARTID first (Linux's exit_mm -> exit_mm_release), then
@@ -18,7 +22,9 @@
  * on its next way back to user mode (arch_do_signal_or_restart).
  *
  * Invariant: signal->sigcnt counts the group's task_structs not yet freed;
- * process_wait frees the group only when the leader's is the last. */
+ * release_process frees the group only when the leader's is the last. A
+ * process is on its parent's children list from its creation until a wait
+ * claims it (EXIT_DEAD) or it is handed to the process reaper. */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
@@ -33,16 +39,72 @@
 #include "kernel/smp.h"
 #include "lib/string.h"
 #include "kernel/syscall.h"
+#include "kernel/time.h"
 #include "kernel/topology.h"
 #include "mm/mm_types.h"
 #include "mm/mempolicy.h"
 #include "mm/mmu_context.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 
 static unsigned long user_threads_alive;
-static DEFINE_SPINLOCK(reap_lock);
-static LIST_HEAD(reap_list);
-static DECLARE_WAIT_QUEUE_HEAD(reap_wait);
+
+/* Tasks to free that nobody waits for, each queue with its kernel thread:
+ * exited threads other than leaders (release_thread), and processes the
+ * kernel reaps (release_process, which waits for the first queue's work
+ * on that process's threads, hence a thread of its own). Linked by
+ * task->thread_node. */
+struct reap_queue {
+	spinlock_t lock;
+	struct list_head list;
+	struct wait_queue_head wait;
+	void (*release)(struct task_struct *p);
+};
+static void release_thread(struct task_struct *p);
+static struct reap_queue thread_reap = {
+	__SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT(thread_reap.list),
+	__WAIT_QUEUE_HEAD_INITIALIZER(thread_reap.wait), release_thread,
+};
+static struct reap_queue process_reap = {
+	__SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT(process_reap.list),
+	__WAIT_QUEUE_HEAD_INITIALIZER(process_reap.wait), release_process,
+};
+
+/* Moves the tasks of list (on their thread_node) to q. */
+static void reap_queue_add(struct reap_queue *q, struct list_head *list)
+{
+	if (list_empty(list))
+		return;
+	spin_lock(&q->lock);
+	while (!list_empty(list)) {
+		struct task_struct *p = list_first_entry(list, struct task_struct, thread_node);
+		list_del(&p->thread_node);
+		list_add_tail(&p->thread_node, &q->list);
+	}
+	spin_unlock(&q->lock);
+	wake_up(&q->wait);
+}
+
+static void reap_queue_add_one(struct reap_queue *q, struct task_struct *p)
+{
+	LIST_HEAD(one);
+	list_add_tail(&p->thread_node, &one);
+	reap_queue_add(q, &one);
+}
+
+static int reaper_fn(void *data)
+{
+	struct reap_queue *q = data;
+	for (;;) {
+		wait_event(q->wait, READ_ONCE(q->list.next) != &q->list);
+		spin_lock(&q->lock);
+		struct task_struct *p = list_first_entry(&q->list, struct task_struct, thread_node);
+		list_del(&p->thread_node);
+		spin_unlock(&q->lock);
+		q->release(p);
+	}
+	return 0;
+}
 static DECLARE_WAIT_QUEUE_HEAD(group_release_wait);
 static struct task_struct *reaper;
 
@@ -94,6 +156,249 @@ static bool start_group_exit(struct task_struct *tsk, int code, const char *why,
 	return first;
 }
 
+/* ---- The end of a process: its children and its parent (Linux's
+ * exit_notify, forget_original_parent, reparent_leader, do_notify_parent)
+ * ---- */
+
+int process_wait_status(const struct signal_struct *sig)
+{
+	const struct process_result *r = &sig->result;
+	if (r->killed)
+		return r->signal | (sig_kernel_coredump(r->signal) ? 0x80 : 0);
+	return (r->exit_code & 0xff) << 8;
+}
+
+void process_siginfo(const struct task_struct *p, struct kernel_siginfo *info)
+{
+	const struct signal_struct *sig = p->signal;
+	memset(info, 0, sizeof(*info));
+	info->si_signo = SIGCHLD;
+	info->chld.pid = p->tgid;
+	info->chld.uid = 0;
+	if (sig->result.killed) {
+		info->si_code = sig_kernel_coredump(sig->result.signal) ? CLD_DUMPED : CLD_KILLED;
+		info->chld.status = sig->result.signal;
+	} else {
+		info->si_code = CLD_EXITED;
+		info->chld.status = sig->result.exit_code & 0xff;
+	}
+	info->chld.utime = (long)nsec_to_clock_t(sig->utime);
+	info->chld.stime = (long)nsec_to_clock_t(sig->stime);
+}
+
+/* Linux's do_notify_parent: tsk's process has ended; its parent gets
+ * exit_signal (with q, a sigqueue the caller allocated, or NULL) and its
+ * waits are woken. Returns true when nobody will wait for tsk: the parent
+ * ignores SIGCHLD (SIG_IGN, or SA_NOCLDWAIT), so the kernel frees it.
+ * Under tasklist_lock. */
+static bool do_notify_parent(struct task_struct *tsk, struct sigqueue *q)
+{
+	struct task_struct *parent = tsk->real_parent;
+	struct sighand_struct *psig = parent->sighand;
+	struct kernel_siginfo info;
+	int sig = tsk->exit_signal;
+	bool autoreap = false;
+	process_siginfo(tsk, &info);
+	info.si_signo = sig;
+	spin_lock(&psig->siglock);
+	struct k_sigaction *ka = &psig->action[SIGCHLD - 1];
+	if (sig == SIGCHLD && (ka->sa.sa_handler == SIG_IGN || (ka->sa.sa_flags & SA_NOCLDWAIT))) {
+		autoreap = true;
+		if (ka->sa.sa_handler == SIG_IGN)
+			sig = 0;
+	}
+	spin_unlock(&psig->siglock);
+	if (sig > 0 && sig <= _NSIG)
+		send_signal_prealloc(sig, &info, parent, true, q);
+	else
+		kfree(q);
+	wake_up_all(&parent->signal->wait_chldexit);
+	return autoreap;
+}
+
+/* Linux's find_new_reaper: orphans go to the root of the tree, unless
+ * that is the one ending, or it has ended: then to nobody (the kernel
+ * frees them when they end). */
+static struct task_struct *find_new_reaper(struct task_struct *father)
+{
+	struct task_struct *root = father->signal->child_reaper;
+	return root == father || root->signal->tree_dead ? NULL : root;
+}
+
+/* Linux's forget_original_parent + reparent_leader: father's children
+ * become the new reaper's, with SIGCHLD as their exit signal; one that
+ * has ended already is announced to its new parent, or freed. Under
+ * tasklist_lock. */
+static void forget_original_parent(struct task_struct *father, struct list_head *dead)
+{
+	struct task_struct *reaper = find_new_reaper(father), *c, *n;
+	list_for_each_entry_safe(c, n, &father->children, sibling) {
+		list_del(&c->sibling);
+		INIT_LIST_HEAD(&c->sibling);
+		c->real_parent = reaper;
+		c->exit_signal = SIGCHLD;
+		if (reaper)
+			list_add_tail(&c->sibling, &reaper->children);
+		if (c->exit_state != EXIT_ZOMBIE)
+			continue;
+		/* Its notification has no sigqueue to go with: a SIGCHLD
+		 * without its siginfo, as when Linux's queue cannot grow. */
+		if (!reaper || do_notify_parent(c, NULL)) {
+			c->exit_state = EXIT_DEAD;
+			list_del(&c->sibling);
+			INIT_LIST_HEAD(&c->sibling);
+			list_add_tail(&c->thread_node, dead);
+		}
+	}
+}
+
+/* Linux's zap_pid_ns_processes: the root of a tree has ended; every other
+ * process of the tree is killed (each is then freed by its parent's wait,
+ * or by the kernel). */
+static void zap_tree(struct task_struct *root)
+{
+	struct task_struct **procs;
+	int n = collect_tree_processes(root, NULL, NULL, &procs);
+	for (int i = 0; i < n; i++) {
+		if (procs[i] != root) {
+			struct kernel_siginfo info = { .si_signo = SIGKILL, .si_code = SI_KERNEL };
+			send_signal(SIGKILL, &info, procs[i], true);
+		}
+		put_task_struct(procs[i]);
+	}
+	kvfree(procs);
+}
+
+/* Linux's exit_notify, by the last thread of leader's group: its children
+ * go to their new parent, its parent is told. Returns whether the kernel
+ * frees the process (nobody waits for it). */
+static bool exit_notify(struct task_struct *leader)
+{
+	LIST_HEAD(dead);
+	struct sigqueue *q = kmalloc(sizeof(*q), GFP_KERNEL);
+	struct signal_struct *sig = leader->signal;
+	bool root = sig->child_reaper == leader, autoreap;
+	spin_lock(&tasklist_lock);
+	if (root)
+		sig->tree_dead = true;
+	forget_original_parent(leader, &dead);
+	leader->exit_state = EXIT_ZOMBIE;
+	if (leader->real_parent) {
+		autoreap = do_notify_parent(leader, q);
+	} else {
+		/* The root waits for process_wait; an orphan of a tree that is
+		 * being torn down for nobody. */
+		autoreap = !root;
+		kfree(q);
+	}
+	if (autoreap) {
+		leader->exit_state = EXIT_DEAD;
+		if (leader->real_parent) {
+			list_del(&leader->sibling);
+			INIT_LIST_HEAD(&leader->sibling);
+		}
+	}
+	spin_unlock(&tasklist_lock);
+	reap_queue_add(&process_reap, &dead);
+	if (root)
+		zap_tree(leader);
+	return autoreap;
+}
+
+void mm_release(struct task_struct *tsk, struct mm_struct *mm)
+{
+	/* Linux's mm_release: the CLEARTID word, while the mm is still ours
+	 * (the robust list went first: futex_exit_release or
+	 * futex_exec_release). A failed write is ignored, as Linux's; the
+	 * wake goes to shared futexes (no FUTEX_PRIVATE_FLAG), as Linux's
+	 * do_futex(FUTEX_WAKE). */
+	if (tsk->clear_child_tid) {
+		if (__atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED) > 1) {
+			int zero = 0;
+			(void)copy_to_user(tsk->clear_child_tid, &zero, sizeof(zero));
+			futex_wake((u32 __user *)tsk->clear_child_tid, FLAGS_SHARED, 1, FUTEX_BITSET_MATCH_ANY);
+		}
+		tsk->clear_child_tid = NULL;
+	}
+}
+
+/* Linux's de_thread for a thread that is not the leader, once the leader
+ * has exited: the caller takes the leader's place (exchange_tids,
+ * transfer_pid: its pid, which is the process's id; its parent and exit
+ * signal SIGCHLD; its children; its place among its parent's children
+ * and in the tree, and as the tree's root). The old leader's task, ended,
+ * stays until the process is freed (signal->dead_leaders: a file opened
+ * under /proc/self, or process_wait, may still name it), and no longer
+ * counts among the group's tasks (sigcnt). */
+static void become_leader(struct task_struct *tsk)
+{
+	struct task_struct *leader = tsk->group_leader, *c, *p;
+	struct signal_struct *sig = tsk->signal;
+	int old_pid = tsk->pid;
+	detach_pid(tsk);
+	spin_lock(&tasklist_lock);
+	tsk->pid = leader->pid;
+	leader->pid = old_pid;
+	tsk->group_leader = tsk;
+	tsk->real_parent = leader->real_parent;
+	tsk->exit_signal = SIGCHLD;
+	INIT_LIST_HEAD(&tsk->children);
+	while (!list_empty(&leader->children)) {
+		c = list_first_entry(&leader->children, struct task_struct, sibling);
+		list_move(&c->sibling, &tsk->children);
+		c->real_parent = tsk;
+	}
+	INIT_LIST_HEAD(&tsk->sibling);
+	if (leader->real_parent) {
+		list_add(&tsk->sibling, &leader->sibling);
+		list_del(&leader->sibling);
+	}
+	list_add(&tsk->tasks, &leader->tasks);
+	list_del(&leader->tasks);
+	if (sig->child_reaper == leader)
+		list_for_each_entry(p, &sig->tree_tasks, tasks)
+			p->signal->child_reaper = tsk;
+	spin_unlock(&tasklist_lock);
+	attach_pid(tsk);
+	spin_lock(&sig->siglock);
+	list_add_tail(&leader->thread_node, &sig->dead_leaders);
+	spin_unlock(&sig->siglock);
+	__atomic_sub_fetch(&sig->sigcnt, 1, __ATOMIC_ACQ_REL);
+}
+
+int de_thread(struct task_struct *tsk)
+{
+	struct signal_struct *sig = tsk->signal;
+	spin_lock(&sig->siglock);
+	if (sig->nr_threads == 1 && tsk == tsk->group_leader) {
+		spin_unlock(&sig->siglock);
+		return 0;
+	}
+	if (sig->group_exit) {
+		spin_unlock(&sig->siglock);
+		return -EAGAIN;
+	}
+	/* The other threads end as in a group exit; the caller does not
+	 * (signal_pending and fatal_signal_pending skip group_exec_task). */
+	sig->group_exec_task = tsk;
+	sig->group_exit_code = 0;
+	__atomic_store_n(&sig->group_exit, true, __ATOMIC_RELEASE);
+	zap_other_threads(tsk);
+	spin_unlock(&sig->siglock);
+	/* Their task_structs freed too, but the leader's (a leader is freed
+	 * with its process): the caller is alone. */
+	bool leader = tsk == tsk->group_leader;
+	wait_event(group_release_wait, READ_ONCE(sig->nr_threads) == 1 &&
+					       __atomic_load_n(&sig->sigcnt, __ATOMIC_ACQUIRE) == (leader ? 1 : 2));
+	if (!leader)
+		become_leader(tsk);
+	spin_lock(&sig->siglock);
+	__atomic_store_n(&sig->group_exit, false, __ATOMIC_RELEASE);
+	sig->group_exec_task = NULL;
+	spin_unlock(&sig->siglock);
+	return 0;
+}
+
 __noreturn void do_exit_thread(int code)
 {
 	struct task_struct *tsk = current;
@@ -103,21 +408,10 @@ __noreturn void do_exit_thread(int code)
 
 	if (!sig || !mm)
 		panic("BUG: do_exit_thread() in %s, which is not a user thread", tsk->comm);
-	/* Linux's exit_mm_release: the robust list, then the CLEARTID word
-	 * (mm_release), while the mm is still ours. A failed write is
-	 * ignored, as Linux's; the wake goes to shared futexes (no
-	 * FUTEX_PRIVATE_FLAG), as Linux's do_futex(FUTEX_WAKE). */
 	futex_exit_release(tsk);
 	/* Linux's exit_signals: no signal is queued to it from here on. */
 	exit_signals(tsk, false);
-	if (tsk->clear_child_tid) {
-		if (__atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED) > 1) {
-			int zero = 0;
-			(void)copy_to_user(tsk->clear_child_tid, &zero, sizeof(zero));
-			futex_wake((u32 __user *)tsk->clear_child_tid, FLAGS_SHARED, 1, FUTEX_BITSET_MATCH_ANY);
-		}
-		tsk->clear_child_tid = NULL;
-	}
+	mm_release(tsk, mm);
 	detach_pid(tsk);
 
 	spin_lock(&sig->siglock);
@@ -139,7 +433,11 @@ __noreturn void do_exit_thread(int code)
 	 * checked on Linux 6.18 with thread_group leader_exit). */
 	if (last && !sig->result.killed)
 		sig->result.exit_code = sig->group_exit ? sig->group_exit_code : code & 0xff;
+	/* An exec waits for the leader's end, which no release announces. */
+	bool exec_waits = sig->group_exec_task && tsk == tsk->group_leader;
 	spin_unlock(&sig->siglock);
+	if (exec_waits)
+		wake_up_all(&group_release_wait);
 
 	if (last) {
 		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */
@@ -147,8 +445,6 @@ __noreturn void do_exit_thread(int code)
 			sizeof(sig->result.last_line));
 		files_release(tsk->files);
 		process_ended();
-		/* sig stays: this task holds one of sigcnt until it is freed. */
-		wake_up_all(&group_release_wait);
 	}
 	tsk->files = NULL;
 	/* Off the address space and FPU area before they go: the scheduler
@@ -159,15 +455,25 @@ __noreturn void do_exit_thread(int code)
 	switch_mm(mm, NULL);
 	__asm__ volatile("sti" ::: "memory");
 	mmput(mm);
+	/* Linux's mm_release: a vfork parent may go on once the child has
+	 * left the memory it borrowed. */
+	if (tsk->in_vfork)
+		complete_all(&tsk->vfork_done);
 	kfree(fpu);
 	mpol_exit(tsk);
 	__atomic_sub_fetch(&user_threads_alive, 1, __ATOMIC_RELAXED);
 
 	if (tsk != tsk->group_leader) {
-		spin_lock(&reap_lock);
-		list_add_tail(&tsk->thread_node, &reap_list);
-		spin_unlock(&reap_lock);
-		wake_up(&reap_wait);
+		reap_queue_add_one(&thread_reap, tsk);
+	}
+	if (last) {
+		/* After the mm and the files are gone (Linux's exit_notify
+		 * follows exit_mm and exit_files): a parent woken here finds
+		 * the process's resources freed. */
+		if (exit_notify(tsk->group_leader))
+			reap_queue_add_one(&process_reap, tsk->group_leader);
+		/* sig stays: this task holds one of sigcnt until it is freed. */
+		wake_up_all(&group_release_wait);
 	}
 	do_exit(code);
 }
@@ -251,6 +557,14 @@ void wait_group_released(struct signal_struct *sig)
 	wait_event(group_release_wait, group_released(sig));
 }
 
+void wait_tree_released(struct signal_struct *sig)
+{
+	wait_group_released(sig);
+	wait_event(group_release_wait, READ_ONCE(sig->nr_tree) == 0);
+}
+
+void wake_up_tree_waiters(void) { wake_up_all(&group_release_wait); }
+
 /* Frees an exited thread that is not its group's leader. */
 static void release_thread(struct task_struct *p)
 {
@@ -263,27 +577,14 @@ static void release_thread(struct task_struct *p)
 	wake_up_all(&group_release_wait);
 }
 
-static int reaper_fn(void *unused)
-{
-	(void)unused;
-	for (;;) {
-		wait_event(reap_wait, READ_ONCE(reap_list.next) != &reap_list);
-		spin_lock(&reap_lock);
-		struct task_struct *p = list_first_entry(&reap_list, struct task_struct, thread_node);
-		list_del(&p->thread_node);
-		spin_unlock(&reap_lock);
-		release_thread(p);
-	}
-	return 0;
-}
-
 /* Before the test run and the boot programs (both later: the test run is a
  * late_initcall_sync, the boot programs follow the initcalls): the reaper
  * is there before any process. */
 static int reaper_init(void)
 {
-	struct task_struct *p = kthread_run_on_cpu(reaper_fn, NULL, smp_processor_id(), "reaper/%u");
-	if (!p)
+	struct task_struct *p = kthread_run_on_cpu(reaper_fn, &thread_reap, smp_processor_id(), "reaper/%u");
+	struct task_struct *pr = kthread_run_on_cpu(reaper_fn, &process_reap, smp_processor_id(), "preaper/%u");
+	if (!p || !pr)
 		return -ENOMEM;
 	WRITE_ONCE(reaper, p);
 	return 0;

@@ -1,28 +1,34 @@
-/* New threads: clone 56 and clone3 435 (Linux's kernel/fork.c:
- * sys_clone, sys_clone3, copy_clone_args_from_user, clone3_args_valid,
- * kernel_clone, copy_process), for the thread flags glibc and musl use.
+/* New tasks: fork 57, vfork 58, clone 56 and clone3 435 (Linux's
+ * kernel/fork.c: sys_clone, sys_clone3, copy_clone_args_from_user,
+ * clone3_args_valid, kernel_clone, copy_process), for the flags glibc and
+ * musl pass for threads, fork, vfork and posix_spawn.
  *
- * mmlab runs thread groups only: a clone that would make a new process
- * (no CLONE_THREAD: fork, vfork, posix_spawn's CLONE_VM|CLONE_VFORK) has
- * nowhere to go (no wait4, no exec, no copy of an address space), and gets
- * -EINVAL, as Linux gives for flag combinations it does not accept, with
- * one log line naming the flags; so do the flags of things mmlab lacks
- * (namespaces, pidfds, ptrace, vfork, cgroups) and a thread with a file
- * table of its own (no CLONE_FILES: mmlab cannot copy one). The libcs pass
- * a clone error on (glibc's pthread_create returns the errno, musl's
- * returns EAGAIN; fork and posix_spawn report -1 with errno EINVAL).
+ * Every new task (copy_process): a task on the CPU select_task_rq_fork
+ * picks, with the scheduler's side of the parent (sched_fork), a copy of
+ * the parent's FPU registers (fpu_clone), the parent's FS/GS bases or
+ * CLONE_SETTLS's, its blocked mask, nothing pending. It starts in
+ * fork_entry, which writes CLONE_CHILD_SETTID's word and returns to user
+ * mode with the parent's user registers but rax = 0 and rsp = the new
+ * stack if one was given (Linux's ret_from_fork).
  *
- * A new thread (copy_process, for CLONE_VM|CLONE_SIGHAND|CLONE_THREAD):
- * a task on the CPU select_task_rq_fork picks, with the scheduler's side
- * of the parent (sched_fork), a copy of the parent's FPU registers
- * (fpu_clone), the parent's FS/GS bases or CLONE_SETTLS's, the shared mm
- * (a user more), files, sighand and thread group. It starts in fork_entry,
- * which writes CLONE_CHILD_SETTID's word and returns to user mode with the
- * parent's user registers but rax = 0 and rsp = the new stack (Linux's
- * ret_from_fork). */
+ * A thread (CLONE_VM|CLONE_SIGHAND|CLONE_THREAD) joins the parent's group:
+ * its mm, files, sighand and signal_struct. A new process (no
+ * CLONE_THREAD) gets a thread group of its own (copy_signal: the limits
+ * copied), the parent's address space shared (CLONE_VM) or copied
+ * (copy_mm -> dup_mm), its descriptor table shared (CLONE_FILES) or
+ * copied (dup_fd), its signal actions shared (CLONE_SIGHAND) or copied
+ * (copy_sighand); its parent is the calling process (the caller's parent
+ * with CLONE_PARENT), it is in the parent's process group, session and
+ * process tree, and it tells its parent of its end with exit_signal
+ * (kernel/exit.c). CLONE_VFORK's parent sleeps until the child has left
+ * the memory it borrowed (its exit). Flags for what mmlab lacks
+ * (namespaces, pidfds, cgroups, set_tid) are refused with EINVAL and one
+ * log line naming them, as Linux refuses flag combinations it does not
+ * accept. */
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
+#include "fs/file.h"
 #include "kernel/pid.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
@@ -65,13 +71,14 @@
 #define CLONE_CLEAR_SIGHAND 0x100000000ul
 #define CLONE_INTO_CGROUP 0x200000000ul
 
-/* What mmlab accepts beyond the three a thread needs: sharing what it has
- * (files), and flags with nothing to act on here (no fs_struct: CLONE_FS is
- * the same either way; no SysV semaphores, tracing or I/O contexts). */
-#define MMLAB_CLONE_THREAD_FLAGS                                                                     \
+/* What mmlab accepts: sharing what it has (memory, files, actions), and
+ * flags with nothing to act on here (no fs_struct: CLONE_FS is the same
+ * either way; no SysV semaphores, tracing or I/O contexts; CLONE_PTRACE
+ * only matters to a traced parent). */
+#define MMLAB_CLONE_FLAGS                                                                            \
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS | \
 	 CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | CLONE_DETACHED |            \
-	 CLONE_UNTRACED | CLONE_IO | CLONE_PARENT)
+	 CLONE_UNTRACED | CLONE_IO | CLONE_PARENT | CLONE_VFORK | CLONE_PTRACE | CLONE_CLEAR_SIGHAND)
 
 #define CLONE_ARGS_SIZE_VER0 64
 #define CLONE_ARGS_SIZE_VER2 88
@@ -106,6 +113,8 @@ struct kernel_clone_args {
 
 __noreturn void ret_from_fork_user(const struct pt_regs *regs); /* user_entry.asm */
 
+DEFINE_SPINLOCK(tasklist_lock);
+
 /* Says once per reason which flags mmlab refused, so a libc's failure has
  * a cause on the console. */
 static void refuse_once(bool *said, const struct kernel_clone_args *args, const char *why)
@@ -114,9 +123,9 @@ static void refuse_once(bool *said, const struct kernel_clone_args *args, const 
 		pr_warn("clone: flags %#llx (exit signal %d) refused with EINVAL: %s (reported once)\n",
 			(unsigned long long)args->flags, args->exit_signal, why);
 }
-static bool said_process, said_unsupported, said_files, said_set_tid;
+static bool said_unsupported, said_files, said_set_tid;
 
-/* The new thread's first code, in kernel mode on its CPU, with the mm and
+/* The new task's first code, in kernel mode on its CPU, with the mm and
  * FS/GS bases loaded by the switch to it. */
 static int fork_entry(void *data)
 {
@@ -150,30 +159,172 @@ static int clone_flags_valid(const struct kernel_clone_args *args)
 		return -EINVAL;
 	if ((f & CLONE_SIGHAND) && !(f & CLONE_VM))
 		return -EINVAL;
+	/* A tree's root (Linux's init, SIGNAL_UNKILLABLE) makes no siblings
+	 * of itself: it has no parent to reap them. */
+	if ((f & CLONE_PARENT) && !current->group_leader->real_parent)
+		return -EINVAL;
 	if ((f & CLONE_THREAD) && (f & (CLONE_NEWUSER | CLONE_NEWPID)))
 		return -EINVAL;
 	if ((f & CLONE_PIDFD) && (f & CLONE_DETACHED))
 		return -EINVAL;
-	if (!(f & CLONE_THREAD)) {
-		refuse_once(&said_process, args, "a new process (fork, vfork, spawn): mmlab runs threads of a process only");
+	if (f & ~MMLAB_CLONE_FLAGS) {
+		refuse_once(&said_unsupported, args, "namespaces, pidfds and cgroups are not supported");
 		return -EINVAL;
 	}
-	if (f & ~MMLAB_CLONE_THREAD_FLAGS) {
-		refuse_once(&said_unsupported, args, "namespaces, pidfds, ptrace, vfork and cgroups are not supported");
-		return -EINVAL;
-	}
-	if (!(f & CLONE_FILES)) {
+	if ((f & CLONE_THREAD) && !(f & CLONE_FILES)) {
 		refuse_once(&said_files, args, "a thread with its own file table (no CLONE_FILES) is not supported");
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* Linux's kernel_clone + copy_process for a thread of current's group. */
+/* Frees what copy_process gave p before it ran (p never ran: its
+ * task_struct goes with kthread_stop). */
+static void free_unstarted(struct task_struct *p, struct pt_regs *regs)
+{
+	void *fpu = p->fpu_state;
+	p->fpu_state = NULL;
+	kthread_stop(p);
+	kfree(fpu);
+	kfree(regs);
+}
+
+/* A thread of current's group (CLONE_THREAD): joining the group and the
+ * exit check are one step under siglock (copy_process's
+ * fatal_signal_pending check), so a group exit either finds the new
+ * thread on thread_head or is seen here. */
+static int copy_thread_group(struct task_struct *p, struct task_struct *parent)
+{
+	struct signal_struct *sig = parent->signal;
+	p->tgid = parent->tgid;
+	p->group_leader = parent->group_leader;
+	p->signal = sig;
+	p->sighand = parent->sighand;
+	p->result = parent->result;
+	spin_lock(&sig->siglock);
+	if (sig->group_exit) {
+		spin_unlock(&sig->siglock);
+		return -EINTR; /* Linux's -ERESTARTNOINTR: the caller is exiting anyway */
+	}
+	__atomic_add_fetch(&parent->mm->mm_users, 1, __ATOMIC_RELAXED); /* mmget */
+	__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
+	p->mm = parent->mm;
+	p->files = parent->files;
+	mpol_fork(p, parent); /* copy_process: the creator's NUMA policy */
+	__atomic_add_fetch(&sig->sigcnt, 1, __ATOMIC_RELAXED); /* the reaper drops it, unlocked */
+	sig->nr_threads++;
+	list_add_tail(&p->thread_node, &sig->thread_head);
+	spin_unlock(&sig->siglock);
+	return 0;
+}
+
+/* Linux's copy_mm, copy_files, copy_sighand and copy_signal for a new
+ * process: its own mm unless CLONE_VM, its own descriptor table unless
+ * CLONE_FILES, its own actions unless CLONE_SIGHAND; always a new thread
+ * group with the parent's limits. Then it joins the process tree. */
+static int copy_new_process(struct task_struct *p, struct task_struct *parent,
+			    const struct kernel_clone_args *args)
+{
+	struct signal_struct *psig = parent->signal, *sig;
+	struct mm_struct *mm = NULL;
+	struct files_struct *files = NULL;
+	struct sighand_struct *sighand = NULL;
+	u64 f = args->flags;
+	int err = -ENOMEM;
+
+	sig = process_signal_alloc(process_console_prefix(parent));
+	if (!sig)
+		return -ENOMEM;
+	if (f & CLONE_VM) {
+		mm = parent->mm;
+		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED); /* mmget */
+	} else {
+		err = dup_mm(parent->mm, &mm);
+		if (err)
+			goto fail;
+	}
+	err = -ENOMEM;
+	if (f & CLONE_FILES) {
+		files = parent->files;
+		get_files_struct(files);
+	} else if (!(files = dup_fd(parent->files, process_console_prefix(parent)))) {
+		goto fail;
+	}
+	if (f & CLONE_SIGHAND) {
+		sighand = parent->sighand;
+		__atomic_add_fetch(&sighand->count, 1, __ATOMIC_RELAXED);
+	} else if (!(sighand = copy_sighand(f & CLONE_CLEAR_SIGHAND))) {
+		goto fail;
+	}
+	spin_lock(&psig->siglock);
+	memcpy(sig->rlim, psig->rlim, sizeof(sig->rlim));
+	spin_unlock(&psig->siglock);
+	p->tgid = p->pid;
+	p->group_leader = p;
+	p->signal = sig;
+	p->sighand = sighand;
+	p->result = &sig->result;
+	p->flags |= PF_FORKNOEXEC;
+	INIT_LIST_HEAD(&p->children);
+	INIT_LIST_HEAD(&p->sibling);
+	list_add_tail(&p->thread_node, &sig->thread_head);
+	/* Linux's: CLONE_PARENT's child is the parent's sibling and takes
+	 * the parent's exit signal. */
+	struct task_struct *leader = parent->group_leader;
+	p->exit_signal = (f & CLONE_PARENT) ? leader->exit_signal : args->exit_signal;
+
+	spin_lock(&tasklist_lock);
+	struct task_struct *root = psig->child_reaper;
+	/* copy_process's fatal_signal_pending check: a parent being killed,
+	 * or a tree being torn down, makes no more processes. */
+	if (READ_ONCE(psig->group_exit) || root->signal->tree_dead) {
+		spin_unlock(&tasklist_lock);
+		err = -EINTR; /* Linux's -ERESTARTNOINTR */
+		goto fail;
+	}
+	p->real_parent = (f & CLONE_PARENT) ? leader->real_parent : leader;
+	list_add_tail(&p->sibling, &p->real_parent->children);
+	sig->pgrp = psig->pgrp;
+	sig->session = psig->session;
+	sig->child_reaper = root;
+	list_add_tail(&p->tasks, &root->signal->tree_tasks);
+	root->signal->nr_tree++;
+	p->mm = mm;
+	p->files = files;
+	mpol_fork(p, parent);
+	spin_unlock(&tasklist_lock);
+	process_started();
+	return 0;
+fail:
+	if (mm)
+		mmput(mm);
+	files_release(files);
+	sighand_put(sighand);
+	process_signal_free(sig);
+	p->signal = NULL;
+	p->sighand = NULL;
+	return err;
+}
+
+/* Linux's wait_for_vfork_done: killable (a fatal signal ends the wait,
+ * the child goes on with the memory). */
+static void wait_for_vfork_done(struct task_struct *child)
+{
+	struct completion *x = &child->vfork_done;
+	DEFINE_WAIT(wait);
+	for (;;) {
+		prepare_to_wait(&x->wait, &wait, TASK_INTERRUPTIBLE);
+		if (completion_done(x) || sigkill_pending(current))
+			break;
+		schedule();
+	}
+	finish_wait(&x->wait, &wait);
+}
+
+/* Linux's kernel_clone + copy_process. */
 static long kernel_clone(struct kernel_clone_args *args)
 {
 	struct task_struct *parent = current, *p;
-	struct signal_struct *sig = parent->signal;
 	u64 f = args->flags;
 
 	if ((f & CLONE_PIDFD) && (f & CLONE_PARENT_SETTID) && args->pidfd == args->parent_tid)
@@ -184,7 +335,7 @@ static long kernel_clone(struct kernel_clone_args *args)
 	/* x86's set_new_tls -> do_arch_prctl_64(ARCH_SET_FS). */
 	if ((f & CLONE_SETTLS) && args->tls >= TASK_SIZE)
 		return -EPERM;
-	if (!sig || !user_thread_reaper_running())
+	if (!parent->signal || !user_thread_reaper_running())
 		return -EAGAIN;
 	/* copy_process's nr_threads >= max_threads (fork_init's bound on the
 	 * kernel stacks memory can hold). */
@@ -205,8 +356,7 @@ static long kernel_clone(struct kernel_clone_args *args)
 	}
 	err = fpu_clone(p, parent);
 	if (err) {
-		kthread_stop(p);
-		kfree(regs);
+		free_unstarted(p, regs);
 		return err;
 	}
 	sched_fork(p, parent);
@@ -216,53 +366,60 @@ static long kernel_clone(struct kernel_clone_args *args)
 	if (f & CLONE_SETTLS)
 		p->thread.fsbase = args->tls;
 	p->blocked = parent->blocked;
-	/* A thread starts without the parent's alternate signal stack
-	 * (copy_process's sas_ss_reset for CLONE_VM). */
-	p->sas_ss_sp = p->sas_ss_size = 0;
-	p->sas_ss_flags = SS_DISABLE;
+	/* copy_process's sas_ss_reset: a task sharing the memory without
+	 * waiting for it (a thread, clone(CLONE_VM)) does not share the
+	 * parent's alternate signal stack; fork and vfork keep it. */
+	if ((f & (CLONE_VM | CLONE_VFORK)) == CLONE_VM) {
+		p->sas_ss_sp = p->sas_ss_size = 0;
+		p->sas_ss_flags = SS_DISABLE;
+	} else {
+		p->sas_ss_sp = parent->sas_ss_sp;
+		p->sas_ss_size = parent->sas_ss_size;
+		p->sas_ss_flags = parent->sas_ss_flags;
+	}
 	/* Nothing pending for it yet (Linux's init_sigpending). */
 	INIT_LIST_HEAD(&p->pending.list);
 	p->pending.signal = 0;
 	p->set_child_tid = (f & CLONE_CHILD_SETTID) ? args->child_tid : NULL;
 	p->clear_child_tid = (f & CLONE_CHILD_CLEARTID) ? args->child_tid : NULL;
 	p->pid = alloc_pid();
-	p->tgid = parent->tgid;
-	p->group_leader = parent->group_leader;
-	p->signal = sig;
-	p->sighand = parent->sighand;
-	p->result = parent->result;
 	p->usage = 1;
-
-	/* Joining the group and the exit check are one step under siglock
-	 * (copy_process's fatal_signal_pending check): a group exit either
-	 * finds the new thread on thread_head or is seen here. */
-	spin_lock(&sig->siglock);
-	if (sig->group_exit) {
-		spin_unlock(&sig->siglock);
-		void *fpu = p->fpu_state;
-		p->fpu_state = NULL;
-		kthread_stop(p);
-		kfree(fpu);
-		kfree(regs);
-		return -EINTR; /* Linux's -ERESTARTNOINTR: the caller is exiting anyway */
+	if (f & CLONE_VFORK) {
+		p->in_vfork = true;
+		init_completion(&p->vfork_done);
 	}
-	__atomic_add_fetch(&parent->mm->mm_users, 1, __ATOMIC_RELAXED); /* mmget */
-	__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
-	p->mm = parent->mm;
-	p->files = parent->files;
-	mpol_fork(p, parent); /* copy_process: the creator's NUMA policy */
-	__atomic_add_fetch(&sig->sigcnt, 1, __ATOMIC_RELAXED); /* the reaper drops it, unlocked */
-	sig->nr_threads++;
-	list_add_tail(&p->thread_node, &sig->thread_head);
-	spin_unlock(&sig->siglock);
+
+	err = (f & CLONE_THREAD) ? copy_thread_group(p, parent) : copy_new_process(p, parent, args);
+	if (err) {
+		free_unstarted(p, regs);
+		return err;
+	}
 	attach_pid(p);
 	user_thread_started();
 
 	int nr = p->pid;
 	if (f & CLONE_PARENT_SETTID)
 		(void)copy_to_user(args->parent_tid, &nr, sizeof(nr)); /* errors ignored, as Linux's */
+	if (f & CLONE_VFORK)
+		get_task_struct(p); /* its vfork_done stays readable until the wait ends */
 	wake_up_process(p);
+	if (f & CLONE_VFORK) {
+		wait_for_vfork_done(p);
+		put_task_struct(p);
+	}
 	return nr;
+}
+
+SYSCALL_DEFINE0(fork)
+{
+	struct kernel_clone_args args = { .exit_signal = SIGCHLD };
+	return kernel_clone(&args);
+}
+
+SYSCALL_DEFINE0(vfork)
+{
+	struct kernel_clone_args args = { .flags = CLONE_VFORK | CLONE_VM, .exit_signal = SIGCHLD };
+	return kernel_clone(&args);
 }
 
 /* x86_64's argument order: flags, stack, parent_tid, child_tid, tls. */

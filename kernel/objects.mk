@@ -7,6 +7,7 @@ KERNEL_SRCS += \
 	kernel/crash.c \
 	kernel/debugger.c \
 	kernel/exit.c \
+	kernel/exit_wait.c \
 	kernel/fork.c \
 	kernel/futex.c \
 	kernel/futex_robust.c \
@@ -23,6 +24,8 @@ KERNEL_SRCS += \
 	kernel/sched.c \
 	kernel/sched_syscalls.c \
 	kernel/signal.c \
+	kernel/signal_send.c \
+	kernel/signal_wait.c \
 	kernel/smp.c \
 	kernel/spinlock.c \
 	kernel/sys.c \

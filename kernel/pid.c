@@ -9,6 +9,9 @@
  * wakes release_task's wait. */
 #include "kernel/pid.h"
 #include "kernel/panic.h"
+#include "kernel/signal.h"
+#include "mm/slab.h"
+#include "mm/util.h"
 #include "kernel/spinlock.h"
 #include "kernel/wait.h"
 
@@ -94,3 +97,85 @@ int release_task(struct task_struct *p)
 }
 
 unsigned long nr_pids(void) { return READ_ONCE(pids_in_table); }
+
+/* ---- The process trees: lookups under tasklist_lock ---- */
+
+struct task_struct *find_task_in_tree(struct task_struct *root, int nr)
+{
+	struct task_struct *p, *found = NULL;
+	if (nr <= 0)
+		return NULL;
+	spin_lock(&tasklist_lock);
+	list_for_each_entry(p, &root->signal->tree_tasks, tasks) {
+		if (p->tgid == nr) {
+			get_task_struct(p);
+			found = p;
+			break;
+		}
+	}
+	spin_unlock(&tasklist_lock);
+	if (found)
+		return found;
+	/* A thread that is not a leader, alive (only a leader stays
+	 * findable after its exit). */
+	found = find_get_task_by_vpid(nr);
+	if (found && (!found->signal || found->signal->child_reaper != root)) {
+		put_task_struct(found);
+		found = NULL;
+	}
+	return found;
+}
+
+int collect_tree_processes(struct task_struct *root, bool (*match)(struct task_struct *p, const void *arg),
+			   const void *arg, struct task_struct ***out)
+{
+	struct task_struct *p;
+	/* The array is sized before the lock (it may sleep); a tree that
+	 * grew past it meanwhile is counted again. */
+	int size = READ_ONCE(root->signal->nr_tree) + 1;
+	for (;;) {
+		struct task_struct **procs = kvmalloc_array((size_t)size, sizeof(*procs), GFP_KERNEL);
+		int n = 0;
+		*out = NULL;
+		if (!procs)
+			return 0;
+		spin_lock(&tasklist_lock);
+		list_for_each_entry(p, &root->signal->tree_tasks, tasks) {
+			if (match && !match(p, arg))
+				continue;
+			if (n < size) {
+				get_task_struct(p);
+				procs[n] = p;
+			}
+			n++;
+		}
+		spin_unlock(&tasklist_lock);
+		if (n <= size) {
+			*out = procs;
+			return n;
+		}
+		while (size > 0)
+			put_task_struct(procs[--size]);
+		kvfree(procs);
+		size = n;
+	}
+}
+
+void process_ids(struct task_struct *p, int *ppid, int *pgrp, int *session, int *exit_signal)
+{
+	struct task_struct *leader = p->group_leader;
+	*ppid = 0;
+	*pgrp = *session = p->signal ? p->tgid : p->pid;
+	*exit_signal = SIGCHLD;
+	if (!p->signal || !leader)
+		return;
+	spin_lock(&tasklist_lock);
+	*ppid = leader->real_parent ? leader->real_parent->tgid : 0;
+	*pgrp = p->signal->pgrp;
+	*session = p->signal->session;
+	if (p != leader)
+		*exit_signal = -1;
+	else if (leader->real_parent)
+		*exit_signal = leader->exit_signal;
+	spin_unlock(&tasklist_lock);
+}

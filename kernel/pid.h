@@ -32,6 +32,25 @@ void put_task_struct(struct task_struct *p);
  * The task must have exited (detach_pid done). Returns its exit code. */
 int release_task(struct task_struct *p);
 
+/* The process trees (kernel/signal.h's signal->child_reaper): the
+ * process or thread numbered nr in the tree of root, with a reference:
+ * a thread id names its thread, a process id its leader, zombies
+ * included; NULL if there is none (another tree's is none too, as
+ * another pid namespace's). */
+struct task_struct *find_task_in_tree(struct task_struct *root, int nr);
+/* Every process of root's tree (its leader) for which match(p, arg) holds
+ * (match NULL: all), each with a reference, in a kvmalloc'd array: the
+ * count (0 and *out NULL when none, or memory is short). Put each, then
+ * kvfree the array. match runs under tasklist_lock. */
+int collect_tree_processes(struct task_struct *root, bool (*match)(struct task_struct *p, const void *arg),
+			   const void *arg, struct task_struct ***out);
+
+/* What /proc/<pid>/stat and status show of p's process: its parent's id
+ * (0: started by the kernel), process group, session, and the signal its
+ * end sends (SIGCHLD for a process the kernel started, as its parent
+ * would see; -1 for a thread that is not the leader). */
+void process_ids(struct task_struct *p, int *ppid, int *pgrp, int *session, int *exit_signal);
+
 /* User threads in the table. */
 unsigned long nr_pids(void);
 

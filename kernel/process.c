@@ -51,19 +51,84 @@ static unsigned long processes_alive;
 
 unsigned long nr_processes(void) { return __atomic_load_n(&processes_alive, __ATOMIC_RELAXED); }
 void process_ended(void) { __atomic_sub_fetch(&processes_alive, 1, __ATOMIC_RELAXED); }
+void process_started(void) { __atomic_add_fetch(&processes_alive, 1, __ATOMIC_RELAXED); }
 
-static struct process_info *process_info_of(struct task_struct *p)
+static struct process_info *process_info_of_signal(struct signal_struct *sig)
 {
-	return container_of(p->signal, struct process_info, signal);
+	return container_of(sig, struct process_info, signal);
 }
 
+static struct process_info *process_info_of(struct task_struct *p) { return process_info_of_signal(p->signal); }
+
 const char *process_console_prefix(struct task_struct *tsk) { return process_info_of(tsk)->console_prefix; }
+
+struct signal_struct *process_signal_alloc(const char *console_prefix)
+{
+	struct process_info *info = kmalloc(sizeof(*info), GFP_KERNEL | __GFP_ZERO);
+	if (!info)
+		return NULL;
+	strlcpy(info->console_prefix, console_prefix ? console_prefix : "", sizeof(info->console_prefix));
+	struct signal_struct *sig = &info->signal;
+	sig->sigcnt = 1;
+	sig->nr_threads = 1;
+	spin_lock_init(&sig->siglock);
+	INIT_LIST_HEAD(&sig->thread_head);
+	INIT_LIST_HEAD(&sig->shared_pending.list);
+	INIT_LIST_HEAD(&sig->tree_tasks);
+	INIT_LIST_HEAD(&sig->dead_leaders);
+	init_waitqueue_head(&sig->wait_chldexit);
+	return sig;
+}
+
+void process_signal_free(struct signal_struct *sig)
+{
+	if (sig)
+		kfree(process_info_of_signal(sig));
+}
+
+void release_process(struct task_struct *p)
+{
+	struct signal_struct *sig = p->signal;
+	struct sighand_struct *sighand = p->sighand;
+	struct signal_struct *root = sig->child_reaper->signal;
+	bool is_root = root == sig;
+	if (p->group_leader != p)
+		panic("BUG: release_process(%s) on thread %d, which is not a group leader", p->comm, p->pid);
+	/* Linux's wait_task_zombie waits for the whole group too
+	 * (delay_group_leader): the other threads' task_structs first, the
+	 * leader's once it has exited. */
+	wait_group_released(sig);
+	/* Out of its tree's list first: nobody finds it (and takes a
+	 * reference) from here on, so release_task's wait ends. */
+	spin_lock(&tasklist_lock);
+	list_del(&p->tasks);
+	spin_unlock(&tasklist_lock);
+	release_task(p);
+	sighand_put(sighand);
+	/* Leaders an exec replaced: ended long since, named by nobody now. */
+	while (!list_empty(&sig->dead_leaders)) {
+		struct task_struct *old = list_first_entry(&sig->dead_leaders, struct task_struct, thread_node);
+		struct sighand_struct *old_sighand = old->sighand;
+		list_del(&old->thread_node);
+		release_task(old);
+		sighand_put(old_sighand);
+	}
+	process_signal_free(sig);
+	if (is_root)
+		return;
+	/* The root's process_wait waits for this count: the last touch of
+	 * the root's signal_struct. */
+	spin_lock(&tasklist_lock);
+	root->nr_tree--;
+	spin_unlock(&tasklist_lock);
+	wake_up_tree_waiters();
+}
 
 /* The stack VMA's size: RLIMIT_STACK's soft limit as the process starts
  * (Linux's stack grows up to it; here the VMA is that size from the start,
  * demand-paged), at most USER_STACK_SIZE, the room the layout leaves below
  * STACK_TOP for it (mm/mm_types.h). */
-static unsigned long stack_vma_size(const struct signal_struct *sig)
+unsigned long stack_vma_size(const struct signal_struct *sig)
 {
 	unsigned long size = sig->rlim[RLIMIT_STACK].rlim_cur;
 	if (size > USER_STACK_SIZE)
@@ -83,7 +148,7 @@ static int process_main(void *data)
 	if (!err)
 		err = setup_arg_pages(tsk->mm, &elf, stack_vma_size(tsk->signal));
 	if (!err) {
-		err = create_elf_tables(&elf, info->argc, info->argv, &sp);
+		err = create_elf_tables(&elf, info->argc, info->argv, 0, NULL, NULL, &sp);
 		tsk->mm->start_stack = sp;
 	}
 	if (err) {
@@ -127,13 +192,12 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	if (*err)
 		return NULL;
 	*err = -ENOMEM;
-	info = kmalloc(sizeof(*info), GFP_KERNEL | __GFP_ZERO);
-	if (!info)
+	struct signal_struct *sig = process_signal_alloc(args->console_prefix);
+	if (!sig)
 		goto fail;
+	info = process_info_of_signal(sig);
 	info->image = args->image;
 	info->image_size = args->image_size;
-	strlcpy(info->console_prefix, args->console_prefix ? args->console_prefix : "",
-		sizeof(info->console_prefix));
 	*err = copy_args(info, args);
 	if (*err)
 		goto fail;
@@ -159,14 +223,8 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	tsk->fpu_state = fpu;
 
 	/* The thread group, with the leader as its one thread. */
-	struct signal_struct *sig = &info->signal;
-	sig->sigcnt = 1;
-	spin_lock_init(&sig->siglock);
-	INIT_LIST_HEAD(&sig->thread_head);
-	INIT_LIST_HEAD(&sig->shared_pending.list);
 	INIT_LIST_HEAD(&tsk->pending.list);
 	tsk->sas_ss_flags = SS_DISABLE; /* Linux's INIT_TASK: no alternate stack */
-	sig->nr_threads = 1;
 	rlimits_init(sig->rlim);
 	tsk->signal = sig;
 	tsk->sighand = sighand;
@@ -175,9 +233,19 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	tsk->group_leader = tsk;
 	tsk->usage = 1;
 	list_add_tail(&tsk->thread_node, &sig->thread_head);
+	/* The root of a process tree, with no parent (getppid 0, as Linux's
+	 * init), its own session and process group. */
+	INIT_LIST_HEAD(&tsk->children);
+	INIT_LIST_HEAD(&tsk->sibling);
+	sig->pgrp = sig->session = tsk->tgid;
+	sig->leader = true;
+	sig->child_reaper = tsk;
+	spin_lock(&tasklist_lock);
+	list_add_tail(&tsk->tasks, &sig->tree_tasks);
+	spin_unlock(&tasklist_lock);
 	attach_pid(tsk);
 	user_thread_started();
-	__atomic_add_fetch(&processes_alive, 1, __ATOMIC_RELAXED);
+	process_started();
 	*err = 0;
 	wake_up_process(tsk);
 	return tsk;
@@ -194,18 +262,16 @@ fail:
 
 void process_wait(struct task_struct *p, struct process_result *res)
 {
-	struct process_info *info = process_info_of(p);
-	struct sighand_struct *sighand = p->sighand;
-	if (p->group_leader != p)
-		panic("BUG: process_wait(%s) on thread %d, which is not a group leader", p->comm, p->pid);
-	/* Linux's wait_task_zombie waits for the whole group too
-	 * (delay_group_leader): the other threads' task_structs first, the
-	 * leader's once it has exited. */
-	wait_group_released(&info->signal);
-	release_task(p);
-	sighand_put(sighand);
-	*res = info->signal.result;
-	kfree(info);
+	/* p is the task process_spawn made; an exec from another thread may
+	 * make that one the leader (and p a dead leader) until the end. */
+	struct signal_struct *sig = p->signal;
+	if (sig->child_reaper->signal != sig)
+		panic("BUG: process_wait(%s) on %d, which the kernel did not start", p->comm, p->pid);
+	/* The processes left in its tree were killed when it ended
+	 * (exit_notify); each is freed by its parent's wait or the kernel. */
+	wait_tree_released(sig);
+	*res = sig->result;
+	release_process(sig->child_reaper);
 }
 
 bool process_run(const char *name, const char *const *argv, unsigned int cpu,

@@ -3,14 +3,18 @@
  * entered through iretq/sysret and left through syscall or an exception.
  *
  * A thread runs on one CPU at a time and may move to another its affinity
- * allows (kernel/sched.h). A process is created from a
- * static ELF64 executable (a multiboot2 module) as one thread, its group
- * leader; clone(CLONE_THREAD) adds threads (kernel/fork.c). A thread ends by
- * exit, the whole group by exit_group or by a fault it may not take
- * (kernel/exit.c). Threads other than the leader are freed by the kernel's
- * reaper once they have exited; the leader, with the group, by whoever
- * created the process (process_wait), which returns only when every thread
- * has ended and everything the process had is free. */
+ * allows (kernel/sched.h). The kernel starts a process from a static ELF64
+ * executable (a multiboot2 module) as one thread, its group leader
+ * (process_spawn); clone(CLONE_THREAD) adds threads, fork, vfork and clone
+ * without CLONE_THREAD make new processes, its children (kernel/fork.c),
+ * and execve replaces its program (fs/exec.c). A thread ends by exit, the
+ * whole group by exit_group or by a fault it may not take (kernel/exit.c).
+ * Threads other than the leader are freed by the kernel's reaper once they
+ * have exited; a process, with its leader, by its parent's wait
+ * (kernel/exit_wait.c), by the kernel when nobody waits for it, or, for a
+ * process the kernel started, by process_wait, which returns only when
+ * every thread has ended, every process of its tree is freed (it is their
+ * process 1: kernel/signal.h) and everything they had is free. */
 #ifndef KERNEL_PROCESS_H
 #define KERNEL_PROCESS_H
 
@@ -73,6 +77,19 @@ __noreturn void process_exit(int code);
  * (status: the group exit's, else its own) and frees its files. */
 __noreturn void do_exit_thread(int code);
 
+/* Linux's mm_release for tsk leaving mm (its exit, or an exec): the
+ * CLONE_CHILD_CLEARTID word cleared and woken when others share mm. */
+struct mm_struct;
+void mm_release(struct task_struct *tsk, struct mm_struct *mm);
+/* Linux's de_thread, for execve: the caller's other threads end (as a
+ * group exit ends them) and are freed, and a caller that is not the
+ * leader takes the leader's place; 0, or -EAGAIN when the group is
+ * exiting anyway. */
+int de_thread(struct task_struct *tsk);
+/* The stack VMA's size for a new program of sig's process. */
+struct signal_struct;
+unsigned long stack_vma_size(const struct signal_struct *sig);
+
 /* The user registers a user-mode entry saved at the top of p's kernel stack. */
 #define task_pt_regs(p) ((struct pt_regs *)((char *)(p)->stack + THREAD_SIZE) - 1)
 
@@ -86,9 +103,28 @@ struct signal_struct;
 void user_thread_started(void);         /* a thread was made (counted) */
 bool user_thread_reaper_running(void);  /* threads other than leaders can be freed */
 void process_ended(void);               /* the last thread of a process exited */
+void process_started(void);             /* a process was made (counted) */
 const char *process_console_prefix(struct task_struct *tsk);
 /* Waits until every thread of the group has exited and every task_struct
- * but the leader's is freed. */
+ * but the leader's is freed; wait_tree_released, for a root, also until
+ * every other process of its tree is freed (wake_up_tree_waiters: one
+ * was). */
 void wait_group_released(struct signal_struct *sig);
+void wait_tree_released(struct signal_struct *sig);
+void wake_up_tree_waiters(void);
+/* A zeroed signal_struct with one thread, inside the process_info a
+ * process keeps (the console prefix, copied); NULL if memory is short;
+ * process_signal_free frees it. */
+struct signal_struct *process_signal_alloc(const char *console_prefix);
+void process_signal_free(struct signal_struct *sig);
+/* Frees an ended process whose leader is p: waits for its threads, then
+ * frees the leader, its sighand and its signal_struct (Linux's
+ * release_task of a zombie leader). */
+void release_process(struct task_struct *p);
+/* An ended process's wait status (Linux's: exit code << 8, or the signal
+ * with 0x80 for a core-dump signal) and its SIGCHLD/waitid siginfo. */
+struct kernel_siginfo;
+int process_wait_status(const struct signal_struct *sig);
+void process_siginfo(const struct task_struct *p, struct kernel_siginfo *info);
 
 #endif

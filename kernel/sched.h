@@ -66,10 +66,14 @@
 #define TASK_INTERRUPTIBLE 0x0001
 #define TASK_UNINTERRUPTIBLE 0x0002
 #define TASK_DEAD 0x0080
+/* task->exit_state, Linux's values. */
+#define EXIT_DEAD 0x0010
+#define EXIT_ZOMBIE 0x0020
 #define TASK_NORMAL (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
 
 /* Task flags. */
 #define PF_IDLE 0x00000002    /* a CPU's idle task */
+#define PF_FORKNOEXEC 0x00000040 /* made by fork and has not exec'd (setpgid's EACCES) */
 #define PF_MEMALLOC 0x00000800       /* reclaiming: no reclaim recursion (memalloc_noreclaim_save) */
 #define PF_MEMALLOC_NOFS 0x00040000  /* every allocation is GFP_NOFS (memalloc_nofs_save) */
 #define PF_MEMALLOC_NOIO 0x00080000  /* every allocation is GFP_NOIO (memalloc_noio_save) */
@@ -153,6 +157,11 @@ struct task_struct {
 	unsigned long blocked;         /* blocked signals (a sigset_t: bit n-1 = signal n);
 					* written by the task itself under sighand->siglock */
 	struct sigpending pending;     /* signals sent to this thread (kernel/signal.h) */
+	/* rt_sigsuspend's (Linux's saved_sigmask and TIF_RESTORE_SIGMASK):
+	 * the mask to put back once the signal that woke it is handled (the
+	 * handler's frame holds it) or found to have no handler. */
+	unsigned long saved_sigmask;
+	bool restore_sigmask;
 	struct restart_block restart_block; /* how restart_syscall goes on (kernel/signal.h) */
 	bool sigpending_exited;        /* on its way out: takes no more signals (sighand->siglock) */
 	unsigned long sas_ss_sp;       /* sigaltstack */
@@ -177,6 +186,22 @@ struct task_struct {
 	unsigned long user_rsp;        /* scratch for the syscall entry */
 	struct process_result *result; /* how it ended, filled at exit */
 	struct robust_list_head *robust_list; /* user address (set_robust_list), kernel/futex.c */
+	/* The process tree (kernel/fork.c, kernel/exit.c, kernel/exit_wait.c),
+	 * kept on the group leader, under tasklist_lock (kernel/signal.h). A
+	 * process's parent is the process (the group) that made it; Linux's
+	 * real_parent is the creating thread, whose group inherits the child
+	 * when that thread exits. */
+	struct task_struct *real_parent; /* NULL: started by the kernel, or orphaned in a tree being torn down */
+	struct list_head children;     /* its children's sibling nodes */
+	struct list_head sibling;      /* on real_parent->children */
+	struct list_head tasks;        /* on its tree's list of processes (signal->tree_tasks of the root) */
+	int exit_signal;               /* sent to real_parent when the process ends (0: none) */
+	int exit_state;                /* 0, EXIT_ZOMBIE (ended, waitable) or EXIT_DEAD (being freed) */
+	bool autoreap;                 /* freed by the kernel when it ends, nobody waits for it */
+	/* CLONE_VFORK: the parent sleeps until vfork_done is completed, when
+	 * the child leaves the borrowed mm (its exit or exec: mm_release). */
+	bool in_vfork;
+	struct completion vfork_done;
 	struct mempolicy *mempolicy;   /* set_mempolicy (mm/mempolicy.h); NULL: the default */
 	short il_prev;                 /* the last node MPOL_INTERLEAVE gave it */
 	u8 il_weight;                  /* MPOL_WEIGHTED_INTERLEAVE: pages left on il_prev */

@@ -1,14 +1,12 @@
 /* Signals (see kernel/signal.h): the storage calls rt_sigaction 13,
  * rt_sigprocmask 14, sigaltstack 131, with Linux's checks in Linux's order
  * (kernel/signal.c: sys_rt_sigaction/do_sigaction,
- * sys_rt_sigprocmask/sigprocmask, do_sigaltstack); sending (kill 62, tkill
- * 200, tgkill 234, rt_sigqueueinfo 129, rt_tgsigqueueinfo 297, and the
- * faults' force_sig_fault); rt_sigpending 127; and the generic half of
+ * sys_rt_sigprocmask/sigprocmask, do_sigaltstack); sending (send_signal,
+ * and the faults' force_sig_fault; the system calls that send are in
+ * kernel/signal_send.c, those that wait in kernel/signal_wait.c);
+ * rt_sigpending 127; and the generic half of
  * delivery (get_signal, the default actions). The frame a handler runs on
  * is the arch's (arch/x86_64/signal.c).
- *
- * Only the caller's own process can be signalled: there is no other user
- * process a program could name (another pid is -ESRCH).
  *
  * Invariant: a bit in a sigpending's set is on iff the signal is pending
  * there; each struct sigqueue on its list is one instance with its siginfo
@@ -45,6 +43,12 @@
 #define SYNCHRONOUS_MASK (sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) | sigmask(SIGTRAP) | \
 			  sigmask(SIGFPE) | sigmask(SIGSYS))
 
+/* include/linux/signal.h's SIG_KERNEL_COREDUMP_MASK. */
+#define SIG_KERNEL_COREDUMP_MASK                                                                   \
+	(sigmask(SIGQUIT) | sigmask(SIGILL) | sigmask(SIGTRAP) | sigmask(SIGABRT) | sigmask(SIGFPE) | \
+	 sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGSYS) | sigmask(SIGXCPU) | sigmask(SIGXFSZ))
+
+bool sig_kernel_coredump(int sig) { return sig > 0 && sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_COREDUMP_MASK); }
 static bool sig_kernel_ignore(int sig) { return sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_IGNORE_MASK); }
 static bool sig_kernel_stop(int sig) { return sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_STOP_MASK); }
 
@@ -73,6 +77,38 @@ struct sighand_struct *sighand_alloc(void)
 		return NULL;
 	sh->count = 1;
 	spin_lock_init(&sh->siglock);
+	return sh;
+}
+
+/* Linux's flush_signal_handlers(t, 0) on a table of actions. */
+static void flush_actions(struct k_sigaction *action)
+{
+	for (int i = 0; i < _NSIG; i++) {
+		if (action[i].sa.sa_handler != SIG_IGN)
+			action[i].sa.sa_handler = SIG_DFL;
+		action[i].sa.sa_flags = 0;
+		action[i].sa.sa_restorer = 0;
+		action[i].sa.sa_mask.sig[0] = 0;
+	}
+}
+
+void flush_signal_handlers(struct task_struct *t)
+{
+	spin_lock(&t->sighand->siglock);
+	flush_actions(t->sighand->action);
+	spin_unlock(&t->sighand->siglock);
+}
+
+struct sighand_struct *copy_sighand(bool clear)
+{
+	struct sighand_struct *old = current->sighand, *sh = sighand_alloc();
+	if (!sh)
+		return NULL;
+	spin_lock(&old->siglock);
+	memcpy(sh->action, old->action, sizeof(sh->action));
+	spin_unlock(&old->siglock);
+	if (clear)
+		flush_actions(sh->action);
 	return sh;
 }
 
@@ -339,10 +375,12 @@ static int send_signal_locked(int sig, struct kernel_siginfo *info, struct task_
 	struct signal_struct *signal = t->signal;
 	struct sigpending *pending = group ? &signal->shared_pending : &t->pending;
 	int ret = 0;
-	/* Linux's prepare_signal: a dying group takes nothing more, nor does
-	 * a thread that has flushed its queue on its way out; an ignored
+	/* Linux's prepare_signal: a dying group takes nothing more (a group
+	 * whose exec is ending its other threads still does), nor does a
+	 * thread that has flushed its queue on its way out; an ignored
 	 * signal is dropped. */
-	if (READ_ONCE(signal->group_exit) || READ_ONCE(signal->nr_threads) == 0 ||
+	if ((READ_ONCE(signal->group_exit) && !READ_ONCE(signal->group_exec_task)) ||
+	    READ_ONCE(signal->nr_threads) == 0 ||
 	    (!group && t->sigpending_exited) || sig_ignored_locked(t, sig))
 		goto out_free;
 	/* Linux's legacy_queue: a standard signal already pending is not
@@ -372,14 +410,27 @@ out_free:
 	return ret;
 }
 
-int send_signal(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group)
+int send_signal_prealloc(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group,
+			 struct sigqueue *q)
 {
-	/* Allocated before the lock: a queue entry may sleep for memory. */
-	struct sigqueue *q = kmalloc(sizeof(*q), GFP_KERNEL);
 	spin_lock(&t->sighand->siglock);
 	int ret = send_signal_locked(sig, info, t, group, q);
 	spin_unlock(&t->sighand->siglock);
 	return ret;
+}
+
+int send_signal(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group)
+{
+	/* Allocated before the lock: a queue entry may sleep for memory. */
+	return send_signal_prealloc(sig, info, t, group, kmalloc(sizeof(struct sigqueue), GFP_KERNEL));
+}
+
+bool sigkill_pending(struct task_struct *t)
+{
+	unsigned long pend = __atomic_load_n(&t->pending.signal, __ATOMIC_ACQUIRE);
+	if (t->signal)
+		pend |= __atomic_load_n(&t->signal->shared_pending.signal, __ATOMIC_ACQUIRE);
+	return fatal_signal_pending(t) || (pend & sigmask(SIGKILL));
 }
 
 /* ---- Dequeueing and the default actions ---- */
@@ -428,9 +479,7 @@ static void collect_signal(int sig, struct sigpending *list, struct kernel_sigin
 	}
 }
 
-/* Linux's dequeue_signal: the thread's own signals, then the process's.
- * Under sighand->siglock. */
-static int dequeue_signal(struct task_struct *tsk, unsigned long blocked, struct kernel_siginfo *info)
+int dequeue_signal(struct task_struct *tsk, unsigned long blocked, struct kernel_siginfo *info)
 {
 	int sig = next_signal(&tsk->pending, blocked);
 	if (sig) {
@@ -510,7 +559,8 @@ void signal_setup_done(bool failed, struct ksignal *ksig)
 	}
 	/* Linux's signal_delivered: sa_mask and, unless SA_NODEFER, the
 	 * signal itself are blocked while the handler runs (the frame holds
-	 * the mask to restore). */
+	 * the mask to restore, rt_sigsuspend's saved one included). */
+	current->restore_sigmask = false;
 	sigset_t blocked = { { current->blocked | ksig->ka.sa.sa_mask.sig[0] } };
 	if (!(ksig->ka.sa.sa_flags & SA_NODEFER))
 		blocked.sig[0] |= sigmask(ksig->sig);
@@ -590,148 +640,6 @@ void exit_signals(struct task_struct *tsk, bool last)
 	if (last)
 		flush_sigqueue(&tsk->signal->shared_pending, tsk->signal);
 	spin_unlock(&tsk->sighand->siglock);
-}
-
-/* ---- The system calls that send ---- */
-
-/* Linux's kill_pid_info/group_send_sig_info, for the caller's process:
- * sig 0 only checks that the target exists. */
-static int group_send_sig(int sig, struct kernel_siginfo *info, struct task_struct *p)
-{
-	if (sig < 0 || sig > _NSIG) /* check_kill_permission's valid_signal */
-		return -EINVAL;
-	if (!sig)
-		return 0;
-	return send_signal(sig, info, p, true);
-}
-
-/* The task with thread id nr in the caller's own process, with a
- * reference; NULL if none (another process's thread is none too: there is
- * no other process a program could know of). */
-static struct task_struct *find_own_thread(int nr)
-{
-	struct task_struct *t = find_get_task_by_vpid(nr);
-	if (t && t->signal != current->signal) {
-		put_task_struct(t);
-		return NULL;
-	}
-	return t;
-}
-
-static void prepare_kill_siginfo(int sig, struct kernel_siginfo *info, int code)
-{
-	memset(info, 0, sizeof(*info));
-	info->si_signo = sig;
-	info->si_code = code;
-	info->rt.pid = current->tgid;
-	info->rt.uid = 0;
-}
-
-/* Linux's kill_something_info: pid > 0 a process (any of its thread ids
- * names the whole process); 0 the caller's process group, -1 every
- * process but the caller's, < -1 the process group -pid. The caller's
- * process is its own process group (its id is the tgid) and the only
- * process: -1 finds none. */
-SYSCALL_DEFINE2(kill, int, pid, int, sig)
-{
-	struct kernel_siginfo info;
-	if (!current->signal)
-		return -ESRCH;
-	prepare_kill_siginfo(sig, &info, SI_USER);
-	if (pid == -1)
-		return -ESRCH;
-	if (pid == 0 || (pid < -1 && -pid == current->tgid))
-		return group_send_sig(sig, &info, current);
-	if (pid < 0)
-		return -ESRCH;
-	struct task_struct *t = find_own_thread(pid);
-	if (!t)
-		return -ESRCH;
-	int ret = group_send_sig(sig, &info, t);
-	put_task_struct(t);
-	return ret;
-}
-
-/* Linux's do_send_specific: thread tid, of process tgid unless tgid <= 0. */
-static int do_send_specific(int tgid, int tid, int sig, struct kernel_siginfo *info)
-{
-	struct task_struct *t = find_own_thread(tid);
-	if (!t || (tgid > 0 && t->tgid != tgid)) {
-		if (t)
-			put_task_struct(t);
-		return -ESRCH;
-	}
-	int ret = sig < 0 || sig > _NSIG ? -EINVAL : sig ? send_signal(sig, info, t, false) : 0;
-	put_task_struct(t);
-	return ret;
-}
-
-static int do_tkill(int tgid, int tid, int sig)
-{
-	struct kernel_siginfo info;
-	if (!current->signal)
-		return -ESRCH;
-	prepare_kill_siginfo(sig, &info, SI_TKILL);
-	return do_send_specific(tgid, tid, sig, &info);
-}
-
-SYSCALL_DEFINE3(tgkill, int, tgid, int, pid, int, sig)
-{
-	if (pid <= 0 || tgid <= 0)
-		return -EINVAL;
-	return do_tkill(tgid, pid, sig);
-}
-
-SYSCALL_DEFINE2(tkill, int, pid, int, sig)
-{
-	if (pid <= 0)
-		return -EINVAL;
-	return do_tkill(0, pid, sig);
-}
-
-/* The user's siginfo_t is 128 bytes; the kernel keeps its first 48. */
-#define SI_MAX_SIZE 128
-
-/* Linux's copy_siginfo_from_user + the checks of do_rt_sigqueueinfo: a
- * process may not pretend to be the kernel or kill() (si_code >= 0) or
- * tkill (SI_TKILL), unless it signals itself. */
-static int sigqueueinfo_prepare(int pid, int sig, const void __user *uinfo, struct kernel_siginfo *info)
-{
-	if (copy_from_user(info, uinfo, sizeof(*info)))
-		return -EFAULT;
-	if ((info->si_code >= 0 || info->si_code == SI_TKILL) && current->pid != pid)
-		return -EPERM;
-	info->si_signo = sig;
-	return 0;
-}
-
-SYSCALL_DEFINE3(rt_sigqueueinfo, int, pid, int, sig, const void __user *, uinfo)
-{
-	struct kernel_siginfo info;
-	int ret = sigqueueinfo_prepare(pid, sig, uinfo, &info);
-	if (ret)
-		return ret;
-	if (!current->signal || pid <= 0) /* no process groups for sigqueue */
-		return -ESRCH;
-	struct task_struct *t = find_own_thread(pid);
-	if (!t)
-		return -ESRCH;
-	ret = group_send_sig(sig, &info, t);
-	put_task_struct(t);
-	return ret;
-}
-
-SYSCALL_DEFINE4(rt_tgsigqueueinfo, int, tgid, int, pid, int, sig, const void __user *, uinfo)
-{
-	struct kernel_siginfo info;
-	if (pid <= 0 || tgid <= 0)
-		return -EINVAL;
-	int ret = sigqueueinfo_prepare(pid, sig, uinfo, &info);
-	if (ret)
-		return ret;
-	if (!current->signal)
-		return -ESRCH;
-	return do_send_specific(tgid, pid, sig, &info);
 }
 
 /* Linux's do_sigpending: the blocked signals pending for the thread or

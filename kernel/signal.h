@@ -88,6 +88,9 @@
 #define BUS_ADRERR 2
 #define TRAP_BRKPT 1
 #define TRAP_TRACE 2
+#define CLD_EXITED 1
+#define CLD_KILLED 2
+#define CLD_DUMPED 3
 
 typedef struct {
 	unsigned long sig[1];
@@ -106,6 +109,12 @@ struct kernel_siginfo {
 			unsigned int uid;
 			u64 value;
 		} rt;
+		struct { /* SIGCHLD (do_notify_parent), waitid's */
+			int pid;
+			unsigned int uid;
+			int status;
+			long utime, stime; /* clock ticks */
+		} chld;
 		struct { /* SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP */
 			unsigned long addr;
 			u64 __more[3];
@@ -200,6 +209,12 @@ struct signal_struct {
 	int nr_threads;              /* live threads: the last one ends the process */
 	bool group_exit;             /* exit_group or a fatal fault: everyone exits */
 	int group_exit_code;         /* its status (0..255) */
+	/* An execve ending the other threads (de_thread): group_exit is set
+	 * for them, not for it. */
+	struct task_struct *group_exec_task;
+	/* Leaders a non-leader's exec replaced (task->thread_node), ended,
+	 * freed with the process. */
+	struct list_head dead_leaders;
 	struct process_result result; /* filled by the last thread */
 	struct rlimit rlim[RLIM_NLIMITS];
 	/* What the group's exited threads used (Linux's __exit_signal), under
@@ -213,7 +228,36 @@ struct signal_struct {
 	struct sigpending shared_pending;
 	unsigned long nr_queued;
 	struct task_struct *curr_target; /* where complete_signal starts looking */
+	/* The process's place among processes, under tasklist_lock: its
+	 * process group and session (the ids of their leaders, Linux's
+	 * PIDTYPE_PGID and PIDTYPE_SID), and the process tree it belongs to.
+	 * A process the kernel starts is the root of a tree of its own, its
+	 * descendants' "process 1" (Linux's pid namespace init, its
+	 * child_reaper): orphans are reparented to it, and when it ends the
+	 * processes left in its tree are killed and freed before
+	 * process_wait returns (Linux's zap_pid_ns_processes). */
+	int pgrp, session;
+	bool leader;                     /* a session leader (setsid) */
+	struct task_struct *child_reaper; /* the root of its tree (the root's own leader for a root) */
+	/* On a root only: every process of the tree (task->tasks, the root's
+	 * own included), how many of them besides the root are not freed
+	 * yet, and whether the root has ended (the tree is torn down). */
+	struct list_head tree_tasks;
+	int nr_tree;
+	bool tree_dead;
+	/* Where wait4 and waitid sleep: a child's end wakes it (Linux's
+	 * wait_chldexit). */
+	struct wait_queue_head wait_chldexit;
+	/* What the waited-for children used (Linux's cutime, cstime, ...),
+	 * theirs and their own waited-for children's; under siglock. */
+	u64 cutime, cstime;
+	unsigned long cmin_flt, cmaj_flt, cnvcsw, cnivcsw, cmaxrss;
 };
+
+/* Linux's tasklist_lock: the process tree (real_parent, children, sibling,
+ * tasks, exit_state, autoreap), process groups and sessions. Taken before
+ * any sighand->siglock or signal->siglock. Nothing sleeps under it. */
+extern spinlock_t tasklist_lock;
 
 /* Whether p has a signal pending that interrupts an interruptible wait
  * (Linux's TIF_SIGPENDING, computed rather than kept): the group is
@@ -224,7 +268,7 @@ static inline bool signal_pending(struct task_struct *p)
 	struct signal_struct *sig = p->signal;
 	if (!sig)
 		return false;
-	if (__atomic_load_n(&sig->group_exit, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&sig->group_exit, __ATOMIC_ACQUIRE) && READ_ONCE(sig->group_exec_task) != p)
 		return true;
 	unsigned long pend = __atomic_load_n(&p->pending.signal, __ATOMIC_ACQUIRE) |
 			     __atomic_load_n(&sig->shared_pending.signal, __ATOMIC_ACQUIRE);
@@ -233,7 +277,8 @@ static inline bool signal_pending(struct task_struct *p)
 /* Whether p is being killed (its thread group is exiting). */
 static inline bool fatal_signal_pending(struct task_struct *p)
 {
-	return p->signal && __atomic_load_n(&p->signal->group_exit, __ATOMIC_ACQUIRE);
+	return p->signal && __atomic_load_n(&p->signal->group_exit, __ATOMIC_ACQUIRE) &&
+	       READ_ONCE(p->signal->group_exec_task) != p;
 }
 
 /* Called on the way back to user mode (exit_to_user_mode_prepare, with
@@ -260,12 +305,30 @@ bool get_signal(struct ksignal *ksig);
 void signal_setup_done(bool failed, struct ksignal *ksig);
 /* Linux's set_current_blocked: the mask without SIGKILL and SIGSTOP. */
 void set_current_blocked(const sigset_t *newset);
+/* Linux's restore_saved_sigmask: rt_sigsuspend's caller's mask back, when
+ * no handler's frame took it (kernel/signal_wait.c). */
+void restore_saved_sigmask(void);
+/* Linux's dequeue_signal: the lowest signal not in blocked pending for
+ * tsk, then for its process (synchronous ones first), with its siginfo;
+ * 0 if none. Under sighand->siglock. */
+int dequeue_signal(struct task_struct *tsk, unsigned long blocked, struct kernel_siginfo *info);
 
 /* Sends sig with info to thread t (group false) or its whole process
  * (group true), Linux's send_signal_locked after its permission checks:
  * 0, or -EAGAIN when an RT signal from user space cannot be queued. An
  * ignored signal is dropped. */
 int send_signal(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group);
+/* The same with a struct sigqueue the caller allocated (kmalloc; NULL if
+ * it could not), for callers that hold tasklist_lock and may not sleep. */
+int send_signal_prealloc(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group,
+			 struct sigqueue *q);
+/* Linux's sig_kernel_coredump: the default action dumps core (and sets
+ * the 0x80 bit of the wait status: mmlab writes no core file, as a Linux
+ * whose core_pattern pipes to a collector that keeps nothing). */
+bool sig_kernel_coredump(int sig);
+/* Whether SIGKILL is pending for t or its process (an uninterruptible
+ * wait that Linux makes TASK_KILLABLE looks at it). */
+bool sigkill_pending(struct task_struct *t);
 /* A fault's signal to the current thread (Linux's force_sig_fault): a
  * blocked or ignored one is unblocked and reset to SIG_DFL first, so it
  * cannot be lost. When no handler will run, the group dies here at once,
@@ -302,6 +365,13 @@ void collect_sigign_sigcatch(struct task_struct *p, unsigned long *ign, unsigned
 /* A new sighand_struct with every action SIG_DFL (count 1); NULL if memory
  * is short. */
 struct sighand_struct *sighand_alloc(void);
+/* Linux's copy_sighand: a new sighand_struct with a copy of current's
+ * actions; with clear (CLONE_CLEAR_SIGHAND) every handler but SIG_IGN is
+ * reset to SIG_DFL (flush_signal_handlers). NULL if memory is short. */
+struct sighand_struct *copy_sighand(bool clear);
+/* Linux's flush_signal_handlers(t, 0), for execve: every handler of t's
+ * actions back to SIG_DFL, SIG_IGN kept, flags and masks cleared. */
+void flush_signal_handlers(struct task_struct *t);
 void sighand_put(struct sighand_struct *sighand);
 /* Linux's defaults of a process started by init (INIT_RLIMITS, with
  * NPROC and SIGPENDING from this machine's memory as fork_init does). */

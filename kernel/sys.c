@@ -1,6 +1,7 @@
 /* The small system calls: getpid 39, gettid 186, set_tid_address 218,
  * sched_yield 24, clock_gettime 228, clock_getres 229, nanosleep 35, clock_nanosleep 230,
- * uname 63, getuid 102, geteuid 107, getgid 104, getegid 108, getppid 110, getrusage 98,
+ * uname 63, getuid 102, geteuid 107, getgid 104, getegid 108, getppid 110, setpgid 109,
+ * getpgrp 111, setsid 112, getpgid 121, getsid 124, getrusage 98,
  * times 100, time 201, gettimeofday 96, sysinfo 99, getrlimit 97, setrlimit 160,
  * prlimit64 302, with Linux's ABI and errnos.
  *
@@ -10,6 +11,7 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/pid.h"
+#include "kernel/resource.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "lib/string.h"
@@ -278,29 +280,122 @@ SYSCALL_DEFINE0(getuid) { return 0; }
 SYSCALL_DEFINE0(geteuid) { return 0; }
 SYSCALL_DEFINE0(getgid) { return 0; }
 SYSCALL_DEFINE0(getegid) { return 0; }
-SYSCALL_DEFINE0(getppid) { return 0; }
+/* The parent process's id; 0 for a process the kernel started (Linux's
+ * init) and for an orphan of a tree being torn down. */
+SYSCALL_DEFINE0(getppid)
+{
+	struct task_struct *leader = current->group_leader;
+	if (!leader)
+		return 0;
+	spin_lock(&tasklist_lock);
+	int ppid = leader->real_parent ? leader->real_parent->tgid : 0;
+	spin_unlock(&tasklist_lock);
+	return ppid;
+}
+
+/* ---- Process groups and sessions (Linux's kernel/sys.c), under
+ * tasklist_lock; the ids are their leaders' pids, within the caller's
+ * process tree ---- */
+
+/* A process group of the tree with the given session (Linux's
+ * pid_task(pgrp, PIDTYPE_PGID) and its task_session check). */
+static bool pgrp_in_session_locked(struct task_struct *root, int pgrp, int session)
+{
+	struct task_struct *g;
+	list_for_each_entry(g, &root->signal->tree_tasks, tasks)
+		if (g->signal->pgrp == pgrp && (session < 0 || g->signal->session == session))
+			return true;
+	return false;
+}
+
+/* Linux's setpgid: pid 0 is the caller, pgid 0 the pid; the caller may
+ * move itself or a child that has not exec'd, in its own session, to a
+ * group of that session or a new one named after it; a session leader
+ * stays where it is. */
+SYSCALL_DEFINE2(setpgid, int, pid, int, pgid)
+{
+	struct task_struct *group_leader = current->group_leader, *p;
+	if (!current->signal)
+		return -ESRCH;
+	if (!pid)
+		pid = group_leader->tgid;
+	if (!pgid)
+		pgid = pid;
+	if (pgid < 0)
+		return -EINVAL;
+	struct task_struct *root = current->signal->child_reaper;
+	p = find_task_in_tree(root, pid);
+	if (!p)
+		return -ESRCH;
+	int err;
+	spin_lock(&tasklist_lock);
+	struct signal_struct *me = current->signal;
+	if (p->group_leader != p) {
+		err = -EINVAL;
+	} else if (p->real_parent == group_leader) {
+		if (p->signal->session != me->session)
+			err = -EPERM;
+		else if (!(p->flags & PF_FORKNOEXEC))
+			err = -EACCES;
+		else
+			err = 0;
+	} else {
+		err = p != group_leader ? -ESRCH : 0;
+	}
+	if (!err && p->signal->leader)
+		err = -EPERM;
+	if (!err && pgid != pid && !pgrp_in_session_locked(root, pgid, me->session))
+		err = -EPERM;
+	if (!err)
+		p->signal->pgrp = pgid;
+	spin_unlock(&tasklist_lock);
+	put_task_struct(p);
+	return err;
+}
+
+/* getpgid (which == 0) and getsid (1): pid 0 is the caller. */
+static long get_pgrp_or_session(int pid, int which)
+{
+	if (!current->signal)
+		return -ESRCH;
+	struct task_struct *p = current;
+	if (pid) {
+		p = find_task_in_tree(current->signal->child_reaper, pid);
+		if (!p)
+			return -ESRCH;
+	}
+	spin_lock(&tasklist_lock);
+	long id = which ? p->signal->session : p->signal->pgrp;
+	spin_unlock(&tasklist_lock);
+	if (pid)
+		put_task_struct(p);
+	return id;
+}
+
+SYSCALL_DEFINE1(getpgid, int, pid) { return get_pgrp_or_session(pid, 0); }
+SYSCALL_DEFINE0(getpgrp) { return get_pgrp_or_session(0, 0); }
+SYSCALL_DEFINE1(getsid, int, pid) { return get_pgrp_or_session(pid, 1); }
+
+/* Linux's ksys_setsid: a new session and process group, both named after
+ * the caller, unless it leads a session already or a process group of
+ * its id exists (it leads one). No controlling terminal to drop here. */
+SYSCALL_DEFINE0(setsid)
+{
+	struct signal_struct *sig = current->signal;
+	if (!sig)
+		return -EPERM;
+	int session = current->tgid, err = -EPERM;
+	spin_lock(&tasklist_lock);
+	if (!sig->leader && !pgrp_in_session_locked(sig->child_reaper, session, -1)) {
+		sig->leader = true;
+		sig->pgrp = sig->session = session;
+		err = session;
+	}
+	spin_unlock(&tasklist_lock);
+	return err;
+}
 
 /* ---- getrusage (Linux's kernel/sys.c) ---- */
-
-#define RUSAGE_SELF 0
-#define RUSAGE_CHILDREN (-1)
-#define RUSAGE_THREAD 1
-
-struct __kernel_old_timeval {
-	long tv_sec;
-	long tv_usec;
-};
-
-struct rusage {
-	struct __kernel_old_timeval ru_utime, ru_stime;
-	long ru_maxrss; /* KiB */
-	long ru_ixrss, ru_idrss, ru_isrss; /* unused by Linux: 0 */
-	long ru_minflt, ru_majflt;
-	long ru_nswap; /* unused: 0 */
-	long ru_inblock, ru_oublock; /* no block I/O here: 0 */
-	long ru_msgsnd, ru_msgrcv, ru_nsignals; /* unused: 0 */
-	long ru_nvcsw, ru_nivcsw;
-};
 
 static struct __kernel_old_timeval ns_to_kernel_old_timeval(u64 ns)
 {
@@ -320,40 +415,50 @@ static void accumulate_thread_rusage(const struct task_struct *t, struct rusage 
 
 /* Linux's getrusage(): RUSAGE_THREAD is the caller; RUSAGE_SELF its whole
  * group, the exited threads' share (kept in signal_struct) and the live
- * threads'; RUSAGE_CHILDREN the waited-for children's, and a process here
- * never has any, so all zero. maxrss is the peak RSS of the address space
- * (VmHWM), in KiB. The times are whole ticks (account_process_tick in
- * kernel/sched.c): Linux with tick accounting samples them the same way,
- * then scales the pair to the scheduler's exact runtime, which mmlab does
- * not keep. */
-static void getrusage(struct task_struct *p, int who, struct rusage *r)
+ * threads'; RUSAGE_CHILDREN the waited-for children's (wait_task_zombie
+ * adds them up); RUSAGE_BOTH (wait4's rusage of the child it reaps) the
+ * two. maxrss is the peak RSS of the address space (VmHWM), in KiB, the
+ * children's the largest of theirs. The times are whole ticks
+ * (account_process_tick in kernel/sched.c): Linux with tick accounting
+ * samples them the same way, then scales the pair to the scheduler's
+ * exact runtime, which mmlab does not keep. */
+void getrusage(struct task_struct *p, int who, struct rusage *r)
 {
 	struct signal_struct *sig = p->signal;
 	u64 utime = 0, stime = 0;
 	unsigned long maxrss = 0;
 	memset(r, 0, sizeof(*r));
-	if (who == RUSAGE_CHILDREN)
-		return;
 	if (who == RUSAGE_THREAD || !sig) {
 		accumulate_thread_rusage(p, r, &utime, &stime);
 		if (sig)
 			maxrss = READ_ONCE(sig->maxrss);
 	} else {
 		spin_lock(&sig->siglock);
-		r->ru_nvcsw = (long)sig->nvcsw;
-		r->ru_nivcsw = (long)sig->nivcsw;
-		r->ru_minflt = (long)sig->min_flt;
-		r->ru_majflt = (long)sig->maj_flt;
-		utime = sig->utime;
-		stime = sig->stime;
-		maxrss = sig->maxrss;
-		struct task_struct *t;
-		list_for_each_entry(t, &sig->thread_head, thread_node)
-			accumulate_thread_rusage(t, r, &utime, &stime);
+		if (who != RUSAGE_SELF) {
+			r->ru_nvcsw = (long)sig->cnvcsw;
+			r->ru_nivcsw = (long)sig->cnivcsw;
+			r->ru_minflt = (long)sig->cmin_flt;
+			r->ru_majflt = (long)sig->cmaj_flt;
+			utime = sig->cutime;
+			stime = sig->cstime;
+			maxrss = sig->cmaxrss;
+		}
+		if (who != RUSAGE_CHILDREN) {
+			r->ru_nvcsw += (long)sig->nvcsw;
+			r->ru_nivcsw += (long)sig->nivcsw;
+			r->ru_minflt += (long)sig->min_flt;
+			r->ru_majflt += (long)sig->maj_flt;
+			utime += sig->utime;
+			stime += sig->stime;
+			maxrss = max(maxrss, sig->maxrss);
+			struct task_struct *t;
+			list_for_each_entry(t, &sig->thread_head, thread_node)
+				accumulate_thread_rusage(t, r, &utime, &stime);
+		}
 		spin_unlock(&sig->siglock);
 	}
-	/* Linux's setmax_mm_hiwater_rss. */
-	if (p->mm)
+	/* Linux's setmax_mm_hiwater_rss (p's mm, when p is still running). */
+	if (who != RUSAGE_CHILDREN && p == current && p->mm)
 		maxrss = max(maxrss, __atomic_load_n(&p->mm->hiwater_rss, __ATOMIC_RELAXED));
 	r->ru_maxrss = (long)(maxrss * (PAGE_SIZE / 1024));
 	r->ru_utime = ns_to_kernel_old_timeval(utime);
@@ -376,17 +481,20 @@ struct tms {
 };
 
 /* Linux's times(): the group's CPU time (getrusage's RUSAGE_SELF) and the
- * children's (none), in clock_t; the result is the clock_t ticks since
+ * waited-for children's (RUSAGE_CHILDREN), in clock_t; the result is the clock_t ticks since
  * boot (Linux's start 5 minutes before a 32-bit jiffies wrap; both are
  * only good for differences, as POSIX says). tbuf may be NULL. */
 SYSCALL_DEFINE1(times, struct tms __user *, tbuf)
 {
 	if (tbuf) {
-		struct rusage r;
+		struct rusage r, c;
 		getrusage(current, RUSAGE_SELF, &r);
+		getrusage(current, RUSAGE_CHILDREN, &c);
 		struct tms t = {
 			.tms_utime = r.ru_utime.tv_sec * USER_HZ + r.ru_utime.tv_usec / (1000000 / USER_HZ),
 			.tms_stime = r.ru_stime.tv_sec * USER_HZ + r.ru_stime.tv_usec / (1000000 / USER_HZ),
+			.tms_cutime = c.ru_utime.tv_sec * USER_HZ + c.ru_utime.tv_usec / (1000000 / USER_HZ),
+			.tms_cstime = c.ru_stime.tv_sec * USER_HZ + c.ru_stime.tv_usec / (1000000 / USER_HZ),
 		};
 		if (copy_to_user(tbuf, &t, sizeof(t)))
 			return -EFAULT;

@@ -57,6 +57,7 @@ typedef u64 phys_addr_t;
 #define E2BIG 7
 #define ENOEXEC 8
 #define EBADF 9
+#define ECHILD 10
 #define EAGAIN 11
 #define ENOMEM 12
 #define EACCES 13

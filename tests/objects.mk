@@ -54,6 +54,8 @@ KERNEL_SRCS += \
 	tests/test_cpu.c \
 	tests/test_mm.c \
 	tests/test_proc.c \
+	tests/test_process.c \
+	tests/process_tree_test.c \
 	tests/topology_test.c \
 	tests/user_test.c \
 	tests/walkers_test.c \

@@ -8,6 +8,7 @@
  * clone/clone3/signal/rlimit system calls themselves are checked from user
  * space by tests/user/tests/threads.c (the "user" suite). */
 #include "tests/kunit.h"
+#include "tests/test_process.h"
 #include "drivers/firmware/multiboot2.h"
 #include "kernel/pid.h"
 #include "kernel/printk.h"
@@ -18,29 +19,6 @@
 #include "lib/string.h"
 #include "mm/page.h"
 #include "mm/slab.h"
-
-struct counts {
-	struct kunit_resources res;
-	unsigned long kthreads, user_threads, pids, processes;
-};
-
-static void counts_take(struct counts *c)
-{
-	kunit_resources_take(&c->res);
-	c->kthreads = nr_kthreads();
-	c->user_threads = nr_user_threads();
-	c->pids = nr_pids();
-	c->processes = nr_processes();
-}
-
-static void expect_counts_back(struct kunit *test, const struct counts *before)
-{
-	kunit_expect_resources_back(test, &before->res);
-	KUNIT_EXPECT_EQ(test, nr_kthreads(), before->kthreads); /* task_structs + kernel stacks */
-	KUNIT_EXPECT_EQ(test, nr_user_threads(), before->user_threads);
-	KUNIT_EXPECT_EQ(test, nr_pids(), before->pids);
-	KUNIT_EXPECT_EQ(test, nr_processes(), before->processes);
-}
 
 static unsigned other_cpu(void)
 {
@@ -59,9 +37,9 @@ static void run_group(struct kunit *test, const char *mode, int n, unsigned cpu,
 	char nbuf[8];
 	snprintf(nbuf, sizeof(nbuf), "%d", n);
 	const char *const argv[] = { "thread_group", mode, nbuf, NULL };
-	struct counts before;
+	struct process_counts before;
 	int err = 0;
-	counts_take(&before);
+	process_counts_take(&before);
 	bool ran = process_run("thread_group", argv, cpu, res, &err);
 	if (!ran)
 		kunit_info(test, "thread_group could not start: error %d", err);
@@ -70,7 +48,7 @@ static void run_group(struct kunit *test, const char *mode, int n, unsigned cpu,
 		kunit_info(test, "%s %d: killed: %s", mode, n, res->reason);
 	else
 		kunit_info(test, "%s %d: exit status %d (last line: %s)", mode, n, res->exit_code, res->last_line);
-	expect_counts_back(test, &before);
+	expect_process_counts_back(test, &before);
 }
 
 static void exit_group_ends_spinning_threads(struct kunit *test)
@@ -146,8 +124,8 @@ static void find_get_task_by_vpid_holds_the_task(struct kunit *test)
 	struct process_spawn_args args = { .name = "thread_group", .image = __va(m->start),
 					   .image_size = m->end - m->start, .argv = argv,
 					   .cpu = smp_processor_id() };
-	struct counts before;
-	counts_take(&before);
+	struct process_counts before;
+	process_counts_take(&before);
 	KUNIT_EXPECT_NULL(test, find_get_task_by_vpid(0));
 	KUNIT_EXPECT_NULL(test, find_get_task_by_vpid(-1));
 	int err = 0;
@@ -167,7 +145,7 @@ static void find_get_task_by_vpid_holds_the_task(struct kunit *test)
 	struct process_result res;
 	process_wait(p, &res);
 	KUNIT_EXPECT_EQ(test, res.exit_code, 7);
-	expect_counts_back(test, &before);
+	expect_process_counts_back(test, &before);
 }
 
 /* An interruptible wait ends with -EINTR once the waiter's group is

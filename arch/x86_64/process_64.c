@@ -21,11 +21,15 @@
  * the GS base, loads the per-CPU one, and restores the saved one. */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/irqflags.h"
 #include "arch/x86_64/processor.h"
 #include "arch/x86_64/syscall.h"
+#include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
+#include "lib/string.h"
 #include "mm/mm_types.h"
 
 #define MSR_FS_BASE 0xc0000100
@@ -102,6 +106,25 @@ static unsigned long gsbase_read_task(struct task_struct *tsk)
  * permitted are the user ones in XCR0 (x87|SSE without XSAVE), and asking
  * permission succeeds for any feature but AMX's, which is not there
  * (-EOPNOTSUPP). The KVM guest permissions and shadow stacks: -EINVAL. */
+/* Linux's start_thread (execve's new program): the user registers of a
+ * program at its entry, with no FS or GS base and the FPU in its initial
+ * state. */
+void start_thread(struct pt_regs *regs, unsigned long ip, unsigned long sp)
+{
+	struct task_struct *tsk = current;
+	memset(regs, 0, offsetof(struct pt_regs, vector));
+	regs->error_code = (u64)-1; /* no system call to restart */
+	regs->rip = ip;
+	regs->rsp = sp;
+	regs->rflags = X86_EFLAGS_IF;
+	regs->cs = __USER_CS;
+	regs->ss = __USER_DS;
+	tsk->thread.fsbase = tsk->thread.gsbase = 0;
+	wrmsr(MSR_FS_BASE, 0);
+	wrmsr(MSR_KERNEL_GS_BASE, 0);
+	fpu__clear_user_states();
+}
+
 SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
 {
 	struct task_struct *tsk = current;

@@ -144,7 +144,9 @@ static void siginfo_to_frame(u8 *dst, const struct kernel_siginfo *info)
 static int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 {
 	struct task_struct *t = current;
-	sigset_t set = { { t->blocked } };
+	/* Linux's sigmask_to_save: rt_sigsuspend's mask is the one its
+	 * caller had. */
+	sigset_t set = { { t->restore_sigmask ? t->saved_sigmask : t->blocked } };
 	unsigned long fp;
 	/* x86-64 should always use SA_RESTORER (Linux's words). */
 	if (!(ksig->ka.sa.sa_flags & SA_RESTORER))
@@ -245,7 +247,8 @@ void arch_do_signal_or_restart(void)
 {
 	struct pt_regs *regs = task_pt_regs(current);
 	struct ksignal ksig;
-	if (get_signal(&ksig)) {
+	bool handled = get_signal(&ksig);
+	if (handled) {
 		handle_signal(&ksig, regs);
 	} else if (in_syscall(regs)) {
 		/* No handler ran: restart (Linux's "Restart the system call -
@@ -263,6 +266,9 @@ void arch_do_signal_or_restart(void)
 			break;
 		}
 	}
+	/* No handler ran: rt_sigsuspend's caller gets its mask back. */
+	if (!handled)
+		restore_saved_sigmask();
 	/* A handler at a non-canonical address: Linux's IRET would fault
 	 * there (kernel mode) and send SIGSEGV as for a user #GP; this
 	 * kernel's way out must never try. */

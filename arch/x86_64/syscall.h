@@ -12,6 +12,11 @@
 void user_mode_cpu_init(void);
 /* The first entry of a process into ring 3; never returns. */
 __noreturn void enter_user_mode(u64 rip, u64 rsp);
+/* Linux's start_thread: the current task's user registers (regs, its
+ * task_pt_regs) become a fresh program's at ip with stack sp, its FS/GS
+ * bases 0 and its FPU state the initial one (execve). */
+struct pt_regs;
+void start_thread(struct pt_regs *regs, unsigned long ip, unsigned long sp);
 
 /* The size of a task's FPU area (arch/x86_64/fpu.c): the XSAVE area for
  * the features in XCR0 as CPUID 0xD sizes it, 64-byte aligned, or the

@@ -14,6 +14,7 @@
  * meanwhile. */
 #include "mm/page_alloc.h"
 #include "fs/proc/internal.h"
+#include "kernel/pid.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/smp.h"
@@ -149,13 +150,15 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 	task_name(m, p);
 	seq_buf_puts(m, "Umask:\t0022\n"); /* no umask(2): init's default */
 	seq_buf_printf(m, "State:\t%s\n", task_state_name(p));
-	/* Processes are started by the kernel, so their parent is 0, as
-	 * init's is in Linux. Everyone is uid/gid 0. */
-	seq_buf_printf(m, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t0\nTracerPid:\t0\n", pid, pid);
+	/* A process the kernel started has parent 0, as init's is in Linux.
+	 * Everyone is uid/gid 0. */
+	int ppid, pgrp, session, exit_signal;
+	process_ids(p, &ppid, &pgrp, &session, &exit_signal);
+	seq_buf_printf(m, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", pid, pid, ppid);
 	seq_buf_puts(m, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
 	seq_buf_printf(m, "FDSize:\t%d\n", p->files ? NR_OPEN_DEFAULT : 0);
 	seq_buf_puts(m, "Groups:\t \n");
-	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", pid, pid, pid, pid);
+	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", pid, pid, pgrp, session);
 	/* Every task without an mm is a kernel thread (the boot task too). */
 	seq_buf_printf(m, "Kthread:\t%c\n", !mm ? '1' : '0');
 	if (mm) {
@@ -215,14 +218,12 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
  * (proc_tgid_stat), its 52 fields in its order. The fault counts and CPU
  * times are getrusage's (kernel/sys.c: the live threads' and the exited
  * ones' share, times in 100 Hz clock_t); what mmlab lacks is Linux's 0 or
- * constant for it: no terminal (tty_nr 0, tpgid -1), no children (the c*
- * fields), no signal queued (pending 0; blocked, ignored and caught are
+ * constant for it: no terminal (tty_nr 0, tpgid -1), no signal queued (pending 0; blocked, ignored and caught are
  * what rt_sigprocmask and rt_sigaction stored), every task at
  * Linux's default priority (20) and nice (0) under SCHED_OTHER, kstkesp and
  * kstkeip 0 as Linux shows them outside a core dump. The flags are Linux's
  * PF_* bits that have a meaning here (PF_KTHREAD, PF_IDLE; no PF_RANDOMIZE:
  * no address-space randomisation). */
-#define SIGCHLD 17
 
 void stat_show(struct seq_buf *m, const struct proc_node *node)
 {
@@ -231,10 +232,15 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 	struct mm_struct *mm = p->mm;
 	int pid = sig ? p->tgid : p->pid;
 	unsigned long min_flt = 0, maj_flt = 0, rsslim = RLIM_INFINITY;
-	u64 utime = 0, stime = 0;
+	u64 utime = 0, stime = 0, cutime = 0, cstime = 0;
+	unsigned long cmin_flt = 0, cmaj_flt = 0;
 	int num_threads = 1;
 	if (sig) {
 		spin_lock(&sig->siglock);
+		cmin_flt = sig->cmin_flt;
+		cmaj_flt = sig->cmaj_flt;
+		cutime = sig->cutime;
+		cstime = sig->cstime;
 		min_flt = sig->min_flt;
 		maj_flt = sig->maj_flt;
 		utime = sig->utime;
@@ -281,13 +287,17 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 
 	/* The name raw, as Linux's (proc_task_name without escaping; only
 	 * status escapes it): a reader finds the fields after the last ')'. */
-	seq_buf_printf(m, "%d (%.*s) %c 0 %d %d 0 -1 %lu %lu 0 %lu 0 %llu %llu 0 0 20 0 %d 0 %llu %lu %lu %lu",
-		       pid, TASK_COMM_LEN, p->comm, task_state_name(p)[0], pid, pid, flags, min_flt, maj_flt, (unsigned long long)nsec_to_clock_t(utime),
-		       (unsigned long long)nsec_to_clock_t(stime), num_threads, (unsigned long long)nsec_to_clock_t(p->start_boottime), vsize, rss, rsslim);
+	int ppid, pgrp, session, exit_signal;
+	process_ids(p, &ppid, &pgrp, &session, &exit_signal);
+	seq_buf_printf(m, "%d (%.*s) %c %d %d %d 0 -1 %lu %lu %lu %lu %lu %llu %llu %llu %llu 20 0 %d 0 %llu %lu %lu %lu",
+		       pid, TASK_COMM_LEN, p->comm, task_state_name(p)[0], ppid, pgrp, session, flags, min_flt,
+		       cmin_flt, maj_flt, cmaj_flt, (unsigned long long)nsec_to_clock_t(utime),
+		       (unsigned long long)nsec_to_clock_t(stime), (unsigned long long)nsec_to_clock_t(cutime),
+		       (unsigned long long)nsec_to_clock_t(cstime), num_threads, (unsigned long long)nsec_to_clock_t(p->start_boottime), vsize, rss, rsslim);
 	seq_buf_printf(m, " %lu %lu %lu 0 0 %lu %lu %lu %lu %d 0 0 %d %u 0 0 0 0 0", mm ? code[0] : 0,
 		       mm ? code[1] : 0, stack, 0ul, READ_ONCE(p->blocked) & 0x7ffffffful, ign & 0x7ffffffful,
 		       catch & 0x7ffffffful, wchan,
-		       p == p->group_leader || !sig ? SIGCHLD : -1, READ_ONCE(p->cpu));
+		       exit_signal, READ_ONCE(p->cpu));
 	for (int i = 0; i < 7; i++)
 		seq_buf_printf(m, " %lu", data[i]);
 	seq_buf_puts(m, " 0\n");

@@ -36,19 +36,19 @@ USER_TEST_NAMES := hello mmap_basic munmap_partial mprotect_split madvise_advice
 	threads affinity futex_basic \
 	arch_prctl getrandom tty_stat readlink_self iov_errors auxv avx_state gsbase_kernel_half \
 	process_vm mremap_basic mincore pagemap smaps overcommit_guess syscall_fuzz mempolicy migrate_full thp hugetlb \
-	vm_create mlock getrusage msync sysinfo range_checks signals
+	vm_create mlock getrusage msync sysinfo range_checks signals wait_status process_tree fork_basic sigwait execve
 USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write thread_fault \
 	kmem_access_read kmem_access_write kmem_access_exec kmem_access_hlt kmem_access_cr3 \
 	sigsegv_blocked raise_sigsegv sigreturn_bad_cs sigreturn_bad_fpstate sigreturn_xsave_reserved
 USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full pte_multi_fault mempolicy_fault migrate_cost fork_cost
 USER_DEMO_NAMES := mm_tour
-USER_AUX_NAMES := exit_with spin thread_group gs_spin bind_touch gdb_target
+USER_AUX_NAMES := exit_with spin thread_group gs_spin bind_touch gdb_target process_family
 
 # The glibc builds: a name listed here (a program of any kind above) gets a
 # program of its own, of the same kind, from the same source: glibc's
 # start-up and wrappers (clock_nanosleep for nanosleep, its malloc on brk,
 # ...) on mmlab.
-USER_GLIBC_NAMES := hello mmap_basic syscall_misc null_write pthread_sync tls thread_fault signals
+USER_GLIBC_NAMES := hello mmap_basic syscall_misc null_write pthread_sync tls thread_fault signals fork_basic
 USER_GLIBC_PIE_NAMES := hello
 
 USER_KINDS := TEST CRASH BENCH DEMO AUX

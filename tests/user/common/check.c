@@ -544,3 +544,13 @@ int user_va_bits(void)
 	}
 	return bits;
 }
+
+bool nproc_room(long n)
+{
+	struct rlimit nproc;
+	if (getrlimit(RLIMIT_NPROC, &nproc) != 0 || nproc.rlim_cur == RLIM_INFINITY ||
+	    nproc.rlim_cur >= (rlim_t)n + 64)
+		return true;
+	check_skip("RLIMIT_NPROC %lu leaves no room for %ld children", (unsigned long)nproc.rlim_cur, n);
+	return false;
+}

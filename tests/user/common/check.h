@@ -199,5 +199,8 @@ long cpu_ids(void);
  * by a hint above 47 bits, which such a kernel honours and a 4-level one
  * cannot. */
 int user_va_bits(void);
+/* Whether RLIMIT_NPROC leaves room for n more processes (and some to
+ * spare); if not, says so with check_skip and returns false. */
+bool nproc_room(long n);
 
 #endif

@@ -4,7 +4,7 @@
  * CLONE_CHILD_SETTID and CLONE_CHILD_CLEARTID, set_tid_address, clone and
  * clone3 errnos, signal actions (shared), masks and alternate stacks (per
  * thread), and resource limits (per process). The same expectations hold
- * on Linux; the few mmlab-only ones (fork refused, the default limits) ask
+ * on Linux; the few mmlab-only ones (the default limits) ask
  * uname first. */
 #include <stdio.h>
 #include <string.h>
@@ -137,12 +137,6 @@ static void clone_errnos(void)
 	/* x86's CLONE_SETTLS with a base past user space. */
 	EXPECT_RAW(raw_clone(T_THREAD_FLAGS & ~T_CLONE_PARENT_SETTID, top, NULL, &ctid, 1ul << 63,
 			     do_nothing, NULL), EPERM);
-	if (on_mmlab()) {
-		/* A new process: mmlab runs thread groups only. */
-		EXPECT_RAW(raw_clone(SIGCHLD, NULL, NULL, NULL, 0, do_nothing, NULL), EINVAL);
-		EXPECT_RAW(raw_clone(T_CLONE_VM | T_CLONE_VFORK | SIGCHLD, top, NULL, NULL, 0, do_nothing, NULL),
-			   EINVAL);
-	}
 	/* The thread group still works after all that. */
 	ctid = -1;
 	long tid = raw_clone(T_THREAD_FLAGS, top, NULL, &ctid, 0, do_nothing, NULL);
