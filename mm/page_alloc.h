@@ -45,7 +45,9 @@ struct per_cpu_pages {
 	 * time. */
 	struct list_head thp_list;
 	int thp_count; /* blocks in thp_list */
-};
+	/* A line per CPU: no line shared with another CPU's lists, and
+	 * pcp[cpu] is a shift away. */
+} __aligned(64);
 
 enum { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
 

@@ -309,7 +309,7 @@ static __always_inline struct page *rmqueue_pcplist(pg_data_t *pgdat, unsigned i
 			return NULL;
 		}
 		page = list_first_entry(list, struct page, lru);
-		list_del(&page->lru);
+		__list_del_entry(&page->lru); /* the new owner's to set */
 		if (order) {
 			pcp->thp_count--;
 			page->private = 0;
