@@ -178,15 +178,12 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 		 * (as every half a split left is) is unlinked by emptying the
 		 * head, without reading its links; the list's free_mask bit
 		 * is cleared after the loop. */
-		if (area->nr_free == 1) {
+		if (!--area->nr_free) {
 			INIT_LIST_HEAD(&area->free_list);
 			emptied |= size;
 		} else {
-			struct list_head *next = buddy->lru.next, *prev = buddy->lru.prev;
-			next->prev = prev;
-			prev->next = next;
+			__list_del_entry(&buddy->lru);
 		}
-		area->nr_free--;
 		/* A merged buddy becomes a tail page: only its node bits,
 		 * private 0; its stale lru links are never read. */
 		buddy->flags = node_bits;
