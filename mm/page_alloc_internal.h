@@ -133,7 +133,7 @@ static __always_inline struct page *rmqueue_smallest(pg_data_t *pgdat, unsigned 
 	unsigned int current_order = (unsigned int)__builtin_ctzl(mask);
 	struct page *page = list_first_entry(&pgdat->free_area[current_order].free_list, struct page, lru);
 	struct free_area *area = &pgdat->free_area[current_order];
-	list_del(&page->lru);
+	__list_del_entry(&page->lru); /* the caller's to set */
 	page->flags &= ~BIT(PG_buddy);
 	page->private = 0;
 	area->nr_free--;
