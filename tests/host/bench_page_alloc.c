@@ -387,6 +387,15 @@ int main(int argc, char **argv)
 				figs[f].peer_ns[r] = peer->run(f, figs[f].iters);
 		}
 
+	/* For instruction counts (tools/bench-icount.sh): the operations
+	 * run_buddy (and the peer's run) made for the figure, warm-up
+	 * included, so a count inside them divides into a count per pair. */
+	if (only)
+		for (int f = 0; f < NR_FIGS; f++)
+			if (!strcmp(only, figs[f].key))
+				fprintf(stderr, "bench_page_alloc: %s: %ld operations per allocator\n", only,
+					(figs[f].iters / 4 + 1 + runs * figs[f].iters) * (f == FIG_BATCH ? BATCH : 1));
+
 	char cpuname[128], head[512];
 	cpu_name(cpuname, sizeof(cpuname));
 	snprintf(head, sizeof(head),
