@@ -499,10 +499,7 @@ void __free_pages(struct page *page, unsigned int order)
 		 * the CPU number, in three instructions more. */
 		OPTIMIZER_HIDE_VAR(pcp);
 		if (likely(pcp->count < pcp->high)) {
-			/* A load of a line the page's flags brought in, not a
-			 * store: stores are what the pair is short of. */
-			if (unlikely(page->private))
-				page->private = 0;
+			page->private = 0;
 			page->_refcount = 0;
 			page->_mapcount = -1; /* with _refcount: see prep_new_page */
 			if (is_check_pages_enabled())
