@@ -69,7 +69,10 @@ enum numa_stat_item {
  * reader derives them. */
 struct per_cpu_nodestat {
 	unsigned long numa_events[NR_NUMA_STAT_ITEMS];
-};
+	/* A line per CPU, as struct per_cpu_pages: no line shared with
+	 * another CPU's counters, and the slot is found with the shift
+	 * that finds the CPU's lists. */
+} __aligned(64);
 
 typedef struct pglist_data {
 	int node_id;
