@@ -3,7 +3,7 @@
 # files it includes).
 #
 #> all            build/kernel.elf and build/kernel.iso (a plain make)
-#> run            boot the default machine (4 nodes) with the console here (TOPOLOGY=name)
+#> run            boot the default machine (4 nodes) with the console here (TOPOLOGY=name, CMDLINE='kernel options')
 #> test           every test: host tests, then every topology in the matrix (FILTER=suite.case-glob, TOPOLOGY=name)
 #> compare        the user programs on mmlab (default) and on Linux 6.1 (linux-ring), side by side
 #> debug          boot halted, with gdb attached to QEMU's stub and the mm-* helpers loaded (docs/gdb.md)
@@ -12,6 +12,7 @@
 #> clean          remove build/
 #
 # Options: CROSS_COMPILE=x86_64-elf-  ACCEL=tcg|kvm  TOPOLOGY=name
+#          CMDLINE='words' (make run: kernel options after the topology's)
 #          FILTER='suite.case-glob'  JOBS=n  V=1
 #          ICOUNT=1 (make bench: the in-kernel figures in instructions, one
 #          guest ns per instruction under QEMU's -icount shift=0)
@@ -192,7 +193,7 @@ $(SANITIZE_STAMP): FORCE
 run:
 	@tools/deps.sh run
 	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER)
-	@$(RUNNER) run $(RUNNER_ARGS) $(or $(TOPOLOGY),default)
+	@$(RUNNER) run $(RUNNER_ARGS) $(if $(CMDLINE),--cmdline "$(CMDLINE)") $(or $(TOPOLOGY),default)
 
 include tools/hostile/hostile.mk
 include tools/gdb/gdb.mk

@@ -69,7 +69,7 @@ static inline void memalloc_noreclaim_restore(unsigned int flags) { memalloc_fla
 /* The scope that makes allocations which cannot take a gfp (page tables)
  * behave as gfp asks: Linux 7.0's memalloc_apply_gfp_scope (Uladzislau
  * Rezki's "support non-blocking GFP flags" series; before it, 5.17's
- * __vmalloc_area_node had the nofs/noio part inline, from the seed's series):
+ * __vmalloc_area_node had the nofs/noio part inline, from Michal Hocko's series):
  * non-blocking -> noreclaim, NOFS -> nofs, NOIO -> noio. Returns a cookie
  * for memalloc_restore_scope (0: nothing applied). */
 static inline unsigned int memalloc_apply_gfp_scope(gfp_t gfp)

@@ -13,6 +13,7 @@ struct list_head {
 
 static inline void INIT_LIST_HEAD(struct list_head *l) { l->next = l->prev = l; }
 static inline bool list_empty(const struct list_head *l) { return l->next == l; }
+static inline bool list_is_singular(const struct list_head *l) { return !list_empty(l) && l->next == l->prev; }
 
 static inline void __list_add(struct list_head *n, struct list_head *prev, struct list_head *next)
 {
@@ -53,5 +54,12 @@ static inline void list_move(struct list_head *e, struct list_head *head)
 	for (pos = list_entry((head)->next, __typeof__(*pos), member),             \
 	    n = list_entry(pos->member.next, __typeof__(*pos), member);            \
 	     &pos->member != (head); pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
+#define list_for_each_entry_reverse(pos, head, member)                             \
+	for (pos = list_entry((head)->prev, __typeof__(*pos), member); &pos->member != (head); \
+	     pos = list_entry(pos->member.prev, __typeof__(*pos), member))
+#define list_for_each_entry_safe_reverse(pos, n, head, member)                     \
+	for (pos = list_entry((head)->prev, __typeof__(*pos), member),             \
+	    n = list_entry(pos->member.prev, __typeof__(*pos), member);            \
+	     &pos->member != (head); pos = n, n = list_entry(n->member.prev, __typeof__(*n), member))
 
 #endif

@@ -4,8 +4,9 @@
  * stub that checks mprotect's calls).
  *
  * Invariants: a present or PROT_NONE PTE keeps its page and dirty bit and
- * takes the new protection (pte_modify), except that the zero page is
- * never made writable; the TLB is flushed over the range before the call
+ * takes the new protection (pte_modify), except that the zero page, and
+ * a page another process maps too since a fork, are never made writable
+ * (Linux's can_change_pte_writable: the write faults and copies); the TLB is flushed over the range before the call
  * returns if any entry changed. A huge PMD follows mm/pgtable.h's rule.
  * Locking: the caller (mprotect) holds the mmap_lock for writing, so no
  * fault changes a VMA's protection under it; each PTE table's entries
@@ -36,7 +37,8 @@ static void change_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long ad
 		if (!pte_present(old))
 			continue;
 		pte_t new = pte_modify(old, details->newprot);
-		if (is_zero_pfn(pte_pfn(old)))
+		if (pte_write(new) && !pte_write(old) &&
+		    (is_zero_pfn(pte_pfn(old)) || page_mapcount(pfn_to_page(pte_pfn(old))) > 1))
 			new = pte_wrprotect(new);
 		if (!pte_same(new, old)) {
 			set_pte(pte, new);

@@ -289,7 +289,7 @@ enum clear_page_method clear_huge_extent(void *kaddr, unsigned order, unsigned l
 	/* One 4 KiB page: no order to choose and no batches, just Linux's
 	 * clear_page() (over one page the extent method is one REP STOSB,
 	 * which is clear_page_erms), and nothing kept in registers around
-	 * it: the issue asks that a single page lose nothing against
+	 * it: a single page must lose nothing against
 	 * clear_page_erms. */
 	clear_one_cached(m == CLEAR_PAGE_EXTENT ? CLEAR_PAGE_ERMS : m, kaddr);
 	count_clear(m, 1);

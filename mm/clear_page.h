@@ -3,7 +3,8 @@
  * Two designs sit side by side here, as mmlab's mission asks:
  *
  *   - Ankur Arora's 2021 series, "Use uncached stores while clearing huge
- *     pages" (never merged; cover letter in ../shared/seeds/010-*): an
+ *     pages" (v2, 2021-10-20, never merged;
+ *     https://lore.kernel.org/all/20211020170305.376118-1-ankur.a.arora@oracle.com/): an
  *     extent at or above clear_page_uncached_threshold (the last-level
  *     cache's size) is cleared with non-temporal stores (MOVNTI, or AMD's
  *     CLZERO), which do not read the lines first and are meant not to

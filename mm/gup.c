@@ -17,8 +17,8 @@
  *     mmu_gather's table batch, Linux's tlb_remove_table_rcu), and the walk
  *     runs inside rcu_read_lock(): a table we reached stays a page-table
  *     page (stale perhaps, never reused) until we leave. (munmap's
- *     free_pgtables goes through the mmu_gather's RCU table batch, seed
- *     008, so a process_vm_readv racing a munmap of the same range by
+ *     free_pgtables goes through the mmu_gather's RCU table batch, patch 15
+ *     of Qi Zheng's series (docs/pte_tables.md), so a process_vm_readv racing a munmap of the same range by
  *     another thread cannot read a freed table; only the exit of an mm
  *     that no task uses any more frees its tables at once, and no walk
  *     can be inside those.) Linux x86 instead
@@ -97,6 +97,7 @@ static void stats_add(const struct gup_stats *local)
  * (a free page: zero in the buddy and per-CPU lists). */
 static bool try_get_page(struct page *page)
 {
+	page = compound_head(page); /* a THP's 4 KiB page: the reference is the whole's */
 	int c = __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED);
 	do {
 		if (c <= 0)
@@ -283,9 +284,9 @@ static struct page *follow_page_pte(struct mm_struct *mm, unsigned long addr, un
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	if (!pmd)
 		return NULL;
-	/* A THP: mmlab has no compound refcount to share among the 512
-	 * pages (mm/huge_memory.h), so a reference to one of them splits the
-	 * PMD first, and the PTE path takes it. */
+	/* A THP: a reference to one of its pages splits the PMD first, and
+	 * the PTE path takes it (on the THP's head when fork shared it and
+	 * it stays whole: mm/rmap.h). */
 	if (pmd_trans_huge(pmdp_get(pmd)))
 		split_huge_pmd(mm, pmd, addr);
 	spinlock_t *ptl;
@@ -300,7 +301,7 @@ static struct page *follow_page_pte(struct mm_struct *mm, unsigned long addr, un
 			 * the mapping's one, so a plain atomic increment will
 			 * do. */
 			page = pfn_to_page(pte_pfn(entry));
-			__atomic_add_fetch(&page->_refcount, 1, __ATOMIC_ACQ_REL);
+			__atomic_add_fetch(&compound_head(page)->_refcount, 1, __ATOMIC_ACQ_REL);
 		} else {
 			/* Present with no struct page: Linux's
 			 * vm_normal_page gives NULL and follow_pfn_pte

@@ -18,6 +18,7 @@
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
+#include "mm/rmap.h"
 
 int thp_enabled_mode = THP_ENABLED_DEFAULT;
 int thp_defrag_mode = THP_DEFRAG_MADVISE;
@@ -206,14 +207,43 @@ int map_anon_folio_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned long had
 		return -EEXIST;
 	}
 	pgtable_trans_huge_deposit(mm, pmd, table);
-	anon_page_mapped(mm, page, HPAGE_PMD_NR);
+	anon_page_mapped(vma, page, haddr, HPAGE_PMD_NR);
 	set_pmd_at(mm, haddr, pmd, entry);
 	spin_unlock(ptl);
-	__atomic_add_fetch(&anon_thps, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
-void anon_thp_unmapped(void) { __atomic_sub_fetch(&anon_thps, 1, __ATOMIC_RELAXED); }
+void anon_thps_add(long n) { __atomic_add_fetch(&anon_thps, n, __ATOMIC_RELAXED); }
+
+int copy_huge_pmd(struct mm_struct *dst_mm, struct mm_struct *src_mm, pmd_t *dst_pmd, pmd_t *src_pmd,
+		  unsigned long addr)
+{
+	struct page *table = pte_alloc_one(dst_mm);
+	if (!table)
+		return -ENOMEM;
+	spinlock_t *ptl = pmd_lockptr(src_mm, src_pmd);
+	spin_lock(ptl);
+	pmd_t val = pmdp_get(src_pmd);
+	if (!pmd_trans_huge(val)) {
+		spin_unlock(ptl);
+		pte_free(dst_mm, table);
+		return -EAGAIN;
+	}
+	if (!is_huge_zero_pmd(val)) {
+		anon_page_dup(dst_mm, pfn_to_page(pmd_pfn(val)), HPAGE_PMD_NR);
+		if (pmd_write(val)) {
+			/* Atomically: the CPU may set the dirty bit meanwhile. */
+			__atomic_fetch_and(&src_pmd->pmd, ~(u64)_PAGE_RW, __ATOMIC_RELAXED);
+			val = __pmd(pmd_val(val) & ~_PAGE_RW);
+		}
+	}
+	/* The child's page_table_lock is its own, and nobody sees the child
+	 * yet. */
+	pgtable_trans_huge_deposit(dst_mm, dst_pmd, table);
+	set_pmd_at(dst_mm, addr & PMD_MASK, dst_pmd, val);
+	spin_unlock(ptl);
+	return 0;
+}
 
 vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address, pmd_t orig)
 {
@@ -227,16 +257,18 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned 
 	}
 	struct page *page = pfn_to_page(pmd_pfn(orig));
 	if (!is_huge_zero_pmd(orig) && __atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE) == 1) {
-		/* Ours alone (no fork in mmlab, and get_user_pages splits a
-		 * THP): reused, as Linux reuses an exclusive anonymous THP. */
+		/* Ours alone (one reference: this PMD's, so no other mapping
+		 * and no pin; get_user_pages splits a THP first): reused, as
+		 * Linux reuses an exclusive anonymous THP. */
 		set_pmd_at(mm, haddr, pmd, __pmd(pmd_val(orig) | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED));
 		spin_unlock(ptl);
 		invlpg(address);
 		return 0;
 	}
 	spin_unlock(ptl);
-	/* The huge zero page, or a THP someone else holds: split, and the
-	 * write faults again on the 4 KiB path (Linux's fallback). */
+	/* The huge zero page, or a THP another process maps too since a
+	 * fork: split, and the write faults again on the 4 KiB path, which
+	 * copies the page written (Linux's fallback). */
 	split_huge_pmd(mm, pmd, address);
 	return 0;
 }
@@ -307,14 +339,32 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 	 * PROT_NONE, writable or not, dirty, accessed, NX. */
 	u64 bits = pmd_val(old) & ~(PTE_PFN_MASK | _PAGE_PSE);
 	pte_t *ptes = page_address(table);
+	if (__atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE) != 1 || thp_entire_mapcount(page) != 1 ||
+	    __atomic_load_n(nr_pages_mapped_ptr(page), __ATOMIC_ACQUIRE)) {
+		/* Shared: the THP stays whole, its pages mapped one by one. */
+		for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+			ptes[i] = pfn_pte(pfn + i, bits);
+		if (thp_remap_as_ptes(page))
+			anon_thps_add(-1);
+		install_split_table(mm, pmd, haddr, table);
+		spin_unlock(ptl);
+		count_vm_event(THP_SPLIT_PMD);
+		return;
+	}
+	void *mapping = page->mapping;
+	unsigned long index = page->index;
+	thp_prep_free(page); /* no longer a THP: 512 pages of their own */
 	split_page(page, HPAGE_PMD_ORDER);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++) {
 		ptes[i] = pfn_pte(pfn + i, bits);
+		/* Each 4 KiB page is its own now, in the same anon_vma. */
+		page[i].mapping = mapping;
+		page[i].index = index + i;
 		page[i]._mapcount = 0;
 	}
 	install_split_table(mm, pmd, haddr, table);
 	spin_unlock(ptl);
-	__atomic_sub_fetch(&anon_thps, 1, __ATOMIC_RELAXED);
+	anon_thps_add(-1);
 	count_vm_event(THP_SPLIT_PMD);
 }
 

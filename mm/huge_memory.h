@@ -15,13 +15,19 @@
  *
  * Splitting (Linux's __split_huge_pmd): a zap, a protection change, an
  * mremap or a get_user_pages that covers part of a huge PMD turns it into
- * the deposited PTE table of 512 entries with the PMD's protection, each
- * mapping one 4 KiB page of its own: the order-9 allocation is split too
- * (split_page), since mmlab has no compound refcount to share one page's
- * count among 512 mappings. In refcount mode the table starts with 512
+ * the deposited PTE table of 512 entries with the PMD's protection. A THP
+ * this PMD alone maps and holds is split too (split_page: 512 pages of
+ * their own); one shared since a fork stays whole, its 4 KiB pages mapped
+ * one by one with the head's reference and map counts (mm/rmap.h), as
+ * Linux 6.1's PTE-mapped THP. In refcount mode the table starts with 512
  * references (its 512 non-none entries). The PMD is cleared and the TLB
  * flushed before the table goes in (x86 must not hold 2 MiB and 4 KiB
  * translations of the same address at once).
+ *
+ * fork (copy_huge_pmd) shares a THP: both PMDs write-protected, a map
+ * count and a reference more; the first write on either side splits that
+ * side's PMD (Linux's do_huge_pmd_wp_page: reuse when it is the THP's only
+ * mapping, else split and copy the 4 KiB page written).
  *
  * Locking: the fault installs and the split replaces a huge PMD under
  * pmd_lockptr (mm->page_table_lock), the deposit list under the same lock;
@@ -98,13 +104,23 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned 
  * when there is no page for the deposit. */
 int map_anon_folio_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned long haddr, struct page *page,
 		       u64 clear_bits);
-/* The zap of a huge PMD made by map_anon_folio_pmd (mm/teardown.c). */
-void anon_thp_unmapped(void);
+/* AnonHugePages: a THP counts while a PMD maps it (mm/memory.c's
+ * anon_page_mapped and anon_page_unmapped change it). */
+void anon_thps_add(long n);
 
 /* Linux's split_huge_pmd: if *pmd is a huge PMD, it becomes a PTE table
  * mapping the same pages with the same protection. Never fails (the table
- * was deposited at the fault). Takes pmd_lockptr: not under it. */
+ * was deposited at the fault). A THP this PMD alone maps and holds becomes
+ * 512 pages of their own (split_page); one shared since a fork (another
+ * PMD maps it, or a reference is held) stays whole, its pages mapped by
+ * the PTEs (mm/rmap.h). Takes pmd_lockptr: not under it. */
 void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address);
+/* fork: the child's *dst_pmd maps the THP or huge zero page *src_pmd maps,
+ * both write-protected, with a PTE table deposited for the child's split
+ * (Linux's copy_huge_pmd). 0, -ENOMEM, or -EAGAIN when *src_pmd is not
+ * huge any more (the caller copies a PTE table). */
+int copy_huge_pmd(struct mm_struct *dst_mm, struct mm_struct *src_mm, pmd_t *dst_pmd, pmd_t *src_pmd,
+		  unsigned long addr);
 
 /* The PTE table deposited with a huge PMD (under pmd_lockptr). */
 void pgtable_trans_huge_deposit(struct mm_struct *mm, pmd_t *pmd, struct page *table);

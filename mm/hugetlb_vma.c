@@ -20,6 +20,7 @@
 #include "mm/mempolicy.h"
 #include "mm/mmu_gather.h"
 #include "mm/page.h"
+#include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/slab.h"
 #include "mm/util.h"
@@ -89,7 +90,7 @@ void resv_map_get(struct resv_map *resv)
 		__atomic_add_fetch(&resv->refcount, 1, __ATOMIC_RELAXED);
 }
 
-static void resv_map_put(struct resv_map *resv)
+void resv_map_put(struct resv_map *resv)
 {
 	if (!resv || __atomic_sub_fetch(&resv->refcount, 1, __ATOMIC_ACQ_REL))
 		return;
@@ -350,6 +351,55 @@ static vm_fault_t hugetlb_no_page(struct vm_area_struct *vma, u64 *ptep, unsigne
 	return 0;
 }
 
+/* Linux's hugetlb_wp, under the fault mutex: a write to a read-only
+ * entry of a writable private mapping. A page only this entry maps and
+ * holds is made writable in place; one shared with another process since
+ * a fork is copied into a page of the pool taken without a reservation
+ * (the child has none; Linux lets the reservation's owner take its own
+ * back by unmapping the page from the children, which mmlab does not:
+ * here the writer gets SIGBUS when the pool is empty). */
+static vm_fault_t hugetlb_wp(struct vm_area_struct *vma, u64 *ptep, unsigned long haddr, u64 entry)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct hstate *h = hstate_vma(vma);
+	spinlock_t *ptl = huge_pte_lockptr(mm);
+	struct page *old = pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT);
+	if (__atomic_load_n(&old->_mapcount, __ATOMIC_RELAXED) == 0 &&
+	    __atomic_load_n(&old->_refcount, __ATOMIC_ACQUIRE) == 1) {
+		spin_lock(ptl);
+		if (READ_ONCE(*ptep) == entry)
+			WRITE_ONCE(*ptep, entry | _PAGE_RW | _PAGE_DIRTY);
+		spin_unlock(ptl);
+		flush_tlb_mm_range(mm, haddr, haddr + huge_page_size(h));
+		return 0;
+	}
+	nodemask_t mask;
+	bool have_mask, many, consumed = false;
+	int nid = huge_node(vma, haddr, h->order, &mask, &have_mask, &many);
+	struct page *new = alloc_hugetlb_folio(h, nid, have_mask ? &mask : NULL, many, &consumed);
+	if (!new)
+		return VM_FAULT_SIGBUS;
+	/* Linux's copy_user_large_folio, a 4 KiB page at a time. */
+	for (unsigned long i = 0; i < pages_per_huge_page(h); i++) {
+		memcpy(page_address(new + i), page_address(old + i), PAGE_SIZE);
+		if (i % 512 == 511)
+			cond_resched();
+	}
+	spin_lock(ptl);
+	if (READ_ONCE(*ptep) != entry) {
+		spin_unlock(ptl);
+		free_huge_folio(new, false);
+		return 0;
+	}
+	new->_mapcount = 0;
+	set_huge_pte_at(haddr, ptep, page_to_phys(new) | (entry & ~PTE_PFN_MASK) | _PAGE_RW | _PAGE_DIRTY);
+	__atomic_sub_fetch(&old->_mapcount, 1, __ATOMIC_RELAXED);
+	spin_unlock(ptl);
+	flush_tlb_mm_range(mm, haddr, haddr + huge_page_size(h));
+	put_page(old);
+	return 0;
+}
+
 vm_fault_t hugetlb_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)
 {
 	struct mm_struct *mm = vma->vm_mm;
@@ -368,9 +418,7 @@ vm_fault_t hugetlb_fault(struct vm_area_struct *vma, unsigned long address, unsi
 	else if (!(entry & _PAGE_PRESENT))
 		ret = VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
 	else if ((flags & FAULT_FLAG_WRITE) && !(entry & _PAGE_RW))
-		/* No fork here, so no copy-on-write (Linux's hugetlb_wp):
-		 * only a VMA that cannot be written has read-only entries. */
-		ret = VM_FAULT_SIGSEGV;
+		ret = vma->vm_flags & VM_WRITE ? hugetlb_wp(vma, ptep, haddr, entry) : VM_FAULT_SIGSEGV;
 	else
 		invlpg(address); /* spurious: a stale TLB entry */
 	mutex_unlock(fault_mutex);
@@ -420,7 +468,7 @@ void __unmap_hugepage_range(struct mmu_gather *tlb, struct vm_area_struct *vma, 
 		if (vma->vm_resv_map->reserved && !resv_test(vma, addr) && hugetlb_restore_reserve(h))
 			resv_give(vma, addr);
 		mutex_unlock(fault_mutex);
-		page->_mapcount = -1;
+		__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED); /* one mapping less */
 		if (__tlb_remove_page_size(tlb, page, addr, h->order))
 			tlb_flush_mmu(tlb);
 	}
@@ -440,7 +488,13 @@ unsigned long hugetlb_change_protection(struct vm_area_struct *vma, unsigned lon
 		spin_lock(ptl);
 		u64 entry = READ_ONCE(*ptep);
 		if (entry) {
-			WRITE_ONCE(*ptep, pmd_val(pmd_modify(__pmd(entry), newprot)));
+			u64 new = pmd_val(pmd_modify(__pmd(entry), newprot));
+			/* A page another process maps too since a fork stays
+			 * read-only: its next write copies it (hugetlb_wp). */
+			if ((new & _PAGE_RW) && !(entry & _PAGE_RW) &&
+			    pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT)->_mapcount > 0)
+				new &= ~(u64)_PAGE_RW;
+			WRITE_ONCE(*ptep, new);
 			pages += pages_per_huge_page(h);
 		}
 		spin_unlock(ptl);
@@ -448,6 +502,56 @@ unsigned long hugetlb_change_protection(struct vm_area_struct *vma, unsigned lon
 	if (pages)
 		flush_tlb_mm_range(mm, start, end);
 	return pages;
+}
+
+/* --- fork ------------------------------------------------------------------------- */
+
+int hugetlb_dup_vma_private(struct vm_area_struct *vma)
+{
+	struct resv_map *parent = vma->vm_resv_map;
+	struct resv_map *resv = kzalloc(sizeof(*resv), GFP_KERNEL);
+	if (!resv)
+		return -ENOMEM;
+	resv->refcount = 1;
+	resv->h = parent->h;
+	resv->base = parent->base;
+	resv->nr = parent->nr;
+	spin_lock_init(&resv->lock);
+	vma->vm_resv_map = resv; /* reserved NULL: none, as MAP_NORESERVE */
+	resv_map_put(parent);    /* vm_area_dup's reference */
+	return 0;
+}
+
+int copy_hugetlb_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
+{
+	struct mm_struct *dst = dst_vma->vm_mm, *src = src_vma->vm_mm;
+	struct hstate *h = hstate_vma(src_vma);
+	unsigned long sz = huge_page_size(h);
+	for (unsigned long addr = src_vma->vm_start; addr < src_vma->vm_end; addr += sz) {
+		u64 *src_ptep = huge_pte_offset(src, addr, h);
+		if (!src_ptep || !READ_ONCE(*src_ptep))
+			continue;
+		u64 *dst_ptep = huge_pte_alloc(dst, addr, h);
+		if (!dst_ptep)
+			return -ENOMEM;
+		/* The child's lock is its own and nobody sees the child yet;
+		 * the parent's faults wait for its mmap_lock. */
+		spin_lock(huge_pte_lockptr(src));
+		u64 entry = READ_ONCE(*src_ptep);
+		if (entry) {
+			struct page *page = pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT);
+			get_page(page);
+			__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED);
+			if (entry & _PAGE_RW) {
+				__atomic_fetch_and(src_ptep, ~(u64)_PAGE_RW, __ATOMIC_RELAXED);
+				entry &= ~(u64)_PAGE_RW;
+			}
+			WRITE_ONCE(*dst_ptep, entry);
+			__atomic_add_fetch(&dst->hugetlb_usage, (long)pages_per_huge_page(h), __ATOMIC_RELAXED);
+		}
+		spin_unlock(huge_pte_lockptr(src));
+	}
+	return 0;
 }
 
 /* --- readers ------------------------------------------------------------------ */

@@ -66,6 +66,18 @@ unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsign
 				  bool *populate);
 /* A split VMA's new piece shares the map (Linux's hugetlb_vm_op_open). */
 void resv_map_get(struct resv_map *resv);
+/* Drops a reference without giving back any reservation (a copy of a VMA
+ * that was never used). */
+void resv_map_put(struct resv_map *resv);
+/* fork: the child's copy of a private hugetlb VMA holds no reservations
+ * (Linux's hugetlb_dup_vma_private: only the mapping's creator owns
+ * them); its reference on the parent's map becomes a map of its own with
+ * none. 0 or -ENOMEM. */
+int hugetlb_dup_vma_private(struct vm_area_struct *vma);
+/* fork: the child maps the parent's huge pages, both read-only for a
+ * private writable mapping, so that the first write copies
+ * (copy_hugetlb_page_range). 0 or -ENOMEM. */
+int copy_hugetlb_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 /* A VMA going away (mm/vma.c's vm_area_free). */
 void hugetlb_vm_op_close(struct vm_area_struct *vma);
 /* Linux's hugetlb_vm_op_split (vm_ops->may_split): may vma be cut at

@@ -26,6 +26,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "lib/string.h"
 #include "mm/huge_memory.h"
 #include "mm/mempolicy.h"
 #include "mm/mmap_lock.h"
@@ -58,11 +59,12 @@ pgprot_t vm_get_page_prot(unsigned long vm_flags)
 
 /* --- accounting ------------------------------------------------------------ */
 
-void anon_page_mapped(struct mm_struct *mm, struct page *page, unsigned long nr)
+/* The mm's side of a mapping: RSS and its peak. */
+static void anon_rss_add(struct mm_struct *mm, long nr)
 {
-	page->_mapcount = 0;
-	add_mm_counter(mm, MM_ANONPAGES, (long)nr);
-	__atomic_add_fetch(&anon_pages, (long)nr, __ATOMIC_RELAXED);
+	add_mm_counter(mm, MM_ANONPAGES, nr);
+	if (nr < 0)
+		return;
 	/* Faults on several CPUs: the peak only ever goes up (an atomic max). */
 	unsigned long rss = get_mm_rss(mm);
 	unsigned long peak = __atomic_load_n(&mm->hiwater_rss, __ATOMIC_RELAXED);
@@ -71,11 +73,47 @@ void anon_page_mapped(struct mm_struct *mm, struct page *page, unsigned long nr)
 		;
 }
 
+void anon_page_mapped(struct vm_area_struct *vma, struct page *page, unsigned long address, unsigned long nr)
+{
+	bool compound = nr > 1;
+	page_add_new_anon_rmap(page, vma, address, compound);
+	anon_rss_add(vma->vm_mm, (long)nr);
+	__atomic_add_fetch(&anon_pages, (long)nr, __ATOMIC_RELAXED);
+	if (compound)
+		anon_thps_add(1);
+}
+
+void anon_page_dup(struct mm_struct *mm, struct page *page, unsigned long nr)
+{
+	get_page(page);
+	page_dup_rmap(page, nr > 1);
+	anon_rss_add(mm, (long)nr);
+}
+
+void anon_rmap_moved(struct page *page, bool add)
+{
+	bool unused;
+	if (add) {
+		if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == 0)
+			__atomic_add_fetch(&anon_pages, 1, __ATOMIC_RELAXED);
+		get_page(page);
+	} else {
+		__atomic_sub_fetch(&anon_pages, (long)page_remove_rmap(page, false, &unused), __ATOMIC_RELAXED);
+	}
+}
+
 void anon_page_unmapped(struct mm_struct *mm, struct page *page, unsigned long nr)
 {
-	page->_mapcount = -1;
+	bool pmd_gone = false;
 	add_mm_counter(mm, MM_ANONPAGES, -(long)nr);
-	__atomic_sub_fetch(&anon_pages, (long)nr, __ATOMIC_RELAXED);
+	/* /proc/meminfo's AnonPages counts pages mapped at all (Linux's
+	 * NR_ANON_MAPPED), AnonHugePages THPs a PMD maps (NR_ANON_THPS):
+	 * only the last unmap takes them away. */
+	unsigned long gone = page_remove_rmap(page, nr > 1, &pmd_gone);
+	if (gone)
+		__atomic_sub_fetch(&anon_pages, (long)gone, __ATOMIC_RELAXED);
+	if (pmd_gone)
+		anon_thps_add(-1);
 }
 
 /* --- faults ------------------------------------------------------------- */
@@ -105,7 +143,7 @@ static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, str
 		return false;
 	}
 	if (page)
-		anon_page_mapped(mm, page, 1);
+		anon_page_mapped(vmf->vma, page, vmf->address, 1);
 	set_pte_at(mm, vmf->address, pte, entry);
 	/* A none entry became non-none: the table counts one more entry. The
 	 * fault's own reference (FAULT_FLAG_PTE_GET) becomes the entry's: one
@@ -144,28 +182,71 @@ static vm_fault_t do_anonymous_page(struct vm_fault *vmf)
 	return 0;
 }
 
-/* A write to a present read-only PTE of a writable VMA: the zero page is
- * replaced by a page of its own (copy-on-write of zeros); a page of our own
- * made read-only by an earlier protection just gets its write bit. */
-static vm_fault_t do_wp_page(struct vm_fault *vmf, pte_t orig)
+/* Linux's wp_page_copy: old is shared (with another process since a
+ * fork), or the zero page (old NULL); the faulting mm gets a page of its
+ * own. The copy is made before the PTE lock and thrown away if the entry
+ * changed meanwhile; the old page loses this mapping and, after the TLB
+ * flush, this mapping's reference. */
+static vm_fault_t wp_page_copy(struct vm_fault *vmf, pte_t orig, struct page *old)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct page *page = NULL;
-	pte_t entry;
-	if (is_zero_pfn(pte_pfn(orig))) {
-		if (anon_vma_prepare(vma))
-			return VM_FAULT_OOM;
-		page = alloc_anon_page(vma, vmf->address);
-		if (!page)
-			return VM_FAULT_OOM;
-		entry = pte_mkdirty(pfn_pte(page_to_pfn(page), vma->vm_page_prot));
-	} else {
-		entry = pte_mkdirty(pte_mkwrite(orig));
+	struct mm_struct *mm = vma->vm_mm;
+	if (anon_vma_prepare(vma))
+		return VM_FAULT_OOM;
+	struct page *new = old ? vma_alloc_page(GFP_USER, vma, vmf->address) : alloc_anon_page(vma, vmf->address);
+	if (!new)
+		return VM_FAULT_OOM;
+	if (old)
+		memcpy(page_address(new), page_address(old), PAGE_SIZE); /* Linux's copy_user_highpage */
+	pte_t entry = pte_mkdirty(pfn_pte(page_to_pfn(new), vma->vm_page_prot));
+	if (!old) {
+		if (fault_install_pte(vmf, orig, entry, new))
+			flush_tlb_mm_range(mm, vmf->address, vmf->address + PAGE_SIZE);
+		return 0;
 	}
-	if (fault_install_pte(vmf, orig, entry, page))
+	spinlock_t *ptl;
+	pte_t *pte = pte_offset_map_lock(mm, vmf->pmd, vmf->address, &ptl);
+	if (!pte || !pte_same(ptep_get(pte), orig)) {
+		if (pte)
+			pte_unmap_unlock(pte, ptl);
+		__free_page(new);
+		return 0; /* changed meanwhile: the access faults again if it must */
+	}
+	anon_page_mapped(vma, new, vmf->address, 1);
+	anon_page_unmapped(mm, old, 1);
+	/* A present entry stays present: the table's count is unchanged. */
+	set_pte_at(mm, vmf->address, pte, entry);
+	pte_unmap_unlock(pte, ptl);
+	/* Other CPUs may still read the old page through the read-only
+	 * translation until this flush; only then is the reference dropped. */
+	flush_tlb_mm_range(mm, vmf->address, vmf->address + PAGE_SIZE);
+	put_page(old);
+	return 0;
+}
+
+/* A write to a present read-only PTE of a writable VMA (Linux's
+ * do_wp_page): the zero page is replaced by a zeroed page of its own; an
+ * anonymous page that no one else holds (one mapping, one reference:
+ * Linux 5.9's reuse rule, which 6.1's PageAnonExclusive refines to allow
+ * pins) just gets its write bit back; one shared with another process
+ * since a fork is copied. */
+static vm_fault_t do_wp_page(struct vm_fault *vmf, pte_t orig)
+{
+	if (is_zero_pfn(pte_pfn(orig)))
+		return wp_page_copy(vmf, orig, NULL);
+	struct page *page = pfn_to_page(pte_pfn(orig));
+	/* A 4 KiB page of a THP that fork shared: its head holds the
+	 * references of every mapping of the THP (mm/rmap.h). */
+	bool shared = PageAnonThp(compound_head(page)) ? !thp_subpage_exclusive(page)
+						       : page_mapcount(page) > 1 || page_ref_count(page) > 1;
+	if (shared)
+		return wp_page_copy(vmf, orig, page);
+	/* Reuse: no other mapping can appear while this mm's mmap_lock is
+	 * held for reading (fork takes it for writing). */
+	if (fault_install_pte(vmf, orig, pte_mkdirty(pte_mkwrite(orig)), NULL))
 		/* The old read-only translation may be cached on any CPU of
 		 * the mm. */
-		flush_tlb_mm_range(vma->vm_mm, vmf->address, vmf->address + PAGE_SIZE);
+		flush_tlb_mm_range(vmf->vma->vm_mm, vmf->address, vmf->address + PAGE_SIZE);
 	return 0;
 }
 
@@ -204,6 +285,13 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 	pte_unmap(pte);
 	if (pte_none(entry))
 		return do_anonymous_page(vmf);
+	if (is_migration_entry(entry)) {
+		/* The page is being moved (mm/migrate.c): let the mover run,
+		 * and the access faults again (Linux's migration_entry_wait
+		 * sleeps on the page instead). */
+		cond_resched();
+		return 0;
+	}
 	if (!pte_accessible(entry))
 		return VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
 	if ((vmf->flags & FAULT_FLAG_WRITE) && !pte_write(entry)) {
@@ -279,6 +367,122 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 	if (!(ret & VM_FAULT_ERROR))
 		current->min_flt++;
 	return ret;
+}
+
+/* --- fork: copy_page_range ------------------------------------------------- */
+
+/* Linux's is_cow_mapping: private and possibly writable. */
+static bool is_cow_mapping(unsigned long flags) { return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE; }
+
+/* Linux's copy_pte_range + copy_present_pte: each non-none entry of the
+ * parent's table [addr, end) is copied into the child's; an anonymous page
+ * gains a mapping and a reference (the zero page is shared as it is), and
+ * in a private writable mapping both entries lose their write bit, so the
+ * first write on either side faults into do_wp_page. The child's table is
+ * new and not yet visible to anyone; the parent's TLB is flushed once by
+ * dup_mmap, not here. In refcount mode the child's table counts its
+ * entries (mm/pte_ref.h): pte_alloc's walker reference is traded for
+ * them, and a table with nothing copied into it goes at once. */
+static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma, pmd_t *dst_pmd,
+			  pmd_t *src_pmd, unsigned long addr, unsigned long end)
+{
+	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
+	bool cow = is_cow_mapping(src_vma->vm_flags);
+	unsigned long start = addr;
+	int installed = pte_alloc(dst_mm, dst_pmd);
+	if (installed < 0)
+		return -ENOMEM;
+	if (installed != INSTALLED_PTE) {
+		pr_err("BUG: fork: the child's PMD at %#lx is huge before its copy\n", addr);
+		return -EFAULT;
+	}
+	spinlock_t *dst_ptl, *src_ptl = pte_lockptr(src_mm, src_pmd);
+	pte_t *dst_pte = pte_offset_map_lock(dst_mm, dst_pmd, addr, &dst_ptl);
+	pte_t *src_pte = pte_offset_map(src_pmd, addr);
+	spin_lock(src_ptl);
+	unsigned int copied = 0;
+	for (; addr != end; addr += PAGE_SIZE, src_pte++, dst_pte++) {
+		pte_t pte = ptep_get(src_pte);
+		if (pte_none(pte))
+			continue;
+		if (!is_zero_pfn(pte_pfn(pte)))
+			anon_page_dup(dst_mm, pfn_to_page(pte_pfn(pte)), 1);
+		if (cow && pte_write(pte)) {
+			ptep_set_wrprotect(src_pte);
+			pte = pte_wrprotect(pte);
+		}
+		set_pte_at(dst_mm, addr, dst_pte, pte);
+		copied++;
+	}
+	spin_unlock(src_ptl);
+	pte_unmap_unlock(dst_pte, dst_ptl);
+	if (copied)
+		pte_get_many(dst_pmd, copied);
+	pte_put(dst_mm, dst_pmd, start);
+	return 0;
+}
+
+static int copy_pmd_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma, pud_t *dst_pud,
+			  pud_t *src_pud, unsigned long addr, unsigned long end)
+{
+	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
+	pmd_t *dst_pmd = pmd_alloc(dst_mm, dst_pud, addr);
+	if (!dst_pmd)
+		return -ENOMEM;
+	pmd_t *src_pmd = pmd_offset(src_pud, addr);
+	for (unsigned long next; addr != end; addr = next, src_pmd++, dst_pmd++) {
+		next = pmd_addr_end(addr, end);
+		pmd_t val = pmdp_get(src_pmd);
+		if (pmd_none(val))
+			continue;
+		if (pmd_trans_huge(val)) {
+			int err = copy_huge_pmd(dst_mm, src_mm, dst_pmd, src_pmd, addr);
+			if (err != -EAGAIN) {
+				if (err)
+					return err;
+				continue;
+			}
+			if (pmd_none(pmdp_get(src_pmd)))
+				continue;
+		}
+		int err = copy_pte_range(dst_vma, src_vma, dst_pmd, src_pmd, addr, next);
+		if (err)
+			return err;
+		cond_resched();
+	}
+	return 0;
+}
+
+int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
+{
+	/* Linux's vma_needs_copy: a VMA with no anonymous page (no anon_vma)
+	 * has at most zero-page entries, which the child's faults make
+	 * again as cheaply. */
+	if (!is_vm_hugetlb_page(src_vma) && !src_vma->anon_vma)
+		return 0;
+	if (is_vm_hugetlb_page(src_vma))
+		return copy_hugetlb_page_range(dst_vma, src_vma);
+	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
+	unsigned long addr = src_vma->vm_start, end = src_vma->vm_end;
+	for (unsigned long next; addr != end; addr = next) {
+		next = pgd_addr_end(addr, end);
+		pgd_t *src_pgd = pgd_offset(src_mm, addr);
+		if (pgd_none(pgdp_get(src_pgd)))
+			continue;
+		pud_t *dst_pud = pud_alloc(dst_mm, pgd_offset(dst_mm, addr), addr);
+		if (!dst_pud)
+			return -ENOMEM;
+		pud_t *src_pud = pud_offset(src_pgd, addr);
+		for (unsigned long pnext; addr != next; addr = pnext, src_pud++, dst_pud++) {
+			pnext = pud_addr_end(addr, next);
+			if (pud_none(pudp_get(src_pud)))
+				continue;
+			int err = copy_pmd_range(dst_vma, src_vma, dst_pud, src_pud, addr, pnext);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
 }
 
 /* Whether the page at addr is mapped already as populate wants it. */

@@ -29,6 +29,7 @@
 #include "mm/mm_types.h"
 #include "mm/mmu_context.h"
 #include "mm/pgtable.h"
+#include "mm/rmap.h"
 #include "mm/teardown.h"
 
 struct page;
@@ -50,11 +51,6 @@ typedef unsigned int vm_fault_t;
  * x86; NX unless VM_EXEC). */
 pgprot_t vm_get_page_prot(unsigned long vm_flags);
 
-/* Gives vma an anon_vma before its first anonymous page (Linux's
- * anon_vma_prepare): a touching neighbour's that could merge with it, or a
- * new one; 0, or -ENOMEM. In mm/vma.c, beside the merge rules it serves
- * (the host tests run it). */
-int anon_vma_prepare(struct vm_area_struct *vma);
 
 /* Resolves a fault at address inside vma (the caller found the VMA and
  * checked the access against vm_flags): anonymous demand paging, the zero
@@ -76,12 +72,31 @@ int populate_vma_range(struct vm_area_struct *vma, unsigned long start, unsigned
 unsigned long change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end,
 				pgprot_t newprot);
 
-/* Accounting of anonymous memory mapped into mm: page (the head of nr
+/* Accounting of anonymous memory mapped into an mm: page (the head of nr
  * pages: 1, or HPAGE_PMD_NR for a huge PMD) counts in MM_ANONPAGES, in
- * nr_anon_pages() and in mm's RSS high-water mark from the moment a page
- * table maps it until it is unmapped. */
-void anon_page_mapped(struct mm_struct *mm, struct page *page, unsigned long nr);
+ * mm's RSS high-water mark and in the map counts (mm/rmap.h) from the
+ * moment a page table maps it until it is unmapped, and in
+ * nr_anon_pages() while any page table maps it.
+ *   anon_page_mapped: a new page's first mapping, by vma at address;
+ *   anon_page_dup: fork's copy of a mapping into mm (a reference more);
+ *   anon_page_unmapped: one mapping gone (the caller drops its
+ *     reference with put_page, after the TLB flush). */
+void anon_page_mapped(struct vm_area_struct *vma, struct page *page, unsigned long address, unsigned long nr);
+void anon_page_dup(struct mm_struct *mm, struct page *page, unsigned long nr);
 void anon_page_unmapped(struct mm_struct *mm, struct page *page, unsigned long nr);
+/* Migration's side (mm/migrate.c): a 4 KiB page's mapping goes to a
+ * migration entry (add false: the map count, and AnonPages at the last;
+ * the caller puts the mapping's reference) or comes back from one (add
+ * true: the map count, AnonPages at the first, and a reference); RSS
+ * stays, as a migration entry counts there. */
+void anon_rmap_moved(struct page *page, bool add);
+
+/* fork: copies the page-table entries of src_vma (the parent's) into
+ * dst_vma (the child's copy of it), sharing private anonymous pages
+ * copy-on-write (Linux's copy_page_range); the caller holds both mms'
+ * mmap_locks for writing and flushes the parent's TLB afterwards. 0 or
+ * -ENOMEM (what was copied stays, for the child's exit_mmap to undo). */
+int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 
 /* The shared zero page (read faults of never-written anonymous memory). */
 extern struct page *zero_page;

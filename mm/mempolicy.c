@@ -3,7 +3,9 @@
  * sanitize_mpol_flags, mpol_new, mpol_set_nodemask, do_get_mempolicy,
  * do_mbind, set_mempolicy_home_node), and the node a user page comes from
  * (policy_nodemask, alloc_pages_mpol, interleave_nid). The home node is
- * Aneesh Kumar's 2021 series (seed 011: "mm/mempolicy: add
+ * Aneesh Kumar K.V's 2021 series "mm: add new syscall
+ * set_mempolicy_home_node" (v4, 2021-11-01, https://lore.kernel.org/all/20211101050206.549050-1-aneesh.kumar@linux.ibm.com/;
+ * merged in Linux 5.17 as c6018b4b2549 "mm/mempolicy: add
  * set_mempolicy_home_node syscall"): for MPOL_BIND and MPOL_PREFERRED_MANY
  * the allocation starts at the home node and falls back to the allowed
  * nodes nearest to it, where it used to start at the faulting CPU's node.
@@ -662,7 +664,7 @@ static struct page *alloc_by_policy(struct vm_area_struct *vma, unsigned long ad
  * many did not end on a node of want. */
 static long move_collected(struct mm_struct *mm, unsigned long start, unsigned long end,
 			   const struct collect_walk *proto, migrate_alloc_t alloc, void *arg,
-			   const nodemask_t *want)
+			   const nodemask_t *want, unsigned int flags)
 {
 	unsigned long failed = 0, a = start;
 	while (a < end) {
@@ -672,10 +674,13 @@ static long move_collected(struct mm_struct *mm, unsigned long start, unsigned l
 		int full = walk_page_range(mm, a, end, &collect_ops, &c);
 		for (unsigned int i = 0; i < c.n && !split && !nomem; i++) {
 			struct vm_area_struct *vma = find_vma(mm, c.addr[i]);
-			int r = vma ? migrate_anon_at(vma, c.addr[i], alloc, arg, &split) : -EFAULT;
+			int r = vma ? migrate_anon_at(vma, c.addr[i], alloc, arg, &split, flags) : -EFAULT;
 			if (r == -ENOMEM)
 				nomem = true;
-			else if (r >= 0 ? !node_isset(r, *want) : r != -ENOENT)
+			/* A page shared with other processes stays without
+			 * MPOL_MF_MOVE_ALL, and is not counted (Linux's
+			 * migrate_page_add skips it). */
+			else if (r >= 0 ? !node_isset(r, *want) : r != -ENOENT && r != -EACCES)
 				failed++;
 			if (split) /* a THP left in 4 KiB pages: walk them */
 				a = c.addr[i] + PAGE_SIZE;
@@ -698,21 +703,23 @@ static long move_collected(struct mm_struct *mm, unsigned long start, unsigned l
  * policy gives (alloc_by_policy). Returns -ENOMEM or how many could not
  * be moved there. */
 static long move_misplaced(struct mm_struct *mm, unsigned long start, unsigned long end,
-			   const nodemask_t *nmask)
+			   const nodemask_t *nmask, unsigned int flags)
 {
 	struct collect_walk proto = { .nodes = nmask, .only_node = NUMA_NO_NODE };
-	return move_collected(mm, start, end, &proto, alloc_by_policy, NULL, nmask);
+	return move_collected(mm, start, end, &proto, alloc_by_policy, NULL, nmask, flags);
 }
 
 /* ---- migrate_pages(2) ------------------------------------------------------ */
 
-/* Linux's migrate_to_node: every page of mm on source moves to dest.
- * Returns -ENOMEM (dest is full) or how many could not be moved. */
+/* Linux's migrate_to_node: every page of mm on source moves to dest,
+ * those other processes map too included (kernel_migrate_pages passes
+ * MPOL_MF_MOVE_ALL to a caller with CAP_SYS_NICE, as every mmlab process
+ * is). Returns -ENOMEM (dest is full) or how many could not be moved. */
 static long migrate_to_node(struct mm_struct *mm, int source, int dest)
 {
 	struct collect_walk proto = { .only_node = source };
 	nodemask_t want = nodemask_of_node(dest);
-	return move_collected(mm, 0, TASK_SIZE, &proto, alloc_migration_target, &dest, &want);
+	return move_collected(mm, 0, TASK_SIZE, &proto, alloc_migration_target, &dest, &want, MPOL_MF_MOVE_ALL);
 }
 
 /* Linux's do_migrate_pages: the sources in an order that never moves a
@@ -861,7 +868,7 @@ static long do_mbind(unsigned long start, unsigned long len, int mode, unsigned 
 	 * it for writing to the end. */
 	if (!err && move && misplaced) {
 		mmap_write_unlock(mm);
-		long failed = move_misplaced(mm, start, end, nmask);
+		long failed = move_misplaced(mm, start, end, nmask, flags & MPOL_MF_MOVE_ALL);
 		if (failed && (flags & MPOL_MF_STRICT))
 			err = -EIO;
 		mpol_put(new);
@@ -883,7 +890,7 @@ SYSCALL_DEFINE6(mbind, unsigned long, start, unsigned long, len, unsigned long, 
 	return err ? err : do_mbind(start, len, lmode, mode_flags, &nodes, flags);
 }
 
-/* ---- set_mempolicy_home_node (seed 011) ------------------------------------ */
+/* ---- set_mempolicy_home_node (Linux 5.17, c6018b4b2549) --------------------- */
 
 SYSCALL_DEFINE4(set_mempolicy_home_node, unsigned long, start, unsigned long, len, unsigned long, home_node,
 		unsigned long, flags)

@@ -1,7 +1,8 @@
 /* NUMA memory policies (Linux's mm/mempolicy.c, include/uapi/linux/mempolicy.h):
  * which nodes a user page may come from, per task (set_mempolicy) and per
  * range of an address space (mbind), and the home node of Aneesh Kumar's
- * 2021 series (set_mempolicy_home_node, system call 450; seed 011).
+ * 2021 series (set_mempolicy_home_node, system call 450; Linux 5.17 commit
+ * c6018b4b2549).
  *
  * A policy is immutable once it is in use: set_mempolicy, mbind and
  * set_mempolicy_home_node make a new one and swap it in, so a task's and

@@ -31,6 +31,7 @@
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
+#include "mm/rmap.h"
 #include "mm/hugetlb_vma.h"
 
 int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
@@ -76,7 +77,146 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
 	return ret;
 }
 
-int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct page *new)
+/* --- a page several processes map: through the reverse map --------------------- */
+
+/* What one migration of a shared page holds: the mms whose mmap_lock it
+ * took for reading (so none of them can fork, mremap, mprotect, unmap or
+ * exit meanwhile: only faults, MADV_DONTNEED and readers run beside it,
+ * and they know migration entries), how many entries it turned into
+ * migration entries, and whether one mapping could not be reached. */
+#define MIGRATE_MAX_MMS 64
+struct shared_migration {
+	struct page *old, *new;
+	struct mm_struct *caller; /* its mmap_lock is the caller's */
+	struct mm_struct *locked[MIGRATE_MAX_MMS];
+	int nr_locked;
+	bool busy;
+};
+
+/* The mm of vma held for reading by this migration: the caller's, one
+ * locked before, or one locked now with a trylock (the order here is
+ * anon_vma lock, then mmap_lock: the reverse of everyone else's, so a
+ * wait could deadlock; a miss makes the page busy, as Linux's migration
+ * gives up on a page it cannot unmap). */
+static bool hold_mm(struct shared_migration *sm, struct mm_struct *mm)
+{
+	if (mm == sm->caller)
+		return true;
+	for (int i = 0; i < sm->nr_locked; i++)
+		if (sm->locked[i] == mm)
+			return true;
+	if (sm->nr_locked == MIGRATE_MAX_MMS || !mmap_read_trylock(mm))
+		return false;
+	sm->locked[sm->nr_locked++] = mm;
+	return true;
+}
+
+/* The PTE of vma at address, locked, with a table reference (refcount
+ * mode); NULL when there is none. */
+static pte_t *lock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t **pmdp, spinlock_t **ptlp)
+{
+	pmd_t *pmd = mm_find_pmd(vma->vm_mm, address);
+	if (!pmd || pmd_trans_huge(pmdp_get(pmd)))
+		return NULL;
+	*pmdp = pmd;
+	return pte_tryget_map_lock(vma->vm_mm, pmd, address, ptlp);
+}
+
+/* Linux's try_to_migrate_one: the entry mapping old becomes a migration
+ * entry, flushed from every TLB of its mm before the copy can start; the
+ * page loses that mapping and its reference. */
+static bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
+{
+	struct shared_migration *sm = arg;
+	if (!hold_mm(sm, vma->vm_mm)) {
+		sm->busy = true;
+		return false;
+	}
+	pmd_t *pmd;
+	spinlock_t *ptl;
+	pte_t *pte = lock_pte_at(vma, address, &pmd, &ptl);
+	if (!pte)
+		return true;
+	pte_t entry = ptep_get(pte);
+	if (pte_present(entry) && pte_pfn(entry) == page_to_pfn(page)) {
+		ptep_get_and_clear(vma->vm_mm, address, pte);
+		flush_tlb_mm_range(vma->vm_mm, address, address + PAGE_SIZE);
+		set_pte(pte, make_migration_entry(entry)); /* non-none to non-none: the count stays */
+		anon_rmap_moved(page, false);
+		put_page(page); /* the mapping's reference; the mover holds its own */
+	}
+	pte_unmap_unlock(pte, ptl);
+	pte_put(vma->vm_mm, pmd, address);
+	return true;
+}
+
+/* Linux's remove_migration_pte: each migration entry of old that is still
+ * there maps sm->new (or old again, when the move was given up). */
+static bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
+{
+	struct shared_migration *sm = arg;
+	(void)page;
+	if (!hold_mm(sm, vma->vm_mm))
+		return true; /* it was never locked: no entry of ours there */
+	pmd_t *pmd;
+	spinlock_t *ptl;
+	pte_t *pte = lock_pte_at(vma, address, &pmd, &ptl);
+	if (!pte)
+		return true;
+	pte_t entry = ptep_get(pte);
+	if (is_migration_entry(entry) && pte_pfn(entry) == page_to_pfn(sm->old)) {
+		anon_rmap_moved(sm->new, true);
+		set_pte(pte, migration_entry_to_pte(entry, page_to_pfn(sm->new)));
+	}
+	pte_unmap_unlock(pte, ptl);
+	pte_put(vma->vm_mm, pmd, address);
+	return true;
+}
+
+/* Linux's migrate_folio_unmap + move + remove_migration_ptes for a 4 KiB
+ * page that several processes map (MPOL_MF_MOVE_ALL): every mapping,
+ * found through the reverse map, is turned into a migration entry; if
+ * then nothing but the mover holds the page (no mapping left, no
+ * get_user_pages reference), it is copied to new and every entry maps
+ * new, else every entry maps old again and the page is busy. old comes
+ * with the mover's reference, which goes here; new is used or freed. */
+static int migrate_shared_page(struct mm_struct *caller, struct page *old, struct page *new)
+{
+	struct shared_migration sm = { .old = old, .new = new, .caller = caller };
+	/* new takes old's place in the reverse map before any entry moves:
+	 * old's mapping goes with its last entry. */
+	new->mapping = old->mapping;
+	new->index = old->index;
+	struct rmap_walk_control unmap = { .arg = &sm, .rmap_one = try_to_migrate_one };
+	rmap_walk(old, &unmap);
+	bool moved = !sm.busy && page_mapcount(old) == 0 && page_ref_count(old) == 1;
+	if (moved)
+		memcpy(page_address(new), page_address(old), PAGE_SIZE);
+	else
+		sm.new = old; /* the entries map old again */
+	struct rmap_walk_control remap = { .arg = &sm, .rmap_one = remove_migration_pte };
+	rmap_walk(new, &remap);
+	for (int i = 0; i < sm.nr_locked; i++)
+		mmap_read_unlock(sm.locked[i]);
+	put_page(old);
+	if (!moved) {
+		new->mapping = NULL;
+		new->index = 0;
+		__free_page(new);
+		return -EBUSY;
+	}
+	int nid = page_to_nid(new);
+	/* Its allocation's reference goes: the mappings hold theirs (and
+	 * with none left, every entry zapped meanwhile, the page goes). */
+	if (page_mapcount(new) == 0) {
+		new->mapping = NULL;
+		new->index = 0;
+	}
+	put_page(new);
+	return nid;
+}
+
+int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct page *new, unsigned int flags)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	int target = page_to_nid(new), ret;
@@ -105,6 +245,26 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 		ret = target; /* already there */
 		goto fail;
 	}
+	if (compound_head(old) != old || PageAnonThp(old)) {
+		/* A 4 KiB page of a THP that fork shared and a split left
+		 * whole (mm/rmap.h): Linux splits the THP for good first;
+		 * mmlab leaves it where it is. */
+		ret = -EBUSY;
+		goto fail;
+	}
+	if (page_mapcount(old) > 1) {
+		/* Mapped by other processes too since a fork: only
+		 * MPOL_MF_MOVE_ALL moves it (Linux's "Avoid migrating a page
+		 * that is shared with others"), through the reverse map. */
+		if (!(flags & MPOL_MF_MOVE_ALL)) {
+			ret = -EACCES;
+			goto fail;
+		}
+		get_page(old);
+		pte_unmap_unlock(pte, ptl);
+		pte_put(mm, pmd, addr);
+		return migrate_shared_page(mm, old, new);
+	}
 	/* No thread may write the old page from here on. */
 	ptep_get_and_clear(mm, addr, pte);
 	flush_tlb_mm_range(mm, addr, addr + PAGE_SIZE);
@@ -115,7 +275,9 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 		goto fail;
 	}
 	memcpy(page_address(new), page_address(old), PAGE_SIZE);
-	anon_page_mapped(mm, new, 1);
+	anon_page_mapped(vma, new, addr, 1);
+	new->mapping = old->mapping; /* the old page's place in the reverse map */
+	new->index = old->index;
 	anon_page_unmapped(mm, old, 1);
 	set_pte_at(mm, addr, pte, __pte((pte_val(orig) & ~PTE_PFN_MASK) | (page_to_pfn(new) << PAGE_SHIFT)));
 	pte_unmap_unlock(pte, ptl);
@@ -165,11 +327,13 @@ static int migrate_huge_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned lon
 		goto fail;
 	}
 	memcpy(page_address(new), page_address(old), PMD_SIZE);
-	anon_page_mapped(mm, new, HPAGE_PMD_NR);
+	anon_page_mapped(vma, new, haddr, HPAGE_PMD_NR);
+	new->mapping = old->mapping;
+	new->index = old->index;
 	anon_page_unmapped(mm, old, HPAGE_PMD_NR);
 	set_pmd_at(mm, haddr, pmd, __pmd((pmd_val(orig) & ~PTE_PFN_MASK) | page_to_phys(new)));
 	spin_unlock(ptl);
-	__free_pages(old, HPAGE_PMD_ORDER);
+	put_page(old); /* its last reference: the THP's marks come off as it goes */
 	return target;
 fail:
 	spin_unlock(ptl);
@@ -178,7 +342,7 @@ fail:
 }
 
 int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_alloc_t alloc, void *arg,
-		    bool *split)
+		    bool *split, unsigned int flags)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	*split = false;
@@ -206,7 +370,7 @@ int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_allo
 	struct page *new = alloc(vma, addr, 0, arg);
 	if (!new)
 		return -ENOMEM;
-	return migrate_anon_page(vma, addr, new);
+	return migrate_anon_page(vma, addr, new, flags);
 }
 
 struct page *alloc_migration_target(struct vm_area_struct *vma, unsigned long addr, unsigned order, void *arg)
@@ -238,7 +402,7 @@ int migrate_anon_page_to_node(struct vm_area_struct *vma, unsigned long addr, in
 	if (cur < 0 || cur == nid)
 		return cur;
 	bool split;
-	return migrate_anon_at(vma, addr, alloc_migration_target, &nid, &split);
+	return migrate_anon_at(vma, addr, alloc_migration_target, &nid, &split, 0);
 }
 
 /* ---- move_pages(2) -------------------------------------------------------- */
@@ -289,6 +453,7 @@ struct pages_move_batch {
 	unsigned long queued;
 	unsigned long failed; /* not moved, -ENOMEM aside */
 	bool nomem;
+	unsigned int flags; /* move_pages' MPOL_MF_MOVE or MPOL_MF_MOVE_ALL */
 };
 
 /* Linux's add_page_for_migration: 1 when the page at addr was queued
@@ -315,8 +480,13 @@ static int add_page_for_migration(struct mm_struct *mm, unsigned long addr, stru
 	b->queued++;
 	if (!b->nomem) {
 		bool split;
-		int r = migrate_anon_at(vma, addr & PAGE_MASK, alloc_migration_target, &node, &split);
-		if (r == -ENOMEM)
+		int r = migrate_anon_at(vma, addr & PAGE_MASK, alloc_migration_target, &node, &split, b->flags);
+		if (r == -EACCES) {
+			/* Shared without MPOL_MF_MOVE_ALL: the page's status,
+			 * not queued (Linux checks page_mapcount first). */
+			b->queued--;
+			ret = -EACCES;
+		} else if (r == -ENOMEM)
 			b->nomem = true;
 		else if (r < 0 && r != -ENOENT) /* gone meanwhile: Linux's "freed from under us" */
 			b->failed++;
@@ -361,9 +531,10 @@ static long move_pages_and_store_status(struct pages_move_batch *b, int __user *
  * the run that failed, and every page after it). The mmap_lock is taken
  * per page, never across a run. */
 static long do_pages_move(struct mm_struct *mm, const nodemask_t *task_nodes, unsigned long nr_pages,
-			  const void __user *__user *pages, const int __user *nodes, int __user *status)
+			  const void __user *__user *pages, const int __user *nodes, int __user *status,
+			  unsigned int flags)
 {
-	struct pages_move_batch b = { .node = NUMA_NO_NODE };
+	struct pages_move_batch b = { .node = NUMA_NO_NODE, .flags = flags };
 	nodemask_t memory = node_states_memory();
 	long err = 0, err1;
 	unsigned long i;
@@ -427,7 +598,7 @@ SYSCALL_DEFINE6(move_pages, int, pid, unsigned long, nr_pages, const void __user
 	long ret = 0;
 	if (nodes) {
 		nodemask_t task_nodes = node_states_memory(); /* cpuset_mems_allowed(task) */
-		ret = do_pages_move(mm, &task_nodes, nr_pages, pages, nodes, status);
+		ret = do_pages_move(mm, &task_nodes, nr_pages, pages, nodes, status, (unsigned int)flags);
 	} else {
 		/* do_pages_stat: each page's node or errno. */
 		for (unsigned long i = 0; i < nr_pages; i++) {

@@ -19,10 +19,13 @@ struct mm_struct *find_mm_struct(int pid, int *err);
  * (nothing mapped) or -EFAULT (the zero page): move_pages' status. */
 int anon_page_node(struct vm_area_struct *vma, unsigned long addr);
 /* Moves the page mapped at addr to new (a free page on the target node,
- * which this call uses or frees). Returns the node the page is on after
- * the call, or -ENOENT, -EFAULT (as anon_page_node), -EBUSY (pinned by
- * get_user_pages, or the entry changed meanwhile). */
-int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct page *new);
+ * which this call uses or frees). A page other processes map too (since
+ * a fork) moves only with MPOL_MF_MOVE_ALL in flags, every mapping of it
+ * through the reverse map (-EACCES without). Returns the node the page is
+ * on after the call, or -ENOENT, -EFAULT (as anon_page_node), -EACCES,
+ * -EBUSY (pinned by get_user_pages, another process's mapping out of
+ * reach, or the entry changed meanwhile). */
+int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct page *new, unsigned int flags);
 /* The page (or the THP whole) at addr moved to node nid only
  * (migrate_anon_at with alloc_migration_target): -ENOMEM when it has no
  * page; a THP is split, and the 4 KiB page at addr moved, when nid has no
@@ -38,9 +41,10 @@ typedef struct page *(*migrate_alloc_t)(struct vm_area_struct *vma, unsigned lon
  * (*split set: the other 511 pages stay, for the caller to walk again)
  * and the 4 KiB page at addr moved. Returns the node it is on now, or a
  * negative errno (-ENOENT nothing there, -EFAULT the zero page, -EBUSY
- * pinned, -ENOMEM). The caller holds mmap_lock for reading. */
+ * pinned, -EACCES shared without MPOL_MF_MOVE_ALL in flags, -ENOMEM). The
+ * caller holds mmap_lock for reading. */
 int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_alloc_t alloc, void *arg,
-		    bool *split);
+		    bool *split, unsigned int flags);
 /* Linux's alloc_migration_target with the gfp of migrate_to_node and
  * do_move_pages_to_node: 2^order pages of node *(int *)arg only
  * (GFP_HIGHUSER_MOVABLE | __GFP_THISNODE; a THP GFP_TRANSHUGE). */

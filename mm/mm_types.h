@@ -12,8 +12,9 @@
  *   - rss[MM_ANONPAGES] counts the anonymous pages mapped (the shared zero
  *     page is not counted, as in Linux);
  *   - a VMA's anon_vma is NULL until an anonymous page is first faulted
- *     into it (a write: the zero page of a read fault does not count); an
- *     anon_vma's refcount is the number of VMAs pointing to it.
+ *     into it (a write: the zero page of a read fault does not count) or
+ *     fork copies it; a VMA is on the chain list of every anon_vma whose
+ *     pages it may map (mm/rmap.h).
  *
  * Locking (what protects what; threads of one process fault, madvise and
  * map on several CPUs at once, and kernel threads may use an mm with
@@ -56,18 +57,25 @@
  *     from zero never, by pte_try_get only inside rcu_read_lock), rss_stat,
  *     pgtables_bytes, nr_ptes, page_faults,
  *     hiwater_rss, mm_users/mm_count, mm_cpumask bits, an anon_vma's
- *     refcount;
+ *     refcount, a user page's _mapcount and _refcount;
+ *   - an anon_vma tree's root rwsem (mm/rmap.h): the chain lists of every
+ *     anon_vma of the tree, taken for writing when a VMA joins or leaves
+ *     one (anon_vma_prepare, anon_vma_clone, anon_vma_fork,
+ *     unlink_anon_vmas), for reading by rmap_walk;
  *   - the TLB: a CPU running the mm has its bit in mm_cpumask (set before
  *     it loads CR3, never cleared) and gets every flush of the mm's
  *     ranges; a CPU that loaded another mm meanwhile skips the flush, and
  *     reloading CR3 when it switches back drops every user translation (no
  *     PCIDs).
- * Order: mmap_lock -> page_table_lock -> PTE lock; a PTE lock is never
- * held with page_table_lock taken inside it (the zap of a huge PMD takes
- * page_table_lock with no PTE lock held), and two PTE locks are held at
- * once only by mremap's move_ptes, source then destination, under the
- * mmap write lock (no other walker can take two, so the order cannot
- * invert; Linux's move_ptes does the same).
+ * Order: mmap_lock -> anon_vma rwsem -> page_table_lock -> PTE lock; a
+ * PTE lock is never held with page_table_lock taken inside it (the zap of
+ * a huge PMD takes page_table_lock with no PTE lock held), and two PTE
+ * locks are held at once only by mremap's move_ptes, source then
+ * destination, under the mmap write lock (no other walker can take two,
+ * so the order cannot invert; Linux's move_ptes does the same), and by
+ * fork's copy_pte_range, the child's then the parent's (the child's mm
+ * is not yet visible to anyone, so nobody else takes its locks); fork
+ * holds both mms' mmap_locks for writing, the parent's first.
  * The page allocator's and slab's locks are taken inside any of them only
  * through a free that cannot sleep; allocations that may sleep happen
  * before a spinlock is taken (pte_alloc_one, alloc_anon_page), and a full
@@ -117,7 +125,7 @@
 #define VM_LOCKED_MASK (VM_LOCKED | VM_LOCKONFAULT)
 #define VM_SEQ_READ 0x00008000ul    /* MADV_SEQUENTIAL */
 #define VM_RAND_READ 0x00010000ul   /* MADV_RANDOM */
-#define VM_DONTCOPY 0x00020000ul
+#define VM_DONTCOPY 0x00020000ul    /* MADV_DONTFORK: not copied into a child */
 #define VM_ACCOUNT 0x00100000ul
 #define VM_NORESERVE 0x00200000ul
 #define VM_HUGETLB 0x00400000ul     /* MAP_HUGETLB: mapped by huge pages of a pool (mm/hugetlb.h) */
@@ -132,15 +140,36 @@ typedef u64 pgprot_t;
 struct mm_struct;
 struct resv_map;
 
-/* What the anonymous pages of one or more VMAs belong to (Linux's struct
- * anon_vma). Linux's also carries the reverse-map tree (from a page back
- * to the VMAs that may map it), which mmlab does not need yet; here it
- * only decides, as in Linux, which VMAs may merge (not two with
- * different ones: is_mergeable_anon_vma in mm/vma.c) and whether mprotect
- * may drop VM_ACCOUNT (only while there is none). The VMAs split from one
- * share it. */
+/* What the anonymous pages of one or more VMAs belong to: the reverse
+ * map (Linux's struct anon_vma, mm/rmap.h). A page's mapping names the
+ * anon_vma of the VMA that first faulted it; every VMA that may map the
+ * page (the pieces of a split, the copies fork made in children) is
+ * linked to that anon_vma by an anon_vma_chain, so rmap_walk finds every
+ * PTE mapping the page from the page alone. fork gives each child VMA an
+ * anon_vma of its own (for the pages it will fault or copy) under the
+ * parent's, sharing the parent's root (and so its lock). It also decides,
+ * as in Linux, which VMAs may merge (not two with different ones:
+ * is_mergeable_anon_vma in mm/vma.c) and whether mprotect may drop
+ * VM_ACCOUNT (only while there is none). */
 struct anon_vma {
-	unsigned long refcount; /* VMAs pointing to it; freed at 0; atomic */
+	struct anon_vma *root;   /* the first ancestor: its rwsem locks the whole tree */
+	struct rw_semaphore rwsem; /* the root's: every chain list of the tree (W), rmap_walk (R) */
+	int refcount;            /* 1 while its chain list is not empty, + 1 per anon_vma
+				  * whose root it is; freed at 0; atomic */
+	struct anon_vma *parent; /* the parent VMA's anon_vma at fork (itself for a root) */
+	/* The anon_vma_chains of the VMAs that may map its pages (Linux's
+	 * rb_root, an interval tree by page offset; a list here: rmap_walk
+	 * checks each VMA's range itself). */
+	struct list_head head;
+};
+
+/* One link between a VMA and an anon_vma whose pages it may map (Linux's
+ * struct anon_vma_chain). */
+struct anon_vma_chain {
+	struct vm_area_struct *vma;
+	struct anon_vma *anon_vma;
+	struct list_head same_vma;      /* in vma->anon_vma_chain (under mmap_lock) */
+	struct list_head same_anon_vma; /* in anon_vma->head (under the root's rwsem) */
 };
 
 struct vm_area_struct {
@@ -163,8 +192,12 @@ struct vm_area_struct {
 	 * rb_subtree_gap before the maple tree), for the gap search. */
 	unsigned long rb_subtree_gap;
 	/* NULL until the first anonymous page is faulted in (anon_vma_prepare,
-	 * mm/vma.c). */
+	 * mm/rmap.c) or fork gave it one (anon_vma_fork): where its new
+	 * anonymous pages go. */
 	struct anon_vma *anon_vma;
+	/* Its anon_vma_chains (same_vma): one per anon_vma whose pages it may
+	 * map, its own first (empty while anon_vma is NULL). */
+	struct list_head anon_vma_chain;
 	/* mbind's policy for this range (mm/mempolicy.h), a reference; NULL:
 	 * the task's policy applies. Pieces of a split VMA share it. */
 	struct mempolicy *vm_policy;

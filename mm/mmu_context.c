@@ -14,6 +14,12 @@
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
+#include "kernel/signal.h"
+#include "mm/hugetlb_vma.h"
+#include "mm/mempolicy.h"
+#include "mm/rmap.h"
+#include "mm/util.h"
+#include "mm/vma.h"
 
 /* The count of live user mms, and the lock under which it is counted so
  * that hold_off_new_user_mms_if_none() can keep it at zero. */
@@ -120,12 +126,104 @@ void kthread_unuse_mm(struct mm_struct *mm)
 	local_irq_restore(irq);
 }
 
-/* Not yet: fork's copy of an address space (copy_page_range, copy-on-write
- * and the reverse map) is being built; until then a fork fails as one out
- * of memory would. */
+/* --- fork ------------------------------------------------------------------ */
+
+/* Linux's dup_mmap (kernel/fork.c in 6.1, beside mm_alloc and dup_mm, as
+ * here; mm/mmap.c since 6.16): every VMA
+ * of oldmm but MADV_DONTFORK's is copied into mm with its policy, joins
+ * its anon_vmas (anon_vma_fork) and gets its entries copied
+ * (copy_page_range); a MADV_WIPEONFORK VMA starts empty, as a new
+ * mapping; mlock does not pass to a child. Both mmap_locks are held for
+ * writing (the parent's first), so no fault runs in either meanwhile; the
+ * parent's TLB is flushed once at the end, after every write bit taken
+ * away. A failure leaves what was copied for the caller's mmput. */
+static int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	int err = 0;
+	mmap_write_lock(oldmm);
+	if (fatal_signal_pending(current)) { /* Linux's mmap_write_lock_killable */
+		mmap_write_unlock(oldmm);
+		return -EINTR;
+	}
+	mmap_write_lock(mm);
+	mm->total_vm = oldmm->total_vm;
+	mm->hiwater_vm = oldmm->total_vm;
+	mm->mmap_base = oldmm->mmap_base;
+	mm->start_code = oldmm->start_code;
+	mm->end_code = oldmm->end_code;
+	mm->start_data = oldmm->start_data;
+	mm->end_data = oldmm->end_data;
+	mm->start_brk = oldmm->start_brk;
+	mm->brk = oldmm->brk;
+	mm->start_stack = oldmm->start_stack;
+	mm->arg_start = oldmm->arg_start;
+	mm->arg_end = oldmm->arg_end;
+	mm->env_start = oldmm->env_start;
+	mm->env_end = oldmm->env_end;
+	/* Linux's mm_init: of the default flags only VM_NOHUGEPAGE is
+	 * inherited (VM_INIT_DEF_MASK): mlockall(MCL_FUTURE) is not. */
+	mm->def_flags = oldmm->def_flags & VM_NOHUGEPAGE;
+	for (struct vm_area_struct *mpnt = vma_first(oldmm); mpnt; mpnt = mpnt->vm_next) {
+		long pages = (long)((mpnt->vm_end - mpnt->vm_start) >> PAGE_SHIFT);
+		if (mpnt->vm_flags & VM_DONTCOPY) {
+			vm_stat_account(mm, -pages);
+			continue;
+		}
+		if ((mpnt->vm_flags & VM_ACCOUNT) && security_vm_enough_memory_mm(oldmm, pages)) {
+			err = -ENOMEM;
+			break;
+		}
+		struct vm_area_struct *tmp = vm_area_alloc();
+		if (tmp) {
+			*tmp = *mpnt;
+			INIT_LIST_HEAD(&tmp->anon_vma_chain);
+			tmp->anon_vma = NULL;
+			tmp->vm_mm = mm;
+			mpol_get(tmp->vm_policy);       /* vma_dup_policy */
+			resv_map_get(tmp->vm_resv_map); /* hugetlb_vm_op_open */
+			tmp->vm_flags &= ~VM_LOCKED_MASK;
+			if (!(tmp->vm_flags & VM_WIPEONFORK))
+				err = anon_vma_fork(tmp, mpnt);
+			if (!err && is_vm_hugetlb_page(tmp))
+				err = hugetlb_dup_vma_private(tmp);
+		}
+		if (!tmp || err) {
+			if (mpnt->vm_flags & VM_ACCOUNT)
+				vm_unacct_memory(pages);
+			if (tmp)
+				vm_area_dup_abort(tmp);
+			err = -ENOMEM;
+			break;
+		}
+		struct vm_area_struct *prev;
+		struct rb_node **link, *parent;
+		find_vma_links(mm, tmp->vm_start, tmp->vm_end, &prev, &link, &parent);
+		vma_link(mm, tmp, prev, link, parent);
+		if (!(tmp->vm_flags & VM_WIPEONFORK))
+			err = copy_page_range(tmp, mpnt);
+		if (err)
+			break;
+	}
+	/* The write bits taken from the parent's entries go from every TLB
+	 * (Linux's flush_tlb_mm at the end of dup_mmap). */
+	flush_tlb_mm_range(oldmm, 0, TASK_SIZE);
+	mmap_write_unlock(mm);
+	mmap_write_unlock(oldmm);
+	return err;
+}
+
 int dup_mm(struct mm_struct *oldmm, struct mm_struct **newp)
 {
-	(void)oldmm;
+	struct mm_struct *mm = mm_alloc();
 	*newp = NULL;
-	return -ENOMEM;
+	if (!mm)
+		return -ENOMEM;
+	int err = dup_mmap(mm, oldmm);
+	if (err) {
+		mmput(mm); /* exit_mmap undoes the part copied */
+		return err;
+	}
+	mm->hiwater_rss = get_mm_rss(mm);
+	*newp = mm;
+	return 0;
 }

@@ -54,6 +54,7 @@
 #include "mm/pte_ref.h"
 #include "mm/util.h"
 #include "mm/vma.h"
+#include "mm/rmap.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
 

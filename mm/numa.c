@@ -29,11 +29,13 @@ u64 node_ram_bytes(int nid)
 u64 numa_memblks_to_memblock(const struct numa_topology *t, phys_addr_t limit)
 {
 	u64 dropped = 0;
+	bool whole_page[MAX_NUMNODES] = { false };
 	for (unsigned i = 0; i < t->nr_memblks; i++) {
 		const struct numa_memblk *b = &t->memblks[i];
 		u64 start = ALIGN_UP(b->start, PAGE_SIZE), end = ALIGN_DOWN(b->end, PAGE_SIZE);
 		if (start >= end)
 			continue; /* no whole page in it (rounded, start passes end) */
+		whole_page[b->nid] = true;
 		if (end > limit) {
 			dropped += end - max(start, limit);
 			end = limit;
@@ -41,6 +43,16 @@ u64 numa_memblks_to_memblock(const struct numa_topology *t, phys_addr_t limit)
 		if (start < end)
 			memblock_add_node(start, end - start, b->nid);
 	}
+	/* As Linux, where memblock's pfn walks round a range inwards: a node
+	 * whose RAM holds no whole page has no struct page, so it is
+	 * memoryless to the allocator and its CPUs take the nearest node
+	 * with memory (free_area_init's fallback lists). Said once. */
+	for (unsigned n = 0; n < t->nr_nodes; n++)
+		if (t->nodes[n].ram_bytes && !whole_page[n])
+			pr_warn("NUMA: node %u (pxm %u) has no whole page of memory (%llu bytes of RAM in "
+				"its ranges); memoryless to the allocator, its CPUs allocate from the "
+				"nearest node with memory\n",
+				n, t->nodes[n].pxm, (unsigned long long)t->nodes[n].ram_bytes);
 	return dropped;
 }
 

@@ -41,6 +41,7 @@ KERNEL_SRCS += \
 	mm/pgtable.c \
 	mm/process_vm_access.c \
 	mm/pt_reclaim.c \
+	mm/rmap.c \
 	mm/pte_ref.c \
 	mm/shrinker.c \
 	mm/slab.c \

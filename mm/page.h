@@ -12,6 +12,11 @@
  *  - free in a per-CPU list (PG_pcp): lru links it there;
  *  - allocated with order > 0 (PG_head): private is the allocation order,
  *    checked when it is freed;
+ *  - a user page (anonymous, mapped by user page tables: a 4 KiB page or
+ *    the head of a THP): mapping names its anon_vma (mm/rmap.h) with the
+ *    PAGE_MAPPING_ANON bit set, index its page offset (linear_page_index),
+ *    both set when it is first mapped and cleared when its last mapping
+ *    goes; private stays a THP head's order;
  *  - a slab (PG_slab): the slab fields;
  *  - a page-table page (PG_table): a reference count and a back-pointer to
  *    the PMD entry that maps it (used by the refcounted PTE tables), and
@@ -38,6 +43,9 @@ enum pageflags {
 	PG_bad,       /* failed a bad-page check: out of circulation */
 	PG_hugetlb,   /* heads a page of a hugetlb pool in use (mm/hugetlb.h) */
 	PG_hugetlb_tail, /* another page of one: private is its distance to the head */
+	PG_anon_thp,  /* heads an order-9 anonymous page mapped as a THP (mm/rmap.h) */
+	PG_anon_tail, /* another page of one whose pages are mapped one by one too:
+		       * private is its distance to the head */
 	NR_PAGEFLAGS
 };
 
@@ -53,6 +61,22 @@ struct page {
 		struct { /* buddy, per-CPU lists, allocated compound heads */
 			struct list_head lru;
 			unsigned long private;
+		};
+		struct { /* a user page: Linux's folio->mapping and ->index */
+			unsigned long _user_lru[2]; /* lru: reclaim's lists, one day */
+			unsigned long _user_private; /* private (a THP head's order) */
+			union {
+				void *mapping;      /* anon_vma | PAGE_MAPPING_ANON */
+				int compound_mapcount; /* a THP's second page: its PMD
+							* mappings - 1 (Linux's
+							* folio_entire_mapcount) */
+			};
+			union {
+				unsigned long index; /* page offset in the anonymous range */
+				int nr_pages_mapped; /* a THP's second page: its 4 KiB
+						      * pages mapped by PTEs (Linux's
+						      * folio->_nr_pages_mapped) */
+			};
 		};
 		struct { /* slab (every page of it; see mm/slab.c), laid out as
 			  * Linux's struct slab: five words */
@@ -98,12 +122,13 @@ static inline void page_clear_flag(struct page *p, enum pageflags f) { p->flags 
 #define PageHugetlb(p) page_test_flag(p, PG_hugetlb)
 #define PageHugetlbTail(p) page_test_flag(p, PG_hugetlb_tail)
 
-/* The head of the hugetlb page that page is part of, else page itself
- * (Linux's compound_head, for the one kind of page mmlab shares as a
- * whole: mm/hugetlb.h). */
+/* The head of the hugetlb page or THP that page is part of, else page
+ * itself (Linux's compound_head, for the kinds of page mmlab shares as a
+ * whole: mm/hugetlb.h, and a THP whose 4 KiB pages are mapped one by one
+ * somewhere, mm/rmap.h). */
 static inline struct page *compound_head(struct page *page)
 {
-	return PageHugetlbTail(page) ? page - page->private : page;
+	return page->flags & ((1ul << PG_hugetlb_tail) | (1ul << PG_anon_tail)) ? page - page->private : page;
 }
 
 static inline int page_to_nid(const struct page *p) { return (int)(p->flags >> NODES_PGSHIFT); }
@@ -113,7 +138,8 @@ static inline void set_page_node(struct page *p, int nid)
 }
 static inline int page_ref_count(const struct page *p) { return p->_refcount; }
 static inline void set_page_count(struct page *p, int v) { p->_refcount = v; }
-static inline void get_page(struct page *p) { p->_refcount++; }
+/* A reference to the whole page p is part of (a hugetlb page, a THP). */
+static inline void get_page(struct page *p) { __atomic_add_fetch(&compound_head(p)->_refcount, 1, __ATOMIC_RELAXED); }
 
 /* Sections: the granularity at which the vmemmap is populated. */
 #define SECTION_SIZE_BITS 27 /* 128 MiB */

@@ -33,6 +33,7 @@
 #include "kernel/smp.h"
 #include "mm/fail_page_alloc.h"
 #include "mm/hugetlb.h"
+#include "mm/rmap.h"
 #include "lib/string.h"
 
 pg_data_t *node_data[MAX_NUMNODES];
@@ -544,6 +545,8 @@ void put_page(struct page *page)
 		free_huge_folio(page, false);
 		return;
 	}
+	if (page_test_flag(page, PG_anon_thp))
+		thp_prep_free(page); /* mm/rmap.h: freed as the order-9 block it was */
 	__free_pages_caller(page, PageHead(page) ? (unsigned int)page->private : 0,
 			    (unsigned long)__builtin_return_address(0));
 }

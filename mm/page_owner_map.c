@@ -117,6 +117,8 @@ static u8 compound_class(const struct page *hp, unsigned order)
 		return PAGE_OWNER_LARGE_KMALLOC;
 	if (page_test_flag(hp, PG_slab))
 		return PAGE_OWNER_SLAB;
+	if (page_test_flag(hp, PG_anon_thp)) /* mapped by a PMD or, after fork, by PTEs (mm/rmap.h) */
+		return PAGE_OWNER_THP;
 	if (hp->_mapcount >= 0)
 		return order == HPAGE_PMD_ORDER ? PAGE_OWNER_THP : PAGE_OWNER_ANON;
 	return PAGE_OWNER_KERNEL;
@@ -155,7 +157,9 @@ static unsigned long classify(int nid, unsigned long pfn, unsigned long end, u8 
 		b = PAGE_OWNER_SLAB;
 	else if (fl & PG_BIT(PG_table))
 		b = PAGE_OWNER_PAGE_TABLE;
-	else if (fl & (PG_BIT(PG_hugetlb) | PG_BIT(PG_hugetlb_tail)))
+	else if (fl & PG_BIT(PG_anon_tail)) {
+		b = PAGE_OWNER_THP; /* a THP's page mapped by a PTE after fork */
+	} else if (fl & (PG_BIT(PG_hugetlb) | PG_BIT(PG_hugetlb_tail)))
 		b = PAGE_OWNER_HUGETLB; /* the free ones are marked after (mark_hugetlb_free) */
 	else if (fl & PG_BIT(PG_head)) {
 		b = compound_class(page, (unsigned)page->private);

@@ -1,7 +1,9 @@
 /* Reference counts of user PTE tables: the bodies of mm/pte_ref.h, in the
- * order of patch 13 of Qi Zheng's series (seed 007, "mm/pte_ref: free user
- * PTE page table pages"), which turned patch 03's stubs into the real
- * thing; patch 15 (seed 008) added the mmu_gather argument of the put.
+ * order of patch 13 of Qi Zheng's series "Free user PTE page table pages"
+ * (v3, 2021-11-10, https://lore.kernel.org/all/20211110105428.32458-1-zhengqi.arch@bytedance.com/),
+ * "mm/pte_ref: free user PTE page table pages", which turned patch 03's
+ * stubs into the real thing; patch 15 ("mm/pte_ref: use mmu_gather to free
+ * PTE page table pages") added the mmu_gather argument of the put.
  *
  * The invariant (mm/pte_ref.h): a PTE table's count, page->pt_refcount, is
  * the number of its non-none entries plus the number of walkers holding

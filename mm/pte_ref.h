@@ -1,5 +1,6 @@
 /* Reference counts of user PTE tables (Qi Zheng, "Free user PTE page table
- * pages", v3, 2021; patches 03-15 of the series, seeds 003-008), active
+ * pages", v3, 2021-11-10, never merged; patches 03-15 of the series,
+ * https://lore.kernel.org/all/20211110105428.32458-1-zhengqi.arch@bytedance.com/), active
  * when pte_reclaim_mode is refcount (mm/pt_reclaim.h).
  *
  * The invariant: a PTE table's count (struct page pt_refcount) is the
@@ -8,7 +9,7 @@
  * (free_user_pte_table) and freed after an RCU grace period.
  *
  * The bodies are in mm/pte_ref.c (read it beside patch 13 of the series,
- * seed 007). The contract for users of the interface:
+ * "mm/pte_ref: free user PTE page table pages"). The contract for users of the interface:
  *
  *   - a walker that reads or changes PTEs under mmap_lock held for
  *     READING (faults, MADV_DONTNEED/FREE, populate, procfs readers,

@@ -80,7 +80,6 @@ bool zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 		return true;
 	}
 	anon_page_unmapped(mm, page, HPAGE_PMD_NR);
-	anon_thp_unmapped();
 	if (__tlb_remove_page_size(tlb, page, haddr, HPAGE_PMD_ORDER))
 		tlb_flush_mmu(tlb);
 	return true;
@@ -126,7 +125,11 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 				continue;
 			pte_clear(mm, addr, pte);
 			nr_put++;
-			if (is_zero_pfn(pte_pfn(entry))) {
+			/* A migration entry holds no mapping or reference of
+			 * its page (mm/migrate.c): the mover finds it gone. */
+			if (is_migration_entry(entry))
+				add_mm_counter(mm, MM_ANONPAGES, -1);
+			if (is_zero_pfn(pte_pfn(entry)) || is_migration_entry(entry)) {
 				tlb_flush_range_add(tlb, addr, PAGE_SIZE);
 				continue;
 			}

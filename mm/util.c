@@ -171,7 +171,8 @@ void *kvmalloc_node(size_t size, gfp_t flags, int node)
 			pr_warn("kvmalloc: size %zu is above INT_MAX: refused\n", size);
 		return NULL;
 	}
-	/* The seed series removed "(flags & GFP_KERNEL) != GFP_KERNEL ->
+	/* Michal Hocko's "mm: allow !GFP_KERNEL allocations for kvmalloc"
+	 * (Linux 5.17, a421ef303008) removed "(flags & GFP_KERNEL) != GFP_KERNEL ->
 	 * kmalloc only": GFP_NOFS and GFP_NOIO fall back to vmalloc, which
 	 * honours them. Non-blocking flags fall back too since vmalloc takes
 	 * them (Linux 7.0; 6.0's "mm: fix BUG splat with kvmalloc +

@@ -1,7 +1,7 @@
 /* Memory accounting for private writable mappings: Linux's overcommit
  * (mm/util.c __vm_enough_memory, vm_commit_limit, vm_acct_memory,
- * vm_unacct_memory; the vm.overcommit_* sysctls) and, with the vmalloc
- * issue, kvmalloc.
+ * vm_unacct_memory; the vm.overcommit_* sysctls) and, with vmalloc's GFP
+ * flags (docs/vmalloc.md), kvmalloc.
  *
  * A mapping with VM_ACCOUNT is charged its pages when it is created or
  * grows (mmap, brk, mremap, mprotect making it writable) and uncharged
@@ -55,9 +55,9 @@ unsigned long vm_commit_limit(void);
 
 
 /* --- kvmalloc --- */
-/* Linux's kvmalloc family (mm/util.c, include/linux/slab.h), with the seed
- * series' semantics (009, "mm: allow !GFP_KERNEL allocations for
- * kvmalloc", Linux 5.17) and the newest Linux's handling of non-blocking
+/* Linux's kvmalloc family (mm/util.c, include/linux/slab.h), with the
+ * semantics of Michal Hocko's "mm: allow !GFP_KERNEL allocations for
+ * kvmalloc" (2021-10-25, Linux 5.17 commit a421ef303008) and the newest Linux's handling of non-blocking
  * flags: kmalloc first (above a page with __GFP_NOWARN, __GFP_NORETRY
  * unless __GFP_RETRY_MAYFAIL, and never __GFP_NOFAIL), then vmalloc with
  * the caller's flags, GFP_NOFS and GFP_NOIO included; sizes above INT_MAX

@@ -20,13 +20,15 @@
  *   - after a mapping or a flags change, touching neighbours have
  *     different flags or anon_vmas Linux 6.12 will not merge (they are
  *     merged otherwise), so touching mmaps do not pile up VMAs;
- *   - an anon_vma's refcount is the number of VMAs pointing to it: a split
- *     shares it, a VMA freed drops its reference, a merge keeps the one
- *     that is not NULL (Linux's dup_anon_vma).
+ *   - a VMA is on the chain list of every anon_vma whose pages it may map
+ *     (mm/rmap.h): a split piece is cloned onto the same ones
+ *     (vm_area_dup), a VMA freed leaves them, a merge keeps the chains of
+ *     the VMA that had an anon_vma (Linux's dup_anon_vma).
  * Locking (mm/mm_types.h): the tree, the list and every VMA field change
  * only under the mmap_lock held for writing (munmap_range and
- * vma_modify_flags assert it); anon_vma_prepare runs under the read lock
- * beside other faults and so sets vma->anon_vma under page_table_lock.
+ * vma_modify_flags assert it); anon_vma_prepare (mm/rmap.c) runs under
+ * the read lock beside other faults and so sets vma->anon_vma under
+ * page_table_lock.
  * Portable C: the host tests build it with stubs of mm/memory.c and of
  * the rwsem. */
 #include "mm/vma.h"
@@ -35,6 +37,7 @@
 #include "mm/hugetlb_vma.h"
 #include "mm/mempolicy.h"
 #include "mm/mmu_gather.h"
+#include "mm/rmap.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 
@@ -199,48 +202,67 @@ void vma_unlink(struct mm_struct *mm, struct vm_area_struct *vma)
 
 struct vm_area_struct *vm_area_alloc(void)
 {
-	return kzalloc(sizeof(struct vm_area_struct), GFP_KERNEL);
+	struct vm_area_struct *vma = kzalloc(sizeof(struct vm_area_struct), GFP_KERNEL);
+	if (vma)
+		INIT_LIST_HEAD(&vma->anon_vma_chain);
+	return vma;
+}
+
+struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
+{
+	struct vm_area_struct *new = kmalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return NULL;
+	*new = *orig;
+	INIT_LIST_HEAD(&new->anon_vma_chain);
+	new->vm_rb = (struct rb_node){ 0 };
+	new->vm_next = new->vm_prev = NULL;
+	if (anon_vma_clone(new, orig)) {
+		kfree(new);
+		return NULL;
+	}
+	mpol_get(new->vm_policy);       /* vma_dup_policy */
+	resv_map_get(new->vm_resv_map); /* hugetlb_vm_op_open */
+	return new;
+}
+
+void vm_area_dup_abort(struct vm_area_struct *new)
+{
+	if (!new)
+		return;
+	unlink_anon_vmas(new);
+	mpol_put(new->vm_policy);
+	/* Its range is still orig's: the reservations are orig's to give
+	 * back, only the map's reference is this copy's. */
+	resv_map_put(new->vm_resv_map);
+	kfree(new);
 }
 
 /* ---- anon_vma -------------------------------------------------------------- */
 
-/* The refcount is atomic: anon_vma_prepare takes a neighbour's reference
- * under the read lock (and page_table_lock), while other VMAs' splits
- * and frees run only under the write lock. */
-static void anon_vma_get(struct anon_vma *anon_vma)
-{
-	if (anon_vma)
-		__atomic_add_fetch(&anon_vma->refcount, 1, __ATOMIC_RELAXED);
-}
-
-static void anon_vma_put(struct anon_vma *anon_vma)
-{
-	if (anon_vma && __atomic_sub_fetch(&anon_vma->refcount, 1, __ATOMIC_ACQ_REL) == 0)
-		kfree(anon_vma);
-}
-
-/* Linux's dup_anon_vma: dst grows over (some of) src's pages, so it takes
- * src's anon_vma if it has none (merges only join compatible ones). */
+/* Linux's dup_anon_vma, for the one case the merge rules leave: dst,
+ * without an anon_vma, grows over all of src, which goes (a VMA with an
+ * anon_vma merges into one without only then), so src's chains become
+ * dst's with no allocation to fail. */
 static void dup_anon_vma(struct vm_area_struct *dst, struct vm_area_struct *src)
 {
-	if (src->anon_vma && !dst->anon_vma) {
-		dst->anon_vma = src->anon_vma;
-		anon_vma_get(dst->anon_vma);
-	}
+	if (src->anon_vma && !dst->anon_vma)
+		anon_vma_move(dst, src);
 }
 
 /* Linux 6.12's is_mergeable_anon_vma: anon_vma1 is that of the range
  * being mapped or changed, anon_vma2 that of vma, the VMA it would merge
  * with (NULL when prev and next are held against each other). Linux
  * accepts a NULL on either side only when vma is NULL or its
- * anon_vma_chain has a single entry, which without fork is exactly when
- * vma has an anon_vma: so a range with an anon_vma does not merge into a
+ * anon_vma_chain has a single entry (it has an anon_vma and no ancestors
+ * from a fork): so a range with an anon_vma does not merge into a
  * neighbour without one (what list_is_singular() says of an empty
- * chain), while a range without one merges into a neighbour with one. */
+ * chain), while a range without one merges into a neighbour with one
+ * that was never forked. */
 static bool is_mergeable_anon_vma(struct anon_vma *anon_vma1, struct anon_vma *anon_vma2,
 				  struct vm_area_struct *vma)
 {
-	if ((!anon_vma1 || !anon_vma2) && (!vma || vma->anon_vma))
+	if ((!anon_vma1 || !anon_vma2) && (!vma || list_is_singular(&vma->anon_vma_chain)))
 		return true;
 	return anon_vma1 == anon_vma2;
 }
@@ -252,52 +274,25 @@ static bool anon_vma_compatible(const struct vm_area_struct *a, const struct vm_
 	return a->vm_end == b->vm_start && !((a->vm_flags ^ b->vm_flags) & ~VM_ACCESS_FLAGS);
 }
 
+/* Linux's reusable_anon_vma: only an anon_vma with no ancestors (a
+ * chain of one) is lent; a forked one stays its VMA's. */
+static bool reusable_anon_vma(const struct vm_area_struct *b)
+{
+	return b->anon_vma && list_is_singular(&b->anon_vma_chain);
+}
+
 /* Linux's find_mergeable_anon_vma: a touching neighbour that could merge
  * with vma after an mprotect lends its anon_vma (next first), so that
  * mprotect-then-fault sequences do not split memory into anon_vmas that
  * can never merge again. */
-static struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma)
+struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma)
 {
 	struct vm_area_struct *next = vma->vm_next, *prev = vma->vm_prev;
-	if (next && next->anon_vma && anon_vma_compatible(vma, next))
+	if (next && reusable_anon_vma(next) && anon_vma_compatible(vma, next))
 		return next->anon_vma;
-	if (prev && prev->anon_vma && anon_vma_compatible(prev, vma))
+	if (prev && reusable_anon_vma(prev) && anon_vma_compatible(prev, vma))
 		return prev->anon_vma;
 	return NULL;
-}
-
-/* Linux's __anon_vma_prepare: faults of several threads may reach a VMA
- * without an anon_vma at once (each under the read lock). The new one is
- * allocated outside the lock; vma->anon_vma is set, and the neighbour's
- * looked up, under mm->page_table_lock, and the loser's allocation is
- * freed unused. */
-int anon_vma_prepare(struct vm_area_struct *vma)
-{
-	if (__atomic_load_n(&vma->anon_vma, __ATOMIC_ACQUIRE))
-		return 0;
-	struct mm_struct *mm = vma->vm_mm;
-	/* The neighbours are stable: changing them takes the write lock. */
-	struct anon_vma *anon_vma = find_mergeable_anon_vma(vma), *allocated = NULL;
-	if (!anon_vma) {
-		allocated = kmalloc(sizeof(*allocated), GFP_KERNEL);
-		if (!allocated)
-			return -ENOMEM;
-	}
-	spin_lock(&mm->page_table_lock);
-	if (!vma->anon_vma) {
-		if (anon_vma) {
-			anon_vma_get(anon_vma);
-		} else {
-			anon_vma = allocated;
-			anon_vma->refcount = 1;
-			allocated = NULL;
-		}
-		__atomic_store_n(&vma->anon_vma, anon_vma, __ATOMIC_RELEASE);
-	}
-	spin_unlock(&mm->page_table_lock);
-	if (allocated)
-		kfree(allocated);
-	return 0;
 }
 
 void vm_area_free(struct vm_area_struct *vma)
@@ -306,7 +301,7 @@ void vm_area_free(struct vm_area_struct *vma)
 		/* Linux's remove_vma -> vma_close: a hugetlb VMA's unused
 		 * reservations go back to the pool. */
 		hugetlb_vm_op_close(vma);
-		anon_vma_put(vma->anon_vma);
+		unlink_anon_vmas(vma);
 		mpol_put(vma->vm_policy);
 	}
 	kfree(vma);
@@ -351,16 +346,19 @@ struct vm_area_struct *vma_prev(struct vm_area_struct *vma) { return vma->vm_pre
 
 /* ---- splitting and merging ------------------------------------------------- */
 
-/* Cuts vma at addr into two VMAs; new (preallocated) becomes the lower
- * part if new_below, else the upper (Linux's __split_vma, with the
- * allocation left to the caller so that it can fail before any change). */
+/* Cuts vma at addr into two VMAs; new (vm_area_dup(vma), made
+ * beforehand) becomes the lower part if new_below, else the upper (Linux's
+ * __split_vma, with the allocation left to the caller so that it can fail
+ * before any change). The halves share the anon_vmas, the policy and a
+ * hugetlb reservation map. */
 static void split_vma_at(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr,
 			 bool new_below, struct vm_area_struct *new)
 {
-	*new = *vma;
-	anon_vma_get(new->anon_vma); /* the halves share it (anon_vma_clone) */
-	mpol_get(new->vm_policy);    /* and the policy (vma_dup_policy) */
-	resv_map_get(new->vm_resv_map); /* and a hugetlb reservation map (hugetlb_vm_op_open) */
+	/* new was copied from vma before an earlier split may have moved
+	 * vma's bounds: it starts as vma is now. */
+	new->vm_start = vma->vm_start;
+	new->vm_end = vma->vm_end;
+	new->vm_pgoff = vma->vm_pgoff;
 	if (new_below) {
 		new->vm_end = addr;
 		vma_set_range(vma, addr, vma->vm_end);
@@ -427,14 +425,13 @@ static bool can_vma_merge_right(const struct vma_merge_struct *vmg, bool can_mer
 	return !can_merge_left || is_mergeable_anon_vma(prev->anon_vma, next->anon_vma, NULL);
 }
 
-/* The VMA that grew over a range with anon_vma takes it if it had none
- * (the merge rules only let that happen when both agree). */
+/* The VMA that grew over a range with anon_vma must be on it already: a
+ * range with an anon_vma merges only into a VMA with the same one (the
+ * merge rules: an empty chain is not singular). */
 static void take_anon_vma(struct vm_area_struct *dst, struct anon_vma *anon_vma)
 {
-	if (anon_vma && !dst->anon_vma) {
-		dst->anon_vma = anon_vma;
-		anon_vma_get(anon_vma);
-	}
+	if (anon_vma && dst->anon_vma != anon_vma)
+		pr_err("BUG: a range with an anon_vma merged into a VMA with another\n");
 }
 
 /* Linux 6.12's vma_merge_new_range: a free range joins prev, next or both. */
@@ -516,23 +513,14 @@ struct vm_area_struct *copy_vma(struct vm_area_struct **vmap, unsigned long addr
 			*vmap = new_vma;
 		return new_vma;
 	}
-	new_vma = vm_area_alloc();
+	new_vma = vm_area_dup(vma);
 	if (!new_vma)
 		return NULL;
-	*new_vma = *vma;
-	anon_vma_get(new_vma->anon_vma); /* anon_vma_clone */
-	mpol_get(new_vma->vm_policy);    /* vma_dup_policy */
 	new_vma->vm_start = addr;
 	new_vma->vm_end = addr + len;
 	new_vma->vm_pgoff = pgoff;
 	vma_link(mm, new_vma, prev, link, parent);
 	return new_vma;
-}
-
-void unlink_anon_vmas(struct vm_area_struct *vma)
-{
-	anon_vma_put(vma->anon_vma);
-	vma->anon_vma = NULL;
 }
 
 /* Linux 6.12's vma_merge_existing_range: [start, end) of vma, with its
@@ -610,10 +598,10 @@ static struct vm_area_struct *vma_modify(struct vma_merge_struct *vmg)
 	/* Each split needs map_count below the limit. */
 	if (mm->map_count + splits - 1 >= sysctl_max_map_count)
 		return NULL;
-	struct vm_area_struct *a = vm_area_alloc(), *b = splits == 2 ? vm_area_alloc() : NULL;
+	struct vm_area_struct *a = vm_area_dup(vma), *b = splits == 2 ? vm_area_dup(vma) : NULL;
 	if (!a || (splits == 2 && !b)) {
-		vm_area_free(a);
-		vm_area_free(b);
+		vm_area_dup_abort(a);
+		vm_area_dup_abort(b);
 		return NULL;
 	}
 	if (!at_start) {
@@ -686,11 +674,11 @@ int munmap_range(struct mm_struct *mm, unsigned long start, unsigned long end)
 	 * while it frees. */
 	if (split_head && split_tail && tail == vma && mm->map_count >= sysctl_max_map_count)
 		return -ENOMEM;
-	struct vm_area_struct *a = split_head ? vm_area_alloc() : NULL;
-	struct vm_area_struct *b = split_tail ? vm_area_alloc() : NULL;
+	struct vm_area_struct *a = split_head ? vm_area_dup(vma) : NULL;
+	struct vm_area_struct *b = split_tail ? vm_area_dup(tail) : NULL;
 	if ((split_head && !a) || (split_tail && !b)) {
-		vm_area_free(a);
-		vm_area_free(b);
+		vm_area_dup_abort(a);
+		vm_area_dup_abort(b);
 		return -ENOMEM;
 	}
 	if (split_head)

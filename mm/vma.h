@@ -19,7 +19,17 @@ static inline struct vm_area_struct *vma_first(struct mm_struct *mm)
 }
 
 struct vm_area_struct *vm_area_alloc(void); /* zeroed; NULL when memory is short */
-/* Frees vma (NULL: nothing), dropping its reference to its anon_vma. */
+/* A copy of orig (Linux's vm_area_dup) on the same anon_vmas, with
+ * references on its policy and hugetlb reservation map, not linked into
+ * any mm; NULL when memory is short. vm_area_dup_abort frees one that was
+ * never used (orig keeps its reservations). */
+struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
+void vm_area_dup_abort(struct vm_area_struct *new);
+/* A neighbour's anon_vma vma may share (Linux's find_mergeable_anon_vma),
+ * for anon_vma_prepare (mm/rmap.c); NULL if none. */
+struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma);
+/* Frees vma (NULL: nothing): it leaves its anon_vmas (unlink_anon_vmas),
+ * gives back its hugetlb reservations and drops its policy. */
 void vm_area_free(struct vm_area_struct *vma);
 
 /* Where [start, end) goes in the tree: the link to fill, its parent and the
@@ -61,9 +71,6 @@ struct vm_area_struct *vma_merge_extend(struct mm_struct *mm, struct vm_area_str
  * short (nothing changed). total_vm is the caller's. */
 struct vm_area_struct *copy_vma(struct vm_area_struct **vmap, unsigned long addr,
 				unsigned long len, unsigned long pgoff);
-/* vma no longer has anonymous pages of its own (MREMAP_DONTUNMAP moved
- * them all): it drops its anon_vma (Linux's unlink_anon_vmas). */
-void unlink_anon_vmas(struct vm_area_struct *vma);
 
 /* Gives [start, end) (inside vma) the flags newflags (Linux 6.12's
  * vma_modify_flags, for mprotect and madvise; mbind's vma_modify_policy

@@ -18,7 +18,10 @@
  * then makes the ranges free again, so no CPU can hold a stale translation
  * of an address that is handed out again.
  *
- * GFP (Michal Hocko's series, seed 009 and the Linux 5.17 commits named at
+ * GFP (Michal Hocko's 2021 series "extend vmalloc support for constrained
+ * allocations", whose last patch is "mm: allow !GFP_KERNEL allocations for
+ * kvmalloc", 2021-10-25, Linux 5.17 commit a421ef303008; the Linux 5.17
+ * commits named at
  * each place): the vmap_area and vm_struct, the page array, the pages and
  * the page tables all follow the caller's gfp; the page tables, whose
  * allocator cannot be told, are made inside the scope that matches it

@@ -1,8 +1,8 @@
 /* vmalloc: virtually contiguous kernel memory from pages that need not be
  * physically contiguous, in Linux's x86_64 vmalloc area (4-level paging:
  * VMALLOC_START 0xffffc90000000000, 32 TiB). Linux's include/linux/vmalloc.h
- * names, with the GFP semantics of Michal Hocko's 2021 series (seed 009 and
- * its companions, Linux 5.17: "mm/vmalloc: alloc GFP_NO{FS,IO} for vmalloc",
+ * names, with the GFP semantics of Michal Hocko's 2021 series ("mm: allow
+ * !GFP_KERNEL allocations for kvmalloc", a421ef303008, and its companions, Linux 5.17: "mm/vmalloc: alloc GFP_NO{FS,IO} for vmalloc",
  * "mm/vmalloc: add support for __GFP_NOFAIL"): every internal allocation
  * follows the caller's gfp, the page tables inside the matching scope.
  *

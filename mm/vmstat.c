@@ -71,7 +71,7 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 		seq_buf_printf(m, "clear_huge_page_%s %lu\nclear_huge_page_%s_pages %lu\n",
 			       clear_page_method_name(i), clear.extents[i], clear_page_method_name(i),
 			       clear.pages[i]);
-	/* The paths summed (the issue's names): cached = orig + rep + erms,
+	/* The paths summed (docs/huge_pages.md's names): cached = orig + rep + erms,
 	 * uncached = movnt + clzero; extent is its own line above. Then the
 	 * fences, and the fence assertion's reports (0 unless a bug). */
 	unsigned long cached = 0, uncached = 0;

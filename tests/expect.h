@@ -1,6 +1,6 @@
 /* What the machine was configured to be, as the topology file of the test
- * matrix tells the kernel on its command line (expect.*; README, "Kernel
- * command line"). Any suite that needs a bound that depends on the machine
+ * matrix tells the kernel on its command line (expect.*; docs/command_line.md
+ * lists them). Any suite that needs a bound that depends on the machine
  * (how much RAM, how many nodes) takes it from here, or from what the
  * kernel found, never from a constant that holds only on the machines of
  * the matrix. Each value is "not given" (-1, or an empty string) when the

@@ -87,6 +87,20 @@ static void empty_pool(struct kunit *test, struct hstate *h)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_pool, h), 0);
 }
 
+/* Whether node nid can give n pages of 2 MiB now: blocks of order 9 and
+ * up for them. The pool grows over the nodes with memory in turn, and a
+ * node that cannot give one (its RAM all kept, or in smaller blocks) is
+ * passed for the next, as Linux's alloc_pool_huge_folio does. */
+static bool node_gives_2m_pages(int nid, unsigned long n)
+{
+	if (!node_has_memory(nid) || !node_data[nid]->managed_pages)
+		return false;
+	unsigned long blocks = 0;
+	for (unsigned order = 9; order <= MAX_PAGE_ORDER; order++)
+		blocks += node_free_blocks(nid, order) << (order - 9);
+	return blocks >= n;
+}
+
 static void pool_grows_over_the_nodes_and_shrinks_back(struct kunit *test)
 {
 	struct hstate *h = &hstates[HSTATE_2M];
@@ -94,8 +108,9 @@ static void pool_grows_over_the_nodes_and_shrinks_back(struct kunit *test)
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	unsigned with_memory = 0;
+	bool gives[MAX_NUMNODES];
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++)
-		with_memory += node_has_memory((int)nid);
+		with_memory += gives[nid] = node_gives_2m_pages((int)nid, 3);
 	unsigned long want = 3ul * with_memory;
 	char text[32];
 	snprintf(text, sizeof(text), "%lu\n", want);
@@ -109,7 +124,7 @@ static void pool_grows_over_the_nodes_and_shrinks_back(struct kunit *test)
 	/* Round robin over the nodes with memory: three each. */
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++) {
 		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/hugepages/hugepages-2048kB/nr_hugepages", nid);
-		KUNIT_EXPECT_EQ(test, read_number(path), node_has_memory((int)nid) ? 3l : 0l);
+		KUNIT_EXPECT_EQ(test, read_number(path), gives[nid] ? 3l : 0l);
 	}
 	if (default_hstate_idx == HSTATE_2M) {
 		KUNIT_EXPECT_EQ(test, read_number("/proc/sys/vm/nr_hugepages"), (long)want);
@@ -143,7 +158,7 @@ static void a_node_file_sets_that_node(struct kunit *test)
 	kunit_resources_take(&before);
 	int nid = -1;
 	for (unsigned n = num_online_nodes(); n-- > 0;)
-		if (node_has_memory((int)n)) {
+		if (node_gives_2m_pages((int)n, 2)) {
 			nid = (int)n;
 			break;
 		}

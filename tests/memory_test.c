@@ -43,8 +43,8 @@ static void space_init(struct kunit *test, struct test_space *s, unsigned long s
 }
 
 /* The PTE for addr, or NULL when no PTE table covers it. The tests keep the
- * pointer while they look (pte_unmap is nothing until the PTE-table issue,
- * and nothing frees the table meanwhile). */
+ * pointer while they look (pte_unmap is nothing, and nothing frees the
+ * table meanwhile). */
 static pte_t *lookup_pte(struct mm_struct *mm, unsigned long addr)
 {
 	pmd_t *pmd = mm_find_pmd(mm, addr);

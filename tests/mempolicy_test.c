@@ -161,7 +161,9 @@ static void bind_with_full_mask_fails_the_fault(struct kunit *test)
 {
 	int full = -1, other = -1;
 	for (unsigned nid = 0; nid < num_online_nodes(); nid++) {
-		if (!node_has_memory((int)nid))
+		/* Pages the allocator manages (the home node's mm comes
+		 * from the other node when full's are held). */
+		if (!node_has_memory((int)nid) || !node_data[nid]->managed_pages)
 			continue;
 		if (full < 0)
 			full = (int)nid;

@@ -16,6 +16,7 @@
 #include "kernel/unistd.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
+#include "mm/rmap.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -311,7 +312,7 @@ static void write_faults_give_the_vma_an_anon_vma(struct kunit *test)
 	/* Split pieces share theirs. */
 	KUNIT_EXPECT_EQ(test, do_mprotect(s.mm, b + PAGE_SIZE, PAGE_SIZE, PROT_READ), 0);
 	KUNIT_EXPECT_PTR_EQ(test, find_vma(s.mm, b + 2 * PAGE_SIZE)->anon_vma, vb->anon_vma);
-	KUNIT_EXPECT_EQ(test, vb->anon_vma->refcount, 3);
+	KUNIT_EXPECT_EQ(test, anon_vma_nr_chains(vb->anon_vma), 3);
 	KUNIT_EXPECT_EQ(test, s.mm->map_count, 5);
 	space_destroy(test, &s); /* pages and slab objects (the anon_vmas) come back */
 }

@@ -27,7 +27,9 @@ KERNEL_SRCS += \
 	tests/mm_smp_test.c \
 	tests/mempolicy_test.c \
 	tests/mmap_test.c \
+	tests/fork_test.c \
 	tests/mremap_test.c \
+	tests/numa_layout_test.c \
 	tests/multiboot2_test.c \
 	tests/overcommit_test.c \
 	tests/page_alloc_smp_test.c \

@@ -329,7 +329,7 @@ static void free_pgtables_zaps_a_leftover_huge_pmd(struct kunit *test)
 }
 
 /* Page-table pages wait in a batch of their own and are freed only after
- * the flush (with the PTE-table issue, after a grace period too). */
+ * the flush (and, as every reachable page table, after an RCU grace period). */
 static void gather_frees_tables_only_after_the_flush(struct kunit *test)
 {
 	struct space s;

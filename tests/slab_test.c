@@ -19,9 +19,12 @@
 static const unsigned int size_classes[] = { 8,   16,  32,   64,   96,   128,  192,
 					     256, 512, 1024, 2048, 4096, 8192 };
 
+/* Whether the allocator can place memory on nid: pages it manages (a node
+ * whose RAM is all kept, or holds no whole page, has none, and its
+ * requests go to the nearest node that has). */
 static bool node_has_ram(int nid)
 {
-	return nid >= 0 && (unsigned)nid < num_online_nodes() && node_ram_bytes(nid) > 0;
+	return nid >= 0 && (unsigned)nid < num_online_nodes() && node_data[nid] && node_data[nid]->managed_pages;
 }
 
 static u32 xorshift32(u32 *state)

@@ -273,7 +273,8 @@ static void kernel_call_in_nofs_scope_reclaims_as_nofs(struct kunit *test)
 	kunit_expect_resources_back(test, &before);
 }
 
-/* What ceph_kvmalloc did until seed 009 dropped it (net/ceph/ceph_common.c,
+/* What ceph_kvmalloc did until "mm: allow !GFP_KERNEL allocations for
+ * kvmalloc" (Michal Hocko, Linux 5.17, a421ef303008) dropped it (net/ceph/ceph_common.c,
  * 2019-2021): kvmalloc only took GFP_KERNEL, so a NOFS/NOIO caller ran it
  * inside the matching scope. */
 static void *ceph_kvmalloc_node(size_t size, gfp_t flags, int nid)
@@ -530,7 +531,7 @@ static void kvmalloc_flag_handling(struct kunit *test)
 	kvfree(p);
 	/* With every allocation above order 0 failing (injection, this task
 	 * only), kmalloc's try fails and kvmalloc falls back to vmalloc: for
-	 * GFP_NOFS and GFP_NOIO too since seed 009. */
+	 * GFP_NOFS and GFP_NOIO too since Linux 5.17 (a421ef303008). */
 	size_t big = 1ul << 20;
 	injection_on(test, 1, 100, -1, 1);
 	static const gfp_t flags[] = { GFP_KERNEL, GFP_NOFS, GFP_NOIO, GFP_KERNEL | __GFP_RETRY_MAYFAIL };

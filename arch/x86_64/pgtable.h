@@ -34,6 +34,13 @@
 #define _PAGE_PROTNONE _PAGE_GLOBAL
 /* What intermediate user tables (PGD/PUD/PMD entries) carry: the leaf PTE
  * decides the access. */
+/* A migration entry (mm/migrate.c): not present, not PROT_NONE, the page
+ * it held being moved; it keeps the PFN and the entry's other bits, and
+ * whether the entry was PROT_NONE. Software bits the CPU ignores in an
+ * entry that is not present (mmlab's encoding; Linux's is a swap entry). */
+#define _PAGE_SWP_MIGRATION (1ull << 9)
+#define _PAGE_SWP_PROTNONE (1ull << 10)
+
 #define _PAGE_TABLE (_PAGE_PRESENT | _PAGE_RW | _PAGE_USER | _PAGE_ACCESSED)
 /* What pte_modify keeps of an entry when the protection changes: the page
  * and whether it was written (the new protection brings the rest). */
@@ -96,11 +103,32 @@ static inline bool pte_none(pte_t pte) { return pte_val(pte) == 0; }
 static inline bool pte_present(pte_t pte) { return pte_val(pte) & (_PAGE_PRESENT | _PAGE_PROTNONE); }
 /* Present to the hardware (PROT_NONE entries are not). */
 static inline bool pte_accessible(pte_t pte) { return pte_val(pte) & _PAGE_PRESENT; }
+static inline bool is_migration_entry(pte_t pte)
+{
+	return (pte_val(pte) & (_PAGE_PRESENT | _PAGE_PROTNONE | _PAGE_SWP_MIGRATION)) == _PAGE_SWP_MIGRATION;
+}
+static inline pte_t make_migration_entry(pte_t pte)
+{
+	u64 v = pte_val(pte);
+	return __pte((v & ~(_PAGE_PRESENT | _PAGE_PROTNONE)) | _PAGE_SWP_MIGRATION |
+		     (v & _PAGE_PROTNONE ? _PAGE_SWP_PROTNONE : 0));
+}
+/* The entry a migration entry stood for, mapping pfn. */
+static inline pte_t migration_entry_to_pte(pte_t entry, unsigned long pfn)
+{
+	u64 v = pte_val(entry);
+	u64 was = v & _PAGE_SWP_PROTNONE ? _PAGE_PROTNONE : _PAGE_PRESENT;
+	return __pte((v & ~(PTE_PFN_MASK | _PAGE_SWP_MIGRATION | _PAGE_SWP_PROTNONE)) | was |
+		     ((u64)pfn << 12));
+}
 static inline bool pte_write(pte_t pte) { return pte_val(pte) & _PAGE_RW; }
 static inline unsigned long pte_pfn(pte_t pte) { return (pte_val(pte) & PTE_PFN_MASK) >> PAGE_SHIFT; }
 static inline pte_t pfn_pte(unsigned long pfn, u64 prot) { return __pte(((u64)pfn << PAGE_SHIFT) | prot); }
 static inline pte_t pte_mkwrite(pte_t pte) { return __pte(pte_val(pte) | _PAGE_RW); }
 static inline pte_t pte_wrprotect(pte_t pte) { return __pte(pte_val(pte) & ~_PAGE_RW); }
+/* Clears the write bit in place, atomically: the CPU may set the dirty
+ * bit of the same entry meanwhile (Linux's ptep_set_wrprotect). */
+static inline void ptep_set_wrprotect(pte_t *ptep) { __atomic_fetch_and(&ptep->pte, ~(u64)_PAGE_RW, __ATOMIC_RELAXED); }
 static inline pte_t pte_mkdirty(pte_t pte) { return __pte(pte_val(pte) | _PAGE_DIRTY); }
 static inline bool pte_dirty(pte_t pte) { return pte_val(pte) & _PAGE_DIRTY; }
 /* The same page under a new protection (Linux's pte_modify). */

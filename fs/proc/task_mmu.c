@@ -24,6 +24,7 @@
 #include "lib/string.h"
 #include "kernel/time.h"
 #include "mm/memory.h"
+#include "mm/rmap.h"
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
@@ -241,11 +242,19 @@ static void smaps_account(struct mem_size_stats *mss, struct page *page, unsigne
 	mss->resident += size;
 	if (young)
 		mss->referenced += size;
-	int mapcount = READ_ONCE(page->_mapcount) + 1;
-	u64 pss = (u64)size << PSS_SHIFT;
-	if (mapcount >= 2)
-		pss /= (u64)mapcount;
-	smaps_page_accumulate(mss, size, pss, dirty, locked, mapcount < 2);
+	/* Each 4 KiB page by its own map count (a THP's pages may be mapped
+	 * by PTEs elsewhere too since a fork), as Linux's loop over the
+	 * subpages. */
+	struct page *thp = size > PAGE_SIZE ? page : NULL; /* a THP's head, mapped by a PMD */
+	for (unsigned long off = 0; off < size; off += PAGE_SIZE, page++) {
+		/* A THP's page: the THP's PMDs and its own PTEs (a tail never
+		 * mapped by a PTE does not point to its head). */
+		int mapcount = thp ? thp_entire_mapcount(thp) + page_mapcount_own(page) : page_mapcount(page);
+		u64 pss = (u64)PAGE_SIZE << PSS_SHIFT;
+		if (mapcount >= 2)
+			pss /= (u64)mapcount;
+		smaps_page_accumulate(mss, PAGE_SIZE, pss, dirty, locked, mapcount < 2);
+	}
 }
 
 /* The page a present PTE maps, or NULL for the shared zero page (Linux's
@@ -292,7 +301,7 @@ static int smaps_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, uns
 	struct mem_size_stats *mss = walk->private;
 	if (!pte_present(pte))
 		return 0;
-	if (READ_ONCE(pfn_to_page(pte_pfn(pte))->_mapcount) >= 1)
+	if (page_mapcount(pfn_to_page(pte_pfn(pte))) >= 2)
 		mss->shared_hugetlb += next - addr;
 	else
 		mss->private_hugetlb += next - addr;
@@ -474,7 +483,7 @@ static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk
 			frame = pte_pfn(pte);
 		flags |= PM_PRESENT;
 		struct page *page = vm_normal_page(pte);
-		if (page && READ_ONCE(page->_mapcount) == 0)
+		if (page && page_mapcount(page) == 1)
 			flags |= PM_MMAP_EXCLUSIVE;
 	}
 	return add_to_pagemap(make_pme(frame, flags), pm);
@@ -489,7 +498,7 @@ static int pagemap_huge_entries(struct pagemapread *pm, bool present, unsigned l
 	u64 frame = 0, flags = 0;
 	if (present) {
 		flags |= PM_PRESENT;
-		if (READ_ONCE(pfn_to_page(pfn)->_mapcount) == 0)
+		if (page_mapcount(pfn_to_page(pfn)) == 1) /* the head's, as Linux's pagemap_pmd_range */
 			flags |= PM_MMAP_EXCLUSIVE;
 		if (pm->show_pfn)
 			frame = pfn + ((addr & ~mask) >> PAGE_SHIFT);

@@ -23,7 +23,7 @@
  *   crossover   the same S bytes cleared again and again, cached against
  *               uncached, S from 256 KiB to 512 MiB: the smallest S where
  *               uncached is as fast is the threshold this CPU wants
- *   workload    the seed's: the arena as 2 MiB pages the way auto clears
+ *   workload    the uncached-clearing series': the arena as 2 MiB pages the way auto clears
  *               them (each fault alone, and as one bulk populate), beside
  *               clear_page_erms on every 4 KiB page (the series' baseline)
  *
@@ -307,13 +307,13 @@ static struct stat3 policy_gbps_order(unsigned order, unsigned long total, bool 
 	return summarize(v, runs);
 }
 
-/* The seed's workload: the arena as 2 MiB huge pages, cold. */
+/* The uncached-clearing series' workload: the arena as 2 MiB huge pages, cold. */
 static struct stat3 policy_gbps(unsigned flags, enum clear_page_method force)
 {
 	return policy_gbps_order(9, clear_bytes, false, flags, force);
 }
 
-/* The issue's targets, each measured in this run: a bulk populate of
+/* The clearing targets (docs/huge_pages.md), each measured in this run: a bulk populate of
  * 2 MiB and of 1 GiB pages at least 3x the per-4 KiB clear_page_erms
  * baseline and within 10% of the fastest method; a single 4 KiB page
  * through the policy (clear_huge_extent with order 0: the kernel itself
@@ -355,7 +355,7 @@ static void paired_target(const char *what, bool warm)
 
 static void targets(void)
 {
-	report("\n== the issue's targets, this run (GB/s medians; 'vs' is the bar to reach)\n");
+	report("\n== the clearing targets, this run (GB/s medians; 'vs' is the bar to reach)\n");
 	struct stat3 base = gbps(BM_ERMS, PAGE_SIZE, clear_bytes, true, false);
 	for (unsigned order = 9; order <= 18; order += 9) {
 		if (clear_bytes < (PAGE_SIZE << order))
@@ -403,7 +403,7 @@ static void targets(void)
 
 static void workload(void)
 {
-	report("\n== workload (the seed's): %lu MiB as 2 MiB pages, cold, GB/s median [min-max]\n", clear_bytes / MIB);
+	report("\n== workload (the series' VM creation): %lu MiB as 2 MiB pages, cold, GB/s median [min-max]\n", clear_bytes / MIB);
 	struct stat3 base = gbps(BM_ERMS, PAGE_SIZE, clear_bytes, true, false);
 	report("  %-52s %6.1f [%.1f-%.1f]\n", "baseline: clear_page_erms on each 4 KiB page", base.med, base.lo, base.hi);
 	struct stat3 a = policy_gbps(0, CLEAR_PAGE_AUTO);

@@ -274,7 +274,7 @@ static void uncached_clear_is_fenced_before_the_page_comes_back(struct ktest *t)
 }
 
 /* A 4 KiB page is one call of the cached routine, with no batch around it
- * (the issue's single-page target: nothing costs more than clear_page);
+ * (the single-page target: nothing costs more than clear_page);
  * the extent method over one page is clear_page_erms. The counters are
  * kept per CPU and summed: a page cleared as CPU 3 counts like one
  * cleared as CPU 0. */

@@ -29,7 +29,7 @@ HOST_SLAB_SRCS := $(HOST_PAGE_ALLOC_SRCS) $(wildcard mm/slab.c mm/slab_common.c 
 HOST_MM_TESTS := $(B)/host/memblock_test
 ifneq ($(wildcard mm/page_alloc.c),)
 HOST_MM_TESTS += $(B)/host/page_alloc_test $(B)/host/page_alloc_checks_test $(B)/host/page_alloc_nodemask_test
-HOST_MM_TESTS += $(B)/host/tiny_node_test
+HOST_MM_TESTS += $(B)/host/tiny_node_test $(B)/host/numa_layout_test
 endif
 ifneq ($(wildcard mm/slab.c),)
 HOST_MM_TESTS += $(B)/host/slab_test $(B)/host/slab_node_fallback_test
@@ -73,10 +73,11 @@ page_alloc_test_SRCS := $(PAGE_ALLOC_HARNESS_SRCS)
 page_alloc_checks_test_SRCS := $(PAGE_ALLOC_HARNESS_SRCS)
 page_alloc_nodemask_test_SRCS := $(PAGE_ALLOC_HARNESS_SRCS)
 tiny_node_test_SRCS := $(PAGE_ALLOC_HARNESS_SRCS)
+numa_layout_test_SRCS := tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS)
 slab_test_SRCS := tests/host/slab_harness.c tests/host/mm_check.c $(HOST_SLAB_SRCS)
 slab_node_fallback_test_SRCS := $(slab_test_SRCS)
 # The VMA layer with mm/memory.c, the mmu_gather and kmalloc stubbed out.
-HOST_VMA_SRCS := lib/rbtree.c kernel/spinlock.c mm/vma.c mm/mmap.c mm/mprotect.c mm/madvise.c
+HOST_VMA_SRCS := lib/rbtree.c kernel/spinlock.c mm/vma.c mm/rmap.c mm/mmap.c mm/mprotect.c mm/madvise.c
 vma_test_SRCS := tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c \
 	$(HOST_VMA_SRCS) $(HOST_MEMBLOCK_SRCS)
 

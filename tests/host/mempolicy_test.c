@@ -146,7 +146,7 @@ static void first_node_per_mode(struct ktest *t)
 	p = pol_of(MPOL_BIND, 0xe, 2);
 	nid = 0;
 	KTEST_EXPECT_TRUE(t, policy_nodemask(&p, 0, NULL, &nid) == &p.nodes);
-	KTEST_EXPECT_EQ(t, nid, 2); /* seed 011: the home node first */
+	KTEST_EXPECT_EQ(t, nid, 2); /* set_mempolicy_home_node: the home node first */
 	p = pol_of(MPOL_PREFERRED_MANY, 0x6, 3);
 	nid = 0;
 	KTEST_EXPECT_TRUE(t, policy_nodemask(&p, 0, NULL, &nid) == &p.nodes);

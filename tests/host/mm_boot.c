@@ -54,6 +54,8 @@ void host_mm_boot(const struct host_mm_config *cfg)
 	u64 total = 0;
 	for (unsigned n = 0; n < cfg->nr_nodes; n++)
 		total += cfg->node_bytes[n];
+	for (unsigned i = 0; i < cfg->nr_ranges; i++)
+		total = max(total, cfg->ranges[i].end);
 	if (!host_phys_base || total > host_phys_bytes) {
 		fprintf(stderr, "host_mm_boot: %llu bytes of nodes, %llu of memory\n",
 			(unsigned long long)total, (unsigned long long)host_phys_bytes);

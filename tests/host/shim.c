@@ -3,6 +3,7 @@
  * declarations, which have libc's signatures. */
 #include "tests/host/shim.h"
 #include "mm/hugetlb.h"
+#include "mm/rmap.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
 #include "kernel/sched.h"
@@ -238,14 +239,22 @@ void host_numa_setup(const struct host_mm_config *cfg)
 	t->nr_nodes = cfg->nr_nodes;
 	t->have_srat = t->have_slit = true;
 	u64 base = 0;
+	for (unsigned i = 0; i < cfg->nr_ranges && t->nr_memblks < MAX_NUMA_MEMBLKS; i++) {
+		const struct numa_memblk *b = &cfg->ranges[i];
+		t->memblks[t->nr_memblks++] = *b;
+		t->nodes[b->nid].declared_bytes += b->end - b->start;
+		t->nodes[b->nid].ram_bytes += b->end - b->start;
+	}
 	for (unsigned n = 0; n < cfg->nr_nodes; n++) {
 		t->nodes[n].pxm = n;
-		t->nodes[n].declared_bytes = t->nodes[n].ram_bytes = cfg->node_bytes[n];
 		t->nodes[n].nr_cpus = 1;
-		if (cfg->node_bytes[n])
-			t->memblks[t->nr_memblks++] =
-				(struct numa_memblk){ base, base + cfg->node_bytes[n], (int)n };
-		base += cfg->node_bytes[n];
+		if (!cfg->nr_ranges) {
+			t->nodes[n].declared_bytes = t->nodes[n].ram_bytes = cfg->node_bytes[n];
+			if (cfg->node_bytes[n])
+				t->memblks[t->nr_memblks++] =
+					(struct numa_memblk){ base, base + cfg->node_bytes[n], (int)n };
+			base += cfg->node_bytes[n];
+		}
 		t->cpus[t->nr_cpus++] = (struct numa_cpu){
 			.apic_id = n, .acpi_uid = n, .nid = (int)n, .boot_cpu = n == 0 };
 	}
@@ -312,4 +321,12 @@ void free_huge_folio(struct page *page, bool restore_reserve)
 {
 	(void)restore_reserve;
 	panic("free_huge_folio(%p) on the host: no hugetlb pool here", (void *)page);
+}
+
+/* No THP is ever mapped on the host (no page tables), so put_page never
+ * finds one to take the marks off. Weak: the host VMA test links
+ * mm/rmap.c's. */
+__attribute__((weak)) void thp_prep_free(struct page *head)
+{
+	panic("thp_prep_free(%p) on the host: no THP is mapped here", (void *)head);
 }

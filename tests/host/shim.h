@@ -57,6 +57,12 @@ struct host_mm_config {
 	bool keep_first_mib;         /* don't reserve [0, 1 MiB) */
 	bool static_pgdat;           /* pg_data_t from static storage, not memblock */
 	bool page_poison;            /* boot with page_poison=on */
+	/* When set, instead of node_bytes: the nodes' memory as an SRAT gives
+	 * it, byte ranges of any alignment in any order (nodes interleaved,
+	 * spans overlapping, holes between a node's ranges); node n's CPU is
+	 * CPU n. */
+	const struct numa_memblk *ranges;
+	unsigned nr_ranges;
 };
 
 /* Fills numa_topology: cfg's nodes back to back from address 0, one CPU per

@@ -470,13 +470,23 @@ static int cmp_ptr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The distinct anon_vmas of mm's VMAs; with w, checks that each one's
- * refcount is the number of VMAs pointing to it. */
+/* The distinct anon_vmas of mm's VMAs; with w, checks the reverse map's
+ * links without fork: each VMA with an anon_vma has one chain, to it;
+ * each anon_vma has refcount 1 and one chain per VMA pointing to it. */
 static unsigned long walk_anon_vmas(struct walk *w, struct mm_struct *mm)
 {
 	size_t n = 0;
-	for (struct vm_area_struct *v = find_vma(mm, 0); v; v = v->vm_next)
+	for (struct vm_area_struct *v = find_vma(mm, 0); v; v = v->vm_next) {
 		n += v->anon_vma != NULL;
+		if (!w)
+			continue;
+		if (!v->anon_vma && !list_empty(&v->anon_vma_chain))
+			WALK_FAIL(w, "a VMA without an anon_vma has chains");
+		if (v->anon_vma && (!list_is_singular(&v->anon_vma_chain) ||
+				    list_first_entry(&v->anon_vma_chain, struct anon_vma_chain, same_vma)->anon_vma !=
+					    v->anon_vma))
+			WALK_FAIL(w, "a VMA's chain does not link it to its anon_vma alone");
+	}
 	if (!n)
 		return 0;
 	struct anon_vma **all = malloc(n * sizeof(*all));
@@ -492,9 +502,13 @@ static unsigned long walk_anon_vmas(struct walk *w, struct mm_struct *mm)
 		size_t j = i;
 		while (j < n && all[j] == all[i])
 			j++;
-		if (w && all[i]->refcount != j - i)
-			WALK_FAIL(w, "an anon_vma has refcount %lu, %zu VMAs point to it",
-				  all[i]->refcount, j - i);
+		size_t chains = 0;
+		struct anon_vma_chain *avc;
+		list_for_each_entry(avc, &all[i]->head, same_anon_vma)
+			chains++;
+		if (w && (all[i]->refcount != 1 || chains != j - i))
+			WALK_FAIL(w, "an anon_vma has refcount %d and %zu chains, %zu VMAs point to it",
+				  all[i]->refcount, chains, j - i);
 		distinct++;
 		i = j;
 	}
@@ -581,6 +595,7 @@ unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsign
 	return -ENOMEM;
 }
 void resv_map_get(struct resv_map *resv) { (void)resv; }
+void resv_map_put(struct resv_map *resv) { (void)resv; }
 void hugetlb_vm_op_close(struct vm_area_struct *vma) { (void)vma; }
 int hugetlb_vm_op_split(const struct vm_area_struct *vma, unsigned long addr)
 {

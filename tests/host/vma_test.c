@@ -883,6 +883,7 @@ static void different_anon_vmas_do_not_merge(struct ktest *t)
 /* find_mergeable_anon_vma: a VMA first written next to one that differs
  * only in access rights and has an anon_vma takes that one, so the two
  * merge once their rights agree again. */
+
 static void write_next_to_a_compatible_vma_shares_its_anon_vma(struct ktest *t)
 {
 	map_fixed(t, A, 2, RW, MAP_POPULATE);
@@ -891,10 +892,10 @@ static void write_next_to_a_compatible_vma_shares_its_anon_vma(struct ktest *t)
 	KTEST_EXPECT_EQ(t, mm->map_count, 2);
 	KTEST_EXPECT_EQ(t, write_to(A + P(3), 1), 0);
 	KTEST_EXPECT_EQ(t, anon_vma_at(A + P(2)), anon_vma_at(A));
-	KTEST_EXPECT_EQ(t, anon_vma_at(A)->refcount, 2);
+	KTEST_EXPECT_EQ(t, anon_vma_nr_chains(anon_vma_at(A)), 2);
 	KTEST_EXPECT_EQ(t, do_mprotect(mm, A, P(2), RW), 0);
 	KTEST_EXPECT_EQ(t, mm->map_count, 1);
-	KTEST_EXPECT_EQ(t, anon_vma_at(A)->refcount, 1);
+	KTEST_EXPECT_EQ(t, anon_vma_nr_chains(anon_vma_at(A)), 1);
 	/* Flags that differ in more than access rights: no sharing. */
 	map_fixed(t, A + P(4), 2, RW, MAP_NORESERVE);
 	KTEST_EXPECT_EQ(t, write_to(A + P(4), 1), 0);
@@ -917,7 +918,7 @@ static void merges_between_anon_vma_and_none_as_linux_6_12(struct ktest *t)
 	KTEST_EXPECT_EQ(t, do_madvise(mm, A, P(2), MADV_HUGEPAGE), 0);
 	KTEST_EXPECT_EQ(t, mm->map_count, 1);
 	KTEST_EXPECT_EQ(t, anon_vma_at(A), x);
-	KTEST_EXPECT_EQ(t, x->refcount, 1);
+	KTEST_EXPECT_EQ(t, anon_vma_nr_chains(x), 1);
 	/* The other way round. */
 	map_fixed(t, A + P(8), 4, RW, 0);
 	KTEST_EXPECT_EQ(t, do_madvise(mm, A + P(10), P(2), MADV_HUGEPAGE), 0);
@@ -936,22 +937,22 @@ static void split_vmas_share_the_anon_vma_and_merge_back(struct ktest *t)
 	map_fixed(t, A, 6, RW, MAP_POPULATE);
 	struct anon_vma *x = anon_vma_at(A);
 	KTEST_ASSERT_NOT_NULL(t, x);
-	KTEST_EXPECT_EQ(t, x->refcount, 1);
+	KTEST_EXPECT_EQ(t, anon_vma_nr_chains(x), 1);
 	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(2), P(2), PROT_READ), 0);
 	KTEST_EXPECT_EQ(t, mm->map_count, 3);
 	KTEST_EXPECT_EQ(t, anon_vma_at(A + P(2)), x);
 	KTEST_EXPECT_EQ(t, anon_vma_at(A + P(4)), x);
-	KTEST_EXPECT_EQ(t, x->refcount, 3);
+	KTEST_EXPECT_EQ(t, anon_vma_nr_chains(x), 3);
 	KTEST_EXPECT_EQ(t, do_mprotect(mm, A + P(2), P(2), RW), 0);
 	KTEST_EXPECT_EQ(t, mm->map_count, 1);
-	KTEST_EXPECT_EQ(t, x->refcount, 1);
+	KTEST_EXPECT_EQ(t, anon_vma_nr_chains(x), 1);
 	/* A hole punched and filled again: the halves and the new range
 	 * become one VMA. */
 	KTEST_EXPECT_EQ(t, do_munmap(mm, A + P(2), P(2)), 0);
-	KTEST_EXPECT_EQ(t, x->refcount, 2);
+	KTEST_EXPECT_EQ(t, anon_vma_nr_chains(x), 2);
 	map_fixed(t, A + P(2), 2, RW, 0);
 	KTEST_EXPECT_EQ(t, mm->map_count, 1);
-	KTEST_EXPECT_EQ(t, x->refcount, 1);
+	KTEST_EXPECT_EQ(t, anon_vma_nr_chains(x), 1);
 	finish(t);
 }
 

@@ -2,7 +2,7 @@
  * qemu.h - the QEMU command line of one boot (qemu.c): the topology's
  * machine, the ISO, the serial port on stdio, isa-debug-exit, the kernel
  * command line through fw_cfg, the accelerator, UEFI firmware, a GDB stub.
- * README.md ("QEMU command line") describes it.
+ * tests/runner/README.md ("QEMU command line") describes it.
  */
 #ifndef MMLAB_QEMU_H
 #define MMLAB_QEMU_H

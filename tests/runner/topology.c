@@ -1,5 +1,5 @@
 /*
- * topology.c - reader for mmlab topology files (see topology.h, README.md).
+ * topology.c - reader for mmlab topology files (see topology.h, tests/runner/README.md).
  *
  * Format: one "key = value" per line; lines whose first non-blank character
  * is '#' are comments; blank lines are ignored.  Keys:

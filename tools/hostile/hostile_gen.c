@@ -246,6 +246,7 @@ struct hcase {
 	const char *exclude; /* GRUB: host table to drop ("APIC"), or NULL */
 	unsigned ncpus;
 	const char *filter; /* ktest.filter: a small suite that checks what was accepted */
+	unsigned long long mem_mib; /* the machine's RAM (0: MEM_MIB) */
 	char expect[4][200];
 	unsigned nexpect;
 	struct table t;
@@ -375,6 +376,186 @@ static void srat_tiny_node(struct hcase *c)
 	 * fixed part, and the node. */
 	expect(c, "NUMA: node 1 has ");
 	expect(c, "too small for its own struct pages");
+}
+
+
+/* --- NUMA layouts --------------------------------------------------------
+ *
+ * Legal SRATs that place memory unusually: nodes whose ranges interleave
+ * at a grain from one page to 1 GiB, node boundaries off any alignment,
+ * nodes of less than a page, and random layouts. None is damaged, so no
+ * warning is expected but the memoryless node's; the suite numa_layout
+ * checks, from the SRAT the kernel parsed, that every page each allocator
+ * hands out for a node lies in that node's ranges. The machine's RAM on
+ * q35: [0, 640 KiB), [1 MiB, min(MEM, 2 GiB)) (below 2.75 GiB all of it
+ * low) and, for 4 GiB, [4 GiB, 6 GiB).
+ */
+#define LAYOUT "numa_layout.*"
+
+/* Gives [start, end) to the domains round robin in grain-sized pieces
+ * (the last piece cut at end). Returns the number of entries written. */
+static unsigned srat_interleave(struct table *t, uint64_t start, uint64_t end, uint64_t grain,
+				unsigned domains)
+{
+	unsigned n = 0;
+	for (uint64_t a = start; a < end; a += grain, n++)
+		srat_mem(t, n % domains, a, end - a < grain ? end - a : grain);
+	return n;
+}
+
+/* One CPU on domain 0, the other (if any) on the last domain, which may
+ * have less memory or none to the allocator. */
+static void srat_layout_cpus(struct hcase *c, unsigned domains)
+{
+	srat_begin(&c->t);
+	srat_cpu(&c->t, 0, 0);
+	if (c->ncpus > 1)
+		srat_cpu(&c->t, domains - 1, 1);
+}
+
+/* 4 KiB pages alternating between two nodes in a window of 96 pages (the
+ * SRAT's entries are what limits the window: 128 ranges, as Linux's
+ * NR_NODE_MEMBLKS for 64 nodes), the rest in two large ranges. */
+static void layout_interleave_4k(struct hcase *c)
+{
+	c->field = "SRAT Memory Affinity (4 KiB pages alternating between 2 nodes)";
+	srat_layout_cpus(c, 2);
+	uint64_t w = rnd_range(4, MEM / MIB - 8) * MIB;
+	srat_mem(&c->t, 0, 0, w);
+	srat_interleave(&c->t, w, w + 96 * PAGE, PAGE, 2);
+	srat_mem(&c->t, 1, w + 96 * PAGE, 4 * GIB - w - 96 * PAGE);
+	finish(&c->t);
+}
+
+/* As the firmware of the report: 120 ranges of 2 MiB round robin over 4
+ * domains, then the rest on domain 0 (a 512 MiB, 2-CPU machine). */
+static void layout_interleave_2m(struct hcase *c)
+{
+	c->field = "SRAT Memory Affinity (2 MiB round robin over 4 nodes)";
+	c->mem_mib = 512;
+	c->ncpus = 2;
+	srat_layout_cpus(c, 4);
+	srat_interleave(&c->t, 0, 240 * MIB, 2 * MIB, 4);
+	srat_mem(&c->t, 0, 240 * MIB, 4 * GIB - 240 * MIB);
+	finish(&c->t);
+}
+
+/* 4 MiB round robin over 16 domains, 7 rounds, the rest on domain 0: 15
+ * CPU-less nodes of 28 MiB each. */
+static void layout_interleave_4m(struct hcase *c)
+{
+	c->field = "SRAT Memory Affinity (4 MiB round robin over 16 nodes)";
+	c->mem_mib = 512;
+	srat_layout_cpus(c, 16);
+	srat_interleave(&c->t, 0, 7 * 16 * 4 * MIB, 4 * MIB, 16);
+	srat_mem(&c->t, 0, 7 * 16 * 4 * MIB, 4 * GIB - 7 * 16 * 4 * MIB);
+	finish(&c->t);
+}
+
+/* Section-sized (128 MiB) ranges round robin over 4 domains: every node's
+ * span overlaps the others', its ranges apart. */
+static void layout_interleave_128m(struct hcase *c)
+{
+	c->field = "SRAT Memory Affinity (128 MiB round robin over 4 nodes)";
+	c->mem_mib = 1024;
+	c->ncpus = 2;
+	srat_layout_cpus(c, 4);
+	srat_interleave(&c->t, 0, 4 * GIB, 128 * MIB, 4);
+	finish(&c->t);
+}
+
+/* 1 GiB round robin over 2 domains on a 4 GiB machine: node 0 has
+ * [0, 1 GiB) and [4, 5 GiB), node 1 [1, 2 GiB) and [5, 6 GiB); node 1's
+ * [2, 4 GiB) (the PCI hole, not RAM) lies between its ranges. */
+static void layout_interleave_1g(struct hcase *c)
+{
+	c->field = "SRAT Memory Affinity (1 GiB round robin over 2 nodes)";
+	c->mem_mib = 4096;
+	srat_layout_cpus(c, 2);
+	srat_mem(&c->t, 0, 0, GIB);
+	srat_mem(&c->t, 1, GIB, 3 * GIB);
+	srat_mem(&c->t, 0, 4 * GIB, GIB);
+	srat_mem(&c->t, 1, 5 * GIB, GIB);
+	finish(&c->t);
+}
+
+/* Boundaries at any byte: 4 domains, each given pieces that start and end
+ * off a page (so no page of the two that straddle a boundary is whole in
+ * either node), one node of less than a page among them, and holes
+ * between a node's ranges (the others' pieces). */
+static void layout_unaligned(struct hcase *c)
+{
+	c->field = "SRAT Memory Affinity (boundaries off any page, a node without a whole page)";
+	c->mem_mib = 256;
+	c->ncpus = 2;
+	srat_layout_cpus(c, 4);
+	uint64_t a = 0, end = c->mem_mib * MIB;
+	unsigned n = 0;
+	/* Domain 3 (the second CPU's) is [x + 100, x + 4000) in one page. */
+	uint64_t tiny = rnd_range(8, end / PAGE - 8) * PAGE;
+	while (a < tiny) {
+		uint64_t len = rnd_range(PAGE / 2, 24 * MIB);
+		if (a + len > tiny)
+			len = tiny - a;
+		srat_mem(&c->t, n++ % 3, a, len);
+		a += len;
+	}
+	srat_mem(&c->t, n++ % 3, tiny, 100);
+	srat_mem(&c->t, 3, tiny + 100, 3900);
+	a = tiny + 4000;
+	while (a < end) {
+		uint64_t len = rnd_range(PAGE / 2, 24 * MIB);
+		if (a + len > end)
+			len = end - a;
+		srat_mem(&c->t, n++ % 3, a, len);
+		a += len;
+	}
+	finish(&c->t);
+	expect(c, "(pxm 3) has no whole page of memory");
+	expect(c, "memoryless to the allocator, its CPUs allocate from the nearest node");
+}
+
+/* A node that the firmware or the kernel keeps whole: [0, 640 KiB) (the
+ * BIOS's), the kernel image's [1 MiB, 3 MiB), or one page. */
+static void layout_reserved_node(struct hcase *c)
+{
+	c->field = "SRAT Memory Affinity (a node of memory the allocator never gets)";
+	static const uint64_t ranges[][2] = { { 0, 0xa0000 }, { MIB, 3 * MIB }, { 64 * MIB, 64 * MIB + PAGE } };
+	const uint64_t *r = ranges[rnd() % 3];
+	c->ncpus = 2;
+	srat_layout_cpus(c, 2);
+	if (r[0])
+		srat_mem(&c->t, 0, 0, r[0]);
+	srat_mem(&c->t, 1, r[0], r[1] - r[0]);
+	srat_mem(&c->t, 0, r[1], 4 * GIB - r[1]);
+	finish(&c->t);
+}
+
+/* Random layouts: 2 to 16 domains, ranges of up to a sixteenth of memory
+ * in a grain drawn from 4 KiB to 64 MiB (or any byte) given to random
+ * domains (the first range of each domain in turn), at most 120 of them. */
+static void layout_random(struct hcase *c)
+{
+	c->field = "SRAT Memory Affinity (a random layout)";
+	c->mem_mib = 512;
+	unsigned domains = (unsigned)rnd_range(2, 16);
+	c->ncpus = (unsigned)rnd_range(1, 2);
+	srat_layout_cpus(c, domains);
+	static const uint64_t grains[] = { 1, PAGE, 64 * 1024, 2 * MIB, 4 * MIB, 64 * MIB };
+	uint64_t grain = grains[rnd() % 6], end = c->mem_mib * MIB, a = 0;
+	unsigned n = 0;
+	while (a < end) {
+		uint64_t grains_max = end / grain / 16 < 1 ? 1 : end / grain / 16 > 120 ? 120 : end / grain / 16;
+		uint64_t len = rnd_range(1, grains_max) * grain;
+		if (grain == 1)
+			len = rnd_range(1, 16 * MIB);
+		if (n == 119 || a + len > end)
+			len = end - a;
+		srat_mem(&c->t, n < domains ? n : (uint32_t)rnd_range(0, domains - 1), a, len);
+		a += len;
+		n++;
+	}
+	finish(&c->t);
 }
 
 static struct table second; /* a second table of the case (SRAT beside a SLIT) */
@@ -711,6 +892,14 @@ static const struct hclass classes[] = {
 	{ "srat-header-length", srat_header_length, GRUB_ACPI, NULL, TOPO },
 	{ "slit-header-checksum", slit_header_checksum, GRUB_ACPI, NULL, TOPO },
 	{ "madt-absent-cpus", madt_absent_cpus, GRUB_ACPI, "APIC", SMP },
+	{ "layout-interleave-2m", layout_interleave_2m, QEMU_ACPITABLE, NULL, LAYOUT },
+	{ "layout-unaligned", layout_unaligned, QEMU_ACPITABLE, NULL, LAYOUT },
+	{ "layout-interleave-4k", layout_interleave_4k, QEMU_ACPITABLE, NULL, LAYOUT },
+	{ "layout-interleave-4m", layout_interleave_4m, QEMU_ACPITABLE, NULL, LAYOUT },
+	{ "layout-interleave-128m", layout_interleave_128m, QEMU_ACPITABLE, NULL, LAYOUT },
+	{ "layout-interleave-1g", layout_interleave_1g, QEMU_ACPITABLE, NULL, LAYOUT },
+	{ "layout-reserved-node", layout_reserved_node, QEMU_ACPITABLE, NULL, LAYOUT },
+	{ "layout-random", layout_random, QEMU_ACPITABLE, NULL, LAYOUT },
 };
 #define NR_CLASSES (sizeof(classes) / sizeof(classes[0]))
 
@@ -786,7 +975,7 @@ static void write_case(const struct hcase *c, uint64_t seed, unsigned index, FIL
 		c->field);
 	fprintf(f, "firmware = bios\n");
 	fprintf(f, "iso = %s\n", iso_path);
-	fprintf(f, "qemu = -machine q35 -m %lluM -smp %u\n", MEM_MIB, c->ncpus);
+	fprintf(f, "qemu = -machine q35 -m %lluM -smp %u\n", c->mem_mib ? c->mem_mib : MEM_MIB, c->ncpus);
 	fprintf(f, "qemu = -global max-x86_64-cpu.x2apic=off -global host-x86_64-cpu.x2apic=off\n");
 	if (c->how == GRUB_ACPI) {
 		fprintf(f, "qemu = -smbios type=1,serial=%s\n", c->name);

@@ -58,3 +58,26 @@ $(LINUX_INITRD): $(LINUX_DIR)/mkinitramfs.sh $(LINUX_INIT) $(LINUX_COMPARE_FILES
 #> linux-guest    Debian's Linux 6.1 kernel and an initramfs of the user programs (tools/linux/)
 linux-guest: $(LINUX_VMLINUZ) $(LINUX_INITRD)
 FORCE:
+
+# make compare-layouts: Linux 6.1 on each NUMA layout class of the hostile
+# generator, in the case's own machine and tables (tools/linux/
+# compare-layouts.sh), its init running layout_probe (what Linux made of the
+# layout, and where memory bound to each node lies). Slow (8 boots of Linux
+# under TCG, one at a time), so not part of make test. LAYOUTS=GLOB picks
+# classes (e.g. LAYOUTS='interleave-*').
+LINUX_LAYOUT_PROBE := $(LINUX_B)/layout_probe
+LINUX_LAYOUT_INITRD := $(LINUX_B)/layouts.cpio
+$(LINUX_LAYOUT_PROBE): $(LINUX_DIR)/layout_probe.c
+	@mkdir -p $(dir $@)
+	$(say) CC-PROBE $@
+	$(Q)$(LINUX_CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static -o $@ $<
+$(LINUX_LAYOUT_INITRD): $(LINUX_DIR)/mkinitramfs.sh $(LINUX_INIT) $(LINUX_LAYOUT_PROBE)
+	$(say) CPIO $@
+	$(Q)$(LINUX_DIR)/mkinitramfs.sh $@ $(LINUX_INIT) bench:$(LINUX_LAYOUT_PROBE)
+
+.PHONY: compare-layouts
+#> compare-layouts  Linux 6.1 on each NUMA layout class's machine and SRAT: nodes, zones, placement (slow)
+compare-layouts:
+	@$(MAKE) --no-print-directory $(LINUX_VMLINUZ) $(LINUX_LAYOUT_INITRD) $(RUNNER) $(B)/host/hostile_gen
+	@$(LINUX_DIR)/compare-layouts.sh $(B)/compare-layouts $(RUNNER) $(B)/host/hostile_gen \
+		$(LINUX_VMLINUZ) $(LINUX_LAYOUT_INITRD) $(HOSTILE_SEED) '$(or $(LAYOUTS),*)'

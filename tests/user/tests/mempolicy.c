@@ -1,5 +1,5 @@
 /* NUMA memory policies from user space: set_mempolicy, get_mempolicy, mbind
- * and set_mempolicy_home_node (450, seed 011), their errnos in Linux's
+ * and set_mempolicy_home_node (450, Linux 5.17), their errnos in Linux's
  * order, and where pages land. The same file runs on mmlab and on Linux
  * (the linux-ring topology boots Linux 6.1 on the same 4-node machine as
  * mmlab's default); what needs several nodes is skipped on a machine with
@@ -326,7 +326,7 @@ static void touch(char *p, unsigned long n)
 		p[i * PAGE_4K] = 1;
 }
 
-/* The placement table of the issue: {1..N-1}, home node 2, touched from a
+/* The placement table of docs/mempolicy.md: {1..N-1}, home node 2, touched from a
  * CPU on node 0. */
 static void placement(void)
 {

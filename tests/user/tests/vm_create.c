@@ -1,11 +1,13 @@
-/* The seed's "VM creation" (Ankur Arora's cover letter: a guest's memory
+/* The "VM creation" of Ankur Arora's "Use uncached stores while clearing
+ * huge pages" (v2 cover letter, 2021-10-20,
+ * https://lore.kernel.org/all/20211020170305.376118-1-ankur.a.arora@oracle.com/): a guest's memory
  * preallocated on huge pages) as a program: for each page size (2 MiB;
  * 1 GiB when the pool can get one) and each clearing method the kernel
  * offers (/proc/sys/vm/clear_huge_page_method: auto, orig, rep, erms,
  * movnt, clzero, extent; a method the CPU lacks is refused and skipped),
  * it grows the pool, maps N MiB (--mib N, else vm_create.mib=N on the
  * kernel's command line, else 64: make test's size; make bench-hugetlb
- * gives the seed's 1024) with MAP_HUGETLB|MAP_POPULATE, and checks that
+ * gives the cover letter's 1024) with MAP_HUGETLB|MAP_POPULATE, and checks that
  *   - every byte reads back zero (all of them, 8 bytes at a time);
  *   - the pages went through the method asked for: /proc/vmstat's
  *     clear_huge_page_<method>_pages went up by the mapping's size, and

@@ -93,6 +93,14 @@ def owner(pfn):
         return "hugetlb: tail page, head pfn %#x" % (pfn - int(p["private"]))
     if flag("large_kmalloc"):
         return "large kmalloc: order %d" % int(p["private"])
+    if flag("anon_thp"):
+        second = (page + 1).dereference()
+        return "THP: head of a transparent huge page (order %d), mapcount %d (PMDs %d)" % (
+            int(p["private"]), mapcount + int(second["compound_mapcount"]) + 1,
+            int(second["compound_mapcount"]) + 1)
+    if flag("anon_tail"):
+        return "THP: tail page mapped by PTEs, head pfn %#x, mapcount %d" % (
+            pfn - int(p["private"]), mapcount)
     if flag("head") and mapcount > 0:
         order = int(p["private"])
         hpage = utils.const("PMD_SHIFT") - utils.const("PAGE_SHIFT")
