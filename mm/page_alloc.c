@@ -138,7 +138,7 @@ static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order
 	unsigned long flags;
 	struct page *page;
 
-	if (order == 0 || order == pageblock_order) {
+	if (pcp_allowed_order(order)) {
 		/* Linux 6.1's rmqueue: pcp_allowed_order goes to
 		 * rmqueue_pcplist. (Two calls with constant orders, so each
 		 * inlined copy has only its own list's code.) */
@@ -464,14 +464,13 @@ static __always_inline void __free_pages_caller(struct page *page, unsigned int 
 	if (unlikely(!free_pages_prepare(page, order, caller)))
 		return;
 	pg_data_t *pgdat = node_data[page_to_nid(page)];
-	if (order == 0) {
-		free_unref_page(page, pgdat, 0);
-		return;
-	}
 	/* Linux 6.1's free_the_page: pcp_allowed_order goes to
-	 * free_unref_page. */
-	if (order == pageblock_order) {
-		free_unref_page(page, pgdat, pageblock_order);
+	 * free_unref_page (with constant orders, as in rmqueue). */
+	if (pcp_allowed_order(order)) {
+		if (order)
+			free_unref_page(page, pgdat, pageblock_order);
+		else
+			free_unref_page(page, pgdat, 0);
 		return;
 	}
 	unsigned long flags;
