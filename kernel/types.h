@@ -41,6 +41,9 @@ typedef u64 phys_addr_t;
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define barrier() __asm__ __volatile__("" ::: "memory")
+/* Linux's OPTIMIZER_HIDE_VAR: the compiler forgets how var was computed
+ * (so it keeps the one value instead of recomputing parts of it). */
+#define OPTIMIZER_HIDE_VAR(var) __asm__("" : "=r"(var) : "0"(var))
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 

@@ -30,6 +30,14 @@ static inline void list_del(struct list_head *e)
 	e->prev->next = e->next;
 	e->next = e->prev = NULL;
 }
+/* Linux's __list_del_entry: unlinks e and leaves its links as they were,
+ * for a caller that overwrites them or never reads them again (two stores
+ * fewer than list_del). */
+static inline void __list_del_entry(struct list_head *e)
+{
+	e->next->prev = e->prev;
+	e->prev->next = e->next;
+}
 static inline void list_move(struct list_head *e, struct list_head *head)
 {
 	list_del(e);

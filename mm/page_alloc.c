@@ -7,8 +7,8 @@
  *    (inline in page_alloc_internal.h, which says what they keep exact;
  *    __rmqueue_smallest and __free_one_page below are their callable
  *    copies);
- *  - per-CPU lists for order 0, refilled and drained in batches
- *    (page_alloc_pcp.c);
+ *  - per-CPU lists for order 0 and the THP order, refilled and drained
+ *    in batches (page_alloc_pcp.c);
  *  - the allocation policy, here: preferred node, fallback by distance,
  *    watermarks, and the slow path (drain, shrink, retry per GFP flags);
  *  - checks on every free and every allocation ("BUG: Bad page state",
@@ -64,6 +64,18 @@ enum {
 	ALLOC_NO_WATERMARKS = 16, /* PF_MEMALLOC: the reclaimer may take the reserve */
 };
 
+/* Whether this CPU's THP-order list on pgdat holds a block, which an
+ * allocation of that order takes before it looks at the buddy lists. (Read
+ * without interrupts off: a hint, which rmqueue_pcplist checks again.
+ * Linux 6.1's __zone_watermark_ok looks at the free areas only, so there a
+ * block on a per-CPU list does not count; here it does, so that a node
+ * whose last 2 MiB block sits on this CPU's list can still hand it out to
+ * a request that may not drain.) */
+static inline bool thp_on_this_cpu(const pg_data_t *pgdat, unsigned int order)
+{
+	return order == pageblock_order && READ_ONCE(pgdat->pcp[smp_processor_id()].thp_count);
+}
+
 static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int alloc_flags)
 {
 	long min = (long)pgdat->watermark[alloc_flags & ALLOC_WMARK_MASK];
@@ -74,7 +86,7 @@ static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int 
 	/* As Linux's __zone_watermark_ok: enough pages is not enough for
 	 * order > 0, a block that large must exist (and a failing request
 	 * then takes no lock). */
-	if (order && !(pgdat->free_mask >> order))
+	if (order && !(pgdat->free_mask >> order) && !thp_on_this_cpu(pgdat, order))
 		return false;
 	if (alloc_flags & ALLOC_NO_WATERMARKS)
 		return pgdat->nr_free >= (1ul << order);
@@ -126,8 +138,11 @@ static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order
 	unsigned long flags;
 	struct page *page;
 
-	if (order == 0) {
-		page = rmqueue_pcplist(pgdat);
+	if (pcp_allowed_order(order)) {
+		/* Linux 6.1's rmqueue: pcp_allowed_order goes to
+		 * rmqueue_pcplist. (Two calls with constant orders, so each
+		 * inlined copy has only its own list's code.) */
+		page = order ? rmqueue_pcplist(pgdat, pageblock_order) : rmqueue_pcplist(pgdat, 0);
 		if (page)
 			numa_statistics(wanted, pgdat->node_id);
 		return page;
@@ -372,11 +387,14 @@ static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int n
 	local_irq_save(flags);
 	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
 	struct page *first = list_first_entry(&pcp->list, struct page, lru);
-	if (likely(!list_empty(&pcp->list) &&
+	/* count is the list's length: testing it, which the decrement loads
+	 * anyway, spares the list head's address. */
+	int count = pcp->count;
+	if (likely(count &&
 		   (!is_check_pages_enabled() || ((first->flags & PAGE_FLAGS_MASK) == BIT(PG_pcp) &&
 						  first->_refcount == 0 && first->_mapcount == -1)))) {
-		list_del(&first->lru);
-		pcp->count--;
+		__list_del_entry(&first->lru); /* the new owner's to set */
+		pcp->count = count - 1;
 		first->flags &= ~BIT(PG_pcp);
 		first->_refcount = 1;
 		first->_mapcount = -1; /* with _refcount: see prep_new_page */
@@ -446,8 +464,13 @@ static __always_inline void __free_pages_caller(struct page *page, unsigned int 
 	if (unlikely(!free_pages_prepare(page, order, caller)))
 		return;
 	pg_data_t *pgdat = node_data[page_to_nid(page)];
-	if (order == 0) {
-		free_unref_page(page, pgdat);
+	/* Linux 6.1's free_the_page: pcp_allowed_order goes to
+	 * free_unref_page (with constant orders, as in rmqueue). */
+	if (pcp_allowed_order(order)) {
+		if (order)
+			free_unref_page(page, pgdat, pageblock_order);
+		else
+			free_unref_page(page, pgdat, 0);
 		return;
 	}
 	unsigned long flags;
@@ -471,6 +494,10 @@ void __free_pages(struct page *page, unsigned int order)
 		unsigned long flags;
 		local_irq_save(flags);
 		struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
+		/* One register for pcp and its list head (at offset 0):
+		 * otherwise GCC computes the head's address apart, from
+		 * the CPU number, in three instructions more. */
+		OPTIMIZER_HIDE_VAR(pcp);
 		if (likely(pcp->count < pcp->high)) {
 			page->private = 0;
 			page->_refcount = 0;

@@ -25,6 +25,8 @@
 #define MAX_PAGE_ORDER 18
 #define NR_PAGE_ORDERS (MAX_PAGE_ORDER + 1)
 #define PAGE_ALLOC_COSTLY_ORDER 3
+/* A 2 MiB block, the order of a PMD-mapped THP (HPAGE_PMD_ORDER). */
+#define pageblock_order 9
 
 struct free_area {
 	struct list_head free_list;
@@ -36,7 +38,16 @@ struct per_cpu_pages {
 	int count; /* pages in list */
 	int high;  /* drain down to high - batch when count exceeds high */
 	int batch; /* pages moved at a time to or from the buddy lists */
-};
+	/* Free blocks of pageblock_order, the THP order: Linux 6.1 keeps a
+	 * per-CPU list for pageblock_order beside the low orders
+	 * (pcp_allowed_order), so a THP allocated and freed on one CPU takes
+	 * no node lock. At most PCP_HIGH_THP blocks, moved PCP_BATCH_THP at a
+	 * time. */
+	struct list_head thp_list;
+	int thp_count; /* blocks in thp_list */
+	/* A line per CPU: no line shared with another CPU's lists, and
+	 * pcp[cpu] is a shift away. */
+} __aligned(64);
 
 enum { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
 
@@ -58,7 +69,10 @@ enum numa_stat_item {
  * reader derives them. */
 struct per_cpu_nodestat {
 	unsigned long numa_events[NR_NUMA_STAT_ITEMS];
-};
+	/* A line per CPU, as struct per_cpu_pages: no line shared with
+	 * another CPU's counters, and the slot is found with the shift
+	 * that finds the CPU's lists. */
+} __aligned(64);
 
 typedef struct pglist_data {
 	int node_id;

@@ -43,6 +43,7 @@ void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, un
 		INIT_LIST_HEAD(&pgdat->free_area[o].free_list);
 	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
 		INIT_LIST_HEAD(&pgdat->pcp[cpu].list);
+		INIT_LIST_HEAD(&pgdat->pcp[cpu].thp_list);
 		pgdat->pcp[cpu].batch = PCP_BATCH;
 		pgdat->pcp[cpu].high = PCP_HIGH;
 	}

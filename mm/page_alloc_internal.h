@@ -19,8 +19,9 @@
  * node's free_area, free_area[k].nr_free the blocks on list k, and bit k of
  * free_mask is set exactly when list k is not empty; a free block's first
  * page is PG_buddy with private == its order. A page on a per-CPU list is
- * PG_pcp with refcount 0, pcp->count is the list's length, and the list is
- * touched by its own CPU only, with interrupts off. */
+ * PG_pcp with refcount 0, pcp->count is the list's length (thp_count the
+ * THP-order list's, in blocks), and the lists are touched by their own CPU
+ * only, with interrupts off. */
 #ifndef MM_PAGE_ALLOC_INTERNAL_H
 #define MM_PAGE_ALLOC_INTERNAL_H
 
@@ -32,6 +33,13 @@
  * lock, small enough that little memory hides in them. */
 #define PCP_BATCH 63
 #define PCP_HIGH (6 * PCP_BATCH)
+/* The THP-order list, in blocks. Linux 6.1 refills it with
+ * max(batch >> order, 2) blocks and drains it by the pages of all the
+ * CPU's lists against a high of thousands of pages; mmlab's nodes are
+ * small (tens of MiB on some machines), so a CPU keeps at most one 2 MiB
+ * block per node, and a refill takes only the one it hands out. */
+#define PCP_BATCH_THP 1
+#define PCP_HIGH_THP 1
 
 #define BIT(n) (1ul << (n))
 /* The fast paths are inlined into __alloc_pages and __free_pages; what
@@ -125,7 +133,7 @@ static __always_inline struct page *rmqueue_smallest(pg_data_t *pgdat, unsigned 
 	unsigned int current_order = (unsigned int)__builtin_ctzl(mask);
 	struct page *page = list_first_entry(&pgdat->free_area[current_order].free_list, struct page, lru);
 	struct free_area *area = &pgdat->free_area[current_order];
-	list_del(&page->lru);
+	__list_del_entry(&page->lru); /* the caller's to set */
 	page->flags &= ~BIT(PG_buddy);
 	page->private = 0;
 	area->nr_free--;
@@ -170,15 +178,12 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 		 * (as every half a split left is) is unlinked by emptying the
 		 * head, without reading its links; the list's free_mask bit
 		 * is cleared after the loop. */
-		if (area->nr_free == 1) {
+		if (!--area->nr_free) {
 			INIT_LIST_HEAD(&area->free_list);
 			emptied |= size;
 		} else {
-			struct list_head *next = buddy->lru.next, *prev = buddy->lru.prev;
-			next->prev = prev;
-			prev->next = next;
+			__list_del_entry(&buddy->lru);
 		}
-		area->nr_free--;
 		/* A merged buddy becomes a tail page: only its node bits,
 		 * private 0; its stale lru links are never read. */
 		buddy->flags = node_bits;
@@ -266,50 +271,79 @@ static inline bool check_new_page(struct page *page)
 
 /* --- per-CPU lists ------------------------------------------------------ */
 
-/* Refill and drain in batches (page_alloc_pcp.c); they take the node's lock. */
-int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count);
-void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count);
+/* The orders with per-CPU lists (Linux 6.1's pcp_allowed_order keeps
+ * orders up to PAGE_ALLOC_COSTLY_ORDER too; mmlab only 0 and the THP
+ * order). */
+static __always_inline bool pcp_allowed_order(unsigned int order)
+{
+	return order == 0 || order == pageblock_order;
+}
+
+/* Refill and drain in batches (page_alloc_pcp.c); they take the node's
+ * lock. count is in pages for order 0, in blocks for pageblock_order. */
+int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order);
+void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order);
 /* Gives this CPU's per-CPU pages, on every node, back to the buddy lists. */
 void drain_local_pages(void *unused);
 
-/* Take and put, inlined into rmqueue and the free paths. (The order-0 fast
- * paths in __alloc_pages and __free_pages repeat them on purpose.) */
-static __always_inline struct page *rmqueue_pcplist(pg_data_t *pgdat)
+/* Take and put, inlined into rmqueue and the free paths, for an order
+ * pcp_allowed_order allows, a constant at every call. (The order-0 fast
+ * paths in __alloc_pages and __free_pages repeat them on purpose.) A block
+ * on the THP-order list is PG_pcp with private == its order, as a buddy
+ * block shows its order; its tail pages are plain, as in a buddy block. */
+static __always_inline struct page *rmqueue_pcplist(pg_data_t *pgdat, unsigned int order)
 {
 	unsigned long flags;
 	struct page *page;
 
 	local_irq_save(flags);
 	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
+	struct list_head *list = order ? &pcp->thp_list : &pcp->list;
 	for (;;) {
-		if (unlikely(list_empty(&pcp->list)) && !rmqueue_bulk(pgdat, pcp, pcp->batch)) {
+		if (unlikely(list_empty(list)) &&
+		    !rmqueue_bulk(pgdat, pcp, order ? PCP_BATCH_THP : pcp->batch, order)) {
 			local_irq_restore(flags);
 			return NULL;
 		}
-		page = list_first_entry(&pcp->list, struct page, lru);
-		list_del(&page->lru);
-		pcp->count--;
+		page = list_first_entry(list, struct page, lru);
+		__list_del_entry(&page->lru); /* the new owner's to set */
+		if (order) {
+			pcp->thp_count--;
+			page->private = 0;
+		} else {
+			pcp->count--;
+		}
 		page->flags &= ~BIT(PG_pcp);
 		if (likely(check_new_page(page)))
 			break;
+		/* Only the head was checked: give back the rest, keep it out. */
 		spin_lock(&pgdat->lock);
 		retire_page(page, pgdat);
+		for (unsigned int o = 0; o < order; o++)
+			free_one_page(page + (1ul << o), page_to_pfn(page) + (1ul << o), pgdat, o);
 		spin_unlock(&pgdat->lock);
 	}
 	local_irq_restore(flags);
 	return page;
 }
 
-static __always_inline void free_unref_page(struct page *page, pg_data_t *pgdat)
+static __always_inline void free_unref_page(struct page *page, pg_data_t *pgdat, unsigned int order)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
 	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
 	page->flags |= BIT(PG_pcp);
-	list_add(&page->lru, &pcp->list);
-	if (unlikely(++pcp->count > pcp->high))
-		free_pcppages_bulk(pgdat, pcp, pcp->batch);
+	if (order) {
+		page->private = order;
+		list_add(&page->lru, &pcp->thp_list);
+		if (unlikely(++pcp->thp_count > PCP_HIGH_THP))
+			free_pcppages_bulk(pgdat, pcp, PCP_BATCH_THP, order);
+	} else {
+		list_add(&page->lru, &pcp->list);
+		if (unlikely(++pcp->count > pcp->high))
+			free_pcppages_bulk(pgdat, pcp, pcp->batch, 0);
+	}
 	local_irq_restore(flags);
 }
 

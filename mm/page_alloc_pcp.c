@@ -1,6 +1,7 @@
-/* Per-CPU lists of order-0 pages: how pages move in batches between a
- * CPU's list and its node's buddy lists, and how every CPU is made to give
- * its pages back (drain_all_pages, through an IPI).
+/* Per-CPU lists of order-0 pages and of THP-order blocks: how pages move
+ * in batches between a CPU's lists and its node's buddy lists, and how
+ * every CPU is made to give its pages back (drain_all_pages, through an
+ * IPI).
  *
  * Each node has one list per CPU (pgdat->pcp[cpu]). Allocation refills an
  * empty list with pcp->batch pages (rmqueue_bulk); freeing drains
@@ -16,16 +17,38 @@
 #include "kernel/smp.h"
 #include "mm/page_alloc_internal.h"
 
-/* Moves up to count pages between a per-CPU list and the buddy lists. */
-int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count)
+/* Moves up to count blocks of the THP order from the buddy lists to the
+ * CPU's THP-order list. */
+static int rmqueue_bulk_thp(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order)
 {
+	int moved = 0;
+	spin_lock(&pgdat->lock);
+	for (; moved < count; moved++) {
+		struct page *page = rmqueue_smallest(pgdat, order);
+		if (!page)
+			break;
+		page->flags |= BIT(PG_pcp);
+		page->private = order;
+		list_add_tail(&page->lru, &pcp->thp_list);
+	}
+	spin_unlock(&pgdat->lock);
+	pcp->thp_count += moved;
+	return moved;
+}
+
+/* Moves up to count pages (blocks, for the THP order) from the buddy lists
+ * to a per-CPU list. */
+int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order)
+{
+	if (order)
+		return rmqueue_bulk_thp(pgdat, pcp, count, order);
 	int moved = 0;
 	spin_lock(&pgdat->lock);
 	/* Whole aligned blocks (up to the largest power of two in count) at a
 	 * time: one split instead of one per page, and the pages go back
 	 * together so they merge again when drained. Pages are checked when
 	 * the per-CPU list hands them out. */
-	unsigned int order = (unsigned int)(8 * sizeof(long) - 1 - __builtin_clzl((unsigned long)count));
+	order = (unsigned int)(8 * sizeof(long) - 1 - __builtin_clzl((unsigned long)count));
 	while (moved < count) {
 		while (order && ((1 << order) > count - moved || !(pgdat->free_mask >> order)))
 			order--;
@@ -43,9 +66,20 @@ int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count)
 	return moved;
 }
 
-void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count)
+void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order)
 {
 	spin_lock(&pgdat->lock);
+	if (order) {
+		while (count-- > 0 && !list_empty(&pcp->thp_list)) {
+			struct page *page = list_entry(pcp->thp_list.prev, struct page, lru);
+			list_del(&page->lru);
+			pcp->thp_count--;
+			page->flags &= ~BIT(PG_pcp);
+			free_one_page(page, page_to_pfn(page), pgdat, order);
+		}
+		spin_unlock(&pgdat->lock);
+		return;
+	}
 	while (count-- > 0 && !list_empty(&pcp->list)) {
 		/* The coldest pages (at the tail) go back first. */
 		struct page *page = list_entry(pcp->list.prev, struct page, lru);
@@ -67,8 +101,12 @@ void drain_local_pages(void *unused)
 	unsigned cpu = smp_processor_id();
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		pg_data_t *pgdat = node_data[nid];
-		if (pgdat && pgdat->pcp[cpu].count)
-			free_pcppages_bulk(pgdat, &pgdat->pcp[cpu], pgdat->pcp[cpu].count);
+		if (!pgdat)
+			continue;
+		if (pgdat->pcp[cpu].count)
+			free_pcppages_bulk(pgdat, &pgdat->pcp[cpu], pgdat->pcp[cpu].count, 0);
+		if (pgdat->pcp[cpu].thp_count)
+			free_pcppages_bulk(pgdat, &pgdat->pcp[cpu], pgdat->pcp[cpu].thp_count, pageblock_order);
 	}
 	local_irq_restore(flags);
 }

@@ -24,7 +24,8 @@ unsigned long node_free_pages(int nid)
 		return 0;
 	unsigned long n = pgdat->nr_free;
 	for (unsigned cpu = 0; cpu < possible_cpus(); cpu++)
-		n += (unsigned long)pgdat->pcp[cpu].count;
+		n += (unsigned long)pgdat->pcp[cpu].count +
+		     ((unsigned long)pgdat->pcp[cpu].thp_count << pageblock_order);
 	return n;
 }
 

@@ -150,9 +150,10 @@ static unsigned long classify(int nid, unsigned long pfn, unsigned long end, u8 
 	else if (fl & PG_BIT(PG_buddy)) {
 		b = PAGE_OWNER_FREE + (u8)page->private;
 		n = 1ul << page->private;
-	} else if (fl & PG_BIT(PG_pcp))
-		b = PAGE_OWNER_PCP;
-	else if (fl & PG_BIT(PG_slab))
+	} else if (fl & PG_BIT(PG_pcp)) {
+		b = PAGE_OWNER_PCP; /* a page, or a THP-order block (private: its order) */
+		n = 1ul << page->private;
+	} else if (fl & PG_BIT(PG_slab))
 		b = PAGE_OWNER_SLAB;
 	else if (fl & PG_BIT(PG_table))
 		b = PAGE_OWNER_PAGE_TABLE;

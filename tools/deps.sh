@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Makes sure the host has what building, booting and testing mmlab need.
-# usage: tools/deps.sh [build|run|test|debug]...   (default: all of them)
+# usage: tools/deps.sh [build|run|test|debug|bench]...   (default: all of them)
 # Missing Debian packages are installed with apt-get when running as root;
 # otherwise the exact command to run is printed and the script fails.
 set -euo pipefail
 
-want_build=0 want_run=0 want_test=0 want_debug=0
-[ $# -eq 0 ] && set -- build run test debug
+want_build=0 want_run=0 want_test=0 want_debug=0 want_bench=0
+[ $# -eq 0 ] && set -- build run test debug bench
 for w in "$@"; do
 	case "$w" in
 	build) want_build=1 ;;
 	run) want_build=1 want_run=1 ;;
 	test) want_build=1 want_run=1 want_test=1 ;;
 	debug) want_build=1 want_run=1 want_debug=1 ;;
-	*) echo "deps.sh: unknown group '$w' (build, run, test, debug)" >&2; exit 2 ;;
+	bench) want_build=1 want_bench=1 ;;
+	*) echo "deps.sh: unknown group '$w' (build, run, test, debug, bench)" >&2; exit 2 ;;
 	esac
 done
 
@@ -64,6 +65,12 @@ if [ $want_test = 1 ]; then
 fi
 if [ $want_debug = 1 ]; then
 	need gdb gdb
+fi
+if [ $want_bench = 1 ]; then
+	# make bench-icount counts the page allocator's instructions with
+	# callgrind: the same count on a loaded machine, and no PMU needed
+	# (perf stat has none in most virtual machines).
+	need valgrind valgrind
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -8,7 +8,8 @@
  *   node 0  [0, 1 GiB)         the first MiB reserved: blocks of order 8..17;
  *                              the CPU's node (hot order-0, order 9)
  *   node 1  [1 GiB, 2.5 GiB)   one order-18 block and one order-17 (order 18)
- *   node 2  [2.5 GiB, 3 GiB)   exactly one order-17 block (worst order-0)
+ *   node 2  [2.5 GiB, 3 GiB)   exactly one order-17 block (worst order-0 and
+ *                              the order-9 split, in the buddy layer)
  *   node 3  [3 GiB, +256 MiB)  filled with order-0 pages, every other one
  *                              freed (failing order-9)
  *
@@ -93,9 +94,9 @@ static struct figure figs[NR_FIGS] = {
 			"1000 pops, 1000 pushes", 20, 0, false, 400 },
 	[FIG_WORST0] = { "order0_worst_pair", "order-0 from a lone order-17 block (buddy layer)",
 			 "pop+push", 100, 0, true, 500000 },
-	[FIG_ORDER9] = { "order9_pair", "order-9 alloc+free (block free at order 9)", "pop+push", 25, 0,
+	[FIG_ORDER9] = { "order9_pair", "order-9 alloc+free (THP-order per-CPU list)", "pop+push", 25, 0,
 			 true, 1000000 },
-	[FIG_ORDER9_SPLIT] = { "order9_split_pair", "order-9 alloc+free, split from order 17",
+	[FIG_ORDER9_SPLIT] = { "order9_split_pair", "order-9 split from order 17 (buddy layer)",
 			       "pop+push", 0, 0, true, 500000 },
 	[FIG_ORDER18] = { "order18_pair", "order-18 (1 GiB) alloc+free", "pop+push", 50, 0, false, 1000000 },
 	[FIG_FRAG9] = { "order9_fragmented_fail", "failing order-9, node fragmented (THISNODE)",
@@ -160,27 +161,30 @@ static double run_buddy(enum fig f, long iters)
 		}
 		t1 = now_ns();
 		return (double)(t1 - t0) / ((double)iters * BATCH);
-	case FIG_WORST0: {
+	case FIG_WORST0:
+	case FIG_ORDER9_SPLIT: {
+		/* The buddy layer itself, the node lock around each half as
+		 * rmqueue takes it: alloc_pages would serve the order-9 pair
+		 * from the per-CPU THP-order list after the first split. */
 		pg_data_t *pgdat = NODE_DATA(2);
+		unsigned int order = f == FIG_WORST0 ? 0 : 9;
 		t0 = now_ns();
 		for (long i = 0; i < iters; i++) {
 			spin_lock(&pgdat->lock);
-			struct page *p = __rmqueue_smallest(pgdat, 0);
+			struct page *p = __rmqueue_smallest(pgdat, order);
 			spin_unlock(&pgdat->lock);
 			sink(p);
 			spin_lock(&pgdat->lock);
-			__free_one_page(p, page_to_pfn(p), pgdat, 0);
+			__free_one_page(p, page_to_pfn(p), pgdat, order);
 			spin_unlock(&pgdat->lock);
 		}
 		t1 = now_ns();
 		break;
 	}
-	case FIG_ORDER9:
-	case FIG_ORDER9_SPLIT: {
-		int nid = f == FIG_ORDER9 ? 0 : 2;
+	case FIG_ORDER9: {
 		t0 = now_ns();
 		for (long i = 0; i < iters; i++) {
-			struct page *p = alloc_pages_node(nid, GFP_KERNEL, 9);
+			struct page *p = alloc_pages_node(0, GFP_KERNEL, 9);
 			sink(p);
 			__free_pages(p, 9);
 		}
@@ -383,6 +387,15 @@ int main(int argc, char **argv)
 				figs[f].peer_ns[r] = peer->run(f, figs[f].iters);
 		}
 
+	/* For instruction counts (tools/bench-icount.sh): the operations
+	 * run_buddy (and the peer's run) made for the figure, warm-up
+	 * included, so a count inside them divides into a count per pair. */
+	if (only)
+		for (int f = 0; f < NR_FIGS; f++)
+			if (!strcmp(only, figs[f].key))
+				fprintf(stderr, "bench_page_alloc: %s: %ld operations per allocator\n", only,
+					(figs[f].iters / 4 + 1 + runs * figs[f].iters) * (f == FIG_BATCH ? BATCH : 1));
+
 	char cpuname[128], head[512];
 	cpu_name(cpuname, sizeof(cpuname));
 	snprintf(head, sizeof(head),
@@ -471,7 +484,7 @@ int main(int argc, char **argv)
 			fprintf(outs[o], "\nnaive baselines: order-0 rows pop+push; batch 1000 pops then 1000 "
 					 "pushes; order-9/18 rows the order-0 pop+push (a list cannot give\n"
 					 "contiguous blocks); the failing row a pop from an empty list. "
-					 "Worst order-0 takes the node lock around each half, as rmqueue does.\n");
+					 "The buddy-layer rows take the node lock around each half, as rmqueue does.\n");
 	if (outs[1])
 		fclose(outs[1]);
 	if (json) {

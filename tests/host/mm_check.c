@@ -190,6 +190,31 @@ bool mm_check(struct ktest *t, const struct mm_shadow *s, bool deep)
 			CHECK(count == pcp->count, "node %d cpu %d: %d pages listed, count %d", nid, cpu, count,
 			      pcp->count);
 			node_pages += (unsigned long)count;
+			/* The THP-order list: whole blocks, PG_pcp on the head
+			 * with private == the order, plain tails. */
+			count = 0;
+			list_for_each_entry(p, &pcp->thp_list, lru) {
+				unsigned long pfn = page_to_pfn(p), n = 1ul << pageblock_order;
+				CHECK((unsigned long)count < s->nr_pfns, "node %d cpu %d: THP-order list loops", nid, cpu);
+				CHECK((p->flags & PAGE_FLAGS_MASK) == 1ul << PG_pcp && p->private == pageblock_order,
+				      "node %d cpu %d: pcp block %#lx has flags %#lx private %lu", nid, cpu, pfn,
+				      p->flags, p->private);
+				CHECK(IS_ALIGNED(pfn, n) && page_to_nid(p) == nid && pfn >= start && pfn + n <= end,
+				      "node %d cpu %d: pcp block %#lx misaligned or off the node", nid, cpu, pfn);
+				CHECK(!range_any(s->live, pfn, n), "node %d cpu %d: pcp block %#lx holds live pages",
+				      nid, cpu, pfn);
+				CHECK(!range_set(s->free, pfn, n),
+				      "node %d cpu %d: pcp block %#lx overlaps another free block", nid, cpu, pfn);
+				if (deep)
+					for (unsigned long i = 1; i < n; i++)
+						CHECK((p[i].flags & PAGE_FLAGS_MASK) == 0,
+						      "node %d cpu %d: tail pfn %#lx of pcp block %#lx has flags %#lx",
+						      nid, cpu, pfn + i, pfn, p[i].flags);
+				count++;
+			}
+			CHECK(count == pcp->thp_count, "node %d cpu %d: %d THP-order blocks listed, thp_count %d",
+			      nid, cpu, count, pcp->thp_count);
+			node_pages += (unsigned long)count << pageblock_order;
 		}
 		CHECK(node_pages == node_free_pages(nid), "node %d: %lu free pages found, node_free_pages %lu",
 		      nid, node_pages, node_free_pages(nid));

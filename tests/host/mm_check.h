@@ -3,7 +3,8 @@
  *  - every block in every free list is PG_buddy with private == its order,
  *    aligned to its order, on the list's node and inside that node, and the
  *    list lengths and the node's nr_free agree with what is on the lists;
- *  - per-CPU list pages are PG_pcp, on the node, counted right;
+ *  - per-CPU list pages (and THP-order blocks) are PG_pcp, on the node,
+ *    counted right;
  *  - no pfn is in two free blocks, or free and live;
  *  - sum over nodes of (free + bad) + live == sum of managed pages.
  * A snapshot (per-node per-order counts and the sorted set of free blocks)

@@ -220,9 +220,16 @@ static void run_layout(struct ktest *t)
 			memset(owned + pfn, 0, 1ul << order);
 			__free_pages(p, order);
 			freed++;
-			if (order) {
-				/* Above order 0 the block goes to the buddy lists
-				 * at once: it merged as far as its node allows. */
+			if (order == pageblock_order) {
+				/* A THP-order block waits on this CPU's per-CPU
+				 * list (pcp_allowed_order), the one it displaced
+				 * went to the buddy lists; the drain below merges
+				 * it too. */
+				if (!KTEST_EXPECT_TRUE(t, page_test_flag(p, PG_pcp) && p->private == order))
+					wrong++;
+			} else if (order) {
+				/* Other orders above 0 go to the buddy lists at
+				 * once: the block merged as far as its node allows. */
 				int o = free_block_holding(&pfn, nid);
 				if (!KTEST_EXPECT_GE(t, o, (int)order) || !check_free_block(t, pfn, (unsigned)o, nid))
 					wrong++;

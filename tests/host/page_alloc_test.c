@@ -10,6 +10,7 @@
  * against a shadow of what the case holds, and ends with the free lists in
  * exactly the shape they had after boot. */
 #include "mm/memblock.h"
+#include "mm/page_alloc_internal.h" /* PCP_HIGH_THP */
 #include "tests/host/page_alloc_harness.h"
 
 #include <stdlib.h>
@@ -402,6 +403,39 @@ static void per_cpu_lists_stay_bounded_and_drain(struct ktest *t)
 	expect_boot_shape(t);
 }
 
+/* The THP order has a per-CPU list of its own (Linux 6.1's
+ * pcp_allowed_order): a freed block waits there, still counted free, for
+ * the next allocation of that order on the CPU; one more than
+ * PCP_HIGH_THP goes back to the buddy lists; a drain empties the list. */
+static void thp_order_blocks_use_the_per_cpu_list(struct ktest *t)
+{
+	pg_data_t *pgdat = NODE_DATA(0);
+	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
+	gfp_t gfp = GFP_KERNEL | __GFP_THISNODE;
+	unsigned long free_before = node_free_pages(0);
+	struct page *a = get(t, 0, gfp, pageblock_order);
+	KTEST_ASSERT_NOT_NULL(t, a);
+	KTEST_EXPECT_EQ(t, pcp->thp_count, 0); /* a refill takes only the block handed out */
+	put(a, pageblock_order);
+	KTEST_EXPECT_EQ(t, pcp->thp_count, 1);
+	KTEST_EXPECT_EQ(t, node_free_pages(0), free_before);
+	KTEST_EXPECT_TRUE(t, mm_check(t, &shadow, true));
+	/* Hot: the block just freed is the next one handed out. */
+	struct page *b = get(t, 0, gfp, pageblock_order);
+	KTEST_EXPECT_TRUE(t, b == a);
+	KTEST_EXPECT_EQ(t, pcp->thp_count, 0);
+	struct page *c = get(t, 0, gfp, pageblock_order);
+	KTEST_ASSERT_NOT_NULL(t, c);
+	put(b, pageblock_order);
+	put(c, pageblock_order);
+	KTEST_EXPECT_EQ(t, pcp->thp_count, PCP_HIGH_THP);
+	KTEST_EXPECT_EQ(t, node_free_pages(0), free_before);
+	KTEST_EXPECT_TRUE(t, mm_check(t, &shadow, true));
+	drain_all_pages();
+	KTEST_EXPECT_EQ(t, pcp->thp_count, 0);
+	expect_boot_shape(t);
+}
+
 static void gfp_zero_returns_zeroed_pages(struct ktest *t)
 {
 	struct page *p = get(t, 0, GFP_KERNEL, 3);
@@ -594,6 +628,7 @@ static const struct ktest_case cases[] = {
 	KTEST_CASE(blocks_never_merge_across_nodes),
 	KTEST_CASE(numa_counters_are_per_cpu_and_summed),
 	KTEST_CASE(per_cpu_lists_stay_bounded_and_drain),
+	KTEST_CASE(thp_order_blocks_use_the_per_cpu_list),
 	KTEST_CASE(gfp_zero_returns_zeroed_pages),
 	KTEST_CASE(nofail_uses_half_the_reserve_and_no_more),
 	KTEST_CASE(random_alloc_free_keeps_every_invariant),

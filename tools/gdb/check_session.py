@@ -141,6 +141,8 @@ def _(c):
             v = list(map(int, m.groups()))
             got[(v[0], v[1])] = (v[2], v[3], v[4])
             c.expect(v[2] == v[5], "node %d cpu %d: count %d but the list holds %d" % (v[0], v[1], v[2], v[5]))
+            t = re.search(r"THP-order blocks (\d+) \(list holds (\d+)\)", l)
+            c.expect(t and t.group(1) == t.group(2), "node %d cpu %d: THP-order list: %s" % (v[0], v[1], l))
     c.expect(want and got == want, "mm-pcp %s, the kernel %s" % (got, want))
 
 

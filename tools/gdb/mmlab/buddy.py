@@ -65,7 +65,7 @@ class MmPcp(gdb.Command):
 
 For each node and online CPU, the per_cpu_pages of that pair: count (pages
 in the list), high, batch, and the length of the list walked (which must
-equal count)."""
+equal count); then the THP-order list's blocks, counted and walked."""
 
     def __init__(self):
         super().__init__("mm-pcp", gdb.COMMAND_USER)
@@ -79,8 +79,11 @@ equal count)."""
             for cpu in utils.online_cpus():
                 pcp = pgdat["pcp"][cpu]
                 walked = sum(1 for _ in utils.list_for_each_entry(pcp["list"], "struct page", "lru"))
-                gdb.write("node %d cpu %d: count %d high %d batch %d (list holds %d)\n" % (
-                    nid, cpu, int(pcp["count"]), int(pcp["high"]), int(pcp["batch"]), walked))
+                thp = sum(1 for _ in utils.list_for_each_entry(pcp["thp_list"], "struct page", "lru"))
+                gdb.write("node %d cpu %d: count %d high %d batch %d (list holds %d); "
+                          "THP-order blocks %d (list holds %d)\n" % (
+                              nid, cpu, int(pcp["count"]), int(pcp["high"]), int(pcp["batch"]), walked,
+                              int(pcp["thp_count"]), thp))
 
 
 MmBuddy()

@@ -37,9 +37,10 @@ def _pcp_owner(page_addr, nid):
             continue
         for cpu in utils.online_cpus():
             pcp = pgdat["pcp"][cpu]
-            for p in utils.list_for_each_entry(pcp["list"], "struct page", "lru"):
-                if int(p) == page_addr:
-                    return cpu
+            for name in ("list", "thp_list"):
+                for p in utils.list_for_each_entry(pcp[name], "struct page", "lru"):
+                    if int(p) == page_addr:
+                        return cpu
     return None
 
 
@@ -75,8 +76,9 @@ def owner(pfn):
         return "buddy: heads a free block of order %d" % int(p["private"])
     if flag("pcp"):
         cpu = _pcp_owner(int(page), utils.page_node(p))
-        return "per-CPU list: free, on CPU %s's list of node %d" % (
-            "?" if cpu is None else cpu, utils.page_node(p))
+        what = "a THP-order block" if int(p["private"]) else "free"
+        return "per-CPU list: %s, on CPU %s's list of node %d" % (
+            what, "?" if cpu is None else cpu, utils.page_node(p))
     if flag("slab"):
         head = p if int(p["objects"]) else (page - int(p["slab_pad"])).dereference()
         cache = head["slab_cache"]
