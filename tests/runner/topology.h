@@ -44,6 +44,13 @@ struct topology {
 	 * instead of --iso (NULL: --iso); each "expect_log = TEXT" must occur
 	 * in the serial output (hostile.c: case hostile.warnings). */
 	char *iso;
+	/* "initrd = PATH": a kernel = linux boot's initramfs instead of
+	 * --linux-initrd (NULL: --linux-initrd). "filter = GLOB": the cases
+	 * this machine runs when the run has no --filter (NULL: all); a
+	 * --filter replaces it. Together they give a machine a suite of its
+	 * own (tests/mm_selftests/: Linux's mm selftests, one machine). */
+	char *initrd;
+	char *filter;
 	char **expect_log;
 	size_t nexpect_log;
 };
