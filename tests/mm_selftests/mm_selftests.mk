@@ -25,14 +25,17 @@ MM_ST_CONFIG := $(MM_ST_DIR)/local_config.h
 # 32-bit protection_keys_32 and pkey_sighandler_tests_32 need -m32
 # libraries and a 32-bit system-call entry: both left out).
 MM_SELFTESTS := map_fixed_noreplace map_populate mremap_test mremap_dontunmap mlock2-tests \
-	mlock-random-test madv_populate on-fault-limit map_hugetlb thuge-gen transhuge-stress \
+	mlock-random-test madv_populate on-fault-limit map_hugetlb transhuge-stress \
 	virtual_address_range va_high_addr_switch cow mkdirty soft-dirty pagemap_ioctl mseal_test \
 	seal_elf mdwe_test droppable split_huge_page_test khugepaged compaction_test migration \
 	hugepage-mmap hugepage-mremap hugepage-shm hugepage-vmemmap hugetlb-madvise \
 	hugetlb-read-hwpoison hugetlb-soft-offline hugetlb_fault_after_madv hugetlb_madv_vs_map \
 	hugetlb_dio gup_test gup_longterm hmm-tests memfd_secret mrelease_test ksm_tests \
-	ksm_functional_tests uffd-unit-tests uffd-stress protection_keys_64 pkey_sighandler_tests_64
+	ksm_functional_tests uffd-unit-tests uffd-stress protection_keys_64 pkey_sighandler_tests_64 \
+	thuge-gen
 
+# thuge-gen comes last: it resizes the hugetlb pool (to 0 when it ends),
+# which the others find as the machine's command line made it.
 # Arguments, as run_vmtests.sh gives them (one of its runs where it has
 # several); transhuge-stress, which run_vmtests.sh does not run, loops
 # until killed without -d.

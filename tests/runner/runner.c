@@ -264,7 +264,8 @@ static int cmd_test(const struct opts *o)
 			}
 		} else {
 			for (size_t i = 0; i < ntopos; i++)
-				sel[nsel++] = &topos[i];
+				if (!topos[i].on_request)
+					sel[nsel++] = &topos[i];
 		}
 		if (!nsel && !o->nhosts)
 			usage_error("no topologies in %s and no --host programs", o->topo_dir);

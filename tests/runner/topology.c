@@ -319,6 +319,12 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 			}
 			if (!(*slot = strdup(value)))
 				goto oom;
+		} else if (strcmp(key, "on_request") == 0) {
+			if (strcmp(value, "yes") && strcmp(value, "no")) {
+				snprintf(err, errlen, "%s:%d: on_request must be 'yes' or 'no'", path, lineno);
+				goto fail;
+			}
+			t->on_request = value[0] == 'y';
 		} else if (strcmp(key, "kernel") == 0) {
 			if (seen_kernel) {
 				snprintf(err, errlen, "%s:%d: duplicate key 'kernel'", path, lineno);
@@ -351,7 +357,7 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 		} else {
 			snprintf(err, errlen,
 				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, "
-				 "timeout, expect, expect_output, expect_log, iso, initrd, filter, kernel, base)",
+				 "timeout, expect, expect_output, expect_log, iso, initrd, filter, on_request, kernel, base)",
 				 path, lineno, key);
 			goto fail;
 		}

@@ -9,6 +9,7 @@
 #ifndef MMLAB_TOPOLOGY_H
 #define MMLAB_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum firmware { FIRMWARE_BIOS, FIRMWARE_UEFI };
@@ -51,6 +52,9 @@ struct topology {
 	 * own (tests/mm_selftests/: Linux's mm selftests, one machine). */
 	char *initrd;
 	char *filter;
+	/* "on_request = yes": booted only when --topology names it (a long
+	 * machine with a make target of its own), never by a run of all. */
+	bool on_request;
 	char **expect_log;
 	size_t nexpect_log;
 };
