@@ -60,6 +60,36 @@ MM_ST_EXTRA_uffd-unit-tests := uffd-common.c
 MM_ST_CFLAGS_khugepaged := -include ../kselftest.h
 mm_st_src = $(patsubst %_64,%,$(1)).c
 
+# What mmlab lacks for the programs that fail on it (docs/mm_selftests.md):
+# on mmlab such a program's failure is reported skipped with this reason,
+# so that make test stays green while the features are missing; one that
+# passes is reported passed, with a line saying its entry can go. Plain
+# words only, no ; or quotes: the text rides on a GRUB module line.
+MM_ST_LACKS_map_populate := files: tmpfile, fork
+MM_ST_LACKS_mremap_dontunmap := memfd_create: shmem
+MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
+MM_ST_LACKS_cow := THP for shmem in sysfs, fork
+MM_ST_LACKS_mkdirty := /proc/self/mem
+MM_ST_LACKS_ksm_functional_tests := /proc/self/mem, KSM
+MM_ST_LACKS_mdwe_test := shared anonymous memory for kselftest_harness, fork
+MM_ST_LACKS_migration := shared anonymous memory for kselftest_harness, fork
+MM_ST_LACKS_hmm-tests := shared anonymous memory for kselftest_harness, fork, test_hmm
+MM_ST_LACKS_droppable := MAP_DROPPABLE of Linux 6.11
+MM_ST_LACKS_split_huge_page_test := debugfs split_huge_pages
+MM_ST_LACKS_hugepage-mmap := memfd_create MFD_HUGETLB
+MM_ST_LACKS_hugetlb-madvise := memfd_create MFD_HUGETLB
+MM_ST_LACKS_hugepage-mremap := hugetlbfs files
+MM_ST_LACKS_hugetlb-read-hwpoison := hugetlbfs files
+MM_ST_LACKS_hugetlb-soft-offline := hugetlbfs files
+MM_ST_LACKS_hugepage-shm := SysV shared memory
+MM_ST_LACKS_thuge-gen := SysV shared memory
+MM_ST_LACKS_hugepage-vmemmap := /proc/kpageflags
+MM_ST_LACKS_gup_test := /dev/zero, debugfs gup_test
+MM_ST_LACKS_gup_longterm := files: tmpfile, mkstemp, memfd_create
+MM_ST_LACKS_memfd_secret := capset, memfd_secret
+MM_ST_LACKS_uffd-stress := userfaultfd
+MM_ST_LACKS_pkey_sighandler_tests_64 := protection keys: CR4.PKE
+
 # The Makefile's CFLAGS and LDLIBS (KHDR_INCLUDES, the tree's installed
 # uapi headers, is the host's linux-libc-dev instead: the tree is not
 # configured), -no-pie as it adds on x86_64, -static, -s (their symbols
@@ -90,8 +120,10 @@ $(MM_ST_B)/bin/$(1): $(MM_ST_STAMP) $(MM_ST_CONFIG)
 endef
 $(foreach p,$(MM_SELFTESTS),$(eval $(call mm_st_build,$(p))))
 
-# The module lines: "selftest <name> [args]" (tests/mm_selftests_test.c).
-mm_st_module_lines = $(foreach p,$(MM_SELFTESTS),module2 /boot/mm-selftests/$(p) selftest $(p)$(if $(MM_ST_ARGS_$(p)), $(MM_ST_ARGS_$(p)))\n)
+# The module lines: "selftest <name> [args] [:: what mmlab lacks]"
+# (tests/mm_selftests_test.c).
+mm_st_module_lines = $(foreach p,$(MM_SELFTESTS),module2 /boot/mm-selftests/$(p) selftest $(p)$(if \
+	$(MM_ST_ARGS_$(p)), $(MM_ST_ARGS_$(p)))$(if $(MM_ST_LACKS_$(p)), :: $(MM_ST_LACKS_$(p)))\n)
 $(MM_SELFTESTS_ISO): $(B)/kernel.elf boot/grub.cfg $(MM_ST_BINS) tests/mm_selftests/mm_selftests.mk
 	@rm -rf $(MM_ST_B)/iso && mkdir -p $(MM_ST_B)/iso/boot/grub $(MM_ST_B)/iso/boot/mm-selftests
 	$(say) ISO $@
