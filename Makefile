@@ -6,6 +6,7 @@
 #> run            boot the default machine (4 nodes) with the console here (TOPOLOGY=name, CMDLINE='kernel options')
 #> test           every test: host tests, then every topology in the matrix (FILTER=suite.case-glob, TOPOLOGY=name)
 #> compare        the user programs on mmlab (default) and on Linux 6.1 (linux-ring), side by side
+#> compare-mm-selftests  Linux's mm selftests on mmlab and on Linux 6.1, side by side
 #> debug          boot halted, with gdb attached to QEMU's stub and the mm-* helpers loaded (docs/gdb.md)
 #> deps           install the Debian packages the above need (as root); run, test, bench and debug do it too
 #> help           this list
@@ -104,13 +105,14 @@ HOST_TESTS += $(USER_HOST_TESTS)
 # The Linux side: Debian's kernel and an initramfs of the same user programs,
 # booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
 include tools/linux/linux.mk
+include tests/mm_selftests/mm_selftests.mk
 
 .PHONY: kunit-tool
 #> kunit-tool     fetch and unpack Linux's kunit_tool, which make test parses each log with
 kunit-tool:
 	@tests/runner/kunit-tool.sh >/dev/null
 
-.PHONY: all deps run test compare debug clean help
+.PHONY: all deps run test compare compare-mm-selftests debug clean help
 
 help:
 	@sed -n 's/^#> //p' $(MAKEFILE_LIST)
@@ -203,12 +205,14 @@ include tools/memmap/memmap.mk
 # topology may boot: every topology, or TOPOLOGY=linux-*.
 test_boots_linux := $(if $(TOPOLOGY),$(filter linux-%,$(TOPOLOGY)),all)
 test_boots_hostile := $(if $(TOPOLOGY),$(filter hostile-%,$(TOPOLOGY)),all)
+test_boots_selftests := $(if $(TOPOLOGY),$(filter %mm-selftests,$(TOPOLOGY)),all)
 # The build runs JOBS-wide, kunit_tool's extraction (a 140 MB xz) and the
 # Linux guest's fetch beside the compilers.
 test:
 	@tools/deps.sh test
 	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS) kunit-tool \
-		$(if $(test_boots_linux),linux-guest) $(if $(test_boots_hostile),hostile-cases)
+		$(if $(test_boots_linux),linux-guest) $(if $(test_boots_hostile),hostile-cases) \
+		$(if $(test_boots_selftests),mm-selftests)
 	@kunit_tool=$$(tests/runner/kunit-tool.sh) && \
 	$(RUNNER) test $(RUNNER_ARGS) \
 		$(if $(test_boots_hostile),--topologies tests/topologies:$(HOSTILE)/topologies) \
@@ -230,6 +234,18 @@ compare:
 		--filter '$(or $(FILTER),user.*)' || rc=$$?; \
 	echo; python3 $(LINUX_DIR)/compare.py $(B)/compare-results/results.json \
 		default:user linux-ring:linux || rc=1; \
+	exit $$rc
+
+# Linux's mm selftests on both kernels (tests/mm_selftests/), one line
+# per program with both results; results in build/mm-selftests-results/.
+compare-mm-selftests:
+	@tools/deps.sh test
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER) linux-guest mm-selftests
+	@rc=0; $(RUNNER) test $(RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --results $(B)/mm-selftests-results \
+		--jobs 1 --topology mm-selftests --topology linux-mm-selftests \
+		$(if $(FILTER),--filter '$(FILTER)') || rc=$$?; \
+	echo; python3 $(LINUX_DIR)/compare.py $(B)/mm-selftests-results/results.json \
+		mm-selftests:mm_selftests linux-mm-selftests:mm_selftests || rc=1; \
 	exit $$rc
 
 include tests/bench.mk

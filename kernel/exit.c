@@ -565,6 +565,11 @@ void wait_tree_released(struct signal_struct *sig)
 
 void wake_up_tree_waiters(void) { wake_up_all(&group_release_wait); }
 
+bool wait_group_released_timeout(struct signal_struct *sig, long timeout)
+{
+	return wait_event_timeout(group_release_wait, group_released(sig), timeout) != 0;
+}
+
 /* Frees an exited thread that is not its group's leader. */
 static void release_thread(struct task_struct *p)
 {

@@ -274,6 +274,18 @@ void process_wait(struct task_struct *p, struct process_result *res)
 	release_process(sig->child_reaper);
 }
 
+bool process_wait_timeout(struct task_struct *p, unsigned long timeout_ms, struct process_result *res)
+{
+	struct process_info *info = process_info_of(p);
+	bool in_time = wait_group_released_timeout(&info->signal, msecs_to_jiffies(timeout_ms));
+	if (!in_time) { /* a group that is already ending takes nothing */
+		struct kernel_siginfo kill = { .si_signo = SIGKILL, .si_code = SI_KERNEL };
+		send_signal(SIGKILL, &kill, p, true);
+	}
+	process_wait(p, res);
+	return in_time;
+}
+
 bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 		 struct process_result *res, int *err)
 {

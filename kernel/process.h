@@ -48,6 +48,10 @@ struct process_spawn_args {
 struct task_struct *process_spawn(const struct process_spawn_args *args, int *err);
 /* Waits until p has ended, frees it and fills *res. */
 void process_wait(struct task_struct *p, struct process_result *res);
+/* process_wait with a time limit: a process still running after
+ * timeout_ms is sent SIGKILL (every thread) and then waited for; returns
+ * false when it had to be killed. */
+bool process_wait_timeout(struct task_struct *p, unsigned long timeout_ms, struct process_result *res);
 
 /* Runs the boot module named name as a process on cpu until it ends:
  * false (with *err) if it could not start. */
@@ -126,5 +130,7 @@ void release_process(struct task_struct *p);
 struct kernel_siginfo;
 int process_wait_status(const struct signal_struct *sig);
 void process_siginfo(const struct task_struct *p, struct kernel_siginfo *info);
+/* The same for at most timeout ticks: false if the time ran out first. */
+bool wait_group_released_timeout(struct signal_struct *sig, long timeout);
 
 #endif

@@ -15,7 +15,7 @@ BENCH_B := $(B)/nodebug
 BENCH_ISO := $(BENCH_B)/kernel.iso
 BENCH_CMDLINE := page_poison=off pte_ref.debug=0 spinlock_debug=off
 BENCH_RUNNER_ARGS := --iso $(BENCH_ISO) --topologies tests/topologies --accel $(ACCEL)
-.PHONY: bench bench-kernel bench-pte bench-mempolicy bench-migrate bench-hugetlb bench-compare
+.PHONY: bench bench-kernel bench-pte bench-mempolicy bench-migrate bench-hugetlb bench-compare bench-fork
 #> bench-kernel   the DEBUG_VM=0 kernel and ISO the benchmarks boot (build/nodebug/)
 bench-kernel: $(RUNNER)
 	@$(MAKE) --no-print-directory B=$(BENCH_B) DEBUG_VM=0 $(BENCH_B)/kernel.elf
@@ -50,6 +50,7 @@ bench:
 	@$(MAKE) --no-print-directory bench-migrate
 	@$(MAKE) --no-print-directory bench-hugetlb
 	@$(MAKE) --no-print-directory bench-compare
+	@$(MAKE) --no-print-directory bench-fork
 
 # The PTE-table modes' table (docs/pte_tables.md): the user benchmark programs booted
 # once per pte_reclaim mode, always under -icount shift=0 (every guest ns is
@@ -161,3 +162,34 @@ bench-compare:
 	@python3 $(LINUX_DIR)/bench_compare.py $(B)/bench > $(B)/bench/compare.txt
 	@cat $(B)/bench/compare.txt
 
+
+# fork's cost (docs/fork_and_cow.md): tests/user/bench/fork_cost.c, fork +
+# exit + wait4 of a process with 1, 64 and 1024 MiB of touched 4 KiB pages
+# and a copy-on-write fault (the program's defaults: 8 forks per size,
+# 1,024 faults), on 'single-4g' (one CPU, 4 GiB, no NUMA
+# tables: tests/bench-topologies/) under each pte_reclaim mode (the bench
+# kernel, debug aids off) and on Linux 6.1 in the same machine, all under
+# -icount shift=0 (ns are instructions). Linux clears and copies 4 KiB
+# pages with REP STOSB/MOVSB, which QEMU counts per byte; it runs a second
+# time with clearcpuid=erms,rep_good (its unrolled clear_page_orig and
+# memcpy, as mmlab's). Lines in build/bench/fork-*.txt, the table in
+# build/bench/fork.txt.
+BENCH_FORK_TOPOLOGIES := --topologies tests/bench-topologies
+#> bench-fork     fork+exit+wait4 and the COW fault, mmlab (each pte_reclaim mode) beside Linux 6.1, in instructions
+bench-fork:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory bench-kernel linux-guest
+	@mkdir -p $(B)/bench
+	@for m in $(BENCH_COMPARE_MODES); do \
+		echo "== mmlab on 'single-4g', pte_reclaim=$$m, -icount shift=0, debug aids off ($(B)/bench/fork-mmlab-$$m.txt)"; \
+		$(RUNNER) run --iso $(BENCH_ISO) $(BENCH_FORK_TOPOLOGIES) --accel $(ACCEL) --icount \
+			--cmdline "run=fork_cost pte_reclaim=$$m $(BENCH_CMDLINE)" single-4g </dev/null | \
+			tr -d '\r' | grep -a -E '^(bench:|Debug aids:|mmlab: .* exited)' | tee $(B)/bench/fork-mmlab-$$m.txt || exit 1; \
+	done
+	@for v in linux:- linux-orig:clearcpuid=erms,rep_good; do \
+		name=$${v%%:*} words=$${v#*:}; [ "$$words" = - ] && words=; \
+		echo "== Linux 6.1 on 'linux-single-4g'$${words:+ with $$words}, -icount shift=0 ($(B)/bench/fork-$$name.txt)"; \
+		$(RUNNER) run --iso $(BENCH_ISO) $(BENCH_FORK_TOPOLOGIES) --accel $(ACCEL) $(LINUX_RUNNER_ARGS) --icount \
+			--cmdline "run=fork_cost $$words" linux-single-4g </dev/null | \
+			tr -d '\r' | grep -a -E '^(bench:|init: running on|linux: )' | tee $(B)/bench/fork-$$name.txt || exit 1; \
+	done

@@ -24,6 +24,7 @@ KERNEL_SRCS += \
 	tests/memmap_test.c \
 	tests/memory_test.c \
 	tests/migrate_test.c \
+	tests/mm_selftests_test.c \
 	tests/mm_smp_test.c \
 	tests/mempolicy_test.c \
 	tests/mmap_test.c \

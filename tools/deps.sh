@@ -59,6 +59,11 @@ if [ $want_test = 1 ]; then
 	# built with cpio, and init with musl-gcc -static (gcc -static without it).
 	need cpio cpio
 	need musl-tools musl-gcc
+	# Linux's mm selftests (tests/mm_selftests/), built unmodified: some
+	# link libcap (mlock-random-test, memfd_secret) and libnuma (ksm_tests,
+	# migration) statically.
+	need libcap-dev /usr/lib/x86_64-linux-gnu/libcap.a
+	need libnuma-dev /usr/lib/x86_64-linux-gnu/libnuma.a
 	# The gdb check (tools/gdb/gdb-check) drives Debian's gdb, whose
 	# Python runs the helpers.
 	need gdb gdb

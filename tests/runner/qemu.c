@@ -91,7 +91,8 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 	static const char *const common[] = {"-display", "none", "-vga", "none", "-serial", "stdio",
 		"-monitor", "none", "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
 		NULL};
-	char *cmd = kernel_cmdline(t, test, test ? o->filter : NULL, o->extra_cmdline);
+	char *cmd = kernel_cmdline(t, test, test ? (o->filter ? o->filter : t->filter) : NULL,
+				   o->extra_cmdline);
 	if (t->kernel == KERNEL_LINUX) {
 		/* Linux: its image and the project's initramfs straight from QEMU
 		 * (SeaBIOS's linuxboot), the serial port as its console, and a
@@ -102,7 +103,7 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 		sv_push(av, "-kernel");
 		sv_push(av, o->linux_kernel);
 		sv_push(av, "-initrd");
-		sv_push(av, o->linux_initrd);
+		sv_push(av, t->initrd ? t->initrd : o->linux_initrd);
 		sv_push(av, "-append");
 		sv_push(av, append);
 		free(append);

@@ -264,7 +264,8 @@ static int cmd_test(const struct opts *o)
 			}
 		} else {
 			for (size_t i = 0; i < ntopos; i++)
-				sel[nsel++] = &topos[i];
+				if (!topos[i].on_request)
+					sel[nsel++] = &topos[i];
 		}
 		if (!nsel && !o->nhosts)
 			usage_error("no topologies in %s and no --host programs", o->topo_dir);
@@ -278,10 +279,13 @@ static int cmd_test(const struct opts *o)
 			exit(EXIT_USAGE);
 		}
 		for (size_t i = 0; i < nsel; i++)
-			if (sel[i]->iso && access(sel[i]->iso, R_OK)) {
-				fprintf(stderr, "%s: cannot read ISO %s of topology %s: %s\n", progname,
-					sel[i]->iso, sel[i]->name, strerror(errno));
-				exit(EXIT_USAGE);
+			for (int k = 0; k < 2; k++) {
+				const char *file = k ? sel[i]->initrd : sel[i]->iso;
+				if (file && access(file, R_OK)) {
+					fprintf(stderr, "%s: cannot read %s %s of topology %s: %s\n", progname,
+						k ? "initramfs" : "ISO", file, sel[i]->name, strerror(errno));
+					exit(EXIT_USAGE);
+				}
 			}
 		if (boots_linux)
 			check_linux_files(o, true);

@@ -101,6 +101,8 @@ void topology_free(struct topology *t)
 		free(t->expect_output[i]);
 	free(t->expect_output);
 	free(t->iso);
+	free(t->initrd);
+	free(t->filter);
 	for (size_t i = 0; i < t->nexpect_log; i++)
 		free(t->expect_log[i]);
 	free(t->expect_log);
@@ -309,6 +311,20 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 			}
 			if (!(t->iso = strdup(value)))
 				goto oom;
+		} else if (strcmp(key, "initrd") == 0 || strcmp(key, "filter") == 0) {
+			char **slot = key[0] == 'i' ? &t->initrd : &t->filter;
+			if (*slot || !*value) {
+				snprintf(err, errlen, "%s:%d: duplicate or empty key '%s'", path, lineno, key);
+				goto fail;
+			}
+			if (!(*slot = strdup(value)))
+				goto oom;
+		} else if (strcmp(key, "on_request") == 0) {
+			if (strcmp(value, "yes") && strcmp(value, "no")) {
+				snprintf(err, errlen, "%s:%d: on_request must be 'yes' or 'no'", path, lineno);
+				goto fail;
+			}
+			t->on_request = value[0] == 'y';
 		} else if (strcmp(key, "kernel") == 0) {
 			if (seen_kernel) {
 				snprintf(err, errlen, "%s:%d: duplicate key 'kernel'", path, lineno);
@@ -341,7 +357,7 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 		} else {
 			snprintf(err, errlen,
 				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, "
-				 "timeout, expect, expect_output, expect_log, iso, kernel, base)",
+				 "timeout, expect, expect_output, expect_log, iso, initrd, filter, on_request, kernel, base)",
 				 path, lineno, key);
 			goto fail;
 		}
@@ -356,6 +372,10 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 			 "%s: kernel = linux boots with QEMU's -kernel: it needs firmware = bios "
 			 "and expect = pass",
 			 path);
+		goto fail;
+	}
+	if ((t->initrd && t->kernel != KERNEL_LINUX) || (t->iso && t->kernel == KERNEL_LINUX)) {
+		snprintf(err, errlen, "%s: 'initrd' is a kernel = linux boot's, 'iso' an mmlab boot's", path);
 		goto fail;
 	}
 	if (ferror(f)) {

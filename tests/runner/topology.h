@@ -9,6 +9,7 @@
 #ifndef MMLAB_TOPOLOGY_H
 #define MMLAB_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum firmware { FIRMWARE_BIOS, FIRMWARE_UEFI };
@@ -44,6 +45,16 @@ struct topology {
 	 * instead of --iso (NULL: --iso); each "expect_log = TEXT" must occur
 	 * in the serial output (hostile.c: case hostile.warnings). */
 	char *iso;
+	/* "initrd = PATH": a kernel = linux boot's initramfs instead of
+	 * --linux-initrd (NULL: --linux-initrd). "filter = GLOB": the cases
+	 * this machine runs when the run has no --filter (NULL: all); a
+	 * --filter replaces it. Together they give a machine a suite of its
+	 * own (tests/mm_selftests/: Linux's mm selftests, one machine). */
+	char *initrd;
+	char *filter;
+	/* "on_request = yes": booted only when --topology names it (a long
+	 * machine with a make target of its own), never by a run of all. */
+	bool on_request;
 	char **expect_log;
 	size_t nexpect_log;
 };

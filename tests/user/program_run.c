@@ -58,6 +58,12 @@ static void drain(int fd, struct outcome *o)
  * a successful exec closes it unwritten, a failed one carries errno. */
 struct outcome program_run(const char *path, const char *name, int timeout_s)
 {
+	char *argv[] = { (char *)name, NULL };
+	return program_run_argv(path, argv, timeout_s);
+}
+
+struct outcome program_run_argv(const char *path, char *const argv[], int timeout_s)
+{
 	struct outcome o = { 0 };
 	long long t0 = program_now_ms();
 	int fds[2], errp[2];
@@ -91,7 +97,6 @@ struct outcome program_run(const char *path, const char *name, int timeout_s)
 		 * nothing is lost. */
 		prctl(PR_SET_MEMORY_MERGE_, 0, 0, 0, 0);
 		prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
-		char *argv[] = { (char *)name, NULL };
 		execv(path, argv);
 		int err = errno;
 		ssize_t w = write(errp[1], &err, sizeof(err));
@@ -220,8 +225,9 @@ enum program_verdict program_report(const struct program *p, const char *path,
 		if (p->crash) {
 			snprintf(why, sizeof(why), "exited with status %d: a crash program must be killed by a fault", st);
 		} else {
-			ok = st == 0 || st == PROGRAM_SKIP_STATUS;
-			skipped = st == PROGRAM_SKIP_STATUS;
+			int skip = p->selftest ? PROGRAM_KSFT_SKIP_STATUS : PROGRAM_SKIP_STATUS;
+			ok = st == 0 || st == skip;
+			skipped = st == skip;
 			snprintf(why, sizeof(why), "exit status %d%s", st,
 				 st == 0 ? " (pass)" : skipped ? " (skip)" : " (fail)");
 		}

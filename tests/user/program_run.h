@@ -5,7 +5,9 @@
  *
  *   test program:  exit 0 = ok, exit 77 = ok # SKIP <its last output line>,
  *                  anything else (other status, a signal, a timeout) = not ok;
- *   crash program: killed by SIGSEGV = ok, anything else = not ok.
+ *   crash program: killed by SIGSEGV = ok, anything else = not ok;
+ *   selftest (one of Linux's mm selftests, tests/mm_selftests/): kselftest's
+ *                  codes, exit 0 = ok, exit 4 (KSFT_SKIP) = ok # SKIP, else not ok.
  *
  * program_run() starts PATH in its own process group, stdin /dev/null,
  * stdout+stderr on one pipe, no core dumps, no KSM merging nor THP disabled
@@ -20,11 +22,14 @@
 #include <stddef.h>
 
 #define PROGRAM_SKIP_STATUS 77
+#define PROGRAM_KSFT_SKIP_STATUS 4 /* kselftest.h's KSFT_SKIP */
 #define PROGRAM_MAX_OUTPUT (256 * 1024) /* kept per program; more is cut */
 
 struct program {
 	char name[64];
 	bool crash;
+	bool selftest;
+	char args[160]; /* words after argv[0], space separated ("" for none) */
 };
 
 struct outcome {
@@ -43,6 +48,8 @@ long long program_now_ms(void);
 /* Runs one program; the caller frees o.output. Exits 2 if it cannot even
  * make a pipe or fork. */
 struct outcome program_run(const char *path, const char *name, int timeout_s);
+/* The same with argv (argv[0] the program's name). */
+struct outcome program_run_argv(const char *path, char *const argv[], int timeout_s);
 /* Prints the case (diagnostics and result line, numbered `number`) on
  * stdout, flushes, and returns the verdict. */
 enum program_verdict program_report(const struct program *p, const char *path,

