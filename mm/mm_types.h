@@ -107,7 +107,9 @@
 #define MMAP_MIN_GAP (128ul << 20)
 #define MMAP_BASE (TASK_SIZE - (USER_STACK_SIZE + (1ul << 20) > MMAP_MIN_GAP ? \
 				USER_STACK_SIZE + (1ul << 20) : MMAP_MIN_GAP))
-#define mmap_min_addr 65536ul         /* Linux's default vm.mmap_min_addr */
+/* vm.mmap_min_addr (mm/util.c): no mapping below it; Linux's default. */
+#define DEFAULT_MMAP_MIN_ADDR 65536ul
+extern unsigned long mmap_min_addr;
 
 /* vm_flags, Linux's values. */
 #define VM_NONE 0x00000000ul

@@ -134,6 +134,13 @@ SYSCTL_ENTRY(proc_sys_vm_dir, overcommit_ratio, .data = &sysctl_overcommit_ratio
 SYSCTL_ENTRY(proc_sys_vm_dir, overcommit_kbytes, .data = &sysctl_overcommit_kbytes,
 	     .maxlen = sizeof(unsigned long), .proc_handler = overcommit_kbytes_handler);
 
+/* vm.mmap_min_addr (Linux's security/min_addr.c): the lowest address a
+ * mapping may have, page aligned when it is used. Writable, as Linux's for
+ * a process with CAP_SYS_RAWIO (every mmlab process). */
+unsigned long mmap_min_addr = DEFAULT_MMAP_MIN_ADDR;
+SYSCTL_ENTRY(proc_sys_vm_dir, mmap_min_addr, .data = &mmap_min_addr, .maxlen = sizeof(unsigned long),
+	     .proc_handler = proc_doulongvec_minmax);
+
 /* --- kvmalloc --- */
 /* Linux's mm/util.c kvmalloc_node and friends; see mm/util.h. */
 #include "kernel/printk.h"

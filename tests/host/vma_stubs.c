@@ -596,6 +596,7 @@ unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsign
 }
 void resv_map_get(struct resv_map *resv) { (void)resv; }
 void resv_map_put(struct resv_map *resv) { (void)resv; }
+unsigned long mmap_min_addr = DEFAULT_MMAP_MIN_ADDR; /* mm/util.c's */
 void hugetlb_vm_op_close(struct vm_area_struct *vma) { (void)vma; }
 int hugetlb_vm_op_split(const struct vm_area_struct *vma, unsigned long addr)
 {
