@@ -133,7 +133,7 @@ int main(int argc, char **argv)
 			continue;
 		const struct program *p = &programs[k];
 		char path[PATH_MAX + 160];
-		snprintf(path, sizeof(path), "%s/%s%.60s", dir, p->name, suffix);
+		snprintf(path, sizeof(path), "%.*s/%.63s%.60s", PATH_MAX - 1, dir, p->name, suffix);
 		struct outcome o = program_run(path, p->name, timeout_s);
 		number++;
 		switch (program_report(p, path, &o, number, timeout_s)) {
