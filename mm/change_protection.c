@@ -5,8 +5,9 @@
  *
  * Invariants: a present or PROT_NONE PTE keeps its page and dirty bit and
  * takes the new protection (pte_modify), except that the zero page, and
- * a page another process maps too since a fork, are never made writable
- * (Linux's can_change_pte_writable: the write faults and copies); the TLB is flushed over the range before the call
+ * in a private mapping a page another process maps too since a fork, are
+ * never made writable (Linux's can_change_pte_writable: the write faults
+ * and copies; a shared mapping's pages are written in place); the TLB is flushed over the range before the call
  * returns if any entry changed. A huge PMD follows mm/pgtable.h's rule.
  * Locking: the caller (mprotect) holds the mmap_lock for writing, so no
  * fault changes a VMA's protection under it; each PTE table's entries
@@ -21,6 +22,7 @@
 struct change_details {
 	pgprot_t newprot;
 	unsigned long changed;
+	bool shared; /* a MAP_SHARED VMA: its pages are written in place */
 };
 
 static void change_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
@@ -38,7 +40,8 @@ static void change_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long ad
 			continue;
 		pte_t new = pte_modify(old, details->newprot);
 		if (pte_write(new) && !pte_write(old) &&
-		    (is_zero_pfn(pte_pfn(old)) || page_mapcount(pfn_to_page(pte_pfn(old))) > 1))
+		    (is_zero_pfn(pte_pfn(old)) ||
+		     (!details->shared && page_mapcount(pfn_to_page(pte_pfn(old))) > 1)))
 			new = pte_wrprotect(new);
 		if (!pte_same(new, old)) {
 			set_pte(pte, new);
@@ -82,7 +85,7 @@ unsigned long change_protection(struct vm_area_struct *vma, unsigned long start,
 {
 	if (is_vm_hugetlb_page(vma))
 		return hugetlb_change_protection(vma, start, end, newprot);
-	struct change_details details = { newprot, 0 };
+	struct change_details details = { newprot, 0, vma->vm_flags & VM_SHARED };
 	struct pmd_walk walk = {
 		.mm = vma->vm_mm,
 		.pte_table = change_pte_range,

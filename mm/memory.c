@@ -36,6 +36,7 @@
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
 #include "mm/vmstat.h"
+#include "mm/shmem.h"
 
 struct page *zero_page;
 static unsigned long zero_pfn;
@@ -127,8 +128,9 @@ static struct page *alloc_anon_page(struct vm_area_struct *vma, unsigned long ad
 
 /* Installs entry where the fault read orig, unless another walker changed
  * the PTE (or the table went) meanwhile; page (may be NULL) is what entry
- * maps, counted only if installed, freed otherwise. Returns whether it
- * was installed. */
+ * maps, counted only if installed (an anonymous page's first mapping, or a
+ * shmem page's mapping in a shared VMA), its reference put otherwise.
+ * Returns whether it was installed. */
 static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, struct page *page)
 {
 	struct mm_struct *mm = vmf->vma->vm_mm;
@@ -139,10 +141,12 @@ static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, str
 		if (pte)
 			pte_unmap_unlock(pte, ptl);
 		if (page)
-			__free_page(page);
+			put_page(page);
 		return false;
 	}
-	if (page)
+	if (page && vmf->vma->vm_shm)
+		shmem_page_mapped(mm, page);
+	else if (page)
 		anon_page_mapped(vmf->vma, page, vmf->address, 1);
 	set_pte_at(mm, vmf->address, pte, entry);
 	/* A none entry became non-none: the table counts one more entry. The
@@ -159,6 +163,23 @@ static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, str
 	}
 	pte_unmap_unlock(pte, ptl);
 	return true;
+}
+
+/* Linux's do_shared_fault/do_read_fault for shared anonymous memory
+ * (mm/shmem.h): the page of the object at this offset, for a read as for
+ * a write, writable when the VMA is. */
+static vm_fault_t do_shmem_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	vm_fault_t ret = 0;
+	struct page *page = shmem_get_page(vma, vmf->address, &ret);
+	if (!page)
+		return ret;
+	pte_t entry = pfn_pte(page_to_pfn(page), vma->vm_page_prot);
+	if (vmf->flags & FAULT_FLAG_WRITE)
+		entry = pte_mkdirty(entry);
+	fault_install_pte(vmf, __pte(0), entry, page);
+	return 0;
 }
 
 /* A fault on a none PTE: a read maps the zero page, a write a new zeroed
@@ -232,6 +253,13 @@ static vm_fault_t wp_page_copy(struct vm_fault *vmf, pte_t orig, struct page *ol
  * since a fork is copied. */
 static vm_fault_t do_wp_page(struct vm_fault *vmf, pte_t orig)
 {
+	/* Shared memory is written in place (Linux's wp_page_shared): the
+	 * entry was read-only because an mprotect took the write bit. */
+	if (vmf->vma->vm_shm) {
+		if (fault_install_pte(vmf, orig, pte_mkdirty(pte_mkwrite(orig)), NULL))
+			flush_tlb_mm_range(vmf->vma->vm_mm, vmf->address, vmf->address + PAGE_SIZE);
+		return 0;
+	}
 	if (is_zero_pfn(pte_pfn(orig)))
 		return wp_page_copy(vmf, orig, NULL);
 	struct page *page = pfn_to_page(pte_pfn(orig));
@@ -284,7 +312,7 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 	pte_t entry = ptep_get(pte);
 	pte_unmap(pte);
 	if (pte_none(entry))
-		return do_anonymous_page(vmf);
+		return vma->vm_shm ? do_shmem_fault(vmf) : do_anonymous_page(vmf);
 	if (is_migration_entry(entry)) {
 		/* The page is being moved (mm/migrate.c): let the mover run,
 		 * and the access faults again (Linux's migration_entry_wait

@@ -245,6 +245,12 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 		ret = target; /* already there */
 		goto fail;
 	}
+	if (!page_anon_vma(old)) {
+		/* A shared anonymous memory page (mm/shmem.h): its object
+		 * holds it too, and mmlab moves only anonymous pages. */
+		ret = -EBUSY;
+		goto fail;
+	}
 	if (compound_head(old) != old || PageAnonThp(old)) {
 		/* A 4 KiB page of a THP that fork shared and a split left
 		 * whole (mm/rmap.h): Linux splits the THP for good first;

@@ -141,6 +141,7 @@ typedef u64 pgprot_t;
 
 struct mm_struct;
 struct resv_map;
+struct shmem_object;
 
 /* What the anonymous pages of one or more VMAs belong to: the reverse
  * map (Linux's struct anon_vma, mm/rmap.h). A page's mapping names the
@@ -207,11 +208,17 @@ struct vm_area_struct {
 	 * resv_map in vm_private_data and the size in the file's hstate), a
 	 * reference; NULL for any other VMA. Pieces of a split VMA share it. */
 	struct resv_map *vm_resv_map;
+	/* A MAP_SHARED anonymous mapping's pages (mm/shmem.h: Linux's
+	 * vma->vm_file of shmem_zero_setup), a reference; NULL for any other
+	 * VMA. Pieces of a split VMA and fork's copies share it. */
+	struct shmem_object *vm_shm;
 };
 
 static inline bool is_vm_hugetlb_page(const struct vm_area_struct *vma) { return vma->vm_flags & VM_HUGETLB; }
 
-enum mm_counter { MM_ANONPAGES, NR_MM_COUNTERS };
+/* RSS by kind (Linux's): private anonymous pages, and pages of shared
+ * anonymous memory (mm/shmem.h). */
+enum mm_counter { MM_ANONPAGES, MM_SHMEMPAGES, NR_MM_COUNTERS };
 
 struct mm_struct {
 	pgd_t *pgd;                /* the PGD page (direct-map address) */
@@ -264,7 +271,10 @@ static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
 {
 	__atomic_add_fetch(&mm->rss_stat[member], value, __ATOMIC_RELAXED);
 }
-static inline unsigned long get_mm_rss(const struct mm_struct *mm) { return get_mm_counter(mm, MM_ANONPAGES); }
+static inline unsigned long get_mm_rss(const struct mm_struct *mm)
+{
+	return get_mm_counter(mm, MM_ANONPAGES) + get_mm_counter(mm, MM_SHMEMPAGES);
+}
 static inline unsigned long mm_pgtables_bytes(const struct mm_struct *mm)
 {
 	return (unsigned long)__atomic_load_n(&mm->pgtables_bytes, __ATOMIC_RELAXED);

@@ -21,6 +21,7 @@
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
+#include "mm/shmem.h"
 #include "mm/util.h"
 
 /* ---- the gap search -------------------------------------------------------- */
@@ -394,9 +395,14 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	case MAP_SHARED:
 		if (vm_flags & VM_GROWSDOWN)
 			return -EINVAL;
-		/* Shared anonymous memory needs shmem, which we do not have:
-		 * "the underlying file system does not support mapping". */
-		return -ENODEV;
+		/* Shared hugetlb memory needs a hugetlbfs file, which mmlab
+		 * does not have: "the underlying file system does not support
+		 * mapping". Shared anonymous memory is a shmem object
+		 * (mm/shmem.h). */
+		if (h)
+			return -ENODEV;
+		vm_flags |= VM_SHARED | VM_MAYSHARE;
+		break;
 	case MAP_PRIVATE:
 		break;
 	default:
@@ -410,12 +416,30 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	/* Linux's accountable_mapping(): private writable memory is charged
 	 * to the commit count (mmap_region) unless VM_NORESERVE; hugetlb never
 	 * (its pool reserves). */
-	if (!h && (vm_flags & (VM_WRITE | VM_NORESERVE)) == VM_WRITE)
+	if (!h && (vm_flags & (VM_WRITE | VM_NORESERVE | VM_SHARED)) == VM_WRITE)
 		vm_flags |= VM_ACCOUNT;
 	if (h)
 		return hugetlbfs_file_mmap(mm, h, addr, len, vm_flags, flags, populate);
-
+	/* Linux's shmem_zero_setup: the object (its commit charged, shared
+	 * writable or not, unless VM_NORESERVE) before the VMA; the VMA is
+	 * the object's from offset 0 and never merges. */
+	struct shmem_object *shm = NULL;
+	if (vm_flags & VM_SHARED) {
+		int err;
+		shm = shmem_object_alloc(mm, len, vm_flags & VM_NORESERVE, &err);
+		if (!shm)
+			return (unsigned long)err;
+	}
 	addr = mmap_region(mm, addr, len, vm_flags, false);
+	if (shm) {
+		if (IS_ERR_VALUE(addr)) {
+			shmem_put(shm);
+			return addr;
+		}
+		struct vm_area_struct *vma = find_vma(mm, addr);
+		vma->vm_shm = shm;
+		vma->vm_pgoff = 0;
+	}
 	if (!IS_ERR_VALUE(addr) &&
 	    ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE))
 		*populate = true;

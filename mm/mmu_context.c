@@ -18,6 +18,7 @@
 #include "mm/hugetlb_vma.h"
 #include "mm/mempolicy.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
 #include "mm/util.h"
 #include "mm/vma.h"
 
@@ -181,6 +182,7 @@ static int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 			tmp->vm_mm = mm;
 			mpol_get(tmp->vm_policy);       /* vma_dup_policy */
 			resv_map_get(tmp->vm_resv_map); /* hugetlb_vm_op_open */
+			shmem_get(tmp->vm_shm);         /* get_file: the child maps the same pages */
 			tmp->vm_flags &= ~VM_LOCKED_MASK;
 			if (!(tmp->vm_flags & VM_WIPEONFORK))
 				err = anon_vma_fork(tmp, mpnt);

@@ -42,6 +42,7 @@ KERNEL_SRCS += \
 	mm/process_vm_access.c \
 	mm/pt_reclaim.c \
 	mm/rmap.c \
+	mm/shmem.c \
 	mm/pte_ref.c \
 	mm/shrinker.c \
 	mm/slab.c \

@@ -33,6 +33,7 @@
 #include "mm/mmu_gather.h"
 #include "mm/page.h"
 #include "mm/pt_reclaim.h"
+#include "mm/shmem.h"
 
 /* --- zap -------------------------------------------------------------------- */
 
@@ -134,7 +135,10 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 				continue;
 			}
 			struct page *page = pfn_to_page(pte_pfn(entry));
-			anon_page_unmapped(mm, page, 1);
+			if (details->vma->vm_shm)
+				shmem_page_unmapped(mm, page);
+			else
+				anon_page_unmapped(mm, page, 1);
 			if (__tlb_remove_page_size(tlb, page, addr, 0)) {
 				/* Full: flush outside the lock, then go on. */
 				force_flush = true;

@@ -38,6 +38,7 @@
 #include "mm/mempolicy.h"
 #include "mm/mmu_gather.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 
@@ -152,8 +153,10 @@ void vma_link(struct mm_struct *mm, struct vm_area_struct *vma, struct vm_area_s
 	/* A VMA fresh from mmap or brk (vm_pgoff still 0) gets Linux's anonymous
 	 * pgoff, addr >> PAGE_SHIFT (do_mmap, do_brk_flags). No anonymous VMA
 	 * has pgoff 0 otherwise: mappings start at mmap_min_addr or above, and
-	 * split or moved pieces keep offsets from such a start. */
-	if (!vma->vm_pgoff)
+	 * split or moved pieces keep offsets from such a start. A shared
+	 * anonymous VMA's is an offset in its object (mm/shmem.h): 0 is
+	 * its first page's. */
+	if (!vma->vm_pgoff && !vma->vm_shm)
 		vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
 	vma->vm_mm = mm;
 	vma->vm_prev = prev;
@@ -223,6 +226,7 @@ struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
 	}
 	mpol_get(new->vm_policy);       /* vma_dup_policy */
 	resv_map_get(new->vm_resv_map); /* hugetlb_vm_op_open */
+	shmem_get(new->vm_shm);         /* get_file */
 	return new;
 }
 
@@ -235,6 +239,7 @@ void vm_area_dup_abort(struct vm_area_struct *new)
 	/* Its range is still orig's: the reservations are orig's to give
 	 * back, only the map's reference is this copy's. */
 	resv_map_put(new->vm_resv_map);
+	shmem_put(new->vm_shm);
 	kfree(new);
 }
 
@@ -302,6 +307,7 @@ void vm_area_free(struct vm_area_struct *vma)
 		 * reservations go back to the pool. */
 		hugetlb_vm_op_close(vma);
 		unlink_anon_vmas(vma);
+		shmem_put(vma->vm_shm); /* Linux's fput of vm_file */
 		mpol_put(vma->vm_policy);
 	}
 	kfree(vma);
@@ -393,8 +399,12 @@ static bool is_mergeable_vma(const struct vma_merge_struct *vmg, bool merge_next
 	const struct vm_area_struct *vma = merge_next ? vmg->next : vmg->prev;
 	/* A hugetlb VMA has its own reservation map and a close that
 	 * returns its reservations: never merged (Linux refuses a merge with
-	 * a VMA whose vm_ops has close). */
-	return vma->vm_flags == vmg->flags && !(vmg->flags & VM_HUGETLB) && mpol_equal(vma->vm_policy, vmg->policy);
+	 * a VMA whose vm_ops has close). Nor is a shared anonymous one here
+	 * (each has its shmem object, and the merge rules do not compare
+	 * them; Linux merges two VMAs of one shmem file at offsets that
+	 * follow each other). */
+	return vma->vm_flags == vmg->flags && !(vmg->flags & (VM_HUGETLB | VM_SHARED)) &&
+	       mpol_equal(vma->vm_policy, vmg->policy);
 }
 
 static unsigned long vma_pages(const struct vm_area_struct *vma)

@@ -26,6 +26,7 @@
 #include "mm/page_alloc.h"
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
 
 #define RW (PROT_READ | PROT_WRITE)
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
@@ -603,6 +604,55 @@ static void fork_beside_faults_and_dontneed_on_every_cpu(struct kunit *test)
 	test_mm_destroy(test, parent);
 }
 
+/* MAP_SHARED | MAP_ANONYMOUS (mm/shmem.h): a read gives a page of the
+ * object (no zero page), fork copies no entry and the child finds the same
+ * pages, a write on either side is seen by the other, MADV_DONTNEED keeps
+ * the data (the object has it), mprotect back to writable writes in place,
+ * RSS counts the pages as RssShmem, and the object goes with its last
+ * VMA (the parent's leak check). */
+static void shared_anonymous_memory_is_shared_across_fork(struct kunit *test)
+{
+	struct mm_struct *parent = parent_mm(test);
+	unsigned long len = 8 * PAGE_SIZE, shmem = nr_shmem_pages();
+	unsigned long a = do_mmap(parent, 0, len, RW, MAP_SHARED | MAP_ANONYMOUS);
+	KUNIT_ASSERT_LT(test, a, TASK_SIZE);
+	KUNIT_EXPECT_NOT_NULL(test, find_vma(parent, a)->vm_shm);
+	KUNIT_EXPECT_EQ(test, read_in(parent, a), 0ull);
+	KUNIT_EXPECT_FALSE(test, is_zero_pfn(pte_pfn(test_mm_pte(parent, a))));
+	KUNIT_EXPECT_EQ(test, write_in(parent, a + PAGE_SIZE, 7), 0);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pages(), shmem + 2);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(parent, MM_SHMEMPAGES), 2ul);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(parent, MM_ANONPAGES), 0ul);
+	struct mm_struct *child = fork_mm(test, parent);
+	KUNIT_EXPECT_TRUE(test, pte_none(test_mm_pte(child, a + PAGE_SIZE))); /* nothing copied */
+	KUNIT_EXPECT_EQ(test, read_in(child, a + PAGE_SIZE), 7ull);
+	KUNIT_EXPECT_PTR_EQ(test, page_at(child, a + PAGE_SIZE), page_at(parent, a + PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, mapcount_at(parent, a + PAGE_SIZE), 2);
+	KUNIT_EXPECT_EQ(test, write_in(child, a + 2 * PAGE_SIZE, 8), 0);
+	KUNIT_EXPECT_EQ(test, read_in(parent, a + 2 * PAGE_SIZE), 8ull);
+	KUNIT_EXPECT_EQ(test, write_in(parent, a + PAGE_SIZE, 9), 0);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + PAGE_SIZE), 9ull);
+	/* MADV_DONTNEED drops the child's entries, not the data. */
+	KUNIT_EXPECT_EQ(test, do_madvise(child, a, len, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(child, MM_SHMEMPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + 2 * PAGE_SIZE), 8ull);
+	/* Read-only, then writable again: written in place, no copy. */
+	struct page *p = page_at(parent, a + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, do_mprotect(parent, a, len, PROT_READ), 0);
+	KUNIT_EXPECT_EQ(test, do_mprotect(parent, a, len, RW), 0);
+	KUNIT_EXPECT_EQ(test, write_in(parent, a + PAGE_SIZE, 10), 0);
+	KUNIT_EXPECT_PTR_EQ(test, page_at(parent, a + PAGE_SIZE), p);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + PAGE_SIZE), 10ull);
+	/* A piece unmapped in the parent: the child still maps the object. */
+	KUNIT_EXPECT_EQ(test, do_munmap(parent, a, 4 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + PAGE_SIZE), 10ull);
+	put_child(test, child);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pages(), shmem + 3);
+	KUNIT_EXPECT_EQ(test, do_munmap(parent, a, len), 0);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pages(), shmem); /* the object went with its last VMA */
+	test_mm_destroy(test, parent);
+}
+
 static struct fault_attr saved_attr;
 
 static void injection_off(void *unused)
@@ -665,6 +715,7 @@ static struct kunit_case fork_cases[] = {
 	KUNIT_CASE_PARAM(migration_moves_a_page_every_process_maps, modes_gen_params),
 	KUNIT_CASE_PARAM(fork_out_of_memory_leaves_nothing_behind, modes_gen_params),
 	KUNIT_CASE_PARAM(fork_beside_faults_and_dontneed_on_every_cpu, modes_gen_params),
+	KUNIT_CASE_PARAM(shared_anonymous_memory_is_shared_across_fork, modes_gen_params),
 	{}
 };
 

@@ -105,10 +105,10 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 	struct vm_counts c;
 	mmap_read_lock(mm);
 	count_vmas(mm, &c);
-	unsigned long anon = get_mm_counter(mm, MM_ANONPAGES);
+	unsigned long anon = get_mm_counter(mm, MM_ANONPAGES), shmem = get_mm_counter(mm, MM_SHMEMPAGES);
 	unsigned long total_vm = READ_ONCE(mm->total_vm);
 	unsigned long hiwater_vm = max(total_vm, READ_ONCE(mm->hiwater_vm));
-	unsigned long total_rss = anon; /* no file or shmem pages */
+	unsigned long total_rss = anon + shmem; /* no file pages */
 	unsigned long hiwater_rss = max(total_rss, READ_ONCE(mm->hiwater_rss));
 	/* Text is the code segment's span, at most the executable VMAs. */
 	unsigned long text = ALIGN_UP(mm->end_code, PAGE_SIZE) - (mm->start_code & PAGE_MASK);
@@ -124,7 +124,7 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 	SEQ_PUT_KB("VmRSS:", total_rss);
 	SEQ_PUT_KB("RssAnon:", anon);
 	SEQ_PUT_KB("RssFile:", 0ul);      /* no file mappings */
-	SEQ_PUT_KB("RssShmem:", 0ul);     /* no shared memory */
+	SEQ_PUT_KB("RssShmem:", shmem);   /* shared anonymous memory (mm/shmem.h) */
 	SEQ_PUT_KB("VmData:", c.data);
 	SEQ_PUT_KB("VmStk:", c.stack);
 	seq_buf_printf(m, "VmExe:\t%8lu kB\n", text >> 10);
@@ -265,7 +265,7 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 	if (mm) {
 		mmap_read_lock(mm);
 		vsize = READ_ONCE(mm->total_vm) << PAGE_SHIFT;
-		rss = get_mm_counter(mm, MM_ANONPAGES);
+		rss = get_mm_rss(mm);
 		code[0] = mm->start_code;
 		code[1] = mm->end_code;
 		stack = mm->start_stack;
@@ -316,6 +316,7 @@ void statm_show(struct seq_buf *m, const struct proc_node *node)
 	count_vmas(mm, &c);
 	unsigned long text = (ALIGN_UP(mm->end_code, PAGE_SIZE) - (mm->start_code & PAGE_MASK)) >> PAGE_SHIFT;
 	mmap_read_unlock(mm);
-	seq_buf_printf(m, "%lu %lu %lu %lu 0 %lu 0\n", READ_ONCE(mm->total_vm),
-		       get_mm_counter(mm, MM_ANONPAGES), 0ul, text, c.data + c.stack);
+	/* Linux's statm: resident, then shared (file and shmem pages). */
+	seq_buf_printf(m, "%lu %lu %lu %lu 0 %lu 0\n", READ_ONCE(mm->total_vm), get_mm_rss(mm),
+		       get_mm_counter(mm, MM_SHMEMPAGES), text, c.data + c.stack);
 }

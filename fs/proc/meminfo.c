@@ -10,6 +10,7 @@
 #include "mm/hugetlb.h"
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
+#include "mm/shmem.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 #include "mm/vmalloc.h"
@@ -60,7 +61,7 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "MemAvailable:   ", available);
 	/* No block devices, page cache, swap or LRU lists: these are 0. */
 	show_val_kb(m, "Buffers:        ", 0);
-	show_val_kb(m, "Cached:         ", 0);
+	show_val_kb(m, "Cached:         ", nr_shmem_pages()); /* Linux counts shmem in the page cache */
 	show_val_kb(m, "SwapCached:     ", 0);
 	show_val_kb(m, "Active:         ", 0);
 	show_val_kb(m, "Inactive:       ", 0);
@@ -78,7 +79,7 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "Writeback:      ", 0);
 	show_val_kb(m, "AnonPages:      ", nr_anon_pages());
 	show_val_kb(m, "Mapped:         ", 0); /* no file mappings */
-	show_val_kb(m, "Shmem:          ", 0);
+	show_val_kb(m, "Shmem:          ", nr_shmem_pages()); /* shared anonymous memory (mm/shmem.h) */
 	show_val_kb(m, "KReclaimable:   ", 0);
 	show_val_kb(m, "Slab:           ", slab);
 	show_val_kb(m, "SReclaimable:   ", 0);

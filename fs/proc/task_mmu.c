@@ -204,16 +204,19 @@ struct mem_size_stats {
 	unsigned long resident, shared_clean, shared_dirty, private_clean, private_dirty;
 	unsigned long referenced, anonymous, anonymous_thp;
 	unsigned long private_hugetlb, shared_hugetlb;
-	u64 pss, pss_anon, pss_dirty, pss_locked;
+	u64 pss, pss_anon, pss_shmem, pss_dirty, pss_locked;
 };
 
-/* Linux's smaps_page_accumulate. Every page here is anonymous (Pss_Anon;
- * Pss_File and Pss_Shmem stay 0). */
+/* Linux's smaps_page_accumulate. A page here is anonymous (Pss_Anon) or
+ * of shared anonymous memory (Pss_Shmem); Pss_File stays 0. */
 static void smaps_page_accumulate(struct mem_size_stats *mss, unsigned long size, u64 pss,
-				  bool dirty, bool locked, bool private)
+				  bool dirty, bool locked, bool private, bool anon)
 {
 	mss->pss += pss;
-	mss->pss_anon += pss;
+	if (anon)
+		mss->pss_anon += pss;
+	else
+		mss->pss_shmem += pss;
 	if (locked)
 		mss->pss_locked += pss;
 	if (dirty) {
@@ -236,9 +239,10 @@ static void smaps_page_accumulate(struct mem_size_stats *mss, unsigned long size
  * MADV_FREE-lazy pages here (MADV_FREE frees at once): LazyFree and KSM
  * stay 0. */
 static void smaps_account(struct mem_size_stats *mss, struct page *page, unsigned long size,
-			  bool young, bool dirty, bool locked)
+			  bool young, bool dirty, bool locked, bool anon)
 {
-	mss->anonymous += size;
+	if (anon)
+		mss->anonymous += size;
 	mss->resident += size;
 	if (young)
 		mss->referenced += size;
@@ -253,7 +257,7 @@ static void smaps_account(struct mem_size_stats *mss, struct page *page, unsigne
 		u64 pss = (u64)PAGE_SIZE << PSS_SHIFT;
 		if (mapcount >= 2)
 			pss /= (u64)mapcount;
-		smaps_page_accumulate(mss, PAGE_SIZE, pss, dirty, locked, mapcount < 2);
+		smaps_page_accumulate(mss, PAGE_SIZE, pss, dirty, locked, mapcount < 2, anon);
 	}
 }
 
@@ -274,7 +278,7 @@ static int smaps_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	struct page *page = vm_normal_page(pte);
 	if (page)
 		smaps_account(walk->private, page, PAGE_SIZE, pte_val(pte) & _PAGE_ACCESSED,
-			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED);
+			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, !walk->vma->vm_shm);
 	return 0;
 }
 
@@ -288,7 +292,7 @@ static int smaps_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, str
 	unsigned long size = next - addr; /* HPAGE_PMD_SIZE: a huge PMD lies inside its VMA */
 	mss->anonymous_thp += size;
 	smaps_account(mss, pfn_to_page(pmd_pfn(pmd)), size, pmd_val(pmd) & _PAGE_ACCESSED,
-		      pmd_val(pmd) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED);
+		      pmd_val(pmd) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, true);
 	return 0;
 }
 
@@ -331,7 +335,7 @@ static void __show_smap(struct seq_buf *m, const struct mem_size_stats *mss, boo
 	if (rollup) {
 		put_kb(m, "Pss_Anon:       ", (unsigned long)(mss->pss_anon >> PSS_SHIFT));
 		put_kb(m, "Pss_File:       ", 0);
-		put_kb(m, "Pss_Shmem:      ", 0);
+		put_kb(m, "Pss_Shmem:      ", (unsigned long)(mss->pss_shmem >> PSS_SHIFT));
 	}
 	put_kb(m, "Shared_Clean:   ", mss->shared_clean);
 	put_kb(m, "Shared_Dirty:   ", mss->shared_dirty);
@@ -472,7 +476,7 @@ static int pagemap_pte_hole(unsigned long addr, unsigned long next, int depth, s
 /* Linux's pte_to_pagemap_entry: a present PTE (PROT_NONE included) gives
  * PM_PRESENT and its PFN; PM_MMAP_EXCLUSIVE when it maps a normal page
  * mapped once (not the zero page, which vm_normal_page does not return).
- * There are no swap entries, and every page is anonymous (no PM_FILE). */
+ * There are no swap entries; a shared anonymous page is PM_FILE (not anonymous to Linux). */
 static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 {
 	(void)addr;
@@ -485,6 +489,8 @@ static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk
 		struct page *page = vm_normal_page(pte);
 		if (page && page_mapcount(page) == 1)
 			flags |= PM_MMAP_EXCLUSIVE;
+		if (page && walk->vma->vm_shm)
+			flags |= PM_FILE; /* a shmem page is not anonymous (Linux's !PageAnon) */
 	}
 	return add_to_pagemap(make_pme(frame, flags), pm);
 }

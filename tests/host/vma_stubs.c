@@ -15,6 +15,7 @@
 #include "mm/mmu_gather.h"
 #include "mm/pt_reclaim.h"
 #include "mm/slab.h"
+#include "mm/shmem.h"
 #include "mm/util.h"
 #include "mm/vma.h"
 #include "tests/host/shim.h"
@@ -597,6 +598,30 @@ unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsign
 void resv_map_get(struct resv_map *resv) { (void)resv; }
 void resv_map_put(struct resv_map *resv) { (void)resv; }
 unsigned long mmap_min_addr = DEFAULT_MMAP_MIN_ADDR; /* mm/util.c's */
+
+/* mm/shmem.c: a shared anonymous mapping's object, counted as a live
+ * object (the leak checks) and never faulted here. */
+struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len, bool noreserve, int *err)
+{
+	(void)mm, (void)noreserve;
+	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	*err = obj ? 0 : -ENOMEM;
+	if (obj) {
+		obj->refcount = 1;
+		obj->size = len >> PAGE_SHIFT;
+	}
+	return obj;
+}
+void shmem_get(struct shmem_object *obj)
+{
+	if (obj)
+		obj->refcount++;
+}
+void shmem_put(struct shmem_object *obj)
+{
+	if (obj && !--obj->refcount)
+		kfree(obj);
+}
 void hugetlb_vm_op_close(struct vm_area_struct *vma) { (void)vma; }
 int hugetlb_vm_op_split(const struct vm_area_struct *vma, unsigned long addr)
 {

@@ -1,0 +1,63 @@
+/* Shared anonymous memory: mmap(MAP_SHARED | MAP_ANONYMOUS) (Linux's
+ * shmem_zero_setup, mm/shmem.c). Every VMA of such a mapping (its pieces
+ * after a split, its copies in children after fork, its place after
+ * mremap) points to one shmem object, the page cache of an unnamed shmem
+ * file: one page per page offset, made by the first fault that needs it
+ * (a read as a write: no zero page), kept by the object until the object
+ * goes with its last VMA. A write is seen by every process mapping the
+ * page: no copy-on-write, and fork copies no entry (the child's faults
+ * find the pages in the object).
+ *
+ * Counting (Linux's): a mapped shmem page counts in the mm's
+ * MM_SHMEMPAGES (RssShmem), not in AnonPages; the object's pages in
+ * /proc/meminfo's Shmem. Each mapping holds a reference and a map count,
+ * as an anonymous page's do; the object holds one reference per page.
+ * The object's size is fixed at mmap (a fault past it is SIGBUS, as past
+ * the end of a shmem file), and its commit is charged at mmap unless
+ * MAP_NORESERVE, and given back when it goes (Linux's shmem_acct_size).
+ *
+ * Locking: the object's lock orders the creation of its pages; the
+ * refcount (the VMAs) is atomic. mmlab's shmem objects are not files:
+ * they have no name, no inode, and nothing but MAP_SHARED anonymous
+ * mappings makes them (the tmpfs of the files layer will). */
+#ifndef MM_SHMEM_H
+#define MM_SHMEM_H
+
+#include "kernel/spinlock.h"
+#include "kernel/types.h"
+
+struct page;
+struct vm_area_struct;
+struct vm_fault;
+struct mm_struct;
+
+struct shmem_object {
+	int refcount;            /* VMAs pointing to it; atomic */
+	spinlock_t lock;         /* the slots of pages */
+	unsigned long size;      /* pages (the mapping's length at mmap) */
+	unsigned long nrpages;   /* pages present */
+	bool accounted;          /* its size is charged to the commit */
+	struct page **pages;     /* slot i: the page at offset i, or NULL */
+};
+
+/* A new object of len bytes for a MAP_SHARED anonymous mapping, charged
+ * unless noreserve; NULL with *err (-ENOMEM) when memory or commit is
+ * short. */
+struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len, bool noreserve, int *err);
+void shmem_get(struct shmem_object *obj);
+/* Drops a VMA's reference; the last frees the object and its pages. */
+void shmem_put(struct shmem_object *obj);
+
+/* The page at page offset pgoff, with a reference for the caller's
+ * mapping (made zeroed if absent, from vma's NUMA policy); NULL with
+ * VM_FAULT_SIGBUS past the object's end or VM_FAULT_OOM in *ret. */
+struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret);
+
+/* Accounting of a mapping of a shmem page in mm (mm/memory.c's callers). */
+void shmem_page_mapped(struct mm_struct *mm, struct page *page);
+void shmem_page_unmapped(struct mm_struct *mm, struct page *page);
+
+/* Pages in shmem objects (/proc/meminfo Shmem). */
+unsigned long nr_shmem_pages(void);
+
+#endif
