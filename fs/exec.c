@@ -198,8 +198,6 @@ int create_elf_tables(const struct elf_image_info *elf, int argc, char *const ar
  * and close-on-exec descriptors are gone. */
 
 #define BINPRM_STRINGS 16384
-#define AT_SYMLINK_NOFOLLOW 0x100
-#define AT_EMPTY_PATH 0x1000
 
 struct linux_binprm {
 	int argc, envc;

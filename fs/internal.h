@@ -38,6 +38,11 @@ int path_openat(struct files_struct *files, int dirfd, const char *path, int fla
  * results. */
 int path_lookupat(struct files_struct *files, int dirfd, const char *path, struct proc_node *node, char **normp,
 		  bool *slash);
+/* The *at system calls' flags (Linux's fcntl.h values). */
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_EACCESS 0x200
+#define AT_EMPTY_PATH 0x1000
+
 /* Linux's getname()/getname_maybe_null(): the user path into a PATH_MAX
  * kernel buffer (*out, kfree it); with empty_ok, NULL or "" give "".
  * 0 or -EFAULT, -ENAMETOOLONG, -ENOENT (empty without empty_ok), -ENOMEM. */

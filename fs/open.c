@@ -1,9 +1,10 @@
-/* open(2) and openat(2) (Linux's fs/open.c): the flags' own checks
+/* open(2) and openat(2), access(2) and faccessat(2) (Linux's fs/open.c): the flags' own checks
  * (build_open_flags), then a descriptor reserved before the lookup
  * (-EMFILE first, as do_sys_openat2), the path opened (fs/namei.c), and
  * the file installed. */
 #include "fs/internal.h"
 #include "fs/fdtable.h"
+#include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "kernel/unistd.h"
@@ -68,4 +69,62 @@ SYSCALL_DEFINE3(open, const char __user *, filename, int, flags, umode_t, mode)
 SYSCALL_DEFINE4(openat, int, dfd, const char __user *, filename, int, flags, umode_t, mode)
 {
 	return do_sys_open(dfd, filename, flags, mode);
+}
+
+#define F_OK 0
+#define X_OK 1
+#define W_OK 2
+#define R_OK 4
+
+/* Linux's do_faccessat: the mode and flags checked, the path looked up as
+ * open's is (-ENOENT, -ENOTDIR...). Every mmlab process is root (Linux's
+ * CAP_DAC_OVERRIDE): reading and writing pass, but writing /bin, a
+ * read-only file system, is -EROFS; executing needs an x bit on anything
+ * but a directory. AT_EACCESS changes nothing with one identity. */
+static long do_faccessat(int dfd, const char __user *filename, int mode, int flags)
+{
+	if (mode & ~(R_OK | W_OK | X_OK))
+		return -EINVAL;
+	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	char *name;
+	long err = getname(filename, flags & AT_EMPTY_PATH, &name);
+	if (err)
+		return err;
+	struct proc_node node;
+	bool slash;
+	char *norm;
+	err = path_lookupat(current->files, dfd, name, &node, &norm, &slash);
+	kfree(name);
+	if (!norm)
+		return err;
+	if (err == 1)
+		err = -ENOENT; /* the last name is missing */
+	if (!err) {
+		bool dir = proc_node_is_dir(&node);
+		unsigned short m = node.entry ? node.entry->mode : 0;
+		if (slash && !dir)
+			err = -ENOTDIR;
+		else if ((mode & W_OK) && node.module)
+			err = -EROFS;
+		else if ((mode & X_OK) && !dir && !(m & 0111))
+			err = -EACCES;
+	}
+	kfree(norm);
+	return err;
+}
+
+SYSCALL_DEFINE2(access, const char __user *, filename, int, mode)
+{
+	return do_faccessat(AT_FDCWD, filename, mode, 0);
+}
+
+SYSCALL_DEFINE3(faccessat, int, dfd, const char __user *, filename, int, mode)
+{
+	return do_faccessat(dfd, filename, mode, 0);
+}
+
+SYSCALL_DEFINE4(faccessat2, int, dfd, const char __user *, filename, int, mode, int, flags)
+{
+	return do_faccessat(dfd, filename, mode, flags);
 }

@@ -11,9 +11,7 @@
 #include "lib/string.h"
 #include "mm/slab.h"
 
-#define AT_SYMLINK_NOFOLLOW 0x100
 #define AT_NO_AUTOMOUNT 0x800
-#define AT_EMPTY_PATH 0x1000
 #define AT_STATX_SYNC_TYPE 0x6000
 
 /* struct stat of x86_64 (arch/x86/include/uapi/asm/stat.h). */

@@ -75,6 +75,7 @@ typedef u64 phys_addr_t;
 #define ENOTTY 25
 #define ENOSPC 28
 #define ESPIPE 29
+#define EROFS 30
 #define ERANGE 34
 #define ENAMETOOLONG 36
 #define ENOSYS 38

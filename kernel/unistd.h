@@ -20,6 +20,7 @@
 #define __NR_pread64 17
 #define __NR_readv 19
 #define __NR_writev 20
+#define __NR_access 21
 #define __NR_sched_yield 24
 #define __NR_mremap 25
 #define __NR_msync 26
@@ -85,6 +86,7 @@
 #define __NR_openat 257
 #define __NR_newfstatat 262
 #define __NR_readlinkat 267
+#define __NR_faccessat 269
 #define __NR_set_robust_list 273
 #define __NR_get_robust_list 274
 #define __NR_move_pages 279
@@ -98,6 +100,7 @@
 #define __NR_mlock2 325
 #define __NR_rseq 334
 #define __NR_clone3 435
+#define __NR_faccessat2 439
 #define __NR_set_mempolicy_home_node 450
 #define NR_syscalls 451
 

@@ -66,7 +66,6 @@ mm_st_src = $(patsubst %_64,%,$(1)).c
 # passes is reported passed, with a line saying its entry can go. Plain
 # words only, no ; or quotes: the text rides on a GRUB module line.
 MM_ST_LACKS_map_populate := files: tmpfile, fork
-MM_ST_LACKS_mremap_test := shared anonymous memory (MAP_SHARED|MAP_ANONYMOUS)
 MM_ST_LACKS_mremap_dontunmap := memfd_create: shmem
 MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
 MM_ST_LACKS_cow := THP for shmem in sysfs, fork
