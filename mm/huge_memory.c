@@ -479,6 +479,27 @@ static const struct proc_dir_entry thp_dir __proc_entry = {
 PROC_FILE_RW(thp_defrag_file, thp_dir, "defrag", thp_defrag_show, thp_defrag_write);
 PROC_FILE_RW(thp_enabled_file, thp_dir, "enabled", thp_enabled_show, thp_enabled_write);
 PROC_FILE(thp_hpage_pmd_size_file, thp_dir, "hpage_pmd_size", thp_hpage_pmd_size_show);
+
+/* shmem_enabled: whether shmem (here: shared anonymous memory,
+ * mm/shmem.h) may use huge pages. mmlab's shmem has none, so the file
+ * shows Linux's words with "never" chosen and takes "never" and "deny"
+ * (both: no huge page), refusing the others with -EINVAL rather than
+ * saying yes to a choice it cannot make. */
+static const char *const shmem_enabled_words[] = { "always", "within_size", "advise", "never", "deny", "force" };
+static void thp_shmem_enabled_show(struct seq_buf *m, const struct proc_node *node)
+{
+	(void)node;
+	show_choice(m, shmem_enabled_words, 6, 3);
+}
+static long thp_shmem_enabled_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	(void)node;
+	int i = match_choice(shmem_enabled_words, 6, buf, len);
+	if (i < 0)
+		return i;
+	return i == 3 || i == 4 ? (long)len : -EINVAL;
+}
+PROC_FILE_RW(thp_shmem_enabled_file, thp_dir, "shmem_enabled", thp_shmem_enabled_show, thp_shmem_enabled_write);
 PROC_FILE_RW(thp_use_zero_page_file, thp_dir, "use_zero_page", thp_use_zero_page_show, thp_use_zero_page_write);
 
 void thp_vmstat_show(struct seq_buf *m)

@@ -65,17 +65,18 @@ mm_st_src = $(patsubst %_64,%,$(1)).c
 # so that make test stays green while the features are missing; one that
 # passes is reported passed, with a line saying its entry can go. Plain
 # words only, no ; or quotes: the text rides on a GRUB module line.
-MM_ST_LACKS_map_populate := files: tmpfile, fork
+MM_ST_LACKS_map_populate := files: tmpfile
 MM_ST_LACKS_mremap_dontunmap := memfd_create: shmem
 MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
-MM_ST_LACKS_cow := THP for shmem in sysfs, fork
+MM_ST_LACKS_cow := the khugepaged sysfs files that thp_settings saves first
 MM_ST_LACKS_mkdirty := /proc/self/mem
 MM_ST_LACKS_ksm_functional_tests := /proc/self/mem, KSM
-MM_ST_LACKS_mdwe_test := shared anonymous memory for kselftest_harness, fork
-MM_ST_LACKS_migration := shared anonymous memory for kselftest_harness, fork
-MM_ST_LACKS_hmm-tests := shared anonymous memory for kselftest_harness, fork, test_hmm
+MM_ST_LACKS_mdwe_test := prctl PR_SET_MDWE
+MM_ST_LACKS_migration := migration of shmem and hugetlb pages, and its THP case outlasts 30 s under TCG
+MM_ST_LACKS_hmm-tests := the test_hmm device
 MM_ST_LACKS_droppable := MAP_DROPPABLE of Linux 6.11
 MM_ST_LACKS_split_huge_page_test := debugfs split_huge_pages
+MM_ST_LACKS_khugepaged := khugepaged, THP for shmem in sysfs
 MM_ST_LACKS_hugepage-mmap := memfd_create MFD_HUGETLB
 MM_ST_LACKS_hugetlb-madvise := memfd_create MFD_HUGETLB
 MM_ST_LACKS_hugepage-mremap := hugetlbfs files
