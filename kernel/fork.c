@@ -112,6 +112,7 @@ struct kernel_clone_args {
 };
 
 __noreturn void ret_from_fork_user(const struct pt_regs *regs); /* user_entry.asm */
+__noreturn void call_on_stack(void *sp, void (*fn)(void *), void *arg); /* user_entry.asm */
 
 DEFINE_SPINLOCK(tasklist_lock);
 
@@ -126,11 +127,17 @@ static void refuse_once(bool *said, const struct kernel_clone_args *args, const 
 static bool said_unsupported, said_files, said_set_tid;
 
 /* The new task's first code, in kernel mode on its CPU, with the mm and
- * FS/GS bases loaded by the switch to it. */
-static int fork_entry(void *data)
+ * FS/GS bases loaded by the switch to it, on the stack below the place of
+ * its user registers (fork_entry moved it there): the parent's registers
+ * as clone made them go there first, so that a signal delivered before
+ * the task ever ran in user mode (a kill between clone and the first
+ * switch) builds its frame from them, as every later entry's delivery
+ * does from task_pt_regs. */
+static __noreturn void fork_entry_user(void *data)
 {
-	struct pt_regs regs = *(struct pt_regs *)data;
 	struct task_struct *tsk = current;
+	struct pt_regs *regs = task_pt_regs(tsk);
+	*regs = *(struct pt_regs *)data;
 	kfree(data);
 	/* Linux's schedule_tail: CLONE_CHILD_SETTID, errors ignored. */
 	if (tsk->set_child_tid) {
@@ -140,9 +147,15 @@ static int fork_entry(void *data)
 	/* The way out every entry takes (it returns with interrupts off, so
 	 * a group exit or a move to another CPU asked for after its checks
 	 * is seen by the kick's interrupt in user mode): a group exit that
-	 * began while this thread was being made, a pending migration. */
+	 * began while this thread was being made, a signal, a pending
+	 * migration. */
 	exit_to_user_mode_prepare();
-	ret_from_fork_user(&regs);
+	ret_from_fork_user(regs);
+}
+
+static int fork_entry(void *data)
+{
+	call_on_stack(task_pt_regs(current), fork_entry_user, data);
 }
 
 /* Linux's copy_process checks, in its order, then mmlab's own. */

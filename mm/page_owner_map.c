@@ -89,7 +89,7 @@ static u8 reserved_class(unsigned long pfn)
 }
 
 /* The head of the block of order >= the alignment tried that covers pfn,
- * with the flag (PG_buddy or PG_head) that marks such a head: a page
+ * with the flag (PG_buddy, PG_pcp or PG_head) that marks such a head: a page
  * inside a free block or an allocation of order > 0 has no flag of its
  * own (page.py's _free_block_head and _compound_head). */
 static bool block_head(unsigned long pfn, enum pageflags flag, unsigned long *head, unsigned *order)
@@ -170,6 +170,11 @@ static unsigned long classify(int nid, unsigned long pfn, unsigned long end, u8 
 		b = PAGE_OWNER_ANON;
 	else if (!page_ref_count(page) && block_head(pfn, PG_buddy, &head, &order)) {
 		b = PAGE_OWNER_FREE + (u8)order;
+		n = head + (1ul << order) - pfn;
+	} else if (!page_ref_count(page) && block_head(pfn, PG_pcp, &head, &order)) {
+		/* Inside a THP-order block on a per-CPU list whose head an
+		 * earlier stretch of the census saw. */
+		b = PAGE_OWNER_PCP;
 		n = head + (1ul << order) - pfn;
 	} else if (block_head(pfn, PG_head, &head, &order)) {
 		b = compound_class(pfn_to_page(head), order);

@@ -160,7 +160,8 @@ static void system_calls_act_on_current_mm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, console, -ENODEV);
 	KUNIT_EXPECT_EQ(test, high, -ENODEV);
 	KUNIT_EXPECT_EQ(test, closed, -EBADF);
-	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_SHARED | MAP_ANONYMOUS, -1ul, 0), -ENODEV);
+	/* Shared hugetlb memory needs a hugetlbfs file: none here. */
+	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, 2ul << 20, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1ul, 0), -ENODEV);
 	KUNIT_EXPECT_EQ(test, sys(__NR_mprotect, a, PAGE_SIZE, PROT_READ, 0, 0, 0), 0);
 	KUNIT_EXPECT_EQ(test, s.mm->map_count, 2);
 	KUNIT_EXPECT_EQ(test, sys(__NR_mprotect, a + 1, PAGE_SIZE, PROT_READ, 0, 0, 0), -EINVAL);

@@ -145,3 +145,16 @@ ret_from_fork_user:
 	add rsp, 16                     ; vector, error_code
 	swapgs
 	iretq
+
+; void call_on_stack(void *sp, void (*fn)(void *), void *arg) -- never returns.
+; Runs fn(arg) on the stack below sp (16-byte aligned), abandoning the
+; caller's frames: a new thread's first kernel code moves below the place
+; its user registers take at the top of its kernel stack (task_pt_regs),
+; which its first frames occupied (kernel/fork.c).
+global call_on_stack
+call_on_stack:
+	mov rsp, rdi
+	and rsp, -16
+	mov rdi, rdx
+	call rsi
+	ud2
