@@ -202,6 +202,13 @@ static void setpgid_after_exec(void)
 		execve(self, argv, envp);
 		_exit(127);
 	}
+	/* vfork returns once the child's exec has dropped the old mm, a
+	 * moment before Linux counts the exec (begin_new_exec's
+	 * self_exec_id): on one CPU the parent may run in between, when
+	 * setpgid still succeeds. Wait (at most a second) for the exec to
+	 * count. */
+	for (int i = 0; i < 200 && setpgid(pid, pid) == 0; i++)
+		usleep(5000);
 	CHECK_ERRNO(setpgid(pid, pid), EACCES);
 	CHECK(kill(pid, SIGKILL) == 0);
 	int status = -1;
