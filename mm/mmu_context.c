@@ -98,8 +98,13 @@ void switch_mm(struct mm_struct *prev, struct mm_struct *next)
 	phys_addr_t pgd = next ? __pa(next->pgd) : __pa(swapper_pg_dir);
 	if (next)
 		__atomic_fetch_or(&mm_cpumask(next)->bits, 1ull << smp_processor_id(), __ATOMIC_SEQ_CST);
-	if ((read_cr3() & PTE_PFN_MASK) != pgd)
+	if ((read_cr3() & PTE_PFN_MASK) != pgd) {
+		/* Before the CR3 write (serialising: the store is visible to
+		 * every flusher before this CPU can cache a translation of
+		 * the new tables). */
+		tlb_note_loaded_pgd(pgd);
 		write_cr3(pgd);
+	}
 }
 
 void kthread_use_mm(struct mm_struct *mm)

@@ -47,6 +47,14 @@ void flush_tlb_kernel_range(unsigned long start, unsigned long end)
 }
 
 DEFINE_PER_CPU(unsigned long, tlb_user_flush_count);
+/* The user PGD each CPU has loaded (0: none yet), written by switch_mm
+ * just before its CR3 write: a flush skips a CPU running another mm
+ * (mm_cpumask's bits are never cleared, so without this every flush would
+ * interrupt every CPU the mm ever ran on). Linux's cpu_tlbstate.loaded_mm
+ * serves the same. */
+DEFINE_PER_CPU(unsigned long, loaded_pgd_pa);
+
+void tlb_note_loaded_pgd(phys_addr_t pgd_pa) { this_cpu_write(loaded_pgd_pa, pgd_pa); }
 
 struct user_flush {
 	phys_addr_t pgd_pa;
@@ -82,6 +90,14 @@ void flush_tlb_user_range(const struct cpumask *mask, phys_addr_t pgd_pa, unsign
 	local_irq_save(flags);
 	unsigned cpu = smp_processor_id();
 	struct cpumask others = { mask->bits & ~(1ull << cpu) };
+	/* A CPU that has another mm loaded has no translation of this one
+	 * (no PCIDs: its CR3 write dropped them), and one that loads it
+	 * after the fence above walks the tables as they are now. */
+	for (u64 b = others.bits; b; b &= b - 1) {
+		unsigned c = (unsigned)__builtin_ctzll(b);
+		if (READ_ONCE(per_cpu(loaded_pgd_pa, c)) != pgd_pa)
+			others.bits &= ~(1ull << c);
+	}
 	bool local = mask->bits >> cpu & 1;
 	local_irq_restore(flags);
 	if (others.bits)

@@ -26,6 +26,8 @@ void flush_tlb_user_range(const struct cpumask *mask, phys_addr_t pgd_pa, unsign
 			  unsigned long end);
 /* User-range flushes this CPU did (its own and on request). */
 unsigned long tlb_user_flushes(unsigned cpu);
+/* switch_mm's note of the user PGD this CPU loads, before its CR3 write. */
+void tlb_note_loaded_pgd(phys_addr_t pgd_pa);
 
 /* Shootdowns this CPU has handled (tests, benchmarks). */
 unsigned long tlb_shootdowns_handled(unsigned cpu);
