@@ -141,15 +141,6 @@ struct rmap_walk_control {
  * kept so by the caller: a reference and a mapping that cannot go), with
  * the root anon_vma's rwsem held for reading. */
 void rmap_walk(struct page *page, const struct rmap_walk_control *rwc);
-/* The PTE of vma at address if it maps page, locked (*ptlp), with a
- * reference on its table in refcount mode (undo with
- * page_vma_mapped_done); NULL if it does not map it there. For 4 KiB
- * mappings; a huge PMD mapping page's head is reported by *huge. */
-pte_t *page_vma_mapped(struct page *page, struct vm_area_struct *vma, unsigned long address,
-		       pmd_t **pmdp, spinlock_t **ptlp, bool *huge);
-void page_vma_mapped_done(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd, pte_t *pte,
-			  spinlock_t *ptl);
-
 /* The VMAs linked to anon_vma (its chain list), under no lock: for tests
  * of a quiet mm. */
 long anon_vma_nr_chains(struct anon_vma *anon_vma);
