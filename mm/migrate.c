@@ -98,13 +98,20 @@ struct shared_migration {
  * anon_vma lock, then mmap_lock: the reverse of everyone else's, so a
  * wait could deadlock; a miss makes the page busy, as Linux's migration
  * gives up on a page it cannot unmap). */
-static bool hold_mm(struct shared_migration *sm, struct mm_struct *mm)
+static bool mm_held(const struct shared_migration *sm, struct mm_struct *mm)
 {
 	if (mm == sm->caller)
 		return true;
 	for (int i = 0; i < sm->nr_locked; i++)
 		if (sm->locked[i] == mm)
 			return true;
+	return false;
+}
+
+static bool hold_mm(struct shared_migration *sm, struct mm_struct *mm)
+{
+	if (mm_held(sm, mm))
+		return true;
 	if (sm->nr_locked == MIGRATE_MAX_MMS || !mmap_read_trylock(mm))
 		return false;
 	sm->locked[sm->nr_locked++] = mm;
@@ -120,6 +127,13 @@ static pte_t *lock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd
 		return NULL;
 	*pmdp = pmd;
 	return pte_tryget_map_lock(vma->vm_mm, pmd, address, ptlp);
+}
+
+static void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd, pte_t *pte,
+			  spinlock_t *ptl)
+{
+	pte_unmap_unlock(pte, ptl);
+	pte_put(vma->vm_mm, pmd, address);
 }
 
 /* Linux's try_to_migrate_one: the entry mapping old becomes a migration
@@ -145,8 +159,7 @@ static bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, un
 		anon_rmap_moved(page, false);
 		put_page(page); /* the mapping's reference; the mover holds its own */
 	}
-	pte_unmap_unlock(pte, ptl);
-	pte_put(vma->vm_mm, pmd, address);
+	unlock_pte_at(vma, address, pmd, pte, ptl);
 	return true;
 }
 
@@ -156,8 +169,8 @@ static bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, 
 {
 	struct shared_migration *sm = arg;
 	(void)page;
-	if (!hold_mm(sm, vma->vm_mm))
-		return true; /* it was never locked: no entry of ours there */
+	if (!mm_held(sm, vma->vm_mm))
+		return true; /* not reached by the first pass: no entry of ours there */
 	pmd_t *pmd;
 	spinlock_t *ptl;
 	pte_t *pte = lock_pte_at(vma, address, &pmd, &ptl);
@@ -168,8 +181,7 @@ static bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, 
 		anon_rmap_moved(sm->new, true);
 		set_pte(pte, migration_entry_to_pte(entry, page_to_pfn(sm->new)));
 	}
-	pte_unmap_unlock(pte, ptl);
-	pte_put(vma->vm_mm, pmd, address);
+	unlock_pte_at(vma, address, pmd, pte, ptl);
 	return true;
 }
 

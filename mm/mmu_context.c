@@ -179,15 +179,11 @@ static int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 			err = -ENOMEM;
 			break;
 		}
-		struct vm_area_struct *tmp = vm_area_alloc();
+		/* Its policy, hugetlb map and shmem object come with it: the
+		 * child maps the same shared pages. */
+		struct vm_area_struct *tmp = vm_area_copy(mpnt);
 		if (tmp) {
-			*tmp = *mpnt;
-			INIT_LIST_HEAD(&tmp->anon_vma_chain);
-			tmp->anon_vma = NULL;
 			tmp->vm_mm = mm;
-			mpol_get(tmp->vm_policy);       /* vma_dup_policy */
-			resv_map_get(tmp->vm_resv_map); /* hugetlb_vm_op_open */
-			shmem_get(tmp->vm_shm);         /* get_file: the child maps the same pages */
 			tmp->vm_flags &= ~VM_LOCKED_MASK;
 			if (!(tmp->vm_flags & VM_WIPEONFORK))
 				err = anon_vma_fork(tmp, mpnt);

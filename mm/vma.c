@@ -211,22 +211,29 @@ struct vm_area_struct *vm_area_alloc(void)
 	return vma;
 }
 
-struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
+struct vm_area_struct *vm_area_copy(struct vm_area_struct *orig)
 {
 	struct vm_area_struct *new = kmalloc(sizeof(*new), GFP_KERNEL);
 	if (!new)
 		return NULL;
 	*new = *orig;
 	INIT_LIST_HEAD(&new->anon_vma_chain);
+	new->anon_vma = NULL;
 	new->vm_rb = (struct rb_node){ 0 };
 	new->vm_next = new->vm_prev = NULL;
-	if (anon_vma_clone(new, orig)) {
-		kfree(new);
-		return NULL;
-	}
 	mpol_get(new->vm_policy);       /* vma_dup_policy */
 	resv_map_get(new->vm_resv_map); /* hugetlb_vm_op_open */
 	shmem_get(new->vm_shm);         /* get_file */
+	return new;
+}
+
+struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
+{
+	struct vm_area_struct *new = vm_area_copy(orig);
+	if (new && anon_vma_clone(new, orig)) {
+		vm_area_dup_abort(new);
+		return NULL;
+	}
 	return new;
 }
 

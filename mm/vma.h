@@ -24,6 +24,8 @@ struct vm_area_struct *vm_area_alloc(void); /* zeroed; NULL when memory is short
  * any mm; NULL when memory is short. vm_area_dup_abort frees one that was
  * never used (orig keeps its reservations). */
 struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig);
+/* The same on no anon_vma (for fork, whose anon_vma_fork links it). */
+struct vm_area_struct *vm_area_copy(struct vm_area_struct *orig);
 void vm_area_dup_abort(struct vm_area_struct *new);
 /* A neighbour's anon_vma vma may share (Linux's find_mergeable_anon_vma),
  * for anon_vma_prepare (mm/rmap.c); NULL if none. */
