@@ -605,9 +605,12 @@ __noreturn void do_exit(int code)
  * alloc_thread_stack_node): THREAD_SIZE-aligned, on the thread's node,
  * with an unmapped page below (the guard of the area under it, or free
  * space: mm/vmalloc.c), so an overflow faults at once instead of writing
- * over whatever lies below. The stack's range is purged (flushed and its
- * page tables freed) as soon as the thread is gone: a thread leaves
- * nothing behind. */
+ * over whatever lies below. A dead thread's stack is vfree'd as any
+ * vmalloc area: its pages go back at once, and its range waits on the lazy
+ * purge list with the others (as Linux's vfree). Purging it at every exit
+ * would broadcast a TLB-flush IPI per exiting thread and wait for every
+ * CPU's answer: under vCPU overcommit a chain of 1,000 forks spent most of
+ * its time there. */
 static void *alloc_thread_stack_node(int nid)
 {
 	return __vmalloc_node_range(THREAD_SIZE, THREAD_SIZE, VMALLOC_START, VMALLOC_END, GFP_KERNEL,
@@ -619,7 +622,6 @@ void free_thread_stack(void *stack)
 	if (!stack)
 		return;
 	vfree(stack);
-	vm_unmap_aliases();
 }
 
 /* The task whose stack has addr in the page below it (its guard), for the

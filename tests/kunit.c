@@ -46,6 +46,7 @@
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/slab.h"
+#include "mm/vmalloc.h"
 
 extern struct kunit_suite *const __kunit_suites_start[], *const __kunit_suites_end[];
 
@@ -338,6 +339,9 @@ void kunit_resources_take(struct kunit_resources *s)
 	 * are free memory for this purpose too: let them go. */
 	if (nr_pagetables_rcu_pending())
 		rcu_barrier();
+	/* So are the page-table pages of vmalloc ranges waiting on the lazy
+	 * purge list (a dead thread's stack, say). */
+	vm_unmap_aliases();
 	/* Empty slabs cached by kmalloc are free memory for this purpose. */
 	kmem_cache_shrink_all();
 	for (int nid = 0; nid < MAX_NUMNODES; nid++)
