@@ -482,6 +482,32 @@ static void device_nodes_and_their_links(struct ktest *t)
 	free(a);
 }
 
+/* Hard links whose data comes with the first name (GNU cpio gives it to
+ * the last, which the real archive shows): a later, empty name is linked
+ * and opened without O_TRUNC, so the data stays. Another file with the
+ * same ino but another type, or another device, is no link. */
+static void hard_links_data_first(struct ktest *t)
+{
+	struct archive *a = new_archive();
+	ADD(a, .name = "one", .mode = S_IFREG_ | 0644, .body = "shared", .body_len = 6, .ino = 9, .nlink = 2);
+	ADD(a, .name = "two", .mode = S_IFREG_ | 0644, .ino = 9, .nlink = 2);
+	ADD(a, .name = "dev", .mode = S_IFCHR_ | 0644, .ino = 9, .nlink = 2, .rmaj = 1, .rmin = 3);
+	trailer(a);
+	/* A new archive: the same ino is another file. */
+	ADD(a, .name = "three", .mode = S_IFREG_ | 0644, .body = "own", .body_len = 3, .ino = 9, .nlink = 2);
+	trailer(a);
+	KTEST_EXPECT_EQ(t, unpack(a), 0);
+	KTEST_EXPECT_EQ(t, sum.files, 2);
+	KTEST_EXPECT_EQ(t, sum.hard_links, 1);
+	KTEST_EXPECT_EQ(t, sum.nodes, 1);
+	KTEST_EXPECT_TRUE(t, fake_lookup("/one") == fake_lookup("/two"));
+	KTEST_EXPECT_TRUE(t, file_is("/two", "shared"));
+	KTEST_EXPECT_EQ(t, fake_lookup("/one")->nlink, 2);
+	KTEST_EXPECT_EQ(t, type_of("/dev"), S_IFCHR_);
+	KTEST_EXPECT_TRUE(t, file_is("/three", "own"));
+	free(a);
+}
+
 /* The helpers failing: reported, and the unpack goes on. */
 static void helpers_failing(struct ktest *t)
 {
@@ -536,6 +562,7 @@ int main(void)
 		KTEST_CASE(crc_format),
 		KTEST_CASE(header_not_hex),
 		KTEST_CASE(device_nodes_and_their_links),
+		KTEST_CASE(hard_links_data_first),
 		KTEST_CASE(helpers_failing),
 		KTEST_CASE(empty_input),
 	};
