@@ -5,6 +5,7 @@
 KERNEL_SRCS += \
 	fs/bin.c \
 	fs/binfmt_elf.c \
+	fs/char_dev.c \
 	fs/exec.c \
 	fs/file.c \
 	fs/file_table.c \
