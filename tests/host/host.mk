@@ -102,14 +102,16 @@ log2_test_SRCS := $(HOST_MEMBLOCK_SRCS)
 vmalloc_tree_test_SRCS := mm/vmap_area.c lib/rbtree.c $(HOST_MEMBLOCK_SRCS)
 
 # The initramfs unpacker (fs/initramfs.c) against a fake of fs/init.h's
-# helpers (tests/host/fake_init_fs.c), on an archive Debian's cpio writes
-# at build time (tests/host/initramfs_fixture.sh: C bytes in $(B)/host).
+# helpers (tests/host/fake_init_fs.c), on archives written at build time
+# by Debian's cpio and by tools/gen_init_cpio.c (tests/host/
+# initramfs_fixture.sh: C bytes in $(B)/host; GEN_INIT_CPIO is
+# tools/initramfs/initramfs.mk's).
 INITRAMFS_FIXTURE := $(B)/host/initramfs_fixture.c
 initramfs_test_SRCS := fs/initramfs.c tests/host/fake_init_fs.c $(INITRAMFS_FIXTURE) $(HOST_MEMBLOCK_SRCS)
-$(INITRAMFS_FIXTURE): tests/host/initramfs_fixture.sh
+$(INITRAMFS_FIXTURE): tests/host/initramfs_fixture.sh $(GEN_INIT_CPIO)
 	@mkdir -p $(dir $@)
 	$(say) CPIO $@
-	$(Q)$< $@
+	$(Q)$< $@ $(GEN_INIT_CPIO)
 
 .SECONDEXPANSION:
 $(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRCS) $$(HOST_SHIM_SRCS)) \

@@ -5,6 +5,8 @@
  *    chunk), three names of one file, symlinks, a device node in a second
  *    archive after the first one's zero padding; unpacked once, and again
  *    over itself; cut at every length, which must never crash or leak;
+ *  - one written by tools/gen_init_cpio.c (the tool build/initramfs.cpio
+ *    is made with): device nodes, a fifo, a socket, three names of a file;
  *  - archives written here, one broken thing each: bad magic, a name or
  *    data running past the end, a name without its NUL, a name size of 0,
  *    ".." in a name, a file over a directory (and the other way round),
@@ -23,6 +25,8 @@
 
 extern const unsigned char initramfs_fixture[];
 extern const unsigned long initramfs_fixture_len, initramfs_fixture_first_len;
+extern const unsigned char initramfs_gen_fixture[];
+extern const unsigned long initramfs_gen_fixture_len;
 
 #define S_IFMT_ 0170000
 #define S_IFDIR_ 0040000
@@ -231,6 +235,40 @@ static void cpio_archive_cut_everywhere(struct ktest *t)
 	ktest_diag(t, "%u of the cuts ended between archives", clean);
 	/* The first archive's end padding, and cut 0. */
 	KTEST_EXPECT_GE(t, clean, 2);
+}
+
+/* The archive tools/gen_init_cpio.c writes (as build/initramfs.cpio is
+ * made): device nodes of any number, a fifo, a socket, three names of one
+ * file, modes and owners from the list, one mtime for all. */
+static void gen_init_cpio_archive(struct ktest *t)
+{
+	KTEST_EXPECT_EQ(t, unpack_to_rootfs(initramfs_gen_fixture, initramfs_gen_fixture_len, &sum), 0);
+	KTEST_EXPECT_EQ(t, sum.archives, 1);
+	KTEST_EXPECT_EQ(t, sum.dirs, 3);
+	KTEST_EXPECT_EQ(t, sum.nodes, 5);
+	KTEST_EXPECT_EQ(t, sum.symlinks, 1);
+	KTEST_EXPECT_EQ(t, sum.files, 1);
+	KTEST_EXPECT_EQ(t, sum.hard_links, 2);
+	KTEST_EXPECT_EQ(t, sum.consumed % 512, 0);
+	KTEST_EXPECT_EQ(t, fake_lookup("/dev/console")->mode, S_IFCHR_ | 0600);
+	KTEST_EXPECT_EQ(t, fake_lookup("/dev/console")->rdev, 0x501);
+	KTEST_EXPECT_EQ(t, fake_lookup("/dev/sda")->mode, S_IFBLK_ | 0660);
+	KTEST_EXPECT_EQ(t, fake_lookup("/dev/sda")->gid, 6);
+	KTEST_EXPECT_EQ(t, fake_lookup("/dev/sda")->rdev, 0x800);
+	KTEST_EXPECT_EQ(t, fake_lookup("/dev/big")->rdev, 0x2c | 259 << 8 | 0x100 << 12);
+	KTEST_EXPECT_EQ(t, type_of("/run/fifo"), S_IFIFO_);
+	KTEST_EXPECT_EQ(t, type_of("/run/sock"), S_IFSOCK_);
+	KTEST_EXPECT_TRUE(t, !strcmp(fake_lookup("/run/link")->data, "../dev/console"));
+	const struct fake_inode *data = fake_lookup("/data");
+	KTEST_ASSERT_NOT_NULL(t, data);
+	KTEST_EXPECT_TRUE(t, file_is("/run/data3", "data\n"));
+	KTEST_EXPECT_TRUE(t, fake_lookup("/data2") == data && fake_lookup("/run/data3") == data);
+	KTEST_EXPECT_EQ(t, data->mode, S_IFREG_ | 0640);
+	KTEST_EXPECT_EQ(t, data->uid, 1);
+	KTEST_EXPECT_EQ(t, data->gid, 2);
+	KTEST_EXPECT_EQ(t, data->mtime, 1234567890);
+	KTEST_EXPECT_EQ(t, fake_lookup("/tmp")->mode, S_IFDIR_ | 01777);
+	KTEST_EXPECT_EQ(t, fake_lookup("/run")->mtime, 1234567890);
 }
 
 /* ---- one broken thing each ------------------------------------------ */
@@ -553,6 +591,7 @@ int main(void)
 		KTEST_CASE(cpio_archive),
 		KTEST_CASE(cpio_archive_twice),
 		KTEST_CASE(cpio_archive_cut_everywhere),
+		KTEST_CASE(gen_init_cpio_archive),
 		KTEST_CASE(wrong_magic),
 		KTEST_CASE(lengths_past_the_end),
 		KTEST_CASE(bad_names),
