@@ -40,12 +40,17 @@
  *    (and an empty directory), where Linux keeps a regular file of the
  *    same type and truncates it in place; the file seen afterwards is the
  *    same, an outside hard link to the old one keeps the old bytes;
- *  - an entry with a malformed name (size 0, no NUL, longer than PATH_MAX)
- *    is reported and skipped, and the unpack goes on with the next one;
+ *  - an entry with a malformed name (size 0, no NUL, longer than PATH_MAX),
+ *    a non-directory named "/", or data on a type that has none (Linux
+ *    skips the last silently) is reported and skipped, and the unpack
+ *    goes on with the next entry (Linux stops at a name without its NUL);
  *    only a break in the framing (bad magic, a header that is not hex, an
  *    entry running past the end, junk between archives) ends it; a
  *    truncated or trailer-less archive keeps what it unpacked;
- *  - a crc archive's wrong checksum is reported (the file stays written).
+ *  - a crc archive's wrong checksum is reported (the file stays written),
+ *    and so is a failing helper (Linux ignores most of their results);
+ *  - owner and mode of a regular file are set by name (init_chown,
+ *    init_chmod) where Linux uses the open file (vfs_fchown, vfs_fchmod).
  * Every problem is printed with its byte offset and the first one is kept
  * in the summary (fs/initramfs.h) for the caller and the tests.
  *
