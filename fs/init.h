@@ -10,7 +10,9 @@
  * links it against a fake of them (tests/host/fake_init_fs.c).
  *
  * Every int-returning helper gives 0 or a negative errno, as the system
- * call of the same name would. */
+ * call of the same name would (unlink of a directory: -EISDIR, rmdir of
+ * a non-directory: -ENOTDIR, mkdir of an existing name: -EEXIST: the
+ * unpacker's clean_path counts on these). Paths are absolute. */
 #ifndef FS_INIT_H
 #define FS_INIT_H
 
@@ -26,8 +28,11 @@ int init_symlink(const char *oldname, const char *newname);
 int init_link(const char *oldname, const char *newname);
 int init_unlink(const char *pathname);
 int init_rmdir(const char *pathname);
+/* flags: 0 or AT_SYMLINK_NOFOLLOW (0x100: a symlink's own owner). */
 int init_chown(const char *filename, unsigned int user, unsigned int group, int flags);
 int init_chmod(const char *filename, umode_t mode);
+/* Sets atime and mtime; a symlink's own (Linux's init_utimes passes
+ * AT_SYMLINK_NOFOLLOW), which the unpacker relies on for symlinks. */
 int init_utimes(const char *filename, long long mtime_seconds);
 /* As Linux's: an ERR_PTR on failure. */
 struct file *filp_open(const char *filename, int flags, umode_t mode);
