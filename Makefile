@@ -106,6 +106,7 @@ HOST_TESTS += $(USER_HOST_TESTS)
 # booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
 include tools/linux/linux.mk
 include tests/mm_selftests/mm_selftests.mk
+include tools/initramfs/initramfs.mk
 
 .PHONY: kunit-tool
 #> kunit-tool     fetch and unpack Linux's kunit_tool, which make test parses each log with
@@ -172,20 +173,23 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 user_module_lines = $(foreach k,test crash bench demo aux,$(foreach n,$(USER_$(shell echo $(k) | tr a-z A-Z)_NAMES),\
 	module2 /boot/user/$(n).elf $(k) $(n)\n))
 # No package installation here: make deps, run, test, debug and bench do it.
-# make_iso(kernel ELF, staging folder): the ISO $@ of that kernel and USER_ELFS.
+# make_iso(kernel ELF, staging folder[, initramfs]): the ISO $@ of that
+# kernel and USER_ELFS, and the initramfs as the module "initramfs" when
+# given (tools/initramfs/initramfs.mk).
 define make_iso
 	@rm -rf $(2) && mkdir -p $(2)/boot/grub $(2)/boot/user
 	$(say) ISO $@
 	$(Q)cp $(1) $(2)/boot/kernel.elf
 	$(Q)$(if $(USER_ELFS),cp $(USER_ELFS) $(2)/boot/user/)
-	$(Q)printf '$(strip $(user_module_lines))' | sed 's/^ *//' > $(2).modules.cfg
+	$(Q)$(if $(3),cp $(3) $(2)/boot/initramfs.cpio)
+	$(Q)printf '$(strip $(user_module_lines))$(if $(3),module2 /boot/initramfs.cpio initramfs\n)' | sed 's/^ *//' > $(2).modules.cfg
 	$(Q)awk -v mods=$(2).modules.cfg '/^\tmultiboot2 /{print; while ((getline l < mods) > 0) print "\t" l; next} {print}' \
 		boot/grub.cfg > $(2)/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(2) > $(2).grub-mkrescue.log 2>&1 || \
 		{ cat $(2).grub-mkrescue.log; exit 1; }
 endef
-$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(USER_ELFS)
-	$(call make_iso,$(B)/kernel.elf,$(B)/iso)
+$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(USER_ELFS) $(INITRAMFS)
+	$(call make_iso,$(B)/kernel.elf,$(B)/iso,$(INITRAMFS))
 
 # Changes (and so relinks the sanitized programs) only when the set does.
 $(SANITIZE_STAMP): FORCE

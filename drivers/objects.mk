@@ -7,6 +7,7 @@ KERNEL_SRCS += \
 	drivers/acpi/tables.c \
 	drivers/base/cpu.c \
 	drivers/base/node.c \
+	drivers/char/mem.c \
 	drivers/char/random.c \
 	drivers/firmware/memmap.c \
 	drivers/firmware/multiboot2.c \

@@ -57,6 +57,9 @@ if [ $want_test = 1 ]; then
 	# apt-get download and unpacked with dpkg-deb (both always there on
 	# Debian; the download needs Debian's mirrors once), the initramfs is
 	# built with cpio, and init with musl-gcc -static (gcc -static without it).
+	# The initramfs unpacker's host test (tests/host/initramfs_test.c)
+	# unpacks an archive cpio writes when the test is built. (mmlab's own
+	# build/initramfs.cpio needs no cpio: tools/gen_init_cpio.c writes it.)
 	need cpio cpio
 	need musl-tools musl-gcc
 	# Linux's mm selftests (tests/mm_selftests/), built unmodified: some

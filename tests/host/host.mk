@@ -40,6 +40,7 @@ HOST_MM_TESTS += $(B)/host/mempolicy_test
 HOST_MM_TESTS += $(B)/host/clear_page_test
 HOST_MM_TESTS += $(B)/host/vsprintf_test
 HOST_MM_TESTS += $(B)/host/log2_test
+HOST_MM_TESTS += $(B)/host/initramfs_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
 # The tests have CONFIG_DEBUG_VM, as the kernel's test boots (DEBUG_VM=1):
@@ -99,6 +100,18 @@ log2_test_SRCS := $(HOST_MEMBLOCK_SRCS)
 
 # The vmalloc area's free-range tree (mm/vmap_area.c): portable, no stubs.
 vmalloc_tree_test_SRCS := mm/vmap_area.c lib/rbtree.c $(HOST_MEMBLOCK_SRCS)
+
+# The initramfs unpacker (fs/initramfs.c) against a fake of fs/init.h's
+# helpers (tests/host/fake_init_fs.c), on archives written at build time
+# by Debian's cpio and by tools/gen_init_cpio.c (tests/host/
+# initramfs_fixture.sh: C bytes in $(B)/host; GEN_INIT_CPIO is
+# tools/initramfs/initramfs.mk's).
+INITRAMFS_FIXTURE := $(B)/host/initramfs_fixture.c
+initramfs_test_SRCS := fs/initramfs.c tests/host/fake_init_fs.c $(INITRAMFS_FIXTURE) $(HOST_MEMBLOCK_SRCS)
+$(INITRAMFS_FIXTURE): tests/host/initramfs_fixture.sh $(GEN_INIT_CPIO)
+	@mkdir -p $(dir $@)
+	$(say) CPIO $@
+	$(Q)$< $@ $(GEN_INIT_CPIO)
 
 .SECONDEXPANSION:
 $(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRCS) $$(HOST_SHIM_SRCS)) \

@@ -1,0 +1,34 @@
+# The initramfs: build/initramfs.cpio, the root filesystem's first contents
+# (fs/initramfs.c unpacks it at boot once the VFS is there), a newc cpio
+# written by tools/gen_init_cpio.c from tools/initramfs/root.list and one
+# /bin line per user program, so that device nodes and root's files need
+# no root on the build machine. The ISO carries it as the multiboot2 module
+# "initramfs" (the Makefile's make_iso), beside the programs' own modules,
+# which the kernel still runs programs from; it ignores a module it has no
+# use for. Included from the top-level Makefile after tests/user/user.mk
+# (USER_NAMES, USER_ELFS) and tools/linux/linux.mk (FORCE).
+#
+#   make build/initramfs.cpio
+
+INITRAMFS := $(B)/initramfs.cpio
+INITRAMFS_LIST := $(B)/initramfs.list
+GEN_INIT_CPIO := $(B)/host/gen_init_cpio
+INITRAMFS_FILES := tools/initramfs/root.list $(wildcard tools/initramfs/etc/*)
+
+$(GEN_INIT_CPIO): tools/gen_init_cpio.c
+	@mkdir -p $(dir $@)
+	$(say) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOST_CFLAGS) -o $@ $<
+
+# The whole list, rewritten only when it changes (a program added or
+# removed rebuilds the archive).
+initramfs_bin_lines = $(foreach n,$(USER_NAMES),file /bin/$(n) $(B)/user/$(n).elf 0755 0 0\n)
+$(INITRAMFS_LIST): tools/initramfs/root.list FORCE
+	@mkdir -p $(dir $@)
+	@{ cat $<; printf '$(strip $(initramfs_bin_lines))' | sed 's/^ *//'; } > $@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+$(INITRAMFS): $(GEN_INIT_CPIO) $(INITRAMFS_LIST) $(INITRAMFS_FILES) $(USER_ELFS)
+	$(say) CPIO $@
+	$(Q)$(GEN_INIT_CPIO) $(INITRAMFS_LIST) > $@.tmp
+	$(Q)mv $@.tmp $@
