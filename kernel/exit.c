@@ -145,6 +145,10 @@ static bool start_group_exit(struct task_struct *tsk, int code, const char *why,
 		if (why) {
 			sig->result.killed = true;
 			sig->result.signal = signo;
+			/* Linux's do_coredump gives up on a process that is not
+			 * dumpable (PR_SET_DUMPABLE 0): no core, no 0x80 bit.
+			 * mmlab writes no file and reports the others dumped. */
+			sig->result.core_dumped = sig_kernel_coredump(signo) && tsk->mm && get_dumpable(tsk->mm);
 			sig->result.exit_code = 0;
 			strlcpy(sig->result.reason, why, sizeof(sig->result.reason));
 		}
@@ -164,7 +168,7 @@ int process_wait_status(const struct signal_struct *sig)
 {
 	const struct process_result *r = &sig->result;
 	if (r->killed)
-		return r->signal | (sig_kernel_coredump(r->signal) ? 0x80 : 0);
+		return r->signal | (r->core_dumped ? 0x80 : 0);
 	return (r->exit_code & 0xff) << 8;
 }
 
@@ -176,7 +180,7 @@ void process_siginfo(const struct task_struct *p, struct kernel_siginfo *info)
 	info->chld.pid = p->tgid;
 	info->chld.uid = 0;
 	if (sig->result.killed) {
-		info->si_code = sig_kernel_coredump(sig->result.signal) ? CLD_DUMPED : CLD_KILLED;
+		info->si_code = sig->result.core_dumped ? CLD_DUMPED : CLD_KILLED;
 		info->chld.status = sig->result.signal;
 	} else {
 		info->si_code = CLD_EXITED;
@@ -216,13 +220,63 @@ static bool do_notify_parent(struct task_struct *tsk, struct sigqueue *q)
 	return autoreap;
 }
 
-/* Linux's find_new_reaper: orphans go to the root of the tree, unless
- * that is the one ending, or it has ended: then to nobody (the kernel
- * frees them when they end). */
+/* Linux's find_new_reaper: orphans go to the nearest ancestor that is a
+ * child subreaper (PR_SET_CHILD_SUBREAPER) and has a thread left, else
+ * to the root of the tree; to nobody when that is the one ending, or has
+ * ended (the kernel frees them when they end). Under tasklist_lock: a
+ * subreaper seen with threads runs its own exit_notify after this one,
+ * and passes them on again. */
 static struct task_struct *find_new_reaper(struct task_struct *father)
 {
-	struct task_struct *root = father->signal->child_reaper;
-	return root == father || root->signal->tree_dead ? NULL : root;
+	struct task_struct *root = father->signal->child_reaper, *reaper;
+	if (root == father || root->signal->tree_dead)
+		return NULL;
+	for (reaper = father->real_parent; reaper && reaper != root; reaper = reaper->real_parent)
+		if (reaper->signal->is_child_subreaper && READ_ONCE(reaper->signal->nr_threads) > 0)
+			return reaper;
+	return root;
+}
+
+/* Linux's pdeath_signal, sent from forget_original_parent: child's
+ * threads that asked (PR_SET_PDEATHSIG) have their signals sent to its
+ * process, as from the ending thread. Under tasklist_lock: nothing may
+ * sleep, so the siginfo's queue entry is an atomic allocation (none: the
+ * signal goes without its siginfo). */
+static void send_pdeath_signals(struct task_struct *child, struct task_struct *father)
+{
+	struct signal_struct *sig = child->signal;
+	unsigned long sigs = 0;
+	struct task_struct *t;
+	spin_lock(&sig->siglock);
+	list_for_each_entry(t, &sig->thread_head, thread_node)
+		if (READ_ONCE(t->pdeath_signal))
+			sigs |= sigmask(READ_ONCE(t->pdeath_signal));
+	spin_unlock(&sig->siglock);
+	for (int n = 1; n <= _NSIG; n++) {
+		if (!(sigs & sigmask(n)))
+			continue;
+		struct kernel_siginfo info = { .si_signo = n, .si_code = SI_USER };
+		info.rt.pid = father->tgid;
+		send_signal_prealloc(n, &info, child, true, kmalloc(sizeof(struct sigqueue), GFP_ATOMIC));
+	}
+}
+
+/* A thread that is not its process's last ends: the children it made
+ * pass to the process (Linux's to another live thread of the group),
+ * and their pdeath signals fire, as Linux's forget_original_parent for
+ * that thread. */
+static void exit_thread_children(struct task_struct *tsk)
+{
+	struct task_struct *c;
+	spin_lock(&tasklist_lock);
+	list_for_each_entry(c, &tsk->group_leader->children, sibling) {
+		if (c->parent_thread != tsk)
+			continue;
+		c->parent_thread = NULL;
+		if (!c->exit_state)
+			send_pdeath_signals(c, tsk);
+	}
+	spin_unlock(&tasklist_lock);
 }
 
 /* Linux's forget_original_parent + reparent_leader: father's children
@@ -236,11 +290,14 @@ static void forget_original_parent(struct task_struct *father, struct list_head 
 		list_del(&c->sibling);
 		INIT_LIST_HEAD(&c->sibling);
 		c->real_parent = reaper;
+		c->parent_thread = NULL;
 		c->exit_signal = SIGCHLD;
 		if (reaper)
 			list_add_tail(&c->sibling, &reaper->children);
-		if (c->exit_state != EXIT_ZOMBIE)
+		if (c->exit_state != EXIT_ZOMBIE) {
+			send_pdeath_signals(c, father);
 			continue;
+		}
 		/* Its notification has no sigqueue to go with: a SIGCHLD
 		 * without its siginfo, as when Linux's queue cannot grow. */
 		if (!reaper || do_notify_parent(c, NULL)) {
@@ -341,6 +398,7 @@ static void become_leader(struct task_struct *tsk)
 	leader->pid = old_pid;
 	tsk->group_leader = tsk;
 	tsk->real_parent = leader->real_parent;
+	tsk->parent_thread = leader->parent_thread;
 	tsk->exit_signal = SIGCHLD;
 	INIT_LIST_HEAD(&tsk->children);
 	while (!list_empty(&leader->children)) {
@@ -439,6 +497,8 @@ __noreturn void do_exit_thread(int code)
 	if (exec_waits)
 		wake_up_all(&group_release_wait);
 
+	if (!last)
+		exit_thread_children(tsk);
 	if (last) {
 		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */
 		strlcpy(sig->result.last_line, files_last_console_line(tsk->files),

@@ -296,6 +296,9 @@ static int copy_new_process(struct task_struct *p, struct task_struct *parent,
 		goto fail;
 	}
 	p->real_parent = (f & CLONE_PARENT) ? leader->real_parent : leader;
+	/* The thread that made it (Linux's real_parent): CLONE_PARENT's is
+	 * the one that made the parent. */
+	p->parent_thread = (f & CLONE_PARENT) ? leader->parent_thread : parent;
 	list_add_tail(&p->sibling, &p->real_parent->children);
 	sig->pgrp = psig->pgrp;
 	sig->session = psig->session;
@@ -379,6 +382,7 @@ static long kernel_clone(struct kernel_clone_args *args)
 	if (f & CLONE_SETTLS)
 		p->thread.fsbase = args->tls;
 	p->blocked = parent->blocked;
+	p->no_new_privs = READ_ONCE(parent->no_new_privs);
 	/* copy_process's sas_ss_reset: a task sharing the memory without
 	 * waiting for it (a thread, clone(CLONE_VM)) does not share the
 	 * parent's alternate signal stack; fork and vfork keep it. */

@@ -17,6 +17,7 @@ KERNEL_SRCS += \
 	kernel/main.c \
 	kernel/panic.c \
 	kernel/pid.c \
+	kernel/prctl.c \
 	kernel/printk.c \
 	kernel/process.c \
 	kernel/rcu.c \

@@ -28,6 +28,7 @@ struct process_result {
 	int exit_code;     /* exit status (0..255), when it exited */
 	bool killed;       /* killed by a signal (a fault's, or one sent) */
 	int signal;        /* which, when killed (Linux's WTERMSIG) */
+	bool core_dumped;  /* killed by a core-dump signal while dumpable (WCOREDUMP) */
 	char reason[160];  /* the kill report: what, where */
 	char last_line[128]; /* the last line it wrote (a test's "SKIP: why") */
 };

@@ -202,6 +202,16 @@ struct task_struct {
 	 * the child leaves the borrowed mm (its exit or exec: mm_release). */
 	bool in_vfork;
 	struct completion vfork_done;
+	/* prctl (kernel/prctl.c): the signal this thread gets when the
+	 * thread that made its process ends (PR_SET_PDEATHSIG; 0: none, not
+	 * inherited), and PR_SET_NO_NEW_PRIVS (inherited, never cleared). */
+	int pdeath_signal;
+	bool no_new_privs;
+	/* On a process's leader, under tasklist_lock: the thread of its
+	 * parent process that made it (Linux's real_parent is that thread);
+	 * when that thread ends first, its children's pdeath_signal fires
+	 * and they pass to the group's leader. NULL once passed on. */
+	struct task_struct *parent_thread;
 	struct mempolicy *mempolicy;   /* set_mempolicy (mm/mempolicy.h); NULL: the default */
 	short il_prev;                 /* the last node MPOL_INTERLEAVE gave it */
 	u8 il_weight;                  /* MPOL_WEIGHTED_INTERLEAVE: pages left on il_prev */

@@ -245,6 +245,9 @@ struct signal_struct {
 	struct list_head tree_tasks;
 	int nr_tree;
 	bool tree_dead;
+	/* PR_SET_CHILD_SUBREAPER: orphans among its descendants come to it
+	 * rather than to the tree's root (find_new_reaper); not inherited. */
+	bool is_child_subreaper;
 	/* Where wait4 and waitid sleep: a child's end wakes it (Linux's
 	 * wait_chldexit). */
 	struct wait_queue_head wait_chldexit;

@@ -418,6 +418,10 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	 * (its pool reserves). */
 	if (!h && (vm_flags & (VM_WRITE | VM_NORESERVE | VM_SHARED)) == VM_WRITE)
 		vm_flags |= VM_ACCOUNT;
+	/* Linux's mmap_region opens with the MDWE check: a new mapping may
+	 * not be writable and executable (mm/mm_types.h). */
+	if (map_deny_write_exec(mm, vm_flags, vm_flags))
+		return -EACCES;
 	if (h)
 		return hugetlbfs_file_mmap(mm, h, addr, len, vm_flags, flags, populate);
 	/* Linux's shmem_zero_setup: the object (its commit charged, shared

@@ -128,6 +128,10 @@ static int mprotect_locked(struct mm_struct *mm, unsigned long start, unsigned l
 			error = -EACCES;
 			break;
 		}
+		if (map_deny_write_exec(mm, vma->vm_flags, newflags)) {
+			error = -EACCES;
+			break;
+		}
 		tmp = min(vma->vm_end, end);
 		/* A hugetlb VMA splits only at its page size (Linux's
 		 * __split_vma -> hugetlb_vm_op_split). */
