@@ -123,7 +123,7 @@ static void zap_other_threads(struct task_struct *tsk)
 	list_for_each_entry(t, &tsk->signal->thread_head, thread_node) {
 		if (t == tsk)
 			continue;
-		wake_up_state(t, TASK_INTERRUPTIBLE);
+		wake_up_state(t, TASK_INTERRUPTIBLE | TASK_WAKEKILL); /* a stopped one too */
 		/* It may be running in user mode there (no system call to
 		 * return from): the interrupt's way out looks at the flag. A
 		 * thread of this CPU is not running now and looks when it

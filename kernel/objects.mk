@@ -26,6 +26,7 @@ KERNEL_SRCS += \
 	kernel/sched_syscalls.c \
 	kernel/signal.c \
 	kernel/signal_send.c \
+	kernel/signal_stop.c \
 	kernel/signal_wait.c \
 	kernel/smp.c \
 	kernel/spinlock.c \

@@ -37,7 +37,6 @@
 
 /* include/linux/signal.h's classes of default action. */
 #define SIG_KERNEL_ONLY_MASK (sigmask(SIGKILL) | sigmask(SIGSTOP))
-#define SIG_KERNEL_STOP_MASK (sigmask(SIGSTOP) | sigmask(SIGTSTP) | sigmask(SIGTTIN) | sigmask(SIGTTOU))
 #define SIG_KERNEL_IGNORE_MASK (sigmask(SIGCONT) | sigmask(SIGCHLD) | sigmask(SIGWINCH) | sigmask(SIGURG))
 /* kernel/signal.c: the signals a fault sends, dequeued before any other. */
 #define SYNCHRONOUS_MASK (sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) | sigmask(SIGTRAP) | \
@@ -50,7 +49,6 @@
 
 bool sig_kernel_coredump(int sig) { return sig > 0 && sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_COREDUMP_MASK); }
 static bool sig_kernel_ignore(int sig) { return sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_IGNORE_MASK); }
-static bool sig_kernel_stop(int sig) { return sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_STOP_MASK); }
 
 static const char *const signal_names[SIGRTMIN] = {
 	[SIGHUP] = "SIGHUP", [SIGINT] = "SIGINT", [SIGQUIT] = "SIGQUIT", [SIGILL] = "SIGILL",
@@ -322,11 +320,15 @@ static bool sig_ignored_locked(struct task_struct *t, int sig)
 	return handler == SIG_IGN || (handler == SIG_DFL && sig_kernel_ignore(sig));
 }
 
-/* Linux's wants_signal, without stopped or traced tasks: a thread that
- * does not block sig and is not on its way out. */
+/* Linux's wants_signal: a thread that does not block sig, is not on its
+ * way out and, unless sig is SIGKILL, is not stopped. */
 static bool wants_signal(int sig, struct task_struct *p)
 {
-	return !(p->blocked & sigmask(sig)) && !p->sigpending_exited;
+	if (p->sigpending_exited)
+		return false;
+	if (sig == SIGKILL)
+		return true;
+	return !(p->blocked & sigmask(sig)) && !(p->jobctl & JOBCTL_STOPPED);
 }
 
 /* Linux's signal_wake_up + kick_process: out of an interruptible sleep,
@@ -363,8 +365,25 @@ static void complete_signal(int sig, struct task_struct *p, bool group)
 		}
 		spin_unlock(&signal->siglock);
 	}
-	if (t)
-		signal_wake_up(t);
+	if (!t)
+		return;
+	/* SIGKILL ends a stop at once (Linux's fatal path wakes every
+	 * thread with TASK_WAKEKILL): the group is no longer stopped, and the
+	 * thread that dequeues it takes the others with it. */
+	if (sig == SIGKILL) {
+		struct signal_struct *signal = p->signal;
+		struct task_struct *it;
+		signal->group_stop_count = 0;
+		signal->group_stop_code = 0;
+		signal->flags &= ~SIGNAL_STOP_MASK;
+		spin_lock(&signal->siglock);
+		list_for_each_entry(it, &signal->thread_head, thread_node) {
+			WRITE_ONCE(it->jobctl, it->jobctl & ~(JOBCTL_PENDING_MASK | JOBCTL_STOPPED));
+			wake_up_state(it, TASK_WAKEKILL);
+		}
+		spin_unlock(&signal->siglock);
+	}
+	signal_wake_up(t);
 }
 
 /* Linux's __send_signal_locked. q: a sigqueue the caller allocated (NULL
@@ -377,11 +396,15 @@ static int send_signal_locked(int sig, struct kernel_siginfo *info, struct task_
 	int ret = 0;
 	/* Linux's prepare_signal: a dying group takes nothing more (a group
 	 * whose exec is ending its other threads still does), nor does a
-	 * thread that has flushed its queue on its way out; an ignored
-	 * signal is dropped. */
+	 * thread that has flushed its queue on its way out; job control acts;
+	 * an ignored signal is dropped. */
 	if ((READ_ONCE(signal->group_exit) && !READ_ONCE(signal->group_exec_task)) ||
-	    READ_ONCE(signal->nr_threads) == 0 ||
-	    (!group && t->sigpending_exited) || sig_ignored_locked(t, sig))
+	    READ_ONCE(signal->nr_threads) == 0 || (!group && t->sigpending_exited))
+		goto out_free;
+	/* A stop signal or SIGCONT acts when sent, even if ignored then
+	 * (kernel/signal_stop.c). */
+	prepare_signal_jobctl(sig, t);
+	if (sig_ignored_locked(t, sig))
 		goto out_free;
 	/* Linux's legacy_queue: a standard signal already pending is not
 	 * queued twice. */
@@ -484,11 +507,15 @@ int dequeue_signal(struct task_struct *tsk, unsigned long blocked, struct kernel
 	int sig = next_signal(&tsk->pending, blocked);
 	if (sig) {
 		collect_signal(sig, &tsk->pending, info, tsk->signal);
-		return sig;
+	} else {
+		sig = next_signal(&tsk->signal->shared_pending, blocked);
+		if (sig)
+			collect_signal(sig, &tsk->signal->shared_pending, info, tsk->signal);
 	}
-	sig = next_signal(&tsk->signal->shared_pending, blocked);
-	if (sig)
-		collect_signal(sig, &tsk->signal->shared_pending, info, tsk->signal);
+	/* A stop signal stops the group unless SIGCONT comes first
+	 * (do_signal_stop looks). */
+	if (sig_kernel_stop(sig))
+		WRITE_ONCE(tsk->jobctl, tsk->jobctl | JOBCTL_STOP_DEQUEUED);
 	return sig;
 }
 
@@ -516,7 +543,18 @@ bool get_signal(struct ksignal *ksig)
 		if (fatal_signal_pending(tsk))
 			do_exit_thread(READ_ONCE(tsk->signal->group_exit_code));
 		spin_lock(&sighand->siglock);
-		int sig = dequeue_signal(tsk, tsk->blocked, &ksig->info);
+		/* Every thread woken from a stop passes here: the parent is
+		 * told of a stop or continue not yet announced. */
+		if (notify_parent_jobctl())
+			continue;
+		/* Another thread's group stop: this one stops too. */
+		if ((tsk->jobctl & JOBCTL_STOP_PENDING) && do_signal_stop(0))
+			continue;
+		/* SIGKILL first, before any other signal pending (Linux's
+		 * complete_signal makes it a group exit when it is sent). */
+		unsigned long pend = tsk->pending.signal | tsk->signal->shared_pending.signal;
+		unsigned long mask = pend & sigmask(SIGKILL) ? ~sigmask(SIGKILL) : tsk->blocked;
+		int sig = dequeue_signal(tsk, mask, &ksig->info);
 		if (!sig) {
 			spin_unlock(&sighand->siglock);
 			return false;
@@ -534,15 +572,27 @@ bool get_signal(struct ksignal *ksig)
 			spin_unlock(&sighand->siglock);
 			return true;
 		}
-		spin_unlock(&sighand->siglock);
 		/* The default actions. */
-		if (sig_kernel_ignore(sig))
+		if (sig_kernel_ignore(sig)) {
+			spin_unlock(&sighand->siglock);
 			continue;
-		/* Job control is not supported: a stop signal is ignored, as
-		 * if a SIGCONT had come at once (Linux stops the group until
-		 * one does). */
-		if (sig_kernel_stop(sig))
+		}
+		/* Stop the group (kernel/signal_stop.c); the terminal's stop
+		 * signals do not stop an orphaned process group, which nobody
+		 * would continue. A stop that did not happen (a SIGCONT came
+		 * meanwhile) is gone. */
+		if (sig_kernel_stop(sig)) {
+			if (sig != SIGSTOP) {
+				spin_unlock(&sighand->siglock);
+				if (is_current_pgrp_orphaned())
+					continue;
+				spin_lock(&sighand->siglock);
+			}
+			if (!do_signal_stop(sig))
+				spin_unlock(&sighand->siglock);
 			continue;
+		}
+		spin_unlock(&sighand->siglock);
 		/* Terminate, or dump core and terminate (no core files here):
 		 * the whole group dies (Linux's do_group_exit). */
 		char why[sizeof(tsk->signal->result.reason)];
@@ -634,6 +684,8 @@ static void flush_sigqueue(struct sigpending *pending, struct signal_struct *sig
 
 void exit_signals(struct task_struct *tsk, bool last)
 {
+	if (!last)
+		exit_jobctl(tsk); /* a group stop no longer waits for it */
 	spin_lock(&tsk->sighand->siglock);
 	tsk->sigpending_exited = true;
 	flush_sigqueue(&tsk->pending, tsk->signal);

@@ -63,6 +63,8 @@ static const char *task_state_name(const struct task_struct *p)
 		 * zombie, as Linux's does until the last thread goes. */
 		return p->signal && p == p->group_leader && READ_ONCE(p->signal->nr_threads) > 0 ? "Z (zombie)"
 												 : "X (dead)";
+	if (s & __TASK_STOPPED) /* a stop signal's (kernel/signal_stop.c) */
+		return "T (stopped)";
 	if (s & TASK_UNINTERRUPTIBLE)
 		return "D (disk sleep)";
 	return "S (sleeping)";
