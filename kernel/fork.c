@@ -337,6 +337,10 @@ static void wait_for_vfork_done(struct task_struct *child)
 	finish_wait(&x->wait, &wait);
 }
 
+/* Whether the caller escapes RLIMIT_NPROC: root's user, or
+ * CAP_SYS_RESOURCE or CAP_SYS_ADMIN (always, here: see kernel_clone). */
+static bool nproc_exempt(void) { return true; }
+
 /* Linux's kernel_clone + copy_process. */
 static long kernel_clone(struct kernel_clone_args *args)
 {
@@ -356,6 +360,15 @@ static long kernel_clone(struct kernel_clone_args *args)
 	/* copy_process's nr_threads >= max_threads (fork_init's bound on the
 	 * kernel stacks memory can hold). */
 	if (nr_user_threads() >= max_threads())
+		return -EAGAIN;
+	/* copy_process's RLIMIT_NPROC: a user's tasks (threads count too)
+	 * may not go past the limit, unless the user is root (Linux's
+	 * INIT_USER) or the caller has CAP_SYS_RESOURCE or CAP_SYS_ADMIN.
+	 * Every process here runs as uid 0 with every capability (getuid
+	 * 0, /proc/self/status CapEff), so the limit is kept and reported
+	 * (getrlimit, prlimit64) but never refuses a fork, as for root on
+	 * Linux. */
+	if (nr_user_threads() >= READ_ONCE(parent->signal->rlim[RLIMIT_NPROC].rlim_cur) && !nproc_exempt())
 		return -EAGAIN;
 
 	struct pt_regs *regs = kmalloc(sizeof(*regs), GFP_KERNEL);
