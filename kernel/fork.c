@@ -203,7 +203,7 @@ static void free_unstarted(struct task_struct *p, struct pt_regs *regs)
 }
 
 /* A thread of current's group (CLONE_THREAD): joining the group and the
- * exit check are one step under siglock (copy_process's
+ * exit check are one step under the siglocks (copy_process's
  * fatal_signal_pending check), so a group exit either finds the new
  * thread on thread_head or is seen here. */
 static int copy_thread_group(struct task_struct *p, struct task_struct *parent)
@@ -214,11 +214,15 @@ static int copy_thread_group(struct task_struct *p, struct task_struct *parent)
 	p->signal = sig;
 	p->sighand = parent->sighand;
 	p->result = parent->result;
+	spin_lock(&p->sighand->siglock);
 	spin_lock(&sig->siglock);
 	if (sig->group_exit) {
 		spin_unlock(&sig->siglock);
+		spin_unlock(&p->sighand->siglock);
 		return -EINTR; /* Linux's -ERESTARTNOINTR: the caller is exiting anyway */
 	}
+	/* A group stop under way or done takes the new thread too. */
+	task_join_group_stop(p);
 	__atomic_add_fetch(&parent->mm->mm_users, 1, __ATOMIC_RELAXED); /* mmget */
 	__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
 	p->mm = parent->mm;
@@ -228,6 +232,7 @@ static int copy_thread_group(struct task_struct *p, struct task_struct *parent)
 	sig->nr_threads++;
 	list_add_tail(&p->thread_node, &sig->thread_head);
 	spin_unlock(&sig->siglock);
+	spin_unlock(&p->sighand->siglock);
 	return 0;
 }
 

@@ -426,9 +426,16 @@ bool notify_parent_jobctl(void);
  * member whose parent is in another group of the same session (nobody
  * left to continue it), so SIGTSTP, SIGTTIN and SIGTTOU do not stop it. */
 bool is_current_pgrp_orphaned(void);
+/* Linux's task_join_group_stop: a new thread of current's group takes
+ * part in the group stop under way, or stops at once in a stopped group.
+ * Under sighand->siglock and signal->siglock. */
+void task_join_group_stop(struct task_struct *task);
 /* A thread on its way out that a group stop waits for takes part in it
- * (Linux's exit_signals). Takes sighand->siglock. */
-void exit_jobctl(struct task_struct *tsk);
+ * (Linux's exit_signals), under sighand->siglock, in the same step as it
+ * stops taking signals; true when that completed the stop: the caller
+ * tells the parent (notify_parent_stopped) once the lock is dropped. */
+bool exit_jobctl_locked(struct task_struct *tsk);
+void notify_parent_stopped(struct task_struct *tsk);
 /* Linux's sig_kernel_stop: SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU. */
 bool sig_kernel_stop(int sig);
 

@@ -222,6 +222,19 @@ bool do_signal_stop(int signr)
 	return true;
 }
 
+void task_join_group_stop(struct task_struct *task)
+{
+	struct signal_struct *sig = current->signal;
+	unsigned long mask = current->jobctl & JOBCTL_STOP_SIGMASK;
+	if (sig->group_stop_count) {
+		sig->group_stop_count++;
+		mask |= JOBCTL_STOP_CONSUME;
+	} else if (!(sig->flags & SIGNAL_STOP_STOPPED)) {
+		return;
+	}
+	set_stop_pending(task, mask | JOBCTL_STOP_PENDING);
+}
+
 bool notify_parent_jobctl(void)
 {
 	struct task_struct *tsk = current;
@@ -235,17 +248,16 @@ bool notify_parent_jobctl(void)
 	return true;
 }
 
-void exit_jobctl(struct task_struct *tsk)
+bool exit_jobctl_locked(struct task_struct *tsk)
 {
-	/* Linux's exit_signals: nothing to tell of a group that is dying. */
+	/* Linux's exit_signals: nothing to tell of a group that is dying,
+	 * or of a thread that was alone. */
 	if (fatal_signal_pending(tsk) || READ_ONCE(tsk->signal->nr_threads) <= 1)
-		return;
-	spin_lock(&tsk->sighand->siglock);
-	bool notify = (tsk->jobctl & JOBCTL_STOP_PENDING) && task_participate_group_stop(tsk);
-	spin_unlock(&tsk->sighand->siglock);
-	if (notify)
-		do_notify_parent_cldstop(tsk, CLD_STOPPED);
+		return false;
+	return (tsk->jobctl & JOBCTL_STOP_PENDING) && task_participate_group_stop(tsk);
 }
+
+void notify_parent_stopped(struct task_struct *tsk) { do_notify_parent_cldstop(tsk, CLD_STOPPED); }
 
 /* Linux's will_become_orphaned_pgrp(pgrp, NULL), over the caller's tree
  * (where every process group of its session lives). A process the kernel
