@@ -294,6 +294,7 @@ static void forget_original_parent(struct task_struct *father, struct list_head 
 		c->exit_signal = SIGCHLD;
 		if (reaper)
 			list_add_tail(&c->sibling, &reaper->children);
+		kill_orphaned_pgrp(c, father);
 		if (c->exit_state != EXIT_ZOMBIE) {
 			send_pdeath_signals(c, father);
 			continue;
@@ -339,6 +340,7 @@ static bool exit_notify(struct task_struct *leader)
 	if (root)
 		sig->tree_dead = true;
 	forget_original_parent(leader, &dead);
+	kill_orphaned_pgrp(leader, NULL);
 	leader->exit_state = EXIT_ZOMBIE;
 	if (leader->real_parent) {
 		autoreap = do_notify_parent(leader, q);

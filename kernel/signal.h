@@ -430,6 +430,12 @@ bool is_current_pgrp_orphaned(void);
  * part in the group stop under way, or stops at once in a stopped group.
  * Under sighand->siglock and signal->siglock. */
 void task_join_group_stop(struct task_struct *task);
+/* Linux's kill_orphaned_pgrp, under tasklist_lock: tsk's process group
+ * has just lost its last tie to its session (the end of tsk's process,
+ * parent NULL, or of tsk's parent, parent given) and has a stopped
+ * process: nobody could continue it, so every process of the group gets
+ * SIGHUP and then SIGCONT. */
+void kill_orphaned_pgrp(struct task_struct *tsk, struct task_struct *parent);
 /* A thread on its way out that a group stop waits for takes part in it
  * (Linux's exit_signals), under sighand->siglock, in the same step as it
  * stops taking signals; true when that completed the stop: the caller

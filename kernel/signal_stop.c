@@ -259,26 +259,67 @@ bool exit_jobctl_locked(struct task_struct *tsk)
 
 void notify_parent_stopped(struct task_struct *tsk) { do_notify_parent_cldstop(tsk, CLD_STOPPED); }
 
-/* Linux's will_become_orphaned_pgrp(pgrp, NULL), over the caller's tree
- * (where every process group of its session lives). A process the kernel
- * started has no parent, and so no tie, as a child of Linux's global
- * init has none. */
+/* Linux's will_become_orphaned_pgrp, over root's tree (where every
+ * process group of a session lives), ignoring ignored (a process that is
+ * ending): no member of pgrp has a parent in another group of the same
+ * session. A process the kernel started has no parent, and so no tie, as
+ * a child of Linux's global init has none. Under tasklist_lock. */
+static bool will_become_orphaned_pgrp(struct task_struct *root, int pgrp, struct task_struct *ignored)
+{
+	struct task_struct *p;
+	list_for_each_entry(p, &root->signal->tree_tasks, tasks) {
+		struct task_struct *parent = p->real_parent;
+		if (p->signal->pgrp != pgrp || p == ignored || p->exit_state || !parent)
+			continue;
+		if (parent->signal->pgrp != pgrp && parent->signal->session == p->signal->session)
+			return false;
+	}
+	return true;
+}
+
 bool is_current_pgrp_orphaned(void)
 {
 	struct signal_struct *me = current->signal;
-	struct task_struct *root = me->child_reaper, *p;
-	bool orphaned = true;
 	spin_lock(&tasklist_lock);
-	int pgrp = me->pgrp;
-	list_for_each_entry(p, &root->signal->tree_tasks, tasks) {
-		struct task_struct *parent = p->real_parent;
-		if (p->signal->pgrp != pgrp || p->exit_state || !parent)
-			continue;
-		if (parent->signal->pgrp != pgrp && parent->signal->session == p->signal->session) {
-			orphaned = false;
-			break;
-		}
-	}
+	bool orphaned = will_become_orphaned_pgrp(me->child_reaper, me->pgrp, NULL);
 	spin_unlock(&tasklist_lock);
 	return orphaned;
+}
+
+/* Linux's has_stopped_jobs. Under tasklist_lock. */
+static bool has_stopped_jobs(struct task_struct *root, int pgrp)
+{
+	struct task_struct *p;
+	list_for_each_entry(p, &root->signal->tree_tasks, tasks)
+		if (p->signal->pgrp == pgrp && !p->exit_state && (READ_ONCE(p->signal->flags) & SIGNAL_STOP_STOPPED))
+			return true;
+	return false;
+}
+
+static void kill_pgrp_locked(struct task_struct *root, int pgrp, int sig)
+{
+	struct task_struct *p;
+	list_for_each_entry(p, &root->signal->tree_tasks, tasks) {
+		if (p->signal->pgrp != pgrp || p->exit_state)
+			continue;
+		struct kernel_siginfo info = { .si_signo = sig, .si_code = SI_KERNEL };
+		send_signal_prealloc(sig, &info, p, true, kmalloc(sizeof(struct sigqueue), GFP_ATOMIC));
+	}
+}
+
+void kill_orphaned_pgrp(struct task_struct *tsk, struct task_struct *parent)
+{
+	struct task_struct *ignored = tsk, *root = tsk->signal->child_reaper;
+	int pgrp = tsk->signal->pgrp;
+	if (!parent)
+		parent = tsk->real_parent; /* its end: was it the group's last tie? */
+	else
+		ignored = NULL;            /* its parent's end: was that the last tie? */
+	if (!parent || root->signal->tree_dead)
+		return;
+	if (parent->signal->pgrp != pgrp && parent->signal->session == tsk->signal->session &&
+	    will_become_orphaned_pgrp(root, pgrp, ignored) && has_stopped_jobs(root, pgrp)) {
+		kill_pgrp_locked(root, pgrp, SIGHUP);
+		kill_pgrp_locked(root, pgrp, SIGCONT);
+	}
 }

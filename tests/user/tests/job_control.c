@@ -7,7 +7,8 @@
  * wait4(WCONTINUED) reports it once (0xffff); SIGCONT discards a pending
  * stop signal and a stop signal a pending SIGCONT; SIGKILL ends a stopped
  * child; SIGTSTP does not stop a process of an orphaned process group
- * (SIGSTOP does). mmlab's /proc has no directory for another process:
+ * (SIGSTOP does); a group orphaned with a stopped process in it gets
+ * SIGHUP and SIGCONT. mmlab's /proc has no directory for another process:
  * the State line is read on Linux only.
  *
  * Each child moves to a process group of its own (setpgid) first: its
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +35,7 @@ struct shared {
 	volatile unsigned long count[NTHREADS + 1];
 	volatile int ready;
 	volatile unsigned long pending;
+	volatile int pid;
 };
 static struct shared *sh;
 
@@ -319,6 +322,57 @@ static void orphaned_group(void)
 	kill_child(pid);
 }
 
+/* A process group that loses its last tie to its session while one of
+ * its processes is stopped: every process of it gets SIGHUP, then
+ * SIGCONT (Linux's kill_orphaned_pgrp), so the stopped one dies of the
+ * SIGHUP. S leads a new session; its child C leads a group of it, where
+ * C's child D stops; C ends, D goes to this program (a subreaper, in
+ * another session): the group has no tie left. */
+static void stopped_group_orphaned(void)
+{
+	memset((void *)sh, 0, sizeof(*sh));
+	pid_t s = fork();
+	if (s == 0) {
+		if (setsid() < 0)
+			_exit(90);
+		pid_t c = fork();
+		if (c == 0) {
+			if (setpgid(0, 0))
+				_exit(91);
+			pid_t d = fork();
+			if (d == 0) {
+				kill(getpid(), SIGSTOP);
+				for (;;)
+					sleep_ms(1);
+			}
+			int st = 0;
+			if (d < 0 || waitpid(d, &st, WUNTRACED) != d || !WIFSTOPPED(st))
+				_exit(92);
+			sh->pid = d;
+			_exit(0); /* D's group is orphaned now */
+		}
+		int st = -1;
+		_exit(c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) ? WEXITSTATUS(st) : 93);
+	}
+	int status = -1;
+	CHECK_CMP(waitpid(s, &status, 0), ==, s);
+	CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+	pid_t d = sh->pid;
+	CHECK_CMP(d, >, 0);
+	if (d <= 0)
+		return;
+	/* D is ours now; it should die of SIGHUP at once. */
+	pid_t r = 0;
+	for (int ms = 0; ms < 5000 && (r = waitpid(d, &status, WNOHANG)) == 0; ms++)
+		sleep_ms(1);
+	CHECK_CMP(r, ==, d);
+	if (r != d) {
+		kill_child(d);
+		return;
+	}
+	CHECKF(WIFSIGNALED(status) && WTERMSIG(status) == SIGHUP, "status %#x", status);
+}
+
 int main(void)
 {
 	test_begin("job_control");
@@ -331,5 +385,9 @@ int main(void)
 	nocldstop();
 	pending_discarded();
 	orphaned_group();
+	/* Orphans come to this program on both kernels (on mmlab it is its
+	 * tree's process 1 anyway). */
+	CHECK(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0);
+	stopped_group_orphaned();
 	return test_end();
 }
