@@ -3,7 +3,8 @@
  * by fork), PR_SET_THP_DISABLE/GET (status THP_enabled, inherited),
  * PR_SET_MDWE/GET (a mapping may not be writable and executable, nor gain
  * exec; kept once set; inherited by fork unless PR_MDWE_NO_INHERIT: in a
- * child, as Linux 6.6's mdwe_test does in its own children),
+ * child, as Linux 6.6's mdwe_test does in its own children; kept by a
+ * program it execs, unless NO_INHERIT),
  * PR_SET_PDEATHSIG (the signal comes when the thread that made the
  * process ends, even if its process goes on; and when the parent process
  * ends), PR_SET_CHILD_SUBREAPER (an orphan goes to the nearest subreaper
@@ -17,6 +18,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -108,6 +110,8 @@ static void thp_disable(void)
 	CHECK(strstr(status, "\nTHP_enabled:\t1\n") != NULL);
 }
 
+static char self_path[256];
+
 /* In a child (MDWE cannot be undone): 0 when every expectation held,
  * else the number of the first that did not. */
 static int mdwe_child(unsigned long flags)
@@ -135,6 +139,18 @@ static int mdwe_child(unsigned long flags)
 	void *q = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (q == MAP_FAILED || mprotect(q, page, PROT_READ | PROT_EXEC) != -1 || errno != EACCES)
 		return 9;
+	/* A program it execs keeps MDWE, unless NO_INHERIT, and still
+	 * loads (its segments are not writable and executable). */
+	pid_t ex = fork();
+	if (ex == 0) {
+		char *const args[] = { "mdwe_exec", NULL };
+		execv(self_path, args);
+		_exit(20);
+	}
+	int st = -1;
+	if (waitpid(ex, &st, 0) != ex || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != (flags & PR_MDWE_NO_INHERIT ? 0 : (int)flags))
+		return 11;
 	/* A child of this one: MDWE too, unless NO_INHERIT. */
 	bool inherit = !(flags & PR_MDWE_NO_INHERIT);
 	pid_t pid = fork();
@@ -147,6 +163,20 @@ static int mdwe_child(unsigned long flags)
 	if (wait_status_of(pid) != 0)
 		return 10;
 	return 0;
+}
+
+/* This program's file, which exec can run (/proc/self/exe on Linux,
+ * /bin/<name> on mmlab, whose programs are boot modules there). */
+static void find_self(void)
+{
+	char link[200];
+	ssize_t n = readlink("/proc/self/exe", link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = 0;
+	const char *base = strrchr(link, '/');
+	if (on_mmlab())
+		snprintf(self_path, sizeof(self_path), "/bin/%s", base ? base + 1 : link);
+	else
+		snprintf(self_path, sizeof(self_path), "%s", link);
 }
 
 static void mdwe(void)
@@ -336,9 +366,13 @@ static void no_new_privs_and_tid_address(void)
 	CHECK_ERRNO(prctl(PR_GET_TID_ADDRESS, 8UL, 0, 0, 0), EFAULT);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* Run by mdwe_child's exec: say what MDWE the new program has. */
+	if (argc > 0 && !strcmp(argv[0], "mdwe_exec"))
+		return (int)prctl(PR_GET_MDWE, 0, 0, 0, 0);
 	test_begin("prctl");
+	find_self();
 	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		test_skip("no shared page");
