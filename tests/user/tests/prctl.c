@@ -9,7 +9,7 @@
  * process ends, even if its process goes on; and when the parent process
  * ends), PR_SET_CHILD_SUBREAPER (an orphan goes to the nearest subreaper
  * ancestor), PR_SET_NO_NEW_PRIVS/GET, PR_GET_TID_ADDRESS, and -EINVAL for
- * an unknown option.
+ * an unknown option; what exec keeps of them.
  *
  * MDWE came with Linux 6.3 (PR_MDWE_NO_INHERIT with 6.6): an older
  * kernel's EINVAL skips that part. */
@@ -366,11 +366,36 @@ static void no_new_privs_and_tid_address(void)
 	CHECK_ERRNO(prctl(PR_GET_TID_ADDRESS, 8UL, 0, 0, 0), EFAULT);
 }
 
+/* What exec keeps (Linux's mmf_init_flags and the task's own fields):
+ * THP_DISABLE, the parent-death signal, no-new-privs; the dumpable mode
+ * goes back to 1 (setup_new_exec). In a child. */
+static void exec_keeps(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGUSR2, 0, 0, 0);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		char *const args[] = { "flags_exec", NULL };
+		execv(self_path, args);
+		_exit(100);
+	}
+	CHECK_CMP(wait_status_of(pid), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
 	/* Run by mdwe_child's exec: say what MDWE the new program has. */
 	if (argc > 0 && !strcmp(argv[0], "mdwe_exec"))
 		return (int)prctl(PR_GET_MDWE, 0, 0, 0, 0);
+	/* Run by exec_keeps: what the new program kept (0: as expected). */
+	if (argc > 0 && !strcmp(argv[0], "flags_exec")) {
+		int sig = 0;
+		prctl(PR_GET_PDEATHSIG, (unsigned long)&sig, 0, 0, 0);
+		return (prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 1) | (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) != 1) << 1 |
+		       (sig != SIGUSR2) << 2 | (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1) << 3;
+	}
 	test_begin("prctl");
 	find_self();
 	sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -386,6 +411,7 @@ int main(int argc, char **argv)
 	mdwe();
 	pdeathsig();
 	subreaper();
+	exec_keeps();
 	no_new_privs_and_tid_address();
 	return test_end();
 }
