@@ -7,6 +7,7 @@ KERNEL_SRCS += \
 	kernel/crash.c \
 	kernel/debugger.c \
 	kernel/exit.c \
+	kernel/exit_notify.c \
 	kernel/exit_wait.c \
 	kernel/fork.c \
 	kernel/futex.c \
