@@ -687,13 +687,13 @@ void exit_signals(struct task_struct *tsk, bool last)
 	spin_lock(&tsk->sighand->siglock);
 	tsk->sigpending_exited = true;
 	/* A group stop no longer waits for it. */
-	bool stopped = !last && exit_jobctl_locked(tsk);
+	int stopped = last ? 0 : exit_jobctl_locked(tsk);
 	flush_sigqueue(&tsk->pending, tsk->signal);
 	if (last)
 		flush_sigqueue(&tsk->signal->shared_pending, tsk->signal);
 	spin_unlock(&tsk->sighand->siglock);
 	if (stopped)
-		notify_parent_stopped(tsk);
+		notify_parent_stopped(tsk, stopped);
 }
 
 /* Linux's do_sigpending: the blocked signals pending for the thread or

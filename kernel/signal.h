@@ -438,10 +438,11 @@ void task_join_group_stop(struct task_struct *task);
 void kill_orphaned_pgrp(struct task_struct *tsk, struct task_struct *parent);
 /* A thread on its way out that a group stop waits for takes part in it
  * (Linux's exit_signals), under sighand->siglock, in the same step as it
- * stops taking signals; true when that completed the stop: the caller
- * tells the parent (notify_parent_stopped) once the lock is dropped. */
-bool exit_jobctl_locked(struct task_struct *tsk);
-void notify_parent_stopped(struct task_struct *tsk);
+ * stops taking signals; when that completed the stop, returns the stop
+ * signal (else 0) for the caller to tell the parent (notify_parent_stopped)
+ * once the lock is dropped. */
+int exit_jobctl_locked(struct task_struct *tsk);
+void notify_parent_stopped(struct task_struct *tsk, int code);
 /* Linux's sig_kernel_stop: SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU. */
 bool sig_kernel_stop(int sig);
 

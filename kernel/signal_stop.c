@@ -107,8 +107,11 @@ void prepare_signal_jobctl(int sig, struct task_struct *p)
 
 /* Linux's do_notify_parent_cldstop(tsk, false, why): the parent of tsk's
  * process gets SIGCHLD unless it ignores it or asked SA_NOCLDSTOP; its
- * waits are woken in any case. Takes tasklist_lock. */
-static void do_notify_parent_cldstop(struct task_struct *tsk, int why)
+ * waits are woken in any case. status: the stop signal, which the caller
+ * read under sighand->siglock (Linux reads group_exit_code here, after
+ * the lock, where a wait of the parent's may have taken it to 0 already).
+ * Takes tasklist_lock. */
+static void do_notify_parent_cldstop(struct task_struct *tsk, int why, int status)
 {
 	struct task_struct *leader = tsk->group_leader;
 	spin_lock(&tasklist_lock);
@@ -122,7 +125,7 @@ static void do_notify_parent_cldstop(struct task_struct *tsk, int why)
 	info.chld.uid = 0;
 	info.chld.utime = (long)nsec_to_clock_t(READ_ONCE(leader->utime));
 	info.chld.stime = (long)nsec_to_clock_t(READ_ONCE(leader->stime));
-	info.chld.status = why == CLD_CONTINUED ? SIGCONT : (READ_ONCE(leader->signal->group_stop_code) & 0x7f);
+	info.chld.status = why == CLD_CONTINUED ? SIGCONT : status & 0x7f;
 	struct sighand_struct *psig = parent->sighand;
 	/* Allocated with the lock held, so it may not sleep. */
 	struct sigqueue *q = kmalloc(sizeof(*q), GFP_ATOMIC);
@@ -202,11 +205,12 @@ bool do_signal_stop(int signr)
 		spin_unlock(&sig->siglock);
 	}
 	bool notify = task_participate_group_stop(tsk);
+	int code = sig->group_stop_code;
 	WRITE_ONCE(tsk->jobctl, tsk->jobctl | JOBCTL_STOPPED);
 	set_current_state(TASK_STOPPED);
 	spin_unlock(&sighand->siglock);
 	if (notify)
-		do_notify_parent_cldstop(tsk, CLD_STOPPED);
+		do_notify_parent_cldstop(tsk, CLD_STOPPED, code);
 	/* Asleep until SIGCONT or SIGKILL clears JOBCTL_STOPPED, or a group
 	 * exit (zap_other_threads wakes TASK_WAKEKILL) ends the thread. */
 	for (;;) {
@@ -242,22 +246,25 @@ bool notify_parent_jobctl(void)
 	if (!(sig->flags & SIGNAL_CLD_MASK))
 		return false;
 	int why = sig->flags & SIGNAL_CLD_CONTINUED ? CLD_CONTINUED : CLD_STOPPED;
+	int code = sig->group_stop_code;
 	sig->flags &= ~SIGNAL_CLD_MASK;
 	spin_unlock(&tsk->sighand->siglock);
-	do_notify_parent_cldstop(tsk, why);
+	do_notify_parent_cldstop(tsk, why, code);
 	return true;
 }
 
-bool exit_jobctl_locked(struct task_struct *tsk)
+int exit_jobctl_locked(struct task_struct *tsk)
 {
 	/* Linux's exit_signals: nothing to tell of a group that is dying,
 	 * or of a thread that was alone. */
 	if (fatal_signal_pending(tsk) || READ_ONCE(tsk->signal->nr_threads) <= 1)
-		return false;
-	return (tsk->jobctl & JOBCTL_STOP_PENDING) && task_participate_group_stop(tsk);
+		return 0;
+	if (!(tsk->jobctl & JOBCTL_STOP_PENDING) || !task_participate_group_stop(tsk))
+		return 0;
+	return tsk->signal->group_stop_code;
 }
 
-void notify_parent_stopped(struct task_struct *tsk) { do_notify_parent_cldstop(tsk, CLD_STOPPED); }
+void notify_parent_stopped(struct task_struct *tsk, int code) { do_notify_parent_cldstop(tsk, CLD_STOPPED, code); }
 
 /* Linux's will_become_orphaned_pgrp, over root's tree (where every
  * process group of a session lives), ignoring ignored (a process that is

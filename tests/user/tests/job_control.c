@@ -167,16 +167,18 @@ static void stop_and_continue(void)
 	pid_t pid = start_child(OWN_GROUP);
 	CHECK(all_counting());
 
+	/* The SIGCHLD first: Linux reads the stop signal for it after the
+	 * stop, when a wait may already have taken it (then si_status 0). */
 	int seen = chld_count;
 	CHECK(kill(pid, SIGSTOP) == 0);
+	wait_chld_signal(seen + 1);
+	CHECK_CMP(chld_count, ==, seen + 1);
+	CHECK(chld_code == CLD_STOPPED && chld_status == SIGSTOP && chld_pid == pid);
 	CHECK_CMP(waitpid(pid, &status, WUNTRACED), ==, pid);
 	CHECKF(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP && status == 0x137f, "status %#x", status);
 	CHECK(none_counting());
 	if (!on_mmlab()) /* mmlab's /proc has the caller's own pid only */
 		CHECK(status_line(pid, "State:", state, sizeof(state)) && strcmp(state, "T (stopped)") == 0);
-	wait_chld_signal(seen + 1);
-	CHECK_CMP(chld_count, ==, seen + 1);
-	CHECK(chld_code == CLD_STOPPED && chld_status == SIGSTOP && chld_pid == pid);
 	/* Reported once. */
 	CHECK_CMP(waitpid(pid, &status, WUNTRACED | WNOHANG), ==, 0);
 	/* A second stop signal to a stopped process: nothing new. */
