@@ -26,6 +26,7 @@ KERNEL_SRCS += \
 	kernel/sched.c \
 	kernel/sched_syscalls.c \
 	kernel/signal.c \
+	kernel/signal_deliver.c \
 	kernel/signal_send.c \
 	kernel/signal_stop.c \
 	kernel/signal_wait.c \

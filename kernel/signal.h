@@ -445,6 +445,9 @@ int exit_jobctl_locked(struct task_struct *tsk);
 void notify_parent_stopped(struct task_struct *tsk, int code);
 /* Linux's sig_kernel_stop: SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU. */
 bool sig_kernel_stop(int sig);
+/* Linux's sig_kernel_ignore: the default action of SIGCONT, SIGCHLD,
+ * SIGWINCH and SIGURG is to ignore them. */
+bool sig_kernel_ignore(int sig);
 
 /* Linux's defaults of a process started by init (INIT_RLIMITS, with
  * NPROC and SIGPENDING from this machine's memory as fork_init does). */
