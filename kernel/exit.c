@@ -5,7 +5,8 @@
  * of a process makes it a zombie for its parent (exit_notify: its
  * children to their new parent, its parent told with exit_signal), or has
  * the kernel free it when nobody will wait; the end of a tree's root kills
- * the rest of its tree (zap_tree). Waiting is kernel/exit_wait.c.
+ * the rest of its tree (zap_tree). Both are kernel/exit_notify.c; waiting
+ * is kernel/exit_wait.c.
  *
  * A thread always ends in its own context (do_exit_thread): robust futexes
  * and CLONE_CHILD_CLEARTID first (Linux's exit_mm -> exit_mm_release), then
@@ -123,7 +124,7 @@ static void zap_other_threads(struct task_struct *tsk)
 	list_for_each_entry(t, &tsk->signal->thread_head, thread_node) {
 		if (t == tsk)
 			continue;
-		wake_up_state(t, TASK_INTERRUPTIBLE);
+		wake_up_state(t, TASK_INTERRUPTIBLE | TASK_WAKEKILL); /* a stopped one too */
 		/* It may be running in user mode there (no system call to
 		 * return from): the interrupt's way out looks at the flag. A
 		 * thread of this CPU is not running now and looks when it
@@ -145,6 +146,10 @@ static bool start_group_exit(struct task_struct *tsk, int code, const char *why,
 		if (why) {
 			sig->result.killed = true;
 			sig->result.signal = signo;
+			/* Linux's do_coredump gives up on a process that is not
+			 * dumpable (PR_SET_DUMPABLE 0): no core, no 0x80 bit.
+			 * mmlab writes no file and reports the others dumped. */
+			sig->result.core_dumped = sig_kernel_coredump(signo) && tsk->mm && get_dumpable(tsk->mm);
 			sig->result.exit_code = 0;
 			strlcpy(sig->result.reason, why, sizeof(sig->result.reason));
 		}
@@ -156,154 +161,7 @@ static bool start_group_exit(struct task_struct *tsk, int code, const char *why,
 	return first;
 }
 
-/* ---- The end of a process: its children and its parent (Linux's
- * exit_notify, forget_original_parent, reparent_leader, do_notify_parent)
- * ---- */
-
-int process_wait_status(const struct signal_struct *sig)
-{
-	const struct process_result *r = &sig->result;
-	if (r->killed)
-		return r->signal | (sig_kernel_coredump(r->signal) ? 0x80 : 0);
-	return (r->exit_code & 0xff) << 8;
-}
-
-void process_siginfo(const struct task_struct *p, struct kernel_siginfo *info)
-{
-	const struct signal_struct *sig = p->signal;
-	memset(info, 0, sizeof(*info));
-	info->si_signo = SIGCHLD;
-	info->chld.pid = p->tgid;
-	info->chld.uid = 0;
-	if (sig->result.killed) {
-		info->si_code = sig_kernel_coredump(sig->result.signal) ? CLD_DUMPED : CLD_KILLED;
-		info->chld.status = sig->result.signal;
-	} else {
-		info->si_code = CLD_EXITED;
-		info->chld.status = sig->result.exit_code & 0xff;
-	}
-	info->chld.utime = (long)nsec_to_clock_t(sig->utime);
-	info->chld.stime = (long)nsec_to_clock_t(sig->stime);
-}
-
-/* Linux's do_notify_parent: tsk's process has ended; its parent gets
- * exit_signal (with q, a sigqueue the caller allocated, or NULL) and its
- * waits are woken. Returns true when nobody will wait for tsk: the parent
- * ignores SIGCHLD (SIG_IGN, or SA_NOCLDWAIT), so the kernel frees it.
- * Under tasklist_lock. */
-static bool do_notify_parent(struct task_struct *tsk, struct sigqueue *q)
-{
-	struct task_struct *parent = tsk->real_parent;
-	struct sighand_struct *psig = parent->sighand;
-	struct kernel_siginfo info;
-	int sig = tsk->exit_signal;
-	bool autoreap = false;
-	process_siginfo(tsk, &info);
-	info.si_signo = sig;
-	spin_lock(&psig->siglock);
-	struct k_sigaction *ka = &psig->action[SIGCHLD - 1];
-	if (sig == SIGCHLD && (ka->sa.sa_handler == SIG_IGN || (ka->sa.sa_flags & SA_NOCLDWAIT))) {
-		autoreap = true;
-		if (ka->sa.sa_handler == SIG_IGN)
-			sig = 0;
-	}
-	spin_unlock(&psig->siglock);
-	if (sig > 0 && sig <= _NSIG)
-		send_signal_prealloc(sig, &info, parent, true, q);
-	else
-		kfree(q);
-	wake_up_all(&parent->signal->wait_chldexit);
-	return autoreap;
-}
-
-/* Linux's find_new_reaper: orphans go to the root of the tree, unless
- * that is the one ending, or it has ended: then to nobody (the kernel
- * frees them when they end). */
-static struct task_struct *find_new_reaper(struct task_struct *father)
-{
-	struct task_struct *root = father->signal->child_reaper;
-	return root == father || root->signal->tree_dead ? NULL : root;
-}
-
-/* Linux's forget_original_parent + reparent_leader: father's children
- * become the new reaper's, with SIGCHLD as their exit signal; one that
- * has ended already is announced to its new parent, or freed. Under
- * tasklist_lock. */
-static void forget_original_parent(struct task_struct *father, struct list_head *dead)
-{
-	struct task_struct *reaper = find_new_reaper(father), *c, *n;
-	list_for_each_entry_safe(c, n, &father->children, sibling) {
-		list_del(&c->sibling);
-		INIT_LIST_HEAD(&c->sibling);
-		c->real_parent = reaper;
-		c->exit_signal = SIGCHLD;
-		if (reaper)
-			list_add_tail(&c->sibling, &reaper->children);
-		if (c->exit_state != EXIT_ZOMBIE)
-			continue;
-		/* Its notification has no sigqueue to go with: a SIGCHLD
-		 * without its siginfo, as when Linux's queue cannot grow. */
-		if (!reaper || do_notify_parent(c, NULL)) {
-			c->exit_state = EXIT_DEAD;
-			list_del(&c->sibling);
-			INIT_LIST_HEAD(&c->sibling);
-			list_add_tail(&c->thread_node, dead);
-		}
-	}
-}
-
-/* Linux's zap_pid_ns_processes: the root of a tree has ended; every other
- * process of the tree is killed (each is then freed by its parent's wait,
- * or by the kernel). */
-static void zap_tree(struct task_struct *root)
-{
-	struct task_struct **procs;
-	int n = collect_tree_processes(root, NULL, NULL, &procs);
-	for (int i = 0; i < n; i++) {
-		if (procs[i] != root) {
-			struct kernel_siginfo info = { .si_signo = SIGKILL, .si_code = SI_KERNEL };
-			send_signal(SIGKILL, &info, procs[i], true);
-		}
-		put_task_struct(procs[i]);
-	}
-	kvfree(procs);
-}
-
-/* Linux's exit_notify, by the last thread of leader's group: its children
- * go to their new parent, its parent is told. Returns whether the kernel
- * frees the process (nobody waits for it). */
-static bool exit_notify(struct task_struct *leader)
-{
-	LIST_HEAD(dead);
-	struct sigqueue *q = kmalloc(sizeof(*q), GFP_KERNEL);
-	struct signal_struct *sig = leader->signal;
-	bool root = sig->child_reaper == leader, autoreap;
-	spin_lock(&tasklist_lock);
-	if (root)
-		sig->tree_dead = true;
-	forget_original_parent(leader, &dead);
-	leader->exit_state = EXIT_ZOMBIE;
-	if (leader->real_parent) {
-		autoreap = do_notify_parent(leader, q);
-	} else {
-		/* The root waits for process_wait; an orphan of a tree that is
-		 * being torn down for nobody. */
-		autoreap = !root;
-		kfree(q);
-	}
-	if (autoreap) {
-		leader->exit_state = EXIT_DEAD;
-		if (leader->real_parent) {
-			list_del(&leader->sibling);
-			INIT_LIST_HEAD(&leader->sibling);
-		}
-	}
-	spin_unlock(&tasklist_lock);
-	reap_queue_add(&process_reap, &dead);
-	if (root)
-		zap_tree(leader);
-	return autoreap;
-}
+void release_processes_later(struct list_head *dead) { reap_queue_add(&process_reap, dead); }
 
 void mm_release(struct task_struct *tsk, struct mm_struct *mm)
 {
@@ -341,6 +199,7 @@ static void become_leader(struct task_struct *tsk)
 	leader->pid = old_pid;
 	tsk->group_leader = tsk;
 	tsk->real_parent = leader->real_parent;
+	tsk->parent_thread = leader->parent_thread;
 	tsk->exit_signal = SIGCHLD;
 	INIT_LIST_HEAD(&tsk->children);
 	while (!list_empty(&leader->children)) {
@@ -439,6 +298,8 @@ __noreturn void do_exit_thread(int code)
 	if (exec_waits)
 		wake_up_all(&group_release_wait);
 
+	if (!last)
+		exit_thread_children(tsk);
 	if (last) {
 		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */
 		strlcpy(sig->result.last_line, files_last_console_line(tsk->files),

@@ -11,9 +11,10 @@
  * interruptibly: a signal ends the wait with -ERESTARTSYS (restarted under
  * SA_RESTART, else -EINTR).
  *
- * mmlab has no job control: no child ever stops or continues, so
- * WUNTRACED, WSTOPPED and WCONTINUED are accepted and never report. A
- * process's children are the whole group's (Linux's __WNOTHREAD, which
+ * A stopped child (kernel/signal_stop.c) is reported to WUNTRACED
+ * (waitid's WSTOPPED) once per stop, a continued one to WCONTINUED once
+ * per SIGCONT (Linux's wait_task_stopped and wait_task_continued); WNOWAIT
+ * leaves either to report again. A process's children are the whole group's (Linux's __WNOTHREAD, which
  * limits a wait to the caller thread's own children, is accepted and
  * changes nothing: a process's children here are its leader's). */
 #include "arch/x86_64/uaccess.h"
@@ -94,13 +95,59 @@ static int wait_task_zombie(struct wait_opts *wo, struct task_struct *p, bool re
 	return pid;
 }
 
+/* Linux's wait_task_stopped and wait_task_continued, the part under the
+ * locks (tasklist_lock held; p's sighand->siglock taken here): whether p
+ * has a stop (CLD_STOPPED, with the stop signal in *status) or a
+ * continue (CLD_CONTINUED) to report, consumed unless WNOWAIT. 0: none. */
+static int wait_task_jobctl_locked(struct wait_opts *wo, struct task_struct *p, int *status)
+{
+	struct signal_struct *sig = p->signal;
+	int why = 0;
+	if (!(wo->wo_flags & (WUNTRACED | WCONTINUED)))
+		return 0;
+	spin_lock(&p->sighand->siglock);
+	if ((wo->wo_flags & WUNTRACED) && (sig->flags & SIGNAL_STOP_STOPPED) && sig->group_stop_code) {
+		why = CLD_STOPPED;
+		*status = sig->group_stop_code;
+		if (!(wo->wo_flags & WNOWAIT))
+			sig->group_stop_code = 0;
+	} else if ((wo->wo_flags & WCONTINUED) && (sig->flags & SIGNAL_STOP_CONTINUED)) {
+		why = CLD_CONTINUED;
+		*status = SIGCONT;
+		if (!(wo->wo_flags & WNOWAIT))
+			sig->flags &= ~SIGNAL_STOP_CONTINUED;
+	}
+	spin_unlock(&p->sighand->siglock);
+	return why;
+}
+
+/* The report of a stop or continue found by wait_task_jobctl_locked:
+ * wait4's status (the signal << 8 | 0x7f, or 0xffff), waitid's siginfo,
+ * the child's rusage; p's reference is the caller's. Returns p's pid. */
+static int wait_task_jobctl(struct wait_opts *wo, struct task_struct *p, int why, int status)
+{
+	if (wo->wo_rusage)
+		getrusage(p, RUSAGE_BOTH, wo->wo_rusage);
+	wo->wo_stat = why == CLD_STOPPED ? (status << 8) | 0x7f : 0xffff;
+	if (wo->wo_info) {
+		memset(wo->wo_info, 0, sizeof(*wo->wo_info));
+		wo->wo_info->si_signo = SIGCHLD;
+		wo->wo_info->si_code = why;
+		wo->wo_info->chld.pid = p->tgid;
+		wo->wo_info->chld.status = status;
+	}
+	return p->tgid;
+}
+
 /* One pass over current's children (Linux's do_wait_thread): a zombie
- * that matches, claimed when it is to be freed; -ECHILD when none
- * matches at all, 0 when some do but none has ended. */
+ * that matches, claimed when it is to be freed, or a stop or continue to
+ * report; -ECHILD when none matches at all, 0 when some do but none has
+ * anything to report. */
 static int do_wait_children(struct wait_opts *wo)
 {
 	struct task_struct *leader = current->group_leader, *p, *found = NULL;
 	bool any = false, reap = !(wo->wo_flags & WNOWAIT);
+	int why = 0, status = 0;
 	spin_lock(&tasklist_lock);
 	list_for_each_entry(p, &leader->children, sibling) {
 		if (!eligible_child(wo, p))
@@ -110,6 +157,16 @@ static int do_wait_children(struct wait_opts *wo)
 			found = p;
 			break;
 		}
+		if (!p->exit_state && (why = wait_task_jobctl_locked(wo, p, &status))) {
+			get_task_struct(p);
+			break;
+		}
+	}
+	if (why) {
+		spin_unlock(&tasklist_lock);
+		int pid = wait_task_jobctl(wo, p, why, status);
+		put_task_struct(p);
+		return pid;
 	}
 	if (found) {
 		get_task_struct(found); /* for WNOWAIT: it may be reaped meanwhile */

@@ -203,7 +203,7 @@ static void free_unstarted(struct task_struct *p, struct pt_regs *regs)
 }
 
 /* A thread of current's group (CLONE_THREAD): joining the group and the
- * exit check are one step under siglock (copy_process's
+ * exit check are one step under the siglocks (copy_process's
  * fatal_signal_pending check), so a group exit either finds the new
  * thread on thread_head or is seen here. */
 static int copy_thread_group(struct task_struct *p, struct task_struct *parent)
@@ -214,11 +214,15 @@ static int copy_thread_group(struct task_struct *p, struct task_struct *parent)
 	p->signal = sig;
 	p->sighand = parent->sighand;
 	p->result = parent->result;
+	spin_lock(&p->sighand->siglock);
 	spin_lock(&sig->siglock);
 	if (sig->group_exit) {
 		spin_unlock(&sig->siglock);
+		spin_unlock(&p->sighand->siglock);
 		return -EINTR; /* Linux's -ERESTARTNOINTR: the caller is exiting anyway */
 	}
+	/* A group stop under way or done takes the new thread too. */
+	task_join_group_stop(p);
 	__atomic_add_fetch(&parent->mm->mm_users, 1, __ATOMIC_RELAXED); /* mmget */
 	__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
 	p->mm = parent->mm;
@@ -228,6 +232,7 @@ static int copy_thread_group(struct task_struct *p, struct task_struct *parent)
 	sig->nr_threads++;
 	list_add_tail(&p->thread_node, &sig->thread_head);
 	spin_unlock(&sig->siglock);
+	spin_unlock(&p->sighand->siglock);
 	return 0;
 }
 
@@ -296,6 +301,9 @@ static int copy_new_process(struct task_struct *p, struct task_struct *parent,
 		goto fail;
 	}
 	p->real_parent = (f & CLONE_PARENT) ? leader->real_parent : leader;
+	/* The thread that made it (Linux's real_parent): CLONE_PARENT's is
+	 * the one that made the parent. */
+	p->parent_thread = (f & CLONE_PARENT) ? leader->parent_thread : parent;
 	list_add_tail(&p->sibling, &p->real_parent->children);
 	sig->pgrp = psig->pgrp;
 	sig->session = psig->session;
@@ -334,6 +342,10 @@ static void wait_for_vfork_done(struct task_struct *child)
 	finish_wait(&x->wait, &wait);
 }
 
+/* Whether the caller escapes RLIMIT_NPROC: root's user, or
+ * CAP_SYS_RESOURCE or CAP_SYS_ADMIN (always, here: see kernel_clone). */
+static bool nproc_exempt(void) { return true; }
+
 /* Linux's kernel_clone + copy_process. */
 static long kernel_clone(struct kernel_clone_args *args)
 {
@@ -353,6 +365,15 @@ static long kernel_clone(struct kernel_clone_args *args)
 	/* copy_process's nr_threads >= max_threads (fork_init's bound on the
 	 * kernel stacks memory can hold). */
 	if (nr_user_threads() >= max_threads())
+		return -EAGAIN;
+	/* copy_process's RLIMIT_NPROC: a user's tasks (threads count too)
+	 * may not go past the limit, unless the user is root (Linux's
+	 * INIT_USER) or the caller has CAP_SYS_RESOURCE or CAP_SYS_ADMIN.
+	 * Every process here runs as uid 0 with every capability (getuid
+	 * 0, /proc/self/status CapEff), so the limit is kept and reported
+	 * (getrlimit, prlimit64) but never refuses a fork, as for root on
+	 * Linux. */
+	if (nr_user_threads() >= READ_ONCE(parent->signal->rlim[RLIMIT_NPROC].rlim_cur) && !nproc_exempt())
 		return -EAGAIN;
 
 	struct pt_regs *regs = kmalloc(sizeof(*regs), GFP_KERNEL);
@@ -379,6 +400,7 @@ static long kernel_clone(struct kernel_clone_args *args)
 	if (f & CLONE_SETTLS)
 		p->thread.fsbase = args->tls;
 	p->blocked = parent->blocked;
+	p->no_new_privs = READ_ONCE(parent->no_new_privs);
 	/* copy_process's sas_ss_reset: a task sharing the memory without
 	 * waiting for it (a thread, clone(CLONE_VM)) does not share the
 	 * parent's alternate signal stack; fork and vfork keep it. */

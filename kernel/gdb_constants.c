@@ -45,7 +45,7 @@ const struct gdb_constant gdb_constants[] __used = {
 	/* mempolicy mode flags (mm/mempolicy.h) */
 	C(MPOL_F_STATIC_NODES), C(MPOL_F_RELATIVE_NODES), C(MPOL_F_NUMA_BALANCING),
 	/* tasks (kernel/sched.h) */
-	C(TASK_RUNNING), C(TASK_INTERRUPTIBLE), C(TASK_UNINTERRUPTIBLE), C(TASK_DEAD),
+	C(TASK_RUNNING), C(TASK_INTERRUPTIBLE), C(TASK_UNINTERRUPTIBLE), C(__TASK_STOPPED), C(TASK_DEAD),
 	C(PF_IDLE), C(PF_KTHREAD), C(THREAD_SIZE),
 };
 const unsigned long nr_gdb_constants __used = ARRAY_SIZE(gdb_constants);

@@ -7,6 +7,7 @@ KERNEL_SRCS += \
 	kernel/crash.c \
 	kernel/debugger.c \
 	kernel/exit.c \
+	kernel/exit_notify.c \
 	kernel/exit_wait.c \
 	kernel/fork.c \
 	kernel/futex.c \
@@ -17,6 +18,7 @@ KERNEL_SRCS += \
 	kernel/main.c \
 	kernel/panic.c \
 	kernel/pid.c \
+	kernel/prctl.c \
 	kernel/printk.c \
 	kernel/process.c \
 	kernel/rcu.c \
@@ -24,7 +26,9 @@ KERNEL_SRCS += \
 	kernel/sched.c \
 	kernel/sched_syscalls.c \
 	kernel/signal.c \
+	kernel/signal_deliver.c \
 	kernel/signal_send.c \
+	kernel/signal_stop.c \
 	kernel/signal_wait.c \
 	kernel/smp.c \
 	kernel/spinlock.c \

@@ -28,6 +28,7 @@ struct process_result {
 	int exit_code;     /* exit status (0..255), when it exited */
 	bool killed;       /* killed by a signal (a fault's, or one sent) */
 	int signal;        /* which, when killed (Linux's WTERMSIG) */
+	bool core_dumped;  /* killed by a core-dump signal while dumpable (WCOREDUMP) */
 	char reason[160];  /* the kill report: what, where */
 	char last_line[128]; /* the last line it wrote (a test's "SKIP: why") */
 };
@@ -116,6 +117,16 @@ const char *process_console_prefix(struct task_struct *tsk);
 void wait_group_released(struct signal_struct *sig);
 void wait_tree_released(struct signal_struct *sig);
 void wake_up_tree_waiters(void);
+/* kernel/exit_notify.c, for do_exit_thread: the end of a thread that is
+ * not its process's last (the children it made pass to the process,
+ * their parent-death signals fire), and the end of the process's last
+ * thread (exit_notify: true when nobody will wait for it, so the kernel
+ * frees it); exit.c's release_processes_later queues ended processes
+ * (on their thread_node) for the kernel to free. */
+void exit_thread_children(struct task_struct *tsk);
+bool exit_notify(struct task_struct *leader);
+struct list_head;
+void release_processes_later(struct list_head *dead);
 /* A zeroed signal_struct with one thread, inside the process_info a
  * process keeps (the console prefix, copied); NULL if memory is short;
  * process_signal_free frees it. */

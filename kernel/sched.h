@@ -65,7 +65,12 @@
 #define TASK_RUNNING 0x0000
 #define TASK_INTERRUPTIBLE 0x0001
 #define TASK_UNINTERRUPTIBLE 0x0002
+#define __TASK_STOPPED 0x0004
 #define TASK_DEAD 0x0080
+#define TASK_WAKEKILL 0x0100
+/* A thread stopped by a stop signal (kernel/signal_stop.c): SIGCONT wakes
+ * it (__TASK_STOPPED), as does SIGKILL (TASK_WAKEKILL). */
+#define TASK_STOPPED (TASK_WAKEKILL | __TASK_STOPPED)
 /* task->exit_state, Linux's values. */
 #define EXIT_DEAD 0x0010
 #define EXIT_ZOMBIE 0x0020
@@ -202,6 +207,19 @@ struct task_struct {
 	 * the child leaves the borrowed mm (its exit or exec: mm_release). */
 	bool in_vfork;
 	struct completion vfork_done;
+	/* prctl (kernel/prctl.c): the signal this thread gets when the
+	 * thread that made its process ends (PR_SET_PDEATHSIG; 0: none, not
+	 * inherited), and PR_SET_NO_NEW_PRIVS (inherited, never cleared). */
+	int pdeath_signal;
+	bool no_new_privs;
+	/* On a process's leader, under tasklist_lock: the thread of its
+	 * parent process that made it (Linux's real_parent is that thread);
+	 * when that thread ends first, its children's pdeath_signal fires
+	 * and they pass to the group's leader. NULL once passed on. */
+	struct task_struct *parent_thread;
+	/* Job control (kernel/signal_stop.c): Linux's JOBCTL_* bits, under
+	 * sighand->siglock. */
+	unsigned long jobctl;
 	struct mempolicy *mempolicy;   /* set_mempolicy (mm/mempolicy.h); NULL: the default */
 	short il_prev;                 /* the last node MPOL_INTERLEAVE gave it */
 	u8 il_weight;                  /* MPOL_WEIGHTED_INTERLEAVE: pages left on il_prev */

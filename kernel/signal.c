@@ -1,12 +1,12 @@
 /* Signals (see kernel/signal.h): the storage calls rt_sigaction 13,
  * rt_sigprocmask 14, sigaltstack 131, with Linux's checks in Linux's order
  * (kernel/signal.c: sys_rt_sigaction/do_sigaction,
- * sys_rt_sigprocmask/sigprocmask, do_sigaltstack); sending (send_signal,
- * and the faults' force_sig_fault; the system calls that send are in
- * kernel/signal_send.c, those that wait in kernel/signal_wait.c);
- * rt_sigpending 127; and the generic half of
- * delivery (get_signal, the default actions). The frame a handler runs on
- * is the arch's (arch/x86_64/signal.c).
+ * sys_rt_sigprocmask/sigprocmask, do_sigaltstack); sending (send_signal;
+ * the system calls that send are in kernel/signal_send.c, those that wait
+ * in kernel/signal_wait.c); rt_sigpending 127. The generic half of
+ * delivery (get_signal, the default actions, the faults' force_sig_fault)
+ * is kernel/signal_deliver.c, job control kernel/signal_stop.c, the frame
+ * a handler runs on the arch's (arch/x86_64/signal.c).
  *
  * Invariant: a bit in a sigpending's set is on iff the signal is pending
  * there; each struct sigqueue on its list is one instance with its siginfo
@@ -37,11 +37,7 @@
 
 /* include/linux/signal.h's classes of default action. */
 #define SIG_KERNEL_ONLY_MASK (sigmask(SIGKILL) | sigmask(SIGSTOP))
-#define SIG_KERNEL_STOP_MASK (sigmask(SIGSTOP) | sigmask(SIGTSTP) | sigmask(SIGTTIN) | sigmask(SIGTTOU))
 #define SIG_KERNEL_IGNORE_MASK (sigmask(SIGCONT) | sigmask(SIGCHLD) | sigmask(SIGWINCH) | sigmask(SIGURG))
-/* kernel/signal.c: the signals a fault sends, dequeued before any other. */
-#define SYNCHRONOUS_MASK (sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) | sigmask(SIGTRAP) | \
-			  sigmask(SIGFPE) | sigmask(SIGSYS))
 
 /* include/linux/signal.h's SIG_KERNEL_COREDUMP_MASK. */
 #define SIG_KERNEL_COREDUMP_MASK                                                                   \
@@ -49,8 +45,7 @@
 	 sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGSYS) | sigmask(SIGXCPU) | sigmask(SIGXFSZ))
 
 bool sig_kernel_coredump(int sig) { return sig > 0 && sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_COREDUMP_MASK); }
-static bool sig_kernel_ignore(int sig) { return sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_IGNORE_MASK); }
-static bool sig_kernel_stop(int sig) { return sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_STOP_MASK); }
+bool sig_kernel_ignore(int sig) { return sig > 0 && sig < SIGRTMIN && (sigmask(sig) & SIG_KERNEL_IGNORE_MASK); }
 
 static const char *const signal_names[SIGRTMIN] = {
 	[SIGHUP] = "SIGHUP", [SIGINT] = "SIGINT", [SIGQUIT] = "SIGQUIT", [SIGILL] = "SIGILL",
@@ -322,11 +317,15 @@ static bool sig_ignored_locked(struct task_struct *t, int sig)
 	return handler == SIG_IGN || (handler == SIG_DFL && sig_kernel_ignore(sig));
 }
 
-/* Linux's wants_signal, without stopped or traced tasks: a thread that
- * does not block sig and is not on its way out. */
+/* Linux's wants_signal: a thread that does not block sig, is not on its
+ * way out and, unless sig is SIGKILL, is not stopped. */
 static bool wants_signal(int sig, struct task_struct *p)
 {
-	return !(p->blocked & sigmask(sig)) && !p->sigpending_exited;
+	if (p->sigpending_exited)
+		return false;
+	if (sig == SIGKILL)
+		return true;
+	return !(p->blocked & sigmask(sig)) && !(p->jobctl & JOBCTL_STOPPED);
 }
 
 /* Linux's signal_wake_up + kick_process: out of an interruptible sleep,
@@ -363,8 +362,25 @@ static void complete_signal(int sig, struct task_struct *p, bool group)
 		}
 		spin_unlock(&signal->siglock);
 	}
-	if (t)
-		signal_wake_up(t);
+	if (!t)
+		return;
+	/* SIGKILL ends a stop at once (Linux's fatal path wakes every
+	 * thread with TASK_WAKEKILL): the group is no longer stopped, and the
+	 * thread that dequeues it takes the others with it. */
+	if (sig == SIGKILL) {
+		struct signal_struct *signal = p->signal;
+		struct task_struct *it;
+		signal->group_stop_count = 0;
+		signal->group_stop_code = 0;
+		signal->flags &= ~SIGNAL_STOP_MASK;
+		spin_lock(&signal->siglock);
+		list_for_each_entry(it, &signal->thread_head, thread_node) {
+			WRITE_ONCE(it->jobctl, it->jobctl & ~(JOBCTL_PENDING_MASK | JOBCTL_STOPPED));
+			wake_up_state(it, TASK_WAKEKILL);
+		}
+		spin_unlock(&signal->siglock);
+	}
+	signal_wake_up(t);
 }
 
 /* Linux's __send_signal_locked. q: a sigqueue the caller allocated (NULL
@@ -377,11 +393,15 @@ static int send_signal_locked(int sig, struct kernel_siginfo *info, struct task_
 	int ret = 0;
 	/* Linux's prepare_signal: a dying group takes nothing more (a group
 	 * whose exec is ending its other threads still does), nor does a
-	 * thread that has flushed its queue on its way out; an ignored
-	 * signal is dropped. */
+	 * thread that has flushed its queue on its way out; job control acts;
+	 * an ignored signal is dropped. */
 	if ((READ_ONCE(signal->group_exit) && !READ_ONCE(signal->group_exec_task)) ||
-	    READ_ONCE(signal->nr_threads) == 0 ||
-	    (!group && t->sigpending_exited) || sig_ignored_locked(t, sig))
+	    READ_ONCE(signal->nr_threads) == 0 || (!group && t->sigpending_exited))
+		goto out_free;
+	/* A stop signal or SIGCONT acts when sent, even if ignored then
+	 * (kernel/signal_stop.c). */
+	prepare_signal_jobctl(sig, t);
+	if (sig_ignored_locked(t, sig))
 		goto out_free;
 	/* Linux's legacy_queue: a standard signal already pending is not
 	 * queued twice. */
@@ -433,194 +453,6 @@ bool sigkill_pending(struct task_struct *t)
 	return fatal_signal_pending(t) || (pend & sigmask(SIGKILL));
 }
 
-/* ---- Dequeueing and the default actions ---- */
-
-/* Linux's next_signal: the lowest-numbered pending signal not in mask,
- * synchronous ones (faults) first. */
-static int next_signal(struct sigpending *pending, unsigned long blocked)
-{
-	unsigned long x = pending->signal & ~blocked;
-	if (!x)
-		return 0;
-	if (x & SYNCHRONOUS_MASK)
-		x &= SYNCHRONOUS_MASK;
-	return __builtin_ctzl(x) + 1;
-}
-
-/* Linux's collect_signal: the first queued instance of sig; the bit stays
- * on while another instance is queued. */
-static void collect_signal(int sig, struct sigpending *list, struct kernel_siginfo *info,
-			   struct signal_struct *signal)
-{
-	struct sigqueue *q, *first = NULL;
-	bool more = false;
-	list_for_each_entry(q, &list->list, list) {
-		if (q->info.si_signo != sig)
-			continue;
-		if (first) {
-			more = true;
-			break;
-		}
-		first = q;
-	}
-	if (!more)
-		__atomic_and_fetch(&list->signal, ~sigmask(sig), __ATOMIC_RELEASE);
-	if (first) {
-		list_del(&first->list);
-		signal->nr_queued--;
-		*info = first->info;
-		kfree(first);
-	} else {
-		/* Its siginfo could not be queued (Linux's "Ok, it wasn't in
-		 * the queue"): a plain SI_USER one. */
-		memset(info, 0, sizeof(*info));
-		info->si_signo = sig;
-		info->si_code = SI_USER;
-	}
-}
-
-int dequeue_signal(struct task_struct *tsk, unsigned long blocked, struct kernel_siginfo *info)
-{
-	int sig = next_signal(&tsk->pending, blocked);
-	if (sig) {
-		collect_signal(sig, &tsk->pending, info, tsk->signal);
-		return sig;
-	}
-	sig = next_signal(&tsk->signal->shared_pending, blocked);
-	if (sig)
-		collect_signal(sig, &tsk->signal->shared_pending, info, tsk->signal);
-	return sig;
-}
-
-/* The console line's reason for a death by a signal that was queued. */
-static void signal_report(const struct kernel_siginfo *info, char *buf, size_t size)
-{
-	int sig = info->si_signo;
-	const char *name = signal_name(sig);
-	if (sigmask(sig) & SYNCHRONOUS_MASK && info->si_code > 0 && info->si_code != SI_KERNEL)
-		snprintf(buf, size, "signal %d (%s), si_code %d, address %#lx", sig, name, info->si_code,
-			 info->fault.addr);
-	else if (info->si_code == SI_USER || info->si_code == SI_TKILL || info->si_code == SI_QUEUE)
-		snprintf(buf, size, "signal %d (%s) sent by pid %d", sig, name ? name : "?", info->rt.pid);
-	else
-		snprintf(buf, size, "signal %d (%s)", sig, name ? name : "?");
-}
-
-bool get_signal(struct ksignal *ksig)
-{
-	struct task_struct *tsk = current;
-	struct sighand_struct *sighand = tsk->sighand;
-	for (;;) {
-		/* Linux's SIGKILL from zap_other_threads: the thread ends with
-		 * the group's status. */
-		if (fatal_signal_pending(tsk))
-			do_exit_thread(READ_ONCE(tsk->signal->group_exit_code));
-		spin_lock(&sighand->siglock);
-		int sig = dequeue_signal(tsk, tsk->blocked, &ksig->info);
-		if (!sig) {
-			spin_unlock(&sighand->siglock);
-			return false;
-		}
-		struct k_sigaction *ka = &sighand->action[sig - 1];
-		if (ka->sa.sa_handler == SIG_IGN) {
-			spin_unlock(&sighand->siglock);
-			continue;
-		}
-		if (ka->sa.sa_handler != SIG_DFL) {
-			ksig->ka = *ka;
-			ksig->sig = sig;
-			if (ka->sa.sa_flags & SA_RESETHAND)
-				ka->sa.sa_handler = SIG_DFL;
-			spin_unlock(&sighand->siglock);
-			return true;
-		}
-		spin_unlock(&sighand->siglock);
-		/* The default actions. */
-		if (sig_kernel_ignore(sig))
-			continue;
-		/* Job control is not supported: a stop signal is ignored, as
-		 * if a SIGCONT had come at once (Linux stops the group until
-		 * one does). */
-		if (sig_kernel_stop(sig))
-			continue;
-		/* Terminate, or dump core and terminate (no core files here):
-		 * the whole group dies (Linux's do_group_exit). */
-		char why[sizeof(tsk->signal->result.reason)];
-		signal_report(&ksig->info, why, sizeof(why));
-		do_group_exit_signal(sig, why);
-	}
-}
-
-void signal_setup_done(bool failed, struct ksignal *ksig)
-{
-	if (failed) {
-		force_sigsegv(ksig->sig);
-		return;
-	}
-	/* Linux's signal_delivered: sa_mask and, unless SA_NODEFER, the
-	 * signal itself are blocked while the handler runs (the frame holds
-	 * the mask to restore, rt_sigsuspend's saved one included). */
-	current->restore_sigmask = false;
-	sigset_t blocked = { { current->blocked | ksig->ka.sa.sa_mask.sig[0] } };
-	if (!(ksig->ka.sa.sa_flags & SA_NODEFER))
-		blocked.sig[0] |= sigmask(ksig->sig);
-	set_current_blocked(&blocked);
-}
-
-/* Linux's force_sig_info_to_task: the signal cannot be blocked or ignored
- * away. handler_dfl: Linux's HANDLER_SIG_DFL (force_fatal_sig), the
- * action is reset whatever it was. Returns whether a handler will run. */
-static bool force_sig_info(struct kernel_siginfo *info, bool handler_dfl)
-{
-	struct task_struct *t = current;
-	int sig = info->si_signo;
-	spin_lock(&t->sighand->siglock);
-	struct k_sigaction *action = &t->sighand->action[sig - 1];
-	bool blocked = t->blocked & sigmask(sig);
-	if (blocked || action->sa.sa_handler == SIG_IGN || handler_dfl) {
-		action->sa.sa_handler = SIG_DFL;
-		if (blocked)
-			WRITE_ONCE(t->blocked, t->blocked & ~sigmask(sig));
-	}
-	bool handled = action->sa.sa_handler != SIG_DFL;
-	if (handled) {
-		spin_unlock(&t->sighand->siglock);
-		send_signal(sig, info, t, false);
-		return true;
-	}
-	spin_unlock(&t->sighand->siglock);
-	return false;
-}
-
-void force_sig_fault(int sig, int code, unsigned long addr, const char *report)
-{
-	struct kernel_siginfo info = { .si_signo = sig, .si_code = code };
-	info.fault.addr = addr;
-	/* SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGTRAP all dump core and
-	 * terminate by default: with no handler to run, the group dies now,
-	 * as it would when get_signal dequeues it (synchronous signals come
-	 * first there). */
-	if (!force_sig_info(&info, false))
-		do_group_exit_signal(sig, report);
-}
-
-void force_sig(int sig, const char *report)
-{
-	force_sig_fault(sig, SI_KERNEL, 0, report);
-}
-
-void force_sigsegv(int sig)
-{
-	char why[96];
-	snprintf(why, sizeof(why), "no room for the signal frame of signal %d (%s)", sig,
-		 signal_name(sig) ? signal_name(sig) : "?");
-	struct kernel_siginfo info = { .si_signo = SIGSEGV, .si_code = SI_KERNEL };
-	/* Linux's force_sigsegv: a SIGSEGV handler that cannot be run is
-	 * reset, so this one kills. */
-	if (!force_sig_info(&info, sig == SIGSEGV))
-		do_group_exit_signal(SIGSEGV, why);
-}
-
 static void flush_sigqueue(struct sigpending *pending, struct signal_struct *signal)
 {
 	while (!list_empty(&pending->list)) {
@@ -636,10 +468,14 @@ void exit_signals(struct task_struct *tsk, bool last)
 {
 	spin_lock(&tsk->sighand->siglock);
 	tsk->sigpending_exited = true;
+	/* A group stop no longer waits for it. */
+	int stopped = last ? 0 : exit_jobctl_locked(tsk);
 	flush_sigqueue(&tsk->pending, tsk->signal);
 	if (last)
 		flush_sigqueue(&tsk->signal->shared_pending, tsk->signal);
 	spin_unlock(&tsk->sighand->siglock);
+	if (stopped)
+		notify_parent_stopped(tsk, stopped);
 }
 
 /* Linux's do_sigpending: the blocked signals pending for the thread or

@@ -10,8 +10,8 @@
  * pending dequeues it (get_signal) and either runs its handler on a frame
  * built as Linux's x86_64 one (arch/x86_64/signal.c), ignores it, or dies
  * with the whole group (the default action of every signal but SIGCHLD,
- * SIGURG, SIGWINCH and SIGCONT, which are ignored; stop signals are not
- * supported and terminate, see get_signal). The group exit (exit_group, a
+ * SIGURG, SIGWINCH and SIGCONT, which are ignored, and the stop signals,
+ * which stop the group until SIGCONT: kernel/signal_stop.c). The group exit (exit_group, a
  * fatal signal) is Linux's SIGKILL sent by zap_other_threads: it makes
  * signal_pending() and fatal_signal_pending() true for every thread of the
  * group, ends their interruptible waits and makes them exit at their next
@@ -91,6 +91,25 @@
 #define CLD_EXITED 1
 #define CLD_KILLED 2
 #define CLD_DUMPED 3
+#define CLD_TRAPPED 4
+#define CLD_STOPPED 5
+#define CLD_CONTINUED 6
+
+/* signal->flags (include/linux/sched/signal.h). */
+#define SIGNAL_STOP_STOPPED 0x00000001   /* the group is stopped */
+#define SIGNAL_STOP_CONTINUED 0x00000002 /* SIGCONT since it was stopped: for WCONTINUED */
+#define SIGNAL_CLD_STOPPED 0x00000010    /* the parent is still to be told CLD_STOPPED */
+#define SIGNAL_CLD_CONTINUED 0x00000020  /* ... CLD_CONTINUED */
+#define SIGNAL_CLD_MASK (SIGNAL_CLD_STOPPED | SIGNAL_CLD_CONTINUED)
+#define SIGNAL_STOP_MASK (SIGNAL_CLD_MASK | SIGNAL_STOP_STOPPED | SIGNAL_STOP_CONTINUED)
+
+/* task->jobctl (include/linux/sched/jobctl.h). */
+#define JOBCTL_STOP_SIGMASK 0xffff           /* the signal of the stop in progress */
+#define JOBCTL_STOP_DEQUEUED (1ul << 16)     /* a stop signal was dequeued: stop unless SIGCONT came */
+#define JOBCTL_STOP_PENDING (1ul << 17)      /* this thread is to take part in a group stop */
+#define JOBCTL_STOP_CONSUME (1ul << 18)      /* ... and counts in group_stop_count */
+#define JOBCTL_STOPPED (1ul << 26)           /* stopped: only SIGCONT or SIGKILL clears it */
+#define JOBCTL_PENDING_MASK (JOBCTL_STOP_PENDING | JOBCTL_STOP_CONSUME | JOBCTL_STOP_DEQUEUED)
 
 typedef struct {
 	unsigned long sig[1];
@@ -245,6 +264,17 @@ struct signal_struct {
 	struct list_head tree_tasks;
 	int nr_tree;
 	bool tree_dead;
+	/* PR_SET_CHILD_SUBREAPER: orphans among its descendants come to it
+	 * rather than to the tree's root (find_new_reaper); not inherited. */
+	bool is_child_subreaper;
+	/* Job control (kernel/signal_stop.c), under sighand->siglock:
+	 * SIGNAL_STOP_* and SIGNAL_CLD_* (Linux's signal->flags), the
+	 * threads yet to stop for a group stop, and the stop signal to
+	 * report to a wait (Linux keeps it in group_exit_code; 0 once a wait
+	 * has taken it). */
+	unsigned int flags;
+	int group_stop_count;
+	int group_stop_code;
 	/* Where wait4 and waitid sleep: a child's end wakes it (Linux's
 	 * wait_chldexit). */
 	struct wait_queue_head wait_chldexit;
@@ -269,6 +299,10 @@ static inline bool signal_pending(struct task_struct *p)
 	if (!sig)
 		return false;
 	if (__atomic_load_n(&sig->group_exit, __ATOMIC_ACQUIRE) && READ_ONCE(sig->group_exec_task) != p)
+		return true;
+	/* A group stop asks this thread to stop too (Linux's signal_wake_up
+	 * sets TIF_SIGPENDING for it). */
+	if (READ_ONCE(p->jobctl) & JOBCTL_STOP_PENDING)
 		return true;
 	unsigned long pend = __atomic_load_n(&p->pending.signal, __ATOMIC_ACQUIRE) |
 			     __atomic_load_n(&sig->shared_pending.signal, __ATOMIC_ACQUIRE);
@@ -373,6 +407,48 @@ struct sighand_struct *copy_sighand(bool clear);
  * actions back to SIG_DFL, SIG_IGN kept, flags and masks cleared. */
 void flush_signal_handlers(struct task_struct *t);
 void sighand_put(struct sighand_struct *sighand);
+/* Job control (kernel/signal_stop.c). Linux's prepare_signal for a stop
+ * signal (a pending SIGCONT goes) and for SIGCONT (pending stop signals
+ * go, a stopped group resumes, the parent is to be told). Under
+ * p->sighand->siglock. */
+void prepare_signal_jobctl(int sig, struct task_struct *p);
+/* Linux's do_signal_stop, from get_signal with sighand->siglock held:
+ * signr > 0 starts a group stop (a stop signal's default action), 0 takes
+ * part in one. Returns true with the lock dropped once the thread has
+ * stopped and been woken (the caller looks again from the start); false,
+ * lock still held, when it did not stop. */
+bool do_signal_stop(int signr);
+/* The start of get_signal (lock held): a CLD_STOPPED or CLD_CONTINUED
+ * the parent is still to be told of is sent, with the lock dropped
+ * (true: the caller relocks and looks again). */
+bool notify_parent_jobctl(void);
+/* Linux's is_current_pgrp_orphaned: the caller's process group has no
+ * member whose parent is in another group of the same session (nobody
+ * left to continue it), so SIGTSTP, SIGTTIN and SIGTTOU do not stop it. */
+bool is_current_pgrp_orphaned(void);
+/* Linux's task_join_group_stop: a new thread of current's group takes
+ * part in the group stop under way, or stops at once in a stopped group.
+ * Under sighand->siglock and signal->siglock. */
+void task_join_group_stop(struct task_struct *task);
+/* Linux's kill_orphaned_pgrp, under tasklist_lock: tsk's process group
+ * has just lost its last tie to its session (the end of tsk's process,
+ * parent NULL, or of tsk's parent, parent given) and has a stopped
+ * process: nobody could continue it, so every process of the group gets
+ * SIGHUP and then SIGCONT. */
+void kill_orphaned_pgrp(struct task_struct *tsk, struct task_struct *parent);
+/* A thread on its way out that a group stop waits for takes part in it
+ * (Linux's exit_signals), under sighand->siglock, in the same step as it
+ * stops taking signals; when that completed the stop, returns the stop
+ * signal (else 0) for the caller to tell the parent (notify_parent_stopped)
+ * once the lock is dropped. */
+int exit_jobctl_locked(struct task_struct *tsk);
+void notify_parent_stopped(struct task_struct *tsk, int code);
+/* Linux's sig_kernel_stop: SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU. */
+bool sig_kernel_stop(int sig);
+/* Linux's sig_kernel_ignore: the default action of SIGCONT, SIGCHLD,
+ * SIGWINCH and SIGURG is to ignore them. */
+bool sig_kernel_ignore(int sig);
+
 /* Linux's defaults of a process started by init (INIT_RLIMITS, with
  * NPROC and SIGPENDING from this machine's memory as fork_init does). */
 void rlimits_init(struct rlimit *rlim);

@@ -62,6 +62,7 @@
 #define __NR_munlock 150
 #define __NR_mlockall 151
 #define __NR_munlockall 152
+#define __NR_prctl 157
 #define __NR_arch_prctl 158
 #define __NR_setrlimit 160
 #define __NR_gettid 186

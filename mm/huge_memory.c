@@ -37,6 +37,10 @@ bool thp_vma_allowable(struct vm_area_struct *vma, unsigned long haddr)
 	 * vma_is_anonymous is false for it): never a THP. */
 	if (mode == THP_ENABLED_NEVER || (vma->vm_flags & (VM_NOHUGEPAGE | VM_SHARED | VM_HUGETLB)))
 		return false;
+	/* PR_SET_THP_DISABLE: none for the whole mm, madvised or not (Linux's
+	 * vma_thp_disabled). */
+	if (mm_flag_test(vma->vm_mm, MMF_DISABLE_THP))
+		return false;
 	if (mode == THP_ENABLED_MADVISE && !(vma->vm_flags & VM_HUGEPAGE))
 		return false;
 	return haddr >= vma->vm_start && haddr + PMD_SIZE <= vma->vm_end;

@@ -259,7 +259,68 @@ struct mm_struct {
 	 * create_elf_tables): /proc/<pid>/stat's arg_start..env_end. */
 	unsigned long arg_start, arg_end, env_start, env_end;
 	unsigned long page_faults; /* handled faults (minor: no I/O here); atomic */
+	/* MMF_* (Linux's mm->flags): the dumpable mode and what prctl set
+	 * for the address space; atomic bit operations, no lock. */
+	unsigned long flags;
 };
+
+/* mm->flags, Linux's bits (include/linux/sched/coredump.h, mm_types.h):
+ * the low two bits are the dumpable mode (prctl PR_SET_DUMPABLE's
+ * SUID_DUMP_*); MMF_DISABLE_THP is PR_SET_THP_DISABLE, MMF_HAS_MDWE and
+ * MMF_HAS_MDWE_NO_INHERIT are PR_SET_MDWE's two flags. */
+#define MMF_DUMPABLE_BITS 2
+#define MMF_DUMPABLE_MASK ((1ul << MMF_DUMPABLE_BITS) - 1)
+#define SUID_DUMP_DISABLE 0
+#define SUID_DUMP_USER 1
+#define MMF_DISABLE_THP 24
+#define MMF_HAS_MDWE 28
+#define MMF_HAS_MDWE_NO_INHERIT 29
+/* What a new mm takes from the one it comes from (fork, exec: Linux's
+ * MMF_INIT_MASK, of the bits mmlab has). */
+#define MMF_INIT_MASK (MMF_DUMPABLE_MASK | (1ul << MMF_DISABLE_THP) | (1ul << MMF_HAS_MDWE))
+
+static inline bool mm_flag_test(const struct mm_struct *mm, int bit)
+{
+	return __atomic_load_n(&mm->flags, __ATOMIC_RELAXED) >> bit & 1;
+}
+static inline void mm_flag_set(struct mm_struct *mm, int bit)
+{
+	__atomic_or_fetch(&mm->flags, 1ul << bit, __ATOMIC_RELAXED);
+}
+static inline void mm_flag_clear(struct mm_struct *mm, int bit)
+{
+	__atomic_and_fetch(&mm->flags, ~(1ul << bit), __ATOMIC_RELAXED);
+}
+/* Linux's mmf_init_flags: MDWE with PR_MDWE_NO_INHERIT stops here. */
+static inline unsigned long mmf_init_flags(unsigned long flags)
+{
+	if (flags & (1ul << MMF_HAS_MDWE_NO_INHERIT))
+		flags &= ~((1ul << MMF_HAS_MDWE) | (1ul << MMF_HAS_MDWE_NO_INHERIT));
+	return flags & MMF_INIT_MASK;
+}
+static inline int get_dumpable(const struct mm_struct *mm)
+{
+	return (int)(__atomic_load_n(&mm->flags, __ATOMIC_RELAXED) & MMF_DUMPABLE_MASK);
+}
+static inline void set_dumpable(struct mm_struct *mm, int value)
+{
+	unsigned long old = __atomic_load_n(&mm->flags, __ATOMIC_RELAXED), new;
+	do
+		new = (old & ~MMF_DUMPABLE_MASK) | (unsigned long)value;
+	while (!__atomic_compare_exchange_n(&mm->flags, &old, new, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+/* Linux's map_deny_write_exec: under MDWE (PR_MDWE_REFUSE_EXEC_GAIN), a
+ * mapping may not be writable and executable at once, nor become
+ * executable when it was not (old: its flags before, new: after; the same
+ * for a new mapping). */
+static inline bool map_deny_write_exec(const struct mm_struct *mm, unsigned long old, unsigned long new)
+{
+	if (!mm_flag_test(mm, MMF_HAS_MDWE))
+		return false;
+	if ((new & VM_EXEC) && (new & VM_WRITE))
+		return true;
+	return !(old & VM_EXEC) && (new & VM_EXEC);
+}
 
 static inline struct cpumask *mm_cpumask(struct mm_struct *mm) { return &mm->cpu_bitmap; }
 static inline unsigned long get_mm_counter(const struct mm_struct *mm, int member)

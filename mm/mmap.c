@@ -339,7 +339,7 @@ static unsigned long calc_vm_prot_bits(unsigned long prot)
  * *populate is set when the new range is to be faulted in (after the
  * caller downgraded the lock). */
 static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr, unsigned long len,
-				       unsigned long prot, unsigned long flags, bool file,
+				       unsigned long prot, unsigned long flags, bool file, bool user,
 				       bool *populate)
 {
 	mmap_assert_write_locked(mm);
@@ -418,6 +418,14 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	 * (its pool reserves). */
 	if (!h && (vm_flags & (VM_WRITE | VM_NORESERVE | VM_SHARED)) == VM_WRITE)
 		vm_flags |= VM_ACCOUNT;
+	/* Linux's mmap_region opens with the MDWE check: a new mapping may
+	 * not be writable and executable (mm/mm_types.h). Only a program's
+	 * own calls are checked: exec's loader (do_mmap) maps a segment
+	 * writable to copy it in and then gives it its protection, where
+	 * Linux maps it once with that protection (and refuses a writable
+	 * and executable one, which mmlab loads). */
+	if (user && map_deny_write_exec(mm, vm_flags, vm_flags))
+		return -EACCES;
 	if (h)
 		return hugetlbfs_file_mmap(mm, h, addr, len, vm_flags, flags, populate);
 	/* Linux's shmem_zero_setup: the object (its commit charged, shared
@@ -453,11 +461,11 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
  * mmlab downgrades instead, so the new VMA cannot change under the
  * populate: a deliberate difference, stricter than Linux's. */
 static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsigned long len,
-				unsigned long prot, unsigned long flags, bool file)
+				unsigned long prot, unsigned long flags, bool file, bool user)
 {
 	bool populate;
 	mmap_write_lock(mm);
-	unsigned long ret = mmap_pgoff_locked(mm, addr, len, prot, flags, file, &populate);
+	unsigned long ret = mmap_pgoff_locked(mm, addr, len, prot, flags, file, user, &populate);
 	if (!populate) {
 		mmap_write_unlock(mm);
 		return ret;
@@ -471,7 +479,7 @@ static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsign
 unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		      unsigned long prot, unsigned long flags)
 {
-	return mmap_pgoff(mm, addr, len, prot, flags, false);
+	return mmap_pgoff(mm, addr, len, prot, flags, false, false);
 }
 
 /* ---- brk ------------------------------------------------------------------- */
@@ -588,7 +596,7 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 	 * (-ENODEV below: no file has an mmap method). */
 	if (file && !files_fd_is_open(current->files, (unsigned int)fd))
 		return -EBADF;
-	return (long)mmap_pgoff(current->mm, addr, len, prot, flags, file);
+	return (long)mmap_pgoff(current->mm, addr, len, prot, flags, file, true);
 }
 
 SYSCALL_DEFINE2(munmap, unsigned long, addr, unsigned long, len)

@@ -38,7 +38,8 @@ unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsign
 				unsigned long flags);
 
 /* mmap(2) of private anonymous memory (prot PROT_*, flags MAP_*); returns
- * the address or a negative errno. */
+ * the address or a negative errno. do_mmap and do_mprotect are the
+ * kernel's own (exec's loader): MDWE checks only the system calls. */
 unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		      unsigned long prot, unsigned long flags);
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);

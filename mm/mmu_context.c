@@ -69,6 +69,13 @@ struct mm_struct *mm_alloc(void)
 	mm->mm_users = 1;
 	mm->mm_count = 1;
 	mm->mmap_base = MMAP_BASE;
+	/* Linux's mm_init: a process's new mm (its exec's) keeps what
+	 * mmf_init_flags passes on, and exec makes it dumpable again
+	 * (setup_new_exec's set_dumpable(SUID_DUMP_USER)); a fork's copies
+	 * the parent's flags after this (dup_mm). The kernel's first
+	 * program starts dumpable. */
+	struct mm_struct *old = current->signal ? current->mm : NULL;
+	mm->flags = (old ? mmf_init_flags(READ_ONCE(old->flags)) & ~MMF_DUMPABLE_MASK : 0) | SUID_DUMP_USER;
 	live_user_mms_add(1);
 	return mm;
 }
@@ -221,6 +228,7 @@ int dup_mm(struct mm_struct *oldmm, struct mm_struct **newp)
 	*newp = NULL;
 	if (!mm)
 		return -ENOMEM;
+	mm->flags = mmf_init_flags(READ_ONCE(oldmm->flags)); /* the dumpable mode too */
 	int err = dup_mmap(mm, oldmm);
 	if (err) {
 		mmput(mm); /* exit_mmap undoes the part copied */

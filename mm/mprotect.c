@@ -69,9 +69,12 @@ static struct vm_area_struct *mprotect_fixup(struct mm_struct *mm, struct vm_are
 }
 
 static int mprotect_locked(struct mm_struct *mm, unsigned long start, unsigned long end,
-			   unsigned long prot, unsigned long grows);
+			   unsigned long prot, unsigned long grows, bool user);
 
-int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot)
+/* user: a program's own call, which MDWE may refuse (see mmap_pgoff_locked
+ * in mm/mmap.c for why exec's loader is not checked). */
+static int mprotect_common(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot,
+			   bool user)
 {
 	const unsigned long grows = prot & (PROT_GROWSDOWN | PROT_GROWSUP);
 	prot &= ~(PROT_GROWSDOWN | PROT_GROWSUP);
@@ -91,13 +94,18 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, un
 	/* Linux's do_mprotect_pkey: the VMA walk and every change under the
 	 * write lock, taken after the argument checks. */
 	mmap_write_lock(mm);
-	int error = mprotect_locked(mm, start, end, prot, grows);
+	int error = mprotect_locked(mm, start, end, prot, grows, user);
 	mmap_write_unlock(mm);
 	return error;
 }
 
+int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len, unsigned long prot)
+{
+	return mprotect_common(mm, start, len, prot, false);
+}
+
 static int mprotect_locked(struct mm_struct *mm, unsigned long start, unsigned long end,
-			   unsigned long prot, unsigned long grows)
+			   unsigned long prot, unsigned long grows, bool user)
 {
 	struct vm_area_struct *vma = find_vma(mm, start);
 	if (!vma || vma->vm_start >= end)
@@ -128,6 +136,10 @@ static int mprotect_locked(struct mm_struct *mm, unsigned long start, unsigned l
 			error = -EACCES;
 			break;
 		}
+		if (user && map_deny_write_exec(mm, vma->vm_flags, newflags)) {
+			error = -EACCES;
+			break;
+		}
 		tmp = min(vma->vm_end, end);
 		/* A hugetlb VMA splits only at its page size (Linux's
 		 * __split_vma -> hugetlb_vm_op_split). */
@@ -151,5 +163,5 @@ static int mprotect_locked(struct mm_struct *mm, unsigned long start, unsigned l
 
 SYSCALL_DEFINE3(mprotect, unsigned long, start, unsigned long, len, unsigned long, prot)
 {
-	return do_mprotect(current->mm, start, len, prot);
+	return mprotect_common(current->mm, start, len, prot, true);
 }

@@ -4,7 +4,8 @@
  * children are reaped by its waits in any order of their ends; a child's
  * child is not its to wait for; and whatever it leaves behind when it
  * ends (children spinning, sleeping, waiting, in vfork; grandchildren;
- * zombies) is killed and freed by the time process_wait returns, and a
+ * zombies, stopped children) is killed and freed by the time
+ * process_wait returns, and a
  * program replaced by execve (its children's, then its own) leaves
  * nothing behind either: every
  * page, slab object, task, kernel stack and pid-table entry back. The
@@ -114,6 +115,16 @@ static void root_exit_kills_and_frees_the_tree(struct kunit *test)
 	}
 }
 
+/* The root ends while its children are stopped (SIGSTOP, seen by its
+ * wait4(WUNTRACED)): the SIGKILL of the tree's end wakes them from
+ * TASK_STOPPED, and they are freed as any others. */
+static void stopped_children_killed_with_the_root(struct kunit *test)
+{
+	struct process_result res = run_family(test, "stopped", 4, test_other_cpu_or_this());
+	KUNIT_EXPECT_FALSE(test, res.killed);
+	KUNIT_EXPECT_EQ(test, res.exit_code, 0);
+}
+
 /* Children that exec (vfork, then execve of /bin/exit_with), and then
  * the kernel's own process: its result is the new program's, and every
  * old and new address space is freed. */
@@ -138,6 +149,7 @@ static struct kunit_case process_tree_cases[] = {
 	KUNIT_CASE(wait_on_another_process_child_refused),
 	KUNIT_CASE(zombies_freed_with_the_root),
 	KUNIT_CASE(root_exit_kills_and_frees_the_tree),
+	KUNIT_CASE(stopped_children_killed_with_the_root),
 	KUNIT_CASE(exec_replaces_the_program),
 	{}
 };

@@ -432,8 +432,10 @@ static void command_line_sets_the_mode(struct kunit *test)
 	saved = thp_enabled_mode;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_enabled, &saved), 0);
 	/* What thp_vma_allowable reads: a 2 MiB-aligned anonymous VMA, once
-	 * with MADV_HUGEPAGE's flag and once without. */
-	struct vm_area_struct plain = { .vm_start = 4 * PMD_SIZE, .vm_end = 5 * PMD_SIZE };
+	 * with MADV_HUGEPAGE's flag and once without, and its mm's flags. */
+	static struct mm_struct mm;
+	mm.flags = 0;
+	struct vm_area_struct plain = { .vm_start = 4 * PMD_SIZE, .vm_end = 5 * PMD_SIZE, .vm_mm = &mm };
 	struct vm_area_struct advised = plain;
 	advised.vm_flags = VM_HUGEPAGE;
 	char out[64];
@@ -445,6 +447,11 @@ static void command_line_sets_the_mode(struct kunit *test)
 	enabled_file(out, sizeof(out));
 	KUNIT_EXPECT_STREQ(test, out, "[always] madvise never\n");
 	KUNIT_EXPECT_TRUE(test, thp_vma_allowable(&plain, plain.vm_start));
+	/* prctl(PR_SET_THP_DISABLE): none in that mm, whatever the mode. */
+	mm_flag_set(&mm, MMF_DISABLE_THP);
+	KUNIT_EXPECT_FALSE(test, thp_vma_allowable(&plain, plain.vm_start));
+	KUNIT_EXPECT_FALSE(test, thp_vma_allowable(&advised, advised.vm_start));
+	mm_flag_clear(&mm, MMF_DISABLE_THP);
 
 	KUNIT_EXPECT_EQ(test, parse_registered("transparent_hugepage=madvise", NULL), 0);
 	enabled_file(out, sizeof(out));

@@ -63,6 +63,8 @@ static const char *task_state_name(const struct task_struct *p)
 		 * zombie, as Linux's does until the last thread goes. */
 		return p->signal && p == p->group_leader && READ_ONCE(p->signal->nr_threads) > 0 ? "Z (zombie)"
 												 : "X (dead)";
+	if (s & __TASK_STOPPED) /* a stop signal's (kernel/signal_stop.c) */
+		return "T (stopped)";
 	if (s & TASK_UNINTERRUPTIBLE)
 		return "D (disk sleep)";
 	return "S (sleeping)";
@@ -165,9 +167,9 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 		task_mem(m, mm);
 		seq_buf_puts(m, "CoreDumping:\t0\n");
 		/* Linux's task_thp_status: 1 on a kernel with THP unless the
-		 * process disabled it (prctl(PR_SET_THP_DISABLE), which mmlab
-		 * does not have), whatever transparent_hugepage/enabled says. */
-		seq_buf_puts(m, "THP_enabled:\t1\n");
+		 * process disabled it (prctl(PR_SET_THP_DISABLE)), whatever
+		 * transparent_hugepage/enabled says. */
+		seq_buf_printf(m, "THP_enabled:\t%d\n", !mm_flag_test(mm, MMF_DISABLE_THP));
 		seq_buf_puts(m, "untag_mask:\t0xffffffffffffffff\n"); /* no LAM */
 	}
 	/* Linux's task_sig: the thread's and the process's pending sets, the
@@ -187,7 +189,7 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 		       READ_ONCE(p->blocked), ign, catch);
 	seq_buf_printf(m, "CapInh:\t%016llx\nCapPrm:\t%016llx\nCapEff:\t%016llx\nCapBnd:\t%016llx\n"
 		       "CapAmb:\t%016llx\n", 0ull, CAP_FULL_SET, CAP_FULL_SET, CAP_FULL_SET, 0ull);
-	seq_buf_puts(m, "NoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n");
+	seq_buf_printf(m, "NoNewPrivs:\t%d\nSeccomp:\t0\nSeccomp_filters:\t0\n", READ_ONCE(p->no_new_privs));
 	/* The kernel applies no speculation mitigations. */
 	seq_buf_puts(m, "Speculation_Store_Bypass:\tvulnerable\n"
 			"SpeculationIndirectBranch:\talways enabled\n");

@@ -23,6 +23,8 @@
  *            execs /bin/exit_with N (so the kernel sees exit_with's end)
  *   exec_thread  a second thread execs /bin/exit_with N while the leader
  *            sleeps: the thread becomes the process's leader
+ *   stopped  N children that stop themselves (SIGSTOP), each seen stopped
+ *            by wait4(WUNTRACED); exits 0 leaving them stopped
  * Children make only raw system calls: they share our memory and thread
  * pointer. Every wait is for an event; nothing depends on time. */
 #include <stdbool.h>
@@ -100,6 +102,14 @@ static int leaver(void *arg)
 
 static int exit_now(void *arg) { return (int)(intptr_t)arg; }
 
+static int stop_self(void *arg)
+{
+	(void)arg;
+	syscall(SYS_kill, syscall(SYS_getpid), SIGSTOP);
+	spin_forever();
+	return 0;
+}
+
 /* Ends when its turn comes. */
 static int in_turn(void *arg)
 {
@@ -148,6 +158,17 @@ int main(int argc, char **argv)
 		/* Each child and each grandchild counts itself in. */
 		while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < 2 * n)
 			raw_sleep_ms(1);
+		return 0;
+	}
+	if (!strcmp(mode, "stopped")) {
+		for (int i = 0; i < n; i++) {
+			int pid = (int)clone(stop_self, stack_top(i), CLONE_VM | SIGCHLD, NULL), status = 0;
+			if (pid <= 0)
+				return 4;
+			if (syscall(SYS_wait4, pid, &status, WUNTRACED, NULL) != pid || !WIFSTOPPED(status) ||
+			    WSTOPSIG(status) != SIGSTOP)
+				return 5;
+		}
 		return 0;
 	}
 	if (!strcmp(mode, "zombies")) {

@@ -2,9 +2,9 @@
  * sleeps until the child has exited, the child sees and changes the
  * parent's memory), clone(CLONE_VM) processes (their own pid, the caller
  * as parent, a copy of the signal actions), CLONE_PARENT, an orphan
- * reparented to the process that reaps orphans (on Linux this program
- * makes itself a child subreaper; on mmlab the process the kernel
- * started is its tree's process 1) and reaped there, process groups and
+ * reparented to the process that reaps orphans (this program makes
+ * itself a child subreaper; on mmlab it is also its tree's process 1)
+ * and reaped there, process groups and
  * sessions (setpgid, getpgid, getpgrp, setsid, getsid and their errnos),
  * kill to a process group, to the caller's group and to -1, and a fan of
  * 1,000 vfork children and 1,000 clone(CLONE_VM) children, each reaped
@@ -131,10 +131,9 @@ static int parent_of_orphan(void *arg)
 
 static void orphans(void)
 {
-	/* Linux gives orphans to the nearest child subreaper (else init);
-	 * mmlab to the process the kernel started, this one. */
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
-		CHECK(on_mmlab());
+	/* Orphans go to the nearest child subreaper, else to init (on
+	 * mmlab, the process the kernel started: this one anyway). */
+	CHECK(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0);
 	seen_ppid = 0;
 	pid_t pid = child(parent_of_orphan, NULL, 1, SIGCHLD);
 	CHECK_CMP(wait_exit(pid), ==, 0);

@@ -9,7 +9,8 @@ def state_str(state):
     c = utils.const
     if state == c("TASK_RUNNING"):
         return "R"
-    for letter, name in (("S", "TASK_INTERRUPTIBLE"), ("D", "TASK_UNINTERRUPTIBLE"), ("X", "TASK_DEAD")):
+    for letter, name in (("S", "TASK_INTERRUPTIBLE"), ("D", "TASK_UNINTERRUPTIBLE"), ("T", "__TASK_STOPPED"),
+                         ("X", "TASK_DEAD")):
         if state & c(name):
             return letter
     return "?%#x" % state
