@@ -17,9 +17,16 @@
  * MAP_NORESERVE, and given back when it goes (Linux's shmem_acct_size).
  *
  * Locking: the object's lock orders the creation of its pages; the
- * refcount (the VMAs) is atomic. mmlab's shmem objects are not files:
- * they have no name, no inode, and nothing but MAP_SHARED anonymous
- * mappings makes them (the tmpfs of the files layer will). */
+ * refcount (the VMAs) is atomic.
+ *
+ * tmpfs (the second half of mm/shmem.c) is the root file system: each
+ * regular file's pages are its inode's page cache (mm/filemap.h), made
+ * zeroed by the first write at their offset (a hole reads as zeros and
+ * holds no page), freed by truncate and with the inode. Its pages count
+ * in Shmem and Cached too. A MAP_SHARED anonymous mapping is still a
+ * shmem_object of its own rather than an unnamed tmpfs inode, as Linux
+ * has it: the object predates the files, and a file-backed fault (which
+ * would find the page in i_mapping by index) does not exist yet. */
 #ifndef MM_SHMEM_H
 #define MM_SHMEM_H
 
@@ -57,7 +64,12 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 void shmem_page_mapped(struct mm_struct *mm, struct page *page);
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page);
 
-/* Pages in shmem objects (/proc/meminfo Shmem). */
+/* Pages in shmem objects and tmpfs files (/proc/meminfo Shmem). */
 unsigned long nr_shmem_pages(void);
+
+/* tmpfs: a new instance with its root directory (mounted as "/" at boot,
+ * fs/namespace.c). */
+struct super_block;
+struct super_block *shmem_fill_super(void);
 
 #endif
