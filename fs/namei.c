@@ -47,6 +47,8 @@ struct dentry *lookup_one_locked(struct dentry *dir, const struct qstr *name)
 	struct inode *inode = dir->d_inode;
 	if (!inode->i_op || !inode->i_op->lookup)
 		return ERR_PTR(-ENOTDIR);
+	if (!inode->i_nlink) /* a removed directory (Linux's IS_DEADDIR) */
+		return ERR_PTR(-ENOENT);
 	d = d_alloc(dir, name);
 	if (!d)
 		return ERR_PTR(-ENOMEM);

@@ -6,8 +6,9 @@
  * method. The errno order is Linux's for root.
  *
  * Below /proc and /sys nothing changes: a name that exists there is
- * -EEXIST to a creation, anything else -EPERM (procfs and sysfs have no
- * such methods); across mounts, link and rename are -EXDEV. */
+ * -EEXIST to a creation, a missing one -ENOENT under /proc (procfs's
+ * lookup) and -EPERM under /sys, anything else -EPERM (procfs and sysfs
+ * have no such methods); across mounts, link and rename are -EXDEV. */
 #include "fs/namei.h"
 #include "fs/fs_struct.h"
 #include "fs/internal.h"
@@ -49,7 +50,9 @@ static struct dentry *filename_create(int dfd, const char *name, unsigned int lo
 	if (nd->last_type != LAST_NORM) {
 		err = -EEXIST;
 	} else if (nd->generated) {
-		err = generated_child_exists(nd) ? -EEXIST : -EPERM;
+		/* procfs's lookup fails a missing name (-ENOENT); kernfs's gives
+		 * a negative dentry, and sysfs has no methods to create with. */
+		err = generated_child_exists(nd) ? -EEXIST : nd->node.fs == PROC_FS_SYS ? -EPERM : -ENOENT;
 	} else {
 		mutex_lock(&dcache_lock);
 		struct dentry *d = lookup_one_locked(nd->path.dentry, &nd->last);
