@@ -8,10 +8,37 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <pthread.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
+
+/* A thread shares the process's working directory (CLONE_FS, as every
+ * libc's pthread_create asks); a forked child has a copy of its own. */
+static void *thread_chdir(void *arg)
+{
+	return (void *)(long)chdir((const char *)arg);
+}
+
+static void shared_and_copied(const char *dir)
+{
+	char buf[256];
+	CHECK(chdir("/") == 0);
+	pthread_t t;
+	void *ret;
+	CHECK(pthread_create(&t, NULL, thread_chdir, (void *)dir) == 0);
+	CHECK(pthread_join(t, &ret) == 0 && ret == NULL);
+	CHECK(getcwd(buf, sizeof(buf)) && !strcmp(buf, dir));
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(chdir("/proc") == 0 && getcwd(buf, sizeof(buf)) && !strcmp(buf, "/proc") ? 0 : 1);
+	int status;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(getcwd(buf, sizeof(buf)) && !strcmp(buf, dir)); /* the child's chdir stayed its own */
+	umask(022);
+}
 
 int main(void)
 {
@@ -21,6 +48,7 @@ int main(void)
 	snprintf(dir, sizeof(dir), "/tmp/cwd.%d", (int)getpid());
 	snprintf(sub, sizeof(sub), "%s/sub", dir);
 	CHECK(mkdir(dir, 0700) == 0);
+	shared_and_copied(dir);
 	CHECK(chdir(dir) == 0);
 	CHECK(getcwd(buf, sizeof(buf)) && !strcmp(buf, dir));
 	CHECK_ERRNO(syscall(SYS_getcwd, buf, 3), ERANGE);
