@@ -31,6 +31,7 @@
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "lib/string.h"
+#include "lib/vsprintf.h"
 #include "kernel/unistd.h"
 #include "mm/mmap.h"
 #include "mm/mmu_context.h"
@@ -240,12 +241,18 @@ static int copy_user_strings(struct linux_binprm *bprm, const char __user *const
  * regular file with an x bit (root needs one too), read whole into *image
  * (kvmalloc'd, the caller kvfrees it). */
 #define EXEC_FILE_MAX (256ul << 20)
-static int read_program(int fd, const char *filename, void **image, unsigned long *size)
+static int read_program(int fd, const char *filename, int flags, void **image, unsigned long *size)
 {
 	struct file *f;
-	int err = do_filp_open(current->files, fd, filename, O_RDONLY, 0, &f);
-	if (err)
+	int err;
+	if (!filename[0] && (flags & AT_EMPTY_PATH)) { /* execveat(fd, "", AT_EMPTY_PATH): fd's file */
+		f = fd < 0 ? NULL : fget(current->files, (unsigned int)fd);
+		if (!f)
+			return -EBADF;
+	} else if ((err = do_filp_open(current->files, fd, filename,
+				       O_RDONLY | (flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0, &f))) {
 		return err;
+	}
 	struct inode *inode = f->f_inode;
 	err = -EACCES; /* a directory, a device, a generated file, no x bit */
 	if (!inode || !S_ISREG(inode->i_mode) || !(inode->i_mode & 0111))
@@ -362,7 +369,7 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 		return -EINVAL; /* a kernel thread (a test) has no program to replace */
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
-	long err = getname(ufilename, false, &filename);
+	long err = getname(ufilename, flags & AT_EMPTY_PATH, &filename);
 	if (err)
 		return err;
 	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
@@ -370,7 +377,9 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 	if (!bprm)
 		goto out_name;
 	bprm->used = 0;
-	err = read_program(fd, filename, &image, &size);
+	err = read_program(fd, filename, flags, &image, &size);
+	if (!err && !filename[0]) /* Linux names such a program by its descriptor */
+		snprintf(filename, PATH_MAX, "/dev/fd/%d", fd);
 	if (!err)
 		err = copy_user_strings(bprm, uargv, bprm->argv, &bprm->argc);
 	if (!err)

@@ -44,7 +44,6 @@ struct proc_node {
 	int nid;                  /* for /sys/devices/system/node/node<N>/ files */
 	int hstate;               /* for .../hugepages/hugepages-<kB>kB/ files (mm/hugetlb.h) */
 	struct task_struct *task; /* for /proc/self/ and /proc/<pid>/ */
-	const struct boot_module *module; /* for /bin/<program> (fs/bin.c) */
 };
 
 struct proc_dir_entry {
