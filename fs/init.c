@@ -12,7 +12,11 @@ int init_mkdir(const char *pathname, umode_t mode) { return do_mkdirat(AT_FDCWD,
 
 int init_mknod(const char *filename, umode_t mode, unsigned int dev)
 {
-	return do_mknodat(AT_FDCWD, filename, mode, dev);
+	if (S_ISFIFO(mode) || S_ISSOCK(mode))
+		dev = 0;
+	else if (!S_ISBLK(mode) && !S_ISCHR(mode))
+		return -EINVAL;
+	return do_mknodat(AT_FDCWD, filename, mode, new_decode_dev(dev));
 }
 
 int init_symlink(const char *oldname, const char *newname) { return do_symlinkat(oldname, AT_FDCWD, newname); }

@@ -6,16 +6,19 @@
  * init_mknod and filp_open's O_CREAT take off the mode, as Linux's);
  * every call returns 0 or Linux's negative errno.
  *
- * Device numbers (init_mknod's dev) are the kernel's encoding,
- * MKDEV(major, minor) = major << 20 | minor (fs/fs.h), not the user's
- * new_encode_dev. filp_open returns an ERR_PTR on failure, as Linux's
- * (lib/err.h: IS_ERR, PTR_ERR), never NULL. */
+ * init_mknod's dev is in the user's encoding, as Linux's (and as
+ * mknod(2)'s): new_encode_dev(MKDEV(major, minor)) (fs/fs.h), which it
+ * decodes to the kernel's MKDEV, major << 20 | minor, that i_rdev and
+ * register_chrdev_fops use. filp_open returns an ERR_PTR on failure, as
+ * Linux's (lib/err.h: IS_ERR, PTR_ERR), never NULL. */
 #ifndef FS_INIT_H
 #define FS_INIT_H
 
 #include "fs/fs.h"
 
 int init_mkdir(const char *pathname, umode_t mode);
+/* A device node, FIFO or socket (a regular file or directory: -EINVAL,
+ * as Linux's; use filp_open and init_mkdir). */
 int init_mknod(const char *filename, umode_t mode, unsigned int dev);
 int init_symlink(const char *oldname, const char *newname);
 int init_link(const char *oldname, const char *newname);

@@ -4,12 +4,13 @@
  * 256 is -ENAMETOOLONG, a trailing slash on a file is -ENOTDIR), a file's
  * pages in its page cache (written, read back, holes, truncated, and all
  * of them back when it goes, unlinked while open or not), and getdents64
- * on tmpfs and /proc. Each case works in its own directory under /tmp,
+ * on tmpfs and /proc, and a device node opening its driver. Each case works in its own directory under /tmp,
  * which a deferred action empties and removes however the case ends; and
  * each checks that every inode, dentry and page cache page it made came
  * back (the suite's free_pages_restored checks the pages and slab
  * objects). */
 #include "tests/kunit.h"
+#include "fs/char_dev.h"
 #include "fs/dcache.h"
 #include "fs/fdtable.h"
 #include "fs/init.h"
@@ -216,7 +217,8 @@ static void trailing_slash(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lookup(DIR "//d//.//", 0), 0);
 	KUNIT_EXPECT_EQ(test, init_symlink("f", note_made(m, "lf", false)), 0);
 	KUNIT_EXPECT_EQ(test, lookup(DIR "/lf/", 0), -ENOTDIR);
-	KUNIT_EXPECT_EQ(test, init_mknod(DIR "/n/", S_IFREG | 0644, 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, init_mknod(DIR "/n/", S_IFCHR | 0644, 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, init_mknod(DIR "/n", S_IFREG | 0644, 0), -EINVAL); /* Linux's init_mknod */
 	KUNIT_EXPECT_EQ(test, lookup("/proc/meminfo/", 0), -ENOTDIR);
 	expect_counts_back(test, m, &before);
 }
@@ -355,7 +357,7 @@ static void getdents(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
 	filp_close(f);
 	KUNIT_ASSERT_EQ(test, init_symlink("reg", note_made(m, "lnk", false)), 0);
-	KUNIT_ASSERT_EQ(test, init_mknod(note_made(m, "dev", false), S_IFCHR | 0600, MKDEV(1u, 3u)), 0);
+	KUNIT_ASSERT_EQ(test, init_mknod(note_made(m, "dev", false), S_IFCHR | 0600, new_encode_dev(MKDEV(240u, 7u))), 0);
 	/* Two entries per call: the offsets carry the listing on. */
 	struct file *d = filp_open(DIR, O_RDONLY | O_DIRECTORY, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(d));
@@ -385,7 +387,7 @@ static void getdents(struct kunit *test)
 	filp_close(d);
 	struct path p;
 	KUNIT_ASSERT_EQ(test, kern_path(DIR "/dev", 0, &p), 0);
-	KUNIT_EXPECT_EQ(test, p.dentry->d_inode->i_rdev, MKDEV(1u, 3u));
+	KUNIT_EXPECT_EQ(test, p.dentry->d_inode->i_rdev, MKDEV(240u, 7u)); /* a number no driver has */
 	path_put(&p);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(filp_open(DIR "/dev", O_RDONLY, 0)), -ENXIO); /* no driver */
 	/* m's list still names reg: put the file back for the cleanup. */
@@ -406,6 +408,51 @@ static void getdents(struct kunit *test)
 	expect_counts_back(test, m, &before);
 }
 
+/* A driver's methods for a device number: what opening its node gives. */
+static long test_dev_read(struct file *f, char *dst, size_t count, long *pos, bool user)
+{
+	(void)f, (void)pos;
+	return count && !file_copy_out(dst, "D", 1, user) ? 1 : 0;
+}
+static int test_dev_opens;
+static int test_dev_open(struct inode *inode, struct file *f)
+{
+	(void)inode, (void)f;
+	test_dev_opens++;
+	return 0;
+}
+static const struct file_operations test_dev_fops = {
+	.open = test_dev_open, .read = test_dev_read, .llseek = no_llseek,
+};
+
+static void unregister_test_dev(void *unused)
+{
+	(void)unused;
+	unregister_chrdev_fops(241, 1);
+}
+
+static void char_device_opens_its_driver(struct kunit *test)
+{
+	struct counts before;
+	struct made *m = setup(test, &before);
+	KUNIT_ASSERT_EQ(test, init_mknod(note_made(m, "dev", false), S_IFCHR | 0600, new_encode_dev(MKDEV(241u, 1u))), 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(filp_open(DIR "/dev", O_RDONLY, 0)), -ENXIO);
+	KUNIT_ASSERT_EQ(test, register_chrdev_fops(241, 1, &test_dev_fops), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_test_dev, NULL), 0);
+	KUNIT_EXPECT_EQ(test, register_chrdev_fops(241, 1, &test_dev_fops), -EBUSY);
+	int opens = test_dev_opens;
+	struct file *f = filp_open(DIR "/dev", O_RDONLY, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, test_dev_opens, opens + 1);
+	KUNIT_EXPECT_PTR_EQ(test, f->f_op, &test_dev_fops);
+	char c = 0;
+	long long pos = 0;
+	KUNIT_EXPECT_EQ(test, kernel_read(f, &c, 1, &pos), 1);
+	KUNIT_EXPECT_EQ(test, c, 'D');
+	filp_close(f);
+	expect_counts_back(test, m, &before);
+}
+
 static struct kunit_case vfs_cases[] = {
 	KUNIT_CASE(symlink_loops),
 	KUNIT_CASE(dotdot_at_root),
@@ -414,6 +461,7 @@ static struct kunit_case vfs_cases[] = {
 	KUNIT_CASE(pages_of_a_file),
 	KUNIT_CASE(unlink_while_open),
 	KUNIT_CASE(getdents),
+	KUNIT_CASE(char_device_opens_its_driver),
 	{},
 };
 
