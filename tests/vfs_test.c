@@ -17,6 +17,8 @@
 #include "fs/internal.h"
 #include "fs/mount.h"
 #include "fs/namei.h"
+#include "kernel/sched.h"
+#include "tests/test_cpu.h"
 #include "kernel/unistd.h"
 #include "lib/err.h"
 #include "lib/string.h"
@@ -453,6 +455,91 @@ static void char_device_opens_its_driver(struct kunit *test)
 	expect_counts_back(test, m, &before);
 }
 
+/* Every CPU changes the one directory at once: files made, written,
+ * linked, renamed over one another's, opened and read by name, unlinked;
+ * directories made and removed; the directory listed meanwhile. What must
+ * hold: every call gives 0 or the errno its race allows, every read sees
+ * one whole file (64 bytes of one worker's letter), and once all is
+ * removed every inode, dentry and page is back. */
+#define CHURN_ROUNDS 100
+
+static int churn_worker(struct test_worker *w)
+{
+	char mine[64], link[64], sub[64], buf[64];
+	snprintf(mine, sizeof(mine), DIR "/w%u", w->id);
+	snprintf(link, sizeof(link), DIR "/l%u", w->id);
+	snprintf(sub, sizeof(sub), DIR "/d%u", w->id);
+	char letter = (char)('a' + w->id % 26);
+	memset(buf, letter, sizeof(buf));
+	int bad = 0;
+	for (int i = 0; i < CHURN_ROUNDS && !test_crew_should_stop(w); i++) {
+		struct file *f = filp_open(mine, O_CREAT | O_EXCL | O_RDWR, 0644);
+		if (IS_ERR(f))
+			return 1;
+		long long pos = 0;
+		bad |= kernel_write(f, buf, sizeof(buf), &pos) != (long)sizeof(buf);
+		filp_close(f);
+		bad |= init_link(mine, link) != 0;
+		bad |= do_renameat2(AT_FDCWD, mine, AT_FDCWD, DIR "/shared", 0) != 0;
+		f = filp_open(DIR "/shared", O_RDONLY, 0);
+		if (!IS_ERR(f)) { /* another worker's file may have replaced ours */
+			char got[65];
+			pos = 0;
+			long n = kernel_read(f, got, sizeof(got), &pos);
+			bad |= n != 64;
+			for (long j = 1; j < n; j++)
+				bad |= got[j] != got[0];
+			filp_close(f);
+		} else {
+			bad |= PTR_ERR(f) != -ENOENT;
+		}
+		bad |= init_unlink(link) != 0;
+		bad |= init_mkdir(sub, 0755) != 0;
+		int e = init_symlink("..", DIR "/d_tmp"); /* one name for all: the first makes it */
+		bad |= e != 0 && e != -EEXIST;
+		bad |= init_rmdir(sub) != 0;
+		test_crew_progress(w);
+	}
+	return bad;
+}
+
+static int list_worker(struct test_worker *w)
+{
+	int bad = 0;
+	while (!test_crew_should_stop(w)) {
+		struct file *d = filp_open(DIR, O_RDONLY | O_DIRECTORY, 0);
+		if (IS_ERR(d))
+			return 1;
+		char buf[512];
+		long n;
+		while ((n = files_getdents64(d, buf, sizeof(buf), false)) > 0)
+			;
+		bad |= n != 0;
+		filp_close(d);
+		test_crew_progress(w);
+		cond_resched();
+	}
+	return bad;
+}
+
+static struct test_crew churn_crew, list_crew;
+
+static void namespace_changes_on_every_cpu(struct kunit *test)
+{
+	struct counts before;
+	struct made *m = setup(test, &before);
+	test_crew_start(test, &list_crew, list_worker, NULL, 1, 0);
+	test_crew_start(test, &churn_crew, churn_worker, NULL, 0, 0);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &churn_crew), 0ul);
+	test_crew_stop(&list_crew);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &list_crew), 0ul);
+	/* What is left: the last file renamed to "shared", and d_tmp. */
+	KUNIT_EXPECT_EQ(test, lookup(note_made(m, "shared", false), 0), 0);
+	KUNIT_EXPECT_EQ(test, lookup(DIR "/d_tmp", 0), 0);
+	note_made(m, "d_tmp", false);
+	expect_counts_back(test, m, &before);
+}
+
 static struct kunit_case vfs_cases[] = {
 	KUNIT_CASE(symlink_loops),
 	KUNIT_CASE(dotdot_at_root),
@@ -462,6 +549,7 @@ static struct kunit_case vfs_cases[] = {
 	KUNIT_CASE(unlink_while_open),
 	KUNIT_CASE(getdents),
 	KUNIT_CASE(char_device_opens_its_driver),
+	KUNIT_CASE(namespace_changes_on_every_cpu),
 	{},
 };
 
