@@ -36,8 +36,10 @@ void mntput(struct vfsmount *mnt);
 struct vfsmount *lookup_mnt(const struct path *path);
 /* The generated file system a normalised path of its names is in. */
 struct vfsmount *generated_mount(const char *path);
-/* Boot: the tmpfs root, its first directories (/proc, /sys, /bin, /tmp,
- * /dev) and the mounts of procfs and sysfs on them. */
+/* Boot: the tmpfs root, its first directories (/proc, /sys, /bin, /tmp)
+ * and the mounts of procfs and sysfs on them. /dev is left to whoever
+ * makes the device nodes (so that a program's open("/dev/zero", O_CREAT)
+ * does not leave a regular file behind where no device exists yet). */
 void init_mount_tree(void);
 
 /* fs/super.c: a new super_block of type (its s_dev an unnamed device,

@@ -101,7 +101,7 @@ void init_mount_tree(void)
 	init_root.dentry = sb->s_root;
 	init_fs_root(&init_root);
 	static const struct { const char *name; umode_t mode; } dirs[] = {
-		{ "/proc", 0555 }, { "/sys", 0555 }, { "/bin", 0755 }, { "/tmp", 01777 }, { "/dev", 0755 },
+		{ "/proc", 0555 }, { "/sys", 0555 }, { "/bin", 0755 }, { "/tmp", 01777 },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		int err = init_mkdir(dirs[i].name, dirs[i].mode);
