@@ -74,6 +74,7 @@ struct kstat;
 struct iattr;
 struct dir_context;
 struct kstatfs;
+struct vm_area_struct;
 
 /* Linux's struct path: a place in the tree of mounts. */
 struct path {
@@ -240,6 +241,10 @@ struct file_operations {
 	/* getdents64: the entries from ctx->pos on (Linux's iterate_shared). */
 	int (*iterate_shared)(struct file *f, struct dir_context *ctx);
 	int (*fsync)(struct file *f, bool datasync);
+	/* mmap of the file: vma (made, vm_file set) gets what its faults
+	 * need (tmpfs: a shared mapping's object, mm/shmem.h). NULL: the
+	 * file cannot be mapped (-ENODEV). */
+	int (*mmap)(struct file *f, struct vm_area_struct *vma);
 	/* The last fput: what open set up goes. */
 	void (*release)(struct inode *inode, struct file *f);
 	/* ioctl(2) on the file; NULL: -ENOTTY, as Linux's vfs_ioctl */
@@ -272,6 +277,12 @@ struct file {
  * memory is short; fput drops one, and the last frees the file. */
 struct file *alloc_file(void);
 void fput(struct file *f);
+/* One more reference to a file its caller holds one of (Linux's get_file). */
+static inline struct file *get_file(struct file *f)
+{
+	__atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED);
+	return f;
+}
 
 /* fs/file.c: the file of fd with a reference of the caller's (NULL: not
  * open); fdget_pos also takes f_pos_lock for a FMODE_ATOMIC_POS file.

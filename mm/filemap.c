@@ -6,6 +6,7 @@
 #include "mm/filemap.h"
 #include "arch/x86_64/uaccess.h"
 #include "lib/string.h"
+#include "mm/memory.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
@@ -176,4 +177,20 @@ long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 	inode->i_atime = current_time();
 	up_read(&inode->i_rwsem);
 	return done ? done : (count && *pos < size ? -EFAULT : 0);
+}
+
+unsigned int filemap_copy_page(struct file *file, unsigned long index, void *dst)
+{
+	struct inode *inode = file->f_inode;
+	unsigned long end = ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	if (index >= end)
+		return VM_FAULT_SIGBUS;
+	struct page *page = filemap_get_folio(file->f_mapping, index);
+	if (page) {
+		memcpy(dst, page_address(page), PAGE_SIZE); /* past i_size: zeros (truncate zeroes a tail) */
+		put_page(page);
+	} else {
+		memset(dst, 0, PAGE_SIZE);
+	}
+	return 0;
 }

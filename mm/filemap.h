@@ -33,6 +33,10 @@ unsigned long filemap_next_index(struct address_space *mapping, unsigned long in
  * i_size the end; holes read as zeros) into dst (user memory if user),
  * *pos moved on. Bytes copied, or -EFAULT when none could be. */
 long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user);
+/* A MAP_PRIVATE file mapping's new page (mm/memory.c): the file's page
+ * at index copied into dst (a page), zeros for a hole. 0, or
+ * VM_FAULT_SIGBUS past the file's end (mm/memory.h). */
+unsigned int filemap_copy_page(struct file *file, unsigned long index, void *dst);
 /* Pages in every page cache (/proc/meminfo's Cached, with Shmem's). */
 unsigned long nr_file_pages(void);
 

@@ -1,6 +1,7 @@
 /* Shared anonymous memory (Linux's mm/shmem.c for shmem_zero_setup's
  * unnamed file, reduced to its page cache): mm/shmem.h has the rules. */
 #include "mm/shmem.h"
+#include "fs/fs.h"
 #include "kernel/printk.h"
 #include "lib/string.h"
 #include "mm/memory.h"
@@ -51,6 +52,11 @@ void shmem_put(struct shmem_object *obj)
 {
 	if (!obj || __atomic_sub_fetch(&obj->refcount, 1, __ATOMIC_ACQ_REL))
 		return;
+	if (obj->file) { /* the pages are the file's */
+		fput(obj->file);
+		kfree(obj);
+		return;
+	}
 	/* No VMA is left, so no mapping: each page has the object's
 	 * reference, and maybe a get_user_pages one that outlives it. */
 	for (unsigned long i = 0; i < obj->size; i++)
@@ -63,9 +69,14 @@ void shmem_put(struct shmem_object *obj)
 	kfree(obj);
 }
 
+static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area_struct *vma,
+					unsigned long address, unsigned int *ret);
+
 struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret)
 {
 	struct shmem_object *obj = vma->vm_shm;
+	if (obj->mapping)
+		return shmem_file_get_page(obj, vma, address, ret);
 	unsigned long index = linear_page_index(vma, address);
 	if (index >= obj->size) {
 		*ret = VM_FAULT_SIGBUS; /* past the end of the object (Linux's shmem_fault) */
@@ -432,4 +443,61 @@ static long shmem_file_llseek(struct file *f, long offset, int whence)
 
 static const struct file_operations shmem_file_operations = {
 	.read = filemap_read, .write = shmem_file_write, .llseek = shmem_file_llseek, .fsync = noop_fsync,
+	.mmap = shmem_mmap,
 };
+
+/* ---- tmpfs files mapped MAP_SHARED ---- */
+
+int shmem_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_SHARED))
+		return 0;
+	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	obj->refcount = 1;
+	spin_lock_init(&obj->lock);
+	obj->file = get_file(file);
+	obj->mapping = file->f_mapping;
+	vma->vm_shm = obj;
+	return 0;
+}
+
+/* Linux's shmem_fault: the page at the fault's offset in the file's page
+ * cache, made zeroed if absent (a hole gets a page as a write to it
+ * would), with a reference for the caller's mapping; SIGBUS past the
+ * file's end. No i_rwsem: a writer holds it while it copies from user
+ * memory, which may fault (i_rwsem -> mmap_lock); two makers of one page
+ * settle it in the tree (-EEXIST: the other's is taken). */
+static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area_struct *vma,
+					unsigned long address, unsigned int *ret)
+{
+	struct address_space *mapping = obj->mapping;
+	struct inode *inode = mapping->host;
+	unsigned long index = linear_page_index(vma, address);
+	for (;;) {
+		unsigned long end = ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+		if (index >= end) {
+			*ret = VM_FAULT_SIGBUS;
+			return NULL;
+		}
+		struct page *page = filemap_get_folio(mapping, index);
+		if (page)
+			return page;
+		page = vma_alloc_page(GFP_USER | __GFP_ZERO, vma, address);
+		if (!page) {
+			*ret = VM_FAULT_OOM;
+			return NULL;
+		}
+		int err = __filemap_add_folio(mapping, page, index);
+		if (!err) {
+			shmem_account(inode, 1);
+			return page; /* the allocation's reference is the caller's */
+		}
+		__free_page(page);
+		if (err != -EEXIST) {
+			*ret = VM_FAULT_OOM;
+			return NULL;
+		}
+	}
+}

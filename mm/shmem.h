@@ -23,10 +23,14 @@
  * regular file's pages are its inode's page cache (mm/filemap.h), made
  * zeroed by the first write at their offset (a hole reads as zeros and
  * holds no page), freed by truncate and with the inode. Its pages count
- * in Shmem and Cached too. A MAP_SHARED anonymous mapping is still a
- * shmem_object of its own rather than an unnamed tmpfs inode, as Linux
- * has it: the object predates the files, and a file-backed fault (which
- * would find the page in i_mapping by index) does not exist yet. */
+ * in Shmem and Cached too. A MAP_SHARED mapping of a tmpfs file is a
+ * shmem_object too, one that holds the file and finds its pages in the
+ * file's page cache (shmem_mmap); a MAP_SHARED anonymous mapping is still
+ * an object with pages of its own rather than an unnamed tmpfs inode, as
+ * Linux has it (the object predates the files). Truncating a file does
+ * not unmap its pages from the processes that map them (Linux's
+ * unmap_mapping_range needs a reverse map of file pages, which mmlab has
+ * not): a page cut off stays mapped until munmap, no longer in the file. */
 #ifndef MM_SHMEM_H
 #define MM_SHMEM_H
 
@@ -45,6 +49,11 @@ struct shmem_object {
 	unsigned long nrpages;   /* pages present */
 	bool accounted;          /* its size is charged to the commit */
 	struct page **pages;     /* slot i: the page at offset i, or NULL */
+	/* A MAP_SHARED mapping of a tmpfs file: the file (a reference) and
+	 * its page cache, where the pages are instead (no slots; the file's
+	 * i_size is the end: a fault past it is SIGBUS). */
+	struct file *file;
+	struct address_space *mapping;
 };
 
 /* A new object of len bytes for a MAP_SHARED anonymous mapping, charged
@@ -66,6 +75,12 @@ void shmem_page_unmapped(struct mm_struct *mm, struct page *page);
 
 /* Pages in shmem objects and tmpfs files (/proc/meminfo Shmem). */
 unsigned long nr_shmem_pages(void);
+
+/* tmpfs's mmap method: a MAP_SHARED mapping of a file gets the object of
+ * that file's pages (vma->vm_shm); a MAP_PRIVATE one needs nothing (its
+ * faults copy the file's pages, mm/memory.c). 0 or -ENOMEM. */
+struct file;
+int shmem_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* tmpfs: a new instance with its root directory (mounted as "/" at boot,
  * fs/namespace.c). */

@@ -128,9 +128,21 @@ static long mem_lseek(struct file *f, long offset, int whence)
 	return f->f_pos;
 }
 
+/* proc_reg_mmap() of an entry without proc_mmap: -EIO (the files of
+ * /proc/<pid> and /proc/sys have no mmap at all: -ENODEV). */
+static int proc_reg_mmap(struct file *f, struct vm_area_struct *vma)
+{
+	(void)f, (void)vma;
+	return -EIO;
+}
+
 /* The modes are the entries' own (struct proc_dir_entry.mode). */
 static const struct file_operations proc_fops = {
 	.read = proc_read, .write = proc_write_eio, .llseek = seq_lseek, .blksize = 1024,
+};
+/* A file of /proc itself (proc_create's, Linux's proc_reg_file_ops). */
+static const struct file_operations proc_reg_fops = {
+	.read = proc_read, .write = proc_write_eio, .llseek = seq_lseek, .mmap = proc_reg_mmap, .blksize = 1024,
 };
 static const struct file_operations proc_rw_fops = {
 	.read = proc_read, .write = proc_write, .llseek = seq_lseek, .blksize = 1024,
@@ -165,7 +177,7 @@ int proc_file_open(struct file *f, const struct proc_node *node, char **norm)
 	if (node->fs == PROC_FS_SYS)
 		f->f_op = rw ? &sysfs_rw_fops : &sysfs_fops;
 	else
-		f->f_op = rw ? &proc_rw_fops : &proc_fops;
+		f->f_op = rw ? &proc_rw_fops : node->per_task ? &proc_fops : &proc_reg_fops;
 	/* Root may open a /proc file for writing; only /proc/<pid> files
 	 * lack a write method altogether (no FMODE_CAN_WRITE). A sysfs
 	 * attribute with a write method opens for writing. */
