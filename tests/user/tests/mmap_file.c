@@ -107,12 +107,26 @@ int main(void)
 	close(wo);
 	CHECK(munmap(rosh, page) == 0 && munmap(ropriv, page) == 0);
 
+	/* mremap moves a shared mapping with its offset: the same pages,
+	 * of the file and of shared anonymous memory. */
+	char *hole = mmap(NULL, 8 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(hole != MAP_FAILED);
+	char *moved = mremap(shared + page, page, page, MREMAP_MAYMOVE | MREMAP_FIXED, hole + 4 * page);
+	CHECK(moved == hole + 4 * page);
+	CHECK(moved != MAP_FAILED && !memcmp(moved + 1, "written", 7));
+	char *anon = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(anon != MAP_FAILED);
+	memcpy(anon + page, "anon", 4);
+	char *anon_moved = mremap(anon + page, page, page, MREMAP_MAYMOVE | MREMAP_FIXED, hole + 6 * page);
+	CHECK(anon_moved != MAP_FAILED && !memcmp(anon_moved, "anon", 4));
+	CHECK(munmap(hole, 8 * page) == 0 && munmap(anon, page) == 0);
+
 	/* The mapping outlives the descriptor and the name. */
 	close(fd);
 	CHECK(unlink(path) == 0);
 	memcpy(shared, "still", 5);
 	CHECK(!memcmp(shared, "still", 5) && !memcmp(shared + 2 * page, "child", 5));
-	CHECK(munmap(shared, 3 * page) == 0);
+	CHECK(munmap(shared, 3 * page) == 0); /* the middle page was moved: a hole now */
 	CHECK(munmap(priv, page) == 0);
 	return test_end();
 }
