@@ -196,6 +196,15 @@ struct kstatfs {
 	long f_namelen, f_frsize, f_flags;
 };
 
+/* fallocate's modes (Linux's uapi falloc.h). */
+#define FALLOC_FL_KEEP_SIZE 0x01
+#define FALLOC_FL_PUNCH_HOLE 0x02
+#define FALLOC_FL_NO_HIDE_STALE 0x04
+#define FALLOC_FL_COLLAPSE_RANGE 0x08
+#define FALLOC_FL_ZERO_RANGE 0x10
+#define FALLOC_FL_INSERT_RANGE 0x20
+#define FALLOC_FL_UNSHARE_RANGE 0x40
+
 /* A change of attributes (Linux's struct iattr, ATTR_* bits). */
 #define ATTR_MODE 1u
 #define ATTR_UID 2u
@@ -241,6 +250,9 @@ struct file_operations {
 	/* getdents64: the entries from ctx->pos on (Linux's iterate_shared). */
 	int (*iterate_shared)(struct file *f, struct dir_context *ctx);
 	int (*fsync)(struct file *f, bool datasync);
+	/* fallocate(2) of [offset, offset + len) with mode's FALLOC_FL_*
+	 * (vfs_fallocate has checked them); NULL: -EOPNOTSUPP. */
+	long (*fallocate)(struct file *f, int mode, long offset, long len);
 	/* mmap of the file: vma (made, vm_file set) gets what its faults
 	 * need (tmpfs: a shared mapping's object, mm/shmem.h). NULL: the
 	 * file cannot be mapped (-ENODEV). */

@@ -1,5 +1,5 @@
-/* open(2) and its family, access(2), and the working directory (Linux's
- * fs/open.c): the flags' own checks (build_open_flags), a descriptor
+/* open(2) and its family, access(2), fallocate(2), and the working
+ * directory (Linux's fs/open.c): the flags' own checks (build_open_flags), a descriptor
  * reserved before the lookup (-EMFILE first, as do_sys_openat2), the
  * path opened (fs/namei_open.c) and the file installed; chdir, fchdir and
  * chroot; and umask (Linux's kernel/sys.c), which applies to what they
@@ -218,6 +218,57 @@ SYSCALL_DEFINE1(chroot, const char __user *, filename)
 	}
 	path_lookup_done(&nd);
 	return err;
+}
+
+/* fallocate(2) (Linux's vfs_fallocate), its checks in Linux's order:
+ * the range and the mode (-EINVAL, -EOPNOTSUPP), the descriptor's access
+ * (-EBADF), the file's type (-ESPIPE, -EISDIR, -ENODEV), the size
+ * (-EFBIG), then
+ * the file system's method (tmpfs: mm/shmem.c). */
+#define FALLOC_FL_SUPPORTED_MASK                                                                     \
+	(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_ZERO_RANGE | \
+	 FALLOC_FL_INSERT_RANGE | FALLOC_FL_UNSHARE_RANGE)
+
+static long vfs_fallocate(struct file *f, int mode, long offset, long len)
+{
+	if (offset < 0 || len <= 0)
+		return -EINVAL;
+	if (mode & ~FALLOC_FL_SUPPORTED_MASK)
+		return -EOPNOTSUPP;
+	if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	if ((mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE)) && mode != FALLOC_FL_COLLAPSE_RANGE &&
+	    mode != FALLOC_FL_INSERT_RANGE)
+		return -EINVAL;
+	if (!(f->f_mode & FMODE_WRITE))
+		return -EBADF;
+	struct inode *inode = f->f_inode;
+	if (!inode)
+		return -ENODEV;
+	if (S_ISFIFO(inode->i_mode))
+		return -ESPIPE;
+	if (S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->i_mode))
+		return -ENODEV;
+	long end;
+	if (__builtin_add_overflow(offset, len, &end))
+		return -EFBIG;
+	if (!f->f_op->fallocate)
+		return -EOPNOTSUPP;
+	return f->f_op->fallocate(f, mode, offset, len);
+}
+
+SYSCALL_DEFINE4(fallocate, int, fd, int, mode, long, offset, long, len)
+{
+	struct file *f = fd < 0 ? NULL : fget(current->files, (unsigned int)fd);
+	if (!f)
+		return -EBADF;
+	long ret = vfs_fallocate(f, mode, offset, len);
+	fput(f);
+	return ret;
 }
 
 /* umask(2) (Linux's kernel/sys.c): the old mask. */

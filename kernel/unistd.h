@@ -131,6 +131,7 @@
 #define __NR_get_robust_list 274
 #define __NR_move_pages 279
 #define __NR_utimensat 280
+#define __NR_fallocate 285
 #define __NR_dup3 292
 #define __NR_rt_tgsigqueueinfo 297
 #define __NR_prlimit64 302

@@ -112,18 +112,25 @@ void filemap_remove_folio(struct page *page)
 	put_page(page);
 }
 
-void truncate_inode_pages(struct address_space *mapping, long lstart)
+void truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend)
 {
 	unsigned long start = (unsigned long)(lstart + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	/* The first page past the range, or every page to the end. */
+	unsigned long end = lend < 0 ? ~0ul : (unsigned long)(lend + 1) >> PAGE_SHIFT;
 	for (;;) {
 		spin_lock(&mapping->i_pages_lock);
 		struct page_cache_node *pc = find_node(mapping, start, true);
-		struct page *page = pc ? pc->page : NULL;
+		struct page *page = pc && pc->index < end ? pc->page : NULL;
 		spin_unlock(&mapping->i_pages_lock);
 		if (!page)
 			return;
 		filemap_remove_folio(page);
 	}
+}
+
+void truncate_inode_pages(struct address_space *mapping, long lstart)
+{
+	truncate_inode_pages_range(mapping, lstart, -1);
 }
 
 unsigned long filemap_next_index(struct address_space *mapping, unsigned long index, unsigned long end,

@@ -25,6 +25,9 @@ void filemap_remove_folio(struct page *page);
 /* Every page from byte lstart (rounded up to a page) on goes; the
  * partial page before it is the file system's to zero. */
 void truncate_inode_pages(struct address_space *mapping, long lstart);
+/* The pages wholly inside bytes [lstart, lend] go (a hole punched);
+ * partial pages at either end are the file system's to zero. */
+void truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend);
 /* The first index >= index with a page (data) or without one (hole),
  * below end; end if none. */
 unsigned long filemap_next_index(struct address_space *mapping, unsigned long index, unsigned long end,

@@ -413,6 +413,67 @@ out:
 	return done ? done : err;
 }
 
+/* Zeroes bytes [from, to) of the page at index, if present. */
+static void shmem_zero_part(struct address_space *mapping, unsigned long index, size_t from, size_t to)
+{
+	struct page *page = filemap_get_folio(mapping, index);
+	if (page) {
+		memset((char *)page_address(page) + from, 0, to - from);
+		put_page(page);
+	}
+}
+
+/* Linux's shmem_fallocate: a hole punched (the pages wholly inside it go,
+ * the parts of the pages at its ends are zeroed), or every page of the
+ * range made (zeroed) so that later writes need none, and i_size grown
+ * to its end unless FALLOC_FL_KEEP_SIZE. */
+static long shmem_fallocate(struct file *f, int mode, long offset, long len)
+{
+	struct inode *inode = f->f_inode;
+	struct address_space *mapping = f->f_mapping;
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE))
+		return -EOPNOTSUPP;
+	long end = offset + len, err = 0;
+	down_write(&inode->i_rwsem);
+	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		unsigned long first = (unsigned long)offset >> PAGE_SHIFT, last = (unsigned long)(end - 1) >> PAGE_SHIFT;
+		size_t from = (size_t)offset & (PAGE_SIZE - 1), to = (size_t)((end - 1) & (long)(PAGE_SIZE - 1)) + 1;
+		if (first == last) {
+			shmem_zero_part(mapping, first, from, to);
+		} else {
+			shmem_zero_part(mapping, first, from, PAGE_SIZE);
+			shmem_zero_part(mapping, last, 0, to);
+		}
+		unsigned long before = mapping->nrpages;
+		truncate_inode_pages_range(mapping, offset, end - 1);
+		shmem_account(inode, -(long)(before - mapping->nrpages));
+		goto out;
+	}
+	for (unsigned long index = (unsigned long)offset >> PAGE_SHIFT; (long)(index << PAGE_SHIFT) < end; index++) {
+		struct page *page = filemap_get_folio(mapping, index);
+		if (page) {
+			put_page(page);
+			continue;
+		}
+		page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+		if (!page || __filemap_add_folio(mapping, page, index)) {
+			if (page)
+				__free_page(page);
+			err = -ENOSPC; /* Linux's shmem_fallocate when a page cannot be had */
+			break;
+		}
+		put_page(page); /* the page cache keeps its own */
+		shmem_account(inode, 1);
+	}
+	if (!err && !(mode & FALLOC_FL_KEEP_SIZE) && end > inode->i_size)
+		inode->i_size = end;
+	if (!err)
+		inode->i_ctime = current_time();
+out:
+	up_write(&inode->i_rwsem);
+	return err;
+}
+
 /* Linux's shmem_file_llseek: SEEK_DATA and SEEK_HOLE by the pages present
  * (a page is data even where it holds zeros), the rest as
  * generic_file_llseek. */
@@ -443,7 +504,7 @@ static long shmem_file_llseek(struct file *f, long offset, int whence)
 
 static const struct file_operations shmem_file_operations = {
 	.read = filemap_read, .write = shmem_file_write, .llseek = shmem_file_llseek, .fsync = noop_fsync,
-	.mmap = shmem_mmap,
+	.mmap = shmem_mmap, .fallocate = shmem_fallocate,
 };
 
 /* ---- tmpfs files mapped MAP_SHARED ---- */

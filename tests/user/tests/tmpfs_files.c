@@ -152,6 +152,21 @@ static void sparse_and_truncate(void)
 	CHECK_CMP(read(fd, buf, 10), ==, 10);
 	CHECK_CMP(read(fd, buf, 10), ==, 0); /* the end */
 	CHECK_ERRNO(ftruncate(fd, -1), EINVAL);
+	/* fallocate: a range made (the size grows unless KEEP_SIZE), a hole
+	 * punched (zeros where the data was, the size kept). */
+	CHECK(fallocate(fd, 0, 0, 3 * 4096) == 0);
+	CHECK_CMP(file_size(at("sparse")), ==, 3 * 4096);
+	CHECK(fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 5 * 4096) == 0);
+	CHECK_CMP(file_size(at("sparse")), ==, 3 * 4096);
+	CHECK_CMP(pwrite(fd, "abcdefgh", 8, 4094), ==, 8);
+	CHECK(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 4096, 2) == 0);
+	char got[8];
+	CHECK_CMP(pread(fd, got, 8, 4094), ==, 8);
+	CHECK(!memcmp(got, "ab\0\0efgh", 8));
+	CHECK_ERRNO(fallocate(fd, FALLOC_FL_PUNCH_HOLE, 0, 1), EOPNOTSUPP);
+	CHECK_ERRNO(fallocate(fd, 0, -1, 1), EINVAL);
+	CHECK_ERRNO(fallocate(fd, 0, 0, 0), EINVAL);
+	CHECK(ftruncate(fd, 10) == 0); /* as names() expects it */
 	CHECK_ERRNO(truncate(dir, 0), EISDIR);
 	close(fd);
 	fd = open(at("sparse"), O_RDONLY);
