@@ -14,7 +14,9 @@
 int register_chrdev_fops(unsigned int major, unsigned int minor, const struct file_operations *fops);
 void unregister_chrdev_fops(unsigned int major, unsigned int minor);
 /* Open of a character device node: f->f_op becomes the driver's and its
- * open runs; -ENXIO for a number no driver has, as Linux's. */
+ * open runs; -ENXIO for a number no driver has, as Linux's. Defined weak
+ * in fs/char_dev.c: another definition (a driver layer's own table)
+ * replaces it. */
 int chrdev_open(struct inode *inode, struct file *f);
 
 extern const struct file_operations def_chr_fops;
