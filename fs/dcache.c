@@ -6,6 +6,7 @@
 #include "kernel/panic.h"
 #include "lib/err.h"
 #include "lib/string.h"
+#include "lib/vsprintf.h"
 #include "mm/slab.h"
 
 #define D_HASHBITS 8
@@ -131,6 +132,14 @@ static void __d_drop(struct dentry *d)
 }
 
 void d_delete(struct dentry *dentry) { __d_drop(dentry); }
+
+void d_tmpfile(struct dentry *dentry, struct inode *inode)
+{
+	char name[24];
+	struct qstr q = { name, (unsigned int)snprintf(name, sizeof(name), "#%lu", inode->i_ino), 0 };
+	d_set_name(dentry, &q); /* on failure the old name stays: only d_path shows it */
+	dentry->d_inode = inode;
+}
 
 int d_move(struct dentry *dentry, struct dentry *new_parent, const struct qstr *name)
 {

@@ -64,6 +64,9 @@ struct dentry *d_lookup_locked(const struct dentry *parent, const struct qstr *n
  * for a positive one, hashes it in its parent (dcache_lock held). */
 void d_add(struct dentry *dentry, struct inode *inode);
 void d_instantiate(struct dentry *dentry, struct inode *inode);
+/* O_TMPFILE's dentry (never hashed) gets inode and the name "#<ino>",
+ * as Linux's d_tmpfile, which d_path shows with " (deleted)". */
+void d_tmpfile(struct dentry *dentry, struct inode *inode);
 /* The name goes from its directory (unlink, rmdir): unhashed; the dentry
  * stays bound to its inode for those who still hold it. */
 void d_delete(struct dentry *dentry);

@@ -140,9 +140,9 @@ static int do_tmpfile(struct files_struct *files, int dfd, const char *name, int
 		path_lookup_done(&nd);
 		return -EOPNOTSUPP;
 	}
-	static const struct qstr slash = { "/", 1, 0 };
+	static const struct qstr unnamed = { "#", 1, 0 }; /* d_tmpfile names it */
 	mutex_lock(&dcache_lock);
-	struct dentry *child = d_alloc(nd.path.dentry, &slash);
+	struct dentry *child = d_alloc(nd.path.dentry, &unnamed);
 	err = child ? dir->i_op->tmpfile(dir, child, (umode_t)(mode & ~current_umask() & S_IALLUGO)) : -ENOMEM;
 	if (!err && !(flags & O_EXCL))
 		child->d_inode->i_state |= I_LINKABLE;

@@ -280,7 +280,7 @@ static int shmem_tmpfile(struct inode *dir, struct dentry *dentry, umode_t mode)
 	if (!inode)
 		return -ENOSPC;
 	clear_nlink(inode);
-	dentry->d_inode = inode; /* Linux's d_tmpfile: bound, never hashed */
+	d_tmpfile(dentry, inode); /* bound, never hashed */
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <pthread.h>
@@ -116,6 +117,18 @@ int main(void)
 	fd = open("sub", O_TMPFILE | O_RDWR | O_EXCL, 0600);
 	CHECK(fd >= 0);
 	CHECK_ERRNO(linkat(fd, "", AT_FDCWD, "sub/never", AT_EMPTY_PATH), ENOENT);
+	/* Mapped, it shows as "<dir>/#<inode> (deleted)" in /proc/self/maps. */
+	CHECK(ftruncate(fd, 4096) == 0);
+	char *map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(map != MAP_FAILED);
+	static char maps[65536];
+	CHECK(read_file("/proc/self/maps", maps, sizeof(maps)) > 0);
+	char start[32], want[128];
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)map);
+	snprintf(want, sizeof(want), "%s/#%lu (deleted)\n", sub, (unsigned long)(fstat(fd, &st) ? 0 : st.st_ino));
+	char *line = strstr(maps, start), *eol = line ? strchr(line, '\n') : NULL;
+	CHECKF(line && eol && !strncmp(eol + 1 - strlen(want), want, strlen(want)), "maps names it %s", want);
+	munmap(map, 4096);
 	close(fd);
 	CHECK_ERRNO(open("sub", O_TMPFILE | O_RDONLY, 0600), EINVAL);
 	/* statfs: the root's tmpfs on mmlab; /proc's magic on both. */
