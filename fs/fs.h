@@ -89,8 +89,9 @@ struct timespec64 {
 
 /* A file's pages (Linux's struct address_space): page offset -> page, in
  * index order (an rbtree of small nodes here where Linux has an xarray).
- * The pages are the file's; nothing maps them yet (a file-backed fault
- * will find its page here by index, filemap_get_folio). */
+ * A MAP_SHARED mapping's fault finds its page here by index
+ * (filemap_get_folio, mm/shmem.c); nothing tracks which VMAs map them
+ * (Linux's i_mmap). */
 struct address_space {
 	struct inode *host;
 	spinlock_t i_pages_lock; /* the tree (readers that hold no i_rwsem) */
