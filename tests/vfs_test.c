@@ -461,7 +461,7 @@ static void char_device_opens_its_driver(struct kunit *test)
  * hold: every call gives 0 or the errno its race allows, every read sees
  * one whole file (64 bytes of one worker's letter), and once all is
  * removed every inode, dentry and page is back. */
-#define CHURN_ROUNDS 100
+#define CHURN_ROUNDS 50
 
 static int churn_worker(struct test_worker *w)
 {
