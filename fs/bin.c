@@ -1,50 +1,45 @@
 /* /bin: the boot loader's programs (grub.cfg's "module2 ... <kind> <name>"
- * lines) as read-only files, /bin/<name>, until a real root filesystem
- * exists: what execve finds by path (fs/exec.c), and what open, read and
- * stat see of it (the ELF file's bytes). */
+ * lines) as regular tmpfs files, /bin/<name>, written at boot from the
+ * modules' bytes: their contents are page cache like any file's, and
+ * execve reads the ELF file through them (fs/exec.c). The modules stay
+ * where the boot loader put them (the tests and run=NAME start programs
+ * from them directly). */
 #include "fs/bin.h"
-#include "fs/proc/proc_fs.h"
-#include "arch/x86_64/uaccess.h"
+#include "fs/init.h"
 #include "drivers/firmware/multiboot2.h"
-#include "kernel/process.h"
+#include "kernel/printk.h"
+#include "kernel/unistd.h"
+#include "lib/err.h"
 #include "lib/string.h"
 #include "mm/page.h"
 
-static const struct proc_dir_entry bin_dir __proc_entry = {
-	.parent = &root_dir, .name = "bin", .mode = S_IFDIR | 0555,
-};
-
-static bool bin_program_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
+void populate_bin(void)
 {
-	(void)task;
-	char name[64];
-	if (!len || len >= sizeof(name))
-		return false;
-	memcpy(name, s, len);
-	name[len] = 0;
-	node->module = find_user_program(name, NULL);
-	return node->module != NULL;
+	unsigned long bytes = 0;
+	unsigned int files = 0;
+	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
+		const struct boot_module *m = &boot_info.modules[i];
+		const char *space = m->cmdline ? strchr(m->cmdline, ' ') : NULL;
+		char path[80];
+		if (!space || !space[1] || strchr(space + 1, '/') ||
+		    snprintf(path, sizeof(path), "/bin/%s", space + 1) >= (int)sizeof(path))
+			continue;
+		struct file *f = filp_open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
+		if (IS_ERR(f)) {
+			pr_warn("bin: %s: %ld\n", path, PTR_ERR(f));
+			continue;
+		}
+		long long pos = 0;
+		unsigned long size = m->end - m->start;
+		long n = kernel_write(f, __va(m->start), size, &pos);
+		filp_close(f);
+		if (n != (long)size) {
+			pr_warn("bin: %s: wrote %ld of %lu bytes\n", path, n, size);
+			init_unlink(path);
+			continue;
+		}
+		bytes += size;
+		files++;
+	}
+	pr_info("bin: %u programs in /bin (%lu KiB of page cache)\n", files, bytes >> 10);
 }
-
-static long bin_program_read(const struct proc_node *node, char *dst, size_t count, long *pos, bool user)
-{
-	const struct boot_module *m = node->module;
-	unsigned long size = m->end - m->start;
-	if (*pos < 0)
-		return -EINVAL;
-	if ((unsigned long)*pos >= size)
-		return 0;
-	if (count > size - (unsigned long)*pos)
-		count = size - (unsigned long)*pos;
-	const char *src = (const char *)__va(m->start) + *pos;
-	if (user ? copy_to_user(dst, src, count) : (memcpy(dst, src, count), 0))
-		return -EFAULT;
-	*pos += (long)count;
-	return (long)count;
-}
-
-static const struct proc_dir_entry bin_program __proc_entry = {
-	.parent = &bin_dir, .match = bin_program_match, .mode = S_IFREG | 0555, .read = bin_program_read,
-};
-
-bool bin_program_entry(const struct proc_node *node) { return node->entry == &bin_program; }

@@ -1,78 +1,78 @@
-/* Character devices by number (Linux's fs/char_dev.c, reduced): a small
- * table from (major, minor) to file_operations, filled by drivers at boot
- * (drivers/char/mem.c: /dev/null, zero, full, random, urandom) and read
- * when a device node is opened. Linux registers ranges of minors with a
- * struct cdev each and finds them through a kobj_map; one entry per
- * minor is all the few devices here need.
- *
- * Invariant: a (major, minor) is in the table at most once, and a
- * registered fops outlives every file opened with it (drivers register
- * static tables and unregister only in tests, after closing their files).
- *
- * Concurrency: chrdevs_lock guards the table; a lookup holds it only to
- * read one entry. */
+/* Character devices (Linux's fs/char_dev.c): fs/char_dev.h. The table is
+ * a short list under a spinlock: registrations happen at boot, lookups at
+ * each open of a device node. */
 #include "fs/char_dev.h"
 #include "kernel/spinlock.h"
+#include "mm/slab.h"
 
-#define CHRDEV_TABLE_SIZE 32
+struct char_device {
+	struct list_head list;
+	dev_t dev;
+	const struct file_operations *fops;
+};
 
-static struct chrdev {
-	unsigned int major, minor;
-	const struct file_operations *fops; /* NULL: a free slot */
-} chrdevs[CHRDEV_TABLE_SIZE];
+static LIST_HEAD(chrdevs);
 static DEFINE_SPINLOCK(chrdevs_lock);
 
-static struct chrdev *find_locked(unsigned int major, unsigned int minor)
+static struct char_device *find_locked(dev_t dev)
 {
-	for (unsigned int i = 0; i < CHRDEV_TABLE_SIZE; i++)
-		if (chrdevs[i].fops && chrdevs[i].major == major && chrdevs[i].minor == minor)
-			return &chrdevs[i];
+	for (struct list_head *p = chrdevs.next; p != &chrdevs; p = p->next) {
+		struct char_device *cd = container_of(p, struct char_device, list);
+		if (cd->dev == dev)
+			return cd;
+	}
 	return NULL;
 }
 
 int register_chrdev_fops(unsigned int major, unsigned int minor, const struct file_operations *fops)
 {
-	if (!fops || major >= (1u << (32 - MINORBITS)) || minor > MINORMASK)
+	if (major >= (1u << 12) || minor > MINORMASK || !fops)
 		return -EINVAL;
-	int ret = -ENOSPC;
+	struct char_device *cd = kmalloc(sizeof(*cd), GFP_KERNEL);
+	if (!cd)
+		return -ENOMEM;
+	cd->dev = MKDEV(major, minor);
+	cd->fops = fops;
 	spin_lock(&chrdevs_lock);
-	if (find_locked(major, minor)) {
-		ret = -EBUSY;
-	} else {
-		for (unsigned int i = 0; i < CHRDEV_TABLE_SIZE; i++)
-			if (!chrdevs[i].fops) {
-				chrdevs[i] = (struct chrdev){ major, minor, fops };
-				ret = 0;
-				break;
-			}
-	}
+	bool taken = find_locked(cd->dev) != NULL;
+	if (!taken)
+		list_add_tail(&cd->list, &chrdevs);
 	spin_unlock(&chrdevs_lock);
-	return ret;
+	if (taken) {
+		kfree(cd);
+		return -EBUSY;
+	}
+	return 0;
 }
 
 void unregister_chrdev_fops(unsigned int major, unsigned int minor)
 {
 	spin_lock(&chrdevs_lock);
-	struct chrdev *d = find_locked(major, minor);
-	if (d)
-		d->fops = NULL;
+	struct char_device *cd = find_locked(MKDEV(major, minor));
+	if (cd)
+		list_del(&cd->list);
 	spin_unlock(&chrdevs_lock);
+	kfree(cd);
 }
 
 const struct file_operations *chrdev_lookup(unsigned int major, unsigned int minor)
 {
+	if (major >= (1u << 12) || minor > MINORMASK)
+		return NULL;
 	spin_lock(&chrdevs_lock);
-	struct chrdev *d = find_locked(major, minor);
-	const struct file_operations *fops = d ? d->fops : NULL;
+	struct char_device *cd = find_locked(MKDEV(major, minor));
+	const struct file_operations *fops = cd ? cd->fops : NULL;
 	spin_unlock(&chrdevs_lock);
 	return fops;
 }
 
-int chrdev_open(struct file *f, unsigned int major, unsigned int minor)
+int chrdev_open(struct inode *inode, struct file *f)
 {
-	const struct file_operations *fops = chrdev_lookup(major, minor);
+	const struct file_operations *fops = chrdev_lookup(MAJOR(inode->i_rdev), MINOR(inode->i_rdev));
 	if (!fops)
 		return -ENXIO;
 	f->f_op = fops;
-	return 0;
+	return fops->open ? fops->open(inode, f) : 0;
 }
+
+const struct file_operations def_chr_fops = { .open = chrdev_open };

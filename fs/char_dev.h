@@ -1,32 +1,24 @@
-/* Character devices by number (Linux's fs/char_dev.c, reduced to what a
- * device node needs): a driver registers the file_operations of one
- * (major, minor), and opening a node of that number gives a file with
- * them (chrdev_open), as Linux's chrdev_open replaces the node's f_op
- * with its cdev's. */
+/* Character devices (Linux's fs/char_dev.c): a device node's inode
+ * (S_IFCHR, i_rdev) opens through def_chr_fops, whose open, chrdev_open,
+ * finds the driver registered for the device number and hands the file
+ * to its methods. mmlab registers single devices by (major, minor) rather
+ * than Linux's ranges of minors (cdev_add): enough for /dev/null and its
+ * kind. */
 #ifndef FS_CHAR_DEV_H
 #define FS_CHAR_DEV_H
 
 #include "fs/fs.h"
 
-/* Linux's MKDEV/MAJOR/MINOR for the kernel's dev_t (major in the top 12
- * bits of 32, minor in the low 20). */
-#define MINORBITS 20
-#define MINORMASK ((1u << MINORBITS) - 1)
-#define MAJOR(dev) ((unsigned int)((dev) >> MINORBITS))
-#define MINOR(dev) ((unsigned int)((dev) & MINORMASK))
-#define MKDEV(ma, mi) (((ma) << MINORBITS) | (mi))
-
-/* Registers fops (static, never freed) for (major, minor): 0, -EINVAL
- * (a number past 12/20 bits, or no fops), -EBUSY (already taken, as
- * Linux's __register_chrdev_region) or -ENOSPC (the table is full). */
+/* The methods of device MKDEV(major, minor): 0, -EBUSY (taken), -ENOMEM,
+ * -EINVAL (a number out of range). fops must live as long as the kernel. */
 int register_chrdev_fops(unsigned int major, unsigned int minor, const struct file_operations *fops);
-/* Takes a registration away again (tests); nothing if there is none. */
 void unregister_chrdev_fops(unsigned int major, unsigned int minor);
-/* The fops registered for (major, minor), or NULL. */
+/* The methods registered for MKDEV(major, minor), or NULL. */
 const struct file_operations *chrdev_lookup(unsigned int major, unsigned int minor);
-/* Linux's chrdev_open for a struct file being opened on a device node:
- * gives f the device's fops and returns 0, or -ENXIO when no driver has
- * the number (open(2) of such a node fails so in Linux). */
-int chrdev_open(struct file *f, unsigned int major, unsigned int minor);
+/* Open of a character device node: f->f_op becomes the driver's and its
+ * open runs; -ENXIO for a number no driver has, as Linux's. */
+int chrdev_open(struct inode *inode, struct file *f);
+
+extern const struct file_operations def_chr_fops;
 
 #endif

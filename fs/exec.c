@@ -12,7 +12,7 @@
  * boot module's name): what AT_EXECFN points at and what
  * readlink("/proc/self/exe") gives. */
 #include "fs/exec.h"
-#include "fs/bin.h"
+#include "fs/init.h"
 #include "fs/fdtable.h"
 #include "fs/internal.h"
 #include "fs/proc/proc_fs.h"
@@ -31,11 +31,13 @@
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "lib/string.h"
+#include "lib/vsprintf.h"
 #include "kernel/unistd.h"
 #include "mm/mmap.h"
 #include "mm/mmu_context.h"
 #include "mm/page.h"
 #include "mm/slab.h"
+#include "mm/util.h"
 
 #define ELF_PLATFORM "x86_64"
 #define CLOCKS_PER_SEC 100 /* USER_HZ */
@@ -185,8 +187,9 @@ int create_elf_tables(const struct elf_image_info *elf, int argc, char *const ar
 /* ---- execve 59 and execveat 322 (Linux's do_execveat_common,
  * bprm_execve, begin_new_exec, setup_new_exec) ----
  *
- * What can fail is done before the point of no return: the file found
- * (a program under /bin: -ENOENT, -ENOTDIR, -EACCES for anything else),
+ * What can fail is done before the point of no return: the file opened
+ * and read whole through the page cache (-ENOENT, -ENOTDIR, -ELOOP...;
+ * -EACCES for what is not a regular file with an x bit),
  * the arguments and environment copied (-EFAULT, -E2BIG past
  * BINPRM_MAX_ARGS strings each or BINPRM_STRINGS bytes), the image checked
  * (-ENOEXEC), the other threads ended (de_thread), the new mm, descriptor
@@ -234,24 +237,47 @@ static int copy_user_strings(struct linux_binprm *bprm, const char __user *const
 	return 0;
 }
 
-/* Linux's do_open_execat for mmlab's one kind of executable file. */
-static int find_program(int fd, const char *filename, const struct boot_module **mod)
+/* Linux's do_open_execat and the read of the file (kernel_read): a
+ * regular file with an x bit (root needs one too), read whole into *image
+ * (kvmalloc'd, the caller kvfrees it). */
+#define EXEC_FILE_MAX (256ul << 20)
+static int read_program(int fd, const char *filename, int flags, void **image, unsigned long *size)
 {
-	struct proc_node node;
-	char *norm;
-	bool slash;
-	int err = path_lookupat(current->files, fd, filename, &node, &norm, &slash);
-	kfree(norm);
-	if (err == 1)
-		return -ENOENT;
-	if (err)
+	struct file *f;
+	int err;
+	if (!filename[0] && (flags & AT_EMPTY_PATH)) { /* execveat(fd, "", AT_EMPTY_PATH): fd's file */
+		f = fd < 0 ? NULL : fget(current->files, (unsigned int)fd);
+		if (!f)
+			return -EBADF;
+	} else if ((err = do_filp_open(current->files, fd, filename,
+				       O_RDONLY | (flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0), 0, &f))) {
 		return err;
-	if (!bin_program_entry(&node))
-		return -EACCES; /* a directory, or a file that is not a program */
-	if (slash)
-		return -ENOTDIR;
-	*mod = node.module;
-	return 0;
+	}
+	struct inode *inode = f->f_inode;
+	err = -EACCES; /* a directory, a device, a generated file, no x bit */
+	if (!inode || !S_ISREG(inode->i_mode) || !(inode->i_mode & 0111))
+		goto out;
+	long len = READ_ONCE(inode->i_size);
+	err = -ENOEXEC;
+	if (len <= 0 || (unsigned long)len > EXEC_FILE_MAX)
+		goto out;
+	err = -ENOMEM;
+	void *buf = kvmalloc((size_t)len, GFP_KERNEL);
+	if (!buf)
+		goto out;
+	long long pos = 0;
+	long n = kernel_read(f, buf, (size_t)len, &pos);
+	if (n != len) {
+		kvfree(buf);
+		err = n < 0 ? (int)n : -ENOEXEC;
+		goto out;
+	}
+	*image = buf;
+	*size = (unsigned long)len;
+	err = 0;
+out:
+	fput(f);
+	return err;
 }
 
 /* What the new program gets of its own (Linux's unshare_files and
@@ -335,14 +361,15 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 			      const char __user *const __user *uenvp, int flags)
 {
 	struct task_struct *tsk = current;
-	const struct boot_module *mod = NULL;
+	void *image = NULL;
+	unsigned long size = 0;
 	struct exec_private x;
 	char *filename;
 	if (!tsk->signal)
 		return -EINVAL; /* a kernel thread (a test) has no program to replace */
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
-	long err = getname(ufilename, false, &filename);
+	long err = getname(ufilename, flags & AT_EMPTY_PATH, &filename);
 	if (err)
 		return err;
 	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
@@ -350,7 +377,9 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 	if (!bprm)
 		goto out_name;
 	bprm->used = 0;
-	err = find_program(fd, filename, &mod);
+	err = read_program(fd, filename, flags, &image, &size);
+	if (!err && !filename[0]) /* Linux names such a program by its descriptor */
+		snprintf(filename, PATH_MAX, "/dev/fd/%d", fd);
 	if (!err)
 		err = copy_user_strings(bprm, uargv, bprm->argv, &bprm->argc);
 	if (!err)
@@ -363,8 +392,6 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 		bprm->argv[1] = NULL;
 		bprm->argc = 1;
 	}
-	const void *image = __va(mod->start);
-	unsigned long size = mod->end - mod->start;
 	err = elf_check(image, size);
 	if (!err)
 		err = de_thread(tsk);
@@ -381,6 +408,8 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 		err = setup_arg_pages(tsk->mm, &elf, stack_vma_size(tsk->signal));
 	if (!err)
 		err = create_elf_tables(&elf, bprm->argc, bprm->argv, bprm->envc, bprm->envp, filename, &sp);
+	kvfree(image); /* loaded: the segments are copies */
+	image = NULL;
 	if (err) {
 		kfree(bprm);
 		kfree(filename);
@@ -390,6 +419,7 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 	tsk->mm->start_stack = sp;
 	start_thread(task_pt_regs(tsk), elf.entry, sp);
 out:
+	kvfree(image);
 	kfree(bprm);
 out_name:
 	kfree(filename);

@@ -22,6 +22,7 @@
 #include "fs/fdtable.h"
 #include "fs/internal.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "lib/string.h"
 #include "mm/slab.h"
@@ -80,15 +81,18 @@ bool files_fd_is_open(struct files_struct *files, unsigned int fd)
 	return f != NULL;
 }
 
-/* Linux's alloc_fd(): reserves the lowest free fd under file_lock; the
- * caller installs a file there (fd_install) or gives it back. */
+/* Linux's alloc_fd(): reserves the lowest free fd under file_lock, below
+ * RLIMIT_NOFILE and the table's size; the caller installs a file there
+ * (fd_install) or gives it back. */
 int alloc_fd(struct files_struct *files)
 {
 	int ret = -EMFILE;
+	struct signal_struct *sig = current->signal;
+	unsigned long limit = sig ? READ_ONCE(sig->rlim[RLIMIT_NOFILE].rlim_cur) : NR_OPEN_DEFAULT;
 	spin_lock(&files->file_lock);
 	if (~files->open_fds) {
 		ret = __builtin_ctzl(~files->open_fds);
-		if (ret >= NR_OPEN_DEFAULT)
+		if (ret >= NR_OPEN_DEFAULT || (unsigned long)ret >= limit)
 			ret = -EMFILE;
 		else
 			files->open_fds |= 1ul << ret;

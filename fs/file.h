@@ -1,9 +1,10 @@
 /* Open files of a process: a small table of file descriptors, the serial
- * console behind fd 0, 1 and 2, and read-only files generated when opened
- * (procfs, sysfs: fs/proc/).
+ * console behind fd 0, 1 and 2, the files of tmpfs (the root file system,
+ * mm/shmem.c) and read-only files generated when opened (procfs, sysfs:
+ * fs/proc/).
  *
  * Invariants: fd n is in use iff files->fd[n] is not NULL; a struct file is
- * in one descriptor (no dup yet) and is reference-counted: close() takes it
+ * in one descriptor or more (dup, fs/fcntl.c) and is reference-counted: close() takes it
  * out of the table, and it is freed when the last system call using it (in
  * another thread) is done. The console keeps a partial line per process
  * until its newline (or exit), so that output from processes on several
@@ -34,6 +35,10 @@
 #define S_IFREG 0100000
 #define S_IFDIR 0040000
 #define S_IFCHR 0020000
+#define S_IFLNK 0120000
+#define S_IFBLK 0060000
+#define S_IFIFO 0010000
+#define S_IFSOCK 0140000
 
 #define SEEK_SET 0
 #define SEEK_CUR 1
@@ -64,35 +69,39 @@ void set_close_on_exec(struct files_struct *files, int fd, bool on);
 void do_close_on_exec(struct files_struct *files);
 
 /* open/openat on files, for a kernel path: returns the new fd (the lowest
- * free one) or a negative errno. dirfd is AT_FDCWD (the working directory
- * is "/") or an open directory, used only for a relative path. "self" in
- * /proc is the current task. Errors as Linux's, for a process running as
- * root:
+ * free one) or a negative errno. dirfd is AT_FDCWD (the working
+ * directory) or an open directory, used only for a relative path. "self"
+ * in /proc is the current task. O_CREAT makes a regular file (mode less
+ * the umask) on tmpfs, O_TMPFILE a nameless one. Errors as Linux's, for a
+ * process running as root:
  *   -EINVAL        O_DIRECTORY together with O_CREAT; O_TMPFILE without
  *                  a write access mode
- *   -EOPNOTSUPP    O_TMPFILE otherwise (no file system here makes them)
+ *   -EOPNOTSUPP    O_TMPFILE in a directory of /proc or /sys
  *   -ENOENT        an empty path, or a missing file or directory (under
  *                  /proc even with O_CREAT: procfs answers the lookup
- *                  itself), or a name longer than NAME_MAX below /
+ *                  itself; below /proc and /sys a name longer than
+ *                  NAME_MAX is just not found)
  *   -ENAMETOOLONG  a path of PATH_MAX bytes or more, or a component of more
- *                  than NAME_MAX right under / (a real file system's check)
+ *                  than NAME_MAX in a tmpfs directory
+ *   -ELOOP         more than 40 symlinks followed, or O_NOFOLLOW on one
  *   -EMFILE        no free descriptor (checked before the lookup, as Linux)
  *   -EBADF/-ENOTDIR  a relative path with a dirfd that is not open / not a
  *                  directory
  *   -ENOTDIR       a file used as a directory (O_DIRECTORY, "file/")
  *   -EISDIR        a directory opened for writing or with O_CREAT
- *   -EEXIST        O_CREAT|O_EXCL on an existing file
- *   -EACCES        O_CREAT of a missing name under /sys or / (nothing can
- *                  be created); opening a sysfs file for reading and
- *                  writing or writing (its mode is 0444 and kernfs refuses
- *                  even root; access mode 3, neither, opens)
+ *   -EEXIST        O_CREAT|O_EXCL on an existing name
+ *   -EACCES        O_CREAT of a missing name under /sys; opening a sysfs
+ *                  file for reading and writing or writing (its mode is
+ *                  0444 and kernfs refuses even root; access mode 3,
+ *                  neither, opens)
+ *   -ENXIO         a device node no driver registered (fs/char_dev.h)
  * A procfs file opened for writing opens (root passes the 0444 check), and
  * its writes fail unless it has a write method (/proc/sys, mode 0644: the
  * value goes to its handler): -EIO under /proc (proc_reg_write without proc_write),
- * -EINVAL under /proc/<pid> (no write method at all). O_TRUNC is ignored,
- * as procfs ignores it; O_PATH opens as a plain open (not supported). A
- * directory opened O_RDONLY gives a descriptor whose reads fail with
- * -EISDIR (there is no getdents). */
+ * -EINVAL under /proc/<pid> (no write method at all). O_TRUNC truncates a
+ * tmpfs file opened for writing (procfs ignores it); O_PATH opens as a
+ * plain open (not supported). A directory's reads fail with -EISDIR; its
+ * entries come from getdents64. */
 int files_open(struct files_struct *files, int dirfd, const char *path, int flags,
 	       unsigned int mode);
 /* Whether fd is an open descriptor (what Linux's fget() tells a caller
@@ -111,6 +120,8 @@ long files_pread(struct files_struct *files, unsigned int fd, void *buf, size_t 
 /* write(2) from a kernel buffer: count, or -EBADF (not open for writing),
  * -EIO/-EINVAL (a procfs file, see files_open). */
 long files_write(struct files_struct *files, unsigned int fd, const void *buf, size_t count);
+/* pwrite64(2) from a kernel buffer: count, or -EBADF, -EINVAL, -ESPIPE. */
+long files_pwrite(struct files_struct *files, unsigned int fd, const void *buf, size_t count, long pos);
 /* lseek(2): the new offset, or -EBADF, -ESPIPE (the console), -EINVAL (a
  * bad whence, or a negative result). /proc files seek as seq_lseek
  * (SEEK_SET and SEEK_CUR only: SEEK_END is -EINVAL); sysfs files and

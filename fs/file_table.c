@@ -3,9 +3,11 @@
  * reference per descriptor, and every system call that uses a descriptor
  * holds one while it does (fget/fput in fs/file.c), so a close racing a
  * read of the same fd frees the file only when the reader is done with
- * it. The last fput frees the file and what it owns (a generated file's
+ * it. The last fput frees the file and what it owns (its place in the
+ * tree, f_path: an unlinked file's inode goes with it; a generated file's
  * snapshot, a directory's path). */
 #include "fs/fs.h"
+#include "fs/dcache.h"
 #include "arch/x86_64/uaccess.h"
 #include "lib/string.h"
 #include "mm/slab.h"
@@ -28,6 +30,10 @@ void fput(struct file *f)
 {
 	if (__atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL))
 		return;
+	if (f->f_op && f->f_op->release)
+		f->f_op->release(f->f_inode, f);
+	if (f->f_path.dentry)
+		path_put(&f->f_path); /* the last reference to an unlinked file's dentry frees it */
 	kvfree(f->buf);
 	kfree(f->path);
 	kfree(f);

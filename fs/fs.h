@@ -1,22 +1,33 @@
-/* The VFS's objects, as Linux's include/linux/fs.h: an open file (struct
- * file) and what it can do (struct file_operations), shared by fs/ and the
- * drivers that provide files (drivers/tty/tty_io.c, fs/proc/inode.c).
+/* The VFS's objects, as Linux's include/linux/fs.h: a file system
+ * instance (struct super_block), a file's identity and contents (struct
+ * inode, its pages in struct address_space), an open file (struct file)
+ * and the methods of each (super_operations, inode_operations,
+ * file_operations); names in directories are fs/dcache.h's dentries.
  *
- * Invariants and locking are fs/file.c's (the descriptor table) and
- * fs/file_table.c's (a file's life): a file's f_count is the table's one
- * reference plus one per system call using it; f_op, f_flags, f_mode,
- * node, path and console are set before the file is installed and never
- * change; f_pos of a file with FMODE_ATOMIC_POS is moved under f_pos_lock
- * (fdget_pos); a generated file's snapshot (buf, size) is replaced and
- * copied from only under seq_lock. Order: f_pos_lock -> seq_lock ->
- * mmap_lock (a user copy may fault). */
+ * Invariants and locking: a file's f_count is the table's one reference
+ * plus one per system call using it (fs/file_table.c); f_op, f_flags
+ * (but O_APPEND and O_NONBLOCK, set by fcntl under f_lock), f_mode,
+ * f_path, node, path and console are set before the file is installed;
+ * f_pos of a file with FMODE_ATOMIC_POS is moved under f_pos_lock
+ * (fdget_pos). An inode's i_count is atomic (a dentry and each open file
+ * hold one: the last iput frees it, pages and all); i_size and the page
+ * cache change under i_rwsem held for writing (write, truncate), and are
+ * read under it held for reading; its names (i_nlink, the dentries) change
+ * under the dcache lock (fs/dcache.c). A generated file's snapshot (buf,
+ * size) is replaced and copied from only under seq_lock. Order:
+ * dcache lock -> i_rwsem -> f_pos_lock -> seq_lock -> mmap_lock (a user
+ * copy may fault). */
 #ifndef FS_FS_H
 #define FS_FS_H
 
 #include "fs/file.h"
 #include "kernel/mutex.h"
+#include "kernel/rwsem.h"
+#include "kernel/spinlock.h"
 #include "fs/proc/proc_fs.h"
 #include "kernel/types.h"
+#include "lib/list.h"
+#include "lib/rbtree.h"
 #include "mm/page.h"
 
 /* f_mode bits, Linux's values. */
@@ -31,15 +42,221 @@
 #define MAX_RW_COUNT (0x7fffffffl & (long)~(PAGE_SIZE - 1))
 
 typedef unsigned short umode_t;
+typedef unsigned int dev_t; /* in the kernel: MAJOR << 20 | MINOR (Linux's kdev_t.h) */
+
+#define MINORBITS 20
+#define MINORMASK ((1u << MINORBITS) - 1)
+#define MAJOR(dev) ((unsigned int)((dev) >> MINORBITS))
+#define MINOR(dev) ((unsigned int)((dev) & MINORMASK))
+#define MKDEV(ma, mi) (((ma) << MINORBITS) | (mi))
+
+/* The user's encoding of a device number (stat's st_rdev, mknod's dev):
+ * Linux's new_encode_dev / new_decode_dev. */
+static inline unsigned int new_encode_dev(dev_t dev)
+{
+	unsigned int major = MAJOR(dev), minor = MINOR(dev);
+	return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
+}
+static inline dev_t new_decode_dev(unsigned int dev)
+{
+	unsigned int major = (dev & 0xfff00) >> 8, minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+	return MKDEV(major, minor);
+}
 
 struct file;
 struct files_struct;
 struct console_tty;
+struct dentry;
+struct inode;
+struct super_block;
+struct vfsmount;
+struct kstat;
+struct iattr;
+struct dir_context;
+struct kstatfs;
+struct vm_area_struct;
+
+/* Linux's struct path: a place in the tree of mounts. */
+struct path {
+	struct vfsmount *mnt;
+	struct dentry *dentry;
+};
+
+struct timespec64 {
+	long long tv_sec;
+	long tv_nsec;
+};
+
+/* A file's pages (Linux's struct address_space): page offset -> page, in
+ * index order (an rbtree of small nodes here where Linux has an xarray).
+ * A MAP_SHARED mapping's fault finds its page here by index
+ * (filemap_get_folio, mm/shmem.c); nothing tracks which VMAs map them
+ * (Linux's i_mmap). */
+struct address_space {
+	struct inode *host;
+	spinlock_t i_pages_lock; /* the tree (readers that hold no i_rwsem) */
+	struct rb_root i_pages;
+	unsigned long nrpages;
+};
+
+struct inode_operations {
+	/* The dentry's name in dir: fill it (d_add, positive or negative);
+	 * 0 or an errno (-ENAMETOOLONG). */
+	int (*lookup)(struct inode *dir, struct dentry *dentry);
+	int (*create)(struct inode *dir, struct dentry *dentry, umode_t mode, bool excl);
+	int (*link)(struct dentry *old, struct inode *dir, struct dentry *dentry);
+	int (*unlink)(struct inode *dir, struct dentry *dentry);
+	int (*symlink)(struct inode *dir, struct dentry *dentry, const char *target);
+	int (*mkdir)(struct inode *dir, struct dentry *dentry, umode_t mode);
+	int (*rmdir)(struct inode *dir, struct dentry *dentry);
+	int (*mknod)(struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev);
+	int (*rename)(struct inode *old_dir, struct dentry *old, struct inode *new_dir, struct dentry *new,
+		      unsigned int flags);
+	/* O_TMPFILE: a new inode with no name, bound to the unhashed dentry
+	 * (d_tmpfile). */
+	int (*tmpfile)(struct inode *dir, struct dentry *dentry, umode_t mode);
+	const char *(*get_link)(struct dentry *dentry);
+	int (*setattr)(struct dentry *dentry, struct iattr *attr);
+	int (*getattr)(const struct path *path, struct kstat *stat);
+};
+
+struct super_operations {
+	struct inode *(*alloc_inode)(struct super_block *sb);
+	void (*free_inode)(struct inode *inode);
+	/* The last reference to an inode went: its pages and private data go. */
+	void (*evict_inode)(struct inode *inode);
+	int (*statfs)(struct dentry *dentry, struct kstatfs *buf);
+};
+
+struct super_block {
+	unsigned long s_magic;                 /* statfs's f_type (TMPFS_MAGIC) */
+	dev_t s_dev;                           /* stat's st_dev */
+	const char *s_type;                    /* "tmpfs", "proc", "sysfs" */
+	const struct super_operations *s_op;
+	struct dentry *s_root;
+	unsigned long s_blocksize;
+	unsigned long s_next_ino;              /* the next inode number (atomic) */
+	long s_inodes;                         /* inodes alive (atomic) */
+	/* A file system whose files the kernel generates (procfs, sysfs):
+	 * its names are walked by fs/proc/generic.c from this path. */
+	const char *s_generated_root;
+};
+
+struct inode {
+	umode_t i_mode;
+	unsigned int i_nlink;
+	unsigned int i_uid, i_gid;
+	dev_t i_rdev;
+	unsigned long i_ino;
+	long i_size;
+	unsigned long i_blocks;                /* 512-byte blocks of its pages */
+	struct timespec64 i_atime, i_mtime, i_ctime;
+	long i_count;                          /* references (atomic) */
+	unsigned int i_state;                  /* I_LINKABLE: an O_TMPFILE that may get a name */
+	struct super_block *i_sb;
+	const struct inode_operations *i_op;
+	const struct file_operations *i_fop;
+	struct rw_semaphore i_rwsem;
+	struct address_space i_data;
+	struct address_space *i_mapping;       /* &i_data */
+	char *i_link;                          /* a symlink's target */
+	unsigned long i_next_offset;           /* a directory: the readdir offset of its next name */
+};
+
+#define I_LINKABLE 1u
+
+/* The tests of a mode and its set-id bits (the types are fs/file.h's). */
+#define S_ISUID 04000
+#define S_ISGID 02000
+#define S_ISVTX 01000
+#define S_IALLUGO 07777
+#define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
+#define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
+#define S_ISLNK(m) (((m) & S_IFMT) == S_IFLNK)
+#define S_ISCHR(m) (((m) & S_IFMT) == S_IFCHR)
+#define S_ISBLK(m) (((m) & S_IFMT) == S_IFBLK)
+#define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
+#define S_ISSOCK(m) (((m) & S_IFMT) == S_IFSOCK)
+
+/* What stat reports (Linux's struct kstat, filled by vfs_getattr). */
+struct kstat {
+	unsigned int mode, nlink, uid, gid;
+	dev_t dev, rdev;
+	unsigned long ino, blocks;
+	long size, blksize;
+	struct timespec64 atime, mtime, ctime, btime;
+};
+
+/* statfs (Linux's struct kstatfs). */
+struct kstatfs {
+	long f_type, f_bsize;
+	unsigned long f_blocks, f_bfree, f_bavail, f_files, f_ffree;
+	long f_namelen, f_frsize, f_flags;
+};
+
+/* fallocate's modes (Linux's uapi falloc.h). */
+#define FALLOC_FL_KEEP_SIZE 0x01
+#define FALLOC_FL_PUNCH_HOLE 0x02
+#define FALLOC_FL_NO_HIDE_STALE 0x04
+#define FALLOC_FL_COLLAPSE_RANGE 0x08
+#define FALLOC_FL_ZERO_RANGE 0x10
+#define FALLOC_FL_INSERT_RANGE 0x20
+#define FALLOC_FL_UNSHARE_RANGE 0x40
+
+/* A change of attributes (Linux's struct iattr, ATTR_* bits). */
+#define ATTR_MODE 1u
+#define ATTR_UID 2u
+#define ATTR_GID 4u
+#define ATTR_SIZE 8u
+#define ATTR_ATIME 16u
+#define ATTR_MTIME 32u
+#define ATTR_CTIME 64u
+struct iattr {
+	unsigned int ia_valid;
+	umode_t ia_mode;
+	unsigned int ia_uid, ia_gid;
+	long ia_size;
+	struct timespec64 ia_atime, ia_mtime, ia_ctime;
+};
+
+/* getdents64's walk of a directory (Linux's struct dir_context): actor is
+ * called for each entry from ctx->pos on, and returns false when the
+ * caller's buffer is full (the entry is then given again next time). */
+struct dir_context {
+	bool (*actor)(struct dir_context *ctx, const char *name, int len, long pos, unsigned long ino,
+		      unsigned int type);
+	long pos;
+};
+/* d_type values (Linux's DT_*). */
+#define DT_UNKNOWN 0
+#define DT_FIFO 1
+#define DT_CHR 2
+#define DT_DIR 4
+#define DT_BLK 6
+#define DT_REG 8
+#define DT_LNK 10
+#define DT_SOCK 12
+static inline unsigned int fs_umode_to_dtype(umode_t mode) { return (mode & S_IFMT) >> 12; }
 
 struct file_operations {
+	/* Open of an inode's file (a character device's driver, chrdev_open):
+	 * may replace f->f_op. 0 or an errno. */
+	int (*open)(struct inode *inode, struct file *f);
 	long (*read)(struct file *f, char *dst, size_t count, long *pos, bool user);
-	long (*write)(struct file *f, const char *src, size_t count, bool user);
+	long (*write)(struct file *f, const char *src, size_t count, long *pos, bool user);
 	long (*llseek)(struct file *f, long offset, int whence);
+	/* getdents64: the entries from ctx->pos on (Linux's iterate_shared). */
+	int (*iterate_shared)(struct file *f, struct dir_context *ctx);
+	int (*fsync)(struct file *f, bool datasync);
+	/* fallocate(2) of [offset, offset + len) with mode's FALLOC_FL_*
+	 * (vfs_fallocate has checked them); NULL: -EOPNOTSUPP. */
+	long (*fallocate)(struct file *f, int mode, long offset, long len);
+	/* mmap of the file: vma (made, vm_file set) gets what its faults
+	 * need (tmpfs: a shared mapping's object, mm/shmem.h). NULL: the
+	 * file cannot be mapped (-ENODEV). */
+	int (*mmap)(struct file *f, struct vm_area_struct *vma);
+	/* The last fput: what open set up goes. */
+	void (*release)(struct inode *inode, struct file *f);
 	/* ioctl(2) on the file; NULL: -ENOTTY, as Linux's vfs_ioctl */
 	long (*unlocked_ioctl)(struct file *f, unsigned int cmd, unsigned long arg);
 	umode_t mode;      /* st_mode for fstat (procfs: the entry's own) */
@@ -52,6 +269,10 @@ struct file {
 	struct mutex f_pos_lock; /* f_pos, for FMODE_ATOMIC_POS (fdget_pos) */
 	struct mutex seq_lock;   /* seq_file's m->lock: buf and size */
 	const struct file_operations *f_op;
+	struct path f_path;           /* a file of a mounted file system (else NULL, NULL) */
+	struct inode *f_inode;        /* f_path's inode, as at open */
+	struct address_space *f_mapping; /* f_inode's pages */
+	void *private_data;           /* the file system's or driver's */
 	unsigned int f_flags; /* O_* given to open */
 	unsigned int f_mode;  /* FMODE_* */
 	long f_pos;
@@ -66,6 +287,12 @@ struct file {
  * memory is short; fput drops one, and the last frees the file. */
 struct file *alloc_file(void);
 void fput(struct file *f);
+/* One more reference to a file its caller holds one of (Linux's get_file). */
+static inline struct file *get_file(struct file *f)
+{
+	__atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED);
+	return f;
+}
 
 /* fs/file.c: the file of fd with a reference of the caller's (NULL: not
  * open); fdget_pos also takes f_pos_lock for a FMODE_ATOMIC_POS file.
@@ -75,13 +302,43 @@ void fdput(struct file *f);
 struct file *fdget_pos(struct files_struct *files, unsigned int fd);
 void fdput_pos(struct file *f);
 
-/* fs/read_write.c: Linux's llseek methods. */
+/* fs/read_write.c: Linux's llseek methods (generic_file_llseek ends at
+ * i_size for a file with an inode, else at f_op->size). */
 long generic_file_llseek(struct file *f, long offset, int whence);
+long generic_file_llseek_size(struct file *f, long offset, int whence, long eof);
 long no_llseek(struct file *f, long offset, int whence);
 
 /* A user or kernel copy, as the file methods' `user` argument says: the
  * bytes not copied, as copy_to_user/copy_from_user. */
 unsigned long file_copy_out(void *dst, const void *src, size_t n, bool user);
 unsigned long file_copy_in(void *dst, const void *src, size_t n, bool user);
+
+/* fs/inode.c (Linux's names): an inode of sb with one reference, its
+ * number the next of sb's; iget takes another; the last iput evicts it
+ * (its pages go) and frees it. */
+struct inode *new_inode(struct super_block *sb);
+void ihold(struct inode *inode);
+void iput(struct inode *inode);
+/* Linux's inode_init_owner for mmlab's one user (root). */
+void inode_init_owner(struct inode *inode, const struct inode *dir, umode_t mode);
+/* Now, for the times (CLOCK_REALTIME). */
+struct timespec64 current_time(void);
+void inc_nlink(struct inode *inode);
+void drop_nlink(struct inode *inode);
+void clear_nlink(struct inode *inode);
+void set_nlink(struct inode *inode, unsigned int n);
+/* Linux's vfs_getattr / generic_fillattr. */
+void generic_fillattr(struct inode *inode, struct kstat *stat);
+int vfs_getattr(const struct path *path, struct kstat *stat);
+/* Linux's notify_change with setattr_prepare's checks: 0 or an errno. */
+int notify_change(struct dentry *dentry, struct iattr *attr);
+
+/* fs/readdir.c: getdents64 on an open file into dirent (user memory if
+ * user): bytes filled, or -ENOTDIR, -EFAULT, -EINVAL, -ENOMEM. */
+long files_getdents64(struct file *f, void *dirent, size_t count, bool user);
+
+/* Linux's open of a struct path: a new file (one reference) with the
+ * inode's methods, or an ERR_PTR. */
+struct file *dentry_open(const struct path *path, int flags);
 
 #endif

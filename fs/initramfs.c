@@ -62,17 +62,11 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/unistd.h"
+#include "lib/err.h"
 #include "lib/string.h"
 #include "lib/vsprintf.h"
 #include "mm/slab.h"
 
-/* The file types fs/file.h does not name yet (Linux's uapi stat.h). */
-#ifndef S_IFLNK
-#define S_IFSOCK 0140000
-#define S_IFLNK 0120000
-#define S_IFBLK 0060000
-#define S_IFIFO 0010000
-#endif
 #define AT_SYMLINK_NOFOLLOW_FLAG 0x100 /* Linux's AT_SYMLINK_NOFOLLOW */
 
 #define CPIO_HEADER_SIZE 110
@@ -150,12 +144,6 @@ static void check(struct unpacker *u, int ret, const char *what)
 {
 	if (ret < 0)
 		report(u, u->this_header, ret, "%s %.48s: error %d", what, u->path, ret);
-}
-
-/* Linux's new_encode_dev(MKDEV(major, minor)). */
-static unsigned int new_encode_dev(unsigned long major, unsigned long minor)
-{
-	return (unsigned int)((minor & 0xff) | (major & 0xfff) << 8 | (minor & ~0xfful) << 12);
 }
 
 static int hex_value(char c)
@@ -456,7 +444,7 @@ static enum state do_name(struct unpacker *u)
 	ret = maybe_link(u);
 	if (ret)
 		return SkipIt;
-	ret = init_mknod(u->path, (umode_t)(type | perm), new_encode_dev(h->rdev_major, h->rdev_minor));
+	ret = init_mknod(u->path, (umode_t)(type | perm), new_encode_dev(MKDEV((unsigned int)h->rdev_major & 0xfffu, (unsigned int)h->rdev_minor & MINORMASK)));
 	if (ret < 0) {
 		skip_entry(u, ret, "mknod %.48s: error %d", u->path, ret);
 		return SkipIt;
@@ -479,7 +467,7 @@ static enum state do_copy(struct unpacker *u)
 	int flags = O_WRONLY | O_CREAT | (linked ? 0 : O_TRUNC);
 	struct file *f = filp_open(u->path, flags, perm);
 	if (IS_ERR(f)) {
-		skip_entry(u, (int)PTR_ERR(f), "open %.48s: error %ld", u->path, PTR_ERR(f));
+		skip_entry(u, (int)PTR_ERR(f), "open %.48s: error %ld", u->path, (long)PTR_ERR(f));
 		return SkipIt;
 	}
 	check(u, init_chown(u->path, h->uid, h->gid, 0), "chown");

@@ -1,7 +1,7 @@
 /* What the files of fs/ share and nobody else needs (Linux's
  * fs/internal.h): the descriptor table's reservation steps (fs/file.c),
- * the path walk (fs/namei.c), and the opening of a procfs or sysfs file
- * (fs/proc/inode.c). */
+ * the open of a path (fs/namei_open.c), and the opening of a procfs or
+ * sysfs file (fs/proc/inode.c). */
 #ifndef FS_INTERNAL_H
 #define FS_INTERNAL_H
 
@@ -19,29 +19,19 @@ void fd_install(struct files_struct *files, int fd, struct file *f);
 /* fs/namei.c. The task /proc/self means: the process's group leader (a
  * kernel thread: itself), which outlives the descriptor table. */
 struct task_struct *proc_self_task(void);
-/* Walks path from base (a normalised directory path, "/" for the root),
- * building the normalised path in out (sized for base + path + 2):
- * 0 (found: *node), 1 (all but the last component found), or -ENOENT,
- * -ENOTDIR, -ENAMETOOLONG; *slash: the last component had a '/' after it. */
-int path_walk(const char *base, const char *path, char *out, struct proc_node *node, bool *slash);
-/* The directory a path starts from ("/" or dirfd's), with a reference on
- * dirfd's file in *dirp (NULL for "/") to drop with fdput once *base is
- * no longer used: 0, -EBADF, -ENOTDIR. */
-int path_base(struct files_struct *files, int dirfd, const char *path, const char **base,
-	      struct file **dirp);
-/* Opens path from dirfd as open(2) with flags: 0 and a file with one
- * reference in *fp, or files_open's errors (fs/file.h). */
-int path_openat(struct files_struct *files, int dirfd, const char *path, int flags, struct file **fp);
-/* Linux's path_lookupat: path walked from dirfd (AT_FDCWD: the root) to
- * *node, with *normp its normalised path (kmalloc'd, the caller frees it;
- * NULL when no walk was made: dirfd's error, or no memory). path_walk's
- * results. */
-int path_lookupat(struct files_struct *files, int dirfd, const char *path, struct proc_node *node, char **normp,
-		  bool *slash);
+/* fs/namei_open.c: opens name from dfd as open(2) with flags (mode for a
+ * new file, before the umask): 0 and a file with one reference in *fp,
+ * or files_open's errors (fs/file.h). */
+int do_filp_open(struct files_struct *files, int dfd, const char *name, int flags, umode_t mode,
+		 struct file **fp);
 /* The *at system calls' flags (Linux's fcntl.h values). */
 #define AT_SYMLINK_NOFOLLOW 0x100
 #define AT_EACCESS 0x200
+#define AT_REMOVEDIR 0x200
+#define AT_SYMLINK_FOLLOW 0x400
+#define AT_NO_AUTOMOUNT 0x800
 #define AT_EMPTY_PATH 0x1000
+#define AT_STATX_SYNC_TYPE 0x6000
 
 /* Linux's getname()/getname_maybe_null(): the user path into a PATH_MAX
  * kernel buffer (*out, kfree it); with empty_ok, NULL or "" give "".

@@ -1,18 +1,32 @@
-/* Path lookup (Linux's fs/namei.c): the walk of a path one component at
- * a time from the root or a directory descriptor, "." and ".." included,
- * each step asking the namespace (fs/proc/generic.c), so that an error comes
- * from the first component that fails; the open of what it finds
- * (path_openat); and getname, the copy of a user path.
+/* The path walk (Linux's fs/namei.c link_path_walk, walk_component,
+ * lookup_last, path_lookupat and filename_parentat): fs/namei.h has what
+ * it gives. A path is walked one component at a time, each looked up in
+ * the dentry cache and, when missing there, by the directory's lookup
+ * method, so that an error comes from the first component that fails.
  *
- * A directory's path is kept normalised ("/a/b") in its open file, so an
- * openat relative to it resolves by joining. */
-#include "fs/internal.h"
-#include "arch/x86_64/uaccess.h"
+ * A symlink in the middle of a path is walked where it stands: what
+ * follows it waits on nd->stack while its body is walked, and the link's
+ * dentry is held until the lookup ends (its body is the inode's). A
+ * symlink as the last component is followed when the caller asks
+ * (LOOKUP_FOLLOW) or a slash follows it. Every link followed counts, and
+ * the 41st is -ELOOP, as Linux's MAXSYMLINKS.
+ *
+ * Below the mount points of procfs and sysfs the walk goes on in their
+ * namespace (fs/proc/generic.c) on a normalised path string; ".." out of
+ * their root comes back to the mount point's parent. */
+#include "fs/namei.h"
 #include "fs/fdtable.h"
+#include "fs/fs_struct.h"
+#include "fs/internal.h"
+#include "fs/mount.h"
+#include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
 #include "kernel/unistd.h"
+#include "lib/err.h"
 #include "lib/string.h"
 #include "mm/slab.h"
+
+#define GENERATED_MAX (2 * PATH_MAX)
 
 /* The task /proc/self means: the process, i.e. its group leader (Linux's
  * proc_self_get_link gives the tgid), or a kernel thread itself. A file
@@ -25,154 +39,349 @@ struct task_struct *proc_self_task(void)
 	return current->group_leader ? current->group_leader : current;
 }
 
-/* Walks path from base (a normalised directory path, "/" for the root),
- * building the normalised path in out (sized for base + path + 2) and
- * looking up each step, so that an error comes from the first component
- * that fails, as in Linux's walk. Returns 0 (found: *node), 1 (all but the
- * last component found: a name O_CREAT could create), or -ENOENT,
- * -ENOTDIR, -ENAMETOOLONG; *slash tells whether the last component was
- * followed by '/'. */
-int path_walk(const char *base, const char *path, char *out, struct proc_node *node, bool *slash)
+struct dentry *lookup_one_locked(struct dentry *dir, const struct qstr *name)
 {
-	size_t len = path[0] == '/' ? 0 : strlen(base);
-	if (len == 1) /* base "/" */
-		len = 0;
-	memcpy(out, base, len);
-	out[len] = 0;
-	int err = procfs_lookup(len ? out : "/", proc_self_task(), node);
-	*slash = false;
-	for (const char *s = path; *s;) {
-		if (*s == '/') {
-			s++;
-			continue;
-		}
-		const char *end = s;
-		while (*end && *end != '/')
-			end++;
-		size_t n = (size_t)(end - s);
-		if (err) /* below a missing name */
-			return err;
-		if (!proc_node_is_dir(node))
-			return -ENOTDIR;
-		/* A real file system (the root's) refuses a name longer than
-		 * NAME_MAX; procfs and sysfs just do not find it (-ENOENT). */
-		if (n > NAME_MAX && !len)
-			return -ENAMETOOLONG;
-		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			while (len && out[--len] != '/')
-				;
-			out[len] = 0;
-		} else if (n != 1 || s[0] != '.') {
-			out[len++] = '/';
-			memcpy(out + len, s, n);
-			len += n;
-			out[len] = 0;
-		}
-		err = procfs_lookup(len ? out : "/", proc_self_task(), node);
-		*slash = *end == '/';
-		s = end;
+	struct dentry *d = d_lookup_locked(dir, name);
+	if (d)
+		return d;
+	struct inode *inode = dir->d_inode;
+	if (!inode->i_op || !inode->i_op->lookup)
+		return ERR_PTR(-ENOTDIR);
+	if (!inode->i_nlink) /* a removed directory (Linux's IS_DEADDIR) */
+		return ERR_PTR(-ENOENT);
+	d = d_alloc(dir, name);
+	if (!d)
+		return ERR_PTR(-ENOMEM);
+	int err = inode->i_op->lookup(inode, d);
+	if (err) {
+		dput_locked(d);
+		return ERR_PTR(err);
 	}
-	if (!len)
-		strlcpy(out, "/", 2);
-	return err == -ENOENT ? 1 : err;
+	return d;
 }
 
-/* The directory a path starts from: "/" for an absolute path or AT_FDCWD,
- * else dirfd's (-EBADF: not open, -ENOTDIR: not a directory). *dirp is
- * then dirfd's file, with a reference that keeps *base alive until the
- * caller's fdput(*dirp) (NULL for "/"). */
-int path_base(struct files_struct *files, int dirfd, const char *path, const char **base,
-	      struct file **dirp)
+/* ---- the generated files of /proc and /sys ---- */
+
+static int enter_generated(struct nameidata *nd, struct vfsmount *mnt, const char *path)
 {
-	*base = "/";
-	*dirp = NULL;
-	if (path[0] != '/' && dirfd != AT_FDCWD) {
-		struct file *dir = dirfd < 0 ? NULL : fget(files, (unsigned int)dirfd);
-		if (!dir)
-			return -EBADF;
-		if (!dir->path) {
-			fput(dir);
-			return -ENOTDIR;
+	size_t len = strlen(path);
+	if (len >= GENERATED_MAX)
+		return -ENAMETOOLONG;
+	if (!nd->generated && !(nd->generated = kmalloc(GENERATED_MAX, GFP_KERNEL)))
+		return -ENOMEM;
+	memcpy(nd->generated, path, len + 1);
+	nd->generated_mnt = mnt;
+	return procfs_lookup(nd->generated, proc_self_task(), &nd->node);
+}
+
+static void leave_generated(struct nameidata *nd)
+{
+	kfree(nd->generated);
+	nd->generated = NULL;
+	nd->generated_mnt = NULL;
+}
+
+static int follow_dotdot(struct nameidata *nd);
+
+/* One step in a generated namespace; nd->path stays on its mount point. */
+static int generated_step(struct nameidata *nd, const struct qstr *name, int type)
+{
+	char *g = nd->generated;
+	size_t len = strlen(g);
+	if (type == LAST_DOT)
+		return 0;
+	if (type == LAST_DOTDOT) {
+		if (!strcmp(g, nd->generated_mnt->mnt_sb->s_generated_root)) {
+			leave_generated(nd); /* at the mount point: its parent next */
+			return follow_dotdot(nd);
 		}
-		*base = dir->path;
-		*dirp = dir;
+		while (len > 1 && g[--len] != '/')
+			;
+		g[len] = 0;
+	} else {
+		if (len + 1 + name->len >= GENERATED_MAX)
+			return -ENAMETOOLONG;
+		g[len] = '/';
+		memcpy(g + len + 1, name->name, name->len);
+		g[len + 1 + name->len] = 0;
+	}
+	return procfs_lookup(g, proc_self_task(), &nd->node);
+}
+
+/* ---- steps in the dentry tree ---- */
+
+static void set_path(struct nameidata *nd, struct vfsmount *mnt, struct dentry *dentry)
+{
+	path_put(&nd->path);
+	nd->path.mnt = mntget(mnt);
+	nd->path.dentry = dentry; /* the caller's reference */
+}
+
+/* "..": stays at the process's root; from a mount's root, first to its
+ * mount point. */
+static int follow_dotdot(struct nameidata *nd)
+{
+	for (;;) {
+		if (path_equal(&nd->path, &nd->root))
+			return 0;
+		struct dentry *d = nd->path.dentry;
+		struct vfsmount *mnt = nd->path.mnt;
+		if (d == mnt->mnt_root && mnt->mnt_parent != mnt) {
+			set_path(nd, mnt->mnt_parent, dget(mnt->mnt_mountpoint));
+			continue;
+		}
+		if (d->d_parent == d)
+			return 0;
+		set_path(nd, mnt, dget(d->d_parent));
+		return 0;
+	}
+}
+
+/* The next component: *link is set (with a reference) when it is a
+ * symlink, which the caller follows or not; otherwise the walk stands on
+ * it. */
+static int walk_component(struct nameidata *nd, const struct qstr *name, int type, struct path *link)
+{
+	link->dentry = NULL;
+	if (nd->generated)
+		return generated_step(nd, name, type);
+	if (type == LAST_DOT)
+		return 0;
+	if (type == LAST_DOTDOT)
+		return follow_dotdot(nd);
+	mutex_lock(&dcache_lock);
+	struct dentry *d = lookup_one_locked(nd->path.dentry, name);
+	if (IS_ERR(d)) {
+		mutex_unlock(&dcache_lock);
+		return (int)PTR_ERR(d);
+	}
+	if (!d->d_inode) {
+		dput_locked(d);
+		mutex_unlock(&dcache_lock);
+		return -ENOENT;
+	}
+	bool mounted = d->d_flags & DCACHE_MOUNTED;
+	mutex_unlock(&dcache_lock);
+	if (d_is_symlink(d)) {
+		link->mnt = mntget(nd->path.mnt);
+		link->dentry = d;
+		return 0;
+	}
+	set_path(nd, nd->path.mnt, d);
+	if (mounted) {
+		struct vfsmount *m = lookup_mnt(&nd->path);
+		if (m && m->mnt_sb->s_generated_root)
+			return enter_generated(nd, m, m->mnt_sb->s_generated_root);
+		if (m)
+			set_path(nd, m, dget(m->mnt_root));
 	}
 	return 0;
 }
 
-int path_lookupat(struct files_struct *files, int dirfd, const char *path, struct proc_node *node, char **normp,
-		  bool *slash)
+static bool nd_is_dir(const struct nameidata *nd)
 {
-	const char *base;
-	struct file *dirf;
-	*normp = NULL;
-	int err = path_base(files, dirfd, path, &base, &dirf);
-	if (err)
-		return err;
-	char *norm = kmalloc(strlen(base) + strlen(path) + 2, GFP_KERNEL);
-	if (!norm) {
-		fdput(dirf);
-		return -ENOMEM;
+	return nd->generated ? proc_node_is_dir(&nd->node) : d_is_dir(nd->path.dentry);
+}
+
+static void nd_jump_root(struct nameidata *nd)
+{
+	leave_generated(nd);
+	path_put(&nd->path);
+	nd->path = nd->root;
+	path_get(&nd->path);
+}
+
+/* A link found: its body is walked next (the link held until the end). */
+static int pick_link(struct nameidata *nd, struct path *link, const char **body)
+{
+	if (nd->total_link_count++ >= MAXSYMLINKS) {
+		path_put(link);
+		return -ELOOP;
 	}
-	err = path_walk(base, path, norm, node, slash);
-	fdput(dirf); /* base is not used after the walk */
-	*normp = norm;
+	nd->held_links[nd->held++] = *link;
+	struct inode *inode = link->dentry->d_inode;
+	*body = inode->i_op && inode->i_op->get_link ? inode->i_op->get_link(link->dentry) : inode->i_link;
+	if (!*body)
+		return -EINVAL;
+	if (**body == '/')
+		nd_jump_root(nd);
+	return 0;
+}
+
+static int component_type(const char *s, unsigned int len)
+{
+	if (s[0] == '.' && len == 1)
+		return LAST_DOT;
+	if (s[0] == '.' && s[1] == '.' && len == 2)
+		return LAST_DOTDOT;
+	return LAST_NORM;
+}
+
+/* Every component of name but the last, which is left in nd->last. */
+static int link_path_walk(const char *name, struct nameidata *nd)
+{
+	nd->last_type = LAST_ROOT;
+	nd->trailing_slash = false;
+	for (;;) {
+		while (*name == '/')
+			name++;
+		while (!*name && nd->depth)
+			name = nd->stack[--nd->depth];
+		if (!*name)
+			return 0; /* only slashes: the directory itself */
+		const char *end = name;
+		while (*end && *end != '/')
+			end++;
+		struct qstr this = { name, (unsigned int)(end - name), 0 };
+		this.hash = full_name_hash(this.name, this.len);
+		int type = component_type(name, this.len);
+		const char *after = end;
+		while (*after == '/')
+			after++;
+		if (!*after && !nd->depth) {
+			nd->last = this;
+			nd->last_type = type;
+			nd->trailing_slash = after != end;
+			return 0;
+		}
+		struct path link;
+		int err = walk_component(nd, &this, type, &link);
+		if (err)
+			return err;
+		if (link.dentry) {
+			const char *body;
+			if ((err = pick_link(nd, &link, &body)))
+				return err;
+			nd->stack[nd->depth++] = after;
+			name = body;
+			continue;
+		}
+		if (!nd_is_dir(nd))
+			return -ENOTDIR;
+		name = after;
+	}
+}
+
+static int path_init(struct nameidata *nd, struct files_struct *files, int dfd, const char *name,
+		     unsigned int flags)
+{
+	struct fs_struct *fs = current_fs();
+	memset(nd, 0, sizeof(*nd));
+	nd->files = files;
+	nd->flags = flags;
+	get_fs_root(fs, &nd->root);
+	if (*name == '/') {
+		nd->path = nd->root;
+		path_get(&nd->path);
+		return 0;
+	}
+	if (dfd == AT_FDCWD) {
+		char *gen;
+		get_fs_pwd(fs, &nd->path, &gen);
+		if (!gen)
+			return 0;
+		int err = enter_generated(nd, lookup_mnt(&nd->path), gen);
+		kfree(gen);
+		return err;
+	}
+	struct file *f = dfd < 0 ? NULL : fget(files, (unsigned int)dfd);
+	if (!f)
+		return -EBADF;
+	int err = 0;
+	if (f->f_path.dentry) {
+		if (!d_is_dir(f->f_path.dentry) && !(*name == 0 && (flags & LOOKUP_EMPTY)))
+			err = -ENOTDIR;
+		else
+			nd->path = f->f_path, path_get(&nd->path);
+	} else if (f->path) { /* a generated directory */
+		err = enter_generated(nd, generated_mount(f->path), f->path);
+		if (!err) { /* the walk stands on the mount point below it */
+			nd->path.mnt = mntget(nd->generated_mnt->mnt_parent);
+			nd->path.dentry = dget(nd->generated_mnt->mnt_mountpoint);
+		}
+	} else {
+		err = -ENOTDIR;
+	}
+	fput(f);
 	return err;
 }
 
-int path_openat(struct files_struct *files, int dirfd, const char *path, int flags, struct file **fp)
+void path_lookup_done(struct nameidata *nd)
 {
-	struct proc_node node;
-	bool slash;
-	int acc = flags & O_ACCMODE;
-	char *norm;
-	int err = path_lookupat(files, dirfd, path, &node, &norm, &slash);
-	if (!norm)
-		return err; /* no walk was made */
-	/* The last name is missing; nothing here can create files. procfs
-	 * answers the lookup itself (-ENOENT even with O_CREAT); sysfs and the
-	 * root refuse the creation (-EACCES). */
-	bool in_proc = !strncmp(norm, "/proc", 5) && (norm[5] == '/' || !norm[5]);
-	if (err == 1)
-		err = !(flags & O_CREAT) || in_proc ? -ENOENT : slash ? -EISDIR : -EACCES;
-	if (err)
-		goto out;
-	bool dir = proc_node_is_dir(&node);
-	if ((flags & O_CREAT) && (flags & O_EXCL))
-		err = -EEXIST;
-	else if ((flags & O_CREAT) && dir)
-		err = -EISDIR;
-	else if ((flags & O_DIRECTORY || slash) && !dir)
-		err = -ENOTDIR;
-	else if (dir && acc != O_RDONLY)
-		err = -EISDIR;
-	else if (node.fs == PROC_FS_SYS && !dir && (acc == O_WRONLY || acc == O_RDWR) &&
-		 !procfs_node_writable(&node))
-		err = -EACCES; /* kernfs: a write open of a file without a write method
-				* (access mode 3 opens for neither, and succeeds) */
-	if (err)
-		goto out;
+	path_put(&nd->path);
+	path_put(&nd->root);
+	for (int i = 0; i < nd->held; i++)
+		path_put(&nd->held_links[i]);
+	nd->held = 0;
+	nd->path.dentry = nd->root.dentry = NULL;
+	nd->path.mnt = nd->root.mnt = NULL;
+	leave_generated(nd);
+}
 
-	struct file *f = alloc_file();
-	err = -ENOMEM;
-	if (!f)
-		goto out;
-	f->f_flags = (unsigned int)flags;
-	/* OPEN_FMODE: O_RDONLY 0 -> read, 1 -> write, 2 -> both, 3 -> neither.
-	 * do_dentry_open: regular files and directories share f_pos under
-	 * f_pos_lock (FMODE_ATOMIC_POS). */
-	f->f_mode = (((unsigned int)acc + 1) & 3) | FMODE_LSEEK | FMODE_PREAD | FMODE_CAN_READ |
-		    FMODE_ATOMIC_POS;
-	err = proc_file_open(f, &node, &norm);
-	if (err) {
-		fput(f);
-		goto out;
-	}
-	*fp = f;
-	err = 0;
-out:
-	kfree(norm);
+/* The last component, when it is looked up (not created): a symlink to
+ * follow gives its body in *body. */
+static int lookup_last(struct nameidata *nd, const char **body)
+{
+	*body = NULL;
+	if (nd->last_type == LAST_NORM && nd->trailing_slash)
+		nd->flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
+	if (nd->last_type == LAST_ROOT)
+		return 0;
+	struct path link;
+	int err = walk_component(nd, &nd->last, nd->last_type, &link);
+	if (err || !link.dentry)
+		return err;
+	if (nd->flags & LOOKUP_FOLLOW)
+		return pick_link(nd, &link, body);
+	set_path(nd, link.mnt, link.dentry); /* the link itself */
+	mntput(link.mnt);
+	return 0;
+}
+
+int path_lookupat(struct nameidata *nd, struct files_struct *files, int dfd, const char *name,
+		  unsigned int flags)
+{
+	if (!*name && !(flags & LOOKUP_EMPTY))
+		return -ENOENT;
+	int err = path_init(nd, files, dfd, name, flags);
+	const char *s = name, *body;
+	while (!err && !(err = link_path_walk(s, nd)) && !(err = lookup_last(nd, &body)) && body)
+		s = body;
+	if (!err && (nd->flags & LOOKUP_DIRECTORY) && !nd_is_dir(nd))
+		err = -ENOTDIR;
+	if (err)
+		path_lookup_done(nd);
 	return err;
+}
+
+int path_parentat(struct nameidata *nd, struct files_struct *files, int dfd, const char *name,
+		  unsigned int flags)
+{
+	if (!*name)
+		return -ENOENT;
+	int err = path_init(nd, files, dfd, name, flags);
+	if (!err)
+		err = link_path_walk(name, nd);
+	if (err)
+		path_lookup_done(nd);
+	return err;
+}
+
+int kern_path(const char *name, unsigned int flags, struct path *path)
+{
+	struct nameidata nd;
+	int err = path_lookupat(&nd, NULL, AT_FDCWD, name, flags);
+	if (err)
+		return err;
+	if (nd.generated) {
+		path_lookup_done(&nd);
+		return -EXDEV;
+	}
+	*path = nd.path;
+	nd.path.dentry = NULL;
+	nd.path.mnt = NULL;
+	path_lookup_done(&nd);
+	return 0;
 }
 
 /* Linux's getname()/getname_maybe_null(): the user path into a PATH_MAX

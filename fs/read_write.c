@@ -42,7 +42,7 @@ static long do_pread(struct file *f, void *buf, size_t count, long pos, bool use
 	return do_read(f, buf, count, &pos, user);
 }
 
-static long do_write(struct file *f, const void *buf, size_t count, bool user)
+static long do_write(struct file *f, const void *buf, size_t count, long *pos, bool user)
 {
 	if (!f || !(f->f_mode & FMODE_WRITE))
 		return -EBADF;
@@ -50,9 +50,11 @@ static long do_write(struct file *f, const void *buf, size_t count, bool user)
 		return -EINVAL;
 	if (user && !access_ok(buf, count))
 		return -EFAULT;
+	if ((long)count < 0 || *pos < 0 || (long)((unsigned long)*pos + count) < 0)
+		return -EINVAL;
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;
-	return f->f_op->write(f, buf, count, user);
+	return f->f_op->write(f, buf, count, pos, user);
 }
 
 /* ksys_read, ksys_pread64, ksys_write, ksys_lseek: the file held for the
@@ -81,7 +83,7 @@ static long ksys_write(struct files_struct *files, unsigned int fd, const void *
 {
 	struct file *f = fdget_pos(files, fd);
 	tty_write_lock(f);
-	long ret = do_write(f, buf, count, user);
+	long ret = do_write(f, buf, count, f ? &f->f_pos : NULL, user);
 	tty_write_unlock(f);
 	fdput_pos(f);
 	return ret;
@@ -200,7 +202,7 @@ static long do_iov(unsigned long fd, const struct iovec __user *uvec, unsigned l
 	for (unsigned int i = 0; i < nr_segs; i++) {
 		if (!iov[i].iov_len)
 			continue;
-		long n = write ? do_write(f, iov[i].iov_base, iov[i].iov_len, true)
+		long n = write ? do_write(f, iov[i].iov_base, iov[i].iov_len, &f->f_pos, true)
 			       : do_read(f, iov[i].iov_base, iov[i].iov_len, &f->f_pos, true);
 		if (n < 0) {
 			if (!ret)
@@ -234,15 +236,51 @@ SYSCALL_DEFINE4(pread64, unsigned int, fd, char __user *, buf, size_t, count, lo
 	return ksys_pread64(current->files, fd, buf, count, pos, true);
 }
 
+/* pwrite64: as pread64, at pos without moving f_pos (a file opened
+ * O_APPEND still appends, as Linux's). */
+static long ksys_pwrite64(struct files_struct *files, unsigned int fd, const void *buf, size_t count,
+			  long pos, bool user)
+{
+	if (pos < 0)
+		return -EINVAL;
+	struct file *f = fget(files, fd);
+	long ret;
+	if (!f)
+		ret = -EBADF;
+	else if (!(f->f_mode & FMODE_WRITE))
+		ret = -EBADF;
+	else if (!(f->f_mode & FMODE_PREAD))
+		ret = -ESPIPE;
+	else
+		ret = do_write(f, buf, count, &pos, user);
+	fdput(f);
+	return ret;
+}
+
+SYSCALL_DEFINE4(pwrite64, unsigned int, fd, const char __user *, buf, size_t, count, long, pos)
+{
+	return ksys_pwrite64(current->files, fd, buf, count, pos, true);
+}
+
+long files_pwrite(struct files_struct *files, unsigned int fd, const void *buf, size_t count, long pos)
+{
+	return ksys_pwrite64(files, fd, buf, count, pos, false);
+}
+
 SYSCALL_DEFINE3(lseek, unsigned int, fd, long, offset, unsigned int, whence)
 {
 	return files_lseek(current->files, fd, offset, whence > SEEK_HOLE ? -1 : (int)whence);
 }
 
-/* generic_file_llseek() with the file's i_size as the end. */
+/* generic_file_llseek(): the end is the inode's i_size (a generated
+ * file's: its methods' size). */
 long generic_file_llseek(struct file *f, long offset, int whence)
 {
-	long eof = f->f_op->size;
+	return generic_file_llseek_size(f, offset, whence, f->f_inode ? READ_ONCE(f->f_inode->i_size) : f->f_op->size);
+}
+
+long generic_file_llseek_size(struct file *f, long offset, int whence, long eof)
+{
 	switch (whence) {
 	case SEEK_END:
 		if (__builtin_add_overflow(offset, eof, &offset))

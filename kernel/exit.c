@@ -30,6 +30,7 @@
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/file.h"
+#include "fs/fs_struct.h"
 #include "kernel/futex.h"
 #include "kernel/init.h"
 #include "kernel/panic.h"
@@ -300,6 +301,9 @@ __noreturn void do_exit_thread(int code)
 
 	if (!last)
 		exit_thread_children(tsk);
+	/* Linux's exit_fs: this thread's hold on the root and cwd. */
+	put_fs_struct(tsk->fs);
+	tsk->fs = NULL;
 	if (last) {
 		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */
 		strlcpy(sig->result.last_line, files_last_console_line(tsk->files),

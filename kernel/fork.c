@@ -29,6 +29,7 @@
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/file.h"
+#include "fs/fs_struct.h"
 #include "kernel/pid.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
@@ -71,10 +72,10 @@
 #define CLONE_CLEAR_SIGHAND 0x100000000ul
 #define CLONE_INTO_CGROUP 0x200000000ul
 
-/* What mmlab accepts: sharing what it has (memory, files, actions), and
- * flags with nothing to act on here (no fs_struct: CLONE_FS is the same
- * either way; no SysV semaphores, tracing or I/O contexts; CLONE_PTRACE
- * only matters to a traced parent). */
+/* What mmlab accepts: sharing what it has (memory, files, root and
+ * working directory, actions), and flags with nothing to act on here (no
+ * SysV semaphores, tracing or I/O contexts; CLONE_PTRACE only matters to
+ * a traced parent). */
 #define MMLAB_CLONE_FLAGS                                                                            \
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS | \
 	 CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | CLONE_DETACHED |            \
@@ -424,11 +425,23 @@ static long kernel_clone(struct kernel_clone_args *args)
 		init_completion(&p->vfork_done);
 	}
 
+	/* Linux's copy_fs: the parent's root, cwd and umask shared
+	 * (CLONE_FS) or copied. */
+	struct fs_struct *fs = parent->fs;
+	if (f & CLONE_FS) {
+		if (fs)
+			get_fs_struct(fs);
+	} else if (!(fs = copy_fs_struct(parent->fs))) {
+		free_unstarted(p, regs);
+		return -ENOMEM;
+	}
 	err = (f & CLONE_THREAD) ? copy_thread_group(p, parent) : copy_new_process(p, parent, args);
 	if (err) {
+		put_fs_struct(fs);
 		free_unstarted(p, regs);
 		return err;
 	}
+	p->fs = fs;
 	attach_pid(p);
 	user_thread_started();
 

@@ -16,6 +16,8 @@
 #include "kernel/cmdline.h"
 #include "kernel/crash.h"
 #include "kernel/init.h"
+#include "fs/bin.h"
+#include "fs/mount.h"
 #include "kernel/ksyms.h"
 #include "drivers/firmware/memmap.h"
 #include "drivers/firmware/multiboot2.h"
@@ -239,6 +241,10 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	smp_bringup();
 	sched_init_smp();
 	rcu_init();
+	/* The root file system (Linux's vfs_caches_init -> mnt_init): tmpfs
+	 * as "/", procfs and sysfs on it, then the boot programs in /bin. */
+	init_mount_tree();
+	populate_bin();
 	boot_report();
 	crash_if_requested();
 	/* The benchmarks ("bench"), then the test run ("ktest", which exits

@@ -13,6 +13,8 @@ struct mutex {
 	struct rw_semaphore sem;
 };
 
+#define DEFINE_MUTEX(name) struct mutex name = { __RWSEM_INITIALIZER((name).sem) }
+
 static inline void mutex_init(struct mutex *m)
 {
 	init_rwsem(&m->sem);

@@ -12,6 +12,7 @@
  * and task_structs of all its threads, its sighand and process_info) is
  * freed by the time process_wait() returns. */
 #include "kernel/process.h"
+#include "fs/fs_struct.h"
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
@@ -181,6 +182,7 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	struct task_struct *tsk = NULL;
 	struct mm_struct *mm = NULL;
 	struct files_struct *files = NULL;
+	struct fs_struct *fs = NULL;
 	struct sighand_struct *sighand = NULL;
 	void *fpu = NULL;
 
@@ -204,9 +206,10 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	*err = -ENOMEM;
 	mm = mm_alloc();
 	files = files_alloc(info->console_prefix);
+	fs = copy_fs_struct(&init_fs); /* "/" and umask 022, as Linux's init */
 	fpu = kmalloc(FPU_STATE_SIZE, GFP_KERNEL);
 	sighand = sighand_alloc();
-	if (!mm || !files || !fpu || !sighand)
+	if (!mm || !files || !fs || !fpu || !sighand)
 		goto fail;
 	if ((uintptr_t)fpu & 63) /* XSAVE's alignment */
 		panic("BUG: kmalloc(%d) is not 64-byte aligned", FPU_STATE_SIZE);
@@ -220,6 +223,7 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	strlcpy(tsk->comm, args->name, sizeof(tsk->comm));
 	tsk->mm = mm;
 	tsk->files = files;
+	tsk->fs = fs;
 	tsk->fpu_state = fpu;
 
 	/* The thread group, with the leader as its one thread. */
@@ -254,6 +258,7 @@ fail:
 		mmput(mm);
 	if (files)
 		files_release(files);
+	put_fs_struct(fs);
 	sighand_put(sighand);
 	kfree(fpu);
 	kfree(info);

@@ -126,6 +126,7 @@ struct restart_block {
 
 struct mm_struct;
 struct files_struct;
+struct fs_struct;
 struct process_result;
 struct robust_list_head;
 
@@ -173,6 +174,7 @@ struct task_struct {
 	unsigned long sas_ss_size;
 	unsigned int sas_ss_flags;
 	struct files_struct *files;    /* open files (fs/file.c), the group's */
+	struct fs_struct *fs;          /* root, cwd, umask (fs/fs_struct.h); NULL: init_fs */
 	void *fpu_state;               /* 512-byte FXSAVE area, 16-byte aligned */
 	struct thread_struct thread;   /* FS/GS bases (arch/x86_64/processor.h) */
 	struct cpumask cpus_mask;      /* CPUs it may run on (its affinity); written under

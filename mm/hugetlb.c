@@ -596,17 +596,28 @@ static bool hstate_dir_match(const char *s, size_t len, struct task_struct *task
 	return false;
 }
 
+static bool hstate_dir_list(unsigned int i, struct task_struct *task, char *name, size_t size)
+{
+	(void)task;
+	for (int h = 0; h < HUGE_MAX_HSTATE; h++)
+		if (hstates[h].supported && i-- == 0) {
+			snprintf(name, size, "hugepages-%lukB", huge_page_size(&hstates[h]) >> 10);
+			return true;
+		}
+	return false;
+}
+
 static const struct proc_dir_entry hugepages_dir __proc_entry = {
 	.parent = &sys_kernel_mm_dir, .name = "hugepages", .mode = S_IFDIR | 0555,
 };
 static const struct proc_dir_entry hstate_dir __proc_entry = {
-	.parent = &hugepages_dir, .match = hstate_dir_match, .mode = S_IFDIR | 0555,
+	.parent = &hugepages_dir, .match = hstate_dir_match, .list = hstate_dir_list, .mode = S_IFDIR | 0555,
 };
 static const struct proc_dir_entry node_hugepages_dir __proc_entry = {
 	.parent = &node_dir, .name = "hugepages", .mode = S_IFDIR | 0555,
 };
 static const struct proc_dir_entry node_hstate_dir __proc_entry = {
-	.parent = &node_hugepages_dir, .match = hstate_dir_match, .mode = S_IFDIR | 0555,
+	.parent = &node_hugepages_dir, .match = hstate_dir_match, .list = hstate_dir_list, .mode = S_IFDIR | 0555,
 };
 
 PROC_FILE(hstate_free, hstate_dir, "free_hugepages", free_hugepages_show);

@@ -227,7 +227,7 @@ unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsign
 	struct resv_map *resv = hugetlb_reserve_pages(h, addr, len, vm_flags, &err);
 	if (!resv)
 		return (unsigned long)err;
-	addr = mmap_region(mm, addr, len, vm_flags, false);
+	addr = mmap_region(mm, addr, len, vm_flags, false, NULL, 0);
 	if (IS_ERR_VALUE(addr)) {
 		hugetlb_unreserve_pages(resv);
 		return addr;

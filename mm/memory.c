@@ -37,6 +37,7 @@
 #include "mm/hugetlb_vma.h"
 #include "mm/vmstat.h"
 #include "mm/shmem.h"
+#include "mm/filemap.h"
 
 struct page *zero_page;
 static unsigned long zero_pfn;
@@ -182,6 +183,33 @@ static vm_fault_t do_shmem_fault(struct vm_fault *vmf)
 	return 0;
 }
 
+/* A none PTE of a MAP_PRIVATE file mapping (Linux's do_read_fault and
+ * do_cow_fault): the page the process gets is its own anonymous copy of
+ * the file's page at this offset, made at the first access, read or write
+ * (Linux maps the page cache page itself for a read and copies at the
+ * first write, so a process sees the file's later changes until it
+ * writes; mmlab's copy is taken at the first touch). SIGBUS past the
+ * file's end. */
+static vm_fault_t do_private_file_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	if (anon_vma_prepare(vma))
+		return VM_FAULT_OOM;
+	struct page *page = vma_alloc_page(GFP_USER, vma, vmf->address);
+	if (!page)
+		return VM_FAULT_OOM;
+	vm_fault_t ret = filemap_copy_page(vma->vm_file, linear_page_index(vma, vmf->address), page_address(page));
+	if (ret) {
+		__free_page(page);
+		return ret;
+	}
+	pte_t entry = pfn_pte(page_to_pfn(page), vma->vm_page_prot);
+	if (vmf->flags & FAULT_FLAG_WRITE)
+		entry = pte_mkdirty(entry);
+	fault_install_pte(vmf, __pte(0), entry, page);
+	return 0;
+}
+
 /* A fault on a none PTE: a read maps the zero page, a write a new zeroed
  * page. */
 static vm_fault_t do_anonymous_page(struct vm_fault *vmf)
@@ -312,7 +340,9 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 	pte_t entry = ptep_get(pte);
 	pte_unmap(pte);
 	if (pte_none(entry))
-		return vma->vm_shm ? do_shmem_fault(vmf) : do_anonymous_page(vmf);
+		return vma->vm_shm    ? do_shmem_fault(vmf)
+		       : vma->vm_file ? do_private_file_fault(vmf)
+				      : do_anonymous_page(vmf);
 	if (is_migration_entry(entry)) {
 		/* The page is being moved (mm/migrate.c): let the mover run,
 		 * and the access faults again (Linux's migration_entry_wait

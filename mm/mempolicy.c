@@ -123,7 +123,7 @@ static const struct proc_dir_entry weighted_interleave_dir __proc_entry = {
 	.parent = &mempolicy_dir, .name = "weighted_interleave", .mode = S_IFDIR | 0555,
 };
 static const struct proc_dir_entry weighted_interleave_node __proc_entry = {
-	.parent = &weighted_interleave_dir, .match = proc_match_node,
+	.parent = &weighted_interleave_dir, .match = proc_match_node, .list = proc_list_node,
 	.mode = S_IFREG | 0644, .show = weighted_interleave_node_show,
 	.write = weighted_interleave_node_write,
 };

@@ -212,6 +212,14 @@ struct vm_area_struct {
 	 * vma->vm_file of shmem_zero_setup), a reference; NULL for any other
 	 * VMA. Pieces of a split VMA and fork's copies share it. */
 	struct shmem_object *vm_shm;
+	/* The file a file mapping maps (a reference, Linux's vm_file: tmpfs
+	 * files, fs/fs.h), vm_pgoff its page offset at vm_start; NULL for
+	 * anonymous memory. A MAP_SHARED one also has the file's shmem object
+	 * in vm_shm (its pages are the file's page cache); a MAP_PRIVATE one
+	 * is anonymous memory whose pages start as copies of the file's
+	 * (mm/memory.c). Pieces of a split VMA and fork's copies each hold
+	 * one. */
+	struct file *vm_file;
 };
 
 static inline bool is_vm_hugetlb_page(const struct vm_area_struct *vma) { return vma->vm_flags & VM_HUGETLB; }

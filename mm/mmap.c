@@ -4,15 +4,15 @@
  * values, in the order Linux checks them. The VMA tree itself is
  * mm/vma.c.
  *
- * Only private anonymous memory exists: no files, no shared anonymous
- * memory (-ENODEV, see mmap_pgoff), no stack guard gap (VM_GROWSDOWN is
- * recorded, stacks do not grow), no address randomisation (runs are
+ * Anonymous memory, private and shared (mm/shmem.h), and tmpfs files,
+ * shared or private (mmap_file_locked); no stack guard gap (VM_GROWSDOWN
+ * is recorded, stacks do not grow), no address randomisation (runs are
  * reproducible). VM_ACCOUNT memory is charged to the commit count under
  * the overcommit policy (mm/util.h) where Linux charges it: mmap_region
  * (mmap and brk) charges, munmap_range and exit_mmap uncharge. */
 #include "mm/mmap.h"
 #include "mm/vma.h"
-#include "fs/file.h"
+#include "fs/fs.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/huge_memory.h"
@@ -252,7 +252,7 @@ static unsigned long accounted_pages(struct mm_struct *mm, unsigned long start, 
 }
 
 unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned long len,
-			  unsigned long vm_flags, bool brk)
+			  unsigned long vm_flags, bool brk, struct file *file, unsigned long pgoff)
 {
 	mmap_assert_write_locked(mm);
 	unsigned long end = addr + len;
@@ -291,11 +291,17 @@ unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned lon
 			merge_prev = NULL;
 		merge_next = NULL;
 	}
-	if (vma_merge_new(mm, merge_prev, merge_next, addr, end, vm_flags)) {
+	/* A file mapping is a VMA of its own (Linux merges one with the same
+	 * file at offsets that follow on; mmlab's new ranges do not try). */
+	if (!file && vma_merge_new(mm, merge_prev, merge_next, addr, end, vm_flags)) {
 		vm_area_free(new);
 	} else {
 		new->vm_start = addr;
 		new->vm_end = end;
+		if (file) {
+			new->vm_file = get_file(file);
+			new->vm_pgoff = pgoff;
+		}
 		vma_set_flags(new, vm_flags);
 		vma_link(mm, new, prev, link, parent);
 	}
@@ -338,9 +344,60 @@ static unsigned long calc_vm_prot_bits(unsigned long prot)
  * ignored, as Linux's mmap ignores them (only mprotect validates prot).
  * *populate is set when the new range is to be faulted in (after the
  * caller downgraded the lock). */
+/* Linux's do_mmap for a file, in its order: the access the mapping needs
+ * of the descriptor (-EACCES: any mapping reads, a shared writable one
+ * writes), then a file that cannot be mapped (-ENODEV: no mmap method:
+ * the console, procfs); the VMA (charged as an anonymous one would be
+ * when private and writable), then the file's mmap method (tmpfs: a
+ * shared mapping's pages are the file's page cache, mm/shmem.c). A shared
+ * mapping of a read-only descriptor can never be made writable
+ * (VM_MAYWRITE cleared). */
+static unsigned long mmap_file_locked(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				      unsigned long prot, unsigned long flags, struct file *file,
+				      unsigned long pgoff, unsigned long vm_flags, bool *populate)
+{
+	switch (flags & MAP_TYPE) {
+	case MAP_SHARED:
+	case MAP_SHARED_VALIDATE:
+		if ((prot & PROT_WRITE) && !(file->f_mode & FMODE_WRITE))
+			return -EACCES;
+		vm_flags |= VM_SHARED | VM_MAYSHARE;
+		if (!(file->f_mode & FMODE_WRITE))
+			vm_flags &= ~VM_MAYWRITE;
+		/* fall through */
+	case MAP_PRIVATE:
+		if (!(file->f_mode & FMODE_READ))
+			return -EACCES;
+		if (!file->f_op->mmap)
+			return -ENODEV;
+		if (vm_flags & VM_GROWSDOWN)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (pgoff + (len >> PAGE_SHIFT) < pgoff)
+		return -EOVERFLOW;
+	if ((flags & MAP_NORESERVE) && READ_ONCE(sysctl_overcommit_memory) != OVERCOMMIT_NEVER)
+		vm_flags |= VM_NORESERVE;
+	if ((vm_flags & (VM_WRITE | VM_NORESERVE | VM_SHARED)) == VM_WRITE)
+		vm_flags |= VM_ACCOUNT;
+	addr = mmap_region(mm, addr, len, vm_flags, false, file, pgoff);
+	if (IS_ERR_VALUE(addr))
+		return addr;
+	int err = file->f_op->mmap(file, find_vma(mm, addr));
+	if (err) {
+		munmap_range(mm, addr, addr + len);
+		return (unsigned long)(long)err;
+	}
+	if ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE)
+		*populate = true;
+	return addr;
+}
+
 static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr, unsigned long len,
-				       unsigned long prot, unsigned long flags, bool file, bool user,
-				       bool *populate)
+				       unsigned long prot, unsigned long flags, struct file *file,
+				       unsigned long pgoff, bool user, bool *populate)
 {
 	mmap_assert_write_locked(mm);
 	*populate = false;
@@ -387,9 +444,10 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 
 	unsigned long type = flags & MAP_TYPE;
 	if (file) {
-		/* No file here has an mmap method (the console, procfs). */
-		return type == MAP_SHARED || type == MAP_SHARED_VALIDATE || type == MAP_PRIVATE ?
-			       -ENODEV : -EINVAL;
+		/* MDWE, as below for anonymous memory. */
+		if (user && map_deny_write_exec(mm, vm_flags, vm_flags))
+			return -EACCES;
+		return mmap_file_locked(mm, addr, len, prot, flags, file, pgoff, vm_flags, populate);
 	}
 	switch (type) {
 	case MAP_SHARED:
@@ -438,7 +496,7 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		if (!shm)
 			return (unsigned long)err;
 	}
-	addr = mmap_region(mm, addr, len, vm_flags, false);
+	addr = mmap_region(mm, addr, len, vm_flags, false, NULL, 0);
 	if (shm) {
 		if (IS_ERR_VALUE(addr)) {
 			shmem_put(shm);
@@ -461,11 +519,12 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
  * mmlab downgrades instead, so the new VMA cannot change under the
  * populate: a deliberate difference, stricter than Linux's. */
 static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsigned long len,
-				unsigned long prot, unsigned long flags, bool file, bool user)
+				unsigned long prot, unsigned long flags, struct file *file, unsigned long pgoff,
+				bool user)
 {
 	bool populate;
 	mmap_write_lock(mm);
-	unsigned long ret = mmap_pgoff_locked(mm, addr, len, prot, flags, file, user, &populate);
+	unsigned long ret = mmap_pgoff_locked(mm, addr, len, prot, flags, file, pgoff, user, &populate);
 	if (!populate) {
 		mmap_write_unlock(mm);
 		return ret;
@@ -479,7 +538,7 @@ static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsign
 unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		      unsigned long prot, unsigned long flags)
 {
-	return mmap_pgoff(mm, addr, len, prot, flags, false, false);
+	return mmap_pgoff(mm, addr, len, prot, flags, NULL, 0, false);
 }
 
 /* ---- brk ------------------------------------------------------------------- */
@@ -519,7 +578,7 @@ static unsigned long do_brk_locked(struct mm_struct *mm, unsigned long brk)
 	if (mm->map_count > sysctl_max_map_count)
 		return origbrk;
 	unsigned long flags = VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC | VM_ACCOUNT | mm->def_flags;
-	if (IS_ERR_VALUE(mmap_region(mm, oldbrk, len, flags, true)))
+	if (IS_ERR_VALUE(mmap_region(mm, oldbrk, len, flags, true, NULL, 0)))
 		return origbrk;
 	mm->brk = brk;
 	return brk;
@@ -590,13 +649,15 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 {
 	if (off & ~PAGE_MASK)
 		return -EINVAL;
-	bool file = !(flags & MAP_ANONYMOUS);
 	/* Linux's fget() takes the low 32 bits of fd and fails on a
-	 * descriptor that is not open; an open one cannot be mapped here
-	 * (-ENODEV below: no file has an mmap method). */
-	if (file && !files_fd_is_open(current->files, (unsigned int)fd))
+	 * descriptor that is not open; the file is held for the call. */
+	struct file *file = NULL;
+	if (!(flags & MAP_ANONYMOUS) && !(file = fget(current->files, (unsigned int)fd)))
 		return -EBADF;
-	return (long)mmap_pgoff(current->mm, addr, len, prot, flags, file, true);
+	long ret = (long)mmap_pgoff(current->mm, addr, len, prot, flags, file, off >> PAGE_SHIFT, true);
+	if (file)
+		fput(file);
+	return ret;
 }
 
 SYSCALL_DEFINE2(munmap, unsigned long, addr, unsigned long, len)

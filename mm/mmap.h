@@ -58,7 +58,9 @@ int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len, 
 /* Exit: unmaps and frees every VMA and every user page table. */
 void exit_mmap(struct mm_struct *mm);
 
+#ifndef IS_ERR_VALUE
 #define IS_ERR_VALUE(x) ((unsigned long)(x) >= (unsigned long)-4095)
+#endif
 
 /* Where the bottom-up search starts (x86_64 Linux's legacy mmap base,
  * TASK_UNMAPPED_BASE, without randomisation). */

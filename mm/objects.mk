@@ -7,6 +7,7 @@ KERNEL_SRCS += \
 	mm/clear_page_sysctl.c \
 	mm/fail_page_alloc.c \
 	mm/fault.c \
+	mm/filemap.c \
 	mm/gup.c \
 	mm/huge_memory.c \
 	mm/hugetlb.c \

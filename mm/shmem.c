@@ -1,6 +1,7 @@
 /* Shared anonymous memory (Linux's mm/shmem.c for shmem_zero_setup's
  * unnamed file, reduced to its page cache): mm/shmem.h has the rules. */
 #include "mm/shmem.h"
+#include "fs/fs.h"
 #include "kernel/printk.h"
 #include "lib/string.h"
 #include "mm/memory.h"
@@ -51,6 +52,11 @@ void shmem_put(struct shmem_object *obj)
 {
 	if (!obj || __atomic_sub_fetch(&obj->refcount, 1, __ATOMIC_ACQ_REL))
 		return;
+	if (obj->file) { /* the pages are the file's */
+		fput(obj->file);
+		kfree(obj);
+		return;
+	}
 	/* No VMA is left, so no mapping: each page has the object's
 	 * reference, and maybe a get_user_pages one that outlives it. */
 	for (unsigned long i = 0; i < obj->size; i++)
@@ -63,9 +69,14 @@ void shmem_put(struct shmem_object *obj)
 	kfree(obj);
 }
 
+static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area_struct *vma,
+					unsigned long address, unsigned int *ret);
+
 struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret)
 {
 	struct shmem_object *obj = vma->vm_shm;
+	if (obj->mapping)
+		return shmem_file_get_page(obj, vma, address, ret);
 	unsigned long index = linear_page_index(vma, address);
 	if (index >= obj->size) {
 		*ret = VM_FAULT_SIGBUS; /* past the end of the object (Linux's shmem_fault) */
@@ -105,4 +116,449 @@ void shmem_page_unmapped(struct mm_struct *mm, struct page *page)
 {
 	__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED);
 	add_mm_counter(mm, MM_SHMEMPAGES, -1);
+}
+
+/* ---- tmpfs: files whose pages are their page cache ---- */
+
+#include "fs/char_dev.h"
+#include "fs/libfs.h"
+#include "fs/mount.h"
+#include "arch/x86_64/uaccess.h"
+#include "lib/err.h"
+#include "mm/filemap.h"
+#include "kernel/unistd.h"
+
+#define BOGO_DIRENT_SIZE 20 /* a directory's st_size per name, as Linux's tmpfs */
+#define MAX_LFS_FILESIZE 0x7fffffffffffffffl
+
+static const struct inode_operations shmem_inode_operations, shmem_dir_inode_operations,
+	shmem_symlink_inode_operations, shmem_special_inode_operations;
+static const struct file_operations shmem_file_operations;
+
+static void shmem_account(struct inode *inode, long pages)
+{
+	__atomic_add_fetch(&shmem_pages, pages, __ATOMIC_RELAXED);
+	inode->i_blocks = (unsigned long)((long)inode->i_blocks + pages * (long)(PAGE_SIZE / 512));
+}
+
+/* Every page from lstart on goes (i_rwsem held for writing, or the last
+ * reference gone), and the part of the page lstart is in past it is
+ * zeroed, so that growing the file again shows zeros there. */
+static void shmem_truncate_range(struct inode *inode, long lstart)
+{
+	struct address_space *mapping = inode->i_mapping;
+	unsigned long before = mapping->nrpages;
+	if (lstart & (long)(PAGE_SIZE - 1)) {
+		struct page *page = filemap_get_folio(mapping, (unsigned long)lstart >> PAGE_SHIFT);
+		if (page) {
+			size_t off = (size_t)lstart & (PAGE_SIZE - 1);
+			memset((char *)page_address(page) + off, 0, PAGE_SIZE - off);
+			put_page(page);
+		}
+	}
+	truncate_inode_pages(mapping, lstart);
+	shmem_account(inode, -(long)(before - mapping->nrpages));
+}
+
+static void shmem_evict_inode(struct inode *inode)
+{
+	shmem_truncate_range(inode, 0);
+}
+
+static int shmem_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	simple_statfs(dentry, buf);
+	/* Linux's default size: half of RAM. */
+	buf->f_blocks = totalram_pages() / 2;
+	unsigned long used = nr_shmem_pages();
+	buf->f_bavail = buf->f_bfree = buf->f_blocks > used ? buf->f_blocks - used : 0;
+	buf->f_files = totalram_pages() / 2;
+	buf->f_ffree = buf->f_files - (unsigned long)dentry->d_sb->s_inodes;
+	return 0;
+}
+
+static const struct super_operations shmem_ops = {
+	.evict_inode = shmem_evict_inode, .statfs = shmem_statfs,
+};
+
+static struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, umode_t mode, dev_t dev)
+{
+	struct inode *inode = new_inode(sb);
+	if (!inode)
+		return NULL;
+	inode_init_owner(inode, dir, mode);
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		inode->i_op = &shmem_inode_operations;
+		inode->i_fop = &shmem_file_operations;
+		break;
+	case S_IFDIR:
+		inc_nlink(inode); /* "." */
+		inode->i_size = 2 * BOGO_DIRENT_SIZE;
+		inode->i_op = &shmem_dir_inode_operations;
+		inode->i_fop = &simple_dir_operations;
+		break;
+	case S_IFLNK:
+		inode->i_op = &shmem_symlink_inode_operations;
+		break;
+	default: /* Linux's init_special_inode */
+		inode->i_op = &shmem_special_inode_operations;
+		inode->i_rdev = dev;
+		if (S_ISCHR(mode))
+			inode->i_fop = &def_chr_fops;
+		break;
+	}
+	return inode;
+}
+
+struct super_block *shmem_fill_super(void)
+{
+	struct super_block *sb = alloc_super("tmpfs", &shmem_ops, TMPFS_MAGIC);
+	if (!sb)
+		return NULL;
+	struct inode *root = shmem_get_inode(sb, NULL, S_IFDIR | 0755, 0);
+	if (!root || !(sb->s_root = d_make_root(root)))
+		return NULL;
+	return sb;
+}
+
+static void dir_changed(struct inode *dir, long size_delta)
+{
+	dir->i_size += size_delta;
+	dir->i_mtime = dir->i_ctime = current_time();
+}
+
+static int shmem_mknod(struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev)
+{
+	struct inode *inode = shmem_get_inode(dir->i_sb, dir, mode, dev);
+	if (!inode)
+		return -ENOSPC; /* Linux's shmem_get_inode when it cannot make one */
+	dir_changed(dir, BOGO_DIRENT_SIZE);
+	d_make_persistent(dentry, inode);
+	return 0;
+}
+
+static int shmem_create(struct inode *dir, struct dentry *dentry, umode_t mode, bool excl)
+{
+	(void)excl;
+	return shmem_mknod(dir, dentry, (umode_t)(mode | S_IFREG), 0);
+}
+
+static int shmem_mkdir(struct inode *dir, struct dentry *dentry, umode_t mode)
+{
+	int err = shmem_mknod(dir, dentry, (umode_t)(mode | S_IFDIR), 0);
+	if (!err)
+		inc_nlink(dir); /* the new directory's ".." */
+	return err;
+}
+
+static int shmem_symlink(struct inode *dir, struct dentry *dentry, const char *target)
+{
+	size_t len = strlen(target) + 1;
+	if (len > PAGE_SIZE)
+		return -ENAMETOOLONG;
+	struct inode *inode = shmem_get_inode(dir->i_sb, dir, S_IFLNK | 0777, 0);
+	if (!inode)
+		return -ENOSPC;
+	inode->i_link = kmalloc(len, GFP_KERNEL);
+	if (!inode->i_link) {
+		iput(inode);
+		return -ENOMEM;
+	}
+	memcpy(inode->i_link, target, len);
+	inode->i_size = (long)len - 1;
+	dir_changed(dir, BOGO_DIRENT_SIZE);
+	d_make_persistent(dentry, inode);
+	return 0;
+}
+
+/* O_TMPFILE: a file with no name (i_nlink 0) that linkat may name later
+ * (I_LINKABLE, set by the VFS unless O_EXCL). */
+static int shmem_tmpfile(struct inode *dir, struct dentry *dentry, umode_t mode)
+{
+	struct inode *inode = shmem_get_inode(dir->i_sb, dir, (umode_t)(mode | S_IFREG), 0);
+	if (!inode)
+		return -ENOSPC;
+	clear_nlink(inode);
+	d_tmpfile(dentry, inode); /* bound, never hashed */
+	return 0;
+}
+
+static int shmem_link(struct dentry *old, struct inode *dir, struct dentry *dentry)
+{
+	dir_changed(dir, BOGO_DIRENT_SIZE);
+	old->d_inode->i_state &= ~I_LINKABLE;
+	return simple_link(old, dir, dentry);
+}
+
+static int shmem_unlink(struct inode *dir, struct dentry *dentry)
+{
+	dir_changed(dir, -BOGO_DIRENT_SIZE);
+	return simple_unlink(dir, dentry);
+}
+
+static int shmem_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	if (!simple_empty(dentry))
+		return -ENOTEMPTY;
+	dir_changed(dir, -BOGO_DIRENT_SIZE);
+	return simple_rmdir(dir, dentry);
+}
+
+static int shmem_rename2(struct inode *old_dir, struct dentry *old, struct inode *new_dir, struct dentry *new,
+			 unsigned int flags)
+{
+	if (!(flags & RENAME_EXCHANGE)) {
+		if (new->d_inode && d_is_dir(new) && !simple_empty(new))
+			return -ENOTEMPTY;
+		/* A name leaves old_dir; new_dir gains one unless it replaces one. */
+		dir_changed(old_dir, -BOGO_DIRENT_SIZE);
+		dir_changed(new_dir, new->d_inode ? 0 : BOGO_DIRENT_SIZE);
+	}
+	return simple_rename(old_dir, old, new_dir, new, flags);
+}
+
+/* Linux's shmem_setattr: the size under i_rwsem (pages past it go), then
+ * the rest as simple_setattr. */
+static int shmem_setattr(struct dentry *dentry, struct iattr *attr)
+{
+	struct inode *inode = dentry->d_inode;
+	down_write(&inode->i_rwsem);
+	if (attr->ia_valid & ATTR_SIZE) {
+		if (attr->ia_size < 0) {
+			up_write(&inode->i_rwsem);
+			return -EINVAL;
+		}
+		if (attr->ia_size != inode->i_size) {
+			if (attr->ia_size < inode->i_size)
+				shmem_truncate_range(inode, attr->ia_size);
+			inode->i_size = attr->ia_size;
+			inode->i_mtime = attr->ia_ctime;
+		}
+	}
+	if (attr->ia_valid & ATTR_MODE)
+		inode->i_mode = (umode_t)((inode->i_mode & S_IFMT) | (attr->ia_mode & S_IALLUGO));
+	if (attr->ia_valid & ATTR_UID)
+		inode->i_uid = attr->ia_uid;
+	if (attr->ia_valid & ATTR_GID)
+		inode->i_gid = attr->ia_gid;
+	if (attr->ia_valid & ATTR_ATIME)
+		inode->i_atime = attr->ia_atime;
+	if (attr->ia_valid & ATTR_MTIME)
+		inode->i_mtime = attr->ia_mtime;
+	inode->i_ctime = attr->ia_ctime;
+	up_write(&inode->i_rwsem);
+	return 0;
+}
+
+static const char *shmem_get_link(struct dentry *dentry) { return dentry->d_inode->i_link; }
+
+static const struct inode_operations shmem_dir_inode_operations = {
+	.lookup = simple_lookup, .create = shmem_create, .link = shmem_link, .unlink = shmem_unlink,
+	.symlink = shmem_symlink, .mkdir = shmem_mkdir, .rmdir = shmem_rmdir, .mknod = shmem_mknod,
+	.rename = shmem_rename2, .tmpfile = shmem_tmpfile, .setattr = shmem_setattr,
+};
+static const struct inode_operations shmem_inode_operations = { .setattr = shmem_setattr };
+static const struct inode_operations shmem_symlink_inode_operations = {
+	.get_link = shmem_get_link, .setattr = shmem_setattr,
+};
+static const struct inode_operations shmem_special_inode_operations = { .setattr = shmem_setattr };
+
+/* Linux's shmem_file_write_iter through generic_perform_write: page by
+ * page, each found in the page cache or made zeroed and added, the bytes
+ * copied in; i_size grows to what was written. */
+static long shmem_file_write(struct file *f, const char *src, size_t count, long *pos, bool user)
+{
+	struct inode *inode = f->f_inode;
+	struct address_space *mapping = f->f_mapping;
+	long done = 0, err = 0;
+	down_write(&inode->i_rwsem);
+	if (f->f_flags & O_APPEND)
+		*pos = inode->i_size;
+	if ((long)count > MAX_LFS_FILESIZE - *pos) {
+		err = -EFBIG;
+		goto out;
+	}
+	while (count) {
+		unsigned long index = (unsigned long)*pos >> PAGE_SHIFT;
+		size_t offset = (size_t)*pos & (PAGE_SIZE - 1);
+		size_t n = min((size_t)PAGE_SIZE - offset, count);
+		struct page *page = filemap_get_folio(mapping, index);
+		if (!page) {
+			page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+			if (!page || __filemap_add_folio(mapping, page, index)) {
+				if (page)
+					__free_page(page);
+				err = -ENOMEM;
+				break;
+			}
+			shmem_account(inode, 1);
+		}
+		size_t left = file_copy_in((char *)page_address(page) + offset, src + done, n, user);
+		put_page(page);
+		done += (long)(n - left);
+		*pos += (long)(n - left);
+		count -= n - left;
+		if (left) {
+			err = -EFAULT;
+			break;
+		}
+	}
+	if (*pos > inode->i_size)
+		inode->i_size = *pos;
+	if (done)
+		inode->i_mtime = inode->i_ctime = current_time();
+out:
+	up_write(&inode->i_rwsem);
+	return done ? done : err;
+}
+
+/* Zeroes bytes [from, to) of the page at index, if present. */
+static void shmem_zero_part(struct address_space *mapping, unsigned long index, size_t from, size_t to)
+{
+	struct page *page = filemap_get_folio(mapping, index);
+	if (page) {
+		memset((char *)page_address(page) + from, 0, to - from);
+		put_page(page);
+	}
+}
+
+/* Linux's shmem_fallocate: a hole punched (the pages wholly inside it go,
+ * the parts of the pages at its ends are zeroed), or every page of the
+ * range made (zeroed) so that later writes need none, and i_size grown
+ * to its end unless FALLOC_FL_KEEP_SIZE. */
+static long shmem_fallocate(struct file *f, int mode, long offset, long len)
+{
+	struct inode *inode = f->f_inode;
+	struct address_space *mapping = f->f_mapping;
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE))
+		return -EOPNOTSUPP;
+	long end = offset + len, err = 0;
+	down_write(&inode->i_rwsem);
+	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		unsigned long first = (unsigned long)offset >> PAGE_SHIFT, last = (unsigned long)(end - 1) >> PAGE_SHIFT;
+		size_t from = (size_t)offset & (PAGE_SIZE - 1), to = (size_t)((end - 1) & (long)(PAGE_SIZE - 1)) + 1;
+		if (first == last) {
+			shmem_zero_part(mapping, first, from, to);
+		} else {
+			shmem_zero_part(mapping, first, from, PAGE_SIZE);
+			shmem_zero_part(mapping, last, 0, to);
+		}
+		unsigned long before = mapping->nrpages;
+		truncate_inode_pages_range(mapping, offset, end - 1);
+		shmem_account(inode, -(long)(before - mapping->nrpages));
+		goto out;
+	}
+	for (unsigned long index = (unsigned long)offset >> PAGE_SHIFT; (long)(index << PAGE_SHIFT) < end; index++) {
+		struct page *page = filemap_get_folio(mapping, index);
+		if (page) {
+			put_page(page);
+			continue;
+		}
+		page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+		if (!page || __filemap_add_folio(mapping, page, index)) {
+			if (page)
+				__free_page(page);
+			err = -ENOSPC; /* Linux's shmem_fallocate when a page cannot be had */
+			break;
+		}
+		put_page(page); /* the page cache keeps its own */
+		shmem_account(inode, 1);
+	}
+	if (!err && !(mode & FALLOC_FL_KEEP_SIZE) && end > inode->i_size)
+		inode->i_size = end;
+	if (!err)
+		inode->i_ctime = current_time();
+out:
+	up_write(&inode->i_rwsem);
+	return err;
+}
+
+/* Linux's shmem_file_llseek: SEEK_DATA and SEEK_HOLE by the pages present
+ * (a page is data even where it holds zeros), the rest as
+ * generic_file_llseek. */
+static long shmem_file_llseek(struct file *f, long offset, int whence)
+{
+	struct inode *inode = f->f_inode;
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		return generic_file_llseek(f, offset, whence);
+	down_read(&inode->i_rwsem);
+	long size = inode->i_size, ret;
+	if (offset < 0 || offset >= size) {
+		ret = -ENXIO;
+	} else {
+		unsigned long start = (unsigned long)offset >> PAGE_SHIFT;
+		unsigned long end = ((unsigned long)size + PAGE_SIZE - 1) >> PAGE_SHIFT;
+		unsigned long idx = filemap_next_index(f->f_mapping, start, end, whence == SEEK_DATA);
+		ret = idx == start ? offset : (long)(idx << PAGE_SHIFT);
+		if (whence == SEEK_DATA && idx >= end)
+			ret = -ENXIO;
+		else if (ret > size)
+			ret = size;
+		if (ret >= 0)
+			f->f_pos = ret;
+	}
+	up_read(&inode->i_rwsem);
+	return ret;
+}
+
+static const struct file_operations shmem_file_operations = {
+	.read = filemap_read, .write = shmem_file_write, .llseek = shmem_file_llseek, .fsync = noop_fsync,
+	.mmap = shmem_mmap, .fallocate = shmem_fallocate,
+};
+
+/* ---- tmpfs files mapped MAP_SHARED ---- */
+
+int shmem_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_SHARED))
+		return 0;
+	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	obj->refcount = 1;
+	spin_lock_init(&obj->lock);
+	obj->file = get_file(file);
+	obj->mapping = file->f_mapping;
+	vma->vm_shm = obj;
+	return 0;
+}
+
+/* Linux's shmem_fault: the page at the fault's offset in the file's page
+ * cache, made zeroed if absent (a hole gets a page as a write to it
+ * would), with a reference for the caller's mapping; SIGBUS past the
+ * file's end. No i_rwsem: a writer holds it while it copies from user
+ * memory, which may fault (i_rwsem -> mmap_lock); two makers of one page
+ * settle it in the tree (-EEXIST: the other's is taken). */
+static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area_struct *vma,
+					unsigned long address, unsigned int *ret)
+{
+	struct address_space *mapping = obj->mapping;
+	struct inode *inode = mapping->host;
+	unsigned long index = linear_page_index(vma, address);
+	for (;;) {
+		unsigned long end = ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+		if (index >= end) {
+			*ret = VM_FAULT_SIGBUS;
+			return NULL;
+		}
+		struct page *page = filemap_get_folio(mapping, index);
+		if (page)
+			return page;
+		page = vma_alloc_page(GFP_USER | __GFP_ZERO, vma, address);
+		if (!page) {
+			*ret = VM_FAULT_OOM;
+			return NULL;
+		}
+		int err = __filemap_add_folio(mapping, page, index);
+		if (!err) {
+			shmem_account(inode, 1);
+			return page; /* the allocation's reference is the caller's */
+		}
+		__free_page(page);
+		if (err != -EEXIST) {
+			*ret = VM_FAULT_OOM;
+			return NULL;
+		}
+	}
 }

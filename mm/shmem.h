@@ -17,9 +17,20 @@
  * MAP_NORESERVE, and given back when it goes (Linux's shmem_acct_size).
  *
  * Locking: the object's lock orders the creation of its pages; the
- * refcount (the VMAs) is atomic. mmlab's shmem objects are not files:
- * they have no name, no inode, and nothing but MAP_SHARED anonymous
- * mappings makes them (the tmpfs of the files layer will). */
+ * refcount (the VMAs) is atomic.
+ *
+ * tmpfs (the second half of mm/shmem.c) is the root file system: each
+ * regular file's pages are its inode's page cache (mm/filemap.h), made
+ * zeroed by the first write at their offset (a hole reads as zeros and
+ * holds no page), freed by truncate and with the inode. Its pages count
+ * in Shmem and Cached too. A MAP_SHARED mapping of a tmpfs file is a
+ * shmem_object too, one that holds the file and finds its pages in the
+ * file's page cache (shmem_mmap); a MAP_SHARED anonymous mapping is still
+ * an object with pages of its own rather than an unnamed tmpfs inode, as
+ * Linux has it (the object predates the files). Truncating a file does
+ * not unmap its pages from the processes that map them (Linux's
+ * unmap_mapping_range needs a reverse map of file pages, which mmlab has
+ * not): a page cut off stays mapped until munmap, no longer in the file. */
 #ifndef MM_SHMEM_H
 #define MM_SHMEM_H
 
@@ -38,6 +49,11 @@ struct shmem_object {
 	unsigned long nrpages;   /* pages present */
 	bool accounted;          /* its size is charged to the commit */
 	struct page **pages;     /* slot i: the page at offset i, or NULL */
+	/* A MAP_SHARED mapping of a tmpfs file: the file (a reference) and
+	 * its page cache, where the pages are instead (no slots; the file's
+	 * i_size is the end: a fault past it is SIGBUS). */
+	struct file *file;
+	struct address_space *mapping;
 };
 
 /* A new object of len bytes for a MAP_SHARED anonymous mapping, charged
@@ -57,7 +73,18 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 void shmem_page_mapped(struct mm_struct *mm, struct page *page);
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page);
 
-/* Pages in shmem objects (/proc/meminfo Shmem). */
+/* Pages in shmem objects and tmpfs files (/proc/meminfo Shmem). */
 unsigned long nr_shmem_pages(void);
+
+/* tmpfs's mmap method: a MAP_SHARED mapping of a file gets the object of
+ * that file's pages (vma->vm_shm); a MAP_PRIVATE one needs nothing (its
+ * faults copy the file's pages, mm/memory.c). 0 or -ENOMEM. */
+struct file;
+int shmem_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* tmpfs: a new instance with its root directory (mounted as "/" at boot,
+ * fs/namespace.c). */
+struct super_block;
+struct super_block *shmem_fill_super(void);
 
 #endif

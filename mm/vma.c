@@ -32,6 +32,7 @@
  * Portable C: the host tests build it with stubs of mm/memory.c and of
  * the rwsem. */
 #include "mm/vma.h"
+#include "fs/fs.h"
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
 #include "mm/hugetlb_vma.h"
@@ -156,7 +157,7 @@ void vma_link(struct mm_struct *mm, struct vm_area_struct *vma, struct vm_area_s
 	 * split or moved pieces keep offsets from such a start. A shared
 	 * anonymous VMA's is an offset in its object (mm/shmem.h): 0 is
 	 * its first page's. */
-	if (!vma->vm_pgoff && !vma->vm_shm)
+	if (!vma->vm_pgoff && !vma->vm_shm && !vma->vm_file)
 		vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
 	vma->vm_mm = mm;
 	vma->vm_prev = prev;
@@ -223,7 +224,9 @@ struct vm_area_struct *vm_area_copy(struct vm_area_struct *orig)
 	new->vm_next = new->vm_prev = NULL;
 	mpol_get(new->vm_policy);       /* vma_dup_policy */
 	resv_map_get(new->vm_resv_map); /* hugetlb_vm_op_open */
-	shmem_get(new->vm_shm);         /* get_file */
+	shmem_get(new->vm_shm);
+	if (new->vm_file)
+		get_file(new->vm_file);
 	return new;
 }
 
@@ -247,6 +250,8 @@ void vm_area_dup_abort(struct vm_area_struct *new)
 	 * back, only the map's reference is this copy's. */
 	resv_map_put(new->vm_resv_map);
 	shmem_put(new->vm_shm);
+	if (new->vm_file)
+		fput(new->vm_file);
 	kfree(new);
 }
 
@@ -279,11 +284,13 @@ static bool is_mergeable_anon_vma(struct anon_vma *anon_vma1, struct anon_vma *a
 	return anon_vma1 == anon_vma2;
 }
 
-/* Linux's anon_vma_compatible (no files, no policies, vm_pgoff follows
- * the address): a and b touch and differ at most in access rights. */
+/* Linux's anon_vma_compatible (no policies, vm_pgoff follows the
+ * address): a and b touch, map the same file or none, and differ at most
+ * in access rights. */
 static bool anon_vma_compatible(const struct vm_area_struct *a, const struct vm_area_struct *b)
 {
-	return a->vm_end == b->vm_start && !((a->vm_flags ^ b->vm_flags) & ~VM_ACCESS_FLAGS);
+	return a->vm_end == b->vm_start && a->vm_file == b->vm_file &&
+	       !((a->vm_flags ^ b->vm_flags) & ~VM_ACCESS_FLAGS);
 }
 
 /* Linux's reusable_anon_vma: only an anon_vma with no ancestors (a
@@ -314,7 +321,9 @@ void vm_area_free(struct vm_area_struct *vma)
 		 * reservations go back to the pool. */
 		hugetlb_vm_op_close(vma);
 		unlink_anon_vmas(vma);
-		shmem_put(vma->vm_shm); /* Linux's fput of vm_file */
+		shmem_put(vma->vm_shm);
+		if (vma->vm_file)
+			fput(vma->vm_file); /* Linux's remove_vma */
 		mpol_put(vma->vm_policy);
 	}
 	kfree(vma);
@@ -394,13 +403,15 @@ struct vma_merge_struct {
 	unsigned long start, end;
 	unsigned long pgoff; /* of start: vm_pgoff the range would have */
 	unsigned long flags;
+	struct file *file;   /* what it maps (NULL: anonymous memory) */
 	struct mempolicy *policy;
 	struct anon_vma *anon_vma;
 };
 
 /* Linux 6.12's is_mergeable_vma: may the range and the neighbour (next if
  * merge_next, else prev) be one VMA, as far as their attributes go? No
- * files and no userfaultfd here; VM_SOFTDIRTY does not exist. */
+ * userfaultfd here; VM_SOFTDIRTY does not exist. Two pieces of one
+ * private file mapping merge when their offsets follow on, as Linux's. */
 static bool is_mergeable_vma(const struct vma_merge_struct *vmg, bool merge_next)
 {
 	const struct vm_area_struct *vma = merge_next ? vmg->next : vmg->prev;
@@ -411,7 +422,7 @@ static bool is_mergeable_vma(const struct vma_merge_struct *vmg, bool merge_next
 	 * them; Linux merges two VMAs of one shmem file at offsets that
 	 * follow each other). */
 	return vma->vm_flags == vmg->flags && !(vmg->flags & (VM_HUGETLB | VM_SHARED)) &&
-	       mpol_equal(vma->vm_policy, vmg->policy);
+	       vma->vm_file == vmg->file && mpol_equal(vma->vm_policy, vmg->policy);
 }
 
 static unsigned long vma_pages(const struct vm_area_struct *vma)
@@ -497,7 +508,7 @@ struct vm_area_struct *vma_merge_extend(struct mm_struct *mm, struct vm_area_str
 	struct vma_merge_struct vmg = { .mm = mm, .prev = vma, .next = vma->vm_next,
 					.start = vma->vm_end, .end = vma->vm_end + delta,
 					.pgoff = vma->vm_pgoff + vma_pages(vma),
-					.flags = vma->vm_flags, .policy = vma->vm_policy,
+					.flags = vma->vm_flags, .file = vma->vm_file, .policy = vma->vm_policy,
 					.anon_vma = vma->anon_vma };
 	return vma_merge_new_range(&vmg);
 }
@@ -511,8 +522,8 @@ struct vm_area_struct *copy_vma(struct vm_area_struct **vmap, unsigned long addr
 	mmap_assert_write_locked(mm);
 	/* Never faulted: nothing ties it to its old offsets, so it takes the
 	 * new address's and may merge there like a fresh mapping. */
-	if (!vma->anon_vma)
-		pgoff = addr >> PAGE_SHIFT;
+	if (!vma->anon_vma && !vma->vm_file && !vma->vm_shm)
+		pgoff = addr >> PAGE_SHIFT; /* (a file's or object's offset stays) */
 	struct vm_area_struct *prev;
 	struct rb_node **link, *parent;
 	if (find_vma_links(mm, addr, addr + len, &prev, &link, &parent))
@@ -520,7 +531,7 @@ struct vm_area_struct *copy_vma(struct vm_area_struct **vmap, unsigned long addr
 	struct vma_merge_struct vmg = { .mm = mm, .prev = prev,
 					.next = prev ? prev->vm_next : vma_first(mm),
 					.start = addr, .end = addr + len, .pgoff = pgoff,
-					.flags = vma->vm_flags, .policy = vma->vm_policy,
+					.flags = vma->vm_flags, .file = vma->vm_file, .policy = vma->vm_policy,
 					.anon_vma = vma->anon_vma };
 	struct vm_area_struct *new_vma = vma_merge_new_range(&vmg);
 	if (new_vma) {
@@ -643,7 +654,7 @@ struct vm_area_struct *vma_modify_flags(struct mm_struct *mm, struct vm_area_str
 	struct vma_merge_struct vmg = { .mm = mm, .prev = vma->vm_prev, .next = vma->vm_next,
 					.vma = vma, .start = start, .end = end,
 					.pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT),
-					.flags = newflags, .policy = vma->vm_policy,
+					.flags = newflags, .file = vma->vm_file, .policy = vma->vm_policy,
 					.anon_vma = vma->anon_vma };
 	vma = vma_modify(&vmg);
 	if (vma)
@@ -661,7 +672,7 @@ struct vm_area_struct *vma_modify_policy(struct mm_struct *mm, struct vm_area_st
 	struct vma_merge_struct vmg = { .mm = mm, .prev = vma->vm_prev, .next = vma->vm_next,
 					.vma = vma, .start = start, .end = end,
 					.pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT),
-					.flags = vma->vm_flags, .policy = new_pol,
+					.flags = vma->vm_flags, .file = vma->vm_file, .policy = new_pol,
 					.anon_vma = vma->anon_vma };
 	vma = vma_modify(&vmg);
 	if (vma && !mpol_equal(vma->vm_policy, new_pol)) {

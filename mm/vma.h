@@ -111,8 +111,11 @@ unsigned long unmapped_area_topdown(struct mm_struct *mm, unsigned long length, 
 /* whether the hint [addr, addr + len) is free and below limit; */
 bool hint_fits(struct mm_struct *mm, unsigned long addr, unsigned long len, unsigned long limit);
 /* and a new VMA [addr, addr + len) with vm_flags, replacing what is there,
- * charged to the commit count if VM_ACCOUNT: addr or a negative errno. */
+ * charged to the commit count if VM_ACCOUNT: addr or a negative errno. A
+ * file mapping's VMA holds a reference to file and starts at page pgoff
+ * of it (file NULL: anonymous memory). */
+struct file;
 unsigned long mmap_region(struct mm_struct *mm, unsigned long addr, unsigned long len,
-			  unsigned long vm_flags, bool brk);
+			  unsigned long vm_flags, bool brk, struct file *file, unsigned long pgoff);
 
 #endif

@@ -94,7 +94,7 @@ static void open_errors(struct kunit *test)
 	static const struct { const char *path; int flags; int result; } cases[] = {
 		{ "", O_RDONLY, -ENOENT }, { "/nothing", O_RDONLY, -ENOENT },
 		{ "/nothing/meminfo", O_CREAT, -ENOENT }, { "/proc/new", O_CREAT | O_WRONLY, -ENOENT },
-		{ "/proc/self/new", O_CREAT, -ENOENT }, { "/new", O_CREAT, -EACCES },
+		{ "/proc/self/new", O_CREAT, -ENOENT }, { "/proc/meminfo/new", O_CREAT, -ENOTDIR },
 		{ "/sys/devices/system/node/new", O_CREAT, -EACCES },
 		{ "/sys/devices/system/node/online", 3, 3 }, /* access mode 3: neither */
 		{ "/proc", O_RDONLY | O_TMPFILE, -EINVAL }, { "/proc", O_RDWR | O_TMPFILE, -EOPNOTSUPP },

@@ -30,6 +30,7 @@
 #include "kernel/smp.h"
 #include "lib/string.h"
 #include "kernel/time.h"
+#include "arch/x86_64/cpu.h"
 #include "kernel/unistd.h"
 #include "mm/gup.h"
 #include "mm/memory.h"
@@ -236,6 +237,7 @@ struct stress {
 	unsigned long rounds; /* per faulter per batch */
 	volatile unsigned long faulters_done;
 	volatile unsigned long faulter_errors;
+	volatile unsigned long walker_started; /* this batch's walker is in its loop */
 	/* The walker's findings. */
 	unsigned long calls, pages, zero_pages, bad_state, bad_contents, zero_for_write, errors;
 	bool write_calls_seen;
@@ -271,6 +273,18 @@ static void faulter(struct test_worker *w, unsigned id)
 	range_of(id, &first, &n);
 	unsigned long slots = n / SLOT_PAGES;
 	kthread_use_mm(st->mm);
+	/* The walk must run beside the rounds, not after them: the walker's
+	 * CPU is the test's, which hands it over only when the test sleeps,
+	 * and a host that starves one vCPU's thread (TCG with a thread per
+	 * vCPU on a loaded host) let every batch's rounds end before the
+	 * walker's first call. Wait for it a while (cond_resched: a faulter
+	 * may share the walker's CPU), then go on whatever happened: the case
+	 * fails if the walk took nothing. */
+	u64 deadline = ktime_get_ns() + 2000000000ull;
+	while (!load(&st->walker_started) && ktime_get_ns() < deadline) {
+		cpu_relax();
+		cond_resched();
+	}
 	for (unsigned long r = 0; r < st->rounds; r++) {
 		for (unsigned s = 0; s < 2; s++) {
 			unsigned long slot = (r * 7 + s * 13 + id * 5) % slots;
@@ -324,6 +338,7 @@ static void walker(struct stress *st)
 {
 	struct page *pages[RUN];
 	kthread_use_mm(st->mm);
+	inc(&st->walker_started);
 	for (unsigned long k = 0; load(&st->faulters_done) < FAULTERS; k++) {
 		unsigned long slot = (k * 37) % (STRESS_PAGES / SLOT_PAGES);
 		unsigned long idx = slot * SLOT_PAGES;
@@ -385,6 +400,7 @@ static void gup_fast_beside_emptying_tables(struct kunit *test, enum pte_reclaim
 		where[1 + i] = test_nth_other_cpu_or_this(i);
 	for (unsigned b = 0; b < BATCHES; b++) {
 		st.faulters_done = 0;
+		st.walker_started = 0;
 		test_crew_start_on(test, &c, stress_fn, &st, where, FAULTERS + 1, FAULTERS + 1);
 		KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
 		/* Nobody walks now: every table's count is its entries. */

@@ -20,13 +20,23 @@
 
 static void fput_action(void *f) { fput(f); }
 
+/* chrdev_open on a device node of number major:minor (an inode that only
+ * carries the number: what chrdev_open reads of it). */
+static int open_node(struct file *f, unsigned int major, unsigned int minor)
+{
+	static struct inode node;
+	node.i_mode = S_IFCHR | 0666;
+	node.i_rdev = MKDEV(major, minor);
+	return chrdev_open(&node, f);
+}
+
 /* A file opened on device 1:minor, as chrdev_open gives it. */
 static struct file *open_mem(struct kunit *test, unsigned int minor)
 {
 	struct file *f = alloc_file();
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_action, f), 0);
-	KUNIT_ASSERT_EQ(test, chrdev_open(f, 1, minor), 0);
+	KUNIT_ASSERT_EQ(test, open_node(f, 1, minor), 0);
 	f->f_flags = O_RDWR;
 	f->f_mode = FMODE_READ | FMODE_WRITE | FMODE_CAN_READ | FMODE_CAN_WRITE | FMODE_LSEEK;
 	return f;
@@ -39,7 +49,7 @@ static long do_read(struct file *f, void *buf, size_t n, bool user)
 
 static long do_write(struct file *f, const void *buf, size_t n)
 {
-	return f->f_op->write(f, buf, n, false);
+	return f->f_op->write(f, buf, n, &f->f_pos, false);
 }
 
 static bool all_bytes(const u8 *p, size_t n, u8 v)
@@ -75,9 +85,9 @@ static void unknown_number_is_enxio(struct kunit *test)
 	struct file *f = alloc_file();
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_action, f), 0);
-	KUNIT_EXPECT_EQ(test, chrdev_open(f, 1, 4), -ENXIO);
+	KUNIT_EXPECT_EQ(test, open_node(f, 1, 4), -ENXIO);
 	KUNIT_EXPECT_NULL(test, f->f_op);
-	KUNIT_EXPECT_EQ(test, chrdev_open(f, 4095, MINORMASK), -ENXIO);
+	KUNIT_EXPECT_EQ(test, open_node(f, 4095, MINORMASK), -ENXIO);
 }
 
 static void unregister_test_device(void *ctx)

@@ -147,18 +147,22 @@ static void system_calls_act_on_current_mm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, -1ul, 0), -EBADF);
 	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, 0, RW, MAP_PRIVATE, -1ul, 0), -EBADF); /* fd first */
 	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, 1, 0), -EBADF); /* not open here */
-	/* With a descriptor table (the console on fd 1), an open file that
-	 * cannot be mapped; the fd's high bits are ignored, as fget's. */
+	/* With a descriptor table (the console: fd 0 for reading, fd 1 for
+	 * writing), an open file that cannot be mapped (-ENODEV), after
+	 * do_mmap's check that the descriptor may be read (-EACCES for fd 1);
+	 * the fd's high bits are ignored, as fget's. */
 	struct files_struct *files = files_alloc(""), *saved = current->files;
 	KUNIT_ASSERT_NOT_NULL(test, files);
 	current->files = files;
-	long console = sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, 1, 0);
-	long high = sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, (1ul << 32) | 1, 0);
+	long console = sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, 0, 0);
+	long high = sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, (1ul << 32) | 0, 0);
+	long write_only = sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, 1, 0);
 	long closed = sys(__NR_mmap, 0, PAGE_SIZE, RW, MAP_PRIVATE, 7, 0);
 	current->files = saved;
 	files_release(files);
 	KUNIT_EXPECT_EQ(test, console, -ENODEV);
 	KUNIT_EXPECT_EQ(test, high, -ENODEV);
+	KUNIT_EXPECT_EQ(test, write_only, -EACCES);
 	KUNIT_EXPECT_EQ(test, closed, -EBADF);
 	/* Shared hugetlb memory needs a hugetlbfs file: none here. */
 	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, 2ul << 20, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1ul, 0), -ENODEV);

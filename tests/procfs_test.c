@@ -373,6 +373,7 @@ static void entries_are_well_formed(struct kunit *test)
 	for (const struct proc_dir_entry *e = __proc_entries_start; e < __proc_entries_end; e++) {
 		const char *name = e->name ? e->name : "(family)";
 		bool dir = (e->mode & S_IFMT) == S_IFDIR, reg = (e->mode & S_IFMT) == S_IFREG;
+		bool lnk = (e->mode & S_IFMT) == S_IFLNK; /* its target is fs/stat.c's */
 		if (!e->parent) {
 			roots++;
 			KUNIT_EXPECT_TRUE(test, e == &root_dir);
@@ -389,7 +390,9 @@ static void entries_are_well_formed(struct kunit *test)
 		if (reg && !(e->mode & 0200) != !e->write)
 			kunit_fail(test, false, __FILE__, __LINE__, "%s: mode %o and write method disagree",
 				   name, e->mode);
-		if (!dir && !reg)
+		if (lnk && (e->show || e->read || e->write))
+			kunit_fail(test, false, __FILE__, __LINE__, "%s: a link with methods", name);
+		if (!dir && !reg && !lnk)
 			kunit_fail(test, false, __FILE__, __LINE__, "%s: mode %o", name, e->mode);
 		for (const struct proc_dir_entry *o = e + 1; e->name && o < __proc_entries_end; o++)
 			if (o->parent == e->parent && o->name && !strcmp(o->name, e->name))

@@ -102,7 +102,7 @@ PROC_FILE(nodes_possible_file, node_root_dir, "possible", nodes_online_show);
 
 /* node<N> for every online node. */
 const struct proc_dir_entry node_dir __proc_entry = {
-	.parent = &node_root_dir, .match = proc_match_node, .mode = S_IFDIR | 0555,
+	.parent = &node_root_dir, .match = proc_match_node, .list = proc_list_node, .mode = S_IFDIR | 0555,
 };
 
 PROC_FILE(node_cpulist_file, node_dir, "cpulist", node_cpulist_show);

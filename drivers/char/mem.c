@@ -37,15 +37,15 @@ static long read_null(struct file *f, char *dst, size_t count, long *pos, bool u
 	return 0;
 }
 
-static long write_null(struct file *f, const char *src, size_t count, bool user)
+static long write_null(struct file *f, const char *src, size_t count, long *pos, bool user)
 {
-	(void)f, (void)src, (void)user;
+	(void)f, (void)src, (void)pos, (void)user;
 	return (long)count;
 }
 
-static long write_full(struct file *f, const char *src, size_t count, bool user)
+static long write_full(struct file *f, const char *src, size_t count, long *pos, bool user)
 {
-	(void)f, (void)src, (void)count, (void)user;
+	(void)f, (void)src, (void)count, (void)pos, (void)user;
 	return -ENOSPC;
 }
 

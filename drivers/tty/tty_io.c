@@ -16,8 +16,9 @@
 #include "kernel/sched.h"
 #include "kernel/unistd.h"
 
-static long console_write(struct file *f, const char *src, size_t count, bool user)
+static long console_write(struct file *f, const char *src, size_t count, long *pos, bool user)
 {
+	(void)pos; /* a stream: no position */
 	char chunk[128];
 	size_t done = 0;
 	long ret = (long)count;

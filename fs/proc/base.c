@@ -6,6 +6,7 @@
  * up in, and a process cannot see another's mm. */
 #include "fs/proc/internal.h"
 #include "kernel/sched.h"
+#include "lib/vsprintf.h"
 
 static bool pid_dir_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
 {
@@ -18,8 +19,32 @@ static bool pid_dir_match(const char *s, size_t len, struct task_struct *task, s
 	return true;
 }
 
+/* getdents of /proc: "self" (Linux's is a fixed symlink) and the pid. */
+static bool pid_dir_list(unsigned int i, struct task_struct *task, char *name, size_t size)
+{
+	if (i == 0)
+		snprintf(name, size, "self");
+	else if (i == 1 && task->pid > 0)
+		snprintf(name, size, "%d", task->pid);
+	else
+		return false;
+	return true;
+}
+
 static const struct proc_dir_entry pid_dir __proc_entry = {
-	.parent = &proc_root_dir, .match = pid_dir_match, .mode = S_IFDIR | 0555,
+	.parent = &proc_root_dir, .match = pid_dir_match, .list = pid_dir_list, .mode = S_IFDIR | 0555,
+};
+
+/* The links (fs/stat.c reads them: the program, the working directory
+ * and the root of the process). */
+static const struct proc_dir_entry pid_exe __proc_entry = {
+	.parent = &pid_dir, .name = "exe", .mode = S_IFLNK | 0777,
+};
+static const struct proc_dir_entry pid_cwd __proc_entry = {
+	.parent = &pid_dir, .name = "cwd", .mode = S_IFLNK | 0777,
+};
+static const struct proc_dir_entry pid_root __proc_entry = {
+	.parent = &pid_dir, .name = "root", .mode = S_IFLNK | 0777,
 };
 
 PROC_FILE(pid_maps, pid_dir, "maps", maps_show);

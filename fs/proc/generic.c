@@ -7,7 +7,9 @@
  * are a few dozen, so a linear scan per component costs less than building
  * an index would. Then the generation of a file's snapshot and its write. */
 #include "fs/proc/proc_fs.h"
+#include "fs/fs.h"
 #include "lib/string.h"
+#include "lib/vsprintf.h"
 #include "mm/numa.h"
 #include "mm/page.h"
 #include "mm/slab.h"
@@ -31,6 +33,15 @@ bool proc_match_node(const char *s, size_t len, struct task_struct *task, struct
 	    (unsigned)id >= num_online_nodes())
 		return false;
 	node->nid = id;
+	return true;
+}
+
+bool proc_list_node(unsigned int i, struct task_struct *task, char *name, size_t size)
+{
+	(void)task;
+	if (i >= num_online_nodes())
+		return false;
+	snprintf(name, size, "node%u", i);
 	return true;
 }
 
@@ -79,6 +90,53 @@ int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *
 		s += len;
 		if (*s == '/')
 			s++;
+	}
+	return 0;
+}
+
+/* A made-up inode number for a generated name (getdents's d_ino: some
+ * libcs skip entries whose d_ino is 0). */
+static unsigned long generated_ino(const struct proc_dir_entry *e, unsigned int member)
+{
+	return (((unsigned long)e >> 3) & 0xffffff) * 64 + member + 2;
+}
+
+int procfs_readdir(const struct proc_node *dir, struct task_struct *task, struct dir_context *ctx)
+{
+	const struct proc_dir_entry *d = dir->entry, *e;
+	if (ctx->pos == 0) {
+		if (!ctx->actor(ctx, ".", 1, 0, generated_ino(d, 0), DT_DIR))
+			return 0;
+		ctx->pos = 1;
+	}
+	if (ctx->pos == 1) {
+		if (!ctx->actor(ctx, "..", 2, 1, generated_ino(d->parent ? d->parent : d, 0), DT_DIR))
+			return 0;
+		ctx->pos = 2;
+	}
+	long i = 2;
+	char name[64];
+	for (e = __proc_entries_start; e < __proc_entries_end; e++) {
+		if (e->parent != d || !e->name)
+			continue;
+		if (i++ < ctx->pos)
+			continue;
+		if (!ctx->actor(ctx, e->name, (int)strlen(e->name), i - 1, generated_ino(e, 0),
+				fs_umode_to_dtype(e->mode)))
+			return 0;
+		ctx->pos = i;
+	}
+	for (e = __proc_entries_start; e < __proc_entries_end; e++) {
+		if (e->parent != d || e->name || !e->list)
+			continue;
+		for (unsigned int m = 0; e->list(m, task, name, sizeof(name)); m++) {
+			if (i++ < ctx->pos)
+				continue;
+			if (!ctx->actor(ctx, name, (int)strlen(name), i - 1, generated_ino(e, m + 1),
+					fs_umode_to_dtype(e->mode)))
+				return 0;
+			ctx->pos = i;
+		}
 	}
 	return 0;
 }

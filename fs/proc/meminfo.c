@@ -59,9 +59,11 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "MemTotal:       ", total);
 	show_val_kb(m, "MemFree:        ", free);
 	show_val_kb(m, "MemAvailable:   ", available);
-	/* No block devices, page cache, swap or LRU lists: these are 0. */
+	/* No block devices, swap or LRU lists: these are 0. The only page
+	 * cache is shmem's (tmpfs files and shared anonymous memory), which
+	 * Linux counts in Cached too. */
 	show_val_kb(m, "Buffers:        ", 0);
-	show_val_kb(m, "Cached:         ", nr_shmem_pages()); /* Linux counts shmem in the page cache */
+	show_val_kb(m, "Cached:         ", nr_shmem_pages());
 	show_val_kb(m, "SwapCached:     ", 0);
 	show_val_kb(m, "Active:         ", 0);
 	show_val_kb(m, "Inactive:       ", 0);
@@ -78,8 +80,8 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "Dirty:          ", 0);
 	show_val_kb(m, "Writeback:      ", 0);
 	show_val_kb(m, "AnonPages:      ", nr_anon_pages());
-	show_val_kb(m, "Mapped:         ", 0); /* no file mappings */
-	show_val_kb(m, "Shmem:          ", nr_shmem_pages()); /* shared anonymous memory (mm/shmem.h) */
+	show_val_kb(m, "Mapped:         ", 0); /* not counted (Linux's NR_FILE_MAPPED) */
+	show_val_kb(m, "Shmem:          ", nr_shmem_pages()); /* tmpfs and shared anonymous memory (mm/shmem.h) */
 	show_val_kb(m, "KReclaimable:   ", 0);
 	show_val_kb(m, "Slab:           ", slab);
 	show_val_kb(m, "SReclaimable:   ", 0);

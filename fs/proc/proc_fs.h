@@ -44,7 +44,6 @@ struct proc_node {
 	int nid;                  /* for /sys/devices/system/node/node<N>/ files */
 	int hstate;               /* for .../hugepages/hugepages-<kB>kB/ files (mm/hugetlb.h) */
 	struct task_struct *task; /* for /proc/self/ and /proc/<pid>/ */
-	const struct boot_module *module; /* for /bin/<program> (fs/bin.c) */
 };
 
 struct proc_dir_entry {
@@ -55,6 +54,9 @@ struct proc_dir_entry {
 	/* A family: whether the len bytes at name (not NUL-terminated) name a
 	 * member that exists, for task; if so, it records which in node. */
 	bool (*match)(const char *name, size_t len, struct task_struct *task, struct proc_node *node);
+	/* A family's members for getdents: the name of the i-th into name
+	 * (size bytes), false past the last. NULL: not listed. */
+	bool (*list)(unsigned int i, struct task_struct *task, char *name, size_t size);
 	/* A regular file's content, printed whole into m. */
 	void (*show)(struct seq_buf *m, const struct proc_node *node);
 	/* NULL for a read-only file. Otherwise the handler of one write(2):
@@ -110,6 +112,15 @@ bool proc_parse_id(const char *s, size_t len, int *out);
 /* "node<N>" for an online node N: sets node->nid (the families of
  * /sys/devices/system/node and the weighted-interleave weights). */
 bool proc_match_node(const char *s, size_t len, struct task_struct *task, struct proc_node *node);
+
+bool proc_list_node(unsigned int i, struct task_struct *task, char *name, size_t size);
+
+/* getdents of the directory node is (fs/readdir.c's dir_context): ".",
+ * "..", the fixed names in registration order, then each family's
+ * members; position i is the i-th of these, so a listing resumes where
+ * it stopped. */
+struct dir_context;
+int procfs_readdir(const struct proc_node *dir, struct task_struct *task, struct dir_context *ctx);
 
 /* Resolves path, which must be absolute and normalised ("/a/b": no ".",
  * "..", empty components or trailing slash), for task (whose pid is the

@@ -1,8 +1,11 @@
 /* The directories of the namespace that no one subsystem owns (Linux's
- * fs/proc/root.c, proc_sys's and sysfs's roots): "/", /proc, /proc/sys and
+ * fs/proc/root.c, proc_sys's and sysfs's roots): /proc, /proc/sys and
  * /proc/sys/vm, /sys, /sys/kernel, /sys/kernel/mm, /sys/devices and
- * /sys/devices/system. Everything in them is registered by the code it
- * describes (fs/proc/proc_fs.h). */
+ * /sys/devices/system, under a root of their own, "", which only this
+ * namespace sees (the real root is tmpfs's: procfs and sysfs are mounted
+ * on its /proc and /sys, fs/namespace.c, and the path walk hands over
+ * here at those mount points). Everything in them is registered by the
+ * code it describes (fs/proc/proc_fs.h). */
 #include "fs/proc/proc_fs.h"
 
 #define DIR_MODE (S_IFDIR | 0555)

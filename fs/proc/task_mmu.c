@@ -30,6 +30,9 @@
 #include "mm/hugetlb_vma.h"
 #include "mm/mempolicy.h"
 #include "mm/mm_types.h"
+#include "fs/dcache.h"
+#include "fs/fs_struct.h"
+#include "lib/err.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
 #include "mm/numa.h"
@@ -41,11 +44,11 @@
 
 /* Linux's show_vma_header_prefix: "start-end flags offset dev inode ". */
 static void show_vma_header_prefix(struct seq_buf *m, unsigned long start, unsigned long end,
-				   unsigned long f)
+				   unsigned long f, unsigned long long pgoff, unsigned int dev, unsigned long ino)
 {
 	seq_buf_printf(m, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ", start, end,
 		       f & VM_READ ? 'r' : '-', f & VM_WRITE ? 'w' : '-', f & VM_EXEC ? 'x' : '-',
-		       f & VM_MAYSHARE ? 's' : 'p', 0ull, 0u, 0u, 0ul);
+		       f & VM_MAYSHARE ? 's' : 'p', pgoff, MAJOR(dev), MINOR(dev), ino);
 }
 
 /* seq_pad(m, ' ') then name: a name starts at column 73. line is where the
@@ -56,9 +59,10 @@ static void show_vma_name(struct seq_buf *m, size_t line, const char *name)
 	seq_buf_printf(m, "%*s %s", used < 72 ? (int)(72 - used) : 0, "", name);
 }
 
-/* show_map_vma(): every VMA is anonymous here (the ELF image is copied
- * into anonymous memory), so offset, device and inode are 0 and only the
- * heap, the stack and hugetlb mappings get names (Linux names the last by
+/* show_map_vma(): a file mapping (a tmpfs file) shows its offset, the
+ * file's device and inode, and its path; every other VMA is anonymous
+ * (the ELF image is copied into anonymous memory), so offset, device and
+ * inode are 0 and only the heap, the stack and hugetlb mappings get names (Linux names the last by
  * the unlinked hugetlbfs file behind them, "/anon_hugepage (deleted)", with
  * that file's device and inode, which mmlab has not). The caller holds
  * mmap_lock. */
@@ -66,7 +70,26 @@ static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area
 {
 	size_t line = m->len;
 	const char *name = NULL;
-	show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags);
+	struct file *file = vma->vm_file;
+	if (file) {
+		struct inode *inode = file->f_inode;
+		show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags,
+				       (unsigned long long)vma->vm_pgoff << PAGE_SHIFT, inode->i_sb->s_dev, inode->i_ino);
+		/* The file's path from the reader's root (Linux's seq_path). */
+		char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+		if (buf) {
+			struct path root;
+			get_fs_root(current_fs(), &root);
+			char *p = d_path(&file->f_path, &root, buf, PATH_MAX);
+			path_put(&root);
+			if (!IS_ERR(p))
+				show_vma_name(m, line, p);
+			kfree(buf);
+		}
+		seq_buf_puts(m, "\n");
+		return;
+	}
+	show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags, 0, 0, 0);
 	if (is_vm_hugetlb_page(vma))
 		name = "/anon_hugepage (deleted)";
 	else if (vma->vm_start < mm->brk && vma->vm_end > mm->start_brk)
@@ -421,7 +444,7 @@ void smaps_rollup_show(struct seq_buf *m, const struct proc_node *node)
 	}
 	mmap_read_unlock(mm);
 	size_t line = m->len;
-	show_vma_header_prefix(m, start, end, 0);
+	show_vma_header_prefix(m, start, end, 0, 0, 0, 0);
 	show_vma_name(m, line, "[rollup]");
 	seq_buf_puts(m, "\n");
 	__show_smap(m, &mss, true);

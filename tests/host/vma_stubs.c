@@ -31,13 +31,17 @@ long stub_live_objects;
 int stub_errors;
 
 /* The syscalls act on current->mm (the shim's host task, which has none);
- * nothing calls them on the host. */
-bool files_fd_is_open(struct files_struct *files, unsigned int fd)
+ * nothing calls them on the host, and no VMA here maps a file. */
+struct file;
+struct file *fget(struct files_struct *files, unsigned int fd); /* fs/fs.h's, which the host's dev_t hides */
+void fput(struct file *f);
+struct file *fget(struct files_struct *files, unsigned int fd)
 {
 	(void)files;
 	(void)fd;
-	return false;
+	return NULL;
 }
+void fput(struct file *f) { (void)f; }
 
 #define stub_bug(...)                                                                      \
 	do {                                                                               \

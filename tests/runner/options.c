@@ -30,7 +30,12 @@ static void usage(FILE *f)
 		"            so a guest nanosecond is one instruction: deterministic costs)\n"
 		"  %1$s print-cmd --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm]\n"
 		"            [--filter GLOB] [--gdb] [--test] NAME\n"
-		"environment: ACCEL (default for --accel), QEMU (emulator binary),\n"
+		"  every command: [--tcg-threads auto|single|multi]   (TCG: one host thread\n"
+		"            for all vCPUs, or one per vCPU; auto: one per vCPU only when the\n"
+		"            machine's vCPUs fit in its share of the host's CPUs, host CPUs / jobs,\n"
+		"            unless the topology says 'tcg_threads = ...')\n"
+		"environment: ACCEL (default for --accel), TCG_THREADS (default for\n"
+		"             --tcg-threads), QEMU (emulator binary),\n"
 		"             OVMF_CODE, OVMF_VARS (UEFI firmware images)\n",
 		progname);
 }
@@ -65,6 +70,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 	else
 		usage_error("unknown command '%s'", argv[1]);
 	o->accel = getenv("ACCEL") && *getenv("ACCEL") ? getenv("ACCEL") : "tcg";
+	const char *tcg_threads = getenv("TCG_THREADS") && *getenv("TCG_THREADS") ? getenv("TCG_THREADS")
+										  : "auto";
 	o->names = xrealloc(NULL, (size_t)argc * sizeof(*o->names));
 	o->hosts = xrealloc(NULL, (size_t)argc * sizeof(*o->hosts));
 	for (int i = 2; i < argc; i++) {
@@ -73,7 +80,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		char *eq = NULL;
 		static const char *const with_value[] = {"--iso", "--topologies", "--results",
 			"--topology", "--filter", "--accel", "--jobs", "--host", "--kunit-tool", "--cmdline",
-			"--linux-kernel", "--linux-initrd", NULL};
+			"--linux-kernel", "--linux-initrd", "--tcg-threads", NULL};
 		bool takes = false;
 		if (a[0] == '-' && a[1] == '-' && (eq = strchr(a, '=')))
 			*eq = '\0';
@@ -101,6 +108,8 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			o->accel = val;
 		else if (!strcmp(a, "--cmdline"))
 			o->extra_cmdline = val;
+		else if (!strcmp(a, "--tcg-threads"))
+			tcg_threads = val;
 		else if (!strcmp(a, "--linux-kernel"))
 			o->linux_kernel = val;
 		else if (!strcmp(a, "--linux-initrd"))
@@ -146,6 +155,14 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			o->names[o->nnames++] = a;
 		}
 	}
+	if (!strcmp(tcg_threads, "auto"))
+		o->tcg_threads = TCG_THREADS_AUTO;
+	else if (!strcmp(tcg_threads, "single"))
+		o->tcg_threads = TCG_THREADS_SINGLE;
+	else if (!strcmp(tcg_threads, "multi"))
+		o->tcg_threads = TCG_THREADS_MULTI;
+	else
+		usage_error("tcg-threads must be 'auto', 'single' or 'multi', not '%s'", tcg_threads);
 	if (strcmp(o->accel, "tcg") && strcmp(o->accel, "kvm"))
 		usage_error("accel must be 'tcg' or 'kvm', not '%s'", o->accel);
 	if (!o->linux_kernel != !o->linux_initrd)

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "topology.h" /* enum tcg_threads */
+
 #define EXIT_USAGE 2
 
 /* The program's name in its messages. */
@@ -31,6 +33,7 @@ struct opts {
 	long jobs;
 	bool gdb, test_flag;
 	bool icount; /* --icount: the guest clock counts instructions (run only) */
+	enum tcg_threads tcg_threads; /* --tcg-threads, else $TCG_THREADS, else auto */
 };
 
 /* Parses argv into *o or exits: 0 after --help, EXIT_USAGE on an error. */

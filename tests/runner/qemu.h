@@ -20,6 +20,10 @@
  * o->linux_kernel with o->linux_initrd (the caller checks they are given). */
 void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topology *t,
 		     bool test, const char *vars_path);
+/* Whether TCG gives t's machine a host thread per vCPU (else one thread
+ * runs them all, in turns): o->tcg_threads, else the topology's
+ * tcg_threads, else yes exactly when its vCPUs fit in host CPUs / jobs. */
+bool tcg_multi_threaded(const struct opts *o, const struct topology *t);
 /* Where a UEFI boot's copy of OVMF_VARS goes (malloc'd). */
 char *vars_copy_path(const struct opts *o, const struct topology *t);
 /* The OVMF_VARS image to copy ($OVMF_VARS, else Debian's). */

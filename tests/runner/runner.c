@@ -329,7 +329,9 @@ static int cmd_test(const struct opts *o)
 			j->timeout_s = t->timeout_s;
 			const double *took = durations_find(&last, j->name);
 			j->est_s = took ? *took : t->timeout_s;
-			j->cpus = topology_vcpus(t);
+			/* The CPU budget of the timeout: one host thread runs
+			 * every vCPU unless TCG has a thread per vCPU. */
+			j->cpus = strcmp(o->accel, "tcg") || tcg_multi_threaded(o, t) ? topology_vcpus(t) : 1;
 			if (j->cpus > host_cpus)
 				j->cpus = host_cpus;
 			if (t->firmware == FIRMWARE_UEFI)

@@ -807,6 +807,77 @@ static bool linux_qemu_command_line(void)
 	return ok;
 }
 
+/* TCG's threads: one per vCPU only when the machine's vCPUs fit in its
+ * share of the host (host CPUs / jobs), unless the topology or the command
+ * line says which; a bad value is refused. */
+static const char *accel_of(const struct opts *o, const struct topology *t)
+{
+	static char buf[64];
+	struct strvec av = {0};
+	build_qemu_argv(&av, o, t, true, NULL);
+	ssize_t a = argv_find(&av, "-accel");
+	snprintf(buf, sizeof(buf), "%s", a < 0 ? "(none)" : av.v[a + 1]);
+	sv_free(&av);
+	return buf;
+}
+
+static bool tcg_threads_choice(void)
+{
+	static const char *const bad[] = {"tcg_threads must be 'single' or 'multi'", NULL};
+	struct topology big, pinned, bogus;
+	long host = sysconf(_SC_NPROCESSORS_ONLN);
+	char *big_text = xasprintf("qemu = -smp %ld\n", host + 1);
+	bool ok = load_expect("tbig", big_text, &big, NULL) &&
+		  load_expect("tpin", "qemu = -smp 64\ntcg_threads = multi\n", &pinned, NULL) &&
+		  load_expect("tbogus", "tcg_threads = many\n", &bogus, bad);
+	free(big_text);
+	if (!ok)
+		return false;
+	struct opts o = {.mode = MODE_TEST, .iso = "k.iso", .accel = "tcg", .jobs = 1};
+	const struct {
+		enum tcg_threads cmdline;
+		const struct topology *t;
+		long jobs;
+		const char *want;
+	} cases[] = {
+		{TCG_THREADS_AUTO, &big, 1, "tcg,thread=single"},  /* more vCPUs than the host */
+		{TCG_THREADS_AUTO, &pinned, 1, "tcg,thread=multi"}, /* the topology says */
+		{TCG_THREADS_MULTI, &big, 1, "tcg,thread=multi"},   /* the command line says */
+		{TCG_THREADS_SINGLE, &pinned, 1, "tcg,thread=single"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		o.tcg_threads = cases[i].cmdline;
+		o.jobs = cases[i].jobs;
+		const char *got = accel_of(&o, cases[i].t);
+		if (strcmp(got, cases[i].want)) {
+			note("case %zu: -accel %s, not %s", i, got, cases[i].want);
+			ok = false;
+		}
+	}
+	/* A one-vCPU machine fits any share; with more jobs than host CPUs
+	 * a two-vCPU machine never does. */
+	struct topology one, two;
+	if (load_expect("tone", "qemu = -smp 1\n", &one, NULL) &&
+	    load_expect("ttwo", "qemu = -smp 2\n", &two, NULL)) {
+		o.tcg_threads = TCG_THREADS_AUTO;
+		o.jobs = host + 1;
+		char got_one[64], got_two[64];
+		snprintf(got_one, sizeof(got_one), "%s", accel_of(&o, &one));
+		snprintf(got_two, sizeof(got_two), "%s", accel_of(&o, &two));
+		if (strcmp(got_one, "tcg,thread=multi") || strcmp(got_two, "tcg,thread=single")) {
+			note("with %ld jobs: 1 vCPU %s, 2 vCPUs %s", o.jobs, got_one, got_two);
+			ok = false;
+		}
+		topology_free(&one);
+		topology_free(&two);
+	} else {
+		ok = false;
+	}
+	topology_free(&big);
+	topology_free(&pinned);
+	return ok;
+}
+
 /* A hostile-firmware boot (tools/hostile/): its own ISO, and the warnings
  * that must be in the serial output, never in the runner's own lines. */
 static bool hostile_iso_and_expect_log(void)
@@ -1017,6 +1088,7 @@ static const struct {
 	{"linux_ring_is_default_machine", topo_linux_ring_is_default_machine},
 	{"linux_qemu_command_line", linux_qemu_command_line},
 	{"hostile_iso_and_expect_log", hostile_iso_and_expect_log},
+	{"tcg_threads_choice", tcg_threads_choice},
 	{"vcpus_from_smp", topo_vcpus_from_smp},
 	{"timeouts_count_cpu_time", timeouts_count_cpu_time},
 	{"jobs_start_longest_first", jobs_start_longest_first},

@@ -319,6 +319,16 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 			}
 			if (!(*slot = strdup(value)))
 				goto oom;
+		} else if (strcmp(key, "tcg_threads") == 0) {
+			if (!strcmp(value, "single"))
+				t->tcg_threads = TCG_THREADS_SINGLE;
+			else if (!strcmp(value, "multi"))
+				t->tcg_threads = TCG_THREADS_MULTI;
+			else {
+				snprintf(err, errlen, "%s:%d: tcg_threads must be 'single' or 'multi', not '%s'",
+					 path, lineno, value);
+				goto fail;
+			}
 		} else if (strcmp(key, "on_request") == 0) {
 			if (strcmp(value, "yes") && strcmp(value, "no")) {
 				snprintf(err, errlen, "%s:%d: on_request must be 'yes' or 'no'", path, lineno);
@@ -357,7 +367,7 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 		} else {
 			snprintf(err, errlen,
 				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, "
-				 "timeout, expect, expect_output, expect_log, iso, initrd, filter, on_request, kernel, base)",
+				 "timeout, expect, expect_output, expect_log, iso, initrd, filter, on_request, tcg_threads, kernel, base)",
 				 path, lineno, key);
 			goto fail;
 		}

@@ -25,6 +25,11 @@ enum expect { EXPECT_PASS, EXPECT_PANIC };
 #define TOPOLOGY_DEFAULT_TIMEOUT 120
 #define TOPOLOGY_MAX_BASE_DEPTH 4
 
+/* How TCG runs a machine's vCPUs: the command line's --tcg-threads, or a
+ * topology's "tcg_threads = ..." when that is auto (qemu.c's
+ * tcg_multi_threaded decides the rest). */
+enum tcg_threads { TCG_THREADS_AUTO, TCG_THREADS_SINGLE, TCG_THREADS_MULTI };
+
 struct topology {
 	char *name;        /* file name without ".topo" */
 	char *path;        /* path of the file */
@@ -55,6 +60,10 @@ struct topology {
 	/* "on_request = yes": booted only when --topology names it (a long
 	 * machine with a make target of its own), never by a run of all. */
 	bool on_request;
+	/* "tcg_threads = single|multi": how TCG runs this machine when the
+	 * command line leaves it to auto (TCG_THREADS_AUTO: the host decides,
+	 * qemu.c's tcg_multi_threaded). */
+	enum tcg_threads tcg_threads;
 	char **expect_log;
 	size_t nexpect_log;
 };

@@ -1,0 +1,203 @@
+/* The page cache (Linux's mm/filemap.c, mm/truncate.c): mm/filemap.h has
+ * the rules. Where Linux indexes a mapping with an xarray, mmlab keeps an
+ * rbtree of small nodes, one per page, in index order: the same
+ * questions (the page at an index, the next present index, every page
+ * from an index on) in O(log n). */
+#include "mm/filemap.h"
+#include "arch/x86_64/uaccess.h"
+#include "lib/string.h"
+#include "mm/memory.h"
+#include "mm/page_alloc.h"
+#include "mm/slab.h"
+
+struct page_cache_node {
+	struct rb_node rb;
+	unsigned long index;
+	struct page *page;
+};
+
+static long file_pages;
+
+unsigned long nr_file_pages(void)
+{
+	long n = __atomic_load_n(&file_pages, __ATOMIC_RELAXED);
+	return n < 0 ? 0 : (unsigned long)n;
+}
+
+void address_space_init(struct address_space *mapping, struct inode *host)
+{
+	mapping->host = host;
+	spin_lock_init(&mapping->i_pages_lock);
+	mapping->i_pages = RB_ROOT;
+	mapping->nrpages = 0;
+}
+
+/* The node at index, or the first one after it (ceil), or NULL. */
+static struct page_cache_node *find_node(struct address_space *mapping, unsigned long index, bool ceil)
+{
+	struct rb_node *n = mapping->i_pages.rb_node;
+	struct page_cache_node *best = NULL;
+	while (n) {
+		struct page_cache_node *pc = rb_entry(n, struct page_cache_node, rb);
+		if (index < pc->index) {
+			best = pc;
+			n = n->rb_left;
+		} else if (index > pc->index) {
+			n = n->rb_right;
+		} else {
+			return pc;
+		}
+	}
+	return ceil ? best : NULL;
+}
+
+struct page *filemap_get_folio(struct address_space *mapping, unsigned long index)
+{
+	spin_lock(&mapping->i_pages_lock);
+	struct page_cache_node *pc = find_node(mapping, index, false);
+	struct page *page = pc ? pc->page : NULL;
+	if (page)
+		get_page(page);
+	spin_unlock(&mapping->i_pages_lock);
+	return page;
+}
+
+int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index)
+{
+	struct page_cache_node *pc = kmalloc(sizeof(*pc), GFP_KERNEL);
+	if (!pc)
+		return -ENOMEM;
+	pc->index = index;
+	pc->page = page;
+	spin_lock(&mapping->i_pages_lock);
+	struct rb_node **link = &mapping->i_pages.rb_node, *parent = NULL;
+	while (*link) {
+		struct page_cache_node *other = rb_entry(*link, struct page_cache_node, rb);
+		parent = *link;
+		if (index == other->index) {
+			spin_unlock(&mapping->i_pages_lock);
+			kfree(pc);
+			return -EEXIST;
+		}
+		link = index < other->index ? &(*link)->rb_left : &(*link)->rb_right;
+	}
+	rb_link_node(&pc->rb, parent, link);
+	rb_insert_color(&pc->rb, &mapping->i_pages);
+	mapping->nrpages++;
+	get_page(page);
+	page->mapping = mapping;
+	page->index = index;
+	spin_unlock(&mapping->i_pages_lock);
+	__atomic_add_fetch(&file_pages, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void filemap_remove_folio(struct page *page)
+{
+	struct address_space *mapping = page->mapping;
+	spin_lock(&mapping->i_pages_lock);
+	struct page_cache_node *pc = find_node(mapping, page->index, false);
+	if (pc && pc->page == page) {
+		rb_erase(&pc->rb, &mapping->i_pages);
+		mapping->nrpages--;
+	} else {
+		pc = NULL;
+	}
+	spin_unlock(&mapping->i_pages_lock);
+	if (!pc)
+		return;
+	kfree(pc);
+	page->mapping = NULL;
+	__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
+	put_page(page);
+}
+
+void truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend)
+{
+	unsigned long start = (unsigned long)(lstart + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	/* The first page past the range, or every page to the end. */
+	unsigned long end = lend < 0 ? ~0ul : (unsigned long)(lend + 1) >> PAGE_SHIFT;
+	for (;;) {
+		spin_lock(&mapping->i_pages_lock);
+		struct page_cache_node *pc = find_node(mapping, start, true);
+		struct page *page = pc && pc->index < end ? pc->page : NULL;
+		spin_unlock(&mapping->i_pages_lock);
+		if (!page)
+			return;
+		filemap_remove_folio(page);
+	}
+}
+
+void truncate_inode_pages(struct address_space *mapping, long lstart)
+{
+	truncate_inode_pages_range(mapping, lstart, -1);
+}
+
+unsigned long filemap_next_index(struct address_space *mapping, unsigned long index, unsigned long end,
+				 bool data)
+{
+	spin_lock(&mapping->i_pages_lock);
+	struct page_cache_node *pc = find_node(mapping, index, true);
+	if (data) {
+		index = pc ? pc->index : end;
+	} else {
+		/* The first gap: walk the run of present pages from index. */
+		while (pc && pc->index == index && index < end) {
+			index++;
+			struct rb_node *next = rb_next(&pc->rb);
+			pc = next ? rb_entry(next, struct page_cache_node, rb) : NULL;
+		}
+	}
+	spin_unlock(&mapping->i_pages_lock);
+	return min(index, end);
+}
+
+long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
+{
+	struct inode *inode = f->f_inode;
+	struct address_space *mapping = f->f_mapping;
+	long done = 0;
+	down_read(&inode->i_rwsem);
+	long size = inode->i_size;
+	while (count && *pos < size) {
+		unsigned long index = (unsigned long)*pos >> PAGE_SHIFT;
+		size_t offset = (size_t)*pos & (PAGE_SIZE - 1);
+		size_t n = min((size_t)PAGE_SIZE - offset, count);
+		n = min(n, (size_t)(size - *pos));
+		struct page *page = filemap_get_folio(mapping, index);
+		unsigned long left;
+		if (page) {
+			left = file_copy_out(dst + done, (char *)page_address(page) + offset, n, user);
+			put_page(page);
+		} else if (user) { /* a hole reads as zeros */
+			left = clear_user(dst + done, n);
+		} else {
+			memset(dst + done, 0, n);
+			left = 0;
+		}
+		done += (long)(n - left);
+		*pos += (long)(n - left);
+		count -= n - left;
+		if (left)
+			break;
+	}
+	inode->i_atime = current_time();
+	up_read(&inode->i_rwsem);
+	return done ? done : (count && *pos < size ? -EFAULT : 0);
+}
+
+unsigned int filemap_copy_page(struct file *file, unsigned long index, void *dst)
+{
+	struct inode *inode = file->f_inode;
+	unsigned long end = ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	if (index >= end)
+		return VM_FAULT_SIGBUS;
+	struct page *page = filemap_get_folio(file->f_mapping, index);
+	if (page) {
+		memcpy(dst, page_address(page), PAGE_SIZE); /* past i_size: zeros (truncate zeroes a tail) */
+		put_page(page);
+	} else {
+		memset(dst, 0, PAGE_SIZE);
+	}
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* The page cache (Linux's mm/filemap.c and mm/truncate.c): a file's
+ * pages, each at its page offset in the file's address_space
+ * (fs/fs.h), read through by read(2), filled by the file system's write,
+ * and dropped by truncate and when the inode goes.
+ *
+ * Invariants: a page in a mapping has one reference of the mapping's,
+ * page->mapping pointing to it and page->index its offset; at most one
+ * page per index. Locking: mapping->i_pages_lock (a spinlock) guards the
+ * tree and nrpages; adding and removing pages happens under the inode's
+ * i_rwsem held for writing (write, truncate), and reads hold it for
+ * reading, so a page found is not removed under a reader. */
+#ifndef MM_FILEMAP_H
+#define MM_FILEMAP_H
+
+#include "fs/fs.h"
+
+void address_space_init(struct address_space *mapping, struct inode *host);
+/* The page at index with a reference of the caller's, or NULL (a hole). */
+struct page *filemap_get_folio(struct address_space *mapping, unsigned long index);
+/* Puts page at index: the mapping takes a reference of its own. 0,
+ * -EEXIST or -ENOMEM. */
+int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index);
+/* Takes page out of its mapping, dropping the mapping's reference. */
+void filemap_remove_folio(struct page *page);
+/* Every page from byte lstart (rounded up to a page) on goes; the
+ * partial page before it is the file system's to zero. */
+void truncate_inode_pages(struct address_space *mapping, long lstart);
+/* The pages wholly inside bytes [lstart, lend] go (a hole punched);
+ * partial pages at either end are the file system's to zero. */
+void truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend);
+/* The first index >= index with a page (data) or without one (hole),
+ * below end; end if none. */
+unsigned long filemap_next_index(struct address_space *mapping, unsigned long index, unsigned long end,
+				 bool data);
+/* Linux's filemap_read: up to count bytes of the file from *pos (its
+ * i_size the end; holes read as zeros) into dst (user memory if user),
+ * *pos moved on. Bytes copied, or -EFAULT when none could be. */
+long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user);
+/* A MAP_PRIVATE file mapping's new page (mm/memory.c): the file's page
+ * at index copied into dst (a page), zeros for a hole. 0, or
+ * VM_FAULT_SIGBUS past the file's end (mm/memory.h). */
+unsigned int filemap_copy_page(struct file *file, unsigned long index, void *dst);
+/* Pages in every page cache (/proc/meminfo's Cached, with Shmem's). */
+unsigned long nr_file_pages(void);
+
+#endif
