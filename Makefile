@@ -256,6 +256,7 @@ compare-mm-selftests:
 	exit $$rc
 
 include tests/bench.mk
+include tools/report/report.mk
 include tests/user/fuzz.mk
 
 # gdb loads the helpers through the auto-load script beside the ELF
