@@ -635,13 +635,20 @@ FIGURES = [
 
 
 def write_index(r):
-    m = r.meta
+    m = dict(r.meta)
+    if r.steps:
+        # The drawing is itself make report's last step: the record's end
+        # is written after it, so the last measured step's is used.
+        last = list(r.steps.values())[-1]
+        m.setdefault("load_end", last["load_end"])
+        total = sum(int(s["seconds"]) for s in r.steps.values())
+        m["took"] = f"; the steps below took {total // 60} min {total % 60:02d} s in all"
     out = ["# Results: every figure, measured again", "",
            "Written by `make report` (tools/report/): each benchmark target run again on one machine, "
            "then drawn from its outputs in `build/bench/` (`make report-plots` draws again without "
            "measuring). Under each figure: one sentence for a slide, how it was measured, the table it "
            "was drawn from.", "",
-           f"- Measured: {m['date']}",
+           f"- Measured: {m['date']}{m.get('took', '')}",
            f"- Machine: {m['cpu']}, {m['cores']} cores; host kernel {m.get('host_kernel', 'unknown')}; "
            f"{m.get('qemu', 'QEMU version unknown')}",
            f"- mmlab commit: {r.commit()}",
@@ -657,7 +664,7 @@ def write_index(r):
                            s["reason"] or "-"] for s in r.steps.values()]), ""]
     out += ["## The figures", ""]
     for i, s in enumerate(r.sections, 1):
-        out.append(f"{i}. [{s['title']}](#{i}-" + re.sub(r"[^a-z0-9 -]", "", s["title"].lower())
+        out.append(f"{i}. [{s['title']}](#{i}-" + re.sub(r"[^a-z0-9 _-]", "", s["title"].lower())
                    .replace(" ", "-") + ")" + (" - not drawn" if "missing" in s else ""))
     out.append("")
     for i, s in enumerate(r.sections, 1):
