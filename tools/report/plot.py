@@ -218,6 +218,20 @@ def fig_vmpte(r):
     for label, pts in series.items():
         ax.plot([c for c, _ in pts], [v / 1024 for _, v in pts], styles[label], label=label,
                 color=COLOURS[label], linewidth=2 if label != "mmlab refcount" else 2.5)
+    # The end values, written at the right: the lines of two kernels
+    # that keep their tables lie on each other, as do those that free them.
+    groups = []
+    for label, pts in sorted(series.items(), key=lambda kv: kv[1][-1][1]):
+        if groups and pts[-1][1] <= groups[-1][0] * 1.02 + 64:
+            groups[-1][1].append(label)
+        else:
+            groups.append((pts[-1][1], [label]))
+    for kb, labels in groups:
+        ax.annotate(", ".join(f"{l} {series[l][-1][1]:,.0f} kB" for l in labels),
+                    (series[labels[0]][-1][0], kb / 1024), xytext=(-6, 8), textcoords="offset points",
+                    ha="right", fontsize=8)
+    top = max(pts[-1][1] for pts in series.values()) / 1024
+    ax.set_ylim(-0.05 * top, top * 1.15)
     ax.set_xlabel("2 MiB chunks written, then given back with MADV_DONTNEED (of 25,600: 50 GiB)")
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.set_ylabel("VmPTE (MiB)")
@@ -290,9 +304,15 @@ def fig_instructions(r):
 def read_clear_page(path):
     routines, extents, workload = {}, [], []
     section = None
+    about = {"cpu": "", "runs": "?"}
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
+            if line.startswith("bench_clear_page:"):
+                about["cpu"] = re.sub(r"\s+", " ", line[len("bench_clear_page:"):]).strip()
+            m = re.match(r"^== routines: .* of (\d+) runs", line)
+            if m:
+                about["runs"] = m.group(1)
             if line.startswith("== "):
                 section = line[3:].split(":")[0]
                 continue
@@ -308,11 +328,11 @@ def read_clear_page(path):
                 if m:
                     workload.append((m.group(1), float(m.group(2)), float(m.group(3)),
                                      float(m.group(4)), m.group(5).strip()))
-    return extents, routines, workload
+    return extents, routines, workload, about
 
 
 def fig_clear(r):
-    extents, routines, workload = read_clear_page(r.need("host-clear-page.txt", "host"))
+    extents, routines, workload, about = read_clear_page(r.need("host-clear-page.txt", "host"))
     if not routines or not workload:
         raise Missing("host-clear-page.txt holds no routines table or no workload lines")
     base = next((w for w in workload if w[0].startswith("baseline")), None)
@@ -349,8 +369,8 @@ def fig_clear(r):
     a2.set_title("The series' workload: 1 GiB of 2 MiB pages, cold", fontsize=10)
     fig.suptitle("Clearing speed per method and extent (the kernel's own routines, run natively)")
     fig.tight_layout(rect=(0, 0.07, 1, 1))
-    r.save(fig, "clear_page.png", "host", HOW_NATIVE + ": tests/host/bench_clear_page, "
-           "median of its runs; the dashed line is clear_page_erms on each 4 KiB page")
+    r.save(fig, "clear_page.png", "host", HOW_NATIVE + f": tests/host/bench_clear_page, median of "
+           f"{about['runs']} runs; the dashed line is clear_page_erms on each 4 KiB page")
     head = ["method"] + extents
     rows = [[name] + [f"{v[0]:.1f}" for v in vals] for name, vals in routines.items()]
     wrows = [[w[0], f"{w[1]:.1f}", f"{w[2]:.1f}-{w[3]:.1f}", w[4] or "-"] for w in workload]
@@ -361,7 +381,9 @@ def fig_clear(r):
                 + "; which method wins depends on how much is cleared at once and on the memory.")
     table = (md_table(head, rows) + "\n\nGB/s, median [min-max], the series' workload:\n\n"
              + md_table(["how", "GB/s", "min-max", "note"], wrows))
-    return {"png": "clear_page.png", "sentence": sentence, "how": HOW_NATIVE, "table": table,
+    how = HOW_NATIVE + f", median of {about['runs']} runs, wall-clock time" + \
+        (f" (CPUID: {about['cpu']})" if about["cpu"] else "")
+    return {"png": "clear_page.png", "sentence": sentence, "how": how, "table": table,
             "sources": "host-clear-page.txt (`make bench-host`)"}
 
 
@@ -412,16 +434,20 @@ def fig_placement(r):
     head = ["policy"] + [f"mmlab N{n}" for n in nodes] + [f"Linux 6.1 N{n}" for n in nodes] + \
         ["mmlab instructions per fault"]
     rows = []
-    same = []
     for p in policies:
         a, b = mm.get(p, {}), li.get(p, {})
-        same.append(a == b)
         cost = instructions(mfigs, "mempolicy_fault", p)
         rows.append([p] + [a.get(n, "-") for n in nodes] + [b.get(n, "-") for n in nodes] + [fmt(cost)])
     hb = mm.get("bind, home node", {})
     hb_frac = (hb.get(home, 0) / sum(hb.values()) * 100) if hb and home is not None else None
-    agree = ("the two kernels place every policy's pages alike" if all(same) else
-             "the kernels differ on " + ", ".join(p for p, s in zip(policies, same) if not s))
+    both = [p for p in policies if p in mm and p in li]
+    differ = [p for p in both if mm[p] != li[p]]
+    agree = ("the two kernels place the pages of every policy both have alike" if not differ else
+             "the kernels differ on " + ", ".join(differ))
+    only = [p for p in policies if p not in li]
+    if only:
+        agree += f" (Linux 6.1 has no {', '.join(only)}" + \
+            (": a Linux 6.9 policy)" if only == ["weighted interleave"] else ")")
     sentence = (f"With home node {home} set, `bind` over all nodes puts "
                 f"{hb_frac:.0f}% of mmlab's pages on node {home} instead of the faulting CPU's node; "
                 f"{agree}." if hb_frac is not None else f"Placement per policy; {agree}.")
@@ -443,6 +469,13 @@ def fig_page_alloc(r):
                 parts = line.split()
                 if len(parts) == 3 and parts[0] != "figure":
                     icount[parts[0]] = (parts[1], parts[2])
+    clock = "wall-clock time"
+    p = r.path("host.txt")
+    if os.path.exists(p):
+        with open(p) as f:
+            for line in f:
+                if line.startswith("CPU:") and "," in line:
+                    clock = line.strip().split("; ")[-1]
     fig, ax = plt.subplots(figsize=(10, 0.55 * len(figs) + 1.8))
     ys = range(len(figs))
     mm = [x["median"] for x in figs]
@@ -463,7 +496,7 @@ def fig_page_alloc(r):
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     r.save(fig, "page_alloc.png", "host", HOW_NATIVE + f": tests/host/bench_page_alloc, {data.get('runs')} "
-           "runs, mm/page_alloc.c built as the kernel builds it")
+           f"runs, {clock}; mm/page_alloc.c built as the kernel builds it")
     head = ["figure", "naive (ns)", "mmlab (ns)", "min-max", "mmlab / naive"]
     if icount:
         head += ["instructions per pair (callgrind)"]
@@ -479,7 +512,8 @@ def fig_page_alloc(r):
                 "bare list pop and push; what the list cannot do at all (contiguous 2 MiB and 1 GiB blocks, "
                 "node fallback) costs tens of nanoseconds.")
     return {"png": "page_alloc.png", "sentence": sentence,
-            "how": HOW_NATIVE + (" (times); instructions by callgrind" if icount else ""),
+            "how": HOW_NATIVE + f", {data.get('runs')} runs, {clock}" +
+                   ("; instructions per pair by callgrind (`make bench-icount`)" if icount else ""),
             "table": md_table(head, rows),
             "sources": "host.json (`make bench-host`)" + (", host-icount.txt (`make bench-icount`)"
                                                          if icount else "")}
@@ -546,11 +580,16 @@ def fig_vmalloc(r):
     t3 = md_table(["1,000 vmalloc(4 KiB) + vfree", "TLB flushes", "instructions per pair"],
                   [[f[0], f[1], fmt(f[2])] for f in flushes]) if flushes else ""
     big = host[-1]
-    sentence = (f"With {big[0]:,} live areas the tree finds a range in {big[1]:,.0f} ns where a list walk "
-                f"takes {big[2]:,.0f} ns; in the kernel, kvmalloc"
-                + (f" of 64 KiB costs {fmt(kv['64 KiB'][0])} instructions against vmalloc's "
-                   f"{fmt(vm['64 KiB'])}, since kmalloc serves it first" if "64 KiB" in kv and "64 KiB" in vm
-                   else " tries kmalloc first") + ".")
+    served = {s: ("kmalloc" if kv[s][1] and not kv[s][2] else "vmalloc" if kv[s][2] and not kv[s][1]
+                  else "both") for s in kv}
+    largest = sizes[-1]
+    sentence = (f"With {big[0]:,} live areas the tree finds a free range in {big[1]:,.0f} ns where a list "
+                f"walk takes {big[2]:,.0f} ns; in the kernel, kvmalloc tries kmalloc first"
+                + (f", which on this freshly booted machine served every size up to {largest} "
+                   f"({fmt(kv[largest][0])} instructions a pair, against vmalloc's {fmt(vm[largest])}): "
+                   "the vmalloc fallback is for when contiguous memory runs out"
+                   if kv and all(v == "kmalloc" for v in served.values()) and largest in kv else "")
+                + ".")
     return {"png": "vmalloc.png", "sentence": sentence,
             "how": "the range allocator natively; vmalloc and kvmalloc in the kernel in instructions (-icount)",
             "table": t1 + "\n\nIn the kernel (instructions per pair):\n\n" + t2 + ("\n\n" + t3 if t3 else ""),
