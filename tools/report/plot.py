@@ -491,6 +491,10 @@ def fig_page_alloc(r):
     ax.set_yticklabels([x["name"] for x in figs], fontsize=8)
     ax.invert_yaxis()
     ax.set_xscale("log")
+    # Plain numbers on the log axis (1, 2, 5, 10, 20, 50, ...), not powers of ten.
+    ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("ns per alloc+free pair (median, bars min-max; log scale)")
     ax.set_title("The page allocator beside the naive baseline")
     ax.legend(fontsize=8, loc="lower right")
