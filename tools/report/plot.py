@@ -512,9 +512,11 @@ def fig_page_alloc(r):
             row.append(icount.get(x["key"], ("-",))[0])
         rows.append(row)
     hot = figs[0]
+    blocks = [x["median"] for x in figs if x["key"] in ("order9_pair", "order9_split_pair", "order18_pair")]
     sentence = (f"The hot order-0 pair takes {hot['median']:.1f} ns, {hot['ratio_to_naive']:.1f} times a "
-                "bare list pop and push; what the list cannot do at all (contiguous 2 MiB and 1 GiB blocks, "
-                "node fallback) costs tens of nanoseconds.")
+                "bare list pop and push" +
+                (f"; what the list cannot give at all, a contiguous 2 MiB or 1 GiB block, takes "
+                 f"{min(blocks):.1f} to {max(blocks):.1f} ns" if blocks else "") + ".")
     return {"png": "page_alloc.png", "sentence": sentence,
             "how": HOW_NATIVE + f", {data.get('runs')} runs, {clock}" +
                    ("; instructions per pair by callgrind (`make bench-icount`)" if icount else ""),
