@@ -131,12 +131,15 @@ $(B)/trampoline.bin: arch/x86_64/trampoline.nasm
 	@mkdir -p $(dir $@)
 	$(say) NASM $<
 	$(Q)$(NASM) -f bin -o $@ $<
+# It is found in this build's folder (build/, or build/nodebug/ for the
+# bench kernel), so each kernel embeds the trampoline its own build made.
 $(O)/arch/x86_64/trampoline_blob.o: $(B)/trampoline.bin
+$(O)/arch/x86_64/trampoline_blob.o: NASM_INCLUDE := -I$(B)/
 
 $(O)/%.o: %.asm
 	@mkdir -p $(dir $@)
 	$(say) NASM $<
-	$(Q)$(NASM) -f elf64 -g -F dwarf -I. -MD $(@:.o=.d) -MP -o $@ $<
+	$(Q)$(NASM) -f elf64 -g -F dwarf -I. $(NASM_INCLUDE) -MD $(@:.o=.d) -MP -o $@ $<
 
 # The symbol table is made from a first link and linked into a second; the
 # .ksyms section follows text and rodata, so no code address moves (checked).
@@ -253,6 +256,7 @@ compare-mm-selftests:
 	exit $$rc
 
 include tests/bench.mk
+include tools/report/report.mk
 include tests/user/fuzz.mk
 
 # gdb loads the helpers through the auto-load script beside the ELF

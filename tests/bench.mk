@@ -39,18 +39,29 @@ bench:
 	@$(MAKE) --no-print-directory bench-host
 	@echo "== the user benchmark programs on the host's Linux, native (build/bench/user-linux.txt)"
 	@$(MAKE) --no-print-directory bench-user-linux
-	@for t in $(BENCH_TOPOLOGIES); do \
-		echo "== in-kernel benchmarks on '$$t' under $(ACCEL)$(if $(ICOUNT), with -icount shift=0 (ns are instructions)) (build/bench/kernel-$$t.txt)"; \
-		$(RUNNER) run $(BENCH_RUNNER_ARGS) $(if $(ICOUNT),--icount) --cmdline "bench $(BENCH_CMDLINE)" $$t </dev/null | \
-			tr -d '\r' | sed -n '/^Debug aids:/p; /^Spinlocks:/p; /==== in-kernel benchmarks/,/==== end of benchmarks/p' | \
-			tee $(B)/bench/kernel-$$t.txt; \
-	done
+	@$(MAKE) --no-print-directory bench-inkernel
 	@$(MAKE) --no-print-directory bench-pte
 	@$(MAKE) --no-print-directory bench-mempolicy
 	@$(MAKE) --no-print-directory bench-migrate
 	@$(MAKE) --no-print-directory bench-hugetlb
 	@$(MAKE) --no-print-directory bench-compare
 	@$(MAKE) --no-print-directory bench-fork
+
+# The in-kernel benchmarks alone (the page allocator, vmalloc and kvmalloc,
+# IPIs and spinlocks, then the user programs as mmlab processes): one boot
+# with "bench" per topology of BENCH_TOPOLOGIES, the bench kernel, debug
+# aids off. Figures: build/bench/kernel-TOPOLOGY.txt.
+.PHONY: bench-inkernel
+#> bench-inkernel the in-kernel benchmarks on BENCH_TOPOLOGIES (ICOUNT=1: in instructions)
+bench-inkernel:
+	@$(MAKE) --no-print-directory bench-kernel
+	@mkdir -p $(B)/bench
+	@for t in $(BENCH_TOPOLOGIES); do \
+		echo "== in-kernel benchmarks on '$$t' under $(ACCEL)$(if $(ICOUNT), with -icount shift=0 (ns are instructions)) (build/bench/kernel-$$t.txt)"; \
+		$(RUNNER) run $(BENCH_RUNNER_ARGS) $(if $(ICOUNT),--icount) --cmdline "bench $(BENCH_CMDLINE)" $$t </dev/null | \
+			tr -d '\r' | sed -n '/^Debug aids:/p; /^Spinlocks:/p; /==== in-kernel benchmarks/,/==== end of benchmarks/p' | \
+			tee $(B)/bench/kernel-$$t.txt; \
+	done
 
 # The PTE-table modes' table (docs/pte_tables.md): the user benchmark programs booted
 # once per pte_reclaim mode, always under -icount shift=0 (every guest ns is
@@ -79,15 +90,25 @@ bench-pte:
 	done
 
 # The NUMA policies' figures (docs/mempolicy.md): the user benchmark mempolicy_fault
-# (ns per fault under each memory policy, move_pages pages per second) on
-# 'default' (4 nodes) under -icount shift=0, so a guest ns is one
-# instruction (all vCPUs on one TCG thread). Figures: build/bench/mempolicy.txt.
-#> bench-mempolicy  the per-policy fault costs, in instructions (docs/mempolicy.md)
+# (ns per fault under each memory policy, move_pages pages per second, and
+# where each policy's pages landed, node by node) on 'default' (4 nodes)
+# under -icount shift=0, so a guest ns is one instruction (all vCPUs on one
+# TCG thread). Then the same binary on Linux 6.1 in the same machine
+# ('linux-ring', default's QEMU lines), for its placement lines: plain TCG,
+# since Linux 6.1 does not bring up four CPUs under -icount, so its times
+# there are emulated nanoseconds, not instructions. Figures:
+# build/bench/mempolicy.txt and build/bench/mempolicy-linux.txt.
+#> bench-mempolicy  the per-policy fault costs, in instructions, and the placement beside Linux 6.1 (docs/mempolicy.md)
 bench-mempolicy:
-	@$(MAKE) --no-print-directory bench-kernel
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory bench-kernel linux-guest
 	@mkdir -p $(B)/bench
+	@echo "== mmlab on 'default', -icount shift=0, debug aids off: mempolicy_fault ($(B)/bench/mempolicy.txt)"
 	@$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=mempolicy_fault $(BENCH_CMDLINE)" default </dev/null | \
 		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/mempolicy.txt
+	@echo "== Linux 6.1 on 'linux-ring' under $(ACCEL) (times emulated): mempolicy_fault ($(B)/bench/mempolicy-linux.txt)"
+	@$(RUNNER) run $(BENCH_RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --cmdline "run=mempolicy_fault" linux-ring </dev/null | \
+		tr -d '\r' | grep -a -E '^(bench:|init: running on|linux: )' | tee $(B)/bench/mempolicy-linux.txt
 
 # Migration into a node that cannot hold the pages (tests/user/bench/migrate_cost.c):
 # migrate_pages of the same pages into room for all of them, for half,

@@ -6,10 +6,13 @@
  *   - vmalloc + vfree of 4 KiB, 64 KiB, 2 MiB and 64 MiB, with the lazy
  *     purge as it runs (its flushes fall on the pairs that trigger them);
  *   - TLB flushes (flush_tlb_kernel_range calls) for 1,000 vmalloc+vfree
- *     pairs with the lazy purge, against an eager flush at every vfree. */
+ *     pairs with the lazy purge, against an eager flush at every vfree;
+ *   - kvmalloc + kvfree of the same sizes, and which allocator served them
+ *     (kmalloc first, vmalloc when kmalloc could not). */
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/tsc.h"
 #include "kernel/printk.h"
+#include "mm/util.h"
 #include "mm/vmalloc.h"
 #include "tests/bench.h"
 
@@ -53,6 +56,26 @@ static void bench_flushes(bool eager)
 		ns / 1000);
 }
 
+static void bench_kvpair(unsigned long size, const char *what, unsigned iters)
+{
+	u64 t[RUNS];
+	unsigned failed = 0;
+	unsigned long km = kvmalloc_kmalloc_count, vm = kvmalloc_vmalloc_count;
+	vm_unmap_aliases();
+	for (int r = 0; r < RUNS; r++) {
+		u64 s = rdtsc();
+		for (unsigned i = 0; i < iters; i++) {
+			void *p = kvmalloc(size, GFP_KERNEL);
+			failed += !p;
+			kvfree(p);
+		}
+		t[r] = ns_of(rdtsc() - s) / iters;
+	}
+	pr_info("  kvmalloc+kvfree %-10s %10lu ns per pair, %lu by kmalloc, %lu by vmalloc%s\n", what,
+		bench_median(t, RUNS), kvmalloc_kmalloc_count - km, kvmalloc_vmalloc_count - vm,
+		failed ? " (some allocations failed)" : "");
+}
+
 void run_vmalloc_benchmarks(void)
 {
 	pr_info("vmalloc (lazy_max_pages %lu):\n", lazy_max_pages());
@@ -62,4 +85,8 @@ void run_vmalloc_benchmarks(void)
 	bench_pair(64 << 20, "64 MiB", 1);
 	bench_flushes(false);
 	bench_flushes(true);
+	bench_kvpair(PAGE_SIZE, "4 KiB", 200);
+	bench_kvpair(64 << 10, "64 KiB", 100);
+	bench_kvpair(2 << 20, "2 MiB", 10);
+	bench_kvpair(64 << 20, "64 MiB", 1);
 }

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Makes sure the host has what building, booting and testing mmlab need.
-# usage: tools/deps.sh [build|run|test|debug|bench]...   (default: all of them)
+# usage: tools/deps.sh [build|run|test|debug|bench|report]...   (default: all of them)
 # Missing Debian packages are installed with apt-get when running as root;
 # otherwise the exact command to run is printed and the script fails.
 set -euo pipefail
 
-want_build=0 want_run=0 want_test=0 want_debug=0 want_bench=0
-[ $# -eq 0 ] && set -- build run test debug bench
+want_build=0 want_run=0 want_test=0 want_debug=0 want_bench=0 want_report=0
+[ $# -eq 0 ] && set -- build run test debug bench report
 for w in "$@"; do
 	case "$w" in
 	build) want_build=1 ;;
@@ -14,7 +14,8 @@ for w in "$@"; do
 	test) want_build=1 want_run=1 want_test=1 ;;
 	debug) want_build=1 want_run=1 want_debug=1 ;;
 	bench) want_build=1 want_bench=1 ;;
-	*) echo "deps.sh: unknown group '$w' (build, run, test, debug, bench)" >&2; exit 2 ;;
+	report) want_report=1 ;;
+	*) echo "deps.sh: unknown group '$w' (build, run, test, debug, bench, report)" >&2; exit 2 ;;
 	esac
 done
 
@@ -79,6 +80,12 @@ if [ $want_bench = 1 ]; then
 	# callgrind: the same count on a loaded machine, and no PMU needed
 	# (perf stat has none in most virtual machines).
 	need valgrind valgrind
+fi
+if [ $want_test = 1 ] || [ $want_report = 1 ]; then
+	# make report draws its figures with Debian's matplotlib (tools/report/),
+	# and make test checks that drawing on a small fixed input.
+	need python3 python3
+	need python3-matplotlib /usr/lib/python3/dist-packages/matplotlib/__init__.py
 fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0

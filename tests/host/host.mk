@@ -166,11 +166,13 @@ $(B)/host/bench_clear_page: $(call host_opt_objs,tests/host/bench_clear_page.c m
 host-tests: $(HOST_MM_TESTS) $(B)/host/runner-selftest
 
 #> bench-icount   the page allocator's figures in instructions per pair, counted by callgrind
-#>                (deterministic on a loaded machine; CLOUDWU_BUDDY=... for the tree's column)
+#>                (deterministic on a loaded machine; CLOUDWU_BUDDY=... for the tree's column;
+#>                build/bench/host-icount.txt)
 .PHONY: bench-icount
 bench-icount: $(B)/host/bench_page_alloc
 	@tools/deps.sh bench
-	tools/bench-icount.sh $(B)/host/bench_page_alloc $(ICOUNT_FIGURES)
+	@mkdir -p $(B)/bench
+	tools/bench-icount.sh $(B)/host/bench_page_alloc $(ICOUNT_FIGURES) | tee $(B)/bench/host-icount.txt
 
 #> bench-host     the host-native benchmarks: page allocator, vmalloc ranges, page clearing
 bench-host: $(B)/host/bench_page_alloc $(B)/host/vmalloc_bench $(B)/host/bench_clear_page

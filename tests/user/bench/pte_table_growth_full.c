@@ -7,7 +7,9 @@
  * the scaled-down test's rate). Options after --bench: --chunks N (default
  * 25600), --pages-per-chunk N (a divisor of 512, default 512; fewer pages
  * end with the same page tables, since one write already instantiates a
- * chunk's PTE table). */
+ * chunk's PTE table), --samples N (VmPTE read N times along the loop,
+ * default 100, at most 127: the lines "VmPTE at chunk C: K kB", which
+ * make report plots). */
 #include <stdio.h>
 #include <sys/mman.h>
 
@@ -20,6 +22,9 @@ int main(int argc, char **argv)
 		.chunks = (unsigned long)arg_long(argc, argv, "--chunks", 25600),
 		.pages_per_chunk = (unsigned long)arg_long(argc, argv, "--pages-per-chunk", 512),
 	};
+	long samples = arg_long(argc, argv, "--samples", 100);
+	if (samples > 0 && samples < PTE_WORKLOAD_SAMPLES)
+		w.sample_every = (w.chunks + (unsigned long)samples - 1) / (unsigned long)samples;
 	if (w.chunks > PTE_WORKLOAD_SIZE / PTE_WORKLOAD_CHUNK || !w.pages_per_chunk ||
 	    w.pages_per_chunk > 512 || 512 % w.pages_per_chunk) {
 		printf("pte_table_growth_full: --chunks at most 25600, --pages-per-chunk a divisor of 512\n");
@@ -35,6 +40,8 @@ int main(int argc, char **argv)
 	printf("bench: pte_table_growth_full pages written per chunk: %lu pages\n", w.pages_per_chunk);
 	printf("bench: pte_table_growth_full VmPTE before: %ld kB\n", w.before.pte);
 	printf("bench: pte_table_growth_full VmPTE after: %ld kB\n", w.after.pte);
+	for (unsigned long i = 0; i < w.samples; i++)
+		printf("bench: pte_table_growth_full VmPTE at chunk %lu: %ld kB\n", w.sample_chunk[i], w.sample_pte[i]);
 	printf("bench: pte_table_growth_full VmPTE growth: %ld kB\n", w.after.pte - w.before.pte);
 	printf("bench: pte_table_growth_full VmRSS before: %ld kB\n", w.before.rss);
 	printf("bench: pte_table_growth_full VmRSS after: %ld kB\n", w.after.rss);

@@ -28,11 +28,19 @@ static inline struct pte_figures pte_figures_now(void)
 	return f;
 }
 
+/* At most this many VmPTE samples along the loop (one every
+ * sample_every chunks, and the last chunk's). */
+#define PTE_WORKLOAD_SAMPLES 128
+
 struct pte_workload {
 	unsigned long chunks;          /* how many 2 MiB chunks, from the start */
 	unsigned long pages_per_chunk; /* pages written in each (512 = all) */
+	unsigned long sample_every;    /* VmPTE after every Nth chunk (0: never) */
 	struct pte_figures before, mapped, after;
-	long long ns;                  /* the touch + MADV_DONTNEED loop */
+	long long ns;                  /* the touch + MADV_DONTNEED loop, samples left out */
+	unsigned long samples;         /* how many of sample_chunk/sample_pte hold one */
+	unsigned long sample_chunk[PTE_WORKLOAD_SAMPLES]; /* chunks done when sampled */
+	long sample_pte[PTE_WORKLOAD_SAMPLES];            /* VmPTE then, kB */
 	char *base;                    /* left mapped for the caller to unmap */
 	int madvise_errors;
 };
@@ -65,15 +73,26 @@ static inline bool pte_workload_run(struct pte_workload *w)
 	w->mapped = pte_figures_now();
 	unsigned long stride = PTE_WORKLOAD_CHUNK / w->pages_per_chunk;
 	w->madvise_errors = 0;
-	long long t0 = now_ns();
+	w->samples = 0;
+	long long t0 = now_ns(), sampling = 0;
 	for (unsigned long i = 0; i < w->chunks; i++) {
 		volatile char *chunk = w->base + i * PTE_WORKLOAD_CHUNK;
 		for (unsigned long off = 0; off < PTE_WORKLOAD_CHUNK; off += stride)
 			chunk[off] = 1;
 		if (madvise((char *)chunk, PTE_WORKLOAD_CHUNK, MADV_DONTNEED))
 			w->madvise_errors++;
+		/* VmPTE as the workload goes: how the tables pile up or do
+		 * not. Reading /proc/self/status is not the workload's, so
+		 * its time is taken out of ns. */
+		if (w->sample_every && ((i + 1) % w->sample_every == 0 || i + 1 == w->chunks) &&
+		    w->samples < PTE_WORKLOAD_SAMPLES) {
+			long long s0 = now_ns();
+			w->sample_chunk[w->samples] = i + 1;
+			w->sample_pte[w->samples++] = status_kb("VmPTE");
+			sampling += now_ns() - s0;
+		}
 	}
-	w->ns = now_ns() - t0;
+	w->ns = now_ns() - t0 - sampling;
 	w->after = pte_figures_now();
 	return true;
 }
