@@ -36,11 +36,13 @@ void mntput(struct vfsmount *mnt);
 struct vfsmount *lookup_mnt(const struct path *path);
 /* The generated file system a normalised path of its names is in. */
 struct vfsmount *generated_mount(const char *path);
-/* Boot: the tmpfs root, its first directories (/proc, /sys, /bin, /tmp)
- * and the mounts of procfs and sysfs on them. /dev is left to whoever
- * makes the device nodes (so that a program's open("/dev/zero", O_CREAT)
- * does not leave a regular file behind where no device exists yet). */
+/* Boot: the tmpfs root and its first directories (/proc, /sys, /bin,
+ * /tmp); then, once the initramfs is unpacked (fs/bin.h), the mounts of
+ * procfs and sysfs on /proc and /sys. /dev is the initramfs's, with its
+ * device nodes (so that a program's open("/dev/zero", O_CREAT) never
+ * leaves a regular file where no device is). */
 void init_mount_tree(void);
+void mount_proc_and_sysfs(void);
 
 /* fs/super.c: a new super_block of type (its s_dev an unnamed device,
  * Linux's get_anon_bdev: major 0). */

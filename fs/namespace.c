@@ -110,6 +110,10 @@ void init_mount_tree(void)
 	}
 	/* init_mkdir takes the umask off, as Linux's: /tmp gets its mode back. */
 	init_chmod("/tmp", 01777);
+}
+
+void mount_proc_and_sysfs(void)
+{
 	mount_generated("/proc", "proc", PROC_SUPER_MAGIC);
 	mount_generated("/sys", "sysfs", SYSFS_MAGIC);
 	pr_info("vfs: tmpfs mounted as /, procfs on /proc, sysfs on /sys\n");

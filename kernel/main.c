@@ -242,8 +242,12 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	sched_init_smp();
 	rcu_init();
 	/* The root file system (Linux's vfs_caches_init -> mnt_init): tmpfs
-	 * as "/", procfs and sysfs on it, then the boot programs in /bin. */
+	 * as "/", the initramfs unpacked into it (Linux's populate_rootfs,
+	 * before anything is mounted on the archive's directories), procfs
+	 * and sysfs on it, and the boot programs the archive lacks in /bin. */
 	init_mount_tree();
+	populate_rootfs();
+	mount_proc_and_sysfs();
 	populate_bin();
 	boot_report();
 	crash_if_requested();
