@@ -1,0 +1,233 @@
+/* The initramfs unpacker (fs/initramfs.c) on the real VFS: a newc archive
+ * made here, in memory, unpacked into the tmpfs root under /tmp, and read
+ * back through the path walk: a directory, a file's bytes, a symlink, a
+ * character device node with its number (which opens its driver), a hard
+ * link sharing the file's inode, modes. Then archives that
+ * break: one cut inside a file's data (what came before stays, the error
+ * names the offset of the entry it cut), a name with a ".." component
+ * (refused, the rest unpacked). The host test (tests/host/initramfs_test.c)
+ * holds the unpacker to the hostile cases one by one against a fake of the
+ * helpers; this suite shows the same code making real files. Each case
+ * removes what it unpacked and checks that every inode, dentry and page
+ * cache page came back. */
+#include "tests/kunit.h"
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "fs/init.h"
+#include "fs/initramfs.h"
+#include "fs/mount.h"
+#include "fs/namei.h"
+#include "kernel/unistd.h"
+#include "lib/err.h"
+#include "lib/string.h"
+#include "lib/vsprintf.h"
+#include "mm/filemap.h"
+#include "mm/shmem.h"
+#include "mm/slab.h"
+
+#define DIR "/tmp/initramfs_test"
+#define ARCHIVE_MAX 4096
+
+struct archive {
+	char buf[ARCHIVE_MAX];
+	unsigned long len;
+};
+
+/* One newc entry (Linux's usr/gen_init_cpio format): the 110-byte header
+ * in hex, the name with its NUL, padding to 4, the data, padding to 4. */
+static void add_entry(struct archive *a, const char *name, unsigned int mode, unsigned int ino,
+		      unsigned int nlink, unsigned int mtime, const void *data, unsigned int size,
+		      unsigned int rmaj, unsigned int rmin)
+{
+	unsigned int namesize = (unsigned int)strlen(name) + 1;
+	int n = snprintf(a->buf + a->len, ARCHIVE_MAX - a->len,
+			 "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", ino, mode, 0u, 0u,
+			 nlink, mtime, size, 0u, 0u, rmaj, rmin, namesize, 0u);
+	a->len += (unsigned long)n;
+	memcpy(a->buf + a->len, name, namesize);
+	a->len += namesize;
+	while (a->len & 3)
+		a->buf[a->len++] = 0;
+	if (size)
+		memcpy(a->buf + a->len, data, size);
+	a->len += size;
+	while (a->len & 3)
+		a->buf[a->len++] = 0;
+}
+
+static void add_trailer(struct archive *a)
+{
+	add_entry(a, "TRAILER!!!", 0, 0, 1, 0, NULL, 0, 0, 0);
+}
+
+struct counts {
+	long inodes, dentries;
+	unsigned long file_pages;
+};
+
+static void counts_now(struct counts *c)
+{
+	c->inodes = __atomic_load_n(&init_root.dentry->d_sb->s_inodes, __ATOMIC_RELAXED);
+	c->dentries = nr_dentries();
+	c->file_pages = nr_file_pages();
+}
+
+/* Everything a case may have unpacked, removed however it ends (the
+ * names that do not exist give an error, ignored). */
+static void remove_unpacked(void *unused)
+{
+	(void)unused;
+	static const char *const files[] = { DIR "/d/file", DIR "/d/link", DIR "/d/hard",
+					     DIR "/d/null", DIR "/d/after", DIR "/escaped" };
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		init_unlink(files[i]);
+	init_rmdir(DIR "/d");
+	init_rmdir(DIR);
+}
+
+static void expect_counts_back(struct kunit *test, const struct counts *before)
+{
+	remove_unpacked(NULL);
+	struct counts after;
+	counts_now(&after);
+	KUNIT_EXPECT_EQ(test, after.inodes, before->inodes);
+	KUNIT_EXPECT_EQ(test, after.dentries, before->dentries);
+	KUNIT_EXPECT_EQ(test, after.file_pages, before->file_pages);
+}
+
+static int stat_path(const char *path, unsigned int flags, struct kstat *st)
+{
+	struct path p;
+	int err = kern_path(path, flags, &p);
+	if (err)
+		return err;
+	err = vfs_getattr(&p, st);
+	path_put(&p);
+	return err;
+}
+
+static const char file_data[] = "the page cache holds this file\n";
+
+static void unpacks_every_kind(struct kunit *test)
+{
+	struct counts before;
+	counts_now(&before);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, remove_unpacked, NULL), 0);
+	static struct archive a;
+	memset(&a, 0, sizeof(a));
+	add_entry(&a, DIR, S_IFDIR | 0755, 1, 2, 0, NULL, 0, 0, 0);
+	add_entry(&a, DIR "/d", S_IFDIR | 0700, 2, 2, 0, NULL, 0, 0, 0);
+	/* The file and its second name: the data comes with the last one, as
+	 * cpio writes hard links. */
+	add_entry(&a, DIR "/d/file", S_IFREG | 0640, 3, 2, 1000000000, NULL, 0, 0, 0);
+	add_entry(&a, DIR "/d/hard", S_IFREG | 0640, 3, 2, 1000000000, file_data,
+		  (unsigned int)strlen(file_data), 0, 0);
+	add_entry(&a, DIR "/d/link", S_IFLNK | 0777, 4, 1, 0, "file", 4, 0, 0);
+	add_entry(&a, DIR "/d/null", S_IFCHR | 0666, 5, 1, 0, NULL, 0, 1, 3);
+	add_trailer(&a);
+
+	struct initramfs_summary sum;
+	KUNIT_EXPECT_EQ(test, unpack_to_rootfs(a.buf, a.len, &sum), 0);
+	KUNIT_EXPECT_EQ(test, sum.dirs, 2u);
+	KUNIT_EXPECT_EQ(test, sum.files, 1u);
+	KUNIT_EXPECT_EQ(test, sum.hard_links, 1u);
+	KUNIT_EXPECT_EQ(test, sum.symlinks, 1u);
+	KUNIT_EXPECT_EQ(test, sum.nodes, 1u);
+	KUNIT_EXPECT_EQ(test, sum.skipped, 0u);
+	KUNIT_EXPECT_EQ(test, sum.archives, 1u);
+	KUNIT_EXPECT_EQ(test, sum.consumed, a.len);
+
+	struct kstat st, st2;
+	KUNIT_ASSERT_EQ(test, stat_path(DIR "/d", 0, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.mode, (unsigned)(S_IFDIR | 0700));
+	KUNIT_ASSERT_EQ(test, stat_path(DIR "/d/file", 0, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.mode, (unsigned)(S_IFREG | 0640));
+	KUNIT_EXPECT_EQ(test, st.size, (long)strlen(file_data));
+	KUNIT_EXPECT_EQ(test, st.nlink, 2u);
+	KUNIT_ASSERT_EQ(test, stat_path(DIR "/d/hard", 0, &st2), 0);
+	KUNIT_EXPECT_EQ(test, st2.ino, st.ino);
+	/* The symlink followed is the file; not followed, a link. */
+	KUNIT_ASSERT_EQ(test, stat_path(DIR "/d/link", LOOKUP_FOLLOW, &st2), 0);
+	KUNIT_EXPECT_EQ(test, st2.ino, st.ino);
+	KUNIT_ASSERT_EQ(test, stat_path(DIR "/d/link", 0, &st2), 0);
+	KUNIT_EXPECT_EQ(test, st2.mode & S_IFMT, (unsigned)S_IFLNK);
+	KUNIT_ASSERT_EQ(test, stat_path(DIR "/d/null", 0, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.mode, (unsigned)(S_IFCHR | 0666));
+	KUNIT_EXPECT_EQ(test, st.rdev, (dev_t)MKDEV(1, 3));
+
+	/* The bytes, through the link and the page cache. */
+	char buf[64] = "";
+	struct file *f = filp_open(DIR "/d/link", O_RDONLY, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	long long pos = 0;
+	KUNIT_EXPECT_EQ(test, kernel_read(f, buf, sizeof(buf) - 1, &pos), (long)strlen(file_data));
+	KUNIT_EXPECT_STREQ(test, buf, file_data);
+	filp_close(f);
+	/* The node opens /dev/null's driver: a write is swallowed whole. */
+	f = filp_open(DIR "/d/null", O_WRONLY, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	pos = 0;
+	KUNIT_EXPECT_EQ(test, kernel_write(f, "gone", 4, &pos), 4l);
+	filp_close(f);
+
+	expect_counts_back(test, &before);
+}
+
+static void broken_archives_keep_what_came_first(struct kunit *test)
+{
+	struct counts before;
+	counts_now(&before);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, remove_unpacked, NULL), 0);
+	static struct archive a;
+	memset(&a, 0, sizeof(a));
+	add_entry(&a, DIR, S_IFDIR | 0755, 1, 2, 0, NULL, 0, 0, 0);
+	add_entry(&a, DIR "/d", S_IFDIR | 0755, 2, 2, 0, NULL, 0, 0, 0);
+	/* A name that climbs out: refused, and the next entry unpacked. */
+	add_entry(&a, DIR "/d/../../escaped", S_IFREG | 0644, 3, 1, 0, "x", 1, 0, 0);
+	add_entry(&a, DIR "/d/after", S_IFREG | 0644, 4, 1, 0, "y", 1, 0, 0);
+	add_entry(&a, DIR "/d/file", S_IFREG | 0644, 5, 1, 0, file_data,
+		  (unsigned int)strlen(file_data), 0, 0);
+	add_trailer(&a);
+
+	struct initramfs_summary sum;
+	KUNIT_EXPECT_LT(test, unpack_to_rootfs(a.buf, a.len, &sum), 0);
+	KUNIT_EXPECT_EQ(test, sum.skipped, 1u);
+	KUNIT_EXPECT_EQ(test, stat_path(DIR "/escaped", 0, &(struct kstat){ 0 }), -ENOENT);
+	KUNIT_EXPECT_EQ(test, stat_path(DIR "/d/after", 0, &(struct kstat){ 0 }), 0);
+	KUNIT_EXPECT_EQ(test, stat_path(DIR "/d/file", 0, &(struct kstat){ 0 }), 0);
+	remove_unpacked(NULL);
+
+	/* An archive cut in the middle of its last file's data (that
+	 * entry's header and name take 140 bytes): the entries before it
+	 * stay, and the error lies between that entry's header and the cut. */
+	static struct archive b;
+	memset(&b, 0, sizeof(b));
+	add_entry(&b, DIR, S_IFDIR | 0755, 1, 2, 0, NULL, 0, 0, 0);
+	add_entry(&b, DIR "/d", S_IFDIR | 0755, 2, 2, 0, NULL, 0, 0, 0);
+	add_entry(&b, DIR "/d/after", S_IFREG | 0644, 4, 1, 0, "y", 1, 0, 0);
+	unsigned long cut_entry = b.len;
+	add_entry(&b, DIR "/d/file", S_IFREG | 0644, 5, 1, 0, file_data,
+		  (unsigned int)strlen(file_data), 0, 0);
+	add_trailer(&b);
+	_Static_assert(110 + sizeof(DIR "/d/file") == 137, "the header and name, padded, take 140");
+	unsigned long cut = cut_entry + 140 + 6;
+	KUNIT_EXPECT_LT(test, unpack_to_rootfs(b.buf, cut, &sum), 0);
+	KUNIT_EXPECT_GE(test, sum.error_offset, cut_entry);
+	KUNIT_EXPECT_LE(test, sum.error_offset, cut);
+	KUNIT_EXPECT_EQ(test, sum.archives, 0u);
+	KUNIT_EXPECT_EQ(test, stat_path(DIR "/d/after", 0, &(struct kstat){ 0 }), 0);
+
+	expect_counts_back(test, &before);
+}
+
+static struct kunit_case initramfs_cases[] = {
+	KUNIT_CASE(unpacks_every_kind),
+	KUNIT_CASE(broken_archives_keep_what_came_first),
+	{},
+};
+
+static struct kunit_suite initramfs_suite = {
+	.name = "initramfs",
+	.test_cases = initramfs_cases,
+};
+kunit_test_suite(initramfs_suite);
