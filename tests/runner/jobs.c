@@ -396,7 +396,7 @@ static void kunit_tool_check(struct job *j)
 	int st = abs ? run_kunit_py(abs, &out, &timed_out) : 127;
 	if (!out)
 		out = xasprintf("%s: %s: %s\n", progname, j->log_path, strerror(errno));
-	FILE *f = fopen(j->kt_path, "w");
+	FILE *f = fopen(j->kt_path, "we");
 	if (f) {
 		fputs(out, f);
 		fprintf(f, "# exit status %d%s\n", st, timed_out ? " (timed out)" : "");

@@ -359,7 +359,7 @@ static int cmd_test(const struct opts *o)
 	for (size_t i = 0; i < njobs; i++) {
 		struct job *j = &jobs[i];
 		char err[1024];
-		j->log = fopen(j->log_path, "w");
+		j->log = fopen(j->log_path, "we"); /* not inherited by the boots */
 		if (!j->log) {
 			fprintf(stderr, "%s: %s: %s\n", progname, j->log_path, strerror(errno));
 			rc = 1;
