@@ -57,7 +57,10 @@ int init_utimes(const char *filename, long long mtime_seconds)
 {
 	struct iattr attr = { .ia_valid = ATTR_ATIME | ATTR_MTIME };
 	attr.ia_atime.tv_sec = attr.ia_mtime.tv_sec = mtime_seconds;
-	return init_setattr(filename, LOOKUP_FOLLOW, &attr);
+	/* A symlink's own times, as Linux's init_utimes (kern_path with no
+	 * LOOKUP_FOLLOW): the unpacker stamps each symlink it makes, and
+	 * following it stamped its target instead. */
+	return init_setattr(filename, 0, &attr);
 }
 
 struct file *filp_open(const char *filename, int flags, umode_t mode)

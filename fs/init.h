@@ -27,7 +27,8 @@ int init_rmdir(const char *pathname);
 /* flags: AT_SYMLINK_NOFOLLOW or 0 (fs/internal.h's value, 0x100). */
 int init_chown(const char *filename, unsigned int user, unsigned int group, int flags);
 int init_chmod(const char *filename, umode_t mode);
-/* Both the access and the modification time. */
+/* Both the access and the modification time, of a symlink itself (not
+ * followed), as Linux's init_utimes. */
 int init_utimes(const char *filename, long long mtime_seconds);
 
 /* An open file (one reference, no descriptor) or an ERR_PTR. */

@@ -2,7 +2,7 @@
  * made here, in memory, unpacked into the tmpfs root under /tmp, and read
  * back through the path walk: a directory, a file's bytes, a symlink, a
  * character device node with its number (which opens its driver), a hard
- * link sharing the file's inode, modes. Then archives that
+ * link sharing the file's inode, modes and an mtime. Then archives that
  * break: one cut inside a file's data (what came before stays, the error
  * names the offset of the entry it cut), a name with a ".." component
  * (refused, the rest unpacked). The host test (tests/host/initramfs_test.c)
@@ -144,6 +144,9 @@ static void unpacks_every_kind(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.mode, (unsigned)(S_IFREG | 0640));
 	KUNIT_EXPECT_EQ(test, st.size, (long)strlen(file_data));
 	KUNIT_EXPECT_EQ(test, st.nlink, 2u);
+	/* The archive's time, not the symlink's to it (mtime 0), which
+	 * init_utimes once stamped through the link. */
+	KUNIT_EXPECT_EQ(test, st.mtime.tv_sec, 1000000000ll);
 	KUNIT_ASSERT_EQ(test, stat_path(DIR "/d/hard", 0, &st2), 0);
 	KUNIT_EXPECT_EQ(test, st2.ino, st.ino);
 	/* The symlink followed is the file; not followed, a link. */
