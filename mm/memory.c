@@ -166,6 +166,16 @@ static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, str
 	return true;
 }
 
+/* Linux's finish_fault: page mapped at the faulting address of a none PTE
+ * with the VMA's protection, dirty when the fault writes. */
+static void finish_fault(struct vm_fault *vmf, struct page *page)
+{
+	pte_t entry = pfn_pte(page_to_pfn(page), vmf->vma->vm_page_prot);
+	if (vmf->flags & FAULT_FLAG_WRITE)
+		entry = pte_mkdirty(entry);
+	fault_install_pte(vmf, __pte(0), entry, page);
+}
+
 /* Linux's do_shared_fault/do_read_fault for shared anonymous memory
  * (mm/shmem.h): the page of the object at this offset, for a read as for
  * a write, writable when the VMA is. */
@@ -176,10 +186,7 @@ static vm_fault_t do_shmem_fault(struct vm_fault *vmf)
 	struct page *page = shmem_get_page(vma, vmf->address, &ret);
 	if (!page)
 		return ret;
-	pte_t entry = pfn_pte(page_to_pfn(page), vma->vm_page_prot);
-	if (vmf->flags & FAULT_FLAG_WRITE)
-		entry = pte_mkdirty(entry);
-	fault_install_pte(vmf, __pte(0), entry, page);
+	finish_fault(vmf, page);
 	return 0;
 }
 
@@ -203,10 +210,7 @@ static vm_fault_t do_private_file_fault(struct vm_fault *vmf)
 		__free_page(page);
 		return ret;
 	}
-	pte_t entry = pfn_pte(page_to_pfn(page), vma->vm_page_prot);
-	if (vmf->flags & FAULT_FLAG_WRITE)
-		entry = pte_mkdirty(entry);
-	fault_install_pte(vmf, __pte(0), entry, page);
+	finish_fault(vmf, page);
 	return 0;
 }
 
