@@ -108,15 +108,21 @@ static int stat_path(const char *path, unsigned int flags, struct kstat *st)
 
 static const char file_data[] = "the page cache holds this file\n";
 
+/* An archive that begins with DIR and DIR/d (d of mode d_mode). */
+static void start_archive(struct archive *a, unsigned int d_mode)
+{
+	memset(a, 0, sizeof(*a));
+	add_entry(a, DIR, S_IFDIR | 0755, 1, 2, 0, NULL, 0, 0, 0);
+	add_entry(a, DIR "/d", S_IFDIR | d_mode, 2, 2, 0, NULL, 0, 0, 0);
+}
+
 static void unpacks_every_kind(struct kunit *test)
 {
 	struct counts before;
 	counts_now(&before);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, remove_unpacked, NULL), 0);
 	static struct archive a;
-	memset(&a, 0, sizeof(a));
-	add_entry(&a, DIR, S_IFDIR | 0755, 1, 2, 0, NULL, 0, 0, 0);
-	add_entry(&a, DIR "/d", S_IFDIR | 0700, 2, 2, 0, NULL, 0, 0, 0);
+	start_archive(&a, 0700);
 	/* The file and its second name: the data comes with the last one, as
 	 * cpio writes hard links. */
 	add_entry(&a, DIR "/d/file", S_IFREG | 0640, 3, 2, 1000000000, NULL, 0, 0, 0);
@@ -182,9 +188,7 @@ static void broken_archives_keep_what_came_first(struct kunit *test)
 	counts_now(&before);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, remove_unpacked, NULL), 0);
 	static struct archive a;
-	memset(&a, 0, sizeof(a));
-	add_entry(&a, DIR, S_IFDIR | 0755, 1, 2, 0, NULL, 0, 0, 0);
-	add_entry(&a, DIR "/d", S_IFDIR | 0755, 2, 2, 0, NULL, 0, 0, 0);
+	start_archive(&a, 0755);
 	/* A name that climbs out: refused, and the next entry unpacked. */
 	add_entry(&a, DIR "/d/../../escaped", S_IFREG | 0644, 3, 1, 0, "x", 1, 0, 0);
 	add_entry(&a, DIR "/d/after", S_IFREG | 0644, 4, 1, 0, "y", 1, 0, 0);
@@ -204,9 +208,7 @@ static void broken_archives_keep_what_came_first(struct kunit *test)
 	 * entry's header and name take 140 bytes): the entries before it
 	 * stay, and the error lies between that entry's header and the cut. */
 	static struct archive b;
-	memset(&b, 0, sizeof(b));
-	add_entry(&b, DIR, S_IFDIR | 0755, 1, 2, 0, NULL, 0, 0, 0);
-	add_entry(&b, DIR "/d", S_IFDIR | 0755, 2, 2, 0, NULL, 0, 0, 0);
+	start_archive(&b, 0755);
 	add_entry(&b, DIR "/d/after", S_IFREG | 0644, 4, 1, 0, "y", 1, 0, 0);
 	unsigned long cut_entry = b.len;
 	add_entry(&b, DIR "/d/file", S_IFREG | 0644, 5, 1, 0, file_data,

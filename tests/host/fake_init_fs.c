@@ -251,19 +251,38 @@ static void remove_name(struct fake_dentry *d)
 	free(d);
 }
 
-int init_unlink(const char *pathname)
+/* The prologue of a helper that acts on an existing name: the injected
+ * failure of op, then the name's entry (-ENOENT when missing). */
+static int existing_name(const char *op, const char *path, struct fake_dentry **found)
 {
-	struct fake_dentry *dir, *found;
+	struct fake_dentry *dir;
 	const char *last;
 	size_t n;
 	int err;
-	if (fail("unlink", &err))
+	if (fail(op, &err))
 		return err;
-	err = walk(pathname, &dir, &last, &n, &found);
+	err = walk(path, &dir, &last, &n, found);
 	if (err)
 		return err;
-	if (!found)
-		return -ENOENT;
+	return *found ? 0 : -ENOENT;
+}
+
+/* The same for a helper that changes the inode a path names. */
+static int existing_inode(const char *op, const char *path, struct fake_inode **inode)
+{
+	int err;
+	if (fail(op, &err))
+		return err;
+	*inode = (struct fake_inode *)fake_lookup(path);
+	return *inode ? 0 : -ENOENT;
+}
+
+int init_unlink(const char *pathname)
+{
+	struct fake_dentry *found;
+	int err = existing_name("unlink", pathname, &found);
+	if (err)
+		return err;
 	if (is_dir(found->inode))
 		return -EISDIR;
 	remove_name(found);
@@ -272,17 +291,10 @@ int init_unlink(const char *pathname)
 
 int init_rmdir(const char *pathname)
 {
-	struct fake_dentry *dir, *found;
-	const char *last;
-	size_t n;
-	int err;
-	if (fail("rmdir", &err))
-		return err;
-	err = walk(pathname, &dir, &last, &n, &found);
+	struct fake_dentry *found;
+	int err = existing_name("rmdir", pathname, &found);
 	if (err)
 		return err;
-	if (!found)
-		return -ENOENT;
 	if (found == root)
 		return -EBUSY;
 	if (!is_dir(found->inode))
@@ -296,12 +308,10 @@ int init_rmdir(const char *pathname)
 int init_chown(const char *filename, unsigned int user, unsigned int group, int flags)
 {
 	(void)flags; /* symlinks are never followed here */
-	int err;
-	if (fail("chown", &err))
+	struct fake_inode *i;
+	int err = existing_inode("chown", filename, &i);
+	if (err)
 		return err;
-	struct fake_inode *i = (struct fake_inode *)fake_lookup(filename);
-	if (!i)
-		return -ENOENT;
 	i->uid = user;
 	i->gid = group;
 	return 0;
@@ -309,24 +319,20 @@ int init_chown(const char *filename, unsigned int user, unsigned int group, int 
 
 int init_chmod(const char *filename, umode_t mode)
 {
-	int err;
-	if (fail("chmod", &err))
+	struct fake_inode *i;
+	int err = existing_inode("chmod", filename, &i);
+	if (err)
 		return err;
-	struct fake_inode *i = (struct fake_inode *)fake_lookup(filename);
-	if (!i)
-		return -ENOENT;
 	i->mode = (i->mode & FAKE_S_IFMT) | (mode & 07777);
 	return 0;
 }
 
 int init_utimes(const char *filename, long long mtime_seconds)
 {
-	int err;
-	if (fail("utimes", &err))
+	struct fake_inode *i;
+	int err = existing_inode("utimes", filename, &i);
+	if (err)
 		return err;
-	struct fake_inode *i = (struct fake_inode *)fake_lookup(filename);
-	if (!i)
-		return -ENOENT;
 	i->mtime = mtime_seconds;
 	return 0;
 }
