@@ -21,13 +21,8 @@
 static long setattr_name(int dfd, const char __user *filename, unsigned int lookup_flags, struct iattr *attr,
 			 bool (*check)(struct dentry *d, long *err))
 {
-	char *name;
-	long err = getname(filename, lookup_flags & LOOKUP_EMPTY, &name);
-	if (err)
-		return err;
 	struct nameidata nd;
-	err = path_lookupat(&nd, current->files, dfd, name, lookup_flags);
-	kfree(name);
+	long err = user_path_lookupat(&nd, dfd, filename, lookup_flags);
 	if (err)
 		return err;
 	if (nd.generated)

@@ -37,6 +37,11 @@ int do_filp_open(struct files_struct *files, int dfd, const char *name, int flag
  * kernel buffer (*out, kfree it); with empty_ok, NULL or "" give "".
  * 0 or -EFAULT, -ENAMETOOLONG, -ENOENT (empty without empty_ok), -ENOMEM. */
 long getname(const char __user *upath, bool empty_ok, char **out);
+/* Linux's user_path_at, keeping the walk's state: the user's name
+ * (getname; "" only with LOOKUP_EMPTY) looked up from dfd in the calling
+ * process. On 0, nd is path_lookup_done's to end. */
+struct nameidata;
+int user_path_lookupat(struct nameidata *nd, int dfd, const char __user *upath, unsigned int flags);
 
 /* fs/proc/inode.c: gives f (allocated, node not yet set) the looked-up
  * procfs/sysfs node: its methods, its mode bits, and for a regular file

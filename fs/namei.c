@@ -406,3 +406,14 @@ long getname(const char __user *upath, bool empty_ok, char **out)
 	*out = name;
 	return 0;
 }
+
+int user_path_lookupat(struct nameidata *nd, int dfd, const char __user *upath, unsigned int flags)
+{
+	char *name;
+	long err = getname(upath, flags & LOOKUP_EMPTY, &name);
+	if (err)
+		return (int)err;
+	err = path_lookupat(nd, current->files, dfd, name, flags);
+	kfree(name);
+	return (int)err;
+}

@@ -96,14 +96,9 @@ static long do_faccessat(int dfd, const char __user *filename, int mode, int fla
 		return -EINVAL;
 	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
-	char *name;
-	long err = getname(filename, flags & AT_EMPTY_PATH, &name);
-	if (err)
-		return err;
 	struct nameidata nd;
 	unsigned int lf = (flags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW) | (flags & AT_EMPTY_PATH ? LOOKUP_EMPTY : 0);
-	err = path_lookupat(&nd, current->files, dfd, name, lf);
-	kfree(name);
+	long err = user_path_lookupat(&nd, dfd, filename, lf);
 	if (err)
 		return err;
 	umode_t m = nd.generated ? (nd.node.entry ? nd.node.entry->mode : 0) : nd.path.dentry->d_inode->i_mode;
@@ -152,13 +147,9 @@ static int take_dir(struct nameidata *nd, struct path *path, char **gen)
 
 SYSCALL_DEFINE1(chdir, const char __user *, filename)
 {
-	char *name, *gen;
-	long err = getname(filename, false, &name);
-	if (err)
-		return err;
+	char *gen;
 	struct nameidata nd;
-	err = path_lookupat(&nd, current->files, AT_FDCWD, name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY);
-	kfree(name);
+	long err = user_path_lookupat(&nd, AT_FDCWD, filename, LOOKUP_FOLLOW | LOOKUP_DIRECTORY);
 	if (err)
 		return err;
 	struct path path;
@@ -200,13 +191,8 @@ SYSCALL_DEFINE1(fchdir, unsigned int, fd)
  * be a root here: -EINVAL). */
 SYSCALL_DEFINE1(chroot, const char __user *, filename)
 {
-	char *name;
-	long err = getname(filename, false, &name);
-	if (err)
-		return err;
 	struct nameidata nd;
-	err = path_lookupat(&nd, current->files, AT_FDCWD, name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY);
-	kfree(name);
+	long err = user_path_lookupat(&nd, AT_FDCWD, filename, LOOKUP_FOLLOW | LOOKUP_DIRECTORY);
 	if (err)
 		return err;
 	if (nd.generated) {

@@ -39,13 +39,8 @@ static long statfs_to_user(const struct kstatfs *k, struct statfs __user *buf)
 
 SYSCALL_DEFINE2(statfs, const char __user *, pathname, struct statfs __user *, buf)
 {
-	char *name;
-	long err = getname(pathname, false, &name);
-	if (err)
-		return err;
 	struct nameidata nd;
-	err = path_lookupat(&nd, current->files, AT_FDCWD, name, LOOKUP_FOLLOW);
-	kfree(name);
+	long err = user_path_lookupat(&nd, AT_FDCWD, pathname, LOOKUP_FOLLOW);
 	if (err)
 		return err;
 	struct kstatfs k;
