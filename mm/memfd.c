@@ -17,6 +17,7 @@
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 #include "mm/slab.h"
 
 /* Linux's memfd_file_seals_ptr: only tmpfs files carry seals here (Linux's

@@ -1,6 +1,7 @@
 /* Shared anonymous memory (Linux's mm/shmem.c for shmem_zero_setup's
  * unnamed file, reduced to its page cache): mm/shmem.h has the rules. */
 #include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 #include "fs/fs.h"
 #include "kernel/printk.h"
 #include "lib/string.h"

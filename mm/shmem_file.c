@@ -14,6 +14,7 @@
  * Locking: shm_mnt is set once by an initcall, before anything runs that
  * could ask for it; the dentry is bound under dcache_lock. */
 #include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "fs/mount.h"

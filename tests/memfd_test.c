@@ -25,6 +25,7 @@
 #include "mm/mremap.h"
 #include "mm/page_alloc.h"
 #include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 #include "mm/vma.h"
 
 #define UBASE 0x0000300000000000ul /* 16 pages: names and buffers */

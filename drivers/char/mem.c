@@ -30,6 +30,7 @@
 #include "mm/mm_types.h"
 #include "mm/page.h"
 #include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 
 #define MEM_MAJOR 1
 
