@@ -112,8 +112,6 @@ struct kernel_clone_args {
 	u64 set_tid_size;
 };
 
-__noreturn void ret_from_fork_user(const struct pt_regs *regs); /* user_entry.asm */
-__noreturn void call_on_stack(void *sp, void (*fn)(void *), void *arg); /* user_entry.asm */
 
 DEFINE_SPINLOCK(tasklist_lock);
 
