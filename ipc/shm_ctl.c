@@ -123,38 +123,34 @@ static int shmctl_do_lock(int shmid, int cmd)
 	return err;
 }
 
+/* An answer of err (>= 0) copied out to buf; -EFAULT when it cannot be. */
+static long copy_answer(void *buf, const void *answer, size_t size, long err)
+{
+	if (err >= 0 && copy_to_user(buf, answer, size))
+		return -EFAULT;
+	return err;
+}
+
 /* Linux's ksys_shmctl with IPC_64 (x86_64 has no old version: a command
  * with IPC_64's bit is unknown, -EINVAL). */
 long ksys_shmctl(int shmid, int cmd, void *buf)
 {
 	if (cmd < 0 || shmid < 0)
 		return -EINVAL;
-	long err;
 	switch (cmd) {
 	case IPC_INFO: {
 		struct shminfo64 shminfo;
-		err = shmctl_ipc_info(&shminfo);
-		if (copy_to_user(buf, &shminfo, sizeof(shminfo)))
-			err = -EFAULT;
-		return err;
+		return copy_answer(buf, &shminfo, sizeof(shminfo), shmctl_ipc_info(&shminfo));
 	}
 	case SHM_INFO: {
 		struct shm_info shm_info;
-		err = shmctl_shm_info(&shm_info);
-		if (copy_to_user(buf, &shm_info, sizeof(shm_info)))
-			err = -EFAULT;
-		return err;
+		return copy_answer(buf, &shm_info, sizeof(shm_info), shmctl_shm_info(&shm_info));
 	}
 	case SHM_STAT:
 	case SHM_STAT_ANY:
 	case IPC_STAT: {
 		struct shmid64_ds tbuf;
-		err = shmctl_stat(shmid, cmd, &tbuf);
-		if (err < 0)
-			return err;
-		if (copy_to_user(buf, &tbuf, sizeof(tbuf)))
-			err = -EFAULT;
-		return err;
+		return copy_answer(buf, &tbuf, sizeof(tbuf), shmctl_stat(shmid, cmd, &tbuf));
 	}
 	case IPC_SET:
 	case IPC_RMID: {

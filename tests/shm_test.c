@@ -22,22 +22,11 @@
 #define NPAGES 5
 #define SEG (NPAGES * PAGE_SIZE)
 
-struct mode_param {
-	enum pte_reclaim_mode mode;
-	const char *name;
-};
-static const struct mode_param modes[] = {
-	{ PTE_RECLAIM_OFF, "off" },
-	{ PTE_RECLAIM_SCAN, "scan" },
-	{ PTE_RECLAIM_REFCOUNT, "refcount" },
-};
-KUNIT_ARRAY_PARAM_DESC(modes, modes, name);
-
 /* The current task's mm, in the case's mode (if it has one); flags as
  * test_mm_create's beside TEST_MM_CURRENT. */
 static struct mm_struct *space_flags(struct kunit *test, unsigned flags)
 {
-	const struct mode_param *m = test->param_value;
+	const struct pte_reclaim_mode_param *m = test->param_value;
 	if (m)
 		KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
 	return test_mm_create(test, TEST_MM_CURRENT | flags);
@@ -255,8 +244,8 @@ static void ids_cycle_and_their_sequence_moves_on(struct kunit *test)
 }
 
 static struct kunit_case shm_cases[] = {
-	KUNIT_CASE_PARAM(a_segment_goes_at_its_last_detach, modes_gen_params),
-	KUNIT_CASE_PARAM(exit_detaches_every_attach, modes_gen_params),
+	KUNIT_CASE_PARAM(a_segment_goes_at_its_last_detach, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(exit_detaches_every_attach, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(pieces_of_an_attach_count_and_go_together),
 	KUNIT_CASE(bad_calls_fail_in_linux_order),
 	KUNIT_CASE(ids_cycle_and_their_sequence_moves_on),
