@@ -41,6 +41,7 @@
 #define SHM_UNLOCK 12
 #define SHM_STAT 13
 #define SHM_INFO 14
+#define SHM_STAT_ANY 15
 #define SHM_DEST 01000
 #define SHM_LOCKED 02000
 
@@ -331,6 +332,31 @@ static void remove_attached(int id, int key, char *a, char *b)
 	CHECK(!proc_line(id, v));
 }
 
+/* Mode 0400: a read-only attach is granted; a writable one only with
+ * CAP_IPC_OWNER (root: mmlab's one user). SHM_STAT needs read
+ * permission, SHM_STAT_ANY none. */
+static void permissions(void)
+{
+	int id = keep(shmget_(IPC_PRIVATE, PAGE, 0400));
+	CHECK_CMP(id, >=, 0);
+	char *r = shmat_(id, NULL, SHM_RDONLY);
+	CHECK(r != (char *)-1);
+	if (r != (char *)-1)
+		CHECK_CMP(shmdt_(r), ==, 0);
+	if (geteuid() == 0) {
+		char *w = shmat_(id, NULL, 0);
+		CHECK(w != (char *)-1);
+		if (w != (char *)-1)
+			CHECK_CMP(shmdt_(w), ==, 0);
+	} else {
+		CHECK_ERRNO(shmat_(id, NULL, 0), EACCES);
+	}
+	struct shmid64_ds ds;
+	CHECK_CMP(shmctl_(id & 0x7fff, SHM_STAT_ANY, &ds), ==, id);
+	CHECK_CMP(ds.shm_perm.mode, ==, 0400);
+	CHECK_CMP(shmctl_(id, IPC_RMID, NULL), ==, 0);
+}
+
 /* Removed unattached: gone at once; a new segment has another id. */
 static void ids(void)
 {
@@ -379,6 +405,13 @@ static void shmmax_sysctl(void)
 	CHECK_CMP(id, >=, 0);
 	shmctl_(id, IPC_RMID, NULL);
 	CHECK_ERRNO(write_shmmax("-1\n", 3), EINVAL);
+	/* kernel.shmmni takes 0 to IPCMNI (32768). */
+	int fd = open("/proc/sys/kernel/shmmni", O_WRONLY);
+	CHECK_CMP(fd, >=, 0);
+	if (fd >= 0) {
+		CHECK_ERRNO(write(fd, "32769\n", 6), EINVAL);
+		close(fd);
+	}
 	CHECK(write_shmmax(old, (size_t)n) == n);
 	CHECK_CMP(sysctl_value("shmmax"), ==, strtoul(old, NULL, 10));
 }
@@ -404,6 +437,7 @@ int main(void)
 	across_fork(id, a);
 	lock(id);
 	remove_attached(id, key, a, b);
+	permissions();
 	ids();
 	shmmax_sysctl();
 	return test_end();
