@@ -553,7 +553,8 @@ unsigned long do_mmap_shmem_locked(struct mm_struct *mm, unsigned long addr, uns
 				   unsigned long prot, unsigned long flags, struct shmem_object *shm,
 				   bool *populate)
 {
-	return mmap_pgoff_locked(mm, addr, len, prot, flags | MAP_SHARED | MAP_ANONYMOUS, NULL, 0, shm, false,
+	/* A program's own call (shmat): MDWE applies, as in Linux's mmap_region. */
+	return mmap_pgoff_locked(mm, addr, len, prot, flags | MAP_SHARED | MAP_ANONYMOUS, NULL, 0, shm, true,
 				 populate);
 }
 
