@@ -10,6 +10,7 @@
  * check. */
 #include "tests/kunit.h"
 #include "tests/test_mm.h"
+#include "tests/test_cpu.h"
 #include "arch/x86_64/uaccess.h"
 #include "ipc/shm.h"
 #include "kernel/sched.h"
@@ -243,12 +244,80 @@ static void ids_cycle_and_their_sequence_moves_on(struct kunit *test)
 	test_mm_destroy(test, mm);
 }
 
+/* What every worker of the crew below attaches. */
+struct attach_churn {
+	int id;
+	struct mm_struct *mm;
+	unsigned long rounds; /* done, by all workers; atomic */
+};
+
+#define CHURN_ROUNDS 100
+
+/* One CPU's share: attach, write and read back its own word, detach;
+ * every eighth round a fork's copy of the whole mm comes and goes too. */
+static int attach_churn_worker(struct test_worker *w)
+{
+	struct attach_churn *c = w->crew->ctx;
+	kthread_use_mm(c->mm);
+	int err = 0;
+	unsigned long word = (w->id % NPAGES) * PAGE_SIZE + (w->id / NPAGES) * sizeof(u64);
+	for (unsigned long n = 0; n < CHURN_ROUNDS && !err; n++) {
+		unsigned long a = 0;
+		u64 v = ~0ull;
+		if (do_shmat(c->id, 0, 0, &a) || put_user_u64(n << 8 | w->id, (void *)(a + word)) ||
+		    get_user_u64(&v, (const void *)(a + word)) || v != (n << 8 | w->id))
+			err = 1;
+		if (!(n % 8)) {
+			struct mm_struct *child;
+			if (dup_mm(c->mm, &child))
+				err = 1;
+			else
+				mmput(child);
+		}
+		if (a && ksys_shmdt(a))
+			err = 1;
+		__atomic_add_fetch(&c->rounds, 1, __ATOMIC_RELAXED);
+		test_crew_progress(w);
+		cond_resched();
+	}
+	kthread_unuse_mm(c->mm);
+	return err;
+}
+
+static struct test_crew churn_crew;
+
+/* Attaches, detaches and forks on every CPU at once, with IPC_RMID in
+ * their midst: nattch ends exact (the case's own attach), the id finds
+ * the removed segment all along, and the last detach gives everything
+ * back. */
+static void attaches_on_every_cpu_keep_nattch_exact(struct kunit *test)
+{
+	unsigned long shmem = nr_shmem_pages();
+	int segments = shm_segments_in_use();
+	static struct attach_churn churn;
+	churn.mm = space(test);
+	churn.rounds = 0;
+	churn.id = (int)ksys_shmget(IPC_PRIVATE, SEG, 0600);
+	KUNIT_ASSERT_GE(test, churn.id, 0);
+	unsigned long a = attach(test, churn.id, 0, 0);
+	test_crew_start(test, &churn_crew, attach_churn_worker, &churn, 0, 0);
+	KUNIT_EXPECT_EQ(test, ksys_shmctl(churn.id, IPC_RMID, NULL), 0l);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &churn_crew), 0ul);
+	KUNIT_EXPECT_EQ(test, churn.rounds, (unsigned long)churn_crew.n * CHURN_ROUNDS);
+	KUNIT_EXPECT_EQ(test, nattch(churn.id), 1ul);
+	KUNIT_EXPECT_EQ(test, ksys_shmdt(a), 0l);
+	KUNIT_EXPECT_EQ(test, shm_segments_in_use(), segments);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pages(), shmem);
+	test_mm_destroy(test, churn.mm);
+}
+
 static struct kunit_case shm_cases[] = {
 	KUNIT_CASE_PARAM(a_segment_goes_at_its_last_detach, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(exit_detaches_every_attach, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(pieces_of_an_attach_count_and_go_together),
 	KUNIT_CASE(bad_calls_fail_in_linux_order),
 	KUNIT_CASE(ids_cycle_and_their_sequence_moves_on),
+	KUNIT_CASE_PARAM(attaches_on_every_cpu_keep_nattch_exact, pte_reclaim_modes_gen_params),
 	{}
 };
 
