@@ -6,6 +6,8 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "kernel/time.h"
+#include "fs/fs.h"
+#include "lib/vsprintf.h"
 #include "lib/err.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
@@ -78,7 +80,23 @@ static void shm_close(struct shmem_object *obj)
 	up_write(&shm_ids.rwsem);
 }
 
-static const struct shmem_attach_ops shm_attach_ops = { .open = shm_open, .close = shm_close };
+/* Linux's /proc/<pid>/maps line of an attach: the segment's file on the
+ * internal shm mount, "/SYSV<key> (deleted)" (named at shmget, so
+ * IPC_RMID's private key does not rename it), its inode number the id.
+ * The device is the one that mount has on Linux, the first anonymous
+ * one (00:01): mmlab has no such mount. The caller holds mmap_lock, so
+ * the VMA keeps the segment. */
+static unsigned long shm_show_name(const struct shmem_object *obj, char *name, size_t size, unsigned int *dev)
+{
+	const struct shmid_kernel *shp = obj->attach_data;
+	snprintf(name, size, "/SYSV%08x (deleted)", (unsigned int)shp->shm_file_key);
+	*dev = MKDEV(0u, 1u);
+	return (unsigned long)READ_ONCE(shp->shm_perm.id);
+}
+
+static const struct shmem_attach_ops shm_attach_ops = {
+	.open = shm_open, .close = shm_close, .show_name = shm_show_name,
+};
 
 /* Whether vma maps a segment (Linux's vma->vm_ops == &shm_vm_ops). */
 static bool vma_is_shm(const struct vm_area_struct *vma)
@@ -111,7 +129,7 @@ static int newseg(struct ipc_params *params)
 	struct shmid_kernel *shp = kzalloc(sizeof(*shp), GFP_KERNEL);
 	if (!shp)
 		return -ENOMEM;
-	shp->shm_perm.key = params->key;
+	shp->shm_perm.key = shp->shm_file_key = params->key;
 	shp->shm_perm.mode = (unsigned int)shmflg & S_IRWXUGO;
 	/* Linux's shmem_kernel_file_setup: the size charged to the commit
 	 * (shmem_acct_size) unless VM_NORESERVE, which OVERCOMMIT_NEVER

@@ -65,6 +65,10 @@ struct shmem_object {
 struct shmem_attach_ops {
 	void (*open)(struct shmem_object *obj);
 	void (*close)(struct shmem_object *obj);
+	/* What /proc/<pid>/maps shows of a VMA of obj, as Linux shows the
+	 * segment's file: its name into name (size bytes), its device into
+	 * *dev; returns its inode number. */
+	unsigned long (*show_name)(const struct shmem_object *obj, char *name, size_t size, unsigned int *dev);
 };
 
 /* A new object of len bytes for a MAP_SHARED anonymous mapping, charged

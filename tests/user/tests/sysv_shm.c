@@ -212,7 +212,7 @@ static void info(void)
 }
 
 /* Two attaches of one segment in one process. */
-static void twice(int id, char **a, char **b)
+static void twice(int id, int key, char **a, char **b)
 {
 	long shmem0 = status_kb("RssShmem");
 	*a = shmat_(id, NULL, 0);
@@ -241,6 +241,18 @@ static void twice(int id, char **a, char **b)
 	CHECK_CMP(v[3], ==, SEG);
 	CHECK_CMP(v[4], ==, getpid());
 	CHECK_CMP(v[6], ==, 2);
+	/* /proc/self/maps: the segment's file, its inode number the id. */
+	static char maps[1 << 16];
+	char start[32], name[32];
+	snprintf(start, sizeof(start), "\n%lx-", (unsigned long)*b);
+	snprintf(name, sizeof(name), " /SYSV%08x (deleted)\n", (unsigned)key);
+	maps[0] = '\n';
+	CHECK(read_file("/proc/self/maps", maps + 1, sizeof(maps) - 1) > 0);
+	char *line = strstr(maps, start), *end = line ? strchr(line + 1, '\n') : NULL;
+	unsigned long ino = 0;
+	CHECKF(line && end && sscanf(line + 1, "%*s rw-s 00000000 %*s %lu", &ino) == 1 && ino == (unsigned long)id &&
+		       !strncmp(end - strlen(name) + 1, name, strlen(name)),
+	       "maps line of the attach: %.*s", line && end ? (int)(end - line - 1) : 0, line ? line + 1 : "");
 	/* The bad attaches and detaches. */
 	CHECK_ERRNO(shmat_(id, *a + 1, 0), EINVAL);       /* unaligned, no SHM_RND */
 	CHECK_ERRNO(shmat_(id, NULL, SHM_REMAP), EINVAL); /* SHM_REMAP needs an address */
@@ -431,7 +443,7 @@ int main(void)
 	stat_fields(id, key);
 	info();
 	char *a, *b;
-	twice(id, &a, &b);
+	twice(id, key, &a, &b);
 	if (a == (char *)-1 || b == (char *)-1)
 		return test_end();
 	across_fork(id, a);
