@@ -82,9 +82,4 @@ unsigned long nr_shmem_pages(void);
 struct file;
 int shmem_mmap(struct file *file, struct vm_area_struct *vma);
 
-/* tmpfs: a new instance with its root directory (mounted as "/" at boot,
- * fs/namespace.c). */
-struct super_block;
-struct super_block *shmem_fill_super(void);
-
 #endif
