@@ -309,8 +309,11 @@ void init_mount_tree(void)
 		if (err)
 			panic("mount: mkdir %s: %d", dirs[i].name, err);
 	}
-	/* init_mkdir takes the umask off, as Linux's: /tmp gets its mode back. */
+	/* init_mkdir takes the umask off, as Linux's: /tmp gets its mode back.
+	 * The root keeps 0755 (tmpfs's own default is 01777), as an
+	 * initramfs's "." entry sets it on Linux. */
 	init_chmod("/tmp", 01777);
+	init_chmod("/", 0755);
 }
 
 void mount_proc_and_sysfs(void)
