@@ -116,7 +116,7 @@ static int shmem_parse_one(struct fs_context *fc, const char *key, const char *v
 		opt++;
 	if (opt == ARRAY_SIZE(keys))
 		return -ENOPARAM;
-	if (!value)
+	if (!value || !*value) /* Linux's fs_param_is_string: no empty value */
 		return -EINVAL;
 	const char *rest;
 	unsigned int u;
