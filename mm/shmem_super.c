@@ -112,6 +112,11 @@ static int shmem_parse_one(struct fs_context *fc, const char *key, const char *v
 	struct shmem_options *ctx = fc->fs_private;
 	static const char *const keys[] = { "size", "nr_blocks", "nr_inodes", "mode", "uid", "gid", "huge", "mpol" };
 	size_t opt = 0;
+	/* Flags: inode64 is what mmlab's inode numbers are; inode32 would
+	 * have them wrap at 2^32, which mmlab does not do (-EINVAL, as
+	 * Linux's inode64 on a kernel with 32-bit ino_t). */
+	if (!strcmp(key, "inode64") || !strcmp(key, "inode32"))
+		return value || key[5] == '3' ? -EINVAL : 0;
 	while (opt < ARRAY_SIZE(keys) && strcmp(key, keys[opt]))
 		opt++;
 	if (opt == ARRAY_SIZE(keys))
@@ -323,9 +328,9 @@ static int shmem_init_fs_context(struct fs_context *fc)
 	return 0;
 }
 
-/* Linux's shmem_show_options: what differs from the defaults (mmlab's
- * inode numbers are never cut to 32 bits, and it has no
- * CONFIG_TMPFS_INODE64: no inode64 shown, as Linux then shows none). */
+/* Linux's shmem_show_options: what differs from the defaults, and
+ * inode64 as a kernel built with CONFIG_TMPFS_INODE64 (Debian's) shows
+ * it: mmlab's inode numbers are never cut to 32 bits. */
 static void shmem_show_options(struct seq_buf *m, struct super_block *sb)
 {
 	struct shmem_sb_info *sbinfo = SHMEM_SB(sb);
@@ -340,6 +345,7 @@ static void shmem_show_options(struct seq_buf *m, struct super_block *sb)
 		seq_buf_printf(m, ",uid=%u", sbinfo->uid);
 	if (sbinfo->gid)
 		seq_buf_printf(m, ",gid=%u", sbinfo->gid);
+	seq_buf_puts(m, ",inode64");
 	if (sbinfo->huge)
 		seq_buf_printf(m, ",huge=%s", shmem_huge_names[sbinfo->huge]);
 	struct mempolicy *pol = mpol_get(sbinfo->mpol);

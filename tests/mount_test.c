@@ -125,11 +125,11 @@ static void options_parsed_and_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sb->s_root->d_inode->i_gid, 6u);
 	char buf[160];
 	show_options(sb, buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, ",size=1024k,nr_inodes=8,mode=700,uid=5,gid=6,mpol=local");
+	KUNIT_EXPECT_STREQ(test, buf, ",size=1024k,nr_inodes=8,mode=700,uid=5,gid=6,inode64,mpol=local");
 	/* A remount: limits and mpol change, mode and uid are taken and ignored. */
 	KUNIT_EXPECT_EQ(test, mount_opts(NULL, DIR "/a", NULL, MS_REMOUNT, "size=2m,mode=0755,mpol=default"), 0);
 	show_options(sb, buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, ",size=2048k,nr_inodes=8,mode=700,uid=5,gid=6,mpol=local");
+	KUNIT_EXPECT_STREQ(test, buf, ",size=2048k,nr_inodes=8,mode=700,uid=5,gid=6,inode64,mpol=local");
 	umount_tmpfs(test, s, DIR "/a");
 
 	/* The sizes, in bytes (rounded up to pages), percents of RAM and pages. */
@@ -145,19 +145,19 @@ static void options_parsed_and_refused(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, SHMEM_SB(sb_at(test, DIR "/a"))->max_blocks, want);
 		umount_tmpfs(test, s, DIR "/a");
 	}
-	/* Without options: half of RAM in pages and in inodes, shown as nothing. */
+	/* Without options: half of RAM in pages and in inodes, not shown. */
 	mount_tmpfs(test, s, DIR "/a", NULL);
 	sb = sb_at(test, DIR "/a");
 	KUNIT_EXPECT_EQ(test, SHMEM_SB(sb)->max_blocks, totalram_pages() / 2);
 	show_options(sb, buf, sizeof(buf));
-	KUNIT_EXPECT_STREQ(test, buf, "");
+	KUNIT_EXPECT_STREQ(test, buf, ",inode64");
 	umount_tmpfs(test, s, DIR "/a");
 
 	static const char *const refused[] = {
 		"size=1q", "size", "size=", "nr_blocks=1k1", "nr_inodes=3x", "mode=8", "mode", "uid=-1",
 		"uid=4294967295", "gid=x", "huge=always", "huge=sometimes", "mpol=bind", "mpol=prefer:0,1",
 		"mpol=bind:99", "mpol=local:0", "mpol=interleave=fast", "mpol=often", "nosuid", "bind",
-		"frobnicate=1", "=1",
+		"frobnicate=1", "=1", "inode32", "inode64=1",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
 		int err = mount_opts("test", DIR "/a", "tmpfs", 0, refused[i]);
@@ -267,7 +267,7 @@ static void mpol_places_pages(struct kunit *test)
 	snprintf(opts, sizeof(opts), "mpol=bind:%d", last);
 	mount_tmpfs(test, s, DIR "/a", opts);
 	show_options(sb_at(test, DIR "/a"), buf, sizeof(buf));
-	snprintf(want, sizeof(want), ",mpol=bind:%d", last);
+	snprintf(want, sizeof(want), ",inode64,mpol=bind:%d", last);
 	KUNIT_EXPECT_STREQ(test, buf, want);
 	int nids[8];
 	page_nodes(test, DIR "/a/f", 8, nids);
@@ -422,7 +422,7 @@ static void dotdot_bind_and_generated(struct kunit *test)
 	char *text;
 	size_t len;
 	KUNIT_ASSERT_EQ(test, procfs_generate("/proc/self/mountinfo", current, &text, &len), 0);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(text, " /x " DIR "/b rw,relatime - tmpfs test rw,mode=755\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, " /x " DIR "/b rw,relatime - tmpfs test rw,mode=755,inode64\n"));
 	kvfree(text);
 	KUNIT_EXPECT_EQ(test, mount_opts(NULL, DIR "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), 0);
 	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/b/f"), -EROFS);
