@@ -56,13 +56,20 @@ int vfs_parse_fs_string(struct fs_context *fc, const char *key, const char *valu
 	return -EINVAL; /* Linux: "Unknown parameter" */
 }
 
-int generic_parse_monolithic(struct fs_context *fc, char *data)
+/* Linux's vfs_parse_comma_sep: the next option, cut at its comma. */
+static char *vfs_parse_comma_sep(char **s)
+{
+	char *key = *s, *comma = strchr(key, ',');
+	if (comma)
+		*comma++ = 0;
+	*s = comma;
+	return key;
+}
+
+int vfs_parse_monolithic_sep(struct fs_context *fc, char *data, char *(*sep)(char **))
 {
 	while (data) {
-		char *key = data, *comma = strchr(data, ',');
-		if (comma)
-			*comma++ = 0;
-		data = comma;
+		char *key = sep(&data);
 		if (!*key)
 			continue;
 		char *value = strchr(key, '=');
@@ -73,6 +80,11 @@ int generic_parse_monolithic(struct fs_context *fc, char *data)
 			return err;
 	}
 	return 0;
+}
+
+int generic_parse_monolithic(struct fs_context *fc, char *data)
+{
+	return vfs_parse_monolithic_sep(fc, data, vfs_parse_comma_sep);
 }
 
 int parse_monolithic_mount_data(struct fs_context *fc, char *data)
@@ -109,15 +121,11 @@ void put_fs_context(struct fs_context *fc)
 	fc->fs_private = NULL;
 }
 
+/* A digit's value, past every base for what is none. */
 static int digit_value(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
+	int v = hex_to_bin(c);
+	return v < 0 ? 99 : v;
 }
 
 /* Linux's simple_strtoull (base 0: "0x" hex, "0" octal, else decimal);

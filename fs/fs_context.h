@@ -78,8 +78,11 @@ void put_fs_context(struct fs_context *fc);
  * changed) as the type splits it, each option through
  * vfs_parse_fs_string. */
 int parse_monolithic_mount_data(struct fs_context *fc, char *data);
-/* Linux's generic_parse_monolithic: comma-separated "key[=value]". */
+/* Linux's generic_parse_monolithic: comma-separated "key[=value]";
+ * vfs_parse_monolithic_sep: cut into options by sep, which returns the
+ * next one and moves *s past it (NULL after the last). */
 int generic_parse_monolithic(struct fs_context *fc, char *data);
+int vfs_parse_monolithic_sep(struct fs_context *fc, char *data, char *(*sep)(char **));
 /* One option: the generic super-block flags, then the type's. */
 int vfs_parse_fs_string(struct fs_context *fc, const char *key, const char *value);
 

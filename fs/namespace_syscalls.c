@@ -251,40 +251,23 @@ int do_umount_path(const char *name, int flags)
 	return err;
 }
 
-/* Linux's copy_mount_string: NULL stays NULL; -EFAULT, or -EINVAL for
- * a string of PATH_MAX bytes or more (strndup_user). */
-static long copy_mount_string(const char __user *s, char **out)
+/* Linux's copy_mount_string (whole: -EINVAL for PATH_MAX bytes or more,
+ * as strndup_user) and copy_mount_options (up to a page, cut there, as
+ * path_mount NUL-terminates it): NULL stays NULL; -EFAULT. */
+static long copy_mount_in(const char __user *s, size_t size, bool whole, char **out)
 {
 	*out = NULL;
 	if (!s)
 		return 0;
-	char *k = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *k = kmalloc(size, GFP_KERNEL);
 	if (!k)
 		return -ENOMEM;
-	long len = strncpy_from_user(k, s, PATH_MAX);
-	if (len < 0 || len >= PATH_MAX) {
+	long len = strncpy_from_user(k, s, (long)size);
+	if (len < 0 || (whole && len >= (long)size)) {
 		kfree(k);
 		return len < 0 ? -EFAULT : -EINVAL;
 	}
-	*out = k;
-	return 0;
-}
-
-/* Linux's copy_mount_options: up to a page, NUL-terminated by path_mount. */
-static long copy_mount_options(const void __user *data, char **out)
-{
-	*out = NULL;
-	if (!data)
-		return 0;
-	char *k = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!k)
-		return -ENOMEM;
-	long len = strncpy_from_user(k, data, PAGE_SIZE);
-	if (len < 0) {
-		kfree(k);
-		return -EFAULT;
-	}
-	k[PAGE_SIZE - 1] = 0;
+	k[size - 1] = 0;
 	*out = k;
 	return 0;
 }
@@ -293,11 +276,11 @@ SYSCALL_DEFINE5(mount, char __user *, dev_name, char __user *, dir_name, char __
 		flags, void __user *, data)
 {
 	char *kernel_type, *kernel_dev = NULL, *options = NULL, *dir = NULL;
-	long err = copy_mount_string(type, &kernel_type);
+	long err = copy_mount_in(type, PATH_MAX, true, &kernel_type);
 	if (!err)
-		err = copy_mount_string(dev_name, &kernel_dev);
+		err = copy_mount_in(dev_name, PATH_MAX, true, &kernel_dev);
 	if (!err)
-		err = copy_mount_options(data, &options);
+		err = copy_mount_in(data, PAGE_SIZE, false, &options);
 	if (!err)
 		err = getname(dir_name, false, &dir);
 	if (!err)

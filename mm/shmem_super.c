@@ -191,30 +191,26 @@ static int shmem_parse_one(struct fs_context *fc, const char *key, const char *v
 
 /* Linux's shmem_parse_options: comma-separated, but a comma followed by a
  * digit continues mpol's node list ("mpol=bind:0,1"). */
+static char *shmem_next_opt(char **s)
+{
+	char *this = *s, *p = this;
+	for (;;) {
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+		if (*p < '0' || *p > '9') {
+			p[-1] = 0;
+			break;
+		}
+	}
+	*s = p;
+	return this;
+}
+
 static int shmem_parse_options(struct fs_context *fc, char *options)
 {
-	while (options) {
-		char *this = options;
-		for (;;) {
-			options = strchr(options, ',');
-			if (!options)
-				break;
-			options++;
-			if (*options < '0' || *options > '9') {
-				options[-1] = 0;
-				break;
-			}
-		}
-		if (!*this)
-			continue;
-		char *value = strchr(this, '=');
-		if (value)
-			*value++ = 0;
-		int err = vfs_parse_fs_string(fc, this, value);
-		if (err)
-			return err;
-	}
-	return 0;
+	return vfs_parse_monolithic_sep(fc, options, shmem_next_opt);
 }
 
 static const struct super_operations shmem_ops;

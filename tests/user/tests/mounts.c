@@ -27,14 +27,7 @@
 static char dir[64];
 static bool mounted;
 
-static const char *at(const char *name)
-{
-	static char buf[4][128];
-	static int i;
-	char *b = buf[i++ & 3];
-	snprintf(b, sizeof(buf[0]), "%s/%s", dir, name);
-	return b;
-}
+#define at(name) path_in(dir, name)
 
 static void cleanup(void)
 {
