@@ -173,32 +173,6 @@ void shmem_evict_inode(struct inode *inode)
 	shmem_free_inode(inode->i_sb);
 }
 
-/* A zeroed page for index of inode, charged to its instance's size=
- * first (-ENOSPC past it) and placed by the file's mpol= (Linux's
- * shmem_alloc_and_add_folio); NULL with *err. */
-static struct page *shmem_alloc_page(struct inode *inode, unsigned long index, int *err)
-{
-	if (shmem_inode_acct_block(inode, 1)) {
-		*err = -ENOSPC;
-		return NULL;
-	}
-	struct page *page = inode->i_policy ? alloc_pages_mpol(GFP_HIGHUSER | __GFP_ZERO, 0, inode->i_policy,
-							       inode->i_ino + index)
-					    : alloc_page(GFP_HIGHUSER | __GFP_ZERO);
-	if (!page) {
-		shmem_inode_unacct_blocks(inode, 1);
-		*err = -ENOMEM;
-	}
-	return page;
-}
-
-/* A page shmem_alloc_page gave that did not go into the page cache. */
-static void shmem_free_unadded(struct inode *inode, struct page *page)
-{
-	__free_page(page);
-	shmem_inode_unacct_blocks(inode, 1);
-}
-
 struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, umode_t mode, dev_t dev)
 {
 	if (shmem_reserve_inode(sb))

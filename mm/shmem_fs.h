@@ -41,6 +41,12 @@ int shmem_inode_acct_block(struct inode *inode, long pages);
 void shmem_inode_unacct_blocks(struct inode *inode, long pages);
 int shmem_reserve_inode(struct super_block *sb);
 void shmem_free_inode(struct super_block *sb);
+/* A zeroed page for index of inode, charged to its instance's size=
+ * first (*err -ENOSPC past it) and placed by the file's mpol= (Linux's
+ * shmem_alloc_and_add_folio), or NULL with *err; shmem_free_unadded
+ * gives back one that did not go into the page cache. */
+struct page *shmem_alloc_page(struct inode *inode, unsigned long index, int *err);
+void shmem_free_unadded(struct inode *inode, struct page *page);
 /* The policy of the instance with a reference, for a new file (NULL: default). */
 struct mempolicy *shmem_get_sbmpol(struct super_block *sb);
 

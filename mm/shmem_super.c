@@ -81,6 +81,28 @@ struct mempolicy *shmem_get_sbmpol(struct super_block *sb)
 	return pol;
 }
 
+struct page *shmem_alloc_page(struct inode *inode, unsigned long index, int *err)
+{
+	if (shmem_inode_acct_block(inode, 1)) {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	struct page *page = inode->i_policy ? alloc_pages_mpol(GFP_HIGHUSER | __GFP_ZERO, 0, inode->i_policy,
+							       inode->i_ino + index)
+					    : alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+	if (!page) {
+		shmem_inode_unacct_blocks(inode, 1);
+		*err = -ENOMEM;
+	}
+	return page;
+}
+
+void shmem_free_unadded(struct inode *inode, struct page *page)
+{
+	__free_page(page);
+	shmem_inode_unacct_blocks(inode, 1);
+}
+
 static unsigned long shmem_default_max_blocks(void) { return totalram_pages() / 2; }
 /* Linux's min(totalram - totalhigh, totalram / 2): no high memory here. */
 static unsigned long shmem_default_max_inodes(void) { return totalram_pages() / 2; }
