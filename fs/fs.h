@@ -36,6 +36,7 @@
 #define FMODE_LSEEK 0x4u
 #define FMODE_PREAD 0x8u
 #define FMODE_ATOMIC_POS 0x8000u
+#define FMODE_WRITER 0x10000u /* holds write access to its mount (mnt_get_write_access) */
 #define FMODE_CAN_READ 0x20000u
 #define FMODE_CAN_WRITE 0x40000u
 

@@ -87,6 +87,7 @@ struct vfsmount {
 	int mnt_id;                    /* mountinfo's first field */
 	bool mnt_attached;             /* in the mount table (until umount) */
 	bool mnt_expiry_mark;          /* MNT_EXPIRE asked once */
+	long mnt_writers;              /* files open for writing on it (taken under mount_lock) */
 	char *mnt_devname;             /* /proc/mounts's first field (kmalloc'd) */
 	struct list_head mnt_list;     /* in the mount table, in mount order */
 };
@@ -113,9 +114,17 @@ struct vfsmount *generated_mount(const char *path);
 bool d_mountpoint(const struct dentry *dentry);
 /* Linux's __mnt_is_readonly: the mount or its super block is read-only. */
 bool __mnt_is_readonly(const struct vfsmount *mnt);
-/* Linux's mnt_want_write without the writer count: 0, or -EROFS on a
- * read-only mount. */
+/* Linux's mnt_want_write for one change (no count kept: the change is
+ * made at once): 0, or -EROFS on a read-only mount. */
 int mnt_want_write(const struct vfsmount *mnt);
+/* Linux's mnt_get_write_access / mnt_put_write_access, for a file open
+ * for writing (FMODE_WRITER): -EROFS on a read-only mount; while any is
+ * held, the mount and its super block cannot become read-only (-EBUSY). */
+int mnt_get_write_access(struct vfsmount *mnt);
+void mnt_put_write_access(struct vfsmount *mnt);
+/* Whether a file is open for writing on sb (any of its mounts) or, with
+ * sb NULL, on mnt; mount_lock held. */
+bool mnt_writers_locked(const struct super_block *sb, const struct vfsmount *mnt);
 
 /* Boot: the tmpfs root and its first directories (/proc, /sys, /bin,
  * /tmp); then, once the initramfs is unpacked (fs/bin.h), the mounts of

@@ -29,6 +29,17 @@ struct file *dentry_open(const struct path *path, int flags)
 	f->f_mode = (((unsigned int)acc + 1) & 3) | FMODE_LSEEK | FMODE_PREAD;
 	f->f_path = *path;
 	path_get(&f->f_path);
+	/* Linux's do_dentry_open: a file open for writing (not a device,
+	 * FIFO or socket) holds write access to its mount. */
+	umode_t mode = inode->i_mode;
+	if ((f->f_mode & FMODE_WRITE) && !S_ISCHR(mode) && !S_ISBLK(mode) && !S_ISFIFO(mode) && !S_ISSOCK(mode)) {
+		int err = mnt_get_write_access(path->mnt);
+		if (err) {
+			fput(f);
+			return ERR_PTR(err);
+		}
+		f->f_mode |= FMODE_WRITER;
+	}
 	f->f_inode = inode;
 	f->f_mapping = inode->i_mapping;
 	f->f_op = inode->i_fop;

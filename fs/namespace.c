@@ -134,6 +134,36 @@ int mnt_want_write(const struct vfsmount *mnt)
 	return mnt && __mnt_is_readonly(mnt) ? -EROFS : 0;
 }
 
+int mnt_get_write_access(struct vfsmount *mnt)
+{
+	int err = 0;
+	mutex_lock(&mount_lock);
+	if (__mnt_is_readonly(mnt))
+		err = -EROFS;
+	else
+		mnt->mnt_writers++;
+	mutex_unlock(&mount_lock);
+	return err;
+}
+
+void mnt_put_write_access(struct vfsmount *mnt)
+{
+	/* A drop needs no lock: it can only let a later check pass. */
+	__atomic_sub_fetch(&mnt->mnt_writers, 1, __ATOMIC_RELEASE);
+}
+
+bool mnt_writers_locked(const struct super_block *sb, const struct vfsmount *mnt)
+{
+	if (!sb)
+		return __atomic_load_n(&mnt->mnt_writers, __ATOMIC_ACQUIRE) > 0;
+	for (struct list_head *p = mount_table.next; p != &mount_table; p = p->next) {
+		struct vfsmount *m = container_of(p, struct vfsmount, mnt_list);
+		if (m->mnt_sb == sb && __atomic_load_n(&m->mnt_writers, __ATOMIC_ACQUIRE) > 0)
+			return true;
+	}
+	return false;
+}
+
 /* ---- making, placing and removing mounts ---- */
 
 struct vfsmount *vfs_create_mount(struct super_block *sb, struct dentry *root, const char *devname, int mnt_flags)

@@ -17,9 +17,9 @@
  *   mmlab keeps no count of writers, and its root holds the running
  *   programs, so it is always -EBUSY; MNT_DETACH of the root of the
  *   table: -EINVAL.
- * - a remount read-only does not wait for files open for writing to
- *   close (Linux's sb_prepare_remount_readonly, -EBUSY): later writes
- *   through them are not refused. */
+ * A mount or super block with a file open for writing on it cannot be
+ * made read-only (-EBUSY, Linux's mnt_make_readonly and
+ * sb_prepare_remount_readonly). */
 #include "fs/dcache.h"
 #include "fs/fs_context.h"
 #include "fs/fs_struct.h"
@@ -47,27 +47,40 @@ static void nd_mount_path(const struct nameidata *nd, struct path *p, bool *at_r
 	}
 }
 
-/* Linux's set_mount_attributes: the user's flags replaced, the rest kept. */
-static void set_mount_attributes(struct vfsmount *mnt, int mnt_flags)
+/* Linux's set_mount_attributes: the user's flags replaced, the rest
+ * kept; with check_writers (Linux's change_mount_ro_state), -EBUSY
+ * instead when it would become read-only under a file open for writing. */
+static int set_mount_attributes(struct vfsmount *mnt, int mnt_flags, bool check_writers)
 {
+	int err = 0;
 	mutex_lock(&mount_lock);
-	mnt->mnt_flags = (mnt->mnt_flags & ~MNT_USER_SETTABLE_MASK) | mnt_flags;
+	if (check_writers && (mnt_flags & MNT_READONLY) && !(mnt->mnt_flags & MNT_READONLY) &&
+	    mnt_writers_locked(NULL, mnt))
+		err = -EBUSY;
+	else
+		mnt->mnt_flags = (mnt->mnt_flags & ~MNT_USER_SETTABLE_MASK) | mnt_flags;
 	mutex_unlock(&mount_lock);
+	return err;
 }
 
-/* Linux's reconfigure_super: the type's reconfigure, then the SB_* flags. */
+/* Linux's reconfigure_super: no file open for writing when it becomes
+ * read-only (mount_lock held throughout, so none opens meanwhile), the
+ * type's reconfigure, then the SB_* flags. */
 static int reconfigure_super(struct fs_context *fc)
 {
 	if (fc->sb_flags_mask & ~MS_RMT_MASK)
 		return -EINVAL;
-	if (fc->ops->reconfigure) {
-		int err = fc->ops->reconfigure(fc);
-		if (err)
-			return err;
-	}
 	struct super_block *sb = fc->sb;
-	sb->s_flags = (sb->s_flags & ~fc->sb_flags_mask) | (fc->sb_flags & fc->sb_flags_mask);
-	return 0;
+	mutex_lock(&mount_lock);
+	int err = 0;
+	if ((fc->sb_flags & SB_RDONLY) && !(sb->s_flags & SB_RDONLY) && mnt_writers_locked(sb, NULL))
+		err = -EBUSY;
+	if (!err && fc->ops->reconfigure)
+		err = fc->ops->reconfigure(fc);
+	if (!err)
+		sb->s_flags = (sb->s_flags & ~fc->sb_flags_mask) | (fc->sb_flags & fc->sb_flags_mask);
+	mutex_unlock(&mount_lock);
+	return err;
 }
 
 static int do_remount(const struct path *path, bool at_root, unsigned int sb_flags, int mnt_flags, char *data)
@@ -81,7 +94,7 @@ static int do_remount(const struct path *path, bool at_root, unsigned int sb_fla
 	if (!err)
 		err = reconfigure_super(&fc);
 	if (!err)
-		set_mount_attributes(path->mnt, mnt_flags);
+		set_mount_attributes(path->mnt, mnt_flags, false);
 	put_fs_context(&fc);
 	return err;
 }
@@ -180,8 +193,7 @@ static int path_mount(const char *dev_name, const struct nameidata *nd, const ch
 	if ((flags & (MS_REMOUNT | MS_BIND)) == (MS_REMOUNT | MS_BIND)) {
 		if (!at_root) /* Linux's do_reconfigure_mnt: the mount's flags only */
 			return -EINVAL;
-		set_mount_attributes(path.mnt, mnt_flags);
-		return 0;
+		return set_mount_attributes(path.mnt, mnt_flags, true);
 	}
 	if (flags & MS_REMOUNT)
 		return do_remount(&path, at_root, sb_flags, mnt_flags, data_page);

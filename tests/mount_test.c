@@ -93,14 +93,17 @@ static void umount_tmpfs(struct kunit *test, struct scratch *s, const char *wher
 	s->mounts--;
 }
 
-static struct super_block *sb_at(struct kunit *test, const char *where)
+/* The mount a path is in (the case's mount keeps it), and its super block. */
+static struct vfsmount *mnt_at(struct kunit *test, const char *where)
 {
 	struct path p;
 	KUNIT_ASSERT_EQ(test, kern_path(where, LOOKUP_FOLLOW, &p), 0);
-	struct super_block *sb = p.mnt->mnt_sb;
+	struct vfsmount *m = p.mnt;
 	path_put(&p);
-	return sb;
+	return m;
 }
+
+static struct super_block *sb_at(struct kunit *test, const char *where) { return mnt_at(test, where)->mnt_sb; }
 
 static void show_options(struct super_block *sb, char *buf, size_t size)
 {
@@ -376,7 +379,20 @@ static void busy_mount_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_umount_path(DIR "/a", 0), -EBUSY);
 	KUNIT_EXPECT_EQ(test, do_umount_path(DIR "/a", MNT_FORCE), -EBUSY); /* no umount_begin */
 	KUNIT_EXPECT_EQ(test, do_umount_path(DIR "/a", MNT_EXPIRE), -EBUSY);
+	/* Nor read-only, the mount or its super block, under a writer. */
+	KUNIT_EXPECT_EQ(test, mount_opts(NULL, DIR "/a", NULL, MS_REMOUNT | MS_RDONLY, NULL), -EBUSY);
+	KUNIT_EXPECT_EQ(test, mount_opts(NULL, DIR "/a", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), -EBUSY);
 	filp_close(f);
+	KUNIT_EXPECT_EQ(test, mount_opts(NULL, DIR "/a", NULL, MS_REMOUNT | MS_RDONLY, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, __mnt_is_readonly(mnt_at(test, DIR "/a")));
+	f = filp_open(DIR "/a/file", O_WRONLY, 0);
+	KUNIT_EXPECT_EQ(test, IS_ERR(f) ? PTR_ERR(f) : 0, -EROFS);
+	if (!IS_ERR(f))
+		filp_close(f);
+	f = filp_open(DIR "/a/file", O_RDONLY, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	filp_close(f);
+	KUNIT_EXPECT_EQ(test, mount_opts(NULL, DIR "/a", NULL, MS_REMOUNT, NULL), 0);
 	/* Not a mount point, the root, bad flags, missing. */
 	KUNIT_EXPECT_EQ(test, do_umount_path(DIR "/a/b", 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, do_umount_path(DIR, 0), -EINVAL);

@@ -193,6 +193,12 @@ static void check_remount(void)
 	close(fd);
 	CHECK_ERRNO(mount(NULL, dir, NULL, MS_REMOUNT, "size=4k"), EINVAL);
 	CHECK_ERRNO(mount(NULL, dir, NULL, MS_REMOUNT, "nr_inodes=1"), EINVAL);
+	/* Not read-only while a file is open for writing (EBUSY). */
+	fd = open(at("two_pages"), O_WRONLY);
+	CHECK(fd >= 0);
+	CHECK_ERRNO(mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY, "size=2m"), EBUSY);
+	CHECK_ERRNO(mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), EBUSY);
+	close(fd);
 	/* Read-only: nothing made, changed or removed (EROFS); reads go on. */
 	CHECK_CMP(mount(NULL, dir, NULL, MS_REMOUNT | MS_RDONLY, "size=2m"), ==, 0);
 	CHECK_CMP(statfs(dir, &sf), ==, 0);
