@@ -14,9 +14,9 @@
  *   it (Linux's copy_tree);
  * - umount of the process's root mount: Linux remounts it read-only
  *   (do_umount_root), -EBUSY while a file there is open for writing;
- *   mmlab keeps no count of writers, and its root holds the running
- *   programs, so it is always -EBUSY; MNT_DETACH of the root of the
- *   table: -EINVAL.
+ *   mmlab's root holds every program and the kernel's own files, which
+ *   a read-only root would break for the rest of the run, so it is
+ *   always -EBUSY; MNT_DETACH of the root of the table: -EINVAL.
  * A mount or super block with a file open for writing on it cannot be
  * made read-only (-EBUSY, Linux's mnt_make_readonly and
  * sb_prepare_remount_readonly). */
