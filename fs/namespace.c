@@ -240,13 +240,16 @@ static void umount_tree_locked(struct vfsmount *mnt, struct list_head *gone)
 		list_add_tail(&m->mnt_list, gone);
 		m->mnt_attached = false;
 	}
-	/* A mount point stays marked while another mount stands on it. */
+	/* A dentry stays marked while a mount stands on it in any mount of
+	 * its file system (a bind mount shows it in two places). */
 	for (p = gone->next; p != gone; p = p->next) {
-		struct vfsmount *m = container_of(p, struct vfsmount, mnt_list);
-		struct path mp = { m->mnt_parent, m->mnt_mountpoint };
-		if (!lookup_mnt_locked(&mp)) {
+		struct dentry *mp = container_of(p, struct vfsmount, mnt_list)->mnt_mountpoint;
+		bool still = false;
+		for (struct list_head *q = mount_table.next; q != &mount_table && !still; q = q->next)
+			still = container_of(q, struct vfsmount, mnt_list)->mnt_mountpoint == mp;
+		if (!still) {
 			mutex_lock(&dcache_lock);
-			mp.dentry->d_flags &= ~DCACHE_MOUNTED;
+			mp->d_flags &= ~DCACHE_MOUNTED;
 			mutex_unlock(&dcache_lock);
 		}
 	}

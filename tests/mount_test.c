@@ -440,6 +440,22 @@ static void dotdot_bind_and_generated(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, procfs_generate("/proc/self/mountinfo", current, &text, &len), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, " /x " DIR "/b rw,relatime - tmpfs test rw,mode=755,inode64\n"));
 	kvfree(text);
+	/* One directory seen through both mounts, a mount on it through each:
+	 * taking one away leaves the other. */
+	KUNIT_ASSERT_EQ(test, init_mkdir(DIR "/a/x/sub", 0755), 0);
+	mount_tmpfs(test, s, DIR "/a/x/sub", "size=4k");
+	mount_tmpfs(test, s, DIR "/b/sub", "size=8k");
+	struct super_block *lower = sb_at(test, DIR "/a"), *second = sb_at(test, DIR "/b/sub");
+	KUNIT_EXPECT_PTR_NE(test, second, lower);
+	KUNIT_EXPECT_EQ(test, SHMEM_SB(sb_at(test, DIR "/a/x/sub"))->max_blocks, 1ul);
+	KUNIT_ASSERT_EQ(test, do_umount_path(DIR "/a/x/sub", 0), 0);
+	strlcpy(s->mnt[s->mounts - 2], s->mnt[s->mounts - 1], sizeof(s->mnt[0]));
+	s->mounts--;
+	KUNIT_EXPECT_PTR_EQ(test, sb_at(test, DIR "/b/sub"), second);
+	KUNIT_EXPECT_PTR_EQ(test, sb_at(test, DIR "/a/x/sub"), lower);
+	umount_tmpfs(test, s, DIR "/b/sub");
+	KUNIT_EXPECT_PTR_EQ(test, sb_at(test, DIR "/b/sub"), lower);
+	KUNIT_EXPECT_EQ(test, init_rmdir(DIR "/a/x/sub"), 0);
 	KUNIT_EXPECT_EQ(test, mount_opts(NULL, DIR "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), 0);
 	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/b/f"), -EROFS);
 	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/a/x/f"), 0); /* the other mount is writable */
