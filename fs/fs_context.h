@@ -26,6 +26,7 @@
 #define SB_SILENT 32768u
 #define SB_POSIXACL (1u << 16)
 #define SB_I_VERSION (1u << 23)
+#define SB_KERNMOUNT (1u << 22) /* the kernel's own instance, in no mount table */
 #define SB_LAZYTIME (1u << 25)
 /* What mount(2)'s flags may set or a remount may change (Linux's MS_RMT_MASK). */
 #define MS_RMT_MASK (SB_RDONLY | SB_SYNCHRONOUS | SB_MANDLOCK | SB_I_VERSION | SB_LAZYTIME)

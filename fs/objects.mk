@@ -31,6 +31,7 @@ KERNEL_SRCS += \
 	fs/proc_namespace.c \
 	fs/proc/array.c \
 	fs/proc/base.c \
+	fs/proc/fd.c \
 	fs/proc/generic.c \
 	fs/proc/inode.c \
 	fs/proc/loadavg.c \

@@ -1,6 +1,7 @@
 /* Shared anonymous memory (Linux's mm/shmem.c for shmem_zero_setup's
  * unnamed file, reduced to its page cache): mm/shmem.h has the rules. */
 #include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 #include "fs/fs.h"
 #include "kernel/printk.h"
 #include "lib/string.h"
@@ -126,7 +127,7 @@ void shmem_page_unmapped(struct mm_struct *mm, struct page *page)
 #include "arch/x86_64/uaccess.h"
 #include "lib/err.h"
 #include "mm/filemap.h"
-#include "mm/shmem_fs.h"
+#include "mm/memfd.h"
 #include "kernel/unistd.h"
 
 #define BOGO_DIRENT_SIZE 20 /* a directory's st_size per name, as Linux's tmpfs */
@@ -183,6 +184,9 @@ struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, u
 		return NULL;
 	}
 	inode_init_owner(inode, dir, mode);
+	/* Linux's __shmem_get_inode: no file takes seals but a memfd made
+	 * with MFD_ALLOW_SEALING (mm/memfd.c clears this one). */
+	inode->i_seals = F_SEAL_SEAL;
 	switch (mode & S_IFMT) {
 	case S_IFREG:
 		inode->i_op = &shmem_inode_operations;
@@ -325,6 +329,12 @@ static int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 			up_write(&inode->i_rwsem);
 			return -EINVAL;
 		}
+		/* Linux's shmem_setattr: the seals, after setattr_prepare. */
+		if ((attr->ia_size < inode->i_size && (inode->i_seals & F_SEAL_SHRINK)) ||
+		    (attr->ia_size > inode->i_size && (inode->i_seals & F_SEAL_GROW))) {
+			up_write(&inode->i_rwsem);
+			return -EPERM;
+		}
 		if (attr->ia_size != inode->i_size) {
 			if (attr->ia_size < inode->i_size)
 				shmem_truncate_range(inode, attr->ia_size);
@@ -379,6 +389,13 @@ static long shmem_file_write(struct file *f, const char *src, size_t count, long
 		unsigned long index = (unsigned long)*pos >> PAGE_SHIFT;
 		size_t offset = (size_t)*pos & (PAGE_SIZE - 1);
 		size_t n = min((size_t)PAGE_SIZE - offset, count);
+		/* Linux's shmem_write_begin, page by page: a write seal refuses
+		 * every write, F_SEAL_GROW one that reaches past the end. */
+		if ((inode->i_seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) ||
+		    ((inode->i_seals & F_SEAL_GROW) && *pos + (long)n > inode->i_size)) {
+			err = -EPERM;
+			break;
+		}
 		struct page *page = filemap_get_folio(mapping, index);
 		if (!page) {
 			int e;
@@ -442,6 +459,10 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 		goto out;
 	}
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		if (inode->i_seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) {
+			err = -EPERM;
+			goto out;
+		}
 		unsigned long first = (unsigned long)offset >> PAGE_SHIFT, last = (unsigned long)(end - 1) >> PAGE_SHIFT;
 		size_t from = (size_t)offset & (PAGE_SIZE - 1), to = (size_t)((end - 1) & (long)(PAGE_SIZE - 1)) + 1;
 		if (first == last) {
@@ -453,6 +474,11 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 		unsigned long before = mapping->nrpages;
 		truncate_inode_pages_range(mapping, offset, end - 1);
 		shmem_account(inode, -(long)(before - mapping->nrpages));
+		goto out;
+	}
+	/* Even with FALLOC_FL_KEEP_SIZE, as Linux's. */
+	if ((inode->i_seals & F_SEAL_GROW) && end > inode->i_size) {
+		err = -EPERM;
 		goto out;
 	}
 	for (unsigned long index = (unsigned long)offset >> PAGE_SHIFT; (long)(index << PAGE_SHIFT) < end; index++) {
@@ -514,10 +540,15 @@ static const struct file_operations shmem_file_operations = {
 	.mmap = shmem_mmap, .fallocate = shmem_fallocate,
 };
 
+bool shmem_file(const struct file *file) { return file->f_op == &shmem_file_operations; }
+
 /* ---- tmpfs files mapped MAP_SHARED ---- */
 
 int shmem_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	int err = seal_check_write(file->f_inode->i_seals, vma);
+	if (err)
+		return err;
 	if (!(vma->vm_flags & VM_SHARED))
 		return 0;
 	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);

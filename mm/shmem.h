@@ -27,7 +27,8 @@
  * shmem_object too, one that holds the file and finds its pages in the
  * file's page cache (shmem_mmap); a MAP_SHARED anonymous mapping is still
  * an object with pages of its own rather than an unnamed tmpfs inode, as
- * Linux has it (the object predates the files). Truncating a file does
+ * Linux has it (the object predates the files), and so is a MAP_SHARED
+ * mapping of /dev/zero (shmem_zero_setup, mm/shmem_file.c). Truncating a file does
  * not unmap its pages from the processes that map them (Linux's
  * unmap_mapping_range needs a reverse map of file pages, which mmlab has
  * not): a page cut off stays mapped until munmap, no longer in the file. */
@@ -81,5 +82,8 @@ unsigned long nr_shmem_pages(void);
  * faults copy the file's pages, mm/memory.c). 0 or -ENOMEM. */
 struct file;
 int shmem_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* The kernel's own tmpfs files, /dev/zero's shared mappings, and tmpfs
+ * instances' options: mm/shmem_fs.h. */
 
 #endif

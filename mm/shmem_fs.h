@@ -1,12 +1,18 @@
-/* A tmpfs instance's limits and options (Linux's include/linux/shmem_fs.h
- * struct shmem_sb_info, kept in sb->s_fs_info; mm/shmem_super.c parses
- * and shows them, mm/shmem.c charges its pages and inodes to them).
+/* tmpfs seen from the rest of the kernel (Linux's include/linux/shmem_fs.h):
+ * its inodes, the files the kernel makes for itself on its internal
+ * instance (mm/shmem_file.c: memfd_create's), /dev/zero's shared
+ * mappings, and an instance's limits and options (struct shmem_sb_info,
+ * in sb->s_fs_info; mm/shmem_super.c parses and shows them, mm/shmem.c
+ * charges its pages and inodes to them). Kept apart from mm/shmem.h,
+ * which portable code (the host tests of mm/vma.c) includes without the
+ * VFS's types.
  *
  * Counting (Linux's): used_blocks is every page in the instance's files;
  * a page is charged before it is allocated (shmem_inode_acct_block:
  * -ENOSPC past max_blocks) and given back when it leaves the page cache.
  * free_inodes is what is left of max_inodes: each inode takes one, and
- * each extra hard link of a file one more. A limit of 0 is no limit.
+ * each extra hard link of a file one more. A limit of 0 is no limit (the
+ * kernel's internal instance has none, as Linux's SB_KERNMOUNT).
  *
  * Locking: stat_lock guards free_inodes, the limits and mpol;
  * used_blocks is atomic. */
@@ -50,9 +56,27 @@ void shmem_free_unadded(struct inode *inode, struct page *page);
 /* The policy of the instance with a reference, for a new file (NULL: default). */
 struct mempolicy *shmem_get_sbmpol(struct super_block *sb);
 
-/* mm/shmem.c: a new inode of sb (its root when dir is NULL), NULL when
- * memory or nr_inodes= is short; the last iput evicts one. */
+/* mm/shmem.c: a new inode of sb (one reference; its root when dir is
+ * NULL), its methods by mode's type, sealed against seals (F_SEAL_SEAL);
+ * NULL when memory or nr_inodes= is short. The last iput evicts one. */
 struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, umode_t mode, dev_t dev);
 void shmem_evict_inode(struct inode *inode);
+
+/* Whether file is a tmpfs regular file (Linux's shmem_file). */
+bool shmem_file(const struct file *file);
+
+/* mm/shmem_file.c: Linux's shmem_file_setup: an unlinked tmpfs file of
+ * size bytes on the kernel's internal tmpfs (shm_mnt, in no mount
+ * table), opened O_RDWR | O_LARGEFILE, its dentry named name (never
+ * hashed: d_path shows "/name (deleted)"); or an ERR_PTR (-ENOMEM,
+ * -ENOSPC). Its pages are charged to no commit, as with VM_NORESERVE. */
+struct file *shmem_file_setup(const char *name, long size);
+/* The superblock of shm_mnt (tests count its inodes). */
+struct super_block *shmem_internal_sb(void);
+/* Linux's shmem_zero_setup for a MAP_SHARED mapping of /dev/zero: vma
+ * (made with the device's file) becomes shared anonymous memory, a new
+ * shmem object of its length (charged unless VM_NORESERVE), and lets go
+ * of the device's file. 0 or -ENOMEM. */
+int shmem_zero_setup(struct vm_area_struct *vma);
 
 #endif

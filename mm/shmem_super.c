@@ -257,8 +257,10 @@ static int shmem_get_tree(struct fs_context *fc)
 		return -ENOMEM;
 	}
 	spin_lock_init(&sbinfo->stat_lock);
-	sbinfo->max_blocks = ctx->seen & SHMEM_SEEN_BLOCKS ? ctx->blocks : shmem_default_max_blocks();
-	sbinfo->max_inodes = ctx->seen & SHMEM_SEEN_INODES ? ctx->inodes : shmem_default_max_inodes();
+	/* Linux's: the defaults for a mount, none for the kernel's own. */
+	bool kern = fc->sb_flags & SB_KERNMOUNT;
+	sbinfo->max_blocks = ctx->seen & SHMEM_SEEN_BLOCKS ? ctx->blocks : kern ? 0 : shmem_default_max_blocks();
+	sbinfo->max_inodes = ctx->seen & SHMEM_SEEN_INODES ? ctx->inodes : kern ? 0 : shmem_default_max_inodes();
 	sbinfo->free_inodes = sbinfo->max_inodes;
 	sbinfo->mode = ctx->mode;
 	sbinfo->uid = ctx->uid;

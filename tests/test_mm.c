@@ -5,6 +5,8 @@
  * case's thread, and cases run one at a time (an inner case of the
  * framework's self-tests finishes before its outer one goes on). */
 #include "tests/test_mm.h"
+#include "fs/file.h"
+#include "kernel/sched.h"
 #include "kernel/rwsem.h"
 #include "kernel/spinlock.h"
 #include "kernel/unistd.h"
@@ -152,4 +154,24 @@ void test_mm_destroy(struct kunit *test, struct mm_struct *mm)
 	struct test_mm *t = find(test, mm);
 	if (t)
 		kunit_release_action(test, test_mm_cleanup, t);
+}
+
+/* The runner thread's own file table while a case has put its own in. */
+static struct files_struct *saved_files;
+
+static void leave_files(void *files)
+{
+	current->files = saved_files;
+	files_release(files);
+}
+
+void test_mm_enter_space(struct kunit *test, unsigned long addr, unsigned long npages)
+{
+	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
+	test_mm_map_anon(test, mm, addr, npages * PAGE_SIZE);
+	struct files_struct *files = files_alloc("");
+	KUNIT_ASSERT_NOT_NULL(test, files);
+	saved_files = current->files;
+	current->files = files;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, leave_files, files), 0);
 }
