@@ -35,7 +35,7 @@ void fput(struct file *f)
 		f->f_op->release(f->f_inode, f);
 	if (f->f_mode & FMODE_WRITER)
 		mnt_put_write_access(f->f_path.mnt);
-	if (f->f_path.dentry)
+	if (f->f_path.dentry || f->f_path.mnt)
 		path_put(&f->f_path); /* the last reference to an unlinked file's dentry frees it */
 	kvfree(f->buf);
 	kfree(f->path);

@@ -110,6 +110,9 @@ struct vfsmount *lookup_mnt(const struct path *path);
 /* A generated file system a normalised path of its names is in (no
  * reference: the first such mount in the table). */
 struct vfsmount *generated_mount(const char *path);
+/* The procfs or sysfs mount a file of theirs was opened in (the file
+ * holds it), else the first one its path is in (no reference); NULL. */
+struct vfsmount *file_generated_mount(const struct file *f);
 /* Whether a mount stands over dentry in mnt (Linux's d_mountpoint). */
 bool d_mountpoint(const struct dentry *dentry);
 /* Linux's __mnt_is_readonly: the mount or its super block is read-only. */

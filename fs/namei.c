@@ -313,8 +313,9 @@ static int path_init(struct nameidata *nd, struct files_struct *files, int dfd, 
 		else
 			nd->path = f->f_path, path_get(&nd->path);
 	} else if (f->path) { /* a generated directory */
-		struct vfsmount *m = generated_mount(f->path);
-		err = m ? enter_generated(nd, m, f->path) : -ENOENT; /* NULL: unmounted since */
+		struct vfsmount *m = file_generated_mount(f);
+		/* no mount point: unmounted since */
+		err = m && m->mnt_mountpoint ? enter_generated(nd, m, f->path) : -ENOENT;
 		if (!err) { /* the walk stands on the mount point below it */
 			nd->path.mnt = mntget(nd->generated_mnt->mnt_parent);
 			nd->path.dentry = dget(nd->generated_mnt->mnt_mountpoint);

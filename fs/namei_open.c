@@ -99,6 +99,9 @@ static int open_generated(struct nameidata *nd, int flags, struct file **fp)
 		fput(f);
 		return err;
 	}
+	/* The file holds the mount it is in (a busy mount is not unmounted),
+	 * with no dentry: procfs and sysfs have none. */
+	f->f_path.mnt = mntget(nd->generated_mnt);
 	*fp = f;
 	return 0;
 }

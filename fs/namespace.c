@@ -124,6 +124,13 @@ struct vfsmount *generated_mount(const char *path)
 	return found;
 }
 
+struct vfsmount *file_generated_mount(const struct file *f)
+{
+	if (f->f_path.mnt)
+		return f->f_path.mnt;
+	return f->path ? generated_mount(f->path) : NULL;
+}
+
 bool __mnt_is_readonly(const struct vfsmount *mnt)
 {
 	return (mnt->mnt_flags & MNT_READONLY) || (mnt->mnt_sb->s_flags & SB_RDONLY);

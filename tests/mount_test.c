@@ -474,6 +474,18 @@ static void dotdot_bind_and_generated(struct kunit *test)
 	path_put(&up);
 	path_put(&top);
 	KUNIT_EXPECT_EQ(test, mount_opts("proc", DIR "/p", "proc", 0, "hidepid=2"), -EINVAL);
+	/* A file open in it keeps it: -EBUSY, and fstatfs knows it as proc. */
+	struct file *pf = filp_open(DIR "/p/meminfo", O_RDONLY, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pf));
+	KUNIT_EXPECT_EQ(test, do_umount_path(DIR "/p", 0), -EBUSY);
+	struct nameidata pnd;
+	if (path_lookupat(&pnd, NULL, AT_FDCWD, DIR "/p", 0) == 0) {
+		KUNIT_EXPECT_PTR_EQ(test, pf->f_path.mnt, pnd.generated_mnt);
+		path_lookup_done(&pnd);
+	} else {
+		EXPECT_TRUE_MSG(test, false, "no %s", DIR "/p");
+	}
+	filp_close(pf);
 	umount_tmpfs(test, s, DIR "/p");
 	KUNIT_EXPECT_EQ(test, mount_opts("sysfs", "/sys", "sysfs", 0, NULL), -EBUSY);
 	KUNIT_ASSERT_EQ(test, procfs_generate("/proc/filesystems", current, &text, &len), 0);
