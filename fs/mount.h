@@ -153,6 +153,13 @@ struct vfsmount *vfs_create_mount(struct super_block *sb, struct dentry *root, c
 struct vfsmount *vfs_kern_mount(const struct file_system_type *type, unsigned int sb_flags, int mnt_flags,
 				const char *devname, char *data);
 int graft_tree(struct vfsmount *mnt, const struct path *mp);
+/* Linux's clone_mnt: a new mount of old's super block from root, with
+ * old's flags and device name (not yet in the table); an ERR_PTR. */
+struct vfsmount *clone_mnt(struct vfsmount *old, struct dentry *root);
+/* Linux's copy_tree for MS_BIND | MS_REC: every mount below from whose
+ * place is under root, copied onto top (from's copy from root) at the
+ * same places. 0 or -ENOMEM (what was copied stays, below top). */
+int copy_submounts(struct vfsmount *from, struct dentry *root, struct vfsmount *top);
 int umount_mnt(struct vfsmount *mnt, bool lazy, long refs);
 
 /* fs/super.c: a new super_block of type (its s_dev an unnamed device,

@@ -293,6 +293,85 @@ int umount_mnt(struct vfsmount *mnt, bool lazy, long refs)
 	return 0;
 }
 
+struct vfsmount *clone_mnt(struct vfsmount *old, struct dentry *root)
+{
+	struct vfsmount *m = vfs_create_mount(old->mnt_sb, root, old->mnt_devname, old->mnt_flags);
+	if (!IS_ERR(m)) {
+		mutex_lock(&mount_lock);
+		old->mnt_sb->s_active++;
+		mutex_unlock(&mount_lock);
+	}
+	return m;
+}
+
+/* Whether d is ancestor or below it (dcache_lock taken). */
+static bool dentry_below(const struct dentry *d, const struct dentry *ancestor)
+{
+	bool below = false;
+	mutex_lock(&dcache_lock);
+	for (;;) {
+		if (d == ancestor) {
+			below = true;
+			break;
+		}
+		if (d->d_parent == d)
+			break;
+		d = d->d_parent;
+	}
+	mutex_unlock(&dcache_lock);
+	return below;
+}
+
+int copy_submounts(struct vfsmount *from, struct dentry *root, struct vfsmount *top)
+{
+	/* The mounts below from, oldest first (a parent before its
+	 * children), each held while it is copied. */
+	mutex_lock(&mount_lock);
+	int n = 0;
+	for (struct list_head *p = mount_table.next; p != &mount_table; p = p->next) {
+		struct vfsmount *m = container_of(p, struct vfsmount, mnt_list);
+		n += m != from && is_descendant(m, from);
+	}
+	struct vfsmount **src = kmalloc(sizeof(*src) * (size_t)(3 * n + 2), GFP_KERNEL);
+	if (!src) {
+		mutex_unlock(&mount_lock);
+		return -ENOMEM;
+	}
+	struct vfsmount **dst = src + n + 1, **below = dst + n + 1;
+	int nb = 0;
+	for (struct list_head *p = mount_table.next; p != &mount_table && nb < n; p = p->next) {
+		struct vfsmount *m = container_of(p, struct vfsmount, mnt_list);
+		if (m != from && is_descendant(m, from))
+			below[nb++] = mntget(m);
+	}
+	mutex_unlock(&mount_lock);
+	/* src[i] was copied as dst[i]. */
+	int copied = 1, err = 0;
+	src[0] = from;
+	dst[0] = top;
+	for (int k = 0; k < nb; k++) {
+		struct vfsmount *m = below[k], *parent = m->mnt_parent;
+		int i = 0;
+		while (i < copied && src[i] != parent)
+			i++;
+		if (!err && i < copied && (i || dentry_below(m->mnt_mountpoint, root))) {
+			struct vfsmount *c = clone_mnt(m, m->mnt_root);
+			struct path mp = { dst[i], m->mnt_mountpoint };
+			if (IS_ERR(c))
+				err = (int)PTR_ERR(c);
+			else if ((err = graft_tree(c, &mp)))
+				mntput(c);
+			else
+				dst[copied] = c;
+			if (!err)
+				src[copied++] = m;
+		}
+		mntput(m);
+	}
+	kfree(src);
+	return err;
+}
+
 /* Linux's vfs_kern_mount and do_new_mount_fc: a new instance of type
  * (sb_flags, the data string parsed as the type does) as a mount not
  * yet in the table. */

@@ -10,8 +10,6 @@
  * - MS_MOVE and the propagation types but MS_PRIVATE (mmlab has one
  *   namespace and no peer groups: every mount is private already, which
  *   MS_PRIVATE then confirms): -EINVAL;
- * - MS_BIND | MS_REC binds the top mount only, without the mounts below
- *   it (Linux's copy_tree);
  * - umount of the process's root mount: Linux remounts it read-only
  *   (do_umount_root), -EBUSY while a file there is open for writing;
  *   mmlab's root holds every program and the kernel's own files, which
@@ -106,7 +104,7 @@ static int mountpoint_alive(const struct path *path)
 	return d_unhashed(d) && d->d_parent != d ? -ENOENT : 0;
 }
 
-static int do_loopback(const struct path *path, const char *old_name)
+static int do_loopback(const struct path *path, const char *old_name, bool recurse)
 {
 	if (!old_name || !*old_name)
 		return -EINVAL;
@@ -121,17 +119,13 @@ static int do_loopback(const struct path *path, const char *old_name)
 		err = mountpoint_alive(path);
 	struct vfsmount *m = NULL;
 	if (!err) {
-		/* Linux's clone_mnt: the source's flags and device name. */
-		m = vfs_create_mount(from->mnt_sb, old.path.dentry, from->mnt_devname, from->mnt_flags);
+		m = clone_mnt(from, old.path.dentry);
 		if (IS_ERR(m)) {
 			err = (int)PTR_ERR(m);
-		} else {
-			mutex_lock(&mount_lock);
-			from->mnt_sb->s_active++;
-			mutex_unlock(&mount_lock);
-			err = graft_tree(m, path);
-			if (err)
-				mntput(m);
+		} else if ((err = graft_tree(m, path))) {
+			mntput(m);
+		} else if (recurse && (err = copy_submounts(from, old.path.dentry, m))) {
+			umount_mnt(m, true, 0); /* Linux undoes the whole copy too */
 		}
 	}
 	path_lookup_done(&old);
@@ -198,7 +192,7 @@ static int path_mount(const char *dev_name, const struct nameidata *nd, const ch
 	if (flags & MS_REMOUNT)
 		return do_remount(&path, at_root, sb_flags, mnt_flags, data_page);
 	if (flags & MS_BIND)
-		return do_loopback(&path, dev_name);
+		return do_loopback(&path, dev_name, flags & MS_REC);
 	if (flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)) {
 		if (!at_root) /* Linux's do_change_type */
 			return -EINVAL;

@@ -456,6 +456,19 @@ static void dotdot_bind_and_generated(struct kunit *test)
 	umount_tmpfs(test, s, DIR "/b/sub");
 	KUNIT_EXPECT_PTR_EQ(test, sb_at(test, DIR "/b/sub"), lower);
 	KUNIT_EXPECT_EQ(test, init_rmdir(DIR "/a/x/sub"), 0);
+	/* MS_REC: the mounts below the source come along, at their places. */
+	scratch_mkdir(test, s, DIR "/c");
+	KUNIT_ASSERT_EQ(test, init_mkdir(DIR "/a/x/m", 0755), 0);
+	mount_tmpfs(test, s, DIR "/a/x/m", "size=12k");
+	KUNIT_ASSERT_EQ(test, mount_opts(DIR "/a", DIR "/c", NULL, MS_BIND | MS_REC, NULL), 0);
+	strlcpy(s->mnt[s->mounts++], DIR "/c", sizeof(s->mnt[0]));
+	KUNIT_EXPECT_PTR_EQ(test, sb_at(test, DIR "/c/x/m"), sb_at(test, DIR "/a/x/m"));
+	KUNIT_EXPECT_PTR_EQ(test, sb_at(test, DIR "/b/m"), lower); /* the plain bind: the directory */
+	KUNIT_EXPECT_EQ(test, do_umount_path(DIR "/c", 0), -EBUSY); /* its copy of the inner mount */
+	KUNIT_EXPECT_EQ(test, do_umount_path(DIR "/c", MNT_DETACH), 0);
+	s->mounts--;
+	umount_tmpfs(test, s, DIR "/a/x/m");
+	KUNIT_EXPECT_EQ(test, init_rmdir(DIR "/a/x/m"), 0);
 	KUNIT_EXPECT_EQ(test, mount_opts(NULL, DIR "/b", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), 0);
 	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/b/f"), -EROFS);
 	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/a/x/f"), 0); /* the other mount is writable */
