@@ -45,13 +45,22 @@ struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len,
 
 void shmem_get(struct shmem_object *obj)
 {
-	if (obj)
-		__atomic_add_fetch(&obj->refcount, 1, __ATOMIC_RELAXED);
+	if (!obj)
+		return;
+	__atomic_add_fetch(&obj->refcount, 1, __ATOMIC_RELAXED);
+	if (obj->attach_ops)
+		obj->attach_ops->open(obj);
 }
 
 void shmem_put(struct shmem_object *obj)
 {
-	if (!obj || __atomic_sub_fetch(&obj->refcount, 1, __ATOMIC_ACQ_REL))
+	if (!obj)
+		return;
+	/* The detach may destroy the segment and drop its reference: this
+	 * VMA's keeps the object until the line below. */
+	if (obj->attach_ops)
+		obj->attach_ops->close(obj);
+	if (__atomic_sub_fetch(&obj->refcount, 1, __ATOMIC_ACQ_REL))
 		return;
 	if (obj->file) { /* the pages are the file's */
 		fput(obj->file);

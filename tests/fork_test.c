@@ -34,22 +34,10 @@
 #define SZ2M (2ul << 20)
 #define NPAGES 16
 
-/* The pte_reclaim modes each case runs in. */
-struct mode_param {
-	enum pte_reclaim_mode mode;
-	const char *name;
-};
-static const struct mode_param modes[] = {
-	{ PTE_RECLAIM_OFF, "off" },
-	{ PTE_RECLAIM_SCAN, "scan" },
-	{ PTE_RECLAIM_REFCOUNT, "refcount" },
-};
-KUNIT_ARRAY_PARAM_DESC(modes, modes, name);
-
 /* The parent: the current task's mm, in the case's mode. */
 static struct mm_struct *parent_mm(struct kunit *test)
 {
-	const struct mode_param *m = test->param_value;
+	const struct pte_reclaim_mode_param *m = test->param_value;
 	if (m)
 		KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
 	return test_mm_create(test, TEST_MM_CURRENT);
@@ -572,7 +560,7 @@ static struct test_crew stress_crew;
 
 static void fork_beside_faults_and_dontneed_on_every_cpu(struct kunit *test)
 {
-	const struct mode_param *m = test->param_value;
+	const struct pte_reclaim_mode_param *m = test->param_value;
 	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
 	struct mm_struct *parent = test_mm_create(test, 0);
 	test_mm_map_anon(test, parent, BASE, STRESS_PAGES * PAGE_SIZE);
@@ -715,19 +703,19 @@ static void fork_out_of_memory_leaves_nothing_behind(struct kunit *test)
 }
 
 static struct kunit_case fork_cases[] = {
-	KUNIT_CASE_PARAM(fork_shares_every_page_read_only, modes_gen_params),
-	KUNIT_CASE_PARAM(cow_copies_a_shared_page_and_reuses_the_last, modes_gen_params),
-	KUNIT_CASE_PARAM(every_page_comes_back_in_any_order_of_exits, modes_gen_params),
+	KUNIT_CASE_PARAM(fork_shares_every_page_read_only, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(cow_copies_a_shared_page_and_reuses_the_last, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(every_page_comes_back_in_any_order_of_exits, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(rmap_walk_finds_every_mapping),
 	KUNIT_CASE(the_zero_page_is_never_copied),
 	KUNIT_CASE(dontfork_and_wipeonfork_as_linux),
 	KUNIT_CASE(mprotect_after_fork_keeps_shared_pages_read_only),
 	KUNIT_CASE_PARAM(a_thp_is_shared_copy_on_write, exit_orders_gen_params),
 	KUNIT_CASE(a_hugetlb_page_is_copied_on_write),
-	KUNIT_CASE_PARAM(migration_moves_a_page_every_process_maps, modes_gen_params),
-	KUNIT_CASE_PARAM(fork_out_of_memory_leaves_nothing_behind, modes_gen_params),
-	KUNIT_CASE_PARAM(fork_beside_faults_and_dontneed_on_every_cpu, modes_gen_params),
-	KUNIT_CASE_PARAM(shared_anonymous_memory_is_shared_across_fork, modes_gen_params),
+	KUNIT_CASE_PARAM(migration_moves_a_page_every_process_maps, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(fork_out_of_memory_leaves_nothing_behind, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(fork_beside_faults_and_dontneed_on_every_cpu, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(shared_anonymous_memory_is_shared_across_fork, pte_reclaim_modes_gen_params),
 	{}
 };
 

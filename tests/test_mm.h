@@ -67,4 +67,13 @@ pte_t test_mm_pte(struct mm_struct *mm, unsigned long addr);
  * and then changes nothing. */
 int test_pte_reclaim_mode(struct kunit *test, enum pte_reclaim_mode mode);
 
+/* The pte_reclaim modes as a case's parameter, each described by its
+ * name: KUNIT_CASE_PARAM(case, pte_reclaim_modes_gen_params), and the
+ * case reads test->param_value as a struct pte_reclaim_mode_param. */
+struct pte_reclaim_mode_param {
+	enum pte_reclaim_mode mode;
+	const char *name;
+};
+const void *pte_reclaim_modes_gen_params(const void *prev, char *desc);
+
 #endif
