@@ -100,6 +100,8 @@
 #define __NR_setrlimit 160
 #define __NR_chroot 161
 #define __NR_sync 162
+#define __NR_mount 165
+#define __NR_umount2 166
 #define __NR_gettid 186
 #define __NR_tkill 200
 #define __NR_time 201

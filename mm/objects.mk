@@ -18,6 +18,7 @@ KERNEL_SRCS += \
 	mm/madvise.c \
 	mm/mempolicy.c \
 	mm/mempolicy_nodes.c \
+	mm/mempolicy_parse.c \
 	mm/migrate.c \
 	mm/mlock.c \
 	mm/msync.c \
@@ -46,6 +47,7 @@ KERNEL_SRCS += \
 	mm/rmap.c \
 	mm/shmem.c \
 	mm/shmem_file.c \
+	mm/shmem_super.c \
 	mm/pte_ref.c \
 	mm/shrinker.c \
 	mm/slab.c \

@@ -100,11 +100,7 @@ unsigned long nr_shmem_pages(void);
 struct file;
 int shmem_mmap(struct file *file, struct vm_area_struct *vma);
 
-/* tmpfs: a new instance with its root directory (mounted as "/" at boot,
- * fs/namespace.c). */
-struct super_block;
-struct super_block *shmem_fill_super(void);
-
-/* The kernel's own tmpfs files, /dev/zero's shared mappings: mm/shmem_fs.h. */
+/* The kernel's own tmpfs files, /dev/zero's shared mappings, and tmpfs
+ * instances' options: mm/shmem_fs.h. */
 
 #endif
