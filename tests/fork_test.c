@@ -440,22 +440,32 @@ static const int exit_orders[] = { 0, 1 };
 static void exit_order_desc(const int *o, char *desc) { kunit_param_desc(desc, "%s", *o ? "parent_first" : "child_first"); }
 KUNIT_ARRAY_PARAM(exit_orders, exit_orders, exit_order_desc);
 
+/* The pool grown by extra pages (before the mm's leak snapshot; the case
+ * shrinks it back to *pool after its check), and a parent with a private
+ * 2 MiB hugetlb mapping whose page holds value at +64: its address. */
+static unsigned long hugetlb_parent(struct kunit *test, unsigned long extra, u64 value, unsigned long *pool,
+				    struct mm_struct **parent)
+{
+	struct hstate *h = &hstates[HSTATE_2M];
+	*pool = h->nr_huge_pages;
+	if (set_max_huge_pages(h, *pool + extra, NUMA_NO_NODE) != (long)(*pool + extra)) {
+		set_max_huge_pages(h, *pool, NUMA_NO_NODE);
+		kunit_skip(test, "no %lu free 2 MiB blocks for the pool", extra);
+	}
+	*parent = parent_mm(test);
+	unsigned long a = do_mmap(*parent, 0, SZ2M, RW, ANON | MAP_HUGETLB | MAP_HUGE_2MB);
+	KUNIT_ASSERT_LT(test, a, TASK_SIZE);
+	KUNIT_EXPECT_EQ(test, write_in(*parent, a + 64, value), 0);
+	return a;
+}
+
 /* A hugetlb page: shared read-only at fork, copied whole on the child's
  * write (a second page from the pool), the parent's reused. */
 static void a_hugetlb_page_is_copied_on_write(struct kunit *test)
 {
 	struct hstate *h = &hstates[HSTATE_2M];
-	/* The pool grows before the mm's leak snapshot, and shrinks after
-	 * its check. */
-	unsigned long pool = h->nr_huge_pages;
-	if (set_max_huge_pages(h, pool + 2, NUMA_NO_NODE) != (long)(pool + 2)) {
-		set_max_huge_pages(h, pool, NUMA_NO_NODE);
-		kunit_skip(test, "no two free 2 MiB blocks for the pool");
-	}
-	struct mm_struct *parent = parent_mm(test);
-	unsigned long a = do_mmap(parent, 0, SZ2M, RW, ANON | MAP_HUGETLB | MAP_HUGE_2MB);
-	KUNIT_ASSERT_LT(test, a, TASK_SIZE);
-	KUNIT_EXPECT_EQ(test, write_in(parent, a + 64, 11), 0);
+	struct mm_struct *parent;
+	unsigned long pool, a = hugetlb_parent(test, 2, 11, &pool, &parent);
 	unsigned long free = h->free_huge_pages;
 	struct mm_struct *child = fork_mm(test, parent);
 	KUNIT_EXPECT_EQ(test, read_in(child, a + 64), 11ull);
@@ -481,17 +491,10 @@ static void a_hugetlb_page_is_copied_on_write(struct kunit *test)
 static void a_hugetlb_owner_takes_its_page_back(struct kunit *test)
 {
 	struct hstate *h = &hstates[HSTATE_2M];
-	unsigned long pool = h->nr_huge_pages;
 	if (h->nr_overcommit_huge_pages)
 		kunit_skip(test, "overcommitted hugetlb pool: a surplus page would come instead");
-	if (set_max_huge_pages(h, pool + 1, NUMA_NO_NODE) != (long)(pool + 1)) {
-		set_max_huge_pages(h, pool, NUMA_NO_NODE);
-		kunit_skip(test, "no free 2 MiB block for the pool");
-	}
-	struct mm_struct *parent = parent_mm(test);
-	unsigned long a = do_mmap(parent, 0, SZ2M, RW, ANON | MAP_HUGETLB | MAP_HUGE_2MB);
-	KUNIT_ASSERT_LT(test, a, TASK_SIZE);
-	KUNIT_EXPECT_EQ(test, write_in(parent, a + 64, 21), 0);
+	struct mm_struct *parent;
+	unsigned long pool, a = hugetlb_parent(test, 1, 21, &pool, &parent);
 	struct mm_struct *child = fork_mm(test, parent);
 	KUNIT_EXPECT_EQ(test, read_in(child, a + 64), 21ull);
 	/* No page left that a write without a reservation could take: the
