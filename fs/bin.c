@@ -24,12 +24,12 @@
 
 /* Linux's free_initrd_mem: the whole pages of a module whose contents
  * the root now holds go to the buddy allocator (the page a neighbour
- * shares stays reserved), and the module is marked empty so that nothing
+ * shares stays reserved), and the module is marked freed so that nothing
  * reads it again. Returns the pages freed. */
 static unsigned long free_boot_module(struct boot_module *m)
 {
 	unsigned long spfn = (m->start + PAGE_SIZE - 1) >> PAGE_SHIFT, epfn = m->end >> PAGE_SHIFT;
-	m->start = m->end = 0;
+	m->freed = true;
 	if (spfn >= epfn)
 		return 0;
 	free_boot_range(spfn, epfn);

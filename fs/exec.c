@@ -75,7 +75,7 @@ static void exec_filename(const struct elf_image_info *elf, char *buf, size_t si
 	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
 		const struct boot_module *m = &boot_info.modules[i];
 		const char *space = m->cmdline ? strchr(m->cmdline, ' ') : NULL;
-		if (space && __va(m->start) == elf->image) {
+		if (space && !m->freed && __va(m->start) == elf->image) {
 			name = space + 1;
 			break;
 		}

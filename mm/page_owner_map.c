@@ -319,7 +319,26 @@ static const struct proc_dir_entry proc_mmlab_dir __proc_entry = {
 	.parent = &proc_root_dir, .name = "mmlab", .mode = S_IFDIR | 0555,
 };
 
+/* A write prints the map now, on the console with its dump, titled by
+ * what was written (its first line): a program takes a picture of memory
+ * while it holds what it made (tests/user/aux/tour_*.c, make tour). */
+static long page_owner_map_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	(void)node;
+	char title[96];
+	size_t n = 0;
+	while (n < len && n < sizeof(title) - 1 && buf[n] != '\n') {
+		title[n] = buf[n] >= ' ' && buf[n] < 127 ? buf[n] : '?';
+		n++;
+	}
+	title[n] = 0;
+	if (!n)
+		return -EINVAL;
+	page_owner_map_print(title, true);
+	return (long)len;
+}
+
 static const struct proc_dir_entry page_owner_map_entry __proc_entry = {
-	.parent = &proc_mmlab_dir, .name = "page_owner_map", .mode = S_IFREG | 0444,
-	.read = page_owner_map_read,
+	.parent = &proc_mmlab_dir, .name = "page_owner_map", .mode = S_IFREG | 0644,
+	.read = page_owner_map_read, .write = page_owner_map_write,
 };

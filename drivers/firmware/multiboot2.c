@@ -187,8 +187,8 @@ void multiboot2_print(const struct boot_info *bi)
 		bi->loader_name ? bi->loader_name : "(unnamed)", bi->info_phys, bi->info_size,
 		bi->efi ? "UEFI" : "BIOS");
 	for (unsigned i = 0; i < bi->nr_modules; i++)
-		pr_info("  module %u: [%#lx-%#lx) %s\n", i, bi->modules[i].start, bi->modules[i].end,
-			bi->modules[i].cmdline);
+		pr_info("  module %u: [%#lx-%#lx) %s%s\n", i, bi->modules[i].start, bi->modules[i].end,
+			bi->modules[i].cmdline, bi->modules[i].freed ? " (freed: in /bin)" : "");
 	if (bi->nr_modules_dropped)
 		pr_warn("multiboot2: %u modules past the first %u ignored (MB2_MAX_MODULES)\n",
 			bi->nr_modules_dropped, MB2_MAX_MODULES);

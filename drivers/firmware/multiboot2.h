@@ -31,6 +31,7 @@ enum {
 struct boot_module {
 	phys_addr_t start, end;
 	const char *cmdline;
+	bool freed; /* its pages went back to the allocator (fs/bin.c): never read it */
 };
 
 struct boot_info {

@@ -147,9 +147,13 @@ static const struct file_operations proc_reg_fops = {
 static const struct file_operations proc_rw_fops = {
 	.read = proc_read, .write = proc_write, .llseek = seq_lseek, .blksize = 1024,
 };
-/* /proc/<pid>/pagemap. */
+/* /proc/<pid>/pagemap; /proc/mmlab/page_owner_map, which a write asks
+ * to print. */
 static const struct file_operations proc_read_at_fops = {
 	.read = proc_read_at, .write = proc_write_eio, .llseek = mem_lseek, .blksize = 1024,
+};
+static const struct file_operations proc_read_at_rw_fops = {
+	.read = proc_read_at, .write = proc_write, .llseek = mem_lseek, .blksize = 1024,
 };
 static const struct file_operations sysfs_rw_fops = {
 	.read = proc_read, .write = proc_write, .llseek = generic_file_llseek, .size = PAGE_SIZE,
@@ -184,7 +188,7 @@ int proc_file_open(struct file *f, const struct proc_node *node, char **norm)
 	if ((node->fs == PROC_FS_PROC && !node->per_task) || rw)
 		f->f_mode |= FMODE_CAN_WRITE;
 	if (procfs_node_reads_at_offset(node)) {
-		f->f_op = &proc_read_at_fops; /* no snapshot: each read walks */
+		f->f_op = rw ? &proc_read_at_rw_fops : &proc_read_at_fops; /* no snapshot: each read walks */
 		return 0;
 	}
 	return procfs_fill(node, &f->buf, &f->size); /* the snapshot at open */
