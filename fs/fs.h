@@ -90,13 +90,18 @@ struct timespec64 {
 /* A file's pages (Linux's struct address_space): page offset -> page, in
  * index order (an rbtree of small nodes here where Linux has an xarray).
  * A MAP_SHARED mapping's fault finds its page here by index
- * (filemap_get_folio, mm/shmem.c); nothing tracks which VMAs map them
- * (Linux's i_mmap). */
+ * (filemap_get_folio, mm/shmem.c); the VMAs that map the file are in
+ * i_mmap (mm/interval_tree.h), so that truncate can unmap what it cuts
+ * off (unmap_mapping_range, mm/truncate.h). */
 struct address_space {
 	struct inode *host;
 	spinlock_t i_pages_lock; /* the tree (readers that hold no i_rwsem) */
 	struct rb_root i_pages;
 	unsigned long nrpages;
+	/* The VMAs mapping it, by page offset (Linux's i_mmap, an interval
+	 * tree), and their lock. */
+	struct rb_root i_mmap;
+	struct rw_semaphore i_mmap_rwsem;
 };
 
 struct inode_operations {
@@ -330,6 +335,9 @@ void set_nlink(struct inode *inode, unsigned int n);
 /* Linux's vfs_getattr / generic_fillattr. */
 void generic_fillattr(struct inode *inode, struct kstat *stat);
 int vfs_getattr(const struct path *path, struct kstat *stat);
+/* fallocate(2) on an open file, its checks in Linux's order (fs/open.c);
+ * madvise(MADV_REMOVE) punches its hole through it, as Linux's. */
+long vfs_fallocate(struct file *f, int mode, long offset, long len);
 /* Linux's notify_change with setattr_prepare's checks: 0 or an errno. */
 int notify_change(struct dentry *dentry, struct iattr *attr);
 

@@ -30,6 +30,8 @@ void address_space_init(struct address_space *mapping, struct inode *host)
 	spin_lock_init(&mapping->i_pages_lock);
 	mapping->i_pages = RB_ROOT;
 	mapping->nrpages = 0;
+	mapping->i_mmap = RB_ROOT;
+	init_rwsem(&mapping->i_mmap_rwsem);
 }
 
 /* The node at index, or the first one after it (ceil), or NULL. */
@@ -186,11 +188,14 @@ long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 	return done ? done : (count && *pos < size ? -EFAULT : 0);
 }
 
+bool filemap_index_in_size(struct inode *inode, unsigned long index)
+{
+	return index < ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
 unsigned int filemap_copy_page(struct file *file, unsigned long index, void *dst)
 {
-	struct inode *inode = file->f_inode;
-	unsigned long end = ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
-	if (index >= end)
+	if (!filemap_index_in_size(file->f_inode, index))
 		return VM_FAULT_SIGBUS;
 	struct page *page = filemap_get_folio(file->f_mapping, index);
 	if (page) {

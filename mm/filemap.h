@@ -36,6 +36,10 @@ unsigned long filemap_next_index(struct address_space *mapping, unsigned long in
  * i_size the end; holes read as zeros) into dst (user memory if user),
  * *pos moved on. Bytes copied, or -EFAULT when none could be. */
 long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user);
+/* Whether the page at index lies (at least in part) below the file's
+ * i_size: a fault at index past it is SIGBUS (Linux's check in
+ * filemap_fault and shmem_fault). */
+bool filemap_index_in_size(struct inode *inode, unsigned long index);
 /* A MAP_PRIVATE file mapping's new page (mm/memory.c): the file's page
  * at index copied into dst (a page), zeros for a hole. 0, or
  * VM_FAULT_SIGBUS past the file's end (mm/memory.h). */

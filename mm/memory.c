@@ -132,12 +132,28 @@ static struct page *alloc_anon_page(struct vm_area_struct *vma, unsigned long ad
  * maps, counted only if installed (an anonymous page's first mapping, or a
  * shmem page's mapping in a shared VMA), its reference put otherwise.
  * Returns whether it was installed. */
+/* A file's page (or a private copy of one) is mapped only while the file
+ * still has it there, checked under the PTE lock (mm/truncate.h): a
+ * truncate or hole punch that raced the fault unmaps after taking the
+ * page away, so the fault either installs first and is zapped, or sees
+ * it gone here and faults again (SIGBUS past the end, a new page in a
+ * hole). */
+static bool fault_page_current(struct vm_fault *vmf, struct page *page)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	if (vma->vm_shm)
+		return shmem_page_current(vma, vmf->address, page);
+	if (vma->vm_file)
+		return filemap_index_in_size(vma->vm_file->f_inode, linear_page_index(vma, vmf->address));
+	return true;
+}
+
 static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, struct page *page)
 {
 	struct mm_struct *mm = vmf->vma->vm_mm;
 	spinlock_t *ptl;
 	pte_t *pte = pte_offset_map_lock(mm, vmf->pmd, vmf->address, &ptl);
-	if (!pte || !pte_same(ptep_get(pte), orig)) {
+	if (!pte || !pte_same(ptep_get(pte), orig) || (page && !fault_page_current(vmf, page))) {
 		/* Their result stands; the access faults again if it must. */
 		if (pte)
 			pte_unmap_unlock(pte, ptl);

@@ -19,6 +19,7 @@
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
 #include "mm/memory.h"
+#include "mm/interval_tree.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 #include "mm/shmem.h"
@@ -505,6 +506,7 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		struct vm_area_struct *vma = find_vma(mm, addr);
 		vma->vm_shm = shm;
 		vma->vm_pgoff = 0;
+		vma_link_file(vma); /* into the object's i_mmap */
 	}
 	if (!IS_ERR_VALUE(addr) &&
 	    ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE))
