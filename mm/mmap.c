@@ -543,6 +543,12 @@ unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long le
 	return mmap_pgoff(mm, addr, len, prot, flags, NULL, 0, false);
 }
 
+unsigned long do_mmap_file(struct mm_struct *mm, struct file *file, unsigned long addr, unsigned long len,
+			   unsigned long prot, unsigned long flags, unsigned long pgoff)
+{
+	return mmap_pgoff(mm, addr, len, prot, flags, file, pgoff, false);
+}
+
 /* ---- brk ------------------------------------------------------------------- */
 
 /* Linux's brk(): all of it under the write lock (brk and start_brk are
