@@ -27,10 +27,10 @@
  * shmem_object too, one that holds the file and finds its pages in the
  * file's page cache (shmem_mmap); a MAP_SHARED anonymous mapping is still
  * an object with pages of its own rather than an unnamed tmpfs inode, as
- * Linux has it (the object predates the files). Truncating a file does
- * not unmap its pages from the processes that map them (Linux's
- * unmap_mapping_range needs a reverse map of file pages, which mmlab has
- * not): a page cut off stays mapped until munmap, no longer in the file. */
+ * Linux has it (the object predates the files). The VMAs that map a file
+ * are in its address_space's i_mmap, those of an anonymous object in the
+ * object's (mm/interval_tree.h): truncate, a hole punched and MADV_REMOVE
+ * unmap the pages they take from every process (mm/truncate.h). */
 #ifndef MM_SHMEM_H
 #define MM_SHMEM_H
 
