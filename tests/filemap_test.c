@@ -90,37 +90,6 @@ static int set_size(struct file *f, long size)
 	return notify_change(f->f_path.dentry, &attr);
 }
 
-static struct mm_struct *enter(struct mm_struct *mm)
-{
-	struct mm_struct *was = current->mm;
-	if (was == mm)
-		return was;
-	if (was)
-		kthread_unuse_mm(was);
-	kthread_use_mm(mm);
-	return was;
-}
-
-static void leave(struct mm_struct *mm, struct mm_struct *was)
-{
-	if (was == mm)
-		return;
-	kthread_unuse_mm(mm);
-	if (was)
-		kthread_use_mm(was);
-}
-
-/* The word at addr in mm, or ~0 when the access faults. */
-static u64 read_in(struct mm_struct *mm, unsigned long addr)
-{
-	u64 v = ~0ull;
-	struct mm_struct *was = enter(mm);
-	if (get_user_u64(&v, (const void *)addr))
-		v = ~0ull;
-	leave(mm, was);
-	return v;
-}
-
 static bool mapped_at(struct mm_struct *mm, unsigned long addr) { return !pte_none(test_mm_pte(mm, addr)); }
 
 /* The VMAs of a tree meeting offsets [first, last], checked on the way:
@@ -219,11 +188,11 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
 	 * mappings do not merge here); the tree still has three. */
 	KUNIT_EXPECT_EQ(test, do_mprotect(mm, BASE + 4 * PAGE_SIZE, 4 * PAGE_SIZE, RW), 0);
 	/* mremap the tail piece elsewhere: same offsets, new addresses. */
-	struct mm_struct *was = enter(mm);
+	struct mm_struct *was = test_mm_enter(mm);
 	const unsigned long args[6] = { BASE + 8 * PAGE_SIZE, 8 * PAGE_SIZE, 8 * PAGE_SIZE,
 					MREMAP_MAYMOVE | MREMAP_FIXED, BASE2 };
 	long moved = do_syscall_64(__NR_mremap, args);
-	leave(mm, was);
+	test_mm_leave(mm, was);
 	KUNIT_EXPECT_EQ(test, moved, (long)BASE2);
 	struct vm_area_struct *tail = file_vma_at(f, 10);
 	KUNIT_ASSERT_NOT_NULL(test, tail);
@@ -280,8 +249,8 @@ static void truncate_unmaps_every_mm(struct kunit *test)
 	struct mm_struct *b;
 	KUNIT_ASSERT_EQ(test, dup_mm(a, &b), 0);
 	for (unsigned long i = 0; i < 8; i++) {
-		KUNIT_EXPECT_EQ(test, read_in(a, BASE + i * PAGE_SIZE + 8), i << 16 | 1);
-		KUNIT_EXPECT_EQ(test, read_in(b, BASE + i * PAGE_SIZE + 16), i << 16 | 2);
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + i * PAGE_SIZE + 8), i << 16 | 1);
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + i * PAGE_SIZE + 16), i << 16 | 2);
 	}
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - mapped_before, 8ul);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 8ul);
@@ -297,16 +266,16 @@ static void truncate_unmaps_every_mm(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mapped_at(a, BASE + i * PAGE_SIZE), i < 4);
 		KUNIT_EXPECT_EQ(test, mapped_at(b, BASE + i * PAGE_SIZE), i < 4);
 	}
-	KUNIT_EXPECT_EQ(test, read_in(a, BASE + 5 * PAGE_SIZE), ~0ull);  /* past the end */
-	KUNIT_EXPECT_EQ(test, read_in(b, BASE + 4 * PAGE_SIZE), ~0ull);
-	KUNIT_EXPECT_EQ(test, read_in(b, BASE + 3 * PAGE_SIZE + 88), 3ul << 16 | 11); /* before the end */
-	KUNIT_EXPECT_EQ(test, read_in(a, BASE + 3 * PAGE_SIZE + 200), 0ull);          /* the zeroed tail */
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 5 * PAGE_SIZE), ~0ull);  /* past the end */
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 4 * PAGE_SIZE), ~0ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 3 * PAGE_SIZE + 88), 3ul << 16 | 11); /* before the end */
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 3 * PAGE_SIZE + 200), 0ull);          /* the zeroed tail */
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(b), 0ul);
 
 	KUNIT_EXPECT_EQ(test, set_size(f, 8 * PAGE_SIZE), 0);
-	KUNIT_EXPECT_EQ(test, read_in(a, BASE + 6 * PAGE_SIZE + 8), 0ull);
-	KUNIT_EXPECT_EQ(test, read_in(b, BASE + 6 * PAGE_SIZE + 8), 0ull); /* the same new page */
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 6 * PAGE_SIZE + 8), 0ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 6 * PAGE_SIZE + 8), 0ull); /* the same new page */
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - mapped_before, 5ul);
 	mmput(b);
 	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
@@ -330,8 +299,8 @@ static void punch_hole_and_madv_remove(struct kunit *test)
 	unsigned long second = do_mmap_file(mm, f, 0, 8 * PAGE_SIZE, PROT_READ, MAP_SHARED, 0);
 	KUNIT_ASSERT_LT(test, second, TASK_SIZE);
 	for (unsigned long i = 0; i < 8; i++) {
-		KUNIT_EXPECT_EQ(test, read_in(mm, BASE + i * PAGE_SIZE), i << 16);
-		KUNIT_EXPECT_EQ(test, read_in(mm, second + i * PAGE_SIZE), i << 16);
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + i * PAGE_SIZE), i << 16);
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, second + i * PAGE_SIZE), i << 16);
 	}
 	/* [1.5 pages, 5 pages): 2..4 go, page 1's second half is zeroed. */
 	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 3 * PAGE_SIZE / 2,
@@ -340,19 +309,19 @@ static void punch_hole_and_madv_remove(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - mapped_before, 5ul);
 	for (unsigned long i = 2; i < 5; i++) {
 		KUNIT_EXPECT_FALSE(test, mapped_at(mm, second + i * PAGE_SIZE));
-		KUNIT_EXPECT_EQ(test, read_in(mm, second + i * PAGE_SIZE), 0ull);
-		KUNIT_EXPECT_EQ(test, read_in(mm, BASE + i * PAGE_SIZE + 64), 0ull);
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, second + i * PAGE_SIZE), 0ull);
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + i * PAGE_SIZE + 64), 0ull);
 	}
-	KUNIT_EXPECT_EQ(test, read_in(mm, BASE + PAGE_SIZE + 8), 1ul << 16 | 1);
-	KUNIT_EXPECT_EQ(test, read_in(mm, second + 3 * PAGE_SIZE / 2 + 8), 0ull);
-	KUNIT_EXPECT_EQ(test, read_in(mm, BASE + 5 * PAGE_SIZE), 5ul << 16);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + PAGE_SIZE + 8), 1ul << 16 | 1);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, second + 3 * PAGE_SIZE / 2 + 8), 0ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + 5 * PAGE_SIZE), 5ul << 16);
 	/* MADV_REMOVE: -EACCES on the read-only mapping, a hole through the
 	 * writable one (page 6 of the file). */
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, second + 6 * PAGE_SIZE, PAGE_SIZE, MADV_REMOVE), -EACCES);
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE + 6 * PAGE_SIZE, PAGE_SIZE, MADV_REMOVE), 0);
 	KUNIT_EXPECT_FALSE(test, mapped_at(mm, second + 6 * PAGE_SIZE));
-	KUNIT_EXPECT_EQ(test, read_in(mm, second + 6 * PAGE_SIZE + 8), 0ull);
-	KUNIT_EXPECT_EQ(test, read_in(mm, BASE + 7 * PAGE_SIZE + 8), 7ul << 16 | 1);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, second + 6 * PAGE_SIZE + 8), 0ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + 7 * PAGE_SIZE + 8), 7ul << 16 | 1);
 	/* Private anonymous memory: -EINVAL; a private file mapping: -EACCES. */
 	unsigned long anon = do_mmap(mm, 0, 2 * PAGE_SIZE, RW, MAP_PRIVATE | MAP_ANONYMOUS);
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, anon, PAGE_SIZE, MADV_REMOVE), -EINVAL);
@@ -369,10 +338,10 @@ static void punch_hole_and_madv_remove(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, s + PAGE_SIZE, 2 * PAGE_SIZE, MADV_REMOVE), 0);
 	KUNIT_EXPECT_EQ(test, obj->nrpages, 2ul);
 	KUNIT_EXPECT_EQ(test, nr_shmem_pages() - shmem_before, 2ul);
-	KUNIT_EXPECT_EQ(test, read_in(mm, s), 100ull);
-	KUNIT_EXPECT_EQ(test, read_in(mm, s + PAGE_SIZE), 0ull);
-	KUNIT_EXPECT_EQ(test, read_in(mm, s + 2 * PAGE_SIZE), 0ull);
-	KUNIT_EXPECT_EQ(test, read_in(mm, s + 3 * PAGE_SIZE), 103ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, s), 100ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, s + PAGE_SIZE), 0ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, s + 2 * PAGE_SIZE), 0ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, s + 3 * PAGE_SIZE), 103ull);
 	KUNIT_EXPECT_EQ(test, obj->nrpages, 4ul); /* the reads made them again */
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
 	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
@@ -391,34 +360,20 @@ static void punch_hole_and_madv_remove(struct kunit *test)
 #define STRESS_PAGES 1024 /* two PTE tables */
 #define STRESS_ROUNDS 64
 
+/* A read or a write; past the end either faults (-EFAULT), as expected. */
+static int stress_access(unsigned long addr, unsigned long index, unsigned long seed, unsigned long n)
+{
+	u64 v;
+	if ((seed >> 24) % 2)
+		(void)get_user_u64(&v, (void *)addr);
+	else
+		(void)put_user_u64(index << 16 | (n & 0xffff), (void *)addr);
+	return 0;
+}
+
 static int stress_worker(struct test_worker *w)
 {
-	struct mm_struct *mm = w->crew->ctx;
-	unsigned long seed = 0x9e3779b97f4a7c15ul * (w->id + 1), n = 0;
-	kthread_use_mm(mm);
-	int err = 0;
-	while (!test_crew_should_stop(w)) {
-		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
-		unsigned long i = (seed >> 33) % STRESS_PAGES;
-		void *addr = (void *)(BASE + i * PAGE_SIZE);
-		if ((seed >> 20) % 16 == 0) {
-			unsigned long len = ((seed >> 40) % 32 + 1) * PAGE_SIZE;
-			if (i * PAGE_SIZE + len > STRESS_PAGES * PAGE_SIZE)
-				len = STRESS_PAGES * PAGE_SIZE - i * PAGE_SIZE;
-			if (do_madvise(mm, (unsigned long)addr, len, MADV_DONTNEED))
-				err = 1;
-		} else if ((seed >> 24) % 2) {
-			u64 v;
-			(void)get_user_u64(&v, addr); /* -EFAULT past the end */
-		} else {
-			(void)put_user_u64(i << 16 | (++n & 0xffff), addr);
-		}
-		test_crew_progress(w);
-		if (++n % 64 == 0)
-			cond_resched();
-	}
-	kthread_unuse_mm(mm);
-	return err;
+	return test_mm_stress_worker(w, BASE, STRESS_PAGES, stress_access);
 }
 
 static struct test_crew stress_crew;
