@@ -144,7 +144,11 @@ struct vm_area_struct *vma_interval_tree_iter_next(struct vm_area_struct *node, 
 struct rb_root *vma_i_mmap(struct vm_area_struct *vma, struct rw_semaphore **rwsem)
 {
 	if (vma->vm_file) {
+		/* A file without pages (procfs's, whose mmap method refuses
+		 * after mmap_region made the VMA) has no tree. */
 		struct address_space *mapping = vma->vm_file->f_mapping;
+		if (!mapping)
+			return NULL;
 		*rwsem = &mapping->i_mmap_rwsem;
 		return &mapping->i_mmap;
 	}
