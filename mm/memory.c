@@ -492,10 +492,14 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 		set_pte_at(dst_mm, addr, dst_pte, pte);
 		copied++;
 	}
-	spin_unlock(src_ptl);
-	pte_unmap_unlock(dst_pte, dst_ptl);
+	/* The entries' counts before the child's PTE lock goes: the child's
+	 * VMA of a file is in the file's i_mmap already (mm/interval_tree.h),
+	 * and truncate's zap, which takes no mmap_lock, may clear these
+	 * entries (and drop their counts) as soon as the lock is free. */
 	if (copied)
 		pte_get_many(dst_pmd, copied);
+	spin_unlock(src_ptl);
+	pte_unmap_unlock(dst_pte, dst_ptl);
 	pte_put(dst_mm, dst_pmd, start);
 	return 0;
 }

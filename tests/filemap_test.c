@@ -424,11 +424,73 @@ static void truncate_beside_faults_on_every_cpu(struct kunit *test)
 	test_mm_destroy(test, mm);
 }
 
+/* fork beside truncate: workers on the other CPUs truncate a file and
+ * grow it back while this CPU writes to a private mapping of it (copies
+ * the truncate unmaps: even_cows) and forks it again and again, so the
+ * child's VMA is in the file's i_mmap while its entries are being copied
+ * and a truncate may zap them at once. Every child's tables' counts are
+ * exact (pte_ref_verify), in every pte_reclaim mode; the file emptied, no
+ * private copy is left. */
+#define FORK_ROUNDS 32
+
+static int truncate_worker(struct test_worker *w)
+{
+	struct file *f = w->crew->ctx;
+	unsigned long seed = 0x2545f4914f6cdd1dul * (w->id + 1);
+	int err = 0;
+	while (!test_crew_should_stop(w)) {
+		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+		if (set_size(f, (long)(((seed >> 33) % STRESS_PAGES) * PAGE_SIZE)) ||
+		    set_size(f, STRESS_PAGES * PAGE_SIZE))
+			err = 1;
+		test_crew_progress(w);
+		cond_resched();
+	}
+	return err;
+}
+
+static struct test_crew truncate_crew;
+
+static void fork_beside_truncate_on_every_cpu(struct kunit *test)
+{
+	const struct mode_param *m = test->param_value;
+	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
+	struct file *f = make_file(test);
+	struct mm_struct *mm = test_mm_create(test, 0);
+	fill_file(test, f, STRESS_PAGES);
+	KUNIT_ASSERT_EQ(test, do_mmap_file(mm, f, BASE, STRESS_PAGES * PAGE_SIZE, RW, MAP_PRIVATE | MAP_FIXED, 0),
+			BASE);
+	test_crew_start(test, &truncate_crew, truncate_worker, f, 0, TEST_CREW_OTHER_CPUS_OR_THIS);
+	unsigned long bad = 0;
+	for (int k = 0; k < FORK_ROUNDS; k++) {
+		/* Copies again where the truncates took them (a write past the
+		 * end of the moment faults: -EFAULT, as expected). */
+		for (unsigned long i = (unsigned long)k % 7; i < STRESS_PAGES; i += 7)
+			(void)test_mm_write_u64(mm, BASE + i * PAGE_SIZE, i);
+		unsigned long p = truncate_crew.progress;
+		struct mm_struct *child;
+		KUNIT_ASSERT_EQ(test, dup_mm(mm, &child), 0);
+		bad += pte_ref_verify(child);
+		mmput(child);
+		KUNIT_ASSERT_TRUE(test, TEST_WAIT_UNTIL(truncate_crew.progress > p, &truncate_crew.progress));
+	}
+	test_crew_stop(&truncate_crew);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &truncate_crew), 0ul);
+	kunit_info(test, "%lu truncates beside %d forks", truncate_crew.progress, FORK_ROUNDS);
+	KUNIT_EXPECT_EQ(test, bad, 0ul);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
+	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
+	test_mm_destroy(test, mm);
+}
+
 static struct kunit_case filemap_cases[] = {
 	KUNIT_CASE(i_mmap_follows_the_vmas),
 	KUNIT_CASE_PARAM(truncate_unmaps_every_mm, modes_gen_params),
 	KUNIT_CASE(punch_hole_and_madv_remove),
 	KUNIT_CASE_PARAM(truncate_beside_faults_on_every_cpu, modes_gen_params),
+	KUNIT_CASE_PARAM(fork_beside_truncate_on_every_cpu, modes_gen_params),
 	{}
 };
 
