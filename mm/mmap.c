@@ -625,6 +625,13 @@ void exit_mmap(struct mm_struct *mm)
 		mmap_write_unlock(mm);
 		return;
 	}
+	/* Out of the files' i_mmap first, so that no truncate walks these
+	 * tables from now on: the full-mm gather frees the PTE tables this
+	 * zap empties (refcount mode) without an RCU grace period, trusting
+	 * that nobody else can reach them (mm/mmu_gather.c). Linux unlinks in
+	 * free_pgtables, after the zap. */
+	for (vma = first; vma; vma = vma->vm_next)
+		unlink_file_vma(vma);
 	struct mmu_gather tlb;
 	unsigned long nr_accounted = 0;
 	tlb_gather_mmu_fullmm(&tlb, mm);
