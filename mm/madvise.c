@@ -132,6 +132,8 @@ static int madvise_remove(struct mm_struct *mm, struct vm_area_struct *vma, stru
 		return -EINVAL;
 	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) != (VM_SHARED | VM_WRITE))
 		return -EACCES;
+	if (!f && !vma->vm_shm)
+		return -EINVAL; /* a shared hugetlb VMA: mmap refuses to make one here */
 	unsigned long pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT);
 	if (!f) {
 		shmem_object_punch(vma->vm_shm, pgoff, pgoff + ((end - start) >> PAGE_SHIFT));
