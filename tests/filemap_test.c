@@ -35,16 +35,8 @@
 #define BASE2 0x0000348000000000ul /* mremap's destination, another PUD */
 #define PATH "/tmp/filemap_test"
 
-struct mode_param {
-	enum pte_reclaim_mode mode;
-	const char *name;
-};
-static const struct mode_param modes[] = {
-	{ PTE_RECLAIM_OFF, "off" },
-	{ PTE_RECLAIM_SCAN, "scan" },
-	{ PTE_RECLAIM_REFCOUNT, "refcount" },
-};
-KUNIT_ARRAY_PARAM_DESC(modes, modes, name);
+/* Each case in every pte_reclaim mode (tests/test_mm.h). */
+KUNIT_ARRAY_PARAM_DESC(modes, test_pte_reclaim_modes, name);
 
 /* ---- helpers ---- */
 
@@ -81,6 +73,21 @@ static void fill_file(struct kunit *test, struct file *f, unsigned long npages)
 	}
 	kfree(buf);
 	KUNIT_ASSERT_EQ(test, pos, (long long)(npages * PAGE_SIZE));
+}
+
+/* The common start of a case: the case's pte_reclaim mode (a
+ * parameterized case), a file, an mm (not current), npages of the file
+ * written and mapped at BASE with flags (MAP_SHARED or MAP_PRIVATE). */
+static struct file *file_mapped(struct kunit *test, struct mm_struct **mm, unsigned long npages, unsigned long flags)
+{
+	const struct mode_param *m = test->param_value;
+	if (m)
+		KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
+	struct file *f = make_file(test);
+	*mm = test_mm_create(test, 0);
+	fill_file(test, f, npages);
+	KUNIT_ASSERT_EQ(test, do_mmap_file(*mm, f, BASE, npages * PAGE_SIZE, RW, flags | MAP_FIXED, 0), BASE);
+	return f;
 }
 
 static int set_size(struct file *f, long size)
@@ -239,13 +246,9 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
  * file reads zeros past the old end. */
 static void truncate_unmaps_every_mm(struct kunit *test)
 {
-	const struct mode_param *m = test->param_value;
-	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
-	struct file *f = make_file(test);
-	struct mm_struct *a = test_mm_create(test, 0);
-	fill_file(test, f, 8);
+	struct mm_struct *a;
+	struct file *f = file_mapped(test, &a, 8, MAP_SHARED);
 	unsigned long file_before = nr_file_pages(), mapped_before = nr_file_mapped_pages();
-	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, 8 * PAGE_SIZE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
 	struct mm_struct *b;
 	KUNIT_ASSERT_EQ(test, dup_mm(a, &b), 0);
 	for (unsigned long i = 0; i < 8; i++) {
@@ -380,14 +383,10 @@ static struct test_crew stress_crew;
 
 static void truncate_beside_faults_on_every_cpu(struct kunit *test)
 {
-	const struct mode_param *m = test->param_value;
-	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
-	struct file *f = make_file(test);
-	struct mm_struct *mm = test_mm_create(test, 0);
-	fill_file(test, f, STRESS_PAGES);
-	unsigned long mapped_before = nr_file_mapped_pages(), file_before = nr_file_pages();
-	KUNIT_ASSERT_EQ(test, do_mmap_file(mm, f, BASE, STRESS_PAGES * PAGE_SIZE, RW, MAP_SHARED | MAP_FIXED, 0),
-			BASE);
+	unsigned long mapped_before = nr_file_mapped_pages();
+	struct mm_struct *mm;
+	struct file *f = file_mapped(test, &mm, STRESS_PAGES, MAP_SHARED);
+	unsigned long file_before = nr_file_pages();
 	test_crew_start(test, &stress_crew, stress_worker, mm, 0, TEST_CREW_OTHER_CPUS_OR_THIS);
 	/* Each step waits for the workers to make some accesses, so that
 	 * every truncate and every growth meets faults (a wait on progress,
@@ -453,13 +452,8 @@ static struct test_crew truncate_crew;
 
 static void fork_beside_truncate_on_every_cpu(struct kunit *test)
 {
-	const struct mode_param *m = test->param_value;
-	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
-	struct file *f = make_file(test);
-	struct mm_struct *mm = test_mm_create(test, 0);
-	fill_file(test, f, STRESS_PAGES);
-	KUNIT_ASSERT_EQ(test, do_mmap_file(mm, f, BASE, STRESS_PAGES * PAGE_SIZE, RW, MAP_PRIVATE | MAP_FIXED, 0),
-			BASE);
+	struct mm_struct *mm;
+	struct file *f = file_mapped(test, &mm, STRESS_PAGES, MAP_PRIVATE);
 	test_crew_start(test, &truncate_crew, truncate_worker, f, 0, TEST_CREW_OTHER_CPUS_OR_THIS);
 	unsigned long bad = 0;
 	for (int k = 0; k < FORK_ROUNDS; k++) {

@@ -34,17 +34,8 @@
 #define SZ2M (2ul << 20)
 #define NPAGES 16
 
-/* The pte_reclaim modes each case runs in. */
-struct mode_param {
-	enum pte_reclaim_mode mode;
-	const char *name;
-};
-static const struct mode_param modes[] = {
-	{ PTE_RECLAIM_OFF, "off" },
-	{ PTE_RECLAIM_SCAN, "scan" },
-	{ PTE_RECLAIM_REFCOUNT, "refcount" },
-};
-KUNIT_ARRAY_PARAM_DESC(modes, modes, name);
+/* Each case in every pte_reclaim mode (tests/test_mm.h). */
+KUNIT_ARRAY_PARAM_DESC(modes, test_pte_reclaim_modes, name);
 
 /* The parent: the current task's mm, in the case's mode. */
 static struct mm_struct *parent_mm(struct kunit *test)

@@ -227,3 +227,9 @@ int test_mm_stress_worker(struct test_worker *w, unsigned long base, unsigned lo
 	kthread_unuse_mm(mm);
 	return err;
 }
+
+const struct mode_param test_pte_reclaim_modes[3] = {
+	{ PTE_RECLAIM_OFF, "off" },
+	{ PTE_RECLAIM_SCAN, "scan" },
+	{ PTE_RECLAIM_REFCOUNT, "refcount" },
+};
