@@ -6,8 +6,9 @@
  * the archive did not bring: a program a user adds to the ISO as one more
  * module appears in /bin without a new archive. Their contents are page
  * cache like any file's, and execve reads the ELF file through them
- * (fs/exec.c). The modules stay where the boot loader put them (the tests
- * and run=NAME start programs from them directly). */
+ * (fs/exec.c): run=NAME and the tests start every program by execve of
+ * /bin/NAME (kernel/process.c). The modules stay where the boot loader
+ * put them (a few tests load a crafted image from memory). */
 #include "fs/bin.h"
 #include "fs/init.h"
 #include "fs/initramfs.h"
@@ -48,8 +49,12 @@ void populate_bin(void)
 		const struct boot_module *m = &boot_info.modules[i];
 		const char *space = m->cmdline ? strchr(m->cmdline, ' ') : NULL;
 		char path[80];
-		if (!space || !space[1] || strchr(space + 1, '/') ||
-		    snprintf(path, sizeof(path), "/bin/%s", space + 1) >= (int)sizeof(path))
+		/* "<kind> <name>[ <arguments>...]": the name is one word. */
+		const char *name = space ? space + 1 : "", *end = strchr(name, ' ');
+		int len = end ? (int)(end - name) : (int)strlen(name);
+		const char *slash = strchr(name, '/');
+		if (!len || (slash && slash < name + len) ||
+		    snprintf(path, sizeof(path), "/bin/%.*s", len, space + 1) >= (int)sizeof(path))
 			continue;
 		struct file *f = filp_open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
 		if (IS_ERR(f)) {

@@ -12,6 +12,7 @@
  * boot module's name): what AT_EXECFN points at and what
  * readlink("/proc/self/exe") gives. */
 #include "fs/exec.h"
+#include "lib/err.h"
 #include "fs/init.h"
 #include "fs/fdtable.h"
 #include "fs/internal.h"
@@ -237,6 +238,23 @@ static int copy_user_strings(struct linux_binprm *bprm, const char __user *const
 	return 0;
 }
 
+/* A directory, a device, a generated file, one without an x bit (root
+ * needs one too): -EACCES. */
+static int may_exec_inode(const struct inode *inode)
+{
+	return inode && S_ISREG(inode->i_mode) && (inode->i_mode & 0111) ? 0 : -EACCES;
+}
+
+int program_file_check(const char *path)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return (int)PTR_ERR(f);
+	int err = may_exec_inode(f->f_inode);
+	filp_close(f);
+	return err;
+}
+
 /* Linux's do_open_execat and the read of the file (kernel_read): a
  * regular file with an x bit (root needs one too), read whole into *image
  * (kvmalloc'd, the caller kvfrees it). */
@@ -254,8 +272,8 @@ static int read_program(int fd, const char *filename, int flags, void **image, u
 		return err;
 	}
 	struct inode *inode = f->f_inode;
-	err = -EACCES; /* a directory, a device, a generated file, no x bit */
-	if (!inode || !S_ISREG(inode->i_mode) || !(inode->i_mode & 0111))
+	err = may_exec_inode(inode);
+	if (err)
 		goto out;
 	long len = READ_ONCE(inode->i_size);
 	err = -ENOEXEC;
@@ -357,35 +375,21 @@ static void begin_new_exec(struct exec_private *x, const char *filename)
 	strlcpy(tsk->comm, base, sizeof(tsk->comm));
 }
 
-static int do_execveat_common(int fd, const char __user *ufilename, const char __user *const __user *uargv,
-			      const char __user *const __user *uenvp, int flags)
+/* Linux's bprm_execve and what follows it: the program at filename
+ * (relative to fd) replaces the caller's, with the strings bprm holds. 0
+ * (the task's user registers then start the new program), a negative errno
+ * before the point of no return, or no return at all after it (SIGSEGV). */
+static int bprm_execve(struct linux_binprm *bprm, int fd, char *filename, int flags)
 {
 	struct task_struct *tsk = current;
 	void *image = NULL;
 	unsigned long size = 0;
 	struct exec_private x;
-	char *filename;
-	if (!tsk->signal)
-		return -EINVAL; /* a kernel thread (a test) has no program to replace */
-	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -EINVAL;
-	long err = getname(ufilename, flags & AT_EMPTY_PATH, &filename);
+	int err = read_program(fd, filename, flags, &image, &size);
 	if (err)
 		return err;
-	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
-	err = -ENOMEM;
-	if (!bprm)
-		goto out_name;
-	bprm->used = 0;
-	err = read_program(fd, filename, flags, &image, &size);
-	if (!err && !filename[0]) /* Linux names such a program by its descriptor */
+	if (!filename[0]) /* Linux names such a program by its descriptor */
 		snprintf(filename, PATH_MAX, "/dev/fd/%d", fd);
-	if (!err)
-		err = copy_user_strings(bprm, uargv, bprm->argv, &bprm->argc);
-	if (!err)
-		err = copy_user_strings(bprm, uenvp, bprm->envp, &bprm->envc);
-	if (err)
-		goto out;
 	/* Linux 5.18+: an empty argv becomes { "" }. */
 	if (!bprm->argc) {
 		bprm->argv[0] = "";
@@ -397,8 +401,10 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 		err = de_thread(tsk);
 	if (!err)
 		err = exec_prepare(&x);
-	if (err)
-		goto out;
+	if (err) {
+		kvfree(image);
+		return err;
+	}
 
 	begin_new_exec(&x, filename);
 	struct elf_image_info elf;
@@ -409,7 +415,6 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 	if (!err)
 		err = create_elf_tables(&elf, bprm->argc, bprm->argv, bprm->envc, bprm->envp, filename, &sp);
 	kvfree(image); /* loaded: the segments are copies */
-	image = NULL;
 	if (err) {
 		kfree(bprm);
 		kfree(filename);
@@ -418,10 +423,69 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 	}
 	tsk->mm->start_stack = sp;
 	start_thread(task_pt_regs(tsk), elf.entry, sp);
-out:
-	kvfree(image);
+	return 0;
+}
+
+static int do_execveat_common(int fd, const char __user *ufilename, const char __user *const __user *uargv,
+			      const char __user *const __user *uenvp, int flags)
+{
+	char *filename;
+	if (!current->signal)
+		return -EINVAL; /* a kernel thread (a test) has no program to replace */
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	long err = getname(ufilename, flags & AT_EMPTY_PATH, &filename);
+	if (err)
+		return err;
+	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
+	err = -ENOMEM;
+	if (bprm) {
+		bprm->used = 0;
+		err = copy_user_strings(bprm, uargv, bprm->argv, &bprm->argc);
+		if (!err)
+			err = copy_user_strings(bprm, uenvp, bprm->envp, &bprm->envc);
+		if (!err)
+			err = bprm_execve(bprm, fd, filename, flags);
+	}
 	kfree(bprm);
-out_name:
+	kfree(filename);
+	return err;
+}
+
+/* Linux's copy_strings_kernel: a kernel array of strings into bprm. */
+static int copy_kernel_strings(struct linux_binprm *bprm, const char *const *arr, char **out, int *count)
+{
+	*count = 0;
+	for (int i = 0; arr && arr[i]; i++) {
+		size_t len = strlen(arr[i]) + 1;
+		if (i == BINPRM_MAX_ARGS || len > sizeof(bprm->strings) - bprm->used)
+			return -E2BIG;
+		out[i] = memcpy(bprm->strings + bprm->used, arr[i], len);
+		bprm->used += len;
+		*count = i + 1;
+	}
+	out[*count] = NULL;
+	return 0;
+}
+
+int kernel_execve(const char *path, const char *const *argv, const char *const *envp)
+{
+	if (!current->signal)
+		return -EINVAL;
+	char *filename = kmalloc(PATH_MAX, GFP_KERNEL);
+	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
+	int err = -ENOMEM;
+	if (filename && bprm) {
+		err = strlcpy(filename, path, PATH_MAX) < PATH_MAX ? 0 : -ENAMETOOLONG;
+		bprm->used = 0;
+		if (!err)
+			err = copy_kernel_strings(bprm, argv, bprm->argv, &bprm->argc);
+		if (!err)
+			err = copy_kernel_strings(bprm, envp, bprm->envp, &bprm->envc);
+		if (!err)
+			err = bprm_execve(bprm, AT_FDCWD, filename, 0);
+	}
+	kfree(bprm);
 	kfree(filename);
 	return err;
 }

@@ -24,6 +24,18 @@ int setup_arg_pages(struct mm_struct *mm, const struct elf_image_info *elf, unsi
  * arguments) or -EFAULT. */
 int create_elf_tables(const struct elf_image_info *elf, int argc, char *const argv[], int envc,
 		      char *const envp[], const char *filename, unsigned long *sp_out);
+/* Linux's kernel_execve: the calling task (one that has a process: a
+ * signal_struct, files and fs) replaces its program with the one at path,
+ * looked up from its root and working directory, with kernel strings for
+ * argv and envp (NULL-terminated; NULL for none). 0: the task's user
+ * registers (task_pt_regs) start the new program, which the caller enters
+ * (ret_from_fork_user); else a negative errno from before the point of no
+ * return (-ENOENT, -EACCES, -ENOEXEC, -E2BIG, -ENOMEM...); a failure after
+ * it kills the process with SIGSEGV, as execve's does. */
+int kernel_execve(const char *path, const char *const *argv, const char *const *envp);
+/* Whether path names a file execve could open as a program (looked up from
+ * the caller's root): 0, or -ENOENT, -EACCES... as execve would say. */
+int program_file_check(const char *path);
 /* The auxv's AT_HWCAP and AT_HWCAP2 (tests compare). */
 unsigned long elf_hwcap(void);
 unsigned long elf_hwcap2(void);

@@ -16,6 +16,7 @@
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "kernel/unistd.h"
+#include "mm/memfd.h"
 
 #define F_DUPFD 0
 #define F_GETFD 1
@@ -148,6 +149,10 @@ SYSCALL_DEFINE3(fcntl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 		f->f_flags = (f->f_flags & ~(unsigned int)SETFL_MASK) | ((unsigned int)arg & SETFL_MASK);
 		mutex_unlock(&f->f_pos_lock);
 		ret = 0;
+		break;
+	case F_ADD_SEALS:
+	case F_GET_SEALS:
+		ret = memfd_fcntl(f, cmd, arg);
 		break;
 	default:
 		ret = -EINVAL;

@@ -92,17 +92,58 @@ struct timespec64 {
  * A MAP_SHARED mapping's fault finds its page here by index
  * (filemap_get_folio, mm/shmem.c); the VMAs that map the file are in
  * i_mmap (mm/interval_tree.h), so that truncate can unmap what it cuts
- * off (unmap_mapping_range, mm/truncate.h). */
+ * off (unmap_mapping_range, mm/truncate.h).
+ *
+ * i_mmap_writable (Linux's, beside where i_mmap sits in Linux): the number
+ * of VMAs that map the file VM_SHARED | VM_MAYWRITE (each holds one, from
+ * mmap or the copy it was made as, fork, split or mremap, until it is
+ * freed: mm/vma.c), or, below 0, the number of holders who deny such
+ * mappings (F_SEAL_WRITE on a memfd, mm/memfd.c). Atomic. */
 struct address_space {
 	struct inode *host;
 	spinlock_t i_pages_lock; /* the tree (readers that hold no i_rwsem) */
 	struct rb_root i_pages;
 	unsigned long nrpages;
+	int i_mmap_writable;
 	/* The VMAs mapping it, by page offset (Linux's i_mmap, an interval
 	 * tree), and their lock. */
 	struct rb_root i_mmap;
 	struct rw_semaphore i_mmap_rwsem;
 };
+
+/* Linux's mapping_map_writable: one more shared writable mapping, unless
+ * writable mappings are denied (-EPERM). */
+static inline int mapping_map_writable(struct address_space *mapping)
+{
+	int c = __atomic_load_n(&mapping->i_mmap_writable, __ATOMIC_RELAXED);
+	do {
+		if (c < 0)
+			return -EPERM;
+	} while (!__atomic_compare_exchange_n(&mapping->i_mmap_writable, &c, c + 1, false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	return 0;
+}
+static inline void mapping_unmap_writable(struct address_space *mapping)
+{
+	__atomic_sub_fetch(&mapping->i_mmap_writable, 1, __ATOMIC_ACQ_REL);
+}
+/* Linux's mapping_deny_writable: no shared writable mapping may be made
+ * from now on, unless one exists (-EBUSY); mapping_allow_writable undoes
+ * it. */
+static inline int mapping_deny_writable(struct address_space *mapping)
+{
+	int c = __atomic_load_n(&mapping->i_mmap_writable, __ATOMIC_RELAXED);
+	do {
+		if (c > 0)
+			return -EBUSY;
+	} while (!__atomic_compare_exchange_n(&mapping->i_mmap_writable, &c, c - 1, false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	return 0;
+}
+static inline void mapping_allow_writable(struct address_space *mapping)
+{
+	__atomic_add_fetch(&mapping->i_mmap_writable, 1, __ATOMIC_ACQ_REL);
+}
 
 struct inode_operations {
 	/* The dentry's name in dir: fill it (d_add, positive or negative);
@@ -158,6 +199,10 @@ struct inode {
 	struct timespec64 i_atime, i_mtime, i_ctime;
 	long i_count;                          /* references (atomic) */
 	unsigned int i_state;                  /* I_LINKABLE: an O_TMPFILE that may get a name */
+	/* A shmem file's F_SEAL_* (mm/memfd.c; under i_rwsem). Linux keeps
+	 * them in shmem_inode_info; mmlab's inodes have no per-file-system
+	 * part, and only shmem_get_inode sets them. */
+	unsigned int i_seals;
 	struct super_block *i_sb;
 	const struct inode_operations *i_op;
 	const struct file_operations *i_fop;

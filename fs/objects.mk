@@ -27,6 +27,7 @@ KERNEL_SRCS += \
 	fs/open.c \
 	fs/proc/array.c \
 	fs/proc/base.c \
+	fs/proc/fd.c \
 	fs/proc/generic.c \
 	fs/proc/inode.c \
 	fs/proc/loadavg.c \

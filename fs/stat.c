@@ -247,6 +247,9 @@ static const char *proc_link_target(struct files_struct *files, const struct nam
 			base = c + 1;
 	if (!nd->node.task || !nd->node.entry || (nd->node.entry->mode & S_IFMT) != S_IFLNK)
 		return NULL;
+	const char *fd_target = proc_fd_link(&nd->node, buf, size);
+	if (fd_target)
+		return fd_target;
 	if (!strcmp(base, "exe") && files) {
 		/* Another thread may be setting it (files_set_exe_path). */
 		spin_lock(&files->file_lock);

@@ -173,8 +173,7 @@ void mm_release(struct task_struct *tsk, struct mm_struct *mm)
 	 * do_futex(FUTEX_WAKE). */
 	if (tsk->clear_child_tid) {
 		if (__atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED) > 1) {
-			int zero = 0;
-			(void)copy_to_user(tsk->clear_child_tid, &zero, sizeof(zero));
+			(void)put_user_u32(0, tsk->clear_child_tid);
 			futex_wake((u32 __user *)tsk->clear_child_tid, FLAGS_SHARED, 1, FUTEX_BITSET_MATCH_ANY);
 		}
 		tsk->clear_child_tid = NULL;

@@ -241,7 +241,7 @@ static long kernel_wait4(int upid, int __user *stat_addr, int options, struct ru
 	}
 	wo.wo_flags = (unsigned int)options | WEXITED;
 	long ret = do_wait(&wo);
-	if (ret > 0 && stat_addr && copy_to_user(stat_addr, &wo.wo_stat, sizeof(int)))
+	if (ret > 0 && stat_addr && put_user_u32((u32)wo.wo_stat, stat_addr))
 		ret = -EFAULT;
 	return ret;
 }

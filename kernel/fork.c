@@ -112,8 +112,6 @@ struct kernel_clone_args {
 	u64 set_tid_size;
 };
 
-__noreturn void ret_from_fork_user(const struct pt_regs *regs); /* user_entry.asm */
-__noreturn void call_on_stack(void *sp, void (*fn)(void *), void *arg); /* user_entry.asm */
 
 DEFINE_SPINLOCK(tasklist_lock);
 
@@ -141,10 +139,8 @@ static __noreturn void fork_entry_user(void *data)
 	*regs = *(struct pt_regs *)data;
 	kfree(data);
 	/* Linux's schedule_tail: CLONE_CHILD_SETTID, errors ignored. */
-	if (tsk->set_child_tid) {
-		int tid = tsk->pid;
-		(void)copy_to_user(tsk->set_child_tid, &tid, sizeof(tid));
-	}
+	if (tsk->set_child_tid)
+		(void)put_user_u32((u32)tsk->pid, tsk->set_child_tid);
 	/* The way out every entry takes (it returns with interrupts off, so
 	 * a group exit or a move to another CPU asked for after its checks
 	 * is seen by the kick's interrupt in user mode): a group exit that

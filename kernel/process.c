@@ -1,12 +1,14 @@
-/* User processes (see kernel/process.h): creation from an ELF image, the
- * initial stack, and reaping of the group leader with its thread group.
+/* User processes (see kernel/process.h): creation, by execve of a file
+ * (or, for tests, from an ELF image in memory), and reaping of the group leader with its thread group.
  * Threads are added by kernel/fork.c and end in kernel/exit.c.
  *
  * A process is a thread group: its leader is a kernel task with task->mm,
  * task->files, an FPU area and the group's struct signal_struct, which sits
  * in the process_info allocated here. The leader starts in process_main
  * (kernel mode, on its own CPU, with its mm already active: the scheduler
- * switches CR3 to next->mm), which loads the program and drops to ring 3.
+ * switches CR3 to next->mm), which execve's the program's file (the mm
+ * made here is replaced, as a kernel thread's none is in Linux) or loads
+ * the image, and drops to ring 3.
  *
  * Invariant: everything a process owns (mm, files, FPU areas, kernel stacks
  * and task_structs of all its threads, its sighand and process_info) is
@@ -37,9 +39,11 @@
 
 #define MAX_ARGS 16
 #define MAX_ARG_BYTES 1024
+#define PROCESS_PATH_MAX 256
 
 struct process_info {
 	struct signal_struct signal; /* the thread group */
+	char path[PROCESS_PATH_MAX];
 	const void *image;
 	unsigned long image_size;
 	int argc;
@@ -138,6 +142,26 @@ unsigned long stack_vma_size(const struct signal_struct *sig)
 	return size < 16 * PAGE_SIZE ? 16 * PAGE_SIZE : size;
 }
 
+/* Linux's environment for init (envp_init). */
+static const char *const process_envp[] = { "HOME=/", "TERM=linux", NULL };
+
+/* The process's first code, on its stack below task_pt_regs (which
+ * kernel_execve fills): its program by execve, as Linux starts init
+ * (kernel_execve from a kernel thread, then ret_from_fork to user mode). */
+static __noreturn void process_exec(void *data)
+{
+	struct process_info *info = data;
+	struct task_struct *tsk = current;
+	int err = kernel_execve(info->path, (const char *const *)info->argv, process_envp);
+	if (err) {
+		printk(KERN_ALWAYS "%smmlab: process %d (%s) could not start: execve(%s) error %d\n",
+		       info->console_prefix, tsk->pid, tsk->comm, info->path, err);
+		do_exit_thread(127);
+	}
+	exit_to_user_mode_prepare();
+	ret_from_fork_user(task_pt_regs(tsk));
+}
+
 static int process_main(void *data)
 {
 	struct process_info *info = data;
@@ -145,6 +169,8 @@ static int process_main(void *data)
 	struct elf_image_info elf;
 	unsigned long sp = 0;
 
+	if (info->path[0])
+		call_on_stack(task_pt_regs(tsk), process_exec, info);
 	int err = elf_load(tsk->mm, info->image, info->image_size, &elf);
 	if (!err)
 		err = setup_arg_pages(tsk->mm, &elf, stack_vma_size(tsk->signal));
@@ -190,7 +216,14 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 		*err = -ENXIO;
 		return NULL;
 	}
-	*err = elf_check(args->image, args->image_size);
+	if (args->path) {
+		/* Its file is looked for now, so that the caller hears of a
+		 * missing one; what else execve finds wrong ends the process
+		 * (exit status 127, reported on the console). */
+		*err = strlen(args->path) < PROCESS_PATH_MAX ? program_file_check(args->path) : -ENAMETOOLONG;
+	} else {
+		*err = elf_check(args->image, args->image_size);
+	}
 	if (*err)
 		return NULL;
 	*err = -ENOMEM;
@@ -198,6 +231,8 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	if (!sig)
 		goto fail;
 	info = process_info_of_signal(sig);
+	if (args->path)
+		strlcpy(info->path, args->path, sizeof(info->path));
 	info->image = args->image;
 	info->image_size = args->image_size;
 	*err = copy_args(info, args);
@@ -294,15 +329,14 @@ bool process_wait_timeout(struct task_struct *p, unsigned long timeout_ms, struc
 bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 		 struct process_result *res, int *err)
 {
-	const struct boot_module *mod = find_user_program(name, NULL);
-	if (!mod) {
+	char path[PROCESS_PATH_MAX];
+	if (!name[0] || strchr(name, '/') || snprintf(path, sizeof(path), "/bin/%s", name) >= (int)sizeof(path)) {
 		*err = -ENOENT;
 		return false;
 	}
 	struct process_spawn_args args = {
 		.name = name,
-		.image = __va(mod->start),
-		.image_size = mod->end - mod->start,
+		.path = path,
 		.argv = argv,
 		.cpu = cpu,
 	};
@@ -323,7 +357,7 @@ static void run_one_at_boot(const char *name)
 	pr_info("mmlab: running %s as a process on CPU %u\n", name, smp_processor_id());
 	if (!process_run(name, NULL, smp_processor_id(), &res, &err))
 		pr_err("mmlab: %s could not be started: error %d%s\n", name, err,
-		       err == -ENOENT ? " (no such module in grub.cfg)" : "");
+		       err == -ENOENT ? " (no such program in /bin)" : "");
 	else if (!res.killed) /* a kill has had its report already */
 		pr_info("mmlab: %s exited with status %d\n", name, res.exit_code);
 	page_owner_map_after_program(name);

@@ -35,7 +35,8 @@ struct process_result {
 
 struct process_spawn_args {
 	const char *name;           /* comm, and argv[0] */
-	const void *image;          /* the ELF file */
+	const char *path;           /* the program's file, which the new process execve's */
+	const void *image;          /* or, without a path, an ELF image in memory (tests) */
 	unsigned long image_size;
 	const char *const *argv;    /* NULL-terminated, argv[0] included; NULL: { name } */
 	const char *console_prefix; /* before every output line; NULL: "" */
@@ -43,7 +44,8 @@ struct process_spawn_args {
 };
 
 /* Creates a process and starts it; returns its task, or NULL with *err set
- * (-ENOEXEC for an image that is not a static x86_64 ELF executable,
+ * (for a path, what looking it up says: -ENOENT, -EACCES...; for an image,
+ * -ENOEXEC for one that is not a static x86_64 ELF executable,
  * -ENXIO for an offline CPU, -E2BIG for too many or too long arguments,
  * -ENOMEM). */
 struct task_struct *process_spawn(const struct process_spawn_args *args, int *err);
@@ -54,8 +56,10 @@ void process_wait(struct task_struct *p, struct process_result *res);
  * false when it had to be killed. */
 bool process_wait_timeout(struct task_struct *p, unsigned long timeout_ms, struct process_result *res);
 
-/* Runs the boot module named name as a process on cpu until it ends:
- * false (with *err) if it could not start. */
+/* Runs /bin/<name> (from the initramfs, or a boot module's copy there:
+ * fs/bin.c) as a new process on cpu until it ends, started by execve as
+ * Linux starts init: false (with *err: -ENOENT when there is no such
+ * program) if it could not start. */
 bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 		 struct process_result *res, int *err);
 /* Boot, when not testing: runs the programs named in run= (comma

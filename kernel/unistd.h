@@ -142,6 +142,7 @@
 #define __NR_process_vm_writev 311
 #define __NR_renameat2 316
 #define __NR_getrandom 318
+#define __NR_memfd_create 319
 #define __NR_execveat 322
 #define __NR_mlock2 325
 #define __NR_statx 332

@@ -30,6 +30,7 @@ void address_space_init(struct address_space *mapping, struct inode *host)
 	spin_lock_init(&mapping->i_pages_lock);
 	mapping->i_pages = RB_ROOT;
 	mapping->nrpages = 0;
+	mapping->i_mmap_writable = 0;
 	mapping->i_mmap = RB_ROOT;
 	init_rwsem(&mapping->i_mmap_rwsem);
 }

@@ -232,6 +232,12 @@ struct vm_area_struct {
 };
 
 static inline bool is_vm_hugetlb_page(const struct vm_area_struct *vma) { return vma->vm_flags & VM_HUGETLB; }
+/* Linux's vma_is_shared_maywrite: a shared mapping that is or may be made
+ * writable (its file's i_mmap_writable counts it, fs/fs.h). */
+static inline bool vma_is_shared_maywrite(const struct vm_area_struct *vma)
+{
+	return (vma->vm_flags & (VM_SHARED | VM_MAYWRITE)) == (VM_SHARED | VM_MAYWRITE);
+}
 
 /* RSS by kind (Linux's): private anonymous pages, and pages of shared
  * anonymous memory (mm/shmem.h). */

@@ -386,11 +386,28 @@ static unsigned long mmap_file_locked(struct mm_struct *mm, unsigned long addr, 
 	addr = mmap_region(mm, addr, len, vm_flags, false, file, pgoff);
 	if (IS_ERR_VALUE(addr))
 		return addr;
-	int err = file->f_op->mmap(file, find_vma(mm, addr));
+	struct vm_area_struct *vma = find_vma(mm, addr);
+	/* Linux calls the method before it links the VMA, and a method may
+	 * replace vm_file (/dev/zero's: shmem_zero_setup, or none for a
+	 * private mapping): the VMA, linked here already, leaves its file's
+	 * i_mmap for the call and joins the tree of what it maps afterwards
+	 * (mm/interval_tree.h; no page is mapped in it yet). */
+	unlink_file_vma(vma);
+	int err = file->f_op->mmap(file, vma);
+	/* The VMA's count in i_mmap_writable (fs/fs.h) is taken after the
+	 * method, which may have cleared VM_MAYWRITE (a write-sealed memfd,
+	 * mm/memfd.c) or replaced the file (/dev/zero): Linux 6.7's order
+	 * ("mm: perform the mapping_map_writable() check after call_mmap()",
+	 * Lorenzo Stoakes); 6.1 takes it before, for every VM_SHARED one. A
+	 * VMA that did not get it must not give it back when it goes. */
+	if (!err && vma->vm_file && vma_is_shared_maywrite(vma))
+		err = mapping_map_writable(vma->vm_file->f_mapping);
 	if (err) {
+		vma->vm_flags &= ~VM_MAYWRITE;
 		munmap_range(mm, addr, addr + len);
 		return (unsigned long)(long)err;
 	}
+	vma_link_file(vma);
 	if ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE)
 		*populate = true;
 	return addr;

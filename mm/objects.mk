@@ -23,6 +23,7 @@ KERNEL_SRCS += \
 	mm/mlock.c \
 	mm/msync.c \
 	mm/memblock.c \
+	mm/memfd.c \
 	mm/memory.c \
 	mm/mincore.c \
 	mm/mm_init.c \
@@ -45,6 +46,7 @@ KERNEL_SRCS += \
 	mm/pt_reclaim.c \
 	mm/rmap.c \
 	mm/shmem.c \
+	mm/shmem_file.c \
 	mm/pte_ref.c \
 	mm/shrinker.c \
 	mm/slab.c \

@@ -1,6 +1,7 @@
 /* Shared anonymous memory (Linux's mm/shmem.c for shmem_zero_setup's
  * unnamed file, reduced to its page cache): mm/shmem.h has the rules. */
 #include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 #include "fs/fs.h"
 #include "kernel/printk.h"
 #include "lib/string.h"
@@ -178,6 +179,7 @@ void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned 
 #include "arch/x86_64/uaccess.h"
 #include "lib/err.h"
 #include "mm/filemap.h"
+#include "mm/memfd.h"
 #include "kernel/unistd.h"
 
 #define BOGO_DIRENT_SIZE 20 /* a directory's st_size per name, as Linux's tmpfs */
@@ -235,12 +237,15 @@ static const struct super_operations shmem_ops = {
 	.evict_inode = shmem_evict_inode, .statfs = shmem_statfs,
 };
 
-static struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, umode_t mode, dev_t dev)
+struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, umode_t mode, dev_t dev)
 {
 	struct inode *inode = new_inode(sb);
 	if (!inode)
 		return NULL;
 	inode_init_owner(inode, dir, mode);
+	/* Linux's __shmem_get_inode: no file takes seals but a memfd made
+	 * with MFD_ALLOW_SEALING (mm/memfd.c clears this one). */
+	inode->i_seals = F_SEAL_SEAL;
 	switch (mode & S_IFMT) {
 	case S_IFREG:
 		inode->i_op = &shmem_inode_operations;
@@ -383,6 +388,12 @@ static int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 			up_write(&inode->i_rwsem);
 			return -EINVAL;
 		}
+		/* Linux's shmem_setattr: the seals, after setattr_prepare. */
+		if ((attr->ia_size < inode->i_size && (inode->i_seals & F_SEAL_SHRINK)) ||
+		    (attr->ia_size > inode->i_size && (inode->i_seals & F_SEAL_GROW))) {
+			up_write(&inode->i_rwsem);
+			return -EPERM;
+		}
 		if (attr->ia_size != inode->i_size) {
 			/* Linux's shmem_setattr: the new size first, so that a
 			 * fault past it is SIGBUS before its pages go. */
@@ -440,6 +451,13 @@ static long shmem_file_write(struct file *f, const char *src, size_t count, long
 		unsigned long index = (unsigned long)*pos >> PAGE_SHIFT;
 		size_t offset = (size_t)*pos & (PAGE_SIZE - 1);
 		size_t n = min((size_t)PAGE_SIZE - offset, count);
+		/* Linux's shmem_write_begin, page by page: a write seal refuses
+		 * every write, F_SEAL_GROW one that reaches past the end. */
+		if ((inode->i_seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) ||
+		    ((inode->i_seals & F_SEAL_GROW) && *pos + (long)n > inode->i_size)) {
+			err = -EPERM;
+			break;
+		}
 		struct page *page = filemap_get_folio(mapping, index);
 		if (!page) {
 			page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
@@ -493,6 +511,10 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 	long end = offset + len, err = 0;
 	down_write(&inode->i_rwsem);
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		if (inode->i_seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) {
+			err = -EPERM;
+			goto out;
+		}
 		unsigned long first = (unsigned long)offset >> PAGE_SHIFT, last = (unsigned long)(end - 1) >> PAGE_SHIFT;
 		size_t from = (size_t)offset & (PAGE_SIZE - 1), to = (size_t)((end - 1) & (long)(PAGE_SIZE - 1)) + 1;
 		if (first == last) {
@@ -506,6 +528,11 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 		 * (mm/truncate.h): read back there, the hole is zeros. */
 		truncate_pagecache_range(inode, offset, end - 1);
 		shmem_account(inode, -(long)(before - mapping->nrpages));
+		goto out;
+	}
+	/* Even with FALLOC_FL_KEEP_SIZE, as Linux's. */
+	if ((inode->i_seals & F_SEAL_GROW) && end > inode->i_size) {
+		err = -EPERM;
 		goto out;
 	}
 	for (unsigned long index = (unsigned long)offset >> PAGE_SHIFT; (long)(index << PAGE_SHIFT) < end; index++) {
@@ -566,10 +593,15 @@ static const struct file_operations shmem_file_operations = {
 	.mmap = shmem_mmap, .fallocate = shmem_fallocate,
 };
 
+bool shmem_file(const struct file *file) { return file->f_op == &shmem_file_operations; }
+
 /* ---- tmpfs files mapped MAP_SHARED ---- */
 
 int shmem_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	int err = seal_check_write(file->f_inode->i_seals, vma);
+	if (err)
+		return err;
 	if (!(vma->vm_flags & VM_SHARED))
 		return 0;
 	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);

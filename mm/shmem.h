@@ -27,10 +27,12 @@
  * shmem_object too, one that holds the file and finds its pages in the
  * file's page cache (shmem_mmap); a MAP_SHARED anonymous mapping is still
  * an object with pages of its own rather than an unnamed tmpfs inode, as
- * Linux has it (the object predates the files). The VMAs that map a file
- * are in its address_space's i_mmap, those of an anonymous object in the
- * object's (mm/interval_tree.h): truncate, a hole punched and MADV_REMOVE
- * unmap the pages they take from every process (mm/truncate.h). */
+ * Linux has it (the object predates the files), and so is a MAP_SHARED
+ * mapping of /dev/zero (shmem_zero_setup, mm/shmem_file.c). The VMAs
+ * that map a file are in its address_space's i_mmap, those of an
+ * anonymous object in the object's (mm/interval_tree.h): truncate, a hole
+ * punched and MADV_REMOVE unmap the pages they take from every process
+ * (mm/truncate.h). */
 #ifndef MM_SHMEM_H
 #define MM_SHMEM_H
 
@@ -107,5 +109,7 @@ int shmem_mmap(struct file *file, struct vm_area_struct *vma);
  * fs/namespace.c). */
 struct super_block;
 struct super_block *shmem_fill_super(void);
+
+/* The kernel's own tmpfs files, /dev/zero's shared mappings: mm/shmem_fs.h. */
 
 #endif

@@ -213,6 +213,18 @@ struct vm_area_struct *vm_area_alloc(void)
 	return vma;
 }
 
+/* The VMA's file goes, and with it the VMA's count in the file's
+ * i_mmap_writable if it maps it shared and may write (Linux's
+ * __remove_shared_vm_struct). */
+static void vma_put_file(struct vm_area_struct *vma)
+{
+	if (!vma->vm_file)
+		return;
+	if (vma_is_shared_maywrite(vma))
+		mapping_unmap_writable(vma->vm_file->f_mapping);
+	fput(vma->vm_file);
+}
+
 struct vm_area_struct *vm_area_copy(struct vm_area_struct *orig)
 {
 	struct vm_area_struct *new = kmalloc(sizeof(*new), GFP_KERNEL);
@@ -227,8 +239,11 @@ struct vm_area_struct *vm_area_copy(struct vm_area_struct *orig)
 	mpol_get(new->vm_policy);       /* vma_dup_policy */
 	resv_map_get(new->vm_resv_map); /* hugetlb_vm_op_open */
 	shmem_get(new->vm_shm);
-	if (new->vm_file)
+	if (new->vm_file) {
 		get_file(new->vm_file);
+		if (vma_is_shared_maywrite(new)) /* Linux's __vma_link_file */
+			mapping_allow_writable(new->vm_file->f_mapping);
+	}
 	return new;
 }
 
@@ -252,8 +267,7 @@ void vm_area_dup_abort(struct vm_area_struct *new)
 	 * back, only the map's reference is this copy's. */
 	resv_map_put(new->vm_resv_map);
 	shmem_put(new->vm_shm);
-	if (new->vm_file)
-		fput(new->vm_file);
+	vma_put_file(new);
 	kfree(new);
 }
 
@@ -327,8 +341,7 @@ void vm_area_free(struct vm_area_struct *vma)
 		 * left it in free_pgtables already. */
 		unlink_file_vma(vma);
 		shmem_put(vma->vm_shm);
-		if (vma->vm_file)
-			fput(vma->vm_file); /* Linux's remove_vma */
+		vma_put_file(vma); /* Linux's remove_vma */
 		mpol_put(vma->vm_policy);
 	}
 	kfree(vma);

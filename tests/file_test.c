@@ -743,26 +743,11 @@ static void shared_console_lines(struct kunit *test)
 
 #define UBASE 0x0000300000000000ul
 
-/* The runner thread's own file table while a case has put its own in. */
-static struct files_struct *saved_files;
-
-static void restore_files(void *unused)
-{
-	(void)unused;
-	current->files = saved_files;
-}
-
-/* Makes a new mm with 16 pages at UBASE and a new file table current, both
- * given back when the case ends (the mm's fixture checks that its pages
- * and slab objects come back). */
+/* A new mm with 16 pages at UBASE and a new file table, current until the
+ * case ends (tests/test_mm.h). */
 static void enter_space(struct kunit *test)
 {
-	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
-	test_mm_map_anon(test, mm, UBASE, 16 * PAGE_SIZE);
-	struct files_struct *files = new_files(test, "");
-	saved_files = current->files;
-	current->files = files;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_files, NULL), 0);
+	test_mm_enter_space(test, UBASE, 16);
 }
 
 static long sys(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2)

@@ -40,6 +40,8 @@ KUNIT_ARRAY_PARAM_DESC(modes, test_pte_reclaim_modes, name);
 
 /* ---- helpers ---- */
 
+static void close_file(void *arg) { filp_close(arg); }
+
 static void close_and_unlink(void *arg)
 {
 	struct file *f = arg;
@@ -176,6 +178,9 @@ static struct vm_area_struct *file_vma_at(struct file *f, unsigned long pgoff)
 static void i_mmap_follows_the_vmas(struct kunit *test)
 {
 	struct file *f = make_file(test);
+	struct file *zero = filp_open("/dev/zero", O_RDWR, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(zero));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, close_file, zero), 0);
 	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
 	fill_file(test, f, 16);
 	unsigned long bad = 0;
@@ -233,6 +238,18 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_munmap(mm, a + 2 * PAGE_SIZE, PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, tree_count(&obj->i_mmap, &obj->i_mmap_rwsem, 0, ~0ul, &bad), 2ul);
 	KUNIT_EXPECT_EQ(test, tree_count(&obj->i_mmap, &obj->i_mmap_rwsem, 2, 2, &bad), 0ul);
+	/* /dev/zero's mmap method replaces the file (shmem_zero_setup for a
+	 * shared mapping, none for a private one): the VMA ends in its
+	 * object's tree or in none, never in the device's. */
+	unsigned long zs = do_mmap_file(mm, zero, 0, 2 * PAGE_SIZE, RW, MAP_SHARED, 0);
+	unsigned long zp = do_mmap_file(mm, zero, 0, 2 * PAGE_SIZE, RW, MAP_PRIVATE, 0);
+	KUNIT_ASSERT_LT(test, zs, TASK_SIZE);
+	KUNIT_ASSERT_LT(test, zp, TASK_SIZE);
+	struct shmem_object *zobj = find_vma(mm, zs)->vm_shm;
+	KUNIT_ASSERT_NOT_NULL(test, zobj);
+	KUNIT_EXPECT_EQ(test, tree_count(&zobj->i_mmap, &zobj->i_mmap_rwsem, 0, ~0ul, &bad), 1ul);
+	KUNIT_EXPECT_FALSE(test, vma_in_i_mmap(find_vma(mm, zp)));
+	KUNIT_EXPECT_EQ(test, file_vmas(zero, 0, ~0ul, &bad), 0ul);
 	KUNIT_EXPECT_EQ(test, bad, 0ul);
 	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
 	test_mm_destroy(test, mm);

@@ -78,10 +78,11 @@ static void run_selftest(struct kunit *test)
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	unsigned cpu = smp_processor_id();
+	char path[80];
+	snprintf(path, sizeof(path), "/bin/%s", st->name);
 	struct process_spawn_args args = {
 		.name = st->name,
-		.image = __va(st->mod->start),
-		.image_size = st->mod->end - st->mod->start,
+		.path = path, /* fs/bin.c's copy of its module */
 		.argv = st->argv,
 		.cpu = cpu,
 	};

@@ -7,6 +7,7 @@
 #include "tests/test_mm.h"
 #include "tests/test_cpu.h"
 #include "arch/x86_64/uaccess.h"
+#include "fs/file.h"
 #include "kernel/sched.h"
 #include "kernel/rwsem.h"
 #include "kernel/spinlock.h"
@@ -233,3 +234,23 @@ const struct mode_param test_pte_reclaim_modes[3] = {
 	{ PTE_RECLAIM_SCAN, "scan" },
 	{ PTE_RECLAIM_REFCOUNT, "refcount" },
 };
+
+/* The runner thread's own file table while a case has put its own in. */
+static struct files_struct *saved_files;
+
+static void leave_files(void *files)
+{
+	current->files = saved_files;
+	files_release(files);
+}
+
+void test_mm_enter_space(struct kunit *test, unsigned long addr, unsigned long npages)
+{
+	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
+	test_mm_map_anon(test, mm, addr, npages * PAGE_SIZE);
+	struct files_struct *files = files_alloc("");
+	KUNIT_ASSERT_NOT_NULL(test, files);
+	saved_files = current->files;
+	current->files = files;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, leave_files, files), 0);
+}

@@ -38,6 +38,12 @@ struct mm_struct *test_mm_create(struct kunit *test, unsigned flags);
  * and returns its VMA; ASSERTs that the mapping is made. */
 struct vm_area_struct *test_mm_map_anon(struct kunit *test, struct mm_struct *mm, unsigned long addr,
 					unsigned long len);
+/* A process's view for system calls made with do_syscall_64 from the
+ * case: a new mm (TEST_MM_CURRENT, with its leak snapshot) with npages
+ * private anonymous pages at addr, and a new file table (no console
+ * prefix) made current; the runner thread's own table is put back and the
+ * case's released when the case ends, before the mm goes. */
+void test_mm_enter_space(struct kunit *test, unsigned long addr, unsigned long npages);
 /* Runs mm's cleanup now (the checks included), so the case can look at
  * the system after it; nothing happens if the cleanup already ran. */
 void test_mm_destroy(struct kunit *test, struct mm_struct *mm);

@@ -12,6 +12,13 @@
 void user_mode_cpu_init(void);
 /* The first entry of a process into ring 3; never returns. */
 __noreturn void enter_user_mode(u64 rip, u64 rsp);
+struct pt_regs;
+/* The first entry into user mode with every register from regs (a new
+ * thread's, kernel/fork.c; a new process's after kernel_execve). */
+__noreturn void ret_from_fork_user(const struct pt_regs *regs);
+/* Runs fn(arg) on the stack below sp, abandoning the caller's frames: a
+ * new task's first code moves below its task_pt_regs. */
+__noreturn void call_on_stack(void *sp, void (*fn)(void *), void *arg);
 /* Linux's start_thread: the current task's user registers (regs, its
  * task_pt_regs) become a fresh program's at ip with stack sp, its FS/GS
  * bases 0 and its FPU state the initial one (execve). */

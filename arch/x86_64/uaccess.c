@@ -78,17 +78,70 @@ long strncpy_from_user(char *dst, const char *src, long count)
 	return count;
 }
 
+/* One word: a single MOV, as Linux's __get_user_8/__put_user_8, never the
+ * REP MOVSB of copy_*_user. A string instruction can be interrupted (or
+ * fault) between its bytes and resume later, so another thread, or a
+ * fork that write-protects the page meanwhile, could see half of the new
+ * value; a MOV is one access, done whole or not at all (an access split
+ * across two pages faults before it writes either). */
+#define USER_WORD_ACCESS(insn, out, in)                                  \
+	__asm__ volatile("1:	" insn "\n"                                 \
+			 "2:\n"                                              \
+			 ".pushsection .text.fixup, \"ax\"\n"                \
+			 "3:	movl %[efault], %[err]\n"                   \
+			 "	jmp 2b\n"                                    \
+			 ".popsection\n"                                     \
+			 _ASM_EXTABLE(1b, 3b)                                \
+			 : out, [err] "+r"(err)                               \
+			 : in, [efault] "i"(-EFAULT)                          \
+			 : "memory")
+
 int get_user_u64(u64 *val, const void *uaddr)
 {
-	return copy_from_user(val, uaddr, sizeof(*val)) ? -EFAULT : 0;
+	if (!access_ok(uaddr, sizeof(*val)))
+		return -EFAULT;
+	int err = 0;
+	u64 v = 0;
+	stac();
+	USER_WORD_ACCESS("movq (%[p]), %[v]", [v] "+r"(v), [p] "r"(uaddr));
+	clac();
+	if (!err)
+		*val = v;
+	return err;
 }
 
 int get_user_u32(u32 *val, const void *uaddr)
 {
-	return copy_from_user(val, uaddr, sizeof(*val)) ? -EFAULT : 0;
+	if (!access_ok(uaddr, sizeof(*val)))
+		return -EFAULT;
+	int err = 0;
+	u32 v = 0;
+	stac();
+	USER_WORD_ACCESS("movl (%[p]), %[v]", [v] "+r"(v), [p] "r"(uaddr));
+	clac();
+	if (!err)
+		*val = v;
+	return err;
 }
 
 int put_user_u64(u64 val, void *uaddr)
 {
-	return copy_to_user(uaddr, &val, sizeof(val)) ? -EFAULT : 0;
+	if (!access_ok(uaddr, sizeof(val)))
+		return -EFAULT;
+	int err = 0;
+	stac();
+	USER_WORD_ACCESS("movq %[v], (%[p])", [v] "+r"(val), [p] "r"(uaddr));
+	clac();
+	return err;
+}
+
+int put_user_u32(u32 val, void *uaddr)
+{
+	if (!access_ok(uaddr, sizeof(val)))
+		return -EFAULT;
+	int err = 0;
+	stac();
+	USER_WORD_ACCESS("movl %[v], (%[p])", [v] "+r"(val), [p] "r"(uaddr));
+	clac();
+	return err;
 }

@@ -48,10 +48,12 @@ unsigned long copy_from_user(void *to, const void *from, unsigned long n);
 unsigned long copy_to_user(void *to, const void *from, unsigned long n);
 unsigned long clear_user(void *to, unsigned long n);
 long strncpy_from_user(char *dst, const char *src, long count);
-/* One word each way (and a 32-bit one in): 0 or -EFAULT. */
+/* One word each way, 64 or 32 bits, as one access that another
+ * CPU sees whole or not at all: 0 or -EFAULT. */
 int get_user_u64(u64 *val, const void *uaddr);
 int put_user_u64(u64 val, void *uaddr);
 int get_user_u32(u32 *val, const void *uaddr);
+int put_user_u32(u32 val, void *uaddr);
 
 /* Whether SMAP is on (set at boot): stac/clac are only issued then. */
 extern bool smap_enabled;

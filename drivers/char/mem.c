@@ -27,7 +27,10 @@
 #include "kernel/signal.h"
 #include "kernel/printk.h"
 #include "lib/string.h"
+#include "mm/mm_types.h"
 #include "mm/page.h"
+#include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 
 #define MEM_MAJOR 1
 
@@ -108,6 +111,24 @@ static long read_random(struct file *f, char *dst, size_t count, long *pos, bool
 	return read_pages(dst, count, user, fill_random);
 }
 
+/* Linux's mmap_zero: a shared mapping of /dev/zero is shared anonymous
+ * memory (a new shmem object, mm/shmem.h), a private one plain anonymous
+ * memory. Linux keeps the device's file on a private mapping (its
+ * /proc/<pid>/maps line names /dev/zero) and gives a shared one an
+ * unnamed shmem file; mmlab's anonymous VMAs have no file, so neither
+ * keeps one here. */
+static int mmap_zero(struct file *f, struct vm_area_struct *vma)
+{
+	(void)f;
+	if (vma->vm_flags & VM_SHARED)
+		return shmem_zero_setup(vma);
+	struct file *file = vma->vm_file;
+	vma->vm_file = NULL; /* Linux's vma_set_anonymous */
+	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
+	fput(file);
+	return 0;
+}
+
 /* What fstat shows: a character device that anyone may read and write. */
 #define MEM_DEVICE_MODE (S_IFCHR | 0666)
 
@@ -116,7 +137,7 @@ static const struct file_operations null_fops = {
 	.mode = MEM_DEVICE_MODE, .blksize = PAGE_SIZE,
 };
 static const struct file_operations zero_fops = {
-	.read = read_zero, .write = write_null, .llseek = lseek_zero,
+	.read = read_zero, .write = write_null, .llseek = lseek_zero, .mmap = mmap_zero,
 	.mode = MEM_DEVICE_MODE, .blksize = PAGE_SIZE,
 };
 static const struct file_operations full_fops = {

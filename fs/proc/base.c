@@ -31,7 +31,7 @@ static bool pid_dir_list(unsigned int i, struct task_struct *task, char *name, s
 	return true;
 }
 
-static const struct proc_dir_entry pid_dir __proc_entry = {
+const struct proc_dir_entry pid_dir __proc_entry = {
 	.parent = &proc_root_dir, .match = pid_dir_match, .list = pid_dir_list, .mode = S_IFDIR | 0555,
 };
 

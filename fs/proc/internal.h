@@ -9,6 +9,9 @@
 #include "fs/proc/proc_fs.h"
 #include "lib/string.h"
 
+/* /proc/<pid> (fs/proc/base.c), for the directories below it. */
+extern const struct proc_dir_entry pid_dir;
+
 void status_show(struct seq_buf *m, const struct proc_node *node);
 void statm_show(struct seq_buf *m, const struct proc_node *node);
 void stat_show(struct seq_buf *m, const struct proc_node *node);

@@ -44,6 +44,7 @@ struct proc_node {
 	int nid;                  /* for /sys/devices/system/node/node<N>/ files */
 	int hstate;               /* for .../hugepages/hugepages-<kB>kB/ files (mm/hugetlb.h) */
 	struct task_struct *task; /* for /proc/self/ and /proc/<pid>/ */
+	int fd;                   /* for /proc/<pid>/fd/<n> */
 };
 
 struct proc_dir_entry {
@@ -114,6 +115,11 @@ bool proc_parse_id(const char *s, size_t len, int *out);
 bool proc_match_node(const char *s, size_t len, struct task_struct *task, struct proc_node *node);
 
 bool proc_list_node(unsigned int i, struct task_struct *task, char *name, size_t size);
+
+/* fs/proc/fd.c: the target of /proc/<pid>/fd/<n> into buf (size bytes),
+ * as d_path gives it from the reader's root; NULL if node is not such a
+ * link, the descriptor was closed since, or its file has no path. */
+const char *proc_fd_link(const struct proc_node *node, char *buf, size_t size);
 
 /* getdents of the directory node is (fs/readdir.c's dir_context): ".",
  * "..", the fixed names in registration order, then each family's

@@ -66,7 +66,6 @@ mm_st_src = $(patsubst %_64,%,$(1)).c
 # passes is reported passed, with a line saying its entry can go. Plain
 # words only, no ; or quotes: the text rides on a GRUB module line.
 MM_ST_LACKS_map_populate := socketpair
-MM_ST_LACKS_mremap_dontunmap := memfd_create: shmem
 MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
 MM_ST_LACKS_cow := the khugepaged sysfs files that thp_settings saves first
 MM_ST_LACKS_mkdirty := /proc/self/mem
@@ -85,7 +84,6 @@ MM_ST_LACKS_hugepage-shm := SysV shared memory
 MM_ST_LACKS_thuge-gen := SysV shared memory
 MM_ST_LACKS_hugepage-vmemmap := /proc/kpageflags
 MM_ST_LACKS_gup_test := /dev/zero, debugfs gup_test
-MM_ST_LACKS_gup_longterm := memfd_create, debugfs gup_test
 MM_ST_LACKS_memfd_secret := capset, memfd_secret
 MM_ST_LACKS_uffd-stress := userfaultfd
 MM_ST_LACKS_pkey_sighandler_tests_64 := protection keys: CR4.PKE

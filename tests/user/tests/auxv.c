@@ -188,8 +188,8 @@ int main(int argc, char **argv, char **envp)
 		const char *slash = strrchr(execfn, '/');
 		const char *base = slash ? slash + 1 : execfn; /* auxv.elf: make user-elfs-on-host */
 		CHECK(!strcmp(base, "auxv") || !strcmp(base, "auxv.elf"));
-		if (mmlab)
-			CHECK(!strcmp(execfn, "/auxv"));
+		if (mmlab) /* started by execve of /bin/auxv, as Linux starts init */
+			CHECK(!strcmp(execfn, "/bin/auxv"));
 	}
 	CHECK(platform && !strcmp(platform, "x86_64"));
 

@@ -1,6 +1,5 @@
 /* execve(2) and execveat(2), held beside Linux's: this program runs itself
- * again (by the path of its own file: /proc/self/exe on Linux, /bin/<name>
- * on mmlab, where the boot programs are files under /bin) from a vfork
+ * again (by the path of its own file, which /proc/self/exe names) from a vfork
  * child, and the new program checks what it got: its arguments and
  * environment, AT_EXECFN, its parent, the descriptors (an O_CLOEXEC one
  * closed, the others open), the signal actions (handlers back to SIG_DFL,
@@ -34,17 +33,12 @@
 extern char **environ;
 static char self[256];
 
-/* The path of this program's file, which exec can run. */
+/* The path of this program's file, which exec can run: /proc/self/exe
+ * on both kernels (mmlab starts its programs by execve of /bin/<name>). */
 static void find_self(void)
 {
-	char link[200];
-	ssize_t n = readlink("/proc/self/exe", link, sizeof(link) - 1);
-	link[n > 0 ? n : 0] = 0;
-	const char *base = strrchr(link, '/');
-	if (on_mmlab())
-		snprintf(self, sizeof(self), "/bin/%s", base ? base + 1 : link);
-	else
-		snprintf(self, sizeof(self), "%s", link);
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = 0;
 }
 
 /* The new program: argv = { "exec_child", path, parent, keep_fd,

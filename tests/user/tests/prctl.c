@@ -165,18 +165,12 @@ static int mdwe_child(unsigned long flags)
 	return 0;
 }
 
-/* This program's file, which exec can run (/proc/self/exe on Linux,
- * /bin/<name> on mmlab, whose programs are boot modules there). */
+/* This program's file, which exec can run: /proc/self/exe on both
+ * kernels (mmlab starts its programs by execve of /bin/<name>). */
 static void find_self(void)
 {
-	char link[200];
-	ssize_t n = readlink("/proc/self/exe", link, sizeof(link) - 1);
-	link[n > 0 ? n : 0] = 0;
-	const char *base = strrchr(link, '/');
-	if (on_mmlab())
-		snprintf(self_path, sizeof(self_path), "/bin/%s", base ? base + 1 : link);
-	else
-		snprintf(self_path, sizeof(self_path), "%s", link);
+	ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+	self_path[n > 0 ? n : 0] = 0;
 }
 
 static void mdwe(void)

@@ -1,5 +1,5 @@
 /* readlink(2)/readlinkat(2) of /proc/self/exe: the program's path (on
- * mmlab "/<name>"; on Linux wherever the file is, ending in "/<name>"), no
+ * mmlab "/bin/<name>"; on Linux wherever the file is, ending in "/<name>"), no
  * NUL added, cut at bufsiz without error; /proc/self is a link to the pid.
  * Linux's errors in its order: EINVAL for bufsiz <= 0 (before the path is
  * read), EFAULT, ENOENT for a missing file and for "", EINVAL for a file

@@ -1,0 +1,79 @@
+/* /proc/<pid>/fd (Linux's fs/proc/fd.c): a link per open descriptor,
+ * named by its number, whose target is the file's path (proc_fd_link):
+ * d_path from the reader's root, so an unlinked file reads
+ * "/name (deleted)" and a memfd "/memfd:<name> (deleted)". The console
+ * (descriptors 0-2 from boot) reads "/dev/console", as Linux's console is
+ * opened; a procfs or sysfs file, which has no dentry here, has no target
+ * (readlink: -EINVAL), where Linux gives its /proc path.
+ *
+ * Only the caller's own process is reachable (fs/proc/base.c). The table
+ * is read under its file_lock (fget), so a descriptor closed meanwhile is
+ * simply gone. */
+#include "fs/proc/internal.h"
+#include "fs/dcache.h"
+#include "fs/fdtable.h"
+#include "fs/fs_struct.h"
+#include "kernel/sched.h"
+#include "lib/err.h"
+#include "lib/vsprintf.h"
+
+static const struct proc_dir_entry pid_fd_dir __proc_entry = {
+	.parent = &pid_dir, .name = "fd", .mode = S_IFDIR | 0500,
+};
+
+static bool fd_open(struct task_struct *task, unsigned int fd)
+{
+	if (!task->files || fd >= NR_OPEN_DEFAULT)
+		return false;
+	struct file *f = fget(task->files, fd);
+	fdput(f);
+	return f != NULL;
+}
+
+static bool fd_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
+{
+	int fd;
+	if (!proc_parse_id(s, len, &fd) || !fd_open(task, (unsigned int)fd))
+		return false;
+	node->fd = fd;
+	return true;
+}
+
+/* The i-th open descriptor, in increasing order. */
+static bool fd_list(unsigned int i, struct task_struct *task, char *name, size_t size)
+{
+	for (unsigned int fd = 0; fd < NR_OPEN_DEFAULT; fd++) {
+		if (!fd_open(task, fd) || i--)
+			continue;
+		snprintf(name, size, "%u", fd);
+		return true;
+	}
+	return false;
+}
+
+static const struct proc_dir_entry pid_fd_link __proc_entry = {
+	.parent = &pid_fd_dir, .match = fd_match, .list = fd_list, .mode = S_IFLNK | 0700,
+};
+
+const char *proc_fd_link(const struct proc_node *node, char *buf, size_t size)
+{
+	if (node->entry != &pid_fd_link || !node->task->files)
+		return NULL;
+	struct file *f = fget(node->task->files, (unsigned int)node->fd);
+	if (!f)
+		return NULL;
+	const char *t = NULL;
+	if (f->f_path.dentry) {
+		struct path root;
+		get_fs_root(current_fs(), &root);
+		t = d_path(&f->f_path, &root, buf, (int)size);
+		path_put(&root);
+		if (IS_ERR(t))
+			t = NULL;
+	} else if (f->console) {
+		snprintf(buf, size, "/dev/console");
+		t = buf;
+	}
+	fdput(f);
+	return t;
+}

@@ -1,0 +1,96 @@
+/* tmpfs files the kernel makes for itself (Linux's shmem_kernel_file_setup
+ * side of mm/shmem.c): the internal tmpfs instance shm_mnt, the unlinked
+ * files made on it (shmem_file_setup: memfd_create's, mm/memfd.c), and
+ * shmem_zero_setup, which makes a MAP_SHARED mapping of /dev/zero shared
+ * anonymous memory.
+ *
+ * shm_mnt is Linux's kern_mount of tmpfs: a mount in no namespace (not in
+ * the mount table, so /proc/mounts does not show it and no path reaches
+ * it), made once at boot and never unmounted. A file on it has a dentry
+ * under its root that is never hashed (Linux's alloc_file_pseudo), so
+ * d_path gives "/<name> (deleted)" from any root, as Linux's does, and the
+ * dentry and inode go with the file's last reference.
+ *
+ * Locking: shm_mnt is set once by an initcall, before anything runs that
+ * could ask for it; the dentry is bound under dcache_lock. */
+#include "mm/shmem.h"
+#include "mm/shmem_fs.h"
+#include "fs/dcache.h"
+#include "fs/fs.h"
+#include "fs/mount.h"
+#include "kernel/init.h"
+#include "kernel/sched.h"
+#include "kernel/unistd.h"
+#include "lib/err.h"
+#include "lib/string.h"
+#include "mm/mm_types.h"
+#include "mm/slab.h"
+
+static struct vfsmount *shm_mnt;
+
+/* Linux's shmem_init -> kern_mount(&shmem_fs_type). */
+static int shmem_init(void)
+{
+	struct super_block *sb = shmem_fill_super();
+	struct vfsmount *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!sb || !m) {
+		kfree(m);
+		return -ENOMEM;
+	}
+	m->mnt_sb = sb;
+	m->mnt_root = sb->s_root;
+	m->mnt_parent = m;
+	m->mnt_count = 1;
+	m->mnt_devname = "tmpfs";
+	INIT_LIST_HEAD(&m->mnt_list);
+	shm_mnt = m;
+	return 0;
+}
+late_initcall(shmem_init);
+
+struct super_block *shmem_internal_sb(void) { return shm_mnt ? shm_mnt->mnt_sb : NULL; }
+
+struct file *shmem_file_setup(const char *name, long size)
+{
+	if (!shm_mnt)
+		return ERR_PTR(-ENOMEM); /* shmem_init failed at boot */
+	/* Linux's __shmem_file_setup: S_IFREG | S_IRWXUGO, unlinked. */
+	struct inode *inode = shmem_get_inode(shm_mnt->mnt_sb, NULL, S_IFREG | 0777, 0);
+	if (!inode)
+		return ERR_PTR(-ENOSPC);
+	inode->i_size = size;
+	clear_nlink(inode);
+	struct qstr q = { name, (unsigned int)strlen(name), 0 };
+	mutex_lock(&dcache_lock);
+	struct dentry *dentry = d_alloc(shm_mnt->mnt_root, &q);
+	if (dentry)
+		dentry->d_inode = inode; /* bound, never hashed (mmlab's d_instantiate hashes) */
+	mutex_unlock(&dcache_lock);
+	if (!dentry) {
+		iput(inode);
+		return ERR_PTR(-ENOMEM);
+	}
+	struct path path = { shm_mnt, dentry };
+	struct file *f = dentry_open(&path, O_RDWR | O_LARGEFILE);
+	dput(dentry); /* the file holds its own */
+	return f;
+}
+
+int shmem_zero_setup(struct vm_area_struct *vma)
+{
+	int err;
+	struct shmem_object *obj = shmem_object_alloc(vma->vm_mm, vma->vm_end - vma->vm_start,
+						      vma->vm_flags & VM_NORESERVE, &err);
+	if (!obj)
+		return err;
+	/* Linux replaces vm_file with an unnamed shmem file of the mapping's
+	 * size ("/dev/zero (deleted)" in /proc/<pid>/maps); mmlab's shared
+	 * anonymous memory has no file (mm/shmem.h), so the VMA has none.
+	 * vm_pgoff stays the device offset, as in Linux, where a fault at an
+	 * offset past the object's size is SIGBUS. */
+	struct file *file = vma->vm_file;
+	vma->vm_file = NULL;
+	fput(file);
+	vma->vm_shm = obj;
+	return 0;
+}
