@@ -95,7 +95,7 @@ int __filemap_add_folio(struct address_space *mapping, struct page *page, unsign
 	return 0;
 }
 
-void filemap_remove_folio(struct page *page)
+bool filemap_remove_folio(struct page *page)
 {
 	struct address_space *mapping = page->mapping;
 	spin_lock(&mapping->i_pages_lock);
@@ -108,15 +108,17 @@ void filemap_remove_folio(struct page *page)
 	}
 	spin_unlock(&mapping->i_pages_lock);
 	if (!pc)
-		return;
+		return false;
 	kfree(pc);
 	page->mapping = NULL;
 	__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
 	put_page(page);
+	return true;
 }
 
-void truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend)
+unsigned long truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend)
 {
+	unsigned long removed = 0;
 	unsigned long start = (unsigned long)(lstart + PAGE_SIZE - 1) >> PAGE_SHIFT;
 	/* The first page past the range, or every page to the end. */
 	unsigned long end = lend < 0 ? ~0ul : (unsigned long)(lend + 1) >> PAGE_SHIFT;
@@ -126,14 +128,14 @@ void truncate_inode_pages_range(struct address_space *mapping, long lstart, long
 		struct page *page = pc && pc->index < end ? pc->page : NULL;
 		spin_unlock(&mapping->i_pages_lock);
 		if (!page)
-			return;
-		filemap_remove_folio(page);
+			return removed;
+		removed += filemap_remove_folio(page);
 	}
 }
 
-void truncate_inode_pages(struct address_space *mapping, long lstart)
+unsigned long truncate_inode_pages(struct address_space *mapping, long lstart)
 {
-	truncate_inode_pages_range(mapping, lstart, -1);
+	return truncate_inode_pages_range(mapping, lstart, -1);
 }
 
 unsigned long filemap_next_index(struct address_space *mapping, unsigned long index, unsigned long end,

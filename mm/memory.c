@@ -467,10 +467,18 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
 	bool cow = is_cow_mapping(src_vma->vm_flags);
 	unsigned long start = addr;
+	/* In refcount mode the parent's table is held by a reference: the
+	 * parent's mmap_lock keeps out its own zaps, but not truncate's
+	 * (mm/truncate.h), which takes none and frees a table it empties. A
+	 * table going (or gone) has nothing to copy. */
+	if (pte_ref_enabled() && pte_try_get(src_pmd) != TRYGET_SUCCESSED)
+		return 0;
 	int installed = pte_alloc(dst_mm, dst_pmd);
-	if (installed < 0)
-		return -ENOMEM;
 	if (installed != INSTALLED_PTE) {
+		if (pte_ref_enabled())
+			pte_put(src_mm, src_pmd, start);
+		if (installed < 0)
+			return -ENOMEM;
 		pr_err("BUG: fork: the child's PMD at %#lx is huge before its copy\n", addr);
 		return -EFAULT;
 	}
@@ -501,6 +509,8 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 	spin_unlock(src_ptl);
 	pte_unmap_unlock(dst_pte, dst_ptl);
 	pte_put(dst_mm, dst_pmd, start);
+	if (pte_ref_enabled())
+		pte_put(src_mm, src_pmd, start);
 	return 0;
 }
 

@@ -201,7 +201,6 @@ static void shmem_account(struct inode *inode, long pages)
 static void shmem_truncate_range(struct inode *inode, long lstart)
 {
 	struct address_space *mapping = inode->i_mapping;
-	unsigned long before = mapping->nrpages;
 	if (lstart & (long)(PAGE_SIZE - 1)) {
 		struct page *page = filemap_get_folio(mapping, (unsigned long)lstart >> PAGE_SHIFT);
 		if (page) {
@@ -212,8 +211,7 @@ static void shmem_truncate_range(struct inode *inode, long lstart)
 	}
 	/* Every process mapping a page past the end loses it first
 	 * (mm/truncate.h): its next touch there is SIGBUS. */
-	truncate_pagecache(inode, lstart);
-	shmem_account(inode, -(long)(before - mapping->nrpages));
+	shmem_account(inode, -(long)truncate_pagecache(inode, lstart));
 }
 
 static void shmem_evict_inode(struct inode *inode)
@@ -523,11 +521,9 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 			shmem_zero_part(mapping, first, from, PAGE_SIZE);
 			shmem_zero_part(mapping, last, 0, to);
 		}
-		unsigned long before = mapping->nrpages;
 		/* The pages wholly inside go from every shared mapping too
 		 * (mm/truncate.h): read back there, the hole is zeros. */
-		truncate_pagecache_range(inode, offset, end - 1);
-		shmem_account(inode, -(long)(before - mapping->nrpages));
+		shmem_account(inode, -(long)truncate_pagecache_range(inode, offset, end - 1));
 		goto out;
 	}
 	/* Even with FALLOC_FL_KEEP_SIZE, as Linux's. */
@@ -644,6 +640,16 @@ static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area
 		int err = __filemap_add_folio(mapping, page, index);
 		if (!err) {
 			shmem_account(inode, 1);
+			/* Linux's shmem_get_folio_gfp: "Perhaps the file has been
+			 * truncated since we checked": a page added past the new
+			 * end goes again (unless the truncate took it already). */
+			if (!filemap_index_in_size(inode, index)) {
+				if (filemap_remove_folio(page))
+					shmem_account(inode, -1);
+				put_page(page);
+				*ret = VM_FAULT_SIGBUS;
+				return NULL;
+			}
 			return page; /* the allocation's reference is the caller's */
 		}
 		__free_page(page);

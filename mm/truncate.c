@@ -40,7 +40,7 @@ void unmap_mapping_range(struct address_space *mapping, long holebegin, long hol
 	unmap_mapping_pages(mapping, hba, hlen, even_cows);
 }
 
-void truncate_pagecache(struct inode *inode, long newsize)
+unsigned long truncate_pagecache(struct inode *inode, long newsize)
 {
 	struct address_space *mapping = inode->i_mapping;
 	long holebegin = (long)PAGE_ALIGN((unsigned long)newsize);
@@ -49,23 +49,23 @@ void truncate_pagecache(struct inode *inode, long newsize)
 	 * then drop the pages, then unmap again for the private copies
 	 * that faults made meanwhile. */
 	unmap_mapping_range(mapping, holebegin, 0, true);
-	truncate_inode_pages(mapping, newsize);
+	unsigned long removed = truncate_inode_pages(mapping, newsize);
 	unmap_mapping_range(mapping, holebegin, 0, true);
+	return removed;
 }
 
-void truncate_pagecache_range(struct inode *inode, long lstart, long lend)
+unsigned long truncate_pagecache_range(struct inode *inode, long lstart, long lend)
 {
 	struct address_space *mapping = inode->i_mapping;
 	long unmap_start = (long)PAGE_ALIGN((unsigned long)lstart);
 	long unmap_end = (long)((unsigned long)(lend + 1) & PAGE_MASK) - 1;
-	if (unmap_end <= unmap_start) {
-		truncate_inode_pages_range(mapping, lstart, lend);
-		return;
-	}
+	if (unmap_end <= unmap_start)
+		return truncate_inode_pages_range(mapping, lstart, lend);
 	unmap_mapping_range(mapping, unmap_start, 1 + unmap_end - unmap_start, false);
-	truncate_inode_pages_range(mapping, lstart, lend);
+	unsigned long removed = truncate_inode_pages_range(mapping, lstart, lend);
 	/* Where Linux's truncate_inode_pages_range unmaps a page it finds
 	 * still mapped (a fault that found it before it went), mmlab unmaps
 	 * the range again (mm/truncate.h's rule for faults). */
 	unmap_mapping_range(mapping, unmap_start, 1 + unmap_end - unmap_start, false);
+	return removed;
 }

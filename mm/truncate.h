@@ -43,11 +43,13 @@ void unmap_i_mmap_pages(struct rb_root *i_mmap, struct rw_semaphore *i_mmap_rwse
  * writing), every mapping of the pages past it unmapped, private copies
  * included, the pages dropped from the cache, and unmapped again (a
  * private copy a fault made meanwhile). The partial page at newsize stays
- * (its tail is the file system's to zero). */
-void truncate_pagecache(struct inode *inode, long newsize);
+ * (its tail is the file system's to zero). Returns the pages it took out
+ * of the cache (Linux's returns nothing; tmpfs counts its blocks by it,
+ * exact beside a fault that adds a page meanwhile). */
+unsigned long truncate_pagecache(struct inode *inode, long newsize);
 /* Linux's truncate_pagecache_range for a hole [lstart, lend]: the pages
  * wholly inside it unmapped from shared mappings and dropped (and
  * unmapped again, for a fault that found one before it went). */
-void truncate_pagecache_range(struct inode *inode, long lstart, long lend);
+unsigned long truncate_pagecache_range(struct inode *inode, long lstart, long lend);
 
 #endif
