@@ -6,6 +6,7 @@
  * takes none of them: -EPERM, as procfs's and kernfs's setattr refuse
  * root too. */
 #include "fs/internal.h"
+#include "fs/mount.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/dcache.h"
 #include "fs/namei.h"
@@ -27,7 +28,7 @@ static long setattr_name(int dfd, const char __user *filename, unsigned int look
 		return err;
 	if (nd.generated)
 		err = -EPERM;
-	else if (!check || check(nd.path.dentry, &err))
+	else if ((!check || check(nd.path.dentry, &err)) && !(err = mnt_want_write(nd.path.mnt)))
 		err = notify_change(nd.path.dentry, attr);
 	path_lookup_done(&nd);
 	return err;
@@ -39,7 +40,9 @@ static long setattr_fd(unsigned int fd, struct iattr *attr)
 	struct file *f = fget(current->files, fd);
 	if (!f)
 		return -EBADF;
-	long err = f->f_path.dentry ? notify_change(f->f_path.dentry, attr) : -EPERM;
+	long err = !f->f_path.dentry ? -EPERM : mnt_want_write(f->f_path.mnt);
+	if (!err)
+		err = notify_change(f->f_path.dentry, attr);
 	fput(f);
 	return err;
 }

@@ -7,8 +7,10 @@
  * module appears in /bin without a new archive. Their contents are page
  * cache like any file's, and execve reads the ELF file through them
  * (fs/exec.c): run=NAME and the tests start every program by execve of
- * /bin/NAME (kernel/process.c). The modules stay where the boot loader
- * put them (a few tests load a crafted image from memory). */
+ * /bin/NAME (kernel/process.c). Then each module's memory is freed, as
+ * Linux frees the initrd's (free_initrd_mem): the archive once unpacked,
+ * a program once /bin holds it; a program that could not be copied keeps
+ * its module. */
 #include "fs/bin.h"
 #include "fs/init.h"
 #include "fs/initramfs.h"
@@ -18,6 +20,21 @@
 #include "lib/err.h"
 #include "lib/string.h"
 #include "mm/page.h"
+#include "mm/page_alloc.h"
+
+/* Linux's free_initrd_mem: the whole pages of a module whose contents
+ * the root now holds go to the buddy allocator (the page a neighbour
+ * shares stays reserved), and the module is marked empty so that nothing
+ * reads it again. Returns the pages freed. */
+static unsigned long free_boot_module(struct boot_module *m)
+{
+	unsigned long spfn = (m->start + PAGE_SIZE - 1) >> PAGE_SHIFT, epfn = m->end >> PAGE_SHIFT;
+	m->start = m->end = 0;
+	if (spfn >= epfn)
+		return 0;
+	free_boot_range(spfn, epfn);
+	return epfn - spfn;
+}
 
 void populate_rootfs(void)
 {
@@ -39,14 +56,17 @@ void populate_rootfs(void)
 		pr_warn("initramfs: first problem at byte %lu: %s (error %d); the root keeps what was "
 			"unpacked\n",
 			sum.error_offset, sum.message, err);
+	unsigned long freed = free_boot_module((struct boot_module *)archive);
+	pr_info("initramfs: the archive's %lu KiB freed (free_initrd_mem)\n", freed << (PAGE_SHIFT - 10));
 }
 
 void populate_bin(void)
 {
 	unsigned long bytes = 0;
+	unsigned long freed = 0;
 	unsigned int files = 0, archived = 0;
 	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
-		const struct boot_module *m = &boot_info.modules[i];
+		struct boot_module *m = &boot_info.modules[i];
 		const char *space = m->cmdline ? strchr(m->cmdline, ' ') : NULL;
 		char path[80];
 		/* "<kind> <name>[ <arguments>...]": the name is one word. */
@@ -58,10 +78,12 @@ void populate_bin(void)
 			continue;
 		struct file *f = filp_open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
 		if (IS_ERR(f)) {
-			if (PTR_ERR(f) == -EEXIST)
+			if (PTR_ERR(f) == -EEXIST) {
 				archived++; /* the initramfs brought it */
-			else
+				freed += free_boot_module(m);
+			} else {
 				pr_warn("bin: %s: %ld\n", path, PTR_ERR(f));
+			}
 			continue;
 		}
 		long long pos = 0;
@@ -75,8 +97,9 @@ void populate_bin(void)
 		}
 		bytes += size;
 		files++;
+		freed += free_boot_module(m);
 	}
 	pr_info("bin: %u programs from their own modules in /bin (%lu KiB of page cache), %u already "
-		"there from the initramfs\n",
-		files, bytes >> 10, archived);
+		"there from the initramfs; %lu KiB of modules freed\n",
+		files, bytes >> 10, archived, freed << (PAGE_SHIFT - 10));
 }

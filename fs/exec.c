@@ -12,6 +12,7 @@
  * boot module's name): what AT_EXECFN points at and what
  * readlink("/proc/self/exe") gives. */
 #include "fs/exec.h"
+#include "fs/mount.h"
 #include "lib/err.h"
 #include "fs/init.h"
 #include "fs/fdtable.h"
@@ -275,6 +276,8 @@ static int read_program(int fd, const char *filename, int flags, void **image, u
 	err = may_exec_inode(inode);
 	if (err)
 		goto out;
+	if (f->f_path.mnt && (f->f_path.mnt->mnt_flags & MNT_NOEXEC))
+		goto out; /* Linux's path_noexec: a mount with noexec */
 	long len = READ_ONCE(inode->i_size);
 	err = -ENOEXEC;
 	if (len <= 0 || (unsigned long)len > EXEC_FILE_MAX)

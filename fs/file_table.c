@@ -7,6 +7,7 @@
  * tree, f_path: an unlinked file's inode goes with it; a generated file's
  * snapshot, a directory's path). */
 #include "fs/fs.h"
+#include "fs/mount.h"
 #include "fs/dcache.h"
 #include "arch/x86_64/uaccess.h"
 #include "lib/string.h"
@@ -32,7 +33,9 @@ void fput(struct file *f)
 		return;
 	if (f->f_op && f->f_op->release)
 		f->f_op->release(f->f_inode, f);
-	if (f->f_path.dentry)
+	if (f->f_mode & FMODE_WRITER)
+		mnt_put_write_access(f->f_path.mnt);
+	if (f->f_path.dentry || f->f_path.mnt)
 		path_put(&f->f_path); /* the last reference to an unlinked file's dentry frees it */
 	kvfree(f->buf);
 	kfree(f->path);

@@ -36,6 +36,7 @@
 #define FMODE_LSEEK 0x4u
 #define FMODE_PREAD 0x8u
 #define FMODE_ATOMIC_POS 0x8000u
+#define FMODE_WRITER 0x10000u /* holds write access to its mount (mnt_get_write_access) */
 #define FMODE_CAN_READ 0x20000u
 #define FMODE_CAN_WRITE 0x40000u
 
@@ -75,6 +76,9 @@ struct iattr;
 struct dir_context;
 struct kstatfs;
 struct vm_area_struct;
+struct seq_buf;
+struct file_system_type;
+struct mempolicy;
 
 /* Linux's struct path: a place in the tree of mounts. */
 struct path {
@@ -172,6 +176,8 @@ struct super_operations {
 	/* The last reference to an inode went: its pages and private data go. */
 	void (*evict_inode)(struct inode *inode);
 	int (*statfs)(struct dentry *dentry, struct kstatfs *buf);
+	/* /proc/mounts's options after the generic ones (",size=1024k"). */
+	void (*show_options)(struct seq_buf *m, struct super_block *sb);
 };
 
 struct super_block {
@@ -186,6 +192,10 @@ struct super_block {
 	/* A file system whose files the kernel generates (procfs, sysfs):
 	 * its names are walked by fs/proc/generic.c from this path. */
 	const char *s_generated_root;
+	const struct file_system_type *s_fs_type; /* its type (fs/fs_context.h) */
+	unsigned int s_flags;                  /* SB_RDONLY, SB_SYNCHRONOUS... (fs/fs_context.h) */
+	int s_active;                          /* mounts of it (fs/namespace.c's mount_lock) */
+	void *s_fs_info;                       /* the file system's (tmpfs: struct shmem_sb_info) */
 };
 
 struct inode {
@@ -211,6 +221,7 @@ struct inode {
 	struct address_space *i_mapping;       /* &i_data */
 	char *i_link;                          /* a symlink's target */
 	unsigned long i_next_offset;           /* a directory: the readdir offset of its next name */
+	struct mempolicy *i_policy;            /* tmpfs: where its pages go (Linux's shmem_inode_info.policy) */
 };
 
 #define I_LINKABLE 1u

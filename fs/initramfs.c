@@ -146,17 +146,6 @@ static void check(struct unpacker *u, int ret, const char *what)
 		report(u, u->this_header, ret, "%s %.48s: error %d", what, u->path, ret);
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The thirteen fields after the magic; false if one is not 8 hex digits
  * (Linux's simple_strtoul would stop at the bad digit and go on). */
 static bool parse_header(const char *s, struct cpio_header *h)
@@ -165,7 +154,7 @@ static bool parse_header(const char *s, struct cpio_header *h)
 	for (int i = 0; i < 13; i++) {
 		unsigned long v = 0;
 		for (int j = 0; j < 8; j++) {
-			int d = hex_value(s[6 + 8 * i + j]);
+			int d = hex_to_bin(s[6 + 8 * i + j]);
 			if (d < 0)
 				return false;
 			v = v << 4 | (unsigned long)d;

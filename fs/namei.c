@@ -70,7 +70,10 @@ static int enter_generated(struct nameidata *nd, struct vfsmount *mnt, const cha
 	if (!nd->generated && !(nd->generated = kmalloc(GENERATED_MAX, GFP_KERNEL)))
 		return -ENOMEM;
 	memcpy(nd->generated, path, len + 1);
-	nd->generated_mnt = mnt;
+	if (nd->generated_mnt != mnt) { /* the walk holds the mount it is in */
+		mntput(nd->generated_mnt);
+		nd->generated_mnt = mntget(mnt);
+	}
 	return procfs_lookup(nd->generated, proc_self_task(), &nd->node);
 }
 
@@ -78,6 +81,7 @@ static void leave_generated(struct nameidata *nd)
 {
 	kfree(nd->generated);
 	nd->generated = NULL;
+	mntput(nd->generated_mnt);
 	nd->generated_mnt = NULL;
 }
 
@@ -117,6 +121,27 @@ static void set_path(struct nameidata *nd, struct vfsmount *mnt, struct dentry *
 	nd->path.dentry = dentry; /* the caller's reference */
 }
 
+/* Linux's follow_mount: onto the root of what is mounted where the walk
+ * stands, and of what is mounted on that, into procfs or sysfs. */
+static int follow_mount(struct nameidata *nd)
+{
+	while (d_mountpoint(nd->path.dentry)) {
+		struct vfsmount *m = lookup_mnt(&nd->path);
+		if (!m)
+			return 0;
+		int err = 0;
+		if (m->mnt_sb->s_generated_root)
+			err = enter_generated(nd, m, m->mnt_sb->s_generated_root);
+		else
+			set_path(nd, m, dget(m->mnt_root));
+		bool generated = m->mnt_sb->s_generated_root;
+		mntput(m);
+		if (err || generated)
+			return err;
+	}
+	return 0;
+}
+
 /* "..": stays at the process's root; from a mount's root, first to its
  * mount point. */
 static int follow_dotdot(struct nameidata *nd)
@@ -133,7 +158,7 @@ static int follow_dotdot(struct nameidata *nd)
 		if (d->d_parent == d)
 			return 0;
 		set_path(nd, mnt, dget(d->d_parent));
-		return 0;
+		return follow_mount(nd);
 	}
 }
 
@@ -160,22 +185,14 @@ static int walk_component(struct nameidata *nd, const struct qstr *name, int typ
 		mutex_unlock(&dcache_lock);
 		return -ENOENT;
 	}
-	bool mounted = d->d_flags & DCACHE_MOUNTED;
 	mutex_unlock(&dcache_lock);
-	if (d_is_symlink(d)) {
+	if (d_is_symlink(d) && !d_mountpoint(d)) {
 		link->mnt = mntget(nd->path.mnt);
 		link->dentry = d;
 		return 0;
 	}
 	set_path(nd, nd->path.mnt, d);
-	if (mounted) {
-		struct vfsmount *m = lookup_mnt(&nd->path);
-		if (m && m->mnt_sb->s_generated_root)
-			return enter_generated(nd, m, m->mnt_sb->s_generated_root);
-		if (m)
-			set_path(nd, m, dget(m->mnt_root));
-	}
-	return 0;
+	return follow_mount(nd);
 }
 
 static bool nd_is_dir(const struct nameidata *nd)
@@ -280,7 +297,9 @@ static int path_init(struct nameidata *nd, struct files_struct *files, int dfd, 
 		get_fs_pwd(fs, &nd->path, &gen);
 		if (!gen)
 			return 0;
-		int err = enter_generated(nd, lookup_mnt(&nd->path), gen);
+		struct vfsmount *m = lookup_mnt(&nd->path);
+		int err = m ? enter_generated(nd, m, gen) : -ENOENT; /* NULL: unmounted since */
+		mntput(m);
 		kfree(gen);
 		return err;
 	}
@@ -294,7 +313,9 @@ static int path_init(struct nameidata *nd, struct files_struct *files, int dfd, 
 		else
 			nd->path = f->f_path, path_get(&nd->path);
 	} else if (f->path) { /* a generated directory */
-		err = enter_generated(nd, generated_mount(f->path), f->path);
+		struct vfsmount *m = file_generated_mount(f);
+		/* no mount point: unmounted since */
+		err = m && m->mnt_mountpoint ? enter_generated(nd, m, f->path) : -ENOENT;
 		if (!err) { /* the walk stands on the mount point below it */
 			nd->path.mnt = mntget(nd->generated_mnt->mnt_parent);
 			nd->path.dentry = dget(nd->generated_mnt->mnt_mountpoint);

@@ -62,7 +62,7 @@ static struct dentry *filename_create(int dfd, const char *name, unsigned int lo
 			err = -EEXIST;
 		else if (nd->trailing_slash && !want_dir)
 			err = -ENOENT;
-		else
+		else if (!(err = mnt_want_write(nd->path.mnt))) /* -EROFS after the other errors, as Linux's */
 			return d;
 		if (!IS_ERR(d))
 			dput_locked(d);
@@ -151,6 +151,8 @@ static struct dentry *lookup_for_delete(int dfd, const char *name, struct nameid
 		err = nd->last_type == LAST_DOT ? dot_err : nd->last_type == LAST_DOTDOT ? dotdot_err : root_err;
 	} else if (nd->generated) {
 		err = generated_child_exists(nd) ? -EPERM : -ENOENT;
+	} else if ((err = mnt_want_write(nd->path.mnt))) {
+		/* -EROFS before the name is looked up, as Linux's do_rmdir */
 	} else {
 		mutex_lock(&dcache_lock);
 		struct dentry *d = lookup_one_locked(nd->path.dentry, &nd->last);
@@ -271,6 +273,8 @@ int do_renameat2(int olddfd, const char *oldname, int newdfd, const char *newnam
 		err = -EBUSY;
 	else if (nn.last_type != LAST_NORM)
 		err = flags & RENAME_NOREPLACE ? -EEXIST : -EBUSY;
+	else
+		err = mnt_want_write(on.path.mnt);
 	if (err)
 		goto out;
 	struct dentry *odir = on.path.dentry, *ndir = nn.path.dentry, *od, *nd_ = NULL;

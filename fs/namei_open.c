@@ -29,6 +29,17 @@ struct file *dentry_open(const struct path *path, int flags)
 	f->f_mode = (((unsigned int)acc + 1) & 3) | FMODE_LSEEK | FMODE_PREAD;
 	f->f_path = *path;
 	path_get(&f->f_path);
+	/* Linux's do_dentry_open: a file open for writing (not a device,
+	 * FIFO or socket) holds write access to its mount. */
+	umode_t mode = inode->i_mode;
+	if ((f->f_mode & FMODE_WRITE) && !S_ISCHR(mode) && !S_ISBLK(mode) && !S_ISFIFO(mode) && !S_ISSOCK(mode)) {
+		int err = mnt_get_write_access(path->mnt);
+		if (err) {
+			fput(f);
+			return ERR_PTR(err);
+		}
+		f->f_mode |= FMODE_WRITER;
+	}
 	f->f_inode = inode;
 	f->f_mapping = inode->i_mapping;
 	f->f_op = inode->i_fop;
@@ -88,6 +99,9 @@ static int open_generated(struct nameidata *nd, int flags, struct file **fp)
 		fput(f);
 		return err;
 	}
+	/* The file holds the mount it is in (a busy mount is not unmounted),
+	 * with no dentry: procfs and sysfs have none. */
+	f->f_path.mnt = mntget(nd->generated_mnt);
 	*fp = f;
 	return 0;
 }
@@ -105,6 +119,15 @@ static int do_open(struct nameidata *nd, int flags, struct file **fp)
 		return -ELOOP; /* O_NOFOLLOW */
 	if (d_is_dir(d) && ((flags & O_CREAT) || acc == O_WRONLY || acc == O_RDWR))
 		return -EISDIR;
+	umode_t mode = d->d_inode->i_mode;
+	/* Linux's may_open and do_dentry_open: no device on a nodev mount;
+	 * nothing but a device opened for writing on a read-only one. */
+	if ((S_ISCHR(mode) || S_ISBLK(mode)) && (nd->path.mnt->mnt_flags & MNT_NODEV))
+		return -EACCES;
+	if ((((flags & O_TRUNC) && S_ISREG(mode)) || ((acc == O_WRONLY || acc == O_RDWR) && !S_ISCHR(mode) &&
+						       !S_ISBLK(mode) && !S_ISFIFO(mode) && !S_ISSOCK(mode))) &&
+	    mnt_want_write(nd->path.mnt))
+		return -EROFS;
 	if ((flags & O_TRUNC) && S_ISREG(d->d_inode->i_mode) && (acc == O_WRONLY || acc == O_RDWR)) {
 		struct iattr attr = { .ia_valid = ATTR_SIZE | ATTR_MTIME, .ia_size = 0 };
 		attr.ia_mtime = current_time();
@@ -136,6 +159,10 @@ static int do_tmpfile(struct files_struct *files, int dfd, const char *name, int
 	if (err)
 		return err;
 	struct inode *dir = nd.generated ? NULL : nd.path.dentry->d_inode;
+	if (dir && (err = mnt_want_write(nd.path.mnt))) {
+		path_lookup_done(&nd);
+		return err;
+	}
 	if (!dir || !dir->i_op->tmpfile) {
 		path_lookup_done(&nd);
 		return -EOPNOTSUPP;
@@ -207,9 +234,9 @@ static int open_create(struct files_struct *files, int dfd, const char *name, in
 		}
 		exists = child->d_inode != NULL;
 		if (!exists) {
-			err = nd.trailing_slash ? -EISDIR : -EACCES;
+			err = nd.trailing_slash ? -EISDIR : mnt_want_write(nd.path.mnt) ? -EROFS : -EACCES;
 			struct inode *inode = dir->d_inode;
-			if (!nd.trailing_slash && inode->i_op->create)
+			if (err == -EACCES && inode->i_op->create)
 				err = inode->i_op->create(inode, child,
 							  (umode_t)((mode & S_IALLUGO & ~current_umask()) | S_IFREG),
 							  flags & O_EXCL);

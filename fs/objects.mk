@@ -14,6 +14,8 @@ KERNEL_SRCS += \
 	fs/fcntl.c \
 	fs/file.c \
 	fs/file_table.c \
+	fs/filesystems.c \
+	fs/fs_context.c \
 	fs/fs_struct.c \
 	fs/init.c \
 	fs/initramfs.c \
@@ -24,7 +26,9 @@ KERNEL_SRCS += \
 	fs/namei_dir.c \
 	fs/namei_open.c \
 	fs/namespace.c \
+	fs/namespace_syscalls.c \
 	fs/open.c \
+	fs/proc_namespace.c \
 	fs/proc/array.c \
 	fs/proc/base.c \
 	fs/proc/fd.c \

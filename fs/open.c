@@ -170,11 +170,11 @@ SYSCALL_DEFINE1(fchdir, unsigned int, fd)
 		path_get(&f->f_path);
 		set_fs_pwd(current_fs(), &f->f_path, NULL);
 	} else if (f->path) { /* a generated directory: its mount point and name */
-		struct vfsmount *m = generated_mount(f->path);
+		struct vfsmount *m = file_generated_mount(f);
 		char *gen = kmalloc(strlen(f->path) + 1, GFP_KERNEL);
-		if (!m || !gen) {
+		if (!m || !gen || !m->mnt_mountpoint) {
 			kfree(gen);
-			err = -ENOMEM;
+			err = gen ? -ENOENT : -ENOMEM; /* no mount point: unmounted since */
 		} else {
 			memcpy(gen, f->path, strlen(f->path) + 1);
 			struct path p = { mntget(m->mnt_parent), dget(m->mnt_mountpoint) };

@@ -51,7 +51,7 @@ static void file_fillattr(const struct file *f, struct kstat *st)
 		return;
 	}
 	if (f->node.entry) {
-		generated_fillattr(&f->node, f->path ? generated_mount(f->path) : NULL, st);
+		generated_fillattr(&f->node, file_generated_mount(f), st);
 		st->size = f->f_op->size;
 		return;
 	}

@@ -62,7 +62,7 @@ SYSCALL_DEFINE2(fstatfs, unsigned int, fd, struct statfs __user *, buf)
 	if (f->f_path.dentry) {
 		err = vfs_statfs(&f->f_path, &k);
 	} else {
-		struct vfsmount *m = f->node.entry && f->path ? generated_mount(f->path) : NULL;
+		struct vfsmount *m = f->node.entry ? file_generated_mount(f) : NULL;
 		if (!m && f->node.entry)
 			m = generated_mount(f->node.fs == PROC_FS_SYS ? "/sys" : "/proc");
 		if (m) {

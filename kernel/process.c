@@ -44,6 +44,11 @@
 struct process_info {
 	struct signal_struct signal; /* the thread group */
 	char path[PROCESS_PATH_MAX];
+	/* Done once the program is in place (or could not be): its mm, with
+	 * a reference for the spawner that asked for it (want_mm). */
+	struct completion started;
+	bool want_mm;
+	struct mm_struct *started_mm;
 	const void *image;
 	unsigned long image_size;
 	int argc;
@@ -73,6 +78,7 @@ struct signal_struct *process_signal_alloc(const char *console_prefix)
 	if (!info)
 		return NULL;
 	strlcpy(info->console_prefix, console_prefix ? console_prefix : "", sizeof(info->console_prefix));
+	init_completion(&info->started);
 	struct signal_struct *sig = &info->signal;
 	sig->sigcnt = 1;
 	sig->nr_threads = 1;
@@ -142,6 +148,26 @@ unsigned long stack_vma_size(const struct signal_struct *sig)
 	return size < 16 * PAGE_SIZE ? 16 * PAGE_SIZE : size;
 }
 
+/* The program is in place (ok) or could not be: the spawner waiting in
+ * process_started_mm goes on, with a reference to the mm if it asked. */
+static void program_started(struct process_info *info, bool ok)
+{
+	if (ok && info->want_mm) {
+		__atomic_fetch_add(&current->mm->mm_users, 1, __ATOMIC_RELAXED); /* Linux's mmget */
+		info->started_mm = current->mm;
+	}
+	complete_all(&info->started);
+}
+
+struct mm_struct *process_started_mm(struct task_struct *p)
+{
+	struct process_info *info = process_info_of(p);
+	wait_for_completion(&info->started);
+	struct mm_struct *mm = info->started_mm;
+	info->started_mm = NULL;
+	return mm;
+}
+
 /* Linux's environment for init (envp_init). */
 static const char *const process_envp[] = { "HOME=/", "TERM=linux", NULL };
 
@@ -153,6 +179,7 @@ static __noreturn void process_exec(void *data)
 	struct process_info *info = data;
 	struct task_struct *tsk = current;
 	int err = kernel_execve(info->path, (const char *const *)info->argv, process_envp);
+	program_started(info, !err);
 	if (err) {
 		printk(KERN_ALWAYS "%smmlab: process %d (%s) could not start: execve(%s) error %d\n",
 		       info->console_prefix, tsk->pid, tsk->comm, info->path, err);
@@ -178,6 +205,7 @@ static int process_main(void *data)
 		err = create_elf_tables(&elf, info->argc, info->argv, 0, NULL, NULL, &sp);
 		tsk->mm->start_stack = sp;
 	}
+	program_started(info, !err);
 	if (err) {
 		printk(KERN_ALWAYS "%smmlab: process %d (%s) could not start: error %d\n",
 		       info->console_prefix, tsk->pid, tsk->comm, err);
@@ -233,6 +261,7 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	info = process_info_of_signal(sig);
 	if (args->path)
 		strlcpy(info->path, args->path, sizeof(info->path));
+	info->want_mm = args->want_mm;
 	info->image = args->image;
 	info->image_size = args->image_size;
 	*err = copy_args(info, args);

@@ -41,6 +41,7 @@ struct process_spawn_args {
 	const char *const *argv;    /* NULL-terminated, argv[0] included; NULL: { name } */
 	const char *console_prefix; /* before every output line; NULL: "" */
 	unsigned int cpu;           /* where it starts (it may run on any CPU) */
+	bool want_mm;               /* process_started_mm will be asked for its mm */
 };
 
 /* Creates a process and starts it; returns its task, or NULL with *err set
@@ -49,6 +50,10 @@ struct process_spawn_args {
  * -ENXIO for an offline CPU, -E2BIG for too many or too long arguments,
  * -ENOMEM). */
 struct task_struct *process_spawn(const struct process_spawn_args *args, int *err);
+/* For a process spawned with want_mm: waits until its program is in
+ * place (execve's new mm, not the one spawned with) and returns that mm
+ * with a reference (mmput it), or NULL if it could not start. Once. */
+struct mm_struct *process_started_mm(struct task_struct *p);
 /* Waits until p has ended, frees it and fills *res. */
 void process_wait(struct task_struct *p, struct process_result *res);
 /* process_wait with a time limit: a process still running after

@@ -24,6 +24,8 @@ u64 ktime_get_ns(void);
 /* CLOCK_REALTIME in ns since the epoch: the monotonic clock plus the
  * wall-clock time at boot (constant: nothing sets the time). */
 u64 ktime_get_real_ns(void);
+/* CLOCK_REALTIME in whole seconds (Linux's ktime_get_real_seconds). */
+static inline s64 ktime_get_real_seconds(void) { return (s64)(ktime_get_real_ns() / 1000000000ull); }
 /* CLOCK_REALTIME minus the monotonic clock: a constant, since nothing sets
  * the time (0 when the RTC gave nothing). */
 u64 ktime_get_real_offset_ns(void);

@@ -29,6 +29,9 @@
 #define __NR_msync 26
 #define __NR_mincore 27
 #define __NR_madvise 28
+#define __NR_shmget 29
+#define __NR_shmat 30
+#define __NR_shmctl 31
 #define __NR_dup 32
 #define __NR_dup2 33
 #define __NR_pause 34
@@ -42,6 +45,7 @@
 #define __NR_wait4 61
 #define __NR_kill 62
 #define __NR_uname 63
+#define __NR_shmdt 67
 #define __NR_fcntl 72
 #define __NR_fsync 74
 #define __NR_fdatasync 75
@@ -96,6 +100,8 @@
 #define __NR_setrlimit 160
 #define __NR_chroot 161
 #define __NR_sync 162
+#define __NR_mount 165
+#define __NR_umount2 166
 #define __NR_gettid 186
 #define __NR_tkill 200
 #define __NR_time 201

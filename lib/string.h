@@ -23,6 +23,18 @@ size_t strlcat(char *dst, const char *src, size_t size);
 int parse_u64(const char *s, size_t len, u64 *out);
 int parse_s64(const char *s, size_t len, s64 *out);
 
+/* A hex digit's value, -1 for anything else (Linux's hex_to_bin). */
+static inline int hex_to_bin(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* Shell-style glob with '*' and '?', as used by ktest.filter. */
 bool glob_match(const char *pattern, const char *text);
 

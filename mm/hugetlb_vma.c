@@ -18,10 +18,12 @@
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/mempolicy.h"
+#include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
+#include "mm/rmap.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 #include "mm/vma.h"
@@ -38,7 +40,9 @@ struct resv_map {
 	unsigned long nr;      /* huge pages the mapping had at mmap */
 	spinlock_t lock;       /* the bits */
 	unsigned long *reserved; /* bit i: page base + i still holds its reservation;
-				  * NULL: none was taken (MAP_NORESERVE) */
+				  * NULL: none was taken (MAP_NORESERVE, or a fork's copy) */
+	bool unmapped;           /* Linux's HPAGE_RESV_UNMAPPED: the owner took a page
+				  * back from this (child's) mapping */
 };
 
 struct hstate *hstate_vma(const struct vm_area_struct *vma) { return vma->vm_resv_map->h; }
@@ -316,6 +320,18 @@ static vm_fault_t hugetlb_no_page(struct vm_area_struct *vma, u64 *ptep, unsigne
 {
 	struct mm_struct *mm = vma->vm_mm;
 	struct hstate *h = hstate_vma(vma);
+	/* A child whose page the mapping's owner took back (hugetlb_wp) is
+	 * refused every new page of the mapping, as Linux's: it would
+	 * otherwise see zeroes where its data was. */
+	if (READ_ONCE(vma->vm_resv_map->unmapped)) {
+		pr_warn("PID %d killed due to inadequate hugepage pool\n", current->tgid);
+		return VM_FAULT_SIGBUS;
+	}
+	/* The reverse map of a private mapping's pages (Linux's
+	 * hugepage_add_new_anon_rmap): an anon_vma, which fork links the
+	 * children's copies of the VMA to, for hugetlb_wp's take-back. */
+	if (anon_vma_prepare(vma))
+		return VM_FAULT_OOM;
 	nodemask_t mask;
 	bool have_mask, many;
 	int nid = huge_node(vma, haddr, h->order, &mask, &have_mask, &many);
@@ -351,14 +367,63 @@ static vm_fault_t hugetlb_no_page(struct vm_area_struct *vma, u64 *ptep, unsigne
 	return 0;
 }
 
+/* Linux's __unmap_hugepage_range with its ref_page: only entries that map
+ * ref_page when it is not NULL. */
+static void unmap_hugepage_range_ref(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
+				     unsigned long end, struct page *ref_page);
+
+/* Linux's unmap_ref_private: the owner of a private mapping's reservations
+ * (its creator: the VMA whose map holds reservation bits) could not copy
+ * page at haddr for lack of pool pages, because children hold it since
+ * fork; it takes the page back, unmapping it from every child's copy of
+ * the mapping (the VMAs fork linked to its anon_vma), whose later faults
+ * in that mapping get SIGBUS (resv_map->unmapped). The owner's fault
+ * mutex is not held (the children's are taken). A child whose mmap_lock
+ * is busy keeps its mapping (mmlab does not walk another mm's tables
+ * without it); the owner's write then gets SIGBUS as it would have. The
+ * number of mappings taken. */
+static unsigned long unmap_ref_private(struct vm_area_struct *owner, struct page *page, unsigned long haddr)
+{
+	struct anon_vma *anon_vma = owner->anon_vma;
+	struct hstate *h = hstate_vma(owner);
+	unsigned long taken = 0;
+	if (!anon_vma)
+		return 0;
+	unsigned long pgoff = owner->vm_pgoff + ((haddr - owner->vm_start) >> PAGE_SHIFT);
+	down_read(&anon_vma->root->rwsem);
+	struct anon_vma_chain *avc;
+	list_for_each_entry(avc, &anon_vma->head, same_anon_vma) {
+		struct vm_area_struct *vma = avc->vma;
+		unsigned long pages = (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+		if (vma == owner || !is_vm_hugetlb_page(vma) || vma->vm_resv_map->reserved ||
+		    pgoff < vma->vm_pgoff || pgoff - vma->vm_pgoff >= pages)
+			continue; /* Linux skips HPAGE_RESV_OWNER mappings too */
+		unsigned long address = vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
+		struct mm_struct *mm = vma->vm_mm;
+		if (!mmap_read_trylock(mm))
+			continue;
+		WRITE_ONCE(vma->vm_resv_map->unmapped, true);
+		int before = __atomic_load_n(&page->_mapcount, __ATOMIC_RELAXED);
+		struct mmu_gather tlb;
+		tlb_gather_mmu(&tlb, mm);
+		unmap_hugepage_range_ref(&tlb, vma, address, address + huge_page_size(h), page);
+		tlb_finish_mmu(&tlb);
+		taken += before != __atomic_load_n(&page->_mapcount, __ATOMIC_RELAXED);
+		mmap_read_unlock(mm);
+	}
+	up_read(&anon_vma->root->rwsem);
+	return taken;
+}
+
 /* Linux's hugetlb_wp, under the fault mutex: a write to a read-only
  * entry of a writable private mapping. A page only this entry maps and
  * holds is made writable in place; one shared with another process since
- * a fork is copied into a page of the pool taken without a reservation
- * (the child has none; Linux lets the reservation's owner take its own
- * back by unmapping the page from the children, which mmlab does not:
- * here the writer gets SIGBUS when the pool is empty). */
-static vm_fault_t hugetlb_wp(struct vm_area_struct *vma, u64 *ptep, unsigned long haddr, u64 entry)
+ * a fork is copied into a page of the pool taken without a reservation.
+ * When the pool has none, a child's write gets SIGBUS; the owner's takes
+ * the page back from the children (unmap_ref_private) and faults again,
+ * to find it its own. */
+static vm_fault_t hugetlb_wp(struct vm_area_struct *vma, u64 *ptep, unsigned long haddr, u64 entry,
+			     struct mutex *fault_mutex)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	struct hstate *h = hstate_vma(vma);
@@ -377,6 +442,14 @@ static vm_fault_t hugetlb_wp(struct vm_area_struct *vma, u64 *ptep, unsigned lon
 	bool have_mask, many, consumed = false;
 	int nid = huge_node(vma, haddr, h->order, &mask, &have_mask, &many);
 	struct page *new = alloc_hugetlb_folio(h, nid, have_mask ? &mask : NULL, many, &consumed);
+	if (!new && vma->vm_resv_map->reserved) {
+		/* Linux drops the fault mutex first too: a child's may hash
+		 * to the same one. The old page stays: this entry holds it. */
+		mutex_unlock(fault_mutex);
+		unsigned long taken = unmap_ref_private(vma, old, haddr);
+		mutex_lock(fault_mutex);
+		return taken ? 0 : VM_FAULT_SIGBUS; /* 0: the write faults again */
+	}
 	if (!new)
 		return VM_FAULT_SIGBUS;
 	/* Linux's copy_user_large_folio, a 4 KiB page at a time. */
@@ -418,7 +491,7 @@ vm_fault_t hugetlb_fault(struct vm_area_struct *vma, unsigned long address, unsi
 	else if (!(entry & _PAGE_PRESENT))
 		ret = VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
 	else if ((flags & FAULT_FLAG_WRITE) && !(entry & _PAGE_RW))
-		ret = vma->vm_flags & VM_WRITE ? hugetlb_wp(vma, ptep, haddr, entry) : VM_FAULT_SIGSEGV;
+		ret = vma->vm_flags & VM_WRITE ? hugetlb_wp(vma, ptep, haddr, entry, fault_mutex) : VM_FAULT_SIGSEGV;
 	else
 		invlpg(address); /* spurious: a stale TLB entry */
 	mutex_unlock(fault_mutex);
@@ -437,6 +510,12 @@ bool hugetlb_populated(struct vm_area_struct *vma, unsigned long addr, bool writ
 void __unmap_hugepage_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
 			    unsigned long end)
 {
+	unmap_hugepage_range_ref(tlb, vma, start, end, NULL);
+}
+
+static void unmap_hugepage_range_ref(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
+				     unsigned long end, struct page *ref_page)
+{
 	struct mm_struct *mm = vma->vm_mm;
 	struct hstate *h = hstate_vma(vma);
 	unsigned long sz = huge_page_size(h);
@@ -451,7 +530,10 @@ void __unmap_hugepage_range(struct mmu_gather *tlb, struct vm_area_struct *vma, 
 		mutex_lock(fault_mutex);
 		spin_lock(ptl);
 		u64 entry = READ_ONCE(*ptep);
-		WRITE_ONCE(*ptep, 0);
+		if (ref_page && (entry & PTE_PFN_MASK) != page_to_phys(ref_page))
+			entry = 0; /* another page now: not the one taken back */
+		else
+			WRITE_ONCE(*ptep, 0);
 		spin_unlock(ptl);
 		if (!entry) {
 			mutex_unlock(fault_mutex);

@@ -66,7 +66,7 @@ static void set_task_policy(struct task_struct *t, struct mempolicy *new)
 	mpol_put(old);
 }
 
-static const char *const policy_modes[MPOL_MAX] = {
+const char *const policy_modes[MPOL_MAX] = {
 	[MPOL_DEFAULT] = "default",   [MPOL_PREFERRED] = "prefer", [MPOL_BIND] = "bind",
 	[MPOL_INTERLEAVE] = "interleave", [MPOL_LOCAL] = "local", [MPOL_PREFERRED_MANY] = "prefer (many)",
 	[MPOL_WEIGHTED_INTERLEAVE] = "weighted interleave",
@@ -202,7 +202,7 @@ static int sanitize_mpol_flags(int *mode, unsigned short *flags)
 
 /* Linux's mpol_new: NULL (with *err 0) for MPOL_DEFAULT, else a policy
  * whose nodes mpol_set_nodemask fills in. */
-static struct mempolicy *mpol_new(unsigned short mode, unsigned short flags, const nodemask_t *nodes, int *err)
+struct mempolicy *mpol_new(unsigned short mode, unsigned short flags, const nodemask_t *nodes, int *err)
 {
 	*err = 0;
 	if (mode == MPOL_DEFAULT) {
@@ -327,6 +327,11 @@ struct page *vma_alloc_folio(gfp_t gfp, unsigned order, struct vm_area_struct *v
 {
 	unsigned long ilx;
 	struct mempolicy *pol = get_vma_policy(vma, addr, order, &ilx);
+	return alloc_pages_mpol(gfp, order, pol, ilx);
+}
+
+struct page *alloc_pages_mpol(gfp_t gfp, unsigned order, const struct mempolicy *pol, unsigned long ilx)
+{
 	if (!pol)
 		return __alloc_pages(gfp, order, numa_node_id(), NULL);
 	int nid = numa_node_id();

@@ -124,6 +124,22 @@ struct page *vma_alloc_page(gfp_t gfp, struct vm_area_struct *vma, unsigned long
  * page's own index. */
 struct page *vma_alloc_folio(gfp_t gfp, unsigned order, struct vm_area_struct *vma, unsigned long addr);
 
+/* Linux's alloc_pages_mpol: 2^order pages placed by pol (NULL: the
+ * local node), ilx the interleave index (a tmpfs page's: its inode
+ * number plus its offset, as Linux's shmem_get_pgoff_policy). */
+struct page *alloc_pages_mpol(gfp_t gfp, unsigned order, const struct mempolicy *pol, unsigned long ilx);
+
+/* Linux's mpol_new: NULL (*err 0) for MPOL_DEFAULT, else a policy of
+ * mode and flags whose nodes the caller fills in; *err -EINVAL for
+ * nodes the mode does not take, -ENOMEM. */
+struct mempolicy *mpol_new(unsigned short mode, unsigned short flags, const nodemask_t *nodes, int *err);
+/* Linux's mpol_parse_str, for tmpfs's mpol=: "mode[=static|relative][:nodelist]"
+ * with mode default, prefer, bind, interleave, local or "prefer (many)".
+ * 0 and *mpol (NULL for default), or 1 when the string is refused. */
+int mpol_parse_str(char *str, struct mempolicy **mpol);
+/* The modes' names, as numa_maps and tmpfs's mpol= spell them. */
+extern const char *const policy_modes[MPOL_MAX];
+
 /* Linux's huge_node, for a hugetlb fault: the node the page of 2^order
  * pages at addr should come from, and in *mask (*have_mask) the nodes it
  * may come from; *preferred_many: the mask first, then any node. */

@@ -413,9 +413,11 @@ static unsigned long mmap_file_locked(struct mm_struct *mm, unsigned long addr, 
 	return addr;
 }
 
+/* shm: a System V segment's object that a MAP_SHARED anonymous mapping
+ * maps instead of a new one (do_mmap_shmem_locked). */
 static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				       unsigned long prot, unsigned long flags, struct file *file,
-				       unsigned long pgoff, bool user, bool *populate)
+				       unsigned long pgoff, struct shmem_object *shm, bool user, bool *populate)
 {
 	mmap_assert_write_locked(mm);
 	*populate = false;
@@ -507,8 +509,11 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	/* Linux's shmem_zero_setup: the object (its commit charged, shared
 	 * writable or not, unless VM_NORESERVE) before the VMA; the VMA is
 	 * the object's from offset 0 and never merges. */
-	struct shmem_object *shm = NULL;
-	if (vm_flags & VM_SHARED) {
+	struct shmem_object *segment = shm;
+	if (segment) {
+		if (!(prot & PROT_WRITE))
+			vm_flags &= ~VM_MAYWRITE; /* SHM_RDONLY: a file opened O_RDONLY */
+	} else if (vm_flags & VM_SHARED) {
 		int err;
 		shm = shmem_object_alloc(mm, len, vm_flags & VM_NORESERVE, &err);
 		if (!shm)
@@ -517,12 +522,15 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	addr = mmap_region(mm, addr, len, vm_flags, false, NULL, 0);
 	if (shm) {
 		if (IS_ERR_VALUE(addr)) {
-			shmem_put(shm);
+			if (!segment)
+				shmem_put(shm);
 			return addr;
 		}
 		struct vm_area_struct *vma = find_vma(mm, addr);
 		vma->vm_shm = shm;
 		vma->vm_pgoff = 0;
+		if (segment) /* the segment's reference stays its own */
+			shmem_get(shm);
 		vma_link_file(vma); /* into the object's i_mmap */
 	}
 	if (!IS_ERR_VALUE(addr) &&
@@ -543,7 +551,7 @@ static unsigned long mmap_pgoff(struct mm_struct *mm, unsigned long addr, unsign
 {
 	bool populate;
 	mmap_write_lock(mm);
-	unsigned long ret = mmap_pgoff_locked(mm, addr, len, prot, flags, file, pgoff, user, &populate);
+	unsigned long ret = mmap_pgoff_locked(mm, addr, len, prot, flags, file, pgoff, NULL, user, &populate);
 	if (!populate) {
 		mmap_write_unlock(mm);
 		return ret;
@@ -564,6 +572,15 @@ unsigned long do_mmap_file(struct mm_struct *mm, struct file *file, unsigned lon
 			   unsigned long prot, unsigned long flags, unsigned long pgoff)
 {
 	return mmap_pgoff(mm, addr, len, prot, flags, file, pgoff, false);
+}
+
+unsigned long do_mmap_shmem_locked(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				   unsigned long prot, unsigned long flags, struct shmem_object *shm,
+				   bool *populate)
+{
+	/* A program's own call (shmat): MDWE applies, as in Linux's mmap_region. */
+	return mmap_pgoff_locked(mm, addr, len, prot, flags | MAP_SHARED | MAP_ANONYMOUS, NULL, 0, shm, true,
+				 populate);
 }
 
 /* ---- brk ------------------------------------------------------------------- */

@@ -48,6 +48,15 @@ unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long le
 struct file;
 unsigned long do_mmap_file(struct mm_struct *mm, struct file *file, unsigned long addr, unsigned long len,
 			   unsigned long prot, unsigned long flags, unsigned long pgoff);
+/* Linux's do_shmat's do_mmap of the segment's file (ipc/shm.c), with
+ * mmap_lock held for writing: a MAP_SHARED mapping of shm, a System V
+ * segment's shmem object, from its offset 0 (the new VMA's reference
+ * counts an attach); not writable ever if prot has no PROT_WRITE (a
+ * file opened O_RDONLY). *populate as mmap's (MAP_LOCKED). */
+struct shmem_object;
+unsigned long do_mmap_shmem_locked(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				   unsigned long prot, unsigned long flags, struct shmem_object *shm,
+				   bool *populate);
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len);
 /* The same with mmap_lock held for writing (Linux's do_vmi_munmap). */
 int do_munmap_locked(struct mm_struct *mm, unsigned long start, unsigned long len);

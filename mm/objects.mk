@@ -19,6 +19,7 @@ KERNEL_SRCS += \
 	mm/madvise.c \
 	mm/mempolicy.c \
 	mm/mempolicy_nodes.c \
+	mm/mempolicy_parse.c \
 	mm/migrate.c \
 	mm/mlock.c \
 	mm/msync.c \
@@ -47,6 +48,7 @@ KERNEL_SRCS += \
 	mm/rmap.c \
 	mm/shmem.c \
 	mm/shmem_file.c \
+	mm/shmem_super.c \
 	mm/pte_ref.c \
 	mm/shrinker.c \
 	mm/slab.c \

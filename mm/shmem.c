@@ -49,13 +49,22 @@ struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len,
 
 void shmem_get(struct shmem_object *obj)
 {
-	if (obj)
-		__atomic_add_fetch(&obj->refcount, 1, __ATOMIC_RELAXED);
+	if (!obj)
+		return;
+	__atomic_add_fetch(&obj->refcount, 1, __ATOMIC_RELAXED);
+	if (obj->attach_ops)
+		obj->attach_ops->open(obj);
 }
 
 void shmem_put(struct shmem_object *obj)
 {
-	if (!obj || __atomic_sub_fetch(&obj->refcount, 1, __ATOMIC_ACQ_REL))
+	if (!obj)
+		return;
+	/* The detach may destroy the segment and drop its reference: this
+	 * VMA's keeps the object until the line below. */
+	if (obj->attach_ops)
+		obj->attach_ops->close(obj);
+	if (__atomic_sub_fetch(&obj->refcount, 1, __ATOMIC_ACQ_REL))
 		return;
 	if (obj->file) { /* the pages are the file's */
 		fput(obj->file);
@@ -189,8 +198,13 @@ static const struct inode_operations shmem_inode_operations, shmem_dir_inode_ope
 	shmem_symlink_inode_operations, shmem_special_inode_operations;
 static const struct file_operations shmem_file_operations;
 
+/* Pages in (or out of) inode's page cache: Shmem, i_blocks, and the
+ * instance's used_blocks for pages gone (a new page was charged to it
+ * before it was allocated, shmem_alloc_page). */
 static void shmem_account(struct inode *inode, long pages)
 {
+	if (pages < 0)
+		shmem_inode_unacct_blocks(inode, -pages);
 	__atomic_add_fetch(&shmem_pages, pages, __ATOMIC_RELAXED);
 	inode->i_blocks = (unsigned long)((long)inode->i_blocks + pages * (long)(PAGE_SIZE / 512));
 }
@@ -214,32 +228,22 @@ static void shmem_truncate_range(struct inode *inode, long lstart)
 	shmem_account(inode, -(long)truncate_pagecache(inode, lstart));
 }
 
-static void shmem_evict_inode(struct inode *inode)
+void shmem_evict_inode(struct inode *inode)
 {
 	shmem_truncate_range(inode, 0);
+	mpol_put(inode->i_policy);
+	shmem_free_inode(inode->i_sb);
 }
-
-static int shmem_statfs(struct dentry *dentry, struct kstatfs *buf)
-{
-	simple_statfs(dentry, buf);
-	/* Linux's default size: half of RAM. */
-	buf->f_blocks = totalram_pages() / 2;
-	unsigned long used = nr_shmem_pages();
-	buf->f_bavail = buf->f_bfree = buf->f_blocks > used ? buf->f_blocks - used : 0;
-	buf->f_files = totalram_pages() / 2;
-	buf->f_ffree = buf->f_files - (unsigned long)dentry->d_sb->s_inodes;
-	return 0;
-}
-
-static const struct super_operations shmem_ops = {
-	.evict_inode = shmem_evict_inode, .statfs = shmem_statfs,
-};
 
 struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, umode_t mode, dev_t dev)
 {
+	if (shmem_reserve_inode(sb))
+		return NULL; /* nr_inodes= reached: the callers' -ENOSPC */
 	struct inode *inode = new_inode(sb);
-	if (!inode)
+	if (!inode) {
+		shmem_free_inode(sb);
 		return NULL;
+	}
 	inode_init_owner(inode, dir, mode);
 	/* Linux's __shmem_get_inode: no file takes seals but a memfd made
 	 * with MFD_ALLOW_SEALING (mm/memfd.c clears this one). */
@@ -248,6 +252,7 @@ struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, u
 	case S_IFREG:
 		inode->i_op = &shmem_inode_operations;
 		inode->i_fop = &shmem_file_operations;
+		inode->i_policy = shmem_get_sbmpol(sb);
 		break;
 	case S_IFDIR:
 		inc_nlink(inode); /* "." */
@@ -266,17 +271,6 @@ struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, u
 		break;
 	}
 	return inode;
-}
-
-struct super_block *shmem_fill_super(void)
-{
-	struct super_block *sb = alloc_super("tmpfs", &shmem_ops, TMPFS_MAGIC);
-	if (!sb)
-		return NULL;
-	struct inode *root = shmem_get_inode(sb, NULL, S_IFDIR | 0755, 0);
-	if (!root || !(sb->s_root = d_make_root(root)))
-		return NULL;
-	return sb;
 }
 
 static void dir_changed(struct inode *dir, long size_delta)
@@ -343,6 +337,10 @@ static int shmem_tmpfile(struct inode *dir, struct dentry *dentry, umode_t mode)
 
 static int shmem_link(struct dentry *old, struct inode *dir, struct dentry *dentry)
 {
+	/* Each extra name of a file takes an inode of nr_inodes=, as
+	 * Linux's (an O_TMPFILE getting its first name does not). */
+	if (old->d_inode->i_nlink && shmem_reserve_inode(dir->i_sb))
+		return -ENOSPC;
 	dir_changed(dir, BOGO_DIRENT_SIZE);
 	old->d_inode->i_state &= ~I_LINKABLE;
 	return simple_link(old, dir, dentry);
@@ -350,6 +348,9 @@ static int shmem_link(struct dentry *old, struct inode *dir, struct dentry *dent
 
 static int shmem_unlink(struct inode *dir, struct dentry *dentry)
 {
+	struct inode *inode = dentry->d_inode;
+	if (inode->i_nlink > 1 && !S_ISDIR(inode->i_mode))
+		shmem_free_inode(inode->i_sb);
 	dir_changed(dir, -BOGO_DIRENT_SIZE);
 	return simple_unlink(dir, dentry);
 }
@@ -368,6 +369,9 @@ static int shmem_rename2(struct inode *old_dir, struct dentry *old, struct inode
 	if (!(flags & RENAME_EXCHANGE)) {
 		if (new->d_inode && d_is_dir(new) && !simple_empty(new))
 			return -ENOTEMPTY;
+		/* A file replaced goes as shmem_unlink would (Linux's rename). */
+		if (new->d_inode && !d_is_dir(new) && new->d_inode->i_nlink > 1)
+			shmem_free_inode(new->d_inode->i_sb);
 		/* A name leaves old_dir; new_dir gains one unless it replaces one. */
 		dir_changed(old_dir, -BOGO_DIRENT_SIZE);
 		dir_changed(new_dir, new->d_inode ? 0 : BOGO_DIRENT_SIZE);
@@ -458,11 +462,12 @@ static long shmem_file_write(struct file *f, const char *src, size_t count, long
 		}
 		struct page *page = filemap_get_folio(mapping, index);
 		if (!page) {
-			page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+			int e;
+			page = shmem_alloc_page(inode, index, &e);
 			if (!page || __filemap_add_folio(mapping, page, index)) {
 				if (page)
-					__free_page(page);
-				err = -ENOMEM;
+					shmem_free_unadded(inode, page);
+				err = page ? -ENOMEM : e;
 				break;
 			}
 			shmem_account(inode, 1);
@@ -508,6 +513,15 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 		return -EOPNOTSUPP;
 	long end = offset + len, err = 0;
 	down_write(&inode->i_rwsem);
+	/* Linux's: a range larger than the whole instance fails at once.
+	 * (Linux also takes back the pages a failed fallocate made; here
+	 * they stay in the file, as pages of zeros.) */
+	unsigned long max_blocks = READ_ONCE(SHMEM_SB(inode->i_sb)->max_blocks);
+	if (!(mode & FALLOC_FL_PUNCH_HOLE) && max_blocks &&
+	    (((unsigned long)end + PAGE_SIZE - 1) >> PAGE_SHIFT) - ((unsigned long)offset >> PAGE_SHIFT) > max_blocks) {
+		err = -ENOSPC;
+		goto out;
+	}
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
 		if (inode->i_seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) {
 			err = -EPERM;
@@ -537,10 +551,11 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 			put_page(page);
 			continue;
 		}
-		page = alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+		int e;
+		page = shmem_alloc_page(inode, index, &e);
 		if (!page || __filemap_add_folio(mapping, page, index)) {
 			if (page)
-				__free_page(page);
+				shmem_free_unadded(inode, page);
 			err = -ENOSPC; /* Linux's shmem_fallocate when a page cannot be had */
 			break;
 		}
@@ -632,12 +647,23 @@ static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area
 		struct page *page = filemap_get_folio(mapping, index);
 		if (page)
 			return page;
-		page = vma_alloc_page(GFP_USER | __GFP_ZERO, vma, address);
-		if (!page) {
-			*ret = VM_FAULT_OOM;
+		/* The file's mpol= decides where its page goes (Linux's shared
+		 * policy); without one, the VMA's or the task's. */
+		int err;
+		if (inode->i_policy) {
+			page = shmem_alloc_page(inode, index, &err);
+		} else if (shmem_inode_acct_block(inode, 1)) {
+			page = NULL;
+			err = -ENOSPC;
+		} else if (!(page = vma_alloc_page(GFP_USER | __GFP_ZERO, vma, address))) {
+			shmem_inode_unacct_blocks(inode, 1);
+			err = -ENOMEM;
+		}
+		if (!page) { /* Linux's shmem_fault: no room is SIGBUS */
+			*ret = err == -ENOSPC ? VM_FAULT_SIGBUS : VM_FAULT_OOM;
 			return NULL;
 		}
-		int err = __filemap_add_folio(mapping, page, index);
+		err = __filemap_add_folio(mapping, page, index);
 		if (!err) {
 			shmem_account(inode, 1);
 			/* Linux's shmem_get_folio_gfp: "Perhaps the file has been
@@ -652,7 +678,7 @@ static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area
 			}
 			return page; /* the allocation's reference is the caller's */
 		}
-		__free_page(page);
+		shmem_free_unadded(inode, page);
 		if (err != -EEXIST) {
 			*ret = VM_FAULT_OOM;
 			return NULL;

@@ -63,14 +63,31 @@ struct shmem_object {
 	 * object leaves its VMAs to the file's address_space. */
 	struct rb_root i_mmap;
 	struct rw_semaphore i_mmap_rwsem;
+	/* A System V segment's object (ipc/shm.h): each VMA that maps it is
+	 * an attach, counted as VMAs come (shmem_get) and go (shmem_put),
+	 * Linux's shm_vm_ops open and close; NULL for any other object, and
+	 * once the segment is destroyed (no VMA is left then). */
+	const struct shmem_attach_ops *attach_ops;
+	void *attach_data; /* the segment (struct shmid_kernel) */
+};
+
+struct shmem_attach_ops {
+	void (*open)(struct shmem_object *obj);
+	void (*close)(struct shmem_object *obj);
+	/* What /proc/<pid>/maps shows of a VMA of obj, as Linux shows the
+	 * segment's file: its name into name (size bytes), its device into
+	 * *dev; returns its inode number. */
+	unsigned long (*show_name)(const struct shmem_object *obj, char *name, size_t size, unsigned int *dev);
 };
 
 /* A new object of len bytes for a MAP_SHARED anonymous mapping, charged
  * unless noreserve; NULL with *err (-ENOMEM) when memory or commit is
  * short. */
 struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len, bool noreserve, int *err);
+/* A new VMA's reference (and an attach of a segment's object). */
 void shmem_get(struct shmem_object *obj);
-/* Drops a VMA's reference; the last frees the object and its pages. */
+/* Drops a VMA's reference (and its attach); the last frees the object
+ * and its pages. */
 void shmem_put(struct shmem_object *obj);
 
 /* The page at page offset pgoff, with a reference for the caller's
@@ -105,11 +122,7 @@ unsigned long nr_shmem_pages(void);
 struct file;
 int shmem_mmap(struct file *file, struct vm_area_struct *vma);
 
-/* tmpfs: a new instance with its root directory (mounted as "/" at boot,
- * fs/namespace.c). */
-struct super_block;
-struct super_block *shmem_fill_super(void);
-
-/* The kernel's own tmpfs files, /dev/zero's shared mappings: mm/shmem_fs.h. */
+/* The kernel's own tmpfs files, /dev/zero's shared mappings, and tmpfs
+ * instances' options: mm/shmem_fs.h. */
 
 #endif

@@ -17,6 +17,7 @@
 #include "mm/shmem_fs.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
+#include "fs/fs_context.h"
 #include "fs/mount.h"
 #include "kernel/init.h"
 #include "kernel/sched.h"
@@ -28,21 +29,13 @@
 
 static struct vfsmount *shm_mnt;
 
-/* Linux's shmem_init -> kern_mount(&shmem_fs_type). */
+/* Linux's shmem_init -> kern_mount(&shmem_fs_type): SB_KERNMOUNT, so
+ * the instance has no size= or nr_inodes= limit (mm/shmem_super.c). */
 static int shmem_init(void)
 {
-	struct super_block *sb = shmem_fill_super();
-	struct vfsmount *m = kzalloc(sizeof(*m), GFP_KERNEL);
-	if (!sb || !m) {
-		kfree(m);
-		return -ENOMEM;
-	}
-	m->mnt_sb = sb;
-	m->mnt_root = sb->s_root;
-	m->mnt_parent = m;
-	m->mnt_count = 1;
-	m->mnt_devname = "tmpfs";
-	INIT_LIST_HEAD(&m->mnt_list);
+	struct vfsmount *m = vfs_kern_mount(get_fs_type("tmpfs"), SB_KERNMOUNT, 0, "tmpfs", NULL);
+	if (IS_ERR(m))
+		return (int)PTR_ERR(m);
 	shm_mnt = m;
 	return 0;
 }

@@ -1,16 +1,67 @@
 /* tmpfs seen from the rest of the kernel (Linux's include/linux/shmem_fs.h):
  * its inodes, the files the kernel makes for itself on its internal
- * instance (mm/shmem_file.c: memfd_create's), and /dev/zero's shared
- * mappings. Kept apart from mm/shmem.h, which portable code (the host
- * tests of mm/vma.c) includes without the VFS's types. */
+ * instance (mm/shmem_file.c: memfd_create's), /dev/zero's shared
+ * mappings, and an instance's limits and options (struct shmem_sb_info,
+ * in sb->s_fs_info; mm/shmem_super.c parses and shows them, mm/shmem.c
+ * charges its pages and inodes to them). Kept apart from mm/shmem.h,
+ * which portable code (the host tests of mm/vma.c) includes without the
+ * VFS's types.
+ *
+ * Counting (Linux's): used_blocks is every page in the instance's files;
+ * a page is charged before it is allocated (shmem_inode_acct_block:
+ * -ENOSPC past max_blocks) and given back when it leaves the page cache.
+ * free_inodes is what is left of max_inodes: each inode takes one, and
+ * each extra hard link of a file one more. A limit of 0 is no limit (the
+ * kernel's internal instance has none, as Linux's SB_KERNMOUNT).
+ *
+ * Locking: stat_lock guards free_inodes, the limits and mpol;
+ * used_blocks is atomic. */
 #ifndef MM_SHMEM_FS_H
 #define MM_SHMEM_FS_H
 
 #include "fs/fs.h"
+#include "kernel/spinlock.h"
 
-/* A new tmpfs inode of sb (one reference), its methods by mode's type,
- * sealed against seals (F_SEAL_SEAL); NULL when memory is short. */
+/* huge= values (Linux's SHMEM_HUGE_*). */
+#define SHMEM_HUGE_NEVER 0
+#define SHMEM_HUGE_ALWAYS 1
+#define SHMEM_HUGE_WITHIN_SIZE 2
+#define SHMEM_HUGE_ADVISE 3
+
+struct shmem_sb_info {
+	unsigned long max_blocks;  /* pages; 0: no limit */
+	long used_blocks;          /* atomic */
+	unsigned long max_inodes;  /* 0: no limit */
+	unsigned long free_inodes;
+	spinlock_t stat_lock;
+	umode_t mode;              /* of the root directory */
+	unsigned int uid, gid;     /* of the root directory */
+	unsigned char huge;        /* SHMEM_HUGE_* */
+	struct mempolicy *mpol;    /* new files' pages go by it (NULL: the default) */
+};
+
+static inline struct shmem_sb_info *SHMEM_SB(struct super_block *sb) { return sb->s_fs_info; }
+
+/* mm/shmem_super.c: 0 or -ENOSPC (the charge is taken). */
+int shmem_inode_acct_block(struct inode *inode, long pages);
+void shmem_inode_unacct_blocks(struct inode *inode, long pages);
+int shmem_reserve_inode(struct super_block *sb);
+void shmem_free_inode(struct super_block *sb);
+/* A zeroed page for index of inode, charged to its instance's size=
+ * first (*err -ENOSPC past it) and placed by the file's mpol= (Linux's
+ * shmem_alloc_and_add_folio), or NULL with *err; shmem_free_unadded
+ * gives back one that did not go into the page cache. */
+struct page *shmem_alloc_page(struct inode *inode, unsigned long index, int *err);
+void shmem_free_unadded(struct inode *inode, struct page *page);
+/* The policy of the instance with a reference, for a new file (NULL: default). */
+struct mempolicy *shmem_get_sbmpol(struct super_block *sb);
+
+/* mm/shmem.c: a new inode of sb (one reference; its root when dir is
+ * NULL), its methods by mode's type, sealed against seals (F_SEAL_SEAL);
+ * NULL when memory or nr_inodes= is short. The last iput evicts one. */
 struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, umode_t mode, dev_t dev);
+void shmem_evict_inode(struct inode *inode);
+
 /* Whether file is a tmpfs regular file (Linux's shmem_file). */
 bool shmem_file(const struct file *file);
 

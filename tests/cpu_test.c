@@ -317,8 +317,8 @@ static void avx_registers_survive_switches_between_two_processes(struct kunit *t
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	const char *argv[] = { "avx_state", "pair", NULL };
-	struct process_spawn_args args = { .name = "avx_state", .image = __va(m->start),
-					   .image_size = m->end - m->start, .argv = argv,
+	struct process_spawn_args args = { .name = "avx_state", .path = "/bin/avx_state",
+					   .argv = argv,
 					   .console_prefix = "    # ", .cpu = smp_processor_id() };
 	struct task_struct *p[2];
 	int err[2] = { 0, 0 };

@@ -330,26 +330,27 @@ static void nmi_in_user_mode_with_a_kernel_half_gs_base(struct kunit *test)
 	volatile unsigned long *fake =
 		(unsigned long *)(decoy + ((char *)&nmi_count - __per_cpu_start));
 
-	/* Held (the kernel is not preemptible) so that the process spawned
-	 * there cannot run, or exit, before the case holds a reference to its
-	 * mm. */
-	test_hold_cpu(test, other);
 	char flag_addr[24], gs[24];
 	snprintf(flag_addr, sizeof(flag_addr), "%#lx", GS_SPIN_FLAG_ADDR);
 	snprintf(gs, sizeof(gs), "%#lx", (unsigned long)(uintptr_t)decoy);
 	const char *const argv[] = { "gs_spin", flag_addr, gs, NULL };
-	struct process_spawn_args args = { .name = "gs_spin", .image = __va(m->start),
-					   .image_size = m->end - m->start, .argv = argv,
-					   .cpu = other };
+	struct process_spawn_args args = { .name = "gs_spin", .path = "/bin/gs_spin",
+					   .argv = argv, .cpu = other, .want_mm = true };
 	int err = 0;
 	struct task_struct *p = process_spawn(&args, &err);
-	struct mm_struct *mm = p ? p->mm : NULL;
-	if (mm)
-		__atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_RELAXED);
-	test_release_cpu(test, other);
 	if (!p)
 		kfree(decoy);
 	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* The mm its execve made, with a reference taken before it could
+	 * exit. */
+	struct mm_struct *mm = process_started_mm(p);
+	if (!mm) { /* its execve failed: it has ended, or is ending */
+		struct process_result gone;
+		process_wait(p, &gone);
+		kfree(decoy);
+		kunit_info(test, "the program did not start (exit status %d)", gone.exit_code);
+		KUNIT_ASSERT_NOT_NULL(test, mm);
+	}
 
 	/* In its loop, with the decoy base, once its flag reads 1. */
 	int flag = -1;

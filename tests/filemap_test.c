@@ -35,9 +35,6 @@
 #define BASE2 0x0000348000000000ul /* mremap's destination, another PUD */
 #define PATH "/tmp/filemap_test"
 
-/* Each case in every pte_reclaim mode (tests/test_mm.h). */
-KUNIT_ARRAY_PARAM_DESC(modes, test_pte_reclaim_modes, name);
-
 /* ---- helpers ---- */
 
 static void close_file(void *arg) { filp_close(arg); }
@@ -82,7 +79,7 @@ static void fill_file(struct kunit *test, struct file *f, unsigned long npages)
  * written and mapped at BASE with flags (MAP_SHARED or MAP_PRIVATE). */
 static struct file *file_mapped(struct kunit *test, struct mm_struct **mm, unsigned long npages, unsigned long flags)
 {
-	const struct mode_param *m = test->param_value;
+	const struct pte_reclaim_mode_param *m = test->param_value;
 	if (m)
 		KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
 	struct file *f = make_file(test);
@@ -498,10 +495,10 @@ static void fork_beside_truncate_on_every_cpu(struct kunit *test)
 
 static struct kunit_case filemap_cases[] = {
 	KUNIT_CASE(i_mmap_follows_the_vmas),
-	KUNIT_CASE_PARAM(truncate_unmaps_every_mm, modes_gen_params),
+	KUNIT_CASE_PARAM(truncate_unmaps_every_mm, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(punch_hole_and_madv_remove),
-	KUNIT_CASE_PARAM(truncate_beside_faults_on_every_cpu, modes_gen_params),
-	KUNIT_CASE_PARAM(fork_beside_truncate_on_every_cpu, modes_gen_params),
+	KUNIT_CASE_PARAM(truncate_beside_faults_on_every_cpu, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(fork_beside_truncate_on_every_cpu, pte_reclaim_modes_gen_params),
 	{}
 };
 

@@ -16,6 +16,7 @@
 #include "mm/fail_page_alloc.h"
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
+#include "mm/hugetlb_vma.h"
 #include "mm/memory.h"
 #include "mm/mempolicy.h"
 #include "mm/migrate.h"
@@ -34,13 +35,10 @@
 #define SZ2M (2ul << 20)
 #define NPAGES 16
 
-/* Each case in every pte_reclaim mode (tests/test_mm.h). */
-KUNIT_ARRAY_PARAM_DESC(modes, test_pte_reclaim_modes, name);
-
 /* The parent: the current task's mm, in the case's mode. */
 static struct mm_struct *parent_mm(struct kunit *test)
 {
-	const struct mode_param *m = test->param_value;
+	const struct pte_reclaim_mode_param *m = test->param_value;
 	if (m)
 		KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
 	return test_mm_create(test, TEST_MM_CURRENT);
@@ -435,6 +433,62 @@ static void a_hugetlb_page_is_copied_on_write(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, set_max_huge_pages(h, pool, NUMA_NO_NODE), (long)pool);
 }
 
+/* Linux's unmap_ref_private: with the pool empty, the mapping's creator
+ * (the owner of its reservations) cannot copy a page its child shares;
+ * its write takes the page back instead, unmapping it from the child, and
+ * writes in place (no page used). The child's next touch of the mapping
+ * is SIGBUS (here: the user access fails), its own write to a shared page
+ * with the pool empty too, and everything comes back when both go. */
+static void a_hugetlb_owner_takes_its_page_back(struct kunit *test)
+{
+	struct hstate *h = &hstates[HSTATE_2M];
+	unsigned long pool = h->nr_huge_pages;
+	if (h->nr_overcommit_huge_pages)
+		kunit_skip(test, "overcommitted hugetlb pool: a surplus page would come instead");
+	if (set_max_huge_pages(h, pool + 1, NUMA_NO_NODE) != (long)(pool + 1)) {
+		set_max_huge_pages(h, pool, NUMA_NO_NODE);
+		kunit_skip(test, "no free 2 MiB block for the pool");
+	}
+	struct mm_struct *parent = parent_mm(test);
+	unsigned long a = do_mmap(parent, 0, SZ2M, RW, ANON | MAP_HUGETLB | MAP_HUGE_2MB);
+	KUNIT_ASSERT_LT(test, a, TASK_SIZE);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, a + 64, 21), 0);
+	struct mm_struct *child = fork_mm(test, parent);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + 64), 21ull);
+	/* No page left that a write without a reservation could take: the
+	 * pool's others are held by the case (not freed: the leak check
+	 * counts each node's pages) until the end. */
+	struct page *held[16];
+	unsigned nr_held = 0;
+	bool consumed = false;
+	while (nr_held < ARRAY_SIZE(held) &&
+	       (held[nr_held] = alloc_hugetlb_folio(h, numa_node_id(), NULL, false, &consumed)))
+		nr_held++;
+	if (h->free_huge_pages != h->resv_huge_pages) {
+		while (nr_held)
+			free_huge_folio(held[--nr_held], false);
+		put_child(test, child);
+		test_mm_destroy(test, parent);
+		set_max_huge_pages(h, pool, NUMA_NO_NODE);
+		kunit_skip(test, "more than %zu free pages in the pool", ARRAY_SIZE(held));
+	}
+	unsigned long free = h->free_huge_pages;
+	/* The child's write has no page to copy into: SIGBUS. */
+	KUNIT_EXPECT_NE(test, test_mm_write_u64(child, a + 64, 22), 0);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + 64), 21ull);
+	/* The owner's takes the page back and writes in place. */
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, a + 64, 23), 0);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, a + 64), 23ull);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, free);
+	KUNIT_EXPECT_EQ(test, huge_ptep_get_locked(find_vma(child, a), a), 0ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + 64), ~0ull); /* SIGBUS from now on */
+	while (nr_held)
+		free_huge_folio(held[--nr_held], false);
+	put_child(test, child);
+	test_mm_destroy(test, parent);
+	KUNIT_EXPECT_EQ(test, set_max_huge_pages(h, pool, NUMA_NO_NODE), (long)pool);
+}
+
 /* A page three processes map moves to another node with
  * MPOL_MF_MOVE_ALL through the reverse map: each maps the new page, with
  * the contents, and the old one is freed; without the flag it stays
@@ -509,7 +563,7 @@ static struct test_crew stress_crew;
 
 static void fork_beside_faults_and_dontneed_on_every_cpu(struct kunit *test)
 {
-	const struct mode_param *m = test->param_value;
+	const struct pte_reclaim_mode_param *m = test->param_value;
 	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
 	struct mm_struct *parent = test_mm_create(test, 0);
 	test_mm_map_anon(test, parent, BASE, STRESS_PAGES * PAGE_SIZE);
@@ -652,19 +706,20 @@ static void fork_out_of_memory_leaves_nothing_behind(struct kunit *test)
 }
 
 static struct kunit_case fork_cases[] = {
-	KUNIT_CASE_PARAM(fork_shares_every_page_read_only, modes_gen_params),
-	KUNIT_CASE_PARAM(cow_copies_a_shared_page_and_reuses_the_last, modes_gen_params),
-	KUNIT_CASE_PARAM(every_page_comes_back_in_any_order_of_exits, modes_gen_params),
+	KUNIT_CASE_PARAM(fork_shares_every_page_read_only, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(cow_copies_a_shared_page_and_reuses_the_last, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(every_page_comes_back_in_any_order_of_exits, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(rmap_walk_finds_every_mapping),
 	KUNIT_CASE(the_zero_page_is_never_copied),
 	KUNIT_CASE(dontfork_and_wipeonfork_as_linux),
 	KUNIT_CASE(mprotect_after_fork_keeps_shared_pages_read_only),
 	KUNIT_CASE_PARAM(a_thp_is_shared_copy_on_write, exit_orders_gen_params),
 	KUNIT_CASE(a_hugetlb_page_is_copied_on_write),
-	KUNIT_CASE_PARAM(migration_moves_a_page_every_process_maps, modes_gen_params),
-	KUNIT_CASE_PARAM(fork_out_of_memory_leaves_nothing_behind, modes_gen_params),
-	KUNIT_CASE_PARAM(fork_beside_faults_and_dontneed_on_every_cpu, modes_gen_params),
-	KUNIT_CASE_PARAM(shared_anonymous_memory_is_shared_across_fork, modes_gen_params),
+	KUNIT_CASE(a_hugetlb_owner_takes_its_page_back),
+	KUNIT_CASE_PARAM(migration_moves_a_page_every_process_maps, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(fork_out_of_memory_leaves_nothing_behind, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(fork_beside_faults_and_dontneed_on_every_cpu, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(shared_anonymous_memory_is_shared_across_fork, pte_reclaim_modes_gen_params),
 	{}
 };
 

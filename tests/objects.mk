@@ -49,6 +49,7 @@ KERNEL_SRCS += \
 	tests/random_test.c \
 	tests/ratelimit_test.c \
 	tests/rcu_test.c \
+	tests/shm_test.c \
 	tests/sched_test.c \
 	tests/thp_test.c \
 	tests/thread_test.c \
@@ -65,6 +66,7 @@ KERNEL_SRCS += \
 	tests/user_test.c \
 	tests/walkers_test.c \
 	tests/vfs_test.c \
+	tests/mount_test.c \
 	tests/vmalloc_bench.c \
 	tests/vmalloc_gfp_test.c \
 	tests/vmalloc_test.c

@@ -22,6 +22,10 @@
 #include "kernel/time.h"
 #include "kernel/topology.h"
 #include "mm/mmu_context.h"
+#include "fs/fs.h"
+#include "fs/init.h"
+#include "kernel/unistd.h"
+#include "lib/err.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
@@ -54,26 +58,45 @@ static void exit_status_and_arguments_arrive(struct kunit *test)
 
 static void too_many_arguments_are_refused(struct kunit *test)
 {
-	const struct boot_module *m = need_program(test, "exit_with");
+	need_program(test, "exit_with");
 	const char *argv[40];
 	for (int i = 0; i < 39; i++)
 		argv[i] = "x";
 	argv[39] = NULL;
-	struct process_spawn_args args = { .name = "exit_with", .image = __va(m->start),
-					   .image_size = m->end - m->start, .argv = argv };
+	struct process_spawn_args args = { .name = "exit_with", .path = "/bin/exit_with", .argv = argv };
 	int err = 0;
 	KUNIT_EXPECT_NULL(test, process_spawn(&args, &err));
 	KUNIT_EXPECT_EQ(test, err, -E2BIG);
 }
 
-/* A damaged copy of a good image must be refused before anything is made. */
-static int spawn_damaged(const struct boot_module *m, void (*damage)(u8 *image))
+/* The whole file at path (a program under /bin), kmalloc'd: NULL if it
+ * cannot be read. */
+static u8 *read_whole_file(const char *path, unsigned long *size)
 {
-	unsigned long size = m->end - m->start;
+	struct file *f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return NULL;
+	long len = (long)READ_ONCE(f->f_inode->i_size);
+	u8 *buf = len > 0 ? kmalloc((size_t)len, GFP_KERNEL) : NULL;
+	long long pos = 0;
+	if (buf && kernel_read(f, buf, (size_t)len, &pos) != len) {
+		kfree(buf);
+		buf = NULL;
+	}
+	filp_close(f);
+	*size = (unsigned long)len;
+	return buf;
+}
+
+static void free_file_copy(void *buf) { kfree(buf); }
+
+/* A damaged copy of a good image must be refused before anything is made. */
+static int spawn_damaged(const u8 *good, unsigned long size, void (*damage)(u8 *image))
+{
 	u8 *copy = kmalloc(size, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
-	memcpy(copy, __va(m->start), size);
+	memcpy(copy, good, size);
 	damage(copy);
 	struct process_spawn_args args = { .name = "damaged", .image = copy, .image_size = size };
 	int err = 0;
@@ -111,7 +134,7 @@ static void interp(u8 *im) { first_load(im)->p_type = PT_INTERP; }
 
 static void hostile_images_are_refused(struct kunit *test)
 {
-	const struct boot_module *m = need_program(test, "exit_with");
+	need_program(test, "exit_with");
 	static const struct {
 		void (*damage)(u8 *);
 		const char *what;
@@ -123,10 +146,14 @@ static void hostile_images_are_refused(struct kunit *test)
 		{ wrapping_segment, "segment wrapping around" }, { null_page, "segment at 0" },
 		{ entry_outside, "entry outside the code" }, { interp, "PT_INTERP" },
 	};
+	unsigned long size = 0;
+	u8 *good = read_whole_file("/bin/exit_with", &size);
+	KUNIT_ASSERT_NOT_NULL(test, good);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, free_file_copy, good), 0);
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
-		int err = spawn_damaged(m, cases[i].damage);
+		int err = spawn_damaged(good, size, cases[i].damage);
 		if (err != -ENOEXEC)
 			kunit_info(test, "image with %s: error %d, expected -ENOEXEC", cases[i].what, err);
 		KUNIT_EXPECT_EQ(test, err, -ENOEXEC);
@@ -171,29 +198,27 @@ static int spin_flag(struct mm_struct *mm, int write) { return kunit_user_flag(m
  * bound on one is only a hang guard. */
 static void user_mode_is_preemptible(struct kunit *test)
 {
-	const struct boot_module *m = need_program(test, "spin");
+	need_program(test, "spin");
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU for the spinner");
 	unsigned cpu = test_other_cpu_or_this();
-	/* Held (the kernel is not preemptible) so that the process spawned
-	 * there cannot run, or exit, before the case holds a reference to its
-	 * mm. */
-	test_hold_cpu(test, cpu);
-
 	char addr[24];
 	snprintf(addr, sizeof(addr), "%#lx", SPIN_FLAG_ADDR);
 	const char *const argv[] = { "spin", addr, NULL };
-	struct process_spawn_args args = { .name = "spin", .image = __va(m->start),
-					   .image_size = m->end - m->start, .argv = argv, .cpu = cpu };
+	struct process_spawn_args args = { .name = "spin", .path = "/bin/spin", .argv = argv, .cpu = cpu,
+					   .want_mm = true };
 	int err = 0;
 	struct task_struct *p = process_spawn(&args, &err);
-	/* Queued behind the holder: its mm cannot go before this reference
-	 * (Linux's mmget) does. */
-	struct mm_struct *mm = p ? p->mm : NULL;
-	if (mm)
-		__atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_RELAXED);
-	test_release_cpu(test, cpu);
 	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* The mm its execve made, with a reference (Linux's mmget) taken
+	 * before it could exit. */
+	struct mm_struct *mm = process_started_mm(p);
+	if (!mm) { /* its execve failed: it has ended, or is ending */
+		struct process_result gone;
+		process_wait(p, &gone);
+		kunit_info(test, "the program did not start (exit status %d)", gone.exit_code);
+		KUNIT_ASSERT_NOT_NULL(test, mm);
+	}
 
 	/* In its loop once its flag reads 1 (it calibrates with system calls
 	 * first). */

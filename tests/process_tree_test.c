@@ -55,8 +55,8 @@ static void kernel_process_is_a_root(struct kunit *test)
 	if (!m)
 		kunit_skip(test, "the ISO has no exit_with module");
 	const char *const argv[] = { "exit_with", "0", NULL };
-	struct process_spawn_args args = { .name = "exit_with", .image = __va(m->start),
-					   .image_size = m->end - m->start, .argv = argv,
+	struct process_spawn_args args = { .name = "exit_with", .path = "/bin/exit_with",
+					   .argv = argv,
 					   .cpu = smp_processor_id() };
 	int err = 0;
 	struct task_struct *p = process_spawn(&args, &err);

@@ -125,6 +125,22 @@ int test_pte_reclaim_mode(struct kunit *test, enum pte_reclaim_mode mode)
 	return 0;
 }
 
+static const struct pte_reclaim_mode_param pte_reclaim_modes[] = {
+	{ PTE_RECLAIM_OFF, "off" },
+	{ PTE_RECLAIM_SCAN, "scan" },
+	{ PTE_RECLAIM_REFCOUNT, "refcount" },
+};
+
+const void *pte_reclaim_modes_gen_params(const void *prev, char *desc)
+{
+	const struct pte_reclaim_mode_param *next = prev ? (const struct pte_reclaim_mode_param *)prev + 1
+							 : pte_reclaim_modes;
+	if (next == pte_reclaim_modes + ARRAY_SIZE(pte_reclaim_modes))
+		return NULL;
+	kunit_param_desc(desc, "%s", next->name);
+	return next;
+}
+
 /* A live mm first: one made after another was put may have its address. */
 static struct test_mm *find(struct kunit *test, struct mm_struct *mm)
 {
@@ -228,12 +244,6 @@ int test_mm_stress_worker(struct test_worker *w, unsigned long base, unsigned lo
 	kthread_unuse_mm(mm);
 	return err;
 }
-
-const struct mode_param test_pte_reclaim_modes[3] = {
-	{ PTE_RECLAIM_OFF, "off" },
-	{ PTE_RECLAIM_SCAN, "scan" },
-	{ PTE_RECLAIM_REFCOUNT, "refcount" },
-};
 
 /* The runner thread's own file table while a case has put its own in. */
 static struct files_struct *saved_files;

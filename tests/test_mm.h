@@ -93,13 +93,14 @@ pte_t test_mm_pte(struct mm_struct *mm, unsigned long addr);
  * Returns pte_reclaim_set_mode's error (-EBUSY while a user mm lives),
  * and then changes nothing. */
 int test_pte_reclaim_mode(struct kunit *test, enum pte_reclaim_mode mode);
-/* The three modes, for a case parameterized by them:
- *   KUNIT_ARRAY_PARAM_DESC(modes, test_pte_reclaim_modes, name);
- * and test_pte_reclaim_mode(test, param->mode) before its first mm. */
-struct mode_param {
+
+/* The pte_reclaim modes as a case's parameter, each described by its
+ * name: KUNIT_CASE_PARAM(case, pte_reclaim_modes_gen_params), and the
+ * case reads test->param_value as a struct pte_reclaim_mode_param. */
+struct pte_reclaim_mode_param {
 	enum pte_reclaim_mode mode;
 	const char *name;
 };
-extern const struct mode_param test_pte_reclaim_modes[3];
+const void *pte_reclaim_modes_gen_params(const void *prev, char *desc);
 
 #endif

@@ -121,8 +121,8 @@ static void find_get_task_by_vpid_holds_the_task(struct kunit *test)
 	if (!m)
 		kunit_skip(test, "the ISO has no thread_group module");
 	const char *const argv[] = { "thread_group", "spin", "2", NULL };
-	struct process_spawn_args args = { .name = "thread_group", .image = __va(m->start),
-					   .image_size = m->end - m->start, .argv = argv,
+	struct process_spawn_args args = { .name = "thread_group", .path = "/bin/thread_group",
+					   .argv = argv,
 					   .cpu = smp_processor_id() };
 	struct process_counts before;
 	process_counts_take(&before);

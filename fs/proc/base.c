@@ -48,6 +48,8 @@ static const struct proc_dir_entry pid_root __proc_entry = {
 };
 
 PROC_FILE(pid_maps, pid_dir, "maps", maps_show);
+PROC_FILE(pid_mounts, pid_dir, "mounts", mounts_show);
+PROC_FILE(pid_mountinfo, pid_dir, "mountinfo", mountinfo_show);
 PROC_FILE(pid_numa_maps, pid_dir, "numa_maps", numa_maps_show);
 PROC_FILE(pid_smaps, pid_dir, "smaps", smaps_show);
 PROC_FILE(pid_smaps_rollup, pid_dir, "smaps_rollup", smaps_rollup_show);

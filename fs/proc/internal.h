@@ -16,6 +16,9 @@ void status_show(struct seq_buf *m, const struct proc_node *node);
 void statm_show(struct seq_buf *m, const struct proc_node *node);
 void stat_show(struct seq_buf *m, const struct proc_node *node);
 void maps_show(struct seq_buf *m, const struct proc_node *node);
+/* fs/proc_namespace.c: /proc/<pid>/mounts (and /proc/mounts) and mountinfo. */
+void mounts_show(struct seq_buf *m, const struct proc_node *node);
+void mountinfo_show(struct seq_buf *m, const struct proc_node *node);
 /* /proc/<pid>/smaps and smaps_rollup: the figures of a walk of the page
  * tables (mm/pagewalk.h), per VMA and summed. */
 void smaps_show(struct seq_buf *m, const struct proc_node *node);

@@ -1,6 +1,6 @@
 /* The directories of the namespace that no one subsystem owns (Linux's
- * fs/proc/root.c, proc_sys's and sysfs's roots): /proc, /proc/sys and
- * /proc/sys/vm, /sys, /sys/kernel, /sys/kernel/mm, /sys/devices and
+ * fs/proc/root.c, proc_sys's and sysfs's roots): /proc, /proc/sys,
+ * /proc/sys/vm, /proc/sys/kernel, /sys, /sys/kernel, /sys/kernel/mm, /sys/devices and
  * /sys/devices/system, under a root of their own, "", which only this
  * namespace sees (the real root is tmpfs's: procfs and sysfs are mounted
  * on its /proc and /sys, fs/namespace.c, and the path walk hands over
@@ -21,6 +21,11 @@ static const struct proc_dir_entry proc_sys_dir __proc_entry = {
 /* The vm sysctls: Linux's kernel/sysctl.c vm_table and mm/'s own tables. */
 const struct proc_dir_entry proc_sys_vm_dir __proc_entry = {
 	.parent = &proc_sys_dir, .name = "vm", .mode = DIR_MODE,
+};
+
+/* The kernel sysctls: Linux's kern_table and ipc/ipc_sysctl.c's. */
+const struct proc_dir_entry proc_sys_kernel_dir __proc_entry = {
+	.parent = &proc_sys_dir, .name = "kernel", .mode = DIR_MODE,
 };
 
 static const struct proc_dir_entry sys_dir __proc_entry = {

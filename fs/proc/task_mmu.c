@@ -38,6 +38,7 @@
 #include "mm/numa.h"
 #include "mm/page.h"
 #include "mm/pagewalk.h"
+#include "mm/shmem.h"
 #include "mm/slab.h"
 
 /* ---- maps ---- */
@@ -64,7 +65,9 @@ static void show_vma_name(struct seq_buf *m, size_t line, const char *name)
  * (the ELF image is copied into anonymous memory), so offset, device and
  * inode are 0 and only the heap, the stack and hugetlb mappings get names (Linux names the last by
  * the unlinked hugetlbfs file behind them, "/anon_hugepage (deleted)", with
- * that file's device and inode, which mmlab has not). The caller holds
+ * that file's device and inode, which mmlab has not). An attach of a
+ * System V segment shows what Linux shows of the segment's file (its
+ * offset, device, inode and name: ipc/shm.c). The caller holds
  * mmap_lock. */
 static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area_struct *vma)
 {
@@ -86,6 +89,16 @@ static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area
 				show_vma_name(m, line, p);
 			kfree(buf);
 		}
+		seq_buf_puts(m, "\n");
+		return;
+	}
+	if (vma->vm_shm && vma->vm_shm->attach_ops) { /* a System V segment (ipc/shm.h) */
+		char shm_name[32];
+		unsigned int dev;
+		unsigned long ino = vma->vm_shm->attach_ops->show_name(vma->vm_shm, shm_name, sizeof(shm_name), &dev);
+		show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags,
+				       (unsigned long long)vma->vm_pgoff << PAGE_SHIFT, dev, ino);
+		show_vma_name(m, line, shm_name);
 		seq_buf_puts(m, "\n");
 		return;
 	}

@@ -270,6 +270,15 @@ long arg_long(int argc, char **argv, const char *name, long def)
 	return def;
 }
 
+const char *path_in(const char *dir, const char *name)
+{
+	static char buf[4][512];
+	static int i;
+	char *b = buf[i++ & 3];
+	snprintf(b, sizeof(buf[0]), "%s/%s", dir, name);
+	return b;
+}
+
 long long now_ns(void)
 {
 	struct timespec ts;

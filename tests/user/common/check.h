@@ -69,6 +69,10 @@ bool check_cmp_report(bool ok, long long a, long long b, const char *expr, const
 		check_errno_report(_r, _e, expected, #call, __FILE__, __LINE__);         \
 	})
 
+/* "dir/name" in one of four buffers used in turn, so that a call may
+ * take up to four such paths (each cut at 511 bytes). */
+const char *path_in(const char *dir, const char *name);
+
 /* errno's name ("EINVAL"), or "E?<n>". */
 const char *errno_name(int err);
 

@@ -16,14 +16,7 @@
 
 static char dir[64];
 
-static const char *at(const char *name)
-{
-	static char buf[4][512];
-	static int i;
-	char *b = buf[i++ & 3];
-	snprintf(b, sizeof(buf[0]), "%s/%s", dir, name);
-	return b;
-}
+#define at(name) path_in(dir, name)
 
 static void lookups(void)
 {
