@@ -59,6 +59,10 @@ static void put_child(struct kunit *test, struct mm_struct *child)
 	mmput(child);
 }
 
+/* User accesses in mm, whichever mm is current (tests/test_mm.h). */
+static int write_in(struct mm_struct *mm, unsigned long addr, u64 v) { return test_mm_write_u64(mm, addr, v); }
+static u64 read_in(struct mm_struct *mm, unsigned long addr) { return test_mm_read_u64(mm, addr); }
+
 static struct page *page_at(struct mm_struct *mm, unsigned long addr)
 {
 	pte_t e = test_mm_pte(mm, addr);
@@ -84,7 +88,7 @@ static void fill(struct kunit *test, struct mm_struct *mm)
 {
 	test_mm_map_anon(test, mm, BASE, NPAGES * PAGE_SIZE);
 	for (unsigned long i = 0; i < NPAGES; i++)
-		KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, BASE + i * PAGE_SIZE, 1000 + i), 0);
+		KUNIT_ASSERT_EQ(test, write_in(mm, BASE + i * PAGE_SIZE, 1000 + i), 0);
 }
 
 static void fork_shares_every_page_read_only(struct kunit *test)
@@ -102,7 +106,7 @@ static void fork_shares_every_page_read_only(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, page_ref_count(p), 2);
 		KUNIT_EXPECT_FALSE(test, pte_write(test_mm_pte(parent, a)));
 		KUNIT_EXPECT_FALSE(test, pte_write(test_mm_pte(child, a)));
-		KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a), 1000 + i);
+		KUNIT_EXPECT_EQ(test, read_in(child, a), 1000 + i);
 	}
 	/* Shared, not copied: the child's RSS is the parent's, no data page
 	 * was allocated (only the child's tables, its PGD and slab pages),
@@ -129,23 +133,23 @@ static void cow_copies_a_shared_page_and_reuses_the_last(struct kunit *test)
 {
 	struct mm_struct *parent = parent_mm(test);
 	fill(test, parent);
-	KUNIT_ASSERT_EQ(test, test_mm_write_u64(parent, BASE + 8, 77), 0);
+	KUNIT_ASSERT_EQ(test, write_in(parent, BASE + 8, 77), 0);
 	struct mm_struct *child = fork_mm(test, parent);
 	struct page *old = page_at(parent, BASE);
 	unsigned long anon = nr_anon_pages();
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, BASE, 5), 0);
+	KUNIT_EXPECT_EQ(test, write_in(child, BASE, 5), 0);
 	struct page *copy = page_at(child, BASE);
 	KUNIT_EXPECT_PTR_NE(test, copy, old);
 	KUNIT_EXPECT_TRUE(test, pte_write(test_mm_pte(child, BASE)));
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE), 5ull);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE + 8), 77ull); /* copied whole */
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, BASE), 1000ull);  /* untouched */
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE), 5ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE + 8), 77ull); /* copied whole */
+	KUNIT_EXPECT_EQ(test, read_in(parent, BASE), 1000ull);  /* untouched */
 	KUNIT_EXPECT_EQ(test, page_mapcount(old), 1);
 	KUNIT_EXPECT_EQ(test, page_mapcount(copy), 1);
 	KUNIT_EXPECT_EQ(test, nr_anon_pages(), anon + 1);
 	/* The parent's page is its own now: reused, not copied. */
 	KUNIT_EXPECT_FALSE(test, pte_write(test_mm_pte(parent, BASE)));
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, BASE, 6), 0);
+	KUNIT_EXPECT_EQ(test, write_in(parent, BASE, 6), 0);
 	KUNIT_EXPECT_PTR_EQ(test, page_at(parent, BASE), old);
 	KUNIT_EXPECT_TRUE(test, pte_write(test_mm_pte(parent, BASE)));
 	KUNIT_EXPECT_EQ(test, nr_anon_pages(), anon + 1);
@@ -153,12 +157,12 @@ static void cow_copies_a_shared_page_and_reuses_the_last(struct kunit *test)
 	 * then reuses the original. */
 	unsigned long b = BASE + PAGE_SIZE;
 	struct page *orig = page_at(parent, b);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, b, 7), 0);
+	KUNIT_EXPECT_EQ(test, write_in(parent, b, 7), 0);
 	KUNIT_EXPECT_PTR_NE(test, page_at(parent, b), orig);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, b, 8), 0);
+	KUNIT_EXPECT_EQ(test, write_in(child, b, 8), 0);
 	KUNIT_EXPECT_PTR_EQ(test, page_at(child, b), orig);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, b), 7ull);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, b), 8ull);
+	KUNIT_EXPECT_EQ(test, read_in(parent, b), 7ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, b), 8ull);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(child), (unsigned long)NPAGES);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(parent), 0ul);
 	put_child(test, child);
@@ -179,12 +183,12 @@ static void every_page_comes_back_in_any_order_of_exits(struct kunit *test)
 		mms[1] = fork_mm(test, mms[0]); /* a grandchild */
 		mms[2] = fork_mm(test, parent);
 		/* Writes here and there, so pages are shared by 2, 3 or 4. */
-		KUNIT_EXPECT_EQ(test, test_mm_write_u64(mms[0], BASE, 1), 0);
-		KUNIT_EXPECT_EQ(test, test_mm_write_u64(mms[1], BASE + PAGE_SIZE, 2), 0);
-		KUNIT_EXPECT_EQ(test, test_mm_write_u64(mms[2], BASE + 2 * PAGE_SIZE, 3), 0);
-		KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, BASE + 3 * PAGE_SIZE, 4), 0);
+		KUNIT_EXPECT_EQ(test, write_in(mms[0], BASE, 1), 0);
+		KUNIT_EXPECT_EQ(test, write_in(mms[1], BASE + PAGE_SIZE, 2), 0);
+		KUNIT_EXPECT_EQ(test, write_in(mms[2], BASE + 2 * PAGE_SIZE, 3), 0);
+		KUNIT_EXPECT_EQ(test, write_in(parent, BASE + 3 * PAGE_SIZE, 4), 0);
 		KUNIT_EXPECT_EQ(test, mapcount_at(parent, BASE + 4 * PAGE_SIZE), 4);
-		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mms[1], BASE), 1000ull); /* the grandchild forked before the write */
+		KUNIT_EXPECT_EQ(test, read_in(mms[1], BASE), 1000ull); /* the grandchild forked before the write */
 		for (int i = 0; i < 3; i++)
 			put_child(test, mms[orders[o][i]]);
 		for (unsigned long i = 0; i < NPAGES; i++)
@@ -232,7 +236,7 @@ static void rmap_walk_finds_every_mapping(struct kunit *test)
 	struct page *p = page_at(parent, a);
 	KUNIT_EXPECT_EQ(test, rmap_mappings(p, &c), 4);
 	KUNIT_EXPECT_EQ(test, page_mapcount(p), 4);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(c1, a, 9), 0);
+	KUNIT_EXPECT_EQ(test, write_in(c1, a, 9), 0);
 	struct page *copy = page_at(c1, a);
 	KUNIT_EXPECT_EQ(test, rmap_mappings(p, &c), 3);
 	KUNIT_EXPECT_EQ(test, rmap_mappings(copy, &c), 1);
@@ -258,13 +262,13 @@ static void the_zero_page_is_never_copied(struct kunit *test)
 	fill(test, parent);
 	unsigned long z = BASE + NPAGES * PAGE_SIZE;
 	test_mm_map_anon(test, parent, z, 4 * PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, z), 0ull);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, BASE + 2 * NPAGES * PAGE_SIZE - PAGE_SIZE), ~0ull); /* unmapped */
+	KUNIT_EXPECT_EQ(test, read_in(parent, z), 0ull);
+	KUNIT_EXPECT_EQ(test, read_in(parent, BASE + 2 * NPAGES * PAGE_SIZE - PAGE_SIZE), ~0ull); /* unmapped */
 	struct mm_struct *child = fork_mm(test, parent);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, z), 0ull);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, z, 3), 0);
+	KUNIT_EXPECT_EQ(test, read_in(child, z), 0ull);
+	KUNIT_EXPECT_EQ(test, write_in(child, z, 3), 0);
 	KUNIT_EXPECT_FALSE(test, is_zero_pfn(pte_pfn(test_mm_pte(child, z))));
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, z), 0ull);
+	KUNIT_EXPECT_EQ(test, read_in(parent, z), 0ull);
 	put_child(test, child);
 	test_mm_destroy(test, parent);
 }
@@ -278,9 +282,9 @@ static void dontfork_and_wipeonfork_as_linux(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_madvise(parent, BASE, 4 * PAGE_SIZE, MADV_DONTFORK), 0);
 	KUNIT_EXPECT_EQ(test, do_madvise(parent, BASE + 4 * PAGE_SIZE, 4 * PAGE_SIZE, MADV_WIPEONFORK), 0);
 	struct mm_struct *child = fork_mm(test, parent);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE), ~0ull); /* no mapping */
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE + 4 * PAGE_SIZE), 0ull);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE + 8 * PAGE_SIZE), 1008ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE), ~0ull); /* no mapping */
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE + 4 * PAGE_SIZE), 0ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE + 8 * PAGE_SIZE), 1008ull);
 	KUNIT_EXPECT_EQ(test, child->map_count, parent->map_count - 1);
 	KUNIT_EXPECT_EQ(test, child->total_vm, parent->total_vm - 4);
 	KUNIT_EXPECT_EQ(test, mapcount_at(parent, BASE + 4 * PAGE_SIZE), 1);
@@ -288,8 +292,8 @@ static void dontfork_and_wipeonfork_as_linux(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_madvise(parent, BASE, 4 * PAGE_SIZE, MADV_DOFORK), 0);
 	KUNIT_EXPECT_EQ(test, do_madvise(parent, BASE + 4 * PAGE_SIZE, 4 * PAGE_SIZE, MADV_KEEPONFORK), 0);
 	child = fork_mm(test, parent);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE), 1000ull);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE + 4 * PAGE_SIZE), 1004ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE), 1000ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE + 4 * PAGE_SIZE), 1004ull);
 	put_child(test, child);
 	test_mm_destroy(test, parent);
 }
@@ -304,8 +308,8 @@ static void mprotect_after_fork_keeps_shared_pages_read_only(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_mprotect(parent, BASE, NPAGES * PAGE_SIZE, PROT_READ), 0);
 	KUNIT_EXPECT_EQ(test, do_mprotect(parent, BASE, NPAGES * PAGE_SIZE, RW), 0);
 	KUNIT_EXPECT_FALSE(test, pte_write(test_mm_pte(parent, BASE)));
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, BASE, 1), 0);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE), 1000ull);
+	KUNIT_EXPECT_EQ(test, write_in(parent, BASE, 1), 0);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE), 1000ull);
 	put_child(test, child);
 	/* Alone again: an mprotect may give the write bit back at once. */
 	KUNIT_EXPECT_EQ(test, do_mprotect(parent, BASE, NPAGES * PAGE_SIZE, PROT_READ), 0);
@@ -335,7 +339,7 @@ static void a_thp_is_shared_copy_on_write(struct kunit *test)
 	thp_enabled_mode = THP_ENABLED_MADVISE;
 	test_mm_map_anon(test, parent, BASE, SZ2M);
 	KUNIT_ASSERT_EQ(test, do_madvise(parent, BASE, SZ2M, MADV_HUGEPAGE), 0);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, BASE + SZ2M - 8, 42), 0);
+	KUNIT_EXPECT_EQ(test, write_in(parent, BASE + SZ2M - 8, 42), 0);
 	thp_enabled_mode = saved;
 	if (!pmd_trans_huge(pmd_at(parent, BASE))) {
 		test_mm_destroy(test, parent);
@@ -352,27 +356,27 @@ static void a_thp_is_shared_copy_on_write(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, thp_entire_mapcount(head), 2);
 	KUNIT_EXPECT_EQ(test, page_ref_count(head), 2);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(child), SZ2M / PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE + SZ2M - 8), 42ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE + SZ2M - 8), 42ull);
 	/* The child's write: its PMD becomes PTEs of the same THP, the page
 	 * written a copy. */
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, BASE + SZ2M - 8, 43), 0);
+	KUNIT_EXPECT_EQ(test, write_in(child, BASE + SZ2M - 8, 43), 0);
 	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(child, BASE)));
 	KUNIT_EXPECT_TRUE(test, pmd_trans_huge(pmd_at(parent, BASE)));
 	KUNIT_EXPECT_PTR_EQ(test, page_at(child, BASE), head);
 	KUNIT_EXPECT_PTR_NE(test, page_at(child, BASE + SZ2M - PAGE_SIZE), head + HPAGE_PMD_NR - 1);
 	KUNIT_EXPECT_EQ(test, mapcount_at(child, BASE), 2); /* its PTE and the parent's PMD */
 	KUNIT_EXPECT_EQ(test, thp_entire_mapcount(head), 1);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, BASE + SZ2M - 8), 42ull);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE + SZ2M - 8), 43ull);
+	KUNIT_EXPECT_EQ(test, read_in(parent, BASE + SZ2M - 8), 42ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE + SZ2M - 8), 43ull);
 	KUNIT_EXPECT_EQ(test, nr_anon_pages(), anon + 1);
 	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(child), SZ2M / PAGE_SIZE);
 	/* The parent's write while the child still maps the THP's pages:
 	 * its PMD splits too, its page is copied. */
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, BASE, 44), 0);
+	KUNIT_EXPECT_EQ(test, write_in(parent, BASE, 44), 0);
 	KUNIT_EXPECT_FALSE(test, pmd_trans_huge(pmd_at(parent, BASE)));
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE), 0ull);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, BASE), 44ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, BASE), 0ull);
+	KUNIT_EXPECT_EQ(test, read_in(parent, BASE), 44ull);
 	KUNIT_EXPECT_EQ(test, nr_anon_thps(), thps - 1); /* no PMD maps it now */
 	KUNIT_EXPECT_EQ(test, nr_anon_pages(), anon + 2);
 	/* A page neither wrote: two PTE mappings of the same THP page. */
@@ -382,7 +386,7 @@ static void a_thp_is_shared_copy_on_write(struct kunit *test)
 		put_child(test, child);
 		/* The parent alone now: its next write reuses the page. */
 		struct page *p = page_at(parent, BASE + 2 * PAGE_SIZE);
-		KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, BASE + 2 * PAGE_SIZE, 45), 0);
+		KUNIT_EXPECT_EQ(test, write_in(parent, BASE + 2 * PAGE_SIZE, 45), 0);
 		KUNIT_EXPECT_PTR_EQ(test, page_at(parent, BASE + 2 * PAGE_SIZE), p);
 		test_mm_destroy(test, parent);
 	} else {
@@ -390,8 +394,8 @@ static void a_thp_is_shared_copy_on_write(struct kunit *test)
 		test_mm_unuse(test, parent);
 		KUNIT_EXPECT_EQ(test, pte_ref_verify(parent), 0ul);
 		test_mm_put(test, parent);
-		KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE + PAGE_SIZE), 0ull);
-		KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, BASE + 3 * PAGE_SIZE, 46), 0);
+		KUNIT_EXPECT_EQ(test, read_in(child, BASE + PAGE_SIZE), 0ull);
+		KUNIT_EXPECT_EQ(test, write_in(child, BASE + 3 * PAGE_SIZE, 46), 0);
 		put_child(test, child);
 		test_mm_destroy(test, parent);
 	}
@@ -401,32 +405,42 @@ static const int exit_orders[] = { 0, 1 };
 static void exit_order_desc(const int *o, char *desc) { kunit_param_desc(desc, "%s", *o ? "parent_first" : "child_first"); }
 KUNIT_ARRAY_PARAM(exit_orders, exit_orders, exit_order_desc);
 
+/* The pool grown by extra pages (before the mm's leak snapshot; the case
+ * shrinks it back to *pool after its check), and a parent with a private
+ * 2 MiB hugetlb mapping whose page holds value at +64: its address. */
+static unsigned long hugetlb_parent(struct kunit *test, unsigned long extra, u64 value, unsigned long *pool,
+				    struct mm_struct **parent)
+{
+	struct hstate *h = &hstates[HSTATE_2M];
+	*pool = h->nr_huge_pages;
+	if (set_max_huge_pages(h, *pool + extra, NUMA_NO_NODE) != (long)(*pool + extra)) {
+		set_max_huge_pages(h, *pool, NUMA_NO_NODE);
+		kunit_skip(test, "no %lu free 2 MiB blocks for the pool", extra);
+	}
+	*parent = parent_mm(test);
+	unsigned long a = do_mmap(*parent, 0, SZ2M, RW, ANON | MAP_HUGETLB | MAP_HUGE_2MB);
+	KUNIT_ASSERT_LT(test, a, TASK_SIZE);
+	KUNIT_EXPECT_EQ(test, write_in(*parent, a + 64, value), 0);
+	return a;
+}
+
 /* A hugetlb page: shared read-only at fork, copied whole on the child's
  * write (a second page from the pool), the parent's reused. */
 static void a_hugetlb_page_is_copied_on_write(struct kunit *test)
 {
 	struct hstate *h = &hstates[HSTATE_2M];
-	/* The pool grows before the mm's leak snapshot, and shrinks after
-	 * its check. */
-	unsigned long pool = h->nr_huge_pages;
-	if (set_max_huge_pages(h, pool + 2, NUMA_NO_NODE) != (long)(pool + 2)) {
-		set_max_huge_pages(h, pool, NUMA_NO_NODE);
-		kunit_skip(test, "no two free 2 MiB blocks for the pool");
-	}
-	struct mm_struct *parent = parent_mm(test);
-	unsigned long a = do_mmap(parent, 0, SZ2M, RW, ANON | MAP_HUGETLB | MAP_HUGE_2MB);
-	KUNIT_ASSERT_LT(test, a, TASK_SIZE);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, a + 64, 11), 0);
+	struct mm_struct *parent;
+	unsigned long pool, a = hugetlb_parent(test, 2, 11, &pool, &parent);
 	unsigned long free = h->free_huge_pages;
 	struct mm_struct *child = fork_mm(test, parent);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + 64), 11ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + 64), 11ull);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, free);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, a + 64, 12), 0);
+	KUNIT_EXPECT_EQ(test, write_in(child, a + 64, 12), 0);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, free - 1);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, a + 64), 11ull);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, a + 64, 13), 0); /* reused: no third page */
+	KUNIT_EXPECT_EQ(test, read_in(parent, a + 64), 11ull);
+	KUNIT_EXPECT_EQ(test, write_in(parent, a + 64, 13), 0); /* reused: no third page */
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, free - 1);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + 64), 12ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + 64), 12ull);
 	put_child(test, child);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, free);
 	test_mm_destroy(test, parent);
@@ -442,19 +456,12 @@ static void a_hugetlb_page_is_copied_on_write(struct kunit *test)
 static void a_hugetlb_owner_takes_its_page_back(struct kunit *test)
 {
 	struct hstate *h = &hstates[HSTATE_2M];
-	unsigned long pool = h->nr_huge_pages;
 	if (h->nr_overcommit_huge_pages)
 		kunit_skip(test, "overcommitted hugetlb pool: a surplus page would come instead");
-	if (set_max_huge_pages(h, pool + 1, NUMA_NO_NODE) != (long)(pool + 1)) {
-		set_max_huge_pages(h, pool, NUMA_NO_NODE);
-		kunit_skip(test, "no free 2 MiB block for the pool");
-	}
-	struct mm_struct *parent = parent_mm(test);
-	unsigned long a = do_mmap(parent, 0, SZ2M, RW, ANON | MAP_HUGETLB | MAP_HUGE_2MB);
-	KUNIT_ASSERT_LT(test, a, TASK_SIZE);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, a + 64, 21), 0);
+	struct mm_struct *parent;
+	unsigned long pool, a = hugetlb_parent(test, 1, 21, &pool, &parent);
 	struct mm_struct *child = fork_mm(test, parent);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + 64), 21ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + 64), 21ull);
 	/* No page left that a write without a reservation could take: the
 	 * pool's others are held by the case (not freed: the leak check
 	 * counts each node's pages) until the end. */
@@ -474,14 +481,14 @@ static void a_hugetlb_owner_takes_its_page_back(struct kunit *test)
 	}
 	unsigned long free = h->free_huge_pages;
 	/* The child's write has no page to copy into: SIGBUS. */
-	KUNIT_EXPECT_NE(test, test_mm_write_u64(child, a + 64, 22), 0);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + 64), 21ull);
+	KUNIT_EXPECT_NE(test, write_in(child, a + 64, 22), 0);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + 64), 21ull);
 	/* The owner's takes the page back and writes in place. */
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, a + 64, 23), 0);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, a + 64), 23ull);
+	KUNIT_EXPECT_EQ(test, write_in(parent, a + 64, 23), 0);
+	KUNIT_EXPECT_EQ(test, read_in(parent, a + 64), 23ull);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, free);
 	KUNIT_EXPECT_EQ(test, huge_ptep_get_locked(find_vma(child, a), a), 0ull);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + 64), ~0ull); /* SIGBUS from now on */
+	KUNIT_EXPECT_EQ(test, read_in(child, a + 64), ~0ull); /* SIGBUS from now on */
 	while (nr_held)
 		free_huge_folio(held[--nr_held], false);
 	put_child(test, child);
@@ -528,9 +535,9 @@ static void migration_moves_a_page_every_process_maps(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, pte_write(test_mm_pte(c2, a))); /* still copy-on-write */
 	struct rmap_count c;
 	KUNIT_EXPECT_EQ(test, rmap_mappings(new, &c), 3);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(c2, a), 1003ull);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(c2, a, 5), 0);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, a), 1003ull);
+	KUNIT_EXPECT_EQ(test, read_in(c2, a), 1003ull);
+	KUNIT_EXPECT_EQ(test, write_in(c2, a, 5), 0);
+	KUNIT_EXPECT_EQ(test, read_in(parent, a), 1003ull);
 	KUNIT_EXPECT_EQ(test, get_mm_rss(c1), (unsigned long)NPAGES);
 	put_child(test, c1);
 	put_child(test, c2);
@@ -573,14 +580,14 @@ static void fork_beside_faults_and_dontneed_on_every_cpu(struct kunit *test)
 		struct mm_struct *child = fork_mm(test, parent);
 		KUNIT_EXPECT_EQ(test, pte_ref_verify(child), 0ul);
 		for (unsigned long i = k; i < STRESS_PAGES; i += 37) {
-			u64 v = test_mm_read_u64(child, BASE + i * PAGE_SIZE);
+			u64 v = read_in(child, BASE + i * PAGE_SIZE);
 			if (v && v >> 16 != i && !bad++)
 				kunit_info(test, "fork %d, page %lu: %#llx (child pte %#llx, parent pte %#llx)", k, i,
 					   (unsigned long long)v,
 					   (unsigned long long)pte_val(test_mm_pte(child, BASE + i * PAGE_SIZE)),
 					   (unsigned long long)pte_val(test_mm_pte(parent, BASE + i * PAGE_SIZE)));
-			KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, BASE + i * PAGE_SIZE, ~0ull - i), 0);
-			KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE + i * PAGE_SIZE), ~0ull - i);
+			KUNIT_EXPECT_EQ(test, write_in(child, BASE + i * PAGE_SIZE, ~0ull - i), 0);
+			KUNIT_EXPECT_EQ(test, read_in(child, BASE + i * PAGE_SIZE), ~0ull - i);
 		}
 		put_child(test, child);
 		cond_resched();
@@ -593,7 +600,7 @@ static void fork_beside_faults_and_dontneed_on_every_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bad, 0ul);
 	/* The parent's pages: its own values or zero, each mapped once. */
 	for (unsigned long i = 0; i < STRESS_PAGES; i++) {
-		u64 v = test_mm_read_u64(parent, BASE + i * PAGE_SIZE);
+		u64 v = read_in(parent, BASE + i * PAGE_SIZE);
 		bad += v && v >> 16 != i;
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0ul);
@@ -614,35 +621,35 @@ static void shared_anonymous_memory_is_shared_across_fork(struct kunit *test)
 	unsigned long a = do_mmap(parent, 0, len, RW, MAP_SHARED | MAP_ANONYMOUS);
 	KUNIT_ASSERT_LT(test, a, TASK_SIZE);
 	KUNIT_EXPECT_NOT_NULL(test, find_vma(parent, a)->vm_shm);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, a), 0ull);
+	KUNIT_EXPECT_EQ(test, read_in(parent, a), 0ull);
 	KUNIT_EXPECT_FALSE(test, is_zero_pfn(pte_pfn(test_mm_pte(parent, a))));
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, a + PAGE_SIZE, 7), 0);
+	KUNIT_EXPECT_EQ(test, write_in(parent, a + PAGE_SIZE, 7), 0);
 	KUNIT_EXPECT_EQ(test, nr_shmem_pages(), shmem + 2);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(parent, MM_SHMEMPAGES), 2ul);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(parent, MM_ANONPAGES), 0ul);
 	struct mm_struct *child = fork_mm(test, parent);
 	KUNIT_EXPECT_TRUE(test, pte_none(test_mm_pte(child, a + PAGE_SIZE))); /* nothing copied */
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + PAGE_SIZE), 7ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + PAGE_SIZE), 7ull);
 	KUNIT_EXPECT_PTR_EQ(test, page_at(child, a + PAGE_SIZE), page_at(parent, a + PAGE_SIZE));
 	KUNIT_EXPECT_EQ(test, mapcount_at(parent, a + PAGE_SIZE), 2);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, a + 2 * PAGE_SIZE, 8), 0);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, a + 2 * PAGE_SIZE), 8ull);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, a + PAGE_SIZE, 9), 0);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + PAGE_SIZE), 9ull);
+	KUNIT_EXPECT_EQ(test, write_in(child, a + 2 * PAGE_SIZE, 8), 0);
+	KUNIT_EXPECT_EQ(test, read_in(parent, a + 2 * PAGE_SIZE), 8ull);
+	KUNIT_EXPECT_EQ(test, write_in(parent, a + PAGE_SIZE, 9), 0);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + PAGE_SIZE), 9ull);
 	/* MADV_DONTNEED drops the child's entries, not the data. */
 	KUNIT_EXPECT_EQ(test, do_madvise(child, a, len, MADV_DONTNEED), 0);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(child, MM_SHMEMPAGES), 0ul);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + 2 * PAGE_SIZE), 8ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + 2 * PAGE_SIZE), 8ull);
 	/* Read-only, then writable again: written in place, no copy. */
 	struct page *p = page_at(parent, a + PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, do_mprotect(parent, a, len, PROT_READ), 0);
 	KUNIT_EXPECT_EQ(test, do_mprotect(parent, a, len, RW), 0);
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, a + PAGE_SIZE, 10), 0);
+	KUNIT_EXPECT_EQ(test, write_in(parent, a + PAGE_SIZE, 10), 0);
 	KUNIT_EXPECT_PTR_EQ(test, page_at(parent, a + PAGE_SIZE), p);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + PAGE_SIZE), 10ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + PAGE_SIZE), 10ull);
 	/* A piece unmapped in the parent: the child still maps the object. */
 	KUNIT_EXPECT_EQ(test, do_munmap(parent, a, 4 * PAGE_SIZE), 0);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + PAGE_SIZE), 10ull);
+	KUNIT_EXPECT_EQ(test, read_in(child, a + PAGE_SIZE), 10ull);
 	put_child(test, child);
 	KUNIT_EXPECT_EQ(test, nr_shmem_pages(), shmem + 3);
 	KUNIT_EXPECT_EQ(test, do_munmap(parent, a, len), 0);
@@ -668,7 +675,7 @@ static void fork_out_of_memory_leaves_nothing_behind(struct kunit *test)
 	struct mm_struct *parent = parent_mm(test);
 	fill(test, parent);
 	test_mm_map_anon(test, parent, BASE + (1ul << 30), PAGE_SIZE); /* another PMD and PUD */
-	KUNIT_ASSERT_EQ(test, test_mm_write_u64(parent, BASE + (1ul << 30), 1), 0);
+	KUNIT_ASSERT_EQ(test, write_in(parent, BASE + (1ul << 30), 1), 0);
 	saved_attr = fail_page_alloc;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, injection_off, NULL), 0);
 	unsigned long failures = 0;
@@ -687,7 +694,7 @@ static void fork_out_of_memory_leaves_nothing_behind(struct kunit *test)
 		int err = dup_mm(parent, &child);
 		fault_attr_arm(false);
 		if (!err) {
-			KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, BASE + (1ul << 30)), 1ull);
+			KUNIT_EXPECT_EQ(test, read_in(child, BASE + (1ul << 30)), 1ull);
 			put_child(test, child);
 			break;
 		}
