@@ -478,7 +478,12 @@ static void fork_beside_truncate_on_every_cpu(struct kunit *test)
 		unsigned long p = truncate_crew.progress;
 		struct mm_struct *child;
 		KUNIT_ASSERT_EQ(test, dup_mm(mm, &child), 0);
+		/* The counts are checked with no truncate running (they
+		 * hold the inode's i_rwsem for writing): a zap in progress
+		 * holds a walker's reference the check would count. */
+		down_read(&f->f_inode->i_rwsem);
 		bad += pte_ref_verify(child);
+		up_read(&f->f_inode->i_rwsem);
 		mmput(child);
 		KUNIT_ASSERT_TRUE(test, TEST_WAIT_UNTIL(truncate_crew.progress > p, &truncate_crew.progress));
 	}
