@@ -94,8 +94,9 @@ struct timespec64 {
 /* A file's pages (Linux's struct address_space): page offset -> page, in
  * index order (an rbtree of small nodes here where Linux has an xarray).
  * A MAP_SHARED mapping's fault finds its page here by index
- * (filemap_get_folio, mm/shmem.c); nothing tracks which VMAs map them
- * (Linux's i_mmap).
+ * (filemap_get_folio, mm/shmem.c); the VMAs that map the file are in
+ * i_mmap (mm/interval_tree.h), so that truncate can unmap what it cuts
+ * off (unmap_mapping_range, mm/truncate.h).
  *
  * i_mmap_writable (Linux's, beside where i_mmap sits in Linux): the number
  * of VMAs that map the file VM_SHARED | VM_MAYWRITE (each holds one, from
@@ -108,6 +109,10 @@ struct address_space {
 	struct rb_root i_pages;
 	unsigned long nrpages;
 	int i_mmap_writable;
+	/* The VMAs mapping it, by page offset (Linux's i_mmap, an interval
+	 * tree), and their lock. */
+	struct rb_root i_mmap;
+	struct rw_semaphore i_mmap_rwsem;
 };
 
 /* Linux's mapping_map_writable: one more shared writable mapping, unless
@@ -386,6 +391,9 @@ void set_nlink(struct inode *inode, unsigned int n);
 /* Linux's vfs_getattr / generic_fillattr. */
 void generic_fillattr(struct inode *inode, struct kstat *stat);
 int vfs_getattr(const struct path *path, struct kstat *stat);
+/* fallocate(2) on an open file, its checks in Linux's order (fs/open.c);
+ * madvise(MADV_REMOVE) punches its hole through it, as Linux's. */
+long vfs_fallocate(struct file *f, int mode, long offset, long len);
 /* Linux's notify_change with setattr_prepare's checks: 0 or an errno. */
 int notify_change(struct dentry *dentry, struct iattr *attr);
 

@@ -215,7 +215,7 @@ SYSCALL_DEFINE1(chroot, const char __user *, filename)
 	(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_ZERO_RANGE | \
 	 FALLOC_FL_INSERT_RANGE | FALLOC_FL_UNSHARE_RANGE)
 
-static long vfs_fallocate(struct file *f, int mode, long offset, long len)
+long vfs_fallocate(struct file *f, int mode, long offset, long len)
 {
 	if (offset < 0 || len <= 0)
 		return -EINVAL;

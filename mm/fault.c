@@ -103,7 +103,7 @@ bool handle_page_fault(struct pt_regs *regs, u64 cr2)
 	/* Linux's do_sigbus: a fault the memory could not answer (no hugetlb
 	 * page in the pool) is SIGBUS. */
 	if (ret & VM_FAULT_SIGBUS)
-		user_fault_signal(regs, cr2, "no page for a hugetlb mapping (SIGBUS)", SIGBUS, BUS_ADRERR, cr2);
+		user_fault_signal(regs, cr2, "no page there: past the end of a file, or none in the hugetlb pool (SIGBUS)", SIGBUS, BUS_ADRERR, cr2);
 	else
 		user_fault_signal(regs, cr2, "bad access", SIGSEGV, SEGV_MAPERR, cr2); /* bad_area_nosemaphore */
 	return true;

@@ -31,6 +31,8 @@ void address_space_init(struct address_space *mapping, struct inode *host)
 	mapping->i_pages = RB_ROOT;
 	mapping->nrpages = 0;
 	mapping->i_mmap_writable = 0;
+	mapping->i_mmap = RB_ROOT;
+	init_rwsem(&mapping->i_mmap_rwsem);
 }
 
 /* The node at index, or the first one after it (ceil), or NULL. */
@@ -93,7 +95,7 @@ int __filemap_add_folio(struct address_space *mapping, struct page *page, unsign
 	return 0;
 }
 
-void filemap_remove_folio(struct page *page)
+bool filemap_remove_folio(struct page *page)
 {
 	struct address_space *mapping = page->mapping;
 	spin_lock(&mapping->i_pages_lock);
@@ -106,15 +108,17 @@ void filemap_remove_folio(struct page *page)
 	}
 	spin_unlock(&mapping->i_pages_lock);
 	if (!pc)
-		return;
+		return false;
 	kfree(pc);
 	page->mapping = NULL;
 	__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
 	put_page(page);
+	return true;
 }
 
-void truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend)
+unsigned long truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend)
 {
+	unsigned long removed = 0;
 	unsigned long start = (unsigned long)(lstart + PAGE_SIZE - 1) >> PAGE_SHIFT;
 	/* The first page past the range, or every page to the end. */
 	unsigned long end = lend < 0 ? ~0ul : (unsigned long)(lend + 1) >> PAGE_SHIFT;
@@ -124,14 +128,14 @@ void truncate_inode_pages_range(struct address_space *mapping, long lstart, long
 		struct page *page = pc && pc->index < end ? pc->page : NULL;
 		spin_unlock(&mapping->i_pages_lock);
 		if (!page)
-			return;
-		filemap_remove_folio(page);
+			return removed;
+		removed += filemap_remove_folio(page);
 	}
 }
 
-void truncate_inode_pages(struct address_space *mapping, long lstart)
+unsigned long truncate_inode_pages(struct address_space *mapping, long lstart)
 {
-	truncate_inode_pages_range(mapping, lstart, -1);
+	return truncate_inode_pages_range(mapping, lstart, -1);
 }
 
 unsigned long filemap_next_index(struct address_space *mapping, unsigned long index, unsigned long end,
@@ -187,11 +191,14 @@ long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 	return done ? done : (count && *pos < size ? -EFAULT : 0);
 }
 
+bool filemap_index_in_size(struct inode *inode, unsigned long index)
+{
+	return index < ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
 unsigned int filemap_copy_page(struct file *file, unsigned long index, void *dst)
 {
-	struct inode *inode = file->f_inode;
-	unsigned long end = ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
-	if (index >= end)
+	if (!filemap_index_in_size(file->f_inode, index))
 		return VM_FAULT_SIGBUS;
 	struct page *page = filemap_get_folio(file->f_mapping, index);
 	if (page) {

@@ -20,14 +20,15 @@ struct page *filemap_get_folio(struct address_space *mapping, unsigned long inde
 /* Puts page at index: the mapping takes a reference of its own. 0,
  * -EEXIST or -ENOMEM. */
 int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index);
-/* Takes page out of its mapping, dropping the mapping's reference. */
-void filemap_remove_folio(struct page *page);
+/* Takes page out of its mapping, dropping the mapping's reference; false
+ * when it was not there (taken out by another meanwhile). */
+bool filemap_remove_folio(struct page *page);
 /* Every page from byte lstart (rounded up to a page) on goes; the
  * partial page before it is the file system's to zero. */
-void truncate_inode_pages(struct address_space *mapping, long lstart);
+unsigned long truncate_inode_pages(struct address_space *mapping, long lstart);
 /* The pages wholly inside bytes [lstart, lend] go (a hole punched);
  * partial pages at either end are the file system's to zero. */
-void truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend);
+unsigned long truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend);
 /* The first index >= index with a page (data) or without one (hole),
  * below end; end if none. */
 unsigned long filemap_next_index(struct address_space *mapping, unsigned long index, unsigned long end,
@@ -36,6 +37,10 @@ unsigned long filemap_next_index(struct address_space *mapping, unsigned long in
  * i_size the end; holes read as zeros) into dst (user memory if user),
  * *pos moved on. Bytes copied, or -EFAULT when none could be. */
 long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user);
+/* Whether the page at index lies (at least in part) below the file's
+ * i_size: a fault at index past it is SIGBUS (Linux's check in
+ * filemap_fault and shmem_fault). */
+bool filemap_index_in_size(struct inode *inode, unsigned long index);
 /* A MAP_PRIVATE file mapping's new page (mm/memory.c): the file's page
  * at index copied into dst (a page), zeros for a hole. 0, or
  * VM_FAULT_SIGBUS past the file's end (mm/memory.h). */

@@ -19,7 +19,9 @@
  *     old ones or zeroes, and we always give zeroes;
  *   MADV_WILLNEED, MADV_COLD, MADV_PAGEOUT: nothing to read ahead or to
  *     page out (COLD and PAGEOUT refuse VM_LOCKED VMAs with -EINVAL);
- *   MADV_REMOVE: -EINVAL, as for any mapping that is not of a file;
+ *   MADV_REMOVE: a hole punched in the file or shared anonymous memory
+ *     a shared writable mapping maps (madvise_remove), -EINVAL for
+ *     private anonymous memory;
  *   MADV_NORMAL/RANDOM/SEQUENTIAL, DONTFORK/DOFORK, WIPEONFORK/KEEPONFORK,
  *     DONTDUMP/DODUMP, HUGEPAGE/NOHUGEPAGE: record VM_* flags;
  *   on a hugetlb VMA (mm/hugetlb_vma.h): DONTNEED from an aligned start
@@ -39,6 +41,8 @@
 #include "mm/hugetlb_vma.h"
 #include "mm/mmap_lock.h"
 #include "mm/pt_reclaim.h"
+#include "mm/shmem.h"
+#include "fs/fs.h"
 #include "mm/teardown.h"
 #include "mm/vma.h"
 
@@ -110,8 +114,43 @@ static int madvise_update_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 	return 0;
 }
 
+/* Linux's madvise_remove, its checks in its order: a hole punched in the
+ * file (or shmem object) a shared writable mapping maps, through
+ * vfs_fallocate(PUNCH_HOLE | KEEP_SIZE) with the mmap_lock dropped
+ * (i_rwsem comes before it, fs/fs.h); *prev NULL: the walk looks the next
+ * VMA up again. A shared anonymous mapping's object is punched in place
+ * (Linux's is an unnamed shmem file). A hugetlb VMA is private here
+ * (mmlab has no shared one): Linux's has a file, so -EACCES as its. */
+static int madvise_remove(struct mm_struct *mm, struct vm_area_struct *vma, struct vm_area_struct **prev,
+			  unsigned long start, unsigned long end)
+{
+	*prev = NULL;
+	if (vma->vm_flags & VM_LOCKED)
+		return -EINVAL;
+	struct file *f = vma->vm_file;
+	if (!f && !vma->vm_shm && !is_vm_hugetlb_page(vma))
+		return -EINVAL;
+	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) != (VM_SHARED | VM_WRITE))
+		return -EACCES;
+	if (!f && !vma->vm_shm)
+		return -EINVAL; /* a shared hugetlb VMA: mmap refuses to make one here */
+	unsigned long pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT);
+	if (!f) {
+		shmem_object_punch(vma->vm_shm, pgoff, pgoff + ((end - start) >> PAGE_SHIFT));
+		return 0;
+	}
+	get_file(f);
+	mmap_read_unlock(mm);
+	long err = vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (long)(pgoff << PAGE_SHIFT),
+				 (long)(end - start));
+	fput(f);
+	mmap_read_lock(mm);
+	return (int)err;
+}
+
 /* Advice on [start, end), inside vma. *prev is the VMA that holds the
- * range afterwards (the walk goes on after it). */
+ * range afterwards (the walk goes on after it), NULL when the lock was
+ * dropped meanwhile. */
 static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma,
 				struct vm_area_struct **prev, unsigned long start,
 				unsigned long end, int behavior)
@@ -120,7 +159,7 @@ static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma
 	*prev = vma;
 	switch (behavior) {
 	case MADV_REMOVE:
-		return -EINVAL; /* not a file mapping */
+		return madvise_remove(mm, vma, prev, start, end);
 	case MADV_WILLNEED:
 		return 0; /* no swap, no page cache: nothing to bring in */
 	case MADV_COLD:
@@ -206,11 +245,12 @@ static int madvise_walk_vmas(struct mm_struct *mm, unsigned long start, unsigned
 		if (error)
 			return error;
 		start = tmp;
-		if (start < prev->vm_end)
+		if (prev && start < prev->vm_end)
 			start = prev->vm_end;
 		if (start >= end)
 			break;
-		vma = prev->vm_next;
+		/* madvise_remove dropped the lock: the VMAs may have changed. */
+		vma = prev ? prev->vm_next : find_vma(mm, start);
 	}
 	return unmapped_error;
 }

@@ -132,12 +132,28 @@ static struct page *alloc_anon_page(struct vm_area_struct *vma, unsigned long ad
  * maps, counted only if installed (an anonymous page's first mapping, or a
  * shmem page's mapping in a shared VMA), its reference put otherwise.
  * Returns whether it was installed. */
+/* A file's page (or a private copy of one) is mapped only while the file
+ * still has it there, checked under the PTE lock (mm/truncate.h): a
+ * truncate or hole punch that raced the fault unmaps after taking the
+ * page away, so the fault either installs first and is zapped, or sees
+ * it gone here and faults again (SIGBUS past the end, a new page in a
+ * hole). */
+static bool fault_page_current(struct vm_fault *vmf, struct page *page)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	if (vma->vm_shm)
+		return shmem_page_current(vma, vmf->address, page);
+	if (vma->vm_file)
+		return filemap_index_in_size(vma->vm_file->f_inode, linear_page_index(vma, vmf->address));
+	return true;
+}
+
 static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, struct page *page)
 {
 	struct mm_struct *mm = vmf->vma->vm_mm;
 	spinlock_t *ptl;
 	pte_t *pte = pte_offset_map_lock(mm, vmf->pmd, vmf->address, &ptl);
-	if (!pte || !pte_same(ptep_get(pte), orig)) {
+	if (!pte || !pte_same(ptep_get(pte), orig) || (page && !fault_page_current(vmf, page))) {
 		/* Their result stands; the access faults again if it must. */
 		if (pte)
 			pte_unmap_unlock(pte, ptl);
@@ -451,10 +467,18 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
 	bool cow = is_cow_mapping(src_vma->vm_flags);
 	unsigned long start = addr;
+	/* In refcount mode the parent's table is held by a reference: the
+	 * parent's mmap_lock keeps out its own zaps, but not truncate's
+	 * (mm/truncate.h), which takes none and frees a table it empties. A
+	 * table going (or gone) has nothing to copy. */
+	if (pte_ref_enabled() && pte_try_get(src_pmd) != TRYGET_SUCCESSED)
+		return 0;
 	int installed = pte_alloc(dst_mm, dst_pmd);
-	if (installed < 0)
-		return -ENOMEM;
 	if (installed != INSTALLED_PTE) {
+		if (pte_ref_enabled())
+			pte_put(src_mm, src_pmd, start);
+		if (installed < 0)
+			return -ENOMEM;
 		pr_err("BUG: fork: the child's PMD at %#lx is huge before its copy\n", addr);
 		return -EFAULT;
 	}
@@ -476,11 +500,17 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 		set_pte_at(dst_mm, addr, dst_pte, pte);
 		copied++;
 	}
-	spin_unlock(src_ptl);
-	pte_unmap_unlock(dst_pte, dst_ptl);
+	/* The entries' counts before the child's PTE lock goes: the child's
+	 * VMA of a file is in the file's i_mmap already (mm/interval_tree.h),
+	 * and truncate's zap, which takes no mmap_lock, may clear these
+	 * entries (and drop their counts) as soon as the lock is free. */
 	if (copied)
 		pte_get_many(dst_pmd, copied);
+	spin_unlock(src_ptl);
+	pte_unmap_unlock(dst_pte, dst_ptl);
 	pte_put(dst_mm, dst_pmd, start);
+	if (pte_ref_enabled())
+		pte_put(src_mm, src_pmd, start);
 	return 0;
 }
 

@@ -220,6 +220,15 @@ struct vm_area_struct {
 	 * (mm/memory.c). Pieces of a split VMA and fork's copies each hold
 	 * one. */
 	struct file *vm_file;
+	/* Its node in the interval tree of the file or shmem object it maps
+	 * (Linux's vma->shared, mm/interval_tree.h): linked while it is in
+	 * the tree, rb_subtree_last the largest last page offset of its
+	 * subtree. Guarded by that tree's i_mmap_rwsem. */
+	struct {
+		struct rb_node rb;
+		unsigned long rb_subtree_last;
+		bool linked;
+	} shared;
 };
 
 static inline bool is_vm_hugetlb_page(const struct vm_area_struct *vma) { return vma->vm_flags & VM_HUGETLB; }

@@ -19,6 +19,7 @@
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
 #include "mm/memory.h"
+#include "mm/interval_tree.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
 #include "mm/shmem.h"
@@ -386,6 +387,12 @@ static unsigned long mmap_file_locked(struct mm_struct *mm, unsigned long addr, 
 	if (IS_ERR_VALUE(addr))
 		return addr;
 	struct vm_area_struct *vma = find_vma(mm, addr);
+	/* Linux calls the method before it links the VMA, and a method may
+	 * replace vm_file (/dev/zero's: shmem_zero_setup, or none for a
+	 * private mapping): the VMA, linked here already, leaves its file's
+	 * i_mmap for the call and joins the tree of what it maps afterwards
+	 * (mm/interval_tree.h; no page is mapped in it yet). */
+	unlink_file_vma(vma);
 	int err = file->f_op->mmap(file, vma);
 	/* The VMA's count in i_mmap_writable (fs/fs.h) is taken after the
 	 * method, which may have cleared VM_MAYWRITE (a write-sealed memfd,
@@ -400,6 +407,7 @@ static unsigned long mmap_file_locked(struct mm_struct *mm, unsigned long addr, 
 		munmap_range(mm, addr, addr + len);
 		return (unsigned long)(long)err;
 	}
+	vma_link_file(vma);
 	if ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE)
 		*populate = true;
 	return addr;
@@ -523,6 +531,7 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		vma->vm_pgoff = 0;
 		if (segment) /* the segment's reference stays its own */
 			shmem_get(shm);
+		vma_link_file(vma); /* into the object's i_mmap */
 	}
 	if (!IS_ERR_VALUE(addr) &&
 	    ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE))
@@ -557,6 +566,12 @@ unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long le
 		      unsigned long prot, unsigned long flags)
 {
 	return mmap_pgoff(mm, addr, len, prot, flags, NULL, 0, false);
+}
+
+unsigned long do_mmap_file(struct mm_struct *mm, struct file *file, unsigned long addr, unsigned long len,
+			   unsigned long prot, unsigned long flags, unsigned long pgoff)
+{
+	return mmap_pgoff(mm, addr, len, prot, flags, file, pgoff, false);
 }
 
 unsigned long do_mmap_shmem_locked(struct mm_struct *mm, unsigned long addr, unsigned long len,
@@ -644,6 +659,13 @@ void exit_mmap(struct mm_struct *mm)
 		mmap_write_unlock(mm);
 		return;
 	}
+	/* Out of the files' i_mmap first, so that no truncate walks these
+	 * tables from now on: the full-mm gather frees the PTE tables this
+	 * zap empties (refcount mode) without an RCU grace period, trusting
+	 * that nobody else can reach them (mm/mmu_gather.c). Linux unlinks in
+	 * free_pgtables, after the zap. */
+	for (vma = first; vma; vma = vma->vm_next)
+		unlink_file_vma(vma);
 	struct mmu_gather tlb;
 	unsigned long nr_accounted = 0;
 	tlb_gather_mmu_fullmm(&tlb, mm);

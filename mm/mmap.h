@@ -42,6 +42,12 @@ unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsign
  * kernel's own (exec's loader): MDWE checks only the system calls. */
 unsigned long do_mmap(struct mm_struct *mm, unsigned long addr, unsigned long len,
 		      unsigned long prot, unsigned long flags);
+/* The same for an open file (tmpfs), at page offset pgoff, with mmap(2)'s
+ * checks of the file (Linux's do_mmap with a file): the kernel's own
+ * mappings of files, and the tests'. */
+struct file;
+unsigned long do_mmap_file(struct mm_struct *mm, struct file *file, unsigned long addr, unsigned long len,
+			   unsigned long prot, unsigned long flags, unsigned long pgoff);
 /* Linux's do_shmat's do_mmap of the segment's file (ipc/shm.c), with
  * mmap_lock held for writing: a MAP_SHARED mapping of shm, a System V
  * segment's shmem object, from its offset 0 (the new VMA's reference

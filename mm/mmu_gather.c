@@ -71,7 +71,8 @@ static void tlb_table_flush(struct mmu_gather *tlb)
 {
 	/* The address space of exit_mmap (mm_users dropped to zero) has
 	 * nobody left to walk it, locked or lockless (mmput frees its PGD
-	 * at once too): no grace period to wait for. */
+	 * at once too; its VMAs left the files' i_mmap before the zap, so
+	 * no truncate walks it either): no grace period to wait for. */
 	bool dead = tlb->fullmm && !__atomic_load_n(&tlb->mm->mm_users, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < tlb->nr_tables; i++) {
 		if (dead)

@@ -48,6 +48,7 @@
 #include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
+#include "mm/interval_tree.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
 #include "mm/pgtable.h"
@@ -357,6 +358,14 @@ unsigned long move_page_tables(struct vm_area_struct *vma, unsigned long old_add
 	(void)new_vma; /* the same mm; Linux passes it for rmap and uffd */
 	if (!prepare_move(mm, old_addr, new_addr, len))
 		return 0;
+	/* Linux's take_rmap_locks: a walker of the file's i_mmap (truncate's
+	 * unmap_mapping_range) could zap the new range before an entry got
+	 * there and the old one after it left: it waits for the whole move. */
+	struct rw_semaphore *i_mmap_rwsem;
+	if (vma_i_mmap(vma, &i_mmap_rwsem))
+		down_write(i_mmap_rwsem);
+	else
+		i_mmap_rwsem = NULL;
 	for (; old_addr < old_end; old_addr += extent, new_addr += extent) {
 		cond_resched();
 		extent = move_extent(old_addr, old_end, new_addr);
@@ -394,6 +403,8 @@ unsigned long move_page_tables(struct vm_area_struct *vma, unsigned long old_add
 			break;
 		}
 	}
+	if (i_mmap_rwsem)
+		up_write(i_mmap_rwsem);
 	return old_addr < orig_old_addr + len ? old_addr - orig_old_addr : len;
 }
 

@@ -13,6 +13,7 @@ KERNEL_SRCS += \
 	mm/hugetlb.c \
 	mm/hugetlb_cmdline.c \
 	mm/hugetlb_vma.c \
+	mm/interval_tree.c \
 	mm/kernel_map.c \
 	mm/kmalloc.c \
 	mm/madvise.c \
@@ -53,6 +54,7 @@ KERNEL_SRCS += \
 	mm/slab.c \
 	mm/slab_common.c \
 	mm/teardown.c \
+	mm/truncate.c \
 	mm/util.c \
 	mm/vmalloc.c \
 	mm/vmap_area.c \

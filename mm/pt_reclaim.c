@@ -85,6 +85,8 @@
 #include "kernel/printk.h"
 #include "kernel/sysctl.h"
 #include "lib/string.h"
+#include "mm/interval_tree.h"
+#include "mm/mmap.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
 #include "mm/mmu_gather.h"
@@ -245,6 +247,20 @@ out_pml:
 
 /* --- the PMD extension ------------------------------------------------------------ */
 
+/* Whether a VMA of a file (in an i_mmap, mm/interval_tree.h) meets the
+ * PUD entry's span at addr: unmap_mapping_range walks such a VMA's
+ * tables holding only the i_mmap lock, not this mm's mmap_lock, so their
+ * PMD table stays until free_pgtables, which comes after the VMA left
+ * the tree. */
+static bool pud_span_has_file_vma(struct mm_struct *mm, unsigned long addr)
+{
+	unsigned long start = addr & PUD_MASK, end = start + PUD_SIZE;
+	for (struct vm_area_struct *vma = find_vma(mm, start); vma && vma->vm_start < end; vma = vma->vm_next)
+		if (vma_in_i_mmap(vma))
+			return true;
+	return false;
+}
+
 static bool pmd_table_empty(const pmd_t *table)
 {
 	for (unsigned i = 0; i < PTRS_PER_TABLE; i++)
@@ -307,7 +323,7 @@ void try_to_free_pmd_tables(struct mm_struct *mm, unsigned long start, unsigned 
 		if (pud_none(pudval) || (pud_val(pudval) & _PAGE_PSE))
 			continue;
 		pmd_t *table = pud_pgtable(pudval);
-		if (!pmd_table_empty(table))
+		if (!pmd_table_empty(table) || pud_span_has_file_vma(mm, addr))
 			continue;
 		spin_lock(&mm->page_table_lock);
 		pud_clear(pud);

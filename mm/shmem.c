@@ -11,7 +11,9 @@
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/slab.h"
+#include "mm/truncate.h"
 #include "mm/util.h"
+#include "mm/filemap.h"
 
 static long shmem_pages;
 
@@ -39,6 +41,8 @@ struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len,
 	obj->size = size;
 	obj->accounted = !noreserve;
 	spin_lock_init(&obj->lock);
+	obj->i_mmap = RB_ROOT;
+	init_rwsem(&obj->i_mmap_rwsem);
 	*err = 0;
 	return obj;
 }
@@ -116,16 +120,64 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 	return page;
 }
 
+/* Pages of files and shmem objects mapped by at least one PTE (Linux's
+ * NR_FILE_MAPPED: page_add_file_rmap counts a page at its first mapping,
+ * page_remove_rmap uncounts it at its last). */
+static long file_mapped_pages;
+
+unsigned long nr_file_mapped_pages(void)
+{
+	long n = __atomic_load_n(&file_mapped_pages, __ATOMIC_RELAXED);
+	return n < 0 ? 0 : (unsigned long)n;
+}
+
 void shmem_page_mapped(struct mm_struct *mm, struct page *page)
 {
-	__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED);
+	if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == 0)
+		__atomic_add_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
 	add_mm_counter(mm, MM_SHMEMPAGES, 1);
 }
 
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page)
 {
-	__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED);
+	if (__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == -1)
+		__atomic_sub_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
 	add_mm_counter(mm, MM_SHMEMPAGES, -1);
+}
+
+bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struct page *page)
+{
+	struct shmem_object *obj = vma->vm_shm;
+	unsigned long index = linear_page_index(vma, address);
+	if (!obj->mapping)
+		return __atomic_load_n(&obj->pages[index], __ATOMIC_ACQUIRE) == page;
+	return READ_ONCE(page->mapping) == obj->mapping && page->index == index &&
+	       filemap_index_in_size(obj->mapping->host, index);
+}
+
+void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned long end)
+{
+	end = min(end, obj->size);
+	if (start >= end)
+		return;
+	/* Unmapped, taken out, unmapped again: a fault that found a page
+	 * before it went either mapped it before the second unmap or sees
+	 * its slot empty under the PTE lock (mm/truncate.h). */
+	unmap_i_mmap_pages(&obj->i_mmap, &obj->i_mmap_rwsem, start, end - start, false);
+	for (unsigned long i = start; i < end; i++) {
+		spin_lock(&obj->lock);
+		struct page *page = obj->pages[i];
+		if (page) {
+			__atomic_store_n(&obj->pages[i], NULL, __ATOMIC_RELEASE);
+			obj->nrpages--;
+		}
+		spin_unlock(&obj->lock);
+		if (page) {
+			__atomic_sub_fetch(&shmem_pages, 1, __ATOMIC_RELAXED);
+			put_page(page); /* the object's reference */
+		}
+	}
+	unmap_i_mmap_pages(&obj->i_mmap, &obj->i_mmap_rwsem, start, end - start, false);
 }
 
 /* ---- tmpfs: files whose pages are their page cache ---- */
@@ -163,7 +215,6 @@ static void shmem_account(struct inode *inode, long pages)
 static void shmem_truncate_range(struct inode *inode, long lstart)
 {
 	struct address_space *mapping = inode->i_mapping;
-	unsigned long before = mapping->nrpages;
 	if (lstart & (long)(PAGE_SIZE - 1)) {
 		struct page *page = filemap_get_folio(mapping, (unsigned long)lstart >> PAGE_SHIFT);
 		if (page) {
@@ -172,8 +223,9 @@ static void shmem_truncate_range(struct inode *inode, long lstart)
 			put_page(page);
 		}
 	}
-	truncate_inode_pages(mapping, lstart);
-	shmem_account(inode, -(long)(before - mapping->nrpages));
+	/* Every process mapping a page past the end loses it first
+	 * (mm/truncate.h): its next touch there is SIGBUS. */
+	shmem_account(inode, -(long)truncate_pagecache(inode, lstart));
 }
 
 void shmem_evict_inode(struct inode *inode)
@@ -345,9 +397,12 @@ static int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 			return -EPERM;
 		}
 		if (attr->ia_size != inode->i_size) {
-			if (attr->ia_size < inode->i_size)
+			/* Linux's shmem_setattr: the new size first, so that a
+			 * fault past it is SIGBUS before its pages go. */
+			long oldsize = inode->i_size;
+			WRITE_ONCE(inode->i_size, attr->ia_size);
+			if (attr->ia_size < oldsize)
 				shmem_truncate_range(inode, attr->ia_size);
-			inode->i_size = attr->ia_size;
 			inode->i_mtime = attr->ia_ctime;
 		}
 	}
@@ -480,9 +535,9 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 			shmem_zero_part(mapping, first, from, PAGE_SIZE);
 			shmem_zero_part(mapping, last, 0, to);
 		}
-		unsigned long before = mapping->nrpages;
-		truncate_inode_pages_range(mapping, offset, end - 1);
-		shmem_account(inode, -(long)(before - mapping->nrpages));
+		/* The pages wholly inside go from every shared mapping too
+		 * (mm/truncate.h): read back there, the hole is zeros. */
+		shmem_account(inode, -(long)truncate_pagecache_range(inode, offset, end - 1));
 		goto out;
 	}
 	/* Even with FALLOC_FL_KEEP_SIZE, as Linux's. */
@@ -611,6 +666,16 @@ static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area
 		err = __filemap_add_folio(mapping, page, index);
 		if (!err) {
 			shmem_account(inode, 1);
+			/* Linux's shmem_get_folio_gfp: "Perhaps the file has been
+			 * truncated since we checked": a page added past the new
+			 * end goes again (unless the truncate took it already). */
+			if (!filemap_index_in_size(inode, index)) {
+				if (filemap_remove_folio(page))
+					shmem_account(inode, -1);
+				put_page(page);
+				*ret = VM_FAULT_SIGBUS;
+				return NULL;
+			}
 			return page; /* the allocation's reference is the caller's */
 		}
 		shmem_free_unadded(inode, page);

@@ -28,14 +28,17 @@
  * file's page cache (shmem_mmap); a MAP_SHARED anonymous mapping is still
  * an object with pages of its own rather than an unnamed tmpfs inode, as
  * Linux has it (the object predates the files), and so is a MAP_SHARED
- * mapping of /dev/zero (shmem_zero_setup, mm/shmem_file.c). Truncating a file does
- * not unmap its pages from the processes that map them (Linux's
- * unmap_mapping_range needs a reverse map of file pages, which mmlab has
- * not): a page cut off stays mapped until munmap, no longer in the file. */
+ * mapping of /dev/zero (shmem_zero_setup, mm/shmem_file.c). The VMAs
+ * that map a file are in its address_space's i_mmap, those of an
+ * anonymous object in the object's (mm/interval_tree.h): truncate, a hole
+ * punched and MADV_REMOVE unmap the pages they take from every process
+ * (mm/truncate.h). */
 #ifndef MM_SHMEM_H
 #define MM_SHMEM_H
 
+#include "kernel/rwsem.h"
 #include "kernel/spinlock.h"
+#include "lib/rbtree.h"
 #include "kernel/types.h"
 
 struct page;
@@ -55,6 +58,11 @@ struct shmem_object {
 	 * i_size is the end: a fault past it is SIGBUS). */
 	struct file *file;
 	struct address_space *mapping;
+	/* An anonymous object's VMAs by page offset (mm/interval_tree.h:
+	 * Linux's i_mmap of the unnamed shmem file) and their lock; a file's
+	 * object leaves its VMAs to the file's address_space. */
+	struct rb_root i_mmap;
+	struct rw_semaphore i_mmap_rwsem;
 	/* A System V segment's object (ipc/shm.h): each VMA that maps it is
 	 * an attach, counted as VMAs come (shmem_get) and go (shmem_put),
 	 * Linux's shm_vm_ops open and close; NULL for any other object, and
@@ -90,6 +98,20 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 /* Accounting of a mapping of a shmem page in mm (mm/memory.c's callers). */
 void shmem_page_mapped(struct mm_struct *mm, struct page *page);
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page);
+
+/* A fault's check under the PTE lock, before it maps page at address of
+ * vma (mm/truncate.h): whether the page is still the one there, in the
+ * file's page cache below i_size or in the anonymous object's slot;
+ * false when a truncate or hole punch took it away meanwhile. */
+bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struct page *page);
+/* A hole in an anonymous object (MADV_REMOVE, Linux's shmem_fallocate
+ * of the unnamed file): the pages at offsets [start, end) unmapped from
+ * every VMA of the object and freed; the next touch gets a zeroed page. */
+void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned long end);
+/* File and shmem pages mapped by at least one PTE (/proc/meminfo Mapped,
+ * /proc/vmstat nr_mapped: Linux's NR_FILE_MAPPED; every file of mmlab is
+ * tmpfs, so these are shmem pages, as a tmpfs file's are on Linux). */
+unsigned long nr_file_mapped_pages(void);
 
 /* Pages in shmem objects and tmpfs files (/proc/meminfo Shmem). */
 unsigned long nr_shmem_pages(void);

@@ -213,7 +213,6 @@ static void zap_page_range_single(struct vm_area_struct *vma, unsigned long star
 	 * racing it taking a new one (pte_alloc); in scan mode, with
 	 * reclaim_pt, one the zap emptied whole, under its PMD and PTE locks
 	 * (try_to_free_pte). */
-	mmap_assert_locked(vma->vm_mm);
 	struct mmu_gather tlb;
 	tlb_gather_mmu(&tlb, vma->vm_mm);
 	zap_range_details(&tlb, vma, start, start + size, reclaim_pt);
@@ -222,12 +221,26 @@ static void zap_page_range_single(struct vm_area_struct *vma, unsigned long star
 
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size)
 {
+	mmap_assert_locked(vma->vm_mm);
 	zap_page_range_single(vma, start, size, false);
 }
 
 void zap_page_range_dontneed(struct vm_area_struct *vma, unsigned long start, unsigned long size)
 {
+	mmap_assert_locked(vma->vm_mm);
 	zap_page_range_single(vma, start, size, true);
+}
+
+/* Under the i_mmap_rwsem alone, from any mm: vma stays in the tree, so
+ * its mm, its upper tables (free_pgtables unlinks it first; the PMD
+ * extension of mm/pt_reclaim.c skips a file VMA's) and its VMA fields
+ * (vma_set_range changes them under the tree's write lock) hold still;
+ * PTE tables are entered as MADV_DONTNEED's zap enters them beside other
+ * zaps (a reference in refcount mode, the PTE lock's recheck in scan
+ * mode). */
+void unmap_mapping_range_vma(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	zap_page_range_single(vma, start, end - start, false);
 }
 
 /* --- free_pgtables ------------------------------------------------------------- */

@@ -4,6 +4,7 @@
 #ifndef MM_TEARDOWN_H
 #define MM_TEARDOWN_H
 
+#include "mm/interval_tree.h"
 #include "mm/mm_types.h"
 #include "mm/pgtable.h"
 
@@ -29,6 +30,10 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned lo
  * madvise_dontneed_single_vma: zap_details.reclaim_pt): in scan mode the
  * PTE tables the zap emptied whole are freed too (mm/pt_reclaim.h). */
 void zap_page_range_dontneed(struct vm_area_struct *vma, unsigned long start, unsigned long size);
+/* Linux's unmap_mapping_range_vma: [start, end) of a VMA of a file
+ * (mm/truncate.h) with a gather of its own, its caller holding the file's
+ * i_mmap_rwsem for reading and maybe no lock of vma's mm. */
+void unmap_mapping_range_vma(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 /* Frees the page tables that cover only addresses in [addr, end) or in
  * the free gaps around it, as Linux's free_pgd_range: floor is the end of
  * the previous VMA (0: none) and ceiling the start of the next (0: none,
@@ -49,8 +54,13 @@ static inline void free_pgtables(struct mmu_gather *tlb, struct vm_area_struct *
 	if (vma == end)
 		return;
 	unsigned long start = vma->vm_start, stop = vma->vm_end;
-	for (; vma != end; vma = vma->vm_next)
+	/* Each leaves its file's i_mmap first (Linux's unlink_file_vma
+	 * here): a walker of the tree (unmap_mapping_range, which holds no
+	 * mmap_lock) is out of these tables before they go. */
+	for (; vma != end; vma = vma->vm_next) {
+		unlink_file_vma(vma);
 		stop = vma->vm_end;
+	}
 	free_pgd_range(tlb, start, stop, floor, ceiling);
 }
 

@@ -36,6 +36,7 @@
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
 #include "mm/hugetlb_vma.h"
+#include "mm/interval_tree.h"
 #include "mm/mempolicy.h"
 #include "mm/mmu_gather.h"
 #include "mm/rmap.h"
@@ -102,12 +103,11 @@ void vma_set_range(struct vm_area_struct *vma, unsigned long start, unsigned lon
 {
 	/* vm_pgoff names the page at vm_start: it moves with the start, so
 	 * every address keeps its offset (Linux's callers pass the pgoff). */
-	if (start >= vma->vm_start)
-		vma->vm_pgoff += (start - vma->vm_start) >> PAGE_SHIFT;
-	else
-		vma->vm_pgoff -= (vma->vm_start - start) >> PAGE_SHIFT;
-	vma->vm_start = start;
-	vma->vm_end = end;
+	unsigned long pgoff = start >= vma->vm_start ? vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT)
+						     : vma->vm_pgoff - ((vma->vm_start - start) >> PAGE_SHIFT);
+	/* A VMA in its file's i_mmap leaves it, changes and comes back under
+	 * the tree's lock (mm/interval_tree.h). */
+	vma_i_mmap_set_range(vma, start, end, pgoff);
 	vma_gap_update(vma);
 	if (vma->vm_next)
 		vma_gap_update(vma->vm_next);
@@ -177,6 +177,7 @@ void vma_link(struct mm_struct *mm, struct vm_area_struct *vma, struct vm_area_s
 	vma_gap_update(vma);
 	rb_insert_augmented(&vma->vm_rb, &mm->mm_rb, &vma_gap_callbacks);
 	mm->map_count++;
+	vma_link_file(vma);
 }
 
 /* Links a VMA that overlaps nothing. */
@@ -234,6 +235,7 @@ struct vm_area_struct *vm_area_copy(struct vm_area_struct *orig)
 	new->anon_vma = NULL;
 	new->vm_rb = (struct rb_node){ 0 };
 	new->vm_next = new->vm_prev = NULL;
+	new->shared.linked = false; /* joins orig's i_mmap when linked */
 	mpol_get(new->vm_policy);       /* vma_dup_policy */
 	resv_map_get(new->vm_resv_map); /* hugetlb_vm_op_open */
 	shmem_get(new->vm_shm);
@@ -335,6 +337,9 @@ void vm_area_free(struct vm_area_struct *vma)
 		 * reservations go back to the pool. */
 		hugetlb_vm_op_close(vma);
 		unlink_anon_vmas(vma);
+		/* A VMA merged away leaves its i_mmap here; one unmapped
+		 * left it in free_pgtables already. */
+		unlink_file_vma(vma);
 		shmem_put(vma->vm_shm);
 		vma_put_file(vma); /* Linux's remove_vma */
 		mpol_put(vma->vm_policy);
@@ -394,12 +399,16 @@ static void split_vma_at(struct mm_struct *mm, struct vm_area_struct *vma, unsig
 	new->vm_start = vma->vm_start;
 	new->vm_end = vma->vm_end;
 	new->vm_pgoff = vma->vm_pgoff;
+	/* new joins the i_mmap before vma shrinks, so that a walker of the
+	 * tree finds every offset at every moment (once twice, harmlessly). */
 	if (new_below) {
 		new->vm_end = addr;
+		vma_link_file(new);
 		vma_set_range(vma, addr, vma->vm_end);
 	} else {
 		new->vm_pgoff += (addr - new->vm_start) >> PAGE_SHIFT;
 		new->vm_start = addr;
+		vma_link_file(new);
 		vma_set_range(vma, vma->vm_start, addr);
 	}
 	insert_vma(mm, new);
@@ -486,8 +495,10 @@ static struct vm_area_struct *vma_merge_new_range(struct vma_merge_struct *vmg)
 		dup_anon_vma(prev, next);
 		take_anon_vma(prev, vmg->anon_vma);
 		vma_unlink(vmg->mm, next);
-		vm_area_free(next);
+		/* prev grows before next goes, so that the range stays in
+		 * the i_mmap (mm/interval_tree.h). */
 		vma_set_range(prev, prev->vm_start, next_end);
+		vm_area_free(next);
 		return prev;
 	}
 	if (merge_prev) {
@@ -587,33 +598,38 @@ static struct vm_area_struct *vma_merge_existing_range(struct vma_merge_struct *
 			unsigned long next_end = next->vm_end;
 			dup_anon_vma(prev, next->anon_vma ? next : vma);
 			vma_unlink(mm, next);
+			vma_set_range(prev, prev->vm_start, next_end);
 			vm_area_free(next);
 			vm_area_free(vma);
-			vma_set_range(prev, prev->vm_start, next_end);
 			return prev;
 		}
+		/* The neighbour grows before vma goes, so that the range
+		 * stays in the i_mmap (mm/interval_tree.h). */
 		if (merge_prev) {
 			dup_anon_vma(prev, vma);
-			vm_area_free(vma);
 			vma_set_range(prev, prev->vm_start, end);
+			vm_area_free(vma);
 			return prev;
 		}
 		dup_anon_vma(next, vma);
-		vm_area_free(vma);
 		vma_set_range(next, start, next->vm_end);
+		vm_area_free(vma);
 		return next;
 	}
-	/* A head or tail piece moves into the neighbour: shrink first, so the
-	 * two never overlap. */
+	/* A head or tail piece moves into the neighbour: the neighbour grows
+	 * first, so that the piece stays in the i_mmap throughout
+	 * (mm/interval_tree.h); the gaps the brief overlap miscomputes are
+	 * recomputed when vma shrinks (vma_set_range updates vma's and its
+	 * successor's). */
 	if (merge_prev) {
 		dup_anon_vma(prev, vma);
-		vma_set_range(vma, end, vma->vm_end);
 		vma_set_range(prev, prev->vm_start, end);
+		vma_set_range(vma, end, vma->vm_end);
 		return prev;
 	}
 	dup_anon_vma(next, vma);
-	vma_set_range(vma, vma->vm_start, start);
 	vma_set_range(next, start, next->vm_end);
+	vma_set_range(vma, vma->vm_start, start);
 	return next;
 }
 

@@ -1,6 +1,7 @@
 /* /proc/vmstat's event counters (mm/vmstat.h), and the two files Linux's
  * mm/vmstat.c prints: /proc/vmstat and /proc/buddyinfo. */
 #include "mm/vmstat.h"
+#include "mm/shmem.h"
 #include "fs/proc/proc_fs.h"
 #include "mm/clear_page.h"
 #include "mm/huge_memory.h"
@@ -52,8 +53,10 @@ PROC_FILE(buddyinfo_entry, proc_root_dir, "buddyinfo", buddyinfo_show);
 static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
-	seq_buf_printf(m, "nr_free_pages %lu\nnr_anon_pages %lu\nnr_page_table_pages %lu\n", nr_free_pages(),
-		       nr_anon_pages(), nr_user_pagetable_pages());
+	/* nr_mapped: file (here shmem) pages mapped by a PTE, right after
+	 * nr_anon_pages as in Linux. */
+	seq_buf_printf(m, "nr_free_pages %lu\nnr_anon_pages %lu\nnr_mapped %lu\nnr_page_table_pages %lu\n",
+		       nr_free_pages(), nr_anon_pages(), nr_file_mapped_pages(), nr_user_pagetable_pages());
 	static const char *const numa_names[NR_NUMA_STAT_ITEMS] = {
 		[NUMA_HIT] = "numa_hit", [NUMA_MISS] = "numa_miss", [NUMA_FOREIGN] = "numa_foreign",
 		[NUMA_INTERLEAVE_HIT] = "numa_interleave", [NUMA_LOCAL] = "numa_local", [NUMA_OTHER] = "numa_other",

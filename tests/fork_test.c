@@ -59,44 +59,9 @@ static void put_child(struct kunit *test, struct mm_struct *child)
 	mmput(child);
 }
 
-/* User accesses in mm, whichever mm is current. */
-static struct mm_struct *enter(struct mm_struct *mm)
-{
-	struct mm_struct *was = current->mm;
-	if (was == mm)
-		return was;
-	if (was)
-		kthread_unuse_mm(was);
-	kthread_use_mm(mm);
-	return was;
-}
-
-static void leave(struct mm_struct *mm, struct mm_struct *was)
-{
-	if (was == mm)
-		return;
-	kthread_unuse_mm(mm);
-	if (was)
-		kthread_use_mm(was);
-}
-
-static int write_in(struct mm_struct *mm, unsigned long addr, u64 v)
-{
-	struct mm_struct *was = enter(mm);
-	int err = put_user_u64(v, (void *)addr);
-	leave(mm, was);
-	return err;
-}
-
-static u64 read_in(struct mm_struct *mm, unsigned long addr)
-{
-	u64 v = ~0ull;
-	struct mm_struct *was = enter(mm);
-	if (get_user_u64(&v, (const void *)addr))
-		v = ~0ull;
-	leave(mm, was);
-	return v;
-}
+/* User accesses in mm, whichever mm is current (tests/test_mm.h). */
+static int write_in(struct mm_struct *mm, unsigned long addr, u64 v) { return test_mm_write_u64(mm, addr, v); }
+static u64 read_in(struct mm_struct *mm, unsigned long addr) { return test_mm_read_u64(mm, addr); }
 
 static struct page *page_at(struct mm_struct *mm, unsigned long addr)
 {
@@ -590,30 +555,15 @@ static void migration_moves_a_page_every_process_maps(struct kunit *test)
 #define STRESS_PAGES 1024 /* two PTE tables */
 #define STRESS_FORKS 48
 
+static int stress_write(unsigned long addr, unsigned long index, unsigned long seed, unsigned long n)
+{
+	(void)seed;
+	return put_user_u64(index << 16 | (n & 0xffff), (void *)addr);
+}
+
 static int stress_worker(struct test_worker *w)
 {
-	struct mm_struct *mm = w->crew->ctx;
-	unsigned long seed = 0x9e3779b97f4a7c15ul * (w->id + 1), n = 0;
-	kthread_use_mm(mm);
-	int err = 0;
-	while (!test_crew_should_stop(w)) {
-		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
-		unsigned long i = (seed >> 33) % STRESS_PAGES;
-		if ((seed >> 20) % 16 == 0) {
-			unsigned long len = ((seed >> 40) % 32 + 1) * PAGE_SIZE;
-			if (i * PAGE_SIZE + len > STRESS_PAGES * PAGE_SIZE)
-				len = STRESS_PAGES * PAGE_SIZE - i * PAGE_SIZE;
-			if (do_madvise(mm, BASE + i * PAGE_SIZE, len, MADV_DONTNEED))
-				err = 1;
-		} else if (put_user_u64(i << 16 | (++n & 0xffff), (void *)(BASE + i * PAGE_SIZE))) {
-			err = 1;
-		}
-		test_crew_progress(w);
-		if (n % 64 == 0)
-			cond_resched();
-	}
-	kthread_unuse_mm(mm);
-	return err;
+	return test_mm_stress_worker(w, BASE, STRESS_PAGES, stress_write);
 }
 
 static struct test_crew stress_crew;

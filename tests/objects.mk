@@ -31,6 +31,7 @@ KERNEL_SRCS += \
 	tests/mm_smp_test.c \
 	tests/mempolicy_test.c \
 	tests/mmap_test.c \
+	tests/filemap_test.c \
 	tests/fork_test.c \
 	tests/mremap_test.c \
 	tests/numa_layout_test.c \

@@ -5,6 +5,8 @@
  * case's thread, and cases run one at a time (an inner case of the
  * framework's self-tests finishes before its outer one goes on). */
 #include "tests/test_mm.h"
+#include "tests/test_cpu.h"
+#include "arch/x86_64/uaccess.h"
 #include "fs/file.h"
 #include "kernel/sched.h"
 #include "kernel/rwsem.h"
@@ -170,6 +172,77 @@ void test_mm_destroy(struct kunit *test, struct mm_struct *mm)
 	struct test_mm *t = find(test, mm);
 	if (t)
 		kunit_release_action(test, test_mm_cleanup, t);
+}
+
+struct mm_struct *test_mm_enter(struct mm_struct *mm)
+{
+	struct mm_struct *was = current->mm;
+	if (was == mm)
+		return was;
+	if (was)
+		kthread_unuse_mm(was);
+	kthread_use_mm(mm);
+	return was;
+}
+
+void test_mm_leave(struct mm_struct *mm, struct mm_struct *was)
+{
+	if (was == mm)
+		return;
+	kthread_unuse_mm(mm);
+	if (was)
+		kthread_use_mm(was);
+}
+
+int test_mm_write_u64(struct mm_struct *mm, unsigned long addr, u64 v)
+{
+	struct mm_struct *was = test_mm_enter(mm);
+	int err = put_user_u64(v, (void *)addr);
+	test_mm_leave(mm, was);
+	return err;
+}
+
+u64 test_mm_read_u64(struct mm_struct *mm, unsigned long addr)
+{
+	u64 v = ~0ull;
+	struct mm_struct *was = test_mm_enter(mm);
+	if (get_user_u64(&v, (const void *)addr))
+		v = ~0ull;
+	test_mm_leave(mm, was);
+	return v;
+}
+
+int test_mm_stress_step(struct mm_struct *mm, unsigned long base, unsigned long npages, unsigned long *seed,
+			unsigned long *index)
+{
+	*seed = *seed * 6364136223846793005ul + 1442695040888963407ul;
+	unsigned long i = (*seed >> 33) % npages;
+	*index = i;
+	if ((*seed >> 20) % 16)
+		return 1;
+	unsigned long len = ((*seed >> 40) % 32 + 1) * PAGE_SIZE;
+	if (i * PAGE_SIZE + len > npages * PAGE_SIZE)
+		len = npages * PAGE_SIZE - i * PAGE_SIZE;
+	return do_madvise(mm, base + i * PAGE_SIZE, len, MADV_DONTNEED);
+}
+
+int test_mm_stress_worker(struct test_worker *w, unsigned long base, unsigned long npages,
+			  int (*access)(unsigned long addr, unsigned long index, unsigned long seed, unsigned long n))
+{
+	struct mm_struct *mm = w->crew->ctx;
+	unsigned long seed = 0x9e3779b97f4a7c15ul * (w->id + 1), n = 0, i;
+	int err = 0;
+	kthread_use_mm(mm);
+	while (!test_crew_should_stop(w)) {
+		int step = test_mm_stress_step(mm, base, npages, &seed, &i);
+		if (step < 0 || (step > 0 && access(base + i * PAGE_SIZE, i, seed, ++n)))
+			err = 1;
+		test_crew_progress(w);
+		if (++n % 64 == 0)
+			cond_resched();
+	}
+	kthread_unuse_mm(mm);
+	return err;
 }
 
 /* The runner thread's own file table while a case has put its own in. */

@@ -56,6 +56,33 @@ void test_mm_unuse(struct kunit *test, struct mm_struct *mm);
  * outlive their mm (a reference taken by get_user_pages). */
 void test_mm_put(struct kunit *test, struct mm_struct *mm);
 
+/* User accesses in mm, whichever mm is current: test_mm_enter makes mm
+ * the current task's (kthread_use_mm) and returns the one it replaced,
+ * test_mm_leave puts that back. */
+struct mm_struct *test_mm_enter(struct mm_struct *mm);
+void test_mm_leave(struct mm_struct *mm, struct mm_struct *was);
+/* A 64-bit store or load at addr in mm, as the process's would fault:
+ * put_user's error, or the value read (~0 when the load faults). */
+int test_mm_write_u64(struct mm_struct *mm, unsigned long addr, u64 v);
+u64 test_mm_read_u64(struct mm_struct *mm, unsigned long addr);
+
+/* One step of a stress case's worker (tests/fork_test.c,
+ * tests/filemap_test.c): *seed moves on; one time in 16 the step is a
+ * MADV_DONTNEED of 1 to 32 pages of [base, base + npages pages) from a
+ * random page, and returns its result (0, or a negative errno);
+ * otherwise it returns 1 and *index is a random page (below npages) for
+ * the worker's own access. */
+int test_mm_stress_step(struct mm_struct *mm, unsigned long base, unsigned long npages, unsigned long *seed,
+			unsigned long *index);
+/* A stress case's worker (tests/test_cpu.h's crew, its ctx the mm): in
+ * the mm until the crew is stopped, step after step, the access steps
+ * done by access(the page's address, its index, the seed, a count of
+ * the worker's steps); 1 when a MADV_DONTNEED or an access (nonzero)
+ * failed, else 0. */
+struct test_worker;
+int test_mm_stress_worker(struct test_worker *w, unsigned long base, unsigned long npages,
+			  int (*access)(unsigned long addr, unsigned long index, unsigned long seed, unsigned long n));
+
 /* The PTE of addr in mm, or none when no PTE table covers it (the caller
  * holds the mmap_lock or is the mm's only user). */
 pte_t test_mm_pte(struct mm_struct *mm, unsigned long addr);

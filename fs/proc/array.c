@@ -125,8 +125,11 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 	SEQ_PUT_KB("VmHWM:", hiwater_rss);
 	SEQ_PUT_KB("VmRSS:", total_rss);
 	SEQ_PUT_KB("RssAnon:", anon);
-	SEQ_PUT_KB("RssFile:", 0ul);      /* no file mappings */
-	SEQ_PUT_KB("RssShmem:", shmem);   /* shared anonymous memory (mm/shmem.h) */
+	/* Every file is tmpfs, whose pages are shmem: a mapped one counts in
+	 * RssShmem, as on Linux (mm_counter_file: swap-backed pages are
+	 * MM_SHMEMPAGES), so RssFile has nothing to count. */
+	SEQ_PUT_KB("RssFile:", 0ul);
+	SEQ_PUT_KB("RssShmem:", shmem);   /* shared anonymous memory and tmpfs files (mm/shmem.h) */
 	SEQ_PUT_KB("VmData:", c.data);
 	SEQ_PUT_KB("VmStk:", c.stack);
 	seq_buf_printf(m, "VmExe:\t%8lu kB\n", text >> 10);

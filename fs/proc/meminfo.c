@@ -80,7 +80,7 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "Dirty:          ", 0);
 	show_val_kb(m, "Writeback:      ", 0);
 	show_val_kb(m, "AnonPages:      ", nr_anon_pages());
-	show_val_kb(m, "Mapped:         ", 0); /* not counted (Linux's NR_FILE_MAPPED) */
+	show_val_kb(m, "Mapped:         ", nr_file_mapped_pages()); /* Linux's NR_FILE_MAPPED (mm/shmem.h) */
 	show_val_kb(m, "Shmem:          ", nr_shmem_pages()); /* tmpfs and shared anonymous memory (mm/shmem.h) */
 	show_val_kb(m, "KReclaimable:   ", 0);
 	show_val_kb(m, "Slab:           ", slab);

@@ -36,6 +36,7 @@ HOST_MM_TESTS += $(B)/host/slab_test $(B)/host/slab_node_fallback_test
 endif
 HOST_MM_TESTS += $(B)/host/vma_test
 HOST_MM_TESTS += $(B)/host/vmalloc_tree_test
+HOST_MM_TESTS += $(B)/host/interval_tree_test
 HOST_MM_TESTS += $(B)/host/mempolicy_test
 HOST_MM_TESTS += $(B)/host/clear_page_test
 HOST_MM_TESTS += $(B)/host/vsprintf_test
@@ -78,7 +79,7 @@ numa_layout_test_SRCS := tests/host/mm_check.c $(HOST_PAGE_ALLOC_SRCS)
 slab_test_SRCS := tests/host/slab_harness.c tests/host/mm_check.c $(HOST_SLAB_SRCS)
 slab_node_fallback_test_SRCS := $(slab_test_SRCS)
 # The VMA layer with mm/memory.c, the mmu_gather and kmalloc stubbed out.
-HOST_VMA_SRCS := lib/rbtree.c kernel/spinlock.c mm/vma.c mm/rmap.c mm/mmap.c mm/mprotect.c mm/madvise.c
+HOST_VMA_SRCS := lib/rbtree.c kernel/spinlock.c mm/vma.c mm/interval_tree.c mm/rmap.c mm/mmap.c mm/mprotect.c mm/madvise.c
 vma_test_SRCS := tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c \
 	$(HOST_VMA_SRCS) $(HOST_MEMBLOCK_SRCS)
 
@@ -100,6 +101,10 @@ log2_test_SRCS := $(HOST_MEMBLOCK_SRCS)
 
 # The vmalloc area's free-range tree (mm/vmap_area.c): portable, no stubs.
 vmalloc_tree_test_SRCS := mm/vmap_area.c lib/rbtree.c $(HOST_MEMBLOCK_SRCS)
+
+# The VMA interval tree (mm/interval_tree.c, a file's i_mmap); the test
+# defines the rwsem calls its i_mmap half names (and never makes).
+interval_tree_test_SRCS := mm/interval_tree.c lib/rbtree.c $(HOST_MEMBLOCK_SRCS)
 
 # The initramfs unpacker (fs/initramfs.c) against a fake of fs/init.h's
 # helpers (tests/host/fake_init_fs.c), on archives written at build time

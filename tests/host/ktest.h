@@ -27,6 +27,16 @@ struct ktest {
 	void *abort_jmp; /* jmp_buf of the running case */
 };
 
+/* One step of xorshift64 (Marsaglia): the host tests' reproducible
+ * random numbers, from a nonzero *state. */
+static inline u64 ktest_xorshift64(u64 *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
 struct ktest_case {
 	const char *name;
 	void (*run)(struct ktest *t);

@@ -613,8 +613,22 @@ struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len,
 	if (obj) {
 		obj->refcount = 1;
 		obj->size = len >> PAGE_SHIFT;
+		obj->i_mmap = RB_ROOT;
+		init_rwsem(&obj->i_mmap_rwsem);
 	}
 	return obj;
+}
+/* MADV_REMOVE's: the random tests do not give that advice. */
+void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned long end)
+{
+	(void)obj, (void)start, (void)end;
+	panic("shmem_object_punch on the host: no MADV_REMOVE here");
+}
+long vfs_fallocate(struct file *f, int mode, long offset, long len);
+long vfs_fallocate(struct file *f, int mode, long offset, long len)
+{
+	(void)f, (void)mode, (void)offset, (void)len;
+	panic("vfs_fallocate on the host: no MADV_REMOVE here");
 }
 void shmem_get(struct shmem_object *obj)
 {
