@@ -10,8 +10,9 @@
  * check_skip() passes over one part that this machine's settings make
  * meaningless, with a "skip: <reason>" line; the program goes on, and its
  * tally counts the skips.
- * Faults cannot be checked here (no signals on mmlab): crash programs do
- * that.
+ * A fault a program expects is caught with a SIGSEGV or SIGBUS handler
+ * that leaves with siglongjmp (signals, truncate_sigbus); what must kill
+ * a process is a crash program, or a child its parent waits for.
  *
  * Expectations never assume how the host's Linux is set up: where a result
  * depends on a setting (vm.overcommit_memory, RLIMIT_AS, the THP mode, the
