@@ -191,6 +191,15 @@ void small_pages(void *p, size_t len);
 int setting_lock(const char *path);
 void setting_unlock(int fd);
 
+/* The 2 MiB hugetlb pool (sysfs): one of its counts (nr_hugepages,
+ * free_hugepages, resv_hugepages, surplus_hugepages,
+ * nr_overcommit_hugepages), -1 without the file; and setting its size
+ * (root), true if it took. Hold setting_lock(HUGETLB_POOL "nr_hugepages")
+ * around a change, and put the size back. */
+#define HUGETLB_POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+long hugetlb_pool(const char *file);
+bool hugetlb_pool_set(long n);
+
 /* CPUs: how many are online (/sys/devices/system/cpu/online), and the
  * number of CPU ids (the highest possible CPU + 1: Linux's nr_cpu_ids).
  * Not sysconf(): musl answers both _SC_NPROCESSORS_ONLN and _CONF with
