@@ -5,14 +5,19 @@
  * parent's 2 MiB as they were), a hugetlb page (the whole 2 MiB page is
  * copied, taken from the pool), MADV_DONTFORK (the child has no such
  * range: msync says ENOMEM) and MADV_WIPEONFORK (the child finds zeroes,
- * the parent its data). Each child checks its side and says in its exit
- * status which check failed (one bit each); the parent checks its own. */
+ * the parent its data), and a fork by a process with threads writing
+ * beside it (the child has one thread, the caller's, and memory as it
+ * was: its copy of each page whole). Each child checks its side and says
+ * in its exit status which check failed (one bit each); the parent checks
+ * its own. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -198,6 +203,67 @@ static void dontfork_and_wipeonfork(void)
 	CHECK_CMP(munmap(p, len), ==, 0);
 }
 
+/* --- a process with threads ------------------------------------------------ */
+
+#define WRITERS 2
+static volatile long *counters; /* one page each: writer i counts in its page's every word */
+static volatile int stop_writers;
+
+static void *writer(void *arg)
+{
+	volatile long *page = counters + (uintptr_t)arg * (PAGE_4K / sizeof(long));
+	for (long n = 1; !stop_writers; n++)
+		for (size_t w = 0; w < PAGE_4K / sizeof(long); w++)
+			page[w] = n;
+	return NULL;
+}
+
+static int threaded_child(char *p, size_t len)
+{
+	int bad = 0;
+	bad |= (status_kb("Threads") != 1) << 0; /* the forking thread alone */
+	/* Each writer's page as it was at one moment: the words of a page
+	 * may differ by one round of its writer (it was writing them as the
+	 * fork copied), never more, and nobody writes them now. */
+	for (int i = 0; i < WRITERS; i++) {
+		const volatile long *page = (const volatile long *)(p + (size_t)i * PAGE_4K);
+		long first = page[0];
+		for (size_t w = 0; w < PAGE_4K / sizeof(long); w++)
+			if (page[w] != first && page[w] != first - 1 && page[w] != first + 1)
+				bad |= 1 << 1;
+		struct timespec ms = { 0, 2000000 };
+		nanosleep(&ms, NULL); /* the parent's writers run meanwhile */
+		bad |= (page[0] != first) << 2; /* not theirs: frozen here */
+	}
+	memset(p, 0, len); /* its own copies */
+	return bad;
+}
+
+static void fork_with_threads(void)
+{
+	size_t len = WRITERS * PAGE_4K;
+	counters = mmap(NULL, len, RW, ANON, -1, 0);
+	if (!CHECK(counters != MAP_FAILED))
+		return;
+	pthread_t t[WRITERS];
+	int started = 0;
+	for (; started < WRITERS; started++)
+		if (pthread_create(&t[started], NULL, writer, (void *)(uintptr_t)started))
+			break;
+	CHECK_CMP(started, ==, WRITERS);
+	while (started == WRITERS && (counters[0] < 100 || counters[PAGE_4K / sizeof(long)] < 100))
+		;
+	CHECK_CMP(in_child(threaded_child, (char *)counters, len), ==, 0);
+	long before = counters[0];
+	while (started == WRITERS && counters[0] == before)
+		; /* the parent's writers go on in its pages, after the child's memset */
+	stop_writers = 1;
+	for (int i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	CHECK(counters[0] > 0);
+	CHECK_CMP(munmap((void *)counters, len), ==, 0);
+}
+
 int main(void)
 {
 	test_begin("fork_cow");
@@ -205,5 +271,6 @@ int main(void)
 	cow_of_a_thp();
 	cow_of_a_hugetlb_page();
 	dontfork_and_wipeonfork();
+	fork_with_threads();
 	return test_end();
 }
