@@ -193,9 +193,10 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mid->vm_start, BASE + 4 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, mid->vm_end, BASE + 8 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, file_vmas(f, 3, 4, &bad), 2ul);
-	/* Back to one protection: the pieces stay apart (shared file
-	 * mappings do not merge here); the tree still has three. */
+	/* Back to one protection: the pieces merge again (the same file at
+	 * offsets that follow on, as Linux's vma_merge): one VMA in the tree. */
 	KUNIT_EXPECT_EQ(test, do_mprotect(mm, BASE + 4 * PAGE_SIZE, 4 * PAGE_SIZE, RW), 0);
+	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 1ul);
 	/* mremap the tail piece elsewhere: same offsets, new addresses. */
 	struct mm_struct *was = test_mm_enter(mm);
 	const unsigned long args[6] = { BASE + 8 * PAGE_SIZE, 8 * PAGE_SIZE, 8 * PAGE_SIZE,
@@ -207,22 +208,22 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, tail);
 	KUNIT_EXPECT_EQ(test, tail->vm_start, BASE2);
 	KUNIT_EXPECT_EQ(test, tail->vm_pgoff, 8ul);
-	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 3ul);
+	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 2ul); /* the head stayed */
 	/* A private mapping of offsets 2..5. */
 	unsigned long p = do_mmap_file(mm, f, 0, 4 * PAGE_SIZE, PROT_READ, MAP_PRIVATE, 2);
 	KUNIT_ASSERT_LT(test, p, TASK_SIZE);
-	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 4ul);
+	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 3ul);
 	KUNIT_EXPECT_EQ(test, file_vmas(f, 6, 7, &bad), 1ul);
 	/* fork: every VMA twice. */
 	struct mm_struct *child;
 	KUNIT_ASSERT_EQ(test, dup_mm(mm, &child), 0);
-	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 8ul);
+	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 6ul);
 	KUNIT_EXPECT_EQ(test, file_vmas(f, 10, 10, &bad), 2ul);
 	/* The parent unmaps everything; the child's stay until it goes. */
 	KUNIT_EXPECT_EQ(test, do_munmap(mm, BASE, 8 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, do_munmap(mm, BASE2, 8 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, do_munmap(mm, p, 4 * PAGE_SIZE), 0);
-	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 4ul);
+	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 3ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(child), 0ul);
 	mmput(child);
 	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 0ul);
