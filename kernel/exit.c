@@ -301,8 +301,11 @@ __noreturn void do_exit_thread(int code)
 	if (!last)
 		exit_thread_children(tsk);
 	/* Linux's exit_fs: this thread's hold on the root and cwd. */
-	put_fs_struct(tsk->fs);
+	task_lock(tsk);
+	struct fs_struct *fs = tsk->fs;
 	tsk->fs = NULL;
+	task_unlock(tsk);
+	put_fs_struct(fs);
 	if (last) {
 		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */
 		strlcpy(sig->result.last_line, files_last_console_line(tsk->files),
@@ -310,6 +313,7 @@ __noreturn void do_exit_thread(int code)
 		files_release(tsk->files);
 		process_ended();
 	}
+	task_lock(tsk); /* a /proc reader holds it while it takes a reference */
 	tsk->files = NULL;
 	/* Off the address space and FPU area before they go: the scheduler
 	 * looks at both when it switches. */
@@ -318,6 +322,7 @@ __noreturn void do_exit_thread(int code)
 	tsk->fpu_state = NULL;
 	switch_mm(mm, NULL);
 	__asm__ volatile("sti" ::: "memory");
+	task_unlock(tsk);
 	mmput(mm);
 	/* Linux's mm_release: a vfork parent may go on once the child has
 	 * left the memory it borrowed. */

@@ -60,9 +60,13 @@ static const char *task_state_name(const struct task_struct *p)
 		return "R (running)";
 	if (s & TASK_DEAD)
 		/* A leader that exited before its threads stays its group's
-		 * zombie, as Linux's does until the last thread goes. */
-		return p->signal && p == p->group_leader && READ_ONCE(p->signal->nr_threads) > 0 ? "Z (zombie)"
-												 : "X (dead)";
+		 * zombie, as Linux's does until the last thread goes.
+		 * A process that has ended is a zombie until it is reaped
+		 * (exit_state, Linux's get_task_state). */
+		return p->signal && p == p->group_leader &&
+		       (READ_ONCE(p->signal->nr_threads) > 0 || READ_ONCE(p->exit_state) == EXIT_ZOMBIE)
+			       ? "Z (zombie)"
+			       : "X (dead)";
 	if (s & __TASK_STOPPED) /* a stop signal's (kernel/signal_stop.c) */
 		return "T (stopped)";
 	if (s & TASK_UNINTERRUPTIBLE)
@@ -147,7 +151,7 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 void status_show(struct seq_buf *m, const struct proc_node *node)
 {
 	struct task_struct *p = node->task;
-	struct mm_struct *mm = p->mm;
+	struct mm_struct *mm = node->mm; /* pinned: get_task_mm */
 	/* /proc/<pid> is the process: its thread group's id, as Linux's
 	 * /proc/<tgid>/status (a kernel thread's tgid is its pid: 0 here). */
 	int pid = p->signal ? p->tgid : p->pid;
@@ -164,8 +168,9 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 	seq_buf_printf(m, "FDSize:\t%d\n", p->files ? NR_OPEN_DEFAULT : 0);
 	seq_buf_puts(m, "Groups:\t \n");
 	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", pid, pid, pgrp, session);
-	/* Every task without an mm is a kernel thread (the boot task too). */
-	seq_buf_printf(m, "Kthread:\t%c\n", !mm ? '1' : '0');
+	/* A task with neither an mm nor a thread group is a kernel thread
+	 * (the boot task too); a zombie has no mm but is a process. */
+	seq_buf_printf(m, "Kthread:\t%c\n", !mm && !p->signal ? '1' : '0');
 	if (mm) {
 		task_mem(m, mm);
 		seq_buf_puts(m, "CoreDumping:\t0\n");
@@ -234,7 +239,7 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 {
 	struct task_struct *p = node->task;
 	struct signal_struct *sig = p->signal;
-	struct mm_struct *mm = p->mm;
+	struct mm_struct *mm = node->mm; /* pinned: get_task_mm */
 	int pid = sig ? p->tgid : p->pid;
 	unsigned long min_flt = 0, maj_flt = 0, rsslim = RLIM_INFINITY;
 	u64 utime = 0, stime = 0, cutime = 0, cstime = 0;
@@ -311,7 +316,7 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 /* size resident shared text lib data dt, in pages (proc_pid_statm). */
 void statm_show(struct seq_buf *m, const struct proc_node *node)
 {
-	struct mm_struct *mm = node->task->mm;
+	struct mm_struct *mm = node->mm;
 	if (!mm) {
 		seq_buf_puts(m, "0 0 0 0 0 0 0\n");
 		return;

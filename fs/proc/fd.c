@@ -6,13 +6,15 @@
  * opened; a procfs or sysfs file, which has no dentry here, has no target
  * (readlink: -EINVAL), where Linux gives its /proc path.
  *
- * Only the caller's own process is reachable (fs/proc/base.c). The table
- * is read under its file_lock (fget), so a descriptor closed meanwhile is
- * simply gone. */
+ * Any process of the caller's tree (fs/proc/base.c): its table is taken
+ * with a reference (get_task_files) and read under its file_lock (fget),
+ * so a descriptor closed meanwhile is simply gone, and a zombie's table
+ * (released at exit) is empty. */
 #include "fs/proc/internal.h"
 #include "fs/dcache.h"
 #include "fs/fdtable.h"
 #include "fs/fs_struct.h"
+#include "kernel/pid.h"
 #include "kernel/sched.h"
 #include "lib/err.h"
 #include "lib/vsprintf.h"
@@ -23,10 +25,12 @@ static const struct proc_dir_entry pid_fd_dir __proc_entry = {
 
 static bool fd_open(struct task_struct *task, unsigned int fd)
 {
-	if (!task->files || fd >= NR_OPEN_DEFAULT)
+	struct files_struct *files = fd < NR_OPEN_DEFAULT ? get_task_files(task) : NULL;
+	if (!files) /* a zombie has none */
 		return false;
-	struct file *f = fget(task->files, fd);
+	struct file *f = fget(files, fd);
 	fdput(f);
+	files_release(files);
 	return f != NULL;
 }
 
@@ -57,9 +61,14 @@ static const struct proc_dir_entry pid_fd_link __proc_entry = {
 
 const char *proc_fd_link(const struct proc_node *node, char *buf, size_t size)
 {
-	if (node->entry != &pid_fd_link || !node->task->files)
+	struct proc_node pinned;
+	if (node->entry != &pid_fd_link || proc_pin_task(node, &pinned))
 		return NULL;
-	struct file *f = fget(node->task->files, (unsigned int)node->fd);
+	struct files_struct *files = get_task_files(pinned.task);
+	proc_unpin_task(&pinned);
+	struct file *f = files ? fget(files, (unsigned int)node->fd) : NULL;
+	if (files)
+		files_release(files);
 	if (!f)
 		return NULL;
 	const char *t = NULL;
