@@ -254,7 +254,7 @@ static const char *proc_link_target(struct files_struct *files, const struct nam
 	/* The process's own program, root and cwd, each with a reference
 	 * (kernel/pid.h); a zombie has none (readlink: -ENOENT, as Linux). */
 	struct proc_node pinned;
-	if (proc_pin_task(&nd->node, &pinned))
+	if (proc_pin_task(&nd->node, proc_self_task(), &pinned))
 		return NULL;
 	bool self = pinned.task == proc_self_task();
 	struct files_struct *tfiles = self && files ? (get_files_struct(files), files) : get_task_files(pinned.task);

@@ -8,11 +8,13 @@
  * included, in increasing order (proc_pid_readdir); a thread's id is
  * found by lookup but not listed, as Linux's. Linux lists "thread-self"
  * too, and has /proc/<pid>/task/; mmlab has neither. A kernel thread
- * (no tree) sees only itself, by "self" and by its own id.
+ * (no tree) finds any live thread by its id (find_get_task_by_vpid: not
+ * a zombie), but lists only "self" and its own id: mmlab has no list of
+ * every process.
  *
  * Lifetimes: a node names its process by id (proc_fs.h's struct
- * proc_node) and holds nothing; each generation pins the task
- * (find_task_in_tree: a reference) and its mm (get_task_mm: a user
+ * proc_node) and holds nothing; each generation pins the task, found
+ * again for the reader (find_task_in_tree: a reference) and its mm (get_task_mm: a user
  * reference) for its duration, and drops both after it (proc_unpin_task).
  * A process reaped since its file was opened is not found: its files read
  * -ESRCH, as Linux's get_proc_task fails, but pagemap reads nothing (Linux's
@@ -38,26 +40,32 @@ static struct task_struct *tree_of(struct task_struct *reader)
 	return reader->signal ? reader->signal->child_reaper : NULL;
 }
 
+/* A process found by id for reader: in its tree, or (a kernel thread)
+ * any live thread; with a reference. NULL if none. */
+static struct task_struct *find_for_reader(struct task_struct *reader, int id)
+{
+	struct task_struct *tree = tree_of(reader);
+	return tree ? find_task_in_tree(tree, id) : find_get_task_by_vpid(id);
+}
+
 static bool pid_dir_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
 {
 	int id;
-	struct task_struct *tree = tree_of(task);
-	if (len == 4 && !memcmp(s, "self", 4))
-		id = tree ? task->tgid : task->pid;
+	bool self = len == 4 && !memcmp(s, "self", 4);
+	if (self)
+		id = tree_of(task) ? task->tgid : task->pid;
 	else if (!proc_parse_id(s, len, &id))
 		return false;
-	if (tree) {
+	if (tree_of(task) || !(self || (id > 0 && id == task->pid))) {
 		/* Held until the lookup ends (procfs_lookup), for the
 		 * families below that look at the task (fd/). */
-		struct task_struct *t = find_task_in_tree(tree, id);
+		struct task_struct *t = id > 0 ? find_for_reader(task, id) : NULL;
 		if (!t)
 			return false;
 		node->task = t;
-		node->tree = tree;
+		node->by_id = true;
 	} else {
-		if (s[0] != 's' && (id <= 0 || id != task->pid))
-			return false;
-		node->task = task;
+		node->task = task; /* a kernel thread itself */
 	}
 	node->pid = id;
 	node->per_task = true;
@@ -118,15 +126,15 @@ const struct proc_dir_entry pid_dir __proc_entry = {
 	.parent = &proc_root_dir, .match = pid_dir_match, .list = pid_dir_list, .mode = S_IFDIR | 0555,
 };
 
-int proc_pin_task(const struct proc_node *node, struct proc_node *pinned)
+int proc_pin_task(const struct proc_node *node, struct task_struct *reader, struct proc_node *pinned)
 {
 	*pinned = *node;
 	pinned->mm = NULL;
 	if (!node->per_task)
 		return 0;
 	struct task_struct *t = node->task;
-	if (node->tree)
-		t = find_task_in_tree(node->tree, node->pid);
+	if (node->by_id)
+		t = find_for_reader(reader, node->pid);
 	else if (t)
 		get_task_struct(t);
 	if (!t)

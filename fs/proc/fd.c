@@ -13,6 +13,7 @@
 #include "fs/proc/internal.h"
 #include "fs/dcache.h"
 #include "fs/fdtable.h"
+#include "fs/internal.h"
 #include "fs/fs_struct.h"
 #include "kernel/pid.h"
 #include "kernel/sched.h"
@@ -62,7 +63,7 @@ static const struct proc_dir_entry pid_fd_link __proc_entry = {
 const char *proc_fd_link(const struct proc_node *node, char *buf, size_t size)
 {
 	struct proc_node pinned;
-	if (node->entry != &pid_fd_link || proc_pin_task(node, &pinned))
+	if (node->entry != &pid_fd_link || proc_pin_task(node, proc_self_task(), &pinned))
 		return NULL;
 	struct files_struct *files = get_task_files(pinned.task);
 	proc_unpin_task(&pinned);

@@ -8,6 +8,7 @@
  * an index would. Then the generation of a file's snapshot and its write. */
 #include "fs/proc/proc_fs.h"
 #include "fs/fs.h"
+#include "fs/internal.h"
 #include "kernel/pid.h"
 #include "lib/string.h"
 #include "lib/vsprintf.h"
@@ -77,7 +78,7 @@ found:
  * families below it goes; the node keeps the process's id (proc_fs.h). */
 static int lookup_done(struct proc_node *node, int err)
 {
-	if (node->tree && node->task) {
+	if (node->by_id && node->task) {
 		put_task_struct(node->task);
 		node->task = NULL;
 	}
@@ -120,7 +121,7 @@ static int readdir_pinned(const struct proc_node *dir, struct task_struct *task,
 int procfs_readdir(const struct proc_node *dir, struct task_struct *task, struct dir_context *ctx)
 {
 	struct proc_node pinned;
-	int err = proc_pin_task(dir, &pinned);
+	int err = proc_pin_task(dir, task, &pinned);
 	if (err)
 		return -ENOENT; /* Linux's proc_readdir of a dead task's directory */
 	err = readdir_pinned(&pinned, task, ctx);
@@ -181,17 +182,22 @@ static int readdir_pinned(const struct proc_node *dir, struct task_struct *task,
 
 static int fill_pinned(const struct proc_node *node, char **bufp, size_t *lenp);
 
-int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
+static int fill_for(const struct proc_node *node, struct task_struct *reader, char **bufp, size_t *lenp)
 {
 	if (!node->entry->show)
 		return -EINVAL; /* read at an offset only (procfs_read_at) */
 	struct proc_node pinned;
-	int err = proc_pin_task(node, &pinned);
+	int err = proc_pin_task(node, reader, &pinned);
 	if (err) /* reaped: Linux's get_proc_task fails, -ESRCH */
 		return err;
 	err = fill_pinned(&pinned, bufp, lenp);
 	proc_unpin_task(&pinned);
 	return err;
+}
+
+int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
+{
+	return fill_for(node, proc_self_task(), bufp, lenp);
 }
 
 static int fill_pinned(const struct proc_node *node, char **bufp, size_t *lenp)
@@ -224,7 +230,7 @@ long procfs_read_at(const struct proc_node *node, char *dst, size_t count, long 
 	struct proc_node pinned;
 	/* pagemap, the one such file of /proc/<pid>: Linux's holds the mm
 	 * from the open and reads nothing once it is gone (mmget_not_zero). */
-	if (proc_pin_task(node, &pinned))
+	if (proc_pin_task(node, proc_self_task(), &pinned))
 		return 0;
 	long ret = node->entry->read(&pinned, dst, count, pos, user);
 	proc_unpin_task(&pinned);
@@ -275,5 +281,5 @@ int procfs_generate(const char *path, struct task_struct *task, char **bufp, siz
 {
 	struct proc_node node;
 	int err = lookup_file(path, task, &node);
-	return err ? err : procfs_fill(&node, bufp, lenp);
+	return err ? err : fill_for(&node, task, bufp, lenp);
 }
