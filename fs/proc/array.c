@@ -148,13 +148,21 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
  * may do anything, as root may. */
 #define CAP_FULL_SET 0x000001ffffffffffull
 
+/* The id a task's status and stat show as its own: a process's leader
+ * shows the process's id, another thread its thread id. */
+static int task_pid_shown(const struct task_struct *p)
+{
+	return p->signal && p == p->group_leader ? p->tgid : p->pid;
+}
+
 void status_show(struct seq_buf *m, const struct proc_node *node)
 {
 	struct task_struct *p = node->task;
 	struct mm_struct *mm = node->mm; /* pinned: get_task_mm */
-	/* /proc/<pid> is the process: its thread group's id, as Linux's
-	 * /proc/<tgid>/status (a kernel thread's tgid is its pid: 0 here). */
-	int pid = p->signal ? p->tgid : p->pid;
+	/* The process's id (a kernel thread's tgid is its pid: 0 here) and
+	 * the task's: a thread's own under /proc/<tid> and task/<tid>, as
+	 * Linux's. */
+	int tgid = p->signal ? p->tgid : p->pid, pid = task_pid_shown(p);
 
 	task_name(m, p);
 	seq_buf_puts(m, "Umask:\t0022\n"); /* no umask(2): init's default */
@@ -163,11 +171,11 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 	 * Everyone is uid/gid 0. */
 	int ppid, pgrp, session, exit_signal;
 	process_ids(p, &ppid, &pgrp, &session, &exit_signal);
-	seq_buf_printf(m, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", pid, pid, ppid);
+	seq_buf_printf(m, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", tgid, pid, ppid);
 	seq_buf_puts(m, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
 	seq_buf_printf(m, "FDSize:\t%d\n", p->files ? NR_OPEN_DEFAULT : 0);
 	seq_buf_puts(m, "Groups:\t \n");
-	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", pid, pid, pgrp, session);
+	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", tgid, pid, pgrp, session);
 	/* A task with neither an mm nor a thread group is a kernel thread
 	 * (the boot task too); a zombie has no mm but is a process. */
 	seq_buf_printf(m, "Kthread:\t%c\n", !mm && !p->signal ? '1' : '0');
@@ -240,12 +248,28 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 	struct task_struct *p = node->task;
 	struct signal_struct *sig = p->signal;
 	struct mm_struct *mm = node->mm; /* pinned: get_task_mm */
-	int pid = sig ? p->tgid : p->pid;
+	int pid = task_pid_shown(p);
 	unsigned long min_flt = 0, maj_flt = 0, rsslim = RLIM_INFINITY;
 	u64 utime = 0, stime = 0, cutime = 0, cstime = 0;
 	unsigned long cmin_flt = 0, cmaj_flt = 0;
 	int num_threads = 1;
-	if (sig) {
+	/* /proc/<pid>/task/<tid>/stat (node->thread) is the thread's own
+	 * (Linux's proc_tid_stat, whole = 0): its faults and times; the
+	 * children's and the thread count are the group's either way. */
+	if (sig && node->thread) {
+		spin_lock(&sig->siglock);
+		cmin_flt = sig->cmin_flt;
+		cmaj_flt = sig->cmaj_flt;
+		cutime = sig->cutime;
+		cstime = sig->cstime;
+		num_threads = sig->nr_threads;
+		rsslim = sig->rlim[RLIMIT_RSS].rlim_cur;
+		spin_unlock(&sig->siglock);
+		min_flt = READ_ONCE(p->min_flt);
+		maj_flt = READ_ONCE(p->maj_flt);
+		utime = READ_ONCE(p->utime);
+		stime = READ_ONCE(p->stime);
+	} else if (sig) {
 		spin_lock(&sig->siglock);
 		cmin_flt = sig->cmin_flt;
 		cmaj_flt = sig->cmaj_flt;

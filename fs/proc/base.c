@@ -6,8 +6,8 @@
  * find_task_in_tree, collect_tree_processes), as Linux's pid namespace:
  * /proc lists "self" and the id of every process of the tree, zombies
  * included, in increasing order (proc_pid_readdir); a thread's id is
- * found by lookup but not listed, as Linux's. Linux lists "thread-self"
- * too, and has /proc/<pid>/task/; mmlab has neither. A kernel thread
+ * found by lookup but not listed, as Linux's; /proc/<pid>/task/ lists the
+ * process's threads. Linux lists "thread-self" too; mmlab does not. A kernel thread
  * (no tree) finds any live thread by its id (find_get_task_by_vpid: not
  * a zombie), but lists only "self" and its own id: mmlab has no list of
  * every process.
@@ -299,6 +299,88 @@ PROC_FILE(pid_smaps_rollup, pid_dir, "smaps_rollup", smaps_rollup_show);
 PROC_FILE(pid_stat, pid_dir, "stat", stat_show);
 PROC_FILE(pid_statm, pid_dir, "statm", statm_show);
 PROC_FILE(pid_status, pid_dir, "status", status_show);
+/* ---- /proc/<pid>/task/<tid>: the threads (Linux's tid_base_stuff) ---- */
+
+static const struct proc_dir_entry pid_task_dir __proc_entry = {
+	.parent = &pid_dir, .name = "task", .mode = S_IFDIR | 0555,
+};
+
+/* The thread numbered tid of task's process, with a reference; NULL if
+ * none (it has ended, or is another process's). A kernel thread has one:
+ * itself. */
+static struct task_struct *find_thread(struct task_struct *task, int tid)
+{
+	struct signal_struct *sig = task->signal;
+	struct task_struct *t, *found = NULL;
+	if (!sig)
+		return tid == task->pid ? (get_task_struct(task), task) : NULL;
+	spin_lock(&sig->siglock);
+	list_for_each_entry(t, &sig->thread_head, thread_node) {
+		if (t->pid == tid) {
+			get_task_struct(t);
+			found = t;
+			break;
+		}
+	}
+	spin_unlock(&sig->siglock);
+	return found;
+}
+
+static bool tid_dir_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
+{
+	int tid;
+	struct task_struct *t;
+	if (!proc_parse_id(s, len, &tid) || !(t = find_thread(task, tid)))
+		return false;
+	if (node->by_id) { /* the lookup holds the thread instead of the process */
+		put_task_struct(node->task);
+		node->task = t;
+		node->pid = tid;
+	} else {
+		put_task_struct(t); /* a kernel thread itself, borrowed */
+	}
+	node->thread = true;
+	return true;
+}
+
+/* The live threads of the process in the order they joined it (Linux's
+ * proc_task_readdir starts at the leader and follows the thread list);
+ * one that has ended is gone, a leader that ended before its threads
+ * too (Linux keeps it until they end). */
+static bool tid_dir_list(unsigned int i, struct task_struct *task, char *name, size_t size)
+{
+	struct signal_struct *sig = task->signal;
+	struct task_struct *t;
+	int tid = 0;
+	if (!sig)
+		tid = i == 0 ? task->pid : 0;
+	else {
+		spin_lock(&sig->siglock);
+		list_for_each_entry(t, &sig->thread_head, thread_node)
+			if (i-- == 0) {
+				tid = t->pid;
+				break;
+			}
+		spin_unlock(&sig->siglock);
+	}
+	if (tid <= 0)
+		return false;
+	snprintf(name, size, "%d", tid);
+	return true;
+}
+
+static const struct proc_dir_entry tid_dir __proc_entry = {
+	.parent = &pid_task_dir, .match = tid_dir_match, .list = tid_dir_list, .mode = S_IFDIR | 0555,
+};
+/* What mmlab has of Linux's per-thread files: the thread's own stat,
+ * status and comm, and the process's memory as the thread sees it. */
+PROC_FILE(tid_comm, tid_dir, "comm", comm_show);
+PROC_FILE(tid_stat, tid_dir, "stat", stat_show);
+PROC_FILE(tid_statm, tid_dir, "statm", statm_show);
+PROC_FILE(tid_status, tid_dir, "status", status_show);
+PROC_FILE(tid_maps, tid_dir, "maps", maps_show);
+PROC_FILE(tid_smaps, tid_dir, "smaps", smaps_show);
+
 /* S_IRUSR, as Linux's REG("pagemap", S_IRUSR, ...). */
 static const struct proc_dir_entry pid_pagemap __proc_entry = {
 	.parent = &pid_dir, .name = "pagemap", .mode = S_IFREG | 0400, .read = pagemap_read,

@@ -41,6 +41,7 @@ struct proc_node {
 	const struct proc_dir_entry *entry;
 	enum proc_fs_kind fs;
 	bool per_task;            /* under /proc/<pid>: Linux has no write method there */
+	bool thread;              /* under /proc/<pid>/task/<tid>: the thread's own figures */
 	int nid;                  /* for /sys/devices/system/node/node<N>/ files */
 	int hstate;               /* for .../hugepages/hugepages-<kB>kB/ files (mm/hugetlb.h) */
 	/* For /proc/self/ and /proc/<pid>/: which process. A node a process

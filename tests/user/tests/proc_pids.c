@@ -4,10 +4,12 @@
  * reader's); a child that has ended but is not reaped is a zombie
  * ("State: Z (zombie)", empty maps and cmdline, still listed); once reaped
  * its /proc entry is gone (ENOENT), and files opened on it before read
- * -ESRCH, as Linux's (status, maps). */
+ * -ESRCH, as Linux's (status, maps). A thread's id is found but not
+ * listed; /proc/self/task lists it, with its own stat and comm. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +184,68 @@ static void check_child_files(pid_t kid, int i)
 	CHECK_ERRNO(readlink(path, target, sizeof(target)), ENOENT);
 }
 
+static volatile int thread_tid, thread_done;
+
+static void *thread_fn(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&thread_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&thread_done, __ATOMIC_ACQUIRE))
+		nap();
+	return NULL;
+}
+
+/* A thread's id: found by lookup (its own Pid, the process's Tgid), not
+ * listed in /proc; listed in /proc/<pid>/task with its own files. */
+static void check_thread(void)
+{
+	pthread_t th;
+	if (!CHECK(pthread_create(&th, NULL, thread_fn, NULL) == 0))
+		return;
+	int tid;
+	while (!(tid = __atomic_load_n(&thread_tid, __ATOMIC_ACQUIRE)))
+		nap();
+	CHECK(tid != getpid());
+	char path[64];
+	struct stat sb;
+	snprintf(path, sizeof(path), "/proc/%d", tid);
+	CHECK(stat(path, &sb) == 0 && S_ISDIR(sb.st_mode));
+	CHECK(read_pid_file(tid, "status", text, sizeof(text)) > 0);
+	CHECK_CMP(field_after(text, "Pid:"), ==, tid);
+	CHECK_CMP(field_after(text, "Tgid:"), ==, getpid());
+	int pids[1024];
+	bool self;
+	int n = list_pids(pids, 1024, &self);
+	CHECK(listed(pids, n, getpid()));
+	CHECKF(!listed(pids, n, tid), "thread %d is not listed in /proc", tid);
+
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY);
+	bool saw_leader = false, saw_thread = false;
+	char buf[4096];
+	long got;
+	while (fd >= 0 && (got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < got; off += ((struct dirent64 *)(buf + off))->d_reclen) {
+			int id = atoi(((struct dirent64 *)(buf + off))->d_name);
+			saw_leader |= id == getpid();
+			saw_thread |= id == tid;
+		}
+	if (fd >= 0)
+		close(fd);
+	CHECK(fd >= 0 && saw_leader && saw_thread);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	CHECK(read_file(path, text, sizeof(text)) > 0);
+	CHECK_CMP(atoi(text), ==, tid);
+	char comm[64], tcomm[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+	CHECK(read_file("/proc/self/comm", comm, sizeof(comm)) > 0 && read_file(path, tcomm, sizeof(tcomm)) > 0);
+	CHECK(!strcmp(comm, tcomm));
+
+	__atomic_store_n(&thread_done, 1, __ATOMIC_RELEASE);
+	CHECK(pthread_join(th, NULL) == 0);
+	snprintf(path, sizeof(path), "/proc/self/task/%d", tid);
+	CHECK_ERRNO(stat(path, &sb), ENOENT);
+}
+
 int main(void)
 {
 	test_begin("proc_pids");
@@ -203,6 +267,7 @@ int main(void)
 	check_listing(kids);
 	for (int i = 0; i < 2; i++)
 		check_child_files(kids[i], i);
+	check_thread();
 
 	/* Files opened on the second child before it ends and is reaped. */
 	char path[64];
