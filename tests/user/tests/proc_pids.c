@@ -31,6 +31,7 @@ struct shared {
 	volatile int ready[2];
 	volatile unsigned long map[2];
 	volatile int go[2];
+	volatile int getfl[2]; /* fcntl(CHILD_FD, F_GETFL) in the child */
 };
 
 static struct shared *sh;
@@ -52,6 +53,7 @@ static void child(int i)
 	int fd = open("/", O_RDONLY | O_DIRECTORY);
 	if (fd < 0 || dup2(fd, CHILD_FD) != CHILD_FD)
 		_exit(11);
+	sh->getfl[i] = fcntl(CHILD_FD, F_GETFL);
 	sh->map[i] = (unsigned long)p;
 	__atomic_store_n(&sh->ready[i], 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&sh->go[i], __ATOMIC_ACQUIRE))
@@ -95,7 +97,7 @@ static bool listed(const int *pids, int n, int pid)
 
 static long read_pid_file(int pid, const char *name, char *buf, size_t size)
 {
-	char path[64];
+	char path[128];
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
 	return read_file(path, buf, size);
 }
@@ -182,6 +184,25 @@ static void check_child_files(pid_t kid, int i)
 	CHECK(t == 1 && target[0] == '/');
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", CHILD_FD);
 	CHECK_ERRNO(readlink(path, target, sizeof(target)), ENOENT);
+
+	/* fdinfo: the child's descriptor on "/" (its flags as F_GETFL gave
+	 * them, no O_CLOEXEC after dup2) on the mount and inode of ours. */
+	int mine_fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat root;
+	CHECK(mine_fd >= 0 && fstat(mine_fd, &root) == 0);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", mine_fd);
+	CHECK(read_file(path, other, sizeof(other)) > 0);
+	char name[32];
+	snprintf(name, sizeof(name), "fdinfo/%d", CHILD_FD);
+	CHECK(read_pid_file(kid, name, text, sizeof(text)) > 0);
+	CHECK_CMP(field_after(text, "pos:"), ==, 0);
+	char *fl = strstr(text, "\nflags:\t");
+	CHECK(fl && strtol(fl + 8, NULL, 8) == sh->getfl[i]);
+	fl = strstr(other, "\nflags:\t");
+	CHECK(fl && (strtol(fl + 8, NULL, 8) & O_CLOEXEC));
+	CHECK_CMP(field_after(text, "mnt_id:"), ==, field_after(other, "mnt_id:"));
+	CHECK_CMP(field_after(text, "ino:"), ==, (long)root.st_ino);
+	close(mine_fd);
 }
 
 static volatile int thread_tid, thread_done;
