@@ -255,45 +255,37 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 	int num_threads = 1;
 	/* /proc/<pid>/task/<tid>/stat (node->thread) is the thread's own
 	 * (Linux's proc_tid_stat, whole = 0): its faults and times; the
-	 * children's and the thread count are the group's either way. */
-	if (sig && node->thread) {
+	 * children's and the thread count are the group's either way. A
+	 * kernel thread has only its own. */
+	bool own = !sig || node->thread;
+	if (sig) {
 		spin_lock(&sig->siglock);
 		cmin_flt = sig->cmin_flt;
 		cmaj_flt = sig->cmaj_flt;
 		cutime = sig->cutime;
 		cstime = sig->cstime;
-		num_threads = sig->nr_threads;
-		rsslim = sig->rlim[RLIMIT_RSS].rlim_cur;
-		spin_unlock(&sig->siglock);
-		min_flt = READ_ONCE(p->min_flt);
-		maj_flt = READ_ONCE(p->maj_flt);
-		utime = READ_ONCE(p->utime);
-		stime = READ_ONCE(p->stime);
-	} else if (sig) {
-		spin_lock(&sig->siglock);
-		cmin_flt = sig->cmin_flt;
-		cmaj_flt = sig->cmaj_flt;
-		cutime = sig->cutime;
-		cstime = sig->cstime;
-		min_flt = sig->min_flt;
-		maj_flt = sig->maj_flt;
-		utime = sig->utime;
-		stime = sig->stime;
-		struct task_struct *t;
-		list_for_each_entry(t, &sig->thread_head, thread_node) {
-			min_flt += READ_ONCE(t->min_flt);
-			maj_flt += READ_ONCE(t->maj_flt);
-			utime += READ_ONCE(t->utime);
-			stime += READ_ONCE(t->stime);
+		if (!own) {
+			min_flt = sig->min_flt;
+			maj_flt = sig->maj_flt;
+			utime = sig->utime;
+			stime = sig->stime;
+			struct task_struct *t;
+			list_for_each_entry(t, &sig->thread_head, thread_node) {
+				min_flt += READ_ONCE(t->min_flt);
+				maj_flt += READ_ONCE(t->maj_flt);
+				utime += READ_ONCE(t->utime);
+				stime += READ_ONCE(t->stime);
+			}
 		}
 		num_threads = sig->nr_threads;
 		rsslim = sig->rlim[RLIMIT_RSS].rlim_cur;
 		spin_unlock(&sig->siglock);
-	} else {
-		min_flt = p->min_flt;
-		maj_flt = p->maj_flt;
-		utime = p->utime;
-		stime = p->stime;
+	}
+	if (own) {
+		min_flt = READ_ONCE(p->min_flt);
+		maj_flt = READ_ONCE(p->maj_flt);
+		utime = READ_ONCE(p->utime);
+		stime = READ_ONCE(p->stime);
 	}
 	unsigned long vsize = 0, rss = 0, code[2] = { 0, 0 }, stack = 0, data[7] = { 0 };
 	if (mm) {

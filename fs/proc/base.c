@@ -29,7 +29,6 @@
 #include "mm/mm_types.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
-#include "mm/memory.h"
 #include "mm/page.h"
 #include "mm/pagewalk.h"
 #include "mm/slab.h"
@@ -174,38 +173,35 @@ struct remote_read {
 	size_t len, want;
 };
 
-static void remote_copy(struct remote_read *r, struct page *page, unsigned long offset, unsigned long addr,
-			unsigned long next)
+/* The bytes of [addr, next) from the page (of pfn, present or not) that
+ * maps them, offset bytes into it; 1 (stop the walk) when it is not
+ * present (not faulted in: the read ends there) or the read is whole. */
+static int remote_copy(struct mm_walk *walk, bool present, unsigned long pfn, unsigned long offset,
+		       unsigned long addr, unsigned long next)
 {
+	struct remote_read *r = walk->private;
+	if (!present)
+		return 1;
 	size_t n = min((size_t)(next - addr), r->want - r->len);
-	memcpy(r->buf + r->len, (char *)page_address(page) + offset, n);
+	memcpy(r->buf + r->len, (char *)page_address(pfn_to_page(pfn)) + offset, n);
 	r->len += n;
+	return r->len == r->want;
 }
 
 static int remote_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 {
-	struct remote_read *r = walk->private;
-	if (!pte_present(pte) || is_zero_pfn(pte_pfn(pte)))
-		return 1; /* not faulted in: the read stops there */
-	remote_copy(r, pfn_to_page(pte_pfn(pte)), 0, addr, addr + PAGE_SIZE);
-	return r->len == r->want;
+	return remote_copy(walk, pte_present(pte), pte_pfn(pte), 0, addr, addr + PAGE_SIZE);
 }
 
 static int remote_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
 {
-	if (!pmd_present(pmd))
-		return 1;
-	remote_copy(walk->private, pfn_to_page(pmd_pfn(pmd)), addr & (PMD_SIZE - 1), addr, next);
-	return ((struct remote_read *)walk->private)->len == ((struct remote_read *)walk->private)->want;
+	return remote_copy(walk, pmd_present(pmd), pmd_pfn(pmd), addr & (PMD_SIZE - 1), addr, next);
 }
 
 static int remote_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
 			  struct mm_walk *walk)
 {
-	if (!pte_present(pte))
-		return 1;
-	remote_copy(walk->private, pfn_to_page(pte_pfn(pte)), addr & ~hmask, addr, next);
-	return ((struct remote_read *)walk->private)->len == ((struct remote_read *)walk->private)->want;
+	return remote_copy(walk, pte_present(pte), pte_pfn(pte), addr & ~hmask, addr, next);
 }
 
 static int remote_hole(unsigned long addr, unsigned long next, int depth, struct mm_walk *walk)
