@@ -306,15 +306,19 @@ __noreturn void do_exit_thread(int code)
 	tsk->fs = NULL;
 	task_unlock(tsk);
 	put_fs_struct(fs);
+	/* Off the task before the last thread releases the table: a /proc
+	 * reader takes its reference under task_lock (get_task_files). */
+	struct files_struct *files = tsk->files;
+	task_lock(tsk);
+	tsk->files = NULL;
+	task_unlock(tsk);
 	if (last) {
 		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */
-		strlcpy(sig->result.last_line, files_last_console_line(tsk->files),
-			sizeof(sig->result.last_line));
-		files_release(tsk->files);
+		strlcpy(sig->result.last_line, files_last_console_line(files), sizeof(sig->result.last_line));
+		files_release(files);
 		process_ended();
 	}
 	task_lock(tsk); /* a /proc reader holds it while it takes a reference */
-	tsk->files = NULL;
 	/* Off the address space and FPU area before they go: the scheduler
 	 * looks at both when it switches. */
 	__asm__ volatile("cli" ::: "memory");
