@@ -230,7 +230,9 @@ SYSCALL_DEFINE5(statx, int, dfd, const char __user *, filename, unsigned int, fl
 
 /* ---- readlink ---- */
 
-/* The target of a generated link, into buf; NULL if it is not one.
+/* The target of a generated link, into buf; NULL if it is not one (or,
+ * for fd/<n>, if its file has no path), an ERR_PTR when the process's
+ * link has no target (-ENOENT: it has ended) or d_path fails.
  * /proc/self is the pid (the tgid, in every thread); /proc/<pid>/exe the
  * program (files_set_exe_path's name); cwd and root the process's. */
 static const char *proc_link_target(struct files_struct *files, const struct nameidata *nd, char *buf,
@@ -252,23 +254,25 @@ static const char *proc_link_target(struct files_struct *files, const struct nam
 	if (fd_target)
 		return fd_target;
 	/* The process's own program, root and cwd, each with a reference
-	 * (kernel/pid.h); a zombie has none (readlink: -ENOENT, as Linux). */
+	 * (kernel/pid.h); a zombie has none, and a process reaped since the
+	 * lookup is gone: -ENOENT, as Linux's proc_exe_link and
+	 * proc_cwd_link give. */
 	struct proc_node pinned;
 	if (proc_pin_task(&nd->node, proc_self_task(), &pinned))
-		return NULL;
+		return ERR_PTR(-ENOENT);
 	bool self = pinned.task == proc_self_task();
 	struct files_struct *tfiles = self && files ? (get_files_struct(files), files) : get_task_files(pinned.task);
 	bool kthread = !pinned.task->signal; /* init_fs, which is never freed */
 	struct fs_struct *fs = kthread ? &init_fs : get_task_fs(pinned.task);
 	proc_unpin_task(&pinned);
-	const char *t = NULL;
+	const char *t = ERR_PTR(-ENOENT);
 	if (!strcmp(base, "exe")) {
 		if (tfiles) {
 			/* Another thread may be setting it (files_set_exe_path). */
 			spin_lock(&tfiles->file_lock);
 			strlcpy(buf, tfiles->exe_path, size);
 			spin_unlock(&tfiles->file_lock);
-			t = buf[0] ? buf : NULL;
+			t = buf[0] ? buf : ERR_PTR(-ENOENT);
 		}
 	} else if (fs) {
 		struct path root, pwd, reader_root;
@@ -286,8 +290,6 @@ static const char *proc_link_target(struct files_struct *files, const struct nam
 		path_put(&pwd);
 		path_put(&root);
 		path_put(&reader_root);
-		if (IS_ERR(t))
-			t = NULL;
 	}
 	if (tfiles)
 		files_release(tfiles);
@@ -324,6 +326,10 @@ long files_readlinkat(struct files_struct *files, int dfd, const char *path, cha
 			inode->i_atime = current_time();
 		}
 		err = -EINVAL;
+	}
+	if (IS_ERR(t)) { /* a process's link without a target */
+		err = PTR_ERR(t);
+		t = NULL;
 	}
 	if (t) {
 		long len = min((long)strlen(t), (long)bufsiz);

@@ -2,10 +2,11 @@
  * getdents64 of /proc (in increasing order, "self" beside them), their
  * cmdline, comm, status, stat, maps, exe and fd/ are theirs (not the
  * reader's); a child that has ended but is not reaped is a zombie
- * ("State: Z (zombie)", empty maps and cmdline, still listed); once reaped
- * its /proc entry is gone (ENOENT), and files opened on it before read
- * -ESRCH, as Linux's (status, maps). A thread's id is found but not
- * listed; /proc/self/task lists it, with its own stat and comm. */
+ * ("State: Z (zombie)", empty maps and cmdline, no exe nor cwd, still
+ * listed); once reaped its /proc entry is gone (ENOENT), and files opened
+ * on it before read -ESRCH, as Linux's (status, maps). A thread's id is
+ * found but not listed; /proc/self/task lists it, with its own stat and
+ * comm. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -263,7 +264,12 @@ static void check_thread(void)
 
 	__atomic_store_n(&thread_done, 1, __ATOMIC_RELEASE);
 	CHECK(pthread_join(th, NULL) == 0);
+	/* The join returns when the thread's exit clears its tid word,
+	 * before Linux releases it (exit_mm, then exit_notify): its entry
+	 * goes soon after. The bound is only a hang guard. */
 	snprintf(path, sizeof(path), "/proc/self/task/%d", tid);
+	for (int i = 0; i < 10000 && stat(path, &sb) == 0; i++)
+		nap();
 	CHECK_ERRNO(stat(path, &sb), ENOENT);
 }
 
@@ -312,6 +318,11 @@ int main(void)
 	CHECK_CMP(read_raw(path, text, sizeof(text)), ==, 0);
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", kids[0]);
 	CHECK_CMP(read_raw(path, text, sizeof(text)), ==, 0);
+	char link[256];
+	snprintf(path, sizeof(path), "/proc/%d/exe", kids[0]);
+	CHECK_ERRNO(readlink(path, link, sizeof(link)), ENOENT);
+	snprintf(path, sizeof(path), "/proc/%d/cwd", kids[0]);
+	CHECK_ERRNO(readlink(path, link, sizeof(link)), ENOENT);
 	check_listing(kids); /* still listed */
 
 	/* Reaped: gone from /proc. */
