@@ -1,12 +1,12 @@
 /* /proc/<pid> of other processes: two forked children are found in
  * getdents64 of /proc (in increasing order, "self" beside them), their
- * cmdline, comm, status, stat, maps, exe and fd/ are theirs (not the
- * reader's); a child that has ended but is not reaped is a zombie
- * ("State: Z (zombie)", empty maps and cmdline, no exe nor cwd, still
- * listed); once reaped its /proc entry is gone (ENOENT), and files opened
- * on it before read -ESRCH, as Linux's (status, maps). A thread's id is
- * found but not listed; /proc/self/task lists it, with its own stat and
- * comm. */
+ * cmdline, environ, comm, status, stat, maps, exe, fd/ and fdinfo/ are
+ * theirs (not the reader's); a child that has ended but is not reaped is
+ * a zombie ("State: Z (zombie)", empty maps and cmdline, no exe nor cwd,
+ * still listed); once reaped its /proc entry is gone (ENOENT), and files
+ * opened on it before read -ESRCH, as Linux's (status, maps). A thread's
+ * id is found but not listed; /proc/self/task lists it, with its own stat
+ * and comm. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -141,6 +141,13 @@ static void check_child_files(pid_t kid, int i)
 	CHECK_CMP(its, ==, mine);
 	CHECK(its == mine && !memcmp(text, other, (size_t)mine));
 	CHECK(mine > 0 && text[mine - 1] == 0);
+
+	/* environ: a fork's is its parent's too. */
+	mine = read_raw("/proc/self/environ", text, sizeof(text));
+	its = read_raw((snprintf(path, sizeof(path), "/proc/%d/environ", kid), path), other, sizeof(other));
+	CHECK_CMP(mine, >=, 0);
+	CHECK_CMP(its, ==, mine);
+	CHECK(its == mine && !memcmp(text, other, (size_t)(mine > 0 ? mine : 0)));
 
 	/* comm: the parent's name, inherited. */
 	char comm[64], kcomm[64];
