@@ -582,35 +582,3 @@ SYSCALL_DEFINE2(clone3, struct clone_args __user *, uargs, size_t, size)
 	}
 	return kernel_clone(&kargs);
 }
-
-/* ---- references on another task's mm, files and fs (/proc/<pid>) ---- */
-
-struct mm_struct *get_task_mm(struct task_struct *task)
-{
-	task_lock(task);
-	struct mm_struct *mm = task->mm;
-	if (mm) /* mmget: exit and exec change ->mm under task_lock only */
-		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
-	task_unlock(task);
-	return mm;
-}
-
-struct files_struct *get_task_files(struct task_struct *task)
-{
-	task_lock(task);
-	struct files_struct *files = task->files;
-	if (files)
-		get_files_struct(files);
-	task_unlock(task);
-	return files;
-}
-
-struct fs_struct *get_task_fs(struct task_struct *task)
-{
-	task_lock(task);
-	struct fs_struct *fs = task->fs;
-	if (fs)
-		get_fs_struct(fs);
-	task_unlock(task);
-	return fs;
-}
