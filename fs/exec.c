@@ -336,10 +336,12 @@ static void begin_new_exec(struct exec_private *x, const char *filename)
 	/* exec_mm_release: the robust list and CLEARTID word of the old mm. */
 	futex_exit_release(tsk);
 	mm_release(tsk, old);
+	task_lock(tsk); /* against get_task_mm of a /proc reader */
 	__asm__ volatile("cli" ::: "memory");
 	tsk->mm = x->mm;
 	switch_mm(old, x->mm);
 	__asm__ volatile("sti" ::: "memory");
+	task_unlock(tsk);
 	/* Linux's setmax_mm_hiwater_rss: the old program's peak stays the
 	 * process's (getrusage's ru_maxrss). */
 	struct signal_struct *sig = tsk->signal;
@@ -354,7 +356,9 @@ static void begin_new_exec(struct exec_private *x, const char *filename)
 	mmput(old);
 	if (x->files) {
 		struct files_struct *shared = tsk->files;
+		task_lock(tsk);
 		tsk->files = x->files;
+		task_unlock(tsk);
 		files_release(shared);
 	}
 	do_close_on_exec(tsk->files);

@@ -29,11 +29,10 @@
 #define GENERATED_MAX (2 * PATH_MAX)
 
 /* The task /proc/self means: the process, i.e. its group leader (Linux's
- * proc_self_get_link gives the tgid), or a kernel thread itself. A file
- * opened under /proc/self keeps this pointer (proc_node.task): the
- * leader's task_struct outlives the table (process_wait releases it after
- * the last thread, which releases the table), whereas a thread that opened
- * the file may exit and be freed while another thread still reads it. */
+ * proc_self_get_link gives the tgid), or a kernel thread itself. It is the
+ * reader of a lookup in /proc; a node found there names its process by id
+ * and holds no pointer to it (fs/proc/proc_fs.h), so a thread that opened
+ * a file may exit and be freed while another thread still reads it. */
 struct task_struct *proc_self_task(void)
 {
 	return current->group_leader ? current->group_leader : current;

@@ -16,6 +16,7 @@
 #include "fs/fs_struct.h"
 #include "fs/internal.h"
 #include "fs/mount.h"
+#include "kernel/pid.h"
 #include "kernel/sched.h"
 #include "lib/err.h"
 #include "mm/slab.h"
@@ -157,9 +158,18 @@ static void show_each(struct seq_buf *m, const struct proc_node *node,
 	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!buf)
 		return;
+	/* The process's root (pinned: fs/proc/base.c), with a reference
+	 * (get_task_fs): a zombie's is gone, and its mounts are empty. */
 	struct task_struct *task = node->task ? node->task : proc_self_task();
+	struct fs_struct *fs = task->signal ? get_task_fs(task) : &init_fs;
+	if (!fs) {
+		kfree(buf);
+		return;
+	}
 	struct path root;
-	get_fs_root(task->fs ? task->fs : &init_fs, &root);
+	get_fs_root(fs, &root);
+	if (fs != &init_fs)
+		put_fs_struct(fs);
 	mutex_lock(&mount_lock);
 	for (struct list_head *p = mount_table.next; p != &mount_table; p = p->next)
 		show(m, container_of(p, struct vfsmount, mnt_list), &root, buf);

@@ -11,6 +11,7 @@
 #include "fs/fs_struct.h"
 #include "fs/mount.h"
 #include "fs/namei.h"
+#include "kernel/pid.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "kernel/unistd.h"
@@ -229,7 +230,9 @@ SYSCALL_DEFINE5(statx, int, dfd, const char __user *, filename, unsigned int, fl
 
 /* ---- readlink ---- */
 
-/* The target of a generated link, into buf; NULL if it is not one.
+/* The target of a generated link, into buf; NULL if it is not one (or,
+ * for fd/<n>, if its file has no path), an ERR_PTR when the process's
+ * link has no target (-ENOENT: it has ended) or d_path fails.
  * /proc/self is the pid (the tgid, in every thread); /proc/<pid>/exe the
  * program (files_set_exe_path's name); cwd and root the process's. */
 static const char *proc_link_target(struct files_struct *files, const struct nameidata *nd, char *buf,
@@ -245,32 +248,54 @@ static const char *proc_link_target(struct files_struct *files, const struct nam
 	for (const char *c = g; *c; c++)
 		if (*c == '/')
 			base = c + 1;
-	if (!nd->node.task || !nd->node.entry || (nd->node.entry->mode & S_IFMT) != S_IFLNK)
+	if (!nd->node.per_task || !nd->node.entry || (nd->node.entry->mode & S_IFMT) != S_IFLNK)
 		return NULL;
 	const char *fd_target = proc_fd_link(&nd->node, buf, size);
 	if (fd_target)
 		return fd_target;
-	if (!strcmp(base, "exe") && files) {
-		/* Another thread may be setting it (files_set_exe_path). */
-		spin_lock(&files->file_lock);
-		strlcpy(buf, files->exe_path, size);
-		spin_unlock(&files->file_lock);
-		return buf[0] ? buf : NULL;
+	/* The process's own program, root and cwd, each with a reference
+	 * (kernel/pid.h); a zombie has none, and a process reaped since the
+	 * lookup is gone: -ENOENT, as Linux's proc_exe_link and
+	 * proc_cwd_link give. */
+	struct proc_node pinned;
+	if (proc_pin_task(&nd->node, proc_self_task(), &pinned))
+		return ERR_PTR(-ENOENT);
+	bool self = pinned.task == proc_self_task();
+	struct files_struct *tfiles = self && files ? (get_files_struct(files), files) : get_task_files(pinned.task);
+	bool kthread = !pinned.task->signal; /* init_fs, which is never freed */
+	struct fs_struct *fs = kthread ? &init_fs : get_task_fs(pinned.task);
+	proc_unpin_task(&pinned);
+	const char *t = ERR_PTR(-ENOENT);
+	if (!strcmp(base, "exe")) {
+		if (tfiles) {
+			/* Another thread may be setting it (files_set_exe_path). */
+			spin_lock(&tfiles->file_lock);
+			strlcpy(buf, tfiles->exe_path, size);
+			spin_unlock(&tfiles->file_lock);
+			t = buf[0] ? buf : ERR_PTR(-ENOENT);
+		}
+	} else if (fs) {
+		struct path root, pwd, reader_root;
+		char *gen = NULL;
+		get_fs_root(fs, &root);
+		get_fs_root(current_fs(), &reader_root);
+		bool cwd = !strcmp(base, "cwd");
+		if (cwd)
+			get_fs_pwd(fs, &pwd, &gen);
+		else
+			pwd = root, path_get(&pwd);
+		/* d_path from the reader's root, as Linux's proc_pid_readlink. */
+		t = gen ? (strlcpy(buf, gen, size), buf) : d_path(&pwd, &reader_root, buf, (int)size);
+		kfree(gen);
+		path_put(&pwd);
+		path_put(&root);
+		path_put(&reader_root);
 	}
-	struct fs_struct *fs = current_fs();
-	struct path root, pwd;
-	char *gen = NULL;
-	get_fs_root(fs, &root);
-	bool cwd = !strcmp(base, "cwd");
-	if (cwd)
-		get_fs_pwd(fs, &pwd, &gen);
-	else
-		pwd = root, path_get(&pwd);
-	const char *t = gen ? (strlcpy(buf, gen, size), buf) : d_path(&pwd, &root, buf, (int)size);
-	kfree(gen);
-	path_put(&pwd);
-	path_put(&root);
-	return IS_ERR(t) ? NULL : t;
+	if (tfiles)
+		files_release(tfiles);
+	if (fs && !kthread)
+		put_fs_struct(fs);
+	return t;
 }
 
 /* Linux's do_readlinkat: bufsiz first (-EINVAL), then the name (getname
@@ -301,6 +326,10 @@ long files_readlinkat(struct files_struct *files, int dfd, const char *path, cha
 			inode->i_atime = current_time();
 		}
 		err = -EINVAL;
+	}
+	if (IS_ERR(t)) { /* a process's link without a target */
+		err = PTR_ERR(t);
+		t = NULL;
 	}
 	if (t) {
 		long len = min((long)strlen(t), (long)bufsiz);

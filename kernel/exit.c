@@ -301,16 +301,24 @@ __noreturn void do_exit_thread(int code)
 	if (!last)
 		exit_thread_children(tsk);
 	/* Linux's exit_fs: this thread's hold on the root and cwd. */
-	put_fs_struct(tsk->fs);
+	task_lock(tsk);
+	struct fs_struct *fs = tsk->fs;
 	tsk->fs = NULL;
+	task_unlock(tsk);
+	put_fs_struct(fs);
+	/* Off the task before the last thread releases the table: a /proc
+	 * reader takes its reference under task_lock (get_task_files). */
+	struct files_struct *files = tsk->files;
+	task_lock(tsk);
+	tsk->files = NULL;
+	task_unlock(tsk);
 	if (last) {
 		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */
-		strlcpy(sig->result.last_line, files_last_console_line(tsk->files),
-			sizeof(sig->result.last_line));
-		files_release(tsk->files);
+		strlcpy(sig->result.last_line, files_last_console_line(files), sizeof(sig->result.last_line));
+		files_release(files);
 		process_ended();
 	}
-	tsk->files = NULL;
+	task_lock(tsk); /* a /proc reader holds it while it takes a reference */
 	/* Off the address space and FPU area before they go: the scheduler
 	 * looks at both when it switches. */
 	__asm__ volatile("cli" ::: "memory");
@@ -318,6 +326,7 @@ __noreturn void do_exit_thread(int code)
 	tsk->fpu_state = NULL;
 	switch_mm(mm, NULL);
 	__asm__ volatile("sti" ::: "memory");
+	task_unlock(tsk);
 	mmput(mm);
 	/* Linux's mm_release: a vfork parent may go on once the child has
 	 * left the memory it borrowed. */

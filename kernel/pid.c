@@ -1,4 +1,5 @@
-/* The table of live user threads by thread id, and task references (see
+/* The table of live user threads by thread id, task references, and the
+ * references on a task's mm, files and fs that /proc takes (see
  * kernel/pid.h). Linux keeps struct pid in an IDR and the task_struct's
  * usage count in refcount_t; here a small hash of list heads and an atomic
  * int do the same job for the few threads mmlab runs.
@@ -10,6 +11,9 @@
 #include "kernel/pid.h"
 #include "kernel/panic.h"
 #include "kernel/signal.h"
+#include "fs/file.h"
+#include "fs/fs_struct.h"
+#include "mm/mm_types.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 #include "kernel/spinlock.h"
@@ -178,4 +182,36 @@ void process_ids(struct task_struct *p, int *ppid, int *pgrp, int *session, int 
 	else if (leader->real_parent)
 		*exit_signal = leader->exit_signal;
 	spin_unlock(&tasklist_lock);
+}
+
+/* ---- references on another task's mm, files and fs (/proc/<pid>) ---- */
+
+struct mm_struct *get_task_mm(struct task_struct *task)
+{
+	task_lock(task);
+	struct mm_struct *mm = task->mm;
+	if (mm) /* mmget: exit and exec change ->mm under task_lock only */
+		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
+	task_unlock(task);
+	return mm;
+}
+
+struct files_struct *get_task_files(struct task_struct *task)
+{
+	task_lock(task);
+	struct files_struct *files = task->files;
+	if (files)
+		get_files_struct(files);
+	task_unlock(task);
+	return files;
+}
+
+struct fs_struct *get_task_fs(struct task_struct *task)
+{
+	task_lock(task);
+	struct fs_struct *fs = task->fs;
+	if (fs)
+		get_fs_struct(fs);
+	task_unlock(task);
+	return fs;
 }

@@ -51,6 +51,16 @@ int collect_tree_processes(struct task_struct *root, bool (*match)(struct task_s
  * would see; -1 for a thread that is not the leader). */
 void process_ids(struct task_struct *p, int *ppid, int *pgrp, int *session, int *exit_signal);
 
+/* Linux's get_task_mm (kernel/fork.c): task's mm with a user reference
+ * (mmput it), NULL once it has none (exited, or a kernel thread); taken
+ * under task_lock, which exit and exec hold when they change ->mm, so the
+ * mm cannot be freed between the read and the reference. The same for its
+ * open files (files_release them) and its root and cwd (put_fs_struct),
+ * which /proc/<pid>/fd, cwd and root read. */
+struct mm_struct *get_task_mm(struct task_struct *task);
+struct files_struct *get_task_files(struct task_struct *task);
+struct fs_struct *get_task_fs(struct task_struct *task);
+
 /* User threads in the table. */
 unsigned long nr_pids(void);
 

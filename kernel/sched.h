@@ -173,6 +173,11 @@ struct task_struct {
 	unsigned long sas_ss_sp;       /* sigaltstack */
 	unsigned long sas_ss_size;
 	unsigned int sas_ss_flags;
+	/* Linux's task_lock (alloc_lock): ->mm, ->files and ->fs change
+	 * under it once the task can be found (exit, exec), so that a reader
+	 * of another task's /proc/<pid> takes a reference on one before it
+	 * goes (get_task_mm, fs/proc/base.c). Zeroed is unlocked. */
+	spinlock_t alloc_lock;
 	struct files_struct *files;    /* open files (fs/file.c), the group's */
 	struct fs_struct *fs;          /* root, cwd, umask (fs/fs_struct.h); NULL: init_fs */
 	void *fpu_state;               /* 512-byte FXSAVE area, 16-byte aligned */
@@ -226,6 +231,9 @@ struct task_struct {
 	short il_prev;                 /* the last node MPOL_INTERLEAVE gave it */
 	u8 il_weight;                  /* MPOL_WEIGHTED_INTERLEAVE: pages left on il_prev */
 };
+
+static inline void task_lock(struct task_struct *p) { spin_lock(&p->alloc_lock); }
+static inline void task_unlock(struct task_struct *p) { spin_unlock(&p->alloc_lock); }
 
 DECLARE_PER_CPU(struct task_struct *, current_task);
 static inline struct task_struct *get_current(void) { return this_cpu_read(current_task); }

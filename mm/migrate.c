@@ -439,10 +439,9 @@ struct mm_struct *find_mm_struct(int pid, int *err)
 		*err = -ESRCH;
 		return NULL;
 	}
-	/* Every mmlab process may act on any other (they all run as root). */
-	mm = t->mm;
-	if (mm)
-		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
+	/* Every mmlab process may act on any other (they all run as root).
+	 * get_task_mm: its exit may be clearing ->mm meanwhile. */
+	mm = get_task_mm(t);
 	put_task_struct(t);
 	if (!mm)
 		*err = -EINVAL;

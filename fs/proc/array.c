@@ -60,9 +60,13 @@ static const char *task_state_name(const struct task_struct *p)
 		return "R (running)";
 	if (s & TASK_DEAD)
 		/* A leader that exited before its threads stays its group's
-		 * zombie, as Linux's does until the last thread goes. */
-		return p->signal && p == p->group_leader && READ_ONCE(p->signal->nr_threads) > 0 ? "Z (zombie)"
-												 : "X (dead)";
+		 * zombie, as Linux's does until the last thread goes.
+		 * A process that has ended is a zombie until it is reaped
+		 * (exit_state, Linux's get_task_state). */
+		return p->signal && p == p->group_leader &&
+		       (READ_ONCE(p->signal->nr_threads) > 0 || READ_ONCE(p->exit_state) == EXIT_ZOMBIE)
+			       ? "Z (zombie)"
+			       : "X (dead)";
 	if (s & __TASK_STOPPED) /* a stop signal's (kernel/signal_stop.c) */
 		return "T (stopped)";
 	if (s & TASK_UNINTERRUPTIBLE)
@@ -144,13 +148,21 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
  * may do anything, as root may. */
 #define CAP_FULL_SET 0x000001ffffffffffull
 
+/* The id a task's status and stat show as its own: a process's leader
+ * shows the process's id, another thread its thread id. */
+static int task_pid_shown(const struct task_struct *p)
+{
+	return p->signal && p == p->group_leader ? p->tgid : p->pid;
+}
+
 void status_show(struct seq_buf *m, const struct proc_node *node)
 {
 	struct task_struct *p = node->task;
-	struct mm_struct *mm = p->mm;
-	/* /proc/<pid> is the process: its thread group's id, as Linux's
-	 * /proc/<tgid>/status (a kernel thread's tgid is its pid: 0 here). */
-	int pid = p->signal ? p->tgid : p->pid;
+	struct mm_struct *mm = node->mm; /* pinned: get_task_mm */
+	/* The process's id (a kernel thread's tgid is its pid: 0 here) and
+	 * the task's: a thread's own under /proc/<tid> and task/<tid>, as
+	 * Linux's. */
+	int tgid = p->signal ? p->tgid : p->pid, pid = task_pid_shown(p);
 
 	task_name(m, p);
 	seq_buf_puts(m, "Umask:\t0022\n"); /* no umask(2): init's default */
@@ -159,13 +171,14 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 	 * Everyone is uid/gid 0. */
 	int ppid, pgrp, session, exit_signal;
 	process_ids(p, &ppid, &pgrp, &session, &exit_signal);
-	seq_buf_printf(m, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", pid, pid, ppid);
+	seq_buf_printf(m, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", tgid, pid, ppid);
 	seq_buf_puts(m, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
 	seq_buf_printf(m, "FDSize:\t%d\n", p->files ? NR_OPEN_DEFAULT : 0);
 	seq_buf_puts(m, "Groups:\t \n");
-	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", pid, pid, pgrp, session);
-	/* Every task without an mm is a kernel thread (the boot task too). */
-	seq_buf_printf(m, "Kthread:\t%c\n", !mm ? '1' : '0');
+	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", tgid, pid, pgrp, session);
+	/* A task with neither an mm nor a thread group is a kernel thread
+	 * (the boot task too); a zombie has no mm but is a process. */
+	seq_buf_printf(m, "Kthread:\t%c\n", !mm && !p->signal ? '1' : '0');
 	if (mm) {
 		task_mem(m, mm);
 		seq_buf_puts(m, "CoreDumping:\t0\n");
@@ -234,37 +247,45 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 {
 	struct task_struct *p = node->task;
 	struct signal_struct *sig = p->signal;
-	struct mm_struct *mm = p->mm;
-	int pid = sig ? p->tgid : p->pid;
+	struct mm_struct *mm = node->mm; /* pinned: get_task_mm */
+	int pid = task_pid_shown(p);
 	unsigned long min_flt = 0, maj_flt = 0, rsslim = RLIM_INFINITY;
 	u64 utime = 0, stime = 0, cutime = 0, cstime = 0;
 	unsigned long cmin_flt = 0, cmaj_flt = 0;
 	int num_threads = 1;
+	/* /proc/<pid>/task/<tid>/stat (node->thread) is the thread's own
+	 * (Linux's proc_tid_stat, whole = 0): its faults and times; the
+	 * children's and the thread count are the group's either way. A
+	 * kernel thread has only its own. */
+	bool own = !sig || node->thread;
 	if (sig) {
 		spin_lock(&sig->siglock);
 		cmin_flt = sig->cmin_flt;
 		cmaj_flt = sig->cmaj_flt;
 		cutime = sig->cutime;
 		cstime = sig->cstime;
-		min_flt = sig->min_flt;
-		maj_flt = sig->maj_flt;
-		utime = sig->utime;
-		stime = sig->stime;
-		struct task_struct *t;
-		list_for_each_entry(t, &sig->thread_head, thread_node) {
-			min_flt += READ_ONCE(t->min_flt);
-			maj_flt += READ_ONCE(t->maj_flt);
-			utime += READ_ONCE(t->utime);
-			stime += READ_ONCE(t->stime);
+		if (!own) {
+			min_flt = sig->min_flt;
+			maj_flt = sig->maj_flt;
+			utime = sig->utime;
+			stime = sig->stime;
+			struct task_struct *t;
+			list_for_each_entry(t, &sig->thread_head, thread_node) {
+				min_flt += READ_ONCE(t->min_flt);
+				maj_flt += READ_ONCE(t->maj_flt);
+				utime += READ_ONCE(t->utime);
+				stime += READ_ONCE(t->stime);
+			}
 		}
 		num_threads = sig->nr_threads;
 		rsslim = sig->rlim[RLIMIT_RSS].rlim_cur;
 		spin_unlock(&sig->siglock);
-	} else {
-		min_flt = p->min_flt;
-		maj_flt = p->maj_flt;
-		utime = p->utime;
-		stime = p->stime;
+	}
+	if (own) {
+		min_flt = READ_ONCE(p->min_flt);
+		maj_flt = READ_ONCE(p->maj_flt);
+		utime = READ_ONCE(p->utime);
+		stime = READ_ONCE(p->stime);
 	}
 	unsigned long vsize = 0, rss = 0, code[2] = { 0, 0 }, stack = 0, data[7] = { 0 };
 	if (mm) {
@@ -311,7 +332,7 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 /* size resident shared text lib data dt, in pages (proc_pid_statm). */
 void statm_show(struct seq_buf *m, const struct proc_node *node)
 {
-	struct mm_struct *mm = node->task->mm;
+	struct mm_struct *mm = node->mm;
 	if (!mm) {
 		seq_buf_puts(m, "0 0 0 0 0 0 0\n");
 		return;

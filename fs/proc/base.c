@@ -1,39 +1,158 @@
 /* /proc/<pid> and /proc/self (Linux's fs/proc/base.c tgid_base_stuff):
  * the directory of a process and its files, which fs/proc/array.c and
- * fs/proc/task_mmu.c generate for the task the lookup found (node->task).
+ * fs/proc/task_mmu.c generate for the task a generation pins.
  *
- * Only the caller's own pid exists: there is no pid table to look others
- * up in, and a process cannot see another's mm. */
+ * Which processes: the caller's process tree (kernel/pid.h
+ * find_task_in_tree, collect_tree_processes), as Linux's pid namespace:
+ * /proc lists "self" and the id of every process of the tree, zombies
+ * included, in increasing order (proc_pid_readdir); a thread's id is
+ * found by lookup but not listed, as Linux's; /proc/<pid>/task/ lists the
+ * process's threads. Linux lists "thread-self" too; mmlab does not. A kernel thread
+ * (no tree) finds any live thread by its id (find_get_task_by_vpid: not
+ * a zombie), but lists only "self" and its own id: mmlab has no list of
+ * every process.
+ *
+ * Lifetimes: a node names its process by id (proc_fs.h's struct
+ * proc_node) and holds nothing; each generation pins the task, found
+ * again for the reader (find_task_in_tree: a reference) and its mm (get_task_mm: a user
+ * reference) for its duration, and drops both after it (proc_unpin_task).
+ * A process reaped since its file was opened is not found: its files read
+ * -ESRCH, as Linux's get_proc_task fails, but pagemap reads nothing (Linux's
+ * holds the mm from the open). A zombie is found: it has no mm any more,
+ * so its maps, cmdline and pagemap are empty and its status says
+ * "Z (zombie)". */
 #include "fs/proc/internal.h"
+#include "kernel/pid.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "lib/vsprintf.h"
+#include "mm/mm_types.h"
+#include "mm/mmap_lock.h"
+#include "mm/mmu_context.h"
+#include "mm/page.h"
+#include "mm/pagewalk.h"
+#include "mm/slab.h"
+#include "mm/util.h"
+
+static struct task_struct *tree_of(struct task_struct *reader)
+{
+	return reader->signal ? reader->signal->child_reaper : NULL;
+}
+
+/* A process found by id for reader: in its tree, or (a kernel thread)
+ * any live thread; with a reference. NULL if none. */
+static struct task_struct *find_for_reader(struct task_struct *reader, int id)
+{
+	struct task_struct *tree = tree_of(reader);
+	return tree ? find_task_in_tree(tree, id) : find_get_task_by_vpid(id);
+}
 
 static bool pid_dir_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
 {
 	int id;
-	if (!((len == 4 && !memcmp(s, "self", 4)) ||
-	      (proc_parse_id(s, len, &id) && task->pid > 0 && id == task->pid)))
+	bool self = len == 4 && !memcmp(s, "self", 4);
+	if (self)
+		id = tree_of(task) ? task->tgid : task->pid;
+	else if (!proc_parse_id(s, len, &id))
 		return false;
-	node->task = task;
+	if (tree_of(task) || !(self || (id > 0 && id == task->pid))) {
+		/* Held until the lookup ends (procfs_lookup), for the
+		 * families below that look at the task (fd/). */
+		struct task_struct *t = id > 0 ? find_for_reader(task, id) : NULL;
+		if (!t)
+			return false;
+		node->task = t;
+		node->by_id = true;
+	} else {
+		node->task = task; /* a kernel thread itself */
+	}
+	node->pid = id;
 	node->per_task = true;
 	return true;
 }
 
-/* getdents of /proc: "self" (Linux's is a fixed symlink) and the pid. */
+/* The tgids of the caller's tree, increasing: n of them into a kvmalloc'd
+ * array (NULL, 0 when none or memory is short). */
+static int tree_tgids(struct task_struct *reader, int **out)
+{
+	struct task_struct **procs;
+	*out = NULL;
+	int n = collect_tree_processes(tree_of(reader), NULL, NULL, &procs);
+	if (!n)
+		return 0;
+	int *ids = kvmalloc_array((size_t)n, sizeof(*ids), GFP_KERNEL);
+	for (int i = 0; i < n; i++) {
+		if (ids) { /* insertion sort: a tree has a few processes */
+			int j = i, id = procs[i]->tgid;
+			for (; j > 0 && ids[j - 1] > id; j--)
+				ids[j] = ids[j - 1];
+			ids[j] = id;
+		}
+		put_task_struct(procs[i]);
+	}
+	kvfree(procs);
+	*out = ids;
+	return ids ? n : 0;
+}
+
+/* getdents of /proc: "self" (Linux's is a fixed symlink), then the
+ * processes. Each member is asked for by its position, so the tree is
+ * collected again for each: a listing is quadratic in the tree's size,
+ * which is a few processes. A process that ends between two getdents
+ * calls moves the later ones up one position, so one may be missed
+ * (Linux resumes at the next tgid instead). */
 static bool pid_dir_list(unsigned int i, struct task_struct *task, char *name, size_t size)
 {
-	if (i == 0)
+	if (i == 0) {
 		snprintf(name, size, "self");
-	else if (i == 1 && task->pid > 0)
+		return true;
+	}
+	if (!tree_of(task)) {
+		if (i > 1 || task->pid <= 0)
+			return false;
 		snprintf(name, size, "%d", task->pid);
-	else
-		return false;
-	return true;
+		return true;
+	}
+	int *ids, n = tree_tgids(task, &ids);
+	bool found = i - 1 < (unsigned int)n;
+	if (found)
+		snprintf(name, size, "%d", ids[i - 1]);
+	kvfree(ids);
+	return found;
 }
 
 const struct proc_dir_entry pid_dir __proc_entry = {
 	.parent = &proc_root_dir, .match = pid_dir_match, .list = pid_dir_list, .mode = S_IFDIR | 0555,
 };
+
+int proc_pin_task(const struct proc_node *node, struct task_struct *reader, struct proc_node *pinned)
+{
+	*pinned = *node;
+	pinned->mm = NULL;
+	if (!node->per_task)
+		return 0;
+	struct task_struct *t = node->task;
+	if (node->by_id)
+		t = find_for_reader(reader, node->pid);
+	else if (t)
+		get_task_struct(t);
+	if (!t)
+		return -ESRCH;
+	pinned->task = t;
+	pinned->mm = get_task_mm(t);
+	return 0;
+}
+
+void proc_unpin_task(struct proc_node *pinned)
+{
+	if (!pinned->per_task)
+		return;
+	if (pinned->mm)
+		mmput(pinned->mm);
+	put_task_struct(pinned->task);
+	pinned->mm = NULL;
+	pinned->task = NULL;
+}
 
 /* The links (fs/stat.c reads them: the program, the working directory
  * and the root of the process). */
@@ -47,6 +166,126 @@ static const struct proc_dir_entry pid_root __proc_entry = {
 	.parent = &pid_dir, .name = "root", .mode = S_IFLNK | 0777,
 };
 
+/* ---- cmdline, environ: the process's own memory ---- */
+
+struct remote_read {
+	char *buf;
+	size_t len, want;
+};
+
+/* The bytes of [addr, next) from the page (of pfn, present or not) that
+ * maps them, offset bytes into it; 1 (stop the walk) when it is not
+ * present (not faulted in: the read ends there) or the read is whole. */
+static int remote_copy(struct mm_walk *walk, bool present, unsigned long pfn, unsigned long offset,
+		       unsigned long addr, unsigned long next)
+{
+	struct remote_read *r = walk->private;
+	if (!present)
+		return 1;
+	size_t n = min((size_t)(next - addr), r->want - r->len);
+	memcpy(r->buf + r->len, (char *)page_address(pfn_to_page(pfn)) + offset, n);
+	r->len += n;
+	return r->len == r->want;
+}
+
+static int remote_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
+{
+	return remote_copy(walk, pte_present(pte), pte_pfn(pte), 0, addr, addr + PAGE_SIZE);
+}
+
+static int remote_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	return remote_copy(walk, pmd_present(pmd), pmd_pfn(pmd), addr & (PMD_SIZE - 1), addr, next);
+}
+
+static int remote_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			  struct mm_walk *walk)
+{
+	return remote_copy(walk, pte_present(pte), pte_pfn(pte), addr & ~hmask, addr, next);
+}
+
+static int remote_hole(unsigned long addr, unsigned long next, int depth, struct mm_walk *walk)
+{
+	(void)addr, (void)next, (void)depth, (void)walk;
+	return 1;
+}
+
+static const struct mm_walk_ops remote_ops = {
+	.pte_entry = remote_pte, .huge_pmd_entry = remote_huge_pmd, .hugetlb_entry = remote_hugetlb,
+	.pte_hole = remote_hole,
+};
+
+/* Linux's access_remote_vm for reading: up to len bytes of mm at addr
+ * into buf, from the pages mapped there, under the mmap_lock held for
+ * reading; stops at the first page not present (Linux would fault it in:
+ * the argument and environment strings were written by exec, so they are
+ * present). Returns the bytes copied. */
+static size_t read_remote_vm(struct mm_struct *mm, unsigned long addr, char *buf, size_t len)
+{
+	struct remote_read r = { buf, 0, len };
+	if (!len || addr >= TASK_SIZE || len > TASK_SIZE - addr)
+		return 0;
+	/* The walk goes by pages; the first copy starts inside one. */
+	unsigned long start = addr & PAGE_MASK, end = ALIGN_UP(addr + len, PAGE_SIZE);
+	size_t skip = addr - start;
+	char *tmp = kvmalloc(end - start, GFP_KERNEL);
+	if (!tmp)
+		return 0;
+	r.buf = tmp;
+	r.want = end - start;
+	mmap_read_lock(mm);
+	walk_page_range(mm, start, end, &remote_ops, &r);
+	mmap_read_unlock(mm);
+	size_t got = r.len > skip ? min(r.len - skip, len) : 0;
+	memcpy(buf, tmp + skip, got);
+	kvfree(tmp);
+	return got;
+}
+
+/* [start, end) of the process's memory: its argument or environment
+ * strings, NUL-separated as exec laid them out (Linux's get_mm_cmdline
+ * without the setproctitle case, which needs a program that rewrites its
+ * arguments). A zombie has no mm: nothing. */
+static void show_mm_range(struct seq_buf *m, const struct proc_node *node, bool env)
+{
+	struct mm_struct *mm = node->mm;
+	if (!mm)
+		return;
+	mmap_read_lock(mm);
+	unsigned long start = env ? mm->env_start : mm->arg_start, end = env ? mm->env_end : mm->arg_end;
+	mmap_read_unlock(mm);
+	if (end <= start)
+		return;
+	size_t len = end - start;
+	if (len > m->size - m->len) { /* an overflow: procfs_fill retries with a larger buffer */
+		m->len = m->size + 1;
+		return;
+	}
+	char *buf = kvmalloc(len, GFP_KERNEL);
+	if (!buf)
+		return;
+	size_t got = read_remote_vm(mm, start, buf, len);
+	memcpy(m->buffer + m->len, buf, got);
+	m->len += got;
+	kvfree(buf);
+}
+
+static void cmdline_show(struct seq_buf *m, const struct proc_node *node) { show_mm_range(m, node, false); }
+static void environ_show(struct seq_buf *m, const struct proc_node *node) { show_mm_range(m, node, true); }
+
+/* Linux's comm: the name, raw, and a newline (Linux's is 0644 and takes a
+ * write, comm_write; mmlab's /proc/<pid> files have no write method). */
+static void comm_show(struct seq_buf *m, const struct proc_node *node)
+{
+	seq_buf_printf(m, "%.*s\n", TASK_COMM_LEN, node->task->comm);
+}
+
+PROC_FILE(pid_cmdline, pid_dir, "cmdline", cmdline_show);
+PROC_FILE(pid_comm, pid_dir, "comm", comm_show);
+/* S_IRUSR, as Linux's REG("environ", S_IRUSR, ...); everyone is root. */
+static const struct proc_dir_entry pid_environ __proc_entry = {
+	.parent = &pid_dir, .name = "environ", .mode = S_IFREG | 0400, .show = environ_show,
+};
 PROC_FILE(pid_maps, pid_dir, "maps", maps_show);
 PROC_FILE(pid_mounts, pid_dir, "mounts", mounts_show);
 PROC_FILE(pid_mountinfo, pid_dir, "mountinfo", mountinfo_show);
@@ -56,6 +295,88 @@ PROC_FILE(pid_smaps_rollup, pid_dir, "smaps_rollup", smaps_rollup_show);
 PROC_FILE(pid_stat, pid_dir, "stat", stat_show);
 PROC_FILE(pid_statm, pid_dir, "statm", statm_show);
 PROC_FILE(pid_status, pid_dir, "status", status_show);
+/* ---- /proc/<pid>/task/<tid>: the threads (Linux's tid_base_stuff) ---- */
+
+static const struct proc_dir_entry pid_task_dir __proc_entry = {
+	.parent = &pid_dir, .name = "task", .mode = S_IFDIR | 0555,
+};
+
+/* The thread numbered tid of task's process, with a reference; NULL if
+ * none (it has ended, or is another process's). A kernel thread has one:
+ * itself. */
+static struct task_struct *find_thread(struct task_struct *task, int tid)
+{
+	struct signal_struct *sig = task->signal;
+	struct task_struct *t, *found = NULL;
+	if (!sig)
+		return tid == task->pid ? (get_task_struct(task), task) : NULL;
+	spin_lock(&sig->siglock);
+	list_for_each_entry(t, &sig->thread_head, thread_node) {
+		if (t->pid == tid) {
+			get_task_struct(t);
+			found = t;
+			break;
+		}
+	}
+	spin_unlock(&sig->siglock);
+	return found;
+}
+
+static bool tid_dir_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
+{
+	int tid;
+	struct task_struct *t;
+	if (!proc_parse_id(s, len, &tid) || !(t = find_thread(task, tid)))
+		return false;
+	if (node->by_id) { /* the lookup holds the thread instead of the process */
+		put_task_struct(node->task);
+		node->task = t;
+		node->pid = tid;
+	} else {
+		put_task_struct(t); /* a kernel thread itself, borrowed */
+	}
+	node->thread = true;
+	return true;
+}
+
+/* The live threads of the process in the order they joined it (Linux's
+ * proc_task_readdir starts at the leader and follows the thread list);
+ * one that has ended is gone, a leader that ended before its threads
+ * too (Linux keeps it until they end). */
+static bool tid_dir_list(unsigned int i, struct task_struct *task, char *name, size_t size)
+{
+	struct signal_struct *sig = task->signal;
+	struct task_struct *t;
+	int tid = 0;
+	if (!sig)
+		tid = i == 0 ? task->pid : 0;
+	else {
+		spin_lock(&sig->siglock);
+		list_for_each_entry(t, &sig->thread_head, thread_node)
+			if (i-- == 0) {
+				tid = t->pid;
+				break;
+			}
+		spin_unlock(&sig->siglock);
+	}
+	if (tid <= 0)
+		return false;
+	snprintf(name, size, "%d", tid);
+	return true;
+}
+
+static const struct proc_dir_entry tid_dir __proc_entry = {
+	.parent = &pid_task_dir, .match = tid_dir_match, .list = tid_dir_list, .mode = S_IFDIR | 0555,
+};
+/* What mmlab has of Linux's per-thread files: the thread's own stat,
+ * status and comm, and the process's memory as the thread sees it. */
+PROC_FILE(tid_comm, tid_dir, "comm", comm_show);
+PROC_FILE(tid_stat, tid_dir, "stat", stat_show);
+PROC_FILE(tid_statm, tid_dir, "statm", statm_show);
+PROC_FILE(tid_status, tid_dir, "status", status_show);
+PROC_FILE(tid_maps, tid_dir, "maps", maps_show);
+PROC_FILE(tid_smaps, tid_dir, "smaps", smaps_show);
+
 /* S_IRUSR, as Linux's REG("pagemap", S_IRUSR, ...). */
 static const struct proc_dir_entry pid_pagemap __proc_entry = {
 	.parent = &pid_dir, .name = "pagemap", .mode = S_IFREG | 0400, .read = pagemap_read,

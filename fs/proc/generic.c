@@ -8,6 +8,8 @@
  * an index would. Then the generation of a file's snapshot and its write. */
 #include "fs/proc/proc_fs.h"
 #include "fs/fs.h"
+#include "fs/internal.h"
+#include "kernel/pid.h"
 #include "lib/string.h"
 #include "lib/vsprintf.h"
 #include "mm/numa.h"
@@ -59,8 +61,10 @@ static int lookup_one(const struct proc_dir_entry *dir, const char *s, size_t le
 	for (e = __proc_entries_start; e < __proc_entries_end; e++)
 		if (e->parent == dir && e->name && name_is(s, len, e->name))
 			goto found;
+	/* Below /proc/<pid>, the families are the process's (fd/). */
+	struct task_struct *t = node->task ? node->task : task;
 	for (e = __proc_entries_start; e < __proc_entries_end; e++)
-		if (e->parent == dir && !e->name && e->match(s, len, task, node))
+		if (e->parent == dir && !e->name && e->match(s, len, t, node))
 			goto found;
 	return -ENOENT;
 found:
@@ -68,6 +72,17 @@ found:
 	if (e->fs != PROC_FS_ROOT)
 		node->fs = e->fs;
 	return 0;
+}
+
+/* The end of a lookup: the reference /proc/<pid>'s match took for the
+ * families below it goes; the node keeps the process's id (proc_fs.h). */
+static int lookup_done(struct proc_node *node, int err)
+{
+	if (node->by_id && node->task) {
+		put_task_struct(node->task);
+		node->task = NULL;
+	}
+	return err;
 }
 
 int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *node)
@@ -83,15 +98,15 @@ int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *
 		const char *end = strchr(s, '/');
 		size_t len = end ? (size_t)(end - s) : strlen(s);
 		if (!proc_node_is_dir(node)) /* a file has no children */
-			return -ENOTDIR;
+			return lookup_done(node, -ENOTDIR);
 		int err = lookup_one(node->entry, s, len, task, node);
 		if (err)
-			return err;
+			return lookup_done(node, err);
 		s += len;
 		if (*s == '/')
 			s++;
 	}
-	return 0;
+	return lookup_done(node, 0);
 }
 
 /* A made-up inode number for a generated name (getdents's d_ino: some
@@ -101,9 +116,26 @@ static unsigned long generated_ino(const struct proc_dir_entry *e, unsigned int 
 	return (((unsigned long)e >> 3) & 0xffffff) * 64 + member + 2;
 }
 
+static int readdir_pinned(const struct proc_node *dir, struct task_struct *task, struct dir_context *ctx);
+
 int procfs_readdir(const struct proc_node *dir, struct task_struct *task, struct dir_context *ctx)
 {
+	struct proc_node pinned;
+	int err = proc_pin_task(dir, task, &pinned);
+	if (err)
+		return -ENOENT; /* Linux's proc_readdir of a dead task's directory */
+	err = readdir_pinned(&pinned, task, ctx);
+	proc_unpin_task(&pinned);
+	return err;
+}
+
+/* The families below /proc/<pid> list the process's members (fd/), the
+ * others the reader's (the processes of its tree). */
+static int readdir_pinned(const struct proc_node *dir, struct task_struct *task, struct dir_context *ctx)
+{
 	const struct proc_dir_entry *d = dir->entry, *e;
+	if (dir->per_task)
+		task = dir->task;
 	if (ctx->pos == 0) {
 		if (!ctx->actor(ctx, ".", 1, 0, generated_ino(d, 0), DT_DIR))
 			return 0;
@@ -148,10 +180,28 @@ int procfs_readdir(const struct proc_node *dir, struct task_struct *task, struct
  * kvmalloc still tries kmalloc first. */
 #define PROCFS_MAX_SIZE (1u << 20)
 
-int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
+static int fill_pinned(const struct proc_node *node, char **bufp, size_t *lenp);
+
+static int fill_for(const struct proc_node *node, struct task_struct *reader, char **bufp, size_t *lenp)
 {
 	if (!node->entry->show)
 		return -EINVAL; /* read at an offset only (procfs_read_at) */
+	struct proc_node pinned;
+	int err = proc_pin_task(node, reader, &pinned);
+	if (err) /* reaped: Linux's get_proc_task fails, -ESRCH */
+		return err;
+	err = fill_pinned(&pinned, bufp, lenp);
+	proc_unpin_task(&pinned);
+	return err;
+}
+
+int procfs_fill(const struct proc_node *node, char **bufp, size_t *lenp)
+{
+	return fill_for(node, proc_self_task(), bufp, lenp);
+}
+
+static int fill_pinned(const struct proc_node *node, char **bufp, size_t *lenp)
+{
 	for (size_t size = PAGE_SIZE; size <= PROCFS_MAX_SIZE; size *= 2) {
 		struct seq_buf m = { kvmalloc(size, GFP_KERNEL), size - 1, 0 };
 		if (!m.buffer)
@@ -177,7 +227,14 @@ long procfs_read_at(const struct proc_node *node, char *dst, size_t count, long 
 {
 	if (!procfs_node_reads_at_offset(node))
 		return -EINVAL;
-	return node->entry->read(node, dst, count, pos, user);
+	struct proc_node pinned;
+	/* pagemap, the one such file of /proc/<pid>: Linux's holds the mm
+	 * from the open and reads nothing once it is gone (mmget_not_zero). */
+	if (proc_pin_task(node, proc_self_task(), &pinned))
+		return 0;
+	long ret = node->entry->read(&pinned, dst, count, pos, user);
+	proc_unpin_task(&pinned);
+	return ret;
 }
 
 bool procfs_node_writable(const struct proc_node *node)
@@ -224,5 +281,5 @@ int procfs_generate(const char *path, struct task_struct *task, char **bufp, siz
 {
 	struct proc_node node;
 	int err = lookup_file(path, task, &node);
-	return err ? err : procfs_fill(&node, bufp, lenp);
+	return err ? err : fill_for(&node, task, bufp, lenp);
 }

@@ -41,9 +41,24 @@ struct proc_node {
 	const struct proc_dir_entry *entry;
 	enum proc_fs_kind fs;
 	bool per_task;            /* under /proc/<pid>: Linux has no write method there */
+	bool thread;              /* under /proc/<pid>/task/<tid>: the thread's own figures */
 	int nid;                  /* for /sys/devices/system/node/node<N>/ files */
 	int hstate;               /* for .../hugepages/hugepages-<kB>kB/ files (mm/hugetlb.h) */
-	struct task_struct *task; /* for /proc/self/ and /proc/<pid>/ */
+	/* For /proc/self/ and /proc/<pid>/: which process. A node a process
+	 * found names it by id (by_id, pid) and holds no reference: every
+	 * generation finds the task again in the reader's tree
+	 * (proc_pin_task), as Linux's proc inode holds a struct pid and each
+	 * read does get_proc_task, so a file open on a process that was
+	 * reaped since reads as Linux's do (-ESRCH), never a freed task. A
+	 * kernel thread (no tree) finds a live thread by id anywhere, as
+	 * Linux's kernel threads see every pid; itself (and the fake tasks of
+	 * tests) it names in task, borrowed: it is alive during its own calls.
+	 * During a lookup and a generation, task and mm are the found task and
+	 * its mm (get_task_mm), both referenced. */
+	struct task_struct *task;
+	bool by_id;
+	int pid;
+	struct mm_struct *mm;
 	int fd;                   /* for /proc/<pid>/fd/<n> */
 };
 
@@ -116,6 +131,14 @@ bool proc_parse_id(const char *s, size_t len, int *out);
 bool proc_match_node(const char *s, size_t len, struct task_struct *task, struct proc_node *node);
 
 bool proc_list_node(unsigned int i, struct task_struct *task, char *name, size_t size);
+
+/* fs/proc/base.c: node with its task found (for reader, whose tree it is
+ * looked for in) and referenced, and its mm
+ * (NULL: none, or exited) into pinned: 0, or -ESRCH when the process is
+ * gone (reaped). Not per task: a plain copy. proc_unpin_task drops what
+ * the pin took. */
+int proc_pin_task(const struct proc_node *node, struct task_struct *reader, struct proc_node *pinned);
+void proc_unpin_task(struct proc_node *pinned);
 
 /* fs/proc/fd.c: the target of /proc/<pid>/fd/<n> into buf (size bytes),
  * as d_path gives it from the reader's root; NULL if node is not such a

@@ -116,7 +116,7 @@ static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area
 
 void maps_show(struct seq_buf *m, const struct proc_node *node)
 {
-	struct mm_struct *mm = node->task->mm;
+	struct mm_struct *mm = node->mm;
 	struct vm_area_struct *vma;
 	if (!mm)
 		return;
@@ -193,7 +193,7 @@ static unsigned long vma_kernel_pagesize(const struct vm_area_struct *vma)
  * not). */
 void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 {
-	struct mm_struct *mm = node->task->mm;
+	struct mm_struct *mm = node->mm;
 	struct vm_area_struct *vma;
 	if (!mm)
 		return;
@@ -418,7 +418,7 @@ static void smap_gather_stats(struct vm_area_struct *vma, struct mem_size_stats 
  * line (no pkeys). */
 void smaps_show(struct seq_buf *m, const struct proc_node *node)
 {
-	struct mm_struct *mm = node->task->mm;
+	struct mm_struct *mm = node->mm;
 	struct vm_area_struct *vma;
 	if (!mm)
 		return;
@@ -442,7 +442,7 @@ void smaps_show(struct seq_buf *m, const struct proc_node *node)
  * [rollup]); 0-0 without VMAs. */
 void smaps_rollup_show(struct seq_buf *m, const struct proc_node *node)
 {
-	struct mm_struct *mm = node->task->mm;
+	struct mm_struct *mm = node->mm;
 	struct vm_area_struct *vma;
 	struct mem_size_stats mss = { 0 };
 	unsigned long start = 0, end = 0;
@@ -583,7 +583,7 @@ static const struct mm_walk_ops pagemap_walk_ops = {
  * so the PFN is shown (Linux shows it to CAP_SYS_ADMIN only). */
 long pagemap_read(const struct proc_node *node, char *dst, size_t count, long *ppos, bool user)
 {
-	struct mm_struct *mm = node->task->mm;
+	struct mm_struct *mm = node->mm;
 	struct pagemapread pm;
 	long ret = 0, copied = 0;
 	if (!mm)

@@ -130,7 +130,7 @@ const char *errno_name(int err)
 		int err;
 		const char *name;
 	} names[] = {
-		{ 0, "0" },           { EPERM, "EPERM" },     { ENOENT, "ENOENT" },
+		{ 0, "0" },           { EPERM, "EPERM" },     { ENOENT, "ENOENT" },     { ESRCH, "ESRCH" },
 		{ EINTR, "EINTR" },   { EIO, "EIO" },         { EBADF, "EBADF" },
 		{ EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },   { EACCES, "EACCES" },
 		{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" },     { EEXIST, "EEXIST" },
