@@ -105,8 +105,8 @@ HOST_TESTS += $(USER_HOST_TESTS)
 # The Linux side: Debian's kernel and an initramfs of the same user programs,
 # booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
 include tools/linux/linux.mk
-include tests/mm_selftests/mm_selftests.mk
 include tools/initramfs/initramfs.mk
+include tests/mm_selftests/mm_selftests.mk
 
 .PHONY: kunit-tool
 #> kunit-tool     fetch and unpack Linux's kunit_tool, which make test parses each log with
@@ -171,22 +171,17 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 	@cmp -s $(B)/text1.syms $(B)/text2.syms || \
 		{ echo "error: linking the symbol table moved code"; exit 1; }
 
-# The user programs ride along as multiboot2 modules, one line each in the
-# ISO's grub.cfg: "module2 /boot/user/<name>.elf <kind> <name>".
-user_module_lines = $(foreach k,test crash bench demo aux,$(foreach n,$(USER_$(shell echo $(k) | tr a-z A-Z)_NAMES),\
-	module2 /boot/user/$(n).elf $(k) $(n)\n))
 # No package installation here: make deps, run, test, debug and bench do it.
-# make_iso(kernel ELF, staging folder[, initramfs]): the ISO $@ of that
-# kernel and USER_ELFS, and the initramfs as the module "initramfs" when
-# given (tools/initramfs/initramfs.mk).
+# make_iso(kernel ELF, staging folder, initramfs): the ISO $@ of that
+# kernel and that archive, the module "initramfs" (tools/initramfs/
+# initramfs.mk), which holds the programs and their manifest: no module
+# per program (a user may add one to grub.cfg: docs/initramfs.md).
 define make_iso
-	@rm -rf $(2) && mkdir -p $(2)/boot/grub $(2)/boot/user
+	@rm -rf $(2) && mkdir -p $(2)/boot/grub
 	$(say) ISO $@
 	$(Q)cp $(1) $(2)/boot/kernel.elf
-	$(Q)$(if $(USER_ELFS),cp $(USER_ELFS) $(2)/boot/user/)
-	$(Q)$(if $(3),cp $(3) $(2)/boot/initramfs.cpio)
-	$(Q)printf '$(strip $(user_module_lines))$(if $(3),module2 /boot/initramfs.cpio initramfs\n)' | sed 's/^ *//' > $(2).modules.cfg
-	$(Q)awk -v mods=$(2).modules.cfg '/^\tmultiboot2 /{print; while ((getline l < mods) > 0) print "\t" l; next} {print}' \
+	$(Q)cp $(3) $(2)/boot/initramfs.cpio
+	$(Q)awk '/^\tmultiboot2 /{print; print "\tmodule2 /boot/initramfs.cpio initramfs"; next} {print}' \
 		boot/grub.cfg > $(2)/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(2) > $(2).grub-mkrescue.log 2>&1 || \
 		{ cat $(2).grub-mkrescue.log; exit 1; }
