@@ -172,22 +172,35 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 		{ echo "error: linking the symbol table moved code"; exit 1; }
 
 # No package installation here: make deps, run, test, debug and bench do it.
-# make_iso(kernel ELF, staging folder, initramfs): the ISO $@ of that
-# kernel and that archive, the module "initramfs" (tools/initramfs/
-# initramfs.mk), which holds the programs and their manifest: no module
-# per program (a user may add one to grub.cfg: docs/initramfs.md).
+# make_iso(kernel ELF, staging folder, initramfs[, more files for /boot,
+# more module lines]): the ISO $@ of that kernel and that archive, the
+# module "initramfs" (tools/initramfs/initramfs.mk), which holds the
+# programs and their manifest: no module per program. The last two are
+# what a user who brings a program of their own adds (docs/initramfs.md):
+# build/user-module.iso's.
 define make_iso
 	@rm -rf $(2) && mkdir -p $(2)/boot/grub
 	$(say) ISO $@
 	$(Q)cp $(1) $(2)/boot/kernel.elf
 	$(Q)cp $(3) $(2)/boot/initramfs.cpio
-	$(Q)awk '/^\tmultiboot2 /{print; print "\tmodule2 /boot/initramfs.cpio initramfs"; next} {print}' \
+	$(Q)$(if $(4),cp $(4) $(2)/boot/)
+	$(Q)awk -v more='$(strip $(5))' '/^\tmultiboot2 /{print; print "\tmodule2 /boot/initramfs.cpio initramfs"; \
+		n = split(more, l, "\n"); for (i = 1; i <= n; i++) if (l[i] != "") print "\t" l[i]; next} {print}' \
 		boot/grub.cfg > $(2)/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(2) > $(2).grub-mkrescue.log 2>&1 || \
 		{ cat $(2).grub-mkrescue.log; exit 1; }
 endef
-$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(USER_ELFS) $(INITRAMFS)
+$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(INITRAMFS)
 	$(call make_iso,$(B)/kernel.elf,$(B)/iso,$(INITRAMFS))
+
+# The user-module topology's ISO: the default one plus program modules a
+# user would add to grub.cfg (one new, one the archive has under another
+# kind, one with a kind that does not exist), which the kernel merges
+# into /bin and its registry (fs/bin.c; tests/initramfs_test.c).
+USER_MODULE_ISO := $(B)/user-module.iso
+$(USER_MODULE_ISO): $(B)/kernel.elf boot/grub.cfg $(INITRAMFS) $(B)/user/hello.elf
+	$(call make_iso,$(B)/kernel.elf,$(B)/iso-user-module,$(INITRAMFS),$(B)/user/hello.elf,\
+		module2 /boot/hello.elf test module_hello\nmodule2 /boot/hello.elf aux hello\nmodule2 /boot/hello.elf game module_of_no_kind)
 
 # Changes (and so relinks the sanitized programs) only when the set does.
 $(SANITIZE_STAMP): FORCE
@@ -212,7 +225,7 @@ test_boots_selftests := $(if $(TOPOLOGY),$(filter %mm-selftests,$(TOPOLOGY)),all
 # Linux guest's fetch beside the compilers.
 test:
 	@tools/deps.sh test
-	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS) kunit-tool \
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(USER_MODULE_ISO) $(RUNNER) $(HOST_TESTS) kunit-tool \
 		$(if $(test_boots_linux),linux-guest) $(if $(test_boots_hostile),hostile-cases) \
 		$(if $(test_boots_selftests),mm-selftests)
 	@kunit_tool=$$(tests/runner/kunit-tool.sh) && \

@@ -15,8 +15,10 @@
  * /etc/mmlab/programs this boot found is in the registry with its kind and
  * arguments, every program the registry knows is a file in /bin, and
  * manifest lines that are wrong are refused, each with its reason logged,
- * the registry unchanged. */
+ * the registry unchanged; program modules a user added beside the
+ * archive (the user-module topology) are in /bin and the registry. */
 #include "tests/kunit.h"
+#include "drivers/firmware/multiboot2.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "fs/init.h"
@@ -333,11 +335,41 @@ static void bad_manifest_lines_are_refused(struct kunit *test)
 	}
 }
 
+/* Program modules a user added beside the archive (the user-module
+ * topology's ISO): each one whose line parses is a program the registry
+ * knows, in /bin, its module freed; one that does not parse keeps its
+ * module and is not a program. */
+static void program_modules_are_known(struct kunit *test)
+{
+	unsigned int seen = 0;
+	for (unsigned int i = 0; i < boot_info.nr_modules; i++) {
+		const struct boot_module *m = &boot_info.modules[i];
+		if (!m->cmdline || !strcmp(m->cmdline, "initramfs"))
+			continue;
+		struct user_program p;
+		const char *reason;
+		seen++;
+		if (parse_program_line(m->cmdline, &p, &reason)) {
+			kunit_info(test, "module %u (%s): refused, %s", i, m->cmdline, reason);
+			KUNIT_EXPECT_FALSE(test, m->freed);
+			continue;
+		}
+		char path[64];
+		snprintf(path, sizeof(path), "/bin/%s", p.name);
+		KUNIT_EXPECT_NOT_NULL(test, find_user_program(p.name));
+		KUNIT_EXPECT_EQ(test, program_file_check(path), 0);
+		KUNIT_EXPECT_TRUE(test, m->freed);
+	}
+	if (!seen)
+		kunit_skip(test, "no program module beside the initramfs on this ISO");
+}
+
 static struct kunit_case initramfs_cases[] = {
 	KUNIT_CASE(unpacks_every_kind),
 	KUNIT_CASE(broken_archives_keep_what_came_first),
 	KUNIT_CASE(the_manifest_made_the_registry),
 	KUNIT_CASE(bad_manifest_lines_are_refused),
+	KUNIT_CASE(program_modules_are_known),
 	{},
 };
 
