@@ -1,6 +1,7 @@
 /* The "user" suite: every user program of kind test or crash in the
  * registry (fs/programs.h: the initramfs's /etc/mmlab/programs and any
- * program module a user added) runs as a process from /bin/<name>, one KTAP case each; its output appears as the case's
+ * program module a user added) runs as a process from /bin/<name>, one
+ * KTAP case each; its output appears as the case's
  * "# " diagnostics (the framework's line prefix). The same programs run on
  * the host's Linux in `make test` (tests/user/), so the errnos they expect
  * are Linux's own.
