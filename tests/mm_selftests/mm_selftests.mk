@@ -129,14 +129,7 @@ MM_ST_LIST := $(MM_ST_B)/initramfs.list
 MM_ST_INITRAMFS := $(MM_ST_B)/initramfs.cpio
 mm_st_manifest_lines = $(foreach p,$(MM_SELFTESTS),selftest $(p)$(if \
 	$(MM_ST_ARGS_$(p)), $(MM_ST_ARGS_$(p)))$(if $(MM_ST_LACKS_$(p)), :: $(MM_ST_LACKS_$(p)))\n)
-$(MM_ST_MANIFEST): FORCE
-	$(call write_if_changed,$@,$(mm_st_manifest_lines))
-$(MM_ST_LIST): tools/initramfs/root.list FORCE
-	$(call write_if_changed,$@,$(call initramfs_list_lines,$(MM_ST_MANIFEST),$(MM_ST_BINS)),$<)
-$(MM_ST_INITRAMFS): $(GEN_INIT_CPIO) $(MM_ST_LIST) $(MM_ST_MANIFEST) $(INITRAMFS_FILES) $(MM_ST_BINS)
-	$(say) CPIO $@
-	$(Q)$(GEN_INIT_CPIO) $(MM_ST_LIST) > $@.tmp
-	$(Q)mv $@.tmp $@
+$(eval $(call program_archive,$(MM_ST_INITRAMFS),$(MM_ST_LIST),$(MM_ST_MANIFEST),mm_st_manifest_lines,$(MM_ST_BINS)))
 $(MM_SELFTESTS_ISO): $(B)/kernel.elf boot/grub.cfg $(MM_ST_INITRAMFS)
 	$(call make_iso,$(B)/kernel.elf,$(MM_ST_B)/iso,$(MM_ST_INITRAMFS))
 

@@ -45,15 +45,19 @@ user_kind_CRASH := crash
 user_kind_BENCH := bench
 user_kind_DEMO := demo
 user_kind_AUX := aux
-user_manifest_lines = $(foreach k,$(USER_KINDS),$(foreach n,$(USER_$(k)_NAMES),$(user_kind_$(k)) $(n)\n))
+user_manifest_lines = \# <kind> <name> [args...]: the programs in /bin (fs/programs.h)\n$(foreach k,$(USER_KINDS),$(foreach n,$(USER_$(k)_NAMES),$(user_kind_$(k)) $(n)\n))
 
-$(INITRAMFS_MANIFEST): FORCE
-	$(call write_if_changed,$@,# <kind> <name> [args...]: the programs in /bin (fs/programs.h)\n$(user_manifest_lines))
-
-$(INITRAMFS_LIST): tools/initramfs/root.list FORCE
-	$(call write_if_changed,$@,$(call initramfs_list_lines,$(INITRAMFS_MANIFEST),$(USER_ELFS)),$<)
-
-$(INITRAMFS): $(GEN_INIT_CPIO) $(INITRAMFS_LIST) $(INITRAMFS_MANIFEST) $(INITRAMFS_FILES) $(USER_ELFS)
-	$(say) CPIO $@
-	$(Q)$(GEN_INIT_CPIO) $(INITRAMFS_LIST) > $@.tmp
-	$(Q)mv $@.tmp $@
+# program_archive(archive, list, manifest, name of the variable holding the
+# manifest's lines, program files): the rules of an archive of root.list,
+# those programs in /bin and that manifest (the mm-selftests ISO's too).
+define program_archive
+$(3): FORCE
+	$$(call write_if_changed,$$@,$$($(4)))
+$(2): tools/initramfs/root.list FORCE
+	$$(call write_if_changed,$$@,$$(call initramfs_list_lines,$(3),$(5)),$$<)
+$(1): $$(GEN_INIT_CPIO) $(2) $(3) $$(INITRAMFS_FILES) $(5)
+	$$(say) CPIO $$@
+	$$(Q)$$(GEN_INIT_CPIO) $(2) > $$@.tmp
+	$$(Q)mv $$@.tmp $$@
+endef
+$(eval $(call program_archive,$(INITRAMFS),$(INITRAMFS_LIST),$(INITRAMFS_MANIFEST),user_manifest_lines,$(USER_ELFS)))
