@@ -102,10 +102,11 @@ all: $(B)/kernel.iso
 -include tests/user/user.mk
 HOST_TESTS += $(USER_HOST_TESTS)
 
-# The Linux side: Debian's kernel and an initramfs of the same user programs,
-# booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
-include tools/linux/linux.mk
+# The initramfs (the programs and their manifest), then the Linux side:
+# Debian's kernel booted with that same archive and an /init of ours, by
+# the kernel = linux topologies (tests/topologies/linux-*.topo).
 include tools/initramfs/initramfs.mk
+include tools/linux/linux.mk
 include tests/mm_selftests/mm_selftests.mk
 
 .PHONY: kunit-tool

@@ -3,12 +3,13 @@
 # flags of their Makefile, and run as KTAP suite "mm_selftests" on one
 # machine of each kernel: mmlab's mm-selftests topology (its own ISO,
 # build/mm-selftests.iso: the kernel and an archive of these programs
-# with their "selftest" manifest; tests/mm_selftests_test.c) and Linux 6.1's linux-mm-selftests
-# (its own initramfs, build/linux/mm-selftests.cpio; tools/linux/init.c).
+# with their "selftest" manifest; tests/mm_selftests_test.c) and Linux
+# 6.1's linux-mm-selftests (build/linux/mm-selftests.cpio: the same
+# archive, then /init; tools/linux/init.c).
 # docs/mm_selftests.md has every program's result on both kernels.
-# Included from the top-level Makefile after tools/initramfs/initramfs.mk
-# (write_if_changed, initramfs_list_lines, GEN_INIT_CPIO) (B, HOSTCC, Q, say, LINUX_* of
-# tools/linux/linux.mk).
+# Included from the top-level Makefile (B, HOSTCC, Q, say) after
+# tools/initramfs/initramfs.mk (make_iso's archive: program_archive) and
+# tools/linux/linux.mk (LINUX_INIT_CPIO, cat_initrd).
 #
 #   MM_SELFTESTS        the programs run, in order (case mm_selftests.<name>)
 #   MM_SELFTESTS_ISO    build/mm-selftests.iso
@@ -85,7 +86,6 @@ MM_ST_LACKS_hugetlb-soft-offline := hugetlbfs files
 MM_ST_LACKS_hugepage-shm := SHM_HUGETLB: shared hugetlb pages, SysV shm has only small pages
 MM_ST_LACKS_thuge-gen := SHM_HUGETLB: shared hugetlb pages, SysV shm has only small pages
 MM_ST_LACKS_hugepage-vmemmap := /proc/kpageflags
-MM_ST_LACKS_gup_test := /dev/zero, debugfs gup_test
 MM_ST_LACKS_memfd_secret := capset, memfd_secret
 MM_ST_LACKS_uffd-stress := userfaultfd
 MM_ST_LACKS_pkey_sighandler_tests_64 := protection keys: CR4.PKE
@@ -133,11 +133,10 @@ $(eval $(call program_archive,$(MM_ST_INITRAMFS),$(MM_ST_LIST),$(MM_ST_MANIFEST)
 $(MM_SELFTESTS_ISO): $(B)/kernel.elf boot/grub.cfg $(MM_ST_INITRAMFS)
 	$(call make_iso,$(B)/kernel.elf,$(MM_ST_B)/iso,$(MM_ST_INITRAMFS))
 
-# Linux's side: the same files, "selftest:PATH:ARGS" for mkinitramfs.sh.
-$(MM_SELFTESTS_INITRD): $(LINUX_DIR)/mkinitramfs.sh $(LINUX_INIT) $(MM_ST_BINS) tests/mm_selftests/mm_selftests.mk
+# Linux's side: the same archive, then /init (tools/linux/linux.mk).
+$(MM_SELFTESTS_INITRD): $(MM_ST_INITRAMFS) $(LINUX_INIT_CPIO)
 	$(say) CPIO $@
-	$(Q)$(LINUX_DIR)/mkinitramfs.sh $@ $(LINUX_INIT) \
-		$(foreach p,$(MM_SELFTESTS),'selftest:$(MM_ST_B)/bin/$(p):$(MM_ST_ARGS_$(p))')
+	$(call cat_initrd,$^)
 
 .PHONY: mm-selftests
 #> mm-selftests   Linux's mm selftests, built for mmlab's mm-selftests machine and Linux's (docs/mm_selftests.md)

@@ -6,9 +6,10 @@
 # "<kind> <name> [args...]" each (fs/programs.h; docs/initramfs.md). The
 # ISO carries it as the multiboot2 module "initramfs" (the Makefile's
 # make_iso) and no module per program; fs/bin.c unpacks it, reads the
-# manifest and frees the archive's pages. Included from the top-level
-# Makefile after tests/user/user.mk (USER_*_NAMES, USER_ELFS) and
-# tools/linux/linux.mk (FORCE).
+# manifest and frees the archive's pages. Linux 6.1 boots the same archive
+# (tools/linux/linux.mk adds /init). Included from the top-level Makefile
+# after tests/user/user.mk (USER_*_NAMES, USER_ELFS); FORCE is
+# tools/linux/linux.mk's.
 #
 #   make build/initramfs.cpio
 
