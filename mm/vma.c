@@ -440,10 +440,13 @@ static bool is_mergeable_vma(const struct vma_merge_struct *vmg, bool merge_next
 	/* A hugetlb VMA has its own reservation map and a close that
 	 * returns its reservations: never merged (Linux refuses a merge with
 	 * a VMA whose vm_ops has close). Nor is a shared anonymous one here
-	 * (each has its shmem object, and the merge rules do not compare
-	 * them; Linux merges two VMAs of one shmem file at offsets that
-	 * follow each other). */
-	return vma->vm_flags == vmg->flags && !(vmg->flags & (VM_HUGETLB | VM_SHARED)) &&
+	 * (each has its shmem object, which the merge rules do not compare,
+	 * and a System V attach counts its VMAs: Linux's shm_vm_ops has a
+	 * close). A shared mapping of a file merges as a private one does:
+	 * the same file at offsets that follow on (the callers check those),
+	 * so mremap grows it in place as Linux's. */
+	bool shared_ok = !(vmg->flags & VM_SHARED) || vmg->file;
+	return vma->vm_flags == vmg->flags && !(vmg->flags & VM_HUGETLB) && shared_ok &&
 	       vma->vm_file == vmg->file && mpol_equal(vma->vm_policy, vmg->policy);
 }
 

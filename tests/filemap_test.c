@@ -25,6 +25,7 @@
 #include "mm/mmap.h"
 #include "mm/mmu_context.h"
 #include "mm/mremap.h"
+#include "mm/page_alloc.h"
 #include "kernel/syscall.h"
 #include "mm/pte_ref.h"
 #include "mm/shmem.h"
@@ -193,9 +194,10 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mid->vm_start, BASE + 4 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, mid->vm_end, BASE + 8 * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, file_vmas(f, 3, 4, &bad), 2ul);
-	/* Back to one protection: the pieces stay apart (shared file
-	 * mappings do not merge here); the tree still has three. */
+	/* Back to one protection: the pieces merge again (the same file at
+	 * offsets that follow on, as Linux's vma_merge): one VMA in the tree. */
 	KUNIT_EXPECT_EQ(test, do_mprotect(mm, BASE + 4 * PAGE_SIZE, 4 * PAGE_SIZE, RW), 0);
+	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 1ul);
 	/* mremap the tail piece elsewhere: same offsets, new addresses. */
 	struct mm_struct *was = test_mm_enter(mm);
 	const unsigned long args[6] = { BASE + 8 * PAGE_SIZE, 8 * PAGE_SIZE, 8 * PAGE_SIZE,
@@ -207,22 +209,22 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, tail);
 	KUNIT_EXPECT_EQ(test, tail->vm_start, BASE2);
 	KUNIT_EXPECT_EQ(test, tail->vm_pgoff, 8ul);
-	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 3ul);
+	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 2ul); /* the head stayed */
 	/* A private mapping of offsets 2..5. */
 	unsigned long p = do_mmap_file(mm, f, 0, 4 * PAGE_SIZE, PROT_READ, MAP_PRIVATE, 2);
 	KUNIT_ASSERT_LT(test, p, TASK_SIZE);
-	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 4ul);
+	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 3ul);
 	KUNIT_EXPECT_EQ(test, file_vmas(f, 6, 7, &bad), 1ul);
 	/* fork: every VMA twice. */
 	struct mm_struct *child;
 	KUNIT_ASSERT_EQ(test, dup_mm(mm, &child), 0);
-	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 8ul);
+	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 6ul);
 	KUNIT_EXPECT_EQ(test, file_vmas(f, 10, 10, &bad), 2ul);
 	/* The parent unmaps everything; the child's stay until it goes. */
 	KUNIT_EXPECT_EQ(test, do_munmap(mm, BASE, 8 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, do_munmap(mm, BASE2, 8 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, do_munmap(mm, p, 4 * PAGE_SIZE), 0);
-	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 4ul);
+	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 3ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(child), 0ul);
 	mmput(child);
 	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 0ul);
@@ -437,6 +439,85 @@ static void truncate_beside_faults_on_every_cpu(struct kunit *test)
 	test_mm_destroy(test, mm);
 }
 
+/* The page cache's insertion race: a worker on every CPU, released
+ * together (a barrier), writes every page of a shared mapping of a file
+ * that is all holes, each in its own order, so that several faults find
+ * the same hole at once and each allocates a page; one page per index
+ * must win (the others' freed), and every PTE must map the cache's page.
+ * Then the file is truncated to nothing and grown back (holes again), for
+ * another round. Nothing is left at the end. */
+#define FILL_PAGES 128
+#define FILL_ROUNDS 4
+
+static int fill_worker(struct test_worker *w)
+{
+	unsigned long step = 2 * w->id + 1; /* odd: a permutation of the pages */
+	test_crew_barrier(w);
+	for (unsigned long k = 0; k < FILL_PAGES; k++) {
+		unsigned long i = (k * step + w->id * 37) % FILL_PAGES;
+		if (put_user_u64(i << 16 | w->id, (void *)(BASE + i * PAGE_SIZE)))
+			return 1;
+		test_crew_progress(w);
+	}
+	return 0;
+}
+
+static int fill_worker_in_mm(struct test_worker *w)
+{
+	kthread_use_mm(w->crew->ctx);
+	int err = fill_worker(w);
+	kthread_unuse_mm(w->crew->ctx);
+	return err;
+}
+
+static struct test_crew fill_crew;
+
+static void faults_fill_holes_on_every_cpu(struct kunit *test)
+{
+	unsigned long mapped_before = nr_file_mapped_pages();
+	const struct pte_reclaim_mode_param *m = test->param_value;
+	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
+	struct file *f = make_file(test);
+	struct mm_struct *mm = test_mm_create(test, 0);
+	unsigned long file_before = nr_file_pages();
+	KUNIT_ASSERT_EQ(test, do_mmap_file(mm, f, BASE, FILL_PAGES * PAGE_SIZE, RW, MAP_SHARED | MAP_FIXED, 0),
+			BASE);
+	for (int round = 0; round < FILL_ROUNDS; round++) {
+		KUNIT_ASSERT_EQ(test, set_size(f, FILL_PAGES * PAGE_SIZE), 0);
+		KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
+		test_crew_start(test, &fill_crew, fill_worker_in_mm, mm, 0, 0);
+		KUNIT_EXPECT_EQ(test, test_crew_finish(test, &fill_crew), 0ul);
+		/* One page per index, the one every PTE maps, holding what
+		 * one of the workers wrote there. */
+		unsigned long wrong = 0;
+		for (unsigned long i = 0; i < FILL_PAGES; i++) {
+			struct page *page = filemap_get_folio(f->f_mapping, i);
+			pte_t pte = test_mm_pte(mm, BASE + i * PAGE_SIZE);
+			u64 v = page ? *(u64 *)page_address(page) : 0;
+			if (!page || pte_none(pte) || pte_pfn(pte) != page_to_pfn(page) || v >> 16 != i ||
+			    (v & 0xffff) >= fill_crew.n) {
+				if (!wrong++)
+					kunit_info(test, "round %d, page %lu: %s, pte %#llx, word %#llx", round, i,
+						   page ? "cached" : "not cached", (unsigned long long)pte_val(pte),
+						   (unsigned long long)v);
+			}
+			if (page)
+				put_page(page);
+		}
+		KUNIT_EXPECT_EQ(test, wrong, 0ul);
+		KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, (unsigned long)FILL_PAGES);
+		KUNIT_EXPECT_EQ(test, nr_file_pages() - file_before, (unsigned long)FILL_PAGES);
+		KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SHMEMPAGES), (unsigned long)FILL_PAGES);
+		KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
+		KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+		KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SHMEMPAGES), 0ul);
+	}
+	kunit_info(test, "%d rounds of %u workers filling %d holes", FILL_ROUNDS, fill_crew.n, FILL_PAGES);
+	KUNIT_EXPECT_EQ(test, nr_file_pages(), file_before);
+	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), mapped_before);
+	test_mm_destroy(test, mm);
+}
+
 /* fork beside truncate: workers on the other CPUs truncate a file and
  * grow it back while this CPU writes to a private mapping of it (copies
  * the truncate unmaps: even_cows) and forks it again and again, so the
@@ -503,6 +584,7 @@ static struct kunit_case filemap_cases[] = {
 	KUNIT_CASE_PARAM(truncate_unmaps_every_mm, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(punch_hole_and_madv_remove),
 	KUNIT_CASE_PARAM(truncate_beside_faults_on_every_cpu, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(faults_fill_holes_on_every_cpu, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(fork_beside_truncate_on_every_cpu, pte_reclaim_modes_gen_params),
 	{}
 };

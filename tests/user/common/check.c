@@ -563,3 +563,24 @@ bool nproc_room(long n)
 	check_skip("RLIMIT_NPROC %lu leaves no room for %ld children", (unsigned long)nproc.rlim_cur, n);
 	return false;
 }
+
+long hugetlb_pool(const char *file)
+{
+	char path[128], buf[64];
+	snprintf(path, sizeof(path), HUGETLB_POOL "%s", file);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+bool hugetlb_pool_set(long n)
+{
+	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "%ld\n", n);
+	int fd = open(HUGETLB_POOL "nr_hugepages", O_WRONLY);
+	if (fd < 0)
+		return false;
+	bool ok = write(fd, buf, (size_t)len) == len;
+	close(fd);
+	return ok && hugetlb_pool("nr_hugepages") == n;
+}

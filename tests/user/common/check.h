@@ -10,8 +10,9 @@
  * check_skip() passes over one part that this machine's settings make
  * meaningless, with a "skip: <reason>" line; the program goes on, and its
  * tally counts the skips.
- * Faults cannot be checked here (no signals on mmlab): crash programs do
- * that.
+ * A fault a program expects is caught with a SIGSEGV or SIGBUS handler
+ * that leaves with siglongjmp (signals, truncate_sigbus); what must kill
+ * a process is a crash program, or a child its parent waits for.
  *
  * Expectations never assume how the host's Linux is set up: where a result
  * depends on a setting (vm.overcommit_memory, RLIMIT_AS, the THP mode, the
@@ -189,6 +190,15 @@ void small_pages(void *p, size_t len);
  * Returns the descriptor to unlock with, or -1. */
 int setting_lock(const char *path);
 void setting_unlock(int fd);
+
+/* The 2 MiB hugetlb pool (sysfs): one of its counts (nr_hugepages,
+ * free_hugepages, resv_hugepages, surplus_hugepages,
+ * nr_overcommit_hugepages), -1 without the file; and setting its size
+ * (root), true if it took. Hold setting_lock(HUGETLB_POOL "nr_hugepages")
+ * around a change, and put the size back. */
+#define HUGETLB_POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+long hugetlb_pool(const char *file);
+bool hugetlb_pool_set(long n);
 
 /* CPUs: how many are online (/sys/devices/system/cpu/online), and the
  * number of CPU ids (the highest possible CPU + 1: Linux's nr_cpu_ids).

@@ -39,30 +39,9 @@
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
 #define RW (PROT_READ | PROT_WRITE)
 #define HPAGE (2 * MiB)
-#define POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+#define POOL HUGETLB_POOL
 
 static char text[1 << 20];
-
-static long pool(const char *file)
-{
-	char path[128], buf[64];
-	snprintf(path, sizeof(path), POOL "%s", file);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return strtol(buf, NULL, 10);
-}
-
-static bool set_pool(long n)
-{
-	char buf[32];
-	int len = snprintf(buf, sizeof(buf), "%ld\n", n);
-	int fd = open(POOL "nr_hugepages", O_WRONLY);
-	if (fd < 0)
-		return false;
-	bool ok = write(fd, buf, (size_t)len) == len;
-	close(fd);
-	return ok && pool("nr_hugepages") == n;
-}
 
 /* The numa_maps line of the VMA at start. */
 static bool numa_maps_line(const void *start, char *out, size_t size)
@@ -111,41 +90,41 @@ int main(void)
 	 * suite's (setting_lock()) from its first read to its last write;
 	 * the lock goes when the program exits. */
 	setting_lock(POOL "nr_hugepages");
-	long nr0 = pool("nr_hugepages"), resv0 = pool("resv_hugepages");
+	long nr0 = hugetlb_pool("nr_hugepages"), resv0 = hugetlb_pool("resv_hugepages");
 	if (nr0 < 0)
 		test_skip("no 2 MiB hugetlb pool (%s)", POOL);
-	if (resv0 || pool("surplus_hugepages"))
+	if (resv0 || hugetlb_pool("surplus_hugepages"))
 		test_skip("another user holds reservations or surplus pages");
 	/* Surplus pages beyond the pool (nr_overcommit_hugepages) would make
 	 * the mappings below that the pool cannot cover succeed. */
-	long overcommit = pool("nr_overcommit_hugepages");
+	long overcommit = hugetlb_pool("nr_overcommit_hugepages");
 	if (!on_mmlab() && overcommit > 0)
 		test_skip("nr_overcommit_hugepages is %ld: the pool may grow past its size", overcommit);
-	if (!set_pool(nr0 + 3)) {
-		set_pool(nr0);
+	if (!hugetlb_pool_set(nr0 + 3)) {
+		hugetlb_pool_set(nr0);
 		test_skip("the pool could not grow by 3 pages (root? free 2 MiB blocks?)");
 	}
-	long free0 = pool("free_hugepages");
+	long free0 = hugetlb_pool("free_hugepages");
 	printf("# pool %ld -> %ld, %ld free, %ld reserved\n", nr0, nr0 + 3, free0, resv0);
 
 	char *p = mmap(NULL, 2 * HPAGE, RW, ANON | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
 	if (!CHECK(p != MAP_FAILED)) {
-		set_pool(nr0);
+		hugetlb_pool_set(nr0);
 		return test_end();
 	}
 	CHECK_CMP((long)((uintptr_t)p & (HPAGE - 1)), ==, 0);
-	CHECK_CMP(pool("resv_hugepages"), ==, resv0 + 2);
+	CHECK_CMP(hugetlb_pool("resv_hugepages"), ==, resv0 + 2);
 	/* /proc/meminfo's counts are the default size's: 2 MiB on both. */
 	if (CHECK(read_file("/proc/meminfo", text, sizeof(text)) > 0)) {
 		CHECK_CMP(field_after(text, "HugePages_Rsvd:"), ==, resv0 + 2);
 	}
 	/* One page more than the free pages beyond the reserved ones. */
-	long spare = pool("free_hugepages") - pool("resv_hugepages");
+	long spare = hugetlb_pool("free_hugepages") - hugetlb_pool("resv_hugepages");
 	CHECK_CMP(spare, ==, free0 - resv0 - 2);
 	CHECK_ERRNO((long)mmap(NULL, (unsigned long)(spare + 1) * HPAGE, RW, ANON | MAP_HUGETLB, -1, 0), ENOMEM);
 	char *nr = mmap(NULL, 4 * HPAGE, RW, ANON | MAP_HUGETLB | MAP_NORESERVE, -1, 0);
 	CHECK(nr != MAP_FAILED);
-	CHECK_CMP(pool("resv_hugepages"), ==, resv0 + 2);
+	CHECK_CMP(hugetlb_pool("resv_hugepages"), ==, resv0 + 2);
 	if (nr != MAP_FAILED)
 		CHECK(munmap(nr, 4 * HPAGE) == 0);
 	CHECK_ERRNO((long)mmap(NULL, HPAGE, RW, ANON | MAP_HUGETLB | (22 << MAP_HUGE_SHIFT), -1, 0), EINVAL);
@@ -157,8 +136,8 @@ int main(void)
 	for (unsigned long i = 0; i < 2 * HPAGE / PAGE_4K; i++)
 		zero = zero && all_bytes(p + i * PAGE_4K + 8, PAGE_4K - 8, 0);
 	CHECKF(zero, "every page zero but the word written");
-	CHECK_CMP(pool("resv_hugepages"), ==, resv0);
-	CHECK_CMP(pool("free_hugepages"), ==, free0 - 2);
+	CHECK_CMP(hugetlb_pool("resv_hugepages"), ==, resv0);
+	CHECK_CMP(hugetlb_pool("free_hugepages"), ==, free0 - 2);
 	CHECK_CMP(smaps_kb(p, "KernelPageSize"), ==, 2048);
 	CHECK_CMP(smaps_kb(p, "MMUPageSize"), ==, 2048);
 	CHECK_CMP(smaps_kb(p, "Private_Hugetlb"), ==, 4096);
@@ -187,16 +166,16 @@ int main(void)
 	CHECK_CMP(*(unsigned long *)p, ==, 0x5000);
 
 	CHECK(munmap(p, 2 * HPAGE) == 0);
-	CHECK_CMP(pool("resv_hugepages"), ==, resv0);
-	CHECK_CMP(pool("free_hugepages"), ==, free0);
+	CHECK_CMP(hugetlb_pool("resv_hugepages"), ==, resv0);
+	CHECK_CMP(hugetlb_pool("free_hugepages"), ==, free0);
 	CHECK_CMP(status_kb("HugetlbPages"), ==, 0);
 
 	/* Every free page reserved by one mapping; three threads fault its
 	 * first three pages. */
-	unsigned long all_free = (unsigned long)(pool("free_hugepages") - pool("resv_hugepages"));
+	unsigned long all_free = (unsigned long)(hugetlb_pool("free_hugepages") - hugetlb_pool("resv_hugepages"));
 	shared = mmap(NULL, all_free * HPAGE, RW, ANON | MAP_HUGETLB, -1, 0);
 	if (CHECK(shared != MAP_FAILED)) {
-		CHECK_CMP(pool("free_hugepages") - pool("resv_hugepages"), ==, 0); /* none to spare */
+		CHECK_CMP(hugetlb_pool("free_hugepages") - hugetlb_pool("resv_hugepages"), ==, 0); /* none to spare */
 		pthread_t t[3];
 		for (long i = 0; i < 3; i++)
 			CHECK(pthread_create(&t[i], NULL, toucher, (void *)i) == 0);
@@ -210,6 +189,6 @@ int main(void)
 		CHECKF(all, "three threads wrote all three pages");
 		CHECK(munmap(shared, all_free * HPAGE) == 0);
 	}
-	CHECK(set_pool(nr0));
+	CHECK(hugetlb_pool_set(nr0));
 	return test_end();
 }

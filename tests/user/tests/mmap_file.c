@@ -121,6 +121,20 @@ int main(void)
 	CHECK(anon_moved != MAP_FAILED && !memcmp(anon_moved, "anon", 4));
 	CHECK(munmap(hole, 8 * page) == 0 && munmap(anon, page) == 0);
 
+	/* A shared file mapping grows in place when the room after it is
+	 * free (Linux's expand_vma_in_place: the same file at the offsets
+	 * that follow), without MREMAP_MAYMOVE; the new page is the file's
+	 * third. */
+	char *room = mmap(NULL, 3 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(room != MAP_FAILED);
+	char *grow = mmap(room, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+	CHECK(grow == room);
+	CHECK(munmap(room + 2 * page, page) == 0);
+	char *grown = mremap(grow, 2 * page, 3 * page, 0);
+	CHECK(grown == grow);
+	CHECK(grown != MAP_FAILED && !memcmp(grown + 2 * page, "child", 5));
+	CHECK(munmap(room, 3 * page) == 0);
+
 	/* The mapping outlives the descriptor and the name. */
 	close(fd);
 	CHECK(unlink(path) == 0);
