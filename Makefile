@@ -102,11 +102,12 @@ all: $(B)/kernel.iso
 -include tests/user/user.mk
 HOST_TESTS += $(USER_HOST_TESTS)
 
-# The Linux side: Debian's kernel and an initramfs of the same user programs,
-# booted by the kernel = linux topologies (tests/topologies/linux-*.topo).
+# The initramfs (the programs and their manifest), then the Linux side:
+# Debian's kernel booted with that same archive and an /init of ours, by
+# the kernel = linux topologies (tests/topologies/linux-*.topo).
+include tools/initramfs/initramfs.mk
 include tools/linux/linux.mk
 include tests/mm_selftests/mm_selftests.mk
-include tools/initramfs/initramfs.mk
 
 .PHONY: kunit-tool
 #> kunit-tool     fetch and unpack Linux's kunit_tool, which make test parses each log with
@@ -171,28 +172,36 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 	@cmp -s $(B)/text1.syms $(B)/text2.syms || \
 		{ echo "error: linking the symbol table moved code"; exit 1; }
 
-# The user programs ride along as multiboot2 modules, one line each in the
-# ISO's grub.cfg: "module2 /boot/user/<name>.elf <kind> <name>".
-user_module_lines = $(foreach k,test crash bench demo aux,$(foreach n,$(USER_$(shell echo $(k) | tr a-z A-Z)_NAMES),\
-	module2 /boot/user/$(n).elf $(k) $(n)\n))
 # No package installation here: make deps, run, test, debug and bench do it.
-# make_iso(kernel ELF, staging folder[, initramfs]): the ISO $@ of that
-# kernel and USER_ELFS, and the initramfs as the module "initramfs" when
-# given (tools/initramfs/initramfs.mk).
+# make_iso(kernel ELF, staging folder, initramfs[, more files for /boot,
+# more module lines]): the ISO $@ of that kernel and that archive, the
+# module "initramfs" (tools/initramfs/initramfs.mk), which holds the
+# programs and their manifest: no module per program. The last two are
+# what a user who brings a program of their own adds (docs/initramfs.md):
+# build/user-module.iso's.
 define make_iso
-	@rm -rf $(2) && mkdir -p $(2)/boot/grub $(2)/boot/user
+	@rm -rf $(2) && mkdir -p $(2)/boot/grub
 	$(say) ISO $@
 	$(Q)cp $(1) $(2)/boot/kernel.elf
-	$(Q)$(if $(USER_ELFS),cp $(USER_ELFS) $(2)/boot/user/)
-	$(Q)$(if $(3),cp $(3) $(2)/boot/initramfs.cpio)
-	$(Q)printf '$(strip $(user_module_lines))$(if $(3),module2 /boot/initramfs.cpio initramfs\n)' | sed 's/^ *//' > $(2).modules.cfg
-	$(Q)awk -v mods=$(2).modules.cfg '/^\tmultiboot2 /{print; while ((getline l < mods) > 0) print "\t" l; next} {print}' \
+	$(Q)cp $(3) $(2)/boot/initramfs.cpio
+	$(Q)$(if $(4),cp $(4) $(2)/boot/)
+	$(Q)awk -v more='$(strip $(5))' '/^\tmultiboot2 /{print; print "\tmodule2 /boot/initramfs.cpio initramfs"; \
+		n = split(more, l, "\n"); for (i = 1; i <= n; i++) if (l[i] != "") print "\t" l[i]; next} {print}' \
 		boot/grub.cfg > $(2)/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(2) > $(2).grub-mkrescue.log 2>&1 || \
 		{ cat $(2).grub-mkrescue.log; exit 1; }
 endef
-$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(USER_ELFS) $(INITRAMFS)
+$(B)/kernel.iso: $(B)/kernel.elf boot/grub.cfg $(INITRAMFS)
 	$(call make_iso,$(B)/kernel.elf,$(B)/iso,$(INITRAMFS))
+
+# The user-module topology's ISO: the default one plus program modules a
+# user would add to grub.cfg (one new, one the archive has under another
+# kind, one with a kind that does not exist), which the kernel merges
+# into /bin and its registry (fs/bin.c; tests/initramfs_test.c).
+USER_MODULE_ISO := $(B)/user-module.iso
+$(USER_MODULE_ISO): $(B)/kernel.elf boot/grub.cfg $(INITRAMFS) $(B)/user/hello.elf
+	$(call make_iso,$(B)/kernel.elf,$(B)/iso-user-module,$(INITRAMFS),$(B)/user/hello.elf,\
+		module2 /boot/hello.elf test module_hello\nmodule2 /boot/hello.elf aux hello\nmodule2 /boot/hello.elf game module_of_no_kind)
 
 # Changes (and so relinks the sanitized programs) only when the set does.
 $(SANITIZE_STAMP): FORCE
@@ -217,7 +226,7 @@ test_boots_selftests := $(if $(TOPOLOGY),$(filter %mm-selftests,$(TOPOLOGY)),all
 # Linux guest's fetch beside the compilers.
 test:
 	@tools/deps.sh test
-	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER) $(HOST_TESTS) kunit-tool \
+	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(USER_MODULE_ISO) $(RUNNER) $(HOST_TESTS) kunit-tool \
 		$(if $(test_boots_linux),linux-guest) $(if $(test_boots_hostile),hostile-cases) \
 		$(if $(test_boots_selftests),mm-selftests)
 	@kunit_tool=$$(tests/runner/kunit-tool.sh) && \

@@ -1,19 +1,21 @@
 /* The root's first contents, from the boot loader's modules. First the
- * initramfs (the module named "initramfs": a cpio archive with /bin,
- * /etc, /dev's device nodes, /tmp), unpacked as Linux's populate_rootfs
- * does (fs/initramfs.c). Then the programs (grub.cfg's "module2 ...
- * <kind> <name>" lines) as regular tmpfs files, /bin/<name>, for each name
- * the archive did not bring: a program a user adds to the ISO as one more
- * module appears in /bin without a new archive. Their contents are page
+ * initramfs (the module named "initramfs": a cpio archive with /bin and
+ * every user program in it, /etc with the programs' manifest
+ * /etc/mmlab/programs, /dev's device nodes, /tmp), unpacked as Linux's
+ * populate_rootfs does (fs/initramfs.c), and its pages freed, as Linux
+ * frees the initrd's (free_initrd_mem). Then the registry of programs
+ * (fs/programs.c) reads the manifest, and every other module is a program
+ * a user added to the ISO ("module2 /boot/x.elf <kind> x [args...]"): it
+ * becomes /bin/<name> unless the archive brought that file, joins the
+ * registry unless the manifest named it, and its pages are freed; one that
+ * could not be copied keeps its module. The programs' contents are page
  * cache like any file's, and execve reads the ELF file through them
  * (fs/exec.c): run=NAME and the tests start every program by execve of
- * /bin/NAME (kernel/process.c). Then each module's memory is freed, as
- * Linux frees the initrd's (free_initrd_mem): the archive once unpacked,
- * a program once /bin holds it; a program that could not be copied keeps
- * its module. */
+ * /bin/NAME (kernel/process.c). */
 #include "fs/bin.h"
 #include "fs/init.h"
 #include "fs/initramfs.h"
+#include "fs/programs.h"
 #include "drivers/firmware/multiboot2.h"
 #include "kernel/printk.h"
 #include "kernel/unistd.h"
@@ -21,6 +23,7 @@
 #include "lib/string.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
+#include "mm/slab.h"
 
 /* Linux's free_initrd_mem: the whole pages of a module whose contents
  * the root now holds go to the buddy allocator (the page a neighbour
@@ -60,46 +63,82 @@ void populate_rootfs(void)
 	pr_info("initramfs: the archive's %lu KiB freed (free_initrd_mem)\n", freed << (PAGE_SHIFT - 10));
 }
 
+/* The manifest the archive brought (PROGRAM_MANIFEST): each line feeds
+ * the registry (fs/programs.c). Read whole into one buffer: a build's
+ * manifest is a few KiB; one past PROGRAM_MANIFEST_MAX is refused. */
+#define PROGRAM_MANIFEST_MAX (64 * 1024)
+static void read_program_manifest(void)
+{
+	struct file *f = filp_open(PROGRAM_MANIFEST, O_RDONLY, 0);
+	if (IS_ERR(f)) {
+		pr_info("programs: no %s (%ld): programs come from modules only\n", PROGRAM_MANIFEST, PTR_ERR(f));
+		return;
+	}
+	char *buf = kmalloc(PROGRAM_MANIFEST_MAX + 1, GFP_KERNEL);
+	long long pos = 0;
+	long n = buf ? kernel_read(f, buf, PROGRAM_MANIFEST_MAX + 1, &pos) : -ENOMEM;
+	filp_close(f);
+	if (n > PROGRAM_MANIFEST_MAX)
+		pr_warn("programs: %s is longer than %d bytes: refused\n", PROGRAM_MANIFEST, PROGRAM_MANIFEST_MAX);
+	else if (n < 0)
+		pr_warn("programs: %s: read error %ld\n", PROGRAM_MANIFEST, n);
+	if (n >= 0 && n <= PROGRAM_MANIFEST_MAX) {
+		unsigned int refused;
+		unsigned int added = register_program_manifest(buf, (size_t)n, &refused);
+		pr_info("programs: %u from %s, %u lines refused\n", added, PROGRAM_MANIFEST, refused);
+	}
+	kfree(buf);
+}
+
+/* A module that is a program: its command line names it, "<kind> <name>
+ * [<arguments>...]"; it becomes /bin/<name> unless the archive brought that
+ * file, and joins the registry unless the manifest named it already. */
+static bool module_to_bin(struct boot_module *m, unsigned int i, unsigned long *bytes, bool *archived)
+{
+	struct user_program p;
+	const char *reason;
+	char source[24], path[sizeof(p.name) + 8];
+	snprintf(source, sizeof(source), "module %u", i);
+	if (register_user_program(m->cmdline, source) == -EINVAL || parse_program_line(m->cmdline, &p, &reason))
+		return false; /* logged by the registry */
+	snprintf(path, sizeof(path), "/bin/%s", p.name);
+	struct file *f = filp_open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	if (IS_ERR(f)) {
+		*archived = PTR_ERR(f) == -EEXIST; /* the initramfs brought it */
+		if (!*archived)
+			pr_warn("bin: %s: %ld\n", path, PTR_ERR(f));
+		return *archived;
+	}
+	long long pos = 0;
+	unsigned long size = m->end - m->start;
+	long n = kernel_write(f, __va(m->start), size, &pos);
+	filp_close(f);
+	if (n != (long)size) {
+		pr_warn("bin: %s: wrote %ld of %lu bytes\n", path, n, size);
+		init_unlink(path);
+		return false;
+	}
+	*bytes += size;
+	return true;
+}
+
 void populate_bin(void)
 {
-	unsigned long bytes = 0;
-	unsigned long freed = 0;
+	read_program_manifest();
+	unsigned long bytes = 0, freed = 0;
 	unsigned int files = 0, archived = 0;
 	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
 		struct boot_module *m = &boot_info.modules[i];
-		const char *space = m->cmdline ? strchr(m->cmdline, ' ') : NULL;
-		char path[80];
-		/* "<kind> <name>[ <arguments>...]": the name is one word. */
-		const char *name = space ? space + 1 : "", *end = strchr(name, ' ');
-		int len = end ? (int)(end - name) : (int)strlen(name);
-		const char *slash = strchr(name, '/');
-		if (!len || (slash && slash < name + len) ||
-		    snprintf(path, sizeof(path), "/bin/%.*s", len, space + 1) >= (int)sizeof(path))
+		bool in_archive = false;
+		if (m->freed || !m->cmdline || !strcmp(m->cmdline, "initramfs"))
 			continue;
-		struct file *f = filp_open(path, O_WRONLY | O_CREAT | O_EXCL, 0755);
-		if (IS_ERR(f)) {
-			if (PTR_ERR(f) == -EEXIST) {
-				archived++; /* the initramfs brought it */
-				freed += free_boot_module(m);
-			} else {
-				pr_warn("bin: %s: %ld\n", path, PTR_ERR(f));
-			}
-			continue;
-		}
-		long long pos = 0;
-		unsigned long size = m->end - m->start;
-		long n = kernel_write(f, __va(m->start), size, &pos);
-		filp_close(f);
-		if (n != (long)size) {
-			pr_warn("bin: %s: wrote %ld of %lu bytes\n", path, n, size);
-			init_unlink(path);
-			continue;
-		}
-		bytes += size;
-		files++;
+		if (!module_to_bin(m, i, &bytes, &in_archive))
+			continue; /* a program that could not be copied keeps its module */
+		files += !in_archive;
+		archived += in_archive;
 		freed += free_boot_module(m);
 	}
-	pr_info("bin: %u programs from their own modules in /bin (%lu KiB of page cache), %u already "
-		"there from the initramfs; %lu KiB of modules freed\n",
-		files, bytes >> 10, archived, freed << (PAGE_SHIFT - 10));
+	pr_info("bin: %u programs known; %u from their own modules in /bin (%lu KiB of page cache), %u "
+		"already there from the initramfs; %lu KiB of modules freed\n",
+		nr_user_programs(), files, bytes >> 10, archived, freed << (PAGE_SHIFT - 10));
 }

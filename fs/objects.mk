@@ -6,6 +6,7 @@
 KERNEL_SRCS += \
 	fs/attr.c \
 	fs/bin.c \
+	fs/programs.c \
 	fs/binfmt_elf.c \
 	fs/char_dev.c \
 	fs/d_path.c \

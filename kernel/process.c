@@ -22,7 +22,7 @@
 #include "fs/exec.h"
 #include "fs/binfmt_elf.h"
 #include "fs/file.h"
-#include "drivers/firmware/multiboot2.h"
+#include "fs/programs.h"
 #include "kernel/panic.h"
 #include "kernel/pid.h"
 #include "kernel/printk.h"
@@ -377,7 +377,7 @@ bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 }
 
 static char run_list[256];
-kernel_param_string("run", run_list, "user programs to run at boot, comma separated (default: the demo modules; none: no program)");
+kernel_param_string("run", run_list, "user programs to run at boot, comma separated (default: the demo programs; none: no program)");
 
 static void run_one_at_boot(const char *name)
 {
@@ -407,29 +407,7 @@ void run_boot_programs(void)
 		}
 		return;
 	}
-	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
-		const char *line = boot_info.modules[i].cmdline;
-		if (line && !strncmp(line, "demo ", 5))
-			run_one_at_boot(line + 5);
-	}
-}
-
-const struct boot_module *find_user_program(const char *name, const char **kind)
-{
-	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
-		const char *line = boot_info.modules[i].cmdline;
-		const char *space = line ? strchr(line, ' ') : NULL;
-		if (!space || strcmp(space + 1, name))
-			continue;
-		static char kind_buf[MB2_MAX_MODULES][16];
-		size_t n = (size_t)(space - line);
-		if (n >= sizeof(kind_buf[i]))
-			continue;
-		memcpy(kind_buf[i], line, n);
-		kind_buf[i][n] = 0;
-		if (kind)
-			*kind = kind_buf[i];
-		return &boot_info.modules[i];
-	}
-	return NULL;
+	for (unsigned int i = 0; i < nr_user_programs(); i++)
+		if (!strcmp(user_program(i)->kind, "demo"))
+			run_one_at_boot(user_program(i)->name);
 }

@@ -68,15 +68,12 @@ bool process_wait_timeout(struct task_struct *p, unsigned long timeout_ms, struc
 bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 		 struct process_result *res, int *err);
 /* Boot, when not testing: runs the programs named in run= (comma
- * separated), or else every "demo" module, one after the other, their
+ * separated), or else every program of kind "demo" (fs/programs.h), one after the other, their
  * output on the console. */
 void run_boot_programs(void);
 
-/* The boot module whose command line's program name is name (the module's
- * line in grub.cfg is "<kind> <name>", kind being test, crash, bench or
- * demo); returns false if there is none. */
-struct boot_module;
-const struct boot_module *find_user_program(const char *name, const char **kind);
+/* Which programs there are, of which kind: fs/programs.h's registry
+ * (find_user_program, user_program). */
 
 /* user_fault_kill() (declared in arch/x86_64/traps.h) ends the current
  * process after an exception in user mode nobody resolved, with a one-line

@@ -14,6 +14,7 @@
 #include "drivers/firmware/memmap.h"
 #include "kernel/printk.h"
 #include "drivers/firmware/multiboot2.h"
+#include "fs/programs.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
@@ -308,9 +309,9 @@ static void fpu_clone_copies_live_registers(struct kunit *test)
  * which switch from one copy straight to the other. */
 static void avx_registers_survive_switches_between_two_processes(struct kunit *test)
 {
-	const struct boot_module *m = find_user_program("avx_state", NULL);
+	const struct user_program *m = find_user_program("avx_state");
 	if (!m)
-		kunit_skip(test, "the ISO has no avx_state module");
+		kunit_skip(test, "the ISO has no program avx_state");
 	if (!(fpu_xfeatures & XFEATURE_MASK_YMM) || !boot_cpu_has(X86_FEATURE_AVX2))
 		kunit_skip(test, "no AVX2 here (CPUID/XCR0 %#lx): -cpu max or a model with AVX2 runs it",
 			   (unsigned long)fpu_xfeatures);

@@ -27,6 +27,7 @@
 #include "drivers/firmware/multiboot2.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "fs/programs.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
 #include "kernel/sections.h"
@@ -317,9 +318,9 @@ static int gs_spin_flag(struct mm_struct *mm, int write)
 static void nmi_in_user_mode_with_a_kernel_half_gs_base(struct kunit *test)
 {
 	need_fsgsbase(test);
-	const struct boot_module *m = find_user_program("gs_spin", NULL);
+	const struct user_program *m = find_user_program("gs_spin");
 	if (!m)
-		kunit_skip(test, "the ISO has no gs_spin module");
+		kunit_skip(test, "the ISO has no program gs_spin");
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU for the spinner");
 	unsigned cpu = smp_processor_id(), other = test_other_cpu();

@@ -9,18 +9,29 @@
  * holds the unpacker to the hostile cases one by one against a fake of the
  * helpers; this suite shows the same code making real files. Each case
  * removes what it unpacked and checks that every inode, dentry and page
- * cache page came back. */
+ * cache page came back.
+ *
+ * Then the programs' manifest (fs/programs.h): every line of the
+ * /etc/mmlab/programs this boot found is in the registry with its kind and
+ * arguments, every program the registry knows is a file in /bin, and
+ * manifest lines that are wrong are refused, each with its reason logged,
+ * the registry unchanged; program modules a user added beside the
+ * archive (the user-module topology) are in /bin and the registry. */
 #include "tests/kunit.h"
+#include "drivers/firmware/multiboot2.h"
 #include "fs/dcache.h"
 #include "fs/fs.h"
 #include "fs/init.h"
 #include "fs/initramfs.h"
 #include "fs/mount.h"
 #include "fs/namei.h"
+#include "fs/exec.h"
+#include "fs/programs.h"
 #include "kernel/unistd.h"
 #include "lib/err.h"
 #include "lib/string.h"
 #include "lib/vsprintf.h"
+#include "kernel/printk.h"
 #include "mm/filemap.h"
 #include "mm/shmem.h"
 #include "mm/slab.h"
@@ -225,9 +236,140 @@ static void broken_archives_keep_what_came_first(struct kunit *test)
 	expect_counts_back(test, &before);
 }
 
+/* What this boot's manifest says is what the registry holds, and each
+ * program the registry holds (the manifest's and any module's) is an
+ * executable file in /bin. */
+static void the_manifest_made_the_registry(struct kunit *test)
+{
+	struct file *f = filp_open(PROGRAM_MANIFEST, O_RDONLY, 0);
+	if (IS_ERR(f))
+		kunit_skip(test, "no %s on this ISO (%ld)", PROGRAM_MANIFEST, PTR_ERR(f));
+	char *text = kmalloc(PAGE_SIZE * 4, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	long long pos = 0;
+	long n = kernel_read(f, text, PAGE_SIZE * 4 - 1, &pos);
+	filp_close(f);
+	KUNIT_ASSERT_GE(test, n, 0);
+	KUNIT_ASSERT_LT(test, n, (long)(PAGE_SIZE * 4 - 1)); /* read whole */
+	text[n] = 0;
+	unsigned int lines = 0;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (program_line_is_blank(line))
+			continue;
+		struct user_program p;
+		const char *reason;
+		KUNIT_EXPECT_EQ(test, parse_program_line(line, &p, &reason), 0);
+		const struct user_program *known = find_user_program(p.name);
+		KUNIT_EXPECT_NOT_NULL(test, known);
+		if (known) {
+			KUNIT_EXPECT_STREQ(test, known->kind, p.kind);
+			KUNIT_EXPECT_STREQ(test, known->args, p.args);
+		}
+		lines++;
+	}
+	kfree(text);
+	KUNIT_EXPECT_GT(test, lines, 0);
+	KUNIT_EXPECT_GE(test, nr_user_programs(), lines);
+	for (unsigned int i = 0; i < nr_user_programs(); i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "/bin/%s", user_program(i)->name);
+		int err = program_file_check(path);
+		if (err)
+			kunit_info(test, "%s: %d", path, err);
+		KUNIT_EXPECT_EQ(test, err, 0);
+	}
+}
+
+/* Lines a manifest must not get past: each refused with its reason in the
+ * log, nothing added; a name the registry knows keeps its entry. */
+static void bad_manifest_lines_are_refused(struct kunit *test)
+{
+	static const char text[] = "# a comment, then a blank line\n\n"
+				   "game hello\n"
+				   "test\n"
+				   "test ../etc/passwd\n"
+				   "test ..\n"
+				   "crash a/b\n"
+				   "aux a_name_longer_than_the_thirty_nine_bytes_a_name_may_have\n"
+				   "verylongkindname x\n";
+	static const char *const reasons[] = {
+		"(unknown kind", "(no name)", "(a name is one path component", "(name too long)",
+		"(kind too long)",
+	};
+	unsigned int before = nr_user_programs(), refused = 99;
+	static char log[2048];
+	struct printk_capture cap;
+	printk_capture_begin(&cap, log, sizeof(log));
+	unsigned int added = register_program_manifest(text, sizeof(text) - 1, &refused);
+	/* A NUL inside a line, and one longer than a line may be. */
+	static char odd[300];
+	memset(odd, 'x', sizeof(odd) - 1);
+	memcpy(odd, "test a\0b\ntest ", 16);
+	unsigned int odd_refused = 99;
+	added += register_program_manifest(odd, sizeof(odd) - 1, &odd_refused);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, added, 0);
+	KUNIT_EXPECT_EQ(test, refused, 7);
+	KUNIT_EXPECT_EQ(test, odd_refused, 2);
+	KUNIT_EXPECT_EQ(test, nr_user_programs(), before);
+	for (unsigned int i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		KUNIT_EXPECT_NOT_NULL(test, strstr(log, reasons[i]));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "(a NUL byte)"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "(longer than 255 bytes)"));
+	/* A name already known, with another kind: ignored, said, kept. */
+	if (before) {
+		const struct user_program *first = user_program(0);
+		char line[80];
+		snprintf(line, sizeof(line), "%s %s", strcmp(first->kind, "aux") ? "aux" : "test", first->name);
+		char kind[sizeof(first->kind)];
+		strlcpy(kind, first->kind, sizeof(kind));
+		printk_capture_begin(&cap, log, sizeof(log));
+		KUNIT_EXPECT_EQ(test, register_user_program(line, "test"), -EEXIST);
+		printk_capture_end(&cap);
+		KUNIT_EXPECT_NOT_NULL(test, strstr(log, "line ignored"));
+		KUNIT_EXPECT_STREQ(test, user_program(0)->kind, kind);
+		KUNIT_EXPECT_EQ(test, nr_user_programs(), before);
+	}
+}
+
+/* Program modules a user added beside the archive (the user-module
+ * topology's ISO): each one whose line parses is a program the registry
+ * knows, in /bin, its module freed; one that does not parse keeps its
+ * module and is not a program. */
+static void program_modules_are_known(struct kunit *test)
+{
+	unsigned int seen = 0;
+	for (unsigned int i = 0; i < boot_info.nr_modules; i++) {
+		const struct boot_module *m = &boot_info.modules[i];
+		if (!m->cmdline || !strcmp(m->cmdline, "initramfs"))
+			continue;
+		struct user_program p;
+		const char *reason;
+		seen++;
+		if (parse_program_line(m->cmdline, &p, &reason)) {
+			kunit_info(test, "module %u (%s): refused, %s", i, m->cmdline, reason);
+			KUNIT_EXPECT_FALSE(test, m->freed);
+			continue;
+		}
+		char path[64];
+		snprintf(path, sizeof(path), "/bin/%s", p.name);
+		KUNIT_EXPECT_NOT_NULL(test, find_user_program(p.name));
+		KUNIT_EXPECT_EQ(test, program_file_check(path), 0);
+		KUNIT_EXPECT_TRUE(test, m->freed);
+	}
+	if (!seen)
+		kunit_skip(test, "no program module beside the initramfs on this ISO");
+}
+
 static struct kunit_case initramfs_cases[] = {
 	KUNIT_CASE(unpacks_every_kind),
 	KUNIT_CASE(broken_archives_keep_what_came_first),
+	KUNIT_CASE(the_manifest_made_the_registry),
+	KUNIT_CASE(bad_manifest_lines_are_refused),
+	KUNIT_CASE(program_modules_are_known),
 	{},
 };
 

@@ -11,6 +11,7 @@
 #include "tests/kunit.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
+#include "fs/programs.h"
 #include "kernel/process.h"
 #include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
@@ -225,8 +226,8 @@ static void memoryless_home_node_starts_at_its_nearest(struct kunit *test)
  * on the node, the first MiB must be there, and the rest never elsewhere. */
 static void user_process_with_its_bind_mask_full_is_killed(struct kunit *test)
 {
-	if (!find_user_program("bind_touch", NULL))
-		kunit_skip(test, "the ISO has no bind_touch module");
+	if (!find_user_program("bind_touch"))
+		kunit_skip(test, "the ISO has no program bind_touch");
 	int here = numa_node_id(), full = -1;
 	if (!node_has_memory(here))
 		kunit_skip(test, "this CPU's node %d has no memory for the program", here);

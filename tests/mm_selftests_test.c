@@ -1,12 +1,12 @@
 /* The "mm_selftests" suite: Linux's own memory-management selftests
  * (tools/testing/selftests/mm of Linux 6.12, built unmodified as static
- * programs by tests/mm_selftests/), one KTAP case per program. The boot
- * loader loads them as modules of kind "selftest" (grub.cfg:
- * "module2 /boot/mm-selftests/<name> selftest <name> [args...]", the
- * arguments Linux's run_vmtests.sh gives), only on the ISO of the machine
- * that runs them (tests/topologies/mm-selftests.topo); on every other ISO
- * there is no such module and the suite has no case, so it is not
- * printed at all.
+ * programs by tests/mm_selftests/), one KTAP case per program of kind
+ * "selftest" in the registry (fs/programs.h): the mm-selftests ISO's
+ * archive holds them in /bin with manifest lines "selftest <name>
+ * [args...]", the arguments Linux's run_vmtests.sh gives. Only the machine
+ * that runs them (tests/topologies/mm-selftests.topo) boots that ISO; on
+ * every other one there is no such program and the suite has no case, so
+ * it is not printed at all.
  *
  * A program's own TAP output (kselftest's "ok 1 ...", "# Totals: ...")
  * appears as the case's "# " diagnostics. Verdicts are kselftest's exit
@@ -16,13 +16,13 @@
  * then killed). Either way every page and slab object the process had
  * must be free again once it has been reaped.
  *
- * A module line may end with " :: <what mmlab lacks>" (the build's list of
+ * A line may end with " :: <what mmlab lacks>" (the build's list of
  * programs that need a feature mmlab does not have yet): such a program's
  * failure is reported as a skip naming the feature, so that the suite
  * stays green; if it passes, the case passes and says its entry can go. */
 #include "tests/kunit.h"
 #include "arch/x86_64/page.h"
-#include "drivers/firmware/multiboot2.h"
+#include "fs/programs.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
@@ -38,15 +38,14 @@ kernel_param_int("mm_selftests.timeout", selftest_timeout_s, 1, 3600,
 		 "seconds one Linux mm selftest may run before it is killed");
 
 struct selftest {
-	const struct boot_module *mod;
 	char name[40];
-	char args[160]; /* the module line's words after the name, split in place */
+	char args[160]; /* the line's words after the name, split in place */
 	const char *lacks; /* after " :: ", or NULL */
 	const char *argv[SELFTEST_MAX_ARGS + 2];
 };
 
-static struct selftest selftests[MB2_MAX_MODULES];
-static struct kunit_case selftest_cases[MB2_MAX_MODULES + 1];
+static struct selftest selftests[MAX_USER_PROGRAMS];
+static struct kunit_case selftest_cases[MAX_USER_PROGRAMS + 1];
 
 static const struct selftest *selftest_named(const char *name)
 {
@@ -82,7 +81,7 @@ static void run_selftest(struct kunit *test)
 	snprintf(path, sizeof(path), "/bin/%s", st->name);
 	struct process_spawn_args args = {
 		.name = st->name,
-		.path = path, /* fs/bin.c's copy of its module */
+		.path = path,
 		.argv = st->argv,
 		.cpu = cpu,
 	};
@@ -113,25 +112,17 @@ static void run_selftest(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.exit_code, KSFT_PASS);
 }
 
-/* One case per "selftest" module, in the boot loader's order. */
+/* One case per "selftest" program, in the registry's order. */
 static void selftests_prepare(struct kunit_suite *suite)
 {
-	unsigned n = 0;
-	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
-		const char *line = boot_info.modules[i].cmdline;
-		if (!line || strncmp(line, "selftest ", 9))
+	unsigned int n = 0;
+	for (unsigned int i = 0; i < nr_user_programs(); i++) {
+		const struct user_program *prog = user_program(i);
+		if (strcmp(prog->kind, "selftest"))
 			continue;
 		struct selftest *st = &selftests[n];
-		const char *name = line + 9, *rest = strchr(name, ' ');
-		size_t len = rest ? (size_t)(rest - name) : strlen(name);
-		if (!len || len >= sizeof(st->name) || (rest && strlen(rest + 1) >= sizeof(st->args))) {
-			pr_warn("mm_selftests: module line too long, ignored: %s\n", line);
-			continue;
-		}
-		memcpy(st->name, name, len);
-		st->name[len] = 0;
-		st->mod = &boot_info.modules[i];
-		strlcpy(st->args, rest ? rest + 1 : "", sizeof(st->args));
+		strlcpy(st->name, prog->name, sizeof(st->name));
+		strlcpy(st->args, prog->args, sizeof(st->args));
 		char *sep = !strncmp(st->args, ":: ", 3) ? st->args : strstr(st->args, " :: ");
 		st->lacks = NULL;
 		if (sep) {

@@ -14,6 +14,7 @@
 #include "fs/binfmt_elf.h"
 #include "drivers/firmware/multiboot2.h"
 #include "kernel/printk.h"
+#include "fs/programs.h"
 #include "kernel/process.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
@@ -30,11 +31,11 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
-static const struct boot_module *need_program(struct kunit *test, const char *name)
+static const struct user_program *need_program(struct kunit *test, const char *name)
 {
-	const struct boot_module *m = find_user_program(name, NULL);
+	const struct user_program *m = find_user_program(name);
 	if (!m)
-		kunit_skip(test, "the ISO has no %s module", name);
+		kunit_skip(test, "the ISO has no program %s", name);
 	return m;
 }
 

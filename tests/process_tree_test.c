@@ -16,6 +16,7 @@
 #include "tests/test_process.h"
 #include "drivers/firmware/multiboot2.h"
 #include "kernel/pid.h"
+#include "fs/programs.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -27,8 +28,8 @@
 /* Runs "process_family mode n" on cpu; returns its result. */
 static struct process_result run_family(struct kunit *test, const char *mode, int n, unsigned cpu)
 {
-	if (!find_user_program("process_family", NULL))
-		kunit_skip(test, "the ISO has no process_family module");
+	if (!find_user_program("process_family"))
+		kunit_skip(test, "the ISO has no program process_family");
 	char nbuf[8];
 	snprintf(nbuf, sizeof(nbuf), "%d", n);
 	const char *const argv[] = { "process_family", mode, nbuf, NULL };
@@ -51,9 +52,9 @@ static struct process_result run_family(struct kunit *test, const char *mode, in
  * this CPU, it cannot run before this case sleeps in process_wait. */
 static void kernel_process_is_a_root(struct kunit *test)
 {
-	const struct boot_module *m = find_user_program("exit_with", NULL);
+	const struct user_program *m = find_user_program("exit_with");
 	if (!m)
-		kunit_skip(test, "the ISO has no exit_with module");
+		kunit_skip(test, "the ISO has no program exit_with");
 	const char *const argv[] = { "exit_with", "0", NULL };
 	struct process_spawn_args args = { .name = "exit_with", .path = "/bin/exit_with",
 					   .argv = argv,
@@ -130,8 +131,8 @@ static void stopped_children_killed_with_the_root(struct kunit *test)
  * old and new address space is freed. */
 static void exec_replaces_the_program(struct kunit *test)
 {
-	if (!find_user_program("exit_with", NULL))
-		kunit_skip(test, "the ISO has no exit_with module");
+	if (!find_user_program("exit_with"))
+		kunit_skip(test, "the ISO has no program exit_with");
 	struct process_result res = run_family(test, "exec", 4, test_other_cpu_or_this());
 	KUNIT_EXPECT_FALSE(test, res.killed);
 	KUNIT_EXPECT_EQ(test, res.exit_code, 4);

@@ -12,6 +12,7 @@
 #include "drivers/firmware/multiboot2.h"
 #include "kernel/pid.h"
 #include "kernel/printk.h"
+#include "fs/programs.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -32,8 +33,8 @@ static unsigned other_cpu(void)
 /* Runs "thread_group mode n" on cpu; fills *res. */
 static void run_group(struct kunit *test, const char *mode, int n, unsigned cpu, struct process_result *res)
 {
-	if (!find_user_program("thread_group", NULL))
-		kunit_skip(test, "the ISO has no thread_group module");
+	if (!find_user_program("thread_group"))
+		kunit_skip(test, "the ISO has no program thread_group");
 	char nbuf[8];
 	snprintf(nbuf, sizeof(nbuf), "%d", n);
 	const char *const argv[] = { "thread_group", mode, nbuf, NULL };
@@ -89,8 +90,8 @@ static void fault_in_one_thread_kills_the_group(struct kunit *test)
 	struct process_result res;
 	/* run_group skips without the module: before the capture, which a
 	 * skipped case would leave open. */
-	if (!find_user_program("thread_group", NULL))
-		kunit_skip(test, "the ISO has no thread_group module");
+	if (!find_user_program("thread_group"))
+		kunit_skip(test, "the ISO has no program thread_group");
 	printk_capture_begin(&cap, captured, sizeof(captured));
 	run_group(test, "fault", 4, other_cpu(), &res);
 	printk_capture_end(&cap);
@@ -117,9 +118,9 @@ static void exit_group_from_another_thread(struct kunit *test)
  * is not preemptible) before this case sleeps. */
 static void find_get_task_by_vpid_holds_the_task(struct kunit *test)
 {
-	const struct boot_module *m = find_user_program("thread_group", NULL);
+	const struct user_program *m = find_user_program("thread_group");
 	if (!m)
-		kunit_skip(test, "the ISO has no thread_group module");
+		kunit_skip(test, "the ISO has no program thread_group");
 	const char *const argv[] = { "thread_group", "spin", "2", NULL };
 	struct process_spawn_args args = { .name = "thread_group", .path = "/bin/thread_group",
 					   .argv = argv,

@@ -1,6 +1,7 @@
-/* The "user" suite: every user program the boot loader loaded as a test or
- * crash module (grub.cfg: "module2 /boot/user/<name>.elf <kind> <name>")
- * runs as a process, one KTAP case each; its output appears as the case's
+/* The "user" suite: every user program of kind test or crash in the
+ * registry (fs/programs.h: the initramfs's /etc/mmlab/programs and any
+ * program module a user added) runs as a process from /bin/<name>, one
+ * KTAP case each; its output appears as the case's
  * "# " diagnostics (the framework's line prefix). The same programs run on
  * the host's Linux in `make test` (tests/user/), so the errnos they expect
  * are Linux's own.
@@ -11,9 +12,9 @@
  * again once it has been reaped.
  *
  * Under the "bench" parameter, run_user_benchmarks() runs the bench
- * modules the same way with argv[1] = "--bench". */
+ * programs the same way with argv[1] = "--bench". */
 #include "tests/kunit.h"
-#include "drivers/firmware/multiboot2.h"
+#include "fs/programs.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
@@ -25,8 +26,7 @@
 #include "mm/slab.h"
 #include "tests/bench.h"
 
-static struct kunit_case user_cases[MB2_MAX_MODULES + 1];
-static char user_case_names[MB2_MAX_MODULES][40];
+static struct kunit_case user_cases[MAX_USER_PROGRAMS + 1];
 
 /* Spreads the programs over the CPUs, so user page tables and their TLB
  * flushes are exercised on every CPU, not just the boot CPU. */
@@ -42,9 +42,9 @@ static unsigned next_cpu(void)
 
 static void run_user_program(struct kunit *test)
 {
-	const char *kind = NULL;
-	KUNIT_ASSERT_NOT_NULL(test, find_user_program(test->name, &kind));
-	bool crash = !strcmp(kind, "crash");
+	const struct user_program *prog = find_user_program(test->name);
+	KUNIT_ASSERT_NOT_NULL(test, prog);
+	bool crash = !strcmp(prog->kind, "crash");
 
 	struct kunit_resources before;
 	struct process_result res;
@@ -81,21 +81,15 @@ static void run_user_program(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.exit_code, 0);
 }
 
-/* One case per test or crash module, in the boot loader's order. */
+/* One case per test or crash program, in the registry's order. */
 static void user_prepare(struct kunit_suite *suite)
 {
-	unsigned n = 0;
-	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
-		const char *line = boot_info.modules[i].cmdline;
-		if (!line)
+	unsigned int n = 0;
+	for (unsigned int i = 0; i < nr_user_programs(); i++) {
+		const struct user_program *prog = user_program(i);
+		if (strcmp(prog->kind, "test") && strcmp(prog->kind, "crash"))
 			continue;
-		const char *name = strchr(line, ' ');
-		bool is_test = !strncmp(line, "test ", 5) || !strncmp(line, "crash ", 6);
-		if (!is_test || !name || strlen(name + 1) >= sizeof(user_case_names[n]))
-			continue;
-		strlcpy(user_case_names[n], name + 1, sizeof(user_case_names[n]));
-		user_cases[n] = (struct kunit_case){ .run_case = run_user_program, .name = user_case_names[n] };
-		n++;
+		user_cases[n++] = (struct kunit_case){ .run_case = run_user_program, .name = prog->name };
 	}
 	user_cases[n] = (struct kunit_case){ 0 };
 	suite->test_cases = user_cases;
@@ -110,11 +104,10 @@ kunit_test_suite(user_suite);
 
 void run_user_benchmarks(void)
 {
-	for (unsigned i = 0; i < boot_info.nr_modules; i++) {
-		const char *line = boot_info.modules[i].cmdline;
-		if (!line || strncmp(line, "bench ", 6))
+	for (unsigned int i = 0; i < nr_user_programs(); i++) {
+		if (strcmp(user_program(i)->kind, "bench"))
 			continue;
-		const char *name = line + 6;
+		const char *name = user_program(i)->name;
 		const char *const argv[] = { name, "--bench", NULL };
 		struct process_result res;
 		int err;

@@ -42,6 +42,7 @@ HOST_MM_TESTS += $(B)/host/clear_page_test
 HOST_MM_TESTS += $(B)/host/vsprintf_test
 HOST_MM_TESTS += $(B)/host/log2_test
 HOST_MM_TESTS += $(B)/host/initramfs_test
+HOST_MM_TESTS += $(B)/host/programs_test
 
 # Objects: sanitized ones for the tests, plain -O2 ones for the benchmark.
 # The tests have CONFIG_DEBUG_VM, as the kernel's test boots (DEBUG_VM=1):
@@ -117,6 +118,9 @@ $(INITRAMFS_FIXTURE): tests/host/initramfs_fixture.sh $(GEN_INIT_CPIO)
 	@mkdir -p $(dir $@)
 	$(say) CPIO $@
 	$(Q)$< $@ $(GEN_INIT_CPIO)
+
+# The registry of user programs and its manifest parser (fs/programs.c).
+programs_test_SRCS := fs/programs.c $(HOST_MEMBLOCK_SRCS)
 
 .SECONDEXPANSION:
 $(HOST_MM_TESTS): $(B)/host/%: $$(call host_san_objs,tests/host/$$*.c $$($$*_SRCS) $$(HOST_SHIM_SRCS)) \

@@ -2,12 +2,14 @@
 # linux-source-6.12), built unmodified as static glibc programs with the
 # flags of their Makefile, and run as KTAP suite "mm_selftests" on one
 # machine of each kernel: mmlab's mm-selftests topology (its own ISO,
-# build/mm-selftests.iso: the kernel and these programs as "selftest"
-# modules; tests/mm_selftests_test.c) and Linux 6.1's linux-mm-selftests
-# (its own initramfs, build/linux/mm-selftests.cpio; tools/linux/init.c).
+# build/mm-selftests.iso: the kernel and an archive of these programs
+# with their "selftest" manifest; tests/mm_selftests_test.c) and Linux
+# 6.1's linux-mm-selftests (build/linux/mm-selftests.cpio: the same
+# archive, then /init; tools/linux/init.c).
 # docs/mm_selftests.md has every program's result on both kernels.
-# Included from the top-level Makefile (B, HOSTCC, Q, say, LINUX_* of
-# tools/linux/linux.mk).
+# Included from the top-level Makefile (B, HOSTCC, Q, say) after
+# tools/initramfs/initramfs.mk (make_iso's archive: program_archive) and
+# tools/linux/linux.mk (LINUX_INIT_CPIO, cat_initrd).
 #
 #   MM_SELFTESTS        the programs run, in order (case mm_selftests.<name>)
 #   MM_SELFTESTS_ISO    build/mm-selftests.iso
@@ -64,7 +66,8 @@ mm_st_src = $(patsubst %_64,%,$(1)).c
 # on mmlab such a program's failure is reported skipped with this reason,
 # so that make test stays green while the features are missing; one that
 # passes is reported passed, with a line saying its entry can go. Plain
-# words only, no ; or quotes: the text rides on a GRUB module line.
+# words only, no % or quotes: the text rides in printf's format
+# (write_if_changed).
 MM_ST_LACKS_map_populate := socketpair
 MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
 MM_ST_LACKS_cow := the khugepaged sysfs files that thp_settings saves first
@@ -83,7 +86,6 @@ MM_ST_LACKS_hugetlb-soft-offline := hugetlbfs files
 MM_ST_LACKS_hugepage-shm := SHM_HUGETLB: shared hugetlb pages, SysV shm has only small pages
 MM_ST_LACKS_thuge-gen := SHM_HUGETLB: shared hugetlb pages, SysV shm has only small pages
 MM_ST_LACKS_hugepage-vmemmap := /proc/kpageflags
-MM_ST_LACKS_gup_test := /dev/zero, debugfs gup_test
 MM_ST_LACKS_memfd_secret := capset, memfd_secret
 MM_ST_LACKS_uffd-stress := userfaultfd
 MM_ST_LACKS_pkey_sighandler_tests_64 := protection keys: CR4.PKE
@@ -118,26 +120,23 @@ $(MM_ST_B)/bin/$(1): $(MM_ST_STAMP) $(MM_ST_CONFIG)
 endef
 $(foreach p,$(MM_SELFTESTS),$(eval $(call mm_st_build,$(p))))
 
-# The module lines: "selftest <name> [args] [:: what mmlab lacks]"
-# (tests/mm_selftests_test.c).
-mm_st_module_lines = $(foreach p,$(MM_SELFTESTS),module2 /boot/mm-selftests/$(p) selftest $(p)$(if \
+# The ISO is the default one's shape (the Makefile's make_iso): the kernel
+# and one archive, here root.list, the programs in /bin and their manifest
+# lines "selftest <name> [args] [:: what mmlab lacks]" (fs/programs.h,
+# tests/mm_selftests_test.c), and no user programs.
+MM_ST_MANIFEST := $(MM_ST_B)/programs
+MM_ST_LIST := $(MM_ST_B)/initramfs.list
+MM_ST_INITRAMFS := $(MM_ST_B)/initramfs.cpio
+mm_st_manifest_lines = $(foreach p,$(MM_SELFTESTS),selftest $(p)$(if \
 	$(MM_ST_ARGS_$(p)), $(MM_ST_ARGS_$(p)))$(if $(MM_ST_LACKS_$(p)), :: $(MM_ST_LACKS_$(p)))\n)
-$(MM_SELFTESTS_ISO): $(B)/kernel.elf boot/grub.cfg $(MM_ST_BINS) tests/mm_selftests/mm_selftests.mk
-	@rm -rf $(MM_ST_B)/iso && mkdir -p $(MM_ST_B)/iso/boot/grub $(MM_ST_B)/iso/boot/mm-selftests
-	$(say) ISO $@
-	$(Q)cp $(B)/kernel.elf $(MM_ST_B)/iso/boot/kernel.elf
-	$(Q)cp $(MM_ST_BINS) $(MM_ST_B)/iso/boot/mm-selftests/
-	$(Q)printf '$(strip $(mm_st_module_lines))' | sed 's/^ *//' > $(MM_ST_B)/modules.cfg
-	$(Q)awk -v mods=$(MM_ST_B)/modules.cfg '/^\tmultiboot2 /{print; while ((getline l < mods) > 0) print "\t" l; next} {print}' \
-		boot/grub.cfg > $(MM_ST_B)/iso/boot/grub/grub.cfg
-	$(Q)grub-mkrescue -o $@ $(MM_ST_B)/iso > $(MM_ST_B)/grub-mkrescue.log 2>&1 || \
-		{ cat $(MM_ST_B)/grub-mkrescue.log; exit 1; }
+$(eval $(call program_archive,$(MM_ST_INITRAMFS),$(MM_ST_LIST),$(MM_ST_MANIFEST),mm_st_manifest_lines,$(MM_ST_BINS)))
+$(MM_SELFTESTS_ISO): $(B)/kernel.elf boot/grub.cfg $(MM_ST_INITRAMFS)
+	$(call make_iso,$(B)/kernel.elf,$(MM_ST_B)/iso,$(MM_ST_INITRAMFS))
 
-# Linux's side: the same files, "selftest:PATH:ARGS" for mkinitramfs.sh.
-$(MM_SELFTESTS_INITRD): $(LINUX_DIR)/mkinitramfs.sh $(LINUX_INIT) $(MM_ST_BINS) tests/mm_selftests/mm_selftests.mk
+# Linux's side: the same archive, then /init (tools/linux/linux.mk).
+$(MM_SELFTESTS_INITRD): $(MM_ST_INITRAMFS) $(LINUX_INIT_CPIO)
 	$(say) CPIO $@
-	$(Q)$(LINUX_DIR)/mkinitramfs.sh $@ $(LINUX_INIT) \
-		$(foreach p,$(MM_SELFTESTS),'selftest:$(MM_ST_B)/bin/$(p):$(MM_ST_ARGS_$(p))')
+	$(call cat_initrd,$^)
 
 .PHONY: mm-selftests
 #> mm-selftests   Linux's mm selftests, built for mmlab's mm-selftests machine and Linux's (docs/mm_selftests.md)

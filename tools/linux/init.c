@@ -8,11 +8,15 @@
  * cannot be used it powers off instead (QEMU then exits 0, which the runner
  * judges a crash: a boot never passes by accident).
  *
- * The initramfs (tools/linux/mkinitramfs.sh) holds /init (this, static),
- * /manifest (one "test NAME", "crash NAME" or "bench NAME" line per
- * program, in order, or "selftest NAME [ARGS]" for one of Linux's mm
- * selftests: suite "mm_selftests", judged by kselftest's exit codes,
- * started with ARGS; tests/mm_selftests/) and /progs/NAME. Bench programs are not cases: they
+ * The initramfs is mmlab's own (build/initramfs.cpio, or the mm-selftests
+ * ISO's archive; docs/initramfs.md) followed by a second archive holding
+ * only /init (this, static): the programs in /bin/NAME and their manifest
+ * /etc/mmlab/programs (fs/programs.h's format: one "test NAME", "crash
+ * NAME", "bench NAME", "demo NAME" or "aux NAME" line per program, in
+ * order, or "selftest NAME [ARGS] [:: what mmlab lacks]" for one of Linux's
+ * mm selftests: suite "mm_selftests", judged by kselftest's exit codes,
+ * started with ARGS; tests/mm_selftests/). Test, crash and selftest lines
+ * are cases; bench, demo and aux programs are not: they
  * run only when named by "run=NAME,NAME" on the command line (mmlab's
  * run= word, make bench-compare's Linux side), which replaces the test run:
  * each named program runs in turn with its output on the console, followed
@@ -48,13 +52,16 @@
 #include "program_run.h"
 
 #define MAX_PROGRAMS 128
+#define PROGRAM_MANIFEST "/etc/mmlab/programs"
+#define PROGRAM_DIR "/bin"
 #define QEMU_EXIT_PORT 0xf4
 #define QEMU_EXIT_SUCCESS 0x10 /* status 33, as arch/x86_64/qemu_exit.h */
 #define QEMU_EXIT_FAILURE 0x11 /* status 35 */
 
 static struct program programs[MAX_PROGRAMS];
 static size_t nprograms;
-/* The "bench" lines of /manifest: what run= may name besides the cases. */
+/* The bench, demo and aux lines of the manifest: what run= may name
+ * besides the cases. */
 static char bench_names[MAX_PROGRAMS][sizeof(programs[0].name)];
 static size_t nbench;
 
@@ -148,12 +155,12 @@ static void read_line(const char *path, char *buf, size_t size)
 	fclose(f);
 }
 
-/* Reads /manifest; a malformed line is reported and fails the boot. */
+/* Reads the manifest; a malformed line is reported and fails the boot. */
 static bool read_manifest(void)
 {
-	FILE *f = fopen("/manifest", "r");
+	FILE *f = fopen(PROGRAM_MANIFEST, "r");
 	if (!f) {
-		fprintf(stderr, "init: /manifest: %s\n", strerror(errno));
+		fprintf(stderr, "init: " PROGRAM_MANIFEST ": %s\n", strerror(errno));
 		return false;
 	}
 	char line[256], kind[16], name[sizeof(programs[0].name)];
@@ -161,7 +168,8 @@ static bool read_manifest(void)
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
-		if (sscanf(line, "%15s %63s", kind, name) == 2 && !strcmp(kind, "bench") &&
+		if (sscanf(line, "%15s %63s", kind, name) == 2 &&
+		    (!strcmp(kind, "bench") || !strcmp(kind, "demo") || !strcmp(kind, "aux")) &&
 		    nbench < MAX_PROGRAMS) {
 			snprintf(bench_names[nbench++], sizeof(bench_names[0]), "%s", name);
 			continue;
@@ -170,7 +178,7 @@ static bool read_manifest(void)
 		if (sscanf(line, "%15s %63s%n", kind, name, &end) != 2 ||
 		    (strcmp(kind, "test") && strcmp(kind, "crash") && strcmp(kind, "selftest")) ||
 		    nprograms == MAX_PROGRAMS) {
-			fprintf(stderr, "init: /manifest: bad line (or too many): %s", line);
+			fprintf(stderr, "init: " PROGRAM_MANIFEST ": bad line (or too many): %s", line);
 			ok = false;
 			continue;
 		}
@@ -180,12 +188,17 @@ static bool read_manifest(void)
 		p->selftest = kind[0] == 's';
 		const char *args = line + end + strspn(line + end, " ");
 		snprintf(p->args, sizeof(p->args), "%.*s", (int)strcspn(args, "\n"), args);
+		/* What mmlab lacks, after " :: ", is mmlab's note, not arguments. */
+		char *lacks = !strncmp(p->args, "::", 2) ? p->args : strstr(p->args, " ::");
+		if (lacks)
+			*lacks = 0;
 	}
 	fclose(f);
 	return ok;
 }
 
-/* Whether NAME is a program of the initramfs (a case or a bench line). */
+/* Whether NAME is a program of the initramfs (a case or a bench, demo or
+ * aux line). */
 static bool known_program(const char *name)
 {
 	for (size_t k = 0; k < nprograms; k++)
@@ -213,7 +226,7 @@ static bool run_list(char *list)
 			continue;
 		}
 		char path[PATH_MAX];
-		snprintf(path, sizeof(path), "/progs/%s", name);
+		snprintf(path, sizeof(path), PROGRAM_DIR "/%s", name);
 		printf("linux: running %s\n", name);
 		fflush(stdout);
 		pid_t pid = fork();
@@ -262,7 +275,7 @@ static void run_suite(const char *suite, bool selftests, const char *glob, int t
 			continue;
 		}
 		char path[PATH_MAX], args[sizeof(programs[k].args)];
-		snprintf(path, sizeof(path), "/progs/%.63s", programs[k].name);
+		snprintf(path, sizeof(path), PROGRAM_DIR "/%.63s", programs[k].name);
 		snprintf(args, sizeof(args), "%s", programs[k].args);
 		char *argv[16] = { programs[k].name };
 		int argc = 1;
@@ -298,7 +311,7 @@ int main(void)
 	mount_fs("proc", "/proc", "proc");
 	mount_fs("sysfs", "/sys", "sysfs");
 	mount_fs("tmpfs", "/tmp", "tmpfs");
-	setenv("PATH", "/progs:/", 1);
+	setenv("PATH", PROGRAM_DIR ":/", 1);
 	setenv("HOME", "/", 1);
 
 	char cmdline[4096] = "";

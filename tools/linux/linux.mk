@@ -1,18 +1,18 @@
 # The Linux side (tools/linux/): Debian 12's own kernel booted under the same
-# QEMU machine as mmlab, with an initramfs holding the project's init and the
-# same user test and crash programs (suite "linux"). Included from the
-# top-level Makefile, which defines B, HOSTCC, HOST_CFLAGS, Q and say; after
-# tests/user/user.mk (USER_TEST_NAMES, USER_CRASH_NAMES, user_src).
+# QEMU machine as mmlab, with mmlab's own initramfs (the same programs in
+# /bin and their manifest) and the project's init (suite "linux"). Included
+# from the top-level Makefile, which defines B, HOSTCC, HOST_CFLAGS, Q and
+# say; after tests/user/user.mk (USER_DIR) and tools/initramfs/initramfs.mk
+# (INITRAMFS, GEN_INIT_CPIO).
 #
-#   LINUX_COMPARE_BINS  what the guest runs: KIND:PATH words, KIND test or
-#                       crash (judged as tests/user/program_run.c says), in
-#                       order, or bench (run only when run= on the command
-#                       line names it: make bench-compare); the program's
-#                       name is PATH's file name without ".elf" (so it
-#                       matches mmlab's case name)
 #   LINUX_VMLINUZ       Debian's image (tools/linux/fetch-kernel.sh; fetched
 #                       once with apt-get download, kept in $(B)/linux)
-#   LINUX_INITRD        the initramfs (tools/linux/mkinitramfs.sh, newc cpio)
+#   LINUX_INIT_CPIO     an archive of /init alone (gen_init_cpio)
+#   LINUX_INITRD        the initramfs: build/initramfs.cpio, then
+#                       LINUX_INIT_CPIO (Linux unpacks one after the other);
+#                       its test and crash lines are the cases, its bench
+#                       (and demo, aux) programs run only when run= on the
+#                       command line names them (make bench-compare)
 #   LINUX_RUNNER_ARGS   what mmlab-runner needs to boot kernel = linux topologies
 #   make linux-guest    builds LINUX_VMLINUZ and LINUX_INITRD
 
@@ -26,13 +26,6 @@ LINUX_RUNNER_ARGS := --linux-kernel $(LINUX_VMLINUZ) --linux-initrd $(LINUX_INIT
 # musl-gcc -static where it is installed (musl-tools), else glibc's gcc -static.
 LINUX_CC := $(if $(shell command -v musl-gcc 2>/dev/null),musl-gcc,$(HOSTCC))
 
-# The very files mmlab runs (tests/user/user.mk: one static build per
-# program, musl and the glibc builds by name).
-LINUX_COMPARE_BINS ?= $(foreach n,$(USER_TEST_NAMES),test:$(B)/user/$(n).elf) \
-	$(foreach n,$(USER_CRASH_NAMES),crash:$(B)/user/$(n).elf) \
-	$(foreach n,$(USER_BENCH_NAMES),bench:$(B)/user/$(n).elf)
-LINUX_COMPARE_FILES = $(foreach b,$(LINUX_COMPARE_BINS),$(lastword $(subst :, ,$(b))))
-
 $(LINUX_INIT): $(LINUX_DIR)/init.c $(USER_DIR)/program_run.c $(USER_DIR)/program_run.h
 	@mkdir -p $(dir $@)
 	$(say) CC-INIT $@
@@ -44,15 +37,21 @@ $(LINUX_INIT): $(LINUX_DIR)/init.c $(USER_DIR)/program_run.c $(USER_DIR)/program
 $(LINUX_VMLINUZ):
 	$(Q)$(LINUX_DIR)/fetch-kernel.sh $(LINUX_B)
 
-# The list itself is a prerequisite (rewritten only when it changes), so a
-# program added, removed or moved rebuilds the image.
-$(LINUX_B)/compare-bins.list: FORCE
-	@mkdir -p $(dir $@)
-	@echo '$(strip $(LINUX_COMPARE_BINS))' | cmp -s - $@ || echo '$(strip $(LINUX_COMPARE_BINS))' > $@
-
-$(LINUX_INITRD): $(LINUX_DIR)/mkinitramfs.sh $(LINUX_INIT) $(LINUX_COMPARE_FILES) $(LINUX_B)/compare-bins.list
+# /init alone: the programs and their manifest come from mmlab's archive,
+# which this one follows (tools/linux/init.c reads /etc/mmlab/programs and
+# runs /bin/NAME).
+LINUX_INIT_CPIO := $(LINUX_B)/init.cpio
+$(LINUX_INIT_CPIO): $(GEN_INIT_CPIO) $(LINUX_INIT)
 	$(say) CPIO $@
-	$(Q)$(LINUX_DIR)/mkinitramfs.sh $@ $(LINUX_INIT) $(LINUX_COMPARE_BINS)
+	$(Q)printf 'file /init $(LINUX_INIT) 0755 0 0\n' > $@.list
+	$(Q)$(GEN_INIT_CPIO) $@.list > $@.tmp
+	$(Q)mv $@.tmp $@
+
+# cat_initrd(archives): $@, the archives one after another.
+cat_initrd = $(Q)cat $(1) > $@.tmp && mv $@.tmp $@
+$(LINUX_INITRD): $(INITRAMFS) $(LINUX_INIT_CPIO)
+	$(say) CPIO $@
+	$(call cat_initrd,$^)
 
 .PHONY: linux-guest FORCE
 #> linux-guest    Debian's Linux 6.1 kernel and an initramfs of the user programs (tools/linux/)

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Builds the Linux guest's initramfs (newc cpio, uncompressed) with Debian's
-# cpio: /init, /manifest (one "KIND NAME" line per program, in the order
-# given) and /progs/NAME, plus the empty mount points init uses.
+# Builds an initramfs of programs that are not mmlab's (newc cpio,
+# uncompressed) with Debian's cpio, for make compare-layouts: /init, the
+# manifest /etc/mmlab/programs (one "KIND NAME" line per program, in the
+# order given) and /bin/NAME, as mmlab's own archive lays them out
+# (docs/initramfs.md), plus the empty mount points init uses. mmlab's
+# programs need none of this: Linux boots build/initramfs.cpio itself
+# (tools/linux/linux.mk).
 # usage: tools/linux/mkinitramfs.sh OUT.cpio INIT KIND:PATH[:ARGS]...
 #   KIND is test, crash, bench (a bench program runs only when init's
 #   run= names it) or selftest (one of Linux's mm selftests, suite
@@ -14,9 +18,9 @@ init=${2:?usage: mkinitramfs.sh OUT.cpio INIT KIND:PATH...}
 shift 2
 stage=$out.d
 rm -rf "$stage"
-mkdir -p "$stage"/{progs,dev,proc,sys,tmp}
+mkdir -p "$stage"/{bin,etc/mmlab,dev,proc,sys,tmp}
 install -m 0755 "$init" "$stage/init"
-: >"$stage/manifest"
+: >"$stage/etc/mmlab/programs"
 for entry in "$@"; do
 	kind=${entry%%:*} path=${entry#*:} args=
 	case $path in *:*) args=${path#*:} path=${path%%:*} ;; esac
@@ -27,9 +31,9 @@ for entry in "$@"; do
 		exit 1
 		;;
 	esac
-	[ -e "$stage/progs/$name" ] && { echo "mkinitramfs: '$name' twice" >&2; exit 1; }
-	install -m 0755 "$path" "$stage/progs/$name"
-	echo "$kind $name${args:+ $args}" >>"$stage/manifest"
+	[ -e "$stage/bin/$name" ] && { echo "mkinitramfs: '$name' twice" >&2; exit 1; }
+	install -m 0755 "$path" "$stage/bin/$name"
+	echo "$kind $name${args:+ $args}" >>"$stage/etc/mmlab/programs"
 done
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$out.tmp"
 mv "$out.tmp" "$out"
