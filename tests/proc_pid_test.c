@@ -7,6 +7,7 @@
  * the reap is not delayed, and every page, slab object, task_struct and
  * pid-table entry comes back. */
 #include "tests/kunit.h"
+#include "fs/programs.h"
 #include "tests/test_cpu.h"
 #include "tests/test_process.h"
 #include "fs/fs.h"
@@ -30,8 +31,8 @@ struct spinner {
 /* A spinner in its loop (its flag reads 1), or a failed assertion. */
 static void spinner_start(struct kunit *test, struct spinner *s)
 {
-	if (!find_user_program("spin", NULL))
-		kunit_skip(test, "the ISO has no spin module");
+	if (!find_user_program("spin"))
+		kunit_skip(test, "no spin program");
 	static char addr[24];
 	snprintf(addr, sizeof(addr), "%#lx", SPIN_FLAG_ADDR);
 	const char *const argv[] = { "spin", addr, NULL };
