@@ -157,11 +157,12 @@ static char facts_buf[32768];
  * allocation while the facts are printed), one line of the log each. */
 static void print_proc_file(const char *path, const char *label)
 {
-	struct proc_node node;
-	if (procfs_lookup(path, current, &node) || !node.entry->show)
+	struct proc_node node, pinned;
+	if (procfs_lookup(path, current, &node) || !node.entry->show || proc_pin_task(&node, current, &pinned))
 		return;
 	struct seq_buf m = { .buffer = facts_buf, .size = sizeof(facts_buf) - 1 };
-	node.entry->show(&m, &node);
+	node.entry->show(&m, &pinned); /* the task and its mm, held for the show */
+	proc_unpin_task(&pinned);
 	size_t len = m.len < m.size ? m.len : m.size;
 	facts_buf[len] = 0;
 	for (char *line = facts_buf, *nl; *line; line = nl + 1) {
