@@ -56,6 +56,15 @@ static void count_vmas(struct mm_struct *mm, struct vm_counts *c)
 static const char *task_state_name(const struct task_struct *p)
 {
 	long s = READ_ONCE(p->__state);
+	/* The exit state first, as Linux's task_state_index (__state |
+	 * exit_state, the highest bit): a process whose end wait can already
+	 * see (exit_notify set EXIT_ZOMBIE) may still be on its way to its
+	 * last schedule, its __state not yet TASK_DEAD. */
+	int exit_state = READ_ONCE(p->exit_state);
+	if (exit_state == EXIT_ZOMBIE)
+		return "Z (zombie)";
+	if (exit_state == EXIT_DEAD)
+		return "X (dead)";
 	if (s == TASK_RUNNING)
 		return "R (running)";
 	if (s & TASK_DEAD)
