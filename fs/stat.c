@@ -116,17 +116,25 @@ static int vfs_statx(int dfd, const char *name, int flags, struct kstat *st)
 	return err;
 }
 
-static long stat_to_user(int dfd, const char __user *filename, struct stat __user *statbuf, int flags)
+/* vfs_statx of a user path (copied in by getname, "" only with
+ * AT_EMPTY_PATH): stat's and statx's common start. */
+static long user_statx(int dfd, const char __user *filename, int flags, struct kstat *k)
 {
-	if (flags & ~STAT_FLAGS)
-		return -EINVAL;
 	char *name;
 	long ret = getname(filename, flags & AT_EMPTY_PATH, &name);
 	if (ret)
 		return ret;
-	struct kstat k;
-	ret = vfs_statx(dfd, name, flags, &k);
+	ret = vfs_statx(dfd, name, flags, k);
 	kfree(name);
+	return ret;
+}
+
+static long stat_to_user(int dfd, const char __user *filename, struct stat __user *statbuf, int flags)
+{
+	if (flags & ~STAT_FLAGS)
+		return -EINVAL;
+	struct kstat k;
+	long ret = user_statx(dfd, filename, flags, &k);
 	if (ret)
 		return ret;
 	struct stat st;
@@ -198,13 +206,8 @@ SYSCALL_DEFINE5(statx, int, dfd, const char __user *, filename, unsigned int, fl
 		return -EINVAL;
 	if (mask & STATX__RESERVED)
 		return -EINVAL;
-	char *name;
-	long ret = getname(filename, flags & AT_EMPTY_PATH, &name);
-	if (ret)
-		return ret;
 	struct kstat k;
-	ret = vfs_statx(dfd, name, (int)flags, &k);
-	kfree(name);
+	long ret = user_statx(dfd, filename, (int)flags, &k);
 	if (ret)
 		return ret;
 	struct statx sx;
