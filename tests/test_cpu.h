@@ -14,6 +14,7 @@
 #include "kernel/sched.h"
 #include "kernel/time.h"
 #include "kernel/topology.h"
+#include "arch/x86_64/cpu.h"
 
 struct task_struct;
 
@@ -47,6 +48,7 @@ struct test_worker {
 	unsigned id;  /* 0 .. crew->n - 1 */
 	unsigned cpu;
 	struct task_struct *task;
+	unsigned long steps; /* test_crew_progress calls by this worker */
 };
 #define TEST_CREW_MAX (2 * NR_CPUS)
 struct test_crew {
@@ -90,6 +92,14 @@ unsigned long test_on_each_cpu(struct kunit *test, struct test_crew *c, int (*fn
 static inline void test_crew_progress(struct test_worker *w)
 {
 	__atomic_add_fetch(&w->crew->progress, 1, __ATOMIC_RELAXED);
+	/* A PAUSE every few steps. QEMU's single-threaded TCG runs one vCPU
+	 * at a time and passes to the next at a PAUSE or when a timer kicks
+	 * it (every few milliseconds): a worker that never pauses keeps the
+	 * case's CPU, which waits for its progress, from running for a whole
+	 * slice, and the vCPUs interleave less often. On hardware it costs
+	 * a few cycles. */
+	if (++w->steps % 16 == 0)
+		cpu_relax();
 }
 /* For workers that run until told: test_crew_stop tells them, and so does
  * the crew's cleanup, before it waits for them, however the case ends. */
@@ -107,14 +117,22 @@ static inline bool test_crew_should_stop(struct test_worker *w)
  * equally often, or the others wait until the crew is stopped. */
 void test_crew_barrier(struct test_worker *w);
 
-/* Sleeps a tick at a time until cond holds; false only after
- * KUNIT_HANG_GUARD_NS in which *progress (NULL: nothing) did not move. */
+/* Waits until cond holds; false only after KUNIT_HANG_GUARD_NS in which
+ * *progress (NULL: nothing) did not move. While nothing else is queued on
+ * this CPU, the first TEST_WAIT_SPINS checks PAUSE between them; otherwise,
+ * and after them, it sleeps a tick at a time. Most waits are short (a
+ * worker's next few steps on another CPU): a tick's sleep for each, 10 ms,
+ * was most of the time of the stress cases. A task of this CPU (a worker
+ * placed beside the case) gets the CPU whole while the case sleeps, and a
+ * wait that lasts leaves the host's CPU to the other vCPUs. */
+#define TEST_WAIT_SPINS 1000
 #define TEST_WAIT_UNTIL(cond, progress)                                                      \
 	({                                                                                   \
 		const volatile unsigned long *__p = (progress);                              \
 		unsigned long __seen = __p ? *__p : 0;                                       \
 		u64 __deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;                       \
 		bool __ok = true;                                                            \
+		unsigned __spins = 0;                                                        \
 		while (!(cond)) {                                                            \
 			unsigned long __now = __p ? *__p : 0;                                \
 			if (__now != __seen) {                                               \
@@ -124,7 +142,12 @@ void test_crew_barrier(struct test_worker *w);
 				__ok = false;                                                \
 				break;                                                       \
 			}                                                                    \
-			schedule_timeout_uninterruptible(1);                                 \
+			if (__spins < TEST_WAIT_SPINS && cpu_load(smp_processor_id()) <= 1) { \
+				__spins++;                                                   \
+				cpu_relax();                                                 \
+			} else {                                                             \
+				schedule_timeout_uninterruptible(1);                         \
+			}                                                                    \
 		}                                                                            \
 		__ok;                                                                        \
 	})

@@ -20,6 +20,7 @@
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/smp.h"
+#include "kernel/time.h"
 #include "lib/string.h"
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
@@ -53,13 +54,16 @@ static void run_user_program(struct kunit *test)
 	unsigned long kthreads = nr_kthreads(), user_threads = nr_user_threads();
 	unsigned long tables = nr_user_pagetable_pages();
 	unsigned cpu = next_cpu();
+	u64 start = ktime_get_ns();
 	bool ran = process_run(test->name, NULL, cpu, &res, &err);
+	unsigned long ms = (unsigned long)((ktime_get_ns() - start) / 1000000);
 	if (!ran)
 		kunit_info(test, "%s could not be started: error %d", test->name, err);
 	KUNIT_ASSERT_TRUE(test, ran);
 
 	if (!res.killed) /* a kill has had its one-line report already */
-		kunit_info(test, "%s (CPU %u) exited with status %d", test->name, cpu, res.exit_code);
+		kunit_info(test, "%s (CPU %u) exited with status %d after %lu ms of guest time", test->name, cpu,
+			   res.exit_code, ms);
 	/* Everything the process had is free again, its page-table pages,
 	 * kernel stacks and task_structs of all its threads included. */
 	kunit_expect_resources_back(test, &before);
