@@ -97,7 +97,12 @@ int __filemap_add_folio(struct address_space *mapping, struct page *page, unsign
 
 bool filemap_remove_folio(struct page *page)
 {
-	struct address_space *mapping = page->mapping;
+	/* Two may race to remove one page (a fault that added it past a new
+	 * end, and the truncate): the loser finds it gone from the tree, or
+	 * its mapping cleared already. */
+	struct address_space *mapping = READ_ONCE(page->mapping);
+	if (!mapping)
+		return false;
 	spin_lock(&mapping->i_pages_lock);
 	struct page_cache_node *pc = find_node(mapping, page->index, false);
 	if (pc && pc->page == page) {
@@ -110,7 +115,7 @@ bool filemap_remove_folio(struct page *page)
 	if (!pc)
 		return false;
 	kfree(pc);
-	page->mapping = NULL;
+	WRITE_ONCE(page->mapping, NULL);
 	__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
 	put_page(page);
 	return true;
