@@ -28,11 +28,11 @@
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "lib/vsprintf.h"
+#include "mm/gup.h"
 #include "mm/mm_types.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
 #include "mm/page.h"
-#include "mm/pagewalk.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 
@@ -171,80 +171,6 @@ static const struct proc_dir_entry pid_root __proc_entry = {
 
 /* ---- cmdline, environ: the process's own memory ---- */
 
-struct remote_read {
-	char *buf;
-	size_t len, want;
-};
-
-/* The bytes of [addr, next) from the page (of pfn, present or not) that
- * maps them, offset bytes into it; 1 (stop the walk) when it is not
- * present (not faulted in: the read ends there) or the read is whole. */
-static int remote_copy(struct mm_walk *walk, bool present, unsigned long pfn, unsigned long offset,
-		       unsigned long addr, unsigned long next)
-{
-	struct remote_read *r = walk->private;
-	if (!present)
-		return 1;
-	size_t n = min((size_t)(next - addr), r->want - r->len);
-	memcpy(r->buf + r->len, (char *)page_address(pfn_to_page(pfn)) + offset, n);
-	r->len += n;
-	return r->len == r->want;
-}
-
-static int remote_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
-{
-	return remote_copy(walk, pte_present(pte), pte_pfn(pte), 0, addr, addr + PAGE_SIZE);
-}
-
-static int remote_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
-{
-	return remote_copy(walk, pmd_present(pmd), pmd_pfn(pmd), addr & (PMD_SIZE - 1), addr, next);
-}
-
-static int remote_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
-			  struct mm_walk *walk)
-{
-	return remote_copy(walk, pte_present(pte), pte_pfn(pte), addr & ~hmask, addr, next);
-}
-
-static int remote_hole(unsigned long addr, unsigned long next, int depth, struct mm_walk *walk)
-{
-	(void)addr, (void)next, (void)depth, (void)walk;
-	return 1;
-}
-
-static const struct mm_walk_ops remote_ops = {
-	.pte_entry = remote_pte, .huge_pmd_entry = remote_huge_pmd, .hugetlb_entry = remote_hugetlb,
-	.pte_hole = remote_hole,
-};
-
-/* Linux's access_remote_vm for reading: up to len bytes of mm at addr
- * into buf, from the pages mapped there, under the mmap_lock held for
- * reading; stops at the first page not present (Linux would fault it in:
- * the argument and environment strings were written by exec, so they are
- * present). Returns the bytes copied. */
-static size_t read_remote_vm(struct mm_struct *mm, unsigned long addr, char *buf, size_t len)
-{
-	struct remote_read r = { buf, 0, len };
-	if (!len || addr >= TASK_SIZE || len > TASK_SIZE - addr)
-		return 0;
-	/* The walk goes by pages; the first copy starts inside one. */
-	unsigned long start = addr & PAGE_MASK, end = ALIGN_UP(addr + len, PAGE_SIZE);
-	size_t skip = addr - start;
-	char *tmp = kvmalloc(end - start, GFP_KERNEL);
-	if (!tmp)
-		return 0;
-	r.buf = tmp;
-	r.want = end - start;
-	mmap_read_lock(mm);
-	walk_page_range(mm, start, end, &remote_ops, &r);
-	mmap_read_unlock(mm);
-	size_t got = r.len > skip ? min(r.len - skip, len) : 0;
-	memcpy(buf, tmp + skip, got);
-	kvfree(tmp);
-	return got;
-}
-
 /* [start, end) of the process's memory: its argument or environment
  * strings, NUL-separated as exec laid them out (Linux's get_mm_cmdline
  * without the setproctitle case, which needs a program that rewrites its
@@ -267,7 +193,9 @@ static void show_mm_range(struct seq_buf *m, const struct proc_node *node, bool 
 	char *buf = kvmalloc(len, GFP_KERNEL);
 	if (!buf)
 		return;
-	size_t got = read_remote_vm(mm, start, buf, len);
+	/* Linux's get_mm_cmdline: access_remote_vm, which faults in a page
+	 * never touched (or reclaimed) rather than skipping it. */
+	size_t got = len > 0x7fffffff ? 0 : (size_t)access_remote_vm(mm, start, buf, (int)len);
 	memcpy(m->buffer + m->len, buf, got);
 	m->len += got;
 	kvfree(buf);
