@@ -221,8 +221,9 @@ static long comm_write(const struct proc_node *node, const char *buf, size_t len
 	if (proc_pin_task(node, proc_self_task(), &pinned))
 		return -ESRCH;
 	long ret = (long)len;
-	if (pinned.task->signal && pinned.task->signal == current->signal) /* same_thread_group */
-		__set_task_comm(pinned.task, buf); /* buf is NUL-terminated */
+	struct task_struct *p = pinned.task;
+	if (p == current || (p->signal && p->signal == current->signal)) /* same_thread_group */
+		__set_task_comm(p, buf); /* buf is NUL-terminated */
 	else
 		ret = -EINVAL;
 	proc_unpin_task(&pinned);

@@ -88,13 +88,13 @@ static int lookup_done(struct proc_node *node, int err)
 /* /proc/thread-self: Linux's link to <tgid>/task/<tid> of the calling
  * thread (proc_thread_self_get_link), walked as those three steps: like
  * mmlab's /proc/self, a directory here, whose readlink gives the target
- * (fs/stat.c). task is the reader's process; a kernel thread is its own. */
+ * (fs/stat.c). task is the reader's process, which "self" names (a
+ * kernel thread: itself, with no id of its own to look up by). */
 static int lookup_thread_self(struct task_struct *task, struct proc_node *node)
 {
-	int tgid = task->signal ? task->tgid : task->pid;
 	int tid = current == task || current->group_leader == task ? current->pid : task->pid;
 	char name[3][16];
-	snprintf(name[0], sizeof(name[0]), "%d", tgid);
+	snprintf(name[0], sizeof(name[0]), "self");
 	snprintf(name[1], sizeof(name[1]), "task");
 	snprintf(name[2], sizeof(name[2]), "%d", tid);
 	for (int i = 0; i < 3; i++) {
