@@ -1,10 +1,12 @@
 /* get_user_pages (see mm/gup.h): the lockless walk (gup_fast, Linux's
  * mm/gup.c gup_fast_pgd_range..gup_fast_pte_range) and the locked walk it
  * falls back to (__get_user_pages under mmap_read_lock, faulting pages in),
- * put together as Linux's gup_fast_fallback.
+ * put together as Linux's gup_fast_fallback; the locked walk alone on
+ * another process's mm (get_user_pages_remote), and access_remote_vm,
+ * which copies through it (procfs's cmdline and environ).
  *
  * Invariant: every page in pages[] on return holds one reference taken
- * while a PTE of current->mm mapped it, with the access asked for; it is
+ * while a PTE of the walked mm mapped it, with the access asked for; it is
  * freed only by the last put_page (the mmu_gather drops the mapping's
  * reference with put_page too), whatever happens to the mapping meanwhile.
  *
