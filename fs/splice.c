@@ -13,11 +13,11 @@
  *
  * Which files take part, as Linux 6.1's: the input must be a regular
  * file (splice_direct_to_actor) with splice_read: a tmpfs file, read
- * through its page cache. A directory or a character device (/dev/null,
- * the console) is -EINVAL. mmlab's /proc and /sys files have no
- * splice_read (-EINVAL); Linux's /proc files made with proc_read_iter and
- * its sysfs files have one. The output may be any file with splice_write:
- * a tmpfs file, /dev/null, the console.
+ * through its page cache, a file of /proc itself, a sysctl or a sysfs
+ * attribute (read from its snapshot: fs/proc/inode.c). A /proc/<pid>
+ * file, a directory or a character device (/dev/null, the console) is
+ * -EINVAL. The output may be any file with splice_write: a tmpfs file,
+ * /dev/null, the console, a sysctl or a writable sysfs attribute.
  *
  * Concurrency: as Linux's, neither file's position is taken under
  * f_pos_lock (fdget, not fdget_pos); each read and write of the copy holds

@@ -1,9 +1,10 @@
 /* sendfile and copy_file_range (fs/splice.c) where a user program cannot
  * look: a tmpfs file sent to the console arrives as the process's line
- * (the console's splice_write, under its write lock); the inputs Linux
- * 6.1 refuses are refused here (a /proc file has no splice_read: -EINVAL,
- * but a count of 0 returns 0 first, as splice_direct_to_actor's regular
- * file check passes; a directory, the console: -EINVAL); copy_file_range
+ * (the console's splice_write, under its write lock), and so does a sysfs
+ * attribute (kernfs's splice_read); the inputs Linux 6.1 refuses are
+ * refused here (a /proc/<pid> file has no splice_read: -EINVAL, but a
+ * count of 0 returns 0 first, as splice_direct_to_actor's regular file
+ * check passes; a directory, the console: -EINVAL); copy_file_range
  * between a /proc file and a tmpfs one is -EXDEV. Every case runs the
  * system calls on a test mm (tests/test_mm.h) with a file table of its
  * own, and the suite's free_pages_restored checks that the bounce page
@@ -62,13 +63,32 @@ static void sendfile_to_console(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, off, 27);
 	/* The input's own position did not move. */
 	KUNIT_EXPECT_EQ(test, sys6(__NR_lseek, (unsigned long)fd, 0, SEEK_CUR, 0, 0, 0), 0);
+
+	/* A sysfs attribute: what it reads, whole. */
+	long online = sys6(__NR_open, put(test, 0, "/sys/devices/system/node/online", 32), O_RDONLY, 0, 0, 0, 0);
+	KUNIT_ASSERT_GE(test, online, 3);
+	char want[64] = { 0 };
+	long n = sys6(__NR_read, (unsigned long)online, UBASE + PAGE_SIZE, sizeof(want) - 1, 0, 0, 0);
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(want, (void *)(UBASE + PAGE_SIZE), (size_t)n), 0);
+	printk_capture_begin(&cap, capture_buf, sizeof(capture_buf));
+	ret = sys6(__NR_sendfile, 1, (unsigned long)online, 0, 4096, 0, 0);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, ret, 0); /* its position is at the end */
+	off = 0;
+	uoff = put(test, 2 * PAGE_SIZE, &off, sizeof(off));
+	printk_capture_begin(&cap, capture_buf, sizeof(capture_buf));
+	ret = sys6(__NR_sendfile, 1, (unsigned long)online, uoff, 4096, 0, 0);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, ret, n);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(capture_buf, want));
 }
 
 static void refused_inputs(struct kunit *test)
 {
 	test_mm_enter_space(test, UBASE, 4);
 	long out = memfd_with(test, "");
-	long proc = sys6(__NR_open, put(test, 0, "/proc/meminfo", 14), O_RDONLY, 0, 0, 0, 0);
+	long proc = sys6(__NR_open, put(test, 0, "/proc/self/status", 18), O_RDONLY, 0, 0, 0, 0);
 	KUNIT_ASSERT_GE(test, proc, 3);
 	KUNIT_EXPECT_EQ(test, sys6(__NR_sendfile, (unsigned long)out, (unsigned long)proc, 0, 100, 0, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, sys6(__NR_sendfile, (unsigned long)out, (unsigned long)proc, 0, 0, 0, 0), 0);

@@ -4,7 +4,8 @@
  * of the input's position), cut at the end of the input; and the errnos
  * in Linux's order: EBADF for a descriptor that is not open or not open
  * for that direction, EINVAL for an input that is not a regular file (a
- * directory, /dev/null), an output opened O_APPEND, a negative offset;
+ * directory, /dev/null) or cannot splice (/proc/self/status: /proc/meminfo
+ * can), an output opened O_APPEND, a negative offset;
  * ESPIPE never arises from these files; EFAULT for an offset pointer that
  * cannot be read (nothing copied) or written back (the bytes stay
  * copied). copy_file_range: same-file ranges that overlap are EINVAL,
@@ -83,6 +84,19 @@ static void copies(int in)
 	off = SIZE + 5; /* past the end: nothing */
 	CHECK_CMP(sys_sendfile(out, in, &off, 10), ==, 0);
 	CHECK_CMP(off, ==, SIZE + 5);
+	close(out);
+
+	/* A file of /proc itself splices (Linux's seq files of
+	 * proc_create_single); a /proc/<pid> file does not (seq_read only:
+	 * EINVAL). */
+	out = memfd("proc");
+	int meminfo = open("/proc/meminfo", O_RDONLY), status = open("/proc/self/status", O_RDONLY);
+	CHECK(meminfo >= 0 && status >= 0);
+	CHECK_CMP(sys_sendfile(out, meminfo, NULL, 4096), >, 9);
+	CHECK(contents_are(out, "MemTotal:", 9));
+	CHECK_ERRNO(sys_sendfile(out, status, NULL, 4096), EINVAL);
+	close(meminfo);
+	close(status);
 	close(out);
 
 	/* /dev/null takes everything. */
