@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -37,13 +38,14 @@ struct outcome {
 };
 
 enum { WRITE_FITS, WRITE_SHORT, WRITE_AT, PWRITE_PAST, PWRITE_SHORT, WRITEV_STOPS, WRITEV_AT, SENDFILE_SHORT,
-       SENDFILE_AT, TRUNC_GROW, TRUNC_AT_LIMIT, TRUNC_SHRINK, FALLOC, FALLOC_KEEP, FALLOC_IN, SIZE_AFTER, NR };
+       SENDFILE_AT, TRUNC_GROW, TRUNC_AT_LIMIT, TRUNC_SHRINK, FALLOC, FALLOC_KEEP, FALLOC_IN, SIZE_AFTER, TRUNCATE_PATH, NR };
 static const char *const names[NR] = { "write that fits", "write cut at the limit", "write at the limit",
 				       "pwrite past the limit", "pwrite cut", "writev stops at the limit",
 				       "writev at the limit", "sendfile cut", "sendfile at the limit",
 				       "ftruncate past the limit", "ftruncate to the limit", "ftruncate shrinking",
 				       "fallocate past the limit", "fallocate KEEP_SIZE past the limit",
-				       "fallocate within the limit", "size at the end" };
+				       "fallocate within the limit", "size at the end",
+				       "truncate (by path) past the limit" };
 
 static struct outcome *shared;
 static volatile int xfsz_count;
@@ -97,6 +99,15 @@ static void limited_calls(void)
 	record(FALLOC_KEEP, fallocate(fd, FALLOC_FL_KEEP_SIZE, 9000, 2000));
 	record(FALLOC_IN, fallocate(fd, 0, 0, LIMIT));
 	record(SIZE_AFTER, lseek(fd, 0, SEEK_END));
+	/* truncate(2) by path: the same check (setattr_prepare). */
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/rlimit_fsize.%d", (int)getpid());
+	int pf = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
+	if (pf < 0)
+		_exit(7);
+	close(pf);
+	record(TRUNCATE_PATH, truncate(path, LIMIT + 1));
+	unlink(path);
 	_exit(0);
 }
 
@@ -120,6 +131,7 @@ static void caught(void)
 		[TRUNC_AT_LIMIT] = { 0, 0, 0 },      [TRUNC_SHRINK] = { 0, 0, 0 },
 		[FALLOC] = { -1, EFBIG, 1 },         [FALLOC_KEEP] = { -1, EFBIG, 1 },
 		[FALLOC_IN] = { 0, 0, 0 },           [SIZE_AFTER] = { LIMIT, 0, 0 },
+		[TRUNCATE_PATH] = { -1, EFBIG, 1 },
 	};
 	for (int i = 0; i < NR; i++)
 		CHECKF(shared[i].ret == want[i].ret && shared[i].err == want[i].err &&
