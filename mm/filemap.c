@@ -5,6 +5,8 @@
  * from an index on) in O(log n). */
 #include "mm/filemap.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "lib/string.h"
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
@@ -194,6 +196,25 @@ long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 	inode->i_atime = current_time();
 	up_read(&inode->i_rwsem);
 	return done ? done : (count && *pos < size ? -EFAULT : 0);
+}
+
+int generic_write_check_limits(struct file *f, long pos, size_t *count)
+{
+	(void)f; /* Linux looks at O_LARGEFILE, which x86_64's open forces */
+	unsigned long limit = rlimit(RLIMIT_FSIZE);
+	if (pos < 0)
+		return 0; /* the caller's rw_verify_area refuses it (copy_file_range) */
+	if (limit != RLIM_INFINITY) {
+		if ((unsigned long)pos >= limit) {
+			send_sig(SIGXFSZ, current);
+			return -EFBIG;
+		}
+		*count = min(*count, (size_t)(limit - (unsigned long)pos));
+	}
+	if (pos >= MAX_LFS_FILESIZE)
+		return -EFBIG;
+	*count = min(*count, (size_t)(MAX_LFS_FILESIZE - pos));
+	return 0;
 }
 
 bool filemap_index_in_size(struct inode *inode, unsigned long index)

@@ -192,7 +192,6 @@ void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned 
 #include "kernel/unistd.h"
 
 #define BOGO_DIRENT_SIZE 20 /* a directory's st_size per name, as Linux's tmpfs */
-#define MAX_LFS_FILESIZE 0x7fffffffffffffffl
 
 static const struct inode_operations shmem_inode_operations, shmem_dir_inode_operations,
 	shmem_symlink_inode_operations, shmem_special_inode_operations;
@@ -386,9 +385,11 @@ static int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 	struct inode *inode = dentry->d_inode;
 	down_write(&inode->i_rwsem);
 	if (attr->ia_valid & ATTR_SIZE) {
-		if (attr->ia_size < 0) {
+		/* setattr_prepare: RLIMIT_FSIZE, SIGXFSZ, before the seals. */
+		int err = inode_newsize_ok(inode, attr->ia_size);
+		if (err) {
 			up_write(&inode->i_rwsem);
-			return -EINVAL;
+			return err;
 		}
 		/* Linux's shmem_setattr: the seals, after setattr_prepare. */
 		if ((attr->ia_size < inode->i_size && (inode->i_seals & F_SEAL_SHRINK)) ||
@@ -445,10 +446,9 @@ static long shmem_file_write(struct file *f, const char *src, size_t count, long
 	down_write(&inode->i_rwsem);
 	if (f->f_flags & O_APPEND)
 		*pos = inode->i_size;
-	if ((long)count > MAX_LFS_FILESIZE - *pos) {
-		err = -EFBIG;
+	/* Linux's generic_write_checks: an empty write checks no limit. */
+	if (count && (err = generic_write_check_limits(f, *pos, &count)))
 		goto out;
-	}
 	while (count) {
 		unsigned long index = (unsigned long)*pos >> PAGE_SHIFT;
 		size_t offset = (size_t)*pos & (PAGE_SIZE - 1);
@@ -513,6 +513,10 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 		return -EOPNOTSUPP;
 	long end = offset + len, err = 0;
 	down_write(&inode->i_rwsem);
+	/* Linux's, past a hole punched: RLIMIT_FSIZE binds the end of the
+	 * range even under FALLOC_FL_KEEP_SIZE (-EFBIG and SIGXFSZ). */
+	if (!(mode & FALLOC_FL_PUNCH_HOLE) && (err = inode_newsize_ok(inode, end)))
+		goto out;
 	/* Linux's: a range larger than the whole instance fails at once.
 	 * (Linux also takes back the pages a failed fallocate made; here
 	 * they stay in the file, as pages of zeros.) */
@@ -602,6 +606,7 @@ static long shmem_file_llseek(struct file *f, long offset, int whence)
 static const struct file_operations shmem_file_operations = {
 	.read = filemap_read, .write = shmem_file_write, .llseek = shmem_file_llseek, .fsync = noop_fsync,
 	.mmap = shmem_mmap, .fallocate = shmem_fallocate,
+	.splice_read = generic_file_splice_read, .splice_write = iter_file_splice_write,
 };
 
 bool shmem_file(const struct file *file) { return file->f_op == &shmem_file_operations; }
