@@ -14,6 +14,7 @@
  * PTE-table refcount (mm/pte_ref.h): it goes from one page to the other
  * under the lock, so the table's count does not change. */
 #include "mm/migrate.h"
+#include "mm/migrate_internal.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/pid.h"
 #include "kernel/sched.h"
@@ -79,26 +80,13 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
 
 /* --- a page several processes map: through the reverse map --------------------- */
 
-/* What one migration of a shared page holds: the mms whose mmap_lock it
- * took for reading (so none of them can fork, mremap, mprotect, unmap or
- * exit meanwhile: only faults, MADV_DONTNEED and readers run beside it,
- * and they know migration entries), how many entries it turned into
- * migration entries, and whether one mapping could not be reached. */
-#define MIGRATE_MAX_MMS 64
-struct shared_migration {
-	struct page *old, *new;
-	struct mm_struct *caller; /* its mmap_lock is the caller's */
-	struct mm_struct *locked[MIGRATE_MAX_MMS];
-	int nr_locked;
-	bool busy;
-};
 
 /* The mm of vma held for reading by this migration: the caller's, one
  * locked before, or one locked now with a trylock (the order here is
  * anon_vma lock, then mmap_lock: the reverse of everyone else's, so a
  * wait could deadlock; a miss makes the page busy, as Linux's migration
  * gives up on a page it cannot unmap). */
-static bool mm_held(const struct shared_migration *sm, struct mm_struct *mm)
+bool mm_held(const struct shared_migration *sm, struct mm_struct *mm)
 {
 	if (mm == sm->caller)
 		return true;
@@ -108,7 +96,7 @@ static bool mm_held(const struct shared_migration *sm, struct mm_struct *mm)
 	return false;
 }
 
-static bool hold_mm(struct shared_migration *sm, struct mm_struct *mm)
+bool hold_mm(struct shared_migration *sm, struct mm_struct *mm)
 {
 	if (mm_held(sm, mm))
 		return true;
@@ -120,7 +108,7 @@ static bool hold_mm(struct shared_migration *sm, struct mm_struct *mm)
 
 /* The PTE of vma at address, locked, with a table reference (refcount
  * mode); NULL when there is none. */
-static pte_t *lock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t **pmdp, spinlock_t **ptlp)
+pte_t *lock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t **pmdp, spinlock_t **ptlp)
 {
 	pmd_t *pmd = mm_find_pmd(vma->vm_mm, address);
 	if (!pmd || pmd_trans_huge(pmdp_get(pmd)))
@@ -129,8 +117,8 @@ static pte_t *lock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd
 	return pte_tryget_map_lock(vma->vm_mm, pmd, address, ptlp);
 }
 
-static void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd, pte_t *pte,
-			  spinlock_t *ptl)
+void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd, pte_t *pte,
+		   spinlock_t *ptl)
 {
 	pte_unmap_unlock(pte, ptl);
 	pte_put(vma->vm_mm, pmd, address);
@@ -258,10 +246,23 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 		goto fail;
 	}
 	if (!page_anon_vma(old)) {
-		/* A shared anonymous memory page (mm/shmem.h): its object
-		 * holds it too, and mmlab moves only anonymous pages. */
-		ret = -EBUSY;
-		goto fail;
+		/* A shmem page (mm/shmem.h): the object or the page cache
+		 * holds it, any number of shared mappings map it. Only with
+		 * MPOL_MF_MOVE_ALL when it is mapped more than once (Linux's
+		 * migrate_page_add and add_page_for_migration ask
+		 * page_mapcount, whoever the mappings are). */
+		if (!vma->vm_shm || compound_head(old) != old) {
+			ret = -EBUSY;
+			goto fail;
+		}
+		if (page_mapcount(old) > 1 && !(flags & MPOL_MF_MOVE_ALL)) {
+			ret = -EACCES;
+			goto fail;
+		}
+		get_page(old);
+		pte_unmap_unlock(pte, ptl);
+		pte_put(mm, pmd, addr);
+		return migrate_shmem_page(vma, addr, old, new);
 	}
 	if (compound_head(old) != old || PageAnonThp(old)) {
 		/* A 4 KiB page of a THP that fork shared and a split left

@@ -22,6 +22,7 @@ KERNEL_SRCS += \
 	mm/mempolicy_nodes.c \
 	mm/mempolicy_parse.c \
 	mm/migrate.c \
+	mm/migrate_shmem.c \
 	mm/mlock.c \
 	mm/msync.c \
 	mm/memblock.c \

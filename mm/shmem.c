@@ -149,6 +149,36 @@ void shmem_page_unmapped(struct mm_struct *mm, struct page *page)
 	add_mm_counter(mm, MM_SHMEMPAGES, -1);
 }
 
+void shmem_rmap_moved(struct page *page, bool add)
+{
+	if (add) {
+		get_page(page);
+		if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == 0)
+			__atomic_add_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
+	} else if (__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == -1) {
+		__atomic_sub_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
+	}
+}
+
+int shmem_object_migrate_page(struct shmem_object *obj, unsigned long index, struct page *new, struct page *old,
+			      int extra_count)
+{
+	int ret = -EAGAIN;
+	spin_lock(&obj->lock);
+	/* shmem_get_page takes its references under this lock. */
+	if (index < obj->size && obj->pages[index] == old && page_mapcount(old) == 0 &&
+	    page_ref_count(old) == 1 + extra_count) {
+		memcpy(page_address(new), page_address(old), PAGE_SIZE);
+		get_page(new); /* the object's */
+		__atomic_store_n(&obj->pages[index], new, __ATOMIC_RELEASE);
+		ret = 0;
+	}
+	spin_unlock(&obj->lock);
+	if (!ret)
+		put_page(old); /* the object's */
+	return ret;
+}
+
 bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struct page *page)
 {
 	struct shmem_object *obj = vma->vm_shm;

@@ -103,6 +103,19 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 void shmem_page_mapped(struct mm_struct *mm, struct page *page);
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page);
 
+/* Migration's side (mm/migrate_shmem.c): a mapping of page goes to a
+ * migration entry (add false: the map count, Mapped at the last; the
+ * caller puts the mapping's reference) or comes back from one (add true:
+ * the map count, Mapped at the first, and a reference); RssShmem stays,
+ * as a migration entry counts there. */
+void shmem_rmap_moved(struct page *page, bool add);
+/* An anonymous object's filemap_migrate_folio (mm/filemap.h): new takes
+ * old's slot at index with old's contents if old is there, unmapped and
+ * held only by the object and extra_count references of the caller's.
+ * 0 or -EAGAIN. */
+int shmem_object_migrate_page(struct shmem_object *obj, unsigned long index, struct page *new, struct page *old,
+			      int extra_count);
+
 /* A fault's check under the PTE lock, before it maps page at address of
  * vma (mm/truncate.h): whether the page is still the one there, in the
  * file's page cache below i_size or in the anonymous object's slot;

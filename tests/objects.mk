@@ -51,6 +51,7 @@ KERNEL_SRCS += \
 	tests/ratelimit_test.c \
 	tests/rcu_test.c \
 	tests/shm_test.c \
+	tests/shmem_migrate_test.c \
 	tests/shmem_policy_test.c \
 	tests/sched_test.c \
 	tests/thp_test.c \
