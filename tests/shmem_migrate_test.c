@@ -11,6 +11,7 @@
  * object is back. */
 #include "tests/kunit.h"
 #include "tests/test_mm.h"
+#include "tests/test_cpu.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/fdtable.h"
 #include "fs/fs.h"
@@ -19,6 +20,11 @@
 #include "kernel/unistd.h"
 #include "mm/filemap.h"
 #include "mm/gup.h"
+#include "mm/migrate.h"
+#include "mm/mmap_lock.h"
+#include "mm/pte_ref.h"
+#include "kernel/printk.h"
+#include "kernel/smp.h"
 #include "mm/mempolicy.h"
 #include "mm/mmap.h"
 #include "mm/mmu_context.h"
@@ -249,10 +255,174 @@ static void migrate_pages_moves_shmem(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
 }
 
+/* ---- the stress case ---- */
+
+#define STRESS_PAGES 16
+
+struct stress_job {
+	struct mm_struct *mm[2]; /* the parent's and a forked child's, both mapping the memfd at MBASE */
+	unsigned long rounds;
+	unsigned long moved, busy;
+};
+
+static u64 next_rand(u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Worker 0 moves random pages of the memfd to random nodes with
+ * MPOL_MF_MOVE_ALL (both mms map them); the others, in one mm or the
+ * other, write their own word of a random page and read it back (theirs,
+ * or 0 when a hole was punched there meanwhile), and now and then zap
+ * their mm's mapping of eight pages (MADV_DONTNEED) or punch a hole of
+ * one page in the file (MADV_REMOVE: every mapping loses it, and its
+ * contents). */
+static int stress_fn(struct test_worker *w)
+{
+	struct stress_job *j = w->crew->ctx;
+	struct mm_struct *mm = j->mm[w->id % 2];
+	u64 seed = 0x9e3779b97f4a7c15ull * (w->id + 1);
+	nodemask_t mem = node_states_memory();
+	unsigned nodes = (unsigned)nodes_weight(mem);
+	int bad = 0;
+	kthread_use_mm(mm);
+	for (unsigned long r = 0; r < j->rounds; r++) {
+		u64 x = next_rand(&seed);
+		unsigned long p = x % STRESS_PAGES, addr = MBASE + p * PG;
+		if (w->id == 0) {
+			int nid = -1, k = (int)((x >> 32) % nodes);
+			for_each_node_mask(nid, mem)
+				if (!k--)
+					break;
+			bool split;
+			mmap_read_lock(mm);
+			struct vm_area_struct *vma = find_vma(mm, addr);
+			int ret = vma ? migrate_anon_at(vma, addr, alloc_migration_target, &nid, &split, MPOL_MF_MOVE_ALL)
+				      : -EFAULT;
+			mmap_read_unlock(mm);
+			if (ret == nid)
+				__atomic_add_fetch(&j->moved, 1, __ATOMIC_RELAXED);
+			else if (ret == -EBUSY)
+				__atomic_add_fetch(&j->busy, 1, __ATOMIC_RELAXED);
+			else if (ret != -ENOENT) {
+				pr_err("shmem migration stress: page %lu to node %d gave %d\n", p, nid, ret);
+				bad++;
+			}
+		} else if ((x >> 40) % 32 == 0) {
+			int err = do_madvise(mm, MBASE + (p & ~7ul) * PG, 8 * PG, MADV_DONTNEED);
+			bad += err != 0;
+		} else if ((x >> 40) % 32 == 1) {
+			int err = do_madvise(mm, addr, PG, MADV_REMOVE);
+			bad += err != 0;
+		} else {
+			u64 v = (p << 32) | w->id, before = 0, got = 1;
+			void *a = (void *)(addr + w->id * 8);
+			if (copy_from_user(&before, a, 8) || copy_to_user(a, &v, 8) || copy_from_user(&got, a, 8) ||
+			    (before != v && before != 0) || (got != v && got != 0)) {
+				pr_err("shmem migration stress: worker %u page %lu: read %#llx, wrote %#llx, read %#llx\n",
+				       w->id, p, (unsigned long long)before, (unsigned long long)v, (unsigned long long)got);
+				bad++;
+			}
+		}
+		test_crew_progress(w);
+		if (r % 16 == 0)
+			cond_resched();
+	}
+	kthread_unuse_mm(mm);
+	return bad;
+}
+
+/* The page of the object at index: the memfd's page cache's (fd >= 0), or
+ * the anonymous object's that mm maps at MBASE. */
+static struct page *slot_page(struct mm_struct *mm, long fd, unsigned long index)
+{
+	if (fd >= 0)
+		return cache_page(fd, index);
+	struct vm_area_struct *vma = find_vma(mm, MBASE);
+	return vma && vma->vm_shm ? READ_ONCE(vma->vm_shm->pages[index]) : NULL;
+}
+
+/* Every present PTE of mm over the object maps the page the object has
+ * at its index; returns how many do not, and adds each mapping to
+ * mapped[index]. */
+static unsigned long stale_mappings(struct mm_struct *mm, long fd, unsigned long *mapped)
+{
+	unsigned long stale = 0;
+	for (unsigned long i = 0; i < STRESS_PAGES; i++) {
+		pte_t e = test_mm_pte(mm, MBASE + i * PG);
+		if (!pte_present(e))
+			continue;
+		mapped[i]++;
+		if (pfn_to_page(pte_pfn(e)) != slot_page(mm, fd, i))
+			stale++;
+	}
+	return stale;
+}
+
+/* Moves beside faults, zaps and holes on every CPU, with two mms mapping
+ * a memfd or a MAP_SHARED anonymous object. Afterwards: no PTE maps a page
+ * other than the object's at its offset, each page's map count is the
+ * number of PTEs mapping it, RssShmem the number of present PTEs, the
+ * PTE-table counts right, and at the end everything is back. */
+static void stress(struct kunit *test, bool anon)
+{
+	static struct test_crew c;
+	int a, b;
+	if (!two_nodes(&a, &b))
+		kunit_skip(test, "one node with memory");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	test_mm_enter_space(test, UBASE, 16);
+	struct mm_struct *mm = current->mm;
+	long fd = anon ? -1 : make_memfd(test, STRESS_PAGES);
+	KUNIT_ASSERT_EQ(test, map(MBASE, STRESS_PAGES * PG, MAP_SHARED | (anon ? MAP_ANONYMOUS : 0), fd, 0),
+			(long)MBASE);
+	struct mm_struct *child;
+	KUNIT_ASSERT_EQ(test, dup_mm(mm, &child), 0);
+	struct stress_job j = { { mm, child }, 0, 0, 0 };
+	j.rounds = 1600 / num_online_cpus() > 100 ? 1600 / num_online_cpus() : 100;
+	test_crew_start(test, &c, stress_fn, &j, 0, 0);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
+	kunit_info(test, "%lu pages moved, %lu busy", j.moved, j.busy);
+	KUNIT_EXPECT_GT(test, j.moved, 0);
+	unsigned long mapped[STRESS_PAGES] = { 0 }, present[2];
+	for (int m = 0; m < 2; m++) {
+		unsigned long before = 0;
+		for (unsigned long i = 0; i < STRESS_PAGES; i++)
+			before += mapped[i];
+		KUNIT_EXPECT_EQ(test, stale_mappings(j.mm[m], fd, mapped), 0ul);
+		present[m] = 0;
+		for (unsigned long i = 0; i < STRESS_PAGES; i++)
+			present[m] += mapped[i];
+		present[m] -= before;
+		KUNIT_EXPECT_EQ(test, get_mm_counter(j.mm[m], MM_SHMEMPAGES), present[m]);
+		KUNIT_EXPECT_EQ(test, pte_ref_verify(j.mm[m]), 0ul);
+	}
+	for (unsigned long i = 0; i < STRESS_PAGES; i++) {
+		struct page *p = slot_page(mm, fd, i);
+		if (p)
+			KUNIT_EXPECT_EQ(test, (unsigned long)page_mapcount(p), mapped[i]);
+		else
+			KUNIT_EXPECT_EQ(test, mapped[i], 0ul);
+	}
+	mmput(child);
+	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, STRESS_PAGES * PG, 0, 0, 0, 0), 0);
+	if (fd >= 0)
+		KUNIT_EXPECT_EQ(test, sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
+}
+
+static void memfd_moves_beside_faults_zaps_and_holes(struct kunit *test) { stress(test, false); }
+static void anon_moves_beside_faults_zaps_and_holes(struct kunit *test) { stress(test, true); }
+
 static struct kunit_case shmem_migrate_cases[] = {
 	KUNIT_CASE(memfd_page_moves),
 	KUNIT_CASE(anon_object_page_moves_for_every_mapper),
 	KUNIT_CASE(migrate_pages_moves_shmem),
+	KUNIT_CASE(memfd_moves_beside_faults_zaps_and_holes),
+	KUNIT_CASE(anon_moves_beside_faults_zaps_and_holes),
 	{},
 };
 

@@ -40,6 +40,7 @@
 #define SYS_move_pages_ 279
 #define SYS_migrate_pages_ 256
 #define MPOL_MF_MOVE (1 << 1)
+#define MPOL_MF_MOVE_ALL (1 << 2)
 
 #define BAD_PTR ((void *)8)
 #define MAXNODE 65 /* one word of bits: get_nodes reads maxnode - 1 of them */

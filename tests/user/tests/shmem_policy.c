@@ -9,12 +9,15 @@
  * set_mempolicy_home_node goes by the VMA's own policy (Linux 6.1's
  * vma_policy), so a mapping that never had mbind is ENOENT even when its
  * object has a policy. MPOL_MF_STRICT with a page already on another node
- * is EIO and changes nothing.
+ * is EIO and changes nothing. Shmem pages move with mbind's MPOL_MF_MOVE
+ * and move_pages, one mapped by two processes only with
+ * MPOL_MF_MOVE_ALL.
  *
  * The same file runs on mmlab, the host's Linux and Linux 6.1 in the
  * linux-ring topology; what needs two nodes with memory is skipped on a
  * machine with one. Nodes come from /sys/devices/system/node
  * (common/numa_policy.h). */
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
@@ -233,6 +236,83 @@ static void placement(void)
 	close(fd2);
 }
 
+/* The node of the page at p as move_pages reports it (no move). */
+static int status_of(void *p)
+{
+	int st = -1000;
+	return move_pages(0, 1, &p, NULL, &st, 0) ? -errno : st;
+}
+
+/* move_pages of the one page at p to node: the status, or -errno of the
+ * call. */
+static int move_one(void *p, int node, int flags)
+{
+	int st = -1000;
+	return move_pages(0, 1, &p, &node, &st, flags) ? -errno : st;
+}
+
+/* Shmem pages move (Linux's migrate_pages moves shmem folios): mbind's
+ * MPOL_MF_MOVE and move_pages, the data with them; one that a child maps
+ * too moves only with MPOL_MF_MOVE_ALL (EACCES in its status without),
+ * and the child then reads it from the new node. */
+static void moving(void)
+{
+	unsigned long ma = 1ul << node_a, mb = 1ul << node_b;
+	int fd = make_memfd(4);
+	char *p = fd >= 0 ? map_shared(fd, 4 * PG, 0, MAP_SHARED) : NULL;
+	CHECK(p);
+	if (!p)
+		return;
+	CHECK_CMP(mbind(p, 4 * PG, MPOL_BIND, &ma, MAXNODE, 0), ==, 0);
+	for (int i = 0; i < 4; i++)
+		p[i * PG] = (char)(i + 1);
+	CHECK_CMP(node_of(p), ==, node_a);
+	CHECK_CMP(mbind(p, 4 * PG, MPOL_BIND, &mb, MAXNODE, MPOL_MF_MOVE | MPOL_MF_STRICT), ==, 0);
+	for (int i = 0; i < 4; i++) {
+		CHECKF(node_of(p + i * PG) == node_b, "page %d moved by mbind to node %d (is on %d)", i, node_b,
+		       node_of(p + i * PG));
+		CHECKF(p[i * PG] == (char)(i + 1), "page %d kept its data", i);
+	}
+	CHECK_CMP(move_one(p, node_a, 0), ==, node_a);
+	CHECK_CMP(status_of(p), ==, node_a);
+	CHECK_CMP(node_of(p), ==, node_a);
+	CHECK(p[0] == 1);
+	/* A child maps page 1 too; a word of shared memory says when it has,
+	 * and when it may look again. */
+	int *flag = map_shared(-1, PG, 0, MAP_SHARED);
+	CHECK(flag);
+	if (!flag)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c = p[PG]; /* maps it */
+		__atomic_store_n(flag, c, __ATOMIC_RELEASE);
+		while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != 100)
+			sched_yield();
+		_exit(p[PG] == 2 && node_of(p + PG) == node_b ? 0 : 1);
+	}
+	while (pid > 0 && !__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+		sched_yield();
+	CHECK(*flag == 2);
+	CHECK_CMP(move_one(p + PG, node_a, 0), ==, -EACCES);
+	CHECK_CMP(node_of(p + PG), ==, node_b);
+	int st = move_one(p + PG, node_a, MPOL_MF_MOVE_ALL);
+	if (st == -EPERM) {
+		check_skip("MPOL_MF_MOVE_ALL needs CAP_SYS_NICE");
+		/* The child expects node b: leave it there. */
+	} else {
+		CHECK_CMP(st, ==, node_a);
+		/* Back to b for the child's check, as it was. */
+		CHECK_CMP(move_one(p + PG, node_b, MPOL_MF_MOVE_ALL), ==, node_b);
+	}
+	__atomic_store_n(flag, 100, __ATOMIC_RELEASE);
+	int ws;
+	CHECK(waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+	munmap(flag, PG);
+	munmap(p, 4 * PG);
+	close(fd);
+}
+
 int main(void)
 {
 	test_begin("shmem_policy");
@@ -259,6 +339,7 @@ int main(void)
 	} else {
 		run_on_node(node_a); /* so that node b is never the local one */
 		placement();
+		moving();
 	}
 	return test_end();
 }
