@@ -1,7 +1,8 @@
-/* Moving private anonymous pages between nodes (Linux's mm/migrate.c,
- * reduced to what mmlab maps: every user page is private, anonymous and
- * mapped once, so the one PTE that maps it is found by address, no rmap
- * walk), and move_pages(2) (279) with Linux's per-page status.
+/* Moving private anonymous pages between nodes (Linux's mm/migrate.c): a
+ * page mapped once by its PTE, found by address, no rmap walk; one that
+ * fork shared through the anon rmap (migrate_shared_page); a shmem page
+ * through its object's i_mmap (mm/migrate_shmem.c); and move_pages(2)
+ * (279) with Linux's per-page status.
  *
  * migrate_anon_page replaces the PTE under its lock the way Linux's
  * migration entries make it safe: the entry is cleared and the TLB of
@@ -33,6 +34,7 @@
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
 #include "mm/hugetlb_vma.h"
 
 int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
@@ -127,7 +129,7 @@ void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd
 /* Linux's try_to_migrate_one: the entry mapping old becomes a migration
  * entry, flushed from every TLB of its mm before the copy can start; the
  * page loses that mapping and its reference. */
-static bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
+bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
 {
 	struct shared_migration *sm = arg;
 	if (!hold_mm(sm, vma->vm_mm)) {
@@ -144,7 +146,10 @@ static bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, un
 		ptep_get_and_clear(vma->vm_mm, address, pte);
 		flush_tlb_mm_range(vma->vm_mm, address, address + PAGE_SIZE);
 		set_pte(pte, make_migration_entry(entry)); /* non-none to non-none: the count stays */
-		anon_rmap_moved(page, false);
+		if (sm->shmem)
+			shmem_rmap_moved(page, false);
+		else
+			anon_rmap_moved(page, false);
 		put_page(page); /* the mapping's reference; the mover holds its own */
 	}
 	unlock_pte_at(vma, address, pmd, pte, ptl);
@@ -152,24 +157,41 @@ static bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, un
 }
 
 /* Linux's remove_migration_pte: each migration entry of old that is still
- * there maps sm->new (or old again, when the move was given up). */
-static bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
+ * there maps sm->new (or old again, when the move was given up). A shmem
+ * page is mapped again only if it is still the object's at the entry's
+ * offset (shmem_page_current): a truncate or hole punch may have taken it
+ * meanwhile (mm/migrate_shmem.c), and the entry then goes, as that zap
+ * would have taken the mapping. */
+bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
 {
 	struct shared_migration *sm = arg;
 	(void)page;
 	if (!mm_held(sm, vma->vm_mm))
 		return true; /* not reached by the first pass: no entry of ours there */
+	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd;
 	spinlock_t *ptl;
 	pte_t *pte = lock_pte_at(vma, address, &pmd, &ptl);
 	if (!pte)
 		return true;
 	pte_t entry = ptep_get(pte);
+	bool cleared = false;
 	if (is_migration_entry(entry) && pte_pfn(entry) == page_to_pfn(sm->old)) {
-		anon_rmap_moved(sm->new, true);
-		set_pte(pte, migration_entry_to_pte(entry, page_to_pfn(sm->new)));
+		if (!sm->shmem) {
+			anon_rmap_moved(sm->new, true);
+		} else if (shmem_page_current(vma, address, sm->new)) {
+			shmem_rmap_moved(sm->new, true);
+		} else {
+			pte_clear(mm, address, pte);
+			add_mm_counter(mm, MM_SHMEMPAGES, -1);
+			cleared = true;
+		}
+		if (!cleared)
+			set_pte(pte, migration_entry_to_pte(entry, page_to_pfn(sm->new)));
 	}
 	unlock_pte_at(vma, address, pmd, pte, ptl);
+	if (cleared)
+		pte_put(mm, pmd, address); /* the entry's count on its table */
 	return true;
 }
 

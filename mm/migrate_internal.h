@@ -23,6 +23,7 @@ struct shared_migration {
 	struct mm_struct *locked[MIGRATE_MAX_MMS];
 	int nr_locked;
 	bool busy;
+	bool shmem; /* a shmem page: its map count and RssShmem (mm/migrate_shmem.c) */
 };
 
 /* Whether the migration holds mm's mmap_lock (the caller's, or one it
@@ -35,6 +36,13 @@ bool hold_mm(struct shared_migration *sm, struct mm_struct *mm);
  * mode); NULL when there is none (or a huge PMD maps it). */
 pte_t *lock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t **pmdp, spinlock_t **ptlp);
 void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd, pte_t *pte, spinlock_t *ptl);
+/* The two passes over the mappings of sm->old (arg, a struct
+ * shared_migration; page is sm->old): try_to_migrate_one turns the entry
+ * of vma at address into a migration entry (false: an mm out of reach,
+ * sm->busy), remove_migration_pte maps sm->new there again. rmap_one of
+ * a struct rmap_walk_control. */
+bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg);
+bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg);
 
 /* mm/migrate_shmem.c: old, a 4 KiB page of the shmem object vma maps at
  * addr (with the caller's reference, which goes here), moves to new

@@ -28,7 +28,6 @@
 #include "mm/mmu_context.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
-#include "mm/pte_ref.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
 
@@ -37,73 +36,11 @@ static unsigned long vma_address(const struct vm_area_struct *vma, unsigned long
 	return vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
 }
 
-/* Linux's try_to_migrate_one for a shmem page: the entry of vma that maps
- * old becomes a migration entry, flushed from every TLB of its mm. A
- * private mapping of the file never maps the page cache's pages here (its
- * faults copy them), so only shared mappings are looked at. */
-static bool shmem_try_to_migrate_one(struct shared_migration *sm, struct vm_area_struct *vma,
-				     unsigned long address)
-{
-	if (!vma->vm_shm)
-		return true;
-	if (!hold_mm(sm, vma->vm_mm)) {
-		sm->busy = true;
-		return false;
-	}
-	pmd_t *pmd;
-	spinlock_t *ptl;
-	pte_t *pte = lock_pte_at(vma, address, &pmd, &ptl);
-	if (!pte)
-		return true;
-	pte_t entry = ptep_get(pte);
-	if (pte_present(entry) && pte_pfn(entry) == page_to_pfn(sm->old)) {
-		ptep_get_and_clear(vma->vm_mm, address, pte);
-		flush_tlb_mm_range(vma->vm_mm, address, address + PAGE_SIZE);
-		set_pte(pte, make_migration_entry(entry)); /* non-none to non-none: the count stays */
-		shmem_rmap_moved(sm->old, false);
-		put_page(sm->old); /* the mapping's reference; the mover holds its own */
-	}
-	unlock_pte_at(vma, address, pmd, pte, ptl);
-	return true;
-}
-
-/* Linux's remove_migration_pte: each migration entry of old that is still
- * there maps sm->new (old again when the move was given up), if that
- * page is still the one at the entry's offset; if a truncate or hole
- * punch took it meanwhile, the entry goes. */
-static void shmem_remove_migration_pte(struct shared_migration *sm, struct vm_area_struct *vma,
-				       unsigned long address)
-{
-	if (!vma->vm_shm || !mm_held(sm, vma->vm_mm))
-		return; /* not reached by the first pass: no entry of ours there */
-	struct mm_struct *mm = vma->vm_mm;
-	pmd_t *pmd;
-	spinlock_t *ptl;
-	pte_t *pte = lock_pte_at(vma, address, &pmd, &ptl);
-	if (!pte)
-		return;
-	pte_t entry = ptep_get(pte);
-	bool cleared = false;
-	if (is_migration_entry(entry) && pte_pfn(entry) == page_to_pfn(sm->old)) {
-		if (shmem_page_current(vma, address, sm->new)) {
-			shmem_rmap_moved(sm->new, true);
-			set_pte(pte, migration_entry_to_pte(entry, page_to_pfn(sm->new)));
-		} else {
-			pte_clear(mm, address, pte);
-			add_mm_counter(mm, MM_SHMEMPAGES, -1);
-			cleared = true;
-		}
-	}
-	unlock_pte_at(vma, address, pmd, pte, ptl);
-	if (cleared)
-		pte_put(mm, pmd, address); /* the entry's count on its table */
-}
-
 int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct page *old, struct page *new)
 {
 	struct shmem_object *obj = vma->vm_shm;
 	unsigned long index = linear_page_index(vma, addr);
-	struct shared_migration sm = { .old = old, .new = new, .caller = vma->vm_mm };
+	struct shared_migration sm = { .old = old, .new = new, .caller = vma->vm_mm, .shmem = true };
 	struct rw_semaphore *rwsem;
 	struct rb_root *root = vma_i_mmap(vma, &rwsem);
 	struct vm_area_struct *v;
@@ -111,8 +48,10 @@ int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct pa
 	 * takes it for writing), so the second pass finds every VMA the
 	 * first one changed. */
 	down_read(rwsem);
+	/* A private mapping of the file never maps the page cache's pages
+	 * here (its faults copy them): only the shared ones are looked at. */
 	vma_interval_tree_foreach(v, root, index, index)
-		if (!shmem_try_to_migrate_one(&sm, v, vma_address(v, index)))
+		if (v->vm_shm && !try_to_migrate_one(old, v, vma_address(v, index), &sm))
 			break;
 	/* Nothing but the object (or page cache) and the mover may hold old
 	 * now; the mover's reference is the extra one. */
@@ -123,7 +62,8 @@ int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct pa
 	if (err)
 		sm.new = old; /* the entries map old again */
 	vma_interval_tree_foreach(v, root, index, index)
-		shmem_remove_migration_pte(&sm, v, vma_address(v, index));
+		if (v->vm_shm)
+			remove_migration_pte(old, v, vma_address(v, index), &sm);
 	up_read(rwsem);
 	for (int i = 0; i < sm.nr_locked; i++)
 		mmap_read_unlock(sm.locked[i]);

@@ -110,6 +110,19 @@ static struct page *cache_page(long fd, unsigned long index)
 	return p;
 }
 
+/* The case's process (test_mm_enter_space) with a memfd of pages pages
+ * mapped MAP_SHARED at MBASE; skips on a machine with one node with
+ * memory, else two of them in *a and *b. Returns the descriptor. */
+static long enter_with_memfd(struct kunit *test, unsigned long pages, int *a, int *b)
+{
+	if (!two_nodes(a, b))
+		kunit_skip(test, "one node with memory");
+	test_mm_enter_space(test, UBASE, 16);
+	long fd = make_memfd(test, pages);
+	KUNIT_ASSERT_EQ(test, map(MBASE, pages * PG, MAP_SHARED, fd, 0), (long)MBASE);
+	return fd;
+}
+
 /* A memfd page mapped once moves: move_pages' status is the target, the
  * page cache and the mapping hold the new page, which has the data; the
  * counts stay. Mapped a second time (a second mapping here), it moves
@@ -117,12 +130,8 @@ static struct page *cache_page(long fd, unsigned long index)
 static void memfd_page_moves(struct kunit *test)
 {
 	int a, b;
-	if (!two_nodes(&a, &b))
-		kunit_skip(test, "one node with memory");
-	test_mm_enter_space(test, UBASE, 16);
+	long fd = enter_with_memfd(test, 2, &a, &b);
 	struct mm_struct *mm = current->mm;
-	long fd = make_memfd(test, 2);
-	KUNIT_ASSERT_EQ(test, map(MBASE, 2 * PG, MAP_SHARED, fd, 0), (long)MBASE);
 	int st;
 	KUNIT_EXPECT_EQ(test, move_one(MBASE, a, 0, &st), 0l);
 	KUNIT_EXPECT_EQ(test, st, -ENOENT); /* not faulted yet */
@@ -231,13 +240,9 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 static void migrate_pages_moves_shmem(struct kunit *test)
 {
 	int a, b;
-	if (!two_nodes(&a, &b))
-		kunit_skip(test, "one node with memory");
-	test_mm_enter_space(test, UBASE, 16);
+	long fd = enter_with_memfd(test, 4, &a, &b);
 	struct mm_struct *mm = current->mm;
-	long fd = make_memfd(test, 4);
 	nodemask_t at_a = nodemask_of_node(a), at_b = nodemask_of_node(b);
-	KUNIT_ASSERT_EQ(test, map(MBASE, 4 * PG, MAP_SHARED, fd, 0), (long)MBASE);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)ARG, &at_a.bits[0], 8), 0);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)(ARG + 8), &at_b.bits[0], 8), 0);
 	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, 4 * PG, MPOL_BIND, ARG, MAXNODE, 0), 0);
@@ -273,8 +278,9 @@ static u64 next_rand(u64 *s)
 	return *s;
 }
 
-/* Worker 0 moves random pages of the memfd to random nodes with
- * MPOL_MF_MOVE_ALL (both mms map them); the others, in one mm or the
+/* Worker 0 reads a word of a random page of the object (so that its mm
+ * maps it) and moves the page to a random node with MPOL_MF_MOVE_ALL
+ * (both mms may map it); the others, in one mm or the
  * other, write their own word of a random page and read it back (theirs,
  * or 0 when a hole was punched there meanwhile), and now and then zap
  * their mm's mapping of eight pages (MADV_DONTNEED) or punch a hole of
@@ -297,7 +303,12 @@ static int stress_fn(struct test_worker *w)
 			for_each_node_mask(nid, mem)
 				if (!k--)
 					break;
+			/* Faulted in here first: on a two-CPU machine no other
+			 * worker uses this mm. */
+			u64 word;
 			bool split;
+			if (copy_from_user(&word, (void *)addr, 8))
+				bad++;
 			mmap_read_lock(mm);
 			struct vm_area_struct *vma = find_vma(mm, addr);
 			int ret = vma ? migrate_anon_at(vma, addr, alloc_migration_target, &nid, &split, MPOL_MF_MOVE_ALL)
@@ -366,7 +377,9 @@ static unsigned long stale_mappings(struct mm_struct *mm, long fd, unsigned long
  * a memfd or a MAP_SHARED anonymous object. Afterwards: no PTE maps a page
  * other than the object's at its offset, each page's map count is the
  * number of PTEs mapping it, RssShmem the number of present PTEs, the
- * PTE-table counts right, and at the end everything is back. */
+ * PTE-table counts right, and at the end everything is back. In each
+ * pte_reclaim mode (the entries a move clears drop their table's count in
+ * refcount mode). */
 static void stress(struct kunit *test, bool anon)
 {
 	static struct test_crew c;
@@ -375,6 +388,8 @@ static void stress(struct kunit *test, bool anon)
 		kunit_skip(test, "one node with memory");
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
+	const struct pte_reclaim_mode_param *m = test->param_value;
+	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
 	test_mm_enter_space(test, UBASE, 16);
 	struct mm_struct *mm = current->mm;
 	long fd = anon ? -1 : make_memfd(test, STRESS_PAGES);
@@ -386,7 +401,7 @@ static void stress(struct kunit *test, bool anon)
 	j.rounds = 1600 / num_online_cpus() > 100 ? 1600 / num_online_cpus() : 100;
 	test_crew_start(test, &c, stress_fn, &j, 0, 0);
 	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
-	kunit_info(test, "%lu pages moved, %lu busy", j.moved, j.busy);
+	kunit_info(test, "%lu moves ended on their target node, %lu busy", j.moved, j.busy);
 	KUNIT_EXPECT_GT(test, j.moved, 0);
 	unsigned long mapped[STRESS_PAGES] = { 0 }, present[2];
 	for (int m = 0; m < 2; m++) {
@@ -421,8 +436,8 @@ static struct kunit_case shmem_migrate_cases[] = {
 	KUNIT_CASE(memfd_page_moves),
 	KUNIT_CASE(anon_object_page_moves_for_every_mapper),
 	KUNIT_CASE(migrate_pages_moves_shmem),
-	KUNIT_CASE(memfd_moves_beside_faults_zaps_and_holes),
-	KUNIT_CASE(anon_moves_beside_faults_zaps_and_holes),
+	KUNIT_CASE_PARAM(memfd_moves_beside_faults_zaps_and_holes, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(anon_moves_beside_faults_zaps_and_holes, pte_reclaim_modes_gen_params),
 	{},
 };
 

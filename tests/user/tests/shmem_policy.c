@@ -62,6 +62,16 @@ static int make_memfd(unsigned long pages)
 	return fd;
 }
 
+/* A new memfd of pages pages (its descriptor in *fd) mapped MAP_SHARED
+ * whole; NULL (checked) if either fails. */
+static char *memfd_mapped(unsigned long pages, int *fd)
+{
+	*fd = make_memfd(pages);
+	char *p = *fd >= 0 ? map_shared(*fd, pages * PG, 0, MAP_SHARED) : NULL;
+	CHECK(p);
+	return p;
+}
+
 /* Runs fn in a child process; true when it exited 0. */
 static bool in_child(bool (*fn)(char *), char *arg)
 {
@@ -186,9 +196,8 @@ static bool child_touches(char *p)
 static void placement(void)
 {
 	unsigned long ma = 1ul << node_a, mb = 1ul << node_b;
-	int fd = make_memfd(16);
-	char *p = fd >= 0 ? map_shared(fd, 16 * PG, 0, MAP_SHARED) : NULL;
-	CHECK(p);
+	int fd;
+	char *p = memfd_mapped(16, &fd);
 	if (!p)
 		return;
 	/* Pages 0-3 bound to b: a child's faults put them there. */
@@ -258,9 +267,8 @@ static int move_one(void *p, int node, int flags)
 static void moving(void)
 {
 	unsigned long ma = 1ul << node_a, mb = 1ul << node_b;
-	int fd = make_memfd(4);
-	char *p = fd >= 0 ? map_shared(fd, 4 * PG, 0, MAP_SHARED) : NULL;
-	CHECK(p);
+	int fd;
+	char *p = memfd_mapped(4, &fd);
 	if (!p)
 		return;
 	CHECK_CMP(mbind(p, 4 * PG, MPOL_BIND, &ma, MAXNODE, 0), ==, 0);
