@@ -131,7 +131,7 @@ int filemap_migrate_folio(struct address_space *mapping, struct page *new, struc
 		new->mapping = mapping;
 		new->index = old->index;
 		pc->page = new;
-		old->mapping = NULL; /* a fault that found it sees it gone (shmem_page_current) */
+		WRITE_ONCE(old->mapping, NULL); /* a fault that found it sees it gone (shmem_page_current) */
 		ret = 0;
 	}
 	spin_unlock(&mapping->i_pages_lock);
