@@ -343,7 +343,7 @@ int main(void)
 			node_b = n;
 	}
 	if (node_b < 0) {
-		check_skip("one node with memory: placement, home node, MPOL_MF_STRICT");
+		check_skip("one node with memory: placement, home node, MPOL_MF_STRICT, moves");
 	} else {
 		run_on_node(node_a); /* so that node b is never the local one */
 		placement();
