@@ -29,6 +29,7 @@
 #include "lib/list.h"
 #include "lib/rbtree.h"
 #include "mm/page.h"
+#include "mm/shared_policy.h"
 
 /* f_mode bits, Linux's values. */
 #define FMODE_READ 0x1u
@@ -221,7 +222,7 @@ struct inode {
 	struct address_space *i_mapping;       /* &i_data */
 	char *i_link;                          /* a symlink's target */
 	unsigned long i_next_offset;           /* a directory: the readdir offset of its next name */
-	struct mempolicy *i_policy;            /* tmpfs: where its pages go (Linux's shmem_inode_info.policy) */
+	struct shared_policy i_policy;         /* tmpfs: where its pages go, by offset (Linux's shmem_inode_info.policy) */
 };
 
 #define I_LINKABLE 1u

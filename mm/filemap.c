@@ -123,6 +123,30 @@ bool filemap_remove_folio(struct page *page)
 	return true;
 }
 
+int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count)
+{
+	int ret = -EAGAIN;
+	spin_lock(&mapping->i_pages_lock);
+	struct page_cache_node *pc = find_node(mapping, old->index, false);
+	/* Linux's folio_ref_freeze of the expected count: every reference
+	 * lookup gives is taken under this lock, so none comes while it is
+	 * held; a reader or writer holding one keeps the page where it is. */
+	if (pc && pc->page == old && old->mapping == mapping && page_mapcount(old) == 0 &&
+	    page_ref_count(old) == 1 + extra_count) {
+		memcpy(page_address(new), page_address(old), PAGE_SIZE);
+		get_page(new); /* the page cache's */
+		new->mapping = mapping;
+		new->index = old->index;
+		pc->page = new;
+		WRITE_ONCE(old->mapping, NULL); /* a fault that found it sees it gone (shmem_page_current) */
+		ret = 0;
+	}
+	spin_unlock(&mapping->i_pages_lock);
+	if (!ret)
+		put_page(old); /* the page cache's */
+	return ret;
+}
+
 unsigned long truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend)
 {
 	unsigned long removed = 0;
