@@ -10,6 +10,8 @@
 #include "lib/string.h"
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
+#include "mm/shmem.h"
+#include "mm/util.h"
 #include "mm/slab.h"
 
 struct page_cache_node {
@@ -67,34 +69,60 @@ struct page *filemap_get_folio(struct address_space *mapping, unsigned long inde
 	return page;
 }
 
+int filemap_add_folio_range(struct address_space *mapping, struct page *page, unsigned long index,
+			    unsigned long nr)
+{
+	/* The nodes first, outside the lock: all of them or none. */
+	struct page_cache_node *one, **pcs = nr == 1 ? &one : kvmalloc(nr * sizeof(*pcs), GFP_KERNEL);
+	if (!pcs)
+		return -ENOMEM;
+	for (unsigned long i = 0; i < nr; i++) {
+		pcs[i] = kmalloc(sizeof(*pcs[i]), GFP_KERNEL);
+		if (!pcs[i]) {
+			while (i--)
+				kfree(pcs[i]);
+			if (pcs != &one)
+				kvfree(pcs);
+			return -ENOMEM;
+		}
+		pcs[i]->index = index + i;
+		pcs[i]->page = page + i;
+	}
+	spin_lock(&mapping->i_pages_lock);
+	struct page_cache_node *other = find_node(mapping, index, true);
+	if (other && other->index < index + nr) {
+		spin_unlock(&mapping->i_pages_lock);
+		for (unsigned long i = 0; i < nr; i++)
+			kfree(pcs[i]);
+		if (pcs != &one)
+			kvfree(pcs);
+		return -EEXIST;
+	}
+	for (unsigned long i = 0; i < nr; i++) {
+		struct rb_node **link = &mapping->i_pages.rb_node, *parent = NULL;
+		while (*link) {
+			parent = *link;
+			link = index + i < rb_entry(parent, struct page_cache_node, rb)->index ? &parent->rb_left
+												: &parent->rb_right;
+		}
+		rb_link_node(&pcs[i]->rb, parent, link);
+		rb_insert_color(&pcs[i]->rb, &mapping->i_pages);
+		/* Each index's reference is the head's (get_page). */
+		get_page(page + i);
+		page[i].mapping = mapping;
+		page[i].index = index + i;
+	}
+	mapping->nrpages += nr;
+	spin_unlock(&mapping->i_pages_lock);
+	if (pcs != &one)
+		kvfree(pcs);
+	__atomic_add_fetch(&file_pages, (long)nr, __ATOMIC_RELAXED);
+	return 0;
+}
+
 int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index)
 {
-	struct page_cache_node *pc = kmalloc(sizeof(*pc), GFP_KERNEL);
-	if (!pc)
-		return -ENOMEM;
-	pc->index = index;
-	pc->page = page;
-	spin_lock(&mapping->i_pages_lock);
-	struct rb_node **link = &mapping->i_pages.rb_node, *parent = NULL;
-	while (*link) {
-		struct page_cache_node *other = rb_entry(*link, struct page_cache_node, rb);
-		parent = *link;
-		if (index == other->index) {
-			spin_unlock(&mapping->i_pages_lock);
-			kfree(pc);
-			return -EEXIST;
-		}
-		link = index < other->index ? &(*link)->rb_left : &(*link)->rb_right;
-	}
-	rb_link_node(&pc->rb, parent, link);
-	rb_insert_color(&pc->rb, &mapping->i_pages);
-	mapping->nrpages++;
-	get_page(page);
-	page->mapping = mapping;
-	page->index = index;
-	spin_unlock(&mapping->i_pages_lock);
-	__atomic_add_fetch(&file_pages, 1, __ATOMIC_RELAXED);
-	return 0;
+	return filemap_add_folio_range(mapping, page, index, 1);
 }
 
 bool filemap_remove_folio(struct page *page)
@@ -144,6 +172,28 @@ int filemap_migrate_folio(struct address_space *mapping, struct page *new, struc
 	spin_unlock(&mapping->i_pages_lock);
 	if (!ret)
 		put_page(old); /* the page cache's */
+	return ret;
+}
+
+int filemap_split_folio(struct address_space *mapping, struct page *head, unsigned int order)
+{
+	unsigned long nr = 1ul << order;
+	int ret = -EBUSY;
+	spin_lock(&mapping->i_pages_lock);
+	/* Linux's folio_ref_freeze: every index's reference and no other.
+	 * A lookup takes its reference under this lock, and a mapping holds
+	 * one from before it is made until after it is gone, so nobody can
+	 * reach the pages while the count is 0. */
+	struct page_cache_node *pc = find_node(mapping, head->index, false);
+	if (pc && pc->page == head && head->mapping == mapping &&
+	    __atomic_compare_exchange_n(&head->_refcount, &(int){ (int)nr }, 0, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		shmem_thp_prep_free(head);
+		split_page(head, order); /* each page its own, one reference: its index's */
+		set_page_count(head, 1);
+		ret = 0;
+	}
+	spin_unlock(&mapping->i_pages_lock);
 	return ret;
 }
 

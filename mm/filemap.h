@@ -20,6 +20,18 @@ struct page *filemap_get_folio(struct address_space *mapping, unsigned long inde
 /* Puts page at index: the mapping takes a reference of its own. 0,
  * -EEXIST or -ENOMEM. */
 int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index);
+/* The same for the nr pages from page (a huge page: mm/shmem_huge.c) at
+ * indices [index, index + nr): each index holds a reference of its own
+ * (the head's) and each page its mapping and index; -EEXIST when any of
+ * them holds a page already, and nothing added. */
+int filemap_add_folio_range(struct address_space *mapping, struct page *page, unsigned long index,
+			    unsigned long nr);
+/* Linux's split_folio for a page-cache folio: the 2^order pages from
+ * head (at head->index on, every index present), mapped nowhere and held
+ * by nothing but their indices, become pages of their own, each with its
+ * index's reference. 0, or -EBUSY and nothing changed (a mapping, a
+ * lookup or a pin holds a reference). */
+int filemap_split_folio(struct address_space *mapping, struct page *head, unsigned int order);
 /* Takes page out of its mapping, dropping the mapping's reference; false
  * when it was not there (taken out by another meanwhile). */
 bool filemap_remove_folio(struct page *page);

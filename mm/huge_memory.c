@@ -19,6 +19,7 @@
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
 
 int thp_enabled_mode = THP_ENABLED_DEFAULT;
 int thp_defrag_mode = THP_DEFRAG_MADVISE;
@@ -486,16 +487,20 @@ PROC_FILE_RW(thp_defrag_file, thp_dir, "defrag", thp_defrag_show, thp_defrag_wri
 PROC_FILE_RW(thp_enabled_file, thp_dir, "enabled", thp_enabled_show, thp_enabled_write);
 PROC_FILE(thp_hpage_pmd_size_file, thp_dir, "hpage_pmd_size", thp_hpage_pmd_size_show);
 
-/* shmem_enabled: whether shmem (here: shared anonymous memory,
- * mm/shmem.h) may use huge pages. mmlab's shmem has none, so the file
- * shows Linux's words with "never" chosen and takes "never" and "deny"
- * (both: no huge page), refusing the others with -EINVAL rather than
- * saying yes to a choice it cannot make. */
+/* shmem_enabled (Linux's shmem_enabled_show/store): the huge= of the
+ * kernel's internal tmpfs instance (memfd_create, SysV shm: mm/shmem_huge.c),
+ * or deny (no huge page on any instance) or force (huge pages on every
+ * one). Linux's words in its order, with their SHMEM_HUGE_* values. */
 static const char *const shmem_enabled_words[] = { "always", "within_size", "advise", "never", "deny", "force" };
+static const int shmem_enabled_values[] = { SHMEM_HUGE_ALWAYS, SHMEM_HUGE_WITHIN_SIZE, SHMEM_HUGE_ADVISE,
+					    SHMEM_HUGE_NEVER,  SHMEM_HUGE_DENY,	       SHMEM_HUGE_FORCE };
 static void thp_shmem_enabled_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;
-	show_choice(m, shmem_enabled_words, 6, 3);
+	int cur = READ_ONCE(shmem_huge), i = 0;
+	while (i < 5 && shmem_enabled_values[i] != cur)
+		i++;
+	show_choice(m, shmem_enabled_words, 6, i);
 }
 static long thp_shmem_enabled_write(const struct proc_node *node, const char *buf, size_t len)
 {
@@ -503,17 +508,21 @@ static long thp_shmem_enabled_write(const struct proc_node *node, const char *bu
 	int i = match_choice(shmem_enabled_words, 6, buf, len);
 	if (i < 0)
 		return i;
-	return i == 3 || i == 4 ? (long)len : -EINVAL;
+	shmem_huge_set(shmem_enabled_values[i]);
+	return (long)len;
 }
 PROC_FILE_RW(thp_shmem_enabled_file, thp_dir, "shmem_enabled", thp_shmem_enabled_show, thp_shmem_enabled_write);
 PROC_FILE_RW(thp_use_zero_page_file, thp_dir, "use_zero_page", thp_use_zero_page_show, thp_use_zero_page_write);
 
 void thp_vmstat_show(struct seq_buf *m)
 {
+	seq_buf_printf(m, "nr_shmem_hugepages %lu\n", nr_shmem_thps());
 	seq_buf_printf(m, "nr_anon_transparent_hugepages %lu\n", nr_anon_thps());
-	seq_buf_printf(m, "thp_fault_alloc %lu\nthp_fault_fallback %lu\nthp_split_pmd %lu\n",
-		       all_vm_events(THP_FAULT_ALLOC), all_vm_events(THP_FAULT_FALLBACK),
-		       all_vm_events(THP_SPLIT_PMD));
+	seq_buf_printf(m, "thp_fault_alloc %lu\nthp_fault_fallback %lu\n", all_vm_events(THP_FAULT_ALLOC),
+		       all_vm_events(THP_FAULT_FALLBACK));
+	seq_buf_printf(m, "thp_file_alloc %lu\nthp_file_fallback %lu\n", all_vm_events(THP_FILE_ALLOC),
+		       all_vm_events(THP_FILE_FALLBACK));
+	seq_buf_printf(m, "thp_split_pmd %lu\n", all_vm_events(THP_SPLIT_PMD));
 	seq_buf_printf(m, "thp_zero_page_alloc %lu\nthp_zero_page_alloc_failed %lu\n",
 		       all_vm_events(THP_ZERO_PAGE_ALLOC), all_vm_events(THP_ZERO_PAGE_ALLOC_FAILED));
 }

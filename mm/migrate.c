@@ -272,8 +272,10 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 		 * holds it, any number of shared mappings map it. Only with
 		 * MPOL_MF_MOVE_ALL when it is mapped more than once (Linux's
 		 * migrate_page_add and add_page_for_migration ask
-		 * page_mapcount, whoever the mappings are). */
-		if (!vma->vm_shm || compound_head(old) != old) {
+		 * page_mapcount, whoever the mappings are). A page of a
+		 * tmpfs file's huge page stays where it is (Linux splits
+		 * the folio to move it; mm/shmem_huge.c). */
+		if (!vma->vm_shm || compound_head(old) != old || page_test_flag(old, PG_shmem_thp)) {
 			ret = -EBUSY;
 			goto fail;
 		}

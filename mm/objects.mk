@@ -50,6 +50,7 @@ KERNEL_SRCS += \
 	mm/rmap.c \
 	mm/shmem.c \
 	mm/shmem_file.c \
+	mm/shmem_huge.c \
 	mm/shmem_policy.c \
 	mm/shmem_super.c \
 	mm/pte_ref.c \

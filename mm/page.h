@@ -46,6 +46,8 @@ enum pageflags {
 	PG_anon_thp,  /* heads an order-9 anonymous page mapped as a THP (mm/rmap.h) */
 	PG_anon_tail, /* another page of one whose pages are mapped one by one too:
 		       * private is its distance to the head */
+	PG_shmem_thp, /* heads an order-9 page in a tmpfs file's page cache (mm/shmem_huge.c) */
+	PG_shmem_tail, /* another page of one: private is its distance to the head */
 	NR_PAGEFLAGS
 };
 
@@ -124,11 +126,13 @@ static inline void page_clear_flag(struct page *p, enum pageflags f) { p->flags 
 
 /* The head of the hugetlb page or THP that page is part of, else page
  * itself (Linux's compound_head, for the kinds of page mmlab shares as a
- * whole: mm/hugetlb.h, and a THP whose 4 KiB pages are mapped one by one
- * somewhere, mm/rmap.h). */
+ * whole: mm/hugetlb.h, a THP whose 4 KiB pages are mapped one by one
+ * somewhere, mm/rmap.h, and a huge page of a tmpfs file, mm/shmem_huge.c). */
 static inline struct page *compound_head(struct page *page)
 {
-	return page->flags & ((1ul << PG_hugetlb_tail) | (1ul << PG_anon_tail)) ? page - page->private : page;
+	return page->flags & ((1ul << PG_hugetlb_tail) | (1ul << PG_anon_tail) | (1ul << PG_shmem_tail))
+		       ? page - page->private
+		       : page;
 }
 
 static inline int page_to_nid(const struct page *p) { return (int)(p->flags >> NODES_PGSHIFT); }

@@ -34,6 +34,7 @@
 #include "mm/fail_page_alloc.h"
 #include "mm/hugetlb.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
 #include "lib/string.h"
 
 pg_data_t *node_data[MAX_NUMNODES];
@@ -546,6 +547,8 @@ void put_page(struct page *page)
 	}
 	if (page_test_flag(page, PG_anon_thp))
 		thp_prep_free(page); /* mm/rmap.h: freed as the order-9 block it was */
+	else if (page_test_flag(page, PG_shmem_thp))
+		shmem_thp_prep_free(page); /* mm/shmem.h: the same for a tmpfs file's */
 	__free_pages_caller(page, PageHead(page) ? (unsigned int)page->private : 0,
 			    (unsigned long)__builtin_return_address(0));
 }

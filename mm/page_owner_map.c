@@ -119,6 +119,8 @@ static u8 compound_class(const struct page *hp, unsigned order)
 		return PAGE_OWNER_SLAB;
 	if (page_test_flag(hp, PG_anon_thp)) /* mapped by a PMD or, after fork, by PTEs (mm/rmap.h) */
 		return PAGE_OWNER_THP;
+	if (page_test_flag(hp, PG_shmem_thp)) /* a tmpfs file's huge page (mm/shmem_huge.c) */
+		return PAGE_OWNER_THP;
 	if (hp->_mapcount >= 0)
 		return order == HPAGE_PMD_ORDER ? PAGE_OWNER_THP : PAGE_OWNER_ANON;
 	return PAGE_OWNER_KERNEL;

@@ -222,6 +222,7 @@ void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned 
 #include "arch/x86_64/uaccess.h"
 #include "lib/err.h"
 #include "mm/filemap.h"
+#include "mm/huge_memory.h"
 #include "mm/memfd.h"
 #include "kernel/unistd.h"
 
@@ -242,6 +243,64 @@ static void shmem_account(struct inode *inode, long pages)
 	inode->i_blocks = (unsigned long)((long)inode->i_blocks + pages * (long)(PAGE_SIZE / 512));
 }
 
+/* Linux's shmem_get_folio for a page that must be there (a write,
+ * fallocate, a fault through vma): the page at index with a reference of
+ * the caller's, found, or made zeroed and added: part of a huge page when
+ * shmem_is_huge says so and one can be had (mm/shmem_huge.c), else a
+ * small one. NULL with *err -ENOSPC (size=) or -ENOMEM. No i_rwsem
+ * needed: two makers of one page settle it in the tree (-EEXIST: the
+ * other's is taken). */
+static struct page *shmem_get_or_alloc(struct inode *inode, struct vm_area_struct *vma, unsigned long index,
+				       int *err)
+{
+	struct address_space *mapping = inode->i_mapping;
+	for (;;) {
+		struct page *page = filemap_get_folio(mapping, index);
+		if (page)
+			return page;
+		if (shmem_is_huge(vma, inode, index, false)) {
+			struct page *head = shmem_alloc_huge(inode, index);
+			if (head) {
+				shmem_account(inode, (long)HPAGE_PMD_NR);
+				/* The allocation's reference, the head's, is the caller's. */
+				return head + (index & (HPAGE_PMD_NR - 1));
+			}
+		}
+		page = shmem_alloc_page(inode, index, err);
+		if (!page)
+			return NULL;
+		int e = __filemap_add_folio(mapping, page, index);
+		if (!e) {
+			shmem_account(inode, 1);
+			return page; /* the allocation's reference is the caller's */
+		}
+		shmem_free_unadded(inode, page);
+		if (e != -EEXIST) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+	}
+}
+
+/* The pages [start, end) (end ~0ul: to the end) leave the cache and
+ * every mapping, minus the huge pages across either end that cannot be
+ * split (mm/shmem_huge.c: zeroed there instead); private copies of the
+ * pages from unmap_from on go too when to_end (a truncate). Returns the
+ * pages taken out. */
+static unsigned long shmem_remove_range(struct inode *inode, unsigned long start, unsigned long end, bool to_end)
+{
+	unsigned long s = start, e = end;
+	shmem_huge_trim_range(inode, &s, &e);
+	if (to_end) {
+		if (s != start) /* the unsplit page's part past the end */
+			unmap_mapping_pages(inode->i_mapping, start, 0, true);
+		return truncate_pagecache(inode, (long)(s << PAGE_SHIFT));
+	}
+	if (s >= e)
+		return 0;
+	return truncate_pagecache_range(inode, (long)(s << PAGE_SHIFT), (long)(e << PAGE_SHIFT) - 1);
+}
+
 /* Every page from lstart on goes (i_rwsem held for writing, or the last
  * reference gone), and the part of the page lstart is in past it is
  * zeroed, so that growing the file again shows zeros there. */
@@ -258,7 +317,8 @@ static void shmem_truncate_range(struct inode *inode, long lstart)
 	}
 	/* Every process mapping a page past the end loses it first
 	 * (mm/truncate.h): its next touch there is SIGBUS. */
-	shmem_account(inode, -(long)truncate_pagecache(inode, lstart));
+	unsigned long start = ((unsigned long)lstart + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	shmem_account(inode, -(long)shmem_remove_range(inode, start, ~0ul, true));
 }
 
 void shmem_evict_inode(struct inode *inode)
@@ -464,7 +524,20 @@ static const struct inode_operations shmem_dir_inode_operations = {
 	.symlink = shmem_symlink, .mkdir = shmem_mkdir, .rmdir = shmem_rmdir, .mknod = shmem_mknod,
 	.rename = shmem_rename2, .tmpfile = shmem_tmpfile, .setattr = shmem_setattr,
 };
-static const struct inode_operations shmem_inode_operations = { .setattr = shmem_setattr };
+/* Linux's shmem_getattr: a file whose pages may be huge says so in
+ * st_blksize (HPAGE_PMD_SIZE). */
+static int shmem_getattr(const struct path *path, struct kstat *stat)
+{
+	struct inode *inode = path->dentry->d_inode;
+	down_read(&inode->i_rwsem);
+	generic_fillattr(inode, stat);
+	up_read(&inode->i_rwsem);
+	if (shmem_is_huge(NULL, inode, 0, false))
+		stat->blksize = (long)PMD_SIZE;
+	return 0;
+}
+
+static const struct inode_operations shmem_inode_operations = { .setattr = shmem_setattr, .getattr = shmem_getattr };
 static const struct inode_operations shmem_symlink_inode_operations = {
 	.get_link = shmem_get_link, .setattr = shmem_setattr,
 };
@@ -476,7 +549,6 @@ static const struct inode_operations shmem_special_inode_operations = { .setattr
 static long shmem_file_write(struct file *f, const char *src, size_t count, long *pos, bool user)
 {
 	struct inode *inode = f->f_inode;
-	struct address_space *mapping = f->f_mapping;
 	long done = 0, err = 0;
 	down_write(&inode->i_rwsem);
 	if (f->f_flags & O_APPEND)
@@ -495,17 +567,11 @@ static long shmem_file_write(struct file *f, const char *src, size_t count, long
 			err = -EPERM;
 			break;
 		}
-		struct page *page = filemap_get_folio(mapping, index);
+		int e;
+		struct page *page = shmem_get_or_alloc(inode, NULL, index, &e);
 		if (!page) {
-			int e;
-			page = shmem_alloc_page(inode, index, &e);
-			if (!page || __filemap_add_folio(mapping, page, index)) {
-				if (page)
-					shmem_free_unadded(inode, page);
-				err = page ? -ENOMEM : e;
-				break;
-			}
-			shmem_account(inode, 1);
+			err = e;
+			break;
 		}
 		size_t left = file_copy_in((char *)page_address(page) + offset, src + done, n, user);
 		put_page(page);
@@ -576,7 +642,8 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 		}
 		/* The pages wholly inside go from every shared mapping too
 		 * (mm/truncate.h): read back there, the hole is zeros. */
-		shmem_account(inode, -(long)truncate_pagecache_range(inode, offset, end - 1));
+		unsigned long whole_first = ((unsigned long)offset + PAGE_SIZE - 1) >> PAGE_SHIFT;
+		shmem_account(inode, -(long)shmem_remove_range(inode, whole_first, (unsigned long)end >> PAGE_SHIFT, false));
 		goto out;
 	}
 	/* Even with FALLOC_FL_KEEP_SIZE, as Linux's. */
@@ -585,21 +652,13 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 		goto out;
 	}
 	for (unsigned long index = (unsigned long)offset >> PAGE_SHIFT; (long)(index << PAGE_SHIFT) < end; index++) {
-		struct page *page = filemap_get_folio(mapping, index);
-		if (page) {
-			put_page(page);
-			continue;
-		}
 		int e;
-		page = shmem_alloc_page(inode, index, &e);
-		if (!page || __filemap_add_folio(mapping, page, index)) {
-			if (page)
-				shmem_free_unadded(inode, page);
+		struct page *page = shmem_get_or_alloc(inode, NULL, index, &e);
+		if (!page) {
 			err = -ENOSPC; /* Linux's shmem_fallocate when a page cannot be had */
 			break;
 		}
 		put_page(page); /* the page cache keeps its own */
-		shmem_account(inode, 1);
 	}
 	if (!err && !(mode & FALLOC_FL_KEEP_SIZE) && end > inode->i_size)
 		inode->i_size = end;
@@ -671,51 +730,37 @@ int shmem_mmap(struct file *file, struct vm_area_struct *vma)
  * cache, made zeroed if absent (a hole gets a page as a write to it
  * would), with a reference for the caller's mapping; SIGBUS past the
  * file's end. No i_rwsem: a writer holds it while it copies from user
- * memory, which may fault (i_rwsem -> mmap_lock); two makers of one page
- * settle it in the tree (-EEXIST: the other's is taken). */
+ * memory, which may fault (i_rwsem -> mmap_lock). */
 static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area_struct *vma,
 					unsigned long address, unsigned int *ret)
 {
 	struct address_space *mapping = obj->mapping;
 	struct inode *inode = mapping->host;
 	unsigned long index = linear_page_index(vma, address);
-	for (;;) {
-		unsigned long end = ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
-		if (index >= end) {
-			*ret = VM_FAULT_SIGBUS;
-			return NULL;
-		}
-		struct page *page = filemap_get_folio(mapping, index);
-		if (page)
-			return page;
-		/* The file's shared policy at index decides where its page
-		 * goes (mpol=, or mbind on any mapping of it); without one,
-		 * the task's. */
-		int err;
-		page = shmem_alloc_page(inode, index, &err);
-		if (!page) { /* Linux's shmem_fault: no room is SIGBUS */
-			*ret = err == -ENOSPC ? VM_FAULT_SIGBUS : VM_FAULT_OOM;
-			return NULL;
-		}
-		err = __filemap_add_folio(mapping, page, index);
-		if (!err) {
-			shmem_account(inode, 1);
-			/* Linux's shmem_get_folio_gfp: "Perhaps the file has been
-			 * truncated since we checked": a page added past the new
-			 * end goes again (unless the truncate took it already). */
-			if (!filemap_index_in_size(inode, index)) {
-				if (filemap_remove_folio(page))
-					shmem_account(inode, -1);
-				put_page(page);
-				*ret = VM_FAULT_SIGBUS;
-				return NULL;
-			}
-			return page; /* the allocation's reference is the caller's */
-		}
-		shmem_free_unadded(inode, page);
-		if (err != -EEXIST) {
-			*ret = VM_FAULT_OOM;
-			return NULL;
-		}
+	unsigned long end = ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	if (index >= end) {
+		*ret = VM_FAULT_SIGBUS;
+		return NULL;
 	}
+	/* The file's shared policy at index decides where a new page goes
+	 * (mpol=, or mbind on any mapping of it); without one, the task's. */
+	int err;
+	struct page *page = shmem_get_or_alloc(inode, vma, index, &err);
+	if (!page) { /* Linux's shmem_fault: no room is SIGBUS */
+		*ret = err == -ENOSPC ? VM_FAULT_SIGBUS : VM_FAULT_OOM;
+		return NULL;
+	}
+	/* Linux's shmem_get_folio_gfp: "Perhaps the file has been truncated
+	 * since we checked": a small page past the new end goes again
+	 * (unless the truncate took it already). A huge page stays whole
+	 * there, as Linux keeps one across i_size, until a truncate or the
+	 * inode's end takes it. */
+	if (!filemap_index_in_size(inode, index)) {
+		if (!page_test_flag(compound_head(page), PG_shmem_thp) && filemap_remove_folio(page))
+			shmem_account(inode, -1);
+		put_page(page);
+		*ret = VM_FAULT_SIGBUS;
+		return NULL;
+	}
+	return page;
 }

@@ -41,6 +41,7 @@
 #include "lib/rbtree.h"
 #include "mm/shared_policy.h"
 #include "kernel/types.h"
+#include "mm/gfp.h"
 
 struct page;
 struct vm_area_struct;
@@ -158,6 +159,30 @@ struct mempolicy *shmem_get_policy(struct vm_area_struct *vma, unsigned long add
  * task's, else the local node; ilx is the interleave index (Linux biases
  * it by the inode number: i_ino + index). */
 struct page *shmem_alloc_policy_page(struct shared_policy *sp, unsigned long index, unsigned long ilx);
+/* The same for 2^order pages with gfp (a huge page: mm/shmem_huge.c). */
+struct page *shmem_alloc_policy_folio(struct shared_policy *sp, unsigned long index, unsigned long ilx, gfp_t gfp,
+				      unsigned int order);
+
+/* A tmpfs file's huge page goes (its last reference, or a split): the
+ * marks of mm/shmem_huge.c come off its pages, ShmemHugePages counts it
+ * no more. */
+void shmem_thp_prep_free(struct page *head);
+
+/* Huge pages of tmpfs (mm/shmem_huge.c). The huge= values (Linux's
+ * SHMEM_HUGE_*) and the two only shmem_enabled takes: deny (no huge page
+ * anywhere) and force (huge pages everywhere, whatever huge= says). */
+#define SHMEM_HUGE_NEVER 0
+#define SHMEM_HUGE_ALWAYS 1
+#define SHMEM_HUGE_WITHIN_SIZE 2
+#define SHMEM_HUGE_ADVISE 3
+#define SHMEM_HUGE_DENY (-1)
+#define SHMEM_HUGE_FORCE (-2)
+/* /sys/kernel/mm/transparent_hugepage/shmem_enabled (Linux's shmem_huge). */
+extern int shmem_huge;
+/* Sets it, and the internal instance's huge= with it unless deny or force. */
+void shmem_huge_set(int huge);
+/* Huge pages in tmpfs files' page caches (ShmemHugePages, nr_shmem_hugepages). */
+unsigned long nr_shmem_thps(void);
 
 /* The kernel's own tmpfs files, /dev/zero's shared mappings, and tmpfs
  * instances' options: mm/shmem_fs.h. */

@@ -22,11 +22,7 @@
 #include "fs/fs.h"
 #include "kernel/spinlock.h"
 
-/* huge= values (Linux's SHMEM_HUGE_*). */
-#define SHMEM_HUGE_NEVER 0
-#define SHMEM_HUGE_ALWAYS 1
-#define SHMEM_HUGE_WITHIN_SIZE 2
-#define SHMEM_HUGE_ADVISE 3
+#include "mm/shmem.h" /* huge= values: SHMEM_HUGE_* */
 
 struct shmem_sb_info {
 	unsigned long max_blocks;  /* pages; 0: no limit */
@@ -55,6 +51,28 @@ struct page *shmem_alloc_page(struct inode *inode, unsigned long index, int *err
 void shmem_free_unadded(struct inode *inode, struct page *page);
 /* The policy of the instance with a reference, for a new file (NULL: default). */
 struct mempolicy *shmem_get_sbmpol(struct super_block *sb);
+
+/* mm/shmem_huge.c. Linux's shmem_is_huge: may index of inode be part of
+ * a huge page, faulted through vma (NULL: a write, fallocate, stat)?
+ * Regular files only; never under VM_NOHUGEPAGE or PR_SET_THP_DISABLE,
+ * nor with shmem_enabled deny; always with force (or force set); else
+ * the instance's huge=: always; within_size when the whole 2 MiB the
+ * index is in lies below i_size, or advise; advise when vma has
+ * MADV_HUGEPAGE. */
+struct vm_area_struct;
+bool shmem_is_huge(struct vm_area_struct *vma, struct inode *inode, unsigned long index, bool force);
+/* The huge page for index: 512 zeroed pages at the aligned indices
+ * around it, charged to size= and placed by the file's policy, added to
+ * the page cache; its head with the caller's reference. NULL (the caller
+ * makes a small page, as Linux falls back) when a page is in that range
+ * already, size= has no room for 512, no 2 MiB block is free
+ * (thp_file_fallback) or a racing fault added one first. */
+struct page *shmem_alloc_huge(struct inode *inode, unsigned long index);
+/* Before the pages [*start, *end) leave the cache (i_rwsem held for
+ * writing; *end ~0ul: to the end): a huge page across either end is
+ * split, or, when it cannot be, keeps its pages, has the range's part
+ * of it zeroed and is left out of the range. */
+void shmem_huge_trim_range(struct inode *inode, unsigned long *start, unsigned long *end);
 
 /* mm/shmem.c: a new inode of sb (one reference; its root when dir is
  * NULL), its methods by mode's type, sealed against seals (F_SEAL_SEAL);

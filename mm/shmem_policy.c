@@ -41,12 +41,18 @@ struct mempolicy *shmem_get_policy(struct vm_area_struct *vma, unsigned long add
 	return mpol_shared_policy_lookup(vma_shared_policy(vma), index);
 }
 
-struct page *shmem_alloc_policy_page(struct shared_policy *sp, unsigned long index, unsigned long ilx)
+struct page *shmem_alloc_policy_folio(struct shared_policy *sp, unsigned long index, unsigned long ilx, gfp_t gfp,
+				      unsigned int order)
 {
 	/* Linux's shmem_pseudo_vma_init: a VMA holding only the shared
 	 * policy, so get_vma_policy falls back to the task's without it. */
 	struct mempolicy *pol = mpol_shared_policy_lookup(sp, index);
-	struct page *page = alloc_pages_mpol(GFP_HIGHUSER | __GFP_ZERO, 0, pol ? pol : current->mempolicy, ilx);
+	struct page *page = alloc_pages_mpol(gfp, order, pol ? pol : current->mempolicy, ilx);
 	mpol_put(pol);
 	return page;
+}
+
+struct page *shmem_alloc_policy_page(struct shared_policy *sp, unsigned long index, unsigned long ilx)
+{
+	return shmem_alloc_policy_folio(sp, index, ilx, GFP_HIGHUSER | __GFP_ZERO, 0);
 }

@@ -8,7 +8,8 @@
  *   nr_inodes=N   the most inodes (files, directories, links)
  *   mode=, uid=, gid=  the root directory's
  *   mpol=         where its files' pages go (mm/mempolicy_parse.c)
- *   huge=never    (see shmem_parse_one for the other values)
+ *   huge=never|always|within_size|advise  whether its files' pages may
+ *                 be huge (mm/shmem_huge.c)
  *
  * A mount without size= or nr_inodes= gets half of RAM in pages and in
  * inodes, as Linux's defaults; 0 is no limit. A remount changes the
@@ -185,14 +186,9 @@ static int shmem_parse_one(struct fs_context *fc, const char *key, const char *v
 	case 6: /* huge */
 		for (u = 0; u < ARRAY_SIZE(shmem_huge_names) && strcmp(value, shmem_huge_names[u]); u++)
 			;
+		/* Linux's shmem_param_enums_huge: deny and force are
+		 * shmem_enabled's alone ("Bad value"). */
 		if (u == ARRAY_SIZE(shmem_huge_names))
-			return -EINVAL;
-		/* Linux takes always, within_size and advise where THP can
-		 * back tmpfs's page cache (else -EINVAL, "Unsupported
-		 * parameter"); mmlab's page cache holds only small pages
-		 * (mm/huge_memory.c makes huge pages for anonymous memory
-		 * alone), so only never can be honoured. */
-		if (u != SHMEM_HUGE_NEVER)
 			return -EINVAL;
 		ctx->huge = (unsigned char)u;
 		ctx->seen |= SHMEM_SEEN_HUGE;

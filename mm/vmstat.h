@@ -17,6 +17,8 @@ enum vm_event_item {
 	THP_SPLIT_PMD,
 	THP_ZERO_PAGE_ALLOC,
 	THP_ZERO_PAGE_ALLOC_FAILED,
+	THP_FILE_ALLOC,     /* mm/shmem_huge.c: a tmpfs file's huge page */
+	THP_FILE_FALLBACK,  /* none could be had: 4 KiB pages instead */
 	NR_VM_EVENT_ITEMS
 };
 

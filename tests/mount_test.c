@@ -158,7 +158,7 @@ static void options_parsed_and_refused(struct kunit *test)
 
 	static const char *const refused[] = {
 		"size=1q", "size", "size=", "nr_blocks=1k1", "nr_inodes=3x", "mode=8", "mode", "uid=-1",
-		"uid=4294967295", "gid=x", "huge=always", "huge=sometimes", "mpol=bind", "mpol=prefer:0,1",
+		"uid=4294967295", "gid=x", "huge=deny", "huge=force", "huge=sometimes", "mpol=bind", "mpol=prefer:0,1",
 		"mpol=bind:99", "mpol=local:0", "mpol=interleave=fast", "mpol=often", "nosuid", "bind",
 		"frobnicate=1", "=1", "inode32", "inode64=1",
 	};

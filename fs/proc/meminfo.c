@@ -103,7 +103,7 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	seq_buf_printf(m, "HardwareCorrupted: %5lu kB\n", 0ul);
 	/* Transparent huge pages mapped by huge PMDs (mm/huge_memory.c). */
 	show_val_kb(m, "AnonHugePages:  ", nr_anon_thps() * HPAGE_PMD_NR);
-	show_val_kb(m, "ShmemHugePages: ", 0);
+	show_val_kb(m, "ShmemHugePages: ", nr_shmem_thps() * HPAGE_PMD_NR); /* tmpfs's (mm/shmem_huge.c) */
 	show_val_kb(m, "ShmemPmdMapped: ", 0);
 	show_val_kb(m, "FileHugePages:  ", 0);
 	show_val_kb(m, "FilePmdMapped:  ", 0);

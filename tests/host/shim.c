@@ -330,3 +330,9 @@ __attribute__((weak)) void thp_prep_free(struct page *head)
 {
 	panic("thp_prep_free(%p) on the host: no THP is mapped here", (void *)head);
 }
+
+/* Nor is there a tmpfs page cache on the host. */
+void shmem_thp_prep_free(struct page *head)
+{
+	panic("shmem_thp_prep_free(%p) on the host: no tmpfs here", (void *)head);
+}

@@ -1,0 +1,179 @@
+/* Huge pages in tmpfs files' page cache (Linux 6.1's "huge tmpfs",
+ * mm/shmem.c: shmem_is_huge, shmem_alloc_hugefolio, shmem_add_to_page_cache
+ * of a PMD-sized folio, and truncate_inode_partial_folio's split).
+ *
+ * When shmem_is_huge says so (the instance's huge= option, overridden by
+ * shmem_enabled's deny and force, and the VMA's MADV_HUGEPAGE /
+ * MADV_NOHUGEPAGE), a tmpfs file's missing page comes as part of one
+ * order-9 page covering the 512 indices aligned around it, if none of
+ * them holds a page yet and the instance's size= has room for all 512;
+ * otherwise it is a 4 KiB page, as Linux falls back.
+ *
+ * Invariants: the head carries PG_shmem_thp, each other page
+ * PG_shmem_tail with private its distance to the head (compound_head).
+ * Every page has its own mapping, index and _mapcount; every reference
+ * (each index's in the page cache, each PTE's, each lookup's) is the
+ * head's. mmlab maps such a page by 4 KiB PTEs only (Linux maps it with
+ * a PMD where the VMA is aligned: do_set_pmd; mmlab does not yet, so
+ * ShmemPmdMapped and FilePmdMapped stay 0).
+ *
+ * A truncate or hole punch that ends inside a huge page splits it first
+ * (filemap_split_folio), after unmapping it from every shared mapping, so
+ * that the pages outside the range stay and those inside go; when it
+ * cannot (a reference held: a pin, a racing fault), the range inside it
+ * is zeroed and all its pages stay (Linux 6.1's truncate_inode_partial_folio).
+ *
+ * Locking: as mm/filemap.h: additions and the split under i_pages_lock;
+ * truncate and hole punch hold i_rwsem for writing. */
+#include "mm/shmem.h"
+#include "mm/shmem_fs.h"
+#include "fs/fs.h"
+#include "lib/string.h"
+#include "mm/filemap.h"
+#include "mm/huge_memory.h"
+#include "mm/mm_types.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+#include "mm/pgtable.h"
+#include "mm/truncate.h"
+
+int shmem_huge = SHMEM_HUGE_NEVER;
+static long shmem_thps;
+
+unsigned long nr_shmem_thps(void)
+{
+	long n = __atomic_load_n(&shmem_thps, __ATOMIC_RELAXED);
+	return n < 0 ? 0 : (unsigned long)n;
+}
+
+void shmem_huge_set(int huge)
+{
+	WRITE_ONCE(shmem_huge, huge);
+	/* Linux's shmem_enabled_store: the internal instance (memfd, SysV
+	 * shm) takes the value as its huge=, unless deny or force. */
+	struct super_block *sb = shmem_internal_sb();
+	if (huge > SHMEM_HUGE_DENY && sb)
+		WRITE_ONCE(SHMEM_SB(sb)->huge, (unsigned char)huge);
+}
+
+bool shmem_is_huge(struct vm_area_struct *vma, struct inode *inode, unsigned long index, bool force)
+{
+	if (!S_ISREG(inode->i_mode))
+		return false;
+	if (vma && ((vma->vm_flags & VM_NOHUGEPAGE) || mm_flag_test(vma->vm_mm, MMF_DISABLE_THP)))
+		return false;
+	int global = READ_ONCE(shmem_huge);
+	if (global == SHMEM_HUGE_DENY)
+		return false;
+	if (force || global == SHMEM_HUGE_FORCE)
+		return true;
+	switch (READ_ONCE(SHMEM_SB(inode->i_sb)->huge)) {
+	case SHMEM_HUGE_ALWAYS:
+		return true;
+	case SHMEM_HUGE_WITHIN_SIZE: {
+		/* The whole huge page the index is in lies inside i_size. */
+		unsigned long end = (index + HPAGE_PMD_NR) & ~(HPAGE_PMD_NR - 1);
+		unsigned long size = ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
+		if (size >= end)
+			return true;
+		/* MADV_HUGEPAGE still asks for one */
+		__attribute__((fallthrough));
+	}
+	case SHMEM_HUGE_ADVISE:
+		return vma && (vma->vm_flags & VM_HUGEPAGE);
+	default:
+		return false;
+	}
+}
+
+void shmem_thp_prep_free(struct page *head)
+{
+	page_clear_flag(head, PG_shmem_thp);
+	for (unsigned long i = 1; i < HPAGE_PMD_NR; i++) {
+		page_clear_flag(head + i, PG_shmem_tail);
+		head[i].private = 0;
+	}
+	__atomic_sub_fetch(&shmem_thps, 1, __ATOMIC_RELAXED);
+}
+
+struct page *shmem_alloc_huge(struct inode *inode, unsigned long index)
+{
+	struct address_space *mapping = inode->i_mapping;
+	unsigned long hindex = index & ~(HPAGE_PMD_NR - 1);
+	/* Linux's shmem_alloc_hugefolio: not over a page already there. */
+	if (filemap_next_index(mapping, hindex, hindex + HPAGE_PMD_NR, true) < hindex + HPAGE_PMD_NR)
+		return NULL;
+	if (shmem_inode_acct_block(inode, (long)HPAGE_PMD_NR))
+		return NULL; /* size= has no room for 512: a small page may fit */
+	struct page *head = shmem_alloc_policy_folio(&inode->i_policy, hindex, inode->i_ino + hindex,
+						     GFP_TRANSHUGE_LIGHT | __GFP_ZERO, HPAGE_PMD_ORDER);
+	if (!head) {
+		shmem_inode_unacct_blocks(inode, (long)HPAGE_PMD_NR);
+		count_vm_event(THP_FILE_FALLBACK);
+		return NULL;
+	}
+	page_set_flag(head, PG_shmem_thp);
+	for (unsigned long i = 1; i < HPAGE_PMD_NR; i++) {
+		head[i].private = i;
+		page_set_flag(head + i, PG_shmem_tail);
+	}
+	__atomic_add_fetch(&shmem_thps, 1, __ATOMIC_RELAXED);
+	if (filemap_add_folio_range(mapping, head, hindex, HPAGE_PMD_NR)) {
+		/* A page came meanwhile (a racing fault), or no memory for the
+		 * index: the caller makes a small one. */
+		put_page(head);
+		shmem_inode_unacct_blocks(inode, (long)HPAGE_PMD_NR);
+		return NULL;
+	}
+	count_vm_event(THP_FILE_ALLOC);
+	return head; /* with the allocation's reference, the caller's */
+}
+
+/* The huge page of inode's cache holding index, without a reference
+ * (i_rwsem held for writing: nothing takes it out meanwhile), or NULL. */
+static struct page *huge_head_at(struct address_space *mapping, unsigned long index)
+{
+	struct page *page = filemap_get_folio(mapping, index);
+	if (!page)
+		return NULL;
+	struct page *head = compound_head(page);
+	put_page(page);
+	return page_test_flag(head, PG_shmem_thp) ? head : NULL;
+}
+
+/* Zeroes the pages [from, to) of a huge page that could not be split. */
+static void zero_huge_range(struct page *head, unsigned long from, unsigned long to)
+{
+	unsigned long first = head->index;
+	for (unsigned long i = from; i < to; i++)
+		memset(page_address(head + (i - first)), 0, PAGE_SIZE);
+}
+
+/* One edge of the range: a huge page across index is split, or, failing
+ * that, keeps its pages and has [from, to) zeroed; returns whether it
+ * stays whole. */
+static bool split_or_zero(struct inode *inode, unsigned long index, unsigned long from, unsigned long to)
+{
+	struct address_space *mapping = inode->i_mapping;
+	struct page *head = huge_head_at(mapping, index);
+	if (!head || head->index == index)
+		return false; /* no huge page, or one that starts here: not cut */
+	/* Linux's split_huge_page unmaps the folio first (try_to_unmap):
+	 * every shared mapping of it faults its pages in again after. */
+	unmap_mapping_pages(mapping, head->index, HPAGE_PMD_NR, false);
+	if (!filemap_split_folio(mapping, head, HPAGE_PMD_ORDER))
+		return false;
+	zero_huge_range(head, max(from, head->index), min(to, head->index + HPAGE_PMD_NR));
+	return true;
+}
+
+void shmem_huge_trim_range(struct inode *inode, unsigned long *start, unsigned long *end)
+{
+	unsigned long s = *start, e = *end;
+	if (s >= e)
+		return;
+	if (s & (HPAGE_PMD_NR - 1) && split_or_zero(inode, s, s, e))
+		*start = (s | (HPAGE_PMD_NR - 1)) + 1;
+	if (e != ~0ul && e & (HPAGE_PMD_NR - 1) && *start < e && split_or_zero(inode, e, *start, e))
+		*end = e & ~(HPAGE_PMD_NR - 1);
+}

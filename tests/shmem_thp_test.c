@@ -1,0 +1,341 @@
+/* Huge pages of tmpfs files (mm/shmem_huge.c): on a huge=always instance
+ * the first touch of a file's 2 MiB makes one order-9 page holding all 512
+ * indices, which two mms map (by 4 KiB PTEs) and read alike in every
+ * pte_reclaim mode; within_size, advise, never and shmem_enabled's deny
+ * and force decide as Linux 6.1's shmem_is_huge; a hole punched inside
+ * splits it and keeps every other byte; a pinned one is zeroed instead of
+ * split; truncate splits and frees; ShmemHugePages, thp_file_alloc and
+ * st_blksize follow. Each case mounts its own instance (detached when it
+ * ends), empties its file before its mm goes, and the mm's leak check
+ * sees every page and slab object back. */
+#include "tests/kunit.h"
+#include "tests/test_mm.h"
+#include "fs/fs.h"
+#include "fs/init.h"
+#include "fs/mount.h"
+#include "kernel/sched.h"
+#include "kernel/unistd.h"
+#include "lib/err.h"
+#include "lib/string.h"
+#include "mm/filemap.h"
+#include "mm/huge_memory.h"
+#include "mm/mmap.h"
+#include "mm/page.h"
+#include "mm/page_alloc.h"
+#include "mm/pte_ref.h"
+#include "mm/shmem.h"
+#include "mm/shmem_fs.h"
+#include "mm/slab.h"
+#include "mm/vmstat.h"
+
+#define RW (PROT_READ | PROT_WRITE)
+#define BASE 0x0000360000000000ul /* a PGD entry of its own, 2 MiB aligned */
+#define DIR "/tmp/shmem_thp_test"
+#define PATH DIR "/f"
+#define HPAGE (HPAGE_PMD_NR * PAGE_SIZE)
+
+static int saved_shmem_huge;
+static void restore_shmem_huge(void *unused)
+{
+	(void)unused;
+	shmem_huge_set(saved_shmem_huge);
+}
+
+static void unmount(void *unused)
+{
+	(void)unused;
+	do_umount_path(DIR, MNT_DETACH);
+	init_rmdir(DIR);
+}
+
+static void close_and_unlink(void *arg)
+{
+	filp_close(arg);
+	init_unlink(PATH);
+}
+
+/* A tmpfs mounted with opts and a new file on it, before the case's mm
+ * (so that its leak check counts them); shmem_enabled put back after. */
+static struct file *huge_file(struct kunit *test, const char *opts)
+{
+	const struct pte_reclaim_mode_param *m = test->param_value;
+	if (m)
+		KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
+	saved_shmem_huge = READ_ONCE(shmem_huge);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_shmem_huge, NULL), 0);
+	init_mkdir(DIR, 0755);
+	char buf[64];
+	strlcpy(buf, opts, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, do_mount("test", DIR, "tmpfs", 0, buf), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unmount, NULL), 0);
+	struct file *f = filp_open(PATH, O_RDWR | O_CREAT | O_EXCL, 0600);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, close_and_unlink, f), 0);
+	return f;
+}
+
+static int set_size(struct file *f, long size)
+{
+	struct iattr attr = { .ia_valid = ATTR_SIZE | ATTR_MTIME, .ia_size = size };
+	attr.ia_mtime = current_time();
+	return notify_change(f->f_path.dentry, &attr);
+}
+
+/* The page at index of f's cache (no reference kept), or NULL. */
+static struct page *cache_page(struct file *f, unsigned long index)
+{
+	struct page *p = filemap_get_folio(f->f_mapping, index);
+	if (p)
+		put_page(p);
+	return p;
+}
+
+static bool is_huge(struct page *p) { return p && page_test_flag(compound_head(p), PG_shmem_thp); }
+
+/* 512 pages at indices [first, first + 512) of f written through the
+ * page cache, the word w of page i holding i << 16 | w. */
+static void fill(struct kunit *test, struct file *f, unsigned long first)
+{
+	u64 *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	long long pos = (long long)(first * PAGE_SIZE);
+	for (unsigned long i = first; i < first + HPAGE_PMD_NR; i++) {
+		for (unsigned w = 0; w < PAGE_SIZE / 8; w++)
+			buf[w] = i << 16 | w;
+		if (kernel_write(f, buf, PAGE_SIZE, &pos) != PAGE_SIZE)
+			break;
+	}
+	kfree(buf);
+	KUNIT_ASSERT_EQ(test, pos, (long long)((first + HPAGE_PMD_NR) * PAGE_SIZE));
+}
+
+static u64 word_at(struct file *f, unsigned long index, unsigned w)
+{
+	struct page *p = filemap_get_folio(f->f_mapping, index);
+	if (!p)
+		return ~0ull;
+	u64 v = ((u64 *)page_address(p))[w];
+	put_page(p);
+	return v;
+}
+
+/* huge=always: a write fault in one mm makes one huge page of all 512
+ * indices, counted in ShmemHugePages and thp_file_alloc; a second mm
+ * (fork) maps the same pages and reads what the first wrote; st_blksize
+ * says 2 MiB; truncate to 0 frees it all. */
+static void always_one_huge_page_two_mms(struct kunit *test)
+{
+	struct file *f = huge_file(test, "huge=always");
+	struct mm_struct *a = test_mm_create(test, 0), *b;
+	unsigned long thps = nr_shmem_thps(), allocs = all_vm_events(THP_FILE_ALLOC);
+	unsigned long file_before = nr_file_pages();
+	KUNIT_ASSERT_EQ(test, set_size(f, 2 * HPAGE), 0);
+	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, 2 * HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(a, BASE + 5 * PAGE_SIZE + 8, 0x5151), 0);
+	struct page *p = cache_page(f, 5);
+	KUNIT_ASSERT_TRUE(test, is_huge(p));
+	struct page *head = compound_head(p);
+	KUNIT_EXPECT_EQ(test, head->index, 0ul);
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i += 73)
+		KUNIT_EXPECT_PTR_EQ(test, cache_page(f, i), head + i);
+	KUNIT_EXPECT_NULL(test, cache_page(f, HPAGE_PMD_NR)); /* the second 2 MiB: untouched */
+	KUNIT_EXPECT_EQ(test, nr_shmem_thps() - thps, 1ul);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FILE_ALLOC) - allocs, 1ul);
+	KUNIT_EXPECT_EQ(test, nr_file_pages() - file_before, HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_blocks, HPAGE_PMD_NR * (PAGE_SIZE / 512));
+	struct kstat st;
+	KUNIT_EXPECT_EQ(test, vfs_getattr(&f->f_path, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.blksize, (long)HPAGE);
+
+	KUNIT_ASSERT_EQ(test, dup_mm(a, &b), 0);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 5 * PAGE_SIZE + 8), 0x5151ull);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(b, BASE + 511 * PAGE_SIZE, 0x1ff), 0);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 511 * PAGE_SIZE), 0x1ffull);
+	for (unsigned long i = 5; i < HPAGE_PMD_NR; i += 506) {
+		KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(a, BASE + i * PAGE_SIZE)), page_to_pfn(head + i));
+		KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(b, BASE + i * PAGE_SIZE)), page_to_pfn(head + i));
+	}
+	KUNIT_EXPECT_EQ(test, nr_shmem_thps() - thps, 1ul); /* still one */
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(b), 0ul);
+	mmput(b);
+	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps);
+	KUNIT_EXPECT_EQ(test, nr_file_pages(), file_before);
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_blocks, 0ul);
+	test_mm_destroy(test, a);
+}
+
+/* A hole of one page punched inside a mapped huge page splits it: the
+ * page in the hole goes and reads zeros, the other 511 stay as pages of
+ * their own with their bytes, through the mapping as through the cache. */
+static void punch_inside_splits(struct kunit *test)
+{
+	struct file *f = huge_file(test, "huge=always");
+	struct mm_struct *a = test_mm_create(test, 0);
+	unsigned long thps = nr_shmem_thps();
+	fill(test, f, 0);
+	KUNIT_ASSERT_TRUE(test, is_huge(cache_page(f, 0)));
+	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i += 100)
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + i * PAGE_SIZE + 16), i << 16 | 2);
+	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 100 * PAGE_SIZE, PAGE_SIZE),
+			0l);
+	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps);
+	KUNIT_EXPECT_NULL(test, cache_page(f, 100));
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, HPAGE_PMD_NR - 1);
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i += 99) {
+		if (i == 100)
+			continue;
+		struct page *p = cache_page(f, i);
+		KUNIT_EXPECT_TRUE(test, p && !is_huge(p) && compound_head(p) == p && page_ref_count(p) >= 1);
+		KUNIT_EXPECT_EQ(test, word_at(f, i, 7), i << 16 | 7);
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + i * PAGE_SIZE + 24), i << 16 | 3);
+	}
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 100 * PAGE_SIZE + 8), 0ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 101 * PAGE_SIZE + 8), 101ull << 16 | 1);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
+	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
+	test_mm_destroy(test, a);
+}
+
+/* A huge page someone holds cannot be split: a hole punched in it is
+ * zeroed in place and all 512 pages stay, still one huge page. */
+static void pinned_is_zeroed_not_split(struct kunit *test)
+{
+	struct file *f = huge_file(test, "huge=always");
+	struct mm_struct *a = test_mm_create(test, 0);
+	unsigned long thps = nr_shmem_thps();
+	fill(test, f, 0);
+	struct page *pin = filemap_get_folio(f->f_mapping, 300);
+	KUNIT_ASSERT_TRUE(test, is_huge(pin));
+	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 10 * PAGE_SIZE,
+					    3 * PAGE_SIZE),
+			0l);
+	KUNIT_EXPECT_EQ(test, nr_shmem_thps() - thps, 1ul);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, word_at(f, 9, 5), 9ul << 16 | 5);
+	KUNIT_EXPECT_EQ(test, word_at(f, 10, 5), 0ull);
+	KUNIT_EXPECT_EQ(test, word_at(f, 12, 511), 0ull);
+	KUNIT_EXPECT_EQ(test, word_at(f, 13, 5), 13ul << 16 | 5);
+	/* Truncated inside it while still held: zeroed past the end, kept. */
+	KUNIT_EXPECT_EQ(test, set_size(f, 200 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, word_at(f, 250, 1), 0ull);
+	KUNIT_EXPECT_EQ(test, word_at(f, 199, 1), 199ul << 16 | 1);
+	put_page(pin);
+	/* Unheld, the next truncate inside splits it and frees the rest. */
+	KUNIT_EXPECT_EQ(test, set_size(f, 100 * PAGE_SIZE + 5), 0);
+	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 101ul);
+	KUNIT_EXPECT_EQ(test, word_at(f, 99, 2), 99ul << 16 | 2);
+	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
+	test_mm_destroy(test, a);
+}
+
+/* The rules of shmem_is_huge, each seen as the page a write fault makes. */
+static bool fault_makes_huge(struct kunit *test, struct mm_struct *mm, struct file *f, unsigned long index)
+{
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, BASE + index * PAGE_SIZE, 1), 0);
+	return is_huge(cache_page(f, index));
+}
+
+static void within_size_advise_never_deny_force(struct kunit *test)
+{
+	struct file *f = huge_file(test, "huge=within_size");
+	struct mm_struct *a = test_mm_create(test, 0);
+	struct super_block *sb = f->f_inode->i_sb;
+	KUNIT_ASSERT_EQ(test, set_size(f, HPAGE + HPAGE / 2), 0); /* 1.5 huge pages */
+	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, 4 * HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
+	/* within_size: the first 2 MiB lies inside i_size, the second not. */
+	KUNIT_EXPECT_TRUE(test, fault_makes_huge(test, a, f, 3));
+	KUNIT_EXPECT_FALSE(test, fault_makes_huge(test, a, f, HPAGE_PMD_NR + 3));
+	struct kstat st;
+	KUNIT_EXPECT_EQ(test, vfs_getattr(&f->f_path, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.blksize, (long)HPAGE); /* index 0's 2 MiB fits */
+	/* ...unless the mapping asks (MADV_HUGEPAGE), as advise. */
+	KUNIT_ASSERT_EQ(test, set_size(f, 4 * HPAGE), 0);
+	KUNIT_ASSERT_EQ(test, do_madvise(a, BASE + 3 * HPAGE, HPAGE, MADV_NOHUGEPAGE), 0);
+	KUNIT_EXPECT_FALSE(test, fault_makes_huge(test, a, f, 3 * HPAGE_PMD_NR));
+	KUNIT_EXPECT_EQ(test, set_size(f, HPAGE), 0);
+	SHMEM_SB(sb)->huge = SHMEM_HUGE_ADVISE;
+	KUNIT_ASSERT_EQ(test, set_size(f, 4 * HPAGE), 0);
+	KUNIT_EXPECT_EQ(test, vfs_getattr(&f->f_path, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.blksize, (long)PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, fault_makes_huge(test, a, f, 2 * HPAGE_PMD_NR));
+	KUNIT_ASSERT_EQ(test, do_madvise(a, BASE + HPAGE, HPAGE, MADV_HUGEPAGE), 0);
+	KUNIT_EXPECT_TRUE(test, fault_makes_huge(test, a, f, HPAGE_PMD_NR + 7));
+	/* never, and force over it; deny over always. */
+	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_ASSERT_EQ(test, set_size(f, 4 * HPAGE), 0);
+	SHMEM_SB(sb)->huge = SHMEM_HUGE_NEVER;
+	KUNIT_EXPECT_FALSE(test, fault_makes_huge(test, a, f, HPAGE_PMD_NR)); /* MADV_HUGEPAGE too */
+	shmem_huge_set(SHMEM_HUGE_FORCE);
+	KUNIT_EXPECT_TRUE(test, fault_makes_huge(test, a, f, 0));
+	KUNIT_EXPECT_FALSE(test, fault_makes_huge(test, a, f, 3 * HPAGE_PMD_NR)); /* MADV_NOHUGEPAGE wins */
+	SHMEM_SB(sb)->huge = SHMEM_HUGE_ALWAYS;
+	shmem_huge_set(SHMEM_HUGE_DENY);
+	KUNIT_EXPECT_FALSE(test, fault_makes_huge(test, a, f, 2 * HPAGE_PMD_NR));
+	KUNIT_EXPECT_EQ(test, vfs_getattr(&f->f_path, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.blksize, (long)PAGE_SIZE);
+	shmem_huge_set(saved_shmem_huge);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
+	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
+	test_mm_destroy(test, a);
+}
+
+/* A write(2) over a huge=always file's hole makes a huge page unless a
+ * page is in its 2 MiB already, or size= has no room for 512 pages (then
+ * 4 KiB ones, as Linux falls back). */
+static void write_falls_back_where_it_must(struct kunit *test)
+{
+	struct file *f = huge_file(test, "huge=always,size=3m");
+	struct mm_struct *a = test_mm_create(test, 0);
+	long long pos = 5 * PAGE_SIZE;
+	u64 v = 42;
+	KUNIT_EXPECT_EQ(test, kernel_write(f, &v, sizeof(v), &pos), (long)sizeof(v));
+	KUNIT_EXPECT_TRUE(test, is_huge(cache_page(f, 5)));
+	pos = (long long)HPAGE + 5 * PAGE_SIZE; /* 1 MiB left of size=: too little */
+	KUNIT_EXPECT_EQ(test, kernel_write(f, &v, sizeof(v), &pos), (long)sizeof(v));
+	KUNIT_EXPECT_FALSE(test, is_huge(cache_page(f, HPAGE_PMD_NR + 5)));
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, HPAGE_PMD_NR + 1);
+	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	test_mm_destroy(test, a);
+}
+
+/* shmem_enabled: Linux's six words, the one in force in brackets; it
+ * sets the internal instance's huge= (memfd's pages), but not with deny
+ * or force. */
+static void shmem_enabled_sets_the_internal_instance(struct kunit *test)
+{
+	saved_shmem_huge = READ_ONCE(shmem_huge);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_shmem_huge, NULL), 0);
+	struct super_block *sb = shmem_internal_sb();
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	shmem_huge_set(SHMEM_HUGE_WITHIN_SIZE);
+	KUNIT_EXPECT_EQ(test, SHMEM_SB(sb)->huge, SHMEM_HUGE_WITHIN_SIZE);
+	shmem_huge_set(SHMEM_HUGE_DENY);
+	KUNIT_EXPECT_EQ(test, SHMEM_SB(sb)->huge, SHMEM_HUGE_WITHIN_SIZE);
+	KUNIT_EXPECT_EQ(test, shmem_huge, SHMEM_HUGE_DENY);
+	shmem_huge_set(SHMEM_HUGE_NEVER);
+	KUNIT_EXPECT_EQ(test, SHMEM_SB(sb)->huge, SHMEM_HUGE_NEVER);
+}
+
+static struct kunit_case shmem_thp_cases[] = {
+	KUNIT_CASE_PARAM(always_one_huge_page_two_mms, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(punch_inside_splits, pte_reclaim_modes_gen_params),
+	KUNIT_CASE(pinned_is_zeroed_not_split),
+	KUNIT_CASE(within_size_advise_never_deny_force),
+	KUNIT_CASE(write_falls_back_where_it_must),
+	KUNIT_CASE(shmem_enabled_sets_the_internal_instance),
+	{}
+};
+
+static struct kunit_suite shmem_thp_suite = {
+	.name = "shmem_thp",
+	.test_cases = shmem_thp_cases,
+};
+kunit_test_suite(shmem_thp_suite);
