@@ -1,0 +1,164 @@
+/* Huge pages of a tmpfs mounted huge=always, as the kernel reports them:
+ * huge=deny and huge=force refused (EINVAL: shmem_enabled's words alone),
+ * huge=always shown in /proc/self/mounts, st_blksize 2 MiB, a shared
+ * mapping's first touch of an aligned 2 MiB making a huge page
+ * (thp_file_alloc, ShmemHugePages up by 2 MiB, the bytes the same through
+ * read(2)), a hole of one page punched inside it splitting it
+ * (ShmemHugePages down again, the hole zeros, every other byte kept), and
+ * the instance unmounted. Linux maps the huge page with a PMD
+ * (ShmemPmdMapped in /proc/meminfo and smaps); mmlab maps it by 4 KiB PTEs
+ * (its tmpfs has no PMD mapping yet: ShmemPmdMapped stays 0), and the
+ * program expects each kernel's own. shmem_enabled "deny" allows no huge
+ * page: then those parts are skipped, as when no 2 MiB block is free
+ * (thp_file_fallback). Without the right to mount (EPERM), or without
+ * THP, the program is skipped. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define HPAGE (2ul << 20)
+#define PG 4096ul
+
+static char dir[64];
+static bool mounted;
+
+static void cleanup(void)
+{
+	if (mounted && umount2(dir, MNT_DETACH) == 0)
+		mounted = false;
+	if (dir[0] && !mounted)
+		rmdir(dir);
+	dir[0] = 0;
+}
+
+/* The word in force in shmem_enabled ("never", "deny", ...), or "" if none. */
+static const char *shmem_enabled(char *buf, size_t size)
+{
+	if (read_file("/sys/kernel/mm/transparent_hugepage/shmem_enabled", buf, size) < 0)
+		return "";
+	char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
+	if (!close)
+		return "";
+	*close = 0;
+	return open + 1;
+}
+
+/* A 2 MiB-aligned address with len bytes free after it. */
+static void *aligned_hole(size_t len)
+{
+	char *p = mmap(NULL, len + HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	char *a = (char *)(((uintptr_t)p + HPAGE - 1) & ~(HPAGE - 1));
+	munmap(p, len + HPAGE);
+	return a;
+}
+
+static void check_huge_page(int fd, bool deny)
+{
+	struct stat st;
+	CHECK_CMP(fstat(fd, &st), ==, 0);
+	/* Linux's shmem_getattr: HPAGE_PMD_SIZE when the file may be huge. */
+	CHECK_CMP(st.st_blksize, ==, deny ? (long)PG : (long)HPAGE);
+	char *want = aligned_hole(2 * HPAGE);
+	if (!CHECK(want != NULL))
+		return;
+	char *p = mmap(want, 2 * HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (!CHECK(p == want))
+		return;
+	long huge0 = meminfo_kb("ShmemHugePages"), pmd0 = meminfo_kb("ShmemPmdMapped");
+	long alloc0 = vmstat_value("thp_file_alloc"), fallback0 = vmstat_value("thp_file_fallback");
+	CHECK(huge0 >= 0 && pmd0 >= 0 && alloc0 >= 0 && fallback0 >= 0);
+	for (size_t off = 0; off < HPAGE; off += PG)
+		memset(p + off, (int)(off / PG) & 0xff, PG);
+	long allocs = vmstat_value("thp_file_alloc") - alloc0;
+	if (deny) {
+		CHECK_CMP(allocs, ==, 0);
+		check_skip("shmem_enabled is deny: no huge page to look at");
+	} else if (allocs == 0 && vmstat_value("thp_file_fallback") > fallback0) {
+		check_skip("no free 2 MiB block (thp_file_fallback): 4 KiB pages");
+	} else {
+		CHECK_CMP(allocs, >=, 1);
+		CHECK_CMP(meminfo_kb("ShmemHugePages") - huge0, >=, 2048);
+		/* Linux maps it with a PMD; mmlab by 4 KiB PTEs. */
+		long pmd_kb = on_mmlab() ? 0 : 2048;
+		CHECK_CMP(smaps_kb(p, "ShmemPmdMapped"), ==, pmd_kb);
+		CHECK_CMP(smaps_kb(p, "FilePmdMapped"), ==, 0);
+		if (on_mmlab())
+			CHECK_CMP(meminfo_kb("ShmemPmdMapped") - pmd0, ==, 0);
+		else
+			CHECK_CMP(meminfo_kb("ShmemPmdMapped") - pmd0, >=, 2048);
+		long huge1 = meminfo_kb("ShmemHugePages");
+		/* One page punched inside: split, the rest kept. */
+		CHECK_CMP(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 100 * PG, PG), ==, 0);
+		CHECK_CMP(meminfo_kb("ShmemHugePages"), <=, huge1 - 2048);
+		CHECK_CMP(smaps_kb(p, "ShmemPmdMapped"), ==, 0);
+	}
+	/* The bytes, whatever the pages are: the hole zeros if punched. */
+	bool punched = !deny && allocs >= 1;
+	CHECK(all_bytes(p + 100 * PG, PG, punched ? 0 : 100));
+	CHECK(all_bytes(p + 99 * PG, PG, 99));
+	CHECK(all_bytes(p + 511 * PG, PG, 511 & 0xff));
+	unsigned char page[PG];
+	CHECK_CMP(pread(fd, page, PG, 101 * PG), ==, (long)PG);
+	CHECK(all_bytes(page, PG, 101));
+	CHECK_CMP(munmap(p, 2 * HPAGE), ==, 0);
+}
+
+int main(void)
+{
+	test_begin("shmem_thp");
+	char buf[256];
+	const char *enabled = shmem_enabled(buf, sizeof(buf));
+	if (!*enabled)
+		test_skip("no /sys/kernel/mm/transparent_hugepage/shmem_enabled: no THP here");
+	bool deny = !strcmp(enabled, "deny");
+	snprintf(dir, sizeof(dir), "/tmp/shmem_thp_XXXXXX");
+	if (!mkdtemp(dir))
+		test_skip("mkdtemp: %s", strerror(errno));
+	atexit(cleanup);
+	/* shmem_enabled's own words are no mount option (Linux's "Bad value"). */
+	CHECK_ERRNO(mount("shmem_thp", dir, "tmpfs", 0, "huge=deny"), EINVAL);
+	CHECK_ERRNO(mount("shmem_thp", dir, "tmpfs", 0, "huge=force"), EINVAL);
+	CHECK_ERRNO(mount("shmem_thp", dir, "tmpfs", 0, "huge=sometimes"), EINVAL);
+	if (mount("shmem_thp", dir, "tmpfs", 0, "huge=always,size=8m")) {
+		int e = errno;
+		cleanup();
+		if (e == EPERM)
+			test_skip("mount: EPERM (no right to mount here)");
+		CHECKF(false, "mount tmpfs huge=always: %s", errno_name(e));
+		return test_end();
+	}
+	mounted = true;
+	char mounts[16384];
+	if (CHECK(read_file("/proc/self/mounts", mounts, sizeof(mounts)) > 0)) {
+		char *line = strstr(mounts, dir);
+		CHECK(line != NULL);
+		if (line) {
+			char *end = strchr(line, '\n');
+			if (end)
+				*end = 0;
+			CHECK(strstr(line, ",huge=always") != NULL);
+		}
+	}
+	int fd = open(path_in(dir, "f"), O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (CHECK(fd >= 0)) {
+		CHECK_CMP(ftruncate(fd, 2 * HPAGE), ==, 0);
+		check_huge_page(fd, deny);
+		CHECK_CMP(close(fd), ==, 0);
+	}
+	CHECK_CMP(unlink(path_in(dir, "f")), ==, 0);
+	CHECK_CMP(umount2(dir, 0), ==, 0);
+	mounted = false;
+	cleanup();
+	return test_end();
+}
