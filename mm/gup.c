@@ -290,7 +290,24 @@ static struct page *follow_page_pte(struct mm_struct *mm, unsigned long addr, un
 	/* A THP: a reference to one of its pages splits the PMD first, and
 	 * the PTE path takes it (on the THP's head when fork shared it and
 	 * it stays whole: mm/rmap.h). */
-	if (pmd_trans_huge(pmdp_get(pmd)))
+	pmd_t val = pmdp_get(pmd);
+	if (pmd_trans_huge(val) && pfn_valid(pmd_pfn(val)) && page_test_flag(pfn_to_page(pmd_pfn(val)), PG_shmem_thp)) {
+		/* A tmpfs huge page stays mapped by its PMD (a split would
+		 * only clear it, and the fault would map it again): the
+		 * reference is taken under the PMD lock, on the head, as
+		 * Linux's follow_trans_huge_pmd does. */
+		spinlock_t *pl = pmd_lockptr(mm, pmd);
+		struct page *page = NULL;
+		spin_lock(pl);
+		val = pmdp_get(pmd);
+		if (pmd_trans_huge(val) && pmd_accessible(val) && (!(flags & FOLL_WRITE) || pmd_write(val))) {
+			page = pfn_to_page(pmd_pfn(val) + ((addr & ~PMD_MASK) >> PAGE_SHIFT));
+			get_page(page);
+		}
+		spin_unlock(pl);
+		return page; /* NULL: the fault path decides */
+	}
+	if (pmd_trans_huge(val))
 		split_huge_pmd(mm, pmd, addr);
 	spinlock_t *ptl;
 	pte_t *pte = pte_tryget_map_lock(mm, pmd, addr, &ptl);

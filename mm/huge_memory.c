@@ -263,6 +263,16 @@ vm_fault_t do_huge_pmd_wp_page(struct vm_area_struct *vma, pmd_t *pmd, unsigned 
 		return 0;
 	}
 	struct page *page = pfn_to_page(pmd_pfn(orig));
+	if (vma->vm_shm) {
+		/* A tmpfs huge page is written in place (Linux's
+		 * wp_huge_pmd -> do_huge_pmd_wp_page is for anonymous
+		 * memory; a shared file's PMD was read-only because an
+		 * mprotect took the write bit). */
+		set_pmd_at(mm, haddr, pmd, __pmd(pmd_val(orig) | _PAGE_RW | _PAGE_DIRTY | _PAGE_ACCESSED));
+		spin_unlock(ptl);
+		flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
+		return 0;
+	}
 	if (!is_huge_zero_pmd(orig) && __atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE) == 1) {
 		/* Ours alone (one reference: this PMD's, so no other mapping
 		 * and no pin; get_user_pages splits a THP first): reused, as
@@ -331,6 +341,18 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 		return;
 	}
 	struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+	if (page && page_test_flag(page, PG_shmem_thp)) {
+		/* A tmpfs huge page (Linux's __split_huge_pmd_locked for a
+		 * file VMA): the PMD just goes, no table deposited to put in
+		 * its place; the next touch faults the pages in again. */
+		pmdp_get_and_clear(mm, haddr, pmd);
+		spin_unlock(ptl);
+		flush_tlb_mm_range(mm, haddr, haddr + PMD_SIZE);
+		shmem_pmd_unmapped(mm, page);
+		put_page(page); /* the PMD's reference, after the flush */
+		count_vm_event(THP_SPLIT_PMD);
+		return;
+	}
 	if (!page || !PageHead(page) || page->private != HPAGE_PMD_ORDER) {
 		spin_unlock(ptl);
 		pr_err("BUG: huge PMD at %#lx maps pfn %#lx, not an order-9 page: not split\n", haddr, pfn);
@@ -516,12 +538,13 @@ PROC_FILE_RW(thp_use_zero_page_file, thp_dir, "use_zero_page", thp_use_zero_page
 
 void thp_vmstat_show(struct seq_buf *m)
 {
-	seq_buf_printf(m, "nr_shmem_hugepages %lu\n", nr_shmem_thps());
+	seq_buf_printf(m, "nr_shmem_hugepages %lu\nnr_shmem_pmdmapped %lu\n", nr_shmem_thps(),
+		       nr_shmem_pmdmapped());
 	seq_buf_printf(m, "nr_anon_transparent_hugepages %lu\n", nr_anon_thps());
 	seq_buf_printf(m, "thp_fault_alloc %lu\nthp_fault_fallback %lu\n", all_vm_events(THP_FAULT_ALLOC),
 		       all_vm_events(THP_FAULT_FALLBACK));
-	seq_buf_printf(m, "thp_file_alloc %lu\nthp_file_fallback %lu\n", all_vm_events(THP_FILE_ALLOC),
-		       all_vm_events(THP_FILE_FALLBACK));
+	seq_buf_printf(m, "thp_file_alloc %lu\nthp_file_fallback %lu\nthp_file_mapped %lu\n",
+		       all_vm_events(THP_FILE_ALLOC), all_vm_events(THP_FILE_FALLBACK), all_vm_events(THP_FILE_MAPPED));
 	seq_buf_printf(m, "thp_split_pmd %lu\n", all_vm_events(THP_SPLIT_PMD));
 	seq_buf_printf(m, "thp_zero_page_alloc %lu\nthp_zero_page_alloc_failed %lu\n",
 		       all_vm_events(THP_ZERO_PAGE_ALLOC), all_vm_events(THP_ZERO_PAGE_ALLOC_FAILED));

@@ -416,6 +416,16 @@ static vm_fault_t __handle_mm_fault(struct vm_area_struct *vma, unsigned long ad
 			return ret;
 		}
 	}
+	/* A shared mapping of a tmpfs file: its huge page is mapped with a
+	 * PMD where the VMA allows (Linux's finish_fault -> do_set_pmd,
+	 * mm/shmem_huge.c). */
+	if (pmd_none(pmdp_get(pmd)) && shmem_huge_vma_suitable(vma, address & PMD_MASK)) {
+		vm_fault_t ret = shmem_huge_pmd_fault(vma, pmd, address, flags);
+		if (!(ret & VM_FAULT_FALLBACK)) {
+			__atomic_add_fetch(&mm->page_faults, 1, __ATOMIC_RELAXED);
+			return ret;
+		}
+	}
 	/* Three answers, each its own outcome (the 2021 series' point): no
 	 * memory, a huge PMD, a PTE table. */
 	int installed = pte_alloc(mm, pmd);

@@ -357,6 +357,12 @@ static int migrate_huge_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned lon
 		ret = -EFAULT;
 		goto fail;
 	}
+	if (page_test_flag(old, PG_shmem_thp)) {
+		/* A tmpfs huge page stays (Linux splits the folio to move
+		 * it; mm/shmem_huge.c). */
+		ret = -EBUSY;
+		goto fail;
+	}
 	if (page_to_nid(old) == target) {
 		ret = target;
 		goto fail;

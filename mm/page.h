@@ -135,6 +135,11 @@ static inline struct page *compound_head(struct page *page)
 		       : page;
 }
 
+/* The PMDs mapping a tmpfs huge page (PG_shmem_thp on head), kept in the
+ * second page's first lru word: free in a tail page, whose mapping and
+ * index are its own page-cache ones (mm/shmem_huge.c). */
+static inline long *shmem_thp_pmd_mapcount_ptr(struct page *head) { return (long *)&head[1]._user_lru[0]; }
+
 static inline int page_to_nid(const struct page *p) { return (int)(p->flags >> NODES_PGSHIFT); }
 static inline void set_page_node(struct page *p, int nid)
 {

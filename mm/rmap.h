@@ -69,13 +69,15 @@ static inline int thp_entire_mapcount(struct page *head)
 }
 
 /* How many page-table entries map page (Linux's page_mapcount): its own
- * PTEs, plus the PMDs mapping the THP it is part of. */
+ * PTEs, plus the PMDs mapping the THP (or tmpfs huge page) it is part of. */
 static inline int page_mapcount(const struct page *page)
 {
 	int n = __atomic_load_n(&page->_mapcount, __ATOMIC_RELAXED) + 1;
 	struct page *head = compound_head((struct page *)page);
 	if (PageAnonThp(head))
 		n += thp_entire_mapcount(head);
+	else if (page_test_flag(head, PG_shmem_thp))
+		n += (int)__atomic_load_n(shmem_thp_pmd_mapcount_ptr(head), __ATOMIC_RELAXED);
 	return n;
 }
 

@@ -183,6 +183,13 @@ extern int shmem_huge;
 void shmem_huge_set(int huge);
 /* Huge pages in tmpfs files' page caches (ShmemHugePages, nr_shmem_hugepages). */
 unsigned long nr_shmem_thps(void);
+/* Those mapped by at least one PMD (ShmemPmdMapped, nr_shmem_pmdmapped). */
+unsigned long nr_shmem_pmdmapped(void);
+/* Whether a fault at haddr of vma may map a tmpfs huge page with a PMD:
+ * a shared mapping of a tmpfs file, the 2 MiB inside it, the offset of
+ * haddr a multiple of 512 pages (Linux's transhuge_vma_suitable). */
+struct vm_area_struct;
+bool shmem_huge_vma_suitable(struct vm_area_struct *vma, unsigned long haddr);
 
 /* The kernel's own tmpfs files, /dev/zero's shared mappings, and tmpfs
  * instances' options: mm/shmem_fs.h. */

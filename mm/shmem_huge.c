@@ -13,9 +13,14 @@
  * PG_shmem_tail with private its distance to the head (compound_head).
  * Every page has its own mapping, index and _mapcount; every reference
  * (each index's in the page cache, each PTE's, each lookup's) is the
- * head's. mmlab maps such a page by 4 KiB PTEs only (Linux maps it with
- * a PMD where the VMA is aligned: do_set_pmd; mmlab does not yet, so
- * ShmemPmdMapped and FilePmdMapped stay 0).
+ * head's. A fault in a shared mapping whose 2 MiB lies inside the VMA,
+ * with the file's offsets aligned as its addresses, maps the huge page
+ * with one PMD (Linux's do_set_pmd): no PTE table under it and none
+ * deposited (x86 needs none: a split of such a PMD just clears it, and
+ * the next touch faults its pages in again, by PMD or by PTEs). The PMD
+ * mappings are counted in the head's second page (shmem_thp_pmd_mapcount_ptr),
+ * each with a reference on the head. Elsewhere its pages are mapped by
+ * 4 KiB PTEs, each counted in its own _mapcount.
  *
  * A truncate or hole punch that ends inside a huge page splits it first
  * (filemap_split_folio), after unmapping it from every shared mapping, so
@@ -36,6 +41,8 @@
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/truncate.h"
+#include "mm/rmap.h"
+#include "mm/memory.h"
 
 int shmem_huge = SHMEM_HUGE_NEVER;
 static long shmem_thps;
@@ -89,6 +96,7 @@ bool shmem_is_huge(struct vm_area_struct *vma, struct inode *inode, unsigned lon
 void shmem_thp_prep_free(struct page *head)
 {
 	page_clear_flag(head, PG_shmem_thp);
+	*shmem_thp_pmd_mapcount_ptr(head) = 0;
 	for (unsigned long i = 1; i < HPAGE_PMD_NR; i++) {
 		page_clear_flag(head + i, PG_shmem_tail);
 		head[i].private = 0;
@@ -113,6 +121,7 @@ struct page *shmem_alloc_huge(struct inode *inode, unsigned long index)
 		return NULL;
 	}
 	page_set_flag(head, PG_shmem_thp);
+	*shmem_thp_pmd_mapcount_ptr(head) = 0;
 	for (unsigned long i = 1; i < HPAGE_PMD_NR; i++) {
 		head[i].private = i;
 		page_set_flag(head + i, PG_shmem_tail);
@@ -176,4 +185,68 @@ void shmem_huge_trim_range(struct inode *inode, unsigned long *start, unsigned l
 		*start = (s | (HPAGE_PMD_NR - 1)) + 1;
 	if (e != ~0ul && e & (HPAGE_PMD_NR - 1) && *start < e && split_or_zero(inode, e, *start, e))
 		*end = e & ~(HPAGE_PMD_NR - 1);
+}
+
+/* --- mapped by a PMD (Linux's finish_fault -> do_set_pmd) -------------------- */
+
+/* Huge pages of tmpfs mapped by at least one PMD (ShmemPmdMapped). */
+static long shmem_pmd_mapped_thps;
+
+unsigned long nr_shmem_pmdmapped(void)
+{
+	long n = __atomic_load_n(&shmem_pmd_mapped_thps, __ATOMIC_RELAXED);
+	return n < 0 ? 0 : (unsigned long)n;
+}
+
+bool shmem_huge_vma_suitable(struct vm_area_struct *vma, unsigned long haddr)
+{
+	struct shmem_object *obj = vma->vm_shm;
+	if (!obj || !obj->mapping || !(vma->vm_flags & VM_SHARED))
+		return false;
+	/* Linux's transhuge_vma_suitable: the 2 MiB inside the VMA, and the
+	 * file's offsets aligned as the addresses are. */
+	if (haddr < vma->vm_start || haddr + PMD_SIZE > vma->vm_end)
+		return false;
+	return !(linear_page_index(vma, haddr) & (HPAGE_PMD_NR - 1));
+}
+
+vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address, unsigned int flags)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long haddr = address & PMD_MASK;
+	vm_fault_t ret = 0;
+	struct page *page = shmem_get_page(vma, address, &ret);
+	if (!page)
+		return ret;
+	struct page *head = compound_head(page);
+	if (!page_test_flag(head, PG_shmem_thp) || head->index != linear_page_index(vma, haddr)) {
+		put_page(page); /* a small page: the PTE path finds it again */
+		return VM_FAULT_FALLBACK;
+	}
+	pmd_t entry = __pmd(page_to_phys(head) | vma->vm_page_prot | _PAGE_PSE | _PAGE_ACCESSED |
+			    (flags & FAULT_FLAG_WRITE ? _PAGE_DIRTY : 0));
+	spinlock_t *ptl = pmd_lockptr(mm, pmd);
+	spin_lock(ptl);
+	/* As a PTE's (mm/truncate.h): mapped only while the page is still
+	 * the file's there, below i_size, checked under the lock. */
+	if (!pmd_none(pmdp_get(pmd)) || !shmem_page_current(vma, haddr, head)) {
+		spin_unlock(ptl);
+		put_page(page);
+		return 0; /* their result stands; the access faults again if it must */
+	}
+	/* The lookup's reference (the head's) is the PMD's. */
+	if (__atomic_add_fetch(shmem_thp_pmd_mapcount_ptr(head), 1, __ATOMIC_RELAXED) == 1)
+		__atomic_add_fetch(&shmem_pmd_mapped_thps, 1, __ATOMIC_RELAXED);
+	add_mm_counter(mm, MM_SHMEMPAGES, (long)HPAGE_PMD_NR);
+	set_pmd_at(mm, haddr, pmd, entry);
+	spin_unlock(ptl);
+	count_vm_event(THP_FILE_MAPPED);
+	return 0;
+}
+
+void shmem_pmd_unmapped(struct mm_struct *mm, struct page *head)
+{
+	if (__atomic_sub_fetch(shmem_thp_pmd_mapcount_ptr(head), 1, __ATOMIC_RELAXED) == 0)
+		__atomic_sub_fetch(&shmem_pmd_mapped_thps, 1, __ATOMIC_RELAXED);
+	add_mm_counter(mm, MM_SHMEMPAGES, -(long)HPAGE_PMD_NR);
 }

@@ -60,6 +60,19 @@ bool zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 		return false;
 	}
 	pmd_t old = pmdp_get_and_clear(mm, haddr, pmd);
+	unsigned long pfn = pmd_pfn(old);
+	struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+	if (page && page_test_flag(page, PG_shmem_thp)) {
+		/* A tmpfs huge page (mm/shmem_huge.c): no table deposited; the
+		 * page cache keeps the page, the PMD's reference goes after
+		 * the flush. */
+		spin_unlock(ptl);
+		tlb_flush_range_add(tlb, haddr, PMD_SIZE);
+		shmem_pmd_unmapped(mm, page);
+		if (__tlb_remove_page_size(tlb, page, haddr, 0))
+			tlb_flush_mmu(tlb);
+		return true;
+	}
 	/* The PTE table deposited for its split goes with it (Linux's
 	 * zap_deposited_table). */
 	struct page *table = pgtable_trans_huge_withdraw(mm, pmd);
@@ -71,8 +84,6 @@ bool zap_huge_pmd(struct mmu_gather *tlb, struct mm_struct *mm, pmd_t *pmd, unsi
 	tlb_flush_range_add(tlb, haddr, PMD_SIZE);
 	if (is_huge_zero_pmd(old))
 		return true; /* not counted, never freed */
-	unsigned long pfn = pmd_pfn(old);
-	struct page *page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
 	/* Only an order-9 allocation can be handed back as one; anything else
 	 * under a huge PMD is not ours to free. */
 	if (!page || !PageHead(page) || page->private != HPAGE_PMD_ORDER) {

@@ -19,6 +19,7 @@ enum vm_event_item {
 	THP_ZERO_PAGE_ALLOC_FAILED,
 	THP_FILE_ALLOC,     /* mm/shmem_huge.c: a tmpfs file's huge page */
 	THP_FILE_FALLBACK,  /* none could be had: 4 KiB pages instead */
+	THP_FILE_MAPPED,    /* one mapped by a PMD */
 	NR_VM_EVENT_ITEMS
 };
 

@@ -22,7 +22,9 @@
 #include "mm/mmap.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
+#include "mm/pgtable.h"
 #include "mm/pte_ref.h"
+#include "mm/rmap.h"
 #include "mm/shmem.h"
 #include "mm/shmem_fs.h"
 #include "mm/slab.h"
@@ -92,6 +94,16 @@ static struct page *cache_page(struct file *f, unsigned long index)
 
 static bool is_huge(struct page *p) { return p && page_test_flag(compound_head(p), PG_shmem_thp); }
 
+/* The page a huge PMD of mm maps at addr, or NULL when none does. */
+static struct page *pmd_page_at(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	if (!pmd)
+		return NULL;
+	pmd_t val = pmdp_get(pmd);
+	return pmd_trans_huge(val) ? pfn_to_page(pmd_pfn(val)) : NULL;
+}
+
 /* 512 pages at indices [first, first + 512) of f written through the
  * page cache, the word w of page i holding i << 16 | w. */
 static void fill(struct kunit *test, struct file *f, unsigned long first)
@@ -120,14 +132,19 @@ static u64 word_at(struct file *f, unsigned long index, unsigned w)
 }
 
 /* huge=always: a write fault in one mm makes one huge page of all 512
- * indices, counted in ShmemHugePages and thp_file_alloc; a second mm
- * (fork) maps the same pages and reads what the first wrote; st_blksize
- * says 2 MiB; truncate to 0 frees it all. */
+ * indices, counted in ShmemHugePages and thp_file_alloc, and maps it with
+ * a PMD (ShmemPmdMapped, thp_file_mapped, RssShmem 512 pages, no PTE
+ * table); a second mm (fork) maps the same page with a PMD of its own
+ * and reads what the first wrote; an mm mapping it at an offset that is
+ * not 2 MiB aligned gets 4 KiB PTEs of the same pages; st_blksize says
+ * 2 MiB; munmap of part of the PMD drops it (the rest faults back by
+ * PTEs); truncate to 0 frees it all. */
 static void always_one_huge_page_two_mms(struct kunit *test)
 {
 	struct file *f = huge_file(test, "huge=always");
-	struct mm_struct *a = test_mm_create(test, 0), *b;
+	struct mm_struct *a = test_mm_create(test, 0), *b, *c = test_mm_create(test, TEST_MM_NO_LEAK_CHECK);
 	unsigned long thps = nr_shmem_thps(), allocs = all_vm_events(THP_FILE_ALLOC);
+	unsigned long mapped = all_vm_events(THP_FILE_MAPPED), pmdmapped = nr_shmem_pmdmapped();
 	unsigned long file_before = nr_file_pages();
 	KUNIT_ASSERT_EQ(test, set_size(f, 2 * HPAGE), 0);
 	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, 2 * HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
@@ -143,26 +160,79 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FILE_ALLOC) - allocs, 1ul);
 	KUNIT_EXPECT_EQ(test, nr_file_pages() - file_before, HPAGE_PMD_NR);
 	KUNIT_EXPECT_EQ(test, f->f_inode->i_blocks, HPAGE_PMD_NR * (PAGE_SIZE / 512));
+	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FILE_MAPPED) - mapped, 1ul);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pmdmapped() - pmdmapped, 1ul);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), HPAGE_PMD_NR);
 	struct kstat st;
 	KUNIT_EXPECT_EQ(test, vfs_getattr(&f->f_path, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.blksize, (long)HPAGE);
 
 	KUNIT_ASSERT_EQ(test, dup_mm(a, &b), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 5 * PAGE_SIZE + 8), 0x5151ull);
+	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(b, BASE), head);
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(b, BASE + 511 * PAGE_SIZE, 0x1ff), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 511 * PAGE_SIZE), 0x1ffull);
-	for (unsigned long i = 5; i < HPAGE_PMD_NR; i += 506) {
-		KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(a, BASE + i * PAGE_SIZE)), page_to_pfn(head + i));
-		KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(b, BASE + i * PAGE_SIZE)), page_to_pfn(head + i));
-	}
+	KUNIT_EXPECT_EQ(test, *shmem_thp_pmd_mapcount_ptr(head), 2l);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pmdmapped() - pmdmapped, 1ul); /* one page, two PMDs */
+	/* At offset 1 page: no 2 MiB of the mapping lines up with the file's. */
+	KUNIT_ASSERT_EQ(test, do_mmap_file(c, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 1), BASE);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(c, BASE + 4 * PAGE_SIZE + 8), 0x5151ull);
+	KUNIT_EXPECT_NULL(test, pmd_page_at(c, BASE));
+	KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(c, BASE + 4 * PAGE_SIZE)), page_to_pfn(head + 5));
+	KUNIT_EXPECT_EQ(test, page_mapcount(head + 5), 3);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(c, MM_SHMEMPAGES), 1ul);
+	/* A part unmapped: the PMD goes, the rest faults back by PTEs. */
+	KUNIT_EXPECT_EQ(test, do_munmap(b, BASE, PAGE_SIZE), 0);
+	KUNIT_EXPECT_NULL(test, pmd_page_at(b, BASE));
+	KUNIT_EXPECT_EQ(test, get_mm_counter(b, MM_SHMEMPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 5 * PAGE_SIZE + 8), 0x5151ull);
+	KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(b, BASE + 5 * PAGE_SIZE)), page_to_pfn(head + 5));
+	KUNIT_EXPECT_EQ(test, *shmem_thp_pmd_mapcount_ptr(head), 1l);
 	KUNIT_EXPECT_EQ(test, nr_shmem_thps() - thps, 1ul); /* still one */
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(b), 0ul);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(c), 0ul);
 	mmput(b);
 	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE));
+	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(c, MM_SHMEMPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pmdmapped(), pmdmapped);
 	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps);
 	KUNIT_EXPECT_EQ(test, nr_file_pages(), file_before);
 	KUNIT_EXPECT_EQ(test, f->f_inode->i_blocks, 0ul);
+	test_mm_destroy(test, c);
+	test_mm_destroy(test, a);
+}
+
+/* mprotect of the whole PMD keeps it (read-only, then a write makes it
+ * writable again in place); of a part drops it, and the pages come back
+ * by PTEs with each part's protection. */
+static void mprotect_whole_and_part(struct kunit *test)
+{
+	struct file *f = huge_file(test, "huge=always");
+	struct mm_struct *a = test_mm_create(test, 0);
+	fill(test, f, 0);
+	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 3 * PAGE_SIZE + 8), 3ul << 16 | 1);
+	struct page *head = compound_head(cache_page(f, 0));
+	KUNIT_ASSERT_PTR_EQ(test, pmd_page_at(a, BASE), head);
+	KUNIT_EXPECT_EQ(test, do_mprotect(a, BASE, HPAGE, PROT_READ), 0);
+	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head);
+	KUNIT_EXPECT_NE(test, test_mm_write_u64(a, BASE, 7), 0); /* read-only now */
+	KUNIT_EXPECT_EQ(test, do_mprotect(a, BASE, HPAGE, RW), 0);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(a, BASE + 8, 7), 0);
+	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head);
+	KUNIT_EXPECT_EQ(test, word_at(f, 0, 1), 7ull);
+	KUNIT_EXPECT_EQ(test, do_mprotect(a, BASE + HPAGE / 2, HPAGE / 2, PROT_READ), 0);
+	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE));
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(a, BASE + 16, 9), 0);
+	KUNIT_EXPECT_NE(test, test_mm_write_u64(a, BASE + HPAGE / 2, 9), 0);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 300 * PAGE_SIZE), 300ul << 16);
+	KUNIT_EXPECT_EQ(test, *shmem_thp_pmd_mapcount_ptr(head), 0l);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
+	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
 	test_mm_destroy(test, a);
 }
 
@@ -179,6 +249,7 @@ static void punch_inside_splits(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i += 100)
 		KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + i * PAGE_SIZE + 16), i << 16 | 2);
+	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), compound_head(cache_page(f, 0)));
 	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 100 * PAGE_SIZE, PAGE_SIZE),
 			0l);
 	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps);
@@ -192,6 +263,7 @@ static void punch_inside_splits(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, word_at(f, i, 7), i << 16 | 7);
 		KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + i * PAGE_SIZE + 24), i << 16 | 3);
 	}
+	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE)); /* split: by PTEs now */
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 100 * PAGE_SIZE + 8), 0ull);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 101 * PAGE_SIZE + 8), 101ull << 16 | 1);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
@@ -327,6 +399,7 @@ static void shmem_enabled_sets_the_internal_instance(struct kunit *test)
 static struct kunit_case shmem_thp_cases[] = {
 	KUNIT_CASE_PARAM(always_one_huge_page_two_mms, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(punch_inside_splits, pte_reclaim_modes_gen_params),
+	KUNIT_CASE(mprotect_whole_and_part),
 	KUNIT_CASE(pinned_is_zeroed_not_split),
 	KUNIT_CASE(within_size_advise_never_deny_force),
 	KUNIT_CASE(write_falls_back_where_it_must),

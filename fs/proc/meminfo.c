@@ -104,7 +104,7 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	/* Transparent huge pages mapped by huge PMDs (mm/huge_memory.c). */
 	show_val_kb(m, "AnonHugePages:  ", nr_anon_thps() * HPAGE_PMD_NR);
 	show_val_kb(m, "ShmemHugePages: ", nr_shmem_thps() * HPAGE_PMD_NR); /* tmpfs's (mm/shmem_huge.c) */
-	show_val_kb(m, "ShmemPmdMapped: ", 0);
+	show_val_kb(m, "ShmemPmdMapped: ", nr_shmem_pmdmapped() * HPAGE_PMD_NR);
 	show_val_kb(m, "FileHugePages:  ", 0);
 	show_val_kb(m, "FilePmdMapped:  ", 0);
 	show_val_kb(m, "Unaccepted:     ", 0);

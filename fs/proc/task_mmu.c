@@ -242,7 +242,7 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 #define PSS_SHIFT 12
 struct mem_size_stats {
 	unsigned long resident, shared_clean, shared_dirty, private_clean, private_dirty;
-	unsigned long referenced, anonymous, anonymous_thp;
+	unsigned long referenced, anonymous, anonymous_thp, shmem_thp;
 	unsigned long private_hugetlb, shared_hugetlb;
 	u64 pss, pss_anon, pss_shmem, pss_dirty, pss_locked;
 };
@@ -290,10 +290,13 @@ static void smaps_account(struct mem_size_stats *mss, struct page *page, unsigne
 	 * by PTEs elsewhere too since a fork), as Linux's loop over the
 	 * subpages. */
 	struct page *thp = size > PAGE_SIZE ? page : NULL; /* a THP's head, mapped by a PMD */
+	int entire = !thp ? 0
+		     : page_test_flag(thp, PG_shmem_thp) ? (int)__atomic_load_n(shmem_thp_pmd_mapcount_ptr(thp), __ATOMIC_RELAXED)
+						       : thp_entire_mapcount(thp);
 	for (unsigned long off = 0; off < size; off += PAGE_SIZE, page++) {
 		/* A THP's page: the THP's PMDs and its own PTEs (a tail never
 		 * mapped by a PTE does not point to its head). */
-		int mapcount = thp ? thp_entire_mapcount(thp) + page_mapcount_own(page) : page_mapcount(page);
+		int mapcount = thp ? entire + page_mapcount_own(page) : page_mapcount(page);
 		u64 pss = (u64)PAGE_SIZE << PSS_SHIFT;
 		if (mapcount >= 2)
 			pss /= (u64)mapcount;
@@ -330,9 +333,14 @@ static int smaps_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, str
 	if (!pmd_present(pmd) || is_huge_zero_pmd(pmd))
 		return 0; /* the huge zero page is not a normal page: not in Rss */
 	unsigned long size = next - addr; /* HPAGE_PMD_SIZE: a huge PMD lies inside its VMA */
-	mss->anonymous_thp += size;
-	smaps_account(mss, pfn_to_page(pmd_pfn(pmd)), size, pmd_val(pmd) & _PAGE_ACCESSED,
-		      pmd_val(pmd) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, true);
+	struct page *page = pfn_to_page(pmd_pfn(pmd));
+	bool shmem = page_test_flag(page, PG_shmem_thp); /* a tmpfs huge page (mm/shmem_huge.c) */
+	if (shmem)
+		mss->shmem_thp += size;
+	else
+		mss->anonymous_thp += size;
+	smaps_account(mss, page, size, pmd_val(pmd) & _PAGE_ACCESSED, pmd_val(pmd) & _PAGE_DIRTY,
+		      walk->vma->vm_flags & VM_LOCKED, !shmem);
 	return 0;
 }
 
@@ -386,7 +394,7 @@ static void __show_smap(struct seq_buf *m, const struct mem_size_stats *mss, boo
 	put_kb(m, "KSM:            ", 0);
 	put_kb(m, "LazyFree:       ", 0);
 	put_kb(m, "AnonHugePages:  ", mss->anonymous_thp);
-	put_kb(m, "ShmemPmdMapped: ", 0);
+	put_kb(m, "ShmemPmdMapped: ", mss->shmem_thp);
 	put_kb(m, "FilePmdMapped:  ", 0);
 	put_kb(m, "Shared_Hugetlb: ", mss->shared_hugetlb);
 	seq_buf_printf(m, "Private_Hugetlb: %7lu kB\n", mss->private_hugetlb >> 10);

@@ -5,10 +5,9 @@
  * (thp_file_alloc, ShmemHugePages up by 2 MiB, the bytes the same through
  * read(2)), a hole of one page punched inside it splitting it
  * (ShmemHugePages down again, the hole zeros, every other byte kept), and
- * the instance unmounted. Linux maps the huge page with a PMD
- * (ShmemPmdMapped in /proc/meminfo and smaps); mmlab maps it by 4 KiB PTEs
- * (its tmpfs has no PMD mapping yet: ShmemPmdMapped stays 0), and the
- * program expects each kernel's own. shmem_enabled "deny" allows no huge
+ * the instance unmounted. The huge page is mapped with a PMD where the
+ * mapping is 2 MiB aligned (ShmemPmdMapped in /proc/meminfo and smaps,
+ * FilePmdMapped 0: tmpfs pages are shmem). shmem_enabled "deny" allows no huge
  * page: then those parts are skipped, as when no 2 MiB block is free
  * (thp_file_fallback). Without the right to mount (EPERM), or without
  * THP, the program is skipped. */
@@ -89,14 +88,9 @@ static void check_huge_page(int fd, bool deny)
 	} else {
 		CHECK_CMP(allocs, >=, 1);
 		CHECK_CMP(meminfo_kb("ShmemHugePages") - huge0, >=, 2048);
-		/* Linux maps it with a PMD; mmlab by 4 KiB PTEs. */
-		long pmd_kb = on_mmlab() ? 0 : 2048;
-		CHECK_CMP(smaps_kb(p, "ShmemPmdMapped"), ==, pmd_kb);
+		CHECK_CMP(smaps_kb(p, "ShmemPmdMapped"), ==, 2048);
 		CHECK_CMP(smaps_kb(p, "FilePmdMapped"), ==, 0);
-		if (on_mmlab())
-			CHECK_CMP(meminfo_kb("ShmemPmdMapped") - pmd0, ==, 0);
-		else
-			CHECK_CMP(meminfo_kb("ShmemPmdMapped") - pmd0, >=, 2048);
+		CHECK_CMP(meminfo_kb("ShmemPmdMapped") - pmd0, >=, 2048);
 		long huge1 = meminfo_kb("ShmemHugePages");
 		/* One page punched inside: split, the rest kept. */
 		CHECK_CMP(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 100 * PG, PG), ==, 0);
