@@ -18,6 +18,7 @@
 #include "lib/err.h"
 #include "lib/string.h"
 #include "mm/filemap.h"
+#include "mm/gup.h"
 #include "mm/huge_memory.h"
 #include "mm/mmap.h"
 #include "mm/page.h"
@@ -206,10 +207,12 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	test_mm_destroy(test, a);
 }
 
-/* mprotect of the whole PMD keeps it (read-only, then a write makes it
- * writable again in place); of a part drops it, and the pages come back
- * by PTEs with each part's protection. */
-static void mprotect_whole_and_part(struct kunit *test)
+/* get_user_pages takes a reference through the PMD, which stays; a
+ * MADV_DONTNEED of the whole PMD drops it and the page cache keeps the
+ * page; mprotect of the whole PMD keeps it (read-only, then a write makes
+ * it writable again in place); of a part drops it, and the pages come
+ * back by PTEs with each part's protection. */
+static void gup_madvise_mprotect(struct kunit *test)
 {
 	struct file *f = huge_file(test, "huge=always");
 	struct mm_struct *a = test_mm_create(test, 0);
@@ -218,6 +221,25 @@ static void mprotect_whole_and_part(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 3 * PAGE_SIZE + 8), 3ul << 16 | 1);
 	struct page *head = compound_head(cache_page(f, 0));
 	KUNIT_ASSERT_PTR_EQ(test, pmd_page_at(a, BASE), head);
+	int refs = page_ref_count(head);
+	struct page *got[2] = { NULL, NULL };
+	struct mm_struct *was = test_mm_enter(a);
+	long n = get_user_pages_fast(BASE + 7 * PAGE_SIZE, 2, FOLL_WRITE, got);
+	test_mm_leave(a, was);
+	KUNIT_EXPECT_EQ(test, n, 2l);
+	KUNIT_EXPECT_PTR_EQ(test, got[0], head + 7);
+	KUNIT_EXPECT_PTR_EQ(test, got[1], head + 8);
+	KUNIT_EXPECT_EQ(test, page_ref_count(head), refs + 2);
+	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head); /* not split */
+	for (int i = 0; i < 2; i++)
+		if (got[i])
+			put_page(got[i]);
+	KUNIT_EXPECT_EQ(test, do_madvise(a, BASE, HPAGE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE));
+	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, page_ref_count(head), refs - 1); /* the PMD's went */
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 3 * PAGE_SIZE + 8), 3ul << 16 | 1);
+	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head);
 	KUNIT_EXPECT_EQ(test, do_mprotect(a, BASE, HPAGE, PROT_READ), 0);
 	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head);
 	KUNIT_EXPECT_NE(test, test_mm_write_u64(a, BASE, 7), 0); /* read-only now */
@@ -399,7 +421,7 @@ static void shmem_enabled_sets_the_internal_instance(struct kunit *test)
 static struct kunit_case shmem_thp_cases[] = {
 	KUNIT_CASE_PARAM(always_one_huge_page_two_mms, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(punch_inside_splits, pte_reclaim_modes_gen_params),
-	KUNIT_CASE(mprotect_whole_and_part),
+	KUNIT_CASE(gup_madvise_mprotect),
 	KUNIT_CASE(pinned_is_zeroed_not_split),
 	KUNIT_CASE(within_size_advise_never_deny_force),
 	KUNIT_CASE(write_falls_back_where_it_must),
