@@ -4,6 +4,7 @@
 #include "tests/host/shim.h"
 #include "mm/hugetlb.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
 #include "kernel/sched.h"
