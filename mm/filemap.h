@@ -41,10 +41,10 @@ long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
  * i_size: a fault at index past it is SIGBUS (Linux's check in
  * filemap_fault and shmem_fault). */
 bool filemap_index_in_size(struct inode *inode, unsigned long index);
-/* A MAP_PRIVATE file mapping's new page (mm/memory.c): the file's page
- * at index copied into dst (a page), zeros for a hole. 0, or
- * VM_FAULT_SIGBUS past the file's end (mm/memory.h). */
-unsigned int filemap_copy_page(struct file *file, unsigned long index, void *dst);
+/* The first page at an index in [*index, last], with a reference of the
+ * caller's, *index set to its index; NULL when none (Linux's
+ * first_map_page/next_map_page walk of the xarray for fault-around). */
+struct page *filemap_get_next_folio(struct address_space *mapping, unsigned long *index, unsigned long last);
 /* Pages in every page cache (/proc/meminfo's Cached, with Shmem's). */
 unsigned long nr_file_pages(void);
 

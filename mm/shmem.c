@@ -83,14 +83,16 @@ void shmem_put(struct shmem_object *obj)
 	kfree(obj);
 }
 
-static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area_struct *vma,
+static struct page *shmem_file_get_page(struct address_space *mapping, struct vm_area_struct *vma,
 					unsigned long address, unsigned int *ret);
 
 struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret)
 {
 	struct shmem_object *obj = vma->vm_shm;
+	if (!obj) /* a MAP_PRIVATE mapping of a tmpfs file */
+		return shmem_file_get_page(vma->vm_file->f_mapping, vma, address, ret);
 	if (obj->mapping)
-		return shmem_file_get_page(obj, vma, address, ret);
+		return shmem_file_get_page(obj->mapping, vma, address, ret);
 	unsigned long index = linear_page_index(vma, address);
 	if (index >= obj->size) {
 		*ret = VM_FAULT_SIGBUS; /* past the end of the object (Linux's shmem_fault) */
@@ -149,10 +151,11 @@ bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struc
 {
 	struct shmem_object *obj = vma->vm_shm;
 	unsigned long index = linear_page_index(vma, address);
-	if (!obj->mapping)
+	if (obj && !obj->mapping)
 		return __atomic_load_n(&obj->pages[index], __ATOMIC_ACQUIRE) == page;
-	return READ_ONCE(page->mapping) == obj->mapping && page->index == index &&
-	       filemap_index_in_size(obj->mapping->host, index);
+	struct address_space *mapping = obj ? obj->mapping : vma->vm_file->f_mapping;
+	return READ_ONCE(page->mapping) == mapping && page->index == index &&
+	       filemap_index_in_size(mapping->host, index);
 }
 
 void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned long end)
@@ -632,10 +635,9 @@ int shmem_mmap(struct file *file, struct vm_area_struct *vma)
  * file's end. No i_rwsem: a writer holds it while it copies from user
  * memory, which may fault (i_rwsem -> mmap_lock); two makers of one page
  * settle it in the tree (-EEXIST: the other's is taken). */
-static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area_struct *vma,
+static struct page *shmem_file_get_page(struct address_space *mapping, struct vm_area_struct *vma,
 					unsigned long address, unsigned int *ret)
 {
-	struct address_space *mapping = obj->mapping;
 	struct inode *inode = mapping->host;
 	unsigned long index = linear_page_index(vma, address);
 	for (;;) {

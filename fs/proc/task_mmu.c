@@ -60,6 +60,19 @@ static void show_vma_name(struct seq_buf *m, size_t line, const char *name)
 	seq_buf_printf(m, "%*s %s", used < 72 ? (int)(72 - used) : 0, "", name);
 }
 
+/* The file's path from the reader's root (Linux's seq_path) in buf
+ * (PATH_MAX bytes, may be NULL), or NULL. */
+static char *vma_file_path(struct file *file, char *buf)
+{
+	if (!buf)
+		return NULL;
+	struct path root;
+	get_fs_root(current_fs(), &root);
+	char *p = d_path(&file->f_path, &root, buf, PATH_MAX);
+	path_put(&root);
+	return IS_ERR(p) ? NULL : p;
+}
+
 /* show_map_vma(): a file mapping (a tmpfs file) shows its offset, the
  * file's device and inode, and its path; every other VMA is anonymous
  * (the ELF image is copied into anonymous memory), so offset, device and
@@ -78,17 +91,11 @@ static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area
 		struct inode *inode = file->f_inode;
 		show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags,
 				       (unsigned long long)vma->vm_pgoff << PAGE_SHIFT, inode->i_sb->s_dev, inode->i_ino);
-		/* The file's path from the reader's root (Linux's seq_path). */
 		char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
-		if (buf) {
-			struct path root;
-			get_fs_root(current_fs(), &root);
-			char *p = d_path(&file->f_path, &root, buf, PATH_MAX);
-			path_put(&root);
-			if (!IS_ERR(p))
-				show_vma_name(m, line, p);
-			kfree(buf);
-		}
+		char *p = vma_file_path(file, buf);
+		if (p)
+			show_vma_name(m, line, p);
+		kfree(buf);
 		seq_buf_puts(m, "\n");
 		return;
 	}
@@ -136,11 +143,14 @@ struct numa_maps {
 	unsigned long node[MAX_NUMNODES];
 };
 
-/* Linux's gather_stats: nr pages of the page at pfn, on its node. */
+/* Linux's gather_stats: nr pages of the page at pfn, on its node; anon
+ * counts the anonymous ones (a private file mapping's page-cache pages
+ * are not). */
 static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr)
 {
 	md->pages += nr;
-	md->anon += nr;
+	if (PageAnon(pfn_to_page(pfn)))
+		md->anon += nr;
 	if (dirty)
 		md->dirty += nr;
 	int nid = page_to_nid(pfn_to_page(pfn));
@@ -203,9 +213,23 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 		struct numa_maps md = { 0 };
 		seq_buf_printf(m, "%08lx ", vma->vm_start);
 		mpol_to_str(m, vma->vm_policy ? vma->vm_policy : task_pol);
-		if (is_vm_hugetlb_page(vma))
+		if (is_vm_hugetlb_page(vma)) {
 			seq_buf_puts(m, " file=/anon_hugepage\\040(deleted)"); /* seq_file_path's escape */
-		else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
+		} else if (vma->vm_file) {
+			/* Linux's seq_file_path(m, file, "\n\t= "): those
+			 * characters as octal escapes. */
+			char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+			char *p = vma_file_path(vma->vm_file, buf);
+			if (p) {
+				seq_buf_puts(m, " file=");
+				for (; *p; p++)
+					if (*p == '\n' || *p == '\t' || *p == ' ' || *p == '=' || *p == '\\')
+						seq_buf_printf(m, "\\%03o", (unsigned char)*p);
+					else
+						seq_buf_printf(m, "%c", *p);
+			}
+			kfree(buf);
+		} else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
 			seq_buf_puts(m, " heap");
 		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
 			seq_buf_puts(m, " stack");
@@ -314,7 +338,7 @@ static int smaps_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	struct page *page = vm_normal_page(pte);
 	if (page)
 		smaps_account(walk->private, page, PAGE_SIZE, pte_val(pte) & _PAGE_ACCESSED,
-			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, !walk->vma->vm_shm);
+			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, PageAnon(page));
 	return 0;
 }
 
@@ -525,8 +549,8 @@ static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk
 		struct page *page = vm_normal_page(pte);
 		if (page && page_mapcount(page) == 1)
 			flags |= PM_MMAP_EXCLUSIVE;
-		if (page && walk->vma->vm_shm)
-			flags |= PM_FILE; /* a shmem page is not anonymous (Linux's !PageAnon) */
+		if (page && !PageAnon(page))
+			flags |= PM_FILE; /* a shmem or page-cache page (Linux's !PageAnon) */
 	}
 	return add_to_pagemap(make_pme(frame, flags), pm);
 }
