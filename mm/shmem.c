@@ -110,6 +110,9 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 	spin_lock(&obj->lock);
 	page = obj->pages[index];
 	if (!page && new) {
+		/* Not anonymous (PageAnon, mm/rmap.h): the word may hold what
+		 * the page's last owner left there (a page table's count). */
+		new->mapping = NULL;
 		page = obj->pages[index] = new; /* the object's reference */
 		obj->nrpages++;
 		__atomic_add_fetch(&shmem_pages, 1, __ATOMIC_RELAXED);
