@@ -9,7 +9,9 @@
  * The figures, exact on both kernels: the mapping's smaps Rss is every
  * page mapped, Anonymous the pages written (the copies); every page is
  * mapped by this process alone (Private_*, no Shared_*); pagemap marks
- * the pages only read PM_FILE and the copies not. Where the kernels
+ * the pages only read PM_FILE and the copies not; mincore says a page
+ * the file has is in core before any is mapped, and none past the end
+ * after the truncate. Where the kernels
  * differ: Linux counts a page-cache page that write(2) dirtied in
  * Private_Dirty (PageDirty), mmlab has no such page flag and counts by
  * the PTE's dirty bit (the copies only); Linux's fault-around
@@ -49,6 +51,15 @@ static uint64_t pagemap_entry(const void *p)
 		close(fd);
 	}
 	return e;
+}
+
+/* How many of the first n pages mincore's vector says are in core. */
+static long count_in_core(const unsigned char *vec, long n)
+{
+	long c = 0;
+	for (long i = 0; i < n; i++)
+		c += vec[i] & 1;
+	return c;
 }
 
 /* One byte of the file by pwrite. */
@@ -97,6 +108,11 @@ int main(void)
 	char *map = mmap(NULL, NPAGES * page, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	if (!CHECK(map != MAP_FAILED))
 		return test_end();
+
+	/* Nothing mapped yet, every page in the file's page cache: mincore
+	 * says each is in core (Linux's mincore_page). */
+	unsigned char vec[NPAGES];
+	CHECK(mincore(map, NPAGES * page, vec) == 0 && count_in_core(vec, NPAGES) == NPAGES);
 
 	/* Read: the file's page; the file's change shows. */
 	CHECK(map[0] == pattern(0));
@@ -185,6 +201,9 @@ int main(void)
 	CHECK(read_byte(map + 20, &v) && v == 'W');
 	CHECK_CMP(smaps_kb(map, "Rss"), ==, 3 * page / 1024);
 	CHECK_CMP(smaps_kb(map, "Anonymous"), ==, 3 * page / 1024);
+	/* In core: the copies; past the end the cache has nothing. */
+	CHECK(mincore(map, NPAGES * page, vec) == 0 && count_in_core(vec, NPAGES) == 3 &&
+	      count_in_core(vec, 3) == 3);
 	CHECK(munmap(map, NPAGES * page) == 0);
 	if (on_mmlab())
 		CHECK_CMP(status_kb("RssShmem"), ==, shmem0);
