@@ -5,7 +5,8 @@
  * (MM_ANONPAGES); get_user_pages for writing copies too, and mprotect
  * never makes the cache's page writable. A hole punched unmaps the cache
  * pages and keeps the copies, a truncate unmaps both (even_cows); fork
- * shares the cache pages as they are; fault-around maps the present
+ * shares the cache pages as they are, mremap moves them as they are;
+ * fault-around maps the present
  * pages of the 64 KiB window around a read, and nothing else. Each case
  * runs in every pte_reclaim mode where page tables fill and empty, with
  * tests/test_mm.h's leak checks (pages, slab objects, page tables, the
@@ -20,6 +21,7 @@
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
+#include "mm/mremap.h"
 #include "mm/page_alloc.h"
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
@@ -272,6 +274,45 @@ static void fork_shares_cache_pages(struct kunit *test)
 	test_mm_destroy(test, mm);
 }
 
+/* mremap moves both kinds of entry as they are: the cache pages (the
+ * same pfns, still read-only, still file pages) and the copies; the
+ * counts do not move; the file's later change shows at the new address,
+ * and a truncate finds the moved entries through i_mmap (the VMA keeps
+ * its offset). */
+static void mremap_moves_cache_pages_and_copies(struct kunit *test)
+{
+	set_fault_around(test, PAGE_SIZE);
+	struct mm_struct *mm;
+	unsigned long mapped_before = nr_file_mapped_pages();
+	struct file *f = test_file_mapped(test, PATH, &mm, BASE, 4, MAP_PRIVATE);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE), test_file_word(0, 0));
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, BASE + PAGE_SIZE, 0x11), 0);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + 2 * PAGE_SIZE), test_file_word(2, 0));
+	struct page *copy = mapped_page(mm, BASE + PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, do_mremap(mm, BASE, 4 * PAGE_SIZE, 4 * PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, BASE2),
+			BASE2);
+	KUNIT_EXPECT_FALSE(test, mapped_at(mm, BASE));
+	KUNIT_EXPECT_TRUE(test, maps_cache_page(mm, BASE2, f, 0));
+	KUNIT_EXPECT_TRUE(test, maps_cache_page(mm, BASE2 + 2 * PAGE_SIZE, f, 2));
+	KUNIT_EXPECT_TRUE(test, maps_own_copy(mm, BASE2 + PAGE_SIZE, f, 1));
+	KUNIT_EXPECT_PTR_EQ(test, mapped_page(mm, BASE2 + PAGE_SIZE), copy);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SHMEMPAGES), 2ul);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), 1ul);
+	KUNIT_EXPECT_EQ(test, page_mapcount(cache_page(f, 0)), 1);
+	file_write_word(test, f, 2, 1, 0x2121);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE2 + 2 * PAGE_SIZE + 8), 0x2121ull);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, BASE2 + 2 * PAGE_SIZE, 0x22), 0);
+	KUNIT_EXPECT_TRUE(test, maps_own_copy(mm, BASE2 + 2 * PAGE_SIZE, f, 2));
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, PAGE_SIZE), 0);
+	for (unsigned long i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, mapped_at(mm, BASE2 + i * PAGE_SIZE), i < 1);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), mapped_before);
+	test_mm_destroy(test, mm);
+}
+
 /* Fault-around: a read maps the pages the cache has in the aligned
  * fault_around_bytes window around it (cut to the VMA, the PTE table and
  * i_size), read-only, never making one (the holes stay unmapped, the
@@ -333,6 +374,7 @@ static struct kunit_case filemap_private_cases[] = {
 	KUNIT_CASE_PARAM(read_maps_the_cache_page_write_copies, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(hole_keeps_copies_truncate_takes_them, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(fork_shares_cache_pages, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(mremap_moves_cache_pages_and_copies, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(fault_around_maps_present_pages, pte_reclaim_modes_gen_params),
 	{}
 };

@@ -167,6 +167,11 @@ int main(void)
 	CHECK(file_get(fd, 6 * page + 1) == pattern(6));
 	CHECK_CMP(smaps_kb(map, "Anonymous"), ==, (NWRITTEN + 1) * page / 1024);
 
+	/* msync of a private mapping: nothing to write back, 0. */
+	CHECK(msync(map, NPAGES * page, MS_SYNC) == 0);
+	CHECK(msync(map, NPAGES * page, MS_INVALIDATE) == 0);
+	CHECK(map[7 * page] == pattern(7) && map[0] == 'W');
+
 	/* fork: the child sees the file's page 5 as it is now, and the
 	 * parent's copies; its write stays its own. */
 	CHECK(file_put(fd, 5 * page, 'F'));
