@@ -86,6 +86,17 @@ static bool maps_own_copy(struct mm_struct *mm, unsigned long addr, struct file 
 	       page_mapcount(page) == 1;
 }
 
+/* A 4-page file mapped private at BASE, one page per fault: page 0 read
+ * (the cache's page mapped), page 1 written (0x11 in its copy). */
+static struct file *read_one_write_one(struct kunit *test, struct mm_struct **mm)
+{
+	set_fault_around(test, PAGE_SIZE);
+	struct file *f = test_file_mapped(test, PATH, mm, BASE, 4, MAP_PRIVATE);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(*mm, BASE), test_file_word(0, 0));
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(*mm, BASE + PAGE_SIZE, 0x11), 0);
+	return f;
+}
+
 /* ---- cases ---- */
 
 /* A read maps the cache page (same pfn, read-only, counted as a file
@@ -234,13 +245,10 @@ static void hole_keeps_copies_truncate_takes_them(struct kunit *test)
  * the cache pages; the child's write copies for the child alone. */
 static void fork_shares_cache_pages(struct kunit *test)
 {
-	set_fault_around(test, PAGE_SIZE);
 	struct mm_struct *mm;
 	unsigned long mapped_before = nr_file_mapped_pages();
-	struct file *f = test_file_mapped(test, PATH, &mm, BASE, 4, MAP_PRIVATE);
+	struct file *f = read_one_write_one(test, &mm);
 	KUNIT_ASSERT_EQ(test, do_mmap_file(mm, f, BASE2, 4 * PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_FIXED, 0), BASE2);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE), test_file_word(0, 0));
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, BASE + PAGE_SIZE, 0x11), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE2), test_file_word(0, 0));
 	KUNIT_EXPECT_EQ(test, page_mapcount(cache_page(f, 0)), 2);
 	struct mm_struct *child;
@@ -281,12 +289,9 @@ static void fork_shares_cache_pages(struct kunit *test)
  * its offset). */
 static void mremap_moves_cache_pages_and_copies(struct kunit *test)
 {
-	set_fault_around(test, PAGE_SIZE);
 	struct mm_struct *mm;
 	unsigned long mapped_before = nr_file_mapped_pages();
-	struct file *f = test_file_mapped(test, PATH, &mm, BASE, 4, MAP_PRIVATE);
-	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE), test_file_word(0, 0));
-	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, BASE + PAGE_SIZE, 0x11), 0);
+	struct file *f = read_one_write_one(test, &mm);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + 2 * PAGE_SIZE), test_file_word(2, 0));
 	struct page *copy = mapped_page(mm, BASE + PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, do_mremap(mm, BASE, 4 * PAGE_SIZE, 4 * PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, BASE2),
