@@ -97,12 +97,18 @@ int __filemap_add_folio(struct address_space *mapping, struct page *page, unsign
 
 bool filemap_remove_folio(struct page *page)
 {
-	struct address_space *mapping = page->mapping;
+	/* A fault that added the page and found the file shrunk under it
+	 * (shmem_file_get_page) races the truncate that takes it: whoever
+	 * comes second finds it gone (mapping NULL, or not in the tree). */
+	struct address_space *mapping = READ_ONCE(page->mapping);
+	if (!mapping)
+		return false;
 	spin_lock(&mapping->i_pages_lock);
 	struct page_cache_node *pc = find_node(mapping, page->index, false);
 	if (pc && pc->page == page) {
 		rb_erase(&pc->rb, &mapping->i_pages);
 		mapping->nrpages--;
+		page->mapping = NULL;
 	} else {
 		pc = NULL;
 	}
@@ -110,7 +116,6 @@ bool filemap_remove_folio(struct page *page)
 	if (!pc)
 		return false;
 	kfree(pc);
-	page->mapping = NULL;
 	__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
 	put_page(page);
 	return true;

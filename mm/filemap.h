@@ -21,7 +21,8 @@ struct page *filemap_get_folio(struct address_space *mapping, unsigned long inde
  * -EEXIST or -ENOMEM. */
 int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index);
 /* Takes page out of its mapping, dropping the mapping's reference; false
- * when it was not there (taken out by another meanwhile). */
+ * when it was not there (taken out by another meanwhile, its mapping
+ * NULL then). */
 bool filemap_remove_folio(struct page *page);
 /* Every page from byte lstart (rounded up to a page) on goes; the
  * partial page before it is the file system's to zero. */
