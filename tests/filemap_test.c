@@ -6,7 +6,7 @@
  * with the page before the end kept and its tail zeroed; a hole punched
  * (fallocate, MADV_REMOVE) reads back as zeros; Mapped and RssShmem move
  * as Linux's do; and truncate beside faults and MADV_DONTNEED on every
- * CPU leaves every PTE table's count exact (pte_ref_verify) in every
+ * CPU, through a shared and a private mapping, leaves every PTE table's count exact (pte_ref_verify) in every
  * pte_reclaim mode. Each case's mms are tests/test_mm.h's (everything back
  * when the case ends) and its files are removed by a deferred action. */
 #include "tests/kunit.h"
@@ -341,11 +341,11 @@ static int stress_worker(struct test_worker *w)
 
 static struct test_crew stress_crew;
 
-static void truncate_beside_faults_on_every_cpu(struct kunit *test)
+static void truncate_beside_faults(struct kunit *test, unsigned long flags)
 {
 	unsigned long mapped_before = nr_file_mapped_pages();
 	struct mm_struct *mm;
-	struct file *f = test_file_mapped(test, PATH, &mm, BASE, STRESS_PAGES, MAP_SHARED);
+	struct file *f = test_file_mapped(test, PATH, &mm, BASE, STRESS_PAGES, flags);
 	unsigned long file_before = nr_file_pages();
 	test_crew_start(test, &stress_crew, stress_worker, mm, 0, TEST_CREW_OTHER_CPUS_OR_THIS);
 	/* Each step waits for the workers to make some accesses, so that
@@ -377,10 +377,21 @@ static void truncate_beside_faults_on_every_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
 	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SHMEMPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), 0ul); /* a private mapping's copies */
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), mapped_before);
 	KUNIT_EXPECT_EQ(test, file_before - nr_file_pages(), (unsigned long)STRESS_PAGES);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
 	test_mm_destroy(test, mm);
+}
+
+static void truncate_beside_faults_on_every_cpu(struct kunit *test) { truncate_beside_faults(test, MAP_SHARED); }
+
+/* The same through a private mapping (mm/filemap_fault.c): its reads map
+ * the cache's pages (fault-around too), its writes copy them, and the
+ * truncates unmap both past the end. */
+static void truncate_beside_private_faults_on_every_cpu(struct kunit *test)
+{
+	truncate_beside_faults(test, MAP_PRIVATE);
 }
 
 /* The page cache's insertion race: a worker on every CPU, released
@@ -528,6 +539,7 @@ static struct kunit_case filemap_cases[] = {
 	KUNIT_CASE_PARAM(truncate_unmaps_every_mm, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(punch_hole_and_madv_remove),
 	KUNIT_CASE_PARAM(truncate_beside_faults_on_every_cpu, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(truncate_beside_private_faults_on_every_cpu, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(faults_fill_holes_on_every_cpu, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(fork_beside_truncate_on_every_cpu, pte_reclaim_modes_gen_params),
 	{}
