@@ -146,10 +146,10 @@ struct numa_maps {
 /* Linux's gather_stats: nr pages of the page at pfn, on its node; anon
  * counts the anonymous ones (a private file mapping's page-cache pages
  * are not). */
-static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr)
+static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr, bool anon)
 {
 	md->pages += nr;
-	if (PageAnon(pfn_to_page(pfn)))
+	if (anon)
 		md->anon += nr;
 	if (dirty)
 		md->dirty += nr;
@@ -163,7 +163,7 @@ static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	(void)addr;
 	/* can_gather_numa_stats: present, and a normal page (not the zero page). */
 	if (pte_present(pte) && !is_zero_pfn(pte_pfn(pte)))
-		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1);
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1, PageAnon(pfn_to_page(pte_pfn(pte))));
 	return 0;
 }
 
@@ -173,7 +173,7 @@ static int numa_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, stru
 {
 	/* can_gather_numa_stats_pmd: the huge zero page is not a normal page. */
 	if (!is_huge_zero_pmd(pmd))
-		numa_gather(walk->private, pmd_pfn(pmd), pmd_val(pmd) & _PAGE_DIRTY, (next - addr) >> PAGE_SHIFT);
+		numa_gather(walk->private, pmd_pfn(pmd), pmd_val(pmd) & _PAGE_DIRTY, (next - addr) >> PAGE_SHIFT, true);
 	return 0;
 }
 
@@ -184,7 +184,9 @@ static int numa_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsi
 {
 	(void)hmask, (void)addr, (void)next;
 	if (pte_present(pte))
-		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1);
+		/* A private mapping's hugetlb page is anonymous to Linux
+		 * (hugetlb_add_new_anon_rmap), a shared one's is the file's. */
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1, !(walk->vma->vm_flags & VM_MAYSHARE));
 	return 0;
 }
 

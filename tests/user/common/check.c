@@ -638,3 +638,25 @@ bool sigbus_at(const volatile char *p)
 	char v;
 	return !read_byte(p, &v) && sigbus_code == BUS_ADRERR && sigbus_addr == (void *)p;
 }
+
+bool numa_maps_line(const void *start, char *out, size_t size)
+{
+	static char text[1 << 20];
+	out[0] = 0;
+	if (read_file("/proc/self/numa_maps", text, sizeof(text)) <= 0)
+		return false;
+	char head[32];
+	snprintf(head, sizeof(head), "%08lx ", (unsigned long)(uintptr_t)start);
+	for (char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, head, strlen(head)))
+			continue;
+		char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		if (n >= size)
+			n = size - 1;
+		memcpy(out, line, n);
+		out[n] = 0;
+		return true;
+	}
+	return false;
+}

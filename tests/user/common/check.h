@@ -115,6 +115,10 @@ extern void *volatile sigbus_addr;
 /* Whether a touch at p is SIGBUS with Linux's si_code (BUS_ADRERR) and
  * si_addr p. */
 bool sigbus_at(const volatile char *p);
+/* The /proc/self/numa_maps line of the VMA that starts at start, without
+ * its newline, into out (cut to size - 1 bytes); false (out empty) when
+ * there is none or the file cannot be read (a kernel without NUMA). */
+bool numa_maps_line(const void *start, char *out, size_t size);
 /* A /proc/vmstat counter, -1 if absent. */
 long vmstat_value(const char *name);
 

@@ -155,26 +155,6 @@ static int maps_lines_in(unsigned long lo, unsigned long hi)
 	return n;
 }
 
-/* p's line of /proc/self/numa_maps, in line (empty if none). */
-static void numa_maps_line(void *p, char *line, size_t size)
-{
-	static char buf[1 << 16];
-	char key[32];
-	line[0] = 0;
-	if (read_file("/proc/self/numa_maps", buf, sizeof(buf)) <= 0)
-		return;
-	snprintf(key, sizeof(key), "%08lx ", (unsigned long)p);
-	for (char *s = buf; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
-		if (strncmp(s, key, strlen(key)))
-			continue;
-		size_t n = strcspn(s, "\n");
-		n = n < size - 1 ? n : size - 1;
-		memcpy(line, s, n);
-		line[n] = 0;
-		return;
-	}
-}
-
 static void *map(unsigned long len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -9,7 +9,8 @@
  * The figures, exact on both kernels: the mapping's smaps Rss is every
  * page mapped, Anonymous the pages written (the copies); every page is
  * mapped by this process alone (Private_*, no Shared_*); pagemap marks
- * the pages only read PM_FILE and the copies not; mincore says a page
+ * the pages only read PM_FILE and the copies not; numa_maps names the
+ * file and counts the copies in anon=; mincore says a page
  * the file has is in core before any is mapped, and none past the end
  * after the truncate. Where the kernels
  * differ: Linux counts a page-cache page that write(2) dirtied in
@@ -23,6 +24,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -158,6 +160,16 @@ int main(void)
 	}
 	CHECK(pagemap_entry(map + 5 * page) & PM_FILE);
 	CHECK(!(pagemap_entry(map + 2 * page) & PM_FILE));
+	/* numa_maps: the file named, the copies in anon=. */
+	char line[512];
+	if (numa_maps_line(map, line, sizeof(line))) {
+		note("numa_maps: %s", line);
+		const char *anon = strstr(line, " anon=");
+		CHECKF(strstr(line, " file=") != NULL, "numa_maps names the file: %s", line);
+		CHECKF(anon && atol(anon + 6) == NWRITTEN, "numa_maps anon=%d: %s", NWRITTEN, line);
+	} else {
+		check_skip("no /proc/self/numa_maps line (a kernel without NUMA?)");
+	}
 
 	/* mprotect read-only and back: the page only read is still the
 	 * file's (a write copies it), the file untouched. */
