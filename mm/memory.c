@@ -7,8 +7,11 @@
  * Invariants (see also mm/memory.h):
  *   - a PTE is none (0), present, or PROT_NONE (_PAGE_PROTNONE: a page is
  *     behind it but every access faults);
- *   - a present PTE maps an anonymous page with _mapcount 0, counted in
- *     MM_ANONPAGES and nr_anon_pages(), or the zero page, never writable;
+ *   - a present PTE maps an anonymous page counted in MM_ANONPAGES and
+ *     nr_anon_pages(), or the zero page, never writable, or a file's or
+ *     shared object's page (a shared VMA's; or a private file VMA's,
+ *     never writable: mm/filemap_fault.c), counted in MM_SHMEMPAGES;
+ *     PageAnon tells an anonymous page from a file's;
  *   - a huge PMD maps an order-9 anonymous page counted as HPAGE_PMD_NR
  *     pages the same way (anon_page_mapped with nr).
  * Locking: the caller holds mm->mmap_lock (for reading at least: faults

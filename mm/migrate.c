@@ -258,8 +258,11 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 		goto fail;
 	}
 	if (!page_anon_vma(old)) {
-		/* A shared anonymous memory page (mm/shmem.h): its object
-		 * holds it too, and mmlab moves only anonymous pages. */
+		/* A shared anonymous memory page (mm/shmem.h) or a file's
+		 * page-cache page (a private file mapping's, mapped as it is
+		 * until written: mm/filemap_fault.c): its object or cache
+		 * holds it too, and mmlab moves only anonymous pages (Linux
+		 * would move a file page mapped once). */
 		ret = -EBUSY;
 		goto fail;
 	}
