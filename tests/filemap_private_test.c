@@ -2,8 +2,9 @@
  * file's page-cache page itself, read-only, counted as a file page
  * (_mapcount, Mapped, MM_SHMEMPAGES); the process sees the file's later
  * writes there until its own first write, which maps an anonymous copy
- * (MM_ANONPAGES); get_user_pages for writing copies too, and mprotect
- * never makes the cache's page writable. A hole punched unmaps the cache
+ * (MM_ANONPAGES); get_user_pages for writing copies too, mprotect
+ * never makes the cache's page writable, and a migration leaves it where
+ * it is (-EBUSY: mmlab moves anonymous pages only). A hole punched unmaps the cache
  * pages and keeps the copies, a truncate unmaps both (even_cows); fork
  * shares the cache pages as they are, mremap moves them as they are;
  * fault-around maps the present
@@ -20,7 +21,9 @@
 #include "mm/gup.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
+#include "mm/migrate.h"
 #include "mm/mmap_lock.h"
+#include "mm/numa.h"
 #include "mm/mremap.h"
 #include "mm/page_alloc.h"
 #include "mm/pte_ref.h"
@@ -164,6 +167,28 @@ static void read_maps_the_cache_page_write_copies(struct kunit *test)
 		put_page(got);
 	}
 	KUNIT_EXPECT_TRUE(test, maps_own_copy(mm, BASE + 6 * PAGE_SIZE, f, 6));
+
+	/* move_pages/mbind's move of the cache page: mmlab moves anonymous
+	 * pages only, so it stays, -EBUSY (Linux moves a file page mapped
+	 * once); the copy moves. */
+	int nid = -1;
+	for (int n = 0; n < MAX_NUMNODES && nid < 0; n++)
+		if (node_has_memory(n) && n != page_to_nid(cache_page(f, 6)) && n != page_to_nid(cache_page(f, 7)))
+			nid = n;
+	if (nid >= 0) {
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + 7 * PAGE_SIZE), test_file_word(7, 0));
+		mmap_read_lock(mm);
+		int moved_cache = migrate_anon_page_to_node(find_vma(mm, BASE), BASE + 7 * PAGE_SIZE, nid);
+		int moved_copy = migrate_anon_page_to_node(find_vma(mm, BASE), BASE + 6 * PAGE_SIZE, nid);
+		mmap_read_unlock(mm);
+		KUNIT_EXPECT_EQ(test, moved_cache, -EBUSY);
+		KUNIT_EXPECT_TRUE(test, maps_cache_page(mm, BASE + 7 * PAGE_SIZE, f, 7));
+		KUNIT_EXPECT_EQ(test, moved_copy, nid);
+		KUNIT_EXPECT_TRUE(test, maps_own_copy(mm, BASE + 6 * PAGE_SIZE, f, 6));
+		KUNIT_EXPECT_EQ(test, page_to_nid(mapped_page(mm, BASE + 6 * PAGE_SIZE)), nid);
+	} else {
+		kunit_info(test, "one node with memory: no migration to try");
+	}
 
 	/* mprotect read-only and back: the copies are writable again (mapped
 	 * once), the cache page stays read-only. */
