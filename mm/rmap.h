@@ -56,6 +56,13 @@ static inline bool PageAnon(const struct page *page)
 {
 	return (unsigned long)compound_head((struct page *)page)->mapping & PAGE_MAPPING_ANON;
 }
+/* Whether page, mapped by vma, is anonymous: never in a shared VMA (its
+ * object's or file's pages; their mapping word is not looked at), by
+ * PageAnon in a private one. */
+static inline bool vma_page_anon(const struct vm_area_struct *vma, const struct page *page)
+{
+	return !vma->vm_shm && PageAnon(page);
+}
 /* Its page offset (the head's, plus its place in the THP). */
 static inline unsigned long page_anon_index(const struct page *page)
 {

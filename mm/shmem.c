@@ -175,6 +175,7 @@ int shmem_object_migrate_page(struct shmem_object *obj, unsigned long index, str
 	    page_ref_count(old) == 1 + extra_count) {
 		memcpy(page_address(new), page_address(old), PAGE_SIZE);
 		get_page(new); /* the object's */
+		new->mapping = NULL; /* not anonymous (as shmem_get_page's pages) */
 		__atomic_store_n(&obj->pages[index], new, __ATOMIC_RELEASE);
 		ret = 0;
 	}

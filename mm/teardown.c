@@ -149,7 +149,10 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 				continue;
 			}
 			struct page *page = pfn_to_page(pte_pfn(entry));
-			pte_page_unmapped(mm, page);
+			if (details->vma->vm_shm)
+				shmem_page_unmapped(mm, page);
+			else
+				pte_page_unmapped(mm, page);
 			if (__tlb_remove_page_size(tlb, page, addr, 0)) {
 				/* Full: flush outside the lock, then go on. */
 				force_flush = true;

@@ -163,7 +163,8 @@ static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	(void)addr;
 	/* can_gather_numa_stats: present, and a normal page (not the zero page). */
 	if (pte_present(pte) && !is_zero_pfn(pte_pfn(pte)))
-		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1, PageAnon(pfn_to_page(pte_pfn(pte))));
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1,
+			    vma_page_anon(walk->vma, pfn_to_page(pte_pfn(pte))));
 	return 0;
 }
 
@@ -344,7 +345,7 @@ static int smaps_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	struct page *page = vm_normal_page(pte);
 	if (page)
 		smaps_account(walk->private, page, PAGE_SIZE, pte_val(pte) & _PAGE_ACCESSED,
-			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, PageAnon(page));
+			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, vma_page_anon(walk->vma, page));
 	return 0;
 }
 
@@ -555,7 +556,7 @@ static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk
 		struct page *page = vm_normal_page(pte);
 		if (page && page_mapcount(page) == 1)
 			flags |= PM_MMAP_EXCLUSIVE;
-		if (page && !PageAnon(page))
+		if (page && !vma_page_anon(walk->vma, page))
 			flags |= PM_FILE; /* a shmem or page-cache page (Linux's !PageAnon) */
 	}
 	return add_to_pagemap(make_pme(frame, flags), pm);
