@@ -66,15 +66,7 @@ pgprot_t vm_get_page_prot(unsigned long vm_flags)
 /* The mm's side of a mapping: RSS and its peak. */
 static void anon_rss_add(struct mm_struct *mm, long nr)
 {
-	add_mm_counter(mm, MM_ANONPAGES, nr);
-	if (nr < 0)
-		return;
-	/* Faults on several CPUs: the peak only ever goes up (an atomic max). */
-	unsigned long rss = get_mm_rss(mm);
-	unsigned long peak = __atomic_load_n(&mm->hiwater_rss, __ATOMIC_RELAXED);
-	while (rss > peak && !__atomic_compare_exchange_n(&mm->hiwater_rss, &peak, rss, false,
-							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
+	add_mm_rss_counter(mm, MM_ANONPAGES, nr);
 }
 
 void anon_page_mapped(struct vm_area_struct *vma, struct page *page, unsigned long address, unsigned long nr)

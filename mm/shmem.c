@@ -144,7 +144,7 @@ void shmem_page_mapped(struct mm_struct *mm, struct page *page)
 {
 	if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == 0)
 		__atomic_add_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
-	add_mm_counter(mm, MM_SHMEMPAGES, 1);
+	add_mm_rss_counter(mm, MM_SHMEMPAGES, 1);
 }
 
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page)
