@@ -60,6 +60,19 @@ static void show_vma_name(struct seq_buf *m, size_t line, const char *name)
 	seq_buf_printf(m, "%*s %s", used < 72 ? (int)(72 - used) : 0, "", name);
 }
 
+/* The file's path from the reader's root (Linux's seq_path) in buf
+ * (PATH_MAX bytes, may be NULL), or NULL. */
+static char *vma_file_path(struct file *file, char *buf)
+{
+	if (!buf)
+		return NULL;
+	struct path root;
+	get_fs_root(current_fs(), &root);
+	char *p = d_path(&file->f_path, &root, buf, PATH_MAX);
+	path_put(&root);
+	return IS_ERR(p) ? NULL : p;
+}
+
 /* show_map_vma(): a file mapping (a tmpfs file) shows its offset, the
  * file's device and inode, and its path; every other VMA is anonymous
  * (the ELF image is copied into anonymous memory), so offset, device and
@@ -78,17 +91,11 @@ static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area
 		struct inode *inode = file->f_inode;
 		show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags,
 				       (unsigned long long)vma->vm_pgoff << PAGE_SHIFT, inode->i_sb->s_dev, inode->i_ino);
-		/* The file's path from the reader's root (Linux's seq_path). */
 		char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
-		if (buf) {
-			struct path root;
-			get_fs_root(current_fs(), &root);
-			char *p = d_path(&file->f_path, &root, buf, PATH_MAX);
-			path_put(&root);
-			if (!IS_ERR(p))
-				show_vma_name(m, line, p);
-			kfree(buf);
-		}
+		char *p = vma_file_path(file, buf);
+		if (p)
+			show_vma_name(m, line, p);
+		kfree(buf);
 		seq_buf_puts(m, "\n");
 		return;
 	}
@@ -136,11 +143,14 @@ struct numa_maps {
 	unsigned long node[MAX_NUMNODES];
 };
 
-/* Linux's gather_stats: nr pages of the page at pfn, on its node. */
-static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr)
+/* Linux's gather_stats: nr pages of the page at pfn, on its node; anon
+ * counts the anonymous ones (a private file mapping's page-cache pages
+ * are not). */
+static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr, bool anon)
 {
 	md->pages += nr;
-	md->anon += nr;
+	if (anon)
+		md->anon += nr;
 	if (dirty)
 		md->dirty += nr;
 	int nid = page_to_nid(pfn_to_page(pfn));
@@ -153,7 +163,8 @@ static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	(void)addr;
 	/* can_gather_numa_stats: present, and a normal page (not the zero page). */
 	if (pte_present(pte) && !is_zero_pfn(pte_pfn(pte)))
-		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1);
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1,
+			    vma_page_anon(walk->vma, pfn_to_page(pte_pfn(pte))));
 	return 0;
 }
 
@@ -163,7 +174,7 @@ static int numa_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, stru
 {
 	/* can_gather_numa_stats_pmd: the huge zero page is not a normal page. */
 	if (!is_huge_zero_pmd(pmd))
-		numa_gather(walk->private, pmd_pfn(pmd), pmd_val(pmd) & _PAGE_DIRTY, (next - addr) >> PAGE_SHIFT);
+		numa_gather(walk->private, pmd_pfn(pmd), pmd_val(pmd) & _PAGE_DIRTY, (next - addr) >> PAGE_SHIFT, true);
 	return 0;
 }
 
@@ -174,7 +185,9 @@ static int numa_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsi
 {
 	(void)hmask, (void)addr, (void)next;
 	if (pte_present(pte))
-		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1);
+		/* A private mapping's hugetlb page is anonymous to Linux
+		 * (hugetlb_add_new_anon_rmap), a shared one's is the file's. */
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1, !(walk->vma->vm_flags & VM_MAYSHARE));
 	return 0;
 }
 
@@ -207,9 +220,23 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 		struct mempolicy *pol = __get_vma_policy(vma, vma->vm_start);
 		mpol_to_str(m, pol ? pol : task_pol);
 		mpol_put(pol);
-		if (is_vm_hugetlb_page(vma))
+		if (is_vm_hugetlb_page(vma)) {
 			seq_buf_puts(m, " file=/anon_hugepage\\040(deleted)"); /* seq_file_path's escape */
-		else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
+		} else if (vma->vm_file) {
+			/* Linux's seq_file_path(m, file, "\n\t= "): those
+			 * characters as octal escapes. */
+			char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+			char *p = vma_file_path(vma->vm_file, buf);
+			if (p) {
+				seq_buf_puts(m, " file=");
+				for (; *p; p++)
+					if (*p == '\n' || *p == '\t' || *p == ' ' || *p == '=' || *p == '\\')
+						seq_buf_printf(m, "\\%03o", (unsigned char)*p);
+					else
+						seq_buf_printf(m, "%c", *p);
+			}
+			kfree(buf);
+		} else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
 			seq_buf_puts(m, " heap");
 		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
 			seq_buf_puts(m, " stack");
@@ -321,7 +348,7 @@ static int smaps_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	struct page *page = vm_normal_page(pte);
 	if (page)
 		smaps_account(walk->private, page, PAGE_SIZE, pte_val(pte) & _PAGE_ACCESSED,
-			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, !walk->vma->vm_shm);
+			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, vma_page_anon(walk->vma, page));
 	return 0;
 }
 
@@ -537,8 +564,8 @@ static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk
 		struct page *page = vm_normal_page(pte);
 		if (page && page_mapcount(page) == 1)
 			flags |= PM_MMAP_EXCLUSIVE;
-		if (page && walk->vma->vm_shm)
-			flags |= PM_FILE; /* a shmem page is not anonymous (Linux's !PageAnon) */
+		if (page && !vma_page_anon(walk->vma, page))
+			flags |= PM_FILE; /* a shmem or page-cache page (Linux's !PageAnon) */
 	}
 	return add_to_pagemap(make_pme(frame, flags), pm);
 }

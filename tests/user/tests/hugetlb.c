@@ -8,7 +8,7 @@
  *   - written, each page is zero but for what was written, consumes its
  *     reservation, and shows in smaps (KernelPageSize 2048 kB,
  *     Private_Hugetlb, not in Rss), in status's HugetlbPages and in
- *     numa_maps (" huge", kernelpagesize_kB=2048); mincore says resident;
+ *     numa_maps (" huge", anon=2, kernelpagesize_kB=2048); mincore says resident;
  *   - munmap or mprotect of an unaligned part is EINVAL, MADV_FREE is
  *     EINVAL, an unknown page size (MAP_HUGE_SHIFT) is EINVAL;
  *   - MADV_DONTNEED of a page gives it back (zero again on the next touch);
@@ -42,27 +42,6 @@
 #define POOL HUGETLB_POOL
 
 static char text[1 << 20];
-
-/* The numa_maps line of the VMA at start. */
-static bool numa_maps_line(const void *start, char *out, size_t size)
-{
-	if (read_file("/proc/self/numa_maps", text, sizeof(text)) <= 0)
-		return false;
-	char head[32];
-	snprintf(head, sizeof(head), "%08lx ", (unsigned long)(uintptr_t)start);
-	for (char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (strncmp(line, head, strlen(head)))
-			continue;
-		char *end = strchr(line, '\n');
-		size_t n = end ? (size_t)(end - line) : strlen(line);
-		if (n >= size)
-			n = size - 1;
-		memcpy(out, line, n);
-		out[n] = 0;
-		return true;
-	}
-	return false;
-}
 
 static char *shared;
 static volatile int go;
@@ -148,6 +127,9 @@ int main(void)
 	if (CHECK(numa_maps_line(p, line, sizeof(line)))) {
 		printf("# numa_maps: %s\n", line);
 		CHECKF(strstr(line, " huge ") && strstr(line, "kernelpagesize_kB=2048"), "numa_maps: %s", line);
+		/* A private mapping's hugetlb pages are anonymous (Linux's
+		 * hugetlb_add_new_anon_rmap). */
+		CHECKF(strstr(line, " anon=2 ") != NULL, "numa_maps anon=2: %s", line);
 	}
 	unsigned char vec[2 * HPAGE / PAGE_4K];
 	CHECK(mincore(p, 2 * HPAGE, vec) == 0);
