@@ -294,6 +294,36 @@ static void punch_inside_splits(struct kunit *test)
 	test_mm_destroy(test, a);
 }
 
+/* A MAP_PRIVATE mapping maps the huge page's 4 KiB pages read-only (no
+ * PMD: its writes are copies of their own); a write copies one page and
+ * leaves the file alone; a hole punched inside unmaps the file's pages
+ * from it too, so the split goes ahead, and the copy stays. */
+static void private_mapping_maps_pages_and_lets_it_split(struct kunit *test)
+{
+	struct file *f = huge_file(test, "huge=always");
+	struct mm_struct *a = test_mm_create(test, 0);
+	unsigned long thps = nr_shmem_thps();
+	fill(test, f, 0);
+	struct page *head = compound_head(cache_page(f, 0));
+	KUNIT_ASSERT_TRUE(test, is_huge(head));
+	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, HPAGE, RW, MAP_PRIVATE | MAP_FIXED, 0), BASE);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 40 * PAGE_SIZE + 8), 40ul << 16 | 1);
+	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE));
+	KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(a, BASE + 40 * PAGE_SIZE)), page_to_pfn(head + 40));
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(a, BASE + 41 * PAGE_SIZE + 8, 0xc0), 0);
+	KUNIT_EXPECT_NE(test, pte_pfn(test_mm_pte(a, BASE + 41 * PAGE_SIZE)), page_to_pfn(head + 41));
+	KUNIT_EXPECT_EQ(test, word_at(f, 41, 1), 41ul << 16 | 1);
+	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 200 * PAGE_SIZE, PAGE_SIZE),
+			0l);
+	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps); /* split */
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 41 * PAGE_SIZE + 8), 0xc0ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 40 * PAGE_SIZE + 8), 40ul << 16 | 1);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 200 * PAGE_SIZE + 8), 0ull);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
+	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	test_mm_destroy(test, a);
+}
+
 /* A huge page someone holds cannot be split: a hole punched in it is
  * zeroed in place and all 512 pages stay, still one huge page. */
 static void pinned_is_zeroed_not_split(struct kunit *test)
@@ -422,6 +452,7 @@ static struct kunit_case shmem_thp_cases[] = {
 	KUNIT_CASE_PARAM(always_one_huge_page_two_mms, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(punch_inside_splits, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(gup_madvise_mprotect),
+	KUNIT_CASE(private_mapping_maps_pages_and_lets_it_split),
 	KUNIT_CASE(pinned_is_zeroed_not_split),
 	KUNIT_CASE(within_size_advise_never_deny_force),
 	KUNIT_CASE(write_falls_back_where_it_must),
