@@ -132,6 +132,27 @@ static u64 word_at(struct file *f, unsigned long index, unsigned w)
 	return v;
 }
 
+/* The start of most cases: a huge=always file, an mm, the count of
+ * huge pages before, and the file's first 2 MiB written (one huge page). */
+static struct file *filled_huge_file(struct kunit *test, struct mm_struct **a, unsigned long *thps)
+{
+	struct file *f = huge_file(test, "huge=always");
+	*a = test_mm_create(test, 0);
+	*thps = nr_shmem_thps();
+	fill(test, f, 0);
+	return f;
+}
+
+/* The end of a case: a's PTE tables' counts exact, the file emptied
+ * (every page out of the cache) before a goes and its leak check runs. */
+static void case_end(struct kunit *test, struct file *f, struct mm_struct *a)
+{
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
+	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
+	test_mm_destroy(test, a);
+}
+
 /* huge=always: a write fault in one mm makes one huge page of all 512
  * indices, counted in ShmemHugePages and thp_file_alloc, and maps it with
  * a PMD (ShmemPmdMapped, thp_file_mapped, RssShmem 512 pages, no PTE
@@ -253,9 +274,7 @@ static void gup_madvise_mprotect(struct kunit *test)
 	KUNIT_EXPECT_NE(test, test_mm_write_u64(a, BASE + HPAGE / 2, 9), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 300 * PAGE_SIZE), 300ul << 16);
 	KUNIT_EXPECT_EQ(test, *shmem_thp_pmd_mapcount_ptr(head), 0l);
-	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
-	test_mm_destroy(test, a);
+	case_end(test, f, a);
 }
 
 /* A hole of one page punched inside a mapped huge page splits it: the
@@ -263,10 +282,9 @@ static void gup_madvise_mprotect(struct kunit *test)
  * their own with their bytes, through the mapping as through the cache. */
 static void punch_inside_splits(struct kunit *test)
 {
-	struct file *f = huge_file(test, "huge=always");
-	struct mm_struct *a = test_mm_create(test, 0);
-	unsigned long thps = nr_shmem_thps();
-	fill(test, f, 0);
+	struct mm_struct *a;
+	unsigned long thps;
+	struct file *f = filled_huge_file(test, &a, &thps);
 	KUNIT_ASSERT_TRUE(test, is_huge(cache_page(f, 0)));
 	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i += 100)
@@ -288,10 +306,7 @@ static void punch_inside_splits(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE)); /* split: by PTEs now */
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 100 * PAGE_SIZE + 8), 0ull);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 101 * PAGE_SIZE + 8), 101ull << 16 | 1);
-	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
-	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
-	test_mm_destroy(test, a);
+	case_end(test, f, a);
 }
 
 /* A MAP_PRIVATE mapping maps the huge page's 4 KiB pages read-only (no
@@ -300,10 +315,9 @@ static void punch_inside_splits(struct kunit *test)
  * from it too, so the split goes ahead, and the copy stays. */
 static void private_mapping_maps_pages_and_lets_it_split(struct kunit *test)
 {
-	struct file *f = huge_file(test, "huge=always");
-	struct mm_struct *a = test_mm_create(test, 0);
-	unsigned long thps = nr_shmem_thps();
-	fill(test, f, 0);
+	struct mm_struct *a;
+	unsigned long thps;
+	struct file *f = filled_huge_file(test, &a, &thps);
 	struct page *head = compound_head(cache_page(f, 0));
 	KUNIT_ASSERT_TRUE(test, is_huge(head));
 	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, HPAGE, RW, MAP_PRIVATE | MAP_FIXED, 0), BASE);
@@ -319,19 +333,16 @@ static void private_mapping_maps_pages_and_lets_it_split(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 41 * PAGE_SIZE + 8), 0xc0ull);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 40 * PAGE_SIZE + 8), 40ul << 16 | 1);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 200 * PAGE_SIZE + 8), 0ull);
-	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
-	test_mm_destroy(test, a);
+	case_end(test, f, a);
 }
 
 /* A huge page someone holds cannot be split: a hole punched in it is
  * zeroed in place and all 512 pages stay, still one huge page. */
 static void pinned_is_zeroed_not_split(struct kunit *test)
 {
-	struct file *f = huge_file(test, "huge=always");
-	struct mm_struct *a = test_mm_create(test, 0);
-	unsigned long thps = nr_shmem_thps();
-	fill(test, f, 0);
+	struct mm_struct *a;
+	unsigned long thps;
+	struct file *f = filled_huge_file(test, &a, &thps);
 	struct page *pin = filemap_get_folio(f->f_mapping, 300);
 	KUNIT_ASSERT_TRUE(test, is_huge(pin));
 	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 10 * PAGE_SIZE,
@@ -354,9 +365,7 @@ static void pinned_is_zeroed_not_split(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps);
 	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 101ul);
 	KUNIT_EXPECT_EQ(test, word_at(f, 99, 2), 99ul << 16 | 2);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
-	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
-	test_mm_destroy(test, a);
+	case_end(test, f, a);
 }
 
 /* The rules of shmem_is_huge, each seen as the page a write fault makes. */
@@ -405,10 +414,7 @@ static void within_size_advise_never_deny_force(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vfs_getattr(&f->f_path, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.blksize, (long)PAGE_SIZE);
 	shmem_huge_set(saved_shmem_huge);
-	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
-	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
-	test_mm_destroy(test, a);
+	case_end(test, f, a);
 }
 
 /* A write(2) over a huge=always file's hole makes a huge page unless a
@@ -426,8 +432,7 @@ static void write_falls_back_where_it_must(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kernel_write(f, &v, sizeof(v), &pos), (long)sizeof(v));
 	KUNIT_EXPECT_FALSE(test, is_huge(cache_page(f, HPAGE_PMD_NR + 5)));
 	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, HPAGE_PMD_NR + 1);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
-	test_mm_destroy(test, a);
+	case_end(test, f, a);
 }
 
 /* shmem_enabled: Linux's six words, the one in force in brackets; it

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
@@ -659,4 +660,25 @@ bool numa_maps_line(const void *start, char *out, size_t size)
 		return true;
 	}
 	return false;
+}
+
+int mount_tmpfs_or_skip(const char *source, const char *dir, const char *opts, void (*undo)(void))
+{
+	if (!mount(source, dir, "tmpfs", 0, opts))
+		return 0;
+	int e = errno;
+	undo();
+	if (e == EPERM)
+		test_skip("mount: EPERM (no right to mount here)");
+	CHECKF(false, "mount tmpfs %s: %s", opts, errno_name(e));
+	return -1;
+}
+
+void mount_dir_release(char *dir, bool *mounted)
+{
+	if (*mounted && umount2(dir, MNT_DETACH) == 0)
+		*mounted = false;
+	if (dir[0] && !*mounted)
+		rmdir(dir);
+	dir[0] = 0;
 }

@@ -77,6 +77,16 @@ const char *path_in(const char *dir, const char *name);
 /* errno's name ("EINVAL"), or "E?<n>". */
 const char *errno_name(int err);
 
+/* mount(2) of a tmpfs named source at dir with options opts: 0 when
+ * mounted. Otherwise undo() runs first; without the right to mount
+ * (EPERM) the program is skipped (test_skip), and another error is a
+ * failed check and -1 (the caller ends with test_end()). */
+int mount_tmpfs_or_skip(const char *source, const char *dir, const char *opts, void (*undo)(void));
+/* The end of a program's own mount directory: the mount at dir detached
+ * (lazily) when *mounted, then dir removed unless the mount stays; dir
+ * emptied, so that a second call (atexit after the last) does nothing. */
+void mount_dir_release(char *dir, bool *mounted);
+
 /* A field of /proc/self/status in kB ("VmRSS" -> 1234), -1 if absent. */
 long status_kb(const char *field);
 /* Resident memory in kB, exact on both kernels: /proc/self/smaps_rollup's

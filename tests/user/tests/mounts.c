@@ -29,14 +29,7 @@ static bool mounted;
 
 #define at(name) path_in(dir, name)
 
-static void cleanup(void)
-{
-	if (mounted && umount2(dir, MNT_DETACH) == 0)
-		mounted = false;
-	if (dir[0] && !mounted)
-		rmdir(dir);
-	dir[0] = 0;
-}
+static void cleanup(void) { mount_dir_release(dir, &mounted); }
 
 /* The line of mountinfo (or mounts) whose mount point (field) is dir,
  * into line; false when there is none. */
@@ -264,14 +257,8 @@ int main(void)
 	if (!mkdtemp(dir))
 		test_skip("mkdtemp: %s", strerror(errno));
 	atexit(cleanup);
-	if (mount("mnt_test", dir, "tmpfs", 0, "size=1m,nr_inodes=8,mode=0700")) {
-		int e = errno;
-		cleanup();
-		if (e == EPERM)
-			test_skip("mount: EPERM (no right to mount here)");
-		CHECKF(false, "mount tmpfs: %s", errno_name(e));
+	if (mount_tmpfs_or_skip("mnt_test", dir, "size=1m,nr_inodes=8,mode=0700", cleanup))
 		return test_end();
-	}
 	mounted = true;
 	check_mountinfo();
 	check_limits();

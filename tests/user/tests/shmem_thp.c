@@ -30,14 +30,7 @@
 static char dir[64];
 static bool mounted;
 
-static void cleanup(void)
-{
-	if (mounted && umount2(dir, MNT_DETACH) == 0)
-		mounted = false;
-	if (dir[0] && !mounted)
-		rmdir(dir);
-	dir[0] = 0;
-}
+static void cleanup(void) { mount_dir_release(dir, &mounted); }
 
 /* The word in force in shmem_enabled ("never", "deny", ...), or "" if none. */
 static const char *shmem_enabled(char *buf, size_t size)
@@ -124,14 +117,8 @@ int main(void)
 	CHECK_ERRNO(mount("shmem_thp", dir, "tmpfs", 0, "huge=deny"), EINVAL);
 	CHECK_ERRNO(mount("shmem_thp", dir, "tmpfs", 0, "huge=force"), EINVAL);
 	CHECK_ERRNO(mount("shmem_thp", dir, "tmpfs", 0, "huge=sometimes"), EINVAL);
-	if (mount("shmem_thp", dir, "tmpfs", 0, "huge=always,size=8m")) {
-		int e = errno;
-		cleanup();
-		if (e == EPERM)
-			test_skip("mount: EPERM (no right to mount here)");
-		CHECKF(false, "mount tmpfs huge=always: %s", errno_name(e));
+	if (mount_tmpfs_or_skip("shmem_thp", dir, "huge=always,size=8m", cleanup))
 		return test_end();
-	}
 	mounted = true;
 	char mounts[16384];
 	if (CHECK(read_file("/proc/self/mounts", mounts, sizeof(mounts)) > 0)) {
