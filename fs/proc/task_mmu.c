@@ -574,11 +574,13 @@ static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk
  * page of size ~mask + 1) whose head is pfn: each 4 KiB page of it gets
  * its own entry, with its own PFN (the head's plus its index). */
 static int pagemap_huge_entries(struct pagemapread *pm, bool present, unsigned long pfn, unsigned long mask,
-				unsigned long addr, unsigned long next)
+				unsigned long addr, unsigned long next, bool file)
 {
 	u64 frame = 0, flags = 0;
 	if (present) {
 		flags |= PM_PRESENT;
+		if (file)
+			flags |= PM_FILE;
 		if (page_mapcount(pfn_to_page(pfn)) == 1) /* the head's, as Linux's pagemap_pmd_range */
 			flags |= PM_MMAP_EXCLUSIVE;
 		if (pm->show_pfn)
@@ -596,14 +598,16 @@ static int pagemap_huge_entries(struct pagemapread *pm, bool present, unsigned l
 /* Linux's pagemap_pmd_range for a huge PMD. */
 static int pagemap_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
 {
-	return pagemap_huge_entries(walk->private, pmd_present(pmd), pmd_pfn(pmd), PMD_MASK, addr, next);
+	/* A tmpfs huge page is a file page (Linux's !PageAnon: PM_FILE). */
+	bool file = pmd_present(pmd) && page_test_flag(pfn_to_page(pmd_pfn(pmd)), PG_shmem_thp);
+	return pagemap_huge_entries(walk->private, pmd_present(pmd), pmd_pfn(pmd), PMD_MASK, addr, next, file);
 }
 
 /* Linux's pagemap_hugetlb_range: the same, for a hugetlb page. */
 static int pagemap_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
 			   struct mm_walk *walk)
 {
-	return pagemap_huge_entries(walk->private, pte_present(pte), pte_pfn(pte), hmask, addr, next);
+	return pagemap_huge_entries(walk->private, pte_present(pte), pte_pfn(pte), hmask, addr, next, false);
 }
 
 static const struct mm_walk_ops pagemap_walk_ops = {

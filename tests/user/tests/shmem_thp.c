@@ -84,6 +84,14 @@ static void check_huge_page(int fd, bool deny)
 		CHECK_CMP(smaps_kb(p, "ShmemPmdMapped"), ==, 2048);
 		CHECK_CMP(smaps_kb(p, "FilePmdMapped"), ==, 0);
 		CHECK_CMP(meminfo_kb("ShmemPmdMapped") - pmd0, >=, 2048);
+		/* pagemap: present, not swapped, a file page (PM_FILE). */
+		int pm = open("/proc/self/pagemap", O_RDONLY);
+		uint64_t e = 0;
+		if (CHECK(pm >= 0)) {
+			CHECK_CMP(pread(pm, &e, sizeof(e), (off_t)((uintptr_t)(p + 7 * PG) / PG * 8)), ==, 8);
+			CHECK_CMP(e >> 61 & 7, ==, 5); /* bits 63 (present) and 61 (file) */
+			close(pm);
+		}
 		long huge1 = meminfo_kb("ShmemHugePages");
 		/* One page punched inside: split, the rest kept. */
 		CHECK_CMP(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 100 * PG, PG), ==, 0);
