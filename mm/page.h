@@ -139,6 +139,11 @@ static inline struct page *compound_head(struct page *page)
  * second page's first lru word: free in a tail page, whose mapping and
  * index are its own page-cache ones (mm/shmem_huge.c). */
 static inline long *shmem_thp_pmd_mapcount_ptr(struct page *head) { return (long *)&head[1]._user_lru[0]; }
+/* Its pages mapped by at least one PTE, plus SHMEM_THP_COMPOUND_MAPPED
+ * while a PMD maps it (Linux's folio->_nr_pages_mapped), in the second
+ * lru word: what Mapped counts (mm/shmem.c). */
+#define SHMEM_THP_COMPOUND_MAPPED 0x800000l
+static inline long *shmem_thp_nr_pages_mapped_ptr(struct page *head) { return (long *)&head[1]._user_lru[1]; }
 
 static inline int page_to_nid(const struct page *p) { return (int)(p->flags >> NODES_PGSHIFT); }
 static inline void set_page_node(struct page *p, int nid)

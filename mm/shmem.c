@@ -140,17 +140,43 @@ unsigned long nr_file_mapped_pages(void)
 	return n < 0 ? 0 : (unsigned long)n;
 }
 
+/* A page's first PTE mapping (up) or its last going: counted in Mapped,
+ * unless it is part of a tmpfs huge page that a PMD maps, whose pages
+ * all count already (Linux 6.1's page_add_file_rmap and
+ * page_remove_rmap: the folio's _nr_pages_mapped, COMPOUND_MAPPED for its
+ * PMDs). */
+static void file_rmap_one(struct page *page, bool up)
+{
+	struct page *head = compound_head(page);
+	long n = 1;
+	if (page_test_flag(head, PG_shmem_thp)) {
+		long v = __atomic_add_fetch(shmem_thp_nr_pages_mapped_ptr(head), up ? 1 : -1, __ATOMIC_RELAXED);
+		n = v < SHMEM_THP_COMPOUND_MAPPED; /* no PMD maps it: the page counts alone */
+	}
+	__atomic_add_fetch(&file_mapped_pages, up ? n : -n, __ATOMIC_RELAXED);
+}
+
+void shmem_file_rmap_pmd(struct page *head, bool up)
+{
+	long *mapped = shmem_thp_nr_pages_mapped_ptr(head);
+	long v = __atomic_add_fetch(mapped, up ? SHMEM_THP_COMPOUND_MAPPED : -SHMEM_THP_COMPOUND_MAPPED,
+				    __ATOMIC_RELAXED);
+	/* The pages no PTE maps (Linux's nr_pmdmapped - _nr_pages_mapped). */
+	long n = (long)HPAGE_PMD_NR - (v & (SHMEM_THP_COMPOUND_MAPPED - 1));
+	__atomic_add_fetch(&file_mapped_pages, up ? n : -n, __ATOMIC_RELAXED);
+}
+
 void shmem_page_mapped(struct mm_struct *mm, struct page *page)
 {
 	if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == 0)
-		__atomic_add_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
+		file_rmap_one(page, true);
 	add_mm_rss_counter(mm, MM_SHMEMPAGES, 1);
 }
 
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page)
 {
 	if (__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == -1)
-		__atomic_sub_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
+		file_rmap_one(page, false);
 	add_mm_counter(mm, MM_SHMEMPAGES, -1);
 }
 
@@ -159,9 +185,9 @@ void shmem_rmap_moved(struct page *page, bool add)
 	if (add) {
 		get_page(page);
 		if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == 0)
-			__atomic_add_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
+			file_rmap_one(page, true);
 	} else if (__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == -1) {
-		__atomic_sub_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
+		file_rmap_one(page, false);
 	}
 }
 

@@ -187,6 +187,9 @@ extern int shmem_huge;
 void shmem_huge_set(int huge);
 /* Huge pages in tmpfs files' page caches (ShmemHugePages, nr_shmem_hugepages). */
 unsigned long nr_shmem_thps(void);
+/* A tmpfs huge page's first PMD mapping (up) or its last going: Mapped
+ * counts its pages no PTE maps (Linux's page_add_file_rmap compound). */
+void shmem_file_rmap_pmd(struct page *head, bool up);
 /* Those mapped by at least one PMD (ShmemPmdMapped, nr_shmem_pmdmapped). */
 unsigned long nr_shmem_pmdmapped(void);
 /* Whether a fault at haddr of vma may map a tmpfs huge page with a PMD:

@@ -97,6 +97,8 @@ void shmem_thp_prep_free(struct page *head)
 {
 	page_clear_flag(head, PG_shmem_thp);
 	*shmem_thp_pmd_mapcount_ptr(head) = 0;
+	*shmem_thp_nr_pages_mapped_ptr(head) = 0;
+	*shmem_thp_nr_pages_mapped_ptr(head) = 0;
 	for (unsigned long i = 1; i < HPAGE_PMD_NR; i++) {
 		page_clear_flag(head + i, PG_shmem_tail);
 		head[i].private = 0;
@@ -122,6 +124,7 @@ struct page *shmem_alloc_huge(struct inode *inode, unsigned long index)
 	}
 	page_set_flag(head, PG_shmem_thp);
 	*shmem_thp_pmd_mapcount_ptr(head) = 0;
+	*shmem_thp_nr_pages_mapped_ptr(head) = 0;
 	for (unsigned long i = 1; i < HPAGE_PMD_NR; i++) {
 		head[i].private = i;
 		page_set_flag(head + i, PG_shmem_tail);
@@ -235,9 +238,11 @@ vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned
 		return 0; /* their result stands; the access faults again if it must */
 	}
 	/* The lookup's reference (the head's) is the PMD's. */
-	if (__atomic_add_fetch(shmem_thp_pmd_mapcount_ptr(head), 1, __ATOMIC_RELAXED) == 1)
+	if (__atomic_add_fetch(shmem_thp_pmd_mapcount_ptr(head), 1, __ATOMIC_RELAXED) == 1) {
 		__atomic_add_fetch(&shmem_pmd_mapped_thps, 1, __ATOMIC_RELAXED);
-	add_mm_counter(mm, MM_SHMEMPAGES, (long)HPAGE_PMD_NR);
+		shmem_file_rmap_pmd(head, true);
+	}
+	add_mm_rss_counter(mm, MM_SHMEMPAGES, (long)HPAGE_PMD_NR);
 	set_pmd_at(mm, haddr, pmd, entry);
 	spin_unlock(ptl);
 	count_vm_event(THP_FILE_MAPPED);
@@ -246,7 +251,9 @@ vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned
 
 void shmem_pmd_unmapped(struct mm_struct *mm, struct page *head)
 {
-	if (__atomic_sub_fetch(shmem_thp_pmd_mapcount_ptr(head), 1, __ATOMIC_RELAXED) == 0)
+	if (__atomic_sub_fetch(shmem_thp_pmd_mapcount_ptr(head), 1, __ATOMIC_RELAXED) == 0) {
 		__atomic_sub_fetch(&shmem_pmd_mapped_thps, 1, __ATOMIC_RELAXED);
+		shmem_file_rmap_pmd(head, false);
+	}
 	add_mm_counter(mm, MM_SHMEMPAGES, -(long)HPAGE_PMD_NR);
 }

@@ -167,6 +167,7 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	struct mm_struct *a = test_mm_create(test, 0), *b, *c = test_mm_create(test, TEST_MM_NO_LEAK_CHECK);
 	unsigned long thps = nr_shmem_thps(), allocs = all_vm_events(THP_FILE_ALLOC);
 	unsigned long mapped = all_vm_events(THP_FILE_MAPPED), pmdmapped = nr_shmem_pmdmapped();
+	unsigned long file_mapped = nr_file_mapped_pages();
 	unsigned long file_before = nr_file_pages();
 	KUNIT_ASSERT_EQ(test, set_size(f, 2 * HPAGE), 0);
 	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, 2 * HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
@@ -186,6 +187,7 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FILE_MAPPED) - mapped, 1ul);
 	KUNIT_EXPECT_EQ(test, nr_shmem_pmdmapped() - pmdmapped, 1ul);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - file_mapped, HPAGE_PMD_NR); /* Mapped: all 512 */
 	struct kstat st;
 	KUNIT_EXPECT_EQ(test, vfs_getattr(&f->f_path, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.blksize, (long)HPAGE);
@@ -204,6 +206,7 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(c, BASE + 4 * PAGE_SIZE)), page_to_pfn(head + 5));
 	KUNIT_EXPECT_EQ(test, page_mapcount(head + 5), 3);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(c, MM_SHMEMPAGES), 1ul);
+	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - file_mapped, HPAGE_PMD_NR); /* counted already */
 	/* A part unmapped: the PMD goes, the rest faults back by PTEs. */
 	KUNIT_EXPECT_EQ(test, do_munmap(b, BASE, PAGE_SIZE), 0);
 	KUNIT_EXPECT_NULL(test, pmd_page_at(b, BASE));
@@ -221,6 +224,7 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 0ul);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(c, MM_SHMEMPAGES), 0ul);
 	KUNIT_EXPECT_EQ(test, nr_shmem_pmdmapped(), pmdmapped);
+	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), file_mapped);
 	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps);
 	KUNIT_EXPECT_EQ(test, nr_file_pages(), file_before);
 	KUNIT_EXPECT_EQ(test, f->f_inode->i_blocks, 0ul);
@@ -255,7 +259,9 @@ static void gup_madvise_mprotect(struct kunit *test)
 	for (int i = 0; i < 2; i++)
 		if (got[i])
 			put_page(got[i]);
+	unsigned long file_mapped = nr_file_mapped_pages();
 	KUNIT_EXPECT_EQ(test, do_madvise(a, BASE, HPAGE, MADV_DONTNEED), 0);
+	KUNIT_EXPECT_EQ(test, file_mapped - nr_file_mapped_pages(), HPAGE_PMD_NR);
 	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE));
 	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 0ul);
 	KUNIT_EXPECT_EQ(test, page_ref_count(head), refs - 1); /* the PMD's went */
@@ -271,6 +277,15 @@ static void gup_madvise_mprotect(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_mprotect(a, BASE + HPAGE / 2, HPAGE / 2, PROT_READ), 0);
 	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE));
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(a, BASE + 16, 9), 0);
+	/* A page by a PTE, then the whole by a PMD elsewhere: 512 in Mapped. */
+	struct mm_struct *b = test_mm_create(test, TEST_MM_NO_LEAK_CHECK);
+	file_mapped = nr_file_mapped_pages();
+	KUNIT_ASSERT_EQ(test, do_mmap_file(b, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 8), 7ull);
+	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(b, BASE), head);
+	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - file_mapped, HPAGE_PMD_NR - 1);
+	test_mm_destroy(test, b);
+	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), file_mapped);
 	KUNIT_EXPECT_NE(test, test_mm_write_u64(a, BASE + HPAGE / 2, 9), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 300 * PAGE_SIZE), 300ul << 16);
 	KUNIT_EXPECT_EQ(test, *shmem_thp_pmd_mapcount_ptr(head), 0l);
