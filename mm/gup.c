@@ -277,11 +277,10 @@ static unsigned long gup_fast(unsigned long start, unsigned long end, unsigned i
  * be made writable (is_cow_mapping: the write lands in an anonymous copy,
  * never in the file or the shared memory behind it), and a forced read
  * only where the VMA could be made readable (VM_MAYREAD). mmlab refuses
- * what Linux lets through on two more: a forced access to a PROT_NONE VMA
- * (Linux follows the page behind a PROT_NONE entry, which mmlab's faults
- * never map), and a forced write to a read-only private hugetlb mapping
- * (mmlab's hugetlb faults have no copy-on-write that leaves the entry
- * read-only). */
+ * two more: a forced access to a PROT_NONE VMA (Linux follows the page
+ * behind a PROT_NONE entry, which mmlab's faults never map), and a forced
+ * write to a read-only private hugetlb mapping (mmlab's hugetlb faults
+ * have no copy-on-write that leaves the entry read-only). */
 static int check_vma_flags(struct vm_area_struct *vma, unsigned int flags)
 {
 	unsigned long vm_flags = vma->vm_flags;

@@ -14,6 +14,7 @@ KERNEL_SRCS += \
 	tests/file_test.c \
 	tests/futex_test.c \
 	tests/gup_test.c \
+	tests/gup_remote_test.c \
 	tests/hugetlb_cmdline_test.c \
 	tests/hugetlb_test.c \
 	tests/init_test.c \
