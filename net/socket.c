@@ -241,25 +241,6 @@ static long sock_sendmsg(struct file *f, struct sock *sk, struct msghdr *msg, si
 	return unix_sendmsg(sk, msg, len, flags, f->f_flags & O_NONBLOCK);
 }
 
-SYSCALL_DEFINE6(sendto, int, fd, void __user *, buff, size_t, len, unsigned int, flags,
-		const void __user *, addr, int, addr_len)
-{
-	if (len > (size_t)MAX_RW_COUNT)
-		len = MAX_RW_COUNT;
-	if (!access_ok(buff, len))
-		return -EFAULT;
-	struct file *f;
-	long err;
-	struct sock *sk = sockfd_lookup(fd, &f, &err);
-	if (!sk)
-		return err;
-	struct kvec_iter v = { buff, len };
-	struct msghdr msg = { .iov = &v, .nr_segs = 1, .user = true };
-	err = sock_sendmsg(f, sk, &msg, len, (int)flags, addr, addr_len);
-	fput(f);
-	return err;
-}
-
 /* Linux's move_addr_to_user for an unnamed peer (socketpair's): the
  * length becomes 0, after the checks of the one given. */
 static long put_no_addr(int __user *ulen)
@@ -272,28 +253,47 @@ static long put_no_addr(int __user *ulen)
 	return put_user_u32(0, ulen) ? -EFAULT : 0;
 }
 
-SYSCALL_DEFINE6(recvfrom, int, fd, void __user *, ubuf, size_t, size, unsigned int, flags,
-		void __user *, addr, int __user *, addr_len)
+/* __sys_sendto and __sys_recvfrom: the buffer checked (import_single_range:
+ * cut to MAX_RW_COUNT, -EFAULT outside user space) before the descriptor;
+ * a receive with addr writes the peer's name length (0). */
+static long sock_single(int fd, void __user *buf, size_t len, unsigned int flags, bool send, void __user *addr,
+			int addr_len, int __user *uaddr_len)
 {
-	if (size > (size_t)MAX_RW_COUNT)
-		size = MAX_RW_COUNT;
-	if (!access_ok(ubuf, size))
+	if (len > (size_t)MAX_RW_COUNT)
+		len = MAX_RW_COUNT;
+	if (!access_ok(buf, len))
 		return -EFAULT;
 	struct file *f;
 	long err;
 	struct sock *sk = sockfd_lookup(fd, &f, &err);
 	if (!sk)
 		return err;
-	struct kvec_iter v = { ubuf, size };
+	struct kvec_iter v = { buf, len };
 	struct msghdr msg = { .iov = &v, .nr_segs = 1, .user = true };
-	err = unix_recvmsg(sk, &msg, size, (int)flags, f->f_flags & O_NONBLOCK);
-	if (err >= 0 && addr) {
-		long err2 = put_no_addr(addr_len);
-		if (err2 < 0)
-			err = err2;
+	if (send) {
+		err = sock_sendmsg(f, sk, &msg, len, (int)flags, addr, addr_len);
+	} else {
+		err = unix_recvmsg(sk, &msg, len, (int)flags, f->f_flags & O_NONBLOCK);
+		if (err >= 0 && addr) {
+			long err2 = put_no_addr(uaddr_len);
+			if (err2 < 0)
+				err = err2;
+		}
 	}
 	fput(f);
 	return err;
+}
+
+SYSCALL_DEFINE6(sendto, int, fd, void __user *, buff, size_t, len, unsigned int, flags,
+		void __user *, addr, int, addr_len)
+{
+	return sock_single(fd, buff, len, flags, true, addr, addr_len, NULL);
+}
+
+SYSCALL_DEFINE6(recvfrom, int, fd, void __user *, ubuf, size_t, size, unsigned int, flags,
+		void __user *, addr, int __user *, addr_len)
+{
+	return sock_single(fd, ubuf, size, flags, false, addr, 0, addr_len);
 }
 
 /* struct user_msghdr (include/linux/socket.h). */
@@ -308,8 +308,9 @@ struct user_msghdr {
 };
 
 /* Linux's ___sys_sendmsg/___sys_recvmsg: the header and its vector copied
- * in and checked (-EFAULT, -EINVAL for too many segments or a negative
- * length, -EFAULT for a segment outside user space). */
+ * in and checked (-EFAULT, -EMSGSIZE for more than UIO_MAXIOV segments,
+ * -EINVAL for a negative length, -EFAULT for a segment outside user
+ * space). */
 static long import_msghdr(const struct user_msghdr __user *umsg, struct user_msghdr *m, struct kvec_iter **iov,
 			  size_t *total)
 {
@@ -342,43 +343,27 @@ static long import_msghdr(const struct user_msghdr __user *umsg, struct user_msg
 	return 0;
 }
 
-SYSCALL_DEFINE3(sendmsg, int, fd, struct user_msghdr __user *, umsg, unsigned int, flags)
+/* ___sys_sendmsg and ___sys_recvmsg: the descriptor, then the header and
+ * its vector; a receive writes back the results (no name, no control
+ * data, the flags). */
+static long sock_msg(int fd, struct user_msghdr __user *umsg, unsigned int flags, bool send)
 {
 	struct file *f;
 	long err;
 	struct sock *sk = sockfd_lookup(fd, &f, &err);
 	if (!sk)
 		return err;
-	struct user_msghdr m;
+	struct user_msghdr m = { 0 };
 	struct kvec_iter *iov;
 	size_t total;
 	err = import_msghdr(umsg, &m, &iov, &total);
-	if (!err && m.msg_controllen)
+	if (!err && send && m.msg_controllen)
 		err = -EINVAL; /* no ancillary data: see the top of the file */
-	if (!err) {
-		struct msghdr msg = { .iov = iov, .nr_segs = m.msg_iovlen, .user = true };
+	struct msghdr msg = { .iov = iov, .nr_segs = m.msg_iovlen, .user = true };
+	if (!err && send) {
 		err = sock_sendmsg(f, sk, &msg, total, (int)flags, m.msg_name, m.msg_namelen);
-	}
-	kfree(iov);
-	fput(f);
-	return err;
-}
-
-SYSCALL_DEFINE3(recvmsg, int, fd, struct user_msghdr __user *, umsg, unsigned int, flags)
-{
-	struct file *f;
-	long err;
-	struct sock *sk = sockfd_lookup(fd, &f, &err);
-	if (!sk)
-		return err;
-	struct user_msghdr m;
-	struct kvec_iter *iov;
-	size_t total;
-	err = import_msghdr(umsg, &m, &iov, &total);
-	if (!err) {
-		struct msghdr msg = { .iov = iov, .nr_segs = m.msg_iovlen, .user = true };
+	} else if (!err) {
 		err = unix_recvmsg(sk, &msg, total, (int)(flags & ~MSG_CMSG_CLOEXEC), f->f_flags & O_NONBLOCK);
-		/* The results: no name, no control data, the flags. */
 		if (err >= 0 && ((m.msg_name && put_no_addr(&umsg->msg_namelen)) ||
 				 put_user_u64(0, &umsg->msg_controllen) ||
 				 put_user_u32(msg.msg_flags, &umsg->msg_flags)))
@@ -387,6 +372,16 @@ SYSCALL_DEFINE3(recvmsg, int, fd, struct user_msghdr __user *, umsg, unsigned in
 	kfree(iov);
 	fput(f);
 	return err;
+}
+
+SYSCALL_DEFINE3(sendmsg, int, fd, struct user_msghdr __user *, umsg, unsigned int, flags)
+{
+	return sock_msg(fd, umsg, flags, true);
+}
+
+SYSCALL_DEFINE3(recvmsg, int, fd, struct user_msghdr __user *, umsg, unsigned int, flags)
+{
+	return sock_msg(fd, umsg, flags, false);
 }
 
 SYSCALL_DEFINE2(shutdown, int, fd, int, how)
