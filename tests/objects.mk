@@ -3,6 +3,7 @@
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
 	tests/acpi_test.c \
+	tests/af_unix_test.c \
 	tests/bench_mm.c \
 	tests/bench_smp.c \
 	tests/clear_page_test.c \
@@ -14,6 +15,7 @@ KERNEL_SRCS += \
 	tests/file_test.c \
 	tests/futex_test.c \
 	tests/gup_test.c \
+	tests/gup_remote_test.c \
 	tests/hugetlb_cmdline_test.c \
 	tests/hugetlb_test.c \
 	tests/init_test.c \

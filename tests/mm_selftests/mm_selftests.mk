@@ -68,11 +68,9 @@ mm_st_src = $(patsubst %_64,%,$(1)).c
 # passes is reported passed, with a line saying its entry can go. Plain
 # words only, no % or quotes: the text rides in printf's format
 # (write_if_changed).
-MM_ST_LACKS_map_populate := socketpair
 MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
 MM_ST_LACKS_cow := the khugepaged sysfs files that thp_settings saves first
-MM_ST_LACKS_mkdirty := /proc/self/mem
-MM_ST_LACKS_ksm_functional_tests := /proc/self/mem, KSM
+MM_ST_LACKS_ksm_functional_tests := KSM
 MM_ST_LACKS_migration := migration of shmem and hugetlb pages, and its THP case outlasts 30 s under TCG
 MM_ST_LACKS_hmm-tests := the test_hmm device
 MM_ST_LACKS_droppable := MAP_DROPPABLE of Linux 6.11
