@@ -6,6 +6,8 @@
  * walk (walk_hugetlb_range) and get_user_pages (follow_hugetlb_page).
  * The pools and their counts are mm/hugetlb.c's. */
 #include "mm/hugetlb_vma.h"
+#include "fs/hugetlbfs/hugetlbfs.h"
+#include "mm/filemap.h"
 #include "arch/x86_64/cpu.h"
 #include "kernel/init.h"
 #include "kernel/mutex.h"
@@ -45,7 +47,12 @@ struct resv_map {
 				  * back from this (child's) mapping */
 };
 
-struct hstate *hstate_vma(const struct vm_area_struct *vma) { return vma->vm_resv_map->h; }
+/* A shared mapping of a hugetlbfs file has no map: its reservations are
+ * the file's (fs/hugetlbfs/hugetlbfs.h), its size the file's. */
+struct hstate *hstate_vma(const struct vm_area_struct *vma)
+{
+	return vma->vm_resv_map ? vma->vm_resv_map->h : hstate_file(vma->vm_file);
+}
 
 /* The page's index in the map. */
 static unsigned long resv_index(const struct vm_area_struct *vma, unsigned long addr)
@@ -59,7 +66,7 @@ static unsigned long resv_index(const struct vm_area_struct *vma, unsigned long 
 static bool resv_take(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct resv_map *resv = vma->vm_resv_map;
-	if (!resv->reserved)
+	if (!resv || !resv->reserved)
 		return false;
 	unsigned long i = resv_index(vma, addr), bit = 1ul << (i % 64);
 	spin_lock(&resv->lock);
@@ -84,6 +91,8 @@ static bool resv_give(struct vm_area_struct *vma, unsigned long addr)
 static bool resv_test(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct resv_map *resv = vma->vm_resv_map;
+	if (!resv)
+		return false;
 	unsigned long i = resv_index(vma, addr);
 	return resv->reserved && (READ_ONCE(resv->reserved[i / 64]) >> (i % 64) & 1);
 }
@@ -134,6 +143,12 @@ int hugetlb_mmap_prepare(unsigned long flags, unsigned long *addr, unsigned long
 	struct hstate *h = hstate_sizelog((flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK);
 	if (!h)
 		return -EINVAL;
+	*hp = h;
+	return hugetlb_mmap_align(h, flags, addr, len);
+}
+
+int hugetlb_mmap_align(struct hstate *h, unsigned long flags, unsigned long *addr, unsigned long *len)
+{
 	/* ksys_mmap_pgoff: the length is rounded up to the page size. */
 	unsigned long sz = huge_page_size(h);
 	if (*len > ~0ul - (sz - 1))
@@ -147,7 +162,6 @@ int hugetlb_mmap_prepare(unsigned long flags, unsigned long *addr, unsigned long
 	} else if (*addr) {
 		*addr = *addr > ~0ul - (sz - 1) ? 0 : ALIGN_UP(*addr, sz);
 	}
-	*hp = h;
 	return 0;
 }
 
@@ -178,6 +192,20 @@ struct resv_map *hugetlb_reserve_pages(struct hstate *h, unsigned long addr, uns
 	if (resv->nr % 64)
 		resv->reserved[resv->nr / 64] = (1ul << (resv->nr % 64)) - 1;
 	return resv;
+}
+
+int hugetlb_vma_reserve_private(struct vm_area_struct *vma, struct hstate *h)
+{
+	int err = 0;
+	/* The map is indexed from the file's huge-page offset at vm_start,
+	 * as resv_index computes it (an anonymous mapping's vm_pgoff is its
+	 * address's). */
+	struct resv_map *resv =
+		hugetlb_reserve_pages(h, vma->vm_pgoff << PAGE_SHIFT, vma->vm_end - vma->vm_start, vma->vm_flags, &err);
+	if (!resv)
+		return err;
+	vma->vm_resv_map = resv;
+	return 0;
 }
 
 void hugetlb_unreserve_pages(struct resv_map *resv)
@@ -216,13 +244,14 @@ unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr
 	return get_unmapped_area(mm, a, len, flags | MAP_FIXED);
 }
 
-/* Linux's hugetlbfs_file_mmap, with the part of mmap_region it needs:
+/* A private MAP_HUGETLB mapping without a file: Linux's
+ * hugetlbfs_file_mmap for it, with the part of mmap_region it needs:
  * the reservations, before the VMA; the mapping a MAP_FIXED replaces goes
  * first (Linux closes it before call_mmap), so its reservations can serve
  * the new one. */
-unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
-				  unsigned long len, unsigned long vm_flags, unsigned long flags,
-				  bool *populate)
+unsigned long hugetlb_anon_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
+				unsigned long len, unsigned long vm_flags, unsigned long flags,
+				bool *populate)
 {
 	int err;
 	vm_flags |= VM_HUGETLB;
@@ -311,6 +340,69 @@ static int hugetlb_fault_mutex_init(void)
 }
 late_initcall(hugetlb_fault_mutex_init);
 
+/* A page of a hugetlbfs file's page cache (a private mapping's own
+ * pages are anonymous: they have no mapping). */
+static bool page_in_file(const struct page *page)
+{
+	return page->mapping && !((unsigned long)page->mapping & PAGE_MAPPING_ANON);
+}
+
+/* Linux's hugetlb_no_page for a mapping of a hugetlbfs file, under the
+ * file's mutex (fs/hugetlbfs/inode.c): SIGBUS past the end of the file;
+ * the file's page if it has one, mapped read-only in a private mapping
+ * (its first write copies it, hugetlb_wp); else a shared mapping makes
+ * it (cleared, in the page cache, consuming the file's reservation). A
+ * private mapping of a hole gets a page of its own: *anon true, and the
+ * caller goes on as for MAP_HUGETLB. */
+static vm_fault_t hugetlb_no_page_file(struct vm_area_struct *vma, u64 *ptep, unsigned long address,
+				       unsigned long haddr, unsigned int flags, bool *anon)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct hstate *h = hstate_vma(vma);
+	struct inode *inode = vma->vm_file->f_inode;
+	unsigned long idx = linear_page_index(vma, haddr) >> h->order;
+	vm_fault_t ret = 0;
+	*anon = false;
+	hugetlbfs_fault_lock(inode);
+	unsigned long size = ((unsigned long)READ_ONCE(inode->i_size) + huge_page_size(h) - 1) >> (PAGE_SHIFT + h->order);
+	if (idx >= size) {
+		ret = VM_FAULT_SIGBUS;
+		goto out;
+	}
+	struct page *page = filemap_get_folio(vma->vm_file->f_mapping, idx);
+	if (!page && !(vma->vm_flags & VM_SHARED)) {
+		*anon = true;
+		goto out;
+	}
+	if (!page) {
+		int err;
+		page = hugetlbfs_alloc_file_page(inode, idx, vma, address, flags, &err);
+		if (!page) {
+			ret = err == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+			goto out;
+		}
+	}
+	u64 entry = page_to_phys(page) | vma->vm_page_prot | _PAGE_PSE | _PAGE_ACCESSED;
+	if (!(vma->vm_flags & VM_SHARED))
+		entry &= ~(u64)_PAGE_RW;
+	else if (flags & FAULT_FLAG_WRITE)
+		entry |= _PAGE_DIRTY;
+	spinlock_t *ptl = huge_pte_lockptr(mm);
+	spin_lock(ptl);
+	if (READ_ONCE(*ptep)) { /* cannot happen under the fault mutex */
+		spin_unlock(ptl);
+		put_page(page);
+		goto out;
+	}
+	__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED);
+	set_huge_pte_at(haddr, ptep, entry);
+	__atomic_add_fetch(&mm->hugetlb_usage, (long)pages_per_huge_page(h), __ATOMIC_RELAXED);
+	spin_unlock(ptl);
+out:
+	hugetlbfs_fault_unlock(inode);
+	return ret;
+}
+
 /* Linux's hugetlb_no_page for a private mapping: a page from the pool (the
  * reservation of this page first), cleared by the clearing policy and
  * fenced before the entry that maps it, for a read as for a write (there
@@ -320,10 +412,16 @@ static vm_fault_t hugetlb_no_page(struct vm_area_struct *vma, u64 *ptep, unsigne
 {
 	struct mm_struct *mm = vma->vm_mm;
 	struct hstate *h = hstate_vma(vma);
+	if (vma->vm_file) {
+		bool anon;
+		vm_fault_t ret = hugetlb_no_page_file(vma, ptep, address, haddr, flags, &anon);
+		if (!anon)
+			return ret;
+	}
 	/* A child whose page the mapping's owner took back (hugetlb_wp) is
 	 * refused every new page of the mapping, as Linux's: it would
 	 * otherwise see zeroes where its data was. */
-	if (READ_ONCE(vma->vm_resv_map->unmapped)) {
+	if (vma->vm_resv_map && READ_ONCE(vma->vm_resv_map->unmapped)) {
 		pr_warn("PID %d killed due to inadequate hugepage pool\n", current->tgid);
 		return VM_FAULT_SIGBUS;
 	}
@@ -395,7 +493,7 @@ static unsigned long unmap_ref_private(struct vm_area_struct *owner, struct page
 	list_for_each_entry(avc, &anon_vma->head, same_anon_vma) {
 		struct vm_area_struct *vma = avc->vma;
 		unsigned long pages = (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
-		if (vma == owner || !is_vm_hugetlb_page(vma) || vma->vm_resv_map->reserved ||
+		if (vma == owner || !is_vm_hugetlb_page(vma) || !vma->vm_resv_map || vma->vm_resv_map->reserved ||
 		    pgoff < vma->vm_pgoff || pgoff - vma->vm_pgoff >= pages)
 			continue; /* Linux skips HPAGE_RESV_OWNER mappings too */
 		unsigned long address = vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
@@ -429,8 +527,11 @@ static vm_fault_t hugetlb_wp(struct vm_area_struct *vma, u64 *ptep, unsigned lon
 	struct hstate *h = hstate_vma(vma);
 	spinlock_t *ptl = huge_pte_lockptr(mm);
 	struct page *old = pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT);
-	if (__atomic_load_n(&old->_mapcount, __ATOMIC_RELAXED) == 0 &&
-	    __atomic_load_n(&old->_refcount, __ATOMIC_ACQUIRE) == 1) {
+	/* A shared mapping's page is written in place (its entries are made
+	 * writable with the VMA: this is a stale read-only one). */
+	if ((vma->vm_flags & VM_SHARED) ||
+	    (__atomic_load_n(&old->_mapcount, __ATOMIC_RELAXED) == 0 &&
+	     __atomic_load_n(&old->_refcount, __ATOMIC_ACQUIRE) == 1 && !page_in_file(old))) {
 		spin_lock(ptl);
 		if (READ_ONCE(*ptep) == entry)
 			WRITE_ONCE(*ptep, entry | _PAGE_RW | _PAGE_DIRTY);
@@ -439,10 +540,15 @@ static vm_fault_t hugetlb_wp(struct vm_area_struct *vma, u64 *ptep, unsigned lon
 		return 0;
 	}
 	nodemask_t mask;
-	bool have_mask, many, consumed = false;
+	bool have_mask, many;
+	/* The first write to a file's page in a private mapping uses the
+	 * reservation mmap took for it (its read fault took none). */
+	bool had = resv_take(vma, haddr), consumed = had;
 	int nid = huge_node(vma, haddr, h->order, &mask, &have_mask, &many);
 	struct page *new = alloc_hugetlb_folio(h, nid, have_mask ? &mask : NULL, many, &consumed);
-	if (!new && vma->vm_resv_map->reserved) {
+	if (had && !consumed)
+		resv_give(vma, haddr);
+	if (!new && vma->vm_resv_map && vma->vm_resv_map->reserved && !page_in_file(old)) {
 		/* Linux drops the fault mutex first too: a child's may hash
 		 * to the same one. The old page stays: this entry holds it. */
 		mutex_unlock(fault_mutex);
@@ -461,7 +567,7 @@ static vm_fault_t hugetlb_wp(struct vm_area_struct *vma, u64 *ptep, unsigned lon
 	spin_lock(ptl);
 	if (READ_ONCE(*ptep) != entry) {
 		spin_unlock(ptl);
-		free_huge_folio(new, false);
+		free_huge_folio(new, consumed && resv_give(vma, haddr));
 		return 0;
 	}
 	new->_mapcount = 0;
@@ -547,7 +653,8 @@ static void unmap_hugepage_range_ref(struct mmu_gather *tlb, struct vm_area_stru
 		 * back together (while get_user_pages still holds the page,
 		 * free_huge_pages stays below resv_huge_pages: other mappings'
 		 * unreserved faults see one page fewer until it is put). */
-		if (vma->vm_resv_map->reserved && !resv_test(vma, addr) && hugetlb_restore_reserve(h))
+		if (vma->vm_resv_map && vma->vm_resv_map->reserved && !resv_test(vma, addr) &&
+		    hugetlb_restore_reserve(h))
 			resv_give(vma, addr);
 		mutex_unlock(fault_mutex);
 		__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED); /* one mapping less */
@@ -571,10 +678,12 @@ unsigned long hugetlb_change_protection(struct vm_area_struct *vma, unsigned lon
 		u64 entry = READ_ONCE(*ptep);
 		if (entry) {
 			u64 new = pmd_val(pmd_modify(__pmd(entry), newprot));
-			/* A page another process maps too since a fork stays
+			/* A private page another process maps too since a fork,
+			 * or a file's page a private mapping maps, stays
 			 * read-only: its next write copies it (hugetlb_wp). */
-			if ((new & _PAGE_RW) && !(entry & _PAGE_RW) &&
-			    pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT)->_mapcount > 0)
+			struct page *page = pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT);
+			if ((new & _PAGE_RW) && !(entry & _PAGE_RW) && !(vma->vm_flags & VM_SHARED) &&
+			    (page->_mapcount > 0 || page_in_file(page)))
 				new &= ~(u64)_PAGE_RW;
 			WRITE_ONCE(*ptep, new);
 			pages += pages_per_huge_page(h);
@@ -591,6 +700,8 @@ unsigned long hugetlb_change_protection(struct vm_area_struct *vma, unsigned lon
 int hugetlb_dup_vma_private(struct vm_area_struct *vma)
 {
 	struct resv_map *parent = vma->vm_resv_map;
+	if (!parent)
+		return 0; /* a shared mapping of a file: the file holds its reservations */
 	struct resv_map *resv = kzalloc(sizeof(*resv), GFP_KERNEL);
 	if (!resv)
 		return -ENOMEM;
@@ -624,7 +735,7 @@ int copy_hugetlb_page_range(struct vm_area_struct *dst_vma, struct vm_area_struc
 			struct page *page = pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT);
 			get_page(page);
 			__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED);
-			if (entry & _PAGE_RW) {
+			if ((entry & _PAGE_RW) && !(src_vma->vm_flags & VM_SHARED)) {
 				__atomic_fetch_and(src_ptep, ~(u64)_PAGE_RW, __ATOMIC_RELAXED);
 				entry &= ~(u64)_PAGE_RW;
 			}

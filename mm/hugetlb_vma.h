@@ -45,11 +45,17 @@ struct hstate *hstate_vma(const struct vm_area_struct *vma);
 /* mmap's part before the VMA: the hstate of flags, len rounded up to its
  * size, a fixed addr checked and a hint rounded up. 0, -EINVAL or -ENOMEM. */
 int hugetlb_mmap_prepare(unsigned long flags, unsigned long *addr, unsigned long *len, struct hstate **h);
+/* Its part after the hstate, for MAP_HUGETLB and a hugetlbfs file alike. */
+int hugetlb_mmap_align(struct hstate *h, unsigned long flags, unsigned long *addr, unsigned long *len);
 /* Linux's hugetlb_reserve_pages for a private mapping of len bytes at
  * addr: the map with one reservation per page (none with VM_NORESERVE in
  * vm_flags). NULL with *err = -ENOMEM when the pool cannot cover it. */
 struct resv_map *hugetlb_reserve_pages(struct hstate *h, unsigned long addr, unsigned long len,
 				       unsigned long vm_flags, int *err);
+/* A private mapping of a hugetlbfs file (its mmap method): the VMA's map,
+ * indexed by the file's huge-page offsets, with a reservation per page
+ * unless VM_NORESERVE. 0 or -ENOMEM. */
+int hugetlb_vma_reserve_private(struct vm_area_struct *vma, struct hstate *h);
 /* Undoes hugetlb_reserve_pages for a mapping that did not happen. */
 void hugetlb_unreserve_pages(struct resv_map *resv);
 /* Where a mapping of len bytes of huge pages of size sz goes (mmap, after
@@ -61,9 +67,9 @@ unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr
  * (VM_HUGETLB, never VM_LOCKED) and sets *populate for MAP_POPULATE or
  * MAP_LOCKED. The address or a negative errno; nothing changed on error
  * but what a MAP_FIXED unmapped. mmap_lock held for writing. */
-unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
-				  unsigned long len, unsigned long vm_flags, unsigned long flags,
-				  bool *populate);
+unsigned long hugetlb_anon_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
+				unsigned long len, unsigned long vm_flags, unsigned long flags,
+				bool *populate);
 /* A split VMA's new piece shares the map (Linux's hugetlb_vm_op_open). */
 void resv_map_get(struct resv_map *resv);
 /* Drops a reference without giving back any reservation (a copy of a VMA

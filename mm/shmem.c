@@ -406,17 +406,7 @@ static int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 			inode->i_mtime = attr->ia_ctime;
 		}
 	}
-	if (attr->ia_valid & ATTR_MODE)
-		inode->i_mode = (umode_t)((inode->i_mode & S_IFMT) | (attr->ia_mode & S_IALLUGO));
-	if (attr->ia_valid & ATTR_UID)
-		inode->i_uid = attr->ia_uid;
-	if (attr->ia_valid & ATTR_GID)
-		inode->i_gid = attr->ia_gid;
-	if (attr->ia_valid & ATTR_ATIME)
-		inode->i_atime = attr->ia_atime;
-	if (attr->ia_valid & ATTR_MTIME)
-		inode->i_mtime = attr->ia_mtime;
-	inode->i_ctime = attr->ia_ctime;
+	setattr_copy(inode, attr);
 	up_write(&inode->i_rwsem);
 	return 0;
 }

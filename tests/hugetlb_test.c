@@ -355,8 +355,13 @@ static void map_hugetlb_refuses_what_linux_refuses(struct kunit *test)
 			(long)-EINVAL); /* a fixed address must be aligned */
 	if (!hstates[HSTATE_1G].supported)
 		KUNIT_EXPECT_EQ(test, (long)do_mmap(s.mm, 0, SZ2M, RW, ANON | MAP_HUGETLB | MAP_HUGE_1GB), (long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, (long)do_mmap(s.mm, 0, SZ2M, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB),
-			(long)-ENODEV); /* no shared anonymous memory here */
+	/* Shared: a file on the kernel's hugetlbfs, reserving its page;
+	 * the reservation goes with the file at munmap. */
+	unsigned long sh = do_mmap(s.mm, 0, SZ2M, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(sh));
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
+	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, sh, SZ2M), 0);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
 	unsigned long a = do_mmap(s.mm, 0, 2 * SZ2M, RW, ANON | MAP_HUGETLB);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(a));
 	/* Split only at the page size. */

@@ -589,15 +589,35 @@ unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr
 }
 /* As mm/hugetlb_vma.c's with an empty pool: a MAP_FIXED unmaps what it
  * replaces, then the reservation fails. */
-unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
-				  unsigned long len, unsigned long vm_flags, unsigned long flags,
-				  bool *populate)
+unsigned long hugetlb_anon_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
+				unsigned long len, unsigned long vm_flags, unsigned long flags,
+				bool *populate)
 {
 	(void)h, (void)vm_flags, (void)populate;
 	int err;
 	if ((flags & MAP_FIXED) && (err = munmap_range(mm, addr, addr + len)))
 		return (unsigned long)err;
 	return -ENOMEM;
+}
+/* fs/hugetlbfs: no file here is a hugetlbfs one; a shared MAP_HUGETLB's
+ * file would fail its reservation at mmap with the empty pool, so the
+ * setup gives that mmap's -ENOMEM. */
+bool is_file_hugepages(const struct file *file);
+bool is_file_hugepages(const struct file *file)
+{
+	(void)file;
+	return false;
+}
+int hugetlb_mmap_align(struct hstate *h, unsigned long flags, unsigned long *addr, unsigned long *len)
+{
+	(void)h, (void)flags, (void)addr, (void)len;
+	panic("hugetlb_mmap_align on the host: no hugetlbfs file here");
+}
+struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int page_size_log);
+struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int page_size_log)
+{
+	(void)name, (void)size, (void)acctflag, (void)page_size_log;
+	return (struct file *)(long)-ENOMEM;
 }
 void resv_map_get(struct resv_map *resv) { (void)resv; }
 void resv_map_put(struct resv_map *resv) { (void)resv; }
