@@ -96,14 +96,12 @@ static void region_add(struct hugetlbfs_inode_info *info, long f, long t, struct
 	if (!into) {
 		into = *spare;
 		*spare = NULL;
+		into->to = t;
 		list_add(&into->link, before);
 	}
 	into->from = f;
 	if (t > into->to)
 		into->to = t;
-	else
-		t = into->to;
-	(void)t;
 }
 
 /* [f, t) leaves the map; *spare (may be NULL) for a region cut in two.
