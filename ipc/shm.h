@@ -34,6 +34,8 @@
 #define SHM_NORESERVE 010000
 #define SHM_HUGE_SHIFT 26
 #define SHM_HUGE_MASK 0x3f
+#define SHM_HUGE_2MB (21u << SHM_HUGE_SHIFT) /* log2 of the size, as MAP_HUGE_* */
+#define SHM_HUGE_1GB (30u << SHM_HUGE_SHIFT)
 #define SHM_RDONLY 010000
 #define SHM_RND 020000
 #define SHM_REMAP 040000

@@ -603,8 +603,24 @@ unsigned long do_mmap_shmem_locked(struct mm_struct *mm, unsigned long addr, uns
 				   bool *populate)
 {
 	/* A program's own call (shmat): MDWE applies, as in Linux's mmap_region. */
-	return mmap_pgoff_locked(mm, addr, len, prot, flags | MAP_SHARED | MAP_ANONYMOUS, NULL, 0, shm, true,
-				 populate);
+	if (!shm->file)
+		return mmap_pgoff_locked(mm, addr, len, prot, flags | MAP_SHARED | MAP_ANONYMOUS, NULL, 0, shm, true,
+					 populate);
+	/* A SHM_HUGETLB segment: its hugetlbfs file mapped shared, through
+	 * a file of the attach's own, read-only for SHM_RDONLY (Linux's
+	 * alloc_file_clone in do_shmat), so that mprotect cannot make the
+	 * mapping writable; the VMA points to the segment's object too, for
+	 * the attach count (shmem_get) and shmdt. */
+	struct file *file = dentry_open(&shm->file->f_path, prot & PROT_WRITE ? O_RDWR : O_RDONLY);
+	if (IS_ERR(file))
+		return (unsigned long)PTR_ERR(file);
+	addr = mmap_pgoff_locked(mm, addr, len, prot, flags | MAP_SHARED, file, 0, NULL, true, populate);
+	fput(file); /* the VMA holds its own */
+	if (!IS_ERR_VALUE(addr)) {
+		find_vma(mm, addr)->vm_shm = shm;
+		shmem_get(shm);
+	}
+	return addr;
 }
 
 /* ---- brk ------------------------------------------------------------------- */

@@ -605,15 +605,26 @@ int shmem_mmap(struct file *file, struct vm_area_struct *vma)
 		return err;
 	if (!(vma->vm_flags & VM_SHARED))
 		return 0;
-	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	struct shmem_object *obj = shmem_file_object(file);
 	if (!obj)
 		return -ENOMEM;
-	obj->refcount = 1;
-	spin_lock_init(&obj->lock);
-	obj->file = get_file(file);
-	obj->mapping = file->f_mapping;
 	vma->vm_shm = obj;
 	return 0;
+}
+
+struct shmem_object *shmem_file_object(struct file *file)
+{
+	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return NULL;
+	obj->refcount = 1;
+	spin_lock_init(&obj->lock);
+	obj->size = (unsigned long)(file->f_inode->i_size + (long)PAGE_SIZE - 1) >> PAGE_SHIFT;
+	obj->file = get_file(file);
+	obj->mapping = file->f_mapping;
+	obj->i_mmap = RB_ROOT;
+	init_rwsem(&obj->i_mmap_rwsem);
+	return obj;
 }
 
 /* Linux's shmem_fault: the page at the fault's offset in the file's page

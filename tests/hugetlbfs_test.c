@@ -21,6 +21,7 @@
 #include "fs/init.h"
 #include "fs/mount.h"
 #include "fs/proc/proc_fs.h"
+#include "ipc/shm.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "kernel/unistd.h"
@@ -375,11 +376,64 @@ static void kernel_instance_files(struct kunit *test)
 	scratch_end(test, s);
 }
 
+/* A SHM_HUGETLB segment: its size rounded up to huge pages and reserved
+ * at shmget (-ENOMEM past the pool, -EINVAL for a size with none), one
+ * page seen by two attaches, counted in SHM_INFO's rss; a SHM_RDONLY
+ * attach cannot be made writable; IPC_RMID while attached destroys it at
+ * the last shmdt, which gives every page and reservation back. */
+static void shm_hugetlb_segment_attached_twice(struct kunit *test)
+{
+	struct scratch *s = scratch_begin(test, 2);
+	struct hstate *h = &hstates[HSTATE_2M];
+	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
+	int segs = shm_segments_in_use();
+	KUNIT_EXPECT_EQ(test, ksys_shmget(IPC_PRIVATE, SZ2M, IPC_CREAT | 0600 | SHM_HUGETLB | (22 << SHM_HUGE_SHIFT)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, ksys_shmget(IPC_PRIVATE, 2 * SZ2M + 1, IPC_CREAT | 0600 | SHM_HUGETLB), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, shm_segments_in_use(), segs);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
+	long id = ksys_shmget(IPC_PRIVATE, SZ2M + 5, IPC_CREAT | 0600 | SHM_HUGETLB | SHM_HUGE_2MB);
+	KUNIT_ASSERT_GE(test, id, 0l);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 2ul); /* 4 MiB */
+	unsigned long a = 0, b = 0, c = 0;
+	KUNIT_ASSERT_EQ(test, do_shmat((int)id, 0, 0, &a), 0l);
+	KUNIT_ASSERT_EQ(test, do_shmat((int)id, 0, 0, &b), 0l);
+	KUNIT_EXPECT_NE(test, a, b);
+	KUNIT_EXPECT_EQ(test, (a | b) & (SZ2M - 1), 0ul);
+	KUNIT_EXPECT_EQ(test, find_vma(mm, a)->vm_end - a, 2 * SZ2M);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, a + SZ2M + 8, 0x5151), 0);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, b + SZ2M + 8), 0x5151ull);
+	KUNIT_EXPECT_EQ(test, entry_at(mm, a + SZ2M) & PTE_PFN_MASK, entry_at(mm, b + SZ2M) & PTE_PFN_MASK);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 1ul);
+	struct shmid64_ds ds;
+	KUNIT_EXPECT_EQ(test, shmctl_stat((int)id, IPC_STAT, &ds), 0);
+	KUNIT_EXPECT_EQ(test, ds.shm_nattch, 2ul);
+	KUNIT_EXPECT_EQ(test, ds.shm_segsz, SZ2M + 5);
+	struct shm_info info;
+	KUNIT_EXPECT_GE(test, shmctl_shm_info(&info), 0);
+	KUNIT_EXPECT_GE(test, info.shm_rss, 512ul);
+	KUNIT_ASSERT_EQ(test, do_shmat((int)id, 0, SHM_RDONLY, &c), 0l);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, c + SZ2M + 8), 0x5151ull);
+	KUNIT_EXPECT_EQ(test, do_mprotect(mm, c, 2 * SZ2M, RW), -EACCES);
+	KUNIT_EXPECT_EQ(test, ksys_shmdt(a), 0l);
+	KUNIT_EXPECT_EQ(test, ksys_shmctl((int)id, IPC_RMID, NULL), 0l);
+	KUNIT_EXPECT_EQ(test, shm_segments_in_use(), segs + 1); /* still attached */
+	KUNIT_EXPECT_EQ(test, ksys_shmdt(b), 0l);
+	KUNIT_EXPECT_EQ(test, ksys_shmdt(c), 0l);
+	KUNIT_EXPECT_EQ(test, shm_segments_in_use(), segs);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 2ul);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
+	test_mm_destroy(test, mm);
+	scratch_end(test, s);
+}
+
 static struct kunit_case hugetlbfs_cases[] = {
 	KUNIT_CASE(options_statfs_and_errnos),
 	KUNIT_CASE(shared_file_is_one_page_for_two_mms),
 	KUNIT_CASE(private_copies_and_holes),
 	KUNIT_CASE(kernel_instance_files),
+	KUNIT_CASE(shm_hugetlb_segment_attached_twice),
 	{},
 };
 
