@@ -151,7 +151,7 @@ static int hugetlbfs_parse_param(struct fs_context *fc, const char *key, const c
 	case 0: /* gid */
 	case 6: /* uid */
 		if (kstrtouint(value, 0, &u))
-			return -EINVAL;
+			goto bad_val;
 		if (opt == 0)
 			ctx->gid = u;
 		else
@@ -159,13 +159,13 @@ static int hugetlbfs_parse_param(struct fs_context *fc, const char *key, const c
 		return 0;
 	case 2: /* mode */
 		if (kstrtouint(value, 8, &u))
-			return -EINVAL;
+			goto bad_val;
 		ctx->mode = (umode_t)(u & 01777u);
 		return 0;
 	case 1: /* min_size */
 	case 5: /* size: memparse would take a K/M/G without a digit */
 		if (!starts_with_digit(value))
-			return -EINVAL; /* "Bad value '%s' for mount option '%s'" */
+			goto bad_val;
 		if (opt == 5) {
 			ctx->max_size_opt = memparse(value, &rest);
 			ctx->max_val_type = *rest == '%' ? SIZE_PERCENT : SIZE_STD;
@@ -176,7 +176,7 @@ static int hugetlbfs_parse_param(struct fs_context *fc, const char *key, const c
 		return 0;
 	case 3: /* nr_inodes */
 		if (!starts_with_digit(value))
-			return -EINVAL;
+			goto bad_val;
 		ctx->nr_inodes = (long)memparse(value, &rest);
 		return 0;
 	case 4: { /* pagesize */
@@ -190,6 +190,8 @@ static int hugetlbfs_parse_param(struct fs_context *fc, const char *key, const c
 		return 0;
 	}
 	}
+bad_val: /* Linux's invalfc; fs_parse says it for uid=, gid= and mode= */
+	pr_err("hugetlbfs: Bad value '%s' for mount option '%s'\n", value, key);
 	return -EINVAL;
 }
 
