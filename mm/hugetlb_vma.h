@@ -1,7 +1,8 @@
 /* MAP_HUGETLB mappings (Linux's mm/hugetlb.c mapping half and
- * fs/hugetlbfs's anonymous file): private anonymous memory mapped by the
- * huge pages of a pool (mm/hugetlb.h), a PMD entry per 2 MiB page and a
- * PUD entry per 1 GiB page, with no PTE table under either.
+ * fs/hugetlbfs's anonymous file): private anonymous memory, and mappings
+ * of hugetlbfs files, mapped by the huge pages of a pool (mm/hugetlb.h), a
+ * PMD entry per 2 MiB page and a PUD entry per 1 GiB page, with no PTE
+ * table under either.
  *
  *   mmap(addr, len, prot, MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB
  *        [|MAP_HUGE_2MB|MAP_HUGE_1GB][|MAP_NORESERVE], -1, 0)
@@ -24,9 +25,16 @@
  * (hugetlb_vm_op_split: munmap, mprotect, madvise and mbind of an
  * unaligned part are -EINVAL), never merged, never grown by mremap; its
  * reservations follow its pieces (hugetlb_vm_op_close gives back those of
- * a piece unmapped). mmlab has no fork, hugetlbfs or MAP_SHARED anonymous
- * memory, so there is no copy-on-write of a huge page and no shared
- * reservation map.
+ * a piece unmapped). fork shares a private mapping's pages read-only
+ * until a write copies one (hugetlb_wp).
+ *
+ * A VMA mapping a hugetlbfs file (fs/hugetlbfs/hugetlbfs.h: files on a
+ * mount, and the kernel's for MAP_SHARED|MAP_HUGETLB, MFD_HUGETLB and
+ * SHM_HUGETLB) is VM_HUGETLB too and goes through the same paths: a
+ * shared one has no map of its own (vm_resv_map NULL: the file holds its
+ * reservations) and maps the file's pages, made by its faults; a private
+ * one has its map, maps the file's page read-only and copies it at the
+ * first write.
  *
  * Locking: entries are written under mm->page_table_lock, the reservation
  * bits under their map's lock, the pool counts under hugetlb_lock; the

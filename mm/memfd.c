@@ -1,8 +1,9 @@
 /* memfd_create(2) and fcntl's F_ADD_SEALS / F_GET_SEALS (Linux 6.1's
  * mm/memfd.c): mm/memfd.h has the rules of the seals. A memfd is an
  * unlinked tmpfs file on the internal tmpfs (shmem_file_setup,
- * mm/shmem_file.c) named "memfd:<name>", so /proc/<pid>/fd/<n> and
- * /proc/<pid>/maps show "/memfd:<name> (deleted)". */
+ * mm/shmem_file.c), or with MFD_HUGETLB a file on the kernel's hugetlbfs
+ * instance of its size (hugetlb_file_setup), named "memfd:<name>", so
+ * /proc/<pid>/fd/<n> and /proc/<pid>/maps show "/memfd:<name> (deleted)". */
 #include "mm/memfd.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/fs.h"
