@@ -28,6 +28,7 @@
 #include "lib/err.h"
 #include "lib/string.h"
 #include "lib/vsprintf.h"
+#include "mm/filemap.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
 #include "mm/memfd.h"
@@ -213,7 +214,9 @@ static void shared_file_is_one_page_for_two_mms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 2ul); /* the same offsets: nothing more */
 	/* An offset not a whole number of huge pages: -EINVAL. */
 	KUNIT_EXPECT_EQ(test, (long)do_mmap_file(mm2, f, 0, SZ2M, RW, MAP_SHARED, 1), (long)-EINVAL);
+	unsigned long cached = nr_file_pages();
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm1, a + SZ2M + 16, 0xfeed), 0);
+	KUNIT_EXPECT_EQ(test, nr_file_pages(), cached); /* not in Cached: the pool counts it */
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 2ul);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm2, b + SZ2M + 16), 0xfeedull);
