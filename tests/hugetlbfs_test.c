@@ -47,6 +47,7 @@
  * however the case ends. */
 struct scratch {
 	bool mounted;
+	struct hstate *h;
 	struct kunit_resources before;
 };
 
@@ -59,19 +60,24 @@ static void scratch_release(void *arg)
 	kfree(s);
 }
 
-/* The pool set to pages 2 MiB pages (after the snapshot of what the
+/* The pool of h set to pages pages (after the snapshot of what the
  * machine has), and DIR made. */
-static struct scratch *scratch_begin(struct kunit *test, unsigned long pages)
+static struct scratch *scratch_begin_h(struct kunit *test, struct hstate *h, unsigned long pages)
 {
-	struct hstate *h = &hstates[HSTATE_2M];
 	test_hugetlb_empty_pool(test, h);
 	struct scratch *s = kzalloc(sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->h = h;
 	kunit_resources_take(&s->before);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, scratch_release, s), 0);
 	KUNIT_ASSERT_EQ(test, init_mkdir(DIR, 0755), 0);
 	test_hugetlb_set_pool(test, h, pages);
 	return s;
+}
+
+static struct scratch *scratch_begin(struct kunit *test, unsigned long pages)
+{
+	return scratch_begin_h(test, &hstates[HSTATE_2M], pages);
 }
 
 static int mount_hugetlbfs(struct scratch *s, const char *opts)
@@ -92,7 +98,7 @@ static void scratch_end(struct kunit *test, struct scratch *s)
 		s->mounted = false;
 	}
 	KUNIT_EXPECT_EQ(test, init_rmdir(DIR), 0);
-	test_hugetlb_expect_pool_back(test, &hstates[HSTATE_2M]);
+	test_hugetlb_expect_pool_back(test, s->h);
 	rcu_barrier();
 	kunit_expect_resources_back(test, &s->before);
 }
@@ -431,12 +437,56 @@ static void shm_hugetlb_segment_attached_twice(struct kunit *test)
 	scratch_end(test, s);
 }
 
+/* pagesize=1G: a file of one 1 GiB page (on a machine with a free
+ * order-18 block: pci-hole-6g), mapped under a PUD entry, read back
+ * through read(2), given back by truncate. */
+static void gigantic_pages_file(struct kunit *test)
+{
+	struct hstate *h = &hstates[HSTATE_1G];
+	if (!h->supported)
+		kunit_skip(test, "the CPU cannot map 1 GiB pages");
+	struct scratch *s = scratch_begin_h(test, h, 1);
+	KUNIT_ASSERT_EQ(test, mount_hugetlbfs(s, "pagesize=1G"), 0);
+	char line[160];
+	mounts_line(test, line, sizeof(line));
+	KUNIT_EXPECT_STREQ(test, line, "hugetlbfs rw,relatime,pagesize=1024M 0 0");
+	struct file *f = filp_open(DIR "/g", O_CREAT | O_RDWR, 0600);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	struct kstatfs st;
+	KUNIT_EXPECT_EQ(test, vfs_statfs(&f->f_path, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.f_bsize, (long)huge_page_size(h));
+	KUNIT_EXPECT_EQ(test, ftruncate_file(f, (long)SZ2M), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ftruncate_file(f, (long)huge_page_size(h)), 0);
+	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
+	unsigned long a = do_mmap_file(mm, f, 0, huge_page_size(h), RW, MAP_SHARED, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(a));
+	KUNIT_EXPECT_EQ(test, a & (huge_page_size(h) - 1), 0ul);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, a + 12345 * PAGE_SIZE, 0x1661), 0);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 0ul);
+	KUNIT_EXPECT_EQ(test, mm->hugetlb_usage, (long)pages_per_huge_page(h));
+	KUNIT_EXPECT_NULL(test, mm_find_pmd(mm, a)); /* a PUD entry maps it */
+	u64 v = 0;
+	long long pos = 12345 * PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, kernel_read(f, &v, sizeof(v), &pos), 8l);
+	KUNIT_EXPECT_EQ(test, v, 0x1661ull);
+	KUNIT_EXPECT_EQ(test, ftruncate_file(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 1ul);
+	KUNIT_EXPECT_EQ(test, mm->hugetlb_usage, 0l);
+	test_mm_destroy(test, mm);
+	KUNIT_EXPECT_EQ(test, filp_close(f), 0);
+	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/g"), 0);
+	scratch_end(test, s);
+}
+
 static struct kunit_case hugetlbfs_cases[] = {
 	KUNIT_CASE(options_statfs_and_errnos),
 	KUNIT_CASE(shared_file_is_one_page_for_two_mms),
 	KUNIT_CASE(private_copies_and_holes),
 	KUNIT_CASE(kernel_instance_files),
 	KUNIT_CASE(shm_hugetlb_segment_attached_twice),
+	KUNIT_CASE(gigantic_pages_file),
 	{},
 };
 

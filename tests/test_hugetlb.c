@@ -32,7 +32,8 @@ void test_hugetlb_set_pool(struct kunit *test, struct hstate *h, unsigned long p
 	test_hugetlb_empty_pool(test, h);
 	if (set_max_huge_pages(h, pages, NUMA_NO_NODE) != (long)pages) {
 		set_max_huge_pages(h, 0, NUMA_NO_NODE);
-		kunit_skip(test, "no %lu free blocks of %lu kB", pages, huge_page_size(h) >> 10);
+		kunit_skip(test, "the pool cannot grow to %lu pages of %lu kB (no free blocks that large)", pages,
+			   huge_page_size(h) >> 10);
 	}
 }
 
