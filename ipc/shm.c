@@ -129,7 +129,8 @@ static struct shmem_object *newseg_hugetlb(const struct ipc_params *params, int 
 	size_t hugesize = ALIGN_UP(params->size, huge_page_size(hs));
 	char name[16];
 	snprintf(name, sizeof(name), "SYSV%08x", (unsigned int)params->key);
-	struct file *file = hugetlb_file_setup(name, hugesize, params->flg & SHM_NORESERVE ? VM_NORESERVE : 0, sizelog);
+	struct file *file = hugetlb_file_setup(name, hugesize, params->flg & SHM_NORESERVE ? VM_NORESERVE : 0,
+					       HUGETLB_SHMFS_INODE, sizelog);
 	if (IS_ERR(file)) {
 		*err = (int)PTR_ERR(file);
 		return NULL;

@@ -150,7 +150,7 @@ SYSCALL_DEFINE2(memfd_create, const char __user *, uname, unsigned int, flags)
 	/* MFD_HUGETLB: a file on the kernel's hugetlbfs instance of the size
 	 * (-ENODEV for a size with no pool), reserving nothing: its pages
 	 * are reserved when it is mapped, as Linux's. */
-	struct file *file = flags & MFD_HUGETLB ? hugetlb_file_setup(name, 0, VM_NORESERVE,
+	struct file *file = flags & MFD_HUGETLB ? hugetlb_file_setup(name, 0, VM_NORESERVE, HUGETLB_ANONHUGE_INODE,
 								       (int)((flags >> MFD_HUGE_SHIFT) & MFD_HUGE_MASK))
 					       : shmem_file_setup(name, 0);
 	if (IS_ERR(file)) {

@@ -520,7 +520,7 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		 * file's shared mapping. mmlab maps a private MAP_HUGETLB
 		 * without a file (hugetlb_anon_mmap below), where Linux
 		 * makes one for it too. */
-		struct file *hfile = hugetlb_file_setup(HUGETLB_ANON_FILE, len, VM_NORESERVE,
+		struct file *hfile = hugetlb_file_setup(HUGETLB_ANON_FILE, len, VM_NORESERVE, HUGETLB_ANONHUGE_INODE,
 							(int)((flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK));
 		if (IS_ERR(hfile))
 			return (unsigned long)PTR_ERR(hfile);

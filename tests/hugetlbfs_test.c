@@ -368,7 +368,7 @@ static void kernel_instance_files(struct kunit *test)
 			(long)-ENOMEM);
 	KUNIT_EXPECT_EQ(test, __atomic_load_n(&sb->s_inodes, __ATOMIC_RELAXED), inodes + 1);
 	/* MFD_HUGETLB: size 0, no reservation until mapped. */
-	struct file *mfd = hugetlb_file_setup("memfd:t", 0, VM_NORESERVE, 21);
+	struct file *mfd = hugetlb_file_setup("memfd:t", 0, VM_NORESERVE, HUGETLB_ANONHUGE_INODE, 21);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mfd));
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
 	KUNIT_EXPECT_FALSE(test, IS_ERR_VALUE(do_mmap_file(mm, mfd, 0, SZ2M, RW, MAP_SHARED, 0)));
@@ -387,7 +387,8 @@ static void kernel_instance_files(struct kunit *test)
 
 /* A SHM_HUGETLB segment: its size rounded up to huge pages and reserved
  * at shmget (-ENOMEM past the pool, -EINVAL for a size with none), one
- * page seen by two attaches, counted in SHM_INFO's rss; a SHM_RDONLY
+ * page seen by two attaches (which reserve nothing more; with
+ * SHM_NORESERVE nothing at all), counted in SHM_INFO's rss; a SHM_RDONLY
  * attach cannot be made writable; IPC_RMID while attached destroys it at
  * the last shmdt, which gives every page and reservation back. */
 static void shm_hugetlb_segment_attached_twice(struct kunit *test)
@@ -401,6 +402,16 @@ static void shm_hugetlb_segment_attached_twice(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ksys_shmget(IPC_PRIVATE, 2 * SZ2M + 1, IPC_CREAT | 0600 | SHM_HUGETLB), -ENOMEM);
 	KUNIT_EXPECT_EQ(test, shm_segments_in_use(), segs);
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
+	/* SHM_NORESERVE: no reservation at shmget, nor at shmat (a
+	 * segment's file reserves only when it is made). */
+	long nores = ksys_shmget(IPC_PRIVATE, SZ2M, IPC_CREAT | 0600 | SHM_HUGETLB | SHM_NORESERVE);
+	KUNIT_ASSERT_GE(test, nores, 0l);
+	unsigned long n = 0;
+	KUNIT_EXPECT_EQ(test, do_shmat((int)nores, 0, 0, &n), 0l);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
+	KUNIT_EXPECT_EQ(test, ksys_shmctl((int)nores, IPC_RMID, NULL), 0l);
+	KUNIT_EXPECT_EQ(test, ksys_shmdt(n), 0l);
+	KUNIT_EXPECT_EQ(test, shm_segments_in_use(), segs);
 	long id = ksys_shmget(IPC_PRIVATE, SZ2M + 5, IPC_CREAT | 0600 | SHM_HUGETLB | SHM_HUGE_2MB);
 	KUNIT_ASSERT_GE(test, id, 0l);
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 2ul); /* 4 MiB */

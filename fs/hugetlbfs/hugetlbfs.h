@@ -121,9 +121,15 @@ struct page *hugetlbfs_alloc_file_page(struct inode *inode, unsigned long idx, s
  * kernel's instance of the size named by page_size_log (MAP_HUGE_* bits,
  * 0: the default size), opened O_RDWR, named name ("anon_hugepage",
  * "memfd:<name>", "SYSV%08x"). Its pages are reserved now unless
- * VM_NORESERVE is in acctflag. -ENODEV for an unknown size, -ENOENT when
- * the size has no instance, -ENOSPC, -ENOMEM. */
-struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int page_size_log);
+ * VM_NORESERVE is in acctflag. A HUGETLB_SHMFS_INODE (a SysV segment's)
+ * reserves only here: its mappings take none (Linux's S_PRIVATE inode).
+ * -ENODEV for an unknown size, -ENOENT when the size has no instance,
+ * -ENOSPC, -ENOMEM. Linux refuses a HUGETLB_SHMFS_INODE (-EPERM) to a
+ * user without CAP_IPC_LOCK outside vm.hugetlb_shm_group; mmlab's one
+ * user is root, who may. */
+enum { HUGETLB_SHMFS_INODE = 1, HUGETLB_ANONHUGE_INODE = 2 };
+struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int creat_flags,
+				int page_size_log);
 #define HUGETLB_ANON_FILE "anon_hugepage"
 
 /* The kernel's instance of h (tests count its inodes), or NULL. */

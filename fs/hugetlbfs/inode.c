@@ -44,6 +44,7 @@ struct file_region {
 struct hugetlbfs_inode_info {
 	struct mutex lock;
 	struct list_head regions; /* sorted, disjoint, never adjacent */
+	bool shm;                 /* a SysV segment's (Linux's S_PRIVATE) */
 };
 
 static struct hugetlbfs_inode_info *HUGETLBFS_I(struct inode *inode) { return inode->i_private; }
@@ -329,6 +330,8 @@ bool hugetlbfs_init_inode(struct inode *inode, umode_t mode)
 	return true;
 }
 
+void hugetlbfs_set_shm_inode(struct inode *inode) { HUGETLBFS_I(inode)->shm = true; }
+
 /* Linux's hugetlbfs_evict_inode: every page and reservation back. */
 void hugetlbfs_evict_inode(struct inode *inode)
 {
@@ -530,28 +533,32 @@ out:
 	return err;
 }
 
-/* Linux's hugetlbfs_file_mmap, after mmap made the VMA (mm/mmap.c has
- * rounded the length and aligned the address to the page size): the
- * offset must be a whole number of huge pages (-EINVAL); a shared mapping
- * reserves the file's offsets it covers, a private one its own pages
+/* Linux 6.1's hugetlbfs_file_mmap, after mmap made the VMA (mm/mmap.c
+ * has rounded the length and aligned the address to the page size): the
+ * seals (seal_check_future_write), then an offset past what a loff_t
+ * holds or not a whole number of huge pages, or an end that overflows
+ * (-EINVAL); a shared mapping reserves the file's offsets it covers (not
+ * a SysV segment's: reserved at shmget), a private one its own pages
  * (mm/hugetlb_vma.c), unless VM_NORESERVE (-ENOMEM when the pool or
  * size= is short); a writable mapping grows i_size to its end. */
 static int hugetlbfs_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct inode *inode = file->f_inode;
 	struct hstate *h = hstate_inode(inode);
-	if (vma->vm_pgoff & ((1ul << h->order) - 1))
-		return -EINVAL;
 	int err = seal_check_write(inode->i_seals, vma);
 	if (err)
 		return err;
+	if (vma->vm_pgoff >> (63 - PAGE_SHIFT)) /* Linux's PGOFF_LOFFT_MAX */
+		return -EINVAL;
+	if (vma->vm_pgoff & ((1ul << h->order) - 1))
+		return -EINVAL;
 	unsigned long vma_len = vma->vm_end - vma->vm_start;
 	long len = (long)(vma_len + (vma->vm_pgoff << PAGE_SHIFT));
 	if (len < 0 || (unsigned long)len < vma_len)
-		return -EOVERFLOW;
+		return -EINVAL;
 	down_write(&inode->i_rwsem);
 	if (vma->vm_flags & VM_SHARED) {
-		if (!(vma->vm_flags & VM_NORESERVE))
+		if (!(vma->vm_flags & VM_NORESERVE) && !HUGETLBFS_I(inode)->shm)
 			err = hugetlbfs_reserve_pages(inode, (long)(vma->vm_pgoff >> h->order), len >> (PAGE_SHIFT + h->order));
 	} else {
 		err = hugetlb_vma_reserve_private(vma, h);

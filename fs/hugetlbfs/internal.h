@@ -14,5 +14,8 @@ bool hugetlbfs_init_inode(struct inode *inode, umode_t mode);
 /* The last reference went: its pages and reservations back, the
  * instance's inode count too. */
 void hugetlbfs_evict_inode(struct inode *inode);
+/* A SysV segment's file (Linux's S_PRIVATE): reserved at shmget, so its
+ * mappings reserve nothing. */
+void hugetlbfs_set_shm_inode(struct inode *inode);
 
 #endif

@@ -421,7 +421,8 @@ struct super_block *hugetlbfs_internal_sb(const struct hstate *h)
 	return m ? m->mnt_sb : NULL;
 }
 
-struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int page_size_log)
+struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int creat_flags,
+				int page_size_log)
 {
 	struct hstate *h = hstate_sizelog((unsigned)page_size_log);
 	if (!h)
@@ -432,6 +433,8 @@ struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acc
 	struct inode *inode = hugetlbfs_get_inode(mnt->mnt_sb, NULL, S_IFREG | 0777, 0);
 	if (!inode)
 		return ERR_PTR(-ENOSPC);
+	if (creat_flags == HUGETLB_SHMFS_INODE)
+		hugetlbfs_set_shm_inode(inode);
 	inode->i_size = (long)size;
 	clear_nlink(inode);
 	/* Linux's: the whole huge pages of size (its callers round up). */

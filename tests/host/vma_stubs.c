@@ -613,10 +613,21 @@ int hugetlb_mmap_align(struct hstate *h, unsigned long flags, unsigned long *add
 	(void)h, (void)flags, (void)addr, (void)len;
 	panic("hugetlb_mmap_align on the host: no hugetlbfs file here");
 }
-struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int page_size_log);
-struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int page_size_log)
+/* A SHM_HUGETLB segment's attach opens its file (mm/mmap.c): the host
+ * model has no segments. */
+struct path;
+struct file *dentry_open(const struct path *path, int flags);
+struct file *dentry_open(const struct path *path, int flags)
 {
-	(void)name, (void)size, (void)acctflag, (void)page_size_log;
+	(void)path, (void)flags;
+	panic("dentry_open on the host: no SHM_HUGETLB segment here");
+}
+struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int creat_flags,
+				int page_size_log);
+struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int creat_flags,
+				int page_size_log)
+{
+	(void)name, (void)size, (void)acctflag, (void)creat_flags, (void)page_size_log;
 	return (struct file *)(long)-ENOMEM;
 }
 void resv_map_get(struct resv_map *resv) { (void)resv; }
