@@ -377,6 +377,11 @@ static void kernel_instance_files(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, filp_close(mfd), 0); /* the mapping keeps it */
 	KUNIT_EXPECT_EQ(test, __atomic_load_n(&sb->s_inodes, __ATOMIC_RELAXED), inodes + 2);
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
+	/* MADV_REMOVE punches the shared mapping's page out of its file. */
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 1ul);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, a, SZ2M, MADV_REMOVE), 0);
+	KUNIT_EXPECT_EQ(test, entry_at(mm, a), 0ull);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 2ul);
 	KUNIT_EXPECT_EQ(test, do_munmap(mm, a, SZ2M), 0);
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 2ul);
