@@ -33,6 +33,7 @@
 #include "mm/hugetlb_vma.h"
 #include "mm/memfd.h"
 #include "mm/mmap.h"
+#include "mm/mmu_context.h"
 #include "mm/page.h"
 #include "mm/pgtable.h"
 #include "mm/rmap.h"
@@ -453,6 +454,50 @@ static void shm_hugetlb_segment_attached_twice(struct kunit *test)
 	scratch_end(test, s);
 }
 
+/* fork: a shared mapping of a file is the same page in the child (its
+ * entry copied writable, no copy ever); a private one's file page is
+ * read-only in both and copied by whichever writes (the child from a page
+ * without a reservation, the parent with its mapping's), the file keeping
+ * its data; everything back when both go. */
+static void fork_shares_the_file_and_copies_private(struct kunit *test)
+{
+	struct scratch *s = scratch_begin(test, 4);
+	struct hstate *h = &hstates[HSTATE_2M];
+	KUNIT_ASSERT_EQ(test, mount_hugetlbfs(s, NULL), 0);
+	struct file *f = filp_open(DIR "/f", O_CREAT | O_RDWR, 0600);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	struct mm_struct *parent = test_mm_create(test, TEST_MM_CURRENT | TEST_MM_NO_LEAK_CHECK);
+	unsigned long sh = do_mmap_file(parent, f, 0, SZ2M, RW, MAP_SHARED, 0);
+	unsigned long pr = do_mmap_file(parent, f, 0, SZ2M, RW, MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(sh) || IS_ERR_VALUE(pr));
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, sh + 8, 31), 0);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, pr + 8), 31ull);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 3ul);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul); /* the private mapping's */
+	struct mm_struct *child;
+	KUNIT_ASSERT_EQ(test, dup_mm(parent, &child), 0);
+	KUNIT_EXPECT_TRUE(test, entry_at(child, sh) & _PAGE_RW);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, sh + 8, 32), 0);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, sh + 8), 32ull);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 3ul);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, pr + 8, 33), 0);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 2ul);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul); /* the child's copy took none */
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(parent, pr + 8, 34), 0);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 1ul);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul); /* the parent's took its own */
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, pr + 8), 33ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(parent, pr + 8), 34ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, sh + 8), 32ull);
+	mmput(child);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 2ul);
+	test_mm_destroy(test, parent);
+	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 3ul); /* the file's page stays */
+	KUNIT_EXPECT_EQ(test, filp_close(f), 0);
+	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/f"), 0);
+	scratch_end(test, s);
+}
+
 /* pagesize=1G: a file of one 1 GiB page (on a machine with a free
  * order-18 block: pci-hole-6g), mapped under a PUD entry, read back
  * through read(2), given back by truncate. */
@@ -502,6 +547,7 @@ static struct kunit_case hugetlbfs_cases[] = {
 	KUNIT_CASE(private_copies_and_holes),
 	KUNIT_CASE(kernel_instance_files),
 	KUNIT_CASE(shm_hugetlb_segment_attached_twice),
+	KUNIT_CASE(fork_shares_the_file_and_copies_private),
 	KUNIT_CASE(gigantic_pages_file),
 	{},
 };
