@@ -104,6 +104,23 @@ static void scratch_end(struct kunit *test, struct scratch *s)
 	kunit_expect_resources_back(test, &s->before);
 }
 
+/* The instance mounted with opts and its file "f" made and opened
+ * read-write (ASSERTs both). */
+static struct file *mount_and_create(struct kunit *test, struct scratch *s, const char *opts)
+{
+	KUNIT_ASSERT_EQ(test, mount_hugetlbfs(s, opts), 0);
+	struct file *f = filp_open(DIR "/f", O_CREAT | O_RDWR, 0600);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	return f;
+}
+
+/* "f" closed and unlinked: its last reference, so its pages go. */
+static void close_and_unlink(struct kunit *test, struct file *f)
+{
+	KUNIT_EXPECT_EQ(test, filp_close(f), 0);
+	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/f"), 0);
+}
+
 static long ftruncate_file(struct file *f, long size)
 {
 	struct iattr attr = { .ia_valid = ATTR_SIZE, .ia_size = size };
@@ -206,9 +223,7 @@ static void shared_file_is_one_page_for_two_mms(struct kunit *test)
 {
 	struct scratch *s = scratch_begin(test, 3);
 	struct hstate *h = &hstates[HSTATE_2M];
-	KUNIT_ASSERT_EQ(test, mount_hugetlbfs(s, NULL), 0);
-	struct file *f = filp_open(DIR "/f", O_CREAT | O_RDWR, 0600);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	struct file *f = mount_and_create(test, s, NULL);
 	struct mm_struct *mm1 = test_mm_create(test, TEST_MM_CURRENT);
 	struct mm_struct *mm2 = test_mm_create(test, TEST_MM_NO_LEAK_CHECK);
 	unsigned long a = do_mmap_file(mm1, f, 0, 2 * SZ2M - 1, RW, MAP_SHARED, 0);
@@ -260,8 +275,7 @@ static void shared_file_is_one_page_for_two_mms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hugetlb_fault(find_vma(mm2, b), b, 0), (vm_fault_t)VM_FAULT_SIGBUS);
 	test_mm_destroy(test, mm2);
 	test_mm_destroy(test, mm1);
-	KUNIT_EXPECT_EQ(test, filp_close(f), 0);
-	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/f"), 0);
+	close_and_unlink(test, f);
 	scratch_end(test, s);
 }
 
@@ -274,9 +288,7 @@ static void private_copies_and_holes(struct kunit *test)
 {
 	struct scratch *s = scratch_begin(test, 3);
 	struct hstate *h = &hstates[HSTATE_2M];
-	KUNIT_ASSERT_EQ(test, mount_hugetlbfs(s, "pagesize=2048k"), 0);
-	struct file *f = filp_open(DIR "/f", O_CREAT | O_RDWR, 0600);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	struct file *f = mount_and_create(test, s, "pagesize=2048k");
 	/* The file's pages outlive the mm: the scratch's snapshot, taken
 	 * before the mount, is the one that counts. */
 	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT | TEST_MM_NO_LEAK_CHECK);
@@ -331,8 +343,7 @@ static void private_copies_and_holes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, do_munmap(mm, sh, 2 * SZ2M), 0);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 1ul); /* the file keeps its two pages */
 	test_mm_destroy(test, mm);
-	KUNIT_EXPECT_EQ(test, filp_close(f), 0);
-	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/f"), 0);
+	close_and_unlink(test, f);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 3ul);
 	scratch_end(test, s);
 }
@@ -463,9 +474,7 @@ static void fork_shares_the_file_and_copies_private(struct kunit *test)
 {
 	struct scratch *s = scratch_begin(test, 4);
 	struct hstate *h = &hstates[HSTATE_2M];
-	KUNIT_ASSERT_EQ(test, mount_hugetlbfs(s, NULL), 0);
-	struct file *f = filp_open(DIR "/f", O_CREAT | O_RDWR, 0600);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	struct file *f = mount_and_create(test, s, NULL);
 	struct mm_struct *parent = test_mm_create(test, TEST_MM_CURRENT | TEST_MM_NO_LEAK_CHECK);
 	unsigned long sh = do_mmap_file(parent, f, 0, SZ2M, RW, MAP_SHARED, 0);
 	unsigned long pr = do_mmap_file(parent, f, 0, SZ2M, RW, MAP_PRIVATE, 0);
@@ -493,8 +502,7 @@ static void fork_shares_the_file_and_copies_private(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 2ul);
 	test_mm_destroy(test, parent);
 	KUNIT_EXPECT_EQ(test, h->free_huge_pages, 3ul); /* the file's page stays */
-	KUNIT_EXPECT_EQ(test, filp_close(f), 0);
-	KUNIT_EXPECT_EQ(test, init_unlink(DIR "/f"), 0);
+	close_and_unlink(test, f);
 	scratch_end(test, s);
 }
 
