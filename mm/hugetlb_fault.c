@@ -71,7 +71,9 @@ static vm_fault_t hugetlb_no_page_file(struct vm_area_struct *vma, u64 *ptep, un
 	vm_fault_t ret = 0;
 	*anon = false;
 	hugetlbfs_fault_lock(inode);
-	unsigned long size = ((unsigned long)READ_ONCE(inode->i_size) + huge_page_size(h) - 1) >> (PAGE_SHIFT + h->order);
+	/* Linux's: whole huge pages below i_size (a fallocate may leave it
+	 * mid-page; the page it ends in is past the end for a fault). */
+	unsigned long size = (unsigned long)READ_ONCE(inode->i_size) >> (PAGE_SHIFT + h->order);
 	if (idx >= size) {
 		ret = VM_FAULT_SIGBUS;
 		goto out;

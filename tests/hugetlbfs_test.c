@@ -269,6 +269,12 @@ static void shared_file_is_one_page_for_two_mms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
 	KUNIT_EXPECT_EQ(test, mm1->hugetlb_usage, 0l);
 	KUNIT_EXPECT_EQ(test, hugetlb_fault(find_vma(mm1, a), a + SZ2M, 0), (vm_fault_t)VM_FAULT_SIGBUS);
+	/* fallocate past the end makes the page and leaves i_size in it:
+	 * that page is still past the end for a fault (whole pages only). */
+	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, 0, SZ2M, 8), 0);
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_size, (long)SZ2M + 8);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 1ul);
+	KUNIT_EXPECT_EQ(test, hugetlb_fault(find_vma(mm1, a), a + SZ2M, 0), (vm_fault_t)VM_FAULT_SIGBUS);
 	/* Truncate to nothing: the first offset's reservation goes. */
 	KUNIT_EXPECT_EQ(test, ftruncate_file(f, 0), 0);
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
