@@ -216,6 +216,7 @@ run:
 include tools/hostile/hostile.mk
 include tools/gdb/gdb.mk
 include tools/memmap/memmap.mk
+include tools/tcg-profile/profile.mk
 
 # The Linux guest is built (its kernel fetched once) only when a Linux
 # topology may boot: every topology, or TOPOLOGY=linux-*.

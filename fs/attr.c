@@ -11,6 +11,7 @@
 #include "fs/dcache.h"
 #include "fs/namei.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "kernel/unistd.h"
 #include "mm/slab.h"
@@ -48,6 +49,21 @@ static long setattr_fd(unsigned int fd, struct iattr *attr)
 }
 
 /* ---- truncate ---- */
+
+int inode_newsize_ok(const struct inode *inode, long offset)
+{
+	if (offset < 0)
+		return -EINVAL;
+	if (offset > READ_ONCE(inode->i_size)) {
+		unsigned long limit = rlimit(RLIMIT_FSIZE);
+		if (limit != RLIM_INFINITY && (unsigned long)offset > limit) {
+			send_sig(SIGXFSZ, current);
+			return -EFBIG;
+		}
+		/* offset > MAX_LFS_FILESIZE (s_maxbytes) cannot be: offset is a long. */
+	}
+	return 0;
+}
 
 /* do_sys_truncate's order: a directory is -EISDIR, anything else not
  * regular -EINVAL (notify_change), a negative length -EINVAL first. */

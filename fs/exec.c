@@ -379,7 +379,14 @@ static void begin_new_exec(struct exec_private *x, const char *filename)
 	for (const char *c = filename; *c; c++)
 		if (*c == '/')
 			base = c + 1;
-	strlcpy(tsk->comm, base, sizeof(tsk->comm));
+	__set_task_comm(tsk, base);
+}
+
+void __set_task_comm(struct task_struct *tsk, const char *buf)
+{
+	size_t n = strnlen(buf, sizeof(tsk->comm) - 1);
+	memcpy(tsk->comm, buf, n);
+	memset(tsk->comm + n, 0, sizeof(tsk->comm) - n);
 }
 
 /* Linux's bprm_execve and what follows it: the program at filename

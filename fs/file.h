@@ -98,7 +98,8 @@ void do_close_on_exec(struct files_struct *files);
  * A procfs file opened for writing opens (root passes the 0444 check), and
  * its writes fail unless it has a write method (/proc/sys, mode 0644: the
  * value goes to its handler): -EIO under /proc (proc_reg_write without proc_write),
- * -EINVAL under /proc/<pid> (no write method at all). O_TRUNC truncates a
+ * -EINVAL under /proc/<pid> (no write method at all; comm has one, Linux's
+ * comm_write: fs/proc/base.c). O_TRUNC truncates a
  * tmpfs file opened for writing (procfs ignores it); O_PATH opens as a
  * plain open (not supported). A directory's reads fail with -EISDIR; its
  * entries come from getdents64. */

@@ -29,6 +29,7 @@
 #include "lib/list.h"
 #include "lib/rbtree.h"
 #include "mm/page.h"
+#include "mm/shared_policy.h"
 
 /* f_mode bits, Linux's values. */
 #define FMODE_READ 0x1u
@@ -221,7 +222,7 @@ struct inode {
 	struct address_space *i_mapping;       /* &i_data */
 	char *i_link;                          /* a symlink's target */
 	unsigned long i_next_offset;           /* a directory: the readdir offset of its next name */
-	struct mempolicy *i_policy;            /* tmpfs: where its pages go (Linux's shmem_inode_info.policy) */
+	struct shared_policy i_policy;         /* tmpfs: where its pages go, by offset (Linux's shmem_inode_info.policy) */
 	void *i_private;                       /* the file system's (hugetlbfs: its regular files' region maps) */
 };
 
@@ -319,6 +320,14 @@ struct file_operations {
 	int (*mmap)(struct file *f, struct vm_area_struct *vma);
 	/* The last fput: what open set up goes. */
 	void (*release)(struct inode *inode, struct file *f);
+	/* sendfile and copy_file_range's two halves (Linux's splice_read and
+	 * splice_write, without the pipe between them: fs/splice.c moves the
+	 * bytes through a kernel buffer). splice_read fills buf (kernel
+	 * memory) from *ppos on; splice_write writes buf out at *ppos. Each
+	 * moves *ppos and returns the bytes moved or an errno. NULL: the file
+	 * cannot be that end of a splice (-EINVAL). */
+	long (*splice_read)(struct file *in, long *ppos, char *buf, size_t len);
+	long (*splice_write)(struct file *out, const char *buf, size_t len, long *ppos);
 	/* ioctl(2) on the file; NULL: -ENOTTY, as Linux's vfs_ioctl */
 	long (*unlocked_ioctl)(struct file *f, unsigned int cmd, unsigned long arg);
 	umode_t mode;      /* st_mode for fstat (procfs: the entry's own) */
@@ -402,6 +411,27 @@ int vfs_getattr(const struct path *path, struct kstat *stat);
 long vfs_fallocate(struct file *f, int mode, long offset, long len);
 /* Linux's setattr_copy: mode, owner and times from attr (not the size). */
 void setattr_copy(struct inode *inode, const struct iattr *attr);
+/* The largest file offset (Linux's MAX_LFS_FILESIZE, every file
+ * system's s_maxbytes here). */
+#define MAX_LFS_FILESIZE 0x7fffffffffffffffl
+/* Linux's inode_newsize_ok (fs/attr.c): whether inode may take the size
+ * offset: -EINVAL if negative; growing past the caller's RLIMIT_FSIZE is
+ * -EFBIG with SIGXFSZ sent to the caller, past MAX_LFS_FILESIZE -EFBIG. */
+int inode_newsize_ok(const struct inode *inode, long offset);
+/* Linux's generic_write_check_limits (mm/filemap.c): a write of *count
+ * bytes at pos cut to the caller's RLIMIT_FSIZE (none of it fits: -EFBIG
+ * and SIGXFSZ) and to MAX_LFS_FILESIZE (-EFBIG); 0 when *count (maybe
+ * shortened) may be written. */
+int generic_write_check_limits(struct file *f, long pos, size_t *count);
+/* Linux's rw_verify_area (fs/read_write.c): -EINVAL for a count negative
+ * as ssize_t, a negative position, or a range whose end passes the
+ * largest offset; else 0. */
+int rw_verify_area(long pos, size_t count);
+/* The splice methods of the files that have them (fs/splice.c): Linux's
+ * generic_file_splice_read (the file's read into a kernel buffer) and
+ * iter_file_splice_write (its write from one). */
+long generic_file_splice_read(struct file *in, long *ppos, char *buf, size_t len);
+long iter_file_splice_write(struct file *out, const char *buf, size_t len, long *ppos);
 /* Linux's notify_change with setattr_prepare's checks: 0 or an errno. */
 int notify_change(struct dentry *dentry, struct iattr *attr);
 

@@ -43,6 +43,7 @@ KERNEL_SRCS += \
 	fs/proc/task_mmu.c \
 	fs/read_write.c \
 	fs/readdir.c \
+	fs/splice.c \
 	fs/stat.c \
 	fs/statfs.c \
 	fs/super.c

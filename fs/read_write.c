@@ -10,8 +10,16 @@
 #include "fs/fdtable.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "mm/slab.h"
+
+int rw_verify_area(long pos, size_t count)
+{
+	if ((long)count < 0 || pos < 0 || (long)((unsigned long)pos + count) < 0)
+		return -EINVAL;
+	return 0;
+}
 
 /* vfs_read()'s checks, in Linux's order. */
 static long do_read(struct file *f, void *buf, size_t count, long *pos, bool user)
@@ -22,10 +30,9 @@ static long do_read(struct file *f, void *buf, size_t count, long *pos, bool use
 		return -EINVAL;
 	if (user && !access_ok(buf, count))
 		return -EFAULT;
-	/* rw_verify_area: a negative count or position, or one whose end
-	 * passes the largest offset. */
-	if ((long)count < 0 || *pos < 0 || (long)((unsigned long)*pos + count) < 0)
-		return -EINVAL;
+	int err = rw_verify_area(*pos, count);
+	if (err)
+		return err;
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;
 	return f->f_op->read(f, buf, count, pos, user);
@@ -50,8 +57,9 @@ static long do_write(struct file *f, const void *buf, size_t count, long *pos, b
 		return -EINVAL;
 	if (user && !access_ok(buf, count))
 		return -EFAULT;
-	if ((long)count < 0 || *pos < 0 || (long)((unsigned long)*pos + count) < 0)
-		return -EINVAL;
+	int err = rw_verify_area(*pos, count);
+	if (err)
+		return err;
 	if (count > MAX_RW_COUNT)
 		count = MAX_RW_COUNT;
 	return f->f_op->write(f, buf, count, pos, user);
@@ -202,6 +210,12 @@ static long do_iov(unsigned long fd, const struct iovec __user *uvec, unsigned l
 	for (unsigned int i = 0; i < nr_segs; i++) {
 		if (!iov[i].iov_len)
 			continue;
+		/* Linux cuts the whole vector to RLIMIT_FSIZE at once
+		 * (generic_write_checks): a later segment that starts at the
+		 * limit ends the call, with no SIGXFSZ. */
+		if (write && ret && f->f_inode && S_ISREG(f->f_inode->i_mode) &&
+		    (unsigned long)f->f_pos >= rlimit(RLIMIT_FSIZE))
+			break;
 		long n = write ? do_write(f, iov[i].iov_base, iov[i].iov_len, &f->f_pos, true)
 			       : do_read(f, iov[i].iov_base, iov[i].iov_len, &f->f_pos, true);
 		if (n < 0) {

@@ -247,6 +247,10 @@ static const char *proc_link_target(struct files_struct *files, const struct nam
 		snprintf(buf, size, "%d", pid);
 		return buf;
 	}
+	if (!strcmp(g, "/proc/thread-self")) { /* Linux's proc_thread_self_get_link */
+		snprintf(buf, size, "%d/task/%d", pid, current->group_leader ? current->pid : pid);
+		return buf;
+	}
 	const char *base = g;
 	for (const char *c = g; *c; c++)
 		if (*c == '/')

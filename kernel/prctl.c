@@ -107,7 +107,7 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 		memset(comm, 0, sizeof(comm));
 		if (strncpy_from_user(comm, (const char __user *)arg2, sizeof(comm) - 1) < 0)
 			return -EFAULT;
-		memcpy(me->comm, comm, sizeof(comm));
+		__set_task_comm(me, comm);
 		return 0;
 	}
 	case PR_GET_NAME:

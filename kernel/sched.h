@@ -377,6 +377,12 @@ void free_thread_stack(void *stack);
 unsigned long nr_context_switches_cpu(unsigned int cpu);
 unsigned long nr_resched_ipis_cpu(unsigned int cpu);
 /* The idle task and current task of cpu. */
+/* Linux's __set_task_comm (fs/exec.c): tsk's name from buf, at most
+ * TASK_COMM_LEN - 1 bytes of it, the rest of comm zeros. Readers copy the
+ * name unlocked, as Linux's __get_task_comm does not always lock either:
+ * one racing a rename may see a mix of the two names, never past the
+ * last NUL. */
+void __set_task_comm(struct task_struct *tsk, const char *buf);
 struct task_struct *idle_task(unsigned int cpu);
 struct task_struct *cpu_curr(unsigned int cpu);
 /* Whether cpu currently runs its idle task (a racy snapshot). */

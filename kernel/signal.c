@@ -140,6 +140,12 @@ void rlimits_init(struct rlimit *rlim)
 	rlim[RLIMIT_SIGPENDING] = (struct rlimit){ half, half };
 }
 
+unsigned long rlimit(unsigned int resource)
+{
+	struct signal_struct *sig = current->signal;
+	return sig ? READ_ONCE(sig->rlim[resource].rlim_cur) : RLIM_INFINITY;
+}
+
 void collect_sigign_sigcatch(struct task_struct *p, unsigned long *ign, unsigned long *catch)
 {
 	struct sighand_struct *sh = p->sighand;

@@ -449,6 +449,13 @@ bool sig_kernel_stop(int sig);
  * SIGWINCH and SIGURG is to ignore them. */
 bool sig_kernel_ignore(int sig);
 
+/* Linux's rlimit(): the caller's soft limit of resource (RLIM_INFINITY
+ * for a kernel thread, which has no process of its own to limit). */
+unsigned long rlimit(unsigned int resource);
+/* Linux's send_sig(sig, p, 0): sig to thread p as from the caller
+ * (SI_USER, si_pid the caller's process); 0 or an errno. */
+int send_sig(int sig, struct task_struct *p);
+
 /* Linux's defaults of a process started by init (INIT_RLIMITS, with
  * NPROC and SIGPENDING from this machine's memory as fork_init does). */
 void rlimits_init(struct rlimit *rlim);

@@ -42,6 +42,13 @@ static void prepare_kill_siginfo(int sig, struct kernel_siginfo *info, int code)
 	info->rt.uid = 0;
 }
 
+int send_sig(int sig, struct task_struct *p)
+{
+	struct kernel_siginfo info;
+	prepare_kill_siginfo(sig, &info, SI_USER);
+	return send_signal(sig, &info, p, false);
+}
+
 static bool in_pgrp(struct task_struct *p, const void *pgrp)
 {
 	return p->signal->pgrp == *(const int *)pgrp;

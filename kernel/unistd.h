@@ -37,6 +37,7 @@
 #define __NR_pause 34
 #define __NR_nanosleep 35
 #define __NR_getpid 39
+#define __NR_sendfile 40
 #define __NR_clone 56
 #define __NR_fork 57
 #define __NR_vfork 58
@@ -151,6 +152,7 @@
 #define __NR_memfd_create 319
 #define __NR_execveat 322
 #define __NR_mlock2 325
+#define __NR_copy_file_range 326
 #define __NR_statx 332
 #define __NR_rseq 334
 #define __NR_clone3 435

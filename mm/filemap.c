@@ -5,6 +5,8 @@
  * from an index on) in O(log n). */
 #include "mm/filemap.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "lib/string.h"
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
@@ -100,7 +102,12 @@ int __filemap_add_folio(struct address_space *mapping, struct page *page, unsign
 
 bool filemap_remove_folio(struct page *page)
 {
-	struct address_space *mapping = page->mapping;
+	/* Two may race to remove one page (a fault that added it past a new
+	 * end, and the truncate): the loser finds it gone from the tree, or
+	 * its mapping cleared already. */
+	struct address_space *mapping = READ_ONCE(page->mapping);
+	if (!mapping)
+		return false;
 	spin_lock(&mapping->i_pages_lock);
 	struct page_cache_node *pc = find_node(mapping, page->index, false);
 	if (pc && pc->page == page) {
@@ -113,11 +120,35 @@ bool filemap_remove_folio(struct page *page)
 	if (!pc)
 		return false;
 	kfree(pc);
-	page->mapping = NULL;
+	WRITE_ONCE(page->mapping, NULL);
 	if (!PageHugetlb(page))
 		__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
 	put_page(page);
 	return true;
+}
+
+int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count)
+{
+	int ret = -EAGAIN;
+	spin_lock(&mapping->i_pages_lock);
+	struct page_cache_node *pc = find_node(mapping, old->index, false);
+	/* Linux's folio_ref_freeze of the expected count: every reference
+	 * lookup gives is taken under this lock, so none comes while it is
+	 * held; a reader or writer holding one keeps the page where it is. */
+	if (pc && pc->page == old && old->mapping == mapping && page_mapcount(old) == 0 &&
+	    page_ref_count(old) == 1 + extra_count) {
+		memcpy(page_address(new), page_address(old), PAGE_SIZE);
+		get_page(new); /* the page cache's */
+		new->mapping = mapping;
+		new->index = old->index;
+		pc->page = new;
+		WRITE_ONCE(old->mapping, NULL); /* a fault that found it sees it gone (shmem_page_current) */
+		ret = 0;
+	}
+	spin_unlock(&mapping->i_pages_lock);
+	if (!ret)
+		put_page(old); /* the page cache's */
+	return ret;
 }
 
 unsigned long truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend)
@@ -193,6 +224,25 @@ long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 	inode->i_atime = current_time();
 	up_read(&inode->i_rwsem);
 	return done ? done : (count && *pos < size ? -EFAULT : 0);
+}
+
+int generic_write_check_limits(struct file *f, long pos, size_t *count)
+{
+	(void)f; /* Linux looks at O_LARGEFILE, which x86_64's open forces */
+	unsigned long limit = rlimit(RLIMIT_FSIZE);
+	if (pos < 0)
+		return 0; /* the caller's rw_verify_area refuses it (copy_file_range) */
+	if (limit != RLIM_INFINITY) {
+		if ((unsigned long)pos >= limit) {
+			send_sig(SIGXFSZ, current);
+			return -EFBIG;
+		}
+		*count = min(*count, (size_t)(limit - (unsigned long)pos));
+	}
+	if (pos >= MAX_LFS_FILESIZE)
+		return -EFBIG;
+	*count = min(*count, (size_t)(MAX_LFS_FILESIZE - pos));
+	return 0;
 }
 
 bool filemap_index_in_size(struct inode *inode, unsigned long index)

@@ -23,6 +23,15 @@ int __filemap_add_folio(struct address_space *mapping, struct page *page, unsign
 /* Takes page out of its mapping, dropping the mapping's reference; false
  * when it was not there (taken out by another meanwhile). */
 bool filemap_remove_folio(struct page *page);
+/* Linux's migrate_folio for a page-cache page (folio_migrate_mapping, then
+ * folio_migrate_copy, here under the one lock): new (a free page) takes
+ * old's place at its index, with old's contents, if old is still there,
+ * mapped nowhere and held by nobody but the page cache and extra_count
+ * references of the caller's; the page cache's reference moves from old
+ * to new (the caller keeps its own on both). 0, or -EAGAIN and nothing
+ * changed. */
+int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count);
+
 /* Every page from byte lstart (rounded up to a page) on goes; the
  * partial page before it is the file system's to zero. */
 unsigned long truncate_inode_pages(struct address_space *mapping, long lstart);

@@ -1,10 +1,12 @@
 /* get_user_pages (see mm/gup.h): the lockless walk (gup_fast, Linux's
  * mm/gup.c gup_fast_pgd_range..gup_fast_pte_range) and the locked walk it
  * falls back to (__get_user_pages under mmap_read_lock, faulting pages in),
- * put together as Linux's gup_fast_fallback.
+ * put together as Linux's gup_fast_fallback; the locked walk alone on
+ * another process's mm (get_user_pages_remote), and access_remote_vm,
+ * which copies through it (procfs's cmdline and environ).
  *
  * Invariant: every page in pages[] on return holds one reference taken
- * while a PTE of current->mm mapped it, with the access asked for; it is
+ * while a PTE of the walked mm mapped it, with the access asked for; it is
  * freed only by the last put_page (the mmu_gather drops the mapping's
  * reference with put_page too), whatever happens to the mapping meanwhile.
  *
@@ -55,6 +57,7 @@
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/spinlock.h"
+#include "lib/string.h"
 #include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
@@ -315,14 +318,13 @@ static struct page *follow_page_pte(struct mm_struct *mm, unsigned long addr, un
 	return page;
 }
 
-/* Linux's __get_user_pages, for current->mm with mmap_read_lock held:
- * find the VMA, check the access, take the page or fault it in (as a
- * write for FOLL_WRITE, breaking the zero page's copy-on-write) and look
- * again. Returns the pages taken, or the errno of the first page. */
-long get_user_pages(unsigned long start, unsigned long nr_pages, unsigned int gup_flags,
-		    struct page **pages)
+/* Linux's __get_user_pages, for mm with its mmap_read_lock held: find
+ * the VMA, check the access, take the page or fault it in (as a write for
+ * FOLL_WRITE, breaking the zero page's copy-on-write) and look again.
+ * Returns the pages taken, or the errno of the first page. */
+static long __get_user_pages(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
+			     unsigned int gup_flags, struct page **pages)
 {
-	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma = NULL;
 	struct gup_stats st = { .slow_calls = 1 };
 	unsigned long i = 0;
@@ -375,6 +377,46 @@ long get_user_pages(unsigned long start, unsigned long nr_pages, unsigned int gu
 	st.slow_pages = i;
 	stats_add(&st);
 	return i ? (long)i : ret;
+}
+
+long get_user_pages(unsigned long start, unsigned long nr_pages, unsigned int gup_flags,
+		    struct page **pages)
+{
+	return __get_user_pages(current->mm, start, nr_pages, gup_flags, pages);
+}
+
+long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
+			   unsigned int gup_flags, struct page **pages)
+{
+	if (gup_flags & ~(FOLL_WRITE | FOLL_GET))
+		return -EINVAL;
+	if (start >= TASK_SIZE)
+		return -EFAULT;
+	return __get_user_pages(mm, start, nr_pages, gup_flags | FOLL_GET, pages);
+}
+
+int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len)
+{
+	char *dst = buf;
+	if (len <= 0)
+		return 0;
+	mmap_read_lock(mm);
+	while (len) {
+		struct page *page;
+		/* One page at a time, as Linux's __access_remote_vm: the
+		 * walk faults it in when it is not there yet. */
+		if (get_user_pages_remote(mm, addr, 1, 0, &page) <= 0)
+			break; /* no VMA, no read access, or no memory */
+		unsigned long offset = addr & (PAGE_SIZE - 1);
+		int n = (int)min((unsigned long)len, PAGE_SIZE - offset);
+		memcpy(dst, (char *)page_address(page) + offset, (size_t)n);
+		put_page(page);
+		len -= n;
+		dst += n;
+		addr += (unsigned long)n;
+	}
+	mmap_read_unlock(mm);
+	return (int)(dst - (char *)buf);
 }
 
 /* --- the entry points ------------------------------------------------------ */

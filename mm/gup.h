@@ -42,6 +42,22 @@ long get_user_pages_fast_only(unsigned long start, unsigned long nr_pages, unsig
 long get_user_pages(unsigned long start, unsigned long nr_pages, unsigned int gup_flags,
 		    struct page **pages);
 
+/* Linux's get_user_pages_remote: the locked walk of mm (another
+ * process's: the caller holds a reference on it, mmget, and its
+ * mmap_read_lock), faulting pages in as the process's own faults would.
+ * Only FOLL_WRITE is taken (no FOLL_FORCE: a VMA without the access is
+ * -EFAULT). */
+struct mm_struct;
+long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
+			   unsigned int gup_flags, struct page **pages);
+/* Linux's access_remote_vm(mm, addr, buf, len, 0) for reading: up to len
+ * bytes of mm at addr into buf (kernel memory), the pages faulted in
+ * where they were never touched (an anonymous page reads as zeros); stops
+ * at the first address that has no VMA or no read access. Takes mm's
+ * mmap_read_lock itself. Returns the bytes copied. (mmlab reads only:
+ * nothing here writes another process's memory.) */
+int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len);
+
 /* What the walks saw, summed since boot over every CPU (atomic counters;
  * a test takes a snapshot before and after and looks at the difference). */
 struct gup_stats {

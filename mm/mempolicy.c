@@ -36,6 +36,7 @@
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/pagewalk.h"
+#include "mm/shmem.h"
 #include "mm/vma.h"
 
 #define BITS_PER_LONG 64
@@ -243,7 +244,7 @@ struct mempolicy *mpol_new(unsigned short mode, unsigned short flags, const node
 
 /* Linux's mpol_set_nodemask and the modes' create functions: the user's
  * nodes, intersected with the nodes that have memory. */
-static int mpol_set_nodemask(struct mempolicy *pol, const nodemask_t *nodes)
+int mpol_set_nodemask(struct mempolicy *pol, const nodemask_t *nodes)
 {
 	if (!pol || pol->mode == MPOL_LOCAL)
 		return 0;
@@ -304,15 +305,23 @@ void mpol_exit(struct task_struct *tsk)
 
 
 
-/* Linux's get_vma_policy: the VMA's policy, else the task's; NULL is the
- * default (local). *ilx is the interleave index of addr: the page's
- * offset in the mapping (vm_pgoff plus its place in the VMA). */
+struct mempolicy *__get_vma_policy(struct vm_area_struct *vma, unsigned long addr)
+{
+	if (vma_shared_policy(vma))
+		return shmem_get_policy(vma, addr);
+	return mpol_get(vma->vm_policy);
+}
+
+/* Linux's get_vma_policy: the VMA's policy (a shmem VMA's from its
+ * object's shared policy), else the task's, with a reference (mpol_put
+ * it); NULL is the default (local). *ilx is the interleave index of addr:
+ * the page's offset in the mapping (vm_pgoff plus its place in the VMA). */
 static struct mempolicy *get_vma_policy(struct vm_area_struct *vma, unsigned long addr, unsigned order,
 				       unsigned long *ilx)
 {
-	struct mempolicy *pol = vma ? vma->vm_policy : NULL;
+	struct mempolicy *pol = vma ? __get_vma_policy(vma, addr) : NULL;
 	if (!pol)
-		pol = current->mempolicy;
+		pol = mpol_get(current->mempolicy);
 	/* Linux's get_vma_policy: a huge page interleaves by its own index. */
 	*ilx = vma ? (vma->vm_pgoff >> order) + ((addr - vma->vm_start) >> (PAGE_SHIFT + order)) : 0;
 	return pol;
@@ -327,7 +336,9 @@ struct page *vma_alloc_folio(gfp_t gfp, unsigned order, struct vm_area_struct *v
 {
 	unsigned long ilx;
 	struct mempolicy *pol = get_vma_policy(vma, addr, order, &ilx);
-	return alloc_pages_mpol(gfp, order, pol, ilx);
+	struct page *page = alloc_pages_mpol(gfp, order, pol, ilx);
+	mpol_put(pol);
+	return page;
 }
 
 struct page *alloc_pages_mpol(gfp_t gfp, unsigned order, const struct mempolicy *pol, unsigned long ilx)
@@ -366,6 +377,7 @@ int huge_node(struct vm_area_struct *vma, unsigned long addr, unsigned order, no
 		*have_mask = true;
 	}
 	*preferred_many = pol->mode == MPOL_PREFERRED_MANY;
+	mpol_put(pol);
 	return nid;
 }
 
@@ -424,7 +436,9 @@ static long do_get_mempolicy(int *policy, nodemask_t *nmask, unsigned long addr,
 	}
 	bool locked = false;
 	if (flags & MPOL_F_ADDR) {
-		/* The VMA's own policy: no fallback to the task's here. */
+		/* The VMA's own policy (a shmem VMA's: its object's shared
+		 * policy at addr, vm_ops->get_policy): no fallback to the
+		 * task's here. */
 		mmap_read_lock(mm);
 		locked = true;
 		struct vm_area_struct *vma = find_vma(mm, addr);
@@ -432,7 +446,7 @@ static long do_get_mempolicy(int *policy, nodemask_t *nmask, unsigned long addr,
 			mmap_read_unlock(mm);
 			return -EFAULT;
 		}
-		pol = vma->vm_policy;
+		pol = held = __get_vma_policy(vma, addr);
 	} else if (addr) {
 		return -EINVAL;
 	}
@@ -440,7 +454,6 @@ static long do_get_mempolicy(int *policy, nodemask_t *nmask, unsigned long addr,
 	 * the user). */
 	if (flags & MPOL_F_NODE) {
 		if (flags & MPOL_F_ADDR) {
-			held = mpol_get(pol);
 			mmap_read_unlock(mm);
 			locked = false;
 			err = lookup_node(addr);
@@ -802,7 +815,14 @@ static int mbind_range(struct mm_struct *mm, struct vm_area_struct *vma, unsigne
 	if (err)
 		return err;
 	vma = vma_modify_policy(mm, vma, vmstart, vmend, new);
-	return vma ? 0 : -ENOMEM;
+	if (!vma)
+		return -ENOMEM;
+	/* Linux's vma_replace_policy: a shmem VMA's range (the whole VMA,
+	 * merged or split to the range) is set in its object's shared policy
+	 * too (vm_ops->set_policy), where every mapping of the object finds
+	 * it. Linux sets the object's first and leaves the VMA as it was when
+	 * that fails (-ENOMEM); here the VMA has the policy by then. */
+	return vma_shared_policy(vma) ? shmem_set_policy(vma, new) : 0;
 }
 
 /* Applies new to every VMA of [start, end). */

@@ -133,6 +133,35 @@ struct page *alloc_pages_mpol(gfp_t gfp, unsigned order, const struct mempolicy 
  * mode and flags whose nodes the caller fills in; *err -EINVAL for
  * nodes the mode does not take, -ENOMEM. */
 struct mempolicy *mpol_new(unsigned short mode, unsigned short flags, const nodemask_t *nodes, int *err);
+/* Linux's mpol_set_nodemask: pol's nodes from the user's, intersected
+ * with the nodes that have memory (the static and relative flags keep the
+ * user's); -EINVAL when none is left. NULL and MPOL_LOCAL take none. */
+int mpol_set_nodemask(struct mempolicy *pol, const nodemask_t *nodes);
+
+/* ---- shared policies (mm/shared_policy.h, mm/mempolicy_shared.c) ---- */
+
+struct shared_policy;
+/* Linux's mpol_shared_policy_init: an empty tree, then mpol (a tmpfs
+ * instance's mpol=, whose reference this takes; NULL for none) made again
+ * for the nodes with memory, over every offset of the file. */
+void mpol_shared_policy_init(struct shared_policy *sp, struct mempolicy *mpol);
+/* Linux's mpol_shared_policy_lookup: the policy of page offset idx with
+ * a reference (mpol_put it), NULL for the default. */
+struct mempolicy *mpol_shared_policy_lookup(struct shared_policy *sp, unsigned long idx);
+/* Linux's mpol_set_shared_policy: offsets [start, end) get npol (NULL:
+ * the default). Linux takes the VMA and sets its vm_pgoff and
+ * vma_pages; the callers here pass those. 0 or -ENOMEM. */
+int mpol_set_shared_policy(struct shared_policy *sp, unsigned long start, unsigned long end,
+			   struct mempolicy *npol);
+/* Linux's mpol_free_shared_policy: every range goes (inode eviction, the
+ * last reference of an anonymous object). */
+void mpol_free_shared_policy(struct shared_policy *sp);
+/* Linux's __get_vma_policy: the policy of addr in vma with a reference
+ * (mpol_put it), NULL when the VMA has none: a shmem VMA's from its
+ * object's shared policy (vm_ops->get_policy, mm/shmem_policy.c), any
+ * other VMA's own vm_policy. */
+struct mempolicy *__get_vma_policy(struct vm_area_struct *vma, unsigned long addr);
+
 /* Linux's mpol_parse_str, for tmpfs's mpol=: "mode[=static|relative][:nodelist]"
  * with mode default, prefer, bind, interleave, local or "prefer (many)".
  * 0 and *mpol (NULL for default), or 1 when the string is refused. */

@@ -1,7 +1,8 @@
-/* Moving private anonymous pages between nodes (Linux's mm/migrate.c,
- * reduced to what mmlab maps: every user page is private, anonymous and
- * mapped once, so the one PTE that maps it is found by address, no rmap
- * walk), and move_pages(2) (279) with Linux's per-page status.
+/* Moving private anonymous pages between nodes (Linux's mm/migrate.c): a
+ * page mapped once by its PTE, found by address, no rmap walk; one that
+ * fork shared through the anon rmap (migrate_shared_page); a shmem page
+ * through its object's i_mmap (mm/migrate_shmem.c); and move_pages(2)
+ * (279) with Linux's per-page status.
  *
  * migrate_anon_page replaces the PTE under its lock the way Linux's
  * migration entries make it safe: the entry is cleared and the TLB of
@@ -14,6 +15,7 @@
  * PTE-table refcount (mm/pte_ref.h): it goes from one page to the other
  * under the lock, so the table's count does not change. */
 #include "mm/migrate.h"
+#include "mm/migrate_internal.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/pid.h"
 #include "kernel/sched.h"
@@ -32,6 +34,7 @@
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
 #include "mm/hugetlb_vma.h"
 
 int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
@@ -79,26 +82,13 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
 
 /* --- a page several processes map: through the reverse map --------------------- */
 
-/* What one migration of a shared page holds: the mms whose mmap_lock it
- * took for reading (so none of them can fork, mremap, mprotect, unmap or
- * exit meanwhile: only faults, MADV_DONTNEED and readers run beside it,
- * and they know migration entries), how many entries it turned into
- * migration entries, and whether one mapping could not be reached. */
-#define MIGRATE_MAX_MMS 64
-struct shared_migration {
-	struct page *old, *new;
-	struct mm_struct *caller; /* its mmap_lock is the caller's */
-	struct mm_struct *locked[MIGRATE_MAX_MMS];
-	int nr_locked;
-	bool busy;
-};
 
 /* The mm of vma held for reading by this migration: the caller's, one
  * locked before, or one locked now with a trylock (the order here is
  * anon_vma lock, then mmap_lock: the reverse of everyone else's, so a
  * wait could deadlock; a miss makes the page busy, as Linux's migration
  * gives up on a page it cannot unmap). */
-static bool mm_held(const struct shared_migration *sm, struct mm_struct *mm)
+bool mm_held(const struct shared_migration *sm, struct mm_struct *mm)
 {
 	if (mm == sm->caller)
 		return true;
@@ -108,7 +98,7 @@ static bool mm_held(const struct shared_migration *sm, struct mm_struct *mm)
 	return false;
 }
 
-static bool hold_mm(struct shared_migration *sm, struct mm_struct *mm)
+bool hold_mm(struct shared_migration *sm, struct mm_struct *mm)
 {
 	if (mm_held(sm, mm))
 		return true;
@@ -120,7 +110,7 @@ static bool hold_mm(struct shared_migration *sm, struct mm_struct *mm)
 
 /* The PTE of vma at address, locked, with a table reference (refcount
  * mode); NULL when there is none. */
-static pte_t *lock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t **pmdp, spinlock_t **ptlp)
+pte_t *lock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t **pmdp, spinlock_t **ptlp)
 {
 	pmd_t *pmd = mm_find_pmd(vma->vm_mm, address);
 	if (!pmd || pmd_trans_huge(pmdp_get(pmd)))
@@ -129,8 +119,8 @@ static pte_t *lock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd
 	return pte_tryget_map_lock(vma->vm_mm, pmd, address, ptlp);
 }
 
-static void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd, pte_t *pte,
-			  spinlock_t *ptl)
+void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd, pte_t *pte,
+		   spinlock_t *ptl)
 {
 	pte_unmap_unlock(pte, ptl);
 	pte_put(vma->vm_mm, pmd, address);
@@ -139,7 +129,7 @@ static void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd
 /* Linux's try_to_migrate_one: the entry mapping old becomes a migration
  * entry, flushed from every TLB of its mm before the copy can start; the
  * page loses that mapping and its reference. */
-static bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
+bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
 {
 	struct shared_migration *sm = arg;
 	if (!hold_mm(sm, vma->vm_mm)) {
@@ -156,7 +146,10 @@ static bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, un
 		ptep_get_and_clear(vma->vm_mm, address, pte);
 		flush_tlb_mm_range(vma->vm_mm, address, address + PAGE_SIZE);
 		set_pte(pte, make_migration_entry(entry)); /* non-none to non-none: the count stays */
-		anon_rmap_moved(page, false);
+		if (sm->shmem)
+			shmem_rmap_moved(page, false);
+		else
+			anon_rmap_moved(page, false);
 		put_page(page); /* the mapping's reference; the mover holds its own */
 	}
 	unlock_pte_at(vma, address, pmd, pte, ptl);
@@ -164,24 +157,41 @@ static bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, un
 }
 
 /* Linux's remove_migration_pte: each migration entry of old that is still
- * there maps sm->new (or old again, when the move was given up). */
-static bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
+ * there maps sm->new (or old again, when the move was given up). A shmem
+ * page is mapped again only if it is still the object's at the entry's
+ * offset (shmem_page_current): a truncate or hole punch may have taken it
+ * meanwhile (mm/migrate_shmem.c), and the entry then goes, as that zap
+ * would have taken the mapping. */
+bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
 {
 	struct shared_migration *sm = arg;
 	(void)page;
 	if (!mm_held(sm, vma->vm_mm))
 		return true; /* not reached by the first pass: no entry of ours there */
+	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd;
 	spinlock_t *ptl;
 	pte_t *pte = lock_pte_at(vma, address, &pmd, &ptl);
 	if (!pte)
 		return true;
 	pte_t entry = ptep_get(pte);
+	bool cleared = false;
 	if (is_migration_entry(entry) && pte_pfn(entry) == page_to_pfn(sm->old)) {
-		anon_rmap_moved(sm->new, true);
-		set_pte(pte, migration_entry_to_pte(entry, page_to_pfn(sm->new)));
+		if (!sm->shmem) {
+			anon_rmap_moved(sm->new, true);
+		} else if (shmem_page_current(vma, address, sm->new)) {
+			shmem_rmap_moved(sm->new, true);
+		} else {
+			pte_clear(mm, address, pte);
+			add_mm_counter(mm, MM_SHMEMPAGES, -1);
+			cleared = true;
+		}
+		if (!cleared)
+			set_pte(pte, migration_entry_to_pte(entry, page_to_pfn(sm->new)));
 	}
 	unlock_pte_at(vma, address, pmd, pte, ptl);
+	if (cleared)
+		pte_put(mm, pmd, address); /* the entry's count on its table */
 	return true;
 }
 
@@ -258,10 +268,23 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 		goto fail;
 	}
 	if (!page_anon_vma(old)) {
-		/* A shared anonymous memory page (mm/shmem.h): its object
-		 * holds it too, and mmlab moves only anonymous pages. */
-		ret = -EBUSY;
-		goto fail;
+		/* A shmem page (mm/shmem.h): the object or the page cache
+		 * holds it, any number of shared mappings map it. Only with
+		 * MPOL_MF_MOVE_ALL when it is mapped more than once (Linux's
+		 * migrate_page_add and add_page_for_migration ask
+		 * page_mapcount, whoever the mappings are). */
+		if (!vma->vm_shm || compound_head(old) != old) {
+			ret = -EBUSY;
+			goto fail;
+		}
+		if (page_mapcount(old) > 1 && !(flags & MPOL_MF_MOVE_ALL)) {
+			ret = -EACCES;
+			goto fail;
+		}
+		get_page(old);
+		pte_unmap_unlock(pte, ptl);
+		pte_put(mm, pmd, addr);
+		return migrate_shmem_page(vma, addr, old, new);
 	}
 	if (compound_head(old) != old || PageAnonThp(old)) {
 		/* A 4 KiB page of a THP that fork shared and a split left

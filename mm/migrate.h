@@ -1,6 +1,7 @@
-/* Moving private anonymous pages between nodes (mm/migrate.c): what
- * move_pages(2) and mbind's MPOL_MF_MOVE use. The caller holds the mmap
- * lock (for reading at least). */
+/* Moving user pages between nodes (mm/migrate.c; a shmem page through
+ * mm/migrate_shmem.c): what move_pages(2), migrate_pages(2) and mbind's
+ * MPOL_MF_MOVE use. The caller holds the mmap lock (for reading at
+ * least). */
 #ifndef MM_MIGRATE_H
 #define MM_MIGRATE_H
 
@@ -21,7 +22,10 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr);
 /* Moves the page mapped at addr to new (a free page on the target node,
  * which this call uses or frees). A page other processes map too (since
  * a fork) moves only with MPOL_MF_MOVE_ALL in flags, every mapping of it
- * through the reverse map (-EACCES without). Returns the node the page is
+ * through the reverse map (-EACCES without). A shmem page (a MAP_SHARED
+ * mapping's: an anonymous object's, a segment's, a tmpfs file's) moves
+ * the same way through its object's i_mmap, and takes the old page's
+ * place in the object (migrate_shmem_page). Returns the node the page is
  * on after the call, or -ENOENT, -EFAULT (as anon_page_node), -EACCES,
  * -EBUSY (pinned by get_user_pages, another process's mapping out of
  * reach, or the entry changed meanwhile). */

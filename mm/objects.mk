@@ -19,9 +19,11 @@ KERNEL_SRCS += \
 	mm/kmalloc.c \
 	mm/madvise.c \
 	mm/mempolicy.c \
+	mm/mempolicy_shared.c \
 	mm/mempolicy_nodes.c \
 	mm/mempolicy_parse.c \
 	mm/migrate.c \
+	mm/migrate_shmem.c \
 	mm/mlock.c \
 	mm/msync.c \
 	mm/memblock.c \
@@ -49,6 +51,7 @@ KERNEL_SRCS += \
 	mm/rmap.c \
 	mm/shmem.c \
 	mm/shmem_file.c \
+	mm/shmem_policy.c \
 	mm/shmem_super.c \
 	mm/pte_ref.c \
 	mm/shrinker.c \

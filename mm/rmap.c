@@ -51,9 +51,9 @@ static void put_anon_vma(struct anon_vma *anon_vma)
 	}
 }
 
-static struct anon_vma_chain *anon_vma_chain_alloc(void)
+static struct anon_vma_chain *anon_vma_chain_alloc(gfp_t gfp)
 {
-	struct anon_vma_chain *avc = kmalloc(sizeof(*avc), GFP_KERNEL);
+	struct anon_vma_chain *avc = kmalloc(sizeof(*avc), gfp);
 	if (avc)
 		__atomic_add_fetch(&avcs_alive, 1, __ATOMIC_RELAXED);
 	return avc;
@@ -78,6 +78,28 @@ static void anon_vma_chain_link(struct vm_area_struct *vma, struct anon_vma_chai
 static void anon_vma_lock_write(struct anon_vma *anon_vma) { down_write(&anon_vma->root->rwsem); }
 static void anon_vma_unlock_write(struct anon_vma *anon_vma) { up_write(&anon_vma->root->rwsem); }
 
+/* Linux's lock_anon_vma_root/unlock_anon_vma_root: every chain of one VMA
+ * leads to an anon_vma of the same tree, so a walk over a VMA's chains
+ * takes the root's lock once instead of once per chain (a process 1,000
+ * forks deep has 1,000 chains per VMA). root is the lock held so far
+ * (NULL: none); a chain into another tree would switch locks. */
+static struct anon_vma *lock_anon_vma_root(struct anon_vma *root, struct anon_vma *anon_vma)
+{
+	if (anon_vma->root != root) {
+		if (root)
+			up_write(&root->rwsem);
+		root = anon_vma->root;
+		down_write(&root->rwsem);
+	}
+	return root;
+}
+
+static void unlock_anon_vma_root(struct anon_vma *root)
+{
+	if (root)
+		up_write(&root->rwsem);
+}
+
 /* Linux's __anon_vma_prepare: faults of several threads may reach a VMA
  * without an anon_vma at once (each under the read lock). What it needs is
  * allocated first; vma->anon_vma and its chain are set under the anon_vma
@@ -88,7 +110,7 @@ int anon_vma_prepare(struct vm_area_struct *vma)
 	if (__atomic_load_n(&vma->anon_vma, __ATOMIC_ACQUIRE))
 		return 0;
 	struct mm_struct *mm = vma->vm_mm;
-	struct anon_vma_chain *avc = anon_vma_chain_alloc();
+	struct anon_vma_chain *avc = anon_vma_chain_alloc(GFP_KERNEL);
 	if (!avc)
 		return -ENOMEM;
 	/* The neighbours are stable: changing them takes the write lock. */
@@ -119,20 +141,29 @@ int anon_vma_prepare(struct vm_area_struct *vma)
 int anon_vma_clone(struct vm_area_struct *dst, struct vm_area_struct *src)
 {
 	struct anon_vma_chain *pavc;
+	struct anon_vma *root = NULL;
 	if (!list_empty(&dst->anon_vma_chain))
 		pr_err("BUG: anon_vma_clone into a VMA that has chains already\n");
 	/* Oldest first, as Linux (list_for_each_entry_reverse): the copy's
-	 * list ends up in the same order as src's. */
+	 * list ends up in the same order as src's. Each chain is allocated
+	 * under the root's lock without waiting, as Linux does (reclaim walks
+	 * the reverse map under these locks); failing that, the lock is
+	 * dropped for an allocation that may wait. */
 	list_for_each_entry_reverse(pavc, &src->anon_vma_chain, same_vma) {
-		struct anon_vma_chain *avc = anon_vma_chain_alloc();
+		struct anon_vma_chain *avc = anon_vma_chain_alloc(GFP_NOWAIT | __GFP_NOWARN);
 		if (!avc) {
-			unlink_anon_vmas(dst);
-			return -ENOMEM;
+			unlock_anon_vma_root(root);
+			root = NULL;
+			avc = anon_vma_chain_alloc(GFP_KERNEL);
+			if (!avc) {
+				unlink_anon_vmas(dst);
+				return -ENOMEM;
+			}
 		}
-		anon_vma_lock_write(pavc->anon_vma);
+		root = lock_anon_vma_root(root, pavc->anon_vma);
 		anon_vma_chain_link(dst, avc, pavc->anon_vma);
-		anon_vma_unlock_write(pavc->anon_vma);
 	}
+	unlock_anon_vma_root(root);
 	dst->anon_vma = src->anon_vma;
 	return 0;
 }
@@ -148,7 +179,7 @@ int anon_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma)
 	if (anon_vma_clone(vma, pvma))
 		return -ENOMEM;
 	struct anon_vma *anon_vma = anon_vma_alloc();
-	struct anon_vma_chain *avc = anon_vma ? anon_vma_chain_alloc() : NULL;
+	struct anon_vma_chain *avc = anon_vma ? anon_vma_chain_alloc(GFP_KERNEL) : NULL;
 	if (!avc) {
 		put_anon_vma(anon_vma);
 		unlink_anon_vmas(vma);
@@ -169,18 +200,27 @@ int anon_vma_fork(struct vm_area_struct *vma, struct vm_area_struct *pvma)
 void unlink_anon_vmas(struct vm_area_struct *vma)
 {
 	struct anon_vma_chain *avc, *next;
+	struct anon_vma *root = NULL;
+	/* Under the root's lock, taken once: each chain leaves its anon_vma's
+	 * list; the chains of anon_vmas left with no VMA stay on the VMA's
+	 * list for the second pass. */
 	list_for_each_entry_safe(avc, next, &vma->anon_vma_chain, same_vma) {
 		struct anon_vma *anon_vma = avc->anon_vma;
-		anon_vma_lock_write(anon_vma);
+		root = lock_anon_vma_root(root, anon_vma);
 		list_del(&avc->same_anon_vma);
-		bool empty = list_empty(&anon_vma->head);
-		anon_vma_unlock_write(anon_vma);
+		if (list_empty(&anon_vma->head))
+			continue;
 		list_del(&avc->same_vma);
 		anon_vma_chain_free(avc);
-		/* Its last VMA gone: its own reference goes (its pages were
-		 * unmapped before, as Linux's free_pgtables order has it). */
-		if (empty)
-			put_anon_vma(anon_vma);
+	}
+	unlock_anon_vma_root(root);
+	/* Their last VMA gone, those anon_vmas lose their own reference (their
+	 * pages were unmapped before, as Linux's free_pgtables order has it),
+	 * outside the lock as in Linux: the last put may free the root. */
+	list_for_each_entry_safe(avc, next, &vma->anon_vma_chain, same_vma) {
+		put_anon_vma(avc->anon_vma);
+		list_del(&avc->same_vma);
+		anon_vma_chain_free(avc);
 	}
 	vma->anon_vma = NULL;
 }
@@ -188,15 +228,16 @@ void unlink_anon_vmas(struct vm_area_struct *vma)
 void anon_vma_move(struct vm_area_struct *dst, struct vm_area_struct *src)
 {
 	struct anon_vma_chain *avc, *next;
+	struct anon_vma *root = NULL;
 	if (!list_empty(&dst->anon_vma_chain))
 		pr_err("BUG: anon_vma_move into a VMA that has chains already\n");
 	list_for_each_entry_safe_reverse(avc, next, &src->anon_vma_chain, same_vma) {
-		anon_vma_lock_write(avc->anon_vma);
+		root = lock_anon_vma_root(root, avc->anon_vma);
 		avc->vma = dst;
-		anon_vma_unlock_write(avc->anon_vma);
 		list_del(&avc->same_vma);
 		list_add(&avc->same_vma, &dst->anon_vma_chain);
 	}
+	unlock_anon_vma_root(root);
 	dst->anon_vma = src->anon_vma;
 	src->anon_vma = NULL;
 }

@@ -43,6 +43,7 @@ struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len,
 	spin_lock_init(&obj->lock);
 	obj->i_mmap = RB_ROOT;
 	init_rwsem(&obj->i_mmap_rwsem);
+	mpol_shared_policy_init(&obj->policy, NULL);
 	*err = 0;
 	return obj;
 }
@@ -77,6 +78,7 @@ void shmem_put(struct shmem_object *obj)
 		if (obj->pages[i])
 			put_page(obj->pages[i]);
 	__atomic_sub_fetch(&shmem_pages, (long)obj->nrpages, __ATOMIC_RELAXED);
+	mpol_free_shared_policy(&obj->policy);
 	if (obj->accounted)
 		vm_unacct_memory((long)obj->size);
 	kvfree(obj->pages);
@@ -98,8 +100,10 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 	}
 	struct page *page = __atomic_load_n(&obj->pages[index], __ATOMIC_ACQUIRE), *new = NULL;
 	if (!page) {
-		/* Linux's shmem_alloc_folio: from the VMA's policy, zeroed. */
-		new = vma_alloc_page(GFP_USER | __GFP_ZERO, vma, address);
+		/* Linux's shmem_alloc_folio: from the object's shared policy
+		 * at index, else the task's. Linux's interleave index adds the
+		 * unnamed inode's number; an anonymous object has none here. */
+		new = shmem_alloc_policy_page(&obj->policy, index, index);
 		if (!new) {
 			*ret = VM_FAULT_OOM;
 			return NULL;
@@ -143,6 +147,36 @@ void shmem_page_unmapped(struct mm_struct *mm, struct page *page)
 	if (__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == -1)
 		__atomic_sub_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
 	add_mm_counter(mm, MM_SHMEMPAGES, -1);
+}
+
+void shmem_rmap_moved(struct page *page, bool add)
+{
+	if (add) {
+		get_page(page);
+		if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == 0)
+			__atomic_add_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
+	} else if (__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == -1) {
+		__atomic_sub_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
+	}
+}
+
+int shmem_object_migrate_page(struct shmem_object *obj, unsigned long index, struct page *new, struct page *old,
+			      int extra_count)
+{
+	int ret = -EAGAIN;
+	spin_lock(&obj->lock);
+	/* shmem_get_page takes its references under this lock. */
+	if (index < obj->size && obj->pages[index] == old && page_mapcount(old) == 0 &&
+	    page_ref_count(old) == 1 + extra_count) {
+		memcpy(page_address(new), page_address(old), PAGE_SIZE);
+		get_page(new); /* the object's */
+		__atomic_store_n(&obj->pages[index], new, __ATOMIC_RELEASE);
+		ret = 0;
+	}
+	spin_unlock(&obj->lock);
+	if (!ret)
+		put_page(old); /* the object's */
+	return ret;
 }
 
 bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struct page *page)
@@ -192,7 +226,6 @@ void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned 
 #include "kernel/unistd.h"
 
 #define BOGO_DIRENT_SIZE 20 /* a directory's st_size per name, as Linux's tmpfs */
-#define MAX_LFS_FILESIZE 0x7fffffffffffffffl
 
 static const struct inode_operations shmem_inode_operations, shmem_dir_inode_operations,
 	shmem_symlink_inode_operations, shmem_special_inode_operations;
@@ -231,7 +264,7 @@ static void shmem_truncate_range(struct inode *inode, long lstart)
 void shmem_evict_inode(struct inode *inode)
 {
 	shmem_truncate_range(inode, 0);
-	mpol_put(inode->i_policy);
+	mpol_free_shared_policy(&inode->i_policy);
 	shmem_free_inode(inode->i_sb);
 }
 
@@ -248,11 +281,12 @@ struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, u
 	/* Linux's __shmem_get_inode: no file takes seals but a memfd made
 	 * with MFD_ALLOW_SEALING (mm/memfd.c clears this one). */
 	inode->i_seals = F_SEAL_SEAL;
+	mpol_shared_policy_init(&inode->i_policy, NULL); /* a regular file's gets mpol= below */
 	switch (mode & S_IFMT) {
 	case S_IFREG:
 		inode->i_op = &shmem_inode_operations;
 		inode->i_fop = &shmem_file_operations;
-		inode->i_policy = shmem_get_sbmpol(sb);
+		mpol_shared_policy_init(&inode->i_policy, shmem_get_sbmpol(sb));
 		break;
 	case S_IFDIR:
 		inc_nlink(inode); /* "." */
@@ -386,9 +420,11 @@ static int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 	struct inode *inode = dentry->d_inode;
 	down_write(&inode->i_rwsem);
 	if (attr->ia_valid & ATTR_SIZE) {
-		if (attr->ia_size < 0) {
+		/* setattr_prepare: RLIMIT_FSIZE, SIGXFSZ, before the seals. */
+		int err = inode_newsize_ok(inode, attr->ia_size);
+		if (err) {
 			up_write(&inode->i_rwsem);
-			return -EINVAL;
+			return err;
 		}
 		/* Linux's shmem_setattr: the seals, after setattr_prepare. */
 		if ((attr->ia_size < inode->i_size && (inode->i_seals & F_SEAL_SHRINK)) ||
@@ -435,10 +471,9 @@ static long shmem_file_write(struct file *f, const char *src, size_t count, long
 	down_write(&inode->i_rwsem);
 	if (f->f_flags & O_APPEND)
 		*pos = inode->i_size;
-	if ((long)count > MAX_LFS_FILESIZE - *pos) {
-		err = -EFBIG;
+	/* Linux's generic_write_checks: an empty write checks no limit. */
+	if (count && (err = generic_write_check_limits(f, *pos, &count)))
 		goto out;
-	}
 	while (count) {
 		unsigned long index = (unsigned long)*pos >> PAGE_SHIFT;
 		size_t offset = (size_t)*pos & (PAGE_SIZE - 1);
@@ -503,6 +538,10 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 		return -EOPNOTSUPP;
 	long end = offset + len, err = 0;
 	down_write(&inode->i_rwsem);
+	/* Linux's, past a hole punched: RLIMIT_FSIZE binds the end of the
+	 * range even under FALLOC_FL_KEEP_SIZE (-EFBIG and SIGXFSZ). */
+	if (!(mode & FALLOC_FL_PUNCH_HOLE) && (err = inode_newsize_ok(inode, end)))
+		goto out;
 	/* Linux's: a range larger than the whole instance fails at once.
 	 * (Linux also takes back the pages a failed fallocate made; here
 	 * they stay in the file, as pages of zeros.) */
@@ -592,6 +631,7 @@ static long shmem_file_llseek(struct file *f, long offset, int whence)
 static const struct file_operations shmem_file_operations = {
 	.read = filemap_read, .write = shmem_file_write, .llseek = shmem_file_llseek, .fsync = noop_fsync,
 	.mmap = shmem_mmap, .fallocate = shmem_fallocate,
+	.splice_read = generic_file_splice_read, .splice_write = iter_file_splice_write,
 };
 
 bool shmem_file(const struct file *file) { return file->f_op == &shmem_file_operations; }
@@ -619,6 +659,7 @@ struct shmem_object *shmem_file_object(struct file *file)
 		return NULL;
 	obj->refcount = 1;
 	spin_lock_init(&obj->lock);
+	mpol_shared_policy_init(&obj->policy, NULL); /* unused: the inode's is the file's */
 	obj->size = (unsigned long)(file->f_inode->i_size + (long)PAGE_SIZE - 1) >> PAGE_SHIFT;
 	obj->file = get_file(file);
 	obj->mapping = file->f_mapping;
@@ -648,18 +689,11 @@ static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area
 		struct page *page = filemap_get_folio(mapping, index);
 		if (page)
 			return page;
-		/* The file's mpol= decides where its page goes (Linux's shared
-		 * policy); without one, the VMA's or the task's. */
+		/* The file's shared policy at index decides where its page
+		 * goes (mpol=, or mbind on any mapping of it); without one,
+		 * the task's. */
 		int err;
-		if (inode->i_policy) {
-			page = shmem_alloc_page(inode, index, &err);
-		} else if (shmem_inode_acct_block(inode, 1)) {
-			page = NULL;
-			err = -ENOSPC;
-		} else if (!(page = vma_alloc_page(GFP_USER | __GFP_ZERO, vma, address))) {
-			shmem_inode_unacct_blocks(inode, 1);
-			err = -ENOMEM;
-		}
+		page = shmem_alloc_page(inode, index, &err);
 		if (!page) { /* Linux's shmem_fault: no room is SIGBUS */
 			*ret = err == -ENOSPC ? VM_FAULT_SIGBUS : VM_FAULT_OOM;
 			return NULL;

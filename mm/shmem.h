@@ -39,6 +39,7 @@
 #include "kernel/rwsem.h"
 #include "kernel/spinlock.h"
 #include "lib/rbtree.h"
+#include "mm/shared_policy.h"
 #include "kernel/types.h"
 
 struct page;
@@ -63,6 +64,9 @@ struct shmem_object {
 	 * object leaves its VMAs to the file's address_space. */
 	struct rb_root i_mmap;
 	struct rw_semaphore i_mmap_rwsem;
+	/* An anonymous object's NUMA policy by page offset (what Linux keeps
+	 * on the unnamed inode); a file's object uses its inode's i_policy. */
+	struct shared_policy policy;
 	/* A System V segment's object (ipc/shm.h): each VMA that maps it is
 	 * an attach, counted as VMAs come (shmem_get) and go (shmem_put),
 	 * Linux's shm_vm_ops open and close; NULL for any other object, and
@@ -99,6 +103,19 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 void shmem_page_mapped(struct mm_struct *mm, struct page *page);
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page);
 
+/* Migration's side (mm/migrate_shmem.c): a mapping of page goes to a
+ * migration entry (add false: the map count, Mapped at the last; the
+ * caller puts the mapping's reference) or comes back from one (add true:
+ * the map count, Mapped at the first, and a reference); RssShmem stays,
+ * as a migration entry counts there. */
+void shmem_rmap_moved(struct page *page, bool add);
+/* An anonymous object's filemap_migrate_folio (mm/filemap.h): new takes
+ * old's slot at index with old's contents if old is there, unmapped and
+ * held only by the object and extra_count references of the caller's.
+ * 0 or -EAGAIN. */
+int shmem_object_migrate_page(struct shmem_object *obj, unsigned long index, struct page *new, struct page *old,
+			      int extra_count);
+
 /* A fault's check under the PTE lock, before it maps page at address of
  * vma (mm/truncate.h): whether the page is still the one there, in the
  * file's page cache below i_size or in the anonymous object's slot;
@@ -125,6 +142,26 @@ int shmem_mmap(struct file *file, struct vm_area_struct *vma);
  * the file's i_size in pages then): a MAP_SHARED mapping of a tmpfs file
  * (shmem_mmap), and a SHM_HUGETLB segment's hugetlbfs file (ipc/shm.c). */
 struct shmem_object *shmem_file_object(struct file *file);
+
+/* ---- NUMA policy of shmem mappings (mm/shmem_policy.c) ---- */
+
+struct mempolicy;
+/* The shared policy of what vma maps, for the VMAs Linux gives
+ * shmem_vm_ops (a MAP_SHARED anonymous or /dev/zero mapping, a System V
+ * segment, any mapping of a tmpfs file, MAP_PRIVATE too): the anonymous
+ * object's or the file's inode's; NULL for any other VMA. */
+struct shared_policy *vma_shared_policy(struct vm_area_struct *vma);
+/* Linux's shmem_set_policy (vm_ops->set_policy): the offsets vma maps get
+ * mpol (NULL: the default) in its object's shared policy. 0 or -ENOMEM. */
+int shmem_set_policy(struct vm_area_struct *vma, struct mempolicy *mpol);
+/* Linux's shmem_get_policy (vm_ops->get_policy): the shared policy of the
+ * offset addr maps, with a reference; NULL for the default. */
+struct mempolicy *shmem_get_policy(struct vm_area_struct *vma, unsigned long addr);
+/* Linux's shmem_alloc_folio: a zeroed page for offset index of an object
+ * with shared policy sp, from the policy there, else the allocating
+ * task's, else the local node; ilx is the interleave index (Linux biases
+ * it by the inode number: i_ino + index). */
+struct page *shmem_alloc_policy_page(struct shared_policy *sp, unsigned long index, unsigned long ilx);
 
 /* The kernel's own tmpfs files, /dev/zero's shared mappings, and tmpfs
  * instances' options: mm/shmem_fs.h. */

@@ -18,6 +18,7 @@
  * instance's mpol= when it is made (a remount's mpol= applies to files
  * made after it), and each of its new pages is placed by it, interleaved
  * by its inode number plus the page's offset. */
+#include "mm/shmem.h"
 #include "mm/shmem_fs.h"
 #include "fs/dcache.h"
 #include "fs/fs_context.h"
@@ -87,9 +88,7 @@ struct page *shmem_alloc_page(struct inode *inode, unsigned long index, int *err
 		*err = -ENOSPC;
 		return NULL;
 	}
-	struct page *page = inode->i_policy ? alloc_pages_mpol(GFP_HIGHUSER | __GFP_ZERO, 0, inode->i_policy,
-							       inode->i_ino + index)
-					    : alloc_page(GFP_HIGHUSER | __GFP_ZERO);
+	struct page *page = shmem_alloc_policy_page(&inode->i_policy, index, inode->i_ino + index);
 	if (!page) {
 		shmem_inode_unacct_blocks(inode, 1);
 		*err = -ENOMEM;

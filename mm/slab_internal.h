@@ -27,6 +27,7 @@ struct kmem_cache {
 	unsigned int order;       /* of each slab */
 	unsigned int objects;     /* slots per slab */
 	unsigned int free_map_offset; /* of the free map inside a slab, when it is there */
+	unsigned int reciprocal_size; /* ceil(2^32 / size): slot_index without a division */
 	unsigned long flags;
 	void (*ctor)(void *);
 	bool boot; /* its struct is static (kmem_cache, kmalloc-*): never destroyed */
@@ -73,13 +74,17 @@ static inline struct page *slab_head(struct page *page)
 }
 
 /* The slot index of obj in the slab at head, or -1 if obj is not the start
- * of a slot. */
+ * of a slot. The quotient comes from a multiplication by the size's
+ * reciprocal (Linux's obj_to_index), exact for every offset in a slab,
+ * and a pointer inside a slot is one whose quotient does not multiply
+ * back to its offset. */
 static inline long slot_index(const struct kmem_cache *s, struct page *head, const void *obj)
 {
 	uintptr_t base = (uintptr_t)page_address(head), p = (uintptr_t)obj;
-	if (p < base || p - base >= (uintptr_t)s->objects * s->size || (p - base) % s->size)
+	if (p < base || p - base >= (uintptr_t)s->objects * s->size)
 		return -1;
-	return (long)((p - base) / s->size);
+	u32 off = (u32)(p - base), i = (u32)(((u64)off * s->reciprocal_size) >> 32);
+	return i * s->size == off ? (long)i : -1;
 }
 
 /* Returns obj's slot to the slab at head; reports (and ignores) a pointer

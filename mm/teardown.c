@@ -129,7 +129,7 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 			/* A migration entry holds no mapping or reference of
 			 * its page (mm/migrate.c): the mover finds it gone. */
 			if (is_migration_entry(entry))
-				add_mm_counter(mm, MM_ANONPAGES, -1);
+				add_mm_counter(mm, details->vma->vm_shm ? MM_SHMEMPAGES : MM_ANONPAGES, -1);
 			if (is_zero_pfn(pte_pfn(entry)) || is_migration_entry(entry)) {
 				tlb_flush_range_add(tlb, addr, PAGE_SIZE);
 				continue;

@@ -377,7 +377,7 @@ static void punch_hole_and_madv_remove(struct kunit *test)
  * pte_reclaim mode, and, the file emptied and the mm gone, nothing
  * leaks. */
 #define STRESS_PAGES 1024 /* two PTE tables */
-#define STRESS_ROUNDS 256
+#define STRESS_ROUNDS 64
 
 /* A read or a write; past the end either faults (-EFAULT), as expected. */
 static int stress_access(unsigned long addr, unsigned long index, unsigned long seed, unsigned long n)

@@ -52,6 +52,9 @@ KERNEL_SRCS += \
 	tests/ratelimit_test.c \
 	tests/rcu_test.c \
 	tests/shm_test.c \
+	tests/splice_test.c \
+	tests/shmem_migrate_test.c \
+	tests/shmem_policy_test.c \
 	tests/sched_test.c \
 	tests/thp_test.c \
 	tests/thread_test.c \

@@ -195,9 +195,40 @@ static void file_read_after_reap(struct kunit *test)
 	expect_process_counts_back(test, &before);
 }
 
+/* /proc/thread-self of a kernel thread (the reader here) is its own
+ * /proc/<pid>/task/<pid>; its comm takes a write from the thread itself
+ * (Linux's same_thread_group), while a spinner's refuses it (-EINVAL)
+ * and keeps its name. */
+static void thread_self_and_comm_write(struct kunit *test)
+{
+	char *buf, want[24];
+	size_t len;
+	KUNIT_ASSERT_EQ(test, procfs_generate("/proc/thread-self/stat", current, &buf, &len), 0);
+	snprintf(want, sizeof(want), "%d (", current->pid);
+	KUNIT_EXPECT_EQ(test, strncmp(buf, want, strlen(want)), 0);
+	kvfree(buf);
+	char old[TASK_COMM_LEN];
+	memcpy(old, current->comm, sizeof(old));
+	KUNIT_EXPECT_EQ(test, procfs_write_path("/proc/thread-self/comm", current, "kunit-renamed-too-long", 22), 0);
+	KUNIT_EXPECT_STREQ(test, current->comm, "kunit-renamed-t"); /* TASK_COMM_LEN - 1 bytes */
+	__set_task_comm(current, old);
+
+	struct process_counts before;
+	process_counts_take(&before);
+	struct spinner a;
+	spinner_start(test, &a);
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/%d/comm", a.p->tgid);
+	KUNIT_EXPECT_EQ(test, procfs_write_path(path, current, "other", 5), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, a.p->comm, "spin");
+	spinner_stop(test, &a);
+	expect_process_counts_back(test, &before);
+}
+
 static struct kunit_case proc_pid_cases[] = {
 	KUNIT_CASE(other_processes_found_and_listed),
 	KUNIT_CASE(file_read_after_reap),
+	KUNIT_CASE(thread_self_and_comm_write),
 	{}
 };
 

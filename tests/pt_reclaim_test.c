@@ -556,8 +556,10 @@ static void inc_rel(volatile unsigned long *v) { __atomic_add_fetch(v, 1, __ATOM
 static unsigned long wait_for_change(const volatile unsigned long *v, unsigned long last,
 				     const volatile unsigned long *others_done, unsigned long others)
 {
-	while (load_acq(v) == last && load_acq(others_done) < others)
+	while (load_acq(v) == last && load_acq(others_done) < others) {
 		cond_resched();
+		cpu_relax(); /* under single-threaded TCG: the others' vCPUs run */
+	}
 	return load_acq(v);
 }
 

@@ -87,8 +87,12 @@ static int worker_main(void *data)
 	struct test_crew *c = w->crew;
 	__atomic_add_fetch(&c->ready, 1, __ATOMIC_ACQ_REL);
 	test_crew_progress(w); /* coming up is progress too, for the hang guard */
-	while (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE) < c->n)
+	/* cond_resched for a worker sharing this CPU, PAUSE for the others
+	 * (under single-threaded TCG it passes the host thread to them). */
+	while (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE) < c->n) {
 		cond_resched();
+		cpu_relax();
+	}
 	int ret = c->aborted ? 0 : c->fn(w);
 	if (ret)
 		__atomic_add_fetch(&c->errors, 1, __ATOMIC_ACQ_REL);
@@ -122,8 +126,10 @@ void test_crew_barrier(struct test_worker *w)
 		__atomic_store_n(&c->phase, phase + 1, __ATOMIC_RELEASE);
 		return;
 	}
-	while (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) == phase && !test_crew_should_stop(w))
+	while (__atomic_load_n(&c->phase, __ATOMIC_ACQUIRE) == phase && !test_crew_should_stop(w)) {
 		cond_resched();
+		cpu_relax();
+	}
 }
 
 void test_crew_start(struct kunit *test, struct test_crew *c, int (*fn)(struct test_worker *w),

@@ -118,21 +118,23 @@ static inline bool test_crew_should_stop(struct test_worker *w)
 void test_crew_barrier(struct test_worker *w);
 
 /* Waits until cond holds; false only after KUNIT_HANG_GUARD_NS in which
- * *progress (NULL: nothing) did not move. While nothing else is queued on
- * this CPU, the first TEST_WAIT_SPINS checks PAUSE between them; otherwise,
- * and after them, it sleeps a tick at a time. Most waits are short (a
- * worker's next few steps on another CPU): a tick's sleep for each, 10 ms,
- * was most of the time of the stress cases. A task of this CPU (a worker
- * placed beside the case) gets the CPU whole while the case sleeps, and a
- * wait that lasts leaves the host's CPU to the other vCPUs. */
-#define TEST_WAIT_SPINS 1000
+ * *progress (NULL: nothing) did not move. For its first TEST_WAIT_SPIN_NS
+ * it lets this CPU's other tasks run (cond_resched: a worker placed beside
+ * the case runs to its own next cond_resched) or, with none, PAUSEs
+ * between checks; then it sleeps a tick at a time. Most waits are short
+ * (a worker's next few steps): a tick's sleep for each, 10 ms, was most of
+ * the time of the stress cases. Under QEMU's single-threaded TCG a PAUSE
+ * hands the host thread to the other vCPUs; with a thread per vCPU the
+ * spin costs the host at most a millisecond per wait, and a wait that
+ * lasts sleeps, leaving the host's CPU to the other vCPUs. */
+#define TEST_WAIT_SPIN_NS 1000000ull
 #define TEST_WAIT_UNTIL(cond, progress)                                                      \
 	({                                                                                   \
 		const volatile unsigned long *__p = (progress);                              \
 		unsigned long __seen = __p ? *__p : 0;                                       \
 		u64 __deadline = ktime_get_ns() + KUNIT_HANG_GUARD_NS;                       \
 		bool __ok = true;                                                            \
-		unsigned __spins = 0;                                                        \
+		u64 __spin_end = ktime_get_ns() + TEST_WAIT_SPIN_NS;                         \
 		while (!(cond)) {                                                            \
 			unsigned long __now = __p ? *__p : 0;                                \
 			if (__now != __seen) {                                               \
@@ -142,9 +144,9 @@ void test_crew_barrier(struct test_worker *w);
 				__ok = false;                                                \
 				break;                                                       \
 			}                                                                    \
-			if (__spins < TEST_WAIT_SPINS && cpu_load(smp_processor_id()) <= 1) { \
-				__spins++;                                                   \
-				cpu_relax();                                                 \
+			if (ktime_get_ns() < __spin_end) {                                   \
+				if (!cond_resched())                                         \
+					cpu_relax();                                         \
 			} else {                                                             \
 				schedule_timeout_uninterruptible(1);                         \
 			}                                                                    \

@@ -132,8 +132,10 @@ static int mmap_zero(struct file *f, struct vm_area_struct *vma)
 /* What fstat shows: a character device that anyone may read and write. */
 #define MEM_DEVICE_MODE (S_IFCHR | 0666)
 
+/* Linux 6.1's: /dev/null takes a splice's output (splice_write_null),
+ * no device here gives one its input (a character device cannot). */
 static const struct file_operations null_fops = {
-	.read = read_null, .write = write_null, .llseek = lseek_zero,
+	.read = read_null, .write = write_null, .llseek = lseek_zero, .splice_write = iter_file_splice_write,
 	.mode = MEM_DEVICE_MODE, .blksize = PAGE_SIZE,
 };
 static const struct file_operations zero_fops = {

@@ -99,6 +99,7 @@ static const struct file_operations console_in_fops = {
 };
 static const struct file_operations console_out_fops = {
 	.write = console_write, .llseek = no_llseek, .unlocked_ioctl = tty_ioctl,
+	.splice_write = iter_file_splice_write,
 	.mode = S_IFCHR | 0620, .blksize = 1024,
 };
 

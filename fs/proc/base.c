@@ -7,9 +7,10 @@
  * /proc lists "self" and the id of every process of the tree, zombies
  * included, in increasing order (proc_pid_readdir); a thread's id is
  * found by lookup but not listed, as Linux's; /proc/<pid>/task/ lists the
- * process's threads. Linux lists "thread-self" too; mmlab does not. A kernel thread
+ * process's threads; /proc/thread-self is the calling thread's
+ * /proc/<tgid>/task/<tid> (fs/proc/generic.c). A kernel thread
  * (no tree) finds any live thread by its id (find_get_task_by_vpid: not
- * a zombie), but lists only "self" and its own id: mmlab has no list of
+ * a zombie), but lists only "self", "thread-self" and its own id: mmlab has no list of
  * every process.
  *
  * Lifetimes: a node names its process by id (proc_fs.h's struct
@@ -22,15 +23,16 @@
  * so its maps, cmdline and pagemap are empty and its status says
  * "Z (zombie)". */
 #include "fs/proc/internal.h"
+#include "fs/internal.h"
 #include "kernel/pid.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "lib/vsprintf.h"
+#include "mm/gup.h"
 #include "mm/mm_types.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
 #include "mm/page.h"
-#include "mm/pagewalk.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 
@@ -95,7 +97,8 @@ static int tree_tgids(struct task_struct *reader, int **out)
 	return ids ? n : 0;
 }
 
-/* getdents of /proc: "self" (Linux's is a fixed symlink), then the
+/* getdents of /proc: "self" and "thread-self" (Linux's are fixed
+ * symlinks; here the walk goes through them: generic.c), then the
  * processes. Each member is asked for by its position, so the tree is
  * collected again for each: a listing is quadratic in the tree's size,
  * which is a few processes. A process that ends between two getdents
@@ -103,20 +106,20 @@ static int tree_tgids(struct task_struct *reader, int **out)
  * (Linux resumes at the next tgid instead). */
 static bool pid_dir_list(unsigned int i, struct task_struct *task, char *name, size_t size)
 {
-	if (i == 0) {
-		snprintf(name, size, "self");
+	if (i < 2) {
+		snprintf(name, size, i ? "thread-self" : "self");
 		return true;
 	}
 	if (!tree_of(task)) {
-		if (i > 1 || task->pid <= 0)
+		if (i > 2 || task->pid <= 0)
 			return false;
 		snprintf(name, size, "%d", task->pid);
 		return true;
 	}
 	int *ids, n = tree_tgids(task, &ids);
-	bool found = i - 1 < (unsigned int)n;
+	bool found = i - 2 < (unsigned int)n;
 	if (found)
-		snprintf(name, size, "%d", ids[i - 1]);
+		snprintf(name, size, "%d", ids[i - 2]);
 	kvfree(ids);
 	return found;
 }
@@ -168,80 +171,6 @@ static const struct proc_dir_entry pid_root __proc_entry = {
 
 /* ---- cmdline, environ: the process's own memory ---- */
 
-struct remote_read {
-	char *buf;
-	size_t len, want;
-};
-
-/* The bytes of [addr, next) from the page (of pfn, present or not) that
- * maps them, offset bytes into it; 1 (stop the walk) when it is not
- * present (not faulted in: the read ends there) or the read is whole. */
-static int remote_copy(struct mm_walk *walk, bool present, unsigned long pfn, unsigned long offset,
-		       unsigned long addr, unsigned long next)
-{
-	struct remote_read *r = walk->private;
-	if (!present)
-		return 1;
-	size_t n = min((size_t)(next - addr), r->want - r->len);
-	memcpy(r->buf + r->len, (char *)page_address(pfn_to_page(pfn)) + offset, n);
-	r->len += n;
-	return r->len == r->want;
-}
-
-static int remote_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
-{
-	return remote_copy(walk, pte_present(pte), pte_pfn(pte), 0, addr, addr + PAGE_SIZE);
-}
-
-static int remote_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
-{
-	return remote_copy(walk, pmd_present(pmd), pmd_pfn(pmd), addr & (PMD_SIZE - 1), addr, next);
-}
-
-static int remote_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
-			  struct mm_walk *walk)
-{
-	return remote_copy(walk, pte_present(pte), pte_pfn(pte), addr & ~hmask, addr, next);
-}
-
-static int remote_hole(unsigned long addr, unsigned long next, int depth, struct mm_walk *walk)
-{
-	(void)addr, (void)next, (void)depth, (void)walk;
-	return 1;
-}
-
-static const struct mm_walk_ops remote_ops = {
-	.pte_entry = remote_pte, .huge_pmd_entry = remote_huge_pmd, .hugetlb_entry = remote_hugetlb,
-	.pte_hole = remote_hole,
-};
-
-/* Linux's access_remote_vm for reading: up to len bytes of mm at addr
- * into buf, from the pages mapped there, under the mmap_lock held for
- * reading; stops at the first page not present (Linux would fault it in:
- * the argument and environment strings were written by exec, so they are
- * present). Returns the bytes copied. */
-static size_t read_remote_vm(struct mm_struct *mm, unsigned long addr, char *buf, size_t len)
-{
-	struct remote_read r = { buf, 0, len };
-	if (!len || addr >= TASK_SIZE || len > TASK_SIZE - addr)
-		return 0;
-	/* The walk goes by pages; the first copy starts inside one. */
-	unsigned long start = addr & PAGE_MASK, end = ALIGN_UP(addr + len, PAGE_SIZE);
-	size_t skip = addr - start;
-	char *tmp = kvmalloc(end - start, GFP_KERNEL);
-	if (!tmp)
-		return 0;
-	r.buf = tmp;
-	r.want = end - start;
-	mmap_read_lock(mm);
-	walk_page_range(mm, start, end, &remote_ops, &r);
-	mmap_read_unlock(mm);
-	size_t got = r.len > skip ? min(r.len - skip, len) : 0;
-	memcpy(buf, tmp + skip, got);
-	kvfree(tmp);
-	return got;
-}
-
 /* [start, end) of the process's memory: its argument or environment
  * strings, NUL-separated as exec laid them out (Linux's get_mm_cmdline
  * without the setproctitle case, which needs a program that rewrites its
@@ -264,7 +193,9 @@ static void show_mm_range(struct seq_buf *m, const struct proc_node *node, bool 
 	char *buf = kvmalloc(len, GFP_KERNEL);
 	if (!buf)
 		return;
-	size_t got = read_remote_vm(mm, start, buf, len);
+	/* Linux's get_mm_cmdline: access_remote_vm, which faults in a page
+	 * never touched (or reclaimed) rather than skipping it. */
+	size_t got = len > 0x7fffffff ? 0 : (size_t)access_remote_vm(mm, start, buf, (int)len);
 	memcpy(m->buffer + m->len, buf, got);
 	m->len += got;
 	kvfree(buf);
@@ -273,15 +204,34 @@ static void show_mm_range(struct seq_buf *m, const struct proc_node *node, bool 
 static void cmdline_show(struct seq_buf *m, const struct proc_node *node) { show_mm_range(m, node, false); }
 static void environ_show(struct seq_buf *m, const struct proc_node *node) { show_mm_range(m, node, true); }
 
-/* Linux's comm: the name, raw, and a newline (Linux's is 0644 and takes a
- * write, comm_write; mmlab's /proc/<pid> files have no write method). */
+/* Linux's comm: the name, raw, and a newline. */
 static void comm_show(struct seq_buf *m, const struct proc_node *node)
 {
 	seq_buf_printf(m, "%.*s\n", TASK_COMM_LEN, node->task->comm);
 }
 
+/* Linux's comm_write: the first TASK_COMM_LEN - 1 bytes written become
+ * the name (raw: a newline written is kept), for a task of the writer's
+ * own process; another process's is -EINVAL, one that has ended -ESRCH.
+ * The whole count is returned. (A write of PAGE_SIZE bytes or more is
+ * -EINVAL here, as every /proc write: procfs_write; Linux takes it.) */
+static long comm_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	struct proc_node pinned;
+	if (proc_pin_task(node, proc_self_task(), &pinned))
+		return -ESRCH;
+	long ret = (long)len;
+	struct task_struct *p = pinned.task;
+	if (p == current || (p->signal && p->signal == current->signal)) /* same_thread_group */
+		__set_task_comm(p, buf); /* buf is NUL-terminated */
+	else
+		ret = -EINVAL;
+	proc_unpin_task(&pinned);
+	return ret;
+}
+
 PROC_FILE(pid_cmdline, pid_dir, "cmdline", cmdline_show);
-PROC_FILE(pid_comm, pid_dir, "comm", comm_show);
+PROC_FILE_RW(pid_comm, pid_dir, "comm", comm_show, comm_write);
 /* S_IRUSR, as Linux's REG("environ", S_IRUSR, ...); everyone is root. */
 static const struct proc_dir_entry pid_environ __proc_entry = {
 	.parent = &pid_dir, .name = "environ", .mode = S_IFREG | 0400, .show = environ_show,
@@ -370,7 +320,7 @@ static const struct proc_dir_entry tid_dir __proc_entry = {
 };
 /* What mmlab has of Linux's per-thread files: the thread's own stat,
  * status and comm, and the process's memory as the thread sees it. */
-PROC_FILE(tid_comm, tid_dir, "comm", comm_show);
+PROC_FILE_RW(tid_comm, tid_dir, "comm", comm_show, comm_write);
 PROC_FILE(tid_stat, tid_dir, "stat", stat_show);
 PROC_FILE(tid_statm, tid_dir, "statm", statm_show);
 PROC_FILE(tid_status, tid_dir, "status", status_show);

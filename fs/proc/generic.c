@@ -85,6 +85,26 @@ static int lookup_done(struct proc_node *node, int err)
 	return err;
 }
 
+/* /proc/thread-self: Linux's link to <tgid>/task/<tid> of the calling
+ * thread (proc_thread_self_get_link), walked as those three steps: like
+ * mmlab's /proc/self, a directory here, whose readlink gives the target
+ * (fs/stat.c). task is the reader's process, which "self" names (a
+ * kernel thread: itself, with no id of its own to look up by). */
+static int lookup_thread_self(struct task_struct *task, struct proc_node *node)
+{
+	int tid = current == task || current->group_leader == task ? current->pid : task->pid;
+	char name[3][16];
+	snprintf(name[0], sizeof(name[0]), "self");
+	snprintf(name[1], sizeof(name[1]), "task");
+	snprintf(name[2], sizeof(name[2]), "%d", tid);
+	for (int i = 0; i < 3; i++) {
+		int err = lookup_one(node->entry, name[i], strlen(name[i]), task, node);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *node)
 {
 	memset(node, 0, sizeof(*node));
@@ -99,7 +119,9 @@ int procfs_lookup(const char *path, struct task_struct *task, struct proc_node *
 		size_t len = end ? (size_t)(end - s) : strlen(s);
 		if (!proc_node_is_dir(node)) /* a file has no children */
 			return lookup_done(node, -ENOTDIR);
-		int err = lookup_one(node->entry, s, len, task, node);
+		int err = node->entry == &proc_root_dir && name_is(s, len, "thread-self")
+				  ? lookup_thread_self(task, node)
+				  : lookup_one(node->entry, s, len, task, node);
 		if (err)
 			return lookup_done(node, err);
 		s += len;

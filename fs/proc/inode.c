@@ -136,16 +136,29 @@ static int proc_reg_mmap(struct file *f, struct vm_area_struct *vma)
 	return -EIO;
 }
 
-/* The modes are the entries' own (struct proc_dir_entry.mode). */
+/* The modes are the entries' own (struct proc_dir_entry.mode). Which
+ * files splice (sendfile's input, fs/splice.c), as Linux 6.1's: a file of
+ * /proc itself (Linux's proc_iter_file_ops, the seq files of
+ * proc_create_single and proc_create_seq), a sysctl (proc_sys_file_operations,
+ * both ways) and a sysfs attribute (kernfs_file_fops, both ways: a
+ * read-only one never opens for writing here); not a
+ * /proc/<pid> file (proc_single_file_operations: seq_read only). */
 static const struct file_operations proc_fops = {
 	.read = proc_read, .write = proc_write_eio, .llseek = seq_lseek, .blksize = 1024,
 };
-/* A file of /proc itself (proc_create's, Linux's proc_reg_file_ops). */
+/* A file of /proc itself (proc_create's, Linux's proc_iter_file_ops). */
 static const struct file_operations proc_reg_fops = {
 	.read = proc_read, .write = proc_write_eio, .llseek = seq_lseek, .mmap = proc_reg_mmap, .blksize = 1024,
+	.splice_read = generic_file_splice_read,
 };
+/* /proc/<pid>/comm (Linux's proc_pid_set_comm_operations). */
 static const struct file_operations proc_rw_fops = {
 	.read = proc_read, .write = proc_write, .llseek = seq_lseek, .blksize = 1024,
+};
+/* A sysctl (/proc/sys). */
+static const struct file_operations proc_sys_fops = {
+	.read = proc_read, .write = proc_write, .llseek = seq_lseek, .blksize = 1024,
+	.splice_read = generic_file_splice_read, .splice_write = iter_file_splice_write,
 };
 /* /proc/<pid>/pagemap; /proc/mmlab/page_owner_map, which a write asks
  * to print. */
@@ -157,11 +170,11 @@ static const struct file_operations proc_read_at_rw_fops = {
 };
 static const struct file_operations sysfs_rw_fops = {
 	.read = proc_read, .write = proc_write, .llseek = generic_file_llseek, .size = PAGE_SIZE,
-	.blksize = PAGE_SIZE,
+	.blksize = PAGE_SIZE, .splice_read = generic_file_splice_read, .splice_write = iter_file_splice_write,
 };
 static const struct file_operations sysfs_fops = {
 	.read = proc_read, .llseek = generic_file_llseek, .size = PAGE_SIZE,
-	.blksize = PAGE_SIZE,
+	.blksize = PAGE_SIZE, .splice_read = generic_file_splice_read,
 };
 static const struct file_operations dir_fops = {
 	.read = dir_read, .llseek = generic_file_llseek, .iterate_shared = dir_iterate, .blksize = 1024,
@@ -181,7 +194,8 @@ int proc_file_open(struct file *f, const struct proc_node *node, char **norm)
 	if (node->fs == PROC_FS_SYS)
 		f->f_op = rw ? &sysfs_rw_fops : &sysfs_fops;
 	else
-		f->f_op = rw ? &proc_rw_fops : node->per_task ? &proc_fops : &proc_reg_fops;
+		f->f_op = rw ? (node->per_task ? &proc_rw_fops : &proc_sys_fops)
+			     : node->per_task ? &proc_fops : &proc_reg_fops;
 	/* Root may open a /proc file for writing; only /proc/<pid> files
 	 * lack a write method altogether (no FMODE_CAN_WRITE). A sysfs
 	 * attribute with a write method opens for writing. */

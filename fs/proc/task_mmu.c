@@ -188,8 +188,8 @@ static unsigned long vma_kernel_pagesize(const struct vm_area_struct *vma)
 }
 
 /* Linux's show_numa_map: "<start> <policy>[ heap| stack][ anon=N][ dirty=N]
- * [ N<n>=pages...] kernelpagesize_kB=4", the policy being the VMA's, else
- * the task's (mpol_to_str; the home node is not shown, as Linux does
+ * [ N<n>=pages...] kernelpagesize_kB=4", the policy being the VMA's (a
+ * shmem VMA's: its object's shared policy at vm_start), else the task's (mpol_to_str; the home node is not shown, as Linux does
  * not). */
 void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 {
@@ -202,7 +202,11 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 	for_each_vma(mm, vma) {
 		struct numa_maps md = { 0 };
 		seq_buf_printf(m, "%08lx ", vma->vm_start);
-		mpol_to_str(m, vma->vm_policy ? vma->vm_policy : task_pol);
+		/* Linux's __get_vma_policy at vm_start: a shmem VMA shows its
+		 * object's shared policy at the VMA's first offset. */
+		struct mempolicy *pol = __get_vma_policy(vma, vma->vm_start);
+		mpol_to_str(m, pol ? pol : task_pol);
+		mpol_put(pol);
 		if (is_vm_hugetlb_page(vma))
 			seq_buf_puts(m, " file=/anon_hugepage\\040(deleted)"); /* seq_file_path's escape */
 		else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)

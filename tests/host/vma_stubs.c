@@ -355,7 +355,11 @@ void vm_unacct_memory(long pages) { stub_committed -= pages; }
 
 void *kmalloc(size_t size, gfp_t gfp)
 {
-	(void)gfp;
+	/* An allocation that may not wait fails whenever the next one that
+	 * may would, without counting: a caller that retries with waiting
+	 * allowed (anon_vma_clone, as Linux's) meets the injected failure. */
+	if (!(gfp & __GFP_DIRECT_RECLAIM) && kmalloc_fail_in == 1)
+		return NULL;
 	if (kmalloc_fail_in && --kmalloc_fail_in == 0)
 		return NULL;
 	void *p = malloc(size ? size : 1);

@@ -38,8 +38,9 @@ const struct stub_call *stub_find(enum stub_call_kind kind, int n);
 /* The commit count the stubs of mm/util.c keep (pages). */
 extern long stub_committed;
 
-/* Failure injection: the next `kmalloc_fail_in`-th allocation fails
- * (1: the next one; 0: none); populate_vma_range fails when set. */
+/* Failure injection: the next `kmalloc_fail_in`-th allocation that may
+ * wait fails (1: the next one; 0: none), and one that may not fails while
+ * the next that may would; populate_vma_range fails when set. */
 extern int kmalloc_fail_in;
 extern bool populate_fails;
 /* kmalloc'ed objects not freed yet. */

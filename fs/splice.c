@@ -1,0 +1,246 @@
+/* sendfile(2) and copy_file_range(2): bytes moved from one open file to
+ * another inside the kernel (Linux's do_sendfile and vfs_copy_file_range
+ * of fs/read_write.c, over fs/splice.c's do_splice_direct), with Linux
+ * 6.1's checks in Linux's order.
+ *
+ * Linux moves the bytes through a pipe: the input's splice_read fills it
+ * with page-cache pages, the output's splice_write drains it. mmlab has
+ * no pipes; splice_direct below moves them through a one-page kernel
+ * buffer instead, with the same two methods (fs/fs.h) and the same
+ * stopping rules: a short or failed write ends the copy, the input's
+ * position then counts only what was written, and an error after some
+ * bytes moved is dropped for the count.
+ *
+ * Which files take part, as Linux 6.1's: the input must be a regular
+ * file (splice_direct_to_actor) with splice_read: a tmpfs file, read
+ * through its page cache, a file of /proc itself, a sysctl or a sysfs
+ * attribute (read from its snapshot: fs/proc/inode.c). A /proc/<pid>
+ * file, a directory or a character device (/dev/null, the console) is
+ * -EINVAL. The output may be any file with splice_write: a tmpfs file,
+ * /dev/null, the console, a sysctl or a writable sysfs attribute.
+ *
+ * Concurrency: as Linux's, neither file's position is taken under
+ * f_pos_lock (fdget, not fdget_pos); each read and write of the copy holds
+ * the inode's i_rwsem for itself, and a copy to the console holds the
+ * tty's write lock throughout, as write(2) does. */
+#include "fs/fdtable.h"
+#include "arch/x86_64/uaccess.h"
+#include "kernel/sched.h"
+#include "kernel/signal.h"
+#include "kernel/syscall.h"
+#include "mm/slab.h"
+
+long generic_file_splice_read(struct file *in, long *ppos, char *buf, size_t len)
+{
+	return in->f_op->read(in, buf, len, ppos, false);
+}
+
+/* Linux's drains the pipe: after a short write it writes again from where
+ * that one stopped, so a write cut by RLIMIT_FSIZE is followed by one at
+ * the limit (-EFBIG and SIGXFSZ, the bytes before it still counted). */
+long iter_file_splice_write(struct file *out, const char *buf, size_t len, long *ppos)
+{
+	size_t done = 0;
+	while (done < len) {
+		long n = out->f_op->write(out, buf + done, len - done, ppos, false);
+		if (n <= 0)
+			return done ? (long)done : n;
+		done += (size_t)n;
+	}
+	return (long)done;
+}
+
+/* The S_IFMT type of an open file: its inode's, a generated node's (a
+ * directory or a regular file), or the device's (the console). */
+static umode_t file_type(const struct file *f)
+{
+	if (f->f_inode)
+		return f->f_inode->i_mode & S_IFMT;
+	if (f->node.entry)
+		return proc_node_is_dir(&f->node) ? S_IFDIR : S_IFREG;
+	return f->f_op->mode & S_IFMT;
+}
+
+/* Linux's do_splice_direct over splice_direct_to_actor: up to len bytes
+ * from in at *ppos to out at *opos; both positions moved by what was
+ * written. Bytes moved, or an errno when none were. */
+static long splice_direct(struct file *in, long *ppos, struct file *out, long *opos, size_t len)
+{
+	if (out->f_flags & O_APPEND)
+		return -EINVAL;
+	long ret = rw_verify_area(*opos, len);
+	if (ret)
+		return ret;
+	umode_t type = file_type(in);
+	if (!S_ISREG(type) && !S_ISBLK(type))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	long bytes = 0;
+	tty_write_lock(out);
+	while (len) {
+		long prev = *ppos;
+		/* do_splice_to, then do_splice_from (the actor). */
+		ret = in->f_op->splice_read ? in->f_op->splice_read(in, ppos, buf, min(len, (size_t)PAGE_SIZE))
+					    : -EINVAL;
+		if (ret <= 0)
+			break;
+		long got = ret;
+		ret = out->f_op->splice_write ? out->f_op->splice_write(out, buf, (size_t)got, opos) : -EINVAL;
+		if (ret <= 0) {
+			*ppos = prev;
+			break;
+		}
+		bytes += ret;
+		len -= (size_t)ret;
+		if (ret < got) {
+			*ppos = prev + ret;
+			break;
+		}
+	}
+	tty_write_unlock(out);
+	kfree(buf);
+	return bytes ? bytes : ret;
+}
+
+/* Linux's do_sendfile: ppos NULL moves in_fd's position, else *ppos moves
+ * and in_fd's stays. The output's position always moves. */
+static long do_sendfile(int out_fd, int in_fd, long *ppos, size_t count)
+{
+	struct files_struct *files = current->files;
+	struct file *in = fget(files, (unsigned int)in_fd), *out = NULL;
+	long ret = -EBADF, pos, out_pos;
+	if (!in || !(in->f_mode & FMODE_READ))
+		goto out;
+	if (!ppos) {
+		pos = in->f_pos;
+	} else {
+		pos = *ppos;
+		ret = -ESPIPE;
+		if (!(in->f_mode & FMODE_PREAD))
+			goto out;
+	}
+	ret = rw_verify_area(pos, count);
+	if (ret)
+		goto out;
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
+	ret = -EBADF;
+	out = fget(files, (unsigned int)out_fd);
+	if (!out || !(out->f_mode & FMODE_WRITE))
+		goto out;
+	out_pos = out->f_pos;
+	ret = rw_verify_area(out_pos, count);
+	if (ret)
+		goto out;
+	/* Linux cuts the copy at the smaller s_maxbytes of the two files
+	 * (-EOVERFLOW past it): MAX_LFS_FILESIZE for every file here, which
+	 * pos + count, checked above, cannot pass. */
+	ret = splice_direct(in, &pos, out, &out_pos, count);
+	if (ret > 0) {
+		out->f_pos = out_pos;
+		if (ppos)
+			*ppos = pos;
+		else
+			in->f_pos = pos;
+	}
+out:
+	fdput(out);
+	fdput(in);
+	return ret;
+}
+
+/* x86_64's sendfile is Linux's sendfile64: a 64-bit offset, no
+ * MAX_NON_LFS cut. A bad offset pointer is -EFAULT before anything moves
+ * (read) or after (written back: the bytes stay copied). */
+SYSCALL_DEFINE4(sendfile, int, out_fd, int, in_fd, long __user *, offset, size_t, count)
+{
+	if (!offset)
+		return do_sendfile(out_fd, in_fd, NULL, count);
+	long pos;
+	if (copy_from_user(&pos, offset, sizeof(pos)))
+		return -EFAULT;
+	long ret = do_sendfile(out_fd, in_fd, &pos, count);
+	if (copy_to_user(offset, &pos, sizeof(pos)))
+		return -EFAULT;
+	return ret;
+}
+
+/* Linux 6.1's generic_file_rw_checks and generic_copy_file_checks, then
+ * vfs_copy_file_range's rw_verify_area on both ranges. tmpfs has no
+ * copy_file_range or remap_file_range method, so Linux copies through
+ * do_splice_direct, as here. A /proc or /sys file has no inode and so no
+ * super block in common with any file: -EXDEV (Linux's /proc files read
+ * as size 0 there and copy nothing). */
+static long vfs_copy_file_range(struct file *fin, long pos_in, struct file *fout, long pos_out, size_t len)
+{
+	umode_t tin = file_type(fin), tout = file_type(fout);
+	if (S_ISDIR(tin) || S_ISDIR(tout))
+		return -EISDIR;
+	if (!S_ISREG(tin) || !S_ISREG(tout))
+		return -EINVAL;
+	if (!(fin->f_mode & FMODE_READ) || !(fout->f_mode & FMODE_WRITE) || (fout->f_flags & O_APPEND))
+		return -EBADF;
+	struct inode *iin = fin->f_inode, *iout = fout->f_inode;
+	if (!iin || !iout || iin->i_sb != iout->i_sb)
+		return -EXDEV;
+	/* Offsets that wrap, as Linux's unsigned sum (a negative offset
+	 * passes unless the sum wraps, and rw_verify_area refuses it). */
+	unsigned long count = len;
+	if ((unsigned long)pos_in + count < (unsigned long)pos_in ||
+	    (unsigned long)pos_out + count < (unsigned long)pos_out)
+		return -EOVERFLOW;
+	long size_in = READ_ONCE(iin->i_size);
+	count = pos_in >= size_in ? 0 : min(count, (unsigned long)(size_in - pos_in));
+	int err = generic_write_check_limits(fout, pos_out, &count);
+	if (err)
+		return err;
+	if (iin == iout && pos_out + (long)count > pos_in && pos_out < pos_in + (long)count)
+		return -EINVAL;
+	if ((err = rw_verify_area(pos_in, count)) || (err = rw_verify_area(pos_out, count)))
+		return err;
+	if (!count)
+		return 0;
+	return splice_direct(fin, &pos_in, fout, &pos_out, min(count, (unsigned long)MAX_RW_COUNT));
+}
+
+/* Linux 6.1's order: the descriptors (-EBADF), the offsets read
+ * (-EFAULT), flags (-EINVAL: none defined), then the copy; the positions
+ * (the pointers', else the files') move by what was copied. */
+SYSCALL_DEFINE6(copy_file_range, int, fd_in, long __user *, off_in, int, fd_out, long __user *, off_out,
+		size_t, len, unsigned int, flags)
+{
+	struct files_struct *files = current->files;
+	struct file *fin = fget(files, (unsigned int)fd_in), *fout = NULL;
+	long ret = -EBADF, pos_in, pos_out;
+	if (!fin || !(fout = fget(files, (unsigned int)fd_out)))
+		goto out;
+	ret = -EFAULT;
+	if (off_in ? copy_from_user(&pos_in, off_in, sizeof(pos_in)) : (pos_in = fin->f_pos, 0))
+		goto out;
+	if (off_out ? copy_from_user(&pos_out, off_out, sizeof(pos_out)) : (pos_out = fout->f_pos, 0))
+		goto out;
+	ret = -EINVAL;
+	if (flags)
+		goto out;
+	ret = vfs_copy_file_range(fin, pos_in, fout, pos_out, len);
+	if (ret > 0) {
+		pos_in += ret;
+		pos_out += ret;
+		if (!off_in)
+			fin->f_pos = pos_in;
+		else if (copy_to_user(off_in, &pos_in, sizeof(pos_in)))
+			ret = -EFAULT;
+		if (!off_out)
+			fout->f_pos = pos_out;
+		else if (copy_to_user(off_out, &pos_out, sizeof(pos_out)))
+			ret = -EFAULT;
+	}
+out:
+	fdput(fout);
+	fdput(fin);
+	return ret;
+}
