@@ -16,7 +16,9 @@
  * page-table lock; unmap_mapping_pages (i_mmap_rwsem, the mm's fault
  * mutex) is never called under it.
  *
- * mmlab's hugetlbfs has no symlinks and no device nodes (Linux's has). */
+ * Symlinks are -EINVAL, as Linux's (hugetlbfs_symlink's page_symlink
+ * cannot write the target); mmlab's has no device nodes, FIFOs or
+ * sockets (Linux's mknod makes them). */
 #include "fs/hugetlbfs/hugetlbfs.h"
 #include "fs/hugetlbfs/internal.h"
 #include "fs/libfs.h"
@@ -370,6 +372,21 @@ static int hugetlbfs_mkdir(struct inode *dir, struct dentry *dentry, umode_t mod
 	return err;
 }
 
+/* Linux's hugetlbfs_symlink: an inode (-ENOSPC past nr_inodes=), then
+ * page_symlink, which writes the target through the page cache, whose
+ * write_begin hugetlbfs refuses: -EINVAL, and the inode goes. The
+ * directory's times change all the same, as Linux's. */
+static int hugetlbfs_symlink(struct inode *dir, struct dentry *dentry, const char *target)
+{
+	(void)dentry, (void)target;
+	struct inode *inode = hugetlbfs_get_inode(dir->i_sb, dir, S_IFLNK | 0777, 0);
+	int err = inode ? -EINVAL : -ENOSPC;
+	if (inode)
+		iput(inode);
+	dir->i_mtime = dir->i_ctime = current_time();
+	return err;
+}
+
 static int hugetlbfs_tmpfile(struct inode *dir, struct dentry *dentry, umode_t mode)
 {
 	struct inode *inode = hugetlbfs_get_inode(dir->i_sb, dir, (umode_t)(mode | S_IFREG), 0);
@@ -414,7 +431,7 @@ out:
 static const struct inode_operations hugetlbfs_dir_inode_operations = {
 	.lookup = simple_lookup, .create = hugetlbfs_create, .link = simple_link, .unlink = simple_unlink,
 	.mkdir = hugetlbfs_mkdir, .rmdir = simple_rmdir, .rename = simple_rename, .tmpfile = hugetlbfs_tmpfile,
-	.setattr = hugetlbfs_setattr,
+	.symlink = hugetlbfs_symlink, .setattr = hugetlbfs_setattr,
 };
 static const struct inode_operations hugetlbfs_inode_operations = { .setattr = hugetlbfs_setattr };
 
