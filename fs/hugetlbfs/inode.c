@@ -17,10 +17,10 @@
  * mutex) is never called under it.
  *
  * Symlinks are -EINVAL, as Linux's (hugetlbfs_symlink's page_symlink
- * cannot write the target); mmlab's has no device nodes, FIFOs or
- * sockets (Linux's mknod makes them). */
+ * cannot write the target). */
 #include "fs/hugetlbfs/hugetlbfs.h"
 #include "fs/hugetlbfs/internal.h"
+#include "fs/char_dev.h"
 #include "fs/libfs.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -309,7 +309,7 @@ static const struct file_operations hugetlbfs_file_operations;
 
 bool is_file_hugepages(const struct file *file) { return file->f_op == &hugetlbfs_file_operations; }
 
-bool hugetlbfs_init_inode(struct inode *inode, umode_t mode)
+bool hugetlbfs_init_inode(struct inode *inode, umode_t mode, dev_t dev)
 {
 	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time();
 	/* Linux's: no file takes seals but a memfd made with
@@ -319,6 +319,13 @@ bool hugetlbfs_init_inode(struct inode *inode, umode_t mode)
 		inode->i_op = &hugetlbfs_dir_inode_operations;
 		inode->i_fop = &simple_dir_operations;
 		inc_nlink(inode); /* "." */
+		return true;
+	}
+	if (!S_ISREG(mode) && !S_ISLNK(mode)) { /* Linux's init_special_inode */
+		inode->i_op = &hugetlbfs_inode_operations;
+		inode->i_rdev = dev;
+		if (S_ISCHR(mode))
+			inode->i_fop = &def_chr_fops;
 		return true;
 	}
 	struct hugetlbfs_inode_info *info = kzalloc(sizeof(*info), GFP_KERNEL);
@@ -348,9 +355,11 @@ void hugetlbfs_evict_inode(struct inode *inode)
 	hugetlbfs_inc_free_inodes(inode->i_sb);
 }
 
-static int hugetlbfs_mknod(struct inode *dir, struct dentry *dentry, umode_t mode)
+/* Linux's hugetlbfs_mknod: regular files, directories and, through
+ * mknod(2), device nodes, FIFOs and sockets. */
+static int hugetlbfs_mknod(struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev)
 {
-	struct inode *inode = hugetlbfs_get_inode(dir->i_sb, dir, mode, 0);
+	struct inode *inode = hugetlbfs_get_inode(dir->i_sb, dir, mode, dev);
 	if (!inode)
 		return -ENOSPC;
 	dir->i_mtime = dir->i_ctime = current_time();
@@ -361,12 +370,12 @@ static int hugetlbfs_mknod(struct inode *dir, struct dentry *dentry, umode_t mod
 static int hugetlbfs_create(struct inode *dir, struct dentry *dentry, umode_t mode, bool excl)
 {
 	(void)excl;
-	return hugetlbfs_mknod(dir, dentry, (umode_t)(mode | S_IFREG));
+	return hugetlbfs_mknod(dir, dentry, (umode_t)(mode | S_IFREG), 0);
 }
 
 static int hugetlbfs_mkdir(struct inode *dir, struct dentry *dentry, umode_t mode)
 {
-	int err = hugetlbfs_mknod(dir, dentry, (umode_t)(mode | S_IFDIR));
+	int err = hugetlbfs_mknod(dir, dentry, (umode_t)(mode | S_IFDIR), 0);
 	if (!err)
 		inc_nlink(dir);
 	return err;
@@ -431,7 +440,7 @@ out:
 static const struct inode_operations hugetlbfs_dir_inode_operations = {
 	.lookup = simple_lookup, .create = hugetlbfs_create, .link = simple_link, .unlink = simple_unlink,
 	.mkdir = hugetlbfs_mkdir, .rmdir = simple_rmdir, .rename = simple_rename, .tmpfile = hugetlbfs_tmpfile,
-	.symlink = hugetlbfs_symlink, .setattr = hugetlbfs_setattr,
+	.symlink = hugetlbfs_symlink, .mknod = hugetlbfs_mknod, .setattr = hugetlbfs_setattr,
 };
 static const struct inode_operations hugetlbfs_inode_operations = { .setattr = hugetlbfs_setattr };
 

@@ -365,7 +365,6 @@ void hugetlbfs_inc_free_inodes(struct super_block *sb)
 
 struct inode *hugetlbfs_get_inode(struct super_block *sb, const struct inode *dir, umode_t mode, dev_t dev)
 {
-	(void)dev;
 	if (!hugetlbfs_dec_free_inodes(sb))
 		return NULL;
 	struct inode *inode = new_inode(sb);
@@ -374,7 +373,7 @@ struct inode *hugetlbfs_get_inode(struct super_block *sb, const struct inode *di
 		return NULL;
 	}
 	inode_init_owner(inode, dir, mode);
-	if (!hugetlbfs_init_inode(inode, mode)) {
+	if (!hugetlbfs_init_inode(inode, mode, dev)) {
 		iput(inode); /* evicted: the count comes back */
 		return NULL;
 	}

@@ -5,8 +5,8 @@
  *   - mount -t hugetlbfs with pagesize=2M,size=4M (a part skipped where
  *     mounting is not allowed: EPERM): statfs counts huge pages (f_bsize
  *     2 MiB, f_blocks 2), /proc/mounts shows the options as Linux's
- *     hugetlbfs_show_options; it takes directories, not symlinks
- *     (EINVAL, as Linux's); a bad page size, a size without a digit and
+ *     hugetlbfs_show_options; it takes directories and FIFOs, not
+ *     symlinks (EINVAL, as Linux's); a bad page size, a size without a digit and
  *     min_size= above size= are EINVAL; a file's size must be whole huge
  *     pages (ftruncate EINVAL), write(2) is EINVAL; mapped shared twice it
  *     reserves its pages once (HugePages_Rsvd), each page is one for both
@@ -143,7 +143,7 @@ static void hugetlbfs_mount(long free0, long resv0)
 	int fd = open(file, O_CREAT | O_RDWR, 0600);
 	if (!CHECK(fd >= 0))
 		return;
-	/* Directories on it too. */
+	/* Directories and FIFOs on it too. */
 	char sub[128], link[128], target[64];
 	snprintf(sub, sizeof(sub), "%s/d", dir);
 	snprintf(link, sizeof(link), "%s/l", dir);
@@ -152,6 +152,11 @@ static void hugetlbfs_mount(long free0, long resv0)
 	 * through the page cache, which hugetlbfs refuses. */
 	CHECK_ERRNO(symlink("f", link), EINVAL);
 	CHECK_ERRNO(readlink(link, target, sizeof(target)), ENOENT);
+	CHECK(mkfifo(link, 0600) == 0);
+	struct stat sb;
+	if (CHECK(lstat(link, &sb) == 0))
+		CHECKF(S_ISFIFO(sb.st_mode), "a FIFO: mode %o", (unsigned)sb.st_mode);
+	CHECK(unlink(link) == 0);
 	CHECK(rmdir(sub) == 0);
 	CHECK_ERRNO(ftruncate(fd, HPAGE + 1), EINVAL);
 	CHECK(ftruncate(fd, 2 * HPAGE) == 0);
