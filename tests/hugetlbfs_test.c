@@ -32,9 +32,11 @@
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
 #include "mm/memfd.h"
+#include "mm/mempolicy.h"
 #include "mm/mmap.h"
 #include "mm/mmu_context.h"
 #include "mm/page.h"
+#include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/rmap.h"
 #include "mm/slab.h"
@@ -58,6 +60,12 @@ static void scratch_release(void *arg)
 	if (s->mounted)
 		do_umount_path(DIR, MNT_DETACH);
 	init_rmdir(DIR); /* -ENOENT when scratch_end removed it */
+	/* A case that ended early leaves its pool: what is free of it goes
+	 * (nothing after scratch_end). */
+	if (s->h) {
+		set_max_huge_pages(s->h, 0, NUMA_NO_NODE);
+		s->h->nr_overcommit_huge_pages = 0;
+	}
 	kfree(s);
 }
 
@@ -512,6 +520,56 @@ static void fork_shares_the_file_and_copies_private(struct kunit *test)
 	scratch_end(test, s);
 }
 
+static void restore_task_policy(void *old)
+{
+	struct mempolicy *pol = current->mempolicy;
+	current->mempolicy = old;
+	mpol_put(pol);
+}
+
+/* fallocate places each page by the task's policy (Linux's pseudo-VMA
+ * holds none of its own): bound to the last node with a pool page, the
+ * page comes from there. */
+static void fallocate_follows_the_task_policy(struct kunit *test)
+{
+	unsigned long nodes = 0;
+	int first = NUMA_NO_NODE;
+	for (int nid = 0; nid < (int)num_online_nodes(); nid++)
+		if (node_has_memory(nid)) {
+			nodes++;
+			first = first == NUMA_NO_NODE ? nid : first;
+		}
+	if (nodes < 2)
+		kunit_skip(test, "one node with memory");
+	/* Made before the case's snapshot, freed after its check (the
+	 * action puts the task's own back). */
+	int err;
+	nodemask_t mask = nodemask_of_node(first);
+	struct mempolicy *pol = mpol_new(MPOL_BIND, 0, &mask, &err);
+	KUNIT_ASSERT_NOT_NULL(test, pol);
+	struct mempolicy *old = current->mempolicy;
+	current->mempolicy = pol;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_task_policy, old), 0);
+	struct scratch *s = scratch_begin(test, nodes);
+	struct hstate *h = &hstates[HSTATE_2M];
+	int last = NUMA_NO_NODE;
+	for (int nid = 0; nid < (int)num_online_nodes(); nid++)
+		if (h->free_huge_pages_node[nid])
+			last = nid;
+	KUNIT_ASSERT_NE(test, last, NUMA_NO_NODE);
+	/* mpol_set_nodemask's part (every node is allowed here), before the
+	 * policy places anything. */
+	pol->nodes = nodemask_of_node(last);
+	struct file *f = mount_and_create(test, s, NULL);
+	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, 0, 0, SZ2M), 0);
+	struct page *page = filemap_get_folio(f->f_mapping, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_EQ(test, page_to_nid(page), last);
+	put_page(page);
+	close_and_unlink(test, f);
+	scratch_end(test, s);
+}
+
 /* pagesize=1G: a file of one 1 GiB page (on a machine with a free
  * order-18 block: pci-hole-6g), mapped under a PUD entry, read back
  * through read(2), given back by truncate. */
@@ -562,6 +620,7 @@ static struct kunit_case hugetlbfs_cases[] = {
 	KUNIT_CASE(kernel_instance_files),
 	KUNIT_CASE(shm_hugetlb_segment_attached_twice),
 	KUNIT_CASE(fork_shares_the_file_and_copies_private),
+	KUNIT_CASE(fallocate_follows_the_task_policy),
 	KUNIT_CASE(gigantic_pages_file),
 	{},
 };

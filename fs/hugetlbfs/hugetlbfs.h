@@ -111,7 +111,8 @@ void hugetlbfs_fault_unlock(struct inode *inode);
  * under its mutex, the page at huge-page offset idx missing: a pool page,
  * consuming the offset's reservation if it has one (else charged to the
  * subpool: -ENOSPC past size=), from the NUMA policy of vma at address
- * (NULL: the local node), cleared (the bulk hint of fault_flags), in the
+ * (fallocate's pseudo-VMA: the task's), cleared (the bulk hint of
+ * fault_flags), in the
  * page cache with the offset in the region map. With a reference of the
  * caller's; NULL and *err -ENOSPC (no page, or size=) or -ENOMEM. */
 struct page *hugetlbfs_alloc_file_page(struct inode *inode, unsigned long idx, struct vm_area_struct *vma,

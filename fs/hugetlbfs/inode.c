@@ -271,7 +271,7 @@ struct page *hugetlbfs_alloc_file_page(struct inode *inode, unsigned long idx, s
 	bool reserved = in_map || !gbl, consumed = reserved;
 	nodemask_t mask;
 	bool have_mask = false, many = false;
-	int nid = vma ? huge_node(vma, address, h->order, &mask, &have_mask, &many) : numa_node_id();
+	int nid = huge_node(vma, address, h->order, &mask, &have_mask, &many);
 	struct page *page = alloc_hugetlb_folio(h, nid, have_mask ? &mask : NULL, many, &consumed);
 	if (!page) {
 		if (!in_map)
@@ -533,6 +533,10 @@ static long hugetlbfs_fallocate(struct file *f, int mode, long offset, long len)
 		err = -EPERM;
 		goto out;
 	}
+	/* Linux's pseudo_vma: no policy of its own (hugetlb has no shared
+	 * ones), so the task's places each page, interleaved by its offset. */
+	struct vm_area_struct pseudo = { .vm_end = ~0ul, .vm_flags = VM_HUGETLB | VM_SHARED | VM_MAYSHARE,
+					 .vm_mm = current->mm, .vm_file = f };
 	for (long idx = offset >> shift; idx < (end + hsize - 1) >> shift; idx++) {
 		if (fatal_signal_pending(current)) {
 			err = -EINTR;
@@ -542,7 +546,7 @@ static long hugetlbfs_fallocate(struct file *f, int mode, long offset, long len)
 		struct page *page = filemap_get_folio(f->f_mapping, (unsigned long)idx);
 		int e = 0;
 		if (!page)
-			page = hugetlbfs_alloc_file_page(inode, (unsigned long)idx, NULL, 0, 0, &e);
+			page = hugetlbfs_alloc_file_page(inode, (unsigned long)idx, &pseudo, (unsigned long)idx << shift, 0, &e);
 		hugetlbfs_fault_unlock(inode);
 		if (!page) {
 			err = e;
