@@ -192,13 +192,6 @@ int hugetlb_vma_reserve_private(struct vm_area_struct *vma, struct hstate *h)
 	return 0;
 }
 
-void hugetlb_unreserve_pages(struct resv_map *resv)
-{
-	if (resv->reserved)
-		hugetlb_acct_memory(resv->h, -(long)resv->nr);
-	resv_map_put(resv);
-}
-
 /* Linux's hugetlb_get_unmapped_area (generic_hugetlb_get_unmapped_area
  * with its align_mask): a hint aligned already (hugetlb_mmap_prepare) is
  * taken if it fits; else the search pads the length by a page size less
@@ -226,37 +219,6 @@ unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr
 		a = ALIGN_UP(a, sz);
 	}
 	return get_unmapped_area(mm, a, len, flags | MAP_FIXED);
-}
-
-/* A private MAP_HUGETLB mapping without a file: Linux's
- * hugetlbfs_file_mmap for it, with the part of mmap_region it needs:
- * the reservations, before the VMA; the mapping a MAP_FIXED replaces goes
- * first (Linux closes it before call_mmap), so its reservations can serve
- * the new one. */
-unsigned long hugetlb_anon_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
-				unsigned long len, unsigned long vm_flags, unsigned long flags,
-				bool *populate)
-{
-	int err;
-	vm_flags |= VM_HUGETLB;
-	if ((flags & MAP_FIXED) && (err = munmap_range(mm, addr, addr + len)))
-		return (unsigned long)err;
-	struct resv_map *resv = hugetlb_reserve_pages(h, addr, len, vm_flags, &err);
-	if (!resv)
-		return (unsigned long)err;
-	addr = mmap_region(mm, addr, len, vm_flags, false, NULL, 0);
-	if (IS_ERR_VALUE(addr)) {
-		hugetlb_unreserve_pages(resv);
-		return addr;
-	}
-	/* mmap_region: a hugetlb VMA is never VM_LOCKED (mlock_fixup
-	 * skips it too), though MAP_LOCKED still populates it. */
-	struct vm_area_struct *vma = find_vma(mm, addr);
-	vma->vm_resv_map = resv; /* a hugetlb VMA never merges */
-	vma_set_flags(vma, vma->vm_flags & ~VM_LOCKED_MASK);
-	if ((flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE || (vm_flags & VM_LOCKED))
-		*populate = true;
-	return addr;
 }
 
 /* --- page tables ------------------------------------------------------------ */

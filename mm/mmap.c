@@ -514,12 +514,11 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	 * and executable one, which mmlab loads). */
 	if (user && map_deny_write_exec(mm, vm_flags, vm_flags))
 		return -EACCES;
-	if (h && (vm_flags & VM_SHARED)) {
+	if (h) {
 		/* Linux's ksys_mmap_pgoff: an unlinked file on the kernel's
 		 * hugetlbfs instance of the size, reserved at mmap as any
-		 * file's shared mapping. mmlab maps a private MAP_HUGETLB
-		 * without a file (hugetlb_anon_mmap below), where Linux
-		 * makes one for it too. */
+		 * file's mapping (shared: the file's offsets; private: the
+		 * mapping's pages, which are its own). */
 		struct file *hfile = hugetlb_file_setup(HUGETLB_ANON_FILE, len, VM_NORESERVE, HUGETLB_ANONHUGE_INODE,
 							(int)((flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK));
 		if (IS_ERR(hfile))
@@ -528,8 +527,6 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		fput(hfile); /* the VMA holds its own */
 		return addr;
 	}
-	if (h)
-		return hugetlb_anon_mmap(mm, h, addr, len, vm_flags, flags, populate);
 	/* Linux's shmem_zero_setup: the object (its commit charged, shared
 	 * writable or not, unless VM_NORESERVE) before the VMA; the VMA is
 	 * the object's from offset 0 and never merges. */

@@ -363,8 +363,8 @@ static void private_copies_and_holes(struct kunit *test)
 }
 
 /* The kernel's instance: MAP_SHARED|MAP_HUGETLB is an unlinked file
- * ("anon_hugepage") reserving its pages at mmap, shared with a child
- * after fork; MFD_HUGETLB a memfd of size 0 that takes seals and maps
+ * ("anon_hugepage") reserving its pages at mmap (a private MAP_HUGETLB
+ * has one too); MFD_HUGETLB a memfd of size 0 that takes seals and maps
  * after ftruncate. Their inodes go with their last reference. */
 static void kernel_instance_files(struct kunit *test)
 {
@@ -380,6 +380,17 @@ static void kernel_instance_files(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, vma);
 	KUNIT_EXPECT_TRUE(test, vma->vm_file && is_file_hugepages(vma->vm_file));
 	KUNIT_EXPECT_STREQ(test, vma->vm_file->f_path.dentry->d_name.name, HUGETLB_ANON_FILE);
+	KUNIT_EXPECT_EQ(test, __atomic_load_n(&sb->s_inodes, __ATOMIC_RELAXED), inodes + 1);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
+	/* A private one has a file of its own too (empty: its pages are
+	 * the mapping's), gone with it. */
+	unsigned long pv = do_mmap(mm, 0, SZ2M, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(pv));
+	struct vm_area_struct *pvma = find_vma(mm, pv);
+	KUNIT_EXPECT_TRUE(test, pvma->vm_file && is_file_hugepages(pvma->vm_file));
+	KUNIT_EXPECT_EQ(test, __atomic_load_n(&sb->s_inodes, __ATOMIC_RELAXED), inodes + 2);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 2ul);
+	KUNIT_EXPECT_EQ(test, do_munmap(mm, pv, SZ2M), 0);
 	KUNIT_EXPECT_EQ(test, __atomic_load_n(&sb->s_inodes, __ATOMIC_RELAXED), inodes + 1);
 	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, a, 5), 0);

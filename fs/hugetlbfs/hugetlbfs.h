@@ -35,7 +35,7 @@
  * Linux counts private mappings' reservations and pages too.
  *
  * The kernel's own instances (hugetlbfs_vfsmount[], one per supported
- * size, in no mount table) hold the files of MAP_SHARED|MAP_HUGETLB
+ * size, in no mount table) hold the files of MAP_HUGETLB
  * mappings, MFD_HUGETLB memfds and SHM_HUGETLB segments
  * (hugetlb_file_setup).
  *

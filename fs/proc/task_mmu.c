@@ -28,6 +28,7 @@
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
+#include "mm/hugetlb_internal.h"
 #include "mm/mempolicy.h"
 #include "mm/mm_types.h"
 #include "fs/dcache.h"
@@ -60,15 +61,25 @@ static void show_vma_name(struct seq_buf *m, size_t line, const char *name)
 	seq_buf_printf(m, "%*s %s", used < 72 ? (int)(72 - used) : 0, "", name);
 }
 
-/* show_map_vma(): a file mapping (a tmpfs file) shows its offset, the
- * file's device and inode, and its path; every other VMA is anonymous
- * (the ELF image is copied into anonymous memory), so offset, device and
- * inode are 0 and only the heap, the stack and hugetlb mappings get names (Linux names the last by
- * the unlinked hugetlbfs file behind them, "/anon_hugepage (deleted)", with
- * that file's device and inode, which mmlab has not). An attach of a
- * System V segment shows what Linux shows of the segment's file (its
- * offset, device, inode and name: ipc/shm.c). The caller holds
- * mmap_lock. */
+/* The path of a mapped file from the reader's root (Linux's seq_path
+ * and seq_file_path) into buf (PATH_MAX bytes), or NULL. */
+static char *vma_file_path(struct file *file, char *buf)
+{
+	struct path root;
+	get_fs_root(current_fs(), &root);
+	char *p = d_path(&file->f_path, &root, buf, PATH_MAX);
+	path_put(&root);
+	return IS_ERR(p) ? NULL : p;
+}
+
+/* show_map_vma(): a file mapping (a tmpfs or hugetlbfs file: every
+ * hugetlb mapping maps one, "/anon_hugepage (deleted)" for MAP_HUGETLB)
+ * shows its offset, the file's device and inode, and its path; every
+ * other VMA is anonymous (the ELF image is copied into anonymous memory),
+ * so offset, device and inode are 0 and only the heap and the stack get
+ * names. An attach of a System V segment shows what Linux shows of the
+ * segment's file (its offset, device, inode and name: ipc/shm.c). The
+ * caller holds mmap_lock. */
 static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area_struct *vma)
 {
 	size_t line = m->len;
@@ -78,17 +89,11 @@ static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area
 		struct inode *inode = file->f_inode;
 		show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags,
 				       (unsigned long long)vma->vm_pgoff << PAGE_SHIFT, inode->i_sb->s_dev, inode->i_ino);
-		/* The file's path from the reader's root (Linux's seq_path). */
 		char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
-		if (buf) {
-			struct path root;
-			get_fs_root(current_fs(), &root);
-			char *p = d_path(&file->f_path, &root, buf, PATH_MAX);
-			path_put(&root);
-			if (!IS_ERR(p))
-				show_vma_name(m, line, p);
-			kfree(buf);
-		}
+		char *p = buf ? vma_file_path(file, buf) : NULL;
+		if (p)
+			show_vma_name(m, line, p);
+		kfree(buf);
 		seq_buf_puts(m, "\n");
 		return;
 	}
@@ -103,9 +108,7 @@ static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area
 		return;
 	}
 	show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags, 0, 0, 0);
-	if (is_vm_hugetlb_page(vma))
-		name = "/anon_hugepage (deleted)";
-	else if (vma->vm_start < mm->brk && vma->vm_end > mm->start_brk)
+	if (vma->vm_start < mm->brk && vma->vm_end > mm->start_brk)
 		name = "[heap]";
 	else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
 		name = "[stack]";
@@ -132,18 +135,25 @@ void maps_show(struct seq_buf *m, const struct proc_node *node)
  * writeback; no LRU lists, so no page is active: " active=0", which is
  * what Linux 6.1 prints for fresh anonymous memory too). */
 struct numa_maps {
-	unsigned long pages, anon, dirty;
+	unsigned long pages, anon, dirty, mapcount_max;
 	unsigned long node[MAX_NUMNODES];
 };
 
-/* Linux's gather_stats: nr pages of the page at pfn, on its node. */
-static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr)
+/* Linux's gather_stats: nr pages of the page at pfn, on its node; anon
+ * unless it is a hugetlbfs file's page (mmlab counts every other page
+ * mapped here as anonymous, shmem's too); the most mappings of one. */
+static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr, bool anon)
 {
+	struct page *page = pfn_to_page(pfn);
+	unsigned long count = (unsigned long)page_mapcount(page);
 	md->pages += nr;
-	md->anon += nr;
+	if (anon)
+		md->anon += nr;
 	if (dirty)
 		md->dirty += nr;
-	int nid = page_to_nid(pfn_to_page(pfn));
+	if (count > md->mapcount_max)
+		md->mapcount_max = count;
+	int nid = page_to_nid(page);
 	if (nid >= 0 && nid < MAX_NUMNODES)
 		md->node[nid] += nr;
 }
@@ -153,7 +163,7 @@ static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	(void)addr;
 	/* can_gather_numa_stats: present, and a normal page (not the zero page). */
 	if (pte_present(pte) && !is_zero_pfn(pte_pfn(pte)))
-		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1);
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1, true);
 	return 0;
 }
 
@@ -163,7 +173,7 @@ static int numa_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, stru
 {
 	/* can_gather_numa_stats_pmd: the huge zero page is not a normal page. */
 	if (!is_huge_zero_pmd(pmd))
-		numa_gather(walk->private, pmd_pfn(pmd), pmd_val(pmd) & _PAGE_DIRTY, (next - addr) >> PAGE_SHIFT);
+		numa_gather(walk->private, pmd_pfn(pmd), pmd_val(pmd) & _PAGE_DIRTY, (next - addr) >> PAGE_SHIFT, true);
 	return 0;
 }
 
@@ -174,7 +184,7 @@ static int numa_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsi
 {
 	(void)hmask, (void)addr, (void)next;
 	if (pte_present(pte))
-		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1);
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1, !page_in_file(pfn_to_page(pte_pfn(pte))));
 	return 0;
 }
 
@@ -187,7 +197,25 @@ static unsigned long vma_kernel_pagesize(const struct vm_area_struct *vma)
 	return is_vm_hugetlb_page(vma) ? huge_page_size(hstate_vma(vma)) : PAGE_SIZE;
 }
 
-/* Linux's show_numa_map: "<start> <policy>[ heap| stack][ anon=N][ dirty=N]
+/* " file=<path>", the path escaped as Linux's seq_file_path(m, file,
+ * "\n\t= ") does: those characters as \ooo (mangle_path). */
+static void show_numa_file(struct seq_buf *m, struct file *file)
+{
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *p = buf ? vma_file_path(file, buf) : NULL;
+	if (p) {
+		seq_buf_puts(m, " file=");
+		for (; *p; p++) {
+			if (*p == '\n' || *p == '\t' || *p == '=' || *p == ' ')
+				seq_buf_printf(m, "\\%03o", (unsigned char)*p);
+			else
+				seq_buf_printf(m, "%c", *p);
+		}
+	}
+	kfree(buf);
+}
+
+/* Linux's show_numa_map: "<start> <policy>[ file=<path>| heap| stack][ anon=N][ dirty=N]
  * [ N<n>=pages...] kernelpagesize_kB=4", the policy being the VMA's (a
  * shmem VMA's: its object's shared policy at vm_start), else the task's (mpol_to_str; the home node is not shown, as Linux does
  * not). */
@@ -207,8 +235,8 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 		struct mempolicy *pol = __get_vma_policy(vma, vma->vm_start);
 		mpol_to_str(m, pol ? pol : task_pol);
 		mpol_put(pol);
-		if (is_vm_hugetlb_page(vma))
-			seq_buf_puts(m, " file=/anon_hugepage\\040(deleted)"); /* seq_file_path's escape */
+		if (vma->vm_file)
+			show_numa_file(m, vma->vm_file);
 		else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
 			seq_buf_puts(m, " heap");
 		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
@@ -223,7 +251,12 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 				seq_buf_printf(m, " dirty=%lu", md.dirty);
 			if (md.pages != md.anon && md.pages != md.dirty)
 				seq_buf_printf(m, " mapped=%lu", md.pages);
-			seq_buf_puts(m, " active=0");
+			if (md.mapcount_max > 1)
+				seq_buf_printf(m, " mapmax=%lu", md.mapcount_max);
+			/* Linux: active= only when fewer are active, never for
+			 * hugetlb; no page is on an active LRU list here. */
+			if (!is_vm_hugetlb_page(vma))
+				seq_buf_puts(m, " active=0");
 			for (int nid = 0; nid < MAX_NUMNODES; nid++)
 				if (md.node[nid] && node_has_memory(nid))
 					seq_buf_printf(m, " N%d=%lu", nid, md.node[nid]);

