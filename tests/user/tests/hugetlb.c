@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "numa_policy.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
@@ -42,27 +43,6 @@
 #define POOL HUGETLB_POOL
 
 static char text[1 << 20];
-
-/* The numa_maps line of the VMA at start. */
-static bool numa_maps_line(const void *start, char *out, size_t size)
-{
-	if (read_file("/proc/self/numa_maps", text, sizeof(text)) <= 0)
-		return false;
-	char head[32];
-	snprintf(head, sizeof(head), "%08lx ", (unsigned long)(uintptr_t)start);
-	for (char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (strncmp(line, head, strlen(head)))
-			continue;
-		char *end = strchr(line, '\n');
-		size_t n = end ? (size_t)(end - line) : strlen(line);
-		if (n >= size)
-			n = size - 1;
-		memcpy(out, line, n);
-		out[n] = 0;
-		return true;
-	}
-	return false;
-}
 
 static char *shared;
 static volatile int go;
@@ -122,7 +102,8 @@ int main(void)
 	CHECK_CMP(smaps_kb(p, "AnonHugePages"), ==, 0);
 	CHECK_CMP(status_kb("HugetlbPages"), ==, 4096);
 	char line[512];
-	if (CHECK(numa_maps_line(p, line, sizeof(line)))) {
+	numa_maps_line(p, line, sizeof(line));
+	if (CHECK(line[0])) {
 		printf("# numa_maps: %s\n", line);
 		CHECKF(strstr(line, " huge ") && strstr(line, "kernelpagesize_kB=2048"), "numa_maps: %s", line);
 	}
