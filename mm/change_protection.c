@@ -5,8 +5,8 @@
  *
  * Invariants: a present or PROT_NONE PTE keeps its page and dirty bit and
  * takes the new protection (pte_modify), except that the zero page, and
- * in a private mapping a page another process maps too since a fork, are
- * never made writable (Linux's can_change_pte_writable: the write faults
+ * in a private mapping a page another process maps too since a fork or a
+ * file's page-cache page (mm/filemap_fault.c), are never made writable (Linux's can_change_pte_writable: the write faults
  * and copies; a shared mapping's pages are written in place); the TLB is flushed over the range before the call
  * returns if any entry changed. A huge PMD follows mm/pgtable.h's rule.
  * Locking: the caller (mprotect) holds the mmap_lock for writing, so no
@@ -41,7 +41,8 @@ static void change_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long ad
 		pte_t new = pte_modify(old, details->newprot);
 		if (pte_write(new) && !pte_write(old) &&
 		    (is_zero_pfn(pte_pfn(old)) ||
-		     (!details->shared && page_mapcount(pfn_to_page(pte_pfn(old))) > 1)))
+		     (!details->shared && (page_mapcount(pfn_to_page(pte_pfn(old))) > 1 ||
+					   !PageAnon(pfn_to_page(pte_pfn(old)))))))
 			new = pte_wrprotect(new);
 		if (!pte_same(new, old)) {
 			set_pte(pte, new);

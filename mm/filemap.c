@@ -113,6 +113,7 @@ bool filemap_remove_folio(struct page *page)
 	if (pc && pc->page == page) {
 		rb_erase(&pc->rb, &mapping->i_pages);
 		mapping->nrpages--;
+		WRITE_ONCE(page->mapping, NULL);
 	} else {
 		pc = NULL;
 	}
@@ -120,7 +121,6 @@ bool filemap_remove_folio(struct page *page)
 	if (!pc)
 		return false;
 	kfree(pc);
-	WRITE_ONCE(page->mapping, NULL);
 	if (!PageHugetlb(page))
 		__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
 	put_page(page);
@@ -250,16 +250,15 @@ bool filemap_index_in_size(struct inode *inode, unsigned long index)
 	return index < ((unsigned long)READ_ONCE(inode->i_size) + PAGE_SIZE - 1) >> PAGE_SHIFT;
 }
 
-unsigned int filemap_copy_page(struct file *file, unsigned long index, void *dst)
+struct page *filemap_get_next_folio(struct address_space *mapping, unsigned long *index, unsigned long last)
 {
-	if (!filemap_index_in_size(file->f_inode, index))
-		return VM_FAULT_SIGBUS;
-	struct page *page = filemap_get_folio(file->f_mapping, index);
+	spin_lock(&mapping->i_pages_lock);
+	struct page_cache_node *pc = find_node(mapping, *index, true);
+	struct page *page = pc && pc->index <= last ? pc->page : NULL;
 	if (page) {
-		memcpy(dst, page_address(page), PAGE_SIZE); /* past i_size: zeros (truncate zeroes a tail) */
-		put_page(page);
-	} else {
-		memset(dst, 0, PAGE_SIZE);
+		get_page(page);
+		*index = pc->index;
 	}
-	return 0;
+	spin_unlock(&mapping->i_pages_lock);
+	return page;
 }

@@ -21,7 +21,8 @@ struct page *filemap_get_folio(struct address_space *mapping, unsigned long inde
  * -EEXIST or -ENOMEM. */
 int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index);
 /* Takes page out of its mapping, dropping the mapping's reference; false
- * when it was not there (taken out by another meanwhile). */
+ * when it was not there (taken out by another meanwhile, its mapping
+ * NULL then). */
 bool filemap_remove_folio(struct page *page);
 /* Linux's migrate_folio for a page-cache page (folio_migrate_mapping, then
  * folio_migrate_copy, here under the one lock): new (a free page) takes
@@ -50,10 +51,10 @@ long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
  * i_size: a fault at index past it is SIGBUS (Linux's check in
  * filemap_fault and shmem_fault). */
 bool filemap_index_in_size(struct inode *inode, unsigned long index);
-/* A MAP_PRIVATE file mapping's new page (mm/memory.c): the file's page
- * at index copied into dst (a page), zeros for a hole. 0, or
- * VM_FAULT_SIGBUS past the file's end (mm/memory.h). */
-unsigned int filemap_copy_page(struct file *file, unsigned long index, void *dst);
+/* The first page at an index in [*index, last], with a reference of the
+ * caller's, *index set to its index; NULL when none (Linux's
+ * first_map_page/next_map_page walk of the xarray for fault-around). */
+struct page *filemap_get_next_folio(struct address_space *mapping, unsigned long *index, unsigned long last);
 /* Pages in every page cache (/proc/meminfo's Cached, with Shmem's). */
 unsigned long nr_file_pages(void);
 

@@ -37,7 +37,7 @@ bool thp_vma_allowable(struct vm_area_struct *vma, unsigned long haddr)
 	 * vma_is_anonymous is false for it): never a THP. */
 	if (mode == THP_ENABLED_NEVER || (vma->vm_flags & (VM_NOHUGEPAGE | VM_SHARED | VM_HUGETLB)))
 		return false;
-	if (vma->vm_file) /* a private file mapping: its pages are copies made one at a time */
+	if (vma->vm_file) /* a private file mapping: the file's 4 KiB pages, or copies made one at a time */
 		return false;
 	/* PR_SET_THP_DISABLE: none for the whole mm, madvised or not (Linux's
 	 * vma_thp_disabled). */

@@ -7,8 +7,11 @@
  * Invariants (see also mm/memory.h):
  *   - a PTE is none (0), present, or PROT_NONE (_PAGE_PROTNONE: a page is
  *     behind it but every access faults);
- *   - a present PTE maps an anonymous page with _mapcount 0, counted in
- *     MM_ANONPAGES and nr_anon_pages(), or the zero page, never writable;
+ *   - a present PTE maps an anonymous page counted in MM_ANONPAGES and
+ *     nr_anon_pages(), or the zero page, never writable, or a file's or
+ *     shared object's page (a shared VMA's; or a private file VMA's,
+ *     never writable: mm/filemap_fault.c), counted in MM_SHMEMPAGES;
+ *     PageAnon tells an anonymous page from a file's;
  *   - a huge PMD maps an order-9 anonymous page counted as HPAGE_PMD_NR
  *     pages the same way (anon_page_mapped with nr).
  * Locking: the caller holds mm->mmap_lock (for reading at least: faults
@@ -19,7 +22,7 @@
  * read (pte_same); the page is allocated before the lock is taken, and
  * freed unused when another walker changed the PTE first. Table
  * installation is mm/pgtable.c's. */
-#include "mm/memory.h"
+#include "mm/memory_internal.h"
 #include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
@@ -37,7 +40,6 @@
 #include "mm/hugetlb_vma.h"
 #include "mm/vmstat.h"
 #include "mm/shmem.h"
-#include "mm/filemap.h"
 
 struct page *zero_page;
 static unsigned long zero_pfn;
@@ -64,15 +66,7 @@ pgprot_t vm_get_page_prot(unsigned long vm_flags)
 /* The mm's side of a mapping: RSS and its peak. */
 static void anon_rss_add(struct mm_struct *mm, long nr)
 {
-	add_mm_counter(mm, MM_ANONPAGES, nr);
-	if (nr < 0)
-		return;
-	/* Faults on several CPUs: the peak only ever goes up (an atomic max). */
-	unsigned long rss = get_mm_rss(mm);
-	unsigned long peak = __atomic_load_n(&mm->hiwater_rss, __ATOMIC_RELAXED);
-	while (rss > peak && !__atomic_compare_exchange_n(&mm->hiwater_rss, &peak, rss, false,
-							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
+	add_mm_rss_counter(mm, MM_ANONPAGES, nr);
 }
 
 void anon_page_mapped(struct vm_area_struct *vma, struct page *page, unsigned long address, unsigned long nr)
@@ -118,6 +112,27 @@ void anon_page_unmapped(struct mm_struct *mm, struct page *page, unsigned long n
 		anon_thps_add(-1);
 }
 
+/* The PTE-mapped page of either kind (Linux's page_remove_rmap and
+ * dec_mm_counter(mm_counter(page))): a private file mapping holds the
+ * file's pages and its own anonymous copies side by side. */
+void pte_page_unmapped(struct mm_struct *mm, struct page *page)
+{
+	if (PageAnon(page))
+		anon_page_unmapped(mm, page, 1);
+	else
+		shmem_page_unmapped(mm, page);
+}
+
+void pte_page_dup(struct mm_struct *mm, struct page *page)
+{
+	if (PageAnon(page)) {
+		anon_page_dup(mm, page, 1);
+		return;
+	}
+	get_page(page); /* Linux's page_dup_file_rmap */
+	shmem_page_mapped(mm, page);
+}
+
 /* --- faults ------------------------------------------------------------- */
 
 /* A new anonymous page for address of vma, from the node its NUMA policy
@@ -127,11 +142,6 @@ static struct page *alloc_anon_page(struct vm_area_struct *vma, unsigned long ad
 	return vma_alloc_page(GFP_USER | __GFP_ZERO, vma, address);
 }
 
-/* Installs entry where the fault read orig, unless another walker changed
- * the PTE (or the table went) meanwhile; page (may be NULL) is what entry
- * maps, counted only if installed (an anonymous page's first mapping, or a
- * shmem page's mapping in a shared VMA), its reference put otherwise.
- * Returns whether it was installed. */
 /* A file's page (or a private copy of one) is mapped only while the file
  * still has it there, checked under the PTE lock (mm/truncate.h): a
  * truncate or hole punch that raced the fault unmaps after taking the
@@ -143,12 +153,14 @@ static bool fault_page_current(struct vm_fault *vmf, struct page *page)
 	struct vm_area_struct *vma = vmf->vma;
 	if (vma->vm_shm)
 		return shmem_page_current(vma, vmf->address, page);
-	if (vma->vm_file)
-		return filemap_index_in_size(vma->vm_file->f_inode, linear_page_index(vma, vmf->address));
+	/* A private file mapping: the cache page mapped, or the one copied
+	 * (Linux holds it locked across the copy's finish_fault). */
+	if (vmf->page)
+		return shmem_page_current(vma, vmf->address, vmf->page);
 	return true;
 }
 
-static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, struct page *page)
+bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, struct page *page)
 {
 	struct mm_struct *mm = vmf->vma->vm_mm;
 	spinlock_t *ptl;
@@ -161,8 +173,8 @@ static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, str
 			put_page(page);
 		return false;
 	}
-	if (page && vmf->vma->vm_shm)
-		shmem_page_mapped(mm, page);
+	if (page && (vmf->vma->vm_shm || page == vmf->page))
+		shmem_page_mapped(mm, page); /* a file's page: Linux's page_add_file_rmap */
 	else if (page)
 		anon_page_mapped(vmf->vma, page, vmf->address, 1);
 	set_pte_at(mm, vmf->address, pte, entry);
@@ -182,14 +194,23 @@ static bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, str
 	return true;
 }
 
-/* Linux's finish_fault: page mapped at the faulting address of a none PTE
- * with the VMA's protection, dirty when the fault writes. */
-static void finish_fault(struct vm_fault *vmf, struct page *page)
+pte_t mk_fault_pte(struct vm_fault *vmf, struct page *page)
 {
-	pte_t entry = pfn_pte(page_to_pfn(page), vmf->vma->vm_page_prot);
-	if (vmf->flags & FAULT_FLAG_WRITE)
+	struct vm_area_struct *vma = vmf->vma;
+	pte_t entry = pfn_pte(page_to_pfn(page), vma->vm_page_prot);
+	/* Linux's private VMAs have a read-only vm_page_prot (x86's
+	 * PAGE_COPY); mmlab's keep the write bit for their anonymous pages,
+	 * so the cache's page loses it here: its first write copies. */
+	if (page == vmf->page && !(vma->vm_flags & VM_SHARED))
+		entry = pte_wrprotect(entry);
+	else if (vmf->flags & FAULT_FLAG_WRITE)
 		entry = pte_mkdirty(entry);
-	fault_install_pte(vmf, __pte(0), entry, page);
+	return entry;
+}
+
+bool finish_fault(struct vm_fault *vmf, struct page *page)
+{
+	return fault_install_pte(vmf, __pte(0), mk_fault_pte(vmf, page), page);
 }
 
 /* Linux's do_shared_fault/do_read_fault for shared anonymous memory
@@ -202,30 +223,6 @@ static vm_fault_t do_shmem_fault(struct vm_fault *vmf)
 	struct page *page = shmem_get_page(vma, vmf->address, &ret);
 	if (!page)
 		return ret;
-	finish_fault(vmf, page);
-	return 0;
-}
-
-/* A none PTE of a MAP_PRIVATE file mapping (Linux's do_read_fault and
- * do_cow_fault): the page the process gets is its own anonymous copy of
- * the file's page at this offset, made at the first access, read or write
- * (Linux maps the page cache page itself for a read and copies at the
- * first write, so a process sees the file's later changes until it
- * writes; mmlab's copy is taken at the first touch). SIGBUS past the
- * file's end. */
-static vm_fault_t do_private_file_fault(struct vm_fault *vmf)
-{
-	struct vm_area_struct *vma = vmf->vma;
-	if (anon_vma_prepare(vma))
-		return VM_FAULT_OOM;
-	struct page *page = vma_alloc_page(GFP_USER, vma, vmf->address);
-	if (!page)
-		return VM_FAULT_OOM;
-	vm_fault_t ret = filemap_copy_page(vma->vm_file, linear_page_index(vma, vmf->address), page_address(page));
-	if (ret) {
-		__free_page(page);
-		return ret;
-	}
 	finish_fault(vmf, page);
 	return 0;
 }
@@ -282,7 +279,7 @@ static vm_fault_t wp_page_copy(struct vm_fault *vmf, pte_t orig, struct page *ol
 		return 0; /* changed meanwhile: the access faults again if it must */
 	}
 	anon_page_mapped(vma, new, vmf->address, 1);
-	anon_page_unmapped(mm, old, 1);
+	pte_page_unmapped(mm, old);
 	/* A present entry stays present: the table's count is unchanged. */
 	set_pte_at(mm, vmf->address, pte, entry);
 	pte_unmap_unlock(pte, ptl);
@@ -311,6 +308,10 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf, pte_t orig)
 	if (is_zero_pfn(pte_pfn(orig)))
 		return wp_page_copy(vmf, orig, NULL);
 	struct page *page = pfn_to_page(pte_pfn(orig));
+	/* A private file mapping's page-cache page is never written in
+	 * place: the first write copies it (Linux's do_wp_page, !PageAnon). */
+	if (!PageAnon(page))
+		return wp_page_copy(vmf, orig, page);
 	/* A 4 KiB page of a THP that fork shared: its head holds the
 	 * references of every mapping of the THP (mm/rmap.h). */
 	bool shared = PageAnonThp(compound_head(page)) ? !thp_subpage_exclusive(page)
@@ -454,7 +455,9 @@ static bool is_cow_mapping(unsigned long flags) { return (flags & (VM_SHARED | V
 
 /* Linux's copy_pte_range + copy_present_pte: each non-none entry of the
  * parent's table [addr, end) is copied into the child's; an anonymous page
- * gains a mapping and a reference (the zero page is shared as it is), and
+ * or a file's page-cache page (a private file mapping's, never writable
+ * there) gains a mapping and a reference (the zero page is shared as it
+ * is), and
  * in a private writable mapping both entries lose their write bit, so the
  * first write on either side faults into do_wp_page. The child's table is
  * new and not yet visible to anyone; the parent's TLB is flushed once by
@@ -492,7 +495,7 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 		if (pte_none(pte))
 			continue;
 		if (!is_zero_pfn(pte_pfn(pte)))
-			anon_page_dup(dst_mm, pfn_to_page(pte_pfn(pte)), 1);
+			pte_page_dup(dst_mm, pfn_to_page(pte_pfn(pte)));
 		if (cow && pte_write(pte)) {
 			ptep_set_wrprotect(src_pte);
 			pte = pte_wrprotect(pte);
@@ -548,8 +551,11 @@ static int copy_pmd_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
 {
 	/* Linux's vma_needs_copy: a VMA with no anonymous page (no anon_vma)
-	 * has at most zero-page entries, which the child's faults make
-	 * again as cheaply. */
+	 * has at most zero-page entries, or a private file mapping's
+	 * read-only page-cache pages, which the child's faults find again
+	 * as cheaply. One with an anon_vma has both its copies (shared
+	 * copy-on-write) and the cache's pages (shared as they are, still
+	 * read-only) copied. */
 	if (!is_vm_hugetlb_page(src_vma) && !src_vma->anon_vma)
 		return 0;
 	if (is_vm_hugetlb_page(src_vma))

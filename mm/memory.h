@@ -44,6 +44,7 @@ typedef unsigned int vm_fault_t;
 #define VM_FAULT_OOM 0x000001
 #define VM_FAULT_SIGBUS 0x000002
 #define VM_FAULT_SIGSEGV 0x000040
+#define VM_FAULT_NOPAGE 0x000100 /* the fault-around mapped the page (mm/filemap_fault.c) */
 #define VM_FAULT_ERROR (VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV)
 
 /* The page-protection bits for a VMA's flags (Linux's vm_get_page_prot:
@@ -84,6 +85,15 @@ unsigned long change_protection(struct vm_area_struct *vma, unsigned long start,
 void anon_page_mapped(struct vm_area_struct *vma, struct page *page, unsigned long address, unsigned long nr);
 void anon_page_dup(struct mm_struct *mm, struct page *page, unsigned long nr);
 void anon_page_unmapped(struct mm_struct *mm, struct page *page, unsigned long nr);
+/* A PTE's page of either kind, anonymous or a file's page-cache page (a
+ * private file mapping maps both, mm/filemap_fault.c), by PageAnon:
+ *   pte_page_unmapped: one PTE mapping page in mm went (anon_page_unmapped,
+ *     or the file page's map count, Mapped and MM_SHMEMPAGES); the caller
+ *     puts the reference after the TLB flush;
+ *   pte_page_dup: fork's copy of a PTE mapping page into mm (a reference
+ *     more). */
+void pte_page_unmapped(struct mm_struct *mm, struct page *page);
+void pte_page_dup(struct mm_struct *mm, struct page *page);
 /* Migration's side (mm/migrate.c): a 4 KiB page's mapping goes to a
  * migration entry (add false: the map count, and AnonPages at the last;
  * the caller puts the mapping's reference) or comes back from one (add
@@ -97,6 +107,10 @@ void anon_rmap_moved(struct page *page, bool add);
  * mmap_locks for writing and flushes the parent's TLB afterwards. 0 or
  * -ENOMEM (what was copied stays, for the child's exit_mmap to undo). */
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
+
+/* Linux's fault_around_bytes (mm/filemap_fault.c): how much of the page
+ * cache around a private file mapping's read fault is mapped at once. */
+extern unsigned long fault_around_bytes;
 
 /* The shared zero page (read faults of never-written anonymous memory). */
 extern struct page *zero_page;

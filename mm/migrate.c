@@ -269,7 +269,10 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 	}
 	if (!page_anon_vma(old)) {
 		/* A shmem page (mm/shmem.h): the object or the page cache
-		 * holds it, any number of shared mappings map it. Only with
+		 * holds it, any number of shared mappings map it. A private
+		 * file mapping's page-cache page (mapped as it is until
+		 * written: mm/filemap_fault.c) stays: -EBUSY (Linux would
+		 * move a file page mapped once). Only with
 		 * MPOL_MF_MOVE_ALL when it is mapped more than once (Linux's
 		 * migrate_page_add and add_page_for_migration ask
 		 * page_mapcount, whoever the mappings are). */

@@ -48,8 +48,12 @@ int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct pa
 	 * takes it for writing), so the second pass finds every VMA the
 	 * first one changed. */
 	down_read(rwsem);
-	/* A private mapping of the file never maps the page cache's pages
-	 * here (its faults copy them): only the shared ones are looked at. */
+	/* Only the shared mappings are looked at. A private mapping of the
+	 * file may map the page too (read, not yet written: mm/filemap_fault.c),
+	 * and its entries are not turned into migration entries (mm/teardown.c
+	 * takes a private file VMA's for a copy's): while one maps the page,
+	 * filemap_migrate_folio finds it mapped and the page stays (-EBUSY),
+	 * where Linux's rmap walk would move it. */
 	vma_interval_tree_foreach(v, root, index, index)
 		if (v->vm_shm && !try_to_migrate_one(old, v, vma_address(v, index), &sm))
 			break;

@@ -1,18 +1,20 @@
 /* mincore(2): which pages of a range are resident, one byte per page
  * (Linux's mm/mincore.c: sys_mincore, do_mincore, mincore_pte_range).
  *
- * What "resident" means for the memory mmlab has (private anonymous, no
- * swap, no page cache), as Linux answers for it:
- *   - a page never touched (a none PTE, a missing table, a freed table):
- *     0 (mincore_unmapped_range: an anonymous VMA has no page cache to
- *     look in);
+ * What "resident" means for the memory mmlab has (no swap), as Linux
+ * answers for it:
+ *   - a page not mapped (a none PTE, a missing table, a freed table) of
+ *     anonymous memory: 0; of a file (private or shared mapping) or of
+ *     shared anonymous memory: whether the page cache (the object) has
+ *     the page (__mincore_unmapped_range, mincore_page);
  *   - a present PTE: 1, and that includes the shared zero page that a
  *     read fault maps (mincore_pte_range tests pte_present only, not
  *     vm_normal_page) and a PROT_NONE page (x86's pte_present counts
  *     _PAGE_PROTNONE);
  *   - a huge PMD: 1 for each of its pages (pmd_trans_huge_lock succeeds,
  *     memset(vec, 1)).
- * After MADV_DONTNEED the pages read 0 again (their PTEs are none).
+ * After MADV_DONTNEED anonymous pages read 0 again (their PTEs are none);
+ * a file's stay 1 while its cache has them.
  *
  * Checks and errno, in Linux's order: start not page aligned -EINVAL; the
  * range not inside the user address space (access_ok: beyond TASK_SIZE,
@@ -34,6 +36,9 @@
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
 #include "mm/page_alloc.h"
+#include "mm/filemap.h"
+#include "mm/rmap.h"
+#include "mm/shmem.h"
 
 struct mincore_walk {
 	unsigned char *vec; /* one byte per page from start */
@@ -46,9 +51,36 @@ static unsigned char *mincore_byte(struct mm_walk *walk, unsigned long addr)
 	return mw->vec + ((addr - mw->start) >> PAGE_SHIFT);
 }
 
+/* Linux's __mincore_unmapped_range: [addr, next) has no page mapped; a
+ * VMA of a file (or of a shared anonymous object, Linux's unnamed shmem
+ * file) asks whether the page cache has each page (mincore_page), an
+ * anonymous VMA has nothing in core. */
+static void mincore_unmapped(struct mm_walk *walk, unsigned long addr, unsigned long next)
+{
+	struct vm_area_struct *vma = walk->vma;
+	unsigned char *vec = mincore_byte(walk, addr);
+	unsigned long nr = (next - addr) >> PAGE_SHIFT, pgoff = linear_page_index(vma, addr);
+	struct shmem_object *obj = vma->vm_shm;
+	for (unsigned long i = 0; i < nr; i++, pgoff++) {
+		if (vma->vm_file) {
+			struct page *page = filemap_get_folio(vma->vm_file->f_mapping, pgoff);
+			vec[i] = page != NULL;
+			if (page)
+				put_page(page);
+		} else if (obj && !obj->mapping) {
+			vec[i] = pgoff < obj->size && __atomic_load_n(&obj->pages[pgoff], __ATOMIC_ACQUIRE);
+		} else {
+			vec[i] = 0;
+		}
+	}
+}
+
 static int mincore_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 {
-	*mincore_byte(walk, addr) = pte_present(pte) ? 1 : 0;
+	if (pte_none(pte))
+		mincore_unmapped(walk, addr, addr + PAGE_SIZE);
+	else
+		*mincore_byte(walk, addr) = pte_present(pte) ? 1 : 0;
 	return 0;
 }
 
@@ -69,12 +101,11 @@ static int mincore_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, u
 	return 0;
 }
 
-/* __mincore_unmapped_range for an anonymous VMA: nothing in core. */
 static int mincore_unmapped_range(unsigned long addr, unsigned long next, int depth,
 				  struct mm_walk *walk)
 {
 	(void)depth;
-	memset(mincore_byte(walk, addr), 0, (next - addr) >> PAGE_SHIFT);
+	mincore_unmapped(walk, addr, next);
 	return 0;
 }
 
@@ -87,7 +118,8 @@ static const struct mm_walk_ops mincore_walk_ops = {
 
 /* Linux's do_mincore: the pages of [addr, addr + pages) that the VMA
  * holding addr covers, into vec; their number, or -ENOMEM when no VMA
- * holds addr. Every VMA here is anonymous (can_do_mincore). */
+ * holds addr. Every VMA may be asked (can_do_mincore: the caller owns
+ * every file here). */
 static long do_mincore(struct mm_struct *mm, unsigned long addr, unsigned long pages,
 		       unsigned char *vec)
 {

@@ -359,6 +359,21 @@ static inline unsigned long get_mm_rss(const struct mm_struct *mm)
 {
 	return get_mm_counter(mm, MM_ANONPAGES) + get_mm_counter(mm, MM_SHMEMPAGES);
 }
+/* A page mapped: the counter, and the peak (VmHWM) raised to the new rss.
+ * Linux raises it lazily, before rss falls (update_hiwater_rss), and
+ * /proc shows the larger of the two; here it is raised as rss grows, an
+ * atomic max, faults on several CPUs racing. */
+static inline void add_mm_rss_counter(struct mm_struct *mm, int member, long nr)
+{
+	add_mm_counter(mm, member, nr);
+	if (nr <= 0)
+		return;
+	unsigned long rss = get_mm_rss(mm);
+	unsigned long peak = __atomic_load_n(&mm->hiwater_rss, __ATOMIC_RELAXED);
+	while (rss > peak && !__atomic_compare_exchange_n(&mm->hiwater_rss, &peak, rss, false,
+							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
 static inline unsigned long mm_pgtables_bytes(const struct mm_struct *mm)
 {
 	return (unsigned long)__atomic_load_n(&mm->pgtables_bytes, __ATOMIC_RELAXED);

@@ -8,6 +8,7 @@ KERNEL_SRCS += \
 	mm/fail_page_alloc.c \
 	mm/fault.c \
 	mm/filemap.c \
+	mm/filemap_fault.c \
 	mm/gup.c \
 	mm/huge_memory.c \
 	mm/hugetlb.c \

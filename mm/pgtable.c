@@ -122,6 +122,12 @@ void pagetable_free(struct page *table)
 {
 	ptlock_free(table);
 	page_clear_flag(table, PG_table);
+	/* The back-pointer and the count share words with a user page's
+	 * private, mapping and index: the page goes back with them zeroed,
+	 * as Linux's free_pages_check wants every freed page's mapping. */
+	table->pmd = NULL;
+	table->pt_refcount = 0;
+	table->pt_pad2 = 0;
 	__free_page(table);
 }
 

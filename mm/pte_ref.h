@@ -119,6 +119,10 @@ struct vm_fault {
 	unsigned long address; /* page aligned */
 	unsigned int flags;    /* FAULT_FLAG_* (mm/memory.h) */
 	pmd_t *pmd;
+	/* Linux's vmf->page: a file's page-cache page the fault found (a
+	 * private file mapping's, mm/filemap_fault.c), mapped itself or
+	 * copied; NULL otherwise. */
+	struct page *page;
 };
 #define FAULT_FLAG_PTE_GET 0x400 /* Linux's bit 10 in the series */
 void pte_put_vmf(struct vm_fault *vmf);

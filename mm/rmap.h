@@ -46,6 +46,23 @@ static inline struct anon_vma *page_anon_vma(const struct page *page)
 	unsigned long m = (unsigned long)compound_head((struct page *)page)->mapping;
 	return m & PAGE_MAPPING_ANON ? (struct anon_vma *)(m & ~PAGE_MAPPING_ANON) : NULL;
 }
+/* Linux's PageAnon: whether a mapped page is anonymous (its mapping an
+ * anon_vma), not a file's page-cache page (mapping the address_space) or
+ * a shared anonymous object's page (no mapping). A private file
+ * mapping holds both kinds (mm/memory.c): the cache's pages read-only,
+ * its own copies after a write. Only meaningful while the page is mapped
+ * (the last unmap of an anonymous page clears its mapping). */
+static inline bool PageAnon(const struct page *page)
+{
+	return (unsigned long)compound_head((struct page *)page)->mapping & PAGE_MAPPING_ANON;
+}
+/* Whether page, mapped by vma, is anonymous: never in a shared VMA (its
+ * object's or file's pages; their mapping word is not looked at), by
+ * PageAnon in a private one. */
+static inline bool vma_page_anon(const struct vm_area_struct *vma, const struct page *page)
+{
+	return !vma->vm_shm && PageAnon(page);
+}
 /* Its page offset (the head's, plus its place in the THP). */
 static inline unsigned long page_anon_index(const struct page *page)
 {

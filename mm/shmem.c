@@ -85,14 +85,16 @@ void shmem_put(struct shmem_object *obj)
 	kfree(obj);
 }
 
-static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area_struct *vma,
+static struct page *shmem_file_get_page(struct address_space *mapping, struct vm_area_struct *vma,
 					unsigned long address, unsigned int *ret);
 
 struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret)
 {
 	struct shmem_object *obj = vma->vm_shm;
+	if (!obj) /* a MAP_PRIVATE mapping of a tmpfs file */
+		return shmem_file_get_page(vma->vm_file->f_mapping, vma, address, ret);
 	if (obj->mapping)
-		return shmem_file_get_page(obj, vma, address, ret);
+		return shmem_file_get_page(obj->mapping, vma, address, ret);
 	unsigned long index = linear_page_index(vma, address);
 	if (index >= obj->size) {
 		*ret = VM_FAULT_SIGBUS; /* past the end of the object (Linux's shmem_fault) */
@@ -112,6 +114,9 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 	spin_lock(&obj->lock);
 	page = obj->pages[index];
 	if (!page && new) {
+		/* Not anonymous (PageAnon, mm/rmap.h): the word may hold what
+		 * the page's last owner left there (a page table's count). */
+		new->mapping = NULL;
 		page = obj->pages[index] = new; /* the object's reference */
 		obj->nrpages++;
 		__atomic_add_fetch(&shmem_pages, 1, __ATOMIC_RELAXED);
@@ -139,7 +144,7 @@ void shmem_page_mapped(struct mm_struct *mm, struct page *page)
 {
 	if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED) == 0)
 		__atomic_add_fetch(&file_mapped_pages, 1, __ATOMIC_RELAXED);
-	add_mm_counter(mm, MM_SHMEMPAGES, 1);
+	add_mm_rss_counter(mm, MM_SHMEMPAGES, 1);
 }
 
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page)
@@ -170,6 +175,7 @@ int shmem_object_migrate_page(struct shmem_object *obj, unsigned long index, str
 	    page_ref_count(old) == 1 + extra_count) {
 		memcpy(page_address(new), page_address(old), PAGE_SIZE);
 		get_page(new); /* the object's */
+		new->mapping = NULL; /* not anonymous (as shmem_get_page's pages) */
 		__atomic_store_n(&obj->pages[index], new, __ATOMIC_RELEASE);
 		ret = 0;
 	}
@@ -183,10 +189,11 @@ bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struc
 {
 	struct shmem_object *obj = vma->vm_shm;
 	unsigned long index = linear_page_index(vma, address);
-	if (!obj->mapping)
+	if (obj && !obj->mapping)
 		return __atomic_load_n(&obj->pages[index], __ATOMIC_ACQUIRE) == page;
-	return READ_ONCE(page->mapping) == obj->mapping && page->index == index &&
-	       filemap_index_in_size(obj->mapping->host, index);
+	struct address_space *mapping = obj ? obj->mapping : vma->vm_file->f_mapping;
+	return READ_ONCE(page->mapping) == mapping && page->index == index &&
+	       filemap_index_in_size(mapping->host, index);
 }
 
 void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned long end)
@@ -674,10 +681,9 @@ struct shmem_object *shmem_file_object(struct file *file)
  * file's end. No i_rwsem: a writer holds it while it copies from user
  * memory, which may fault (i_rwsem -> mmap_lock); two makers of one page
  * settle it in the tree (-EEXIST: the other's is taken). */
-static struct page *shmem_file_get_page(struct shmem_object *obj, struct vm_area_struct *vma,
+static struct page *shmem_file_get_page(struct address_space *mapping, struct vm_area_struct *vma,
 					unsigned long address, unsigned int *ret)
 {
-	struct address_space *mapping = obj->mapping;
 	struct inode *inode = mapping->host;
 	unsigned long index = linear_page_index(vma, address);
 	for (;;) {

@@ -94,9 +94,11 @@ void shmem_get(struct shmem_object *obj);
  * and its pages. */
 void shmem_put(struct shmem_object *obj);
 
-/* The page at page offset pgoff, with a reference for the caller's
- * mapping (made zeroed if absent, from vma's NUMA policy); NULL with
- * VM_FAULT_SIGBUS past the object's end or VM_FAULT_OOM in *ret. */
+/* The page at address's page offset in what vma maps (its object, or
+ * the tmpfs file of a MAP_PRIVATE mapping: vm_shm NULL), with a reference
+ * for the caller (made zeroed if absent, from vma's NUMA policy); NULL
+ * with VM_FAULT_SIGBUS past the object's or file's end or VM_FAULT_OOM in
+ * *ret. */
 struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret);
 
 /* Accounting of a mapping of a shmem page in mm (mm/memory.c's callers). */
@@ -117,7 +119,8 @@ int shmem_object_migrate_page(struct shmem_object *obj, unsigned long index, str
 			      int extra_count);
 
 /* A fault's check under the PTE lock, before it maps page at address of
- * vma (mm/truncate.h): whether the page is still the one there, in the
+ * vma (or a copy of page: a private file mapping's write, mm/memory.c)
+ * (mm/truncate.h): whether the page is still the one there, in the
  * file's page cache below i_size or in the anonymous object's slot;
  * false when a truncate or hole punch took it away meanwhile. */
 bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struct page *page);
@@ -135,7 +138,8 @@ unsigned long nr_shmem_pages(void);
 
 /* tmpfs's mmap method: a MAP_SHARED mapping of a file gets the object of
  * that file's pages (vma->vm_shm); a MAP_PRIVATE one needs nothing (its
- * faults copy the file's pages, mm/memory.c). 0 or -ENOMEM. */
+ * faults map the file's pages read-only and copy them at a write,
+ * mm/filemap_fault.c). 0 or -ENOMEM. */
 struct file;
 int shmem_mmap(struct file *file, struct vm_area_struct *vma);
 /* An object whose pages are file's page cache (a reference to file; size:

@@ -90,7 +90,21 @@ struct zap_details {
 	struct mmu_gather *tlb;
 	struct vm_area_struct *vma;
 	bool reclaim_pt; /* MADV_DONTNEED: free the PTE tables emptied (scan mode) */
+	/* unmap_mapping_range without even_cows: a private file mapping's
+	 * anonymous copies stay (Linux's should_zap_page: !even_cows zaps
+	 * only !PageAnon pages). */
+	bool keep_cows;
 };
+
+/* Linux's should_zap_page for a present or migration entry. */
+static bool should_zap_entry(const struct zap_details *details, pte_t entry)
+{
+	if (!details->keep_cows)
+		return true;
+	if (is_migration_entry(entry))
+		return false; /* only anonymous pages move (mm/migrate.c) */
+	return is_zero_pfn(pte_pfn(entry)) || !PageAnon(pfn_to_page(pte_pfn(entry)));
+}
 
 /* Linux's zap_pte_range with the series' references (patches 11 and 15):
  * in refcount mode the zap holds a walker reference on the table from
@@ -122,7 +136,7 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 		pte_t *pte = start_pte;
 		for (; addr != end; addr += PAGE_SIZE, pte++) {
 			pte_t entry = ptep_get(pte);
-			if (pte_none(entry))
+			if (pte_none(entry) || !should_zap_entry(details, entry))
 				continue;
 			pte_clear(mm, addr, pte);
 			nr_put++;
@@ -138,7 +152,7 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 			if (details->vma->vm_shm)
 				shmem_page_unmapped(mm, page);
 			else
-				anon_page_unmapped(mm, page, 1);
+				pte_page_unmapped(mm, page);
 			if (__tlb_remove_page_size(tlb, page, addr, 0)) {
 				/* Full: flush outside the lock, then go on. */
 				force_flush = true;
@@ -179,14 +193,14 @@ static void zap_huge_pmd_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long 
 }
 
 static void zap_range_details(struct mmu_gather *tlb, struct vm_area_struct *vma,
-			      unsigned long addr, unsigned long end, bool reclaim_pt)
+			      unsigned long addr, unsigned long end, bool reclaim_pt, bool keep_cows)
 {
 	/* Linux's unmap_single_vma: a hugetlb VMA has no PTE tables. */
 	if (is_vm_hugetlb_page(vma)) {
 		__unmap_hugepage_range(tlb, vma, addr, end);
 		return;
 	}
-	struct zap_details details = { tlb, vma, reclaim_pt };
+	struct zap_details details = { tlb, vma, reclaim_pt, keep_cows };
 	struct pmd_walk walk = {
 		.mm = vma->vm_mm,
 		.pte_table = zap_pte_range,
@@ -199,12 +213,12 @@ static void zap_range_details(struct mmu_gather *tlb, struct vm_area_struct *vma
 void unmap_page_range(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long addr,
 		      unsigned long end)
 {
-	zap_range_details(tlb, vma, addr, end, false);
+	zap_range_details(tlb, vma, addr, end, false, false);
 }
 
 /* Linux's zap_page_range_single with details->reclaim_pt as given. */
 static void zap_page_range_single(struct vm_area_struct *vma, unsigned long start,
-				  unsigned long size, bool reclaim_pt)
+				  unsigned long size, bool reclaim_pt, bool keep_cows)
 {
 	/* MADV_DONTNEED runs under the read lock, beside faults: the PTE
 	 * locks order the two. free_pgtables needs the write lock, so a
@@ -215,20 +229,20 @@ static void zap_page_range_single(struct vm_area_struct *vma, unsigned long star
 	 * (try_to_free_pte). */
 	struct mmu_gather tlb;
 	tlb_gather_mmu(&tlb, vma->vm_mm);
-	zap_range_details(&tlb, vma, start, start + size, reclaim_pt);
+	zap_range_details(&tlb, vma, start, start + size, reclaim_pt, keep_cows);
 	tlb_finish_mmu(&tlb);
 }
 
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long size)
 {
 	mmap_assert_locked(vma->vm_mm);
-	zap_page_range_single(vma, start, size, false);
+	zap_page_range_single(vma, start, size, false, false);
 }
 
 void zap_page_range_dontneed(struct vm_area_struct *vma, unsigned long start, unsigned long size)
 {
 	mmap_assert_locked(vma->vm_mm);
-	zap_page_range_single(vma, start, size, true);
+	zap_page_range_single(vma, start, size, true, false);
 }
 
 /* Under the i_mmap_rwsem alone, from any mm: vma stays in the tree, so
@@ -238,9 +252,9 @@ void zap_page_range_dontneed(struct vm_area_struct *vma, unsigned long start, un
  * PTE tables are entered as MADV_DONTNEED's zap enters them beside other
  * zaps (a reference in refcount mode, the PTE lock's recheck in scan
  * mode). */
-void unmap_mapping_range_vma(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+void unmap_mapping_range_vma(struct vm_area_struct *vma, unsigned long start, unsigned long end, bool even_cows)
 {
-	zap_page_range_single(vma, start, end - start, false);
+	zap_page_range_single(vma, start, end - start, false, !even_cows);
 }
 
 /* --- free_pgtables ------------------------------------------------------------- */

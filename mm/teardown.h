@@ -33,7 +33,7 @@ void zap_page_range_dontneed(struct vm_area_struct *vma, unsigned long start, un
 /* Linux's unmap_mapping_range_vma: [start, end) of a VMA of a file
  * (mm/truncate.h) with a gather of its own, its caller holding the file's
  * i_mmap_rwsem for reading and maybe no lock of vma's mm. */
-void unmap_mapping_range_vma(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+void unmap_mapping_range_vma(struct vm_area_struct *vma, unsigned long start, unsigned long end, bool even_cows);
 /* Frees the page tables that cover only addresses in [addr, end) or in
  * the free gaps around it, as Linux's free_pgd_range: floor is the end of
  * the previous VMA (0: none) and ceiling the start of the next (0: none,

@@ -16,14 +16,10 @@ void unmap_i_mmap_pages(struct rb_root *i_mmap, struct rw_semaphore *i_mmap_rwse
 	down_read(i_mmap_rwsem);
 	struct vm_area_struct *vma;
 	vma_interval_tree_foreach(vma, i_mmap, first, last) {
-		/* Linux's should_zap_cows: a private mapping's pages are all
-		 * its own copies here (mm/truncate.h). */
-		if (!(vma->vm_flags & VM_SHARED) && !even_cows)
-			continue;
 		unsigned long vba = vma->vm_pgoff, vea = vba + ((vma->vm_end - vma->vm_start) >> PAGE_SHIFT) - 1;
 		unsigned long zba = max(first, vba), zea = min(last, vea);
 		unmap_mapping_range_vma(vma, vma->vm_start + ((zba - vba) << PAGE_SHIFT),
-					vma->vm_start + ((zea - vba + 1) << PAGE_SHIFT));
+					vma->vm_start + ((zea - vba + 1) << PAGE_SHIFT), even_cows);
 	}
 	up_read(i_mmap_rwsem);
 }

@@ -6,11 +6,12 @@
  * for reading: each VMA that maps an offset of the range has those
  * addresses zapped (mm/teardown.c's zap, its mmu_gather: the TLBs of the
  * VMA's mm are flushed before a page's mapping reference is dropped).
- * Shared mappings always; private ones only with even_cows, since every
- * page of an mmlab private file mapping is the process's own copy (Linux
- * maps the page cache page until the first write, and zaps those pages
- * without even_cows too: a hole punched in a file shows in a private
- * mapping's unwritten pages on Linux, not on mmlab).
+ * Every page of a shared mapping, and the page-cache pages a private
+ * mapping maps read-only (mm/filemap_fault.c); a private mapping's own
+ * anonymous copies only with even_cows (Linux's zap_details.even_cows,
+ * should_zap_page): truncate takes them past the end, a hole punched
+ * leaves them, so the process keeps what it wrote and sees the hole
+ * where it had only read.
  *
  * Locking: i_mmap_rwsem (read) -> the PTE locks; no mmap_lock, so that
  * truncate (under i_rwsem) needs no lock of the processes mapping the
@@ -30,7 +31,8 @@ struct address_space;
 struct inode;
 
 /* Linux's unmap_mapping_pages: the offsets [start, start + nr) (nr 0: to
- * the end) of every VMA mapping the file. */
+ * the end) of every VMA mapping the file; private mappings' anonymous
+ * copies too with even_cows. */
 void unmap_mapping_pages(struct address_space *mapping, unsigned long start, unsigned long nr, bool even_cows);
 /* Linux's unmap_mapping_range: the same in bytes, holelen rounded up to
  * whole pages (0: to the end). */

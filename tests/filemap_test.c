@@ -6,12 +6,13 @@
  * with the page before the end kept and its tail zeroed; a hole punched
  * (fallocate, MADV_REMOVE) reads back as zeros; Mapped and RssShmem move
  * as Linux's do; and truncate beside faults and MADV_DONTNEED on every
- * CPU leaves every PTE table's count exact (pte_ref_verify) in every
+ * CPU, through a shared and a private mapping, leaves every PTE table's count exact (pte_ref_verify) in every
  * pte_reclaim mode. Each case's mms are tests/test_mm.h's (everything back
  * when the case ends) and its files are removed by a deferred action. */
 #include "tests/kunit.h"
 #include "tests/test_mm.h"
 #include "tests/test_cpu.h"
+#include "tests/test_file.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/fs.h"
 #include "fs/init.h"
@@ -39,63 +40,6 @@
 /* ---- helpers ---- */
 
 static void close_file(void *arg) { filp_close(arg); }
-
-static void close_and_unlink(void *arg)
-{
-	struct file *f = arg;
-	filp_close(f);
-	init_unlink(PATH);
-}
-
-/* A new empty file, closed and unlinked when the case ends: made before
- * the case's mm, so that the mm's leak check counts the open file, and
- * emptied before the mm goes, so that its pages are back by then. */
-static struct file *make_file(struct kunit *test)
-{
-	init_unlink(PATH); /* a failed earlier run's */
-	struct file *f = filp_open(PATH, O_RDWR | O_CREAT | O_EXCL, 0600);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, close_and_unlink, f), 0);
-	return f;
-}
-
-/* npages pages written, the 64-bit word w of page i holding i << 16 | w. */
-static void fill_file(struct kunit *test, struct file *f, unsigned long npages)
-{
-	u64 *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	long long pos = 0;
-	for (unsigned long i = 0; i < npages; i++) {
-		for (unsigned w = 0; w < PAGE_SIZE / 8; w++)
-			buf[w] = i << 16 | w;
-		if (kernel_write(f, buf, PAGE_SIZE, &pos) != PAGE_SIZE)
-			break;
-	}
-	kfree(buf);
-	KUNIT_ASSERT_EQ(test, pos, (long long)(npages * PAGE_SIZE));
-}
-
-/* The common start of a case: the case's pte_reclaim mode (a
- * parameterized case), a file, an mm (not current), npages of the file
- * written and mapped at BASE with flags (MAP_SHARED or MAP_PRIVATE). */
-static struct file *file_mapped(struct kunit *test, struct mm_struct **mm, unsigned long npages, unsigned long flags)
-{
-	const struct pte_reclaim_mode_param *m = test->param_value;
-	if (m)
-		KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
-	struct file *f = make_file(test);
-	*mm = test_mm_create(test, 0);
-	fill_file(test, f, npages);
-	KUNIT_ASSERT_EQ(test, do_mmap_file(*mm, f, BASE, npages * PAGE_SIZE, RW, flags | MAP_FIXED, 0), BASE);
-	return f;
-}
-
-static int set_size(struct file *f, long size)
-{
-	struct iattr attr = { .ia_valid = ATTR_SIZE | ATTR_MTIME, .ia_size = size };
-	attr.ia_mtime = current_time();
-	return notify_change(f->f_path.dentry, &attr);
-}
 
 static bool mapped_at(struct mm_struct *mm, unsigned long addr) { return !pte_none(test_mm_pte(mm, addr)); }
 
@@ -175,12 +119,12 @@ static struct vm_area_struct *file_vma_at(struct file *f, unsigned long pgoff)
  * each query against a scan of every node. */
 static void i_mmap_follows_the_vmas(struct kunit *test)
 {
-	struct file *f = make_file(test);
+	struct file *f = test_file_make(test, PATH);
 	struct file *zero = filp_open("/dev/zero", O_RDWR, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(zero));
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, close_file, zero), 0);
 	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
-	fill_file(test, f, 16);
+	test_file_fill(test, f, 16);
 	unsigned long bad = 0;
 	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 0ul);
 	KUNIT_ASSERT_EQ(test, do_mmap_file(mm, f, BASE, 16 * PAGE_SIZE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
@@ -250,7 +194,7 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, vma_in_i_mmap(find_vma(mm, zp)));
 	KUNIT_EXPECT_EQ(test, file_vmas(zero, 0, ~0ul, &bad), 0ul);
 	KUNIT_EXPECT_EQ(test, bad, 0ul);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
 	test_mm_destroy(test, mm);
 }
 
@@ -263,7 +207,7 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
 static void truncate_unmaps_every_mm(struct kunit *test)
 {
 	struct mm_struct *a;
-	struct file *f = file_mapped(test, &a, 8, MAP_SHARED);
+	struct file *f = test_file_mapped(test, PATH, &a, BASE, 8, MAP_SHARED);
 	unsigned long file_before = nr_file_pages(), mapped_before = nr_file_mapped_pages();
 	struct mm_struct *b;
 	KUNIT_ASSERT_EQ(test, dup_mm(a, &b), 0);
@@ -275,7 +219,7 @@ static void truncate_unmaps_every_mm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 8ul);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(b, MM_SHMEMPAGES), 8ul);
 
-	KUNIT_EXPECT_EQ(test, set_size(f, 3 * PAGE_SIZE + 100), 0);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 3 * PAGE_SIZE + 100), 0);
 	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 4ul);
 	KUNIT_EXPECT_EQ(test, file_before - nr_file_pages(), 4ul);
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - mapped_before, 4ul);
@@ -292,12 +236,12 @@ static void truncate_unmaps_every_mm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(b), 0ul);
 
-	KUNIT_EXPECT_EQ(test, set_size(f, 8 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 8 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 6 * PAGE_SIZE + 8), 0ull);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 6 * PAGE_SIZE + 8), 0ull); /* the same new page */
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - mapped_before, 5ul);
 	mmput(b);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), mapped_before);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 0ul);
 	KUNIT_EXPECT_EQ(test, file_before - nr_file_pages(), 8ul);
@@ -310,9 +254,9 @@ static void truncate_unmaps_every_mm(struct kunit *test)
  * Linux's order of checks. */
 static void punch_hole_and_madv_remove(struct kunit *test)
 {
-	struct file *f = make_file(test);
+	struct file *f = test_file_make(test, PATH);
 	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
-	fill_file(test, f, 8);
+	test_file_fill(test, f, 8);
 	unsigned long mapped_before = nr_file_mapped_pages();
 	KUNIT_ASSERT_EQ(test, do_mmap_file(mm, f, BASE, 8 * PAGE_SIZE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
 	unsigned long second = do_mmap_file(mm, f, 0, 8 * PAGE_SIZE, PROT_READ, MAP_SHARED, 0);
@@ -363,7 +307,7 @@ static void punch_hole_and_madv_remove(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, s + 3 * PAGE_SIZE), 103ull);
 	KUNIT_EXPECT_EQ(test, obj->nrpages, 4ul); /* the reads made them again */
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - mapped_before, 4ul); /* the object's */
 	test_mm_destroy(test, mm);
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), mapped_before);
@@ -397,11 +341,11 @@ static int stress_worker(struct test_worker *w)
 
 static struct test_crew stress_crew;
 
-static void truncate_beside_faults_on_every_cpu(struct kunit *test)
+static void truncate_beside_faults(struct kunit *test, unsigned long flags)
 {
 	unsigned long mapped_before = nr_file_mapped_pages();
 	struct mm_struct *mm;
-	struct file *f = file_mapped(test, &mm, STRESS_PAGES, MAP_SHARED);
+	struct file *f = test_file_mapped(test, PATH, &mm, BASE, STRESS_PAGES, flags);
 	unsigned long file_before = nr_file_pages();
 	test_crew_start(test, &stress_crew, stress_worker, mm, 0, TEST_CREW_OTHER_CPUS_OR_THIS);
 	/* Each step waits for the workers to make some accesses, so that
@@ -412,12 +356,12 @@ static void truncate_beside_faults_on_every_cpu(struct kunit *test)
 		size = (unsigned long)(k * 389 + 17) % STRESS_PAGES;
 		unsigned long p = stress_crew.progress;
 		KUNIT_ASSERT_TRUE(test, TEST_WAIT_UNTIL(stress_crew.progress >= p + 64, &stress_crew.progress));
-		KUNIT_EXPECT_EQ(test, set_size(f, (long)(size * PAGE_SIZE)), 0);
+		KUNIT_EXPECT_EQ(test, test_file_set_size(f, (long)(size * PAGE_SIZE)), 0);
 		if (k + 1 == STRESS_ROUNDS)
 			break;
 		p = stress_crew.progress;
 		KUNIT_ASSERT_TRUE(test, TEST_WAIT_UNTIL(stress_crew.progress >= p + 64, &stress_crew.progress));
-		KUNIT_EXPECT_EQ(test, set_size(f, STRESS_PAGES * PAGE_SIZE), 0);
+		KUNIT_EXPECT_EQ(test, test_file_set_size(f, STRESS_PAGES * PAGE_SIZE), 0);
 	}
 	test_crew_stop(&stress_crew);
 	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &stress_crew), 0ul);
@@ -431,12 +375,23 @@ static void truncate_beside_faults_on_every_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, beyond, 0ul);
 	KUNIT_EXPECT_LE(test, f->f_mapping->nrpages, size);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SHMEMPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), 0ul); /* a private mapping's copies */
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), mapped_before);
 	KUNIT_EXPECT_EQ(test, file_before - nr_file_pages(), (unsigned long)STRESS_PAGES);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
 	test_mm_destroy(test, mm);
+}
+
+static void truncate_beside_faults_on_every_cpu(struct kunit *test) { truncate_beside_faults(test, MAP_SHARED); }
+
+/* The same through a private mapping (mm/filemap_fault.c): its reads map
+ * the cache's pages (fault-around too), its writes copy them, and the
+ * truncates unmap both past the end. */
+static void truncate_beside_private_faults_on_every_cpu(struct kunit *test)
+{
+	truncate_beside_faults(test, MAP_PRIVATE);
 }
 
 /* The page cache's insertion race: a worker on every CPU, released
@@ -477,13 +432,13 @@ static void faults_fill_holes_on_every_cpu(struct kunit *test)
 	unsigned long mapped_before = nr_file_mapped_pages();
 	const struct pte_reclaim_mode_param *m = test->param_value;
 	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
-	struct file *f = make_file(test);
+	struct file *f = test_file_make(test, PATH);
 	struct mm_struct *mm = test_mm_create(test, 0);
 	unsigned long file_before = nr_file_pages();
 	KUNIT_ASSERT_EQ(test, do_mmap_file(mm, f, BASE, FILL_PAGES * PAGE_SIZE, RW, MAP_SHARED | MAP_FIXED, 0),
 			BASE);
 	for (int round = 0; round < FILL_ROUNDS; round++) {
-		KUNIT_ASSERT_EQ(test, set_size(f, FILL_PAGES * PAGE_SIZE), 0);
+		KUNIT_ASSERT_EQ(test, test_file_set_size(f, FILL_PAGES * PAGE_SIZE), 0);
 		KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
 		test_crew_start(test, &fill_crew, fill_worker_in_mm, mm, 0, 0);
 		KUNIT_EXPECT_EQ(test, test_crew_finish(test, &fill_crew), 0ul);
@@ -509,7 +464,7 @@ static void faults_fill_holes_on_every_cpu(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, nr_file_pages() - file_before, (unsigned long)FILL_PAGES);
 		KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SHMEMPAGES), (unsigned long)FILL_PAGES);
 		KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
-		KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+		KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
 		KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SHMEMPAGES), 0ul);
 	}
 	kunit_info(test, "%d rounds of %u workers filling %d holes", FILL_ROUNDS, fill_crew.n, FILL_PAGES);
@@ -534,8 +489,8 @@ static int truncate_worker(struct test_worker *w)
 	int err = 0;
 	while (!test_crew_should_stop(w)) {
 		seed = seed * 6364136223846793005ul + 1442695040888963407ul;
-		if (set_size(f, (long)(((seed >> 33) % STRESS_PAGES) * PAGE_SIZE)) ||
-		    set_size(f, STRESS_PAGES * PAGE_SIZE))
+		if (test_file_set_size(f, (long)(((seed >> 33) % STRESS_PAGES) * PAGE_SIZE)) ||
+		    test_file_set_size(f, STRESS_PAGES * PAGE_SIZE))
 			err = 1;
 		test_crew_progress(w);
 		cond_resched();
@@ -548,7 +503,7 @@ static struct test_crew truncate_crew;
 static void fork_beside_truncate_on_every_cpu(struct kunit *test)
 {
 	struct mm_struct *mm;
-	struct file *f = file_mapped(test, &mm, STRESS_PAGES, MAP_PRIVATE);
+	struct file *f = test_file_mapped(test, PATH, &mm, BASE, STRESS_PAGES, MAP_PRIVATE);
 	test_crew_start(test, &truncate_crew, truncate_worker, f, 0, TEST_CREW_OTHER_CPUS_OR_THIS);
 	unsigned long bad = 0;
 	for (int k = 0; k < FORK_ROUNDS; k++) {
@@ -573,7 +528,7 @@ static void fork_beside_truncate_on_every_cpu(struct kunit *test)
 	kunit_info(test, "%lu truncates beside %d forks", truncate_crew.progress, FORK_ROUNDS);
 	KUNIT_EXPECT_EQ(test, bad, 0ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), 0ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
 	test_mm_destroy(test, mm);
@@ -584,6 +539,7 @@ static struct kunit_case filemap_cases[] = {
 	KUNIT_CASE_PARAM(truncate_unmaps_every_mm, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(punch_hole_and_madv_remove),
 	KUNIT_CASE_PARAM(truncate_beside_faults_on_every_cpu, pte_reclaim_modes_gen_params),
+	KUNIT_CASE_PARAM(truncate_beside_private_faults_on_every_cpu, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(faults_fill_holes_on_every_cpu, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(fork_beside_truncate_on_every_cpu, pte_reclaim_modes_gen_params),
 	{}

@@ -33,6 +33,7 @@ KERNEL_SRCS += \
 	tests/mempolicy_test.c \
 	tests/mmap_test.c \
 	tests/filemap_test.c \
+	tests/filemap_private_test.c \
 	tests/fork_test.c \
 	tests/mremap_test.c \
 	tests/numa_layout_test.c \
@@ -64,6 +65,7 @@ KERNEL_SRCS += \
 	tests/string_test.c \
 	tests/test_cpu.c \
 	tests/test_hugetlb.c \
+	tests/test_file.c \
 	tests/test_mm.c \
 	tests/test_proc.c \
 	tests/test_process.c \

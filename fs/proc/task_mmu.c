@@ -61,10 +61,12 @@ static void show_vma_name(struct seq_buf *m, size_t line, const char *name)
 	seq_buf_printf(m, "%*s %s", used < 72 ? (int)(72 - used) : 0, "", name);
 }
 
-/* The path of a mapped file from the reader's root (Linux's seq_path
- * and seq_file_path) into buf (PATH_MAX bytes), or NULL. */
+/* The file's path from the reader's root (Linux's seq_path) in buf
+ * (PATH_MAX bytes, may be NULL), or NULL. */
 static char *vma_file_path(struct file *file, char *buf)
 {
+	if (!buf)
+		return NULL;
 	struct path root;
 	get_fs_root(current_fs(), &root);
 	char *p = d_path(&file->f_path, &root, buf, PATH_MAX);
@@ -90,7 +92,7 @@ static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area
 		show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags,
 				       (unsigned long long)vma->vm_pgoff << PAGE_SHIFT, inode->i_sb->s_dev, inode->i_ino);
 		char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
-		char *p = buf ? vma_file_path(file, buf) : NULL;
+		char *p = vma_file_path(file, buf);
 		if (p)
 			show_vma_name(m, line, p);
 		kfree(buf);
@@ -140,8 +142,8 @@ struct numa_maps {
 };
 
 /* Linux's gather_stats: nr pages of the page at pfn, on its node; anon
- * unless it is a hugetlbfs file's page (mmlab counts every other page
- * mapped here as anonymous, shmem's too); the most mappings of one. */
+ * counts the anonymous ones (a private file mapping's page-cache pages,
+ * a hugetlbfs file's pages, are not); the most mappings of one. */
 static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr, bool anon)
 {
 	struct page *page = pfn_to_page(pfn);
@@ -163,7 +165,8 @@ static int numa_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	(void)addr;
 	/* can_gather_numa_stats: present, and a normal page (not the zero page). */
 	if (pte_present(pte) && !is_zero_pfn(pte_pfn(pte)))
-		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1, true);
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1,
+			    vma_page_anon(walk->vma, pfn_to_page(pte_pfn(pte))));
 	return 0;
 }
 
@@ -184,6 +187,9 @@ static int numa_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsi
 {
 	(void)hmask, (void)addr, (void)next;
 	if (pte_present(pte))
+		/* A private mapping's own hugetlb page is anonymous to Linux
+		 * (hugetlb_add_new_anon_rmap); a file's page is not, whoever
+		 * maps it. */
 		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1, !page_in_file(pfn_to_page(pte_pfn(pte))));
 	return 0;
 }
@@ -351,7 +357,7 @@ static int smaps_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	struct page *page = vm_normal_page(pte);
 	if (page)
 		smaps_account(walk->private, page, PAGE_SIZE, pte_val(pte) & _PAGE_ACCESSED,
-			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, !walk->vma->vm_shm);
+			      pte_val(pte) & _PAGE_DIRTY, walk->vma->vm_flags & VM_LOCKED, vma_page_anon(walk->vma, page));
 	return 0;
 }
 
@@ -562,8 +568,8 @@ static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk
 		struct page *page = vm_normal_page(pte);
 		if (page && page_mapcount(page) == 1)
 			flags |= PM_MMAP_EXCLUSIVE;
-		if (page && walk->vma->vm_shm)
-			flags |= PM_FILE; /* a shmem page is not anonymous (Linux's !PageAnon) */
+		if (page && !vma_page_anon(walk->vma, page))
+			flags |= PM_FILE; /* a shmem or page-cache page (Linux's !PageAnon) */
 	}
 	return add_to_pagemap(make_pme(frame, flags), pm);
 }

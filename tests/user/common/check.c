@@ -4,6 +4,8 @@
 #include "check.h"
 
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -613,4 +616,77 @@ long hugetlb_pool_grow(long by, long *resv0)
 		test_skip("the pool could not grow by %ld pages (root? free 2 MiB blocks?)", by);
 	}
 	return nr0;
+}
+
+#define TMPFS_MAGIC 0x01021994
+
+const char *tmpfs_dir(bool *tmpfs)
+{
+	static const char *const dirs[] = { "/dev/shm", "/tmp" };
+	for (unsigned i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct statfs s;
+		if (statfs(dirs[i], &s) == 0 && s.f_type == TMPFS_MAGIC) {
+			*tmpfs = true;
+			return dirs[i];
+		}
+	}
+	*tmpfs = false;
+	return "/tmp";
+}
+
+static sigjmp_buf sigbus_env;
+volatile int sigbus_code;
+void *volatile sigbus_addr;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)uc;
+	sigbus_code = si->si_code;
+	sigbus_addr = si->si_addr;
+	siglongjmp(sigbus_env, 1);
+}
+
+bool sigbus_catch(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGBUS, &sa, NULL) == 0;
+}
+
+bool read_byte(const volatile char *p, char *v)
+{
+	sigbus_code = 0;
+	sigbus_addr = NULL;
+	if (sigsetjmp(sigbus_env, 1))
+		return false;
+	*v = *p;
+	return true;
+}
+
+bool sigbus_at(const volatile char *p)
+{
+	char v;
+	return !read_byte(p, &v) && sigbus_code == BUS_ADRERR && sigbus_addr == (void *)p;
+}
+
+bool numa_maps_line(const void *start, char *out, size_t size)
+{
+	static char text[1 << 20];
+	out[0] = 0;
+	if (read_file("/proc/self/numa_maps", text, sizeof(text)) <= 0)
+		return false;
+	char head[32];
+	snprintf(head, sizeof(head), "%08lx ", (unsigned long)(uintptr_t)start);
+	for (char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, head, strlen(head)))
+			continue;
+		char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		if (n >= size)
+			n = size - 1;
+		memcpy(out, line, n);
+		out[n] = 0;
+		return true;
+	}
+	return false;
 }

@@ -101,6 +101,24 @@ long maps_snapshot(char *buf, size_t size);
 /* A field of the /proc/self/smaps block of the VMA that starts at start
  * ("Rss" -> kB), -1 if absent. */
 long smaps_kb(const void *start, const char *field);
+/* The directory for a test's file: the first tmpfs of /dev/shm and /tmp
+ * (*tmpfs true), else /tmp whatever it is (*tmpfs false). */
+const char *tmpfs_dir(bool *tmpfs);
+/* SIGBUS caught for read_byte and sigbus_at (a handler that leaves with
+ * siglongjmp); whether sigaction took it. */
+bool sigbus_catch(void);
+/* Reads the byte at p: true with *v when it could, false after a SIGBUS
+ * (its si_code and si_addr in sigbus_code and sigbus_addr). */
+bool read_byte(const volatile char *p, char *v);
+extern volatile int sigbus_code;
+extern void *volatile sigbus_addr;
+/* Whether a touch at p is SIGBUS with Linux's si_code (BUS_ADRERR) and
+ * si_addr p. */
+bool sigbus_at(const volatile char *p);
+/* The /proc/self/numa_maps line of the VMA that starts at start, without
+ * its newline, into out (cut to size - 1 bytes); false (out empty) when
+ * there is none or the file cannot be read (a kernel without NUMA). */
+bool numa_maps_line(const void *start, char *out, size_t size);
 /* A /proc/vmstat counter, -1 if absent. */
 long vmstat_value(const char *name);
 

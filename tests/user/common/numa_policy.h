@@ -3,8 +3,8 @@
  * so no libnuma is needed; the topology from /sys/devices/system/node
  * (read_topology: the node count, the nodes with memory, the distances);
  * pinning to a node's CPU; a page's node (get_mempolicy with
- * MPOL_F_NODE | MPOL_F_ADDR); a mapping's line of /proc/self/numa_maps.
- * Header-only: each program is one file linked with common/check.c. */
+ * MPOL_F_NODE | MPOL_F_ADDR) (a mapping's line of /proc/self/numa_maps is
+ * check.h's numa_maps_line). Header-only: each program is one file linked with common/check.c. */
 #ifndef MMLAB_USER_NUMA_POLICY_H
 #define MMLAB_USER_NUMA_POLICY_H
 
@@ -152,26 +152,6 @@ static inline int maps_lines_in(unsigned long lo, unsigned long hi)
 		s++;
 	}
 	return n;
-}
-
-/* p's line of /proc/self/numa_maps, in line (empty if none). */
-static inline void numa_maps_line(void *p, char *line, size_t size)
-{
-	static char buf[1 << 16];
-	char key[32];
-	line[0] = 0;
-	if (read_file("/proc/self/numa_maps", buf, sizeof(buf)) <= 0)
-		return;
-	snprintf(key, sizeof(key), "%08lx ", (unsigned long)p);
-	for (char *s = buf; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
-		if (strncmp(s, key, strlen(key)))
-			continue;
-		size_t n = strcspn(s, "\n");
-		n = n < size - 1 ? n : size - 1;
-		memcpy(line, s, n);
-		line[n] = 0;
-		return;
-	}
 }
 
 #endif

@@ -8,7 +8,7 @@
  *   - written, each page is zero but for what was written, consumes its
  *     reservation, and shows in smaps (KernelPageSize 2048 kB,
  *     Private_Hugetlb, not in Rss), in status's HugetlbPages and in
- *     numa_maps (" huge", kernelpagesize_kB=2048); mincore says resident;
+ *     numa_maps (" huge", anon=2, kernelpagesize_kB=2048); mincore says resident;
  *   - munmap or mprotect of an unaligned part is EINVAL, MADV_FREE is
  *     EINVAL, an unknown page size (MAP_HUGE_SHIFT) is EINVAL;
  *   - MADV_DONTNEED of a page gives it back (zero again on the next touch);
@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "numa_policy.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
@@ -102,10 +101,12 @@ int main(void)
 	CHECK_CMP(smaps_kb(p, "AnonHugePages"), ==, 0);
 	CHECK_CMP(status_kb("HugetlbPages"), ==, 4096);
 	char line[512];
-	numa_maps_line(p, line, sizeof(line));
-	if (CHECK(line[0])) {
+	if (CHECK(numa_maps_line(p, line, sizeof(line)))) {
 		printf("# numa_maps: %s\n", line);
 		CHECKF(strstr(line, " huge ") && strstr(line, "kernelpagesize_kB=2048"), "numa_maps: %s", line);
+		/* A private mapping's hugetlb pages are anonymous (Linux's
+		 * hugetlb_add_new_anon_rmap). */
+		CHECKF(strstr(line, " anon=2 ") != NULL, "numa_maps anon=2: %s", line);
 	}
 	unsigned char vec[2 * HPAGE / PAGE_4K];
 	CHECK(mincore(p, 2 * HPAGE, vec) == 0);

@@ -38,7 +38,6 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "numa_policy.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
@@ -177,7 +176,7 @@ static void hugetlbfs_mount(long free0, long resv0)
 		CHECK_CMP(smaps_kb(a, "Private_Hugetlb"), ==, 0);
 		CHECK_CMP(smaps_kb(a, "Rss"), ==, 0);
 		char numa[512], want[128];
-		numa_maps_line(a, numa, sizeof(numa));
+		CHECK(numa_maps_line(a, numa, sizeof(numa)));
 		snprintf(want, sizeof(want), " file=%s/f ", dir);
 		CHECKF(strstr(numa, want) && strstr(numa, " huge "), "numa_maps: %s", numa);
 		unsigned long v = 0;
@@ -322,7 +321,7 @@ static void map_shared_hugetlb(long free0, long resv0)
 	CHECK_CMP(rsvd(), ==, resv0 + 1);
 	/* Its file, as Linux's numa_maps escapes the name. */
 	char numa[512];
-	numa_maps_line(p, numa, sizeof(numa));
+	CHECK(numa_maps_line(p, numa, sizeof(numa)));
 	CHECKF(strstr(numa, " file=/anon_hugepage\\040(deleted) "), "numa_maps: %s", numa);
 	pid_t pid = fork();
 	if (pid == 0) {

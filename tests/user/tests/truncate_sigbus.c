@@ -14,7 +14,6 @@
  * Linux other processes move it too, so it is checked exactly on mmlab
  * only; the smaps Rss of the mapping is exact on both kernels. */
 #include <fcntl.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,42 +27,10 @@
 
 #include "check.h"
 
-#define TMPFS_MAGIC 0x01021994
 #define NPAGES 64 /* the file and the mapping */
 #define KEEP 40   /* pages left (the last in part) by the truncate */
 
 static long page;
-static sigjmp_buf env;
-static volatile sig_atomic_t got_code;
-static void *volatile got_addr;
-
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig, (void)uc;
-	got_code = si->si_code;
-	got_addr = si->si_addr;
-	siglongjmp(env, 1);
-}
-
-/* Reads the byte at p: true with *v when it could, false after a SIGBUS
- * (whose si_code and si_addr are in got_code and got_addr). */
-static bool read_byte(const volatile char *p, char *v)
-{
-	got_code = 0;
-	got_addr = NULL;
-	if (sigsetjmp(env, 1))
-		return false;
-	*v = *p;
-	return true;
-}
-
-/* Whether a touch at p is SIGBUS with Linux's si_code and si_addr. */
-static bool sigbus_at(const volatile char *p)
-{
-	char v;
-	return !read_byte(p, &v) && got_code == BUS_ADRERR && got_addr == (void *)p;
-}
-
 /* How far /proc/self/status's RSS counts may be from the truth: Linux up
  * to 6.1 keeps a thread's changes in the thread and folds them into the
  * mm every 64 faults or so (SPLIT_RSS_COUNTING, proc(5)), so a count read
@@ -77,20 +44,6 @@ static long rss_lag_kb(void)
 	if (on_mmlab() || uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
 		return 0;
 	return major > 6 || (major == 6 && minor >= 2) ? 0 : 2 * 64 * page / 1024;
-}
-
-static const char *pick_dir(bool *tmpfs)
-{
-	static const char *const dirs[] = { "/dev/shm", "/tmp" };
-	for (unsigned i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		struct statfs s;
-		if (statfs(dirs[i], &s) == 0 && s.f_type == TMPFS_MAGIC) {
-			*tmpfs = true;
-			return dirs[i];
-		}
-	}
-	*tmpfs = false;
-	return "/tmp";
 }
 
 static char pattern(long i) { return (char)('A' + i % 26); }
@@ -129,14 +82,12 @@ int main(void)
 	test_begin("truncate_sigbus");
 	page = sysconf(_SC_PAGESIZE);
 	bool tmpfs;
-	const char *dir = pick_dir(&tmpfs);
+	const char *dir = tmpfs_dir(&tmpfs);
 	const char *rss_field = tmpfs ? "RssShmem" : "RssFile";
 	note("file in %s (%s): its pages count in %s", dir, tmpfs ? "tmpfs" : "not tmpfs", rss_field);
 	long lag = rss_lag_kb();
 	note("RssShmem/RssFile checked within %ld kB", lag);
-	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
-	sigemptyset(&sa.sa_mask);
-	CHECK(sigaction(SIGBUS, &sa, NULL) == 0);
+	CHECK(sigbus_catch());
 
 	char path[64];
 	snprintf(path, sizeof(path), "%s/truncate_sigbus.%d", dir, (int)getpid());
