@@ -18,6 +18,8 @@ KERNEL_SRCS += \
 	fs/filesystems.c \
 	fs/fs_context.c \
 	fs/fs_struct.c \
+	fs/hugetlbfs/inode.c \
+	fs/hugetlbfs/super.c \
 	fs/init.c \
 	fs/initramfs.c \
 	fs/inode.c \

@@ -93,7 +93,10 @@ int __filemap_add_folio(struct address_space *mapping, struct page *page, unsign
 	page->mapping = mapping;
 	page->index = index;
 	spin_unlock(&mapping->i_pages_lock);
-	__atomic_add_fetch(&file_pages, 1, __ATOMIC_RELAXED);
+	/* Linux's __filemap_add_folio: hugetlb pages are not file pages
+	 * (Cached); the pools count them. */
+	if (!PageHugetlb(page))
+		__atomic_add_fetch(&file_pages, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -118,7 +121,8 @@ bool filemap_remove_folio(struct page *page)
 	if (!pc)
 		return false;
 	kfree(pc);
-	__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
+	if (!PageHugetlb(page))
+		__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
 	put_page(page);
 	return true;
 }

@@ -18,6 +18,7 @@ KERNEL_SRCS += \
 	tests/gup_remote_test.c \
 	tests/hugetlb_cmdline_test.c \
 	tests/hugetlb_test.c \
+	tests/hugetlbfs_test.c \
 	tests/init_test.c \
 	tests/initramfs_test.c \
 	tests/kernel_map_test.c \
@@ -65,6 +66,7 @@ KERNEL_SRCS += \
 	tests/smp_test.c \
 	tests/string_test.c \
 	tests/test_cpu.c \
+	tests/test_hugetlb.c \
 	tests/test_file.c \
 	tests/test_mm.c \
 	tests/test_proc.c \
