@@ -229,3 +229,18 @@ SYSCALL_DEFINE4(utimensat, int, dfd, const char __user *, filename, struct __ker
 	unsigned int lf = (flags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW) | (flags & AT_EMPTY_PATH ? LOOKUP_EMPTY : 0);
 	return setattr_name(dfd, filename, lf, &attr, NULL);
 }
+
+void setattr_copy(struct inode *inode, const struct iattr *attr)
+{
+	if (attr->ia_valid & ATTR_MODE)
+		inode->i_mode = (umode_t)((inode->i_mode & S_IFMT) | (attr->ia_mode & S_IALLUGO));
+	if (attr->ia_valid & ATTR_UID)
+		inode->i_uid = attr->ia_uid;
+	if (attr->ia_valid & ATTR_GID)
+		inode->i_gid = attr->ia_gid;
+	if (attr->ia_valid & ATTR_ATIME)
+		inode->i_atime = attr->ia_atime;
+	if (attr->ia_valid & ATTR_MTIME)
+		inode->i_mtime = attr->ia_mtime;
+	inode->i_ctime = attr->ia_ctime;
+}

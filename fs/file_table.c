@@ -11,6 +11,7 @@
 #include "fs/dcache.h"
 #include "arch/x86_64/uaccess.h"
 #include "lib/string.h"
+#include "lib/err.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 
@@ -56,4 +57,22 @@ unsigned long file_copy_in(void *dst, const void *src, size_t n, bool user)
 		return copy_from_user(dst, src, n);
 	memcpy(dst, src, n);
 	return 0;
+}
+
+struct file *alloc_file_pseudo(struct inode *inode, struct vfsmount *mnt, const char *name, int flags)
+{
+	struct qstr q = { name, (unsigned int)strlen(name), 0 };
+	mutex_lock(&dcache_lock);
+	struct dentry *dentry = d_alloc(mnt->mnt_root, &q);
+	if (dentry)
+		dentry->d_inode = inode; /* bound, never hashed (mmlab's d_instantiate hashes) */
+	mutex_unlock(&dcache_lock);
+	if (!dentry) {
+		iput(inode);
+		return ERR_PTR(-ENOMEM);
+	}
+	struct path path = { mnt, dentry };
+	struct file *f = dentry_open(&path, flags);
+	dput(dentry); /* the file holds its own */
+	return f;
 }

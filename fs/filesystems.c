@@ -14,11 +14,12 @@
 #include "lib/string.h"
 #include "mm/slab.h"
 
-extern const struct file_system_type shmem_fs_type;
+extern const struct file_system_type shmem_fs_type, hugetlbfs_fs_type;
 static const struct file_system_type proc_fs_type, sysfs_fs_type;
 
 /* In Linux's registration order (sysfs at boot, then tmpfs, then proc). */
-static const struct file_system_type *const filesystems[] = { &sysfs_fs_type, &shmem_fs_type, &proc_fs_type };
+static const struct file_system_type *const filesystems[] = { &sysfs_fs_type, &shmem_fs_type, &proc_fs_type,
+								     &hugetlbfs_fs_type };
 
 const struct file_system_type *get_fs_type(const char *name)
 {

@@ -223,6 +223,7 @@ struct inode {
 	char *i_link;                          /* a symlink's target */
 	unsigned long i_next_offset;           /* a directory: the readdir offset of its next name */
 	struct shared_policy i_policy;         /* tmpfs: where its pages go, by offset (Linux's shmem_inode_info.policy) */
+	void *i_private;                       /* the file system's (hugetlbfs: its regular files' region maps) */
 };
 
 #define I_LINKABLE 1u
@@ -357,6 +358,11 @@ struct file {
  * memory is short; fput drops one, and the last frees the file. */
 struct file *alloc_file(void);
 void fput(struct file *f);
+/* Linux's alloc_file_pseudo: a file opened with flags on inode (the
+ * caller's reference, which the file takes, or drops on failure), under a
+ * dentry named name in mnt's root that is never hashed, so that no path
+ * reaches it and d_path shows "/<name> (deleted)"; or an ERR_PTR. */
+struct file *alloc_file_pseudo(struct inode *inode, struct vfsmount *mnt, const char *name, int flags);
 /* One more reference to a file its caller holds one of (Linux's get_file). */
 static inline struct file *get_file(struct file *f)
 {
@@ -403,6 +409,8 @@ int vfs_getattr(const struct path *path, struct kstat *stat);
 /* fallocate(2) on an open file, its checks in Linux's order (fs/open.c);
  * madvise(MADV_REMOVE) punches its hole through it, as Linux's. */
 long vfs_fallocate(struct file *f, int mode, long offset, long len);
+/* Linux's setattr_copy: mode, owner and times from attr (not the size). */
+void setattr_copy(struct inode *inode, const struct iattr *attr);
 /* The largest file offset (Linux's MAX_LFS_FILESIZE, every file
  * system's s_maxbytes here). */
 #define MAX_LFS_FILESIZE 0x7fffffffffffffffl

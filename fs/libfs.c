@@ -168,3 +168,21 @@ int simple_rename(struct inode *old_dir, struct dentry *old, struct inode *new_d
 	old->d_inode->i_ctime = now;
 	return 0;
 }
+
+void d_genocide(struct dentry *root)
+{
+	struct dentry *d = root;
+	mutex_lock(&dcache_lock);
+	for (;;) {
+		if (!list_empty(&d->d_subdirs)) {
+			d = container_of(d->d_subdirs.next, struct dentry, d_child);
+			continue;
+		}
+		if (d == root)
+			break;
+		struct dentry *parent = d->d_parent;
+		d_make_discardable(d); /* out of d_subdirs, whoever still holds it */
+		d = parent;
+	}
+	mutex_unlock(&dcache_lock);
+}

@@ -24,6 +24,10 @@ void d_make_persistent(struct dentry *dentry, struct inode *inode);
 /* The name goes: its persistent reference is dropped. */
 void d_make_discardable(struct dentry *dentry);
 
+/* Linux's d_genocide, as kill_litter_super uses it: every name under root
+ * loses its persistent reference, deepest first (the root keeps its own),
+ * so that each file's last reference evicts it. */
+void d_genocide(struct dentry *root);
 extern const struct file_operations simple_dir_operations;
 
 #define RENAME_NOREPLACE (1u << 0)

@@ -18,6 +18,8 @@ KERNEL_SRCS += \
 	fs/filesystems.c \
 	fs/fs_context.c \
 	fs/fs_struct.c \
+	fs/hugetlbfs/inode.c \
+	fs/hugetlbfs/super.c \
 	fs/init.c \
 	fs/initramfs.c \
 	fs/inode.c \
@@ -36,6 +38,7 @@ KERNEL_SRCS += \
 	fs/proc/generic.c \
 	fs/proc/inode.c \
 	fs/proc/loadavg.c \
+	fs/proc/mem.c \
 	fs/proc/meminfo.c \
 	fs/proc/root.c \
 	fs/proc/task_mmu.c \

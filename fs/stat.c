@@ -56,6 +56,11 @@ static void file_fillattr(const struct file *f, struct kstat *st)
 		st->size = f->f_op->size;
 		return;
 	}
+	if (f->f_inode) { /* a socket: an inode of the internal sockfs (net/socket.c) */
+		generic_fillattr(f->f_inode, st);
+		st->blksize = f->f_op->blksize;
+		return;
+	}
 	st->nlink = 1;
 	st->mode = f->f_op->mode;
 	st->rdev = f->console ? MKDEV(4u, 64u) : 0;

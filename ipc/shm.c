@@ -7,9 +7,12 @@
 #include "kernel/syscall.h"
 #include "kernel/time.h"
 #include "fs/fs.h"
+#include "fs/hugetlbfs/hugetlbfs.h"
 #include "lib/vsprintf.h"
 #include "lib/err.h"
 #include "mm/mmap.h"
+#include "mm/hugetlb.h"
+#include "mm/mm_types.h"
 #include "mm/mmap_lock.h"
 #include "mm/shmem.h"
 #include "mm/slab.h"
@@ -29,7 +32,12 @@ int shm_segments_in_use(void)
 
 unsigned long shm_rss_pages(const struct shmid_kernel *shp)
 {
-	return READ_ONCE(shp->shm_file->nrpages);
+	const struct shmem_object *obj = shp->shm_file;
+	/* Linux's shm_add_rss_swap: a hugetlb segment's huge pages, in
+	 * 4 KiB pages. */
+	if (obj->file)
+		return READ_ONCE(obj->mapping->nrpages) * pages_per_huge_page(hstate_file(obj->file));
+	return READ_ONCE(obj->nrpages);
 }
 
 /* Linux's shm_may_destroy without kernel.shm_rmid_forced (mmlab has not
@@ -104,6 +112,35 @@ static bool vma_is_shm(const struct vm_area_struct *vma)
 	return vma->vm_shm && vma->vm_shm->attach_ops == &shm_attach_ops;
 }
 
+/* Linux's newseg for SHM_HUGETLB: the size bits name a pool (-EINVAL
+ * when none), the size is rounded up to its page size, and the segment's
+ * pages are an unlinked file "SYSV<key>" on the kernel's hugetlbfs
+ * instance, reserved now unless SHM_NORESERVE (hugetlb_file_setup:
+ * -ENOMEM when the pool cannot). Linux lets only a user with
+ * CAP_IPC_LOCK or in vm.hugetlb_shm_group make one without charging
+ * RLIMIT_MEMLOCK; mmlab's one user is root, who may. */
+static struct shmem_object *newseg_hugetlb(const struct ipc_params *params, int *err)
+{
+	int sizelog = (params->flg >> SHM_HUGE_SHIFT) & SHM_HUGE_MASK;
+	struct hstate *hs = hstate_sizelog((unsigned)sizelog);
+	*err = -EINVAL;
+	if (!hs)
+		return NULL;
+	size_t hugesize = ALIGN_UP(params->size, huge_page_size(hs));
+	char name[16];
+	snprintf(name, sizeof(name), "SYSV%08x", (unsigned int)params->key);
+	struct file *file = hugetlb_file_setup(name, hugesize, params->flg & SHM_NORESERVE ? VM_NORESERVE : 0,
+					       HUGETLB_SHMFS_INODE, sizelog);
+	if (IS_ERR(file)) {
+		*err = (int)PTR_ERR(file);
+		return NULL;
+	}
+	struct shmem_object *obj = shmem_file_object(file);
+	fput(file); /* the object's reference, or none */
+	*err = obj ? 0 : -ENOMEM;
+	return obj;
+}
+
 /* Linux's newseg, in its order of checks, with shm_ids.rwsem held for
  * writing: the size against SHMMIN and shmmax (-EINVAL), the pages
  * against shmall (-ENOSPC), the pages' commit (-ENOMEM, unless
@@ -120,23 +157,20 @@ static int newseg(struct ipc_params *params)
 		return -ENOSPC;
 	if (shm_tot + numpages < shm_tot || shm_tot + numpages > shm_ctlall)
 		return -ENOSPC;
-	/* SHM_HUGETLB needs shared huge pages (a hugetlbfs file), which
-	 * mmlab has not (MAP_SHARED | MAP_HUGETLB is -ENODEV too): the
-	 * answer of a Linux built without CONFIG_HUGETLB_PAGE, whose
-	 * hstate_sizelog finds no size. */
-	if (shmflg & SHM_HUGETLB)
-		return -EINVAL;
 	struct shmid_kernel *shp = kzalloc(sizeof(*shp), GFP_KERNEL);
 	if (!shp)
 		return -ENOMEM;
 	shp->shm_perm.key = shp->shm_file_key = params->key;
 	shp->shm_perm.mode = (unsigned int)shmflg & S_IRWXUGO;
-	/* Linux's shmem_kernel_file_setup: the size charged to the commit
-	 * (shmem_acct_size) unless VM_NORESERVE, which OVERCOMMIT_NEVER
-	 * never grants. */
-	bool noreserve = (shmflg & SHM_NORESERVE) && READ_ONCE(sysctl_overcommit_memory) != OVERCOMMIT_NEVER;
 	int err;
-	struct shmem_object *obj = shmem_object_alloc(current->mm, numpages << PAGE_SHIFT, noreserve, &err);
+	struct shmem_object *obj = (shmflg & SHM_HUGETLB) ? newseg_hugetlb(params, &err) : NULL;
+	if (!(shmflg & SHM_HUGETLB)) {
+		/* Linux's shmem_kernel_file_setup: the size charged to the
+		 * commit (shmem_acct_size) unless VM_NORESERVE, which
+		 * OVERCOMMIT_NEVER never grants. */
+		bool noreserve = (shmflg & SHM_NORESERVE) && READ_ONCE(sysctl_overcommit_memory) != OVERCOMMIT_NEVER;
+		obj = shmem_object_alloc(current->mm, numpages << PAGE_SHIFT, noreserve, &err);
+	}
 	if (!obj) {
 		kfree(shp);
 		return err;

@@ -4,7 +4,9 @@
  *
  * A segment (struct shmid_kernel) is a shmem object (mm/shmem.h), the
  * same kind MAP_SHARED | MAP_ANONYMOUS makes, of its size rounded up to
- * pages: the segment holds one reference, each VMA that maps it another.
+ * pages (with SHM_HUGETLB: an object holding a hugetlbfs file of its size
+ * rounded up to huge pages, which its VMAs map as a file, Linux's newseg):
+ * the segment holds one reference, each VMA that maps it another.
  * shmat maps it MAP_SHARED through the mmap path (do_mmap_shmem_locked);
  * every VMA of it, its pieces after a split and fork's copies included,
  * is one attach, counted by the object's attach_ops as the VMA is made
@@ -34,6 +36,8 @@
 #define SHM_NORESERVE 010000
 #define SHM_HUGE_SHIFT 26
 #define SHM_HUGE_MASK 0x3f
+#define SHM_HUGE_2MB (21u << SHM_HUGE_SHIFT) /* log2 of the size, as MAP_HUGE_* */
+#define SHM_HUGE_1GB (30u << SHM_HUGE_SHIFT)
 #define SHM_RDONLY 010000
 #define SHM_RND 020000
 #define SHM_REMAP 040000

@@ -81,14 +81,26 @@ typedef u64 phys_addr_t;
 #define ESPIPE 29
 #define EROFS 30
 #define EMLINK 31
+#define EPIPE 32
 #define ERANGE 34
 #define ENAMETOOLONG 36
 #define ENOSYS 38
 #define ENOTEMPTY 39
 #define ELOOP 40
 #define EOVERFLOW 75
+#define ENOTSOCK 88
+#define EDESTADDRREQ 89
+#define EMSGSIZE 90
+#define ENOPROTOOPT 92
+#define EPROTONOSUPPORT 93
+#define ESOCKTNOSUPPORT 94
 #define EOPNOTSUPP 95
+#define EAFNOSUPPORT 97
+#define ECONNRESET 104
+#define EISCONN 106
+#define ENOTCONN 107
 #define ETIMEDOUT 110
+#define ECONNREFUSED 111
 /* The kernel's own (include/linux/errno.h): a system call interrupted by
  * a signal returns one, and the way back to user mode turns it into a
  * restart or -EINTR (arch/x86_64/signal.c); no user ever sees them. */

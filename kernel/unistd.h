@@ -38,6 +38,16 @@
 #define __NR_nanosleep 35
 #define __NR_getpid 39
 #define __NR_sendfile 40
+#define __NR_socket 41
+#define __NR_connect 42
+#define __NR_sendto 44
+#define __NR_recvfrom 45
+#define __NR_sendmsg 46
+#define __NR_recvmsg 47
+#define __NR_shutdown 48
+#define __NR_bind 49
+#define __NR_socketpair 53
+#define __NR_getsockopt 55
 #define __NR_clone 56
 #define __NR_fork 57
 #define __NR_vfork 58

@@ -44,8 +44,23 @@ static inline void list_move(struct list_head *e, struct list_head *head)
 	list_add(e, head);
 }
 
+/* Moves every entry of list to the front of head; list is left empty. */
+static inline void list_splice_init(struct list_head *list, struct list_head *head)
+{
+	if (list_empty(list))
+		return;
+	struct list_head *first = list->next, *last = list->prev, *at = head->next;
+	first->prev = head;
+	head->next = first;
+	last->next = at;
+	at->prev = last;
+	INIT_LIST_HEAD(list);
+}
+
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_first_entry(head, type, member) list_entry((head)->next, type, member)
+#define list_first_entry_or_null(head, type, member) \
+	(list_empty(head) ? NULL : list_first_entry(head, type, member))
 #define list_for_each(pos, head) for (pos = (head)->next; pos != (head); pos = pos->next)
 #define list_for_each_entry(pos, head, member)                                     \
 	for (pos = list_entry((head)->next, __typeof__(*pos), member); &pos->member != (head); \

@@ -116,7 +116,10 @@ int filemap_add_folio_range(struct address_space *mapping, struct page *page, un
 	spin_unlock(&mapping->i_pages_lock);
 	if (pcs != &one)
 		kvfree(pcs);
-	__atomic_add_fetch(&file_pages, (long)nr, __ATOMIC_RELAXED);
+	/* Linux's __filemap_add_folio: hugetlb pages are not file pages
+	 * (Cached); the pools count them. */
+	if (!PageHugetlb(page))
+		__atomic_add_fetch(&file_pages, (long)nr, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -146,7 +149,8 @@ bool filemap_remove_folio(struct page *page)
 	if (!pc)
 		return false;
 	kfree(pc);
-	__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
+	if (!PageHugetlb(page))
+		__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
 	put_page(page);
 	return true;
 }

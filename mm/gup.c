@@ -3,7 +3,9 @@
  * falls back to (__get_user_pages under mmap_read_lock, faulting pages in),
  * put together as Linux's gup_fast_fallback; the locked walk alone on
  * another process's mm (get_user_pages_remote), and access_remote_vm,
- * which copies through it (procfs's cmdline and environ).
+ * which copies through it (procfs's cmdline and environ, and
+ * /proc/<pid>/mem, whose FOLL_FORCE reaches what the VMA's protection
+ * forbids: check_vma_flags and can_follow_write_pte).
  *
  * Invariant: every page in pages[] on return holds one reference taken
  * while a PTE of the walked mm mapped it, with the access asked for; it is
@@ -269,21 +271,65 @@ static unsigned long gup_fast(unsigned long start, unsigned long end, unsigned i
 
 /* --- the locked walk ------------------------------------------------------ */
 
-/* Linux's check_vma_flags (no FOLL_FORCE here): a write needs VM_WRITE, a
- * read VM_READ. */
+/* Linux's check_vma_flags (6.1): a write needs VM_WRITE, a read VM_READ;
+ * FOLL_FORCE (a debugger's access: /proc/<pid>/mem, ptrace's PEEK/POKE)
+ * overrides both, but a forced write only on a private mapping that could
+ * be made writable (is_cow_mapping: the write lands in an anonymous copy,
+ * never in the file or the shared memory behind it), and a forced read
+ * only where the VMA could be made readable (VM_MAYREAD). mmlab refuses
+ * two more: a forced access to a PROT_NONE VMA (Linux follows the page
+ * behind a PROT_NONE entry, which mmlab's faults never map), and a forced
+ * write to a read-only private hugetlb mapping (mmlab's hugetlb faults
+ * have no copy-on-write that leaves the entry read-only). */
 static int check_vma_flags(struct vm_area_struct *vma, unsigned int flags)
 {
-	if (flags & FOLL_WRITE)
-		return vma->vm_flags & VM_WRITE ? 0 : -EFAULT;
-	return vma->vm_flags & VM_READ ? 0 : -EFAULT;
+	unsigned long vm_flags = vma->vm_flags;
+	if (!(vm_flags & VM_ACCESS_FLAGS))
+		return -EFAULT; /* PROT_NONE, forced or not: see above */
+	if (flags & FOLL_WRITE) {
+		if (vm_flags & VM_WRITE)
+			return 0;
+		if (!(flags & FOLL_FORCE) || !is_cow_mapping(vm_flags) || is_vm_hugetlb_page(vma))
+			return -EFAULT;
+	} else if (!(vm_flags & VM_READ)) {
+		if (!(flags & FOLL_FORCE) || !(vm_flags & VM_MAYREAD))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* Linux's can_follow_write_pte (6.1, after David Hildenbrand's "mm/gup:
+ * fix FOLL_FORCE COW security issue and remove FOLL_COW", 5535be309971):
+ * a write may go through a read-only PTE only when FOLL_FORCE asked for
+ * it, on a private VMA without VM_WRITE, and the page is an anonymous
+ * page this mapping alone holds: the copy the forced write fault made (or
+ * a page it found exclusive and reused). The PTE itself stays read-only,
+ * so the process's own writes still fault. Before that patch Linux
+ * remembered "this fault broke the COW" in FOLL_COW and trusted a dirty
+ * PTE; Dirty COW (CVE-2016-5195) raced MADV_DONTNEED between the fault
+ * and the retry so that the retry followed the file's page instead. */
+static bool can_follow_write_pte(pte_t pte, struct page *page, struct vm_area_struct *vma, unsigned int flags)
+{
+	if (pte_write(pte))
+		return true;
+	if (!(flags & FOLL_FORCE))
+		return false;
+	if (vma->vm_flags & (VM_MAYSHARE | VM_SHARED))
+		return false;
+	if (!(vma->vm_flags & VM_MAYWRITE) || (vma->vm_flags & VM_WRITE))
+		return false;
+	if (!page || vma->vm_shm || is_zero_pfn(page_to_pfn(page)))
+		return false;
+	return anon_page_exclusive(page);
 }
 
 /* Linux's follow_page_pte: the page mapped at addr with the access asked
  * for, with a reference taken under the PTE lock; NULL when it must be
  * faulted in first; *err set for what a fault cannot fix. */
-static struct page *follow_page_pte(struct mm_struct *mm, unsigned long addr, unsigned int flags,
+static struct page *follow_page_pte(struct vm_area_struct *vma, unsigned long addr, unsigned int flags,
 				    int *err)
 {
+	struct mm_struct *mm = vma->vm_mm;
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	if (!pmd)
 		return NULL;
@@ -315,8 +361,10 @@ static struct page *follow_page_pte(struct mm_struct *mm, unsigned long addr, un
 		return NULL;
 	pte_t entry = ptep_get(pte);
 	struct page *page = NULL;
-	if (pte_access_permitted(entry, flags & FOLL_WRITE)) {
-		if (pfn_valid(pte_pfn(entry))) {
+	struct page *mapped = pfn_valid(pte_pfn(entry)) ? pfn_to_page(pte_pfn(entry)) : NULL;
+	if (pte_access_permitted(entry, false) &&
+	    (!(flags & FOLL_WRITE) || can_follow_write_pte(entry, mapped, vma, flags))) {
+		if (mapped) {
 			/* Mapped, under its PTE lock: its count is at least
 			 * the mapping's one, so a plain atomic increment will
 			 * do. */
@@ -369,7 +417,7 @@ static long __get_user_pages(struct mm_struct *mm, unsigned long start, unsigned
 		int err = 0;
 		struct page *page = is_vm_hugetlb_page(vma)
 					    ? follow_hugetlb_page(vma, addr, gup_flags & FOLL_WRITE, &err)
-					    : follow_page_pte(mm, addr, gup_flags, &err);
+					    : follow_page_pte(vma, addr, gup_flags, &err);
 		if (err) {
 			ret = err;
 			break;
@@ -405,35 +453,45 @@ long get_user_pages(unsigned long start, unsigned long nr_pages, unsigned int gu
 long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
 			   unsigned int gup_flags, struct page **pages)
 {
-	if (gup_flags & ~(FOLL_WRITE | FOLL_GET))
+	if (gup_flags & ~(FOLL_WRITE | FOLL_GET | FOLL_FORCE))
 		return -EINVAL;
 	if (start >= TASK_SIZE)
 		return -EFAULT;
 	return __get_user_pages(mm, start, nr_pages, gup_flags | FOLL_GET, pages);
 }
 
-int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len)
+int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len, unsigned int gup_flags)
 {
-	char *dst = buf;
+	char *p = buf;
+	bool write = gup_flags & FOLL_WRITE;
 	if (len <= 0)
 		return 0;
 	mmap_read_lock(mm);
 	while (len) {
 		struct page *page;
 		/* One page at a time, as Linux's __access_remote_vm: the
-		 * walk faults it in when it is not there yet. */
-		if (get_user_pages_remote(mm, addr, 1, 0, &page) <= 0)
-			break; /* no VMA, no read access, or no memory */
+		 * walk faults it in when it is not there yet (and, for a
+		 * write, breaks its copy-on-write first). */
+		if (get_user_pages_remote(mm, addr, 1, gup_flags & (FOLL_WRITE | FOLL_FORCE), &page) <= 0)
+			break; /* no VMA, no access, or no memory */
 		unsigned long offset = addr & (PAGE_SIZE - 1);
 		int n = (int)min((unsigned long)len, PAGE_SIZE - offset);
-		memcpy(dst, (char *)page_address(page) + offset, (size_t)n);
+		char *kaddr = (char *)page_address(page) + offset;
+		/* Linux's copy_to_user_page/copy_from_user_page: x86's caches
+		 * are coherent with instruction fetch, a plain copy will do.
+		 * (Linux then set_page_dirty_lock()s a written page; mmlab
+		 * has no writeback to tell.) */
+		if (write)
+			memcpy(kaddr, p, (size_t)n);
+		else
+			memcpy(p, kaddr, (size_t)n);
 		put_page(page);
 		len -= n;
-		dst += n;
+		p += n;
 		addr += (unsigned long)n;
 	}
 	mmap_read_unlock(mm);
-	return (int)(dst - (char *)buf);
+	return (int)(p - (char *)buf);
 }
 
 /* --- the entry points ------------------------------------------------------ */

@@ -32,6 +32,8 @@ struct page;
 /* gup_flags, Linux's values (include/linux/mm_types.h, mm/internal.h). */
 #define FOLL_WRITE (1u << 0)      /* the pages will be written */
 #define FOLL_GET (1u << 1)        /* take a reference (always, here) */
+#define FOLL_FORCE (1u << 3)      /* a debugger's access: past the VMA's protection
+				   * (get_user_pages_remote and access_remote_vm only) */
 #define FOLL_FAST_ONLY (1u << 20) /* no locked fallback (get_user_pages_fast_only) */
 
 long get_user_pages_fast(unsigned long start, unsigned long nr_pages, unsigned int gup_flags,
@@ -45,18 +47,22 @@ long get_user_pages(unsigned long start, unsigned long nr_pages, unsigned int gu
 /* Linux's get_user_pages_remote: the locked walk of mm (another
  * process's: the caller holds a reference on it, mmget, and its
  * mmap_read_lock), faulting pages in as the process's own faults would.
- * Only FOLL_WRITE is taken (no FOLL_FORCE: a VMA without the access is
- * -EFAULT). */
+ * FOLL_WRITE and FOLL_FORCE are taken: without FOLL_FORCE a VMA without
+ * the access is -EFAULT; with it, a read needs only VM_MAYREAD and a write
+ * a private mapping that may be made writable, where the write fault
+ * gives the process an anonymous copy of the page and leaves its PTE
+ * read-only (mm/gup.c check_vma_flags, can_follow_write_pte). */
 struct mm_struct;
 long get_user_pages_remote(struct mm_struct *mm, unsigned long start, unsigned long nr_pages,
 			   unsigned int gup_flags, struct page **pages);
-/* Linux's access_remote_vm(mm, addr, buf, len, 0) for reading: up to len
- * bytes of mm at addr into buf (kernel memory), the pages faulted in
- * where they were never touched (an anonymous page reads as zeros); stops
- * at the first address that has no VMA or no read access. Takes mm's
- * mmap_read_lock itself. Returns the bytes copied. (mmlab reads only:
- * nothing here writes another process's memory.) */
-int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len);
+/* Linux's access_remote_vm(mm, addr, buf, len, gup_flags): up to len
+ * bytes of mm at addr into buf (kernel memory), or from buf into mm with
+ * FOLL_WRITE, through get_user_pages_remote with gup_flags' FOLL_WRITE and
+ * FOLL_FORCE, the pages faulted in where they were never touched (an
+ * anonymous page reads as zeros); stops at the first address that has no
+ * VMA or not the access. Takes mm's mmap_read_lock itself. Returns the
+ * bytes copied. */
+int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len, unsigned int gup_flags);
 
 /* What the walks saw, summed since boot over every CPU (atomic counters;
  * a test takes a snapshot before and after and looks at the difference). */

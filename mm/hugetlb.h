@@ -25,7 +25,8 @@
  * is faulted in (mm/clear_page.h).
  *
  * Mappings (mm/hugetlb_vma.c): mmap(MAP_ANONYMOUS|MAP_PRIVATE|MAP_HUGETLB)
- * takes its pages from a pool. The mapping reserves one page per huge page
+ * and mappings of hugetlbfs files (fs/hugetlbfs/hugetlbfs.h, whose
+ * reservations are per file) take their pages from a pool. The mapping reserves one page per huge page
  * it covers at mmap (resv_huge_pages; -ENOMEM when free - resv cannot cover
  * it, after trying surplus pages), unless MAP_NORESERVE; a fault consumes
  * the reservation of its page and a page with it. Surplus pages

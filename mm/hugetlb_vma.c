@@ -1,11 +1,14 @@
 /* MAP_HUGETLB mappings (mm/hugetlb_vma.h has the rules): the mmap side
  * (Linux's ksys_mmap_pgoff hugetlb branch, hugetlb_get_unmapped_area,
  * hugetlb_reserve_pages, hugetlbfs_file_mmap), the reservation map (resv_map, private
- * mappings), the fault (hugetlb_fault, hugetlb_no_page), the zap
- * (__unmap_hugepage_range), mprotect (hugetlb_change_protection), the
- * walk (walk_hugetlb_range) and get_user_pages (follow_hugetlb_page).
- * The pools and their counts are mm/hugetlb.c's. */
+ * mappings), the page tables, the zap (__unmap_hugepage_range), mprotect
+ * (hugetlb_change_protection), fork, the walk (walk_hugetlb_range) and
+ * get_user_pages (follow_hugetlb_page). The fault is mm/hugetlb_fault.c's,
+ * the pools and their counts mm/hugetlb.c's. */
 #include "mm/hugetlb_vma.h"
+#include "mm/hugetlb_internal.h"
+#include "fs/hugetlbfs/hugetlbfs.h"
+#include "mm/filemap.h"
 #include "arch/x86_64/cpu.h"
 #include "kernel/init.h"
 #include "kernel/mutex.h"
@@ -28,24 +31,12 @@
 #include "mm/util.h"
 #include "mm/vma.h"
 
-/* Linux's struct resv_map for a private mapping, reduced to what a private
- * mapping needs: which of its huge pages still hold the reservation mmap
- * took for them. Linux records the consumed ones in a region list; a
- * bitmap of the unconsumed ones says the same for a mapping whose size is
- * fixed at mmap (mremap cannot grow a hugetlb mapping). */
-struct resv_map {
-	int refcount;          /* VMAs sharing it (the pieces of a split); atomic */
-	struct hstate *h;
-	unsigned long base;    /* huge-page index (vm_pgoff >> order) of the mapping's first page */
-	unsigned long nr;      /* huge pages the mapping had at mmap */
-	spinlock_t lock;       /* the bits */
-	unsigned long *reserved; /* bit i: page base + i still holds its reservation;
-				  * NULL: none was taken (MAP_NORESERVE, or a fork's copy) */
-	bool unmapped;           /* Linux's HPAGE_RESV_UNMAPPED: the owner took a page
-				  * back from this (child's) mapping */
-};
-
-struct hstate *hstate_vma(const struct vm_area_struct *vma) { return vma->vm_resv_map->h; }
+/* A shared mapping of a hugetlbfs file has no map: its reservations are
+ * the file's (fs/hugetlbfs/hugetlbfs.h), its size the file's. */
+struct hstate *hstate_vma(const struct vm_area_struct *vma)
+{
+	return vma->vm_resv_map ? vma->vm_resv_map->h : hstate_file(vma->vm_file);
+}
 
 /* The page's index in the map. */
 static unsigned long resv_index(const struct vm_area_struct *vma, unsigned long addr)
@@ -56,10 +47,10 @@ static unsigned long resv_index(const struct vm_area_struct *vma, unsigned long 
 }
 
 /* Test and clear (take) or set (give) the reservation bit of addr. */
-static bool resv_take(struct vm_area_struct *vma, unsigned long addr)
+bool resv_take(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct resv_map *resv = vma->vm_resv_map;
-	if (!resv->reserved)
+	if (!resv || !resv->reserved)
 		return false;
 	unsigned long i = resv_index(vma, addr), bit = 1ul << (i % 64);
 	spin_lock(&resv->lock);
@@ -70,7 +61,7 @@ static bool resv_take(struct vm_area_struct *vma, unsigned long addr)
 }
 
 /* Sets the bit; false if it was set already. */
-static bool resv_give(struct vm_area_struct *vma, unsigned long addr)
+bool resv_give(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct resv_map *resv = vma->vm_resv_map;
 	unsigned long i = resv_index(vma, addr), bit = 1ul << (i % 64);
@@ -81,9 +72,11 @@ static bool resv_give(struct vm_area_struct *vma, unsigned long addr)
 	return !was;
 }
 
-static bool resv_test(struct vm_area_struct *vma, unsigned long addr)
+bool resv_test(struct vm_area_struct *vma, unsigned long addr)
 {
 	struct resv_map *resv = vma->vm_resv_map;
+	if (!resv)
+		return false;
 	unsigned long i = resv_index(vma, addr);
 	return resv->reserved && (READ_ONCE(resv->reserved[i / 64]) >> (i % 64) & 1);
 }
@@ -134,6 +127,12 @@ int hugetlb_mmap_prepare(unsigned long flags, unsigned long *addr, unsigned long
 	struct hstate *h = hstate_sizelog((flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK);
 	if (!h)
 		return -EINVAL;
+	*hp = h;
+	return hugetlb_mmap_align(h, flags, addr, len);
+}
+
+int hugetlb_mmap_align(struct hstate *h, unsigned long flags, unsigned long *addr, unsigned long *len)
+{
 	/* ksys_mmap_pgoff: the length is rounded up to the page size. */
 	unsigned long sz = huge_page_size(h);
 	if (*len > ~0ul - (sz - 1))
@@ -147,7 +146,6 @@ int hugetlb_mmap_prepare(unsigned long flags, unsigned long *addr, unsigned long
 	} else if (*addr) {
 		*addr = *addr > ~0ul - (sz - 1) ? 0 : ALIGN_UP(*addr, sz);
 	}
-	*hp = h;
 	return 0;
 }
 
@@ -180,11 +178,18 @@ struct resv_map *hugetlb_reserve_pages(struct hstate *h, unsigned long addr, uns
 	return resv;
 }
 
-void hugetlb_unreserve_pages(struct resv_map *resv)
+int hugetlb_vma_reserve_private(struct vm_area_struct *vma, struct hstate *h)
 {
-	if (resv->reserved)
-		hugetlb_acct_memory(resv->h, -(long)resv->nr);
-	resv_map_put(resv);
+	int err = 0;
+	/* The map is indexed from the file's huge-page offset at vm_start,
+	 * as resv_index computes it (an anonymous mapping's vm_pgoff is its
+	 * address's). */
+	struct resv_map *resv =
+		hugetlb_reserve_pages(h, vma->vm_pgoff << PAGE_SHIFT, vma->vm_end - vma->vm_start, vma->vm_flags, &err);
+	if (!resv)
+		return err;
+	vma->vm_resv_map = resv;
+	return 0;
 }
 
 /* Linux's hugetlb_get_unmapped_area (generic_hugetlb_get_unmapped_area
@@ -216,43 +221,9 @@ unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr
 	return get_unmapped_area(mm, a, len, flags | MAP_FIXED);
 }
 
-/* Linux's hugetlbfs_file_mmap, with the part of mmap_region it needs:
- * the reservations, before the VMA; the mapping a MAP_FIXED replaces goes
- * first (Linux closes it before call_mmap), so its reservations can serve
- * the new one. */
-unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
-				  unsigned long len, unsigned long vm_flags, unsigned long flags,
-				  bool *populate)
-{
-	int err;
-	vm_flags |= VM_HUGETLB;
-	if ((flags & MAP_FIXED) && (err = munmap_range(mm, addr, addr + len)))
-		return (unsigned long)err;
-	struct resv_map *resv = hugetlb_reserve_pages(h, addr, len, vm_flags, &err);
-	if (!resv)
-		return (unsigned long)err;
-	addr = mmap_region(mm, addr, len, vm_flags, false, NULL, 0);
-	if (IS_ERR_VALUE(addr)) {
-		hugetlb_unreserve_pages(resv);
-		return addr;
-	}
-	/* mmap_region: a hugetlb VMA is never VM_LOCKED (mlock_fixup
-	 * skips it too), though MAP_LOCKED still populates it. */
-	struct vm_area_struct *vma = find_vma(mm, addr);
-	vma->vm_resv_map = resv; /* a hugetlb VMA never merges */
-	vma_set_flags(vma, vma->vm_flags & ~VM_LOCKED_MASK);
-	if ((flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE || (vm_flags & VM_LOCKED))
-		*populate = true;
-	return addr;
-}
-
 /* --- page tables ------------------------------------------------------------ */
 
-/* The entry that maps (or will map) the huge page at addr: a PMD entry for
- * 2 MiB, a PUD entry for 1 GiB (Linux's huge_pte_offset / huge_pte_alloc),
- * as a pointer to the 64-bit word; NULL when a table above it is missing
- * (and, for huge_pte_alloc, could not be allocated). */
-static u64 *huge_pte_offset(struct mm_struct *mm, unsigned long addr, const struct hstate *h)
+u64 *huge_pte_offset(struct mm_struct *mm, unsigned long addr, const struct hstate *h)
 {
 	pgd_t *pgd = pgd_offset(mm, addr);
 	if (pgd_none(pgdp_get(pgd)))
@@ -266,7 +237,7 @@ static u64 *huge_pte_offset(struct mm_struct *mm, unsigned long addr, const stru
 	return &pmd_offset(pud, addr)->pmd;
 }
 
-static u64 *huge_pte_alloc(struct mm_struct *mm, unsigned long addr, const struct hstate *h)
+u64 *huge_pte_alloc(struct mm_struct *mm, unsigned long addr, const struct hstate *h)
 {
 	pud_t *pud = pud_alloc(mm, pgd_offset(mm, addr), addr);
 	if (!pud)
@@ -278,232 +249,12 @@ static u64 *huge_pte_alloc(struct mm_struct *mm, unsigned long addr, const struc
 }
 
 /* Linux's set_huge_pte_at: the fence rule of set_pmd_at too. */
-static void set_huge_pte_at(unsigned long addr, u64 *ptep, u64 entry)
+void set_huge_pte_at(unsigned long addr, u64 *ptep, u64 entry)
 {
 	clear_page_check_coherent(addr);
 	WRITE_ONCE(*ptep, entry);
 }
 
-
-/* --- the fault ----------------------------------------------------------------- */
-
-/* Linux's hugetlb_fault_mutex_table: the faults of one huge page of one
- * mm, and its zap, one at a time. Without it two threads touching a new
- * page together would both allocate, and the second, finding the page's
- * reservation taken by the first, could get SIGBUS from a pool sized
- * exactly for the mapping; and a MADV_DONTNEED beside a fault could give
- * a reservation back twice. A sleeping lock: the fault clears the page
- * (up to 1 GiB, with cond_resched) under it. */
-#define HUGETLB_FAULT_MUTEXES 64
-static struct mutex hugetlb_fault_mutex_table[HUGETLB_FAULT_MUTEXES];
-
-static struct mutex *hugetlb_fault_mutex(struct mm_struct *mm, unsigned long haddr)
-{
-	u64 key = (u64)(unsigned long)mm ^ (haddr >> PMD_SHIFT) * 0x9e3779b97f4a7c15ull;
-	return &hugetlb_fault_mutex_table[(key ^ key >> 29) % HUGETLB_FAULT_MUTEXES];
-}
-
-static int hugetlb_fault_mutex_init(void)
-{
-	for (unsigned i = 0; i < HUGETLB_FAULT_MUTEXES; i++)
-		mutex_init(&hugetlb_fault_mutex_table[i]);
-	return 0;
-}
-late_initcall(hugetlb_fault_mutex_init);
-
-/* Linux's hugetlb_no_page for a private mapping: a page from the pool (the
- * reservation of this page first), cleared by the clearing policy and
- * fenced before the entry that maps it, for a read as for a write (there
- * is no huge zero page for hugetlb). */
-static vm_fault_t hugetlb_no_page(struct vm_area_struct *vma, u64 *ptep, unsigned long address,
-				  unsigned long haddr, unsigned int flags)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	struct hstate *h = hstate_vma(vma);
-	/* A child whose page the mapping's owner took back (hugetlb_wp) is
-	 * refused every new page of the mapping, as Linux's: it would
-	 * otherwise see zeroes where its data was. */
-	if (READ_ONCE(vma->vm_resv_map->unmapped)) {
-		pr_warn("PID %d killed due to inadequate hugepage pool\n", current->tgid);
-		return VM_FAULT_SIGBUS;
-	}
-	/* The reverse map of a private mapping's pages (Linux's
-	 * hugepage_add_new_anon_rmap): an anon_vma, which fork links the
-	 * children's copies of the VMA to, for hugetlb_wp's take-back. */
-	if (anon_vma_prepare(vma))
-		return VM_FAULT_OOM;
-	nodemask_t mask;
-	bool have_mask, many;
-	int nid = huge_node(vma, haddr, h->order, &mask, &have_mask, &many);
-	bool had = resv_take(vma, haddr), consumed = had;
-	struct page *page = alloc_hugetlb_folio(h, nid, have_mask ? &mask : NULL, many, &consumed);
-	if (had && !consumed)
-		resv_give(vma, haddr); /* a surplus page came instead: the reservation stays */
-	if (!page)
-		return VM_FAULT_SIGBUS; /* Linux: -ENOSPC from alloc_hugetlb_folio */
-	/* Cleared here, never by __GFP_ZERO (mm/clear_page.h). The bulk
-	 * hint of a populate covers a page of any size; a 1 GiB page is past
-	 * the threshold on its own. */
-	struct incoherent_page cleared =
-		clear_huge_page(page, h->order, address, flags & FAULT_FLAG_UNCACHED ? CLEAR_HUGE_BULK : 0,
-				clear_page_uncached_threshold());
-	page = clear_page_uncached_make_coherent(cleared);
-	u64 entry = page_to_phys(page) | vma->vm_page_prot | _PAGE_PSE | _PAGE_ACCESSED |
-		    (flags & FAULT_FLAG_WRITE ? _PAGE_DIRTY : 0);
-	spinlock_t *ptl = huge_pte_lockptr(mm);
-	spin_lock(ptl);
-	if (READ_ONCE(*ptep)) {
-		/* Mapped meanwhile (cannot happen under the fault mutex, but
-		 * is answered): this page goes back, with the reservation it
-		 * took (Linux's restore_reserve_on_error), once. */
-		spin_unlock(ptl);
-		free_huge_folio(page, consumed && resv_give(vma, haddr));
-		return 0;
-	}
-	page->_mapcount = 0;
-	set_huge_pte_at(haddr, ptep, entry);
-	__atomic_add_fetch(&mm->hugetlb_usage, (long)pages_per_huge_page(h), __ATOMIC_RELAXED);
-	spin_unlock(ptl);
-	return 0;
-}
-
-/* Linux's __unmap_hugepage_range with its ref_page: only entries that map
- * ref_page when it is not NULL. */
-static void unmap_hugepage_range_ref(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
-				     unsigned long end, struct page *ref_page);
-
-/* Linux's unmap_ref_private: the owner of a private mapping's reservations
- * (its creator: the VMA whose map holds reservation bits) could not copy
- * page at haddr for lack of pool pages, because children hold it since
- * fork; it takes the page back, unmapping it from every child's copy of
- * the mapping (the VMAs fork linked to its anon_vma), whose later faults
- * in that mapping get SIGBUS (resv_map->unmapped). The owner's fault
- * mutex is not held (the children's are taken). A child whose mmap_lock
- * is busy keeps its mapping (mmlab does not walk another mm's tables
- * without it); the owner's write then gets SIGBUS as it would have. The
- * number of mappings taken. */
-static unsigned long unmap_ref_private(struct vm_area_struct *owner, struct page *page, unsigned long haddr)
-{
-	struct anon_vma *anon_vma = owner->anon_vma;
-	struct hstate *h = hstate_vma(owner);
-	unsigned long taken = 0;
-	if (!anon_vma)
-		return 0;
-	unsigned long pgoff = owner->vm_pgoff + ((haddr - owner->vm_start) >> PAGE_SHIFT);
-	down_read(&anon_vma->root->rwsem);
-	struct anon_vma_chain *avc;
-	list_for_each_entry(avc, &anon_vma->head, same_anon_vma) {
-		struct vm_area_struct *vma = avc->vma;
-		unsigned long pages = (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
-		if (vma == owner || !is_vm_hugetlb_page(vma) || vma->vm_resv_map->reserved ||
-		    pgoff < vma->vm_pgoff || pgoff - vma->vm_pgoff >= pages)
-			continue; /* Linux skips HPAGE_RESV_OWNER mappings too */
-		unsigned long address = vma->vm_start + ((pgoff - vma->vm_pgoff) << PAGE_SHIFT);
-		struct mm_struct *mm = vma->vm_mm;
-		if (!mmap_read_trylock(mm))
-			continue;
-		WRITE_ONCE(vma->vm_resv_map->unmapped, true);
-		int before = __atomic_load_n(&page->_mapcount, __ATOMIC_RELAXED);
-		struct mmu_gather tlb;
-		tlb_gather_mmu(&tlb, mm);
-		unmap_hugepage_range_ref(&tlb, vma, address, address + huge_page_size(h), page);
-		tlb_finish_mmu(&tlb);
-		taken += before != __atomic_load_n(&page->_mapcount, __ATOMIC_RELAXED);
-		mmap_read_unlock(mm);
-	}
-	up_read(&anon_vma->root->rwsem);
-	return taken;
-}
-
-/* Linux's hugetlb_wp, under the fault mutex: a write to a read-only
- * entry of a writable private mapping. A page only this entry maps and
- * holds is made writable in place; one shared with another process since
- * a fork is copied into a page of the pool taken without a reservation.
- * When the pool has none, a child's write gets SIGBUS; the owner's takes
- * the page back from the children (unmap_ref_private) and faults again,
- * to find it its own. */
-static vm_fault_t hugetlb_wp(struct vm_area_struct *vma, u64 *ptep, unsigned long haddr, u64 entry,
-			     struct mutex *fault_mutex)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	struct hstate *h = hstate_vma(vma);
-	spinlock_t *ptl = huge_pte_lockptr(mm);
-	struct page *old = pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT);
-	if (__atomic_load_n(&old->_mapcount, __ATOMIC_RELAXED) == 0 &&
-	    __atomic_load_n(&old->_refcount, __ATOMIC_ACQUIRE) == 1) {
-		spin_lock(ptl);
-		if (READ_ONCE(*ptep) == entry)
-			WRITE_ONCE(*ptep, entry | _PAGE_RW | _PAGE_DIRTY);
-		spin_unlock(ptl);
-		flush_tlb_mm_range(mm, haddr, haddr + huge_page_size(h));
-		return 0;
-	}
-	nodemask_t mask;
-	bool have_mask, many, consumed = false;
-	int nid = huge_node(vma, haddr, h->order, &mask, &have_mask, &many);
-	struct page *new = alloc_hugetlb_folio(h, nid, have_mask ? &mask : NULL, many, &consumed);
-	if (!new && vma->vm_resv_map->reserved) {
-		/* Linux drops the fault mutex first too: a child's may hash
-		 * to the same one. The old page stays: this entry holds it. */
-		mutex_unlock(fault_mutex);
-		unsigned long taken = unmap_ref_private(vma, old, haddr);
-		mutex_lock(fault_mutex);
-		return taken ? 0 : VM_FAULT_SIGBUS; /* 0: the write faults again */
-	}
-	if (!new)
-		return VM_FAULT_SIGBUS;
-	/* Linux's copy_user_large_folio, a 4 KiB page at a time. */
-	for (unsigned long i = 0; i < pages_per_huge_page(h); i++) {
-		memcpy(page_address(new + i), page_address(old + i), PAGE_SIZE);
-		if (i % 512 == 511)
-			cond_resched();
-	}
-	spin_lock(ptl);
-	if (READ_ONCE(*ptep) != entry) {
-		spin_unlock(ptl);
-		free_huge_folio(new, false);
-		return 0;
-	}
-	new->_mapcount = 0;
-	set_huge_pte_at(haddr, ptep, page_to_phys(new) | (entry & ~PTE_PFN_MASK) | _PAGE_RW | _PAGE_DIRTY);
-	__atomic_sub_fetch(&old->_mapcount, 1, __ATOMIC_RELAXED);
-	spin_unlock(ptl);
-	flush_tlb_mm_range(mm, haddr, haddr + huge_page_size(h));
-	put_page(old);
-	return 0;
-}
-
-vm_fault_t hugetlb_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	struct hstate *h = hstate_vma(vma);
-	unsigned long haddr = address & huge_page_mask(h);
-	u64 *ptep = huge_pte_alloc(mm, haddr, h);
-	if (!ptep)
-		return VM_FAULT_OOM;
-	__atomic_add_fetch(&mm->page_faults, 1, __ATOMIC_RELAXED);
-	struct mutex *fault_mutex = hugetlb_fault_mutex(mm, haddr);
-	mutex_lock(fault_mutex);
-	u64 entry = READ_ONCE(*ptep);
-	vm_fault_t ret = 0;
-	if (!entry)
-		ret = hugetlb_no_page(vma, ptep, address, haddr, flags);
-	else if (!(entry & _PAGE_PRESENT))
-		ret = VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
-	else if ((flags & FAULT_FLAG_WRITE) && !(entry & _PAGE_RW))
-		ret = vma->vm_flags & VM_WRITE ? hugetlb_wp(vma, ptep, haddr, entry, fault_mutex) : VM_FAULT_SIGSEGV;
-	else
-		invlpg(address); /* spurious: a stale TLB entry */
-	mutex_unlock(fault_mutex);
-	return ret;
-}
-
-bool hugetlb_populated(struct vm_area_struct *vma, unsigned long addr, bool write)
-{
-	u64 *ptep = huge_pte_offset(vma->vm_mm, addr, hstate_vma(vma));
-	u64 entry = ptep ? READ_ONCE(*ptep) : 0;
-	return (entry & _PAGE_PRESENT) && (!write || (entry & _PAGE_RW));
-}
 
 /* --- zap, mprotect ---------------------------------------------------------------- */
 
@@ -513,7 +264,7 @@ void __unmap_hugepage_range(struct mmu_gather *tlb, struct vm_area_struct *vma, 
 	unmap_hugepage_range_ref(tlb, vma, start, end, NULL);
 }
 
-static void unmap_hugepage_range_ref(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
+void unmap_hugepage_range_ref(struct mmu_gather *tlb, struct vm_area_struct *vma, unsigned long start,
 				     unsigned long end, struct page *ref_page)
 {
 	struct mm_struct *mm = vma->vm_mm;
@@ -547,7 +298,8 @@ static void unmap_hugepage_range_ref(struct mmu_gather *tlb, struct vm_area_stru
 		 * back together (while get_user_pages still holds the page,
 		 * free_huge_pages stays below resv_huge_pages: other mappings'
 		 * unreserved faults see one page fewer until it is put). */
-		if (vma->vm_resv_map->reserved && !resv_test(vma, addr) && hugetlb_restore_reserve(h))
+		if (vma->vm_resv_map && vma->vm_resv_map->reserved && !resv_test(vma, addr) &&
+		    hugetlb_restore_reserve(h))
 			resv_give(vma, addr);
 		mutex_unlock(fault_mutex);
 		__atomic_sub_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED); /* one mapping less */
@@ -571,10 +323,12 @@ unsigned long hugetlb_change_protection(struct vm_area_struct *vma, unsigned lon
 		u64 entry = READ_ONCE(*ptep);
 		if (entry) {
 			u64 new = pmd_val(pmd_modify(__pmd(entry), newprot));
-			/* A page another process maps too since a fork stays
+			/* A private page another process maps too since a fork,
+			 * or a file's page a private mapping maps, stays
 			 * read-only: its next write copies it (hugetlb_wp). */
-			if ((new & _PAGE_RW) && !(entry & _PAGE_RW) &&
-			    pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT)->_mapcount > 0)
+			struct page *page = pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT);
+			if ((new & _PAGE_RW) && !(entry & _PAGE_RW) && !(vma->vm_flags & VM_SHARED) &&
+			    (page->_mapcount > 0 || page_in_file(page)))
 				new &= ~(u64)_PAGE_RW;
 			WRITE_ONCE(*ptep, new);
 			pages += pages_per_huge_page(h);
@@ -591,6 +345,8 @@ unsigned long hugetlb_change_protection(struct vm_area_struct *vma, unsigned lon
 int hugetlb_dup_vma_private(struct vm_area_struct *vma)
 {
 	struct resv_map *parent = vma->vm_resv_map;
+	if (!parent)
+		return 0; /* a shared mapping of a file: the file holds its reservations */
 	struct resv_map *resv = kzalloc(sizeof(*resv), GFP_KERNEL);
 	if (!resv)
 		return -ENOMEM;
@@ -624,7 +380,7 @@ int copy_hugetlb_page_range(struct vm_area_struct *dst_vma, struct vm_area_struc
 			struct page *page = pfn_to_page((entry & PTE_PFN_MASK) >> PAGE_SHIFT);
 			get_page(page);
 			__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_RELAXED);
-			if (entry & _PAGE_RW) {
+			if ((entry & _PAGE_RW) && !(src_vma->vm_flags & VM_SHARED)) {
 				__atomic_fetch_and(src_ptep, ~(u64)_PAGE_RW, __ATOMIC_RELAXED);
 				entry &= ~(u64)_PAGE_RW;
 			}

@@ -1,7 +1,9 @@
-/* MAP_HUGETLB mappings (Linux's mm/hugetlb.c mapping half and
- * fs/hugetlbfs's anonymous file): private anonymous memory mapped by the
- * huge pages of a pool (mm/hugetlb.h), a PMD entry per 2 MiB page and a
- * PUD entry per 1 GiB page, with no PTE table under either.
+/* hugetlb mappings (Linux's mm/hugetlb.c mapping half): mappings of
+ * hugetlbfs files, MAP_HUGETLB's among them (an "anon_hugepage" file of
+ * the kernel's instance, fs/hugetlbfs/hugetlbfs.h, as Linux's
+ * ksys_mmap_pgoff makes it), mapped by the huge pages of a pool
+ * (mm/hugetlb.h), a PMD entry per 2 MiB page and a PUD entry per 1 GiB
+ * page, with no PTE table under either.
  *
  *   mmap(addr, len, prot, MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB
  *        [|MAP_HUGE_2MB|MAP_HUGE_1GB][|MAP_NORESERVE], -1, 0)
@@ -24,9 +26,15 @@
  * (hugetlb_vm_op_split: munmap, mprotect, madvise and mbind of an
  * unaligned part are -EINVAL), never merged, never grown by mremap; its
  * reservations follow its pieces (hugetlb_vm_op_close gives back those of
- * a piece unmapped). mmlab has no fork, hugetlbfs or MAP_SHARED anonymous
- * memory, so there is no copy-on-write of a huge page and no shared
- * reservation map.
+ * a piece unmapped). fork shares a private mapping's pages read-only
+ * until a write copies one (hugetlb_wp).
+ *
+ * Every such VMA maps its file (files on a mount, and the kernel's for
+ * MAP_HUGETLB, MFD_HUGETLB and SHM_HUGETLB): a shared one has no map of
+ * its own (vm_resv_map NULL: the file holds its reservations) and maps the
+ * file's pages, made by its faults; a private one has its map, maps the
+ * file's page read-only where there is one and copies it at the first
+ * write, and has pages of its own elsewhere (MAP_HUGETLB's file has none).
  *
  * Locking: entries are written under mm->page_table_lock, the reservation
  * bits under their map's lock, the pool counts under hugetlb_lock; the
@@ -45,25 +53,21 @@ struct hstate *hstate_vma(const struct vm_area_struct *vma);
 /* mmap's part before the VMA: the hstate of flags, len rounded up to its
  * size, a fixed addr checked and a hint rounded up. 0, -EINVAL or -ENOMEM. */
 int hugetlb_mmap_prepare(unsigned long flags, unsigned long *addr, unsigned long *len, struct hstate **h);
+/* Its part after the hstate, for MAP_HUGETLB and a hugetlbfs file alike. */
+int hugetlb_mmap_align(struct hstate *h, unsigned long flags, unsigned long *addr, unsigned long *len);
 /* Linux's hugetlb_reserve_pages for a private mapping of len bytes at
  * addr: the map with one reservation per page (none with VM_NORESERVE in
  * vm_flags). NULL with *err = -ENOMEM when the pool cannot cover it. */
 struct resv_map *hugetlb_reserve_pages(struct hstate *h, unsigned long addr, unsigned long len,
 				       unsigned long vm_flags, int *err);
-/* Undoes hugetlb_reserve_pages for a mapping that did not happen. */
-void hugetlb_unreserve_pages(struct resv_map *resv);
+/* A private mapping of a hugetlbfs file (its mmap method): the VMA's map,
+ * indexed by the file's huge-page offsets, with a reservation per page
+ * unless VM_NORESERVE. 0 or -ENOMEM. */
+int hugetlb_vma_reserve_private(struct vm_area_struct *vma, struct hstate *h);
 /* Where a mapping of len bytes of huge pages of size sz goes (mmap, after
  * hugetlb_mmap_prepare): the address or a negative errno. */
 unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
 					unsigned long flags, unsigned long sz);
-/* mmap's part from the VMA on for a MAP_HUGETLB mapping at addr (from
- * hugetlb_get_unmapped_area; vm_flags as do_mmap made them): reserves, maps
- * (VM_HUGETLB, never VM_LOCKED) and sets *populate for MAP_POPULATE or
- * MAP_LOCKED. The address or a negative errno; nothing changed on error
- * but what a MAP_FIXED unmapped. mmap_lock held for writing. */
-unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
-				  unsigned long len, unsigned long vm_flags, unsigned long flags,
-				  bool *populate);
 /* A split VMA's new piece shares the map (Linux's hugetlb_vm_op_open). */
 void resv_map_get(struct resv_map *resv);
 /* Drops a reference without giving back any reservation (a copy of a VMA

@@ -119,8 +119,9 @@ static int madvise_update_vma(struct mm_struct *mm, struct vm_area_struct *vma,
  * vfs_fallocate(PUNCH_HOLE | KEEP_SIZE) with the mmap_lock dropped
  * (i_rwsem comes before it, fs/fs.h); *prev NULL: the walk looks the next
  * VMA up again. A shared anonymous mapping's object is punched in place
- * (Linux's is an unnamed shmem file). A hugetlb VMA is private here
- * (mmlab has no shared one): Linux's has a file, so -EACCES as its. */
+ * (Linux's is an unnamed shmem file). A shared hugetlb VMA maps a
+ * hugetlbfs file (its hole is punched there); a private one has no file
+ * in mmlab, where Linux's has one: -EACCES as Linux's. */
 static int madvise_remove(struct mm_struct *mm, struct vm_area_struct *vma, struct vm_area_struct **prev,
 			  unsigned long start, unsigned long end)
 {
@@ -132,8 +133,6 @@ static int madvise_remove(struct mm_struct *mm, struct vm_area_struct *vma, stru
 		return -EINVAL;
 	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) != (VM_SHARED | VM_WRITE))
 		return -EACCES;
-	if (!f && !vma->vm_shm)
-		return -EINVAL; /* a shared hugetlb VMA: mmap refuses to make one here */
 	unsigned long pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT);
 	if (!f) {
 		shmem_object_punch(vma->vm_shm, pgoff, pgoff + ((end - start) >> PAGE_SHIFT));

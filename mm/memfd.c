@@ -1,30 +1,31 @@
 /* memfd_create(2) and fcntl's F_ADD_SEALS / F_GET_SEALS (Linux 6.1's
  * mm/memfd.c): mm/memfd.h has the rules of the seals. A memfd is an
  * unlinked tmpfs file on the internal tmpfs (shmem_file_setup,
- * mm/shmem_file.c) named "memfd:<name>", so /proc/<pid>/fd/<n> and
- * /proc/<pid>/maps show "/memfd:<name> (deleted)". */
+ * mm/shmem_file.c), or with MFD_HUGETLB a file on the kernel's hugetlbfs
+ * instance of its size (hugetlb_file_setup), named "memfd:<name>", so
+ * /proc/<pid>/fd/<n> and /proc/<pid>/maps show "/memfd:<name> (deleted)". */
 #include "mm/memfd.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/fs.h"
 #include "fs/internal.h"
+#include "fs/hugetlbfs/hugetlbfs.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "kernel/unistd.h"
 #include "lib/err.h"
 #include "lib/string.h"
 #include "mm/filemap.h"
-#include "mm/hugetlb.h"
+#include "mm/mm_types.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
 #include "mm/shmem_fs.h"
 #include "mm/slab.h"
 
-/* Linux's memfd_file_seals_ptr: only tmpfs files carry seals here (Linux's
- * hugetlbfs files too, which mmlab has not). */
+/* Linux's memfd_file_seals_ptr: tmpfs and hugetlbfs files carry seals. */
 static unsigned int *memfd_file_seals_ptr(struct file *file)
 {
-	return shmem_file(file) ? &file->f_inode->i_seals : NULL;
+	return shmem_file(file) || is_file_hugepages(file) ? &file->f_inode->i_seals : NULL;
 }
 
 /* Linux's memfd_tag_pins / memfd_wait_for_pins: a page of the file with a
@@ -121,21 +122,6 @@ long memfd_fcntl(struct file *file, unsigned int cmd, unsigned long arg)
 #define MFD_NAME_MAX_LEN (NAME_MAX - MFD_NAME_PREFIX_LEN) /* 249 */
 #define MFD_ALL_FLAGS (MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB)
 
-/* Linux's hugetlb_file_setup for MFD_HUGETLB, as far as it gets here: a
- * size with no hstate (hstate_sizelog) is -ENODEV, as Linux's
- * get_hstate_idx failing; for a size mmlab has a pool of, the file would
- * live on that size's hugetlbfs mount, which mmlab does not have: Linux
- * gives -ENOENT when hugetlbfs_vfsmount[] has no mount for the hstate,
- * and so does mmlab. (A Linux built without CONFIG_HUGETLBFS gives
- * -ENOSYS for every size; mmlab has the hstates, so it tells the two
- * cases apart as a kernel with hugetlbfs and no mount would.) */
-static long memfd_hugetlb_setup(unsigned int flags)
-{
-	if (!hstate_sizelog((flags >> MFD_HUGE_SHIFT) & MFD_HUGE_MASK))
-		return -ENODEV;
-	return -ENOENT;
-}
-
 SYSCALL_DEFINE2(memfd_create, const char __user *, uname, unsigned int, flags)
 {
 	if (!(flags & MFD_HUGETLB)) {
@@ -161,7 +147,12 @@ SYSCALL_DEFINE2(memfd_create, const char __user *, uname, unsigned int, flags)
 		ret = fd;
 		goto out;
 	}
-	struct file *file = flags & MFD_HUGETLB ? ERR_PTR(memfd_hugetlb_setup(flags)) : shmem_file_setup(name, 0);
+	/* MFD_HUGETLB: a file on the kernel's hugetlbfs instance of the size
+	 * (-ENODEV for a size with no pool), reserving nothing: its pages
+	 * are reserved when it is mapped, as Linux's. */
+	struct file *file = flags & MFD_HUGETLB ? hugetlb_file_setup(name, 0, VM_NORESERVE, HUGETLB_ANONHUGE_INODE,
+								       (int)((flags >> MFD_HUGE_SHIFT) & MFD_HUGE_MASK))
+					       : shmem_file_setup(name, 0);
 	if (IS_ERR(file)) {
 		put_unused_fd(files, fd);
 		ret = PTR_ERR(file);

@@ -296,6 +296,26 @@ static vm_fault_t wp_page_copy(struct vm_fault *vmf, pte_t orig, struct page *ol
  * Linux 5.9's reuse rule, which 6.1's PageAnonExclusive refines to allow
  * pins) just gets its write bit back; one shared with another process
  * since a fork is copied. */
+bool anon_page_exclusive(struct page *page)
+{
+	if (!PageAnon(page)) /* a page-cache page in a private mapping */
+		return false;
+	/* A 4 KiB page of a THP that fork shared: its head holds the
+	 * references of every mapping of the THP (mm/rmap.h). */
+	if (PageAnonThp(compound_head(page)))
+		return thp_subpage_exclusive(page);
+	return page_mapcount(page) == 1 && page_ref_count(page) == 1;
+}
+
+/* Linux's maybe_mkwrite: a write fault makes the entry writable only in a
+ * VMA that may be written. A FOLL_FORCE write (mm/gup.c) reaches the fault
+ * on a private VMA without VM_WRITE: it gets its page of its own, dirty,
+ * behind an entry that stays read-only (the Dirty COW rule). */
+static pte_t maybe_mkwrite(pte_t pte, struct vm_area_struct *vma)
+{
+	return vma->vm_flags & VM_WRITE ? pte_mkwrite(pte) : pte;
+}
+
 static vm_fault_t do_wp_page(struct vm_fault *vmf, pte_t orig)
 {
 	/* Shared memory is written in place (Linux's wp_page_shared): the
@@ -309,18 +329,13 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf, pte_t orig)
 		return wp_page_copy(vmf, orig, NULL);
 	struct page *page = pfn_to_page(pte_pfn(orig));
 	/* A private file mapping's page-cache page is never written in
-	 * place: the first write copies it (Linux's do_wp_page, !PageAnon). */
-	if (!PageAnon(page))
-		return wp_page_copy(vmf, orig, page);
-	/* A 4 KiB page of a THP that fork shared: its head holds the
-	 * references of every mapping of the THP (mm/rmap.h). */
-	bool shared = PageAnonThp(compound_head(page)) ? !thp_subpage_exclusive(page)
-						       : page_mapcount(page) > 1 || page_ref_count(page) > 1;
-	if (shared)
+	 * place: the first write copies it (Linux's do_wp_page, !PageAnon),
+	 * as does an anonymous page another mapping or reference holds. */
+	if (!anon_page_exclusive(page))
 		return wp_page_copy(vmf, orig, page);
 	/* Reuse: no other mapping can appear while this mm's mmap_lock is
 	 * held for reading (fork takes it for writing). */
-	if (fault_install_pte(vmf, orig, pte_mkdirty(pte_mkwrite(orig)), NULL))
+	if (fault_install_pte(vmf, orig, pte_mkdirty(maybe_mkwrite(orig, vmf->vma)), NULL))
 		/* The old read-only translation may be cached on any CPU of
 		 * the mm. */
 		flush_tlb_mm_range(vmf->vma->vm_mm, vmf->address, vmf->address + PAGE_SIZE);
@@ -374,7 +389,12 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 	if (!pte_accessible(entry))
 		return VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
 	if ((vmf->flags & FAULT_FLAG_WRITE) && !pte_write(entry)) {
-		if (!(vma->vm_flags & VM_WRITE))
+		/* A user's write without VM_WRITE was refused by access_error
+		 * (mm/fault.c), get_user_pages' by check_vma_flags: what comes
+		 * here without it is a FOLL_FORCE write to a private mapping,
+		 * which breaks the copy-on-write without making the entry
+		 * writable. Anything else is refused as before. */
+		if (!(vma->vm_flags & VM_WRITE) && !is_cow_mapping(vma->vm_flags))
 			return VM_FAULT_SIGSEGV;
 		return do_wp_page(vmf, entry);
 	}
@@ -460,8 +480,6 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
 
 /* --- fork: copy_page_range ------------------------------------------------- */
 
-/* Linux's is_cow_mapping: private and possibly writable. */
-static bool is_cow_mapping(unsigned long flags) { return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE; }
 
 /* Linux's copy_pte_range + copy_present_pte: each non-none entry of the
  * parent's table [addr, end) is copied into the child's; an anonymous page

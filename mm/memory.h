@@ -115,6 +115,17 @@ extern unsigned long fault_around_bytes;
 /* The shared zero page (read faults of never-written anonymous memory). */
 extern struct page *zero_page;
 bool is_zero_pfn(unsigned long pfn);
+/* Whether the anonymous page is this mapping's alone (one mapping, one
+ * reference; a THP's 4 KiB page by its head's accounting, mm/rmap.h):
+ * a write fault reuses it instead of copying (Linux 5.9's reuse rule,
+ * which 6.1's PageAnonExclusive refines), and a FOLL_FORCE write may go
+ * through its read-only PTE (mm/gup.c can_follow_write_pte). */
+bool anon_page_exclusive(struct page *page);
+/* Linux's is_cow_mapping: private and possibly writable. */
+static inline bool is_cow_mapping(unsigned long flags)
+{
+	return (flags & (VM_SHARED | VM_MAYWRITE)) == VM_MAYWRITE;
+}
 /* Boot: the zero page; all of the kernel PGD's upper-half entries. */
 void memory_init(void);
 

@@ -18,6 +18,8 @@
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
+#include "fs/hugetlbfs/hugetlbfs.h"
+#include "lib/err.h"
 #include "mm/memory.h"
 #include "mm/interval_tree.h"
 #include "mm/mmap_lock.h"
@@ -379,9 +381,15 @@ static unsigned long mmap_file_locked(struct mm_struct *mm, unsigned long addr, 
 	}
 	if (pgoff + (len >> PAGE_SHIFT) < pgoff)
 		return -EOVERFLOW;
-	if ((flags & MAP_NORESERVE) && READ_ONCE(sysctl_overcommit_memory) != OVERCOMMIT_NEVER)
+	/* hugetlb honours MAP_NORESERVE in every overcommit mode, and its
+	 * pool reserves instead of the commit charge (Linux's do_mmap and
+	 * accountable_mapping). */
+	bool hugetlb = is_file_hugepages(file);
+	if ((flags & MAP_NORESERVE) && (hugetlb || READ_ONCE(sysctl_overcommit_memory) != OVERCOMMIT_NEVER))
 		vm_flags |= VM_NORESERVE;
-	if ((vm_flags & (VM_WRITE | VM_NORESERVE | VM_SHARED)) == VM_WRITE)
+	if (hugetlb)
+		vm_flags |= VM_HUGETLB;
+	else if ((vm_flags & (VM_WRITE | VM_NORESERVE | VM_SHARED)) == VM_WRITE)
 		vm_flags |= VM_ACCOUNT;
 	addr = mmap_region(mm, addr, len, vm_flags, false, file, pgoff);
 	if (IS_ERR_VALUE(addr))
@@ -408,6 +416,8 @@ static unsigned long mmap_file_locked(struct mm_struct *mm, unsigned long addr, 
 		return (unsigned long)(long)err;
 	}
 	vma_link_file(vma);
+	if (hugetlb) /* mmap_region: never VM_LOCKED, though MAP_LOCKED still populates */
+		vma_set_flags(vma, vma->vm_flags & ~VM_LOCKED_MASK);
 	if ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE)
 		*populate = true;
 	return addr;
@@ -422,9 +432,15 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	mmap_assert_write_locked(mm);
 	*populate = false;
 	/* ksys_mmap_pgoff: MAP_HUGETLB's size and rounding come first; a
-	 * file that is not hugetlbfs cannot take it. */
+	 * hugetlbfs file's size is its own (whatever MAP_HUGETLB says), a
+	 * file that is not hugetlbfs cannot take MAP_HUGETLB. */
 	struct hstate *h = NULL;
-	if (flags & MAP_HUGETLB) {
+	if (file && is_file_hugepages(file)) {
+		h = hstate_file(file);
+		int err = hugetlb_mmap_align(h, flags, &addr, &len);
+		if (err)
+			return (unsigned long)err;
+	} else if (flags & MAP_HUGETLB) {
 		if (file)
 			return -EINVAL;
 		int err = hugetlb_mmap_prepare(flags, &addr, &len, &h);
@@ -473,12 +489,6 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	case MAP_SHARED:
 		if (vm_flags & VM_GROWSDOWN)
 			return -EINVAL;
-		/* Shared hugetlb memory needs a hugetlbfs file, which mmlab
-		 * does not have: "the underlying file system does not support
-		 * mapping". Shared anonymous memory is a shmem object
-		 * (mm/shmem.h). */
-		if (h)
-			return -ENODEV;
 		vm_flags |= VM_SHARED | VM_MAYSHARE;
 		break;
 	case MAP_PRIVATE:
@@ -504,8 +514,19 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	 * and executable one, which mmlab loads). */
 	if (user && map_deny_write_exec(mm, vm_flags, vm_flags))
 		return -EACCES;
-	if (h)
-		return hugetlbfs_file_mmap(mm, h, addr, len, vm_flags, flags, populate);
+	if (h) {
+		/* Linux's ksys_mmap_pgoff: an unlinked file on the kernel's
+		 * hugetlbfs instance of the size, reserved at mmap as any
+		 * file's mapping (shared: the file's offsets; private: the
+		 * mapping's pages, which are its own). */
+		struct file *hfile = hugetlb_file_setup(HUGETLB_ANON_FILE, len, VM_NORESERVE, HUGETLB_ANONHUGE_INODE,
+							(int)((flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK));
+		if (IS_ERR(hfile))
+			return (unsigned long)PTR_ERR(hfile);
+		addr = mmap_file_locked(mm, addr, len, prot, flags, hfile, 0, vm_flags, populate);
+		fput(hfile); /* the VMA holds its own */
+		return addr;
+	}
 	/* Linux's shmem_zero_setup: the object (its commit charged, shared
 	 * writable or not, unless VM_NORESERVE) before the VMA; the VMA is
 	 * the object's from offset 0 and never merges. */
@@ -579,8 +600,24 @@ unsigned long do_mmap_shmem_locked(struct mm_struct *mm, unsigned long addr, uns
 				   bool *populate)
 {
 	/* A program's own call (shmat): MDWE applies, as in Linux's mmap_region. */
-	return mmap_pgoff_locked(mm, addr, len, prot, flags | MAP_SHARED | MAP_ANONYMOUS, NULL, 0, shm, true,
-				 populate);
+	if (!shm->file)
+		return mmap_pgoff_locked(mm, addr, len, prot, flags | MAP_SHARED | MAP_ANONYMOUS, NULL, 0, shm, true,
+					 populate);
+	/* A SHM_HUGETLB segment: its hugetlbfs file mapped shared, through
+	 * a file of the attach's own, read-only for SHM_RDONLY (Linux's
+	 * alloc_file_clone in do_shmat), so that mprotect cannot make the
+	 * mapping writable; the VMA points to the segment's object too, for
+	 * the attach count (shmem_get) and shmdt. */
+	struct file *file = dentry_open(&shm->file->f_path, prot & PROT_WRITE ? O_RDWR : O_RDONLY);
+	if (IS_ERR(file))
+		return (unsigned long)PTR_ERR(file);
+	addr = mmap_pgoff_locked(mm, addr, len, prot, flags | MAP_SHARED, file, 0, NULL, true, populate);
+	fput(file); /* the VMA holds its own */
+	if (!IS_ERR_VALUE(addr)) {
+		find_vma(mm, addr)->vm_shm = shm;
+		shmem_get(shm);
+	}
+	return addr;
 }
 
 /* ---- brk ------------------------------------------------------------------- */

@@ -95,8 +95,15 @@ void mmput(struct mm_struct *mm)
 		if (!pgd_none(mm->pgd[i]))
 			pr_err("BUG: mm %p freed with PGD entry %d still set\n", (void *)mm, i);
 	__free_page(virt_to_page(mm->pgd));
-	kfree(mm);
+	mm->pgd = NULL;
 	live_user_mms_add(-1);
+	mmdrop(mm); /* the users' reference to the struct */
+}
+
+void mmdrop(struct mm_struct *mm)
+{
+	if (!__atomic_sub_fetch(&mm->mm_count, 1, __ATOMIC_ACQ_REL))
+		kfree(mm);
 }
 
 void switch_mm(struct mm_struct *prev, struct mm_struct *next)

@@ -31,6 +31,26 @@
  * frees the page tables and the PGD, and frees the mm. */
 struct mm_struct *mm_alloc(void);
 void mmput(struct mm_struct *mm);
+/* Linux's two counts (include/linux/sched/mm.h): mm_users keeps the
+ * address space (its VMAs, pages and tables), mm_count only the struct.
+ * The users together hold one mm_count, dropped by the last mmput after
+ * the teardown. mmgrab/mmdrop take and drop a reference to the struct
+ * alone (a /proc/<pid>/mem file holds one from its open, as Linux's:
+ * the process's memory still goes when it exits); mmget_not_zero turns
+ * such a reference into a user one for a while, false once the address
+ * space has gone. */
+static inline void mmgrab(struct mm_struct *mm) { __atomic_add_fetch(&mm->mm_count, 1, __ATOMIC_RELAXED); }
+void mmdrop(struct mm_struct *mm);
+static inline bool mmget_not_zero(struct mm_struct *mm)
+{
+	int users = __atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED);
+	do {
+		if (!users)
+			return false;
+	} while (!__atomic_compare_exchange_n(&mm->mm_users, &users, users + 1, false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	return true;
+}
 /* A new address space for a process made by fork (Linux's dup_mm +
  * dup_mmap): a copy of oldmm's VMAs, their policies and layout, with the
  * private anonymous pages shared copy-on-write. 0 with *newp set (one

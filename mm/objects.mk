@@ -13,6 +13,7 @@ KERNEL_SRCS += \
 	mm/huge_memory.c \
 	mm/hugetlb.c \
 	mm/hugetlb_cmdline.c \
+	mm/hugetlb_fault.c \
 	mm/hugetlb_vma.c \
 	mm/interval_tree.c \
 	mm/kernel_map.c \

@@ -535,17 +535,7 @@ static int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 			inode->i_mtime = attr->ia_ctime;
 		}
 	}
-	if (attr->ia_valid & ATTR_MODE)
-		inode->i_mode = (umode_t)((inode->i_mode & S_IFMT) | (attr->ia_mode & S_IALLUGO));
-	if (attr->ia_valid & ATTR_UID)
-		inode->i_uid = attr->ia_uid;
-	if (attr->ia_valid & ATTR_GID)
-		inode->i_gid = attr->ia_gid;
-	if (attr->ia_valid & ATTR_ATIME)
-		inode->i_atime = attr->ia_atime;
-	if (attr->ia_valid & ATTR_MTIME)
-		inode->i_mtime = attr->ia_mtime;
-	inode->i_ctime = attr->ia_ctime;
+	setattr_copy(inode, attr);
 	up_write(&inode->i_rwsem);
 	return 0;
 }
@@ -747,16 +737,27 @@ int shmem_mmap(struct file *file, struct vm_area_struct *vma)
 		return err;
 	if (!(vma->vm_flags & VM_SHARED))
 		return 0;
-	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	struct shmem_object *obj = shmem_file_object(file);
 	if (!obj)
 		return -ENOMEM;
+	vma->vm_shm = obj;
+	return 0;
+}
+
+struct shmem_object *shmem_file_object(struct file *file)
+{
+	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	if (!obj)
+		return NULL;
 	obj->refcount = 1;
 	spin_lock_init(&obj->lock);
 	mpol_shared_policy_init(&obj->policy, NULL); /* unused: the inode's is the file's */
+	obj->size = (unsigned long)(file->f_inode->i_size + (long)PAGE_SIZE - 1) >> PAGE_SHIFT;
 	obj->file = get_file(file);
 	obj->mapping = file->f_mapping;
-	vma->vm_shm = obj;
-	return 0;
+	obj->i_mmap = RB_ROOT;
+	init_rwsem(&obj->i_mmap_rwsem);
+	return obj;
 }
 
 /* Linux's shmem_fault: the page at the fault's offset in the file's page

@@ -143,6 +143,10 @@ unsigned long nr_shmem_pages(void);
  * mm/filemap_fault.c). 0 or -ENOMEM. */
 struct file;
 int shmem_mmap(struct file *file, struct vm_area_struct *vma);
+/* An object whose pages are file's page cache (a reference to file; size:
+ * the file's i_size in pages then): a MAP_SHARED mapping of a tmpfs file
+ * (shmem_mmap), and a SHM_HUGETLB segment's hugetlbfs file (ipc/shm.c). */
+struct shmem_object *shmem_file_object(struct file *file);
 
 /* ---- NUMA policy of shmem mappings (mm/shmem_policy.c) ---- */
 

@@ -53,20 +53,7 @@ struct file *shmem_file_setup(const char *name, long size)
 		return ERR_PTR(-ENOSPC);
 	inode->i_size = size;
 	clear_nlink(inode);
-	struct qstr q = { name, (unsigned int)strlen(name), 0 };
-	mutex_lock(&dcache_lock);
-	struct dentry *dentry = d_alloc(shm_mnt->mnt_root, &q);
-	if (dentry)
-		dentry->d_inode = inode; /* bound, never hashed (mmlab's d_instantiate hashes) */
-	mutex_unlock(&dcache_lock);
-	if (!dentry) {
-		iput(inode);
-		return ERR_PTR(-ENOMEM);
-	}
-	struct path path = { shm_mnt, dentry };
-	struct file *f = dentry_open(&path, O_RDWR | O_LARGEFILE);
-	dput(dentry); /* the file holds its own */
-	return f;
+	return alloc_file_pseudo(inode, shm_mnt, name, O_RDWR | O_LARGEFILE);
 }
 
 int shmem_zero_setup(struct vm_area_struct *vma)

@@ -18,6 +18,11 @@
 
 struct shared_policy *vma_shared_policy(struct vm_area_struct *vma)
 {
+	/* Linux's hugetlb_vm_ops has no set_policy or get_policy: a hugetlb
+	 * mapping (a SHM_HUGETLB attach has an object too) keeps its VMA's
+	 * policy. */
+	if (is_vm_hugetlb_page(vma))
+		return NULL;
 	struct shmem_object *obj = vma->vm_shm;
 	if (obj)
 		return obj->mapping ? &obj->mapping->host->i_policy : &obj->policy;

@@ -391,25 +391,13 @@ static int shmem_statfs(struct dentry *dentry, struct kstatfs *buf)
 	return 0;
 }
 
-/* Linux's kill_litter_super (d_genocide): every name's own reference
- * dropped, deepest first, so that each file's last reference evicts it,
- * pages and all; then the root, the counts and the instance. */
+/* Linux's kill_litter_super: every name's own reference dropped
+ * (d_genocide), so that each file's last reference evicts it, pages and
+ * all; then the root, the counts and the instance. */
 static void shmem_kill_sb(struct super_block *sb)
 {
-	struct dentry *root = sb->s_root, *d = root;
-	mutex_lock(&dcache_lock);
-	for (;;) {
-		if (!list_empty(&d->d_subdirs)) {
-			d = container_of(d->d_subdirs.next, struct dentry, d_child);
-			continue;
-		}
-		if (d == root)
-			break;
-		struct dentry *parent = d->d_parent;
-		d_make_discardable(d); /* out of d_subdirs, whoever still holds it */
-		d = parent;
-	}
-	mutex_unlock(&dcache_lock);
+	struct dentry *root = sb->s_root;
+	d_genocide(root);
 	dput(root);
 	shmem_put_super(sb);
 }

@@ -100,8 +100,8 @@ struct vm_area_struct *vma_modify_policy(struct mm_struct *mm, struct vm_area_st
  * mapped; -ENOMEM (nothing changed) when a split cannot be made. */
 int munmap_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 
-/* For hugetlb_vma.c's hugetlb_get_unmapped_area and hugetlbfs_file_mmap
- * (mm/mmap.c's own gap search and mapping):
+/* For hugetlb_vma.c's hugetlb_get_unmapped_area (mm/mmap.c's own gap
+ * search):
  * the lowest (unmapped_area) or highest (unmapped_area_topdown) a where
  * [a, a + length) is free and inside [low_limit, high_limit), or -ENOMEM; */
 unsigned long unmapped_area(struct mm_struct *mm, unsigned long length, unsigned long low_limit,

@@ -6,6 +6,7 @@
  * are derived from the machine: the nodes with memory, and whether a
  * 1 GiB page can be had at all. */
 #include "tests/kunit.h"
+#include "tests/test_hugetlb.h"
 #include "tests/test_mm.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/uaccess.h"
@@ -60,33 +61,6 @@ static long h2m(const char *file)
 	return read_number(path);
 }
 
-/* A pool the command line made is set aside for a case that needs an
- * empty one (each node's pages freed), and made again, node by node, when
- * the case ends (a kunit action). */
-static unsigned long saved_pool[HUGE_MAX_HSTATE][MAX_NUMNODES];
-
-static void restore_pool(void *hp)
-{
-	struct hstate *h = hp;
-	int idx = (int)(h - hstates);
-	for (int nid = 0; nid < (int)num_online_nodes(); nid++)
-		if (saved_pool[idx][nid])
-			set_max_huge_pages(h, saved_pool[idx][nid], nid);
-}
-
-static void empty_pool(struct kunit *test, struct hstate *h)
-{
-	if (!h->nr_huge_pages)
-		return;
-	if (h->resv_huge_pages || h->free_huge_pages != h->nr_huge_pages)
-		kunit_skip(test, "the pool has pages in use");
-	int idx = (int)(h - hstates);
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		saved_pool[idx][nid] = h->nr_huge_pages_node[nid];
-	KUNIT_ASSERT_EQ(test, set_max_huge_pages(h, 0, NUMA_NO_NODE), 0l);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_pool, h), 0);
-}
-
 /* Whether node nid can give n pages of 2 MiB now: blocks of order 9 and
  * up for them. The pool grows over the nodes with memory in turn, and a
  * node that cannot give one (its RAM all kept, or in smaller blocks) is
@@ -104,7 +78,7 @@ static bool node_gives_2m_pages(int nid, unsigned long n)
 static void pool_grows_over_the_nodes_and_shrinks_back(struct kunit *test)
 {
 	struct hstate *h = &hstates[HSTATE_2M];
-	empty_pool(test, h);
+	test_hugetlb_empty_pool(test, h);
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	unsigned with_memory = 0;
@@ -153,7 +127,7 @@ static void pool_grows_over_the_nodes_and_shrinks_back(struct kunit *test)
 /* A node's file sets that node's share alone. */
 static void a_node_file_sets_that_node(struct kunit *test)
 {
-	empty_pool(test, &hstates[HSTATE_2M]);
+	test_hugetlb_empty_pool(test, &hstates[HSTATE_2M]);
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	int nid = -1;
@@ -217,7 +191,7 @@ static void gigantic_pool_takes_what_order_18_has(struct kunit *test)
 	struct hstate *h = &hstates[HSTATE_1G];
 	if (!h->supported)
 		kunit_skip(test, "no PDPE1GB: 1 GiB pages cannot be mapped");
-	empty_pool(test, h);
+	test_hugetlb_empty_pool(test, h);
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	bool possible = gigantic_block_free();
@@ -256,12 +230,9 @@ struct hspace {
 static void hspace_init(struct kunit *test, struct hspace *s, unsigned long pool)
 {
 	struct hstate *h = &hstates[HSTATE_2M];
-	empty_pool(test, h);
+	test_hugetlb_empty_pool(test, h);
 	kunit_resources_take(&s->before);
-	if (set_max_huge_pages(h, pool, NUMA_NO_NODE) != (long)pool) {
-		set_max_huge_pages(h, 0, NUMA_NO_NODE);
-		kunit_skip(test, "no %lu free 2 MiB blocks", pool);
-	}
+	test_hugetlb_set_pool(test, h, pool);
 	s->mm = test_mm_create(test, TEST_MM_CURRENT);
 }
 
@@ -270,11 +241,7 @@ static void hspace_destroy(struct kunit *test, struct hspace *s)
 	struct hstate *h = &hstates[HSTATE_2M];
 	test_mm_destroy(test, s->mm);
 	/* The mm's exit gave every page and reservation back. */
-	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
-	KUNIT_EXPECT_EQ(test, h->free_huge_pages, h->nr_huge_pages);
-	KUNIT_EXPECT_EQ(test, set_max_huge_pages(h, 0, NUMA_NO_NODE), 0l);
-	h->nr_overcommit_huge_pages = 0;
-	KUNIT_EXPECT_EQ(test, h->nr_huge_pages, 0ul);
+	test_hugetlb_expect_pool_back(test, h);
 	rcu_barrier(); /* page tables go after a grace period */
 	kunit_expect_resources_back(test, &s->before);
 }
@@ -355,8 +322,13 @@ static void map_hugetlb_refuses_what_linux_refuses(struct kunit *test)
 			(long)-EINVAL); /* a fixed address must be aligned */
 	if (!hstates[HSTATE_1G].supported)
 		KUNIT_EXPECT_EQ(test, (long)do_mmap(s.mm, 0, SZ2M, RW, ANON | MAP_HUGETLB | MAP_HUGE_1GB), (long)-EINVAL);
-	KUNIT_EXPECT_EQ(test, (long)do_mmap(s.mm, 0, SZ2M, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB),
-			(long)-ENODEV); /* no shared anonymous memory here */
+	/* Shared: a file on the kernel's hugetlbfs, reserving its page;
+	 * the reservation goes with the file at munmap. */
+	unsigned long sh = do_mmap(s.mm, 0, SZ2M, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(sh));
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 1ul);
+	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, sh, SZ2M), 0);
+	KUNIT_EXPECT_EQ(test, h->resv_huge_pages, 0ul);
 	unsigned long a = do_mmap(s.mm, 0, 2 * SZ2M, RW, ANON | MAP_HUGETLB);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(a));
 	/* Split only at the page size. */
@@ -523,7 +495,7 @@ static void gigantic_page_maps_with_a_pud(struct kunit *test)
 	struct hstate *h = &hstates[HSTATE_1G];
 	if (!h->supported)
 		kunit_skip(test, "no PDPE1GB");
-	empty_pool(test, h);
+	test_hugetlb_empty_pool(test, h);
 	if (!gigantic_block_free())
 		kunit_skip(test, "no free 1 GiB block on this machine");
 	struct kunit_resources before;

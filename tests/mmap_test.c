@@ -6,6 +6,7 @@
  * is gone (each case checks it; the framework's free_pages_restored checks
  * the suite as a whole). */
 #include "tests/kunit.h"
+#include "mm/hugetlb.h"
 #include "tests/test_mm.h"
 #include "arch/x86_64/pgtable.h"
 #include "arch/x86_64/uaccess.h"
@@ -164,8 +165,20 @@ static void system_calls_act_on_current_mm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, high, -ENODEV);
 	KUNIT_EXPECT_EQ(test, write_only, -EACCES);
 	KUNIT_EXPECT_EQ(test, closed, -EBADF);
-	/* Shared hugetlb memory needs a hugetlbfs file: none here. */
-	KUNIT_EXPECT_EQ(test, sys(__NR_mmap, 0, 2ul << 20, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1ul, 0), -ENODEV);
+	/* Shared hugetlb memory is a file on the kernel's hugetlbfs,
+	 * reserving its page at mmap: made when the 2 MiB pool has a page
+	 * beyond its reserved ones (or may take a surplus one), else
+	 * -ENOMEM (tests/hugetlbfs_test.c sets a pool for it). */
+	struct hstate *h = &hstates[HSTATE_2M];
+	bool room = h->free_huge_pages > h->resv_huge_pages || h->nr_overcommit_huge_pages > h->surplus_huge_pages;
+	long shared = sys(__NR_mmap, 0, 2ul << 20, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1ul, 0);
+	if (room) {
+		KUNIT_EXPECT_FALSE(test, IS_ERR_VALUE(shared));
+		if (!IS_ERR_VALUE(shared))
+			KUNIT_EXPECT_EQ(test, sys(__NR_munmap, (unsigned long)shared, 2ul << 20, 0, 0, 0, 0), 0);
+	} else {
+		KUNIT_EXPECT_EQ(test, shared, -ENOMEM);
+	}
 	KUNIT_EXPECT_EQ(test, sys(__NR_mprotect, a, PAGE_SIZE, PROT_READ, 0, 0, 0), 0);
 	KUNIT_EXPECT_EQ(test, s.mm->map_count, 2);
 	KUNIT_EXPECT_EQ(test, sys(__NR_mprotect, a + 1, PAGE_SIZE, PROT_READ, 0, 0, 0), -EINVAL);

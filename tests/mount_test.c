@@ -502,7 +502,7 @@ static void dotdot_bind_and_generated(struct kunit *test)
 	umount_tmpfs(test, s, DIR "/p");
 	KUNIT_EXPECT_EQ(test, mount_opts("sysfs", "/sys", "sysfs", 0, NULL), -EBUSY);
 	KUNIT_ASSERT_EQ(test, procfs_generate("/proc/filesystems", current, &text, &len), 0);
-	KUNIT_EXPECT_STREQ(test, text, "nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\n");
+	KUNIT_EXPECT_STREQ(test, text, "nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\nnodev\thugetlbfs\n");
 	kvfree(text);
 }
 

@@ -3,6 +3,7 @@
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
 	tests/acpi_test.c \
+	tests/af_unix_test.c \
 	tests/bench_mm.c \
 	tests/bench_smp.c \
 	tests/clear_page_test.c \
@@ -14,8 +15,10 @@ KERNEL_SRCS += \
 	tests/file_test.c \
 	tests/futex_test.c \
 	tests/gup_test.c \
+	tests/gup_remote_test.c \
 	tests/hugetlb_cmdline_test.c \
 	tests/hugetlb_test.c \
+	tests/hugetlbfs_test.c \
 	tests/init_test.c \
 	tests/initramfs_test.c \
 	tests/kernel_map_test.c \
@@ -64,6 +67,7 @@ KERNEL_SRCS += \
 	tests/smp_test.c \
 	tests/string_test.c \
 	tests/test_cpu.c \
+	tests/test_hugetlb.c \
 	tests/test_file.c \
 	tests/test_mm.c \
 	tests/test_proc.c \

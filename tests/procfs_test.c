@@ -13,6 +13,7 @@
 #include "tests/kunit.h"
 #include "mm/hugetlb.h"
 #include "kernel/printk.h"
+#include "fs/fs.h"
 #include "fs/proc/proc_fs.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
@@ -357,9 +358,10 @@ static void lookup_errors(struct kunit *test)
 
 /* Every registered entry is well formed: one root; every other entry's
  * parent is a registered directory; a fixed name or a family, never both;
- * a directory has no methods; a regular file is generated whole (show) or
- * read at an offset (read), and has a write method exactly when its mode
- * says it is writable; no two fixed names in one directory are the same.
+ * a directory has no methods; a regular file is generated whole (show),
+ * read at an offset (read), or has open-file methods of its own (fops:
+ * /proc/<pid>/mem, whose own write decides), and otherwise has a write
+ * method exactly when its mode says it is writable; no two fixed names in one directory are the same.
  * And each fixed file is found by a lookup of its own path. */
 static bool entry_registered(const struct proc_dir_entry *e)
 {
@@ -383,14 +385,16 @@ static void entries_are_well_formed(struct kunit *test)
 			kunit_fail(test, false, __FILE__, __LINE__, "%s: parent is not a directory", name);
 		if (!e->name == !e->match)
 			kunit_fail(test, false, __FILE__, __LINE__, "%s: needs a name or a match", name);
-		if (dir && (e->show || e->read || e->write))
+		if (dir && (e->show || e->read || e->write || e->fops))
 			kunit_fail(test, false, __FILE__, __LINE__, "%s: a directory with methods", name);
-		if (reg && !e->show == !e->read)
-			kunit_fail(test, false, __FILE__, __LINE__, "%s: needs show or read", name);
-		if (reg && !(e->mode & 0200) != !e->write)
+		if (reg && (!!e->show + !!e->read + !!e->fops) != 1)
+			kunit_fail(test, false, __FILE__, __LINE__, "%s: needs show, read or fops", name);
+		if (e->fops && (e->write || !e->fops->read))
+			kunit_fail(test, false, __FILE__, __LINE__, "%s: fops on a file with other methods", name);
+		if (reg && !e->fops && !(e->mode & 0200) != !e->write)
 			kunit_fail(test, false, __FILE__, __LINE__, "%s: mode %o and write method disagree",
 				   name, e->mode);
-		if (lnk && (e->show || e->read || e->write))
+		if (lnk && (e->show || e->read || e->write || e->fops))
 			kunit_fail(test, false, __FILE__, __LINE__, "%s: a link with methods", name);
 		if (!dir && !reg && !lnk)
 			kunit_fail(test, false, __FILE__, __LINE__, "%s: mode %o", name, e->mode);

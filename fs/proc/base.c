@@ -195,7 +195,7 @@ static void show_mm_range(struct seq_buf *m, const struct proc_node *node, bool 
 		return;
 	/* Linux's get_mm_cmdline: access_remote_vm, which faults in a page
 	 * never touched (or reclaimed) rather than skipping it. */
-	size_t got = len > 0x7fffffff ? 0 : (size_t)access_remote_vm(mm, start, buf, (int)len);
+	size_t got = len > 0x7fffffff ? 0 : (size_t)access_remote_vm(mm, start, buf, (int)len, 0);
 	memcpy(m->buffer + m->len, buf, got);
 	m->len += got;
 	kvfree(buf);
@@ -315,7 +315,7 @@ static bool tid_dir_list(unsigned int i, struct task_struct *task, char *name, s
 	return true;
 }
 
-static const struct proc_dir_entry tid_dir __proc_entry = {
+const struct proc_dir_entry tid_dir __proc_entry = {
 	.parent = &pid_task_dir, .match = tid_dir_match, .list = tid_dir_list, .mode = S_IFDIR | 0555,
 };
 /* What mmlab has of Linux's per-thread files: the thread's own stat,

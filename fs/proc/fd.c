@@ -1,7 +1,8 @@
 /* /proc/<pid>/fd (Linux's fs/proc/fd.c): a link per open descriptor,
  * named by its number, whose target is the file's path (proc_fd_link):
  * d_path from the reader's root, so an unlinked file reads
- * "/name (deleted)" and a memfd "/memfd:<name> (deleted)". The console
+ * "/name (deleted)" and a memfd "/memfd:<name> (deleted)", a socket
+ * "socket:[<inode>]". The console
  * (descriptors 0-2 from boot) reads "/dev/console", as Linux's console is
  * opened; a procfs or sysfs file, which has no dentry here, has no target
  * (readlink: -EINVAL), where Linux gives its /proc path.
@@ -82,6 +83,10 @@ const char *proc_fd_link(const struct proc_node *node, char *buf, size_t size)
 		path_put(&root);
 		if (IS_ERR(t))
 			t = NULL;
+	} else if (f->f_inode && S_ISSOCK(f->f_inode->i_mode)) {
+		/* Linux's sockfs_dname: a socket has no path. */
+		snprintf(buf, size, "socket:[%lu]", f->f_inode->i_ino);
+		t = buf;
 	} else if (f->console) {
 		snprintf(buf, size, "/dev/console");
 		t = buf;

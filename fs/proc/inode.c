@@ -113,7 +113,7 @@ static long proc_read_at(struct file *f, char *dst, size_t count, long *pos, boo
 /* Linux's mem_lseek (pagemap's llseek): SEEK_SET and SEEK_CUR to any
  * offset, with no end to seek from (SEEK_END and the rest: -EINVAL); the
  * reads check the offset. */
-static long mem_lseek(struct file *f, long offset, int whence)
+long mem_lseek(struct file *f, long offset, int whence)
 {
 	switch (whence) {
 	case SEEK_SET:
@@ -189,6 +189,12 @@ int proc_file_open(struct file *f, const struct proc_node *node, char **norm)
 		f->path = *norm;
 		*norm = NULL;
 		return 0;
+	}
+	if (node->entry->fops) { /* its own methods (/proc/<pid>/mem) */
+		f->f_op = node->entry->fops;
+		if (f->f_mode & FMODE_WRITE)
+			f->f_mode |= FMODE_CAN_WRITE;
+		return f->f_op->open ? f->f_op->open(NULL, f) : 0;
 	}
 	bool rw = procfs_node_writable(node);
 	if (node->fs == PROC_FS_SYS)

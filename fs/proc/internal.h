@@ -11,6 +11,8 @@
 
 /* /proc/<pid> (fs/proc/base.c), for the directories below it. */
 extern const struct proc_dir_entry pid_dir;
+/* /proc/<pid>/task/<tid> (fs/proc/base.c). */
+extern const struct proc_dir_entry tid_dir;
 
 void status_show(struct seq_buf *m, const struct proc_node *node);
 void statm_show(struct seq_buf *m, const struct proc_node *node);

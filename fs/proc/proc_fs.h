@@ -30,6 +30,8 @@
 
 struct task_struct;
 struct proc_dir_entry;
+struct file;
+struct file_operations;
 
 /* Which filesystem a node belongs to: their open(2) rules differ (as root,
  * Linux lets a procfs file be opened for writing and fails the write; sysfs
@@ -87,6 +89,11 @@ struct proc_dir_entry {
 	 * bytes from *pos into dst (user memory if user), moves *pos, returns
 	 * the bytes copied or a negative errno. */
 	long (*read)(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
+	/* Set instead of show and read for a file with its own open-file
+	 * methods (Linux's proc_dir_entry's proc_ops, or a pid entry's
+	 * file_operations: /proc/<pid>/mem); its open, if any, runs at the
+	 * open with f->node set. */
+	const struct file_operations *fops;
 	/* What the methods shared by many entries need of this one (Linux's
 	 * pde->data): a sysctl's struct ctl_table (kernel/sysctl.h). */
 	const void *data;
@@ -173,6 +180,10 @@ bool procfs_node_reads_at_offset(const struct proc_node *node);
  * multiple of 8, -EFAULT, -ENOMEM); -EINVAL for a file that is not read
  * at an offset. */
 long procfs_read_at(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
+
+/* fs/proc/inode.c: Linux's mem_lseek, the llseek of a file whose offset
+ * is an address (pagemap, mem): SEEK_SET and SEEK_CUR to any offset. */
+long mem_lseek(struct file *f, long offset, int whence);
 
 /* Whether the file has a write method (a sysctl, a writable sysfs
  * attribute): its mode is 0644 instead of 0444. */

@@ -28,6 +28,7 @@
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
+#include "mm/hugetlb_internal.h"
 #include "mm/mempolicy.h"
 #include "mm/mm_types.h"
 #include "fs/dcache.h"
@@ -73,15 +74,14 @@ static char *vma_file_path(struct file *file, char *buf)
 	return IS_ERR(p) ? NULL : p;
 }
 
-/* show_map_vma(): a file mapping (a tmpfs file) shows its offset, the
- * file's device and inode, and its path; every other VMA is anonymous
- * (the ELF image is copied into anonymous memory), so offset, device and
- * inode are 0 and only the heap, the stack and hugetlb mappings get names (Linux names the last by
- * the unlinked hugetlbfs file behind them, "/anon_hugepage (deleted)", with
- * that file's device and inode, which mmlab has not). An attach of a
- * System V segment shows what Linux shows of the segment's file (its
- * offset, device, inode and name: ipc/shm.c). The caller holds
- * mmap_lock. */
+/* show_map_vma(): a file mapping (a tmpfs or hugetlbfs file: every
+ * hugetlb mapping maps one, "/anon_hugepage (deleted)" for MAP_HUGETLB)
+ * shows its offset, the file's device and inode, and its path; every
+ * other VMA is anonymous (the ELF image is copied into anonymous memory),
+ * so offset, device and inode are 0 and only the heap and the stack get
+ * names. An attach of a System V segment shows what Linux shows of the
+ * segment's file (its offset, device, inode and name: ipc/shm.c). The
+ * caller holds mmap_lock. */
 static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area_struct *vma)
 {
 	size_t line = m->len;
@@ -110,9 +110,7 @@ static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area
 		return;
 	}
 	show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags, 0, 0, 0);
-	if (is_vm_hugetlb_page(vma))
-		name = "/anon_hugepage (deleted)";
-	else if (vma->vm_start < mm->brk && vma->vm_end > mm->start_brk)
+	if (vma->vm_start < mm->brk && vma->vm_end > mm->start_brk)
 		name = "[heap]";
 	else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
 		name = "[stack]";
@@ -139,21 +137,25 @@ void maps_show(struct seq_buf *m, const struct proc_node *node)
  * writeback; no LRU lists, so no page is active: " active=0", which is
  * what Linux 6.1 prints for fresh anonymous memory too). */
 struct numa_maps {
-	unsigned long pages, anon, dirty;
+	unsigned long pages, anon, dirty, mapcount_max;
 	unsigned long node[MAX_NUMNODES];
 };
 
 /* Linux's gather_stats: nr pages of the page at pfn, on its node; anon
- * counts the anonymous ones (a private file mapping's page-cache pages
- * are not). */
+ * counts the anonymous ones (a private file mapping's page-cache pages,
+ * a hugetlbfs file's pages, are not); the most mappings of one. */
 static void numa_gather(struct numa_maps *md, unsigned long pfn, bool dirty, unsigned long nr, bool anon)
 {
+	struct page *page = pfn_to_page(pfn);
+	unsigned long count = (unsigned long)page_mapcount(page);
 	md->pages += nr;
 	if (anon)
 		md->anon += nr;
 	if (dirty)
 		md->dirty += nr;
-	int nid = page_to_nid(pfn_to_page(pfn));
+	if (count > md->mapcount_max)
+		md->mapcount_max = count;
+	int nid = page_to_nid(page);
 	if (nid >= 0 && nid < MAX_NUMNODES)
 		md->node[nid] += nr;
 }
@@ -185,9 +187,10 @@ static int numa_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsi
 {
 	(void)hmask, (void)addr, (void)next;
 	if (pte_present(pte))
-		/* A private mapping's hugetlb page is anonymous to Linux
-		 * (hugetlb_add_new_anon_rmap), a shared one's is the file's. */
-		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1, !(walk->vma->vm_flags & VM_MAYSHARE));
+		/* A private mapping's own hugetlb page is anonymous to Linux
+		 * (hugetlb_add_new_anon_rmap); a file's page is not, whoever
+		 * maps it. */
+		numa_gather(walk->private, pte_pfn(pte), pte_dirty(pte), 1, !page_in_file(pfn_to_page(pte_pfn(pte))));
 	return 0;
 }
 
@@ -200,7 +203,25 @@ static unsigned long vma_kernel_pagesize(const struct vm_area_struct *vma)
 	return is_vm_hugetlb_page(vma) ? huge_page_size(hstate_vma(vma)) : PAGE_SIZE;
 }
 
-/* Linux's show_numa_map: "<start> <policy>[ heap| stack][ anon=N][ dirty=N]
+/* " file=<path>", the path escaped as Linux's seq_file_path(m, file,
+ * "\n\t= ") does: those characters as \ooo (mangle_path). */
+static void show_numa_file(struct seq_buf *m, struct file *file)
+{
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *p = buf ? vma_file_path(file, buf) : NULL;
+	if (p) {
+		seq_buf_puts(m, " file=");
+		for (; *p; p++) {
+			if (*p == '\n' || *p == '\t' || *p == '=' || *p == ' ')
+				seq_buf_printf(m, "\\%03o", (unsigned char)*p);
+			else
+				seq_buf_printf(m, "%c", *p);
+		}
+	}
+	kfree(buf);
+}
+
+/* Linux's show_numa_map: "<start> <policy>[ file=<path>| heap| stack][ anon=N][ dirty=N]
  * [ N<n>=pages...] kernelpagesize_kB=4", the policy being the VMA's (a
  * shmem VMA's: its object's shared policy at vm_start), else the task's (mpol_to_str; the home node is not shown, as Linux does
  * not). */
@@ -220,23 +241,9 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 		struct mempolicy *pol = __get_vma_policy(vma, vma->vm_start);
 		mpol_to_str(m, pol ? pol : task_pol);
 		mpol_put(pol);
-		if (is_vm_hugetlb_page(vma)) {
-			seq_buf_puts(m, " file=/anon_hugepage\\040(deleted)"); /* seq_file_path's escape */
-		} else if (vma->vm_file) {
-			/* Linux's seq_file_path(m, file, "\n\t= "): those
-			 * characters as octal escapes. */
-			char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
-			char *p = vma_file_path(vma->vm_file, buf);
-			if (p) {
-				seq_buf_puts(m, " file=");
-				for (; *p; p++)
-					if (*p == '\n' || *p == '\t' || *p == ' ' || *p == '=' || *p == '\\')
-						seq_buf_printf(m, "\\%03o", (unsigned char)*p);
-					else
-						seq_buf_printf(m, "%c", *p);
-			}
-			kfree(buf);
-		} else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
+		if (vma->vm_file)
+			show_numa_file(m, vma->vm_file);
+		else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
 			seq_buf_puts(m, " heap");
 		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
 			seq_buf_puts(m, " stack");
@@ -250,7 +257,12 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 				seq_buf_printf(m, " dirty=%lu", md.dirty);
 			if (md.pages != md.anon && md.pages != md.dirty)
 				seq_buf_printf(m, " mapped=%lu", md.pages);
-			seq_buf_puts(m, " active=0");
+			if (md.mapcount_max > 1)
+				seq_buf_printf(m, " mapmax=%lu", md.mapcount_max);
+			/* Linux: active= only when fewer are active, never for
+			 * hugetlb; no page is on an active LRU list here. */
+			if (!is_vm_hugetlb_page(vma))
+				seq_buf_puts(m, " active=0");
 			for (int nid = 0; nid < MAX_NUMNODES; nid++)
 				if (md.node[nid] && node_has_memory(nid))
 					seq_buf_printf(m, " N%d=%lu", nid, md.node[nid]);

@@ -591,17 +591,37 @@ unsigned long hugetlb_get_unmapped_area(struct mm_struct *mm, unsigned long addr
 	(void)sz;
 	return get_unmapped_area(mm, addr, len, flags);
 }
-/* As mm/hugetlb_vma.c's with an empty pool: a MAP_FIXED unmaps what it
- * replaces, then the reservation fails. */
-unsigned long hugetlbfs_file_mmap(struct mm_struct *mm, struct hstate *h, unsigned long addr,
-				  unsigned long len, unsigned long vm_flags, unsigned long flags,
-				  bool *populate)
+/* fs/hugetlbfs: no file here is a hugetlbfs one; a MAP_HUGETLB's file
+ * would fail its reservation at mmap with the empty pool, so the setup
+ * gives that mmap's -ENOMEM (before a MAP_FIXED unmaps anything, where
+ * the kernel's unmaps first: the random tests make no hugetlb mapping). */
+bool is_file_hugepages(const struct file *file);
+bool is_file_hugepages(const struct file *file)
 {
-	(void)h, (void)vm_flags, (void)populate;
-	int err;
-	if ((flags & MAP_FIXED) && (err = munmap_range(mm, addr, addr + len)))
-		return (unsigned long)err;
-	return -ENOMEM;
+	(void)file;
+	return false;
+}
+int hugetlb_mmap_align(struct hstate *h, unsigned long flags, unsigned long *addr, unsigned long *len)
+{
+	(void)h, (void)flags, (void)addr, (void)len;
+	panic("hugetlb_mmap_align on the host: no hugetlbfs file here");
+}
+/* A SHM_HUGETLB segment's attach opens its file (mm/mmap.c): the host
+ * model has no segments. */
+struct path;
+struct file *dentry_open(const struct path *path, int flags);
+struct file *dentry_open(const struct path *path, int flags)
+{
+	(void)path, (void)flags;
+	panic("dentry_open on the host: no SHM_HUGETLB segment here");
+}
+struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int creat_flags,
+				int page_size_log);
+struct file *hugetlb_file_setup(const char *name, size_t size, unsigned long acctflag, int creat_flags,
+				int page_size_log)
+{
+	(void)name, (void)size, (void)acctflag, (void)creat_flags, (void)page_size_log;
+	return (struct file *)(long)-ENOMEM;
 }
 void resv_map_get(struct resv_map *resv) { (void)resv; }
 void resv_map_put(struct resv_map *resv) { (void)resv; }

@@ -68,23 +68,17 @@ mm_st_src = $(patsubst %_64,%,$(1)).c
 # passes is reported passed, with a line saying its entry can go. Plain
 # words only, no % or quotes: the text rides in printf's format
 # (write_if_changed).
-MM_ST_LACKS_map_populate := socketpair
 MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
 MM_ST_LACKS_cow := the khugepaged sysfs files that thp_settings saves first
-MM_ST_LACKS_mkdirty := /proc/self/mem
-MM_ST_LACKS_ksm_functional_tests := /proc/self/mem, KSM
+MM_ST_LACKS_ksm_functional_tests := KSM
 MM_ST_LACKS_migration := migration of shmem and hugetlb pages, and its THP case outlasts 30 s under TCG
 MM_ST_LACKS_hmm-tests := the test_hmm device
 MM_ST_LACKS_droppable := MAP_DROPPABLE of Linux 6.11
 MM_ST_LACKS_split_huge_page_test := debugfs split_huge_pages
 MM_ST_LACKS_khugepaged := khugepaged, THP for shmem in sysfs
-MM_ST_LACKS_hugepage-mmap := memfd_create MFD_HUGETLB
-MM_ST_LACKS_hugetlb-madvise := memfd_create MFD_HUGETLB
-MM_ST_LACKS_hugepage-mremap := hugetlbfs files
-MM_ST_LACKS_hugetlb-read-hwpoison := hugetlbfs files
-MM_ST_LACKS_hugetlb-soft-offline := hugetlbfs files
-MM_ST_LACKS_hugepage-shm := SHM_HUGETLB: shared hugetlb pages, SysV shm has only small pages
-MM_ST_LACKS_thuge-gen := SHM_HUGETLB: shared hugetlb pages, SysV shm has only small pages
+MM_ST_LACKS_hugepage-mremap := userfaultfd
+MM_ST_LACKS_hugetlb-read-hwpoison := MADV_HWPOISON (its read regression test passes)
+MM_ST_LACKS_hugetlb-soft-offline := vm.enable_soft_offline of Linux 6.11
 MM_ST_LACKS_hugepage-vmemmap := /proc/kpageflags
 MM_ST_LACKS_memfd_secret := capset, memfd_secret
 MM_ST_LACKS_uffd-stress := userfaultfd

@@ -589,6 +589,36 @@ bool hugetlb_pool_set(long n)
 	return ok && hugetlb_pool("nr_hugepages") == n;
 }
 
+long hugetlb_pool_grow(long by, long *resv0)
+{
+	/* The mappings made without a size, and /proc/meminfo's counts, are
+	 * of the default size, which a Linux booted with
+	 * default_hugepagesz=1G has changed. */
+	long default_kb = meminfo_kb("Hugepagesize");
+	if (!on_mmlab() && default_kb != 2048)
+		test_skip("the default huge page size is %ld kB, not 2048 (default_hugepagesz)", default_kb);
+	/* The pool is the machine's: held for this program alone among the
+	 * suite's (setting_lock()) from its first read to its last write;
+	 * the lock goes when the program exits. */
+	setting_lock(HUGETLB_POOL "nr_hugepages");
+	long nr0 = hugetlb_pool("nr_hugepages");
+	*resv0 = hugetlb_pool("resv_hugepages");
+	if (nr0 < 0)
+		test_skip("no 2 MiB hugetlb pool (%s)", HUGETLB_POOL);
+	if (*resv0 || hugetlb_pool("surplus_hugepages"))
+		test_skip("another user holds reservations or surplus pages");
+	/* Surplus pages beyond the pool (nr_overcommit_hugepages) would make
+	 * the mappings that the pool cannot cover succeed. */
+	long overcommit = hugetlb_pool("nr_overcommit_hugepages");
+	if (!on_mmlab() && overcommit > 0)
+		test_skip("nr_overcommit_hugepages is %ld: the pool may grow past its size", overcommit);
+	if (!hugetlb_pool_set(nr0 + by)) {
+		hugetlb_pool_set(nr0);
+		test_skip("the pool could not grow by %ld pages (root? free 2 MiB blocks?)", by);
+	}
+	return nr0;
+}
+
 #define TMPFS_MAGIC 0x01021994
 
 const char *tmpfs_dir(bool *tmpfs)

@@ -227,6 +227,13 @@ void setting_unlock(int fd);
 #define HUGETLB_POOL "/sys/kernel/mm/hugepages/hugepages-2048kB/"
 long hugetlb_pool(const char *file);
 bool hugetlb_pool_set(long n);
+/* A program's start with the pool: the default size must be 2 MiB on
+ * Linux, the pool free of other users' reservations, surplus pages and
+ * nr_overcommit_hugepages (on Linux); then it is locked (setting_lock)
+ * and grown by `by` pages. Each failure ends the program as a skip with
+ * its reason. Returns the size it had (put it back with hugetlb_pool_set),
+ * its reserved pages in *resv0. */
+long hugetlb_pool_grow(long by, long *resv0);
 
 /* CPUs: how many are online (/sys/devices/system/cpu/online), and the
  * number of CPU ids (the highest possible CPU + 1: Linux's nr_cpu_ids).
