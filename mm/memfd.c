@@ -15,6 +15,7 @@
 #include "lib/err.h"
 #include "lib/string.h"
 #include "mm/filemap.h"
+#include "mm/huge_memory.h"
 #include "mm/mm_types.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
@@ -46,7 +47,21 @@ static bool memfd_has_pins(struct address_space *mapping)
 		if (!page)
 			continue; /* gone since (a hole punched by nobody: i_rwsem is held; truncated) */
 		/* Ours, the page cache's, one per mapping. */
-		bool pinned = page_ref_count(page) - page_mapcount(page) != 2;
+		struct page *head = compound_head(page);
+		long refs = page_ref_count(page), maps = page_mapcount(page), expect = 2;
+		if (page_test_flag(head, PG_shmem_thp)) {
+			/* A tmpfs huge page, its 512 indices at once (Linux's
+			 * memfd_tag_pins: HPAGE_PMD_NR cache references against
+			 * page_count - total_mapcount): ours, the cache's 512,
+			 * one per PMD and one per PTE of any of its pages. */
+			refs = page_ref_count(head);
+			maps = __atomic_load_n(shmem_thp_pmd_mapcount_ptr(head), __ATOMIC_RELAXED);
+			for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+				maps += page_mapcount_own(head + i);
+			expect = 1 + (long)HPAGE_PMD_NR;
+			index = head->index + HPAGE_PMD_NR - 1;
+		}
+		bool pinned = refs - maps != expect;
 		put_page(page);
 		if (pinned)
 			return true;

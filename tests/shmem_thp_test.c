@@ -17,7 +17,11 @@
 #include "kernel/unistd.h"
 #include "lib/err.h"
 #include "lib/string.h"
+#include "arch/x86_64/uaccess.h"
+#include "fs/fdtable.h"
+#include "kernel/syscall.h"
 #include "mm/filemap.h"
+#include "mm/memfd.h"
 #include "mm/gup.h"
 #include "mm/huge_memory.h"
 #include "mm/mmap.h"
@@ -33,6 +37,7 @@
 
 #define RW (PROT_READ | PROT_WRITE)
 #define BASE 0x0000360000000000ul /* a PGD entry of its own, 2 MiB aligned */
+#define UBASE 0x0000368000000000ul /* a page for system calls' strings */
 #define DIR "/tmp/shmem_thp_test"
 #define PATH DIR "/f"
 #define HPAGE (HPAGE_PMD_NR * PAGE_SIZE)
@@ -468,6 +473,53 @@ static void shmem_enabled_sets_the_internal_instance(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SHMEM_SB(sb)->huge, SHMEM_HUGE_NEVER);
 }
 
+static long sys6(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3,
+		 unsigned long a4, unsigned long a5)
+{
+	const unsigned long args[6] = { a0, a1, a2, a3, a4, a5 };
+	return do_syscall_64(nr, args);
+}
+
+/* shmem_enabled "always" gives the internal instance huge pages: a
+ * memfd's first write makes one, a shared read-only mapping maps it with
+ * a PMD; once unmapped, F_SEAL_WRITE waits for a pin on any of its pages
+ * (-EBUSY while one is held) and then seals (Linux's memfd_tag_pins
+ * counts the 512 cache references of a huge page). */
+static void memfd_huge_page_and_write_seal(struct kunit *test)
+{
+	saved_shmem_huge = READ_ONCE(shmem_huge);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_shmem_huge, NULL), 0);
+	shmem_huge_set(SHMEM_HUGE_ALWAYS);
+	test_mm_enter_space(test, UBASE, 1);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void *)UBASE, "thp", 4), 0);
+	long fd = sys6(__NR_memfd_create, UBASE, MFD_ALLOW_SEALING, 0, 0, 0, 0);
+	KUNIT_ASSERT_GE(test, fd, 0l);
+	KUNIT_EXPECT_EQ(test, sys6(__NR_ftruncate, (unsigned long)fd, HPAGE, 0, 0, 0, 0), 0l);
+	struct file *f = fget(current->files, (unsigned int)fd);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	long long pos = 3 * PAGE_SIZE;
+	u64 v = 0x33;
+	KUNIT_EXPECT_EQ(test, kernel_write(f, &v, sizeof(v), &pos), (long)sizeof(v));
+	struct page *p = cache_page(f, 3);
+	KUNIT_ASSERT_TRUE(test, is_huge(p));
+	struct page *head = compound_head(p);
+	KUNIT_EXPECT_EQ(test, sys6(__NR_mmap, BASE, HPAGE, PROT_READ, MAP_SHARED | MAP_FIXED, (unsigned long)fd, 0),
+			(long)BASE);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(current->mm, BASE + 3 * PAGE_SIZE), 0x33ull);
+	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(current->mm, BASE), head);
+	/* Linux 6.1: a shared mapping, even read-only, refuses the seal. */
+	KUNIT_EXPECT_EQ(test, sys6(__NR_fcntl, (unsigned long)fd, F_ADD_SEALS, F_SEAL_WRITE, 0, 0, 0), (long)-EBUSY);
+	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, BASE, HPAGE, 0, 0, 0, 0), 0l);
+	get_page(head + 100); /* a pin */
+	KUNIT_EXPECT_EQ(test, sys6(__NR_fcntl, (unsigned long)fd, F_ADD_SEALS, F_SEAL_WRITE, 0, 0, 0), (long)-EBUSY);
+	put_page(head + 100);
+	KUNIT_EXPECT_EQ(test, sys6(__NR_fcntl, (unsigned long)fd, F_ADD_SEALS, F_SEAL_WRITE, 0, 0, 0), 0l);
+	pos = 0;
+	KUNIT_EXPECT_EQ(test, kernel_write(f, &v, sizeof(v), &pos), (long)-EPERM);
+	fput(f);
+	KUNIT_EXPECT_EQ(test, sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0l);
+}
+
 static struct kunit_case shmem_thp_cases[] = {
 	KUNIT_CASE_PARAM(always_one_huge_page_two_mms, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(punch_inside_splits, pte_reclaim_modes_gen_params),
@@ -477,6 +529,7 @@ static struct kunit_case shmem_thp_cases[] = {
 	KUNIT_CASE(within_size_advise_never_deny_force),
 	KUNIT_CASE(write_falls_back_where_it_must),
 	KUNIT_CASE(shmem_enabled_sets_the_internal_instance),
+	KUNIT_CASE(memfd_huge_page_and_write_seal),
 	{}
 };
 
