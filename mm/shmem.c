@@ -100,8 +100,10 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 		*ret = VM_FAULT_SIGBUS; /* past the end of the object (Linux's shmem_fault) */
 		return NULL;
 	}
-	struct page *page = __atomic_load_n(&obj->pages[index], __ATOMIC_ACQUIRE), *new = NULL;
-	if (!page) {
+	struct page *page, *new = NULL;
+retry:
+	page = __atomic_load_n(&obj->pages[index], __ATOMIC_ACQUIRE);
+	if (!page && !new) {
 		/* Linux's shmem_alloc_folio: from the object's shared policy
 		 * at index, else the task's. Linux's interleave index adds the
 		 * unnamed inode's number; an anonymous object has none here. */
@@ -121,6 +123,11 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 		obj->nrpages++;
 		__atomic_add_fetch(&shmem_pages, 1, __ATOMIC_RELAXED);
 		new = NULL;
+	}
+	if (!page) {
+		/* Seen before a hole punched (MADV_REMOVE) took it: make one. */
+		spin_unlock(&obj->lock);
+		goto retry;
 	}
 	get_page(page); /* the caller's mapping's */
 	spin_unlock(&obj->lock);
