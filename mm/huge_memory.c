@@ -20,6 +20,7 @@
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 
 int thp_enabled_mode = THP_ENABLED_DEFAULT;
 int thp_defrag_mode = THP_DEFRAG_MADVISE;
@@ -51,6 +52,10 @@ bool thp_vma_allowable(struct vm_area_struct *vma, unsigned long haddr)
 
 bool thp_vma_eligible(struct vm_area_struct *vma)
 {
+	/* A tmpfs file's mapping, shared or private: huge= and shmem_enabled
+	 * decide (Linux's hugepage_vma_check -> shmem_huge_enabled). */
+	if (vma->vm_file && shmem_file(vma->vm_file))
+		return shmem_vma_eligible(vma);
 	unsigned long first = (vma->vm_start + PMD_SIZE - 1) & PMD_MASK;
 	return first >= vma->vm_start && first + PMD_SIZE <= vma->vm_end && thp_vma_allowable(vma, first);
 }

@@ -201,6 +201,20 @@ unsigned long nr_shmem_pmdmapped(void)
 	return n < 0 ? 0 : (unsigned long)n;
 }
 
+bool shmem_vma_eligible(struct vm_area_struct *vma)
+{
+	if ((vma->vm_flags & VM_NOHUGEPAGE) || mm_flag_test(vma->vm_mm, MMF_DISABLE_THP))
+		return false;
+	/* Linux's transhuge_vma_suitable at the last 2 MiB: the file's
+	 * offsets aligned as the addresses, and 2 MiB inside the VMA. */
+	unsigned long haddr = (vma->vm_end - PMD_SIZE) & PMD_MASK;
+	if (((vma->vm_start >> PAGE_SHIFT) - vma->vm_pgoff) & (HPAGE_PMD_NR - 1))
+		return false;
+	if (vma->vm_end < PMD_SIZE || haddr < vma->vm_start || haddr + PMD_SIZE > vma->vm_end)
+		return false;
+	return shmem_is_huge(vma, vma->vm_file->f_inode, vma->vm_pgoff, false);
+}
+
 bool shmem_huge_vma_suitable(struct vm_area_struct *vma, unsigned long haddr)
 {
 	struct shmem_object *obj = vma->vm_shm;

@@ -67,6 +67,8 @@ static void check_huge_page(int fd, bool deny)
 	char *p = mmap(want, 2 * HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
 	if (!CHECK(p == want))
 		return;
+	/* Linux's hugepage_vma_check: huge= (or shmem_enabled) says yes. */
+	CHECK_CMP(smaps_kb(p, "THPeligible"), ==, deny ? 0 : 1);
 	long huge0 = meminfo_kb("ShmemHugePages"), pmd0 = meminfo_kb("ShmemPmdMapped");
 	long alloc0 = vmstat_value("thp_file_alloc"), fallback0 = vmstat_value("thp_file_fallback");
 	CHECK(huge0 >= 0 && pmd0 >= 0 && alloc0 >= 0 && fallback0 >= 0);
