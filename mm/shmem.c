@@ -648,15 +648,6 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 	 * range even under FALLOC_FL_KEEP_SIZE (-EFBIG and SIGXFSZ). */
 	if (!(mode & FALLOC_FL_PUNCH_HOLE) && (err = inode_newsize_ok(inode, end)))
 		goto out;
-	/* Linux's: a range larger than the whole instance fails at once.
-	 * (Linux also takes back the pages a failed fallocate made; here
-	 * they stay in the file, as pages of zeros.) */
-	unsigned long max_blocks = READ_ONCE(SHMEM_SB(inode->i_sb)->max_blocks);
-	if (!(mode & FALLOC_FL_PUNCH_HOLE) && max_blocks &&
-	    (((unsigned long)end + PAGE_SIZE - 1) >> PAGE_SHIFT) - ((unsigned long)offset >> PAGE_SHIFT) > max_blocks) {
-		err = -ENOSPC;
-		goto out;
-	}
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
 		if (inode->i_seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) {
 			err = -EPERM;
@@ -679,6 +670,15 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 	/* Even with FALLOC_FL_KEEP_SIZE, as Linux's. */
 	if ((inode->i_seals & F_SEAL_GROW) && end > inode->i_size) {
 		err = -EPERM;
+		goto out;
+	}
+	/* Linux's, after the seal: a range larger than the whole instance
+	 * fails at once. (Linux also takes back the pages a failed fallocate
+	 * made; here they stay in the file, as pages of zeros.) */
+	unsigned long max_blocks = READ_ONCE(SHMEM_SB(inode->i_sb)->max_blocks);
+	if (max_blocks &&
+	    (((unsigned long)end + PAGE_SIZE - 1) >> PAGE_SHIFT) - ((unsigned long)offset >> PAGE_SHIFT) > max_blocks) {
+		err = -ENOSPC;
 		goto out;
 	}
 	for (unsigned long index = (unsigned long)offset >> PAGE_SHIFT; (long)(index << PAGE_SHIFT) < end; index++) {

@@ -262,6 +262,8 @@ static void pages_of_a_file(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, all_bytes(buf + 2 * PAGE_SIZE + 100, 0, PAGE_SIZE - 100));
 	struct page *page = filemap_get_folio(mapping, 50);
 	KUNIT_EXPECT_NULL(test, page);
+	if (page) /* a failure here must not leak the reference too */
+		put_page(page);
 	page = filemap_get_folio(mapping, 100);
 	KUNIT_EXPECT_NOT_NULL(test, page);
 	if (page) {
