@@ -220,7 +220,7 @@ static int copy_thread_group(struct task_struct *p, struct task_struct *parent)
 	}
 	/* A group stop under way or done takes the new thread too. */
 	task_join_group_stop(p);
-	__atomic_add_fetch(&parent->mm->mm_users, 1, __ATOMIC_RELAXED); /* mmget */
+	mmget(parent->mm);
 	__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
 	p->mm = parent->mm;
 	p->files = parent->files;
@@ -252,7 +252,7 @@ static int copy_new_process(struct task_struct *p, struct task_struct *parent,
 		return -ENOMEM;
 	if (f & CLONE_VM) {
 		mm = parent->mm;
-		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED); /* mmget */
+		mmget(mm);
 	} else {
 		err = dup_mm(parent->mm, &mm);
 		if (err)

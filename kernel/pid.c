@@ -9,6 +9,7 @@
  * on a task that already left it. A task's usage is atomic; the last put
  * wakes release_task's wait. */
 #include "kernel/pid.h"
+#include "mm/mmu_context.h"
 #include "kernel/panic.h"
 #include "kernel/signal.h"
 #include "fs/file.h"
@@ -191,7 +192,7 @@ struct mm_struct *get_task_mm(struct task_struct *task)
 	task_lock(task);
 	struct mm_struct *mm = task->mm;
 	if (mm) /* mmget: exit and exec change ->mm under task_lock only */
-		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
+		mmget(mm);
 	task_unlock(task);
 	return mm;
 }

@@ -14,6 +14,7 @@
  * and task_structs of all its threads, its sighand and process_info) is
  * freed by the time process_wait() returns. */
 #include "kernel/process.h"
+#include "mm/mmu_context.h"
 #include "fs/fs_struct.h"
 #include "arch/x86_64/syscall.h"
 #include "arch/x86_64/traps.h"
@@ -153,7 +154,7 @@ unsigned long stack_vma_size(const struct signal_struct *sig)
 static void program_started(struct process_info *info, bool ok)
 {
 	if (ok && info->want_mm) {
-		__atomic_fetch_add(&current->mm->mm_users, 1, __ATOMIC_RELAXED); /* Linux's mmget */
+		mmget(current->mm);
 		info->started_mm = current->mm;
 	}
 	complete_all(&info->started);

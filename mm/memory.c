@@ -63,17 +63,12 @@ pgprot_t vm_get_page_prot(unsigned long vm_flags)
 
 /* --- accounting ------------------------------------------------------------ */
 
-/* The mm's side of a mapping: RSS and its peak. */
-static void anon_rss_add(struct mm_struct *mm, long nr)
-{
-	add_mm_rss_counter(mm, MM_ANONPAGES, nr);
-}
-
+/* The mm's side of a mapping: its RSS and peak (add_mm_rss_counter). */
 void anon_page_mapped(struct vm_area_struct *vma, struct page *page, unsigned long address, unsigned long nr)
 {
 	bool compound = nr > 1;
 	page_add_new_anon_rmap(page, vma, address, compound);
-	anon_rss_add(vma->vm_mm, (long)nr);
+	add_mm_rss_counter(vma->vm_mm, MM_ANONPAGES, (long)nr);
 	__atomic_add_fetch(&anon_pages, (long)nr, __ATOMIC_RELAXED);
 	if (compound)
 		anon_thps_add(1);
@@ -83,7 +78,7 @@ void anon_page_dup(struct mm_struct *mm, struct page *page, unsigned long nr)
 {
 	get_page(page);
 	page_dup_rmap(page, nr > 1);
-	anon_rss_add(mm, (long)nr);
+	add_mm_rss_counter(mm, MM_ANONPAGES, (long)nr);
 }
 
 void anon_rmap_moved(struct page *page, bool add)

@@ -465,7 +465,7 @@ struct mm_struct *find_mm_struct(int pid, int *err)
 	*err = 0;
 	if (!pid) {
 		mm = current->mm;
-		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
+		mmget(mm);
 		return mm;
 	}
 	struct task_struct *t = find_get_task_by_vpid(pid);

@@ -40,6 +40,8 @@ void mmput(struct mm_struct *mm);
  * such a reference into a user one for a while, false once the address
  * space has gone. */
 static inline void mmgrab(struct mm_struct *mm) { __atomic_add_fetch(&mm->mm_count, 1, __ATOMIC_RELAXED); }
+/* Another user of an address space its caller holds one of already. */
+static inline void mmget(struct mm_struct *mm) { __atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED); }
 void mmdrop(struct mm_struct *mm);
 static inline bool mmget_not_zero(struct mm_struct *mm)
 {
