@@ -19,6 +19,7 @@ KERNEL_SRCS += \
 	tests/hugetlb_cmdline_test.c \
 	tests/hugetlb_test.c \
 	tests/hugetlbfs_test.c \
+	tests/hrtimer_test.c \
 	tests/init_test.c \
 	tests/initramfs_test.c \
 	tests/kernel_map_test.c \
