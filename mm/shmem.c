@@ -136,6 +136,28 @@ retry:
 	return page;
 }
 
+struct page *shmem_next_present_page(struct vm_area_struct *vma, unsigned long *index, unsigned long last)
+{
+	struct shmem_object *obj = vma->vm_shm;
+	if (!obj || obj->mapping) /* a tmpfs file's page cache */
+		return filemap_get_next_folio(obj ? obj->mapping : vma->vm_file->f_mapping, index, last);
+	/* An anonymous object: its slots up to its end (Linux's i_size of
+	 * the unnamed file), the reference taken under the lock that
+	 * orders them (shmem_object_migrate_page counts it). */
+	struct page *page = NULL;
+	last = min(last, obj->size - 1);
+	spin_lock(&obj->lock);
+	for (unsigned long i = *index; i <= last && !page; i++) {
+		page = obj->pages[i];
+		if (page) {
+			get_page(page);
+			*index = i;
+		}
+	}
+	spin_unlock(&obj->lock);
+	return page;
+}
+
 /* Pages of files and shmem objects mapped by at least one PTE (Linux's
  * NR_FILE_MAPPED: page_add_file_rmap counts a page at its first mapping,
  * page_remove_rmap uncounts it at its last). */

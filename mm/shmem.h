@@ -102,6 +102,13 @@ void shmem_put(struct shmem_object *obj);
  * *ret. */
 struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret);
 
+/* Fault-around's lookup (Linux's first_map_page/next_map_page): the first
+ * page present at an offset in [*index, last] of what vma maps (its
+ * object's slots, or the page cache of its tmpfs file, shared or
+ * private), below the anonymous object's end, with a reference for the
+ * caller, *index set to its offset; NULL when none. Never allocates. */
+struct page *shmem_next_present_page(struct vm_area_struct *vma, unsigned long *index, unsigned long last);
+
 /* Accounting of a mapping of a shmem page in mm (mm/memory.c's callers). */
 void shmem_page_mapped(struct mm_struct *mm, struct page *page);
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page);

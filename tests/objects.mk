@@ -56,6 +56,7 @@ KERNEL_SRCS += \
 	tests/rcu_test.c \
 	tests/shm_test.c \
 	tests/splice_test.c \
+	tests/shmem_fault_test.c \
 	tests/shmem_migrate_test.c \
 	tests/shmem_policy_test.c \
 	tests/shmem_thp_test.c \

@@ -189,6 +189,9 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 	int a, b;
 	if (!two_nodes(&a, &b))
 		kunit_skip(test, "one node with memory");
+	/* The child's read maps page 0 alone (fault-around would map its
+	 * present neighbour, page 1, too). */
+	test_set_fault_around(test, PAGE_SIZE);
 	test_mm_enter_space(test, UBASE, 16);
 	struct mm_struct *mm = current->mm;
 	nodemask_t at_a = nodemask_of_node(a), at_b = nodemask_of_node(b);

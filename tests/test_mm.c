@@ -12,6 +12,7 @@
 #include "kernel/rwsem.h"
 #include "kernel/spinlock.h"
 #include "kernel/unistd.h"
+#include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmu_context.h"
 #include "mm/pgtable.h"
@@ -111,6 +112,15 @@ static void restore_mode_action(void *unused)
 		kunit_fail(test, false, __FILE__, __LINE__,
 			   "could not put pte_reclaim mode %s back (a user mm is alive)",
 			   pte_reclaim_mode_name(mode_before));
+}
+
+static void restore_fault_around(void *arg) { fault_around_bytes = (unsigned long)arg; }
+
+void test_set_fault_around(struct kunit *test, unsigned long bytes)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_fault_around, (void *)fault_around_bytes),
+			0);
+	fault_around_bytes = bytes;
 }
 
 int test_pte_reclaim_mode(struct kunit *test, enum pte_reclaim_mode mode)

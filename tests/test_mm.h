@@ -87,6 +87,10 @@ int test_mm_stress_worker(struct test_worker *w, unsigned long base, unsigned lo
  * holds the mmap_lock or is the mm's only user). */
 pte_t test_mm_pte(struct mm_struct *mm, unsigned long addr);
 
+/* fault_around_bytes (mm/memory.h) for the rest of the case, the value
+ * before put back when it ends. */
+void test_set_fault_around(struct kunit *test, unsigned long bytes);
+
 /* Switches the pte_reclaim mode for the rest of the case (before its
  * first mm: the mode changes only while no user mm lives), and puts back
  * the one in force before when the case ends, after its mms are gone.
