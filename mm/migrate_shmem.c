@@ -61,8 +61,7 @@ int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct pa
 	 * now; the mover's reference is the extra one. */
 	int err = -EAGAIN;
 	if (!sm.busy)
-		err = obj->mapping ? filemap_migrate_folio(obj->mapping, new, old, 1)
-				   : shmem_object_migrate_page(obj, index, new, old, 1);
+		err = filemap_migrate_folio(obj->mapping, new, old, 1);
 	if (err)
 		sm.new = old; /* the entries map old again */
 	vma_interval_tree_foreach(v, root, index, index)

@@ -60,6 +60,7 @@ KERNEL_SRCS += \
 	tests/shmem_migrate_test.c \
 	tests/shmem_policy_test.c \
 	tests/shmem_thp_test.c \
+	tests/shmem_thp_anon_test.c \
 	tests/sched_test.c \
 	tests/thp_test.c \
 	tests/thread_test.c \

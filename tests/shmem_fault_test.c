@@ -43,15 +43,7 @@ static struct page *mapped_page(struct mm_struct *mm, unsigned long addr)
 
 static bool mapped_at(struct mm_struct *mm, unsigned long addr) { return !pte_none(test_mm_pte(mm, addr)); }
 
-/* The file's page at index, the lookup's reference dropped (the file
- * keeps it while the case looks), or NULL. */
-static struct page *cache_page(struct file *f, unsigned long index)
-{
-	struct page *page = filemap_get_folio(f->f_mapping, index);
-	if (page)
-		put_page(page);
-	return page;
-}
+static struct page *cache_page(struct file *f, unsigned long index) { return test_cache_page(f->f_mapping, index); }
 
 /* Whether addr maps page as a shared fault-around leaves it: present,
  * writable (the VMA is), clean, a file page mapped once. */
@@ -212,7 +204,7 @@ struct object_window {
 static struct page *object_window_page(void *arg, unsigned long i)
 {
 	struct object_window *w = arg;
-	return i >= w->first && i <= w->last && i < w->obj->size ? w->obj->pages[i] : NULL;
+	return i >= w->first && i <= w->last ? test_cache_page(w->obj->mapping, i) : NULL;
 }
 
 static void close_file(void *f) { fput(f); }
@@ -247,11 +239,11 @@ static void shared_anon_read_maps_present_neighbours(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SHMEMPAGES), 0ul);
 		/* Page 20's read makes the PTE table (its window: 16..23, all holes). */
 		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, a + 20 * PAGE_SIZE), 0ull);
-		KUNIT_EXPECT_EQ(test, obj->nrpages, 12ul);
+		KUNIT_EXPECT_EQ(test, obj->mapping->nrpages, 12ul);
 		unsigned long free = nr_free_pages(), mapped = nr_file_mapped_pages();
 		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, a + 3 * PAGE_SIZE), 0x103ull);
 		KUNIT_EXPECT_EQ(test, nr_free_pages(), free);
-		KUNIT_EXPECT_EQ(test, obj->nrpages, 12ul);
+		KUNIT_EXPECT_EQ(test, obj->mapping->nrpages, 12ul);
 		struct object_window w = { obj, 0, WINDOW - 1 };
 		unsigned long expected = 0;
 		for (unsigned long i = 0; i < WINDOW; i++)
@@ -269,7 +261,7 @@ static void shared_anon_read_maps_present_neighbours(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, mapped_at(child, a + 7 * PAGE_SIZE));
 		KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a + 7 * PAGE_SIZE + 8), 0x77ull);
 		KUNIT_EXPECT_EQ(test, get_mm_counter(child, MM_SHMEMPAGES), expected);
-		KUNIT_EXPECT_EQ(test, page_mapcount(obj->pages[7]), 2);
+		KUNIT_EXPECT_EQ(test, page_mapcount(test_cache_page(obj->mapping, 7)), 2);
 		KUNIT_EXPECT_EQ(test, pte_ref_verify(child), 0ul);
 		mmput(child);
 		KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
