@@ -1,5 +1,6 @@
-/* Shared anonymous memory (Linux's mm/shmem.c for shmem_zero_setup's
- * unnamed file, reduced to its page cache): mm/shmem.h has the rules. */
+/* Shared memory objects (shared anonymous memory as unnamed files of the
+ * internal tmpfs, MAP_SHARED mappings of tmpfs files) and tmpfs itself,
+ * Linux's mm/shmem.c: mm/shmem.h has the rules. */
 #include "mm/shmem.h"
 #include "mm/shmem_fs.h"
 #include "fs/fs.h"
