@@ -6,8 +6,10 @@
  * past the file's end, none for a hole, and it makes no page (mincore,
  * which tells the object's pages of a shared mapping, reads the same
  * before and after). A System V segment maps its one page (Linux's
- * shm_vm_ops has no map_pages). What is mapped is read from
- * /proc/self/pagemap (PM_PRESENT) and smaps' Rss.
+ * shm_vm_ops has no map_pages). MAP_POPULATE of a shared memfd whose
+ * pages are all there takes one fault (getrusage's ru_minflt) a window.
+ * What is mapped is read from /proc/self/pagemap (PM_PRESENT) and smaps'
+ * Rss.
  *
  * The window (fault_around_bytes) is measured first: a 2 MiB memfd, all
  * of it written, its entries dropped (MADV_DONTNEED), then one byte read
@@ -26,6 +28,7 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -210,6 +213,39 @@ static void check_objects(long window)
 		close(zero);
 }
 
+static long minor_faults(void)
+{
+	struct rusage r;
+	return getrusage(RUSAGE_SELF, &r) ? -1 : r.ru_minflt;
+}
+
+/* MAP_POPULATE of a shared memfd whose pages are all there: populate
+ * reads (a shared mapping is populated for reading, Linux's
+ * populate_vma_page_range), and each read fault maps its window, so it
+ * takes one fault a window and every page ends mapped. */
+static void check_populate(long window)
+{
+	int fd = memfd_create("fault_around_populate", 0);
+	if (!CHECK(fd >= 0))
+		return;
+	char *p = NULL;
+	if (CHECK_CMP(ftruncate(fd, NPAGES * pg), ==, 0) && CHECK((p = map_aligned(NPAGES * pg, MAP_SHARED, fd)))) {
+		fill_and_unmap(p, NPAGES);
+		CHECK_CMP(munmap(p, NPAGES * pg), ==, 0);
+		char *want = p;
+		long before = minor_faults();
+		p = mmap(want, NPAGES * pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd, 0);
+		long faults = minor_faults() - before;
+		if (CHECK(p == want)) {
+			bool present[NPAGES];
+			CHECK(read_present(p, NPAGES, present) && count(present, NPAGES) == NPAGES);
+			CHECK_CMP(faults, ==, (NPAGES + window - 1) / window);
+			CHECK_CMP(munmap(p, NPAGES * pg), ==, 0);
+		}
+	}
+	close(fd);
+}
+
 /* A System V segment: its read maps its page alone. */
 static void check_sysv(void)
 {
@@ -240,8 +276,10 @@ int main(void)
 	test_begin("shmem_fault_around");
 	pg = sysconf(_SC_PAGESIZE);
 	long window = measure_window();
-	if (window > 0)
+	if (window > 0) {
 		check_objects(window);
+		check_populate(window);
+	}
 	check_sysv();
 	return test_end();
 }
