@@ -56,8 +56,9 @@ unsigned long nr_shmem_thps(void)
 void shmem_huge_set(int huge)
 {
 	WRITE_ONCE(shmem_huge, huge);
-	/* Linux's shmem_enabled_store: the internal instance (memfd, SysV
-	 * shm) takes the value as its huge=, unless deny or force. */
+	/* Linux's shmem_enabled_store: the internal instance (memfd, shared
+	 * anonymous memory, SysV shm) takes the value as its huge=, unless
+	 * deny or force. */
 	struct super_block *sb = shmem_internal_sb();
 	if (huge > SHMEM_HUGE_DENY && sb)
 		WRITE_ONCE(SHMEM_SB(sb)->huge, (unsigned char)huge);
@@ -212,7 +213,8 @@ bool shmem_vma_eligible(struct vm_area_struct *vma)
 		return false;
 	if (vma->vm_end < PMD_SIZE || haddr < vma->vm_start || haddr + PMD_SIZE > vma->vm_end)
 		return false;
-	return shmem_is_huge(vma, vma->vm_file->f_inode, vma->vm_pgoff, false);
+	struct inode *inode = vma->vm_file ? vma->vm_file->f_inode : vma->vm_shm->mapping->host;
+	return shmem_is_huge(vma, inode, vma->vm_pgoff, false);
 }
 
 bool shmem_huge_vma_suitable(struct vm_area_struct *vma, unsigned long haddr)

@@ -57,9 +57,11 @@ KERNEL_SRCS += \
 	tests/rcu_test.c \
 	tests/shm_test.c \
 	tests/splice_test.c \
+	tests/shmem_fault_test.c \
 	tests/shmem_migrate_test.c \
 	tests/shmem_policy_test.c \
 	tests/shmem_thp_test.c \
+	tests/shmem_thp_anon_test.c \
 	tests/sched_test.c \
 	tests/thp_test.c \
 	tests/thread_test.c \
