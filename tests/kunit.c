@@ -32,6 +32,7 @@
  * reports), so that the checks see what the case's cleanup left. Locking:
  * none; one case runs at a time, on one thread, and current_test is only
  * that thread's. */
+#include "lib/xarray.h"
 #include "tests/kunit.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/traps.h"
@@ -338,6 +339,9 @@ void kunit_resources_take(struct kunit_resources *s)
 	/* Page-table pages waiting for their RCU grace period (mm/pgtable.h)
 	 * are free memory for this purpose too: let them go. */
 	if (nr_pagetables_rcu_pending())
+		rcu_barrier();
+	/* And xarray nodes (lib/xarray.c), a page cache's among them. */
+	else if (xa_nodes_rcu_pending())
 		rcu_barrier();
 	/* So are the page-table pages of vmalloc ranges waiting on the lazy
 	 * purge list (a dead thread's stack, say). */
