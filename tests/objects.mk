@@ -80,4 +80,5 @@ KERNEL_SRCS += \
 	tests/mount_test.c \
 	tests/vmalloc_bench.c \
 	tests/vmalloc_gfp_test.c \
-	tests/vmalloc_test.c
+	tests/vmalloc_test.c \
+	tests/xarray_test.c
