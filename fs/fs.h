@@ -117,6 +117,15 @@ struct address_space {
 	struct rw_semaphore i_mmap_rwsem;
 };
 
+/* The page cache's marks on i_pages (Linux's include/linux/fs.h): a
+ * dirty page, one under writeback, and one a data-integrity sync must
+ * write (tag_pages_for_writeback). Nothing sets them yet: tmpfs and
+ * hugetlbfs dirty pages as Linux's do, with noop_dirty_folio, and no file
+ * system here has writeback (docs/page_cache.md). */
+#define PAGECACHE_TAG_DIRTY XA_MARK_0
+#define PAGECACHE_TAG_WRITEBACK XA_MARK_1
+#define PAGECACHE_TAG_TOWRITE XA_MARK_2
+
 /* Linux's mapping_map_writable: one more shared writable mapping, unless
  * writable mappings are denied (-EPERM). */
 static inline int mapping_map_writable(struct address_space *mapping)
