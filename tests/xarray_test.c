@@ -457,6 +457,7 @@ static int rcu_reader_or_writer(struct test_worker *w)
 			for (size_t i = ARRAY_SIZE(rcu_indices); i-- > 0;)
 				xa_erase(xa, rcu_indices[(i + r) % ARRAY_SIZE(rcu_indices)]);
 			test_crew_progress(w);
+			cond_resched(); /* readers sharing this CPU (one CPU) run too */
 		}
 		test_crew_stop(w->crew);
 		return 0;
@@ -483,6 +484,9 @@ static int rcu_reader_or_writer(struct test_worker *w)
 		if (bad)
 			return 1;
 		test_crew_progress(w);
+		/* Outside the read side: a quiescent state, and the writer's
+		 * turn when it shares this CPU. */
+		cond_resched();
 	}
 	return 0;
 }
