@@ -213,8 +213,11 @@ void xas_clear_mark(const struct xa_state *xas, xa_mark_t mark)
 
 void xas_init_marks(const struct xa_state *xas)
 {
+	/* A mark no entry carries (xa_flags) has no bit to clear: the page
+	 * cache's removals, which mark nothing yet, skip the walk. */
 	for (xa_mark_t mark = XA_MARK_0; mark <= XA_MARK_MAX; mark++)
-		xas_clear_mark(xas, mark);
+		if (xa_marked(xas->xa, mark))
+			xas_clear_mark(xas, mark);
 }
 
 /* A node for the store xas is doing, at shift, in the slot xas is at

@@ -197,15 +197,31 @@ unsigned long truncate_inode_pages_range(struct address_space *mapping, long lst
 	unsigned long end = lend < 0 ? ~0ul : (unsigned long)(lend + 1) >> PAGE_SHIFT;
 	if (end <= start)
 		return 0;
+	/* Forward through the range, one page at a time (filemap_remove_folio
+	 * takes the lock), then again from the start until a pass finds
+	 * nothing: a fault racing the truncate may add a page behind the
+	 * cursor (Linux's shmem_undo_range restarts so). A search from the
+	 * start for every page would pass over the emptied slots again and
+	 * again. */
+	unsigned long index = start;
+	bool pass_removed = false;
 	for (;;) {
-		/* One page at a time: filemap_remove_folio takes the lock. */
-		unsigned long index = start;
 		xa_lock(&mapping->i_pages);
 		struct page *page = xa_find(&mapping->i_pages, &index, end - 1, XA_PRESENT);
 		xa_unlock(&mapping->i_pages);
-		if (!page)
-			return removed;
-		removed += filemap_remove_folio(page);
+		if (!page) {
+			if (!pass_removed)
+				return removed;
+			pass_removed = false;
+			index = start;
+			continue;
+		}
+		/* Gone or replaced (a migration) meanwhile: look again here. */
+		if (!filemap_remove_folio(page))
+			continue;
+		removed++;
+		pass_removed = true;
+		index++; /* at most end: end - 1 < ~0ul */
 	}
 }
 
