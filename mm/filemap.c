@@ -62,15 +62,22 @@ int filemap_add_folio_range(struct address_space *mapping, struct page *page, un
 	gfp &= GFP_RECLAIM_MASK;
 	do {
 		xas_lock(&xas);
-		/* Linux's xas_for_each_conflict: anything in the range. */
+		/* Linux's xas_for_each_conflict: anything in the range. One
+		 * index is one load, which leaves xas where the store goes. */
 		xas_set(&xas, index);
-		if (xas_find(&xas, index + nr - 1)) {
+		if (nr == 1 ? xas_load(&xas) != NULL : xas_find(&xas, index + nr - 1) != NULL) {
 			xas_set_err(&xas, -EEXIST);
 			goto unlock;
 		}
+		if (nr > 1)
+			xas_set(&xas, index);
 		unsigned long i;
 		for (i = 0; i < nr; i++) {
-			xas_set(&xas, index + i);
+			/* Index by index, as Linux 5.x stored a huge page:
+			 * xas_next moves to the next slot without going back
+			 * to the head. */
+			if (i)
+				xas_next(&xas);
 			xas_store(&xas, page + i);
 			if (xas_error(&xas))
 				break;
