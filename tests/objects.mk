@@ -36,6 +36,7 @@ KERNEL_SRCS += \
 	tests/mmap_test.c \
 	tests/filemap_test.c \
 	tests/filemap_private_test.c \
+	tests/filemap_xarray_test.c \
 	tests/fork_test.c \
 	tests/mremap_test.c \
 	tests/numa_layout_test.c \
@@ -71,6 +72,7 @@ KERNEL_SRCS += \
 	tests/test_file.c \
 	tests/test_mm.c \
 	tests/test_proc.c \
+	tests/test_xarray.c \
 	tests/test_process.c \
 	tests/process_tree_test.c \
 	tests/topology_test.c \

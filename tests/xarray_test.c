@@ -2,64 +2,16 @@
  * dense indices, the tree growing and shrinking with them, insert,
  * cmpxchg, searches in index order, the three marks and how they run up
  * the tree, value entries, the advanced xas_ walk, allocation failures
- * (fail_page_alloc) that leave the array as it was, RCU readers on every
- * CPU beside a writer, and a file's page cache on it. Every case gives
- * back its nodes (xa_nodes_in_use, after the grace period) and its slab
- * objects and pages (kunit_resources). */
+ * (fail_page_alloc) that leave the array as it was, and RCU readers on
+ * every CPU beside a writer (tests/filemap_xarray_test.c: the page cache
+ * on it). Every case gives back its nodes (xa_nodes_in_use, after the
+ * grace period) and its slab objects and pages (kunit_resources). */
 #include "tests/kunit.h"
 #include "tests/test_cpu.h"
-#include "tests/test_file.h"
-#include "fs/fs.h"
-#include "fs/init.h"
+#include "tests/test_xarray.h"
 #include "kernel/sched.h"
-#include "lib/xarray.h"
 #include "mm/fail_page_alloc.h"
-#include "mm/filemap.h"
-#include "mm/page_alloc.h"
 #include "mm/slab.h"
-
-#define PATH "/tmp/xarray_test"
-
-/* Each case's array: destroyed however the case ends. */
-static struct xarray test_array;
-
-static void xa_destroy_action(void *xa) { xa_destroy(xa); }
-
-/* What a case holds at its start: live nodes are those in a tree or a
- * spare chain, not those waiting for their grace period. */
-struct xa_case_start {
-	struct kunit_resources res;
-	unsigned long nodes;
-};
-
-static unsigned long live_nodes(void) { return xa_nodes_in_use() - xa_nodes_rcu_pending(); }
-
-static struct xarray *xa_case_begin(struct kunit *test, struct xa_case_start *start)
-{
-	kunit_resources_take(&start->res); /* waits for pending nodes too */
-	start->nodes = xa_nodes_in_use();
-	xa_init(&test_array);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, xa_destroy_action, &test_array), 0);
-	return &test_array;
-}
-
-/* The array destroyed, every node it had is freed after the grace
- * period, and the case's slab objects and pages are back. */
-static void xa_case_end(struct kunit *test, struct xarray *xa, const struct xa_case_start *start)
-{
-	kunit_release_action(test, xa_destroy_action, xa);
-	KUNIT_EXPECT_TRUE(test, xa_empty(xa));
-	rcu_barrier();
-	KUNIT_EXPECT_EQ(test, xa_nodes_in_use(), start->nodes);
-	kunit_expect_resources_back(test, &start->res);
-}
-
-/* The height of the tree: 0 when the head is an entry or NULL. */
-static unsigned int xa_height(const struct xarray *xa)
-{
-	void *head = xa->xa_head;
-	return xa_is_node(head) ? xa_to_node(head)->shift / XA_CHUNK_SHIFT + 1u : 0;
-}
 
 static const unsigned long sparse[] = {
 	0, 1, 2, 63, 64, 65, 4095, 4096, 262143, 262144, 1ul << 30, (1ul << 30) + 1,
@@ -90,7 +42,7 @@ static void store_load_erase_sparse(struct kunit *test)
 	/* ULONG_MAX needs every level: 64 bits in 6-bit digits. */
 	KUNIT_EXPECT_EQ(test, xa_height(xa), 11u);
 	/* A replacement returns the old entry. */
-	void *p = &test_array;
+	void *p = &p;
 	KUNIT_EXPECT_PTR_EQ(test, xa_store(xa, 4096, p, GFP_KERNEL), xa_mk_value(4096));
 	KUNIT_EXPECT_PTR_EQ(test, xa_load(xa, 4096), p);
 	KUNIT_EXPECT_PTR_EQ(test, xa_store(xa, 4096, xa_mk_value(4096), GFP_KERNEL), p);
@@ -215,16 +167,16 @@ static void value_entries_round_trip(struct kunit *test)
 		KUNIT_EXPECT_NULL(test, xa_store(xa, 1 + i, e, GFP_KERNEL));
 		KUNIT_EXPECT_EQ(test, xa_to_value(xa_load(xa, 1 + i)), values[i]);
 	}
-	KUNIT_EXPECT_FALSE(test, xa_is_value(&test_array));
+	KUNIT_EXPECT_FALSE(test, xa_is_value(xa));
 	/* A pointer among the values: the leaf (indices 0..63) counts each
 	 * kind. */
-	KUNIT_EXPECT_NULL(test, xa_store(xa, 7, &test_array, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, xa_store(xa, 7, xa, GFP_KERNEL));
 	KUNIT_ASSERT_TRUE(test, xa_is_node(xa->xa_head));
 	struct xa_node *leaf = xa_to_node(xa->xa_head);
 	KUNIT_EXPECT_EQ(test, leaf->shift, 0);
 	KUNIT_EXPECT_EQ(test, leaf->count, 5);
 	KUNIT_EXPECT_EQ(test, leaf->nr_values, 4);
-	KUNIT_EXPECT_PTR_EQ(test, xa_store(xa, 1, &test_array, GFP_KERNEL), xa_mk_value(0));
+	KUNIT_EXPECT_PTR_EQ(test, xa_store(xa, 1, xa, GFP_KERNEL), xa_mk_value(0));
 	KUNIT_EXPECT_EQ(test, leaf->nr_values, 3);
 	KUNIT_EXPECT_PTR_EQ(test, xa_erase(xa, 2), xa_mk_value(1));
 	KUNIT_EXPECT_EQ(test, leaf->count, 4);
@@ -355,49 +307,29 @@ static void xas_walks(struct kunit *test)
  * -ENOMEM and leaves the array as it was, no node left behind. A store
  * that needs no node still works; and a failure of the allocation under
  * the lock alone is met by xas_nomem's retry, with the lock dropped. */
-static struct fault_attr saved_attr;
-
-static void fail_page_alloc_restore(void *unused)
-{
-	(void)unused;
-	fault_attr_arm(false);
-	fail_page_alloc = saved_attr;
-}
-
-static void fail_page_allocs(struct kunit *test, long times)
-{
-	saved_attr = fail_page_alloc;
-	fail_page_alloc = (struct fault_attr){ .probability = 100, .interval = 1, .times = times,
-					       .ignore_gfp_reclaim = false, .only_task = current };
-	fault_attr_arm(true);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fail_page_alloc_restore, NULL), 0);
-}
-
-#define FAIL_TRIES 4096ul
-
 static void store_without_memory_fails_cleanly(struct kunit *test)
 {
 	struct xa_case_start start;
 	struct xarray *xa = xa_case_begin(test, &start);
 	static struct xarray other;
 	xa_init(&other);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, xa_destroy_action, &other), 0);
-	fail_page_allocs(test, -1);
+	xa_destroy_at_end(test, &other);
+	xa_fail_page_allocs(test, -1);
 	/* Stores far apart, each needing new nodes, until one finds none. */
 	unsigned long i, failed = 0;
-	for (i = 0; i < FAIL_TRIES; i++) {
+	for (i = 0; i < XA_FAIL_TRIES; i++) {
 		unsigned long index = i * ((1ul << 30) + 12345);
-		unsigned long live = live_nodes();
+		unsigned long live = xa_live_nodes();
 		void *old = xa_store(xa, index, xa_mk_value(i), GFP_KERNEL);
 		if (!xa_is_err(old))
 			continue;
 		KUNIT_EXPECT_EQ(test, xa_err(old), -ENOMEM);
 		KUNIT_EXPECT_NULL(test, xa_load(xa, index));
-		KUNIT_EXPECT_EQ(test, live_nodes(), live); /* what it made for the path went */
+		KUNIT_EXPECT_EQ(test, xa_live_nodes(), live); /* what it made for the path went */
 		failed = index;
 		break;
 	}
-	KUNIT_ASSERT_LT(test, i, FAIL_TRIES);
+	KUNIT_ASSERT_LT(test, i, XA_FAIL_TRIES);
 	KUNIT_EXPECT_GT(test, fail_page_alloc.failures, 0ul);
 	/* Those before it are all there. */
 	for (unsigned long j = 0; j < i; j++)
@@ -416,8 +348,8 @@ static void store_without_memory_fails_cleanly(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, xa_store(xa, failed, xa_mk_value(7), GFP_KERNEL));
 	KUNIT_EXPECT_EQ(test, fail_page_alloc.failures, failures + 1);
 	KUNIT_EXPECT_PTR_EQ(test, xa_load(xa, failed), xa_mk_value(7));
-	kunit_release_action(test, fail_page_alloc_restore, NULL);
-	kunit_release_action(test, xa_destroy_action, &other);
+	xa_fail_page_allocs_end(test);
+	xa_destroy(&other);
 	xa_case_end(test, xa, &start);
 }
 
@@ -510,128 +442,6 @@ static void rcu_readers_beside_a_writer(struct kunit *test)
 	xa_case_end(test, xa, &start);
 }
 
-/* A file's pages in its mapping's xarray: a page written far out grows
- * the tree, truncation empties it and its nodes go. */
-static void page_cache_tree_follows_the_file(struct kunit *test)
-{
-	rcu_barrier();
-	unsigned long nodes = xa_nodes_in_use();
-	struct file *f = test_file_make(test, PATH);
-	struct address_space *mapping = f->f_mapping;
-	static char buf[64];
-	const unsigned long far = 1ul << 20; /* page index: 4 GiB into the file */
-	long long pos = 0;
-	KUNIT_ASSERT_EQ(test, kernel_write(f, buf, sizeof(buf), &pos), (long)sizeof(buf));
-	KUNIT_EXPECT_EQ(test, xa_height(&mapping->i_pages), 0u); /* page 0 alone: at the head */
-	pos = (long long)(far * PAGE_SIZE);
-	KUNIT_ASSERT_EQ(test, kernel_write(f, buf, sizeof(buf), &pos), (long)sizeof(buf));
-	KUNIT_EXPECT_EQ(test, xa_height(&mapping->i_pages), 4u); /* 2^20 needs 21 bits */
-	KUNIT_EXPECT_EQ(test, mapping->nrpages, 2ul);
-	struct page *page = xa_load(&mapping->i_pages, far);
-	KUNIT_ASSERT_NOT_NULL(test, page);
-	KUNIT_EXPECT_EQ(test, page->index, far);
-	KUNIT_EXPECT_PTR_EQ(test, page->mapping, mapping);
-	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 1), 0);
-	KUNIT_EXPECT_EQ(test, xa_height(&mapping->i_pages), 0u);
-	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&mapping->i_pages));
-	rcu_barrier();
-	KUNIT_EXPECT_EQ(test, xa_nodes_in_use(), nodes);
-}
-
-/* filemap_add_folio_range (a huge page's indices, here 64 pages of their
- * own) out of nodes partway: the indices it stored go again, and none of
- * its pages is left with the cache's reference or mapping. Ranges that
- * straddle a 2^24 boundary, each needing nine nodes (a root and four
- * levels on each side), are added with page allocation failing. */
-#define RANGE_PAGES 64ul
-#define RANGE_SETS 24
-
-static struct page *range_sets[RANGE_SETS];
-
-static void range_sets_free(void *unused)
-{
-	(void)unused;
-	for (int k = 0; k < RANGE_SETS; k++)
-		if (range_sets[k]) {
-			for (unsigned long i = 0; i < RANGE_PAGES; i++) {
-				/* Still in the cache: out of it first. */
-				if (range_sets[k][i].mapping)
-					filemap_remove_folio(range_sets[k] + i);
-				__free_pages(range_sets[k] + i, 0);
-			}
-			range_sets[k] = NULL;
-		}
-}
-
-static void page_cache_range_without_memory(struct kunit *test)
-{
-	/* The file first: its inode and dentry are not the case's to give
-	 * back (closed after the checks). */
-	struct file *f = test_file_make(test, PATH);
-	struct address_space *mapping = f->f_mapping;
-	struct xa_case_start start;
-	struct xarray *scratch = xa_case_begin(test, &start);
-	unsigned long file_pages = nr_file_pages();
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, range_sets_free, NULL), 0);
-	for (int k = 0; k < RANGE_SETS; k++) {
-		range_sets[k] = alloc_pages(GFP_KERNEL, 6); /* 64 = RANGE_PAGES */
-		KUNIT_ASSERT_NOT_NULL(test, range_sets[k]);
-		split_page(range_sets[k], 6);
-	}
-	/* A scratch entry whose path (shifts 24 down to 0) is five nodes of
-	 * its own; then the node cache's free slots used up; then those five
-	 * freed, so that the first range finds five nodes of the nine it
-	 * needs: its lower half goes in, and then has to come out again. */
-	KUNIT_ASSERT_NULL(test, xa_store(scratch, 0, xa_mk_value(0), GFP_KERNEL));
-	KUNIT_ASSERT_NULL(test, xa_store(scratch, 1ul << 30, xa_mk_value(1), GFP_KERNEL));
-	fail_page_allocs(test, -1);
-	unsigned long used;
-	for (used = 2; used < FAIL_TRIES; used++)
-		if (xa_is_err(xa_store(scratch, used << 30, xa_mk_value(used), GFP_KERNEL)))
-			break;
-	KUNIT_ASSERT_LT(test, used, FAIL_TRIES);
-	rcu_barrier(); /* what the failed store made and freed is free now */
-	xa_erase(scratch, 1ul << 30);
-	rcu_barrier();
-	int k, err = 0;
-	for (k = 0; k < RANGE_SETS; k++) {
-		unsigned long index = ((unsigned long)k + 1) * (1ul << 24) - RANGE_PAGES / 2;
-		unsigned long live = live_nodes();
-		err = filemap_add_folio_range(mapping, range_sets[k], index, RANGE_PAGES, GFP_KERNEL);
-		if (!err)
-			continue;
-		KUNIT_EXPECT_EQ(test, err, -ENOMEM);
-		unsigned long found = index;
-		KUNIT_EXPECT_NULL(test, xa_find(&mapping->i_pages, &found, index + RANGE_PAGES - 1, XA_PRESENT));
-		KUNIT_EXPECT_EQ(test, live_nodes(), live);
-		for (unsigned long i = 0; i < RANGE_PAGES; i++) {
-			KUNIT_EXPECT_EQ(test, page_ref_count(range_sets[k] + i), 1);
-			KUNIT_EXPECT_NULL(test, range_sets[k][i].mapping);
-		}
-		break;
-	}
-	KUNIT_ASSERT_LT(test, k, RANGE_SETS);
-	kunit_info(test, "%d ranges went in before one found too few nodes (%lu injected failures)", k,
-		   fail_page_alloc.failures);
-	KUNIT_EXPECT_EQ(test, mapping->nrpages, (unsigned long)k * RANGE_PAGES);
-	KUNIT_EXPECT_EQ(test, nr_file_pages() - file_pages, (unsigned long)k * RANGE_PAGES);
-	kunit_release_action(test, fail_page_alloc_restore, NULL);
-	/* With memory, the same range goes in whole. */
-	unsigned long index = ((unsigned long)k + 1) * (1ul << 24) - RANGE_PAGES / 2;
-	KUNIT_EXPECT_EQ(test, filemap_add_folio_range(mapping, range_sets[k], index, RANGE_PAGES, GFP_KERNEL), 0);
-	KUNIT_EXPECT_EQ(test, mapping->nrpages, ((unsigned long)k + 1) * RANGE_PAGES);
-	KUNIT_EXPECT_PTR_EQ(test, xa_load(&mapping->i_pages, index + RANGE_PAGES - 1),
-			    range_sets[k] + RANGE_PAGES - 1);
-	/* Adding over it is refused whole. */
-	KUNIT_EXPECT_EQ(test, filemap_add_folio_range(mapping, range_sets[k + 1 < RANGE_SETS ? k + 1 : 0],
-						      index + 1, 1, GFP_KERNEL), -EEXIST);
-	kunit_release_action(test, range_sets_free, NULL);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&mapping->i_pages));
-	KUNIT_EXPECT_EQ(test, nr_file_pages(), file_pages);
-	xa_case_end(test, scratch, &start);
-}
-
 static struct kunit_case xarray_cases[] = {
 	KUNIT_CASE(store_load_erase_sparse),
 	KUNIT_CASE(dense_store_find_erase),
@@ -643,8 +453,6 @@ static struct kunit_case xarray_cases[] = {
 	KUNIT_CASE(store_without_memory_fails_cleanly),
 	KUNIT_CASE(destroy_frees_every_node),
 	KUNIT_CASE(rcu_readers_beside_a_writer),
-	KUNIT_CASE(page_cache_tree_follows_the_file),
-	KUNIT_CASE(page_cache_range_without_memory),
 	{}
 };
 
