@@ -12,10 +12,12 @@
  *
  * Lookups take xa_lock rather than Linux's RCU walk with a speculative
  * reference (filemap_get_entry: folio_try_get_rcu, then a recheck of the
- * slot): that needs every place that judges a page by its reference
- * count to freeze the count first (Linux's folio_ref_freeze), and
- * mmlab's migration and other paths compare counts without freezing, so
- * a speculative reference taken meanwhile would go unseen. */
+ * slot). A speculative reference can land on a page that was freed and
+ * reused meanwhile, so Linux frees every page by dropping a reference
+ * (put_page_testzero) and freezes the count wherever it judges a page by
+ * it (folio_ref_freeze). Here __free_pages frees whatever the count, and
+ * filemap_migrate_folio compares the count under this lock without
+ * freezing it: a speculative reference would be lost or go unseen. */
 #include "mm/filemap.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
