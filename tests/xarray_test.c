@@ -41,6 +41,17 @@ static void store_load_erase_sparse(struct kunit *test)
 	}
 	/* ULONG_MAX needs every level: 64 bits in 6-bit digits. */
 	KUNIT_EXPECT_EQ(test, xa_height(xa), 11u);
+	/* Searches at the top end stop there, without wrapping to 0. */
+	unsigned long index = ~0ul - 63;
+	KUNIT_EXPECT_PTR_EQ(test, xa_find(xa, &index, ~0ul, XA_PRESENT), xa_mk_value((~0ul - 1) & 0xffff));
+	KUNIT_EXPECT_EQ(test, index, ~0ul - 1);
+	KUNIT_EXPECT_PTR_EQ(test, xa_find_after(xa, &index, ~0ul, XA_PRESENT), xa_mk_value(0xffff));
+	KUNIT_EXPECT_EQ(test, index, ~0ul);
+	KUNIT_EXPECT_NULL(test, xa_find_after(xa, &index, ~0ul, XA_PRESENT));
+	KUNIT_EXPECT_EQ(test, index, ~0ul);
+	index = (1ul << 40) + 1;
+	KUNIT_EXPECT_PTR_EQ(test, xa_find(xa, &index, ~0ul, XA_PRESENT), xa_mk_value((~0ul >> 1) & 0xffff));
+	KUNIT_EXPECT_EQ(test, index, ~0ul >> 1);
 	/* A replacement returns the old entry. */
 	void *p = &p;
 	KUNIT_EXPECT_PTR_EQ(test, xa_store(xa, 4096, p, GFP_KERNEL), xa_mk_value(4096));
