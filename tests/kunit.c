@@ -32,7 +32,6 @@
  * reports), so that the checks see what the case's cleanup left. Locking:
  * none; one case runs at a time, on one thread, and current_test is only
  * that thread's. */
-#include "lib/xarray.h"
 #include "tests/kunit.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/traps.h"
@@ -42,6 +41,7 @@
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
+#include "lib/xarray.h"
 #include "kernel/time.h"
 #include "mm/mmu_context.h"
 #include "mm/page_alloc.h"
