@@ -221,7 +221,7 @@ static struct page *shmem_get_or_alloc(struct inode *inode, struct vm_area_struc
 		page = shmem_alloc_page(inode, index, err);
 		if (!page)
 			return NULL;
-		int e = __filemap_add_folio(mapping, page, index);
+		int e = __filemap_add_folio(mapping, page, index, GFP_KERNEL);
 		if (!e) {
 			shmem_account(inode, 1);
 			return page; /* the allocation's reference is the caller's */

@@ -28,8 +28,8 @@
  * cannot (a reference held: a pin, a racing fault), the range inside it
  * is zeroed and all its pages stay (Linux 6.1's truncate_inode_partial_folio).
  *
- * Locking: as mm/filemap.h: additions and the split under i_pages_lock;
- * truncate and hole punch hold i_rwsem for writing. */
+ * Locking: as mm/filemap.h: additions and the split under the xarray's
+ * xa_lock; truncate and hole punch hold i_rwsem for writing. */
 #include "mm/shmem.h"
 #include "mm/shmem_fs.h"
 #include "fs/fs.h"
@@ -131,7 +131,7 @@ struct page *shmem_alloc_huge(struct inode *inode, unsigned long index)
 		page_set_flag(head + i, PG_shmem_tail);
 	}
 	__atomic_add_fetch(&shmem_thps, 1, __ATOMIC_RELAXED);
-	if (filemap_add_folio_range(mapping, head, hindex, HPAGE_PMD_NR)) {
+	if (filemap_add_folio_range(mapping, head, hindex, HPAGE_PMD_NR, GFP_KERNEL)) {
 		/* A page came meanwhile (a racing fault), or no memory for the
 		 * index: the caller makes a small one. */
 		put_page(head);

@@ -37,6 +37,7 @@ KERNEL_SRCS += \
 	tests/mmap_test.c \
 	tests/filemap_test.c \
 	tests/filemap_private_test.c \
+	tests/filemap_xarray_test.c \
 	tests/fork_test.c \
 	tests/mremap_test.c \
 	tests/numa_layout_test.c \
@@ -74,6 +75,7 @@ KERNEL_SRCS += \
 	tests/test_file.c \
 	tests/test_mm.c \
 	tests/test_proc.c \
+	tests/test_xarray.c \
 	tests/test_process.c \
 	tests/process_tree_test.c \
 	tests/topology_test.c \
@@ -83,4 +85,5 @@ KERNEL_SRCS += \
 	tests/mount_test.c \
 	tests/vmalloc_bench.c \
 	tests/vmalloc_gfp_test.c \
-	tests/vmalloc_test.c
+	tests/vmalloc_test.c \
+	tests/xarray_test.c
