@@ -546,10 +546,41 @@ static struct job *next_job(struct job *jobs, size_t n)
 	return best;
 }
 
+/* The host's idle time so far, in seconds of one CPU (/proc/stat's idle
+ * and iowait); negative when it cannot be read. */
+static double host_idle_s(void)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	if (!f)
+		return -1;
+	unsigned long long user, nice, sys, idle, iowait;
+	int got = fscanf(f, "cpu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle, &iowait);
+	fclose(f);
+	long hz = sysconf(_SC_CLK_TCK);
+	if (got != 5 || hz <= 0)
+		return -1;
+	return (double)(idle + iowait) / (double)hz;
+}
+
+/* Filling idle time: a boot that waits (a guest halted on a timer, ten
+ * seconds for an absent CPU, firmware waiting on a device) keeps its slot
+ * but not the host's CPU. When the host has had at least
+ * IDLE_CORES_TO_FILL of a CPU idle over each of the last IDLE_SAMPLES
+ * samples of IDLE_SAMPLE_S, with every slot taken, one more job starts
+ * beside them (never more than one over maxjobs, and only when maxjobs is
+ * 2 or more: --jobs 1 means one at a time). A host busy with other work
+ * has no idle time to fill. Timeouts count each job's own CPU time, so a
+ * job slowed by the extra one keeps its budget. */
+#define IDLE_SAMPLE_S 0.5
+#define IDLE_SAMPLES 2
+#define IDLE_CORES_TO_FILL 0.7
+
 void run_jobs(struct job *jobs, size_t n, long maxjobs)
 {
 	size_t next = 0, done = 0;
 	long running = 0;
+	double sample_at = now_s(), sample_idle = host_idle_s();
+	int idle_samples = 0;
 	struct pollfd *pfd = xrealloc(NULL, 2 * n * sizeof(*pfd));
 	struct job **pjob = xrealloc(NULL, 2 * n * sizeof(*pjob));
 	int *pstream = xrealloc(NULL, 2 * n * sizeof(*pstream));
@@ -562,7 +593,21 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 			fflush(stdout);
 			exit(130);
 		}
-		while (running < maxjobs && next < n) {
+		double t = now_s();
+		if (t - sample_at >= IDLE_SAMPLE_S) {
+			double idle = host_idle_s();
+			bool idle_host = idle >= 0 && sample_idle >= 0 &&
+					 (idle - sample_idle) / (t - sample_at) >= IDLE_CORES_TO_FILL;
+			idle_samples = running >= maxjobs && idle_host ? idle_samples + 1 : 0;
+			sample_at = t;
+			sample_idle = idle;
+		}
+		long allowed = maxjobs + (maxjobs >= 2 && idle_samples >= IDLE_SAMPLES);
+		while (running < allowed && next < n) {
+			/* Samples start over with the new job among them. */
+			idle_samples = 0;
+			sample_at = t;
+			sample_idle = host_idle_s();
 			struct job *j = next_job(jobs, n);
 			next++;
 			if (j->topo)
