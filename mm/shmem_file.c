@@ -59,7 +59,7 @@ struct file *shmem_file_setup(const char *name, long size)
 int shmem_zero_setup(struct vm_area_struct *vma)
 {
 	int err;
-	struct shmem_object *obj = shmem_object_alloc(vma->vm_mm, vma->vm_end - vma->vm_start,
+	struct shmem_object *obj = shmem_object_alloc(vma->vm_mm, "dev/zero", vma->vm_end - vma->vm_start,
 						      vma->vm_flags & VM_NORESERVE, &err);
 	if (!obj)
 		return err;

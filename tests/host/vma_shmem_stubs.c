@@ -9,9 +9,10 @@
  * object (the leak checks) and never faulted here; its unnamed file is
  * reduced to the address_space whose i_mmap the VMAs join (no struct
  * file: nothing here reads it). */
-struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len, bool noreserve, int *err)
+struct shmem_object *shmem_object_alloc(struct mm_struct *mm, const char *name, unsigned long len, bool noreserve,
+					int *err)
 {
-	(void)mm, (void)noreserve;
+	(void)mm, (void)name, (void)noreserve;
 	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
 	struct address_space *mapping = obj ? kzalloc(sizeof(*mapping), GFP_KERNEL) : NULL;
 	*err = mapping ? 0 : -ENOMEM;
