@@ -16,8 +16,11 @@
  *
  * mmlab differs from Linux in where the anonymous kinds' file hangs: the
  * object holds it and the VMA's vm_file stays NULL (Linux's points to
- * it, "/dev/zero (deleted)" in /proc/<pid>/maps), so that the code that
- * tells a file mapping by vm_file sees anonymous memory there.
+ * it), so that the code that tells a file mapping by vm_file sees
+ * anonymous memory there. What a user sees of that file is Linux's all
+ * the same: /proc/<pid>/maps, smaps and numa_maps show it ("/dev/zero
+ * (deleted)", "/SYSV<key> (deleted)", fs/proc/task_mmu.c), and
+ * get_unmapped_area places the mapping by it (shmem_get_unmapped_area).
  *
  * Counting (Linux's): a mapped shmem page counts in the mm's
  * MM_SHMEMPAGES (RssShmem), not in AnonPages; the file's pages in

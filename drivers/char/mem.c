@@ -114,11 +114,11 @@ static long read_random(struct file *f, char *dst, size_t count, long *pos, bool
 }
 
 /* Linux's mmap_zero: a shared mapping of /dev/zero is shared anonymous
- * memory (a new shmem object, mm/shmem.h), a private one plain anonymous
- * memory. Linux keeps the device's file on a private mapping (its
- * /proc/<pid>/maps line names /dev/zero) and gives a shared one an
- * unnamed shmem file; mmlab's anonymous VMAs have no file, so neither
- * keeps one here. */
+ * memory (a new shmem object, mm/shmem.h, whose file maps shows as
+ * "/dev/zero (deleted)"), a private one plain anonymous memory. Linux
+ * keeps the device's file on a private mapping (its /proc/<pid>/maps line
+ * names /dev/zero); mmlab's anonymous VMAs have no file, so a private one
+ * keeps none here and shows no name. */
 static int mmap_zero(struct file *f, struct vm_area_struct *vma)
 {
 	(void)f;
