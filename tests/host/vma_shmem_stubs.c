@@ -3,6 +3,7 @@
  * fs/fs.h's types clash with the C library's there. */
 #include "fs/fs.h"
 #include "mm/shmem.h"
+#include "mm/mmap.h"
 #include "mm/slab.h"
 
 /* mm/shmem.c: a shared anonymous mapping's object, counted as a live
@@ -38,4 +39,13 @@ void shmem_put(struct shmem_object *obj)
 		kfree(obj->mapping);
 		kfree(obj);
 	}
+}
+/* mm/shmem_huge.c: no tmpfs instance here, so none with huge pages (as
+ * shmem_enabled "never"): Linux's shmem_get_unmapped_area then gives the
+ * mm's own search's address. */
+unsigned long shmem_get_unmapped_area(struct mm_struct *mm, struct file *file, unsigned long addr,
+				      unsigned long len, unsigned long pgoff, unsigned long flags)
+{
+	(void)file, (void)pgoff;
+	return arch_get_unmapped_area(mm, addr, len, flags);
 }
