@@ -13,11 +13,13 @@
  * PG_shmem_tail with private its distance to the head (compound_head).
  * Every page has its own mapping, index and _mapcount; every reference
  * (each index's in the page cache, each PTE's, each lookup's) is the
- * head's. A fault in a shared mapping whose 2 MiB lies inside the VMA,
- * with the file's offsets aligned as its addresses, maps the huge page
- * with one PMD (Linux's do_set_pmd): no PTE table under it and none
- * deposited (x86 needs none: a split of such a PMD just clears it, and
- * the next touch faults its pages in again, by PMD or by PTEs). The PMD
+ * head's. A fault whose 2 MiB lies inside the VMA, with the file's
+ * offsets aligned as its addresses (shmem_get_unmapped_area places new
+ * mappings so), maps the huge page with one PMD (Linux's do_set_pmd): any
+ * fault of a shared mapping, a read of a private one (read-only: its
+ * write splits the PMD and copies one page). No PTE table is under it
+ * and none deposited (x86 needs none: a split of such a PMD just clears
+ * it, and the next touch faults its pages in again, by PMD or by PTEs). The PMD
  * mappings are counted in the head's second page (shmem_thp_pmd_mapcount_ptr),
  * each with a reference on the head. Elsewhere its pages are mapped by
  * 4 KiB PTEs, each counted in its own _mapcount.

@@ -6,7 +6,8 @@
  * own huge=) is placed without the program aligning it at an address
  * congruent to its file offset modulo 2 MiB: shared anonymous memory,
  * /dev/zero shared mappings, a System V segment and memfd at offset 0 on
- * a 2 MiB boundary, a memfd at offset 4 KiB 4 KiB past one. Its first
+ * a 2 MiB boundary, a memfd at offset 4 KiB 4 KiB past one; mremap moves
+ * one by the same rule. Its first
  * touch of each 2 MiB then maps a huge page by a PMD (ShmemPmdMapped)
  * under always, none under never. A hint that is free is taken as it
  * is. Private anonymous memory keeps its own placement (mmlab aligns
@@ -88,7 +89,8 @@ static bool map_kind(enum kind k, struct mapping *m)
 	default:
 		break;
 	}
-	return CHECKF(m->p != MAP_FAILED, "%s mapped: %s", kind_name[k], strerror(errno));
+	return CHECKF(m->p != MAP_FAILED, "%s mapped%s%s", kind_name[k], m->p == MAP_FAILED ? ": " : "",
+		      m->p == MAP_FAILED ? strerror(errno) : "");
 }
 
 static void unmap_kind(enum kind k, struct mapping *m)
@@ -99,6 +101,27 @@ static void unmap_kind(enum kind k, struct mapping *m)
 		CHECK_CMP(shmctl(m->shmid, IPC_RMID, NULL), ==, 0);
 	if (m->fd >= 0)
 		close(m->fd);
+}
+
+/* mremap of a mapping that cannot grow where it is: the new place goes
+ * by the same rule, with the mapping's file offset (Linux's
+ * vrm_set_new_addr passes vm_file and vm_pgoff, and MAP_SHARED). */
+static void check_mremap(enum kind k, struct mapping *m, bool may_huge)
+{
+	char *wall = mmap(m->p + LEN, PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	char *q = mremap(m->p, LEN, LEN + HPAGE, MREMAP_MAYMOVE);
+	if (CHECKF(q != MAP_FAILED, "%s moved by mremap%s%s", kind_name[k], q == MAP_FAILED ? ": " : "",
+		   q == MAP_FAILED ? strerror(errno) : "")) {
+		note("%s moved to %p", kind_name[k], (void *)q);
+		CHECK(q != m->p && q[0] == 1);
+		if (may_huge)
+			CHECKF(((uintptr_t)q & (HPAGE - 1)) == m->offset, "%s moved to %p", kind_name[k], (void *)q);
+		/* The caller unmaps LEN at m->p: what is left of the move. */
+		CHECK_CMP(munmap(q + LEN, HPAGE), ==, 0);
+		m->p = q;
+	}
+	if (wall != MAP_FAILED)
+		CHECK_CMP(munmap(wall, PG), ==, 0);
 }
 
 /* Every kind under shmem_enabled word: placed aligned when huge pages may
@@ -129,6 +152,8 @@ static void check_kinds(const char *word)
 			CHECKF(smaps_kb(m.p, "ShmemPmdMapped") == want, "%s: ShmemPmdMapped %ld kB, want %ld",
 			       kind_name[k], smaps_kb(m.p, "ShmemPmdMapped"), want);
 		CHECK_CMP(smaps_kb(m.p, "AnonHugePages"), ==, 0);
+		if (k == SHARED_ANON || k == MEMFD_OFFSET)
+			check_mremap(k, &m, may_huge);
 		unmap_kind(k, &m);
 	}
 	/* A hint that is free is taken as it is, aligned or not. */
