@@ -76,6 +76,7 @@ struct vfsmount;
 struct kstat;
 struct iattr;
 struct dir_context;
+struct mm_struct;
 struct kstatfs;
 struct vm_area_struct;
 struct seq_buf;
@@ -328,6 +329,14 @@ struct file_operations {
 	 * need (tmpfs: a shared mapping's object, mm/shmem.h). NULL: the
 	 * file cannot be mapped (-ENODEV). */
 	int (*mmap)(struct file *f, struct vm_area_struct *vma);
+	/* Where a new mapping of len bytes at page offset pgoff goes
+	 * (Linux's get_unmapped_area method: tmpfs aligns a mapping that
+	 * may get huge pages, /dev/zero's shared mappings go as shared
+	 * anonymous memory's); NULL: the mm's own search (mm/mmap.h). mmlab
+	 * passes the mm, which exec's loader maps into before it is
+	 * current's; Linux's method takes current->mm. */
+	unsigned long (*get_unmapped_area)(struct mm_struct *mm, struct file *f, unsigned long addr,
+					   unsigned long len, unsigned long pgoff, unsigned long flags);
 	/* The last fput: what open set up goes. */
 	void (*release)(struct inode *inode, struct file *f);
 	/* sendfile and copy_file_range's two halves (Linux's splice_read and

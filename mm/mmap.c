@@ -185,18 +185,20 @@ static unsigned long thp_get_unmapped_area(struct mm_struct *mm, unsigned long l
 	return off_sub ? ret + off_sub : ret + PMD_SIZE;
 }
 
-unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
-				unsigned long flags)
+unsigned long arch_get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				     unsigned long flags)
 {
 	if (len > TASK_SIZE)
 		return -ENOMEM;
-	unsigned long thp = 0;
-	if (!(flags & (MAP_FIXED | MAP_32BIT | MAP_SHARED)) && !addr && !(len & (PMD_SIZE - 1)))
-		thp = thp_get_unmapped_area(mm, len);
-	if (thp)
-		addr = thp;
-	else if (!(flags & MAP_FIXED))
-		addr = search_unmapped_area(mm, addr, len, flags);
+	if (flags & MAP_FIXED)
+		return addr;
+	return search_unmapped_area(mm, addr, len, flags);
+}
+
+/* Linux's __get_unmapped_area's checks of what the search (or a file's
+ * method) gave. */
+static unsigned long check_unmapped_area(unsigned long addr, unsigned long len)
+{
 	if (IS_ERR_VALUE(addr))
 		return addr;
 	if (addr > TASK_SIZE - len)
@@ -206,6 +208,36 @@ unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsign
 	if (addr < mmap_min_addr)
 		return -EPERM; /* security_mmap_addr without CAP_SYS_RAWIO */
 	return addr;
+}
+
+unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				unsigned long flags)
+{
+	if (len > TASK_SIZE)
+		return -ENOMEM;
+	unsigned long thp = 0;
+	if (!(flags & (MAP_FIXED | MAP_32BIT | MAP_SHARED)) && !addr && !(len & (PMD_SIZE - 1)))
+		thp = thp_get_unmapped_area(mm, len);
+	return check_unmapped_area(thp ? thp : arch_get_unmapped_area(mm, addr, len, flags), len);
+}
+
+unsigned long get_unmapped_area_file(struct mm_struct *mm, struct file *file, unsigned long addr,
+				     unsigned long len, unsigned long pgoff, unsigned long flags)
+{
+	if (len > TASK_SIZE)
+		return -ENOMEM;
+	if (file && file->f_op->get_unmapped_area)
+		addr = file->f_op->get_unmapped_area(mm, file, addr, len, pgoff, flags);
+	else if (file)
+		addr = arch_get_unmapped_area(mm, addr, len, flags);
+	else if (flags & MAP_SHARED)
+		/* Linux: "mmap_region() will call shmem_zero_setup() to create
+		 * a file, so use shmem's get_unmapped_area in case it can be
+		 * huge"; its offsets start at 0. */
+		addr = shmem_get_unmapped_area(mm, NULL, addr, len, 0, flags);
+	else
+		return get_unmapped_area(mm, addr, len, flags);
+	return check_unmapped_area(addr, len);
 }
 
 /* ---- munmap ---------------------------------------------------------------- */
@@ -472,7 +504,7 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		vm_flags |= VM_NOHUGEPAGE; /* Linux 6.7+ with THP */
 
 	addr = h ? hugetlb_get_unmapped_area(mm, addr, len, flags, huge_page_size(h))
-		 : get_unmapped_area(mm, addr, len, flags);
+		 : get_unmapped_area_file(mm, file, addr, len, pgoff, flags);
 	if (IS_ERR_VALUE(addr))
 		return addr;
 	if ((flags & MAP_FIXED_NOREPLACE) && find_vma_intersection(mm, addr, addr + len))
@@ -536,7 +568,7 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 			vm_flags &= ~VM_MAYWRITE; /* SHM_RDONLY: a file opened O_RDONLY */
 	} else if (vm_flags & VM_SHARED) {
 		int err;
-		shm = shmem_object_alloc(mm, len, vm_flags & VM_NORESERVE, &err);
+		shm = shmem_object_alloc(mm, "dev/zero", len, vm_flags & VM_NORESERVE, &err);
 		if (!shm)
 			return (unsigned long)err;
 	}

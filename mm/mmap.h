@@ -36,6 +36,20 @@ struct vm_area_struct *vma_prev(struct vm_area_struct *vma);
  * (what a process without CAP_SYS_RAWIO gets). */
 unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				unsigned long flags);
+/* mm->get_unmapped_area (x86_64's arch_get_unmapped_area_topdown): the
+ * search above, without the checks, and addr itself with MAP_FIXED; no
+ * THP alignment. A file's get_unmapped_area method builds on it. */
+unsigned long arch_get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				     unsigned long flags);
+/* Linux's get_unmapped_area(file, addr, len, pgoff, flags): file's
+ * get_unmapped_area method where it has one (tmpfs and memfd, /dev/zero),
+ * the mm's search for any other file, shmem_get_unmapped_area for shared
+ * anonymous memory (file NULL, MAP_SHARED: offsets from 0), and
+ * get_unmapped_area above for private anonymous memory; then the same
+ * checks. */
+struct file;
+unsigned long get_unmapped_area_file(struct mm_struct *mm, struct file *file, unsigned long addr,
+				     unsigned long len, unsigned long pgoff, unsigned long flags);
 
 /* mmap(2) of private anonymous memory (prot PROT_*, flags MAP_*); returns
  * the address or a negative errno. do_mmap and do_mprotect are the

@@ -25,16 +25,17 @@ unsigned long nr_shmem_pages(void)
 	return n < 0 ? 0 : (unsigned long)n;
 }
 
-struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len, bool noreserve, int *err)
+struct shmem_object *shmem_object_alloc(struct mm_struct *mm, const char *name, unsigned long len, bool noreserve,
+					int *err)
 {
 	long size = (long)(len >> PAGE_SHIFT);
 	*err = -ENOMEM;
 	/* Linux's shmem_acct_size: the whole size, unless MAP_NORESERVE. */
 	if (!noreserve && security_vm_enough_memory_mm(mm, size))
 		return NULL;
-	/* Linux's shmem_kernel_file_setup("dev/zero", ...) on shm_mnt: an
+	/* Linux's shmem_kernel_file_setup(name, ...) on shm_mnt: an
 	 * unlinked file of len bytes there, whose i_size is the end. */
-	struct file *file = shmem_file_setup("dev/zero", (long)len);
+	struct file *file = shmem_file_setup(name, (long)len);
 	struct shmem_object *obj = IS_ERR(file) ? NULL : shmem_file_object(file);
 	if (!IS_ERR(file))
 		fput(file); /* the object's reference, or none */
@@ -641,7 +642,7 @@ static long shmem_file_llseek(struct file *f, long offset, int whence)
 
 static const struct file_operations shmem_file_operations = {
 	.read = filemap_read, .write = shmem_file_write, .llseek = shmem_file_llseek, .fsync = noop_fsync,
-	.mmap = shmem_mmap, .fallocate = shmem_fallocate,
+	.mmap = shmem_mmap, .get_unmapped_area = shmem_get_unmapped_area, .fallocate = shmem_fallocate,
 	.splice_read = generic_file_splice_read, .splice_write = iter_file_splice_write,
 };
 

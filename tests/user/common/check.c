@@ -471,6 +471,37 @@ bool thp_small_sizes(void)
 	return known;
 }
 
+#define SHMEM_ENABLED "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+
+const char *shmem_enabled_mode(void)
+{
+	static char mode[32];
+	return bracketed(SHMEM_ENABLED, mode, sizeof(mode)) ? mode : NULL;
+}
+
+bool shmem_enabled_set(const char *word)
+{
+	int fd = open(SHMEM_ENABLED, O_WRONLY);
+	bool ok = fd >= 0 && write(fd, word, strlen(word)) == (ssize_t)strlen(word);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+bool shmem_small_sizes(const char *top)
+{
+	char path[96], mode[32];
+	bool top_huge = strcmp(top, "never") && strcmp(top, "deny");
+	for (unsigned kb = 8; kb < 2048; kb *= 2) {
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%ukB/shmem_enabled", kb);
+		if (bracketed(path, mode, sizeof(mode)) && strcmp(mode, "never") && (strcmp(mode, "inherit") || top_huge)) {
+			note("shmem %u kB folios are \"%s\" (shmem_enabled \"%s\")", kb, mode, top);
+			return true;
+		}
+	}
+	return false;
+}
+
 void small_pages(void *p, size_t len)
 {
 	if (thp_small_sizes())
@@ -711,4 +742,18 @@ void mount_dir_release(char *dir, bool *mounted)
 	if (dir[0] && !*mounted)
 		rmdir(dir);
 	dir[0] = 0;
+}
+
+void mount_dir_file_run(char *dir, bool *mounted, long size, void (*run)(int fd))
+{
+	int fd = open(path_in(dir, "f"), O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (CHECK(fd >= 0)) {
+		CHECK_CMP(ftruncate(fd, (off_t)size), ==, 0);
+		run(fd);
+		CHECK_CMP(close(fd), ==, 0);
+	}
+	CHECK_CMP(unlink(path_in(dir, "f")), ==, 0);
+	CHECK_CMP(umount2(dir, 0), ==, 0);
+	*mounted = false;
+	mount_dir_release(dir, mounted);
 }

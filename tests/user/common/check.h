@@ -86,6 +86,9 @@ int mount_tmpfs_or_skip(const char *source, const char *dir, const char *opts, v
  * (lazily) when *mounted, then dir removed unless the mount stays; dir
  * emptied, so that a second call (atexit after the last) does nothing. */
 void mount_dir_release(char *dir, bool *mounted);
+/* A new file "f" of size bytes in the mount at dir, handed to run, then
+ * closed and unlinked, and the mount unmounted (checked) and released. */
+void mount_dir_file_run(char *dir, bool *mounted, long size, void (*run)(int fd));
 
 /* A field of /proc/self/status in kB ("VmRSS" -> 1234), -1 if absent. */
 long status_kb(const char *field);
@@ -206,6 +209,19 @@ bool thp_small_sizes(void);
  * thp_small_sizes() says faults may otherwise map more; nothing elsewhere,
  * so that mmlab runs the program as it always has. */
 void small_pages(void *p, size_t len);
+
+/* The word in force in transparent_hugepage/shmem_enabled ("never",
+ * "always", "within_size", "advise", "deny", "force"; a static buffer),
+ * NULL where the kernel has no THP. shmem_enabled_set writes one (only
+ * mmlab's programs do: a machine of the test's own); false if it could
+ * not. */
+const char *shmem_enabled_mode(void);
+bool shmem_enabled_set(const char *word);
+/* Whether shmem may use folios between 4 KiB and 2 MiB (Linux 6.11+'s
+ * hugepages-<N>kB/shmem_enabled not never, or inherit of a top-level
+ * word top that allows huge pages; noted): then what a touch makes is not
+ * the 2 MiB page's or the 4 KiB page's alone. */
+bool shmem_small_sizes(const char *top);
 
 /* Serialises the programs that change a machine-wide setting and put it
  * back (hugetlb and vm_create grow a hugetlb pool, mempolicy writes the
