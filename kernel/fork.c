@@ -30,6 +30,7 @@
 #include "arch/x86_64/uaccess.h"
 #include "fs/file.h"
 #include "fs/fs_struct.h"
+#include "kernel/cred.h"
 #include "kernel/pid.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
@@ -398,6 +399,7 @@ static long kernel_clone(struct kernel_clone_args *args)
 		p->thread.fsbase = args->tls;
 	p->blocked = parent->blocked;
 	p->no_new_privs = READ_ONCE(parent->no_new_privs);
+	copy_creds(p, parent);
 	/* copy_process's sas_ss_reset: a task sharing the memory without
 	 * waiting for it (a thread, clone(CLONE_VM)) does not share the
 	 * parent's alternate signal stack; fork and vfork keep it. */

@@ -31,6 +31,7 @@ unsigned long nr_file_pages(void)
 void address_space_init(struct address_space *mapping, struct inode *host)
 {
 	mapping->host = host;
+	mapping->a_ops = NULL;
 	spin_lock_init(&mapping->i_pages_lock);
 	mapping->i_pages = RB_ROOT;
 	mapping->nrpages = 0;
@@ -151,12 +152,17 @@ bool filemap_remove_folio(struct page *page)
 	kfree(pc);
 	if (!PageHugetlb(page))
 		__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
+	/* Linux's filemap_free_folio: the file system's last word on it. */
+	if (mapping->a_ops && mapping->a_ops->free_folio)
+		mapping->a_ops->free_folio(page);
 	put_page(page);
 	return true;
 }
 
 int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count)
 {
+	if (mapping->a_ops && mapping->a_ops->migrate_folio)
+		return mapping->a_ops->migrate_folio(mapping, new, old);
 	int ret = -EAGAIN;
 	spin_lock(&mapping->i_pages_lock);
 	struct page_cache_node *pc = find_node(mapping, old->index, false);

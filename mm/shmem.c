@@ -10,6 +10,7 @@
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
+#include "mm/secretmem.h"
 #include "mm/slab.h"
 #include "mm/truncate.h"
 #include "mm/util.h"
@@ -93,8 +94,9 @@ struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, u
 	struct shmem_object *obj = vma->vm_shm;
 	if (!obj) /* a MAP_PRIVATE mapping of a tmpfs file */
 		return shmem_file_get_page(vma->vm_file->f_mapping, vma, address, ret);
-	if (obj->mapping)
-		return shmem_file_get_page(obj->mapping, vma, address, ret);
+	if (obj->mapping) /* Linux's vm_ops->fault: the file system's own */
+		return secretmem_mapping(obj->mapping) ? secretmem_get_page(obj->mapping, vma, address, ret)
+						       : shmem_file_get_page(obj->mapping, vma, address, ret);
 	unsigned long index = linear_page_index(vma, address);
 	if (index >= obj->size) {
 		*ret = VM_FAULT_SIGBUS; /* past the end of the object (Linux's shmem_fault) */

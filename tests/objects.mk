@@ -60,6 +60,7 @@ KERNEL_SRCS += \
 	tests/shmem_policy_test.c \
 	tests/shmem_thp_test.c \
 	tests/sched_test.c \
+	tests/secretmem_test.c \
 	tests/thp_test.c \
 	tests/thread_test.c \
 	tests/slab_misuse_test.c \
