@@ -9,6 +9,7 @@ KERNEL_SRCS += \
 	tests/clear_page_test.c \
 	tests/cmdline_test.c \
 	tests/cpu_test.c \
+	tests/cred_test.c \
 	tests/elf_test.c \
 	tests/entry_test.c \
 	tests/expect.c \
