@@ -22,6 +22,7 @@
 #include "mm/gup.h"
 #include "mm/kernel_map.h"
 #include "mm/mmap.h"
+#include "mm/mempolicy.h"
 #include "mm/mmap_lock.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
@@ -196,10 +197,10 @@ static void gup_refused(struct kunit *test)
 	u64 v = 0;
 	KUNIT_EXPECT_EQ(test, copy_from_user(&v, (void *)MBASE, sizeof(v)), 0ul);
 	KUNIT_EXPECT_EQ(test, v, 42ull);
-	/* Not migrated: the page stays where it is. */
+	/* Nothing was left pinned: the cache's, the mapping's and ours. */
 	struct page *page = file_page(fd, 0);
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	KUNIT_EXPECT_EQ(test, page_ref_count(page), 3); /* cache, mapping, ours */
+	KUNIT_EXPECT_EQ(test, page_ref_count(page), 3);
 	put_page(page);
 	KUNIT_EXPECT_EQ(test, sys(__NR_munmap, MBASE, 2 * PG, 0, 0), 0);
 	KUNIT_EXPECT_EQ(test, sys(__NR_close, (unsigned long)fd, 0, 0, 0), 0);
@@ -227,11 +228,45 @@ static void shared_between_mappings(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, secretmem_active());
 }
 
+/* mbind(MPOL_MF_MOVE) to another node leaves a secret page where it
+ * is (a_ops->migrate_folio: -EBUSY), without an error (no MPOL_MF_STRICT). */
+static void not_migrated(struct kunit *test)
+{
+	nodemask_t mem = node_states_memory();
+	test_mm_enter_space(test, UBASE, 4);
+	long fd = secret_file(test, 1);
+	KUNIT_ASSERT_EQ(test, sys_mmap(MBASE, PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd), (long)MBASE);
+	KUNIT_ASSERT_EQ(test, test_mm_write_u64(current->mm, MBASE, 9), 0);
+	struct page *page = file_page(fd, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	int nid = page_to_nid(page), other = -1, n;
+	for_each_node_mask(n, mem)
+		if (n != nid && other < 0)
+			other = n;
+	put_page(page);
+	if (other < 0)
+		kunit_skip(test, "one node with memory: nowhere to move to");
+	unsigned long nodes = 1ul << other;
+	KUNIT_ASSERT_EQ(test, copy_to_user((void *)UBASE, &nodes, sizeof(nodes)), 0ul);
+	const unsigned long args[6] = { MBASE, PG, MPOL_BIND, UBASE, MAX_NUMNODES + 1, MPOL_MF_MOVE };
+	KUNIT_EXPECT_EQ(test, do_syscall_64(__NR_mbind, args), 0);
+	struct page *after = file_page(fd, 0);
+	KUNIT_EXPECT_PTR_EQ(test, after, page);
+	if (after) {
+		KUNIT_EXPECT_EQ(test, page_to_nid(after), nid);
+		put_page(after);
+	}
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(current->mm, MBASE), 9ull);
+	KUNIT_EXPECT_EQ(test, sys(__NR_munmap, MBASE, PG, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, sys(__NR_close, (unsigned long)fd, 0, 0, 0), 0);
+}
+
 static struct kunit_case secretmem_cases[] = {
 	KUNIT_CASE(calls_and_errnos),
 	KUNIT_CASE(direct_map_removal),
 	KUNIT_CASE(gup_refused),
 	KUNIT_CASE(shared_between_mappings),
+	KUNIT_CASE(not_migrated),
 	{},
 };
 
