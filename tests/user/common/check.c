@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +47,14 @@ int test_end(void)
 }
 
 unsigned checks_failed(void) { return failed; }
+
+int wait_status_of(pid_t pid)
+{
+	int status = -1;
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
 
 void test_skip(const char *fmt, ...)
 {

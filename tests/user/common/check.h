@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define PAGE_4K 4096UL
 #define KiB (1UL << 10)
@@ -40,6 +41,9 @@ int test_end(void);
  * its parent's count): a child exits 1 if the count grew in it, for its
  * parent to check. */
 unsigned checks_failed(void);
+/* Waits for the child pid: its exit code, 100 + the signal that killed
+ * it, or -1 when the wait fails. */
+int wait_status_of(pid_t pid);
 __attribute__((noreturn, format(printf, 1, 2))) void test_skip(const char *fmt, ...);
 /* Prints "skip: <reason>" (one part not checked here, and why) and counts
  * it; the program goes on. */

@@ -120,15 +120,6 @@ static long set_caps(const struct caps *c)
 	return capset_(&h, d);
 }
 
-/* The child's exit status (its code, or 100 + the killing signal). */
-static int wait_child(pid_t pid)
-{
-	int status = -1;
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
-}
-
 static void ids(void)
 {
 	unsigned r, e, s, u[4], g[4];
@@ -182,7 +173,7 @@ static void capget_versions(const struct caps *start)
 	struct cap_data none[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
 	CHECK_ERRNO(capset_(&h, none), EPERM); /* only the caller's own */
 	kill(pid, SIGKILL);
-	CHECK_CMP(wait_child(pid), ==, 100 + SIGKILL);
+	CHECK_CMP(wait_status_of(pid), ==, 100 + SIGKILL);
 	CHECK_ERRNO(capget_(&h, d), ESRCH);
 }
 
@@ -303,7 +294,7 @@ static int exec_report(const char *how, struct caps *out)
 		execv(self, argv);
 		_exit(127);
 	}
-	int st = wait_child(pid);
+	int st = wait_status_of(pid);
 	char buf[256] = { 0 };
 	long n = pread(fd, buf, sizeof(buf) - 1, 0);
 	close(fd);
@@ -384,7 +375,7 @@ static void in_child(const char *what, void (*fn)(struct caps), const struct cap
 		fn(*c);
 		_exit(checks_failed() > before ? 1 : 0);
 	}
-	CHECKF(wait_child(pid) == 0, "%s: the child's checks pass", what);
+	CHECKF(wait_status_of(pid) == 0, "%s: the child's checks pass", what);
 }
 
 int main(int argc, char **argv)

@@ -39,14 +39,6 @@
 
 static long memfd_secret(unsigned int flags) { return syscall(NR_memfd_secret, flags); }
 
-static int wait_child(pid_t pid)
-{
-	int status = -1;
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
-}
-
 /* CAP_IPC_LOCK out of the effective set (capset, version 3). */
 static bool drop_ipc_lock(void)
 {
@@ -132,7 +124,7 @@ static void mappings(int fd, size_t page, bool *locked)
 		p[0] = 0x66;
 		_exit(same ? 0 : 1);
 	}
-	CHECK_CMP(wait_child(pid), ==, 0);
+	CHECK_CMP(wait_status_of(pid), ==, 0);
 	CHECK(p[0] == 0x66);
 	CHECK(munmap(p, 8 * page) == 0);
 	CHECK_CMP(status_kb("VmLck"), ==, lck);
@@ -182,7 +174,7 @@ int main(void)
 			memlock_limit(page);
 			_exit(checks_failed() > failed_before ? 1 : 0);
 		}
-		CHECKF(wait_child(pid) == 0, "RLIMIT_MEMLOCK without CAP_IPC_LOCK: the child's checks pass");
+		CHECKF(wait_status_of(pid) == 0, "RLIMIT_MEMLOCK without CAP_IPC_LOCK: the child's checks pass");
 	} else {
 		check_skip("RLIMIT_MEMLOCK at mmap: the mapping is not locked here");
 	}
