@@ -1,6 +1,7 @@
 /* Credentials (kernel/cred.c) and capabilities (kernel/capability.c): the
  * runner thread's creds changed through capget/capset (do_syscall_64, as
- * a process would), what the capability checks then refuse, execve's
+ * a process would), what the capability checks then refuse (MPOL_MF_MOVE_ALL,
+ * the overcommit admin reserve), execve's
  * recomputation of the sets (prepare_exec_creds), and the references:
  * every cred a case makes is freed when the case puts the runner's creds
  * back (the suite's slab count checks it).
@@ -16,6 +17,7 @@
 #include "kernel/syscall.h"
 #include "kernel/unistd.h"
 #include "mm/mempolicy.h"
+#include "mm/util.h"
 
 #define UBASE 0x0000300000000000ul /* 4 pages: the header, the data, a range */
 #define PG PAGE_SIZE
@@ -171,11 +173,46 @@ static void references(struct kunit *test)
 	put_cred(old);
 }
 
+static int saved_overcommit;
+static void restore_overcommit(void *unused)
+{
+	(void)unused;
+	WRITE_ONCE(sysctl_overcommit_memory, saved_overcommit);
+}
+
+/* Under OVERCOMMIT_NEVER the admin reserve is kept back from a caller
+ * without CAP_SYS_ADMIN (cap_vm_enough_memory): a charge that fits only
+ * within it is refused once the capability is dropped. */
+static void admin_reserve(struct kunit *test)
+{
+	long reserve = (long)(READ_ONCE(sysctl_admin_reserve_kbytes) >> (PAGE_SHIFT - 10));
+	if (reserve < 4)
+		kunit_skip(test, "admin_reserve_kbytes is under 4 pages");
+	keep_creds(test);
+	saved_overcommit = READ_ONCE(sysctl_overcommit_memory);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, restore_overcommit, NULL), 0);
+	WRITE_ONCE(sysctl_overcommit_memory, OVERCOMMIT_NEVER);
+	/* Half the reserve short of the limit: inside it for root only. */
+	long pages = (long)vm_commit_limit() - (long)vm_memory_committed() - reserve / 2;
+	if (pages <= 0)
+		kunit_skip(test, "the commit is already within the admin reserve of its limit");
+	KUNIT_EXPECT_EQ(test, security_vm_enough_memory_mm(NULL, pages), 0);
+	vm_unacct_memory(pages);
+	struct cred *new = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, new);
+	new->cap_effective.val &= ~(1ull << CAP_SYS_ADMIN);
+	commit_creds(new);
+	KUNIT_EXPECT_EQ(test, security_vm_enough_memory_mm(NULL, pages), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, security_vm_enough_memory_mm(NULL, 1), 0);
+	vm_unacct_memory(1);
+}
+
 static struct kunit_case cred_cases[] = {
 	KUNIT_CASE(root_and_capget),
 	KUNIT_CASE(capset_and_checks),
 	KUNIT_CASE(exec_creds),
 	KUNIT_CASE(references),
+	KUNIT_CASE(admin_reserve),
 	{},
 };
 
