@@ -276,9 +276,13 @@ static const struct file_operations shmem_file_operations;
 
 /* Pages in (or out of) inode's page cache: Shmem, i_blocks, and the
  * instance's used_blocks for pages gone (a new page was charged to it
- * before it was allocated, shmem_alloc_page). */
+ * before it was allocated, shmem_alloc_page). A secretmem file's pages
+ * are none of these (mm/secretmem.c makes them itself; Linux counts them
+ * in Cached only), so its truncate at the end counts nothing here. */
 static void shmem_account(struct inode *inode, long pages)
 {
+	if (secretmem_mapping(inode->i_mapping))
+		return;
 	if (pages < 0)
 		shmem_inode_unacct_blocks(inode, -pages);
 	__atomic_add_fetch(&shmem_pages, pages, __ATOMIC_RELAXED);

@@ -27,6 +27,7 @@
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/secretmem.h"
+#include "mm/shmem.h"
 
 #define UBASE 0x0000300000000000ul /* 4 pages: buffers */
 #define MBASE 0x0000310000000000ul /* where the cases map (MAP_FIXED) */
@@ -134,6 +135,7 @@ static void calls_and_errnos(struct kunit *test)
 static void direct_map_removal(struct kunit *test)
 {
 	unsigned long before[2], during[2], after[2];
+	unsigned long shmem = nr_shmem_pages(), cached = nr_file_pages();
 	splits_now(before);
 	test_mm_enter_space(test, UBASE, 4);
 	long fd = secret_file(test, 1);
@@ -145,6 +147,9 @@ static void direct_map_removal(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, direct_map_present(page));
 	KUNIT_EXPECT_EQ(test, get_kernel_nofault_u64(&v, (char *)page_address(page) + 8), -EFAULT);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(current->mm, MBASE + 8), 0x5ec12e7ull);
+	/* In the page cache (Cached), not Shmem, as Linux counts it. */
+	KUNIT_EXPECT_EQ(test, nr_file_pages(), cached + 1);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pages(), shmem);
 	/* Removing one 4 KiB page split the leaf that mapped it, down to a
 	 * PTE: a 2 MiB split at least (and a 1 GiB one above it first when
 	 * the direct map is built of those). */
@@ -161,6 +166,8 @@ static void direct_map_removal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_kernel_nofault_u64(&v, (char *)page_address(page) + 8), 0);
 	KUNIT_EXPECT_EQ(test, v, 0ull);
 	KUNIT_EXPECT_EQ(test, page_ref_count(page), 1);
+	KUNIT_EXPECT_EQ(test, nr_file_pages(), cached);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pages(), shmem);
 	put_page(page);
 	/* Freed: still mapped in the direct map (a free page's memory is
 	 * the allocator's to touch). */
