@@ -51,6 +51,7 @@ KERNEL_SRCS += \
 	mm/pt_reclaim.c \
 	mm/rmap.c \
 	mm/secretmem.c \
+	mm/set_memory.c \
 	mm/shmem.c \
 	mm/shmem_file.c \
 	mm/shmem_huge.c \

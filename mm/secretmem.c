@@ -23,11 +23,12 @@
  * Linux 6.1 (which this follows otherwise) has it off.
  *
  * The cost of taking a page out of the direct map is that the 1 GiB or
- * 2 MiB leaf mapping it is split for good (mm/kernel_map.c,
- * set_direct_map_invalid_noflush): /proc/meminfo's DirectMap4k grows.
+ * 2 MiB leaf mapping it is split while the page is out (mm/set_memory.c,
+ * set_direct_map_invalid_noflush): /proc/meminfo's DirectMap4k grows
+ * until the last secret page of the range is freed.
  *
  * Locking: a page is added to the page cache after it left the direct
- * map, and leaves the direct map's flush before it is mapped: the
+ * map, and is flushed from every TLB before it is mapped: the
  * fault's flush_tlb_kernel_range runs before it returns the page. Two
  * faults racing on one index settle in the page cache (-EEXIST: the loser
  * puts its page back in the direct map and frees it). */

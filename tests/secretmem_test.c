@@ -1,5 +1,5 @@
 /* memfd_secret (mm/secretmem.c) and the direct map it changes
- * (mm/kernel_map.c: set_direct_map_invalid_noflush and
+ * (mm/set_memory.c: set_direct_map_invalid_noflush and
  * set_direct_map_default_noflush), through the system calls on a test mm
  * with a file table of its own (tests/test_mm.h).
  *
