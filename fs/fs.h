@@ -28,6 +28,7 @@
 #include "kernel/types.h"
 #include "lib/list.h"
 #include "lib/rbtree.h"
+#include "lib/xarray.h"
 #include "mm/page.h"
 #include "mm/shared_policy.h"
 
@@ -93,7 +94,8 @@ struct timespec64 {
 };
 
 /* A file's pages (Linux's struct address_space): page offset -> page, in
- * index order (an rbtree of small nodes here where Linux has an xarray).
+ * index order, an xarray as Linux's (lib/xarray.h; its xa_lock is the
+ * page cache's lock, mm/filemap.h).
  * A MAP_SHARED mapping's fault finds its page here by index
  * (filemap_get_folio, mm/shmem.c); the VMAs that map the file are in
  * i_mmap (mm/interval_tree.h), so that truncate can unmap what it cuts
@@ -111,8 +113,7 @@ struct address_space {
 	/* What the file system does with its pages beyond the page cache's
 	 * own handling (Linux's a_ops); NULL: nothing (tmpfs). */
 	const struct address_space_operations *a_ops;
-	spinlock_t i_pages_lock; /* the tree (readers that hold no i_rwsem) */
-	struct rb_root i_pages;
+	struct xarray i_pages; /* its xa_lock guards it and nrpages */
 	unsigned long nrpages;
 	int i_mmap_writable;
 	/* The VMAs mapping it, by page offset (Linux's i_mmap, an interval
@@ -131,6 +132,15 @@ struct address_space_operations {
 	void (*free_folio)(struct page *page);
 	int (*migrate_folio)(struct address_space *mapping, struct page *new, struct page *old);
 };
+
+/* The page cache's marks on i_pages (Linux's include/linux/fs.h): a
+ * dirty page, one under writeback, and one a data-integrity sync must
+ * write (tag_pages_for_writeback). Nothing sets them yet: tmpfs and
+ * hugetlbfs dirty pages as Linux's do, with noop_dirty_folio, and no file
+ * system here has writeback (docs/page_cache.md). */
+#define PAGECACHE_TAG_DIRTY XA_MARK_0
+#define PAGECACHE_TAG_WRITEBACK XA_MARK_1
+#define PAGECACHE_TAG_TOWRITE XA_MARK_2
 
 /* Linux's mapping_map_writable: one more shared writable mapping, unless
  * writable mappings are denied (-EPERM). */

@@ -35,9 +35,9 @@ unsigned long shm_rss_pages(const struct shmid_kernel *shp)
 	const struct shmem_object *obj = shp->shm_file;
 	/* Linux's shm_add_rss_swap: a hugetlb segment's huge pages, in
 	 * 4 KiB pages. */
-	if (obj->file)
+	if (is_file_hugepages(obj->file))
 		return READ_ONCE(obj->mapping->nrpages) * pages_per_huge_page(hstate_file(obj->file));
-	return READ_ONCE(obj->nrpages);
+	return READ_ONCE(obj->mapping->nrpages);
 }
 
 /* Linux's shm_may_destroy without kernel.shm_rmid_forced (mmlab has not

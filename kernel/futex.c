@@ -531,8 +531,9 @@ static u64 futex_deadline(const u64 *abs_time, unsigned int flags)
 }
 
 /* Linux's futex_wait_queue: queue, then sleep unless already woken or the
- * deadline passed. The tick is the only timer (HZ): the sleep ends at the
- * first tick at or after the deadline, never before it. */
+ * deadline passed. The sleep ends at the deadline (schedule_hrtimeout, as
+ * Linux's hrtimer sleeper), at the first tick after it with highres=off;
+ * never before it. */
 static void futex_wait_queue(struct futex_hash_bucket *hb, struct futex_q *q, const u64 *deadline,
 			     unsigned long irq)
 {
@@ -548,13 +549,7 @@ static void futex_wait_queue(struct futex_hash_bucket *hb, struct futex_q *q, co
 		if (!deadline) {
 			schedule();
 		} else {
-			u64 now = ktime_get_ns();
-			if (now < *deadline) {
-				u64 ticks = (*deadline - now + TICK_NSEC - 1) / TICK_NSEC;
-				if (ticks > (1ull << 40)) /* keeps the timer's expiry from wrapping */
-					ticks = 1ull << 40;
-				schedule_timeout((long)ticks);
-			}
+			schedule_hrtimeout(*deadline);
 		}
 	}
 	__set_current_state(TASK_RUNNING);

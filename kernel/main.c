@@ -31,6 +31,7 @@
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
+#include "lib/xarray.h"
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/time.h"
@@ -234,6 +235,7 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	setup_memblock();
 	mm_init();
 	memory_init();
+	radix_tree_init(); /* the xarray's node cache, before any file */
 	syscall_init();
 	/* From here on start_kernel runs as the task "init" (it can sleep); the
 	 * APs become their idle tasks as they come up. */

@@ -411,6 +411,34 @@ bool cond_resched(void)
 	return false;
 }
 
+/* Sleeps until expires (ktime_get_ns) or a wakeup, whichever comes first
+ * (the caller sets its state first). The timer goes on this CPU's list,
+ * and rq stays this one's even if the task comes back on another CPU (a
+ * wakeup before schedule() left it runnable and its mask changed):
+ * removing it below must lock the list it is on. While the task sleeps it
+ * does not move, so the timer interrupt that fires the timer is its own
+ * CPU's (ttwu_locked under rq->lock), at expires in high-resolution mode
+ * (tick_program_event), else at the first tick after it. */
+static void schedule_until(u64 expires)
+{
+	struct rq *rq = this_rq();
+	struct sleep_timer t = { .task = current, .fired = false, .expires = expires };
+	unsigned long flags;
+	spin_lock_irqsave(&rq->lock, flags);
+	list_add_tail(&t.entry, &rq->timers);
+	tick_program_event(expires);
+	spin_unlock_irqrestore(&rq->lock, flags);
+
+	schedule();
+
+	/* The timer interrupt takes a fired timer off the list under the
+	 * lock; after this nothing refers to t. */
+	spin_lock_irqsave(&rq->lock, flags);
+	if (!t.fired)
+		list_del(&t.entry);
+	spin_unlock_irqrestore(&rq->lock, flags);
+}
+
 long schedule_timeout(long timeout)
 {
 	if (timeout == MAX_SCHEDULE_TIMEOUT) {
@@ -421,29 +449,20 @@ long schedule_timeout(long timeout)
 		__set_current_state(TASK_RUNNING);
 		return 0;
 	}
-	/* The timer goes on this CPU's list, and rq stays this one's even if
-	 * the task comes back on another CPU (a wakeup before schedule() left
-	 * it runnable and its mask changed): removing it below must lock the
-	 * list it is on. While the task sleeps it does not move, so the tick
-	 * that fires the timer is its own CPU's (ttwu_locked under rq->lock). */
-	struct rq *rq = this_rq();
-	struct sleep_timer t = { .task = current, .fired = false };
-	unsigned long flags;
-	t.expires = ktime_get_ns() + (u64)timeout * TICK_NSEC;
-	spin_lock_irqsave(&rq->lock, flags);
-	list_add_tail(&t.entry, &rq->timers);
-	spin_unlock_irqrestore(&rq->lock, flags);
-
-	schedule();
-
-	/* The tick takes a fired timer off the list under the lock; after this
-	 * nothing refers to t. */
-	spin_lock_irqsave(&rq->lock, flags);
-	if (!t.fired)
-		list_del(&t.entry);
-	spin_unlock_irqrestore(&rq->lock, flags);
+	u64 expires = ktime_get_ns() + (u64)timeout * TICK_NSEC;
+	schedule_until(expires);
 	u64 now = ktime_get_ns();
-	return now >= t.expires ? 0 : (long)((t.expires - now + TICK_NSEC - 1) / TICK_NSEC);
+	return now >= expires ? 0 : (long)((expires - now + TICK_NSEC - 1) / TICK_NSEC);
+}
+
+int schedule_hrtimeout(u64 expires)
+{
+	if (ktime_get_ns() >= expires) {
+		__set_current_state(TASK_RUNNING);
+		return 0;
+	}
+	schedule_until(expires);
+	return ktime_get_ns() >= expires ? 0 : -EINTR;
 }
 
 long schedule_timeout_uninterruptible(long timeout)
@@ -519,10 +538,20 @@ static void sched_tick(bool user)
 	account_process_tick(current, user);
 	if (cpu == boot_cpu_index)
 		calc_global_load();
+}
+
+/* The sleepers' timer expiry (register_timer_expiry), on every timer
+ * interrupt of this CPU: wakes the sleepers whose timers are due, and
+ * returns the earliest expiry left on this CPU. */
+static u64 run_sleep_timers(u64 now)
+{
+	unsigned int cpu = smp_processor_id();
+	if (!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
+		return KTIME_MAX;
 	struct rq *rq = this_rq();
 	if (list_empty(&rq->timers)) /* racy peek; the list is only ours to add to */
-		return;
-	u64 now = ktime_get_ns();
+		return KTIME_MAX;
+	u64 next = KTIME_MAX;
 	struct sleep_timer *t, *n;
 	struct task_struct *p, *pn;
 	LIST_HEAD(moved); /* woken tasks that must change CPU, on their run_list */
@@ -533,10 +562,12 @@ static void sched_tick(bool user)
 			list_del(&t->entry);
 			t->fired = true;
 			/* A sleeper's timer is on its own CPU's list (see
-			 * schedule_timeout); a runnable task's may be elsewhere,
+			 * schedule_until); a runnable task's may be elsewhere,
 			 * and then its state keeps ttwu_locked from touching it. */
 			if (ttwu_locked(rq, t->task, TASK_NORMAL, &m) && m)
 				list_add_tail(&t->task->run_list, &moved);
+		} else if (t->expires < next) {
+			next = t->expires;
 		}
 	}
 	spin_unlock(&rq->lock);
@@ -546,6 +577,7 @@ static void sched_tick(bool user)
 		INIT_LIST_HEAD(&p->run_list);
 		attach_task(p);
 	}
+	return next;
 }
 
 /* Nothing to do but note it: the interrupt itself ended the hlt, and the
@@ -844,6 +876,7 @@ void sched_init(void)
 	this_cpu_write(current_task, &init_task);
 	register_interrupt_handler(RESCHEDULE_VECTOR, reschedule_interrupt);
 	register_tick_hook(sched_tick);
+	register_timer_expiry(run_sleep_timers);
 	ap_idle_entry = sched_ap_idle_entry;
 	__atomic_store_n(&rq_active[cpu], true, __ATOMIC_RELEASE);
 }

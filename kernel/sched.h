@@ -261,6 +261,12 @@ bool cond_resched(void);
  * Linux's); returns the ticks left (0 if the time ran out). */
 long schedule_timeout(long timeout);
 long schedule_timeout_uninterruptible(long timeout);
+/* Sleeps until the monotonic clock (ktime_get_ns) reads expires, or a
+ * wakeup (the caller sets its state first, as Linux's
+ * schedule_hrtimeout): 0 if the time ran out, -EINTR if woken before.
+ * In high-resolution mode the timer fires when due; with highres=off at
+ * the first tick after. */
+int schedule_hrtimeout(u64 expires);
 static inline long msecs_to_jiffies(unsigned long ms) { return (long)((ms + 9) / 10); /* HZ=100 */ }
 
 /* Makes p runnable, on its CPU or, when that one is no longer allowed, on

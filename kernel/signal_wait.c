@@ -78,7 +78,7 @@ static int do_sigtimedwait(unsigned long these, struct kernel_siginfo *info, s64
 	struct sighand_struct *sh = tsk->sighand;
 	/* Invert the set of allowed signals to get those to block. */
 	unsigned long mask = ~(these & ~(sigmask(SIGKILL) | sigmask(SIGSTOP)));
-	long left = 0; /* ticks left when woken: 0 timed out (or no wait) */
+	bool woken = false; /* before the time ran out (a signal) */
 	spin_lock(&sh->siglock);
 	int sig = dequeue_signal(tsk, mask, info);
 	if (!sig && timeout_ns) {
@@ -87,10 +87,16 @@ static int do_sigtimedwait(unsigned long these, struct kernel_siginfo *info, s64
 		unsigned long real_blocked = tsk->blocked;
 		WRITE_ONCE(tsk->blocked, tsk->blocked & mask);
 		spin_unlock(&sh->siglock);
-		long ticks = timeout_ns < 0 ? MAX_SCHEDULE_TIMEOUT
-					    : (long)(((u64)timeout_ns + TICK_NSEC - 1) / TICK_NSEC);
+		/* Linux's schedule_hrtimeout_range: the time runs out at the
+		 * deadline itself (a tick after it with highres=off). */
+		u64 now = ktime_get_ns();
 		set_current_state(TASK_INTERRUPTIBLE);
-		left = signal_pending(tsk) ? 1 : schedule_timeout(ticks);
+		if (signal_pending(tsk))
+			woken = true;
+		else if (timeout_ns < 0)
+			woken = schedule_timeout(MAX_SCHEDULE_TIMEOUT) != 0;
+		else
+			woken = schedule_hrtimeout(now + (u64)timeout_ns < now ? KTIME_MAX : now + (u64)timeout_ns) != 0;
 		__set_current_state(TASK_RUNNING);
 		spin_lock(&sh->siglock);
 		WRITE_ONCE(tsk->blocked, real_blocked);
@@ -99,7 +105,7 @@ static int do_sigtimedwait(unsigned long these, struct kernel_siginfo *info, s64
 	spin_unlock(&sh->siglock);
 	if (sig)
 		return sig;
-	return left ? -EINTR : -EAGAIN;
+	return woken ? -EINTR : -EAGAIN;
 }
 
 SYSCALL_DEFINE4(rt_sigtimedwait, const sigset_t __user *, uthese, void __user *, uinfo,

@@ -130,23 +130,20 @@ SYSCALL_DEFINE2(clock_getres, clockid_t, which_clock, struct __kernel_timespec _
 	return copy_to_user(tp, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
-/* Sleeps until the monotonic clock reads deadline: schedule_timeout()
- * wakes at the first tick after its expiry (HZ=100, so rounded up to
- * 10 ms), and a sleep cut short is taken up again until the deadline has
- * passed. A signal ends it (Linux's do_nanosleep): rmtp, if any, gets the
- * time left, and the call returns -ERESTART_RESTARTBLOCK, which becomes
- * -EINTR after a handler and otherwise restart_syscall, which sleeps on
- * to the same deadline (hrtimer_nanosleep_restart). */
+/* Sleeps until the monotonic clock reads deadline (schedule_hrtimeout: at
+ * the deadline in high-resolution mode, the default; rounded up to the
+ * next 10 ms tick with highres=off), and a sleep cut short is taken up
+ * again until the deadline has passed. A signal ends it (Linux's
+ * do_nanosleep): rmtp, if any, gets the time left, and the call returns
+ * -ERESTART_RESTARTBLOCK, which becomes -EINTR after a handler and
+ * otherwise restart_syscall, which sleeps on to the same deadline
+ * (hrtimer_nanosleep_restart). */
 static long nanosleep_restart(struct restart_block *restart);
 
 static int sleep_until(u64 deadline, struct __kernel_timespec __user *rmtp)
 {
 	u64 now = ktime_get_ns();
 	while (now < deadline) {
-		u64 ticks = (deadline - now + TICK_NSEC - 1) / TICK_NSEC;
-		/* Keep expires (now + ticks * TICK_NSEC) from wrapping. */
-		if (ticks > (1ull << 40))
-			ticks = 1ull << 40;
 		set_current_state(TASK_INTERRUPTIBLE); /* nanosleep sleeps as "S" in Linux */
 		if (signal_pending(current)) {
 			__set_current_state(TASK_RUNNING);
@@ -163,7 +160,7 @@ static int sleep_until(u64 deadline, struct __kernel_timespec __user *rmtp)
 			restart->fn = nanosleep_restart;
 			return -ERESTART_RESTARTBLOCK;
 		}
-		schedule_timeout((long)ticks);
+		schedule_hrtimeout(deadline);
 		now = ktime_get_ns();
 	}
 	return 0;

@@ -7,9 +7,11 @@
 #include "arch/x86_64/smpboot.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/tsc.h"
+#include "kernel/cmdline.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
+#include "kernel/spinlock.h"
 #include "kernel/unistd.h"
 
 volatile u64 jiffies;
@@ -60,17 +62,81 @@ void register_tick_hook(tick_hook_t fn)
 
 unsigned long ticks_on_cpu(unsigned cpu) { return per_cpu(tick_count, cpu); }
 
-static void timer_interrupt(struct pt_regs *regs)
+bool hrtimer_hres_active = true;
+kernel_param_flag("highres", hrtimer_hres_active,
+		  "timer events between ticks, so sleeps end when due (off: periodic tick only)");
+
+static timer_expiry_fn timer_expiry;
+/* Per CPU, in high-resolution mode: when its next tick is due, and what
+ * its APIC timer is armed for (ktime_get_ns). */
+static DEFINE_PER_CPU(u64, next_tick_ns);
+static DEFINE_PER_CPU(u64, next_event_ns);
+
+void register_timer_expiry(timer_expiry_fn fn) { timer_expiry = fn; }
+
+/* Arms this CPU's one-shot timer for at (interrupts off). The APIC timer
+ * counts lapic_timer_ticks_per_jiffy per tick; rounded up, so it never
+ * fires before at (an early interrupt would only arm it again). */
+static void program_event(u64 now, u64 at)
 {
-	apic_eoi();
+	this_cpu_write(next_event_ns, at);
+	u64 delta = at > now ? at - now : 0;
+	if (delta > TICK_NSEC)
+		delta = TICK_NSEC;
+	lapic_timer_oneshot((u32)((delta * lapic_timer_ticks_per_jiffy + TICK_NSEC - 1) / TICK_NSEC));
+}
+
+void tick_program_event(u64 expires)
+{
+	if (!hrtimer_hres_active || expires >= this_cpu_read(next_event_ns))
+		return;
+	program_event(ktime_get_ns(), expires);
+}
+
+u64 tick_next_event(void)
+{
+	return hrtimer_hres_active ? this_cpu_read(next_event_ns) : KTIME_MAX;
+}
+
+static void tick_handle(bool user)
+{
 	this_cpu_write(tick_count, this_cpu_read(tick_count) + 1);
 	/* One CPU counts jiffies: the boot CPU, whatever its index. */
 	if (smp_processor_id() == boot_cpu_index)
 		jiffies++;
-	bool user = (regs->cs & 3) == 3;
 	unsigned n = __atomic_load_n(&nr_tick_hooks, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < n; i++)
 		tick_hooks[i](user);
+}
+
+/* Periodic mode: every interrupt is a tick. High-resolution mode: an
+ * interrupt is a tick when the tick is due (Linux's tick_sched_timer),
+ * else it is for a sleeper; either way the sleepers due are woken and the
+ * timer armed for the earlier of the next tick and the next sleeper. A
+ * tick missed for longer than a tick (a vCPU the host did not run) is
+ * not made up: the next one is a tick from now, as a periodic timer's
+ * coalesced interrupts. */
+static void timer_interrupt(struct pt_regs *regs)
+{
+	apic_eoi();
+	bool user = (regs->cs & 3) == 3;
+	if (!hrtimer_hres_active) {
+		tick_handle(user);
+		if (timer_expiry)
+			timer_expiry(ktime_get_ns());
+		return;
+	}
+	u64 now = ktime_get_ns(), next_tick = this_cpu_read(next_tick_ns);
+	if (now >= next_tick) {
+		tick_handle(user);
+		next_tick += TICK_NSEC;
+		if (next_tick <= now)
+			next_tick = now + TICK_NSEC;
+		this_cpu_write(next_tick_ns, next_tick);
+	}
+	u64 next = timer_expiry ? timer_expiry(now) : KTIME_MAX;
+	now = ktime_get_ns();
+	program_event(now, next < next_tick ? next : next_tick);
 }
 
 /* The CMOS real-time clock (MC146818, which every PC and QEMU's q35 and
@@ -179,5 +245,11 @@ void time_init(void)
 
 void tick_start_this_cpu(void)
 {
-	lapic_timer_init();
+	unsigned long flags;
+	local_irq_save(flags);
+	u64 now = ktime_get_ns();
+	this_cpu_write(next_tick_ns, now + TICK_NSEC);
+	this_cpu_write(next_event_ns, now + TICK_NSEC);
+	lapic_timer_init(hrtimer_hres_active);
+	local_irq_restore(flags);
 }

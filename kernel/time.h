@@ -1,5 +1,7 @@
-/* Time: a monotonic nanosecond clock from the TSC, and the periodic tick
- * (HZ per second on every CPU, from its local APIC timer). */
+/* Time: a monotonic nanosecond clock from the TSC, the tick (HZ per
+ * second on every CPU, from its local APIC timer) and, unless booted with
+ * highres=off, timer events between ticks for sleepers (Linux's
+ * high-resolution mode, CONFIG_HIGH_RES_TIMERS). */
 #ifndef KERNEL_TIME_H
 #define KERNEL_TIME_H
 
@@ -38,6 +40,25 @@ typedef void (*tick_hook_t)(bool user);
 void register_tick_hook(tick_hook_t fn);
 /* Starts this CPU's tick. */
 void tick_start_this_cpu(void);
+/* High-resolution mode (highres=on, the default, as Linux's hrtimers):
+ * each CPU's APIC timer is one-shot, armed for the earlier of its next
+ * tick and its earliest sleeper's expiry, so a sleep ends when it is due
+ * rather than at the next tick. With highres=off the timer is periodic
+ * and a sleep ends at the first tick after its expiry. */
+extern bool hrtimer_hres_active;
+/* The timer expiry of the sleepers (the scheduler's): called with
+ * interrupts off on every timer interrupt of a CPU, after the tick's hooks
+ * if it was a tick; wakes this CPU's expired sleepers and returns the
+ * earliest expiry left on it (KTIME_MAX if none). */
+typedef u64 (*timer_expiry_fn)(u64 now);
+void register_timer_expiry(timer_expiry_fn fn);
+/* A timer expiring at expires (ktime_get_ns) was added on this CPU,
+ * interrupts off: the APIC timer is armed for it if that is earlier than
+ * what it is armed for (Linux's tick_program_event). */
+void tick_program_event(u64 expires);
+/* What this CPU's timer is armed for (ktime_get_ns), KTIME_MAX with
+ * highres=off (a periodic timer). */
+u64 tick_next_event(void);
 unsigned long ticks_on_cpu(unsigned cpu);
 void ndelay_spin(u64 ns);
 

@@ -1,8 +1,23 @@
 /* The page cache (Linux's mm/filemap.c, mm/truncate.c): mm/filemap.h has
- * the rules. Where Linux indexes a mapping with an xarray, mmlab keeps an
- * rbtree of small nodes, one per page, in index order: the same
- * questions (the page at an index, the next present index, every page
- * from an index on) in O(log n). */
+ * the rules. A mapping's pages are indexed by an xarray (lib/xarray.h),
+ * mapping->i_pages, as Linux's: the page at an index, the next present
+ * index and every page from an index on are walks of a radix tree of
+ * 64-slot nodes. A huge page (a tmpfs THP) is stored once per index, 512
+ * entries, as Linux's page cache did before multi-index folios (Linux
+ * 6.1 stores one order-9 entry); mmlab's xarray builds no multi-index
+ * entries. No code here sets a mark: Linux's tmpfs and hugetlbfs dirty
+ * their pages with noop_dirty_folio, which tags nothing, and mmlab has
+ * no file system with writeback (docs/page_cache.md says which users
+ * take PAGECACHE_TAG_DIRTY, _WRITEBACK and _TOWRITE in Linux).
+ *
+ * Lookups take xa_lock rather than Linux's RCU walk with a speculative
+ * reference (filemap_get_entry: folio_try_get_rcu, then a recheck of the
+ * slot). A speculative reference can land on a page that was freed and
+ * reused meanwhile, so Linux frees every page by dropping a reference
+ * (put_page_testzero) and freezes the count wherever it judges a page by
+ * it (folio_ref_freeze). Here __free_pages frees whatever the count, and
+ * filemap_migrate_folio compares the count under this lock without
+ * freezing it: a speculative reference would be lost or go unseen. */
 #include "mm/filemap.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
@@ -12,13 +27,6 @@
 #include "mm/page_alloc.h"
 #include "mm/shmem.h"
 #include "mm/util.h"
-#include "mm/slab.h"
-
-struct page_cache_node {
-	struct rb_node rb;
-	unsigned long index;
-	struct page *page;
-};
 
 static long file_pages;
 
@@ -32,91 +40,76 @@ void address_space_init(struct address_space *mapping, struct inode *host)
 {
 	mapping->host = host;
 	mapping->a_ops = NULL;
-	spin_lock_init(&mapping->i_pages_lock);
-	mapping->i_pages = RB_ROOT;
+	xa_init(&mapping->i_pages);
 	mapping->nrpages = 0;
 	mapping->i_mmap_writable = 0;
 	mapping->i_mmap = RB_ROOT;
 	init_rwsem(&mapping->i_mmap_rwsem);
 }
 
-/* The node at index, or the first one after it (ceil), or NULL. */
-static struct page_cache_node *find_node(struct address_space *mapping, unsigned long index, bool ceil)
-{
-	struct rb_node *n = mapping->i_pages.rb_node;
-	struct page_cache_node *best = NULL;
-	while (n) {
-		struct page_cache_node *pc = rb_entry(n, struct page_cache_node, rb);
-		if (index < pc->index) {
-			best = pc;
-			n = n->rb_left;
-		} else if (index > pc->index) {
-			n = n->rb_right;
-		} else {
-			return pc;
-		}
-	}
-	return ceil ? best : NULL;
-}
-
 struct page *filemap_get_folio(struct address_space *mapping, unsigned long index)
 {
-	spin_lock(&mapping->i_pages_lock);
-	struct page_cache_node *pc = find_node(mapping, index, false);
-	struct page *page = pc ? pc->page : NULL;
+	XA_STATE(xas, &mapping->i_pages, index);
+	xas_lock(&xas);
+	struct page *page = xas_load(&xas);
 	if (page)
 		get_page(page);
-	spin_unlock(&mapping->i_pages_lock);
+	xas_unlock(&xas);
 	return page;
 }
 
 int filemap_add_folio_range(struct address_space *mapping, struct page *page, unsigned long index,
-			    unsigned long nr)
+			    unsigned long nr, gfp_t gfp)
 {
-	/* The nodes first, outside the lock: all of them or none. */
-	struct page_cache_node *one, **pcs = nr == 1 ? &one : kvmalloc(nr * sizeof(*pcs), GFP_KERNEL);
-	if (!pcs)
-		return -ENOMEM;
-	for (unsigned long i = 0; i < nr; i++) {
-		pcs[i] = kmalloc(sizeof(*pcs[i]), GFP_KERNEL);
-		if (!pcs[i]) {
-			while (i--)
-				kfree(pcs[i]);
-			if (pcs != &one)
-				kvfree(pcs);
-			return -ENOMEM;
+	XA_STATE(xas, &mapping->i_pages, index);
+	gfp &= GFP_RECLAIM_MASK;
+	do {
+		xas_lock(&xas);
+		/* Linux's xas_for_each_conflict: anything in the range. One
+		 * index is one load, which leaves xas where the store goes. */
+		xas_set(&xas, index);
+		if (nr == 1 ? xas_load(&xas) != NULL : xas_find(&xas, index + nr - 1) != NULL) {
+			xas_set_err(&xas, -EEXIST);
+			goto unlock;
 		}
-		pcs[i]->index = index + i;
-		pcs[i]->page = page + i;
-	}
-	spin_lock(&mapping->i_pages_lock);
-	struct page_cache_node *other = find_node(mapping, index, true);
-	if (other && other->index < index + nr) {
-		spin_unlock(&mapping->i_pages_lock);
-		for (unsigned long i = 0; i < nr; i++)
-			kfree(pcs[i]);
-		if (pcs != &one)
-			kvfree(pcs);
-		return -EEXIST;
-	}
-	for (unsigned long i = 0; i < nr; i++) {
-		struct rb_node **link = &mapping->i_pages.rb_node, *parent = NULL;
-		while (*link) {
-			parent = *link;
-			link = index + i < rb_entry(parent, struct page_cache_node, rb)->index ? &parent->rb_left
-												: &parent->rb_right;
+		if (nr > 1)
+			xas_set(&xas, index);
+		unsigned long i;
+		for (i = 0; i < nr; i++) {
+			/* Index by index, as Linux 5.x stored a huge page:
+			 * xas_next moves to the next slot without going back
+			 * to the head. */
+			if (i)
+				xas_next(&xas);
+			xas_store(&xas, page + i);
+			if (xas_error(&xas))
+				break;
 		}
-		rb_link_node(&pcs[i]->rb, parent, link);
-		rb_insert_color(&pcs[i]->rb, &mapping->i_pages);
-		/* Each index's reference is the head's (get_page). */
-		get_page(page + i);
-		page[i].mapping = mapping;
-		page[i].index = index + i;
-	}
-	mapping->nrpages += nr;
-	spin_unlock(&mapping->i_pages_lock);
-	if (pcs != &one)
-		kvfree(pcs);
+		if (i < nr) {
+			/* Out of nodes: the indices stored go again, so no
+			 * lookup meets part of the page while the lock is
+			 * dropped for xas_nomem, and the store is retried. */
+			int err = xas_error(&xas);
+			for (unsigned long j = 0; j < i; j++) {
+				xas_set(&xas, index + j);
+				xas_store(&xas, NULL);
+			}
+			xas_set(&xas, index + i);
+			xas_set_err(&xas, err);
+			goto unlock;
+		}
+		for (i = 0; i < nr; i++) {
+			/* Each index's reference is the head's (get_page). */
+			get_page(page + i);
+			page[i].mapping = mapping;
+			page[i].index = index + i;
+		}
+		mapping->nrpages += nr;
+unlock:
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, gfp));
+	if (xas_error(&xas))
+		return xas_error(&xas);
 	/* Linux's __filemap_add_folio: hugetlb pages are not file pages
 	 * (Cached); the pools count them. */
 	if (!PageHugetlb(page))
@@ -124,9 +117,9 @@ int filemap_add_folio_range(struct address_space *mapping, struct page *page, un
 	return 0;
 }
 
-int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index)
+int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index, gfp_t gfp)
 {
-	return filemap_add_folio_range(mapping, page, index, 1);
+	return filemap_add_folio_range(mapping, page, index, 1, gfp);
 }
 
 bool filemap_remove_folio(struct page *page)
@@ -137,19 +130,19 @@ bool filemap_remove_folio(struct page *page)
 	struct address_space *mapping = READ_ONCE(page->mapping);
 	if (!mapping)
 		return false;
-	spin_lock(&mapping->i_pages_lock);
-	struct page_cache_node *pc = find_node(mapping, page->index, false);
-	if (pc && pc->page == page) {
-		rb_erase(&pc->rb, &mapping->i_pages);
+	XA_STATE(xas, &mapping->i_pages, page->index);
+	bool removed = false;
+	xas_lock(&xas);
+	if (xas_load(&xas) == page) {
+		/* Linux's page_cache_delete: the marks go with the entry. */
+		xas_store(&xas, NULL);
 		mapping->nrpages--;
 		WRITE_ONCE(page->mapping, NULL);
-	} else {
-		pc = NULL;
+		removed = true;
 	}
-	spin_unlock(&mapping->i_pages_lock);
-	if (!pc)
+	xas_unlock(&xas);
+	if (!removed)
 		return false;
-	kfree(pc);
 	if (!PageHugetlb(page))
 		__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
 	/* Linux's filemap_free_folio: the file system's last word on it. */
@@ -163,23 +156,25 @@ int filemap_migrate_folio(struct address_space *mapping, struct page *new, struc
 {
 	if (mapping->a_ops && mapping->a_ops->migrate_folio)
 		return mapping->a_ops->migrate_folio(mapping, new, old);
+	XA_STATE(xas, &mapping->i_pages, old->index);
 	int ret = -EAGAIN;
-	spin_lock(&mapping->i_pages_lock);
-	struct page_cache_node *pc = find_node(mapping, old->index, false);
+	xas_lock(&xas);
 	/* Linux's folio_ref_freeze of the expected count: every reference
 	 * lookup gives is taken under this lock, so none comes while it is
 	 * held; a reader or writer holding one keeps the page where it is. */
-	if (pc && pc->page == old && old->mapping == mapping && page_mapcount(old) == 0 &&
+	if (xas_load(&xas) == old && old->mapping == mapping && page_mapcount(old) == 0 &&
 	    page_ref_count(old) == 1 + extra_count) {
 		memcpy(page_address(new), page_address(old), PAGE_SIZE);
 		get_page(new); /* the page cache's */
 		new->mapping = mapping;
 		new->index = old->index;
-		pc->page = new;
+		/* Replacing an entry allocates nothing and keeps its marks
+		 * (Linux's folio_migrate_mapping). */
+		xas_store(&xas, new);
 		WRITE_ONCE(old->mapping, NULL); /* a fault that found it sees it gone (shmem_page_current) */
 		ret = 0;
 	}
-	spin_unlock(&mapping->i_pages_lock);
+	xas_unlock(&xas);
 	if (!ret)
 		put_page(old); /* the page cache's */
 	return ret;
@@ -187,15 +182,17 @@ int filemap_migrate_folio(struct address_space *mapping, struct page *new, struc
 
 int filemap_split_folio(struct address_space *mapping, struct page *head, unsigned int order)
 {
+	XA_STATE(xas, &mapping->i_pages, head->index);
 	unsigned long nr = 1ul << order;
 	int ret = -EBUSY;
-	spin_lock(&mapping->i_pages_lock);
+	xas_lock(&xas);
 	/* Linux's folio_ref_freeze: every index's reference and no other.
 	 * A lookup takes its reference under this lock, and a mapping holds
 	 * one from before it is made until after it is gone, so nobody can
-	 * reach the pages while the count is 0. */
-	struct page_cache_node *pc = find_node(mapping, head->index, false);
-	if (pc && pc->page == head && head->mapping == mapping &&
+	 * reach the pages while the count is 0. Every index already holds
+	 * its own page (one entry per index), so the tree does not change:
+	 * Linux's xas_split of a multi-index entry has nothing to do here. */
+	if (xas_load(&xas) == head && head->mapping == mapping &&
 	    __atomic_compare_exchange_n(&head->_refcount, &(int){ (int)nr }, 0, false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED)) {
 		shmem_thp_prep_free(head);
@@ -203,7 +200,7 @@ int filemap_split_folio(struct address_space *mapping, struct page *head, unsign
 		set_page_count(head, 1);
 		ret = 0;
 	}
-	spin_unlock(&mapping->i_pages_lock);
+	xas_unlock(&xas);
 	return ret;
 }
 
@@ -213,14 +210,33 @@ unsigned long truncate_inode_pages_range(struct address_space *mapping, long lst
 	unsigned long start = (unsigned long)(lstart + PAGE_SIZE - 1) >> PAGE_SHIFT;
 	/* The first page past the range, or every page to the end. */
 	unsigned long end = lend < 0 ? ~0ul : (unsigned long)(lend + 1) >> PAGE_SHIFT;
+	if (end <= start)
+		return 0;
+	/* Forward through the range, one page at a time (filemap_remove_folio
+	 * takes the lock), then again from the start until a pass finds
+	 * nothing: a fault racing the truncate may add a page behind the
+	 * cursor (Linux's shmem_undo_range restarts so). A search from the
+	 * start for every page would pass over the emptied slots again and
+	 * again. */
+	unsigned long index = start;
+	bool pass_removed = false;
 	for (;;) {
-		spin_lock(&mapping->i_pages_lock);
-		struct page_cache_node *pc = find_node(mapping, start, true);
-		struct page *page = pc && pc->index < end ? pc->page : NULL;
-		spin_unlock(&mapping->i_pages_lock);
-		if (!page)
-			return removed;
-		removed += filemap_remove_folio(page);
+		xa_lock(&mapping->i_pages);
+		struct page *page = xa_find(&mapping->i_pages, &index, end - 1, XA_PRESENT);
+		xa_unlock(&mapping->i_pages);
+		if (!page) {
+			if (!pass_removed)
+				return removed;
+			pass_removed = false;
+			index = start;
+			continue;
+		}
+		/* Gone or replaced (a migration) meanwhile: look again here. */
+		if (!filemap_remove_folio(page))
+			continue;
+		removed++;
+		pass_removed = true;
+		index++; /* at most end: end - 1 < ~0ul */
 	}
 }
 
@@ -232,19 +248,26 @@ unsigned long truncate_inode_pages(struct address_space *mapping, long lstart)
 unsigned long filemap_next_index(struct address_space *mapping, unsigned long index, unsigned long end,
 				 bool data)
 {
-	spin_lock(&mapping->i_pages_lock);
-	struct page_cache_node *pc = find_node(mapping, index, true);
+	XA_STATE(xas, &mapping->i_pages, index);
+	if (index >= end)
+		return end;
+	xas_lock(&xas);
 	if (data) {
-		index = pc ? pc->index : end;
+		index = xas_find(&xas, end - 1) ? xas.xa_index : end;
 	} else {
-		/* The first gap: walk the run of present pages from index. */
-		while (pc && pc->index == index && index < end) {
-			index++;
-			struct rb_node *next = rb_next(&pc->rb);
-			pc = next ? rb_entry(next, struct page_cache_node, rb) : NULL;
+		/* The first gap (Linux's page_cache_next_miss): xas_next
+		 * steps index by index without going back to the head. */
+		while (xas.xa_index < end) {
+			if (!xas_next(&xas))
+				break;
+			if (xas.xa_index == ~0ul) {
+				xas.xa_index = end;
+				break;
+			}
 		}
+		index = xas.xa_index;
 	}
-	spin_unlock(&mapping->i_pages_lock);
+	xas_unlock(&xas);
 	return min(index, end);
 }
 
@@ -308,13 +331,15 @@ bool filemap_index_in_size(struct inode *inode, unsigned long index)
 
 struct page *filemap_get_next_folio(struct address_space *mapping, unsigned long *index, unsigned long last)
 {
-	spin_lock(&mapping->i_pages_lock);
-	struct page_cache_node *pc = find_node(mapping, *index, true);
-	struct page *page = pc && pc->index <= last ? pc->page : NULL;
+	XA_STATE(xas, &mapping->i_pages, *index);
+	if (*index > last)
+		return NULL;
+	xas_lock(&xas);
+	struct page *page = xas_find(&xas, last);
 	if (page) {
 		get_page(page);
-		*index = pc->index;
+		*index = xas.xa_index;
 	}
-	spin_unlock(&mapping->i_pages_lock);
+	xas_unlock(&xas);
 	return page;
 }

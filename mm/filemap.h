@@ -5,10 +5,13 @@
  *
  * Invariants: a page in a mapping has one reference of the mapping's,
  * page->mapping pointing to it and page->index its offset; at most one
- * page per index. Locking: mapping->i_pages_lock (a spinlock) guards the
- * tree and nrpages; adding and removing pages happens under the inode's
- * i_rwsem held for writing (write, truncate), and reads hold it for
- * reading, so a page found is not removed under a reader. */
+ * page per index. Locking: the xarray's lock, xa_lock(&mapping->i_pages)
+ * (Linux's i_pages lock, which Linux takes with xa_lock_irq: nothing here
+ * takes it from an interrupt), guards the entries, their marks and
+ * nrpages; lookups take it too (mm/filemap.c says why not RCU). Adding
+ * and removing pages happens under the inode's i_rwsem held for writing
+ * (write, truncate), and reads hold it for reading, so a page found is
+ * not removed under a reader. */
 #ifndef MM_FILEMAP_H
 #define MM_FILEMAP_H
 
@@ -18,14 +21,15 @@ void address_space_init(struct address_space *mapping, struct inode *host);
 /* The page at index with a reference of the caller's, or NULL (a hole). */
 struct page *filemap_get_folio(struct address_space *mapping, unsigned long index);
 /* Puts page at index: the mapping takes a reference of its own. 0,
- * -EEXIST or -ENOMEM. */
-int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index);
+ * -EEXIST or -ENOMEM (the xarray's nodes, allocated with gfp's reclaim
+ * bits, Linux's gfp & GFP_RECLAIM_MASK). */
+int __filemap_add_folio(struct address_space *mapping, struct page *page, unsigned long index, gfp_t gfp);
 /* The same for the nr pages from page (a huge page: mm/shmem_huge.c) at
  * indices [index, index + nr): each index holds a reference of its own
  * (the head's) and each page its mapping and index; -EEXIST when any of
  * them holds a page already, and nothing added. */
 int filemap_add_folio_range(struct address_space *mapping, struct page *page, unsigned long index,
-			    unsigned long nr);
+			    unsigned long nr, gfp_t gfp);
 /* Linux's split_folio for a page-cache folio: the 2^order pages from
  * head (at head->index on, every index present), mapped nowhere and held
  * by nothing but their indices, become pages of their own, each with its

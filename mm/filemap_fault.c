@@ -1,20 +1,33 @@
-/* Faults of a MAP_PRIVATE mapping of a tmpfs file, as Linux 6.1's
- * do_fault: a read maps the file's page-cache page itself, read-only
- * (do_read_fault), with the present cache pages around it (fault-around:
- * do_fault_around, filemap_map_pages); a write to a none PTE maps an
- * anonymous copy of the cache page (do_cow_fault); a write to a present
- * cache page copies it then (do_wp_page -> wp_page_copy, mm/memory.c).
- * So the process sees the file's later changes (write(2), a MAP_SHARED
- * mapper, a hole punched) at each page until its first write there.
+/* Faults of file and shmem VMAs (Linux 6.1's do_fault): a MAP_SHARED
+ * mapping of a tmpfs file or memfd, shared anonymous memory
+ * (MAP_SHARED | MAP_ANONYMOUS, /dev/zero), a System V segment, and a
+ * MAP_PRIVATE mapping of a tmpfs file.
+ *
+ * A read maps the page of the file (or object) itself (do_read_fault),
+ * with the present pages around it (fault-around: do_fault_around,
+ * filemap_map_pages), shared and private alike, as Linux does for every
+ * VMA whose vm_ops has map_pages (shmem_vm_ops has; a System V segment's
+ * shm_vm_ops has not: its reads map one page each). A write to a none PTE
+ * of a shared mapping maps the page writable and dirty (do_shared_fault);
+ * of a private one, an anonymous copy of the cache page (do_cow_fault); a
+ * write to a present cache page of a private mapping copies it then
+ * (do_wp_page -> wp_page_copy, mm/memory.c). So a private mapping sees
+ * the file's later changes (write(2), a MAP_SHARED mapper, a hole
+ * punched) at each page until its first write there.
  *
  * Invariants: a present PTE of a private file VMA maps either a page of
  * the file's cache (never writable; counted as a file page: _mapcount,
  * Mapped, MM_SHMEMPAGES, as Linux counts a tmpfs page, mm_counter_file)
  * or an anonymous page of the VMA's anon_vma (counted as anonymous);
- * PageAnon (mm/rmap.h) tells which. A truncate unmaps both past the new
- * end (even_cows), a hole punch the cache pages only (mm/truncate.h).
- * Locking: the fault's (mm/memory.c); a cache page found is installed only
- * if it is still the file's under the PTE lock (shmem_page_current). */
+ * PageAnon (mm/rmap.h) tells which. A shared VMA's present PTEs map its
+ * object's pages only, with the VMA's protection (writable where the VMA
+ * is: tmpfs needs no write notification, vma_wants_writenotify). A
+ * truncate unmaps both kinds past the new end (even_cows), a hole punch
+ * the cache pages only (mm/truncate.h).
+ * Locking: the fault's (mm/memory.c); a page found is installed only if
+ * it is still the file's (or the object's) under the PTE lock
+ * (shmem_page_current), and fault-around never allocates. */
+#include "mm/secretmem.h"
 #include "mm/memory_internal.h"
 #include "lib/string.h"
 #include "mm/filemap.h"
@@ -28,24 +41,31 @@
  * page's worth turns fault-around off. */
 unsigned long fault_around_bytes = 65536;
 
-/* The entry of a private mapping's cache page: read-only, so that a write
- * faults and copies (Linux's private vm_page_prot is PAGE_COPY). */
-static pte_t private_file_pte(struct vm_area_struct *vma, struct page *page)
+/* The entry fault-around maps a page with (Linux's do_set_pte for a read:
+ * the VMA's vm_page_prot, clean). A private mapping's cache page is
+ * read-only, so that a write faults and copies (Linux's private
+ * vm_page_prot is PAGE_COPY; mmlab's keeps the write bit for the VMA's
+ * anonymous pages). */
+static pte_t fault_around_pte(struct vm_area_struct *vma, struct page *page)
 {
-	return pte_wrprotect(pfn_pte(page_to_pfn(page), vma->vm_page_prot));
+	pte_t entry = pfn_pte(page_to_pfn(page), vma->vm_page_prot);
+	return vma->vm_shm ? entry : pte_wrprotect(entry);
 }
 
-/* Linux's filemap_map_pages: the cache pages present at offsets
- * [start_pgoff, end_pgoff] (one PTE table's worth at most), below i_size,
- * are mapped where their PTE is none, without allocating anything.
- * VM_FAULT_NOPAGE when the faulting address's page was among them. */
+/* Linux's filemap_map_pages: the pages present at offsets [start_pgoff,
+ * end_pgoff] (one PTE table's worth at most) of the file or object, below
+ * its end, are mapped where their PTE is none, without allocating
+ * anything. VM_FAULT_NOPAGE when the faulting address's page was among
+ * them. A huge tmpfs page whose PMD this fault could map never gets here
+ * (mm/memory.c tries shmem_huge_pmd_fault while the PMD is none, as
+ * Linux's filemap_map_pmd does first): what this maps by PTEs of a huge
+ * page is what Linux's would, a part no PMD could map. */
 static vm_fault_t filemap_map_pages(struct vm_fault *vmf, unsigned long start_pgoff, unsigned long end_pgoff)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct mm_struct *mm = vma->vm_mm;
-	struct address_space *mapping = vma->vm_file->f_mapping;
 	unsigned long index = start_pgoff;
-	struct page *page = filemap_get_next_folio(mapping, &index, end_pgoff);
+	struct page *page = shmem_next_present_page(vma, &index, end_pgoff);
 	if (!page)
 		return 0;
 	unsigned long addr0 = vma->vm_start + ((start_pgoff - vma->vm_pgoff) << PAGE_SHIFT);
@@ -60,19 +80,19 @@ static vm_fault_t filemap_map_pages(struct vm_fault *vmf, unsigned long start_pg
 	do {
 		unsigned long addr = addr0 + ((index - start_pgoff) << PAGE_SHIFT);
 		pte_t *pte = pte0 + (index - start_pgoff);
-		/* Linux's next_uptodate_page: still the file's, below i_size;
-		 * and only a none entry is filled. */
-		if (!pte_none(ptep_get(pte)) || READ_ONCE(page->mapping) != mapping || page->index != index ||
-		    !filemap_index_in_size(mapping->host, index)) {
+		/* Linux's next_uptodate_page: still the file's (not truncated,
+		 * punched out or migrated meanwhile), below i_size; and only a
+		 * none entry is filled. */
+		if (!pte_none(ptep_get(pte)) || !shmem_page_current(vma, addr, page)) {
 			put_page(page);
 			continue;
 		}
 		if (addr == vmf->address)
 			ret = VM_FAULT_NOPAGE;
 		shmem_page_mapped(mm, page); /* the lookup's reference is the mapping's */
-		set_pte_at(mm, addr, pte, private_file_pte(vma, page));
+		set_pte_at(mm, addr, pte, fault_around_pte(vma, page));
 		mapped++;
-	} while (++index <= end_pgoff && (page = filemap_get_next_folio(mapping, &index, end_pgoff)));
+	} while (++index <= end_pgoff && (page = shmem_next_present_page(vma, &index, end_pgoff)));
 	/* The new entries' counts in refcount mode (mm/pte_ref.h), before the
 	 * lock goes: the fault's own reference becomes the first one's. */
 	if (mapped && pte_ref_enabled()) {
@@ -103,13 +123,26 @@ static vm_fault_t do_fault_around(struct vm_fault *vmf)
 	return filemap_map_pages(vmf, start_pgoff, end_pgoff);
 }
 
+/* Linux's should_fault_around: the VMA's vm_ops has map_pages (every
+ * shmem VMA but a System V segment's: ipc/shm.c's shm_vm_ops has none,
+ * nor has secretmem_vm_ops; hugetlb VMAs never come here), and the
+ * window is more than a page. mmlab has no userfaultfd, whose minor
+ * faults turn it off in Linux. */
+static bool should_fault_around(struct vm_fault *vmf)
+{
+	struct shmem_object *obj = vmf->vma->vm_shm;
+	if ((obj && obj->attach_ops) || vma_is_secretmem(vmf->vma))
+		return false;
+	return READ_ONCE(fault_around_bytes) >> PAGE_SHIFT > 1;
+}
+
 /* Linux's do_read_fault: fault-around first; if the faulting page was not
  * among the present ones, the file system's fault (shmem_fault: a hole
- * gets a zeroed page in the cache) and finish_fault, read-only. SIGBUS
- * past the file's end. */
+ * gets a zeroed page in the cache) and finish_fault (read-only in a
+ * private mapping). SIGBUS past the file's or object's end. */
 static vm_fault_t do_read_fault(struct vm_fault *vmf)
 {
-	if (READ_ONCE(fault_around_bytes) >> PAGE_SHIFT > 1) {
+	if (should_fault_around(vmf)) {
 		vm_fault_t ret = do_fault_around(vmf);
 		if (ret)
 			return ret == VM_FAULT_NOPAGE ? 0 : ret;
@@ -147,7 +180,22 @@ static vm_fault_t do_cow_fault(struct vm_fault *vmf)
 	return 0;
 }
 
-vm_fault_t do_private_file_fault(struct vm_fault *vmf)
+/* Linux's do_shared_fault (mmlab's shmem has no page_mkwrite): the page
+ * of the file or object at this offset, made if absent, mapped writable
+ * and dirty where the VMA is writable. */
+static vm_fault_t do_shared_fault(struct vm_fault *vmf)
 {
-	return vmf->flags & FAULT_FLAG_WRITE ? do_cow_fault(vmf) : do_read_fault(vmf);
+	vm_fault_t ret = 0;
+	struct page *page = shmem_get_page(vmf->vma, vmf->address, &ret);
+	if (!page)
+		return ret;
+	finish_fault(vmf, page);
+	return 0;
+}
+
+vm_fault_t do_fault(struct vm_fault *vmf)
+{
+	if (!(vmf->flags & FAULT_FLAG_WRITE))
+		return do_read_fault(vmf);
+	return vmf->vma->vm_shm ? do_shared_fault(vmf) : do_cow_fault(vmf);
 }

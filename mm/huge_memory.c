@@ -52,9 +52,13 @@ bool thp_vma_allowable(struct vm_area_struct *vma, unsigned long haddr)
 
 bool thp_vma_eligible(struct vm_area_struct *vma)
 {
-	/* A tmpfs file's mapping, shared or private: huge= and shmem_enabled
-	 * decide (Linux's hugepage_vma_check -> shmem_huge_enabled). */
-	if (vma->vm_file && shmem_file(vma->vm_file))
+	/* A tmpfs file's mapping, shared or private, and shared anonymous
+	 * memory (Linux's vm_file there is an unnamed tmpfs file): huge= and
+	 * shmem_enabled decide (Linux's hugepage_vma_check ->
+	 * shmem_huge_enabled). A System V segment's vm_file is no
+	 * shmem_file in Linux (shm_file_operations): never eligible there,
+	 * though its faults may map huge pages. */
+	if ((vma->vm_file && shmem_file(vma->vm_file)) || (!vma->vm_file && vma->vm_shm && !vma->vm_shm->attach_ops))
 		return shmem_vma_eligible(vma);
 	unsigned long first = (vma->vm_start + PMD_SIZE - 1) & PMD_MASK;
 	return first >= vma->vm_start && first + PMD_SIZE <= vma->vm_end && thp_vma_allowable(vma, first);

@@ -152,9 +152,9 @@ struct rb_root *vma_i_mmap(struct vm_area_struct *vma, struct rw_semaphore **rws
 		*rwsem = &mapping->i_mmap_rwsem;
 		return &mapping->i_mmap;
 	}
-	if (vma->vm_shm) {
-		*rwsem = &vma->vm_shm->i_mmap_rwsem;
-		return &vma->vm_shm->i_mmap;
+	if (vma->vm_shm) { /* shared anonymous memory: its object's file's */
+		*rwsem = &vma->vm_shm->mapping->i_mmap_rwsem;
+		return &vma->vm_shm->mapping->i_mmap;
 	}
 	return NULL;
 }

@@ -7,9 +7,10 @@
  * of every process.
  *
  * Which tree a VMA is in (vma_i_mmap): its file's address_space when it
- * has a file (MAP_SHARED and MAP_PRIVATE alike, as Linux's), else its
- * anonymous shmem object's (MAP_SHARED | MAP_ANONYMOUS: Linux gives that
- * one an unnamed shmem file); no tree for anonymous private memory.
+ * has a file (MAP_SHARED and MAP_PRIVATE alike, as Linux's), else that of
+ * its shmem object's unnamed file (MAP_SHARED | MAP_ANONYMOUS, /dev/zero,
+ * a System V segment: Linux's vm_file); no tree for anonymous private
+ * memory.
  *
  * Invariants: a VMA with a tree is in it from the moment it is linked
  * into its mm (vma_link, a split's new piece before the old piece

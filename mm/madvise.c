@@ -118,8 +118,8 @@ static int madvise_update_vma(struct mm_struct *mm, struct vm_area_struct *vma,
  * file (or shmem object) a shared writable mapping maps, through
  * vfs_fallocate(PUNCH_HOLE | KEEP_SIZE) with the mmap_lock dropped
  * (i_rwsem comes before it, fs/fs.h); *prev NULL: the walk looks the next
- * VMA up again. A shared anonymous mapping's object is punched in place
- * (Linux's is an unnamed shmem file). A shared hugetlb VMA maps a
+ * VMA up again. A shared anonymous mapping's hole is punched in its
+ * object's unnamed tmpfs file (Linux's vm_file). A shared hugetlb VMA maps a
  * hugetlbfs file (its hole is punched there); a private one has no file
  * in mmlab, where Linux's has one: -EACCES as Linux's. */
 static int madvise_remove(struct mm_struct *mm, struct vm_area_struct *vma, struct vm_area_struct **prev,
@@ -128,16 +128,13 @@ static int madvise_remove(struct mm_struct *mm, struct vm_area_struct *vma, stru
 	*prev = NULL;
 	if (vma->vm_flags & VM_LOCKED)
 		return -EINVAL;
-	struct file *f = vma->vm_file;
-	if (!f && !vma->vm_shm && !is_vm_hugetlb_page(vma))
+	/* Shared anonymous memory: its object's file (Linux's vm_file). */
+	struct file *f = vma->vm_file ? vma->vm_file : vma->vm_shm ? vma->vm_shm->file : NULL;
+	if (!f && !is_vm_hugetlb_page(vma))
 		return -EINVAL;
 	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) != (VM_SHARED | VM_WRITE))
 		return -EACCES;
 	unsigned long pgoff = vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT);
-	if (!f) {
-		shmem_object_punch(vma->vm_shm, pgoff, pgoff + ((end - start) >> PAGE_SHIFT));
-		return 0;
-	}
 	get_file(f);
 	mmap_read_unlock(mm);
 	long err = vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (long)(pgoff << PAGE_SHIFT),

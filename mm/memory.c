@@ -208,20 +208,6 @@ bool finish_fault(struct vm_fault *vmf, struct page *page)
 	return fault_install_pte(vmf, __pte(0), mk_fault_pte(vmf, page), page);
 }
 
-/* Linux's do_shared_fault/do_read_fault for shared anonymous memory
- * (mm/shmem.h): the page of the object at this offset, for a read as for
- * a write, writable when the VMA is. */
-static vm_fault_t do_shmem_fault(struct vm_fault *vmf)
-{
-	struct vm_area_struct *vma = vmf->vma;
-	vm_fault_t ret = 0;
-	struct page *page = shmem_get_page(vma, vmf->address, &ret);
-	if (!page)
-		return ret;
-	finish_fault(vmf, page);
-	return 0;
-}
-
 /* A fault on a none PTE: a read maps the zero page, a write a new zeroed
  * page. */
 static vm_fault_t do_anonymous_page(struct vm_fault *vmf)
@@ -371,9 +357,7 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 	pte_t entry = ptep_get(pte);
 	pte_unmap(pte);
 	if (pte_none(entry))
-		return vma->vm_shm    ? do_shmem_fault(vmf)
-		       : vma->vm_file ? do_private_file_fault(vmf)
-				      : do_anonymous_page(vmf);
+		return vma->vm_shm || vma->vm_file ? do_fault(vmf) : do_anonymous_page(vmf);
 	if (is_migration_entry(entry)) {
 		/* The page is being moved (mm/migrate.c): let the mover run,
 		 * and the access faults again (Linux's migration_entry_wait

@@ -109,7 +109,8 @@ void anon_rmap_moved(struct page *page, bool add);
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 
 /* Linux's fault_around_bytes (mm/filemap_fault.c): how much of the page
- * cache around a private file mapping's read fault is mapped at once. */
+ * cache around a read fault of a file or shmem mapping, shared or
+ * private, is mapped at once. */
 extern unsigned long fault_around_bytes;
 
 /* The shared zero page (read faults of never-written anonymous memory). */

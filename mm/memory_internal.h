@@ -1,5 +1,5 @@
-/* The fault path's pieces shared between mm/memory.c (anonymous and
- * shared memory) and mm/filemap_fault.c (private file mappings). Each
+/* The fault path's pieces shared between mm/memory.c (anonymous
+ * memory) and mm/filemap_fault.c (file and shmem VMAs). Each
  * runs under the fault's mmap_lock (read), with vmf as handle_pte_fault
  * made it (mm/pte_ref.h). */
 #ifndef MM_MEMORY_INTERNAL_H
@@ -22,7 +22,8 @@ pte_t mk_fault_pte(struct vm_fault *vmf, struct page *page);
 /* Linux's finish_fault: page mapped at the faulting address of a none
  * PTE (mk_fault_pte); whether it was. */
 bool finish_fault(struct vm_fault *vmf, struct page *page);
-/* A none PTE of a MAP_PRIVATE file mapping (mm/filemap_fault.c). */
-vm_fault_t do_private_file_fault(struct vm_fault *vmf);
+/* Linux's do_fault: a none PTE of a file or shmem VMA, shared or private
+ * (mm/filemap_fault.c). */
+vm_fault_t do_fault(struct vm_fault *vmf);
 
 #endif

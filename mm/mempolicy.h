@@ -153,8 +153,7 @@ struct mempolicy *mpol_shared_policy_lookup(struct shared_policy *sp, unsigned l
  * vma_pages; the callers here pass those. 0 or -ENOMEM. */
 int mpol_set_shared_policy(struct shared_policy *sp, unsigned long start, unsigned long end,
 			   struct mempolicy *npol);
-/* Linux's mpol_free_shared_policy: every range goes (inode eviction, the
- * last reference of an anonymous object). */
+/* Linux's mpol_free_shared_policy: every range goes (inode eviction). */
 void mpol_free_shared_policy(struct shared_policy *sp);
 /* Linux's __get_vma_policy: the policy of addr in vma with a reference
  * (mpol_put it), NULL when the VMA has none: a shmem VMA's from its

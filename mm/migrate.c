@@ -1,7 +1,7 @@
 /* Moving private anonymous pages between nodes (Linux's mm/migrate.c): a
  * page mapped once by its PTE, found by address, no rmap walk; one that
  * fork shared through the anon rmap (migrate_shared_page); a shmem page
- * through its object's i_mmap (mm/migrate_shmem.c); and move_pages(2)
+ * through the i_mmap of its object's file (mm/migrate_shmem.c); and move_pages(2)
  * (279) with Linux's per-page status.
  *
  * migrate_anon_page replaces the PTE under its lock the way Linux's

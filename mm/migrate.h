@@ -24,8 +24,8 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr);
  * a fork) moves only with MPOL_MF_MOVE_ALL in flags, every mapping of it
  * through the reverse map (-EACCES without). A shmem page (a MAP_SHARED
  * mapping's: an anonymous object's, a segment's, a tmpfs file's) moves
- * the same way through its object's i_mmap, and takes the old page's
- * place in the object (migrate_shmem_page). Returns the node the page is
+ * the same way through the i_mmap of its object's file, and takes the old
+ * page's place in the file's page cache (migrate_shmem_page). Returns the node the page is
  * on after the call, or -ENOENT, -EFAULT (as anon_page_node), -EACCES,
  * -EBUSY (pinned by get_user_pages, another process's mapping out of
  * reach, or the entry changed meanwhile). */

@@ -1,6 +1,7 @@
 /* Moving a shmem page between nodes: a page of a MAP_SHARED anonymous
- * object, a System V segment or a tmpfs file (memfd), which the object
- * or the page cache holds and any number of shared mappings map. Linux's
+ * object, a System V segment or a tmpfs file (memfd), which the page
+ * cache of the file (the object's unnamed one for the first two) holds
+ * and any number of shared mappings map. Linux's
  * migrate_pages for such a folio (mm/migrate.c): migrate_folio_unmap turns
  * every mapping into a migration entry through the file rmap (the i_mmap
  * interval tree: try_to_migrate_one), migrate_folio puts the new folio in
@@ -15,7 +16,7 @@
  * truncate from freeing the folio with the folio lock, mmlab has none:
  * a truncate or hole punch may take the page (old or new) out of the file
  * meanwhile, and an entry is then mapped again only if its page is still
- * the file's or object's at that offset (shmem_page_current, the check a
+ * the file's at that offset (shmem_page_current, the check a
  * fault makes under the PTE lock); otherwise it goes, as that truncate's
  * zap would have taken it. */
 #include "mm/migrate_internal.h"
@@ -61,8 +62,7 @@ int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct pa
 	 * now; the mover's reference is the extra one. */
 	int err = -EAGAIN;
 	if (!sm.busy)
-		err = obj->mapping ? filemap_migrate_folio(obj->mapping, new, old, 1)
-				   : shmem_object_migrate_page(obj, index, new, old, 1);
+		err = filemap_migrate_folio(obj->mapping, new, old, 1);
 	if (err)
 		sm.new = old; /* the entries map old again */
 	vma_interval_tree_foreach(v, root, index, index)

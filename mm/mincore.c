@@ -52,26 +52,21 @@ static unsigned char *mincore_byte(struct mm_walk *walk, unsigned long addr)
 }
 
 /* Linux's __mincore_unmapped_range: [addr, next) has no page mapped; a
- * VMA of a file (or of a shared anonymous object, Linux's unnamed shmem
- * file) asks whether the page cache has each page (mincore_page), an
+ * VMA of a file (or of a shared anonymous object's unnamed tmpfs file,
+ * Linux's vm_file) asks whether the page cache has each page (mincore_page), an
  * anonymous VMA has nothing in core. */
 static void mincore_unmapped(struct mm_walk *walk, unsigned long addr, unsigned long next)
 {
 	struct vm_area_struct *vma = walk->vma;
 	unsigned char *vec = mincore_byte(walk, addr);
 	unsigned long nr = (next - addr) >> PAGE_SHIFT, pgoff = linear_page_index(vma, addr);
-	struct shmem_object *obj = vma->vm_shm;
+	struct address_space *mapping = vma->vm_file ? vma->vm_file->f_mapping
+				       : vma->vm_shm ? vma->vm_shm->mapping : NULL;
 	for (unsigned long i = 0; i < nr; i++, pgoff++) {
-		if (vma->vm_file) {
-			struct page *page = filemap_get_folio(vma->vm_file->f_mapping, pgoff);
-			vec[i] = page != NULL;
-			if (page)
-				put_page(page);
-		} else if (obj && !obj->mapping) {
-			vec[i] = pgoff < obj->size && __atomic_load_n(&obj->pages[pgoff], __ATOMIC_ACQUIRE);
-		} else {
-			vec[i] = 0;
-		}
+		struct page *page = mapping ? filemap_get_folio(mapping, pgoff) : NULL;
+		vec[i] = page != NULL;
+		if (page)
+			put_page(page);
 	}
 }
 

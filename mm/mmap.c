@@ -566,7 +566,7 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		vma->vm_pgoff = 0;
 		if (segment) /* the segment's reference stays its own */
 			shmem_get(shm);
-		vma_link_file(vma); /* into the object's i_mmap */
+		vma_link_file(vma); /* into the i_mmap of the object's file */
 	}
 	if (!IS_ERR_VALUE(addr) &&
 	    ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE))
@@ -614,7 +614,7 @@ unsigned long do_mmap_shmem_locked(struct mm_struct *mm, unsigned long addr, uns
 				   bool *populate)
 {
 	/* A program's own call (shmat): MDWE applies, as in Linux's mmap_region. */
-	if (!shm->file)
+	if (!is_file_hugepages(shm->file))
 		return mmap_pgoff_locked(mm, addr, len, prot, flags | MAP_SHARED | MAP_ANONYMOUS, NULL, 0, shm, true,
 					 populate);
 	/* A SHM_HUGETLB segment: its hugetlbfs file mapped shared, through

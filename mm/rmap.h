@@ -47,8 +47,8 @@ static inline struct anon_vma *page_anon_vma(const struct page *page)
 	return m & PAGE_MAPPING_ANON ? (struct anon_vma *)(m & ~PAGE_MAPPING_ANON) : NULL;
 }
 /* Linux's PageAnon: whether a mapped page is anonymous (its mapping an
- * anon_vma), not a file's page-cache page (mapping the address_space) or
- * a shared anonymous object's page (no mapping). A private file
+ * anon_vma), not a file's page-cache page (mapping the address_space,
+ * shared anonymous memory's unnamed file's too). A private file
  * mapping holds both kinds (mm/memory.c): the cache's pages read-only,
  * its own copies after a write. Only meaningful while the page is mapped
  * (the last unmap of an anonymous page clears its mapping). */
@@ -165,6 +165,8 @@ void rmap_walk(struct page *page, const struct rmap_walk_control *rwc);
 long anon_vma_nr_chains(struct anon_vma *anon_vma);
 /* For tests and /proc: the anon_vmas alive and the chains. */
 long nr_anon_vmas(void);
+/* The slab caches of anon_vmas and their chains (boot, after the slab). */
+void anon_vma_init(void);
 long nr_anon_vma_chains(void);
 
 #endif

@@ -121,7 +121,7 @@ struct page *secretmem_get_page(struct address_space *mapping, struct vm_area_st
 			*ret = VM_FAULT_OOM; /* vmf_error(-ENOMEM) */
 			return NULL;
 		}
-		int err = __filemap_add_folio(mapping, page, index);
+		int err = __filemap_add_folio(mapping, page, index, GFP_KERNEL);
 		if (!err) {
 			unsigned long addr = (unsigned long)page_address(page);
 			flush_tlb_kernel_range(addr, addr + PAGE_SIZE);

@@ -5,12 +5,12 @@
  * policy then decides, as Linux's get_vma_policy falls back to it).
  *
  * A tmpfs inode has one (fs/fs.h's i_policy: Linux's
- * shmem_inode_info.policy), and so has each anonymous shmem object (a
- * MAP_SHARED anonymous mapping, a /dev/zero mapping, a System V segment:
- * mm/shmem.h), which Linux keeps on the object's unnamed inode. mbind on
+ * shmem_inode_info.policy), the unnamed one of each anonymous shmem
+ * object too (a MAP_SHARED anonymous mapping, a /dev/zero mapping, a
+ * System V segment: mm/shmem.h), as Linux's. mbind on
  * any mapping of the object sets the range it maps (mm/shmem.c's
  * shmem_set_policy), so every process and every mapping of the object,
- * present or later, sees it; it goes with the inode or the object.
+ * present or later, sees it; it goes with the inode.
  *
  * Kept apart from mm/mempolicy.h so that fs/fs.h and mm/shmem.h (which
  * host code includes) need only the rb-tree and the lock. */

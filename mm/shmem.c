@@ -1,9 +1,11 @@
-/* Shared anonymous memory (Linux's mm/shmem.c for shmem_zero_setup's
- * unnamed file, reduced to its page cache): mm/shmem.h has the rules. */
+/* Shared memory objects (shared anonymous memory as unnamed files of the
+ * internal tmpfs, MAP_SHARED mappings of tmpfs files) and tmpfs itself,
+ * Linux's mm/shmem.c: mm/shmem.h has the rules. */
 #include "mm/shmem.h"
 #include "mm/shmem_fs.h"
 #include "fs/fs.h"
 #include "kernel/printk.h"
+#include "lib/err.h"
 #include "lib/string.h"
 #include "mm/memory.h"
 #include "mm/mempolicy.h"
@@ -26,25 +28,24 @@ unsigned long nr_shmem_pages(void)
 
 struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len, bool noreserve, int *err)
 {
-	unsigned long size = len >> PAGE_SHIFT;
+	long size = (long)(len >> PAGE_SHIFT);
 	*err = -ENOMEM;
-	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
-	if (!obj)
-		return NULL;
-	obj->pages = kvmalloc(size * sizeof(*obj->pages), GFP_KERNEL | __GFP_ZERO);
 	/* Linux's shmem_acct_size: the whole size, unless MAP_NORESERVE. */
-	if (!obj->pages || (!noreserve && security_vm_enough_memory_mm(mm, (long)size))) {
-		kvfree(obj->pages);
-		kfree(obj);
+	if (!noreserve && security_vm_enough_memory_mm(mm, size))
+		return NULL;
+	/* Linux's shmem_kernel_file_setup("dev/zero", ...) on shm_mnt: an
+	 * unlinked file of len bytes there, whose i_size is the end. */
+	struct file *file = shmem_file_setup("dev/zero", (long)len);
+	struct shmem_object *obj = IS_ERR(file) ? NULL : shmem_file_object(file);
+	if (!IS_ERR(file))
+		fput(file); /* the object's reference, or none */
+	if (!obj) {
+		if (!noreserve)
+			vm_unacct_memory(size);
+		*err = IS_ERR(file) ? (int)PTR_ERR(file) : -ENOMEM;
 		return NULL;
 	}
-	obj->refcount = 1;
-	obj->size = size;
 	obj->accounted = !noreserve;
-	spin_lock_init(&obj->lock);
-	obj->i_mmap = RB_ROOT;
-	init_rwsem(&obj->i_mmap_rwsem);
-	mpol_shared_policy_init(&obj->policy, NULL);
 	*err = 0;
 	return obj;
 }
@@ -68,74 +69,36 @@ void shmem_put(struct shmem_object *obj)
 		obj->attach_ops->close(obj);
 	if (__atomic_sub_fetch(&obj->refcount, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (obj->file) { /* the pages are the file's */
-		fput(obj->file);
-		kfree(obj);
-		return;
-	}
-	/* No VMA is left, so no mapping: each page has the object's
-	 * reference, and maybe a get_user_pages one that outlives it. */
-	for (unsigned long i = 0; i < obj->size; i++)
-		if (obj->pages[i])
-			put_page(obj->pages[i]);
-	__atomic_sub_fetch(&shmem_pages, (long)obj->nrpages, __ATOMIC_RELAXED);
-	mpol_free_shared_policy(&obj->policy);
+	/* The file's last reference but a get_user_pages pin's takes its
+	 * pages (shmem_evict_inode). */
 	if (obj->accounted)
 		vm_unacct_memory((long)obj->size);
-	kvfree(obj->pages);
+	fput(obj->file);
 	kfree(obj);
 }
 
 static struct page *shmem_file_get_page(struct address_space *mapping, struct vm_area_struct *vma,
 					unsigned long address, unsigned int *ret);
 
+/* What vma's pages are the page cache of: its object's file, or the tmpfs
+ * file a MAP_PRIVATE mapping maps (vm_shm NULL). */
+static struct address_space *shmem_vma_mapping(struct vm_area_struct *vma)
+{
+	return vma->vm_shm ? vma->vm_shm->mapping : vma->vm_file->f_mapping;
+}
+
 struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret)
 {
-	struct shmem_object *obj = vma->vm_shm;
-	if (!obj) /* a MAP_PRIVATE mapping of a tmpfs file */
-		return shmem_file_get_page(vma->vm_file->f_mapping, vma, address, ret);
-	if (obj->mapping) /* Linux's vm_ops->fault: the file system's own */
-		return secretmem_mapping(obj->mapping) ? secretmem_get_page(obj->mapping, vma, address, ret)
-						       : shmem_file_get_page(obj->mapping, vma, address, ret);
-	unsigned long index = linear_page_index(vma, address);
-	if (index >= obj->size) {
-		*ret = VM_FAULT_SIGBUS; /* past the end of the object (Linux's shmem_fault) */
-		return NULL;
-	}
-	struct page *page, *new = NULL;
-retry:
-	page = __atomic_load_n(&obj->pages[index], __ATOMIC_ACQUIRE);
-	if (!page && !new) {
-		/* Linux's shmem_alloc_folio: from the object's shared policy
-		 * at index, else the task's. Linux's interleave index adds the
-		 * unnamed inode's number; an anonymous object has none here. */
-		new = shmem_alloc_policy_page(&obj->policy, index, index);
-		if (!new) {
-			*ret = VM_FAULT_OOM;
-			return NULL;
-		}
-	}
-	spin_lock(&obj->lock);
-	page = obj->pages[index];
-	if (!page && new) {
-		/* Not anonymous (PageAnon, mm/rmap.h): the word may hold what
-		 * the page's last owner left there (a page table's count). */
-		new->mapping = NULL;
-		page = obj->pages[index] = new; /* the object's reference */
-		obj->nrpages++;
-		__atomic_add_fetch(&shmem_pages, 1, __ATOMIC_RELAXED);
-		new = NULL;
-	}
-	if (!page) {
-		/* Seen before a hole punched (MADV_REMOVE) took it: make one. */
-		spin_unlock(&obj->lock);
-		goto retry;
-	}
-	get_page(page); /* the caller's mapping's */
-	spin_unlock(&obj->lock);
-	if (new)
-		__free_page(new); /* another fault made it first */
-	return page;
+	struct address_space *mapping = shmem_vma_mapping(vma);
+	/* Linux's vm_ops->fault: a secretmem file's is its own. */
+	if (secretmem_mapping(mapping))
+		return secretmem_get_page(mapping, vma, address, ret);
+	return shmem_file_get_page(mapping, vma, address, ret);
+}
+
+struct page *shmem_next_present_page(struct vm_area_struct *vma, unsigned long *index, unsigned long last)
+{
+	return filemap_get_next_folio(shmem_vma_mapping(vma), index, last);
 }
 
 /* Pages of files and shmem objects mapped by at least one PTE (Linux's
@@ -200,60 +163,12 @@ void shmem_rmap_moved(struct page *page, bool add)
 	}
 }
 
-int shmem_object_migrate_page(struct shmem_object *obj, unsigned long index, struct page *new, struct page *old,
-			      int extra_count)
-{
-	int ret = -EAGAIN;
-	spin_lock(&obj->lock);
-	/* shmem_get_page takes its references under this lock. */
-	if (index < obj->size && obj->pages[index] == old && page_mapcount(old) == 0 &&
-	    page_ref_count(old) == 1 + extra_count) {
-		memcpy(page_address(new), page_address(old), PAGE_SIZE);
-		get_page(new); /* the object's */
-		new->mapping = NULL; /* not anonymous (as shmem_get_page's pages) */
-		__atomic_store_n(&obj->pages[index], new, __ATOMIC_RELEASE);
-		ret = 0;
-	}
-	spin_unlock(&obj->lock);
-	if (!ret)
-		put_page(old); /* the object's */
-	return ret;
-}
-
 bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struct page *page)
 {
-	struct shmem_object *obj = vma->vm_shm;
 	unsigned long index = linear_page_index(vma, address);
-	if (obj && !obj->mapping)
-		return __atomic_load_n(&obj->pages[index], __ATOMIC_ACQUIRE) == page;
-	struct address_space *mapping = obj ? obj->mapping : vma->vm_file->f_mapping;
+	struct address_space *mapping = shmem_vma_mapping(vma);
 	return READ_ONCE(page->mapping) == mapping && page->index == index &&
 	       filemap_index_in_size(mapping->host, index);
-}
-
-void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned long end)
-{
-	end = min(end, obj->size);
-	if (start >= end)
-		return;
-	/* Unmapped, taken out, unmapped again: a fault that found a page
-	 * before it went either mapped it before the second unmap or sees
-	 * its slot empty under the PTE lock (mm/truncate.h). */
-	unmap_i_mmap_pages(&obj->i_mmap, &obj->i_mmap_rwsem, start, end - start, false);
-	for (unsigned long i = start; i < end; i++) {
-		spin_lock(&obj->lock);
-		struct page *page = obj->pages[i];
-		if (page) {
-			__atomic_store_n(&obj->pages[i], NULL, __ATOMIC_RELEASE);
-			obj->nrpages--;
-		}
-		spin_unlock(&obj->lock);
-		if (page) {
-			__atomic_sub_fetch(&shmem_pages, 1, __ATOMIC_RELAXED);
-			put_page(page); /* the object's reference */
-		}
-	}
-	unmap_i_mmap_pages(&obj->i_mmap, &obj->i_mmap_rwsem, start, end - start, false);
 }
 
 /* ---- tmpfs: files whose pages are their page cache ---- */
@@ -315,7 +230,7 @@ static struct page *shmem_get_or_alloc(struct inode *inode, struct vm_area_struc
 		page = shmem_alloc_page(inode, index, err);
 		if (!page)
 			return NULL;
-		int e = __filemap_add_folio(mapping, page, index);
+		int e = __filemap_add_folio(mapping, page, index, GFP_KERNEL);
 		if (!e) {
 			shmem_account(inode, 1);
 			return page; /* the allocation's reference is the caller's */
@@ -763,13 +678,9 @@ struct shmem_object *shmem_file_object(struct file *file)
 	if (!obj)
 		return NULL;
 	obj->refcount = 1;
-	spin_lock_init(&obj->lock);
-	mpol_shared_policy_init(&obj->policy, NULL); /* unused: the inode's is the file's */
 	obj->size = (unsigned long)(file->f_inode->i_size + (long)PAGE_SIZE - 1) >> PAGE_SHIFT;
 	obj->file = get_file(file);
 	obj->mapping = file->f_mapping;
-	obj->i_mmap = RB_ROOT;
-	init_rwsem(&obj->i_mmap_rwsem);
 	return obj;
 }
 

@@ -1,44 +1,42 @@
-/* Shared anonymous memory: mmap(MAP_SHARED | MAP_ANONYMOUS) (Linux's
- * shmem_zero_setup, mm/shmem.c). Every VMA of such a mapping (its pieces
- * after a split, its copies in children after fork, its place after
- * mremap) points to one shmem object, the page cache of an unnamed shmem
- * file: one page per page offset, made by the first fault that needs it
- * (a read as a write: no zero page), kept by the object until the object
- * goes with its last VMA. A write is seen by every process mapping the
- * page: no copy-on-write, and fork copies no entry (the child's faults
- * find the pages in the object).
+/* Shared memory VMAs: mmap(MAP_SHARED | MAP_ANONYMOUS), a MAP_SHARED
+ * mapping of /dev/zero (shmem_zero_setup, mm/shmem_file.c), a System V
+ * segment (ipc/shm.c) and a MAP_SHARED mapping of a tmpfs file or memfd.
+ * Every VMA of such a mapping (its pieces after a split, its copies in
+ * children after fork, its place after mremap) points to one shmem
+ * object (vma->vm_shm), which holds a file: the tmpfs file mapped, or,
+ * for shared anonymous memory and a segment, an unlinked file of the
+ * mapping's size on the kernel's internal tmpfs (shm_mnt: Linux's
+ * shmem_kernel_file_setup, whose huge= is shmem_enabled's, so its pages
+ * may be huge as Linux's are: mm/shmem_huge.c). The pages are the file's
+ * page cache, made by the first fault that needs one (a read as a write:
+ * no zero page), kept until a truncate, a hole punched (MADV_REMOVE) or
+ * the file's last reference takes them. A write is seen by every process
+ * mapping the page: no copy-on-write, and fork copies no entry (the
+ * child's faults find the pages in the cache).
+ *
+ * mmlab differs from Linux in where the anonymous kinds' file hangs: the
+ * object holds it and the VMA's vm_file stays NULL (Linux's points to
+ * it, "/dev/zero (deleted)" in /proc/<pid>/maps), so that the code that
+ * tells a file mapping by vm_file sees anonymous memory there.
  *
  * Counting (Linux's): a mapped shmem page counts in the mm's
- * MM_SHMEMPAGES (RssShmem), not in AnonPages; the object's pages in
- * /proc/meminfo's Shmem. Each mapping holds a reference and a map count,
- * as an anonymous page's do; the object holds one reference per page.
- * The object's size is fixed at mmap (a fault past it is SIGBUS, as past
- * the end of a shmem file), and its commit is charged at mmap unless
- * MAP_NORESERVE, and given back when it goes (Linux's shmem_acct_size).
+ * MM_SHMEMPAGES (RssShmem), not in AnonPages; the file's pages in
+ * /proc/meminfo's Shmem and Cached. Each mapping holds a reference and a
+ * map count, as an anonymous page's do; the page cache holds one
+ * reference per page. The size of an anonymous object is fixed at mmap
+ * (a fault past it is SIGBUS, as past the end of any shmem file), and its
+ * commit is charged at mmap unless MAP_NORESERVE, and given back when it
+ * goes (Linux's shmem_acct_size).
  *
- * Locking: the object's lock orders the creation of its pages; the
- * refcount (the VMAs) is atomic.
+ * The VMAs are in the file's address_space's i_mmap (mm/interval_tree.h):
+ * truncate, a hole punched and MADV_REMOVE unmap the pages they take from
+ * every process (mm/truncate.h).
  *
- * tmpfs (the second half of mm/shmem.c) is the root file system: each
- * regular file's pages are its inode's page cache (mm/filemap.h), made
- * zeroed by the first write at their offset (a hole reads as zeros and
- * holds no page), freed by truncate and with the inode. Its pages count
- * in Shmem and Cached too. A MAP_SHARED mapping of a tmpfs file is a
- * shmem_object too, one that holds the file and finds its pages in the
- * file's page cache (shmem_mmap); a MAP_SHARED anonymous mapping is still
- * an object with pages of its own rather than an unnamed tmpfs inode, as
- * Linux has it (the object predates the files), and so is a MAP_SHARED
- * mapping of /dev/zero (shmem_zero_setup, mm/shmem_file.c). The VMAs
- * that map a file are in its address_space's i_mmap, those of an
- * anonymous object in the object's (mm/interval_tree.h): truncate, a hole
- * punched and MADV_REMOVE unmap the pages they take from every process
- * (mm/truncate.h). */
+ * Locking: the object's refcount (the VMAs) is atomic; the pages are the
+ * page cache's (mm/filemap.h). */
 #ifndef MM_SHMEM_H
 #define MM_SHMEM_H
 
-#include "kernel/rwsem.h"
-#include "kernel/spinlock.h"
-#include "lib/rbtree.h"
 #include "mm/shared_policy.h"
 #include "kernel/types.h"
 #include "mm/gfp.h"
@@ -50,24 +48,13 @@ struct mm_struct;
 
 struct shmem_object {
 	int refcount;            /* VMAs pointing to it; atomic */
-	spinlock_t lock;         /* the slots of pages */
-	unsigned long size;      /* pages (the mapping's length at mmap) */
-	unsigned long nrpages;   /* pages present */
-	bool accounted;          /* its size is charged to the commit */
-	struct page **pages;     /* slot i: the page at offset i, or NULL */
-	/* A MAP_SHARED mapping of a tmpfs file: the file (a reference) and
-	 * its page cache, where the pages are instead (no slots; the file's
-	 * i_size is the end: a fault past it is SIGBUS). */
+	unsigned long size;      /* pages: the file's i_size when the object was made */
+	bool accounted;          /* an anonymous object's size is charged to the commit */
+	/* The file (a reference) and its page cache, where the pages are;
+	 * the file's i_size is the end: a fault past it is SIGBUS. A
+	 * SHM_HUGETLB segment's is a hugetlbfs file (ipc/shm.c). */
 	struct file *file;
 	struct address_space *mapping;
-	/* An anonymous object's VMAs by page offset (mm/interval_tree.h:
-	 * Linux's i_mmap of the unnamed shmem file) and their lock; a file's
-	 * object leaves its VMAs to the file's address_space. */
-	struct rb_root i_mmap;
-	struct rw_semaphore i_mmap_rwsem;
-	/* An anonymous object's NUMA policy by page offset (what Linux keeps
-	 * on the unnamed inode); a file's object uses its inode's i_policy. */
-	struct shared_policy policy;
 	/* A System V segment's object (ipc/shm.h): each VMA that maps it is
 	 * an attach, counted as VMAs come (shmem_get) and go (shmem_put),
 	 * Linux's shm_vm_ops open and close; NULL for any other object, and
@@ -85,9 +72,10 @@ struct shmem_attach_ops {
 	unsigned long (*show_name)(const struct shmem_object *obj, char *name, size_t size, unsigned int *dev);
 };
 
-/* A new object of len bytes for a MAP_SHARED anonymous mapping, charged
- * unless noreserve; NULL with *err (-ENOMEM) when memory or commit is
- * short. */
+/* A new object of len bytes for shared anonymous memory (a MAP_SHARED
+ * anonymous or /dev/zero mapping, a System V segment): an unlinked file of
+ * that size on the internal tmpfs, charged unless noreserve; NULL with
+ * *err (-ENOMEM) when memory or commit is short. */
 struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len, bool noreserve, int *err);
 /* A new VMA's reference (and an attach of a segment's object). */
 void shmem_get(struct shmem_object *obj);
@@ -102,6 +90,13 @@ void shmem_put(struct shmem_object *obj);
  * *ret. */
 struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret);
 
+/* Fault-around's lookup (Linux's first_map_page/next_map_page): the first
+ * page present at an offset in [*index, last] of what vma maps (the page
+ * cache of its object's file, or of the tmpfs file a private mapping
+ * maps), with a reference for the caller, *index set to its offset; NULL
+ * when none. Never allocates. */
+struct page *shmem_next_present_page(struct vm_area_struct *vma, unsigned long *index, unsigned long last);
+
 /* Accounting of a mapping of a shmem page in mm (mm/memory.c's callers). */
 void shmem_page_mapped(struct mm_struct *mm, struct page *page);
 void shmem_page_unmapped(struct mm_struct *mm, struct page *page);
@@ -112,23 +107,12 @@ void shmem_page_unmapped(struct mm_struct *mm, struct page *page);
  * the map count, Mapped at the first, and a reference); RssShmem stays,
  * as a migration entry counts there. */
 void shmem_rmap_moved(struct page *page, bool add);
-/* An anonymous object's filemap_migrate_folio (mm/filemap.h): new takes
- * old's slot at index with old's contents if old is there, unmapped and
- * held only by the object and extra_count references of the caller's.
- * 0 or -EAGAIN. */
-int shmem_object_migrate_page(struct shmem_object *obj, unsigned long index, struct page *new, struct page *old,
-			      int extra_count);
-
 /* A fault's check under the PTE lock, before it maps page at address of
  * vma (or a copy of page: a private file mapping's write, mm/memory.c)
  * (mm/truncate.h): whether the page is still the one there, in the
- * file's page cache below i_size or in the anonymous object's slot;
- * false when a truncate or hole punch took it away meanwhile. */
+ * file's page cache below i_size; false when a truncate, a hole punch
+ * or a migration took it away meanwhile. */
 bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struct page *page);
-/* A hole in an anonymous object (MADV_REMOVE, Linux's shmem_fallocate
- * of the unnamed file): the pages at offsets [start, end) unmapped from
- * every VMA of the object and freed; the next touch gets a zeroed page. */
-void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned long end);
 /* File and shmem pages mapped by at least one PTE (/proc/meminfo Mapped,
  * /proc/vmstat nr_mapped: Linux's NR_FILE_MAPPED; every file of mmlab is
  * tmpfs, so these are shmem pages, as a tmpfs file's are on Linux). */

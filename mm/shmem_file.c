@@ -64,10 +64,10 @@ int shmem_zero_setup(struct vm_area_struct *vma)
 	if (!obj)
 		return err;
 	/* Linux replaces vm_file with an unnamed shmem file of the mapping's
-	 * size ("/dev/zero (deleted)" in /proc/<pid>/maps); mmlab's shared
-	 * anonymous memory has no file (mm/shmem.h), so the VMA has none.
-	 * vm_pgoff stays the device offset, as in Linux, where a fault at an
-	 * offset past the object's size is SIGBUS. */
+	 * size ("/dev/zero (deleted)" in /proc/<pid>/maps); mmlab's object
+	 * holds that file and the VMA has none (mm/shmem.h). vm_pgoff stays
+	 * the device offset, as in Linux, where a fault at an offset past the
+	 * file's size is SIGBUS. */
 	struct file *file = vma->vm_file;
 	vma->vm_file = NULL;
 	fput(file);

@@ -61,8 +61,9 @@ struct mempolicy *shmem_get_sbmpol(struct super_block *sb);
  * MADV_HUGEPAGE. */
 struct vm_area_struct;
 bool shmem_is_huge(struct vm_area_struct *vma, struct inode *inode, unsigned long index, bool force);
-/* smaps' THPeligible for a mapping of a tmpfs file (Linux's
- * hugepage_vma_check -> shmem_huge_enabled): not MADV_NOHUGEPAGE nor
+/* smaps' THPeligible for a mapping of a tmpfs file or of shared anonymous
+ * memory (Linux's hugepage_vma_check -> shmem_huge_enabled): not
+ * MADV_NOHUGEPAGE nor
  * PR_SET_THP_DISABLE, its last 2 MiB aligned with the file's offsets,
  * and shmem_is_huge at its first offset. */
 bool shmem_vma_eligible(struct vm_area_struct *vma);

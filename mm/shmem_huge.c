@@ -28,8 +28,8 @@
  * cannot (a reference held: a pin, a racing fault), the range inside it
  * is zeroed and all its pages stay (Linux 6.1's truncate_inode_partial_folio).
  *
- * Locking: as mm/filemap.h: additions and the split under i_pages_lock;
- * truncate and hole punch hold i_rwsem for writing. */
+ * Locking: as mm/filemap.h: additions and the split under the xarray's
+ * xa_lock; truncate and hole punch hold i_rwsem for writing. */
 #include "mm/shmem.h"
 #include "mm/shmem_fs.h"
 #include "fs/fs.h"
@@ -56,8 +56,9 @@ unsigned long nr_shmem_thps(void)
 void shmem_huge_set(int huge)
 {
 	WRITE_ONCE(shmem_huge, huge);
-	/* Linux's shmem_enabled_store: the internal instance (memfd, SysV
-	 * shm) takes the value as its huge=, unless deny or force. */
+	/* Linux's shmem_enabled_store: the internal instance (memfd, shared
+	 * anonymous memory, SysV shm) takes the value as its huge=, unless
+	 * deny or force. */
 	struct super_block *sb = shmem_internal_sb();
 	if (huge > SHMEM_HUGE_DENY && sb)
 		WRITE_ONCE(SHMEM_SB(sb)->huge, (unsigned char)huge);
@@ -130,7 +131,7 @@ struct page *shmem_alloc_huge(struct inode *inode, unsigned long index)
 		page_set_flag(head + i, PG_shmem_tail);
 	}
 	__atomic_add_fetch(&shmem_thps, 1, __ATOMIC_RELAXED);
-	if (filemap_add_folio_range(mapping, head, hindex, HPAGE_PMD_NR)) {
+	if (filemap_add_folio_range(mapping, head, hindex, HPAGE_PMD_NR, GFP_KERNEL)) {
 		/* A page came meanwhile (a racing fault), or no memory for the
 		 * index: the caller makes a small one. */
 		put_page(head);
@@ -212,7 +213,8 @@ bool shmem_vma_eligible(struct vm_area_struct *vma)
 		return false;
 	if (vma->vm_end < PMD_SIZE || haddr < vma->vm_start || haddr + PMD_SIZE > vma->vm_end)
 		return false;
-	return shmem_is_huge(vma, vma->vm_file->f_inode, vma->vm_pgoff, false);
+	struct inode *inode = vma->vm_file ? vma->vm_file->f_inode : vma->vm_shm->mapping->host;
+	return shmem_is_huge(vma, inode, vma->vm_pgoff, false);
 }
 
 bool shmem_huge_vma_suitable(struct vm_area_struct *vma, unsigned long haddr)

@@ -25,7 +25,7 @@ struct shared_policy *vma_shared_policy(struct vm_area_struct *vma)
 		return NULL;
 	struct shmem_object *obj = vma->vm_shm;
 	if (obj)
-		return obj->mapping ? &obj->mapping->host->i_policy : &obj->policy;
+		return &obj->mapping->host->i_policy;
 	/* Linux gives a MAP_PRIVATE mapping of a tmpfs file shmem_vm_ops as
 	 * well: mbind there sets the file's policy, and the mapping's
 	 * copied-on-write pages follow it. */

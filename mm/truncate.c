@@ -7,26 +7,20 @@
 #include "mm/mmap.h"
 #include "mm/teardown.h"
 
-void unmap_i_mmap_pages(struct rb_root *i_mmap, struct rw_semaphore *i_mmap_rwsem, unsigned long start,
-			unsigned long nr, bool even_cows)
+void unmap_mapping_pages(struct address_space *mapping, unsigned long start, unsigned long nr, bool even_cows)
 {
 	unsigned long first = start, last = start + nr - 1;
 	if (!nr || last < first)
 		last = ~0ul;
-	down_read(i_mmap_rwsem);
+	down_read(&mapping->i_mmap_rwsem);
 	struct vm_area_struct *vma;
-	vma_interval_tree_foreach(vma, i_mmap, first, last) {
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, first, last) {
 		unsigned long vba = vma->vm_pgoff, vea = vba + ((vma->vm_end - vma->vm_start) >> PAGE_SHIFT) - 1;
 		unsigned long zba = max(first, vba), zea = min(last, vea);
 		unmap_mapping_range_vma(vma, vma->vm_start + ((zba - vba) << PAGE_SHIFT),
 					vma->vm_start + ((zea - vba + 1) << PAGE_SHIFT), even_cows);
 	}
-	up_read(i_mmap_rwsem);
-}
-
-void unmap_mapping_pages(struct address_space *mapping, unsigned long start, unsigned long nr, bool even_cows)
-{
-	unmap_i_mmap_pages(&mapping->i_mmap, &mapping->i_mmap_rwsem, start, nr, even_cows);
+	up_read(&mapping->i_mmap_rwsem);
 }
 
 void unmap_mapping_range(struct address_space *mapping, long holebegin, long holelen, bool even_cows)

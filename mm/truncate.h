@@ -37,10 +37,6 @@ void unmap_mapping_pages(struct address_space *mapping, unsigned long start, uns
 /* Linux's unmap_mapping_range: the same in bytes, holelen rounded up to
  * whole pages (0: to the end). */
 void unmap_mapping_range(struct address_space *mapping, long holebegin, long holelen, bool even_cows);
-/* unmap_mapping_pages for an i_mmap that is not an address_space's: an
- * anonymous shmem object's (mm/shmem.h). */
-void unmap_i_mmap_pages(struct rb_root *i_mmap, struct rw_semaphore *i_mmap_rwsem, unsigned long start,
-			unsigned long nr, bool even_cows);
 /* Linux's truncate_pagecache: i_size already newsize (i_rwsem held for
  * writing), every mapping of the pages past it unmapped, private copies
  * included, the pages dropped from the cache, and unmapped again (a

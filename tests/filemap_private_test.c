@@ -36,16 +36,6 @@
 
 /* ---- helpers ---- */
 
-static void restore_fault_around(void *arg) { fault_around_bytes = (unsigned long)arg; }
-
-/* fault_around_bytes for the rest of the case. */
-static void set_fault_around(struct kunit *test, unsigned long bytes)
-{
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_fault_around, (void *)fault_around_bytes),
-			0);
-	fault_around_bytes = bytes;
-}
-
 /* The file's page at index (a reference dropped at once: the file keeps
  * it while the case looks), or NULL. */
 static struct page *cache_page(struct file *f, unsigned long index)
@@ -93,7 +83,7 @@ static bool maps_own_copy(struct mm_struct *mm, unsigned long addr, struct file 
  * (the cache's page mapped), page 1 written (0x11 in its copy). */
 static struct file *read_one_write_one(struct kunit *test, struct mm_struct **mm)
 {
-	set_fault_around(test, PAGE_SIZE);
+	test_set_fault_around(test, PAGE_SIZE);
 	struct file *f = test_file_mapped(test, PATH, mm, BASE, 4, MAP_PRIVATE);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(*mm, BASE), test_file_word(0, 0));
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(*mm, BASE + PAGE_SIZE, 0x11), 0);
@@ -111,7 +101,7 @@ static struct file *read_one_write_one(struct kunit *test, struct mm_struct **mm
  * does; mprotect back to writable leaves the cache page read-only. */
 static void read_maps_the_cache_page_write_copies(struct kunit *test)
 {
-	set_fault_around(test, PAGE_SIZE); /* one page per fault: exact counts */
+	test_set_fault_around(test, PAGE_SIZE); /* one page per fault: exact counts */
 	struct mm_struct *mm;
 	unsigned long mapped_before = nr_file_mapped_pages();
 	struct file *f = test_file_mapped(test, PATH, &mm, BASE, 8, MAP_PRIVATE);
@@ -217,7 +207,7 @@ static void read_maps_the_cache_page_write_copies(struct kunit *test)
  * the new end (even_cows), and a touch there is SIGBUS. */
 static void hole_keeps_copies_truncate_takes_them(struct kunit *test)
 {
-	set_fault_around(test, PAGE_SIZE);
+	test_set_fault_around(test, PAGE_SIZE);
 	struct mm_struct *mm;
 	unsigned long mapped_before = nr_file_mapped_pages();
 	struct file *f = test_file_mapped(test, PATH, &mm, BASE, 8, MAP_PRIVATE);
@@ -350,7 +340,7 @@ static void mremap_moves_cache_pages_and_copies(struct kunit *test)
  * (shmem_fault). The expectation comes from the cache itself. */
 static void fault_around_maps_present_pages(struct kunit *test)
 {
-	set_fault_around(test, 65536);
+	test_set_fault_around(test, 65536);
 	const unsigned long window = 65536 >> PAGE_SHIFT;
 	struct mm_struct *mm;
 	struct file *f = test_file_mapped(test, PATH, &mm, BASE, 40, MAP_PRIVATE);

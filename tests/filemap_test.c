@@ -172,15 +172,15 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(child), 0ul);
 	mmput(child);
 	KUNIT_EXPECT_EQ(test, file_vmas(f, 0, ~0ul, &bad), 0ul);
-	/* Shared anonymous memory: the object's own tree. */
+	/* Shared anonymous memory: the tree of its object.s file. */
 	unsigned long a = do_mmap(mm, 0, 8 * PAGE_SIZE, RW, MAP_SHARED | MAP_ANONYMOUS);
 	KUNIT_ASSERT_LT(test, a, TASK_SIZE);
 	struct shmem_object *obj = find_vma(mm, a)->vm_shm;
 	KUNIT_ASSERT_NOT_NULL(test, obj);
-	KUNIT_EXPECT_EQ(test, tree_count(&obj->i_mmap, &obj->i_mmap_rwsem, 0, ~0ul, &bad), 1ul);
+	KUNIT_EXPECT_EQ(test, tree_count(&obj->mapping->i_mmap, &obj->mapping->i_mmap_rwsem, 0, ~0ul, &bad), 1ul);
 	KUNIT_EXPECT_EQ(test, do_munmap(mm, a + 2 * PAGE_SIZE, PAGE_SIZE), 0);
-	KUNIT_EXPECT_EQ(test, tree_count(&obj->i_mmap, &obj->i_mmap_rwsem, 0, ~0ul, &bad), 2ul);
-	KUNIT_EXPECT_EQ(test, tree_count(&obj->i_mmap, &obj->i_mmap_rwsem, 2, 2, &bad), 0ul);
+	KUNIT_EXPECT_EQ(test, tree_count(&obj->mapping->i_mmap, &obj->mapping->i_mmap_rwsem, 0, ~0ul, &bad), 2ul);
+	KUNIT_EXPECT_EQ(test, tree_count(&obj->mapping->i_mmap, &obj->mapping->i_mmap_rwsem, 2, 2, &bad), 0ul);
 	/* /dev/zero's mmap method replaces the file (shmem_zero_setup for a
 	 * shared mapping, none for a private one): the VMA ends in its
 	 * object's tree or in none, never in the device's. */
@@ -190,7 +190,7 @@ static void i_mmap_follows_the_vmas(struct kunit *test)
 	KUNIT_ASSERT_LT(test, zp, TASK_SIZE);
 	struct shmem_object *zobj = find_vma(mm, zs)->vm_shm;
 	KUNIT_ASSERT_NOT_NULL(test, zobj);
-	KUNIT_EXPECT_EQ(test, tree_count(&zobj->i_mmap, &zobj->i_mmap_rwsem, 0, ~0ul, &bad), 1ul);
+	KUNIT_EXPECT_EQ(test, tree_count(&zobj->mapping->i_mmap, &zobj->mapping->i_mmap_rwsem, 0, ~0ul, &bad), 1ul);
 	KUNIT_EXPECT_FALSE(test, vma_in_i_mmap(find_vma(mm, zp)));
 	KUNIT_EXPECT_EQ(test, file_vmas(zero, 0, ~0ul, &bad), 0ul);
 	KUNIT_EXPECT_EQ(test, bad, 0ul);
@@ -295,17 +295,17 @@ static void punch_hole_and_madv_remove(struct kunit *test)
 	unsigned long s = do_mmap(mm, 0, 4 * PAGE_SIZE, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE);
 	KUNIT_ASSERT_LT(test, s, TASK_SIZE);
 	struct shmem_object *obj = find_vma(mm, s)->vm_shm;
-	KUNIT_EXPECT_EQ(test, obj->nrpages, 4ul);
+	KUNIT_EXPECT_EQ(test, obj->mapping->nrpages, 4ul);
 	for (unsigned long i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, put_user_u64(100 + i, (void *)(s + i * PAGE_SIZE)), 0);
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, s + PAGE_SIZE, 2 * PAGE_SIZE, MADV_REMOVE), 0);
-	KUNIT_EXPECT_EQ(test, obj->nrpages, 2ul);
+	KUNIT_EXPECT_EQ(test, obj->mapping->nrpages, 2ul);
 	KUNIT_EXPECT_EQ(test, nr_shmem_pages() - shmem_before, 2ul);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, s), 100ull);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, s + PAGE_SIZE), 0ull);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, s + 2 * PAGE_SIZE), 0ull);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, s + 3 * PAGE_SIZE), 103ull);
-	KUNIT_EXPECT_EQ(test, obj->nrpages, 4ul); /* the reads made them again */
+	KUNIT_EXPECT_EQ(test, obj->mapping->nrpages, 4ul); /* the reads made them again */
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
 	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - mapped_before, 4ul); /* the object's */

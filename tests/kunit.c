@@ -41,6 +41,7 @@
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
+#include "lib/xarray.h"
 #include "kernel/time.h"
 #include "mm/mmu_context.h"
 #include "mm/page_alloc.h"
@@ -338,6 +339,9 @@ void kunit_resources_take(struct kunit_resources *s)
 	/* Page-table pages waiting for their RCU grace period (mm/pgtable.h)
 	 * are free memory for this purpose too: let them go. */
 	if (nr_pagetables_rcu_pending())
+		rcu_barrier();
+	/* And xarray nodes (lib/xarray.c), a page cache's among them. */
+	else if (xa_nodes_rcu_pending())
 		rcu_barrier();
 	/* So are the page-table pages of vmalloc ranges waiting on the lazy
 	 * purge list (a dead thread's stack, say). */

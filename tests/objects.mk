@@ -20,6 +20,7 @@ KERNEL_SRCS += \
 	tests/hugetlb_cmdline_test.c \
 	tests/hugetlb_test.c \
 	tests/hugetlbfs_test.c \
+	tests/hrtimer_test.c \
 	tests/init_test.c \
 	tests/initramfs_test.c \
 	tests/kernel_map_test.c \
@@ -37,6 +38,7 @@ KERNEL_SRCS += \
 	tests/mmap_test.c \
 	tests/filemap_test.c \
 	tests/filemap_private_test.c \
+	tests/filemap_xarray_test.c \
 	tests/fork_test.c \
 	tests/mremap_test.c \
 	tests/numa_layout_test.c \
@@ -57,9 +59,11 @@ KERNEL_SRCS += \
 	tests/rcu_test.c \
 	tests/shm_test.c \
 	tests/splice_test.c \
+	tests/shmem_fault_test.c \
 	tests/shmem_migrate_test.c \
 	tests/shmem_policy_test.c \
 	tests/shmem_thp_test.c \
+	tests/shmem_thp_anon_test.c \
 	tests/sched_test.c \
 	tests/secretmem_test.c \
 	tests/thp_test.c \
@@ -73,6 +77,7 @@ KERNEL_SRCS += \
 	tests/test_file.c \
 	tests/test_mm.c \
 	tests/test_proc.c \
+	tests/test_xarray.c \
 	tests/test_process.c \
 	tests/process_tree_test.c \
 	tests/topology_test.c \
@@ -82,4 +87,5 @@ KERNEL_SRCS += \
 	tests/mount_test.c \
 	tests/vmalloc_bench.c \
 	tests/vmalloc_gfp_test.c \
-	tests/vmalloc_test.c
+	tests/vmalloc_test.c \
+	tests/xarray_test.c

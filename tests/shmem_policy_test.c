@@ -12,6 +12,7 @@
  * every page and slab object (the policies and the tree's nodes among
  * them) is back. */
 #include "tests/kunit.h"
+#include "tests/test_file.h"
 #include "tests/test_mm.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/fdtable.h"
@@ -113,9 +114,9 @@ static int file_page_node(long fd, unsigned long index)
 static int object_page_node(unsigned long addr, unsigned long index)
 {
 	struct vm_area_struct *vma = find_vma(current->mm, addr);
-	if (!vma || !vma->vm_shm || vma->vm_shm->mapping || index >= vma->vm_shm->size)
+	if (!vma || !vma->vm_shm || index >= vma->vm_shm->size)
 		return -2;
-	struct page *p = READ_ONCE(vma->vm_shm->pages[index]);
+	struct page *p = test_cache_page(vma->vm_shm->mapping, index);
 	return p ? page_to_nid(p) : -1;
 }
 

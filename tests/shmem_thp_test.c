@@ -42,13 +42,6 @@
 #define PATH DIR "/f"
 #define HPAGE (HPAGE_PMD_NR * PAGE_SIZE)
 
-static int saved_shmem_huge;
-static void restore_shmem_huge(void *unused)
-{
-	(void)unused;
-	shmem_huge_set(saved_shmem_huge);
-}
-
 static void unmount(void *unused)
 {
 	(void)unused;
@@ -69,8 +62,7 @@ static struct file *huge_file(struct kunit *test, const char *opts)
 	const struct pte_reclaim_mode_param *m = test->param_value;
 	if (m)
 		KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
-	saved_shmem_huge = READ_ONCE(shmem_huge);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_shmem_huge, NULL), 0);
+	test_set_shmem_huge(test, READ_ONCE(shmem_huge));
 	init_mkdir(DIR, 0755);
 	char buf[64];
 	strlcpy(buf, opts, sizeof(buf));
@@ -99,16 +91,6 @@ static struct page *cache_page(struct file *f, unsigned long index)
 }
 
 static bool is_huge(struct page *p) { return p && page_test_flag(compound_head(p), PG_shmem_thp); }
-
-/* The page a huge PMD of mm maps at addr, or NULL when none does. */
-static struct page *pmd_page_at(struct mm_struct *mm, unsigned long addr)
-{
-	pmd_t *pmd = mm_find_pmd(mm, addr);
-	if (!pmd)
-		return NULL;
-	pmd_t val = pmdp_get(pmd);
-	return pmd_trans_huge(val) ? pfn_to_page(pmd_pfn(val)) : NULL;
-}
 
 /* 512 pages at indices [first, first + 512) of f written through the
  * page cache, the word w of page i holding i << 16 | w. */
@@ -188,7 +170,7 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FILE_ALLOC) - allocs, 1ul);
 	KUNIT_EXPECT_EQ(test, nr_file_pages() - file_before, HPAGE_PMD_NR);
 	KUNIT_EXPECT_EQ(test, f->f_inode->i_blocks, HPAGE_PMD_NR * (PAGE_SIZE / 512));
-	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(a, BASE), head);
 	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FILE_MAPPED) - mapped, 1ul);
 	KUNIT_EXPECT_EQ(test, nr_shmem_pmdmapped() - pmdmapped, 1ul);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), HPAGE_PMD_NR);
@@ -199,7 +181,7 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, dup_mm(a, &b), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 5 * PAGE_SIZE + 8), 0x5151ull);
-	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(b, BASE), head);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(b, BASE), head);
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(b, BASE + 511 * PAGE_SIZE, 0x1ff), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 511 * PAGE_SIZE), 0x1ffull);
 	KUNIT_EXPECT_EQ(test, *shmem_thp_pmd_mapcount_ptr(head), 2l);
@@ -207,14 +189,17 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	/* At offset 1 page: no 2 MiB of the mapping lines up with the file's. */
 	KUNIT_ASSERT_EQ(test, do_mmap_file(c, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 1), BASE);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(c, BASE + 4 * PAGE_SIZE + 8), 0x5151ull);
-	KUNIT_EXPECT_NULL(test, pmd_page_at(c, BASE));
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(c, BASE));
 	KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(c, BASE + 4 * PAGE_SIZE)), page_to_pfn(head + 5));
 	KUNIT_EXPECT_EQ(test, page_mapcount(head + 5), 3);
-	KUNIT_EXPECT_EQ(test, get_mm_counter(c, MM_SHMEMPAGES), 1ul);
+	/* Fault-around maps the huge page's present pages of the window by
+	 * PTEs, as no PMD can (Linux's filemap_map_pages): here the whole
+	 * aligned window, inside the VMA and the file. */
+	KUNIT_EXPECT_EQ(test, get_mm_counter(c, MM_SHMEMPAGES), fault_around_bytes >> PAGE_SHIFT);
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - file_mapped, HPAGE_PMD_NR); /* counted already */
 	/* A part unmapped: the PMD goes, the rest faults back by PTEs. */
 	KUNIT_EXPECT_EQ(test, do_munmap(b, BASE, PAGE_SIZE), 0);
-	KUNIT_EXPECT_NULL(test, pmd_page_at(b, BASE));
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(b, BASE));
 	KUNIT_EXPECT_EQ(test, get_mm_counter(b, MM_SHMEMPAGES), 0ul);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 5 * PAGE_SIZE + 8), 0x5151ull);
 	KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(b, BASE + 5 * PAGE_SIZE)), page_to_pfn(head + 5));
@@ -225,7 +210,7 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(c), 0ul);
 	mmput(b);
 	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
-	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE));
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(a, BASE));
 	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 0ul);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(c, MM_SHMEMPAGES), 0ul);
 	KUNIT_EXPECT_EQ(test, nr_shmem_pmdmapped(), pmdmapped);
@@ -250,7 +235,7 @@ static void gup_madvise_mprotect(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 3 * PAGE_SIZE + 8), 3ul << 16 | 1);
 	struct page *head = compound_head(cache_page(f, 0));
-	KUNIT_ASSERT_PTR_EQ(test, pmd_page_at(a, BASE), head);
+	KUNIT_ASSERT_PTR_EQ(test, test_mm_pmd_page(a, BASE), head);
 	int refs = page_ref_count(head);
 	struct page *got[2] = { NULL, NULL };
 	struct mm_struct *was = test_mm_enter(a);
@@ -260,34 +245,34 @@ static void gup_madvise_mprotect(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, got[0], head + 7);
 	KUNIT_EXPECT_PTR_EQ(test, got[1], head + 8);
 	KUNIT_EXPECT_EQ(test, page_ref_count(head), refs + 2);
-	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head); /* not split */
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(a, BASE), head); /* not split */
 	for (int i = 0; i < 2; i++)
 		if (got[i])
 			put_page(got[i]);
 	unsigned long file_mapped = nr_file_mapped_pages();
 	KUNIT_EXPECT_EQ(test, do_madvise(a, BASE, HPAGE, MADV_DONTNEED), 0);
 	KUNIT_EXPECT_EQ(test, file_mapped - nr_file_mapped_pages(), HPAGE_PMD_NR);
-	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE));
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(a, BASE));
 	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 0ul);
 	KUNIT_EXPECT_EQ(test, page_ref_count(head), refs - 1); /* the PMD's went */
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 3 * PAGE_SIZE + 8), 3ul << 16 | 1);
-	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(a, BASE), head);
 	KUNIT_EXPECT_EQ(test, do_mprotect(a, BASE, HPAGE, PROT_READ), 0);
-	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(a, BASE), head);
 	KUNIT_EXPECT_NE(test, test_mm_write_u64(a, BASE, 7), 0); /* read-only now */
 	KUNIT_EXPECT_EQ(test, do_mprotect(a, BASE, HPAGE, RW), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(a, BASE + 8, 7), 0);
-	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), head);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(a, BASE), head);
 	KUNIT_EXPECT_EQ(test, word_at(f, 0, 1), 7ull);
 	KUNIT_EXPECT_EQ(test, do_mprotect(a, BASE + HPAGE / 2, HPAGE / 2, PROT_READ), 0);
-	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE));
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(a, BASE));
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(a, BASE + 16, 9), 0);
 	/* A page by a PTE, then the whole by a PMD elsewhere: 512 in Mapped. */
 	struct mm_struct *b = test_mm_create(test, TEST_MM_NO_LEAK_CHECK);
 	file_mapped = nr_file_mapped_pages();
 	KUNIT_ASSERT_EQ(test, do_mmap_file(b, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 8), 7ull);
-	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(b, BASE), head);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(b, BASE), head);
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - file_mapped, HPAGE_PMD_NR - 1);
 	test_mm_destroy(test, b);
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), file_mapped);
@@ -309,7 +294,7 @@ static void punch_inside_splits(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i += 100)
 		KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + i * PAGE_SIZE + 16), i << 16 | 2);
-	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(a, BASE), compound_head(cache_page(f, 0)));
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(a, BASE), compound_head(cache_page(f, 0)));
 	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 100 * PAGE_SIZE, PAGE_SIZE),
 			0l);
 	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps);
@@ -323,7 +308,7 @@ static void punch_inside_splits(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, word_at(f, i, 7), i << 16 | 7);
 		KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + i * PAGE_SIZE + 24), i << 16 | 3);
 	}
-	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE)); /* split: by PTEs now */
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(a, BASE)); /* split: by PTEs now */
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 100 * PAGE_SIZE + 8), 0ull);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 101 * PAGE_SIZE + 8), 101ull << 16 | 1);
 	case_end(test, f, a);
@@ -342,7 +327,7 @@ static void private_mapping_maps_pages_and_lets_it_split(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, is_huge(head));
 	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, HPAGE, RW, MAP_PRIVATE | MAP_FIXED, 0), BASE);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 40 * PAGE_SIZE + 8), 40ul << 16 | 1);
-	KUNIT_EXPECT_NULL(test, pmd_page_at(a, BASE));
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(a, BASE));
 	KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(a, BASE + 40 * PAGE_SIZE)), page_to_pfn(head + 40));
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(a, BASE + 41 * PAGE_SIZE + 8, 0xc0), 0);
 	KUNIT_EXPECT_NE(test, pte_pfn(test_mm_pte(a, BASE + 41 * PAGE_SIZE)), page_to_pfn(head + 41));
@@ -433,7 +418,6 @@ static void within_size_advise_never_deny_force(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, fault_makes_huge(test, a, f, 2 * HPAGE_PMD_NR));
 	KUNIT_EXPECT_EQ(test, vfs_getattr(&f->f_path, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.blksize, (long)PAGE_SIZE);
-	shmem_huge_set(saved_shmem_huge);
 	case_end(test, f, a);
 }
 
@@ -460,8 +444,7 @@ static void write_falls_back_where_it_must(struct kunit *test)
  * or force. */
 static void shmem_enabled_sets_the_internal_instance(struct kunit *test)
 {
-	saved_shmem_huge = READ_ONCE(shmem_huge);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_shmem_huge, NULL), 0);
+	test_set_shmem_huge(test, READ_ONCE(shmem_huge));
 	struct super_block *sb = shmem_internal_sb();
 	KUNIT_ASSERT_NOT_NULL(test, sb);
 	shmem_huge_set(SHMEM_HUGE_WITHIN_SIZE);
@@ -487,8 +470,7 @@ static long sys6(unsigned long nr, unsigned long a0, unsigned long a1, unsigned 
  * counts the 512 cache references of a huge page). */
 static void memfd_huge_page_and_write_seal(struct kunit *test)
 {
-	saved_shmem_huge = READ_ONCE(shmem_huge);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_shmem_huge, NULL), 0);
+	test_set_shmem_huge(test, READ_ONCE(shmem_huge));
 	shmem_huge_set(SHMEM_HUGE_ALWAYS);
 	test_mm_enter_space(test, UBASE, 1);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)UBASE, "thp", 4), 0);
@@ -506,7 +488,7 @@ static void memfd_huge_page_and_write_seal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sys6(__NR_mmap, BASE, HPAGE, PROT_READ, MAP_SHARED | MAP_FIXED, (unsigned long)fd, 0),
 			(long)BASE);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(current->mm, BASE + 3 * PAGE_SIZE), 0x33ull);
-	KUNIT_EXPECT_PTR_EQ(test, pmd_page_at(current->mm, BASE), head);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(current->mm, BASE), head);
 	/* Linux 6.1: a shared mapping, even read-only, refuses the seal. */
 	KUNIT_EXPECT_EQ(test, sys6(__NR_fcntl, (unsigned long)fd, F_ADD_SEALS, F_SEAL_WRITE, 0, 0, 0), (long)-EBUSY);
 	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, BASE, HPAGE, 0, 0, 0, 0), 0l);

@@ -121,7 +121,8 @@ void test_crew_barrier(struct test_worker *w);
  * *progress (NULL: nothing) did not move. For its first TEST_WAIT_SPIN_NS
  * it lets this CPU's other tasks run (cond_resched: a worker placed beside
  * the case runs to its own next cond_resched) or, with none, PAUSEs
- * between checks; then it sleeps a tick at a time. Most waits are short
+ * between checks; then it sleeps TEST_WAIT_SPIN_NS at a time (a timer
+ * event between ticks; a tick with highres=off). Most waits are short
  * (a worker's next few steps): a tick's sleep for each, 10 ms, was most of
  * the time of the stress cases. Under QEMU's single-threaded TCG a PAUSE
  * hands the host thread to the other vCPUs; with a thread per vCPU the
@@ -148,7 +149,8 @@ void test_crew_barrier(struct test_worker *w);
 				if (!cond_resched())                                         \
 					cpu_relax();                                         \
 			} else {                                                             \
-				schedule_timeout_uninterruptible(1);                         \
+				set_current_state(TASK_UNINTERRUPTIBLE);                     \
+				schedule_hrtimeout(ktime_get_ns() + TEST_WAIT_SPIN_NS);      \
 			}                                                                    \
 		}                                                                            \
 		__ok;                                                                        \

@@ -5,6 +5,8 @@
 #include "fs/init.h"
 #include "kernel/time.h"
 #include "lib/err.h"
+#include "mm/filemap.h"
+#include "mm/page_alloc.h"
 #include "mm/mmap.h"
 #include "mm/slab.h"
 
@@ -71,4 +73,12 @@ struct file *test_file_mapped(struct kunit *test, const char *path, struct mm_st
 					   flags | MAP_FIXED, 0),
 			base);
 	return f;
+}
+
+struct page *test_cache_page(struct address_space *mapping, unsigned long index)
+{
+	struct page *page = filemap_get_folio(mapping, index);
+	if (page)
+		put_page(page);
+	return page;
 }

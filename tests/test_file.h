@@ -20,6 +20,11 @@ struct file *test_file_make(struct kunit *test, const char *path);
  * i << 16 | w (test_file_word). ASSERTs that every byte went. */
 void test_file_fill(struct kunit *test, struct file *f, unsigned long npages);
 static inline u64 test_file_word(unsigned long page, unsigned long word) { return page << 16 | word; }
+/* The page at index of mapping's page cache (a file's, or a shared
+ * anonymous object's file's), the lookup's reference dropped (the cache
+ * keeps it while the case looks), or NULL. */
+struct address_space;
+struct page *test_cache_page(struct address_space *mapping, unsigned long index);
 /* The file's size set as truncate(2) sets it: 0 or a negative errno. */
 int test_file_set_size(struct file *f, long size);
 /* The common start of a case: the case's pte_reclaim mode (a

@@ -12,10 +12,12 @@
 #include "kernel/rwsem.h"
 #include "kernel/spinlock.h"
 #include "kernel/unistd.h"
+#include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmu_context.h"
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
+#include "mm/shmem.h"
 
 struct test_mm {
 	struct kunit *test; /* NULL: the slot is free */
@@ -111,6 +113,33 @@ static void restore_mode_action(void *unused)
 		kunit_fail(test, false, __FILE__, __LINE__,
 			   "could not put pte_reclaim mode %s back (a user mm is alive)",
 			   pte_reclaim_mode_name(mode_before));
+}
+
+struct page *test_mm_pmd_page(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	if (!pmd)
+		return NULL;
+	pmd_t val = pmdp_get(pmd);
+	return pmd_trans_huge(val) ? pfn_to_page(pmd_pfn(val)) : NULL;
+}
+
+static void restore_shmem_huge(void *arg) { shmem_huge_set((int)(long)arg); }
+
+void test_set_shmem_huge(struct kunit *test, int huge)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_shmem_huge, (void *)(long)READ_ONCE(shmem_huge)),
+			0);
+	shmem_huge_set(huge);
+}
+
+static void restore_fault_around(void *arg) { fault_around_bytes = (unsigned long)arg; }
+
+void test_set_fault_around(struct kunit *test, unsigned long bytes)
+{
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_fault_around, (void *)fault_around_bytes),
+			0);
+	fault_around_bytes = bytes;
 }
 
 int test_pte_reclaim_mode(struct kunit *test, enum pte_reclaim_mode mode)

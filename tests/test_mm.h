@@ -87,6 +87,18 @@ int test_mm_stress_worker(struct test_worker *w, unsigned long base, unsigned lo
  * holds the mmap_lock or is the mm's only user). */
 pte_t test_mm_pte(struct mm_struct *mm, unsigned long addr);
 
+/* The page a huge PMD of mm maps at addr, or NULL when none does. */
+struct page *test_mm_pmd_page(struct mm_struct *mm, unsigned long addr);
+
+/* shmem_enabled (mm/shmem.h's shmem_huge_set, the internal instance's
+ * huge= with it) for the rest of the case, the value before put back
+ * when it ends. */
+void test_set_shmem_huge(struct kunit *test, int huge);
+
+/* fault_around_bytes (mm/memory.h) for the rest of the case, the value
+ * before put back when it ends. */
+void test_set_fault_around(struct kunit *test, unsigned long bytes);
+
 /* Switches the pte_reclaim mode for the rest of the case (before its
  * first mm: the mode changes only while no user mm lives), and puts back
  * the one in force before when the case ends, after its mms are gone.

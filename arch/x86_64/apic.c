@@ -235,7 +235,7 @@ void lapic_init(void)
 	apic_eoi();
 }
 
-void lapic_timer_init(void)
+void lapic_timer_init(bool oneshot)
 {
 	apic_write(APIC_TDCR, 0x3); /* divide by 16 */
 	if (!lapic_timer_ticks_per_jiffy) {
@@ -252,6 +252,13 @@ void lapic_timer_init(void)
 			use_x2apic ? "x2APIC" : "xAPIC", elapsed / 10000, elapsed / 10 % 1000,
 			lapic_timer_ticks_per_jiffy, 1000 / HZ);
 	}
-	apic_write(APIC_LVTT, APIC_TIMER_PERIODIC | LOCAL_TIMER_VECTOR);
+	/* Periodic: an interrupt every tick. One-shot: the first tick now, and
+	 * each interrupt arms the next event (kernel/time.c). */
+	apic_write(APIC_LVTT, (oneshot ? 0 : APIC_TIMER_PERIODIC) | LOCAL_TIMER_VECTOR);
 	apic_write(APIC_TMICT, lapic_timer_ticks_per_jiffy);
+}
+
+void lapic_timer_oneshot(u32 count)
+{
+	apic_write(APIC_TMICT, count ? count : 1); /* 0 would stop the timer */
 }

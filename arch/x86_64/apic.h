@@ -36,7 +36,11 @@ void apic_send_init(u32 apic_id);
  * can address (apic_id_valid); any other is refused by the IPI itself. */
 void apic_wakeup_secondaries(const u32 *apic_ids, unsigned n, phys_addr_t trampoline);
 /* Calibrates (boot CPU, against the TSC) and starts the periodic tick. */
-void lapic_timer_init(void);
+/* Calibrates the local APIC timer (once) and starts it: periodic, every
+ * tick, or one-shot, the first tick armed (then lapic_timer_oneshot). */
+void lapic_timer_init(bool oneshot);
+/* Arms the one-shot timer to fire after count timer ticks (at least 1). */
+void lapic_timer_oneshot(u32 count);
 extern u32 lapic_timer_ticks_per_jiffy;
 
 /* Masks the legacy 8259 PICs (remapped out of the exception range first),

@@ -287,7 +287,7 @@ struct page *hugetlbfs_alloc_file_page(struct inode *inode, unsigned long idx, s
 				clear_page_uncached_threshold());
 	page = clear_page_uncached_make_coherent(cleared);
 	/* Nobody else adds pages to this file: info->lock is held. */
-	if (__filemap_add_folio(inode->i_mapping, page, idx)) {
+	if (__filemap_add_folio(inode->i_mapping, page, idx, GFP_KERNEL)) {
 		free_huge_folio(page, consumed); /* its reservation back with it */
 		if (!in_map)
 			hugetlbfs_uncharge(inode, 1, 1 - gbl);

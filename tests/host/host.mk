@@ -81,7 +81,7 @@ slab_test_SRCS := tests/host/slab_harness.c tests/host/mm_check.c $(HOST_SLAB_SR
 slab_node_fallback_test_SRCS := $(slab_test_SRCS)
 # The VMA layer with mm/memory.c, the mmu_gather and kmalloc stubbed out.
 HOST_VMA_SRCS := lib/rbtree.c kernel/spinlock.c mm/vma.c mm/interval_tree.c mm/rmap.c mm/mmap.c mm/mprotect.c mm/madvise.c
-vma_test_SRCS := tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c \
+vma_test_SRCS := tests/host/vma_random.c tests/host/vma_rbtree.c tests/host/vma_stubs.c tests/host/vma_shmem_stubs.c \
 	$(HOST_VMA_SRCS) $(HOST_MEMBLOCK_SRCS)
 
 # The portable half of the NUMA policies (user copies stubbed in the test).

@@ -398,6 +398,25 @@ void kfree(const void *p)
 	free((void *)p);
 }
 
+/* A cache is its object size here; its objects are kmalloc's, with the
+ * same failure injection. */
+struct kmem_cache {
+	unsigned int size;
+};
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
+				     unsigned long flags, void (*ctor)(void *))
+{
+	(void)name, (void)align, (void)flags, (void)ctor;
+	struct kmem_cache *s = malloc(sizeof(*s));
+	if (s)
+		s->size = size;
+	return s;
+}
+
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp) { return kmalloc(s->size, gfp); }
+void kmem_cache_free(struct kmem_cache *s, void *obj) { (void)s, kfree(obj); }
+
 /* ---- mms and their invariants --------------------------------------------- */
 
 struct mm_struct *test_mm_alloc(void)
@@ -641,42 +660,12 @@ void resv_map_get(struct resv_map *resv) { (void)resv; }
 void resv_map_put(struct resv_map *resv) { (void)resv; }
 unsigned long mmap_min_addr = DEFAULT_MMAP_MIN_ADDR; /* mm/util.c's */
 
-/* mm/shmem.c: a shared anonymous mapping's object, counted as a live
- * object (the leak checks) and never faulted here. */
-struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len, bool noreserve, int *err)
-{
-	(void)mm, (void)noreserve;
-	struct shmem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
-	*err = obj ? 0 : -ENOMEM;
-	if (obj) {
-		obj->refcount = 1;
-		obj->size = len >> PAGE_SHIFT;
-		obj->i_mmap = RB_ROOT;
-		init_rwsem(&obj->i_mmap_rwsem);
-	}
-	return obj;
-}
 /* MADV_REMOVE's: the random tests do not give that advice. */
-void shmem_object_punch(struct shmem_object *obj, unsigned long start, unsigned long end)
-{
-	(void)obj, (void)start, (void)end;
-	panic("shmem_object_punch on the host: no MADV_REMOVE here");
-}
 long vfs_fallocate(struct file *f, int mode, long offset, long len);
 long vfs_fallocate(struct file *f, int mode, long offset, long len)
 {
 	(void)f, (void)mode, (void)offset, (void)len;
 	panic("vfs_fallocate on the host: no MADV_REMOVE here");
-}
-void shmem_get(struct shmem_object *obj)
-{
-	if (obj)
-		obj->refcount++;
-}
-void shmem_put(struct shmem_object *obj)
-{
-	if (obj && !--obj->refcount)
-		kfree(obj);
 }
 void hugetlb_vm_op_close(struct vm_area_struct *vma) { (void)vma; }
 int hugetlb_vm_op_split(const struct vm_area_struct *vma, unsigned long addr)

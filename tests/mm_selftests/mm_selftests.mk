@@ -104,12 +104,27 @@ $(MM_ST_STAMP): tests/mm_selftests/extract.sh
 $(MM_ST_CONFIG): $(MM_ST_STAMP)
 	$(Q)cd $(MM_ST_DIR) && /bin/sh ./check_config.sh $(HOSTCC)
 
+# The sources every program links (their Makefile names them beside each
+# program's own: $(TEST_GEN_FILES): vm_util.c thp_settings.c) are
+# compiled once, with the same flags, rather than once per program.
+MM_ST_SHARED := vm_util thp_settings uffd-common
+mm_st_obj = $(MM_ST_B)/obj/$(1).o
+define mm_st_shared
+$(call mm_st_obj,$(1)): $(MM_ST_STAMP) $(MM_ST_CONFIG)
+	@mkdir -p $$(dir $$@)
+	$$(say) CC-SELFTEST $$@
+	$$(Q)cd $(MM_ST_DIR) && $(HOSTCC) $(MM_ST_CFLAGS) -c $(1).c -o $(CURDIR)/$$@ \
+		> $(CURDIR)/$$@.log 2>&1 || { cat $(CURDIR)/$$@.log; exit 1; }
+endef
+$(foreach o,$(MM_ST_SHARED),$(eval $(call mm_st_shared,$(o))))
+mm_st_objs = $(foreach o,vm_util thp_settings $(basename $(MM_ST_EXTRA_$(1))),$(call mm_st_obj,$(o)))
+
 define mm_st_build
-$(MM_ST_B)/bin/$(1): $(MM_ST_STAMP) $(MM_ST_CONFIG)
+$(MM_ST_B)/bin/$(1): $(MM_ST_STAMP) $(MM_ST_CONFIG) $(call mm_st_objs,$(1))
 	@mkdir -p $$(dir $$@)
 	$$(say) CC-SELFTEST $$@
 	$$(Q)cd $(MM_ST_DIR) && $(HOSTCC) $(MM_ST_CFLAGS) $(MM_ST_CFLAGS_$(1)) $(call mm_st_src,$(1)) \
-		vm_util.c thp_settings.c $(MM_ST_EXTRA_$(1)) $(MM_ST_LDLIBS) $(MM_ST_LIBS_$(1)) \
+		$(addprefix $(CURDIR)/,$(call mm_st_objs,$(1))) $(MM_ST_LDLIBS) $(MM_ST_LIBS_$(1)) \
 		-o $(CURDIR)/$$@ > $(CURDIR)/$$@.log 2>&1 || { cat $(CURDIR)/$$@.log; exit 1; }
 endef
 $(foreach p,$(MM_SELFTESTS),$(eval $(call mm_st_build,$(p))))

@@ -10,8 +10,10 @@
  *   block, until B has finished at least one round of its own AVX2 work
  *   with other values in every ymm register (so B has certainly run on that
  *   CPU while A's registers were live); then A stores ymm0-15 and compares.
- *   B checks its own results the same way. No timing decides anything: A
- *   waits for B's progress counter, not for a clock.
+ *   B checks its own results the same way, one round for each of A's
+ *   (it sleeps on a futex until A posts the next, so no CPU time goes to
+ *   spinning while A sleeps). No timing decides anything: A waits for B's
+ *   progress counter, not for a clock.
  * Rounds: --rounds N (default 100 with nanosleep + 100 with sched_yield). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -156,12 +158,33 @@ __attribute__((target("avx2"))) static void b_round(const uint8_t in[15][32], ui
 		  "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 }
 
+/* B does one round for each of A's: it waits (FUTEX_WAIT, no spinning)
+ * for A to post the next round, which A does just before it loads its
+ * registers and leaves the CPU. So while A sleeps the CPU idles rather
+ * than spinning through B's rounds. */
+static volatile int a_round;
+/* Linux's uapi numbers (musl's headers have no linux/futex.h). */
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+#define FUTEX_PRIVATE_FLAG 128
+
+static void futex_op(volatile int *word, int op, int val)
+{
+	syscall(SYS_futex, (int *)word, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+}
+
 static void *thread_b(void *arg)
 {
 	(void)arg;
 	uint8_t in[15][32], out[15][32];
 	b_cpu_ok = pin_self() == 0 && on_cpu();
-	for (unsigned long r = 0; !b_stop; r++) {
+	int seen = 0;
+	for (unsigned long r = 0;; r++) {
+		while (a_round == seen && !b_stop)
+			futex_op(&a_round, FUTEX_WAIT, seen);
+		if (b_stop)
+			break;
+		seen = a_round;
 		for (int k = 0; k < 15; k++)
 			for (int j = 0; j < 32; j++)
 				in[k][j] = (uint8_t)(0xc3 ^ (k * 17 + j * 5 + r));
@@ -178,18 +201,19 @@ static void *thread_b(void *arg)
 		}
 		b_errors += !good;
 		b_rounds = b_rounds + 1;
-		sched_yield();
 	}
 	return NULL;
 }
 
-/* Loads ymm0-15 from in, makes system call nr1 (arguments: arg1, 0), then
- * sched_yield()s until *progress changes, and stores ymm0-15 to out. */
+/* Loads ymm0-15 from in, posts B's next round (a_round, FUTEX_WAKE), makes
+ * system call nr1 (arguments: arg1, 0), then sched_yield()s until
+ * *progress changes, and stores ymm0-15 to out. The round is posted only
+ * once the registers are loaded, and *progress read before that: B's round
+ * runs while A's registers are live. */
 __attribute__((target("avx2"))) static void a_hold(const uint8_t in[16][32], uint8_t out[16][32],
 						     long nr1, const void *arg1,
 						     const volatile unsigned long *progress)
 {
-	long rax = nr1;
 	__asm__ volatile(
 		"vmovdqu 0*32(%[in]), %%ymm0\n\t"
 		"vmovdqu 1*32(%[in]), %%ymm1\n\t"
@@ -207,7 +231,16 @@ __attribute__((target("avx2"))) static void a_hold(const uint8_t in[16][32], uin
 		"vmovdqu 13*32(%[in]), %%ymm13\n\t"
 		"vmovdqu 14*32(%[in]), %%ymm14\n\t"
 		"vmovdqu 15*32(%[in]), %%ymm15\n\t"
-		"mov (%[prog]), %%r8\n"
+		"mov (%[prog]), %%r8\n\t"
+		"incl (%[round])\n\t"
+		"mov %[futex], %%eax\n\t"
+		"mov %[round], %%rdi\n\t"
+		"mov %[wake], %%esi\n\t"
+		"mov $1, %%edx\n\t"
+		"syscall\n\t"
+		"mov %[nr1], %%rax\n\t"
+		"mov %[a1], %%rdi\n\t"
+		"xor %%esi, %%esi\n"
 		"1:\n\t"
 		"syscall\n\t"
 		"mov %[yield], %%eax\n\t"
@@ -230,11 +263,13 @@ __attribute__((target("avx2"))) static void a_hold(const uint8_t in[16][32], uin
 		"vmovdqu %%ymm14, 14*32(%[out])\n\t"
 		"vmovdqu %%ymm15, 15*32(%[out])\n\t"
 		"vzeroupper\n\t"
-		: "+a"(rax)
-		: [in] "r"(in), [out] "r"(out), [prog] "r"(progress), [yield] "i"(SYS_sched_yield),
-		  "D"(arg1), "S"(0L)
-		: "rcx", "r11", "r8", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
-		  "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+		:
+		: [in] "r"(in), [out] "r"(out), [prog] "r"(progress), [round] "r"(&a_round),
+		  [nr1] "r"(nr1), [a1] "r"(arg1), [yield] "i"(SYS_sched_yield), [futex] "i"(SYS_futex),
+		  [wake] "i"(FUTEX_WAKE | FUTEX_PRIVATE_FLAG)
+		: "rax", "rdi", "rsi", "rdx", "rcx", "r11", "r8", "memory", "cc", "xmm0", "xmm1", "xmm2",
+		  "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
+		  "xmm14", "xmm15");
 }
 
 static void registers_across_switches(long rounds)
@@ -275,6 +310,7 @@ static void registers_across_switches(long rounds)
 		done++;
 	}
 	b_stop = 1;
+	futex_op(&a_round, FUTEX_WAKE, 1);
 	pthread_join(b, NULL);
 	CHECKF(b_cpu_ok, "thread B pinned to CPU %d too", cpu);
 	CHECKF(on_cpu(), "main thread still on CPU %d", cpu);

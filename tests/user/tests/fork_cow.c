@@ -12,6 +12,7 @@
  * its own. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -209,12 +210,19 @@ static void dontfork_and_wipeonfork(void)
 static volatile long *counters; /* one page each: writer i counts in its page's every word */
 static volatile int stop_writers;
 
+/* Each writer yields after each pass over its page: on a machine with
+ * fewer CPUs than threads, the forking thread and the child then get the
+ * CPU back at once instead of after the writers' time slices; where each
+ * thread has a CPU, the yield returns at once and the writers keep
+ * writing as the fork copies. */
 static void *writer(void *arg)
 {
 	volatile long *page = counters + (uintptr_t)arg * (PAGE_4K / sizeof(long));
-	for (long n = 1; !stop_writers; n++)
+	for (long n = 1; !stop_writers; n++) {
 		for (size_t w = 0; w < PAGE_4K / sizeof(long); w++)
 			page[w] = n;
+		sched_yield();
+	}
 	return NULL;
 }
 
@@ -252,11 +260,11 @@ static void fork_with_threads(void)
 			break;
 	CHECK_CMP(started, ==, WRITERS);
 	while (started == WRITERS && (counters[0] < 100 || counters[PAGE_4K / sizeof(long)] < 100))
-		;
+		sched_yield();
 	CHECK_CMP(in_child(threaded_child, (char *)counters, len), ==, 0);
 	long before = counters[0];
 	while (started == WRITERS && counters[0] == before)
-		; /* the parent's writers go on in its pages, after the child's memset */
+		sched_yield(); /* the parent's writers go on in its pages, after the child's memset */
 	stop_writers = 1;
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);

@@ -9,8 +9,21 @@
  * mapping is 2 MiB aligned (ShmemPmdMapped in /proc/meminfo and smaps,
  * FilePmdMapped 0: tmpfs pages are shmem). shmem_enabled "deny" allows no huge
  * page: then those parts are skipped, as when no 2 MiB block is free
- * (thp_file_fallback). Without the right to mount (EPERM), or without
- * THP, the program is skipped. */
+ * (thp_file_fallback). Without the right to mount (EPERM) that part is
+ * skipped; without THP, the program.
+ *
+ * Shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS) lives on the
+ * kernel's internal tmpfs, whose huge= is shmem_enabled's (Linux's
+ * shm_mnt): at a 2 MiB-aligned address its first touch is a huge page
+ * mapped by a PMD exactly when shmem_enabled says always, within_size or
+ * force, or advise and the mapping asked (MADV_HUGEPAGE): smaps'
+ * THPeligible and ShmemPmdMapped say so, AnonHugePages stays 0 (a shmem
+ * page is no anonymous THP). Where the kernel may use smaller shmem
+ * folios (Linux 6.11+'s hugepages-<N>kB/shmem_enabled), only the 2 MiB
+ * figures are checked. The setting in force is asked, never assumed; on
+ * mmlab, a machine of the test's own, the program also sets advise and
+ * always and puts the setting back, so that the huge case runs there
+ * whatever the boot left (Linux's own is left alone). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -32,10 +45,11 @@ static bool mounted;
 
 static void cleanup(void) { mount_dir_release(dir, &mounted); }
 
-/* The word in force in shmem_enabled ("never", "deny", ...), or "" if none. */
-static const char *shmem_enabled(char *buf, size_t size)
+/* The word in force in a THP setting file ("never", "deny", ...), or ""
+ * if none. */
+static const char *bracketed_word(const char *path, char *buf, size_t size)
 {
-	if (read_file("/sys/kernel/mm/transparent_hugepage/shmem_enabled", buf, size) < 0)
+	if (read_file(path, buf, size) < 0)
 		return "";
 	char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
 	if (!close)
@@ -53,6 +67,68 @@ static void *aligned_hole(size_t len)
 	char *a = (char *)(((uintptr_t)p + HPAGE - 1) & ~(HPAGE - 1));
 	munmap(p, len + HPAGE);
 	return a;
+}
+
+/* Whether shmem may use folios between 4 KiB and 2 MiB (a
+ * hugepages-<N>kB/shmem_enabled not never, or inherit of a top-level
+ * setting that is): then the small case's Rss and THPeligible are not
+ * the 4 KiB page's alone. */
+static bool shmem_small_sizes(const char *top)
+{
+	char path[96], buf[128];
+	bool top_huge = strcmp(top, "never") && strcmp(top, "deny");
+	for (unsigned kb = 8; kb < 2048; kb *= 2) {
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%ukB/shmem_enabled", kb);
+		const char *mode = bracketed_word(path, buf, sizeof(buf));
+		if (*mode && strcmp(mode, "never") && (strcmp(mode, "inherit") || top_huge)) {
+			note("shmem %u kB folios are \"%s\" (shmem_enabled \"%s\")", kb, mode, top);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool set_shmem_enabled(const char *word)
+{
+	int fd = open("/sys/kernel/mm/transparent_hugepage/shmem_enabled", O_WRONLY);
+	bool ok = fd >= 0 && write(fd, word, strlen(word)) == (ssize_t)strlen(word);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* A shared anonymous 2 MiB at an aligned address, madvised or not,
+ * touched once: a huge page mapped by a PMD exactly when enabled says. */
+static void check_shared_anon(const char *enabled)
+{
+	bool small_sizes = shmem_small_sizes(enabled);
+	bool always = !strcmp(enabled, "always") || !strcmp(enabled, "within_size") || !strcmp(enabled, "force");
+	for (int madvised = 0; madvised < 2; madvised++) {
+		bool expect = always || (madvised && !strcmp(enabled, "advise"));
+		char *want = aligned_hole(HPAGE);
+		char *p = want ? mmap(want, HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0)
+			       : MAP_FAILED;
+		if (!CHECK(p != MAP_FAILED && p == want))
+			return;
+		if (madvised)
+			CHECK_CMP(madvise(p, HPAGE, MADV_HUGEPAGE), ==, 0);
+		note("shared anonymous, shmem_enabled %s%s: %s", enabled, madvised ? ", MADV_HUGEPAGE" : "",
+		     expect ? "huge" : "4 KiB pages");
+		if (expect || !small_sizes)
+			CHECK_CMP(smaps_kb(p, "THPeligible"), ==, expect ? 1 : 0);
+		long alloc0 = vmstat_value("thp_file_alloc"), fallback0 = vmstat_value("thp_file_fallback");
+		p[100] = 1;
+		if (expect && vmstat_value("thp_file_alloc") == alloc0 && vmstat_value("thp_file_fallback") > fallback0) {
+			check_skip("no free 2 MiB block (thp_file_fallback): 4 KiB pages");
+		} else {
+			CHECK_CMP(smaps_kb(p, "ShmemPmdMapped"), ==, expect ? 2048 : 0);
+			CHECK_CMP(smaps_kb(p, "AnonHugePages"), ==, 0);
+			if (expect || !small_sizes)
+				CHECK_CMP(smaps_kb(p, "Rss"), ==, expect ? 2048 : (long)PG / 1024);
+		}
+		CHECK(p[100] == 1 && p[HPAGE - 1] == 0);
+		CHECK_CMP(munmap(p, HPAGE), ==, 0);
+	}
 }
 
 static void check_huge_page(int fd, bool deny)
@@ -115,10 +191,20 @@ int main(void)
 {
 	test_begin("shmem_thp");
 	char buf[256];
-	const char *enabled = shmem_enabled(buf, sizeof(buf));
+	const char *enabled = bracketed_word("/sys/kernel/mm/transparent_hugepage/shmem_enabled", buf, sizeof(buf));
 	if (!*enabled)
 		test_skip("no /sys/kernel/mm/transparent_hugepage/shmem_enabled: no THP here");
 	bool deny = !strcmp(enabled, "deny");
+	check_shared_anon(enabled);
+	if (on_mmlab()) {
+		char was[32];
+		snprintf(was, sizeof(was), "%s", enabled);
+		static const char *const words[] = { "advise", "always" };
+		for (unsigned i = 0; i < 2; i++)
+			if (CHECK(set_shmem_enabled(words[i])))
+				check_shared_anon(words[i]);
+		CHECK(set_shmem_enabled(was));
+	}
 	snprintf(dir, sizeof(dir), "/tmp/shmem_thp_XXXXXX");
 	if (!mkdtemp(dir))
 		test_skip("mkdtemp: %s", strerror(errno));
