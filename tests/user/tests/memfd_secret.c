@@ -8,9 +8,9 @@
  *   - locked, as Linux 6.1's source has it (mmlab; the host's 6.18): in
  *     VmLck, still after munlock, MADV_DONTNEED EINVAL, and without
  *     CAP_IPC_LOCK RLIMIT_MEMLOCK bounds the mappings (EAGAIN past it).
- *     Debian's 6.1.192 and later stable kernels no longer lock the
- *     mapping (they charge RLIMIT_MEMLOCK at the fault): where VmLck does
- *     not grow at the mmap, those parts are skipped, saying so;
+ *     Debian's 6.1.192 no longer locks the mapping (the 6.12 source tree
+ *     charges RLIMIT_MEMLOCK at the fault instead): where VmLck does not
+ *     grow at the mmap, those parts are skipped, saying so;
  *   - the kernel will not reach the pages for anyone through the mapping:
  *     process_vm_readv EFAULT, /proc/self/mem EIO; the process's own
  *     accesses, and a write(2) from the memory, work; a forked child shares
@@ -85,8 +85,8 @@ static void mappings(int fd, size_t page, bool *locked)
 	if (on_mmlab())
 		CHECK(*locked);
 	else if (!*locked)
-		note("this kernel does not lock a secretmem mapping (later stable kernels charge RLIMIT_MEMLOCK at "
-		     "the fault instead): the locked parts are skipped");
+		note("this kernel does not lock a secretmem mapping (VmLck did not grow): the locked parts are "
+		     "skipped");
 	/* Not faulted in by the mmap. */
 	unsigned char vec[8];
 	CHECK(mincore(p, 4 * page, vec) == 0 && !(vec[0] & 1) && !(vec[3] & 1));
