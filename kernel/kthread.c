@@ -5,6 +5,7 @@
  * The task itself (its vmalloc'ed stack and first frame) is made by the
  * scheduler's create_task (kernel/sched.c). */
 #include "kernel/sched.h"
+#include "kernel/cred.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/smp.h"
@@ -56,6 +57,7 @@ int kthread_join(struct task_struct *k)
 		panic("BUG: kthread_join(%s %p): state %#lx, on_rq %d, current on CPU %u %d, queued %d", k->comm,
 		      k, k->__state, k->on_rq, k->cpu, cpu_curr(k->cpu) == k, !list_empty(&k->run_list));
 	int code = k->exit_code;
+	exit_creds(k);
 	free_thread_stack(k->stack);
 	/* A stale pointer to it then reads poison (page_poison=on does the
 	 * same for the stack). */

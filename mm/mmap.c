@@ -13,6 +13,7 @@
 #include "mm/mmap.h"
 #include "mm/vma.h"
 #include "fs/fs.h"
+#include "fs/mount.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/huge_memory.h"
@@ -403,6 +404,13 @@ static unsigned long mmap_file_locked(struct mm_struct *mm, unsigned long addr, 
 	case MAP_PRIVATE:
 		if (!(file->f_mode & FMODE_READ))
 			return -EACCES;
+		/* Linux's path_noexec: no executable mapping of a file on a
+		 * noexec mount (secretmem's), and none made so later. */
+		if (file->f_path.mnt && (file->f_path.mnt->mnt_flags & MNT_NOEXEC)) {
+			if (vm_flags & VM_EXEC)
+				return -EPERM;
+			vm_flags &= ~VM_MAYEXEC;
+		}
 		if (!file->f_op->mmap)
 			return -ENODEV;
 		if (vm_flags & VM_GROWSDOWN)
@@ -499,7 +507,7 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	if (flags & MAP_GROWSDOWN)
 		vm_flags |= VM_GROWSDOWN;
 	if (flags & MAP_LOCKED)
-		vm_flags |= VM_LOCKED; /* populated below; no RLIMIT_MEMLOCK */
+		vm_flags |= VM_LOCKED; /* populated below */
 	if (flags & MAP_STACK)
 		vm_flags |= VM_NOHUGEPAGE; /* Linux 6.7+ with THP */
 
@@ -509,6 +517,12 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		return addr;
 	if ((flags & MAP_FIXED_NOREPLACE) && find_vma_intersection(mm, addr, addr + len))
 		return -EEXIST;
+	/* Locked memory (MAP_LOCKED, or mlockall(MCL_FUTURE)'s def_flags)
+	 * within RLIMIT_MEMLOCK unless CAP_IPC_LOCK: Linux's do_mmap. */
+	if ((flags & MAP_LOCKED) && !can_do_mlock())
+		return -EPERM;
+	if (!mlock_future_ok(mm, vm_flags, len))
+		return -EAGAIN;
 
 	unsigned long type = flags & MAP_TYPE;
 	if (file) {

@@ -82,6 +82,17 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk);
 /* Linux's __mm_populate: faults in [start, start + len) VMA by VMA (not
  * the VM_LOCKONFAULT ones), under the mmap_lock held for reading at least;
  * 0, or the first populate_vma_range error unless ignore_errors. */
+/* mm/mlock.c (Linux's): whether the caller may lock memory at all
+ * (RLIMIT_MEMLOCK not 0, or CAP_IPC_LOCK); the pages of mm's VM_LOCKED
+ * VMAs (Linux's mm->locked_vm), of all or of [start, start + len); and
+ * whether bytes more with flags (VM_LOCKED) stay within RLIMIT_MEMLOCK
+ * (or the caller has CAP_IPC_LOCK). The mmap_lock is held for the
+ * counts. */
+bool can_do_mlock(void);
+unsigned long mm_locked_vm(struct mm_struct *mm);
+unsigned long count_mm_mlocked_page_nr(struct mm_struct *mm, unsigned long start, unsigned long len);
+bool mlock_future_ok(struct mm_struct *mm, unsigned long flags, unsigned long bytes);
+
 int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len, bool ignore_errors);
 
 /* Exit: unmaps and frees every VMA and every user page table. */

@@ -657,9 +657,9 @@ static int remap_is_valid(struct vma_remap_struct *vrm)
 	unsigned long pgoff = vma->vm_pgoff + ((vrm->addr - vma->vm_start) >> PAGE_SHIFT);
 	if (pgoff + (vrm->new_len >> PAGE_SHIFT) < pgoff)
 		return -EINVAL;
-	/* mlock_future_ok (-EAGAIN past RLIMIT_MEMLOCK for VM_LOCKED) never
-	 * refuses here: mmlab's processes run as root, and Linux lets
-	 * CAP_IPC_LOCK lock any amount. */
+	/* A locked VMA grows within RLIMIT_MEMLOCK (or with CAP_IPC_LOCK). */
+	if (vrm->new_len > vrm->old_len && !mlock_future_ok(vrm->mm, vma->vm_flags, vrm->delta))
+		return -EAGAIN;
 	if (!may_expand_vm(vrm->mm, vrm->delta >> PAGE_SHIFT))
 		return -ENOMEM;
 	return 0;

@@ -12,6 +12,7 @@
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
+#include "mm/secretmem.h"
 #include "mm/slab.h"
 #include "mm/truncate.h"
 #include "mm/util.h"
@@ -89,7 +90,11 @@ static struct address_space *shmem_vma_mapping(struct vm_area_struct *vma)
 
 struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret)
 {
-	return shmem_file_get_page(shmem_vma_mapping(vma), vma, address, ret);
+	struct address_space *mapping = shmem_vma_mapping(vma);
+	/* Linux's vm_ops->fault: a secretmem file's is its own. */
+	if (secretmem_mapping(mapping))
+		return secretmem_get_page(mapping, vma, address, ret);
+	return shmem_file_get_page(mapping, vma, address, ret);
 }
 
 struct page *shmem_next_present_page(struct vm_area_struct *vma, unsigned long *index, unsigned long last)
@@ -187,9 +192,13 @@ static const struct file_operations shmem_file_operations;
 
 /* Pages in (or out of) inode's page cache: Shmem, i_blocks, and the
  * instance's used_blocks for pages gone (a new page was charged to it
- * before it was allocated, shmem_alloc_page). */
+ * before it was allocated, shmem_alloc_page). A secretmem file's pages
+ * are none of these (mm/secretmem.c makes them itself; Linux counts them
+ * in Cached only), so its truncate at the end counts nothing here. */
 static void shmem_account(struct inode *inode, long pages)
 {
+	if (secretmem_mapping(inode->i_mapping))
+		return;
 	if (pages < 0)
 		shmem_inode_unacct_blocks(inode, -pages);
 	__atomic_add_fetch(&shmem_pages, pages, __ATOMIC_RELAXED);

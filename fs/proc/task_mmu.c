@@ -18,6 +18,7 @@
 #include "fs/proc/internal.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/file.h"
+#include "kernel/cred.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/smp.h"
@@ -637,8 +638,10 @@ static const struct mm_walk_ops pagemap_walk_ops = {
  * only [0, TASK_SIZE) has entries (a read beyond gives 0 bytes, one
  * across it stops there). The range is walked a PMD's worth at a time
  * under mmap_lock held for reading, into a kernel buffer copied out after
- * the lock is dropped (the copy may fault). Every process here is root,
- * so the PFN is shown (Linux shows it to CAP_SYS_ADMIN only). */
+ * the lock is dropped (the copy may fault). The PFN is shown to a reader
+ * with CAP_SYS_ADMIN only; Linux asks the capability of whoever opened
+ * the file (file_ns_capable on f_cred), mmlab the reader's (its files
+ * keep no creds). */
 long pagemap_read(const struct proc_node *node, char *dst, size_t count, long *ppos, bool user)
 {
 	struct mm_struct *mm = node->mm;
@@ -650,7 +653,7 @@ long pagemap_read(const struct proc_node *node, char *dst, size_t count, long *p
 		return -EINVAL;
 	if (!count)
 		return 0;
-	pm.show_pfn = true;
+	pm.show_pfn = capable(CAP_SYS_ADMIN);
 	pm.len = PAGEMAP_WALK_SIZE >> PAGE_SHIFT;
 	pm.buffer = kmalloc(pm.len * PM_ENTRY_BYTES, GFP_KERNEL);
 	if (!pm.buffer)

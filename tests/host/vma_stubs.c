@@ -12,6 +12,7 @@
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
 #include "mm/memory.h"
+#include "mm/mmap.h"
 #include "mm/mmu_gather.h"
 #include "mm/pt_reclaim.h"
 #include "mm/slab.h"
@@ -350,6 +351,19 @@ int security_vm_enough_memory_mm(struct mm_struct *mm, long pages)
 
 void vm_acct_memory(long pages) { stub_committed += pages; }
 void vm_unacct_memory(long pages) { stub_committed -= pages; }
+
+/* ---- mm/mlock.c's limits ----------------------------------------------------- */
+
+/* The host task has no RLIMIT_MEMLOCK (a kernel thread's: infinite), as
+ * the kernel's rlimit() says for a task without a process: every lock is
+ * allowed; the limits are tested in the kernel (tests/cred_test.c) and by
+ * the user programs. */
+bool can_do_mlock(void) { return true; }
+bool mlock_future_ok(struct mm_struct *mm, unsigned long flags, unsigned long bytes)
+{
+	(void)mm, (void)flags, (void)bytes;
+	return true;
+}
 
 /* ---- kmalloc --------------------------------------------------------------- */
 

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define PAGE_4K 4096UL
 #define KiB (1UL << 10)
@@ -36,6 +37,13 @@
  * and prints the program's first line. */
 void test_begin(const char *name);
 int test_end(void);
+/* The checks failed so far in this process (a forked child starts with
+ * its parent's count): a child exits 1 if the count grew in it, for its
+ * parent to check. */
+unsigned checks_failed(void);
+/* Waits for the child pid: its exit code, 100 + the signal that killed
+ * it, or -1 when the wait fails. */
+int wait_status_of(pid_t pid);
 __attribute__((noreturn, format(printf, 1, 2))) void test_skip(const char *fmt, ...);
 /* Prints "skip: <reason>" (one part not checked here, and why) and counts
  * it; the program goes on. */
@@ -187,8 +195,8 @@ const char *noreserve_refusal(size_t len, bool *certain);
  * reason) or a failure. what names it in the lines printed. */
 void *map_noreserve(size_t len, const char *what);
 
-/* Whether this process may lock len more bytes: CAP_IPC_LOCK (root; every
- * mmlab process), or RLIMIT_MEMLOCK above what is locked (VmLck) plus len.
+/* Whether this process may lock len more bytes: CAP_IPC_LOCK in CapEff
+ * (root's, unless dropped), or RLIMIT_MEMLOCK above what is locked (VmLck) plus len.
  * If not, why, in why. */
 bool mlock_allowed(size_t len, char *why, size_t size);
 
