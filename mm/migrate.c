@@ -128,7 +128,10 @@ void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd
 
 /* Linux's try_to_migrate_one: the entry mapping old becomes a migration
  * entry, flushed from every TLB of its mm before the copy can start; the
- * page loses that mapping and its reference. */
+ * page loses that mapping and its reference. The entry is never none in
+ * between (ptep_establish_migration_entry), so that a concurrent fault
+ * does not look the page up and hold it while the move counts its
+ * references. */
 bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
 {
 	struct shared_migration *sm = arg;
@@ -143,9 +146,11 @@ bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned 
 		return true;
 	pte_t entry = ptep_get(pte);
 	if (pte_present(entry) && pte_pfn(entry) == page_to_pfn(page)) {
-		ptep_get_and_clear(vma->vm_mm, address, pte);
+		/* Non-none to non-none: the table's count stays, and a fault
+		 * beside this finds the migration entry and waits, taking no
+		 * reference on the page (pgtable.h). */
+		ptep_establish_migration_entry(pte);
 		flush_tlb_mm_range(vma->vm_mm, address, address + PAGE_SIZE);
-		set_pte(pte, make_migration_entry(entry)); /* non-none to non-none: the count stays */
 		if (sm->shmem)
 			shmem_rmap_moved(page, false);
 		else
