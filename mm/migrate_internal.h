@@ -1,6 +1,6 @@
-/* What mm/migrate.c and mm/migrate_shmem.c share: the state of one
- * migration of a page that several mappings may map, and the PTE
- * helpers of its reverse-map walks. */
+/* What mm/migrate.c, mm/migrate_shmem.c and mm/migrate_entry.c share:
+ * the state of one migration of a page that several mappings may map,
+ * and the PTE helpers of its reverse-map walks (mm/migrate_entry.c). */
 #ifndef MM_MIGRATE_INTERNAL_H
 #define MM_MIGRATE_INTERNAL_H
 
@@ -43,6 +43,11 @@ void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd
  * a struct rmap_walk_control. */
 bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg);
 bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg);
+
+/* The end of a move, after remove_migration_pte has been everywhere:
+ * the mms hold_mm took are let go, and the faults sleeping on migration
+ * entries (migration_entry_wait) wake to look again. */
+void migration_done(struct shared_migration *sm);
 
 /* mm/migrate_shmem.c: old, a 4 KiB page of the shmem object vma maps at
  * addr (with the caller's reference, which goes here), moves to new

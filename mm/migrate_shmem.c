@@ -69,8 +69,7 @@ int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct pa
 		if (v->vm_shm)
 			remove_migration_pte(old, v, vma_address(v, index), &sm);
 	up_read(rwsem);
-	for (int i = 0; i < sm.nr_locked; i++)
-		mmap_read_unlock(sm.locked[i]);
+	migration_done(&sm);
 	put_page(old); /* the mover's */
 	if (err) {
 		__free_page(new);

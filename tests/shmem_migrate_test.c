@@ -25,6 +25,7 @@
 #include "mm/mmap_lock.h"
 #include "mm/pte_ref.h"
 #include "kernel/printk.h"
+#include "lib/string.h"
 #include "kernel/smp.h"
 #include "mm/mempolicy.h"
 #include "mm/mmap.h"
@@ -239,6 +240,132 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, 2 * PG, 0, 0, 0, 0), 0);
 }
 
+/* ---- forked readers ---- */
+
+#define READERS 2
+#define READER_MOVES 100
+
+struct readers_job {
+	struct mm_struct *mm[READERS]; /* forked children mapping the page at MBASE */
+	u64 gen;		       /* the generation last written to word 0 */
+	u64 buf[READERS][PG / 8];
+	unsigned long reads[READERS];
+};
+
+/* Word i > 0 of the page: what the parent wrote there. */
+static u64 reader_tag(unsigned long i) { return i * 0x9e3779b97f4a7c15ull + 0x6d6967; }
+
+/* A forked reader: reads the whole page over and over (faulting on the
+ * migration entries the moves leave in its mm), until told to stop, and
+ * then once more. Word 0 must never go back (an old copy of the page
+ * read after a move) and must end at the last generation written; the
+ * other words must be what the parent wrote (nothing torn). */
+static int reader_fn(struct test_worker *w)
+{
+	struct readers_job *j = w->crew->ctx;
+	u64 *buf = j->buf[w->id], last = 0;
+	int bad = 0;
+	kthread_use_mm(j->mm[w->id]);
+	for (bool stop = false; !stop && !bad;) {
+		stop = test_crew_should_stop(w);
+		u64 gen = __atomic_load_n(&j->gen, __ATOMIC_ACQUIRE);
+		if (copy_from_user(buf, (void *)MBASE, PG)) {
+			bad++;
+			break;
+		}
+		__atomic_add_fetch(&j->reads[w->id], 1, __ATOMIC_RELAXED);
+		if (buf[0] < last || (stop && buf[0] != gen)) {
+			pr_err("shmem migration readers: reader %u read generation %llu after %llu (now %llu)\n", w->id,
+			       (unsigned long long)buf[0], (unsigned long long)last, (unsigned long long)gen);
+			bad++;
+		}
+		last = buf[0];
+		for (unsigned long i = 1; i < PG / 8; i++)
+			if (buf[i] != reader_tag(i)) {
+				pr_err("shmem migration readers: reader %u word %lu is %#llx\n", w->id, i,
+				       (unsigned long long)buf[i]);
+				bad++;
+				break;
+			}
+		test_crew_progress(w);
+	}
+	kthread_unuse_mm(j->mm[w->id]);
+	return bad;
+}
+
+/* The page of a MAP_SHARED anonymous mapping that forked readers keep
+ * reading on other CPUs moves from node to node with MPOL_MF_MOVE_ALL
+ * (the mm selftest migration's shared_anon): every move succeeds (the
+ * readers' faults on the migration entries take no reference on the
+ * page), move_pages' status and the object's page say the target, every
+ * reader's mapping follows, and the readers never see an old or torn
+ * copy. The map count is the readers' and the parent's mappings at the
+ * end, and everything comes back. */
+static void anon_page_moves_under_forked_readers(struct kunit *test)
+{
+	static struct test_crew c;
+	static struct readers_job j;
+	int node[2];
+	if (!two_nodes(&node[0], &node[1]))
+		kunit_skip(test, "one node with memory");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	test_mm_enter_space(test, UBASE, 16);
+	struct mm_struct *mm = current->mm;
+	KUNIT_ASSERT_EQ(test, map(MBASE, PG, MAP_SHARED | MAP_ANONYMOUS, -1, 0), (long)MBASE);
+	memset(&j, 0, sizeof(j));
+	for (unsigned long i = 1; i < PG / 8; i++)
+		KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, MBASE + i * 8, reader_tag(i)), 0);
+	KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, MBASE, 0), 0);
+	for (int r = 0; r < READERS; r++) {
+		KUNIT_ASSERT_EQ(test, dup_mm(mm, &j.mm[r]), 0);
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(j.mm[r], MBASE + 8), reader_tag(1)); /* mapped there */
+	}
+	struct vm_area_struct *vma = find_vma(mm, MBASE);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	struct address_space *mapping = vma->vm_shm->mapping;
+	test_crew_start(test, &c, reader_fn, &j, READERS, TEST_CREW_OTHER_CPUS_OR_THIS);
+	unsigned long failed = 0;
+	for (int k = 0; k < READER_MOVES; k++) {
+		int target = node[(k + 1) % 2], st;
+		/* Each reader reads again before the move: they read beside
+		 * every move, not only before the first or after the last. */
+		unsigned long seen[READERS];
+		for (int r = 0; r < READERS; r++)
+			seen[r] = __atomic_load_n(&j.reads[r], __ATOMIC_RELAXED);
+		KUNIT_ASSERT_TRUE(test, TEST_WAIT_UNTIL(__atomic_load_n(&j.reads[0], __ATOMIC_RELAXED) > seen[0] &&
+								__atomic_load_n(&j.reads[1], __ATOMIC_RELAXED) > seen[1],
+							&c.progress));
+		long r = move_one(MBASE, target, MPOL_MF_MOVE_ALL, &st);
+		if (r != 0 || st != target) {
+			if (failed++ < 3)
+				kunit_info(test, "move %d to node %d: %ld, status %d", k, target, r, st);
+			continue;
+		}
+		struct page *p = test_cache_page(mapping, 0);
+		KUNIT_EXPECT_TRUE(test, p && page_to_nid(p) == target);
+		KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, MBASE, (u64)k + 1), 0);
+		__atomic_store_n(&j.gen, (u64)k + 1, __ATOMIC_RELEASE);
+	}
+	KUNIT_EXPECT_EQ(test, failed, 0ul);
+	test_crew_stop(&c);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0ul);
+	kunit_info(test, "%d moves; the readers read the page %lu and %lu times, and faulted %lu and %lu times",
+		   READER_MOVES, j.reads[0], j.reads[1], j.mm[0]->page_faults, j.mm[1]->page_faults);
+	struct page *p = test_cache_page(mapping, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	int mapped = mapped_page(mm, MBASE) == p;
+	for (int r = 0; r < READERS; r++) {
+		KUNIT_EXPECT_PTR_EQ(test, mapped_page(j.mm[r], MBASE), p);
+		mapped += mapped_page(j.mm[r], MBASE) == p;
+	}
+	KUNIT_EXPECT_EQ(test, page_mapcount(p), mapped);
+	KUNIT_EXPECT_EQ(test, mapped, READERS + 1);
+	for (int r = 0; r < READERS; r++)
+		mmput(j.mm[r]);
+	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, PG, 0, 0, 0, 0), 0);
+}
+
 /* migrate_pages(2) moves the process's shmem pages too (MOVE_ALL, as
  * Linux's kernel_migrate_pages gives a CAP_SYS_NICE caller). */
 static void migrate_pages_moves_shmem(struct kunit *test)
@@ -439,6 +566,7 @@ static void anon_moves_beside_faults_zaps_and_holes(struct kunit *test) { stress
 static struct kunit_case shmem_migrate_cases[] = {
 	KUNIT_CASE(memfd_page_moves),
 	KUNIT_CASE(anon_object_page_moves_for_every_mapper),
+	KUNIT_CASE(anon_page_moves_under_forked_readers),
 	KUNIT_CASE(migrate_pages_moves_shmem),
 	KUNIT_CASE_PARAM(memfd_moves_beside_faults_zaps_and_holes, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(anon_moves_beside_faults_zaps_and_holes, pte_reclaim_modes_gen_params),
