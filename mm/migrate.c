@@ -284,10 +284,12 @@ int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_allo
 {
 	struct mm_struct *mm = vma->vm_mm;
 	*split = false;
-	/* hugetlb pages do not move here (Linux migrates them whole, with a
-	 * page of the target's pool): reported as busy. */
+	/* A hugetlb page moves whole, to a page of the target's pool
+	 * (mm/migrate_hugetlb.c): to arg's node for alloc_migration_target
+	 * (move_pages, migrate_pages), else where the VMA's policy says
+	 * (mbind's alloc_by_policy). */
 	if (is_vm_hugetlb_page(vma))
-		return -EBUSY;
+		return migrate_hugetlb_page(vma, addr, alloc == alloc_migration_target ? arg : NULL, flags);
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	if (pmd && pmd_trans_huge(pmdp_get(pmd))) {
 		if (is_huge_zero_pmd(pmdp_get(pmd)))

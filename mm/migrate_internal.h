@@ -58,4 +58,14 @@ void migration_done(struct shared_migration *sm);
  * checked MPOL_MF_MOVE_ALL against the map count. */
 int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct page *old, struct page *new);
 
+/* mm/migrate_hugetlb.c: the hugetlb page vma maps at addr moves whole to
+ * a free page of the pool on *target (NULL: where vma's policy says),
+ * every mapping of it and its page-cache place with it (Linux's
+ * unmap_and_move_huge_page). The node it is on after the call, or
+ * -ENOENT (not mapped), -EACCES (mapped more than once, without
+ * MPOL_MF_MOVE_ALL in flags), -ENOMEM (no free page beyond the
+ * reservations there), -EBUSY (held, or shared since fork). The caller
+ * holds its mm's mmap_lock for reading. */
+int migrate_hugetlb_page(struct vm_area_struct *vma, unsigned long addr, const int *target, unsigned int flags);
+
 #endif

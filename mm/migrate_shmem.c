@@ -62,7 +62,7 @@ int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct pa
 	 * now; the mover's reference is the extra one. */
 	int err = -EAGAIN;
 	if (!sm.busy)
-		err = filemap_migrate_folio(obj->mapping, new, old, 1);
+		err = filemap_migrate_folio(obj->mapping, new, old, 1, 0);
 	if (err)
 		sm.new = old; /* the entries map old again */
 	vma_interval_tree_foreach(v, root, index, index)

@@ -26,6 +26,7 @@ KERNEL_SRCS += \
 	mm/migrate.c \
 	mm/migrate_shmem.c \
 	mm/migrate_entry.c \
+	mm/migrate_hugetlb.c \
 	mm/mlock.c \
 	mm/msync.c \
 	mm/memblock.c \
