@@ -13,6 +13,7 @@
 #include "tests/test_file.h"
 #include "tests/test_mm.h"
 #include "tests/test_cpu.h"
+#include "tests/test_migrate.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/fdtable.h"
 #include "fs/fs.h"
@@ -43,31 +44,14 @@
 #define PG PAGE_SIZE
 #define MAXNODE 65
 
-static long sys6(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3,
-		 unsigned long a4, unsigned long a5)
-{
-	const unsigned long args[6] = { a0, a1, a2, a3, a4, a5 };
-	return do_syscall_64(nr, args);
-}
-
 static long map(unsigned long addr, unsigned long len, unsigned long flags, long fd, unsigned long off)
 {
-	return sys6(__NR_mmap, addr, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, (unsigned long)fd, off);
+	return test_sys6(__NR_mmap, addr, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, (unsigned long)fd, off);
 }
 
-/* move_pages of the one page at addr to node (pid 0): the call's result,
- * and the page's status in *status. */
 static long move_one(unsigned long addr, int node, int flags, int *status)
 {
-	unsigned long pages = addr;
-	int nodes = node, st = -1000;
-	if (copy_to_user((void *)ARG, &pages, sizeof(pages)) || copy_to_user((void *)(ARG + 8), &nodes, 4) ||
-	    copy_to_user((void *)(ARG + 16), &st, 4))
-		return -EFAULT;
-	long r = sys6(__NR_move_pages, 0, 1, ARG, ARG + 8, ARG + 16, (unsigned long)flags);
-	if (copy_from_user(status, (void *)(ARG + 16), 4))
-		return -EFAULT;
-	return r;
+	return test_move_one(ARG, addr, node, flags, status);
 }
 
 /* The page mapped at addr in mm (its PTE's), or NULL. */
@@ -77,27 +61,12 @@ static struct page *mapped_page(struct mm_struct *mm, unsigned long addr)
 	return pte_present(e) ? pfn_to_page(pte_pfn(e)) : NULL;
 }
 
-/* Two nodes with memory, the first not the CPU's when it can be. */
-static bool two_nodes(int *a, int *b)
-{
-	nodemask_t mem = node_states_memory();
-	*a = *b = -1;
-	int nid;
-	for_each_node_mask(nid, mem) {
-		if (*a < 0)
-			*a = nid;
-		else if (*b < 0)
-			*b = nid;
-	}
-	return *b >= 0;
-}
-
 static long make_memfd(struct kunit *test, unsigned long pages)
 {
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)UBASE, "mig", 4), 0);
-	long fd = sys6(__NR_memfd_create, UBASE, 0, 0, 0, 0, 0);
+	long fd = test_sys6(__NR_memfd_create, UBASE, 0, 0, 0, 0, 0);
 	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_ASSERT_EQ(test, sys6(__NR_ftruncate, (unsigned long)fd, pages * PG, 0, 0, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, test_sys6(__NR_ftruncate, (unsigned long)fd, pages * PG, 0, 0, 0, 0), 0);
 	return fd;
 }
 
@@ -117,7 +86,7 @@ static struct page *cache_page(long fd, unsigned long index)
  * memory, else two of them in *a and *b. Returns the descriptor. */
 static long enter_with_memfd(struct kunit *test, unsigned long pages, int *a, int *b)
 {
-	if (!two_nodes(a, b))
+	if (!test_two_nodes(a, b))
 		kunit_skip(test, "one node with memory");
 	test_mm_enter_space(test, UBASE, 16);
 	long fd = make_memfd(test, pages);
@@ -176,9 +145,9 @@ static void memfd_page_moves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, MBASE), 0x77ul);
 	KUNIT_EXPECT_EQ(test, nr_shmem_pages(), shmem);
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), mapped);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, 2 * PG, 0, 0, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, CBASE, PG, 0, 0, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, MBASE, 2 * PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, CBASE, PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
 }
 
 /* A page of a MAP_SHARED anonymous object that a forked child maps too:
@@ -189,7 +158,7 @@ static void memfd_page_moves(struct kunit *test)
 static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 {
 	int a, b;
-	if (!two_nodes(&a, &b))
+	if (!test_two_nodes(&a, &b))
 		kunit_skip(test, "one node with memory");
 	/* The child's read maps page 0 alone (fault-around would map its
 	 * present neighbour, page 1, too). */
@@ -199,7 +168,7 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 	nodemask_t at_a = nodemask_of_node(a), at_b = nodemask_of_node(b);
 	KUNIT_ASSERT_EQ(test, map(MBASE, 2 * PG, MAP_SHARED | MAP_ANONYMOUS, -1, 0), (long)MBASE);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)ARG, &at_a.bits[0], 8), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, 2 * PG, MPOL_BIND, ARG, MAXNODE, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_mbind, MBASE, 2 * PG, MPOL_BIND, ARG, MAXNODE, 0), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, MBASE, 1), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, MBASE + PG, 2), 0);
 	struct mm_struct *child;
@@ -211,7 +180,7 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, page_mapcount(p0), 2);
 	/* To b with MOVE | STRICT: page 1 moves, page 0 (shared) stays, 0. */
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)ARG, &at_b.bits[0], 8), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, 2 * PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE | MPOL_MF_STRICT),
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_mbind, MBASE, 2 * PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE | MPOL_MF_STRICT),
 			0);
 	KUNIT_EXPECT_PTR_EQ(test, mapped_page(mm, MBASE), p0);
 	struct page *n1 = mapped_page(mm, MBASE + PG);
@@ -222,12 +191,12 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 	/* A pin keeps page 0 even with MOVE_ALL. */
 	struct page *pin;
 	KUNIT_ASSERT_EQ(test, get_user_pages_fast(MBASE, 1, 0, &pin), 1l);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT),
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_mbind, MBASE, PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT),
 			-EIO);
 	KUNIT_EXPECT_PTR_EQ(test, mapped_page(mm, MBASE), p0);
 	KUNIT_EXPECT_PTR_EQ(test, mapped_page(child, MBASE), p0);
 	put_page(pin);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT),
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_mbind, MBASE, PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT),
 			0);
 	struct page *n0 = mapped_page(mm, MBASE);
 	KUNIT_ASSERT_NOT_NULL(test, n0);
@@ -237,7 +206,7 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, MBASE, 9), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, MBASE), 9ul);
 	mmput(child);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, 2 * PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, MBASE, 2 * PG, 0, 0, 0, 0), 0);
 }
 
 /* ---- forked readers ---- */
@@ -306,7 +275,7 @@ static void anon_page_moves_under_forked_readers(struct kunit *test)
 	static struct test_crew c;
 	static struct readers_job j;
 	int node[2];
-	if (!two_nodes(&node[0], &node[1]))
+	if (!test_two_nodes(&node[0], &node[1]))
 		kunit_skip(test, "one node with memory");
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
@@ -363,7 +332,7 @@ static void anon_page_moves_under_forked_readers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mapped, READERS + 1);
 	for (int r = 0; r < READERS; r++)
 		mmput(j.mm[r]);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, MBASE, PG, 0, 0, 0, 0), 0);
 }
 
 /* migrate_pages(2) moves the process's shmem pages too (MOVE_ALL, as
@@ -376,10 +345,10 @@ static void migrate_pages_moves_shmem(struct kunit *test)
 	nodemask_t at_a = nodemask_of_node(a), at_b = nodemask_of_node(b);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)ARG, &at_a.bits[0], 8), 0);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)(ARG + 8), &at_b.bits[0], 8), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, 4 * PG, MPOL_BIND, ARG, MAXNODE, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_mbind, MBASE, 4 * PG, MPOL_BIND, ARG, MAXNODE, 0), 0);
 	for (unsigned long i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, MBASE + i * PG, i + 100), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_migrate_pages, 0, MAXNODE, ARG, ARG + 8, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_migrate_pages, 0, MAXNODE, ARG, ARG + 8, 0, 0), 0);
 	for (unsigned long i = 0; i < 4; i++) {
 		struct page *p = cache_page(fd, i);
 		KUNIT_ASSERT_NOT_NULL(test, p);
@@ -387,8 +356,8 @@ static void migrate_pages_moves_shmem(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, mapped_page(mm, MBASE + i * PG), p);
 		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, MBASE + i * PG), i + 100);
 	}
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, 4 * PG, 0, 0, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, MBASE, 4 * PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
 }
 
 /* ---- the stress case ---- */
@@ -515,7 +484,7 @@ static void stress(struct kunit *test, bool anon)
 {
 	static struct test_crew c;
 	int a, b;
-	if (!two_nodes(&a, &b))
+	if (!test_two_nodes(&a, &b))
 		kunit_skip(test, "one node with memory");
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
@@ -555,9 +524,9 @@ static void stress(struct kunit *test, bool anon)
 			KUNIT_EXPECT_EQ(test, mapped[i], 0ul);
 	}
 	mmput(child);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, STRESS_PAGES * PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, MBASE, STRESS_PAGES * PG, 0, 0, 0, 0), 0);
 	if (fd >= 0)
-		KUNIT_EXPECT_EQ(test, sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
+		KUNIT_EXPECT_EQ(test, test_sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
 }
 
 static void memfd_moves_beside_faults_zaps_and_holes(struct kunit *test) { stress(test, false); }
