@@ -78,6 +78,16 @@ static void write_tags(struct kunit *test, unsigned long addr)
 		KUNIT_ASSERT_EQ(test, put_user_u64(tag(i), (void *)(addr + i * PAGE_SIZE)), 0);
 }
 
+/* A 2 MiB MAP_HUGETLB mapping (kind: MAP_PRIVATE or MAP_SHARED) of s's
+ * mm, its page faulted in with the tags. */
+static unsigned long map_tagged(struct kunit *test, struct hmig *s, unsigned long kind)
+{
+	unsigned long a = do_mmap(s->mm, 0, SZ2M, RW, kind | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(a));
+	write_tags(test, a);
+	return a;
+}
+
 static unsigned long bad_tags(struct mm_struct *mm, unsigned long addr)
 {
 	unsigned long bad = 0;
@@ -96,9 +106,7 @@ static void private_page_moves_whole(struct kunit *test)
 	struct hmig s;
 	hmig_init(test, &s);
 	struct hstate *h = s.h;
-	unsigned long a = do_mmap(s.mm, 0, SZ2M, RW, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(a));
-	write_tags(test, a);
+	unsigned long a = map_tagged(test, &s, MAP_PRIVATE);
 	struct page *p = huge_at(s.mm, a);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	int st, from = page_to_nid(p), to = from == s.a ? s.b : s.a;
@@ -154,9 +162,7 @@ static void shared_page_moves_for_every_mapper(struct kunit *test)
 	struct hmig s;
 	hmig_init(test, &s);
 	struct hstate *h = s.h;
-	unsigned long a = do_mmap(s.mm, 0, SZ2M, RW, MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(a));
-	write_tags(test, a);
+	unsigned long a = map_tagged(test, &s, MAP_SHARED);
 	struct mm_struct *child;
 	KUNIT_ASSERT_EQ(test, dup_mm(s.mm, &child), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(child, a), tag(0)); /* the child maps it */

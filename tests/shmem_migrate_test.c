@@ -257,6 +257,7 @@ static int reader_fn(struct test_worker *w)
 				break;
 			}
 		test_crew_progress(w);
+		cond_resched(); /* the other reader may share this CPU (two CPUs) */
 	}
 	kthread_unuse_mm(j->mm[w->id]);
 	return bad;
