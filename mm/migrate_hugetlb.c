@@ -24,9 +24,11 @@
  * could close a cycle); one out of reach ends the try, and the move is
  * tried again (Linux retries a busy folio 10 times too).
  *
- * mmlab differences: a private page that fork shared (several mms map it
- * through the anon rmap) stays (-EBUSY); Linux moves it with
- * MPOL_MF_MOVE_ALL. With no free page beyond the reservations on the
+ * A private page that fork shared is found through the anon_vma tree;
+ * like every page mapped more than once, it moves only with
+ * MPOL_MF_MOVE_ALL.
+ *
+ * mmlab difference: with no free page beyond the reservations on the
  * target, the move fails with -ENOMEM, where Linux's
  * alloc_migrate_hugetlb_folio makes a temporary surplus page. */
 #include "mm/migrate.h"
@@ -140,8 +142,6 @@ static int migrate_hugetlb_try(struct vm_area_struct *vma, unsigned long haddr, 
 	int err = 0;
 	if (page_mapcount(old) > 1 && !(flags & MPOL_MF_MOVE_ALL))
 		return -EACCES;
-	if (!in_file && page_mapcount(old) > 1)
-		return -EBUSY; /* shared since fork: see the top of the file */
 	struct rw_semaphore *rwsem = NULL;
 	if (in_file) {
 		/* Every VMA of the file over the page, in whatever mm. */
@@ -151,6 +151,27 @@ static int migrate_hugetlb_try(struct vm_area_struct *vma, unsigned long haddr, 
 		struct vm_area_struct *v;
 		vma_interval_tree_foreach(v, root, pgoff, pgoff) {
 			if (!is_vm_hugetlb_page(v) || pgoff < v->vm_pgoff)
+				continue;
+			if (!hugetlb_unmap_one(&hm, v, v->vm_start + ((pgoff - v->vm_pgoff) << PAGE_SHIFT))) {
+				err = -EAGAIN;
+				break;
+			}
+		}
+	} else if (page_mapcount(old) > 1) {
+		/* A private page that fork shared: every hugetlb VMA of the
+		 * anon_vma tree over its offset (Linux's rmap_walk_anon; the
+		 * root's list has every VMA of the tree, each once). */
+		struct anon_vma *root = vma->anon_vma ? vma->anon_vma->root : NULL;
+		unsigned long pgoff = vma->vm_pgoff + ((haddr - vma->vm_start) >> PAGE_SHIFT);
+		if (!root)
+			return -EBUSY;
+		rwsem = &root->rwsem;
+		down_read(rwsem);
+		struct anon_vma_chain *avc;
+		list_for_each_entry(avc, &root->head, same_anon_vma) {
+			struct vm_area_struct *v = avc->vma;
+			unsigned long pages = (v->vm_end - v->vm_start) >> PAGE_SHIFT;
+			if (!is_vm_hugetlb_page(v) || pgoff < v->vm_pgoff || pgoff - v->vm_pgoff >= pages)
 				continue;
 			if (!hugetlb_unmap_one(&hm, v, v->vm_start + ((pgoff - v->vm_pgoff) << PAGE_SHIFT))) {
 				err = -EAGAIN;

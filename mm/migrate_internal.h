@@ -64,7 +64,7 @@ int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct pa
  * unmap_and_move_huge_page). The node it is on after the call, or
  * -ENOENT (not mapped), -EACCES (mapped more than once, without
  * MPOL_MF_MOVE_ALL in flags), -ENOMEM (no free page beyond the
- * reservations there), -EBUSY (held, or shared since fork). The caller
+ * reservations there), -EBUSY (held). The caller
  * holds its mm's mmap_lock for reading. */
 int migrate_hugetlb_page(struct vm_area_struct *vma, unsigned long addr, const int *target, unsigned int flags);
 

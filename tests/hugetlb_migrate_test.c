@@ -1,6 +1,7 @@
 /* Moving hugetlb pages between nodes (mm/migrate_hugetlb.c) with
- * move_pages(2): a private MAP_HUGETLB page and a MAP_SHARED one that a
- * forked child maps too move whole, with their data, to a free page of
+ * move_pages(2): a private MAP_HUGETLB page (mapped once, or shared with
+ * a forked child) and a MAP_SHARED one that a forked child maps too move
+ * whole, with their data, to a free page of
  * the target node's pool; the old page goes back to its node's pool, the
  * reservations and HugetlbPages stay; every mapping (and the page cache,
  * for the shared page) has the new page. A page pinned by get_user_pages
@@ -199,9 +200,48 @@ static void shared_page_moves_for_every_mapper(struct kunit *test)
 	hmig_end(test, &s);
 }
 
+/* A private MAP_HUGETLB page that fork shared (both map it read-only):
+ * -EACCES without MPOL_MF_MOVE_ALL; with it the page moves, found in the
+ * child through the anon_vma, and both map the new page, still shared
+ * (mapped twice, a reference each). The child's write then copies it, and
+ * the parent keeps its data. */
+static void private_page_shared_since_fork_moves_with_move_all(struct kunit *test)
+{
+	struct hmig s;
+	hmig_init(test, &s);
+	unsigned long a = map_tagged(test, &s, MAP_PRIVATE);
+	struct mm_struct *child;
+	KUNIT_ASSERT_EQ(test, dup_mm(s.mm, &child), 0);
+	struct page *p = huge_at(s.mm, a);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_PTR_EQ(test, huge_at(child, a), p);
+	KUNIT_EXPECT_EQ(test, page_mapcount(p), 2);
+	int st, from = page_to_nid(p), to = from == s.a ? s.b : s.a;
+	KUNIT_EXPECT_EQ(test, test_move_one(s.arg, a, to, 0, &st), 0l);
+	KUNIT_EXPECT_EQ(test, st, -EACCES);
+	KUNIT_EXPECT_EQ(test, test_move_one(s.arg, a, to, MPOL_MF_MOVE_ALL, &st), 0l);
+	KUNIT_EXPECT_EQ(test, st, to);
+	struct page *n = huge_at(s.mm, a);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	KUNIT_EXPECT_EQ(test, page_to_nid(n), to);
+	KUNIT_EXPECT_PTR_EQ(test, huge_at(child, a), n);
+	KUNIT_EXPECT_EQ(test, page_mapcount(n), 2);
+	KUNIT_EXPECT_EQ(test, page_ref_count(n), 2);
+	KUNIT_EXPECT_EQ(test, bad_tags(child, a), 0ul);
+	KUNIT_EXPECT_EQ(test, s.h->free_huge_pages_node[from], 2ul); /* the old page is back */
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, a, 0x77), 0);
+	KUNIT_EXPECT_PTR_NE(test, huge_at(child, a), n);
+	KUNIT_EXPECT_EQ(test, bad_tags(s.mm, a), 0ul);
+	KUNIT_EXPECT_EQ(test, page_mapcount(n), 1);
+	mmput(child);
+	KUNIT_EXPECT_EQ(test, do_munmap(s.mm, a, SZ2M), 0);
+	hmig_end(test, &s);
+}
+
 static struct kunit_case hugetlb_migrate_cases[] = {
 	KUNIT_CASE(private_page_moves_whole),
 	KUNIT_CASE(shared_page_moves_for_every_mapper),
+	KUNIT_CASE(private_page_shared_since_fork_moves_with_move_all),
 	{},
 };
 
