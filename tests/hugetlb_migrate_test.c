@@ -97,6 +97,25 @@ static unsigned long bad_tags(struct mm_struct *mm, unsigned long addr)
 	return bad;
 }
 
+/* p, the page at a that s's mm and child both map: move_pages to node to
+ * is -EACCES (its status) without MPOL_MF_MOVE_ALL, and p stays; with it
+ * the page moves. Returns the page both map then, on node to. */
+static struct page *move_mapped_twice(struct kunit *test, struct hmig *s, struct mm_struct *child, unsigned long a,
+				      struct page *p, int to)
+{
+	int st;
+	KUNIT_EXPECT_EQ(test, test_move_one(s->arg, a, to, 0, &st), 0l);
+	KUNIT_EXPECT_EQ(test, st, -EACCES);
+	KUNIT_EXPECT_PTR_EQ(test, huge_at(s->mm, a), p);
+	KUNIT_EXPECT_EQ(test, test_move_one(s->arg, a, to, MPOL_MF_MOVE_ALL, &st), 0l);
+	KUNIT_EXPECT_EQ(test, st, to);
+	struct page *n = huge_at(s->mm, a);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	KUNIT_EXPECT_EQ(test, page_to_nid(n), to);
+	KUNIT_EXPECT_PTR_EQ(test, huge_at(child, a), n);
+	return n;
+}
+
 /* A private MAP_HUGETLB page moves whole to the other node and back:
  * status the target, the data there, the pools' free pages follow (one
  * fewer on the target, one more on the source), the reservations and
@@ -172,17 +191,9 @@ static void shared_page_moves_for_every_mapper(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, huge_at(child, a), p);
 	KUNIT_EXPECT_EQ(test, page_mapcount(p), 2);
 	struct address_space *mapping = find_vma(s.mm, a)->vm_file->f_mapping;
-	int st, from = page_to_nid(p), to = from == s.a ? s.b : s.a;
+	int from = page_to_nid(p), to = from == s.a ? s.b : s.a;
 	unsigned long resv = h->resv_huge_pages;
-	KUNIT_EXPECT_EQ(test, test_move_one(s.arg, a, to, 0, &st), 0l);
-	KUNIT_EXPECT_EQ(test, st, -EACCES);
-	KUNIT_EXPECT_PTR_EQ(test, huge_at(s.mm, a), p);
-	KUNIT_EXPECT_EQ(test, test_move_one(s.arg, a, to, MPOL_MF_MOVE_ALL, &st), 0l);
-	KUNIT_EXPECT_EQ(test, st, to);
-	struct page *n = huge_at(s.mm, a);
-	KUNIT_ASSERT_NOT_NULL(test, n);
-	KUNIT_EXPECT_EQ(test, page_to_nid(n), to);
-	KUNIT_EXPECT_PTR_EQ(test, huge_at(child, a), n);
+	struct page *n = move_mapped_twice(test, &s, child, a, p, to);
 	struct page *cached = filemap_get_folio(mapping, 0);
 	KUNIT_EXPECT_PTR_EQ(test, cached, n);
 	if (cached)
@@ -216,15 +227,8 @@ static void private_page_shared_since_fork_moves_with_move_all(struct kunit *tes
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_PTR_EQ(test, huge_at(child, a), p);
 	KUNIT_EXPECT_EQ(test, page_mapcount(p), 2);
-	int st, from = page_to_nid(p), to = from == s.a ? s.b : s.a;
-	KUNIT_EXPECT_EQ(test, test_move_one(s.arg, a, to, 0, &st), 0l);
-	KUNIT_EXPECT_EQ(test, st, -EACCES);
-	KUNIT_EXPECT_EQ(test, test_move_one(s.arg, a, to, MPOL_MF_MOVE_ALL, &st), 0l);
-	KUNIT_EXPECT_EQ(test, st, to);
-	struct page *n = huge_at(s.mm, a);
-	KUNIT_ASSERT_NOT_NULL(test, n);
-	KUNIT_EXPECT_EQ(test, page_to_nid(n), to);
-	KUNIT_EXPECT_PTR_EQ(test, huge_at(child, a), n);
+	int from = page_to_nid(p), to = from == s.a ? s.b : s.a;
+	struct page *n = move_mapped_twice(test, &s, child, a, p, to);
 	KUNIT_EXPECT_EQ(test, page_mapcount(n), 2);
 	KUNIT_EXPECT_EQ(test, page_ref_count(n), 2);
 	KUNIT_EXPECT_EQ(test, bad_tags(child, a), 0ul);
