@@ -152,7 +152,8 @@ bool filemap_remove_folio(struct page *page)
 	return true;
 }
 
-int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count)
+int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count,
+			  unsigned int order)
 {
 	if (mapping->a_ops && mapping->a_ops->migrate_folio)
 		return mapping->a_ops->migrate_folio(mapping, new, old);
@@ -164,7 +165,7 @@ int filemap_migrate_folio(struct address_space *mapping, struct page *new, struc
 	 * held; a reader or writer holding one keeps the page where it is. */
 	if (xas_load(&xas) == old && old->mapping == mapping && page_mapcount(old) == 0 &&
 	    page_ref_count(old) == 1 + extra_count) {
-		memcpy(page_address(new), page_address(old), PAGE_SIZE);
+		memcpy(page_address(new), page_address(old), PAGE_SIZE << order);
 		get_page(new); /* the page cache's */
 		new->mapping = mapping;
 		new->index = old->index;

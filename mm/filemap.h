@@ -41,13 +41,15 @@ int filemap_split_folio(struct address_space *mapping, struct page *head, unsign
  * NULL then). */
 bool filemap_remove_folio(struct page *page);
 /* Linux's migrate_folio for a page-cache page (folio_migrate_mapping, then
- * folio_migrate_copy, here under the one lock): new (a free page) takes
- * old's place at its index, with old's contents, if old is still there,
+ * folio_migrate_copy, here under the one lock): new (a free page of
+ * 2^order pages: 0, or a hugetlb page's) takes old's place at its index,
+ * with old's contents, if old is still there,
  * mapped nowhere and held by nobody but the page cache and extra_count
  * references of the caller's; the page cache's reference moves from old
  * to new (the caller keeps its own on both). 0, or -EAGAIN and nothing
  * changed. */
-int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count);
+int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count,
+			  unsigned int order);
 
 /* Every page from byte lstart (rounded up to a page) on goes; the
  * partial page before it is the file system's to zero. */

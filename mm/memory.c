@@ -32,6 +32,7 @@
 #include "lib/string.h"
 #include "mm/huge_memory.h"
 #include "mm/mempolicy.h"
+#include "mm/migrate.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
 #include "mm/page.h"
@@ -359,10 +360,9 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 	if (pte_none(entry))
 		return vma->vm_shm || vma->vm_file ? do_fault(vmf) : do_anonymous_page(vmf);
 	if (is_migration_entry(entry)) {
-		/* The page is being moved (mm/migrate.c): let the mover run,
-		 * and the access faults again (Linux's migration_entry_wait
-		 * sleeps on the page instead). */
-		cond_resched();
+		/* The page is being moved (mm/migrate_entry.c): sleep until
+		 * the mover has put a page back, and the access faults again. */
+		migration_entry_wait(vmf->pmd, vmf->address, entry);
 		return 0;
 	}
 	if (!pte_accessible(entry))

@@ -638,8 +638,7 @@ static int collect_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, s
 	return is_huge_zero_pmd(pmd) ? 0 : collect_huge(walk->private, pmd_pfn(pmd), PMD_MASK, addr);
 }
 
-/* A hugetlb page: migrate_anon_at refuses it (-EBUSY), so it counts as
- * not moved. */
+/* A hugetlb page moves whole (migrate_anon_at: mm/migrate_hugetlb.c). */
 static int collect_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
 			   struct mm_walk *walk)
 {

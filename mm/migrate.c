@@ -83,119 +83,6 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
 
 /* --- a page several processes map: through the reverse map --------------------- */
 
-
-/* The mm of vma held for reading by this migration: the caller's, one
- * locked before, or one locked now with a trylock (the order here is
- * anon_vma lock, then mmap_lock: the reverse of everyone else's, so a
- * wait could deadlock; a miss makes the page busy, as Linux's migration
- * gives up on a page it cannot unmap). */
-bool mm_held(const struct shared_migration *sm, struct mm_struct *mm)
-{
-	if (mm == sm->caller)
-		return true;
-	for (int i = 0; i < sm->nr_locked; i++)
-		if (sm->locked[i] == mm)
-			return true;
-	return false;
-}
-
-bool hold_mm(struct shared_migration *sm, struct mm_struct *mm)
-{
-	if (mm_held(sm, mm))
-		return true;
-	if (sm->nr_locked == MIGRATE_MAX_MMS || !mmap_read_trylock(mm))
-		return false;
-	sm->locked[sm->nr_locked++] = mm;
-	return true;
-}
-
-/* The PTE of vma at address, locked, with a table reference (refcount
- * mode); NULL when there is none. */
-pte_t *lock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t **pmdp, spinlock_t **ptlp)
-{
-	pmd_t *pmd = mm_find_pmd(vma->vm_mm, address);
-	if (!pmd || pmd_trans_huge(pmdp_get(pmd)))
-		return NULL;
-	*pmdp = pmd;
-	return pte_tryget_map_lock(vma->vm_mm, pmd, address, ptlp);
-}
-
-void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd, pte_t *pte,
-		   spinlock_t *ptl)
-{
-	pte_unmap_unlock(pte, ptl);
-	pte_put(vma->vm_mm, pmd, address);
-}
-
-/* Linux's try_to_migrate_one: the entry mapping old becomes a migration
- * entry, flushed from every TLB of its mm before the copy can start; the
- * page loses that mapping and its reference. */
-bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
-{
-	struct shared_migration *sm = arg;
-	if (!hold_mm(sm, vma->vm_mm)) {
-		sm->busy = true;
-		return false;
-	}
-	pmd_t *pmd;
-	spinlock_t *ptl;
-	pte_t *pte = lock_pte_at(vma, address, &pmd, &ptl);
-	if (!pte)
-		return true;
-	pte_t entry = ptep_get(pte);
-	if (pte_present(entry) && pte_pfn(entry) == page_to_pfn(page)) {
-		ptep_get_and_clear(vma->vm_mm, address, pte);
-		flush_tlb_mm_range(vma->vm_mm, address, address + PAGE_SIZE);
-		set_pte(pte, make_migration_entry(entry)); /* non-none to non-none: the count stays */
-		if (sm->shmem)
-			shmem_rmap_moved(page, false);
-		else
-			anon_rmap_moved(page, false);
-		put_page(page); /* the mapping's reference; the mover holds its own */
-	}
-	unlock_pte_at(vma, address, pmd, pte, ptl);
-	return true;
-}
-
-/* Linux's remove_migration_pte: each migration entry of old that is still
- * there maps sm->new (or old again, when the move was given up). A shmem
- * page is mapped again only if it is still the object's at the entry's
- * offset (shmem_page_current): a truncate or hole punch may have taken it
- * meanwhile (mm/migrate_shmem.c), and the entry then goes, as that zap
- * would have taken the mapping. */
-bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
-{
-	struct shared_migration *sm = arg;
-	(void)page;
-	if (!mm_held(sm, vma->vm_mm))
-		return true; /* not reached by the first pass: no entry of ours there */
-	struct mm_struct *mm = vma->vm_mm;
-	pmd_t *pmd;
-	spinlock_t *ptl;
-	pte_t *pte = lock_pte_at(vma, address, &pmd, &ptl);
-	if (!pte)
-		return true;
-	pte_t entry = ptep_get(pte);
-	bool cleared = false;
-	if (is_migration_entry(entry) && pte_pfn(entry) == page_to_pfn(sm->old)) {
-		if (!sm->shmem) {
-			anon_rmap_moved(sm->new, true);
-		} else if (shmem_page_current(vma, address, sm->new)) {
-			shmem_rmap_moved(sm->new, true);
-		} else {
-			pte_clear(mm, address, pte);
-			add_mm_counter(mm, MM_SHMEMPAGES, -1);
-			cleared = true;
-		}
-		if (!cleared)
-			set_pte(pte, migration_entry_to_pte(entry, page_to_pfn(sm->new)));
-	}
-	unlock_pte_at(vma, address, pmd, pte, ptl);
-	if (cleared)
-		pte_put(mm, pmd, address); /* the entry's count on its table */
-	return true;
-}
-
 /* Linux's migrate_folio_unmap + move + remove_migration_ptes for a 4 KiB
  * page that several processes map (MPOL_MF_MOVE_ALL): every mapping,
  * found through the reverse map, is turned into a migration entry; if
@@ -219,8 +106,7 @@ static int migrate_shared_page(struct mm_struct *caller, struct page *old, struc
 		sm.new = old; /* the entries map old again */
 	struct rmap_walk_control remap = { .arg = &sm, .rmap_one = remove_migration_pte };
 	rmap_walk(new, &remap);
-	for (int i = 0; i < sm.nr_locked; i++)
-		mmap_read_unlock(sm.locked[i]);
+	migration_done(&sm);
 	put_page(old);
 	if (!moved) {
 		new->mapping = NULL;
@@ -399,10 +285,12 @@ int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_allo
 {
 	struct mm_struct *mm = vma->vm_mm;
 	*split = false;
-	/* hugetlb pages do not move here (Linux migrates them whole, with a
-	 * page of the target's pool): reported as busy. */
+	/* A hugetlb page moves whole, to a page of the target's pool
+	 * (mm/migrate_hugetlb.c): to arg's node for alloc_migration_target
+	 * (move_pages, migrate_pages), else where the VMA's policy says
+	 * (mbind's alloc_by_policy). */
 	if (is_vm_hugetlb_page(vma))
-		return -EBUSY;
+		return migrate_hugetlb_page(vma, addr, alloc == alloc_migration_target ? arg : NULL, flags);
 	pmd_t *pmd = mm_find_pmd(mm, addr);
 	if (pmd && pmd_trans_huge(pmdp_get(pmd))) {
 		if (is_huge_zero_pmd(pmdp_get(pmd)))

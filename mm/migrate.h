@@ -6,10 +6,19 @@
 #define MM_MIGRATE_H
 
 #include "kernel/types.h"
+#include "mm/pgtable.h"
 
 struct mm_struct;
 struct vm_area_struct;
 struct page;
+
+/* Linux's migration_entry_wait (mm/migrate_entry.c): a fault that found
+ * entry, a migration entry, at address of the PTE table below pmd sleeps
+ * until that entry has changed (the move put a page back, or a zap took
+ * it), then returns to fault again. The caller holds the mmap_lock for
+ * reading and keeps the table (a fault's table reference in refcount
+ * mode). */
+void migration_entry_wait(pmd_t *pmd, unsigned long address, pte_t entry);
 
 /* Linux's find_mm_struct: the mm of process pid (0: the caller's) with a
  * reference (mmput it), or NULL with *err -ESRCH (no such pid) or -EINVAL

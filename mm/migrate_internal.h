@@ -1,6 +1,6 @@
-/* What mm/migrate.c and mm/migrate_shmem.c share: the state of one
- * migration of a page that several mappings may map, and the PTE
- * helpers of its reverse-map walks. */
+/* What mm/migrate.c, mm/migrate_shmem.c and mm/migrate_entry.c share:
+ * the state of one migration of a page that several mappings may map,
+ * and the PTE helpers of its reverse-map walks (mm/migrate_entry.c). */
 #ifndef MM_MIGRATE_INTERNAL_H
 #define MM_MIGRATE_INTERNAL_H
 
@@ -44,6 +44,11 @@ void unlock_pte_at(struct vm_area_struct *vma, unsigned long address, pmd_t *pmd
 bool try_to_migrate_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg);
 bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg);
 
+/* The end of a move, after remove_migration_pte has been everywhere:
+ * the mms hold_mm took are let go, and the faults sleeping on migration
+ * entries (migration_entry_wait) wake to look again. */
+void migration_done(struct shared_migration *sm);
+
 /* mm/migrate_shmem.c: old, a 4 KiB page of the shmem object vma maps at
  * addr (with the caller's reference, which goes here), moves to new
  * (used or freed): Linux's migrate_pages for a shmem folio
@@ -52,5 +57,15 @@ bool remove_migration_pte(struct page *page, struct vm_area_struct *vma, unsigne
  * -EBUSY. The caller holds its mm's mmap_lock for reading and has
  * checked MPOL_MF_MOVE_ALL against the map count. */
 int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct page *old, struct page *new);
+
+/* mm/migrate_hugetlb.c: the hugetlb page vma maps at addr moves whole to
+ * a free page of the pool on *target (NULL: where vma's policy says),
+ * every mapping of it and its page-cache place with it (Linux's
+ * unmap_and_move_huge_page). The node it is on after the call, or
+ * -ENOENT (not mapped), -EACCES (mapped more than once, without
+ * MPOL_MF_MOVE_ALL in flags), -ENOMEM (no free page beyond the
+ * reservations there), -EBUSY (held). The caller
+ * holds its mm's mmap_lock for reading. */
+int migrate_hugetlb_page(struct vm_area_struct *vma, unsigned long addr, const int *target, unsigned int flags);
 
 #endif

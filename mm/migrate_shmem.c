@@ -62,15 +62,14 @@ int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct pa
 	 * now; the mover's reference is the extra one. */
 	int err = -EAGAIN;
 	if (!sm.busy)
-		err = filemap_migrate_folio(obj->mapping, new, old, 1);
+		err = filemap_migrate_folio(obj->mapping, new, old, 1, 0);
 	if (err)
 		sm.new = old; /* the entries map old again */
 	vma_interval_tree_foreach(v, root, index, index)
 		if (v->vm_shm)
 			remove_migration_pte(old, v, vma_address(v, index), &sm);
 	up_read(rwsem);
-	for (int i = 0; i < sm.nr_locked; i++)
-		mmap_read_unlock(sm.locked[i]);
+	migration_done(&sm);
 	put_page(old); /* the mover's */
 	if (err) {
 		__free_page(new);

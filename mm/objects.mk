@@ -25,6 +25,8 @@ KERNEL_SRCS += \
 	mm/mempolicy_parse.c \
 	mm/migrate.c \
 	mm/migrate_shmem.c \
+	mm/migrate_entry.c \
+	mm/migrate_hugetlb.c \
 	mm/mlock.c \
 	mm/msync.c \
 	mm/memblock.c \

@@ -61,6 +61,7 @@ KERNEL_SRCS += \
 	tests/splice_test.c \
 	tests/shmem_fault_test.c \
 	tests/shmem_migrate_test.c \
+	tests/hugetlb_migrate_test.c \
 	tests/shmem_policy_test.c \
 	tests/shmem_thp_test.c \
 	tests/shmem_thp_anon_test.c \

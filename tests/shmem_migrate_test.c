@@ -13,6 +13,7 @@
 #include "tests/test_file.h"
 #include "tests/test_mm.h"
 #include "tests/test_cpu.h"
+#include "tests/test_migrate.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/fdtable.h"
 #include "fs/fs.h"
@@ -25,6 +26,7 @@
 #include "mm/mmap_lock.h"
 #include "mm/pte_ref.h"
 #include "kernel/printk.h"
+#include "lib/string.h"
 #include "kernel/smp.h"
 #include "mm/mempolicy.h"
 #include "mm/mmap.h"
@@ -42,31 +44,14 @@
 #define PG PAGE_SIZE
 #define MAXNODE 65
 
-static long sys6(unsigned long nr, unsigned long a0, unsigned long a1, unsigned long a2, unsigned long a3,
-		 unsigned long a4, unsigned long a5)
-{
-	const unsigned long args[6] = { a0, a1, a2, a3, a4, a5 };
-	return do_syscall_64(nr, args);
-}
-
 static long map(unsigned long addr, unsigned long len, unsigned long flags, long fd, unsigned long off)
 {
-	return sys6(__NR_mmap, addr, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, (unsigned long)fd, off);
+	return test_sys6(__NR_mmap, addr, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, (unsigned long)fd, off);
 }
 
-/* move_pages of the one page at addr to node (pid 0): the call's result,
- * and the page's status in *status. */
 static long move_one(unsigned long addr, int node, int flags, int *status)
 {
-	unsigned long pages = addr;
-	int nodes = node, st = -1000;
-	if (copy_to_user((void *)ARG, &pages, sizeof(pages)) || copy_to_user((void *)(ARG + 8), &nodes, 4) ||
-	    copy_to_user((void *)(ARG + 16), &st, 4))
-		return -EFAULT;
-	long r = sys6(__NR_move_pages, 0, 1, ARG, ARG + 8, ARG + 16, (unsigned long)flags);
-	if (copy_from_user(status, (void *)(ARG + 16), 4))
-		return -EFAULT;
-	return r;
+	return test_move_one(ARG, addr, node, flags, status);
 }
 
 /* The page mapped at addr in mm (its PTE's), or NULL. */
@@ -76,27 +61,12 @@ static struct page *mapped_page(struct mm_struct *mm, unsigned long addr)
 	return pte_present(e) ? pfn_to_page(pte_pfn(e)) : NULL;
 }
 
-/* Two nodes with memory, the first not the CPU's when it can be. */
-static bool two_nodes(int *a, int *b)
-{
-	nodemask_t mem = node_states_memory();
-	*a = *b = -1;
-	int nid;
-	for_each_node_mask(nid, mem) {
-		if (*a < 0)
-			*a = nid;
-		else if (*b < 0)
-			*b = nid;
-	}
-	return *b >= 0;
-}
-
 static long make_memfd(struct kunit *test, unsigned long pages)
 {
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)UBASE, "mig", 4), 0);
-	long fd = sys6(__NR_memfd_create, UBASE, 0, 0, 0, 0, 0);
+	long fd = test_sys6(__NR_memfd_create, UBASE, 0, 0, 0, 0, 0);
 	KUNIT_ASSERT_GE(test, fd, 0);
-	KUNIT_ASSERT_EQ(test, sys6(__NR_ftruncate, (unsigned long)fd, pages * PG, 0, 0, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, test_sys6(__NR_ftruncate, (unsigned long)fd, pages * PG, 0, 0, 0, 0), 0);
 	return fd;
 }
 
@@ -116,7 +86,7 @@ static struct page *cache_page(long fd, unsigned long index)
  * memory, else two of them in *a and *b. Returns the descriptor. */
 static long enter_with_memfd(struct kunit *test, unsigned long pages, int *a, int *b)
 {
-	if (!two_nodes(a, b))
+	if (!test_two_nodes(a, b))
 		kunit_skip(test, "one node with memory");
 	test_mm_enter_space(test, UBASE, 16);
 	long fd = make_memfd(test, pages);
@@ -175,9 +145,9 @@ static void memfd_page_moves(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, MBASE), 0x77ul);
 	KUNIT_EXPECT_EQ(test, nr_shmem_pages(), shmem);
 	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), mapped);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, 2 * PG, 0, 0, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, CBASE, PG, 0, 0, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, MBASE, 2 * PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, CBASE, PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
 }
 
 /* A page of a MAP_SHARED anonymous object that a forked child maps too:
@@ -188,7 +158,7 @@ static void memfd_page_moves(struct kunit *test)
 static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 {
 	int a, b;
-	if (!two_nodes(&a, &b))
+	if (!test_two_nodes(&a, &b))
 		kunit_skip(test, "one node with memory");
 	/* The child's read maps page 0 alone (fault-around would map its
 	 * present neighbour, page 1, too). */
@@ -198,7 +168,7 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 	nodemask_t at_a = nodemask_of_node(a), at_b = nodemask_of_node(b);
 	KUNIT_ASSERT_EQ(test, map(MBASE, 2 * PG, MAP_SHARED | MAP_ANONYMOUS, -1, 0), (long)MBASE);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)ARG, &at_a.bits[0], 8), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, 2 * PG, MPOL_BIND, ARG, MAXNODE, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_mbind, MBASE, 2 * PG, MPOL_BIND, ARG, MAXNODE, 0), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, MBASE, 1), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, MBASE + PG, 2), 0);
 	struct mm_struct *child;
@@ -210,7 +180,7 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, page_mapcount(p0), 2);
 	/* To b with MOVE | STRICT: page 1 moves, page 0 (shared) stays, 0. */
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)ARG, &at_b.bits[0], 8), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, 2 * PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE | MPOL_MF_STRICT),
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_mbind, MBASE, 2 * PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE | MPOL_MF_STRICT),
 			0);
 	KUNIT_EXPECT_PTR_EQ(test, mapped_page(mm, MBASE), p0);
 	struct page *n1 = mapped_page(mm, MBASE + PG);
@@ -221,12 +191,12 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 	/* A pin keeps page 0 even with MOVE_ALL. */
 	struct page *pin;
 	KUNIT_ASSERT_EQ(test, get_user_pages_fast(MBASE, 1, 0, &pin), 1l);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT),
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_mbind, MBASE, PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT),
 			-EIO);
 	KUNIT_EXPECT_PTR_EQ(test, mapped_page(mm, MBASE), p0);
 	KUNIT_EXPECT_PTR_EQ(test, mapped_page(child, MBASE), p0);
 	put_page(pin);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT),
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_mbind, MBASE, PG, MPOL_BIND, ARG, MAXNODE, MPOL_MF_MOVE_ALL | MPOL_MF_STRICT),
 			0);
 	struct page *n0 = mapped_page(mm, MBASE);
 	KUNIT_ASSERT_NOT_NULL(test, n0);
@@ -236,7 +206,134 @@ static void anon_object_page_moves_for_every_mapper(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(child, MBASE, 9), 0);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, MBASE), 9ul);
 	mmput(child);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, 2 * PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, MBASE, 2 * PG, 0, 0, 0, 0), 0);
+}
+
+/* ---- forked readers ---- */
+
+#define READERS 2
+#define READER_MOVES 100
+
+struct readers_job {
+	struct mm_struct *mm[READERS]; /* forked children mapping the page at MBASE */
+	u64 gen;		       /* the generation last written to word 0 */
+	u64 buf[READERS][PG / 8];
+	unsigned long reads[READERS];
+};
+
+/* Word i > 0 of the page: what the parent wrote there. */
+static u64 reader_tag(unsigned long i) { return i * 0x9e3779b97f4a7c15ull + 0x6d6967; }
+
+/* A forked reader: reads the whole page over and over (faulting on the
+ * migration entries the moves leave in its mm), until told to stop, and
+ * then once more. Word 0 must never go back (an old copy of the page
+ * read after a move) and must end at the last generation written; the
+ * other words must be what the parent wrote (nothing torn). */
+static int reader_fn(struct test_worker *w)
+{
+	struct readers_job *j = w->crew->ctx;
+	u64 *buf = j->buf[w->id], last = 0;
+	int bad = 0;
+	kthread_use_mm(j->mm[w->id]);
+	for (bool stop = false; !stop && !bad;) {
+		stop = test_crew_should_stop(w);
+		u64 gen = __atomic_load_n(&j->gen, __ATOMIC_ACQUIRE);
+		if (copy_from_user(buf, (void *)MBASE, PG)) {
+			bad++;
+			break;
+		}
+		__atomic_add_fetch(&j->reads[w->id], 1, __ATOMIC_RELAXED);
+		if (buf[0] < last || (stop && buf[0] != gen)) {
+			pr_err("shmem migration readers: reader %u read generation %llu after %llu (now %llu)\n", w->id,
+			       (unsigned long long)buf[0], (unsigned long long)last, (unsigned long long)gen);
+			bad++;
+		}
+		last = buf[0];
+		for (unsigned long i = 1; i < PG / 8; i++)
+			if (buf[i] != reader_tag(i)) {
+				pr_err("shmem migration readers: reader %u word %lu is %#llx\n", w->id, i,
+				       (unsigned long long)buf[i]);
+				bad++;
+				break;
+			}
+		test_crew_progress(w);
+		cond_resched(); /* the other reader may share this CPU (two CPUs) */
+	}
+	kthread_unuse_mm(j->mm[w->id]);
+	return bad;
+}
+
+/* The page of a MAP_SHARED anonymous mapping that forked readers keep
+ * reading on other CPUs moves from node to node with MPOL_MF_MOVE_ALL
+ * (the mm selftest migration's shared_anon): every move succeeds (the
+ * readers' faults on the migration entries take no reference on the
+ * page), move_pages' status and the object's page say the target, every
+ * reader's mapping follows, and the readers never see an old or torn
+ * copy. The map count is the readers' and the parent's mappings at the
+ * end, and everything comes back. */
+static void anon_page_moves_under_forked_readers(struct kunit *test)
+{
+	static struct test_crew c;
+	static struct readers_job j;
+	int node[2];
+	if (!test_two_nodes(&node[0], &node[1]))
+		kunit_skip(test, "one node with memory");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	test_mm_enter_space(test, UBASE, 16);
+	struct mm_struct *mm = current->mm;
+	KUNIT_ASSERT_EQ(test, map(MBASE, PG, MAP_SHARED | MAP_ANONYMOUS, -1, 0), (long)MBASE);
+	memset(&j, 0, sizeof(j));
+	for (unsigned long i = 1; i < PG / 8; i++)
+		KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, MBASE + i * 8, reader_tag(i)), 0);
+	KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, MBASE, 0), 0);
+	for (int r = 0; r < READERS; r++) {
+		KUNIT_ASSERT_EQ(test, dup_mm(mm, &j.mm[r]), 0);
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(j.mm[r], MBASE + 8), reader_tag(1)); /* mapped there */
+	}
+	struct vm_area_struct *vma = find_vma(mm, MBASE);
+	KUNIT_ASSERT_NOT_NULL(test, vma);
+	struct address_space *mapping = vma->vm_shm->mapping;
+	test_crew_start(test, &c, reader_fn, &j, READERS, TEST_CREW_OTHER_CPUS_OR_THIS);
+	unsigned long failed = 0;
+	for (int k = 0; k < READER_MOVES; k++) {
+		int target = node[(k + 1) % 2], st;
+		/* Each reader reads again before the move: they read beside
+		 * every move, not only before the first or after the last. */
+		unsigned long seen[READERS];
+		for (int r = 0; r < READERS; r++)
+			seen[r] = __atomic_load_n(&j.reads[r], __ATOMIC_RELAXED);
+		KUNIT_ASSERT_TRUE(test, TEST_WAIT_UNTIL(__atomic_load_n(&j.reads[0], __ATOMIC_RELAXED) > seen[0] &&
+								__atomic_load_n(&j.reads[1], __ATOMIC_RELAXED) > seen[1],
+							&c.progress));
+		long r = move_one(MBASE, target, MPOL_MF_MOVE_ALL, &st);
+		if (r != 0 || st != target) {
+			if (failed++ < 3)
+				kunit_info(test, "move %d to node %d: %ld, status %d", k, target, r, st);
+			continue;
+		}
+		struct page *p = test_cache_page(mapping, 0);
+		KUNIT_EXPECT_TRUE(test, p && page_to_nid(p) == target);
+		KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, MBASE, (u64)k + 1), 0);
+		__atomic_store_n(&j.gen, (u64)k + 1, __ATOMIC_RELEASE);
+	}
+	KUNIT_EXPECT_EQ(test, failed, 0ul);
+	test_crew_stop(&c);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0ul);
+	kunit_info(test, "%d moves; the readers read the page %lu and %lu times, and faulted %lu and %lu times",
+		   READER_MOVES, j.reads[0], j.reads[1], j.mm[0]->page_faults, j.mm[1]->page_faults);
+	struct page *p = test_cache_page(mapping, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	int mapped = mapped_page(mm, MBASE) == p;
+	for (int r = 0; r < READERS; r++) {
+		KUNIT_EXPECT_PTR_EQ(test, mapped_page(j.mm[r], MBASE), p);
+		mapped += mapped_page(j.mm[r], MBASE) == p;
+	}
+	KUNIT_EXPECT_EQ(test, page_mapcount(p), mapped);
+	KUNIT_EXPECT_EQ(test, mapped, READERS + 1);
+	for (int r = 0; r < READERS; r++)
+		mmput(j.mm[r]);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, MBASE, PG, 0, 0, 0, 0), 0);
 }
 
 /* migrate_pages(2) moves the process's shmem pages too (MOVE_ALL, as
@@ -249,10 +346,10 @@ static void migrate_pages_moves_shmem(struct kunit *test)
 	nodemask_t at_a = nodemask_of_node(a), at_b = nodemask_of_node(b);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)ARG, &at_a.bits[0], 8), 0);
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)(ARG + 8), &at_b.bits[0], 8), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_mbind, MBASE, 4 * PG, MPOL_BIND, ARG, MAXNODE, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_mbind, MBASE, 4 * PG, MPOL_BIND, ARG, MAXNODE, 0), 0);
 	for (unsigned long i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, MBASE + i * PG, i + 100), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_migrate_pages, 0, MAXNODE, ARG, ARG + 8, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_migrate_pages, 0, MAXNODE, ARG, ARG + 8, 0, 0), 0);
 	for (unsigned long i = 0; i < 4; i++) {
 		struct page *p = cache_page(fd, i);
 		KUNIT_ASSERT_NOT_NULL(test, p);
@@ -260,8 +357,8 @@ static void migrate_pages_moves_shmem(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, mapped_page(mm, MBASE + i * PG), p);
 		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, MBASE + i * PG), i + 100);
 	}
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, 4 * PG, 0, 0, 0, 0), 0);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, MBASE, 4 * PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
 }
 
 /* ---- the stress case ---- */
@@ -388,7 +485,7 @@ static void stress(struct kunit *test, bool anon)
 {
 	static struct test_crew c;
 	int a, b;
-	if (!two_nodes(&a, &b))
+	if (!test_two_nodes(&a, &b))
 		kunit_skip(test, "one node with memory");
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
@@ -428,9 +525,9 @@ static void stress(struct kunit *test, bool anon)
 			KUNIT_EXPECT_EQ(test, mapped[i], 0ul);
 	}
 	mmput(child);
-	KUNIT_EXPECT_EQ(test, sys6(__NR_munmap, MBASE, STRESS_PAGES * PG, 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_munmap, MBASE, STRESS_PAGES * PG, 0, 0, 0, 0), 0);
 	if (fd >= 0)
-		KUNIT_EXPECT_EQ(test, sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
+		KUNIT_EXPECT_EQ(test, test_sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0);
 }
 
 static void memfd_moves_beside_faults_zaps_and_holes(struct kunit *test) { stress(test, false); }
@@ -439,6 +536,7 @@ static void anon_moves_beside_faults_zaps_and_holes(struct kunit *test) { stress
 static struct kunit_case shmem_migrate_cases[] = {
 	KUNIT_CASE(memfd_page_moves),
 	KUNIT_CASE(anon_object_page_moves_for_every_mapper),
+	KUNIT_CASE(anon_page_moves_under_forked_readers),
 	KUNIT_CASE(migrate_pages_moves_shmem),
 	KUNIT_CASE_PARAM(memfd_moves_beside_faults_zaps_and_holes, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(anon_moves_beside_faults_zaps_and_holes, pte_reclaim_modes_gen_params),

@@ -113,6 +113,23 @@ static inline pte_t make_migration_entry(pte_t pte)
 	return __pte((v & ~(_PAGE_PRESENT | _PAGE_PROTNONE)) | _PAGE_SWP_MIGRATION |
 		     (v & _PAGE_PROTNONE ? _PAGE_SWP_PROTNONE : 0));
 }
+/* The present (or PROT_NONE) entry at ptep becomes its migration entry
+ * in one atomic step, never none in between; returns the entry it was
+ * (with the accessed and dirty bits the hardware set up to then). Linux's
+ * try_to_migrate_one clears the entry, flushes, then sets the migration
+ * entry (ptep_clear_flush, set_pte_at), and a fault that finds it none
+ * meanwhile waits on the folio lock the migration holds; mmlab has no
+ * folio lock, so a fault finding it none would take a reference on the
+ * page from the page cache and keep the move from seeing the count it
+ * expects. The caller flushes the TLBs afterwards. */
+static inline pte_t ptep_establish_migration_entry(pte_t *ptep)
+{
+	u64 old = __atomic_load_n(&ptep->pte, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&ptep->pte, &old, pte_val(make_migration_entry(__pte(old))), false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+	return __pte(old);
+}
 /* The entry a migration entry stood for, mapping pfn. */
 static inline pte_t migration_entry_to_pte(pte_t entry, unsigned long pfn)
 {
