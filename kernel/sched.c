@@ -26,6 +26,7 @@
  * Scheduling points: see kernel/sched.h (schedule, cond_resched, sleeping
  * calls, thread exit, idle loop). The tick never preempts. */
 #include "kernel/sched.h"
+#include "kernel/pid.h"
 #include "mm/vmalloc.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
@@ -694,6 +695,7 @@ struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned in
 	p->start_boottime = ktime_get_ns();
 	p->__state = TASK_UNINTERRUPTIBLE; /* until wake_up_process(), as Linux's kthreads */
 	INIT_LIST_HEAD(&p->run_list);
+	INIT_LIST_HEAD(&p->pid_node); /* in no id table until attach_pid */
 	init_completion(&p->exited);
 
 	/* The first switch to it "returns" into ret_from_kthread, with the
@@ -866,7 +868,13 @@ void sched_init(void)
 	init_task.on_rq = TASK_ON_RQ_QUEUED;
 	INIT_LIST_HEAD(&init_task.run_list);
 	init_completion(&init_task.exited);
-	/* init runs on the boot stack, which the trap code already knows. */
+	/* init runs on the boot stack, which the trap code already knows.
+	 * It is id 1, as Linux's init (which there becomes the first user
+	 * process; here it stays a kernel thread, the one that starts the
+	 * programs and runs the tests), in the table for good. */
+	set_task_pid(&init_task, INIT_PID);
+	init_task.usage = 1;
+	attach_pid(&init_task);
 
 	rq_init(this_rq(), idle, &init_task);
 	this_cpu_write(current_task, &init_task);

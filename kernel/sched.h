@@ -371,6 +371,18 @@ static inline unsigned long calc_load(unsigned long load, unsigned long exp, uns
 
 /* Task_structs made by kthread_create_on_cpu and not yet reaped. */
 unsigned long nr_kthreads(void);
+/* kthread_create_on_cpu without the id (name as it is): the task of a
+ * user thread, which process_spawn and kernel_clone give an id of their
+ * own once it is one. */
+struct task_struct *__kthread_create_on_cpu(int (*threadfn)(void *data), void *data, unsigned int cpu,
+					    const char *name);
+/* kthreadd, id 2, the parent of every kernel thread (kernel/kthread.c):
+ * made once the run queues take tasks, before anything else makes a
+ * thread; whether p is it. init, the boot task, is id 1 (INIT_PID). */
+#define INIT_PID 1
+#define KTHREADD_PID 2
+void kthreadd_init(void);
+bool is_kthreadd(const struct task_struct *p);
 
 /* For kernel/kthread.c: whether cpu's run queue takes tasks yet; a new
  * task bound to cpu, with its stack, in TASK_UNINTERRUPTIBLE until woken
