@@ -7,7 +7,8 @@
  * later, and mmlab); statm is zeros; cmdline, maps and smaps are empty
  * (ps shows the name in brackets for that); exe is no link (ENOENT);
  * task/ holds the thread itself; fd/ and fdinfo/ are empty, cwd and root
- * "/"; process_vm_readv finds no memory (ESRCH). kthreadd ignores every
+ * "/"; process_vm_readv finds no memory (ESRCH); getpgid and getsid
+ * give 0. kthreadd ignores every
  * signal: kill of it succeeds, SIGKILL and SIGSTOP included, and it
  * sleeps on, as Linux's (ignore_signals).
  *
@@ -188,6 +189,8 @@ int main(void)
 	char local[8], remote_byte;
 	struct iovec l_iov = { local, 1 }, r_iov = { &remote_byte, 1 };
 	CHECK_ERRNO(process_vm_readv(2, &l_iov, 1, &r_iov, 1, 0), ESRCH);
+	CHECK_CMP(getpgid(2), ==, 0);
+	CHECK_CMP(getsid(2), ==, 0);
 	CHECK(read_file("/proc/2/status", buf, sizeof(buf)) > 0);
 	CHECK(strstr(buf, "\nSigIgn:\tffffffffffffffff\n"));
 	static const int sigs[] = { 0, SIGTERM, SIGKILL, SIGSTOP, SIGCONT };
