@@ -327,10 +327,13 @@ static void kthread_in_proc(struct kunit *test)
 		snprintf(fmt, sizeof(fmt), "/proc/%%d/%s", empty[i]);
 		KUNIT_EXPECT_STREQ(test, kread(test, a.p, fmt, id), "");
 	}
-	/* task/ has the thread itself, with the same status. */
+	/* smaps_rollup needs an mm: -ESRCH, as Linux's. */
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", id, id);
 	static char text[4096];
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", id);
+	KUNIT_EXPECT_EQ(test, gen_for(path, a.p, text, NULL), -ESRCH);
+	/* task/ has the thread itself, with the same status. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", id, id);
 	KUNIT_EXPECT_EQ(test, gen_for(path, a.p, text, NULL), 0);
 	KUNIT_EXPECT_TRUE(test, !strncmp(text, "Name:\tkt_proc\n", 14));
 

@@ -253,7 +253,11 @@ PROC_FILE(pid_mounts, pid_dir, "mounts", mounts_show);
 PROC_FILE(pid_mountinfo, pid_dir, "mountinfo", mountinfo_show);
 PROC_FILE(pid_numa_maps, pid_dir, "numa_maps", numa_maps_show);
 PROC_FILE(pid_smaps, pid_dir, "smaps", smaps_show);
-PROC_FILE(pid_smaps_rollup, pid_dir, "smaps_rollup", smaps_rollup_show);
+/* No mm: -ESRCH, as Linux's show_smaps_rollup. */
+static const struct proc_dir_entry pid_smaps_rollup __proc_entry = {
+	.parent = &pid_dir, .name = "smaps_rollup", .mode = S_IFREG | 0444, .show = smaps_rollup_show,
+	.needs_mm = true,
+};
 PROC_FILE(pid_stat, pid_dir, "stat", stat_show);
 PROC_FILE(pid_statm, pid_dir, "statm", statm_show);
 PROC_FILE(pid_status, pid_dir, "status", status_show);

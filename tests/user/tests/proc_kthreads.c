@@ -8,7 +8,7 @@
  * (ps shows the name in brackets for that); exe is no link (ENOENT);
  * task/ holds the thread itself; fd/ and fdinfo/ are empty, cwd and root
  * "/"; process_vm_readv finds no memory (ESRCH); getpgid and getsid
- * give 0. kthreadd ignores every
+ * give 0; smaps_rollup is ESRCH (no mm). kthreadd ignores every
  * signal: kill of it succeeds, SIGKILL and SIGSTOP included, and it
  * sleeps on, as Linux's (ignore_signals).
  *
@@ -189,6 +189,13 @@ int main(void)
 	char local[8], remote_byte;
 	struct iovec l_iov = { local, 1 }, r_iov = { &remote_byte, 1 };
 	CHECK_ERRNO(process_vm_readv(2, &l_iov, 1, &r_iov, 1, 0), ESRCH);
+	/* smaps_rollup needs an mm: ESRCH, from the read in Linux 6.1, from
+	 * the open in later Linux and in mmlab. */
+	int fd = open("/proc/2/smaps_rollup", O_RDONLY);
+	long got = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+	CHECKF(got < 0 && errno == ESRCH, "smaps_rollup: %ld, %s", got, errno_name(errno));
+	if (fd >= 0)
+		close(fd);
 	CHECK_CMP(getpgid(2), ==, 0);
 	CHECK_CMP(getsid(2), ==, 0);
 	CHECK(read_file("/proc/2/status", buf, sizeof(buf)) > 0);
