@@ -12,6 +12,7 @@
  * boot module's name): what AT_EXECFN points at and what
  * readlink("/proc/self/exe") gives. */
 #include "fs/exec.h"
+#include "kernel/cred.h"
 #include "fs/mount.h"
 #include "lib/err.h"
 #include "fs/init.h"
@@ -307,15 +308,21 @@ struct exec_private {
 	struct mm_struct *mm;
 	struct files_struct *files;     /* NULL: the table is this process's alone */
 	struct sighand_struct *sighand; /* NULL: the actions are this process's alone */
+	struct cred *cred;              /* the program's (prepare_exec_creds) */
 };
 
 static int exec_prepare(struct exec_private *x)
 {
 	struct task_struct *tsk = current;
 	memset(x, 0, sizeof(*x));
-	x->mm = mm_alloc();
-	if (!x->mm)
+	x->cred = prepare_exec_creds();
+	if (!x->cred)
 		return -ENOMEM;
+	x->mm = mm_alloc();
+	if (!x->mm) {
+		abort_creds(x->cred);
+		return -ENOMEM;
+	}
 	if (__atomic_load_n(&tsk->files->count, __ATOMIC_ACQUIRE) > 1 &&
 	    !(x->files = dup_fd(tsk->files, process_console_prefix(tsk))))
 		goto nomem;
@@ -325,6 +332,7 @@ static int exec_prepare(struct exec_private *x)
 nomem:
 	files_release(x->files);
 	mmput(x->mm);
+	abort_creds(x->cred);
 	return -ENOMEM;
 }
 
@@ -370,6 +378,7 @@ static void begin_new_exec(struct exec_private *x, const char *filename)
 		sighand_put(shared);
 	}
 	flush_signal_handlers(tsk);
+	commit_creds(x->cred); /* Linux's commit_creds from begin_new_exec */
 	tsk->sas_ss_sp = tsk->sas_ss_size = 0;
 	tsk->sas_ss_flags = SS_DISABLE;
 	restart_block_reset(tsk);

@@ -76,6 +76,7 @@ struct vfsmount;
 struct kstat;
 struct iattr;
 struct dir_context;
+struct mm_struct;
 struct kstatfs;
 struct vm_area_struct;
 struct seq_buf;
@@ -106,8 +107,13 @@ struct timespec64 {
  * mmap or the copy it was made as, fork, split or mremap, until it is
  * freed: mm/vma.c), or, below 0, the number of holders who deny such
  * mappings (F_SEAL_WRITE on a memfd, mm/memfd.c). Atomic. */
+struct address_space_operations;
+
 struct address_space {
 	struct inode *host;
+	/* What the file system does with its pages beyond the page cache's
+	 * own handling (Linux's a_ops); NULL: nothing (tmpfs). */
+	const struct address_space_operations *a_ops;
 	struct xarray i_pages; /* its xa_lock guards it and nrpages */
 	unsigned long nrpages;
 	int i_mmap_writable;
@@ -115,6 +121,17 @@ struct address_space {
 	 * tree), and their lock. */
 	struct rb_root i_mmap;
 	struct rw_semaphore i_mmap_rwsem;
+};
+
+/* Linux's address_space_operations, the two mmlab's page cache asks
+ * for: free_folio is called as a page leaves the cache, before the
+ * cache's reference on it is dropped (secretmem gives the page back its
+ * direct-map entry there); migrate_folio, when set, decides a migration of
+ * one of its pages instead of filemap_migrate_folio (secretmem refuses:
+ * -EBUSY). */
+struct address_space_operations {
+	void (*free_folio)(struct page *page);
+	int (*migrate_folio)(struct address_space *mapping, struct page *new, struct page *old);
 };
 
 /* The page cache's marks on i_pages (Linux's include/linux/fs.h): a
@@ -328,6 +345,14 @@ struct file_operations {
 	 * need (tmpfs: a shared mapping's object, mm/shmem.h). NULL: the
 	 * file cannot be mapped (-ENODEV). */
 	int (*mmap)(struct file *f, struct vm_area_struct *vma);
+	/* Where a new mapping of len bytes at page offset pgoff goes
+	 * (Linux's get_unmapped_area method: tmpfs aligns a mapping that
+	 * may get huge pages, /dev/zero's shared mappings go as shared
+	 * anonymous memory's); NULL: the mm's own search (mm/mmap.h). mmlab
+	 * passes the mm, which exec's loader maps into before it is
+	 * current's; Linux's method takes current->mm. */
+	unsigned long (*get_unmapped_area)(struct mm_struct *mm, struct file *f, unsigned long addr,
+					   unsigned long len, unsigned long pgoff, unsigned long flags);
 	/* The last fput: what open set up goes. */
 	void (*release)(struct inode *inode, struct file *f);
 	/* sendfile and copy_file_range's two halves (Linux's splice_read and

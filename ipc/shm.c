@@ -88,22 +88,8 @@ static void shm_close(struct shmem_object *obj)
 	up_write(&shm_ids.rwsem);
 }
 
-/* Linux's /proc/<pid>/maps line of an attach: the segment's file on the
- * internal shm mount, "/SYSV<key> (deleted)" (named at shmget, so
- * IPC_RMID's private key does not rename it), its inode number the id.
- * The device is the one that mount has on Linux, the first anonymous
- * one (00:01): mmlab has no such mount. The caller holds mmap_lock, so
- * the VMA keeps the segment. */
-static unsigned long shm_show_name(const struct shmem_object *obj, char *name, size_t size, unsigned int *dev)
-{
-	const struct shmid_kernel *shp = obj->attach_data;
-	snprintf(name, size, "/SYSV%08x (deleted)", (unsigned int)shp->shm_file_key);
-	*dev = MKDEV(0u, 1u);
-	return (unsigned long)READ_ONCE(shp->shm_perm.id);
-}
-
 static const struct shmem_attach_ops shm_attach_ops = {
-	.open = shm_open, .close = shm_close, .show_name = shm_show_name,
+	.open = shm_open, .close = shm_close,
 };
 
 /* Whether vma maps a segment (Linux's vma->vm_ops == &shm_vm_ops). */
@@ -160,7 +146,7 @@ static int newseg(struct ipc_params *params)
 	struct shmid_kernel *shp = kzalloc(sizeof(*shp), GFP_KERNEL);
 	if (!shp)
 		return -ENOMEM;
-	shp->shm_perm.key = shp->shm_file_key = params->key;
+	shp->shm_perm.key = params->key;
 	shp->shm_perm.mode = (unsigned int)shmflg & S_IRWXUGO;
 	int err;
 	struct shmem_object *obj = (shmflg & SHM_HUGETLB) ? newseg_hugetlb(params, &err) : NULL;
@@ -169,7 +155,12 @@ static int newseg(struct ipc_params *params)
 		 * commit (shmem_acct_size) unless VM_NORESERVE, which
 		 * OVERCOMMIT_NEVER never grants. */
 		bool noreserve = (shmflg & SHM_NORESERVE) && READ_ONCE(sysctl_overcommit_memory) != OVERCOMMIT_NEVER;
-		obj = shmem_object_alloc(current->mm, numpages << PAGE_SHIFT, noreserve, &err);
+		/* The file is named "SYSV<key>" at shmget, so IPC_RMID's
+		 * private key does not rename it: /proc/<pid>/maps shows
+		 * "/SYSV<key> (deleted)" (fs/proc/task_mmu.c). */
+		char name[16];
+		snprintf(name, sizeof(name), "SYSV%08x", (unsigned int)params->key);
+		obj = shmem_object_alloc(current->mm, name, numpages << PAGE_SHIFT, noreserve, &err);
 	}
 	if (!obj) {
 		kfree(shp);
@@ -187,6 +178,9 @@ static int newseg(struct ipc_params *params)
 	}
 	obj->attach_data = shp;
 	obj->attach_ops = &shm_attach_ops;
+	/* Linux's newseg: the file's inode number is the segment's id,
+	 * what /proc/<pid>/maps shows of an attach. */
+	obj->file->f_inode->i_ino = (unsigned long)shp->shm_perm.id;
 	shm_tot += numpages;
 	return shp->shm_perm.id;
 }

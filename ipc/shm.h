@@ -86,7 +86,6 @@ struct shmid_kernel {
 	size_t shm_segsz;
 	s64 shm_atim, shm_dtim, shm_ctim;
 	int shm_cprid, shm_lprid; /* tgids: creator, last shmat/shmdt */
-	key_t shm_file_key; /* the key it was made with (Linux's file name) */
 };
 
 /* The namespace's limits (Linux's ns->shm_ctl*) and pages in segments. */

@@ -30,6 +30,7 @@
 #include "arch/x86_64/uaccess.h"
 #include "fs/file.h"
 #include "fs/fs_struct.h"
+#include "kernel/cred.h"
 #include "kernel/pid.h"
 #include "kernel/printk.h"
 #include "kernel/process.h"
@@ -339,9 +340,12 @@ static void wait_for_vfork_done(struct task_struct *child)
 	finish_wait(&x->wait, &wait);
 }
 
-/* Whether the caller escapes RLIMIT_NPROC: root's user, or
- * CAP_SYS_RESOURCE or CAP_SYS_ADMIN (always, here: see kernel_clone). */
-static bool nproc_exempt(void) { return true; }
+/* Whether the caller escapes RLIMIT_NPROC: root's user (Linux's
+ * INIT_USER, uid 0), or CAP_SYS_RESOURCE or CAP_SYS_ADMIN. */
+static bool nproc_exempt(void)
+{
+	return current_cred()->uid == 0 || capable(CAP_SYS_RESOURCE) || capable(CAP_SYS_ADMIN);
+}
 
 /* Linux's kernel_clone + copy_process. */
 static long kernel_clone(struct kernel_clone_args *args)
@@ -366,10 +370,9 @@ static long kernel_clone(struct kernel_clone_args *args)
 	/* copy_process's RLIMIT_NPROC: a user's tasks (threads count too)
 	 * may not go past the limit, unless the user is root (Linux's
 	 * INIT_USER) or the caller has CAP_SYS_RESOURCE or CAP_SYS_ADMIN.
-	 * Every process here runs as uid 0 with every capability (getuid
-	 * 0, /proc/self/status CapEff), so the limit is kept and reported
-	 * (getrlimit, prlimit64) but never refuses a fork, as for root on
-	 * Linux. */
+	 * Every process here runs as uid 0, root's user, so the limit is
+	 * kept and reported (getrlimit, prlimit64) but never refuses a
+	 * fork, whatever capabilities it dropped, as for root on Linux. */
 	if (nr_user_threads() >= READ_ONCE(parent->signal->rlim[RLIMIT_NPROC].rlim_cur) && !nproc_exempt())
 		return -EAGAIN;
 
@@ -398,6 +401,7 @@ static long kernel_clone(struct kernel_clone_args *args)
 		p->thread.fsbase = args->tls;
 	p->blocked = parent->blocked;
 	p->no_new_privs = READ_ONCE(parent->no_new_privs);
+	copy_creds(p, parent);
 	/* copy_process's sas_ss_reset: a task sharing the memory without
 	 * waiting for it (a thread, clone(CLONE_VM)) does not share the
 	 * parent's alternate signal stack; fork and vfork keep it. */

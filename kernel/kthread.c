@@ -17,6 +17,7 @@
  * it makes, a kernel thread here ignores every signal, SIGKILL and
  * SIGSTOP included (kernel/signal.c send_signal). */
 #include "kernel/sched.h"
+#include "kernel/cred.h"
 #include "kernel/panic.h"
 #include "kernel/pid.h"
 #include "kernel/printk.h"
@@ -96,6 +97,7 @@ int kthread_join(struct task_struct *k)
 		panic("BUG: kthread_join(%s %p): state %#lx, on_rq %d, current on CPU %u %d, queued %d", k->comm,
 		      k, k->__state, k->on_rq, k->cpu, cpu_curr(k->cpu) == k, !list_empty(&k->run_list));
 	int code = k->exit_code, nr = k->pid;
+	exit_creds(k);
 	free_thread_stack(k->stack);
 	/* A stale pointer to it then reads poison (page_poison=on does the
 	 * same for the stack). */

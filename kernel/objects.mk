@@ -3,7 +3,9 @@
 # Linked into the kernel: adding a file here is the one deliberate step that
 # builds it in (the top Makefile refuses a source file that no list names).
 KERNEL_SRCS += \
+	kernel/capability.c \
 	kernel/cmdline.c \
+	kernel/cred.c \
 	kernel/crash.c \
 	kernel/debugger.c \
 	kernel/exit.c \

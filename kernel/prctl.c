@@ -14,6 +14,8 @@
  *                                   process (kernel/exit.c find_new_reaper)
  *   PR_SET_NO_NEW_PRIVS / GET       a flag (mmlab has no set-user-ID exec)
  *   PR_GET_TID_ADDRESS              set_tid_address's word
+ *   PR_CAPBSET_READ / DROP,         the capability bounding and ambient
+ *   PR_CAP_AMBIENT                  sets (kernel/capability.c)
  *
  * The mm's flags are atomic bits (mm->flags); Linux takes the mmap_lock
  * for writing around PR_SET_THP_DISABLE so that a fault deciding on a
@@ -21,6 +23,7 @@
  * The comm is written by its own thread only; a reader in /proc may see a
  * name half-copied, as Linux's readers without task_lock may. */
 #include "arch/x86_64/uaccess.h"
+#include "kernel/cred.h"
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "lib/string.h"
@@ -157,7 +160,11 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 		if (arg2 || arg3 || arg4 || arg5)
 			return -EINVAL;
 		return get_current_mdwe(mm);
-	default:
-		return -EINVAL;
+	default: {
+		/* Linux's security_task_prctl: the capability options
+		 * (-ENOSYS: not one of them). */
+		long ret = cap_task_prctl(option, arg2, arg3, arg4, arg5);
+		return ret == -ENOSYS ? -EINVAL : ret;
+	}
 	}
 }

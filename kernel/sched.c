@@ -27,6 +27,7 @@
  * calls, thread exit, idle loop). The tick never preempts. */
 #include "kernel/sched.h"
 #include "kernel/pid.h"
+#include "kernel/cred.h"
 #include "mm/vmalloc.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
@@ -702,6 +703,7 @@ struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned in
 	p->threadfn = threadfn;
 	p->data = data;
 	p->start_boottime = ktime_get_ns();
+	p->cred = get_cred(&init_cred); /* a process's own come at fork (copy_creds) */
 	p->__state = TASK_UNINTERRUPTIBLE; /* until wake_up_process(), as Linux's kthreads */
 	INIT_LIST_HEAD(&p->run_list);
 	INIT_LIST_HEAD(&p->pid_node); /* in no id table until attach_pid */
@@ -854,6 +856,7 @@ static __noreturn void sched_ap_idle_entry(void)
 	idle->cpus_mask.bits = 1ull << cpu;
 	idle->nr_cpus_allowed = 1;
 	idle->flags = PF_IDLE;
+	idle->cred = &init_cred;
 	idle->__state = TASK_RUNNING;
 	idle->on_rq = TASK_ON_RQ_QUEUED;
 	INIT_LIST_HEAD(&idle->run_list);
@@ -879,6 +882,7 @@ void sched_init(void)
 	init_task.cpu = cpu;
 	init_task.cpus_mask.bits = 1ull << cpu; /* the kunit runner's context: stays */
 	init_task.nr_cpus_allowed = 1;
+	init_task.cred = &init_cred;
 	init_task.__state = TASK_RUNNING;
 	init_task.on_rq = TASK_ON_RQ_QUEUED;
 	INIT_LIST_HEAD(&init_task.run_list);

@@ -219,6 +219,9 @@ struct task_struct {
 	 * inherited), and PR_SET_NO_NEW_PRIVS (inherited, never cleared). */
 	int pdeath_signal;
 	bool no_new_privs;
+	/* Its credentials (kernel/cred.h): written by the task itself under
+	 * alloc_lock; root's init_cred for every kernel thread. */
+	const struct cred *cred;
 	/* On a process's leader, under tasklist_lock: the thread of its
 	 * parent process that made it (Linux's real_parent is that thread);
 	 * when that thread ends first, its children's pdeath_signal fires

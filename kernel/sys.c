@@ -1,6 +1,6 @@
 /* The small system calls: getpid 39, gettid 186, set_tid_address 218,
  * sched_yield 24, clock_gettime 228, clock_getres 229, nanosleep 35, clock_nanosleep 230,
- * uname 63, getuid 102, geteuid 107, getgid 104, getegid 108, getppid 110, setpgid 109,
+ * uname 63, getppid 110, setpgid 109,
  * getpgrp 111, setsid 112, getpgid 121, getsid 124, getrusage 98,
  * times 100, time 201, gettimeofday 96, sysinfo 99, getrlimit 97, setrlimit 160,
  * prlimit64 302, with Linux's ABI and errnos.
@@ -10,6 +10,7 @@
  * gives -EFAULT through the uaccess copies, never a kernel fault. */
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/cred.h"
 #include "kernel/pid.h"
 #include "kernel/resource.h"
 #include "kernel/sched.h"
@@ -270,13 +271,9 @@ SYSCALL_DEFINE1(uname, struct new_utsname __user *, name)
 	return copy_to_user(name, &u, sizeof(u)) ? -EFAULT : 0;
 }
 
-/* Every process runs as root (the auxiliary vector's AT_UID, AT_EUID,
- * AT_GID and AT_EGID are 0), and was started by the kernel, as Linux's
- * init is: its parent is no process, so getppid gives 0, as init's. */
-SYSCALL_DEFINE0(getuid) { return 0; }
-SYSCALL_DEFINE0(geteuid) { return 0; }
-SYSCALL_DEFINE0(getgid) { return 0; }
-SYSCALL_DEFINE0(getegid) { return 0; }
+/* A process the kernel started has no parent process, as Linux's init:
+ * getppid gives 0, as init's. (The ids, getuid and the others, read the
+ * creds: kernel/cred.c.) */
 /* The parent process's id; 0 for a process the kernel started (Linux's
  * init) and for an orphan of a tree being torn down. */
 SYSCALL_DEFINE0(getppid)
@@ -576,8 +573,8 @@ SYSCALL_DEFINE1(sysinfo, struct sysinfo __user *, info)
 /* Linux's sysctl_nr_open default (fs/file.c): the highest NOFILE hard limit. */
 #define NR_OPEN 1048576ul
 
-/* Linux's do_prlimit. mmlab's processes run as root (AT_UID 0), so raising
- * a hard limit is allowed (CAP_SYS_RESOURCE), as for root on Linux. */
+/* Linux's do_prlimit: nothing is read or written when the new limit is
+ * refused. */
 static int do_prlimit(struct task_struct *tsk, unsigned int resource, const struct rlimit *new_rlim,
 		      struct rlimit *old_rlim)
 {
@@ -592,13 +589,18 @@ static int do_prlimit(struct task_struct *tsk, unsigned int resource, const stru
 		if (resource == RLIMIT_NOFILE && new_rlim->rlim_max > NR_OPEN)
 			return -EPERM;
 	}
+	int err = 0;
 	spin_lock(&sig->siglock);
-	if (old_rlim)
+	/* Raising a hard limit takes CAP_SYS_RESOURCE (the caller's, also
+	 * for another process's limit, as Linux's). */
+	if (new_rlim && new_rlim->rlim_max > sig->rlim[resource].rlim_max && !capable(CAP_SYS_RESOURCE))
+		err = -EPERM;
+	if (old_rlim && !err)
 		*old_rlim = sig->rlim[resource];
-	if (new_rlim)
+	if (new_rlim && !err)
 		sig->rlim[resource] = *new_rlim;
 	spin_unlock(&sig->siglock);
-	return 0;
+	return err;
 }
 
 SYSCALL_DEFINE2(getrlimit, unsigned int, resource, struct rlimit __user *, rlim)

@@ -92,8 +92,12 @@
 #define __NR_getppid 110
 #define __NR_getpgrp 111
 #define __NR_setsid 112
+#define __NR_getresuid 118
+#define __NR_getresgid 120
 #define __NR_getpgid 121
 #define __NR_getsid 124
+#define __NR_capget 125
+#define __NR_capset 126
 #define __NR_rt_sigpending 127
 #define __NR_rt_sigtimedwait 128
 #define __NR_rt_sigqueueinfo 129
@@ -167,6 +171,7 @@
 #define __NR_rseq 334
 #define __NR_clone3 435
 #define __NR_faccessat2 439
+#define __NR_memfd_secret 447
 #define __NR_set_mempolicy_home_node 450
 #define __NR_fchmodat2 452
 #define NR_syscalls 453

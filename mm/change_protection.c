@@ -74,6 +74,11 @@ static void change_huge_pmd(struct pmd_walk *walk, pmd_t *pmd, unsigned long add
 	pmd_t new = pmd_modify(old, details->newprot);
 	if (is_huge_zero_pmd(old)) /* never writable: a write splits it (Linux's change_huge_pmd) */
 		new = __pmd(pmd_val(new) & ~_PAGE_RW);
+	/* A private mapping's PMD of a tmpfs huge page maps the file's own
+	 * pages: never writable, as its PTEs of cache pages (a write splits
+	 * it and copies one page: mm/shmem_huge.c). */
+	else if (!details->shared && pmd_trans_huge(old) && page_test_flag(pfn_to_page(pmd_pfn(old)), PG_shmem_thp))
+		new = __pmd(pmd_val(new) & ~_PAGE_RW);
 	if (pmd_trans_huge(old) && pmd_val(new) != pmd_val(old)) {
 		set_pmd(pmd, new);
 		details->changed += HPAGE_PMD_NR;

@@ -39,6 +39,7 @@ unsigned long nr_file_pages(void)
 void address_space_init(struct address_space *mapping, struct inode *host)
 {
 	mapping->host = host;
+	mapping->a_ops = NULL;
 	xa_init(&mapping->i_pages);
 	mapping->nrpages = 0;
 	mapping->i_mmap_writable = 0;
@@ -144,12 +145,17 @@ bool filemap_remove_folio(struct page *page)
 		return false;
 	if (!PageHugetlb(page))
 		__atomic_sub_fetch(&file_pages, 1, __ATOMIC_RELAXED);
+	/* Linux's filemap_free_folio: the file system's last word on it. */
+	if (mapping->a_ops && mapping->a_ops->free_folio)
+		mapping->a_ops->free_folio(page);
 	put_page(page);
 	return true;
 }
 
 int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count)
 {
+	if (mapping->a_ops && mapping->a_ops->migrate_folio)
+		return mapping->a_ops->migrate_folio(mapping, new, old);
 	XA_STATE(xas, &mapping->i_pages, old->index);
 	int ret = -EAGAIN;
 	xas_lock(&xas);

@@ -27,6 +27,7 @@
  * Locking: the fault's (mm/memory.c); a page found is installed only if
  * it is still the file's (or the object's) under the PTE lock
  * (shmem_page_current), and fault-around never allocates. */
+#include "mm/secretmem.h"
 #include "mm/memory_internal.h"
 #include "lib/string.h"
 #include "mm/filemap.h"
@@ -123,13 +124,14 @@ static vm_fault_t do_fault_around(struct vm_fault *vmf)
 }
 
 /* Linux's should_fault_around: the VMA's vm_ops has map_pages (every
- * shmem VMA but a System V segment's: ipc/shm.c's shm_vm_ops has none;
- * hugetlb VMAs never come here), and the window is more than a page.
- * mmlab has no userfaultfd, whose minor faults turn it off in Linux. */
+ * shmem VMA but a System V segment's: ipc/shm.c's shm_vm_ops has none,
+ * nor has secretmem_vm_ops; hugetlb VMAs never come here), and the
+ * window is more than a page. mmlab has no userfaultfd, whose minor
+ * faults turn it off in Linux. */
 static bool should_fault_around(struct vm_fault *vmf)
 {
 	struct shmem_object *obj = vmf->vma->vm_shm;
-	if (obj && obj->attach_ops)
+	if ((obj && obj->attach_ops) || vma_is_secretmem(vmf->vma))
 		return false;
 	return READ_ONCE(fault_around_bytes) >> PAGE_SHIFT > 1;
 }

@@ -54,6 +54,7 @@
  * mmap_read_lock (the VMAs) and each table with pte_tryget_map_lock, as
  * mm/pte_ref.h's contract says for walkers under the read lock. */
 #include "mm/gup.h"
+#include "mm/secretmem.h"
 #include "arch/x86_64/irqflags.h"
 #include "kernel/rcu.h"
 #include "kernel/sched.h"
@@ -175,6 +176,14 @@ static bool gup_fast_pte_range(struct gup_fast_walk *w, pmd_t pmd, pmd_t *pmdp, 
 		if (page && !try_get_page(page)) {
 			w->st.raced++; /* free: the PTE cannot still map it */
 			page = NULL;
+		} else if (page && page_is_secretmem(page)) {
+			/* Linux's gup_fast_pte_range: left to the slow walk,
+			 * which refuses it (check_vma_flags). */
+			local_irq_restore(irq);
+			put_page(page);
+			page = NULL;
+			ok = false;
+			break;
 		} else if (page && (pmd_val(pmd) != pmd_val(pmdp_get(pmdp)) ||
 				    pte_val(pte) != pte_val(ptep_get(ptep)))) {
 			local_irq_restore(irq);
@@ -286,6 +295,8 @@ static int check_vma_flags(struct vm_area_struct *vma, unsigned int flags)
 	unsigned long vm_flags = vma->vm_flags;
 	if (!(vm_flags & VM_ACCESS_FLAGS))
 		return -EFAULT; /* PROT_NONE, forced or not: see above */
+	if (vma_is_secretmem(vma))
+		return -EFAULT; /* its pages are out of the direct map (mm/secretmem.h) */
 	if (flags & FOLL_WRITE) {
 		if (vm_flags & VM_WRITE)
 			return 0;

@@ -122,13 +122,18 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address);
 int copy_huge_pmd(struct mm_struct *dst_mm, struct mm_struct *src_mm, pmd_t *dst_pmd, pmd_t *src_pmd,
 		  unsigned long addr);
 
-/* mm/shmem_huge.c: Linux's do_shared_fault -> finish_fault -> do_set_pmd,
+/* mm/shmem_huge.c: Linux's finish_fault (or filemap_map_pmd) -> do_set_pmd,
  * for a none PMD where shmem_huge_vma_suitable (mm/shmem.h): the file's
  * page at address (made as shmem_is_huge says), mapped with one PMD when
  * it is part of a huge page that starts at haddr's offset
- * (thp_file_mapped). 0, the lookup's VM_FAULT_SIGBUS or VM_FAULT_OOM, or
+ * (thp_file_mapped; read-only in a private mapping). 0, the lookup's VM_FAULT_SIGBUS or VM_FAULT_OOM, or
  * VM_FAULT_FALLBACK (a small page: the PTE path maps it). */
 vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address, unsigned int flags);
+/* Before a write fault of vma at address goes on: a private mapping's
+ * PMD there of a tmpfs huge page is split (it just goes), so that the
+ * write copies one page by PTE (Linux's wp_huge_pmd for a file PMD);
+ * any other PMD is left alone. */
+void shmem_huge_pmd_cow_split(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address);
 /* A PMD mapping of the tmpfs huge page head went from mm (its reference
  * is the caller's to put, after the TLB flush). */
 void shmem_pmd_unmapped(struct mm_struct *mm, struct page *head);

@@ -29,6 +29,7 @@
  * hold, so a range is mapped entirely or not at all. Surplus tables (a
  * neighbour installed one meanwhile) are freed after the lock is dropped. */
 #include "mm/kernel_map.h"
+#include "mm/kernel_map_internal.h"
 #include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/tlb.h"
@@ -40,11 +41,8 @@
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 
-static DEFINE_SPINLOCK(kernel_map_lock);
+DEFINE_SPINLOCK(kernel_map_lock);
 
-/* What an upper-level entry pointing to a kernel table carries. */
-#define KERNEL_TABLE_BITS (_PAGE_PRESENT | _PAGE_RW)
-#define PGD_LEVEL 4
 
 enum walk_op {
 	WALK_COUNT,        /* -EBUSY if anything is mapped; count missing tables */
@@ -70,8 +68,6 @@ struct kernel_walk {
 	int found_level;         /* ... and its level */
 };
 
-static unsigned level_shift(int level) { return PAGE_SHIFT + 9 * (unsigned)(level - 1); }
-static unsigned level_index(int level, unsigned long addr) { return (addr >> level_shift(level)) & 511; }
 
 /* The end of the entry that addr is in, or end if that comes first (Linux's
  * p?d_addr_end). */
@@ -81,29 +77,9 @@ static unsigned long entry_end(int level, unsigned long addr, unsigned long end)
 	return boundary - 1 < end - 1 ? boundary : end; /* boundary 0: the top */
 }
 
-static u64 entry_read(void *table, int level, unsigned i)
-{
-	switch (level) {
-	case 4: return pgd_val(READ_ONCE(((pgd_t *)table)[i]));
-	case 3: return pud_val(READ_ONCE(((pud_t *)table)[i]));
-	case 2: return pmd_val(READ_ONCE(((pmd_t *)table)[i]));
-	default: return pte_val(READ_ONCE(((pte_t *)table)[i]));
-	}
-}
 
-/* One store, so that a CPU walking the tables sees the old or the new entry. */
-static void entry_write(void *table, int level, unsigned i, u64 v)
-{
-	switch (level) {
-	case 4: WRITE_ONCE(((pgd_t *)table)[i], __pgd(v)); break;
-	case 3: WRITE_ONCE(((pud_t *)table)[i], __pud(v)); break;
-	case 2: WRITE_ONCE(((pmd_t *)table)[i], __pmd(v)); break;
-	default: WRITE_ONCE(((pte_t *)table)[i], __pte(v)); break;
-	}
-}
 
 static bool entry_is_leaf(int level, u64 e) { return level == 1 || (e & _PAGE_PSE); }
-static void *table_below(u64 e) { return __va(e & PTE_PFN_MASK); }
 
 static phys_addr_t phys_at(const struct kernel_walk *w, unsigned long addr)
 {
@@ -133,7 +109,7 @@ static bool table_empty(void *table, int level)
 /* Only the buddy allocator's tables go back to it; the boot pool's and
  * memblock's are PG_reserved (and before the hand-over have no struct
  * page to look at). */
-static bool table_freeable(void *table)
+bool table_freeable(void *table)
 {
 	return memblock.frozen && !PageReserved(virt_to_page(table));
 }
@@ -141,7 +117,7 @@ static bool table_freeable(void *table)
 /* Tables the range lacks, before the buddy allocator exists, come from
  * memblock (Linux's spp_getpage does the same before after_bootmem);
  * memblock.frozen says it has handed over. */
-static void *kernel_table_alloc(gfp_t gfp)
+void *kernel_table_alloc(gfp_t gfp)
 {
 	if (!memblock.frozen) {
 		phys_addr_t pa = memblock_phys_alloc_node(PAGE_SIZE, PAGE_SIZE, NUMA_NO_NODE);
@@ -156,7 +132,7 @@ static void *kernel_table_alloc(gfp_t gfp)
 
 /* Memblock cannot take memory back: a boot-time table stays reserved
  * (boot panics when it cannot map anyway). */
-static void kernel_table_free(void *table)
+void kernel_table_free(void *table)
 {
 	if (table_freeable(table))
 		__free_page(virt_to_page(table));

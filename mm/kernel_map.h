@@ -69,4 +69,18 @@ int unmap_kernel_range_noflush(unsigned long addr, unsigned long size, struct li
  * while the caller keeps addr mapped. */
 pte_t *lookup_kernel_address(unsigned long addr, int *level);
 
+/* Linux's set_direct_map_invalid_noflush / set_direct_map_default_noflush
+ * (arch/x86/mm/pat/set_memory.c): page's 4 KiB entry in the direct map
+ * loses (regains) _PAGE_PRESENT and _PAGE_RW, the 1 GiB or 2 MiB leaf
+ * above it split into smaller ones first. No TLB flush of the page: the
+ * caller flushes (flush_tlb_kernel_range) before it relies on the change.
+ * A page coming back whose split tables then map their whole range again
+ * has them folded into the leaf they were split from (flushed and freed
+ * here). 0, -ENOMEM (no table for a split) or -EINVAL (page not in the
+ * direct map). May sleep; interrupts on. */
+int set_direct_map_invalid_noflush(struct page *page);
+int set_direct_map_default_noflush(struct page *page);
+/* How many 2 MiB and 1 GiB direct-map leaves are split now. */
+void direct_map_split_counts(unsigned long *split_2m, unsigned long *split_1g);
+
 #endif

@@ -416,16 +416,21 @@ static vm_fault_t __handle_mm_fault(struct vm_area_struct *vma, unsigned long ad
 			return ret;
 		}
 	}
-	/* A shared mapping of a tmpfs file: its huge page is mapped with a
-	 * PMD where the VMA allows (Linux's finish_fault -> do_set_pmd,
-	 * mm/shmem_huge.c). */
-	if (pmd_none(pmdp_get(pmd)) && shmem_huge_vma_suitable(vma, address & PMD_MASK)) {
+	/* A tmpfs huge page is mapped with a PMD where the VMA allows: any
+	 * fault of a shared mapping, a read of a private one (Linux's
+	 * finish_fault and filemap_map_pmd -> do_set_pmd, mm/shmem_huge.c). */
+	if (pmd_none(pmdp_get(pmd)) && shmem_huge_vma_suitable(vma, address & PMD_MASK, flags)) {
 		vm_fault_t ret = shmem_huge_pmd_fault(vma, pmd, address, flags);
 		if (!(ret & VM_FAULT_FALLBACK)) {
 			__atomic_add_fetch(&mm->page_faults, 1, __ATOMIC_RELAXED);
 			return ret;
 		}
 	}
+	/* A write to a private mapping's PMD of a tmpfs huge page splits it
+	 * (it just goes) and copies one page by PTE (Linux's wp_huge_pmd:
+	 * "COW or write-notify handled on pte level: split pmd"). */
+	if (flags & FAULT_FLAG_WRITE)
+		shmem_huge_pmd_cow_split(vma, pmd, address);
 	/* Three answers, each its own outcome (the 2021 series' point): no
 	 * memory, a huge PMD, a PTE table. */
 	int installed = pte_alloc(mm, pmd);
@@ -536,6 +541,12 @@ static int copy_pmd_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 		next = pmd_addr_end(addr, end);
 		pmd_t val = pmdp_get(src_pmd);
 		if (pmd_none(val))
+			continue;
+		/* Linux's copy_huge_pmd: "Skip if can be re-fill on fault": a
+		 * private file mapping's PMD of a tmpfs huge page (the cache's
+		 * pages; its copied pages are PTE-mapped) is left to the
+		 * child's faults. */
+		if (pmd_trans_huge(val) && (src_vma->vm_file || src_vma->vm_shm))
 			continue;
 		if (pmd_trans_huge(val)) {
 			int err = copy_huge_pmd(dst_mm, src_mm, dst_pmd, src_pmd, addr);

@@ -18,6 +18,7 @@
 #include "mm/hugetlb_vma.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/printk.h"
+#include "kernel/cred.h"
 #include "kernel/sched.h"
 #include "fs/proc/proc_fs.h"
 #include "kernel/smp.h"
@@ -729,15 +730,15 @@ static long move_misplaced(struct mm_struct *mm, unsigned long start, unsigned l
 
 /* ---- migrate_pages(2) ------------------------------------------------------ */
 
-/* Linux's migrate_to_node: every page of mm on source moves to dest,
- * those other processes map too included (kernel_migrate_pages passes
- * MPOL_MF_MOVE_ALL to a caller with CAP_SYS_NICE, as every mmlab process
- * is). Returns -ENOMEM (dest is full) or how many could not be moved. */
-static long migrate_to_node(struct mm_struct *mm, int source, int dest)
+/* Linux's migrate_to_node: every page of mm on source moves to dest;
+ * those other processes map too only with flags MPOL_MF_MOVE_ALL, which
+ * kernel_migrate_pages passes to a caller with CAP_SYS_NICE. Returns
+ * -ENOMEM (dest is full) or how many could not be moved. */
+static long migrate_to_node(struct mm_struct *mm, int source, int dest, unsigned long flags)
 {
 	struct collect_walk proto = { .only_node = source };
 	nodemask_t want = nodemask_of_node(dest);
-	return move_collected(mm, 0, TASK_SIZE, &proto, alloc_migration_target, &dest, &want, MPOL_MF_MOVE_ALL);
+	return move_collected(mm, 0, TASK_SIZE, &proto, alloc_migration_target, &dest, &want, flags);
 }
 
 /* Linux's do_migrate_pages: the sources in an order that never moves a
@@ -745,7 +746,8 @@ static long migrate_to_node(struct mm_struct *mm, int source, int dest)
  * soon as a destination had no room for one (the moves made stay made):
  * Linux 6.1 stops at the first migrate_to_node that fails. The mmap_lock
  * is taken by migrate_to_node, a batch at a time. */
-static long do_migrate_pages(struct mm_struct *mm, const nodemask_t *from, const nodemask_t *to)
+static long do_migrate_pages(struct mm_struct *mm, const nodemask_t *from, const nodemask_t *to,
+			     unsigned long flags)
 {
 	unsigned long busy = 0;
 	nodemask_t tmp = *from;
@@ -768,7 +770,7 @@ static long do_migrate_pages(struct mm_struct *mm, const nodemask_t *from, const
 		if (source == NUMA_NO_NODE)
 			break;
 		node_clear(source, tmp);
-		long err = migrate_to_node(mm, source, dest);
+		long err = migrate_to_node(mm, source, dest, flags);
 		if (err < 0)
 			return err;
 		busy += (unsigned long)err;
@@ -789,15 +791,17 @@ SYSCALL_DEFINE4(migrate_pages, int, pid, unsigned long, maxnode, const unsigned 
 	struct mm_struct *mm = find_mm_struct(pid, &err);
 	if (!mm)
 		return err;
-	/* Every mmlab process may act on every other and has CAP_SYS_NICE
-	 * (ptrace_may_access, the new nodes outside the target's cpuset). */
+	/* Every mmlab process may act on every other (ptrace_may_access:
+	 * one user); without CAP_SYS_NICE only the pages the target alone
+	 * maps move, as Linux's kernel_migrate_pages (its refusal of new
+	 * nodes outside the target's cpuset never applies: no cpusets). */
 	nodemask_t allowed = node_states_memory(); /* cpuset_mems_allowed(current) */
 	nodes_and(new, new, allowed);
 	if (nodes_empty(new)) {
 		mmput(mm);
 		return -EINVAL;
 	}
-	long ret = do_migrate_pages(mm, &old, &new);
+	long ret = do_migrate_pages(mm, &old, &new, capable(CAP_SYS_NICE) ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
 	mmput(mm);
 	return ret;
 }
@@ -847,8 +851,8 @@ static long do_mbind(unsigned long start, unsigned long len, int mode, unsigned 
 	struct mm_struct *mm = current->mm;
 	if (flags & ~(unsigned long)MPOL_MF_VALID)
 		return -EINVAL;
-	/* MPOL_MF_MOVE_ALL needs CAP_SYS_NICE: every mmlab process has it
-	 * (it runs as root). */
+	if ((flags & MPOL_MF_MOVE_ALL) && !capable(CAP_SYS_NICE))
+		return -EPERM;
 	if (start & ~PAGE_MASK)
 		return -EINVAL;
 	if (mode == MPOL_DEFAULT)

@@ -18,6 +18,7 @@
 #include "mm/migrate_internal.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/pid.h"
+#include "kernel/cred.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
 #include "kernel/syscall.h"
@@ -641,7 +642,8 @@ SYSCALL_DEFINE6(move_pages, int, pid, unsigned long, nr_pages, const void __user
 {
 	if (flags & ~(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL))
 		return -EINVAL;
-	/* MPOL_MF_MOVE_ALL needs CAP_SYS_NICE, which every mmlab process has. */
+	if ((flags & MPOL_MF_MOVE_ALL) && !capable(CAP_SYS_NICE))
+		return -EPERM;
 	int err;
 	struct mm_struct *mm = find_mm_struct(pid, &err);
 	if (!mm)

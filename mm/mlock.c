@@ -10,18 +10,24 @@
  * mmlab has no swap and no reclaim of user pages, so a locked page is no
  * more resident than any other: what mlock changes here is VM_LOCKED
  * (VmLck, smaps' Locked and "lo", MADV_DONTNEED's -EINVAL, mprotect's
- * populate) and the populate. Every process is root (CAP_IPC_LOCK), so
- * RLIMIT_MEMLOCK never refuses, as for root on Linux. Hugetlb VMAs are
- * left unlocked and uncounted (mlock_fixup skips them), and populated.
+ * populate) and the populate. RLIMIT_MEMLOCK limits what a process
+ * without CAP_IPC_LOCK locks (can_do_mlock, mlock_future_ok); mmlab
+ * keeps no locked_vm counter: the pages of the VM_LOCKED VMAs are counted
+ * when asked (mm_locked_vm), which is what Linux's counter holds. Hugetlb
+ * VMAs are left unlocked and uncounted (mlock_fixup skips them), and
+ * populated; so are secretmem VMAs, which stay locked (mm/secretmem.c).
  *
  * Locking: the flags change under the mmap_lock held for writing; the
  * populate under it held for reading (downgraded, as mmlab's mmap does;
  * Linux drops it and takes the read lock afresh). */
+#include "kernel/cred.h"
+#include "kernel/signal.h"
 #include "kernel/syscall.h"
 #include "kernel/sched.h"
 #include "kernel/unistd.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
+#include "mm/secretmem.h"
 #include "mm/vma.h"
 
 /* Linux's mlock_fixup: the range's VMA gets newflags (split or merged as
@@ -30,7 +36,7 @@ static int mlock_fixup(struct mm_struct *mm, struct vm_area_struct *vma, struct 
 		       unsigned long start, unsigned long end, unsigned long newflags)
 {
 	*out = vma;
-	if (newflags == vma->vm_flags || is_vm_hugetlb_page(vma))
+	if (newflags == vma->vm_flags || is_vm_hugetlb_page(vma) || vma_is_secretmem(vma))
 		return 0;
 	struct vm_area_struct *v = vma_modify_flags(mm, vma, start, end, newflags);
 	if (!v)
@@ -77,13 +83,54 @@ static int mlock_posix_error(int err)
 	return err == -EFAULT ? -ENOMEM : err == -ENOMEM ? -EAGAIN : err;
 }
 
-/* Linux's do_mlock, without the RLIMIT_MEMLOCK test (root). */
+bool can_do_mlock(void)
+{
+	return rlimit(RLIMIT_MEMLOCK) != 0 || capable(CAP_IPC_LOCK);
+}
+
+unsigned long mm_locked_vm(struct mm_struct *mm)
+{
+	return count_mm_mlocked_page_nr(mm, 0, TASK_SIZE);
+}
+
+/* Linux's count_mm_mlocked_page_nr: the locked pages of [start, start +
+ * len). */
+unsigned long count_mm_mlocked_page_nr(struct mm_struct *mm, unsigned long start, unsigned long len)
+{
+	unsigned long end = start + len, count = 0;
+	struct vm_area_struct *vma;
+	for (vma = find_vma(mm, start); vma && vma->vm_start < end; vma = vma_next(vma))
+		if (vma->vm_flags & VM_LOCKED)
+			count += min(vma->vm_end, end) - max(vma->vm_start, start);
+	return count >> PAGE_SHIFT;
+}
+
+bool mlock_future_ok(struct mm_struct *mm, unsigned long flags, unsigned long bytes)
+{
+	if (!(flags & VM_LOCKED) || capable(CAP_IPC_LOCK))
+		return true;
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK);
+	if (limit == RLIM_INFINITY)
+		return true;
+	return (bytes >> PAGE_SHIFT) + mm_locked_vm(mm) <= limit >> PAGE_SHIFT;
+}
+
+/* Linux's do_mlock: -EPERM without RLIMIT_MEMLOCK or CAP_IPC_LOCK, and
+ * -ENOMEM when the range's pages not locked yet would take the mm past
+ * the limit. */
 static int do_mlock(struct mm_struct *mm, unsigned long start, size_t len, unsigned long flags)
 {
+	if (!can_do_mlock())
+		return -EPERM;
 	len = PAGE_ALIGN(len + (start & ~PAGE_MASK));
 	start &= PAGE_MASK;
+	unsigned long lock_limit = rlimit(RLIMIT_MEMLOCK);
 	mmap_write_lock(mm);
-	int err = apply_vma_lock_flags(mm, start, start + len, flags);
+	int err = -ENOMEM;
+	if (capable(CAP_IPC_LOCK) || lock_limit == RLIM_INFINITY ||
+	    (len >> PAGE_SHIFT) + mm_locked_vm(mm) - count_mm_mlocked_page_nr(mm, start, len) <=
+		    lock_limit >> PAGE_SHIFT)
+		err = apply_vma_lock_flags(mm, start, start + len, flags);
 	if (err) {
 		mmap_write_unlock(mm);
 		return err;
@@ -149,8 +196,18 @@ SYSCALL_DEFINE1(mlockall, int, flags)
 {
 	if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) || flags == MCL_ONFAULT)
 		return -EINVAL;
+	if (!can_do_mlock())
+		return -EPERM;
 	struct mm_struct *mm = current->mm;
+	unsigned long lock_limit = rlimit(RLIMIT_MEMLOCK);
 	mmap_write_lock(mm);
+	/* Linux's: with MCL_CURRENT the whole mm (total_vm) must fit under
+	 * the limit, unless CAP_IPC_LOCK. */
+	if ((flags & MCL_CURRENT) && lock_limit != RLIM_INFINITY && mm->total_vm > lock_limit >> PAGE_SHIFT &&
+	    !capable(CAP_IPC_LOCK)) {
+		mmap_write_unlock(mm);
+		return -ENOMEM;
+	}
 	apply_mlockall_flags(mm, flags);
 	if (!(flags & MCL_CURRENT)) {
 		mmap_write_unlock(mm);

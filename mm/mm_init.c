@@ -22,6 +22,7 @@
  * After mm_init() the only memory that is neither free nor allocated through
  * the buddy allocator is what memblock reserved: the report lists it. */
 #include "mm/mm_init.h"
+#include "mm/rmap.h"
 #include "arch/x86_64/pgtable.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -80,6 +81,7 @@ void mm_init(void)
 	memblock_free_all();
 	setup_watermarks();
 	kmem_cache_init();
+	anon_vma_init();
 }
 
 void mm_report(void)

@@ -13,6 +13,7 @@
 #include "mm/mmap.h"
 #include "mm/vma.h"
 #include "fs/fs.h"
+#include "fs/mount.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/huge_memory.h"
@@ -185,18 +186,20 @@ static unsigned long thp_get_unmapped_area(struct mm_struct *mm, unsigned long l
 	return off_sub ? ret + off_sub : ret + PMD_SIZE;
 }
 
-unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
-				unsigned long flags)
+unsigned long arch_get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				     unsigned long flags)
 {
 	if (len > TASK_SIZE)
 		return -ENOMEM;
-	unsigned long thp = 0;
-	if (!(flags & (MAP_FIXED | MAP_32BIT | MAP_SHARED)) && !addr && !(len & (PMD_SIZE - 1)))
-		thp = thp_get_unmapped_area(mm, len);
-	if (thp)
-		addr = thp;
-	else if (!(flags & MAP_FIXED))
-		addr = search_unmapped_area(mm, addr, len, flags);
+	if (flags & MAP_FIXED)
+		return addr;
+	return search_unmapped_area(mm, addr, len, flags);
+}
+
+/* Linux's __get_unmapped_area's checks of what the search (or a file's
+ * method) gave. */
+static unsigned long check_unmapped_area(unsigned long addr, unsigned long len)
+{
 	if (IS_ERR_VALUE(addr))
 		return addr;
 	if (addr > TASK_SIZE - len)
@@ -206,6 +209,36 @@ unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsign
 	if (addr < mmap_min_addr)
 		return -EPERM; /* security_mmap_addr without CAP_SYS_RAWIO */
 	return addr;
+}
+
+unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				unsigned long flags)
+{
+	if (len > TASK_SIZE)
+		return -ENOMEM;
+	unsigned long thp = 0;
+	if (!(flags & (MAP_FIXED | MAP_32BIT | MAP_SHARED)) && !addr && !(len & (PMD_SIZE - 1)))
+		thp = thp_get_unmapped_area(mm, len);
+	return check_unmapped_area(thp ? thp : arch_get_unmapped_area(mm, addr, len, flags), len);
+}
+
+unsigned long get_unmapped_area_file(struct mm_struct *mm, struct file *file, unsigned long addr,
+				     unsigned long len, unsigned long pgoff, unsigned long flags)
+{
+	if (len > TASK_SIZE)
+		return -ENOMEM;
+	if (file && file->f_op->get_unmapped_area)
+		addr = file->f_op->get_unmapped_area(mm, file, addr, len, pgoff, flags);
+	else if (file)
+		addr = arch_get_unmapped_area(mm, addr, len, flags);
+	else if (flags & MAP_SHARED)
+		/* Linux: "mmap_region() will call shmem_zero_setup() to create
+		 * a file, so use shmem's get_unmapped_area in case it can be
+		 * huge"; its offsets start at 0. */
+		addr = shmem_get_unmapped_area(mm, NULL, addr, len, 0, flags);
+	else
+		return get_unmapped_area(mm, addr, len, flags);
+	return check_unmapped_area(addr, len);
 }
 
 /* ---- munmap ---------------------------------------------------------------- */
@@ -371,6 +404,13 @@ static unsigned long mmap_file_locked(struct mm_struct *mm, unsigned long addr, 
 	case MAP_PRIVATE:
 		if (!(file->f_mode & FMODE_READ))
 			return -EACCES;
+		/* Linux's path_noexec: no executable mapping of a file on a
+		 * noexec mount (secretmem's), and none made so later. */
+		if (file->f_path.mnt && (file->f_path.mnt->mnt_flags & MNT_NOEXEC)) {
+			if (vm_flags & VM_EXEC)
+				return -EPERM;
+			vm_flags &= ~VM_MAYEXEC;
+		}
 		if (!file->f_op->mmap)
 			return -ENODEV;
 		if (vm_flags & VM_GROWSDOWN)
@@ -467,16 +507,22 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 	if (flags & MAP_GROWSDOWN)
 		vm_flags |= VM_GROWSDOWN;
 	if (flags & MAP_LOCKED)
-		vm_flags |= VM_LOCKED; /* populated below; no RLIMIT_MEMLOCK */
+		vm_flags |= VM_LOCKED; /* populated below */
 	if (flags & MAP_STACK)
 		vm_flags |= VM_NOHUGEPAGE; /* Linux 6.7+ with THP */
 
 	addr = h ? hugetlb_get_unmapped_area(mm, addr, len, flags, huge_page_size(h))
-		 : get_unmapped_area(mm, addr, len, flags);
+		 : get_unmapped_area_file(mm, file, addr, len, pgoff, flags);
 	if (IS_ERR_VALUE(addr))
 		return addr;
 	if ((flags & MAP_FIXED_NOREPLACE) && find_vma_intersection(mm, addr, addr + len))
 		return -EEXIST;
+	/* Locked memory (MAP_LOCKED, or mlockall(MCL_FUTURE)'s def_flags)
+	 * within RLIMIT_MEMLOCK unless CAP_IPC_LOCK: Linux's do_mmap. */
+	if ((flags & MAP_LOCKED) && !can_do_mlock())
+		return -EPERM;
+	if (!mlock_future_ok(mm, vm_flags, len))
+		return -EAGAIN;
 
 	unsigned long type = flags & MAP_TYPE;
 	if (file) {
@@ -536,7 +582,7 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 			vm_flags &= ~VM_MAYWRITE; /* SHM_RDONLY: a file opened O_RDONLY */
 	} else if (vm_flags & VM_SHARED) {
 		int err;
-		shm = shmem_object_alloc(mm, len, vm_flags & VM_NORESERVE, &err);
+		shm = shmem_object_alloc(mm, "dev/zero", len, vm_flags & VM_NORESERVE, &err);
 		if (!shm)
 			return (unsigned long)err;
 	}

@@ -36,6 +36,20 @@ struct vm_area_struct *vma_prev(struct vm_area_struct *vma);
  * (what a process without CAP_SYS_RAWIO gets). */
 unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
 				unsigned long flags);
+/* mm->get_unmapped_area (x86_64's arch_get_unmapped_area_topdown): the
+ * search above, without the checks, and addr itself with MAP_FIXED; no
+ * THP alignment. A file's get_unmapped_area method builds on it. */
+unsigned long arch_get_unmapped_area(struct mm_struct *mm, unsigned long addr, unsigned long len,
+				     unsigned long flags);
+/* Linux's get_unmapped_area(file, addr, len, pgoff, flags): file's
+ * get_unmapped_area method where it has one (tmpfs and memfd, /dev/zero),
+ * the mm's search for any other file, shmem_get_unmapped_area for shared
+ * anonymous memory (file NULL, MAP_SHARED: offsets from 0), and
+ * get_unmapped_area above for private anonymous memory; then the same
+ * checks. */
+struct file;
+unsigned long get_unmapped_area_file(struct mm_struct *mm, struct file *file, unsigned long addr,
+				     unsigned long len, unsigned long pgoff, unsigned long flags);
 
 /* mmap(2) of private anonymous memory (prot PROT_*, flags MAP_*); returns
  * the address or a negative errno. do_mmap and do_mprotect are the
@@ -68,6 +82,17 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk);
 /* Linux's __mm_populate: faults in [start, start + len) VMA by VMA (not
  * the VM_LOCKONFAULT ones), under the mmap_lock held for reading at least;
  * 0, or the first populate_vma_range error unless ignore_errors. */
+/* mm/mlock.c (Linux's): whether the caller may lock memory at all
+ * (RLIMIT_MEMLOCK not 0, or CAP_IPC_LOCK); the pages of mm's VM_LOCKED
+ * VMAs (Linux's mm->locked_vm), of all or of [start, start + len); and
+ * whether bytes more with flags (VM_LOCKED) stay within RLIMIT_MEMLOCK
+ * (or the caller has CAP_IPC_LOCK). The mmap_lock is held for the
+ * counts. */
+bool can_do_mlock(void);
+unsigned long mm_locked_vm(struct mm_struct *mm);
+unsigned long count_mm_mlocked_page_nr(struct mm_struct *mm, unsigned long start, unsigned long len);
+bool mlock_future_ok(struct mm_struct *mm, unsigned long flags, unsigned long bytes);
+
 int __mm_populate(struct mm_struct *mm, unsigned long start, unsigned long len, bool ignore_errors);
 
 /* Exit: unmaps and frees every VMA and every user page table. */

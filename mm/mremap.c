@@ -56,6 +56,8 @@
 #include "mm/util.h"
 #include "mm/vma.h"
 #include "mm/rmap.h"
+#include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
 
@@ -467,12 +469,28 @@ static bool may_expand_vm(struct mm_struct *mm, unsigned long npages)
 
 /* Linux's vrm_set_new_addr: the destination, through get_unmapped_area:
  * new_addr itself with MREMAP_FIXED, new_addr as a hint with
- * MREMAP_DONTUNMAP alone, else anywhere. */
+ * MREMAP_DONTUNMAP alone, else anywhere. A shmem VMA's goes through
+ * shmem's method with the moved range's file offset (and MAP_SHARED for
+ * a shared one), as Linux passes vm_file and vm_pgoff: its huge pages
+ * stay PMD-mappable where they land (mmlab's shared anonymous VMAs keep
+ * their file in vm_shm, mm/shmem.h). */
 static unsigned long vrm_set_new_addr(struct vma_remap_struct *vrm)
 {
 	unsigned long hint = vrm_implies_new_addr(vrm) ? vrm->new_addr : 0;
-	unsigned long res = get_unmapped_area(vrm->mm, hint, vrm->new_len,
-					      vrm->flags & MREMAP_FIXED ? MAP_FIXED : 0);
+	unsigned long flags = vrm->flags & MREMAP_FIXED ? MAP_FIXED : 0;
+	struct vm_area_struct *vma = vrm->vma;
+	struct file *file = NULL;
+	if (vma && !is_vm_hugetlb_page(vma))
+		file = vma->vm_file ? vma->vm_file : vma->vm_shm ? vma->vm_shm->file : NULL;
+	unsigned long res;
+	if (file && shmem_file(file)) {
+		if (vma->vm_flags & VM_MAYSHARE)
+			flags |= MAP_SHARED;
+		unsigned long pgoff = vma->vm_pgoff + ((vrm->addr - vma->vm_start) >> PAGE_SHIFT);
+		res = get_unmapped_area_file(vrm->mm, file, hint, vrm->new_len, pgoff, flags);
+	} else {
+		res = get_unmapped_area(vrm->mm, hint, vrm->new_len, flags);
+	}
 	if (IS_ERR_VALUE(res))
 		return res;
 	vrm->new_addr = res;
@@ -639,9 +657,9 @@ static int remap_is_valid(struct vma_remap_struct *vrm)
 	unsigned long pgoff = vma->vm_pgoff + ((vrm->addr - vma->vm_start) >> PAGE_SHIFT);
 	if (pgoff + (vrm->new_len >> PAGE_SHIFT) < pgoff)
 		return -EINVAL;
-	/* mlock_future_ok (-EAGAIN past RLIMIT_MEMLOCK for VM_LOCKED) never
-	 * refuses here: mmlab's processes run as root, and Linux lets
-	 * CAP_IPC_LOCK lock any amount. */
+	/* A locked VMA grows within RLIMIT_MEMLOCK (or with CAP_IPC_LOCK). */
+	if (vrm->new_len > vrm->old_len && !mlock_future_ok(vrm->mm, vma->vm_flags, vrm->delta))
+		return -EAGAIN;
 	if (!may_expand_vm(vrm->mm, vrm->delta >> PAGE_SHIFT))
 		return -ENOMEM;
 	return 0;

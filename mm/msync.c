@@ -1,5 +1,9 @@
-/* msync(2) (Linux's mm/msync.c): mmlab has only anonymous mappings, and no
- * shared file mapping, so there is never anything to write back; what is
+/* msync(2) (Linux's mm/msync.c). mmlab has shared file mappings (of tmpfs
+ * files and memfds, and shared anonymous memory and System V segments,
+ * whose pages are files of the internal tmpfs: mm/shmem.h), but every file
+ * it can map lives in memory (tmpfs, hugetlbfs), whose fsync is Linux's
+ * noop_fsync: the MS_SYNC writeback Linux starts for a shared file
+ * mapping (vfs_fsync_range) has nothing to do and cannot fail. What is
  * left is Linux's checks, in Linux's order, which a program sees:
  *   - flags other than MS_ASYNC, MS_INVALIDATE and MS_SYNC, an unaligned
  *     start, or MS_ASYNC with MS_SYNC: -EINVAL;
@@ -54,7 +58,9 @@ SYSCALL_DEFINE3(msync, unsigned long, start, size_t, len, int, flags)
 			break;
 		}
 		/* Linux writes back a shared file mapping's range here for
-		 * MS_SYNC; an anonymous or private one has nothing to write. */
+		 * MS_SYNC (vfs_fsync_range): a tmpfs or hugetlbfs file's
+		 * noop_fsync, nothing to do; an anonymous or private mapping
+		 * has nothing to write. */
 		start = vma->vm_end;
 		if (start >= end) {
 			error = 0;

@@ -50,6 +50,8 @@ KERNEL_SRCS += \
 	mm/process_vm_access.c \
 	mm/pt_reclaim.c \
 	mm/rmap.c \
+	mm/secretmem.c \
+	mm/set_memory.c \
 	mm/shmem.c \
 	mm/shmem_file.c \
 	mm/shmem_huge.c \

@@ -273,8 +273,10 @@ void walk_pmd_range(struct pmd_walk *walk, unsigned long addr, unsigned long end
 	}
 	struct mm_struct *mm = walk->mm;
 	unsigned long next;
-	/* One loop for the levels: a missing table is skipped whole at the
-	 * level where it misses. */
+	/* A missing table is skipped whole at the level where it misses; the
+	 * entries of one PMD table are walked in place. The PMD table stays
+	 * while the walker holds the mmap_lock (free_pgd_range runs under it
+	 * held for writing, or with the mm gone). */
 	for (; addr < end; addr = next) {
 		pgd_t *pgd = pgd_offset(mm, addr);
 		if (pgd_none(pgdp_get(pgd))) {
@@ -282,19 +284,23 @@ void walk_pmd_range(struct pmd_walk *walk, unsigned long addr, unsigned long end
 			continue;
 		}
 		pud_t *pud = pud_offset(pgd, addr);
+		unsigned long pud_end = pud_addr_end(addr, end);
 		if (pud_none(pudp_get(pud))) {
-			next = pud_addr_end(addr, end);
+			next = pud_end;
 			continue;
 		}
-		next = pmd_addr_end(addr, end);
 		pmd_t *pmd = pmd_offset(pud, addr);
-		pmd_t val = pmdp_get(pmd);
-		if (pmd_none(val))
-			continue;
-		if (pmd_trans_huge(val))
-			walk->huge_pmd(walk, pmd, addr, next);
-		else
-			walk->pte_table(walk, pmd, addr, next);
-		cond_resched();
+		next = pud_end;
+		for (; addr < pud_end; addr = next, pmd++) {
+			next = pmd_addr_end(addr, pud_end);
+			pmd_t val = pmdp_get(pmd);
+			if (pmd_none(val))
+				continue;
+			if (pmd_trans_huge(val))
+				walk->huge_pmd(walk, pmd, addr, next);
+			else
+				walk->pte_table(walk, pmd, addr, next);
+			cond_resched();
+		}
 	}
 }

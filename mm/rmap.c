@@ -1,14 +1,25 @@
 /* The reverse map of anonymous memory: anon_vmas, their chains, the map
  * counts and rmap_walk (Linux's mm/rmap.c; mm/rmap.h has the rules).
  * Portable: the host test of the VMA layer runs it with its stubs. The
- * anon_vma and its chains are kmalloc'ed (Linux has a cache for each). */
+ * anon_vmas and their chains come from a slab cache each, as Linux's
+ * (anon_vma_init: "anon_vma" and "anon_vma_chain" in /proc/slabinfo). */
 #include "mm/rmap.h"
+#include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "mm/slab.h"
 #include "mm/vma.h"
 #include "mm/pgtable.h"
 
 static long anon_vmas_alive, avcs_alive;
+static struct kmem_cache *anon_vma_cachep, *anon_vma_chain_cachep;
+
+void anon_vma_init(void)
+{
+	anon_vma_cachep = kmem_cache_create("anon_vma", sizeof(struct anon_vma), 0, 0, NULL);
+	anon_vma_chain_cachep = kmem_cache_create("anon_vma_chain", sizeof(struct anon_vma_chain), 0, 0, NULL);
+	if (!anon_vma_cachep || !anon_vma_chain_cachep)
+		panic("anon_vma_init: no slab cache for anon_vmas");
+}
 
 long nr_anon_vmas(void) { return __atomic_load_n(&anon_vmas_alive, __ATOMIC_RELAXED); }
 long nr_anon_vma_chains(void) { return __atomic_load_n(&avcs_alive, __ATOMIC_RELAXED); }
@@ -26,7 +37,7 @@ long anon_vma_nr_chains(struct anon_vma *anon_vma)
 
 static struct anon_vma *anon_vma_alloc(void)
 {
-	struct anon_vma *anon_vma = kmalloc(sizeof(*anon_vma), GFP_KERNEL);
+	struct anon_vma *anon_vma = kmem_cache_alloc(anon_vma_cachep, GFP_KERNEL);
 	if (!anon_vma)
 		return NULL;
 	anon_vma->refcount = 1;
@@ -45,7 +56,7 @@ static void put_anon_vma(struct anon_vma *anon_vma)
 		struct anon_vma *root = anon_vma->root;
 		if (!list_empty(&anon_vma->head))
 			pr_err("BUG: anon_vma %p freed with VMAs on its chain list\n", (void *)anon_vma);
-		kfree(anon_vma);
+		kmem_cache_free(anon_vma_cachep, anon_vma);
 		__atomic_sub_fetch(&anon_vmas_alive, 1, __ATOMIC_RELAXED);
 		anon_vma = root == anon_vma ? NULL : root;
 	}
@@ -53,7 +64,7 @@ static void put_anon_vma(struct anon_vma *anon_vma)
 
 static struct anon_vma_chain *anon_vma_chain_alloc(gfp_t gfp)
 {
-	struct anon_vma_chain *avc = kmalloc(sizeof(*avc), gfp);
+	struct anon_vma_chain *avc = kmem_cache_alloc(anon_vma_chain_cachep, gfp);
 	if (avc)
 		__atomic_add_fetch(&avcs_alive, 1, __ATOMIC_RELAXED);
 	return avc;
@@ -61,7 +72,7 @@ static struct anon_vma_chain *anon_vma_chain_alloc(gfp_t gfp)
 
 static void anon_vma_chain_free(struct anon_vma_chain *avc)
 {
-	kfree(avc);
+	kmem_cache_free(anon_vma_chain_cachep, avc);
 	__atomic_sub_fetch(&avcs_alive, 1, __ATOMIC_RELAXED);
 }
 

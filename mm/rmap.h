@@ -165,6 +165,8 @@ void rmap_walk(struct page *page, const struct rmap_walk_control *rwc);
 long anon_vma_nr_chains(struct anon_vma *anon_vma);
 /* For tests and /proc: the anon_vmas alive and the chains. */
 long nr_anon_vmas(void);
+/* The slab caches of anon_vmas and their chains (boot, after the slab). */
+void anon_vma_init(void);
 long nr_anon_vma_chains(void);
 
 #endif

@@ -12,6 +12,7 @@
 #include "mm/page.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
+#include "mm/secretmem.h"
 #include "mm/slab.h"
 #include "mm/truncate.h"
 #include "mm/util.h"
@@ -25,16 +26,17 @@ unsigned long nr_shmem_pages(void)
 	return n < 0 ? 0 : (unsigned long)n;
 }
 
-struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len, bool noreserve, int *err)
+struct shmem_object *shmem_object_alloc(struct mm_struct *mm, const char *name, unsigned long len, bool noreserve,
+					int *err)
 {
 	long size = (long)(len >> PAGE_SHIFT);
 	*err = -ENOMEM;
 	/* Linux's shmem_acct_size: the whole size, unless MAP_NORESERVE. */
 	if (!noreserve && security_vm_enough_memory_mm(mm, size))
 		return NULL;
-	/* Linux's shmem_kernel_file_setup("dev/zero", ...) on shm_mnt: an
+	/* Linux's shmem_kernel_file_setup(name, ...) on shm_mnt: an
 	 * unlinked file of len bytes there, whose i_size is the end. */
-	struct file *file = shmem_file_setup("dev/zero", (long)len);
+	struct file *file = shmem_file_setup(name, (long)len);
 	struct shmem_object *obj = IS_ERR(file) ? NULL : shmem_file_object(file);
 	if (!IS_ERR(file))
 		fput(file); /* the object's reference, or none */
@@ -88,7 +90,11 @@ static struct address_space *shmem_vma_mapping(struct vm_area_struct *vma)
 
 struct page *shmem_get_page(struct vm_area_struct *vma, unsigned long address, unsigned int *ret)
 {
-	return shmem_file_get_page(shmem_vma_mapping(vma), vma, address, ret);
+	struct address_space *mapping = shmem_vma_mapping(vma);
+	/* Linux's vm_ops->fault: a secretmem file's is its own. */
+	if (secretmem_mapping(mapping))
+		return secretmem_get_page(mapping, vma, address, ret);
+	return shmem_file_get_page(mapping, vma, address, ret);
 }
 
 struct page *shmem_next_present_page(struct vm_area_struct *vma, unsigned long *index, unsigned long last)
@@ -186,9 +192,13 @@ static const struct file_operations shmem_file_operations;
 
 /* Pages in (or out of) inode's page cache: Shmem, i_blocks, and the
  * instance's used_blocks for pages gone (a new page was charged to it
- * before it was allocated, shmem_alloc_page). */
+ * before it was allocated, shmem_alloc_page). A secretmem file's pages
+ * are none of these (mm/secretmem.c makes them itself; Linux counts them
+ * in Cached only), so its truncate at the end counts nothing here. */
 static void shmem_account(struct inode *inode, long pages)
 {
+	if (secretmem_mapping(inode->i_mapping))
+		return;
 	if (pages < 0)
 		shmem_inode_unacct_blocks(inode, -pages);
 	__atomic_add_fetch(&shmem_pages, pages, __ATOMIC_RELAXED);
@@ -641,7 +651,7 @@ static long shmem_file_llseek(struct file *f, long offset, int whence)
 
 static const struct file_operations shmem_file_operations = {
 	.read = filemap_read, .write = shmem_file_write, .llseek = shmem_file_llseek, .fsync = noop_fsync,
-	.mmap = shmem_mmap, .fallocate = shmem_fallocate,
+	.mmap = shmem_mmap, .get_unmapped_area = shmem_get_unmapped_area, .fallocate = shmem_fallocate,
 	.splice_read = generic_file_splice_read, .splice_write = iter_file_splice_write,
 };
 

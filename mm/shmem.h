@@ -16,8 +16,11 @@
  *
  * mmlab differs from Linux in where the anonymous kinds' file hangs: the
  * object holds it and the VMA's vm_file stays NULL (Linux's points to
- * it, "/dev/zero (deleted)" in /proc/<pid>/maps), so that the code that
- * tells a file mapping by vm_file sees anonymous memory there.
+ * it), so that the code that tells a file mapping by vm_file sees
+ * anonymous memory there. What a user sees of that file is Linux's all
+ * the same: /proc/<pid>/maps, smaps and numa_maps show it ("/dev/zero
+ * (deleted)", "/SYSV<key> (deleted)", fs/proc/task_mmu.c), and
+ * get_unmapped_area places the mapping by it (shmem_get_unmapped_area).
  *
  * Counting (Linux's): a mapped shmem page counts in the mm's
  * MM_SHMEMPAGES (RssShmem), not in AnonPages; the file's pages in
@@ -66,17 +69,15 @@ struct shmem_object {
 struct shmem_attach_ops {
 	void (*open)(struct shmem_object *obj);
 	void (*close)(struct shmem_object *obj);
-	/* What /proc/<pid>/maps shows of a VMA of obj, as Linux shows the
-	 * segment's file: its name into name (size bytes), its device into
-	 * *dev; returns its inode number. */
-	unsigned long (*show_name)(const struct shmem_object *obj, char *name, size_t size, unsigned int *dev);
 };
 
 /* A new object of len bytes for shared anonymous memory (a MAP_SHARED
- * anonymous or /dev/zero mapping, a System V segment): an unlinked file of
- * that size on the internal tmpfs, charged unless noreserve; NULL with
- * *err (-ENOMEM) when memory or commit is short. */
-struct shmem_object *shmem_object_alloc(struct mm_struct *mm, unsigned long len, bool noreserve, int *err);
+ * anonymous or /dev/zero mapping: name "dev/zero"; a System V segment:
+ * "SYSV<key>"): an unlinked file of that size on the internal tmpfs, so
+ * named (/proc/<pid>/maps shows "/<name> (deleted)"), charged unless
+ * noreserve; NULL with *err (-ENOMEM) when memory or commit is short. */
+struct shmem_object *shmem_object_alloc(struct mm_struct *mm, const char *name, unsigned long len, bool noreserve,
+					int *err);
 /* A new VMA's reference (and an attach of a segment's object). */
 void shmem_get(struct shmem_object *obj);
 /* Drops a VMA's reference (and its attach); the last frees the object
@@ -180,11 +181,28 @@ unsigned long nr_shmem_thps(void);
 void shmem_file_rmap_pmd(struct page *head, bool up);
 /* Those mapped by at least one PMD (ShmemPmdMapped, nr_shmem_pmdmapped). */
 unsigned long nr_shmem_pmdmapped(void);
-/* Whether a fault at haddr of vma may map a tmpfs huge page with a PMD:
- * a shared mapping of a tmpfs file, the 2 MiB inside it, the offset of
- * haddr a multiple of 512 pages (Linux's transhuge_vma_suitable). */
+/* Whether a fault (flags FAULT_FLAG_*) at haddr of vma may map a tmpfs
+ * huge page with a PMD: any fault of a shared mapping of a tmpfs file or
+ * of shared anonymous memory, a read of a private mapping of a tmpfs file
+ * (its write copies one page: Linux's do_cow_fault); the 2 MiB inside
+ * the VMA, the offset of haddr a multiple of 512 pages (Linux's
+ * transhuge_vma_suitable). */
 struct vm_area_struct;
-bool shmem_huge_vma_suitable(struct vm_area_struct *vma, unsigned long haddr);
+bool shmem_huge_vma_suitable(struct vm_area_struct *vma, unsigned long haddr, unsigned int flags);
+
+/* Linux 6.1's shmem_get_unmapped_area (tmpfs's and memfd's
+ * get_unmapped_area method; file NULL: shared anonymous memory, a
+ * /dev/zero shared mapping, a System V segment, all on the internal
+ * instance): where a mapping of len bytes at page offset pgoff goes so
+ * that its huge pages can be mapped by PMDs: an address congruent to the
+ * offset modulo 2 MiB, when huge pages may come (shmem_enabled not deny;
+ * force, or the instance's huge= not never), len is 2 MiB or more, not
+ * MAP_FIXED, a hint was not honoured as it is, and the offset leaves a
+ * whole huge page inside the mapping. Else (or when no room is left for
+ * the padded search) the mm's own search's address. */
+struct file;
+unsigned long shmem_get_unmapped_area(struct mm_struct *mm, struct file *file, unsigned long addr,
+				      unsigned long len, unsigned long pgoff, unsigned long flags);
 
 /* The kernel's own tmpfs files, /dev/zero's shared mappings, and tmpfs
  * instances' options: mm/shmem_fs.h. */

@@ -59,13 +59,14 @@ struct file *shmem_file_setup(const char *name, long size)
 int shmem_zero_setup(struct vm_area_struct *vma)
 {
 	int err;
-	struct shmem_object *obj = shmem_object_alloc(vma->vm_mm, vma->vm_end - vma->vm_start,
+	struct shmem_object *obj = shmem_object_alloc(vma->vm_mm, "dev/zero", vma->vm_end - vma->vm_start,
 						      vma->vm_flags & VM_NORESERVE, &err);
 	if (!obj)
 		return err;
-	/* Linux replaces vm_file with an unnamed shmem file of the mapping's
-	 * size ("/dev/zero (deleted)" in /proc/<pid>/maps); mmlab's object
-	 * holds that file and the VMA has none (mm/shmem.h). vm_pgoff stays
+	/* Linux replaces vm_file with a shmem file "dev/zero" of the
+	 * mapping's size ("/dev/zero (deleted)" in /proc/<pid>/maps); mmlab's
+	 * object holds that file, maps shows it, and the VMA has none
+	 * (mm/shmem.h). vm_pgoff stays
 	 * the device offset, as in Linux, where a fault at an offset past the
 	 * file's size is SIGBUS. */
 	struct file *file = vma->vm_file;

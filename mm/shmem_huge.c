@@ -13,11 +13,13 @@
  * PG_shmem_tail with private its distance to the head (compound_head).
  * Every page has its own mapping, index and _mapcount; every reference
  * (each index's in the page cache, each PTE's, each lookup's) is the
- * head's. A fault in a shared mapping whose 2 MiB lies inside the VMA,
- * with the file's offsets aligned as its addresses, maps the huge page
- * with one PMD (Linux's do_set_pmd): no PTE table under it and none
- * deposited (x86 needs none: a split of such a PMD just clears it, and
- * the next touch faults its pages in again, by PMD or by PTEs). The PMD
+ * head's. A fault whose 2 MiB lies inside the VMA, with the file's
+ * offsets aligned as its addresses (shmem_get_unmapped_area places new
+ * mappings so), maps the huge page with one PMD (Linux's do_set_pmd): any
+ * fault of a shared mapping, a read of a private one (read-only: its
+ * write splits the PMD and copies one page). No PTE table is under it
+ * and none deposited (x86 needs none: a split of such a PMD just clears
+ * it, and the next touch faults its pages in again, by PMD or by PTEs). The PMD
  * mappings are counted in the head's second page (shmem_thp_pmd_mapcount_ptr),
  * each with a reference on the head. Elsewhere its pages are mapped by
  * 4 KiB PTEs, each counted in its own _mapcount.
@@ -43,6 +45,8 @@
 #include "mm/truncate.h"
 #include "mm/rmap.h"
 #include "mm/memory.h"
+#include "mm/mmap.h"
+#include "kernel/unistd.h"
 
 int shmem_huge = SHMEM_HUGE_NEVER;
 static long shmem_thps;
@@ -191,6 +195,57 @@ void shmem_huge_trim_range(struct inode *inode, unsigned long *start, unsigned l
 		*end = e & ~(HPAGE_PMD_NR - 1);
 }
 
+/* --- where a mapping goes (Linux 6.1's shmem_get_unmapped_area) ------------- */
+
+unsigned long shmem_get_unmapped_area(struct mm_struct *mm, struct file *file, unsigned long uaddr,
+				      unsigned long len, unsigned long pgoff, unsigned long flags)
+{
+	if (len > TASK_SIZE)
+		return -ENOMEM;
+	unsigned long addr = arch_get_unmapped_area(mm, uaddr, len, flags);
+	if (IS_ERR_VALUE(addr) || (addr & ~PAGE_MASK) || addr > TASK_SIZE - len)
+		return addr;
+	int global = READ_ONCE(shmem_huge);
+	if (global == SHMEM_HUGE_DENY || len < PMD_SIZE || (flags & MAP_FIXED))
+		return addr;
+	/* Linux: "Our priority is to support MAP_SHARED mapped hugely; and
+	 * support MAP_PRIVATE mapped hugely too, until it is COWed. But if
+	 * caller specified an address hint and we allocated area there
+	 * successfully, respect that as before." */
+	if (uaddr == addr)
+		return addr;
+	if (global != SHMEM_HUGE_FORCE) {
+		/* The file's instance, or the internal one for what will be
+		 * shared anonymous memory. Only huge=never rules it out here:
+		 * advise and within_size may still give huge pages later. */
+		struct super_block *sb = file ? file->f_inode->i_sb : shmem_internal_sb();
+		if (!sb || READ_ONCE(SHMEM_SB(sb)->huge) == SHMEM_HUGE_NEVER)
+			return addr;
+	}
+	unsigned long offset = (pgoff << PAGE_SHIFT) & (PMD_SIZE - 1);
+	/* An offset that leaves no whole huge page inside, or the address
+	 * aligned as the offset already. */
+	if (offset && offset + len < 2 * PMD_SIZE)
+		return addr;
+	if ((addr & (PMD_SIZE - 1)) == offset)
+		return addr;
+	/* A search for len + 2 MiB - 4 KiB holds an address of the right
+	 * residue: the first one at or above the padded gap's start. */
+	unsigned long inflated_len = len + PMD_SIZE - PAGE_SIZE;
+	if (inflated_len > TASK_SIZE || inflated_len < len)
+		return addr;
+	unsigned long inflated_addr = arch_get_unmapped_area(mm, uaddr, inflated_len, flags);
+	if (IS_ERR_VALUE(inflated_addr) || (inflated_addr & ~PAGE_MASK))
+		return addr;
+	unsigned long inflated_offset = inflated_addr & (PMD_SIZE - 1);
+	inflated_addr += offset - inflated_offset;
+	if (inflated_offset > offset)
+		inflated_addr += PMD_SIZE;
+	if (inflated_addr > TASK_SIZE - len)
+		return addr;
+	return inflated_addr;
+}
+
 /* --- mapped by a PMD (Linux's finish_fault -> do_set_pmd) -------------------- */
 
 /* Huge pages of tmpfs mapped by at least one PMD (ShmemPmdMapped). */
@@ -217,11 +272,15 @@ bool shmem_vma_eligible(struct vm_area_struct *vma)
 	return shmem_is_huge(vma, inode, vma->vm_pgoff, false);
 }
 
-bool shmem_huge_vma_suitable(struct vm_area_struct *vma, unsigned long haddr)
+bool shmem_huge_vma_suitable(struct vm_area_struct *vma, unsigned long haddr, unsigned int flags)
 {
 	struct shmem_object *obj = vma->vm_shm;
-	if (!obj || !obj->mapping || !(vma->vm_flags & VM_SHARED))
-		return false;
+	if (obj) {
+		if (!obj->mapping || !(vma->vm_flags & VM_SHARED))
+			return false;
+	} else if (!vma->vm_file || !shmem_file(vma->vm_file) || (flags & FAULT_FLAG_WRITE)) {
+		return false; /* not tmpfs, or a private mapping's write */
+	}
 	/* Linux's transhuge_vma_suitable: the 2 MiB inside the VMA, and the
 	 * file's offsets aligned as the addresses are. */
 	if (haddr < vma->vm_start || haddr + PMD_SIZE > vma->vm_end)
@@ -244,6 +303,11 @@ vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned
 	}
 	pmd_t entry = __pmd(page_to_phys(head) | vma->vm_page_prot | _PAGE_PSE | _PAGE_ACCESSED |
 			    (flags & FAULT_FLAG_WRITE ? _PAGE_DIRTY : 0));
+	/* A private mapping's read maps the cache's page read-only, as its
+	 * PTEs (mmlab's private vm_page_prot keeps the write bit for the
+	 * VMA's anonymous pages; Linux's is PAGE_COPY's, without it). */
+	if (!vma->vm_shm)
+		entry = __pmd(pmd_val(entry) & ~_PAGE_RW);
 	spinlock_t *ptl = pmd_lockptr(mm, pmd);
 	spin_lock(ptl);
 	/* As a PTE's (mm/truncate.h): mapped only while the page is still
@@ -263,6 +327,19 @@ vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned
 	spin_unlock(ptl);
 	count_vm_event(THP_FILE_MAPPED);
 	return 0;
+}
+
+void shmem_huge_pmd_cow_split(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address)
+{
+	if (vma->vm_shm || !vma->vm_file)
+		return;
+	pmd_t val = pmdp_get(pmd);
+	if (!pmd_trans_huge(val) || !pfn_valid(pmd_pfn(val)) || !page_test_flag(pfn_to_page(pmd_pfn(val)), PG_shmem_thp))
+		return;
+	/* Linux's __split_huge_pmd_locked for a file VMA: the PMD goes, no
+	 * table in its place (mm/huge_memory.c); the write then faults as at
+	 * a none PTE: do_cow_fault's copy of its one page. */
+	split_huge_pmd(vma->vm_mm, pmd, address);
 }
 
 void shmem_pmd_unmapped(struct mm_struct *mm, struct page *head)

@@ -305,9 +305,9 @@ static void free_pmd_range(struct mmu_gather *tlb, struct mm_struct *mm, pud_t *
 			   unsigned long ceiling)
 {
 	unsigned long start = addr, next;
-	for (; addr < end; addr = next) {
+	pmd_t *pmd = pmd_offset(pud, addr);
+	for (; addr < end; addr = next, pmd++) {
 		next = pmd_addr_end(addr, end);
-		pmd_t *pmd = pmd_offset(pud, addr);
 		pmd_t val = pmdp_get(pmd);
 		if (pmd_none(val))
 			continue;
@@ -340,9 +340,9 @@ static void free_pud_range(struct mmu_gather *tlb, struct mm_struct *mm, pgd_t *
 			   unsigned long ceiling)
 {
 	unsigned long start = addr, next;
-	for (; addr < end; addr = next) {
+	pud_t *pud = pud_offset(pgd, addr);
+	for (; addr < end; addr = next, pud++) {
 		next = pud_addr_end(addr, end);
-		pud_t *pud = pud_offset(pgd, addr);
 		if (!pud_none(pudp_get(pud)))
 			free_pmd_range(tlb, mm, pud, addr, next, floor, ceiling);
 	}

@@ -4,6 +4,7 @@
  * overcommit_kbytes_handler) and mm/mmap.c's init_user_reserve and
  * init_admin_reserve. */
 #include "mm/util.h"
+#include "kernel/cred.h"
 #include "kernel/sysctl.h"
 #include "kernel/init.h"
 #include "kernel/printk.h"
@@ -88,8 +89,9 @@ error:
 
 int security_vm_enough_memory_mm(struct mm_struct *mm, long pages)
 {
-	/* cap_vm_enough_memory: CAP_SYS_ADMIN, as every mmlab process is root. */
-	return __vm_enough_memory(mm, pages, 1);
+	/* cap_vm_enough_memory: the admin reserve is kept back from a
+	 * caller without CAP_SYS_ADMIN. */
+	return __vm_enough_memory(mm, pages, capable(CAP_SYS_ADMIN));
 }
 
 /* Linux's init_user_reserve/init_admin_reserve (subsys_initcall): 3% of

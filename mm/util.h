@@ -15,8 +15,8 @@
  *   OVERCOMMIT_NEVER (2) refuses when Committed_AS would reach CommitLimit
  *     = (RAM - hugetlb) * overcommit_ratio / 100 + swap, or
  *     overcommit_kbytes + swap when that is set, less min(total_vm / 32,
- *     user_reserve_kbytes) of the mm asking (every mmlab process is root,
- *     so the admin reserve is not kept back). MAP_NORESERVE is ignored.
+ *     user_reserve_kbytes) of the mm asking, less admin_reserve_kbytes
+ *     for a caller without CAP_SYS_ADMIN. MAP_NORESERVE is ignored.
  *
  * Locking: the commit count is one atomic (Linux: a per-CPU counter); the
  * sysctls are words written whole, read once per decision. */
@@ -41,8 +41,8 @@ extern unsigned long sysctl_user_reserve_kbytes;
 extern unsigned long sysctl_admin_reserve_kbytes;
 
 /* Charges pages to the commit count if the overcommit policy allows it:
- * 0, or -ENOMEM (nothing charged). Linux's security_vm_enough_memory_mm
- * (with CAP_SYS_ADMIN, which every mmlab process has). */
+ * 0, or -ENOMEM (nothing charged). Linux's security_vm_enough_memory_mm:
+ * the admin reserve is the caller's only with CAP_SYS_ADMIN. */
 int security_vm_enough_memory_mm(struct mm_struct *mm, long pages);
 int __vm_enough_memory(struct mm_struct *mm, long pages, int cap_sys_admin);
 /* Adds or removes pages from the commit count without a check. */

@@ -9,6 +9,7 @@ KERNEL_SRCS += \
 	tests/clear_page_test.c \
 	tests/cmdline_test.c \
 	tests/cpu_test.c \
+	tests/cred_test.c \
 	tests/elf_test.c \
 	tests/entry_test.c \
 	tests/expect.c \
@@ -65,6 +66,7 @@ KERNEL_SRCS += \
 	tests/shmem_thp_test.c \
 	tests/shmem_thp_anon_test.c \
 	tests/sched_test.c \
+	tests/secretmem_test.c \
 	tests/thp_test.c \
 	tests/thread_test.c \
 	tests/slab_misuse_test.c \

@@ -174,9 +174,71 @@ static void unaligned_maps_huge_page_by_ptes(struct kunit *test)
 	test_mm_destroy(test, mm);
 }
 
+/* No address asked (Linux 6.1's shmem_get_unmapped_area): each kind's
+ * 4 MiB lands on a 2 MiB boundary when shmem_enabled lets huge pages come
+ * (always; advise too, which may give them later), and a write maps a
+ * huge page by a PMD under always, none under never; a hint that is free
+ * is taken as it is. Private anonymous memory keeps its own placement
+ * (mm/mmap.c's thp_get_unmapped_area). */
+static void placed_for_pmds(struct kunit *test)
+{
+	test_set_shmem_huge(test, READ_ONCE(shmem_huge));
+	struct file *zero = filp_open("/dev/zero", O_RDWR, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(zero));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, close_file, zero), 0);
+	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
+	static const int words[] = { SHMEM_HUGE_ALWAYS, SHMEM_HUGE_ADVISE, SHMEM_HUGE_NEVER };
+	for (unsigned w = 0; w < 3; w++) {
+		shmem_huge_set(words[w]);
+		for (enum kind k = 0; k < NR_KINDS; k++) {
+			unsigned long a = 0;
+			if (k == SHARED_ANON) {
+				a = do_mmap(mm, 0, LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS);
+			} else if (k == DEV_ZERO) {
+				a = do_mmap_file(mm, zero, 0, LEN, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+			} else {
+				long id = ksys_shmget(IPC_PRIVATE, LEN, IPC_CREAT | 0600);
+				KUNIT_EXPECT_GE(test, id, 0l);
+				if (id < 0 || do_shmat((int)id, 0, 0, &a))
+					a = 0;
+				if (id >= 0)
+					KUNIT_EXPECT_EQ(test, ksys_shmctl((int)id, IPC_RMID, NULL), 0l);
+			}
+			KUNIT_EXPECT_FALSE(test, IS_ERR_VALUE(a) || !a);
+			if (IS_ERR_VALUE(a) || !a)
+				continue;
+			if (words[w] != SHMEM_HUGE_NEVER)
+				KUNIT_EXPECT_EQ(test, a & (HPAGE - 1), 0ul);
+			KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, a + HPAGE + 8, 1), 0);
+			struct page *pmd_page = test_mm_pmd_page(mm, a + HPAGE);
+			if (words[w] == SHMEM_HUGE_ALWAYS)
+				KUNIT_EXPECT_NOT_NULL(test, pmd_page);
+			else
+				KUNIT_EXPECT_NULL(test, pmd_page);
+			if (pmd_page == NULL && words[w] == SHMEM_HUGE_ALWAYS)
+				kunit_info(test, "%s at %#lx: no PMD", kind_name[k], a);
+			unmap_kind(test, mm, k, a);
+		}
+	}
+	/* A free hint is kept, aligned or not. */
+	shmem_huge_set(SHMEM_HUGE_ALWAYS);
+	unsigned long a = do_mmap(mm, BASE + PAGE_SIZE, LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS);
+	KUNIT_EXPECT_EQ(test, a, BASE + PAGE_SIZE);
+	if (a == BASE + PAGE_SIZE)
+		KUNIT_EXPECT_EQ(test, do_munmap(mm, a, LEN), 0);
+	/* Private anonymous memory: a 2 MiB multiple on a boundary, as before. */
+	a = do_mmap(mm, 0, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+	KUNIT_EXPECT_EQ(test, a & (HPAGE - 1), 0ul);
+	if (!IS_ERR_VALUE(a))
+		KUNIT_EXPECT_EQ(test, do_munmap(mm, a, LEN), 0);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
+	test_mm_destroy(test, mm);
+}
+
 static struct kunit_case shmem_thp_anon_cases[] = {
 	KUNIT_CASE(shmem_enabled_decides),
 	KUNIT_CASE(unaligned_maps_huge_page_by_ptes),
+	KUNIT_CASE(placed_for_pmds),
 	{}
 };
 

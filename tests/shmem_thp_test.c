@@ -314,27 +314,70 @@ static void punch_inside_splits(struct kunit *test)
 	case_end(test, f, a);
 }
 
-/* A MAP_PRIVATE mapping maps the huge page's 4 KiB pages read-only (no
- * PMD: its writes are copies of their own); a write copies one page and
- * leaves the file alone; a hole punched inside unmaps the file's pages
- * from it too, so the split goes ahead, and the copy stays. */
-static void private_mapping_maps_pages_and_lets_it_split(struct kunit *test)
+/* A MAP_PRIVATE mapping's read maps the huge page by a read-only PMD
+ * (Linux 6.1's do_read_fault -> filemap_map_pmd -> do_set_pmd); a write
+ * splits it and copies one page, leaving the file alone, and the others
+ * come back by PTEs; mprotect never makes the PMD writable; fork leaves
+ * it to the child's faults; a hole punched inside unmaps the file's pages
+ * from it too, so the split goes ahead, and the copy stays. In every
+ * pte_reclaim mode. */
+static void private_mapping_pmd_then_copy(struct kunit *test)
 {
 	struct mm_struct *a;
 	unsigned long thps;
 	struct file *f = filled_huge_file(test, &a, &thps);
 	struct page *head = compound_head(cache_page(f, 0));
 	KUNIT_ASSERT_TRUE(test, is_huge(head));
-	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, HPAGE, RW, MAP_PRIVATE | MAP_FIXED, 0), BASE);
+	unsigned long pmdmapped = nr_shmem_pmdmapped(), mapped = all_vm_events(THP_FILE_MAPPED);
+	unsigned long file_mapped = nr_file_mapped_pages();
+	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, 2 * HPAGE, RW, MAP_PRIVATE | MAP_FIXED, 0), BASE);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 40 * PAGE_SIZE + 8), 40ul << 16 | 1);
-	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(a, BASE));
-	KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(a, BASE + 40 * PAGE_SIZE)), page_to_pfn(head + 40));
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(a, BASE), head);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pmdmapped() - pmdmapped, 1ul);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_FILE_MAPPED) - mapped, 1ul);
+	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages() - file_mapped, HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), HPAGE_PMD_NR);
+	/* mprotect of the whole PMD, away and back: still read-only, so the
+	 * write below copies. */
+	KUNIT_EXPECT_EQ(test, do_mprotect(a, BASE, HPAGE, PROT_READ), 0);
+	KUNIT_EXPECT_EQ(test, do_mprotect(a, BASE, HPAGE, RW), 0);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(a, BASE), head);
+	/* The write: the PMD goes, one page is copied. */
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(a, BASE + 41 * PAGE_SIZE + 8, 0xc0), 0);
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(a, BASE));
 	KUNIT_EXPECT_NE(test, pte_pfn(test_mm_pte(a, BASE + 41 * PAGE_SIZE)), page_to_pfn(head + 41));
 	KUNIT_EXPECT_EQ(test, word_at(f, 41, 1), 41ul << 16 | 1);
+	KUNIT_EXPECT_EQ(test, nr_shmem_pmdmapped(), pmdmapped);
+	KUNIT_EXPECT_EQ(test, nr_file_mapped_pages(), file_mapped);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_ANONPAGES), 1ul);
+	KUNIT_EXPECT_EQ(test, *shmem_thp_pmd_mapcount_ptr(head), 0l);
+	/* The rest reads the file by PTEs. */
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 40 * PAGE_SIZE + 8), 40ul << 16 | 1);
+	KUNIT_EXPECT_EQ(test, pte_pfn(test_mm_pte(a, BASE + 40 * PAGE_SIZE)), page_to_pfn(head + 40));
+	/* fork, with an anon_vma now (so the VMA is copied, Linux's
+	 * vma_needs_copy): a second huge page's PMD is left to the child's
+	 * faults, which map it again; the copy is the child's too. */
+	fill(test, f, HPAGE_PMD_NR);
+	struct page *head2 = compound_head(cache_page(f, HPAGE_PMD_NR));
+	KUNIT_ASSERT_TRUE(test, is_huge(head2));
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + HPAGE + 8), (u64)HPAGE_PMD_NR << 16 | 1);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(a, BASE + HPAGE), head2);
+	struct mm_struct *b;
+	KUNIT_ASSERT_EQ(test, dup_mm(a, &b), 0);
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(b, BASE + HPAGE));
+	/* the parent's PTE-mapped cache pages, not the PMD's 512 */
+	KUNIT_EXPECT_EQ(test, get_mm_counter(b, MM_SHMEMPAGES), get_mm_counter(a, MM_SHMEMPAGES) - HPAGE_PMD_NR);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + 41 * PAGE_SIZE + 8), 0xc0ull);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + HPAGE + 3 * PAGE_SIZE + 8), (u64)(HPAGE_PMD_NR + 3) << 16 | 1);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(b, BASE + HPAGE), head2);
+	KUNIT_EXPECT_EQ(test, *shmem_thp_pmd_mapcount_ptr(head2), 2l);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(b), 0ul);
+	mmput(b);
+	KUNIT_EXPECT_EQ(test, *shmem_thp_pmd_mapcount_ptr(head2), 1l);
 	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 200 * PAGE_SIZE, PAGE_SIZE),
 			0l);
-	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps); /* split */
+	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps + 1); /* the first split, the second whole */
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 41 * PAGE_SIZE + 8), 0xc0ull);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 40 * PAGE_SIZE + 8), 40ul << 16 | 1);
 	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 200 * PAGE_SIZE + 8), 0ull);
@@ -506,7 +549,7 @@ static struct kunit_case shmem_thp_cases[] = {
 	KUNIT_CASE_PARAM(always_one_huge_page_two_mms, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(punch_inside_splits, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(gup_madvise_mprotect),
-	KUNIT_CASE(private_mapping_maps_pages_and_lets_it_split),
+	KUNIT_CASE_PARAM(private_mapping_pmd_then_copy, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(pinned_is_zeroed_not_split),
 	KUNIT_CASE(within_size_advise_never_deny_force),
 	KUNIT_CASE(write_falls_back_where_it_must),

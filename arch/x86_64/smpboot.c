@@ -205,6 +205,21 @@ static bool prepare_one(unsigned cpu)
 	return true;
 }
 
+/* One step of the boot CPU's wait for the APs. They answer within
+ * milliseconds when they are there, so the first AP_WAIT_SPIN_NS are
+ * spun (PAUSE, which under single-threaded TCG hands the host thread to
+ * the APs' vCPUs); past that the wait is for a CPU that may be absent,
+ * and it halts until the next interrupt (the tick: interrupts are on by
+ * now), so that the 10 s for an absent CPU cost the host no CPU time. */
+#define AP_WAIT_SPIN_NS 50000000ull
+static void ap_wait_step(u64 since)
+{
+	if (ktime_get_ns() - since < AP_WAIT_SPIN_NS)
+		cpu_relax();
+	else
+		__asm__ volatile("sti; hlt" ::: "memory");
+}
+
 /* True while a CPU of `cpus` is still in state `state`, until `deadline`
  * (0: no deadline). */
 static bool any_slot_in(const struct cpumask *cpus, u32 state, u64 deadline)
@@ -281,9 +296,9 @@ unsigned smp_boot_secondaries(void)
 
 	/* All of them at once, then one wait for all to claim their slots. */
 	apic_wakeup_secondaries(apic_ids, nr_armed, trampoline_phys);
-	u64 deadline = ktime_get_ns() + AP_ANSWER_TIMEOUT_NS;
+	u64 since = ktime_get_ns(), deadline = since + AP_ANSWER_TIMEOUT_NS;
 	while (any_slot_in(&armed, SLOT_ARMED, deadline))
-		cpu_relax();
+		ap_wait_step(since);
 	unsigned never_answered = 0;
 	struct cpumask answered = { 0 };
 	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
@@ -307,10 +322,11 @@ unsigned smp_boot_secondaries(void)
 	 * trampoline (no timeout), then once for all of them to come online. */
 	while (any_slot_in(&answered, SLOT_CLAIMED, 0))
 		cpu_relax();
-	deadline = ktime_get_ns() + AP_ANSWER_TIMEOUT_NS;
+	since = ktime_get_ns();
+	deadline = since + AP_ANSWER_TIMEOUT_NS;
 	while ((__atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE) & answered.bits) != answered.bits &&
 	       ktime_get_ns() < deadline)
-		cpu_relax();
+		ap_wait_step(since);
 	unsigned started = 0;
 	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
 		if (!(answered.bits & (1ull << cpu)))

@@ -27,7 +27,9 @@
 #include "kernel/signal.h"
 #include "kernel/printk.h"
 #include "lib/string.h"
+#include "kernel/unistd.h"
 #include "mm/mm_types.h"
+#include "mm/mmap.h"
 #include "mm/page.h"
 #include "mm/shmem.h"
 #include "mm/shmem_fs.h"
@@ -112,11 +114,11 @@ static long read_random(struct file *f, char *dst, size_t count, long *pos, bool
 }
 
 /* Linux's mmap_zero: a shared mapping of /dev/zero is shared anonymous
- * memory (a new shmem object, mm/shmem.h), a private one plain anonymous
- * memory. Linux keeps the device's file on a private mapping (its
- * /proc/<pid>/maps line names /dev/zero) and gives a shared one an
- * unnamed shmem file; mmlab's anonymous VMAs have no file, so neither
- * keeps one here. */
+ * memory (a new shmem object, mm/shmem.h, whose file maps shows as
+ * "/dev/zero (deleted)"), a private one plain anonymous memory. Linux
+ * keeps the device's file on a private mapping (its /proc/<pid>/maps line
+ * names /dev/zero); mmlab's anonymous VMAs have no file, so a private one
+ * keeps none here and shows no name. */
 static int mmap_zero(struct file *f, struct vm_area_struct *vma)
 {
 	(void)f;
@@ -127,6 +129,21 @@ static int mmap_zero(struct file *f, struct vm_area_struct *vma)
 	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
 	fput(file);
 	return 0;
+}
+
+/* Linux's get_unmapped_area_zero: a shared mapping will be shared
+ * anonymous memory (shmem_zero_setup), placed as one, for its huge pages
+ * (shmem_get_unmapped_area without the device's file); a private one as
+ * private anonymous memory is (mm/mmap.h). */
+static unsigned long get_unmapped_area_zero(struct mm_struct *mm, struct file *f, unsigned long addr,
+					    unsigned long len, unsigned long pgoff, unsigned long flags)
+{
+	(void)f;
+	if (flags & MAP_SHARED)
+		return shmem_get_unmapped_area(mm, NULL, addr, len, pgoff, flags);
+	/* Linux 6.1 takes the mm's plain search here; mmlab's anonymous
+	 * search aligns 2 MiB multiples as later Linux does (mm/mmap.c). */
+	return get_unmapped_area(mm, addr, len, flags);
 }
 
 /* What fstat shows: a character device that anyone may read and write. */
@@ -140,6 +157,7 @@ static const struct file_operations null_fops = {
 };
 static const struct file_operations zero_fops = {
 	.read = read_zero, .write = write_null, .llseek = lseek_zero, .mmap = mmap_zero,
+	.get_unmapped_area = get_unmapped_area_zero,
 	.mode = MEM_DEVICE_MODE, .blksize = PAGE_SIZE,
 };
 static const struct file_operations full_fops = {

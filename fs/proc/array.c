@@ -14,6 +14,7 @@
  * meanwhile. */
 #include "mm/page_alloc.h"
 #include "fs/proc/internal.h"
+#include "kernel/cred.h"
 #include "kernel/pid.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -153,10 +154,6 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 	SEQ_PUT_KB("HugetlbPages:", (unsigned long)__atomic_load_n(&mm->hugetlb_usage, __ATOMIC_RELAXED));
 }
 
-/* Root's full capability set in 6.12 (CAP_LAST_CAP 40): processes here
- * may do anything, as root may. */
-#define CAP_FULL_SET 0x000001ffffffffffull
-
 /* The id a task's status and stat show as its own: a process's leader
  * shows the process's id, another thread its thread id. */
 static int task_pid_shown(const struct task_struct *p)
@@ -176,12 +173,15 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 	task_name(m, p);
 	seq_buf_puts(m, "Umask:\t0022\n"); /* no umask(2): init's default */
 	seq_buf_printf(m, "State:\t%s\n", task_state_name(p));
-	/* A process the kernel started has parent 0, as init's is in Linux.
-	 * Everyone is uid/gid 0. */
+	/* A process the kernel started has parent 0, as init's is in Linux. */
 	int ppid, pgrp, session, exit_signal;
 	process_ids(p, &ppid, &pgrp, &session, &exit_signal);
 	seq_buf_printf(m, "Tgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n", tgid, pid, ppid);
-	seq_buf_puts(m, "Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n");
+	/* Linux's task_state and task_cap: the ids (real, effective, saved,
+	 * fs) and the capability sets, from one reference on the creds. */
+	const struct cred *cred = get_task_cred(p);
+	seq_buf_printf(m, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n", cred->uid, cred->euid, cred->suid,
+		       cred->fsuid, cred->gid, cred->egid, cred->sgid, cred->fsgid);
 	seq_buf_printf(m, "FDSize:\t%d\n", p->files ? NR_OPEN_DEFAULT : 0);
 	seq_buf_puts(m, "Groups:\t \n");
 	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", tgid, pid, pgrp, session);
@@ -215,8 +215,10 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 		       sig ? __atomic_load_n(&p->pending.signal, __ATOMIC_RELAXED) : 0ul,
 		       sig ? __atomic_load_n(&sig->shared_pending.signal, __ATOMIC_RELAXED) : 0ul,
 		       READ_ONCE(p->blocked), ign, catch);
-	seq_buf_printf(m, "CapInh:\t%016llx\nCapPrm:\t%016llx\nCapEff:\t%016llx\nCapBnd:\t%016llx\n"
-		       "CapAmb:\t%016llx\n", 0ull, CAP_FULL_SET, CAP_FULL_SET, CAP_FULL_SET, 0ull);
+	seq_buf_printf(m, "CapInh:\t%016lx\nCapPrm:\t%016lx\nCapEff:\t%016lx\nCapBnd:\t%016lx\n"
+		       "CapAmb:\t%016lx\n", cred->cap_inheritable.val, cred->cap_permitted.val, cred->cap_effective.val,
+		       cred->cap_bset.val, cred->cap_ambient.val);
+	put_cred(cred);
 	seq_buf_printf(m, "NoNewPrivs:\t%d\nSeccomp:\t0\nSeccomp_filters:\t0\n", READ_ONCE(p->no_new_privs));
 	/* The kernel applies no speculation mitigations. */
 	seq_buf_puts(m, "Speculation_Store_Bypass:\tvulnerable\n"

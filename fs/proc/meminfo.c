@@ -8,6 +8,7 @@
 #include "kernel/sched.h"
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
+#include "mm/kernel_map.h"
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
 #include "mm/shmem.h"
@@ -110,13 +111,18 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "Unaccepted:     ", 0);
 	/* The hugetlb pools (mm/hugetlb.c): the default size's counts. */
 	hugetlb_report_meminfo(m);
-	/* The direct map is [0, direct_map_end) in pages of one size. */
-	unsigned long dm_kb = (unsigned long)(direct_map_end >> 10);
+	/* The direct map is [0, direct_map_end), built of pages of one size,
+	 * some split since (set_direct_map_invalid_noflush: secretmem), as
+	 * Linux's direct_pages_count. */
+	unsigned long dm_kb = (unsigned long)(direct_map_end >> 10), split_2m, split_1g;
+	direct_map_split_counts(&split_2m, &split_1g);
 	bool gb = direct_map_page_size == (1ul << 30);
-	seq_buf_printf(m, "DirectMap4k:    %8lu kB\n", direct_map_page_size == PAGE_SIZE ? dm_kb : 0);
-	seq_buf_printf(m, "DirectMap2M:    %8lu kB\n", direct_map_page_size == (2ul << 20) ? dm_kb : 0);
+	unsigned long kb_1g = gb ? dm_kb - (split_1g << 20) : 0;
+	unsigned long kb_2m = (gb ? split_1g << 20 : dm_kb) - (split_2m << 11);
+	seq_buf_printf(m, "DirectMap4k:    %8lu kB\n", split_2m << 11);
+	seq_buf_printf(m, "DirectMap2M:    %8lu kB\n", kb_2m);
 	if (gb) /* Linux prints this line only with gbpages */
-		seq_buf_printf(m, "DirectMap1G:    %8lu kB\n", dm_kb);
+		seq_buf_printf(m, "DirectMap1G:    %8lu kB\n", kb_1g);
 }
 
 PROC_FILE(meminfo_entry, proc_root_dir, "meminfo", meminfo_show);

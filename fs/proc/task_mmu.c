@@ -18,6 +18,7 @@
 #include "fs/proc/internal.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/file.h"
+#include "kernel/cred.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/smp.h"
@@ -74,19 +75,31 @@ static char *vma_file_path(struct file *file, char *buf)
 	return IS_ERR(p) ? NULL : p;
 }
 
+/* The file Linux's vma->vm_file is: the VMA's own, or, for shared
+ * anonymous memory and a System V segment, whose VMAs mmlab gives none
+ * (mm/shmem.h), the unlinked file of the internal tmpfs that holds their
+ * pages ("/dev/zero (deleted)", "/SYSV<key> (deleted)" whose inode number
+ * is the segment's id: ipc/shm.c), as Linux's shmem_zero_setup and shmat
+ * set vm_file. NULL for anonymous memory. */
+static struct file *vma_shown_file(const struct vm_area_struct *vma)
+{
+	if (vma->vm_file)
+		return vma->vm_file;
+	return vma->vm_shm ? vma->vm_shm->file : NULL;
+}
+
 /* show_map_vma(): a file mapping (a tmpfs or hugetlbfs file: every
- * hugetlb mapping maps one, "/anon_hugepage (deleted)" for MAP_HUGETLB)
- * shows its offset, the file's device and inode, and its path; every
- * other VMA is anonymous (the ELF image is copied into anonymous memory),
- * so offset, device and inode are 0 and only the heap and the stack get
- * names. An attach of a System V segment shows what Linux shows of the
- * segment's file (its offset, device, inode and name: ipc/shm.c). The
- * caller holds mmap_lock. */
+ * hugetlb mapping maps one, "/anon_hugepage (deleted)" for MAP_HUGETLB;
+ * shared anonymous memory and System V segments: vma_shown_file) shows
+ * its offset, the file's device and inode, and its path; every other VMA
+ * is anonymous (the ELF image is copied into anonymous memory), so
+ * offset, device and inode are 0 and only the heap and the stack get
+ * names. The caller holds mmap_lock. */
 static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area_struct *vma)
 {
 	size_t line = m->len;
 	const char *name = NULL;
-	struct file *file = vma->vm_file;
+	struct file *file = vma_shown_file(vma);
 	if (file) {
 		struct inode *inode = file->f_inode;
 		show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags,
@@ -96,16 +109,6 @@ static void show_map_vma(struct seq_buf *m, struct mm_struct *mm, struct vm_area
 		if (p)
 			show_vma_name(m, line, p);
 		kfree(buf);
-		seq_buf_puts(m, "\n");
-		return;
-	}
-	if (vma->vm_shm && vma->vm_shm->attach_ops) { /* a System V segment (ipc/shm.h) */
-		char shm_name[32];
-		unsigned int dev;
-		unsigned long ino = vma->vm_shm->attach_ops->show_name(vma->vm_shm, shm_name, sizeof(shm_name), &dev);
-		show_vma_header_prefix(m, vma->vm_start, vma->vm_end, vma->vm_flags,
-				       (unsigned long long)vma->vm_pgoff << PAGE_SHIFT, dev, ino);
-		show_vma_name(m, line, shm_name);
 		seq_buf_puts(m, "\n");
 		return;
 	}
@@ -241,8 +244,9 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 		struct mempolicy *pol = __get_vma_policy(vma, vma->vm_start);
 		mpol_to_str(m, pol ? pol : task_pol);
 		mpol_put(pol);
-		if (vma->vm_file)
-			show_numa_file(m, vma->vm_file);
+		struct file *file = vma_shown_file(vma);
+		if (file)
+			show_numa_file(m, file);
 		else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk)
 			seq_buf_puts(m, " heap");
 		else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack)
@@ -634,8 +638,10 @@ static const struct mm_walk_ops pagemap_walk_ops = {
  * only [0, TASK_SIZE) has entries (a read beyond gives 0 bytes, one
  * across it stops there). The range is walked a PMD's worth at a time
  * under mmap_lock held for reading, into a kernel buffer copied out after
- * the lock is dropped (the copy may fault). Every process here is root,
- * so the PFN is shown (Linux shows it to CAP_SYS_ADMIN only). */
+ * the lock is dropped (the copy may fault). The PFN is shown to a reader
+ * with CAP_SYS_ADMIN only; Linux asks the capability of whoever opened
+ * the file (file_ns_capable on f_cred), mmlab the reader's (its files
+ * keep no creds). */
 long pagemap_read(const struct proc_node *node, char *dst, size_t count, long *ppos, bool user)
 {
 	struct mm_struct *mm = node->mm;
@@ -647,7 +653,7 @@ long pagemap_read(const struct proc_node *node, char *dst, size_t count, long *p
 		return -EINVAL;
 	if (!count)
 		return 0;
-	pm.show_pfn = true;
+	pm.show_pfn = capable(CAP_SYS_ADMIN);
 	pm.len = PAGEMAP_WALK_SIZE >> PAGE_SHIFT;
 	pm.buffer = kmalloc(pm.len * PM_ENTRY_BYTES, GFP_KERNEL);
 	if (!pm.buffer)

@@ -12,6 +12,7 @@
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
 #include "mm/memory.h"
+#include "mm/mmap.h"
 #include "mm/mmu_gather.h"
 #include "mm/pt_reclaim.h"
 #include "mm/slab.h"
@@ -351,6 +352,19 @@ int security_vm_enough_memory_mm(struct mm_struct *mm, long pages)
 void vm_acct_memory(long pages) { stub_committed += pages; }
 void vm_unacct_memory(long pages) { stub_committed -= pages; }
 
+/* ---- mm/mlock.c's limits ----------------------------------------------------- */
+
+/* The host task has no RLIMIT_MEMLOCK (a kernel thread's: infinite), as
+ * the kernel's rlimit() says for a task without a process: every lock is
+ * allowed; the limits are tested in the kernel (tests/cred_test.c) and by
+ * the user programs. */
+bool can_do_mlock(void) { return true; }
+bool mlock_future_ok(struct mm_struct *mm, unsigned long flags, unsigned long bytes)
+{
+	(void)mm, (void)flags, (void)bytes;
+	return true;
+}
+
 /* ---- kmalloc --------------------------------------------------------------- */
 
 void *kmalloc(size_t size, gfp_t gfp)
@@ -383,6 +397,25 @@ void kfree(const void *p)
 	stub_live_objects--;
 	free((void *)p);
 }
+
+/* A cache is its object size here; its objects are kmalloc's, with the
+ * same failure injection. */
+struct kmem_cache {
+	unsigned int size;
+};
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
+				     unsigned long flags, void (*ctor)(void *))
+{
+	(void)name, (void)align, (void)flags, (void)ctor;
+	struct kmem_cache *s = malloc(sizeof(*s));
+	if (s)
+		s->size = size;
+	return s;
+}
+
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp) { return kmalloc(s->size, gfp); }
+void kmem_cache_free(struct kmem_cache *s, void *obj) { (void)s, kfree(obj); }
 
 /* ---- mms and their invariants --------------------------------------------- */
 

@@ -1036,6 +1036,7 @@ int main(void)
 {
 	static struct ktest_case all[64];
 	size_t n = 0;
+	anon_vma_init();
 	for (size_t i = 0; i < nr_vma_rbtree_cases; i++)
 		all[n++] = vma_rbtree_cases[i];
 	for (size_t i = 0; i < ARRAY_SIZE(vma_cases); i++)

@@ -2,8 +2,9 @@
 # extract.sh - print the path of a ready tree of Linux's mm selftests: the
 # parts of Debian's linux-source-6.12 that building
 # tools/testing/selftests/mm needs, extracted once into
-# build/mm-selftests/src/linux-source-6.12 and reused afterwards (the
-# tarball is 140 MB of xz: about 30 s to read through).
+# build/mm-selftests/src/linux-source-6.12 and reused afterwards, by
+# tools/linux-source/extract.sh (the tarball is 145 MB of xz: one pass
+# takes kunit_tool's files too).
 #
 # What the programs include, beside the C library: the selftests' own
 # headers (kselftest.h, kselftest_harness.h, mm/*.h), tools/include/uapi
@@ -27,24 +28,7 @@ dir=$dest/$top
 stamp=$dir/.extracted
 
 if [ ! -f "$stamp" ]; then
-	if [ ! -r "$tarball" ]; then
-		echo "extract.sh: $tarball not found; install Debian's linux-source-6.12 package" >&2
-		echo "  (apt-get install linux-source-6.12) or set MM_SELFTESTS_TARBALL" >&2
-		exit 1
-	fi
-	echo "extract.sh: extracting $top/tools/testing/selftests/mm and what it includes from $tarball" >&2
-	tmp=$(mktemp -d "$dest/.extract.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
-	if ! tar -xJf "$tarball" -C "$tmp" --wildcards \
-		"$top/tools/testing/selftests/mm/*" "$top/tools/testing/selftests/kselftest*" \
-		"$top/tools/testing/selftests/lib.mk" "$top/tools/include/*" \
-		"$top/tools/arch/x86/include/*" "$top/mm/gup_test.h" "$top/lib/test_hmm_uapi.h" \
-		"$top/include/vdso/time64.h"; then
-		echo "extract.sh: extracting from $tarball failed" >&2
-		exit 1
-	fi
-	: >"$tmp/$top/.extracted"
-	rm -rf "$dir"
-	mv "$tmp/$top" "$dir"
+	# One pass over the tarball for this and kunit_tool's files.
+	MM_SELFTESTS_TARBALL=$tarball MM_SELFTESTS_DEST=$dest tools/linux-source/extract.sh mm
 fi
 cd "$dir" && pwd -P

@@ -237,7 +237,6 @@ static int start_job(struct job *j, char *err, size_t errlen)
 	j->start = now_s();
 	j->wall_deadline = j->start + (j->backstop_s ? (double)j->backstop_s
 						      : (double)WALL_BACKSTOP * j->timeout_s);
-	j->wall_paused = 0;
 	j->cpu_s = 0;
 	j->cpu_read_at = 0;
 	if (pipe2(p_out, O_CLOEXEC)) {
@@ -303,29 +302,28 @@ static void try_reap(struct job *j)
 		j->exit_status = 255;
 }
 
-/* Run "python3 DIR/tools/testing/kunit/kunit.py parse LOG" (LOG absolute:
- * kunit.py chdirs to the kernel tree root) with stdout+stderr captured in
- * *out. Returns the exit status (ktap.h encoding); *timed_out if killed. */
-static int run_kunit_py(const char *log_abs, char **out, bool *timed_out)
+/* Starts "python3 DIR/tools/testing/kunit/kunit.py parse LOG" (LOG
+ * absolute: kunit.py chdirs to the kernel tree root), its stdout+stderr
+ * on j->kt_fd; it runs beside the other jobs (kunit_tool_poll reads it,
+ * kunit_tool_finish judges it). False, with *why set, if it could not be
+ * started. */
+static bool kunit_tool_start(struct job *j, const char *log_abs, char **why)
 {
-	struct linebuf b = {0};
 	int p[2];
-	*timed_out = false;
-	*out = NULL;
 	char *py = xasprintf("%s/tools/testing/kunit/kunit.py", kunit_tool_dir);
 	if (pipe2(p, O_CLOEXEC)) {
-		*out = xasprintf("%s: pipe: %s\n", progname, strerror(errno));
+		*why = xasprintf("%s: pipe: %s\n", progname, strerror(errno));
 		free(py);
-		return 127;
+		return false;
 	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		*out = xasprintf("%s: fork: %s\n", progname, strerror(errno));
+		*why = xasprintf("%s: fork: %s\n", progname, strerror(errno));
 		close(p[0]);
 		close(p[1]);
 		free(py);
-		return 127;
+		return false;
 	}
 	if (pid == 0) {
 		child_setup(p[1], p[1]);
@@ -336,43 +334,65 @@ static int run_kunit_py(const char *log_abs, char **out, bool *timed_out)
 	setpgid(pid, pid);
 	close(p[1]);
 	free(py);
-	double deadline = now_s() + KUNIT_TOOL_TIMEOUT_S;
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	j->kt_pid = pid;
+	j->kt_fd = p[0];
+	j->kt_out = (struct linebuf){0};
+	j->kt_deadline = now_s() + KUNIT_TOOL_TIMEOUT_S;
+	j->kt_timed_out = false;
+	return true;
+}
+
+/* Reads what kunit.py printed (at most KUNIT_TOOL_OUT_MAX bytes kept). */
+static void kunit_tool_read(struct job *j)
+{
+	char buf[READ_CHUNK];
 	for (;;) {
-		double left = deadline - now_s();
-		if (left <= 0 || interrupted) {
-			kill(-pid, SIGKILL);
-			*timed_out = !interrupted;
-			break;
-		}
-		struct pollfd pfd = {.fd = p[0], .events = POLLIN};
-		int r = poll(&pfd, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1);
-		if (r < 0 && errno != EINTR)
-			break;
-		if (r <= 0)
-			continue;
-		char buf[READ_CHUNK];
-		ssize_t got = read(p[0], buf, sizeof(buf));
+		ssize_t got = read(j->kt_fd, buf, sizeof(buf));
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got <= 0)
-			break;
-		if (b.len + (size_t)got + 1 > b.cap) {
-			b.cap = (b.len + (size_t)got + 1) * 2;
-			b.buf = xrealloc(b.buf, b.cap);
+		if (got < 0 && errno == EAGAIN)
+			return;
+		if (got <= 0) {
+			close(j->kt_fd);
+			j->kt_fd = -1;
+			return;
 		}
-		if (b.len < KUNIT_TOOL_OUT_MAX) {
-			memcpy(b.buf + b.len, buf, (size_t)got);
-			b.len += (size_t)got;
+		struct linebuf *b = &j->kt_out;
+		if (b->len < KUNIT_TOOL_OUT_MAX) {
+			if (b->len + (size_t)got + 1 > b->cap) {
+				b->cap = (b->len + (size_t)got + 1) * 2;
+				b->buf = xrealloc(b->buf, b->cap);
+			}
+			memcpy(b->buf + b->len, buf, (size_t)got);
+			b->len += (size_t)got;
 		}
 	}
-	close(p[0]);
+}
+
+/* kunit.py's exit status (ktap.h encoding), once its output has closed
+ * and it has exited, or been killed at its deadline; -1 while it runs. */
+static int kunit_tool_poll(struct job *j)
+{
+	if (!j->kt_timed_out && (now_s() >= j->kt_deadline || interrupted)) {
+		kill(-j->kt_pid, SIGKILL);
+		j->kt_timed_out = !interrupted;
+		if (j->kt_fd >= 0)
+			close(j->kt_fd);
+		j->kt_fd = -1;
+	}
+	if (j->kt_fd >= 0)
+		return -1;
 	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	pid_t r;
+	while ((r = waitpid(j->kt_pid, &status, j->kt_timed_out || interrupted ? 0 : WNOHANG)) < 0 &&
+	       errno == EINTR)
 		;
-	kill(-pid, SIGKILL); /* anything it left behind */
-	b.buf = xrealloc(b.buf, b.len + 1);
-	b.buf[b.len] = '\0';
-	*out = b.buf;
+	if (r == 0)
+		return -1;
+	kill(-j->kt_pid, SIGKILL); /* anything it left behind */
+	if (r < 0)
+		return 255;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
@@ -380,22 +400,13 @@ static int run_kunit_py(const char *log_abs, char **out, bool *timed_out)
 	return 255;
 }
 
-/* --kunit-tool: check that Linux's kunit_tool parses this boot's log with
- * no error and the same counts; reported as case kunit_tool.parse. */
-static void kunit_tool_check(struct job *j)
+/* --kunit-tool: the check that Linux's kunit_tool parses this boot's log
+ * with no error and the same counts, reported as case kunit_tool.parse:
+ * out is what kunit.py printed, st its exit status. */
+static void kunit_tool_check(struct job *j, char *out, int st, bool timed_out)
 {
 	const struct ktap_verdict *v = j->verdict;
-	if (!ktap_started(j->parser)) {
-		ktap_add_check(j->parser, "kunit_tool", "parse", KTAP_SKIP,
-			       "no KTAP output to parse; the boot failed", NULL);
-		return;
-	}
-	char *abs = realpath(j->log_path, NULL);
-	char *out = NULL, *diag = NULL;
-	bool timed_out = false;
-	int st = abs ? run_kunit_py(abs, &out, &timed_out) : 127;
-	if (!out)
-		out = xasprintf("%s: %s: %s\n", progname, j->log_path, strerror(errno));
+	char *diag = NULL;
 	FILE *f = fopen(j->kt_path, "we");
 	if (f) {
 		fputs(out, f);
@@ -411,22 +422,11 @@ static void kunit_tool_check(struct job *j)
 	}
 	ktap_add_check(j->parser, "kunit_tool", "parse", ks, NULL, diag);
 	free(diag);
-	free(out);
-	free(abs);
 }
 
-static void finish_job(struct job *j)
+/* The end of a job, after its kunit.py check if it has one. */
+static void complete_job(struct job *j)
 {
-	lb_flush(j, 0);
-	lb_flush(j, 1);
-	j->verdict = ktap_finish(j->parser, j->exit_status, j->timed_out);
-	drain_events(j);
-	if (j->kt_path && !interrupted) {
-		if (j->log)
-			fflush(j->log);
-		kunit_tool_check(j);
-		drain_events(j);
-	}
 	/* After kunit.py's cross-check: its counts are of the boot's own KTAP,
 	 * which this added case is not part of. */
 	if (j->topo && j->topo->nexpect_log) {
@@ -451,6 +451,57 @@ static void finish_job(struct job *j)
 	j->state = JOB_DONE;
 }
 
+/* The job's program has ended: its verdict, then either its kunit.py
+ * check starts (JOB_CHECKING; kunit_tool_done completes it) or the job
+ * completes now. */
+static void finish_job(struct job *j)
+{
+	lb_flush(j, 0);
+	lb_flush(j, 1);
+	j->verdict = ktap_finish(j->parser, j->exit_status, j->timed_out);
+	drain_events(j);
+	if (j->kt_path && !interrupted) {
+		if (!ktap_started(j->parser)) {
+			ktap_add_check(j->parser, "kunit_tool", "parse", KTAP_SKIP,
+				       "no KTAP output to parse; the boot failed", NULL);
+			drain_events(j);
+		} else {
+			if (j->log)
+				fflush(j->log);
+			char *abs = realpath(j->log_path, NULL), *why = NULL;
+			if (abs && kunit_tool_start(j, abs, &why)) {
+				free(abs);
+				j->state = JOB_CHECKING;
+				return;
+			}
+			if (!why)
+				why = xasprintf("%s: %s: %s\n", progname, j->log_path, strerror(errno));
+			kunit_tool_check(j, why, 127, false);
+			free(why);
+			free(abs);
+			drain_events(j);
+		}
+	}
+	complete_job(j);
+}
+
+/* A JOB_CHECKING job whose kunit.py is done: judged, then completed. */
+static bool kunit_tool_done(struct job *j)
+{
+	int st = kunit_tool_poll(j);
+	if (st < 0)
+		return false;
+	struct linebuf *b = &j->kt_out;
+	b->buf = xrealloc(b->buf, b->len + 1);
+	b->buf[b->len] = '\0';
+	kunit_tool_check(j, b->buf, st, j->kt_timed_out);
+	free(b->buf);
+	*b = (struct linebuf){0};
+	drain_events(j);
+	complete_job(j);
+	return true;
+}
+
 /* A job that could not be started: judged as a crash with no output. */
 static void fail_start(struct job *j, const char *msg)
 {
@@ -465,6 +516,12 @@ static void fail_start(struct job *j, const char *msg)
 
 static void kill_all(struct job *jobs, size_t n)
 {
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].state == JOB_CHECKING && jobs[i].kt_fd >= 0) {
+			kill(-jobs[i].kt_pid, SIGKILL);
+			while (waitpid(jobs[i].kt_pid, NULL, 0) < 0 && errno == EINTR)
+				;
+		}
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].state == JOB_RUNNING && !jobs[i].reaped) {
 			kill(-jobs[i].pid, SIGKILL);
@@ -489,10 +546,41 @@ static struct job *next_job(struct job *jobs, size_t n)
 	return best;
 }
 
+/* The host's idle time so far, in seconds of one CPU (/proc/stat's idle
+ * and iowait); negative when it cannot be read. */
+static double host_idle_s(void)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	if (!f)
+		return -1;
+	unsigned long long user, nice, sys, idle, iowait;
+	int got = fscanf(f, "cpu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle, &iowait);
+	fclose(f);
+	long hz = sysconf(_SC_CLK_TCK);
+	if (got != 5 || hz <= 0)
+		return -1;
+	return (double)(idle + iowait) / (double)hz;
+}
+
+/* Filling idle time: a boot that waits (a guest halted on a timer, ten
+ * seconds for an absent CPU, firmware waiting on a device) keeps its slot
+ * but not the host's CPU. When the host has had at least
+ * IDLE_CORES_TO_FILL of a CPU idle over each of the last IDLE_SAMPLES
+ * samples of IDLE_SAMPLE_S, with every slot taken, one more job starts
+ * beside them (never more than one over maxjobs, and only when maxjobs is
+ * 2 or more: --jobs 1 means one at a time). A host busy with other work
+ * has no idle time to fill. Timeouts count each job's own CPU time, so a
+ * job slowed by the extra one keeps its budget. */
+#define IDLE_SAMPLE_S 0.5
+#define IDLE_SAMPLES 2
+#define IDLE_CORES_TO_FILL 0.7
+
 void run_jobs(struct job *jobs, size_t n, long maxjobs)
 {
 	size_t next = 0, done = 0;
 	long running = 0;
+	double sample_at = now_s(), sample_idle = host_idle_s();
+	int idle_samples = 0;
 	struct pollfd *pfd = xrealloc(NULL, 2 * n * sizeof(*pfd));
 	struct job **pjob = xrealloc(NULL, 2 * n * sizeof(*pjob));
 	int *pstream = xrealloc(NULL, 2 * n * sizeof(*pstream));
@@ -505,7 +593,21 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 			fflush(stdout);
 			exit(130);
 		}
-		while (running < maxjobs && next < n) {
+		double t = now_s();
+		if (t - sample_at >= IDLE_SAMPLE_S) {
+			double idle = host_idle_s();
+			bool idle_host = idle >= 0 && sample_idle >= 0 &&
+					 (idle - sample_idle) / (t - sample_at) >= IDLE_CORES_TO_FILL;
+			idle_samples = running >= maxjobs && idle_host ? idle_samples + 1 : 0;
+			sample_at = t;
+			sample_idle = idle;
+		}
+		long allowed = maxjobs + (maxjobs >= 2 && idle_samples >= IDLE_SAMPLES);
+		while (running < allowed && next < n) {
+			/* Samples start over with the new job among them. */
+			idle_samples = 0;
+			sample_at = t;
+			sample_idle = host_idle_s();
 			struct job *j = next_job(jobs, n);
 			next++;
 			if (j->topo)
@@ -530,6 +632,16 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 		int timeout_ms = 200; /* also bounds the latency of SIGINT handling */
 		for (size_t i = 0; i < n; i++) {
 			struct job *j = &jobs[i];
+			if (j->state == JOB_CHECKING) {
+				if (j->kt_fd >= 0) {
+					pfd[np] = (struct pollfd){.fd = j->kt_fd, .events = POLLIN};
+					pjob[np] = j;
+					pstream[np++] = 2;
+				}
+				if (timeout_ms > 20)
+					timeout_ms = 20; /* its exit, or its deadline */
+				continue;
+			}
 			if (j->state != JOB_RUNNING)
 				continue;
 			for (int s = 0; s < 2; s++)
@@ -539,7 +651,7 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 					pstream[np++] = s;
 				}
 			if (!j->timed_out) {
-				double ms = (j->wall_deadline + j->wall_paused - now) * 1000.0 + 1;
+				double ms = (j->wall_deadline - now) * 1000.0 + 1;
 				if (ms < timeout_ms)
 					timeout_ms = ms < 0 ? 0 : (int)ms;
 			}
@@ -557,6 +669,10 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 				continue;
 			struct job *j = pjob[k];
 			int s = pstream[k];
+			if (s == 2) {
+				kunit_tool_read(j);
+				continue;
+			}
 			char buf[READ_CHUNK];
 			ssize_t got = read(j->fd[s], buf, sizeof(buf));
 			if (got > 0) {
@@ -569,6 +685,11 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 		now = now_s();
 		for (size_t i = 0; i < n; i++) {
 			struct job *j = &jobs[i];
+			if (j->state == JOB_CHECKING) {
+				if (kunit_tool_done(j))
+					done++;
+				continue;
+			}
 			if (j->state != JOB_RUNNING)
 				continue;
 			if (!j->reaped)
@@ -583,7 +704,7 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 					j->cpu_read_at = now;
 				}
 				bool cpu_out = j->cpu_s >= (double)j->timeout_s * j->cpus;
-				bool wall_out = now >= j->wall_deadline + j->wall_paused;
+				bool wall_out = now >= j->wall_deadline;
 				if (cpu_out || wall_out) {
 					kill(-j->pid, SIGKILL);
 					j->timed_out = true;
@@ -601,16 +722,12 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 				}
 			}
 			if (j->reaped && j->fd[0] < 0 && j->fd[1] < 0) {
-				double t0 = now_s();
+				/* Its slot is free now; its kunit.py check, if
+				 * any, runs beside the next job. */
 				finish_job(j);
-				/* kunit.py ran synchronously: do not charge that
-				 * time to the boots still running */
-				double spent = now_s() - t0;
-				for (size_t k = 0; k < n; k++)
-					if (jobs[k].state == JOB_RUNNING)
-						jobs[k].wall_paused += spent;
 				running--;
-				done++;
+				if (j->state == JOB_DONE)
+					done++;
 			}
 		}
 	}

@@ -23,7 +23,9 @@ extern volatile sig_atomic_t interrupted;
 /* --kunit-tool DIR, or NULL: cross-check each boot's log with kunit.py. */
 extern const char *kunit_tool_dir;
 
-enum job_state { JOB_PENDING, JOB_RUNNING, JOB_DONE };
+/* JOB_CHECKING: its program has ended and kunit.py parses its log, beside
+ * the jobs that run (it holds no job slot). */
+enum job_state { JOB_PENDING, JOB_RUNNING, JOB_CHECKING, JOB_DONE };
 
 struct linebuf {
 	char *buf;
@@ -54,7 +56,6 @@ struct job {
 	int backstop_s;       /* wall-clock backstop for a job that uses no CPU;
 			       * 0: WALL_BACKSTOP x timeout_s */
 	double wall_deadline;
-	double wall_paused;   /* time the runner spent on others (kunit.py) */
 	double cpu_s;         /* host CPU time used so far (all its threads) */
 	double cpu_read_at;   /* when cpu_s was last read */
 	double *suite_start;  /* when each KTAP suite of the parser began */
@@ -65,6 +66,13 @@ struct job {
 
 	struct ktap_parser *parser;
 	const struct ktap_verdict *verdict;
+
+	/* kunit.py on the log (--kunit-tool), while JOB_CHECKING. */
+	pid_t kt_pid;
+	int kt_fd;            /* its stdout+stderr, -1 once closed */
+	struct linebuf kt_out;
+	double kt_deadline;
+	bool kt_timed_out;
 };
 
 /* Runs jobs[0..n) (prepared: argv, log, parser; state JOB_PENDING, fds -1)

@@ -22,27 +22,8 @@ dir=$dest/$top
 stamp=$dir/.extracted
 
 if [ ! -f "$stamp" ] || [ ! -f "$dir/tools/testing/kunit/kunit.py" ]; then
-	if [ ! -r "$tarball" ]; then
-		echo "kunit-tool.sh: $tarball not found; install Debian's linux-source-6.12 package" >&2
-		echo "  (apt-get install linux-source-6.12) or set KUNIT_TOOL_TARBALL" >&2
-		exit 1
-	fi
-	echo "kunit-tool.sh: extracting $top/tools/testing/kunit from $tarball into $dest" >&2
-	tmp=$(mktemp -d "$dest/.extract.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
-	# Only the Python files of tools/testing/kunit (tar's wildcards also
-	# match '/', so this includes qemu_configs/*.py); no test data/configs.
-	if ! tar -xJf "$tarball" -C "$tmp" --wildcards "$top/tools/testing/kunit/*.py"; then
-		echo "kunit-tool.sh: extracting from $tarball failed" >&2
-		exit 1
-	fi
-	if [ ! -f "$tmp/$top/tools/testing/kunit/kunit.py" ]; then
-		echo "kunit-tool.sh: $tarball has no $top/tools/testing/kunit/kunit.py" >&2
-		exit 1
-	fi
-	: >"$tmp/$top/.extracted"
-	rm -rf "$dir"
-	mv "$tmp/$top" "$dir"
+	# One pass over the tarball for this and the mm selftests' files.
+	KUNIT_TOOL_TARBALL=$tarball KUNIT_TOOL_DEST=$dest tools/linux-source/extract.sh kunit
 fi
 # kunit.py finds the tree root by splitting its own real path at
 # "tools/testing/kunit", so print an absolute, symlink-free path.

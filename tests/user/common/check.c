@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +44,16 @@ int test_end(void)
 		printf("%s: %u checks, %u passed, %u failed\n", test_name, passed + failed, passed, failed);
 	fflush(stdout);
 	return failed ? 1 : 0;
+}
+
+unsigned checks_failed(void) { return failed; }
+
+int wait_status_of(pid_t pid)
+{
+	int status = -1;
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
 void test_skip(const char *fmt, ...)
@@ -404,8 +415,6 @@ void *map_noreserve(size_t len, const char *what)
 
 bool mlock_allowed(size_t len, char *why, size_t size)
 {
-	if (on_mmlab())
-		return true; /* every process is root */
 	char status[4096];
 	if (read_file("/proc/self/status", status, sizeof(status)) > 0) {
 		const char *cap = strstr(status, "\nCapEff:");
@@ -469,6 +478,37 @@ bool thp_small_sizes(void)
 		}
 	}
 	return known;
+}
+
+#define SHMEM_ENABLED "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
+
+const char *shmem_enabled_mode(void)
+{
+	static char mode[32];
+	return bracketed(SHMEM_ENABLED, mode, sizeof(mode)) ? mode : NULL;
+}
+
+bool shmem_enabled_set(const char *word)
+{
+	int fd = open(SHMEM_ENABLED, O_WRONLY);
+	bool ok = fd >= 0 && write(fd, word, strlen(word)) == (ssize_t)strlen(word);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+bool shmem_small_sizes(const char *top)
+{
+	char path[96], mode[32];
+	bool top_huge = strcmp(top, "never") && strcmp(top, "deny");
+	for (unsigned kb = 8; kb < 2048; kb *= 2) {
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%ukB/shmem_enabled", kb);
+		if (bracketed(path, mode, sizeof(mode)) && strcmp(mode, "never") && (strcmp(mode, "inherit") || top_huge)) {
+			note("shmem %u kB folios are \"%s\" (shmem_enabled \"%s\")", kb, mode, top);
+			return true;
+		}
+	}
+	return false;
 }
 
 void small_pages(void *p, size_t len)
@@ -711,4 +751,18 @@ void mount_dir_release(char *dir, bool *mounted)
 	if (dir[0] && !*mounted)
 		rmdir(dir);
 	dir[0] = 0;
+}
+
+void mount_dir_file_run(char *dir, bool *mounted, long size, void (*run)(int fd))
+{
+	int fd = open(path_in(dir, "f"), O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (CHECK(fd >= 0)) {
+		CHECK_CMP(ftruncate(fd, (off_t)size), ==, 0);
+		run(fd);
+		CHECK_CMP(close(fd), ==, 0);
+	}
+	CHECK_CMP(unlink(path_in(dir, "f")), ==, 0);
+	CHECK_CMP(umount2(dir, 0), ==, 0);
+	*mounted = false;
+	mount_dir_release(dir, mounted);
 }

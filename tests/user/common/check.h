@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define PAGE_4K 4096UL
 #define KiB (1UL << 10)
@@ -36,6 +37,13 @@
  * and prints the program's first line. */
 void test_begin(const char *name);
 int test_end(void);
+/* The checks failed so far in this process (a forked child starts with
+ * its parent's count): a child exits 1 if the count grew in it, for its
+ * parent to check. */
+unsigned checks_failed(void);
+/* Waits for the child pid: its exit code, 100 + the signal that killed
+ * it, or -1 when the wait fails. */
+int wait_status_of(pid_t pid);
 __attribute__((noreturn, format(printf, 1, 2))) void test_skip(const char *fmt, ...);
 /* Prints "skip: <reason>" (one part not checked here, and why) and counts
  * it; the program goes on. */
@@ -86,6 +94,9 @@ int mount_tmpfs_or_skip(const char *source, const char *dir, const char *opts, v
  * (lazily) when *mounted, then dir removed unless the mount stays; dir
  * emptied, so that a second call (atexit after the last) does nothing. */
 void mount_dir_release(char *dir, bool *mounted);
+/* A new file "f" of size bytes in the mount at dir, handed to run, then
+ * closed and unlinked, and the mount unmounted (checked) and released. */
+void mount_dir_file_run(char *dir, bool *mounted, long size, void (*run)(int fd));
 
 /* A field of /proc/self/status in kB ("VmRSS" -> 1234), -1 if absent. */
 long status_kb(const char *field);
@@ -184,8 +195,8 @@ const char *noreserve_refusal(size_t len, bool *certain);
  * reason) or a failure. what names it in the lines printed. */
 void *map_noreserve(size_t len, const char *what);
 
-/* Whether this process may lock len more bytes: CAP_IPC_LOCK (root; every
- * mmlab process), or RLIMIT_MEMLOCK above what is locked (VmLck) plus len.
+/* Whether this process may lock len more bytes: CAP_IPC_LOCK in CapEff
+ * (root's, unless dropped), or RLIMIT_MEMLOCK above what is locked (VmLck) plus len.
  * If not, why, in why. */
 bool mlock_allowed(size_t len, char *why, size_t size);
 
@@ -206,6 +217,19 @@ bool thp_small_sizes(void);
  * thp_small_sizes() says faults may otherwise map more; nothing elsewhere,
  * so that mmlab runs the program as it always has. */
 void small_pages(void *p, size_t len);
+
+/* The word in force in transparent_hugepage/shmem_enabled ("never",
+ * "always", "within_size", "advise", "deny", "force"; a static buffer),
+ * NULL where the kernel has no THP. shmem_enabled_set writes one (only
+ * mmlab's programs do: a machine of the test's own); false if it could
+ * not. */
+const char *shmem_enabled_mode(void);
+bool shmem_enabled_set(const char *word);
+/* Whether shmem may use folios between 4 KiB and 2 MiB (Linux 6.11+'s
+ * hugepages-<N>kB/shmem_enabled not never, or inherit of a top-level
+ * word top that allows huge pages; noted): then what a touch makes is not
+ * the 2 MiB page's or the 4 KiB page's alone. */
+bool shmem_small_sizes(const char *top);
 
 /* Serialises the programs that change a machine-wide setting and put it
  * back (hugetlb and vm_create grow a hugetlb pool, mempolicy writes the

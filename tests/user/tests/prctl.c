@@ -49,15 +49,6 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* The child's exit status (its code, or 100 + the killing signal). */
-static int wait_status_of(pid_t pid)
-{
-	int status = -1;
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
-}
-
 static void name(void)
 {
 	char buf[32], status[4096];

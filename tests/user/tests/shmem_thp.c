@@ -45,19 +45,6 @@ static bool mounted;
 
 static void cleanup(void) { mount_dir_release(dir, &mounted); }
 
-/* The word in force in a THP setting file ("never", "deny", ...), or ""
- * if none. */
-static const char *bracketed_word(const char *path, char *buf, size_t size)
-{
-	if (read_file(path, buf, size) < 0)
-		return "";
-	char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
-	if (!close)
-		return "";
-	*close = 0;
-	return open + 1;
-}
-
 /* A 2 MiB-aligned address with len bytes free after it. */
 static void *aligned_hole(size_t len)
 {
@@ -67,34 +54,6 @@ static void *aligned_hole(size_t len)
 	char *a = (char *)(((uintptr_t)p + HPAGE - 1) & ~(HPAGE - 1));
 	munmap(p, len + HPAGE);
 	return a;
-}
-
-/* Whether shmem may use folios between 4 KiB and 2 MiB (a
- * hugepages-<N>kB/shmem_enabled not never, or inherit of a top-level
- * setting that is): then the small case's Rss and THPeligible are not
- * the 4 KiB page's alone. */
-static bool shmem_small_sizes(const char *top)
-{
-	char path[96], buf[128];
-	bool top_huge = strcmp(top, "never") && strcmp(top, "deny");
-	for (unsigned kb = 8; kb < 2048; kb *= 2) {
-		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%ukB/shmem_enabled", kb);
-		const char *mode = bracketed_word(path, buf, sizeof(buf));
-		if (*mode && strcmp(mode, "never") && (strcmp(mode, "inherit") || top_huge)) {
-			note("shmem %u kB folios are \"%s\" (shmem_enabled \"%s\")", kb, mode, top);
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool set_shmem_enabled(const char *word)
-{
-	int fd = open("/sys/kernel/mm/transparent_hugepage/shmem_enabled", O_WRONLY);
-	bool ok = fd >= 0 && write(fd, word, strlen(word)) == (ssize_t)strlen(word);
-	if (fd >= 0)
-		close(fd);
-	return ok;
 }
 
 /* A shared anonymous 2 MiB at an aligned address, madvised or not,
@@ -131,8 +90,11 @@ static void check_shared_anon(const char *enabled)
 	}
 }
 
-static void check_huge_page(int fd, bool deny)
+static bool deny_mode; /* shmem_enabled is deny */
+
+static void check_huge_page(int fd)
 {
+	bool deny = deny_mode;
 	struct stat st;
 	CHECK_CMP(fstat(fd, &st), ==, 0);
 	/* Linux's shmem_getattr: HPAGE_PMD_SIZE when the file may be huge. */
@@ -190,9 +152,8 @@ static void check_huge_page(int fd, bool deny)
 int main(void)
 {
 	test_begin("shmem_thp");
-	char buf[256];
-	const char *enabled = bracketed_word("/sys/kernel/mm/transparent_hugepage/shmem_enabled", buf, sizeof(buf));
-	if (!*enabled)
+	const char *enabled = shmem_enabled_mode();
+	if (!enabled)
 		test_skip("no /sys/kernel/mm/transparent_hugepage/shmem_enabled: no THP here");
 	bool deny = !strcmp(enabled, "deny");
 	check_shared_anon(enabled);
@@ -201,9 +162,9 @@ int main(void)
 		snprintf(was, sizeof(was), "%s", enabled);
 		static const char *const words[] = { "advise", "always" };
 		for (unsigned i = 0; i < 2; i++)
-			if (CHECK(set_shmem_enabled(words[i])))
+			if (CHECK(shmem_enabled_set(words[i])))
 				check_shared_anon(words[i]);
-		CHECK(set_shmem_enabled(was));
+		CHECK(shmem_enabled_set(was));
 	}
 	snprintf(dir, sizeof(dir), "/tmp/shmem_thp_XXXXXX");
 	if (!mkdtemp(dir))
@@ -227,15 +188,7 @@ int main(void)
 			CHECK(strstr(line, ",huge=always") != NULL);
 		}
 	}
-	int fd = open(path_in(dir, "f"), O_RDWR | O_CREAT | O_EXCL, 0600);
-	if (CHECK(fd >= 0)) {
-		CHECK_CMP(ftruncate(fd, 2 * HPAGE), ==, 0);
-		check_huge_page(fd, deny);
-		CHECK_CMP(close(fd), ==, 0);
-	}
-	CHECK_CMP(unlink(path_in(dir, "f")), ==, 0);
-	CHECK_CMP(umount2(dir, 0), ==, 0);
-	mounted = false;
-	cleanup();
+	deny_mode = deny;
+	mount_dir_file_run(dir, &mounted, (long)(2 * HPAGE), check_huge_page);
 	return test_end();
 }
