@@ -38,6 +38,7 @@ KERNEL_SRCS += \
 	fs/proc/generic.c \
 	fs/proc/inode.c \
 	fs/proc/loadavg.c \
+	fs/proc/stat.c \
 	fs/proc/mem.c \
 	fs/proc/meminfo.c \
 	fs/proc/root.c \

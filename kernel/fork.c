@@ -383,7 +383,7 @@ static long kernel_clone(struct kernel_clone_args *args)
 	regs->rax = 0;
 	if (args->stack)
 		regs->rsp = args->stack;
-	p = kthread_create_on_cpu(fork_entry, regs, select_task_rq_fork(parent), "user/%u");
+	p = __kthread_create_on_cpu(fork_entry, regs, select_task_rq_fork(parent), parent->comm);
 	if (!p) {
 		kfree(regs);
 		return -ENOMEM;
@@ -419,6 +419,12 @@ static long kernel_clone(struct kernel_clone_args *args)
 	p->set_child_tid = (f & CLONE_CHILD_SETTID) ? args->child_tid : NULL;
 	p->clear_child_tid = (f & CLONE_CHILD_CLEARTID) ? args->child_tid : NULL;
 	p->pid = alloc_pid();
+	if (p->pid < 0) { /* copy_process's alloc_pid: -EAGAIN when every id is taken */
+		err = p->pid;
+		p->pid = 0;
+		free_unstarted(p, regs);
+		return err;
+	}
 	p->usage = 1;
 	if (f & CLONE_VFORK) {
 		p->in_vfork = true;

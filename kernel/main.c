@@ -242,6 +242,7 @@ void start_kernel(u32 magic, u32 mbi_phys)
 	sched_init();
 	smp_bringup();
 	sched_init_smp();
+	kthreadd_init();
 	rcu_init();
 	/* The root file system (Linux's vfs_caches_init -> mnt_init): tmpfs
 	 * as "/", the initramfs unpacked into it (Linux's populate_rootfs,

@@ -26,11 +26,95 @@ static DEFINE_SPINLOCK(pid_lock);
 static struct list_head pid_hash[PID_HASH_SIZE];
 static bool pid_hash_ready;
 static unsigned long pids_in_table;
-static int next_pid = 1;
 static DECLARE_WAIT_QUEUE_HEAD(task_put_wait);
 
-int alloc_pid(void) { return __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED); }
-int last_pid(void) { return __atomic_load_n(&next_pid, __ATOMIC_RELAXED) - 1; }
+/* ---- The id allocator (Linux's alloc_pid/free_pid over the pid
+ * namespace's IDR, idr_alloc_cyclic) ----
+ *
+ * One bit per id below PID_MAX_DEFAULT, under pid_lock. Ids are handed
+ * out cyclically: the next free one after the last given, wrapping to
+ * RESERVED_PIDS once the top was reached (so 1 and 2 never come back);
+ * -EAGAIN when every id is taken, as Linux's alloc_pid. Id 0 is the idle
+ * tasks' (never given), 1 is init's (the boot task, kernel/sched.c) and 2
+ * kthreadd's (kernel/kthread.c), both taken by set_task_pid before any
+ * other. An id is freed with its task_struct (kthread_join), so a
+ * zombie's stays taken until it is reaped, as Linux's. The scan from the
+ * last id given finds a free one at once unless ids were used up to the
+ * top and wrapped (pid_max: Linux's default 32768; its
+ * /proc/sys/kernel/pid_max is not there). */
+#define PID_MAX_DEFAULT 0x8000
+#define RESERVED_PIDS 300
+#define PID_WORDS (PID_MAX_DEFAULT / 64)
+
+static u64 pid_bitmap[PID_WORDS] = { 0x7 }; /* 0, 1 and 2: never handed out by alloc_pid */
+static int pid_cursor = 2;                /* the last id given (Linux's idr cursor - 1) */
+static unsigned long pids_allocated;      /* ids held by tasks */
+
+static bool pid_test(int nr) { return pid_bitmap[nr / 64] >> (nr % 64) & 1; }
+
+/* The first free id in [from, to), or -1; caller holds pid_lock. */
+static int pid_find_free(int from, int to)
+{
+	for (int nr = from; nr < to;) {
+		u64 word = pid_bitmap[nr / 64] | ((1ull << (nr % 64)) - 1);
+		if (~word) {
+			int found = (nr & ~63) + __builtin_ctzll(~word);
+			return found < to ? found : -1;
+		}
+		nr = (nr & ~63) + 64;
+	}
+	return -1;
+}
+
+int alloc_pid(void)
+{
+	spin_lock(&pid_lock);
+	int nr = pid_find_free(pid_cursor + 1, PID_MAX_DEFAULT);
+	if (nr < 0)
+		nr = pid_find_free(RESERVED_PIDS, pid_cursor + 1);
+	if (nr > 0) {
+		pid_bitmap[nr / 64] |= 1ull << (nr % 64);
+		pid_cursor = nr;
+		pids_allocated++;
+	}
+	spin_unlock(&pid_lock);
+	return nr > 0 ? nr : -EAGAIN;
+}
+
+void set_task_pid(struct task_struct *p, int nr)
+{
+	spin_lock(&pid_lock);
+	if (nr <= 0 || nr >= RESERVED_PIDS || !pid_test(nr))
+		panic("BUG: set_task_pid(%s, %d): not a reserved id", p->comm, nr);
+	pids_allocated++;
+	spin_unlock(&pid_lock);
+	p->pid = p->tgid = nr;
+}
+
+void free_pid(int nr)
+{
+	if (nr <= 0)
+		return;
+	spin_lock(&pid_lock);
+	if (nr >= PID_MAX_DEFAULT || !pid_test(nr))
+		panic("BUG: free_pid(%d): not allocated", nr);
+	pid_bitmap[nr / 64] &= ~(1ull << (nr % 64));
+	pids_allocated--;
+	spin_unlock(&pid_lock);
+}
+
+bool pid_in_use(int nr)
+{
+	if (nr <= 0 || nr >= PID_MAX_DEFAULT)
+		return false;
+	spin_lock(&pid_lock);
+	bool used = pid_test(nr);
+	spin_unlock(&pid_lock);
+	return used;
+}
+
+int last_pid(void) { return READ_ONCE(pid_cursor); }
+unsigned long nr_pids_allocated(void) { return READ_ONCE(pids_allocated); }
 
 static struct list_head *pid_bucket(int nr) { return &pid_hash[(unsigned int)nr % PID_HASH_SIZE]; }
 
@@ -94,11 +178,53 @@ void put_task_struct(struct task_struct *p)
 		wake_up_all(&task_put_wait);
 }
 
-int release_task(struct task_struct *p)
+void put_task_struct_and_wait(struct task_struct *p)
 {
 	put_task_struct(p);
 	wait_event(task_put_wait, __atomic_load_n(&p->usage, __ATOMIC_ACQUIRE) == 0);
+}
+
+int release_task(struct task_struct *p)
+{
+	put_task_struct_and_wait(p);
 	return kthread_join(p);
+}
+
+struct task_struct *find_get_kthread(int nr)
+{
+	struct task_struct *p = find_get_task_by_vpid(nr);
+	if (p && p->signal) {
+		put_task_struct(p);
+		p = NULL;
+	}
+	return p;
+}
+
+int collect_kthread_pids(int **out)
+{
+	struct task_struct *p;
+	*out = NULL;
+	for (;;) {
+		unsigned long size = READ_ONCE(pids_in_table) + 1;
+		int *ids = kvmalloc_array(size, sizeof(*ids), GFP_KERNEL);
+		if (!ids)
+			return 0;
+		unsigned long n = 0;
+		spin_lock(&pid_lock);
+		for (int b = 0; pid_hash_ready && b < PID_HASH_SIZE; b++)
+			list_for_each_entry(p, &pid_hash[b], pid_node)
+				if (!p->signal) {
+					if (n < size)
+						ids[n] = p->pid;
+					n++;
+				}
+		spin_unlock(&pid_lock);
+		if (n <= size) {
+			*out = ids;
+			return (int)n;
+		}
+		kvfree(ids); /* the table grew meanwhile */
+	}
 }
 
 unsigned long nr_pids(void) { return READ_ONCE(pids_in_table); }
@@ -170,9 +296,21 @@ void process_ids(struct task_struct *p, int *ppid, int *pgrp, int *session, int 
 {
 	struct task_struct *leader = p->group_leader;
 	*ppid = 0;
-	*pgrp = *session = p->signal ? p->tgid : p->pid;
+	*pgrp = *session = p->tgid;
 	*exit_signal = SIGCHLD;
-	if (!p->signal || !leader)
+	if (!p->signal) {
+		/* A kernel thread: kthreadd's child (kernel/kthread.c), in
+		 * Linux's process group and session 0; kthreadd and init
+		 * (and the idle tasks) have parent 0, and kthreadd, made by
+		 * kernel_thread without SIGCHLD, exit signal 0. */
+		*pgrp = *session = 0;
+		if (p->pid > KTHREADD_PID)
+			*ppid = KTHREADD_PID;
+		if (is_kthreadd(p))
+			*exit_signal = 0;
+		return;
+	}
+	if (!leader)
 		return;
 	spin_lock(&tasklist_lock);
 	*ppid = leader->real_parent ? leader->real_parent->tgid : 0;

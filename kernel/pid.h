@@ -1,5 +1,5 @@
 /* Finding a task by its id (Linux's find_get_task_by_vpid): a table of the
- * live user threads by thread id, and a reference count that keeps a
+ * live user threads and the kernel threads by thread id, and a reference count that keeps a
  * task_struct alive until put_task_struct.
  *
  * Invariant: a task is in the table from clone/spawn until it starts to exit
@@ -12,10 +12,19 @@
 
 #include "kernel/sched.h"
 
-/* A fresh thread id (Linux's alloc_pid; ids are not reused). */
+/* A fresh id for a task (Linux's alloc_pid): the next free one after the
+ * last given, cyclically below pid_max (32768); -EAGAIN when none is
+ * free. free_pid gives it back (kthread_join, with the task_struct);
+ * set_task_pid gives p (init, kthreadd) one of the ids kept for it. */
 int alloc_pid(void);
-/* The last id alloc_pid gave (0 before the first). */
+void free_pid(int nr);
+void set_task_pid(struct task_struct *p, int nr);
+/* Whether nr is held by a task (or kept for init and kthreadd). */
+bool pid_in_use(int nr);
+/* The last id alloc_pid gave (/proc/loadavg's last field). */
 int last_pid(void);
+/* Ids held by tasks, processes' and kernel threads' alike. */
+unsigned long nr_pids_allocated(void);
 /* Puts p (p->pid set, p->usage 1: its reaper's) into the table / takes it out. */
 void attach_pid(struct task_struct *p);
 void detach_pid(struct task_struct *p);
@@ -31,6 +40,17 @@ void put_task_struct(struct task_struct *p);
  * others are put, then frees the task and its kernel stack (kthread_join).
  * The task must have exited (detach_pid done). Returns its exit code. */
 int release_task(struct task_struct *p);
+/* Drops the reference of whoever made p and waits until every other is
+ * put (release_task's and kthread_join's wait): p is out of the table. */
+void put_task_struct_and_wait(struct task_struct *p);
+
+/* Kernel threads (tasks with no thread group) are in the table too, from
+ * kthread_create until kthread_join: the one numbered nr, with a
+ * reference, NULL if nr is none or not a kernel thread's; and the ids of
+ * all of them, unsorted, in a kvmalloc'd array (the count; 0 and *out
+ * NULL when memory is short). */
+struct task_struct *find_get_kthread(int nr);
+int collect_kthread_pids(int **out);
 
 /* The process trees (kernel/signal.h's signal->child_reaper): the
  * process or thread numbered nr in the tree of root, with a reference:
@@ -48,7 +68,8 @@ int collect_tree_processes(struct task_struct *root, bool (*match)(struct task_s
 /* What /proc/<pid>/stat and status show of p's process: its parent's id
  * (0: started by the kernel), process group, session, and the signal its
  * end sends (SIGCHLD for a process the kernel started, as its parent
- * would see; -1 for a thread that is not the leader). */
+ * would see; -1 for a thread that is not the leader). A kernel thread's
+ * are Linux's: parent kthreadd (2), group and session 0. */
 void process_ids(struct task_struct *p, int *ppid, int *pgrp, int *session, int *exit_signal);
 
 /* Linux's get_task_mm (kernel/fork.c): task's mm with a user reference
@@ -61,7 +82,7 @@ struct mm_struct *get_task_mm(struct task_struct *task);
 struct files_struct *get_task_files(struct task_struct *task);
 struct fs_struct *get_task_fs(struct task_struct *task);
 
-/* User threads in the table. */
+/* Tasks in the table: live user threads and kernel threads. */
 unsigned long nr_pids(void);
 
 #endif

@@ -279,13 +279,18 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	if ((uintptr_t)fpu & 63) /* XSAVE's alignment */
 		panic("BUG: kmalloc(%d) is not 64-byte aligned", FPU_STATE_SIZE);
 	fpu_state_init(fpu);
-	tsk = kthread_create_on_cpu(process_main, info, args->cpu, "user/%u");
+	tsk = __kthread_create_on_cpu(process_main, info, args->cpu, args->name);
 	if (!tsk)
 		goto fail;
+	int nr = alloc_pid();
+	if (nr < 0) {
+		kthread_stop(tsk); /* it never ran: nothing of the process is its yet */
+		*err = nr;
+		goto fail;
+	}
 	/* It starts on the CPU asked for and may then run on any. */
 	struct cpumask all = cpu_possible_mask();
 	set_cpus_allowed_ptr(tsk, &all);
-	strlcpy(tsk->comm, args->name, sizeof(tsk->comm));
 	tsk->mm = mm;
 	tsk->files = files;
 	tsk->fs = fs;
@@ -298,7 +303,7 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	tsk->signal = sig;
 	tsk->sighand = sighand;
 	tsk->result = &sig->result;
-	tsk->pid = tsk->tgid = alloc_pid();
+	tsk->pid = tsk->tgid = nr;
 	tsk->group_leader = tsk;
 	tsk->usage = 1;
 	list_add_tail(&tsk->thread_node, &sig->thread_head);

@@ -26,6 +26,7 @@
  * Scheduling points: see kernel/sched.h (schedule, cond_resched, sleeping
  * calls, thread exit, idle loop). The tick never preempts. */
 #include "kernel/sched.h"
+#include "kernel/pid.h"
 #include "kernel/cred.h"
 #include "mm/vmalloc.h"
 #include "arch/x86_64/apic.h"
@@ -69,6 +70,7 @@ struct rq {
 	struct list_head timers; /* sleep_timers of this CPU's tasks */
 	unsigned long nr_switches;
 	unsigned long nr_resched_ipis;
+	struct kernel_cpustat cpustat; /* written by this CPU's tick only */
 };
 
 DEFINE_PER_CPU(struct rq, runqueues);
@@ -97,6 +99,7 @@ static void rq_init(struct rq *rq, struct task_struct *idle, struct task_struct 
 	INIT_LIST_HEAD(&rq->timers);
 	rq->nr_queued = 0;
 	rq->nr_switches = rq->nr_resched_ipis = 0;
+	memset(&rq->cpustat, 0, sizeof(rq->cpustat));
 	rq->idle = idle;
 	rq->curr = curr;
 }
@@ -479,6 +482,12 @@ long schedule_timeout_uninterruptible(long timeout)
  * for a moment a whole TICK_NSEC, as in Linux with this option. */
 static void account_process_tick(struct task_struct *p, bool user)
 {
+	/* The CPU's own figures (/proc/stat), Linux's account_user_time,
+	 * account_system_time and account_idle_time: a CPU in its idle task
+	 * is idle (no I/O wait here). */
+	u64 *cpustat = this_rq()->cpustat.cpustat;
+	int index = is_idle_task(p) ? CPUTIME_IDLE : user ? CPUTIME_USER : CPUTIME_SYSTEM;
+	WRITE_ONCE(cpustat[index], cpustat[index] + TICK_NSEC);
 	if (is_idle_task(p))
 		return;
 	if (user)
@@ -684,6 +693,7 @@ struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned in
 		return NULL;
 	}
 	p->stack = stack;
+	__atomic_add_fetch(&total_forks, 1, __ATOMIC_RELAXED);
 	*(unsigned long *)p->stack = STACK_END_MAGIC;
 	strlcpy(p->comm, name, sizeof(p->comm));
 	p->cpu = cpu;
@@ -696,6 +706,7 @@ struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned in
 	p->cred = get_cred(&init_cred); /* a process's own come at fork (copy_creds) */
 	p->__state = TASK_UNINTERRUPTIBLE; /* until wake_up_process(), as Linux's kthreads */
 	INIT_LIST_HEAD(&p->run_list);
+	INIT_LIST_HEAD(&p->pid_node); /* in no id table until attach_pid */
 	init_completion(&p->exited);
 
 	/* The first switch to it "returns" into ret_from_kthread, with the
@@ -812,6 +823,12 @@ int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *new_mask)
 }
 
 unsigned long nr_context_switches_cpu(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_switches); }
+void kcpustat_cpu_fetch(struct kernel_cpustat *dst, unsigned int cpu)
+{
+	for (int i = 0; i < NR_STATS; i++)
+		dst->cpustat[i] = READ_ONCE(cpu_rq(cpu)->cpustat.cpustat[i]);
+}
+unsigned long total_forks;
 unsigned long nr_resched_ipis_cpu(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_resched_ipis); }
 struct task_struct *idle_task(unsigned int cpu) { return cpu_rq(cpu)->idle; }
 struct task_struct *cpu_curr(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->curr); }
@@ -870,7 +887,13 @@ void sched_init(void)
 	init_task.on_rq = TASK_ON_RQ_QUEUED;
 	INIT_LIST_HEAD(&init_task.run_list);
 	init_completion(&init_task.exited);
-	/* init runs on the boot stack, which the trap code already knows. */
+	/* init runs on the boot stack, which the trap code already knows.
+	 * It is id 1, as Linux's init (which there becomes the first user
+	 * process; here it stays a kernel thread, the one that starts the
+	 * programs and runs the tests), in the table for good. */
+	set_task_pid(&init_task, INIT_PID);
+	init_task.usage = 1;
+	attach_pid(&init_task);
 
 	rq_init(this_rq(), idle, &init_task);
 	this_cpu_write(current_task, &init_task);

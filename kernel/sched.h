@@ -374,6 +374,18 @@ static inline unsigned long calc_load(unsigned long load, unsigned long exp, uns
 
 /* Task_structs made by kthread_create_on_cpu and not yet reaped. */
 unsigned long nr_kthreads(void);
+/* kthread_create_on_cpu without the id (name as it is): the task of a
+ * user thread, which process_spawn and kernel_clone give an id of their
+ * own once it is one. */
+struct task_struct *__kthread_create_on_cpu(int (*threadfn)(void *data), void *data, unsigned int cpu,
+					    const char *name);
+/* kthreadd, id 2, the parent of every kernel thread (kernel/kthread.c):
+ * made once the run queues take tasks, before anything else makes a
+ * thread; whether p is it. init, the boot task, is id 1 (INIT_PID). */
+#define INIT_PID 1
+#define KTHREADD_PID 2
+void kthreadd_init(void);
+bool is_kthreadd(const struct task_struct *p);
 
 /* For kernel/kthread.c: whether cpu's run queue takes tasks yet; a new
  * task bound to cpu, with its stack, in TASK_UNINTERRUPTIBLE until woken
@@ -382,6 +394,22 @@ bool sched_cpu_active(unsigned int cpu);
 struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned int cpu, const char *name,
 				unsigned int flags);
 void free_thread_stack(void *stack);
+/* Linux's kernel_cpustat (include/linux/kernel_stat.h): the time, in
+ * nanoseconds, each CPU's tick found it in user mode, in the kernel or
+ * idle (tick sampling, as account_process_tick charges tasks); mmlab
+ * has no nice levels, interrupt or softirq time accounting, I/O waits,
+ * steal or guest time, so those stay 0. kcpustat_cpu_fetch copies cpu's.
+ * total_forks: tasks made since boot (create_task: kernel threads, user
+ * threads and processes, idle tasks; Linux's copy_process count). */
+enum cpu_usage_stat {
+	CPUTIME_USER, CPUTIME_NICE, CPUTIME_SYSTEM, CPUTIME_SOFTIRQ, CPUTIME_IRQ,
+	CPUTIME_IDLE, CPUTIME_IOWAIT, CPUTIME_STEAL, CPUTIME_GUEST, CPUTIME_GUEST_NICE, NR_STATS,
+};
+struct kernel_cpustat {
+	u64 cpustat[NR_STATS];
+};
+void kcpustat_cpu_fetch(struct kernel_cpustat *dst, unsigned int cpu);
+extern unsigned long total_forks;
 /* Context switches done on cpu, and reschedule IPIs it received. */
 unsigned long nr_context_switches_cpu(unsigned int cpu);
 unsigned long nr_resched_ipis_cpu(unsigned int cpu);

@@ -53,7 +53,7 @@ static long do_sched_setaffinity(pid_t pid, const struct cpumask *in_mask)
 	if (!p)
 		return -ESRCH;
 	long ret = -EINVAL;
-	if (p->mm)
+	if (p->mm && p->signal) /* not a kernel thread, even one using an mm */
 		ret = set_cpus_allowed_ptr(p, in_mask);
 	put_task_struct(p);
 	return ret;

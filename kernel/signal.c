@@ -150,8 +150,10 @@ void collect_sigign_sigcatch(struct task_struct *p, unsigned long *ign, unsigned
 {
 	struct sighand_struct *sh = p->sighand;
 	*ign = *catch = 0;
-	if (!sh)
+	if (!sh) { /* a kernel thread ignores every signal (kernel/kthread.c) */
+		*ign = ~0ul;
 		return;
+	}
 	spin_lock(&sh->siglock);
 	for (int i = 1; i <= _NSIG; i++) {
 		unsigned long handler = sh->action[i - 1].sa.sa_handler;
@@ -447,6 +449,12 @@ int send_signal_prealloc(int sig, struct kernel_siginfo *info, struct task_struc
 
 int send_signal(int sig, struct kernel_siginfo *info, struct task_struct *t, bool group)
 {
+	/* A kernel thread ignores every signal, SIGKILL and SIGSTOP too, as
+	 * Linux's, whose handlers are all SIG_IGN (kthreadd's
+	 * ignore_signals, which its threads inherit): sig_task_ignored
+	 * drops it and the sender sees success. */
+	if (!t->sighand)
+		return 0;
 	/* Allocated before the lock: a queue entry may sleep for memory. */
 	return send_signal_prealloc(sig, info, t, group, kmalloc(sizeof(struct sigqueue), GFP_KERNEL));
 }

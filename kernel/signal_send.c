@@ -6,7 +6,8 @@
  * every process here is root's); another tree's pids are not its to name
  * (-ESRCH), as another pid namespace's. A zombie can still be named (its
  * leader stays in the tree until it is reaped); what is sent to it is
- * dropped. */
+ * dropped. Kernel threads can be named from every tree, and ignore
+ * what they are sent (kernel/kthread.c). */
 #include "arch/x86_64/uaccess.h"
 #include "kernel/pid.h"
 #include "kernel/signal.h"
@@ -26,11 +27,14 @@ static int group_send_sig(int sig, struct kernel_siginfo *info, struct task_stru
 }
 
 /* The task with thread id nr in the caller's process tree (zombies
- * included), with a reference; NULL if none (another tree's is none
- * too, as another pid namespace's). */
+ * included), or a kernel thread (which every tree sees, as Linux's
+ * initial pid namespace does: send_signal drops what is sent to one),
+ * with a reference; NULL if none (another tree's is none too, as another
+ * pid namespace's). */
 static struct task_struct *find_own_thread(int nr)
 {
-	return find_task_in_tree(current->signal->child_reaper, nr);
+	struct task_struct *t = find_task_in_tree(current->signal->child_reaper, nr);
+	return t ? t : find_get_kthread(nr);
 }
 
 static void prepare_kill_siginfo(int sig, struct kernel_siginfo *info, int code)

@@ -355,8 +355,14 @@ static long get_pgrp_or_session(int pid, int which)
 	struct task_struct *p = current;
 	if (pid) {
 		p = find_task_in_tree(current->signal->child_reaper, pid);
-		if (!p)
-			return -ESRCH;
+		if (!p) {
+			/* A kernel thread: Linux's group and session 0. */
+			struct task_struct *k = find_get_kthread(pid);
+			if (!k)
+				return -ESRCH;
+			put_task_struct(k);
+			return 0;
+		}
 	}
 	spin_lock(&tasklist_lock);
 	long id = which ? p->signal->session : p->signal->pgrp;

@@ -364,7 +364,7 @@ struct mm_struct *find_mm_struct(int pid, int *err)
 	}
 	/* Every mmlab process may act on any other (they all run as root).
 	 * get_task_mm: its exit may be clearing ->mm meanwhile. */
-	mm = get_task_mm(t);
+	mm = t->signal ? get_task_mm(t) : NULL; /* Linux's get_task_mm gives a kernel thread none */
 	put_task_struct(t);
 	if (!mm)
 		*err = -EINVAL;

@@ -247,7 +247,7 @@ static long process_vm_rw_core(int pid, struct iov_iter *iter, const struct iove
 		rc = -ESRCH;
 		goto free_proc_pages;
 	}
-	if (!task->mm)
+	if (!task->mm || !task->signal) /* a kernel thread has none for mm_access, even using one */
 		rc = -ESRCH;
 	else if (task->mm != current->mm)
 		rc = -EPERM;

@@ -798,9 +798,10 @@ static void small_syscalls(struct kunit *test)
 {
 	enter_space(test);
 	struct __kernel_timespec ts, *uts = (void *)UBASE;
-	current->pid = 77; /* restored below: the runner thread has none */
+	int own = current->pid; /* the runner's id (a kernel thread's), restored below */
+	current->pid = 77;
 	long pid = sys(__NR_getpid, 0, 0, 0), tid = sys(__NR_gettid, 0, 0, 0);
-	current->pid = 0;
+	current->pid = own;
 	KUNIT_EXPECT_EQ(test, pid, 77);
 	KUNIT_EXPECT_EQ(test, tid, 77);
 	KUNIT_EXPECT_EQ(test, sys(__NR_sched_yield, 0, 0, 0), 0);

@@ -677,6 +677,7 @@ static int dying_fn(void *data)
 {
 	struct dying *d = data;
 	kthread_use_mm(d->mm);
+	int own = current->pid; /* its id, which kthread_join frees: restored below */
 	current->pid = DEAD_TID;
 	unsigned long out = fx.base + 3 * PAGE_SIZE;
 	d->set_ret = sys(__NR_set_robust_list, d->head, sizeof(struct robust_list_head), 0, 0, 0, 0);
@@ -685,7 +686,7 @@ static int dying_fn(void *data)
 	copy_from_user(&d->got_len, (void *)(out + 8), 8);
 	futex_exit_release(current);
 	d->cleared = current->robust_list == NULL;
-	current->pid = 0;
+	current->pid = own;
 	kthread_unuse_mm(d->mm);
 	__atomic_store_n(&d->done, 1, __ATOMIC_RELEASE);
 	return 0;

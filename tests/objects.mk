@@ -53,6 +53,7 @@ KERNEL_SRCS += \
 	tests/process_test.c \
 	tests/procfs_test.c \
 	tests/proc_pid_test.c \
+	tests/proc_stat_test.c \
 	tests/pte_ref_test.c \
 	tests/random_test.c \
 	tests/ratelimit_test.c \

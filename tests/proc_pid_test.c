@@ -12,8 +12,10 @@
 #include "tests/test_process.h"
 #include "fs/fs.h"
 #include "fs/proc/proc_fs.h"
+#include "kernel/pid.h"
 #include "kernel/process.h"
 #include "kernel/sched.h"
+#include "kernel/signal.h"
 #include "lib/string.h"
 #include "lib/vsprintf.h"
 #include "mm/mmu_context.h"
@@ -84,7 +86,7 @@ static int gen_for(const char *path, struct task_struct *reader, char out[4096],
 
 struct listing {
 	struct dir_context ctx;
-	char names[64][16];
+	char names[256][16]; /* the kernel threads too: a few per CPU */
 	int n;
 };
 
@@ -93,7 +95,7 @@ static bool collect(struct dir_context *ctx, const char *name, int len, long pos
 {
 	(void)pos, (void)ino, (void)type;
 	struct listing *l = container_of(ctx, struct listing, ctx);
-	if (l->n < 64 && len < 16) {
+	if (l->n < 256 && len < 16) {
 		memcpy(l->names[l->n], name, (size_t)len);
 		l->names[l->n][len] = 0;
 		l->n++;
@@ -225,10 +227,230 @@ static void thread_self_and_comm_write(struct kunit *test)
 	expect_process_counts_back(test, &before);
 }
 
+/* ---- kernel threads: ids, /proc/<pid>, signals ---- */
+
+/* A kernel thread that sleeps (TASK_INTERRUPTIBLE: "S") until stopped,
+ * and ends with 42. */
+static int sleeper_fn(void *unused)
+{
+	(void)unused;
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 42;
+}
+
+/* A kernel thread that ends at once. */
+static int quick_fn(void *unused)
+{
+	(void)unused;
+	return 7;
+}
+
+/* The kernel thread's own answer for path (the reader: a process, whose
+ * tree the kernel threads belong to as well); expects 0 from the read. */
+static const char *kread(struct kunit *test, struct task_struct *reader, const char *fmt, int id)
+{
+	static char text[4096], path[64];
+	snprintf(path, sizeof(path), fmt, id);
+	int err = gen_for(path, reader, text, NULL);
+	if (err)
+		kunit_fail(test, false, __FILE__, __LINE__, "%s: error %d", path, err);
+	return text;
+}
+
+/* The decimal number s starts with (0 if none). */
+static unsigned long dec(const char *s)
+{
+	unsigned long v = 0;
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (unsigned long)(*s++ - '0');
+	return v;
+}
+
+/* The number after label in a status text, or -1. */
+static long status_field(const char *text, const char *label)
+{
+	const char *p = strstr(text, label);
+	return p ? (long)dec(p + strlen(label)) : -1;
+}
+
+/* A kernel thread as a process of its tree sees it: listed in /proc, its
+ * status, stat, statm and the memory files as Linux's for a task without
+ * an mm; init (1) and kthreadd (2) with parent 0, the thread kthreadd's
+ * child. */
+static void kthread_in_proc(struct kunit *test)
+{
+	struct spinner a;
+	spinner_start(test, &a);
+	struct task_struct *k = kthread_create(sleeper_fn, NULL, "kt_proc");
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	wake_up_process(k);
+	while (READ_ONCE(k->__state) != TASK_INTERRUPTIBLE) /* until it sleeps */
+		schedule_timeout_uninterruptible(1);
+	int id = k->pid;
+	KUNIT_EXPECT_GT(test, id, KTHREADD_PID);
+	char want[64];
+
+	const char *t = kread(test, a.p, "/proc/%d/status", id);
+	KUNIT_EXPECT_TRUE(test, !strncmp(t, "Name:\tkt_proc\n", 14));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t, "\nState:\tS (sleeping)\n"));
+	snprintf(want, sizeof(want), "\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t2\n", id, id);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t, want));
+	snprintf(want, sizeof(want), "\nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t0\nNSsid:\t0\n", id, id);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t, want));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t, "\nKthread:\t1\n"));
+	KUNIT_EXPECT_NULL(test, strstr(t, "VmRSS:")); /* no mm */
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t, "\nSigIgn:\tffffffffffffffff\n"));
+	KUNIT_EXPECT_EQ(test, status_field(t, "\nThreads:\t"), 1);
+
+	/* stat: pid (comm) S ppid pgrp session tty tpgid flags ... */
+	t = kread(test, a.p, "/proc/%d/stat", id);
+	snprintf(want, sizeof(want), "%d (kt_proc) S 2 0 0 0 -1 ", id);
+	KUNIT_EXPECT_TRUE(test, !strncmp(t, want, strlen(want)));
+	unsigned long flags = strlen(t) > strlen(want) ? dec(t + strlen(want)) : 0;
+	KUNIT_EXPECT_TRUE(test, flags & PF_KTHREAD);
+	/* Field 38, the exit signal: SIGCHLD, as kthreadd's children's. */
+	const char *f = t;
+	for (int i = 1; i < 38 && f; i++)
+		f = strchr(f + 1, ' ');
+	KUNIT_EXPECT_TRUE(test, f && dec(f + 1) == SIGCHLD);
+	KUNIT_EXPECT_STREQ(test, kread(test, a.p, "/proc/%d/statm", id), "0 0 0 0 0 0 0\n");
+	KUNIT_EXPECT_STREQ(test, kread(test, a.p, "/proc/%d/comm", id), "kt_proc\n");
+	static const char *const empty[] = { "cmdline", "environ", "maps", "smaps", "numa_maps" };
+	for (unsigned int i = 0; i < ARRAY_SIZE(empty); i++) {
+		char fmt[48];
+		snprintf(fmt, sizeof(fmt), "/proc/%%d/%s", empty[i]);
+		KUNIT_EXPECT_STREQ(test, kread(test, a.p, fmt, id), "");
+	}
+	/* smaps_rollup needs an mm: -ESRCH, as Linux's. */
+	char path[64];
+	static char text[4096];
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", id);
+	KUNIT_EXPECT_EQ(test, gen_for(path, a.p, text, NULL), -ESRCH);
+	/* task/ has the thread itself, with the same status. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", id, id);
+	KUNIT_EXPECT_EQ(test, gen_for(path, a.p, text, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, !strncmp(text, "Name:\tkt_proc\n", 14));
+
+	/* The spinner's /proc lists it, kthreadd and init beside itself. */
+	struct proc_node dir;
+	static struct listing l;
+	KUNIT_ASSERT_EQ(test, procfs_lookup("/proc", a.p, &dir), 0);
+	memset(&l, 0, sizeof(l));
+	l.ctx.actor = collect;
+	KUNIT_EXPECT_EQ(test, procfs_readdir(&dir, a.p, &l.ctx), 0);
+	char name[16];
+	snprintf(name, sizeof(name), "%d", id);
+	KUNIT_EXPECT_TRUE(test, listed(&l, name));
+	KUNIT_EXPECT_TRUE(test, listed(&l, "1"));
+	KUNIT_EXPECT_TRUE(test, listed(&l, "2"));
+	snprintf(name, sizeof(name), "%d", a.p->tgid);
+	KUNIT_EXPECT_TRUE(test, listed(&l, name));
+	/* In increasing order after "self" and "thread-self". */
+	bool increasing = true;
+	unsigned long prev = 0;
+	for (int i = 0; i < l.n; i++) {
+		if (l.names[i][0] < '0' || l.names[i][0] > '9')
+			continue; /* the fixed files, self, thread-self */
+		increasing &= dec(l.names[i]) > prev;
+		prev = dec(l.names[i]);
+	}
+	KUNIT_EXPECT_TRUE(test, increasing);
+
+	t = kread(test, a.p, "/proc/%d/stat", KTHREADD_PID);
+	KUNIT_EXPECT_TRUE(test, !strncmp(t, "2 (kthreadd) S 0 0 0 0 -1 ", 26));
+	t = kread(test, a.p, "/proc/%d/status", INIT_PID);
+	KUNIT_EXPECT_TRUE(test, !strncmp(t, "Name:\tinit\n", 11));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t, "\nPid:\t1\nPPid:\t0\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t, "\nKthread:\t1\n"));
+
+	KUNIT_EXPECT_EQ(test, kthread_stop(k), 42);
+	spinner_stop(test, &a);
+}
+
+/* Signals to a kernel thread are dropped, SIGKILL and SIGSTOP too: the
+ * send succeeds, the thread sleeps on and ends when stopped. */
+static void kthread_ignores_signals(struct kunit *test)
+{
+	struct task_struct *k = kthread_create(sleeper_fn, NULL, "kt_sig");
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	wake_up_process(k);
+	static const int sigs[] = { SIGKILL, SIGSTOP, SIGTERM, SIGINT, SIGCONT, SIGUSR1 };
+	for (unsigned int i = 0; i < ARRAY_SIZE(sigs); i++) {
+		struct kernel_siginfo info = { .si_signo = sigs[i], .si_code = SI_USER };
+		KUNIT_EXPECT_EQ(test, send_signal(sigs[i], &info, k, true), 0);
+		KUNIT_EXPECT_EQ(test, send_sig(sigs[i], k), 0);
+	}
+	schedule_timeout_uninterruptible(2);
+	KUNIT_EXPECT_NE(test, (long)READ_ONCE(k->__state), (long)TASK_DEAD);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(k->__state) & __TASK_STOPPED);
+	KUNIT_EXPECT_EQ(test, kthread_stop(k), 42);
+}
+
+/* Every kernel thread's id is freed when it is reaped: the table and the
+ * allocator's count come back, the id is found no more; and the ids are
+ * handed out cyclically, so one comes back once the others below pid_max
+ * were used (Linux's idr_alloc_cyclic, wrapping to RESERVED_PIDS). */
+static void kthread_pids_freed_and_reused(struct kunit *test)
+{
+	unsigned long table = nr_pids(), held = nr_pids_allocated(), kthreads = nr_kthreads();
+	struct task_struct *k = kthread_create(quick_fn, NULL, "kt_quick");
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	int first = k->pid;
+	KUNIT_EXPECT_TRUE(test, pid_in_use(first));
+	KUNIT_EXPECT_EQ(test, nr_pids(), table + 1);
+	KUNIT_EXPECT_EQ(test, nr_pids_allocated(), held + 1);
+	struct task_struct *found = find_get_kthread(first);
+	KUNIT_EXPECT_PTR_EQ(test, found, k);
+	if (found)
+		put_task_struct(found);
+	wake_up_process(k);
+	KUNIT_EXPECT_EQ(test, kthread_join(k), 7);
+	KUNIT_EXPECT_FALSE(test, pid_in_use(first));
+	KUNIT_EXPECT_NULL(test, find_get_task_by_vpid(first));
+	KUNIT_EXPECT_EQ(test, nr_pids(), table);
+	KUNIT_EXPECT_EQ(test, nr_pids_allocated(), held);
+
+	/* Around the id space until an id at or above RESERVED_PIDS (300)
+	 * comes back: once, after the wrap, which goes to 300, not below. */
+	int rounds = 0, id = 0, prev = first, mark = first >= 300 ? first : 0, wraps = 0, after_wrap = 0;
+	for (; rounds < 2 * 0x8000; rounds++) {
+		k = kthread_create(quick_fn, NULL, "kt_quick");
+		if (!k)
+			break;
+		id = k->pid;
+		wake_up_process(k);
+		kthread_join(k);
+		if (id < prev) {
+			wraps++;
+			after_wrap = id;
+		}
+		prev = id;
+		if (id == mark)
+			break;
+		if (!mark && id >= 300)
+			mark = id;
+	}
+	KUNIT_EXPECT_EQ(test, id, mark);
+	KUNIT_EXPECT_EQ(test, wraps, 1);
+	KUNIT_EXPECT_GE(test, after_wrap, 300);
+	KUNIT_EXPECT_EQ(test, nr_pids(), table);
+	KUNIT_EXPECT_EQ(test, nr_pids_allocated(), held);
+	KUNIT_EXPECT_EQ(test, nr_kthreads(), kthreads);
+}
+
 static struct kunit_case proc_pid_cases[] = {
 	KUNIT_CASE(other_processes_found_and_listed),
 	KUNIT_CASE(file_read_after_reap),
 	KUNIT_CASE(thread_self_and_comm_write),
+	KUNIT_CASE(kthread_in_proc),
+	KUNIT_CASE(kthread_ignores_signals),
+	KUNIT_CASE(kthread_pids_freed_and_reused),
 	{}
 };
 

@@ -10,6 +10,7 @@
  * the file must then show exactly that figure. Every case frees what it
  * made in the suite's exit hook, so an early assertion leaks nothing
  * (free_pages_restored checks). */
+#include "kernel/pid.h"
 #include "tests/kunit.h"
 #include "mm/hugetlb.h"
 #include "kernel/printk.h"
@@ -481,8 +482,11 @@ static void status_of_process(struct kunit *test)
 	expect_order(test, text, status_labels, ARRAY_SIZE(status_labels));
 	/* Only '\n' and '\\' are escaped (seq_escape_str's "\n\\" set). */
 	KUNIT_EXPECT_TRUE(test, !strncmp(text, "Name:\tpr\\\\oc\ttest\\n\n", 20));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\nPid:\t4242\nPPid:\t0\n"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\nKthread:\t0\n"));
+	/* The fake has no thread group: procfs takes it for a kernel thread
+	 * (kthreadd's child) working on an mm (kthread_use_mm), whose Vm
+	 * lines it shows. */
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\nPid:\t4242\nPPid:\t2\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\nKthread:\t1\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\nVmSize:\t     112 kB\n")); /* "%8lu kB" */
 	KUNIT_EXPECT_EQ(test, field(text, "VmSize:"), cs.mm->total_vm * 4);
 	KUNIT_EXPECT_EQ(test, field(text, "VmSize:"), 28 * 4);
@@ -498,7 +502,13 @@ static void status_of_process(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, gen(test, "/proc/4242/status", &fake), text);
 	char *buf;
 	size_t len;
-	KUNIT_EXPECT_EQ(test, procfs_generate("/proc/4243/status", &fake, &buf, &len), -ENOENT);
+	/* (Kernel threads and processes have ids too: one nobody holds.) */
+	int unused = 4243;
+	while (pid_in_use(unused))
+		unused++;
+	char other[32];
+	snprintf(other, sizeof(other), "/proc/%d/status", unused);
+	KUNIT_EXPECT_EQ(test, procfs_generate(other, &fake, &buf, &len), -ENOENT);
 	KUNIT_EXPECT_STREQ(test, gen(test, "/proc/self/statm", &fake), "28 8 0 0 0 24 0\n");
 
 	char want[160];

@@ -10,6 +10,7 @@ void process_counts_take(struct process_counts *c)
 	c->kthreads = nr_kthreads();
 	c->user_threads = nr_user_threads();
 	c->pids = nr_pids();
+	c->pids_allocated = nr_pids_allocated();
 	c->processes = nr_processes();
 }
 
@@ -19,5 +20,6 @@ void expect_process_counts_back(struct kunit *test, const struct process_counts 
 	KUNIT_EXPECT_EQ(test, nr_kthreads(), before->kthreads); /* task_structs + kernel stacks */
 	KUNIT_EXPECT_EQ(test, nr_user_threads(), before->user_threads);
 	KUNIT_EXPECT_EQ(test, nr_pids(), before->pids);
+	KUNIT_EXPECT_EQ(test, nr_pids_allocated(), before->pids_allocated);
 	KUNIT_EXPECT_EQ(test, nr_processes(), before->processes);
 }

@@ -1,6 +1,7 @@
 /* What a suite that runs processes expects back once process_wait has
  * returned: pages and slab objects (kunit_resources), task_structs with
- * their kernel stacks, user threads, pid-table entries and processes. One
+ * their kernel stacks, user threads, pid-table entries, ids held and
+ * processes. One
  * helper for the suites that count them (thread, process_tree). */
 #ifndef TESTS_TEST_PROCESS_H
 #define TESTS_TEST_PROCESS_H
@@ -9,7 +10,7 @@
 
 struct process_counts {
 	struct kunit_resources res;
-	unsigned long kthreads, user_threads, pids, processes;
+	unsigned long kthreads, user_threads, pids, pids_allocated, processes;
 };
 
 void process_counts_take(struct process_counts *c);

@@ -32,6 +32,7 @@ void (*trap_fault_hook)(struct pt_regs *regs, u64 cr2);
 DEFINE_PER_CPU(unsigned long, nmi_count);
 DEFINE_PER_CPU(unsigned long, nmi_user_count);
 DEFINE_PER_CPU(int, irq_depth);
+unsigned long nr_interrupts_handled;
 bool (*kernel_stack_guard_hit)(u64 addr, char *buf, size_t size);
 
 static interrupt_handler_t interrupt_handlers[256];
@@ -310,6 +311,7 @@ void do_trap(struct pt_regs *regs)
 	if (regs->vector >= 32) {
 		interrupt_handler_t fn = interrupt_handlers[regs->vector];
 		if (fn) {
+			__atomic_add_fetch(&nr_interrupts_handled, 1, __ATOMIC_RELAXED);
 			this_cpu_write(irq_depth, this_cpu_read(irq_depth) + 1);
 			fn(regs); /* the handler sends the EOI */
 			this_cpu_write(irq_depth, this_cpu_read(irq_depth) - 1);

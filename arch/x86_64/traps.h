@@ -33,6 +33,9 @@ void idt_load(void);
 typedef void (*interrupt_handler_t)(struct pt_regs *regs);
 /* Vectors 32..255: fn runs with interrupts off and must send the EOI. */
 void register_interrupt_handler(unsigned vector, interrupt_handler_t fn);
+/* Interrupts (vectors 32 and up) handled since boot, on every CPU: the
+ * total of /proc/stat's intr line. */
+extern unsigned long nr_interrupts_handled;
 /* Set by the thread code: whether addr lies on some thread's kernel stack
  * (for backtraces). */
 extern bool (*kernel_stack_contains)(u64 addr);

@@ -165,7 +165,7 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 {
 	struct task_struct *p = node->task;
 	struct mm_struct *mm = node->mm; /* pinned: get_task_mm */
-	/* The process's id (a kernel thread's tgid is its pid: 0 here) and
+	/* The process's id (a kernel thread's tgid is its pid) and
 	 * the task's: a thread's own under /proc/<tid> and task/<tid>, as
 	 * Linux's. */
 	int tgid = p->signal ? p->tgid : p->pid, pid = task_pid_shown(p);
@@ -185,9 +185,12 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
 	seq_buf_printf(m, "FDSize:\t%d\n", p->files ? NR_OPEN_DEFAULT : 0);
 	seq_buf_puts(m, "Groups:\t \n");
 	seq_buf_printf(m, "NStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\n", tgid, pid, pgrp, session);
-	/* A task with neither an mm nor a thread group is a kernel thread
-	 * (the boot task too); a zombie has no mm but is a process. */
-	seq_buf_printf(m, "Kthread:\t%c\n", !mm && !p->signal ? '1' : '0');
+	/* A task with no thread group is a kernel thread (init, the boot
+	 * task, too); a zombie has no mm but is a process. (A kernel thread
+	 * working on a process's memory, kthread_use_mm, shows that mm's
+	 * Vm lines below, which Linux's get_task_mm hides from /proc; the
+	 * in-kernel tests read their own that way.) */
+	seq_buf_printf(m, "Kthread:\t%c\n", !p->signal ? '1' : '0');
 	if (mm) {
 		task_mem(m, mm);
 		seq_buf_puts(m, "CoreDumping:\t0\n");

@@ -8,10 +8,12 @@
  * included, in increasing order (proc_pid_readdir); a thread's id is
  * found by lookup but not listed, as Linux's; /proc/<pid>/task/ lists the
  * process's threads; /proc/thread-self is the calling thread's
- * /proc/<tgid>/task/<tid> (fs/proc/generic.c). A kernel thread
- * (no tree) finds any live thread by its id (find_get_task_by_vpid: not
- * a zombie), but lists only "self", "thread-self" and its own id: mmlab has no list of
- * every process.
+ * /proc/<tgid>/task/<tid> (fs/proc/generic.c). Kernel threads belong to
+ * every tree, as to Linux's initial pid namespace: each reader finds and
+ * lists them (kernel/pid.h find_get_kthread, collect_kthread_pids). A
+ * kernel thread reading (no tree) finds any live thread by its id
+ * (find_get_task_by_vpid: not a zombie), but lists only the kernel
+ * threads: mmlab has no list of every process.
  *
  * Lifetimes: a node names its process by id (proc_fs.h's struct
  * proc_node) and holds nothing; each generation pins the task, found
@@ -41,12 +43,16 @@ static struct task_struct *tree_of(struct task_struct *reader)
 	return reader->signal ? reader->signal->child_reaper : NULL;
 }
 
-/* A process found by id for reader: in its tree, or (a kernel thread)
- * any live thread; with a reference. NULL if none. */
+/* A process found by id for reader: in its tree or a kernel thread, or
+ * (a kernel thread reading) any live thread; with a reference. NULL if
+ * none. */
 static struct task_struct *find_for_reader(struct task_struct *reader, int id)
 {
-	struct task_struct *tree = tree_of(reader);
-	return tree ? find_task_in_tree(tree, id) : find_get_task_by_vpid(id);
+	struct task_struct *tree = tree_of(reader), *t;
+	if (!tree)
+		return find_get_task_by_vpid(id);
+	t = find_task_in_tree(tree, id);
+	return t ? t : find_get_kthread(id);
 }
 
 static bool pid_dir_match(const char *s, size_t len, struct task_struct *task, struct proc_node *node)
@@ -73,28 +79,40 @@ static bool pid_dir_match(const char *s, size_t len, struct task_struct *task, s
 	return true;
 }
 
-/* The tgids of the caller's tree, increasing: n of them into a kvmalloc'd
- * array (NULL, 0 when none or memory is short). */
-static int tree_tgids(struct task_struct *reader, int **out)
+static void sort_ids(int *ids, int n)
 {
-	struct task_struct **procs;
-	*out = NULL;
-	int n = collect_tree_processes(tree_of(reader), NULL, NULL, &procs);
-	if (!n)
-		return 0;
-	int *ids = kvmalloc_array((size_t)n, sizeof(*ids), GFP_KERNEL);
-	for (int i = 0; i < n; i++) {
-		if (ids) { /* insertion sort: a tree has a few processes */
-			int j = i, id = procs[i]->tgid;
-			for (; j > 0 && ids[j - 1] > id; j--)
-				ids[j] = ids[j - 1];
-			ids[j] = id;
-		}
+	for (int i = 1; i < n; i++) { /* insertion sort: a few dozen ids */
+		int j = i, id = ids[i];
+		for (; j > 0 && ids[j - 1] > id; j--)
+			ids[j] = ids[j - 1];
+		ids[j] = id;
+	}
+}
+
+/* The ids /proc lists for reader, increasing: every kernel thread's and,
+ * for a process, the tgid of every process of its tree; n of them into a
+ * kvmalloc'd array (NULL, 0 when none or memory is short). */
+static int listed_ids(struct task_struct *reader, int **out)
+{
+	struct task_struct **procs = NULL;
+	int *kthreads;
+	int nk = collect_kthread_pids(&kthreads);
+	int np = tree_of(reader) ? collect_tree_processes(tree_of(reader), NULL, NULL, &procs) : 0;
+	int *ids = np + nk ? kvmalloc_array((size_t)(np + nk), sizeof(*ids), GFP_KERNEL) : NULL;
+	for (int i = 0; i < np; i++) {
+		if (ids)
+			ids[i] = procs[i]->tgid;
 		put_task_struct(procs[i]);
 	}
 	kvfree(procs);
+	if (ids && nk)
+		memcpy(ids + np, kthreads, (size_t)nk * sizeof(*ids));
+	kvfree(kthreads);
 	*out = ids;
-	return ids ? n : 0;
+	if (!ids)
+		return 0;
+	sort_ids(ids, np + nk);
+	return np + nk;
 }
 
 /* getdents of /proc: "self" and "thread-self" (Linux's are fixed
@@ -110,13 +128,7 @@ static bool pid_dir_list(unsigned int i, struct task_struct *task, char *name, s
 		snprintf(name, size, i ? "thread-self" : "self");
 		return true;
 	}
-	if (!tree_of(task)) {
-		if (i > 2 || task->pid <= 0)
-			return false;
-		snprintf(name, size, "%d", task->pid);
-		return true;
-	}
-	int *ids, n = tree_tgids(task, &ids);
+	int *ids, n = listed_ids(task, &ids);
 	bool found = i - 2 < (unsigned int)n;
 	if (found)
 		snprintf(name, size, "%d", ids[i - 2]);
@@ -241,7 +253,11 @@ PROC_FILE(pid_mounts, pid_dir, "mounts", mounts_show);
 PROC_FILE(pid_mountinfo, pid_dir, "mountinfo", mountinfo_show);
 PROC_FILE(pid_numa_maps, pid_dir, "numa_maps", numa_maps_show);
 PROC_FILE(pid_smaps, pid_dir, "smaps", smaps_show);
-PROC_FILE(pid_smaps_rollup, pid_dir, "smaps_rollup", smaps_rollup_show);
+/* No mm: -ESRCH, as Linux's show_smaps_rollup. */
+static const struct proc_dir_entry pid_smaps_rollup __proc_entry = {
+	.parent = &pid_dir, .name = "smaps_rollup", .mode = S_IFREG | 0444, .show = smaps_rollup_show,
+	.needs_mm = true,
+};
 PROC_FILE(pid_stat, pid_dir, "stat", stat_show);
 PROC_FILE(pid_statm, pid_dir, "statm", statm_show);
 PROC_FILE(pid_status, pid_dir, "status", status_show);

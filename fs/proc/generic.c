@@ -212,7 +212,7 @@ static int fill_for(const struct proc_node *node, struct task_struct *reader, ch
 	int err = proc_pin_task(node, reader, &pinned);
 	if (err) /* reaped: Linux's get_proc_task fails, -ESRCH */
 		return err;
-	err = fill_pinned(&pinned, bufp, lenp);
+	err = node->entry->needs_mm && pinned.per_task && !pinned.mm ? -ESRCH : fill_pinned(&pinned, bufp, lenp);
 	proc_unpin_task(&pinned);
 	return err;
 }

@@ -59,7 +59,9 @@ static int mem_open(struct inode *inode, struct file *f)
 	if (proc_pin_task(&f->node, proc_self_task(), &pinned))
 		return -ESRCH;
 	int err = 0;
-	if (!mem_access_allowed(pinned.task))
+	/* mm_access asks ptrace_may_access only of a task with an mm: a
+	 * kernel thread's or a zombie's opens, and reads nothing. */
+	if (pinned.mm && !mem_access_allowed(pinned.task))
 		err = -EACCES;
 	else if (pinned.mm) {
 		mmgrab(pinned.mm);

@@ -77,6 +77,10 @@ struct proc_dir_entry {
 	bool (*list)(unsigned int i, struct task_struct *task, char *name, size_t size);
 	/* A regular file's content, printed whole into m. */
 	void (*show)(struct seq_buf *m, const struct proc_node *node);
+	/* A /proc/<pid> file that is -ESRCH for a task without an mm (a
+	 * kernel thread, a zombie), as Linux's smaps_rollup: here from the
+	 * open (the snapshot), in Linux 6.1 from the read. */
+	bool needs_mm;
 	/* NULL for a read-only file. Otherwise the handler of one write(2):
 	 * buf holds the len bytes written (NUL-terminated, len < PAGE_SIZE);
 	 * it returns len, or a negative errno (Linux's proc_handler with

@@ -501,7 +501,7 @@ void smaps_rollup_show(struct seq_buf *m, const struct proc_node *node)
 	struct vm_area_struct *vma;
 	struct mem_size_stats mss = { 0 };
 	unsigned long start = 0, end = 0;
-	if (!mm)
+	if (!mm) /* not reached: the entry needs an mm (-ESRCH) */
 		return;
 	mmap_read_lock(mm);
 	for_each_vma(mm, vma) {

@@ -2,8 +2,8 @@
  * getdents64 of /proc (in increasing order, "self" beside them), their
  * cmdline, environ, comm, status, stat, maps, exe, fd/ and fdinfo/ are
  * theirs (not the reader's); a child that has ended but is not reaped is
- * a zombie ("State: Z (zombie)", empty maps and cmdline, no exe nor cwd,
- * still listed); once reaped its /proc entry is gone (ENOENT), and files
+ * a zombie ("State: Z (zombie)", empty maps and cmdline, smaps_rollup
+ * ESRCH, no exe nor cwd, still listed); once reaped its /proc entry is gone (ENOENT), and files
  * opened on it before read -ESRCH, as Linux's (status, maps). A thread's
  * id is found but not listed; /proc/self/task lists it, with its own stat
  * and comm. */
@@ -325,6 +325,9 @@ int main(void)
 	CHECK_CMP(read_raw(path, text, sizeof(text)), ==, 0);
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", kids[0]);
 	CHECK_CMP(read_raw(path, text, sizeof(text)), ==, 0);
+	/* No mm: ESRCH (Linux 6.1's read, later Linux's and mmlab's open). */
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", kids[0]);
+	CHECK_CMP(read_raw(path, text, sizeof(text)), ==, -ESRCH);
 	char link[256];
 	snprintf(path, sizeof(path), "/proc/%d/exe", kids[0]);
 	CHECK_ERRNO(readlink(path, link, sizeof(link)), ENOENT);
