@@ -22,7 +22,8 @@
  *
  * While a case runs, everything printk prints becomes a "    # " diagnostic
  * line of that case. Every suite ends with a case of the runner's own,
- * free_pages_restored: each node's free page count and the number of slab
+ * free_pages_restored: each node's free page count (the hugetlb pool's
+ * pages among them), each hugetlb pool's size and the number of slab
  * objects in use must be what they were before the suite ran, and no "Bad
  * page state" report may have come while no case ran (no case judged it).
  *
@@ -43,6 +44,7 @@
 #include "lib/string.h"
 #include "lib/xarray.h"
 #include "kernel/time.h"
+#include "mm/hugetlb.h"
 #include "mm/mmu_context.h"
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
@@ -348,8 +350,16 @@ void kunit_resources_take(struct kunit_resources *s)
 	vm_unmap_aliases();
 	/* Empty slabs cached by kmalloc are free memory for this purpose. */
 	kmem_cache_shrink_all();
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+	_Static_assert(ARRAY_SIZE(s->pool) == HUGE_MAX_HSTATE, "a pool per hstate");
+	/* Read without hugetlb_lock (mm/hugetlb.c's): taken between cases,
+	 * when nothing changes the pools. */
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		s->free[nid] = node_data[nid] ? node_free_pages(nid) + node_data[nid]->nr_bad_pages : 0;
+		for (int h = 0; h < HUGE_MAX_HSTATE; h++)
+			s->free[nid] += READ_ONCE(hstates[h].nr_huge_pages_node[nid]) << hstates[h].order;
+	}
+	for (int h = 0; h < HUGE_MAX_HSTATE; h++)
+		s->pool[h] = READ_ONCE(hstates[h].nr_huge_pages);
 	s->slab_objects = slab_objects_in_use();
 }
 
@@ -380,6 +390,11 @@ void kunit_expect_resources_back(struct kunit *test, const struct kunit_resource
 			kunit_fail(test, false, __FILE__, __LINE__,
 				   "node %d had %lu free pages before and %lu after (%+ld)", nid,
 				   before->free[nid], now.free[nid], (long)(now.free[nid] - before->free[nid]));
+	for (int h = 0; h < HUGE_MAX_HSTATE; h++)
+		if (now.pool[h] != before->pool[h])
+			kunit_fail(test, false, __FILE__, __LINE__,
+				   "the pool of %lu kB hugetlb pages had %lu pages before and %lu after",
+				   (PAGE_SIZE << hstates[h].order) / 1024, before->pool[h], now.pool[h]);
 	if (now.slab_objects != before->slab_objects)
 		kunit_fail(test, false, __FILE__, __LINE__, "%lu slab objects in use before, %lu after",
 			   before->slab_objects, now.slab_objects);
@@ -421,6 +436,14 @@ static enum kunit_status check_restored(const struct kunit_resources *before,
 			printk(KERN_ALWAYS "free_pages_restored: node %d had %lu free pages before the "
 			       "suite and %lu after (%+ld)\n", nid, before->free[nid], after.free[nid],
 			       (long)(after.free[nid] - before->free[nid]));
+			st = KUNIT_FAILURE;
+		}
+	}
+	for (int h = 0; h < HUGE_MAX_HSTATE; h++) {
+		if (after.pool[h] != before->pool[h]) {
+			printk(KERN_ALWAYS "free_pages_restored: the pool of %lu kB hugetlb pages had %lu "
+			       "pages before the suite and %lu after\n",
+			       (PAGE_SIZE << hstates[h].order) / 1024, before->pool[h], after.pool[h]);
 			st = KUNIT_FAILURE;
 		}
 	}

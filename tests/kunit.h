@@ -198,8 +198,14 @@ bool kunit_filter_match(const char *filter, const char *suite, const char *name)
  * and per-CPU lists; pages retired by a bad-page check count as given
  * back, since the test that provoked the check accounts for them), and the
  * slab objects in use. Taking it first empties kmalloc's cached slabs. */
+/* What a suite or a user program must give back: per node, the free
+ * pages with the hugetlb pool's pages counted among them (a pool shrunk
+ * and grown again may hold its pages on other nodes, by Linux's rotors:
+ * only the pool's size must come back, pool[]), and the slab objects in
+ * use. */
 struct kunit_resources {
 	unsigned long free[MAX_NUMNODES];
+	unsigned long pool[2]; /* pages in each hugetlb pool (hstates[]) */
 	unsigned long slab_objects;
 };
 void kunit_resources_take(struct kunit_resources *r);
