@@ -22,11 +22,14 @@ void xas_pause(struct xa_state *xas)
 }
 
 /* xas's index moved to slot offset of its node (offset 64: the first
- * index past the node). */
+ * index past the node): the first index of that slot, every bit below
+ * the node's digit cleared too (Linux's ~XA_CHUNK_MASK << shift). A walk
+ * that a load left at an interior node (the slot of its index empty)
+ * still holds the low bits of the index it started from. */
 static void xas_move_index(struct xa_state *xas, unsigned long offset)
 {
 	unsigned int shift = xas->xa_node->shift;
-	xas->xa_index &= ~(XA_CHUNK_MASK << shift);
+	xas->xa_index &= ~XA_CHUNK_MASK << shift;
 	xas->xa_index += offset << shift;
 }
 

@@ -108,6 +108,16 @@ static void dense_store_find_erase(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, xa_find(xa, &index, 4097, XA_PRESENT));
 	index = DENSE - 2;
 	KUNIT_EXPECT_NULL(test, xa_find_after(xa, &index, ~0ul, XA_PRESENT));
+	/* From an index whose subtree is absent (the walk starts at an
+	 * interior node): the next entry's own index, no bits of the start. */
+	KUNIT_ASSERT_NULL(test, xa_store(xa, 1ul << 20, xa_mk_value(7), GFP_KERNEL));
+	index = 8195; /* past every dense index: the root's slot for it is empty */
+	KUNIT_EXPECT_PTR_EQ(test, xa_find(xa, &index, ~0ul, XA_PRESENT), xa_mk_value(7));
+	KUNIT_EXPECT_EQ(test, index, 1ul << 20);
+	index = 8201;
+	KUNIT_EXPECT_PTR_EQ(test, xa_find_after(xa, &index, ~0ul, XA_PRESENT), xa_mk_value(7));
+	KUNIT_EXPECT_EQ(test, index, 1ul << 20);
+	KUNIT_EXPECT_PTR_EQ(test, xa_erase(xa, 1ul << 20), xa_mk_value(7));
 	n = 0;
 	xa_for_each_range(xa, index, entry, 100, 200) {
 		KUNIT_EXPECT_EQ(test, index % 2, 0ul);
@@ -388,6 +398,17 @@ static void destroy_frees_every_node(struct kunit *test)
 #define RCU_ROUNDS 3000ul
 
 static const unsigned long rcu_indices[] = { 5, 64, 4103, 1ul << 20, 1ul << 40, ~0ul };
+/* What a reader saw that it should not have (for the report). */
+static unsigned long rcu_bad_index, rcu_bad_how;
+static void *rcu_bad_entry;
+
+static int rcu_reader_saw(unsigned long index, void *entry, unsigned long how)
+{
+	rcu_bad_index = index;
+	rcu_bad_entry = entry;
+	rcu_bad_how = how;
+	return 1;
+}
 
 static int rcu_reader_or_writer(struct test_worker *w)
 {
@@ -410,21 +431,22 @@ static int rcu_reader_or_writer(struct test_worker *w)
 	int bad = 0;
 	while (!test_crew_should_stop(w)) {
 		rcu_read_lock();
-		if (xa_load(xa, 0) != xa_mk_value(0))
-			bad = 1;
+		void *e0 = xa_load(xa, 0);
+		if (e0 != xa_mk_value(0))
+			bad = rcu_reader_saw(0, e0, 1);
 		for (size_t i = 0; i < ARRAY_SIZE(rcu_indices); i++) {
 			void *e = xa_load(xa, rcu_indices[i]);
 			if (e && e != xa_mk_value(rcu_indices[i] >> 1))
-				bad = 1;
+				bad = rcu_reader_saw(rcu_indices[i], e, 2);
 		}
 		rcu_read_unlock();
 		unsigned long index, n = 0;
 		void *entry;
 		xa_for_each(xa, index, entry) {
 			if (n++ == 0 && (index != 0 || entry != xa_mk_value(0)))
-				bad = 1;
+				bad = rcu_reader_saw(index, entry, 3);
 			if (index && entry != xa_mk_value(index >> 1))
-				bad = 1;
+				bad = rcu_reader_saw(index, entry, 4);
 		}
 		if (bad)
 			return 1;
@@ -446,7 +468,11 @@ static void rcu_readers_beside_a_writer(struct kunit *test)
 	unsigned cpus[NR_CPUS];
 	unsigned n = test_online_cpus(cpus, false);
 	test_crew_start_on(test, &rcu_crew, rcu_reader_or_writer, xa, cpus, n, n < 2 ? 2 : n);
+	rcu_bad_how = 0;
 	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &rcu_crew), 0ul);
+	if (rcu_bad_how)
+		kunit_info(test, "a reader saw %p at index %#lx (check %lu: 1 xa_load of 0, 2 xa_load, "
+			   "3 the first of xa_for_each, 4 a later one)", rcu_bad_entry, rcu_bad_index, rcu_bad_how);
 	kunit_info(test, "%lu steps by a writer and %u readers", rcu_crew.progress, rcu_crew.n - 1);
 	KUNIT_EXPECT_EQ(test, xa_height(xa), 0u);
 	KUNIT_EXPECT_PTR_EQ(test, xa_load(xa, 0), xa_mk_value(0));
