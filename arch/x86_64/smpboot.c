@@ -212,9 +212,22 @@ static bool prepare_one(unsigned cpu)
  * and it halts until the next interrupt (the tick: interrupts are on by
  * now), so that the 10 s for an absent CPU cost the host no CPU time. */
 #define AP_WAIT_SPIN_NS 50000000ull
-static void ap_wait_step(u64 since)
+struct ap_wait {
+	u64 since;
+	unsigned long ticks; /* this CPU's ticks when the wait began */
+};
+
+static void ap_wait_begin(struct ap_wait *w)
 {
-	if (ktime_get_ns() - since < AP_WAIT_SPIN_NS)
+	w->since = ktime_get_ns();
+	w->ticks = ticks_on_cpu(smp_processor_id());
+}
+
+/* Halting needs the tick to wake it: a CPU whose timer has not ticked in
+ * those 50 ms (firmware that broke it) keeps spinning. */
+static void ap_wait_step(const struct ap_wait *w)
+{
+	if (ktime_get_ns() - w->since < AP_WAIT_SPIN_NS || ticks_on_cpu(smp_processor_id()) == w->ticks)
 		cpu_relax();
 	else
 		__asm__ volatile("sti; hlt" ::: "memory");
@@ -296,9 +309,11 @@ unsigned smp_boot_secondaries(void)
 
 	/* All of them at once, then one wait for all to claim their slots. */
 	apic_wakeup_secondaries(apic_ids, nr_armed, trampoline_phys);
-	u64 since = ktime_get_ns(), deadline = since + AP_ANSWER_TIMEOUT_NS;
+	struct ap_wait wait;
+	ap_wait_begin(&wait);
+	u64 deadline = wait.since + AP_ANSWER_TIMEOUT_NS;
 	while (any_slot_in(&armed, SLOT_ARMED, deadline))
-		ap_wait_step(since);
+		ap_wait_step(&wait);
 	unsigned never_answered = 0;
 	struct cpumask answered = { 0 };
 	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
@@ -322,11 +337,11 @@ unsigned smp_boot_secondaries(void)
 	 * trampoline (no timeout), then once for all of them to come online. */
 	while (any_slot_in(&answered, SLOT_CLAIMED, 0))
 		cpu_relax();
-	since = ktime_get_ns();
-	deadline = since + AP_ANSWER_TIMEOUT_NS;
+	ap_wait_begin(&wait);
+	deadline = wait.since + AP_ANSWER_TIMEOUT_NS;
 	while ((__atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE) & answered.bits) != answered.bits &&
 	       ktime_get_ns() < deadline)
-		ap_wait_step(since);
+		ap_wait_step(&wait);
 	unsigned started = 0;
 	for (unsigned cpu = 0; cpu < NR_CPUS; cpu++) {
 		if (!(answered.bits & (1ull << cpu)))
