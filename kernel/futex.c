@@ -674,10 +674,8 @@ static int futex_init_timeout(int cmd, const struct __kernel_timespec *ts, u64 *
 		return -EINVAL;
 	u64 sec = (u64)ts->tv_sec;
 	*t = sec >= KTIME_MAX / NSEC_PER_SEC ? KTIME_MAX : sec * NSEC_PER_SEC + (u64)ts->tv_nsec;
-	if (cmd == FUTEX_WAIT) {
-		u64 now = ktime_get_ns();
-		*t = *t > KTIME_MAX - now ? KTIME_MAX : *t + now;
-	}
+	if (cmd == FUTEX_WAIT)
+		*t = ktime_add_safe(ktime_get_ns(), *t);
 	return 0;
 }
 

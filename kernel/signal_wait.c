@@ -96,7 +96,7 @@ static int do_sigtimedwait(unsigned long these, struct kernel_siginfo *info, s64
 		else if (timeout_ns < 0)
 			woken = schedule_timeout(MAX_SCHEDULE_TIMEOUT) != 0;
 		else
-			woken = schedule_hrtimeout(now + (u64)timeout_ns < now ? KTIME_MAX : now + (u64)timeout_ns) != 0;
+			woken = schedule_hrtimeout(ktime_add_safe(now, (u64)timeout_ns)) != 0;
 		__set_current_state(TASK_RUNNING);
 		spin_lock(&sh->siglock);
 		WRITE_ONCE(tsk->blocked, real_blocked);

@@ -11,6 +11,9 @@
 #define NSEC_PER_SEC 1000000000ll
 #define TICK_NSEC (1000000000ull / HZ) /* one tick, the only timer's period */
 #define KTIME_MAX ((u64)(~0ull >> 1))
+/* a + b, saturated at KTIME_MAX (Linux's ktime_add_safe): a deadline
+ * that far never comes. */
+static inline u64 ktime_add_safe(u64 a, u64 b) { return b > KTIME_MAX - a ? KTIME_MAX : a + b; }
 /* clock_t's ticks per second for user space (times, /proc/<pid>/stat),
  * Linux's USER_HZ whatever its HZ. */
 #define USER_HZ 100

@@ -381,23 +381,50 @@ unsigned long kunit_user_nonzero_pages(unsigned long addr, unsigned long pages, 
 	return bad;
 }
 
+/* Reports each figure of after that differs from before's, one line each
+ * ("... before<when> and ... after"); how many differed. */
+static unsigned resources_report(const struct kunit_resources *before, const struct kunit_resources *after,
+				 const char *when, void (*report)(void *ctx, const char *line), void *ctx)
+{
+	char line[160];
+	unsigned n = 0;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		if (after->free[nid] != before->free[nid]) {
+			snprintf(line, sizeof(line), "node %d had %lu free pages before%s and %lu after (%+ld)", nid,
+				 before->free[nid], when, after->free[nid],
+				 (long)(after->free[nid] - before->free[nid]));
+			report(ctx, line);
+			n++;
+		}
+	}
+	for (int h = 0; h < HUGE_MAX_HSTATE; h++) {
+		if (after->pool[h] != before->pool[h]) {
+			snprintf(line, sizeof(line),
+				 "the pool of %lu kB hugetlb pages had %lu pages before%s and %lu after",
+				 (PAGE_SIZE << hstates[h].order) / 1024, before->pool[h], when, after->pool[h]);
+			report(ctx, line);
+			n++;
+		}
+	}
+	if (after->slab_objects != before->slab_objects) {
+		snprintf(line, sizeof(line), "%lu slab objects in use before%s, %lu after", before->slab_objects,
+			 when, after->slab_objects);
+		report(ctx, line);
+		n++;
+	}
+	return n;
+}
+
+static void report_as_failure(void *test, const char *line)
+{
+	kunit_fail(test, false, __FILE__, __LINE__, "%s", line);
+}
+
 void kunit_expect_resources_back(struct kunit *test, const struct kunit_resources *before)
 {
 	struct kunit_resources now;
 	kunit_resources_take(&now);
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		if (now.free[nid] != before->free[nid])
-			kunit_fail(test, false, __FILE__, __LINE__,
-				   "node %d had %lu free pages before and %lu after (%+ld)", nid,
-				   before->free[nid], now.free[nid], (long)(now.free[nid] - before->free[nid]));
-	for (int h = 0; h < HUGE_MAX_HSTATE; h++)
-		if (now.pool[h] != before->pool[h])
-			kunit_fail(test, false, __FILE__, __LINE__,
-				   "the pool of %lu kB hugetlb pages had %lu pages before and %lu after",
-				   (PAGE_SIZE << hstates[h].order) / 1024, before->pool[h], now.pool[h]);
-	if (now.slab_objects != before->slab_objects)
-		kunit_fail(test, false, __FILE__, __LINE__, "%lu slab objects in use before, %lu after",
-			   before->slab_objects, now.slab_objects);
+	resources_report(before, &now, "", report_as_failure, test);
 }
 
 bool kunit_wait_while_progressing(const volatile unsigned long *value, unsigned long target,
@@ -422,6 +449,12 @@ bool kunit_wait_while_progressing(const volatile unsigned long *value, unsigned 
 	}
 }
 
+static void report_as_log_line(void *unused, const char *line)
+{
+	(void)unused;
+	printk(KERN_ALWAYS "free_pages_restored: %s\n", line);
+}
+
 /* The last case of every suite: nothing the suite allocated is left, and
  * no "Bad page state" report came while no case ran (from suite_init,
  * suite_exit, or work a case left behind), where no case could judge it. */
@@ -431,27 +464,8 @@ static enum kunit_status check_restored(const struct kunit_resources *before,
 	struct kunit_resources after;
 	enum kunit_status st = KUNIT_SUCCESS;
 	kunit_resources_take(&after);
-	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
-		if (after.free[nid] != before->free[nid]) {
-			printk(KERN_ALWAYS "free_pages_restored: node %d had %lu free pages before the "
-			       "suite and %lu after (%+ld)\n", nid, before->free[nid], after.free[nid],
-			       (long)(after.free[nid] - before->free[nid]));
-			st = KUNIT_FAILURE;
-		}
-	}
-	for (int h = 0; h < HUGE_MAX_HSTATE; h++) {
-		if (after.pool[h] != before->pool[h]) {
-			printk(KERN_ALWAYS "free_pages_restored: the pool of %lu kB hugetlb pages had %lu "
-			       "pages before the suite and %lu after\n",
-			       (PAGE_SIZE << hstates[h].order) / 1024, before->pool[h], after.pool[h]);
-			st = KUNIT_FAILURE;
-		}
-	}
-	if (after.slab_objects != before->slab_objects) {
-		printk(KERN_ALWAYS "free_pages_restored: %lu slab objects in use before the suite, "
-		       "%lu after\n", before->slab_objects, after.slab_objects);
+	if (resources_report(before, &after, " the suite", report_as_log_line, NULL))
 		st = KUNIT_FAILURE;
-	}
 	unsigned long unjudged = (bad_page_reports - reports_before) -
 				 (bad_page_reports_judged - judged_before);
 	if (unjudged) {
