@@ -82,6 +82,10 @@ struct vm_area_struct;
 struct seq_buf;
 struct file_system_type;
 struct mempolicy;
+struct poll_table_struct;
+
+/* Linux's __poll_t: a set of EPOLL* events (fs/poll.h). */
+typedef unsigned int __poll_t;
 
 /* Linux's struct path: a place in the tree of mounts. */
 struct path {
@@ -363,6 +367,10 @@ struct file_operations {
 	 * cannot be that end of a splice (-EINVAL). */
 	long (*splice_read)(struct file *in, long *ppos, char *buf, size_t len);
 	long (*splice_write)(struct file *out, const char *buf, size_t len, long *ppos);
+	/* poll, ppoll, select and pselect6 (fs/poll.h): the EPOLL* events
+	 * ready now, after poll_wait() on each queue whose wakeup may change
+	 * them. NULL: always readable and writable (DEFAULT_POLLMASK). */
+	__poll_t (*poll)(struct file *f, struct poll_table_struct *pt);
 	/* ioctl(2) on the file; NULL: -ENOTTY, as Linux's vfs_ioctl */
 	long (*unlocked_ioctl)(struct file *f, unsigned int cmd, unsigned long arg);
 	umode_t mode;      /* st_mode for fstat (procfs: the entry's own) */

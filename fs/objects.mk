@@ -45,6 +45,7 @@ KERNEL_SRCS += \
 	fs/proc/task_mmu.c \
 	fs/read_write.c \
 	fs/readdir.c \
+	fs/select.c \
 	fs/splice.c \
 	fs/stat.c \
 	fs/statfs.c \
