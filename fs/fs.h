@@ -83,6 +83,7 @@ struct seq_buf;
 struct file_system_type;
 struct mempolicy;
 struct poll_table_struct;
+struct pipe_inode_info;
 
 /* Linux's __poll_t: a set of EPOLL* events (fs/poll.h). */
 typedef unsigned int __poll_t;
@@ -255,6 +256,9 @@ struct inode {
 	unsigned long i_next_offset;           /* a directory: the readdir offset of its next name */
 	struct shared_policy i_policy;         /* tmpfs: where its pages go, by offset (Linux's shmem_inode_info.policy) */
 	void *i_private;                       /* the file system's (hugetlbfs: its regular files' region maps) */
+	/* A pipe's, or a FIFO's while it is open (fs/pipe_fs_i.h; under
+	 * fs/pipe.c's pipe_inode_lock). */
+	struct pipe_inode_info *i_pipe;
 };
 
 #define I_LINKABLE 1u
@@ -395,6 +399,10 @@ struct file {
 	size_t size;
 	char *path;                   /* a directory's normalised path */
 	struct console_tty *console;  /* the console (fd 0, 1 and 2) */
+	/* A FIFO reader opened O_NONBLOCK with no writer: the pipe's
+	 * w_counter then, so that ->poll holds back POLLHUP until a writer
+	 * has come (Linux's use of f_version in fifo_open). */
+	unsigned long f_version;
 };
 
 /* fs/file_table.c: a new file with one reference (the caller's), NULL when

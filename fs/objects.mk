@@ -31,6 +31,7 @@ KERNEL_SRCS += \
 	fs/namespace.c \
 	fs/namespace_syscalls.c \
 	fs/open.c \
+	fs/pipe.c \
 	fs/proc_namespace.c \
 	fs/proc/array.c \
 	fs/proc/base.c \
