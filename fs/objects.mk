@@ -32,6 +32,7 @@ KERNEL_SRCS += \
 	fs/namespace_syscalls.c \
 	fs/open.c \
 	fs/pipe.c \
+	fs/pipe_open.c \
 	fs/proc_namespace.c \
 	fs/proc/array.c \
 	fs/proc/base.c \

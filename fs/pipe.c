@@ -1,6 +1,6 @@
-/* Pipes and FIFOs: pipe 22, pipe2 293, the FIFO's open, and
- * F_SETPIPE_SZ/F_GETPIPE_SZ (Linux 6.1's fs/pipe.c; the ring is described
- * in fs/pipe_fs_i.h).
+/* A pipe's reads, writes, poll and close, and F_SETPIPE_SZ/F_GETPIPE_SZ
+ * (Linux 6.1's fs/pipe.c; the ring is described in fs/pipe_fs_i.h, and how
+ * a pipe's files come to be, pipe2 and a FIFO's open, in fs/pipe_open.c).
  *
  * A write appends to the last buffer when its bytes (those past its last
  * whole page) fit there, and otherwise takes a fresh page per buffer; a
@@ -38,22 +38,16 @@
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 
-#define PIPEFS_MAGIC 0x50495045
 #define FIONREAD 0x541B
 
 unsigned int pipe_max_size = 1048576;
 
-static struct super_block pipefs_sb = {
-	.s_magic = PIPEFS_MAGIC, .s_type = "pipefs", .s_next_ino = 1, .s_blocksize = PAGE_SIZE,
-};
+DEFINE_SPINLOCK(pipe_inode_lock);
 
-/* A FIFO inode's i_pipe (Linux's inode->i_lock, one lock for all here). */
-static DEFINE_SPINLOCK(pipe_inode_lock);
+void pipe_lock(struct pipe_inode_info *pipe) { mutex_lock(&pipe->mutex); }
+void pipe_unlock(struct pipe_inode_info *pipe) { mutex_unlock(&pipe->mutex); }
 
-static void pipe_lock(struct pipe_inode_info *pipe) { mutex_lock(&pipe->mutex); }
-static void pipe_unlock(struct pipe_inode_info *pipe) { mutex_unlock(&pipe->mutex); }
-
-static struct pipe_inode_info *alloc_pipe_info(void)
+struct pipe_inode_info *alloc_pipe_info(void)
 {
 	struct pipe_inode_info *pipe = kzalloc(sizeof(*pipe), GFP_KERNEL_ACCOUNT);
 	if (!pipe)
@@ -78,7 +72,7 @@ static void pipe_buf_release(struct pipe_buffer *buf)
 	buf->page = NULL;
 }
 
-static void free_pipe_info(struct pipe_inode_info *pipe)
+void free_pipe_info(struct pipe_inode_info *pipe)
 {
 	for (unsigned int i = 0; i < pipe->ring_size; i++)
 		if (pipe->bufs[i].page)
@@ -90,7 +84,7 @@ static void free_pipe_info(struct pipe_inode_info *pipe)
 }
 
 /* Linux's put_pipe_info: one file fewer; the last frees the pipe. */
-static void put_pipe_info(struct inode *inode, struct pipe_inode_info *pipe)
+void put_pipe_info(struct inode *inode, struct pipe_inode_info *pipe)
 {
 	bool kill = false;
 	spin_lock(&pipe_inode_lock);
@@ -368,109 +362,6 @@ static void pipe_release(struct inode *inode, struct file *file)
 	iput(inode);
 }
 
-/* A FIFO's open (Linux's fifo_open) waits for the other side: O_RDONLY
- * until a writer opens (not with O_NONBLOCK), O_WRONLY until a reader
- * does (-ENXIO at once with O_NONBLOCK); O_RDWR never waits. */
-static int wait_for_partner(struct pipe_inode_info *pipe, unsigned int *cnt)
-{
-	DEFINE_WAIT(rdwait);
-	unsigned int cur = *cnt;
-	while (cur == READ_ONCE(*cnt)) {
-		prepare_to_wait(&pipe->rd_wait, &rdwait, TASK_INTERRUPTIBLE);
-		pipe_unlock(pipe);
-		if (cur == READ_ONCE(*cnt) && !signal_pending(current))
-			schedule();
-		finish_wait(&pipe->rd_wait, &rdwait);
-		pipe_lock(pipe);
-		if (signal_pending(current))
-			break;
-	}
-	return cur == *cnt ? -ERESTARTSYS : 0;
-}
-
-static void wake_up_partner(struct pipe_inode_info *pipe) { wake_up_interruptible_all(&pipe->rd_wait); }
-
-static int fifo_open(struct inode *inode, struct file *filp)
-{
-	filp->f_version = 0;
-	spin_lock(&pipe_inode_lock);
-	struct pipe_inode_info *pipe = inode->i_pipe;
-	if (pipe)
-		pipe->files++;
-	spin_unlock(&pipe_inode_lock);
-	if (!pipe) {
-		struct pipe_inode_info *fresh = alloc_pipe_info();
-		if (!fresh)
-			return -ENOMEM;
-		fresh->files = 1;
-		spin_lock(&pipe_inode_lock);
-		pipe = inode->i_pipe;
-		if (pipe) { /* another open made one meanwhile */
-			pipe->files++;
-		} else {
-			inode->i_pipe = fresh;
-			pipe = fresh;
-			fresh = NULL;
-		}
-		spin_unlock(&pipe_inode_lock);
-		if (fresh)
-			free_pipe_info(fresh);
-	}
-	filp->private_data = pipe;
-	/* Only reads and writes: no offset (Linux's stream_open). */
-	filp->f_mode &= ~(FMODE_LSEEK | FMODE_PREAD);
-	int ret = 0;
-	pipe_lock(pipe);
-	switch (filp->f_mode & (FMODE_READ | FMODE_WRITE)) {
-	case FMODE_READ:
-		pipe->r_counter++;
-		if (pipe->readers++ == 0)
-			wake_up_partner(pipe);
-		if (!pipe->writers) {
-			if (filp->f_flags & O_NONBLOCK) {
-				filp->f_version = pipe->w_counter; /* no POLLHUP until a writer came */
-			} else if (wait_for_partner(pipe, &pipe->w_counter)) {
-				if (!--pipe->readers)
-					wake_up_interruptible(&pipe->wr_wait);
-				ret = -ERESTARTSYS;
-			}
-		}
-		break;
-	case FMODE_WRITE:
-		if ((filp->f_flags & O_NONBLOCK) && !pipe->readers) {
-			ret = -ENXIO;
-			break;
-		}
-		pipe->w_counter++;
-		if (!pipe->writers++)
-			wake_up_partner(pipe);
-		if (!pipe->readers && wait_for_partner(pipe, &pipe->r_counter)) {
-			if (!--pipe->writers)
-				wake_up_interruptible_all(&pipe->rd_wait);
-			ret = -ERESTARTSYS;
-		}
-		break;
-	case FMODE_READ | FMODE_WRITE:
-		pipe->readers++;
-		pipe->writers++;
-		pipe->r_counter++;
-		pipe->w_counter++;
-		if (pipe->readers == 1 || pipe->writers == 1)
-			wake_up_partner(pipe);
-		break;
-	default:
-		ret = -EINVAL;
-		break;
-	}
-	pipe_unlock(pipe);
-	if (ret) {
-		put_pipe_info(inode, pipe);
-		return ret;
-	}
-	ihold(inode); /* pipe_release's iput */
-	return 0;
-}
-
 const struct file_operations pipefifo_fops = {
 	.open = fifo_open, .read = pipe_read, .write = pipe_write, .llseek = no_llseek,
 	.release = pipe_release, .poll = pipe_poll, .unlocked_ioctl = pipe_ioctl,
@@ -481,120 +372,6 @@ struct pipe_inode_info *get_pipe_info(struct file *file)
 {
 	return file->f_op == &pipefifo_fops ? file->private_data : NULL;
 }
-
-/* ---- pipe(2) ---- */
-
-static void pipe_file(struct file *f, struct inode *inode, struct pipe_inode_info *pipe, unsigned int flags,
-		      unsigned int mode)
-{
-	f->f_op = &pipefifo_fops;
-	f->f_inode = inode;
-	f->f_mapping = inode->i_mapping;
-	f->private_data = pipe;
-	f->f_flags = flags;
-	f->f_mode = mode;
-}
-
-/* Linux's create_pipe_files: an inode of pipefs (S_IFIFO, 0600) with its
- * pipe, a write end (O_WRONLY, with O_NONBLOCK and O_DIRECT of flags) and
- * a read end (O_RDONLY, O_NONBLOCK); each holds a reference to the
- * inode. */
-static int create_pipe_files(struct file **res, int flags)
-{
-	struct inode *inode = new_inode(&pipefs_sb);
-	if (!inode)
-		return -ENOMEM;
-	struct pipe_inode_info *pipe = alloc_pipe_info();
-	if (!pipe) {
-		iput(inode);
-		return -ENOMEM;
-	}
-	inode->i_pipe = pipe;
-	pipe->files = 2;
-	pipe->readers = pipe->writers = 1;
-	inode->i_mode = S_IFIFO | 0600;
-	inode->i_uid = current_cred()->fsuid;
-	inode->i_gid = current_cred()->fsgid;
-	res[0] = alloc_file();
-	res[1] = alloc_file();
-	if (!res[0] || !res[1]) { /* files with no f_op: fput only frees them */
-		if (res[0])
-			fput(res[0]);
-		if (res[1])
-			fput(res[1]);
-		inode->i_pipe = NULL;
-		free_pipe_info(pipe);
-		iput(inode);
-		return -ENOMEM;
-	}
-	ihold(inode); /* the second file's */
-	unsigned int fl = (unsigned int)flags;
-	pipe_file(res[1], inode, pipe, O_WRONLY | (fl & (O_NONBLOCK | O_DIRECT)), FMODE_WRITE | FMODE_CAN_WRITE);
-	pipe_file(res[0], inode, pipe, O_RDONLY | (fl & O_NONBLOCK), FMODE_READ | FMODE_CAN_READ);
-	return 0;
-}
-
-int files_pipe2(struct files_struct *files, int fd[2], int flags)
-{
-	if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
-		return -EINVAL;
-	struct file *res[2];
-	int error = create_pipe_files(res, flags);
-	if (error)
-		return error;
-	fd[0] = alloc_fd(files);
-	fd[1] = fd[0] >= 0 ? alloc_fd(files) : -1;
-	if (fd[1] < 0) {
-		error = fd[0] < 0 ? fd[0] : fd[1];
-		if (fd[0] >= 0)
-			put_unused_fd(files, fd[0]);
-		fput(res[0]);
-		fput(res[1]);
-		return error;
-	}
-	for (int i = 0; i < 2; i++) {
-		set_close_on_exec(files, fd[i], flags & O_CLOEXEC);
-		fd_install(files, fd[i], res[i]);
-	}
-	return 0;
-}
-
-/* Linux's do_pipe2: the descriptors reach the table only once the user
- * has them. */
-static long do_pipe2(int __user *fildes, int flags)
-{
-	if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
-		return -EINVAL;
-	struct files_struct *files = current->files;
-	struct file *res[2];
-	int error = create_pipe_files(res, flags);
-	if (error)
-		return error;
-	int fd[2];
-	fd[0] = alloc_fd(files);
-	fd[1] = fd[0] >= 0 ? alloc_fd(files) : -1;
-	if (fd[1] < 0)
-		error = fd[0] < 0 ? fd[0] : fd[1];
-	else if (copy_to_user(fildes, fd, sizeof(fd)))
-		error = -EFAULT;
-	if (error) {
-		if (fd[0] >= 0)
-			put_unused_fd(files, fd[0]);
-		if (fd[1] >= 0)
-			put_unused_fd(files, fd[1]);
-		fput(res[0]);
-		fput(res[1]);
-		return error;
-	}
-	for (int i = 0; i < 2; i++) {
-		set_close_on_exec(files, fd[i], flags & O_CLOEXEC);
-		fd_install(files, fd[i], res[i]);
-	}
-	return 0;
-}
-
-SYSCALL_DEFINE2(pipe2, int __user *, fildes, int, flags) { return do_pipe2(fildes, flags); }
-SYSCALL_DEFINE1(pipe, int __user *, fildes) { return do_pipe2(fildes, 0); }
 
 /* ---- F_SETPIPE_SZ ---- */
 

@@ -20,6 +20,7 @@
 
 #include "fs/fs.h"
 #include "kernel/mutex.h"
+#include "kernel/spinlock.h"
 #include "kernel/wait.h"
 
 #define PIPE_DEF_BUFFERS 16
@@ -60,6 +61,20 @@ static inline bool pipe_full(unsigned int head, unsigned int tail, unsigned int 
 	return pipe_occupancy(head, tail) >= limit;
 }
 
+/* fs/pipe.c, for fs/pipe_open.c: a new pipe of PIPE_DEF_BUFFERS (no
+ * file yet: files 0), and its end with its pages; put_pipe_info drops
+ * one file of inode's pipe, the last frees it and clears i_pipe (under
+ * pipe_inode_lock, Linux's inode->i_lock: one lock for every inode here);
+ * pipe_lock/pipe_unlock take the pipe's mutex. */
+struct pipe_inode_info *alloc_pipe_info(void);
+void free_pipe_info(struct pipe_inode_info *pipe);
+void put_pipe_info(struct inode *inode, struct pipe_inode_info *pipe);
+void pipe_lock(struct pipe_inode_info *pipe);
+void pipe_unlock(struct pipe_inode_info *pipe);
+extern spinlock_t pipe_inode_lock;
+/* fs/pipe_open.c: the FIFO's open, pipefifo_fops's ->open. */
+int fifo_open(struct inode *inode, struct file *filp);
+
 /* fcntl's F_SETPIPE_SZ and F_GETPIPE_SZ (Linux's F_LINUX_SPECIFIC_BASE
  * 1024 + 7 and + 8). */
 #define F_SETPIPE_SZ 1031
@@ -80,7 +95,7 @@ long pipe_fcntl(struct file *file, unsigned int cmd, unsigned int arg);
  * NULL. */
 struct pipe_inode_info *get_pipe_info(struct file *file);
 
-/* pipe2(2) on an explicit table: fd[0] the read end, fd[1] the write
+/* pipe2(2) on an explicit table (fs/pipe_open.c): fd[0] the read end, fd[1] the write
  * end, flags O_CLOEXEC, O_NONBLOCK, O_DIRECT (packet mode); 0 or -EINVAL,
  * -EMFILE, -ENOMEM. */
 int files_pipe2(struct files_struct *files, int fd[2], int flags);

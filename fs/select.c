@@ -234,6 +234,20 @@ static int get_timespec_deadline(u64 *to, const struct __kernel_timespec __user 
 	return poll_select_set_timeout(to, ts.tv_sec, ts.tv_nsec);
 }
 
+/* ppoll's and pselect6's start: the deadline tsp gives (*to stays NULL
+ * without one), then the mask in force while they wait. */
+static int poll_select_begin(u64 *end_time, u64 **to, const struct __kernel_timespec __user *tsp,
+			     const sigset_t __user *sigmask, size_t sigsetsize)
+{
+	if (tsp) {
+		*to = end_time;
+		int ret = get_timespec_deadline(end_time, tsp);
+		if (ret)
+			return ret;
+	}
+	return set_user_sigmask(sigmask, sigsetsize);
+}
+
 /* RLIMIT_NOFILE's soft limit (Linux's rlimit()). */
 static unsigned long nofile_rlimit(void)
 {
@@ -372,14 +386,7 @@ SYSCALL_DEFINE5(ppoll, struct pollfd __user *, ufds, unsigned int, nfds, struct 
 		const sigset_t __user *, sigmask, size_t, sigsetsize)
 {
 	u64 end_time = 0, *to = NULL;
-	int ret;
-	if (tsp) {
-		to = &end_time;
-		ret = get_timespec_deadline(to, tsp);
-		if (ret)
-			return ret;
-	}
-	ret = set_user_sigmask(sigmask, sigsetsize);
+	int ret = poll_select_begin(&end_time, &to, tsp, sigmask, sigsetsize);
 	if (ret)
 		return ret;
 	ret = do_sys_poll(ufds, nfds, to);
@@ -557,14 +564,7 @@ SYSCALL_DEFINE6(pselect6, int, n, void __user *, inp, void __user *, outp, void 
 	if (sig && copy_from_user(&x, sig, sizeof(x)))
 		return -EFAULT;
 	u64 end_time = 0, *to = NULL;
-	int ret;
-	if (tsp) {
-		to = &end_time;
-		ret = get_timespec_deadline(to, tsp);
-		if (ret)
-			return ret;
-	}
-	ret = set_user_sigmask(x.p, x.size);
+	int ret = poll_select_begin(&end_time, &to, tsp, x.p, x.size);
 	if (ret)
 		return ret;
 	ret = core_sys_select(n, inp, outp, exp, to);

@@ -4,9 +4,11 @@
  * 6.1's checks in Linux's order.
  *
  * Linux moves the bytes through a pipe: the input's splice_read fills it
- * with page-cache pages, the output's splice_write drains it. mmlab has
- * no pipes; splice_direct below moves them through a one-page kernel
- * buffer instead, with the same two methods (fs/fs.h) and the same
+ * with page-cache pages, the output's splice_write drains it. mmlab's
+ * pipes (fs/pipe.c) hold copies, not page-cache pages, and take no part
+ * here: splice_direct below moves the bytes through a one-page kernel
+ * buffer instead (and a pipe is neither end: it has no splice methods,
+ * so sendfile to a pipe, which Linux 6.1 allows, is -EINVAL), with the same two methods (fs/fs.h) and the same
  * stopping rules: a short or failed write ends the copy, the input's
  * position then counts only what was written, and an error after some
  * bytes moved is dropped for the count.
