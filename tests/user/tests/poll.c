@@ -6,12 +6,14 @@
  * the time left), negative fds ignored, POLLNVAL and EBADF for a closed
  * fd, EINVAL for more fds than RLIMIT_NOFILE, a bad timespec or sigset
  * size, EFAULT, and signals: EINTR after a handler even with SA_RESTART,
- * and ppoll's and pselect6's mask in force while they sleep and put back
- * afterwards. The calls whose C-library wrappers differ (musl copies
- * select's timeval) are made with syscall(2). */
+ * ppoll's and pselect6's mask in force while they sleep and put back
+ * afterwards, and a stop and SIGCONT (no handler) restarting the call.
+ * The calls whose C-library wrappers differ (musl copies select's
+ * timeval) are made with syscall(2). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -270,6 +272,54 @@ static void signals_interrupt(void)
 	close(sv[1]);
 }
 
+/* The state letter of pid in /proc/<pid>/stat ('S': asleep), 0 if it
+ * cannot be read. */
+static char task_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* A signal with no handler (a stop and SIGCONT) does not end a poll: it
+ * is restarted (poll through restart_syscall, ppoll and select by their
+ * -ERESTARTNOHAND) and returns once the data comes. The child is seen
+ * asleep in its call before it is stopped. */
+static void restarted_without_handler(int which)
+{
+	int sv[2];
+	if (!pair(SOCK_STREAM, sv))
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct pollfd p = { sv[0], POLLIN, 0 };
+		struct timespec ts = { 100, 0 };
+		fd_set rd;
+		FD_ZERO(&rd);
+		FD_SET(sv[0], &rd);
+		long r = which == 0   ? poll(&p, 1, -1)
+			 : which == 1 ? syscall(SYS_ppoll, &p, 1ul, &ts, NULL, 8ul)
+				      : syscall(SYS_select, sv[0] + 1, &rd, NULL, NULL, NULL);
+		_exit(r == 1 ? 0 : 1);
+	}
+	int tries = 0;
+	while (task_state(pid) != 'S' && tries++ < 100000)
+		sched_yield();
+	CHECK_CMP(task_state(pid), ==, 'S');
+	CHECK_CMP(kill(pid, SIGSTOP), ==, 0);
+	int status;
+	CHECK_CMP(waitpid(pid, &status, WUNTRACED), ==, pid);
+	CHECK(WIFSTOPPED(status));
+	CHECK_CMP(kill(pid, SIGCONT), ==, 0);
+	CHECK_CMP(write(sv[1], "c", 1), ==, 1);
+	CHECK_CMP(wait_status_of(pid), ==, 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	test_begin("poll");
@@ -280,5 +330,7 @@ int main(void)
 	select_sets();
 	woken_by_writer();
 	signals_interrupt();
+	for (int which = 0; which < 3; which++)
+		restarted_without_handler(which);
 	return test_end();
 }
