@@ -66,9 +66,11 @@ struct pipe_inode_info *alloc_pipe_info(void)
 	return pipe;
 }
 
+/* A buffer's page goes: the pipe's own is freed, a vmsplice'd user page
+ * only loses the pipe's reference. */
 static void pipe_buf_release(struct pipe_buffer *buf)
 {
-	__free_page(buf->page);
+	put_page(buf->page);
 	buf->page = NULL;
 }
 
@@ -119,9 +121,8 @@ static bool pipe_writable(const struct pipe_inode_info *pipe)
 	return !pipe_full(head, tail, READ_ONCE(pipe->max_usage)) || !READ_ONCE(pipe->readers);
 }
 
-static long pipe_read(struct file *filp, char *dst, size_t total_len, long *pos, bool user)
+long pipe_read_to(struct file *filp, char *dst, size_t total_len, bool user, bool nonblock)
 {
-	(void)pos;
 	struct pipe_inode_info *pipe = filp->private_data;
 	if (!total_len)
 		return 0;
@@ -164,7 +165,7 @@ static long pipe_read(struct file *filp, char *dst, size_t total_len, long *pos,
 			break; /* end of file, or what was there */
 		if (ret)
 			break;
-		if (filp->f_flags & O_NONBLOCK) {
+		if (nonblock) {
 			ret = -EAGAIN;
 			break;
 		}
@@ -185,6 +186,12 @@ static long pipe_read(struct file *filp, char *dst, size_t total_len, long *pos,
 	if (wake_next_reader)
 		wake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM);
 	return ret;
+}
+
+static long pipe_read(struct file *filp, char *dst, size_t total_len, long *pos, bool user)
+{
+	(void)pos;
+	return pipe_read_to(filp, dst, total_len, user, filp->f_flags & O_NONBLOCK);
 }
 
 /* The writer gets SIGPIPE (Linux's send_sig(SIGPIPE, current, 0)). */
@@ -298,6 +305,46 @@ out:
 	wake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM);
 	if (wake_next_writer)
 		wake_up_interruptible_sync_poll(&pipe->wr_wait, EPOLLOUT | EPOLLWRNORM);
+	return ret;
+}
+
+int pipe_wait_for_space(struct pipe_inode_info *pipe, bool nonblock)
+{
+	for (;;) {
+		if (!pipe->readers) {
+			pipe_broken();
+			return -EPIPE;
+		}
+		if (!pipe_full(pipe->head, pipe->tail, pipe->max_usage))
+			return 0;
+		if (nonblock)
+			return -EAGAIN;
+		if (signal_pending(current))
+			return -ERESTARTSYS;
+		pipe_unlock(pipe);
+		wait_event_interruptible(pipe->wr_wait, pipe_writable(pipe));
+		pipe_lock(pipe);
+	}
+}
+
+long add_to_pipe(struct pipe_inode_info *pipe, const struct pipe_buffer *buf)
+{
+	long ret;
+	if (!pipe->readers) {
+		pipe_broken();
+		ret = -EPIPE;
+	} else if (pipe_full(pipe->head, pipe->tail, pipe->max_usage)) {
+		ret = -EAGAIN;
+	} else {
+		unsigned int head = pipe->head;
+		pipe->bufs[head & (pipe->ring_size - 1)] = *buf;
+		unsigned long flags;
+		spin_lock_irqsave(&pipe->rd_wait.lock, flags);
+		WRITE_ONCE(pipe->head, head + 1);
+		spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
+		return buf->len;
+	}
+	put_page(buf->page);
 	return ret;
 }
 

@@ -72,6 +72,18 @@ void put_pipe_info(struct inode *inode, struct pipe_inode_info *pipe);
 void pipe_lock(struct pipe_inode_info *pipe);
 void pipe_unlock(struct pipe_inode_info *pipe);
 extern spinlock_t pipe_inode_lock;
+/* For vmsplice (fs/splice.c), under the pipe's lock: Linux's
+ * wait_for_space (0 once a buffer is free; -EPIPE with SIGPIPE with no
+ * reader, -EAGAIN if nonblock, -ERESTARTSYS on a signal) and add_to_pipe
+ * (buf, whose page reference it takes, at the head: its len, or -EPIPE
+ * with SIGPIPE, -EAGAIN when full, the page then put). */
+int pipe_wait_for_space(struct pipe_inode_info *pipe, bool nonblock);
+long add_to_pipe(struct pipe_inode_info *pipe, const struct pipe_buffer *buf);
+/* A read of the pipe's file filp into dst (user memory if user), which
+ * waits for data unless nonblock (read(2) passes the file's O_NONBLOCK,
+ * vmsplice its SPLICE_F_NONBLOCK). */
+long pipe_read_to(struct file *filp, char *dst, size_t total_len, bool user, bool nonblock);
+
 /* fs/pipe_open.c: the FIFO's open, pipefifo_fops's ->open. */
 int fifo_open(struct inode *inode, struct file *filp);
 

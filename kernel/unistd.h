@@ -156,6 +156,7 @@
 #define __NR_ppoll 271
 #define __NR_set_robust_list 273
 #define __NR_get_robust_list 274
+#define __NR_vmsplice 278
 #define __NR_move_pages 279
 #define __NR_utimensat 280
 #define __NR_fallocate 285

@@ -8,10 +8,10 @@
  * CAP_SYS_RESOURCE, EINVAL), FIONREAD, FIOCLEX/FIONCLEX, fstat's S_IFIFO,
  * /proc/self/fd's "pipe:[ino]", ESPIPE, poll and select on pipes
  * (POLLHUP for a reader with no writers, POLLERR for a writer with no
- * readers, a writer woken when a reader makes room), and a named FIFO's
- * open rules (ENXIO, O_NONBLOCK readers, a blocking open that waits for
- * the other side). Expectations come from the kernel's own figures
- * (F_GETPIPE_SZ, pipe-max-size, CapEff). */
+ * readers, a writer woken when a reader makes room), a named FIFO's open
+ * rules (ENXIO, O_NONBLOCK readers, a blocking open that waits for the
+ * other side), and vmsplice in and out of a pipe. Expectations come from
+ * the kernel's own figures (F_GETPIPE_SZ, pipe-max-size, CapEff). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -448,6 +450,55 @@ static void named_fifo(void)
 	CHECK_CMP(unlink(path), ==, 0);
 }
 
+/* vmsplice: user pages into the pipe (read back as written, a buffer
+ * per page piece), SPLICE_F_NONBLOCK on a full pipe, the pipe's bytes
+ * out into an iovec, EPIPE without a reader, EINVAL and EBADF. */
+static void vmsplice_pipes(void)
+{
+	int fds[2];
+	if (!make_pipe(fds, 0))
+		return;
+	long ps = page_size();
+	unsigned char *mem = mmap(NULL, (size_t)ps * 4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!CHECK(mem != MAP_FAILED))
+		return;
+	for (long i = 0; i < ps * 4; i++)
+		mem[i] = (unsigned char)(i * 13 + 1);
+	struct iovec iov = { mem + 100, (size_t)ps * 2 + 50 }; /* three page pieces */
+	CHECK_CMP(vmsplice(fds[1], &iov, 1, 0), ==, ps * 2 + 50);
+	int avail = -1;
+	CHECK_CMP(ioctl(fds[0], FIONREAD, &avail), ==, 0);
+	CHECK_CMP(avail, ==, ps * 2 + 50);
+	unsigned char *back = malloc((size_t)ps * 3);
+	if (CHECK(back != NULL)) {
+		CHECK_CMP(read(fds[0], back, (size_t)ps * 3), ==, ps * 2 + 50);
+		CHECK(!memcmp(back, mem + 100, (size_t)ps * 2 + 50));
+		free(back);
+	}
+	/* Out of the pipe into two segments. */
+	CHECK_CMP(write(fds[1], "hello world", 11), ==, 11);
+	char a[5], b[16];
+	struct iovec out[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	CHECK_CMP(vmsplice(fds[0], out, 2, 0), ==, 11);
+	CHECK(!memcmp(a, "hello", 5) && !memcmp(b, " world", 6));
+	CHECK_ERRNO(vmsplice(fds[0], out, 2, SPLICE_F_NONBLOCK), EAGAIN); /* empty */
+	/* Full: SPLICE_F_NONBLOCK is EAGAIN. */
+	CHECK_CMP(fcntl(fds[1], F_SETPIPE_SZ, ps), ==, ps);
+	struct iovec one = { mem, (size_t)ps };
+	CHECK_CMP(vmsplice(fds[1], &one, 1, SPLICE_F_NONBLOCK), ==, ps);
+	CHECK_ERRNO(vmsplice(fds[1], &one, 1, SPLICE_F_NONBLOCK), EAGAIN);
+	CHECK_ERRNO(vmsplice(fds[1], &one, 1, 0x100), EINVAL);
+	int fd = open("/proc/self/status", O_RDONLY);
+	CHECK_ERRNO(vmsplice(fd, &one, 1, 0), EBADF);
+	close(fd);
+	close(fds[0]);
+	signal(SIGPIPE, SIG_IGN);
+	CHECK_ERRNO(vmsplice(fds[1], &one, 1, 0), EPIPE);
+	signal(SIGPIPE, SIG_DFL);
+	close(fds[1]);
+	munmap(mem, (size_t)ps * 4);
+}
+
 int main(void)
 {
 	test_begin("pipe");
@@ -461,5 +512,6 @@ int main(void)
 	poll_pipes();
 	poll_wakeups();
 	named_fifo();
+	vmsplice_pipes();
 	return test_end();
 }
