@@ -99,13 +99,13 @@ void put_pipe_info(struct inode *inode, struct pipe_inode_info *pipe)
 		free_pipe_info(pipe);
 }
 
-/* The ring's head or tail moved (under rd_wait's lock: pipe_poll reads
+/* The ring's tail or head moves (under rd_wait's lock: pipe_poll reads
  * them without the mutex). */
-static void pipe_set_tail(struct pipe_inode_info *pipe, unsigned int tail)
+static void pipe_set_index(struct pipe_inode_info *pipe, unsigned int *index, unsigned int value)
 {
 	unsigned long flags;
 	spin_lock_irqsave(&pipe->rd_wait.lock, flags);
-	WRITE_ONCE(pipe->tail, tail);
+	WRITE_ONCE(*index, value);
 	spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
 }
 
@@ -153,7 +153,7 @@ long pipe_read_to(struct file *filp, char *dst, size_t total_len, bool user, boo
 			}
 			if (!buf->len) {
 				pipe_buf_release(buf);
-				pipe_set_tail(pipe, ++tail);
+				pipe_set_index(pipe, &pipe->tail, ++tail);
 			}
 			total_len -= chars;
 			if (!total_len)
@@ -265,10 +265,7 @@ static long pipe_write(struct file *filp, const char *src, size_t total_len, lon
 			buf->len = (unsigned int)n;
 			buf->flags = (filp->f_flags & O_DIRECT) ? PIPE_BUF_FLAG_PACKET : PIPE_BUF_FLAG_CAN_MERGE;
 			pipe->tmp_page = NULL;
-			unsigned long flags;
-			spin_lock_irqsave(&pipe->rd_wait.lock, flags);
-			WRITE_ONCE(pipe->head, head + 1);
-			spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
+			pipe_set_index(pipe, &pipe->head, head + 1);
 			done += n;
 			ret = (long)done;
 			if (done == total_len)
@@ -338,10 +335,7 @@ long add_to_pipe(struct pipe_inode_info *pipe, const struct pipe_buffer *buf)
 	} else {
 		unsigned int head = pipe->head;
 		pipe->bufs[head & (pipe->ring_size - 1)] = *buf;
-		unsigned long flags;
-		spin_lock_irqsave(&pipe->rd_wait.lock, flags);
-		WRITE_ONCE(pipe->head, head + 1);
-		spin_unlock_irqrestore(&pipe->rd_wait.lock, flags);
+		pipe_set_index(pipe, &pipe->head, head + 1);
 		return buf->len;
 	}
 	put_page(buf->page);
