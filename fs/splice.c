@@ -6,12 +6,15 @@
  * Linux moves the bytes through a pipe: the input's splice_read fills it
  * with page-cache pages, the output's splice_write drains it. mmlab's
  * pipes (fs/pipe.c) hold copies, not page-cache pages, and take no part
- * here: splice_direct below moves the bytes through a one-page kernel
- * buffer instead (and a pipe is neither end: it has no splice methods,
- * so sendfile to a pipe, which Linux 6.1 allows, is -EINVAL), with the same two methods (fs/fs.h) and the same
+ * in that: splice_direct below moves the bytes through a one-page kernel
+ * buffer instead, with the same two methods (fs/fs.h) and the same
  * stopping rules: a short or failed write ends the copy, the input's
  * position then counts only what was written, and an error after some
- * bytes moved is dropped for the count.
+ * bytes moved is dropped for the count. A sendfile whose output is a pipe
+ * fills the pipe's free buffers and returns, as Linux's
+ * splice_file_to_pipe (below); a pipe is never the input (-EINVAL).
+ * vmsplice (the end of the file) moves user pages into a pipe and a
+ * pipe's bytes out to user memory.
  *
  * Which files take part, as Linux 6.1's: the input must be a regular
  * file (splice_direct_to_actor) with splice_read: a tmpfs file, read
@@ -35,6 +38,7 @@
 #include "kernel/syscall.h"
 #include "mm/gup.h"
 #include "mm/page_alloc.h"
+#include "mm/gfp.h"
 #include "mm/slab.h"
 
 long generic_file_splice_read(struct file *in, long *ppos, char *buf, size_t len)
@@ -113,6 +117,49 @@ static long splice_direct(struct file *in, long *ppos, struct file *out, long *o
 	return bytes ? bytes : ret;
 }
 
+/* Linux's splice_file_to_pipe, sendfile's way into a pipe: once there
+ * is room (wait_for_space; the output's O_NONBLOCK makes it -EAGAIN), the
+ * input's bytes from *ppos fill as many buffers as are free, each as the
+ * page-cache page it comes from would (from *ppos's place in its page to
+ * the page's end), and the call returns: a short count when the pipe
+ * filled. Linux's buffers are the page-cache pages themselves; mmlab
+ * copies into pages of the pipe's own (splice_read's kernel buffer). */
+static long splice_file_to_pipe(struct file *in, struct pipe_inode_info *pipe, long *ppos, size_t len,
+				bool nonblock)
+{
+	if (!in->f_op->splice_read)
+		return -EINVAL;
+	long total = 0;
+	pipe_lock(pipe);
+	long ret = pipe_wait_for_space(pipe, nonblock);
+	while (!ret && len && !pipe_full(pipe->head, pipe->tail, pipe->max_usage)) {
+		struct page *page = alloc_page(GFP_KERNEL_ACCOUNT);
+		if (!page) {
+			ret = -ENOMEM;
+			break;
+		}
+		size_t off = (size_t)*ppos & (PAGE_SIZE - 1);
+		size_t n = min(len, PAGE_SIZE - off);
+		long got = in->f_op->splice_read(in, ppos, (char *)page_address(page) + off, n);
+		if (got <= 0) { /* the end of the input, or its error */
+			__free_page(page);
+			ret = got;
+			break;
+		}
+		/* The pipe's lock is held: room and readers are as checked. */
+		struct pipe_buffer buf = { page, (unsigned int)off, (unsigned int)got, 0 };
+		add_to_pipe(pipe, &buf);
+		total += got;
+		len -= (size_t)got;
+		if ((size_t)got < n)
+			break;
+	}
+	pipe_unlock(pipe);
+	if (total > 0)
+		wake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM);
+	return total ? total : ret;
+}
+
 /* Linux's do_sendfile: ppos NULL moves in_fd's position, else *ppos moves
  * and in_fd's stays. The output's position always moves. */
 static long do_sendfile(int out_fd, int in_fd, long *ppos, size_t count)
@@ -140,13 +187,18 @@ static long do_sendfile(int out_fd, int in_fd, long *ppos, size_t count)
 	if (!out || !(out->f_mode & FMODE_WRITE))
 		goto out;
 	out_pos = out->f_pos;
-	ret = rw_verify_area(out_pos, count);
-	if (ret)
-		goto out;
 	/* Linux cuts the copy at the smaller s_maxbytes of the two files
 	 * (-EOVERFLOW past it): MAX_LFS_FILESIZE for every file here, which
 	 * pos + count, checked above, cannot pass. */
-	ret = splice_direct(in, &pos, out, &out_pos, count);
+	struct pipe_inode_info *opipe = get_pipe_info(out);
+	if (opipe) {
+		ret = splice_file_to_pipe(in, opipe, &pos, count, out->f_flags & O_NONBLOCK);
+	} else {
+		ret = rw_verify_area(out_pos, count);
+		if (ret)
+			goto out;
+		ret = splice_direct(in, &pos, out, &out_pos, count);
+	}
 	if (ret > 0) {
 		out->f_pos = out_pos;
 		if (ppos)

@@ -10,8 +10,9 @@
  * (POLLHUP for a reader with no writers, POLLERR for a writer with no
  * readers, a writer woken when a reader makes room), a named FIFO's open
  * rules (ENXIO, O_NONBLOCK readers, a blocking open that waits for the
- * other side), and vmsplice in and out of a pipe. Expectations come from
- * the kernel's own figures (F_GETPIPE_SZ, pipe-max-size, CapEff). */
+ * other side), vmsplice in and out of a pipe and sendfile into one.
+ * Expectations come from the kernel's own figures (F_GETPIPE_SZ,
+ * pipe-max-size, CapEff). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -24,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/select.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -499,6 +501,59 @@ static void vmsplice_pipes(void)
 	munmap(mem, (size_t)ps * 4);
 }
 
+/* sendfile into a pipe: it fills the free buffers, each from the input's
+ * offset in its page to the page's end, and returns (Linux's
+ * splice_file_to_pipe); O_NONBLOCK on a full pipe is EAGAIN, no reader
+ * EPIPE; a pipe as the input is EINVAL. */
+static void sendfile_to_pipe(void)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/pipe_sendfile.%d", (int)getpid());
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (!CHECK_CMP(fd, >=, 0))
+		return;
+	unlink(path);
+	long ps = page_size();
+	size_t size = 100000;
+	unsigned char *data = malloc(size), *back = malloc(size);
+	int fds[2];
+	if (!CHECK(data && back) || !make_pipe(fds, 0)) {
+		free(data);
+		free(back);
+		close(fd);
+		return;
+	}
+	for (size_t i = 0; i < size; i++)
+		data[i] = (unsigned char)(i * 31 + 7);
+	CHECK_CMP(write(fd, data, size), ==, (ssize_t)size);
+	long slots = fcntl(fds[1], F_GETPIPE_SZ) / ps;
+	off_t off = 100;
+	long want = (ps - 100) + (slots - 1) * ps; /* the first buffer is the rest of page 0 */
+	CHECK_CMP(sendfile(fds[1], fd, &off, size), ==, want);
+	CHECK_CMP(off, ==, 100 + want);
+	CHECK_CMP(read(fds[0], back, size), ==, want);
+	CHECK(!memcmp(back, data + 100, (size_t)want));
+	/* With no offset given, from the file's own, which it moves. */
+	CHECK_CMP(lseek(fd, 0, SEEK_SET), ==, 0);
+	CHECK_CMP(sendfile(fds[1], fd, NULL, 5000), ==, 5000);
+	CHECK_CMP(lseek(fd, 0, SEEK_CUR), ==, 5000);
+	CHECK_CMP(read(fds[0], back, size), ==, 5000);
+	CHECK(!memcmp(back, data, 5000));
+	CHECK_ERRNO(sendfile(fds[1], fds[0], NULL, 10), EINVAL); /* a pipe is no input */
+	CHECK_CMP(fcntl(fds[1], F_SETFL, O_NONBLOCK), ==, 0);
+	while (write(fds[1], data, (size_t)ps) > 0)
+		;
+	CHECK_ERRNO(sendfile(fds[1], fd, NULL, 10), EAGAIN);
+	close(fds[0]);
+	signal(SIGPIPE, SIG_IGN);
+	CHECK_ERRNO(sendfile(fds[1], fd, NULL, 10), EPIPE);
+	signal(SIGPIPE, SIG_DFL);
+	close(fds[1]);
+	close(fd);
+	free(data);
+	free(back);
+}
+
 int main(void)
 {
 	test_begin("pipe");
@@ -513,5 +568,6 @@ int main(void)
 	poll_wakeups();
 	named_fifo();
 	vmsplice_pipes();
+	sendfile_to_pipe();
 	return test_end();
 }
