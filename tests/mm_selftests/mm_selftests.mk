@@ -80,7 +80,7 @@ MM_ST_LACKS_hugepage-mremap := userfaultfd
 MM_ST_LACKS_hugetlb-read-hwpoison := MADV_HWPOISON (its read regression test passes)
 MM_ST_LACKS_hugetlb-soft-offline := vm.enable_soft_offline of Linux 6.11
 MM_ST_LACKS_hugepage-vmemmap := /proc/kpageflags
-MM_ST_LACKS_memfd_secret := pipe2 and vmsplice, ptrace (its file IO case passes)
+MM_ST_LACKS_memfd_secret := ptrace (its file IO, vmsplice and process_vm_read cases pass)
 MM_ST_LACKS_uffd-stress := userfaultfd
 MM_ST_LACKS_pkey_sighandler_tests_64 := protection keys: CR4.PKE
 
