@@ -155,5 +155,8 @@ void thp_hpage_pmd_size_show(struct seq_buf *m, const struct proc_node *node);
 void thp_use_zero_page_show(struct seq_buf *m, const struct proc_node *node);
 long thp_use_zero_page_write(const struct proc_node *node, const char *buf, size_t len);
 void thp_vmstat_show(struct seq_buf *m);
+/* /sys/kernel/mm/transparent_hugepage (khugepaged's folder is in it). */
+struct proc_dir_entry;
+extern const struct proc_dir_entry thp_dir;
 
 #endif
