@@ -408,6 +408,32 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 	count_vm_event(THP_SPLIT_PMD);
 }
 
+/* Linux's split_huge_pmd_address: the huge PMD covering address, if any. */
+static void split_huge_pmd_address(struct vm_area_struct *vma, unsigned long address)
+{
+	pmd_t *pmd = mm_find_pmd(vma->vm_mm, address);
+	if (pmd && pmd_trans_huge(pmdp_get(pmd)))
+		split_huge_pmd(vma->vm_mm, pmd, address);
+}
+
+/* A boundary b of vma's new range that is not 2 MiB aligned, inside a
+ * 2 MiB the VMA held whole: a huge PMD there would be mapped by two VMAs. */
+static bool boundary_cuts_pmd(struct vm_area_struct *vma, unsigned long b)
+{
+	unsigned long h = b & PMD_MASK;
+	return (b & ~PMD_MASK) && h >= vma->vm_start && h + PMD_SIZE <= vma->vm_end;
+}
+
+void vma_adjust_trans_huge(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	if (vma->vm_flags & VM_HUGETLB)
+		return; /* its splits are at its page size (hugetlb_vm_op_split) */
+	if (start != vma->vm_start && boundary_cuts_pmd(vma, start))
+		split_huge_pmd_address(vma, start);
+	if (end != vma->vm_end && boundary_cuts_pmd(vma, end))
+		split_huge_pmd_address(vma, end);
+}
+
 /* --- sysfs and /proc/vmstat ---------------------------------------------------- */
 
 static const char *const enabled_words[] = { "always", "madvise", "never" };
