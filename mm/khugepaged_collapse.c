@@ -388,5 +388,8 @@ out_maybelock:
 out_nolock:
 	mmdrop(mm);
 	kfree(cc);
-	return thps == (hend > hstart ? (hend - hstart) >> PMD_SHIFT : 0) ? 0 : madvise_collapse_errno(last_fail);
+	/* As Linux, in unsigned arithmetic: a range that ends before its
+	 * first aligned 2 MiB starts (hend < hstart) wants "many" THPs and
+	 * fails with EINVAL; one that ends just there wants none. */
+	return thps == (hend - hstart) >> PMD_SHIFT ? 0 : madvise_collapse_errno(last_fail);
 }

@@ -210,8 +210,11 @@ static void collapse_errors_as_linux(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_user_u64(&v, (void *)c), 0);
 	KUNIT_EXPECT_EQ(test, collapse(mm, c, PMD_SIZE), -EINVAL);
 	KUNIT_EXPECT_FALSE(test, is_huge(mm, c));
-	/* A range holding no aligned 2 MiB: nothing to do. */
-	KUNIT_EXPECT_EQ(test, collapse(mm, a + PAGE_SIZE, PMD_SIZE - 2 * PAGE_SIZE), 0);
+	/* A range ending before its first aligned 2 MiB starts: EINVAL (Linux's
+	 * unsigned count of the THPs wanted); one ending just there wants
+	 * none and succeeds. */
+	KUNIT_EXPECT_EQ(test, collapse(mm, a + PAGE_SIZE, PMD_SIZE - 2 * PAGE_SIZE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, collapse(mm, a + PAGE_SIZE, PMD_SIZE - PAGE_SIZE), 0);
 	KUNIT_EXPECT_FALSE(test, is_huge(mm, a));
 	/* A pinned page (a reference beyond its mapping: SCAN_PAGE_COUNT). */
 	struct page *pinned;
