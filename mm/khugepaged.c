@@ -314,8 +314,10 @@ static bool khugepaged_has_work(void)
 static void khugepaged_alloc_sleep(void)
 {
 	long t = msecs_to_jiffies(READ_ONCE(khugepaged_alloc_sleep_millisecs));
-	if (t)
-		khugepaged_sleep(kthread_should_stop() || !READ_ONCE(khugepaged_sleep_expire), t);
+	if (!t)
+		return;
+	WRITE_ONCE(khugepaged_sleep_expire, jiffies + (unsigned long)t); /* a write of a knob clears it */
+	khugepaged_sleep(kthread_should_stop() || !READ_ONCE(khugepaged_sleep_expire), t);
 }
 
 /* Linux's khugepaged_do_scan: pages_to_scan PTEs' worth, passing the head

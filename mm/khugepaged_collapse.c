@@ -140,8 +140,7 @@ static enum scan_result census_verdict(const struct pte_census *c, struct collap
 	return SCAN_SUCCEED;
 }
 
-static enum scan_result census_table(struct vm_area_struct *vma, pte_t *pte, struct collapse_control *cc,
-				     int *referenced)
+static enum scan_result census_table(struct vm_area_struct *vma, pte_t *pte, struct collapse_control *cc)
 {
 	struct pte_census c = { 0 };
 	struct page *last_head = NULL;
@@ -152,7 +151,6 @@ static enum scan_result census_table(struct vm_area_struct *vma, pte_t *pte, str
 		if (r != SCAN_SUCCEED)
 			return r;
 	}
-	*referenced = c.referenced;
 	return census_verdict(&c, cc);
 }
 
@@ -248,8 +246,7 @@ static enum scan_result collapse_huge_page(struct mm_struct *mm, unsigned long a
 	 * that no one can map or pin more of these pages. */
 	spinlock_t *pte_ptl = ptlock_ptr(old_table);
 	spin_lock(pte_ptl);
-	int referenced;
-	result = census_table(vma, pte, cc, &referenced);
+	result = census_table(vma, pte, cc);
 	spin_unlock(pte_ptl);
 	if (result != SCAN_SUCCEED) {
 		spin_lock(pmd_ptl);
@@ -296,8 +293,7 @@ enum scan_result hpage_collapse_scan_pmd(struct mm_struct *mm, struct vm_area_st
 	pte_t *pte = pte_tryget_map_lock(mm, pmd, address, &ptl);
 	if (!pte)
 		return SCAN_PMD_NULL; /* none, huge or going since it was read */
-	int referenced;
-	result = census_table(vma, pte, cc, &referenced);
+	result = census_table(vma, pte, cc);
 	pte_unmap_unlock(pte, ptl);
 	pte_put(mm, pmd, address);
 	if (result == SCAN_SUCCEED) {
