@@ -240,6 +240,7 @@
 #define MADV_POPULATE_READ 22
 #define MADV_POPULATE_WRITE 23
 #define MADV_DONTNEED_LOCKED 24
+#define MADV_COLLAPSE 25
 
 /* open flags (asm-generic/fcntl.h). */
 #define O_RDONLY 00

@@ -17,6 +17,8 @@ KERNEL_SRCS += \
 	mm/hugetlb_vma.c \
 	mm/interval_tree.c \
 	mm/kernel_map.c \
+	mm/khugepaged.c \
+	mm/khugepaged_collapse.c \
 	mm/kmalloc.c \
 	mm/madvise.c \
 	mm/mempolicy.c \
