@@ -166,7 +166,7 @@ static void virtblk_submit_bio(struct bio *bio)
 		.type = type,
 		.sector = type == VIRTIO_BLK_T_IN || type == VIRTIO_BLK_T_OUT ? bio->bi_iter.bi_sector : 0,
 	};
-	struct scatterlist hdr, status, data[nsg - 2];
+	struct scatterlist hdr, status, data[nsg]; /* nsg - 2 used: never a zero-length array */
 	struct scatterlist *sgs[nsg];
 	unsigned int out = 0;
 	sg_init_one(&hdr, &req->out_hdr, sizeof(req->out_hdr));

@@ -68,6 +68,8 @@ fail:
 	return -ENODEV;
 }
 
+/* The device stays registered whatever its driver's probe does (as
+ * Linux's): a failed probe leaves it reset and FAILED, logged. */
 int register_virtio_device(struct virtio_device *vdev)
 {
 	static int next_index;
@@ -78,8 +80,10 @@ int register_virtio_device(struct virtio_device *vdev)
 	list_add_tail(&vdev->list, &virtio_devices);
 	for (struct list_head *p = virtio_drivers.next; p != &virtio_drivers; p = p->next) {
 		struct virtio_driver *drv = container_of(p, struct virtio_driver, list);
-		if (virtio_matches(drv, vdev))
-			return virtio_dev_probe(vdev, drv);
+		if (virtio_matches(drv, vdev)) {
+			virtio_dev_probe(vdev, drv);
+			break;
+		}
 	}
 	return 0;
 }

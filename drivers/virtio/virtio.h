@@ -165,9 +165,10 @@ struct virtio_driver {
 /* Linux's register_virtio_driver / register_virtio_device: each binds
  * to the other side already registered (drivers/virtio/virtio.c). */
 int register_virtio_driver(struct virtio_driver *drv);
-/* Negotiates the features (the device's, the driver's feature_table and
- * VERSION_1) and calls the driver's probe; 0 or -errno (the device is
- * reset and marked FAILED). */
+/* Resets the device and, when a driver for it is registered, negotiates
+ * the features (the device's, the driver's feature_table and VERSION_1)
+ * and calls the driver's probe (a failure leaves the device reset and
+ * FAILED, logged). The device stays registered: 0. */
 int register_virtio_device(struct virtio_device *vdev);
 
 static inline bool virtio_has_feature(const struct virtio_device *vdev, unsigned int fbit)

@@ -341,11 +341,7 @@ static int virtio_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	vp->vdev.id = pdev->device >= 0x1040 ? pdev->device - 0x1040u : pdev->subsystem_device;
 	vp->vdev.config = &virtio_pci_config_ops;
 	pdev->driver_data = vp;
-	int err = register_virtio_device(&vp->vdev);
-	if (!err)
-		return 0;
-	pci_clear_master(pdev);
-	pdev->driver_data = NULL;
+	return register_virtio_device(&vp->vdev);
 fail:
 	void *maps[] = { vp->common, vp->isr, vp->notify_base, vp->device };
 	for (unsigned int i = 0; i < ARRAY_SIZE(maps); i++)

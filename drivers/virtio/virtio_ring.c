@@ -104,17 +104,15 @@ int virtqueue_add_sgs(struct virtqueue *vq, struct scatterlist *sgs[], unsigned 
 		return -EINVAL;
 	if (total > vq->num_free)
 		return -ENOSPC;
-	u16 head = vq->free_head, i = head, prev = head;
+	u16 head = vq->free_head, i = head;
 	for (unsigned int n = 0; n < total; n++) {
 		struct vring_desc *d = &vq->desc[i];
 		d->addr = sgs[n]->dma_address;
 		d->len = sgs[n]->length;
 		d->flags = (u16)((n >= out_sgs ? VRING_DESC_F_WRITE : 0) |
 				 (n + 1 < total ? VRING_DESC_F_NEXT : 0));
-		prev = i;
 		i = d->next;
 	}
-	(void)prev;
 	vq->free_head = i;
 	vq->num_free -= total;
 	vq->data[head] = data;
