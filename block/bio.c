@@ -92,14 +92,15 @@ void submit_bio(struct bio *bio)
 	struct gendisk *disk = bio->bi_bdev->bd_disk;
 	__atomic_add_fetch(&disk->inflight, 1, __ATOMIC_RELAXED);
 	blk_status_t status = bio_check(bio);
-	if (status == BLK_STS_OK && bio_op_of(bio->bi_opf) == REQ_OP_FLUSH && !disk->queue.write_cache)
-		status = BLK_STS_OK, bio->bi_status = BLK_STS_OK; /* Linux drops it: nothing to flush */
-	else if (status == BLK_STS_OK) {
-		disk->fops->submit_bio(bio);
+	/* A flush to a disk that caches no writes has nothing to do: Linux's
+	 * blk_flush_policy ends it at once, successfully. */
+	bool nothing_to_do = bio_op_of(bio->bi_opf) == REQ_OP_FLUSH && !disk->queue.write_cache;
+	if (status != BLK_STS_OK || nothing_to_do) {
+		bio->bi_status = status;
+		bio_endio(bio);
 		return;
 	}
-	bio->bi_status = status;
-	bio_endio(bio);
+	disk->fops->submit_bio(bio);
 }
 
 static void submit_bio_wait_endio(struct bio *bio)
