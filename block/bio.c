@@ -4,6 +4,7 @@
  * (an interrupt, usually). */
 #include "block/blkdev.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "lib/ratelimit.h"
 #include "kernel/wait.h"
 #include "mm/slab.h"
@@ -52,15 +53,17 @@ void bio_endio(struct bio *bio)
 		bio->bi_end_io(bio);
 }
 
-/* Linux's bio_check_eod and handle_bad_sector. */
+/* Linux 6.1's bio_check_eod, its message too (the first name is the
+ * submitting task's). A disk of no size is not checked, as Linux's. */
 static bool bio_check_eod(struct bio *bio)
 {
 	sector_t maxsector = bdev_nr_sectors(bio->bi_bdev);
 	unsigned int nr_sectors = bio_sectors(bio);
-	if (nr_sectors && (nr_sectors > maxsector || bio->bi_iter.bi_sector > maxsector - nr_sectors)) {
+	if (nr_sectors && maxsector &&
+	    (nr_sectors > maxsector || bio->bi_iter.bi_sector > maxsector - nr_sectors)) {
 		pr_info_ratelimited("%s: attempt to access beyond end of device\n"
 				    "%s: rw=%u, sector=%llu, nr_sectors = %u limit=%llu\n",
-				    bio->bi_bdev->bd_disk->disk_name, bio->bi_bdev->bd_disk->disk_name,
+				    current->comm, bio->bi_bdev->bd_disk->disk_name,
 				    bio->bi_opf, (unsigned long long)bio->bi_iter.bi_sector, nr_sectors,
 				    (unsigned long long)maxsector);
 		return false;
@@ -93,7 +96,8 @@ void submit_bio(struct bio *bio)
 	__atomic_add_fetch(&disk->inflight, 1, __ATOMIC_RELAXED);
 	blk_status_t status = bio_check(bio);
 	/* A flush to a disk that caches no writes has nothing to do: Linux's
-	 * blk_flush_policy ends it at once, successfully. */
+	 * submit_bio_noacct ends it at once, successfully (QUEUE_FLAG_WC
+	 * clear). */
 	bool nothing_to_do = bio_op_of(bio->bi_opf) == REQ_OP_FLUSH && !disk->queue.write_cache;
 	if (status != BLK_STS_OK || nothing_to_do) {
 		bio->bi_status = status;
