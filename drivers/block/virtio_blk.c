@@ -227,14 +227,47 @@ static const struct block_device_operations virtblk_fops = {
 	.get_unique_id = virtblk_get_id,
 };
 
+/* Linux's string_get_size for a byte count: three significant digits in
+ * units of 1000 (kB, MB...) or 1024 (KiB, MiB...), rounded: "33.6 MB". */
+static void string_get_size(u64 size, bool binary, char *buf, size_t len)
+{
+	static const char *const units10[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
+	static const char *const units2[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	static const unsigned int rounding[] = { 500, 50, 5 };
+	unsigned int divisor = binary ? 1024 : 1000, i = 0, j = 0, remainder = 0;
+	while (size >= divisor) {
+		remainder = (unsigned int)(size % divisor);
+		size /= divisor;
+		i++;
+	}
+	for (u64 sf_cap = size; sf_cap * 10 < 1000; sf_cap *= 10)
+		j++;
+	if (binary)
+		remainder = remainder * 1000 >> 10;
+	remainder += rounding[j];
+	if (remainder >= 1000) {
+		remainder -= 1000;
+		size++;
+	}
+	char frac[8] = "";
+	if (j) {
+		snprintf(frac, sizeof(frac), ".%03u", remainder);
+		frac[j + 1] = '\0';
+	}
+	snprintf(buf, len, "%llu%s %s", (unsigned long long)size, frac, (binary ? units2 : units10)[i]);
+}
+
+/* virtblk_update_capacity's line: "[vda] 65536 512-byte logical blocks
+ * (33.6 MB/32.0 MiB)". */
 static void virtblk_print_size(struct virtio_blk *vblk, const char *what)
 {
 	u64 bytes = get_capacity(vblk->disk) << SECTOR_SHIFT;
-	pr_info("virtio_blk virtio%d: [%s] %s%llu %u-byte logical blocks (%llu MB/%llu MiB)\n",
-		vblk->vdev->index, vblk->disk->disk_name, what,
-		(unsigned long long)(bytes / vblk->disk->queue.limits.logical_block_size),
-		vblk->disk->queue.limits.logical_block_size, (unsigned long long)(bytes / 1000000),
-		(unsigned long long)(bytes >> 20));
+	unsigned int lbs = vblk->disk->queue.limits.logical_block_size;
+	char s10[16], s2[16];
+	string_get_size(bytes, false, s10, sizeof(s10));
+	string_get_size(bytes, true, s2, sizeof(s2));
+	pr_info("virtio_blk virtio%d: [%s] %s%llu %u-byte logical blocks (%s/%s)\n", vblk->vdev->index,
+		vblk->disk->disk_name, what, (unsigned long long)(bytes / lbs), lbs, s10, s2);
 }
 
 /* A resize of the backing image (QEMU's block_resize): Linux's
