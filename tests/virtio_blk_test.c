@@ -3,7 +3,8 @@
  * first virtio disk: patterns written through bios across the disk and
  * read back, more bios in flight than the queue holds (the submitter
  * waits), bios from every CPU at once, a bio beyond the end refused
- * (-EIO, as Linux's bio_check_eod), a flush, the device's id, and what
+ * (-EIO, as Linux's bio_check_eod) and, handed to the driver around that
+ * check, by the device (its IOERR status: -EIO), a flush, the device's id, and what
  * the disk shows (/dev/vda, /sys/block, /proc/partitions) against the
  * kernel's own gendisk. The PCI checks hold the scanned struct pci_dev
  * against fresh configuration reads through both access methods.
@@ -198,6 +199,11 @@ static void write_read_across_disk(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, page_address(r), (u8 *)page_address(w) + 3 * SECTOR_SIZE, SECTOR_SIZE);
 }
 
+static void inflight_done(struct bio *bio)
+{
+	complete(bio->bi_private);
+}
+
 struct inflight {
 	struct wait_queue_head wait;
 	unsigned long done, errors;
@@ -310,6 +316,33 @@ static void beyond_the_end(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, __atomic_load_n(&disk->inflight, __ATOMIC_ACQUIRE), 0l);
 }
 
+/* The device's own error: a bio past the end handed to the driver itself,
+ * around submit_bio's check, is refused by the device (QEMU's
+ * virtio_blk_sect_range_ok: VIRTIO_BLK_S_IOERR), and the driver ends it
+ * with BLK_STS_IOERR, -EIO (Linux's virtblk_result). */
+static void device_error_is_eio(struct kunit *test)
+{
+	struct gendisk *disk = test_disk(test);
+	struct page *p = test_page(test);
+	struct bio *bio = bio_alloc(&disk->part0, 1, REQ_OP_READ, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bio);
+	bio->bi_iter.bi_sector = get_capacity(disk);
+	bio_add_page(bio, p, PAGE_SIZE, 0);
+	struct completion done;
+	init_completion(&done);
+	bio->bi_private = &done;
+	bio->bi_end_io = inflight_done;
+	__atomic_add_fetch(&disk->inflight, 1, __ATOMIC_RELAXED); /* what submit_bio counts */
+	disk->fops->submit_bio(bio);
+	wait_for_completion(&done);
+	KUNIT_EXPECT_EQ(test, bio->bi_status, BLK_STS_IOERR);
+	KUNIT_EXPECT_EQ(test, blk_status_to_errno(bio->bi_status), -EIO);
+	bio_put(bio);
+	/* The queue goes on: the next read is served. */
+	KUNIT_EXPECT_EQ(test, rw_pages(disk, REQ_OP_READ, 0, &p, 1, PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, __atomic_load_n(&disk->inflight, __ATOMIC_ACQUIRE), 0l);
+}
+
 static void flush_and_id(struct kunit *test)
 {
 	struct gendisk *disk = test_disk(test);
@@ -379,6 +412,7 @@ static struct kunit_case virtio_blk_cases[] = {
 	KUNIT_CASE(many_in_flight),
 	KUNIT_CASE(every_cpu_at_once),
 	KUNIT_CASE(beyond_the_end),
+	KUNIT_CASE(device_error_is_eio),
 	KUNIT_CASE(flush_and_id),
 	KUNIT_CASE(what_the_disk_shows),
 	{}
