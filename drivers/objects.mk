@@ -16,6 +16,7 @@ KERNEL_SRCS += \
 	drivers/firmware/multiboot2.c \
 	drivers/pci/access.c \
 	drivers/pci/msi.c \
+	drivers/pci/pci-sysfs.c \
 	drivers/pci/probe.c \
 	drivers/tty/console_line.c \
 	drivers/tty/sysrq.c \

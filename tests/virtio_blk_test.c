@@ -95,6 +95,15 @@ static int rw_pages(struct gendisk *disk, unsigned op, sector_t sector, struct p
 	return err;
 }
 
+static void expect_file(struct kunit *test, const char *path, const char *want)
+{
+	char *text;
+	size_t len;
+	KUNIT_ASSERT_EQ(test, procfs_generate(path, current, &text, &len), 0);
+	KUNIT_EXPECT_STREQ(test, text, want);
+	kvfree(text);
+}
+
 static void pci_scan_matches_config_space(struct kunit *test)
 {
 	unsigned checked = 0;
@@ -125,6 +134,14 @@ static void pci_scan_matches_config_space(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, len & (len - 1), 0ull);
 			KUNIT_EXPECT_EQ(test, pci_resource_start(d, bar) & (len - 1), 0ull);
 		}
+		/* /sys/bus/pci/devices/<name>/ shows the same ids. */
+		char name[13], path[64], want[16];
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", pci_name(d, name));
+		snprintf(want, sizeof(want), "0x%04x\n", id_now & 0xffff);
+		expect_file(test, path, want);
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class", name);
+		snprintf(want, sizeof(want), "0x%06x\n", class_now >> 8);
+		expect_file(test, path, want);
 		checked++;
 	}
 	/* 00:00.0 is the host bridge: the scan cannot have found nothing. */
@@ -360,15 +377,6 @@ static void flush_and_id(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, strncmp(text, id, strlen(id)), 0);
 	kvfree(text);
 	kunit_info(test, "%s: id '%s'", disk->disk_name, id);
-}
-
-static void expect_file(struct kunit *test, const char *path, const char *want)
-{
-	char *text;
-	size_t len;
-	KUNIT_ASSERT_EQ(test, procfs_generate(path, current, &text, &len), 0);
-	KUNIT_EXPECT_STREQ(test, text, want);
-	kvfree(text);
 }
 
 static void what_the_disk_shows(struct kunit *test)

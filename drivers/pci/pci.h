@@ -173,6 +173,8 @@ void pci_iounmap(struct pci_dev *dev, void *addr);
  * device (PCI_ANY_ID: any), or NULL. No reference is taken: devices live
  * for ever. */
 struct pci_dev *pci_get_device(unsigned int vendor, unsigned int device, struct pci_dev *from);
+/* The i-th device found (0 first), or NULL: /sys/bus/pci/devices. */
+struct pci_dev *pci_dev_nth(unsigned int i);
 
 struct pci_device_id {
 	u32 vendor, device;

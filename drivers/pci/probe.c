@@ -239,6 +239,15 @@ struct pci_dev *pci_get_device(unsigned int vendor, unsigned int device, struct 
 	return NULL;
 }
 
+struct pci_dev *pci_dev_nth(unsigned int i)
+{
+	for (struct pci_dev *d = pci_get_device(PCI_ANY_ID, PCI_ANY_ID, NULL); d;
+	     d = pci_get_device(PCI_ANY_ID, PCI_ANY_ID, d))
+		if (i-- == 0)
+			return d;
+	return NULL;
+}
+
 int pci_enable_device_mem(struct pci_dev *dev)
 {
 	bool any = false;

@@ -63,6 +63,7 @@ struct proc_node {
 	struct mm_struct *mm;
 	int fd;                   /* for /proc/<pid>/fd/<n> */
 	int disk;                 /* for /sys/block/<disk>/ files: block/genhd.c's disk_nth */
+	int pci;                  /* for /sys/bus/pci/devices/<name>/ files: pci_dev_nth */
 };
 
 struct proc_dir_entry {

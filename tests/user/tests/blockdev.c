@@ -2,7 +2,7 @@
  * ioctls give it: /dev/vda's size by BLKGETSIZE64 and BLKGETSIZE against
  * /sys/block/vda/size (512-byte sectors), BLKSSZGET against
  * queue/logical_block_size, fstat's st_rdev against /sys/block/vda/dev,
- * its /proc/partitions line; patterns written and read back at offsets in
+ * its /proc/partitions line, its PCI function in /sys/bus/pci/devices; patterns written and read back at offsets in
  * and across pages, at the end (a read there ends the file, a write there
  * is ENOSPC, one crossing it is cut short), lseek as a file of the
  * device's size (beyond it: EINVAL), fsync, an unknown ioctl (ENOTTY on
@@ -15,6 +15,7 @@
  * names (for a scratch device on the host; its sysfs checks are then made
  * only when /sys/block has its name). Anywhere else it skips, saying why:
  * the host's own disks are never opened. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -105,6 +106,33 @@ static void partitions_line(const char *name, struct stat *st, long long bytes)
 	CHECKF(strstr(text, want) != NULL, "/proc/partitions has '%.*s'", (int)strlen(want) - 1, want);
 }
 
+/* The disk's PCI function in /sys/bus/pci/devices: a virtio block device
+ * (1af4:1042), class 0x010000, as each kernel's scan read it. */
+static void pci_function(void)
+{
+	DIR *d = opendir("/sys/bus/pci/devices");
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	unsigned found = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char dir[300], vendor[16] = "", device[16] = "", class[16] = "";
+		snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", e->d_name);
+		read_file(path_in(dir, "vendor"), vendor, sizeof(vendor) - 1);
+		read_file(path_in(dir, "device"), device, sizeof(device) - 1);
+		if (strcmp(vendor, "0x1af4\n") || strcmp(device, "0x1042\n"))
+			continue;
+		read_file(path_in(dir, "class"), class, sizeof(class) - 1);
+		CHECKF(strcmp(class, "0x010000\n") == 0, "%s: class 0x010000", e->d_name);
+		found++;
+	}
+	closedir(d);
+	CHECKF(found == 1, "one virtio block function (1af4:1042) in /sys/bus/pci/devices (%u)", found);
+}
+
 int main(void)
 {
 	test_begin("blockdev");
@@ -144,6 +172,8 @@ int main(void)
 		snprintf(want, sizeof(want), "%u:%u\n", major(st.st_rdev), minor(st.st_rdev));
 		CHECKF(strcmp(devno, want) == 0, "%s/dev is %s", sysdir, want);
 		partitions_line(strrchr(sysdir, '/') + 1, &st, (long long)bytes);
+		if (virtio_disk)
+			pci_function();
 	} else {
 		check_skip("%s has no /sys/block entry: its sysfs and /proc/partitions lines", dev);
 	}
