@@ -16,6 +16,7 @@ KERNEL_SRCS += \
 	mm/hugetlb_fault.c \
 	mm/hugetlb_vma.c \
 	mm/interval_tree.c \
+	mm/ioremap.c \
 	mm/kernel_map.c \
 	mm/khugepaged.c \
 	mm/khugepaged_collapse.c \

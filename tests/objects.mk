@@ -88,6 +88,7 @@ KERNEL_SRCS += \
 	tests/user_test.c \
 	tests/walkers_test.c \
 	tests/vfs_test.c \
+	tests/virtio_blk_test.c \
 	tests/mount_test.c \
 	tests/vmalloc_bench.c \
 	tests/vmalloc_gfp_test.c \

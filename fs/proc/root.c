@@ -33,7 +33,7 @@ const struct proc_dir_entry proc_sys_kernel_dir __proc_entry = {
 	.parent = &proc_sys_dir, .name = "kernel", .mode = DIR_MODE,
 };
 
-static const struct proc_dir_entry sys_dir __proc_entry = {
+const struct proc_dir_entry sys_dir __proc_entry = {
 	.parent = &root_dir, .name = "sys", .mode = DIR_MODE, .fs = PROC_FS_SYS,
 };
 static const struct proc_dir_entry sys_kernel_dir __proc_entry = {

@@ -263,6 +263,7 @@ static void expect(struct hcase *c, const char *fmt, ...)
 
 #define TOPO "topology.*"
 #define SMP "smp.every_cpu_is_up_on_its_node"
+#define PCI "virtio_blk.pci_scan_matches_config_space"
 
 /* Each builder fills c->t, c->field, c->how and the expected warnings. */
 
@@ -855,6 +856,52 @@ static void srat_header_length(struct hcase *c)
 	header_length(c, "SRAT");
 }
 
+/* MCFG: segment 0's ECAM window wrong in one of four ways. The kernel
+ * must say which, and scan PCI through the type 1 ports instead
+ * (drivers/pci/access.c); the pci suite checks what it found. */
+static void mcfg_window(struct hcase *c)
+{
+	header(&c->t, "MCFG", 1);
+	put64(&c->t, 0); /* reserved */
+	uint64_t base = 0xb0000000ull;
+	uint8_t start = 0, end = 0xff;
+	uint32_t extra = 0;
+	switch (rnd() % 4) {
+	case 0: /* over RAM */
+		c->field = "MCFG Base Address";
+		base = rnd_range(1, MEM / MIB / 2) * MIB;
+		expect(c, "ACPI: MCFG entry 0 (ECAM %#llx, buses 00-ff) overlaps memory of the memory map; "
+		       "ignored", (unsigned long long)base);
+		break;
+	case 1: /* in the MMIO hole, where nothing answers as ECAM */
+		c->field = "MCFG Base Address";
+		base = rnd_range(0xc00, 0xdff) * MIB;
+		expect(c, "PCI: ECAM at %#llx reads", (unsigned long long)base);
+		break;
+	case 2: /* no window from bus 0, where the scan starts */
+		c->field = "MCFG Start Bus Number";
+		start = (uint8_t)rnd_range(1, 0xff);
+		expect(c, "ACPI: MCFG has no usable entry for segment 0 from bus 0");
+		break;
+	default:
+		c->field = "MCFG header Length";
+		extra = (uint32_t)rnd_range(1, 15);
+		break;
+	}
+	put64(&c->t, base);
+	put16(&c->t, 0);
+	put8(&c->t, start);
+	put8(&c->t, end);
+	put32(&c->t, 0);
+	for (uint32_t i = 0; i < extra; i++)
+		put8(&c->t, 0);
+	finish(&c->t);
+	if (extra)
+		expect(c, "ACPI: MCFG Length %u is not its header and a whole number of 16-byte entries",
+		       (unsigned)c->t.len);
+	expect(c, "PCI: scanning bus 00 through type 1 ports");
+}
+
 struct hclass {
 	const char *name;
 	void (*build)(struct hcase *);
@@ -900,6 +947,7 @@ static const struct hclass classes[] = {
 	{ "layout-interleave-1g", layout_interleave_1g, QEMU_ACPITABLE, NULL, LAYOUT },
 	{ "layout-reserved-node", layout_reserved_node, QEMU_ACPITABLE, NULL, LAYOUT },
 	{ "layout-random", layout_random, QEMU_ACPITABLE, NULL, LAYOUT },
+	{ "mcfg-window", mcfg_window, GRUB_ACPI, "MCFG", PCI },
 };
 #define NR_CLASSES (sizeof(classes) / sizeof(classes[0]))
 
