@@ -12,5 +12,10 @@ KERNEL_SRCS += \
 	drivers/firmware/memmap.c \
 	drivers/firmware/multiboot2.c \
 	drivers/tty/console_line.c \
+	drivers/tty/n_tty.c \
+	drivers/tty/serial/8250.c \
 	drivers/tty/sysrq.c \
-	drivers/tty/tty_io.c
+	drivers/tty/tty_buffer.c \
+	drivers/tty/tty_io.c \
+	drivers/tty/tty_ioctl.c \
+	drivers/tty/tty_jobctrl.c
