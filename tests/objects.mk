@@ -85,6 +85,7 @@ KERNEL_SRCS += \
 	tests/test_tty.c \
 	tests/process_tree_test.c \
 	tests/topology_test.c \
+	tests/tty_test.c \
 	tests/user_test.c \
 	tests/walkers_test.c \
 	tests/vfs_test.c \

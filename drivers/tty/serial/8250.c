@@ -133,6 +133,11 @@ bool serial8250_move_irq(struct uart_8250_port *up, u32 dest_apic_id)
 	return up->irq_mode && serial8250_route(up, dest_apic_id);
 }
 
+bool serial8250_restore_irq(struct uart_8250_port *up)
+{
+	return serial8250_move_irq(up, up->home_apic_id);
+}
+
 struct uart_8250_port *serial8250_port(unsigned line)
 {
 	return line < SERIAL_NR_PORTS && serial_ports[line].present ? &serial_ports[line] : NULL;
@@ -163,7 +168,8 @@ static int serial8250_init(void)
 		up->tty.termios.c_cflag = B115200 | CS8 | CREAD | HUPCL | CLOCAL;
 		register_interrupt_handler(ISA_IRQ_VECTOR(serial_port_irq(i)), serial8250_interrupt);
 		u16 base = serial_port_base(i);
-		if (serial8250_route(up, lapic_id())) {
+		up->home_apic_id = lapic_id();
+		if (serial8250_route(up, up->home_apic_id)) {
 			up->irq_mode = true;
 			outb(base + UART_MCR, UART_MCR_DTR | UART_MCR_RTS | UART_MCR_OUT2);
 			outb(base + UART_IER, UART_IER_RDI);

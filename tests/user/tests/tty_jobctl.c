@@ -7,7 +7,8 @@
  * none, EINVAL below 0); a background group's read gets SIGTTIN (EIO when
  * SIGTTIN is ignored or the group is orphaned), its tcsetattr SIGTTOU
  * (allowed when SIGTTOU is ignored, as shells do it); the leader's exit
- * sends the foreground group SIGHUP.
+ * sends the foreground group SIGHUP; a new window size sends the
+ * foreground group SIGWINCH.
  *
  * The terminal: on mmlab /dev/ttyS0 (the serial port, which the kernel's
  * log shares: nothing here writes to it or reads from it but the
@@ -134,6 +135,13 @@ static void no_ctty_after_notty(int fd)
 	CHECK_ERRNO(ioctl(fd, TIOCNOTTY), ENOTTY);
 }
 
+static volatile int winch_count;
+static void on_winch(int sig)
+{
+	(void)sig;
+	winch_count++;
+}
+
 static void foreground_pause(int fd)
 {
 	(void)fd;
@@ -160,6 +168,22 @@ static void leader(void)
 	CHECK_CMP(dev_tty, >=, 0);
 	close(dev_tty);
 	CHECK_CMP(ioctl(fd, TIOCSCTTY, 0), ==, 0); /* already its own */
+
+	/* A new size: SIGWINCH to the foreground group (this one); the same
+	 * size again: none. */
+	signal(SIGWINCH, on_winch);
+	struct winsize ws = { .ws_row = 24, .ws_col = 80 }, got;
+	CHECK_CMP(ioctl(fd, TIOCSWINSZ, &ws), ==, 0);
+	CHECK_CMP(winch_count, ==, 1);
+	CHECK_CMP(ioctl(fd, TIOCSWINSZ, &ws), ==, 0);
+	CHECK_CMP(winch_count, ==, 1);
+	CHECK_CMP(ioctl(fd, TIOCGWINSZ, &got), ==, 0);
+	CHECK(got.ws_row == 24 && got.ws_col == 80);
+	int inq = -1;
+	CHECK_CMP(ioctl(fd, FIONREAD, &inq), ==, 0);
+	CHECK_CMP(inq, ==, 0);
+	CHECK_ERRNO(ioctl(fd, TCFLSH, 7), EINVAL);
+	CHECK_CMP(ioctl(fd, TCFLSH, TCIFLUSH), ==, 0);
 
 	CHECK_ERRNO(tcsetpgrp(fd, -1), EINVAL);
 	CHECK_ERRNO(tcsetpgrp(fd, 0x3ffffff0), ESRCH);
