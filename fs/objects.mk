@@ -31,6 +31,7 @@ KERNEL_SRCS += \
 	fs/namespace.c \
 	fs/namespace_syscalls.c \
 	fs/open.c \
+	fs/pipe.c \
 	fs/proc_namespace.c \
 	fs/proc/array.c \
 	fs/proc/base.c \
@@ -45,6 +46,7 @@ KERNEL_SRCS += \
 	fs/proc/task_mmu.c \
 	fs/read_write.c \
 	fs/readdir.c \
+	fs/select.c \
 	fs/splice.c \
 	fs/stat.c \
 	fs/statfs.c \

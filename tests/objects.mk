@@ -48,6 +48,7 @@ KERNEL_SRCS += \
 	tests/page_alloc_smp_test.c \
 	tests/page_alloc_test.c \
 	tests/page_owner_map_test.c \
+	tests/pipe_test.c \
 	tests/pgtable_test.c \
 	tests/pt_reclaim_test.c \
 	tests/printk_test.c \

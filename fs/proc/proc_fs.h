@@ -126,6 +126,7 @@ extern const struct proc_dir_entry root_dir;               /* / */
 extern const struct proc_dir_entry proc_root_dir;          /* /proc */
 extern const struct proc_dir_entry proc_sys_vm_dir;        /* /proc/sys/vm */
 extern const struct proc_dir_entry proc_sys_kernel_dir;    /* /proc/sys/kernel */
+extern const struct proc_dir_entry proc_sys_fs_dir;        /* /proc/sys/fs */
 extern const struct proc_dir_entry sys_kernel_mm_dir;      /* /sys/kernel/mm */
 extern const struct proc_dir_entry sys_devices_system_dir; /* /sys/devices/system */
 
