@@ -9,9 +9,11 @@
  * slow host cannot break. */
 #include "tests/kunit.h"
 #include "tests/test_tty.h"
+#include "fs/poll.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/time.h"
+#include "kernel/unistd.h"
 #include "lib/string.h"
 #include "mm/vmalloc.h"
 
@@ -294,6 +296,45 @@ static void flow_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n_tty_inq(&t->tty), 0); /* neither is input */
 }
 
+/* Linux's n_tty_poll: EPOLLIN by the mode's rule, EPOLLOUT unless
+ * stopped; a hangup makes the file hung up (EPOLLHUP, reads end of
+ * file, writes -EIO). */
+static void poll_and_hangup(struct kunit *test)
+{
+	struct test_tty *t = test_tty_new(test);
+	const __poll_t out = EPOLLOUT | EPOLLWRNORM, in = EPOLLIN | EPOLLRDNORM;
+	KUNIT_EXPECT_EQ(test, vfs_poll(t->file, NULL), out);
+	test_tty_feeds(t, "ab");
+	KUNIT_EXPECT_EQ(test, vfs_poll(t->file, NULL), out); /* half a line */
+	test_tty_feeds(t, "\n");
+	KUNIT_EXPECT_EQ(test, vfs_poll(t->file, NULL), in | out);
+	test_tty_set(t, ICANON, 0, 5, 0); /* the line becomes raw input: 3 of VMIN 5 */
+	KUNIT_EXPECT_EQ(test, vfs_poll(t->file, NULL), out);
+	test_tty_feeds(t, "cd");
+	KUNIT_EXPECT_EQ(test, vfs_poll(t->file, NULL), in | out);
+	test_tty_set(t, 0, 0, 9, 1); /* with VTIME, one byte is enough */
+	KUNIT_EXPECT_EQ(test, vfs_poll(t->file, NULL), in | out);
+	test_tty_feeds(t, "\x13");
+	KUNIT_EXPECT_EQ(test, vfs_poll(t->file, NULL), in);
+	test_tty_feeds(t, "\x11");
+	/* Bytes still in the flip buffer count: poll drains it first. */
+	n_tty_flush_buffer(&t->tty);
+	tty_insert_flip_string(&t->tty, (const unsigned char *)"x", 1);
+	KUNIT_EXPECT_EQ(test, vfs_poll(t->file, NULL), in | out);
+	tty_vhangup(&t->tty, false);
+	KUNIT_EXPECT_EQ(test, vfs_poll(t->file, NULL), in | out | EPOLLERR | EPOLLHUP);
+	char buf[8];
+	KUNIT_EXPECT_EQ(test, test_tty_read(t, buf, 4, false), 0);
+	KUNIT_EXPECT_EQ(test, test_tty_write(t, "x", 1), -EIO);
+	KUNIT_EXPECT_EQ(test, t->file->f_op->unlocked_ioctl(t->file, TCFLSH, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, t->file->f_op->unlocked_ioctl(t->file, TIOCSPGRP, 0), -ENOTTY);
+	/* A new open is a working file again. */
+	struct file *f = tty_open_file(&t->tty, O_RDWR | O_NONBLOCK);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_EXPECT_EQ(test, vfs_poll(f, NULL), out);
+	fput(f);
+}
+
 /* ---- a full read buffer ---- */
 
 static void full_buffer_canonical(struct kunit *test)
@@ -415,6 +456,7 @@ static struct kunit_case n_tty_cases[] = {
 	KUNIT_CASE(crlf_translation),
 	KUNIT_CASE(echo_modes),
 	KUNIT_CASE(flow_control),
+	KUNIT_CASE(poll_and_hangup),
 	KUNIT_CASE(full_buffer_canonical),
 	KUNIT_CASE(full_buffer_raw),
 	KUNIT_CASE(hostile_bytes),

@@ -18,6 +18,7 @@
 #include "drivers/tty/tty_struct.h"
 #include "arch/x86_64/apic.h"
 #include "fs/fs.h"
+#include "fs/poll.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/unistd.h"
@@ -669,6 +670,35 @@ long n_tty_write(struct tty_struct *tty, struct file *f, const char *src, size_t
 		cond_resched();
 	}
 	return done ? (long)done : ret;
+}
+
+/* ---- poll ---- */
+
+/* Linux's n_tty_poll: readable when a read would not sleep, by the mode
+ * (input_available_p with poll set: VMIN bytes in non-canonical mode
+ * without VTIME), after the flip buffer is drained; EPOLLHUP for a
+ * hung-up file; writable unless output is stopped (nothing is queued). */
+__poll_t n_tty_poll(struct tty_struct *tty, struct file *f, struct poll_table_struct *wait)
+{
+	__poll_t mask = 0;
+	poll_wait(f, &tty->read_wait, wait);
+	poll_wait(f, &tty->write_wait, wait);
+	for (int pass = 0; pass < 2 && !mask; pass++) {
+		if (pass)
+			flush_to_ldisc(tty);
+		spin_lock(&tty->ldisc_lock);
+		const struct n_tty_data *l = &tty->ldata;
+		size_t amt = !CC(tty, VTIME) && CC(tty, VMIN) ? CC(tty, VMIN) : 1;
+		bool ready = l->icanon ? l->canon_head != l->read_tail : read_cnt(l) >= amt;
+		spin_unlock(&tty->ldisc_lock);
+		if (ready)
+			mask |= EPOLLIN | EPOLLRDNORM;
+	}
+	if (tty_hung_up_p(f))
+		mask |= EPOLLHUP;
+	if (!READ_ONCE(tty->stopped))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
 }
 
 /* ---- set-up ---- */

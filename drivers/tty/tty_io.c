@@ -25,6 +25,7 @@
 #include "arch/x86_64/uaccess.h"
 #include "fs/char_dev.h"
 #include "fs/fs.h"
+#include "fs/poll.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/unistd.h"
@@ -278,8 +279,18 @@ static long tty_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	return ret == -ENOIOCTLCMD ? -ENOTTY : ret;
 }
 
+/* Linux's tty_poll; a hung-up file is ready for everything and hung up
+ * (hung_up_tty_poll). */
+static __poll_t tty_poll(struct file *f, struct poll_table_struct *wait)
+{
+	if (tty_hung_up_p(f))
+		return EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLRDNORM | EPOLLWRNORM;
+	return n_tty_poll(file_tty(f), f, wait);
+}
+
 static const struct file_operations tty_fops = {
 	.read = tty_read, .write = tty_write, .llseek = no_llseek, .unlocked_ioctl = tty_ioctl,
+	.poll = tty_poll,
 	.release = tty_release, .mode = S_IFCHR | 0620, .blksize = 1024,
 };
 

@@ -22,6 +22,7 @@
 #define DRIVERS_TTY_TTY_STRUCT_H
 
 #include "drivers/tty/termios.h"
+#include "fs/fs.h"
 #include "kernel/mutex.h"
 #include "kernel/spinlock.h"
 #include "kernel/wait.h"
@@ -163,6 +164,9 @@ size_t n_tty_inq(struct tty_struct *tty);
 /* Linux's n_tty_poll's readiness: input a read would take without
  * sleeping, per the mode. */
 bool n_tty_input_available(struct tty_struct *tty);
+/* Linux's n_tty_poll: the EPOLL* events of f (fs/poll.h). */
+struct poll_table_struct;
+__poll_t n_tty_poll(struct tty_struct *tty, struct file *f, struct poll_table_struct *wait);
 /* start_tty / stop_tty (^Q/^S, TCOON/TCOOFF). */
 void start_tty(struct tty_struct *tty);
 void stop_tty(struct tty_struct *tty);

@@ -17,6 +17,7 @@
  * leader's exit, but sends the foreground group SIGHUP too). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,9 @@ static void leader(void)
 	int inq = -1;
 	CHECK_CMP(ioctl(fd, FIONREAD, &inq), ==, 0);
 	CHECK_CMP(inq, ==, 0);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLOUT };
+	CHECK_CMP(poll(&pfd, 1, 0), ==, 1);
+	CHECK_CMP(pfd.revents, ==, POLLOUT); /* nothing typed */
 	CHECK_ERRNO(ioctl(fd, TCFLSH, 7), EINVAL);
 	CHECK_CMP(ioctl(fd, TCFLSH, TCIFLUSH), ==, 0);
 
