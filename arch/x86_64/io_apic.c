@@ -73,11 +73,11 @@ void io_apic_init(void)
 		u32 gsi_base = acpi_madt.ioapics[i].gsi_base;
 		u8 id = acpi_madt.ioapics[i].id;
 		if (!phys) {
-			pr_warn("ioapic: I/O APIC %u (id %u) at address 0: bogus, skipped\n", i, id);
+			pr_warn("ioapic: I/O APIC %u (id %u) at 0: bogus, skipped\n", i, id);
 			continue;
 		}
 		if (phys & 0xf) {
-			pr_warn("ioapic: I/O APIC %u (id %u) at %#llx: not aligned, skipped\n", i, id,
+			pr_warn("ioapic: I/O APIC %u (id %u) at %#llx is not aligned, skipped\n", i, id,
 				(unsigned long long)phys);
 			continue;
 		}

@@ -92,14 +92,32 @@ static void serial8250_rx_chars(struct uart_8250_port *up)
 	}
 }
 
+/* Interrupts in a row that found nothing to do before the line is taken
+ * for broken (Linux's note_interrupt disables an IRQ nobody handled 99,900
+ * times of 100,000: "nobody cared"). An override that calls the ISA line
+ * level-triggered or active-low (a bad MADT) makes such a storm. */
+#define SERIAL_UNHANDLED_MAX 10000
+
 static void serial8250_interrupt(struct pt_regs *regs)
 {
 	for (unsigned i = 0; i < SERIAL_NR_PORTS; i++) {
 		struct uart_8250_port *up = &serial_ports[i];
-		if (up->present && up->irq_mode && ISA_IRQ_VECTOR(serial_port_irq(i)) == regs->vector) {
-			up->interrupts++;
-			serial8250_rx_chars(up);
+		if (!up->present || !up->irq_mode || ISA_IRQ_VECTOR(serial_port_irq(i)) != regs->vector)
+			continue;
+		up->interrupts++;
+		/* IIR bit 0 set: this UART has no interrupt pending. */
+		if (inb(serial_port_base(i) + UART_IIR) & 1) {
+			if (++up->unhandled == SERIAL_UNHANDLED_MAX) {
+				io_apic_mask_isa_irq(serial_port_irq(i));
+				up->irq_mode = false;
+				pr_warn("serial: %s: IRQ %u: nobody cared (%u interrupts with nothing to do); "
+					"disabled, its input is polled from the tick\n",
+					port_names[i], serial_port_irq(i), SERIAL_UNHANDLED_MAX);
+			}
+			continue;
 		}
+		up->unhandled = 0;
+		serial8250_rx_chars(up);
 	}
 	apic_eoi();
 }
@@ -120,11 +138,9 @@ static void serial8250_poll_tick(bool user)
 static bool serial8250_route(struct uart_8250_port *up, u32 dest)
 {
 	unsigned irq = serial_port_irq(up->line);
-	u32 gsi;
-	int err = io_apic_route_isa_irq(irq, ISA_IRQ_VECTOR(irq), dest, &gsi);
+	int err = io_apic_route_isa_irq(irq, ISA_IRQ_VECTOR(irq), dest, &up->gsi);
 	if (err)
 		return false;
-	up->gsi = gsi;
 	return io_apic_unmask_isa_irq(irq) == 0;
 }
 
@@ -155,7 +171,6 @@ static int serial8250_init(void)
 	int ret = tty_init();
 	if (ret)
 		return ret;
-	bool polling = false;
 	register_tick_hook(serial8250_poll_tick);
 	for (unsigned i = 0; i < SERIAL_NR_PORTS; i++) {
 		struct uart_8250_port *up = &serial_ports[i];
@@ -174,7 +189,8 @@ static int serial8250_init(void)
 			outb(base + UART_MCR, UART_MCR_DTR | UART_MCR_RTS | UART_MCR_OUT2);
 			outb(base + UART_IER, UART_IER_RDI);
 		} else {
-			polling = true;
+			pr_warn("serial: %s: IRQ %u (GSI %u) reaches no usable I/O APIC; its input is polled "
+				"from the tick\n", port_names[i], serial_port_irq(i), up->gsi);
 		}
 		ret = tty_register_device(&up->tty, 4, 64 + i, i == serial_console_port);
 		if (ret)
@@ -183,8 +199,6 @@ static int serial8250_init(void)
 			serial_port_irq(i), up->irq_mode ? "" : ", polled from the tick",
 			i == serial_console_port ? " is the console" : "");
 	}
-	if (polling)
-		pr_warn("serial: no usable I/O APIC for a port's IRQ; its input is polled\n");
 	return 0;
 }
 late_initcall(serial8250_init);

@@ -12,6 +12,7 @@ struct uart_8250_port {
 	u32 gsi;                /* where the I/O APIC has its IRQ */
 	u32 home_apic_id;       /* the CPU that takes it (the boot CPU) */
 	unsigned long interrupts; /* receive interrupts taken */
+	unsigned unhandled;     /* of them, in a row, with nothing pending */
 	unsigned long overrun;  /* the UART's own overruns (LSR OE) */
 	struct tty_struct tty;
 };
