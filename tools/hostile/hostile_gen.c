@@ -837,24 +837,18 @@ static void madt_ioapic_address(struct hcase *c)
 	expect(c, "serial: ttyS0: IRQ 4 (GSI 4) reaches no usable I/O APIC; its input is polled from the tick");
 }
 
-/* COM1's IRQ sent to a GSI no I/O APIC has, or called level-triggered
- * and active-low (an idle ISA line then asserts for ever): polled, or
- * taken for broken once nobody cared. */
+/* COM1's IRQ sent to a GSI no I/O APIC has: its input is polled. (A
+ * level-triggered, active-low override is no test under QEMU: its I/O
+ * APIC does not invert the line, so no interrupt storm follows.) */
 static void madt_isa_override(struct hcase *c)
 {
 	c->field = "MADT Interrupt Source Override (ISA IRQ 4)";
 	madt_machine(&c->t, 1, APIC_DEFAULT);
-	if (rnd() & 1) {
-		uint32_t gsi = (uint32_t)rnd_range(24, 0xffffff);
-		madt_int_override(&c->t, 4, gsi, 0);
-		expect(c, "serial: ttyS0: IRQ 4 (GSI %u) reaches no usable I/O APIC; its input is polled from the tick",
-		       gsi);
-	} else {
-		madt_int_override(&c->t, 4, 4, 0xf); /* level, active low */
-		expect(c, "serial: ttyS0: IRQ 4: nobody cared (10000 interrupts with nothing to do); disabled, "
-			  "its input is polled from the tick");
-	}
+	uint32_t gsi = (uint32_t)rnd_range(24, 0xffffff);
+	madt_int_override(&c->t, 4, gsi, 0);
 	finish(&c->t);
+	expect(c, "serial: ttyS0: IRQ 4 (GSI %u) reaches no usable I/O APIC; its input is polled from the tick",
+	       gsi);
 }
 
 static void header_checksum(struct hcase *c, const char *sig)
