@@ -194,6 +194,17 @@ static void finish_erasing(struct n_tty_data *l)
 	l->erasing = false;
 }
 
+/* The echo of a character going into the line: the line's first one
+ * sets the column erasures go back to (Linux's echo_set_canon_col). */
+static void echo_input_char(unsigned char c, struct tty_struct *tty)
+{
+	struct n_tty_data *l = &tty->ldata;
+	finish_erasing(l);
+	if (l->canon_head == l->read_head)
+		echo_set_canon_col(tty);
+	echo_char(c, tty);
+}
+
 /* Linux's ECHO_OP_ERASE_TAB: back over a tab, num_chars the columns its
  * line used before it (counted from the previous tab when after_tab). */
 static void echo_erase_tab(unsigned num_chars, bool after_tab, struct tty_struct *tty)
@@ -336,12 +347,8 @@ static void receive_char(unsigned char c, struct tty_struct *tty)
 	if (l->lnext) {
 		/* Linux's n_tty_receive_char_lnext: literal, echoed as itself. */
 		l->lnext = false;
-		if (L_FLAG(tty, ECHO)) {
-			finish_erasing(l);
-			if (l->canon_head == l->read_head)
-				echo_set_canon_col(tty);
-			echo_char(c, tty);
-		}
+		if (L_FLAG(tty, ECHO))
+			echo_input_char(c, tty);
 		put_tty_queue(c, l);
 		return;
 	}
@@ -401,23 +408,18 @@ static void receive_char(unsigned char c, struct tty_struct *tty)
 			return;
 		}
 		if (is_char(tty, c, VEOL) || (is_char(tty, c, VEOL2) && L_FLAG(tty, IEXTEN))) {
-			if (L_FLAG(tty, ECHO)) {
-				if (l->canon_head == l->read_head)
-					echo_set_canon_col(tty);
-				echo_char(c, tty);
-			}
+			if (L_FLAG(tty, ECHO))
+				echo_input_char(c, tty);
 			handle_newline(c, tty);
 			return;
 		}
 	}
 	if (L_FLAG(tty, ECHO)) {
-		finish_erasing(l);
 		if (c == '\n') {
+			finish_erasing(l);
 			echo_char_raw('\n', tty);
 		} else {
-			if (l->canon_head == l->read_head)
-				echo_set_canon_col(tty);
-			echo_char(c, tty);
+			echo_input_char(c, tty);
 		}
 	}
 	put_tty_queue(c, l);

@@ -93,27 +93,29 @@ static long xonc(struct tty_struct *tty, unsigned long arg)
 	}
 }
 
+/* TCGETS and TIOCGWINSZ: a copy taken under termios_rwsem, then out. */
+static long copy_out_locked(struct tty_struct *tty, const void *field, size_t size, unsigned long arg)
+{
+	char copy[sizeof(struct termios) > sizeof(struct winsize) ? sizeof(struct termios) : sizeof(struct winsize)];
+	mutex_lock(&tty->termios_rwsem);
+	memcpy(copy, field, size);
+	mutex_unlock(&tty->termios_rwsem);
+	return copy_to_user((void *)arg, copy, size) ? -EFAULT : 0;
+}
+
 long tty_mode_ioctl(struct tty_struct *tty, struct file *f, unsigned int cmd, unsigned long arg)
 {
 	(void)f;
 	switch (cmd) {
-	case TCGETS: {
-		mutex_lock(&tty->termios_rwsem);
-		struct termios t = tty->termios;
-		mutex_unlock(&tty->termios_rwsem);
-		return copy_to_user((void *)arg, &t, sizeof(t)) ? -EFAULT : 0;
-	}
+	case TCGETS:
+		return copy_out_locked(tty, &tty->termios, sizeof(tty->termios), arg);
 	case TCSETS:
 	case TCSETSW:
 		return set_termios(tty, arg, false);
 	case TCSETSF:
 		return set_termios(tty, arg, true);
-	case TIOCGWINSZ: {
-		mutex_lock(&tty->termios_rwsem);
-		struct winsize ws = tty->winsize;
-		mutex_unlock(&tty->termios_rwsem);
-		return copy_to_user((void *)arg, &ws, sizeof(ws)) ? -EFAULT : 0;
-	}
+	case TIOCGWINSZ:
+		return copy_out_locked(tty, &tty->winsize, sizeof(tty->winsize), arg);
 	case TIOCSWINSZ:
 		return set_winsize(tty, arg);
 	case TCFLSH:
