@@ -13,6 +13,7 @@ KERNEL_SRCS += \
 	drivers/firmware/multiboot2.c \
 	drivers/tty/console_line.c \
 	drivers/tty/n_tty.c \
+	drivers/tty/n_tty_read.c \
 	drivers/tty/serial/8250.c \
 	drivers/tty/sysrq.c \
 	drivers/tty/tty_buffer.c \

@@ -182,15 +182,12 @@ static unsigned long bytes_in(struct uart_8250_port *up)
 	return READ_ONCE(up->tty.buf.received) + READ_ONCE(up->tty.buf.buf_overrun);
 }
 
-/* Sends n bytes through the UART in loopback; returns how many came back
- * into the flip buffer (n unless a byte never arrived). No printk and no
- * assertion while loopback is on: the console lock is held. */
-static size_t loopback_send(struct uart_8250_port *up, const unsigned char *s, size_t n)
+/* Each byte sent waits for the previous one to come back; returns how
+ * many did (n unless one never arrived). Loopback is on, the console
+ * lock held: no printk, no assertion. */
+static size_t send_each_locked(struct uart_8250_port *up, const unsigned char *s, size_t n)
 {
 	size_t done = 0;
-	bool moved = serial8250_move_irq(up, lapic_id());
-	bool took = printk_console_lock();
-	serial8250_set_loopback(up, true);
 	for (; done < n; done++) {
 		unsigned long seen = bytes_in(up);
 		serial_putc_port(up->line, s[done]);
@@ -200,11 +197,33 @@ static size_t loopback_send(struct uart_8250_port *up, const unsigned char *s, s
 		if (bytes_in(up) == seen)
 			break;
 	}
+	return done;
+}
+
+/* Sends flood (as fast as the transmitter takes it: the FIFO may
+ * overflow, the UART's overrun) and then s byte by byte through the UART
+ * in loopback, its interrupt on this CPU and the console lock held
+ * throughout (a printk in between would be lost into the loopback);
+ * returns how many of s came back into the flip buffer. */
+static size_t loopback_run(struct uart_8250_port *up, const unsigned char *flood, size_t nflood,
+			   const unsigned char *s, size_t n)
+{
+	bool moved = serial8250_move_irq(up, lapic_id());
+	bool took = printk_console_lock();
+	serial8250_set_loopback(up, true);
+	for (size_t i = 0; i < nflood; i++)
+		serial_putc_port(up->line, flood[i]);
+	size_t done = send_each_locked(up, s, n);
 	serial8250_set_loopback(up, false);
 	printk_console_unlock(took);
 	if (moved)
 		serial8250_restore_irq(up);
 	return done;
+}
+
+static size_t loopback_send(struct uart_8250_port *up, const unsigned char *s, size_t n)
+{
+	return loopback_run(up, NULL, 0, s, n);
 }
 
 static long loopback_read(struct loopback *lb, char *buf, size_t n)
@@ -254,11 +273,43 @@ static void serial_all_bytes_by_loopback(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, in, out, sizeof(in));
 }
 
+/* Every byte value, 1 KiB of them, as fast as the UART sends: what the
+ * FIFO could not hold is the UART's overrun (counted); all else arrives
+ * in order, nothing is lost after the UART (the flip and read buffers
+ * have room), and a marker sent after it comes back whole. */
+static void serial_flood_by_loopback(struct kunit *test)
+{
+	struct loopback *lb = loopback_begin(test, 0, 0);
+	static unsigned char out[1024];
+	for (size_t i = 0; i < sizeof(out); i++)
+		out[i] = (unsigned char)(i * 13);
+	unsigned long uart_overruns = lb->up->overrun, buf_overruns = lb->up->tty.buf.buf_overrun;
+	KUNIT_EXPECT_EQ(test, loopback_run(lb->up, out, sizeof(out), (const unsigned char *)"END", 3), 3);
+	KUNIT_EXPECT_EQ(test, lb->up->tty.buf.buf_overrun, buf_overruns);
+	static char in[sizeof(out) + 4];
+	size_t got = 0;
+	lb->f->f_flags |= O_NONBLOCK;
+	long n;
+	while (got < sizeof(in) && (n = loopback_read(lb, in + got, sizeof(in) - got)) > 0)
+		got += (size_t)n;
+	KUNIT_ASSERT_GE(test, got, 3);
+	KUNIT_EXPECT_EQ(test, memcmp(in + got - 3, "END", 3), 0);
+	if (lb->up->overrun == uart_overruns) {
+		KUNIT_EXPECT_EQ(test, got, sizeof(out) + 3);
+		KUNIT_EXPECT_MEMEQ(test, in, out, min(got, sizeof(out)));
+	} else {
+		kunit_info(test, "the UART overran %lu time(s); %zu of %zu bytes came", lb->up->overrun - uart_overruns,
+			   got - 3, sizeof(out));
+		KUNIT_EXPECT_LT(test, got, sizeof(out) + 3);
+	}
+}
+
 static struct kunit_case tty_cases[] = {
 	KUNIT_CASE(isig_kills_foreground_group),
 	KUNIT_CASE(isig_suspends_foreground_group),
 	KUNIT_CASE(serial_line_by_loopback),
 	KUNIT_CASE(serial_all_bytes_by_loopback),
+	KUNIT_CASE(serial_flood_by_loopback),
 	{},
 };
 

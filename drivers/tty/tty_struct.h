@@ -3,8 +3,8 @@
  * tty_struct, its driver's methods, the flip buffer between the driver's
  * interrupt and the line discipline, and the n_tty line discipline's
  * state. The pieces: drivers/tty/tty_buffer.c (flip buffer and its
- * worker), n_tty.c (the line discipline), tty_ioctl.c (termios), 
- * tty_jobctrl.c (sessions, process groups, the controlling terminal),
+ * worker), n_tty.c and n_tty_read.c (the line discipline), tty_ioctl.c
+ * (termios), tty_jobctrl.c (sessions, process groups, the controlling terminal),
  * tty_io.c (files, device nodes, hangup), serial/8250.c (the UARTs).
  *
  * Locking, outermost first:
