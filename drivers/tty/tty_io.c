@@ -374,6 +374,8 @@ int tty_register_device(struct tty_struct *tty, unsigned int major, unsigned int
 	tty_devices[nr_tty_devices].minor = minor;
 	tty_devices[nr_tty_devices].tty = tty;
 	nr_tty_devices++;
+	tty->major = major;
+	tty->minor = minor;
 	if (console)
 		console_device = tty;
 	return 0;

@@ -142,6 +142,17 @@ void tty_open_proc_set_tty(struct file *f, struct tty_struct *tty)
 		put_task_struct(old);
 }
 
+void proc_tty_ids(struct signal_struct *sig, unsigned int *tty_nr, int *tpgid)
+{
+	*tty_nr = 0;
+	*tpgid = -1;
+	struct tty_struct *tty = sig ? READ_ONCE(sig->tty) : NULL;
+	if (!tty)
+		return;
+	*tpgid = READ_ONCE(tty->pgrp);
+	*tty_nr = (tty->minor & 0xff) | (tty->major << 8) | ((tty->minor & ~0xffu) << 12);
+}
+
 void proc_clear_tty(struct task_struct *p)
 {
 	spin_lock(&tasklist_lock);

@@ -78,6 +78,7 @@ struct n_tty_data {
 
 struct tty_struct {
 	const char *name;               /* "ttyS0" */
+	unsigned int major, minor;      /* its device number (0:0: none) */
 	const struct tty_operations *ops;
 	void *driver_data;
 	struct mutex atomic_read_lock, atomic_write_lock, termios_rwsem;
@@ -200,6 +201,10 @@ void disassociate_ctty(bool on_exit);
 /* The session half of a hangup (Linux's tty_signal_session_leader):
  * tty_io.c's tty_vhangup calls it. */
 void tty_hangup_session(struct tty_struct *tty, bool exit_session);
+/* /proc/<pid>/stat's tty_nr (new_encode_dev of the controlling
+ * terminal's number, 0 without one) and tpgid (its foreground group, 0
+ * if none, -1 without a terminal), as Linux's do_task_stat. */
+void proc_tty_ids(struct signal_struct *sig, unsigned int *tty_nr, int *tpgid);
 /* Linux's proc_clear_tty for a new process tree root and at setsid:
  * current has no controlling terminal. */
 void proc_clear_tty(struct task_struct *p);

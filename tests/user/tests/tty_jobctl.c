@@ -8,7 +8,8 @@
  * SIGTTIN is ignored or the group is orphaned), its tcsetattr SIGTTOU
  * (allowed when SIGTTOU is ignored, as shells do it); the leader's exit
  * sends the foreground group SIGHUP; a new window size sends the
- * foreground group SIGWINCH.
+ * foreground group SIGWINCH; /proc/self/stat shows the terminal's number
+ * (tty_nr) and foreground group (tpgid).
  *
  * The terminal: on mmlab /dev/ttyS0 (the serial port, which the kernel's
  * log shares: nothing here writes to it or reads from it but the
@@ -24,6 +25,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -136,6 +139,17 @@ static void no_ctty_after_notty(int fd)
 	CHECK_ERRNO(ioctl(fd, TIOCNOTTY), ENOTTY);
 }
 
+/* /proc/self/stat's tty_nr and tpgid (fields 7 and 8). */
+static bool stat_tty(unsigned *tty_nr, int *tpgid)
+{
+	char buf[1024];
+	long n = read_file("/proc/self/stat", buf, sizeof(buf));
+	char *p = n > 0 ? strrchr(buf, ')') : NULL;
+	int ppid, pgrp, sid;
+	char state;
+	return p && sscanf(p + 1, " %c %d %d %d %u %d", &state, &ppid, &pgrp, &sid, tty_nr, tpgid) == 6;
+}
+
 static volatile int winch_count;
 static void on_winch(int sig)
 {
@@ -154,6 +168,11 @@ static void leader(void)
 {
 	CHECK_CMP(setsid(), ==, getpid());
 	CHECK_ERRNO(open("/dev/tty", O_RDWR), ENXIO);
+	unsigned tty_nr = 1;
+	int tpgid = 0;
+	CHECK(stat_tty(&tty_nr, &tpgid));
+	CHECK_CMP(tty_nr, ==, 0); /* no terminal */
+	CHECK_CMP(tpgid, ==, -1);
 	int nc = open(tty_path, O_RDWR | O_NOCTTY);
 	CHECK_CMP(nc, >=, 0);
 	CHECK_ERRNO(open("/dev/tty", O_RDWR), ENXIO);
@@ -165,6 +184,12 @@ static void leader(void)
 		return;
 	CHECK_CMP(tcgetsid(fd), ==, getpid());
 	CHECK_CMP(tcgetpgrp(fd), ==, getpgrp());
+	struct stat st;
+	CHECK_CMP(fstat(fd, &st), ==, 0);
+	unsigned ma = major(st.st_rdev), mi = minor(st.st_rdev);
+	CHECK(stat_tty(&tty_nr, &tpgid));
+	CHECK_CMP(tty_nr, ==, (mi & 0xff) | (ma << 8) | ((mi & ~0xffu) << 12));
+	CHECK_CMP(tpgid, ==, getpgrp());
 	int dev_tty = open("/dev/tty", O_RDWR);
 	CHECK_CMP(dev_tty, >=, 0);
 	close(dev_tty);
