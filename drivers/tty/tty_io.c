@@ -245,8 +245,8 @@ static long tty_read(struct file *f, char *dst, size_t count, long *pos, bool us
 	struct tty_struct *tty = file_tty(f);
 	if (tty_hung_up_p(f))
 		return 0;
-	if (!count)
-		return 0;
+	/* Even a read of 0 bytes goes to n_tty_read: its job-control check
+	 * stops a background reader, as Linux's iterate_tty_read. */
 	mutex_lock(&tty->atomic_read_lock);
 	long ret = n_tty_read(tty, f, dst, count, user);
 	mutex_unlock(&tty->atomic_read_lock);
