@@ -82,6 +82,12 @@ static void canonical_editing(struct kunit *test)
 	test_tty_feeds(t, "ab\t\x7f\n");
 	EXPECT_OUTPUT(test, t, "ab\t\b\b\b\b\b\b\r\n");
 	EXPECT_READ(test, t, "ab\n");
+	/* VREPRINT: the line again after "^R" and a newline. */
+	test_tty_feeds(t, "ab\x01\x12");
+	EXPECT_OUTPUT(test, t, "ab^A^R\r\nab^A");
+	test_tty_feeds(t, "\n");
+	EXPECT_OUTPUT(test, t, "\r\n");
+	EXPECT_READ(test, t, "ab\x01\n");
 	/* Without ECHOE, VERASE echoes itself (ECHOCTL: "^?"). */
 	test_tty_set(t, ECHOE, 0, -1, -1);
 	test_tty_feeds(t, "q\x7f\n");

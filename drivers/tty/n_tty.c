@@ -362,6 +362,15 @@ static void receive_char(unsigned char c, struct tty_struct *tty)
 			}
 			return;
 		}
+		if (is_char(tty, c, VREPRINT) && L_FLAG(tty, ECHO) && L_FLAG(tty, IEXTEN)) {
+			/* ^R: the line so far, again, on a line of its own. */
+			finish_erasing(l);
+			echo_char(c, tty);
+			echo_char_raw('\n', tty);
+			for (size_t i = l->canon_head; i != l->read_head; i++)
+				echo_char(read_buf(l, i), tty);
+			return;
+		}
 		if (c == '\n') {
 			if (L_FLAG(tty, ECHO) || L_FLAG(tty, ECHONL))
 				echo_char_raw('\n', tty);
