@@ -19,8 +19,14 @@ KERNEL_SRCS += \
 	drivers/pci/pci-sysfs.c \
 	drivers/pci/probe.c \
 	drivers/tty/console_line.c \
+	drivers/tty/n_tty.c \
+	drivers/tty/n_tty_read.c \
+	drivers/tty/serial/8250.c \
 	drivers/tty/sysrq.c \
+	drivers/tty/tty_buffer.c \
 	drivers/tty/tty_io.c \
+	drivers/tty/tty_ioctl.c \
+	drivers/tty/tty_jobctrl.c \
 	drivers/virtio/virtio.c \
 	drivers/virtio/virtio_pci_modern.c \
 	drivers/virtio/virtio_ring.c

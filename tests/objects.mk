@@ -42,6 +42,7 @@ KERNEL_SRCS += \
 	tests/filemap_xarray_test.c \
 	tests/fork_test.c \
 	tests/mremap_test.c \
+	tests/n_tty_test.c \
 	tests/numa_layout_test.c \
 	tests/multiboot2_test.c \
 	tests/overcommit_test.c \
@@ -83,8 +84,10 @@ KERNEL_SRCS += \
 	tests/test_proc.c \
 	tests/test_xarray.c \
 	tests/test_process.c \
+	tests/test_tty.c \
 	tests/process_tree_test.c \
 	tests/topology_test.c \
+	tests/tty_test.c \
 	tests/user_test.c \
 	tests/walkers_test.c \
 	tests/vfs_test.c \

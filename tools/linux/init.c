@@ -338,6 +338,9 @@ int main(void)
 	mount_fs("proc", "/proc", "proc");
 	mount_fs("sysfs", "/sys", "sysfs");
 	mount_fs("tmpfs", "/tmp", "tmpfs");
+	/* Pseudo-terminals (tests/user/tests/tty_jobctl.c), as a Linux
+	 * system has them. */
+	mount_fs("devpts", "/dev/pts", "devpts");
 	setenv("PATH", PROGRAM_DIR ":/", 1);
 	setenv("HOME", "/", 1);
 
