@@ -5,9 +5,11 @@
  *
  * Invariants: a present or PROT_NONE PTE keeps its page and dirty bit and
  * takes the new protection (pte_modify), except that the zero page, and
- * in a private mapping a page another process maps too since a fork or a
- * file's page-cache page (mm/filemap_fault.c), are never made writable (Linux's can_change_pte_writable: the write faults
- * and copies; a shared mapping's pages are written in place); the TLB is flushed over the range before the call
+ * in a private mapping any page but an exclusive anonymous one
+ * (anon_page_exclusive, do_wp_page's reuse test: not one a fork shares or
+ * a pipe or pin holds, nor a file's page-cache page, mm/filemap_fault.c),
+ * are never made writable (Linux's can_change_pte_writable: the write faults and copies
+ * or reuses; a shared mapping's pages are written in place); the TLB is flushed over the range before the call
  * returns if any entry changed. A huge PMD follows mm/pgtable.h's rule.
  * Locking: the caller (mprotect) holds the mmap_lock for writing, so no
  * fault changes a VMA's protection under it; each PTE table's entries
@@ -41,8 +43,11 @@ static void change_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long ad
 		pte_t new = pte_modify(old, details->newprot);
 		if (pte_write(new) && !pte_write(old) &&
 		    (is_zero_pfn(pte_pfn(old)) ||
-		     (!details->shared && (page_mapcount(pfn_to_page(pte_pfn(old))) > 1 ||
-					   !PageAnon(pfn_to_page(pte_pfn(old)))))))
+		     (!details->shared && !anon_page_exclusive(pfn_to_page(pte_pfn(old))))))
+			/* Linux's can_change_pte_writable: only a page this
+			 * mapping holds alone, by do_wp_page's own test (not
+			 * one a fork shares, nor one a pipe holds by vmsplice
+			 * after the child that spliced it unmapped it). */
 			new = pte_wrprotect(new);
 		if (!pte_same(new, old)) {
 			set_pte(pte, new);
@@ -78,6 +83,12 @@ static void change_huge_pmd(struct pmd_walk *walk, pmd_t *pmd, unsigned long add
 	 * pages: never writable, as its PTEs of cache pages (a write splits
 	 * it and copies one page: mm/shmem_huge.c). */
 	else if (!details->shared && pmd_trans_huge(old) && page_test_flag(pfn_to_page(pmd_pfn(old)), PG_shmem_thp))
+		new = __pmd(pmd_val(new) & ~_PAGE_RW);
+	/* A private anonymous THP becomes writable only if this PMD holds its
+	 * one reference (do_huge_pmd_wp_page's reuse rule): not one a fork
+	 * shares or a pipe or pin holds (Linux's can_change_pmd_writable). */
+	else if (!details->shared && pmd_trans_huge(old) && !(pmd_val(old) & _PAGE_RW) &&
+		 (pmd_val(new) & _PAGE_RW) && page_ref_count(pfn_to_page(pmd_pfn(old))) != 1)
 		new = __pmd(pmd_val(new) & ~_PAGE_RW);
 	if (pmd_trans_huge(old) && pmd_val(new) != pmd_val(old)) {
 		set_pmd(pmd, new);

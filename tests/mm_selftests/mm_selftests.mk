@@ -69,7 +69,6 @@ mm_st_src = $(patsubst %_64,%,$(1)).c
 # words only, no % or quotes: the text rides in printf's format
 # (write_if_changed).
 MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
-MM_ST_LACKS_cow := pipe(), where every case stops (the khugepaged files thp_settings saves are there)
 MM_ST_LACKS_ksm_functional_tests := KSM
 MM_ST_LACKS_migration := the time its six 20 s cases take (120 s, past the 30 s limit; all pass with mm_selftests.timeout=170)
 MM_ST_LACKS_hmm-tests := the test_hmm device
