@@ -42,6 +42,7 @@ struct process_spawn_args {
 	const char *console_prefix; /* before every output line; NULL: "" */
 	unsigned int cpu;           /* where it starts (it may run on any CPU) */
 	bool want_mm;               /* process_started_mm will be asked for its mm */
+	bool init;                  /* process 1: takes id 1 from the boot task (init=) */
 };
 
 /* Creates a process and starts it; returns its task, or NULL with *err set
