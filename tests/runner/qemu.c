@@ -112,7 +112,10 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 	static const char *const common[] = {"-display", "none", "-vga", "none", "-serial", "stdio",
 		"-monitor", "none", "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
 		NULL};
-	char *cmd = kernel_cmdline(t, test, test ? (o->filter ? o->filter : t->filter) : NULL,
+	/* A session's machine boots as a user would (no "ktest"): its cases
+	 * are the script's steps (session.c). */
+	bool ktest = test && !t->session;
+	char *cmd = kernel_cmdline(t, ktest, ktest ? (o->filter ? o->filter : t->filter) : NULL,
 				   o->extra_cmdline);
 	if (t->kernel == KERNEL_LINUX) {
 		/* Linux: its image and the project's initramfs straight from QEMU
