@@ -21,7 +21,7 @@ $(RUNNER): $(RUNNER_SRCS) $(wildcard tests/runner/*.h)
 # The self-test also reads .topo files and builds QEMU command lines.
 RUNNER_SELFTEST_SRCS := tests/runner/selftest.c $(RUNNER_JUDGE_SRCS) tests/runner/topology.c \
 	tests/runner/hostile.c tests/runner/qemu.c tests/runner/jobs.c tests/runner/options.c \
-	tests/runner/session.c
+	tests/runner/session.c tests/runner/session_selftest.c
 $(B)/host/runner-selftest: $(RUNNER_SELFTEST_SRCS) $(wildcard tests/runner/*.h) $(SANITIZE_STAMP)
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $@

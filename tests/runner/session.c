@@ -416,13 +416,14 @@ static void fail_step(struct session_run *r, const char *why)
 /* Drops the output up to and including a match ending at end. */
 static void consume(struct session_run *r, size_t end)
 {
-	memmove(r->out, r->out + end, r->len - end);
+	if (end)
+		memmove(r->out, r->out + end, r->len - end);
 	r->len -= end;
 }
 
 static bool found(const struct session_run *r, const char *text, size_t n, size_t *end)
 {
-	const char *m = memmem(r->out, r->len, text, n);
+	const char *m = r->len ? memmem(r->out, r->len, text, n) : NULL;
 	if (m)
 		*end = (size_t)(m - r->out) + n;
 	return m != NULL;
@@ -543,8 +544,7 @@ int session_run_finish(struct session_run *r, int exit_status, bool timed_out)
 						       exit_status, poweroff_status(r->kernel))
 					   : xasprintf("the machine ended (status %d) during the step", exit_status);
 			fail_step(r, why);
-			free(why);
-			as_scripted = at_end;
+			free(why); /* the status judges the end too: a panic stays a panic */
 		}
 	} else if (r->state == RUN_ACTING) {
 		fail_step(r, "the runner's time limit for the machine ran out");
