@@ -136,8 +136,16 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 		sv_push(av, "-cdrom");
 		sv_push(av, t->iso ? t->iso : o->iso);
 	}
-	for (int i = 0; common[i]; i++)
-		sv_push(av, common[i]);
+	for (int i = 0; common[i]; i++) /* make shell: the terminal is the guest's */
+		sv_push(av, o->shell_log && !strcmp(common[i], "stdio") ? "mon:stdio" : common[i]);
+	if (o->shell_log) {
+		char *esc = qemu_opt_escape(o->shell_log);
+		char *arg = xasprintf("file:%s", esc);
+		sv_push(av, "-serial");
+		sv_push(av, arg);
+		free(arg);
+		free(esc);
+	}
 	if (cmd[0]) { /* QEMU rejects an empty string=; no file means "" */
 		char *esc = qemu_opt_escape(cmd);
 		char *arg = xasprintf("name=opt/mmlab/cmdline,string=%s", esc);
