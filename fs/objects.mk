@@ -8,6 +8,7 @@ KERNEL_SRCS += \
 	fs/bin.c \
 	fs/programs.c \
 	fs/binfmt_elf.c \
+	fs/binfmt_script.c \
 	fs/char_dev.c \
 	fs/d_path.c \
 	fs/dcache.c \
