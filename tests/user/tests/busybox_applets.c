@@ -30,11 +30,14 @@
 
 static char out_path[256];
 static char *out;
+/* BUSYBOX with links resolved (the host's /bin may be a link to usr/bin). */
+static char busybox_real[PATH_MAX];
 
-/* Runs busybox with argv (argv[0] the applet) and the environment envp,
- * its stdout and stderr in out_path; out holds what it wrote. Returns its
- * exit status (wait_status_of: 100 + a signal that killed it). */
-static int run_env(const char *const *argv, const char *const *envp)
+/* Runs the file path (busybox, or a link to it) with argv (argv[0] the
+ * applet) and the environment envp, its stdout and stderr in out_path;
+ * out holds what it wrote. Returns its exit status (wait_status_of: 100 +
+ * a signal that killed it). */
+static int run_file(const char *path, const char *const *argv, const char *const *envp)
 {
 	out[0] = 0;
 	pid_t pid = fork();
@@ -43,7 +46,7 @@ static int run_env(const char *const *argv, const char *const *envp)
 		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			_exit(126);
 		close(fd);
-		execve(BUSYBOX, (char *const *)argv, (char *const *)envp);
+		execve(path, (char *const *)argv, (char *const *)envp);
 		_exit(127);
 	}
 	if (pid < 0)
@@ -65,11 +68,10 @@ static const char *shown(void)
 	return text;
 }
 
-static int run(const char *const *argv)
-{
-	static const char *const env[] = { "PATH=/bin:/sbin:/usr/bin:/usr/sbin", NULL };
-	return run_env(argv, env);
-}
+static const char *const path_env[] = { "PATH=/bin:/sbin:/usr/bin:/usr/sbin", NULL };
+
+static int run_env(const char *const *argv, const char *const *envp) { return run_file(BUSYBOX, argv, envp); }
+static int run(const char *const *argv) { return run_env(argv, path_env); }
 
 /* The line of out that starts with prefix (after blanks), or NULL. */
 static const char *line_starting(const char *prefix)
@@ -163,9 +165,7 @@ static void check_proc_readers(void)
 	/* ls -l of /proc/self/: the ls process's own directory, whose exe
 	 * is a symbolic link to the file it runs. */
 	char exe[PATH_MAX + 16];
-	char *real = realpath(BUSYBOX, NULL); /* the host's /bin may be a link to usr/bin */
-	snprintf(exe, sizeof(exe), " exe -> %s\n", real ? real : BUSYBOX);
-	free(real);
+	snprintf(exe, sizeof(exe), " exe -> %s\n", busybox_real);
 	CHECK_CMP(run((const char *const[]){ "ls", "-l", "/proc/self/", NULL }), ==, 0);
 	CHECKF(strstr(out, exe) != NULL, "ls -l /proc/self/ shows%.*s", (int)strlen(exe) - 1, exe);
 	CHECKF(strstr(out, " maps\n") && strstr(out, " status\n"), "ls -l /proc/self/ lists maps and status");
@@ -193,6 +193,20 @@ static void check_proc_readers(void)
 
 static void check_shell(void)
 {
+	/* A process started through a symbolic link to busybox (as /bin/sh
+	 * is on mmlab) has the link's target as its exe: Linux's d_path of
+	 * the file it runs. */
+	bool tmpfs;
+	char link[512];
+	snprintf(link, sizeof(link), "%s", path_in(tmpfs_dir(&tmpfs), "busybox_applets.sh"));
+	unlink(link);
+	CHECK_CMP(symlink(BUSYBOX, link), ==, 0);
+	char want_exe[PATH_MAX + 2];
+	snprintf(want_exe, sizeof(want_exe), "%s\n", busybox_real);
+	CHECK_CMP(run_file(link, (const char *const[]){ "sh", "-c", "readlink /proc/$$/exe", NULL }, path_env), ==, 0);
+	CHECKF(!strcmp(out, want_exe), "sh run through a link: /proc/$$/exe is %s (got \"%s\")", busybox_real, shown());
+	unlink(link);
+
 	/* sh runs cat as execve("/proc/self/exe", {"cat", ...}). */
 	CHECK_CMP(run((const char *const[]){ "sh", "-c", "echo hi > /tmp/busybox_applets.x; cat /tmp/busybox_applets.x; rm /tmp/busybox_applets.x", NULL }), ==, 0);
 	CHECKF(!strcmp(out, "hi\n"), "sh -c 'echo hi > f; cat f' printed hi (got \"%s\")", shown());
@@ -243,6 +257,8 @@ int main(void)
 		test_skip("no " BUSYBOX " here (Debian's busybox-static)");
 	bool tmpfs;
 	snprintf(out_path, sizeof(out_path), "%s", path_in(tmpfs_dir(&tmpfs), "busybox_applets.out"));
+	if (!realpath(BUSYBOX, busybox_real))
+		snprintf(busybox_real, sizeof(busybox_real), "%s", BUSYBOX);
 	out = malloc(OUT_SIZE);
 	CHECK(out != NULL);
 	if (!out)
