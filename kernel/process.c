@@ -313,6 +313,8 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	INIT_LIST_HEAD(&tsk->sibling);
 	sig->pgrp = sig->session = tsk->tgid;
 	sig->leader = true;
+	if (args->init)
+		sig->flags |= SIGNAL_UNKILLABLE;
 	sig->child_reaper = tsk;
 	spin_lock(&tasklist_lock);
 	list_add_tail(&tsk->tasks, &sig->tree_tasks);

@@ -322,6 +322,12 @@ static bool sig_ignored_locked(struct task_struct *t, int sig)
 	if (t->blocked & sigmask(sig))
 		return false;
 	unsigned long handler = t->sighand->action[sig - 1].sa.sa_handler;
+	/* Process 1: `kill -9 1` from its shell is ignored, as on Linux. A
+	 * fault's signal with no handler still ends it (force_sig_fault does
+	 * not come here), and the kernel panics, as Linux's. */
+	if ((READ_ONCE(t->signal->flags) & SIGNAL_UNKILLABLE) &&
+	    (sig == SIGKILL || sig == SIGSTOP || handler == SIG_DFL))
+		return true;
 	return handler == SIG_IGN || (handler == SIG_DFL && sig_kernel_ignore(sig));
 }
 
