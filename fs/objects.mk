@@ -32,6 +32,8 @@ KERNEL_SRCS += \
 	fs/namespace.c \
 	fs/namespace_syscalls.c \
 	fs/open.c \
+	fs/pipe.c \
+	fs/pipe_open.c \
 	fs/proc_namespace.c \
 	fs/proc/array.c \
 	fs/proc/base.c \
@@ -46,6 +48,7 @@ KERNEL_SRCS += \
 	fs/proc/task_mmu.c \
 	fs/read_write.c \
 	fs/readdir.c \
+	fs/select.c \
 	fs/splice.c \
 	fs/stat.c \
 	fs/statfs.c \

@@ -72,6 +72,9 @@ struct topology {
 	 * (tests/sessions/, session.h) instead of KTAP from the kernel: the
 	 * script is read with the topology; the boot gets no "ktest". */
 	struct session *session;
+	/* "disk = SIZE": bytes of the scratch virtio-blk disk the machine
+	 * gets (qemu.c: disk_image_path), 0 for none. Not taken from a base. */
+	unsigned long long disk_bytes;
 };
 
 const char *firmware_name(enum firmware f); /* "bios" | "uefi" */
