@@ -445,7 +445,8 @@ static void run_one_at_boot(const char *name)
 /* Linux's init=: the one program run as process 1, in place of the boot
  * programs (`make shell` boots /sbin/init, BusyBox's: docs/shell.md).
  * Its argv[0] is the path and its environment Linux's envp_init, as
- * Linux's run_init_process gives them. Linux first tries rdinit= (/init)
+ * Linux's run_init_process gives them; fd 0, 1 and 2 are /dev/console
+ * (the console= port's terminal), as Linux's console_on_rootfs opens. Linux first tries rdinit= (/init)
  * of an initramfs; mmlab's root is always the initramfs, and only this
  * word names process 1. */
 static char init_path[PROCESS_PATH_MAX];
@@ -461,6 +462,7 @@ static void run_init(void)
 		.argv = argv,
 		.cpu = smp_processor_id(),
 		.init = true,
+		.stdio_path = "/dev/console", /* Linux's console_on_rootfs */
 	};
 	int err;
 	struct task_struct *p = process_spawn(&args, &err);

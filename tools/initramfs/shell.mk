@@ -36,9 +36,9 @@ shell:
 	@tools/deps.sh run
 	@$(MAKE) -j$(JOBS) --no-print-directory $(RUNNER) $(if $(shell_linux),$(LINUX_VMLINUZ) $(shell_initrd),$(shell_iso))
 	@echo "make shell: BusyBox on the serial port; poweroff ends the machine, ^A x quits QEMU;" \
-		"the second serial port (ttyS1) writes to $(SHELL_CONSOLE_LOG)"
+		"the kernel's log (console=ttyS1) is in $(SHELL_CONSOLE_LOG)"
 	@$(RUNNER) run --iso $(shell_iso) --topologies tests/topologies --accel $(ACCEL) \
 		--shell-log $(SHELL_CONSOLE_LOG) \
 		$(if $(shell_linux),--linux-kernel $(LINUX_VMLINUZ) --linux-initrd $(shell_initrd)) \
-		--cmdline "$(if $(shell_linux),rdinit,init)=/sbin/init $(CMDLINE)" \
+		--cmdline "$(if $(shell_linux),rdinit,init)=/sbin/init console=ttyS1 $(CMDLINE)" \
 		$(or $(TOPOLOGY),$(if $(shell_linux),linux-ring,default))
