@@ -305,14 +305,18 @@ bool session_matches(const struct session *s, const char *filter)
 {
 	if (!filter)
 		return true;
-	for (size_t i = 0; i < s->nsteps; i++) {
-		char *name = xasprintf("%s.%s", s->suite, s->steps[i].name);
-		bool m = fnmatch(filter, name, 0) == 0;
-		free(name);
-		if (m)
-			return true;
-	}
-	return false;
+	bool m = false;
+	/* A filter may list globs separated by commas, as the kernel's
+	 * ktest.filter= (tests/kunit.c). */
+	char *globs = xstrdup(filter), *save = NULL;
+	for (char *g = strtok_r(globs, ",", &save); g && !m; g = strtok_r(NULL, ",", &save))
+		for (size_t i = 0; i < s->nsteps && !m; i++) {
+			char *name = xasprintf("%s.%s", s->suite, s->steps[i].name);
+			m = fnmatch(g, name, 0) == 0;
+			free(name);
+		}
+	free(globs);
+	return m;
 }
 
 /* ---- A run ---- */

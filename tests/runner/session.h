@@ -74,8 +74,8 @@ int session_parse(const char *path, const char *text, struct session *out, char 
 /* Reads and parses the file. */
 int session_load(const char *path, struct session *out, char *err, size_t errlen);
 void session_free(struct session *s);
-/* Whether a --filter GLOB (NULL: all) names one of the session's steps
- * as SUITE.STEP: if not, its machine is not booted. */
+/* Whether a --filter GLOB[,GLOB...] (NULL: all) names one of the
+ * session's steps as SUITE.STEP: if not, its machine is not booted. */
 bool session_matches(const struct session *s, const char *filter);
 
 /* One run of a session on a machine. emit receives each KTAP line

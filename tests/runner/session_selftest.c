@@ -97,7 +97,8 @@ static bool filter_picks_steps(char *why, size_t n)
 		return false;
 	}
 	bool ok = session_matches(&s, NULL) && session_matches(&s, "shell.*") &&
-		  session_matches(&s, "*.echo") && !session_matches(&s, "vfs.*");
+		  session_matches(&s, "*.echo") && !session_matches(&s, "vfs.*") &&
+		  session_matches(&s, "vfs.*,shell.echo") && !session_matches(&s, "vfs.*,shell.x");
 	session_free(&s);
 	if (!ok)
 		snprintf(why, n, "wrong match");
