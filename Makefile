@@ -107,6 +107,7 @@ HOST_TESTS += $(USER_HOST_TESTS)
 # the kernel = linux topologies (tests/topologies/linux-*.topo).
 include tools/initramfs/initramfs.mk
 include tools/linux/linux.mk
+include tools/initramfs/shell.mk
 include tests/mm_selftests/mm_selftests.mk
 
 .PHONY: kunit-tool

@@ -26,7 +26,12 @@ struct linux_binprm {
 	/* The file the next loader reads: the program's path, then each #!
 	 * line's interpreter (Linux's bprm->interp). PATH_MAX bytes. */
 	char *interp;
-	bool interpreted;    /* a #! line named interp (/proc/self/exe shows it) */
+	bool interpreted;    /* a #! line named interp */
+	/* The path of the file the loader read last, from the process's root,
+	 * symbolic links resolved (Linux's d_path of bprm->file): what
+	 * /proc/<pid>/exe shows, the interpreter's for a script; "" if it
+	 * has none there. PATH_MAX bytes. */
+	char *exe;
 };
 
 /* Linux's copy_string_kernel at the front of argv (argc + 1): 0, -E2BIG

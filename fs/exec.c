@@ -12,6 +12,8 @@
  * boot module's name): what AT_EXECFN points at and what
  * readlink("/proc/self/exe") gives. */
 #include "fs/binprm.h"
+#include "fs/dcache.h"
+#include "fs/fs_struct.h"
 #include "fs/exec.h"
 #include "kernel/cred.h"
 #include "fs/mount.h"
@@ -241,13 +243,17 @@ static int bprm_init(struct linux_binprm *bprm)
 	bprm->size = PAGE_SIZE;
 	bprm->strings = kvmalloc(bprm->size, GFP_KERNEL);
 	bprm->interp = kmalloc(PATH_MAX, GFP_KERNEL);
-	return bprm->strings && bprm->interp ? 0 : -ENOMEM;
+	bprm->exe = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (bprm->exe)
+		bprm->exe[0] = '\0';
+	return bprm->strings && bprm->interp && bprm->exe ? 0 : -ENOMEM;
 }
 
 static void bprm_free(struct linux_binprm *bprm)
 {
 	kvfree(bprm->strings);
 	kfree(bprm->interp);
+	kfree(bprm->exe);
 }
 
 /* Room for at least need bytes of strings: the buffer doubled until it
@@ -382,7 +388,27 @@ int program_file_check(const char *path)
  * regular file with an x bit (root needs one too), read whole into *image
  * (kvmalloc'd, the caller kvfrees it). */
 #define EXEC_FILE_MAX (256ul << 20)
-static int read_program(int fd, const char *filename, int flags, void **image, unsigned long *size)
+/* The opened program's path from the process's root into exe (PATH_MAX
+ * bytes), as Linux's /proc/<pid>/exe shows bprm->file: d_path, so a
+ * symbolic link such as /bin/sh -> /bin/busybox shows its target; "" when
+ * the file has no path there. */
+static void program_path(struct file *f, char *exe)
+{
+	exe[0] = '\0';
+	if (!f->f_path.dentry)
+		return;
+	struct path root;
+	get_fs_root(current_fs(), &root);
+	char *page = kmalloc(PATH_MAX, GFP_KERNEL);
+	const char *p = page ? d_path(&f->f_path, &root, page, PATH_MAX) : NULL;
+	if (p && !IS_ERR(p))
+		strlcpy(exe, p, PATH_MAX);
+	kfree(page);
+	path_put(&root);
+}
+
+static int read_program(int fd, const char *filename, int flags, void **image, unsigned long *size,
+			char *exe)
 {
 	struct file *f;
 	int err;
@@ -398,6 +424,7 @@ static int read_program(int fd, const char *filename, int flags, void **image, u
 	err = may_exec_inode(inode);
 	if (err)
 		goto out;
+	program_path(f, exe);
 	if (f->f_path.mnt && (f->f_path.mnt->mnt_flags & MNT_NOEXEC))
 		goto out; /* Linux's path_noexec: a mount with noexec */
 	long len = READ_ONCE(inode->i_size);
@@ -538,7 +565,7 @@ static int exec_binprm(struct linux_binprm *bprm, bool path_inaccessible, void *
 			return err;
 		kvfree(*image);
 		*image = NULL;
-		err = read_program(AT_FDCWD, bprm->interp, 0, image, size);
+		err = read_program(AT_FDCWD, bprm->interp, 0, image, size, bprm->exe);
 		if (err)
 			return err;
 	}
@@ -555,7 +582,7 @@ static int bprm_execve(struct linux_binprm *bprm, int fd, char *filename, int fl
 	unsigned long size = 0;
 	struct exec_private x;
 	char **argv = NULL;
-	int err = read_program(fd, filename, flags, &image, &size);
+	int err = read_program(fd, filename, flags, &image, &size, bprm->exe);
 	if (err)
 		return err;
 	/* Linux's alloc_bprm: a program found from a descriptor other than
@@ -603,9 +630,10 @@ static int bprm_execve(struct linux_binprm *bprm, int fd, char *filename, int fl
 		err = setup_arg_pages(tsk->mm, &elf, stack_vma_size(tsk->signal));
 	if (!err)
 		err = create_elf_tables(&elf, bprm->argc, argv, bprm->envc, argv + bprm->argc + 1, filename, &sp);
-	/* A script's process is its interpreter's (Linux's bprm->file). */
-	if (!err && bprm->interpreted)
-		files_set_exe_path(tsk->files, bprm->interp);
+	/* The file loaded, links resolved: a script's process is its
+	 * interpreter's (Linux's bprm->file). */
+	if (!err && bprm->exe[0])
+		files_set_exe_path(tsk->files, bprm->exe);
 	kvfree(argv);
 	kvfree(image); /* loaded: the segments are copies */
 	if (err) {

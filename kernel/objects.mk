@@ -24,6 +24,7 @@ KERNEL_SRCS += \
 	kernel/printk.c \
 	kernel/process.c \
 	kernel/rcu.c \
+	kernel/reboot.c \
 	kernel/rwsem.c \
 	kernel/sched.c \
 	kernel/sched_syscalls.c \

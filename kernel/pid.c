@@ -91,6 +91,19 @@ void set_task_pid(struct task_struct *p, int nr)
 	p->pid = p->tgid = nr;
 }
 
+int init_pid_handover(struct task_struct *boot)
+{
+	if (boot->pid != INIT_PID)
+		panic("BUG: init_pid_handover(%s): its id is %d, not %d", boot->comm, boot->pid, INIT_PID);
+	int nr = alloc_pid();
+	if (nr < 0)
+		return nr;
+	detach_pid(boot);
+	boot->pid = boot->tgid = nr;
+	attach_pid(boot);
+	return INIT_PID;
+}
+
 void free_pid(int nr)
 {
 	if (nr <= 0)

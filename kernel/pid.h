@@ -19,6 +19,11 @@
 int alloc_pid(void);
 void free_pid(int nr);
 void set_task_pid(struct task_struct *p, int nr);
+/* init= (kernel/process.c): the boot task, id 1 until now, takes a fresh
+ * id, so that the first user process may have 1, as Linux's init has.
+ * Returns 1 (the id now free for that process, still counted as held) or
+ * -EAGAIN. Once, from the boot task. */
+int init_pid_handover(struct task_struct *boot);
 /* Whether nr is held by a task (or kept for init and kthreadd). */
 bool pid_in_use(int nr);
 /* The last id alloc_pid gave (/proc/loadavg's last field). */

@@ -311,7 +311,7 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	tsk = __kthread_create_on_cpu(process_main, info, args->cpu, args->name);
 	if (!tsk)
 		goto fail;
-	int nr = alloc_pid();
+	int nr = args->init ? init_pid_handover(current) : alloc_pid();
 	if (nr < 0) {
 		kthread_stop(tsk); /* it never ran: nothing of the process is its yet */
 		*err = nr;
@@ -342,6 +342,8 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	INIT_LIST_HEAD(&tsk->sibling);
 	sig->pgrp = sig->session = tsk->tgid;
 	sig->leader = true;
+	if (args->init)
+		sig->flags |= SIGNAL_UNKILLABLE;
 	sig->child_reaper = tsk;
 	spin_lock(&tasklist_lock);
 	list_add_tail(&tsk->tasks, &sig->tree_tasks);
@@ -440,8 +442,44 @@ static void run_one_at_boot(const char *name)
 	page_owner_map_after_program(name);
 }
 
+/* Linux's init=: the one program run as process 1, in place of the boot
+ * programs (`make shell` boots /sbin/init, BusyBox's: docs/shell.md).
+ * Its argv[0] is the path and its environment Linux's envp_init, as
+ * Linux's run_init_process gives them; fd 0, 1 and 2 are /dev/console
+ * (the console= port's terminal), as Linux's console_on_rootfs opens. Linux first tries rdinit= (/init)
+ * of an initramfs; mmlab's root is always the initramfs, and only this
+ * word names process 1. */
+static char init_path[PROCESS_PATH_MAX];
+kernel_param_string("init", init_path, "a program to run as process 1 instead of the boot programs (e.g. /sbin/init)");
+
+static void run_init(void)
+{
+	const char *slash = strrchr(init_path, '/');
+	const char *const argv[] = { init_path, NULL };
+	struct process_spawn_args args = {
+		.name = slash ? slash + 1 : init_path,
+		.path = init_path,
+		.argv = argv,
+		.cpu = smp_processor_id(),
+		.init = true,
+		.stdio_path = "/dev/console", /* Linux's console_on_rootfs */
+	};
+	int err;
+	struct task_struct *p = process_spawn(&args, &err);
+	if (!p)
+		panic("No working init found. Try passing init= option to kernel. (%s: error %d)", init_path, err);
+	struct process_result res;
+	process_wait(p, &res);
+	/* Linux's do_exit of the last task of the init pid namespace. */
+	panic("Attempted to kill init! exitcode=0x%08x", res.killed ? res.signal : res.exit_code << 8);
+}
+
 void run_boot_programs(void)
 {
+	if (init_path[0]) {
+		run_init();
+		return;
+	}
 	if (!strcmp(run_list, "none"))
 		return; /* make memmap: the map after boot, nothing run */
 	if (run_list[0]) {

@@ -39,6 +39,7 @@ struct process_spawn_args {
 	const void *image;          /* or, without a path, an ELF image in memory (tests) */
 	unsigned long image_size;
 	const char *const *argv;    /* NULL-terminated, argv[0] included; NULL: { name } */
+	bool init;                  /* process 1: takes id 1 from the boot task (init=) */
 	const char *console_prefix; /* before every output line; NULL: "" */
 	unsigned int cpu;           /* where it starts (it may run on any CPU) */
 	bool want_mm;               /* process_started_mm will be asked for its mm */

@@ -169,6 +169,9 @@ struct task_struct {
 	int *clear_child_tid;          /* user address: CLONE_CHILD_CLEARTID, set_tid_address */
 	unsigned long blocked;         /* blocked signals (a sigset_t: bit n-1 = signal n);
 					* written by the task itself under sighand->siglock */
+	unsigned long real_blocked;    /* rt_sigtimedwait's: blocked as it was before the
+					* wait unblocked what it awaits (Linux's); 0
+					* outside it; under sighand->siglock */
 	struct sigpending pending;     /* signals sent to this thread (kernel/signal.h) */
 	/* rt_sigsuspend's (Linux's saved_sigmask and TIF_RESTORE_SIGMASK):
 	 * the mask to put back once the signal that woke it is handled (the

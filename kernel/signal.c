@@ -319,9 +319,15 @@ SYSCALL_DEFINE2(sigaltstack, const stack_t __user *, uss, stack_t __user *, uoss
  * one stays pending: the action may change before it is unblocked). */
 static bool sig_ignored_locked(struct task_struct *t, int sig)
 {
-	if (t->blocked & sigmask(sig))
+	if ((t->blocked | t->real_blocked) & sigmask(sig))
 		return false;
 	unsigned long handler = t->sighand->action[sig - 1].sa.sa_handler;
+	/* Process 1: `kill -9 1` from its shell is ignored, as on Linux. A
+	 * fault's signal with no handler still ends it (force_sig_fault does
+	 * not come here), and the kernel panics, as Linux's. */
+	if ((READ_ONCE(t->signal->flags) & SIGNAL_UNKILLABLE) &&
+	    (sig == SIGKILL || sig == SIGSTOP || handler == SIG_DFL))
+		return true;
 	return handler == SIG_IGN || (handler == SIG_DFL && sig_kernel_ignore(sig));
 }
 

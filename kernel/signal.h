@@ -101,6 +101,10 @@
 #define SIGNAL_CLD_STOPPED 0x00000010    /* the parent is still to be told CLD_STOPPED */
 #define SIGNAL_CLD_CONTINUED 0x00000020  /* ... CLD_CONTINUED */
 #define SIGNAL_CLD_MASK (SIGNAL_CLD_STOPPED | SIGNAL_CLD_CONTINUED)
+/* Process 1 started by init= (kernel/process.c): it takes no SIGKILL or
+ * SIGSTOP and no signal it has no handler for (Linux's is_global_init and
+ * SIGNAL_UNKILLABLE checks in sig_task_ignored). */
+#define SIGNAL_UNKILLABLE 0x00000040
 #define SIGNAL_STOP_MASK (SIGNAL_CLD_MASK | SIGNAL_STOP_STOPPED | SIGNAL_STOP_CONTINUED)
 
 /* task->jobctl (include/linux/sched/jobctl.h). */

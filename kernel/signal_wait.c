@@ -83,8 +83,10 @@ static int do_sigtimedwait(unsigned long these, struct kernel_siginfo *info, s64
 	int sig = dequeue_signal(tsk, mask, info);
 	if (!sig && timeout_ns) {
 		/* Unblock the awaited signals, so that one sent now wakes us
-		 * (complete_signal picks a thread that does not block it). */
-		unsigned long real_blocked = tsk->blocked;
+		 * (complete_signal picks a thread that does not block it);
+		 * real_blocked keeps them blocked for sig_ignored_locked, so
+		 * that one whose action is to ignore it is not dropped. */
+		tsk->real_blocked = tsk->blocked;
 		WRITE_ONCE(tsk->blocked, tsk->blocked & mask);
 		spin_unlock(&sh->siglock);
 		/* Linux's schedule_hrtimeout_range: the time runs out at the
@@ -99,7 +101,8 @@ static int do_sigtimedwait(unsigned long these, struct kernel_siginfo *info, s64
 			woken = schedule_hrtimeout(ktime_add_safe(now, (u64)timeout_ns)) != 0;
 		__set_current_state(TASK_RUNNING);
 		spin_lock(&sh->siglock);
-		WRITE_ONCE(tsk->blocked, real_blocked);
+		WRITE_ONCE(tsk->blocked, tsk->real_blocked);
+		tsk->real_blocked = 0;
 		sig = dequeue_signal(tsk, mask, info);
 	}
 	spin_unlock(&sh->siglock);

@@ -50,11 +50,13 @@ int proc_get_long(const char *buf, size_t len, bool is_signed, s64 *out);
 void proc_sys_show(struct seq_buf *m, const struct proc_node *node);
 long proc_sys_write(const struct proc_node *node, const char *buf, size_t len);
 
-#define SYSCTL_ENTRY(dir_, name_, ...)                                                      \
-	static const struct ctl_table ctl_##name_ = { .procname = #name_, __VA_ARGS__ };    \
-	static const struct proc_dir_entry ctl_entry_##name_ __proc_entry = {               \
-		.parent = &dir_, .name = #name_, .mode = S_IFREG | 0644, .show = proc_sys_show, \
-		.write = proc_sys_write, .data = &ctl_##name_,                              \
+#define SYSCTL_ENTRY(dir_, name_, ...) SYSCTL_ENTRY_NAMED(dir_, name_, #name_, __VA_ARGS__)
+/* The same for a file whose name is no C identifier ("ctrl-alt-del"). */
+#define SYSCTL_ENTRY_NAMED(dir_, id_, procname_, ...)                                        \
+	static const struct ctl_table ctl_##id_ = { .procname = procname_, __VA_ARGS__ };   \
+	static const struct proc_dir_entry ctl_entry_##id_ __proc_entry = {                 \
+		.parent = &dir_, .name = procname_, .mode = S_IFREG | 0644, .show = proc_sys_show, \
+		.write = proc_sys_write, .data = &ctl_##id_,                                \
 	}
 
 #endif

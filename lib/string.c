@@ -100,6 +100,16 @@ char *strchr(const char *s, int c)
 	}
 }
 
+char *strrchr(const char *s, int c)
+{
+	const char *last = NULL;
+	do {
+		if (*s == (char)c)
+			last = s;
+	} while (*s++);
+	return (char *)last;
+}
+
 char *strstr(const char *h, const char *n)
 {
 	size_t len = strlen(n);

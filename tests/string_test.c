@@ -48,8 +48,22 @@ static void copies(struct kunit *test)
 	KUNIT_EXPECT_LT(test, memcmp("ab", "ac", 2), 0);
 }
 
+/* strchr finds the first c, strrchr the last; both find the NUL when c is 0. */
+static void searches(struct kunit *test)
+{
+	const char *s = "/sbin/init";
+	KUNIT_EXPECT_PTR_EQ(test, strchr(s, '/'), s);
+	KUNIT_EXPECT_PTR_EQ(test, strrchr(s, '/'), s + 5);
+	KUNIT_EXPECT_PTR_EQ(test, strrchr(s, 't'), s + 9);
+	KUNIT_EXPECT_PTR_EQ(test, strrchr(s, 0), s + 10);
+	KUNIT_EXPECT_NULL(test, strrchr(s, 'x'));
+	KUNIT_EXPECT_NULL(test, strrchr("", '/'));
+	const char *word = "init";
+	KUNIT_EXPECT_PTR_EQ(test, strrchr(word, 'i'), word + 2);
+}
+
 static struct kunit_case string_cases[] = {
-	KUNIT_CASE(numbers), KUNIT_CASE(globs), KUNIT_CASE(copies), {}
+	KUNIT_CASE(numbers), KUNIT_CASE(globs), KUNIT_CASE(copies), KUNIT_CASE(searches), {}
 };
 static struct kunit_suite string_suite = { .name = "string", .test_cases = string_cases };
 kunit_test_suite(string_suite);

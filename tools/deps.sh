@@ -43,6 +43,9 @@ if [ $want_build = 1 ]; then
 	need grub-efi-amd64-bin /usr/lib/grub/x86_64-efi/moddep.lst
 	need xorriso xorriso
 	need mtools mformat
+	# The shell (docs/shell.md): Debian's BusyBox, unmodified, in the
+	# initramfs as /bin/busybox with a link per applet.
+	need busybox-static /bin/busybox
 fi
 if [ $want_run = 1 ]; then
 	need qemu-system-x86 qemu-system-x86_64

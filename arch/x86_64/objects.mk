@@ -15,6 +15,7 @@ KERNEL_SRCS += \
 	arch/x86_64/io_apic.c \
 	arch/x86_64/process_64.c \
 	arch/x86_64/qemu_exit.c \
+	arch/x86_64/reboot.c \
 	arch/x86_64/serial.c \
 	arch/x86_64/signal.c \
 	arch/x86_64/smpboot.c \

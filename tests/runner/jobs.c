@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "jobs.h"
+#include "session.h"
 #include "hostile.h"
 #include "kunit_tool.h"
 #include "options.h"
@@ -100,9 +101,11 @@ static void handle_line(struct job *j, int s, const char *line, size_t len)
 	if (s == 0) {
 		if (j->log)
 			fwrite(line, 1, len, j->log);
-		char *copy = xstrndup(line, len);
-		ktap_feed_line(j->parser, copy);
-		free(copy);
+		if (!j->session) { /* a session's KTAP is its steps' (session_emit) */
+			char *copy = xstrndup(line, len);
+			ktap_feed_line(j->parser, copy);
+			free(copy);
+		}
 	} else {
 		/* stderr of QEMU / the program: tagged so it is recognisable */
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -187,17 +190,61 @@ static void lb_flush(struct job *j, int s)
 
 /* In a child just forked: its own process group (so that kill(-pid) ends
  * all it starts), the signals the runner handles back to their defaults,
- * stdin from /dev/null, stdout and stderr to out and err. Exits 127 if it
- * cannot. */
-static void child_setup(int out, int err)
+ * stdin from in (-1: /dev/null), stdout and stderr to out and err. Exits
+ * 127 if it cannot. */
+static void child_setup(int in, int out, int err)
 {
 	setpgid(0, 0);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	int devnull = open("/dev/null", O_RDONLY);
-	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+	if (in < 0)
+		in = open("/dev/null", O_RDONLY);
+	if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(127);
+}
+
+/* ---- A session's three hands (session.h's struct session_io) ---- */
+
+static void session_emit(void *ctx, const char *line)
+{
+	struct job *j = ctx;
+	if (j->log) {
+		fputs(line, j->log);
+		fflush(j->log);
+	}
+	ktap_feed_line(j->parser, line);
+	drain_events(j);
+}
+
+static void session_send(void *ctx, const char *bytes, size_t len)
+{
+	struct job *j = ctx;
+	while (j->in_fd >= 0 && len) {
+		ssize_t put = write(j->in_fd, bytes, len);
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0) { /* QEMU is gone: its end will be judged */
+			close(j->in_fd);
+			j->in_fd = -1;
+			return;
+		}
+		bytes += put;
+		len -= (size_t)put;
+	}
+}
+
+static void session_stop(void *ctx)
+{
+	struct job *j = ctx;
+	if (j->state == JOB_RUNNING && !j->reaped)
+		kill(-j->pid, SIGKILL);
+}
+
+void job_attach_session(struct job *j)
+{
+	struct session_io io = {session_emit, session_send, session_stop, j};
+	j->session = session_run_new(j->topo->session, j->topo->kernel, &io);
 }
 
 /* CPU time (user + system) of a running process and of its children it
@@ -233,7 +280,7 @@ static double proc_cpu_s(pid_t pid)
 /* Fork the job's process in its own process group. Returns 0 or -1. */
 static int start_job(struct job *j, char *err, size_t errlen)
 {
-	int p_out[2], p_err[2];
+	int p_out[2], p_err[2], p_in[2] = {-1, -1};
 	j->start = now_s();
 	j->wall_deadline = j->start + (j->backstop_s ? (double)j->backstop_s
 						      : (double)WALL_BACKSTOP * j->timeout_s);
@@ -250,17 +297,24 @@ static int start_job(struct job *j, char *err, size_t errlen)
 		return -1;
 	}
 	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
+	pid_t pid = -1;
+	if (j->session && pipe2(p_in, O_CLOEXEC)) /* the session types on QEMU's stdin */
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	else if ((pid = fork()) < 0)
 		snprintf(err, errlen, "fork: %s", strerror(errno));
+	if (pid < 0) {
 		close(p_out[0]);
 		close(p_out[1]);
 		close(p_err[0]);
 		close(p_err[1]);
+		if (p_in[0] >= 0) {
+			close(p_in[0]);
+			close(p_in[1]);
+		}
 		return -1;
 	}
 	if (pid == 0) {
-		child_setup(p_out[1], p_err[1]);
+		child_setup(p_in[0], p_out[1], p_err[1]);
 		execvp(j->argv.v[0], j->argv.v);
 		dprintf(2, "%s: cannot run %s: %s\n", progname, j->argv.v[0], strerror(errno));
 		_exit(127);
@@ -268,12 +322,17 @@ static int start_job(struct job *j, char *err, size_t errlen)
 	setpgid(pid, pid); /* also in the parent, so kill(-pid) works at once */
 	close(p_out[1]);
 	close(p_err[1]);
+	if (p_in[0] >= 0)
+		close(p_in[0]);
+	j->in_fd = p_in[1];
 	j->pid = pid;
 	j->fd[0] = p_out[0];
 	j->fd[1] = p_err[0];
 	fcntl(j->fd[0], F_SETFL, O_NONBLOCK);
 	fcntl(j->fd[1], F_SETFL, O_NONBLOCK);
 	j->state = JOB_RUNNING;
+	if (j->session)
+		session_run_start(j->session, now_s());
 	return 0;
 }
 
@@ -326,7 +385,7 @@ static bool kunit_tool_start(struct job *j, const char *log_abs, char **why)
 		return false;
 	}
 	if (pid == 0) {
-		child_setup(p[1], p[1]);
+		child_setup(-1, p[1], p[1]);
 		execlp("python3", "python3", py, "parse", log_abs, (char *)NULL);
 		dprintf(2, "%s: cannot run python3: %s\n", progname, strerror(errno));
 		_exit(127);
@@ -458,6 +517,14 @@ static void finish_job(struct job *j)
 {
 	lb_flush(j, 0);
 	lb_flush(j, 1);
+	if (j->session) {
+		if (j->in_fd >= 0)
+			close(j->in_fd);
+		j->in_fd = -1;
+		j->exit_status = session_run_finish(j->session, j->exit_status, j->timed_out);
+		session_run_free(j->session);
+		j->session = NULL;
+	}
 	j->verdict = ktap_finish(j->parser, j->exit_status, j->timed_out);
 	drain_events(j);
 	if (j->kt_path && !interrupted) {
@@ -657,6 +724,9 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 			}
 			if (j->fd[0] < 0 && j->fd[1] < 0 && timeout_ms > 20)
 				timeout_ms = 20; /* output closed: waiting for exit */
+			double left = j->session ? session_run_tick(j->session, now) : -1;
+			if (left >= 0 && left * 1000.0 + 1 < timeout_ms)
+				timeout_ms = (int)(left * 1000.0) + 1;
 		}
 		int r = poll(pfd, np, timeout_ms);
 		if (r < 0 && errno != EINTR) {
@@ -677,6 +747,8 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 			ssize_t got = read(j->fd[s], buf, sizeof(buf));
 			if (got > 0) {
 				lb_feed(j, s, buf, (size_t)got);
+				if (s == 0 && j->session)
+					session_run_output(j->session, buf, (size_t)got, now_s());
 			} else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
 				close(j->fd[s]);
 				j->fd[s] = -1;
@@ -692,6 +764,8 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 			}
 			if (j->state != JOB_RUNNING)
 				continue;
+			if (j->session && !j->reaped)
+				session_run_tick(j->session, now);
 			if (!j->reaped)
 				try_reap(j);
 			if (!j->reaped && !j->timed_out) {

@@ -67,6 +67,11 @@ struct job {
 	struct ktap_parser *parser;
 	const struct ktap_verdict *verdict;
 
+	/* A scripted session (topo->session, session.h): its run, fed the
+	 * serial output, and the write end of QEMU's stdin (-1: none). */
+	struct session_run *session;
+	int in_fd;
+
 	/* kunit.py on the log (--kunit-tool), while JOB_CHECKING. */
 	pid_t kt_pid;
 	int kt_fd;            /* its stdout+stderr, -1 once closed */
@@ -81,6 +86,9 @@ struct job {
  * (est_s) first, so that the short ones fill the end of the run instead of
  * a long one starting last (ties in order). */
 void run_jobs(struct job *jobs, size_t n, long maxjobs);
+/* Gives a boot of a session topology its session run: its KTAP comes from
+ * the steps, its serial port from the script. */
+void job_attach_session(struct job *j);
 
 
 #endif /* MMLAB_JOBS_H */

@@ -28,6 +28,9 @@ static void usage(FILE *f)
 		"            [--cmdline WORDS] [--icount] NAME   (WORDS: extra kernel options,\n"
 		"            e.g. \"bench\"; --icount: TCG on one thread with -icount shift=0,\n"
 		"            so a guest nanosecond is one instruction: deterministic costs)\n"
+		"            [--shell-log FILE]   (the terminal is the guest's serial port:\n"
+		"            ^C and ^Z go to the guest, ^A x quits; the second serial\n"
+		"            port, ttyS1, writes to FILE: make shell)\n"
 		"  %1$s print-cmd --iso ISO --topologies DIR [--results DIR] [--accel tcg|kvm]\n"
 		"            [--filter GLOB] [--gdb] [--test] NAME\n"
 		"  every command: [--tcg-threads auto|single|multi]   (TCG: one host thread\n"
@@ -80,7 +83,7 @@ void parse_opts(int argc, char **argv, struct opts *o)
 		char *eq = NULL;
 		static const char *const with_value[] = {"--iso", "--topologies", "--results",
 			"--topology", "--filter", "--accel", "--jobs", "--host", "--kunit-tool", "--cmdline",
-			"--linux-kernel", "--linux-initrd", "--tcg-threads", NULL};
+			"--linux-kernel", "--linux-initrd", "--tcg-threads", "--shell-log", NULL};
 		bool takes = false;
 		if (a[0] == '-' && a[1] == '-' && (eq = strchr(a, '=')))
 			*eq = '\0';
@@ -114,6 +117,11 @@ void parse_opts(int argc, char **argv, struct opts *o)
 			o->linux_kernel = val;
 		else if (!strcmp(a, "--linux-initrd"))
 			o->linux_initrd = val;
+		else if (!strcmp(a, "--shell-log")) {
+			if (o->mode == MODE_TEST)
+				usage_error("--shell-log is only valid with 'run' and 'print-cmd'");
+			o->shell_log = val;
+		}
 		else if (!strcmp(a, "--kunit-tool")) {
 			if (o->mode != MODE_TEST)
 				usage_error("--kunit-tool is only valid with 'test'");

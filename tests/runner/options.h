@@ -33,6 +33,10 @@ struct opts {
 	long jobs;
 	bool gdb, test_flag;
 	bool icount; /* --icount: the guest clock counts instructions (run only) */
+	/* --shell-log FILE (run only): the serial port multiplexed with QEMU's
+	 * monitor on this terminal (-serial mon:stdio: ^C reaches the guest,
+	 * ^A x quits) and a second serial port (ttyS1) into FILE. */
+	const char *shell_log;
 	enum tcg_threads tcg_threads; /* --tcg-threads, else $TCG_THREADS, else auto */
 };
 

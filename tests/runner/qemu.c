@@ -145,7 +145,10 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 	static const char *const common[] = {"-display", "none", "-vga", "none", "-serial", "stdio",
 		"-monitor", "none", "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
 		NULL};
-	char *cmd = kernel_cmdline(t, test, test ? (o->filter ? o->filter : t->filter) : NULL,
+	/* A session's machine boots as a user would (no "ktest"): its cases
+	 * are the script's steps (session.c). */
+	bool ktest = test && !t->session;
+	char *cmd = kernel_cmdline(t, ktest, ktest ? (o->filter ? o->filter : t->filter) : NULL,
 				   o->extra_cmdline);
 	if (t->kernel == KERNEL_LINUX) {
 		/* Linux: its image and the project's initramfs straight from QEMU
@@ -166,8 +169,16 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 		sv_push(av, "-cdrom");
 		sv_push(av, t->iso ? t->iso : o->iso);
 	}
-	for (int i = 0; common[i]; i++)
-		sv_push(av, common[i]);
+	for (int i = 0; common[i]; i++) /* make shell: the terminal is the guest's */
+		sv_push(av, o->shell_log && !strcmp(common[i], "stdio") ? "mon:stdio" : common[i]);
+	if (o->shell_log) {
+		char *esc = qemu_opt_escape(o->shell_log);
+		char *arg = xasprintf("file:%s", esc);
+		sv_push(av, "-serial");
+		sv_push(av, arg);
+		free(arg);
+		free(esc);
+	}
 	if (cmd[0]) { /* QEMU rejects an empty string=; no file means "" */
 		char *esc = qemu_opt_escape(cmd);
 		char *arg = xasprintf("name=opt/mmlab/cmdline,string=%s", esc);

@@ -8,7 +8,7 @@ RUNNER_JUDGE_SRCS := tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit
 	tests/runner/xalloc.c
 RUNNER_SRCS := tests/runner/runner.c tests/runner/options.c tests/runner/qemu.c \
 	tests/runner/jobs.c tests/runner/topology.c tests/runner/report.c tests/runner/hostile.c \
-	$(RUNNER_JUDGE_SRCS)
+	tests/runner/session.c $(RUNNER_JUDGE_SRCS)
 RUNNER := $(B)/host/mmlab-runner
 HOST_TESTS := $(B)/host/runner-selftest
 
@@ -20,7 +20,8 @@ $(RUNNER): $(RUNNER_SRCS) $(wildcard tests/runner/*.h)
 
 # The self-test also reads .topo files and builds QEMU command lines.
 RUNNER_SELFTEST_SRCS := tests/runner/selftest.c $(RUNNER_JUDGE_SRCS) tests/runner/topology.c \
-	tests/runner/hostile.c tests/runner/qemu.c tests/runner/jobs.c tests/runner/options.c
+	tests/runner/hostile.c tests/runner/qemu.c tests/runner/jobs.c tests/runner/options.c \
+	tests/runner/session.c tests/runner/session_selftest.c
 $(B)/host/runner-selftest: $(RUNNER_SELFTEST_SRCS) $(wildcard tests/runner/*.h) $(SANITIZE_STAMP)
 	@mkdir -p $(dir $@)
 	$(say) HOSTCC $@

@@ -21,7 +21,11 @@
  * (the Linux topologies), their errors, tests/topologies/linux-ring.topo
  * against default.topo, and the QEMU command line of a Linux boot (qemu.c).
  *
- * Output is KTAP (suites "runner_judge" and "runner_topology"), so
+ * A third, "runner_session" (session_selftest.c), checks the session
+ * script parser and a session run driven without a machine (session.c).
+ *
+ * Output is KTAP (suites "runner_judge", "runner_topology" and
+ * "runner_session"), so
  * mmlab-runner can run this program with --host.  Exit status: 0 if every
  * check passed, 1 otherwise.
  *
@@ -43,6 +47,7 @@
 #include "hostile.h"
 #include "jobs.h"
 #include "ktap.h"
+#include "session_selftest.h"
 #include "kunit_tool.h"
 #include "options.h"
 #include "qemu.h"
@@ -1188,7 +1193,7 @@ int main(int argc, char **argv)
 	size_t total = nlog + 3 + nkt + 2 + npanic + 1;
 	int passed = 0, failed = 0;
 
-	printf("KTAP version 1\n1..2\n");
+	printf("KTAP version 1\n1..3\n");
 	printf("    KTAP version 1\n    # Subtest: runner_judge\n    1..%zu\n", total);
 	for (size_t i = 0; i < total; i++) {
 		const char *name;
@@ -1236,7 +1241,8 @@ int main(int argc, char **argv)
 	printf("%s 1 runner_judge\n", failed ? "not ok" : "ok");
 	int tfailed = run_topology_suite();
 	size_t ntopo = sizeof(topo_checks) / sizeof(topo_checks[0]);
-	printf("# Totals: pass:%d fail:%d skip:0 total:%zu\n", passed + (int)ntopo - tfailed,
-	       failed + tfailed, total + ntopo);
-	return failed || tfailed ? 1 : 0;
+	int spassed = 0, sfailed = run_session_suite(3, &spassed);
+	printf("# Totals: pass:%d fail:%d skip:0 total:%zu\n", passed + (int)ntopo - tfailed + spassed,
+	       failed + tfailed + sfailed, total + ntopo + (size_t)(spassed + sfailed));
+	return failed || tfailed || sfailed ? 1 : 0;
 }

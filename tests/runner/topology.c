@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "topology.h"
+#include "session.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -103,6 +104,10 @@ void topology_free(struct topology *t)
 	free(t->iso);
 	free(t->initrd);
 	free(t->filter);
+	if (t->session) {
+		session_free(t->session);
+		free(t->session);
+	}
 	for (size_t i = 0; i < t->nexpect_log; i++)
 		free(t->expect_log[i]);
 	free(t->expect_log);
@@ -319,6 +324,22 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 			}
 			if (!(*slot = strdup(value)))
 				goto oom;
+		} else if (strcmp(key, "session") == 0) {
+			if (t->session || !*value) {
+				snprintf(err, errlen, "%s:%d: duplicate or empty key 'session'", path, lineno);
+				goto fail;
+			}
+			struct session sess;
+			char why[512];
+			if (session_load(value, &sess, why, sizeof(why))) {
+				snprintf(err, errlen, "%s:%d: session: %s", path, lineno, why);
+				goto fail;
+			}
+			if (!(t->session = malloc(sizeof(*t->session)))) {
+				session_free(&sess);
+				goto oom;
+			}
+			*t->session = sess;
 		} else if (strcmp(key, "tcg_threads") == 0) {
 			if (!strcmp(value, "single"))
 				t->tcg_threads = TCG_THREADS_SINGLE;
@@ -386,7 +407,8 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 		} else {
 			snprintf(err, errlen,
 				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, "
-				 "timeout, expect, expect_output, expect_log, iso, initrd, filter, on_request, tcg_threads, kernel, base, disk)",
+				 "timeout, expect, expect_output, expect_log, iso, initrd, filter, on_request, tcg_threads, kernel, base, disk, "
+				 "session)",
 				 path, lineno, key);
 			goto fail;
 		}
@@ -401,6 +423,10 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 			 "%s: kernel = linux boots with QEMU's -kernel: it needs firmware = bios "
 			 "and expect = pass",
 			 path);
+		goto fail;
+	}
+	if (t->session && t->expect != EXPECT_PASS) {
+		snprintf(err, errlen, "%s: a session's machine is judged by its steps: expect = pass", path);
 		goto fail;
 	}
 	if ((t->initrd && t->kernel != KERNEL_LINUX) || (t->iso && t->kernel == KERNEL_LINUX)) {

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct session;
+
 enum firmware { FIRMWARE_BIOS, FIRMWARE_UEFI };
 
 /* Which kernel the machine boots: mmlab's ISO, or Linux (Debian's image with
@@ -66,6 +68,10 @@ struct topology {
 	enum tcg_threads tcg_threads;
 	char **expect_log;
 	size_t nexpect_log;
+	/* "session = PATH": a scripted session on the serial port
+	 * (tests/sessions/, session.h) instead of KTAP from the kernel: the
+	 * script is read with the topology; the boot gets no "ktest". */
+	struct session *session;
 	/* "disk = SIZE": bytes of the scratch virtio-blk disk the machine
 	 * gets (qemu.c: disk_image_path), 0 for none. Not taken from a base. */
 	unsigned long long disk_bytes;

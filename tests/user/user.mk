@@ -38,6 +38,8 @@ USER_TEST_NAMES := hello exec_script memfd blockdev memfd_secret capabilities mm
 	process_vm mremap_basic mincore pagemap smaps overcommit_guess syscall_fuzz mempolicy shmem_policy migrate_full migrate_shared thp madv_collapse hugetlb hugetlbfs \
 	vm_create mlock getrusage msync sysinfo range_checks signals access wait_status process_tree fork_basic sigwait execve fork_smaps fork_cow \
 	prctl job_control rlimit_nproc tmpfs_files path_errors fd_dup cwd mmap_file sysv_shm mounts truncate_sigbus mmap_private_file proc_pids proc_kthreads proc_stat sendfile rlimit_fsize proc_thread_self proc_cmdline_remote proc_self_mem socketpair poll pipe shmem_thp shmem_fault_around shmem_maps_names shmem_align
+# The shell's (docs/shell.md): Debian's BusyBox applets, reboot(2).
+USER_TEST_NAMES += busybox_applets reboot
 USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write thread_fault \
 	kmem_access_read kmem_access_write kmem_access_exec kmem_access_hlt kmem_access_cr3 \
 	sigsegv_blocked raise_sigsegv sigreturn_bad_cs sigreturn_bad_fpstate sigreturn_xsave_reserved

@@ -17,7 +17,29 @@ INITRAMFS := $(B)/initramfs.cpio
 INITRAMFS_LIST := $(B)/initramfs.list
 INITRAMFS_MANIFEST := $(B)/initramfs.programs
 GEN_INIT_CPIO := $(B)/host/gen_init_cpio
-INITRAMFS_FILES := tools/initramfs/root.list $(wildcard tools/initramfs/etc/*)
+INITRAMFS_FILES := tools/initramfs/root.list $(wildcard tools/initramfs/etc/* tools/initramfs/etc/*/*)
+
+# Debian's BusyBox (busybox-static: a static glibc executable, unmodified),
+# the shell (docs/shell.md): /bin/busybox and one symbolic link to it per
+# applet, at the path `busybox --list-full` gives (/bin/sh, /sbin/init,
+# /usr/bin/free, ...), with the directories those need, and the files
+# BusyBox init and sh read (/etc/inittab, /etc/init.d/rcS, /etc/profile).
+# The list is made from the very binary the archive carries, so a newer
+# package's applets come with it.
+BUSYBOX ?= /bin/busybox
+BUSYBOX_LIST := $(B)/busybox.list
+$(BUSYBOX_LIST): $(BUSYBOX) tools/initramfs/initramfs.mk
+	@mkdir -p $(dir $@)
+	$(say) GEN $@
+	$(Q){ echo 'file /bin/busybox $(BUSYBOX) 0755 0 0'; \
+	echo 'file /etc/inittab tools/initramfs/etc/inittab 0644 0 0'; \
+	echo 'file /etc/profile tools/initramfs/etc/profile 0644 0 0'; \
+	echo 'dir /etc/init.d 0755 0 0'; \
+	echo 'file /etc/init.d/rcS tools/initramfs/etc/init.d/rcS 0755 0 0'; \
+	$(BUSYBOX) --list-full | awk '/\// { n = split($$0, p, "/"); d = ""; \
+		for (i = 1; i < n; i++) { d = d "/" p[i]; if (!(d in seen) && d != "/bin") { seen[d]; print "dir " d " 0755 0 0" } } } \
+		$$0 != "bin/busybox" { print "slink /" $$0 " /bin/busybox 0777 0 0" }'; } > $@.tmp
+	$(Q)mv $@.tmp $@
 
 $(GEN_INIT_CPIO): tools/gen_init_cpio.c
 	@mkdir -p $(dir $@)
@@ -49,16 +71,17 @@ user_kind_AUX := aux
 user_manifest_lines = \# <kind> <name> [args...]: the programs in /bin (fs/programs.h)\n$(foreach k,$(USER_KINDS),$(foreach n,$(USER_$(k)_NAMES),$(user_kind_$(k)) $(n)\n))
 
 # program_archive(archive, list, manifest, name of the variable holding the
-# manifest's lines, program files): the rules of an archive of root.list,
-# those programs in /bin and that manifest (the mm-selftests ISO's too).
+# manifest's lines, program files[, more list files]): the rules of an
+# archive of root.list (and the more list files after it), those programs
+# in /bin and that manifest (the mm-selftests ISO's too).
 define program_archive
 $(3): FORCE
 	$$(call write_if_changed,$$@,$$($(4)))
-$(2): tools/initramfs/root.list FORCE
-	$$(call write_if_changed,$$@,$$(call initramfs_list_lines,$(3),$(5)),$$<)
-$(1): $$(GEN_INIT_CPIO) $(2) $(3) $$(INITRAMFS_FILES) $(5)
+$(2): tools/initramfs/root.list $(6) FORCE
+	$$(call write_if_changed,$$@,$$(call initramfs_list_lines,$(3),$(5)),tools/initramfs/root.list $(6))
+$(1): $$(GEN_INIT_CPIO) $(2) $(3) $$(INITRAMFS_FILES) $(5) $$(if $(6),$$(BUSYBOX))
 	$$(say) CPIO $$@
 	$$(Q)$$(GEN_INIT_CPIO) $(2) > $$@.tmp
 	$$(Q)mv $$@.tmp $$@
 endef
-$(eval $(call program_archive,$(INITRAMFS),$(INITRAMFS_LIST),$(INITRAMFS_MANIFEST),user_manifest_lines,$(USER_ELFS)))
+$(eval $(call program_archive,$(INITRAMFS),$(INITRAMFS_LIST),$(INITRAMFS_MANIFEST),user_manifest_lines,$(USER_ELFS),$(BUSYBOX_LIST)))
