@@ -11,6 +11,7 @@
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
+#include "mm/khugepaged.h"
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmu_gather.h"
@@ -208,8 +209,32 @@ void downgrade_write(struct rw_semaphore *sem)
 
 /* ---- mm/huge_memory.c ---------------------------------------------------- */
 
-/* No huge PMDs on the host: no deposits to check. */
+/* No huge PMDs on the host: no deposits to check, none for a VMA
+ * boundary to split. */
 void thp_check_deposits(struct mm_struct *mm) { (void)mm; }
+void vma_adjust_trans_huge(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	(void)vma; /* the VMA's new bounds, which may reach past its old ones */
+	(void)start;
+	(void)end;
+}
+
+/* ---- mm/khugepaged.c ------------------------------------------------------ */
+
+/* No khugepaged on the host: nothing registers, nothing collapses
+ * (MADV_COLLAPSE is refused as for memory khugepaged cannot take). */
+void khugepaged_enter_vma(struct vm_area_struct *vma, unsigned long vm_flags)
+{
+	(void)vma;
+	(void)vm_flags;
+}
+int madvise_collapse(struct vm_area_struct *vma, struct vm_area_struct **prev, unsigned long start,
+		     unsigned long end)
+{
+	check_inside("madvise_collapse", vma, start, end);
+	*prev = vma;
+	return -EINVAL;
+}
 
 /* ---- mm/memory.c -------------------------------------------------------- */
 
