@@ -62,6 +62,7 @@ KERNEL_SRCS += \
 	mm/pte_ref.c \
 	mm/shrinker.c \
 	mm/slab.c \
+	mm/swap.c \
 	mm/slab_common.c \
 	mm/teardown.c \
 	mm/truncate.c \

@@ -35,6 +35,7 @@
 #include "mm/hugetlb.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
+#include "mm/swap.h"
 #include "lib/string.h"
 
 pg_data_t *node_data[MAX_NUMNODES];
@@ -545,6 +546,11 @@ void put_page(struct page *page)
 		free_huge_folio(page, false);
 		return;
 	}
+	/* Off the LRU lists, reclaim's flags cleared (Linux's
+	 * __page_cache_release, mm/swap.c), while the page still says how
+	 * many pages it is. */
+	if (page->flags & LRU_PAGE_FLAGS)
+		page_cache_release(page);
 	if (page_test_flag(page, PG_anon_thp))
 		thp_prep_free(page); /* mm/rmap.h: freed as the order-9 block it was */
 	else if (page_test_flag(page, PG_shmem_thp))

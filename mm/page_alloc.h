@@ -19,6 +19,7 @@
 #include "lib/list.h"
 #include "kernel/spinlock.h"
 #include "mm/gfp.h"
+#include "mm/mmzone.h"
 #include "mm/numa.h"
 #include "mm/page.h"
 
@@ -90,7 +91,10 @@ typedef struct pglist_data {
 	int nr_fallback;
 	struct per_cpu_pages pcp[NR_CPUS];
 	struct per_cpu_nodestat per_cpu_nodestats[NR_CPUS];
+	struct lruvec __lruvec; /* the node's LRU lists (mm/mmzone.h; Linux's pgdat->__lruvec) */
 } pg_data_t;
+
+static inline struct lruvec *node_lruvec(pg_data_t *pgdat) { return &pgdat->__lruvec; }
 
 extern pg_data_t *node_data[MAX_NUMNODES];
 #define NODE_DATA(nid) (node_data[nid])

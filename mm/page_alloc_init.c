@@ -47,6 +47,9 @@ void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, un
 		pgdat->pcp[cpu].batch = PCP_BATCH;
 		pgdat->pcp[cpu].high = PCP_HIGH;
 	}
+	spin_lock_init(&pgdat->__lruvec.lru_lock);
+	for (int lru = 0; lru < NR_LRU_LISTS; lru++)
+		INIT_LIST_HEAD(&pgdat->__lruvec.lists[lru]);
 	pgdat->node_start_pfn = start_pfn;
 	pgdat->node_spanned_pages = end_pfn > start_pfn ? end_pfn - start_pfn : 0;
 	node_data[nid] = pgdat;
