@@ -63,6 +63,8 @@ KERNEL_SRCS += \
 	mm/shrinker.c \
 	mm/slab.c \
 	mm/swap.c \
+	mm/vmscan.c \
+	mm/kswapd.c \
 	mm/slab_common.c \
 	mm/teardown.c \
 	mm/truncate.c \

@@ -92,6 +92,7 @@ typedef struct pglist_data {
 	struct per_cpu_pages pcp[NR_CPUS];
 	struct per_cpu_nodestat per_cpu_nodestats[NR_CPUS];
 	struct lruvec __lruvec; /* the node's LRU lists (mm/mmzone.h; Linux's pgdat->__lruvec) */
+	int kswapd_failures;    /* reclaim passes of kswapd that freed nothing (mm/kswapd.c) */
 } pg_data_t;
 
 static inline struct lruvec *node_lruvec(pg_data_t *pgdat) { return &pgdat->__lruvec; }
@@ -165,6 +166,16 @@ void build_all_fallback_lists(void);
  * largest aligned blocks. The struct pages must be initialised. */
 void free_boot_range(unsigned long start_pfn, unsigned long end_pfn);
 void setup_watermarks(void);
+/* Whether pgdat has more than mark free pages after taking 2^order of
+ * them, and a block of that order (Linux's zone_watermark_ok). */
+bool node_watermark_ok(pg_data_t *pgdat, unsigned int order, unsigned long mark);
+/* /proc/sys/vm/min_free_kbytes and watermark_scale_factor (Linux 6.1's
+ * defaults: computed at boot, 10): the value, and the writes that set it
+ * and compute every node's watermarks again (0, or -EINVAL out of range:
+ * min_free_kbytes >= 0, watermark_scale_factor 1..3000). */
+extern int min_free_kbytes, watermark_scale_factor;
+int min_free_kbytes_write(int kbytes);
+int watermark_scale_factor_write(int factor);
 
 /* Statistics. */
 /* A NUMA counter of node nid summed over the CPUs (Linux's

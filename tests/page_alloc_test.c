@@ -2,6 +2,7 @@
  * happens when a node runs out, split/merge, gigantic pages, GFP semantics,
  * the slow path's shrinkers, and the bad-page checks. Every case gives back
  * what it took (the framework's free_pages_restored case checks). */
+#include "kernel/sched_mm.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "lib/ratelimit.h"
@@ -409,6 +410,9 @@ static unsigned long stash_count(struct shrinker *s, struct shrink_control *sc)
 {
 	(void)s;
 	(void)sc;
+	/* The case counts direct reclaim's calls: kswapd's are not its. */
+	if (current_is_kswapd())
+		return 0;
 	return shrinker_stash.pages;
 }
 
