@@ -8,8 +8,9 @@
  * reclaims nothing counts a failure (pgdat->kswapd_failures), and after
  * MAX_RECLAIM_RETRIES of them the node is hopeless: kswapd sleeps and
  * wakeup_kswapd leaves it asleep, until a reclaim makes progress again
- * (shrink_node resets the count) or the node climbs back above its high
- * watermark by frees (the next wakeup finds it balanced and resets it).
+ * (shrink_node resets the count, as Linux's) or frees bring the node
+ * back above its high watermark (the per-CPU lists' batch frees reset
+ * it: mm/page_alloc_pcp.c; Linux waits for a reclaim that progresses).
  *
  * Locking: the per-node state below is written by wakeup_kswapd (any
  * CPU, any context that allocates) with plain stores of single words
@@ -117,8 +118,10 @@ void wakeup_kswapd(pg_data_t *pgdat, gfp_t gfp, unsigned int order)
 	}
 	if (pgdat->kswapd_failures >= MAX_RECLAIM_RETRIES)
 		return; /* hopeless: left to direct reclaim */
+	/* Woken once until it runs, however many ask meanwhile. */
+	if (__atomic_exchange_n(&ks->woken, true, __ATOMIC_ACQ_REL))
+		return;
 	ks->wakeups++;
-	WRITE_ONCE(ks->woken, true);
 	wake_up(&ks->wait);
 }
 

@@ -560,6 +560,7 @@ static __always_inline void __free_pages_caller(struct page *page, unsigned int 
 	unsigned long flags;
 	spin_lock_irqsave(&pgdat->lock, flags);
 	free_one_page(page, page_to_pfn(page), pgdat, order);
+	note_node_refilled(pgdat);
 	spin_unlock_irqrestore(&pgdat->lock, flags);
 }
 

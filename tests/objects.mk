@@ -17,6 +17,8 @@ KERNEL_SRCS += \
 	tests/futex_test.c \
 	tests/gup_test.c \
 	tests/gup_remote_test.c \
+	tests/lru_test.c \
+	tests/reclaim_test.c \
 	tests/hugetlb_cmdline_test.c \
 	tests/hugetlb_test.c \
 	tests/hugetlbfs_test.c \
