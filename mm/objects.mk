@@ -65,6 +65,7 @@ KERNEL_SRCS += \
 	mm/swap.c \
 	mm/vmscan.c \
 	mm/kswapd.c \
+	mm/oom_kill.c \
 	mm/slab_common.c \
 	mm/teardown.c \
 	mm/truncate.c \
