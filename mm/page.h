@@ -167,6 +167,18 @@ static inline int page_ref_count(const struct page *p) { return p->_refcount; }
 static inline void set_page_count(struct page *p, int v) { p->_refcount = v; }
 /* A reference to the whole page p is part of (a hugetlb page, a THP). */
 static inline void get_page(struct page *p) { __atomic_add_fetch(&compound_head(p)->_refcount, 1, __ATOMIC_RELAXED); }
+/* Linux's get_page_unless_zero (folio_try_get): a reference on p itself
+ * unless its count is zero (free in the buddy or per-CPU lists, or its
+ * last reference going). */
+static inline bool get_page_unless_zero(struct page *p)
+{
+	int c = __atomic_load_n(&p->_refcount, __ATOMIC_RELAXED);
+	do {
+		if (c <= 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&p->_refcount, &c, c + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	return true;
+}
 
 /* Sections: the granularity at which the vmemmap is populated. */
 #define SECTION_SIZE_BITS 27 /* 128 MiB */

@@ -52,19 +52,6 @@ static inline bool lru_flag_test_clear(struct page *page, enum pageflags f)
 	return __atomic_fetch_and(&page->flags, ~(1ul << f), __ATOMIC_RELAXED) & (1ul << f);
 }
 
-/* Linux's get_page_unless_zero: a page whose last reference is going
- * is the freer's (page_cache_release takes it off the list). */
-static bool get_page_unless_zero(struct page *page)
-{
-	int c = __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED);
-	do {
-		if (c <= 0)
-			return false;
-	} while (!__atomic_compare_exchange_n(&page->_refcount, &c, c + 1, false, __ATOMIC_ACQ_REL,
-					      __ATOMIC_RELAXED));
-	return true;
-}
-
 /* Linux's folio_evictable: not mlocked (mmlab has no unevictable
  * mapping on the LRU). */
 static inline bool folio_evictable(const struct page *page)
@@ -141,6 +128,8 @@ static unsigned long isolate_lru_folios(unsigned long nr_to_scan, struct lruvec 
 	while (scanned < nr_to_scan && !list_empty(src)) {
 		struct page *page = lru_to_folio(src->prev);
 		scanned++;
+		/* A page whose last reference is going is the freer's
+		 * (page_cache_release takes it off the list). */
 		if (!get_page_unless_zero(page)) {
 			list_move(folio_lru(page), src);
 			continue;

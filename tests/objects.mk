@@ -80,6 +80,7 @@ KERNEL_SRCS += \
 	tests/test_hugetlb.c \
 	tests/test_file.c \
 	tests/test_mm.c \
+	tests/test_pages.c \
 	tests/test_proc.c \
 	tests/test_xarray.c \
 	tests/test_process.c \

@@ -8,6 +8,7 @@
  * by yielding (cond_resched) and wait on its counters, never on time; a
  * wait gives up after a number of yields no working kswapd needs. */
 #include "tests/kunit.h"
+#include "tests/test_pages.h"
 #include "kernel/sched.h"
 #include "kernel/sched_mm.h"
 #include "mm/kswapd.h"
@@ -16,40 +17,12 @@
 
 #define MAX_YIELDS 1000000ul
 
-struct held {
-	struct list_head list;
-	unsigned long pages;
-};
-
-static void held_init(struct held *h)
+/* held_release, then the per-CPU lists drained: the node's count shows
+ * the pages. */
+static void held_release_drained(void *arg)
 {
-	INIT_LIST_HEAD(&h->list);
-	h->pages = 0;
-}
-
-static void held_release(void *arg)
-{
-	struct held *h = arg;
-	while (!list_empty(&h->list)) {
-		struct page *p = list_first_entry(&h->list, struct page, lru);
-		list_del(&p->lru);
-		__free_pages(p, PageHead(p) ? (unsigned)p->private : 0);
-	}
-	h->pages = 0;
+	held_release(arg);
 	drain_all_pages();
-}
-
-/* Takes every page of nid that gfp can have (GFP_NOWAIT: down to min),
- * largest blocks first. */
-static void exhaust_node(struct held *h, int nid, gfp_t gfp)
-{
-	for (int order = MAX_PAGE_ORDER; order >= 0; order--) {
-		struct page *p;
-		while ((p = alloc_pages_node(nid, gfp | __GFP_THISNODE | __GFP_NOWARN, (unsigned)order))) {
-			list_add(&p->lru, &h->list);
-			h->pages += 1ul << order;
-		}
-	}
 }
 
 /* The node the runner's CPU allocates from. */
@@ -155,19 +128,28 @@ static bool kswapd_asleep_after(int nid, unsigned long sleeps)
  * without progress and sleeps, the node hopeless: a further wakeup does
  * not wake it. Frees that bring the node above high make it hopeful
  * again. */
-static void kswapd_gives_up_without_reclaimable_pages(struct kunit *test)
+/* The runner's node, its kswapd's counters in *before, held's pages
+ * given back drained at the end; the node not hopeless to begin with. */
+static pg_data_t *kswapd_case_init(struct kunit *test, struct held *held, struct kswapd_stats *before)
 {
 	int nid = test_node();
 	pg_data_t *pgdat = NODE_DATA(nid);
-	struct kswapd_stats before, after;
-	kswapd_stats(nid, &before);
-	if (!before.running)
+	kswapd_stats(nid, before);
+	if (!before->running)
 		kunit_skip(test, "no kswapd on node %d", nid);
-	static struct held held;
-	held_init(&held);
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, held_release, &held), 0);
+	held_init(held);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, held_release_drained, held), 0);
 	drain_all_pages();
 	KUNIT_ASSERT_EQ(test, pgdat->kswapd_failures, 0);
+	return pgdat;
+}
+
+static void kswapd_gives_up_without_reclaimable_pages(struct kunit *test)
+{
+	static struct held held;
+	struct kswapd_stats before, after;
+	pg_data_t *pgdat = kswapd_case_init(test, &held, &before);
+	int nid = pgdat->node_id;
 	/* GFP_NOWAIT: down to min, waking kswapd below low, never reclaiming
 	 * itself. */
 	exhaust_node(&held, nid, GFP_NOWAIT);
@@ -186,7 +168,7 @@ static void kswapd_gives_up_without_reclaimable_pages(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, before.wakeups, after.wakeups);
 	KUNIT_EXPECT_EQ(test, before.runs, after.runs);
 	/* Frees take the node above high: hopeful again. */
-	held_release(&held);
+	held_release_drained(&held);
 	KUNIT_EXPECT_TRUE(test, node_watermark_ok(pgdat, 0, pgdat->watermark[WMARK_HIGH]));
 	KUNIT_EXPECT_EQ(test, pgdat->kswapd_failures, 0);
 }
@@ -209,7 +191,7 @@ static unsigned long stash_scan(struct shrinker *s, struct shrink_control *sc)
 	(void)sc;
 	unsigned long freed = stash.pages;
 	stash_scans++;
-	held_release(&stash);
+	held_release_drained(&stash);
 	return freed;
 }
 
@@ -218,19 +200,12 @@ static void unregister_stash(void *s) { unregister_shrinker(s); }
 
 static void kswapd_reclaims_to_high_and_sleeps(struct kunit *test)
 {
-	int nid = test_node();
-	pg_data_t *pgdat = NODE_DATA(nid);
-	struct kswapd_stats before, after;
-	kswapd_stats(nid, &before);
-	if (!before.running)
-		kunit_skip(test, "no kswapd on node %d", nid);
 	static struct held held;
-	held_init(&held);
+	struct kswapd_stats before, after;
 	held_init(&stash);
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, held_release, &held), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, held_release, &stash), 0);
-	drain_all_pages();
-	KUNIT_ASSERT_EQ(test, pgdat->kswapd_failures, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, held_release_drained, &stash), 0);
+	pg_data_t *pgdat = kswapd_case_init(test, &held, &before);
+	int nid = pgdat->node_id;
 	/* The stash: twice the high watermark, enough to take the node from
 	 * min to above high. */
 	unsigned long want = 2 * pgdat->watermark[WMARK_HIGH] + 2;
