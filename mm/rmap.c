@@ -11,9 +11,6 @@
 #include "mm/pgtable.h"
 #include "fs/fs.h"
 #include "mm/interval_tree.h"
-#include "mm/mmap_lock.h"
-#include "mm/mmu_context.h"
-#include "mm/pte_ref.h"
 
 static long anon_vmas_alive, avcs_alive;
 static struct kmem_cache *anon_vma_cachep, *anon_vma_chain_cachep;
@@ -407,77 +404,4 @@ void rmap_walk_file(struct page *page, struct rmap_walk_control *rwc)
 			break;
 	}
 	up_read(&mapping->i_mmap_rwsem);
-}
-
-/* --- folio_referenced ---------------------------------------------------- */
-
-struct folio_referenced_arg {
-	int referenced;
-	unsigned long vm_flags;
-	bool contended;
-};
-
-/* Linux's folio_referenced_one: the accessed bit of the entry that maps
- * page at address in vma, tested and cleared, and the TLB flushed where
- * it was set (ptep_clear_flush_young), so the next access sets it again.
- * The walk holds the anon_vma or i_mmap lock, which keeps the VMA; its
- * page tables are reached under the mm's mmap_lock, tried (the order
- * here is rmap lock then mmap_lock, everyone else's the reverse: see
- * mm/migrate_entry.c's hold_mm). */
-static bool folio_referenced_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
-{
-	struct folio_referenced_arg *pra = arg;
-	struct mm_struct *mm = vma->vm_mm;
-	if (vma->vm_flags & VM_LOCKED) {
-		/* Linux: a locked VMA maps it: mlock it, stop the walk. */
-		pra->vm_flags |= VM_LOCKED;
-		return false;
-	}
-	if (!mmap_read_trylock(mm)) {
-		pra->contended = true;
-		return false;
-	}
-	pmd_t *pmd = mm_find_pmd(mm, address);
-	if (pmd && pmd_trans_huge(pmdp_get(pmd))) {
-		spinlock_t *ptl = pmd_lockptr(mm, pmd);
-		spin_lock(ptl);
-		pmd_t val = pmdp_get(pmd);
-		if (pmd_trans_huge(val) && pmd_pfn(val) == page_to_pfn(page) && pmdp_test_and_clear_young(pmd)) {
-			flush_tlb_mm_range(mm, address & PMD_MASK, (address & PMD_MASK) + PMD_SIZE);
-			pra->referenced++;
-		}
-		spin_unlock(ptl);
-	} else if (pmd) {
-		spinlock_t *ptl;
-		pte_t *pte = pte_tryget_map_lock(mm, pmd, address, &ptl);
-		if (pte) {
-			pte_t val = ptep_get(pte);
-			/* A THP mapped by PTEs: any of its pages' entries (the
-			 * walk comes once per page of it that the VMA covers:
-			 * here the head's address; Linux walks each). */
-			if (pte_present(val) && pte_pfn(val) == page_to_pfn(page) && ptep_test_and_clear_young(pte)) {
-				flush_tlb_mm_range(mm, address, address + PAGE_SIZE);
-				pra->referenced++;
-			}
-			pte_unmap_unlock(pte, ptl);
-			pte_put(mm, pmd, address);
-		}
-	}
-	mmap_read_unlock(mm);
-	return true;
-}
-
-int folio_referenced(struct page *page, unsigned long *vm_flags)
-{
-	struct folio_referenced_arg pra = { 0 };
-	struct rmap_walk_control rwc = { .arg = &pra, .rmap_one = folio_referenced_one, .try_lock = true };
-	*vm_flags = 0;
-	if (!page_mapcount(page))
-		return 0;
-	if (PageAnon(page))
-		rmap_walk(page, &rwc);
-	else
-		rmap_walk_file(page, &rwc);
-	*vm_flags = pra.vm_flags;
-	return rwc.contended || pra.contended ? -1 : pra.referenced;
 }

@@ -168,7 +168,7 @@ void rmap_walk(struct page *page, struct rmap_walk_control *rwc);
  * every VMA of its mapping's i_mmap covering its index, with the
  * i_mmap_rwsem held for reading (Linux's rmap_walk_file). */
 void rmap_walk_file(struct page *page, struct rmap_walk_control *rwc);
-/* Linux's folio_referenced: how many of the page's mappings had the
+/* Linux's folio_referenced (mm/vmscan.c): how many of the page's mappings had the
  * accessed bit set, each one cleared and its TLB entry flushed
  * (ptep_clear_flush_young); *vm_flags gets VM_LOCKED when a locked VMA
  * maps it (the walk stops there, the page is mlocked). -1 when a lock

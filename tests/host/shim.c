@@ -5,10 +5,7 @@
 #include "mm/hugetlb.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
-#include "mm/kswapd.h"
-#include "mm/page_alloc.h"
 #include "mm/swap.h"
-#include "mm/vmscan.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
 #include "kernel/sched.h"
@@ -349,26 +346,3 @@ void page_cache_release(struct page *page)
 	panic("page_cache_release(%p) on the host: no LRU here", (void *)page);
 }
 
-/* Reclaim on the host: no LRU lists and no kswapd thread, so direct
- * reclaim is the shrinkers' (mm/vmscan.c's try_to_free_pages calls
- * them once per node too), nothing else is reclaimable, and there is no
- * kswapd to wake. */
-unsigned long try_to_free_pages(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask)
-{
-	(void)order;
-	(void)nodemask;
-	return shrink_slab(gfp, nid);
-}
-
-unsigned long node_reclaimable_pages(pg_data_t *pgdat)
-{
-	(void)pgdat;
-	return 0;
-}
-
-void wakeup_kswapd(pg_data_t *pgdat, gfp_t gfp, unsigned int order)
-{
-	(void)pgdat;
-	(void)gfp;
-	(void)order;
-}
