@@ -10,11 +10,12 @@
  *  - per-CPU lists for order 0 and the THP order, refilled and drained
  *    in batches (page_alloc_pcp.c);
  *  - the allocation policy, here: preferred node, fallback by distance,
- *    watermarks, and the slow path (drain, shrink, retry per GFP flags);
+ *    watermarks, and the slow path (wake kswapd, drain, direct reclaim,
+ *    retry per GFP flags and should_reclaim_retry);
  *  - checks on every free and every allocation ("BUG: Bad page state",
  *    page_alloc_checks.c).
  * Setup is in page_alloc_init.c, counts and reports in page_alloc_stats.c,
- * the shrinkers in shrinker.c.
+ * the shrinkers in shrinker.c, reclaim in vmscan.c and kswapd.c.
  *
  * Invariant kept here: a page is handed out only after check_new_page
  * passed (when the checks are on: is_check_pages_enabled), with refcount 1 (above order 0 also PG_head, private == order),

@@ -11,8 +11,10 @@
  * Allocation tries the preferred node, then the other nodes in order of SLIT
  * distance (the node's fallback list), those in the caller's nodemask
  * only, each above its low watermark; then
- * the slow path: the min watermark, draining per-CPU lists, the shrinkers
- * when the GFP flags allow direct reclaim, and retries as the flags say. */
+ * the slow path: kswapd woken (mm/kswapd.c), the min watermark, draining
+ * per-CPU lists, direct reclaim (mm/vmscan.c: the LRU lists and the
+ * shrinkers) when the GFP flags allow it, and retries as the flags and
+ * should_reclaim_retry say. */
 #ifndef MM_PAGE_ALLOC_H
 #define MM_PAGE_ALLOC_H
 
