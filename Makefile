@@ -75,7 +75,7 @@ SANITIZE_STAMP := $(B)/host/sanitize-flags
 # source file in those folders that no list names stops the build, so a
 # file is never linked, or left out, by accident of where it sits; one that
 # is not for the kernel goes in KERNEL_NOT_LINKED with the reason beside it.
-KERNEL_DIRS := boot arch/x86_64 kernel lib drivers fs mm ipc net tests
+KERNEL_DIRS := boot arch/x86_64 kernel lib drivers block fs mm ipc net tests
 KERNEL_SRCS :=
 KERNEL_NOT_LINKED :=
 include $(addsuffix /objects.mk,$(KERNEL_DIRS))

@@ -93,8 +93,10 @@ static int refuse_interp(const void *image, unsigned long size, const Elf64_Phdr
 int elf_check(const void *image, unsigned long size)
 {
 	const Elf64_Ehdr *eh = image;
+	/* Not an ELF file at all: not this loader's, said without a word, as
+	 * Linux's loaders pass a file on (a shell runs such a file itself). */
 	if (size < sizeof(*eh) || memcmp(eh->e_ident, "\177ELF", 4))
-		return noexec("no ELF magic");
+		return -ENOEXEC;
 	if (eh->e_ident[4] != ELFCLASS64 || eh->e_ident[5] != ELFDATA2LSB || eh->e_ident[6] != EV_CURRENT)
 		return noexec("not 64-bit little-endian ELF version 1");
 	if (eh->e_machine != EM_X86_64)

@@ -11,6 +11,7 @@
  * kernel starts, "/<name>", the program's name as mmlab knows it (its
  * boot module's name): what AT_EXECFN points at and what
  * readlink("/proc/self/exe") gives. */
+#include "fs/binprm.h"
 #include "fs/exec.h"
 #include "kernel/cred.h"
 #include "fs/mount.h"
@@ -45,7 +46,6 @@
 #define ELF_PLATFORM "x86_64"
 #define CLOCKS_PER_SEC 100 /* USER_HZ */
 #define EXECFN_MAX 64
-#define BINPRM_MAX_ARGS 64
 
 int setup_arg_pages(struct mm_struct *mm, const struct elf_image_info *elf, unsigned long stack_size)
 {
@@ -104,22 +104,41 @@ static int copy_strings(unsigned long *sp, int n, char *const strs[], unsigned l
 	return 0;
 }
 
+static int build_stack(const struct elf_image_info *elf, int argc, char *const argv[], int envc,
+		       char *const envp[], const char *filename, char *execfn, unsigned long *argv_user,
+		       unsigned long *envp_user, unsigned long *sp_io);
+
 int create_elf_tables(const struct elf_image_info *elf, int argc, char *const argv[], int envc,
 		      char *const envp[], const char *filename, unsigned long *sp_out)
 {
 	unsigned long sp = STACK_TOP - sizeof(void *); /* exec's bprm->p: a NULL word on top */
-	unsigned long argv_user[BINPRM_MAX_ARGS + 1], envp_user[BINPRM_MAX_ARGS + 1];
 	char execfn[EXECFN_MAX];
 
-	if (argc < 0 || argc > BINPRM_MAX_ARGS || envc < 0 || envc > BINPRM_MAX_ARGS)
+	if (argc < 0 || envc < 0)
 		return -E2BIG;
+	/* The strings' user addresses, argv's then envp's, each list NULL-ended. */
+	unsigned long *argv_user = kvmalloc_array((size_t)argc + envc + 2, sizeof(unsigned long), GFP_KERNEL);
+	if (!argv_user)
+		return -ENOMEM;
+	unsigned long *envp_user = argv_user + argc + 1;
+	int err = build_stack(elf, argc, argv, envc, envp, filename, execfn, argv_user, envp_user, &sp);
+	kvfree(argv_user);
+	if (!err)
+		*sp_out = sp;
+	return err;
+}
 
+static int build_stack(const struct elf_image_info *elf, int argc, char *const argv[], int envc,
+		       char *const envp[], const char *filename, char *execfn, unsigned long *argv_user,
+		       unsigned long *envp_user, unsigned long *sp_io)
+{
+	unsigned long sp = *sp_io;
 	if (clear_user((void *)sp, sizeof(void *)))
 		return -EFAULT;
 	if (filename)
-		strlcpy(execfn, filename, sizeof(execfn));
+		strlcpy(execfn, filename, EXECFN_MAX);
 	else
-		exec_filename(elf, execfn, sizeof(execfn));
+		exec_filename(elf, execfn, EXECFN_MAX);
 	files_set_exe_path(current->files, execfn);
 	unsigned long u_execfn = push_bytes(&sp, filename ? filename : execfn, strlen(filename ? filename : execfn) + 1);
 	if (!u_execfn)
@@ -183,7 +202,7 @@ int create_elf_tables(const struct elf_image_info *elf, int argc, char *const ar
 	p += ((unsigned long)envc + 1) * 8;
 	if (copy_to_user((void *)p, auxv, sizeof(auxv)))
 		return -EFAULT;
-	*sp_out = sp;
+	*sp_io = sp;
 	return 0;
 }
 
@@ -203,41 +222,143 @@ int create_elf_tables(const struct elf_image_info *elf, int argc, char *const ar
  * signals; its handlers are SIG_DFL (SIG_IGN stays), its alternate stack
  * and close-on-exec descriptors are gone. */
 
-#define BINPRM_STRINGS 16384
+/* The strings' room (Linux's bprm_stack_limits): a quarter of the stack
+ * limit, at most three quarters of _STK_LIM (8 MiB), at least ARG_MAX;
+ * and, since mmlab's stack VMA is made whole at exec and never grows, at
+ * most half of it. */
+static unsigned long bprm_stack_limit(void)
+{
+	unsigned long rlim = current->signal->rlim[RLIMIT_STACK].rlim_cur;
+	unsigned long limit = min(USER_STACK_SIZE / 4 * 3, rlim / 4);
+	limit = max(limit, ARG_MAX);
+	return min(limit, stack_vma_size(current->signal) / 2);
+}
 
-struct linux_binprm {
-	int argc, envc;
-	char *argv[BINPRM_MAX_ARGS + 1], *envp[BINPRM_MAX_ARGS + 1];
-	char strings[BINPRM_STRINGS];
-	size_t used;
-};
+static int bprm_init(struct linux_binprm *bprm)
+{
+	memset(bprm, 0, sizeof(*bprm));
+	bprm->limit = bprm_stack_limit();
+	bprm->size = PAGE_SIZE;
+	bprm->strings = kvmalloc(bprm->size, GFP_KERNEL);
+	bprm->interp = kmalloc(PATH_MAX, GFP_KERNEL);
+	return bprm->strings && bprm->interp ? 0 : -ENOMEM;
+}
+
+static void bprm_free(struct linux_binprm *bprm)
+{
+	kvfree(bprm->strings);
+	kfree(bprm->interp);
+}
+
+/* Room for at least need bytes of strings: the buffer doubled until it
+ * holds them; -E2BIG when strings and pointers would pass the limit. */
+static int bprm_reserve(struct linux_binprm *bprm, size_t need)
+{
+	unsigned long pointers = ((unsigned long)bprm->argc + bprm->envc + 1) * sizeof(void *);
+	if (need + pointers > bprm->limit)
+		return -E2BIG;
+	if (need <= bprm->size)
+		return 0;
+	size_t size = bprm->size;
+	while (size < need)
+		size *= 2;
+	char *grown = kvrealloc(bprm->strings, size, GFP_KERNEL);
+	if (!grown)
+		return -ENOMEM;
+	bprm->strings = grown;
+	bprm->size = size;
+	return 0;
+}
 
 /* Linux's count + copy_strings: the user's NULL-terminated array of
- * strings into bprm; 0, -EFAULT or -E2BIG. */
-static int copy_user_strings(struct linux_binprm *bprm, const char __user *const __user *uarr, char **out,
-			     int *count)
+ * strings after those bprm holds, counted in *count; 0, -EFAULT or
+ * -E2BIG (a string of MAX_ARG_STRLEN bytes or more, or past the limit). */
+static int copy_user_strings(struct linux_binprm *bprm, const char __user *const __user *uarr, int *count)
 {
-	*count = 0;
 	for (int i = 0; uarr; i++) {
 		const char __user *ustr;
 		if (copy_from_user(&ustr, &uarr[i], sizeof(ustr)))
 			return -EFAULT;
 		if (!ustr)
 			break;
-		if (i == BINPRM_MAX_ARGS)
-			return -E2BIG;
-		long room = (long)(sizeof(bprm->strings) - bprm->used);
-		long len = strncpy_from_user(bprm->strings + bprm->used, (const char *)ustr, room);
-		if (len < 0)
-			return -EFAULT;
-		if (len >= room)
-			return -E2BIG;
-		out[i] = bprm->strings + bprm->used;
-		bprm->used += (size_t)len + 1;
-		*count = i + 1;
+		for (;;) {
+			size_t room = min(bprm->size - bprm->used, MAX_ARG_STRLEN);
+			long len = strncpy_from_user(bprm->strings + bprm->used, (const char *)ustr, (long)room);
+			if (len < 0)
+				return -EFAULT;
+			if ((size_t)len < room) {
+				bprm->used += (size_t)len + 1;
+				break;
+			}
+			if (room == MAX_ARG_STRLEN)
+				return -E2BIG;
+			int err = bprm_reserve(bprm, bprm->used + room + 1);
+			if (err)
+				return err;
+		}
+		(*count)++; /* the limit keeps it far below Linux's MAX_ARG_STRINGS */
 	}
-	out[*count] = NULL;
+	return bprm_reserve(bprm, bprm->used);
+}
+
+/* Linux's copy_string_kernel, at the end of the strings. */
+static int copy_kernel_string(struct linux_binprm *bprm, const char *s, int *count)
+{
+	size_t len = strlen(s) + 1;
+	if (len > MAX_ARG_STRLEN)
+		return -E2BIG;
+	int err = bprm_reserve(bprm, bprm->used + len);
+	if (err)
+		return err;
+	memcpy(bprm->strings + bprm->used, s, len);
+	bprm->used += len;
+	(*count)++;
 	return 0;
+}
+
+int bprm_prepend_arg(struct linux_binprm *bprm, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	if (len > MAX_ARG_STRLEN)
+		return -E2BIG;
+	bprm->argc++; /* its pointer counts in the limit */
+	int err = bprm_reserve(bprm, bprm->used + len);
+	if (err) {
+		bprm->argc--;
+		return err;
+	}
+	memmove(bprm->strings + len, bprm->strings, bprm->used);
+	memcpy(bprm->strings, s, len);
+	bprm->used += len;
+	return 0;
+}
+
+void bprm_remove_arg_zero(struct linux_binprm *bprm)
+{
+	if (!bprm->argc)
+		return;
+	size_t len = strlen(bprm->strings) + 1;
+	memmove(bprm->strings, bprm->strings + len, bprm->used - len);
+	bprm->used -= len;
+	bprm->argc--;
+}
+
+/* The pointer arrays create_elf_tables takes: argv's argc + 1 then envp's
+ * envc + 1, into the strings (kvfree the result). */
+static char **bprm_pointers(struct linux_binprm *bprm)
+{
+	char **v = kvmalloc_array((size_t)bprm->argc + bprm->envc + 2, sizeof(char *), GFP_KERNEL);
+	if (!v)
+		return NULL;
+	char *p = bprm->strings;
+	int k = 0;
+	for (int i = 0; i < bprm->argc; i++, p += strlen(p) + 1)
+		v[k++] = p;
+	v[k++] = NULL;
+	for (int i = 0; i < bprm->envc; i++, p += strlen(p) + 1)
+		v[k++] = p;
+	v[k] = NULL;
+	return v;
 }
 
 /* A directory, a device, a generated file, one without an x bit (root
@@ -398,6 +519,31 @@ void __set_task_comm(struct task_struct *tsk, const char *buf)
 	memset(tsk->comm + n, 0, sizeof(tsk->comm) - n);
 }
 
+/* Linux's exec_binprm: the loaders in turn, an ELF image or a #! line
+ * naming the next file to read, up to 4 rewrites past the first (-ELOOP
+ * beyond, as Linux's depth > 5). On success *image holds the ELF file. */
+static int exec_binprm(struct linux_binprm *bprm, bool path_inaccessible, void **image, unsigned long *size)
+{
+	for (int depth = 0;; depth++) {
+		if (depth > 5)
+			return -ELOOP;
+		if (*size < 2 || memcmp(*image, "#!", 2))
+			return elf_check(*image, *size);
+		/* Linux's BINPRM_FLAGS_PATH_INACCESSIBLE: /dev/fd/N of a
+		 * close-on-exec descriptor is gone when the interpreter opens it. */
+		if (path_inaccessible)
+			return -ENOENT;
+		int err = load_script(bprm, *image, *size);
+		if (err)
+			return err;
+		kvfree(*image);
+		*image = NULL;
+		err = read_program(AT_FDCWD, bprm->interp, 0, image, size);
+		if (err)
+			return err;
+	}
+}
+
 /* Linux's bprm_execve and what follows it: the program at filename
  * (relative to fd) replaces the caller's, with the strings bprm holds. 0
  * (the task's user registers then start the new program), a negative errno
@@ -408,23 +554,43 @@ static int bprm_execve(struct linux_binprm *bprm, int fd, char *filename, int fl
 	void *image = NULL;
 	unsigned long size = 0;
 	struct exec_private x;
+	char **argv = NULL;
 	int err = read_program(fd, filename, flags, &image, &size);
 	if (err)
 		return err;
-	if (!filename[0]) /* Linux names such a program by its descriptor */
-		snprintf(filename, PATH_MAX, "/dev/fd/%d", fd);
-	/* Linux 5.18+: an empty argv becomes { "" }. */
-	if (!bprm->argc) {
-		bprm->argv[0] = "";
-		bprm->argv[1] = NULL;
-		bprm->argc = 1;
+	/* Linux's alloc_bprm: a program found from a descriptor other than
+	 * the working directory is named through it, /dev/fd/N or
+	 * /dev/fd/N/name; a path an interpreter cannot open after exec, if the
+	 * descriptor is close-on-exec. */
+	bool path_inaccessible = false;
+	if (fd != AT_FDCWD && filename[0] != '/') {
+		char *rel = kmalloc(PATH_MAX, GFP_KERNEL);
+		if (rel)
+			strlcpy(rel, filename, PATH_MAX);
+		else {
+			kvfree(image);
+			return -ENOMEM;
+		}
+		if (snprintf(filename, PATH_MAX, rel[0] ? "/dev/fd/%d/%s" : "/dev/fd/%d", fd, rel) >= PATH_MAX)
+			err = -ENAMETOOLONG;
+		kfree(rel);
+		path_inaccessible = fd >= 0 && fd < NR_OPEN_DEFAULT &&
+				    (READ_ONCE(tsk->files->close_on_exec) >> fd & 1);
 	}
-	err = elf_check(image, size);
+	/* Linux 5.18+: an empty argv becomes { "" }. */
+	if (!err && !bprm->argc)
+		err = bprm_prepend_arg(bprm, "");
+	strlcpy(bprm->interp, filename, PATH_MAX);
+	if (!err)
+		err = exec_binprm(bprm, path_inaccessible, &image, &size);
+	if (!err && !(argv = bprm_pointers(bprm)))
+		err = -ENOMEM;
 	if (!err)
 		err = de_thread(tsk);
 	if (!err)
 		err = exec_prepare(&x);
 	if (err) {
+		kvfree(argv);
 		kvfree(image);
 		return err;
 	}
@@ -436,9 +602,14 @@ static int bprm_execve(struct linux_binprm *bprm, int fd, char *filename, int fl
 	if (!err)
 		err = setup_arg_pages(tsk->mm, &elf, stack_vma_size(tsk->signal));
 	if (!err)
-		err = create_elf_tables(&elf, bprm->argc, bprm->argv, bprm->envc, bprm->envp, filename, &sp);
+		err = create_elf_tables(&elf, bprm->argc, argv, bprm->envc, argv + bprm->argc + 1, filename, &sp);
+	/* A script's process is its interpreter's (Linux's bprm->file). */
+	if (!err && bprm->interpreted)
+		files_set_exe_path(tsk->files, bprm->interp);
+	kvfree(argv);
 	kvfree(image); /* loaded: the segments are copies */
 	if (err) {
+		bprm_free(bprm);
 		kfree(bprm);
 		kfree(filename);
 		/* Past the point of no return: Linux's force_fatal_sig(SIGSEGV). */
@@ -462,33 +633,18 @@ static int do_execveat_common(int fd, const char __user *ufilename, const char _
 		return err;
 	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
 	err = -ENOMEM;
-	if (bprm) {
-		bprm->used = 0;
-		err = copy_user_strings(bprm, uargv, bprm->argv, &bprm->argc);
+	if (bprm && !(err = bprm_init(bprm))) {
+		err = copy_user_strings(bprm, uargv, &bprm->argc);
 		if (!err)
-			err = copy_user_strings(bprm, uenvp, bprm->envp, &bprm->envc);
+			err = copy_user_strings(bprm, uenvp, &bprm->envc);
 		if (!err)
 			err = bprm_execve(bprm, fd, filename, flags);
 	}
+	if (bprm)
+		bprm_free(bprm);
 	kfree(bprm);
 	kfree(filename);
 	return err;
-}
-
-/* Linux's copy_strings_kernel: a kernel array of strings into bprm. */
-static int copy_kernel_strings(struct linux_binprm *bprm, const char *const *arr, char **out, int *count)
-{
-	*count = 0;
-	for (int i = 0; arr && arr[i]; i++) {
-		size_t len = strlen(arr[i]) + 1;
-		if (i == BINPRM_MAX_ARGS || len > sizeof(bprm->strings) - bprm->used)
-			return -E2BIG;
-		out[i] = memcpy(bprm->strings + bprm->used, arr[i], len);
-		bprm->used += len;
-		*count = i + 1;
-	}
-	out[*count] = NULL;
-	return 0;
 }
 
 int kernel_execve(const char *path, const char *const *argv, const char *const *envp)
@@ -498,16 +654,17 @@ int kernel_execve(const char *path, const char *const *argv, const char *const *
 	char *filename = kmalloc(PATH_MAX, GFP_KERNEL);
 	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
 	int err = -ENOMEM;
-	if (filename && bprm) {
+	if (filename && bprm && !(err = bprm_init(bprm))) {
 		err = strlcpy(filename, path, PATH_MAX) < PATH_MAX ? 0 : -ENAMETOOLONG;
-		bprm->used = 0;
-		if (!err)
-			err = copy_kernel_strings(bprm, argv, bprm->argv, &bprm->argc);
-		if (!err)
-			err = copy_kernel_strings(bprm, envp, bprm->envp, &bprm->envc);
+		for (int i = 0; !err && argv && argv[i]; i++)
+			err = copy_kernel_string(bprm, argv[i], &bprm->argc);
+		for (int i = 0; !err && envp && envp[i]; i++)
+			err = copy_kernel_string(bprm, envp[i], &bprm->envc);
 		if (!err)
 			err = bprm_execve(bprm, AT_FDCWD, filename, 0);
 	}
+	if (bprm)
+		bprm_free(bprm);
 	kfree(bprm);
 	kfree(filename);
 	return err;

@@ -12,6 +12,7 @@
  * file's f_pos_lock (Linux's f_lock). */
 #include "fs/fdtable.h"
 #include "fs/internal.h"
+#include "fs/pipe_fs_i.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/syscall.h"
@@ -149,6 +150,10 @@ SYSCALL_DEFINE3(fcntl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 		f->f_flags = (f->f_flags & ~(unsigned int)SETFL_MASK) | ((unsigned int)arg & SETFL_MASK);
 		mutex_unlock(&f->f_pos_lock);
 		ret = 0;
+		break;
+	case F_SETPIPE_SZ:
+	case F_GETPIPE_SZ:
+		ret = pipe_fcntl(f, cmd, (unsigned int)arg);
 		break;
 	case F_ADD_SEALS:
 	case F_GET_SEALS:

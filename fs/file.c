@@ -135,6 +135,19 @@ void fd_install(struct files_struct *files, int fd, struct file *f)
 	spin_unlock(&files->file_lock);
 }
 
+int files_dup(struct files_struct *files, unsigned int fd)
+{
+	struct file *f = fget(files, fd);
+	if (!f)
+		return -EBADF;
+	int nfd = alloc_fd(files);
+	if (nfd < 0)
+		fput(f);
+	else
+		fd_install(files, nfd, f);
+	return nfd;
+}
+
 struct files_struct *files_alloc(const char *console_prefix)
 {
 	struct files_struct *files = kzalloc(sizeof(*files), GFP_KERNEL);

@@ -110,6 +110,9 @@ int files_open(struct files_struct *files, int dirfd, const char *path, int flag
 bool files_fd_is_open(struct files_struct *files, unsigned int fd);
 /* close(2): 0 or -EBADF. */
 int files_close(struct files_struct *files, unsigned int fd);
+/* Linux's dup: the lowest free fd names fd's file too; it, or -EBADF,
+ * -EMFILE. */
+int files_dup(struct files_struct *files, unsigned int fd);
 /* read(2) and pread64(2) into a kernel buffer: bytes read (0 at end of
  * file), or -EBADF (not open, or not open for reading), -EISDIR (a
  * directory), -EINVAL (pread at a negative offset), -ESPIPE (pread on the

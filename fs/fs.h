@@ -82,6 +82,11 @@ struct vm_area_struct;
 struct seq_buf;
 struct file_system_type;
 struct mempolicy;
+struct poll_table_struct;
+struct pipe_inode_info;
+
+/* Linux's __poll_t: a set of EPOLL* events (fs/poll.h). */
+typedef unsigned int __poll_t;
 
 /* Linux's struct path: a place in the tree of mounts. */
 struct path {
@@ -251,6 +256,9 @@ struct inode {
 	unsigned long i_next_offset;           /* a directory: the readdir offset of its next name */
 	struct shared_policy i_policy;         /* tmpfs: where its pages go, by offset (Linux's shmem_inode_info.policy) */
 	void *i_private;                       /* the file system's (hugetlbfs: its regular files' region maps) */
+	/* A pipe's, or a FIFO's while it is open (fs/pipe_fs_i.h; under
+	 * fs/pipe.c's pipe_inode_lock). */
+	struct pipe_inode_info *i_pipe;
 };
 
 #define I_LINKABLE 1u
@@ -363,6 +371,10 @@ struct file_operations {
 	 * cannot be that end of a splice (-EINVAL). */
 	long (*splice_read)(struct file *in, long *ppos, char *buf, size_t len);
 	long (*splice_write)(struct file *out, const char *buf, size_t len, long *ppos);
+	/* poll, ppoll, select and pselect6 (fs/poll.h): the EPOLL* events
+	 * ready now, after poll_wait() on each queue whose wakeup may change
+	 * them. NULL: always readable and writable (DEFAULT_POLLMASK). */
+	__poll_t (*poll)(struct file *f, struct poll_table_struct *pt);
 	/* ioctl(2) on the file; NULL: -ENOTTY, as Linux's vfs_ioctl */
 	long (*unlocked_ioctl)(struct file *f, unsigned int cmd, unsigned long arg);
 	umode_t mode;      /* st_mode for fstat (procfs: the entry's own) */
@@ -387,6 +399,10 @@ struct file {
 	size_t size;
 	char *path;                   /* a directory's normalised path */
 	struct console_tty *console;  /* the console (fd 0, 1 and 2) */
+	/* A FIFO reader opened O_NONBLOCK with no writer: the pipe's
+	 * w_counter then, so that ->poll holds back POLLHUP until a writer
+	 * has come (Linux's use of f_version in fifo_open). */
+	unsigned long f_version;
 };
 
 /* fs/file_table.c: a new file with one reference (the caller's), NULL when

@@ -49,4 +49,17 @@ int user_path_lookupat(struct nameidata *nd, int dfd, const char __user *upath, 
  * *norm set to NULL). 0 or -ENOMEM (f is the caller's to fput then). */
 int proc_file_open(struct file *f, const struct proc_node *node, char **norm);
 
+/* fs/read_write.c: the user's iovec (readv, writev, vmsplice) and Linux's
+ * import_iovec: vlen of them copied into *iovp (kcalloc'd, the caller
+ * kfrees it; NULL for none), each in user space (access_ok) and the total
+ * cut to MAX_RW_COUNT by shortening the entries past it; the total, or
+ * -EINVAL (more than UIO_MAXIOV, a length negative as ssize_t), -EFAULT,
+ * -ENOMEM. */
+#define UIO_MAXIOV 1024
+struct iovec {
+	void __user *iov_base;
+	size_t iov_len;
+};
+long import_iovec(const struct iovec __user *uvec, unsigned long vlen, struct iovec **iovp);
+
 #endif

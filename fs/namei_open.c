@@ -25,7 +25,10 @@ struct file *dentry_open(const struct path *path, int flags)
 	if (!f)
 		return ERR_PTR(-ENOMEM);
 	int acc = flags & O_ACCMODE;
-	f->f_flags = (unsigned int)flags & ~(unsigned int)(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY);
+	/* The open flags stay whole for the open method (a terminal's
+	 * looks at O_NOCTTY) and lose the open-only ones after it, as
+	 * Linux's do_dentry_open. */
+	f->f_flags = (unsigned int)flags;
 	f->f_mode = (((unsigned int)acc + 1) & 3) | FMODE_LSEEK | FMODE_PREAD;
 	f->f_path = *path;
 	path_get(&f->f_path);
@@ -55,6 +58,7 @@ struct file *dentry_open(const struct path *path, int flags)
 			return ERR_PTR(err);
 		}
 	}
+	f->f_flags &= ~(unsigned int)(O_CREAT | O_EXCL | O_TRUNC | O_NOCTTY);
 	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
 		f->f_mode |= FMODE_ATOMIC_POS;
 	if (f->f_op->read)

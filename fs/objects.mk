@@ -8,6 +8,7 @@ KERNEL_SRCS += \
 	fs/bin.c \
 	fs/programs.c \
 	fs/binfmt_elf.c \
+	fs/binfmt_script.c \
 	fs/char_dev.c \
 	fs/d_path.c \
 	fs/dcache.c \
@@ -31,6 +32,8 @@ KERNEL_SRCS += \
 	fs/namespace.c \
 	fs/namespace_syscalls.c \
 	fs/open.c \
+	fs/pipe.c \
+	fs/pipe_open.c \
 	fs/proc_namespace.c \
 	fs/proc/array.c \
 	fs/proc/base.c \
@@ -45,6 +48,7 @@ KERNEL_SRCS += \
 	fs/proc/task_mmu.c \
 	fs/read_write.c \
 	fs/readdir.c \
+	fs/select.c \
 	fs/splice.c \
 	fs/stat.c \
 	fs/statfs.c \

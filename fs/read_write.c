@@ -8,6 +8,7 @@
  * f_pos. A write to the console holds its tty write lock for the whole
  * call (drivers/tty/tty_io.c). */
 #include "fs/fdtable.h"
+#include "fs/internal.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
@@ -149,11 +150,41 @@ SYSCALL_DEFINE3(write, unsigned int, fd, const char __user *, buf, size_t, count
  * (Linux 6.1 imported the vector before looking at the file's mode.) The
  * entries are transferred in order: a short transfer ends the call, and an
  * error after some bytes were transferred returns the count so far. */
-#define UIO_MAXIOV 1024
-struct iovec {
-	void __user *iov_base;
-	size_t iov_len;
-};
+long import_iovec(const struct iovec __user *uvec, unsigned long vlen, struct iovec **iovp)
+{
+	unsigned int nr_segs = (unsigned int)vlen;
+	size_t total = 0;
+	*iovp = NULL;
+	if (nr_segs > UIO_MAXIOV)
+		return -EINVAL;
+	if (!nr_segs)
+		return 0;
+	struct iovec *iov = kcalloc(nr_segs, sizeof(*iov), GFP_KERNEL);
+	if (!iov)
+		return -ENOMEM;
+	long ret = -EFAULT;
+	if (copy_from_user(iov, uvec, nr_segs * sizeof(*iov)))
+		goto fail;
+	ret = -EINVAL;
+	for (unsigned int i = 0; i < nr_segs; i++)
+		if ((long)iov[i].iov_len < 0)
+			goto fail;
+	/* Each segment must lie in user space (access_ok on its whole
+	 * length, before the MAX_RW_COUNT cut). */
+	ret = -EFAULT;
+	for (unsigned int i = 0; i < nr_segs; i++) {
+		if (!access_ok(iov[i].iov_base, iov[i].iov_len))
+			goto fail;
+		if (iov[i].iov_len > MAX_RW_COUNT - total)
+			iov[i].iov_len = MAX_RW_COUNT - total;
+		total += iov[i].iov_len;
+	}
+	*iovp = iov;
+	return (long)total;
+fail:
+	kfree(iov);
+	return ret;
+}
 
 static long do_iov(unsigned long fd, const struct iovec __user *uvec, unsigned long vlen, bool write)
 {
@@ -161,7 +192,6 @@ static long do_iov(unsigned long fd, const struct iovec __user *uvec, unsigned l
 	struct file *f = fdget_pos(current->files, (unsigned int)fd);
 	struct iovec *iov = NULL;
 	unsigned int nr_segs = (unsigned int)vlen;
-	size_t total = 0;
 	long ret = 0;
 	if (!f || !(f->f_mode & (write ? FMODE_WRITE : FMODE_READ))) {
 		ret = -EBADF;
@@ -171,38 +201,12 @@ static long do_iov(unsigned long fd, const struct iovec __user *uvec, unsigned l
 		ret = -EINVAL;
 		goto out;
 	}
-	if (nr_segs > UIO_MAXIOV) {
-		ret = -EINVAL;
+	long imported = import_iovec(uvec, vlen, &iov);
+	if (imported < 0) {
+		ret = imported;
 		goto out;
 	}
-	if (nr_segs) {
-		iov = kcalloc(nr_segs, sizeof(*iov), GFP_KERNEL);
-		if (!iov) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (copy_from_user(iov, uvec, nr_segs * sizeof(*iov))) {
-			ret = -EFAULT;
-			goto out;
-		}
-		for (unsigned int i = 0; i < nr_segs; i++) {
-			if ((long)iov[i].iov_len < 0) {
-				ret = -EINVAL;
-				goto out;
-			}
-		}
-		/* Each segment must lie in user space (access_ok on its whole
-		 * length, before the MAX_RW_COUNT cut). */
-		for (unsigned int i = 0; i < nr_segs; i++) {
-			if (!access_ok(iov[i].iov_base, iov[i].iov_len)) {
-				ret = -EFAULT;
-				goto out;
-			}
-			if (iov[i].iov_len > MAX_RW_COUNT - total)
-				iov[i].iov_len = MAX_RW_COUNT - total;
-			total += iov[i].iov_len;
-		}
-	}
+	size_t total = (size_t)imported;
 	if (!total)
 		goto out;
 	if (write)

@@ -23,6 +23,7 @@
 #include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "lib/string.h"
+#include "mm/rmap.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
 #include "mm/page_alloc.h"
@@ -115,7 +116,9 @@ static int first_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 		return 0;
 	f->va = addr;
 	f->page = pfn_to_page(pte_pfn(pte));
-	f->what = "user";
+	/* A shared mapping's page is in its file's page cache (the page-owner
+	 * map's in_page_cache); a private one's is anonymous or the zero page. */
+	f->what = !PageAnon(f->page) && compound_head(f->page)->mapping ? "pagecache" : "user";
 	return 1;
 }
 

@@ -31,6 +31,7 @@
 #include "arch/x86_64/uaccess.h"
 #include "fs/file.h"
 #include "fs/fs_struct.h"
+#include "drivers/tty/tty_struct.h"
 #include "kernel/futex.h"
 #include "kernel/init.h"
 #include "kernel/panic.h"
@@ -316,6 +317,9 @@ __noreturn void do_exit_thread(int code)
 		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */
 		strlcpy(sig->result.last_line, files_last_console_line(files), sizeof(sig->result.last_line));
 		files_release(files);
+		/* Linux's do_exit: a session leader's end hangs up its
+		 * controlling terminal. */
+		disassociate_ctty(true);
 		process_ended();
 	}
 	task_lock(tsk); /* a /proc reader holds it while it takes a reference */

@@ -307,6 +307,7 @@ static int copy_new_process(struct task_struct *p, struct task_struct *parent,
 	list_add_tail(&p->sibling, &p->real_parent->children);
 	sig->pgrp = psig->pgrp;
 	sig->session = psig->session;
+	sig->tty = psig->tty; /* Linux's copy_signal: the controlling terminal is inherited */
 	sig->child_reaper = root;
 	list_add_tail(&p->tasks, &root->signal->tree_tasks);
 	root->signal->nr_tree++;

@@ -6,6 +6,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/cpufeature.h"
 #include "arch/x86_64/gdt.h"
+#include "arch/x86_64/io_apic.h"
 #include "arch/x86_64/page.h"
 #include "arch/x86_64/qemu_exit.h"
 #include "arch/x86_64/serial.h"
@@ -121,6 +122,7 @@ static void smp_bringup(void)
 	time_init();
 	legacy_pic_disable();
 	lapic_init();
+	io_apic_init();
 	smp_prepare_this_cpu();
 	__atomic_fetch_or(&cpu_online_mask.bits, 1ull << boot_cpu_index, __ATOMIC_RELEASE);
 	tick_start_this_cpu();

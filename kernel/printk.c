@@ -91,6 +91,16 @@ void printk_capture_restore(struct printk_capture *cap)
 	local_irq_restore(flags);
 }
 
+bool printk_console_lock(void)
+{
+	return console_lock();
+}
+
+void printk_console_unlock(bool took)
+{
+	console_unlock(took);
+}
+
 bool printk_console_held(void)
 {
 	return __atomic_load_n(&console_owner, __ATOMIC_RELAXED) == (int)smp_processor_id();

@@ -63,5 +63,11 @@ void printk_capture_restore(struct printk_capture *cap);
 /* Whether this CPU holds the console lock (a fault there must not be
  * unwound past it). */
 bool printk_console_held(void);
+/* The console lock for output of the caller's own on the console's port
+ * (a terminal on the same UART, drivers/tty/serial/8250.c), so that no
+ * printk line is torn by it: returns whether it took the lock (false:
+ * this CPU held it already), for printk_console_unlock. */
+bool printk_console_lock(void);
+void printk_console_unlock(bool took);
 
 #endif

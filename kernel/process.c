@@ -56,6 +56,7 @@ struct process_info {
 	char *argv[MAX_ARGS + 1];
 	char arg_bytes[MAX_ARG_BYTES];
 	char console_prefix[16];
+	char stdio_path[32];
 };
 
 static unsigned long processes_alive;
@@ -175,11 +176,34 @@ static const char *const process_envp[] = { "HOME=/", "TERM=linux", NULL };
 /* The process's first code, on its stack below task_pt_regs (which
  * kernel_execve fills): its program by execve, as Linux starts init
  * (kernel_execve from a kernel thread, then ret_from_fork to user mode). */
+/* fd 0, 1 and 2 on path (process_spawn_args.stdio_path), by the process
+ * itself: 0 or the open's error. */
+static int open_stdio(const char *path)
+{
+	struct files_struct *files = current->files;
+	for (unsigned fd = 0; fd < 3; fd++)
+		files_close(files, fd);
+	int fd = files_open(files, AT_FDCWD, path, O_RDWR, 0);
+	if (fd < 0)
+		return fd;
+	for (unsigned i = 1; i < 3; i++) {
+		int nfd = files_dup(files, (unsigned)fd);
+		if (nfd < 0)
+			return nfd;
+	}
+	return 0;
+}
+
 static __noreturn void process_exec(void *data)
 {
 	struct process_info *info = data;
 	struct task_struct *tsk = current;
-	int err = kernel_execve(info->path, (const char *const *)info->argv, process_envp);
+	int err = info->stdio_path[0] ? open_stdio(info->stdio_path) : 0;
+	if (err)
+		printk(KERN_ALWAYS "%smmlab: process %d (%s): open(%s) for fd 0-2: error %d\n",
+		       info->console_prefix, tsk->pid, tsk->comm, info->stdio_path, err);
+	else
+		err = kernel_execve(info->path, (const char *const *)info->argv, process_envp);
 	program_started(info, !err);
 	if (err) {
 		printk(KERN_ALWAYS "%smmlab: process %d (%s) could not start: execve(%s) error %d\n",
@@ -263,6 +287,11 @@ struct task_struct *process_spawn(const struct process_spawn_args *args, int *er
 	if (args->path)
 		strlcpy(info->path, args->path, sizeof(info->path));
 	info->want_mm = args->want_mm;
+	if (args->stdio_path && strlcpy(info->stdio_path, args->stdio_path, sizeof(info->stdio_path)) >=
+					sizeof(info->stdio_path)) {
+		*err = -ENAMETOOLONG;
+		goto fail;
+	}
 	info->image = args->image;
 	info->image_size = args->image_size;
 	*err = copy_args(info, args);
@@ -364,6 +393,12 @@ bool process_wait_timeout(struct task_struct *p, unsigned long timeout_ms, struc
 bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 		 struct process_result *res, int *err)
 {
+	return process_run_on(name, argv, cpu, NULL, res, err);
+}
+
+bool process_run_on(const char *name, const char *const *argv, unsigned int cpu, const char *stdio_path,
+		    struct process_result *res, int *err)
+{
 	char path[PROCESS_PATH_MAX];
 	if (!name[0] || strchr(name, '/') || snprintf(path, sizeof(path), "/bin/%s", name) >= (int)sizeof(path)) {
 		*err = -ENOENT;
@@ -374,6 +409,7 @@ bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 		.path = path,
 		.argv = argv,
 		.cpu = cpu,
+		.stdio_path = stdio_path,
 	};
 	struct task_struct *p = process_spawn(&args, err);
 	if (!p)
@@ -384,13 +420,19 @@ bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 
 static char run_list[256];
 kernel_param_string("run", run_list, "user programs to run at boot, comma separated (default: the demo programs; none: no program)");
+static char run_tty[32];
+kernel_param_string("run_tty", run_tty,
+		    "a terminal (ttyS0) for the run= programs' fd 0-2 and controlling terminal, instead of the console line");
 
 static void run_one_at_boot(const char *name)
 {
 	struct process_result res;
 	int err;
 	pr_info("mmlab: running %s as a process on CPU %u\n", name, smp_processor_id());
-	if (!process_run(name, NULL, smp_processor_id(), &res, &err))
+	char dev[sizeof(run_tty) + 5] = "";
+	if (run_tty[0])
+		snprintf(dev, sizeof(dev), "/dev/%s", run_tty);
+	if (!process_run_on(name, NULL, smp_processor_id(), dev[0] ? dev : NULL, &res, &err))
 		pr_err("mmlab: %s could not be started: error %d%s\n", name, err,
 		       err == -ENOENT ? " (no such program in /bin)" : "");
 	else if (!res.killed) /* a kill has had its report already */

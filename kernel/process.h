@@ -42,6 +42,11 @@ struct process_spawn_args {
 	const char *console_prefix; /* before every output line; NULL: "" */
 	unsigned int cpu;           /* where it starts (it may run on any CPU) */
 	bool want_mm;               /* process_started_mm will be asked for its mm */
+	/* A device whose file becomes fd 0, 1 and 2, opened by the process
+	 * itself before its execve (Linux's console_on_rootfs for init: one
+	 * open, dup'd twice); it is a session leader, so a terminal opened
+	 * here becomes its controlling terminal. NULL: the console line. */
+	const char *stdio_path;
 };
 
 /* Creates a process and starts it; returns its task, or NULL with *err set
@@ -67,6 +72,10 @@ bool process_wait_timeout(struct task_struct *p, unsigned long timeout_ms, struc
  * program) if it could not start. */
 bool process_run(const char *name, const char *const *argv, unsigned int cpu,
 		 struct process_result *res, int *err);
+/* The same with fd 0-2 on stdio_path (process_spawn_args), NULL: the
+ * console line. */
+bool process_run_on(const char *name, const char *const *argv, unsigned int cpu, const char *stdio_path,
+		    struct process_result *res, int *err);
 /* Boot, when not testing: runs the programs named in run= (comma
  * separated), or else every program of kind "demo" (fs/programs.h), one after the other, their
  * output on the console. */

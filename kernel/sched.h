@@ -110,6 +110,7 @@ struct sigpending {
  * sleep that returned -ERESTART_RESTARTBLOCK was interrupted by a signal
  * with no handler to run; the arguments the sleep needs to go on to its
  * original deadline. */
+struct pollfd;
 struct restart_block {
 	long (*fn)(struct restart_block *);
 	union {
@@ -122,6 +123,12 @@ struct restart_block {
 			u64 deadline; /* monotonic ns */
 			void *rmtp;   /* user struct __kernel_timespec, or NULL */
 		} nanosleep;
+		struct { /* poll's do_restart_poll (fs/select.c) */
+			struct pollfd *ufds; /* user memory */
+			unsigned int nfds;
+			bool has_timeout;
+			u64 end_time; /* monotonic ns */
+		} poll;
 	};
 };
 

@@ -261,6 +261,12 @@ struct signal_struct {
 	 * process_wait returns (Linux's zap_pid_ns_processes). */
 	int pgrp, session;
 	bool leader;                     /* a session leader (setsid) */
+	/* The controlling terminal (drivers/tty/tty_jobctrl.c), and the
+	 * foreground group it had when a hangup took it (Linux's
+	 * tty_old_pgrp: SIGHUP goes there when the leader exits); written
+	 * under tasklist_lock, read by the process itself without it. */
+	struct tty_struct *tty;
+	int tty_old_pgrp;
 	struct task_struct *child_reaper; /* the root of its tree (the root's own leader for a root) */
 	/* On a root only: every process of the tree (task->tasks, the root's
 	 * own included), how many of them besides the root are not freed
@@ -440,6 +446,10 @@ void task_join_group_stop(struct task_struct *task);
  * process: nobody could continue it, so every process of the group gets
  * SIGHUP and then SIGCONT. */
 void kill_orphaned_pgrp(struct task_struct *tsk, struct task_struct *parent);
+/* Linux's kill_pgrp(pgrp, sig, 1), the kernel's sender (a terminal's
+ * ISIG characters, its hangup): sig (SI_KERNEL) to every live process of
+ * group pgrp in root's tree; whether one was there. Takes tasklist_lock. */
+bool kill_pgrp(struct task_struct *root, int pgrp, int sig);
 /* A thread on its way out that a group stop waits for takes part in it
  * (Linux's exit_signals), under sighand->siglock, in the same step as it
  * stops taking signals; when that completed the stop, returns the stop

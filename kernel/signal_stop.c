@@ -303,15 +303,26 @@ static bool has_stopped_jobs(struct task_struct *root, int pgrp)
 	return false;
 }
 
-static void kill_pgrp_locked(struct task_struct *root, int pgrp, int sig)
+static bool kill_pgrp_locked(struct task_struct *root, int pgrp, int sig)
 {
 	struct task_struct *p;
+	bool any = false;
 	list_for_each_entry(p, &root->signal->tree_tasks, tasks) {
 		if (p->signal->pgrp != pgrp || p->exit_state)
 			continue;
 		struct kernel_siginfo info = { .si_signo = sig, .si_code = SI_KERNEL };
 		send_signal_prealloc(sig, &info, p, true, kmalloc(sizeof(struct sigqueue), GFP_ATOMIC));
+		any = true;
 	}
+	return any;
+}
+
+bool kill_pgrp(struct task_struct *root, int pgrp, int sig)
+{
+	spin_lock(&tasklist_lock);
+	bool any = !root->signal->tree_dead && kill_pgrp_locked(root, pgrp, sig);
+	spin_unlock(&tasklist_lock);
+	return any;
 }
 
 void kill_orphaned_pgrp(struct task_struct *tsk, struct task_struct *parent)

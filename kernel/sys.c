@@ -378,7 +378,8 @@ SYSCALL_DEFINE1(getsid, int, pid) { return get_pgrp_or_session(pid, 1); }
 
 /* Linux's ksys_setsid: a new session and process group, both named after
  * the caller, unless it leads a session already or a process group of
- * its id exists (it leads one). No controlling terminal to drop here. */
+ * its id exists (it leads one); the new session has no controlling
+ * terminal (proc_clear_tty). */
 SYSCALL_DEFINE0(setsid)
 {
 	struct signal_struct *sig = current->signal;
@@ -389,6 +390,7 @@ SYSCALL_DEFINE0(setsid)
 	if (!sig->leader && !pgrp_in_session_locked(sig->child_reaper, session, -1)) {
 		sig->leader = true;
 		sig->pgrp = sig->session = session;
+		WRITE_ONCE(sig->tty, NULL);
 		err = session;
 	}
 	spin_unlock(&tasklist_lock);

@@ -10,6 +10,7 @@
 #define __NR_stat 4
 #define __NR_fstat 5
 #define __NR_lstat 6
+#define __NR_poll 7
 #define __NR_lseek 8
 #define __NR_mmap 9
 #define __NR_mprotect 10
@@ -24,6 +25,8 @@
 #define __NR_readv 19
 #define __NR_writev 20
 #define __NR_access 21
+#define __NR_pipe 22
+#define __NR_select 23
 #define __NR_sched_yield 24
 #define __NR_mremap 25
 #define __NR_msync 26
@@ -149,12 +152,16 @@
 #define __NR_readlinkat 267
 #define __NR_fchmodat 268
 #define __NR_faccessat 269
+#define __NR_pselect6 270
+#define __NR_ppoll 271
 #define __NR_set_robust_list 273
 #define __NR_get_robust_list 274
+#define __NR_vmsplice 278
 #define __NR_move_pages 279
 #define __NR_utimensat 280
 #define __NR_fallocate 285
 #define __NR_dup3 292
+#define __NR_pipe2 293
 #define __NR_rt_tgsigqueueinfo 297
 #define __NR_prlimit64 302
 #define __NR_syncfs 306
@@ -233,6 +240,7 @@
 #define MADV_POPULATE_READ 22
 #define MADV_POPULATE_WRITE 23
 #define MADV_DONTNEED_LOCKED 24
+#define MADV_COLLAPSE 25
 
 /* open flags (asm-generic/fcntl.h). */
 #define O_RDONLY 00
@@ -245,6 +253,7 @@
 #define O_TRUNC 01000
 #define O_APPEND 02000
 #define O_NONBLOCK 04000
+#define O_DIRECT 040000
 #define O_LARGEFILE 0100000
 #define O_DIRECTORY 0200000
 #define O_NOFOLLOW 0400000

@@ -59,21 +59,39 @@ void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *wait)
 /* Caller holds wq->lock. Waiters stay queued until their finish_wait(), so
  * a waiter woken for nothing (its condition still false) sleeps again
  * without missing the next wakeup. */
-static void __wake_up_locked(struct wait_queue_head *wq, int nr_exclusive)
+static void __wake_up_locked(struct wait_queue_head *wq, int nr_exclusive, void *key)
 {
 	struct wait_queue_entry *w;
 	list_for_each_entry(w, &wq->head, entry) {
-		bool woke = wake_up_process(w->private);
+		int woke = w->func ? w->func(w, key) : wake_up_process(w->private);
 		if ((w->flags & WQ_FLAG_EXCLUSIVE) && woke && --nr_exclusive == 0)
 			break;
 	}
 }
 
-void __wake_up(struct wait_queue_head *wq, int nr_exclusive)
+void __wake_up(struct wait_queue_head *wq, int nr_exclusive, void *key)
 {
 	unsigned long flags;
 	spin_lock_irqsave(&wq->lock, flags);
-	__wake_up_locked(wq, nr_exclusive);
+	__wake_up_locked(wq, nr_exclusive, key);
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+void add_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *wq_entry)
+{
+	unsigned long flags;
+	wq_entry->flags &= ~WQ_FLAG_EXCLUSIVE;
+	spin_lock_irqsave(&wq->lock, flags);
+	list_add(&wq_entry->entry, &wq->head);
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+void remove_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *wq_entry)
+{
+	unsigned long flags;
+	spin_lock_irqsave(&wq->lock, flags);
+	list_del(&wq_entry->entry);
+	INIT_LIST_HEAD(&wq_entry->entry);
 	spin_unlock_irqrestore(&wq->lock, flags);
 }
 
@@ -93,7 +111,7 @@ void complete(struct completion *x)
 	spin_lock_irqsave(&x->wait.lock, flags);
 	if (x->done != COMPLETION_ALL)
 		x->done++;
-	__wake_up_locked(&x->wait, 1);
+	__wake_up_locked(&x->wait, 1, NULL);
 	spin_unlock_irqrestore(&x->wait.lock, flags);
 }
 
@@ -102,7 +120,7 @@ void complete_all(struct completion *x)
 	unsigned long flags;
 	spin_lock_irqsave(&x->wait.lock, flags);
 	x->done = COMPLETION_ALL;
-	__wake_up_locked(&x->wait, 0);
+	__wake_up_locked(&x->wait, 0, NULL);
 	spin_unlock_irqrestore(&x->wait.lock, flags);
 }
 

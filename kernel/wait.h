@@ -28,9 +28,20 @@ struct task_struct;
 
 #define WQ_FLAG_EXCLUSIVE 0x01
 
+struct wait_queue_entry;
+/* What a wakeup does to an entry (Linux's wait_queue_func_t, without its
+ * mode and sync arguments): key is what the waker passed (poll's events,
+ * poll_to_key, or NULL); returns whether it woke a task (an exclusive
+ * entry that did counts against nr_exclusive). */
+typedef int (*wait_queue_func_t)(struct wait_queue_entry *wq_entry, void *key);
+
+/* private is the sleeping task, or the waiter's own data when func is
+ * set (poll's poll_wqueues, fs/select.c); func NULL is Linux's
+ * default_wake_function (wake_up_process(private)). */
 struct wait_queue_entry {
 	unsigned int flags;
-	struct task_struct *private; /* the sleeping task */
+	void *private;
+	wait_queue_func_t func;
 	struct list_head entry;
 };
 typedef struct wait_queue_entry wait_queue_entry_t;
@@ -44,8 +55,17 @@ typedef struct wait_queue_head wait_queue_head_t;
 #define __WAIT_QUEUE_HEAD_INITIALIZER(name) { __SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT((name).head) }
 #define DECLARE_WAIT_QUEUE_HEAD(name) wait_queue_head_t name = __WAIT_QUEUE_HEAD_INITIALIZER(name)
 #define DEFINE_WAIT(name)                                                              \
-	wait_queue_entry_t name = { .flags = 0, .private = current,                    \
+	wait_queue_entry_t name = { .flags = 0, .private = current, .func = NULL,      \
 				    .entry = LIST_HEAD_INIT((name).entry) }
+
+/* Linux's init_waitqueue_func_entry: an entry whose wakeups call func. */
+static inline void init_waitqueue_func_entry(struct wait_queue_entry *wq_entry, wait_queue_func_t func)
+{
+	wq_entry->flags = 0;
+	wq_entry->private = NULL;
+	wq_entry->func = func;
+	INIT_LIST_HEAD(&wq_entry->entry);
+}
 
 void init_waitqueue_head(struct wait_queue_head *wq);
 /* Adds wait to wq (if not on it yet) and sets the current state. */
@@ -53,11 +73,24 @@ void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *wait, 
 void prepare_to_wait_exclusive(struct wait_queue_head *wq, struct wait_queue_entry *wait, int state);
 /* Back to TASK_RUNNING and off the queue. */
 void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *wait);
+/* Linux's add_wait_queue / remove_wait_queue: a non-exclusive entry on
+ * wq (the caller's state is not touched), and off it again. */
+void add_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *wq_entry);
+void remove_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *wq_entry);
 /* Wakes every non-exclusive waiter and up to nr_exclusive exclusive ones
- * (0: all). */
-void __wake_up(struct wait_queue_head *wq, int nr_exclusive);
-#define wake_up(wq) __wake_up(wq, 1)
-#define wake_up_all(wq) __wake_up(wq, 0)
+ * (0: all); key goes to each entry's func (Linux's __wake_up without the
+ * mode: every wakeup here wakes TASK_NORMAL). */
+void __wake_up(struct wait_queue_head *wq, int nr_exclusive, void *key);
+#define wake_up(wq) __wake_up(wq, 1, NULL)
+#define wake_up_all(wq) __wake_up(wq, 0, NULL)
+#define wake_up_interruptible(wq) __wake_up(wq, 1, NULL)
+#define wake_up_interruptible_all(wq) __wake_up(wq, 0, NULL)
+/* Linux's wake_up_poll and wake_up_interruptible_poll: a wakeup that says
+ * which poll events (__poll_t, fs/poll.h) happened, so that a poller that
+ * waits for none of them sleeps on (pollwake). */
+#define wake_up_poll(wq, m) __wake_up(wq, 1, (void *)(unsigned long)(m))
+#define wake_up_interruptible_poll(wq, m) __wake_up(wq, 1, (void *)(unsigned long)(m))
+#define wake_up_interruptible_sync_poll(wq, m) __wake_up(wq, 1, (void *)(unsigned long)(m))
 bool waitqueue_active(struct wait_queue_head *wq);
 
 /* Sleeps until cond is true (re-checked after each wakeup). */

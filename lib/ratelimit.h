@@ -53,19 +53,15 @@ int ___ratelimit(struct ratelimit_state *rs, const char *func);
 /* The same at a given jiffies value (for tests: no wait decides them). */
 int ___ratelimit_at(struct ratelimit_state *rs, const char *func, unsigned long now);
 
-#define pr_warn_ratelimited(fmt, ...)                                                  \
+#define printk_ratelimited(pr, fmt, ...)                                               \
 	do {                                                                           \
 		static DEFINE_RATELIMIT_STATE(_rs, DEFAULT_RATELIMIT_INTERVAL,         \
 					      DEFAULT_RATELIMIT_BURST);                \
 		if (__ratelimit(&_rs))                                                 \
-			pr_warn(fmt, ##__VA_ARGS__);                                   \
+			pr(fmt, ##__VA_ARGS__);                                        \
 	} while (0)
-#define pr_err_ratelimited(fmt, ...)                                                   \
-	do {                                                                           \
-		static DEFINE_RATELIMIT_STATE(_rs, DEFAULT_RATELIMIT_INTERVAL,         \
-					      DEFAULT_RATELIMIT_BURST);                \
-		if (__ratelimit(&_rs))                                                 \
-			pr_err(fmt, ##__VA_ARGS__);                                    \
-	} while (0)
+#define pr_warn_ratelimited(fmt, ...) printk_ratelimited(pr_warn, fmt, ##__VA_ARGS__)
+#define pr_info_ratelimited(fmt, ...) printk_ratelimited(pr_info, fmt, ##__VA_ARGS__)
+#define pr_err_ratelimited(fmt, ...) printk_ratelimited(pr_err, fmt, ##__VA_ARGS__)
 
 #endif

@@ -5,6 +5,7 @@
  * clearing, Ankur Arora's 2021 series ("clear_huge_page: use uncached
  * path", "gup: add FOLL_HINT_BULK, FAULT_FLAG_UNCACHED"). */
 #include "mm/huge_memory.h"
+#include "mm/khugepaged.h"
 #include "fs/proc/proc_fs.h"
 #include "arch/x86_64/cpu.h"
 #include "kernel/cmdline.h"
@@ -184,6 +185,7 @@ vm_fault_t do_huge_pmd_anonymous_page(struct vm_area_struct *vma, pmd_t *pmd, un
 		return map_huge_zero_page(vma, pmd, haddr);
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
+	khugepaged_enter_vma(vma, vma->vm_flags); /* as Linux: a later split may be collapsed again */
 	struct page *page = vma_alloc_folio(thp_gfp(vma), HPAGE_PMD_ORDER, vma, haddr);
 	if (!page) {
 		count_vm_event(THP_FAULT_FALLBACK);
@@ -406,6 +408,32 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 	count_vm_event(THP_SPLIT_PMD);
 }
 
+/* Linux's split_huge_pmd_address: the huge PMD covering address, if any. */
+static void split_huge_pmd_address(struct vm_area_struct *vma, unsigned long address)
+{
+	pmd_t *pmd = mm_find_pmd(vma->vm_mm, address);
+	if (pmd && pmd_trans_huge(pmdp_get(pmd)))
+		split_huge_pmd(vma->vm_mm, pmd, address);
+}
+
+/* A boundary b of vma's new range that is not 2 MiB aligned, inside a
+ * 2 MiB the VMA held whole: a huge PMD there would be mapped by two VMAs. */
+static bool boundary_cuts_pmd(struct vm_area_struct *vma, unsigned long b)
+{
+	unsigned long h = b & PMD_MASK;
+	return (b & ~PMD_MASK) && h >= vma->vm_start && h + PMD_SIZE <= vma->vm_end;
+}
+
+void vma_adjust_trans_huge(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	if (vma->vm_flags & VM_HUGETLB)
+		return; /* its splits are at its page size (hugetlb_vm_op_split) */
+	if (start != vma->vm_start && boundary_cuts_pmd(vma, start))
+		split_huge_pmd_address(vma, start);
+	if (end != vma->vm_end && boundary_cuts_pmd(vma, end))
+		split_huge_pmd_address(vma, end);
+}
+
 /* --- sysfs and /proc/vmstat ---------------------------------------------------- */
 
 static const char *const enabled_words[] = { "always", "madvise", "never" };
@@ -443,6 +471,7 @@ long thp_enabled_write(const struct proc_node *node, const char *buf, size_t len
 	if (i < 0)
 		return i;
 	WRITE_ONCE(thp_enabled_mode, i);
+	khugepaged_wake(); /* it sleeps while the mode is never */
 	return (long)len;
 }
 
@@ -511,7 +540,7 @@ void thp_hpage_pmd_size_show(struct seq_buf *m, const struct proc_node *node)
 }
 
 /* /sys/kernel/mm/transparent_hugepage. */
-static const struct proc_dir_entry thp_dir __proc_entry = {
+const struct proc_dir_entry thp_dir __proc_entry = {
 	.parent = &sys_kernel_mm_dir, .name = "transparent_hugepage", .mode = S_IFDIR | 0555,
 };
 PROC_FILE_RW(thp_defrag_file, thp_dir, "defrag", thp_defrag_show, thp_defrag_write);
@@ -552,9 +581,14 @@ void thp_vmstat_show(struct seq_buf *m)
 	seq_buf_printf(m, "nr_anon_transparent_hugepages %lu\n", nr_anon_thps());
 	seq_buf_printf(m, "thp_fault_alloc %lu\nthp_fault_fallback %lu\n", all_vm_events(THP_FAULT_ALLOC),
 		       all_vm_events(THP_FAULT_FALLBACK));
+	seq_buf_printf(m, "thp_collapse_alloc %lu\nthp_collapse_alloc_failed %lu\n", all_vm_events(THP_COLLAPSE_ALLOC),
+		       all_vm_events(THP_COLLAPSE_ALLOC_FAILED));
 	seq_buf_printf(m, "thp_file_alloc %lu\nthp_file_fallback %lu\nthp_file_mapped %lu\n",
 		       all_vm_events(THP_FILE_ALLOC), all_vm_events(THP_FILE_FALLBACK), all_vm_events(THP_FILE_MAPPED));
 	seq_buf_printf(m, "thp_split_pmd %lu\n", all_vm_events(THP_SPLIT_PMD));
+	seq_buf_printf(m, "thp_scan_exceed_none_pte %lu\nthp_scan_exceed_swap_pte %lu\nthp_scan_exceed_share_pte %lu\n",
+		       all_vm_events(THP_SCAN_EXCEED_NONE_PTE), all_vm_events(THP_SCAN_EXCEED_SWAP_PTE),
+		       all_vm_events(THP_SCAN_EXCEED_SHARED_PTE));
 	seq_buf_printf(m, "thp_zero_page_alloc %lu\nthp_zero_page_alloc_failed %lu\n",
 		       all_vm_events(THP_ZERO_PAGE_ALLOC), all_vm_events(THP_ZERO_PAGE_ALLOC_FAILED));
 }

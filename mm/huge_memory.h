@@ -138,6 +138,11 @@ void shmem_huge_pmd_cow_split(struct vm_area_struct *vma, pmd_t *pmd, unsigned l
  * is the caller's to put, after the TLB flush). */
 void shmem_pmd_unmapped(struct mm_struct *mm, struct page *head);
 
+/* vma's range becomes [start, end) (a split or a merge moves a
+ * boundary): a huge PMD the new boundary cuts through is split first
+ * (Linux's vma_adjust_trans_huge). Under the mmap write lock. */
+void vma_adjust_trans_huge(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+
 /* The PTE table deposited with a huge PMD (under pmd_lockptr). */
 void pgtable_trans_huge_deposit(struct mm_struct *mm, pmd_t *pmd, struct page *table);
 struct page *pgtable_trans_huge_withdraw(struct mm_struct *mm, pmd_t *pmd);
@@ -155,5 +160,8 @@ void thp_hpage_pmd_size_show(struct seq_buf *m, const struct proc_node *node);
 void thp_use_zero_page_show(struct seq_buf *m, const struct proc_node *node);
 long thp_use_zero_page_write(const struct proc_node *node, const char *buf, size_t len);
 void thp_vmstat_show(struct seq_buf *m);
+/* /sys/kernel/mm/transparent_hugepage (khugepaged's folder is in it). */
+struct proc_dir_entry;
+extern const struct proc_dir_entry thp_dir;
 
 #endif

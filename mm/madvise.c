@@ -31,14 +31,17 @@
  *     or as writes (populate_vma_range); a hole or no memory gives
  *     -ENOMEM, a VMA without the access -EINVAL and a fault the page
  *     tables refuse -EFAULT, where the walk stops.
+ *   MADV_COLLAPSE: each aligned 2 MiB becomes a THP now (mm/khugepaged.h),
+ *     under the read lock, which the collapse drops and takes again.
  * Not accepted (-EINVAL, as unknown advice): KSM's MERGEABLE/UNMERGEABLE,
- * MADV_COLLAPSE, the memory-failure injections, MADV_GUARD_*. */
+ * the memory-failure injections, MADV_GUARD_*. */
 #include "mm/mmap.h"
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/memory.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
+#include "mm/khugepaged.h"
 #include "mm/mmap_lock.h"
 #include "mm/pt_reclaim.h"
 #include "mm/shmem.h"
@@ -69,6 +72,7 @@ static bool madvise_behavior_valid(int behavior)
 	case MADV_DODUMP:
 	case MADV_WIPEONFORK:
 	case MADV_KEEPONFORK:
+	case MADV_COLLAPSE:
 		return true;
 	default:
 		return false;
@@ -90,6 +94,7 @@ static bool madvise_need_mmap_write(int behavior)
 	case MADV_FREE:
 	case MADV_POPULATE_READ:
 	case MADV_POPULATE_WRITE:
+	case MADV_COLLAPSE:
 		return false;
 	default:
 		return true;
@@ -158,6 +163,8 @@ static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma
 		return madvise_remove(mm, vma, prev, start, end);
 	case MADV_WILLNEED:
 		return 0; /* no swap, no page cache: nothing to bring in */
+	case MADV_COLLAPSE:
+		return madvise_collapse(vma, prev, start, end);
 	case MADV_COLD:
 	case MADV_PAGEOUT:
 		return vma->vm_flags & VM_LOCKED ? -EINVAL : 0; /* can_madv_lru_vma */
@@ -212,9 +219,15 @@ static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma
 	case MADV_DODUMP:
 		new_flags &= ~VM_DONTDUMP;
 		break;
-	case MADV_HUGEPAGE:
+	case MADV_HUGEPAGE: {
+		/* Linux's hugepage_madvise: eligible now, registered now, not
+		 * at a fault that may never come. */
 		new_flags = (new_flags & ~VM_NOHUGEPAGE) | VM_HUGEPAGE;
-		break;
+		int err = madvise_update_vma(mm, vma, prev, start, end, new_flags);
+		if (!err)
+			khugepaged_enter_vma(*prev, new_flags);
+		return err;
+	}
 	case MADV_NOHUGEPAGE:
 		new_flags = (new_flags & ~VM_HUGEPAGE) | VM_NOHUGEPAGE;
 		break;

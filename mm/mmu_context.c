@@ -2,6 +2,7 @@
  * everything), switch_mm, kthread_use_mm. See mm/mmu_context.h for the
  * invariants and the locking. */
 #include "mm/mmu_context.h"
+#include "mm/khugepaged.h"
 #include "arch/x86_64/boot_paging.h"
 #include "arch/x86_64/cpu.h"
 #include "kernel/panic.h"
@@ -84,6 +85,7 @@ void mmput(struct mm_struct *mm)
 {
 	if (__atomic_sub_fetch(&mm->mm_users, 1, __ATOMIC_ACQ_REL))
 		return;
+	khugepaged_exit(mm); /* before the teardown, as Linux's __mmput */
 	/* Stop using its page tables before they go. */
 	if ((read_cr3() & PTE_PFN_MASK) == __pa(mm->pgd))
 		switch_mm(mm, NULL);
@@ -183,6 +185,7 @@ static int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	/* Linux's mm_init: of the default flags only VM_NOHUGEPAGE is
 	 * inherited (VM_INIT_DEF_MASK): mlockall(MCL_FUTURE) is not. */
 	mm->def_flags = oldmm->def_flags & VM_NOHUGEPAGE;
+	khugepaged_fork(mm, oldmm); /* a registered parent's child is scanned too */
 	for (struct vm_area_struct *mpnt = vma_first(oldmm); mpnt; mpnt = mpnt->vm_next) {
 		long pages = (long)((mpnt->vm_end - mpnt->vm_start) >> PAGE_SHIFT);
 		if (mpnt->vm_flags & VM_DONTCOPY) {

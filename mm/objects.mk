@@ -16,7 +16,10 @@ KERNEL_SRCS += \
 	mm/hugetlb_fault.c \
 	mm/hugetlb_vma.c \
 	mm/interval_tree.c \
+	mm/ioremap.c \
 	mm/kernel_map.c \
+	mm/khugepaged.c \
+	mm/khugepaged_collapse.c \
 	mm/kmalloc.c \
 	mm/madvise.c \
 	mm/mempolicy.c \

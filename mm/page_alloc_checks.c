@@ -105,6 +105,8 @@ const char *free_page_problem(struct page *page, unsigned int order)
 						: "freed with refcount 0 (already freed?)";
 	if (page->_mapcount != -1)
 		return "freed while still mapped in a page table";
+	if (page->mapping)
+		return "freed with a non-NULL mapping (still in a page cache or an anon_vma?)";
 	if (page_to_pfn(page) & ((1ul << order) - 1))
 		return "freed at an address not aligned to its order";
 	if (fl != (order ? BIT(PG_head) : 0))

@@ -215,10 +215,12 @@ static __always_inline bool is_check_pages_enabled(void)
 }
 
 /* What an order-0 page being freed must look like, the common case's test:
- * no flags, one reference, not mapped. */
+ * no flags, one reference, not mapped, in no page cache or anon_vma (a
+ * NULL mapping, which the page-owner map relies on). */
 static __always_inline bool free_page_looks_right(const struct page *page)
 {
-	return (page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 1 && page->_mapcount == -1;
+	return (page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 1 && page->_mapcount == -1 &&
+	       !page->mapping;
 }
 
 /* The fast halves: inline in every free and allocation; what is found is
@@ -229,7 +231,7 @@ static inline bool free_pages_prepare(struct page *page, unsigned int order, uns
 	unsigned long expect = order ? BIT(PG_head) : 0;
 	if (is_check_pages_enabled() &&
 	    unlikely((page->flags & PAGE_FLAGS_MASK) != expect || page->_refcount != 1 ||
-		     page->_mapcount != -1 || (order && page->private != order) ||
+		     page->_mapcount != -1 || page->mapping || (order && page->private != order) ||
 		     (page_to_pfn(page) & ((1ul << order) - 1)))) {
 		const char *why = free_page_problem(page, order);
 		if (why) {
@@ -263,7 +265,7 @@ static inline bool check_new_page(struct page *page)
 	if (!is_check_pages_enabled())
 		return true;
 	if (likely((page->flags & PAGE_FLAGS_MASK) == 0 && page->_refcount == 0 &&
-		   page->_mapcount == -1))
+		   page->_mapcount == -1 && !page->mapping))
 		return true;
 	bad_page(page, "corrupted while free", 0, "it is taken out of circulation");
 	return false;

@@ -28,6 +28,7 @@
 #include "mm/memblock.h"
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
+#include "mm/rmap.h"
 #include "mm/slab.h"
 #include "mm/vmalloc.h"
 
@@ -110,6 +111,18 @@ static bool block_head(unsigned long pfn, enum pageflags flag, unsigned long *he
 	return false;
 }
 
+/* Whether a page is in a file's page cache (tmpfs, shared anonymous
+ * memory, memfd, secretmem, System V segments): its mapping is an
+ * address_space, where an anonymous page's has PAGE_MAPPING_ANON set
+ * (Linux's folio_mapping). Sound because every other page has mapping
+ * NULL: the page allocator hands pages out so and will take none back
+ * otherwise (free_page_problem), as Linux's free_page_is_bad. */
+static bool in_page_cache(const struct page *page)
+{
+	unsigned long m = (unsigned long)READ_ONCE(page->mapping);
+	return m && !(m & PAGE_MAPPING_ANON);
+}
+
 /* The class of an allocation of order > 0 whose head is hp. */
 static u8 compound_class(const struct page *hp, unsigned order)
 {
@@ -120,7 +133,9 @@ static u8 compound_class(const struct page *hp, unsigned order)
 	if (page_test_flag(hp, PG_anon_thp)) /* mapped by a PMD or, after fork, by PTEs (mm/rmap.h) */
 		return PAGE_OWNER_THP;
 	if (page_test_flag(hp, PG_shmem_thp)) /* a tmpfs file's huge page (mm/shmem_huge.c) */
-		return PAGE_OWNER_THP;
+		return PAGE_OWNER_PAGE_CACHE;
+	if (in_page_cache(hp))
+		return PAGE_OWNER_PAGE_CACHE;
 	if (hp->_mapcount >= 0)
 		return order == HPAGE_PMD_ORDER ? PAGE_OWNER_THP : PAGE_OWNER_ANON;
 	return PAGE_OWNER_KERNEL;
@@ -161,13 +176,17 @@ static unsigned long classify(int nid, unsigned long pfn, unsigned long end, u8 
 		b = PAGE_OWNER_PAGE_TABLE;
 	else if (fl & PG_BIT(PG_anon_tail)) {
 		b = PAGE_OWNER_THP; /* a THP's page mapped by a PTE after fork */
-	} else if (fl & (PG_BIT(PG_hugetlb) | PG_BIT(PG_hugetlb_tail)))
+	} else if (fl & PG_BIT(PG_shmem_tail))
+		b = PAGE_OWNER_PAGE_CACHE; /* a page of a tmpfs file's huge page */
+	else if (fl & (PG_BIT(PG_hugetlb) | PG_BIT(PG_hugetlb_tail)))
 		b = PAGE_OWNER_HUGETLB; /* the free ones are marked after (mark_hugetlb_free) */
 	else if (fl & PG_BIT(PG_head)) {
 		b = compound_class(page, (unsigned)page->private);
 		n = 1ul << page->private;
 	} else if (fl & PG_BIT(PG_large_kmalloc))
 		b = PAGE_OWNER_LARGE_KMALLOC;
+	else if (in_page_cache(page))
+		b = PAGE_OWNER_PAGE_CACHE; /* mapped (shared, or private not yet written) or not */
 	else if (page->_mapcount >= 0)
 		b = PAGE_OWNER_ANON;
 	else if (!page_ref_count(page) && block_head(pfn, PG_buddy, &head, &order)) {

@@ -10,8 +10,9 @@
  * One set of rules classifies a page (page_owner_map_fill), the rules of
  * the gdb helper mm-page (tools/gdb/mmlab/page.py) in C: reserved pages
  * by the memblock reservation they lie in, then the page's flags (buddy,
- * per-CPU list, slab, page table, hugetlb, large kmalloc), then a mapped
- * page (THP when it heads a PMD-sized block), then a page inside a free
+ * per-CPU list, slab, page table, hugetlb, large kmalloc), then a page in
+ * a file's page cache (its mapping an address_space), then a mapped
+ * anonymous page (THP when it heads a PMD-sized block), then a page inside a free
  * block or an allocation of order > 0 by the head of that block, then a
  * vmalloc area's pages (vmalloc_for_each_page) and the hugetlb pools'
  * free pages (hugetlb_for_each_free_page); what is left is a kernel
@@ -52,13 +53,14 @@ enum page_owner_class {
 	PAGE_OWNER_PAGE_TABLE,     /* a user page table below the PGD (PG_table) */
 	PAGE_OWNER_VMALLOC,
 	PAGE_OWNER_ANON,           /* user anonymous memory, mapped by a PTE */
-	PAGE_OWNER_THP,            /* a transparent huge page */
+	PAGE_OWNER_THP,            /* an anonymous transparent huge page */
 	PAGE_OWNER_HUGETLB,        /* a hugetlb pool page in use */
 	PAGE_OWNER_HUGETLB_FREE,   /* a hugetlb pool page on the pool's free list */
 	PAGE_OWNER_LARGE_KMALLOC,  /* a kmalloc too big for the slabs */
 	PAGE_OWNER_KERNEL,         /* allocated by the kernel, no owner recorded (PGDs,
 				    * kernel page tables, stacks' tables, buffers) */
-	PAGE_OWNER_PAGE_CACHE,     /* the page cache: none yet, the class is kept */
+	PAGE_OWNER_PAGE_CACHE,     /* a file's page cache (tmpfs, shared anonymous memory,
+				    * memfd, System V segments), its huge pages included */
 	NR_PAGE_OWNER_CLASSES,
 	PAGE_OWNER_FREE = 32,      /* + order: in a free buddy block of that order */
 };

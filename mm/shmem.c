@@ -176,6 +176,7 @@ bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struc
 /* ---- tmpfs: files whose pages are their page cache ---- */
 
 #include "fs/char_dev.h"
+#include "block/blkdev.h"
 #include "fs/libfs.h"
 #include "fs/mount.h"
 #include "arch/x86_64/uaccess.h"
@@ -183,6 +184,7 @@ bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struc
 #include "mm/filemap.h"
 #include "mm/huge_memory.h"
 #include "mm/memfd.h"
+#include "fs/pipe_fs_i.h"
 #include "kernel/unistd.h"
 
 #define BOGO_DIRENT_SIZE 20 /* a directory's st_size per name, as Linux's tmpfs */
@@ -328,6 +330,10 @@ struct inode *shmem_get_inode(struct super_block *sb, const struct inode *dir, u
 		inode->i_rdev = dev;
 		if (S_ISCHR(mode))
 			inode->i_fop = &def_chr_fops;
+		else if (S_ISFIFO(mode))
+			inode->i_fop = &pipefifo_fops;
+		else if (S_ISBLK(mode))
+			inode->i_fop = &def_blk_fops;
 		break;
 	}
 	return inode;

@@ -36,6 +36,7 @@
 #include "mm/memory.h"
 #include "mm/mmap_lock.h"
 #include "mm/hugetlb_vma.h"
+#include "mm/huge_memory.h"
 #include "mm/interval_tree.h"
 #include "mm/mempolicy.h"
 #include "mm/mmu_gather.h"
@@ -101,6 +102,7 @@ static void vma_gap_update(struct vm_area_struct *vma)
 
 void vma_set_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
+	vma_adjust_trans_huge(vma, start, end);
 	/* vm_pgoff names the page at vm_start: it moves with the start, so
 	 * every address keeps its offset (Linux's callers pass the pgoff). */
 	unsigned long pgoff = start >= vma->vm_start ? vma->vm_pgoff + ((start - vma->vm_start) >> PAGE_SHIFT)

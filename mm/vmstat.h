@@ -14,7 +14,12 @@ enum vm_event_item {
 	PGMAJFAULT, /* faults that waited for I/O: none, with no I/O here */
 	THP_FAULT_ALLOC,    /* mm/huge_memory.c */
 	THP_FAULT_FALLBACK,
+	THP_COLLAPSE_ALLOC,        /* mm/khugepaged_collapse.c: a THP for a collapse */
+	THP_COLLAPSE_ALLOC_FAILED, /* none could be had */
 	THP_SPLIT_PMD,
+	THP_SCAN_EXCEED_NONE_PTE,  /* khugepaged left a PMD: max_ptes_none */
+	THP_SCAN_EXCEED_SWAP_PTE,  /* max_ptes_swap */
+	THP_SCAN_EXCEED_SHARED_PTE, /* max_ptes_shared */
 	THP_ZERO_PAGE_ALLOC,
 	THP_ZERO_PAGE_ALLOC_FAILED,
 	THP_FILE_ALLOC,     /* mm/shmem_huge.c: a tmpfs file's huge page */

@@ -116,6 +116,11 @@ void unix_release(struct sock *sk);
 long unix_sendmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags, bool nonblock);
 long unix_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags, bool nonblock);
 int unix_shutdown(struct sock *sk, int how);
+/* The socket file's ->poll (Linux's unix_poll for SOCK_STREAM,
+ * unix_dgram_poll for SOCK_DGRAM and SOCK_SEQPACKET). */
+struct file;
+struct poll_table_struct;
+unsigned int unix_poll(struct file *file, struct sock *sk, struct poll_table_struct *wait);
 void sock_put(struct sock *sk);
 
 #endif

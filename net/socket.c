@@ -69,8 +69,14 @@ static void sock_close(struct inode *inode, struct file *f)
 	iput(inode);
 }
 
+/* Linux's sock_poll: the protocol's. */
+static __poll_t sock_poll(struct file *f, struct poll_table_struct *wait)
+{
+	return unix_poll(f, f->private_data, wait);
+}
+
 static const struct file_operations socket_file_ops = {
-	.read = sock_read, .write = sock_write, .llseek = no_llseek, .release = sock_close,
+	.read = sock_read, .write = sock_write, .llseek = no_llseek, .release = sock_close, .poll = sock_poll,
 	.mode = S_IFSOCK | 0777, .blksize = PAGE_SIZE,
 };
 

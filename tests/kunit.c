@@ -318,22 +318,36 @@ enum kunit_status kunit_run_case(const struct kunit_suite *suite, const struct k
 	return run_case(suite, c, test, NULL, 0);
 }
 
+/* One "suite_glob[.case_glob]" of the filter, len bytes of it. */
+static bool filter_glob_match(const char *glob, size_t len, const char *suite, const char *name)
+{
+	char suite_glob[128], case_glob[128];
+	if (len >= sizeof(suite_glob))
+		len = sizeof(suite_glob) - 1;
+	memcpy(suite_glob, glob, len);
+	suite_glob[len] = 0;
+	char *dot = strchr(suite_glob, '.');
+	if (dot) {
+		*dot = 0;
+		strlcpy(case_glob, dot + 1, sizeof(case_glob));
+	}
+	return glob_match(suite_glob, suite) && (!dot || glob_match(case_glob, name));
+}
+
 bool kunit_filter_match(const char *filter, const char *suite, const char *name)
 {
-	char suite_glob[128];
-	const char *dot;
-
 	if (!filter || !*filter)
 		return true;
-	dot = strchr(filter, '.');
-	size_t n = dot ? (size_t)(dot - filter) : strlen(filter);
-	if (n >= sizeof(suite_glob))
-		n = sizeof(suite_glob) - 1;
-	memcpy(suite_glob, filter, n);
-	suite_glob[n] = 0;
-	if (!glob_match(suite_glob, suite))
-		return false;
-	return !dot || glob_match(dot + 1, name);
+	/* Globs separated by commas: a case any of them selects. */
+	for (const char *g = filter;;) {
+		const char *comma = strchr(g, ',');
+		size_t len = comma ? (size_t)(comma - g) : strlen(g);
+		if (len && filter_glob_match(g, len, suite, name))
+			return true;
+		if (!comma)
+			return false;
+		g = comma + 1;
+	}
 }
 
 void kunit_resources_take(struct kunit_resources *s)

@@ -190,7 +190,9 @@ void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_n
  * KUNIT_RUN_NONE when no case matched (a failure: the plan is 1..0). */
 #define KUNIT_RUN_NONE (~0u)
 unsigned kunit_run_all(const char *filter);
-/* Splits a "suite_glob.case_glob" filter, as KUnit's filter_glob. */
+/* Splits a "suite_glob.case_glob" filter, as KUnit's filter_glob; a
+ * filter of several such globs separated by commas selects a case any of
+ * them matches. */
 bool kunit_filter_match(const char *filter, const char *suite, const char *name);
 
 /* What a suite must give back (its last case, free_pages_restored, checks

@@ -737,6 +737,12 @@ static void filter_globs(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kunit_filter_match("acpi.slit", "acpi", "srat"));
 	KUNIT_EXPECT_TRUE(test, kunit_filter_match("*.s?at", "acpi", "srat"));
 	KUNIT_EXPECT_FALSE(test, kunit_filter_match("*.s?at", "acpi", "slit"));
+	/* Alternatives separated by commas. */
+	KUNIT_EXPECT_TRUE(test, kunit_filter_match("pipe.*,acpi.slit", "acpi", "slit"));
+	KUNIT_EXPECT_TRUE(test, kunit_filter_match("acpi.srat,pipe", "pipe", "eof"));
+	KUNIT_EXPECT_FALSE(test, kunit_filter_match("acpi.srat,pipe", "acpi", "slit"));
+	KUNIT_EXPECT_FALSE(test, kunit_filter_match(",", "acpi", "slit"));
+	KUNIT_EXPECT_TRUE(test, kunit_filter_match("x,,acpi", "acpi", "slit"));
 }
 
 static int inits, exits;

@@ -26,6 +26,7 @@ KERNEL_SRCS += \
 	tests/init_test.c \
 	tests/initramfs_test.c \
 	tests/kernel_map_test.c \
+	tests/khugepaged_test.c \
 	tests/kunit.c \
 	tests/kunit_boot.c \
 	tests/kunit_selftest.c \
@@ -43,12 +44,14 @@ KERNEL_SRCS += \
 	tests/filemap_xarray_test.c \
 	tests/fork_test.c \
 	tests/mremap_test.c \
+	tests/n_tty_test.c \
 	tests/numa_layout_test.c \
 	tests/multiboot2_test.c \
 	tests/overcommit_test.c \
 	tests/page_alloc_smp_test.c \
 	tests/page_alloc_test.c \
 	tests/page_owner_map_test.c \
+	tests/pipe_test.c \
 	tests/pgtable_test.c \
 	tests/pt_reclaim_test.c \
 	tests/printk_test.c \
@@ -84,11 +87,14 @@ KERNEL_SRCS += \
 	tests/test_proc.c \
 	tests/test_xarray.c \
 	tests/test_process.c \
+	tests/test_tty.c \
 	tests/process_tree_test.c \
 	tests/topology_test.c \
+	tests/tty_test.c \
 	tests/user_test.c \
 	tests/walkers_test.c \
 	tests/vfs_test.c \
+	tests/virtio_blk_test.c \
 	tests/mount_test.c \
 	tests/vmalloc_bench.c \
 	tests/vmalloc_gfp_test.c \

@@ -2,6 +2,7 @@
  * happens when a node runs out, split/merge, gigantic pages, GFP semantics,
  * the slow path's shrinkers, and the bad-page checks. Every case gives back
  * what it took (the framework's free_pages_restored case checks). */
+#include "fs/fs.h"
 #include "kernel/sched_mm.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
@@ -485,6 +486,18 @@ static void bad_page_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reports_during(free_order0, q), 1);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "page-table page"));
 	page_clear_flag(q, PG_table);
+	__free_pages(q, 0);
+
+	/* Still in a page cache: a mapping left set (the page-owner map and
+	 * every reader of page->mapping trust it to be NULL otherwise). */
+	q = alloc_pages(GFP_KERNEL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	static struct address_space some_mapping;
+	q->mapping = &some_mapping;
+	kunit_expect_bad_page_reports(test, 1);
+	KUNIT_EXPECT_EQ(test, reports_during(free_order0, q), 1);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "non-NULL mapping"));
+	q->mapping = NULL;
 	__free_pages(q, 0);
 
 	/* Order > 0 from a page that does not head such an allocation. */

@@ -6,6 +6,8 @@
 #include "kernel/sched.h"
 #include "kernel/unistd.h"
 #include "lib/string.h"
+#include "fs/fs.h"
+#include "mm/filemap.h"
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/memblock.h"
@@ -18,6 +20,7 @@
 #include "mm/util.h"
 #include "mm/vmalloc.h"
 #include "tests/kunit.h"
+#include "tests/test_file.h"
 #include "tests/test_mm.h"
 
 #define BASE 0x0000330000000000ul /* a PGD entry of its own, 2 MiB aligned */
@@ -91,6 +94,41 @@ static void user_pages(struct kunit *test)
 	test_mm_destroy(test, mm);
 }
 
+/* A tmpfs file's pages are page cache, mapped shared or not at all; a
+ * private mapping's page stays the file's until a write copies it, and
+ * the copy is anonymous. */
+static void page_cache_pages(struct kunit *test)
+{
+	struct mm_struct *mm;
+	struct file *f = test_file_mapped(test, "/tmp/page_owner_map_test", &mm, BASE, 4, MAP_SHARED);
+	struct page *page = test_cache_page(f->f_mapping, 1);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_EQ(test, page_owner_of_pfn(page_to_pfn(page)), PAGE_OWNER_PAGE_CACHE);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + PAGE_SIZE), test_file_word(1, 0));
+	pte_t pte = test_mm_pte(mm, BASE + PAGE_SIZE);
+	KUNIT_ASSERT_TRUE(test, pte_present(pte));
+	KUNIT_EXPECT_EQ(test, pte_pfn(pte), page_to_pfn(page));
+	KUNIT_EXPECT_GE(test, page_mapcount(page), 1);
+	/* Unmapped, it stays in the cache and in the class. */
+	KUNIT_EXPECT_EQ(test, do_munmap(mm, BASE, 4 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, page_owner_of_pfn(page_to_pfn(page)), PAGE_OWNER_PAGE_CACHE);
+
+	KUNIT_ASSERT_EQ(test, do_mmap_file(mm, f, BASE, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_FIXED, 0),
+			BASE);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + 2 * PAGE_SIZE), test_file_word(2, 0));
+	pte = test_mm_pte(mm, BASE + 2 * PAGE_SIZE);
+	KUNIT_ASSERT_TRUE(test, pte_present(pte));
+	KUNIT_EXPECT_EQ(test, page_owner_of_pfn(pte_pfn(pte)), PAGE_OWNER_PAGE_CACHE);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, BASE + 2 * PAGE_SIZE, 7), 0);
+	pte = test_mm_pte(mm, BASE + 2 * PAGE_SIZE);
+	KUNIT_ASSERT_TRUE(test, pte_present(pte));
+	KUNIT_EXPECT_NE(test, pte_pfn(pte), page_to_pfn(test_cache_page(f->f_mapping, 2)));
+	KUNIT_EXPECT_EQ(test, page_owner_of_pfn(pte_pfn(pte)), PAGE_OWNER_ANON);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0); /* its pages back before the mm's check */
+	test_mm_destroy(test, mm);
+}
+
 static void hugetlb_pages(struct kunit *test)
 {
 	struct hstate *h = &hstates[HSTATE_2M];
@@ -126,7 +164,7 @@ struct census {
 
 struct counters {
 	unsigned long nr_free[MAX_NUMNODES], pcp[MAX_NUMNODES];
-	unsigned long slab, tables, anon, thps, vmalloc;
+	unsigned long slab, tables, anon, thps, vmalloc, file;
 };
 
 static void read_counters(struct counters *c)
@@ -144,6 +182,7 @@ static void read_counters(struct counters *c)
 	c->anon = nr_anon_pages();
 	c->thps = nr_anon_thps();
 	c->vmalloc = vmalloc_nr_pages();
+	c->file = nr_file_pages();
 }
 
 /* The whole file through procfs, as a reader gets it, counted by node. */
@@ -221,9 +260,10 @@ static void counts_agree_with_the_kernels_counters(struct kunit *test)
 		read_counters(&after);
 	} while (memcmp(&before, &after, sizeof(before)) && ++tries < 10);
 	KUNIT_EXPECT_LT(test, tries, 10);
-	kunit_info(test, "census taken in %d tries: %lu anon, %lu THP, %lu table, %lu slab, %lu vmalloc pages",
+	kunit_info(test, "census taken in %d tries: %lu anon, %lu THP, %lu table, %lu slab, %lu vmalloc, "
+		   "%lu page cache pages",
 		   tries + 1, s.all[PAGE_OWNER_ANON], s.all[PAGE_OWNER_THP], s.all[PAGE_OWNER_PAGE_TABLE],
-		   s.all[PAGE_OWNER_SLAB], s.all[PAGE_OWNER_VMALLOC]);
+		   s.all[PAGE_OWNER_SLAB], s.all[PAGE_OWNER_VMALLOC], s.all[PAGE_OWNER_PAGE_CACHE]);
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		if (!page_owner_map_has_node(nid))
 			continue;
@@ -239,6 +279,7 @@ static void counts_agree_with_the_kernels_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.all[PAGE_OWNER_ANON] + s.all[PAGE_OWNER_THP], after.anon);
 	KUNIT_EXPECT_EQ(test, s.all[PAGE_OWNER_THP], after.thps * HPAGE_PMD_NR);
 	KUNIT_EXPECT_EQ(test, s.all[PAGE_OWNER_VMALLOC], after.vmalloc);
+	KUNIT_EXPECT_EQ(test, s.all[PAGE_OWNER_PAGE_CACHE], after.file);
 	KUNIT_EXPECT_GE(test, s.all[PAGE_OWNER_ANON], HPAGE_PMD_NR / 2);
 	test_mm_destroy(test, mm);
 }
@@ -261,6 +302,7 @@ static void file_is_read_at_any_offset(struct kunit *test)
 static struct kunit_case page_owner_map_cases[] = {
 	KUNIT_CASE(kernel_allocations),
 	KUNIT_CASE(user_pages),
+	KUNIT_CASE(page_cache_pages),
 	KUNIT_CASE(hugetlb_pages),
 	KUNIT_CASE(counts_agree_with_the_kernels_counters),
 	KUNIT_CASE(file_is_read_at_any_offset),

@@ -20,6 +20,12 @@ static inline u16 inw(u16 port)
 	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
 	return v;
 }
+static inline u32 inl(u16 port)
+{
+	u32 v;
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
 
 static inline u64 rdmsr(u32 msr)
 {

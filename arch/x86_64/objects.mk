@@ -12,6 +12,7 @@ KERNEL_SRCS += \
 	arch/x86_64/fw_cfg.c \
 	arch/x86_64/gdt.c \
 	arch/x86_64/head64.asm \
+	arch/x86_64/io_apic.c \
 	arch/x86_64/process_64.c \
 	arch/x86_64/qemu_exit.c \
 	arch/x86_64/serial.c \

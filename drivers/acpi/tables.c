@@ -439,6 +439,48 @@ void acpi_parse_madt(const struct acpi_table_header *hdr, const struct memmap *m
 	add_boot_cpu_if_missing(t, boot);
 }
 
+bool acpi_parse_mcfg(const struct acpi_table_header *hdr, const struct memmap *map,
+		     unsigned phys_bits, struct acpi_mcfg_info *out)
+{
+	size_t fixed = sizeof(struct acpi_table_mcfg), entry = sizeof(struct acpi_mcfg_allocation);
+	if (hdr->length < fixed + entry || (hdr->length - fixed) % entry) {
+		pr_warn("ACPI: MCFG Length %u is not its header and a whole number of %zu-byte "
+			"entries; ignored\n", hdr->length, entry);
+		return false;
+	}
+	if (phys_bits < 32 || phys_bits > 52)
+		phys_bits = 36;
+	size_t n = (hdr->length - fixed) / entry;
+	for (size_t i = 0; i < n; i++) {
+		struct acpi_mcfg_allocation a;
+		memcpy(&a, (const u8 *)hdr + fixed + i * entry, sizeof(a));
+		if (a.pci_segment != 0 || a.start_bus_number != 0)
+			continue; /* only segment 0's bus 0 is scanned */
+		u64 size = ((u64)a.end_bus_number - a.start_bus_number + 1) << 20;
+		const char *why = NULL;
+		if (a.end_bus_number < a.start_bus_number)
+			why = "has its buses backwards";
+		else if (!a.address || (a.address & ((1ull << 20) - 1)))
+			why = "is not 1 MiB-aligned";
+		else if (a.address >= (1ull << phys_bits) || size > (1ull << phys_bits) - a.address)
+			why = "is beyond the CPU's physical address width";
+		else if (memmap_ram_within(map, a.address, a.address + size) ||
+			 memmap_type_within(map, a.address, a.address + size, MEMMAP_ACPI) ||
+			 memmap_type_within(map, a.address, a.address + size, MEMMAP_NVS))
+			why = "overlaps memory of the memory map";
+		if (why) {
+			pr_warn("ACPI: MCFG entry %zu (ECAM %#llx, buses %02x-%02x) %s; ignored\n", i,
+				(unsigned long long)a.address, a.start_bus_number, a.end_bus_number, why);
+			continue;
+		}
+		*out = (struct acpi_mcfg_info){ .address = a.address, .start_bus = a.start_bus_number,
+						.end_bus = a.end_bus_number };
+		return true;
+	}
+	pr_warn("ACPI: MCFG has no usable entry for segment 0 from bus 0\n");
+	return false;
+}
+
 void acpi_print_tables(const struct acpi_tables *tables)
 {
 	if (!tables->root) {

@@ -132,6 +132,25 @@ struct acpi_table_slit {
 	u8 entry[]; /* locality_count x locality_count */
 } __packed;
 
+/* MCFG (PCI Firmware Specification 3.0, 4.1.2): the ECAM windows. */
+struct acpi_table_mcfg {
+	struct acpi_table_header header;
+	u8 reserved[8];
+} __packed;
+struct acpi_mcfg_allocation {
+	u64 address;        /* ECAM base: bus N's space at address + (N << 20) */
+	u16 pci_segment;
+	u8 start_bus_number;
+	u8 end_bus_number;
+	u32 reserved;
+} __packed;
+
+/* The one ECAM window mmlab uses: segment 0's, covering bus 0. */
+struct acpi_mcfg_info {
+	u64 address; /* of bus 0, even when start_bus > 0 */
+	u8 start_bus, end_bus;
+};
+
 #define ACPI_MAX_TABLES 64
 #define ACPI_MAX_IOAPICS 8
 #define ACPI_MAX_OVERRIDES 16
@@ -239,6 +258,16 @@ void acpi_numa_init(const struct acpi_tables *tables, const struct memmap *map, 
 void acpi_numa_init_boot_cpu(const struct acpi_tables *tables, const struct memmap *map,
 			     const struct acpi_boot_cpu *boot, struct numa_topology *t,
 			     struct acpi_madt_info *info);
+
+/* Segment 0's ECAM window from the MCFG (Linux's pci_mcfg_parse and the
+ * checks of pci_mmcfg_check_reserved, simplified): false, with a warning,
+ * when the table is too short, its length is not a whole number of
+ * entries, no entry is for segment 0 from bus 0, the entry's buses run
+ * backwards, or its window is misaligned, beyond the CPU's physical address
+ * width or over RAM, ACPI data or NVS of the memory map. The caller then
+ * uses the legacy port access. */
+bool acpi_parse_mcfg(const struct acpi_table_header *mcfg, const struct memmap *map,
+		     unsigned phys_bits, struct acpi_mcfg_info *out);
 
 void acpi_print_tables(const struct acpi_tables *tables);
 

@@ -13,6 +13,7 @@
  * reading, since other threads of the process may map and unmap
  * meanwhile. */
 #include "mm/page_alloc.h"
+#include "drivers/tty/tty_struct.h"
 #include "fs/proc/internal.h"
 #include "kernel/cred.h"
 #include "kernel/pid.h"
@@ -250,7 +251,7 @@ void status_show(struct seq_buf *m, const struct proc_node *node)
  * (proc_tgid_stat), its 52 fields in its order. The fault counts and CPU
  * times are getrusage's (kernel/sys.c: the live threads' and the exited
  * ones' share, times in 100 Hz clock_t); what mmlab lacks is Linux's 0 or
- * constant for it: no terminal (tty_nr 0, tpgid -1), no signal queued (pending 0; blocked, ignored and caught are
+ * constant for it: no signal queued (pending 0; blocked, ignored and caught are
  * what rt_sigprocmask and rt_sigaction stored), every task at
  * Linux's default priority (20) and nice (0) under SCHED_OTHER, kstkesp and
  * kstkeip 0 as Linux shows them outside a core dump. The flags are Linux's
@@ -327,10 +328,12 @@ void stat_show(struct seq_buf *m, const struct proc_node *node)
 
 	/* The name raw, as Linux's (proc_task_name without escaping; only
 	 * status escapes it): a reader finds the fields after the last ')'. */
-	int ppid, pgrp, session, exit_signal;
+	int ppid, pgrp, session, exit_signal, tpgid;
+	unsigned int tty_nr;
 	process_ids(p, &ppid, &pgrp, &session, &exit_signal);
-	seq_buf_printf(m, "%d (%.*s) %c %d %d %d 0 -1 %lu %lu %lu %lu %lu %llu %llu %llu %llu 20 0 %d 0 %llu %lu %lu %lu",
-		       pid, TASK_COMM_LEN, p->comm, task_state_name(p)[0], ppid, pgrp, session, flags, min_flt,
+	proc_tty_ids(sig, &tty_nr, &tpgid); /* the controlling terminal's */
+	seq_buf_printf(m, "%d (%.*s) %c %d %d %d %u %d %lu %lu %lu %lu %lu %llu %llu %llu %llu 20 0 %d 0 %llu %lu %lu %lu",
+		       pid, TASK_COMM_LEN, p->comm, task_state_name(p)[0], ppid, pgrp, session, tty_nr, tpgid, flags, min_flt,
 		       cmin_flt, maj_flt, cmaj_flt, (unsigned long long)nsec_to_clock_t(utime),
 		       (unsigned long long)nsec_to_clock_t(stime), (unsigned long long)nsec_to_clock_t(cutime),
 		       (unsigned long long)nsec_to_clock_t(cstime), num_threads, (unsigned long long)nsec_to_clock_t(p->start_boottime), vsize, rss, rsslim);

@@ -87,6 +87,10 @@ const char *proc_fd_link(const struct proc_node *node, char *buf, size_t size)
 		/* Linux's sockfs_dname: a socket has no path. */
 		snprintf(buf, size, "socket:[%lu]", f->f_inode->i_ino);
 		t = buf;
+	} else if (f->f_inode && S_ISFIFO(f->f_inode->i_mode)) {
+		/* Linux's pipefs_dname: nor has a pipe. */
+		snprintf(buf, size, "pipe:[%lu]", f->f_inode->i_ino);
+		t = buf;
 	} else if (f->console) {
 		snprintf(buf, size, "/dev/console");
 		t = buf;

@@ -62,6 +62,8 @@ struct proc_node {
 	int pid;
 	struct mm_struct *mm;
 	int fd;                   /* for /proc/<pid>/fd/<n> */
+	int disk;                 /* for /sys/block/<disk>/ files: block/genhd.c's disk_nth */
+	int pci;                  /* for /sys/bus/pci/devices/<name>/ files: pci_dev_nth */
 };
 
 struct proc_dir_entry {
@@ -126,6 +128,8 @@ extern const struct proc_dir_entry root_dir;               /* / */
 extern const struct proc_dir_entry proc_root_dir;          /* /proc */
 extern const struct proc_dir_entry proc_sys_vm_dir;        /* /proc/sys/vm */
 extern const struct proc_dir_entry proc_sys_kernel_dir;    /* /proc/sys/kernel */
+extern const struct proc_dir_entry proc_sys_fs_dir;        /* /proc/sys/fs */
+extern const struct proc_dir_entry sys_dir;                /* /sys */
 extern const struct proc_dir_entry sys_kernel_mm_dir;      /* /sys/kernel/mm */
 extern const struct proc_dir_entry sys_devices_system_dir; /* /sys/devices/system */
 

@@ -23,12 +23,17 @@ const struct proc_dir_entry proc_sys_vm_dir __proc_entry = {
 	.parent = &proc_sys_dir, .name = "vm", .mode = DIR_MODE,
 };
 
+/* The file-system sysctls: Linux's fs/'s tables (pipe-max-size). */
+const struct proc_dir_entry proc_sys_fs_dir __proc_entry = {
+	.parent = &proc_sys_dir, .name = "fs", .mode = DIR_MODE,
+};
+
 /* The kernel sysctls: Linux's kern_table and ipc/ipc_sysctl.c's. */
 const struct proc_dir_entry proc_sys_kernel_dir __proc_entry = {
 	.parent = &proc_sys_dir, .name = "kernel", .mode = DIR_MODE,
 };
 
-static const struct proc_dir_entry sys_dir __proc_entry = {
+const struct proc_dir_entry sys_dir __proc_entry = {
 	.parent = &root_dir, .name = "sys", .mode = DIR_MODE, .fs = PROC_FS_SYS,
 };
 static const struct proc_dir_entry sys_kernel_dir __proc_entry = {

@@ -23,6 +23,7 @@
  * holds are close to Linux's but not the same. */
 #include "net/sock.h"
 #include "arch/x86_64/uaccess.h"
+#include "fs/poll.h"
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "lib/err.h"
@@ -466,4 +467,65 @@ int unix_shutdown(struct sock *sk, int how)
 	if (peer)
 		sock_put(peer);
 	return 0;
+}
+
+/* ---- poll ---- */
+
+/* Linux's unix_writable: a quarter of the send buffer or less is taken. */
+static bool unix_writable(struct sock *sk)
+{
+	return (__atomic_load_n(&sk->sk_wmem_alloc, __ATOMIC_ACQUIRE) << 2) <= READ_ONCE(sk->sk_sndbuf);
+}
+
+/* The events every type shares (the first half of Linux's unix_poll and
+ * unix_dgram_poll): errors, shutdowns and queued messages. sk->wait is
+ * where both readers and writers are woken (net/sock.h). */
+static __poll_t unix_poll_common(struct file *file, struct sock *sk, poll_table *wait)
+{
+	poll_wait(file, &sk->wait, wait);
+	__poll_t mask = 0;
+	unsigned int shutdown = READ_ONCE(sk->sk_shutdown);
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (shutdown == SHUTDOWN_MASK)
+		mask |= EPOLLHUP;
+	if (shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLRDHUP | EPOLLIN | EPOLLRDNORM;
+	spin_lock(&sk->lock);
+	if (!list_empty(&sk->sk_receive_queue))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	spin_unlock(&sk->lock);
+	/* A connection never made (Linux's TCP_CLOSE: socket(2)'s). */
+	if (sk->type != SOCK_DGRAM && !sk->connected)
+		mask |= EPOLLHUP;
+	return mask;
+}
+
+/* Linux's unix_poll (SOCK_STREAM): writable also after the other side
+ * shut down, so that a writer is not stuck (its write then fails). */
+static __poll_t unix_stream_poll(struct file *file, struct sock *sk, poll_table *wait)
+{
+	__poll_t mask = unix_poll_common(file, sk, wait);
+	if (unix_writable(sk))
+		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
+	return mask;
+}
+
+/* Linux's unix_dgram_poll (SOCK_DGRAM and SOCK_SEQPACKET). Linux also
+ * holds back EPOLLOUT while a connected datagram peer's receive queue is
+ * full; mmlab's sockets are only pairs and have no receive-queue limit,
+ * so only the sender's own buffer counts. */
+static __poll_t unix_dgram_poll(struct file *file, struct sock *sk, poll_table *wait)
+{
+	__poll_t mask = unix_poll_common(file, sk, wait);
+	if (!(poll_requested_events(wait) & (EPOLLWRBAND | EPOLLWRNORM | EPOLLOUT)))
+		return mask;
+	if (unix_writable(sk))
+		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
+	return mask;
+}
+
+__poll_t unix_poll(struct file *file, struct sock *sk, poll_table *wait)
+{
+	return sk->type == SOCK_STREAM ? unix_stream_poll(file, sk, wait) : unix_dgram_poll(file, sk, wait);
 }

@@ -69,18 +69,18 @@ mm_st_src = $(patsubst %_64,%,$(1)).c
 # words only, no % or quotes: the text rides in printf's format
 # (write_if_changed).
 MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
-MM_ST_LACKS_cow := the khugepaged sysfs files that thp_settings saves first
+MM_ST_LACKS_cow := pipe(), where every case stops (the khugepaged files thp_settings saves are there)
 MM_ST_LACKS_ksm_functional_tests := KSM
 MM_ST_LACKS_migration := the time its six 20 s cases take (120 s, past the 30 s limit; all pass with mm_selftests.timeout=170)
 MM_ST_LACKS_hmm-tests := the test_hmm device
 MM_ST_LACKS_droppable := MAP_DROPPABLE of Linux 6.11
 MM_ST_LACKS_split_huge_page_test := debugfs split_huge_pages
-MM_ST_LACKS_khugepaged := khugepaged, THP for shmem in sysfs
+MM_ST_LACKS_khugepaged := swap for its four MADV_PAGEOUT cases, and more than 30 s
 MM_ST_LACKS_hugepage-mremap := userfaultfd
 MM_ST_LACKS_hugetlb-read-hwpoison := MADV_HWPOISON (its read regression test passes)
 MM_ST_LACKS_hugetlb-soft-offline := vm.enable_soft_offline of Linux 6.11
 MM_ST_LACKS_hugepage-vmemmap := /proc/kpageflags
-MM_ST_LACKS_memfd_secret := pipe2 and vmsplice, ptrace (its file IO case passes)
+MM_ST_LACKS_memfd_secret := ptrace (its file IO, vmsplice and process_vm_read cases pass)
 MM_ST_LACKS_uffd-stress := userfaultfd
 MM_ST_LACKS_pkey_sighandler_tests_64 := protection keys: CR4.PKE
 

@@ -7,6 +7,8 @@
 #include "qemu.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,6 +82,37 @@ static char *qemu_opt_escape(const char *s)
 char *vars_copy_path(const struct opts *o, const struct topology *t)
 {
 	return xasprintf("%s/%s.OVMF_VARS.fd", o->results, t->name);
+}
+
+char *disk_image_path(const struct opts *o, const struct topology *t)
+{
+	return xasprintf("%s/%s.disk.img", o->results, t->name);
+}
+
+int disk_image_create(const struct opts *o, const struct topology *t, char *err, size_t errlen)
+{
+	if (!t->disk_bytes)
+		return 0;
+	char *path = disk_image_path(o, t);
+	int rc = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)t->disk_bytes)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return rc;
+}
+
+void disk_image_remove(const struct opts *o, const struct topology *t)
+{
+	if (!t->disk_bytes)
+		return;
+	char *path = disk_image_path(o, t);
+	unlink(path);
+	free(path);
 }
 
 /* One TCG thread per vCPU (MTTCG) runs the vCPUs truly in parallel, but
@@ -178,6 +211,20 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 		free(b);
 		free(code);
 		free(vars);
+	}
+	if (t->disk_bytes) {
+		/* The scratch disk: a modern-only virtio-blk PCI function (device
+		 * 0x1042) on the root bus, the same line for mmlab and Linux. */
+		char *img = disk_image_path(o, t);
+		char *esc = qemu_opt_escape(img);
+		char *drive = xasprintf("file=%s,if=none,id=vd0,format=raw", esc);
+		sv_push(av, "-drive");
+		sv_push(av, drive);
+		sv_push(av, "-device");
+		sv_push(av, "virtio-blk-pci,drive=vd0,disable-legacy=on,serial=mmlab-vd0");
+		free(drive);
+		free(esc);
+		free(img);
 	}
 	if (o->gdb) {
 		sv_push(av, "-s");

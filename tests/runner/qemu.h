@@ -26,6 +26,13 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 bool tcg_multi_threaded(const struct opts *o, const struct topology *t);
 /* Where a UEFI boot's copy of OVMF_VARS goes (malloc'd). */
 char *vars_copy_path(const struct opts *o, const struct topology *t);
+/* Where a boot's scratch disk image goes ("disk = SIZE"; malloc'd):
+ * RESULTS/NAME.disk.img. disk_image_create makes it anew, empty (sparse),
+ * of t->disk_bytes: 0, or -1 with a message in err; disk_image_remove
+ * deletes it after the boot. Both do nothing for a machine without a disk. */
+char *disk_image_path(const struct opts *o, const struct topology *t);
+int disk_image_create(const struct opts *o, const struct topology *t, char *err, size_t errlen);
+void disk_image_remove(const struct opts *o, const struct topology *t);
 /* The OVMF_VARS image to copy ($OVMF_VARS, else Debian's). */
 const char *ovmf_vars(void);
 /* Writes one word shell-quoted when it needs it (print-cmd, log headers). */

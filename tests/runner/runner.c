@@ -376,6 +376,10 @@ static int cmd_test(const struct opts *o)
 			fprintf(stderr, "%s: %s\n", progname, err);
 			rc = 1;
 		}
+		if (j->topo && disk_image_create(o, j->topo, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", progname, err);
+			rc = 1;
+		}
 	}
 	if (rc) {
 		durations_free(&last);
@@ -384,6 +388,9 @@ static int cmd_test(const struct opts *o)
 	}
 
 	run_jobs(jobs, njobs, o->jobs);
+	for (size_t i = 0; i < njobs; i++)
+		if (jobs[i].topo)
+			disk_image_remove(o, jobs[i].topo);
 	if (!interrupted)
 		durations_update(&last, o->results, jobs, njobs, o->filter != NULL);
 	durations_free(&last);
@@ -475,11 +482,15 @@ static int cmd_run_or_print(const struct opts *o)
 	}
 
 	char err[1024];
-	if (vars && mkdir_p(o->results)) {
+	if ((vars || t->disk_bytes) && mkdir_p(o->results)) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", progname, o->results, strerror(errno));
 		return 1;
 	}
 	if (vars && copy_file(ovmf_vars(), vars, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", progname, err);
+		return 1;
+	}
+	if (disk_image_create(o, t, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", progname, err);
 		return 1;
 	}
@@ -522,6 +533,7 @@ static int cmd_run_or_print(const struct opts *o)
 			printf("kernel exited with status %d%s\n", WEXITSTATUS(status), exp);
 		rc = 1;
 	}
+	disk_image_remove(o, t);
 	sv_free(&av);
 	free(vars);
 	topology_free_all(topos, ntopos);

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <unistd.h>
 
@@ -878,6 +879,50 @@ static bool tcg_threads_choice(void)
 	return ok;
 }
 
+/* "disk = SIZE": the size in bytes, the -drive and virtio-blk -device
+ * lines naming RESULTS/NAME.disk.img, an empty sparse image made and
+ * removed; a bad size, a second line, refused. */
+static bool disk_scratch_image(void)
+{
+	static const char *const bad[] = {"disk must be given once", NULL};
+	struct topology t, x;
+	if (!load_expect("dsk", "qemu = -m 1G\ndisk = 3M\n", &t, NULL) ||
+	    !load_expect("dbad1", "disk = 12Q\n", &x, bad) || !load_expect("dbad2", "disk = 1000\n", &x, bad) ||
+	    !load_expect("dbad3", "disk = 1M\ndisk = 2M\n", &x, bad) || !load_expect("dbad4", "disk = 5G\n", &x, bad))
+		return false;
+	bool ok = t.disk_bytes == 3ull << 20;
+	if (!ok)
+		note("disk_bytes %llu, not 3 MiB", t.disk_bytes);
+	struct opts o = {.mode = MODE_TEST, .iso = "k.iso", .accel = "tcg", .results = topo_dir};
+	struct strvec av = {0};
+	build_qemu_argv(&av, &o, &t, true, NULL);
+	char *img = disk_image_path(&o, &t);
+	char *drive = xasprintf("file=%s,if=none,id=vd0,format=raw", img);
+	ssize_t d = argv_find(&av, "-drive"), v = argv_find(&av, "-device");
+	if (d < 0 || strcmp(av.v[d + 1], drive) ||
+	    argv_find(&av, "virtio-blk-pci,drive=vd0,disable-legacy=on,serial=mmlab-vd0") < 0 || v < 0) {
+		note("no -drive %s and virtio-blk-pci -device", drive);
+		ok = false;
+	}
+	char err[256];
+	struct stat st;
+	if (disk_image_create(&o, &t, err, sizeof(err)) || stat(img, &st) ||
+	    st.st_size != (off_t)t.disk_bytes) {
+		note("image %s not made at 3 MiB", img);
+		ok = false;
+	}
+	disk_image_remove(&o, &t);
+	if (!stat(img, &st)) {
+		note("image %s still there", img);
+		ok = false;
+	}
+	free(drive);
+	free(img);
+	sv_free(&av);
+	topology_free(&t);
+	return ok;
+}
+
 /* A hostile-firmware boot (tools/hostile/): its own ISO, and the warnings
  * that must be in the serial output, never in the runner's own lines. */
 static bool hostile_iso_and_expect_log(void)
@@ -1089,6 +1134,7 @@ static const struct {
 	{"linux_qemu_command_line", linux_qemu_command_line},
 	{"hostile_iso_and_expect_log", hostile_iso_and_expect_log},
 	{"tcg_threads_choice", tcg_threads_choice},
+	{"disk_scratch_image", disk_scratch_image},
 	{"vcpus_from_smp", topo_vcpus_from_smp},
 	{"timeouts_count_cpu_time", timeouts_count_cpu_time},
 	{"jobs_start_longest_first", jobs_start_longest_first},

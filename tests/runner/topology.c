@@ -350,6 +350,25 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 					 path, lineno, value);
 				goto fail;
 			}
+		} else if (strcmp(key, "disk") == 0) {
+			/* "disk = SIZE": a scratch disk of SIZE bytes (K, M or G:
+			 * binary units), virtio-blk, made empty for each boot in
+			 * the results directory and removed after it (qemu.c). */
+			char *end;
+			unsigned long long n = strtoull(value, &end, 10), unit = 1;
+			if (*end == 'K')
+				unit = 1ull << 10, end++;
+			else if (*end == 'M')
+				unit = 1ull << 20, end++;
+			else if (*end == 'G')
+				unit = 1ull << 30, end++;
+			if (t->disk_bytes || end == value || *end || !n || n > (4ull << 30) / unit ||
+			    (n * unit) % 512) {
+				snprintf(err, errlen, "%s:%d: disk must be given once, as a size such as 32M "
+					 "(a multiple of 512 bytes, at most 4G), not '%s'", path, lineno, value);
+				goto fail;
+			}
+			t->disk_bytes = n * unit;
 		} else if (strcmp(key, "base") == 0) {
 			if (t->base) {
 				snprintf(err, errlen, "%s:%d: duplicate key 'base'", path, lineno);
@@ -367,7 +386,7 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 		} else {
 			snprintf(err, errlen,
 				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, "
-				 "timeout, expect, expect_output, expect_log, iso, initrd, filter, on_request, tcg_threads, kernel, base)",
+				 "timeout, expect, expect_output, expect_log, iso, initrd, filter, on_request, tcg_threads, kernel, base, disk)",
 				 path, lineno, key);
 			goto fail;
 		}

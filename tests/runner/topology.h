@@ -66,6 +66,9 @@ struct topology {
 	enum tcg_threads tcg_threads;
 	char **expect_log;
 	size_t nexpect_log;
+	/* "disk = SIZE": bytes of the scratch virtio-blk disk the machine
+	 * gets (qemu.c: disk_image_path), 0 for none. Not taken from a base. */
+	unsigned long long disk_bytes;
 };
 
 const char *firmware_name(enum firmware f); /* "bios" | "uefi" */

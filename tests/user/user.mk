@@ -31,19 +31,19 @@ USER_DIR := tests/user
 # tests/user/demo/<name>.c (run at boot by `make run`),
 # tests/user/aux/<name>.c (started by in-kernel tests: tests/process_test.c; gdb_target
 # by the gdb check, tools/gdb/gdb-check).
-USER_TEST_NAMES := hello memfd memfd_secret capabilities oom_score_adj mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
+USER_TEST_NAMES := hello exec_script memfd blockdev memfd_secret capabilities oom_score_adj mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
 	efault procfs syscall_misc pte_table_growth threads_mm pthread_sync pthread_join100 avx2 tls \
 	threads affinity futex_basic \
-	arch_prctl getrandom tty_stat readlink_self iov_errors auxv avx_state gsbase_kernel_half \
-	process_vm mremap_basic mincore pagemap smaps overcommit_guess syscall_fuzz mempolicy shmem_policy migrate_full migrate_shared thp hugetlb hugetlbfs \
+	arch_prctl getrandom tty_stat tty_jobctl readlink_self iov_errors auxv avx_state gsbase_kernel_half \
+	process_vm mremap_basic mincore pagemap smaps overcommit_guess syscall_fuzz mempolicy shmem_policy migrate_full migrate_shared thp madv_collapse hugetlb hugetlbfs \
 	vm_create mlock getrusage msync sysinfo range_checks signals access wait_status process_tree fork_basic sigwait execve fork_smaps fork_cow \
-	prctl job_control rlimit_nproc tmpfs_files path_errors fd_dup cwd mmap_file sysv_shm mounts truncate_sigbus mmap_private_file proc_pids proc_kthreads proc_stat sendfile rlimit_fsize proc_thread_self proc_cmdline_remote proc_self_mem socketpair shmem_thp shmem_fault_around shmem_maps_names shmem_align
+	prctl job_control rlimit_nproc tmpfs_files path_errors fd_dup cwd mmap_file sysv_shm mounts truncate_sigbus mmap_private_file proc_pids proc_kthreads proc_stat sendfile rlimit_fsize proc_thread_self proc_cmdline_remote proc_self_mem socketpair poll pipe shmem_thp shmem_fault_around shmem_maps_names shmem_align
 USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write thread_fault \
 	kmem_access_read kmem_access_write kmem_access_exec kmem_access_hlt kmem_access_cr3 \
 	sigsegv_blocked raise_sigsegv sigreturn_bad_cs sigreturn_bad_fpstate sigreturn_xsave_reserved
-USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full pte_multi_fault mempolicy_fault migrate_cost fork_cost
+USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full pte_multi_fault mempolicy_fault migrate_cost fork_cost khugepaged_share
 USER_DEMO_NAMES := mm_tour
-USER_AUX_NAMES := exit_with spin thread_group gs_spin bind_touch gdb_target process_family \
+USER_AUX_NAMES := exit_with spin tty_fg thread_group gs_spin bind_touch gdb_target process_family \
 	tour_pte_tables tour_thp tour_fragment
 
 # The glibc builds: a name listed here (a program of any kind above) gets a

@@ -220,7 +220,8 @@ def _(c):
 
 
 OWNER = {"slab": "slab:", "pgtable": "page table:", "vmalloc": "vmalloc:", "buddy": "buddy:",
-         "pcp": "per-CPU list:", "user": "user:", "thp": "THP:", "hugetlb": "hugetlb:"}
+         "pcp": "per-CPU list:", "user": "user:", "thp": "THP:", "hugetlb": "hugetlb:",
+         "pagecache": "page cache:"}
 
 
 def parse_page(out):
@@ -252,10 +253,10 @@ def _(c):
                  "%s page: flags decoded %s, expected %s" % (d["kind"], p["names"], names))
         # The same page reached by its address: kernel pages directly, user
         # pages through the process's page tables.
-        by_addr = run("mm-page -a %s%s" % (d["va"], " %d" % PID if d["kind"] in ("user", "thp", "hugetlb") else ""))
+        by_addr = run("mm-page -a %s%s" % (d["va"], " %d" % PID if d["kind"] in ("user", "thp", "hugetlb", "pagecache") else ""))
         pa = parse_page(by_addr)
         c.expect(pa and pa["pfn"] == int(d["pfn"], 16), "mm-page -a %s: %s" % (d["va"], by_addr[:200]))
-    c.expect({"slab", "pgtable", "vmalloc", "buddy", "user", "thp"} <= kinds,
+    c.expect({"slab", "pgtable", "vmalloc", "buddy", "user", "thp", "pagecache"} <= kinds,
              "the kernel printed pages of kinds %s only" % sorted(kinds))
 
 
@@ -290,15 +291,15 @@ def _(c):
     m = re.search(r"(\d+) ranges, (\d+) KiB mapped", out)
     want_kb = 0
     for l in facts("debugger: numa_maps "):
-        a = re.search(r" anon=(\d+)", l)
+        # Every mapped page, anonymous or a file's: the per-node counts.
         k = re.search(r"kernelpagesize_kB=(\d+)", l)
-        if a and k:
-            want_kb += int(a.group(1)) * int(k.group(1))
+        if k:
+            want_kb += sum(int(n) for n in re.findall(r" N\d+=(\d+)", l)) * int(k.group(1))
     c.expect(m and int(m.group(2)) == want_kb, "mm-ptdump maps %s KiB, numa_maps counts %d KiB" % (
         m and m.group(2), want_kb))
     c.expect(m and int(m.group(1)) < want_kb // 4, "nothing was folded: %s" % (m and m.group(0)))
     for d in PAGES:
-        if d["kind"] not in ("user", "thp", "hugetlb"):
+        if d["kind"] not in ("user", "thp", "hugetlb", "pagecache"):
             continue
         va = int(d["va"], 16)
         hit = [r for r in ranges if r[0] <= va < r[1]]

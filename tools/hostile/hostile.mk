@@ -1,6 +1,6 @@
 # Included by the top Makefile.
 # Hostile firmware tables (tools/hostile/): hostile_gen writes
-# HOSTILE_COUNT cases (the first 36 are one of each class: SRAT, SLIT, MADT, NUMA layout,
+# HOSTILE_COUNT cases (the first 39 are one of each class: SRAT, SLIT, MADT, NUMA layout, MCFG,
 # each naming the field it damages) from HOSTILE_SEED into build/hostile/:
 # a table file, a .topo (the machine, how the table gets there, the
 # warnings the kernel must print) and the GRUB case files of
@@ -8,7 +8,7 @@
 # tools/hostile/grub.cfg). `make test` boots HOSTILE_COUNT of them beside
 # the matrix; `make test-hostile` boots HOSTILE_LONG_COUNT alone.
 HOSTILE_SEED ?= 1
-HOSTILE_COUNT ?= 36
+HOSTILE_COUNT ?= 39
 HOSTILE_LONG_COUNT ?= 360
 HOSTILE := $(B)/hostile
 $(B)/host/hostile_gen: tools/hostile/hostile_gen.c

@@ -219,6 +219,27 @@ static void madt_ioapic(struct table *t)
 	put16(t, 0);
 }
 
+/* An I/O APIC entry (id 0) and an Interrupt Source Override of ISA irq. */
+static void madt_ioapic_at(struct table *t, uint32_t address, uint32_t gsi_base)
+{
+	put8(t, 1);
+	put8(t, 12);
+	put8(t, 0);
+	put8(t, 0);
+	put32(t, address);
+	put32(t, gsi_base);
+}
+
+static void madt_int_override(struct table *t, uint8_t irq, uint32_t gsi, uint16_t flags)
+{
+	put8(t, 2);
+	put8(t, 10);
+	put8(t, 0);
+	put8(t, irq);
+	put32(t, gsi);
+	put16(t, flags);
+}
+
 static void madt_override(struct table *t, uint64_t address)
 {
 	put8(t, 5);
@@ -263,6 +284,10 @@ static void expect(struct hcase *c, const char *fmt, ...)
 
 #define TOPO "topology.*"
 #define SMP "smp.every_cpu_is_up_on_its_node"
+#define PCI "virtio_blk.pci_scan_matches_config_space"
+/* A line typed on ttyS0 still reaches a reader (by the tick's polling
+ * when no I/O APIC takes the UART's interrupt). */
+#define TTY "tty.serial_line_by_loopback"
 
 /* Each builder fills c->t, c->field, c->how and the expected warnings. */
 
@@ -786,6 +811,47 @@ static void madt_entry_length(struct hcase *c)
 	expect(c, "MADT entry type %u has bad length %u; rest ignored", type, len);
 }
 
+/* An I/O APIC the kernel must not use: skipped, the serial ports polled. */
+static void madt_ioapic_address(struct hcase *c)
+{
+	c->field = "MADT I/O APIC Address";
+	uint32_t addr;
+	madt_begin(&c->t, APIC_DEFAULT);
+	madt_lapic(&c->t, 0, 0, 1);
+	switch (rnd() % 3) {
+	case 0:
+		addr = 0;
+		expect(c, "ioapic: I/O APIC 0 (id 0) at 0: bogus, skipped");
+		break;
+	case 1:
+		addr = (uint32_t)(rnd_range(1, MEM / 2 / PAGE) * PAGE);
+		expect(c, "ioapic: I/O APIC 0 (id 0) at 0x%x is RAM, skipped", addr);
+		break;
+	default:
+		addr = (uint32_t)(0xfec00000u | rnd_range(1, 15));
+		expect(c, "ioapic: I/O APIC 0 (id 0) at 0x%x is not aligned, skipped", addr);
+		break;
+	}
+	madt_ioapic_at(&c->t, addr, 0);
+	madt_int_override(&c->t, 0, 2, 0);
+	finish(&c->t);
+	expect(c, "serial: ttyS0: IRQ 4 (GSI 4) reaches no usable I/O APIC; its input is polled from the tick");
+}
+
+/* COM1's IRQ sent to a GSI no I/O APIC has: its input is polled. (A
+ * level-triggered, active-low override is no test under QEMU: its I/O
+ * APIC does not invert the line, so no interrupt storm follows.) */
+static void madt_isa_override(struct hcase *c)
+{
+	c->field = "MADT Interrupt Source Override (ISA IRQ 4)";
+	madt_machine(&c->t, 1, APIC_DEFAULT);
+	uint32_t gsi = (uint32_t)rnd_range(24, 0xffffff);
+	madt_int_override(&c->t, 4, gsi, 0);
+	finish(&c->t);
+	expect(c, "serial: ttyS0: IRQ 4 (GSI %u) reaches no usable I/O APIC; its input is polled from the tick",
+	       gsi);
+}
+
 static void header_checksum(struct hcase *c, const char *sig)
 {
 	if (!strcmp(sig, "APIC"))
@@ -855,6 +921,52 @@ static void srat_header_length(struct hcase *c)
 	header_length(c, "SRAT");
 }
 
+/* MCFG: segment 0's ECAM window wrong in one of four ways. The kernel
+ * must say which, and scan PCI through the type 1 ports instead
+ * (drivers/pci/access.c); the pci suite checks what it found. */
+static void mcfg_window(struct hcase *c)
+{
+	header(&c->t, "MCFG", 1);
+	put64(&c->t, 0); /* reserved */
+	uint64_t base = 0xb0000000ull;
+	uint8_t start = 0, end = 0xff;
+	uint32_t extra = 0;
+	switch (rnd() % 4) {
+	case 0: /* over RAM */
+		c->field = "MCFG Base Address";
+		base = rnd_range(1, MEM / MIB / 2) * MIB;
+		expect(c, "ACPI: MCFG entry 0 (ECAM %#llx, buses 00-ff) overlaps memory of the memory map; "
+		       "ignored", (unsigned long long)base);
+		break;
+	case 1: /* in the MMIO hole, where nothing answers as ECAM */
+		c->field = "MCFG Base Address";
+		base = rnd_range(0xc00, 0xdff) * MIB;
+		expect(c, "PCI: ECAM at %#llx reads", (unsigned long long)base);
+		break;
+	case 2: /* no window from bus 0, where the scan starts */
+		c->field = "MCFG Start Bus Number";
+		start = (uint8_t)rnd_range(1, 0xff);
+		expect(c, "ACPI: MCFG has no usable entry for segment 0 from bus 0");
+		break;
+	default:
+		c->field = "MCFG header Length";
+		extra = (uint32_t)rnd_range(1, 15);
+		break;
+	}
+	put64(&c->t, base);
+	put16(&c->t, 0);
+	put8(&c->t, start);
+	put8(&c->t, end);
+	put32(&c->t, 0);
+	for (uint32_t i = 0; i < extra; i++)
+		put8(&c->t, 0);
+	finish(&c->t);
+	if (extra)
+		expect(c, "ACPI: MCFG Length %u is not its header and a whole number of 16-byte entries",
+		       (unsigned)c->t.len);
+	expect(c, "PCI: scanning bus 00 through type 1 ports");
+}
+
 struct hclass {
 	const char *name;
 	void (*build)(struct hcase *);
@@ -900,6 +1012,9 @@ static const struct hclass classes[] = {
 	{ "layout-interleave-1g", layout_interleave_1g, QEMU_ACPITABLE, NULL, LAYOUT },
 	{ "layout-reserved-node", layout_reserved_node, QEMU_ACPITABLE, NULL, LAYOUT },
 	{ "layout-random", layout_random, QEMU_ACPITABLE, NULL, LAYOUT },
+	{ "mcfg-window", mcfg_window, GRUB_ACPI, "MCFG", PCI },
+	{ "madt-ioapic-address", madt_ioapic_address, GRUB_ACPI, "APIC", TTY },
+	{ "madt-isa-override", madt_isa_override, GRUB_ACPI, "APIC", TTY },
 };
 #define NR_CLASSES (sizeof(classes) / sizeof(classes[0]))
 

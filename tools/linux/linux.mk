@@ -33,17 +33,24 @@ $(LINUX_INIT): $(LINUX_DIR)/init.c $(USER_DIR)/program_run.c $(USER_DIR)/program
 		-Wmissing-declarations -D_GNU_SOURCE -I$(USER_DIR) -static -o $@ \
 		$(LINUX_DIR)/init.c $(USER_DIR)/program_run.c
 
-# Fetched once: the script does nothing when the image is there.
-$(LINUX_VMLINUZ):
+# Fetched once: the script does nothing when the image and the virtio
+# modules are there.
+LINUX_MODULES_ORDER := $(LINUX_B)/modules/order
+$(LINUX_VMLINUZ) $(LINUX_MODULES_ORDER):
 	$(Q)$(LINUX_DIR)/fetch-kernel.sh $(LINUX_B)
 
-# /init alone: the programs and their manifest come from mmlab's archive,
-# which this one follows (tools/linux/init.c reads /etc/mmlab/programs and
-# runs /bin/NAME).
+# /init and the virtio block modules (/lib/modules/NAME.ko, and their load
+# order in /lib/modules/order, which init insmods at boot: a disk shows as
+# /dev/vda on Linux too): the programs and their manifest come from mmlab's
+# archive, which this one follows (tools/linux/init.c reads
+# /etc/mmlab/programs and runs /bin/NAME).
 LINUX_INIT_CPIO := $(LINUX_B)/init.cpio
-$(LINUX_INIT_CPIO): $(GEN_INIT_CPIO) $(LINUX_INIT)
+$(LINUX_INIT_CPIO): $(GEN_INIT_CPIO) $(LINUX_INIT) $(LINUX_MODULES_ORDER)
 	$(say) CPIO $@
-	$(Q)printf 'file /init $(LINUX_INIT) 0755 0 0\n' > $@.list
+	$(Q)printf 'file /init $(LINUX_INIT) 0755 0 0\ndir /lib 0755 0 0\ndir /lib/modules 0755 0 0\n' > $@.list
+	$(Q)printf 'file /lib/modules/order $(LINUX_MODULES_ORDER) 0644 0 0\n' >> $@.list
+	$(Q)for m in $$(cat $(LINUX_MODULES_ORDER)); do \
+		printf 'file /lib/modules/%s $(LINUX_B)/modules/%s 0644 0 0\n' $$m $$m; done >> $@.list
 	$(Q)$(GEN_INIT_CPIO) $@.list > $@.tmp
 	$(Q)mv $@.tmp $@
 

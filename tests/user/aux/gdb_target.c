@@ -48,14 +48,20 @@ int main(void)
 	sparse[8 * PAGE_4K] = 1;
 	mprotect(sparse + 12 * PAGE_4K, 4 * PAGE_4K, PROT_READ);
 
+	/* A shared anonymous page: a page of a file on the internal tmpfs,
+	 * in that file's page cache. */
+	char *shared = mmap(NULL, 4 * PAGE_4K, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared != MAP_FAILED)
+		touch(shared, 4 * PAGE_4K);
+
 	/* A hugetlb page, if the machine has a pool. */
 	char *huge = mmap(NULL, 2 * MiB, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
 	if (huge != MAP_FAILED)
 		huge[0] = 1;
 
-	printf("gdb_target: pid %d: thp %p bound %p sparse %p hugetlb %p\n", (int)getpid(), thp,
-	       bound, sparse, huge == MAP_FAILED ? NULL : huge);
+	printf("gdb_target: pid %d: thp %p bound %p sparse %p shared %p hugetlb %p\n", (int)getpid(), thp,
+	       bound, sparse, shared == MAP_FAILED ? NULL : shared, huge == MAP_FAILED ? NULL : huge);
 	fflush(stdout);
 	int fd = open("/proc/sysrq-trigger", O_WRONLY);
 	/* Page tables freed after an RCU grace period (pagetable_free_deferred):

@@ -153,7 +153,7 @@ const char *errno_name(int err)
 		{ EINVAL, "EINVAL" }, { EMFILE, "EMFILE" },   { ESPIPE, "ESPIPE" },
 		{ EROFS, "EROFS" },   { ERANGE, "ERANGE" },   { ENOSYS, "ENOSYS" },
 		{ EOVERFLOW, "EOVERFLOW" }, { EOPNOTSUPP, "EOPNOTSUPP" },
-		{ ENAMETOOLONG, "ENAMETOOLONG" },
+		{ ENAMETOOLONG, "ENAMETOOLONG" }, { ENXIO, "ENXIO" }, { ENOTTY, "ENOTTY" },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (names[i].err == err)

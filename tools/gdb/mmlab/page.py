@@ -61,9 +61,19 @@ def vmalloc_area_of_page(page_addr):
     return None
 
 
+def _file_mapping(p):
+    """The address_space of a page in a file's page cache, else None: a
+    mapping without PAGE_MAPPING_ANON (the kernel's in_page_cache)."""
+    m = int(p["mapping"])
+    if not m or m & 1:
+        return None
+    return gdb.Value(m).cast(gdb.lookup_type("struct address_space").pointer())
+
+
 def owner(pfn):
     """A short description of who has the page: buddy, per-CPU list, slab,
-    page table, hugetlb, THP, user, vmalloc, large kmalloc, reserved."""
+    page table, hugetlb, THP, page cache, user, vmalloc, large kmalloc,
+    reserved."""
     page = utils.pfn_to_page(pfn)
     p = page.dereference()
     flag = lambda n: utils.page_flag(p, n)
@@ -101,6 +111,14 @@ def owner(pfn):
     if flag("anon_tail"):
         return "THP: tail page mapped by PTEs, head pfn %#x, mapcount %d" % (
             pfn - int(p["private"]), mapcount)
+    if flag("shmem_thp") or flag("shmem_tail") or _file_mapping(p):
+        head = (page - int(p["private"])).dereference() if flag("shmem_tail") else p
+        mapping = _file_mapping(head)
+        host = mapping["host"] if mapping is not None else None
+        return "page cache: index %d of inode %s, mapcount %d%s" % (
+            int(head["index"]) + (pfn - utils.page_to_pfn(head.address)),
+            "?" if host is None or int(host) == 0 else int(host["i_ino"]), mapcount,
+            " (a tmpfs huge page)" if flag("shmem_thp") or flag("shmem_tail") else "")
     if flag("head") and mapcount > 0:
         order = int(p["private"])
         hpage = utils.const("PMD_SHIFT") - utils.const("PAGE_SHIFT")
