@@ -274,6 +274,8 @@ static int copy_new_process(struct task_struct *p, struct task_struct *parent,
 	}
 	spin_lock(&psig->siglock);
 	memcpy(sig->rlim, psig->rlim, sizeof(sig->rlim));
+	sig->oom_score_adj = psig->oom_score_adj; /* Linux's copy_signal */
+	sig->oom_score_adj_min = psig->oom_score_adj_min;
 	spin_unlock(&psig->siglock);
 	p->tgid = p->pid;
 	p->group_leader = p;

@@ -80,6 +80,7 @@
 #define PF_IDLE 0x00000002    /* a CPU's idle task */
 #define PF_FORKNOEXEC 0x00000040 /* made by fork and has not exec'd (setpgid's EACCES) */
 #define PF_MEMALLOC 0x00000800       /* reclaiming: no reclaim recursion (memalloc_noreclaim_save) */
+#define PF_KSWAPD 0x00020000         /* a node's kswapd (mm/kswapd.c) */
 #define PF_MEMALLOC_NOFS 0x00040000  /* every allocation is GFP_NOFS (memalloc_nofs_save) */
 #define PF_MEMALLOC_NOIO 0x00080000  /* every allocation is GFP_NOIO (memalloc_noio_save) */
 #define PF_KTHREAD 0x00200000 /* made by kthread_create_on_cpu */

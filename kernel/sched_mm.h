@@ -63,6 +63,8 @@ static inline unsigned int memalloc_nofs_save(void) { return memalloc_flags_save
 static inline void memalloc_nofs_restore(unsigned int flags) { memalloc_flags_restore(flags); }
 static inline unsigned int memalloc_noio_save(void) { return memalloc_flags_save(PF_MEMALLOC_NOIO); }
 static inline void memalloc_noio_restore(unsigned int flags) { memalloc_flags_restore(flags); }
+/* Linux's current_is_kswapd. */
+static inline bool current_is_kswapd(void) { return current_pflags() & PF_KSWAPD; }
 static inline unsigned int memalloc_noreclaim_save(void) { return memalloc_flags_save(PF_MEMALLOC); }
 static inline void memalloc_noreclaim_restore(unsigned int flags) { memalloc_flags_restore(flags); }
 

@@ -240,6 +240,10 @@ struct signal_struct {
 	struct list_head dead_leaders;
 	struct process_result result; /* filled by the last thread */
 	struct rlimit rlim[RLIM_NLIMITS];
+	/* The OOM killer's knob (mm/oom.h), under siglock: inherited by
+	 * fork; oom_score_adj_min the floor a write without
+	 * CAP_SYS_RESOURCE may not go below. */
+	short oom_score_adj, oom_score_adj_min;
 	/* What the group's exited threads used (Linux's __exit_signal), under
 	 * siglock; getrusage(RUSAGE_SELF) adds the live threads' own. maxrss:
 	 * the largest peak RSS (pages) an address space of the group had. */

@@ -18,6 +18,7 @@
  * it (folio_ref_freeze). Here __free_pages frees whatever the count, and
  * filemap_migrate_folio compares the count under this lock without
  * freezing it: a speculative reference would be lost or go unseen. */
+#include "mm/swap.h"
 #include "mm/filemap.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
@@ -176,8 +177,10 @@ int filemap_migrate_folio(struct address_space *mapping, struct page *new, struc
 		ret = 0;
 	}
 	xas_unlock(&xas);
-	if (!ret)
+	if (!ret) {
+		folio_migrate_lru(new, old);
 		put_page(old); /* the page cache's */
+	}
 	return ret;
 }
 
@@ -198,6 +201,10 @@ int filemap_split_folio(struct address_space *mapping, struct page *head, unsign
 					__ATOMIC_RELAXED)) {
 		shmem_thp_prep_free(head);
 		split_page(head, order); /* each page its own, one reference: its index's */
+		/* One LRU entry becomes nr, while no reference can be taken
+		 * (mm/swap.c); after the THP's marks, whose words in the
+		 * second page become its LRU links. */
+		lru_split_folio(head, nr);
 		set_page_count(head, 1);
 		ret = 0;
 	}

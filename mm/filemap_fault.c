@@ -27,6 +27,7 @@
  * Locking: the fault's (mm/memory.c); a page found is installed only if
  * it is still the file's (or the object's) under the PTE lock
  * (shmem_page_current), and fault-around never allocates. */
+#include "mm/swap.h"
 #include "mm/secretmem.h"
 #include "mm/memory_internal.h"
 #include "lib/string.h"
@@ -90,6 +91,7 @@ static vm_fault_t filemap_map_pages(struct vm_fault *vmf, unsigned long start_pg
 		if (addr == vmf->address)
 			ret = VM_FAULT_NOPAGE;
 		shmem_page_mapped(mm, page); /* the lookup's reference is the mapping's */
+		mlock_vma_folio(page, vma);
 		set_pte_at(mm, addr, pte, fault_around_pte(vma, page));
 		mapped++;
 	} while (++index <= end_pgoff && (page = shmem_next_present_page(vma, &index, end_pgoff)));

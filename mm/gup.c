@@ -103,14 +103,8 @@ static void stats_add(const struct gup_stats *local)
  * (a free page: zero in the buddy and per-CPU lists). */
 static bool try_get_page(struct page *page)
 {
-	page = compound_head(page); /* a THP's 4 KiB page: the reference is the whole's */
-	int c = __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED);
-	do {
-		if (c <= 0)
-			return false;
-	} while (!__atomic_compare_exchange_n(&page->_refcount, &c, c + 1, false, __ATOMIC_ACQ_REL,
-					      __ATOMIC_RELAXED));
-	return true;
+	/* A THP's 4 KiB page: the reference is the whole's. */
+	return get_page_unless_zero(compound_head(page));
 }
 
 /* Linux's pte_access_permitted (x86): present, user, and writable for a

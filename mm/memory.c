@@ -41,6 +41,7 @@
 #include "mm/hugetlb_vma.h"
 #include "mm/vmstat.h"
 #include "mm/shmem.h"
+#include "mm/swap.h"
 
 struct page *zero_page;
 static unsigned long zero_pfn;
@@ -69,6 +70,7 @@ void anon_page_mapped(struct vm_area_struct *vma, struct page *page, unsigned lo
 {
 	bool compound = nr > 1;
 	page_add_new_anon_rmap(page, vma, address, compound);
+	folio_add_lru_vma(page, vma); /* Linux's do_anonymous_page: on the LRU once mapped */
 	add_mm_rss_counter(vma->vm_mm, MM_ANONPAGES, (long)nr);
 	__atomic_add_fetch(&anon_pages, (long)nr, __ATOMIC_RELAXED);
 	if (compound)
@@ -169,9 +171,10 @@ bool fault_install_pte(struct vm_fault *vmf, pte_t orig, pte_t entry, struct pag
 			put_page(page);
 		return false;
 	}
-	if (page && (vmf->vma->vm_shm || page == vmf->page))
+	if (page && (vmf->vma->vm_shm || page == vmf->page)) {
 		shmem_page_mapped(mm, page); /* a file's page: Linux's page_add_file_rmap */
-	else if (page)
+		mlock_vma_folio(page, vmf->vma);
+	} else if (page)
 		anon_page_mapped(vmf->vma, page, vmf->address, 1);
 	set_pte_at(mm, vmf->address, pte, entry);
 	/* A none entry became non-none: the table counts one more entry. The
@@ -261,6 +264,7 @@ static vm_fault_t wp_page_copy(struct vm_fault *vmf, pte_t orig, struct page *ol
 		return 0; /* changed meanwhile: the access faults again if it must */
 	}
 	anon_page_mapped(vma, new, vmf->address, 1);
+	munlock_vma_folio(old, vma);
 	pte_page_unmapped(mm, old);
 	/* A present entry stays present: the table's count is unchanged. */
 	set_pte_at(mm, vmf->address, pte, entry);

@@ -36,6 +36,7 @@
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
+#include "mm/swap.h"
 #include "mm/hugetlb_vma.h"
 
 int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
@@ -100,9 +101,10 @@ static int migrate_shared_page(struct mm_struct *caller, struct page *old, struc
 	struct rmap_walk_control unmap = { .arg = &sm, .rmap_one = try_to_migrate_one };
 	rmap_walk(old, &unmap);
 	bool moved = !sm.busy && page_mapcount(old) == 0 && page_ref_count(old) == 1;
-	if (moved)
+	if (moved) {
 		memcpy(page_address(new), page_address(old), PAGE_SIZE);
-	else
+		folio_migrate_lru(new, old);
+	} else
 		sm.new = old; /* the entries map old again */
 	struct rmap_walk_control remap = { .arg = &sm, .rmap_one = remove_migration_pte };
 	rmap_walk(new, &remap);
@@ -208,6 +210,7 @@ int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct pag
 		goto fail;
 	}
 	memcpy(page_address(new), page_address(old), PAGE_SIZE);
+	folio_migrate_lru(new, old); /* before the mapping's add, which then finds it there */
 	anon_page_mapped(vma, new, addr, 1);
 	new->mapping = old->mapping; /* the old page's place in the reverse map */
 	new->index = old->index;
@@ -266,6 +269,9 @@ static int migrate_huge_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned lon
 		goto fail;
 	}
 	memcpy(page_address(new), page_address(old), PMD_SIZE);
+	/* The THP's marks first: the LRU counts it as 512 pages. */
+	page_set_flag(new, PG_anon_thp);
+	folio_migrate_lru(new, old);
 	anon_page_mapped(vma, new, haddr, HPAGE_PMD_NR);
 	new->mapping = old->mapping;
 	new->index = old->index;

@@ -7,10 +7,18 @@
  * least clear_page_uncached_threshold() long has its huge pages cleared
  * uncached (mm/memory.c's populate_vma_range).
  *
- * mmlab has no swap and no reclaim of user pages, so a locked page is no
- * more resident than any other: what mlock changes here is VM_LOCKED
- * (VmLck, smaps' Locked and "lo", MADV_DONTNEED's -EINVAL, mprotect's
- * populate) and the populate. RLIMIT_MEMLOCK limits what a process
+ * mmlab has no swap, so a locked page is no more resident than any
+ * other; what mlock changes is VM_LOCKED (VmLck, smaps' Locked and "lo",
+ * MADV_DONTNEED's -EINVAL, mprotect's populate), the populate, and the
+ * pages' place on the LRU: as Linux 6.1's, each page a VM_LOCKED VMA maps
+ * is PG_mlocked and on its node's unevictable list, with an mlock_count
+ * of the locked VMAs that mapped it (mlock_folio when a VMA is locked or
+ * a locked VMA faults it, munlock_folio when a VMA is unlocked or a
+ * locked VMA's PTE goes), and back on the inactive list when the count
+ * reaches 0 (Meminfo's Mlocked and Unevictable, vmstat's
+ * unevictable_pgs_*). A THP mapped by PTEs is left alone, as Linux 6.1's
+ * mlock_pte_range leaves a large folio; a huge PMD's unmap does not
+ * munlock (the page's free clears it: unevictable_pgs_cleared). RLIMIT_MEMLOCK limits what a process
  * without CAP_IPC_LOCK locks (can_do_mlock, mlock_future_ok); mmlab
  * keeps no locked_vm counter: the pages of the VM_LOCKED VMAs are counted
  * when asked (mm_locked_vm), which is what Linux's counter holds. Hugetlb
@@ -25,10 +33,145 @@
 #include "kernel/syscall.h"
 #include "kernel/sched.h"
 #include "kernel/unistd.h"
+#include "mm/huge_memory.h"
+#include "mm/memory.h"
+#include "mm/mm_inline.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
+#include "mm/pagewalk.h"
+#include "mm/swap.h"
+#include "mm/vmstat.h"
 #include "mm/secretmem.h"
 #include "mm/vma.h"
+
+/* --- the pages -------------------------------------------------------- */
+
+void mlock_folio(struct page *page)
+{
+	struct lruvec *lruvec = folio_lruvec(page);
+	unsigned long nr = folio_nr_pages(page), flags;
+	spin_lock_irqsave(&lruvec->lru_lock, flags);
+	if (!page_test_flag(page, PG_mlocked)) {
+		__atomic_or_fetch(&page->flags, 1ul << PG_mlocked, __ATOMIC_RELAXED);
+		lruvec->nr_mlock += nr;
+		count_vm_events(UNEVICTABLE_PGMLOCKED, nr);
+	}
+	/* Off the LRU (isolated), it goes to the unevictable list when it
+	 * is put back, with a count of 1 (mm/swap.c lru_add_locked). */
+	if (page_test_flag(page, PG_lru)) {
+		if (page_test_flag(page, PG_unevictable)) {
+			(*folio_mlock_count(page))++;
+		} else {
+			lruvec_del_folio(lruvec, page);
+			__atomic_and_fetch(&page->flags, ~(1ul << PG_active), __ATOMIC_RELAXED);
+			__atomic_or_fetch(&page->flags, 1ul << PG_unevictable, __ATOMIC_RELAXED);
+			*folio_mlock_count(page) = 1;
+			lruvec_add_folio(lruvec, page);
+			count_vm_events(UNEVICTABLE_PGCULLED, nr);
+		}
+	}
+	spin_unlock_irqrestore(&lruvec->lru_lock, flags);
+}
+
+void munlock_folio(struct page *page)
+{
+	struct lruvec *lruvec = folio_lruvec(page);
+	unsigned long nr = folio_nr_pages(page), flags;
+	spin_lock_irqsave(&lruvec->lru_lock, flags);
+	bool on_list = page_test_flag(page, PG_lru) && page_test_flag(page, PG_unevictable);
+	if (on_list && *folio_mlock_count(page) && --*folio_mlock_count(page))
+		goto out; /* another locked VMA maps it still */
+	if (page_test_flag(page, PG_mlocked)) {
+		__atomic_and_fetch(&page->flags, ~(1ul << PG_mlocked), __ATOMIC_RELAXED);
+		lruvec->nr_mlock -= nr;
+		count_vm_events(UNEVICTABLE_PGMUNLOCKED, nr);
+	}
+	if (on_list) {
+		/* Evictable again: to the inactive list (Linux's
+		 * unevictable_pgs_rescued). */
+		lruvec_del_folio(lruvec, page);
+		__atomic_and_fetch(&page->flags, ~(1ul << PG_unevictable), __ATOMIC_RELAXED);
+		lruvec_add_folio(lruvec, page);
+		count_vm_events(UNEVICTABLE_PGRESCUED, nr);
+	}
+out:
+	spin_unlock_irqrestore(&lruvec->lru_lock, flags);
+}
+
+/* The page an entry maps, if it is one the LRU holds as a whole: not the
+ * zero page, not a 4 KiB piece of a THP (Linux 6.1's mlock_pte_range
+ * skips large folios mapped by PTEs). */
+static struct page *lru_page_of_pte(pte_t pte)
+{
+	if (!pte_present(pte) || is_zero_pfn(pte_pfn(pte)) || !pfn_valid(pte_pfn(pte)))
+		return NULL;
+	struct page *page = pfn_to_page(pte_pfn(pte));
+	if (compound_head(page) != page || folio_nr_pages(page) != 1)
+		return NULL;
+	return page;
+}
+
+static int mlock_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
+{
+	(void)addr;
+	struct page *page = lru_page_of_pte(pte);
+	if (page && page_test_flag(page, PG_lru)) {
+		if (walk->vma->vm_flags & VM_LOCKED)
+			mlock_folio(page);
+		else
+			munlock_folio(page);
+	}
+	return 0;
+}
+
+static int mlock_huge_pmd(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	(void)addr;
+	(void)next;
+	if (is_huge_zero_pmd(pmd))
+		return 0;
+	struct page *page = pfn_to_page(pmd_pfn(pmd));
+	if (walk->vma->vm_flags & VM_LOCKED)
+		mlock_folio(page);
+	else
+		munlock_folio(page);
+	return 0;
+}
+
+static int mlock_hugetlb(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			 struct mm_walk *walk)
+{
+	/* Never reached: mlock_fixup leaves hugetlb VMAs alone, and their
+	 * pages are never on the LRU. */
+	(void)pte, (void)hmask, (void)addr, (void)next, (void)walk;
+	return 0;
+}
+
+static const struct mm_walk_ops mlock_walk_ops = {
+	.pte_entry = mlock_pte_entry,
+	.huge_pmd_entry = mlock_huge_pmd,
+	.hugetlb_entry = mlock_hugetlb,
+};
+
+/* Linux 6.1's mlock_vma_pages_range: the pages vma maps in [start, end)
+ * are mlocked or munlocked as its new flags say. A huge PMD that covers
+ * only part of the range is mlocked as a whole, as Linux's. */
+static void mlock_vma_pages_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	walk_page_range_vma(vma, start, end, &mlock_walk_ops, NULL);
+}
+
+void mlock_vma_folio(struct page *page, struct vm_area_struct *vma)
+{
+	if ((vma->vm_flags & VM_LOCKED) && compound_head(page) == page && page_test_flag(page, PG_lru))
+		mlock_folio(page);
+}
+
+void munlock_vma_folio(struct page *page, struct vm_area_struct *vma)
+{
+	if ((vma->vm_flags & VM_LOCKED) && compound_head(page) == page && folio_nr_pages(page) == 1)
+		munlock_folio(page);
+}
 
 /* Linux's mlock_fixup: the range's VMA gets newflags (split or merged as
  * mprotect's would), unless it is a hugetlb VMA or nothing changes. */
@@ -38,10 +181,15 @@ static int mlock_fixup(struct mm_struct *mm, struct vm_area_struct *vma, struct 
 	*out = vma;
 	if (newflags == vma->vm_flags || is_vm_hugetlb_page(vma) || vma_is_secretmem(vma))
 		return 0;
+	bool was_locked = vma->vm_flags & VM_LOCKED;
 	struct vm_area_struct *v = vma_modify_flags(mm, vma, start, end, newflags);
 	if (!v)
 		return -ENOMEM;
 	*out = v;
+	/* Only a change of VM_LOCKED changes the pages (a change between
+	 * VM_LOCKED and VM_LOCKED|VM_LOCKONFAULT does not). */
+	if (was_locked != ((newflags & VM_LOCKED) != 0))
+		mlock_vma_pages_range(v, max(start, v->vm_start), min(end, v->vm_end));
 	return 0;
 }
 

@@ -65,6 +65,10 @@ KERNEL_SRCS += \
 	mm/pte_ref.c \
 	mm/shrinker.c \
 	mm/slab.c \
+	mm/swap.c \
+	mm/vmscan.c \
+	mm/kswapd.c \
+	mm/oom_kill.c \
 	mm/slab_common.c \
 	mm/teardown.c \
 	mm/truncate.c \

@@ -16,7 +16,8 @@
  *    the head of a THP): mapping names its anon_vma (mm/rmap.h) with the
  *    PAGE_MAPPING_ANON bit set, index its page offset (linear_page_index),
  *    both set when it is first mapped and cleared when its last mapping
- *    goes; private stays a THP head's order;
+ *    goes; private stays a THP head's order; _user_lru links it into its
+ *    node's LRU lists while PG_lru (a THP by its head only);
  *  - a slab (PG_slab): the slab fields;
  *  - a page-table page (PG_table): a reference count and a back-pointer to
  *    the PMD entry that maps it (used by the refcounted PTE tables), and
@@ -48,6 +49,15 @@ enum pageflags {
 		       * private is its distance to the head */
 	PG_shmem_thp, /* heads an order-9 page in a tmpfs file's page cache (mm/shmem_huge.c) */
 	PG_shmem_tail, /* another page of one: private is its distance to the head */
+	/* Reclaim's (Linux's names and meanings; mm/mm_inline.h, mm/swap.c):
+	 * a user page (4 KiB, or a THP's head, one entry for the whole) */
+	PG_lru,        /* on its node's LRU lists (_user_lru links it) */
+	PG_active,     /* on an active list, not an inactive one */
+	PG_referenced, /* referenced once since it was last aged (folio_mark_accessed) */
+	PG_unevictable, /* on the unevictable "list" (counted, not linked: mlocked) */
+	PG_swapbacked, /* backed by swap, not a file: anonymous and tmpfs pages,
+			* on the anon lists as Linux's (folio_is_file_lru) */
+	PG_mlocked,    /* mapped by a VM_LOCKED VMA (mm/mlock.c) */
 	NR_PAGEFLAGS
 };
 
@@ -65,7 +75,10 @@ struct page {
 			unsigned long private;
 		};
 		struct { /* a user page: Linux's folio->mapping and ->index */
-			unsigned long _user_lru[2]; /* lru: reclaim's lists, one day */
+			unsigned long _user_lru[2]; /* lru: on an LRU list (PG_lru,
+						     * mm/mm_inline.h); on the
+						     * unevictable one [1] holds
+						     * the mlock_count, as Linux 6.1 */
 			unsigned long _user_private; /* private (a THP head's order) */
 			union {
 				void *mapping;      /* anon_vma | PAGE_MAPPING_ANON */
@@ -154,6 +167,18 @@ static inline int page_ref_count(const struct page *p) { return p->_refcount; }
 static inline void set_page_count(struct page *p, int v) { p->_refcount = v; }
 /* A reference to the whole page p is part of (a hugetlb page, a THP). */
 static inline void get_page(struct page *p) { __atomic_add_fetch(&compound_head(p)->_refcount, 1, __ATOMIC_RELAXED); }
+/* Linux's get_page_unless_zero (folio_try_get): a reference on p itself
+ * unless its count is zero (free in the buddy or per-CPU lists, or its
+ * last reference going). */
+static inline bool get_page_unless_zero(struct page *p)
+{
+	int c = __atomic_load_n(&p->_refcount, __ATOMIC_RELAXED);
+	do {
+		if (c <= 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&p->_refcount, &c, c + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	return true;
+}
 
 /* Sections: the granularity at which the vmemmap is populated. */
 #define SECTION_SIZE_BITS 27 /* 128 MiB */

@@ -10,11 +10,12 @@
  *  - per-CPU lists for order 0 and the THP order, refilled and drained
  *    in batches (page_alloc_pcp.c);
  *  - the allocation policy, here: preferred node, fallback by distance,
- *    watermarks, and the slow path (drain, shrink, retry per GFP flags);
+ *    watermarks, and the slow path (wake kswapd, drain, direct reclaim,
+ *    retry per GFP flags and should_reclaim_retry);
  *  - checks on every free and every allocation ("BUG: Bad page state",
  *    page_alloc_checks.c).
  * Setup is in page_alloc_init.c, counts and reports in page_alloc_stats.c,
- * the shrinkers in shrinker.c.
+ * the shrinkers in shrinker.c, reclaim in vmscan.c and kswapd.c.
  *
  * Invariant kept here: a page is handed out only after check_new_page
  * passed (when the checks are on: is_check_pages_enabled), with refcount 1 (above order 0 also PG_head, private == order),
@@ -35,6 +36,9 @@
 #include "mm/hugetlb.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
+#include "mm/swap.h"
+#include "mm/kswapd.h"
+#include "mm/vmscan.h"
 #include "lib/string.h"
 
 pg_data_t *node_data[MAX_NUMNODES];
@@ -77,9 +81,11 @@ static inline bool thp_on_this_cpu(const pg_data_t *pgdat, unsigned int order)
 	return order == pageblock_order && READ_ONCE(pgdat->pcp[smp_processor_id()].thp_count);
 }
 
-static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int alloc_flags)
+/* Linux's __zone_watermark_ok, with the free pages to judge by. */
+static inline bool __watermark_ok(const pg_data_t *pgdat, unsigned int order, unsigned long mark, int alloc_flags,
+				  unsigned long free)
 {
-	long min = (long)pgdat->watermark[alloc_flags & ALLOC_WMARK_MASK];
+	long min = (long)mark;
 	if (alloc_flags & ALLOC_HIGH)
 		min -= min / 2;
 	if (alloc_flags & ALLOC_HARDER)
@@ -90,8 +96,19 @@ static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int 
 	if (order && !(pgdat->free_mask >> order) && !thp_on_this_cpu(pgdat, order))
 		return false;
 	if (alloc_flags & ALLOC_NO_WATERMARKS)
-		return pgdat->nr_free >= (1ul << order);
-	return (long)pgdat->nr_free - (long)(1ul << order) + 1 > min;
+		return free >= (1ul << order);
+	return (long)free - (long)(1ul << order) + 1 > min;
+}
+
+static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int alloc_flags)
+{
+	return __watermark_ok(pgdat, order, pgdat->watermark[alloc_flags & ALLOC_WMARK_MASK], alloc_flags,
+			      pgdat->nr_free);
+}
+
+bool node_watermark_ok(pg_data_t *pgdat, unsigned int order, unsigned long mark)
+{
+	return __watermark_ok(pgdat, order, mark, 0, READ_ONCE(pgdat->nr_free));
 }
 
 /* Linux's zone_statistics(). The counters are this CPU's own
@@ -213,12 +230,16 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
 
 /* --- the slow path ------------------------------------------------------ */
 
-/* Linux's __alloc_pages_slowpath, reduced to what mmlab has: no kswapd,
- * no compaction, no OOM killer. gfp has the task's scope applied already
- * (current_gfp_context, in __alloc_pages_full): reclaim sees GFP_NOFS
- * inside memalloc_nofs_save whatever the caller passed, and shrink_slab
- * calls only the shrinkers that context allows.
+/* Linux 6.1's __alloc_pages_slowpath, reduced to what mmlab has: no
+ * compaction yet, no OOM killer yet. gfp has the task's scope applied
+ * already (current_gfp_context, in __alloc_pages_full): reclaim sees
+ * GFP_NOFS inside memalloc_nofs_save whatever the caller passed (no
+ * swap-out without __GFP_IO, shrink_slab only the shrinkers the context
+ * allows).
  *
+ *   - __GFP_KSWAPD_RECLAIM (GFP_NOWAIT and GFP_ATOMIC too): the kswapd of
+ *     every node the request may use is woken (wake_all_kswapds), on
+ *     entry and on every retry, as Linux's;
  *   - non-blocking (no __GFP_DIRECT_RECLAIM): min watermark, the local
  *     per-CPU lists, and that is all: never a sleep, never reclaim;
  *   - PF_MEMALLOC (memalloc_noreclaim_save, a reclaimer allocating): no
@@ -226,15 +247,77 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
  *     unless __GFP_NOMEMALLOC;
  *   - __GFP_NORETRY: one round of reclaim, then fail;
  *   - costly orders fail after one round unless __GFP_RETRY_MAYFAIL;
- *   - __GFP_RETRY_MAYFAIL and the rest: retry while reclaim makes
- *     progress, fail after MAX_RECLAIM_RETRIES rounds without;
+ *   - __GFP_RETRY_MAYFAIL and the rest: retry as long as Linux's
+ *     should_reclaim_retry says: while the free and reclaimable pages of
+ *     a node would pass its min watermark (less a share that grows with
+ *     each round without progress), at most MAX_RECLAIM_RETRIES rounds
+ *     without progress;
  *   - __GFP_NOFAIL: never fails; half the reserve once reclaim did not
  *     help, lets other tasks run between tries, and warns (once per
  *     request) when it has waited long. */
-#define MAX_RECLAIM_RETRIES 16
 #define NOFAIL_STALL_WARN_LOOPS 1000
 
 unsigned long nofail_retries;
+
+/* Linux's wake_all_kswapds: each node the request may use. */
+static void wake_all_kswapds(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask)
+{
+	pg_data_t *pref = node_data[nid];
+	for (int i = 0; i < pref->nr_fallback; i++) {
+		int n = pref->fallback[i];
+		if ((gfp & __GFP_THISNODE) && n != nid)
+			continue;
+		if (!nodemask || node_isset(n, *nodemask))
+			wakeup_kswapd(node_data[n], gfp, order);
+	}
+}
+
+/* Linux's __alloc_pages_direct_reclaim: reclaim (mm/vmscan.c), then try
+ * again, once more after draining the per-CPU lists (what reclaim freed
+ * may sit there); *progress is what reclaim reported. */
+static struct page *alloc_pages_direct_reclaim(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask,
+					       int alloc_flags, unsigned long *progress)
+{
+	*progress = try_to_free_pages(gfp, order, nid, nodemask);
+	if (!*progress)
+		return NULL;
+	struct page *page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
+	if (!page) {
+		drain_all_pages();
+		page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
+	}
+	return page;
+}
+
+/* Linux 6.1's should_reclaim_retry: whether another round of reclaim may
+ * succeed. Progress (for orders up to PAGE_ALLOC_COSTLY_ORDER) starts the
+ * count of rounds without it again; past MAX_RECLAIM_RETRIES of them, no.
+ * Otherwise yes when a node's free pages and what reclaim could free
+ * there (node_reclaimable_pages: nothing of the anon lists without
+ * swap), less a share growing with the rounds without progress, would
+ * pass its min watermark. */
+static bool should_reclaim_retry(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask,
+				 int alloc_flags, bool did_some_progress, unsigned int *no_progress_loops)
+{
+	if (did_some_progress && order <= PAGE_ALLOC_COSTLY_ORDER)
+		*no_progress_loops = 0;
+	else
+		(*no_progress_loops)++;
+	if (*no_progress_loops > MAX_RECLAIM_RETRIES)
+		return false;
+	pg_data_t *pref = node_data[nid];
+	for (int i = 0; i < pref->nr_fallback; i++) {
+		int n = pref->fallback[i];
+		if (((gfp & __GFP_THISNODE) && n != nid) || (nodemask && !node_isset(n, *nodemask)))
+			continue;
+		pg_data_t *pgdat = node_data[n];
+		unsigned long available = node_reclaimable_pages(pgdat) + READ_ONCE(pgdat->nr_free);
+		available -= (*no_progress_loops * available + MAX_RECLAIM_RETRIES - 1) / MAX_RECLAIM_RETRIES;
+		if (__watermark_ok(pgdat, order, pgdat->watermark[WMARK_MIN], alloc_flags, available))
+			return true;
+	}
+	return false;
+}
 
 static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
 						     const nodemask_t *nodemask)
@@ -246,14 +329,18 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 		alloc_flags |= ALLOC_HARDER;
 	bool pfmemalloc = (current_pflags() & PF_MEMALLOC) && !(gfp & __GFP_NOMEMALLOC);
 
-	/* Below low but above min is what min is for (kswapd would be woken
-	 * here; mmlab has none, so direct reclaim does its work). */
+	/* Below low: kswapd reclaims in the background; meanwhile the
+	 * pages between low and min are what min is for. */
+	if (gfp & __GFP_KSWAPD_RECLAIM)
+		wake_all_kswapds(gfp, order, nid, nodemask);
 	struct page *page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
 	if (page)
 		return page;
 
 	unsigned int no_progress = 0;
 	for (unsigned long loops = 0;; loops++) {
+		if (loops && (gfp & __GFP_KSWAPD_RECLAIM))
+			wake_all_kswapds(gfp, order, nid, nodemask);
 		/* Pages sitting in per-CPU lists count for nothing above. */
 		/* Not for non-blocking high-order requests (as in Linux, only
 		 * direct reclaim drains for them): order-0 pages on per-CPU
@@ -276,8 +363,7 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			if (page)
 				return page;
 		} else if (!(current_pflags() & PF_MEMALLOC)) {
-			reclaimed = shrink_slab(gfp, nid);
-			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
+			page = alloc_pages_direct_reclaim(gfp, order, nid, nodemask, alloc_flags, &reclaimed);
 			if (page)
 				return page;
 		}
@@ -300,9 +386,7 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			return NULL;
 		if (order > PAGE_ALLOC_COSTLY_ORDER && !(gfp & __GFP_RETRY_MAYFAIL))
 			return NULL;
-		if (reclaimed)
-			no_progress = 0;
-		else if (++no_progress > MAX_RECLAIM_RETRIES)
+		if (!should_reclaim_retry(gfp, order, nid, nodemask, alloc_flags, reclaimed != 0, &no_progress))
 			return NULL;
 	}
 }
@@ -477,6 +561,7 @@ static __always_inline void __free_pages_caller(struct page *page, unsigned int 
 	unsigned long flags;
 	spin_lock_irqsave(&pgdat->lock, flags);
 	free_one_page(page, page_to_pfn(page), pgdat, order);
+	note_node_refilled(pgdat);
 	spin_unlock_irqrestore(&pgdat->lock, flags);
 }
 
@@ -545,6 +630,11 @@ void put_page(struct page *page)
 		free_huge_folio(page, false);
 		return;
 	}
+	/* Off the LRU lists, reclaim's flags cleared (Linux's
+	 * __page_cache_release, mm/swap.c), while the page still says how
+	 * many pages it is. */
+	if (page->flags & LRU_PAGE_FLAGS)
+		page_cache_release(page);
 	if (page_test_flag(page, PG_anon_thp))
 		thp_prep_free(page); /* mm/rmap.h: freed as the order-9 block it was */
 	else if (page_test_flag(page, PG_shmem_thp))

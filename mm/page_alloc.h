@@ -11,14 +11,17 @@
  * Allocation tries the preferred node, then the other nodes in order of SLIT
  * distance (the node's fallback list), those in the caller's nodemask
  * only, each above its low watermark; then
- * the slow path: the min watermark, draining per-CPU lists, the shrinkers
- * when the GFP flags allow direct reclaim, and retries as the flags say. */
+ * the slow path: kswapd woken (mm/kswapd.c), the min watermark, draining
+ * per-CPU lists, direct reclaim (mm/vmscan.c: the LRU lists and the
+ * shrinkers) when the GFP flags allow it, and retries as the flags and
+ * should_reclaim_retry say. */
 #ifndef MM_PAGE_ALLOC_H
 #define MM_PAGE_ALLOC_H
 
 #include "lib/list.h"
 #include "kernel/spinlock.h"
 #include "mm/gfp.h"
+#include "mm/mmzone.h"
 #include "mm/numa.h"
 #include "mm/page.h"
 
@@ -90,7 +93,11 @@ typedef struct pglist_data {
 	int nr_fallback;
 	struct per_cpu_pages pcp[NR_CPUS];
 	struct per_cpu_nodestat per_cpu_nodestats[NR_CPUS];
+	struct lruvec __lruvec; /* the node's LRU lists (mm/mmzone.h; Linux's pgdat->__lruvec) */
+	int kswapd_failures;    /* reclaim passes of kswapd that freed nothing (mm/kswapd.c) */
 } pg_data_t;
+
+static inline struct lruvec *node_lruvec(pg_data_t *pgdat) { return &pgdat->__lruvec; }
 
 extern pg_data_t *node_data[MAX_NUMNODES];
 #define NODE_DATA(nid) (node_data[nid])
@@ -161,6 +168,16 @@ void build_all_fallback_lists(void);
  * largest aligned blocks. The struct pages must be initialised. */
 void free_boot_range(unsigned long start_pfn, unsigned long end_pfn);
 void setup_watermarks(void);
+/* Whether pgdat has more than mark free pages after taking 2^order of
+ * them, and a block of that order (Linux's zone_watermark_ok). */
+bool node_watermark_ok(pg_data_t *pgdat, unsigned int order, unsigned long mark);
+/* /proc/sys/vm/min_free_kbytes and watermark_scale_factor (Linux 6.1's
+ * defaults: computed at boot, 10): the value, and the writes that set it
+ * and compute every node's watermarks again (0, or -EINVAL out of range:
+ * min_free_kbytes >= 0, watermark_scale_factor 1..3000). */
+extern int min_free_kbytes, watermark_scale_factor;
+int min_free_kbytes_write(int kbytes);
+int watermark_scale_factor_write(int factor);
 
 /* Statistics. */
 /* A NUMA counter of node nid summed over the CPUs (Linux's

@@ -47,6 +47,9 @@ void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, un
 		pgdat->pcp[cpu].batch = PCP_BATCH;
 		pgdat->pcp[cpu].high = PCP_HIGH;
 	}
+	spin_lock_init(&pgdat->__lruvec.lru_lock);
+	for (int lru = 0; lru < NR_LRU_LISTS; lru++)
+		INIT_LIST_HEAD(&pgdat->__lruvec.lists[lru]);
 	pgdat->node_start_pfn = start_pfn;
 	pgdat->node_spanned_pages = end_pfn > start_pfn ? end_pfn - start_pfn : 0;
 	node_data[nid] = pgdat;
@@ -218,26 +221,91 @@ static void report_tiny_node(const pg_data_t *pgdat)
 			: "left out of the fallback lists (its CPUs allocate from the nearest node)");
 }
 
-/* As Linux: min_free_kbytes = sqrt(16 * lowmem_kbytes), clamped to
- * [128 KiB, 256 MiB], shared between nodes by size; low and high sit a
- * quarter and a half of min above it. */
-void setup_watermarks(void)
+/* Linux 6.1's watermarks (mm/page_alloc.c): min_free_kbytes, from
+ * calculate_min_free_kbytes (4 * sqrt(lowmem_kbytes), clamped to
+ * [128 KiB, 256 MiB]) unless written through /proc/sys/vm/min_free_kbytes,
+ * is shared between the nodes by managed pages: a node's min. Low and high
+ * sit one step above min and above each other, the step the larger of a
+ * quarter of min and watermark_scale_factor / 10000 of the node's managed
+ * pages (__setup_per_zone_wmarks). Linux 6.1 has a fourth, WMARK_PROMO,
+ * for memory tiering, which mmlab does not have. */
+int min_free_kbytes = 1024;
+static int user_min_free_kbytes = -1;
+int watermark_scale_factor = 10;
+
+static unsigned long total_managed_pages(void)
 {
 	unsigned long managed = 0;
 	for (int nid = 0; nid < MAX_NUMNODES; nid++)
 		if (node_data[nid])
 			managed += node_data[nid]->managed_pages;
-	unsigned long min_kbytes = int_sqrt(managed * (PAGE_SIZE / 1024) * 16);
-	min_kbytes = min_kbytes < 128 ? 128 : min_kbytes > 262144 ? 262144 : min_kbytes;
-	unsigned long min_pages = min_kbytes / (PAGE_SIZE / 1024);
+	return managed;
+}
+
+/* Linux's calculate_min_free_kbytes: lowmem_kbytes is nr_free_buffer_pages
+ * (managed pages less the high watermarks: at boot, with none set yet,
+ * the managed pages; mmlab has no highmem). A value the user wrote that
+ * is larger stays. */
+static void calculate_min_free_kbytes(void)
+{
+	unsigned long lowmem_kbytes = total_managed_pages() * (PAGE_SIZE / 1024);
+	unsigned long new_min = int_sqrt(lowmem_kbytes * 16);
+	if (user_min_free_kbytes >= 0 && new_min <= (unsigned long)user_min_free_kbytes)
+		return;
+	if (user_min_free_kbytes >= 0)
+		pr_warn("min_free_kbytes is not updated to %lu because user defined value %d is preferred\n",
+			new_min, user_min_free_kbytes);
+	min_free_kbytes = (int)(new_min < 128 ? 128 : new_min > 262144 ? 262144 : new_min);
+}
+
+/* Linux's __setup_per_zone_wmarks. */
+static void setup_per_zone_wmarks(void)
+{
+	unsigned long pages_min = (unsigned long)min_free_kbytes >> (PAGE_SHIFT - 10);
+	unsigned long lowmem_pages = total_managed_pages();
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		pg_data_t *pgdat = node_data[nid];
 		if (!pgdat)
 			continue;
-		unsigned long m = managed ? min_pages * pgdat->managed_pages / managed : 0;
-		pgdat->watermark[WMARK_MIN] = m;
-		pgdat->watermark[WMARK_LOW] = m + m / 4;
-		pgdat->watermark[WMARK_HIGH] = m + m / 2;
-		report_tiny_node(pgdat);
+		unsigned long managed = pgdat->managed_pages;
+		unsigned long min = lowmem_pages ? pages_min * managed / lowmem_pages : 0;
+		unsigned long scaled = managed * (unsigned long)watermark_scale_factor / 10000;
+		unsigned long step = min >> 2 > scaled ? min >> 2 : scaled;
+		spin_lock(&pgdat->lock);
+		pgdat->watermark[WMARK_MIN] = min;
+		pgdat->watermark[WMARK_LOW] = min + step;
+		pgdat->watermark[WMARK_HIGH] = min + 2 * step;
+		spin_unlock(&pgdat->lock);
 	}
+}
+
+void setup_watermarks(void)
+{
+	calculate_min_free_kbytes();
+	setup_per_zone_wmarks();
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		if (node_data[nid])
+			report_tiny_node(node_data[nid]);
+}
+
+/* The writes of /proc/sys/vm/min_free_kbytes and watermark_scale_factor
+ * (Linux's min_free_kbytes_sysctl_handler and
+ * watermark_scale_factor_sysctl_handler): the value, then the
+ * watermarks again. */
+int min_free_kbytes_write(int kbytes)
+{
+	if (kbytes < 0)
+		return -EINVAL;
+	min_free_kbytes = user_min_free_kbytes = kbytes;
+	setup_per_zone_wmarks();
+	return 0;
+}
+
+int watermark_scale_factor_write(int factor)
+{
+	if (factor < 1 || factor > 3000)
+		return -EINVAL;
+	watermark_scale_factor = factor;
+	setup_per_zone_wmarks();
+	return 0;
 }

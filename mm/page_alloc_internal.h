@@ -271,6 +271,16 @@ static inline bool check_new_page(struct page *page)
 	return false;
 }
 
+/* Frees brought the node back above its high watermark: kswapd may try
+ * it again (mm/kswapd.c). Called under the node's lock by the frees that
+ * take it (the per-CPU lists' batches, the blocks above their orders):
+ * the per-page fast path pays nothing. */
+static inline void note_node_refilled(pg_data_t *pgdat)
+{
+	if (unlikely(pgdat->kswapd_failures) && pgdat->nr_free > pgdat->watermark[WMARK_HIGH])
+		pgdat->kswapd_failures = 0;
+}
+
 /* --- per-CPU lists ------------------------------------------------------ */
 
 /* The orders with per-CPU lists (Linux 6.1's pcp_allowed_order keeps

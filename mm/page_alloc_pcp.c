@@ -77,6 +77,7 @@ void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, 
 			page->flags &= ~BIT(PG_pcp);
 			free_one_page(page, page_to_pfn(page), pgdat, order);
 		}
+		note_node_refilled(pgdat);
 		spin_unlock(&pgdat->lock);
 		return;
 	}
@@ -88,6 +89,7 @@ void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, 
 		page->flags &= ~BIT(PG_pcp);
 		free_one_page(page, page_to_pfn(page), pgdat, 0);
 	}
+	note_node_refilled(pgdat);
 	spin_unlock(&pgdat->lock);
 }
 

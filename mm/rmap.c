@@ -9,6 +9,8 @@
 #include "mm/slab.h"
 #include "mm/vma.h"
 #include "mm/pgtable.h"
+#include "fs/fs.h"
+#include "mm/interval_tree.h"
 
 static long anon_vmas_alive, avcs_alive;
 static struct kmem_cache *anon_vma_cachep, *anon_vma_chain_cachep;
@@ -358,13 +360,18 @@ bool thp_subpage_exclusive(struct page *page)
 
 /* Linux's rmap_walk_anon: every VMA on the page's anon_vma's chain list
  * whose range holds the page's index. */
-void rmap_walk(struct page *page, const struct rmap_walk_control *rwc)
+void rmap_walk(struct page *page, struct rmap_walk_control *rwc)
 {
 	struct anon_vma *anon_vma = page_anon_vma(page);
 	if (!anon_vma)
 		return;
 	unsigned long pgoff = page_anon_index(page);
-	down_read(&anon_vma->root->rwsem);
+	if (!rwc->try_lock) {
+		down_read(&anon_vma->root->rwsem);
+	} else if (!down_read_trylock(&anon_vma->root->rwsem)) {
+		rwc->contended = true;
+		return;
+	}
 	struct anon_vma_chain *avc;
 	list_for_each_entry(avc, &anon_vma->head, same_anon_vma) {
 		struct vm_area_struct *vma = avc->vma;
@@ -376,4 +383,25 @@ void rmap_walk(struct page *page, const struct rmap_walk_control *rwc)
 			break;
 	}
 	up_read(&anon_vma->root->rwsem);
+}
+
+void rmap_walk_file(struct page *page, struct rmap_walk_control *rwc)
+{
+	struct address_space *mapping = compound_head(page)->mapping;
+	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_ANON))
+		return;
+	unsigned long index = page->index;
+	if (!rwc->try_lock) {
+		down_read(&mapping->i_mmap_rwsem);
+	} else if (!down_read_trylock(&mapping->i_mmap_rwsem)) {
+		rwc->contended = true;
+		return;
+	}
+	struct vm_area_struct *vma;
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, index, index) {
+		unsigned long address = vma->vm_start + ((index - vma->vm_pgoff) << PAGE_SHIFT);
+		if (!rwc->rmap_one(page, vma, address, rwc->arg))
+			break;
+	}
+	up_read(&mapping->i_mmap_rwsem);
 }

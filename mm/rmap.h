@@ -155,11 +155,25 @@ void anon_vma_move(struct vm_area_struct *dst, struct vm_area_struct *src);
 struct rmap_walk_control {
 	void *arg;
 	bool (*rmap_one)(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg);
+	/* Reclaim's walk (Linux's): the lock is tried, never waited for;
+	 * contended says a walk did not happen for it. */
+	bool try_lock;
+	bool contended;
 };
 /* Visits every VMA that may map the anonymous page page (mapped, and
  * kept so by the caller: a reference and a mapping that cannot go), with
  * the root anon_vma's rwsem held for reading. */
-void rmap_walk(struct page *page, const struct rmap_walk_control *rwc);
+void rmap_walk(struct page *page, struct rmap_walk_control *rwc);
+/* The same for a page of a file or of a shmem object (not PageAnon):
+ * every VMA of its mapping's i_mmap covering its index, with the
+ * i_mmap_rwsem held for reading (Linux's rmap_walk_file). */
+void rmap_walk_file(struct page *page, struct rmap_walk_control *rwc);
+/* Linux's folio_referenced (mm/vmscan.c): how many of the page's mappings had the
+ * accessed bit set, each one cleared and its TLB entry flushed
+ * (ptep_clear_flush_young); *vm_flags gets VM_LOCKED when a locked VMA
+ * maps it (the walk stops there, the page is mlocked). -1 when a lock
+ * could not be had without waiting: counted as referenced, as Linux. */
+int folio_referenced(struct page *page, unsigned long *vm_flags);
 /* The VMAs linked to anon_vma (its chain list), under no lock: for tests
  * of a quiet mm. */
 long anon_vma_nr_chains(struct anon_vma *anon_vma);

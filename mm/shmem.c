@@ -1,6 +1,7 @@
 /* Shared memory objects (shared anonymous memory as unnamed files of the
  * internal tmpfs, MAP_SHARED mappings of tmpfs files) and tmpfs itself,
  * Linux's mm/shmem.c: mm/shmem.h has the rules. */
+#include "mm/swap.h"
 #include "mm/shmem.h"
 #include "mm/shmem_fs.h"
 #include "fs/fs.h"
@@ -236,6 +237,9 @@ static struct page *shmem_get_or_alloc(struct inode *inode, struct vm_area_struc
 		int e = __filemap_add_folio(mapping, page, index, GFP_KERNEL);
 		if (!e) {
 			shmem_account(inode, 1);
+			/* Swap-backed, on the anon lists (Linux's
+			 * shmem_add_to_page_cache and folio_add_lru). */
+			folio_add_lru(page);
 			return page; /* the allocation's reference is the caller's */
 		}
 		shmem_free_unadded(inode, page);

@@ -32,6 +32,7 @@
  *
  * Locking: as mm/filemap.h: additions and the split under the xarray's
  * xa_lock; truncate and hole punch hold i_rwsem for writing. */
+#include "mm/swap.h"
 #include "mm/shmem.h"
 #include "mm/shmem_fs.h"
 #include "fs/fs.h"
@@ -143,6 +144,7 @@ struct page *shmem_alloc_huge(struct inode *inode, unsigned long index)
 		return NULL;
 	}
 	count_vm_event(THP_FILE_ALLOC);
+	folio_add_lru(head); /* one LRU entry for the 512 pages */
 	return head; /* with the allocation's reference, the caller's */
 }
 

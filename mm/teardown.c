@@ -23,6 +23,7 @@
  *     write lock, finds the entry none and never frees it twice;
  *   - scan: MADV_DONTNEED's zap frees a PTE table it emptied whole, under
  *     its PMD and PTE locks (mm/pt_reclaim.c). */
+#include "mm/swap.h"
 #include "mm/teardown.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -160,6 +161,7 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 				continue;
 			}
 			struct page *page = pfn_to_page(pte_pfn(entry));
+			munlock_vma_folio(page, details->vma); /* Linux's page_remove_rmap */
 			if (details->vma->vm_shm)
 				shmem_page_unmapped(mm, page);
 			else

@@ -7,6 +7,7 @@
 #include "mm/huge_memory.h"
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
+#include "mm/swap.h"
 
 struct vm_event_state vm_event_states[NR_CPUS];
 
@@ -55,8 +56,24 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 	(void)node;
 	/* nr_mapped: file (here shmem) pages mapped by a PTE, right after
 	 * nr_anon_pages as in Linux. */
-	seq_buf_printf(m, "nr_free_pages %lu\nnr_anon_pages %lu\nnr_mapped %lu\nnr_page_table_pages %lu\n",
-		       nr_free_pages(), nr_anon_pages(), nr_file_mapped_pages(), nr_user_pagetable_pages());
+	static const char *const lru_names[NR_LRU_LISTS] = {
+		[LRU_INACTIVE_ANON] = "inactive_anon", [LRU_ACTIVE_ANON] = "active_anon",
+		[LRU_INACTIVE_FILE] = "inactive_file", [LRU_ACTIVE_FILE] = "active_file",
+		[LRU_UNEVICTABLE] = "unevictable",
+	};
+	unsigned long lru[NR_LRU_LISTS];
+	for (int i = 0; i < NR_LRU_LISTS; i++)
+		lru[i] = global_lru_pages((enum lru_list)i);
+	/* Linux's zone counters (one zone per node: the same figures as the
+	 * node's), nr_mlock, then the node counters. */
+	seq_buf_printf(m, "nr_free_pages %lu\n", nr_free_pages());
+	for (int i = 0; i < NR_LRU_LISTS; i++)
+		seq_buf_printf(m, "nr_zone_%s %lu\n", lru_names[i], lru[i]);
+	seq_buf_printf(m, "nr_mlock %lu\n", global_mlocked_pages());
+	for (int i = 0; i < NR_LRU_LISTS; i++)
+		seq_buf_printf(m, "nr_%s %lu\n", lru_names[i], lru[i]);
+	seq_buf_printf(m, "nr_anon_pages %lu\nnr_mapped %lu\nnr_page_table_pages %lu\n", nr_anon_pages(),
+		       nr_file_mapped_pages(), nr_user_pagetable_pages());
 	static const char *const numa_names[NR_NUMA_STAT_ITEMS] = {
 		[NUMA_HIT] = "numa_hit", [NUMA_MISS] = "numa_miss", [NUMA_FOREIGN] = "numa_foreign",
 		[NUMA_INTERLEAVE_HIT] = "numa_interleave", [NUMA_LOCAL] = "numa_local", [NUMA_OTHER] = "numa_other",
@@ -67,7 +84,24 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 			sum += node_numa_event_state((int)nid, (enum numa_stat_item)i);
 		seq_buf_printf(m, "%s %lu\n", numa_names[i], sum);
 	}
-	seq_buf_printf(m, "pgfault %lu\npgmajfault %lu\n", all_vm_events(PGFAULT), all_vm_events(PGMAJFAULT));
+	/* The events in Linux's order (vmstat_text). */
+	static const struct {
+		const char *name;
+		enum vm_event_item item;
+	} events[] = {
+		{ "allocstall_normal", ALLOCSTALL }, { "pgactivate", PGACTIVATE }, { "pgdeactivate", PGDEACTIVATE },
+		{ "pgfault", PGFAULT }, { "pgmajfault", PGMAJFAULT }, { "pgrefill", PGREFILL },
+		{ "pgsteal_kswapd", PGSTEAL_KSWAPD }, { "pgsteal_direct", PGSTEAL_DIRECT },
+		{ "pgscan_kswapd", PGSCAN_KSWAPD }, { "pgscan_direct", PGSCAN_DIRECT }, { "oom_kill", OOM_KILL },
+		{ "unevictable_pgs_culled", UNEVICTABLE_PGCULLED },
+		{ "unevictable_pgs_scanned", UNEVICTABLE_PGSCANNED },
+		{ "unevictable_pgs_rescued", UNEVICTABLE_PGRESCUED },
+		{ "unevictable_pgs_mlocked", UNEVICTABLE_PGMLOCKED },
+		{ "unevictable_pgs_munlocked", UNEVICTABLE_PGMUNLOCKED },
+		{ "unevictable_pgs_cleared", UNEVICTABLE_PGCLEARED },
+	};
+	for (unsigned i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		seq_buf_printf(m, "%s %lu\n", events[i].name, all_vm_events(events[i].item));
 	thp_vmstat_show(m);
 	struct clear_page_stats clear = clear_page_stats_sum();
 	for (unsigned i = CLEAR_PAGE_ORIG; i < NR_CLEAR_PAGE_METHODS; i++)

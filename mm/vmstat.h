@@ -25,6 +25,23 @@ enum vm_event_item {
 	THP_FILE_ALLOC,     /* mm/shmem_huge.c: a tmpfs file's huge page */
 	THP_FILE_FALLBACK,  /* none could be had: 4 KiB pages instead */
 	THP_FILE_MAPPED,    /* one mapped by a PMD */
+	/* Reclaim's (mm/swap.c, mm/vmscan.c, mm/mlock.c, mm/oom_kill.c),
+	 * counted in pages as Linux's */
+	ALLOCSTALL,         /* direct reclaim entered (Linux's allocstall_normal: one zone) */
+	PGACTIVATE,         /* pages moved to an active list */
+	PGDEACTIVATE,       /* pages moved to an inactive list */
+	PGREFILL,           /* pages scanned on the active lists */
+	PGSTEAL_KSWAPD,     /* pages reclaimed by kswapd */
+	PGSTEAL_DIRECT,     /* pages reclaimed by direct reclaim */
+	PGSCAN_KSWAPD,      /* inactive pages scanned by kswapd */
+	PGSCAN_DIRECT,      /* inactive pages scanned by direct reclaim */
+	OOM_KILL,           /* tasks the OOM killer killed */
+	UNEVICTABLE_PGCULLED,  /* put on the unevictable list by the LRU code */
+	UNEVICTABLE_PGSCANNED, /* looked at by an unevictable list's rescue */
+	UNEVICTABLE_PGRESCUED, /* taken back off the unevictable list */
+	UNEVICTABLE_PGMLOCKED, /* pages mlocked */
+	UNEVICTABLE_PGMUNLOCKED, /* pages munlocked */
+	UNEVICTABLE_PGCLEARED, /* mlocked pages freed (unmapped without munlock) */
 	NR_VM_EVENT_ITEMS
 };
 
@@ -37,6 +54,11 @@ extern struct vm_event_state vm_event_states[NR_CPUS];
 static inline void count_vm_event(enum vm_event_item item)
 {
 	vm_event_states[smp_processor_id()].event[item]++;
+}
+
+static inline void count_vm_events(enum vm_event_item item, unsigned long delta)
+{
+	vm_event_states[smp_processor_id()].event[item] += delta;
 }
 
 /* The counter summed over the CPUs (Linux's all_vm_events). Exact when no

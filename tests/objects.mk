@@ -17,6 +17,8 @@ KERNEL_SRCS += \
 	tests/futex_test.c \
 	tests/gup_test.c \
 	tests/gup_remote_test.c \
+	tests/lru_test.c \
+	tests/reclaim_test.c \
 	tests/hugetlb_cmdline_test.c \
 	tests/hugetlb_test.c \
 	tests/hugetlbfs_test.c \
@@ -81,6 +83,7 @@ KERNEL_SRCS += \
 	tests/test_hugetlb.c \
 	tests/test_file.c \
 	tests/test_mm.c \
+	tests/test_pages.c \
 	tests/test_proc.c \
 	tests/test_xarray.c \
 	tests/test_process.c \

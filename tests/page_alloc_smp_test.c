@@ -12,6 +12,7 @@
  * moves): a loaded host makes the work slow, never stand still. Every case gives back what it took (free_pages_restored
  * checks). */
 #include "arch/x86_64/cpu.h"
+#include "kernel/sched_mm.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/smp.h"
@@ -194,6 +195,9 @@ static unsigned long one_object(struct shrinker *s, struct shrink_control *sc)
 {
 	(void)s;
 	(void)sc;
+	/* The case counts direct reclaim's calls: kswapd's are not its. */
+	if (current_is_kswapd())
+		return 0;
 	return 1;
 }
 

@@ -3,6 +3,7 @@
  * the slow path's shrinkers, and the bad-page checks. Every case gives back
  * what it took (the framework's free_pages_restored case checks). */
 #include "fs/fs.h"
+#include "kernel/sched_mm.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "lib/ratelimit.h"
@@ -12,6 +13,7 @@
 #include "mm/page_alloc.h"
 #include "mm/page_alloc_internal.h"
 #include "tests/kunit.h"
+#include "tests/test_pages.h"
 
 static char expect_gigantic[64];
 kernel_param_string("expect.gigantic_nodes", expect_gigantic,
@@ -39,57 +41,7 @@ static int cpu_memory_node(void)
 	return node_has_managed_pages(nid) ? nid : node_data[nid]->fallback[0];
 }
 
-/* A list of allocations, linked through the pages' lru (ours while allocated). */
-struct held {
-	struct list_head list;
-	unsigned long pages;
-};
-
-static void held_init(struct held *h)
-{
-	INIT_LIST_HEAD(&h->list);
-	h->pages = 0;
-}
-
-static void held_add(struct held *h, struct page *p, unsigned order)
-{
-	list_add(&p->lru, &h->list);
-	h->pages += 1ul << order;
-}
-
-static void held_release(struct held *h)
-{
-	while (!list_empty(&h->list)) {
-		struct page *p = list_first_entry(&h->list, struct page, lru);
-		list_del(&p->lru);
-		__free_pages(p, PageHead(p) ? (unsigned)p->private : 0);
-	}
-	h->pages = 0;
-}
-
-/* A case that drains a node gives it back however it ends: a node left
- * exhausted by a failed assertion would fail every case after it. h is
- * static, not on the case's stack, which is gone when the action runs. */
-static void held_release_action(void *h) { held_release(h); }
-
-static void held_init_released_at_end(struct kunit *test, struct held *h)
-{
-	held_init(h);
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, held_release_action, h), 0);
-}
-
 static void unregister_shrinker_action(void *s) { unregister_shrinker(s); }
-
-/* Takes everything node nid will give with these flags, largest blocks
- * first (fast even under emulation). */
-static void exhaust_node(struct held *h, int nid, gfp_t gfp)
-{
-	for (int order = MAX_PAGE_ORDER; order >= 0; order--) {
-		struct page *p;
-		while ((p = alloc_pages_node(nid, gfp | __GFP_THISNODE | __GFP_NOWARN, (unsigned)order)))
-			held_add(h, p, (unsigned)order);
-	}
-}
 
 static void pages_land_on_their_node(struct kunit *test)
 {
@@ -410,6 +362,9 @@ static unsigned long stash_count(struct shrinker *s, struct shrink_control *sc)
 {
 	(void)s;
 	(void)sc;
+	/* The case counts direct reclaim's calls: kswapd's are not its. */
+	if (current_is_kswapd())
+		return 0;
 	return shrinker_stash.pages;
 }
 

@@ -50,6 +50,9 @@ static struct standin_cache *cache_of(struct shrinker *s) { return container_of(
 static unsigned long cache_count(struct shrinker *s, struct shrink_control *sc)
 {
 	(void)sc;
+	/* The case counts direct reclaim's calls: kswapd's are not its. */
+	if (current_is_kswapd())
+		return 0;
 	return READ_ONCE(cache_of(s)->nr);
 }
 

@@ -139,6 +139,19 @@ static inline pte_t migration_entry_to_pte(pte_t entry, unsigned long pfn)
 		     ((u64)pfn << 12));
 }
 static inline bool pte_write(pte_t pte) { return pte_val(pte) & _PAGE_RW; }
+/* The accessed bit, which the CPU sets on any access through the entry
+ * and reclaim's aging clears (Linux's pte_young, and x86's
+ * ptep_test_and_clear_young: an atomic clear, since the CPU may set the
+ * dirty bit of the same entry meanwhile). */
+static inline bool pte_young(pte_t pte) { return pte_val(pte) & _PAGE_ACCESSED; }
+static inline bool ptep_test_and_clear_young(pte_t *ptep)
+{
+	return __atomic_fetch_and(&ptep->pte, ~(u64)_PAGE_ACCESSED, __ATOMIC_RELAXED) & _PAGE_ACCESSED;
+}
+static inline bool pmdp_test_and_clear_young(pmd_t *pmdp)
+{
+	return __atomic_fetch_and(&pmdp->pmd, ~(u64)_PAGE_ACCESSED, __ATOMIC_RELAXED) & _PAGE_ACCESSED;
+}
 static inline unsigned long pte_pfn(pte_t pte) { return (pte_val(pte) & PTE_PFN_MASK) >> PAGE_SHIFT; }
 static inline pte_t pfn_pte(unsigned long pfn, u64 prot) { return __pte(((u64)pfn << PAGE_SHIFT) | prot); }
 static inline pte_t pte_mkwrite(pte_t pte) { return __pte(pte_val(pte) | _PAGE_RW); }

@@ -30,6 +30,8 @@
 #include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "lib/vsprintf.h"
+#include "mm/oom.h"
+#include "kernel/sysctl.h"
 #include "mm/gup.h"
 #include "mm/mm_types.h"
 #include "mm/mmap_lock.h"
@@ -242,6 +244,34 @@ static long comm_write(const struct proc_node *node, const char *buf, size_t len
 	return ret;
 }
 
+/* Linux's proc_oom_score and oom_score_adj_read/_write (mm/oom.h). A
+ * write's text is Linux's kstrtoint: an optional sign, digits, an
+ * optional newline; anything else -EINVAL. */
+static void oom_score_show(struct seq_buf *m, const struct proc_node *node)
+{
+	seq_buf_printf(m, "%lu\n", oom_score(node->task));
+}
+
+static void oom_score_adj_show(struct seq_buf *m, const struct proc_node *node)
+{
+	seq_buf_printf(m, "%d\n", node->task->signal ? READ_ONCE(node->task->signal->oom_score_adj) : 0);
+}
+
+static long oom_score_adj_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	s64 v;
+	if (proc_get_long(buf, len, true, &v) || v < -0x80000000ll || v > 0x7fffffff)
+		return -EINVAL;
+	struct proc_node pinned;
+	if (proc_pin_task(node, proc_self_task(), &pinned))
+		return -ESRCH;
+	int err = set_oom_score_adj(pinned.task, (int)v);
+	proc_unpin_task(&pinned);
+	return err ? err : (long)len;
+}
+
+PROC_FILE(pid_oom_score, pid_dir, "oom_score", oom_score_show);
+PROC_FILE_RW(pid_oom_score_adj, pid_dir, "oom_score_adj", oom_score_adj_show, oom_score_adj_write);
 PROC_FILE(pid_cmdline, pid_dir, "cmdline", cmdline_show);
 PROC_FILE_RW(pid_comm, pid_dir, "comm", comm_show, comm_write);
 /* S_IRUSR, as Linux's REG("environ", S_IRUSR, ...); everyone is root. */

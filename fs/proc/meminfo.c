@@ -6,6 +6,7 @@
 #include "fs/proc/proc_fs.h"
 #include "arch/x86_64/boot_paging.h"
 #include "kernel/sched.h"
+#include "mm/swap.h"
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/kernel_map.h"
@@ -60,20 +61,26 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "MemTotal:       ", total);
 	show_val_kb(m, "MemFree:        ", free);
 	show_val_kb(m, "MemAvailable:   ", available);
-	/* No block devices, swap or LRU lists: these are 0. The only page
+	/* No block devices or swap: these are 0. The only page
 	 * cache is shmem's (tmpfs files and shared anonymous memory), which
 	 * Linux counts in Cached too. */
 	show_val_kb(m, "Buffers:        ", 0);
 	show_val_kb(m, "Cached:         ", nr_shmem_pages());
 	show_val_kb(m, "SwapCached:     ", 0);
-	show_val_kb(m, "Active:         ", 0);
-	show_val_kb(m, "Inactive:       ", 0);
-	show_val_kb(m, "Active(anon):   ", 0);
-	show_val_kb(m, "Inactive(anon): ", 0);
-	show_val_kb(m, "Active(file):   ", 0);
-	show_val_kb(m, "Inactive(file): ", 0);
-	show_val_kb(m, "Unevictable:    ", 0);
-	show_val_kb(m, "Mlocked:        ", 0);
+	/* The LRU lists (mm/swap.c): anonymous and tmpfs pages on the anon
+	 * lists, as Linux's; no file system with a backing store, so the
+	 * file lists are empty. */
+	unsigned long lru[NR_LRU_LISTS];
+	for (int i = 0; i < NR_LRU_LISTS; i++)
+		lru[i] = global_lru_pages((enum lru_list)i);
+	show_val_kb(m, "Active:         ", lru[LRU_ACTIVE_ANON] + lru[LRU_ACTIVE_FILE]);
+	show_val_kb(m, "Inactive:       ", lru[LRU_INACTIVE_ANON] + lru[LRU_INACTIVE_FILE]);
+	show_val_kb(m, "Active(anon):   ", lru[LRU_ACTIVE_ANON]);
+	show_val_kb(m, "Inactive(anon): ", lru[LRU_INACTIVE_ANON]);
+	show_val_kb(m, "Active(file):   ", lru[LRU_ACTIVE_FILE]);
+	show_val_kb(m, "Inactive(file): ", lru[LRU_INACTIVE_FILE]);
+	show_val_kb(m, "Unevictable:    ", lru[LRU_UNEVICTABLE]);
+	show_val_kb(m, "Mlocked:        ", global_mlocked_pages());
 	show_val_kb(m, "SwapTotal:      ", 0);
 	show_val_kb(m, "SwapFree:       ", 0);
 	show_val_kb(m, "Zswap:          ", 0);

@@ -5,6 +5,7 @@
 #include "mm/hugetlb.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
+#include "mm/swap.h"
 #include "arch/x86_64/traps.h"
 #include "kernel/ksyms.h"
 #include "kernel/sched.h"
@@ -337,3 +338,11 @@ void shmem_thp_prep_free(struct page *head)
 {
 	panic("shmem_thp_prep_free(%p) on the host: no tmpfs here", (void *)head);
 }
+
+/* The LRU lists are the kernel's (mm/swap.c): the host's pages never
+ * join them, so put_page never finds one there. */
+void page_cache_release(struct page *page)
+{
+	panic("page_cache_release(%p) on the host: no LRU here", (void *)page);
+}
+
