@@ -94,18 +94,17 @@ static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int 
 		return false;
 	if (alloc_flags & ALLOC_NO_WATERMARKS)
 		return pgdat->nr_free >= (1ul << order);
-	/* Linux 6.1's __zone_watermark_unusable_free also takes the whole
-	 * highatomic reserve off the free pages of a request that may not use
-	 * it, its allocated pages too, so a node whose reserve is in use looks
-	 * a block short for good (a __GFP_NOFAIL request retried for ever);
-	 * Linux 6.10 takes off only the reserve's free pages (Johannes
-	 * Weiner, "mm: page_alloc: consolidate free page accounting"). mmlab
-	 * takes off neither: the reserve is at most a block and 1% of the
-	 * node. (Linux also looks for a block of the order on the lists the
-	 * request may use; free_mask above counts every type's, so a request
-	 * that finds only another type's blocks falls back or fails in
-	 * rmqueue instead.) */
-	return (long)pgdat->nr_free - (long)(1ul << order) + 1 > min;
+	/* Linux 6.1's __zone_watermark_unusable_free: the highatomic reserve
+	 * is free only to the requests it is kept for, so the others see the
+	 * node that much shorter (Linux 6.1 takes off the whole reserve, its
+	 * pages in use too; 6.10 only its free pages). (Linux also looks for a
+	 * block of the order on the lists the request may use; free_mask above
+	 * counts every type's, so a request that finds only another type's
+	 * blocks falls back or fails in rmqueue instead.) */
+	long free = (long)pgdat->nr_free;
+	if (likely(!(alloc_flags & ALLOC_HARDER)))
+		free -= (long)READ_ONCE(pgdat->nr_reserved_highatomic);
+	return free - (long)(1ul << order) + 1 > min;
 }
 
 /* Linux's zone_statistics(). The counters are this CPU's own

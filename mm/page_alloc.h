@@ -1,7 +1,8 @@
 /* The per-node buddy page allocator.
  *
  * Each node has free lists for orders 0..MAX_PAGE_ORDER (order 18: a 1 GiB
- * gigantic page); a free block of order k is 2^k pages, aligned to its size,
+ * gigantic page), one per migrate type (grouping by mobility:
+ * page_alloc_fallback.c); a free block of order k is 2^k pages, aligned to its size,
  * and its first page is PG_buddy with private == k. Freeing merges a block
  * with its buddy (pfn ^ 2^k) only when the buddy is itself a free block of
  * the same order on the same node, so merge never trusts a page that is not

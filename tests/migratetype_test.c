@@ -98,6 +98,18 @@ static void arena_teardown(struct kunit *test, struct page *b, int home)
 	__free_pages(b, ARENA_ORDER);
 }
 
+/* After a request served in block 0: the two blocks' types and the
+ * arena's fallback counters. */
+static void expect_arena(struct kunit *test, struct page *b, struct page *p, int t0, int t1,
+			 unsigned long fallbacks, unsigned long claims)
+{
+	KUNIT_EXPECT_TRUE(test, in_block(b, 0, p));
+	KUNIT_EXPECT_EQ(test, get_pfnblock_migratetype(&arena, page_to_pfn(b)), t0);
+	KUNIT_EXPECT_EQ(test, get_pfnblock_migratetype(&arena, page_to_pfn(b) + pageblock_nr_pages), t1);
+	KUNIT_EXPECT_EQ(test, arena.nr_extfrag_fallback, fallbacks);
+	KUNIT_EXPECT_EQ(test, arena.nr_extfrag_change_ownership, claims);
+}
+
 /* fallbacks[MIGRATE_UNMOVABLE] is reclaimable, then movable: with half a
  * block free of each, an unmovable page comes from the reclaimable block,
  * which it claims (half of it free). */
@@ -109,11 +121,7 @@ static void unmovable_falls_back_to_reclaimable_first(struct kunit *test)
 	arena_free(b + pageblock_nr_pages + pageblock_nr_pages / 2, pageblock_order - 1);
 	struct page *p = arena_rmqueue(0, MIGRATE_UNMOVABLE);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_EXPECT_TRUE(test, in_block(b, 0, p));
-	KUNIT_EXPECT_EQ(test, get_pfnblock_migratetype(&arena, page_to_pfn(b)), MIGRATE_UNMOVABLE);
-	KUNIT_EXPECT_EQ(test, get_pfnblock_migratetype(&arena, page_to_pfn(b) + pageblock_nr_pages), MIGRATE_MOVABLE);
-	KUNIT_EXPECT_EQ(test, arena.nr_extfrag_fallback, 1);
-	KUNIT_EXPECT_EQ(test, arena.nr_extfrag_change_ownership, 1);
+	expect_arena(test, b, p, MIGRATE_UNMOVABLE, MIGRATE_MOVABLE, 1, 1);
 	/* Its free pages went with it: none of block 0 is left on the
 	 * reclaimable lists. */
 	for (unsigned int o = 0; o <= MAX_PAGE_ORDER; o++)
@@ -136,20 +144,13 @@ static void movable_claims_a_block_only_from_a_large_free_block(struct kunit *te
 	arena_free(b + (1ul << small), small);
 	struct page *p = arena_rmqueue(0, MIGRATE_MOVABLE);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_EXPECT_TRUE(test, in_block(b, 0, p));
-	KUNIT_EXPECT_EQ(test, get_pfnblock_migratetype(&arena, page_to_pfn(b)), MIGRATE_UNMOVABLE);
-	KUNIT_EXPECT_EQ(test, arena.nr_extfrag_fallback, 1);
-	KUNIT_EXPECT_EQ(test, arena.nr_extfrag_change_ownership, 0);
+	expect_arena(test, b, p, MIGRATE_UNMOVABLE, MIGRATE_UNMOVABLE, 1, 0);
 	arena_free(p, 0);
 
 	arena_free(b + pageblock_nr_pages / 2, pageblock_order - 1);
 	p = arena_rmqueue(0, MIGRATE_MOVABLE);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_EXPECT_TRUE(test, in_block(b, 0, p));
-	KUNIT_EXPECT_EQ(test, get_pfnblock_migratetype(&arena, page_to_pfn(b)), MIGRATE_MOVABLE);
-	KUNIT_EXPECT_EQ(test, get_pfnblock_migratetype(&arena, page_to_pfn(b) + pageblock_nr_pages), MIGRATE_UNMOVABLE);
-	KUNIT_EXPECT_EQ(test, arena.nr_extfrag_fallback, 2);
-	KUNIT_EXPECT_EQ(test, arena.nr_extfrag_change_ownership, 1);
+	expect_arena(test, b, p, MIGRATE_MOVABLE, MIGRATE_UNMOVABLE, 2, 1);
 	arena_free(p, 0);
 	arena_free(b, small);
 	for (unsigned int o = small + 1; o < pageblock_order - 1; o++)
