@@ -82,6 +82,13 @@ unsigned long move_freepages_block(pg_data_t *pgdat, struct page *page, int migr
 		return 0;
 	for (unsigned long pfn = start; pfn < end;) {
 		struct page *p = pfn_to_page(pfn);
+		/* A pageblock may hold two nodes' pages (nodes need not be
+		 * 2 MiB aligned, and their spans may interleave): the other
+		 * node's free blocks are on its own lists. */
+		if (page_to_nid(p) != pgdat->node_id) {
+			pfn++;
+			continue;
+		}
 		if (!PageBuddy(p)) {
 			if (num_movable && page_is_movable_user(p))
 				(*num_movable)++;

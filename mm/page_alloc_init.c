@@ -125,21 +125,22 @@ void free_area_init(void)
 		 * code places NODE_DATA; the host tests put it outside the
 		 * nodes) is used where it is. */
 		pg_data_t *pgdat = node_data[nid];
+		unsigned long flags_size = pageblock_flags_size(start, end);
 		if (!pgdat) {
-			pgdat = memblock_alloc_node(sizeof(pg_data_t), 64, present ? (int)nid : NUMA_NO_NODE);
+			/* With its pageblock flags behind it (Linux's usemap,
+			 * setup_usemap): one allocation, so that a node too
+			 * small for its pg_data_t loses no page to the flags. */
+			pgdat = memblock_alloc_node(sizeof(pg_data_t) + flags_size, 64,
+						    present ? (int)nid : NUMA_NO_NODE);
 			if (!pgdat)
 				panic("mm: no memory for node %u's pg_data_t", nid);
-			pgdat->pageblock_flags = NULL;
-		}
-		/* Its pageblock flags too, unless placed with it (Linux's
-		 * usemap, setup_usemap). */
-		if (!pgdat->pageblock_flags) {
-			pgdat->pageblock_flags =
-				memblock_alloc_node(pageblock_flags_size(start, end), 8, present ? (int)nid : NUMA_NO_NODE);
+			pgdat->pageblock_flags = (u8 *)(pgdat + 1);
+		} else if (!pgdat->pageblock_flags) {
+			pgdat->pageblock_flags = memblock_alloc_node(flags_size, 8, NUMA_NO_NODE);
 			if (!pgdat->pageblock_flags)
 				panic("mm: no memory for node %u's pageblock flags", nid);
 		}
-		memset(pgdat->pageblock_flags, 0, pageblock_flags_size(start, end));
+		memset(pgdat->pageblock_flags, 0, flags_size);
 		page_alloc_init_node(pgdat, (int)nid, start, end);
 		pgdat->node_present_pages = present;
 		init_pageblock_migratetypes(pgdat);
