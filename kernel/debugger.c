@@ -232,7 +232,7 @@ static void print_machine_facts(struct mm_struct *mm)
 		if (!pgdat || !pgdat->nr_free)
 			continue;
 		for (int o = MAX_PAGE_ORDER; o >= 0; o--) {
-			struct list_head *list = &pgdat->free_area[o].free_list;
+			struct list_head *list = &pgdat->free_area[o].free_list[MIGRATE_MOVABLE];
 			if (list_empty(list))
 				continue;
 			struct page *p = list_first_entry(list, struct page, lru);
@@ -240,9 +240,12 @@ static void print_machine_facts(struct mm_struct *mm)
 			break;
 		}
 		struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
-		if (pcp->count) {
-			struct page *p = list_first_entry(&pcp->list, struct page, lru);
+		for (int i = 0; i < NR_LOWORDER_PCP_LISTS; i++) {
+			if (list_empty(&pcp->lists[i]))
+				continue;
+			struct page *p = list_first_entry(&pcp->lists[i], struct page, lru);
 			print_page("pcp", (unsigned long)page_address(p), p);
+			break;
 		}
 		break;
 	}

@@ -46,7 +46,9 @@ static void xa_nodes_add(long n)
 
 void radix_tree_init(void)
 {
-	radix_tree_node_cachep = kmem_cache_create("radix_tree_node", sizeof(struct xa_node), 0, 0, NULL);
+	/* Reclaimable, as Linux's radix_tree_init (SLAB_RECLAIM_ACCOUNT). */
+	radix_tree_node_cachep =
+		kmem_cache_create("radix_tree_node", sizeof(struct xa_node), 0, SLAB_RECLAIM_ACCOUNT, NULL);
 	BUG_ON(!radix_tree_node_cachep);
 }
 

@@ -166,7 +166,7 @@ static vm_fault_t do_cow_fault(struct vm_fault *vmf)
 	struct vm_area_struct *vma = vmf->vma;
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
-	struct page *new = vma_alloc_page(GFP_USER, vma, vmf->address);
+	struct page *new = vma_alloc_page(GFP_HIGHUSER_MOVABLE, vma, vmf->address);
 	if (!new)
 		return VM_FAULT_OOM;
 	vm_fault_t ret = 0;

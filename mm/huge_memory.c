@@ -70,13 +70,13 @@ bool thp_vma_eligible(struct vm_area_struct *vma)
 static gfp_t thp_gfp(struct vm_area_struct *vma)
 {
 	bool madvised = vma->vm_flags & VM_HUGEPAGE;
-	gfp_t light = (GFP_USER & ~__GFP_RECLAIM) | __GFP_NOWARN | __GFP_NORETRY;
+	gfp_t light = (GFP_HIGHUSER_MOVABLE & ~__GFP_RECLAIM) | __GFP_NOWARN | __GFP_NORETRY;
 	switch (READ_ONCE(thp_defrag_mode)) {
 	case THP_DEFRAG_ALWAYS:
-		return GFP_USER | __GFP_NOWARN | __GFP_NORETRY;
+		return GFP_HIGHUSER_MOVABLE | __GFP_NOWARN | __GFP_NORETRY;
 	case THP_DEFRAG_MADVISE:
 	case THP_DEFRAG_DEFER_MADVISE:
-		return madvised ? (GFP_USER | __GFP_NOWARN | __GFP_NORETRY) : light;
+		return madvised ? (GFP_HIGHUSER_MOVABLE | __GFP_NOWARN | __GFP_NORETRY) : light;
 	default:
 		return light;
 	}

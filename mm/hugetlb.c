@@ -62,7 +62,11 @@ static int next_node_with_memory(int *next)
  * pointing at it (compound_head). Outside hugetlb_lock. */
 static struct page *alloc_buddy_hugetlb(struct hstate *h, int nid, const nodemask_t *mask)
 {
-	struct page *page = __alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY, h->order, nid, mask);
+	/* Movable as Linux's htlb_alloc_mask: a pool page can migrate
+	 * (mm/migrate_hugetlb.c), a gigantic one is not made to
+	 * (hugepage_movable_supported). */
+	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY | (hstate_is_gigantic(h) ? 0 : __GFP_MOVABLE);
+	struct page *page = __alloc_pages(gfp, h->order, nid, mask);
 	if (!page)
 		return NULL;
 	page_set_flag(page, PG_hugetlb);

@@ -137,7 +137,7 @@ void pte_page_dup(struct mm_struct *mm, struct page *page)
  * says (mm/mempolicy.c; Linux's vma_alloc_zeroed_movable_folio). */
 static struct page *alloc_anon_page(struct vm_area_struct *vma, unsigned long address)
 {
-	return vma_alloc_page(GFP_USER | __GFP_ZERO, vma, address);
+	return vma_alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_ZERO, vma, address);
 }
 
 /* A file's page (or a private copy of one) is mapped only while the file
@@ -244,7 +244,7 @@ static vm_fault_t wp_page_copy(struct vm_fault *vmf, pte_t orig, struct page *ol
 	struct mm_struct *mm = vma->vm_mm;
 	if (anon_vma_prepare(vma))
 		return VM_FAULT_OOM;
-	struct page *new = old ? vma_alloc_page(GFP_USER, vma, vmf->address) : alloc_anon_page(vma, vmf->address);
+	struct page *new = old ? vma_alloc_page(GFP_HIGHUSER_MOVABLE, vma, vmf->address) : alloc_anon_page(vma, vmf->address);
 	if (!new)
 		return VM_FAULT_OOM;
 	if (old)

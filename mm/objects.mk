@@ -45,6 +45,7 @@ KERNEL_SRCS += \
 	mm/numa.c \
 	mm/page_alloc.c \
 	mm/page_alloc_checks.c \
+	mm/page_alloc_fallback.c \
 	mm/page_alloc_init.c \
 	mm/page_alloc_pcp.c \
 	mm/page_alloc_stats.c \
@@ -76,4 +77,5 @@ KERNEL_SRCS += \
 	mm/vmalloc.c \
 	mm/vmap_area.c \
 	mm/vma.c \
-	mm/vmstat.c
+	mm/vmstat.c \
+	mm/vmstat_frag.c

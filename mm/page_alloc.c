@@ -48,14 +48,17 @@ u8 mem_section_present[NR_MEM_SECTIONS / 8];
 
 /* The buddy layer for the benchmarks and host tests (page_alloc.h); the
  * allocator itself uses the inlined versions. */
-struct page *__rmqueue_smallest(pg_data_t *pgdat, unsigned int order)
+struct page *__rmqueue_smallest(pg_data_t *pgdat, unsigned int order, int migratetype)
 {
-	return rmqueue_smallest(pgdat, order);
+	struct page *page = rmqueue_smallest(pgdat, order, migratetype);
+	if (page)
+		pgdat->nr_free -= 1ul << order;
+	return page;
 }
 
-void __free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order)
+void __free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order, int migratetype)
 {
-	free_one_page(page, pfn, pgdat, order);
+	free_one_page(page, pfn, pgdat, order, migratetype);
 }
 
 /* --- allocation policy -------------------------------------------------- */
@@ -97,7 +100,17 @@ static inline bool __watermark_ok(const pg_data_t *pgdat, unsigned int order, un
 		return false;
 	if (alloc_flags & ALLOC_NO_WATERMARKS)
 		return free >= (1ul << order);
-	return (long)free - (long)(1ul << order) + 1 > min;
+	/* Linux 6.1's __zone_watermark_unusable_free: the highatomic reserve
+	 * is free only to the requests it is kept for, so the others see the
+	 * node that much shorter (Linux 6.1 takes off the whole reserve, its
+	 * pages in use too; 6.10 only its free pages). (Linux also looks for a
+	 * block of the order on the lists the request may use; free_mask above
+	 * counts every type's, so a request that finds only another type's
+	 * blocks falls back or fails in rmqueue instead.) */
+	long usable = (long)free;
+	if (likely(!(alloc_flags & ALLOC_HARDER)))
+		usable -= (long)READ_ONCE(pgdat->nr_reserved_highatomic);
+	return usable - (long)(1ul << order) + 1 > min;
 }
 
 static inline bool watermark_ok(const pg_data_t *pgdat, unsigned int order, int alloc_flags)
@@ -151,7 +164,8 @@ void count_numa_interleave_hit(int nid)
 /* Takes a block from pgdat and counts it in the NUMA statistics against
  * the node the caller wanted (for the buddy lists under the node's lock,
  * where interrupts are off already). */
-static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order, int wanted)
+static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order, int wanted, int migratetype,
+					     int alloc_flags)
 {
 	unsigned long flags;
 	struct page *page;
@@ -160,20 +174,35 @@ static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order
 		/* Linux 6.1's rmqueue: pcp_allowed_order goes to
 		 * rmqueue_pcplist. (Two calls with constant orders, so each
 		 * inlined copy has only its own list's code.) */
-		page = order ? rmqueue_pcplist(pgdat, pageblock_order) : rmqueue_pcplist(pgdat, 0);
-		if (page)
+		page = order ? rmqueue_pcplist(pgdat, pageblock_order, migratetype)
+			     : rmqueue_pcplist(pgdat, 0, migratetype);
+		if (page) {
 			numa_statistics(wanted, pgdat->node_id);
-		return page;
+			return page;
+		}
+		/* A THP-order request the refill could not serve has only
+		 * the highatomic reserve left to try, below. */
+		if (!order || !(alloc_flags & ALLOC_HARDER))
+			return NULL;
 	}
 	spin_lock_irqsave(&pgdat->lock, flags);
 	for (;;) {
-		page = rmqueue_smallest(pgdat, order);
+		/* Linux's rmqueue_buddy: a high-order atomic request tries
+		 * the highatomic reserve first. */
+		page = NULL;
+		if (order && (alloc_flags & ALLOC_HARDER)) {
+			page = rmqueue_smallest(pgdat, order, MIGRATE_HIGHATOMIC);
+			if (page)
+				pgdat->nr_free -= 1ul << order;
+		}
+		if (!page)
+			page = __rmqueue(pgdat, order, migratetype);
 		if (!page || likely(check_new_page(page)))
 			break;
 		/* Only the head was checked: give back the rest, keep it out. */
 		retire_page(page, pgdat);
 		for (unsigned int o = 0; o < order; o++)
-			free_one_page(page + (1ul << o), page_to_pfn(page) + (1ul << o), pgdat, o);
+			free_one_page_pfnblock(page + (1ul << o), page_to_pfn(page) + (1ul << o), pgdat, o);
 	}
 	if (page)
 		__numa_statistics(wanted, pgdat->node_id);
@@ -207,9 +236,14 @@ static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned i
 		pg_data_t *pgdat = node_data[nodes[i]];
 		if (!watermark_ok(pgdat, order, alloc_flags))
 			continue;
-		struct page *page = rmqueue(pgdat, order, wanted);
-		if (page)
+		struct page *page = rmqueue(pgdat, order, wanted, gfp_migratetype(gfp), alloc_flags);
+		if (page) {
+			/* Linux: a high-order atomic allocation may keep its
+			 * pageblock as a reserve for the next ones. */
+			if (unlikely(order && (alloc_flags & ALLOC_HARDER)))
+				reserve_highatomic_pageblock(page, pgdat);
 			return page;
+		}
 	}
 	return NULL;
 }
@@ -303,8 +337,9 @@ static bool should_reclaim_retry(gfp_t gfp, unsigned int order, int nid, const n
 		*no_progress_loops = 0;
 	else
 		(*no_progress_loops)++;
+	/* "Before OOM, exhaust highatomic_reserve" (Linux 6.1). */
 	if (*no_progress_loops > MAX_RECLAIM_RETRIES)
-		return false;
+		return unreserve_highatomic_pageblock(gfp, nid, nodemask, true);
 	pg_data_t *pref = node_data[nid];
 	for (int i = 0; i < pref->nr_fallback; i++) {
 		int n = pref->fallback[i];
@@ -366,12 +401,23 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			page = alloc_pages_direct_reclaim(gfp, order, nid, nodemask, alloc_flags, &reclaimed);
 			if (page)
 				return page;
+			/* Linux's __alloc_pages_direct_reclaim: then the
+			 * highatomic reserve beyond its last block. */
+			if (unreserve_highatomic_pageblock(gfp, nid, nodemask, false)) {
+				page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
+				if (page)
+					return page;
+			}
 		}
 
 		if (gfp & __GFP_NOFAIL) {
 			/* As Linux: a request that must not fail may use half
 			 * of the reserve below min once reclaim did not help,
-			 * and lets other tasks run (and free) between tries. */
+			 * and lets other tasks run (and free) between tries.
+			 * Linux's should_reclaim_retry gives the highatomic
+			 * reserve back before the OOM killer; a request that
+			 * cannot fail takes it back at once. */
+			unreserve_highatomic_pageblock(gfp, nid, nodemask, true);
 			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags | ALLOC_HIGH);
 			if (page)
 				return page;
@@ -464,18 +510,17 @@ static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order,
  * pgdat, with the checks of check_new_page when they are on; NULL when the
  * list is empty or the page fails them (the full path then refills, or
  * reports). */
-static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int nid)
+static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int nid, int migratetype)
 {
 	unsigned long flags;
 	struct page *page = NULL;
 
 	local_irq_save(flags);
 	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
-	struct page *first = list_first_entry(&pcp->list, struct page, lru);
-	/* count is the list's length: testing it, which the decrement loads
-	 * anyway, spares the list head's address. */
+	struct list_head *list = &pcp->lists[migratetype];
+	struct page *first = list_first_entry(list, struct page, lru);
 	int count = pcp->count;
-	if (likely(count &&
+	if (likely(list->next != list &&
 		   (!is_check_pages_enabled() || ((first->flags & PAGE_FLAGS_MASK) == BIT(PG_pcp) &&
 						  first->_refcount == 0 && first->_mapcount == -1)))) {
 		__list_del_entry(&first->lru); /* the new owner's to set */
@@ -514,7 +559,7 @@ static __always_inline struct page *alloc_page_fast(gfp_t gfp, int preferred_nid
 		 * (With nr_fallback 0 no node has memory, so no free pages
 		 * either: the watermark test refuses that case.) */
 		if (likely(pgdat && pgdat->fallback[0] == nid && pgdat->nr_free > pgdat->watermark[WMARK_LOW])) {
-			struct page *page = rmqueue_pcplist_fast(pgdat, nid);
+			struct page *page = rmqueue_pcplist_fast(pgdat, nid, gfp_migratetype(gfp));
 			if (likely(page))
 				return page;
 		}
@@ -549,18 +594,24 @@ static __always_inline void __free_pages_caller(struct page *page, unsigned int 
 	if (unlikely(!free_pages_prepare(page, order, caller)))
 		return;
 	pg_data_t *pgdat = node_data[page_to_nid(page)];
+	unsigned long pfn = page_to_pfn(page);
+	int migratetype = get_pfnblock_migratetype(pgdat, pfn);
 	/* Linux 6.1's free_the_page: pcp_allowed_order goes to
-	 * free_unref_page (with constant orders, as in rmqueue). */
-	if (pcp_allowed_order(order)) {
+	 * free_unref_page (with constant orders, as in rmqueue), which sends
+	 * an isolated block's pages straight to the buddy lists and a
+	 * highatomic block's to the movable per-CPU list. */
+	if (pcp_allowed_order(order) && likely(!is_migrate_isolate(migratetype))) {
+		if (migratetype >= MIGRATE_PCPTYPES)
+			migratetype = MIGRATE_MOVABLE;
 		if (order)
-			free_unref_page(page, pgdat, pageblock_order);
+			free_unref_page(page, pgdat, pageblock_order, migratetype);
 		else
-			free_unref_page(page, pgdat, 0);
+			free_unref_page(page, pgdat, 0, migratetype);
 		return;
 	}
 	unsigned long flags;
 	spin_lock_irqsave(&pgdat->lock, flags);
-	free_one_page(page, page_to_pfn(page), pgdat, order);
+	free_one_page(page, pfn, pgdat, order, migratetype);
 	note_node_refilled(pgdat);
 	spin_unlock_irqrestore(&pgdat->lock, flags);
 }
@@ -577,21 +628,20 @@ void __free_pages(struct page *page, unsigned int order)
 	if (likely(order == 0 && (!is_check_pages_enabled() || free_page_looks_right(page)) &&
 		   !page_poisoning)) {
 		pg_data_t *pgdat = node_data[page_to_nid(page)];
+		/* The list of the block's type; an isolated or highatomic
+		 * block's page takes the full path (free_unref_page's cases). */
+		int migratetype = get_pfnblock_migratetype(pgdat, page_to_pfn(page));
 		unsigned long flags;
 		local_irq_save(flags);
 		struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
-		/* One register for pcp and its list head (at offset 0):
-		 * otherwise GCC computes the head's address apart, from
-		 * the CPU number, in three instructions more. */
-		OPTIMIZER_HIDE_VAR(pcp);
-		if (likely(pcp->count < pcp->high)) {
+		if (likely(pcp->count < pcp->high && migratetype < MIGRATE_PCPTYPES)) {
 			page->private = 0;
 			page->_refcount = 0;
 			page->_mapcount = -1; /* with _refcount: see prep_new_page */
 			if (is_check_pages_enabled())
 				page->freed_by = (unsigned long)__builtin_return_address(0);
 			page->flags |= BIT(PG_pcp);
-			list_add(&page->lru, &pcp->list);
+			list_add(&page->lru, &pcp->lists[migratetype]);
 			pcp->count++;
 			local_irq_restore(flags);
 			return;

@@ -1,7 +1,8 @@
 /* The per-node buddy page allocator.
  *
  * Each node has free lists for orders 0..MAX_PAGE_ORDER (order 18: a 1 GiB
- * gigantic page); a free block of order k is 2^k pages, aligned to its size,
+ * gigantic page), one per migrate type (grouping by mobility:
+ * page_alloc_fallback.c); a free block of order k is 2^k pages, aligned to its size,
  * and its first page is PG_buddy with private == k. Freeing merges a block
  * with its buddy (pfn ^ 2^k) only when the buddy is itself a free block of
  * the same order on the same node, so merge never trusts a page that is not
@@ -28,17 +29,71 @@
 #define MAX_PAGE_ORDER 18
 #define NR_PAGE_ORDERS (MAX_PAGE_ORDER + 1)
 #define PAGE_ALLOC_COSTLY_ORDER 3
-/* A 2 MiB block, the order of a PMD-mapped THP (HPAGE_PMD_ORDER). */
+/* A 2 MiB block, the order of a PMD-mapped THP (HPAGE_PMD_ORDER): the
+ * unit the allocator groups pages by mobility in (Linux's
+ * pageblock-flags.h). */
 #define pageblock_order 9
+#define pageblock_nr_pages (1ul << pageblock_order)
+
+/* Linux's migrate types (include/linux/mmzone.h, 6.1, without CONFIG_CMA):
+ * every pageblock has one, every free block sits on the free list of one,
+ * and an allocation asks for one by its GFP flags (gfp_migratetype).
+ * Unmovable: kernel memory that stays where it is (page tables, slabs,
+ * kmalloc); movable: user pages, which migration can move (anonymous,
+ * THP, tmpfs, hugetlb pool pages); reclaimable: slab caches a shrinker can
+ * empty (SLAB_RECLAIM_ACCOUNT); highatomic: a reserve kept for high-order
+ * atomic requests; isolate: blocks taken out of use for isolation (their
+ * free pages count as free to no one). */
+enum migratetype {
+	MIGRATE_UNMOVABLE,
+	MIGRATE_MOVABLE,
+	MIGRATE_RECLAIMABLE,
+	MIGRATE_PCPTYPES, /* the types with per-CPU lists */
+	MIGRATE_HIGHATOMIC = MIGRATE_PCPTYPES,
+	MIGRATE_ISOLATE,
+	MIGRATE_TYPES
+};
+extern const char *const migratetype_names[MIGRATE_TYPES];
+
+/* As Linux's gfp_migratetype: __GFP_MOVABLE (0x08) and __GFP_RECLAIMABLE
+ * (0x10) shifted down are MIGRATE_MOVABLE and MIGRATE_RECLAIMABLE. */
+#define GFP_MOVABLE_MASK (__GFP_RECLAIMABLE | __GFP_MOVABLE)
+#define GFP_MOVABLE_SHIFT 3
+static inline int gfp_migratetype(gfp_t gfp)
+{
+	return (int)((gfp & GFP_MOVABLE_MASK) >> GFP_MOVABLE_SHIFT);
+}
+
+/* A pageblock's flags (Linux's pageblock-flags.h): its migrate type in
+ * three bits, and the skip hint compaction's scanners leave. Linux packs
+ * NR_PAGEBLOCK_BITS (4) per block in a bitmap; mmlab keeps a byte per
+ * block (pg_data_t.pageblock_flags), so that a store needs no
+ * compare-and-exchange loop, with the same bits in it. */
+#define PB_migratetype_bits 3
+enum pageblock_bits {
+	PB_migrate,
+	PB_migrate_end = PB_migrate + PB_migratetype_bits - 1,
+	PB_migrate_skip,
+	NR_PAGEBLOCK_BITS
+};
+#define MIGRATETYPE_MASK ((1u << PB_migratetype_bits) - 1)
 
 struct free_area {
-	struct list_head free_list;
-	unsigned long nr_free;
+	struct list_head free_list[MIGRATE_TYPES];
+	unsigned long nr_free; /* blocks on all the lists of this order */
 };
 
+/* Linux 6.1's NR_PCP_LISTS with pcp_allowed_order reduced to order 0 and
+ * pageblock_order: a list per migrate type that has per-CPU lists for
+ * order 0, and one list for the THP order whatever the type (Linux's
+ * NR_PCP_THP). order_to_pindex maps an order and a type to its list. */
+#define NR_LOWORDER_PCP_LISTS MIGRATE_PCPTYPES
+#define NR_PCP_THP 1
+#define NR_PCP_LISTS (NR_LOWORDER_PCP_LISTS + NR_PCP_THP)
+#define PCP_THP_INDEX NR_LOWORDER_PCP_LISTS
+
 struct per_cpu_pages {
-	struct list_head list;
-	int count; /* pages in list */
+	int count; /* order-0 pages in the type lists */
 	int high;  /* drain down to high - batch when count exceeds high */
 	int batch; /* pages moved at a time to or from the buddy lists */
 	/* Free blocks of pageblock_order, the THP order: Linux 6.1 keeps a
@@ -46,9 +101,9 @@ struct per_cpu_pages {
 	 * (pcp_allowed_order), so a THP allocated and freed on one CPU takes
 	 * no node lock. At most PCP_HIGH_THP blocks, moved PCP_BATCH_THP at a
 	 * time. */
-	struct list_head thp_list;
-	int thp_count; /* blocks in thp_list */
-	/* A line per CPU: no line shared with another CPU's lists, and
+	int thp_count; /* blocks in lists[PCP_THP_INDEX] */
+	struct list_head lists[NR_PCP_LISTS];
+	/* Two lines per CPU: no line shared with another CPU's lists, and
 	 * pcp[cpu] is a shift away. */
 } __aligned(64);
 
@@ -82,7 +137,20 @@ typedef struct pglist_data {
 	spinlock_t lock; /* protects free_area, nr_free and the bad-page list */
 	struct free_area free_area[NR_PAGE_ORDERS];
 	unsigned long free_mask;        /* bit k set: free_area[k] is not empty */
-	unsigned long nr_free;          /* pages in free_area */
+	unsigned long nr_free;          /* pages in free_area, but for MIGRATE_ISOLATE's
+					 * (Linux's NR_FREE_PAGES: isolated free pages
+					 * are free to no one) */
+	unsigned long nr_isolate_pageblock; /* blocks of MIGRATE_ISOLATE (Linux's) */
+	unsigned long nr_reserved_highatomic; /* pages in MIGRATE_HIGHATOMIC blocks */
+	/* mmlab's own counters, under the lock (Linux reports these
+	 * through the mm_page_alloc_extfrag tracepoint only): allocations
+	 * served from another migrate type's free lists, and pageblocks that
+	 * changed type in one (/proc/vmstat's extfrag_fallback and
+	 * extfrag_change_ownership). */
+	unsigned long nr_extfrag_fallback, nr_extfrag_change_ownership;
+	/* A byte per pageblock of the span, from the block holding
+	 * node_start_pfn: the block's migrate type and skip bit. */
+	u8 *pageblock_flags;
 	unsigned long node_start_pfn;
 	unsigned long node_spanned_pages; /* from start to end, holes included */
 	unsigned long node_present_pages; /* RAM pages */
@@ -101,6 +169,33 @@ static inline struct lruvec *node_lruvec(pg_data_t *pgdat) { return &pgdat->__lr
 
 extern pg_data_t *node_data[MAX_NUMNODES];
 #define NODE_DATA(nid) (node_data[nid])
+
+/* Linux's get_pfnblock_flags_mask/set_pfnblock_flags_mask for a pfn of
+ * pgdat's span: the byte of its pageblock. */
+static inline u8 *pfnblock_flags(const pg_data_t *pgdat, unsigned long pfn)
+{
+	return &pgdat->pageblock_flags[(pfn >> pageblock_order) - (pgdat->node_start_pfn >> pageblock_order)];
+}
+static inline int get_pfnblock_migratetype(const pg_data_t *pgdat, unsigned long pfn)
+{
+	return READ_ONCE(*pfnblock_flags(pgdat, pfn)) & MIGRATETYPE_MASK;
+}
+static inline int get_pageblock_migratetype(const struct page *page)
+{
+	return get_pfnblock_migratetype(NODE_DATA(page_to_nid(page)), page_to_pfn(page));
+}
+/* Sets the block's type, keeping its skip bit. A byte store: the skip bit
+ * is set without the node's lock (compaction's hints), the type under it,
+ * so only the type's writer may race the hint's, and a lost hint is only a
+ * block scanned again. */
+void set_pageblock_migratetype(struct page *page, int migratetype);
+/* Compaction's skip hint of the block (Linux's get/set/clear_pageblock_skip). */
+static inline bool get_pageblock_skip(const struct page *page)
+{
+	return READ_ONCE(*pfnblock_flags(NODE_DATA(page_to_nid(page)), page_to_pfn(page))) >> PB_migrate_skip & 1;
+}
+void set_pageblock_skip(struct page *page);
+void clear_pageblock_skip(struct page *page);
 
 /* The node exists and has present memory (Linux's node_state(nid,
  * N_MEMORY)). */
@@ -163,6 +258,10 @@ void memmap_init(void);
 void free_area_init(void);
 void memblock_free_all(void);
 void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, unsigned long end_pfn);
+/* The bytes of pageblock flags a node spanning [start_pfn, end_pfn) has:
+ * a node placed beforehand (a test's) comes with pageblock_flags set to
+ * that many; page_alloc_init_node keeps them. */
+unsigned long pageblock_flags_size(unsigned long start_pfn, unsigned long end_pfn);
 void build_all_fallback_lists(void);
 /* Gives [start_pfn, end_pfn) of node nid to the buddy allocator, in the
  * largest aligned blocks. The struct pages must be initialised. */
@@ -197,8 +296,19 @@ void show_free_areas(void);
 
 /* The buddy layer alone, without per-CPU lists and watermarks: what the
  * benchmarks and host tests measure and check. */
-struct page *__rmqueue_smallest(pg_data_t *pgdat, unsigned int order);
-void __free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order);
+struct page *__rmqueue_smallest(pg_data_t *pgdat, unsigned int order, int migratetype);
+void __free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order, int migratetype);
+
+/* Linux's mm/page_isolation.c, for one pageblock (the node's lock is taken
+ * inside): set_migratetype_isolate makes the block of page MIGRATE_ISOLATE
+ * and moves its free pages to the isolate lists, where no allocation finds
+ * them and no free merges with them across the block's edge (-EBUSY when
+ * it is isolated already); unset_migratetype_isolate gives it migratetype
+ * and its free pages back, merging them with their buddies. */
+int set_migratetype_isolate(struct page *page);
+void unset_migratetype_isolate(struct page *page, int migratetype);
+/* Free pages of pgdat's free lists of one type (pagetypeinfo, tests). */
+unsigned long node_free_blocks_type(int nid, unsigned int order, int migratetype);
 
 /* Bad-page checking: on by default; page_poison=on also fills free pages
  * with PAGE_POISON and checks the pattern on allocation. */

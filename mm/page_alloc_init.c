@@ -36,14 +36,19 @@
 
 void page_alloc_init_node(pg_data_t *pgdat, int nid, unsigned long start_pfn, unsigned long end_pfn)
 {
+	/* The pageblock flags are the placer's (free_area_init, or a test's
+	 * arena): a byte per pageblock of the span. */
+	u8 *pageblock_flags = pgdat->pageblock_flags;
 	memset(pgdat, 0, sizeof(*pgdat));
+	pgdat->pageblock_flags = pageblock_flags;
 	pgdat->node_id = nid;
 	spin_lock_init(&pgdat->lock);
 	for (int o = 0; o < NR_PAGE_ORDERS; o++)
-		INIT_LIST_HEAD(&pgdat->free_area[o].free_list);
+		for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			INIT_LIST_HEAD(&pgdat->free_area[o].free_list[mt]);
 	for (int cpu = 0; cpu < NR_CPUS; cpu++) {
-		INIT_LIST_HEAD(&pgdat->pcp[cpu].list);
-		INIT_LIST_HEAD(&pgdat->pcp[cpu].thp_list);
+		for (int i = 0; i < NR_PCP_LISTS; i++)
+			INIT_LIST_HEAD(&pgdat->pcp[cpu].lists[i]);
 		pgdat->pcp[cpu].batch = PCP_BATCH;
 		pgdat->pcp[cpu].high = PCP_HIGH;
 	}
@@ -78,6 +83,29 @@ void memmap_init(void)
 	}
 }
 
+unsigned long pageblock_flags_size(unsigned long start_pfn, unsigned long end_pfn)
+{
+	if (end_pfn <= start_pfn)
+		return 1;
+	return ((end_pfn - 1) >> pageblock_order) - (start_pfn >> pageblock_order) + 1;
+}
+
+/* As Linux's memmap_init_range: every pageblock that starts on a RAM pfn
+ * of the node is MIGRATE_MOVABLE at boot (the others stay 0,
+ * MIGRATE_UNMOVABLE); the first allocations of the other types take
+ * blocks from it (__rmqueue_fallback). */
+static void init_pageblock_migratetypes(pg_data_t *pgdat)
+{
+	for (unsigned long i = 0; i < memblock.memory.cnt; i++) {
+		const struct memblock_region *r = &memblock.memory.regions[i];
+		if (r->nid != pgdat->node_id)
+			continue;
+		unsigned long spfn = r->base >> PAGE_SHIFT, epfn = (r->base + r->size) >> PAGE_SHIFT;
+		for (unsigned long pfn = ALIGN_UP(spfn, pageblock_nr_pages); pfn < epfn; pfn += pageblock_nr_pages)
+			*pfnblock_flags(pgdat, pfn) = MIGRATE_MOVABLE;
+	}
+}
+
 /* As Linux's free_area_init: every node of the topology gets its
  * pg_data_t, spanning its memblock RAM; then the fallback lists. */
 void free_area_init(void)
@@ -100,12 +128,25 @@ void free_area_init(void)
 		 * code places NODE_DATA; the host tests put it outside the
 		 * nodes) is used where it is. */
 		pg_data_t *pgdat = node_data[nid];
-		if (!pgdat)
-			pgdat = memblock_alloc_node(sizeof(pg_data_t), 64, present ? (int)nid : NUMA_NO_NODE);
-		if (!pgdat)
-			panic("mm: no memory for node %u's pg_data_t", nid);
+		unsigned long flags_size = pageblock_flags_size(start, end);
+		if (!pgdat) {
+			/* With its pageblock flags behind it (Linux's usemap,
+			 * setup_usemap): one allocation, so that a node too
+			 * small for its pg_data_t loses no page to the flags. */
+			pgdat = memblock_alloc_node(sizeof(pg_data_t) + flags_size, 64,
+						    present ? (int)nid : NUMA_NO_NODE);
+			if (!pgdat)
+				panic("mm: no memory for node %u's pg_data_t", nid);
+			pgdat->pageblock_flags = (u8 *)(pgdat + 1);
+		} else if (!pgdat->pageblock_flags) {
+			pgdat->pageblock_flags = memblock_alloc_node(flags_size, 8, NUMA_NO_NODE);
+			if (!pgdat->pageblock_flags)
+				panic("mm: no memory for node %u's pageblock flags", nid);
+		}
+		memset(pgdat->pageblock_flags, 0, flags_size);
 		page_alloc_init_node(pgdat, (int)nid, start, end);
 		pgdat->node_present_pages = present;
+		init_pageblock_migratetypes(pgdat);
 	}
 	build_all_fallback_lists();
 }
@@ -184,7 +225,7 @@ void free_boot_range(unsigned long start_pfn, unsigned long end_pfn)
 		if (unlikely(page_poisoning))
 			memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 		spin_lock(&pgdat->lock);
-		free_one_page(page, pfn, pgdat, order);
+		free_one_page_pfnblock(page, pfn, pgdat, order);
 		pgdat->managed_pages += 1ul << order;
 		spin_unlock(&pgdat->lock);
 		pfn += 1ul << order;

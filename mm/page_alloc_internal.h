@@ -7,6 +7,8 @@
  *   page_alloc_pcp.c    per-CPU lists: batch refill and drain, the IPI drain
  *   page_alloc_checks.c bad-page checks and reports, poisoning
  *   page_alloc_init.c   node setup, fallback lists, boot memory, watermarks
+ *   page_alloc_fallback.c migrate types: pageblock flags, fallback and
+ *                       stealing, the highatomic reserve, isolation
  *   page_alloc_stats.c  free counts, buddyinfo/numastat/free areas, failure report
  *   shrinker.c          the shrinkers the slow path calls
  *
@@ -16,12 +18,14 @@
  * them across the files exactly as they did in one.
  *
  * Invariants kept here: under the node's lock, nr_free is the pages in the
- * node's free_area, free_area[k].nr_free the blocks on list k, and bit k of
- * free_mask is set exactly when list k is not empty; a free block's first
- * page is PG_buddy with private == its order. A page on a per-CPU list is
- * PG_pcp with refcount 0, pcp->count is the list's length (thp_count the
- * THP-order list's, in blocks), and the lists are touched by their own CPU
- * only, with interrupts off. */
+ * node's free_area, free_area[k].nr_free the blocks on the lists of order k (one per
+ * migrate type), and bit k of free_mask is set exactly when one of them is
+ * not empty; a free block's first page is PG_buddy with private == its
+ * order; nr_free counts the pages of every list but MIGRATE_ISOLATE's.
+ * Every free block of a MIGRATE_ISOLATE pageblock is on an isolate list.
+ * A page on a per-CPU list is PG_pcp with refcount 0, pcp->count is the
+ * order-0 lists' length (thp_count the THP-order list's, in blocks), and
+ * the lists are touched by their own CPU only, with interrupts off. */
 #ifndef MM_PAGE_ALLOC_INTERNAL_H
 #define MM_PAGE_ALLOC_INTERNAL_H
 
@@ -72,13 +76,15 @@ static inline void set_buddy_order(struct page *page, unsigned int order)
 	page->flags |= BIT(PG_buddy);
 }
 
-static inline void add_to_free_list(struct page *page, pg_data_t *pgdat, unsigned int order)
+/* The list primitives move blocks between lists and orders; the pages
+ * counted free (pgdat->nr_free) are their callers' to change, as Linux's
+ * __mod_zone_freepage_state beside them. */
+static inline void add_to_free_list(struct page *page, pg_data_t *pgdat, unsigned int order, int migratetype)
 {
 	struct free_area *area = &pgdat->free_area[order];
 	set_buddy_order(page, order);
-	list_add(&page->lru, &area->free_list);
+	list_add(&page->lru, &area->free_list[migratetype]);
 	area->nr_free++;
-	pgdat->nr_free += 1ul << order;
 	pgdat->free_mask |= BIT(order);
 }
 
@@ -88,60 +94,60 @@ static inline void del_page_from_free_list(struct page *page, pg_data_t *pgdat, 
 	list_del(&page->lru);
 	page->flags &= ~BIT(PG_buddy);
 	page->private = 0;
-	area->nr_free--;
-	pgdat->nr_free -= 1ul << order;
-	if (list_empty(&area->free_list))
+	if (!--area->nr_free)
 		pgdat->free_mask &= ~BIT(order);
+}
+
+/* Linux's move_to_free_list: a free block to the list of another type,
+ * same order. */
+static inline void move_to_free_list(struct page *page, pg_data_t *pgdat, unsigned int order, int migratetype)
+{
+	list_move(&page->lru, &pgdat->free_area[order].free_list[migratetype]);
+}
+
+static inline bool is_migrate_isolate(int migratetype)
+{
+	return migratetype == MIGRATE_ISOLATE;
+}
+
+/* Linux's migratetype_is_mergeable: blocks of these types may merge with
+ * a buddy of another of them across a pageblock's edge. */
+static inline bool migratetype_is_mergeable(int migratetype)
+{
+	return migratetype < MIGRATE_PCPTYPES;
 }
 
 /* --- the buddy layer ---------------------------------------------------- */
 
-/* Puts the upper halves of a block of order high back until the lower part
- * has order low. The caller took the block from the lowest non-empty list
- * at or above low (rmqueue_smallest), so every list from low to high - 1
- * is empty: each half becomes the only block of its list. */
-static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low, unsigned int high)
+/* Puts the upper halves of a block of order high back on the lists of
+ * migratetype until the lower part has order low (Linux's expand). */
+static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low, unsigned int high, int migratetype)
 {
-	/* Stores only, no loads: the halves' flags are written, not read (the
-	 * tail pages of a free block hold only the node bits; a read would
-	 * miss the cache at every level), and an empty list's head need not be
-	 * read to link its one block. So no level waits for another. nr_free
-	 * is the caller's; every list from low to high - 1 gets a block, so
-	 * their free_mask bits are set at once. */
-	unsigned long buddy_flags = (page->flags & ~PAGE_FLAGS_MASK) | BIT(PG_buddy);
 	unsigned long size = 1ul << high;
-	struct free_area *area = &pgdat->free_area[high];
-	pgdat->free_mask |= size - BIT(low);
 	while (high > low) {
 		high--;
-		area--;
 		size >>= 1;
-		struct page *half = page + size;
-		half->private = high;
-		half->flags = buddy_flags;
-		half->lru.next = half->lru.prev = &area->free_list;
-		area->free_list.next = area->free_list.prev = &half->lru;
-		area->nr_free = 1;
+		add_to_free_list(page + size, pgdat, high, migratetype);
 	}
 }
 
-static __always_inline struct page *rmqueue_smallest(pg_data_t *pgdat, unsigned int order)
+/* Linux's __rmqueue_smallest: the smallest block of migratetype's lists
+ * that fits, split down to order. nr_free is the caller's. */
+static __always_inline struct page *rmqueue_smallest(pg_data_t *pgdat, unsigned int order, int migratetype)
 {
 	unsigned long mask = pgdat->free_mask >> order << order;
-	if (!mask)
-		return NULL;
-	unsigned int current_order = (unsigned int)__builtin_ctzl(mask);
-	struct page *page = list_first_entry(&pgdat->free_area[current_order].free_list, struct page, lru);
-	struct free_area *area = &pgdat->free_area[current_order];
-	__list_del_entry(&page->lru); /* the caller's to set */
-	page->flags &= ~BIT(PG_buddy);
-	page->private = 0;
-	area->nr_free--;
-	if (list_empty(&area->free_list))
-		pgdat->free_mask &= ~BIT(current_order);
-	expand(pgdat, page, order, current_order);
-	pgdat->nr_free -= 1ul << order;
-	return page;
+	while (mask) {
+		unsigned int current_order = (unsigned int)__builtin_ctzl(mask);
+		struct list_head *list = &pgdat->free_area[current_order].free_list[migratetype];
+		mask &= mask - 1;
+		if (list_empty(list))
+			continue;
+		struct page *page = list_first_entry(list, struct page, lru);
+		del_page_from_free_list(page, pgdat, current_order);
+		expand(pgdat, page, order, current_order, migratetype);
+		return page;
+	}
+	return NULL;
 }
 
 /* The buddy of a free block may only be merged with when it is itself a free
@@ -151,50 +157,90 @@ static inline bool page_is_buddy(const struct page *buddy, unsigned int order, u
 	return buddy->flags == (node_bits | BIT(PG_buddy)) && buddy->private == order;
 }
 
-static __always_inline void free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order)
+/* Linux's __free_one_page: the block goes on migratetype's list after
+ * merging with its free buddies. Within a pageblock buddies merge
+ * whatever list they are on (a fallback that did not claim the block
+ * leaves free pages of it on another type's list); across a pageblock's
+ * edge (order >= pageblock_order) a block merges only with a buddy whose
+ * block has the same type or when both types are mergeable (never with
+ * MIGRATE_ISOLATE or MIGRATE_HIGHATOMIC of another type). Pages of
+ * MIGRATE_ISOLATE are not counted in nr_free. */
+static __always_inline void free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order,
+					  int migratetype)
 {
-	unsigned long node_bits = page->flags & ~PAGE_FLAGS_MASK, emptied = 0;
+	unsigned long node_bits = page->flags & ~PAGE_FLAGS_MASK;
 	unsigned long size = 1ul << order; /* the block's pages, and BIT(order) */
-	struct free_area *area = &pgdat->free_area[order];
 
 	/* Merging moves pages between orders, not in or out: nr_free changes
 	 * by this block only. */
-	pgdat->nr_free += size;
-	for (; order < MAX_PAGE_ORDER; order++, area++, size <<= 1) {
+	if (likely(!is_migrate_isolate(migratetype)))
+		pgdat->nr_free += size;
+	for (; order < MAX_PAGE_ORDER; order++, size <<= 1) {
 		unsigned long buddy_pfn = pfn ^ size;
 		/* Below section size the buddy is in pfn's own section, so
 		 * it has a struct page on the node's span. Above, a buddy off
 		 * the span is another node's page (or none): its struct page
-		 * is not read. (It would be one line more in the L1 set where
-		 * a large block's halves already meet: their struct pages lie
-		 * 2^k * 64 bytes apart, all in one set from 4 KiB on.) */
+		 * is not read. */
 		if (order >= PFN_SECTION_SHIFT &&
 		    (buddy_pfn - pgdat->node_start_pfn >= pgdat->node_spanned_pages || !pfn_valid(buddy_pfn)))
 			break;
 		struct page *buddy = pfn_to_page(buddy_pfn);
 		if (!page_is_buddy(buddy, order, node_bits))
 			break;
-		/* nr_free counts the list's blocks. A buddy alone on its list
-		 * (as every half a split left is) is unlinked by emptying the
-		 * head, without reading its links; the list's free_mask bit
-		 * is cleared after the loop. */
-		if (!--area->nr_free) {
-			INIT_LIST_HEAD(&area->free_list);
-			emptied |= size;
-		} else {
-			__list_del_entry(&buddy->lru);
+		if (unlikely(order >= pageblock_order)) {
+			int buddy_mt = get_pfnblock_migratetype(pgdat, buddy_pfn);
+			if (migratetype != buddy_mt &&
+			    (!migratetype_is_mergeable(migratetype) || !migratetype_is_mergeable(buddy_mt)))
+				break;
 		}
+		del_page_from_free_list(buddy, pgdat, order);
 		/* A merged buddy becomes a tail page: only its node bits,
-		 * private 0; its stale lru links are never read. */
+		 * private 0 (what a fresh page must show, and PTE tables
+		 * reuse). */
 		buddy->flags = node_bits;
-		buddy->private = 0; /* what a fresh page must show (and PTE tables reuse) */
 		pfn &= buddy_pfn;
 	}
-	page = pfn_to_page(pfn);
-	set_buddy_order(page, order);
-	list_add(&page->lru, &area->free_list);
-	area->nr_free++;
-	pgdat->free_mask = (pgdat->free_mask & ~emptied) | size;
+	add_to_free_list(pfn_to_page(pfn), pgdat, order, migratetype);
+}
+
+/* --- migrate types (page_alloc_fallback.c) ------------------------------ */
+
+/* What Linux's move_freepages counts as movable: a user page mm/migrate*.c
+ * can move. */
+bool page_is_movable_user(const struct page *page);
+/* set_pageblock_migratetype for a pfn of pgdat (which may be a test's
+ * private pg_data_t). */
+void set_pfnblock_migratetype(pg_data_t *pgdat, unsigned long pfn, int migratetype);
+unsigned long move_freepages_block(pg_data_t *pgdat, struct page *page, int migratetype, unsigned long *num_movable);
+int find_suitable_fallback(const struct free_area *area, unsigned int order, int migratetype, bool only_stealable,
+			   bool *can_steal);
+void reserve_highatomic_pageblock(struct page *page, pg_data_t *pgdat);
+bool unreserve_highatomic_pageblock(gfp_t gfp, int nid, const nodemask_t *nodemask, bool force);
+
+/* Linux's __rmqueue: the smallest block of the requested type, else one
+ * taken from another type's lists (__rmqueue_fallback,
+ * page_alloc_fallback.c), which may claim its whole pageblock. Under the
+ * node's lock; nr_free is counted here. */
+bool __rmqueue_fallback(pg_data_t *pgdat, unsigned int order, int start_migratetype);
+static __always_inline struct page *__rmqueue(pg_data_t *pgdat, unsigned int order, int migratetype)
+{
+	struct page *page;
+	for (;;) {
+		page = rmqueue_smallest(pgdat, order, migratetype);
+		if (likely(page) || !__rmqueue_fallback(pgdat, order, migratetype))
+			break;
+	}
+	if (page)
+		pgdat->nr_free -= 1ul << order;
+	return page;
+}
+
+/* The free block of a pfn being freed goes to the list of its pageblock's
+ * type (Linux's get_pfnblock_migratetype at free). */
+static __always_inline void free_one_page_pfnblock(struct page *page, unsigned long pfn, pg_data_t *pgdat,
+						   unsigned int order)
+{
+	free_one_page(page, pfn, pgdat, order, get_pfnblock_migratetype(pgdat, pfn));
 }
 
 /* --- the checks on every free and every allocation ---------------------- */
@@ -291,29 +337,38 @@ static __always_inline bool pcp_allowed_order(unsigned int order)
 	return order == 0 || order == pageblock_order;
 }
 
+/* Linux 6.1's order_to_pindex, for the orders pcp_allowed_order allows:
+ * order 0 has a list per type, the THP order one list. */
+static __always_inline unsigned int order_to_pindex(int migratetype, unsigned int order)
+{
+	return order ? PCP_THP_INDEX : (unsigned int)migratetype;
+}
+
 /* Refill and drain in batches (page_alloc_pcp.c); they take the node's
- * lock. count is in pages for order 0, in blocks for pageblock_order. */
-int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order);
+ * lock. count is in pages for order 0, in blocks for pageblock_order;
+ * migratetype is the refill's request (the THP list takes blocks of any
+ * type). */
+int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order, int migratetype);
 void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order);
 /* Gives this CPU's per-CPU pages, on every node, back to the buddy lists. */
 void drain_local_pages(void *unused);
 
 /* Take and put, inlined into rmqueue and the free paths, for an order
  * pcp_allowed_order allows, a constant at every call. (The order-0 fast
- * paths in __alloc_pages and __free_pages repeat them on purpose.) A block
- * on the THP-order list is PG_pcp with private == its order, as a buddy
- * block shows its order; its tail pages are plain, as in a buddy block. */
-static __always_inline struct page *rmqueue_pcplist(pg_data_t *pgdat, unsigned int order)
+ * paths in page_alloc.c repeat them on purpose.) A block on the THP-order
+ * list is PG_pcp with private == its order, as a buddy block shows its
+ * order; its tail pages are plain, as in a buddy block. */
+static __always_inline struct page *rmqueue_pcplist(pg_data_t *pgdat, unsigned int order, int migratetype)
 {
 	unsigned long flags;
 	struct page *page;
 
 	local_irq_save(flags);
 	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
-	struct list_head *list = order ? &pcp->thp_list : &pcp->list;
+	struct list_head *list = &pcp->lists[order_to_pindex(migratetype, order)];
 	for (;;) {
 		if (unlikely(list_empty(list)) &&
-		    !rmqueue_bulk(pgdat, pcp, order ? PCP_BATCH_THP : pcp->batch, order)) {
+		    !rmqueue_bulk(pgdat, pcp, order ? PCP_BATCH_THP : pcp->batch, order, migratetype)) {
 			local_irq_restore(flags);
 			return NULL;
 		}
@@ -332,14 +387,17 @@ static __always_inline struct page *rmqueue_pcplist(pg_data_t *pgdat, unsigned i
 		spin_lock(&pgdat->lock);
 		retire_page(page, pgdat);
 		for (unsigned int o = 0; o < order; o++)
-			free_one_page(page + (1ul << o), page_to_pfn(page) + (1ul << o), pgdat, o);
+			free_one_page_pfnblock(page + (1ul << o), page_to_pfn(page) + (1ul << o), pgdat, o);
 		spin_unlock(&pgdat->lock);
 	}
 	local_irq_restore(flags);
 	return page;
 }
 
-static __always_inline void free_unref_page(struct page *page, pg_data_t *pgdat, unsigned int order)
+/* migratetype is the block's, < MIGRATE_PCPTYPES (Linux's free_unref_page
+ * sends an isolated block's pages to the buddy lists and a highatomic
+ * block's to the movable list). */
+static __always_inline void free_unref_page(struct page *page, pg_data_t *pgdat, unsigned int order, int migratetype)
 {
 	unsigned long flags;
 
@@ -348,11 +406,11 @@ static __always_inline void free_unref_page(struct page *page, pg_data_t *pgdat,
 	page->flags |= BIT(PG_pcp);
 	if (order) {
 		page->private = order;
-		list_add(&page->lru, &pcp->thp_list);
+		list_add(&page->lru, &pcp->lists[PCP_THP_INDEX]);
 		if (unlikely(++pcp->thp_count > PCP_HIGH_THP))
 			free_pcppages_bulk(pgdat, pcp, PCP_BATCH_THP, order);
 	} else {
-		list_add(&page->lru, &pcp->list);
+		list_add(&page->lru, &pcp->lists[migratetype]);
 		if (unlikely(++pcp->count > pcp->high))
 			free_pcppages_bulk(pgdat, pcp, pcp->batch, 0);
 	}

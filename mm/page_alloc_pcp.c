@@ -3,15 +3,17 @@
  * every CPU is made to give its pages back (drain_all_pages, through an
  * IPI).
  *
- * Each node has one list per CPU (pgdat->pcp[cpu]). Allocation refills an
- * empty list with pcp->batch pages (rmqueue_bulk); freeing drains
+ * Each node has lists per CPU (pgdat->pcp[cpu]): one per migrate type with
+ * per-CPU lists for order 0, one for the THP order (order_to_pindex).
+ * Allocation refills an empty list with pcp->batch pages of its type
+ * (rmqueue_bulk); freeing drains
  * pcp->batch of the coldest pages once the list holds more than pcp->high
  * (free_pcppages_bulk). The take and put themselves are inline in
  * page_alloc_internal.h, and the order-0 fast paths in page_alloc.c repeat
  * them.
  *
  * Invariant: a page on a per-CPU list is PG_pcp with refcount 0 and is not
- * on any buddy list; pcp->count is the list's length. A CPU's list is
+ * on any buddy list; pcp->count is the order-0 lists' length. A CPU's list is
  * touched only by that CPU with interrupts off, never by another CPU; the
  * node's lock is taken only for the buddy side of a batch. */
 #include "kernel/smp.h"
@@ -19,30 +21,33 @@
 
 /* Moves up to count blocks of the THP order from the buddy lists to the
  * CPU's THP-order list. */
-static int rmqueue_bulk_thp(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order)
+static int rmqueue_bulk_thp(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order,
+			    int migratetype)
 {
 	int moved = 0;
 	spin_lock(&pgdat->lock);
 	for (; moved < count; moved++) {
-		struct page *page = rmqueue_smallest(pgdat, order);
+		struct page *page = __rmqueue(pgdat, order, migratetype);
 		if (!page)
 			break;
 		page->flags |= BIT(PG_pcp);
 		page->private = order;
-		list_add_tail(&page->lru, &pcp->thp_list);
+		list_add_tail(&page->lru, &pcp->lists[PCP_THP_INDEX]);
 	}
 	spin_unlock(&pgdat->lock);
 	pcp->thp_count += moved;
 	return moved;
 }
 
-/* Moves up to count pages (blocks, for the THP order) from the buddy lists
- * to a per-CPU list. */
-int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order)
+/* Moves up to count pages (blocks, for the THP order) of migratetype from
+ * the buddy lists to a per-CPU list (Linux's rmqueue_bulk: __rmqueue, so
+ * with its fallback to other types). */
+int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order, int migratetype)
 {
 	if (order)
-		return rmqueue_bulk_thp(pgdat, pcp, count, order);
+		return rmqueue_bulk_thp(pgdat, pcp, count, order, migratetype);
 	int moved = 0;
+	struct list_head *list = &pcp->lists[migratetype];
 	spin_lock(&pgdat->lock);
 	/* Whole aligned blocks (up to the largest power of two in count) at a
 	 * time: one split instead of one per page, and the pages go back
@@ -52,12 +57,17 @@ int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigne
 	while (moved < count) {
 		while (order && ((1 << order) > count - moved || !(pgdat->free_mask >> order)))
 			order--;
-		struct page *page = rmqueue_smallest(pgdat, order);
-		if (!page)
+		struct page *page = __rmqueue(pgdat, order, migratetype);
+		if (!page) {
+			if (order) {
+				order--;
+				continue;
+			}
 			break;
+		}
 		for (unsigned long i = 0; i < (1ul << order); i++) {
 			page[i].flags |= BIT(PG_pcp);
-			list_add_tail(&page[i].lru, &pcp->list);
+			list_add_tail(&page[i].lru, list);
 		}
 		moved += 1 << order;
 	}
@@ -66,28 +76,45 @@ int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigne
 	return moved;
 }
 
+/* A page leaving a per-CPU list for the buddy lists goes to the list it
+ * was freed for (the per-CPU list's type; the THP list's blocks to their
+ * block's), unless its pageblock was isolated meanwhile (Linux's
+ * free_pcppages_bulk). */
+static void free_pcppage(pg_data_t *pgdat, struct page *page, unsigned int order, int migratetype)
+{
+	unsigned long pfn = page_to_pfn(page);
+	if (order || unlikely(pgdat->nr_isolate_pageblock))
+		migratetype = get_pfnblock_migratetype(pgdat, pfn);
+	page->flags &= ~BIT(PG_pcp);
+	free_one_page(page, pfn, pgdat, order, migratetype);
+}
+
 void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order)
 {
 	spin_lock(&pgdat->lock);
 	if (order) {
-		while (count-- > 0 && !list_empty(&pcp->thp_list)) {
-			struct page *page = list_entry(pcp->thp_list.prev, struct page, lru);
+		struct list_head *list = &pcp->lists[PCP_THP_INDEX];
+		while (count-- > 0 && !list_empty(list)) {
+			struct page *page = list_entry(list->prev, struct page, lru);
 			list_del(&page->lru);
 			pcp->thp_count--;
-			page->flags &= ~BIT(PG_pcp);
-			free_one_page(page, page_to_pfn(page), pgdat, order);
+			free_pcppage(pgdat, page, order, 0);
 		}
 		note_node_refilled(pgdat);
 		spin_unlock(&pgdat->lock);
 		return;
 	}
-	while (count-- > 0 && !list_empty(&pcp->list)) {
-		/* The coldest pages (at the tail) go back first. */
-		struct page *page = list_entry(pcp->list.prev, struct page, lru);
+	/* The coldest pages (at the tails) go back first, the type lists in
+	 * turn (Linux's round robin over pindex). */
+	for (int mt = 0; count > 0 && pcp->count; mt = (mt + 1) % MIGRATE_PCPTYPES) {
+		struct list_head *list = &pcp->lists[mt];
+		if (list_empty(list))
+			continue;
+		struct page *page = list_entry(list->prev, struct page, lru);
 		list_del(&page->lru);
 		pcp->count--;
-		page->flags &= ~BIT(PG_pcp);
-		free_one_page(page, page_to_pfn(page), pgdat, 0);
+		count--;
+		free_pcppage(pgdat, page, 0, mt);
 	}
 	note_node_refilled(pgdat);
 	spin_unlock(&pgdat->lock);

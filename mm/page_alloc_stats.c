@@ -78,6 +78,22 @@ unsigned long node_free_blocks(int nid, unsigned int order)
 	return node_data[nid]->free_area[order].nr_free;
 }
 
+/* Walks the list under the node's lock, as pagetypeinfo does. */
+unsigned long node_free_blocks_type(int nid, unsigned int order, int migratetype)
+{
+	if (nid < 0 || nid >= MAX_NUMNODES || !node_data[nid] || order > MAX_PAGE_ORDER ||
+	    migratetype < 0 || migratetype >= MIGRATE_TYPES)
+		return 0;
+	pg_data_t *pgdat = node_data[nid];
+	unsigned long n = 0, flags;
+	struct list_head *pos;
+	spin_lock_irqsave(&pgdat->lock, flags);
+	list_for_each(pos, &pgdat->free_area[order].free_list[migratetype])
+		n++;
+	spin_unlock_irqrestore(&pgdat->lock, flags);
+	return n;
+}
+
 void show_buddyinfo(void)
 {
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {

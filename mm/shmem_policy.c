@@ -59,5 +59,5 @@ struct page *shmem_alloc_policy_folio(struct shared_policy *sp, unsigned long in
 
 struct page *shmem_alloc_policy_page(struct shared_policy *sp, unsigned long index, unsigned long ilx)
 {
-	return shmem_alloc_policy_folio(sp, index, ilx, GFP_HIGHUSER | __GFP_ZERO, 0);
+	return shmem_alloc_policy_folio(sp, index, ilx, GFP_HIGHUSER_MOVABLE | __GFP_ZERO, 0);
 }

@@ -237,6 +237,8 @@ static void *slab_take_object(struct kmem_cache *s, struct kmem_cache_node *n, s
  * Not on any list yet. */
 static struct page *new_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 {
+	if (s->flags & SLAB_RECLAIM_ACCOUNT)
+		gfp |= __GFP_RECLAIMABLE;
 	struct page *head = alloc_pages_node(nid, gfp & ~__GFP_ZERO, s->order);
 	if (!head)
 		return NULL;

@@ -29,6 +29,9 @@
 
 /* kmem_cache_create flags (Linux's value); others are accepted and ignored. */
 #define SLAB_HWCACHE_ALIGN 0x00002000ul /* align objects to a 64-byte cache line */
+/* Objects a shrinker can free: the slabs come from MIGRATE_RECLAIMABLE
+ * pageblocks (__GFP_RECLAIMABLE, Linux's s->allocflags). */
+#define SLAB_RECLAIM_ACCOUNT 0x00020000ul
 
 struct kmem_cache;
 

@@ -121,6 +121,18 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 	seq_buf_printf(m, "clear_huge_page_cached %lu\nclear_huge_page_uncached %lu\n", cached, uncached);
 	seq_buf_printf(m, "clear_huge_page_fences %lu\nclear_huge_page_incoherent %lu\n", clear.fences,
 		       clear.incoherent);
+	/* mmlab's own too: the allocations served from another migrate
+	 * type's lists and the pageblocks that changed type in them (Linux
+	 * shows them only as mm_page_alloc_extfrag trace events). */
+	unsigned long fallback = 0, change_ownership = 0;
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		pg_data_t *pgdat = NODE_DATA(nid);
+		if (pgdat) {
+			fallback += READ_ONCE(pgdat->nr_extfrag_fallback);
+			change_ownership += READ_ONCE(pgdat->nr_extfrag_change_ownership);
+		}
+	}
+	seq_buf_printf(m, "extfrag_fallback %lu\nextfrag_change_ownership %lu\n", fallback, change_ownership);
 }
 
 PROC_FILE(vmstat_entry, proc_root_dir, "vmstat", vmstat_show);

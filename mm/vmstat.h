@@ -65,4 +65,10 @@ static inline void count_vm_events(enum vm_event_item item, unsigned long delta)
  * CPU is counting. */
 unsigned long all_vm_events(enum vm_event_item item);
 
+/* Linux's fragmentation_index (mm/vmstat_frag.c), in thousandths: -1000
+ * when pgdat has a free block of the order, else from 0 (a request would
+ * fail for lack of memory) to 1000 (for fragmentation). */
+struct pglist_data;
+int fragmentation_index(const struct pglist_data *pgdat, unsigned int order);
+
 #endif

@@ -130,19 +130,24 @@ static bool arena_setup(int nid, unsigned order, struct page **block)
 	if (!*block)
 		return false;
 	struct page *b = *block;
+	/* Its pageblock flags, all movable: a byte per 2 MiB, up to 1 GiB. */
+	static u8 arena_pageblock_flags[1ul << (MAX_PAGE_ORDER - pageblock_order)];
+	unsigned long nr_blocks = pageblock_flags_size(page_to_pfn(b), page_to_pfn(b) + (1ul << order));
+	memset(arena_pageblock_flags, MIGRATE_MOVABLE, nr_blocks);
+	arena.pageblock_flags = arena_pageblock_flags;
 	page_alloc_init_node(&arena, ARENA_NID, page_to_pfn(b), page_to_pfn(b) + (1ul << order));
 	node_data[ARENA_NID] = NULL; /* private: not a node the allocator knows */
 	relabel(b, order, ARENA_NID);
 	b->flags &= ~PAGE_FLAGS_MASK;
 	b->_refcount = 0;
 	b->private = 0;
-	__free_one_page(b, page_to_pfn(b), &arena, order);
+	__free_one_page(b, page_to_pfn(b), &arena, order, MIGRATE_MOVABLE);
 	return true;
 }
 
 static void arena_teardown(struct page *block, unsigned order, int nid)
 {
-	struct page *b = __rmqueue_smallest(&arena, order);
+	struct page *b = __rmqueue_smallest(&arena, order, MIGRATE_MOVABLE);
 	if (b != block)
 		pr_err("bench: the arena did not merge back into one block\n");
 	relabel(block, order, nid);
@@ -176,8 +181,8 @@ static void bench_buddy_pair(int home, unsigned block_order, unsigned order, con
 	for (int r = 0; r < RUNS; r++) {
 		u64 s = rdtsc();
 		for (u64 i = 0; i < iters; i++) {
-			struct page *p = __rmqueue_smallest(&arena, order);
-			__free_one_page(p, page_to_pfn(p), &arena, order);
+			struct page *p = __rmqueue_smallest(&arena, order, MIGRATE_MOVABLE);
+			__free_one_page(p, page_to_pfn(p), &arena, order, MIGRATE_MOVABLE);
 		}
 		t[r] = ps_per_op(rdtsc() - s, iters);
 	}

@@ -158,6 +158,16 @@ static void every_order_lands_in_the_nodes_srat_ranges(struct kunit *test)
 /* Every free block of a node is its memory, aligned to its order, and not
  * a missed merge (its buddy is no free block of the same order on the
  * node); the counts agree with the lists. */
+/* Free buddies of pageblock size or more stay apart when their blocks'
+ * types may not merge (a highatomic or isolated block beside another). */
+static bool pageblocks_keep_apart(const pg_data_t *pgdat, unsigned long pfn, unsigned long buddy, unsigned order)
+{
+	if (order < pageblock_order)
+		return false;
+	int a = get_pfnblock_migratetype(pgdat, pfn), b = get_pfnblock_migratetype(pgdat, buddy);
+	return a != b && (a >= MIGRATE_PCPTYPES || b >= MIGRATE_PCPTYPES);
+}
+
 static void free_lists_hold_only_the_nodes_memory(struct kunit *test)
 {
 	init_layout(test);
@@ -170,7 +180,8 @@ static void free_lists_hold_only_the_nodes_memory(struct kunit *test)
 		spin_lock_irqsave(&pgdat->lock, flags);
 		for (unsigned order = 0; order <= MAX_PAGE_ORDER; order++) {
 			struct page *p;
-			list_for_each_entry(p, &pgdat->free_area[order].free_list, lru) {
+			for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			list_for_each_entry(p, &pgdat->free_area[order].free_list[mt], lru) {
 				unsigned long pfn = page_to_pfn(p);
 				pages += 1ul << order;
 				if (page_to_nid(p) != nid || (pfn & ((1ul << order) - 1)) ||
@@ -179,7 +190,7 @@ static void free_lists_hold_only_the_nodes_memory(struct kunit *test)
 				unsigned long buddy = pfn ^ (1ul << order);
 				if (order < MAX_PAGE_ORDER && pfn_valid(buddy) &&
 				    PageBuddy(pfn_to_page(buddy)) && pfn_to_page(buddy)->private == order &&
-				    page_to_nid(pfn_to_page(buddy)) == nid)
+				    page_to_nid(pfn_to_page(buddy)) == nid && !pageblocks_keep_apart(pgdat, pfn, buddy, order))
 					unmerged++;
 			}
 		}

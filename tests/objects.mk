@@ -31,6 +31,7 @@ KERNEL_SRCS += \
 	tests/kunit_boot.c \
 	tests/kunit_selftest.c \
 	tests/mem_devices_test.c \
+	tests/migratetype_test.c \
 	tests/memfd_test.c \
 	tests/memmap_test.c \
 	tests/memory_test.c \

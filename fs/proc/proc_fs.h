@@ -131,6 +131,7 @@ extern const struct proc_dir_entry proc_sys_kernel_dir;    /* /proc/sys/kernel *
 extern const struct proc_dir_entry proc_sys_fs_dir;        /* /proc/sys/fs */
 extern const struct proc_dir_entry sys_dir;                /* /sys */
 extern const struct proc_dir_entry sys_kernel_mm_dir;      /* /sys/kernel/mm */
+extern const struct proc_dir_entry sys_kernel_debug_dir;   /* /sys/kernel/debug */
 extern const struct proc_dir_entry sys_devices_system_dir; /* /sys/devices/system */
 
 static inline bool proc_node_is_dir(const struct proc_node *node)

@@ -39,6 +39,12 @@ const struct proc_dir_entry sys_dir __proc_entry = {
 static const struct proc_dir_entry sys_kernel_dir __proc_entry = {
 	.parent = &sys_dir, .name = "kernel", .mode = DIR_MODE,
 };
+/* Where Linux mounts debugfs. mmlab has no debugfs: the few debugfs files
+ * it serves (mm/vmstat_frag.c's extfrag/) are part of sysfs's tree here,
+ * at the paths Linux's would have. */
+const struct proc_dir_entry sys_kernel_debug_dir __proc_entry = {
+	.parent = &sys_kernel_dir, .name = "debug", .mode = DIR_MODE,
+};
 const struct proc_dir_entry sys_kernel_mm_dir __proc_entry = {
 	.parent = &sys_kernel_dir, .name = "mm", .mode = DIR_MODE,
 };

@@ -171,11 +171,11 @@ static double run_buddy(enum fig f, long iters)
 		t0 = now_ns();
 		for (long i = 0; i < iters; i++) {
 			spin_lock(&pgdat->lock);
-			struct page *p = __rmqueue_smallest(pgdat, order);
+			struct page *p = __rmqueue_smallest(pgdat, order, MIGRATE_MOVABLE);
 			spin_unlock(&pgdat->lock);
 			sink(p);
 			spin_lock(&pgdat->lock);
-			__free_one_page(p, page_to_pfn(p), pgdat, order);
+			__free_one_page(p, page_to_pfn(p), pgdat, order, MIGRATE_MOVABLE);
 			spin_unlock(&pgdat->lock);
 		}
 		t1 = now_ns();

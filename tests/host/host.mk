@@ -20,8 +20,8 @@ HOST_MM_DIR := $(B)/host/mm
 HOST_SHIM_SRCS := tests/host/shim.c tests/host/ktest.c
 HOST_MEMBLOCK_SRCS := mm/memblock.c mm/numa.c kernel/topology.c
 HOST_PAGE_ALLOC_SRCS := $(HOST_MEMBLOCK_SRCS) mm/page_alloc.c mm/fail_page_alloc.c mm/page_alloc_pcp.c \
-	mm/page_alloc_checks.c mm/page_alloc_init.c mm/page_alloc_stats.c mm/shrinker.c kernel/spinlock.c \
-	lib/ratelimit.c tests/host/mm_boot.c tests/host/host_reclaim.c
+	mm/page_alloc_checks.c mm/page_alloc_fallback.c mm/page_alloc_init.c mm/page_alloc_stats.c mm/shrinker.c \
+	kernel/spinlock.c lib/ratelimit.c tests/host/mm_boot.c tests/host/host_reclaim.c
 HOST_SLAB_SRCS := $(HOST_PAGE_ALLOC_SRCS) $(wildcard mm/slab.c mm/slab_common.c mm/kmalloc.c)
 
 # A test is listed only when the code it tests exists, so the fragment works

@@ -22,6 +22,8 @@
 #include <string.h>
 
 static pg_data_t static_pgdat[MAX_NUMNODES];
+#define STATIC_PAGEBLOCK_BYTES 8192
+static u8 static_pageblock_flags[MAX_NUMNODES][STATIC_PAGEBLOCK_BYTES];
 
 unsigned long host_node_start_pfn(int nid) { return NODE_DATA(nid)->node_start_pfn; }
 unsigned long host_node_end_pfn(int nid)
@@ -76,9 +78,18 @@ void host_mm_boot(const struct host_mm_config *cfg)
 	host_vmemmap_init();
 	memmap_init();
 	/* Outside the nodes, so that every node is wholly free. */
-	if (cfg->static_pgdat)
-		for (unsigned n = 0; n < cfg->nr_nodes; n++)
+	if (cfg->static_pgdat) {
+		/* Their pageblock flags too: a byte per 2 MiB of the host's
+		 * memory, which every node's span is inside. */
+		if ((host_phys_bytes >> 21) + 1 > STATIC_PAGEBLOCK_BYTES) {
+			fprintf(stderr, "host_mm_boot: too much memory for the static pageblock flags\n");
+			exit(2);
+		}
+		for (unsigned n = 0; n < cfg->nr_nodes; n++) {
 			node_data[n] = &static_pgdat[n];
+			static_pgdat[n].pageblock_flags = static_pageblock_flags[n];
+		}
+	}
 	free_area_init();
 	memblock_free_all();
 	setup_watermarks();

@@ -129,7 +129,8 @@ bool mm_check(struct ktest *t, const struct mm_shadow *s, bool deep)
 			const struct free_area *area = &pgdat->free_area[o];
 			unsigned long count = 0;
 			struct page *p;
-			list_for_each_entry(p, &area->free_list, lru) {
+			for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			list_for_each_entry(p, &area->free_list[mt], lru) {
 				unsigned long pfn = page_to_pfn(p), n = 1ul << o;
 				CHECK(count < s->nr_pfns, "node %d order %u: free list loops", nid, o);
 				CHECK(pfn < s->nr_pfns, "node %d order %u: block at pfn %#lx outside memory",
@@ -173,7 +174,8 @@ bool mm_check(struct ktest *t, const struct mm_shadow *s, bool deep)
 			const struct per_cpu_pages *pcp = &pgdat->pcp[cpu];
 			int count = 0;
 			struct page *p;
-			list_for_each_entry(p, &pcp->list, lru) {
+			for (int i = 0; i < NR_LOWORDER_PCP_LISTS; i++)
+			list_for_each_entry(p, &pcp->lists[i], lru) {
 				unsigned long pfn = page_to_pfn(p);
 				CHECK(count <= pcp->high + pcp->batch, "node %d cpu %d: pcp list too long", nid,
 				      cpu);
@@ -193,7 +195,7 @@ bool mm_check(struct ktest *t, const struct mm_shadow *s, bool deep)
 			/* The THP-order list: whole blocks, PG_pcp on the head
 			 * with private == the order, plain tails. */
 			count = 0;
-			list_for_each_entry(p, &pcp->thp_list, lru) {
+			list_for_each_entry(p, &pcp->lists[PCP_THP_INDEX], lru) {
 				unsigned long pfn = page_to_pfn(p), n = 1ul << pageblock_order;
 				CHECK((unsigned long)count < s->nr_pfns, "node %d cpu %d: THP-order list loops", nid, cpu);
 				CHECK((p->flags & PAGE_FLAGS_MASK) == 1ul << PG_pcp && p->private == pageblock_order,
@@ -254,7 +256,8 @@ void mm_snapshot_take(struct mm_snapshot *snap)
 		for (unsigned o = 0; o < NR_PAGE_ORDERS; o++) {
 			snap->nr_free[nid][o] = pgdat->free_area[o].nr_free;
 			struct page *p;
-			list_for_each_entry(p, &pgdat->free_area[o].free_list, lru)
+			for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			list_for_each_entry(p, &pgdat->free_area[o].free_list[mt], lru)
 				if (snap->nr_blocks < n)
 					snap->blocks[snap->nr_blocks++] = page_to_pfn(p) << 5 | o;
 		}

@@ -132,7 +132,8 @@ static bool check_free_lists(struct ktest *t)
 		for (unsigned o = 0; o <= MAX_PAGE_ORDER; o++) {
 			struct page *p;
 			unsigned long blocks = 0;
-			list_for_each_entry(p, &pgdat->free_area[o].free_list, lru) {
+			for (int mt = 0; mt < MIGRATE_TYPES; mt++)
+			list_for_each_entry(p, &pgdat->free_area[o].free_list[mt], lru) {
 				/* A list that another node's merge corrupted
 				 * may not end. */
 				if (!KTEST_EXPECT_LE(t, ++blocks, pgdat->free_area[o].nr_free))

@@ -71,13 +71,17 @@ static void fallback_lists_follow_distance(struct ktest *t)
 
 static void split_and_merge_return_to_the_initial_shape(struct ktest *t)
 {
-	/* 3 x (2^12 - 1) pages: 48 MiB of node 1's 64. */
+	/* 3 x (2^12 - 1) pages: 48 MiB of node 1's 64. Movable, so that the
+	 * requests take the smallest block that fits from the movable
+	 * pageblocks of boot; an unmovable one would claim a pageblock from
+	 * the largest free block at each fallback (__rmqueue_fallback) and
+	 * leave no 8 MiB whole for the order-11 ones. */
 	enum { PER_ORDER = 3, MAX_O = 11, N = PER_ORDER * (MAX_O + 1) };
 	struct { struct page *p; unsigned order; } held[N];
 	int n = 0;
 	for (unsigned o = 0; o <= MAX_O; o++)
 		for (int k = 0; k < PER_ORDER; k++) {
-			struct page *p = get(t, 1, GFP_KERNEL | __GFP_THISNODE, o);
+			struct page *p = get(t, 1, GFP_KERNEL | __GFP_MOVABLE | __GFP_THISNODE, o);
 			KTEST_ASSERT_NOT_NULL(t, p);
 			held[n].p = p;
 			held[n++].order = o;
@@ -113,22 +117,22 @@ static void buddy_layer_splits_and_merges_exactly(struct ktest *t)
 	spin_lock(&pgdat->lock);
 	for (unsigned o = 0; o < 13; o++)
 		while (pgdat->free_area[o].nr_free && ns < 64) {
-			small[ns] = __rmqueue_smallest(pgdat, o);
+			small[ns] = __rmqueue_smallest(pgdat, o, MIGRATE_MOVABLE);
 			small_order[ns++] = o;
 		}
 	unsigned long nr_free = pgdat->nr_free;
-	struct page *p = __rmqueue_smallest(pgdat, 0);
+	struct page *p = __rmqueue_smallest(pgdat, 0, MIGRATE_MOVABLE);
 	KTEST_ASSERT_NOT_NULL(t, p);
 	KTEST_EXPECT_EQ(t, pgdat->free_area[13].nr_free, before[13] - 1);
 	for (unsigned o = 0; o < 13; o++)
 		KTEST_EXPECT_EQ(t, pgdat->free_area[o].nr_free, 1);
 	KTEST_EXPECT_EQ(t, pgdat->nr_free, nr_free - 1);
-	__free_one_page(p, page_to_pfn(p), pgdat, 0);
+	__free_one_page(p, page_to_pfn(p), pgdat, 0, MIGRATE_MOVABLE);
 	for (unsigned o = 0; o < 13; o++)
 		KTEST_EXPECT_EQ(t, pgdat->free_area[o].nr_free, 0);
 	KTEST_EXPECT_EQ(t, pgdat->free_area[13].nr_free, before[13]);
 	while (ns--)
-		__free_one_page(small[ns], page_to_pfn(small[ns]), pgdat, small_order[ns]);
+		__free_one_page(small[ns], page_to_pfn(small[ns]), pgdat, small_order[ns], MIGRATE_MOVABLE);
 	spin_unlock(&pgdat->lock);
 	for (unsigned o = 0; o < NR_PAGE_ORDERS; o++)
 		KTEST_EXPECT_EQ(t, pgdat->free_area[o].nr_free, before[o]);
@@ -173,8 +177,11 @@ static void merged_buddies_keep_private_zero(struct ktest *t)
 static void every_allocation_is_aligned_to_its_order(struct ktest *t)
 {
 	struct page *held[14];
+	/* Movable: an unmovable request on a node of movable pageblocks
+	 * claims its pages from the largest free block (__rmqueue_fallback),
+	 * so the order-13 request after it would find its block split. */
 	for (unsigned o = 0; o < 14; o++) {
-		held[o] = get(t, (int)(o % NR_NODES), GFP_KERNEL, o);
+		held[o] = get(t, (int)(o % NR_NODES), GFP_KERNEL | __GFP_MOVABLE, o);
 		KTEST_ASSERT_NOT_NULL(t, held[o]);
 		KTEST_EXPECT_TRUE(t, IS_ALIGNED((uintptr_t)((u8 *)page_address(held[o]) - host_phys_base),
 						PAGE_SIZE << o));
@@ -326,12 +333,12 @@ static void blocks_never_merge_across_nodes(struct ktest *t)
 	pg_data_t *pgdat = NODE_DATA(3);
 	spin_lock(&pgdat->lock);
 	for (int i = 0; i < N; i++) {
-		held[i] = __rmqueue_smallest(pgdat, 0);
+		held[i] = __rmqueue_smallest(pgdat, 0, MIGRATE_MOVABLE);
 		KTEST_ASSERT_NOT_NULL(t, held[i]);
 	}
-	KTEST_EXPECT_NULL(t, __rmqueue_smallest(pgdat, 0));
+	KTEST_EXPECT_NULL(t, __rmqueue_smallest(pgdat, 0, MIGRATE_MOVABLE));
 	for (int i = N - 1; i >= 0; i--)
-		__free_one_page(held[i], page_to_pfn(held[i]), pgdat, 0);
+		__free_one_page(held[i], page_to_pfn(held[i]), pgdat, 0, MIGRATE_MOVABLE);
 	spin_unlock(&pgdat->lock);
 	KTEST_EXPECT_EQ(t, node_free_blocks(3, 14), 1);
 	expect_boot_shape(t);

@@ -47,13 +47,14 @@ and its order in private."""
             if verbose:
                 for o in range(len(counts)):
                     n = 0
-                    for p in utils.list_for_each_entry(pgdat["free_area"][o]["free_list"],
-                                                       "struct page", "lru"):
-                        n += 1
-                        pd = p.dereference()
-                        if not utils.page_flag(pd, "buddy") or int(pd["private"]) != o:
-                            gdb.write("  order %d: pfn %#x is no free block of this order\n" % (
-                                o, utils.page_to_pfn(p)))
+                    lists = pgdat["free_area"][o]["free_list"]
+                    for mt in range(utils.array_len(lists)):
+                        for p in utils.list_for_each_entry(lists[mt], "struct page", "lru"):
+                            n += 1
+                            pd = p.dereference()
+                            if not utils.page_flag(pd, "buddy") or int(pd["private"]) != o:
+                                gdb.write("  order %d type %d: pfn %#x is no free block of this order\n" % (
+                                    o, mt, utils.page_to_pfn(p)))
                     if n != counts[o]:
                         gdb.write("  order %d: the list holds %d blocks, nr_free says %d\n" % (
                             o, n, counts[o]))
@@ -64,8 +65,9 @@ class MmPcp(gdb.Command):
     """Show the per-CPU page lists: mm-pcp [NODE]
 
 For each node and online CPU, the per_cpu_pages of that pair: count (pages
-in the list), high, batch, and the length of the list walked (which must
-equal count); then the THP-order list's blocks, counted and walked."""
+in the order-0 lists, one per migrate type), high, batch, and the length
+of those lists walked (which must equal count); then the THP-order list's
+blocks, counted and walked."""
 
     def __init__(self):
         super().__init__("mm-pcp", gdb.COMMAND_USER)
@@ -78,8 +80,11 @@ equal count); then the THP-order list's blocks, counted and walked."""
                 continue
             for cpu in utils.online_cpus():
                 pcp = pgdat["pcp"][cpu]
-                walked = sum(1 for _ in utils.list_for_each_entry(pcp["list"], "struct page", "lru"))
-                thp = sum(1 for _ in utils.list_for_each_entry(pcp["thp_list"], "struct page", "lru"))
+                lists = pcp["lists"]
+                nlists = utils.array_len(lists)
+                walked = sum(1 for i in range(nlists - 1)
+                             for _ in utils.list_for_each_entry(lists[i], "struct page", "lru"))
+                thp = sum(1 for _ in utils.list_for_each_entry(lists[nlists - 1], "struct page", "lru"))
                 gdb.write("node %d cpu %d: count %d high %d batch %d (list holds %d); "
                           "THP-order blocks %d (list holds %d)\n" % (
                               nid, cpu, int(pcp["count"]), int(pcp["high"]), int(pcp["batch"]), walked,
