@@ -219,6 +219,7 @@ static void print_machine_facts(struct mm_struct *mm)
 	}
 	show_slabinfo();
 	print_proc_file("/proc/vmallocinfo", "vmallocinfo");
+	print_proc_file("/proc/pagetypeinfo", "pagetypeinfo");
 	rcu_print_stats();
 	pr_info("debugger: task pid=%d tgid=%d comm=%s cpu=%u mm=%p\n", current->pid, current->tgid,
 		current->comm, current->cpu, current->mm);

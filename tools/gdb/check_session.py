@@ -128,6 +128,12 @@ def _(c):
     out = run("mm-buddy -v")
     c.expect("lists checked" in out and "nr_free says" not in out and "no free block" not in out,
              "mm-buddy -v found inconsistent lists:\n" + out)
+    # Per migrate type: the kernel's /proc/pagetypeinfo free counts.
+    want = {tuple(l.split()[:6]): l.split()[6:] for l in facts("debugger: pagetypeinfo ")
+            if l.startswith("Node ") and ", type" in l}
+    got = {tuple(l.split()[:6]): l.split()[6:] for l in run("mm-buddy -t").splitlines()
+           if l.startswith("Node ") and ", type" in l}
+    c.expect(want and got == want, "mm-buddy -t %s, the kernel's pagetypeinfo %s" % (got, want))
 
 
 @case("mm_pcp")

@@ -11,13 +11,16 @@ def buddy_counts(pgdat):
 
 
 class MmBuddy(gdb.Command):
-    """Show the buddy free lists per node and order: mm-buddy [-v] [NODE]
+    """Show the buddy free lists per node and order: mm-buddy [-v] [-t] [NODE]
 
 One line per node with memory in /proc/buddyinfo's form (free blocks of
 each order 0..MAX_PAGE_ORDER, the buddy lists only), then the node's free
 pages, managed pages and watermarks. -v also walks every free list and
 checks its length against nr_free and that each block heads with PG_buddy
-and its order in private."""
+and its order in private. -t counts the blocks of each migrate type's
+lists, one line per node and type in /proc/pagetypeinfo's form ("Free
+pages count per migrate type at order"; more than 100000 shown as
+>100000, as Linux's)."""
 
     def __init__(self):
         super().__init__("mm-buddy", gdb.COMMAND_USER)
@@ -25,7 +28,8 @@ and its order in private."""
     def invoke(self, arg, from_tty):
         argv = gdb.string_to_argv(arg)
         verbose = "-v" in argv
-        argv = [a for a in argv if a != "-v"]
+        by_type = "-t" in argv
+        argv = [a for a in argv if a not in ("-v", "-t")]
         want = int(argv[0]) if argv else None
         for nid, pgdat in utils.nodes():
             if want is not None and nid != want:
@@ -34,6 +38,23 @@ and its order in private."""
                 continue
             counts = buddy_counts(pgdat)
             gdb.write("Node %d, zone %8s %s\n" % (nid, "Normal", " ".join("%6d" % n for n in counts)))
+        if by_type:
+            names = gdb.parse_and_eval("migratetype_names")
+            for nid, pgdat in utils.nodes():
+                if (want is not None and nid != want) or not int(pgdat["node_present_pages"]):
+                    continue
+                fa = pgdat["free_area"]
+                for mt in range(utils.array_len(names)):
+                    cells = []
+                    for o in range(utils.array_len(fa)):
+                        n = 0
+                        for _ in utils.list_for_each_entry(fa[o]["free_list"][mt], "struct page", "lru"):
+                            n += 1
+                            if n >= 100000:
+                                break
+                        cells.append("%s%6d" % (">" if n >= 100000 else "", n))
+                    gdb.write("Node %4d, zone %8s, type %12s %s\n" % (
+                        nid, "Normal", utils.cstr(names[mt]), " ".join(cells)))
         for nid, pgdat in utils.nodes():
             if want is not None and nid != want:
                 continue

@@ -36,9 +36,9 @@ def _pcp_owner(page_addr, nid):
         if n != nid:
             continue
         for cpu in utils.online_cpus():
-            pcp = pgdat["pcp"][cpu]
-            for name in ("list", "thp_list"):
-                for p in utils.list_for_each_entry(pcp[name], "struct page", "lru"):
+            lists = pgdat["pcp"][cpu]["lists"]  # one per migrate type, then the THP order's
+            for i in range(utils.array_len(lists)):
+                for p in utils.list_for_each_entry(lists[i], "struct page", "lru"):
                     if int(p) == page_addr:
                         return cpu
     return None
