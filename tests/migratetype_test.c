@@ -19,6 +19,9 @@
 #define ARENA_NID (MAX_NUMNODES - 1)
 static pg_data_t arena;
 static u8 arena_flags[2];
+/* The node the arena's block came from, and goes back to: this CPU's, or
+ * the nearest with memory (a CPU-only node has none). */
+static int arena_home;
 
 static void relabel(struct page *b, int nid)
 {
@@ -36,6 +39,7 @@ static struct page *arena_setup(struct kunit *test, int t0, int t1)
 	if (!b)
 		kunit_skip(test, "no free 4 MiB block");
 	unsigned long pfn = page_to_pfn(b);
+	arena_home = page_to_nid(b);
 	arena.pageblock_flags = arena_flags;
 	page_alloc_init_node(&arena, ARENA_NID, pfn, pfn + (1ul << ARENA_ORDER));
 	node_data[ARENA_NID] = NULL; /* private: not a node the allocator knows */
@@ -81,15 +85,15 @@ static bool in_block(struct page *b, int block, struct page *p)
 }
 
 /* Every page back in the arena: it must be one free order-10 block again
- * (every type here may merge), which goes back to its node. */
-static void arena_teardown(struct kunit *test, struct page *b, int home)
+ * (every type here may merge), which goes back to the node it came from. */
+static void arena_teardown(struct kunit *test, struct page *b)
 {
 	KUNIT_EXPECT_EQ(test, arena.free_area[ARENA_ORDER].nr_free, 1);
 	KUNIT_EXPECT_EQ(test, arena.nr_free, 1ul << ARENA_ORDER);
 	if (arena.free_area[ARENA_ORDER].nr_free != 1 || !PageBuddy(b))
 		return; /* leaked rather than freed in pieces the checks would report */
 	del_page_from_free_list(b, &arena, ARENA_ORDER);
-	relabel(b, home);
+	relabel(b, arena_home);
 	for (unsigned long i = 0; i < (1ul << ARENA_ORDER); i++)
 		b[i]._refcount = 0;
 	b->_refcount = 1;
@@ -115,7 +119,6 @@ static void expect_arena(struct kunit *test, struct page *b, struct page *p, int
  * which it claims (half of it free). */
 static void unmovable_falls_back_to_reclaimable_first(struct kunit *test)
 {
-	int home = numa_node_id();
 	struct page *b = arena_setup(test, MIGRATE_RECLAIMABLE, MIGRATE_MOVABLE);
 	arena_free(b + pageblock_nr_pages / 2, pageblock_order - 1);
 	arena_free(b + pageblock_nr_pages + pageblock_nr_pages / 2, pageblock_order - 1);
@@ -129,7 +132,7 @@ static void unmovable_falls_back_to_reclaimable_first(struct kunit *test)
 	arena_free(p, 0);
 	arena_free(b, pageblock_order - 1);
 	arena_free(b + pageblock_nr_pages, pageblock_order - 1);
-	arena_teardown(test, b, home);
+	arena_teardown(test, b);
 }
 
 /* can_steal_fallback looks at the free block found (Linux passes its
@@ -138,7 +141,6 @@ static void unmovable_falls_back_to_reclaimable_first(struct kunit *test)
  * larger one is free, it claims the block (more than half of it free). */
 static void movable_claims_a_block_only_from_a_large_free_block(struct kunit *test)
 {
-	int home = numa_node_id();
 	struct page *b = arena_setup(test, MIGRATE_UNMOVABLE, MIGRATE_UNMOVABLE);
 	unsigned int small = pageblock_order / 2 - 1;
 	arena_free(b + (1ul << small), small);
@@ -156,7 +158,7 @@ static void movable_claims_a_block_only_from_a_large_free_block(struct kunit *te
 	for (unsigned int o = small + 1; o < pageblock_order - 1; o++)
 		arena_free(b + (1ul << o), o);
 	arena_free(b + pageblock_nr_pages, pageblock_order);
-	arena_teardown(test, b, home);
+	arena_teardown(test, b);
 }
 
 /* On blocks all movable and free, one unmovable page claims one whole
@@ -164,7 +166,6 @@ static void movable_claims_a_block_only_from_a_large_free_block(struct kunit *te
  * other stays movable. */
 static void unmovable_page_claims_one_movable_pageblock(struct kunit *test)
 {
-	int home = numa_node_id();
 	struct page *b = arena_setup(test, MIGRATE_MOVABLE, MIGRATE_MOVABLE);
 	arena_free(b, ARENA_ORDER);
 	struct page *p = arena_rmqueue(0, MIGRATE_UNMOVABLE);
@@ -178,7 +179,7 @@ static void unmovable_page_claims_one_movable_pageblock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, node_list_len(&arena.free_area[pageblock_order].free_list[MIGRATE_MOVABLE]), 1);
 	KUNIT_EXPECT_EQ(test, arena.nr_free, (1ul << ARENA_ORDER) - 1);
 	arena_free(p, 0);
-	arena_teardown(test, b, home);
+	arena_teardown(test, b);
 }
 
 /* A pageblock isolated: its free pages leave the free count and never

@@ -26,6 +26,7 @@
 #include "mm/fail_page_alloc.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
+#include "mm/page_alloc_internal.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 #include "mm/vmalloc.h"
@@ -178,6 +179,13 @@ static int pressure_node(struct kunit *test)
 	if (!node_data[nid] || !node_data[nid]->managed_pages)
 		kunit_skip(test, "this CPU's node %d has no memory", nid);
 	vm_unmap_aliases();
+	/* No highatomic reserve: a block an earlier high-order atomic
+	 * allocation had set aside would be given back under the pressure
+	 * (Linux's unreserve_highatomic_pageblock, before an OOM) and serve
+	 * what the cases mean to be served by reclaim or by waiting. */
+	while (READ_ONCE(node_data[nid]->nr_reserved_highatomic) &&
+	       unreserve_highatomic_pageblock(GFP_KERNEL | __GFP_THISNODE, nid, NULL, true))
+		;
 	return nid;
 }
 
@@ -194,7 +202,8 @@ static void kvmalloc_nofs_reclaims_only_the_block_cache(struct kunit *test)
 	kunit_resources_take(&before);
 	int nid = pressure_node(test);
 	unsigned long filled = caches_fill(test, nid, true, GFP_NOWAIT);
-	kunit_info(test, "node %d filled with %lu cache pages", nid, filled);
+	kunit_info(test, "node %d filled with %lu cache pages, %lu free, %lu in highatomic blocks", nid, filled,
+		   node_free_pages(nid), node_data[nid]->nr_reserved_highatomic);
 	WRITE_ONCE(fs_lock_owner, current);
 	void *p = kvmalloc_node(PRESSURE_SIZE, GFP_NOFS | __GFP_THISNODE, nid);
 	WRITE_ONCE(fs_lock_owner, NULL);
