@@ -116,9 +116,9 @@ static int first_pte(pte_t pte, unsigned long addr, struct mm_walk *walk)
 		return 0;
 	f->va = addr;
 	f->page = pfn_to_page(pte_pfn(pte));
-	/* A shared mapping's page is in its file's page cache (the page-owner
-	 * map's in_page_cache); a private one's is anonymous or the zero page. */
-	f->what = !PageAnon(f->page) && compound_head(f->page)->mapping ? "pagecache" : "user";
+	/* A shared mapping's page is in its file's page cache; a private
+	 * one's is anonymous or the zero page. */
+	f->what = page_in_page_cache(f->page) ? "pagecache" : "user";
 	return 1;
 }
 

@@ -111,18 +111,6 @@ static bool block_head(unsigned long pfn, enum pageflags flag, unsigned long *he
 	return false;
 }
 
-/* Whether a page is in a file's page cache (tmpfs, shared anonymous
- * memory, memfd, secretmem, System V segments): its mapping is an
- * address_space, where an anonymous page's has PAGE_MAPPING_ANON set
- * (Linux's folio_mapping). Sound because every other page has mapping
- * NULL: the page allocator hands pages out so and will take none back
- * otherwise (free_page_problem), as Linux's free_page_is_bad. */
-static bool in_page_cache(const struct page *page)
-{
-	unsigned long m = (unsigned long)READ_ONCE(page->mapping);
-	return m && !(m & PAGE_MAPPING_ANON);
-}
-
 /* The class of an allocation of order > 0 whose head is hp. */
 static u8 compound_class(const struct page *hp, unsigned order)
 {
@@ -134,7 +122,7 @@ static u8 compound_class(const struct page *hp, unsigned order)
 		return PAGE_OWNER_THP;
 	if (page_test_flag(hp, PG_shmem_thp)) /* a tmpfs file's huge page (mm/shmem_huge.c) */
 		return PAGE_OWNER_PAGE_CACHE;
-	if (in_page_cache(hp))
+	if (page_in_page_cache(hp))
 		return PAGE_OWNER_PAGE_CACHE;
 	if (hp->_mapcount >= 0)
 		return order == HPAGE_PMD_ORDER ? PAGE_OWNER_THP : PAGE_OWNER_ANON;
@@ -185,7 +173,7 @@ static unsigned long classify(int nid, unsigned long pfn, unsigned long end, u8 
 		n = 1ul << page->private;
 	} else if (fl & PG_BIT(PG_large_kmalloc))
 		b = PAGE_OWNER_LARGE_KMALLOC;
-	else if (in_page_cache(page))
+	else if (page_in_page_cache(page))
 		b = PAGE_OWNER_PAGE_CACHE; /* mapped (shared, or private not yet written) or not */
 	else if (page->_mapcount >= 0)
 		b = PAGE_OWNER_ANON;

@@ -56,6 +56,17 @@ static inline bool PageAnon(const struct page *page)
 {
 	return (unsigned long)compound_head((struct page *)page)->mapping & PAGE_MAPPING_ANON;
 }
+/* Whether page (or the huge page it is part of) is in a file's page
+ * cache: its mapping an address_space, not an anon_vma (Linux's
+ * folio_mapping being non-NULL). Meaningful for any page, mapped or not,
+ * since every page not in a page cache or an anon_vma has mapping NULL:
+ * the page allocator refuses a free with a non-NULL one
+ * (mm/page_alloc_checks.c, Linux's free_page_is_bad). */
+static inline bool page_in_page_cache(const struct page *page)
+{
+	unsigned long m = (unsigned long)READ_ONCE(compound_head((struct page *)page)->mapping);
+	return m && !(m & PAGE_MAPPING_ANON);
+}
 /* Whether page, mapped by vma, is anonymous: never in a shared VMA (its
  * object's or file's pages; their mapping word is not looked at), by
  * PageAnon in a private one. */
