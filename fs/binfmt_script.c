@@ -77,6 +77,5 @@ int load_script(struct linux_binprm *bprm, const char *file, size_t len)
 	if (err)
 		return err;
 	strlcpy(bprm->interp, i_name, PATH_MAX);
-	bprm->interpreted = true;
 	return 0;
 }

@@ -26,7 +26,6 @@ struct linux_binprm {
 	/* The file the next loader reads: the program's path, then each #!
 	 * line's interpreter (Linux's bprm->interp). PATH_MAX bytes. */
 	char *interp;
-	bool interpreted;    /* a #! line named interp */
 	/* The path of the file the loader read last, from the process's root,
 	 * symbolic links resolved (Linux's d_path of bprm->file): what
 	 * /proc/<pid>/exe shows, the interpreter's for a script; "" if it
@@ -34,6 +33,20 @@ struct linux_binprm {
 	char *exe;
 };
 
+/* Room for the strings (Linux's bprm_stack_limits, for the caller's
+ * RLIMIT_STACK), the interpreter and exe paths: 0 or -ENOMEM; bprm_free
+ * after, whatever it returned. */
+int bprm_init(struct linux_binprm *bprm);
+void bprm_free(struct linux_binprm *bprm);
+/* Linux's count + copy_strings: the user's NULL-terminated array of
+ * strings after those bprm holds, counted in *count; 0, -EFAULT or
+ * -E2BIG (a string of MAX_ARG_STRLEN bytes or more, or past the limit). */
+int copy_user_strings(struct linux_binprm *bprm, const char __user *const __user *uarr, int *count);
+/* Linux's copy_string_kernel, at the end of the strings. */
+int copy_kernel_string(struct linux_binprm *bprm, const char *s, int *count);
+/* The pointer arrays create_elf_tables takes: argv's argc + 1 then envp's
+ * envc + 1, into the strings (kvfree the result); NULL without memory. */
+char **bprm_pointers(struct linux_binprm *bprm);
 /* Linux's copy_string_kernel at the front of argv (argc + 1): 0, -E2BIG
  * past MAX_ARG_STRLEN or the limit, -ENOMEM. */
 int bprm_prepend_arg(struct linux_binprm *bprm, const char *s);

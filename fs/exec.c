@@ -108,30 +108,6 @@ static int copy_strings(unsigned long *sp, int n, char *const strs[], unsigned l
 
 static int build_stack(const struct elf_image_info *elf, int argc, char *const argv[], int envc,
 		       char *const envp[], const char *filename, char *execfn, unsigned long *argv_user,
-		       unsigned long *envp_user, unsigned long *sp_io);
-
-int create_elf_tables(const struct elf_image_info *elf, int argc, char *const argv[], int envc,
-		      char *const envp[], const char *filename, unsigned long *sp_out)
-{
-	unsigned long sp = STACK_TOP - sizeof(void *); /* exec's bprm->p: a NULL word on top */
-	char execfn[EXECFN_MAX];
-
-	if (argc < 0 || envc < 0)
-		return -E2BIG;
-	/* The strings' user addresses, argv's then envp's, each list NULL-ended. */
-	unsigned long *argv_user = kvmalloc_array((size_t)argc + envc + 2, sizeof(unsigned long), GFP_KERNEL);
-	if (!argv_user)
-		return -ENOMEM;
-	unsigned long *envp_user = argv_user + argc + 1;
-	int err = build_stack(elf, argc, argv, envc, envp, filename, execfn, argv_user, envp_user, &sp);
-	kvfree(argv_user);
-	if (!err)
-		*sp_out = sp;
-	return err;
-}
-
-static int build_stack(const struct elf_image_info *elf, int argc, char *const argv[], int envc,
-		       char *const envp[], const char *filename, char *execfn, unsigned long *argv_user,
 		       unsigned long *envp_user, unsigned long *sp_io)
 {
 	unsigned long sp = *sp_io;
@@ -208,164 +184,41 @@ static int build_stack(const struct elf_image_info *elf, int argc, char *const a
 	return 0;
 }
 
+int create_elf_tables(const struct elf_image_info *elf, int argc, char *const argv[], int envc,
+		      char *const envp[], const char *filename, unsigned long *sp_out)
+{
+	unsigned long sp = STACK_TOP - sizeof(void *); /* exec's bprm->p: a NULL word on top */
+	char execfn[EXECFN_MAX];
+
+	if (argc < 0 || envc < 0)
+		return -E2BIG;
+	/* The strings' user addresses, argv's then envp's, each list NULL-ended. */
+	unsigned long *argv_user = kvmalloc_array((size_t)argc + envc + 2, sizeof(unsigned long), GFP_KERNEL);
+	if (!argv_user)
+		return -ENOMEM;
+	unsigned long *envp_user = argv_user + argc + 1;
+	int err = build_stack(elf, argc, argv, envc, envp, filename, execfn, argv_user, envp_user, &sp);
+	kvfree(argv_user);
+	if (!err)
+		*sp_out = sp;
+	return err;
+}
+
 /* ---- execve 59 and execveat 322 (Linux's do_execveat_common,
  * bprm_execve, begin_new_exec, setup_new_exec) ----
  *
  * What can fail is done before the point of no return: the file opened
  * and read whole through the page cache (-ENOENT, -ENOTDIR, -ELOOP...;
  * -EACCES for what is not a regular file with an x bit),
- * the arguments and environment copied (-EFAULT, -E2BIG past
- * BINPRM_MAX_ARGS strings each or BINPRM_STRINGS bytes), the image checked
- * (-ENOEXEC), the other threads ended (de_thread), the new mm, descriptor
+ * the arguments and environment copied (fs/binprm.c: -EFAULT, -E2BIG past
+ * Linux's limits), the image checked (a #! line names the next file:
+ * fs/binfmt_script.c; -ENOEXEC), the other threads ended (de_thread), the new mm, descriptor
  * table and actions allocated. Then the old mm goes (a vfork parent goes
  * on), the new program is loaded into the new one; a failure from there
  * on kills the process with SIGSEGV, as Linux's. The new program keeps
  * the pid, parent, process group, limits, blocked mask and pending
  * signals; its handlers are SIG_DFL (SIG_IGN stays), its alternate stack
  * and close-on-exec descriptors are gone. */
-
-/* The strings' room (Linux's bprm_stack_limits): a quarter of the stack
- * limit, at most three quarters of _STK_LIM (8 MiB), at least ARG_MAX;
- * and, since mmlab's stack VMA is made whole at exec and never grows, at
- * most half of it. */
-static unsigned long bprm_stack_limit(void)
-{
-	unsigned long rlim = current->signal->rlim[RLIMIT_STACK].rlim_cur;
-	unsigned long limit = min(USER_STACK_SIZE / 4 * 3, rlim / 4);
-	limit = max(limit, ARG_MAX);
-	return min(limit, stack_vma_size(current->signal) / 2);
-}
-
-static int bprm_init(struct linux_binprm *bprm)
-{
-	memset(bprm, 0, sizeof(*bprm));
-	bprm->limit = bprm_stack_limit();
-	bprm->size = PAGE_SIZE;
-	bprm->strings = kvmalloc(bprm->size, GFP_KERNEL);
-	bprm->interp = kmalloc(PATH_MAX, GFP_KERNEL);
-	bprm->exe = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (bprm->exe)
-		bprm->exe[0] = '\0';
-	return bprm->strings && bprm->interp && bprm->exe ? 0 : -ENOMEM;
-}
-
-static void bprm_free(struct linux_binprm *bprm)
-{
-	kvfree(bprm->strings);
-	kfree(bprm->interp);
-	kfree(bprm->exe);
-}
-
-/* Room for at least need bytes of strings: the buffer doubled until it
- * holds them; -E2BIG when strings and pointers would pass the limit. */
-static int bprm_reserve(struct linux_binprm *bprm, size_t need)
-{
-	unsigned long pointers = ((unsigned long)bprm->argc + bprm->envc + 1) * sizeof(void *);
-	if (need + pointers > bprm->limit)
-		return -E2BIG;
-	if (need <= bprm->size)
-		return 0;
-	size_t size = bprm->size;
-	while (size < need)
-		size *= 2;
-	char *grown = kvrealloc(bprm->strings, size, GFP_KERNEL);
-	if (!grown)
-		return -ENOMEM;
-	bprm->strings = grown;
-	bprm->size = size;
-	return 0;
-}
-
-/* Linux's count + copy_strings: the user's NULL-terminated array of
- * strings after those bprm holds, counted in *count; 0, -EFAULT or
- * -E2BIG (a string of MAX_ARG_STRLEN bytes or more, or past the limit). */
-static int copy_user_strings(struct linux_binprm *bprm, const char __user *const __user *uarr, int *count)
-{
-	for (int i = 0; uarr; i++) {
-		const char __user *ustr;
-		if (copy_from_user(&ustr, &uarr[i], sizeof(ustr)))
-			return -EFAULT;
-		if (!ustr)
-			break;
-		for (;;) {
-			size_t room = min(bprm->size - bprm->used, MAX_ARG_STRLEN);
-			long len = strncpy_from_user(bprm->strings + bprm->used, (const char *)ustr, (long)room);
-			if (len < 0)
-				return -EFAULT;
-			if ((size_t)len < room) {
-				bprm->used += (size_t)len + 1;
-				break;
-			}
-			if (room == MAX_ARG_STRLEN)
-				return -E2BIG;
-			int err = bprm_reserve(bprm, bprm->used + room + 1);
-			if (err)
-				return err;
-		}
-		(*count)++; /* the limit keeps it far below Linux's MAX_ARG_STRINGS */
-	}
-	return bprm_reserve(bprm, bprm->used);
-}
-
-/* Linux's copy_string_kernel, at the end of the strings. */
-static int copy_kernel_string(struct linux_binprm *bprm, const char *s, int *count)
-{
-	size_t len = strlen(s) + 1;
-	if (len > MAX_ARG_STRLEN)
-		return -E2BIG;
-	int err = bprm_reserve(bprm, bprm->used + len);
-	if (err)
-		return err;
-	memcpy(bprm->strings + bprm->used, s, len);
-	bprm->used += len;
-	(*count)++;
-	return 0;
-}
-
-int bprm_prepend_arg(struct linux_binprm *bprm, const char *s)
-{
-	size_t len = strlen(s) + 1;
-	if (len > MAX_ARG_STRLEN)
-		return -E2BIG;
-	bprm->argc++; /* its pointer counts in the limit */
-	int err = bprm_reserve(bprm, bprm->used + len);
-	if (err) {
-		bprm->argc--;
-		return err;
-	}
-	memmove(bprm->strings + len, bprm->strings, bprm->used);
-	memcpy(bprm->strings, s, len);
-	bprm->used += len;
-	return 0;
-}
-
-void bprm_remove_arg_zero(struct linux_binprm *bprm)
-{
-	if (!bprm->argc)
-		return;
-	size_t len = strlen(bprm->strings) + 1;
-	memmove(bprm->strings, bprm->strings + len, bprm->used - len);
-	bprm->used -= len;
-	bprm->argc--;
-}
-
-/* The pointer arrays create_elf_tables takes: argv's argc + 1 then envp's
- * envc + 1, into the strings (kvfree the result). */
-static char **bprm_pointers(struct linux_binprm *bprm)
-{
-	char **v = kvmalloc_array((size_t)bprm->argc + bprm->envc + 2, sizeof(char *), GFP_KERNEL);
-	if (!v)
-		return NULL;
-	char *p = bprm->strings;
-	int k = 0;
-	for (int i = 0; i < bprm->argc; i++, p += strlen(p) + 1)
-		v[k++] = p;
-	v[k++] = NULL;
-	for (int i = 0; i < bprm->envc; i++, p += strlen(p) + 1)
-		v[k++] = p;
-	v[k] = NULL;
-	return v;
-}
 
 /* A directory, a device, a generated file, one without an x bit (root
  * needs one too): -EACCES. */

@@ -9,6 +9,7 @@ KERNEL_SRCS += \
 	fs/programs.c \
 	fs/binfmt_elf.c \
 	fs/binfmt_script.c \
+	fs/binprm.c \
 	fs/char_dev.c \
 	fs/d_path.c \
 	fs/dcache.c \
