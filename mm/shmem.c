@@ -587,11 +587,19 @@ static long shmem_fallocate(struct file *f, int mode, long offset, long len)
 		}
 		unsigned long first = (unsigned long)offset >> PAGE_SHIFT, last = (unsigned long)(end - 1) >> PAGE_SHIFT;
 		size_t from = (size_t)offset & (PAGE_SIZE - 1), to = (size_t)((end - 1) & (long)(PAGE_SIZE - 1)) + 1;
+		/* Only a page the hole covers in part is zeroed in place (Linux's
+		 * shmem_undo_range: partial_start, partial_end); a page it
+		 * covers whole just goes. Zeroing a whole page first would make
+		 * a process writing it through its mapping meanwhile see its
+		 * word half cleared (memset is not one store per word). */
 		if (first == last) {
-			shmem_zero_part(mapping, first, from, to);
+			if (from || to != PAGE_SIZE)
+				shmem_zero_part(mapping, first, from, to);
 		} else {
-			shmem_zero_part(mapping, first, from, PAGE_SIZE);
-			shmem_zero_part(mapping, last, 0, to);
+			if (from)
+				shmem_zero_part(mapping, first, from, PAGE_SIZE);
+			if (to != PAGE_SIZE)
+				shmem_zero_part(mapping, last, 0, to);
 		}
 		/* The pages wholly inside go from every shared mapping too
 		 * (mm/truncate.h): read back there, the hole is zeros. */

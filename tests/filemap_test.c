@@ -248,6 +248,43 @@ static void truncate_unmaps_every_mm(struct kunit *test)
 	test_mm_destroy(test, a);
 }
 
+/* A hole takes the pages it covers whole out of the file without writing
+ * them, and zeroes only the parts of the pages it covers in part (Linux's
+ * shmem_undo_range: partial_start, partial_end): whoever still holds such
+ * a page (a get_user_pages pin, a mapping on another CPU not yet zapped)
+ * goes on reading what was there, never a page cleared under it. A lone
+ * page, a run of pages from a page boundary, and half a page. */
+static void punch_leaves_whole_pages_unwritten(struct kunit *test)
+{
+	struct file *f = test_file_make(test, PATH);
+	test_file_fill(test, f, 6);
+	struct page *held[6];
+	for (unsigned long i = 0; i < 6; i++) {
+		held[i] = test_cache_page(f->f_mapping, i);
+		KUNIT_ASSERT_NOT_NULL(test, held[i]);
+		get_page(held[i]);
+	}
+	const int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, mode, PAGE_SIZE, PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, mode, 3 * PAGE_SIZE, 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, vfs_fallocate(f, mode, 5 * PAGE_SIZE + PAGE_SIZE / 2, PAGE_SIZE / 2), 0);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 3ul); /* 0, 2 and 5 stay */
+	unsigned long wrong[6] = { 0 };
+	for (unsigned long i = 0; i < 6; i++) {
+		const u64 *w = page_address(held[i]);
+		for (unsigned long k = 0; k < PAGE_SIZE / 8; k++) {
+			bool zeroed = i == 5 && k >= PAGE_SIZE / 16;
+			wrong[i] += w[k] != (zeroed ? 0 : test_file_word(i, k));
+		}
+		put_page(held[i]);
+	}
+	for (unsigned long i = 0; i < 6; i++) {
+		if (wrong[i])
+			kunit_info(test, "page %lu: %lu words not what the hole should leave", i, wrong[i]);
+		KUNIT_EXPECT_EQ(test, wrong[i], 0ul);
+	}
+}
+
 /* A hole punched in a file (fallocate) and in shared anonymous memory
  * (MADV_REMOVE) reads back as zeros in every shared mapping, the pages
  * wholly inside it gone from the file or object; MADV_REMOVE follows
@@ -538,6 +575,7 @@ static struct kunit_case filemap_cases[] = {
 	KUNIT_CASE(i_mmap_follows_the_vmas),
 	KUNIT_CASE_PARAM(truncate_unmaps_every_mm, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(punch_hole_and_madv_remove),
+	KUNIT_CASE(punch_leaves_whole_pages_unwritten),
 	KUNIT_CASE_PARAM(truncate_beside_faults_on_every_cpu, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(truncate_beside_private_faults_on_every_cpu, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(faults_fill_holes_on_every_cpu, pte_reclaim_modes_gen_params),
