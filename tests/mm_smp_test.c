@@ -466,20 +466,6 @@ static void faults_from_every_cpu(struct kunit *test)
 #define ZAP_PAGES 512
 #define ZAP_ROUNDS 40
 
-/* The user copies are rep movsb: a zap between two of their bytes leaves
- * the first ones in the page being freed and the rest in a new (zero) one,
- * and a read can straddle a zap the same way, on Linux too. So each byte
- * read back is v's or zero; any other byte is a misplaced or stale write. */
-static bool bytes_of_or_zero(u64 got, u64 v)
-{
-	for (unsigned i = 0; i < 64; i += 8) {
-		u8 g = (u8)(got >> i);
-		if (g && g != (u8)(v >> i))
-			return false;
-	}
-	return true;
-}
-
 static int fault_or_zap_fn(struct test_worker *w)
 {
 	struct fault_job *j = w->crew->ctx;
@@ -501,7 +487,7 @@ static int fault_or_zap_fn(struct test_worker *w)
 			u64 v = word_of(p, w->id) + r, got = 0;
 			if (copy_to_user(addr, &v, 8) || copy_from_user(&got, addr, 8))
 				bad++;
-			else if (!bytes_of_or_zero(got, v))
+			else if (!test_word_is_v_or_torn(got, v))
 				bad++;
 		}
 		test_crew_progress(w);
@@ -892,8 +878,8 @@ static void refcounted_tables_survive_faults_and_zaps_on_every_cpu(struct kunit 
  * pages, write it and read it back, and now and then zap. A word read is
  * the one this worker wrote there, 0 (never written, or a zap came
  * between), or the written word with some bytes zero (a zap cut the copy
- * in two: is_v_or_torn), never anything else: no byte is lost to a move and
- * no page is freed while mapped. The counts
+ * in two: test_word_is_v_or_torn), never anything else: no byte is lost
+ * to a move and no page is freed while mapped. The counts
  * of every PTE table (refcount mode), the RSS and, at the end, every free
  * page must be right. */
 #define MIGRATE_PAGES 256
@@ -902,20 +888,6 @@ struct migrate_job {
 	unsigned batch;
 	unsigned long moved, busy;
 };
-
-/* x is v with some bytes zero: a copy that a zap cut in two (the bytes
- * before the zap went to the freed page, the rest to the new one), which
- * Linux allows too; a move never does that (the old page is copied after
- * no CPU can write it any more). */
-static bool is_v_or_torn(u64 x, u64 v)
-{
-	for (int i = 0; i < 8; i++) {
-		u8 b = (u8)(x >> (8 * i));
-		if (b && b != (u8)(v >> (8 * i)))
-			return false;
-	}
-	return true;
-}
 
 /* The nodes with memory, and how many. */
 static nodemask_t nodes_with_memory(unsigned *n)
@@ -966,7 +938,7 @@ static bool write_and_check(void *a, u64 v, bool read_first, const char *who, un
 		pr_err("%s: worker %u: a user copy at %p failed\n", who, id, a);
 		return true;
 	}
-	if (!is_v_or_torn(before, v) || !is_v_or_torn(got, v)) {
+	if (!test_word_is_v_or_torn(before, v) || !test_word_is_v_or_torn(got, v)) {
 		pr_err("%s: worker %u at %p: read %#llx before writing %#llx, %#llx after\n", who, id, a,
 		       (unsigned long long)before, (unsigned long long)v, (unsigned long long)got);
 		return true;
@@ -1053,7 +1025,7 @@ static void migration_beside_faults_and_zaps_on_every_cpu(struct kunit *test)
  * PMD goes as one) or a part of one (split, then zapped), change the
  * protection of a part (split; RW and RWX, so writes stay allowed), and
  * worker 0 moves pages and THPs to other nodes. A word read is the
- * worker's, 0 or torn by a zap (is_v_or_torn). After each batch the page
+ * worker's, 0 or torn by a zap (test_word_is_v_or_torn). After each batch the page
  * tables must add up: RSS = 512 per huge PMD + the 4 KiB pages mapped,
  * nr_ptes = the PTE tables + one deposit per huge PMD, the refcounts
  * right (refcount mode), AnonHugePages = the huge PMDs; at the end every

@@ -528,8 +528,8 @@ static void scan_then_munmap_and_exit_give_everything_back(struct kunit *test)
  * giving both tables back with MADV_DONTNEED, which in scan mode frees
  * them under the faulters and tries the PMD extension's write trylock
  * beside their read locks. A word reads back as written, or as zero (or
- * partly zero: word_as_written_or_zapped) when a zap came between; a fault never fails; a PTE set by a fault is never
- * lost with its table (RSS matches the pages mapped at the end); and once
+ * partly zero: test_word_is_v_or_torn) when a zap came between; a fault
+ * never fails; a PTE set by a fault is never lost with its table (RSS matches the pages mapped at the end); and once
  * the threads are done one MADV_DONTNEED frees every table down to the PUD
  * table. On one CPU the threads interleave at their cond_resched(). */
 #define STRESS_ROUNDS 150
@@ -561,21 +561,6 @@ static unsigned long wait_for_change(const volatile unsigned long *v, unsigned l
 		cpu_relax(); /* under single-threaded TCG: the others' vCPUs run */
 	}
 	return load_acq(v);
-}
-
-/* A word read back after a zap raced its write: the copy is not atomic
- * (copy_to_user moves bytes; a zap between two of them sends the rest to
- * a new zeroed page, and the bytes written before it go with the old one,
- * as on Linux), so each byte is either what was written or zero. Any
- * other byte is a lost or misplaced page. */
-static bool word_as_written_or_zapped(u64 got, u64 v)
-{
-	for (unsigned i = 0; i < 64; i += 8) {
-		u64 b = (got >> i) & 0xff;
-		if (b && b != ((v >> i) & 0xff))
-			return false;
-	}
-	return true;
 }
 
 static int stress_fn(struct test_worker *w)
@@ -610,7 +595,7 @@ static int stress_fn(struct test_worker *w)
 				if (copy_to_user(addr, &v, 8) || copy_from_user(&got, addr, 8)) {
 					bad++;
 					inc_rel(&st->copy_errors);
-				} else if (!word_as_written_or_zapped(got, v)) {
+				} else if (!test_word_is_v_or_torn(got, v)) {
 					bad++;
 					if (!__atomic_fetch_add(&st->wrong_words, 1, __ATOMIC_ACQ_REL)) {
 						st->first_wrong = got;

@@ -386,7 +386,8 @@ static u64 next_rand(u64 *s)
  * or 0 when a hole was punched there meanwhile), and now and then zap
  * their mm's mapping of eight pages (MADV_DONTNEED) or punch a hole of
  * one page in the file (MADV_REMOVE: every mapping loses it, and its
- * contents). */
+ * contents; a hole between two bytes of a copy tears the word:
+ * test_word_is_v_or_torn). */
 static int stress_fn(struct test_worker *w)
 {
 	struct stress_job *j = w->crew->ctx;
@@ -433,7 +434,7 @@ static int stress_fn(struct test_worker *w)
 			u64 v = (p << 32) | w->id, before = 0, got = 1;
 			void *a = (void *)(addr + w->id * 8);
 			if (copy_from_user(&before, a, 8) || copy_to_user(a, &v, 8) || copy_from_user(&got, a, 8) ||
-			    (before != v && before != 0) || (got != v && got != 0)) {
+			    !test_word_is_v_or_torn(before, v) || !test_word_is_v_or_torn(got, v)) {
 				pr_err("shmem migration stress: worker %u page %lu: read %#llx, wrote %#llx, read %#llx\n",
 				       w->id, p, (unsigned long long)before, (unsigned long long)v, (unsigned long long)got);
 				bad++;

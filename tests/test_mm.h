@@ -83,6 +83,23 @@ struct test_worker;
 int test_mm_stress_worker(struct test_worker *w, unsigned long base, unsigned long npages,
 			  int (*access)(unsigned long addr, unsigned long index, unsigned long seed, unsigned long n));
 
+/* A word read back beside zaps, holes or truncates of its page: each
+ * byte is v's or zero. The user copies (copy_to_user, copy_from_user) are
+ * rep movsb, on Linux too: a zap or a hole between two of their bytes
+ * sends the rest to a new (zero) page while the bytes before it went to
+ * the old one, and a read can straddle one the same way. Any other byte
+ * is a lost, misplaced or stale write. A move (migration) never tears a
+ * word: the old page is copied after no CPU can write it any more. */
+static inline bool test_word_is_v_or_torn(u64 got, u64 v)
+{
+	for (unsigned i = 0; i < 64; i += 8) {
+		u8 b = (u8)(got >> i);
+		if (b && b != (u8)(v >> i))
+			return false;
+	}
+	return true;
+}
+
 /* The PTE of addr in mm, or none when no PTE table covers it (the caller
  * holds the mmap_lock or is the mm's only user). */
 pte_t test_mm_pte(struct mm_struct *mm, unsigned long addr);
