@@ -18,10 +18,12 @@
  * the next fault). Both kernels, with max_ptes_none at its default (511),
  * must have collapsed all 8 of each by then, every byte as written.
  *
- * It sets khugepaged's sleeps (a minute while a region is made and broken
- * up, so that khugepaged does not start early; then 10 ms), THP's enabled ("madvise" if it was
- * "never") and shmem_enabled ("advise") and puts them back; where it
- * cannot write them (the host's Linux as a user) it skips. */
+ * It runs only on a machine booted for the tests (mmlab's, or Linux's with
+ * "ktest" on its command line), never on the host it was built on, where
+ * it skips. It sets khugepaged's sleeps (a minute while a region is made
+ * and broken up, so that khugepaged does not start early, then 10 ms),
+ * THP's enabled ("madvise" if it was "never") and shmem_enabled
+ * ("advise"), and puts them back; where it cannot write them it skips. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -208,6 +210,12 @@ static void shmem_part(void)
 int main(void)
 {
 	test_begin("khugepaged_restore");
+	/* Machine-wide settings, and full scans of a whole machine's
+	 * processes (seconds each on a busy host): only on a machine booted
+	 * for the tests, mmlab's or Linux's (tools/linux/init.c's "ktest"). */
+	char cmdline[4096];
+	if (!on_mmlab() && (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) <= 0 || !strstr(cmdline, "ktest")))
+		test_skip("changes machine-wide THP and khugepaged settings: only on a machine booted for the tests");
 	char enabled[32], shmem[32];
 	if (!mode_of(THP "enabled", enabled, sizeof(enabled)) || !mode_of(THP "shmem_enabled", shmem, sizeof(shmem)) ||
 	    knob("full_scans") < 0)
