@@ -76,6 +76,10 @@
 struct inode *khugepaged_shmem_inode(struct vm_area_struct *vma)
 {
 	struct address_space *mapping;
+	/* A System V segment's VMA: Linux's vm_file there is the segment's
+	 * own file (shm_file_operations), which shmem_file() refuses. */
+	if (vma->vm_shm && vma->vm_shm->attach_ops)
+		return NULL;
 	if (vma->vm_shm)
 		mapping = vma->vm_shm->mapping;
 	else if (vma->vm_file && shmem_file(vma->vm_file))
@@ -135,6 +139,10 @@ static enum scan_result collapse_file_check(struct xa_state *xas, struct address
 			(*nr_none)++;
 			continue;
 		}
+		/* A swap entry (none yet: see the top of this file) would be
+		 * read in before the lock; until then the range stays. */
+		if (xa_is_value(page))
+			return SCAN_FAIL;
 		enum scan_result r = file_page_census(page, start, cc);
 		if (r != SCAN_SUCCEED)
 			return r;
@@ -250,10 +258,12 @@ static enum scan_result collapse_file(struct mm_struct *mm, unsigned long addr, 
 			set_page_count(hpage, HPAGE_PMD_NR + 1);
 			mapping->nrpages += (unsigned long)nr_none;
 		} else if (result == SCAN_SUCCEED) {
-			result = SCAN_FAIL; /* out of xarray nodes: xas_nomem, then again */
+			result = SCAN_FAIL; /* out of xarray nodes (xas_error): below */
 		}
 		xas_unlock(&xas);
-	} while (result == SCAN_FAIL && xas_nomem(&xas, GFP_KERNEL));
+		/* Out of xarray nodes: one allocated, and again; otherwise
+		 * xas_nomem frees a node left over from an earlier round. */
+	} while (xas_nomem(&xas, GFP_KERNEL));
 	if (result != SCAN_SUCCEED)
 		goto out_unlock;
 
@@ -289,7 +299,7 @@ enum scan_result hpage_collapse_scan_file(struct mm_struct *mm, unsigned long ad
 	struct address_space *mapping = file->f_mapping;
 	XA_STATE(xas, &mapping->i_pages, start);
 	enum scan_result result = SCAN_SUCCEED;
-	int present = 0;
+	int present = 0, swap = 0;
 	memset(cc->node_load, 0, sizeof(cc->node_load));
 	cc->alloc_nmask = NODE_MASK_NONE;
 	/* Linux walks under rcu_read_lock; mmlab's lookups take the lock. */
@@ -299,6 +309,14 @@ enum scan_result hpage_collapse_scan_file(struct mm_struct *mm, unsigned long ad
 		struct page *page = xas_load(&xas);
 		if (!page)
 			continue;
+		if (xa_is_value(page)) { /* a swapped-out page (Linux's max_ptes_swap) */
+			if (cc->is_khugepaged && ++swap > (int)READ_ONCE(khugepaged_max_ptes_swap)) {
+				count_vm_event(THP_SCAN_EXCEED_SWAP_PTE);
+				result = SCAN_EXCEED_SWAP_PTE;
+				break;
+			}
+			continue;
+		}
 		result = file_page_census(page, start, cc);
 		if (result != SCAN_SUCCEED)
 			break;

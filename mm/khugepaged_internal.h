@@ -68,9 +68,10 @@ enum scan_result find_pmd_or_thp_or_none(struct mm_struct *mm, unsigned long add
 
 /* --- file and shmem memory (mm/khugepaged_file.c) --- */
 
-/* The shmem inode whose pages vma maps (a tmpfs file's, MAP_SHARED or
- * MAP_PRIVATE, or shared anonymous memory's unnamed file: Linux's
- * shmem_file(vma->vm_file)), or NULL. */
+/* The shmem inode whose pages vma maps (a tmpfs file's or memfd's,
+ * MAP_SHARED or MAP_PRIVATE, or shared anonymous memory's unnamed file:
+ * Linux's shmem_file(vma->vm_file)), or NULL (anything else, a System V
+ * segment too). */
 struct inode *khugepaged_shmem_inode(struct vm_area_struct *vma);
 /* The file behind vma's pages, with a reference (the object's for shared
  * anonymous memory: Linux's vm_file), for a scan done without the mmap
