@@ -37,7 +37,6 @@
 #define RW (PROT_READ | PROT_WRITE)
 #define BASE 0x0000370000000000ul /* a PGD entry of its own, 2 MiB aligned */
 #define DIR "/tmp/khugepaged_shmem_test"
-#define PATH DIR "/f"
 #define HPAGE (HPAGE_PMD_NR * PAGE_SIZE)
 
 /* --- the fixture ------------------------------------------------------------------ */
@@ -57,26 +56,6 @@ static void restore(void *unused)
 	khugepaged_wake();
 }
 
-static void unmount(void *unused)
-{
-	(void)unused;
-	do_umount_path(DIR, MNT_DETACH);
-	init_rmdir(DIR);
-}
-
-static void close_and_unlink(void *arg)
-{
-	filp_close(arg);
-	init_unlink(PATH);
-}
-
-static int set_size(struct file *f, long size)
-{
-	struct iattr attr = { .ia_valid = ATTR_SIZE | ATTR_MTIME, .ia_size = size };
-	attr.ia_mtime = current_time();
-	return notify_change(f->f_path.dentry, &attr);
-}
-
 /* The case's pte_reclaim mode (its parameter), khugepaged's knobs put
  * back at the end, a tmpfs mounted with opts and a file of 2 MiB on it,
  * made before the case's mms so that their leak checks count it. */
@@ -91,15 +70,8 @@ static struct file *small_file(struct kunit *test, const char *opts)
 	saved.alloc_sleep = khugepaged_alloc_sleep_millisecs;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore, NULL), 0);
 	test_set_shmem_huge(test, READ_ONCE(shmem_huge));
-	init_mkdir(DIR, 0755);
-	char buf[64];
-	strlcpy(buf, opts, sizeof(buf));
-	KUNIT_ASSERT_EQ(test, do_mount("test", DIR, "tmpfs", 0, buf), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unmount, NULL), 0);
-	struct file *f = filp_open(PATH, O_RDWR | O_CREAT | O_EXCL, 0600);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, close_and_unlink, f), 0);
-	KUNIT_ASSERT_EQ(test, set_size(f, HPAGE), 0);
+	struct file *f = test_tmpfs_file(test, DIR, opts);
+	KUNIT_ASSERT_EQ(test, test_set_size(f, HPAGE), 0);
 	return f;
 }
 
@@ -162,7 +134,7 @@ static void case_end(struct kunit *test, struct file *f, struct mm_struct *a, st
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
 	if (b)
 		KUNIT_EXPECT_EQ(test, pte_ref_verify(b), 0ul);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_set_size(f, 0), 0);
 	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
 	if (b)
 		test_mm_destroy(test, b);
@@ -374,15 +346,6 @@ static void collapse_of_shared_anonymous_memory(struct kunit *test)
 
 /* --- khugepaged --------------------------------------------------------------------- */
 
-static void two_full_scans(void)
-{
-	khugepaged_scan_sleep_millisecs = 10;
-	khugepaged_alloc_sleep_millisecs = 10;
-	unsigned int target = khugepaged_full_scans_read() + 2;
-	khugepaged_wake();
-	khugepaged_wait_full_scans(target);
-}
-
 static bool first_256(unsigned long i) { return i < 256; }
 static bool first_257(unsigned long i) { return i < 257; }
 
@@ -409,11 +372,11 @@ static void khugepaged_collapses_a_file_within_max_ptes_none(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, khugepaged_mm_registered(a));
 	unsigned long exceeded = all_vm_events(THP_SCAN_EXCEED_NONE_PTE);
 	unsigned int collapsed = khugepaged_pages_collapsed_read();
-	two_full_scans();
+	test_khugepaged_two_full_scans();
 	KUNIT_EXPECT_NULL(test, huge_head(f));
 	KUNIT_EXPECT_GT(test, all_vm_events(THP_SCAN_EXCEED_NONE_PTE), exceeded);
 	fill(test, f, first_257); /* 255 holes */
-	two_full_scans();
+	test_khugepaged_two_full_scans();
 	struct page *head = huge_head(f);
 	KUNIT_ASSERT_NOT_NULL(test, head);
 	KUNIT_EXPECT_GE(test, khugepaged_pages_collapsed_read(), collapsed + 1);

@@ -110,19 +110,6 @@ static void touch_all(const char *p)
 		(void)*(const volatile char *)(p + off);
 }
 
-/* len bytes reserved on a 2 MiB boundary. */
-static char *reserve_aligned(size_t len)
-{
-	char *raw = mmap(NULL, len + HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED)
-		return NULL;
-	char *p = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(uintptr_t)(HPAGE - 1));
-	if (p > raw)
-		munmap(raw, (size_t)(p - raw));
-	munmap(p + len, (size_t)(raw + len + HPAGE - (p + len)));
-	return p;
-}
-
 /* After each of SCANS full scans from now, the 2 MiB blocks of p mapped
  * huge (field of its smaps), printed as a figure; returns the last count. */
 static long follow_scans(const char *what, const char *p, const char *field, bool touch)
@@ -154,11 +141,10 @@ static long follow_scans(const char *what, const char *p, const char *field, boo
 
 static void anon_part(void)
 {
-	char *p = reserve_aligned(NPMD * HPAGE);
+	char *p = map_aligned_2m(NPMD * HPAGE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	CHECK(p != NULL);
 	if (!p)
 		return;
-	CHECK(mmap(p, NPMD * HPAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == p);
 	CHECK_CMP(madvise(p, NPMD * HPAGE, MADV_HUGEPAGE), ==, 0);
 	for (int k = 0; k < NPMD; k++)
 		for (long i = 0; i < 512; i++)
@@ -182,10 +168,9 @@ static void shmem_part(void)
 	if (fd < 0)
 		return;
 	CHECK_CMP(ftruncate(fd, (off_t)(NPMD * HPAGE)), ==, 0);
-	char *p = reserve_aligned(NPMD * HPAGE);
+	char *p = map_aligned_2m(NPMD * HPAGE, MAP_SHARED, fd);
 	CHECK(p != NULL);
-	if (!p || mmap(p, NPMD * HPAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != p) {
-		CHECK(false);
+	if (!p) {
 		close(fd);
 		return;
 	}
