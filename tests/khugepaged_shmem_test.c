@@ -311,6 +311,60 @@ static void pinned_page_or_failed_allocation_leaves_the_file(struct kunit *test)
 	case_end(test, f, a, NULL);
 }
 
+/* A huge page of the cache mapped by PTEs (a huge=always file faulted by
+ * a PMD, the PMD split by an mprotect of half and the protection put
+ * back, the pages faulted again by PTEs): MADV_COLLAPSE allocates
+ * nothing, retracts the table and maps the PMD (collapse_pte_mapped_thp),
+ * and khugepaged does the same for the other mm at its next visit
+ * (khugepaged_add_pte_mapped_thp), the table gone in each pte_reclaim
+ * mode. */
+static void pte_mapped_huge_page_gets_its_pmd_back(struct kunit *test)
+{
+	struct file *f = small_file(test, "huge=always");
+	thp_enabled_mode = THP_ENABLED_MADVISE;
+	struct mm_struct *a = test_mm_create(test, 0), *b = test_mm_create(test, TEST_MM_NO_LEAK_CHECK);
+	long ptes_a = a->nr_ptes, ptes_b = b->nr_ptes;
+	struct mm_struct *mms[2] = { a, b };
+	struct page *head = NULL;
+	for (int m = 0; m < 2; m++) {
+		struct mm_struct *mm = mms[m];
+		KUNIT_ASSERT_EQ(test, do_mmap_file(mm, f, BASE, HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
+		KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, BASE + 8 * m, 0x100 + m), 0);
+		head = huge_head(f);
+		KUNIT_ASSERT_NOT_NULL(test, head);
+		KUNIT_ASSERT_PTR_EQ(test, test_mm_pmd_page(mm, BASE), head);
+		/* Two VMAs, neither holding the 2 MiB: the pages by PTEs. */
+		KUNIT_ASSERT_EQ(test, do_mprotect(mm, BASE + HPAGE / 2, HPAGE / 2, PROT_READ), 0);
+		for (unsigned long i = 0; i < HPAGE_PMD_NR; i += 64)
+			(void)test_mm_read_u64(mm, BASE + i * PAGE_SIZE);
+		KUNIT_ASSERT_EQ(test, do_mprotect(mm, BASE + HPAGE / 2, HPAGE / 2, RW), 0);
+		for (unsigned long i = 0; i < HPAGE_PMD_NR; i += 64)
+			KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, BASE + i * PAGE_SIZE + 16, i), 0);
+		KUNIT_ASSERT_NULL(test, test_mm_pmd_page(mm, BASE));
+		KUNIT_ASSERT_EQ(test, mm->nr_ptes, (m ? ptes_b : ptes_a) + 1);
+	}
+	unsigned long allocs = all_vm_events(THP_COLLAPSE_ALLOC);
+	KUNIT_EXPECT_EQ(test, collapse(a, BASE), 0);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_COLLAPSE_ALLOC), allocs);
+	KUNIT_EXPECT_PTR_EQ(test, huge_head(f), head);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(a, BASE), head);
+	KUNIT_EXPECT_EQ(test, a->nr_ptes, ptes_a);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), HPAGE_PMD_NR);
+	/* b's table maps the huge page's pages: khugepaged's business. */
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(b, BASE));
+	KUNIT_ASSERT_EQ(test, do_madvise(b, BASE, HPAGE, MADV_HUGEPAGE), 0);
+	KUNIT_EXPECT_TRUE(test, khugepaged_mm_registered(b));
+	test_khugepaged_two_full_scans();
+	test_khugepaged_two_full_scans();
+	KUNIT_EXPECT_EQ(test, b->nr_ptes, ptes_b);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(b, MM_SHMEMPAGES), 0ul);
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i += 64)
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(b, BASE + i * PAGE_SIZE + 16), (u64)i);
+	KUNIT_EXPECT_PTR_EQ(test, test_mm_pmd_page(b, BASE), head);
+	KUNIT_EXPECT_EQ(test, test_mm_read_u64(a, BASE + 8), 0x101ull);
+	case_end(test, f, a, b);
+}
+
 /* Shared anonymous memory (MAP_SHARED | MAP_ANONYMOUS: an unnamed file of
  * the internal tmpfs) collapses as a file does, the parent's and a forked
  * child's mappings alike. */
@@ -426,6 +480,7 @@ static struct kunit_case khugepaged_shmem_cases[] = {
 	KUNIT_CASE(holes_are_filled_with_zeroes),
 	KUNIT_CASE(no_room_for_the_holes),
 	KUNIT_CASE(pinned_page_or_failed_allocation_leaves_the_file),
+	KUNIT_CASE_PARAM(pte_mapped_huge_page_gets_its_pmd_back, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(collapse_of_shared_anonymous_memory),
 	KUNIT_CASE_PARAM(khugepaged_collapses_a_file_within_max_ptes_none, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(collapse_follows_the_shared_policy),
