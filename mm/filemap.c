@@ -37,6 +37,11 @@ unsigned long nr_file_pages(void)
 	return n < 0 ? 0 : (unsigned long)n;
 }
 
+void filemap_account_file_pages(long nr)
+{
+	__atomic_add_fetch(&file_pages, nr, __ATOMIC_RELAXED);
+}
+
 void address_space_init(struct address_space *mapping, struct inode *host)
 {
 	mapping->host = host;

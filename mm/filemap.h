@@ -75,5 +75,9 @@ bool filemap_index_in_size(struct inode *inode, unsigned long index);
 struct page *filemap_get_next_folio(struct address_space *mapping, unsigned long *index, unsigned long last);
 /* Pages in every page cache (/proc/meminfo's Cached, with Shmem's). */
 unsigned long nr_file_pages(void);
+/* nr pages entered (or left, nr < 0) a page cache other than through
+ * __filemap_add_folio and filemap_remove_folio: a collapse's holes
+ * (mm/khugepaged_file.c), Linux's __mod_lruvec_page_state(NR_FILE_PAGES). */
+void filemap_account_file_pages(long nr);
 
 #endif

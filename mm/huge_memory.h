@@ -129,6 +129,14 @@ int copy_huge_pmd(struct mm_struct *dst_mm, struct mm_struct *src_mm, pmd_t *dst
  * (thp_file_mapped; read-only in a private mapping). 0, the lookup's VM_FAULT_SIGBUS or VM_FAULT_OOM, or
  * VM_FAULT_FALLBACK (a small page: the PTE path maps it). */
 vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address, unsigned int flags);
+/* Maps the tmpfs huge page head at haddr of vma with one PMD, consuming
+ * the caller's reference on head (the mapping of Linux's do_set_pmd, and
+ * of set_huge_pmd after a collapse: mm/khugepaged_file.c): true when
+ * mapped, false (the reference put) when the PMD is not none any more or
+ * head is not the file's page there now (a truncate). A write fault
+ * (flags FAULT_FLAG_WRITE) maps it dirty. */
+bool shmem_map_huge_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned long haddr, struct page *head,
+			unsigned int flags);
 /* Before a write fault of vma at address goes on: a private mapping's
  * PMD there of a tmpfs huge page is split (it just goes), so that the
  * write copies one page by PTE (Linux's wp_huge_pmd for a file PMD);

@@ -27,7 +27,9 @@
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_context.h"
+#include "mm/rmap.h"
 #include "mm/shmem.h"
+#include "mm/shmem_fs.h"
 #include "mm/slab.h"
 
 unsigned int khugepaged_pages_to_scan = HPAGE_PMD_NR * 8;
@@ -52,11 +54,18 @@ static DECLARE_WAIT_QUEUE_HEAD(khugepaged_full_scan_wait);
 static DECLARE_WAIT_QUEUE_HEAD(khugepaged_exit_wait);
 static struct task_struct *khugepaged_thread;
 
+#define MAX_PTE_MAPPED_THP 8
+
 /* Linux's struct mm_slot (mm/mm_slot.h): the list is short here, so it is
  * searched instead of hashed. */
 struct mm_slot {
 	struct list_head mm_node;
 	struct mm_struct *mm;
+	/* Linux's khugepaged_mm_slot: addresses whose PTE tables map a
+	 * collapsed shmem huge page, to be retracted at the next visit
+	 * (khugepaged_add_pte_mapped_thp), under khugepaged_mm_lock. */
+	int nr_pte_mapped_thp;
+	unsigned long pte_mapped_thp[MAX_PTE_MAPPED_THP];
 };
 
 /* Linux's struct khugepaged_scan: the list and the cursor. */
@@ -107,8 +116,18 @@ bool hugepage_vma_check(struct vm_area_struct *vma, unsigned long vm_flags, bool
 	unsigned long first = (vma->vm_start + PMD_SIZE - 1) & PMD_MASK;
 	if (first < vma->vm_start || first + PMD_SIZE > vma->vm_end)
 		return false;
-	/* A tmpfs or file VMA: Linux goes on to shmem_huge_enabled and
-	 * collapse_file, which mmlab does not have. */
+	/* shmem (Linux's shmem_file(vma->vm_file)): its file's offsets aligned
+	 * as the addresses (the rest of transhuge_vma_suitable), then
+	 * shmem_huge_enabled: shmem_enabled and huge= decide, not `enabled`,
+	 * and MADV_COLLAPSE (!enforce_sysfs) forces it. */
+	struct inode *inode = khugepaged_shmem_inode(vma);
+	if (inode) {
+		if (((vma->vm_start >> PAGE_SHIFT) - vma->vm_pgoff) & (HPAGE_PMD_NR - 1))
+			return false;
+		return shmem_is_huge(vma, inode, vma->vm_pgoff, !enforce_sysfs);
+	}
+	/* Any other file: Linux's CONFIG_READ_ONLY_THP_FOR_FS, which mmlab
+	 * does not have. */
 	if (!vma_is_anonymous(vma))
 		return false;
 	if (enforce_sysfs && (!hugepage_flags_enabled() || (!(vm_flags & VM_HUGEPAGE) &&
@@ -133,6 +152,7 @@ static void __khugepaged_enter(struct mm_struct *mm)
 		return;
 	}
 	slot->mm = mm;
+	slot->nr_pte_mapped_thp = 0;
 	mmgrab(mm);
 	spin_lock(&khugepaged_mm_lock);
 	bool wakeup = list_empty(&khugepaged_scan.mm_head);
@@ -203,6 +223,41 @@ void khugepaged_exit(struct mm_struct *mm)
 	}
 }
 
+bool khugepaged_add_pte_mapped_thp(struct mm_struct *mm, unsigned long addr)
+{
+	bool added = false;
+	spin_lock(&khugepaged_mm_lock);
+	struct mm_slot *slot = mm_slot_lookup(mm);
+	if (slot && slot->nr_pte_mapped_thp < MAX_PTE_MAPPED_THP) {
+		slot->pte_mapped_thp[slot->nr_pte_mapped_thp++] = addr & PMD_MASK;
+		added = true;
+	}
+	spin_unlock(&khugepaged_mm_lock);
+	return added;
+}
+
+/* Linux's khugepaged_collapse_pte_mapped_thps: the addresses left for
+ * this visit, under the mmap write lock taken by trylock (else they wait
+ * for a later visit). */
+static void khugepaged_collapse_pte_mapped_thps(struct mm_slot *slot)
+{
+	struct mm_struct *mm = slot->mm;
+	unsigned long addrs[MAX_PTE_MAPPED_THP];
+	spin_lock(&khugepaged_mm_lock);
+	int n = slot->nr_pte_mapped_thp;
+	memcpy(addrs, slot->pte_mapped_thp, sizeof(addrs[0]) * (unsigned long)n);
+	spin_unlock(&khugepaged_mm_lock);
+	if (!n || !mmap_write_trylock(mm))
+		return;
+	if (!hpage_collapse_test_exit(mm))
+		for (int i = 0; i < n; i++)
+			collapse_pte_mapped_thp(mm, addrs[i], false);
+	spin_lock(&khugepaged_mm_lock);
+	slot->nr_pte_mapped_thp = 0;
+	spin_unlock(&khugepaged_mm_lock);
+	mmap_write_unlock(mm);
+}
+
 /* Linux's collect_mm_slot, under khugepaged_mm_lock: the slot of an mm
  * whose users are gone leaves the list. */
 static void collect_mm_slot(struct mm_slot *slot)
@@ -232,6 +287,7 @@ static unsigned int khugepaged_scan_mm_slot(unsigned int pages, enum scan_result
 	}
 	khugepaged_scan.busy = true;
 	spin_unlock(&khugepaged_mm_lock);
+	khugepaged_collapse_pte_mapped_thps(slot);
 	struct mm_struct *mm = slot->mm;
 	struct vm_area_struct *vma = NULL;
 	unsigned int progress = 0;
@@ -264,7 +320,31 @@ static unsigned int khugepaged_scan_mm_slot(unsigned int pages, enum scan_result
 			cond_resched();
 			if (hpage_collapse_test_exit(mm))
 				goto breakouterloop;
-			*result = hpage_collapse_scan_pmd(mm, vma, khugepaged_scan.address, &mmap_locked, cc);
+			struct file *file = khugepaged_vma_file(vma);
+			if (file) {
+				/* shmem: the page cache's range, without the
+				 * mmap lock (Linux's hpage_collapse_scan_file). */
+				unsigned long pgoff = linear_page_index(vma, khugepaged_scan.address);
+				mmap_read_unlock(mm);
+				mmap_locked = false;
+				*result = hpage_collapse_scan_file(mm, khugepaged_scan.address, file, pgoff, cc);
+				fput(file);
+			} else {
+				*result = hpage_collapse_scan_pmd(mm, vma, khugepaged_scan.address, &mmap_locked, cc);
+			}
+			/* A huge page already in the cache, this mm's table still
+			 * mapping its pages: retracted at the next visit, and
+			 * counted as Linux counts it. */
+			if (*result == SCAN_PTE_MAPPED_HUGEPAGE) {
+				pmd_t *pmd;
+				enum scan_result r = SCAN_FAIL;
+				if (mmap_read_trylock(mm)) { /* Linux looks without it */
+					r = find_pmd_or_thp_or_none(mm, khugepaged_scan.address, &pmd);
+					mmap_read_unlock(mm);
+				}
+				if (r == SCAN_SUCCEED && khugepaged_add_pte_mapped_thp(mm, khugepaged_scan.address))
+					*result = SCAN_SUCCEED;
+			}
 			if (*result == SCAN_SUCCEED)
 				__atomic_add_fetch(&khugepaged_pages_collapsed, 1, __ATOMIC_RELAXED);
 			khugepaged_scan.address += PMD_SIZE;

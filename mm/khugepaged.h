@@ -1,6 +1,8 @@
-/* khugepaged and MADV_COLLAPSE (Linux 6.1's mm/khugepaged.c, anonymous
- * memory): turning a PTE table of 4 KiB pages back into one THP mapped by
- * a huge PMD.
+/* khugepaged and MADV_COLLAPSE (Linux 6.1's mm/khugepaged.c): turning a
+ * PTE table of 4 KiB pages back into one THP mapped by a huge PMD, for
+ * anonymous memory (mm/khugepaged_collapse.c) and for shmem, whose 512
+ * page-cache pages become one huge page of the file, every mapping's PTE
+ * table retracted (mm/khugepaged_file.c).
  *
  * The daemon: one kernel thread, "khugepaged", walks a list of mm_slots,
  * one per address space registered with it (khugepaged_enter_vma: a VMA
@@ -20,9 +22,9 @@
  * do not apply (VM_NOHUGEPAGE and PR_SET_THP_DISABLE do), nor the young
  * check. 0 when every 2 MiB is (or already was) a huge PMD; else -ENOMEM
  * (no THP), -EAGAIN (a page busy: try again) or -EINVAL (anything else: a
- * hole, an empty table, a page not anonymous), Linux's
- * madvise_collapse_errno. Only anonymous memory: a tmpfs or file VMA is
- * -EINVAL (mmlab has no collapse_file).
+ * hole, an empty table, a page pinned), Linux's madvise_collapse_errno.
+ * A tmpfs, memfd or shared anonymous VMA collapses its file's range
+ * (mm/khugepaged_file.c); any other file VMA is -EINVAL.
  *
  * The collapse (collapse_huge_page): the THP is allocated with the mmap
  * lock dropped, on the node most of the 4 KiB pages are on (Linux's
@@ -60,7 +62,9 @@ unsigned int khugepaged_pages_collapsed_read(void);
  * enforce_sysfs: the `enabled` mode must allow it (khugepaged); without
  * it (MADV_COLLAPSE) only VM_NOHUGEPAGE and PR_SET_THP_DISABLE refuse.
  * An anonymous VMA without an anon_vma (never faulted) is refused unless
- * smaps. */
+ * smaps. A shmem VMA: its offsets aligned as its addresses, then
+ * shmem_is_huge (shmem_enabled and huge=, not `enabled`), forced without
+ * enforce_sysfs (Linux's shmem_huge_enabled). */
 bool hugepage_vma_check(struct vm_area_struct *vma, unsigned long vm_flags, bool smaps, bool enforce_sysfs);
 
 /* Registers vma's mm with khugepaged when vma may be collapsed under the

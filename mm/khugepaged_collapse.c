@@ -25,11 +25,11 @@
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
+#include "fs/fs.h"
 #include "mm/slab.h"
 #include "mm/vmstat.h"
 
-/* Linux's find_pmd_or_thp_or_none. */
-static enum scan_result find_pmd_or_thp_or_none(struct mm_struct *mm, unsigned long address, pmd_t **pmd)
+enum scan_result find_pmd_or_thp_or_none(struct mm_struct *mm, unsigned long address, pmd_t **pmd)
 {
 	*pmd = mm_find_pmd(mm, address);
 	if (!*pmd)
@@ -43,7 +43,7 @@ static enum scan_result find_pmd_or_thp_or_none(struct mm_struct *mm, unsigned l
 }
 
 /* Linux's hugepage_vma_revalidate, after the mmap lock was dropped. */
-static enum scan_result hugepage_vma_revalidate(struct mm_struct *mm, unsigned long address,
+static enum scan_result hugepage_vma_revalidate(struct mm_struct *mm, unsigned long address, bool expect_anon,
 						struct vm_area_struct **vmap, struct collapse_control *cc)
 {
 	if (hpage_collapse_test_exit(mm))
@@ -55,7 +55,9 @@ static enum scan_result hugepage_vma_revalidate(struct mm_struct *mm, unsigned l
 		return SCAN_ADDRESS_RANGE;
 	if (!hugepage_vma_check(vma, vma->vm_flags, false, cc->is_khugepaged))
 		return SCAN_VMA_CHECK;
-	if (!vma->anon_vma)
+	/* Linux 6.1's expect_anon: the collapse of anonymous memory found a
+	 * file VMA there (or one without its anon_vma). */
+	if (expect_anon && (!vma->anon_vma || khugepaged_shmem_inode(vma)))
 		return SCAN_PAGE_ANON;
 	return SCAN_SUCCEED;
 }
@@ -224,7 +226,7 @@ static enum scan_result collapse_huge_page(struct mm_struct *mm, unsigned long a
 	 * out from here on; the lockless get_user_pages backs off when it
 	 * sees the PMD change. */
 	mmap_write_lock(mm);
-	result = hugepage_vma_revalidate(mm, address, &vma, cc);
+	result = hugepage_vma_revalidate(mm, address, true, &vma, cc);
 	if (result != SCAN_SUCCEED)
 		goto out_up_write;
 	result = find_pmd_or_thp_or_none(mm, address, &pmd);
@@ -344,21 +346,39 @@ int madvise_collapse(struct vm_area_struct *vma, struct vm_area_struct **prev, u
 			cond_resched();
 			mmap_read_lock(mm);
 			mmap_locked = true;
-			result = hugepage_vma_revalidate(mm, addr, &vma, cc);
+			result = hugepage_vma_revalidate(mm, addr, false, &vma, cc);
 			if (result != SCAN_SUCCEED) {
 				last_fail = result;
 				goto out_nolock;
 			}
 			hend = min(hend, vma->vm_end & PMD_MASK);
 		}
-		result = hpage_collapse_scan_pmd(mm, vma, addr, &mmap_locked, cc);
+		struct file *file = khugepaged_vma_file(vma);
+		if (file) {
+			/* shmem: the page cache's range, without the mmap lock. */
+			unsigned long pgoff = linear_page_index(vma, addr);
+			mmap_read_unlock(mm);
+			mmap_locked = false;
+			result = hpage_collapse_scan_file(mm, addr, file, pgoff, cc);
+			fput(file);
+		} else {
+			result = hpage_collapse_scan_pmd(mm, vma, addr, &mmap_locked, cc);
+		}
 		if (!mmap_locked)
 			*prev = NULL; /* the caller's walk looks its VMA up again */
+handle_result:
 		switch (result) {
 		case SCAN_SUCCEED:
 		case SCAN_PMD_MAPPED:
 			++thps;
 			break;
+		case SCAN_PTE_MAPPED_HUGEPAGE:
+			/* The range is a huge page of the cache already: this
+			 * mapping's table goes and a PMD maps it. */
+			mmap_write_lock(mm);
+			result = collapse_pte_mapped_thp(mm, addr, true);
+			mmap_write_unlock(mm);
+			goto handle_result;
 		/* Linux's whitelist: the next 2 MiB may still work. */
 		case SCAN_PMD_NULL:
 		case SCAN_PTE_NON_PRESENT:

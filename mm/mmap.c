@@ -17,6 +17,7 @@
 #include "kernel/sched.h"
 #include "kernel/syscall.h"
 #include "mm/huge_memory.h"
+#include "mm/khugepaged.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
 #include "fs/hugetlbfs/hugetlbfs.h"
@@ -456,6 +457,10 @@ static unsigned long mmap_file_locked(struct mm_struct *mm, unsigned long addr, 
 		return (unsigned long)(long)err;
 	}
 	vma_link_file(vma);
+	/* Linux 6.1's mmap_region: a shmem mapping that shmem_enabled or
+	 * huge= lets khugepaged collapse lists its mm now (anonymous VMAs
+	 * wait for their anon_vma: hugepage_madvise, the THP fault). */
+	khugepaged_enter_vma(vma, vma->vm_flags);
 	if (hugetlb) /* mmap_region: never VM_LOCKED, though MAP_LOCKED still populates */
 		vma_set_flags(vma, vma->vm_flags & ~VM_LOCKED_MASK);
 	if ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE)
@@ -599,6 +604,7 @@ static unsigned long mmap_pgoff_locked(struct mm_struct *mm, unsigned long addr,
 		if (segment) /* the segment's reference stays its own */
 			shmem_get(shm);
 		vma_link_file(vma); /* into the i_mmap of the object's file */
+		khugepaged_enter_vma(vma, vma->vm_flags); /* as above */
 	}
 	if (!IS_ERR_VALUE(addr) &&
 	    ((vm_flags & VM_LOCKED) || (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE))

@@ -20,6 +20,7 @@ KERNEL_SRCS += \
 	mm/kernel_map.c \
 	mm/khugepaged.c \
 	mm/khugepaged_collapse.c \
+	mm/khugepaged_file.c \
 	mm/kmalloc.c \
 	mm/madvise.c \
 	mm/mempolicy.c \

@@ -208,6 +208,19 @@ static void shmem_account(struct inode *inode, long pages)
 	inode->i_blocks = (unsigned long)((long)inode->i_blocks + pages * (long)(PAGE_SIZE / 512));
 }
 
+int shmem_charge(struct inode *inode, long pages)
+{
+	if (shmem_inode_acct_block(inode, pages))
+		return -ENOSPC;
+	shmem_account(inode, pages);
+	return 0;
+}
+
+void shmem_uncharge(struct inode *inode, long pages)
+{
+	shmem_account(inode, -pages);
+}
+
 /* Linux's shmem_get_folio for a page that must be there (a write,
  * fallocate, a fault through vma): the page at index with a reference of
  * the caller's, found, or made zeroed and added: part of a huge page when

@@ -74,6 +74,16 @@ bool shmem_vma_eligible(struct vm_area_struct *vma);
  * already, size= has no room for 512, no 2 MiB block is free
  * (thp_file_fallback) or a racing fault added one first. */
 struct page *shmem_alloc_huge(struct inode *inode, unsigned long index);
+/* The marks that make the 512 pages from head (an order-9 allocation)
+ * one tmpfs huge page (PG_shmem_thp, PG_shmem_tail, the PMD counts),
+ * counted in ShmemHugePages: shmem_alloc_huge's, and a collapse's
+ * (mm/khugepaged_file.c) before it enters the page cache. */
+void shmem_thp_prep(struct page *head);
+/* Linux's shmem_charge and shmem_uncharge (mm/shmem.c): pages entered
+ * (or left) inode's page cache without being allocated through it (a
+ * collapse's holes): size= (-ENOSPC when no room), Shmem, i_blocks. */
+int shmem_charge(struct inode *inode, long pages);
+void shmem_uncharge(struct inode *inode, long pages);
 /* Before the pages [*start, *end) leave the cache (i_rwsem held for
  * writing; *end ~0ul: to the end): a huge page across either end is
  * split, or, when it cannot be, keeps its pages, has the range's part

@@ -75,11 +75,13 @@ bool shmem_is_huge(struct vm_area_struct *vma, struct inode *inode, unsigned lon
 		return false;
 	if (vma && ((vma->vm_flags & VM_NOHUGEPAGE) || mm_flag_test(vma->vm_mm, MMF_DISABLE_THP)))
 		return false;
+	/* Linux 6.1 (Zach O'Keefe's "mm/khugepaged: add flag to ignore THP
+	 * sysfs enabled"): force (MADV_COLLAPSE) overrides even deny. */
 	int global = READ_ONCE(shmem_huge);
-	if (global == SHMEM_HUGE_DENY)
-		return false;
 	if (force || global == SHMEM_HUGE_FORCE)
 		return true;
+	if (global == SHMEM_HUGE_DENY)
+		return false;
 	switch (READ_ONCE(SHMEM_SB(inode->i_sb)->huge)) {
 	case SHMEM_HUGE_ALWAYS:
 		return true;
@@ -112,6 +114,18 @@ void shmem_thp_prep_free(struct page *head)
 	__atomic_sub_fetch(&shmem_thps, 1, __ATOMIC_RELAXED);
 }
 
+void shmem_thp_prep(struct page *head)
+{
+	page_set_flag(head, PG_shmem_thp);
+	*shmem_thp_pmd_mapcount_ptr(head) = 0;
+	*shmem_thp_nr_pages_mapped_ptr(head) = 0;
+	for (unsigned long i = 1; i < HPAGE_PMD_NR; i++) {
+		head[i].private = i;
+		page_set_flag(head + i, PG_shmem_tail);
+	}
+	__atomic_add_fetch(&shmem_thps, 1, __ATOMIC_RELAXED);
+}
+
 struct page *shmem_alloc_huge(struct inode *inode, unsigned long index)
 {
 	struct address_space *mapping = inode->i_mapping;
@@ -128,14 +142,7 @@ struct page *shmem_alloc_huge(struct inode *inode, unsigned long index)
 		count_vm_event(THP_FILE_FALLBACK);
 		return NULL;
 	}
-	page_set_flag(head, PG_shmem_thp);
-	*shmem_thp_pmd_mapcount_ptr(head) = 0;
-	*shmem_thp_nr_pages_mapped_ptr(head) = 0;
-	for (unsigned long i = 1; i < HPAGE_PMD_NR; i++) {
-		head[i].private = i;
-		page_set_flag(head + i, PG_shmem_tail);
-	}
-	__atomic_add_fetch(&shmem_thps, 1, __ATOMIC_RELAXED);
+	shmem_thp_prep(head);
 	if (filemap_add_folio_range(mapping, head, hindex, HPAGE_PMD_NR, GFP_KERNEL)) {
 		/* A page came meanwhile (a racing fault), or no memory for the
 		 * index: the caller makes a small one. */
@@ -292,7 +299,6 @@ bool shmem_huge_vma_suitable(struct vm_area_struct *vma, unsigned long haddr, un
 
 vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address, unsigned int flags)
 {
-	struct mm_struct *mm = vma->vm_mm;
 	unsigned long haddr = address & PMD_MASK;
 	vm_fault_t ret = 0;
 	struct page *page = shmem_get_page(vma, address, &ret);
@@ -303,6 +309,15 @@ vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned
 		put_page(page); /* a small page: the PTE path finds it again */
 		return VM_FAULT_FALLBACK;
 	}
+	if (shmem_map_huge_pmd(vma, pmd, haddr, head, flags))
+		count_vm_event(THP_FILE_MAPPED);
+	return 0;
+}
+
+bool shmem_map_huge_pmd(struct vm_area_struct *vma, pmd_t *pmd, unsigned long haddr, struct page *head,
+			unsigned int flags)
+{
+	struct mm_struct *mm = vma->vm_mm;
 	pmd_t entry = __pmd(page_to_phys(head) | vma->vm_page_prot | _PAGE_PSE | _PAGE_ACCESSED |
 			    (flags & FAULT_FLAG_WRITE ? _PAGE_DIRTY : 0));
 	/* A private mapping's read maps the cache's page read-only, as its
@@ -316,10 +331,10 @@ vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned
 	 * the file's there, below i_size, checked under the lock. */
 	if (!pmd_none(pmdp_get(pmd)) || !shmem_page_current(vma, haddr, head)) {
 		spin_unlock(ptl);
-		put_page(page);
-		return 0; /* their result stands; the access faults again if it must */
+		put_page(head);
+		return false; /* their result stands; the access faults again if it must */
 	}
-	/* The lookup's reference (the head's) is the PMD's. */
+	/* The caller's reference (the head's) is the PMD's. */
 	if (__atomic_add_fetch(shmem_thp_pmd_mapcount_ptr(head), 1, __ATOMIC_RELAXED) == 1) {
 		__atomic_add_fetch(&shmem_pmd_mapped_thps, 1, __ATOMIC_RELAXED);
 		shmem_file_rmap_pmd(head, true);
@@ -327,8 +342,7 @@ vm_fault_t shmem_huge_pmd_fault(struct vm_area_struct *vma, pmd_t *pmd, unsigned
 	add_mm_rss_counter(mm, MM_SHMEMPAGES, (long)HPAGE_PMD_NR);
 	set_pmd_at(mm, haddr, pmd, entry);
 	spin_unlock(ptl);
-	count_vm_event(THP_FILE_MAPPED);
-	return 0;
+	return true;
 }
 
 void shmem_huge_pmd_cow_split(struct vm_area_struct *vma, pmd_t *pmd, unsigned long address)

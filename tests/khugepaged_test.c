@@ -240,18 +240,6 @@ static void collapse_errors_as_linux(struct kunit *test)
 
 /* --- khugepaged ----------------------------------------------------------------------- */
 
-/* khugepaged scanning often (one tick between passes), then two full
- * scans from now: every mm on the list was scanned whole at least once
- * after this call. */
-static void two_full_scans(void)
-{
-	khugepaged_scan_sleep_millisecs = 10;
-	khugepaged_alloc_sleep_millisecs = 10;
-	unsigned int target = khugepaged_full_scans_read() + 2;
-	khugepaged_wake();
-	khugepaged_wait_full_scans(target);
-}
-
 static void khugepaged_collapses_a_madvised_region(struct kunit *test)
 {
 	struct mm_struct *mm = space(test, 2 * PMD_SIZE);
@@ -263,7 +251,7 @@ static void khugepaged_collapses_a_madvised_region(struct kunit *test)
 	unsigned int collapsed = khugepaged_pages_collapsed_read();
 	KUNIT_ASSERT_EQ(test, do_madvise(mm, BASE, 2 * PMD_SIZE, MADV_HUGEPAGE), 0);
 	KUNIT_EXPECT_TRUE(test, khugepaged_mm_registered(mm));
-	two_full_scans();
+	test_khugepaged_two_full_scans();
 	KUNIT_EXPECT_TRUE(test, is_huge(mm, BASE));
 	KUNIT_EXPECT_TRUE(test, is_huge(mm, BASE + PMD_SIZE));
 	KUNIT_EXPECT_EQ(test, khugepaged_pages_collapsed_read(), collapsed + 2);
@@ -285,11 +273,11 @@ static void khugepaged_respects_max_ptes_none(struct kunit *test)
 	fill(test, BASE, HPAGE_PMD_NR, 7, first_256); /* 256 none: one too many */
 	KUNIT_ASSERT_EQ(test, do_madvise(mm, BASE, PMD_SIZE, MADV_HUGEPAGE), 0);
 	unsigned long exceeded = all_vm_events(THP_SCAN_EXCEED_NONE_PTE);
-	two_full_scans();
+	test_khugepaged_two_full_scans();
 	KUNIT_EXPECT_FALSE(test, is_huge(mm, BASE));
 	KUNIT_EXPECT_GT(test, all_vm_events(THP_SCAN_EXCEED_NONE_PTE), exceeded);
 	fill(test, BASE, HPAGE_PMD_NR, 7, first_257); /* 255 none */
-	two_full_scans();
+	test_khugepaged_two_full_scans();
 	KUNIT_EXPECT_TRUE(test, is_huge(mm, BASE));
 	KUNIT_EXPECT_EQ(test, bad_pages(BASE, HPAGE_PMD_NR, 7, first_257), 0ul);
 }
@@ -313,10 +301,10 @@ static void khugepaged_respects_max_ptes_shared_after_fork(struct kunit *test)
 	/* The child writes 255 pages: 257 still shared, one too many. */
 	for (unsigned long i = 0; i < 255; i++)
 		KUNIT_ASSERT_EQ(test, test_mm_write_u64(child, BASE + i * PAGE_SIZE, i + 1), 0);
-	two_full_scans();
+	test_khugepaged_two_full_scans();
 	KUNIT_EXPECT_FALSE(test, is_huge(child, BASE));
 	KUNIT_ASSERT_EQ(test, test_mm_write_u64(child, BASE + 255 * PAGE_SIZE, 256), 0);
-	two_full_scans();
+	test_khugepaged_two_full_scans();
 	KUNIT_EXPECT_TRUE(test, is_huge(child, BASE));
 	KUNIT_EXPECT_FALSE(test, is_huge(mm, BASE));
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i += 85)

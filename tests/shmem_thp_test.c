@@ -39,21 +39,7 @@
 #define BASE 0x0000360000000000ul /* a PGD entry of its own, 2 MiB aligned */
 #define UBASE 0x0000368000000000ul /* a page for system calls' strings */
 #define DIR "/tmp/shmem_thp_test"
-#define PATH DIR "/f"
 #define HPAGE (HPAGE_PMD_NR * PAGE_SIZE)
-
-static void unmount(void *unused)
-{
-	(void)unused;
-	do_umount_path(DIR, MNT_DETACH);
-	init_rmdir(DIR);
-}
-
-static void close_and_unlink(void *arg)
-{
-	filp_close(arg);
-	init_unlink(PATH);
-}
 
 /* A tmpfs mounted with opts and a new file on it, before the case's mm
  * (so that its leak check counts them); shmem_enabled put back after. */
@@ -63,22 +49,8 @@ static struct file *huge_file(struct kunit *test, const char *opts)
 	if (m)
 		KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
 	test_set_shmem_huge(test, READ_ONCE(shmem_huge));
-	init_mkdir(DIR, 0755);
-	char buf[64];
-	strlcpy(buf, opts, sizeof(buf));
-	KUNIT_ASSERT_EQ(test, do_mount("test", DIR, "tmpfs", 0, buf), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unmount, NULL), 0);
-	struct file *f = filp_open(PATH, O_RDWR | O_CREAT | O_EXCL, 0600);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, close_and_unlink, f), 0);
+	struct file *f = test_tmpfs_file(test, DIR, opts);
 	return f;
-}
-
-static int set_size(struct file *f, long size)
-{
-	struct iattr attr = { .ia_valid = ATTR_SIZE | ATTR_MTIME, .ia_size = size };
-	attr.ia_mtime = current_time();
-	return notify_change(f->f_path.dentry, &attr);
 }
 
 /* The page at index of f's cache (no reference kept), or NULL. */
@@ -135,7 +107,7 @@ static struct file *filled_huge_file(struct kunit *test, struct mm_struct **a, u
 static void case_end(struct kunit *test, struct file *f, struct mm_struct *a)
 {
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(a), 0ul);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_set_size(f, 0), 0);
 	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
 	test_mm_destroy(test, a);
 }
@@ -156,7 +128,7 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	unsigned long mapped = all_vm_events(THP_FILE_MAPPED), pmdmapped = nr_shmem_pmdmapped();
 	unsigned long file_mapped = nr_file_mapped_pages();
 	unsigned long file_before = nr_file_pages();
-	KUNIT_ASSERT_EQ(test, set_size(f, 2 * HPAGE), 0);
+	KUNIT_ASSERT_EQ(test, test_set_size(f, 2 * HPAGE), 0);
 	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, 2 * HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
 	KUNIT_EXPECT_EQ(test, test_mm_write_u64(a, BASE + 5 * PAGE_SIZE + 8, 0x5151), 0);
 	struct page *p = cache_page(f, 5);
@@ -209,7 +181,7 @@ static void always_one_huge_page_two_mms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(b), 0ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(c), 0ul);
 	mmput(b);
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_set_size(f, 0), 0);
 	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(a, BASE));
 	KUNIT_EXPECT_EQ(test, get_mm_counter(a, MM_SHMEMPAGES), 0ul);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(c, MM_SHMEMPAGES), 0ul);
@@ -403,13 +375,13 @@ static void pinned_is_zeroed_not_split(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, word_at(f, 12, 511), 0ull);
 	KUNIT_EXPECT_EQ(test, word_at(f, 13, 5), 13ul << 16 | 5);
 	/* Truncated inside it while still held: zeroed past the end, kept. */
-	KUNIT_EXPECT_EQ(test, set_size(f, 200 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, test_set_size(f, 200 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, HPAGE_PMD_NR);
 	KUNIT_EXPECT_EQ(test, word_at(f, 250, 1), 0ull);
 	KUNIT_EXPECT_EQ(test, word_at(f, 199, 1), 199ul << 16 | 1);
 	put_page(pin);
 	/* Unheld, the next truncate inside splits it and frees the rest. */
-	KUNIT_EXPECT_EQ(test, set_size(f, 100 * PAGE_SIZE + 5), 0);
+	KUNIT_EXPECT_EQ(test, test_set_size(f, 100 * PAGE_SIZE + 5), 0);
 	KUNIT_EXPECT_EQ(test, nr_shmem_thps(), thps);
 	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 101ul);
 	KUNIT_EXPECT_EQ(test, word_at(f, 99, 2), 99ul << 16 | 2);
@@ -428,7 +400,7 @@ static void within_size_advise_never_deny_force(struct kunit *test)
 	struct file *f = huge_file(test, "huge=within_size");
 	struct mm_struct *a = test_mm_create(test, 0);
 	struct super_block *sb = f->f_inode->i_sb;
-	KUNIT_ASSERT_EQ(test, set_size(f, HPAGE + HPAGE / 2), 0); /* 1.5 huge pages */
+	KUNIT_ASSERT_EQ(test, test_set_size(f, HPAGE + HPAGE / 2), 0); /* 1.5 huge pages */
 	KUNIT_ASSERT_EQ(test, do_mmap_file(a, f, BASE, 4 * HPAGE, RW, MAP_SHARED | MAP_FIXED, 0), BASE);
 	/* within_size: the first 2 MiB lies inside i_size, the second not. */
 	KUNIT_EXPECT_TRUE(test, fault_makes_huge(test, a, f, 3));
@@ -437,20 +409,20 @@ static void within_size_advise_never_deny_force(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vfs_getattr(&f->f_path, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.blksize, (long)HPAGE); /* index 0's 2 MiB fits */
 	/* ...unless the mapping asks (MADV_HUGEPAGE), as advise. */
-	KUNIT_ASSERT_EQ(test, set_size(f, 4 * HPAGE), 0);
+	KUNIT_ASSERT_EQ(test, test_set_size(f, 4 * HPAGE), 0);
 	KUNIT_ASSERT_EQ(test, do_madvise(a, BASE + 3 * HPAGE, HPAGE, MADV_NOHUGEPAGE), 0);
 	KUNIT_EXPECT_FALSE(test, fault_makes_huge(test, a, f, 3 * HPAGE_PMD_NR));
-	KUNIT_EXPECT_EQ(test, set_size(f, HPAGE), 0);
+	KUNIT_EXPECT_EQ(test, test_set_size(f, HPAGE), 0);
 	SHMEM_SB(sb)->huge = SHMEM_HUGE_ADVISE;
-	KUNIT_ASSERT_EQ(test, set_size(f, 4 * HPAGE), 0);
+	KUNIT_ASSERT_EQ(test, test_set_size(f, 4 * HPAGE), 0);
 	KUNIT_EXPECT_EQ(test, vfs_getattr(&f->f_path, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.blksize, (long)PAGE_SIZE);
 	KUNIT_EXPECT_FALSE(test, fault_makes_huge(test, a, f, 2 * HPAGE_PMD_NR));
 	KUNIT_ASSERT_EQ(test, do_madvise(a, BASE + HPAGE, HPAGE, MADV_HUGEPAGE), 0);
 	KUNIT_EXPECT_TRUE(test, fault_makes_huge(test, a, f, HPAGE_PMD_NR + 7));
 	/* never, and force over it; deny over always. */
-	KUNIT_EXPECT_EQ(test, set_size(f, 0), 0);
-	KUNIT_ASSERT_EQ(test, set_size(f, 4 * HPAGE), 0);
+	KUNIT_EXPECT_EQ(test, test_set_size(f, 0), 0);
+	KUNIT_ASSERT_EQ(test, test_set_size(f, 4 * HPAGE), 0);
 	SHMEM_SB(sb)->huge = SHMEM_HUGE_NEVER;
 	KUNIT_EXPECT_FALSE(test, fault_makes_huge(test, a, f, HPAGE_PMD_NR)); /* MADV_HUGEPAGE too */
 	shmem_huge_set(SHMEM_HUGE_FORCE);

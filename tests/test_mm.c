@@ -18,6 +18,14 @@
 #include "mm/pgtable.h"
 #include "mm/pte_ref.h"
 #include "mm/shmem.h"
+#include "mm/khugepaged.h"
+#include "fs/fs.h"
+#include "fs/init.h"
+#include "fs/mount.h"
+#include "lib/err.h"
+#include "lib/string.h"
+#include "lib/vsprintf.h"
+#include "mm/slab.h"
 
 struct test_mm {
 	struct kunit *test; /* NULL: the slot is free */
@@ -131,6 +139,60 @@ void test_set_shmem_huge(struct kunit *test, int huge)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_shmem_huge, (void *)(long)READ_ONCE(shmem_huge)),
 			0);
 	shmem_huge_set(huge);
+}
+
+static void test_tmpfs_unmount(void *dir)
+{
+	do_umount_path(dir, MNT_DETACH);
+	init_rmdir(dir);
+}
+
+struct test_tmpfs {
+	struct file *f;
+	char path[96];
+};
+
+static void test_tmpfs_close(void *arg)
+{
+	struct test_tmpfs *t = arg;
+	filp_close(t->f);
+	init_unlink(t->path);
+	kfree(t);
+}
+
+struct file *test_tmpfs_file(struct kunit *test, const char *dir, const char *opts)
+{
+	init_mkdir(dir, 0755);
+	char buf[64];
+	strlcpy(buf, opts, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, do_mount("test", dir, "tmpfs", 0, buf), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, test_tmpfs_unmount, (void *)dir), 0);
+	struct test_tmpfs *t = kmalloc(sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	snprintf(t->path, sizeof(t->path), "%s/f", dir);
+	struct file *f = filp_open(t->path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (IS_ERR(f))
+		kfree(t);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	t->f = f;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, test_tmpfs_close, t), 0);
+	return f;
+}
+
+int test_set_size(struct file *f, long size)
+{
+	struct iattr attr = { .ia_valid = ATTR_SIZE | ATTR_MTIME, .ia_size = size };
+	attr.ia_mtime = current_time();
+	return notify_change(f->f_path.dentry, &attr);
+}
+
+void test_khugepaged_two_full_scans(void)
+{
+	khugepaged_scan_sleep_millisecs = 10;
+	khugepaged_alloc_sleep_millisecs = 10;
+	unsigned int target = khugepaged_full_scans_read() + 2;
+	khugepaged_wake();
+	khugepaged_wait_full_scans(target);
 }
 
 static void restore_fault_around(void *arg) { fault_around_bytes = (unsigned long)arg; }

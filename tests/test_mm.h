@@ -112,6 +112,20 @@ struct page *test_mm_pmd_page(struct mm_struct *mm, unsigned long addr);
  * when it ends. */
 void test_set_shmem_huge(struct kunit *test, int huge);
 
+/* A tmpfs mounted at dir (made) with options opts, and a new file "f" on
+ * it, open for reading and writing; when the case ends the file is
+ * closed and unlinked, the instance detached and dir removed. Made
+ * before a case's mms, it is not counted by their leak checks. */
+struct file;
+struct file *test_tmpfs_file(struct kunit *test, const char *dir, const char *opts);
+/* Truncates or extends f to size bytes (notify_change, as truncate(2)). */
+int test_set_size(struct file *f, long size);
+/* khugepaged scanning often (10 ms between passes, and after a failed
+ * allocation) and two full scans from now waited for: every listed mm
+ * was scanned whole at least once after the call. The caller puts the
+ * sleeps back. */
+void test_khugepaged_two_full_scans(void);
+
 /* fault_around_bytes (mm/memory.h) for the rest of the case, the value
  * before put back when it ends. */
 void test_set_fault_around(struct kunit *test, unsigned long bytes);

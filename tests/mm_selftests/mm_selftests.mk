@@ -29,7 +29,7 @@ MM_ST_CONFIG := $(MM_ST_DIR)/local_config.h
 MM_SELFTESTS := map_fixed_noreplace map_populate mremap_test mremap_dontunmap mlock2-tests \
 	mlock-random-test madv_populate on-fault-limit map_hugetlb transhuge-stress \
 	virtual_address_range va_high_addr_switch cow mkdirty soft-dirty pagemap_ioctl mseal_test \
-	seal_elf mdwe_test droppable split_huge_page_test khugepaged compaction_test migration \
+	seal_elf mdwe_test droppable split_huge_page_test khugepaged khugepaged_shmem compaction_test migration \
 	hugepage-mmap hugepage-mremap hugepage-shm hugepage-vmemmap hugetlb-madvise \
 	hugetlb-read-hwpoison hugetlb-soft-offline hugetlb_fault_after_madv hugetlb_madv_vs_map \
 	hugetlb_dio gup_test gup_longterm hmm-tests memfd_secret mrelease_test ksm_tests \
@@ -60,7 +60,13 @@ MM_ST_EXTRA_uffd-unit-tests := uffd-common.c
 # does not build from the Makefile either): the header is included from
 # the command line, the source left as it is.
 MM_ST_CFLAGS_khugepaged := -include ../kselftest.h
-mm_st_src = $(patsubst %_64,%,$(1)).c
+# khugepaged again with run_vmtests.sh's "all:shmem": both contexts on a
+# memfd (the run without arguments is anonymous memory only). A program
+# of its own name, so that it is a case of its own.
+MM_ST_SRC_khugepaged_shmem := khugepaged
+MM_ST_CFLAGS_khugepaged_shmem := $(MM_ST_CFLAGS_khugepaged)
+MM_ST_ARGS_khugepaged_shmem := all:shmem
+mm_st_src = $(if $(MM_ST_SRC_$(1)),$(MM_ST_SRC_$(1)),$(patsubst %_64,%,$(1))).c
 
 # What mmlab lacks for the programs that fail on it (docs/mm_selftests.md):
 # on mmlab such a program's failure is reported skipped with this reason,

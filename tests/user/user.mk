@@ -35,7 +35,7 @@ USER_TEST_NAMES := hello exec_script memfd blockdev memfd_secret capabilities oo
 	efault procfs syscall_misc pte_table_growth threads_mm pthread_sync pthread_join100 avx2 tls \
 	threads affinity futex_basic \
 	arch_prctl getrandom tty_stat tty_jobctl readlink_self iov_errors auxv avx_state gsbase_kernel_half \
-	process_vm mremap_basic mincore pagemap smaps overcommit_guess syscall_fuzz mempolicy shmem_policy migrate_full migrate_shared thp madv_collapse hugetlb hugetlbfs \
+	process_vm mremap_basic mincore pagemap smaps overcommit_guess syscall_fuzz mempolicy shmem_policy migrate_full migrate_shared thp madv_collapse khugepaged_restore hugetlb hugetlbfs \
 	vm_create mlock getrusage msync sysinfo range_checks signals access wait_status process_tree fork_basic sigwait execve fork_smaps fork_cow \
 	prctl job_control rlimit_nproc tmpfs_files path_errors fd_dup cwd mmap_file sysv_shm mounts truncate_sigbus mmap_private_file proc_pids proc_kthreads proc_stat sendfile rlimit_fsize proc_thread_self proc_cmdline_remote proc_self_mem socketpair poll pipe shmem_thp shmem_fault_around shmem_maps_names shmem_align
 # The shell's (docs/shell.md): Debian's BusyBox applets, reboot(2).

@@ -488,6 +488,17 @@ const char *shmem_enabled_mode(void)
 	return bracketed(SHMEM_ENABLED, mode, sizeof(mode)) ? mode : NULL;
 }
 
+void *map_aligned_2m(size_t len, int flags, int fd)
+{
+	char *p = mmap(NULL, len + 2 * MiB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	char *a = (char *)(((uintptr_t)p + 2 * MiB - 1) & ~(uintptr_t)(2 * MiB - 1));
+	munmap(p, len + 2 * MiB);
+	char *m = mmap(a, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
 bool shmem_enabled_set(const char *word)
 {
 	int fd = open(SHMEM_ENABLED, O_WRONLY);

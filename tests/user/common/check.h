@@ -206,6 +206,11 @@ bool mlock_allowed(size_t len, char *why, size_t size);
  * where the kernel has no THP (no /sys/kernel/mm/transparent_hugepage). */
 const char *thp_pmd_mode(void);
 
+/* len bytes mapped readable and writable on a 2 MiB boundary (a padded
+ * search, then MAP_FIXED there), with flags from fd at offset 0 (fd -1
+ * with MAP_ANONYMOUS); NULL if either mmap fails. */
+void *map_aligned_2m(size_t len, int flags, int fd);
+
 /* Whether an anonymous fault in a mapping of less than 2 MiB may map
  * several 4 KiB pages at once: Linux 6.8's multi-size THP, where a size
  * below 2048 kB (hugepages-<size>kB/enabled) is "always", or "inherit"

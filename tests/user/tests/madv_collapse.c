@@ -32,18 +32,8 @@
 #define RW (PROT_READ | PROT_WRITE)
 #define HPAGE (2 * MiB)
 
-/* len bytes mapped on a 2 MiB boundary (a larger mapping, trimmed). */
-static char *map_aligned(size_t len)
-{
-	char *raw = mmap(NULL, len + HPAGE, RW, ANON, -1, 0);
-	if (raw == MAP_FAILED)
-		return NULL;
-	char *p = (char *)(((uintptr_t)raw + HPAGE - 1) & ~(uintptr_t)(HPAGE - 1));
-	if (p > raw)
-		munmap(raw, (size_t)(p - raw));
-	munmap(p + len, (size_t)(raw + len + HPAGE - (p + len)));
-	return p;
-}
+/* len bytes mapped on a 2 MiB boundary. */
+static char *map_aligned(size_t len) { return map_aligned_2m(len, ANON, -1); }
 
 /* A distinct, never-zero word per 8 bytes of page i. */
 static uint64_t word(uint64_t seed, size_t i, size_t w) { return (seed << 40 ^ i << 20 ^ w * 0x9e37ull) | 1; }

@@ -46,13 +46,8 @@ static long pg;
  * aligned as the offsets are), shared, from fd (-1: anonymous). */
 static char *map_aligned(size_t len, int flags, int fd)
 {
-	char *p = mmap(NULL, len + HPAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	char *a = (char *)(((uintptr_t)p + HPAGE - 1) & ~(HPAGE - 1));
-	munmap(p, len + HPAGE);
-	char *m = mmap(a, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0);
-	if (m == MAP_FAILED)
+	char *m = map_aligned_2m(len, flags, fd);
+	if (!m)
 		return NULL;
 	madvise(m, len, MADV_NOHUGEPAGE); /* EINVAL without THP: nothing to turn off */
 	return m;

@@ -1,0 +1,229 @@
+/* How much of a MADV_HUGEPAGE region khugepaged turns back into THPs, and
+ * within how many of its full scans, after the region's huge pages were
+ * broken up: the same program on mmlab and on Linux (6.1 in the
+ * linux-ring machine), printing its figures as "figure:" lines
+ * (docs/khugepaged.md has them).
+ *
+ * Anonymous memory: 16 MiB on a 2 MiB boundary, MADV_HUGEPAGE, every page
+ * written (THPs at the faults, as many as the kernel gives), then one page
+ * of each 2 MiB made read-only and writable again (mprotect): each PMD is
+ * split into 512 PTEs of the same THP and the VMA merged back. shmem: a
+ * memfd of 16 MiB (shmem_enabled "advise"), mapped MAP_SHARED with
+ * MADV_HUGEPAGE, written, then one page of each 2 MiB punched out
+ * (fallocate PUNCH_HOLE, which splits the huge page in the page cache) and
+ * written again: 512 small pages per 2 MiB. After each full scan
+ * (khugepaged/full_scans), up to four, it counts the 2 MiB blocks mapped
+ * huge (AnonHugePages, ShmemPmdMapped of the VMA in /proc/self/smaps; the
+ * shmem range is read first, since a file collapse leaves the mapping to
+ * the next fault). Both kernels, with max_ptes_none at its default (511),
+ * must have collapsed all 8 of each by then, every byte as written.
+ *
+ * It runs only on a machine booted for the tests (mmlab's, or Linux's with
+ * "ktest" on its command line), never on the host it was built on, where
+ * it skips. It sets khugepaged's sleeps (a minute while a region is made
+ * and broken up, so that khugepaged does not start early, then 10 ms),
+ * THP's enabled ("madvise" if it was "never") and shmem_enabled
+ * ("advise"), and puts them back; where it cannot write them it skips. */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define THP "/sys/kernel/mm/transparent_hugepage/"
+#define KDIR THP "khugepaged/"
+#define HPAGE (2 * MiB)
+#define NPMD 8
+#define SCANS 4
+#define PUNCH_AT 77 /* the page of each 2 MiB broken up */
+
+static long knob(const char *name)
+{
+	char buf[64], path[256];
+	snprintf(path, sizeof(path), KDIR "%s", name);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+static bool write_word(const char *path, const char *word)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok = fd >= 0 && write(fd, word, strlen(word)) == (ssize_t)strlen(word);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static bool set_knob(const char *name, long v)
+{
+	char path[256], buf[32];
+	snprintf(path, sizeof(path), KDIR "%s", name);
+	snprintf(buf, sizeof(buf), "%ld", v);
+	return write_word(path, buf);
+}
+
+/* The word in brackets of a sysfs mode file, in out. */
+static bool mode_of(const char *path, char *out, size_t size)
+{
+	char buf[256];
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	char *a = strchr(buf, '['), *b = a ? strchr(a, ']') : NULL;
+	if (!a || !b || (size_t)(b - a) > size)
+		return false;
+	memcpy(out, a + 1, (size_t)(b - a - 1));
+	out[b - a - 1] = 0;
+	return true;
+}
+
+static uint64_t word(int k, long i) { return (uint64_t)k << 32 | (uint64_t)i << 1 | 1; }
+
+static void write_page(char *p, int k, long i)
+{
+	for (size_t w = 0; w < PAGE_4K / 8; w += 64)
+		((uint64_t *)(p + k * HPAGE + i * PAGE_4K))[w] = word(k, i) + w;
+}
+
+static long bad_pages(const char *p)
+{
+	long bad = 0;
+	for (int k = 0; k < NPMD; k++)
+		for (long i = 0; i < 512; i++)
+			for (size_t w = 0; w < PAGE_4K / 8; w += 64)
+				if (((const uint64_t *)(p + k * HPAGE + i * PAGE_4K))[w] != word(k, i) + w) {
+					bad++;
+					break;
+				}
+	return bad;
+}
+
+/* Reads one byte of every page (a file collapse maps at the next fault). */
+static void touch_all(const char *p)
+{
+	for (size_t off = 0; off < NPMD * HPAGE; off += PAGE_4K)
+		(void)*(const volatile char *)(p + off);
+}
+
+/* After each of SCANS full scans from now, the 2 MiB blocks of p mapped
+ * huge (field of its smaps), printed as a figure; returns the last count. */
+static long follow_scans(const char *what, const char *p, const char *field, bool touch)
+{
+	/* khugepaged slept a minute while the region was made and broken
+	 * up; a write of the knob wakes it, and from now on it scans every
+	 * 10 ms. */
+	long base = knob("full_scans"), huge = 0;
+	set_knob("scan_sleep_millisecs", 10);
+	long long t0 = now_ns();
+	for (long s = 1; s <= SCANS; s++) {
+		/* The count of full scans is what is waited for; the bound only
+		 * ends a run whose khugepaged never scans (a failure). */
+		while (knob("full_scans") < base + s && now_ns() - t0 < 120 * 1000000000ll)
+			usleep(5000);
+		if (knob("full_scans") < base + s) {
+			CHECKF(false, "%s: khugepaged's full scan %ld never came", what, s);
+			return huge;
+		}
+		if (touch)
+			touch_all(p);
+		huge = smaps_kb(p, field) / 2048;
+		printf("figure: %s after full scan %ld: %ld of %d huge (%.2f s)\n", what, s, huge, NPMD,
+		       (double)(now_ns() - t0) / 1e9);
+	}
+	set_knob("scan_sleep_millisecs", 60000);
+	return huge;
+}
+
+static void anon_part(void)
+{
+	char *p = map_aligned_2m(NPMD * HPAGE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK_CMP(madvise(p, NPMD * HPAGE, MADV_HUGEPAGE), ==, 0);
+	for (int k = 0; k < NPMD; k++)
+		for (long i = 0; i < 512; i++)
+			write_page(p, k, i);
+	printf("figure: anon at the faults: %ld of %d huge\n", smaps_kb(p, "AnonHugePages") / 2048, NPMD);
+	for (int k = 0; k < NPMD; k++) {
+		char *q = p + k * HPAGE + PUNCH_AT * PAGE_4K;
+		CHECK_CMP(mprotect(q, PAGE_4K, PROT_READ), ==, 0);
+		CHECK_CMP(mprotect(q, PAGE_4K, PROT_READ | PROT_WRITE), ==, 0);
+	}
+	CHECK_CMP(smaps_kb(p, "AnonHugePages"), ==, 0);
+	CHECK_CMP(follow_scans("anon", p, "AnonHugePages", false), ==, NPMD);
+	CHECK_CMP(bad_pages(p), ==, 0);
+	munmap(p, NPMD * HPAGE);
+}
+
+static void shmem_part(void)
+{
+	int fd = (int)syscall(SYS_memfd_create, "khugepaged_restore", 0);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_CMP(ftruncate(fd, (off_t)(NPMD * HPAGE)), ==, 0);
+	char *p = map_aligned_2m(NPMD * HPAGE, MAP_SHARED, fd);
+	CHECK(p != NULL);
+	if (!p) {
+		close(fd);
+		return;
+	}
+	CHECK_CMP(madvise(p, NPMD * HPAGE, MADV_HUGEPAGE), ==, 0);
+	for (int k = 0; k < NPMD; k++)
+		for (long i = 0; i < 512; i++)
+			write_page(p, k, i);
+	printf("figure: shmem at the faults: %ld of %d huge\n", smaps_kb(p, "ShmemPmdMapped") / 2048, NPMD);
+	for (int k = 0; k < NPMD; k++) {
+		off_t off = (off_t)(k * HPAGE + PUNCH_AT * PAGE_4K);
+		CHECK_CMP(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, PAGE_4K), ==, 0);
+		write_page(p, k, PUNCH_AT);
+	}
+	touch_all(p);
+	CHECK_CMP(smaps_kb(p, "ShmemPmdMapped"), ==, 0);
+	CHECK_CMP(follow_scans("shmem", p, "ShmemPmdMapped", true), ==, NPMD);
+	CHECK_CMP(bad_pages(p), ==, 0);
+	munmap(p, NPMD * HPAGE);
+	close(fd);
+}
+
+int main(void)
+{
+	test_begin("khugepaged_restore");
+	/* Machine-wide settings, and full scans of a whole machine's
+	 * processes (seconds each on a busy host): only on a machine booted
+	 * for the tests, mmlab's or Linux's (tools/linux/init.c's "ktest"). */
+	char cmdline[4096];
+	if (!on_mmlab() && (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) <= 0 || !strstr(cmdline, "ktest")))
+		test_skip("changes machine-wide THP and khugepaged settings: only on a machine booted for the tests");
+	char enabled[32], shmem[32];
+	if (!mode_of(THP "enabled", enabled, sizeof(enabled)) || !mode_of(THP "shmem_enabled", shmem, sizeof(shmem)) ||
+	    knob("full_scans") < 0)
+		test_skip("no THP or khugepaged files");
+	long sleep_was = knob("scan_sleep_millisecs"), alloc_was = knob("alloc_sleep_millisecs");
+	if (!set_knob("scan_sleep_millisecs", sleep_was))
+		test_skip("cannot write khugepaged's knobs (not root)");
+	int lock = setting_lock(KDIR "scan_sleep_millisecs");
+	bool ok = set_knob("scan_sleep_millisecs", 60000) && set_knob("alloc_sleep_millisecs", 10) &&
+		  (strcmp(enabled, "never") || write_word(THP "enabled", "madvise")) &&
+		  write_word(THP "shmem_enabled", "advise");
+	if (ok && knob("max_ptes_none") != 511)
+		note("max_ptes_none is %ld, not the default 511", knob("max_ptes_none"));
+	if (ok) {
+		anon_part();
+		shmem_part();
+	}
+	set_knob("scan_sleep_millisecs", sleep_was);
+	set_knob("alloc_sleep_millisecs", alloc_was);
+	write_word(THP "enabled", enabled);
+	write_word(THP "shmem_enabled", shmem);
+	setting_unlock(lock);
+	if (!ok)
+		test_skip("could not set the knobs it needs");
+	return test_end();
+}
