@@ -18,9 +18,11 @@
  * tmp_page) and freed as they are read and with the pipe: none is held by
  * an empty pipe but the spare.
  *
- * mmlab's differences: readers and writers wait non-exclusively (Linux
- * wakes one exclusive waiter and has it pass the wakeup on); readv and
- * writev move each segment by its own read or write (fs/read_write.c), so
+ * Readers and writers wait exclusively, as Linux's: a wakeup wakes one
+ * of them (and every poller), which hands it on to the next when it leaves
+ * data or room behind (wake_next_reader, wake_next_writer).
+ *
+ * mmlab's differences: readv and writev move each segment by its own read or write (fs/read_write.c), so
  * a writev is atomic per segment, not as a whole; there are no per-user
  * pipe-user-pages limits (fs.pipe-user-pages-soft/hard) and no
  * notification pipes (O_NOTIFICATION_PIPE: -EINVAL). */
@@ -172,7 +174,7 @@ long pipe_read_to(struct file *filp, char *dst, size_t total_len, bool user, boo
 		pipe_unlock(pipe);
 		if (was_full)
 			wake_up_interruptible_sync_poll(&pipe->wr_wait, EPOLLOUT | EPOLLWRNORM);
-		if (wait_event_interruptible(pipe->rd_wait, pipe_readable(pipe)) < 0)
+		if (wait_event_interruptible_exclusive(pipe->rd_wait, pipe_readable(pipe)) < 0)
 			return -ERESTARTSYS;
 		pipe_lock(pipe);
 		was_full = pipe_full(pipe->head, pipe->tail, pipe->max_usage);
@@ -287,7 +289,7 @@ static long pipe_write(struct file *filp, const char *src, size_t total_len, lon
 		pipe_unlock(pipe);
 		if (was_empty)
 			wake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM);
-		wait_event_interruptible(pipe->wr_wait, pipe_writable(pipe));
+		wait_event_interruptible_exclusive(pipe->wr_wait, pipe_writable(pipe));
 		pipe_lock(pipe);
 		was_empty = pipe_empty(pipe->head, pipe->tail);
 		wake_next_writer = true;

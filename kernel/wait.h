@@ -136,14 +136,14 @@ bool waitqueue_active(struct wait_queue_head *wq);
  * -EINTR as soon as signal_pending(current) (a signal, or a group exit;
  * Linux returns -ERESTARTSYS: a system call that waits here must turn it
  * into that to be restarted, kernel/signal.h). The caller includes
- * kernel/signal.h. */
-#define wait_event_interruptible(wq, cond)                                            \
+ * kernel/signal.h. prepare is prepare_to_wait or prepare_to_wait_exclusive. */
+#define __wait_event_interruptible(wq, cond, prepare)                                 \
 	({                                                                            \
 		int __ret = 0;                                                        \
 		if (!(cond)) {                                                        \
 			DEFINE_WAIT(__wait);                                          \
 			for (;;) {                                                    \
-				prepare_to_wait(&(wq), &__wait, TASK_INTERRUPTIBLE);  \
+				prepare(&(wq), &__wait, TASK_INTERRUPTIBLE);          \
 				if (cond)                                             \
 					break;                                        \
 				if (signal_pending(current)) {                        \
@@ -156,6 +156,15 @@ bool waitqueue_active(struct wait_queue_head *wq);
 		}                                                                     \
 		__ret;                                                                \
 	})
+#define wait_event_interruptible(wq, cond) __wait_event_interruptible(wq, cond, prepare_to_wait)
+/* Linux's wait_event_interruptible_exclusive: the waiter queues at the
+ * tail as an exclusive one, so that a wake_up (nr_exclusive 1) wakes one
+ * such waiter, not every one (the waker hands on what is left: pipe_read's
+ * wake_next_reader). A waiter that finds cond true after a wakeup meant
+ * for it consumes it, as Linux's ___wait_event checks cond before the
+ * signal. */
+#define wait_event_interruptible_exclusive(wq, cond) \
+	__wait_event_interruptible(wq, cond, prepare_to_wait_exclusive)
 
 struct completion {
 	unsigned int done; /* UINT_MAX: complete_all() */

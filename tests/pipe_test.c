@@ -10,6 +10,8 @@
  *   - O_NONBLOCK's -EAGAIN, and a pipe fills to exactly F_GETPIPE_SZ;
  *   - F_SETPIPE_SZ's rounding and -EBUSY (its -EPERM needs a caller
  *     without CAP_SYS_RESOURCE: the user program's);
+ *   - exclusive waits: a byte written to a pipe three readers sleep on
+ *     wakes one of them;
  *   - poll: a poller sleeps (it is seen in TASK_INTERRUPTIBLE) until a
  *     write wakes it; POLLHUP and POLLERR as Linux's; a timeout passes
  *     (never early); more pipes than the inline poll entries (a page of
@@ -246,6 +248,59 @@ static void set_pipe_size_rules(struct kunit *test)
 
 /* ---- poll ---- */
 
+/* ---- exclusive waits ---- */
+
+struct blocked_reads {
+	struct files_struct *files;
+	int rfd;
+	unsigned long got; /* bytes the readers took */
+};
+
+static int one_byte_reader(struct test_worker *w)
+{
+	struct blocked_reads *br = w->crew->ctx;
+	char b;
+	long n = files_read(br->files, (unsigned int)br->rfd, &b, 1);
+	if (n > 0)
+		__atomic_add_fetch(&br->got, (unsigned long)n, __ATOMIC_RELAXED);
+	return n < 0;
+}
+
+/* Three readers asleep on an empty pipe, and one byte written: one reader
+ * is woken, not three (Linux's exclusive waits: pipe_read's
+ * wait_event_interruptible_exclusive). The readers share this CPU, and
+ * this kernel does not preempt, so none can run between the write's
+ * wakeup and the look at their states: a woken one is TASK_RUNNING, the
+ * others still asleep. Closing the write end then wakes them all (end of
+ * file). */
+static void one_write_wakes_one_reader(struct kunit *test)
+{
+	struct files_struct *files = new_files(test);
+	struct kunit_resources before;
+	kunit_resources_take(&before);
+	int fds[2];
+	KUNIT_ASSERT_EQ(test, files_pipe2(files, fds, 0), 0);
+	static struct test_crew c;
+	static struct blocked_reads br;
+	br = (struct blocked_reads){ files, fds[0], 0 };
+	unsigned cpu = smp_processor_id();
+	test_crew_start_on(test, &c, one_byte_reader, &br, &cpu, 1, 3);
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(READ_ONCE(c.w[0].task->__state) == TASK_INTERRUPTIBLE &&
+							READ_ONCE(c.w[1].task->__state) == TASK_INTERRUPTIBLE &&
+							READ_ONCE(c.w[2].task->__state) == TASK_INTERRUPTIBLE,
+						NULL));
+	KUNIT_EXPECT_EQ(test, files_write(files, (unsigned int)fds[1], "x", 1), 1);
+	unsigned woken = 0;
+	for (unsigned i = 0; i < 3; i++)
+		woken += READ_ONCE(c.w[i].task->__state) == TASK_RUNNING;
+	KUNIT_EXPECT_EQ(test, woken, 1u);
+	files_close(files, (unsigned int)fds[1]);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &c), 0);
+	KUNIT_EXPECT_EQ(test, br.got, 1ul);
+	files_close(files, (unsigned int)fds[0]);
+	kunit_expect_resources_back(test, &before);
+}
+
 struct poll_waker {
 	struct files_struct *files;
 	int wfd;
@@ -345,6 +400,7 @@ static struct kunit_case pipe_cases[] = {
 	KUNIT_CASE(reader_exit_breaks_pipe),
 	KUNIT_CASE(nonblocking_fills_to_size),
 	KUNIT_CASE(set_pipe_size_rules),
+	KUNIT_CASE(one_write_wakes_one_reader),
 	KUNIT_CASE(poll_sleeps_until_written),
 	KUNIT_CASE(poll_hup_and_err),
 	KUNIT_CASE(poll_timeout_many),
