@@ -24,6 +24,7 @@ CROSS_COMPILE ?=
 CC      := $(CROSS_COMPILE)gcc
 LD      := $(CROSS_COMPILE)ld
 NM      := $(CROSS_COMPILE)nm
+OBJCOPY := $(CROSS_COMPILE)objcopy
 NASM    ?= nasm
 HOSTCC  ?= gcc
 ACCEL   ?= tcg
@@ -173,6 +174,15 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 	@cmp -s $(B)/text1.syms $(B)/text2.syms || \
 		{ echo "error: linking the symbol table moved code"; exit 1; }
 
+# iso_kernel(kernel ELF, copy): the kernel an ISO boots, without its DWARF
+# (objcopy --strip-debug): the loaded segments, the symbol table and the
+# kernel's own .ksyms are those of the ELF, so every address is the same,
+# and gdb, make profile and the reports read the DWARF from the ELF in
+# build/. GRUB reads the whole file from the CD: its 10 MB of DWARF cost
+# every boot about 0.35 s of CPU under TCG (0.8 s against 1.15 s for a
+# hostile-firmware boot).
+iso_kernel = $(OBJCOPY) --strip-debug $(1) $(2)
+
 # No package installation here: make deps, run, test, debug and bench do it.
 # make_iso(kernel ELF, staging folder, initramfs[, more files for /boot,
 # more module lines]): the ISO $@ of that kernel and that archive, the
@@ -183,7 +193,7 @@ $(B)/kernel.elf: $(B)/kernel.pass1.elf $(O)/ksyms.o
 define make_iso
 	@rm -rf $(2) && mkdir -p $(2)/boot/grub
 	$(say) ISO $@
-	$(Q)cp $(1) $(2)/boot/kernel.elf
+	$(Q)$(call iso_kernel,$(1),$(2)/boot/kernel.elf)
 	$(Q)cp $(3) $(2)/boot/initramfs.cpio
 	$(Q)$(if $(4),cp $(4) $(2)/boot/)
 	$(Q)awk -v more='$(strip $(5))' '/^\tmultiboot2 /{print; print "\tmodule2 /boot/initramfs.cpio initramfs"; \

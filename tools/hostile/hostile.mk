@@ -20,7 +20,7 @@ $(B)/host/hostile_gen: tools/hostile/hostile_gen.c
 define hostile_prepare
 	$(Q)rm -rf $(HOSTILE) && $(B)/host/hostile_gen --seed $(HOSTILE_SEED) --count $(1) \
 		--out $(HOSTILE) --iso $(HOSTILE)/hostile.iso
-	$(Q)mkdir -p $(HOSTILE)/iso/boot/grub && cp $(B)/kernel.elf $(HOSTILE)/iso/boot/kernel.elf && \
+	$(Q)mkdir -p $(HOSTILE)/iso/boot/grub && $(call iso_kernel,$(B)/kernel.elf,$(HOSTILE)/iso/boot/kernel.elf) && \
 		cp tools/hostile/grub.cfg $(HOSTILE)/iso/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $(HOSTILE)/hostile.iso $(HOSTILE)/iso > $(HOSTILE)/grub-mkrescue.log 2>&1 || \
 		{ cat $(HOSTILE)/grub-mkrescue.log; exit 1; }

@@ -84,4 +84,13 @@ $(1): $$(GEN_INIT_CPIO) $(2) $(3) $$(INITRAMFS_FILES) $(5) $$(if $(6),$$(BUSYBOX
 	$$(Q)$$(GEN_INIT_CPIO) $(2) > $$@.tmp
 	$$(Q)mv $$@.tmp $$@
 endef
-$(eval $(call program_archive,$(INITRAMFS),$(INITRAMFS_LIST),$(INITRAMFS_MANIFEST),user_manifest_lines,$(USER_ELFS),$(BUSYBOX_LIST)))
+# The archive's copies of the user programs, without their DWARF (objcopy
+# --strip-debug: code, data and symbol table as linked). Nothing in either
+# guest reads it, build/user/*.elf keep it for gdb and the host's runs, and
+# the archive is 16 MB instead of 24: every boot that loads it (GRUB reads
+# it from the CD, Linux unpacks it) spends about 0.4 s of CPU less under TCG.
+INITRAMFS_ELFS := $(patsubst $(B)/user/%,$(B)/user/archive/%,$(USER_ELFS))
+$(B)/user/archive/%.elf: $(B)/user/%.elf
+	@mkdir -p $(dir $@)
+	$(Q)$(OBJCOPY) --strip-debug $< $@
+$(eval $(call program_archive,$(INITRAMFS),$(INITRAMFS_LIST),$(INITRAMFS_MANIFEST),user_manifest_lines,$(INITRAMFS_ELFS),$(BUSYBOX_LIST)))

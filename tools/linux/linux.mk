@@ -34,9 +34,11 @@ $(LINUX_INIT): $(LINUX_DIR)/init.c $(USER_DIR)/program_run.c $(USER_DIR)/program
 		$(LINUX_DIR)/init.c $(USER_DIR)/program_run.c
 
 # Fetched once: the script does nothing when the image and the virtio
-# modules are there.
+# modules are there. One run makes both (a grouped target: with two plain
+# targets, make -j ran the script twice at once, each unpacking into the
+# same folder, and a fresh clone's build failed).
 LINUX_MODULES_ORDER := $(LINUX_B)/modules/order
-$(LINUX_VMLINUZ) $(LINUX_MODULES_ORDER):
+$(LINUX_VMLINUZ) $(LINUX_MODULES_ORDER) &:
 	$(Q)$(LINUX_DIR)/fetch-kernel.sh $(LINUX_B)
 
 # /init and the virtio block modules (/lib/modules/NAME.ko, and their load

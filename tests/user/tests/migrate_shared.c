@@ -64,6 +64,11 @@ static int reader(const volatile uint64_t *data, struct control *ctl, int id)
 		__atomic_add_fetch(&ctl->reads[id], 1, __ATOMIC_RELAXED);
 		if (stop)
 			return 0;
+		/* The parent waits for a read of each reader between moves:
+		 * where the readers and the parent share a CPU, a reader that
+		 * spun on would keep it from the parent until the tick. A
+		 * reader on a CPU of its own comes straight back. */
+		sched_yield();
 	}
 }
 
