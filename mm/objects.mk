@@ -67,6 +67,7 @@ KERNEL_SRCS += \
 	mm/shrinker.c \
 	mm/slab.c \
 	mm/swap.c \
+	mm/swapfile.c \
 	mm/vmscan.c \
 	mm/kswapd.c \
 	mm/oom_kill.c \
