@@ -17,8 +17,12 @@
  *   MADV_FREE: the same as DONTNEED. Linux frees lazily, at reclaim, but is
  *     allowed to free at once: the contents after MADV_FREE are either the
  *     old ones or zeroes, and we always give zeroes;
- *   MADV_WILLNEED, MADV_COLD, MADV_PAGEOUT: nothing to read ahead or to
- *     page out (COLD and PAGEOUT refuse VM_LOCKED VMAs with -EINVAL);
+ *   MADV_WILLNEED: nothing read ahead (Linux reads swapped pages in);
+ *   MADV_COLD, MADV_PAGEOUT (Linux's madvise_cold_or_pageout_pte_range):
+ *     each anonymous 4 KiB page of the range that only this mapping maps
+ *     is taken off the LRU and deactivated (COLD) or swapped out whatever
+ *     its references say (PAGEOUT: reclaim_pages, mm/vmscan.h); THPs,
+ *     shared and file pages are left alone; VM_LOCKED VMAs -EINVAL;
  *   MADV_REMOVE: a hole punched in the file or shared anonymous memory
  *     a shared writable mapping maps (madvise_remove), -EINVAL for
  *     private anonymous memory;
@@ -48,6 +52,10 @@
 #include "fs/fs.h"
 #include "mm/teardown.h"
 #include "mm/vma.h"
+#include "mm/mm_inline.h"
+#include "mm/pagewalk.h"
+#include "mm/rmap.h"
+#include "mm/vmscan.h"
 
 static bool madvise_behavior_valid(int behavior)
 {
@@ -149,6 +157,63 @@ static int madvise_remove(struct mm_struct *mm, struct vm_area_struct *vma, stru
 	return (int)err;
 }
 
+struct cold_walk {
+	struct list_head pages;
+};
+
+static int cold_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
+{
+	(void)addr;
+	struct cold_walk *cw = walk->private;
+	if (!pte_present(pte) || is_zero_pfn(pte_pfn(pte)) || !pfn_valid(pte_pfn(pte)))
+		return 0;
+	struct page *page = pfn_to_page(pte_pfn(pte));
+	/* Linux: not a THP's page (it would split it first), and "do not
+	 * interfere with other mappings of this folio". */
+	if (!vma_page_anon(walk->vma, page) || PageAnonThp(compound_head(page)) ||
+	    page_mapcount(page) != 1)
+		return 0;
+	if (!isolate_lru_page(page)) /* a reference of the list's */
+		list_add_tail(folio_lru(page), &cw->pages);
+	return 0;
+}
+
+static int cold_huge_pmd_entry(pmd_t pmd, unsigned long addr, unsigned long next, struct mm_walk *walk)
+{
+	(void)pmd, (void)addr, (void)next, (void)walk;
+	return 0; /* a THP: left alone (Linux splits it unless the range covers it all) */
+}
+
+static int cold_hugetlb_entry(pte_t pte, unsigned long hmask, unsigned long addr, unsigned long next,
+			      struct mm_walk *walk)
+{
+	(void)pte, (void)hmask, (void)addr, (void)next, (void)walk;
+	return 0; /* never reached: can_madv_lru_vma refuses hugetlb VMAs */
+}
+
+static const struct mm_walk_ops cold_walk_ops = {
+	.pte_entry = cold_pte_entry,
+	.huge_pmd_entry = cold_huge_pmd_entry,
+	.hugetlb_entry = cold_hugetlb_entry,
+};
+
+/* Linux's madvise_cold and madvise_pageout (can_madv_lru_vma: not a
+ * locked, hugetlb or PFN-map VMA: -EINVAL). */
+static int madvise_cold_or_pageout(struct vm_area_struct *vma, unsigned long start, unsigned long end,
+				   int behavior)
+{
+	if ((vma->vm_flags & VM_LOCKED) || is_vm_hugetlb_page(vma))
+		return -EINVAL;
+	struct cold_walk cw;
+	INIT_LIST_HEAD(&cw.pages);
+	walk_page_range_vma(vma, start, end, &cold_walk_ops, &cw);
+	if (behavior == MADV_PAGEOUT)
+		reclaim_pages(&cw.pages);
+	else
+		deactivate_pages(&cw.pages);
+	return 0;
+}
+
 /* Advice on [start, end), inside vma. *prev is the VMA that holds the
  * range afterwards (the walk goes on after it), NULL when the lock was
  * dropped meanwhile. */
@@ -167,7 +232,7 @@ static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma
 		return madvise_collapse(vma, prev, start, end);
 	case MADV_COLD:
 	case MADV_PAGEOUT:
-		return vma->vm_flags & VM_LOCKED ? -EINVAL : 0; /* can_madv_lru_vma */
+		return madvise_cold_or_pageout(vma, start, end, behavior);
 	case MADV_DONTNEED:
 	case MADV_FREE:
 	case MADV_DONTNEED_LOCKED:

@@ -43,6 +43,7 @@ struct page;
 typedef unsigned int vm_fault_t;
 #define VM_FAULT_OOM 0x000001
 #define VM_FAULT_SIGBUS 0x000002
+#define VM_FAULT_MAJOR 0x000004 /* waited for I/O (a swap-in's read) */
 #define VM_FAULT_SIGSEGV 0x000040
 #define VM_FAULT_NOPAGE 0x000100 /* the fault-around mapped the page (mm/filemap_fault.c) */
 #define VM_FAULT_ERROR (VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV)

@@ -240,8 +240,9 @@ static inline bool vma_is_shared_maywrite(const struct vm_area_struct *vma)
 }
 
 /* RSS by kind (Linux's): private anonymous pages, and pages of shared
- * anonymous memory (mm/shmem.h). */
-enum mm_counter { MM_ANONPAGES, MM_SHMEMPAGES, NR_MM_COUNTERS };
+ * anonymous memory (mm/shmem.h); and the swap entries in the mm's page
+ * tables (MM_SWAPENTS: VmSwap, oom_badness), not RSS. */
+enum mm_counter { MM_ANONPAGES, MM_SHMEMPAGES, MM_SWAPENTS, NR_MM_COUNTERS };
 
 struct mm_struct {
 	pgd_t *pgd;                /* the PGD page (direct-map address) */

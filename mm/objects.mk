@@ -68,6 +68,9 @@ KERNEL_SRCS += \
 	mm/slab.c \
 	mm/swap.c \
 	mm/swapfile.c \
+	mm/swap_state.c \
+	mm/vmscan_swap.c \
+	mm/memory_swap.c \
 	mm/vmscan.c \
 	mm/kswapd.c \
 	mm/oom_kill.c \

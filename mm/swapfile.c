@@ -37,6 +37,7 @@
 #include "lib/string.h"
 #include "mm/page.h"
 #include "mm/slab.h"
+#include "mm/swap_state.h"
 #include "mm/util.h"
 #include "mm/vmalloc.h"
 #include "mm/vmscan.h"
@@ -390,6 +391,9 @@ static long do_swapon(const char *name, int swap_flags)
 	err = setup_swap_map(si, h, swap_map, maxpages);
 	if (err)
 		goto bad;
+	err = init_swap_address_space((unsigned int)si->type, maxpages);
+	if (err)
+		goto bad;
 	si->swap_file = file;
 	spin_lock(&swap_lock);
 	si->swap_map = swap_map;
@@ -494,6 +498,7 @@ static long do_swapoff(const char *name)
 	si->flags = 0;
 	swap_info[si->type] = NULL;
 	spin_unlock(&swap_lock);
+	exit_swap_address_space((unsigned int)si->type);
 	vfree(map);
 	filp_close(si->swap_file);
 	kfree(si);

@@ -31,6 +31,8 @@
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
+#include "mm/swap_state.h"
+#include "mm/vmscan_swap.h"
 #include "mm/vmstat.h"
 
 int vm_swappiness = 60;
@@ -295,31 +297,81 @@ static enum folio_references folio_check_references(struct page *page)
 	return FOLIOREF_RECLAIM;
 }
 
-/* Linux's shrink_folio_list, for the pages mmlab has: swap-backed ones,
- * which without swap cannot be reclaimed (the top of the file). Pages to
- * activate get PG_active (pgactivate); all go back on list. */
+/* Linux's shrink_folio_list, for the pages mmlab has: anonymous pages
+ * (and unmapped ones left in the swap cache) go to swap
+ * (mm/vmscan_swap.c); tmpfs pages cannot be written out yet
+ * (shmem_writepage is not built) and are activated, as Linux's
+ * AOP_WRITEPAGE_ACTIVATE. A page freed leaves list with its isolation's
+ * reference dropped (the last: it goes back to the buddy allocator);
+ * pages to activate get PG_active (pgactivate); the rest stay on list for
+ * the caller to put back. Returns the pages freed. */
 static unsigned long shrink_folio_list(struct list_head *list, struct scan_control *sc)
 {
-	struct list_head *e;
-	list_for_each(e, list) {
+	unsigned long reclaimed = 0;
+	struct list_head *e, *next;
+	list_for_each_safe(e, next, list) {
 		struct page *page = lru_to_folio(e);
 		enum folio_references ref = folio_evictable(page) ? folio_check_references(page) : FOLIOREF_ACTIVATE;
 		if (ref == FOLIOREF_KEEP)
 			continue;
 		if (ref == FOLIOREF_RECLAIM) {
 			/* No __GFP_IO (GFP_NOIO, memalloc_noio): no swap-out,
-			 * kept (Linux's check before add_to_swap). Else the
-			 * swap-out would start here; with no swap space it
-			 * fails and the page is activated. */
+			 * kept (Linux's check before add_to_swap). */
 			if (!(sc->gfp_mask & __GFP_IO) || !sc->may_swap)
 				continue;
+			if (PageAnon(page) || PageSwapCache(page)) {
+				enum swap_out_result r = swap_out_folio(page);
+				if (r == SWAP_OUT_KEEP)
+					continue;
+				if (r == SWAP_OUT_FREED) {
+					list_del(folio_lru(page));
+					reclaimed++;
+					put_page(page);
+					continue;
+				}
+			}
 		}
 		if (folio_evictable(page) && !page_test_flag(page, PG_active)) {
 			lru_flag_set(page, PG_active);
 			count_vm_events(PGACTIVATE, folio_nr_pages(page));
 		}
 	}
-	return 0;
+	return reclaimed;
+}
+
+unsigned long reclaim_pages(struct list_head *list)
+{
+	unsigned long reclaimed = 0;
+	struct list_head *e, *next;
+	list_for_each_safe(e, next, list) {
+		struct page *page = lru_to_folio(e);
+		list_del(folio_lru(page));
+		lru_flag_clear(page, PG_referenced);
+		if (folio_evictable(page) && (PageAnon(page) || PageSwapCache(page)) &&
+		    swap_out_folio(page) == SWAP_OUT_FREED) {
+			reclaimed++;
+			put_page(page);
+			continue;
+		}
+		putback_lru_page(page);
+	}
+	count_vm_events(PGSTEAL_DIRECT, reclaimed);
+	return reclaimed;
+}
+
+void deactivate_pages(struct list_head *list)
+{
+	unsigned long moved = 0;
+	struct list_head *e, *next;
+	list_for_each_safe(e, next, list) {
+		struct page *page = lru_to_folio(e);
+		list_del(folio_lru(page));
+		lru_flag_clear(page, PG_referenced);
+		if (lru_flag_test_clear(page, PG_active))
+			moved += folio_nr_pages(page);
+		putback_lru_page(page);
+	}
+	count_vm_events(PGDEACTIVATE, moved);
 }
 
 unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruvec *lruvec, struct scan_control *sc,

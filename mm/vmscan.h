@@ -46,6 +46,13 @@ extern long total_swap_pages;
 int isolate_lru_page(struct page *page);
 void putback_lru_page(struct page *page);
 
+/* MADV_PAGEOUT's (Linux's reclaim_pages): every page of list (isolated
+ * by the caller) to swap whatever its references say, the rest put back;
+ * the pages freed. MADV_COLD's (Linux's deactivate_page): every page of
+ * list back on its inactive list, unreferenced (pgdeactivate). */
+unsigned long reclaim_pages(struct list_head *list);
+void deactivate_pages(struct list_head *list);
+
 /* Linux 6.1's inactive_is_low: the inactive list is short against the
  * active one by the ratio sqrt(10 * GiB of both) (1 under 1 GiB). */
 bool inactive_is_low(struct lruvec *lruvec, enum lru_list inactive_lru);

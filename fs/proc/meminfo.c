@@ -8,6 +8,7 @@
 #include "kernel/sched.h"
 #include "mm/swap.h"
 #include "mm/swapfile.h"
+#include "mm/swap_state.h"
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/kernel_map.h"
@@ -67,7 +68,7 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	 * Linux counts in Cached too. */
 	show_val_kb(m, "Buffers:        ", 0);
 	show_val_kb(m, "Cached:         ", nr_shmem_pages());
-	show_val_kb(m, "SwapCached:     ", 0);
+	show_val_kb(m, "SwapCached:     ", total_swapcache_pages());
 	/* The LRU lists (mm/swap.c): anonymous and tmpfs pages on the anon
 	 * lists, as Linux's; no file system with a backing store, so the
 	 * file lists are empty. */
