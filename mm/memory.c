@@ -455,6 +455,11 @@ static vm_fault_t __handle_mm_fault(struct vm_area_struct *vma, unsigned long ad
 	return ret;
 }
 
+vm_fault_t swapin_fault(struct vm_area_struct *vma, unsigned long address)
+{
+	return __handle_mm_fault(vma, address, 0);
+}
+
 /* Linux's mm_account_fault: every fault counts in /proc/vmstat's pgfault,
  * failed ones included; one that succeeded also in the faulting task's
  * min_flt (getrusage), get_user_pages' and populate's included, as Linux's

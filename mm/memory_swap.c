@@ -130,5 +130,6 @@ int copy_swap_pte(struct mm_struct *dst_mm, pte_t pte)
 	if (swap_duplicate(pte_to_swp_entry(pte)))
 		return -ENOMEM;
 	add_mm_counter(dst_mm, MM_SWAPENTS, 1);
+	swap_mmlist_add(dst_mm);
 	return 0;
 }

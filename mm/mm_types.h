@@ -255,6 +255,10 @@ struct mm_struct {
 	 * the split or the zap of one (Linux's pmd_huge_pte, a list through
 	 * the tables' pt_pad words); under page_table_lock. */
 	struct list_head pmd_huge_pte;
+	/* On the list of mms that may hold swap entries (Linux's mmlist,
+	 * under mmlist_lock: mm/swapfile.c), from its first one until
+	 * mmput's teardown; swapoff walks it. */
+	struct list_head mmlist;
 	struct cpumask cpu_bitmap; /* CPUs that have run it (mm_cpumask) */
 	int mm_users;              /* tasks using it */
 	int mm_count;              /* references to the struct itself */

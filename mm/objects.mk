@@ -71,6 +71,7 @@ KERNEL_SRCS += \
 	mm/swap_state.c \
 	mm/vmscan_swap.c \
 	mm/memory_swap.c \
+	mm/swap_unuse.c \
 	mm/vmscan.c \
 	mm/kswapd.c \
 	mm/oom_kill.c \

@@ -95,21 +95,31 @@ void delete_from_swap_cache(struct page *page)
 	put_page(page);
 }
 
-bool remove_mapping_swapcache(struct page *page)
+/* page out of the cache if, under the cache's lock, it still is in it
+ * and: reclaim's (isolated) nothing but the isolation and the cache hold
+ * it (Linux's folio_ref_freeze(folio, 1 + nr_pages)); otherwise no swap
+ * entry names its slot any more. The slot's cache flag and the cache's
+ * reference go after the lock. */
+static bool delete_from_swap_cache_if(struct page *page, bool isolated)
 {
 	spin_lock(&swap_cache_lock);
-	/* Linux's folio_ref_freeze(folio, 1 + nr_pages): the isolator's
-	 * reference and the cache's, nothing else. */
-	bool alone = PageSwapCache(page) && page_ref_count(page) == 2 && !page_mapcount(page);
+	bool go = PageSwapCache(page) &&
+		  (isolated ? page_ref_count(page) == 2 && !page_mapcount(page)
+			    : swap_count_of(page_swap_entry(page)) == SWAP_HAS_CACHE);
 	swp_entry_t entry = { 0 };
-	if (alone)
+	if (go)
 		entry = __delete_from_swap_cache_locked(page);
 	spin_unlock(&swap_cache_lock);
-	if (!alone)
+	if (!go)
 		return false;
 	put_swap_folio(entry);
-	put_page(page); /* the cache's; the isolator's is the caller's */
+	put_page(page); /* the cache's (an isolator's is its own) */
 	return true;
+}
+
+bool remove_mapping_swapcache(struct page *page)
+{
+	return delete_from_swap_cache_if(page, true);
 }
 
 struct page *lookup_swap_cache(swp_entry_t entry)
@@ -134,18 +144,7 @@ bool swap_cache_present(swp_entry_t entry)
 
 bool try_to_free_swap(struct page *page)
 {
-	spin_lock(&swap_cache_lock);
-	bool unused = PageSwapCache(page) && !page_mapcount(page) &&
-		      swap_count_of(page_swap_entry(page)) == SWAP_HAS_CACHE;
-	swp_entry_t entry = { 0 };
-	if (unused)
-		entry = __delete_from_swap_cache_locked(page);
-	spin_unlock(&swap_cache_lock);
-	if (!unused)
-		return false;
-	put_swap_folio(entry);
-	put_page(page);
-	return true;
+	return delete_from_swap_cache_if(page, false);
 }
 
 int swap_cache_map(struct page *page, swp_entry_t entry, struct vm_area_struct *vma, unsigned long address,

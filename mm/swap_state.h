@@ -48,8 +48,8 @@ struct page *lookup_swap_cache(swp_entry_t entry);
 /* Whether a page is in the cache at entry (mincore's question). */
 bool swap_cache_present(swp_entry_t entry);
 /* Linux's folio_free_swap: page leaves the cache when nothing needs its
- * slot any more (no swap entry names it) and no page table maps it:
- * true when it did. */
+ * slot any more (no swap entry names it); a page still mapped stays
+ * mapped, an ordinary anonymous page from then on. True when it did. */
 bool try_to_free_swap(struct page *page);
 /* The swap-in's step under the swap cache's lock (Linux's do_swap_page
  * between swap_free and page_add_anon_rmap): the PTE's reference on entry

@@ -15,7 +15,8 @@
  *
  * swapoff takes the area off first (no new slots from it, its slots out of
  * total_swap_pages), then brings every page still in it back (try_to_unuse,
- * mm/swap_unuse.c); when that fails the area goes back on as it was.
+ * mm/swap_unuse.c); when that fails the area goes back on, its priority
+ * as Linux's reinsert_swap_info gives it.
  *
  * Locking: swap_lock (mm/swapfile.h); swapon_mutex serialises swapon and
  * swapoff against each other, as Linux's swapon_mutex, so that a type is
@@ -416,21 +417,34 @@ bad:
 	return err;
 }
 
-SYSCALL_DEFINE2(swapon, const char __user *, specialfile, int, swap_flags)
+long ksys_swapon(const char *name, int swap_flags)
 {
-	if (swap_flags & ~SWAP_FLAGS_VALID)
-		return -EINVAL;
+	mutex_lock(&swapon_mutex);
+	long err = do_swapon(name, swap_flags);
+	mutex_unlock(&swapon_mutex);
+	return err;
+}
+
+/* The part of both calls before their work: the capability, the name
+ * (getname's errors), then on (swapon with flags) or off. */
+static long swap_syscall(const char __user *specialfile, int swap_flags, bool on)
+{
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	char *name;
 	long err = getname(specialfile, false, &name);
 	if (err)
 		return err;
-	mutex_lock(&swapon_mutex);
-	err = do_swapon(name, swap_flags);
-	mutex_unlock(&swapon_mutex);
+	err = on ? ksys_swapon(name, swap_flags) : ksys_swapoff(name);
 	kfree(name);
 	return err;
+}
+
+SYSCALL_DEFINE2(swapon, const char __user *, specialfile, int, swap_flags)
+{
+	if (swap_flags & ~SWAP_FLAGS_VALID)
+		return -EINVAL; /* before the capability, as Linux */
+	return swap_syscall(specialfile, swap_flags, true);
 }
 
 /* The area on, again, after a failed swapoff (Linux's reinsert_swap_info):
@@ -440,16 +454,6 @@ static void reinsert_swap_info(struct swap_info_struct *si)
 	spin_lock(&swap_lock);
 	enable_swap_info_locked(si, si->prio);
 	spin_unlock(&swap_lock);
-}
-
-/* Linux's try_to_unuse: every slot of the area given back. Only swap
- * entries and swap-cache pages can hold a slot, and the area being off
- * hands out no more; with nothing swapped out (inuse_pages 0) there is
- * nothing to bring back. */
-static int try_to_unuse(unsigned int type)
-{
-	struct swap_info_struct *si = swap_info[type];
-	return READ_ONCE(si->inuse_pages) ? -EBUSY : 0;
 }
 
 static long do_swapoff(const char *name)
@@ -508,19 +512,17 @@ out:
 	return err;
 }
 
+long ksys_swapoff(const char *name)
+{
+	mutex_lock(&swapon_mutex);
+	long err = do_swapoff(name);
+	mutex_unlock(&swapon_mutex);
+	return err;
+}
+
 SYSCALL_DEFINE1(swapoff, const char __user *, specialfile)
 {
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	char *name;
-	long err = getname(specialfile, false, &name);
-	if (err)
-		return err;
-	mutex_lock(&swapon_mutex);
-	err = do_swapoff(name);
-	mutex_unlock(&swapon_mutex);
-	kfree(name);
-	return err;
+	return swap_syscall(specialfile, 0, false);
 }
 
 /* /proc/swaps: Linux's swap_show, in swap_info order (Linux's is the

@@ -116,6 +116,11 @@ extern struct swap_info_struct *swap_info[MAX_SWAPFILES];
 extern long nr_swap_pages;
 /* total_swap_pages (mm/vmscan.h): usable slots of every area that is on. */
 
+/* swapon(2) and swapoff(2) of a kernel path, past the flags and
+ * capability checks (for the kernel's tests): 0 or -errno. */
+long ksys_swapon(const char *name, int swap_flags);
+long ksys_swapoff(const char *name);
+
 /* The number of swap areas that are on, and si_swapinfo's pair (pages):
  * free and total slots, an area being turned off counted as Linux does
  * (its slots still in use are neither free nor gone yet). */
@@ -149,5 +154,15 @@ void put_swap_folio(swp_entry_t entry);
  * is kept by the swap entries that name it, which swapoff takes back
  * before it frees the area). */
 struct swap_info_struct *swp_swap_info(swp_entry_t entry);
+
+/* The mms that may hold swap entries (Linux's init_mm.mmlist): mm joins
+ * when reclaim or fork puts its first entry there, and leaves at its
+ * teardown (mmput). swapoff visits each. */
+struct mm_struct;
+void swap_mmlist_add(struct mm_struct *mm);
+void swap_mmlist_del(struct mm_struct *mm);
+/* swapoff's: every page of area type (off already) back in memory and
+ * every slot free (mm/swap_unuse.c): 0, -ENOMEM, -EINTR or -EBUSY. */
+int try_to_unuse(unsigned int type);
 
 #endif

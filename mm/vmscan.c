@@ -4,15 +4,15 @@
  * anon and file (get_scan_count) and a node's pass (shrink_node), which
  * direct reclaim (try_to_free_pages) and kswapd (mm/kswapd.c) run.
  *
- * What reclaim can free today: the slab caches' shrinkers. There is no
- * swap device yet (total_swap_pages 0), so as in Linux without swap the
- * anon lists (anonymous and tmpfs pages) are not scanned for reclaim at
- * all (get_scan_count's SCAN_FILE) nor even aged (can_age_anon_pages),
- * and the file lists are empty (mmlab's only page cache is tmpfs's). A
- * swap-backed page that shrink_inactive_list would reclaim is activated,
- * as Linux's add_to_swap failure and shmem_writepage's
- * AOP_WRITEPAGE_ACTIVATE do without swap. When swap lands, that is where
- * the page is added to the swap cache, unmapped and written out.
+ * What reclaim can free: the slab caches' shrinkers, and, with a swap
+ * area on (total_swap_pages, mm/swapfile.c), anonymous pages, which
+ * shrink_folio_list hands to swap-out (mm/vmscan_swap.c). Without swap,
+ * as in Linux, the anon lists (anonymous and tmpfs pages) are not
+ * scanned for reclaim at all (get_scan_count's SCAN_FILE) nor even aged
+ * (can_age_anon_pages), and a page shrink_inactive_list would reclaim is
+ * activated, as Linux's add_to_swap failure does; a tmpfs page always is
+ * (shmem_writepage's AOP_WRITEPAGE_ACTIVATE: not built). The file lists
+ * are empty (mmlab's only page cache is tmpfs's).
  *
  * Locking: the node's lru_lock while pages are isolated or put back,
  * never across folio_referenced (which takes the rmap locks and the
@@ -339,39 +339,40 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 	return reclaimed;
 }
 
-unsigned long reclaim_pages(struct list_head *list)
+/* Every page of list (isolated by madvise) swapped out whatever its
+ * references (pageout), or put back on its inactive list, unreferenced;
+ * the pages freed, or moved off an active list. */
+static unsigned long drain_madvised(struct list_head *list, bool pageout)
 {
-	unsigned long reclaimed = 0;
+	unsigned long done = 0;
 	struct list_head *e, *next;
 	list_for_each_safe(e, next, list) {
 		struct page *page = lru_to_folio(e);
 		list_del(folio_lru(page));
 		lru_flag_clear(page, PG_referenced);
-		if (folio_evictable(page) && (PageAnon(page) || PageSwapCache(page)) &&
+		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page)) &&
 		    swap_out_folio(page) == SWAP_OUT_FREED) {
-			reclaimed++;
+			done++;
 			put_page(page);
 			continue;
 		}
+		if (!pageout && lru_flag_test_clear(page, PG_active))
+			done += folio_nr_pages(page);
 		putback_lru_page(page);
 	}
+	return done;
+}
+
+unsigned long reclaim_pages(struct list_head *list)
+{
+	unsigned long reclaimed = drain_madvised(list, true);
 	count_vm_events(PGSTEAL_DIRECT, reclaimed);
 	return reclaimed;
 }
 
 void deactivate_pages(struct list_head *list)
 {
-	unsigned long moved = 0;
-	struct list_head *e, *next;
-	list_for_each_safe(e, next, list) {
-		struct page *page = lru_to_folio(e);
-		list_del(folio_lru(page));
-		lru_flag_clear(page, PG_referenced);
-		if (lru_flag_test_clear(page, PG_active))
-			moved += folio_nr_pages(page);
-		putback_lru_page(page);
-	}
-	count_vm_events(PGDEACTIVATE, moved);
+	count_vm_events(PGDEACTIVATE, drain_madvised(list, false));
 }
 
 unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruvec *lruvec, struct scan_control *sc,
@@ -441,8 +442,8 @@ static unsigned long shrink_list(enum lru_list lru, unsigned long nr_to_scan, st
 	return shrink_inactive_list(nr_to_scan, lruvec, sc, lru);
 }
 
-/* Linux's shrink_lruvec, without its proportional stop once enough is
- * reclaimed (mmlab's passes reclaim nothing from the lists yet). */
+/* Linux's shrink_lruvec, without its proportional scaling of the lists
+ * left once enough is reclaimed: it stops there. */
 static void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 {
 	unsigned long nr[NR_LRU_LISTS];

@@ -1,8 +1,7 @@
 /* Reclaim (Linux's mm/vmscan.c): aging the LRU lists, shrinking them and
  * the slab caches for the page allocator's direct reclaim and for each
- * node's kswapd. docs/reclaim.md says what frees pages today (the
- * shrinkers; no swap device yet, so an anonymous or tmpfs page is aged
- * but never written out) and what will when swap lands. */
+ * node's kswapd. docs/reclaim.md says what frees pages (the shrinkers;
+ * with a swap area on, anonymous pages too: docs/swap.md). */
 #ifndef MM_VMSCAN_H
 #define MM_VMSCAN_H
 
@@ -35,7 +34,8 @@ struct scan_control {
 /* /proc/sys/vm/swappiness (0..200, default 60): the relative cost of
  * reclaiming anonymous pages against file pages. */
 extern int vm_swappiness;
-/* Pages of swap space (Linux's total_swap_pages): 0, no swap device yet. */
+/* Usable slots of the swap areas that are on (Linux's total_swap_pages;
+ * mm/swapfile.c changes it under swap_lock): 0 without swap. */
 extern long total_swap_pages;
 
 /* Linux 6.1's isolate_lru_page: page leaves the LRU for its caller (a

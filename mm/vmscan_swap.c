@@ -72,6 +72,7 @@ static bool try_to_unmap_one(struct page *page, struct vm_area_struct *vma, unsi
 					anon_page_unmapped(mm, page, 1);
 					spin_unlock(&swap_cache_lock);
 					add_mm_counter(mm, MM_SWAPENTS, 1);
+					swap_mmlist_add(mm);
 					put_page(page); /* the mapping's reference */
 				}
 			}

@@ -97,4 +97,17 @@ static inline int proc_swaps_count(void)
 	return lines - 1; /* the header */
 }
 
+/* For a program that turns swap on and off itself: the disk's header
+ * into hdr (a skip elsewhere), a skip without CAP_SYS_ADMIN or with an
+ * area on already, then swapon of the disk (a failed check: false). */
+static inline bool swap_on_or_skip(unsigned char *hdr)
+{
+	swap_disk_or_skip(hdr);
+	if (!has_cap(CAP_SYS_ADMIN))
+		test_skip("no CAP_SYS_ADMIN: swapon needs it");
+	if (proc_swaps_count() != 0)
+		test_skip("a swap area is on already: this program turns its own on and off");
+	return CHECKF(sys_swapon(SWAP_DISK, 0) == 0, "swapon %s: %s", SWAP_DISK, errno_name(errno));
+}
+
 #endif

@@ -184,13 +184,8 @@ int main(void)
 {
 	test_begin("swap_pageout");
 	unsigned char hdr[4096];
-	swap_disk_or_skip(hdr);
-	if (!has_cap(CAP_SYS_ADMIN))
-		test_skip("no CAP_SYS_ADMIN: swapon needs it");
-	if (proc_swaps_count() != 0)
-		test_skip("a swap area is on already: this program turns its own on and off");
 	const struct swap_header_info *h = (const void *)hdr;
-	if (!CHECKF(sys_swapon(SWAP_DISK, 0) == 0, "swapon %s: %s", SWAP_DISK, errno_name(errno)))
+	if (!swap_on_or_skip(hdr))
 		return test_end();
 	pid_t pid = fork();
 	if (pid == 0)
