@@ -250,9 +250,11 @@ static unsigned long read_swap_header(struct swap_info_struct *si, union swap_he
 	}
 	si->lowest_bit = 1;
 	si->cluster_next = 1;
-	/* The most slots an x86_64 swap PTE can name (Linux's
-	 * generic_max_swapfile_size: 50 bits of offset), beyond any disk. */
-	unsigned long maxpages = 1ul << 50, last_page = h->info.last_page;
+	/* The most slots an x86_64 swap PTE can name: 50 bits of offset
+	 * (Linux's generic_max_swapfile_size), less the all-ones offset,
+	 * which type 0 would encode as a none PTE (Linux's L1TF limit keeps
+	 * it far lower still); beyond any disk here. */
+	unsigned long maxpages = (1ul << 50) - 1, last_page = h->info.last_page;
 	if (!last_page) {
 		pr_warn("Empty swap-file\n");
 		return 0;
