@@ -9,10 +9,19 @@
  *     back when every slot is free;
  *   - swapoff refused (-EBUSY) while a slot is held by no process and no
  *     page (what try_to_unuse cannot bring back), the area left on with
- *     its slots; then off once freed; free pages and slab objects back.
+ *     its slots; then off once freed; free pages and slab objects back;
+ *   - in each pte_reclaim mode, an mm's pages out with MADV_PAGEOUT, in
+ *     by faults, out again and in by swapoff: the PTEs swap entries and
+ *     back, MM_SWAPENTS, the data, and pte_ref_verify after each step
+ *     (a swap entry is a non-none entry: its table's count never moves).
  * The user programs swap_* check swap-out, swap-in, fork and swapoff
  * with pages out, on mmlab and Linux 6.1. */
 #include "tests/kunit.h"
+#include "tests/test_mm.h"
+#include "mm/mm_types.h"
+#include "mm/mmap.h"
+#include "mm/mmap_lock.h"
+#include "mm/pte_ref.h"
 #include "kernel/unistd.h"
 #include "block/blkdev.h"
 #include "fs/init.h"
@@ -146,10 +155,73 @@ static void swapoff_refused_while_held(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nr_free_pages(), free0);
 }
 
+#define BASE 0x40000000ul
+#define NPAGES 16
+
+static unsigned long swap_entries_at(struct mm_struct *mm)
+{
+	unsigned long n = 0;
+	mmap_read_lock(mm);
+	for (unsigned long i = 0; i < NPAGES; i++)
+		n += is_swap_pte(test_mm_pte(mm, BASE + i * PAGE_SIZE));
+	mmap_read_unlock(mm);
+	return n;
+}
+
+static void all_data_back(struct kunit *test, struct mm_struct *mm)
+{
+	for (unsigned long i = 0; i < NPAGES; i++)
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + i * PAGE_SIZE), 0x5a5a0000ull + i);
+}
+
+/* However the case ends, the area goes off (before the mm's cleanup and
+ * its leak check: the actions run in reverse). */
+static void swapoff_action(void *ctx)
+{
+	(void)ctx;
+	if (total_swap_pages)
+		ksys_swapoff("/dev/vda");
+}
+
+static void pageout_swapin_swapoff_keep_table_counts(struct kunit *test)
+{
+	swap_disk_last_page(test);
+	const struct pte_reclaim_mode_param *m = test->param_value;
+	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
+	/* The mm's leak snapshot first: the area's own allocations (made by
+	 * swapon, given back by swapoff) are not the mm's. */
+	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
+	KUNIT_ASSERT_EQ(test, ksys_swapon("/dev/vda", 0), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, swapoff_action, NULL), 0);
+	test_mm_map_anon(test, mm, BASE, NPAGES * PAGE_SIZE);
+	for (unsigned long i = 0; i < NPAGES; i++)
+		KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, BASE + i * PAGE_SIZE, 0x5a5a0000ull + i), 0);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, NPAGES * PAGE_SIZE, MADV_PAGEOUT), 0);
+	KUNIT_EXPECT_EQ(test, swap_entries_at(mm), (unsigned long)NPAGES);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SWAPENTS), (unsigned long)NPAGES);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
+	all_data_back(test, mm); /* swap-in by faults */
+	KUNIT_EXPECT_EQ(test, swap_entries_at(mm), 0ul);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SWAPENTS), 0ul);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), (unsigned long)NPAGES);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, NPAGES * PAGE_SIZE, MADV_PAGEOUT), 0);
+	KUNIT_EXPECT_EQ(test, swap_entries_at(mm), (unsigned long)NPAGES);
+	KUNIT_EXPECT_EQ(test, ksys_swapoff("/dev/vda"), 0); /* swap-in by try_to_unuse */
+	KUNIT_EXPECT_EQ(test, swap_entries_at(mm), 0ul);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SWAPENTS), 0ul);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
+	KUNIT_EXPECT_EQ(test, total_swap_pages, 0);
+	all_data_back(test, mm);
+	test_mm_destroy(test, mm);
+}
+
 static struct kunit_case swap_cases[] = {
 	KUNIT_CASE(swap_entry_encoding),
 	KUNIT_CASE(slot_counts),
 	KUNIT_CASE(swapoff_refused_while_held),
+	KUNIT_CASE_PARAM(pageout_swapin_swapoff_keep_table_counts, pte_reclaim_modes_gen_params),
 	{}
 };
 

@@ -1,6 +1,6 @@
 /* A working set half as large again as the machine's memory, on the
  * runner's swap disk (common/swap_disk.h), pushed through swap by
- * reclaim itself (kswapd and direct reclaim, no MADV_PAGEOUT):
+ * reclaim itself (no MADV_PAGEOUT):
  *   - 1.5 x MemTotal of private anonymous memory written page by page,
  *     then every byte checked in order, then 8192 pages in a random
  *     order (each page's bytes derived from its index, so a page read
