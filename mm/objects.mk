@@ -22,6 +22,7 @@ KERNEL_SRCS += \
 	mm/khugepaged_collapse.c \
 	mm/kmalloc.c \
 	mm/madvise.c \
+	mm/madvise_cold.c \
 	mm/mempolicy.c \
 	mm/mempolicy_shared.c \
 	mm/mempolicy_nodes.c \
