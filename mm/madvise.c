@@ -18,11 +18,7 @@
  *     allowed to free at once: the contents after MADV_FREE are either the
  *     old ones or zeroes, and we always give zeroes;
  *   MADV_WILLNEED: nothing read ahead (Linux reads swapped pages in);
- *   MADV_COLD, MADV_PAGEOUT (Linux's madvise_cold_or_pageout_pte_range):
- *     each anonymous 4 KiB page of the range that only this mapping maps
- *     is taken off the LRU and deactivated (COLD) or swapped out whatever
- *     its references say (PAGEOUT: reclaim_pages, mm/vmscan.h); THPs,
- *     shared and file pages are left alone; VM_LOCKED VMAs -EINVAL;
+ *   MADV_COLD, MADV_PAGEOUT: mm/madvise_cold.h;
  *   MADV_REMOVE: a hole punched in the file or shared anonymous memory
  *     a shared writable mapping maps (madvise_remove), -EINVAL for
  *     private anonymous memory;
