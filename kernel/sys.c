@@ -18,6 +18,7 @@
 #include "lib/string.h"
 #include "kernel/syscall.h"
 #include "kernel/time.h"
+#include "mm/swapfile.h"
 #include "mm/mm_types.h"
 #include "mm/page_alloc.h"
 
@@ -543,7 +544,7 @@ struct sysinfo {
 	unsigned long freeram;   /* MemFree */
 	unsigned long sharedram; /* shmem: none */
 	unsigned long bufferram; /* block-device buffers: none */
-	unsigned long totalswap, freeswap; /* no swap */
+	unsigned long totalswap, freeswap; /* si_swapinfo's (mm/swapfile.c) */
 	u16 procs;               /* tasks */
 	u16 pad;
 	unsigned long totalhigh, freehigh; /* no highmem on x86_64 */
@@ -565,6 +566,9 @@ SYSCALL_DEFINE1(sysinfo, struct sysinfo __user *, info)
 	i.procs = (u16)nr_kthreads(); /* truncated, as Linux's */
 	i.totalram = totalram_pages() << PAGE_SHIFT;
 	i.freeram = nr_free_pages() << PAGE_SHIFT;
+	si_swapinfo(&i.freeswap, &i.totalswap);
+	i.freeswap <<= PAGE_SHIFT;
+	i.totalswap <<= PAGE_SHIFT;
 	i.mem_unit = 1;
 	return copy_to_user(info, &i, sizeof(i)) ? -EFAULT : 0;
 }

@@ -62,6 +62,7 @@ static inline void list_splice_init(struct list_head *list, struct list_head *he
 #define list_first_entry_or_null(head, type, member) \
 	(list_empty(head) ? NULL : list_first_entry(head, type, member))
 #define list_for_each(pos, head) for (pos = (head)->next; pos != (head); pos = pos->next)
+#define list_for_each_safe(pos, n, head) for (pos = (head)->next, n = pos->next; pos != (head); pos = n, n = pos->next)
 #define list_for_each_entry(pos, head, member)                                     \
 	for (pos = list_entry((head)->next, __typeof__(*pos), member); &pos->member != (head); \
 	     pos = list_entry(pos->member.next, __typeof__(*pos), member))

@@ -100,8 +100,9 @@ static enum scan_result census_pte(struct vm_area_struct *vma, pte_t pteval, str
 		}
 		return SCAN_SUCCEED;
 	}
-	/* A migration entry (mmlab has no swap entries: max_ptes_swap never
-	 * comes into it): the page is on its way, try later. */
+	/* A migration entry (the page is on its way: try later) or a swap
+	 * entry (Linux swaps up to max_ptes_swap of them in for the
+	 * collapse; mmlab does not collapse over one). */
 	if (!pte_present(pteval))
 		return SCAN_PTE_NON_PRESENT;
 	if (pte_write(pteval))

@@ -17,8 +17,8 @@
  *   MADV_FREE: the same as DONTNEED. Linux frees lazily, at reclaim, but is
  *     allowed to free at once: the contents after MADV_FREE are either the
  *     old ones or zeroes, and we always give zeroes;
- *   MADV_WILLNEED, MADV_COLD, MADV_PAGEOUT: nothing to read ahead or to
- *     page out (COLD and PAGEOUT refuse VM_LOCKED VMAs with -EINVAL);
+ *   MADV_WILLNEED: nothing read ahead (Linux reads swapped pages in);
+ *   MADV_COLD, MADV_PAGEOUT: mm/madvise_cold.h;
  *   MADV_REMOVE: a hole punched in the file or shared anonymous memory
  *     a shared writable mapping maps (madvise_remove), -EINVAL for
  *     private anonymous memory;
@@ -48,6 +48,7 @@
 #include "fs/fs.h"
 #include "mm/teardown.h"
 #include "mm/vma.h"
+#include "mm/madvise_cold.h"
 
 static bool madvise_behavior_valid(int behavior)
 {
@@ -167,7 +168,7 @@ static int madvise_vma_behavior(struct mm_struct *mm, struct vm_area_struct *vma
 		return madvise_collapse(vma, prev, start, end);
 	case MADV_COLD:
 	case MADV_PAGEOUT:
-		return vma->vm_flags & VM_LOCKED ? -EINVAL : 0; /* can_madv_lru_vma */
+		return madvise_cold_or_pageout(vma, start, end, behavior);
 	case MADV_DONTNEED:
 	case MADV_FREE:
 	case MADV_DONTNEED_LOCKED:

@@ -47,6 +47,7 @@ struct page *zero_page;
 static unsigned long zero_pfn;
 static long anon_pages;
 
+void anon_pages_add(long nr) { __atomic_add_fetch(&anon_pages, nr, __ATOMIC_RELAXED); }
 unsigned long nr_anon_pages(void) { return (unsigned long)__atomic_load_n(&anon_pages, __ATOMIC_RELAXED); }
 bool is_zero_pfn(unsigned long pfn) { return pfn == zero_pfn; }
 
@@ -369,6 +370,8 @@ static vm_fault_t handle_pte_fault(struct vm_fault *vmf)
 		migration_entry_wait(vmf->pmd, vmf->address, entry);
 		return 0;
 	}
+	if (is_swap_pte(entry))
+		return do_swap_page(vmf, entry);
 	if (!pte_accessible(entry))
 		return VM_FAULT_SIGSEGV; /* PROT_NONE: the VMA check let it through wrongly */
 	if ((vmf->flags & FAULT_FLAG_WRITE) && !pte_write(entry)) {
@@ -452,17 +455,28 @@ static vm_fault_t __handle_mm_fault(struct vm_area_struct *vma, unsigned long ad
 	return ret;
 }
 
+vm_fault_t swapin_fault(struct vm_area_struct *vma, unsigned long address)
+{
+	return __handle_mm_fault(vma, address, 0);
+}
+
 /* Linux's mm_account_fault: every fault counts in /proc/vmstat's pgfault,
  * failed ones included; one that succeeded also in the faulting task's
  * min_flt (getrusage), get_user_pages' and populate's included, as Linux's
- * (which counts those per task but not for perf). None is major: nothing
- * here waits for I/O. */
+ * (which counts those per task but not for perf), or maj_flt and
+ * pgmajfault when it waited for I/O (a swap-in's read: VM_FAULT_MAJOR). */
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags)
 {
 	vm_fault_t ret = __handle_mm_fault(vma, address, flags);
 	count_vm_event(PGFAULT);
-	if (!(ret & VM_FAULT_ERROR))
+	if (ret & VM_FAULT_ERROR)
+		return ret;
+	if (ret & VM_FAULT_MAJOR) {
+		current->maj_flt++;
+		count_vm_event(PGMAJFAULT);
+	} else {
 		current->min_flt++;
+	}
 	return ret;
 }
 
@@ -506,10 +520,20 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 	pte_t *src_pte = pte_offset_map(src_pmd, addr);
 	spin_lock(src_ptl);
 	unsigned int copied = 0;
+	int ret = 0;
 	for (; addr != end; addr += PAGE_SIZE, src_pte++, dst_pte++) {
 		pte_t pte = ptep_get(src_pte);
 		if (pte_none(pte))
 			continue;
+		if (is_swap_pte(pte)) {
+			if (copy_swap_pte(dst_mm, pte)) {
+				ret = -ENOMEM;
+				break;
+			}
+			set_pte_at(dst_mm, addr, dst_pte, pte);
+			copied++;
+			continue;
+		}
 		if (!is_zero_pfn(pte_pfn(pte)))
 			pte_page_dup(dst_mm, pfn_to_page(pte_pfn(pte)));
 		if (cow && pte_write(pte)) {
@@ -530,7 +554,7 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 	pte_put(dst_mm, dst_pmd, start);
 	if (pte_ref_enabled())
 		pte_put(src_mm, src_pmd, start);
-	return 0;
+	return ret;
 }
 
 static int copy_pmd_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma, pud_t *dst_pud,

@@ -43,6 +43,7 @@ struct page;
 typedef unsigned int vm_fault_t;
 #define VM_FAULT_OOM 0x000001
 #define VM_FAULT_SIGBUS 0x000002
+#define VM_FAULT_MAJOR 0x000004 /* waited for I/O (a swap-in's read) */
 #define VM_FAULT_SIGSEGV 0x000040
 #define VM_FAULT_NOPAGE 0x000100 /* the fault-around mapped the page (mm/filemap_fault.c) */
 #define VM_FAULT_ERROR (VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV)
@@ -58,6 +59,10 @@ pgprot_t vm_get_page_prot(unsigned long vm_flags);
  * page for reads, a zeroed page for writes. VM_FAULT_OOM only when memory
  * was short; a huge PMD gets mm/pgtable.h's rule. */
 vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags);
+/* swapoff's read fault at address of vma, whose mm's mmap_lock the
+ * caller holds (mm/swap_unuse.c): not counted as the caller's fault
+ * (Linux's unuse_pte counts none). */
+vm_fault_t swapin_fault(struct vm_area_struct *vma, unsigned long address);
 
 /* Faults in every page of [start, end) of vma, as writes (each page gets
  * a page of its own) or as reads (never-written pages get the zero page):

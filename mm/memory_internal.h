@@ -26,4 +26,16 @@ bool finish_fault(struct vm_fault *vmf, struct page *page);
  * (mm/filemap_fault.c). */
 vm_fault_t do_fault(struct vm_fault *vmf);
 
+/* A swap entry's fault (mm/memory_swap.c): the page back from the swap
+ * cache or the disk, mapped where orig was. */
+vm_fault_t do_swap_page(struct vm_fault *vmf, pte_t orig);
+/* fork's copy of a swap entry into dst_mm (Linux's copy_nonpresent_pte):
+ * the slot's reference more (swap_duplicate) and MM_SWAPENTS; 0, or
+ * -ENOMEM when the slot counts SWAP_MAP_MAX already (mmlab has no count
+ * continuation pages: the fork fails). */
+int copy_swap_pte(struct mm_struct *dst_mm, pte_t pte);
+/* AnonPages (Linux's NR_ANON_MAPPED) changed by nr: a page's first
+ * mapping or last unmapping outside memory.c's own accounting. */
+void anon_pages_add(long nr);
+
 #endif

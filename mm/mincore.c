@@ -28,6 +28,8 @@
  * held for reading (the walk takes the PTE-table references, mm/pagewalk.c)
  * into a kernel page, and copied to the user after the lock is dropped (a
  * copy may fault, and the fault takes the lock). */
+#include "mm/swap_state.h"
+#include "mm/swapops.h"
 #include "mm/pagewalk.h"
 #include "arch/x86_64/uaccess.h"
 #include "kernel/sched.h"
@@ -75,7 +77,10 @@ static int mincore_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk
 	if (pte_none(pte))
 		mincore_unmapped(walk, addr, addr + PAGE_SIZE);
 	else
-		*mincore_byte(walk, addr) = pte_present(pte) ? 1 : 0;
+		/* Linux's mincore_pte_range: a swap entry is resident when
+		 * its page is in the swap cache. */
+		*mincore_byte(walk, addr) = pte_present(pte) || (is_swap_pte(pte) &&
+								 swap_cache_present(pte_to_swp_entry(pte)));
 	return 0;
 }
 

@@ -240,8 +240,9 @@ static inline bool vma_is_shared_maywrite(const struct vm_area_struct *vma)
 }
 
 /* RSS by kind (Linux's): private anonymous pages, and pages of shared
- * anonymous memory (mm/shmem.h). */
-enum mm_counter { MM_ANONPAGES, MM_SHMEMPAGES, NR_MM_COUNTERS };
+ * anonymous memory (mm/shmem.h); and the swap entries in the mm's page
+ * tables (MM_SWAPENTS: VmSwap, oom_badness), not RSS. */
+enum mm_counter { MM_ANONPAGES, MM_SHMEMPAGES, MM_SWAPENTS, NR_MM_COUNTERS };
 
 struct mm_struct {
 	pgd_t *pgd;                /* the PGD page (direct-map address) */
@@ -254,6 +255,10 @@ struct mm_struct {
 	 * the split or the zap of one (Linux's pmd_huge_pte, a list through
 	 * the tables' pt_pad words); under page_table_lock. */
 	struct list_head pmd_huge_pte;
+	/* On the list of mms that may hold swap entries (Linux's mmlist,
+	 * under mmlist_lock: mm/swapfile.c), from its first one until
+	 * mmput's teardown; swapoff walks it. */
+	struct list_head mmlist;
 	struct cpumask cpu_bitmap; /* CPUs that have run it (mm_cpumask) */
 	int mm_users;              /* tasks using it */
 	int mm_count;              /* references to the struct itself */

@@ -1,6 +1,7 @@
 /* An address space's life: mm_alloc, mmput (its last user unmaps and frees
  * everything), switch_mm, kthread_use_mm. See mm/mmu_context.h for the
  * invariants and the locking. */
+#include "mm/swapfile.h"
 #include "mm/mmu_context.h"
 #include "mm/khugepaged.h"
 #include "arch/x86_64/boot_paging.h"
@@ -67,6 +68,7 @@ struct mm_struct *mm_alloc(void)
 	mmap_init_lock(mm);
 	spin_lock_init(&mm->page_table_lock);
 	INIT_LIST_HEAD(&mm->pmd_huge_pte);
+	INIT_LIST_HEAD(&mm->mmlist);
 	mm->mm_users = 1;
 	mm->mm_count = 1;
 	mm->mmap_base = MMAP_BASE;
@@ -90,6 +92,7 @@ void mmput(struct mm_struct *mm)
 	if ((read_cr3() & PTE_PFN_MASK) == __pa(mm->pgd))
 		switch_mm(mm, NULL);
 	exit_mmap(mm);
+	swap_mmlist_del(mm);
 	if (mm->pgtables_bytes || mm->nr_ptes || get_mm_rss(mm))
 		pr_err("BUG: mm %p freed with %ld bytes of page tables, %ld PTE tables, %lu pages\n",
 		       (void *)mm, mm->pgtables_bytes, mm->nr_ptes, get_mm_rss(mm));

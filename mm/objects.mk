@@ -23,6 +23,7 @@ KERNEL_SRCS += \
 	mm/khugepaged_file.c \
 	mm/kmalloc.c \
 	mm/madvise.c \
+	mm/madvise_cold.c \
 	mm/mempolicy.c \
 	mm/mempolicy_shared.c \
 	mm/mempolicy_nodes.c \
@@ -68,6 +69,11 @@ KERNEL_SRCS += \
 	mm/shrinker.c \
 	mm/slab.c \
 	mm/swap.c \
+	mm/swapfile.c \
+	mm/swap_state.c \
+	mm/vmscan_swap.c \
+	mm/memory_swap.c \
+	mm/swap_unuse.c \
 	mm/vmscan.c \
 	mm/kswapd.c \
 	mm/oom_kill.c \

@@ -37,8 +37,8 @@ long oom_badness(struct task_struct *p, unsigned long totalpages)
 	struct mm_struct *mm = get_task_mm(p);
 	if (!mm)
 		return LONG_MIN_VALUE;
-	/* Swap entries: none, with no swap device (Linux's MM_SWAPENTS). */
-	long points = (long)get_mm_rss(mm) + (long)(mm_pgtables_bytes(mm) / PAGE_SIZE);
+	/* RSS, swap entries (MM_SWAPENTS) and page tables, as Linux's. */
+	long points = (long)get_mm_rss(mm) + (long)get_mm_counter(mm, MM_SWAPENTS) + (long)(mm_pgtables_bytes(mm) / PAGE_SIZE);
 	mmput(mm);
 	/* Normalise to oom_score_adj units. */
 	adj *= (long)totalpages / 1000;

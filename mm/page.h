@@ -58,6 +58,7 @@ enum pageflags {
 	PG_swapbacked, /* backed by swap, not a file: anonymous and tmpfs pages,
 			* on the anon lists as Linux's (folio_is_file_lru) */
 	PG_mlocked,    /* mapped by a VM_LOCKED VMA (mm/mlock.c) */
+	PG_swapcache,  /* in the swap cache (mm/swap_state.h): private is its swap entry */
 	NR_PAGEFLAGS
 };
 

@@ -271,6 +271,16 @@ void page_add_new_anon_rmap(struct page *page, struct vm_area_struct *vma, unsig
 	__atomic_store_n(&page->_mapcount, 0, __ATOMIC_RELAXED);
 }
 
+bool page_add_anon_rmap(struct page *page, struct vm_area_struct *vma, unsigned long address, bool exclusive)
+{
+	if (__atomic_add_fetch(&page->_mapcount, 1, __ATOMIC_ACQ_REL) > 0)
+		return false;
+	struct anon_vma *anon_vma = exclusive ? vma->anon_vma : vma->anon_vma->root;
+	page->mapping = (void *)((unsigned long)anon_vma | PAGE_MAPPING_ANON);
+	page->index = linear_page_index(vma, address);
+	return true;
+}
+
 void page_dup_rmap(struct page *page, bool compound)
 {
 	__atomic_add_fetch(compound ? compound_mapcount_ptr(page) : &page->_mapcount, 1, __ATOMIC_RELAXED);

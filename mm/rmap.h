@@ -119,6 +119,13 @@ static inline int page_mapcount_own(const struct page *page)
  * migration's new page): mapped once, in vma's anon_vma; compound: a
  * THP's head, mapped by a PMD. */
 void page_add_new_anon_rmap(struct page *page, struct vm_area_struct *vma, unsigned long address, bool compound);
+/* A swap-in maps page (4 KiB) by vma at address (Linux's
+ * page_add_anon_rmap from do_swap_page): one mapping more; the first
+ * sets the page's anon_vma, vma's own when the page is exclusive to it,
+ * else the root of vma's (which every process fork made from it links
+ * to, so the reverse map finds the other mappings the page may get from
+ * their swap entries). Returns whether this was the first mapping. */
+bool page_add_anon_rmap(struct page *page, struct vm_area_struct *vma, unsigned long address, bool exclusive);
 /* One more entry maps page (fork's copy of a PTE, or of a PMD: compound). */
 void page_dup_rmap(struct page *page, bool compound);
 /* One entry less maps page (a PMD: compound); the last mapping of the

@@ -23,6 +23,8 @@
  *     write lock, finds the entry none and never frees it twice;
  *   - scan: MADV_DONTNEED's zap frees a PTE table it emptied whole, under
  *     its PMD and PTE locks (mm/pt_reclaim.c). */
+#include "mm/swap_state.h"
+#include "mm/swapops.h"
 #include "mm/swap.h"
 #include "mm/teardown.h"
 #include "kernel/printk.h"
@@ -108,12 +110,13 @@ struct zap_details {
 	bool keep_cows;
 };
 
-/* Linux's should_zap_page for a present or migration entry. */
+/* Linux's should_zap_page for a present, migration or swap entry (a
+ * swap entry is an anonymous page's). */
 static bool should_zap_entry(const struct zap_details *details, pte_t entry)
 {
 	if (!details->keep_cows)
 		return true;
-	if (is_migration_entry(entry))
+	if (is_migration_entry(entry) || is_swap_pte(entry))
 		return false; /* only anonymous pages move (mm/migrate.c) */
 	return is_zero_pfn(pte_pfn(entry)) || !PageAnon(pfn_to_page(pte_pfn(entry)));
 }
@@ -152,6 +155,14 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 				continue;
 			pte_clear(mm, addr, pte);
 			nr_put++;
+			/* A swap entry: its slot reference goes, and the slot
+			 * with a swap-cache page nobody else needs (Linux's
+			 * free_swap_and_cache). */
+			if (is_swap_pte(entry)) {
+				free_swap_and_cache(pte_to_swp_entry(entry));
+				add_mm_counter(mm, MM_SWAPENTS, -1);
+				continue;
+			}
 			/* A migration entry holds no mapping or reference of
 			 * its page (mm/migrate.c): the mover finds it gone. */
 			if (is_migration_entry(entry))
@@ -162,10 +173,19 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 			}
 			struct page *page = pfn_to_page(pte_pfn(entry));
 			munlock_vma_folio(page, details->vma); /* Linux's page_remove_rmap */
-			if (details->vma->vm_shm)
+			if (details->vma->vm_shm) {
 				shmem_page_unmapped(mm, page);
-			else
+			} else if (PageSwapCache(page)) {
+				/* Against a swap-in's first mapping (mm/swap_state.h);
+				 * the last mapping gone, the cache lets go of it if no
+				 * entry needs its slot (Linux's free_swap_cache). */
+				spin_lock(&swap_cache_lock);
 				pte_page_unmapped(mm, page);
+				spin_unlock(&swap_cache_lock);
+				try_to_free_swap(page);
+			} else {
+				pte_page_unmapped(mm, page);
+			}
 			if (__tlb_remove_page_size(tlb, page, addr, 0)) {
 				/* Full: flush outside the lock, then go on. */
 				force_flush = true;

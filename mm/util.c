@@ -15,6 +15,7 @@
 #include "mm/mm_types.h"
 #include "mm/hugetlb.h"
 #include "mm/page_alloc.h"
+#include "mm/vmscan.h"
 
 int sysctl_overcommit_memory = OVERCOMMIT_GUESS;
 int sysctl_overcommit_ratio = 50;
@@ -25,8 +26,8 @@ unsigned long sysctl_admin_reserve_kbytes = 1ul << 13;
 
 static long vm_committed_as;
 
-/* No swap. hugetlb_total_pages() is the pools' (mm/hugetlb.h). */
-#define total_swap_pages 0ul
+/* total_swap_pages is mm/vmscan.h's (the areas that are on: mm/swapfile.c);
+ * hugetlb_total_pages() is the pools' (mm/hugetlb.h). */
 
 unsigned long vm_commit_limit(void)
 {
@@ -36,7 +37,7 @@ unsigned long vm_commit_limit(void)
 	else
 		allowed = (totalram_pages() - hugetlb_total_pages()) *
 			  (unsigned long)(long)READ_ONCE(sysctl_overcommit_ratio) / 100;
-	return allowed + total_swap_pages;
+	return allowed + (unsigned long)total_swap_pages;
 }
 
 void vm_acct_memory(long pages)
@@ -64,7 +65,7 @@ int __vm_enough_memory(struct mm_struct *mm, long pages, int cap_sys_admin)
 	if (mode == OVERCOMMIT_ALWAYS)
 		return 0;
 	if (mode == OVERCOMMIT_GUESS) {
-		if (pages > (long)(totalram_pages() + total_swap_pages))
+		if (pages > (long)(totalram_pages() + (unsigned long)total_swap_pages))
 			goto error;
 		return 0;
 	}

@@ -10,7 +10,7 @@
  *
  * The policy (vm.overcommit_memory):
  *   OVERCOMMIT_GUESS (0, the default) refuses one request larger than
- *     total RAM plus swap (the rule of Linux 6.x's __vm_enough_memory; swap is 0 here);
+ *     total RAM plus swap (the rule of Linux 6.x's __vm_enough_memory; swap: mm/swapfile.c);
  *   OVERCOMMIT_ALWAYS (1) never refuses;
  *   OVERCOMMIT_NEVER (2) refuses when Committed_AS would reach CommitLimit
  *     = (RAM - hugetlb) * overcommit_ratio / 100 + swap, or

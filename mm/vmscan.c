@@ -4,15 +4,15 @@
  * anon and file (get_scan_count) and a node's pass (shrink_node), which
  * direct reclaim (try_to_free_pages) and kswapd (mm/kswapd.c) run.
  *
- * What reclaim can free today: the slab caches' shrinkers. There is no
- * swap device yet (total_swap_pages 0), so as in Linux without swap the
- * anon lists (anonymous and tmpfs pages) are not scanned for reclaim at
- * all (get_scan_count's SCAN_FILE) nor even aged (can_age_anon_pages),
- * and the file lists are empty (mmlab's only page cache is tmpfs's). A
- * swap-backed page that shrink_inactive_list would reclaim is activated,
- * as Linux's add_to_swap failure and shmem_writepage's
- * AOP_WRITEPAGE_ACTIVATE do without swap. When swap lands, that is where
- * the page is added to the swap cache, unmapped and written out.
+ * What reclaim can free: the slab caches' shrinkers, and, with a swap
+ * area on (total_swap_pages, mm/swapfile.c), anonymous pages, which
+ * shrink_folio_list hands to swap-out (mm/vmscan_swap.c). Without swap,
+ * as in Linux, the anon lists (anonymous and tmpfs pages) are not
+ * scanned for reclaim at all (get_scan_count's SCAN_FILE) nor even aged
+ * (can_age_anon_pages), and a page shrink_inactive_list would reclaim is
+ * activated, as Linux's add_to_swap failure does; a tmpfs page always is
+ * (shmem_writepage's AOP_WRITEPAGE_ACTIVATE: not built). The file lists
+ * are empty (mmlab's only page cache is tmpfs's).
  *
  * Locking: the node's lru_lock while pages are isolated or put back,
  * never across folio_referenced (which takes the rmap locks and the
@@ -31,6 +31,8 @@
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
+#include "mm/swap_state.h"
+#include "mm/vmscan_swap.h"
 #include "mm/vmstat.h"
 
 int vm_swappiness = 60;
@@ -295,31 +297,82 @@ static enum folio_references folio_check_references(struct page *page)
 	return FOLIOREF_RECLAIM;
 }
 
-/* Linux's shrink_folio_list, for the pages mmlab has: swap-backed ones,
- * which without swap cannot be reclaimed (the top of the file). Pages to
- * activate get PG_active (pgactivate); all go back on list. */
+/* Linux's shrink_folio_list, for the pages mmlab has: anonymous pages
+ * (and unmapped ones left in the swap cache) go to swap
+ * (mm/vmscan_swap.c); tmpfs pages cannot be written out yet
+ * (shmem_writepage is not built) and are activated, as Linux's
+ * AOP_WRITEPAGE_ACTIVATE. A page freed leaves list with its isolation's
+ * reference dropped (the last: it goes back to the buddy allocator);
+ * pages to activate get PG_active (pgactivate); the rest stay on list for
+ * the caller to put back. Returns the pages freed. */
 static unsigned long shrink_folio_list(struct list_head *list, struct scan_control *sc)
 {
-	struct list_head *e;
-	list_for_each(e, list) {
+	unsigned long reclaimed = 0;
+	struct list_head *e, *next;
+	list_for_each_safe(e, next, list) {
 		struct page *page = lru_to_folio(e);
 		enum folio_references ref = folio_evictable(page) ? folio_check_references(page) : FOLIOREF_ACTIVATE;
 		if (ref == FOLIOREF_KEEP)
 			continue;
 		if (ref == FOLIOREF_RECLAIM) {
 			/* No __GFP_IO (GFP_NOIO, memalloc_noio): no swap-out,
-			 * kept (Linux's check before add_to_swap). Else the
-			 * swap-out would start here; with no swap space it
-			 * fails and the page is activated. */
+			 * kept (Linux's check before add_to_swap). */
 			if (!(sc->gfp_mask & __GFP_IO) || !sc->may_swap)
 				continue;
+			if (PageAnon(page) || PageSwapCache(page)) {
+				enum swap_out_result r = swap_out_folio(page);
+				if (r == SWAP_OUT_KEEP)
+					continue;
+				if (r == SWAP_OUT_FREED) {
+					list_del(folio_lru(page));
+					reclaimed++;
+					put_page(page);
+					continue;
+				}
+			}
 		}
 		if (folio_evictable(page) && !page_test_flag(page, PG_active)) {
 			lru_flag_set(page, PG_active);
 			count_vm_events(PGACTIVATE, folio_nr_pages(page));
 		}
 	}
-	return 0;
+	return reclaimed;
+}
+
+/* Every page of list (isolated by madvise) swapped out whatever its
+ * references (pageout), or put back on its inactive list, unreferenced;
+ * the pages freed, or moved off an active list. */
+static unsigned long drain_madvised(struct list_head *list, bool pageout)
+{
+	unsigned long done = 0;
+	struct list_head *e, *next;
+	list_for_each_safe(e, next, list) {
+		struct page *page = lru_to_folio(e);
+		list_del(folio_lru(page));
+		lru_flag_clear(page, PG_referenced);
+		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page)) &&
+		    swap_out_folio(page) == SWAP_OUT_FREED) {
+			done++;
+			put_page(page);
+			continue;
+		}
+		if (!pageout && lru_flag_test_clear(page, PG_active))
+			done += folio_nr_pages(page);
+		putback_lru_page(page);
+	}
+	return done;
+}
+
+unsigned long reclaim_pages(struct list_head *list)
+{
+	unsigned long reclaimed = drain_madvised(list, true);
+	count_vm_events(PGSTEAL_DIRECT, reclaimed);
+	return reclaimed;
+}
+
+void deactivate_pages(struct list_head *list)
+{
+	count_vm_events(PGDEACTIVATE, drain_madvised(list, false));
 }
 
 unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruvec *lruvec, struct scan_control *sc,
@@ -389,8 +442,8 @@ static unsigned long shrink_list(enum lru_list lru, unsigned long nr_to_scan, st
 	return shrink_inactive_list(nr_to_scan, lruvec, sc, lru);
 }
 
-/* Linux's shrink_lruvec, without its proportional stop once enough is
- * reclaimed (mmlab's passes reclaim nothing from the lists yet). */
+/* Linux's shrink_lruvec, without its proportional scaling of the lists
+ * left once enough is reclaimed: it stops there. */
 static void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 {
 	unsigned long nr[NR_LRU_LISTS];

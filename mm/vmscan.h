@@ -1,8 +1,7 @@
 /* Reclaim (Linux's mm/vmscan.c): aging the LRU lists, shrinking them and
  * the slab caches for the page allocator's direct reclaim and for each
- * node's kswapd. docs/reclaim.md says what frees pages today (the
- * shrinkers; no swap device yet, so an anonymous or tmpfs page is aged
- * but never written out) and what will when swap lands. */
+ * node's kswapd. docs/reclaim.md says what frees pages (the shrinkers;
+ * with a swap area on, anonymous pages too: docs/swap.md). */
 #ifndef MM_VMSCAN_H
 #define MM_VMSCAN_H
 
@@ -35,7 +34,8 @@ struct scan_control {
 /* /proc/sys/vm/swappiness (0..200, default 60): the relative cost of
  * reclaiming anonymous pages against file pages. */
 extern int vm_swappiness;
-/* Pages of swap space (Linux's total_swap_pages): 0, no swap device yet. */
+/* Usable slots of the swap areas that are on (Linux's total_swap_pages;
+ * mm/swapfile.c changes it under swap_lock): 0 without swap. */
 extern long total_swap_pages;
 
 /* Linux 6.1's isolate_lru_page: page leaves the LRU for its caller (a
@@ -45,6 +45,13 @@ extern long total_swap_pages;
  * reference. */
 int isolate_lru_page(struct page *page);
 void putback_lru_page(struct page *page);
+
+/* MADV_PAGEOUT's (Linux's reclaim_pages): every page of list (isolated
+ * by the caller) to swap whatever its references say, the rest put back;
+ * the pages freed. MADV_COLD's (Linux's deactivate_page): every page of
+ * list back on its inactive list, unreferenced (pgdeactivate). */
+unsigned long reclaim_pages(struct list_head *list);
+void deactivate_pages(struct list_head *list);
 
 /* Linux 6.1's inactive_is_low: the inactive list is short against the
  * active one by the ratio sqrt(10 * GiB of both) (1 under 1 GiB). */

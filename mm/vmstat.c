@@ -1,6 +1,7 @@
 /* /proc/vmstat's event counters (mm/vmstat.h), and the two files Linux's
  * mm/vmstat.c prints: /proc/vmstat and /proc/buddyinfo. */
 #include "mm/vmstat.h"
+#include "mm/swap_state.h"
 #include "mm/shmem.h"
 #include "fs/proc/proc_fs.h"
 #include "mm/clear_page.h"
@@ -72,8 +73,8 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 	seq_buf_printf(m, "nr_mlock %lu\n", global_mlocked_pages());
 	for (int i = 0; i < NR_LRU_LISTS; i++)
 		seq_buf_printf(m, "nr_%s %lu\n", lru_names[i], lru[i]);
-	seq_buf_printf(m, "nr_anon_pages %lu\nnr_mapped %lu\nnr_page_table_pages %lu\n", nr_anon_pages(),
-		       nr_file_mapped_pages(), nr_user_pagetable_pages());
+	seq_buf_printf(m, "nr_anon_pages %lu\nnr_mapped %lu\nnr_page_table_pages %lu\nnr_swapcached %lu\n",
+		       nr_anon_pages(), nr_file_mapped_pages(), nr_user_pagetable_pages(), total_swapcache_pages());
 	static const char *const numa_names[NR_NUMA_STAT_ITEMS] = {
 		[NUMA_HIT] = "numa_hit", [NUMA_MISS] = "numa_miss", [NUMA_FOREIGN] = "numa_foreign",
 		[NUMA_INTERLEAVE_HIT] = "numa_interleave", [NUMA_LOCAL] = "numa_local", [NUMA_OTHER] = "numa_other",
@@ -89,6 +90,7 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 		const char *name;
 		enum vm_event_item item;
 	} events[] = {
+		{ "pswpin", PSWPIN }, { "pswpout", PSWPOUT },
 		{ "allocstall_normal", ALLOCSTALL }, { "pgactivate", PGACTIVATE }, { "pgdeactivate", PGDEACTIVATE },
 		{ "pgfault", PGFAULT }, { "pgmajfault", PGMAJFAULT }, { "pgrefill", PGREFILL },
 		{ "pgsteal_kswapd", PGSTEAL_KSWAPD }, { "pgsteal_direct", PGSTEAL_DIRECT },
@@ -103,6 +105,7 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 	for (unsigned i = 0; i < sizeof(events) / sizeof(events[0]); i++)
 		seq_buf_printf(m, "%s %lu\n", events[i].name, all_vm_events(events[i].item));
 	thp_vmstat_show(m);
+	seq_buf_printf(m, "swap_ra %lu\nswap_ra_hit %lu\n", all_vm_events(SWAP_RA), all_vm_events(SWAP_RA_HIT));
 	struct clear_page_stats clear = clear_page_stats_sum();
 	for (unsigned i = CLEAR_PAGE_ORIG; i < NR_CLEAR_PAGE_METHODS; i++)
 		seq_buf_printf(m, "clear_huge_page_%s %lu\nclear_huge_page_%s_pages %lu\n",

@@ -11,7 +11,11 @@
 
 enum vm_event_item {
 	PGFAULT,    /* handle_mm_fault calls, failed ones included (Linux's) */
-	PGMAJFAULT, /* faults that waited for I/O: none, with no I/O here */
+	PGMAJFAULT, /* faults that waited for I/O: a swap-in's read (mm/memory_swap.c) */
+	PSWPIN,     /* pages read from swap (mm/swap_state.c) */
+	PSWPOUT,    /* pages written to swap */
+	SWAP_RA,    /* pages read ahead of a swap-in fault */
+	SWAP_RA_HIT, /* of those, found in the swap cache by a later fault */
 	THP_FAULT_ALLOC,    /* mm/huge_memory.c */
 	THP_FAULT_FALLBACK,
 	THP_COLLAPSE_ALLOC,        /* mm/khugepaged_collapse.c: a THP for a collapse */

@@ -65,6 +65,9 @@ if [ $want_test = 1 ]; then
 	# unpacks an archive cpio writes when the test is built. (mmlab's own
 	# build/initramfs.cpio needs no cpio: tools/gen_init_cpio.c writes it.)
 	need cpio cpio
+	# The swap machines' scratch disk is made a swap area by util-linux's
+	# mkswap before each boot ("disk-format = swap": tests/runner/qemu.c).
+	need util-linux /sbin/mkswap /usr/sbin/mkswap mkswap
 	need musl-tools musl-gcc
 	# Linux's mm selftests (tests/mm_selftests/), built unmodified: some
 	# link libcap (mlock-random-test, memfd_secret) and libnuma (ksm_tests,

@@ -36,10 +36,25 @@
  * decides the access. */
 /* A migration entry (mm/migrate.c): not present, not PROT_NONE, the page
  * it held being moved; it keeps the PFN and the entry's other bits, and
- * whether the entry was PROT_NONE. Software bits the CPU ignores in an
- * entry that is not present (mmlab's encoding; Linux's is a swap entry). */
-#define _PAGE_SWP_MIGRATION (1ull << 9)
+ * whether the entry was PROT_NONE. Bits the CPU ignores in an entry that
+ * is not present (mmlab's encoding; Linux's is a swap entry of a special
+ * type, offset the PFN). It cannot be taken for a swap entry (below):
+ * its mark is bit 7, which Linux's x86_64 swap entries always leave 0
+ * (pmd_present would take a swap PMD with it for a huge page), and a
+ * swap entry is any other entry that is neither none nor present. */
+#define _PAGE_SWP_MIGRATION (1ull << 7)
 #define _PAGE_SWP_PROTNONE (1ull << 10)
+
+/* A swap entry in a PTE, Linux's x86_64 encoding
+ * (arch/x86/include/asm/pgtable_64.h):
+ *
+ *   | TYPE (59-63) | ~OFFSET (9-58) | 0 | 0 | X | X | X | X | F | SD | 0 |
+ *                                     8   7   6   5   4   3   2   1    0
+ *
+ * present (0) and PROT_NONE (8) clear, bit 7 clear; the offset stored
+ * inverted (an L1TF mitigation: a not-present entry's address bits then
+ * point at no real memory); SD (soft dirty) and F (uffd-wp), which mmlab
+ * does not track, 0. */
 
 #define _PAGE_TABLE (_PAGE_PRESENT | _PAGE_RW | _PAGE_USER | _PAGE_ACCESSED)
 /* What pte_modify keeps of an entry when the protection changes: the page
@@ -89,6 +104,15 @@ static inline pte_t ptep_get_and_clear(struct mm_struct *mm, unsigned long addr,
 	(void)addr;
 	return __pte(__atomic_exchange_n(&ptep->pte, 0, __ATOMIC_RELAXED));
 }
+/* The entry replaced by pte in one atomic step, never none in between
+ * (reclaim's swap entry for a present one: a fault beside it sees the
+ * page or the swap entry, and the table's count of non-none entries
+ * stays); returns what it was, with the accessed and dirty bits the
+ * hardware set up to then. */
+static inline pte_t ptep_get_and_set(pte_t *ptep, pte_t pte)
+{
+	return __pte(__atomic_exchange_n(&ptep->pte, pte_val(pte), __ATOMIC_SEQ_CST));
+}
 static inline pmd_t pmdp_get_and_clear(struct mm_struct *mm, unsigned long addr, pmd_t *pmdp)
 {
 	(void)mm;
@@ -106,6 +130,12 @@ static inline bool pte_accessible(pte_t pte) { return pte_val(pte) & _PAGE_PRESE
 static inline bool is_migration_entry(pte_t pte)
 {
 	return (pte_val(pte) & (_PAGE_PRESENT | _PAGE_PROTNONE | _PAGE_SWP_MIGRATION)) == _PAGE_SWP_MIGRATION;
+}
+/* Linux's is_swap_pte for mmlab's entries: neither none, nor present
+ * (or PROT_NONE), nor a migration entry. */
+static inline bool is_swap_pte(pte_t pte)
+{
+	return !pte_none(pte) && !pte_present(pte) && !is_migration_entry(pte);
 }
 static inline pte_t make_migration_entry(pte_t pte)
 {
@@ -137,6 +167,15 @@ static inline pte_t migration_entry_to_pte(pte_t entry, unsigned long pfn)
 	u64 was = v & _PAGE_SWP_PROTNONE ? _PAGE_PROTNONE : _PAGE_PRESENT;
 	return __pte((v & ~(PTE_PFN_MASK | _PAGE_SWP_MIGRATION | _PAGE_SWP_PROTNONE)) | was |
 		     ((u64)pfn << 12));
+}
+#define SWP_TYPE_BITS 5
+#define SWP_OFFSET_FIRST_BIT 9
+#define SWP_OFFSET_SHIFT (SWP_OFFSET_FIRST_BIT + SWP_TYPE_BITS)
+static inline unsigned long __swp_type(pte_t pte) { return pte.pte >> (64 - SWP_TYPE_BITS); }
+static inline unsigned long __swp_offset(pte_t pte) { return ~pte.pte << SWP_TYPE_BITS >> SWP_OFFSET_SHIFT; }
+static inline pte_t __swp_entry(unsigned long type, unsigned long offset)
+{
+	return (pte_t){ (~offset << SWP_OFFSET_SHIFT >> SWP_TYPE_BITS) | (type << (64 - SWP_TYPE_BITS)) };
 }
 static inline bool pte_write(pte_t pte) { return pte_val(pte) & _PAGE_RW; }
 /* The accessed bit, which the CPU sets on any access through the entry

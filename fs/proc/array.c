@@ -123,6 +123,7 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 	mmap_read_lock(mm);
 	count_vmas(mm, &c);
 	unsigned long anon = get_mm_counter(mm, MM_ANONPAGES), shmem = get_mm_counter(mm, MM_SHMEMPAGES);
+	unsigned long swap = get_mm_counter(mm, MM_SWAPENTS);
 	unsigned long total_vm = READ_ONCE(mm->total_vm);
 	unsigned long hiwater_vm = max(total_vm, READ_ONCE(mm->hiwater_vm));
 	unsigned long total_rss = anon + shmem; /* no file pages */
@@ -150,7 +151,7 @@ static void task_mem(struct seq_buf *m, struct mm_struct *mm)
 	seq_buf_printf(m, "VmExe:\t%8lu kB\n", text >> 10);
 	seq_buf_printf(m, "VmLib:\t%8lu kB\n", lib >> 10);
 	seq_buf_printf(m, "VmPTE:\t%8lu kB\n", mm_pgtables_bytes(mm) >> 10);
-	SEQ_PUT_KB("VmSwap:", 0ul);       /* no swap */
+	SEQ_PUT_KB("VmSwap:", swap);      /* swap entries (MM_SWAPENTS) */
 	/* Linux's hugetlb_report_usage: hugetlb pages mapped (not in RSS). */
 	SEQ_PUT_KB("HugetlbPages:", (unsigned long)__atomic_load_n(&mm->hugetlb_usage, __ATOMIC_RELAXED));
 }

@@ -7,6 +7,8 @@
 #include "arch/x86_64/boot_paging.h"
 #include "kernel/sched.h"
 #include "mm/swap.h"
+#include "mm/swapfile.h"
+#include "mm/swap_state.h"
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/kernel_map.h"
@@ -61,12 +63,12 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "MemTotal:       ", total);
 	show_val_kb(m, "MemFree:        ", free);
 	show_val_kb(m, "MemAvailable:   ", available);
-	/* No block devices or swap: these are 0. The only page
+	/* No page cache on block devices: Buffers is 0. The only page
 	 * cache is shmem's (tmpfs files and shared anonymous memory), which
 	 * Linux counts in Cached too. */
 	show_val_kb(m, "Buffers:        ", 0);
 	show_val_kb(m, "Cached:         ", nr_shmem_pages());
-	show_val_kb(m, "SwapCached:     ", 0);
+	show_val_kb(m, "SwapCached:     ", total_swapcache_pages());
 	/* The LRU lists (mm/swap.c): anonymous and tmpfs pages on the anon
 	 * lists, as Linux's; no file system with a backing store, so the
 	 * file lists are empty. */
@@ -81,8 +83,10 @@ static void meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	show_val_kb(m, "Inactive(file): ", lru[LRU_INACTIVE_FILE]);
 	show_val_kb(m, "Unevictable:    ", lru[LRU_UNEVICTABLE]);
 	show_val_kb(m, "Mlocked:        ", global_mlocked_pages());
-	show_val_kb(m, "SwapTotal:      ", 0);
-	show_val_kb(m, "SwapFree:       ", 0);
+	unsigned long swap_free, swap_total;
+	si_swapinfo(&swap_free, &swap_total); /* mm/swapfile.c */
+	show_val_kb(m, "SwapTotal:      ", swap_total);
+	show_val_kb(m, "SwapFree:       ", swap_free);
 	show_val_kb(m, "Zswap:          ", 0);
 	show_val_kb(m, "Zswapped:       ", 0);
 	show_val_kb(m, "Dirty:          ", 0);

@@ -14,6 +14,7 @@
  * (pagemap's entries into a kernel buffer), and the copy to user memory
  * (which may fault, and so take the lock again) happens after it is
  * dropped. */
+#include "mm/swapops.h"
 #include "mm/page_alloc.h"
 #include "fs/proc/internal.h"
 #include "arch/x86_64/uaccess.h"
@@ -286,8 +287,8 @@ void numa_maps_show(struct seq_buf *m, const struct proc_node *node)
 struct mem_size_stats {
 	unsigned long resident, shared_clean, shared_dirty, private_clean, private_dirty;
 	unsigned long referenced, anonymous, anonymous_thp, shmem_thp;
-	unsigned long private_hugetlb, shared_hugetlb;
-	u64 pss, pss_anon, pss_shmem, pss_dirty, pss_locked;
+	unsigned long private_hugetlb, shared_hugetlb, swap;
+	u64 pss, pss_anon, pss_shmem, pss_dirty, pss_locked, swap_pss;
 };
 
 /* Linux's smaps_page_accumulate. A page here is anonymous (Pss_Anon) or
@@ -359,6 +360,16 @@ static struct page *vm_normal_page(pte_t pte)
 static int smaps_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 {
 	(void)addr;
+	if (is_swap_pte(pte)) {
+		/* Linux's: Swap, and SwapPss shared by the entries that name
+		 * the slot (its count, SWAP_HAS_CACHE aside). */
+		struct mem_size_stats *mss = walk->private;
+		int mapcount = swap_count_of(pte_to_swp_entry(pte)) & ~SWAP_HAS_CACHE;
+		mss->swap += PAGE_SIZE;
+		u64 pss = (u64)PAGE_SIZE << PSS_SHIFT;
+		mss->swap_pss += mapcount >= 2 ? pss / (u64)mapcount : pss;
+		return 0;
+	}
 	if (!pte_present(pte))
 		return 0;
 	struct page *page = vm_normal_page(pte);
@@ -416,8 +427,8 @@ static void put_kb(struct seq_buf *m, const char *label, unsigned long bytes)
 }
 
 /* Linux 6.12's __show_smap (the same lines through 6.18): the Pss_Anon,
- * _File and _Shmem lines only in smaps_rollup. Swap, shmem and file
- * figures are 0: there is no swap, shmem or file mapping here. */
+ * _File and _Shmem lines only in smaps_rollup. File figures are 0: every
+ * file is tmpfs, whose pages are shmem; a shmem page is never swapped. */
 static void __show_smap(struct seq_buf *m, const struct mem_size_stats *mss, bool rollup)
 {
 	put_kb(m, "Rss:            ", mss->resident);
@@ -441,8 +452,8 @@ static void __show_smap(struct seq_buf *m, const struct mem_size_stats *mss, boo
 	put_kb(m, "FilePmdMapped:  ", 0);
 	put_kb(m, "Shared_Hugetlb: ", mss->shared_hugetlb);
 	seq_buf_printf(m, "Private_Hugetlb: %7lu kB\n", mss->private_hugetlb >> 10);
-	put_kb(m, "Swap:           ", 0);
-	put_kb(m, "SwapPss:        ", 0);
+	put_kb(m, "Swap:           ", mss->swap);
+	put_kb(m, "SwapPss:        ", (unsigned long)(mss->swap_pss >> PSS_SHIFT));
 	put_kb(m, "Locked:         ", (unsigned long)(mss->pss_locked >> PSS_SHIFT));
 }
 
@@ -567,13 +578,20 @@ static int pagemap_pte_hole(unsigned long addr, unsigned long next, int depth, s
 /* Linux's pte_to_pagemap_entry: a present PTE (PROT_NONE included) gives
  * PM_PRESENT and its PFN; PM_MMAP_EXCLUSIVE when it maps a normal page
  * mapped once (not the zero page, which vm_normal_page does not return).
- * There are no swap entries; a shared anonymous page is PM_FILE (not anonymous to Linux). */
+ * A swap entry gives PM_SWAP; a shared anonymous page is PM_FILE (not anonymous to Linux). */
 static int pagemap_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 {
 	(void)addr;
 	struct pagemapread *pm = walk->private;
 	u64 frame = 0, flags = 0;
-	if (pte_present(pte)) {
+	if (is_swap_pte(pte)) {
+		/* Linux's: PM_SWAP, and the type and offset where the frame
+		 * goes (shown as the PFN is, with CAP_SYS_ADMIN). */
+		swp_entry_t entry = pte_to_swp_entry(pte);
+		if (pm->show_pfn)
+			frame = swp_type(entry) | ((u64)swp_offset(entry) << MAX_SWAPFILES_SHIFT);
+		flags |= PM_SWAP;
+	} else if (pte_present(pte)) {
 		if (pm->show_pfn)
 			frame = pte_pfn(pte);
 		flags |= PM_PRESENT;

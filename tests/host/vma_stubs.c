@@ -8,6 +8,7 @@
 #include "tests/host/vma_stubs.h"
 #include "fs/file.h"
 #include "kernel/sched.h"
+#include "mm/madvise_cold.h"
 #include "mm/huge_memory.h"
 #include "mm/hugetlb.h"
 #include "mm/hugetlb_vma.h"
@@ -234,6 +235,17 @@ int madvise_collapse(struct vm_area_struct *vma, struct vm_area_struct **prev, u
 	check_inside("madvise_collapse", vma, start, end);
 	*prev = vma;
 	return -EINVAL;
+}
+
+/* ---- mm/madvise_cold.c ---------------------------------------------------- */
+
+/* No pages on the host: nothing to deactivate or page out; a locked VMA
+ * is refused as the kernel's is. */
+int madvise_cold_or_pageout(struct vm_area_struct *vma, unsigned long start, unsigned long end, int behavior)
+{
+	(void)behavior;
+	check_inside("madvise_cold_or_pageout", vma, start, end);
+	return vma->vm_flags & VM_LOCKED ? -EINVAL : 0;
 }
 
 /* ---- mm/memory.c -------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /*
  * qemu.c - builds the QEMU command line of one boot (qemu.h). Pure: reads
  * only the environment (QEMU, OVMF_CODE, OVMF_VARS) and which OVMF files
- * exist.
+ * exist. Also makes and removes a boot's scratch disk image (running
+ * mkswap on it for "disk-format = swap").
  */
 #define _GNU_SOURCE
 #include "qemu.h"
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *ovmf_file(const char *env, const char *preferred, const char *fallback)
@@ -89,6 +91,41 @@ char *disk_image_path(const struct opts *o, const struct topology *t)
 	return xasprintf("%s/%s.disk.img", o->results, t->name);
 }
 
+/* util-linux's mkswap (Debian's: tools/deps.sh installs it), which
+ * Linux's swapon and mmlab's both read: the label mmlab-swap, the image
+ * all of it, its output kept from the runner's (-q). The mkswap found
+ * first of MKSWAP (the environment), /sbin, /usr/sbin, then the PATH. */
+static int mkswap_image(const char *path, char *err, size_t errlen)
+{
+	const char *env = getenv("MKSWAP");
+	const char *tool = env && *env ? env : access("/sbin/mkswap", X_OK) == 0 ? "/sbin/mkswap"
+					    : access("/usr/sbin/mkswap", X_OK) == 0 ? "/usr/sbin/mkswap"
+										      : "mkswap";
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "mkswap %s: fork: %s", path, strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execlp(tool, tool, "-q", "-L", "mmlab-swap", path, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(err, errlen, "mkswap %s: waitpid: %s", path, strerror(errno));
+			return -1;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		snprintf(err, errlen, "%s %s failed (%s %d%s)", tool, path,
+			 WIFEXITED(status) ? "exit status" : "signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+			 WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ": not found; tools/deps.sh installs util-linux" : "");
+		return -1;
+	}
+	return 0;
+}
+
 int disk_image_create(const struct opts *o, const struct topology *t, char *err, size_t errlen)
 {
 	if (!t->disk_bytes)
@@ -102,6 +139,8 @@ int disk_image_create(const struct opts *o, const struct topology *t, char *err,
 	}
 	if (fd >= 0)
 		close(fd);
+	if (!rc && t->disk_format == DISK_FORMAT_SWAP)
+		rc = mkswap_image(path, err, errlen);
 	free(path);
 	return rc;
 }

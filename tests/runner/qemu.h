@@ -28,7 +28,8 @@ bool tcg_multi_threaded(const struct opts *o, const struct topology *t);
 char *vars_copy_path(const struct opts *o, const struct topology *t);
 /* Where a boot's scratch disk image goes ("disk = SIZE"; malloc'd):
  * RESULTS/NAME.disk.img. disk_image_create makes it anew, empty (sparse),
- * of t->disk_bytes: 0, or -1 with a message in err; disk_image_remove
+ * of t->disk_bytes, made a swap area by mkswap for "disk-format = swap"
+ * (-L mmlab-swap): 0, or -1 with a message in err; disk_image_remove
  * deletes it after the boot. Both do nothing for a machine without a disk. */
 char *disk_image_path(const struct opts *o, const struct topology *t);
 int disk_image_create(const struct opts *o, const struct topology *t, char *err, size_t errlen);

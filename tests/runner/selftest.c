@@ -884,6 +884,47 @@ static bool tcg_threads_choice(void)
 	return ok;
 }
 
+/* "disk-format = swap": the image made by mkswap, with Linux's swap
+ * header (version 1 at 1024, last_page the image's last page, the
+ * SWAPSPACE2 magic in the page's last 10 bytes); a second line, a format
+ * that is not one, and a format without a disk refused. */
+static bool disk_format_swap(void)
+{
+	static const char *const bad[] = {"disk-format must be given once", NULL};
+	static const char *const nodisk[] = {"it needs 'disk = SIZE'", NULL};
+	struct topology t, x;
+	if (!load_expect("swp", "qemu = -m 1G\ndisk = 2M\ndisk-format = swap\n", &t, NULL) ||
+	    !load_expect("sbad1", "disk = 1M\ndisk-format = ext4\n", &x, bad) ||
+	    !load_expect("sbad2", "disk = 1M\ndisk-format = swap\ndisk-format = none\n", &x, bad) ||
+	    !load_expect("sbad3", "disk-format = swap\n", &x, nodisk))
+		return false;
+	bool ok = t.disk_format == DISK_FORMAT_SWAP;
+	struct opts o = {.mode = MODE_TEST, .iso = "k.iso", .accel = "tcg", .results = topo_dir};
+	char err[256];
+	char *img = disk_image_path(&o, &t);
+	unsigned char page[4096];
+	int fd = -1;
+	if (disk_image_create(&o, &t, err, sizeof(err)) || (fd = open(img, O_RDONLY)) < 0 ||
+	    pread(fd, page, sizeof(page), 0) != (ssize_t)sizeof(page)) {
+		note("swap image %s not made: %s", img, err);
+		ok = false;
+	} else {
+		unsigned int version, last_page;
+		memcpy(&version, page + 1024, 4);
+		memcpy(&last_page, page + 1028, 4);
+		if (memcmp(page + 4096 - 10, "SWAPSPACE2", 10) || version != 1 || last_page != (2u << 20) / 4096 - 1) {
+			note("header: version %u, last_page %u, magic %.10s", version, last_page, page + 4086);
+			ok = false;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	disk_image_remove(&o, &t);
+	free(img);
+	topology_free(&t);
+	return ok;
+}
+
 /* "disk = SIZE": the size in bytes, the -drive and virtio-blk -device
  * lines naming RESULTS/NAME.disk.img, an empty sparse image made and
  * removed; a bad size, a second line, refused. */
@@ -1140,6 +1181,7 @@ static const struct {
 	{"hostile_iso_and_expect_log", hostile_iso_and_expect_log},
 	{"tcg_threads_choice", tcg_threads_choice},
 	{"disk_scratch_image", disk_scratch_image},
+	{"disk_format_swap", disk_format_swap},
 	{"vcpus_from_smp", topo_vcpus_from_smp},
 	{"timeouts_count_cpu_time", timeouts_count_cpu_time},
 	{"jobs_start_longest_first", jobs_start_longest_first},

@@ -199,6 +199,7 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 	t->description = strdup("");
 	bool seen_desc = false, seen_fw = false, seen_timeout = false, seen_expect = false;
 	bool seen_kernel = false;
+	bool seen_disk_format = false;
 	int first_output_line = 0; /* line of the first expect_output */
 	char *line = NULL;
 	size_t cap = 0;
@@ -390,6 +391,14 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 				goto fail;
 			}
 			t->disk_bytes = n * unit;
+		} else if (strcmp(key, "disk-format") == 0) {
+			if (seen_disk_format || (strcmp(value, "swap") && strcmp(value, "none"))) {
+				snprintf(err, errlen, "%s:%d: disk-format must be given once, as 'swap' or 'none', "
+					 "not '%s'", path, lineno, value);
+				goto fail;
+			}
+			seen_disk_format = true;
+			t->disk_format = strcmp(value, "swap") == 0 ? DISK_FORMAT_SWAP : DISK_FORMAT_NONE;
 		} else if (strcmp(key, "base") == 0) {
 			if (t->base) {
 				snprintf(err, errlen, "%s:%d: duplicate key 'base'", path, lineno);
@@ -408,7 +417,7 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 			snprintf(err, errlen,
 				 "%s:%d: unknown key '%s' (expected description, firmware, qemu, cmdline, "
 				 "timeout, expect, expect_output, expect_log, iso, initrd, filter, on_request, tcg_threads, kernel, base, disk, "
-				 "session)",
+				 "disk-format, session)",
 				 path, lineno, key);
 			goto fail;
 		}
@@ -431,6 +440,10 @@ static int load(const char *path, struct topology *t, char *err, size_t errlen, 
 	}
 	if ((t->initrd && t->kernel != KERNEL_LINUX) || (t->iso && t->kernel == KERNEL_LINUX)) {
 		snprintf(err, errlen, "%s: 'initrd' is a kernel = linux boot's, 'iso' an mmlab boot's", path);
+		goto fail;
+	}
+	if (t->disk_format != DISK_FORMAT_NONE && !t->disk_bytes) {
+		snprintf(err, errlen, "%s: 'disk-format' formats the scratch disk: it needs 'disk = SIZE'", path);
 		goto fail;
 	}
 	if (ferror(f)) {

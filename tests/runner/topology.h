@@ -75,6 +75,10 @@ struct topology {
 	/* "disk = SIZE": bytes of the scratch virtio-blk disk the machine
 	 * gets (qemu.c: disk_image_path), 0 for none. Not taken from a base. */
 	unsigned long long disk_bytes;
+	/* "disk-format = swap": the scratch image is made a Linux swap area
+	 * by util-linux's mkswap before each boot (qemu.c); DISK_FORMAT_NONE
+	 * (the default, or "disk-format = none"): left empty. Needs a disk. */
+	enum disk_format { DISK_FORMAT_NONE, DISK_FORMAT_SWAP } disk_format;
 };
 
 const char *firmware_name(enum firmware f); /* "bios" | "uefi" */

@@ -15,6 +15,7 @@
 #include <sys/mount.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <sys/utsname.h>
@@ -327,6 +328,34 @@ bool on_mmlab(void)
 		known = uname(&u) == 0 && !strcmp(u.sysname, "mmlab");
 	}
 	return known;
+}
+
+struct cap_header {
+	uint32_t version;
+	int pid;
+};
+struct cap_data {
+	uint32_t effective, permitted, inheritable;
+};
+#define CAP_V3 0x20080522
+
+bool has_cap(int cap)
+{
+	struct cap_header h = { CAP_V3, 0 };
+	struct cap_data d[2];
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return (cap < 32 ? d[0].effective >> cap : d[1].effective >> (cap - 32)) & 1;
+}
+
+bool drop_cap(int cap)
+{
+	struct cap_header h = { CAP_V3, 0 };
+	struct cap_data d[2];
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	d[cap / 32].effective &= ~(1u << (cap % 32));
+	return syscall(SYS_capset, &h, d) == 0;
 }
 
 bool reads_map_zero_page(void)

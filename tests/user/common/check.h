@@ -160,6 +160,11 @@ bool all_bytes(const void *p, size_t len, unsigned char value);
  * kernels; a program says which behaviour it expects from which. */
 bool on_mmlab(void);
 
+/* Whether capability cap is in this process's effective set, and its
+ * removal from it (capget/capset version 3; false when they fail). */
+bool has_cap(int cap);
+bool drop_cap(int cap);
+
 /* Whether a read fault on never-written anonymous memory maps the shared
  * zero page (not counted in VmRSS). mmlab always does, and on_mmlab() says so
  * without probing, so the checks that rely on it stay strict there. Linux

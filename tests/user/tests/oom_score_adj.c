@@ -27,35 +27,6 @@
 #include "check.h"
 
 #define CAP_SYS_RESOURCE 24
-#define CAP_V3 0x20080522
-
-struct cap_header {
-	uint32_t version;
-	int pid;
-};
-struct cap_data {
-	uint32_t effective, permitted, inheritable;
-};
-
-static bool has_cap(int cap)
-{
-	struct cap_header h = { CAP_V3, 0 };
-	struct cap_data d[2];
-	if (syscall(SYS_capget, &h, d))
-		return false;
-	return (cap < 32 ? d[0].effective >> cap : d[1].effective >> (cap - 32)) & 1;
-}
-
-/* Drops cap from the effective set (this process only). */
-static bool drop_cap(int cap)
-{
-	struct cap_header h = { CAP_V3, 0 };
-	struct cap_data d[2];
-	if (syscall(SYS_capget, &h, d))
-		return false;
-	d[cap / 32].effective &= ~(1u << (cap % 32));
-	return syscall(SYS_capset, &h, d) == 0;
-}
 
 static long read_long(const char *path)
 {

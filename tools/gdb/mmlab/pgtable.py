@@ -54,7 +54,9 @@ def walk(pgd_addr, addr):
         if e == 0:
             w.stopped = "%s entry none" % level
             return w
-        if not e & (c("_PAGE_PRESENT") | c("_PAGE_PROTNONE") | c("_PAGE_PSE")):
+        # _PAGE_PSE keeps a PROT_NONE huge PMD present; in a PTE, bit 7
+        # marks a migration entry, which is not present.
+        if not e & (c("_PAGE_PRESENT") | c("_PAGE_PROTNONE") | (c("_PAGE_PSE") if level != "pte" else 0)):
             w.stopped = "%s entry not present" % level
             return w
         leaf = level == "pte" or (level in ("pud", "pmd") and e & c("_PAGE_PSE"))
@@ -165,7 +167,7 @@ def leaves(pgd_addr, start, end):
             va = canonical(base + (i << shift))
             if va + (1 << shift) <= start or va >= end or not e:
                 continue
-            if not e & (present | c("_PAGE_PSE")):
+            if not e & (present | (c("_PAGE_PSE") if level != "pte" else 0)):
                 continue
             if level == "pte" or (level in ("pud", "pmd") and e & c("_PAGE_PSE")):
                 yield va, 1 << shift, level, e

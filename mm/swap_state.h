@@ -1,0 +1,84 @@
+/* The swap cache and swap I/O (Linux 6.1's mm/swap_state.c and
+ * mm/page_io.c): a page whose data is also, or is about to be, in a swap
+ * slot, found by its swap entry. A page in it has PG_swapcache, its entry
+ * in private (Linux's folio->swap), a reference held by the cache, and
+ * the slot's SWAP_HAS_CACHE (mm/swapfile.h).
+ *
+ * Linux keeps one address_space per 64 MiB of each area, an xarray of the
+ * pages; mmlab keeps one array of page pointers per area, indexed by
+ * offset (swapon makes it, swapoff frees it), under swap_cache_lock.
+ *
+ * Invariant: a page in the swap cache is mapped writable only by the one
+ * mapping that owns it alone and has not been unmapped since it entered
+ * the cache (reclaim's add_to_swap, whose unmap then failed). Swap-in
+ * maps a page that stays in the cache read-only, so a page that other
+ * swap entries name never changes under them; a write fault copies it
+ * (mm/memory.c's reuse needs one reference, and the cache holds one). */
+#ifndef MM_SWAP_STATE_H
+#define MM_SWAP_STATE_H
+
+#include "mm/page.h"
+#include "kernel/spinlock.h"
+#include "mm/swapfile.h"
+
+static inline bool PageSwapCache(const struct page *page) { return page_test_flag(page, PG_swapcache); }
+static inline swp_entry_t page_swap_entry(const struct page *page)
+{
+	return (swp_entry_t){ page->_user_private };
+}
+
+/* swapon and swapoff: the area's cache made (0 or -ENOMEM), and freed
+ * (empty by then: try_to_unuse took every page out). */
+int init_swap_address_space(unsigned int type, unsigned long nr_pages);
+void exit_swap_address_space(unsigned int type);
+
+/* page (a reference of the caller's, not in the cache) enters it at
+ * entry, whose SWAP_HAS_CACHE the caller took (get_swap_page or
+ * swapcache_prepare): the cache takes a reference. */
+void add_to_swap_cache(struct page *page, swp_entry_t entry);
+/* page leaves the cache: its slot's SWAP_HAS_CACHE and the cache's
+ * reference go (the slot is free if nothing else names it). */
+void delete_from_swap_cache(struct page *page);
+/* Linux's __remove_mapping for a swap-cache page reclaim holds isolated
+ * (its reference and the cache's, nothing else: no mapping, no other
+ * user): out of the cache, true; false when someone else holds it. */
+bool remove_mapping_swapcache(struct page *page);
+/* The page at entry, with a reference for the caller, or NULL. */
+struct page *lookup_swap_cache(swp_entry_t entry);
+/* Whether a page is in the cache at entry (mincore's question). */
+bool swap_cache_present(swp_entry_t entry);
+/* Linux's folio_free_swap: page leaves the cache when nothing needs its
+ * slot any more (no swap entry names it); a page still mapped stays
+ * mapped, an ordinary anonymous page from then on. True when it did. */
+bool try_to_free_swap(struct page *page);
+/* The swap-in's step under the swap cache's lock (Linux's do_swap_page
+ * between swap_free and page_add_anon_rmap): the PTE's reference on entry
+ * goes, and page (in the cache at entry, a reference of the caller's)
+ * gains vma's mapping at address (*first: its first). Exclusive when no
+ * other swap entry names the slot and nothing else maps the page: it
+ * then leaves the cache (its slot freed), and the caller may map it
+ * writable. 1 exclusive, 0 shared (it stays in the cache, mapped
+ * read-only), -EAGAIN when page is not the cache's page at entry any
+ * more (the fault tries again). */
+struct vm_area_struct;
+int swap_cache_map(struct page *page, swp_entry_t entry, struct vm_area_struct *vma, unsigned long address,
+		   bool *first);
+/* Held around an unmap of a page in the swap cache (reclaim's, a zap's),
+ * so that its last mapping's going and a swap-in's first mapping
+ * (swap_cache_map) do not interleave: the one clears the page's anon_vma,
+ * the other sets it. */
+extern spinlock_t swap_cache_lock;
+/* Linux's free_swap_and_cache: a swap entry goes (zap); the slot is
+ * freed, and a cache page nobody maps and no other entry names with it. */
+void free_swap_and_cache(swp_entry_t entry);
+/* Pages in the swap cache (Linux's total_swapcache_pages: SwapCached,
+ * nr_swapcached). */
+unsigned long total_swapcache_pages(void);
+
+/* Linux's swap_writepage and swap_read_folio, synchronous: one bio of
+ * one page at the slot's sector, waited for (Linux's is asynchronous, its
+ * end_io finishing the page's writeback). 0 or -errno. pswpout/pswpin. */
+int swap_writepage(struct page *page);
+int swap_readpage(struct page *page, swp_entry_t entry);
+
+#endif

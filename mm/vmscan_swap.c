@@ -1,0 +1,115 @@
+/* Swap-out of an anonymous page (Linux 6.1's shrink_folio_list for a
+ * swap-backed anonymous folio: add_to_swap, try_to_unmap, pageout,
+ * __remove_mapping), called by mm/vmscan.c for a page it decided to
+ * reclaim, isolated (its reference, PG_lru clear).
+ *
+ *   1. add_to_swap: a free slot (get_swap_page), the page into the swap
+ *      cache at it. No slot: the page is activated, as Linux's.
+ *   2. try_to_unmap through the reverse map, in every process that maps
+ *      it: each PTE becomes the swap entry in one atomic exchange
+ *      (ptep_get_and_set: never none in between, so the PTE table's count
+ *      of non-none entries stays), the slot gains a reference
+ *      (swap_duplicate), the mapping's RSS moves to MM_SWAPENTS, and that
+ *      mm's TLB is flushed before the walk goes on, so no CPU can write
+ *      the page once it is unmapped (Linux batches the flushes of a whole
+ *      list, try_to_unmap_flush, before pageout; mmlab flushes per mm).
+ *      A VM_LOCKED VMA stops it, and so does an mm whose mmap_lock is
+ *      busy (tried, never waited for: mm/migrate_entry.c's hold_mm says
+ *      why); a page left mapped is activated, as Linux's, and stays in
+ *      the swap cache with its slot (the entries already made name it).
+ *   3. pageout: swap_writepage, synchronous (mm/swap_state.h), unless no
+ *      swap entry names the slot any more (every mapping went meanwhile).
+ *   4. __remove_mapping: out of the swap cache only if nothing but the
+ *      isolation and the cache holds the page (a fault that found it in
+ *      the cache meanwhile keeps it); the caller's put then frees it.
+ *
+ * Not swapped: a THP (Linux splits it first, split_folio_to_list; mmlab
+ * activates it), a tmpfs page (shmem_writepage: not built), an mlocked
+ * page, and anything when the reclaim may not do I/O (no __GFP_IO). */
+#include "mm/vmscan_swap.h"
+#include "mm/memory.h"
+#include "mm/mm_types.h"
+#include "mm/mmap_lock.h"
+#include "mm/mmu_context.h"
+#include "mm/page_alloc.h"
+#include "mm/pgtable.h"
+#include "mm/pte_ref.h"
+#include "mm/rmap.h"
+#include "mm/swap_state.h"
+#include "mm/swapops.h"
+
+struct unmap_arg {
+	swp_entry_t entry;
+	bool failed;
+};
+
+/* Linux's try_to_unmap_one for a page going to swap. */
+static bool try_to_unmap_one(struct page *page, struct vm_area_struct *vma, unsigned long address, void *arg)
+{
+	struct unmap_arg *ua = arg;
+	struct mm_struct *mm = vma->vm_mm;
+	if (vma->vm_flags & VM_LOCKED) {
+		ua->failed = true;
+		return false;
+	}
+	if (!mmap_read_trylock(mm)) {
+		ua->failed = true;
+		return false;
+	}
+	pmd_t *pmd = mm_find_pmd(mm, address);
+	if (pmd && !pmd_trans_huge(pmdp_get(pmd))) {
+		spinlock_t *ptl;
+		pte_t *pte = pte_tryget_map_lock(mm, pmd, address, &ptl);
+		if (pte) {
+			pte_t val = ptep_get(pte);
+			if (pte_present(val) && pte_pfn(val) == page_to_pfn(page)) {
+				if (swap_duplicate(ua->entry)) {
+					ua->failed = true;
+				} else {
+					ptep_get_and_set(pte, swp_entry_to_pte(ua->entry));
+					flush_tlb_mm_range(mm, address, address + PAGE_SIZE);
+					spin_lock(&swap_cache_lock);
+					anon_page_unmapped(mm, page, 1);
+					spin_unlock(&swap_cache_lock);
+					add_mm_counter(mm, MM_SWAPENTS, 1);
+					swap_mmlist_add(mm);
+					put_page(page); /* the mapping's reference */
+				}
+			}
+			pte_unmap_unlock(pte, ptl);
+			pte_put(mm, pmd, address);
+		}
+	}
+	mmap_read_unlock(mm);
+	return !ua->failed;
+}
+
+/* Every mapping of page replaced by entry; true when none is left. */
+static bool try_to_unmap(struct page *page, swp_entry_t entry)
+{
+	struct unmap_arg ua = { .entry = entry };
+	struct rmap_walk_control rwc = { .arg = &ua, .rmap_one = try_to_unmap_one, .try_lock = true };
+	if (page_mapcount(page))
+		rmap_walk(page, &rwc);
+	return !page_mapcount(page);
+}
+
+enum swap_out_result swap_out_folio(struct page *page)
+{
+	if (PageAnonThp(page))
+		return SWAP_OUT_ACTIVATE;
+	if (!PageSwapCache(page)) {
+		swp_entry_t entry = get_swap_page();
+		if (!entry.val)
+			return SWAP_OUT_ACTIVATE; /* no swap space */
+		add_to_swap_cache(page, entry);
+	}
+	swp_entry_t entry = page_swap_entry(page);
+	if (!try_to_unmap(page, entry))
+		return SWAP_OUT_ACTIVATE; /* Linux's activate_locked: still mapped */
+	/* Nobody names the slot any more: the data is nobody's (Linux's
+	 * folio_free_swap of an unmapped swap-cache page). */
+	if ((swap_count_of(entry) & ~SWAP_HAS_CACHE) && swap_writepage(page))
+		return SWAP_OUT_ACTIVATE;
+	return remove_mapping_swapcache(page) ? SWAP_OUT_FREED : SWAP_OUT_KEEP;
+}
