@@ -75,6 +75,12 @@ bool compaction_restarting(pg_data_t *pgdat, int order)
 
 /* --- skip hints ---------------------------------------------------------- */
 
+void reset_isolation_suitable(pg_data_t *pgdat)
+{
+	if (pgdat->compact_blockskip_flush)
+		__reset_isolation_suitable(pgdat);
+}
+
 void __reset_isolation_suitable(pg_data_t *pgdat)
 {
 	unsigned long start = pgdat->node_start_pfn, end = node_end_pfn(pgdat);
@@ -133,15 +139,24 @@ enum compact_result compaction_suitable(pg_data_t *pgdat, int order, int alloc_f
 	return ret;
 }
 
+/* The i-th node of nid's fallback list when a request with gfp and
+ * nodemask may use it, else -1 (Linux's for_each_zone_zonelist_nodemask). */
+static int request_node(gfp_t gfp, int nid, const nodemask_t *nodemask, int i)
+{
+	int n = NODE_DATA(nid)->fallback[i];
+	if (((gfp & __GFP_THISNODE) && n != nid) || (nodemask && !node_isset(n, *nodemask)))
+		return -1;
+	return n;
+}
+
 /* Linux's compaction_zonelist_suitable for should_compact_retry: whether
  * reclaim could make compaction worth trying on a node the request may
  * use (free plus reclaimable pages would pass). */
 static bool compaction_zonelist_suitable(gfp_t gfp, int order, int alloc_flags, int nid, const nodemask_t *nodemask)
 {
-	pg_data_t *pref = NODE_DATA(nid);
-	for (int i = 0; i < pref->nr_fallback; i++) {
-		int n = pref->fallback[i];
-		if (((gfp & __GFP_THISNODE) && n != nid) || (nodemask && !node_isset(n, *nodemask)))
+	for (int i = 0; i < NODE_DATA(nid)->nr_fallback; i++) {
+		int n = request_node(gfp, nid, nodemask, i);
+		if (n < 0)
 			continue;
 		pg_data_t *pgdat = NODE_DATA(n);
 		unsigned long available = node_reclaimable_pages(pgdat) + READ_ONCE(pgdat->nr_free);
@@ -334,8 +349,10 @@ enum compact_result compact_zone(struct compact_control *cc)
 		if (ret == COMPACT_SUCCESS || ret == COMPACT_SKIPPED)
 			return ret;
 	}
-	/* The full deferral has run: the skip hints are stale. */
-	if (compaction_restarting(pgdat, cc->order) || pgdat->compact_blockskip_flush)
+	/* The full deferral has run: the skip hints are stale. (The other
+	 * reset, after a direct compaction went over the whole node, is
+	 * kcompactd's: reset_isolation_suitable.) */
+	if (compaction_restarting(pgdat, cc->order))
 		__reset_isolation_suitable(pgdat);
 
 	if (cc->whole_zone) {
@@ -387,25 +404,31 @@ enum compact_result compact_zone(struct compact_control *cc)
 	return ret;
 }
 
+void compact_control_init(struct compact_control *cc, pg_data_t *pgdat, int order, enum migrate_mode mode)
+{
+	*cc = (struct compact_control){
+		.order = order,
+		.gfp_mask = GFP_KERNEL,
+		.pgdat = pgdat,
+		.start_pfn = pgdat->node_start_pfn,
+		.end_pfn = node_end_pfn(pgdat),
+		.mode = mode,
+		.alloc_flags = WMARK_MIN,
+	};
+}
+
 /* --- direct compaction ---------------------------------------------------- */
 
 /* Linux's compact_zone_order: one node, for an allocation. */
 static enum compact_result compact_zone_order(pg_data_t *pgdat, int order, gfp_t gfp, enum compact_priority prio,
 					     int alloc_flags)
 {
-	struct compact_control cc = {
-		.order = order,
-		.gfp_mask = gfp,
-		.pgdat = pgdat,
-		.start_pfn = pgdat->node_start_pfn,
-		.end_pfn = node_end_pfn(pgdat),
-		.mode = prio == COMPACT_PRIO_ASYNC ? MIGRATE_ASYNC : MIGRATE_SYNC_LIGHT,
-		.alloc_flags = alloc_flags,
-		.direct_compaction = true,
-		.whole_zone = prio == MIN_COMPACT_PRIORITY,
-		.ignore_skip_hint = prio == MIN_COMPACT_PRIORITY,
-		.ignore_block_suitable = prio == MIN_COMPACT_PRIORITY,
-	};
+	struct compact_control cc;
+	compact_control_init(&cc, pgdat, order, prio == COMPACT_PRIO_ASYNC ? MIGRATE_ASYNC : MIGRATE_SYNC_LIGHT);
+	cc.gfp_mask = gfp;
+	cc.alloc_flags = alloc_flags;
+	cc.direct_compaction = true;
+	cc.whole_zone = cc.ignore_skip_hint = cc.ignore_block_suitable = prio == MIN_COMPACT_PRIORITY;
 	enum compact_result ret = compact_zone(&cc);
 	count_compact_scanned(&cc, false);
 	return ret;
@@ -418,10 +441,9 @@ enum compact_result try_to_compact_pages(gfp_t gfp, unsigned int order, int allo
 	/* Linux: "Check if the GFP flags allow compaction". */
 	if (!(gfp & __GFP_IO))
 		return rc;
-	pg_data_t *pref = NODE_DATA(nid);
-	for (int i = 0; i < pref->nr_fallback; i++) {
-		int n = pref->fallback[i];
-		if (((gfp & __GFP_THISNODE) && n != nid) || (nodemask && !node_isset(n, *nodemask)))
+	for (int i = 0; i < NODE_DATA(nid)->nr_fallback; i++) {
+		int n = request_node(gfp, nid, nodemask, i);
+		if (n < 0)
 			continue;
 		pg_data_t *pgdat = NODE_DATA(n);
 		if (prio > MIN_COMPACT_PRIORITY && compaction_deferred(pgdat, (int)order)) {
@@ -450,30 +472,18 @@ enum compact_result try_to_compact_pages(gfp_t gfp, unsigned int order, int allo
 
 /* --- whole nodes and ranges ----------------------------------------------- */
 
-static void compact_range_cc(struct compact_control *cc)
-{
-	cc->result = compact_zone(cc);
-	count_compact_scanned(cc, false);
-}
-
 void compact_range(int nid, unsigned long start_pfn, unsigned long end_pfn, int order, unsigned flags,
 		   struct compact_range_result *out)
 {
 	bool hints = flags & COMPACT_RANGE_SKIP_HINTS;
-	struct compact_control cc = {
-		.order = order,
-		.gfp_mask = GFP_KERNEL,
-		.pgdat = NODE_DATA(nid),
-		.start_pfn = start_pfn,
-		.end_pfn = end_pfn,
-		.mode = MIGRATE_SYNC,
-		.alloc_flags = WMARK_MIN,
-		.whole_zone = true,
-		.ignore_skip_hint = !hints,
-		.no_set_skip_hint = !hints,
-	};
-	compact_range_cc(&cc);
-	out->result = cc.result;
+	struct compact_control cc;
+	compact_control_init(&cc, NODE_DATA(nid), order, MIGRATE_SYNC);
+	cc.start_pfn = start_pfn;
+	cc.end_pfn = end_pfn;
+	cc.whole_zone = true;
+	cc.ignore_skip_hint = cc.no_set_skip_hint = !hints;
+	out->result = compact_zone(&cc);
+	count_compact_scanned(&cc, false);
 	out->migrate_scanned = cc.total_migrate_scanned;
 	out->free_scanned = cc.total_free_scanned;
 	out->isolated = cc.total_isolated;
@@ -487,17 +497,11 @@ void compact_node(int nid)
 		return;
 	/* Linux 6.1's compact_node: order -1, MIGRATE_SYNC, every hint
 	 * ignored, the whole node. */
-	struct compact_control cc = {
-		.order = -1,
-		.gfp_mask = GFP_KERNEL,
-		.pgdat = pgdat,
-		.start_pfn = pgdat->node_start_pfn,
-		.end_pfn = node_end_pfn(pgdat),
-		.mode = MIGRATE_SYNC,
-		.whole_zone = true,
-		.ignore_skip_hint = true,
-	};
-	compact_range_cc(&cc);
+	struct compact_control cc;
+	compact_control_init(&cc, pgdat, -1, MIGRATE_SYNC);
+	cc.whole_zone = cc.ignore_skip_hint = true;
+	compact_zone(&cc);
+	count_compact_scanned(&cc, false);
 }
 
 void compact_nodes(void)

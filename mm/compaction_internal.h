@@ -44,8 +44,12 @@ struct compact_control {
 	bool proactive_compaction;  /* kcompactd's proactive round */
 	bool whole_zone;            /* started at the node's ends, not the cached positions */
 	bool contended;             /* stopped early */
-	enum compact_result result; /* compact_zone's, for the callers that keep it */
 };
+
+/* cc for a compaction of the whole of pgdat for order (-1: until the
+ * scanners meet) in mode, on behalf of a GFP_KERNEL request at the min
+ * watermark; every other field zero (hints honoured). */
+void compact_control_init(struct compact_control *cc, pg_data_t *pgdat, int order, enum migrate_mode mode);
 
 /* Linux's isolate_migrate_t. */
 typedef enum {
@@ -78,6 +82,11 @@ void putback_movable_pages(struct compact_control *cc);
 /* Linux's __reset_isolation_suitable: every skip bit of the node clear,
  * the cached scanner positions back at its ends. */
 void __reset_isolation_suitable(pg_data_t *pgdat);
+/* Linux's reset_isolation_suitable: the same, only after a direct
+ * compaction went over the whole node (compact_blockskip_flush). Linux's
+ * kswapd calls it as it goes to sleep, before it wakes kcompactd; here
+ * kcompactd does as it starts its work. */
+void reset_isolation_suitable(pg_data_t *pgdat);
 /* The node's first and last pfn + 1 (Linux's zone_start_pfn,
  * zone_end_pfn). */
 static inline unsigned long node_end_pfn(const pg_data_t *pgdat)

@@ -124,58 +124,98 @@ static bool page_is_compound(const struct page *page)
 			(1ul << PG_anon_tail) | (1ul << PG_shmem_thp) | (1ul << PG_shmem_tail));
 }
 
+/* Whether the migration scanner may isolate the page at pfn, read
+ * without its owner's locks (Linux's checks before the lru_lock):
+ * -1 for a free or compound block it skips whole (*skip: its pages less
+ * one), 0 for a page it cannot take (a failure), 1 for a candidate. */
+static int migrate_candidate(struct page *page, unsigned long pfn, unsigned long end_pfn, bool unevictable,
+			     unsigned long *skip)
+{
+	*skip = 0;
+	if (PageBuddy(page)) {
+		/* Racy, as Linux's buddy_order_unsafe: a sane order lets
+		 * the scan skip the block. */
+		unsigned long order = READ_ONCE(page->private);
+		if (order > 0 && order <= MAX_PAGE_ORDER && pfn + (1ul << order) <= end_pfn)
+			*skip = (1ul << order) - 1;
+		return -1;
+	}
+	if (page_is_compound(page)) {
+		*skip = compound_pages_racy(page) - 1;
+		return 0;
+	}
+	if (!page_test_flag(page, PG_lru) || !page_anon_vma(page))
+		return 0;
+	if (!unevictable && page_test_flag(page, PG_unevictable))
+		return 0;
+	/* Linux: "Migration will fail if an anonymous page is pinned in
+	 * memory": more references than mappings (mmlab's get_user_pages
+	 * takes plain references, so this is its folio_maybe_dma_pinned
+	 * too). */
+	return page_ref_count(page) > page_mapcount(page) ? 0 : 1;
+}
+
 /* Linux's isolate_migratepages_block for [low_pfn, end_pfn) of one
  * pageblock: up to COMPACT_CLUSTER_MAX movable pages onto cc's list.
- * cc->migrate_pfn becomes where the scan stopped. */
+ * cc->migrate_pfn becomes where the scan stopped. A direct async
+ * compaction gives up on an order-sized part at its first failure (Linux's
+ * skip_on_failure): the part cannot become free, so what was isolated in
+ * it goes back. */
 static void isolate_migratepages_block(struct compact_control *cc, unsigned long low_pfn, unsigned long end_pfn,
 				       struct page *valid_page)
 {
-	unsigned long nr_scanned = 0, nr_isolated = 0;
+	unsigned long nr_scanned = 0, nr_isolated = 0, next_skip_pfn = 0;
 	bool unevictable = sysctl_compact_unevictable_allowed;
+	bool skip_on_failure = cc->direct_compaction && cc->mode == MIGRATE_ASYNC && cc->order > 0;
+	unsigned long part = skip_on_failure ? 1ul << cc->order : 0;
 
+	if (skip_on_failure)
+		next_skip_pfn = (low_pfn + part) & ~(part - 1);
 	for (; low_pfn < end_pfn; low_pfn++) {
+		if (skip_on_failure && low_pfn >= next_skip_pfn) {
+			/* The part before was isolated whole: move it now. */
+			if (nr_isolated)
+				break;
+			next_skip_pfn = (low_pfn + part) & ~(part - 1);
+		}
 		nr_scanned++;
 		struct page *page = pfn_to_page(low_pfn);
-		if (PageBuddy(page)) {
-			/* Racy, as Linux's buddy_order_unsafe: a sane order
-			 * lets the scan skip the block. */
-			unsigned long order = READ_ONCE(page->private);
-			if (order > 0 && order <= MAX_PAGE_ORDER && low_pfn + (1ul << order) <= end_pfn)
-				low_pfn += (1ul << order) - 1;
+		unsigned long skip;
+		int candidate = migrate_candidate(page, low_pfn, end_pfn, unevictable, &skip);
+		low_pfn += skip;
+		if (candidate < 0)
 			continue;
-		}
-		if (page_is_compound(page)) {
-			low_pfn += compound_pages_racy(page) - 1;
-			continue;
-		}
-		if (!page_test_flag(page, PG_lru) || !page_anon_vma(page))
-			continue;
-		if (!unevictable && page_test_flag(page, PG_unevictable))
-			continue;
-		/* Linux: "Migration will fail if an anonymous page is pinned
-		 * in memory": more references than mappings (mmlab's
-		 * get_user_pages takes plain references, so this is its
-		 * folio_maybe_dma_pinned too). */
-		if (page_ref_count(page) > page_mapcount(page))
-			continue;
-		if (!get_page_unless_zero(page))
-			continue;
-		/* Under the lru_lock: still on the LRU, still a 4 KiB
-		 * anonymous page (it may have been freed and reused). */
-		if (page_is_compound(page) || !page_anon_vma(page) || isolate_lru_page(page)) {
+		if (candidate && get_page_unless_zero(page)) {
+			/* Under the lru_lock: still on the LRU, still a 4 KiB
+			 * anonymous page (it may have been freed and reused). */
+			if (!page_is_compound(page) && page_anon_vma(page) && !isolate_lru_page(page)) {
+				put_page(page); /* the isolation holds its own */
+				cc->migratepages[cc->nr_migratepages++] = page;
+				nr_isolated++;
+				if (cc->nr_migratepages == COMPACT_CLUSTER_MAX) {
+					low_pfn++;
+					break;
+				}
+				if (!(nr_scanned % COMPACT_CLUSTER_MAX))
+					cond_resched();
+				continue;
+			}
 			put_page(page);
+		}
+		/* Linux's isolate_fail. */
+		if (!skip_on_failure)
 			continue;
+		if (nr_isolated) {
+			putback_movable_pages(cc);
+			nr_isolated = 0;
 		}
-		put_page(page); /* the isolation holds its own */
-		cc->migratepages[cc->nr_migratepages++] = page;
-		nr_isolated++;
-		if (cc->nr_migratepages == COMPACT_CLUSTER_MAX) {
-			low_pfn++;
-			break;
+		if (low_pfn < next_skip_pfn) {
+			low_pfn = next_skip_pfn - 1;
+			next_skip_pfn += part;
 		}
-		if (!(nr_scanned % COMPACT_CLUSTER_MAX))
-			cond_resched();
 	}
+	if (low_pfn > end_pfn)
+		low_pfn = end_pfn;
 	/* Linux: a block scanned whole with nothing isolated is skipped
 	 * from now on, and the cached position moves past it. */
 	if (low_pfn == end_pfn && !nr_isolated) {

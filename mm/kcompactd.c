@@ -80,27 +80,14 @@ static bool kcompactd_node_suitable(pg_data_t *pgdat, int order)
 	return compaction_suitable(pgdat, order, WMARK_MIN) == COMPACT_CONTINUE;
 }
 
-static void kcompactd_run_cc(struct compact_control *cc)
-{
-	compact_zone(cc);
-	count_compact_scanned(cc, true);
-}
-
 /* Linux's proactive_compact_node. */
 static void proactive_compact_node(pg_data_t *pgdat)
 {
-	struct compact_control cc = {
-		.order = -1,
-		.gfp_mask = GFP_KERNEL,
-		.pgdat = pgdat,
-		.start_pfn = pgdat->node_start_pfn,
-		.end_pfn = node_end_pfn(pgdat),
-		.mode = MIGRATE_SYNC_LIGHT,
-		.ignore_skip_hint = true,
-		.whole_zone = true,
-		.proactive_compaction = true,
-	};
-	kcompactd_run_cc(&cc);
+	struct compact_control cc;
+	compact_control_init(&cc, pgdat, -1, MIGRATE_SYNC_LIGHT);
+	cc.ignore_skip_hint = cc.whole_zone = cc.proactive_compaction = true;
+	compact_zone(&cc);
+	count_compact_scanned(&cc, true);
 }
 
 /* Linux's kcompactd_do_work: the order asked for, unless deferred or
@@ -108,18 +95,11 @@ static void proactive_compact_node(pg_data_t *pgdat)
 static void kcompactd_do_work(pg_data_t *pgdat, int order)
 {
 	count_vm_event(KCOMPACTD_WAKE);
+	reset_isolation_suitable(pgdat);
 	if (compaction_deferred(pgdat, order) || !kcompactd_node_suitable(pgdat, order))
 		return;
-	struct compact_control cc = {
-		.order = order,
-		.gfp_mask = GFP_KERNEL,
-		.pgdat = pgdat,
-		.start_pfn = pgdat->node_start_pfn,
-		.end_pfn = node_end_pfn(pgdat),
-		.mode = MIGRATE_SYNC_LIGHT,
-		.alloc_flags = WMARK_MIN,
-		.ignore_skip_hint = false,
-	};
+	struct compact_control cc;
+	compact_control_init(&cc, pgdat, order, MIGRATE_SYNC_LIGHT);
 	enum compact_result status = compact_zone(&cc);
 	count_compact_scanned(&cc, true);
 	if (status == COMPACT_SUCCESS)

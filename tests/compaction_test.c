@@ -302,6 +302,31 @@ static void expect_data(struct kunit *test, const struct layout *L, struct mm_st
 	KUNIT_EXPECT_EQ(test, elsewhere, 0ul);
 }
 
+/* The lines of a /proc file about node nid ("Node <nid>," lines), into
+ * the case's report: /proc/buddyinfo and /proc/pagetypeinfo before and
+ * after a compaction (docs/compaction.md shows them). */
+static void report_node_lines(struct kunit *test, const char *path, int nid, const char *when)
+{
+	char *s = test_proc_read(test, path);
+	for (char *line = s; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (!strncmp(line, "Node", 4)) {
+			const char *q = line + 4;
+			while (*q == ' ')
+				q++;
+			int n = 0;
+			while (*q >= '0' && *q <= '9')
+				n = n * 10 + (*q++ - '0');
+			if (*q == ',' && n == nid)
+				kunit_info(test, "%s %s: %s", path, when, line);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	test_proc_free(test, s);
+}
+
 /* A fragmented run: no order-9 block before, exactly the blocks the model
  * says after; the pinned block and the kernel page's block stay in use;
  * the pages moved are the model's, their data intact; the counters
@@ -317,8 +342,13 @@ static void compaction_frees_the_blocks_the_layout_allows(struct kunit *test)
 
 	unsigned long want_free, want_moved = layout_model(&L, &want_free);
 	unsigned long scanned = all_vm_events(COMPACTMIGRATE_SCANNED), isolated = all_vm_events(COMPACTISOLATED);
+	report_node_lines(test, "/proc/buddyinfo", L.nid, "before");
+	report_node_lines(test, "/proc/pagetypeinfo", L.nid, "before");
 	struct compact_range_result r;
 	compact_range(L.nid, L.lo, L.lo + L.nblocks * pageblock_nr_pages, -1, 0, &r);
+	drain_all_pages();
+	report_node_lines(test, "/proc/buddyinfo", L.nid, "after");
+	report_node_lines(test, "/proc/pagetypeinfo", L.nid, "after");
 	kunit_info(test, "node %d pfn %#lx: result %d, %lu scanned, %lu free scanned, %lu isolated, %lu moved", L.nid,
 		   L.lo, r.result, r.migrate_scanned, r.free_scanned, r.isolated, r.migrated);
 	report_blocks(test, &L);
