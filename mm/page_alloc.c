@@ -266,8 +266,9 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
 
 /* --- the slow path ------------------------------------------------------ */
 
-/* Linux 6.1's __alloc_pages_slowpath, reduced to what mmlab has: no
- * compaction yet, no OOM killer yet. gfp has the task's scope applied
+/* Linux 6.1's __alloc_pages_slowpath, reduced to what mmlab has: direct
+ * compaction for costly orders (alloc_pages_direct_compact above), no OOM
+ * killer yet. gfp has the task's scope applied
  * already (current_gfp_context, in __alloc_pages_full): reclaim sees
  * GFP_NOFS inside memalloc_nofs_save whatever the caller passed (no
  * swap-out without __GFP_IO, shrink_slab only the shrinkers the context

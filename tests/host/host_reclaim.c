@@ -6,6 +6,7 @@
 #include "mm/kswapd.h"
 #include "mm/page_alloc.h"
 #include "mm/vmscan.h"
+#include "mm/vmstat.h"
 
 unsigned long try_to_free_pages(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask)
 {
@@ -54,3 +55,7 @@ void wakeup_kcompactd(pg_data_t *pgdat, int order)
 {
 	(void)pgdat, (void)order;
 }
+
+/* The event counters the slow path counts compaction in (mm/vmstat.c,
+ * which has /proc, is not built on the host). */
+struct vm_event_state vm_event_states[NR_CPUS];
