@@ -75,6 +75,12 @@ bool compaction_restarting(pg_data_t *pgdat, int order)
 
 /* --- skip hints ---------------------------------------------------------- */
 
+void reset_cached_positions(pg_data_t *pgdat)
+{
+	pgdat->compact_cached_migrate_pfn[0] = pgdat->compact_cached_migrate_pfn[1] = pgdat->node_start_pfn;
+	pgdat->compact_cached_free_pfn = (node_end_pfn(pgdat) - 1) & ~(pageblock_nr_pages - 1);
+}
+
 void reset_isolation_suitable(pg_data_t *pgdat)
 {
 	if (pgdat->compact_blockskip_flush)
@@ -210,13 +216,10 @@ static enum compact_result __compact_finished(struct compact_control *cc)
 {
 	pg_data_t *pgdat = cc->pgdat;
 	if (compact_scanners_met(cc)) {
-		/* Linux's reset_cached_positions: the next pass starts at the
-		 * node's ends again (not after a test's range). */
-		if (!cc->no_set_skip_hint) {
-			pgdat->compact_cached_migrate_pfn[0] = pgdat->compact_cached_migrate_pfn[1] =
-				pgdat->node_start_pfn;
-			pgdat->compact_cached_free_pfn = (node_end_pfn(pgdat) - 1) & ~(pageblock_nr_pages - 1);
-		}
+		/* The next pass starts at the node's ends again (not after a
+		 * test's range). */
+		if (!cc->no_set_skip_hint)
+			reset_cached_positions(pgdat);
 		/* A direct compaction that went over everything clears the
 		 * skip hints for the next one (when it is not deferred). */
 		if (cc->direct_compaction)

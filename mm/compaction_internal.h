@@ -82,6 +82,10 @@ void putback_movable_pages(struct compact_control *cc);
 /* Linux's __reset_isolation_suitable: every skip bit of the node clear,
  * the cached scanner positions back at its ends. */
 void __reset_isolation_suitable(pg_data_t *pgdat);
+/* Linux's reset_cached_positions: the scanners' cached positions at the
+ * node's ends (the migration scanner's at its first pfn, the free
+ * scanner's at its last pageblock). */
+void reset_cached_positions(pg_data_t *pgdat);
 /* Linux's reset_isolation_suitable: the same, only after a direct
  * compaction went over the whole node (compact_blockskip_flush). Linux's
  * kswapd calls it as it goes to sleep, before it wakes kcompactd; here

@@ -178,13 +178,16 @@ void wakeup_kcompactd(pg_data_t *pgdat, int order)
 	wake_up(&ks->wait);
 }
 
-/* Linux's kcompactd_run for every node with memory, at boot. */
+/* Linux's kcompactd_run for every node with memory, at boot; and the
+ * scanners' cached positions at the node's ends (Linux sets them when it
+ * sets a zone up), before any compaction. */
 static int kcompactd_init(void)
 {
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		pg_data_t *pgdat = NODE_DATA(nid);
 		if (!pgdat || !pgdat->managed_pages)
 			continue;
+		reset_cached_positions(pgdat);
 		struct kcompactd_state *ks = &kcompactd_state[nid];
 		init_waitqueue_head(&ks->wait);
 		ks->max_order = -1;

@@ -395,18 +395,25 @@ static void pages_mapped_by_two_processes_move_with_every_mapping(struct kunit *
 	KUNIT_EXPECT_EQ(test, want_free, 1ul);
 }
 
+/* The blocks of a run for direct compaction and kcompactd: enough free
+ * pages in it for compaction_suitable, the low watermark plus
+ * compact_gap(9) above what the node has once its blocks are taken. */
+static unsigned long blocks_for_compaction(int nid)
+{
+	pg_data_t *pgdat = node_data[nid];
+	unsigned long need = pgdat->watermark[WMARK_LOW] + (2ul << pageblock_order) - pgdat->watermark[WMARK_MIN];
+	unsigned long n = (need + (pageblock_nr_pages - PER_BLOCK) - 1) / (pageblock_nr_pages - PER_BLOCK) + 1;
+	return n < 2 ? 2 : n;
+}
+
 /* An order-9 request that may reclaim compacts directly: it succeeds on
  * the fragmented node, and compact_stall and compact_success count it. */
 static void direct_compaction_serves_an_order9_request(struct kunit *test)
 {
 	static struct layout L;
-	/* Enough free pages in the run for compaction_suitable: the low
-	 * watermark plus compact_gap(9) above what the node has now. */
 	int nid = nid_with_memory();
 	pg_data_t *pgdat = node_data[nid];
-	unsigned long need = pgdat->watermark[WMARK_LOW] + (2ul << pageblock_order) - pgdat->watermark[WMARK_MIN];
-	unsigned n = (unsigned)((need + (pageblock_nr_pages - PER_BLOCK) - 1) / (pageblock_nr_pages - PER_BLOCK)) + 1;
-	make_layout(test, &L, n < 2 ? 2 : n, NO_BLOCK, NO_BLOCK);
+	make_layout(test, &L, (unsigned)blocks_for_compaction(nid), NO_BLOCK, NO_BLOCK);
 	KUNIT_ASSERT_EQ(test, compaction_suitable(pgdat, pageblock_order, WMARK_MIN), COMPACT_CONTINUE);
 	compaction_defer_reset(pgdat, pageblock_order, true);
 	unsigned long stall = all_vm_events(COMPACTSTALL), success = all_vm_events(COMPACTSUCCESS),
@@ -432,6 +439,31 @@ static void direct_compaction_serves_an_order9_request(struct kunit *test)
 	if (p)
 		list_add(&p->lru, &blocks);
 	KUNIT_EXPECT_EQ(test, all_vm_events(COMPACTSTALL), stall);
+}
+
+/* kcompactd, woken for order 9 on the fragmented node, compacts it until
+ * a block of the order is free there (compact_daemon_wake counts it). */
+static void kcompactd_makes_the_order_free_when_woken(struct kunit *test)
+{
+	static struct layout L;
+	make_layout(test, &L, (unsigned)blocks_for_compaction(nid_with_memory()), NO_BLOCK, NO_BLOCK);
+	pg_data_t *pgdat = node_data[L.nid];
+	KUNIT_ASSERT_EQ(test, compaction_suitable(pgdat, pageblock_order, WMARK_MIN), COMPACT_CONTINUE);
+	compaction_defer_reset(pgdat, pageblock_order, true);
+	/* The hints of the cases before (their runs were elsewhere) would
+	 * let kcompactd pass this run by: it starts afresh. */
+	__reset_isolation_suitable(pgdat);
+	unsigned long wakes = all_vm_events(KCOMPACTD_WAKE), scanned = all_vm_events(KCOMPACTD_MIGRATE_SCANNED);
+	wakeup_kcompactd(pgdat, pageblock_order);
+	KUNIT_ASSERT_TRUE(test, TEST_WAIT_UNTIL(all_vm_events(KCOMPACTD_WAKE) > wakes && !kcompactd_busy(L.nid),
+						NULL));
+	KUNIT_EXPECT_GT(test, all_vm_events(KCOMPACTD_MIGRATE_SCANNED), scanned);
+	drain_all_pages();
+	struct page *p = alloc_pages_node(L.nid, TAKE_GFP, pageblock_order);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	if (p)
+		list_add(&p->lru, &blocks);
+	expect_data(test, &L, L.mm);
 }
 
 /* Deferral as Linux's: after each failure twice as many attempts are
@@ -633,6 +665,7 @@ static struct kunit_case compaction_cases[] = {
 	KUNIT_CASE(compaction_frees_the_blocks_the_layout_allows),
 	KUNIT_CASE(pages_mapped_by_two_processes_move_with_every_mapping),
 	KUNIT_CASE(direct_compaction_serves_an_order9_request),
+	KUNIT_CASE(kcompactd_makes_the_order_free_when_woken),
 	KUNIT_CASE(deferral_doubles_and_resets),
 	KUNIT_CASE(skip_hints_are_honoured_set_and_reset),
 	KUNIT_CASE(compaction_beside_faults_and_zaps_on_every_cpu),
