@@ -119,7 +119,12 @@ static enum compact_result __compaction_suitable(pg_data_t *pgdat, int order, in
 {
 	if (order < 0)
 		return COMPACT_CONTINUE;
-	if (node_watermark_ok(pgdat, (unsigned int)order, pgdat->watermark[alloc_flags & 3]))
+	/* A free block of the order above the request's watermark, on the
+	 * lists it may take from (node_watermark_ok's free_mask counts the
+	 * highatomic reserve's blocks too, which Linux's __zone_watermark_ok
+	 * leaves to ALLOC_HARDER requests). */
+	if (node_watermark_ok(pgdat, (unsigned int)order, pgdat->watermark[alloc_flags & 3]) &&
+	    free_block_usable(pgdat, (unsigned int)order))
 		return COMPACT_SUCCESS;
 	unsigned long watermark = order > PAGE_ALLOC_COSTLY_ORDER ? pgdat->watermark[WMARK_LOW]
 								  : pgdat->watermark[WMARK_MIN];

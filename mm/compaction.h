@@ -125,8 +125,11 @@ void wakeup_kcompactd(pg_data_t *pgdat, int order);
  * weighs each zone's by its share of the node, and a node has one zone
  * here). */
 unsigned int fragmentation_score_node(pg_data_t *pgdat);
-/* Whether node nid's kcompactd is compacting now (for tests, which wait
- * for it to be done before they lay pages out). */
+/* Whether node nid's kcompactd is compacting now or has a wakeup it has
+ * not taken yet (an order a waker left while the node was not suitable
+ * for it, which the thread takes at its next 500 ms timeout, as Linux's
+ * kcompactd_max_order): for tests, which wait for it before they lay
+ * pages out or count free pages. */
 bool kcompactd_busy(int nid);
 
 #endif

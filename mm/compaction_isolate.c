@@ -342,8 +342,12 @@ void isolate_freepages(struct compact_control *cc)
 		if (!page || !suitable_migration_target(cc, page) || !isolation_suitable(cc, page))
 			continue;
 		unsigned long nr = isolate_freepages_block(cc, &isolate_start_pfn, block_end, stride);
-		/* The whole block scanned: it has nothing more to give. */
-		if (isolate_start_pfn == block_end)
+		/* The whole block scanned: it has nothing more to give. Not
+		 * after a scan with a stride: its free pages may lie between
+		 * the pages looked at (Linux marks it anyway, and finds such
+		 * pages from the free lists with fast_isolate_freepages, which
+		 * mmlab does not have). */
+		if (isolate_start_pfn == block_end && stride == 1)
 			update_pageblock_skip(cc, page, block_start, true);
 		if (cc->nr_freepages >= cc->nr_migratepages) {
 			/* Enough: the next round starts in this block again,

@@ -157,7 +157,8 @@ static int kcompactd(void *arg)
 
 bool kcompactd_busy(int nid)
 {
-	return READ_ONCE(kcompactd_state[nid].busy);
+	struct kcompactd_state *ks = &kcompactd_state[nid];
+	return ks->task && (READ_ONCE(ks->busy) || READ_ONCE(ks->max_order) >= 0);
 }
 
 void wakeup_kcompactd(pg_data_t *pgdat, int order)

@@ -327,6 +327,11 @@ void unset_migratetype_isolate(struct page *page, int migratetype);
  * (find_suitable_fallback with only_stealable), as Linux's
  * __compact_finished asks. Read without the node's lock: a hint. */
 enum { FREE_BLOCK_NONE, FREE_BLOCK_OWN_TYPE, FREE_BLOCK_FALLBACK };
+/* Whether pgdat has a free block of order or above on the lists a request
+ * without ALLOC_HARDER may take from (those below MIGRATE_PCPTYPES:
+ * neither the highatomic reserve nor isolated blocks), as Linux's
+ * __zone_watermark_ok looks for one. Read without the lock: a hint. */
+bool free_block_usable(const pg_data_t *pgdat, unsigned int order);
 int free_block_for_migratetype(pg_data_t *pgdat, unsigned int order, int migratetype);
 /* Linux's __isolate_free_page, for compaction's free scanner: the free
  * block of order at page (PG_buddy, on its node's lists) leaves the free

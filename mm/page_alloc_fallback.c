@@ -308,6 +308,15 @@ bool unreserve_highatomic_pageblock(gfp_t gfp, int nid, const nodemask_t *nodema
 	return false;
 }
 
+bool free_block_usable(const pg_data_t *pgdat, unsigned int order)
+{
+	for (; order <= MAX_PAGE_ORDER; order++)
+		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
+			if (!list_empty(&pgdat->free_area[order].free_list[mt]))
+				return true;
+	return false;
+}
+
 int free_block_for_migratetype(pg_data_t *pgdat, unsigned int order, int migratetype)
 {
 	for (; order <= MAX_PAGE_ORDER; order++) {

@@ -416,6 +416,9 @@ static void direct_compaction_serves_an_order9_request(struct kunit *test)
 	make_layout(test, &L, (unsigned)blocks_for_compaction(nid), NO_BLOCK, NO_BLOCK);
 	KUNIT_ASSERT_EQ(test, compaction_suitable(pgdat, pageblock_order, WMARK_MIN), COMPACT_CONTINUE);
 	compaction_defer_reset(pgdat, pageblock_order, true);
+	/* Earlier compactions set the skip bits of blocks that were free
+	 * then, this run's among them: the node starts afresh. */
+	__reset_isolation_suitable(pgdat);
 	unsigned long stall = all_vm_events(COMPACTSTALL), success = all_vm_events(COMPACTSUCCESS),
 		      fail = all_vm_events(COMPACTFAIL);
 	/* GFP_HIGHUSER_MOVABLE without kswapd, on this node only. */
@@ -450,8 +453,8 @@ static void kcompactd_makes_the_order_free_when_woken(struct kunit *test)
 	pg_data_t *pgdat = node_data[L.nid];
 	KUNIT_ASSERT_EQ(test, compaction_suitable(pgdat, pageblock_order, WMARK_MIN), COMPACT_CONTINUE);
 	compaction_defer_reset(pgdat, pageblock_order, true);
-	/* The hints of the cases before (their runs were elsewhere) would
-	 * let kcompactd pass this run by: it starts afresh. */
+	/* Earlier compactions set the skip bits of blocks that were free
+	 * then, this run's among them: the node starts afresh. */
 	__reset_isolation_suitable(pgdat);
 	unsigned long wakes = all_vm_events(KCOMPACTD_WAKE), scanned = all_vm_events(KCOMPACTD_MIGRATE_SCANNED);
 	wakeup_kcompactd(pgdat, pageblock_order);
