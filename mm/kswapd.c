@@ -24,6 +24,7 @@
 #include "kernel/sched_mm.h"
 #include "kernel/sysctl.h"
 #include "kernel/wait.h"
+#include "mm/compaction.h"
 #include "mm/kswapd.h"
 #include "mm/page_alloc.h"
 #include "mm/vmscan.h"
@@ -90,6 +91,9 @@ static int kswapd(void *arg)
 	for (;;) {
 		int order = __atomic_exchange_n(&ks->order, 0, __ATOMIC_ACQ_REL);
 		if (prepare_kswapd_sleep(pgdat, order)) {
+			/* Linux's kswapd_try_to_sleep: the memory is freed, now
+			 * compact it for the order that was asked for. */
+			wakeup_kcompactd(pgdat, order);
 			ks->sleeps++;
 			wait_event(ks->wait, READ_ONCE(ks->woken));
 			WRITE_ONCE(ks->woken, false);

@@ -85,13 +85,15 @@ int anon_page_node(struct vm_area_struct *vma, unsigned long addr)
 /* --- a page several processes map: through the reverse map --------------------- */
 
 /* Linux's migrate_folio_unmap + move + remove_migration_ptes for a 4 KiB
- * page that several processes map (MPOL_MF_MOVE_ALL): every mapping,
- * found through the reverse map, is turned into a migration entry; if
- * then nothing but the mover holds the page (no mapping left, no
- * get_user_pages reference), it is copied to new and every entry maps
- * new, else every entry maps old again and the page is busy. old comes
- * with the mover's reference, which goes here; new is used or freed. */
-static int migrate_shared_page(struct mm_struct *caller, struct page *old, struct page *new)
+ * anonymous page found by its frame rather than by one mapping: every
+ * mapping, found through the reverse map, is turned into a migration
+ * entry; if then nothing but the mover holds the page (no mapping left,
+ * no get_user_pages reference), it is copied to new and every entry maps
+ * new, else every entry maps old again. Whether it moved. The references
+ * are the caller's: old keeps the mover's, new its allocation's. caller is
+ * the mm whose mmap_lock the caller holds (NULL: none; every mm is then
+ * taken with a trylock). */
+static bool move_anon_page(struct mm_struct *caller, struct page *old, struct page *new)
 {
 	struct shared_migration sm = { .old = old, .new = new, .caller = caller };
 	/* new takes old's place in the reverse map before any entry moves:
@@ -109,22 +111,51 @@ static int migrate_shared_page(struct mm_struct *caller, struct page *old, struc
 	struct rmap_walk_control remap = { .arg = &sm, .rmap_one = remove_migration_pte };
 	rmap_walk(new, &remap);
 	migration_done(&sm);
-	put_page(old);
-	if (!moved) {
+	/* Not moved, or moved with every entry zapped meanwhile: new is in
+	 * no one's reverse map. */
+	if (!moved || page_mapcount(new) == 0) {
 		new->mapping = NULL;
 		new->index = 0;
+	}
+	return moved;
+}
+
+/* A page several processes map (MPOL_MF_MOVE_ALL), with the mover's
+ * reference on old, which goes here; new is used or freed. */
+static int migrate_shared_page(struct mm_struct *caller, struct page *old, struct page *new)
+{
+	bool moved = move_anon_page(caller, old, new);
+	put_page(old);
+	if (!moved) {
 		__free_page(new);
 		return -EBUSY;
 	}
 	int nid = page_to_nid(new);
 	/* Its allocation's reference goes: the mappings hold theirs (and
 	 * with none left, every entry zapped meanwhile, the page goes). */
-	if (page_mapcount(new) == 0) {
-		new->mapping = NULL;
-		new->index = 0;
-	}
 	put_page(new);
 	return nid;
+}
+
+int migrate_isolated_page(struct page *old, struct page *new)
+{
+	/* Only 4 KiB anonymous pages: a THP or hugetlb page is compound
+	 * (compaction skips those, as Linux 6.1's), and a shmem page is
+	 * moved only through a mapping of it (migrate_shmem_page). */
+	if (!page_anon_vma(old) || compound_head(old) != old || PageAnonThp(old))
+		return -EBUSY;
+	/* Unmapped meanwhile (Linux's "freed from under us"): its anon_vma
+	 * may be gone, so no walk; the caller's putback frees it. (A zap
+	 * between this test and the walk's lock is the window reclaim's
+	 * folio_referenced has too: mmlab's anon_vma has no RCU-delayed
+	 * free for Linux's folio_get_anon_vma to rely on.) */
+	if (!page_mapcount(old))
+		return -EAGAIN;
+	if (!move_anon_page(NULL, old, new))
+		return -EAGAIN;
+	put_page(old); /* the isolation's, its last: old is free */
+	put_page(new); /* its allocation's: the mappings hold theirs */
+	return 0;
 }
 
 int migrate_anon_page(struct vm_area_struct *vma, unsigned long addr, struct page *new, unsigned int flags)

@@ -28,6 +28,9 @@ KERNEL_SRCS += \
 	mm/mempolicy_shared.c \
 	mm/mempolicy_nodes.c \
 	mm/mempolicy_parse.c \
+	mm/compaction.c \
+	mm/compaction_isolate.c \
+	mm/kcompactd.c \
 	mm/migrate.c \
 	mm/migrate_shmem.c \
 	mm/migrate_entry.c \

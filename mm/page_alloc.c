@@ -32,6 +32,7 @@
 #include "kernel/sched.h"
 #include "kernel/sched_mm.h"
 #include "kernel/smp.h"
+#include "mm/compaction.h"
 #include "mm/fail_page_alloc.h"
 #include "mm/hugetlb.h"
 #include "mm/rmap.h"
@@ -39,6 +40,7 @@
 #include "mm/swap.h"
 #include "mm/kswapd.h"
 #include "mm/vmscan.h"
+#include "mm/vmstat.h"
 #include "lib/string.h"
 
 pg_data_t *node_data[MAX_NUMNODES];
@@ -264,8 +266,9 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
 
 /* --- the slow path ------------------------------------------------------ */
 
-/* Linux 6.1's __alloc_pages_slowpath, reduced to what mmlab has: no
- * compaction yet, no OOM killer yet. gfp has the task's scope applied
+/* Linux 6.1's __alloc_pages_slowpath, reduced to what mmlab has: direct
+ * compaction for costly orders (alloc_pages_direct_compact above), no OOM
+ * killer yet. gfp has the task's scope applied
  * already (current_gfp_context, in __alloc_pages_full): reclaim sees
  * GFP_NOFS inside memalloc_nofs_save whatever the caller passed (no
  * swap-out without __GFP_IO, shrink_slab only the shrinkers the context
@@ -354,6 +357,51 @@ static bool should_reclaim_retry(gfp_t gfp, unsigned int order, int nid, const n
 	return false;
 }
 
+/* --- direct compaction (Linux 6.1's __alloc_pages_direct_compact and its
+ * callers in __alloc_pages_slowpath; mm/compaction.c) --- */
+
+/* Linux's __alloc_pages_direct_compact: compaction of the nodes the
+ * request may use (as the reclaimer: PF_MEMALLOC, no reclaim recursion
+ * from its own allocations), then the allocation tried again.
+ * compact_stall counts each compaction that was not skipped;
+ * compact_success those followed by the allocation (which ends the
+ * node's deferral), compact_fail the others. */
+static struct page *alloc_pages_direct_compact(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask,
+					       int alloc_flags, enum compact_priority prio,
+					       enum compact_result *compact_result)
+{
+	if (!order)
+		return NULL;
+	unsigned int noreclaim = memalloc_noreclaim_save();
+	*compact_result = try_to_compact_pages(gfp, order, alloc_flags, nid, nodemask, prio);
+	memalloc_noreclaim_restore(noreclaim);
+	if (*compact_result == COMPACT_SKIPPED)
+		return NULL;
+	count_vm_event(COMPACTSTALL);
+	struct page *page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
+	if (page) {
+		pg_data_t *pgdat = node_data[page_to_nid(page)];
+		pgdat->compact_blockskip_flush = false;
+		compaction_defer_reset(pgdat, (int)order, true);
+		count_vm_event(COMPACTSUCCESS);
+		return page;
+	}
+	count_vm_event(COMPACTFAIL);
+	cond_resched();
+	return NULL;
+}
+
+/* Which requests compact directly: mmlab's only the costly orders (above
+ * PAGE_ALLOC_COSTLY_ORDER) that may reclaim, not a reclaimer's own
+ * (Linux's gfp_pfmemalloc_allowed). Linux 6.1 compacts for any order
+ * above 0 after reclaim failed, and first for unmovable orders above 0
+ * too. */
+static bool may_compact_directly(gfp_t gfp, unsigned int order, bool pfmemalloc)
+{
+	return order > PAGE_ALLOC_COSTLY_ORDER && gfpflags_allow_blocking(gfp) && !pfmemalloc &&
+	       !(current_pflags() & PF_MEMALLOC);
+}
+
 static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
 						     const nodemask_t *nodemask)
 {
@@ -371,6 +419,27 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 	struct page *page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
 	if (page)
 		return page;
+
+	/* Linux 6.1: a costly request compacts first (async), as it likely
+	 * has the base pages and needs them together, not reclaimed. */
+	enum compact_priority compact_priority = DEF_COMPACT_PRIORITY;
+	enum compact_result compact_result = COMPACT_SKIPPED;
+	int compaction_retries = 0;
+	bool compact = may_compact_directly(gfp, order, pfmemalloc);
+	if (compact) {
+		page = alloc_pages_direct_compact(gfp, order, nid, nodemask, alloc_flags, INIT_COMPACT_PRIORITY,
+						  &compact_result);
+		if (page)
+			return page;
+		if (gfp & __GFP_NORETRY) {
+			/* Linux: compaction skipped (too few free pages) or
+			 * deferred (it failed recently): reclaim is unlikely
+			 * to make whole pageblocks free on its own. */
+			if (compact_result == COMPACT_SKIPPED || compact_result == COMPACT_DEFERRED)
+				goto nopage;
+			compact_priority = INIT_COMPACT_PRIORITY;
+		}
+	}
 
 	unsigned int no_progress = 0;
 	for (unsigned long loops = 0;; loops++) {
@@ -409,6 +478,13 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 					return page;
 			}
 		}
+		/* Linux: "Try direct compaction and then allocating". */
+		if (compact) {
+			page = alloc_pages_direct_compact(gfp, order, nid, nodemask, alloc_flags, compact_priority,
+							  &compact_result);
+			if (page)
+				return page;
+		}
 
 		if (gfp & __GFP_NOFAIL) {
 			/* As Linux: a request that must not fail may use half
@@ -429,12 +505,26 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			continue;
 		}
 		if (gfp & __GFP_NORETRY)
-			return NULL;
+			goto nopage;
 		if (order > PAGE_ALLOC_COSTLY_ORDER && !(gfp & __GFP_RETRY_MAYFAIL))
-			return NULL;
-		if (!should_reclaim_retry(gfp, order, nid, nodemask, alloc_flags, reclaimed != 0, &no_progress))
-			return NULL;
+			goto nopage;
+		if (should_reclaim_retry(gfp, order, nid, nodemask, alloc_flags, reclaimed != 0, &no_progress))
+			continue;
+		/* Linux: compaction needs free base pages, so it is tried
+		 * again only after a reclaim that made progress. */
+		if (compact && reclaimed &&
+		    should_compact_retry(gfp, order, alloc_flags, nid, nodemask, compact_result, &compact_priority,
+					 &compaction_retries))
+			continue;
+		goto nopage;
 	}
+nopage:
+	/* mmlab's: a costly request that failed asks kcompactd of its node
+	 * to make the order free for the next one (Linux leaves that to
+	 * kswapd, which wakes kcompactd once it has balanced the node). */
+	if (order > PAGE_ALLOC_COSTLY_ORDER && (gfp & __GFP_KSWAPD_RECLAIM))
+		wakeup_kcompactd(node_data[nid], (int)order);
+	return NULL;
 }
 
 /* --- allocation and free ------------------------------------------------ */
@@ -671,12 +761,17 @@ void put_page(struct page *page)
 	 * reference is its head's, and the last goes back to its pool. */
 	page = compound_head(page);
 	int c = __atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE);
-	if (c > 1) {
+	/* A page on the LRU may gain a reference from reclaim's or
+	 * compaction's isolation (get_page_unless_zero under the lru_lock)
+	 * at any moment: its last reference is always dropped atomically,
+	 * and its count stays 0 until page_cache_release has taken it off
+	 * the lists, so that no isolation takes a page being freed. */
+	if (c > 1 || page_test_flag(page, PG_lru)) {
 		if (__atomic_sub_fetch(&page->_refcount, 1, __ATOMIC_ACQ_REL))
 			return;
-		page->_refcount = 1; /* the last one: ours alone now */
 	}
 	if (PageHugetlb(page)) {
+		page->_refcount = 1; /* the last one: ours alone now */
 		free_huge_folio(page, false);
 		return;
 	}
@@ -685,6 +780,7 @@ void put_page(struct page *page)
 	 * many pages it is. */
 	if (page->flags & LRU_PAGE_FLAGS)
 		page_cache_release(page);
+	page->_refcount = 1; /* the last one: ours alone now, as the free checks expect */
 	if (page_test_flag(page, PG_anon_thp))
 		thp_prep_free(page); /* mm/rmap.h: freed as the order-9 block it was */
 	else if (page_test_flag(page, PG_shmem_thp))

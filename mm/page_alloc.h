@@ -163,6 +163,18 @@ typedef struct pglist_data {
 	struct per_cpu_nodestat per_cpu_nodestats[NR_CPUS];
 	struct lruvec __lruvec; /* the node's LRU lists (mm/mmzone.h; Linux's pgdat->__lruvec) */
 	int kswapd_failures;    /* reclaim passes of kswapd that freed nothing (mm/kswapd.c) */
+	/* Compaction's state (Linux's struct zone fields; mm/compaction.c):
+	 * where each scanner stopped ([0] async, [1] sync for the migration
+	 * scanner), where a full pass starts, and the deferral of failed
+	 * direct compaction. Written without a lock, as Linux's: hints. */
+	unsigned long compact_cached_free_pfn;
+	unsigned long compact_cached_migrate_pfn[2];
+	unsigned long compact_init_migrate_pfn;
+	unsigned long compact_init_free_pfn;
+	unsigned int compact_considered;
+	unsigned int compact_defer_shift;
+	int compact_order_failed;
+	bool compact_blockskip_flush;
 } pg_data_t;
 
 static inline struct lruvec *node_lruvec(pg_data_t *pgdat) { return &pgdat->__lruvec; }
@@ -290,6 +302,9 @@ unsigned long nr_free_pages(void);
 unsigned long totalram_pages(void);
 unsigned long node_free_blocks(int nid, unsigned int order);
 void drain_all_pages(void);
+/* Gives this CPU's per-CPU pages, on every node, back to the buddy lists
+ * (compaction's drain of the pages it freed). */
+void drain_local_pages(void *unused);
 void show_buddyinfo(void);
 void show_numastat(void);
 void show_free_areas(void);
@@ -307,6 +322,23 @@ void __free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, uns
  * and its free pages back, merging them with their buddies. */
 int set_migratetype_isolate(struct page *page);
 void unset_migratetype_isolate(struct page *page, int migratetype);
+/* Whether a request of order and migratetype would find a free block on
+ * pgdat: on its own type's lists, or on another type's it may claim
+ * (find_suitable_fallback with only_stealable), as Linux's
+ * __compact_finished asks. Read without the node's lock: a hint. */
+enum { FREE_BLOCK_NONE, FREE_BLOCK_OWN_TYPE, FREE_BLOCK_FALLBACK };
+/* Whether pgdat has a free block of order or above on the lists a request
+ * without ALLOC_HARDER may take from (those below MIGRATE_PCPTYPES:
+ * neither the highatomic reserve nor isolated blocks), as Linux's
+ * __zone_watermark_ok looks for one. Read without the lock: a hint. */
+bool free_block_usable(const pg_data_t *pgdat, unsigned int order);
+int free_block_for_migratetype(pg_data_t *pgdat, unsigned int order, int migratetype);
+/* Linux's __isolate_free_page, for compaction's free scanner: the free
+ * block of order at page (PG_buddy, on its node's lists) leaves the free
+ * lists for the caller, as an allocation would take it: only while the
+ * node stays above its min watermark. Its pages (2^order), or 0. Under
+ * the node's lock. */
+unsigned long __isolate_free_page(struct page *page, unsigned int order);
 /* Free pages of pgdat's free lists of one type (pagetypeinfo, tests). */
 unsigned long node_free_blocks_type(int nid, unsigned int order, int migratetype);
 

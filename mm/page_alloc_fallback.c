@@ -308,7 +308,56 @@ bool unreserve_highatomic_pageblock(gfp_t gfp, int nid, const nodemask_t *nodema
 	return false;
 }
 
+bool free_block_usable(const pg_data_t *pgdat, unsigned int order)
+{
+	for (; order <= MAX_PAGE_ORDER; order++)
+		for (int mt = 0; mt < MIGRATE_PCPTYPES; mt++)
+			if (!list_empty(&pgdat->free_area[order].free_list[mt]))
+				return true;
+	return false;
+}
+
+int free_block_for_migratetype(pg_data_t *pgdat, unsigned int order, int migratetype)
+{
+	for (; order <= MAX_PAGE_ORDER; order++) {
+		const struct free_area *area = &pgdat->free_area[order];
+		bool can_steal;
+		/* Read without the lock, as Linux's __compact_finished. */
+		if (!list_empty(&area->free_list[migratetype]))
+			return FREE_BLOCK_OWN_TYPE;
+		if (find_suitable_fallback(area, order, migratetype, true, &can_steal) != -1)
+			return FREE_BLOCK_FALLBACK;
+	}
+	return FREE_BLOCK_NONE;
+}
+
 /* --- isolation (Linux's mm/page_isolation.c) ---------------------------- */
+
+unsigned long __isolate_free_page(struct page *page, unsigned int order)
+{
+	pg_data_t *pgdat = NODE_DATA(page_to_nid(page));
+	unsigned long pfn = page_to_pfn(page), nr = 1ul << order;
+	int mt = get_pfnblock_migratetype(pgdat, pfn);
+
+	if (!is_migrate_isolate(mt)) {
+		/* Linux: "Obey watermarks as if the page was being
+		 * allocated": the min watermark plus the block. */
+		if (!node_watermark_ok(pgdat, 0, pgdat->watermark[WMARK_MIN] + nr))
+			return 0;
+		pgdat->nr_free -= nr;
+	}
+	del_page_from_free_list(page, pgdat, order);
+	/* A block of half a pageblock or more: its pageblocks become
+	 * movable (the pages will hold what compaction moves there). */
+	if (order >= pageblock_order - 1) {
+		for (unsigned long p = pfn; p < pfn + nr; p += pageblock_nr_pages) {
+			int t = get_pfnblock_migratetype(pgdat, p);
+			if (!is_migrate_isolate(t) && t != MIGRATE_HIGHATOMIC)
+				set_pfnblock_migratetype(pgdat, p, MIGRATE_MOVABLE);
+		}
+	}
+	return nr;
+}
 
 /* Linux's set_migratetype_isolate without has_unmovable_pages: mmlab
  * isolates a block only for its tests and for compaction's callers, which

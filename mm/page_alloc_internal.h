@@ -350,8 +350,6 @@ static __always_inline unsigned int order_to_pindex(int migratetype, unsigned in
  * type). */
 int rmqueue_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order, int migratetype);
 void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, unsigned int order);
-/* Gives this CPU's per-CPU pages, on every node, back to the buddy lists. */
-void drain_local_pages(void *unused);
 
 /* Take and put, inlined into rmqueue and the free paths, for an order
  * pcp_allowed_order allows, a constant at every call. (The order-0 fast

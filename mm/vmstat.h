@@ -40,6 +40,16 @@ enum vm_event_item {
 	PGSCAN_KSWAPD,      /* inactive pages scanned by kswapd */
 	PGSCAN_DIRECT,      /* inactive pages scanned by direct reclaim */
 	OOM_KILL,           /* tasks the OOM killer killed */
+	/* Compaction's (mm/compaction.c, mm/kcompactd.c), Linux's */
+	COMPACTMIGRATE_SCANNED, /* pages the migration scanner looked at */
+	COMPACTFREE_SCANNED,    /* pages the free scanner looked at */
+	COMPACTISOLATED,        /* pages isolated, by both scanners */
+	COMPACTSTALL,           /* direct compactions */
+	COMPACTFAIL,            /* of them, not followed by a successful allocation */
+	COMPACTSUCCESS,         /* of them, followed by one */
+	KCOMPACTD_WAKE,         /* kcompactd runs */
+	KCOMPACTD_MIGRATE_SCANNED, /* of the scanned pages above, kcompactd's */
+	KCOMPACTD_FREE_SCANNED,
 	UNEVICTABLE_PGCULLED,  /* put on the unevictable list by the LRU code */
 	UNEVICTABLE_PGSCANNED, /* looked at by an unevictable list's rescue */
 	UNEVICTABLE_PGRESCUED, /* taken back off the unevictable list */
@@ -74,5 +84,9 @@ unsigned long all_vm_events(enum vm_event_item item);
  * fail for lack of memory) to 1000 (for fragmentation). */
 struct pglist_data;
 int fragmentation_index(const struct pglist_data *pgdat, unsigned int order);
+/* Linux's extfrag_for_order: the share (0..100) of pgdat's free pages in
+ * blocks smaller than order (0 with none free), which proactive
+ * compaction's fragmentation score is made of. */
+unsigned int extfrag_for_order(const struct pglist_data *pgdat, unsigned int order);
 
 #endif

@@ -53,6 +53,15 @@ int fragmentation_index(const pg_data_t *pgdat, unsigned int order)
 	return __fragmentation_index(order, &info);
 }
 
+unsigned int extfrag_for_order(const pg_data_t *pgdat, unsigned int order)
+{
+	struct contig_page_info info;
+	fill_contig_page_info(pgdat, order, &info);
+	if (!info.free_pages)
+		return 0;
+	return (unsigned int)((info.free_pages - (info.free_blocks_suitable << order)) * 100 / info.free_pages);
+}
+
 /* Linux's unusable_free_index: the share of free memory, in thousandths,
  * in blocks too small for the order. */
 static int unusable_free_index(unsigned int order, const struct contig_page_info *info)

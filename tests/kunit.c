@@ -46,6 +46,7 @@
 #include "kernel/time.h"
 #include "mm/hugetlb.h"
 #include "mm/mmu_context.h"
+#include "mm/compaction.h"
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/slab.h"
@@ -364,6 +365,11 @@ void kunit_resources_take(struct kunit_resources *s)
 	vm_unmap_aliases();
 	/* Empty slabs cached by kmalloc are free memory for this purpose. */
 	kmem_cache_shrink_all();
+	/* So are the free pages a kcompactd holds for the moves of its round
+	 * (mm/compaction.c gives them back before it ends): wait for it. */
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		while (node_data[nid] && kcompactd_busy(nid))
+			cond_resched();
 	_Static_assert(ARRAY_SIZE(s->pool) == HUGE_MAX_HSTATE, "a pool per hstate");
 	/* Read without hugetlb_lock (mm/hugetlb.c's): taken between cases,
 	 * when nothing changes the pools. */

@@ -28,6 +28,7 @@ KERNEL_SRCS += \
 	tests/initramfs_test.c \
 	tests/kernel_map_test.c \
 	tests/khugepaged_test.c \
+	tests/compaction_test.c \
 	tests/khugepaged_shmem_test.c \
 	tests/kunit.c \
 	tests/kunit_boot.c \

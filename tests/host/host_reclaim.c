@@ -2,9 +2,11 @@
  * no LRU lists and no kswapd thread, so direct reclaim is the shrinkers'
  * (mm/vmscan.c's try_to_free_pages calls them once per node too),
  * nothing else is reclaimable, and there is no kswapd to wake. */
+#include "mm/compaction.h"
 #include "mm/kswapd.h"
 #include "mm/page_alloc.h"
 #include "mm/vmscan.h"
+#include "mm/vmstat.h"
 
 unsigned long try_to_free_pages(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask)
 {
@@ -25,3 +27,35 @@ void wakeup_kswapd(pg_data_t *pgdat, gfp_t gfp, unsigned int order)
 	(void)gfp;
 	(void)order;
 }
+
+/* Direct compaction on the host: nothing to move (no LRU, no migration),
+ * so every request is skipped, as with too few free pages. */
+enum compact_result try_to_compact_pages(gfp_t gfp, unsigned int order, int alloc_flags, int nid,
+					 const nodemask_t *nodemask, enum compact_priority prio)
+{
+	(void)gfp, (void)order, (void)alloc_flags, (void)nid, (void)nodemask, (void)prio;
+	return COMPACT_SKIPPED;
+}
+
+void compaction_defer_reset(pg_data_t *pgdat, int order, bool alloc_success)
+{
+	(void)pgdat, (void)order, (void)alloc_success;
+}
+
+bool should_compact_retry(gfp_t gfp, unsigned int order, int alloc_flags, int nid, const nodemask_t *nodemask,
+			  enum compact_result compact_result, enum compact_priority *compact_priority,
+			  int *compaction_retries)
+{
+	(void)gfp, (void)order, (void)alloc_flags, (void)nid, (void)nodemask, (void)compact_result;
+	(void)compact_priority, (void)compaction_retries;
+	return false;
+}
+
+void wakeup_kcompactd(pg_data_t *pgdat, int order)
+{
+	(void)pgdat, (void)order;
+}
+
+/* The event counters the slow path counts compaction in (mm/vmstat.c,
+ * which has /proc, is not built on the host). */
+struct vm_event_state vm_event_states[NR_CPUS];

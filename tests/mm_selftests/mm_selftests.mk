@@ -137,13 +137,15 @@ $(foreach p,$(MM_SELFTESTS),$(eval $(call mm_st_build,$(p))))
 # The ISO is the default one's shape (the Makefile's make_iso): the kernel
 # and one archive, here root.list, the programs in /bin and their manifest
 # lines "selftest <name> [args] [:: what mmlab lacks]" (fs/programs.h,
-# tests/mm_selftests_test.c), and no user programs.
+# tests/mm_selftests_test.c), and no user programs; and BusyBox, whose
+# /bin/sh, cat and grep the programs' popen and system calls run
+# (compaction_test reads /proc/meminfo through "cat ... | grep").
 MM_ST_MANIFEST := $(MM_ST_B)/programs
 MM_ST_LIST := $(MM_ST_B)/initramfs.list
 MM_ST_INITRAMFS := $(MM_ST_B)/initramfs.cpio
 mm_st_manifest_lines = $(foreach p,$(MM_SELFTESTS),selftest $(p)$(if \
 	$(MM_ST_ARGS_$(p)), $(MM_ST_ARGS_$(p)))$(if $(MM_ST_LACKS_$(p)), :: $(MM_ST_LACKS_$(p)))\n)
-$(eval $(call program_archive,$(MM_ST_INITRAMFS),$(MM_ST_LIST),$(MM_ST_MANIFEST),mm_st_manifest_lines,$(MM_ST_BINS)))
+$(eval $(call program_archive,$(MM_ST_INITRAMFS),$(MM_ST_LIST),$(MM_ST_MANIFEST),mm_st_manifest_lines,$(MM_ST_BINS),$(BUSYBOX_LIST)))
 $(MM_SELFTESTS_ISO): $(B)/kernel.elf boot/grub.cfg $(MM_ST_INITRAMFS)
 	$(call make_iso,$(B)/kernel.elf,$(MM_ST_B)/iso,$(MM_ST_INITRAMFS))
 
