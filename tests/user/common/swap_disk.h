@@ -110,4 +110,11 @@ static inline bool swap_on_or_skip(unsigned char *hdr)
 	return CHECKF(sys_swapon(SWAP_DISK, 0) == 0, "swapon %s: %s", SWAP_DISK, errno_name(errno));
 }
 
+/* How far Linux 6.1's VmSwap may trail the page tables, in kB: a thread
+ * keeps its faults' counter changes (SPLIT_RSS_COUNTING) and hands them
+ * to the mm at the start of the first fault after its event count passed
+ * TASK_RSS_EVENTS_THRESH (64), so up to 66 faults' worth may be pending,
+ * a swapped-in page each. mmlab's counts are exact (0). */
+#define LINUX_VMSWAP_LAG_KB ((64 + 2) * 4)
+
 #endif

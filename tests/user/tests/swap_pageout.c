@@ -3,7 +3,7 @@
  *   - after MADV_PAGEOUT every page of a private buffer this process
  *     alone maps is a swap entry: pagemap's PM_SWAP (bit 62) without
  *     PM_PRESENT, its swap type 0 in bits 0-4 and an offset within the
- *     area above them; VmSwap (within Linux's 64-event lag of a thread's
+ *     area above them; VmSwap (within Linux's lag of a thread's
  *     counts) and smaps' Swap count them, SwapFree went
  *     down by as much, vmstat's pswpout grew by at least as much;
  *   - fork after a pageout: the child has the entries too (VmSwap); it
@@ -85,12 +85,10 @@ static void pagemap_counts(const void *p, unsigned long area_pages, int *swapped
 }
 
 /* VmSwap against what it should be: exact on mmlab; on Linux 6.1 within
- * 64 pages, since its faults count RSS and swap entries in a per-thread
- * cache that reaches the mm's counters (what /proc shows) every 64
- * events (SPLIT_RSS_COUNTING, TASK_RSS_EVENTS_THRESH). */
+ * its per-thread lag (LINUX_VMSWAP_LAG_KB). */
 static void check_vmswap(long kb, const char *when)
 {
-	long got = status_kb("VmSwap"), slack = on_mmlab() ? 0 : 64 * 4;
+	long got = status_kb("VmSwap"), slack = on_mmlab() ? 0 : LINUX_VMSWAP_LAG_KB;
 	CHECKF(got >= kb - slack && got <= kb + slack, "VmSwap %ld kB %s (expected %ld kB, within %ld)", got, when, kb,
 	       slack);
 }

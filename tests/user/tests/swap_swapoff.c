@@ -5,7 +5,7 @@
  * parent turns swap off while both are alive. Then:
  *   - swapoff succeeded, /proc/swaps has no line, SwapTotal is back;
  *   - every page of both is present again (pagemap: none PM_SWAP), VmSwap
- *     0 (within Linux's 64-event lag of a thread's counts), and every
+ *     0 (within Linux's lag of a thread's counts), and every
  *     byte is each process's own;
  *   - a second swapoff is EINVAL.
  * The child waits on a pipe for the parent's swapoff, then checks its
@@ -64,7 +64,7 @@ static void count_pages(const void *p, int *swapped, int *present)
 
 static bool vmswap_zero(void)
 {
-	return status_kb("VmSwap") <= (on_mmlab() ? 0 : 64 * 4);
+	return status_kb("VmSwap") <= (on_mmlab() ? 0 : LINUX_VMSWAP_LAG_KB);
 }
 
 int main(void)
