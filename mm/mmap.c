@@ -737,6 +737,12 @@ unsigned long do_brk(struct mm_struct *mm, unsigned long brk)
 void exit_mmap(struct mm_struct *mm)
 {
 	mmap_write_lock(mm);
+	/* Linux's exit_mmap: hide the mm from the OOM killer and its reaper,
+	 * whose memory is going now (Linux sets it after the unmap, between
+	 * its read and write locks; here the write lock is held throughout,
+	 * so the reaper, which checks the bit under the read lock, never
+	 * sees a half-torn mm either way). */
+	mm_flag_set(mm, MMF_OOM_SKIP);
 	struct vm_area_struct *first = rb_vma(rb_first(&mm->mm_rb)), *vma;
 	if (!first) {
 		mmap_write_unlock(mm);

@@ -38,6 +38,7 @@
 #include "mm/shmem.h"
 #include "mm/swap.h"
 #include "mm/kswapd.h"
+#include "mm/oom.h"
 #include "mm/vmscan.h"
 #include "lib/string.h"
 
@@ -70,6 +71,8 @@ enum {
 	ALLOC_HIGH = 4,   /* __GFP_HIGH: may go halfway below min */
 	ALLOC_HARDER = 8, /* atomic: may go a quarter below min */
 	ALLOC_NO_WATERMARKS = 16, /* PF_MEMALLOC: the reclaimer may take the reserve */
+	ALLOC_OOM = 32,   /* an OOM victim: may go halfway below min to exit */
+	ALLOC_WMARK_HIGH = WMARK_HIGH,
 };
 
 /* Whether this CPU's THP-order list on pgdat holds a block, which an
@@ -91,7 +94,12 @@ static inline bool __watermark_ok(const pg_data_t *pgdat, unsigned int order, un
 	long min = (long)mark;
 	if (alloc_flags & ALLOC_HIGH)
 		min -= min / 2;
-	if (alloc_flags & ALLOC_HARDER)
+	/* Linux's alloc_harder: an OOM victim may go further than an
+	 * atomic request, "it's definitely going to be in the exit path
+	 * shortly and free memory". */
+	if (alloc_flags & ALLOC_OOM)
+		min -= min / 2;
+	else if (alloc_flags & ALLOC_HARDER)
 		min -= min / 4;
 	/* As Linux's __zone_watermark_ok: enough pages is not enough for
 	 * order > 0, a block that large must exist (and a failing request
@@ -108,7 +116,7 @@ static inline bool __watermark_ok(const pg_data_t *pgdat, unsigned int order, un
 	 * counts every type's, so a request that finds only another type's
 	 * blocks falls back or fails in rmqueue instead.) */
 	long usable = (long)free;
-	if (likely(!(alloc_flags & ALLOC_HARDER)))
+	if (likely(!(alloc_flags & (ALLOC_HARDER | ALLOC_OOM))))
 		usable -= (long)READ_ONCE(pgdat->nr_reserved_highatomic);
 	return usable - (long)(1ul << order) + 1 > min;
 }
@@ -265,7 +273,7 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
 /* --- the slow path ------------------------------------------------------ */
 
 /* Linux 6.1's __alloc_pages_slowpath, reduced to what mmlab has: no
- * compaction yet, no OOM killer yet. gfp has the task's scope applied
+ * compaction yet. gfp has the task's scope applied
  * already (current_gfp_context, in __alloc_pages_full): reclaim sees
  * GFP_NOFS inside memalloc_nofs_save whatever the caller passed (no
  * swap-out without __GFP_IO, shrink_slab only the shrinkers the context
@@ -286,9 +294,15 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
  *     a node would pass its min watermark (less a share that grows with
  *     each round without progress), at most MAX_RECLAIM_RETRIES rounds
  *     without progress;
+ *   - when should_reclaim_retry gives up, the OOM killer
+ *     (alloc_pages_may_oom, as Linux's __alloc_pages_may_oom): retry
+ *     while it makes progress (a kill, or a victim still dying), fail
+ *     when it cannot (nothing killable); the victim itself may take half
+ *     the reserve (ALLOC_OOM) and fails when even that is not enough;
  *   - __GFP_NOFAIL: never fails; half the reserve once reclaim did not
- *     help, lets other tasks run between tries, and warns (once per
- *     request) when it has waited long. */
+ *     help, the OOM killer once reclaim cannot, lets other tasks run
+ *     between tries, and warns (once per request) when it has waited
+ *     long. */
 #define NOFAIL_STALL_WARN_LOOPS 1000
 
 unsigned long nofail_retries;
@@ -354,6 +368,39 @@ static bool should_reclaim_retry(gfp_t gfp, unsigned int order, int nid, const n
 	return false;
 }
 
+/* Linux 6.1's __alloc_pages_may_oom: reclaim has failed, so the OOM
+ * killer (mm/oom_kill.c), one caller at a time: another holding the lock
+ * is killing for this one too (*did_some_progress, after a tick's
+ * sleep). Under the lock one more try at the high watermark catches a
+ * kill that just finished; then the requests the OOM killer will not help
+ * stop: costly orders, __GFP_RETRY_MAYFAIL (the caller has a fallback),
+ * __GFP_THISNODE (a kill frees memory anywhere). (Linux also stops for
+ * a coredumping task, lowmem zones and suspended storage, which mmlab
+ * does not have.) A __GFP_NOFAIL request the killer could not help gets
+ * the whole reserve. */
+static struct page *alloc_pages_may_oom(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask,
+					unsigned long *did_some_progress)
+{
+	struct oom_control oc = { .nodemask = nodemask, .gfp_mask = gfp, .order = (int)order };
+	*did_some_progress = 0;
+	if (!oom_lock_trylock()) {
+		*did_some_progress = 1;
+		return NULL;
+	}
+	struct page *page = get_page_from_freelist((gfp | __GFP_HARDWALL) & ~__GFP_DIRECT_RECLAIM, order, nid,
+						   nodemask, ALLOC_WMARK_HIGH);
+	if (page || order > PAGE_ALLOC_COSTLY_ORDER || (gfp & (__GFP_RETRY_MAYFAIL | __GFP_THISNODE)))
+		goto out;
+	if (out_of_memory(&oc) || (gfp & __GFP_NOFAIL)) {
+		*did_some_progress = 1;
+		if (gfp & __GFP_NOFAIL)
+			page = get_page_from_freelist(gfp, order, nid, NULL, ALLOC_NO_WATERMARKS);
+	}
+out:
+	oom_lock_unlock();
+	return page;
+}
+
 static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
 						     const nodemask_t *nodemask)
 {
@@ -391,6 +438,18 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 		if (page || !gfpflags_allow_blocking(gfp))
 			return page;
 
+		/* Linux's __gfp_pfmemalloc_flags: an OOM victim may use half
+		 * of the reserve, from any node (Linux drops the nodemask of
+		 * such "high priority and system rather than user oriented"
+		 * requests), to exit. */
+		if (!pfmemalloc && !(gfp & __GFP_NOMEMALLOC) && oom_reserves_allowed()) {
+			alloc_flags = ALLOC_WMARK_MIN | ALLOC_OOM;
+			nodemask = NULL;
+			page = get_page_from_freelist(gfp, order, nid, NULL, alloc_flags);
+			if (page)
+				return page;
+		}
+
 		unsigned long reclaimed = 0;
 		if (pfmemalloc) {
 			/* Linux: "Avoid recursion of direct reclaim". */
@@ -421,6 +480,16 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags | ALLOC_HIGH);
 			if (page)
 				return page;
+			/* Linux: reclaim that cannot help calls the OOM
+			 * killer for __GFP_NOFAIL too. */
+			if (!should_reclaim_retry(gfp, order, nid, nodemask, alloc_flags, reclaimed != 0, &no_progress)) {
+				unsigned long oom_progress;
+				page = alloc_pages_may_oom(gfp, order, nid, nodemask, &oom_progress);
+				if (page)
+					return page;
+				if (oom_progress)
+					no_progress = 0;
+			}
 			__atomic_add_fetch(&nofail_retries, 1, __ATOMIC_RELAXED);
 			if (loops == NOFAIL_STALL_WARN_LOOPS)
 				pr_warn("page allocation stalls: order:%u, mode:%#x, retrying (__GFP_NOFAIL)\n",
@@ -432,8 +501,20 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			return NULL;
 		if (order > PAGE_ALLOC_COSTLY_ORDER && !(gfp & __GFP_RETRY_MAYFAIL))
 			return NULL;
-		if (!should_reclaim_retry(gfp, order, nid, nodemask, alloc_flags, reclaimed != 0, &no_progress))
+		if (should_reclaim_retry(gfp, order, nid, nodemask, alloc_flags, reclaimed != 0, &no_progress))
+			continue;
+		/* "Reclaim has failed us, start killing things." */
+		unsigned long oom_progress;
+		page = alloc_pages_may_oom(gfp, order, nid, nodemask, &oom_progress);
+		if (page)
+			return page;
+		/* A victim whose reserve did not suffice fails (it is dying);
+		 * anyone else retries while the OOM killer makes progress. */
+		if (oom_reserves_allowed() && ((alloc_flags & ALLOC_OOM) || (gfp & __GFP_NOMEMALLOC)))
 			return NULL;
+		if (!oom_progress)
+			return NULL;
+		no_progress = 0;
 	}
 }
 
