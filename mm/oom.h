@@ -98,6 +98,12 @@ void queue_oom_reaper(struct task_struct *tsk);
  * but hugetlb and VM_PFNMAP ones; the caller holds mm's mmap_lock for
  * reading. */
 void __oom_reap_task_mm(struct mm_struct *mm);
+/* Whether a victim the reaper holds (queued, or being reaped) still has
+ * its memory (no MMF_OOM_SKIP). Linux's select_bad_process sees such a
+ * victim among the processes even once it is a zombie and waits for it
+ * (tsk_is_oom_victim); mmlab's process walk sees live threads only, so it
+ * asks the reaper's queue, which holds every victim until then. */
+bool oom_victims_pending(void);
 /* Victims the reaper reaped (each one's oom_reaper line), and gave up on
  * (mmap_lock never free after MAX_OOM_REAP_RETRIES tries). */
 unsigned long oom_reaped(void);

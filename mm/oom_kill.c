@@ -308,6 +308,12 @@ static bool oom_evaluate_task(struct task_struct *task, void *arg)
 static void select_bad_process(struct oom_control *oc)
 {
 	oc->chosen_points = LONG_MIN_VALUE;
+	/* A victim that has exited (off the walk) but whose memory is not
+	 * back yet, its mm held elsewhere: wait for the reaper (mm/oom.h). */
+	if (oom_victims_pending()) {
+		oc->chosen = (void *)-1ul;
+		return;
+	}
 	walk_processes(oom_evaluate_task, oc);
 }
 

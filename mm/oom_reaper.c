@@ -43,8 +43,22 @@ static DECLARE_WAIT_QUEUE_HEAD(oom_reaper_wait);
 /* Oldest first (Linux's is a stack: its timers decide the order). */
 static struct task_struct *oom_reaper_head, **oom_reaper_tail = &oom_reaper_head;
 static unsigned long reaped_count;
+/* The victim being reaped (off the queue, its mm not yet MMF_OOM_SKIP). */
+static struct task_struct *oom_reaper_current;
 
 unsigned long oom_reaped(void) { return __atomic_load_n(&reaped_count, __ATOMIC_RELAXED); }
+
+bool oom_victims_pending(void)
+{
+	bool pending = false;
+	spin_lock(&oom_reaper_lock);
+	for (struct task_struct *t = oom_reaper_head; t && !pending; t = t->oom_reaper_list)
+		pending = !mm_flag_test(t->signal->oom_mm, MMF_OOM_SKIP);
+	if (oom_reaper_current && !mm_flag_test(oom_reaper_current->signal->oom_mm, MMF_OOM_SKIP))
+		pending = true;
+	spin_unlock(&oom_reaper_lock);
+	return pending;
+}
 
 void __oom_reap_task_mm(struct mm_struct *mm)
 {
@@ -91,7 +105,6 @@ static void oom_reap_task(struct task_struct *tsk)
 		pr_info("oom_reaper: unable to reap pid:%d (%s)\n", tsk->tgid, tsk->comm);
 	/* Reaped, or stuck: either way the next OOM looks elsewhere. */
 	mm_flag_set(mm, MMF_OOM_SKIP);
-	put_task_struct(tsk); /* queue_oom_reaper's */
 }
 
 /* The head of the queue once it is due, or NULL. */
@@ -105,6 +118,7 @@ static struct task_struct *oom_reaper_take_due(void)
 		if (!oom_reaper_head)
 			oom_reaper_tail = &oom_reaper_head;
 		tsk->oom_reaper_list = NULL;
+		oom_reaper_current = tsk;
 	}
 	spin_unlock(&oom_reaper_lock);
 	return tsk;
@@ -137,10 +151,12 @@ static int oom_reaper(void *unused)
 		if (!tsk)
 			continue;
 		/* The victim managed to terminate on its own (exit_mmap). */
-		if (mm_flag_test(tsk->signal->oom_mm, MMF_OOM_SKIP))
-			put_task_struct(tsk);
-		else
+		if (!mm_flag_test(tsk->signal->oom_mm, MMF_OOM_SKIP))
 			oom_reap_task(tsk);
+		spin_lock(&oom_reaper_lock);
+		oom_reaper_current = NULL;
+		spin_unlock(&oom_reaper_lock);
+		put_task_struct(tsk); /* queue_oom_reaper's */
 	}
 	return 0;
 }

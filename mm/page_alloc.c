@@ -515,6 +515,9 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 		if (!oom_progress)
 			return NULL;
 		no_progress = 0;
+		/* The victim may need this CPU to die (Linux's
+		 * should_reclaim_retry ends with cond_resched()). */
+		cond_resched();
 	}
 }
 

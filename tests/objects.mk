@@ -18,6 +18,7 @@ KERNEL_SRCS += \
 	tests/gup_test.c \
 	tests/gup_remote_test.c \
 	tests/lru_test.c \
+	tests/oom_test.c \
 	tests/reclaim_test.c \
 	tests/hugetlb_cmdline_test.c \
 	tests/hugetlb_test.c \
