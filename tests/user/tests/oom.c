@@ -7,6 +7,12 @@
  * holds nearly the whole node, over the one at 500; that one lives.
  * Both kills are SIGKILL, and /proc/vmstat's oom_kill counts exactly two.
  *
+ * Then every node at once: three unbound fillers, each asking for half of
+ * the machine's memory, at oom_score_adj 1000, 600 and 0. The one at
+ * 1000 goes first, then the one at 600 (its adj outweighs the last one's
+ * size, at most half the machine), and the last gets all it asked for and
+ * exits; two more kills, and the kernel is still there to say so.
+ *
  * It provokes an OOM, so it runs only where that is safe: on mmlab, and
  * on Linux as the runner's guest (its init, /init, is our parent, PID 1).
  * On the host's Linux it skips. It also skips with swap on (the filler
@@ -63,7 +69,7 @@ static long node_mib(int nid)
 	return at ? strtol(at + 9, NULL, 10) / 1024 : -1;
 }
 
-/* A child: oom_score_adj adj, bound to nid, touches mib MiB (huge pages
+/* A child: oom_score_adj adj, bound to nid (-1: not bound), touches mib MiB (huge pages
  * asked for when huge), tells the parent through fd, then waits to be
  * killed (hold) or exits 3 (it got everything: no OOM). */
 static pid_t child(int adj, int nid, long mib, bool huge, bool hold, int fd)
@@ -78,7 +84,7 @@ static pid_t child(int adj, int nid, long mib, bool huge, bool hold, int fd)
 		_exit(2);
 	close(afd);
 	unsigned long mask = 1ul << nid;
-	if (set_mempolicy(MPOL_BIND, &mask, 64))
+	if (nid >= 0 && set_mempolicy(MPOL_BIND, &mask, 64))
 		_exit(2);
 	char *p = mmap(NULL, (size_t)(mib * MIB), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -150,5 +156,18 @@ int main(void)
 	CHECK_CMP(vmstat_oom_kill() - kills, ==, 2);
 	kill(larger, SIGKILL);
 	CHECK(waitpid(larger, &status, 0) == larger && WIFSIGNALED(status));
+
+	/* Every node at once. */
+	long half = meminfo_kb("MemTotal") / 2048;
+	printf("oom: three fillers of %ld MiB each, every node\n", half);
+	kills = vmstat_oom_kill();
+	pid_t first = child(1000, -1, half, true, false, fds[1]);
+	pid_t second = child(600, -1, half, true, false, fds[1]);
+	pid_t last = child(0, -1, half, true, false, fds[1]);
+	CHECK(waitpid(last, &status, 0) == last);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3); /* it got everything */
+	CHECK(killed_by_sigkill(first));
+	CHECK(killed_by_sigkill(second));
+	CHECK_CMP(vmstat_oom_kill() - kills, ==, 2);
 	return test_end();
 }
