@@ -7,11 +7,13 @@
  * holds nearly the whole node, over the one at 500; that one lives.
  * Both kills are SIGKILL, and /proc/vmstat's oom_kill counts exactly two.
  *
- * Then every node at once: three unbound fillers, each asking for half of
- * the machine's memory, at oom_score_adj 1000, 600 and 0. The one at
- * 1000 goes first, then the one at 600 (its adj outweighs the last one's
- * size, at most half the machine), and the last gets all it asked for and
- * exits; two more kills, and the kernel is still there to say so.
+ * Then every node at once: three unbound fillers, each asking for two
+ * thirds of the machine's memory (no two fit), at oom_score_adj 1000, 800
+ * and 0, which hold what they got. The one at 1000 goes first, then the
+ * one at 800 (its adj alone outweighs the last one's size, at most two
+ * thirds of the machine), and the last lives; exactly two more kills,
+ * whichever order the three ran in, and the kernel is still there to
+ * say so.
  *
  * It provokes an OOM, so it runs only where that is safe: on mmlab, and
  * on Linux as the runner's guest (its init, /init, is our parent, PID 1).
@@ -158,16 +160,18 @@ int main(void)
 	CHECK(waitpid(larger, &status, 0) == larger && WIFSIGNALED(status));
 
 	/* Every node at once. */
-	long half = meminfo_kb("MemTotal") / 2048;
-	printf("oom: three fillers of %ld MiB each, every node\n", half);
+	long part = meminfo_kb("MemTotal") * 2 / 3 / 1024;
+	printf("oom: three fillers of %ld MiB each, every node\n", part);
 	kills = vmstat_oom_kill();
-	pid_t first = child(1000, -1, half, true, false, fds[1]);
-	pid_t second = child(600, -1, half, true, false, fds[1]);
-	pid_t last = child(0, -1, half, true, false, fds[1]);
-	CHECK(waitpid(last, &status, 0) == last);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3); /* it got everything */
+	pid_t first = child(1000, -1, part, true, true, fds[1]);
+	pid_t second = child(800, -1, part, true, true, fds[1]);
+	pid_t last = child(0, -1, part, true, true, fds[1]);
 	CHECK(killed_by_sigkill(first));
 	CHECK(killed_by_sigkill(second));
+	/* The last one holds (or is still taking) what it asked for. */
+	CHECK_CMP(waitpid(last, &status, WNOHANG), ==, 0);
 	CHECK_CMP(vmstat_oom_kill() - kills, ==, 2);
+	kill(last, SIGKILL);
+	CHECK(waitpid(last, &status, 0) == last && WIFSIGNALED(status));
 	return test_end();
 }
