@@ -242,6 +242,32 @@ int collect_kthread_pids(int **out)
 
 unsigned long nr_pids(void) { return READ_ONCE(pids_in_table); }
 
+/* A process is seen through its leader while the leader lives; a group
+ * whose leader has exited before its other threads is seen through its
+ * first live thread (read without the group's siglock: a thread exiting
+ * meanwhile may make the group seen twice or not at all this once). */
+static bool process_representative(struct task_struct *t)
+{
+	struct task_struct *leader = t->group_leader;
+	if (t == leader)
+		return true;
+	if (!leader || !list_empty(&leader->pid_node))
+		return false;
+	return READ_ONCE(t->signal->thread_head.next) == &t->thread_node;
+}
+
+void walk_processes(bool (*fn)(struct task_struct *p, void *arg), void *arg)
+{
+	struct task_struct *t;
+	spin_lock(&pid_lock);
+	for (int b = 0; pid_hash_ready && b < PID_HASH_SIZE; b++)
+		list_for_each_entry(t, &pid_hash[b], pid_node)
+			if (t->signal && process_representative(t) && fn(t, arg))
+				goto out;
+out:
+	spin_unlock(&pid_lock);
+}
+
 /* ---- The process trees: lookups under tasklist_lock ---- */
 
 struct task_struct *find_task_in_tree(struct task_struct *root, int nr)

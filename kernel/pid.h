@@ -87,6 +87,12 @@ struct mm_struct *get_task_mm(struct task_struct *task);
 struct files_struct *get_task_files(struct task_struct *task);
 struct fs_struct *get_task_fs(struct task_struct *task);
 
+/* Linux's for_each_process, over every tree: fn(p, arg) for one live
+ * thread of each process (its leader while it lives), until fn returns
+ * true. Under the id table's spinlock: fn must not sleep; p stays valid
+ * during the call (get_task_struct keeps it after). */
+void walk_processes(bool (*fn)(struct task_struct *p, void *arg), void *arg);
+
 /* Tasks in the table: live user threads and kernel threads. */
 unsigned long nr_pids(void);
 

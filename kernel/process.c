@@ -95,8 +95,13 @@ struct signal_struct *process_signal_alloc(const char *console_prefix)
 
 void process_signal_free(struct signal_struct *sig)
 {
-	if (sig)
-		kfree(process_info_of_signal(sig));
+	if (!sig)
+		return;
+	/* An OOM victim's (Linux's free_signal_struct: oom_mm lives as
+	 * long as the signal_struct). */
+	if (sig->oom_mm)
+		mmdrop(sig->oom_mm);
+	kfree(process_info_of_signal(sig));
 }
 
 void release_process(struct task_struct *p)

@@ -242,6 +242,10 @@ struct task_struct {
 	 * sighand->siglock. */
 	unsigned long jobctl;
 	struct mempolicy *mempolicy;   /* set_mempolicy (mm/mempolicy.h); NULL: the default */
+	/* The oom_reaper's queue (mm/oom_reaper.c), under its lock: the next
+	 * victim, and when this one is due (jiffies). */
+	struct task_struct *oom_reaper_list;
+	u64 oom_reaper_due;
 	short il_prev;                 /* the last node MPOL_INTERLEAVE gave it */
 	u8 il_weight;                  /* MPOL_WEIGHTED_INTERLEAVE: pages left on il_prev */
 };

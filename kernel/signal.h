@@ -244,6 +244,10 @@ struct signal_struct {
 	 * fork; oom_score_adj_min the floor a write without
 	 * CAP_SYS_RESOURCE may not go below. */
 	short oom_score_adj, oom_score_adj_min;
+	/* The mm the OOM killer chose this process for (Linux's oom_mm,
+	 * tsk_is_oom_victim), with an mm_count reference (mmgrab) dropped
+	 * when the signal_struct is freed; set once, by cmpxchg. */
+	struct mm_struct *oom_mm;
 	/* What the group's exited threads used (Linux's __exit_signal), under
 	 * siglock; getrusage(RUSAGE_SELF) adds the live threads' own. maxrss:
 	 * the largest peak RSS (pages) an address space of the group had. */

@@ -300,7 +300,10 @@ struct mm_struct {
 #define MMF_DUMPABLE_MASK ((1ul << MMF_DUMPABLE_BITS) - 1)
 #define SUID_DUMP_DISABLE 0
 #define SUID_DUMP_USER 1
+#define MMF_OOM_SKIP 21        /* of no interest to the OOM killer: reaped, or its exit freed it */
+#define MMF_UNSTABLE 22        /* the oom_reaper unmapped memory under it (Linux's) */
 #define MMF_DISABLE_THP 24
+#define MMF_OOM_REAP_QUEUED 26 /* queued for the oom_reaper (Linux 6.1's bit) */
 #define MMF_HAS_MDWE 28
 #define MMF_HAS_MDWE_NO_INHERIT 29
 /* What a new mm takes from the one it comes from (fork, exec: Linux's

@@ -745,6 +745,7 @@ void exit_mmap(struct mm_struct *mm)
 	mmap_write_lock(mm);
 	struct vm_area_struct *first = rb_vma(rb_first(&mm->mm_rb)), *vma;
 	if (!first) {
+		mm_flag_set(mm, MMF_OOM_SKIP);
 		mmap_write_unlock(mm);
 		return;
 	}
@@ -766,6 +767,12 @@ void exit_mmap(struct mm_struct *mm)
 	/* floor FIRST_USER_ADDRESS (0), ceiling USER_PGTABLES_CEILING (0: the top). */
 	free_pgtables(&tlb, first, NULL, 0, 0);
 	tlb_finish_mmu(&tlb);
+	/* Linux's exit_mmap: the memory is back, so the OOM killer may look
+	 * past this mm now (Linux sets it after the unmap, between its read
+	 * and write locks; here the write lock is held throughout, so the
+	 * reaper, which checks the bit under the read lock, never walks a
+	 * torn-down mm). */
+	mm_flag_set(mm, MMF_OOM_SKIP);
 	thp_check_deposits(mm);
 	for (vma = first; vma;) {
 		struct vm_area_struct *n = vma->vm_next;

@@ -80,6 +80,7 @@ KERNEL_SRCS += \
 	mm/vmscan.c \
 	mm/kswapd.c \
 	mm/oom_kill.c \
+	mm/oom_reaper.c \
 	mm/slab_common.c \
 	mm/teardown.c \
 	mm/truncate.c \

@@ -39,6 +39,7 @@
 #include "mm/shmem.h"
 #include "mm/swap.h"
 #include "mm/kswapd.h"
+#include "mm/oom.h"
 #include "mm/vmscan.h"
 #include "mm/vmstat.h"
 #include "lib/string.h"
@@ -72,6 +73,8 @@ enum {
 	ALLOC_HIGH = 4,   /* __GFP_HIGH: may go halfway below min */
 	ALLOC_HARDER = 8, /* atomic: may go a quarter below min */
 	ALLOC_NO_WATERMARKS = 16, /* PF_MEMALLOC: the reclaimer may take the reserve */
+	ALLOC_OOM = 32,   /* an OOM victim: may go halfway below min to exit */
+	ALLOC_WMARK_HIGH = WMARK_HIGH,
 };
 
 /* Whether this CPU's THP-order list on pgdat holds a block, which an
@@ -93,7 +96,12 @@ static inline bool __watermark_ok(const pg_data_t *pgdat, unsigned int order, un
 	long min = (long)mark;
 	if (alloc_flags & ALLOC_HIGH)
 		min -= min / 2;
-	if (alloc_flags & ALLOC_HARDER)
+	/* Linux's alloc_harder: an OOM victim may go further than an
+	 * atomic request, "it's definitely going to be in the exit path
+	 * shortly and free memory". */
+	if (alloc_flags & ALLOC_OOM)
+		min -= min / 2;
+	else if (alloc_flags & ALLOC_HARDER)
 		min -= min / 4;
 	/* As Linux's __zone_watermark_ok: enough pages is not enough for
 	 * order > 0, a block that large must exist (and a failing request
@@ -110,7 +118,7 @@ static inline bool __watermark_ok(const pg_data_t *pgdat, unsigned int order, un
 	 * counts every type's, so a request that finds only another type's
 	 * blocks falls back or fails in rmqueue instead.) */
 	long usable = (long)free;
-	if (likely(!(alloc_flags & ALLOC_HARDER)))
+	if (likely(!(alloc_flags & (ALLOC_HARDER | ALLOC_OOM))))
 		usable -= (long)READ_ONCE(pgdat->nr_reserved_highatomic);
 	return usable - (long)(1ul << order) + 1 > min;
 }
@@ -267,8 +275,9 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
 /* --- the slow path ------------------------------------------------------ */
 
 /* Linux 6.1's __alloc_pages_slowpath, reduced to what mmlab has: direct
- * compaction for costly orders (alloc_pages_direct_compact above), no OOM
- * killer yet. gfp has the task's scope applied
+ * compaction for costly orders (alloc_pages_direct_compact above), then
+ * the OOM killer when reclaim has failed (alloc_pages_may_oom above). gfp
+ * has the task's scope applied
  * already (current_gfp_context, in __alloc_pages_full): reclaim sees
  * GFP_NOFS inside memalloc_nofs_save whatever the caller passed (no
  * swap-out without __GFP_IO, shrink_slab only the shrinkers the context
@@ -289,9 +298,15 @@ static bool allowed_nodes_have_memory(gfp_t gfp, int nid, const nodemask_t *node
  *     a node would pass its min watermark (less a share that grows with
  *     each round without progress), at most MAX_RECLAIM_RETRIES rounds
  *     without progress;
+ *   - when should_reclaim_retry gives up, the OOM killer
+ *     (alloc_pages_may_oom, as Linux's __alloc_pages_may_oom): retry
+ *     while it makes progress (a kill, or a victim still dying), fail
+ *     when it cannot (nothing killable); the victim itself may take half
+ *     the reserve (ALLOC_OOM) and fails when even that is not enough;
  *   - __GFP_NOFAIL: never fails; half the reserve once reclaim did not
- *     help, lets other tasks run between tries, and warns (once per
- *     request) when it has waited long. */
+ *     help, the OOM killer once reclaim cannot, lets other tasks run
+ *     between tries, and warns (once per request) when it has waited
+ *     long. */
 #define NOFAIL_STALL_WARN_LOOPS 1000
 
 unsigned long nofail_retries;
@@ -402,6 +417,39 @@ static bool may_compact_directly(gfp_t gfp, unsigned int order, bool pfmemalloc)
 	       !(current_pflags() & PF_MEMALLOC);
 }
 
+/* Linux 6.1's __alloc_pages_may_oom: reclaim has failed, so the OOM
+ * killer (mm/oom_kill.c), one caller at a time: another holding the lock
+ * is killing for this one too (*did_some_progress, after a tick's
+ * sleep). Under the lock one more try at the high watermark catches a
+ * kill that just finished; then the requests the OOM killer will not help
+ * stop: costly orders, __GFP_RETRY_MAYFAIL (the caller has a fallback),
+ * __GFP_THISNODE (a kill frees memory anywhere). (Linux also stops for
+ * a coredumping task, lowmem zones and suspended storage, which mmlab
+ * does not have.) A __GFP_NOFAIL request the killer could not help gets
+ * the whole reserve. */
+static struct page *alloc_pages_may_oom(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask,
+					unsigned long *did_some_progress)
+{
+	struct oom_control oc = { .nodemask = nodemask, .gfp_mask = gfp, .order = (int)order };
+	*did_some_progress = 0;
+	if (!oom_lock_trylock()) {
+		*did_some_progress = 1;
+		return NULL;
+	}
+	struct page *page = get_page_from_freelist((gfp | __GFP_HARDWALL) & ~__GFP_DIRECT_RECLAIM, order, nid,
+						   nodemask, ALLOC_WMARK_HIGH);
+	if (page || order > PAGE_ALLOC_COSTLY_ORDER || (gfp & (__GFP_RETRY_MAYFAIL | __GFP_THISNODE)))
+		goto out;
+	if (out_of_memory(&oc) || (gfp & __GFP_NOFAIL)) {
+		*did_some_progress = 1;
+		if (gfp & __GFP_NOFAIL)
+			page = get_page_from_freelist(gfp, order, nid, NULL, ALLOC_NO_WATERMARKS);
+	}
+out:
+	oom_lock_unlock();
+	return page;
+}
+
 static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int order, int nid,
 						     const nodemask_t *nodemask)
 {
@@ -460,6 +508,18 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 		if (page || !gfpflags_allow_blocking(gfp))
 			return page;
 
+		/* Linux's __gfp_pfmemalloc_flags: an OOM victim may use half
+		 * of the reserve, from any node (Linux drops the nodemask of
+		 * such "high priority and system rather than user oriented"
+		 * requests), to exit. */
+		if (!pfmemalloc && !(gfp & __GFP_NOMEMALLOC) && oom_reserves_allowed()) {
+			alloc_flags = ALLOC_WMARK_MIN | ALLOC_OOM;
+			nodemask = NULL;
+			page = get_page_from_freelist(gfp, order, nid, NULL, alloc_flags);
+			if (page)
+				return page;
+		}
+
 		unsigned long reclaimed = 0;
 		if (pfmemalloc) {
 			/* Linux: "Avoid recursion of direct reclaim". */
@@ -497,6 +557,16 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags | ALLOC_HIGH);
 			if (page)
 				return page;
+			/* Linux: reclaim that cannot help calls the OOM
+			 * killer for __GFP_NOFAIL too. */
+			if (!should_reclaim_retry(gfp, order, nid, nodemask, alloc_flags, reclaimed != 0, &no_progress)) {
+				unsigned long oom_progress;
+				page = alloc_pages_may_oom(gfp, order, nid, nodemask, &oom_progress);
+				if (page)
+					return page;
+				if (oom_progress)
+					no_progress = 0;
+			}
 			__atomic_add_fetch(&nofail_retries, 1, __ATOMIC_RELAXED);
 			if (loops == NOFAIL_STALL_WARN_LOOPS)
 				pr_warn("page allocation stalls: order:%u, mode:%#x, retrying (__GFP_NOFAIL)\n",
@@ -516,7 +586,21 @@ static __noinline struct page *alloc_pages_slowpath(gfp_t gfp, unsigned int orde
 		    should_compact_retry(gfp, order, alloc_flags, nid, nodemask, compact_result, &compact_priority,
 					 &compaction_retries))
 			continue;
-		goto nopage;
+		/* "Reclaim has failed us, start killing things." */
+		unsigned long oom_progress;
+		page = alloc_pages_may_oom(gfp, order, nid, nodemask, &oom_progress);
+		if (page)
+			return page;
+		/* A victim whose reserve did not suffice fails (it is dying);
+		 * anyone else retries while the OOM killer makes progress. */
+		if (oom_reserves_allowed() && ((alloc_flags & ALLOC_OOM) || (gfp & __GFP_NOMEMALLOC)))
+			goto nopage;
+		if (!oom_progress)
+			goto nopage;
+		no_progress = 0;
+		/* The victim may need this CPU to die (Linux's
+		 * should_reclaim_retry ends with cond_resched()). */
+		cond_resched();
 	}
 nopage:
 	/* mmlab's: a costly request that failed asks kcompactd of its node

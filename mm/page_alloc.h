@@ -308,6 +308,9 @@ void drain_local_pages(void *unused);
 void show_buddyinfo(void);
 void show_numastat(void);
 void show_free_areas(void);
+/* Linux's nodemask=%*pbl in a report: "(null)" for no mask, else the
+ * nodes, "0,2". */
+void nodemask_string(const nodemask_t *nodemask, char *buf, size_t size);
 
 /* The buddy layer alone, without per-CPU lists and watermarks: what the
  * benchmarks and host tests measure and check. */

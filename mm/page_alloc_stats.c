@@ -142,7 +142,7 @@ void show_free_areas(void)
 }
 
 /* Linux's nodemask=%*pbl: "(null)" for no mask, else the nodes, "0,2". */
-static void nodemask_string(const nodemask_t *nodemask, char *buf, size_t size)
+void nodemask_string(const nodemask_t *nodemask, char *buf, size_t size)
 {
 	size_t len = 0;
 	int nid;

@@ -41,3 +41,17 @@ void exhaust_node(struct held *h, int nid, gfp_t gfp)
 			held_add(h, p, (unsigned)order);
 	}
 }
+
+unsigned long held_give_back(struct held *h, unsigned long pages)
+{
+	unsigned long freed = 0;
+	while (freed < pages && !list_empty(&h->list)) {
+		struct page *p = list_first_entry(&h->list, struct page, lru);
+		unsigned order = PageHead(p) ? (unsigned)p->private : 0;
+		list_del(&p->lru);
+		__free_pages(p, order);
+		freed += 1ul << order;
+	}
+	h->pages -= freed;
+	return freed;
+}

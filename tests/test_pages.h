@@ -28,5 +28,8 @@ void held_init_released_at_end(struct kunit *test, struct held *h);
 /* Takes everything node nid will give with these flags, largest blocks
  * first (fast even under emulation). */
 void exhaust_node(struct held *h, int nid, gfp_t gfp);
+/* Frees the newest allocations (exhaust_node's smallest blocks) until
+ * at least pages pages are back; returns how many. */
+unsigned long held_give_back(struct held *h, unsigned long pages);
 
 #endif

@@ -1,9 +1,13 @@
 /* Reclaim on the host, for the page allocator's slow path: the host has
  * no LRU lists and no kswapd thread, so direct reclaim is the shrinkers'
  * (mm/vmscan.c's try_to_free_pages calls them once per node too),
- * nothing else is reclaimable, and there is no kswapd to wake. */
+ * nothing else is reclaimable, and there is no kswapd to wake. Nor are
+ * there processes: the OOM killer finds nothing to kill (out_of_memory's
+ * false), so an allocation fails as it would on a kernel with no
+ * killable process. */
 #include "mm/compaction.h"
 #include "mm/kswapd.h"
+#include "mm/oom.h"
 #include "mm/page_alloc.h"
 #include "mm/vmscan.h"
 #include "mm/vmstat.h"
@@ -59,3 +63,14 @@ void wakeup_kcompactd(pg_data_t *pgdat, int order)
 /* The event counters the slow path counts compaction in (mm/vmstat.c,
  * which has /proc, is not built on the host). */
 struct vm_event_state vm_event_states[NR_CPUS];
+
+bool out_of_memory(struct oom_control *oc)
+{
+	(void)oc;
+	return false;
+}
+
+/* One thread: the lock is always free. */
+bool oom_lock_trylock(void) { return true; }
+void oom_lock_unlock(void) {}
+bool oom_reserves_allowed(void) { return false; }

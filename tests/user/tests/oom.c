@@ -1,0 +1,177 @@
+/* The OOM killer from user space (Linux 6.1's mm/oom_kill.c): three
+ * children bound (MPOL_BIND) to one node, with different oom_score_adj.
+ * A small one at 1000 and a larger one at 500 hold their memory; a third,
+ * at 0, fills the node past its size. The killer must take the small one
+ * first (its oom_score_adj outweighs the others' size: oom_badness adds
+ * adj thousandths of the node's pages), then the filler, which by then
+ * holds nearly the whole node, over the one at 500; that one lives.
+ * Both kills are SIGKILL, and /proc/vmstat's oom_kill counts exactly two.
+ *
+ * Then every node at once: three unbound fillers, each asking for two
+ * thirds of the machine's memory (no two fit), at oom_score_adj 1000, 800
+ * and 0, which hold what they got. The one at 1000 goes first, then the
+ * one at 800 (its adj alone outweighs the last one's size, at most two
+ * thirds of the machine), and the last lives; exactly two more kills,
+ * whichever order the three ran in, and the kernel is still there to
+ * say so.
+ *
+ * It provokes an OOM, so it runs only where that is safe: on mmlab, and
+ * on Linux as the runner's guest (its init, /init, is our parent, PID 1).
+ * On the host's Linux it skips. It also skips with swap on (the filler
+ * would swap rather than run out), and with vm.panic_on_oom or
+ * vm.oom_kill_allocating_task set (another outcome by design). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "numa_policy.h"
+
+#define MIB (1l << 20)
+
+static bool in_runner_guest(void)
+{
+	char exe[64];
+	ssize_t n = readlink("/proc/1/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	return getppid() == 1 && !strcmp(exe, "/init");
+}
+
+static long sysctl_value(const char *path)
+{
+	char buf[32];
+	return read_file(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+static long vmstat_oom_kill(void)
+{
+	static char buf[16384];
+	if (read_file("/proc/vmstat", buf, sizeof(buf)) <= 0)
+		return -1;
+	const char *at = strstr(buf, "\noom_kill ");
+	return at ? strtol(at + 10, NULL, 10) : -1;
+}
+
+/* The node's MemTotal in MiB (/sys/devices/system/node/nodeN/meminfo). */
+static long node_mib(int nid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nid);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	const char *at = strstr(buf, "MemTotal:");
+	return at ? strtol(at + 9, NULL, 10) / 1024 : -1;
+}
+
+/* A child: oom_score_adj adj, bound to nid (-1: not bound), touches mib MiB (huge pages
+ * asked for when huge), tells the parent through fd, then waits to be
+ * killed (hold) or exits 3 (it got everything: no OOM). */
+static pid_t child(int adj, int nid, long mib, bool huge, bool hold, int fd)
+{
+	pid_t pid = fork();
+	if (pid)
+		return pid;
+	char v[8];
+	int len = snprintf(v, sizeof(v), "%d", adj);
+	int afd = open("/proc/self/oom_score_adj", O_WRONLY);
+	if (afd < 0 || write(afd, v, (size_t)len) != len)
+		_exit(2);
+	close(afd);
+	unsigned long mask = 1ul << nid;
+	if (nid >= 0 && set_mempolicy(MPOL_BIND, &mask, 64))
+		_exit(2);
+	char *p = mmap(NULL, (size_t)(mib * MIB), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(2);
+	if (huge)
+		madvise(p, (size_t)(mib * MIB), MADV_HUGEPAGE); /* fewer faults; a fallback is fine */
+	for (long off = 0; off < mib * MIB; off += 4096)
+		p[off] = 1;
+	if (write(fd, "r", 1) != 1)
+		_exit(2);
+	if (!hold)
+		_exit(3);
+	for (;;)
+		pause();
+}
+
+/* Whether pid was killed by SIGKILL: it must be (or soon be) dead; the
+ * wait is bounded only to turn a hang into a failure. */
+static bool killed_by_sigkill(pid_t pid)
+{
+	int status = 0;
+	for (int i = 0; i < 3000; i++) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return false;
+}
+
+int main(void)
+{
+	test_begin("oom");
+	if (!on_mmlab() && !in_runner_guest())
+		test_skip("provokes the OOM killer: runs only on mmlab and on Linux as the runner's guest, "
+			  "never on the host");
+	if (meminfo_kb("SwapTotal") != 0)
+		test_skip("swap is on: the filler would swap rather than run out");
+	if (sysctl_value("/proc/sys/vm/panic_on_oom") != 0 ||
+	    sysctl_value("/proc/sys/vm/oom_kill_allocating_task") != 0)
+		test_skip("vm.panic_on_oom or vm.oom_kill_allocating_task is set");
+	read_topology();
+	int nid = -1;
+	for (int n = 0; n < nr_nodes; n++)
+		if (has_memory >> n & 1)
+			nid = n;
+	long size = nid >= 0 ? node_mib(nid) : -1;
+	if (size <= 64)
+		test_skip("no node with memory to fill (node %d: %ld MiB)", nid, size);
+	printf("oom: filling node %d (%ld MiB)\n", nid, size);
+	long kills = vmstat_oom_kill();
+	CHECK(kills >= 0);
+
+	int fds[2];
+	CHECK(pipe(fds) == 0);
+	char c;
+	pid_t small = child(1000, nid, 8, false, true, fds[1]);
+	CHECK(read(fds[0], &c, 1) == 1);
+	pid_t larger = child(500, nid, 32, false, true, fds[1]);
+	CHECK(read(fds[0], &c, 1) == 1);
+	pid_t filler = child(0, nid, size + 64, true, false, fds[1]);
+
+	CHECK(killed_by_sigkill(filler));
+	CHECK(killed_by_sigkill(small));
+	int status;
+	CHECK_CMP(waitpid(larger, &status, WNOHANG), ==, 0); /* alive */
+	CHECK_CMP(vmstat_oom_kill() - kills, ==, 2);
+	kill(larger, SIGKILL);
+	CHECK(waitpid(larger, &status, 0) == larger && WIFSIGNALED(status));
+
+	/* Every node at once. */
+	long part = meminfo_kb("MemTotal") * 2 / 3 / 1024;
+	printf("oom: three fillers of %ld MiB each, every node\n", part);
+	kills = vmstat_oom_kill();
+	pid_t first = child(1000, -1, part, true, true, fds[1]);
+	pid_t second = child(800, -1, part, true, true, fds[1]);
+	pid_t last = child(0, -1, part, true, true, fds[1]);
+	CHECK(killed_by_sigkill(first));
+	CHECK(killed_by_sigkill(second));
+	/* The last one holds (or is still taking) what it asked for. */
+	CHECK_CMP(waitpid(last, &status, WNOHANG), ==, 0);
+	CHECK_CMP(vmstat_oom_kill() - kills, ==, 2);
+	kill(last, SIGKILL);
+	CHECK(waitpid(last, &status, 0) == last && WIFSIGNALED(status));
+	return test_end();
+}
