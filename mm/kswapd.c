@@ -137,6 +137,7 @@ void kswapd_stats(int nid, struct kswapd_stats *st)
 	st->sleeps = READ_ONCE(ks->sleeps);
 	st->failures = NODE_DATA(nid) ? READ_ONCE(NODE_DATA(nid)->kswapd_failures) : 0;
 	st->running = ks->task != NULL;
+	st->asleep = waitqueue_active(&ks->wait) && !READ_ONCE(ks->woken);
 }
 
 /* Linux's kswapd_run for every node with memory, at boot. */

@@ -21,6 +21,7 @@ struct kswapd_stats {
 	unsigned long wakeups, runs, sleeps;
 	int failures;
 	bool running;
+	bool asleep; /* waiting for a wakeup, none on its way */
 };
 void kswapd_stats(int nid, struct kswapd_stats *st);
 

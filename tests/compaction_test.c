@@ -189,9 +189,11 @@ static void make_layout(struct kunit *test, struct layout *L, unsigned nblocks, 
 	KUNIT_ASSERT_EQ(test, kunit_add_action(test, unpin, L), 0);
 	take_blocks(L->nid);
 	L->lo = find_run(nblocks);
+	/* A small node (sixteen-node's are 64 MiB, node 0 with the kernel's
+	 * own pages in it) may have no such run to lay out: the layout
+	 * cannot be made there. */
 	if (!L->lo)
-		kunit_info(test, "no %u consecutive movable pageblocks free on node %d", nblocks, L->nid);
-	KUNIT_ASSERT_NE(test, L->lo, 0ul);
+		kunit_skip(test, "no %u consecutive movable pageblocks free on node %d", nblocks, L->nid);
 	for (unsigned b = 0; b < nblocks; b++) {
 		struct page *head = pfn_to_page(L->lo + b * pageblock_nr_pages);
 		list_del(&head->lru);

@@ -153,10 +153,16 @@ static bool ask_past_the_full_node(struct held *held, int node, struct hog *vict
 	struct printk_capture cap;
 	held_give_back(held, 4 * MIB_PAGES);
 	drain_all_pages();
+	/* What an allocation can still have: the free pages above each
+	 * node's min watermark (on a large machine the mins alone are more
+	 * than the victim's 16 MiB). */
 	unsigned long free = 0;
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		if (node_has_memory(nid) && (node < 0 || nid == node))
-			free += node_free_pages(nid);
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		if (!node_has_memory(nid) || (node >= 0 && nid != node))
+			continue;
+		unsigned long f = node_free_pages(nid), min = NODE_DATA(nid)->watermark[WMARK_MIN];
+		free += f > min ? f - min : 0;
+	}
 	printk_capture_begin(&cap, captured, sizeof(captured));
 	bool ran = trigger((int)(free / MIB_PAGES) + 8, node, res);
 	printk_capture_end(&cap);

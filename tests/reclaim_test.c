@@ -130,6 +130,13 @@ static bool kswapd_asleep_after(int nid, unsigned long sleeps)
  * again. */
 /* The runner's node, its kswapd's counters in *before, held's pages
  * given back drained at the end; the node not hopeless to begin with. */
+static bool kswapd_asleep(int nid)
+{
+	struct kswapd_stats st;
+	kswapd_stats(nid, &st);
+	return st.asleep;
+}
+
 static pg_data_t *kswapd_case_init(struct kunit *test, struct held *held, struct kswapd_stats *before)
 {
 	int nid = test_node();
@@ -137,6 +144,17 @@ static pg_data_t *kswapd_case_init(struct kunit *test, struct held *held, struct
 	kswapd_stats(nid, before);
 	if (!before->running)
 		kunit_skip(test, "no kswapd on node %d", nid);
+	/* Asleep to begin with: a suite before this one (the OOM killer's)
+	 * may leave it balancing a node its victims are still giving back,
+	 * and a wakeup then finds it awake and counts nothing. */
+	KUNIT_ASSERT_TRUE(test, YIELD_UNTIL(kswapd_asleep(nid)));
+	/* It may have gone to sleep on a balanced node after a pass that
+	 * freed nothing (kswapd_failures 1): a wakeup of a node above high
+	 * makes it hopeful again (0), as after the frees that lifted it. */
+	drain_all_pages();
+	if (node_watermark_ok(pgdat, 0, pgdat->watermark[WMARK_HIGH]))
+		wakeup_kswapd(pgdat, GFP_KERNEL, 0);
+	kswapd_stats(nid, before);
 	held_init(held);
 	KUNIT_ASSERT_EQ(test, kunit_add_action(test, held_release_drained, held), 0);
 	drain_all_pages();
