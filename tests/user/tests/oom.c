@@ -7,13 +7,13 @@
  * holds nearly the whole node, over the one at 500; that one lives.
  * Both kills are SIGKILL, and /proc/vmstat's oom_kill counts exactly two.
  *
- * Then every node at once: three unbound fillers, each asking for two
- * thirds of the machine's memory (no two fit), at oom_score_adj 1000, 800
- * and 0, which hold what they got. The one at 1000 goes first, then the
- * one at 800 (its adj alone outweighs the last one's size, at most two
- * thirds of the machine), and the last lives; exactly two more kills,
- * whichever order the three ran in, and the kernel is still there to
- * say so.
+ * Then every node at once: three unbound fillers, each asking for 55% of
+ * the memory available (no two fit), at oom_score_adj 1000, 800
+ * and 0, which hold what they got, each started once the one before
+ * holds its part. The second one's faults kill the one at 1000; the
+ * last one's kill the one at 800 (its adj alone outweighs the last one's
+ * size, about half of the machine), and the last lives: exactly
+ * two more kills, and the kernel is still there to say so.
  *
  * It provokes an OOM, so it runs only where that is safe: on mmlab, and
  * on Linux as the runner's guest (its init, /init, is our parent, PID 1).
@@ -170,17 +170,26 @@ int main(void)
 
 	/* Every node at once. */
 	/* Of what is available (a hugetlb pool, the kernel's own, are not):
-	 * two fillers of 2/3 cannot both fit, the last alone can. */
-	long part = meminfo_kb("MemAvailable") * 2 / 3 / 1024;
-	printf("oom: three fillers of %ld MiB each, every node\n", part);
+	 * two fillers of 55% cannot both fit, one alone can (no more than
+	 * that: under TCG each MiB costs time against the guest's limit per
+	 * program). Each starts
+	 * once the one before holds its part, so that each OOM has one
+	 * victim to wait for: three at once left the killer, on a loaded
+	 * Linux 6.1, a third kill while the first two victims' memory was
+	 * still on its way back. */
+	long part = meminfo_kb("MemAvailable") * 55 / 100 / 1024;
+	printf("oom: three fillers of %ld MiB each, every node, one after the other\n", part);
 	kills = vmstat_oom_kill();
 	int status;
 	pid_t first = child(1000, -1, part, true, true, fds[1]);
+	CHECK(read(fds[0], &c, 1) == 1);
 	pid_t second = child(800, -1, part, true, true, fds[1]);
-	pid_t last = child(0, -1, part, true, true, fds[1]);
 	CHECK(killed_by_sigkill(first));
+	CHECK(read(fds[0], &c, 1) == 1);
+	pid_t last = child(0, -1, part, true, true, fds[1]);
 	CHECK(killed_by_sigkill(second));
-	/* The last one holds (or is still taking) what it asked for. */
+	/* The last one holds what it asked for. */
+	CHECK(read(fds[0], &c, 1) == 1);
 	CHECK_CMP(waitpid(last, &status, WNOHANG), ==, 0);
 	CHECK_CMP(vmstat_oom_kill() - kills, ==, 2);
 	kill(last, SIGKILL);
