@@ -40,6 +40,16 @@ static struct files_struct *new_files(struct kunit *test)
 	return f;
 }
 
+/* A case's file table with a pipe in it (fds[0] to read, fds[1] to
+ * write), the resources counted in *before after the table was made. */
+static struct files_struct *new_pipe(struct kunit *test, struct kunit_resources *before, int fds[2])
+{
+	struct files_struct *files = new_files(test);
+	kunit_resources_take(before);
+	KUNIT_ASSERT_EQ(test, files_pipe2(files, fds, 0), 0);
+	return files;
+}
+
 static struct pipe_inode_info *pipe_of(struct files_struct *files, int fd)
 {
 	struct file *f = fget(files, (unsigned int)fd);
@@ -151,11 +161,9 @@ static int big_writer(struct test_worker *w)
 
 static void reader_exit_breaks_pipe(struct kunit *test)
 {
-	struct files_struct *files = new_files(test);
 	struct kunit_resources before;
-	kunit_resources_take(&before);
 	int fds[2];
-	KUNIT_ASSERT_EQ(test, files_pipe2(files, fds, 0), 0);
+	struct files_struct *files = new_pipe(test, &before, fds);
 	struct pipe_inode_info *pipe = pipe_of(files, fds[0]);
 	KUNIT_ASSERT_NOT_NULL(test, pipe);
 	long size = (long)pipe->max_usage * PAGE_SIZE;
@@ -275,11 +283,9 @@ static int one_byte_reader(struct test_worker *w)
  * file). */
 static void one_write_wakes_one_reader(struct kunit *test)
 {
-	struct files_struct *files = new_files(test);
 	struct kunit_resources before;
-	kunit_resources_take(&before);
 	int fds[2];
-	KUNIT_ASSERT_EQ(test, files_pipe2(files, fds, 0), 0);
+	struct files_struct *files = new_pipe(test, &before, fds);
 	static struct test_crew c;
 	static struct blocked_reads br;
 	br = (struct blocked_reads){ files, fds[0], 0 };
@@ -318,11 +324,9 @@ static int waker_fn(struct test_worker *w)
 
 static void poll_sleeps_until_written(struct kunit *test)
 {
-	struct files_struct *files = new_files(test);
 	struct kunit_resources before;
-	kunit_resources_take(&before);
 	int fds[2];
-	KUNIT_ASSERT_EQ(test, files_pipe2(files, fds, 0), 0);
+	struct files_struct *files = new_pipe(test, &before, fds);
 	static struct test_crew c;
 	static struct poll_waker pw;
 	pw = (struct poll_waker){ files, fds[1], current, false };
