@@ -95,14 +95,35 @@ static bool oom_reap_task_mm(struct task_struct *tsk, struct mm_struct *mm)
 	return true;
 }
 
+/* The victim's own exit is tearing the mm down: its last user is gone,
+ * and exit_mmap, which runs next in the same task, sets MMF_OOM_SKIP once
+ * the memory is back. Linux 6.1's exit_mmap unmaps under the read lock,
+ * so its reaper gets in beside it and finishes; mmlab's holds the write
+ * lock throughout (its full-mm gather frees emptied PTE tables without
+ * an RCU grace period, mm/mmu_gather.c), so the reaper cannot, and must
+ * not give up on it either: a victim freeing a large mm on a slow
+ * machine would otherwise be taken for a stuck one after a second, and
+ * the next OOM would kill again while its memory is still on the way
+ * back. */
+static bool oom_exit_mmap_running(struct mm_struct *mm)
+{
+	return __atomic_load_n(&mm->mm_users, __ATOMIC_ACQUIRE) == 0;
+}
+
 static void oom_reap_task(struct task_struct *tsk)
 {
 	struct mm_struct *mm = tsk->signal->oom_mm;
 	int attempts = 0;
-	while (attempts++ < MAX_OOM_REAP_RETRIES && !oom_reap_task_mm(tsk, mm))
+	while (attempts++ < MAX_OOM_REAP_RETRIES && !oom_reap_task_mm(tsk, mm)) {
+		if (oom_exit_mmap_running(mm))
+			return; /* exit_mmap sets MMF_OOM_SKIP */
 		schedule_timeout_uninterruptible(HZ / 10);
-	if (attempts > MAX_OOM_REAP_RETRIES && !mm_flag_test(mm, MMF_OOM_SKIP))
+	}
+	if (attempts > MAX_OOM_REAP_RETRIES && !mm_flag_test(mm, MMF_OOM_SKIP)) {
+		if (oom_exit_mmap_running(mm))
+			return;
 		pr_info("oom_reaper: unable to reap pid:%d (%s)\n", tsk->tgid, tsk->comm);
+	}
 	/* Reaped, or stuck: either way the next OOM looks elsewhere. */
 	mm_flag_set(mm, MMF_OOM_SKIP);
 }
