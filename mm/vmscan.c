@@ -5,7 +5,8 @@
  * direct reclaim (try_to_free_pages) and kswapd (mm/kswapd.c) run.
  *
  * What reclaim can free: the slab caches' shrinkers, and, with a swap
- * area on (total_swap_pages, mm/swapfile.c), anonymous pages, which
+ * area on and a slot free in it (nr_swap_pages, mm/swapfile.c),
+ * anonymous pages, which
  * shrink_folio_list hands to swap-out (mm/vmscan_swap.c). Without swap,
  * as in Linux, the anon lists (anonymous and tmpfs pages) are not
  * scanned for reclaim at all (get_scan_count's SCAN_FILE) nor even aged
@@ -32,6 +33,7 @@
 #include "mm/rmap.h"
 #include "mm/swap.h"
 #include "mm/swap_state.h"
+#include "mm/swapfile.h"
 #include "mm/vmscan_swap.h"
 #include "mm/vmstat.h"
 
@@ -391,11 +393,22 @@ unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruvec *lruv
 	return reclaimed;
 }
 
-/* Linux's can_reclaim_anon_pages and can_age_anon_pages: only with swap
- * (mmlab has no demotion targets either). */
+/* Linux 6.1's can_reclaim_anon_pages: an anonymous page can be reclaimed
+ * only while a swap slot is free somewhere (get_nr_swap_pages; mmlab has
+ * no demotion targets). Once every area is full, reclaim scans the file
+ * lists alone and counts anon as unreclaimable, so the allocator's slow
+ * path soon sees that no retry can help and the OOM killer comes, rather
+ * than every allocation scanning lists whose pages have nowhere to go. */
 static bool can_reclaim_anon_pages(void)
 {
-	return total_swap_pages > 0;
+	return READ_ONCE(nr_swap_pages) > 0;
+}
+
+/* Linux 6.1's can_age_anon_pages: the anon lists are aged while any area
+ * is on, full or not (its slots come free again). */
+static bool can_age_anon_pages(void)
+{
+	return READ_ONCE(total_swap_pages) > 0;
 }
 
 unsigned long node_reclaimable_pages(pg_data_t *pgdat)
@@ -462,7 +475,7 @@ static void shrink_lruvec(struct lruvec *lruvec, struct scan_control *sc)
 	}
 	/* Even when anon was not scanned, its active/inactive balance is
 	 * kept, where anon can be aged at all (with swap). */
-	if (can_reclaim_anon_pages() && inactive_is_low(lruvec, LRU_INACTIVE_ANON))
+	if (can_age_anon_pages() && inactive_is_low(lruvec, LRU_INACTIVE_ANON))
 		shrink_active_list(SWAP_CLUSTER_MAX, lruvec, sc, LRU_ACTIVE_ANON);
 }
 
