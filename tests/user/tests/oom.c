@@ -32,6 +32,7 @@
 
 #include "check.h"
 #include "numa_policy.h"
+#include "oom_wait.h"
 
 #define MIB (1l << 20)
 
@@ -49,15 +50,6 @@ static long sysctl_value(const char *path)
 {
 	char buf[32];
 	return read_file(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
-static long vmstat_oom_kill(void)
-{
-	static char buf[16384];
-	if (read_file("/proc/vmstat", buf, sizeof(buf)) <= 0)
-		return -1;
-	const char *at = strstr(buf, "\noom_kill ");
-	return at ? strtol(at + 10, NULL, 10) : -1;
 }
 
 /* The node's MemTotal in MiB (/sys/devices/system/node/nodeN/meminfo). */
@@ -103,20 +95,13 @@ static pid_t child(int adj, int nid, long mib, bool huge, bool hold, int fd)
 		pause();
 }
 
-/* Whether pid was killed by SIGKILL: it must be (or soon be) dead; the
- * wait is bounded only to turn a hang into a failure. */
-static bool killed_by_sigkill(pid_t pid)
+/* How pid ended: the signal that killed it, or 0 (it exited). */
+static int reap_signal(pid_t pid)
 {
 	int status = 0;
-	for (int i = 0; i < 3000; i++) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return false;
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 }
 
 int main(void)
@@ -139,7 +124,7 @@ int main(void)
 	if (size <= 64)
 		test_skip("no node with memory to fill (node %d: %ld MiB)", nid, size);
 	printf("oom: filling node %d (%ld MiB)\n", nid, size);
-	long kills = vmstat_oom_kill();
+	long kills = oom_kills();
 	CHECK(kills >= 0);
 
 	int fds[2];
@@ -159,11 +144,13 @@ int main(void)
 		CHECK(read(fds[0], &c, 1) == 1);
 		pid_t filler = child(0, nid, size, true, false, fds[1]);
 
-		CHECK(killed_by_sigkill(filler));
-		CHECK(killed_by_sigkill(small));
+		/* The filler asks for the whole node: killed, or it got it
+		 * all and exits 3. Either way it ends. */
+		CHECK_CMP(reap_signal(filler), ==, SIGKILL);
+		CHECK(oom_killed(small, -1, kills + 2));
 		int status;
 		CHECK_CMP(waitpid(larger, &status, WNOHANG), ==, 0); /* alive */
-		CHECK_CMP(vmstat_oom_kill() - kills, ==, 2);
+		CHECK_CMP(oom_kills() - kills, ==, 2);
 		kill(larger, SIGKILL);
 		CHECK(waitpid(larger, &status, 0) == larger && WIFSIGNALED(status));
 	}
@@ -179,19 +166,19 @@ int main(void)
 	 * still on its way back. */
 	long part = meminfo_kb("MemAvailable") * 55 / 100 / 1024;
 	printf("oom: three fillers of %ld MiB each, every node, one after the other\n", part);
-	kills = vmstat_oom_kill();
+	kills = oom_kills();
 	int status;
 	pid_t first = child(1000, -1, part, true, true, fds[1]);
 	CHECK(read(fds[0], &c, 1) == 1);
 	pid_t second = child(800, -1, part, true, true, fds[1]);
-	CHECK(killed_by_sigkill(first));
+	CHECK(oom_killed(first, fds[0], kills + 1));
 	CHECK(read(fds[0], &c, 1) == 1);
 	pid_t last = child(0, -1, part, true, true, fds[1]);
-	CHECK(killed_by_sigkill(second));
+	CHECK(oom_killed(second, fds[0], kills + 2));
 	/* The last one holds what it asked for. */
 	CHECK(read(fds[0], &c, 1) == 1);
 	CHECK_CMP(waitpid(last, &status, WNOHANG), ==, 0);
-	CHECK_CMP(vmstat_oom_kill() - kills, ==, 2);
+	CHECK_CMP(oom_kills() - kills, ==, 2);
 	kill(last, SIGKILL);
 	CHECK(waitpid(last, &status, 0) == last && WIFSIGNALED(status));
 	return test_end();
