@@ -25,7 +25,7 @@ kernel_param_string("paging_policy.trace", paging_policy_trace,
 kernel_param_int("paging_policy.frames", paging_policy_frames, 64, 65536,
 		 "page frames the user program paging_policy leaves its trace (default 512)");
 kernel_param_int("paging_policy.rounds", paging_policy_rounds, 2, 1000,
-		 "rounds of the user program paging_policy's trace (default 24)");
+		 "rounds of the user program paging_policy's trace (default 32)");
 kernel_param_int("paging_policy.seed", paging_policy_seed, 0, 0x7fffffff,
 		 "seed of the user program paging_policy's locality trace (default 1)");
 

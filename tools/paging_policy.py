@@ -52,15 +52,16 @@ class SplitMix64:
 
 def make_trace(kind, frames, rounds, seed):
     """(pages, hot, refs): the program's make_trace."""
-    hot, scan = frames // 8, frames // 4
-    nrefs = rounds * (hot + scan)
+    hot, scan = frames // 8, frames // 8
+    nrefs = rounds * (2 * hot + scan)
     refs = []
     if kind == "hotscan":
         cold = 2 * frames
         pages = hot + cold
         for r in range(rounds):
-            refs.extend(range(hot))
-            refs.extend(hot + (r * scan + j) % cold for j in range(scan))
+            for half in range(2):
+                refs.extend(range(hot))
+                refs.extend(hot + (r * scan + j) % cold for j in range(half * scan // 2, (half + 1) * scan // 2))
     elif kind == "locality":
         pages = 2 * frames
         hot_pages = pages // 5
@@ -232,7 +233,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trace", default="hotscan", choices=["hotscan", "locality"])
     ap.add_argument("--frames", type=int, default=512, help="K the program aims at (the trace's shape follows it)")
-    ap.add_argument("--rounds", type=int, default=24)
+    ap.add_argument("--rounds", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1, help="the locality trace's seed")
     ap.add_argument("--cachesize", type=int, nargs="*", help="frames to simulate (default: --frames)")
     ap.add_argument("--clockbits", type=int, default=2, help="OSTEP-CLOCK's use count limit (OSTEP's default 2)")
