@@ -216,6 +216,41 @@ static const char *policy_in_force(char *buf, size_t size, bool *mglru)
 	return buf;
 }
 
+/* How many of the n pages at p are mapped (pagemap's PM_PRESENT). */
+static unsigned long mapped_pages(const void *p, unsigned long n, uint64_t *pm)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	unsigned long mapped = 0;
+	if (fd >= 0 && pread(fd, pm, n * 8, (off_t)((uintptr_t)p / PAGE * 8)) == (ssize_t)(n * 8))
+		for (unsigned long i = 0; i < n; i++)
+			mapped += pm[i] >> 63;
+	if (fd >= 0)
+		close(fd);
+	return mapped;
+}
+
+/* Filler chunks, mlocked on the bound node, unmapped at the end. */
+static struct {
+	void *p;
+	size_t len;
+} fillers[16];
+static int nr_fillers;
+
+/* len more bytes of filler (in 2 MiB pages where the kernel gives them,
+ * MADV_HUGEPAGE: a fault per 2 MiB, not per 4 KiB), mlocked. */
+static bool add_filler(size_t len)
+{
+	if (!CHECKF(nr_fillers < 16, "at most 16 filler chunks"))
+		return false;
+	void *p = map_aligned_2m(len, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	if (!CHECKF(p != NULL, "mmap of %zu kB of filler: %s", len / 1024, errno_name(errno)))
+		return false;
+	madvise(p, len, MADV_HUGEPAGE);
+	fillers[nr_fillers].p = p;
+	fillers[nr_fillers++].len = len;
+	return CHECKF(mlock(p, len) == 0, "mlock of %zu kB of filler: %s", len / 1024, errno_name(errno));
+}
+
 static int child(void)
 {
 	char policy[32];
@@ -253,21 +288,11 @@ static int child(void)
 	char why[160];
 	if (min < 0 || free0 < 0)
 		test_skip("no node meminfo or watermark sysctls: K cannot be set");
-	if (filler_len && !mlock_allowed(filler_len, why, sizeof(why)))
+	if (filler_len && !mlock_allowed(free0 * 1024ul, why, sizeof(why)))
 		test_skip("the filler cannot be mlocked: %s", why);
-	void *filler = NULL;
 	long long tf = now_ns();
-	if (filler_len) {
-		/* In 2 MiB pages where the kernel gives them (MADV_HUGEPAGE): a
-		 * fault per 2 MiB, not per 4 KiB. */
-		filler = map_aligned_2m(filler_len, MAP_PRIVATE | MAP_ANONYMOUS, -1);
-		if (!CHECKF(filler != NULL, "mmap of the %zu kB filler: %s", filler_len / 1024, errno_name(errno)))
-			return test_end();
-		madvise(filler, filler_len, MADV_HUGEPAGE);
-		if (!CHECKF(mlock(filler, filler_len) == 0, "mlock of the %zu kB filler: %s", filler_len / 1024,
-			    errno_name(errno)))
-			return test_end();
-	}
+	if (filler_len && !add_filler(filler_len))
+		return test_end();
 	long free1 = node_kb(nid, "MemFree:");
 	note("node %d: MemFree %ld kB, watermarks about min %ld kB, high %ld kB; filler %zu kB mlocked in %lld ms; "
 	     "MemFree now %ld kB", nid, free0, min, high, filler_len / 1024, (now_ns() - tf) / 1000000, free1);
@@ -283,6 +308,31 @@ static int child(void)
 	unsigned long *inserted = calloc(t.pages, sizeof(*inserted));
 	if (!vec || !version || !inserted)
 		test_skip("no memory for the bookkeeping");
+
+	/* The node may hold other memory reclaim can take before the
+	 * trace's (Linux: the page cache, the initramfs's tmpfs pages once
+	 * swap is on). Calibration: every trace page written once; while
+	 * more than K + K/8 of them stayed mapped, more filler, as much as
+	 * the excess, and again. Mapped, not resident: Linux writes to swap
+	 * asynchronously, and a page under writeback, unmapped, still counts
+	 * as resident for mincore until a later pass frees it. Then MADV_DONTNEED empties the region: the
+	 * trace starts with no page, as the simulator's memory. */
+	unsigned long resident = 0;
+	uint64_t *pm = malloc(t.pages * sizeof(*pm));
+	if (!pm)
+		test_skip("no memory for the bookkeeping");
+	for (int round = 0; round < 8; round++) {
+		for (unsigned long p = 0; p < t.pages; p++)
+			mem[p * PAGE] = 1;
+		resident = mapped_pages(mem, t.pages, pm);
+		note("calibration %d: %lu of %lu trace pages mapped", round + 1, resident, t.pages);
+		if (resident <= t.frames + t.frames / 8)
+			break;
+		if (!add_filler((resident - t.frames) * PAGE))
+			return test_end();
+		filler_len += (resident - t.frames) * PAGE;
+	}
+	CHECKF(madvise(mem, len, MADV_DONTNEED) == 0, "MADV_DONTNEED of the trace's pages: %s", errno_name(errno));
 
 	long act0 = node_kb(nid, "Active(anon):"), maj0 = majflt(), min0 = minflt();
 	long in0 = vmstat_value("pswpin"), out0 = vmstat_value("pswpout");
@@ -410,8 +460,8 @@ static int child(void)
 			       "(nothing activated for its references)", policy, act, t.hot);
 	}
 	munmap(mem, len);
-	if (filler)
-		munmap(filler, filler_len);
+	for (int f = 0; f < nr_fillers; f++)
+		munmap(fillers[f].p, fillers[f].len);
 	return test_end();
 }
 
