@@ -68,11 +68,10 @@ static int opt_argc;
 static char **opt_argv;
 static char cmdline[4096];
 
-/* --name V or --name=V in argv, else paging_policy.name=V on /proc/cmdline,
- * else def. */
+/* --name V or --name=V in argv, else paging_policy.name=V on /proc/cmdline
+ * (a copy), else def. */
 static const char *option(const char *name, const char *def)
 {
-	static char val[64];
 	char key[64];
 	snprintf(key, sizeof(key), "--%s", name);
 	for (int i = 1; i < opt_argc; i++) {
@@ -87,9 +86,7 @@ static const char *option(const char *name, const char *def)
 		if (w != cmdline && w[-1] != ' ')
 			continue;
 		w += strlen(key);
-		size_t n = strcspn(w, " \n");
-		snprintf(val, sizeof(val), "%.*s", (int)(n < sizeof(val) - 1 ? n : sizeof(val) - 1), w);
-		return val;
+		return strndup(w, strcspn(w, " \n")); /* each option its own copy */
 	}
 	return def;
 }
