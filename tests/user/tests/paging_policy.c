@@ -44,11 +44,11 @@
  *   - FIFO evicts by age alone: a page resident once more than Kmax pages
  *     entered after it (Kmax: the largest resident count seen, plus the
  *     32 references between two counts) would break first-in-first-out;
- *     such "long hits" stay under 1/64 of the hot references made after
- *     Kmax/S + 1 rounds, of which LRU must show a quarter at least (the
- *     hot pages stay on its active list) and CLOCK twice FIFO's allowance
- *     (a second chance, which kswapd's passes of hundreds of pages
- *     sometimes undo);
+ *     such "long hits" stay under 1/128 of the hot references made after
+ *     Kmax/S + 1 rounds, of which LRU must show a sixteenth at least (the
+ *     hot pages stay on its active list) and CLOCK a 1/32 (a second
+ *     chance): both low bounds, since kswapd's passes of hundreds of
+ *     pages sometimes undo either;
  *   - LRU activates the hot pages (the node's Active(anon), counted with
  *     the resident pages, grows by half of them at least at some point: a
  *     deep pass of kswapd can empty the lists, the active one too, before
@@ -442,20 +442,22 @@ static int child(void)
 	} else {
 		bool fifo = !strcmp(policy, "fifo");
 		/* What each must do with the hot references made after the
-		 * settling rounds. LRU keeps the hot pages on its active list:
-		 * a quarter of those references at least are long hits. CLOCK
-		 * gives each a second chance, but kswapd frees the high
+		 * settling rounds. LRU keeps the hot pages on its active list,
+		 * CLOCK gives each a second chance; but kswapd frees the high
 		 * watermark's worth in one pass, and a pass at a low priority
-		 * can take the hand round the whole list twice, clearing a hot
-		 * page's bit and then taking it before its next use (one pass
-		 * took the trace from 531 resident pages to 20): how many stay
-		 * depends on how those passes fall against the uses, so CLOCK is
-		 * held only to twice FIFO's allowance, a 1/32 (seen: 170 to
-		 * 3,002 of 1,408). FIFO's own bound is none; its allowance, a
-		 * 1/64, is for what the program cannot see: a page that could
-		 * not be unmapped at once goes back to the list's head
-		 * (activated, then aged back). */
-		unsigned long lru_min = hot_refs_after / 4, clock_min = hot_refs_after / 32, fifo_max = hot_refs_after / 64;
+		 * can empty the inactive list (and then age the active one
+		 * into it) or take the clock's hand round the whole list twice,
+		 * clearing a hot page's bit and then taking it before its next
+		 * use (one pass took the trace from 531 resident pages to 20).
+		 * How many survive depends on how those passes fall against the
+		 * uses (seen, of 2,816: LRU 534 to 2,987, CLOCK 170 to 3,002),
+		 * so LRU is held to a sixteenth, CLOCK to a 1/32. FIFO's own
+		 * bound is none (0 in every run seen); its allowance, a 1/128,
+		 * is for what the program cannot see: a page that could not be
+		 * unmapped at once goes back to the list's head (activated,
+		 * then aged back). LRU and CLOCK differ in the activations,
+		 * below. */
+		unsigned long lru_min = hot_refs_after / 16, clock_min = hot_refs_after / 32, fifo_max = hot_refs_after / 128;
 		if (fifo)
 			CHECKF(long_hits <= fifo_max,
 			       "fifo: %lu hits on pages more than Kmax+%d = %lu insertions old, at most %lu (first in, "
