@@ -15,6 +15,20 @@ kernel_param_int("fuzz.calls", fuzz_calls, 0, 0x7fffffff,
 kernel_param_int("fuzz.seed", fuzz_seed, 0, 0x7fffffff,
 		 "seed for the user program syscall_fuzz (0: its default; make fuzz)");
 
+/* Read by the user program paging_policy from /proc/cmdline (its trace
+ * and the frames it aims at: docs/reclaim.md, "Replacement policies for
+ * teaching"); known options here, so that they are not warnings. */
+static char paging_policy_trace[16];
+static int paging_policy_frames, paging_policy_rounds, paging_policy_seed;
+kernel_param_string("paging_policy.trace", paging_policy_trace,
+		    "trace of the user program paging_policy: hotscan (default) or locality");
+kernel_param_int("paging_policy.frames", paging_policy_frames, 64, 65536,
+		 "page frames the user program paging_policy leaves its trace (default 512)");
+kernel_param_int("paging_policy.rounds", paging_policy_rounds, 2, 1000,
+		 "rounds of the user program paging_policy's trace (default 32)");
+kernel_param_int("paging_policy.seed", paging_policy_seed, 0, 0x7fffffff,
+		 "seed of the user program paging_policy's locality trace (default 1)");
+
 static void cmdline_show(struct seq_buf *m, const struct proc_node *node)
 {
 	(void)node;

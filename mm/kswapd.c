@@ -58,6 +58,7 @@ static void balance_pgdat(pg_data_t *pgdat, int order)
 		.priority = DEF_PRIORITY,
 		.may_swap = true,
 		.kswapd = true,
+		.policy = reclaim_policy,
 	};
 	ks->runs++;
 	do {

@@ -60,6 +60,7 @@ KERNEL_SRCS += \
 	mm/pgtable.c \
 	mm/process_vm_access.c \
 	mm/pt_reclaim.c \
+	mm/reclaim_policy.c \
 	mm/rmap.c \
 	mm/secretmem.c \
 	mm/set_memory.c \

@@ -276,12 +276,60 @@ void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec, struct 
 
 enum folio_references { FOLIOREF_RECLAIM, FOLIOREF_KEEP, FOLIOREF_ACTIVATE };
 
-/* Linux 6.1's folio_check_references. */
-static enum folio_references folio_check_references(struct page *page)
+/* The one decision point of page replacement: what the inactive scan does
+ * with the page at the tail of its list (shrink_folio_list acts on it).
+ * FOLIOREF_RECLAIM: the victim (to swap); FOLIOREF_KEEP: back on the
+ * inactive list at its head, so the scan meets it again only after every
+ * page behind it (a rotation); FOLIOREF_ACTIVATE: to the active list. New
+ * pages enter at the head of the inactive list under every policy
+ * (mm/swap.c's folio_add_lru), and the tail is where the scan starts, so
+ * the list's order is the order pages entered it, but for rotations.
+ *
+ * lru (Linux 6.1's folio_check_references): the accessed bits of every
+ * mapping through the reverse map (folio_referenced, which clears them)
+ * and PG_referenced, the mark of an earlier look. Referenced and marked
+ * (or mapped referenced twice): activate; referenced once: keep and mark;
+ * not referenced: reclaim. Pages on the active list age back to the
+ * inactive one (shrink_active_list) when inactive_is_low.
+ *
+ * fifo: the tail is the oldest page, and it goes. The accessed bits are
+ * not even read, nothing is activated or rotated.
+ *
+ * clock (second chance, the clock Corbato described for Multics): the
+ * inactive list is the clock's face read from its tail, the hand. A page whose accessed bit is set (any
+ * mapping's, through the reverse map: folio_referenced clears them as it
+ * looks) or whose PG_referenced is set has its bits cleared and is kept,
+ * moving behind the hand; the first page found unreferenced goes. No
+ * page is activated for its references: the active list stays empty but
+ * for what reclaim could not free (a page still mapped, no swap space),
+ * which Linux's activate_locked puts there under every policy.
+ *
+ * Under every policy an mlocked page found mapped by a VM_LOCKED VMA goes
+ * to the unevictable list (ACTIVATE: putback sees PG_mlocked), and a
+ * reverse-map walk that met a busy lock keeps the page (referenced is -1):
+ * an unknown is not a victim. */
+static enum folio_references folio_check_references(struct page *page, const struct scan_control *sc)
 {
 	unsigned long vm_flags;
-	int referenced_ptes = folio_referenced(page, &vm_flags);
-	bool referenced_folio = lru_flag_test_clear(page, PG_referenced);
+	int referenced_ptes;
+	bool referenced_folio;
+	switch (sc->policy) {
+	case RECLAIM_POLICY_FIFO:
+		return FOLIOREF_RECLAIM;
+	case RECLAIM_POLICY_CLOCK:
+		referenced_ptes = folio_referenced(page, &vm_flags);
+		referenced_folio = lru_flag_test_clear(page, PG_referenced);
+		if (vm_flags & VM_LOCKED)
+			return FOLIOREF_ACTIVATE; /* mlocked meanwhile: to the unevictable list */
+		if (referenced_ptes == -1)
+			return FOLIOREF_KEEP; /* rmap lock contended */
+		return referenced_ptes || referenced_folio ? FOLIOREF_KEEP : FOLIOREF_RECLAIM;
+	case RECLAIM_POLICY_LRU:
+	default:
+		break;
+	}
+	referenced_ptes = folio_referenced(page, &vm_flags);
+	referenced_folio = lru_flag_test_clear(page, PG_referenced);
 	if (vm_flags & VM_LOCKED)
 		return FOLIOREF_ACTIVATE; /* mlocked meanwhile: to the unevictable list */
 	if (referenced_ptes == -1)
@@ -313,7 +361,8 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 	struct list_head *e, *next;
 	list_for_each_safe(e, next, list) {
 		struct page *page = lru_to_folio(e);
-		enum folio_references ref = folio_evictable(page) ? folio_check_references(page) : FOLIOREF_ACTIVATE;
+		enum folio_references ref =
+			folio_evictable(page) ? folio_check_references(page, sc) : FOLIOREF_ACTIVATE;
 		if (ref == FOLIOREF_KEEP)
 			continue;
 		if (ref == FOLIOREF_RECLAIM) {
@@ -505,6 +554,7 @@ unsigned long try_to_free_pages(gfp_t gfp, unsigned int order, int nid, const no
 		.order = (int)order,
 		.priority = DEF_PRIORITY,
 		.may_swap = true,
+		.policy = reclaim_policy,
 	};
 	count_vm_event(ALLOCSTALL);
 	/* The reclaimer's own allocations must not reclaim again

@@ -9,6 +9,7 @@
 #include "mm/gfp.h"
 #include "mm/mmzone.h"
 #include "mm/numa.h"
+#include "mm/reclaim_policy.h"
 
 struct page;
 typedef struct pglist_data pg_data_t;
@@ -26,6 +27,10 @@ struct scan_control {
 	int priority;
 	bool may_swap;      /* anonymous pages may be reclaimed (to swap) */
 	bool kswapd;        /* kswapd's pass (the pgscan/pgsteal counters say which) */
+	/* The replacement policy this reclaim follows: reclaim_policy,
+	 * copied at its start (mmlab's, not Linux's: docs/reclaim.md). A
+	 * scan_control built without it follows Linux's (LRU, 0). */
+	enum reclaim_policy policy;
 	unsigned long nr_scanned;
 	unsigned long nr_reclaimed;
 	nodemask_t slab_shrunk; /* nodes whose slabs this reclaim shrank */

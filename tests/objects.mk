@@ -18,6 +18,7 @@ KERNEL_SRCS += \
 	tests/gup_test.c \
 	tests/gup_remote_test.c \
 	tests/lru_test.c \
+	tests/reclaim_policy_test.c \
 	tests/swap_test.c \
 	tests/oom_test.c \
 	tests/reclaim_test.c \

@@ -12,6 +12,7 @@
  * (free_pages_restored checks). */
 #include "kernel/pid.h"
 #include "tests/kunit.h"
+#include "mm/swap.h"
 #include "mm/hugetlb.h"
 #include "kernel/printk.h"
 #include "fs/fs.h"
@@ -305,6 +306,7 @@ static void numastat_matches_counters(struct kunit *test)
 }
 
 static unsigned long node_free_counter(void *arg) { return node_free_pages((int)(long)arg); }
+static unsigned long node_inactive_anon_counter(void *arg) { return node_lru_pages((int)(long)arg, LRU_INACTIVE_ANON); }
 
 static void node_files(struct kunit *test)
 {
@@ -322,6 +324,12 @@ static void node_files(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, field(text, want), free * 4);
 		/* One buffer per file at a time: cs.bufs is not sized by the
 		 * number of nodes (16 nodes are 33 files). */
+		drop_last();
+		/* The node's lists, as node_read_meminfo shows its lruvec's. */
+		unsigned long inactive;
+		text = gen_stable(test, path, node_inactive_anon_counter, (void *)(long)nid, &inactive);
+		snprintf(want, sizeof(want), "Node %u Inactive(anon):", nid);
+		KUNIT_EXPECT_EQ(test, field(text, want), inactive * 4);
 		drop_last();
 		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u/distance", nid);
 		const char *d = gen(test, path, current);

@@ -9,6 +9,7 @@
 #include "mm/hugetlb.h"
 #include "mm/numa.h"
 #include "mm/page_alloc.h"
+#include "mm/swap.h"
 
 static bool node_has_cpu(int nid)
 {
@@ -46,15 +47,14 @@ static void node_numastat_show(struct seq_buf *m, const struct proc_node *node)
 		       s[NUMA_INTERLEAVE_HIT], s[NUMA_LOCAL], s[NUMA_OTHER]);
 }
 
-/* node_read_meminfo(): the node's managed and free pages; the counters we
- * do not keep per node (anonymous pages, page tables, slab, stacks) and
- * those we lack altogether print 0. */
+/* node_read_meminfo(): the node's managed and free pages and its LRU
+ * lists (as /proc/meminfo's lines, for this node's lruvec); the counters
+ * we do not keep per node (anonymous pages, page tables, slab, stacks)
+ * and those we lack altogether print 0. */
 static void node_meminfo_show(struct seq_buf *m, const struct proc_node *node)
 {
 	static const char *const zero_fields[] = {
-		"SwapCached:     ", "Active:         ", "Inactive:       ", "Active(anon):   ",
-		"Inactive(anon): ", "Active(file):   ", "Inactive(file): ", "Unevictable:    ",
-		"Mlocked:        ", "Dirty:          ", "Writeback:      ", "FilePages:      ",
+		"Dirty:          ", "Writeback:      ", "FilePages:      ",
 		"Mapped:         ", "AnonPages:      ", "Shmem:          ", "KernelStack:    ",
 		"PageTables:     ", "SecPageTables:  ", "NFS_Unstable:   ", "Bounce:         ",
 		"WritebackTmp:   ", "KReclaimable:   ", "Slab:           ", "SReclaimable:   ",
@@ -65,10 +65,29 @@ static void node_meminfo_show(struct seq_buf *m, const struct proc_node *node)
 	pg_data_t *pgdat = NODE_DATA(nid);
 	unsigned long total = pgdat ? pgdat->managed_pages : 0;
 	unsigned long free = node_free_pages(nid);
+	unsigned long lru[NR_LRU_LISTS];
+	for (int i = 0; i < NR_LRU_LISTS; i++)
+		lru[i] = node_lru_pages(nid, (enum lru_list)i);
+	const struct {
+		const char *name;
+		unsigned long pages;
+	} lines[] = {
+		{ "SwapCached:     ", 0 }, /* the swap cache is not counted per node */
+		{ "Active:         ", lru[LRU_ACTIVE_ANON] + lru[LRU_ACTIVE_FILE] },
+		{ "Inactive:       ", lru[LRU_INACTIVE_ANON] + lru[LRU_INACTIVE_FILE] },
+		{ "Active(anon):   ", lru[LRU_ACTIVE_ANON] },
+		{ "Inactive(anon): ", lru[LRU_INACTIVE_ANON] },
+		{ "Active(file):   ", lru[LRU_ACTIVE_FILE] },
+		{ "Inactive(file): ", lru[LRU_INACTIVE_FILE] },
+		{ "Unevictable:    ", lru[LRU_UNEVICTABLE] },
+		{ "Mlocked:        ", pgdat ? READ_ONCE(pgdat->__lruvec.nr_mlock) : 0 },
+	};
 	seq_buf_printf(m, "Node %d MemTotal:       %8lu kB\n", nid, total << (PAGE_SHIFT - 10));
 	seq_buf_printf(m, "Node %d MemFree:        %8lu kB\n", nid, free << (PAGE_SHIFT - 10));
 	seq_buf_printf(m, "Node %d MemUsed:        %8lu kB\n", nid,
 		       (total > free ? total - free : 0) << (PAGE_SHIFT - 10));
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		seq_buf_printf(m, "Node %d %s%8lu kB\n", nid, lines[i].name, lines[i].pages << (PAGE_SHIFT - 10));
 	for (size_t i = 0; i < ARRAY_SIZE(zero_fields); i++)
 		seq_buf_printf(m, "Node %d %s%8lu kB\n", nid, zero_fields[i], 0ul);
 	hugetlb_report_node_meminfo(m, nid);

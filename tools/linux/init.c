@@ -133,22 +133,35 @@ static const char *cmdline_value(const char *cmdline, const char *key, char *buf
 	return NULL;
 }
 
-/* tests/kunit.c's kunit_filter_match(): the part before the first '.' is a
- * glob on the suite, the rest (if any) a glob on the case. */
-static bool filter_match(const char *filter, const char *suite, const char *name)
+/* tests/kunit.c's kunit_filter_match(): globs separated by commas, a case
+ * any of them selects; in each, the part before the first '.' is a glob on
+ * the suite, the rest (if any) a glob on the case. */
+static bool filter_glob_match(const char *glob, size_t len, const char *suite, const char *name)
 {
 	char suite_glob[128];
+	if (len >= sizeof(suite_glob))
+		len = sizeof(suite_glob) - 1;
+	memcpy(suite_glob, glob, len);
+	suite_glob[len] = 0;
+	char *dot = strchr(suite_glob, '.');
+	if (dot)
+		*dot++ = 0;
+	return !fnmatch(suite_glob, suite, 0) && (!dot || !fnmatch(dot, name, 0));
+}
+
+static bool filter_match(const char *filter, const char *suite, const char *name)
+{
 	if (!filter || !*filter)
 		return true;
-	const char *dot = strchr(filter, '.');
-	size_t n = dot ? (size_t)(dot - filter) : strlen(filter);
-	if (n >= sizeof(suite_glob))
-		n = sizeof(suite_glob) - 1;
-	memcpy(suite_glob, filter, n);
-	suite_glob[n] = 0;
-	if (fnmatch(suite_glob, suite, 0))
-		return false;
-	return !dot || !fnmatch(dot + 1, name, 0);
+	for (const char *g = filter;;) {
+		const char *comma = strchr(g, ',');
+		size_t len = comma ? (size_t)(comma - g) : strlen(g);
+		if (len && filter_glob_match(g, len, suite, name))
+			return true;
+		if (!comma)
+			return false;
+		g = comma + 1;
+	}
 }
 
 /* The first line of a small file, without its newline; buf unchanged if
