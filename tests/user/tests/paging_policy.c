@@ -45,8 +45,8 @@
  *     entered after it (Kmax: the largest resident count seen, plus the
  *     32 references between two counts) would break first-in-first-out;
  *     such "long hits" stay under 1/128 of the hot references made after
- *     Kmax/S + 1 rounds, of which LRU must show a sixteenth at least (the
- *     hot pages stay on its active list) and CLOCK a 1/32 (a second
+ *     Kmax/S + 1 rounds, of which LRU must show a 1/32 at least (the
+ *     hot pages stay on its active list) and CLOCK a 1/64 (a second
  *     chance): both low bounds, since kswapd's passes of hundreds of
  *     pages sometimes undo either;
  *   - LRU activates the hot pages (the node's Active(anon), counted with
@@ -451,13 +451,14 @@ static int child(void)
 		 * use (one pass took the trace from 531 resident pages to 20).
 		 * How many survive depends on how those passes fall against the
 		 * uses (seen, of 2,816: LRU 534 to 2,987, CLOCK 170 to 3,002),
-		 * so LRU is held to a sixteenth, CLOCK to a 1/32. FIFO's own
+		 * so LRU is held to a 1/32, CLOCK to a 1/64 (a sixth and a
+		 * quarter of the least seen). FIFO's own
 		 * bound is none (0 in every run seen); its allowance, a 1/128,
 		 * is for what the program cannot see: a page that could not be
 		 * unmapped at once goes back to the list's head (activated,
 		 * then aged back). LRU and CLOCK differ in the activations,
 		 * below. */
-		unsigned long lru_min = hot_refs_after / 16, clock_min = hot_refs_after / 32, fifo_max = hot_refs_after / 128;
+		unsigned long lru_min = hot_refs_after / 32, clock_min = hot_refs_after / 64, fifo_max = hot_refs_after / 128;
 		if (fifo)
 			CHECKF(long_hits <= fifo_max,
 			       "fifo: %lu hits on pages more than Kmax+%d = %lu insertions old, at most %lu (first in, "
