@@ -23,6 +23,7 @@ KERNEL_SRCS += \
 	kernel/prctl.c \
 	kernel/psi.c \
 	kernel/psi_proc.c \
+	kernel/psi_trigger.c \
 	kernel/printk.c \
 	kernel/process.c \
 	kernel/rcu.c \

@@ -32,11 +32,6 @@ struct psi_group psi_system;
 bool psi_bug_seen(void) { return READ_ONCE(psi_bug); }
 u64 psi_period_ns(void) { return (u64)PSI_FREQ * TICK_NSEC; }
 
-static inline u64 group_clock(const struct psi_group *group)
-{
-	return group->clock ? group->clock() : ktime_get_ns();
-}
-
 static inline u64 nsecs_to_jiffies(u64 ns) { return ns / TICK_NSEC; }
 
 /* The sequence count of a CPU's bucket (Linux's seqcount_t): the writer
@@ -73,9 +68,13 @@ void psi_group_init(struct psi_group *group, u64 (*clock)(void))
 	memset(group, 0, sizeof(*group));
 	group->clock = clock;
 	spin_lock_init(&group->avgs_lock);
+	spin_lock_init(&group->trigger_lock);
+	INIT_LIST_HEAD(&group->triggers);
+	group->poll_min_period = ~0u;
+	group->polling_next_update = ~0ull;
 	if (!psi_period)
 		psi_period = psi_period_ns();
-	group->avg_last_update = group_clock(group);
+	group->avg_last_update = psi_group_clock(group);
 	group->avg_next_update = group->avg_last_update + psi_period;
 }
 
@@ -183,6 +182,9 @@ void psi_group_change(struct psi_group *group, unsigned int cpu, unsigned int cl
 	groupc->state_mask = state_mask;
 	psi_write_end(groupc);
 
+	if (state_mask & READ_ONCE(group->poll_states))
+		psi_schedule_poll_work(group, 1, false);
+
 	if (wake_clock)
 		psi_schedule_avgs_work(group, PSI_FREQ);
 }
@@ -206,7 +208,7 @@ static void psi_task_change(struct task_struct *task, unsigned int clear, unsign
 	if (is_idle_task(task))
 		return;
 	psi_flags_change(task, clear, set);
-	psi_group_change(&psi_system, task->cpu, clear, set, group_clock(&psi_system), true);
+	psi_group_change(&psi_system, task->cpu, clear, set, psi_group_clock(&psi_system), true);
 }
 
 void psi_init(struct task_struct *init)
@@ -257,7 +259,7 @@ void psi_task_switch(struct task_struct *prev, struct task_struct *next, bool sl
 	if (!READ_ONCE(psi_ready))
 		return;
 	unsigned int cpu = prev->cpu;
-	u64 now = group_clock(&psi_system);
+	u64 now = psi_group_clock(&psi_system);
 	/* Linux sets TSK_ONCPU on next's groups up to the first that has it
 	 * already (prev's, while prev is not idle), and takes prev's off up
 	 * to there: with one group, only an idle prev or next changes the
@@ -337,7 +339,7 @@ static void get_recent_times(struct psi_group *group, unsigned int cpu, enum psi
 	*pchanged_states = 0;
 	do {
 		seq = psi_read_begin(groupc);
-		now = group_clock(group);
+		now = psi_group_clock(group);
 		memcpy(times, groupc->times, sizeof(groupc->times));
 		state_mask = groupc->state_mask;
 		state_start = groupc->state_start;
@@ -452,7 +454,7 @@ static void psi_avgs_work(struct psi_group *group)
 	u32 changed_states;
 	unsigned long flags;
 	spin_lock_irqsave(&group->avgs_lock, flags);
-	u64 now = group_clock(group);
+	u64 now = psi_group_clock(group);
 	psi_collect_percpu_times(group, PSI_AVGS, &changed_states);
 	if (now >= group->avg_next_update)
 		group->avg_next_update = psi_update_averages(group, now);
@@ -465,6 +467,7 @@ void psi_tick(void)
 {
 	if (!READ_ONCE(psi_ready) || smp_processor_id() != boot_cpu_index)
 		return;
+	psi_poll_tick(&psi_system);
 	u64 due = READ_ONCE(psi_system.avgs_work_due);
 	if (!due || jiffies < due)
 		return;
@@ -479,7 +482,7 @@ void psi_show(struct seq_buf *m, struct psi_group *group, enum psi_res res)
 	unsigned long flags;
 	/* The averages brought up to date first. */
 	spin_lock_irqsave(&group->avgs_lock, flags);
-	u64 now = group_clock(group);
+	u64 now = psi_group_clock(group);
 	psi_collect_percpu_times(group, PSI_AVGS, NULL);
 	if (now >= group->avg_next_update)
 		group->avg_next_update = psi_update_averages(group, now);

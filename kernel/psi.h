@@ -28,9 +28,11 @@
 #ifndef KERNEL_PSI_H
 #define KERNEL_PSI_H
 
+#include "lib/list.h"
 #include "kernel/spinlock.h"
 #include "kernel/topology.h"
 #include "kernel/types.h"
+#include "kernel/wait.h"
 
 struct completion;
 struct task_struct;
@@ -115,9 +117,51 @@ struct psi_group {
 	u64 avg_next_update;
 	u64 total[NR_PSI_AGGREGATORS][NR_PSI_STATES - 1]; /* ns */
 	unsigned long avg[NR_PSI_STATES - 1][3];         /* FSHIFT fixed-point percent */
+	/* Triggers (kernel/psi_trigger.c; Linux 6.1's poll_* fields), under
+	 * trigger_lock (irqsave: the boot CPU's tick polls them). Linux's
+	 * psimon thread and poll_timer are the tick here: poll_work_due is
+	 * the jiffy the poll is due at (0: none), poll_scheduled Linux's. */
+	spinlock_t trigger_lock;
+	struct list_head triggers;
+	u32 nr_triggers[NR_PSI_STATES - 1];
+	u32 poll_states;
+	u64 poll_min_period;
+	u64 polling_total[NR_PSI_STATES - 1];
+	u64 polling_next_update;
+	u64 polling_until;
+	int poll_scheduled;
+	u64 poll_work_due;
+};
+
+/* A tracking window (Linux's struct psi_window), in ns. */
+struct psi_window {
+	u64 size;
+	u64 start_time;
+	u64 start_value;
+	u64 prev_growth;
+};
+
+/* One trigger: an open /proc/pressure/ file that was written
+ * "<some|full> <threshold us> <window us>" (Linux's struct psi_trigger). */
+struct psi_trigger {
+	enum psi_states state;
+	u64 threshold;              /* ns */
+	struct list_head node;      /* on group->triggers */
+	struct psi_group *group;
+	wait_queue_head_t event_wait;
+	int event;                  /* an event not yet seen by poll (POLLPRI) */
+	struct psi_window win;
+	u64 last_event_time;
+	bool pending_event;         /* a breach waiting out the rate limit */
 };
 
 extern struct psi_group psi_system;
+
+u64 ktime_get_ns(void);
+static inline u64 psi_group_clock(const struct psi_group *group)
+{
+	return group->clock ? group->clock() : ktime_get_ns();
+}
 /* psi= on the command line (Linux's setup_psi): false leaves every hook a
  * no-op and /proc/pressure/ empty of files. */
 extern bool psi_enable;
@@ -178,6 +222,20 @@ u64 psi_period_ns(void);
  * below zero, a task's flags not matching a change): the tests check it
  * stays false. */
 bool psi_bug_seen(void);
+
+/* Triggers (kernel/psi_trigger.c, Linux's psi_trigger_create,
+ * psi_trigger_destroy, psi_trigger_poll): buf "some|full <threshold us>
+ * <window us>" for res; ERR_PTR-style: NULL with *err set (-EINVAL for a
+ * malformed trigger or a window outside [500 ms, 10 s], -ENOMEM). */
+struct psi_trigger *psi_trigger_create(struct psi_group *group, const char *buf, enum psi_res res, int *err);
+void psi_trigger_destroy(struct psi_trigger *t);
+struct file;
+struct poll_table_struct;
+unsigned int psi_trigger_poll(struct psi_trigger *t, struct file *file, struct poll_table_struct *wait);
+/* psi_group_change's: the poll is due in delay jiffies (force: even if one
+ * is scheduled). The tick's: runs it when due. */
+void psi_schedule_poll_work(struct psi_group *group, u64 delay, bool force);
+void psi_poll_tick(struct psi_group *group);
 
 /* Linux's wait_for_completion_io: the wait counts as I/O wait
  * (task->in_iowait, NR_IOWAIT while asleep), as io_schedule's. */

@@ -8,8 +8,18 @@
  * total the stall time in microseconds since boot. cpu's "full" line is
  * all zeros (undefined for the whole system, printed for the format's
  * sake, as Linux's). With psi=0 the directory is not there, as Linux
- * creates it only when PSI is enabled. */
+ * creates it only when PSI is enabled.
+ *
+ * The files are 0666 and take one trigger per open file
+ * (kernel/psi_trigger.c): a write of "<some|full> <threshold us> <window
+ * us>" makes one (a second write -EBUSY), poll() reports POLLPRI when it
+ * fires, the file's release destroys it. Opening for writing needs
+ * CAP_SYS_RESOURCE (Linux 5.13 to 6.4's psi_open: -EPERM). */
+#include "fs/fs.h"
+#include "fs/poll.h"
 #include "fs/proc/proc_fs.h"
+#include "kernel/cred.h"
+#include "kernel/mutex.h"
 #include "kernel/psi.h"
 #include "lib/string.h"
 
@@ -52,6 +62,72 @@ static void psi_cpu_show(struct seq_buf *m, const struct proc_node *node)
 	psi_show(m, &psi_system, PSI_CPU);
 }
 
-PROC_FILE(psi_io_entry, proc_pressure_dir, "io", psi_io_show);
-PROC_FILE(psi_memory_entry, proc_pressure_dir, "memory", psi_memory_show);
-PROC_FILE(psi_cpu_entry, proc_pressure_dir, "cpu", psi_cpu_show);
+/* Linux's psi_open: a writer must be able to raise resource use. The
+ * content is a snapshot taken now, as any generated file's. */
+static int psi_open(struct inode *inode, struct file *f)
+{
+	(void)inode;
+	if ((f->f_mode & FMODE_WRITE) && !capable(CAP_SYS_RESOURCE))
+		return -EPERM;
+	return procfs_fill(&f->node, &f->buf, &f->size);
+}
+
+static enum psi_res psi_res_of(const struct file *f)
+{
+	return (enum psi_res)(uintptr_t)f->node.entry->data;
+}
+
+/* Linux's psi_write: one trigger per open file, from the first 32 bytes
+ * (the last of them made the end of the string). */
+static long psi_write(struct file *f, const char *src, size_t count, long *pos, bool user)
+{
+	(void)pos;
+	char buf[32];
+	if (!count)
+		return -EINVAL;
+	size_t n = count < sizeof(buf) ? count : sizeof(buf);
+	if (file_copy_in(buf, src, n, user))
+		return -EFAULT;
+	buf[n - 1] = '\0';
+	mutex_lock(&f->seq_lock); /* seq->lock: one trigger per file */
+	if (f->private_data) {
+		mutex_unlock(&f->seq_lock);
+		return -EBUSY;
+	}
+	int err;
+	struct psi_trigger *t = psi_trigger_create(&psi_system, buf, psi_res_of(f), &err);
+	if (t)
+		__atomic_store_n(&f->private_data, t, __ATOMIC_RELEASE);
+	mutex_unlock(&f->seq_lock);
+	return t ? (long)count : err;
+}
+
+static __poll_t psi_fop_poll(struct file *f, struct poll_table_struct *pt)
+{
+	return psi_trigger_poll(__atomic_load_n(&f->private_data, __ATOMIC_ACQUIRE), f, pt);
+}
+
+static void psi_fop_release(struct inode *inode, struct file *f)
+{
+	(void)inode;
+	psi_trigger_destroy(f->private_data);
+	f->private_data = NULL;
+}
+
+static const struct file_operations psi_fops = {
+	.open = psi_open, .read = proc_snapshot_read, .write = psi_write, .llseek = proc_snapshot_lseek,
+	.poll = psi_fop_poll, .release = psi_fop_release, .blksize = 1024,
+};
+
+static const struct proc_dir_entry psi_io_entry __proc_entry = {
+	.parent = &proc_pressure_dir, .name = "io", .mode = S_IFREG | 0666, .show = psi_io_show,
+	.fops = &psi_fops, .data = (const void *)(uintptr_t)PSI_IO,
+};
+static const struct proc_dir_entry psi_memory_entry __proc_entry = {
+	.parent = &proc_pressure_dir, .name = "memory", .mode = S_IFREG | 0666, .show = psi_memory_show,
+	.fops = &psi_fops, .data = (const void *)(uintptr_t)PSI_MEM,
+};
+static const struct proc_dir_entry psi_cpu_entry __proc_entry = {
+	.parent = &proc_pressure_dir, .name = "cpu", .mode = S_IFREG | 0666, .show = psi_cpu_show,
+	.fops = &psi_fops, .data = (const void *)(uintptr_t)PSI_CPU,
+};

@@ -6,21 +6,31 @@
  *     whole system is never fully stalled on CPU);
  *   - FULL time is part of SOME time (full total <= some total), and
  *     totals never go down between two reads;
+ *   - triggers (with CAP_SYS_RESOURCE): Linux 6.1's checks of
+ *     "<some|full> <threshold us> <window us>" (EINVAL), one trigger per
+ *     open file (EBUSY); on Linux 6.1 and mmlab a window under 500 ms is
+ *     refused (6.4 lifted it); on mmlab, as v6.1, opening for writing
+ *     without CAP_SYS_RESOURCE is EPERM (Linux 6.5 lifted it, and
+ *     Debian's 6.1.y has that change: there it is only reported);
  *   - on the swap machines (the runner's scratch swap disk): a child
  *     writes MemAvailable and 32 MiB more of anonymous memory, which
  *     reclaim must push through swap, then reads the first part back
- *     (swap-ins): memory's and io's "some" totals grew.
+ *     (swap-ins): memory's and io's "some" totals grew, and a trigger on
+ *     memory "some 1 500000" (any stall) reported POLLPRI.
  * Totals and averages depend on timing, so only their format and growth
  * are checked, never a value. On a Linux without PSI (psi=0, or
  * CONFIG_PSI_DEFAULT_DISABLED without psi=1) the files are not there:
  * skipped. On the host no swap is turned on (swap_disk.h): only the
  * format is checked there. */
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "swap_disk.h"
 
 #define PAGE 4096ul
+#define CAP_SYS_RESOURCE 24
 
 struct pressure {
 	unsigned long avg[2][3];   /* hundredths of a percent */
@@ -115,6 +125,78 @@ static void check_formats(void)
 	}
 }
 
+/* Linux 6.1 (or mmlab, which follows it): the trigger rules that Linux
+ * 6.5's unprivileged triggers changed. */
+static bool trigger_rules_of_6_1(void)
+{
+	struct utsname u;
+	return on_mmlab() || (uname(&u) == 0 && !strncmp(u.release, "6.1.", 4));
+}
+
+/* With its NUL, as Linux's documentation writes a trigger: psi_write
+ * makes the last byte it takes the end of the string. */
+static long write_str(int fd, const char *s) { return write(fd, s, strlen(s) + 1); }
+
+static void check_triggers(void)
+{
+	if (!has_cap(CAP_SYS_RESOURCE)) {
+		check_skip("no CAP_SYS_RESOURCE: triggers need it on Linux 6.1");
+		return;
+	}
+	int fd = open("/proc/pressure/memory", O_RDWR);
+	if (!CHECKF(fd >= 0, "open /proc/pressure/memory for writing: %s", errno_name(errno)))
+		return;
+	static const char *bad[] = { "some", "some 0 1000000", "some 1000001 1000000", "middle 1 1000000",
+				     "full 1 10000001" };
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		long r = write_str(fd, bad[i]);
+		CHECKF(r == -1 && errno == EINVAL, "trigger \"%s\": EINVAL (%ld, %s)", bad[i], r, errno_name(errno));
+	}
+	if (trigger_rules_of_6_1()) {
+		errno = 0;
+		long r = write_str(fd, "some 1000 400000");
+		CHECKF(r == -1 && errno == EINVAL, "a window of 400 ms: EINVAL on Linux 6.1 (%ld, %s)", r,
+		       errno_name(errno));
+	}
+	long r = write_str(fd, "some 150000 1000000");
+	CHECKF(r == 20, "trigger \"some 150000 1000000\" taken (%ld, %s)", r, errno_name(errno));
+	errno = 0;
+	r = write_str(fd, "full 150000 1000000");
+	CHECKF(r == -1 && errno == EBUSY, "a second trigger on the same file: EBUSY (%ld, %s)", r, errno_name(errno));
+	char buf[256];
+	r = read(fd, buf, sizeof(buf));
+	CHECKF(r > 0 && !strncmp(buf, "some avg10=", 11), "the file still reads as before (%ld bytes)", r);
+	close(fd);
+	/* v6.1 refuses to open a file for writing without CAP_SYS_RESOURCE
+	 * (psi_open); Linux 6.5 allowed unprivileged triggers (windows in
+	 * multiples of 2 s), and Debian's 6.1.y kernel has that too: only
+	 * mmlab, which follows v6.1, is held to the EPERM. */
+	if (!trigger_rules_of_6_1())
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (!drop_cap(CAP_SYS_RESOURCE))
+			_exit(77);
+		errno = 0;
+		int w = open("/proc/pressure/memory", O_WRONLY);
+		int e = errno;
+		long wr = w >= 0 ? write_str(w, "some 150000 2000000") : -2;
+		int we = errno;
+		int ro = open("/proc/pressure/memory", O_RDONLY);
+		note("without CAP_SYS_RESOURCE: open for writing %d (%s), a write %ld (%s), open for reading %d", w,
+		     errno_name(e), wr, errno_name(we), ro);
+		_exit(w == -1 && e == EPERM && ro >= 0 ? 0 : 1);
+	}
+	int st = wait_status_of(pid);
+	if (st == 77)
+		check_skip("could not drop CAP_SYS_RESOURCE");
+	else if (on_mmlab())
+		CHECKF(st == 0, "without CAP_SYS_RESOURCE: open for writing EPERM, for reading allowed (status %d)", st);
+	else /* Debian's 6.1.y has 6.5's unprivileged triggers (see above) */
+		note("Linux without CAP_SYS_RESOURCE: %s", st == 0 ? "EPERM, as v6.1" : "allowed, as Linux 6.5");
+}
+
 /* Whether this machine has the runner's swap disk (swap_disk.h's test,
  * without skipping the whole program when it has not). */
 static bool have_swap_disk(void)
@@ -142,6 +224,10 @@ static int child(void)
 	struct pressure mem0, io0, mem1, io1;
 	if (read_pressure("memory", &mem0, true) || read_pressure("io", &io0, true))
 		return 1;
+	/* Any stall at all (1 us) within half a second fires it. */
+	int trig = open("/proc/pressure/memory", O_RDWR);
+	bool armed = trig >= 0 && write_str(trig, "some 1 500000") > 0;
+	CHECKF(armed, "a trigger \"some 1 500000\" on memory: %s", errno_name(errno));
 	long avail_kb = meminfo_kb("MemAvailable"), swapfree_kb = meminfo_kb("SwapFree");
 	size_t pages = (size_t)avail_kb / 4 + (32ul << 20) / PAGE, back = (32ul << 20) / PAGE;
 	note("MemAvailable %ld kB, SwapFree %ld kB: writing %zu pages (%zu MiB)", avail_kb, swapfree_kb, pages,
@@ -169,6 +255,16 @@ static int child(void)
 	       io0.total[0], io1.total[0]);
 	CHECKF(mem1.total[1] >= mem0.total[1], "memory full total did not go down: %llu -> %llu us", mem0.total[1],
 	       mem1.total[1]);
+	if (armed) {
+		/* The event was raised during the push; the timeout only turns
+		 * a trigger that never fires into a failure. */
+		struct pollfd pfd = { .fd = trig, .events = POLLPRI };
+		int n = poll(&pfd, 1, 10000);
+		CHECKF(n == 1 && (pfd.revents & POLLPRI), "the trigger reported POLLPRI (poll %d, revents %#x)", n,
+		       pfd.revents);
+	}
+	if (trig >= 0)
+		close(trig);
 	note("memory: some avg10=%lu.%02lu total +%llu us, full total +%llu us; io some total +%llu us",
 	     mem1.avg[0][0] / 100, mem1.avg[0][0] % 100, mem1.total[0] - mem0.total[0], mem1.total[1] - mem0.total[1],
 	     io1.total[0] - io0.total[0]);
@@ -189,6 +285,7 @@ int main(void)
 		return test_end();
 	}
 	check_formats();
+	check_triggers();
 
 	if (!have_swap_disk()) {
 		check_skip("no runner's swap disk: pushing memory through swap is checked on the swap machines only "
