@@ -21,7 +21,9 @@
 #include "kernel/cred.h"
 #include "kernel/mutex.h"
 #include "kernel/psi.h"
+#include "lib/seq_buf.h"
 #include "lib/string.h"
+#include "mm/util.h"
 
 /* "pressure", only while PSI is on: a family of one member. */
 static bool pressure_match(const char *name, size_t len, struct task_struct *task, struct proc_node *node)
@@ -44,22 +46,25 @@ static const struct proc_dir_entry proc_pressure_dir __proc_entry = {
 	.parent = &proc_root_dir, .match = pressure_match, .list = pressure_list, .mode = S_IFDIR | 0555,
 };
 
-static void psi_io_show(struct seq_buf *m, const struct proc_node *node)
+static enum psi_res psi_res_of(const struct file *f)
 {
-	(void)node;
-	psi_show(m, &psi_system, PSI_IO);
+	return (enum psi_res)(uintptr_t)f->node.entry->data;
 }
 
-static void psi_memory_show(struct seq_buf *m, const struct proc_node *node)
+/* The two lines into a new snapshot of f (Linux's single_open with
+ * psi_show): the caller holds f->seq_lock, or is the open. */
+static int psi_fill(struct file *f)
 {
-	(void)node;
-	psi_show(m, &psi_system, PSI_MEM);
-}
-
-static void psi_cpu_show(struct seq_buf *m, const struct proc_node *node)
-{
-	(void)node;
-	psi_show(m, &psi_system, PSI_CPU);
+	const size_t size = 256; /* two lines of at most 88 bytes */
+	char *buf = kvmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	struct seq_buf m = { .buffer = buf, .size = size };
+	psi_show(&m, &psi_system, psi_res_of(f));
+	kvfree(f->buf);
+	f->buf = buf;
+	f->size = m.len < size ? m.len : size;
+	return 0;
 }
 
 /* Linux's psi_open: a writer must be able to raise resource use. The
@@ -69,12 +74,31 @@ static int psi_open(struct inode *inode, struct file *f)
 	(void)inode;
 	if ((f->f_mode & FMODE_WRITE) && !capable(CAP_SYS_RESOURCE))
 		return -EPERM;
-	return procfs_fill(&f->node, &f->buf, &f->size);
+	return psi_fill(f);
 }
 
-static enum psi_res psi_res_of(const struct file *f)
+/* seq_read: generated again by a read at offset 0, else from the
+ * snapshot (fs/proc/inode.c's proc_read for these files). */
+static long psi_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 {
-	return (enum psi_res)(uintptr_t)f->node.entry->data;
+	if (!count)
+		return 0;
+	long ret = 0;
+	mutex_lock(&f->seq_lock);
+	if (*pos == 0)
+		ret = psi_fill(f);
+	if (!ret && (unsigned long)*pos < f->size) {
+		size_t n = count < f->size - (size_t)*pos ? count : f->size - (size_t)*pos;
+		size_t copied = n - file_copy_out(dst, f->buf + *pos, n, user);
+		if (copied) {
+			*pos += (long)copied;
+			ret = (long)copied;
+		} else {
+			ret = -EFAULT;
+		}
+	}
+	mutex_unlock(&f->seq_lock);
+	return ret;
 }
 
 /* Linux's psi_write: one trigger per open file, from the first 32 bytes
@@ -115,19 +139,19 @@ static void psi_fop_release(struct inode *inode, struct file *f)
 }
 
 static const struct file_operations psi_fops = {
-	.open = psi_open, .read = proc_snapshot_read, .write = psi_write, .llseek = proc_snapshot_lseek,
+	.open = psi_open, .read = psi_read, .write = psi_write, .llseek = proc_snapshot_lseek,
 	.poll = psi_fop_poll, .release = psi_fop_release, .blksize = 1024,
 };
 
 static const struct proc_dir_entry psi_io_entry __proc_entry = {
-	.parent = &proc_pressure_dir, .name = "io", .mode = S_IFREG | 0666, .show = psi_io_show,
+	.parent = &proc_pressure_dir, .name = "io", .mode = S_IFREG | 0666,
 	.fops = &psi_fops, .data = (const void *)(uintptr_t)PSI_IO,
 };
 static const struct proc_dir_entry psi_memory_entry __proc_entry = {
-	.parent = &proc_pressure_dir, .name = "memory", .mode = S_IFREG | 0666, .show = psi_memory_show,
+	.parent = &proc_pressure_dir, .name = "memory", .mode = S_IFREG | 0666,
 	.fops = &psi_fops, .data = (const void *)(uintptr_t)PSI_MEM,
 };
 static const struct proc_dir_entry psi_cpu_entry __proc_entry = {
-	.parent = &proc_pressure_dir, .name = "cpu", .mode = S_IFREG | 0666, .show = psi_cpu_show,
+	.parent = &proc_pressure_dir, .name = "cpu", .mode = S_IFREG | 0666,
 	.fops = &psi_fops, .data = (const void *)(uintptr_t)PSI_CPU,
 };

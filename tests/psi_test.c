@@ -6,7 +6,8 @@
  *     time, total and average is an exact number;
  *   - psi_memstall_enter/leave nesting and the counts of the running CPU
  *     in the system group (a stalled sleeper, an I/O waiter, a queued
- *     task), each back where it started;
+ *     task), each back where it started, and following a task that
+ *     moves to another CPU;
  *   - /proc/pressure/'s format and memory's total growing across a stall;
  *   - triggers: Linux 6.1's argument checks, and one firing on a stall.
  * Nothing waits for a time to pass but the last case, which waits for
@@ -363,12 +364,75 @@ static void counts_follow_sleepers_and_runners(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, psi_bug_seen());
 }
 
-/* total= of the "some" line of /proc/pressure/<res>, -1 if unreadable. */
-static long long pressure_some_total(const char *path, char **text)
+/* A stalled sleeper whose CPU is taken away from it wakes on another: its
+ * counts leave this CPU with it (psi_dequeue_migrate, psi_enqueue of a
+ * task arriving), as does a queued task moved by set_cpus_allowed_ptr. */
+static void counts_move_with_the_task(struct kunit *test)
 {
-	size_t len;
-	if (procfs_generate(path, current, text, &len))
+	if (!psi_enable)
+		kunit_skip(test, "booted with psi=0");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU: nowhere to move");
+	unsigned int cpu = smp_processor_id(), other, c;
+	for_each_online_cpu(c)
+		if (c != cpu)
+			break;
+	other = c;
+	struct cpumask to_other = { 1ull << other };
+	unsigned int base[NR_PSI_TASK_COUNTS], now[NR_PSI_TASK_COUNTS], load;
+	u32 mask;
+	struct sleeper a = { .memstall = true };
+	init_waitqueue_head(&a.wq);
+
+	while (cpu_load(cpu) > 1)
+		schedule();
+	this_cpu_counts_load(base, &mask, &load);
+	struct task_struct *ta = kthread_create_on_cpu(sleeper_fn, &a, cpu, "psi_move/%u");
+	KUNIT_ASSERT_NOT_NULL(test, ta);
+	wake_up_process(ta);
+	until_asleep(ta);
+	this_cpu_counts(now, &mask);
+	KUNIT_EXPECT_EQ(test, now[NR_MEMSTALL], base[NR_MEMSTALL] + 1);
+	/* Asleep, it stays here until its wakeup moves it. */
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(ta, &to_other), 0);
+	this_cpu_counts(now, &mask);
+	KUNIT_EXPECT_EQ(test, now[NR_MEMSTALL], base[NR_MEMSTALL] + 1);
+	WRITE_ONCE(a.go, true);
+	wake_up(&a.wq);
+	this_cpu_counts_load(now, &mask, &load);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ta->cpu), other);
+	KUNIT_EXPECT_EQ(test, now[NR_MEMSTALL], base[NR_MEMSTALL]);
+	KUNIT_EXPECT_EQ(test, now[NR_RUNNING], load);
+	KUNIT_EXPECT_EQ(test, kthread_join(ta), 0);
+
+	/* Queued here and not yet run: moved at once, RUNNING with it. */
+	struct task_struct *tq = kthread_create_on_cpu(quick_fn, NULL, cpu, "psi_queued/%u");
+	KUNIT_ASSERT_NOT_NULL(test, tq);
+	wake_up_process(tq);
+	this_cpu_counts_load(now, &mask, &load);
+	KUNIT_EXPECT_EQ(test, now[NR_RUNNING], load);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(tq, &to_other), 0);
+	this_cpu_counts_load(now, &mask, &load);
+	KUNIT_EXPECT_EQ(test, now[NR_RUNNING], load);
+	KUNIT_EXPECT_EQ(test, kthread_join(tq), 0);
+
+	this_cpu_counts_load(now, &mask, &load);
+	KUNIT_EXPECT_EQ(test, now[NR_RUNNING], load);
+	KUNIT_EXPECT_EQ(test, now[NR_MEMSTALL], base[NR_MEMSTALL]);
+	KUNIT_EXPECT_EQ(test, now[NR_IOWAIT], base[NR_IOWAIT]);
+	KUNIT_EXPECT_FALSE(test, psi_bug_seen());
+}
+
+/* What a read of /proc/pressure/<res> gives (its generator,
+ * kernel/psi_proc.c's psi_fill), into a kmalloc'd *text; total= of its
+ * "some" line, -1 if none. */
+static long long pressure_some_total(enum psi_res res, char **text)
+{
+	*text = kzalloc(256, GFP_KERNEL);
+	if (!*text)
 		return -1;
+	struct seq_buf m = { .buffer = *text, .size = 255 };
+	psi_show(&m, &psi_system, res);
 	const char *t = strstr(*text, "total=");
 	if (!t)
 		return -1;
@@ -413,10 +477,15 @@ static void proc_pressure_format_and_growth(struct kunit *test)
 {
 	if (!psi_enable)
 		kunit_skip(test, "booted with psi=0: no /proc/pressure");
+	/* Found where Linux has them. */
 	static const char *files[] = { "/proc/pressure/io", "/proc/pressure/memory", "/proc/pressure/cpu" };
 	for (int i = 0; i < 3; i++) {
+		struct proc_node node;
+		KUNIT_EXPECT_EQ(test, procfs_lookup(files[i], current, &node), 0);
+	}
+	for (int i = 0; i < 3; i++) {
 		char *text = NULL;
-		KUNIT_EXPECT_GE(test, pressure_some_total(files[i], &text), 0ll);
+		KUNIT_EXPECT_GE(test, pressure_some_total((enum psi_res)i, &text), 0ll);
 		if (!text)
 			continue;
 		const char *second = strchr(text, '\n');
@@ -426,13 +495,13 @@ static void proc_pressure_format_and_growth(struct kunit *test)
 		if (i == 2) /* CPU FULL is undefined for the system: zeros */
 			KUNIT_EXPECT_TRUE(test, second && !strcmp(second + 1,
 								  "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"));
-		kvfree(text);
+		kfree(text);
 	}
 
 	/* Stalled for a few ticks: memory's total grows. */
 	char *text = NULL;
-	long long before = pressure_some_total("/proc/pressure/memory", &text);
-	kvfree(text);
+	long long before = pressure_some_total(PSI_MEM, &text);
+	kfree(text);
 	unsigned long pflags;
 	psi_memstall_enter(&pflags);
 	u64 until = jiffies + 3;
@@ -440,8 +509,8 @@ static void proc_pressure_format_and_growth(struct kunit *test)
 		cpu_relax();
 	psi_memstall_leave(&pflags);
 	text = NULL;
-	long long after = pressure_some_total("/proc/pressure/memory", &text);
-	kvfree(text);
+	long long after = pressure_some_total(PSI_MEM, &text);
+	kfree(text);
 	KUNIT_EXPECT_GT(test, after, before);
 	kunit_info(test, "memory some total %lld -> %lld us across a stall of 3 ticks", before, after);
 }
@@ -515,6 +584,7 @@ static struct kunit_case psi_cases[] = {
 	KUNIT_CASE(cpus_weigh_by_nonidle_time),
 	KUNIT_CASE(memstall_sections_nest),
 	KUNIT_CASE(counts_follow_sleepers_and_runners),
+	KUNIT_CASE(counts_move_with_the_task),
 	KUNIT_CASE(proc_pressure_format_and_growth),
 	KUNIT_CASE(trigger_arguments_checked),
 	KUNIT_CASE(trigger_fires_on_a_stall),

@@ -180,11 +180,6 @@ static const struct file_operations dir_fops = {
 	.read = dir_read, .llseek = generic_file_llseek, .iterate_shared = dir_iterate, .blksize = 1024,
 };
 
-long proc_snapshot_read(struct file *f, char *dst, size_t count, long *pos, bool user)
-{
-	return proc_read(f, dst, count, pos, user);
-}
-
 long proc_snapshot_lseek(struct file *f, long offset, int whence) { return seq_lseek(f, offset, whence); }
 
 /* Gives an open file the methods of the procfs or sysfs node it opens. */
