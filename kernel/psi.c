@@ -106,6 +106,12 @@ static u32 test_states(const unsigned int *tasks, u32 state_mask)
  * the CPU was in. */
 static void record_times(struct psi_group_cpu *groupc, u64 now)
 {
+	/* A change made for this CPU from another one (a wakeup's enqueue)
+	 * reads that CPU's clock (Linux reads cpu_clock(cpu) of this one): a
+	 * clock a little behind must not make a negative delta, which the
+	 * u32 buckets would take as 4 s. */
+	if ((s64)(now - groupc->state_start) < 0)
+		now = groupc->state_start;
 	u32 delta = (u32)(now - groupc->state_start);
 	groupc->state_start = now;
 
@@ -345,6 +351,8 @@ static void get_recent_times(struct psi_group *group, unsigned int cpu, enum psi
 		state_start = groupc->state_start;
 	} while (psi_read_retry(groupc, seq));
 
+	if ((s64)(now - state_start) < 0) /* this CPU's clock a little behind (record_times) */
+		now = state_start;
 	for (int s = 0; s < NR_PSI_STATES; s++) {
 		if (state_mask & (1u << s))
 			times[s] += (u32)(now - state_start);

@@ -498,6 +498,11 @@ static void proc_pressure_format_and_growth(struct kunit *test)
 		kfree(text);
 	}
 
+	unsigned int stalled = 0;
+	for (unsigned int c = 0; c < nr_cpu_ids; c++)
+		stalled += READ_ONCE(psi_system.pcpu[c].tasks[NR_MEMSTALL]);
+	kunit_info(test, "tasks in a memory stall now: %u", stalled);
+
 	/* Stalled for a few ticks: memory's total grows. */
 	char *text = NULL;
 	long long before = pressure_some_total(PSI_MEM, &text);
@@ -571,7 +576,16 @@ static void trigger_fires_on_a_stall(struct kunit *test)
 	u64 give_up = jiffies + 10 * HZ;
 	while (!__atomic_load_n(&t->event, __ATOMIC_ACQUIRE) && jiffies < give_up)
 		schedule_timeout_uninterruptible(1);
-	KUNIT_EXPECT_TRUE(test, psi_trigger_poll(t, NULL, NULL) & EPOLLPRI);
+	bool fired = psi_trigger_poll(t, NULL, NULL) & EPOLLPRI;
+	KUNIT_EXPECT_TRUE(test, fired);
+	if (!fired)
+		kunit_info(test, "poll_scheduled %d due %llu (jiffies %llu) until %llu next %llu now %llu total %llu "
+			   "win start %llu in_memstall %d", psi_system.poll_scheduled,
+			   (unsigned long long)psi_system.poll_work_due, (unsigned long long)jiffies,
+			   (unsigned long long)psi_system.polling_until,
+			   (unsigned long long)psi_system.polling_next_update, (unsigned long long)ktime_get_ns(),
+			   (unsigned long long)psi_system.total[PSI_POLL][PSI_MEM_SOME],
+			   (unsigned long long)t->win.start_value, current->in_memstall);
 	KUNIT_EXPECT_EQ(test, psi_trigger_poll(t, NULL, NULL) & EPOLLPRI, 0u); /* seen once */
 	psi_trigger_destroy(t);
 	KUNIT_EXPECT_EQ(test, psi_trigger_poll(NULL, NULL, NULL), DEFAULT_POLLMASK | EPOLLERR | EPOLLPRI);

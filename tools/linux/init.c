@@ -25,7 +25,7 @@
  * its status is in the line). Linux passes run= on to init's environment,
  * which is harmless; init reads it from /proc/cmdline like the others.
  * The kernel command line may also carry the words mmlab's runner gives
- * mmlab: "ktest.filter=GLOB" selects the cases whose "linux.NAME" or
+ * mmlab: "ktest.filter=GLOB[,GLOB...]" selects the cases whose "linux.NAME" or
  * "user.NAME" matches GLOB (the suite.case glob of tests/kunit.c; "user" is
  * the mmlab suite that runs the same programs, so FILTER='user.*' runs them
  * on both kernels; the others are reported skipped), and "ktest.timeout=S"
@@ -133,22 +133,37 @@ static const char *cmdline_value(const char *cmdline, const char *key, char *buf
 	return NULL;
 }
 
-/* tests/kunit.c's kunit_filter_match(): the part before the first '.' is a
- * glob on the suite, the rest (if any) a glob on the case. */
-static bool filter_match(const char *filter, const char *suite, const char *name)
+/* tests/kunit.c's kunit_filter_match(): globs separated by commas, a case
+ * any of them selects; in each, the part before the first '.' is a glob
+ * on the suite, the rest (if any) a glob on the case. */
+static bool glob_match(const char *g, size_t len, const char *suite, const char *name)
 {
-	char suite_glob[128];
-	if (!filter || !*filter)
-		return true;
-	const char *dot = strchr(filter, '.');
-	size_t n = dot ? (size_t)(dot - filter) : strlen(filter);
-	if (n >= sizeof(suite_glob))
-		n = sizeof(suite_glob) - 1;
-	memcpy(suite_glob, filter, n);
-	suite_glob[n] = 0;
-	if (fnmatch(suite_glob, suite, 0))
+	char glob[256];
+	if (len >= sizeof(glob))
+		len = sizeof(glob) - 1;
+	memcpy(glob, g, len);
+	glob[len] = 0;
+	char *dot = strchr(glob, '.');
+	if (dot)
+		*dot = 0;
+	if (fnmatch(glob, suite, 0))
 		return false;
 	return !dot || !fnmatch(dot + 1, name, 0);
+}
+
+static bool filter_match(const char *filter, const char *suite, const char *name)
+{
+	if (!filter || !*filter)
+		return true;
+	for (const char *g = filter;;) {
+		const char *comma = strchr(g, ',');
+		size_t len = comma ? (size_t)(comma - g) : strlen(g);
+		if (len && glob_match(g, len, suite, name))
+			return true;
+		if (!comma)
+			return false;
+		g = comma + 1;
+	}
 }
 
 /* The first line of a small file, without its newline; buf unchanged if
