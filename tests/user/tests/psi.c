@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <strings.h>
 
 #include "swap_disk.h"
 
@@ -272,16 +273,33 @@ static int child(void)
 	return test_end();
 }
 
+/* Whether the command line turns PSI off ("psi=" with a false value,
+ * Linux's kstrtobool). */
+static bool booted_without_psi(void)
+{
+	static char cmdline[4096];
+	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)) <= 0)
+		return false;
+	bool off = false;
+	for (char *w = strtok(cmdline, " \n"); w; w = strtok(NULL, " \n"))
+		if (!strncmp(w, "psi=", 4))
+			off = strchr("0nNfF", w[4]) || !strncasecmp(w + 4, "off", 3);
+	return off;
+}
+
 int main(void)
 {
 	test_begin("psi");
 	if (access("/proc/pressure/memory", F_OK)) {
+		int err = errno;
+		if (booted_without_psi())
+			test_skip("booted with PSI off (psi= on the command line): no /proc/pressure");
 		if (on_mmlab())
-			CHECKF(false, "/proc/pressure/memory: %s", errno_name(errno));
+			CHECKF(false, "/proc/pressure/memory: %s", errno_name(err));
 		else
 			test_skip("no /proc/pressure/memory (%s): this Linux runs without PSI (psi=0, or "
 				  "CONFIG_PSI_DEFAULT_DISABLED without psi=1)",
-				  errno_name(errno));
+				  errno_name(err));
 		return test_end();
 	}
 	check_formats();
