@@ -287,10 +287,17 @@ void psi_task_switch(struct task_struct *prev, struct task_struct *next, bool sl
 				set |= TSK_IOWAIT;
 		}
 		psi_flags_change(prev, clear, set);
-		if (next_counts)
-			clear &= ~TSK_ONCPU; /* the CPU stays occupied: next's now */
-		if (clear || set)
+		if (!next_counts) {
 			psi_group_change(&psi_system, cpu, clear, set, now, true);
+		} else {
+			/* The CPU stays occupied (next's now). Any other
+			 * difference between the two, prev's sleep or only one
+			 * of them in a memory stall (FULL follows the CPU's
+			 * current task), is a change of the CPU's states. */
+			clear &= ~TSK_ONCPU;
+			if (clear || set || ((prev->psi_flags ^ next->psi_flags) & ~TSK_ONCPU))
+				psi_group_change(&psi_system, cpu, clear, set, now, true);
+		}
 	}
 }
 

@@ -423,6 +423,43 @@ static void counts_move_with_the_task(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, psi_bug_seen());
 }
 
+/* What this CPU's state mask was while the task ran. */
+static int record_mask_fn(void *arg)
+{
+	unsigned int tasks[NR_PSI_TASK_COUNTS];
+	this_cpu_counts(tasks, arg);
+	return 0;
+}
+
+/* FULL follows the CPU's current task: while a reclaimer runs, nothing
+ * productive runs; when it yields to a task that is not stalled, the
+ * CPU's memory stall is only SOME (the switch recomputes the states even
+ * though no count changed). */
+static void memstall_full_follows_the_running_task(struct kunit *test)
+{
+	if (!psi_enable)
+		kunit_skip(test, "booted with psi=0");
+	unsigned int cpu = smp_processor_id(), tasks[NR_PSI_TASK_COUNTS];
+	u32 mask, seen = 0;
+	while (cpu_load(cpu) > 1)
+		schedule();
+	unsigned long pflags;
+	psi_memstall_enter(&pflags);
+	struct task_struct *t = kthread_create_on_cpu(record_mask_fn, &seen, cpu, "psi_other/%u");
+	if (t)
+		wake_up_process(t);
+	this_cpu_counts(tasks, &mask);
+	KUNIT_EXPECT_TRUE(test, mask & STATE(PSI_MEM_FULL)); /* we run, and reclaim */
+	while (t && !READ_ONCE(seen))
+		schedule(); /* a yield: we stay runnable and stalled */
+	psi_memstall_leave(&pflags);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_EQ(test, kthread_join(t), 0);
+	KUNIT_EXPECT_TRUE(test, seen & STATE(PSI_MEM_SOME));
+	KUNIT_EXPECT_FALSE(test, seen & STATE(PSI_MEM_FULL));
+	KUNIT_EXPECT_FALSE(test, psi_bug_seen());
+}
+
 /* What a read of /proc/pressure/<res> gives (its generator,
  * kernel/psi_proc.c's psi_fill), into a kmalloc'd *text; total= of its
  * "some" line, -1 if none. */
@@ -527,6 +564,7 @@ static struct kunit_case psi_cases[] = {
 	KUNIT_CASE(memstall_sections_nest),
 	KUNIT_CASE(counts_follow_sleepers_and_runners),
 	KUNIT_CASE(counts_move_with_the_task),
+	KUNIT_CASE(memstall_full_follows_the_running_task),
 	KUNIT_CASE(proc_pressure_format_and_growth),
 	{}
 };
