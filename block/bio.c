@@ -3,6 +3,7 @@
  * its disk's driver, which ends it with bio_endio from its completion
  * (an interrupt, usually). */
 #include "block/blkdev.h"
+#include "kernel/psi.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "lib/ratelimit.h"
@@ -119,7 +120,8 @@ int submit_bio_wait(struct bio *bio)
 	bio->bi_private = &done;
 	bio->bi_end_io = submit_bio_wait_endio;
 	submit_bio(bio);
-	wait_for_completion(&done);
+	/* An I/O wait (Linux's blk_wait_io): PSI's io pressure counts it. */
+	wait_for_completion_io(&done);
 	return blk_status_to_errno(bio->bi_status);
 }
 

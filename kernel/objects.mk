@@ -21,6 +21,9 @@ KERNEL_SRCS += \
 	kernel/panic.c \
 	kernel/pid.c \
 	kernel/prctl.c \
+	kernel/psi.c \
+	kernel/psi_proc.c \
+	kernel/psi_trigger.c \
 	kernel/printk.c \
 	kernel/process.c \
 	kernel/rcu.c \

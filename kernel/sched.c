@@ -37,6 +37,7 @@
 #include "arch/x86_64/traps.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/psi.h"
 #include "kernel/rcu.h"
 #include "kernel/sections.h"
 #include "kernel/signal.h"
@@ -169,6 +170,7 @@ static unsigned int select_least_loaded(const struct cpumask *mask, unsigned int
  * drops rq->lock and then calls attach_task(p). */
 static void detach_task_to(struct task_struct *p, unsigned int dest)
 {
+	psi_dequeue_migrate(p);
 	WRITE_ONCE(p->on_rq, TASK_ON_RQ_MIGRATING);
 	WRITE_ONCE(p->cpu, dest);
 }
@@ -183,6 +185,7 @@ static void attach_task(struct task_struct *p)
 	enqueue_task(rq, p);
 	p->nr_migrations++;
 	WRITE_ONCE(p->on_rq, TASK_ON_RQ_QUEUED);
+	psi_enqueue(p, false);
 	bool kick = cpu != smp_processor_id() && rq->curr == rq->idle;
 	spin_unlock(&rq->lock);
 	if (kick)
@@ -213,6 +216,7 @@ static bool ttwu_locked(struct rq *rq, struct task_struct *p, unsigned int state
 	}
 	p->on_rq = TASK_ON_RQ_QUEUED;
 	enqueue_task(rq, p);
+	psi_enqueue(p, true);
 	return true;
 }
 
@@ -252,8 +256,10 @@ static void finish_task_switch(struct task_struct *prev)
 	struct rq *rq = this_rq();
 	bool dead = prev->__state == TASK_DEAD;
 	bool move = prev->on_rq == TASK_ON_RQ_MIGRATING;
-	if (move)
+	if (move) {
+		psi_dequeue_migrate(prev); /* its counts leave with it */
 		WRITE_ONCE(prev->cpu, prev->migration_dest);
+	}
 	spin_unlock(&rq->lock);
 	if (move)
 		attach_task(prev);
@@ -344,6 +350,10 @@ void schedule(void)
 	check_switch_frame(prev, next);
 	rq->curr = next;
 	this_cpu_write(current_task, next);
+	/* After rq->curr (Linux's psi_sched_switch): a reclaiming next makes
+	 * the CPU's memory stall FULL. prev sleeps unless it stays queued or
+	 * leaves for another CPU. */
+	psi_task_switch(prev, next, prev->on_rq == 0);
 	/* User context: the address space, the stack that user-mode entries
 	 * land on, the SSE registers and the FS/GS bases (kernel threads use none of
 	 * them). */
@@ -545,8 +555,10 @@ static void sched_tick(bool user)
 	if (!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
 		return;
 	account_process_tick(current, user);
-	if (cpu == boot_cpu_index)
+	if (cpu == boot_cpu_index) {
 		calc_global_load();
+		psi_tick();
+	}
 }
 
 /* The sleepers' timer expiry (register_timer_expiry), on every timer
@@ -822,6 +834,20 @@ int set_cpus_allowed_ptr(struct task_struct *p, const struct cpumask *new_mask)
 	return 0;
 }
 
+void rq_lock_this_cpu(unsigned long *flags)
+{
+	unsigned long f;
+	local_irq_save(f);
+	spin_lock(&this_rq()->lock);
+	*flags = f;
+}
+
+void rq_unlock_this_cpu(unsigned long flags)
+{
+	spin_unlock(&this_rq()->lock);
+	local_irq_restore(flags);
+}
+
 unsigned long nr_context_switches_cpu(unsigned int cpu) { return READ_ONCE(cpu_rq(cpu)->nr_switches); }
 void kcpustat_cpu_fetch(struct kernel_cpustat *dst, unsigned int cpu)
 {
@@ -918,6 +944,9 @@ void sched_init_smp(void)
 			pr_err("sched: CPU %u is online but its scheduler did not start\n", cpu);
 	}
 	/* After smp_boot_secondaries installed its hook for the AP stacks. */
+	/* The clock runs now (time_init), and no task but init and the idle
+	 * tasks exists yet: pressure stall accounting starts here. */
+	psi_init(current);
 	stack_contains_before = kernel_stack_contains;
 	kernel_stack_contains = task_stack_contains;
 	kernel_stack_guard_hit = task_stack_guard_hit;

@@ -246,6 +246,13 @@ struct task_struct {
 	 * victim, and when this one is due (jiffies). */
 	struct task_struct *oom_reaper_list;
 	u64 oom_reaper_due;
+	/* Pressure stall information (kernel/psi.h): the TSK_* counts it is
+	 * in on its CPU (under that CPU's run-queue lock), and whether it is
+	 * in a memory stall (psi_memstall_enter) or an I/O wait
+	 * (wait_for_completion_io), both written by the task itself. */
+	unsigned int psi_flags;
+	bool in_memstall;
+	bool in_iowait;
 	short il_prev;                 /* the last node MPOL_INTERLEAVE gave it */
 	u8 il_weight;                  /* MPOL_WEIGHTED_INTERLEAVE: pages left on il_prev */
 };
@@ -428,6 +435,10 @@ extern unsigned long total_forks;
 /* Context switches done on cpu, and reschedule IPIs it received. */
 unsigned long nr_context_switches_cpu(unsigned int cpu);
 unsigned long nr_resched_ipis_cpu(unsigned int cpu);
+/* This CPU's run-queue lock, interrupts off (Linux's this_rq_lock_irq):
+ * for psi_memstall_enter/leave, whose counts change under it. */
+void rq_lock_this_cpu(unsigned long *flags);
+void rq_unlock_this_cpu(unsigned long flags);
 /* The idle task and current task of cpu. */
 /* Linux's __set_task_comm (fs/exec.c): tsk's name from buf, at most
  * TASK_COMM_LEN - 1 bytes of it, the rest of comm zeros. Readers copy the

@@ -19,6 +19,7 @@
  * races the thread's sleep is made up by the next one, or by the timer. */
 #include "mm/compaction_internal.h"
 #include "drivers/base/node.h"
+#include "kernel/psi.h"
 #include "kernel/init.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -129,8 +130,13 @@ static int kcompactd(void *arg)
 		if (left) {
 			int order = __atomic_exchange_n(&ks->max_order, -1, __ATOMIC_ACQ_REL);
 			if (order >= 0) {
+				/* Linux 6.1's kcompactd marks the compaction it
+				 * was woken for (not the proactive kind) a stall. */
+				unsigned long pflags;
 				WRITE_ONCE(ks->busy, true);
+				psi_memstall_enter(&pflags);
 				kcompactd_do_work(pgdat, order);
+				psi_memstall_leave(&pflags);
 				WRITE_ONCE(ks->busy, false);
 			}
 			continue;

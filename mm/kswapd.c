@@ -18,6 +18,7 @@
  * and its sleep is made up by the next allocation that finds the node
  * low, as in Linux. The threads are made on the boot CPU (Linux binds
  * each to its node's CPUs). */
+#include "kernel/psi.h"
 #include "kernel/init.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -60,7 +61,11 @@ static void balance_pgdat(pg_data_t *pgdat, int order)
 		.kswapd = true,
 		.policy = reclaim_policy,
 	};
+	unsigned long pflags;
 	ks->runs++;
+	/* Linux's balance_pgdat marks kswapd's reclaim a memory stall: the
+	 * CPU it runs on does no productive work meanwhile. */
+	psi_memstall_enter(&pflags);
 	do {
 		if (pgdat_balanced(pgdat, order))
 			break;
@@ -72,6 +77,7 @@ static void balance_pgdat(pg_data_t *pgdat, int order)
 		if (sc.nr_reclaimed == before)
 			sc.priority--;
 	} while (sc.priority >= 1);
+	psi_memstall_leave(&pflags);
 	if (!sc.nr_reclaimed)
 		pgdat->kswapd_failures++;
 }

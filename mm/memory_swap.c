@@ -30,6 +30,7 @@
  * (2^3) slots around it (swapin_readahead); swap_ra and swap_ra_hit stay
  * 0 here. */
 #include "mm/memory_internal.h"
+#include "kernel/psi.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "mm/mempolicy.h"
@@ -62,12 +63,27 @@ static struct page *swapin_page(struct vm_fault *vmf, swp_entry_t entry, vm_faul
 		 * taken it out of the cache; -ENOENT: the slot was freed (the
 		 * PTE changed). Either way: again, from the PTE. */
 		put_page(page);
-		if (err == -EEXIST)
+		if (err == -EEXIST) {
+			/* Waiting for another fault's read of the page: Linux
+			 * waits on the page's lock, a memory stall when the page
+			 * is a refault (folio_wait_bit_common's "thrashing"). */
+			unsigned long pflags;
+			psi_memstall_enter(&pflags);
 			schedule();
+			psi_memstall_leave(&pflags);
+		}
 		*ret = 0;
 		return NULL;
 	}
-	if (swap_readpage(page, entry)) {
+	/* The read is a memory stall (PSI) and an I/O wait. Linux 6.1's
+	 * swap_readpage marks only a workingset refault (the page was active
+	 * before it was evicted, its shadow entry says): mmlab keeps no shadow
+	 * entries, so it counts every swap-in read. */
+	unsigned long pflags;
+	psi_memstall_enter(&pflags);
+	int err_read = swap_readpage(page, entry);
+	psi_memstall_leave(&pflags);
+	if (err_read) {
 		put_swap_folio(entry);
 		put_page(page);
 		*ret = VM_FAULT_SIGBUS;

@@ -28,6 +28,7 @@
  * is portable C: it is also built and tested on the host (tests/host/, whose
  * shadow headers stand in for the hardware). */
 #include "mm/page_alloc_internal.h"
+#include "kernel/psi.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/sched_mm.h"
@@ -330,14 +331,20 @@ static void wake_all_kswapds(gfp_t gfp, unsigned int order, int nid, const nodem
 static struct page *alloc_pages_direct_reclaim(gfp_t gfp, unsigned int order, int nid, const nodemask_t *nodemask,
 					       int alloc_flags, unsigned long *progress)
 {
+	struct page *page = NULL;
+	unsigned long pflags;
+	/* The reclaim and the retries after it are a memory stall (PSI), as
+	 * in Linux 6.1's __alloc_pages_direct_reclaim. */
+	psi_memstall_enter(&pflags);
 	*progress = try_to_free_pages(gfp, order, nid, nodemask);
-	if (!*progress)
-		return NULL;
-	struct page *page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
-	if (!page) {
-		drain_all_pages();
+	if (*progress) {
 		page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
+		if (!page) {
+			drain_all_pages();
+			page = get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
+		}
 	}
+	psi_memstall_leave(&pflags);
 	return page;
 }
 
@@ -387,9 +394,12 @@ static struct page *alloc_pages_direct_compact(gfp_t gfp, unsigned int order, in
 {
 	if (!order)
 		return NULL;
+	unsigned long pflags;
+	psi_memstall_enter(&pflags); /* as Linux 6.1's: a memory stall (PSI) */
 	unsigned int noreclaim = memalloc_noreclaim_save();
 	*compact_result = try_to_compact_pages(gfp, order, alloc_flags, nid, nodemask, prio);
 	memalloc_noreclaim_restore(noreclaim);
+	psi_memstall_leave(&pflags);
 	if (*compact_result == COMPACT_SKIPPED)
 		return NULL;
 	count_vm_event(COMPACTSTALL);

@@ -65,6 +65,8 @@ KERNEL_SRCS += \
 	tests/procfs_test.c \
 	tests/proc_pid_test.c \
 	tests/proc_stat_test.c \
+	tests/psi_test.c \
+	tests/psi_trigger_test.c \
 	tests/pte_ref_test.c \
 	tests/random_test.c \
 	tests/ratelimit_test.c \

@@ -180,6 +180,8 @@ static const struct file_operations dir_fops = {
 	.read = dir_read, .llseek = generic_file_llseek, .iterate_shared = dir_iterate, .blksize = 1024,
 };
 
+long proc_snapshot_lseek(struct file *f, long offset, int whence) { return seq_lseek(f, offset, whence); }
+
 /* Gives an open file the methods of the procfs or sysfs node it opens. */
 int proc_file_open(struct file *f, const struct proc_node *node, char **norm)
 {

@@ -190,6 +190,11 @@ bool procfs_node_reads_at_offset(const struct proc_node *node);
  * at an offset. */
 long procfs_read_at(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
 
+/* fs/proc/inode.c: seq_lseek of a generated file, for an entry with
+ * methods of its own that reads like one (/proc/pressure/:
+ * kernel/psi_proc.c). */
+long proc_snapshot_lseek(struct file *f, long offset, int whence);
+
 /* fs/proc/inode.c: Linux's mem_lseek, the llseek of a file whose offset
  * is an address (pagemap, mem): SEEK_SET and SEEK_CUR to any offset. */
 long mem_lseek(struct file *f, long offset, int whence);

@@ -5,6 +5,7 @@
  * there processes: the OOM killer finds nothing to kill (out_of_memory's
  * false), so an allocation fails as it would on a kernel with no
  * killable process. */
+#include "kernel/psi.h"
 #include "mm/compaction.h"
 #include "mm/kswapd.h"
 #include "mm/oom.h"
@@ -18,6 +19,11 @@ unsigned long try_to_free_pages(gfp_t gfp, unsigned int order, int nid, const no
 	(void)nodemask;
 	return shrink_slab(gfp, nid);
 }
+
+/* No scheduler on the host, so no task states for PSI to count a memory
+ * stall in. */
+void psi_memstall_enter(unsigned long *flags) { *flags = 0; }
+void psi_memstall_leave(unsigned long *flags) { (void)flags; }
 
 unsigned long node_reclaimable_pages(pg_data_t *pgdat)
 {

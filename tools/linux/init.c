@@ -25,7 +25,7 @@
  * its status is in the line). Linux passes run= on to init's environment,
  * which is harmless; init reads it from /proc/cmdline like the others.
  * The kernel command line may also carry the words mmlab's runner gives
- * mmlab: "ktest.filter=GLOB" selects the cases whose "linux.NAME" or
+ * mmlab: "ktest.filter=GLOB[,GLOB...]" selects the cases whose "linux.NAME" or
  * "user.NAME" matches GLOB (the suite.case glob of tests/kunit.c; "user" is
  * the mmlab suite that runs the same programs, so FILTER='user.*' runs them
  * on both kernels; the others are reported skipped), and "ktest.timeout=S"
@@ -134,19 +134,21 @@ static const char *cmdline_value(const char *cmdline, const char *key, char *buf
 }
 
 /* tests/kunit.c's kunit_filter_match(): globs separated by commas, a case
- * any of them selects; in each, the part before the first '.' is a glob on
- * the suite, the rest (if any) a glob on the case. */
-static bool filter_glob_match(const char *glob, size_t len, const char *suite, const char *name)
+ * any of them selects; in each, the part before the first '.' is a glob
+ * on the suite, the rest (if any) a glob on the case. */
+static bool glob_match(const char *g, size_t len, const char *suite, const char *name)
 {
-	char suite_glob[128];
-	if (len >= sizeof(suite_glob))
-		len = sizeof(suite_glob) - 1;
-	memcpy(suite_glob, glob, len);
-	suite_glob[len] = 0;
-	char *dot = strchr(suite_glob, '.');
+	char glob[256];
+	if (len >= sizeof(glob))
+		len = sizeof(glob) - 1;
+	memcpy(glob, g, len);
+	glob[len] = 0;
+	char *dot = strchr(glob, '.');
 	if (dot)
-		*dot++ = 0;
-	return !fnmatch(suite_glob, suite, 0) && (!dot || !fnmatch(dot, name, 0));
+		*dot = 0;
+	if (fnmatch(glob, suite, 0))
+		return false;
+	return !dot || !fnmatch(dot + 1, name, 0);
 }
 
 static bool filter_match(const char *filter, const char *suite, const char *name)
@@ -156,7 +158,7 @@ static bool filter_match(const char *filter, const char *suite, const char *name
 	for (const char *g = filter;;) {
 		const char *comma = strchr(g, ',');
 		size_t len = comma ? (size_t)(comma - g) : strlen(g);
-		if (len && filter_glob_match(g, len, suite, name))
+		if (len && glob_match(g, len, suite, name))
 			return true;
 		if (!comma)
 			return false;
