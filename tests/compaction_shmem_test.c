@@ -25,6 +25,9 @@
 #include "mm/mm_types.h"
 #include "mm/mmap.h"
 #include "mm/mmu_context.h"
+#include "mm/page_alloc.h"
+#include "mm/vmscan.h"
+#include "mm/migrate.h"
 #include "mm/page.h"
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
@@ -284,10 +287,71 @@ static void shmem_compaction_beside_faults_and_zaps_on_every_cpu(struct kunit *t
 	expect_shmem_pages(test, &L, child);
 }
 
+/* A page-cache page that leaves its cache while compaction holds it
+ * isolated (a truncate, or its file's end) is not moved: the move sees no
+ * mapping (page_mapping_get), says -EBUSY and leaves the target page
+ * untouched, and the putback frees the page. The second page goes with
+ * its inode: the file closed while the page is isolated, its eviction
+ * passes mapping_free_barrier (no holder), and the move after it finds
+ * the mapping gone without touching the freed address_space. */
+static struct page *isolate_cache_page(struct kunit *test, struct address_space *mapping, unsigned long index)
+{
+	struct page *page = filemap_get_folio(mapping, index);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	int err = isolate_lru_page(page);
+	put_page(page); /* the isolation holds its own */
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return page;
+}
+
+static void expect_not_moved(struct kunit *test, struct page *old)
+{
+	struct page *new = alloc_page(GFP_HIGHUSER_MOVABLE);
+	KUNIT_ASSERT_NOT_NULL(test, new);
+	KUNIT_EXPECT_EQ(test, migrate_isolated_page(old, new), -EBUSY);
+	KUNIT_EXPECT_NULL(test, new->mapping);
+	KUNIT_EXPECT_EQ(test, page_ref_count(new), 1);
+	KUNIT_EXPECT_EQ(test, page_ref_count(old), 1); /* the isolation's alone */
+	__free_page(new);
+	putback_lru_page(old); /* the last reference: the page is freed */
+}
+
+static void a_page_leaving_its_cache_while_isolated_is_not_moved(struct kunit *test)
+{
+	test_set_shmem_huge(test, SHMEM_HUGE_NEVER);
+	test_mm_enter_space(test, UBASE, 1);
+	struct mm_struct *mm = current->mm;
+	KUNIT_ASSERT_EQ(test, copy_to_user((void *)UBASE, "cut", 4), 0ul);
+	long fd = test_sys6(__NR_memfd_create, UBASE, 0, 0, 0, 0, 0);
+	KUNIT_ASSERT_GE(test, fd, 0l);
+	KUNIT_ASSERT_EQ(test, test_sys6(__NR_ftruncate, (unsigned long)fd, 4 * PG, 0, 0, 0, 0), 0l);
+	KUNIT_ASSERT_EQ(test, map(MBASE, 4 * PG, MAP_SHARED, fd), (long)MBASE);
+	for (unsigned long i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, MBASE + i * PG, pattern(i)), 0);
+	KUNIT_ASSERT_EQ(test, test_sys6(__NR_munmap, MBASE, 4 * PG, 0, 0, 0, 0), 0l);
+	struct file *f = fget(current->files, (unsigned int)fd);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	struct address_space *mapping = f->f_mapping;
+
+	/* Truncated below page 2 while page 3 is isolated. */
+	struct page *old = isolate_cache_page(test, mapping, 3);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_ftruncate, (unsigned long)fd, 2 * PG, 0, 0, 0, 0), 0l);
+	KUNIT_EXPECT_NULL(test, old->mapping);
+	expect_not_moved(test, old);
+
+	/* Page 1 isolated, then the file's last reference goes. */
+	old = isolate_cache_page(test, mapping, 1);
+	KUNIT_EXPECT_EQ(test, test_sys6(__NR_close, (unsigned long)fd, 0, 0, 0, 0, 0), 0l);
+	fput(f); /* the inode is evicted and freed here */
+	KUNIT_EXPECT_NULL(test, old->mapping);
+	expect_not_moved(test, old);
+}
+
 static struct kunit_case compaction_shmem_cases[] = {
 	KUNIT_CASE(shmem_and_tmpfs_pages_move_with_every_mapping),
 	KUNIT_CASE(a_nofs_compaction_leaves_page_cache_pages),
 	KUNIT_CASE(shmem_compaction_beside_faults_and_zaps_on_every_cpu),
+	KUNIT_CASE(a_page_leaving_its_cache_while_isolated_is_not_moved),
 	{},
 };
 
