@@ -56,6 +56,10 @@ void iput(struct inode *inode)
 	else
 		truncate_inode_pages(inode->i_mapping, 0);
 	kfree(inode->i_link);
+	/* Its pages are gone; whoever reached its address_space from one
+	 * of them (compaction: page_mapping_get) lets go before it is
+	 * freed (Linux frees an inode after an RCU grace period). */
+	mapping_free_barrier();
 	__atomic_sub_fetch(&sb->s_inodes, 1, __ATOMIC_RELAXED);
 	if (sb->s_op && sb->s_op->free_inode)
 		sb->s_op->free_inode(inode);

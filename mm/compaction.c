@@ -493,6 +493,8 @@ void compact_range(int nid, unsigned long start_pfn, unsigned long end_pfn, int 
 	cc.end_pfn = end_pfn;
 	cc.whole_zone = true;
 	cc.ignore_skip_hint = cc.no_set_skip_hint = !hints;
+	if (flags & COMPACT_RANGE_NOFS)
+		cc.gfp_mask = GFP_NOFS;
 	out->result = compact_zone(&cc);
 	count_compact_scanned(&cc, false);
 	out->migrate_scanned = cc.total_migrate_scanned;

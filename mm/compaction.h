@@ -103,8 +103,11 @@ void compact_nodes(void);
  * of node nid (pageblock aligned) as compact_node does the whole node,
  * for order (-1: until the scanners meet), synchronously; with
  * COMPACT_RANGE_SKIP_HINTS it honours the skip bits and sets them, as a
- * direct or kcompactd compaction does, else it ignores and leaves them. */
+ * direct or kcompactd compaction does, else it ignores and leaves them;
+ * with COMPACT_RANGE_NOFS it compacts for a GFP_NOFS request (no page of
+ * a page cache is taken), else for a GFP_KERNEL one. */
 #define COMPACT_RANGE_SKIP_HINTS 0x1
+#define COMPACT_RANGE_NOFS 0x2
 struct compact_range_result {
 	enum compact_result result;
 	unsigned long migrate_scanned, free_scanned;

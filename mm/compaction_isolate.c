@@ -8,18 +8,21 @@
  * isolate there the last time) unless told to ignore the hints, and set
  * it on a block they scanned whole and found nothing in.
  *
- * Which pages the migration scanner takes: 4 KiB anonymous pages on the
- * LRU (mm/migrate.c's migrate_isolated_page moves them, every mapping
- * through the reverse map), unevictable (mlocked) ones only with
- * vm.compact_unevictable_allowed. Where mmlab differs from Linux 6.1:
- * a tmpfs or shared anonymous page (a page-cache page) is not taken,
- * since mmlab moves those only through a mapping (migrate_shmem_page);
- * as in Linux, compound pages (THPs, hugetlb pages) are skipped whole
+ * Which pages the migration scanner takes: 4 KiB pages on the LRU,
+ * anonymous ones and those of a page cache (tmpfs files, shared
+ * anonymous memory, System V segments: mm/migrate.c's
+ * migrate_isolated_page moves them, every mapping through the reverse
+ * map, the anon_vma's or the file's i_mmap), unevictable (mlocked) ones
+ * only with vm.compact_unevictable_allowed, page-cache ones only when
+ * the request may enter the file system (__GFP_FS). As in Linux,
+ * compound pages (THPs, hugetlb pages) are skipped whole
  * (Linux 6.1 moves them only for alloc_contig_range), and there are no
  * non-LRU movable pages (Linux's movable_operations: zsmalloc,
  * balloons). Linux's fast_isolate_freepages and fast_find_migrateblock
  * (searching the free lists for a starting block) are not built: the
- * scanners walk every block.
+ * scanners walk every block from their cached positions, which on
+ * mmlab's node sizes costs less than the rest of a compaction
+ * (docs/compaction.md has the measurements).
  *
  * Locking: a page is isolated from the LRU under its node's lru_lock
  * with a reference taken only if its count is not 0 (a page being freed
@@ -129,7 +132,7 @@ static bool page_is_compound(const struct page *page)
  * -1 for a free or compound block it skips whole (*skip: its pages less
  * one), 0 for a page it cannot take (a failure), 1 for a candidate. */
 static int migrate_candidate(struct page *page, unsigned long pfn, unsigned long end_pfn, bool unevictable,
-			     unsigned long *skip)
+			     bool file, unsigned long *skip)
 {
 	*skip = 0;
 	if (PageBuddy(page)) {
@@ -144,15 +147,39 @@ static int migrate_candidate(struct page *page, unsigned long pfn, unsigned long
 		*skip = compound_pages_racy(page) - 1;
 		return 0;
 	}
-	if (!page_test_flag(page, PG_lru) || !page_anon_vma(page))
+	if (!page_test_flag(page, PG_lru))
 		return 0;
 	if (!unevictable && page_test_flag(page, PG_unevictable))
+		return 0;
+	if (page_in_page_cache(page)) {
+		/* Linux: "Only allow to migrate anonymous pages in GFP_NOFS
+		 * context"; a page of the swap cache too is left alone (a
+		 * tmpfs page is never in it on mmlab). */
+		if (!file || page_test_flag(page, PG_swapcache))
+			return 0;
+		/* Linux moves a file page held by a reader and fails it in
+		 * migrate_pages; mmlab's get_user_pages takes plain
+		 * references, so a reference beyond the cache's and the
+		 * mappings' is treated as the pin it may be (racy, as the
+		 * anonymous test below). */
+		return page_ref_count(page) > page_mapcount(page) + 1 ? 0 : 1;
+	}
+	if (!page_anon_vma(page))
 		return 0;
 	/* Linux: "Migration will fail if an anonymous page is pinned in
 	 * memory": more references than mappings (mmlab's get_user_pages
 	 * takes plain references, so this is its folio_maybe_dma_pinned
 	 * too). */
 	return page_ref_count(page) > page_mapcount(page) ? 0 : 1;
+}
+
+/* Still a 4 KiB page the scanner takes, looked at again once held (it may
+ * have been freed and reused meanwhile). */
+static bool still_movable(struct page *page, bool file)
+{
+	if (page_is_compound(page))
+		return false;
+	return page_anon_vma(page) || (file && page_in_page_cache(page));
 }
 
 /* Linux's isolate_migratepages_block for [low_pfn, end_pfn) of one
@@ -166,6 +193,7 @@ static void isolate_migratepages_block(struct compact_control *cc, unsigned long
 {
 	unsigned long nr_scanned = 0, nr_isolated = 0, next_skip_pfn = 0;
 	bool unevictable = sysctl_compact_unevictable_allowed;
+	bool file = (cc->gfp_mask & __GFP_FS) != 0;
 	bool skip_on_failure = cc->direct_compaction && cc->mode == MIGRATE_ASYNC && cc->order > 0;
 	unsigned long part = skip_on_failure ? 1ul << cc->order : 0;
 
@@ -181,14 +209,14 @@ static void isolate_migratepages_block(struct compact_control *cc, unsigned long
 		nr_scanned++;
 		struct page *page = pfn_to_page(low_pfn);
 		unsigned long skip;
-		int candidate = migrate_candidate(page, low_pfn, end_pfn, unevictable, &skip);
+		int candidate = migrate_candidate(page, low_pfn, end_pfn, unevictable, file, &skip);
 		low_pfn += skip;
 		if (candidate < 0)
 			continue;
 		if (candidate && get_page_unless_zero(page)) {
 			/* Under the lru_lock: still on the LRU, still a 4 KiB
-			 * anonymous page (it may have been freed and reused). */
-			if (!page_is_compound(page) && page_anon_vma(page) && !isolate_lru_page(page)) {
+			 * page of its kind (it may have been freed and reused). */
+			if (still_movable(page, file) && !isolate_lru_page(page)) {
 				put_page(page); /* the isolation holds its own */
 				cc->migratepages[cc->nr_migratepages++] = page;
 				nr_isolated++;

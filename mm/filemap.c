@@ -26,6 +26,7 @@
 #include "lib/string.h"
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
+#include "mm/rmap.h"
 #include "mm/shmem.h"
 #include "mm/util.h"
 
@@ -156,6 +157,34 @@ bool filemap_remove_folio(struct page *page)
 		mapping->a_ops->free_folio(page);
 	put_page(page);
 	return true;
+}
+
+/* The holders of page_mapping_get read-lock it; an inode's free waits
+ * for them with a write lock it drops at once. A holder that found a
+ * mapping saw the page in it, so its truncate (page->mapping cleared
+ * under xa_lock) and the free after it come after the read lock was
+ * taken: the free waits for the holder. */
+static DECLARE_RWSEM(mapping_free_rwsem);
+
+struct address_space *page_mapping_get(struct page *page)
+{
+	down_read(&mapping_free_rwsem);
+	unsigned long m = (unsigned long)READ_ONCE(page->mapping);
+	if (m && !(m & PAGE_MAPPING_ANON))
+		return (struct address_space *)m;
+	up_read(&mapping_free_rwsem);
+	return NULL;
+}
+
+void page_mapping_put(void)
+{
+	up_read(&mapping_free_rwsem);
+}
+
+void mapping_free_barrier(void)
+{
+	down_write(&mapping_free_rwsem);
+	up_write(&mapping_free_rwsem);
 }
 
 int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count,

@@ -51,6 +51,21 @@ bool filemap_remove_folio(struct page *page);
 int filemap_migrate_folio(struct address_space *mapping, struct page *new, struct page *old, int extra_count,
 			  unsigned int order);
 
+/* Reaching a page's mapping from the page alone (compaction's
+ * migration of a page-cache page it isolated from the LRU: Linux's
+ * folio_mapping under the folio lock, which keeps a truncate, and so
+ * the inode's end, waiting). mmlab has no folio lock and frees an inode
+ * at once, so these three keep the address_space alive instead:
+ * page_mapping_get returns page's mapping (NULL: not in a page cache,
+ * or taken out by a truncate) and, with one, holds every address_space
+ * from being freed until page_mapping_put; mapping_free_barrier, called
+ * by iput between an inode's eviction (which empties its page cache)
+ * and its free, waits until no one holds them. The holder may sleep,
+ * and takes no lock that an inode's last iput is called under. */
+struct address_space *page_mapping_get(struct page *page);
+void page_mapping_put(void);
+void mapping_free_barrier(void);
+
 /* Every page from byte lstart (rounded up to a page) on goes; the
  * partial page before it is the file system's to zero. */
 unsigned long truncate_inode_pages(struct address_space *mapping, long lstart);

@@ -50,11 +50,13 @@ struct proc_node;
  * (Linux's setup_transparent_hugepage). */
 enum thp_enabled { THP_ENABLED_ALWAYS, THP_ENABLED_MADVISE, THP_ENABLED_NEVER };
 #define THP_ENABLED_DEFAULT THP_ENABLED_MADVISE
-/* .../defrag: how hard a THP fault tries for a 2 MiB block. mmlab has no
- * compaction and no kswapd, so the modes come down to whether the fault
- * may reclaim directly (the shrinkers) before falling back: always: yes;
- * madvise: for MADV_HUGEPAGE VMAs; defer, defer+madvise (the latter as
- * madvise), never: no. */
+/* .../defrag: how hard a THP fault tries for a 2 MiB block. The modes
+ * come down to whether the fault may enter the allocator's slow path
+ * (direct compaction, then reclaim: __GFP_DIRECT_RECLAIM, with
+ * __GFP_NORETRY) before falling back: always: yes; madvise: for
+ * MADV_HUGEPAGE VMAs; defer, defer+madvise (the latter as madvise), never:
+ * no (mm/huge_memory.c's thp_gfp; mmlab does not wake kswapd or
+ * kcompactd for defer). */
 enum thp_defrag { THP_DEFRAG_ALWAYS, THP_DEFRAG_DEFER, THP_DEFRAG_DEFER_MADVISE, THP_DEFRAG_MADVISE,
 		  THP_DEFRAG_NEVER };
 extern int thp_enabled_mode, thp_defrag_mode;

@@ -19,6 +19,7 @@
 #include "lib/string.h"
 #include "mm/huge_memory.h"
 #include "mm/memory.h"
+#include "mm/memory_internal.h"
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
 #include "mm/page_alloc.h"
@@ -87,7 +88,9 @@ static bool is_refcount_suitable(struct page *head)
  * unhooked. */
 struct pte_census {
 	int none_or_zero, shared, referenced;
+	int unmapped; /* swap entries (the scan's) */
 	bool writable;
+	bool isolate; /* the isolation's pass: every entry must be present */
 };
 
 static enum scan_result census_pte(struct vm_area_struct *vma, pte_t pteval, struct collapse_control *cc,
@@ -100,9 +103,19 @@ static enum scan_result census_pte(struct vm_area_struct *vma, pte_t pteval, str
 		}
 		return SCAN_SUCCEED;
 	}
-	/* A migration entry (the page is on its way: try later) or a swap
-	 * entry (Linux swaps up to max_ptes_swap of them in for the
-	 * collapse; mmlab does not collapse over one). */
+	/* A swap entry: the scan counts it (up to max_ptes_swap for
+	 * khugepaged, any number for MADV_COLLAPSE), and the collapse reads
+	 * it in first (__collapse_huge_page_swapin). A migration entry (the
+	 * page is on its way: try later; Linux counts it as a swap entry and
+	 * waits for it in do_swap_page), or any entry once the isolation
+	 * looks, stops the collapse. */
+	if (is_swap_pte(pteval) && !c->isolate) {
+		if (++c->unmapped > (int)READ_ONCE(khugepaged_max_ptes_swap) && cc->is_khugepaged) {
+			count_vm_event(THP_SCAN_EXCEED_SWAP_PTE);
+			return SCAN_EXCEED_SWAP_PTE;
+		}
+		return SCAN_SUCCEED;
+	}
 	if (!pte_present(pteval))
 		return SCAN_PTE_NON_PRESENT;
 	if (pte_write(pteval))
@@ -133,19 +146,24 @@ static enum scan_result census_pte(struct vm_area_struct *vma, pte_t pteval, str
 	return SCAN_SUCCEED;
 }
 
-/* Linux's closing verdict of both loops. */
+/* Linux's closing verdict of both loops: with swap entries to read in,
+ * khugepaged wants half the pages young (the swap-in is not worth it for
+ * a cold range). */
 static enum scan_result census_verdict(const struct pte_census *c, struct collapse_control *cc)
 {
 	if (!c->writable)
 		return SCAN_PAGE_RO;
-	if (cc->is_khugepaged && !c->referenced)
+	if (cc->is_khugepaged && (!c->referenced || (c->unmapped && c->referenced < (int)HPAGE_PMD_NR / 2)))
 		return SCAN_LACK_REFERENCED_PAGE;
 	return SCAN_SUCCEED;
 }
 
-static enum scan_result census_table(struct vm_area_struct *vma, pte_t *pte, struct collapse_control *cc)
+/* The census of a table: the scan's (isolate false: *unmapped gets its
+ * swap entries) or the isolation's. */
+static enum scan_result census_table(struct vm_area_struct *vma, pte_t *pte, struct collapse_control *cc,
+				     bool isolate, int *unmapped)
 {
-	struct pte_census c = { 0 };
+	struct pte_census c = { .isolate = isolate };
 	struct page *last_head = NULL;
 	memset(cc->node_load, 0, sizeof(cc->node_load));
 	cc->alloc_nmask = NODE_MASK_NONE;
@@ -154,7 +172,35 @@ static enum scan_result census_table(struct vm_area_struct *vma, pte_t *pte, str
 		if (r != SCAN_SUCCEED)
 			return r;
 	}
+	if (unmapped)
+		*unmapped = c.unmapped;
 	return census_verdict(&c, cc);
+}
+
+/* Linux's __collapse_huge_page_swapin: every swap entry of the range read
+ * in as a read fault would (do_swap_page), under the mmap read lock and,
+ * in refcount mode, a reference on the table. SCAN_FAIL when one could
+ * not be (no memory, a read error): the collapse would fail on it. */
+static enum scan_result collapse_huge_page_swapin(struct mm_struct *mm, struct vm_area_struct *vma,
+						  unsigned long haddr, pmd_t *pmd)
+{
+	for (unsigned long address = haddr; address < haddr + PMD_SIZE; address += PAGE_SIZE) {
+		spinlock_t *ptl;
+		pte_t *pte = pte_tryget_map_lock(mm, pmd, address, &ptl);
+		if (!pte)
+			return SCAN_PMD_NULL;
+		pte_t orig = ptep_get(pte);
+		pte_unmap_unlock(pte, ptl);
+		vm_fault_t ret = 0;
+		if (is_swap_pte(orig)) {
+			struct vm_fault vmf = { .vma = vma, .address = address, .flags = 0, .pmd = pmd };
+			ret = do_swap_page(&vmf, orig);
+		}
+		pte_put(mm, pmd, address);
+		if (ret & VM_FAULT_ERROR)
+			return SCAN_FAIL;
+	}
+	return SCAN_SUCCEED;
 }
 
 /* Linux's alloc_charge_hpage with hpage_collapse_find_target_node: the
@@ -212,8 +258,10 @@ static void collapse_huge_page_copy(struct mm_struct *mm, pte_t *pte, struct pag
 }
 
 /* Linux's collapse_huge_page: entered with the mmap read lock, which it
- * drops, and returns without it. */
-static enum scan_result collapse_huge_page(struct mm_struct *mm, unsigned long address, struct collapse_control *cc)
+ * drops, and returns without it. unmapped: the swap entries the scan
+ * found, read in first. */
+static enum scan_result collapse_huge_page(struct mm_struct *mm, unsigned long address, int unmapped,
+					   struct collapse_control *cc)
 {
 	struct page *hpage = NULL, *table = NULL;
 	struct vm_area_struct *vma;
@@ -223,6 +271,19 @@ static enum scan_result collapse_huge_page(struct mm_struct *mm, unsigned long a
 	enum scan_result result = alloc_charge_hpage(&hpage, &table, mm, cc);
 	if (result != SCAN_SUCCEED)
 		goto out_nolock;
+	if (unmapped) {
+		/* Linux: the swap-in under the read lock, the VMA and the
+		 * table looked up again. */
+		mmap_read_lock(mm);
+		result = hugepage_vma_revalidate(mm, address, true, &vma, cc);
+		if (result == SCAN_SUCCEED)
+			result = find_pmd_or_thp_or_none(mm, address, &pmd);
+		if (result == SCAN_SUCCEED)
+			result = collapse_huge_page_swapin(mm, vma, address, pmd);
+		mmap_read_unlock(mm);
+		if (result != SCAN_SUCCEED)
+			goto out_nolock;
+	}
 	/* Everything that walks this PTE table under the read lock is kept
 	 * out from here on; the lockless get_user_pages backs off when it
 	 * sees the PMD change. */
@@ -249,7 +310,7 @@ static enum scan_result collapse_huge_page(struct mm_struct *mm, unsigned long a
 	 * that no one can map or pin more of these pages. */
 	spinlock_t *pte_ptl = ptlock_ptr(old_table);
 	spin_lock(pte_ptl);
-	result = census_table(vma, pte, cc);
+	result = census_table(vma, pte, cc, true, NULL);
 	spin_unlock(pte_ptl);
 	if (result != SCAN_SUCCEED) {
 		spin_lock(pmd_ptl);
@@ -296,11 +357,12 @@ enum scan_result hpage_collapse_scan_pmd(struct mm_struct *mm, struct vm_area_st
 	pte_t *pte = pte_tryget_map_lock(mm, pmd, address, &ptl);
 	if (!pte)
 		return SCAN_PMD_NULL; /* none, huge or going since it was read */
-	result = census_table(vma, pte, cc);
+	int unmapped = 0;
+	result = census_table(vma, pte, cc, false, &unmapped);
 	pte_unmap_unlock(pte, ptl);
 	pte_put(mm, pmd, address);
 	if (result == SCAN_SUCCEED) {
-		result = collapse_huge_page(mm, address, cc);
+		result = collapse_huge_page(mm, address, unmapped, cc);
 		*mmap_locked = false;
 	}
 	return result;

@@ -139,10 +139,15 @@ static int migrate_shared_page(struct mm_struct *caller, struct page *old, struc
 
 int migrate_isolated_page(struct page *old, struct page *new)
 {
-	/* Only 4 KiB anonymous pages: a THP or hugetlb page is compound
-	 * (compaction skips those, as Linux 6.1's), and a shmem page is
-	 * moved only through a mapping of it (migrate_shmem_page). */
-	if (!page_anon_vma(old) || compound_head(old) != old || PageAnonThp(old))
+	/* Only 4 KiB pages: a THP or hugetlb page is compound (compaction
+	 * skips those, as Linux 6.1's). A page of a page cache (tmpfs, shmem)
+	 * moves through its file's i_mmap. */
+	if (compound_head(old) != old || PageAnonThp(old) || PageHugetlb(old) ||
+	    page_test_flag(old, PG_shmem_thp) || page_test_flag(old, PG_shmem_tail))
+		return -EBUSY;
+	if (page_in_page_cache(old))
+		return migrate_isolated_shmem_page(old, new);
+	if (!page_anon_vma(old))
 		return -EBUSY;
 	/* Unmapped meanwhile (Linux's "freed from under us"): its anon_vma
 	 * may be gone, so no walk; the caller's putback frees it. (A zap

@@ -59,15 +59,19 @@ typedef struct page *(*migrate_alloc_t)(struct vm_area_struct *vma, unsigned lon
 int migrate_anon_at(struct vm_area_struct *vma, unsigned long addr, migrate_alloc_t alloc, void *arg,
 		    bool *split, unsigned int flags);
 /* Linux's migrate_pages for one page compaction isolated (mm/compaction.c):
- * old, a 4 KiB anonymous page off the LRU with the isolation's reference
- * (isolate_lru_page), moves to new (a page taken from the free lists,
- * reference count 1, nothing else set) with every mapping of it, in
- * every process that maps it (found through the reverse map; their
- * mmap_locks taken with a trylock). 0: moved, old freed, new on the LRU
- * in old's place. Otherwise old stays (still isolated: the caller puts it
- * back with putback_lru_page) and new is still the caller's: -EBUSY for a
- * page this cannot move (not anonymous, or part of a THP), -EAGAIN when
- * the page was held (a get_user_pages reference, an mm out of reach). */
+ * old, a 4 KiB anonymous or page-cache (tmpfs, shmem) page off the LRU
+ * with the isolation's reference (isolate_lru_page), moves to new (a page
+ * taken from the free lists, reference count 1, nothing else set) with
+ * every mapping of it, in every process that maps it (found through the
+ * reverse map: the anon_vma, or the file's i_mmap; their mmap_locks taken
+ * with a trylock); a page-cache page also takes old's place in the cache
+ * (mm/migrate_shmem.c). 0: moved, old freed, new on the LRU in old's
+ * place. Otherwise old stays (still isolated: the caller puts it back
+ * with putback_lru_page) and new is still the caller's: -EBUSY for a page
+ * this cannot move (neither anonymous nor in a page cache any more, part
+ * of a THP or hugetlb page, a file system's that refuses), -EAGAIN when
+ * the page was held (a get_user_pages reference, an mm out of reach, a
+ * private mapping of the file). */
 int migrate_isolated_page(struct page *old, struct page *new);
 /* Linux's alloc_migration_target with the gfp of migrate_to_node and
  * do_move_pages_to_node: 2^order pages of node *(int *)arg only

@@ -58,6 +58,16 @@ void migration_done(struct shared_migration *sm);
  * checked MPOL_MF_MOVE_ALL against the map count. */
 int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct page *old, struct page *new);
 
+/* mm/migrate_shmem.c: migrate_isolated_page for a page of a page cache
+ * (a tmpfs file's, a shmem object's: old isolated from the LRU, 4 KiB),
+ * mapped or not, by any number of processes' shared mappings: 0, old
+ * freed and new in its place in the cache, on the LRU and in every
+ * mapping; -EAGAIN (held: a mapping out of reach, a reference beyond the
+ * cache's and the mappings', a private mapping of the file) or -EBUSY
+ * (out of the cache meanwhile; a file system that moves its own pages),
+ * old still isolated and new still the caller's. */
+int migrate_isolated_shmem_page(struct page *old, struct page *new);
+
 /* mm/migrate_hugetlb.c: the hugetlb page vma maps at addr moves whole to
  * a free page of the pool on *target (NULL: where vma's policy says),
  * every mapping of it and its page-cache place with it (Linux's

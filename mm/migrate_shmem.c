@@ -31,6 +31,7 @@
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
+#include "mm/swap.h"
 
 static unsigned long vma_address(const struct vm_area_struct *vma, unsigned long index)
 {
@@ -78,4 +79,54 @@ int migrate_shmem_page(struct vm_area_struct *vma, unsigned long addr, struct pa
 	int nid = page_to_nid(new);
 	put_page(new); /* its allocation's: the object and the mappings hold theirs */
 	return nid;
+}
+
+/* Compaction's page-cache page (Linux's migrate_pages, MR_COMPACTION, for
+ * a shmem folio): found by its frame, not through a mapping, so its
+ * mapping comes from the page (page_mapping_get keeps it alive: no folio
+ * lock here), every mm is taken with a trylock (there is no caller's),
+ * and so is the i_mmap lock: a direct compaction may run in an
+ * allocation made under some i_mmap_rwsem held for writing, where Linux's
+ * folio_trylock keeps it from waiting. */
+int migrate_isolated_shmem_page(struct page *old, struct page *new)
+{
+	struct address_space *mapping = page_mapping_get(old);
+	if (!mapping)
+		return -EBUSY; /* truncated meanwhile: the putback frees it */
+	int err = -EAGAIN;
+	if (mapping->a_ops && mapping->a_ops->migrate_folio) {
+		/* The file system decides (secretmem refuses), before any
+		 * mapping is touched. */
+		err = -EBUSY;
+		goto out;
+	}
+	if (!down_read_trylock(&mapping->i_mmap_rwsem))
+		goto out;
+	unsigned long index = READ_ONCE(old->index);
+	struct shared_migration sm = { .old = old, .new = new, .shmem = true };
+	struct vm_area_struct *v;
+	/* The shared mappings only, as migrate_shmem_page: a private
+	 * mapping's entry keeps the page mapped, and it stays. */
+	vma_interval_tree_foreach(v, &mapping->i_mmap, index, index)
+		if (v->vm_shm && !try_to_migrate_one(old, v, vma_address(v, index), &sm))
+			break;
+	/* Nothing but the page cache and the isolation may hold it now. */
+	if (!sm.busy)
+		err = filemap_migrate_folio(mapping, new, old, 1, 0);
+	if (err) {
+		err = -EAGAIN;
+		sm.new = old; /* the entries map old again */
+	}
+	vma_interval_tree_foreach(v, &mapping->i_mmap, index, index)
+		if (v->vm_shm)
+			remove_migration_pte(old, v, vma_address(v, index), &sm);
+	up_read(&mapping->i_mmap_rwsem);
+	migration_done(&sm);
+out:
+	page_mapping_put();
+	if (err)
+		return err;
+	put_page(old); /* the isolation's, its last: old is free */
+	put_page(new); /* its allocation's: the page cache and the mappings hold theirs */
+	return 0;
 }

@@ -1,20 +1,14 @@
-/* Compaction (mm/compaction.c, mm/compaction_isolate.c, mm/kcompactd.c).
+/* Compaction (mm/compaction.c, mm/compaction_isolate.c, mm/kcompactd.c)
+ * of anonymous pages.
  *
- * The layout cases fragment a node on purpose: every 2 MiB block of the
- * node that the allocator will give is taken (so none is free), a test mm
- * faults its pages in, and then a run of N pfn-consecutive movable
- * pageblocks is laid out as the case says: each block gets 128 of the
- * mm's pages, every fourth page of it, moved there by the same
- * migrate_isolated_page compaction uses, and the other three of each four
- * pages are freed. No block of the run is then free as a whole; a block
- * may also keep, right after its last page, a pinned page of the mm's
- * (an extra reference, as get_user_pages takes) or a kernel page (not on
- * the LRU). What compaction must achieve
- * is derived from that layout by the two scanners' rule: the pages of the
- * lowest blocks move into the free pages of the highest, block by block,
- * until the scanners meet, and a source block with no pinned or kernel
- * page ends up free. Every page's data is checked afterwards, in every mm
- * that maps it.
+ * The layout cases fragment a node on purpose (tests/compaction_layout.h):
+ * a test mm faults its pages in, and a run of pfn-consecutive movable
+ * pageblocks of an otherwise taken node gets 128 of them in every block,
+ * every fourth page, the other pages free; a block may also keep a pinned
+ * page of the mm or a kernel page. What compaction must achieve is derived
+ * from that layout by the two scanners' rule (layout_model). Every page's
+ * data is checked afterwards, in every mm that maps it. Shmem and tmpfs
+ * pages: tests/compaction_shmem_test.c.
  *
  * kcompactd's proactive compaction is off in each case (a node with every
  * block taken looks fragmented to it), and the case waits until no
@@ -22,10 +16,10 @@
  * gives back what it took: its blocks, its pages and its mm (test_mm's
  * leak check). */
 #include "tests/kunit.h"
+#include "tests/compaction_layout.h"
 #include "tests/test_cpu.h"
-#include "tests/test_mm.h"
-#include "tests/test_pages.h"
 #include "tests/test_proc.h"
+#include "tests/test_mm.h"
 #include "arch/x86_64/uaccess.h"
 #include "fs/proc/proc_fs.h"
 #include "mm/mmu_context.h"
@@ -45,110 +39,10 @@
 #include "tests/test_migrate.h"
 
 #define BASE 0x40000000ul
-#define PER_BLOCK 128 /* the mm's pages in each block of the run: every 4th */
-#define MAX_RUN 16
-#define NO_BLOCK (-1)
-/* The order-9 blocks taken from the node, no reclaim, no kswapd (a woken
- * kswapd would wake kcompactd when it sleeps). */
-#define TAKE_GFP (__GFP_THISNODE | __GFP_NOWARN | __GFP_MOVABLE)
 
 static u64 pattern(unsigned long i)
 {
 	return 0xc0ffee0000000000ull ^ (i * 0x9e3779b97f4a7c15ull);
-}
-
-/* The case's hold on the node's blocks: each order-9 block taken, linked
- * through its lru, freed at the end (those of the run are split and
- * become the layout's). */
-static LIST_HEAD(blocks);
-static struct held kept; /* order-0 pages the layout keeps (kernel pages, blocks served) */
-
-static void release_blocks(void *unused)
-{
-	(void)unused;
-	while (!list_empty(&blocks)) {
-		struct page *p = list_first_entry(&blocks, struct page, lru);
-		list_del(&p->lru);
-		__free_pages(p, pageblock_order);
-	}
-}
-
-static int saved_proactiveness;
-static void restore_proactiveness(void *unused)
-{
-	(void)unused;
-	sysctl_compaction_proactiveness = saved_proactiveness;
-}
-
-/* No kcompactd moves pages under the case. */
-static void quiet_kcompactd(struct kunit *test)
-{
-	saved_proactiveness = sysctl_compaction_proactiveness;
-	sysctl_compaction_proactiveness = 0;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_proactiveness, NULL), 0);
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		while (kcompactd_busy(nid))
-			cond_resched();
-}
-
-struct layout {
-	int nid;
-	unsigned nblocks;
-	unsigned long lo; /* the run's first pfn */
-	int pin_block, kernel_block;
-	struct page *pinned;
-	struct mm_struct *mm;
-	unsigned long npages; /* the mm's pages */
-};
-
-static void unpin(void *ctx)
-{
-	struct layout *L = ctx;
-	if (L->pinned)
-		put_page(L->pinned);
-	L->pinned = NULL;
-}
-
-static int nid_with_memory(void)
-{
-	int nid = numa_node_id();
-	return node_data[nid]->managed_pages ? nid : node_data[nid]->fallback[0];
-}
-
-/* Every order-9 block of nid the allocator gives without reclaim. */
-static void take_blocks(int nid)
-{
-	for (bool more = true; more;) {
-		struct page *p;
-		more = false;
-		while ((p = alloc_pages_node(nid, TAKE_GFP, pageblock_order))) {
-			list_add(&p->lru, &blocks);
-			more = true;
-		}
-		drain_all_pages();
-	}
-}
-
-/* The first of n blocks taken that are pfn-consecutive and movable, or 0. */
-static unsigned long find_run(unsigned n)
-{
-	struct page *p;
-	list_for_each_entry(p, &blocks, lru) {
-		unsigned long start = page_to_pfn(p);
-		unsigned found = 0;
-		for (unsigned b = 0; b < n; b++) {
-			struct page *q;
-			list_for_each_entry(q, &blocks, lru)
-				if (page_to_pfn(q) == start + b * pageblock_nr_pages &&
-				    get_pageblock_migratetype(q) == MIGRATE_MOVABLE) {
-					found++;
-					break;
-				}
-		}
-		if (found == n)
-			return start;
-	}
-	return 0;
 }
 
 static unsigned long user_pfn(struct mm_struct *mm, unsigned long i)
@@ -157,136 +51,25 @@ static unsigned long user_pfn(struct mm_struct *mm, unsigned long i)
 	return pte_present(pte) ? pte_pfn(pte) : 0;
 }
 
-/* The mm's page i into new, as compaction moves it. */
-static int move_into(struct mm_struct *mm, unsigned long i, struct page *new)
+static struct page *anon_page_of(const struct layout *L, unsigned long i)
 {
-	struct page *old = pfn_to_page(user_pfn(mm, i));
-	get_page(old);
-	int err = isolate_lru_page(old);
-	put_page(old);
-	if (err)
-		return err;
-	err = migrate_isolated_page(old, new);
-	if (err)
-		putback_lru_page(old);
-	return err;
+	unsigned long pfn = user_pfn(L->mm, i);
+	return pfn ? pfn_to_page(pfn) : NULL;
 }
 
+/* The layout of nblocks blocks with the anonymous pages of a test mm at
+ * BASE, page i holding pattern(i). */
 static void make_layout(struct kunit *test, struct layout *L, unsigned nblocks, int pin_block, int kernel_block)
 {
-	*L = (struct layout){ .nid = nid_with_memory(), .nblocks = nblocks, .pin_block = pin_block,
-			      .kernel_block = kernel_block };
-	KUNIT_ASSERT_LE(test, nblocks, (unsigned)MAX_RUN);
-	quiet_kcompactd(test);
+	layout_begin(test, L, nblocks, pin_block, kernel_block);
 	L->mm = test_mm_create(test, TEST_MM_CURRENT);
 	/* One more page for the pinned one. */
 	L->npages = (unsigned long)nblocks * PER_BLOCK + (pin_block != NO_BLOCK);
+	L->page_of = anon_page_of;
 	test_mm_map_anon(test, L->mm, BASE, L->npages * PAGE_SIZE);
 	for (unsigned long i = 0; i < L->npages; i++)
 		KUNIT_ASSERT_EQ(test, test_mm_write_u64(L->mm, BASE + i * PAGE_SIZE, pattern(i)), 0);
-	held_init_released_at_end(test, &kept);
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, release_blocks, NULL), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, unpin, L), 0);
-	take_blocks(L->nid);
-	L->lo = find_run(nblocks);
-	/* A small node (sixteen-node's are 64 MiB, node 0 with the kernel's
-	 * own pages in it) may have no such run to lay out: the layout
-	 * cannot be made there. */
-	if (!L->lo)
-		kunit_skip(test, "no %u consecutive movable pageblocks free on node %d", nblocks, L->nid);
-	for (unsigned b = 0; b < nblocks; b++) {
-		struct page *head = pfn_to_page(L->lo + b * pageblock_nr_pages);
-		list_del(&head->lru);
-		split_page(head, pageblock_order);
-		for (unsigned k = 0; k < PER_BLOCK; k++) {
-			unsigned long i = (unsigned long)b * PER_BLOCK + k;
-			struct page *slot = head + 4 * k;
-			int err = move_into(L->mm, i, slot);
-			if (err)
-				__free_page(slot);
-			KUNIT_ASSERT_EQ(test, err, 0);
-			for (unsigned j = 1; j < 4; j++) {
-				/* The page after the last one mapped: a pinned
-				 * page of the mm's, or a kernel page (not on the
-				 * LRU), in the blocks the case names. */
-				if (k == PER_BLOCK - 1 && j == 1 && (int)b == pin_block) {
-					err = move_into(L->mm, L->npages - 1, slot + 1);
-					if (err)
-						__free_page(slot + 1);
-					KUNIT_ASSERT_EQ(test, err, 0);
-					get_page(slot + 1); /* as get_user_pages */
-					L->pinned = slot + 1;
-				} else if (k == PER_BLOCK - 1 && j == 1 && (int)b == kernel_block) {
-					held_add(&kept, slot + 1, 0);
-				} else {
-					__free_page(slot + j);
-				}
-			}
-		}
-	}
-	drain_all_pages();
-	/* The pages the mm faulted first were freed by the moves: any
-	 * order-9 block they made whole is taken too. */
-	take_blocks(L->nid);
-}
-
-/* The mm's pages in each block of the run, for the case's report. */
-static void report_blocks(struct kunit *test, const struct layout *L)
-{
-	unsigned long count[MAX_RUN] = { 0 };
-	for (unsigned long i = 0; i < L->npages; i++) {
-		unsigned long pfn = user_pfn(L->mm, i);
-		if (pfn >= L->lo && pfn < L->lo + L->nblocks * pageblock_nr_pages)
-			count[(pfn - L->lo) >> pageblock_order]++;
-	}
-	for (unsigned b = 0; b < L->nblocks; b++)
-		kunit_info(test, "block %u: %lu of the mm's pages", b, count[b]);
-}
-
-/* The scanners' rule on the layout (see the top of the file): the pages
- * moved, and a mask of the blocks left free. */
-static unsigned long layout_model(const struct layout *L, unsigned long *free_mask)
-{
-	long movable[MAX_RUN], room[MAX_RUN];
-	for (unsigned b = 0; b < L->nblocks; b++) {
-		bool stuck = (int)b == L->pin_block || (int)b == L->kernel_block;
-		movable[b] = PER_BLOCK;
-		room[b] = (long)pageblock_nr_pages - PER_BLOCK - stuck;
-	}
-	unsigned long moved = 0;
-	unsigned i = 0, j = L->nblocks - 1;
-	for (; i < j; i++) {
-		while (movable[i] && i < j) {
-			long t = movable[i] < room[j] ? movable[i] : room[j];
-			movable[i] -= t;
-			room[j] -= t;
-			moved += (unsigned long)t;
-			if (!room[j])
-				j--;
-		}
-	}
-	*free_mask = 0;
-	for (unsigned b = 0; b < i && b < L->nblocks; b++)
-		if (!movable[b] && (int)b != L->pin_block && (int)b != L->kernel_block)
-			*free_mask |= 1ul << b;
-	return moved;
-}
-
-/* Takes every free order-9 block of nid; the mask of those that are
- * blocks of the run (the others are held too, and given back at the
- * end). */
-static unsigned long take_run_blocks(const struct layout *L)
-{
-	unsigned long mask = 0;
-	struct page *p;
-	drain_all_pages();
-	while ((p = alloc_pages_node(L->nid, TAKE_GFP, pageblock_order))) {
-		unsigned long pfn = page_to_pfn(p);
-		list_add(&p->lru, &blocks);
-		if (pfn >= L->lo && pfn < L->lo + L->nblocks * pageblock_nr_pages)
-			mask |= 1ul << ((pfn - L->lo) >> pageblock_order);
-	}
-	return mask;
+	layout_place(test, L);
 }
 
 /* Every page of the mm still holds its data, on the layout's node. */
@@ -304,31 +87,6 @@ static void expect_data(struct kunit *test, const struct layout *L, struct mm_st
 	KUNIT_EXPECT_EQ(test, elsewhere, 0ul);
 }
 
-/* The lines of a /proc file about node nid ("Node <nid>," lines), into
- * the case's report: /proc/buddyinfo and /proc/pagetypeinfo before and
- * after a compaction (docs/compaction.md shows them). */
-static void report_node_lines(struct kunit *test, const char *path, int nid, const char *when)
-{
-	char *s = test_proc_read(test, path);
-	for (char *line = s; line && *line;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		if (!strncmp(line, "Node", 4)) {
-			const char *q = line + 4;
-			while (*q == ' ')
-				q++;
-			int n = 0;
-			while (*q >= '0' && *q <= '9')
-				n = n * 10 + (*q++ - '0');
-			if (*q == ',' && n == nid)
-				kunit_info(test, "%s %s: %s", path, when, line);
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	test_proc_free(test, s);
-}
-
 /* A fragmented run: no order-9 block before, exactly the blocks the model
  * says after; the pinned block and the kernel page's block stay in use;
  * the pages moved are the model's, their data intact; the counters
@@ -340,7 +98,7 @@ static void compaction_frees_the_blocks_the_layout_allows(struct kunit *test)
 	struct page *p = alloc_pages_node(L.nid, TAKE_GFP, pageblock_order);
 	KUNIT_EXPECT_NULL(test, p);
 	if (p)
-		list_add(&p->lru, &blocks);
+		hold_block(p);
 
 	unsigned long want_free, want_moved = layout_model(&L, &want_free);
 	unsigned long scanned = all_vm_events(COMPACTMIGRATE_SCANNED), isolated = all_vm_events(COMPACTISOLATED);
@@ -429,7 +187,7 @@ static void direct_compaction_serves_an_order9_request(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	if (p) {
 		KUNIT_EXPECT_EQ(test, page_to_nid(p), L.nid);
-		list_add(&p->lru, &blocks);
+		hold_block(p);
 	}
 	unsigned long stalls = all_vm_events(COMPACTSTALL) - stall;
 	kunit_info(test, "%u blocks laid out; %lu stalls, %lu successes, %lu failures", L.nblocks, stalls,
@@ -442,7 +200,7 @@ static void direct_compaction_serves_an_order9_request(struct kunit *test)
 	stall = all_vm_events(COMPACTSTALL);
 	p = alloc_pages_node(L.nid, TAKE_GFP, pageblock_order);
 	if (p)
-		list_add(&p->lru, &blocks);
+		hold_block(p);
 	KUNIT_EXPECT_EQ(test, all_vm_events(COMPACTSTALL), stall);
 }
 
@@ -467,7 +225,7 @@ static void kcompactd_makes_the_order_free_when_woken(struct kunit *test)
 	struct page *p = alloc_pages_node(L.nid, TAKE_GFP, pageblock_order);
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	if (p)
-		list_add(&p->lru, &blocks);
+		hold_block(p);
 	expect_data(test, &L, L.mm);
 }
 

@@ -19,7 +19,23 @@
  * A line may end with " :: <what mmlab lacks>" (the build's list of
  * programs that need a feature mmlab does not have yet): such a program's
  * failure is reported as a skip naming the feature, so that the suite
- * stays green; if it passes, the case passes and says its entry can go. */
+ * stays green; if it passes, the case passes and says its entry can go.
+ *
+ * Swap: Linux's run_vmtests.sh runs the programs on whatever machine it
+ * is given, and khugepaged's four MADV_PAGEOUT cases need a swap area
+ * there. The programs named by mm_selftests.swap=NAME[,NAME...] run with
+ * the machine's scratch disk (/dev/vda, made a swap area by the runner:
+ * disk-format = swap in the topology) on as swap: swapon before the
+ * program, swapoff once it has been reaped, so every other program runs
+ * without swap, as before.
+ *
+ * Time: each program may run mm_selftests.timeout seconds, the time a
+ * program of a fixed size gets. A program whose work grows with the
+ * machine's memory (compaction_test mlocks 80% of the free memory and
+ * then asks for huge pages worth 40% of it) is named in
+ * mm_selftests.timeout_per_gib=NAME[,NAME...] and gets that time once more
+ * per GiB of memory (MemTotal, rounded up): the fixed part plus a part per
+ * GiB it fills (docs/mm_selftests.md has the measurements). */
 #include "tests/kunit.h"
 #include "arch/x86_64/page.h"
 #include "fs/programs.h"
@@ -28,6 +44,8 @@
 #include "kernel/process.h"
 #include "kernel/smp.h"
 #include "lib/string.h"
+#include "mm/page_alloc.h"
+#include "mm/swapfile.h"
 
 #define KSFT_PASS 0
 #define KSFT_SKIP 4
@@ -36,6 +54,30 @@
 static int selftest_timeout_s = 60;
 kernel_param_int("mm_selftests.timeout", selftest_timeout_s, 1, 3600,
 		 "seconds one Linux mm selftest may run before it is killed");
+
+static char selftest_swap[160];
+kernel_param_string("mm_selftests.swap", selftest_swap,
+		    "the mm selftests (NAME[,NAME...]) run with /dev/vda, the scratch disk, on as swap");
+#define SELFTEST_SWAP_DISK "/dev/vda"
+static char selftest_per_gib[160];
+kernel_param_string("mm_selftests.timeout_per_gib", selftest_per_gib,
+		    "the mm selftests (NAME[,NAME...]) whose time limit is mm_selftests.timeout once more per GiB of memory");
+
+/* Whether name is in list (NAME[,NAME...]). */
+static bool selftest_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return false;
+}
 
 struct selftest {
 	char name[40];
@@ -76,6 +118,18 @@ static void run_selftest(struct kunit *test)
 
 	struct kunit_resources before;
 	kunit_resources_take(&before);
+	/* After the snapshot: swapoff gives back what swapon took (the slot
+	 * map) and reads back what the program left in swap, before the
+	 * pages are counted. */
+	bool swap = selftest_listed(selftest_swap, st->name);
+	if (swap) {
+		long err = ksys_swapon(SELFTEST_SWAP_DISK, 0);
+		if (err)
+			kunit_info(test, "swapon %s: error %ld (mm_selftests.swap needs the topology's disk-format = swap)",
+				   SELFTEST_SWAP_DISK, err);
+		KUNIT_ASSERT_EQ(test, err, 0l);
+		kunit_info(test, "%s runs with %s on as swap (mm_selftests.swap)", st->name, SELFTEST_SWAP_DISK);
+	}
 	unsigned cpu = smp_processor_id();
 	char path[80];
 	snprintf(path, sizeof(path), "/bin/%s", st->name);
@@ -87,14 +141,29 @@ static void run_selftest(struct kunit *test)
 	};
 	int err;
 	struct task_struct *p = process_spawn(&args, &err);
-	if (!p)
+	if (!p) {
 		kunit_info(test, "%s could not be started: error %d", st->name, err);
+		if (swap)
+			ksys_swapoff(SELFTEST_SWAP_DISK);
+	}
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	struct process_result res;
-	bool in_time = process_wait_timeout(p, (unsigned long)selftest_timeout_s * 1000, &res);
+	unsigned long limit_s = (unsigned long)selftest_timeout_s;
+	if (selftest_listed(selftest_per_gib, st->name)) {
+		unsigned long gib = (totalram_pages() + (1ul << (30 - PAGE_SHIFT)) - 1) >> (30 - PAGE_SHIFT);
+		limit_s *= 1 + gib;
+		kunit_info(test, "%s may run %lu s: %d s, and %d s per GiB of %lu GiB (mm_selftests.timeout_per_gib)",
+			   st->name, limit_s, selftest_timeout_s, selftest_timeout_s, gib);
+	}
+	bool in_time = process_wait_timeout(p, limit_s * 1000, &res);
+	if (swap) {
+		long off = ksys_swapoff(SELFTEST_SWAP_DISK);
+		if (off)
+			kunit_info(test, "swapoff %s: error %ld", SELFTEST_SWAP_DISK, off);
+		KUNIT_EXPECT_EQ(test, off, 0l);
+	}
 	if (!in_time)
-		kunit_info(test, "%s: still running after %d s (mm_selftests.timeout): killed", st->name,
-			   selftest_timeout_s);
+		kunit_info(test, "%s: still running after %lu s (mm_selftests.timeout): killed", st->name, limit_s);
 	else if (!res.killed)
 		kunit_info(test, "%s exited with status %d", st->name, res.exit_code);
 	kunit_expect_resources_back(test, &before);
@@ -104,7 +173,7 @@ static void run_selftest(struct kunit *test)
 	if (st->lacks && !passed && !(in_time && !res.killed && res.exit_code == KSFT_SKIP))
 		kunit_skip(test, "mmlab lacks %s (%s %d)", st->lacks,
 			   !in_time ? "timed out after s" : res.killed ? "killed by signal" : "exit status",
-			   !in_time ? selftest_timeout_s : res.killed ? res.signal : res.exit_code);
+			   !in_time ? (int)limit_s : res.killed ? res.signal : res.exit_code);
 	KUNIT_EXPECT_TRUE(test, in_time);
 	KUNIT_EXPECT_FALSE(test, res.killed);
 	if (in_time && !res.killed && res.exit_code == KSFT_SKIP)

@@ -31,6 +31,8 @@ KERNEL_SRCS += \
 	tests/kernel_map_test.c \
 	tests/khugepaged_test.c \
 	tests/compaction_test.c \
+	tests/compaction_shmem_test.c \
+	tests/compaction_layout.c \
 	tests/khugepaged_shmem_test.c \
 	tests/kunit.c \
 	tests/kunit_boot.c \

@@ -29,8 +29,15 @@
  * "user.NAME" matches GLOB (the suite.case glob of tests/kunit.c; "user" is
  * the mmlab suite that runs the same programs, so FILTER='user.*' runs them
  * on both kernels; the others are reported skipped), and "ktest.timeout=S"
- * sets the time one program may take (default 60 s). Linux ignores both
- * (dotted words are module parameters), so init reads /proc/cmdline.
+ * sets the time one program may take (default 60 s); "ktest.swap=NAME,..."
+ * names the programs that run with /dev/vda (the runner's scratch disk,
+ * a swap area with disk-format = swap) on as swap, swapon before each and
+ * swapoff after it, as mmlab's mm_selftests.swap (tests/mm_selftests_test.c);
+ * "ktest.timeout_per_gib=NAME,..." names the programs whose work grows with
+ * the memory: they get ktest.timeout once more per GiB of MemTotal
+ * (rounded up), as mmlab's mm_selftests.timeout_per_gib.
+ * Linux ignores these (dotted words are module parameters), so init
+ * reads /proc/cmdline.
  *
  * Debian builds the virtio PCI transport and virtio_blk as modules: the
  * second archive carries them (tools/linux/fetch-kernel.sh keeps them from
@@ -51,6 +58,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -272,6 +280,25 @@ static bool run_list(char *list)
 	return ok;
 }
 
+/* ktest.swap's and ktest.timeout_per_gib's lists, and whether name is in
+ * one. */
+static char swap_list[256], per_gib_list[256];
+#define SWAP_DISK "/dev/vda"
+
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	return false;
+}
+
 /* Runs the programs of one suite (selftests or not) as KTAP suite number
  * suite_no, adding to total[] (pass, fail, skip). */
 static void run_suite(const char *suite, bool selftests, const char *glob, int timeout_s,
@@ -305,8 +332,30 @@ static void run_suite(const char *suite, bool selftests, const char *glob, int t
 		for (char *w = strtok(args, " "); w && argc < 15; w = strtok(NULL, " "))
 			argv[argc++] = w;
 		argv[argc] = NULL;
-		struct outcome o = program_run_argv(path, argv, timeout_s);
-		switch (program_report(&programs[k], path, &o, ++number, timeout_s)) {
+		bool swap = listed(swap_list, programs[k].name);
+		int limit_s = timeout_s;
+		if (listed(per_gib_list, programs[k].name)) {
+			struct sysinfo si;
+			unsigned long long gib = 0;
+			if (!sysinfo(&si))
+				gib = ((unsigned long long)si.totalram * si.mem_unit + (1ull << 30) - 1) >> 30;
+			limit_s = timeout_s * (int)(1 + gib);
+			printf("    # %s may run %d s: %d s, and %d s per GiB of %llu GiB (ktest.timeout_per_gib)\n",
+			       programs[k].name, limit_s, timeout_s, timeout_s, gib);
+			fflush(stdout);
+		}
+		if (swap) {
+			long r = syscall(SYS_swapon, SWAP_DISK, 0);
+			printf("    # %s: swapon %s: %s (ktest.swap)\n", programs[k].name, SWAP_DISK,
+			       r ? strerror(errno) : "on");
+			fflush(stdout);
+		}
+		struct outcome o = program_run_argv(path, argv, limit_s);
+		if (swap && syscall(SYS_swapoff, SWAP_DISK)) {
+			printf("    # %s: swapoff %s: %s\n", programs[k].name, SWAP_DISK, strerror(errno));
+			fflush(stdout);
+		}
+		switch (program_report(&programs[k], path, &o, ++number, limit_s)) {
 		case PROGRAM_PASS:
 			pass++;
 			break;
@@ -371,6 +420,11 @@ int main(void)
 	int timeout_s = 60;
 	if (cmdline_value(cmdline, "ktest.timeout", tbuf, sizeof(tbuf)) && atoi(tbuf) > 0)
 		timeout_s = atoi(tbuf);
+
+	if (!cmdline_value(cmdline, "ktest.swap", swap_list, sizeof(swap_list)))
+		swap_list[0] = 0;
+	if (!cmdline_value(cmdline, "ktest.timeout_per_gib", per_gib_list, sizeof(per_gib_list)))
+		per_gib_list[0] = 0;
 
 	bool manifest_ok = read_manifest();
 
