@@ -11,6 +11,7 @@ KERNEL_SRCS += \
 	mm/filemap_fault.c \
 	mm/gup.c \
 	mm/huge_memory.c \
+	mm/huge_memory_split.c \
 	mm/hugetlb.c \
 	mm/hugetlb_cmdline.c \
 	mm/hugetlb_fault.c \

@@ -22,6 +22,7 @@
 #include "mm/vmscan.h"
 #include "kernel/sched_mm.h"
 #include "kernel/sysctl.h"
+#include "mm/huge_memory.h"
 #include "mm/mm_inline.h"
 #include "mm/mm_types.h"
 #include "mm/mmap_lock.h"
@@ -297,6 +298,29 @@ static enum folio_references folio_check_references(struct page *page)
 	return FOLIOREF_RECLAIM;
 }
 
+/* An anonymous THP reclaim is about to swap out, split first (Linux
+ * 6.1's shrink_folio_list: no THP swap on a disk without swap clusters,
+ * so add_to_swap of a large folio fails and the folio is split to go
+ * page by page): one only PTEs map is split at once (its tails may go
+ * without I/O), one a PMD maps after add_to_swap's failure
+ * (thp_swpout_fallback). The tails join list right after page (they are
+ * reclaimed in the same pass, as Linux's on folio_list). Whether page is
+ * now a 4 KiB page to swap out; false: activate it (a reference beyond
+ * the mappings', Linux's can_split_folio, or a split given up). */
+static bool split_thp_for_swap(struct page *page, struct list_head *after)
+{
+	if (thp_total_mapcount(page) != page_ref_count(page) - 1)
+		return false; /* can_split_folio */
+	bool pmd_mapped = thp_entire_mapcount(page) > 0;
+	LIST_HEAD(tails);
+	if (split_huge_page_to_list(page, &tails, NULL))
+		return false;
+	if (pmd_mapped)
+		count_vm_event(THP_SWPOUT_FALLBACK);
+	list_splice_init(&tails, after);
+	return true;
+}
+
 /* Linux's shrink_folio_list, for the pages mmlab has: anonymous pages
  * (and unmapped ones left in the swap cache) go to swap
  * (mm/vmscan_swap.c); tmpfs pages cannot be written out yet
@@ -319,7 +343,10 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 			 * kept (Linux's check before add_to_swap). */
 			if (!(sc->gfp_mask & __GFP_IO) || !sc->may_swap)
 				continue;
-			if (PageAnon(page) || PageSwapCache(page)) {
+			if (PageAnonThp(page) && !split_thp_for_swap(page, e)) {
+				/* Linux's activate_locked: below. */
+			} else if (PageAnon(page) || PageSwapCache(page)) {
+				next = e->next; /* the tails of a split come next */
 				enum swap_out_result r = swap_out_folio(page);
 				if (r == SWAP_OUT_KEEP)
 					continue;
@@ -345,11 +372,17 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 static unsigned long drain_madvised(struct list_head *list, bool pageout)
 {
 	unsigned long done = 0;
-	struct list_head *e, *next;
-	list_for_each_safe(e, next, list) {
-		struct page *page = lru_to_folio(e);
+	while (!list_empty(list)) {
+		struct page *page = lru_to_folio(list->next);
 		list_del(folio_lru(page));
 		lru_flag_clear(page, PG_referenced);
+		/* A THP the range covered whole (MADV_PAGEOUT isolated it
+		 * whole): split as reclaim splits it, its tails put at the
+		 * front of list. */
+		if (pageout && PageAnonThp(page) && folio_evictable(page) && !split_thp_for_swap(page, list)) {
+			putback_lru_page(page);
+			continue;
+		}
 		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page)) &&
 		    swap_out_folio(page) == SWAP_OUT_FREED) {
 			done++;
