@@ -74,6 +74,7 @@ KERNEL_SRCS += \
 	mm/slab.c \
 	mm/swap.c \
 	mm/swapfile.c \
+	mm/swapfile_cont.c \
 	mm/swap_state.c \
 	mm/vmscan_swap.c \
 	mm/memory_swap.c \

@@ -362,9 +362,9 @@ static int smaps_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	(void)addr;
 	if (is_swap_pte(pte)) {
 		/* Linux's: Swap, and SwapPss shared by the entries that name
-		 * the slot (its count, SWAP_HAS_CACHE aside). */
+		 * the slot (its count, continuations included: swp_swapcount). */
 		struct mem_size_stats *mss = walk->private;
-		int mapcount = swap_count_of(pte_to_swp_entry(pte)) & ~SWAP_HAS_CACHE;
+		int mapcount = (int)swp_swapcount(pte_to_swp_entry(pte));
 		mss->swap += PAGE_SIZE;
 		u64 pss = (u64)PAGE_SIZE << PSS_SHIFT;
 		mss->swap_pss += mapcount >= 2 ? pss / (u64)mapcount : pss;
