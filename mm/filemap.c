@@ -27,6 +27,7 @@
 #include "mm/memory.h"
 #include "mm/page_alloc.h"
 #include "mm/shmem.h"
+#include "mm/shmem_swap.h"
 #include "mm/util.h"
 
 static long file_pages;
@@ -58,6 +59,8 @@ struct page *filemap_get_folio(struct address_space *mapping, unsigned long inde
 	XA_STATE(xas, &mapping->i_pages, index);
 	xas_lock(&xas);
 	struct page *page = xas_load(&xas);
+	if (xa_is_value(page))
+		page = NULL; /* a tmpfs page out on swap (mm/shmem_swap.c): none here */
 	if (page)
 		get_page(page);
 	xas_unlock(&xas);
@@ -244,6 +247,15 @@ unsigned long truncate_inode_pages_range(struct address_space *mapping, long lst
 			index = start;
 			continue;
 		}
+		if (xa_is_value(page)) {
+			/* A tmpfs page out on swap: its slot goes (Linux's
+			 * shmem_free_swap); not a page of the cache, so not
+			 * counted in what was removed. */
+			shmem_free_swap(mapping, index, page);
+			pass_removed = true;
+			index++;
+			continue;
+		}
 		/* Gone or replaced (a migration) meanwhile: look again here. */
 		if (!filemap_remove_folio(page))
 			continue;
@@ -286,6 +298,12 @@ unsigned long filemap_next_index(struct address_space *mapping, unsigned long in
 
 long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 {
+	return filemap_read_by(f, dst, count, pos, user, filemap_get_folio);
+}
+
+long filemap_read_by(struct file *f, char *dst, size_t count, long *pos, bool user,
+		     struct page *(*get_folio)(struct address_space *mapping, unsigned long index))
+{
 	struct inode *inode = f->f_inode;
 	struct address_space *mapping = f->f_mapping;
 	long done = 0;
@@ -296,7 +314,7 @@ long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 		size_t offset = (size_t)*pos & (PAGE_SIZE - 1);
 		size_t n = min((size_t)PAGE_SIZE - offset, count);
 		n = min(n, (size_t)(size - *pos));
-		struct page *page = filemap_get_folio(mapping, index);
+		struct page *page = get_folio(mapping, index);
 		unsigned long left;
 		if (page) {
 			left = file_copy_out(dst + done, (char *)page_address(page) + offset, n, user);
@@ -349,6 +367,8 @@ struct page *filemap_get_next_folio(struct address_space *mapping, unsigned long
 		return NULL;
 	xas_lock(&xas);
 	struct page *page = xas_find(&xas, last);
+	while (xa_is_value(page)) /* out on swap: not for fault-around */
+		page = xas_find(&xas, last);
 	if (page) {
 		get_page(page);
 		*index = xas.xa_index;

@@ -13,6 +13,9 @@
 #include "mm/hugetlb_vma.h"
 #include "mm/mmu_context.h"
 #include "mm/swap.h"
+#include "mm/shmem.h"
+#include "fs/fs.h"
+#include "kernel/cred.h"
 #include "mm/memory.h"
 #include "mm/mm_inline.h"
 #include "mm/mm_types.h"
@@ -31,7 +34,25 @@ struct cold_walk {
 	/* A PTE-mapped THP that could not be split ends its PMD's part of
 	 * the range (Linux's break out of the PTE loop). */
 	unsigned long skip_to;
+	/* Its tmpfs pages are taken too (a shared mapping of a file or of
+	 * shared anonymous memory the caller may page out). */
+	bool shmem;
 };
+
+/* Linux 6.1's can_do_pageout for a mapping of a tmpfs file (shared
+ * anonymous memory's and a System V segment's too): the caller owns the
+ * file or may act as its owner (inode_owner_or_capable), or could open
+ * it for writing (file_permission(MAY_WRITE): mmlab checks no permission
+ * bits, so CAP_DAC_OVERRIDE, or the file open for writing), so that
+ * MADV_PAGEOUT of a shared mapping is no side channel on another's file. */
+static bool can_do_file_pageout(struct vm_area_struct *vma)
+{
+	struct file *file = vma->vm_shm ? vma->vm_shm->file : vma->vm_file;
+	if (!file || !shmem_mapping(file->f_mapping))
+		return false;
+	return file->f_inode->i_uid == current_cred()->fsuid || capable(CAP_FOWNER) ||
+	       capable(CAP_DAC_OVERRIDE) || (file->f_mode & FMODE_WRITE);
+}
 
 /* Linux's test before a split: "do not interfere with other mappings of
  * this folio" (page_mapcount of the page met, its THP's PMDs included). */
@@ -51,7 +72,11 @@ static int cold_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	if (!pte_present(pte) || is_zero_pfn(pte_pfn(pte)) || !pfn_valid(pte_pfn(pte)))
 		return 0;
 	struct page *page = pfn_to_page(pte_pfn(pte));
-	if (!vma_page_anon(walk->vma, page))
+	if (!vma_page_anon(walk->vma, page) && !(cw->shmem && page_in_page_cache(page) &&
+						 shmem_mapping(compound_head(page)->mapping)))
+		return 0;
+	/* A tmpfs huge page's 4 KiB page: left (Linux would split it). */
+	if (page_test_flag(compound_head(page), PG_shmem_thp))
 		return 0;
 	/* A page of a THP mapped by PTEs: split if this is its only
 	 * mapping, else the rest of this PMD's range is left (Linux 6.1's
@@ -114,7 +139,10 @@ int madvise_cold_or_pageout(struct vm_area_struct *vma, unsigned long start, uns
 {
 	if ((vma->vm_flags & VM_LOCKED) || is_vm_hugetlb_page(vma))
 		return -EINVAL;
+	/* Linux: MADV_COLD takes file pages too; MADV_PAGEOUT those of a
+	 * file the caller may page out (pageout_anon_only_filter). */
 	struct cold_walk cw = { .skip_to = 0 };
+	cw.shmem = behavior == MADV_COLD ? (vma->vm_shm || vma->vm_file) : can_do_file_pageout(vma);
 	INIT_LIST_HEAD(&cw.pages);
 	unsigned long addr = start;
 	for (;;) {

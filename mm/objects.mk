@@ -65,6 +65,7 @@ KERNEL_SRCS += \
 	mm/secretmem.c \
 	mm/set_memory.c \
 	mm/shmem.c \
+	mm/shmem_swap.c \
 	mm/shmem_file.c \
 	mm/shmem_huge.c \
 	mm/shmem_policy.c \

@@ -10,9 +10,9 @@
  * as in Linux, the anon lists (anonymous and tmpfs pages) are not
  * scanned for reclaim at all (get_scan_count's SCAN_FILE) nor even aged
  * (can_age_anon_pages), and a page shrink_inactive_list would reclaim is
- * activated, as Linux's add_to_swap failure does; a tmpfs page always is
- * (shmem_writepage's AOP_WRITEPAGE_ACTIVATE: not built). The file lists
- * are empty (mmlab's only page cache is tmpfs's).
+ * activated, as Linux's add_to_swap failure does. With swap, tmpfs
+ * pages go there too (mm/shmem_swap.c). The file lists are empty
+ * (mmlab's only page cache is tmpfs's, whose pages are swap-backed).
  *
  * Locking: the node's lru_lock while pages are isolated or put back,
  * never across folio_referenced (which takes the rmap locks and the
@@ -32,6 +32,7 @@
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
+#include "mm/shmem_swap.h"
 #include "mm/swap_state.h"
 #include "mm/vmscan_swap.h"
 #include "mm/vmstat.h"
@@ -298,6 +299,21 @@ static enum folio_references folio_check_references(struct page *page)
 	return FOLIOREF_RECLAIM;
 }
 
+/* A tmpfs page (shared anonymous memory and System V segments' too):
+ * in a page cache, swap-backed (Linux's shmem_writepage is its
+ * pageout). */
+static bool page_is_shmem(struct page *page)
+{
+	return page_in_page_cache(page) && page_test_flag(page, PG_swapbacked);
+}
+
+/* The swap-out of an isolated page: an anonymous one or an unmapped
+ * swap-cache page (mm/vmscan_swap.c), or a tmpfs page (mm/shmem_swap.c). */
+static enum swap_out_result swap_out_any(struct page *page)
+{
+	return page_is_shmem(page) ? shmem_swap_out(page) : swap_out_folio(page);
+}
+
 /* An anonymous THP reclaim is about to swap out, split first (Linux
  * 6.1's shrink_folio_list: no THP swap on a disk without swap clusters,
  * so add_to_swap of a large folio fails and the folio is split to go
@@ -323,9 +339,8 @@ static bool split_thp_for_swap(struct page *page, struct list_head *after)
 
 /* Linux's shrink_folio_list, for the pages mmlab has: anonymous pages
  * (and unmapped ones left in the swap cache) go to swap
- * (mm/vmscan_swap.c); tmpfs pages cannot be written out yet
- * (shmem_writepage is not built) and are activated, as Linux's
- * AOP_WRITEPAGE_ACTIVATE. A page freed leaves list with its isolation's
+ * (mm/vmscan_swap.c), tmpfs pages too (shmem_writepage:
+ * mm/shmem_swap.c); a tmpfs huge page is activated (Linux splits it). A page freed leaves list with its isolation's
  * reference dropped (the last: it goes back to the buddy allocator);
  * pages to activate get PG_active (pgactivate); the rest stay on list for
  * the caller to put back. Returns the pages freed. */
@@ -345,9 +360,9 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 				continue;
 			if (PageAnonThp(page) && !split_thp_for_swap(page, e)) {
 				/* Linux's activate_locked: below. */
-			} else if (PageAnon(page) || PageSwapCache(page)) {
+			} else if (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) {
 				next = e->next; /* the tails of a split come next */
-				enum swap_out_result r = swap_out_folio(page);
+				enum swap_out_result r = swap_out_any(page);
 				if (r == SWAP_OUT_KEEP)
 					continue;
 				if (r == SWAP_OUT_FREED) {
@@ -383,8 +398,8 @@ static unsigned long drain_madvised(struct list_head *list, bool pageout)
 			putback_lru_page(page);
 			continue;
 		}
-		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page)) &&
-		    swap_out_folio(page) == SWAP_OUT_FREED) {
+		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) &&
+		    swap_out_any(page) == SWAP_OUT_FREED) {
 			done++;
 			put_page(page);
 			continue;
