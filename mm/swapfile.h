@@ -6,10 +6,12 @@
  * A swap entry (swp_entry_t) names one slot: the area's type (its index
  * in swap_info[], 0..MAX_SWAPFILES-1) and the page offset in the area;
  * offset 0 is the header, never handed out. swap_map[offset] is the
- * number of references to the slot (page-table entries, and a count for
- * each entry reached meanwhile by fork) plus SWAP_HAS_CACHE while a page
- * of the swap cache holds the slot's data; 0 is a free slot, SWAP_MAP_BAD
- * one never used (the header, the header's bad pages).
+ * number of references to the slot (page-table entries, a tmpfs file's
+ * page-cache entry: mm/shmem_swap.c) plus SWAP_HAS_CACHE while a page of
+ * the swap cache holds the slot's data; past SWAP_MAP_MAX the count goes
+ * on in continuation pages (COUNT_CONTINUED: mm/swapfile_cont.c); 0 is a
+ * free slot, SWAP_MAP_BAD one never used (the header, the header's bad
+ * pages).
  *
  * Locking: swap_lock, one spinlock for every area's fields and maps
  * (Linux has swap_lock for the list of areas, si->lock per area and a

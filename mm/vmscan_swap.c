@@ -23,9 +23,10 @@
  *      isolation and the cache holds the page (a fault that found it in
  *      the cache meanwhile keeps it); the caller's put then frees it.
  *
- * Not swapped: a THP (Linux splits it first, split_folio_to_list; mmlab
- * activates it), a tmpfs page (shmem_writepage: not built), an mlocked
- * page, and anything when the reclaim may not do I/O (no __GFP_IO). */
+ * Not here: a THP (mm/vmscan.c splits it first, as Linux's
+ * shrink_folio_list; one that reaches this is activated), a tmpfs page
+ * (mm/shmem_swap.c), an mlocked page, and anything when the reclaim may
+ * not do I/O (no __GFP_IO). */
 #include "mm/vmscan_swap.h"
 #include "mm/memory.h"
 #include "mm/mm_types.h"
