@@ -128,8 +128,15 @@ enum swap_out_result shmem_swap_out(struct page *page)
 	filemap_account_file_pages(-1);
 	shmem_pages_add(-1);
 	put_page(page); /* the page cache's */
-	/* 3. Written; out of the swap cache unless a lookup holds it. */
-	if (swap_writepage(page))
+	/* 3. Written; out of the swap cache unless a lookup holds it. A
+	 * reference of the write's own on the slot keeps the page in the
+	 * swap cache while it is written (Linux holds the folio lock): a
+	 * truncate meanwhile (free_swap_and_cache) cannot take it out, and
+	 * shmem_swapin leaves a page reclaim holds isolated alone. */
+	swap_duplicate(entry);
+	int err = swap_writepage(page);
+	swap_free(entry);
+	if (err)
 		goto out; /* stays in the swap cache: a lookup finds it there */
 	ret = remove_mapping_swapcache(page) ? SWAP_OUT_FREED : SWAP_OUT_KEEP;
 out:
@@ -148,6 +155,14 @@ static struct page *shmem_swapin(struct inode *inode, unsigned long index, void 
 	swp_entry_t entry = { xa_to_value(value) };
 	*err = 0;
 	struct page *page = lookup_swap_cache(entry);
+	if (page && !page_test_flag(page, PG_lru)) {
+		/* Isolated: reclaim may be writing it (shmem_swap_out), and
+		 * its write must find it still in the swap cache. Again once
+		 * reclaim has let it go (freed, or back on the LRU). */
+		put_page(page);
+		schedule();
+		return NULL;
+	}
 	if (!page) {
 		/* Where the file's policy puts its index (Linux's
 		 * shmem_swapin_cluster under the shared policy). */

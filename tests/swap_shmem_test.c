@@ -19,6 +19,8 @@
 #include "tests/test_mm.h"
 #include "fs/fs.h"
 #include "fs/init.h"
+#include "lib/err.h"
+#include "lib/string.h"
 #include "kernel/sched_mm.h"
 #include "kernel/unistd.h"
 #include "mm/filemap.h"
@@ -44,6 +46,21 @@ static void swapoff_action(void *ctx)
 	(void)ctx;
 	if (total_swap_pages)
 		ksys_swapoff("/dev/vda");
+}
+
+/* A skip, before the case makes anything, where /dev/vda is not a swap
+ * area (every machine but swap). */
+static void swap_disk_or_skip(struct kunit *test)
+{
+	struct file *f = filp_open("/dev/vda", O_RDONLY, 0);
+	if (IS_ERR(f))
+		kunit_skip(test, "no /dev/vda (%ld): not the swap machine", PTR_ERR(f));
+	char magic[10];
+	long long pos = PAGE_SIZE - sizeof(magic);
+	long n = kernel_read(f, magic, sizeof(magic), &pos);
+	filp_close(f);
+	if (n != (long)sizeof(magic) || memcmp(magic, "SWAPSPACE2", sizeof(magic)))
+		kunit_skip(test, "/dev/vda has no swap header: not the swap machine");
 }
 
 /* The swap area on for the rest of the case (off before the mm's and
@@ -85,6 +102,7 @@ static unsigned long bad_file_words(struct file *f, unsigned long i)
 
 static void shmem_file_out_and_back(struct kunit *test)
 {
+	swap_disk_or_skip(test);
 	struct mm_struct *mm;
 	struct file *f = test_file_mapped(test, PATH, &mm, BASE, NPAGES, MAP_SHARED);
 	struct inode *inode = f->f_inode;
@@ -137,6 +155,7 @@ static void shmem_file_out_and_back(struct kunit *test)
 
 static void shared_anon_out_and_back(struct kunit *test)
 {
+	swap_disk_or_skip(test);
 	const struct pte_reclaim_mode_param *m = test->param_value;
 	if (m)
 		KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
@@ -176,6 +195,7 @@ static void shared_anon_out_and_back(struct kunit *test)
  * inactive list (swap-backed); a scan of the whole list writes it out. */
 static void reclaim_takes_unmapped_tmpfs_page(struct kunit *test)
 {
+	swap_disk_or_skip(test);
 	struct file *f = test_file_make(test, PATH);
 	struct mm_struct *mm = test_mm_create(test, 0); /* the leak check's snapshot */
 	(void)mm;
