@@ -25,6 +25,7 @@
 #include "kernel/signal.h"
 #include "lib/string.h"
 #include "mm/memory.h"
+#include "mm/mm_inline.h"
 #include "mm/page_alloc.h"
 #include "mm/shmem.h"
 #include "mm/shmem_swap.h"
@@ -214,6 +215,32 @@ int filemap_split_folio(struct address_space *mapping, struct page *head, unsign
 		 * second page become its LRU links. */
 		lru_split_folio(head, nr);
 		set_page_count(head, 1);
+		ret = 0;
+	}
+	xas_unlock(&xas);
+	return ret;
+}
+
+int filemap_split_folio_isolated(struct address_space *mapping, struct page *head, unsigned int order,
+				 struct list_head *list)
+{
+	XA_STATE(xas, &mapping->i_pages, head->index);
+	unsigned long nr = 1ul << order;
+	int ret = -EBUSY;
+	xas_lock(&xas);
+	/* Every index's reference and the isolation's, no other. */
+	if (xas_load(&xas) == head && head->mapping == mapping &&
+	    __atomic_compare_exchange_n(&head->_refcount, &(int){ (int)nr + 1 }, 0, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		unsigned long keep = head->flags & ((1ul << PG_active) | (1ul << PG_referenced) | (1ul << PG_swapbacked));
+		shmem_thp_prep_free(head);
+		split_page(head, order);
+		for (unsigned long i = 1; i < nr; i++) {
+			__atomic_or_fetch(&head[i].flags, keep, __ATOMIC_RELAXED);
+			set_page_count(head + i, 2); /* its index's and the isolation's */
+			list_add_tail(folio_lru(head + i), list);
+		}
+		set_page_count(head, 2);
 		ret = 0;
 	}
 	xas_unlock(&xas);

@@ -37,6 +37,13 @@ int filemap_add_folio_range(struct address_space *mapping, struct page *page, un
  * index's reference. 0, or -EBUSY and nothing changed (a mapping, a
  * lookup or a pin holds a reference). */
 int filemap_split_folio(struct address_space *mapping, struct page *head, unsigned int order);
+/* The same for a huge page reclaim holds isolated (Linux's
+ * split_folio_to_list from shrink_folio_list): the count must be every
+ * index's reference and the isolation's; the 2^order - 1 tail pages go
+ * to the tail of list, isolated (a reference of the list's each, the
+ * head's LRU flags), head keeps the isolation's. 0 or -EBUSY. */
+int filemap_split_folio_isolated(struct address_space *mapping, struct page *head, unsigned int order,
+				 struct list_head *list);
 /* Takes page out of its mapping, dropping the mapping's reference; false
  * when it was not there (taken out by another meanwhile, its mapping
  * NULL then). */

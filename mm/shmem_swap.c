@@ -27,8 +27,10 @@
  * page of every file with swapped pages back (shmem_unuse, over the list
  * of such files, Linux's shmem_swaplist).
  *
- * Not swapped: a tmpfs huge page (Linux splits it first; mmlab activates
- * it), a secretmem or hugetlbfs page (not tmpfs's).
+ * A tmpfs huge page is split first (shmem_split_for_swap, Linux's
+ * split_folio_to_list in shrink_folio_list): unmapped everywhere, then
+ * 512 pages of their own in the page cache, the tails reclaimed in the
+ * same pass. Not swapped: a secretmem or hugetlbfs page (not tmpfs's).
  *
  * Locking: the page cache's xa_lock guards the entry, nrpages and
  * i_swapped; shmem_swaplist_lock the list; an inode on the list is kept
@@ -39,6 +41,7 @@
 #include "kernel/sched.h"
 #include "mm/filemap.h"
 #include "mm/page_alloc.h"
+#include "mm/pgtable.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
 #include "mm/shmem_fs.h"
@@ -46,6 +49,7 @@
 #include "mm/swap_state.h"
 #include "mm/swapops.h"
 #include "mm/truncate.h"
+#include "mm/vmstat.h"
 #include "mm/util.h"
 #include "mm/slab.h"
 #include "kernel/signal.h"
@@ -142,6 +146,29 @@ enum swap_out_result shmem_swap_out(struct page *page)
 out:
 	iput(inode);
 	return ret;
+}
+
+int shmem_split_for_swap(struct page *head, struct list_head *list)
+{
+	struct address_space *mapping = READ_ONCE(head->mapping);
+	if (!mapping || !shmem_mapping(mapping) || !page_test_flag(head, PG_shmem_thp))
+		return -EINVAL;
+	struct inode *inode = mapping->host;
+	if (!inode_get_unless_zero(inode))
+		return -EBUSY;
+	int err = -EBUSY;
+	/* Linux's split_huge_page unmaps the folio first (unmap_folio): the
+	 * PMDs and PTEs of every mapping go, and fault the pages in again. */
+	if (try_unmap_mapping_pages(mapping, head->index, HPAGE_PMD_NR)) {
+		long mapped = __atomic_load_n(shmem_thp_pmd_mapcount_ptr(head), __ATOMIC_RELAXED);
+		for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+			mapped += page_mapcount_own(head + i);
+		if (!mapped)
+			err = filemap_split_folio_isolated(mapping, head, HPAGE_PMD_ORDER, list);
+	}
+	count_vm_event(err ? THP_SPLIT_PAGE_FAILED : THP_SPLIT_PAGE);
+	iput(inode);
+	return err;
 }
 
 /* Linux's shmem_swapin_folio: the value at index of inode's page cache

@@ -9,6 +9,7 @@
 struct address_space;
 struct inode;
 struct page;
+struct list_head;
 
 /* Linux's shmem_writepage from shrink_folio_list: page (isolated, a
  * tmpfs page: page_in_page_cache and swap-backed) unmapped everywhere,
@@ -16,6 +17,13 @@ struct page;
  * cache. ACTIVATE: a huge page, still mapped, no slot, the write failed;
  * KEEP: someone holds it (a lookup, a mapping made meanwhile). */
 enum swap_out_result shmem_swap_out(struct page *page);
+/* Linux's split_folio_to_list of a tmpfs huge page in shrink_folio_list:
+ * head (isolated) unmapped from every process and split into 512 pages
+ * of the page cache, the tails to the tail of list, isolated. 0
+ * (thp_split_page), -EBUSY (still mapped, or a reference beyond the
+ * page cache's and the isolation's: thp_split_page_failed), -EINVAL (not
+ * a tmpfs huge page). */
+int shmem_split_for_swap(struct page *head, struct list_head *list);
 /* The page at index of inode with a reference of the caller's, brought
  * back from swap if it was out there (Linux's shmem_get_folio with
  * SGP_READ and shmem_swapin_folio); NULL for a hole, or with *err

@@ -314,6 +314,18 @@ static enum swap_out_result swap_out_any(struct page *page)
 	return page_is_shmem(page) ? shmem_swap_out(page) : swap_out_folio(page);
 }
 
+/* A tmpfs huge page, split before its pages go to swap one by one
+ * (Linux 6.1's shrink_folio_list: "Split shmem folio"), the tails right
+ * after it on list; false when it could not be (kept for later). */
+static bool split_shmem_thp_for_swap(struct page *page, struct list_head *after)
+{
+	LIST_HEAD(tails);
+	if (shmem_split_for_swap(page, &tails))
+		return false;
+	list_splice_init(&tails, after);
+	return true;
+}
+
 /* An anonymous THP reclaim is about to swap out, split first (Linux
  * 6.1's shrink_folio_list: no THP swap on a disk without swap clusters,
  * so add_to_swap of a large folio fails and the folio is split to go
@@ -360,6 +372,9 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 				continue;
 			if (PageAnonThp(page) && !split_thp_for_swap(page, e)) {
 				/* Linux's activate_locked: below. */
+			} else if (page_is_shmem(page) && page_test_flag(page, PG_shmem_thp) &&
+				   !split_shmem_thp_for_swap(page, e)) {
+				continue; /* Linux's keep_locked */
 			} else if (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) {
 				next = e->next; /* the tails of a split come next */
 				enum swap_out_result r = swap_out_any(page);

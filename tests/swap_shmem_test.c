@@ -10,7 +10,8 @@
  *     file of the internal tmpfs): out, back by faults, out again, back by
  *     swapoff, every word checked, smaps' count (shmem_swap_usage);
  *   - reclaim itself (shrink_inactive_list) takes a tmpfs page no one
- *     maps from the anon inactive list, where swap-backed pages live.
+ *     maps from the anon inactive list, where swap-backed pages live,
+ *     and splits a tmpfs huge page first (thp_split_page).
  * In each pte_reclaim mode where the case is a parameter; the case's
  * pages, tables and slab objects are back at its end (tests/test_mm.h),
  * after the area went off. */
@@ -29,6 +30,7 @@
 #include "mm/mmap.h"
 #include "mm/mmap_lock.h"
 #include "mm/page_alloc.h"
+#include "mm/pgtable.h"
 #include "mm/pte_ref.h"
 #include "mm/shmem.h"
 #include "mm/shmem_swap.h"
@@ -238,10 +240,48 @@ static void reclaim_takes_unmapped_tmpfs_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (unsigned long)nr_swap_pages, slots0 + 4);
 }
 
+/* Reclaim's scan meets a tmpfs huge page: split first (Linux's
+ * shrink_folio_list "Split shmem folio": thp_split_page), its 512 pages
+ * to swap in the same pass; every word read back. */
+static void reclaim_splits_tmpfs_huge_page(struct kunit *test)
+{
+	swap_disk_or_skip(test);
+	struct file *f = test_tmpfs_file(test, "/tmp/swap_shmem_huge", "huge=always");
+	struct mm_struct *mm = test_mm_create(test, 0); /* the leak check's snapshot */
+	(void)mm;
+	test_file_fill(test, f, HPAGE_PMD_NR);
+	struct page *page = test_cache_page(f->f_mapping, 0);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	if (!page_test_flag(page, PG_shmem_thp)) {
+		KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
+		kunit_skip(test, "no huge page for the file (no free 2 MiB block)");
+	}
+	swap_on(test);
+	unsigned long split0 = all_vm_events(THP_SPLIT_PAGE), huge0 = nr_shmem_thps();
+	struct lruvec *lruvec = folio_lruvec(page);
+	struct scan_control sc = { .nr_to_reclaim = ~0ul, .gfp_mask = GFP_KERNEL, .priority = 0, .may_swap = true };
+	unsigned int noreclaim = memalloc_noreclaim_save();
+	for (int i = 0; i < 3 && f->f_mapping->nrpages; i++) {
+		shrink_inactive_list(READ_ONCE(lruvec->nr_pages[LRU_ACTIVE_ANON]), lruvec, &sc, LRU_ACTIVE_ANON);
+		shrink_inactive_list(READ_ONCE(lruvec->nr_pages[LRU_INACTIVE_ANON]), lruvec, &sc, LRU_INACTIVE_ANON);
+	}
+	memalloc_noreclaim_restore(noreclaim);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_SPLIT_PAGE) - split0, 1ul);
+	KUNIT_EXPECT_EQ(test, huge0 - nr_shmem_thps(), 1ul);
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_swapped, HPAGE_PMD_NR);
+	unsigned long bad = 0;
+	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
+		bad += bad_file_words(f, i);
+	KUNIT_EXPECT_EQ(test, bad, 0ul);
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_swapped, 0ul);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
+}
+
 static struct kunit_case swap_shmem_cases[] = {
 	KUNIT_CASE_PARAM(shmem_file_out_and_back, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(shared_anon_out_and_back, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(reclaim_takes_unmapped_tmpfs_page),
+	KUNIT_CASE(reclaim_splits_tmpfs_huge_page),
 	{}
 };
 
