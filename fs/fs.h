@@ -255,6 +255,12 @@ struct inode {
 	char *i_link;                          /* a symlink's target */
 	unsigned long i_next_offset;           /* a directory: the readdir offset of its next name */
 	struct shared_policy i_policy;         /* tmpfs: where its pages go, by offset (Linux's shmem_inode_info.policy) */
+	/* tmpfs: the file's pages out on swap, each a swap entry in i_pages
+	 * (Linux's shmem_inode_info.swapped; under the xarray's lock), and
+	 * its link on mm/shmem_swap.c's list of such files while it has any
+	 * (Linux's shmem_swaplist; next NULL: on none). */
+	unsigned long i_swapped;
+	struct list_head i_swaplist;
 	void *i_private;                       /* the file system's (hugetlbfs: its regular files' region maps) */
 	/* A pipe's, or a FIFO's while it is open (fs/pipe_fs_i.h; under
 	 * fs/pipe.c's pipe_inode_lock). */

@@ -34,6 +34,8 @@ typedef struct {
 
 /* include/uapi/linux/capability.h: the capabilities mmlab checks, and the
  * last one Linux 6.1 and 6.12 know. */
+#define CAP_DAC_OVERRIDE 1
+#define CAP_FOWNER 3
 #define CAP_SETPCAP 8
 #define CAP_IPC_LOCK 14
 #define CAP_SYS_ADMIN 21

@@ -25,9 +25,11 @@
 #include "kernel/signal.h"
 #include "lib/string.h"
 #include "mm/memory.h"
+#include "mm/mm_inline.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/shmem.h"
+#include "mm/shmem_swap.h"
 #include "mm/util.h"
 
 static long file_pages;
@@ -59,6 +61,8 @@ struct page *filemap_get_folio(struct address_space *mapping, unsigned long inde
 	XA_STATE(xas, &mapping->i_pages, index);
 	xas_lock(&xas);
 	struct page *page = xas_load(&xas);
+	if (xa_is_value(page))
+		page = NULL; /* a tmpfs page out on swap (mm/shmem_swap.c): none here */
 	if (page)
 		get_page(page);
 	xas_unlock(&xas);
@@ -246,6 +250,32 @@ int filemap_split_folio(struct address_space *mapping, struct page *head, unsign
 	return ret;
 }
 
+int filemap_split_folio_isolated(struct address_space *mapping, struct page *head, unsigned int order,
+				 struct list_head *list)
+{
+	XA_STATE(xas, &mapping->i_pages, head->index);
+	unsigned long nr = 1ul << order;
+	int ret = -EBUSY;
+	xas_lock(&xas);
+	/* Every index's reference and the isolation's, no other. */
+	if (xas_load(&xas) == head && head->mapping == mapping &&
+	    __atomic_compare_exchange_n(&head->_refcount, &(int){ (int)nr + 1 }, 0, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		unsigned long keep = head->flags & ((1ul << PG_active) | (1ul << PG_referenced) | (1ul << PG_swapbacked));
+		shmem_thp_prep_free(head);
+		split_page(head, order);
+		for (unsigned long i = 1; i < nr; i++) {
+			__atomic_or_fetch(&head[i].flags, keep, __ATOMIC_RELAXED);
+			set_page_count(head + i, 2); /* its index's and the isolation's */
+			list_add_tail(folio_lru(head + i), list);
+		}
+		set_page_count(head, 2);
+		ret = 0;
+	}
+	xas_unlock(&xas);
+	return ret;
+}
+
 unsigned long truncate_inode_pages_range(struct address_space *mapping, long lstart, long lend)
 {
 	unsigned long removed = 0;
@@ -271,6 +301,15 @@ unsigned long truncate_inode_pages_range(struct address_space *mapping, long lst
 				return removed;
 			pass_removed = false;
 			index = start;
+			continue;
+		}
+		if (xa_is_value(page)) {
+			/* A tmpfs page out on swap: its slot goes (Linux's
+			 * shmem_free_swap); not a page of the cache, so not
+			 * counted in what was removed. */
+			shmem_free_swap(mapping, index, page);
+			pass_removed = true;
+			index++;
 			continue;
 		}
 		/* Gone or replaced (a migration) meanwhile: look again here. */
@@ -315,6 +354,12 @@ unsigned long filemap_next_index(struct address_space *mapping, unsigned long in
 
 long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 {
+	return filemap_read_by(f, dst, count, pos, user, filemap_get_folio);
+}
+
+long filemap_read_by(struct file *f, char *dst, size_t count, long *pos, bool user,
+		     struct page *(*get_folio)(struct address_space *mapping, unsigned long index))
+{
 	struct inode *inode = f->f_inode;
 	struct address_space *mapping = f->f_mapping;
 	long done = 0;
@@ -325,7 +370,7 @@ long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user)
 		size_t offset = (size_t)*pos & (PAGE_SIZE - 1);
 		size_t n = min((size_t)PAGE_SIZE - offset, count);
 		n = min(n, (size_t)(size - *pos));
-		struct page *page = filemap_get_folio(mapping, index);
+		struct page *page = get_folio(mapping, index);
 		unsigned long left;
 		if (page) {
 			left = file_copy_out(dst + done, (char *)page_address(page) + offset, n, user);
@@ -378,6 +423,8 @@ struct page *filemap_get_next_folio(struct address_space *mapping, unsigned long
 		return NULL;
 	xas_lock(&xas);
 	struct page *page = xas_find(&xas, last);
+	while (xa_is_value(page)) /* out on swap: not for fault-around */
+		page = xas_find(&xas, last);
 	if (page) {
 		get_page(page);
 		*index = xas.xa_index;

@@ -18,7 +18,8 @@
 #include "fs/fs.h"
 
 void address_space_init(struct address_space *mapping, struct inode *host);
-/* The page at index with a reference of the caller's, or NULL (a hole). */
+/* The page at index with a reference of the caller's, or NULL (a hole,
+ * or a tmpfs page out on swap: a value entry, mm/shmem_swap.c). */
 struct page *filemap_get_folio(struct address_space *mapping, unsigned long index);
 /* Puts page at index: the mapping takes a reference of its own. 0,
  * -EEXIST or -ENOMEM (the xarray's nodes, allocated with gfp's reclaim
@@ -36,6 +37,13 @@ int filemap_add_folio_range(struct address_space *mapping, struct page *page, un
  * index's reference. 0, or -EBUSY and nothing changed (a mapping, a
  * lookup or a pin holds a reference). */
 int filemap_split_folio(struct address_space *mapping, struct page *head, unsigned int order);
+/* The same for a huge page reclaim holds isolated (Linux's
+ * split_folio_to_list from shrink_folio_list): the count must be every
+ * index's reference and the isolation's; the 2^order - 1 tail pages go
+ * to the tail of list, isolated (a reference of the list's each, the
+ * head's LRU flags), head keeps the isolation's. 0 or -EBUSY. */
+int filemap_split_folio_isolated(struct address_space *mapping, struct page *head, unsigned int order,
+				 struct list_head *list);
 /* Takes page out of its mapping, dropping the mapping's reference; false
  * when it was not there (taken out by another meanwhile, its mapping
  * NULL then). */
@@ -80,6 +88,10 @@ unsigned long filemap_next_index(struct address_space *mapping, unsigned long in
  * i_size the end; holes read as zeros) into dst (user memory if user),
  * *pos moved on. Bytes copied, or -EFAULT when none could be. */
 long filemap_read(struct file *f, char *dst, size_t count, long *pos, bool user);
+/* The same, each page found by get_folio (tmpfs's brings a page back
+ * from swap: mm/shmem_swap.c). */
+long filemap_read_by(struct file *f, char *dst, size_t count, long *pos, bool user,
+		     struct page *(*get_folio)(struct address_space *mapping, unsigned long index));
 /* Whether the page at index lies (at least in part) below the file's
  * i_size: a fault at index past it is SIGBUS (Linux's check in
  * filemap_fault and shmem_fault). */

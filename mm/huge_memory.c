@@ -5,6 +5,7 @@
  * clearing, Ankur Arora's 2021 series ("clear_huge_page: use uncached
  * path", "gup: add FOLL_HINT_BULK, FAULT_FLAG_UNCACHED"). */
 #include "mm/huge_memory.h"
+#include "mm/swap.h"
 #include "mm/khugepaged.h"
 #include "fs/proc/proc_fs.h"
 #include "arch/x86_64/cpu.h"
@@ -379,8 +380,12 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 	 * PROT_NONE, writable or not, dirty, accessed, NX. */
 	u64 bits = pmd_val(old) & ~(PTE_PFN_MASK | _PAGE_PSE);
 	pte_t *ptes = page_address(table);
-	if (__atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE) != 1 || thp_entire_mapcount(page) != 1 ||
-	    __atomic_load_n(nr_pages_mapped_ptr(page), __ATOMIC_ACQUIRE)) {
+	/* Exclusive: this PMD's reference alone, frozen to 0 (Linux's
+	 * folio_ref_freeze) so that no LRU scan takes one while the THP's
+	 * single LRU entry becomes 512 (lru_split_folio). */
+	if (thp_entire_mapcount(page) != 1 || __atomic_load_n(nr_pages_mapped_ptr(page), __ATOMIC_ACQUIRE) ||
+	    !__atomic_compare_exchange_n(&page->_refcount, &(int){ 1 }, 0, false, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED)) {
 		/* Shared: the THP stays whole, its pages mapped one by one. */
 		for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
 			ptes[i] = pfn_pte(pfn + i, bits);
@@ -395,6 +400,8 @@ void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address)
 	unsigned long index = page->index;
 	thp_prep_free(page); /* no longer a THP: 512 pages of their own */
 	split_page(page, HPAGE_PMD_ORDER);
+	lru_split_folio(page, HPAGE_PMD_NR);
+	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELEASE);
 	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++) {
 		ptes[i] = pfn_pte(pfn + i, bits);
 		/* Each 4 KiB page is its own now, in the same anon_vma. */
@@ -585,10 +592,14 @@ void thp_vmstat_show(struct seq_buf *m)
 		       all_vm_events(THP_COLLAPSE_ALLOC_FAILED));
 	seq_buf_printf(m, "thp_file_alloc %lu\nthp_file_fallback %lu\nthp_file_mapped %lu\n",
 		       all_vm_events(THP_FILE_ALLOC), all_vm_events(THP_FILE_FALLBACK), all_vm_events(THP_FILE_MAPPED));
+	seq_buf_printf(m, "thp_split_page %lu\nthp_split_page_failed %lu\n", all_vm_events(THP_SPLIT_PAGE),
+		       all_vm_events(THP_SPLIT_PAGE_FAILED));
 	seq_buf_printf(m, "thp_split_pmd %lu\n", all_vm_events(THP_SPLIT_PMD));
 	seq_buf_printf(m, "thp_scan_exceed_none_pte %lu\nthp_scan_exceed_swap_pte %lu\nthp_scan_exceed_share_pte %lu\n",
 		       all_vm_events(THP_SCAN_EXCEED_NONE_PTE), all_vm_events(THP_SCAN_EXCEED_SWAP_PTE),
 		       all_vm_events(THP_SCAN_EXCEED_SHARED_PTE));
 	seq_buf_printf(m, "thp_zero_page_alloc %lu\nthp_zero_page_alloc_failed %lu\n",
 		       all_vm_events(THP_ZERO_PAGE_ALLOC), all_vm_events(THP_ZERO_PAGE_ALLOC_FAILED));
+	seq_buf_printf(m, "thp_swpout %lu\nthp_swpout_fallback %lu\n", all_vm_events(THP_SWPOUT),
+		       all_vm_events(THP_SWPOUT_FALLBACK));
 }

@@ -117,6 +117,17 @@ void anon_thps_add(long n);
  * PMD maps it, or a reference is held) stays whole, its pages mapped by
  * the PTEs (mm/rmap.h). Takes pmd_lockptr: not under it. */
 void split_huge_pmd(struct mm_struct *mm, pmd_t *pmd, unsigned long address);
+/* Linux's split_huge_page_to_list for an anonymous THP (mm/huge_memory_split.c
+ * says how): head, isolated from the LRU by the caller (whose reference
+ * is then the only one beyond the mappings'), becomes 512 pages of their
+ * own, mapped where its pages were, in every process; head keeps the
+ * caller's reference, the 511 others go to the tail of list, isolated
+ * (a reference each, PG_lru clear, the head's LRU flags). caller: the mm
+ * whose mmap_lock the caller holds, or NULL. 0 (thp_split_page), or
+ * -EBUSY (a reference or a mapping out of reach: thp_split_page_failed,
+ * the THP as it was), -EINVAL (not an isolated anonymous THP). Sleeps:
+ * no spinlock held. */
+int split_huge_page_to_list(struct page *head, struct list_head *list, struct mm_struct *caller);
 /* fork: the child's *dst_pmd maps the THP or huge zero page *src_pmd maps,
  * both write-protected, with a PTE table deposited for the child's split
  * (Linux's copy_huge_pmd). 0, -ENOMEM, or -EAGAIN when *src_pmd is not

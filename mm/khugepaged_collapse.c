@@ -63,16 +63,6 @@ static enum scan_result hugepage_vma_revalidate(struct mm_struct *mm, unsigned l
 	return SCAN_SUCCEED;
 }
 
-/* The mappings of the THP head: its PMDs and every PTE of its pages
- * (Linux's folio_mapcount). */
-static int thp_total_mapcount(struct page *head)
-{
-	int n = thp_entire_mapcount(head);
-	for (unsigned long i = 0; i < HPAGE_PMD_NR; i++)
-		n += page_mapcount_own(head + i);
-	return n;
-}
-
 /* Linux's is_refcount_suitable: no reference beyond the mappings' (a
  * get_user_pages pin, a migration under way). head is a 4 KiB page or a
  * THP's head. */

@@ -42,6 +42,8 @@
 #include "mm/vmstat.h"
 #include "mm/shmem.h"
 #include "mm/swap.h"
+#include "mm/swapfile.h"
+#include "mm/swapops.h"
 
 struct page *zero_page;
 static unsigned long zero_pfn;
@@ -494,9 +496,10 @@ vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address, un
  * dup_mmap, not here. In refcount mode the child's table counts its
  * entries (mm/pte_ref.h): pte_alloc's walker reference is traded for
  * them, and a table with nothing copied into it goes at once. */
-static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma, pmd_t *dst_pmd,
-			  pmd_t *src_pmd, unsigned long addr, unsigned long end)
+static int copy_pte_range_locked(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma, pmd_t *dst_pmd,
+				 pmd_t *src_pmd, unsigned long *addrp, unsigned long end, swp_entry_t *cont)
 {
+	unsigned long addr = *addrp;
 	struct mm_struct *dst_mm = dst_vma->vm_mm, *src_mm = src_vma->vm_mm;
 	bool cow = is_cow_mapping(src_vma->vm_flags);
 	unsigned long start = addr;
@@ -526,7 +529,12 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 		if (pte_none(pte))
 			continue;
 		if (is_swap_pte(pte)) {
-			if (copy_swap_pte(dst_mm, pte)) {
+			int err = copy_swap_pte(dst_mm, pte);
+			if (err) {
+				/* A count continuation page is needed: the
+				 * caller adds it, no lock held. */
+				if (err == -ENOMEM)
+					*cont = pte_to_swp_entry(pte);
 				ret = -ENOMEM;
 				break;
 			}
@@ -554,7 +562,25 @@ static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct 
 	pte_put(dst_mm, dst_pmd, start);
 	if (pte_ref_enabled())
 		pte_put(src_mm, src_pmd, start);
+	*addrp = addr;
 	return ret;
+}
+
+/* Linux 6.1's copy_pte_range around its locked loop: a swap entry whose
+ * count needs a continuation page that swap_duplicate's GFP_ATOMIC could
+ * not have gets one with GFP_KERNEL, with no page-table lock held
+ * (add_swap_count_continuation), and the copy goes on from that entry. */
+static int copy_pte_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma, pmd_t *dst_pmd,
+			  pmd_t *src_pmd, unsigned long addr, unsigned long end)
+{
+	for (;;) {
+		swp_entry_t cont = { 0 };
+		int ret = copy_pte_range_locked(dst_vma, src_vma, dst_pmd, src_pmd, &addr, end, &cont);
+		if (!ret || !cont.val)
+			return ret;
+		if (add_swap_count_continuation(cont, GFP_KERNEL) < 0)
+			return -ENOMEM;
+	}
 }
 
 static int copy_pmd_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma, pud_t *dst_pud,

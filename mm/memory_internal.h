@@ -31,8 +31,9 @@ vm_fault_t do_fault(struct vm_fault *vmf);
 vm_fault_t do_swap_page(struct vm_fault *vmf, pte_t orig);
 /* fork's copy of a swap entry into dst_mm (Linux's copy_nonpresent_pte):
  * the slot's reference more (swap_duplicate) and MM_SWAPENTS; 0, or
- * -ENOMEM when the slot counts SWAP_MAP_MAX already (mmlab has no count
- * continuation pages: the fork fails). */
+ * swap_duplicate's error: -ENOMEM when the count needs a continuation
+ * page that GFP_ATOMIC could not give (copy_pte_range adds one with
+ * GFP_KERNEL, no lock held, and copies again from there). */
 int copy_swap_pte(struct mm_struct *dst_mm, pte_t pte);
 /* AnonPages (Linux's NR_ANON_MAPPED) changed by nr: a page's first
  * mapping or last unmapping outside memory.c's own accounting. */

@@ -143,8 +143,9 @@ vm_fault_t do_swap_page(struct vm_fault *vmf, pte_t orig)
 
 int copy_swap_pte(struct mm_struct *dst_mm, pte_t pte)
 {
-	if (swap_duplicate(pte_to_swp_entry(pte)))
-		return -ENOMEM;
+	int err = swap_duplicate(pte_to_swp_entry(pte));
+	if (err)
+		return err;
 	add_mm_counter(dst_mm, MM_SWAPENTS, 1);
 	swap_mmlist_add(dst_mm);
 	return 0;

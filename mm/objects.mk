@@ -11,6 +11,7 @@ KERNEL_SRCS += \
 	mm/filemap_fault.c \
 	mm/gup.c \
 	mm/huge_memory.c \
+	mm/huge_memory_split.c \
 	mm/hugetlb.c \
 	mm/hugetlb_cmdline.c \
 	mm/hugetlb_fault.c \
@@ -65,6 +66,7 @@ KERNEL_SRCS += \
 	mm/secretmem.c \
 	mm/set_memory.c \
 	mm/shmem.c \
+	mm/shmem_swap.c \
 	mm/shmem_file.c \
 	mm/shmem_huge.c \
 	mm/shmem_policy.c \
@@ -74,6 +76,7 @@ KERNEL_SRCS += \
 	mm/slab.c \
 	mm/swap.c \
 	mm/swapfile.c \
+	mm/swapfile_cont.c \
 	mm/swap_state.c \
 	mm/vmscan_swap.c \
 	mm/memory_swap.c \

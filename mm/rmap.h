@@ -115,6 +115,16 @@ static inline int page_mapcount_own(const struct page *page)
 	return __atomic_load_n(&page->_mapcount, __ATOMIC_RELAXED) + 1;
 }
 
+/* The mappings of the THP head: its PMDs and every PTE of its pages
+ * (Linux's folio_mapcount). */
+static inline int thp_total_mapcount(struct page *head)
+{
+	int n = thp_entire_mapcount(head);
+	for (unsigned long i = 0; i < (1ul << 9); i++)
+		n += page_mapcount_own(head + i);
+	return n;
+}
+
 /* A page first mapped, by vma at address (a fault, a THP fault, a
  * migration's new page): mapped once, in vma's anon_vma; compound: a
  * THP's head, mapped by a PMD. */

@@ -18,8 +18,11 @@
 #include "mm/truncate.h"
 #include "mm/util.h"
 #include "mm/filemap.h"
+#include "mm/shmem_swap.h"
 
 static long shmem_pages;
+
+void shmem_pages_add(long nr) { __atomic_add_fetch(&shmem_pages, nr, __ATOMIC_RELAXED); }
 
 unsigned long nr_shmem_pages(void)
 {
@@ -233,9 +236,13 @@ static struct page *shmem_get_or_alloc(struct inode *inode, struct vm_area_struc
 {
 	struct address_space *mapping = inode->i_mapping;
 	for (;;) {
-		struct page *page = filemap_get_folio(mapping, index);
+		/* The page, brought back from swap if it was out there
+		 * (mm/shmem_swap.c). */
+		struct page *page = shmem_find_folio(inode, index, err);
 		if (page)
 			return page;
+		if (*err)
+			return NULL;
 		if (shmem_is_huge(vma, inode, index, false)) {
 			struct page *head = shmem_alloc_huge(inode, index);
 			if (head) {
@@ -287,9 +294,11 @@ static unsigned long shmem_remove_range(struct inode *inode, unsigned long start
  * zeroed, so that growing the file again shows zeros there. */
 static void shmem_truncate_range(struct inode *inode, long lstart)
 {
-	struct address_space *mapping = inode->i_mapping;
 	if (lstart & (long)(PAGE_SIZE - 1)) {
-		struct page *page = filemap_get_folio(mapping, (unsigned long)lstart >> PAGE_SHIFT);
+		/* A page out on swap comes back to be zeroed (Linux's
+		 * shmem_undo_range: shmem_get_folio of the partial page). */
+		int err;
+		struct page *page = shmem_find_folio(inode, (unsigned long)lstart >> PAGE_SHIFT, &err);
 		if (page) {
 			size_t off = (size_t)lstart & (PAGE_SIZE - 1);
 			memset((char *)page_address(page) + off, 0, PAGE_SIZE - off);
@@ -305,6 +314,7 @@ static void shmem_truncate_range(struct inode *inode, long lstart)
 void shmem_evict_inode(struct inode *inode)
 {
 	shmem_truncate_range(inode, 0);
+	shmem_swaplist_del(inode); /* its slots freed by the truncate */
 	mpol_free_shared_policy(&inode->i_policy);
 	shmem_free_inode(inode->i_sb);
 }
@@ -570,7 +580,8 @@ out:
 /* Zeroes bytes [from, to) of the page at index, if present. */
 static void shmem_zero_part(struct address_space *mapping, unsigned long index, size_t from, size_t to)
 {
-	struct page *page = filemap_get_folio(mapping, index);
+	int err;
+	struct page *page = shmem_find_folio(mapping->host, index, &err);
 	if (page) {
 		memset((char *)page_address(page) + from, 0, to - from);
 		put_page(page);
@@ -680,13 +691,26 @@ static long shmem_file_llseek(struct file *f, long offset, int whence)
 	return ret;
 }
 
+/* Linux's shmem_file_read_iter: filemap_read, each page brought back
+ * from swap if it is out there. */
+static long shmem_file_read(struct file *f, char *dst, size_t count, long *pos, bool user)
+{
+	return filemap_read_by(f, dst, count, pos, user, shmem_read_folio);
+}
+
 static const struct file_operations shmem_file_operations = {
-	.read = filemap_read, .write = shmem_file_write, .llseek = shmem_file_llseek, .fsync = noop_fsync,
+	.read = shmem_file_read, .write = shmem_file_write, .llseek = shmem_file_llseek, .fsync = noop_fsync,
 	.mmap = shmem_mmap, .get_unmapped_area = shmem_get_unmapped_area, .fallocate = shmem_fallocate,
 	.splice_read = generic_file_splice_read, .splice_write = iter_file_splice_write,
 };
 
 bool shmem_file(const struct file *file) { return file->f_op == &shmem_file_operations; }
+
+bool shmem_mapping(const struct address_space *mapping)
+{
+	return mapping && mapping->host && mapping->host->i_fop == &shmem_file_operations &&
+	       !secretmem_mapping(mapping);
+}
 
 /* ---- tmpfs files mapped MAP_SHARED ---- */
 

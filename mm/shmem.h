@@ -119,8 +119,14 @@ bool shmem_page_current(struct vm_area_struct *vma, unsigned long address, struc
  * tmpfs, so these are shmem pages, as a tmpfs file's are on Linux). */
 unsigned long nr_file_mapped_pages(void);
 
-/* Pages in shmem objects and tmpfs files (/proc/meminfo Shmem). */
+/* Pages in shmem objects and tmpfs files (/proc/meminfo Shmem): in their
+ * page caches, not those out on swap (mm/shmem_swap.c changes it). */
 unsigned long nr_shmem_pages(void);
+void shmem_pages_add(long nr);
+/* Whether mapping is a tmpfs file's (Linux's shmem_mapping): shared
+ * anonymous memory's and System V segments' too, not secretmem's. */
+struct address_space;
+bool shmem_mapping(const struct address_space *mapping);
 
 /* tmpfs's mmap method: a MAP_SHARED mapping of a file gets the object of
  * that file's pages (vma->vm_shm); a MAP_PRIVATE one needs nothing (its

@@ -4,6 +4,8 @@
  *
  * try_to_unuse(type) runs with the area off (SWP_WRITEOK clear: reclaim
  * takes no slot of it any more), and repeats, up to UNUSE_PASSES times:
+ *   - every tmpfs file with pages out on the area gets them back in its
+ *     page cache (shmem_unuse, mm/shmem_swap.c);
  *   - for each mm on swap_mmlist (a reference taken under mmlist_lock,
  *     the lock dropped for the work), under its mmap_lock for reading,
  *     each VMA with anonymous memory is walked (mm/pagewalk.h) for PTEs
@@ -29,6 +31,7 @@
 #include "mm/mmu_context.h"
 #include "mm/page_alloc.h"
 #include "mm/pagewalk.h"
+#include "mm/shmem_swap.h"
 #include "mm/slab.h"
 #include "mm/swap_state.h"
 #include "mm/swapops.h"
@@ -185,8 +188,14 @@ int try_to_unuse(unsigned int type)
 {
 	struct swap_info_struct *si = swap_info[type];
 	for (int pass = 0; pass < UNUSE_PASSES && READ_ONCE(si->inuse_pages); pass++) {
+		/* tmpfs files first (Linux's shmem_unuse): their pages back
+		 * in their page caches, not in any mm. */
+		int err = shmem_unuse(type);
+		if (err)
+			return err;
 		struct mm_struct **mms;
-		int n = collect_mms(&mms), err = n < 0 ? n : 0;
+		int n = collect_mms(&mms);
+		err = n < 0 ? n : 0;
 		for (int i = 0; i < n; i++) {
 			if (!err)
 				err = unuse_mm(mms[i], type);

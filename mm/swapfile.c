@@ -173,16 +173,24 @@ static int __swap_duplicate(swp_entry_t entry, unsigned char usage)
 		err = -EINVAL;
 		goto out;
 	}
-	unsigned char *map = &si->swap_map[swp_offset(entry)];
+	unsigned long offset = swp_offset(entry);
+	unsigned char *map = &si->swap_map[offset];
 	unsigned char count = *map & ~SWAP_HAS_CACHE, has_cache = *map & SWAP_HAS_CACHE;
-	if (count == SWAP_MAP_BAD || (!count && !has_cache))
+	if (count == SWAP_MAP_BAD || (!count && !has_cache)) {
 		err = -ENOENT;
-	else if (usage == SWAP_HAS_CACHE)
+	} else if (usage == SWAP_HAS_CACHE) {
 		err = has_cache ? -EEXIST : 0;
-	else if (count >= SWAP_MAP_MAX)
-		err = -ENOMEM;
-	if (!err)
-		*map += usage;
+		if (!err)
+			*map |= SWAP_HAS_CACHE;
+	} else if ((count & ~COUNT_CONTINUED) < SWAP_MAP_MAX) {
+		*map += 1;
+	} else if ((count & ~COUNT_CONTINUED) > SWAP_MAP_MAX) {
+		err = -EINVAL;
+	} else if (swap_count_continued_locked(si, offset, count)) {
+		*map = COUNT_CONTINUED | has_cache; /* carried: this digit 0 */
+	} else {
+		err = -ENOMEM; /* a continuation page is needed */
+	}
 out:
 	spin_unlock(&swap_lock);
 	return err;
@@ -190,7 +198,13 @@ out:
 
 int swap_duplicate(swp_entry_t entry)
 {
-	return __swap_duplicate(entry, 1);
+	/* Linux's loop; its other errors are returned here too (Linux's
+	 * swap_duplicate drops them). */
+	int err;
+	while ((err = __swap_duplicate(entry, 1)) == -ENOMEM)
+		if (add_swap_count_continuation(entry, GFP_ATOMIC))
+			return -ENOMEM;
+	return err;
 }
 
 int swapcache_prepare(swp_entry_t entry)
@@ -205,10 +219,24 @@ static void swap_put(swp_entry_t entry, unsigned char usage)
 	if (si) {
 		unsigned long offset = swp_offset(entry);
 		unsigned char *map = &si->swap_map[offset];
-		if (usage == SWAP_HAS_CACHE ? !(*map & SWAP_HAS_CACHE) : !(*map & ~SWAP_HAS_CACHE))
+		unsigned char count = *map & ~SWAP_HAS_CACHE, has_cache = *map & SWAP_HAS_CACHE;
+		if (usage == SWAP_HAS_CACHE ? !has_cache : !count) {
 			pr_err("swap_free: Unused swap offset entry %08lx\n", entry.val);
-		else if (!(*map -= usage))
-			swap_entry_free_locked(si, offset);
+		} else {
+			/* Linux's __swap_entry_free_locked: a continued count
+			 * at digit 0 borrows from its continuation. */
+			if (usage == SWAP_HAS_CACHE)
+				has_cache = 0;
+			else if (count == COUNT_CONTINUED)
+				count = swap_count_continued_locked(si, offset, count)
+						? SWAP_MAP_MAX | COUNT_CONTINUED
+						: SWAP_MAP_MAX;
+			else
+				count--;
+			*map = count | has_cache;
+			if (!*map)
+				swap_entry_free_locked(si, offset);
+		}
 	} else {
 		pr_err("swap_free: Bad swap file entry %08lx\n", entry.val);
 	}
@@ -394,6 +422,9 @@ static long do_swapon(const char *name, int swap_flags)
 	err = setup_swap_map(si, h, swap_map, maxpages);
 	if (err)
 		goto bad;
+	err = alloc_swap_count_heads(si);
+	if (err)
+		goto bad;
 	err = init_swap_address_space((unsigned int)si->type, maxpages);
 	if (err)
 		goto bad;
@@ -411,6 +442,7 @@ static long do_swapon(const char *name, int swap_flags)
 	kfree(h);
 	return 0;
 bad:
+	free_swap_count_continuations(si);
 	vfree(swap_map);
 	kfree(h);
 	if (file)
@@ -505,6 +537,7 @@ static long do_swapoff(const char *name)
 	swap_info[si->type] = NULL;
 	spin_unlock(&swap_lock);
 	exit_swap_address_space((unsigned int)si->type);
+	free_swap_count_continuations(si);
 	vfree(map);
 	filp_close(si->swap_file);
 	kfree(si);

@@ -6,10 +6,12 @@
  * A swap entry (swp_entry_t) names one slot: the area's type (its index
  * in swap_info[], 0..MAX_SWAPFILES-1) and the page offset in the area;
  * offset 0 is the header, never handed out. swap_map[offset] is the
- * number of references to the slot (page-table entries, and a count for
- * each entry reached meanwhile by fork) plus SWAP_HAS_CACHE while a page
- * of the swap cache holds the slot's data; 0 is a free slot, SWAP_MAP_BAD
- * one never used (the header, the header's bad pages).
+ * number of references to the slot (page-table entries, a tmpfs file's
+ * page-cache entry: mm/shmem_swap.c) plus SWAP_HAS_CACHE while a page of
+ * the swap cache holds the slot's data; past SWAP_MAP_MAX the count goes
+ * on in continuation pages (COUNT_CONTINUED: mm/swapfile_cont.c); 0 is a
+ * free slot, SWAP_MAP_BAD one never used (the header, the header's bad
+ * pages).
  *
  * Locking: swap_lock, one spinlock for every area's fields and maps
  * (Linux has swap_lock for the list of areas, si->lock per area and a
@@ -20,6 +22,7 @@
 
 #include "kernel/spinlock.h"
 #include "kernel/types.h"
+#include "mm/gfp.h"
 
 struct block_device;
 struct file;
@@ -84,6 +87,8 @@ union swap_header {
 #define SWAP_MAP_MAX 0x3e  /* the most references a slot can count */
 #define SWAP_MAP_BAD 0x3f  /* never used */
 #define SWAP_HAS_CACHE 0x40 /* a swap-cache page holds the slot */
+#define COUNT_CONTINUED 0x80 /* the count goes on in continuation pages (mm/swapfile_cont.c) */
+#define SWAP_CONT_MAX 0x7f   /* the most a continuation page's byte counts */
 
 /* si->flags (Linux's). */
 enum {
@@ -108,6 +113,10 @@ struct swap_info_struct {
 	unsigned int cluster_next;  /* where the next search starts */
 	struct block_device *bdev;
 	struct file *swap_file;     /* what swapon opened (closed by swapoff) */
+	/* Count continuations (mm/swapfile_cont.c): a list of pages per
+	 * page of swap_map (next NULL: none yet), and how many pages. */
+	struct list_head *cont_heads;
+	unsigned long cont_pages;
 };
 
 extern spinlock_t swap_lock;
@@ -137,11 +146,31 @@ swp_entry_t get_swap_page(void);
 /* The slot's count: references, and SWAP_HAS_CACHE (for tests and
  * /proc); 0 for an entry of no area that is on. */
 unsigned char swap_count_of(swp_entry_t entry);
-/* Linux's swap_duplicate: one reference more (fork copying an entry):
- * 0, -ENOMEM past SWAP_MAP_MAX (Linux would chain a continuation page:
- * mmlab fails the fork instead), -ENOENT for a free slot, -EINVAL for a
- * bad entry. */
+/* Linux's swap_duplicate: one reference more (fork copying an entry,
+ * swap-out's each mapping): past SWAP_MAP_MAX the count goes on in a
+ * continuation page, added with GFP_ATOMIC when needed. 0, -ENOMEM when
+ * that page cannot be had (fork then adds one with GFP_KERNEL outside
+ * its locks and tries again: add_swap_count_continuation), -ENOENT for a
+ * free slot, -EINVAL for a bad entry. */
 int swap_duplicate(swp_entry_t entry);
+/* Linux's add_swap_count_continuation: a continuation page for entry's
+ * slot (of gfp, allocated before swap_lock is taken) when its count is
+ * at a maximum and none has room: 0 (added, or not needed any more), or
+ * -ENOMEM. mm/swapfile_cont.c. */
+int add_swap_count_continuation(swp_entry_t entry, gfp_t gfp);
+/* Linux's swp_swapcount: the references to entry's slot, continuations
+ * included (smaps' SwapPss divides by it); 0 for a free or bad one. */
+unsigned long swp_swapcount(swp_entry_t entry);
+/* mm/swapfile_cont.c's side of swapfile.c, under swap_lock: the count
+ * byte count (SWAP_MAP_MAX to increment, or COUNT_CONTINUED or
+ * SWAP_MAP_MAX | COUNT_CONTINUED) carried into or borrowed from the
+ * continuation pages (Linux's swap_count_continued): for an increment,
+ * whether it was (false: a page more is needed); for a decrement,
+ * whether a higher digit is still non-zero. The heads' array made at
+ * swapon, every page freed at swapoff. */
+bool swap_count_continued_locked(struct swap_info_struct *si, unsigned long offset, unsigned char count);
+int alloc_swap_count_heads(struct swap_info_struct *si);
+void free_swap_count_continuations(struct swap_info_struct *si);
 /* Linux's swapcache_prepare: SWAP_HAS_CACHE taken for a swap-in (0), or
  * -EEXIST when a swap-cache page holds it already, -ENOENT when free. */
 int swapcache_prepare(swp_entry_t entry);

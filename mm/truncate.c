@@ -23,6 +23,22 @@ void unmap_mapping_pages(struct address_space *mapping, unsigned long start, uns
 	up_read(&mapping->i_mmap_rwsem);
 }
 
+bool try_unmap_mapping_pages(struct address_space *mapping, unsigned long start, unsigned long nr)
+{
+	unsigned long first = start, last = start + nr - 1;
+	if (!down_read_trylock(&mapping->i_mmap_rwsem))
+		return false;
+	struct vm_area_struct *vma;
+	vma_interval_tree_foreach(vma, &mapping->i_mmap, first, last) {
+		unsigned long vba = vma->vm_pgoff, vea = vba + ((vma->vm_end - vma->vm_start) >> PAGE_SHIFT) - 1;
+		unsigned long zba = max(first, vba), zea = min(last, vea);
+		unmap_mapping_range_vma(vma, vma->vm_start + ((zba - vba) << PAGE_SHIFT),
+					vma->vm_start + ((zea - vba + 1) << PAGE_SHIFT), false);
+	}
+	up_read(&mapping->i_mmap_rwsem);
+	return true;
+}
+
 void unmap_mapping_range(struct address_space *mapping, long holebegin, long holelen, bool even_cows)
 {
 	unsigned long hba = (unsigned long)holebegin >> PAGE_SHIFT;

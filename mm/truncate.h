@@ -34,6 +34,11 @@ struct inode;
  * the end) of every VMA mapping the file; private mappings' anonymous
  * copies too with even_cows. */
 void unmap_mapping_pages(struct address_space *mapping, unsigned long start, unsigned long nr, bool even_cows);
+/* The same for reclaim (Linux's try_to_unmap of a file folio, whose
+ * rmap walk only tries the i_mmap lock): the file pages at [start,
+ * start + nr) unmapped from every VMA, anonymous copies left; false,
+ * nothing done, when the lock is busy. */
+bool try_unmap_mapping_pages(struct address_space *mapping, unsigned long start, unsigned long nr);
 /* Linux's unmap_mapping_range: the same in bytes, holelen rounded up to
  * whole pages (0: to the end). */
 void unmap_mapping_range(struct address_space *mapping, long holebegin, long holelen, bool even_cows);

@@ -11,9 +11,9 @@
  * as in Linux, the anon lists (anonymous and tmpfs pages) are not
  * scanned for reclaim at all (get_scan_count's SCAN_FILE) nor even aged
  * (can_age_anon_pages), and a page shrink_inactive_list would reclaim is
- * activated, as Linux's add_to_swap failure does; a tmpfs page always is
- * (shmem_writepage's AOP_WRITEPAGE_ACTIVATE: not built). The file lists
- * are empty (mmlab's only page cache is tmpfs's).
+ * activated, as Linux's add_to_swap failure does. With swap, tmpfs
+ * pages go there too (mm/shmem_swap.c). The file lists are empty
+ * (mmlab's only page cache is tmpfs's, whose pages are swap-backed).
  *
  * Locking: the node's lru_lock while pages are isolated or put back,
  * never across folio_referenced (which takes the rmap locks and the
@@ -23,6 +23,7 @@
 #include "mm/vmscan.h"
 #include "kernel/sched_mm.h"
 #include "kernel/sysctl.h"
+#include "mm/huge_memory.h"
 #include "mm/mm_inline.h"
 #include "mm/mm_types.h"
 #include "mm/mmap_lock.h"
@@ -32,6 +33,7 @@
 #include "mm/pte_ref.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
+#include "mm/shmem_swap.h"
 #include "mm/swap_state.h"
 #include "mm/swapfile.h"
 #include "mm/vmscan_swap.h"
@@ -347,11 +349,60 @@ static enum folio_references folio_check_references(struct page *page, const str
 	return FOLIOREF_RECLAIM;
 }
 
+/* A tmpfs page (shared anonymous memory and System V segments' too):
+ * in a page cache, swap-backed (Linux's shmem_writepage is its
+ * pageout). */
+static bool page_is_shmem(struct page *page)
+{
+	return page_in_page_cache(page) && page_test_flag(page, PG_swapbacked);
+}
+
+/* The swap-out of an isolated page: an anonymous one or an unmapped
+ * swap-cache page (mm/vmscan_swap.c), or a tmpfs page (mm/shmem_swap.c). */
+static enum swap_out_result swap_out_any(struct page *page)
+{
+	return page_is_shmem(page) ? shmem_swap_out(page) : swap_out_folio(page);
+}
+
+/* A tmpfs huge page, split before its pages go to swap one by one
+ * (Linux 6.1's shrink_folio_list: "Split shmem folio"), the tails right
+ * after it on list; false when it could not be (kept for later). */
+static bool split_shmem_thp_for_swap(struct page *page, struct list_head *after)
+{
+	LIST_HEAD(tails);
+	if (shmem_split_for_swap(page, &tails))
+		return false;
+	list_splice_init(&tails, after);
+	return true;
+}
+
+/* An anonymous THP reclaim is about to swap out, split first (Linux
+ * 6.1's shrink_folio_list: no THP swap on a disk without swap clusters,
+ * so add_to_swap of a large folio fails and the folio is split to go
+ * page by page): one only PTEs map is split at once (its tails may go
+ * without I/O), one a PMD maps after add_to_swap's failure
+ * (thp_swpout_fallback). The tails join list right after page (they are
+ * reclaimed in the same pass, as Linux's on folio_list). Whether page is
+ * now a 4 KiB page to swap out; false: activate it (a reference beyond
+ * the mappings', Linux's can_split_folio, or a split given up). */
+static bool split_thp_for_swap(struct page *page, struct list_head *after)
+{
+	if (thp_total_mapcount(page) != page_ref_count(page) - 1)
+		return false; /* can_split_folio */
+	bool pmd_mapped = thp_entire_mapcount(page) > 0;
+	LIST_HEAD(tails);
+	if (split_huge_page_to_list(page, &tails, NULL))
+		return false;
+	if (pmd_mapped)
+		count_vm_event(THP_SWPOUT_FALLBACK);
+	list_splice_init(&tails, after);
+	return true;
+}
+
 /* Linux's shrink_folio_list, for the pages mmlab has: anonymous pages
  * (and unmapped ones left in the swap cache) go to swap
- * (mm/vmscan_swap.c); tmpfs pages cannot be written out yet
- * (shmem_writepage is not built) and are activated, as Linux's
- * AOP_WRITEPAGE_ACTIVATE. A page freed leaves list with its isolation's
+ * (mm/vmscan_swap.c), tmpfs pages too (shmem_writepage:
+ * mm/shmem_swap.c); a tmpfs huge page is activated (Linux splits it). A page freed leaves list with its isolation's
  * reference dropped (the last: it goes back to the buddy allocator);
  * pages to activate get PG_active (pgactivate); the rest stay on list for
  * the caller to put back. Returns the pages freed. */
@@ -370,8 +421,14 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 			 * kept (Linux's check before add_to_swap). */
 			if (!(sc->gfp_mask & __GFP_IO) || !sc->may_swap)
 				continue;
-			if (PageAnon(page) || PageSwapCache(page)) {
-				enum swap_out_result r = swap_out_folio(page);
+			if (PageAnonThp(page) && !split_thp_for_swap(page, e)) {
+				/* Linux's activate_locked: below. */
+			} else if (page_is_shmem(page) && page_test_flag(page, PG_shmem_thp) &&
+				   !split_shmem_thp_for_swap(page, e)) {
+				continue; /* Linux's keep_locked */
+			} else if (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) {
+				next = e->next; /* the tails of a split come next */
+				enum swap_out_result r = swap_out_any(page);
 				if (r == SWAP_OUT_KEEP)
 					continue;
 				if (r == SWAP_OUT_FREED) {
@@ -396,13 +453,19 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 static unsigned long drain_madvised(struct list_head *list, bool pageout)
 {
 	unsigned long done = 0;
-	struct list_head *e, *next;
-	list_for_each_safe(e, next, list) {
-		struct page *page = lru_to_folio(e);
+	while (!list_empty(list)) {
+		struct page *page = lru_to_folio(list->next);
 		list_del(folio_lru(page));
 		lru_flag_clear(page, PG_referenced);
-		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page)) &&
-		    swap_out_folio(page) == SWAP_OUT_FREED) {
+		/* A THP the range covered whole (MADV_PAGEOUT isolated it
+		 * whole): split as reclaim splits it, its tails put at the
+		 * front of list. */
+		if (pageout && PageAnonThp(page) && folio_evictable(page) && !split_thp_for_swap(page, list)) {
+			putback_lru_page(page);
+			continue;
+		}
+		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) &&
+		    swap_out_any(page) == SWAP_OUT_FREED) {
 			done++;
 			put_page(page);
 			continue;

@@ -18,14 +18,17 @@
  *      why); a page left mapped is activated, as Linux's, and stays in
  *      the swap cache with its slot (the entries already made name it).
  *   3. pageout: swap_writepage, synchronous (mm/swap_state.h), unless no
- *      swap entry names the slot any more (every mapping went meanwhile).
+ *      swap entry names the slot any more (every mapping went meanwhile),
+ *      with a reference on the slot held across it (the page stays in the
+ *      swap cache while it is written).
  *   4. __remove_mapping: out of the swap cache only if nothing but the
  *      isolation and the cache holds the page (a fault that found it in
  *      the cache meanwhile keeps it); the caller's put then frees it.
  *
- * Not swapped: a THP (Linux splits it first, split_folio_to_list; mmlab
- * activates it), a tmpfs page (shmem_writepage: not built), an mlocked
- * page, and anything when the reclaim may not do I/O (no __GFP_IO). */
+ * Not here: a THP (mm/vmscan.c splits it first, as Linux's
+ * shrink_folio_list; one that reaches this is activated), a tmpfs page
+ * (mm/shmem_swap.c), an mlocked page, and anything when the reclaim may
+ * not do I/O (no __GFP_IO). */
 #include "mm/vmscan_swap.h"
 #include "mm/memory.h"
 #include "mm/mm_types.h"
@@ -108,8 +111,20 @@ enum swap_out_result swap_out_folio(struct page *page)
 	if (!try_to_unmap(page, entry))
 		return SWAP_OUT_ACTIVATE; /* Linux's activate_locked: still mapped */
 	/* Nobody names the slot any more: the data is nobody's (Linux's
-	 * folio_free_swap of an unmapped swap-cache page). */
-	if ((swap_count_of(entry) & ~SWAP_HAS_CACHE) && swap_writepage(page))
-		return SWAP_OUT_ACTIVATE;
+	 * folio_free_swap of an unmapped swap-cache page). Else written,
+	 * with a reference of the write's own on the slot: a swap-in fault
+	 * meanwhile then finds the page shared and leaves it in the swap
+	 * cache (Linux holds the folio lock), since swap_writepage reads the
+	 * slot from the page, which out of the cache would name slot 0, the
+	 * area's header. A slot freed meanwhile (-ENOENT) took the page out
+	 * of the cache: nothing to write. */
+	if (swap_count_of(entry) & ~SWAP_HAS_CACHE) {
+		if (swap_duplicate(entry))
+			return SWAP_OUT_ACTIVATE;
+		int err = swap_writepage(page);
+		swap_free(entry);
+		if (err)
+			return SWAP_OUT_ACTIVATE;
+	}
 	return remove_mapping_swapcache(page) ? SWAP_OUT_FREED : SWAP_OUT_KEEP;
 }

@@ -20,6 +20,8 @@ enum vm_event_item {
 	THP_FAULT_FALLBACK,
 	THP_COLLAPSE_ALLOC,        /* mm/khugepaged_collapse.c: a THP for a collapse */
 	THP_COLLAPSE_ALLOC_FAILED, /* none could be had */
+	THP_SPLIT_PAGE,        /* mm/huge_memory_split.c: a THP made 512 pages of their own */
+	THP_SPLIT_PAGE_FAILED, /* a split given up (a reference or mapping out of reach) */
 	THP_SPLIT_PMD,
 	THP_SCAN_EXCEED_NONE_PTE,  /* khugepaged left a PMD: max_ptes_none */
 	THP_SCAN_EXCEED_SWAP_PTE,  /* max_ptes_swap */
@@ -29,6 +31,9 @@ enum vm_event_item {
 	THP_FILE_ALLOC,     /* mm/shmem_huge.c: a tmpfs file's huge page */
 	THP_FILE_FALLBACK,  /* none could be had: 4 KiB pages instead */
 	THP_FILE_MAPPED,    /* one mapped by a PMD */
+	THP_SWPOUT,          /* a THP written to swap whole (never: no THP swap here, as Linux's
+			      * on a rotational disk, which has no swap clusters) */
+	THP_SWPOUT_FALLBACK, /* a PMD-mapped THP split to go to swap page by page (mm/vmscan.c) */
 	/* Reclaim's (mm/swap.c, mm/vmscan.c, mm/mlock.c, mm/oom_kill.c),
 	 * counted in pages as Linux's */
 	ALLOCSTALL,         /* direct reclaim entered (Linux's allocstall_normal: one zone) */

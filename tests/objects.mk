@@ -20,6 +20,8 @@ KERNEL_SRCS += \
 	tests/lru_test.c \
 	tests/reclaim_policy_test.c \
 	tests/swap_test.c \
+	tests/swap_thp_test.c \
+	tests/swap_shmem_test.c \
 	tests/oom_test.c \
 	tests/reclaim_test.c \
 	tests/hugetlb_cmdline_test.c \

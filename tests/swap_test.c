@@ -4,9 +4,11 @@
  *   - swap PTEs in Linux's x86_64 layout, told apart from migration and
  *     present entries (no disk needed);
  *   - swapon of the disk: total_swap_pages the header's last_page, the
- *     slot counts (SWAP_HAS_CACHE, swap_duplicate up to SWAP_MAP_MAX,
- *     swapcache_prepare's -EEXIST, a free slot's -ENOENT), nr_swap_pages
- *     back when every slot is free;
+ *     slot counts (SWAP_HAS_CACHE, swap_duplicate up to SWAP_MAP_MAX and
+ *     on through two count continuation pages, and back, every count
+ *     read by swp_swapcount; swapcache_prepare's -EEXIST, a free slot's
+ *     -ENOENT), nr_swap_pages back when every slot is free, the
+ *     continuation pages back at swapoff;
  *   - swapoff refused (-EBUSY) while a slot is held by no process and no
  *     page (what try_to_unuse cannot bring back), the area left on with
  *     its slots; then off once freed; free pages and slab objects back;
@@ -14,6 +16,8 @@
  *     by faults, out again and in by swapoff: the PTEs swap entries and
  *     back, MM_SWAPENTS, the data, and pte_ref_verify after each step
  *     (a swap entry is a non-none entry: its table's count never moves).
+ *   - fork 100 times of an mm whose pages are out: the slots count past
+ *     SWAP_MAP_MAX in continuation pages, every child reads the data.
  * The user programs swap_* check swap-out, swap-in, fork and swapoff
  * with pages out, on mmlab and Linux 6.1. */
 #include "tests/kunit.h"
@@ -27,6 +31,7 @@
 #include "fs/init.h"
 #include "lib/err.h"
 #include "mm/migrate.h"
+#include "mm/mmu_context.h"
 #include "mm/page_alloc.h"
 #include "mm/slab.h"
 #include "mm/swap_state.h"
@@ -116,10 +121,37 @@ static void slot_counts(struct kunit *test)
 	for (int i = 1; i < SWAP_MAP_MAX; i++)
 		KUNIT_EXPECT_EQ(test, swap_duplicate(e), 0);
 	KUNIT_EXPECT_EQ(test, swap_count_of(e), SWAP_MAP_MAX);
-	KUNIT_EXPECT_EQ(test, swap_duplicate(e), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, swp_swapcount(e), (unsigned long)SWAP_MAP_MAX);
+	/* Past SWAP_MAP_MAX: count continuations (mm/swapfile_cont.c). The
+	 * first page holds digits up to SWAP_CONT_MAX in units of
+	 * SWAP_MAP_MAX + 1, so a count past 62 + 127 * 63 needs a second. */
+	struct swap_info_struct *si = swap_info[swp_type(e)];
+	const unsigned long one_page = SWAP_MAP_MAX + (unsigned long)SWAP_CONT_MAX * (SWAP_MAP_MAX + 1);
+	const unsigned long many = one_page + 1000;
+	bool ok = true;
+	for (unsigned long n = SWAP_MAP_MAX; n < many && ok; n++) {
+		ok = swap_duplicate(e) == 0 && swp_swapcount(e) == n + 1;
+		if (n + 1 == SWAP_MAP_MAX + 1) {
+			KUNIT_EXPECT_EQ(test, swap_count_of(e), COUNT_CONTINUED);
+			KUNIT_EXPECT_EQ(test, si->cont_pages, 1ul);
+		}
+		if (n + 1 == one_page)
+			KUNIT_EXPECT_EQ(test, si->cont_pages, 1ul);
+	}
+	KUNIT_EXPECT_TRUE(test, ok);
+	KUNIT_EXPECT_EQ(test, swp_swapcount(e), many);
+	KUNIT_EXPECT_EQ(test, si->cont_pages, 2ul);
+	/* Down again, one by one: every count on the way read back. */
+	for (unsigned long n = many; n > SWAP_MAP_MAX && ok; n--) {
+		swap_free(e);
+		ok = swp_swapcount(e) == n - 1;
+	}
+	KUNIT_EXPECT_TRUE(test, ok);
+	KUNIT_EXPECT_EQ(test, swap_count_of(e), SWAP_MAP_MAX);
 	for (int i = 0; i < SWAP_MAP_MAX; i++)
 		swap_free(e);
 	KUNIT_EXPECT_EQ(test, swap_count_of(e), 0);
+	KUNIT_EXPECT_EQ(test, si->cont_pages, 2ul); /* kept until swapoff, as Linux's */
 	KUNIT_EXPECT_EQ(test, swap_duplicate(e), -ENOENT);
 	KUNIT_EXPECT_EQ(test, (unsigned long)nr_swap_pages, last);
 	KUNIT_EXPECT_EQ(test, swap_duplicate(swp_entry(MAX_SWAPFILES - 1, 1)), -EINVAL);
@@ -217,11 +249,57 @@ static void pageout_swapin_swapoff_keep_table_counts(struct kunit *test)
 	test_mm_destroy(test, mm);
 }
 
+/* fork of an mm whose pages are out, 100 times: each child's entries
+ * are references more to the same slots, past SWAP_MAP_MAX into count
+ * continuations (Linux's copy_pte_range and add_swap_count_continuation;
+ * before them mmlab's fork failed with -ENOMEM at the 62nd child). Every
+ * child holds the entries and reads the data back; when the children go
+ * the counts come back down to the parent's one. */
+#define FORKS 100
+static void fork_past_swap_map_max(struct kunit *test)
+{
+	swap_disk_last_page(test);
+	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
+	KUNIT_ASSERT_EQ(test, ksys_swapon("/dev/vda", 0), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, swapoff_action, NULL), 0);
+	test_mm_map_anon(test, mm, BASE, NPAGES * PAGE_SIZE);
+	for (unsigned long i = 0; i < NPAGES; i++)
+		KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, BASE + i * PAGE_SIZE, 0x5a5a0000ull + i), 0);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, NPAGES * PAGE_SIZE, MADV_PAGEOUT), 0);
+	KUNIT_ASSERT_EQ(test, swap_entries_at(mm), (unsigned long)NPAGES);
+	swp_entry_t e = pte_to_swp_entry(test_mm_pte(mm, BASE));
+	struct mm_struct **children = kcalloc(FORKS, sizeof(*children), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, children);
+	int made = 0;
+	while (made < FORKS && dup_mm(mm, &children[made]) == 0)
+		made++;
+	KUNIT_EXPECT_EQ(test, made, FORKS);
+	KUNIT_EXPECT_EQ(test, swp_swapcount(e), (unsigned long)made + 1);
+	KUNIT_EXPECT_EQ(test, swap_count_of(e) & COUNT_CONTINUED, made + 1 > SWAP_MAP_MAX ? COUNT_CONTINUED : 0);
+	for (int c = 0; c < made; c++) {
+		KUNIT_EXPECT_EQ(test, get_mm_counter(children[c], MM_SWAPENTS), (unsigned long)NPAGES);
+		KUNIT_EXPECT_EQ(test, pte_ref_verify(children[c]), 0ul);
+	}
+	/* The last child and one past SWAP_MAP_MAX read every page back. */
+	all_data_back(test, children[made - 1]);
+	all_data_back(test, children[SWAP_MAP_MAX]);
+	KUNIT_EXPECT_EQ(test, swp_swapcount(e), (unsigned long)made - 1);
+	for (int c = 0; c < made; c++)
+		mmput(children[c]);
+	kfree(children);
+	KUNIT_EXPECT_EQ(test, swp_swapcount(e), 1ul);
+	KUNIT_EXPECT_EQ(test, swap_entries_at(mm), (unsigned long)NPAGES);
+	all_data_back(test, mm);
+	KUNIT_EXPECT_EQ(test, swap_entries_at(mm), 0ul);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
+}
+
 static struct kunit_case swap_cases[] = {
 	KUNIT_CASE(swap_entry_encoding),
 	KUNIT_CASE(slot_counts),
 	KUNIT_CASE(swapoff_refused_while_held),
 	KUNIT_CASE_PARAM(pageout_swapin_swapoff_keep_table_counts, pte_reclaim_modes_gen_params),
+	KUNIT_CASE(fork_past_swap_map_max),
 	{}
 };
 

@@ -42,6 +42,7 @@
 #include "mm/page.h"
 #include "mm/pagewalk.h"
 #include "mm/shmem.h"
+#include "mm/shmem_swap.h"
 #include "mm/slab.h"
 
 /* ---- maps ---- */
@@ -362,9 +363,9 @@ static int smaps_pte_entry(pte_t pte, unsigned long addr, struct mm_walk *walk)
 	(void)addr;
 	if (is_swap_pte(pte)) {
 		/* Linux's: Swap, and SwapPss shared by the entries that name
-		 * the slot (its count, SWAP_HAS_CACHE aside). */
+		 * the slot (its count, continuations included: swp_swapcount). */
 		struct mem_size_stats *mss = walk->private;
-		int mapcount = swap_count_of(pte_to_swp_entry(pte)) & ~SWAP_HAS_CACHE;
+		int mapcount = (int)swp_swapcount(pte_to_swp_entry(pte));
 		mss->swap += PAGE_SIZE;
 		u64 pss = (u64)PAGE_SIZE << PSS_SHIFT;
 		mss->swap_pss += mapcount >= 2 ? pss / (u64)mapcount : pss;
@@ -428,7 +429,8 @@ static void put_kb(struct seq_buf *m, const char *label, unsigned long bytes)
 
 /* Linux 6.12's __show_smap (the same lines through 6.18): the Pss_Anon,
  * _File and _Shmem lines only in smaps_rollup. File figures are 0: every
- * file is tmpfs, whose pages are shmem; a shmem page is never swapped. */
+ * file is tmpfs, whose pages are shmem (a shmem page out on swap counts
+ * in Swap: smap_gather_stats). */
 static void __show_smap(struct seq_buf *m, const struct mem_size_stats *mss, bool rollup)
 {
 	put_kb(m, "Rss:            ", mss->resident);
@@ -477,6 +479,16 @@ static void show_smap_vma_flags(struct seq_buf *m, unsigned long flags)
 static void smap_gather_stats(struct vm_area_struct *vma, struct mem_size_stats *mss)
 {
 	walk_page_vma(vma, &smaps_walk_ops, mss);
+	/* Linux's smap_gather_stats for a shared shmem mapping: its object's
+	 * pages out on swap, in the range it maps (shmem_swap_usage; its
+	 * PTEs hold no swap entries: they went when the pages did). A
+	 * private mapping of a tmpfs file is left to its swap entries, as
+	 * Linux walks one that may hold copies (smaps_shmem_walk_ops; here
+	 * without its count of the file's swapped pages under holes). */
+	if (vma->vm_shm && vma->vm_shm->mapping && shmem_mapping(vma->vm_shm->mapping)) {
+		unsigned long pages = (vma->vm_end - vma->vm_start) >> PAGE_SHIFT;
+		mss->swap += shmem_swap_usage(vma->vm_shm->mapping, vma->vm_pgoff, vma->vm_pgoff + pages - 1);
+	}
 }
 
 /* Linux 6.12's show_smap, for each VMA. THPeligible: whether a THP may
