@@ -47,7 +47,7 @@
 #error "build with -DUSER_CRASH_NAMES='\"name ...\"' (tests/user/user.mk does)"
 #endif
 
-#define MAX_PROGRAMS 128
+#define MAX_PROGRAMS 256 /* the kernel's MAX_USER_PROGRAMS */
 
 static struct program programs[MAX_PROGRAMS];
 static size_t nprograms;

@@ -67,7 +67,7 @@
 
 #include "program_run.h"
 
-#define MAX_PROGRAMS 128
+#define MAX_PROGRAMS 256 /* the kernel's MAX_USER_PROGRAMS */
 #define PROGRAM_MANIFEST "/etc/mmlab/programs"
 #define PROGRAM_DIR "/bin"
 #define QEMU_EXIT_PORT 0xf4
