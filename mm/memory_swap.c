@@ -10,13 +10,15 @@
  * counts in its mm's MM_SWAPENTS (VmSwap) instead of MM_ANONPAGES.
  *
  * do_swap_page, under the fault's mmap_lock (read) and table reference:
- *   1. the page from the swap cache (lookup_swap_cache), else a new page
+ *   1. the page from the swap cache (swap_cache_get_page: a page read
+ *      ahead counts a hit), else read by swapin_readahead
+ *      (mm/swap_readahead.h) with the slots around it: new pages
  *      allocated under the VMA's NUMA policy and home node
- *      (vma_alloc_page), the slot's SWAP_HAS_CACHE taken
+ *      (vma_alloc_page), each slot's SWAP_HAS_CACHE taken
  *      (swapcache_prepare: another fault reading it meanwhile makes this
- *      one try again), read (swap_readpage, synchronous), put in the swap
- *      cache and on the LRU: a major fault (VM_FAULT_MAJOR: pgmajfault,
- *      the task's maj_flt);
+ *      one try again), read (one bio per run of slots, synchronous), put
+ *      in the swap cache and on the LRU: a major fault (VM_FAULT_MAJOR:
+ *      pgmajfault, the task's maj_flt);
  *   2. under the PTE lock, if the PTE still holds the entry: the PTE's
  *      slot reference goes and the page gains the mapping
  *      (swap_cache_map, mm/swap_state.h); exclusive (no other entry
@@ -26,9 +28,9 @@
  *      a write copies it (do_wp_page);
  *   3. RSS back from MM_SWAPENTS to MM_ANONPAGES; mlocked again in a
  *      VM_LOCKED VMA.
- * mmlab reads one page per fault: Linux reads ahead up to page-cluster
- * (2^3) slots around it (swapin_readahead); swap_ra and swap_ra_hit stay
- * 0 here. */
+ * The pages read ahead stay in the swap cache unmapped until a fault
+ * finds them there (minor), or reclaim frees them without a write (they
+ * are clean: PG_dirty clear), or the entries naming them go. */
 #include "mm/memory_internal.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -38,45 +40,23 @@
 #include "mm/pgtable.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
+#include "mm/swap_readahead.h"
 #include "mm/swap_state.h"
 #include "mm/swapops.h"
 
-/* The page at entry: the swap cache's, or read now (*major). NULL with
- * *ret set: VM_FAULT_OOM, VM_FAULT_SIGBUS (the read failed), or 0 (the
- * slot changed hands meanwhile: the access faults again). */
+/* The page at entry: the swap cache's (a minor fault, unless it was
+ * read ahead: the readahead's hit), or read now with the pages around it
+ * that the readahead policy chooses (*ret VM_FAULT_MAJOR). NULL with *ret
+ * set: VM_FAULT_OOM, VM_FAULT_SIGBUS (the read failed), or 0 (the slot
+ * changed hands meanwhile: the access faults again). */
 static struct page *swapin_page(struct vm_fault *vmf, swp_entry_t entry, vm_fault_t *ret)
 {
-	struct page *page = lookup_swap_cache(entry);
+	struct page *page = swap_cache_get_page(entry, vmf->vma, vmf->address);
 	if (page) {
 		*ret = 0; /* a minor fault: no I/O */
 		return page;
 	}
-	page = vma_alloc_page(GFP_HIGHUSER_MOVABLE, vmf->vma, vmf->address);
-	if (!page) {
-		*ret = VM_FAULT_OOM;
-		return NULL;
-	}
-	int err = swapcache_prepare(entry);
-	if (err) {
-		/* -EEXIST: another fault is reading it, or reclaim has just
-		 * taken it out of the cache; -ENOENT: the slot was freed (the
-		 * PTE changed). Either way: again, from the PTE. */
-		put_page(page);
-		if (err == -EEXIST)
-			schedule();
-		*ret = 0;
-		return NULL;
-	}
-	if (swap_readpage(page, entry)) {
-		put_swap_folio(entry);
-		put_page(page);
-		*ret = VM_FAULT_SIGBUS;
-		return NULL;
-	}
-	add_to_swap_cache(page, entry);
-	folio_add_lru(page);
-	*ret = VM_FAULT_MAJOR;
-	return page;
+	return swapin_readahead(entry, vmf, ret);
 }
 
 vm_fault_t do_swap_page(struct vm_fault *vmf, pte_t orig)

@@ -74,6 +74,8 @@ KERNEL_SRCS += \
 	mm/swap.c \
 	mm/swapfile.c \
 	mm/swap_state.c \
+	mm/swap_readahead.c \
+	mm/workingset.c \
 	mm/vmscan_swap.c \
 	mm/memory_swap.c \
 	mm/swap_unuse.c \

@@ -34,8 +34,14 @@ void exit_swap_address_space(unsigned int type);
 
 /* page (a reference of the caller's, not in the cache) enters it at
  * entry, whose SWAP_HAS_CACHE the caller took (get_swap_page or
- * swapcache_prepare): the cache takes a reference. */
-void add_to_swap_cache(struct page *page, swp_entry_t entry);
+ * swapcache_prepare): the cache takes a reference. *shadowp (if not
+ * NULL): the shadow reclaim left in the slot, or NULL (mm/workingset.h). */
+void add_to_swap_cache(struct page *page, swp_entry_t entry, void **shadowp);
+/* A free slot's shadow goes (Linux's clear_shadow_from_swap_cache), under
+ * swap_lock, from the slot's free. */
+void clear_shadow_from_swap_cache(unsigned int type, unsigned long offset);
+/* The shadow in entry's slot, or NULL (for tests). */
+void *swap_cache_shadow(swp_entry_t entry);
 /* page leaves the cache: its slot's SWAP_HAS_CACHE and the cache's
  * reference go (the slot is free if nothing else names it). */
 void delete_from_swap_cache(struct page *page);
@@ -77,8 +83,15 @@ unsigned long total_swapcache_pages(void);
 
 /* Linux's swap_writepage and swap_read_folio, synchronous: one bio of
  * one page at the slot's sector, waited for (Linux's is asynchronous, its
- * end_io finishing the page's writeback). 0 or -errno. pswpout/pswpin. */
+ * end_io finishing the page's writeback). 0 or -errno. pswpout/pswpin.
+ * A written page is clean (PG_dirty cleared): reclaim may free it again
+ * without a write while it stays in the cache. */
 int swap_writepage(struct page *page);
 int swap_readpage(struct page *page, swp_entry_t entry);
+/* nr pages (at most the disk's max_segments) read from the nr slots
+ * that follow first, in one bio, waited for (the readahead's batch: Linux
+ * plugs the reads of a window, blk_start_plug, and its block layer merges
+ * them): 0 or -errno; pswpin counts nr. */
+int swap_read_pages(struct page **pages, unsigned int nr, swp_entry_t first);
 
 #endif

@@ -38,6 +38,7 @@
 #include "lib/string.h"
 #include "mm/page.h"
 #include "mm/slab.h"
+#include "mm/swap_readahead.h"
 #include "mm/swap_state.h"
 #include "mm/util.h"
 #include "mm/vmalloc.h"
@@ -154,6 +155,7 @@ unsigned char swap_count_of(swp_entry_t entry)
 static void swap_entry_free_locked(struct swap_info_struct *si, unsigned long offset)
 {
 	si->swap_map[offset] = 0;
+	clear_shadow_from_swap_cache((unsigned int)si->type, offset);
 	si->inuse_pages--;
 	if (si->flags & SWP_WRITEOK)
 		nr_swap_pages++;
@@ -398,6 +400,7 @@ static long do_swapon(const char *name, int swap_flags)
 	if (err)
 		goto bad;
 	si->swap_file = file;
+	swap_readahead_area_on(si);
 	spin_lock(&swap_lock);
 	si->swap_map = swap_map;
 	enable_swap_info_locked(si, swap_flags & SWAP_FLAG_PREFER
@@ -498,6 +501,7 @@ static long do_swapoff(const char *name)
 		reinsert_swap_info(si);
 		goto out;
 	}
+	swap_readahead_area_off(si);
 	spin_lock(&swap_lock);
 	unsigned char *map = si->swap_map;
 	si->swap_map = NULL;

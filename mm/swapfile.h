@@ -89,6 +89,7 @@ union swap_header {
 enum {
 	SWP_USED = 1 << 0,    /* the slot in swap_info[] is taken */
 	SWP_WRITEOK = 1 << 1, /* on: slots may be handed out */
+	SWP_SOLIDSTATE = 1 << 4, /* its disk is not rotational (bdev_nonrot) */
 	SWP_BLKDEV = 1 << 6,  /* a block device (mmlab takes nothing else) */
 };
 

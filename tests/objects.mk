@@ -19,6 +19,7 @@ KERNEL_SRCS += \
 	tests/gup_remote_test.c \
 	tests/lru_test.c \
 	tests/swap_test.c \
+	tests/swap_readahead_test.c \
 	tests/oom_test.c \
 	tests/reclaim_test.c \
 	tests/hugetlb_cmdline_test.c \

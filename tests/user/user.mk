@@ -31,7 +31,7 @@ USER_DIR := tests/user
 # tests/user/demo/<name>.c (run at boot by `make run`),
 # tests/user/aux/<name>.c (started by in-kernel tests: tests/process_test.c; gdb_target
 # by the gdb check, tools/gdb/gdb-check).
-USER_TEST_NAMES := hello exec_script memfd blockdev swap_area swap_pageout swap_working_set swap_swapoff memfd_secret capabilities oom_score_adj oom mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
+USER_TEST_NAMES := hello exec_script memfd blockdev swap_area swap_pageout swap_working_set swap_swapoff swap_readahead memfd_secret capabilities oom_score_adj oom mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
 	efault procfs syscall_misc pte_table_growth threads_mm pthread_sync pthread_join100 avx2 tls \
 	threads affinity futex_basic \
 	arch_prctl getrandom tty_stat tty_jobctl readlink_self iov_errors auxv avx_state gsbase_kernel_half \
