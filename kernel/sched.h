@@ -410,8 +410,10 @@ struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned in
 				unsigned int flags);
 void free_thread_stack(void *stack);
 /* Linux's kernel_cpustat (include/linux/kernel_stat.h): the time, in
- * nanoseconds, each CPU's tick found it in user mode, in the kernel or
- * idle (tick sampling, as account_process_tick charges tasks); mmlab
+ * nanoseconds, each CPU's tick found it in user mode or in the kernel
+ * (tick sampling, as account_process_tick charges tasks), and the time
+ * it spent halted in its idle task, measured (as Linux's NO_HZ idle
+ * accounting: idle_irq_enter); mmlab
  * has no nice levels, interrupt or softirq time accounting, I/O waits,
  * steal or guest time, so those stay 0. kcpustat_cpu_fetch copies cpu's.
  * total_forks: tasks made since boot (create_task: kernel threads, user
@@ -424,6 +426,10 @@ struct kernel_cpustat {
 	u64 cpustat[NR_STATS];
 };
 void kcpustat_cpu_fetch(struct kernel_cpustat *dst, unsigned int cpu);
+/* An interrupt arrived (arch/x86_64/traps.c, before its handler): if this
+ * CPU's idle task was halted, its idle period ends here and is added to
+ * CPUTIME_IDLE (Linux's tick_nohz_irq_enter -> tick_nohz_stop_idle). */
+void idle_irq_enter(void);
 extern unsigned long total_forks;
 /* Context switches done on cpu, and reschedule IPIs it received. */
 unsigned long nr_context_switches_cpu(unsigned int cpu);

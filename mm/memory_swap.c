@@ -22,9 +22,12 @@
  *   2. under the PTE lock, if the PTE still holds the entry: the PTE's
  *      slot reference goes and the page gains the mapping
  *      (swap_cache_map, mm/swap_state.h); exclusive (no other entry
- *      names the slot, nothing else maps the page), it leaves the swap
- *      cache and is mapped as a new anonymous page would be, writable on
- *      a write fault; shared, it stays in the cache mapped read-only, and
+ *      names the slot, nothing else maps the page), it is mapped as a new
+ *      anonymous page would be, and on a write fault (or with swap half
+ *      full, or in a locked VMA) it leaves the swap cache, writable; on a
+ *      read it stays there, read-only and clean, as Linux's
+ *      should_try_to_free_swap keeps it, until a write takes it out
+ *      (do_wp_page); shared, it stays in the cache mapped read-only, and
  *      a write copies it (do_wp_page);
  *   3. RSS back from MM_SWAPENTS to MM_ANONPAGES; mlocked again in a
  *      VM_LOCKED VMA.
@@ -84,7 +87,11 @@ vm_fault_t do_swap_page(struct vm_fault *vmf, pte_t orig)
 		return ret;
 	}
 	bool first;
-	int exclusive = swap_cache_map(page, entry, vma, vmf->address, &first);
+	/* Linux's should_try_to_free_swap: a page a read brought back stays
+	 * in the cache (clean: reclaim frees it again without a write)
+	 * unless swap is half full or the VMA is locked. */
+	bool keep = !(vmf->flags & FAULT_FLAG_WRITE) && !(vma->vm_flags & VM_LOCKED) && !vm_swap_full();
+	int exclusive = swap_cache_map(page, entry, vma, vmf->address, keep, &first);
 	if (exclusive < 0) {
 		pte_unmap_unlock(pte, ptl);
 		put_page(page);

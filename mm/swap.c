@@ -173,6 +173,8 @@ void folio_migrate_lru(struct page *new, struct page *old)
 		set_flag_atomic(new, PG_referenced);
 	if (page_test_flag(old, PG_active))
 		set_flag_atomic(new, PG_active);
+	if (page_test_flag(old, PG_workingset))
+		set_flag_atomic(new, PG_workingset);
 	if (mlocked) {
 		/* The old page gives its mlock up as it goes: the node
 		 * counts move with it. */

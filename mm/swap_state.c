@@ -193,7 +193,7 @@ bool try_to_free_swap(struct page *page)
 }
 
 int swap_cache_map(struct page *page, swp_entry_t entry, struct vm_area_struct *vma, unsigned long address,
-		   bool *first)
+		   bool keep, bool *first)
 {
 	spin_lock(&swap_cache_lock);
 	if (!PageSwapCache(page) || page_swap_entry(page).val != entry.val) {
@@ -203,10 +203,11 @@ int swap_cache_map(struct page *page, swp_entry_t entry, struct vm_area_struct *
 	swap_free(entry); /* the PTE's reference */
 	bool exclusive = swap_count_of(entry) == SWAP_HAS_CACHE && !page_mapcount(page);
 	*first = page_add_anon_rmap(page, vma, address, exclusive);
-	if (exclusive)
+	bool leave = exclusive && !keep;
+	if (leave)
 		__delete_from_swap_cache_locked(page, NULL);
 	spin_unlock(&swap_cache_lock);
-	if (exclusive) {
+	if (leave) {
 		put_swap_folio(entry);
 		put_page(page);
 	}

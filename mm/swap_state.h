@@ -10,10 +10,12 @@
  *
  * Invariant: a page in the swap cache is mapped writable only by the one
  * mapping that owns it alone and has not been unmapped since it entered
- * the cache (reclaim's add_to_swap, whose unmap then failed). Swap-in
- * maps a page that stays in the cache read-only, so a page that other
- * swap entries name never changes under them; a write fault copies it
- * (mm/memory.c's reuse needs one reference, and the cache holds one). */
+ * the cache (reclaim's add_to_swap, whose unmap then failed; it is
+ * PG_dirty). Swap-in maps a page that stays in the cache read-only, so a
+ * page that other swap entries name never changes under them; a write
+ * fault takes it out of the cache first when no entry names its slot
+ * (try_to_free_swap: then mm/memory.c's reuse finds one reference), and
+ * copies it otherwise. */
 #ifndef MM_SWAP_STATE_H
 #define MM_SWAP_STATE_H
 
@@ -63,12 +65,15 @@ bool try_to_free_swap(struct page *page);
  * gains vma's mapping at address (*first: its first). Exclusive when no
  * other swap entry names the slot and nothing else maps the page: it
  * then leaves the cache (its slot freed), and the caller may map it
- * writable. 1 exclusive, 0 shared (it stays in the cache, mapped
- * read-only), -EAGAIN when page is not the cache's page at entry any
- * more (the fault tries again). */
+ * writable; unless keep (a read fault while swap has room: Linux's
+ * should_try_to_free_swap false), when it stays, clean, mapped read-only,
+ * so that reclaim may free it again without a write, and a write fault
+ * takes it out (do_wp_page: try_to_free_swap). 1 exclusive, 0 shared (it
+ * stays in the cache, mapped read-only), -EAGAIN when page is not the
+ * cache's page at entry any more (the fault tries again). */
 struct vm_area_struct;
 int swap_cache_map(struct page *page, swp_entry_t entry, struct vm_area_struct *vma, unsigned long address,
-		   bool *first);
+		   bool keep, bool *first);
 /* Held around an unmap of a page in the swap cache (reclaim's, a zap's),
  * so that its last mapping's going and a swap-in's first mapping
  * (swap_cache_map) do not interleave: the one clears the page's anon_vma,

@@ -90,21 +90,45 @@ struct swap_info_struct *swp_swap_info(swp_entry_t entry)
 	return si;
 }
 
-/* Linux's scan_swap_map_slots for one slot, under swap_lock. */
+#define SWAP_SLOTS_CACHE_SIZE 64
+
+/* The slot at offset taken (under swap_lock). */
+static void take_slot_locked(struct swap_info_struct *si, unsigned long offset)
+{
+	si->swap_map[offset] = SWAP_HAS_CACHE;
+	si->inuse_pages++;
+	nr_swap_pages--;
+}
+
+/* Linux's scan_swap_map_slots for one slot, under swap_lock: the next free
+ * slot of this CPU's run, else the first free one from cluster_next,
+ * which starts a new run of SWAP_SLOTS_CACHE_SIZE slots for this CPU
+ * (cluster_next then past it: another CPU's run starts after it). */
 static unsigned long scan_swap_map_locked(struct swap_info_struct *si)
 {
 	if (si->inuse_pages == si->pages)
 		return 0;
+	unsigned int cpu = smp_processor_id();
+	for (unsigned long o = si->cpu_next[cpu]; o && o < si->cpu_end[cpu] && o <= si->highest_bit; o++) {
+		if (!si->swap_map[o]) {
+			take_slot_locked(si, o);
+			si->cpu_next[cpu] = (unsigned int)o + 1;
+			return o;
+		}
+	}
 	unsigned long start = si->cluster_next;
 	if (start < si->lowest_bit || start > si->highest_bit)
 		start = si->lowest_bit;
 	unsigned long offset = start;
 	do {
 		if (!si->swap_map[offset]) {
-			si->swap_map[offset] = SWAP_HAS_CACHE;
-			si->inuse_pages++;
-			nr_swap_pages--;
-			si->cluster_next = (unsigned int)offset + 1;
+			take_slot_locked(si, offset);
+			unsigned long end = offset + SWAP_SLOTS_CACHE_SIZE;
+			if (end > (unsigned long)si->highest_bit + 1)
+				end = (unsigned long)si->highest_bit + 1;
+			si->cpu_next[cpu] = (unsigned int)offset + 1;
+			si->cpu_end[cpu] = (unsigned int)end;
+			si->cluster_next = (unsigned int)end;
 			return offset;
 		}
 		if (++offset > si->highest_bit)

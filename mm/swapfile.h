@@ -18,6 +18,7 @@
 #ifndef MM_SWAPFILE_H
 #define MM_SWAPFILE_H
 
+#include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/types.h"
 
@@ -107,6 +108,10 @@ struct swap_info_struct {
 	unsigned int pages;         /* usable slots: max - 1 - bad ones */
 	unsigned int inuse_pages;   /* slots in use */
 	unsigned int cluster_next;  /* where the next search starts */
+	/* Each CPU's run of slots (Linux's per-CPU swap_slots cache of
+	 * SWAP_SLOTS_CACHE_SIZE slots): the next slot it tries and the end
+	 * of its run; 0, 0 before its first. */
+	unsigned int cpu_next[NR_CPUS], cpu_end[NR_CPUS];
 	struct block_device *bdev;
 	struct file *swap_file;     /* what swapon opened (closed by swapoff) */
 };
@@ -115,7 +120,15 @@ extern spinlock_t swap_lock;
 extern struct swap_info_struct *swap_info[MAX_SWAPFILES];
 /* Free usable slots of every area that is on (Linux's nr_swap_pages). */
 extern long nr_swap_pages;
-/* total_swap_pages (mm/vmscan.h): usable slots of every area that is on. */
+/* Usable slots of every area that is on (mm/vmscan.c's, Linux's). */
+extern long total_swap_pages;
+
+/* Linux's vm_swap_full: more than half the swap in use (swap-in then
+ * frees a slot it may, rather than keep the page's copy there). */
+static inline bool vm_swap_full(void)
+{
+	return READ_ONCE(nr_swap_pages) * 2 < READ_ONCE(total_swap_pages);
+}
 
 /* swapon(2) and swapoff(2) of a kernel path, past the flags and
  * capability checks (for the kernel's tests): 0 or -errno. */
@@ -133,7 +146,13 @@ unsigned int nr_swapfiles_on(void);
  * SWAP_HAS_CACHE; {0} when there is none. Cheap, never sleeps. mmlab's
  * search is Linux's scan_swap_map_slots without clusters: first free
  * slot from cluster_next (Linux 6.1 keeps per-CPU clusters of 256 slots
- * on a non-rotational disk; a virtio disk is rotational to it). */
+ * on a non-rotational disk; a virtio disk is rotational to it), taken a
+ * run of SWAP_SLOTS_CACHE_SIZE (64) slots per CPU at a time, as Linux's
+ * per-CPU slot cache takes its batches: the pages one CPU swaps out in a
+ * row get slots in a row on the disk, where readahead finds them
+ * together, however many CPUs (kswapd of each node, direct reclaim)
+ * swap at once. Unlike Linux's cache, the run holds no slot: a slot is
+ * taken only when handed out. */
 swp_entry_t get_swap_page(void);
 /* The slot's count: references, and SWAP_HAS_CACHE (for tests and
  * /proc); 0 for an entry of no area that is on. */

@@ -12,7 +12,9 @@
  *     a hit (swap_ra_hit) and clears PG_readahead; the pages never used
  *     go with the mapping (the swap cache empty again, every slot free,
  *     free pages back: test_mm's leak check);
- *   - page-cluster 0: one page per fault, swap_ra still;
+ *   - page-cluster 0: one page per fault, swap_ra still; the pages read
+ *     stay in the swap cache mapped read-only, a write takes one out and
+ *     makes it writable, and MADV_PAGEOUT then writes that one alone;
  *   - VMA readahead (the disk said non-rotational before swapon): a read
  *     in address order reads every page once (pswpin), the pages read
  *     ahead all used (swap_ra_hit == swap_ra);
@@ -193,7 +195,8 @@ static void cluster_readahead_pages_in_cache_unmapped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, all_vm_events(PSWPIN) - in0, 2 - hits + ra);
 	unsigned long in_cache = readahead_pages_in_cache(test, mm, 2);
 	KUNIT_EXPECT_EQ(test, in_cache, ra - hits);
-	KUNIT_EXPECT_EQ(test, total_swapcache_pages() - cached0, ra - hits);
+	/* ... and the two pages read stay there too, mapped read-only. */
+	KUNIT_EXPECT_EQ(test, total_swapcache_pages() - cached0, ra - hits + 2);
 	/* A fault on the first one read ahead: a hit, from the cache. */
 	unsigned long j = 2;
 	while (j < NPAGES && !swap_cache_present(entry_at(mm, j)))
@@ -222,7 +225,27 @@ static void page_cluster_zero_reads_one_page_per_fault(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, all_vm_events(PSWPIN) - in0, i + 1);
 	}
 	KUNIT_EXPECT_EQ(test, all_vm_events(SWAP_RA), ra0);
+	/* Read faults leave the pages in the cache, mapped read-only
+	 * (Linux's should_try_to_free_swap); a write takes one out. */
+	KUNIT_EXPECT_EQ(test, total_swapcache_pages(), (unsigned long)NPAGES);
+	pte_t pte = test_mm_pte(mm, BASE);
+	KUNIT_EXPECT_TRUE(test, pte_present(pte) && !pte_write(pte));
+	swp_entry_t e0 = page_swap_entry(pfn_to_page(pte_pfn(pte)));
+	KUNIT_EXPECT_EQ(test, swap_count_of(e0), SWAP_HAS_CACHE);
+	KUNIT_EXPECT_EQ(test, test_mm_write_u64(mm, BASE, value_of(0)), 0);
+	pte = test_mm_pte(mm, BASE);
+	KUNIT_EXPECT_TRUE(test, pte_present(pte) && pte_write(pte));
+	KUNIT_EXPECT_FALSE(test, PageSwapCache(pfn_to_page(pte_pfn(pte))));
+	KUNIT_EXPECT_EQ(test, swap_count_of(e0), 0);
+	KUNIT_EXPECT_EQ(test, total_swapcache_pages(), (unsigned long)NPAGES - 1);
+	/* Out again: the clean ones go without a write, the written one
+	 * with one. */
+	unsigned long out0 = all_vm_events(PSWPOUT);
+	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, NPAGES * PAGE_SIZE, MADV_PAGEOUT), 0);
+	KUNIT_EXPECT_EQ(test, all_vm_events(PSWPOUT) - out0, 1ul);
 	KUNIT_EXPECT_EQ(test, total_swapcache_pages(), 0ul);
+	for (unsigned long i = 0; i < NPAGES; i++)
+		KUNIT_EXPECT_EQ(test, test_mm_read_u64(mm, BASE + i * PAGE_SIZE), value_of(i));
 }
 
 static void vma_readahead_follows_the_faults(struct kunit *test)
@@ -244,7 +267,7 @@ static void vma_readahead_follows_the_faults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, all_vm_events(SWAP_RA_HIT) - hit0, ra);
 	unsigned long info = READ_ONCE(vma->swap_readahead_info);
 	KUNIT_EXPECT_EQ(test, info & PAGE_MASK, BASE + (NPAGES - 1) * PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, total_swapcache_pages(), 0ul);
+	KUNIT_EXPECT_EQ(test, total_swapcache_pages(), (unsigned long)NPAGES); /* read faults keep them */
 }
 
 static void workingset_shadow_and_refault(struct kunit *test)
