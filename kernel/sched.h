@@ -248,6 +248,14 @@ struct task_struct {
 	u64 oom_reaper_due;
 	short il_prev;                 /* the last node MPOL_INTERLEAVE gave it */
 	u8 il_weight;                  /* MPOL_WEIGHTED_INTERLEAVE: pages left on il_prev */
+	/* The run of swap slots its reclaim hands out (mm/swapfile.c's
+	 * scan_swap_map_locked, under swap_lock): which swapon of an area
+	 * it is in (its gen; 0: none), the next slot to try and the run's
+	 * end. */
+	struct {
+		unsigned int gen;
+		unsigned int next, end;
+	} swap_run;
 };
 
 static inline void task_lock(struct task_struct *p) { spin_lock(&p->alloc_lock); }

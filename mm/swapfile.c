@@ -101,19 +101,21 @@ static void take_slot_locked(struct swap_info_struct *si, unsigned long offset)
 }
 
 /* Linux's scan_swap_map_slots for one slot, under swap_lock: the next free
- * slot of this CPU's run, else the first free one from cluster_next,
- * which starts a new run of SWAP_SLOTS_CACHE_SIZE slots for this CPU
- * (cluster_next then past it: another CPU's run starts after it). */
+ * slot of the current task's run, else the first free one from
+ * cluster_next, which starts a new run of SWAP_SLOTS_CACHE_SIZE slots for
+ * the task (cluster_next then past it: another's run starts after it). */
 static unsigned long scan_swap_map_locked(struct swap_info_struct *si)
 {
 	if (si->inuse_pages == si->pages)
 		return 0;
-	unsigned int cpu = smp_processor_id();
-	for (unsigned long o = si->cpu_next[cpu]; o && o < si->cpu_end[cpu] && o <= si->highest_bit; o++) {
-		if (!si->swap_map[o]) {
-			take_slot_locked(si, o);
-			si->cpu_next[cpu] = (unsigned int)o + 1;
-			return o;
+	typeof(current->swap_run) *run = &current->swap_run;
+	if (run->gen == si->gen) {
+		for (unsigned long o = run->next; o && o < run->end && o <= si->highest_bit; o++) {
+			if (!si->swap_map[o]) {
+				take_slot_locked(si, o);
+				run->next = (unsigned int)o + 1;
+				return o;
+			}
 		}
 	}
 	unsigned long start = si->cluster_next;
@@ -126,8 +128,9 @@ static unsigned long scan_swap_map_locked(struct swap_info_struct *si)
 			unsigned long end = offset + SWAP_SLOTS_CACHE_SIZE;
 			if (end > (unsigned long)si->highest_bit + 1)
 				end = (unsigned long)si->highest_bit + 1;
-			si->cpu_next[cpu] = (unsigned int)offset + 1;
-			si->cpu_end[cpu] = (unsigned int)end;
+			run->gen = si->gen;
+			run->next = (unsigned int)offset + 1;
+			run->end = (unsigned int)end;
 			si->cluster_next = (unsigned int)end;
 			return offset;
 		}
@@ -337,7 +340,9 @@ static struct swap_info_struct *alloc_swap_info(void)
 		kfree(si);
 		return ERR_PTR(-EPERM);
 	}
+	static unsigned int swapon_gen;
 	si->type = (signed char)type;
+	si->gen = ++swapon_gen ? swapon_gen : ++swapon_gen; /* never 0 */
 	si->flags = SWP_USED;
 	swap_info[type] = si;
 	spin_unlock(&swap_lock);

@@ -108,10 +108,8 @@ struct swap_info_struct {
 	unsigned int pages;         /* usable slots: max - 1 - bad ones */
 	unsigned int inuse_pages;   /* slots in use */
 	unsigned int cluster_next;  /* where the next search starts */
-	/* Each CPU's run of slots (Linux's per-CPU swap_slots cache of
-	 * SWAP_SLOTS_CACHE_SIZE slots): the next slot it tries and the end
-	 * of its run; 0, 0 before its first. */
-	unsigned int cpu_next[NR_CPUS], cpu_end[NR_CPUS];
+	unsigned int gen;           /* which swapon this is (a task's run of slots names it) */
+
 	struct block_device *bdev;
 	struct file *swap_file;     /* what swapon opened (closed by swapoff) */
 };
@@ -147,12 +145,14 @@ unsigned int nr_swapfiles_on(void);
  * search is Linux's scan_swap_map_slots without clusters: first free
  * slot from cluster_next (Linux 6.1 keeps per-CPU clusters of 256 slots
  * on a non-rotational disk; a virtio disk is rotational to it), taken a
- * run of SWAP_SLOTS_CACHE_SIZE (64) slots per CPU at a time, as Linux's
- * per-CPU slot cache takes its batches: the pages one CPU swaps out in a
- * row get slots in a row on the disk, where readahead finds them
- * together, however many CPUs (kswapd of each node, direct reclaim)
- * swap at once. Unlike Linux's cache, the run holds no slot: a slot is
- * taken only when handed out. */
+ * run of SWAP_SLOTS_CACHE_SIZE (64) slots per task at a time, as Linux's
+ * per-CPU slot cache takes its batches: the pages one reclaimer swaps out
+ * in a row get slots in a row on the disk, where readahead finds them
+ * together, however many reclaimers (kswapd of each node, direct
+ * reclaim) swap at once. Per task, not per CPU: mmlab's swap-out sleeps
+ * on each write, and another reclaimer on the CPU runs meanwhile. Unlike
+ * Linux's cache, the run holds no slot: a slot is taken only when handed
+ * out. */
 swp_entry_t get_swap_page(void);
 /* The slot's count: references, and SWAP_HAS_CACHE (for tests and
  * /proc); 0 for an entry of no area that is on. */
