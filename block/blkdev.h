@@ -105,6 +105,11 @@ struct queue_limits {
 struct request_queue {
 	struct queue_limits limits;
 	bool write_cache; /* the device caches writes: REQ_OP_FLUSH means something */
+	/* Linux's QUEUE_FLAG_NONROT: no seek cost. Clear (rotational) unless
+	 * the driver or /sys/block/<disk>/queue/rotational says so; Linux
+	 * 6.1's virtio_blk leaves it clear, and so does mmlab's. swapon reads
+	 * it (nr_rotate_swap: mm/swap_readahead.c). */
+	bool nonrot;
 };
 
 struct gendisk;
@@ -137,6 +142,7 @@ struct gendisk {
 
 static inline sector_t get_capacity(const struct gendisk *disk) { return disk->capacity; }
 static inline sector_t bdev_nr_sectors(const struct block_device *bdev) { return bdev->bd_disk->capacity; }
+static inline bool bdev_nonrot(const struct block_device *bdev) { return READ_ONCE(bdev->bd_disk->queue.nonrot); }
 static inline unsigned int bdev_logical_block_size(const struct block_device *bdev)
 {
 	return bdev->bd_disk->queue.limits.logical_block_size;

@@ -6,7 +6,7 @@
  * per disk with capacity, the header only when a disk exists), and
  * /sys/block/<disk>/ with dev, size, ro, serial (virtio_blk's attribute)
  * and queue/ {logical_block_size, physical_block_size, hw_sector_size,
- * max_segments}. Linux's /sys/block/vda is a symbolic link into
+ * max_segments, rotational (writable, as Linux's)}. Linux's /sys/block/vda is a symbolic link into
  * /sys/devices/pci0000:00/...; mmlab's is the directory itself. */
 #include "block/blkdev.h"
 #include "fs/init.h"
@@ -210,6 +210,30 @@ static void queue_max_segments_show(struct seq_buf *m, const struct proc_node *n
 {
 	seq_buf_printf(m, "%u\n", node_disk(node)->queue.limits.max_segments);
 }
+/* Linux's queue_rotational: 1 unless QUEUE_FLAG_NONROT; a write takes a
+ * decimal number (queue_var_store's kstrtoul), non-zero for rotational. */
+static void queue_rotational_show(struct seq_buf *m, const struct proc_node *node)
+{
+	seq_buf_printf(m, "%d\n", !node_disk(node)->queue.nonrot);
+}
+static long queue_rotational_write(const struct proc_node *node, const char *buf, size_t len)
+{
+	size_t n = len;
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == 0))
+		n--;
+	if (!n)
+		return -EINVAL;
+	unsigned long v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] < '0' || buf[i] > '9')
+			return -EINVAL;
+		if (v > (~0ul - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (unsigned long)(buf[i] - '0');
+	}
+	WRITE_ONCE(node_disk(node)->queue.nonrot, v == 0);
+	return (long)len;
+}
 PROC_FILE(disk_dev_file, sys_block_disk_dir, "dev", disk_dev_show);
 PROC_FILE(disk_size_file, sys_block_disk_dir, "size", disk_size_show);
 PROC_FILE(disk_ro_file, sys_block_disk_dir, "ro", disk_ro_show);
@@ -218,3 +242,5 @@ PROC_FILE(queue_lbs_file, sys_block_queue_dir, "logical_block_size", queue_lbs_s
 PROC_FILE(queue_pbs_file, sys_block_queue_dir, "physical_block_size", queue_pbs_show);
 PROC_FILE(queue_hw_sector_file, sys_block_queue_dir, "hw_sector_size", queue_lbs_show);
 PROC_FILE(queue_max_segments_file, sys_block_queue_dir, "max_segments", queue_max_segments_show);
+PROC_FILE_RW(queue_rotational_file, sys_block_queue_dir, "rotational", queue_rotational_show,
+	     queue_rotational_write);

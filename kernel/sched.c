@@ -71,7 +71,8 @@ struct rq {
 	struct list_head timers; /* sleep_timers of this CPU's tasks */
 	unsigned long nr_switches;
 	unsigned long nr_resched_ipis;
-	struct kernel_cpustat cpustat; /* written by this CPU's tick only */
+	struct kernel_cpustat cpustat; /* written by this CPU only: its tick, its idle accounting */
+	u64 idle_entrytime; /* ktime_get_ns() when its idle task halted; 0 while not halted */
 };
 
 DEFINE_PER_CPU(struct rq, runqueues);
@@ -489,17 +490,21 @@ long schedule_timeout_uninterruptible(long timeout)
  * tick, as user time when the tick came from user mode, else as system
  * time; an idle CPU charges nobody. A sample, not a measurement: a task
  * that runs between ticks is charged nothing, one that runs across a tick
- * for a moment a whole TICK_NSEC, as in Linux with this option. */
+ * for a moment a whole TICK_NSEC, as in Linux with this option. A CPU's
+ * idle time is measured instead, from its halt to the interrupt that ends
+ * it (as Linux's NO_HZ idle accounting, tick_nohz_stop_idle at irq_enter:
+ * idle_irq_enter), so an idle CPU's tick charges nothing. */
 static void account_process_tick(struct task_struct *p, bool user)
 {
 	/* The CPU's own figures (/proc/stat), Linux's account_user_time,
 	 * account_system_time and account_idle_time: a CPU in its idle task
 	 * is idle (no I/O wait here). */
 	u64 *cpustat = this_rq()->cpustat.cpustat;
-	int index = is_idle_task(p) ? CPUTIME_IDLE : user ? CPUTIME_USER : CPUTIME_SYSTEM;
-	WRITE_ONCE(cpustat[index], cpustat[index] + TICK_NSEC);
+	/* Idle time is measured, not sampled (idle_irq_enter). */
 	if (is_idle_task(p))
 		return;
+	int index = user ? CPUTIME_USER : CPUTIME_SYSTEM;
+	WRITE_ONCE(cpustat[index], cpustat[index] + TICK_NSEC);
 	if (user)
 		p->utime += TICK_NSEC;
 	else
@@ -626,8 +631,23 @@ static __noreturn void cpu_idle_loop(void)
 			schedule();
 			continue;
 		}
+		/* Idle from here until the interrupt that ends the hlt
+		 * (idle_irq_enter). */
+		WRITE_ONCE(rq->idle_entrytime, ktime_get_ns());
 		__asm__ volatile("sti; hlt" ::: "memory");
+		idle_irq_enter();
 	}
+}
+
+void idle_irq_enter(void)
+{
+	struct rq *rq = this_rq();
+	u64 entry = READ_ONCE(rq->idle_entrytime);
+	if (!entry)
+		return;
+	WRITE_ONCE(rq->idle_entrytime, 0);
+	u64 *idle = &rq->cpustat.cpustat[CPUTIME_IDLE];
+	WRITE_ONCE(*idle, *idle + (ktime_get_ns() - entry));
 }
 
 static int idle_thread_fn(void *unused)

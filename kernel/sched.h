@@ -255,6 +255,14 @@ struct task_struct {
 	bool in_iowait;
 	short il_prev;                 /* the last node MPOL_INTERLEAVE gave it */
 	u8 il_weight;                  /* MPOL_WEIGHTED_INTERLEAVE: pages left on il_prev */
+	/* The run of swap slots its reclaim hands out (mm/swapfile.c's
+	 * scan_swap_map_locked, under swap_lock): which swapon of an area
+	 * it is in (its gen; 0: none), the next slot to try and the run's
+	 * end. */
+	struct {
+		unsigned int gen;
+		unsigned int next, end;
+	} swap_run;
 };
 
 static inline void task_lock(struct task_struct *p) { spin_lock(&p->alloc_lock); }
@@ -417,8 +425,10 @@ struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned in
 				unsigned int flags);
 void free_thread_stack(void *stack);
 /* Linux's kernel_cpustat (include/linux/kernel_stat.h): the time, in
- * nanoseconds, each CPU's tick found it in user mode, in the kernel or
- * idle (tick sampling, as account_process_tick charges tasks); mmlab
+ * nanoseconds, each CPU's tick found it in user mode or in the kernel
+ * (tick sampling, as account_process_tick charges tasks), and the time
+ * it spent halted in its idle task, measured (as Linux's NO_HZ idle
+ * accounting: idle_irq_enter); mmlab
  * has no nice levels, interrupt or softirq time accounting, I/O waits,
  * steal or guest time, so those stay 0. kcpustat_cpu_fetch copies cpu's.
  * total_forks: tasks made since boot (create_task: kernel threads, user
@@ -431,6 +441,10 @@ struct kernel_cpustat {
 	u64 cpustat[NR_STATS];
 };
 void kcpustat_cpu_fetch(struct kernel_cpustat *dst, unsigned int cpu);
+/* An interrupt arrived (arch/x86_64/traps.c, before its handler): if this
+ * CPU's idle task was halted, its idle period ends here and is added to
+ * CPUTIME_IDLE (Linux's tick_nohz_irq_enter -> tick_nohz_stop_idle). */
+void idle_irq_enter(void);
 extern unsigned long total_forks;
 /* Context switches done on cpu, and reschedule IPIs it received. */
 unsigned long nr_context_switches_cpu(unsigned int cpu);

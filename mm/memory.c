@@ -44,6 +44,7 @@
 #include "mm/swap.h"
 #include "mm/swapfile.h"
 #include "mm/swapops.h"
+#include "mm/swap_state.h"
 
 struct page *zero_page;
 static unsigned long zero_pfn;
@@ -317,6 +318,11 @@ static vm_fault_t do_wp_page(struct vm_fault *vmf, pte_t orig)
 	if (is_zero_pfn(pte_pfn(orig)))
 		return wp_page_copy(vmf, orig, NULL);
 	struct page *page = pfn_to_page(pte_pfn(orig));
+	/* A page a read brought back from swap and left in the swap cache:
+	 * out of it first if no swap entry names its slot any more (Linux's
+	 * wp_can_reuse_anon_folio: folio_free_swap), its reference with it. */
+	if (PageAnon(page) && PageSwapCache(page) && page_mapcount(page) == 1)
+		try_to_free_swap(page);
 	/* A private file mapping's page-cache page is never written in
 	 * place: the first write copies it (Linux's do_wp_page, !PageAnon),
 	 * as does an anonymous page another mapping or reference holds. */

@@ -10,27 +10,31 @@
  * counts in its mm's MM_SWAPENTS (VmSwap) instead of MM_ANONPAGES.
  *
  * do_swap_page, under the fault's mmap_lock (read) and table reference:
- *   1. the page from the swap cache (lookup_swap_cache), else a new page
+ *   1. the page from the swap cache (swap_cache_get_page: a page read
+ *      ahead counts a hit), else read by swapin_readahead
+ *      (mm/swap_readahead.h) with the slots around it: new pages
  *      allocated under the VMA's NUMA policy and home node
- *      (vma_alloc_page), the slot's SWAP_HAS_CACHE taken
+ *      (vma_alloc_page), each slot's SWAP_HAS_CACHE taken
  *      (swapcache_prepare: another fault reading it meanwhile makes this
- *      one try again), read (swap_readpage, synchronous), put in the swap
- *      cache and on the LRU: a major fault (VM_FAULT_MAJOR: pgmajfault,
- *      the task's maj_flt);
+ *      one try again), read (one bio per run of slots, synchronous), put
+ *      in the swap cache and on the LRU: a major fault (VM_FAULT_MAJOR:
+ *      pgmajfault, the task's maj_flt);
  *   2. under the PTE lock, if the PTE still holds the entry: the PTE's
  *      slot reference goes and the page gains the mapping
  *      (swap_cache_map, mm/swap_state.h); exclusive (no other entry
- *      names the slot, nothing else maps the page), it leaves the swap
- *      cache and is mapped as a new anonymous page would be, writable on
- *      a write fault; shared, it stays in the cache mapped read-only, and
+ *      names the slot, nothing else maps the page), it is mapped as a new
+ *      anonymous page would be, and on a write fault (or with swap half
+ *      full, or in a locked VMA) it leaves the swap cache, writable; on a
+ *      read it stays there, read-only and clean, as Linux's
+ *      should_try_to_free_swap keeps it, until a write takes it out
+ *      (do_wp_page); shared, it stays in the cache mapped read-only, and
  *      a write copies it (do_wp_page);
  *   3. RSS back from MM_SWAPENTS to MM_ANONPAGES; mlocked again in a
  *      VM_LOCKED VMA.
- * mmlab reads one page per fault: Linux reads ahead up to page-cluster
- * (2^3) slots around it (swapin_readahead); swap_ra and swap_ra_hit stay
- * 0 here. */
+ * The pages read ahead stay in the swap cache unmapped until a fault
+ * finds them there (minor), or reclaim frees them without a write (they
+ * are clean: PG_dirty clear), or the entries naming them go. */
 #include "mm/memory_internal.h"
-#include "kernel/psi.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "mm/mempolicy.h"
@@ -39,60 +43,23 @@
 #include "mm/pgtable.h"
 #include "mm/rmap.h"
 #include "mm/swap.h"
+#include "mm/swap_readahead.h"
 #include "mm/swap_state.h"
 #include "mm/swapops.h"
 
-/* The page at entry: the swap cache's, or read now (*major). NULL with
- * *ret set: VM_FAULT_OOM, VM_FAULT_SIGBUS (the read failed), or 0 (the
- * slot changed hands meanwhile: the access faults again). */
+/* The page at entry: the swap cache's (a minor fault, unless it was
+ * read ahead: the readahead's hit), or read now with the pages around it
+ * that the readahead policy chooses (*ret VM_FAULT_MAJOR). NULL with *ret
+ * set: VM_FAULT_OOM, VM_FAULT_SIGBUS (the read failed), or 0 (the slot
+ * changed hands meanwhile: the access faults again). */
 static struct page *swapin_page(struct vm_fault *vmf, swp_entry_t entry, vm_fault_t *ret)
 {
-	struct page *page = lookup_swap_cache(entry);
+	struct page *page = swap_cache_get_page(entry, vmf->vma, vmf->address);
 	if (page) {
 		*ret = 0; /* a minor fault: no I/O */
 		return page;
 	}
-	page = vma_alloc_page(GFP_HIGHUSER_MOVABLE, vmf->vma, vmf->address);
-	if (!page) {
-		*ret = VM_FAULT_OOM;
-		return NULL;
-	}
-	int err = swapcache_prepare(entry);
-	if (err) {
-		/* -EEXIST: another fault is reading it, or reclaim has just
-		 * taken it out of the cache; -ENOENT: the slot was freed (the
-		 * PTE changed). Either way: again, from the PTE. */
-		put_page(page);
-		if (err == -EEXIST) {
-			/* Waiting for another fault's read of the page: Linux
-			 * waits on the page's lock, a memory stall when the page
-			 * is a refault (folio_wait_bit_common's "thrashing"). */
-			unsigned long pflags;
-			psi_memstall_enter(&pflags);
-			schedule();
-			psi_memstall_leave(&pflags);
-		}
-		*ret = 0;
-		return NULL;
-	}
-	/* The read is a memory stall (PSI) and an I/O wait. Linux 6.1's
-	 * swap_readpage marks only a workingset refault (the page was active
-	 * before it was evicted, its shadow entry says): mmlab keeps no shadow
-	 * entries, so it counts every swap-in read. */
-	unsigned long pflags;
-	psi_memstall_enter(&pflags);
-	int err_read = swap_readpage(page, entry);
-	psi_memstall_leave(&pflags);
-	if (err_read) {
-		put_swap_folio(entry);
-		put_page(page);
-		*ret = VM_FAULT_SIGBUS;
-		return NULL;
-	}
-	add_to_swap_cache(page, entry);
-	folio_add_lru(page);
-	*ret = VM_FAULT_MAJOR;
-	return page;
+	return swapin_readahead(entry, vmf, ret);
 }
 
 vm_fault_t do_swap_page(struct vm_fault *vmf, pte_t orig)
@@ -120,7 +87,11 @@ vm_fault_t do_swap_page(struct vm_fault *vmf, pte_t orig)
 		return ret;
 	}
 	bool first;
-	int exclusive = swap_cache_map(page, entry, vma, vmf->address, &first);
+	/* Linux's should_try_to_free_swap: a page a read brought back stays
+	 * in the cache (clean: reclaim frees it again without a write)
+	 * unless swap is half full or the VMA is locked. */
+	bool keep = !(vmf->flags & FAULT_FLAG_WRITE) && !(vma->vm_flags & VM_LOCKED) && !vm_swap_full();
+	int exclusive = swap_cache_map(page, entry, vma, vmf->address, keep, &first);
 	if (exclusive < 0) {
 		pte_unmap_unlock(pte, ptl);
 		put_page(page);

@@ -229,6 +229,11 @@ struct vm_area_struct {
 		unsigned long rb_subtree_last;
 		bool linked;
 	} shared;
+	/* The VMA-based swap readahead's state (Linux's swap_readahead_info,
+	 * mm/swap_readahead.c): the last fault's page address, the window it
+	 * read and the readahead hits since, in one word; 0 before the first
+	 * swap-in. Read and written racily, as Linux's atomic_long. */
+	unsigned long swap_readahead_info;
 };
 
 static inline bool is_vm_hugetlb_page(const struct vm_area_struct *vma) { return vma->vm_flags & VM_HUGETLB; }

@@ -44,6 +44,9 @@ struct lruvec {
 	struct list_head lists[NR_LRU_LISTS]; /* [LRU_UNEVICTABLE] stays empty: a count only */
 	unsigned long nr_pages[NR_LRU_LISTS];
 	unsigned long nr_mlock;   /* pages PG_mlocked (Linux's NR_MLOCK), under lru_lock */
+	/* Pages evicted or activated on this node so far (Linux's
+	 * nonresident_age, atomic: mm/workingset.h). */
+	unsigned long nonresident_age;
 };
 
 #endif

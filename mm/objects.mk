@@ -78,6 +78,8 @@ KERNEL_SRCS += \
 	mm/swapfile.c \
 	mm/swapfile_cont.c \
 	mm/swap_state.c \
+	mm/swap_readahead.c \
+	mm/workingset.c \
 	mm/vmscan_swap.c \
 	mm/memory_swap.c \
 	mm/swap_unuse.c \

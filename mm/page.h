@@ -59,6 +59,13 @@ enum pageflags {
 			* on the anon lists as Linux's (folio_is_file_lru) */
 	PG_mlocked,    /* mapped by a VM_LOCKED VMA (mm/mlock.c) */
 	PG_swapcache,  /* in the swap cache (mm/swap_state.h): private is its swap entry */
+	PG_dirty,      /* a swap-cache page whose data its slot does not hold yet: it
+			* must be written before it may go (Linux's PG_dirty, for the
+			* swap cache only: mmlab has no other page to write back) */
+	PG_readahead,  /* read ahead of a swap-in fault, not used since (Linux's
+			* PG_readahead, mm/swap_readahead.c) */
+	PG_workingset, /* was active when last deactivated: its refault is a
+			* restore (Linux's PG_workingset, mm/workingset.c) */
 	NR_PAGEFLAGS
 };
 

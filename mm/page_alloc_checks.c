@@ -30,6 +30,7 @@ static const char *const pageflag_names[NR_PAGEFLAGS] = {
 	[PG_shmem_thp] = "shmem_thp", [PG_shmem_tail] = "shmem_tail", [PG_lru] = "lru",
 	[PG_active] = "active", [PG_referenced] = "referenced", [PG_unevictable] = "unevictable",
 	[PG_swapbacked] = "swapbacked", [PG_mlocked] = "mlocked", [PG_swapcache] = "swapcache",
+	[PG_dirty] = "dirty", [PG_readahead] = "readahead", [PG_workingset] = "workingset",
 };
 
 static void describe_flags(unsigned long flags, char *buf, size_t size)

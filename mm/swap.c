@@ -21,6 +21,7 @@
 #include "mm/mm_inline.h"
 #include "mm/mm_types.h"
 #include "mm/vmstat.h"
+#include "mm/workingset.h"
 
 static inline void set_flag_atomic(struct page *page, enum pageflags f)
 {
@@ -96,7 +97,8 @@ void page_cache_release(struct page *page)
 		count_vm_events(UNEVICTABLE_PGCLEARED, nr);
 	}
 	__atomic_and_fetch(&page->flags, ~((1ul << PG_active) | (1ul << PG_unevictable) | (1ul << PG_mlocked) |
-			 (1ul << PG_referenced) | (1ul << PG_swapbacked)), __ATOMIC_RELAXED);
+			 (1ul << PG_referenced) | (1ul << PG_swapbacked) | (1ul << PG_readahead) |
+			 (1ul << PG_workingset)), __ATOMIC_RELAXED);
 	spin_unlock_irqrestore(&lruvec->lru_lock, flags);
 }
 
@@ -127,6 +129,7 @@ void folio_mark_accessed(struct page *page)
 		 * has no batches). */
 		folio_activate(page);
 		clear_flag_atomic(page, PG_referenced);
+		workingset_activation(page);
 	}
 }
 
@@ -170,6 +173,8 @@ void folio_migrate_lru(struct page *new, struct page *old)
 		set_flag_atomic(new, PG_referenced);
 	if (page_test_flag(old, PG_active))
 		set_flag_atomic(new, PG_active);
+	if (page_test_flag(old, PG_workingset))
+		set_flag_atomic(new, PG_workingset);
 	if (mlocked) {
 		/* The old page gives its mlock up as it goes: the node
 		 * counts move with it. */

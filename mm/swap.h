@@ -27,7 +27,7 @@ void folio_add_lru_vma(struct page *page, struct vm_area_struct *vma);
 void page_cache_release(struct page *page);
 #define LRU_PAGE_FLAGS                                                                         \
 	((1ul << PG_lru) | (1ul << PG_active) | (1ul << PG_referenced) | (1ul << PG_unevictable) | \
-	 (1ul << PG_swapbacked) | (1ul << PG_mlocked))
+	 (1ul << PG_swapbacked) | (1ul << PG_mlocked) | (1ul << PG_readahead) | (1ul << PG_workingset))
 /* A reference to the page from a read or write of it (Linux's
  * folio_mark_accessed): inactive,unreferenced -> inactive,referenced ->
  * active,unreferenced. */

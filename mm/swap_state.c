@@ -1,11 +1,21 @@
 /* The swap cache and swap I/O (mm/swap_state.h says what a page in it
  * holds and which invariant it keeps).
  *
+ * An area's array holds, per slot, the page of the cache, or, once
+ * reclaim freed that page, its shadow (Linux's xarray value entry,
+ * mm/workingset.c): a word with bit 0 set, which no struct page pointer
+ * has. A lookup sees a shadow as no page. The shadow stays until a page
+ * takes the slot again (add_to_swap_cache hands it to the swap-in's
+ * workingset_refault) or the slot is freed (clear_shadow_from_swap_cache,
+ * Linux's, from swap_range_free).
+ *
  * Locking: swap_cache_lock covers every area's array and PG_swapcache
  * and private of the pages in it; a lookup takes its reference under it,
  * and a removal checks the page's references under it, so a page is
  * never found once reclaim has decided to free it. It nests inside PTE
- * locks and outside swap_lock. */
+ * locks and outside swap_lock. The one write without it is a free slot's
+ * shadow cleared under swap_lock: no page can be in a free slot, and the
+ * slot cannot be handed out again before swap_lock is dropped. */
 #include "mm/swap_state.h"
 #include "block/blkdev.h"
 #include "kernel/printk.h"
@@ -14,6 +24,7 @@
 #include "mm/rmap.h"
 #include "mm/vmalloc.h"
 #include "mm/vmstat.h"
+#include "mm/workingset.h"
 
 DEFINE_SPINLOCK(swap_cache_lock);
 static struct page **swap_cache[MAX_SWAPFILES];
@@ -50,6 +61,36 @@ static struct page **cache_slot_locked(swp_entry_t entry)
 	return slots ? &slots[swp_offset(entry)] : NULL;
 }
 
+/* Linux's xa_is_value: a shadow, not a page. */
+static inline bool slot_is_shadow(const struct page *p) { return (unsigned long)p & 1; }
+
+/* The page in a slot, NULL for none or a shadow. */
+static struct page *slot_page_locked(swp_entry_t entry)
+{
+	struct page **slot = cache_slot_locked(entry);
+	struct page *p = slot ? *slot : NULL;
+	return p && !slot_is_shadow(p) ? p : NULL;
+}
+
+void clear_shadow_from_swap_cache(unsigned int type, unsigned long offset)
+{
+	struct page **slots = READ_ONCE(swap_cache[type]);
+	if (!slots)
+		return;
+	struct page *old = READ_ONCE(slots[offset]);
+	if (old && slot_is_shadow(old))
+		__atomic_compare_exchange_n(&slots[offset], &old, NULL, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+void *swap_cache_shadow(swp_entry_t entry)
+{
+	spin_lock(&swap_cache_lock);
+	struct page **slot = cache_slot_locked(entry);
+	void *shadow = slot && *slot && slot_is_shadow(*slot) ? *slot : NULL;
+	spin_unlock(&swap_cache_lock);
+	return shadow;
+}
+
 static void set_swapcache(struct page *page)
 {
 	__atomic_or_fetch(&page->flags, 1ul << PG_swapcache, __ATOMIC_RELAXED);
@@ -60,11 +101,13 @@ static void clear_swapcache(struct page *page)
 	__atomic_and_fetch(&page->flags, ~(1ul << PG_swapcache), __ATOMIC_RELAXED);
 }
 
-void add_to_swap_cache(struct page *page, swp_entry_t entry)
+void add_to_swap_cache(struct page *page, swp_entry_t entry, void **shadowp)
 {
 	get_page(page);
 	spin_lock(&swap_cache_lock);
 	struct page **slot = cache_slot_locked(entry);
+	if (shadowp)
+		*shadowp = slot_is_shadow(*slot) ? *slot : NULL;
 	page->_user_private = entry.val;
 	set_swapcache(page);
 	*slot = page;
@@ -72,15 +115,17 @@ void add_to_swap_cache(struct page *page, swp_entry_t entry)
 	spin_unlock(&swap_cache_lock);
 }
 
-/* Out of the cache, under the lock; the caller drops the slot's cache
- * flag and the cache's reference after it. */
-static swp_entry_t __delete_from_swap_cache_locked(struct page *page)
+/* Out of the cache, under the lock, leaving shadow (or nothing) in its
+ * slot (Linux's __delete_from_swap_cache); the caller drops the slot's
+ * cache flag and the cache's reference after it. */
+static swp_entry_t __delete_from_swap_cache_locked(struct page *page, void *shadow)
 {
 	swp_entry_t entry = page_swap_entry(page);
 	struct page **slot = cache_slot_locked(entry);
 	if (slot && *slot == page)
-		*slot = NULL;
+		*slot = shadow;
 	clear_swapcache(page);
+	__atomic_and_fetch(&page->flags, ~((1ul << PG_dirty) | (1ul << PG_readahead)), __ATOMIC_RELAXED);
 	page->_user_private = 0;
 	swap_cache_pages--;
 	return entry;
@@ -89,7 +134,7 @@ static swp_entry_t __delete_from_swap_cache_locked(struct page *page)
 void delete_from_swap_cache(struct page *page)
 {
 	spin_lock(&swap_cache_lock);
-	swp_entry_t entry = __delete_from_swap_cache_locked(page);
+	swp_entry_t entry = __delete_from_swap_cache_locked(page, NULL);
 	spin_unlock(&swap_cache_lock);
 	put_swap_folio(entry);
 	put_page(page);
@@ -107,8 +152,10 @@ static bool delete_from_swap_cache_if(struct page *page, bool isolated)
 		  (isolated ? page_ref_count(page) == 2 && !page_mapcount(page)
 			    : swap_count_of(page_swap_entry(page)) == SWAP_HAS_CACHE);
 	swp_entry_t entry = { 0 };
+	/* Reclaim leaves a shadow (Linux's __remove_mapping with
+	 * reclaimed: workingset_eviction); a page nobody needs leaves none. */
 	if (go)
-		entry = __delete_from_swap_cache_locked(page);
+		entry = __delete_from_swap_cache_locked(page, isolated ? workingset_eviction(page) : NULL);
 	spin_unlock(&swap_cache_lock);
 	if (!go)
 		return false;
@@ -125,8 +172,7 @@ bool remove_mapping_swapcache(struct page *page)
 struct page *lookup_swap_cache(swp_entry_t entry)
 {
 	spin_lock(&swap_cache_lock);
-	struct page **slot = cache_slot_locked(entry);
-	struct page *page = slot ? *slot : NULL;
+	struct page *page = slot_page_locked(entry);
 	if (page)
 		get_page(page);
 	spin_unlock(&swap_cache_lock);
@@ -136,8 +182,7 @@ struct page *lookup_swap_cache(swp_entry_t entry)
 bool swap_cache_present(swp_entry_t entry)
 {
 	spin_lock(&swap_cache_lock);
-	struct page **slot = cache_slot_locked(entry);
-	bool present = slot && *slot;
+	bool present = slot_page_locked(entry) != NULL;
 	spin_unlock(&swap_cache_lock);
 	return present;
 }
@@ -148,7 +193,7 @@ bool try_to_free_swap(struct page *page)
 }
 
 int swap_cache_map(struct page *page, swp_entry_t entry, struct vm_area_struct *vma, unsigned long address,
-		   bool *first)
+		   bool keep, bool *first)
 {
 	spin_lock(&swap_cache_lock);
 	if (!PageSwapCache(page) || page_swap_entry(page).val != entry.val) {
@@ -158,10 +203,11 @@ int swap_cache_map(struct page *page, swp_entry_t entry, struct vm_area_struct *
 	swap_free(entry); /* the PTE's reference */
 	bool exclusive = swap_count_of(entry) == SWAP_HAS_CACHE && !page_mapcount(page);
 	*first = page_add_anon_rmap(page, vma, address, exclusive);
-	if (exclusive)
-		__delete_from_swap_cache_locked(page);
+	bool leave = exclusive && !keep;
+	if (leave)
+		__delete_from_swap_cache_locked(page, NULL);
 	spin_unlock(&swap_cache_lock);
-	if (exclusive) {
+	if (leave) {
 		put_swap_folio(entry);
 		put_page(page);
 	}
@@ -202,8 +248,12 @@ static int swap_rw(struct page *page, swp_entry_t entry, unsigned int op)
 int swap_writepage(struct page *page)
 {
 	int err = swap_rw(page, page_swap_entry(page), REQ_OP_WRITE);
-	if (!err)
+	if (!err) {
+		/* The slot holds the data now (Linux's folio_clear_dirty_for_io
+		 * before the write): the page may go without another. */
+		__atomic_and_fetch(&page->flags, ~(1ul << PG_dirty), __ATOMIC_RELAXED);
 		count_vm_event(PSWPOUT);
+	}
 	return err;
 }
 
@@ -212,5 +262,25 @@ int swap_readpage(struct page *page, swp_entry_t entry)
 	int err = swap_rw(page, entry, REQ_OP_READ);
 	if (!err)
 		count_vm_event(PSWPIN);
+	return err;
+}
+
+int swap_read_pages(struct page **pages, unsigned int nr, swp_entry_t first)
+{
+	struct swap_info_struct *si = swp_swap_info(first);
+	if (!si)
+		return -EINVAL;
+	struct bio *bio = bio_alloc(si->bdev, (unsigned short)nr, REQ_OP_READ, GFP_NOIO);
+	if (!bio)
+		return -ENOMEM;
+	bio->bi_iter.bi_sector = (sector_t)swp_offset(first) << (PAGE_SHIFT - SECTOR_SHIFT);
+	for (unsigned int i = 0; i < nr; i++)
+		bio_add_page(bio, pages[i], PAGE_SIZE, 0);
+	int err = submit_bio_wait(bio);
+	bio_put(bio);
+	if (err)
+		pr_err("Read to swap offset %lu failed: %d\n", swp_offset(first), err);
+	else
+		count_vm_events(PSWPIN, nr);
 	return err;
 }

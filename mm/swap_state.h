@@ -10,10 +10,12 @@
  *
  * Invariant: a page in the swap cache is mapped writable only by the one
  * mapping that owns it alone and has not been unmapped since it entered
- * the cache (reclaim's add_to_swap, whose unmap then failed). Swap-in
- * maps a page that stays in the cache read-only, so a page that other
- * swap entries name never changes under them; a write fault copies it
- * (mm/memory.c's reuse needs one reference, and the cache holds one). */
+ * the cache (reclaim's add_to_swap, whose unmap then failed; it is
+ * PG_dirty). Swap-in maps a page that stays in the cache read-only, so a
+ * page that other swap entries name never changes under them; a write
+ * fault takes it out of the cache first when no entry names its slot
+ * (try_to_free_swap: then mm/memory.c's reuse finds one reference), and
+ * copies it otherwise. */
 #ifndef MM_SWAP_STATE_H
 #define MM_SWAP_STATE_H
 
@@ -34,8 +36,14 @@ void exit_swap_address_space(unsigned int type);
 
 /* page (a reference of the caller's, not in the cache) enters it at
  * entry, whose SWAP_HAS_CACHE the caller took (get_swap_page or
- * swapcache_prepare): the cache takes a reference. */
-void add_to_swap_cache(struct page *page, swp_entry_t entry);
+ * swapcache_prepare): the cache takes a reference. *shadowp (if not
+ * NULL): the shadow reclaim left in the slot, or NULL (mm/workingset.h). */
+void add_to_swap_cache(struct page *page, swp_entry_t entry, void **shadowp);
+/* A free slot's shadow goes (Linux's clear_shadow_from_swap_cache), under
+ * swap_lock, from the slot's free. */
+void clear_shadow_from_swap_cache(unsigned int type, unsigned long offset);
+/* The shadow in entry's slot, or NULL (for tests). */
+void *swap_cache_shadow(swp_entry_t entry);
 /* page leaves the cache: its slot's SWAP_HAS_CACHE and the cache's
  * reference go (the slot is free if nothing else names it). */
 void delete_from_swap_cache(struct page *page);
@@ -57,12 +65,15 @@ bool try_to_free_swap(struct page *page);
  * gains vma's mapping at address (*first: its first). Exclusive when no
  * other swap entry names the slot and nothing else maps the page: it
  * then leaves the cache (its slot freed), and the caller may map it
- * writable. 1 exclusive, 0 shared (it stays in the cache, mapped
- * read-only), -EAGAIN when page is not the cache's page at entry any
- * more (the fault tries again). */
+ * writable; unless keep (a read fault while swap has room: Linux's
+ * should_try_to_free_swap false), when it stays, clean, mapped read-only,
+ * so that reclaim may free it again without a write, and a write fault
+ * takes it out (do_wp_page: try_to_free_swap). 1 exclusive, 0 shared (it
+ * stays in the cache, mapped read-only), -EAGAIN when page is not the
+ * cache's page at entry any more (the fault tries again). */
 struct vm_area_struct;
 int swap_cache_map(struct page *page, swp_entry_t entry, struct vm_area_struct *vma, unsigned long address,
-		   bool *first);
+		   bool keep, bool *first);
 /* Held around an unmap of a page in the swap cache (reclaim's, a zap's),
  * so that its last mapping's going and a swap-in's first mapping
  * (swap_cache_map) do not interleave: the one clears the page's anon_vma,
@@ -77,8 +88,15 @@ unsigned long total_swapcache_pages(void);
 
 /* Linux's swap_writepage and swap_read_folio, synchronous: one bio of
  * one page at the slot's sector, waited for (Linux's is asynchronous, its
- * end_io finishing the page's writeback). 0 or -errno. pswpout/pswpin. */
+ * end_io finishing the page's writeback). 0 or -errno. pswpout/pswpin.
+ * A written page is clean (PG_dirty cleared): reclaim may free it again
+ * without a write while it stays in the cache. */
 int swap_writepage(struct page *page);
 int swap_readpage(struct page *page, swp_entry_t entry);
+/* nr pages (at most the disk's max_segments) read from the nr slots
+ * that follow first, in one bio, waited for (the readahead's batch: Linux
+ * plugs the reads of a window, blk_start_plug, and its block layer merges
+ * them): 0 or -errno; pswpin counts nr. */
+int swap_read_pages(struct page **pages, unsigned int nr, swp_entry_t first);
 
 #endif

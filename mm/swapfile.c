@@ -38,6 +38,7 @@
 #include "lib/string.h"
 #include "mm/page.h"
 #include "mm/slab.h"
+#include "mm/swap_readahead.h"
 #include "mm/swap_state.h"
 #include "mm/util.h"
 #include "mm/vmalloc.h"
@@ -89,21 +90,48 @@ struct swap_info_struct *swp_swap_info(swp_entry_t entry)
 	return si;
 }
 
-/* Linux's scan_swap_map_slots for one slot, under swap_lock. */
+#define SWAP_SLOTS_CACHE_SIZE 64
+
+/* The slot at offset taken (under swap_lock). */
+static void take_slot_locked(struct swap_info_struct *si, unsigned long offset)
+{
+	si->swap_map[offset] = SWAP_HAS_CACHE;
+	si->inuse_pages++;
+	nr_swap_pages--;
+}
+
+/* Linux's scan_swap_map_slots for one slot, under swap_lock: the next free
+ * slot of the current task's run, else the first free one from
+ * cluster_next, which starts a new run of SWAP_SLOTS_CACHE_SIZE slots for
+ * the task (cluster_next then past it: another's run starts after it). */
 static unsigned long scan_swap_map_locked(struct swap_info_struct *si)
 {
 	if (si->inuse_pages == si->pages)
 		return 0;
+	typeof(current->swap_run) *run = &current->swap_run;
+	if (run->gen == si->gen) {
+		for (unsigned long o = run->next; o && o < run->end && o <= si->highest_bit; o++) {
+			if (!si->swap_map[o]) {
+				take_slot_locked(si, o);
+				run->next = (unsigned int)o + 1;
+				return o;
+			}
+		}
+	}
 	unsigned long start = si->cluster_next;
 	if (start < si->lowest_bit || start > si->highest_bit)
 		start = si->lowest_bit;
 	unsigned long offset = start;
 	do {
 		if (!si->swap_map[offset]) {
-			si->swap_map[offset] = SWAP_HAS_CACHE;
-			si->inuse_pages++;
-			nr_swap_pages--;
-			si->cluster_next = (unsigned int)offset + 1;
+			take_slot_locked(si, offset);
+			unsigned long end = offset + SWAP_SLOTS_CACHE_SIZE;
+			if (end > (unsigned long)si->highest_bit + 1)
+				end = (unsigned long)si->highest_bit + 1;
+			run->gen = si->gen;
+			run->next = (unsigned int)offset + 1;
+			run->end = (unsigned int)end;
+			si->cluster_next = (unsigned int)end;
 			return offset;
 		}
 		if (++offset > si->highest_bit)
@@ -154,6 +182,7 @@ unsigned char swap_count_of(swp_entry_t entry)
 static void swap_entry_free_locked(struct swap_info_struct *si, unsigned long offset)
 {
 	si->swap_map[offset] = 0;
+	clear_shadow_from_swap_cache((unsigned int)si->type, offset);
 	si->inuse_pages--;
 	if (si->flags & SWP_WRITEOK)
 		nr_swap_pages++;
@@ -339,7 +368,9 @@ static struct swap_info_struct *alloc_swap_info(void)
 		kfree(si);
 		return ERR_PTR(-EPERM);
 	}
+	static unsigned int swapon_gen;
 	si->type = (signed char)type;
+	si->gen = ++swapon_gen ? swapon_gen : ++swapon_gen; /* never 0 */
 	si->flags = SWP_USED;
 	swap_info[type] = si;
 	spin_unlock(&swap_lock);
@@ -429,6 +460,7 @@ static long do_swapon(const char *name, int swap_flags)
 	if (err)
 		goto bad;
 	si->swap_file = file;
+	swap_readahead_area_on(si);
 	spin_lock(&swap_lock);
 	si->swap_map = swap_map;
 	enable_swap_info_locked(si, swap_flags & SWAP_FLAG_PREFER
@@ -530,6 +562,7 @@ static long do_swapoff(const char *name)
 		reinsert_swap_info(si);
 		goto out;
 	}
+	swap_readahead_area_off(si);
 	spin_lock(&swap_lock);
 	unsigned char *map = si->swap_map;
 	si->swap_map = NULL;

@@ -20,6 +20,7 @@
 #ifndef MM_SWAPFILE_H
 #define MM_SWAPFILE_H
 
+#include "kernel/smp.h"
 #include "kernel/spinlock.h"
 #include "kernel/types.h"
 #include "mm/gfp.h"
@@ -94,6 +95,7 @@ union swap_header {
 enum {
 	SWP_USED = 1 << 0,    /* the slot in swap_info[] is taken */
 	SWP_WRITEOK = 1 << 1, /* on: slots may be handed out */
+	SWP_SOLIDSTATE = 1 << 4, /* its disk is not rotational (bdev_nonrot) */
 	SWP_BLKDEV = 1 << 6,  /* a block device (mmlab takes nothing else) */
 };
 
@@ -111,6 +113,8 @@ struct swap_info_struct {
 	unsigned int pages;         /* usable slots: max - 1 - bad ones */
 	unsigned int inuse_pages;   /* slots in use */
 	unsigned int cluster_next;  /* where the next search starts */
+	unsigned int gen;           /* which swapon this is (a task's run of slots names it) */
+
 	struct block_device *bdev;
 	struct file *swap_file;     /* what swapon opened (closed by swapoff) */
 	/* Count continuations (mm/swapfile_cont.c): a list of pages per
@@ -123,7 +127,15 @@ extern spinlock_t swap_lock;
 extern struct swap_info_struct *swap_info[MAX_SWAPFILES];
 /* Free usable slots of every area that is on (Linux's nr_swap_pages). */
 extern long nr_swap_pages;
-/* total_swap_pages (mm/vmscan.h): usable slots of every area that is on. */
+/* Usable slots of every area that is on (mm/vmscan.c's, Linux's). */
+extern long total_swap_pages;
+
+/* Linux's vm_swap_full: more than half the swap in use (swap-in then
+ * frees a slot it may, rather than keep the page's copy there). */
+static inline bool vm_swap_full(void)
+{
+	return READ_ONCE(nr_swap_pages) * 2 < READ_ONCE(total_swap_pages);
+}
 
 /* swapon(2) and swapoff(2) of a kernel path, past the flags and
  * capability checks (for the kernel's tests): 0 or -errno. */
@@ -141,7 +153,15 @@ unsigned int nr_swapfiles_on(void);
  * SWAP_HAS_CACHE; {0} when there is none. Cheap, never sleeps. mmlab's
  * search is Linux's scan_swap_map_slots without clusters: first free
  * slot from cluster_next (Linux 6.1 keeps per-CPU clusters of 256 slots
- * on a non-rotational disk; a virtio disk is rotational to it). */
+ * on a non-rotational disk; a virtio disk is rotational to it), taken a
+ * run of SWAP_SLOTS_CACHE_SIZE (64) slots per task at a time, as Linux's
+ * per-CPU slot cache takes its batches: the pages one reclaimer swaps out
+ * in a row get slots in a row on the disk, where readahead finds them
+ * together, however many reclaimers (kswapd of each node, direct
+ * reclaim) swap at once. Per task, not per CPU: mmlab's swap-out sleeps
+ * on each write, and another reclaimer on the CPU runs meanwhile. Unlike
+ * Linux's cache, the run holds no slot: a slot is taken only when handed
+ * out. */
 swp_entry_t get_swap_page(void);
 /* The slot's count: references, and SWAP_HAS_CACHE (for tests and
  * /proc); 0 for an entry of no area that is on. */

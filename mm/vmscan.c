@@ -38,6 +38,7 @@
 #include "mm/swapfile.h"
 #include "mm/vmscan_swap.h"
 #include "mm/vmstat.h"
+#include "mm/workingset.h"
 
 int vm_swappiness = 60;
 long total_swap_pages;
@@ -186,14 +187,20 @@ void putback_lru_page(struct page *page)
 	putback_one(folio_lruvec(page), page);
 }
 
-/* Linux's move_folios_to_lru: every page of list back; how many pages. */
+/* Linux's move_folios_to_lru: every page of list back; how many pages.
+ * A page going back active ages the node's nonresident pages, as an
+ * eviction does (mm/workingset.h: an activation takes room from the
+ * inactive list too). */
 static unsigned long move_folios_to_lru(struct lruvec *lruvec, struct list_head *list)
 {
 	unsigned long moved = 0;
 	while (!list_empty(list)) {
 		struct page *page = lru_to_folio(list->next);
 		list_del(folio_lru(page));
-		moved += folio_nr_pages(page);
+		unsigned long nr = folio_nr_pages(page);
+		moved += nr;
+		if (page_test_flag(page, PG_active))
+			workingset_age_nonresident(lruvec, nr);
 		putback_one(lruvec, page);
 	}
 	return moved;
@@ -269,7 +276,8 @@ void shrink_active_list(unsigned long nr_to_scan, struct lruvec *lruvec, struct 
 				continue;
 			}
 		}
-		lru_flag_clear(page, PG_active);
+		lru_flag_clear(page, PG_active); /* we are de-activating */
+		lru_flag_set(page, PG_workingset);
 		list_add(folio_lru(page), &l_inactive);
 	}
 	move_folios_to_lru(lruvec, &l_active);

@@ -17,13 +17,16 @@
  *      busy (tried, never waited for: mm/migrate_entry.c's hold_mm says
  *      why); a page left mapped is activated, as Linux's, and stays in
  *      the swap cache with its slot (the entries already made name it).
- *   3. pageout: swap_writepage, synchronous (mm/swap_state.h), unless no
- *      swap entry names the slot any more (every mapping went meanwhile),
- *      with a reference on the slot held across it (the page stays in the
- *      swap cache while it is written).
+ *   3. pageout: swap_writepage, synchronous (mm/swap_state.h), unless the
+ *      page is clean (PG_dirty clear: its slot holds its data already, a
+ *      page read back and unchanged, or read ahead) or no swap entry names
+ *      the slot any more (every mapping went meanwhile), with a reference
+ *      on the slot held across it (the page stays in the swap cache while
+ *      it is written).
  *   4. __remove_mapping: out of the swap cache only if nothing but the
  *      isolation and the cache holds the page (a fault that found it in
- *      the cache meanwhile keeps it); the caller's put then frees it.
+ *      the cache meanwhile keeps it), a shadow left in its slot
+ *      (mm/workingset.h); the caller's put then frees it.
  *
  * Not here: a THP (mm/vmscan.c splits it first, as Linux's
  * shrink_folio_list; one that reaches this is activated), a tmpfs page
@@ -40,6 +43,11 @@
 #include "mm/rmap.h"
 #include "mm/swap_state.h"
 #include "mm/swapops.h"
+
+static inline void page_set_flag_atomic_dirty(struct page *page)
+{
+	__atomic_or_fetch(&page->flags, 1ul << PG_dirty, __ATOMIC_RELAXED);
+}
 
 struct unmap_arg {
 	swp_entry_t entry;
@@ -69,7 +77,10 @@ static bool try_to_unmap_one(struct page *page, struct vm_area_struct *vma, unsi
 				if (swap_duplicate(ua->entry)) {
 					ua->failed = true;
 				} else {
-					ptep_get_and_set(pte, swp_entry_to_pte(ua->entry));
+					pte_t old = ptep_get_and_set(pte, swp_entry_to_pte(ua->entry));
+					/* Linux's: a dirty PTE dirties the page. */
+					if (pte_dirty(old))
+						page_set_flag_atomic_dirty(page);
 					flush_tlb_mm_range(mm, address, address + PAGE_SIZE);
 					spin_lock(&swap_cache_lock);
 					anon_page_unmapped(mm, page, 1);
@@ -105,20 +116,25 @@ enum swap_out_result swap_out_folio(struct page *page)
 		swp_entry_t entry = get_swap_page();
 		if (!entry.val)
 			return SWAP_OUT_ACTIVATE; /* no swap space */
-		add_to_swap_cache(page, entry);
+		add_to_swap_cache(page, entry, NULL);
+		/* Linux's add_to_swap: the slot has no copy yet. */
+		page_set_flag_atomic_dirty(page);
 	}
 	swp_entry_t entry = page_swap_entry(page);
 	if (!try_to_unmap(page, entry))
 		return SWAP_OUT_ACTIVATE; /* Linux's activate_locked: still mapped */
-	/* Nobody names the slot any more: the data is nobody's (Linux's
-	 * folio_free_swap of an unmapped swap-cache page). Else written,
-	 * with a reference of the write's own on the slot: a swap-in fault
-	 * meanwhile then finds the page shared and leaves it in the swap
-	 * cache (Linux holds the folio lock), since swap_writepage reads the
-	 * slot from the page, which out of the cache would name slot 0, the
-	 * area's header. A slot freed meanwhile (-ENOENT) took the page out
-	 * of the cache: nothing to write. */
-	if (swap_count_of(entry) & ~SWAP_HAS_CACHE) {
+	/* Written only when the slot lacks the data (PG_dirty: a page read
+	 * back, ahead or not, and unchanged since is clean, Linux's
+	 * folio_test_dirty before pageout), and only when some entry names
+	 * the slot (nobody does: the data is nobody's, Linux's
+	 * folio_free_swap of an unmapped swap-cache page). The write holds a
+	 * reference of its own on the slot: a swap-in fault meanwhile then
+	 * finds the page shared and leaves it in the swap cache (Linux holds
+	 * the folio lock), since swap_writepage reads the slot from the page,
+	 * which out of the cache would name slot 0, the area's header. A slot
+	 * freed meanwhile (-ENOENT) took the page out of the cache: nothing to
+	 * write. */
+	if (page_test_flag(page, PG_dirty) && (swap_count_of(entry) & ~SWAP_HAS_CACHE)) {
 		if (swap_duplicate(entry))
 			return SWAP_OUT_ACTIVATE;
 		int err = swap_writepage(page);

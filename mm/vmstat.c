@@ -73,6 +73,16 @@ static void vmstat_show(struct seq_buf *m, const struct proc_node *node)
 	seq_buf_printf(m, "nr_mlock %lu\n", global_mlocked_pages());
 	for (int i = 0; i < NR_LRU_LISTS; i++)
 		seq_buf_printf(m, "nr_%s %lu\n", lru_names[i], lru[i]);
+	/* Linux's workingset node counters, in its order; the file ones stay
+	 * 0 (no file page is reclaimed here), workingset_nodes and
+	 * workingset_nodereclaim are not shown (no xarray nodes of shadows:
+	 * mm/workingset.c). */
+	seq_buf_printf(m, "workingset_refault_anon %lu\nworkingset_refault_file 0\n",
+		       all_vm_events(WORKINGSET_REFAULT_ANON));
+	seq_buf_printf(m, "workingset_activate_anon %lu\nworkingset_activate_file 0\n",
+		       all_vm_events(WORKINGSET_ACTIVATE_ANON));
+	seq_buf_printf(m, "workingset_restore_anon %lu\nworkingset_restore_file 0\n",
+		       all_vm_events(WORKINGSET_RESTORE_ANON));
 	seq_buf_printf(m, "nr_anon_pages %lu\nnr_mapped %lu\nnr_page_table_pages %lu\nnr_swapcached %lu\n",
 		       nr_anon_pages(), nr_file_mapped_pages(), nr_user_pagetable_pages(), total_swapcache_pages());
 	static const char *const numa_names[NR_NUMA_STAT_ITEMS] = {

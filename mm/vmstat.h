@@ -14,8 +14,13 @@ enum vm_event_item {
 	PGMAJFAULT, /* faults that waited for I/O: a swap-in's read (mm/memory_swap.c) */
 	PSWPIN,     /* pages read from swap (mm/swap_state.c) */
 	PSWPOUT,    /* pages written to swap */
-	SWAP_RA,    /* pages read ahead of a swap-in fault */
+	SWAP_RA,    /* pages read ahead of a swap-in fault (mm/swap_readahead.c) */
 	SWAP_RA_HIT, /* of those, found in the swap cache by a later fault */
+	/* mm/workingset.c's, node counters in Linux (summed here: /proc/vmstat
+	 * shows the sum); anon only, mmlab reclaims no file page */
+	WORKINGSET_REFAULT_ANON,  /* pages read back into a slot holding a shadow */
+	WORKINGSET_ACTIVATE_ANON, /* of them, activated: refault distance within the workingset */
+	WORKINGSET_RESTORE_ANON,  /* of those, active before their eviction */
 	THP_FAULT_ALLOC,    /* mm/huge_memory.c */
 	THP_FAULT_FALLBACK,
 	THP_COLLAPSE_ALLOC,        /* mm/khugepaged_collapse.c: a THP for a collapse */

@@ -20,8 +20,8 @@ BENCH_RUNNER_ARGS := --iso $(BENCH_ISO) --topologies tests/topologies --accel $(
 bench-kernel: $(RUNNER)
 	@$(MAKE) --no-print-directory B=$(BENCH_B) DEBUG_VM=0 $(BENCH_B)/kernel.elf
 	@$(MAKE) --no-print-directory $(BENCH_ISO)
-$(BENCH_ISO): $(BENCH_B)/kernel.elf boot/grub.cfg $(USER_ELFS)
-	$(call make_iso,$(BENCH_B)/kernel.elf,$(BENCH_B)/iso)
+$(BENCH_ISO): $(BENCH_B)/kernel.elf boot/grub.cfg $(INITRAMFS)
+	$(call make_iso,$(BENCH_B)/kernel.elf,$(BENCH_B)/iso,$(INITRAMFS))
 
 # Benchmarks: the allocator natively on the host (the figures that mean
 # something) and the user benchmark programs on the host's Linux, then the
@@ -214,3 +214,24 @@ bench-fork:
 			--cmdline "run=fork_cost $$words" linux-single-4g </dev/null | \
 			tr -d '\r' | grep -a -E '^(bench:|init: running on|linux: )' | tee $(B)/bench/fork-$$name.txt || exit 1; \
 	done
+
+# Swap's cost (docs/swap.md): tests/user/bench/swap_cost.c, pages swapped
+# out with MADV_PAGEOUT and read back in order (page-cluster as set, then
+# 0), on 'swap-1cpu' (one CPU, 512 MiB, the 512 MiB swap disk:
+# tests/bench-topologies/) with the bench kernel and on Linux 6.1 in the
+# same machine, under -icount shift=0 (the program subtracts the idle time
+# the disk's waits leave in the clock). Lines in build/bench/swap-*.txt.
+#> bench-swap     swap-out and swap-in per page, mmlab beside Linux 6.1, in instructions
+.PHONY: bench-swap
+bench-swap:
+	@tools/deps.sh test
+	@$(MAKE) --no-print-directory bench-kernel linux-guest
+	@mkdir -p $(B)/bench
+	@echo "== mmlab on 'swap-1cpu', -icount shift=0, debug aids off ($(B)/bench/swap-mmlab.txt)"
+	@$(RUNNER) run --iso $(BENCH_ISO) $(BENCH_FORK_TOPOLOGIES) --accel $(ACCEL) --icount \
+		--cmdline "run=swap_cost $(BENCH_CMDLINE)" swap-1cpu </dev/null | \
+		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|mmlab: .* exited)' | tee $(B)/bench/swap-mmlab.txt
+	@echo "== Linux 6.1 on 'linux-swap-1cpu', -icount shift=0 ($(B)/bench/swap-linux.txt)"
+	@$(RUNNER) run --iso $(BENCH_ISO) $(BENCH_FORK_TOPOLOGIES) --accel $(ACCEL) $(LINUX_RUNNER_ARGS) --icount \
+		--cmdline "run=swap_cost" linux-swap-1cpu </dev/null | \
+		tr -d '\r' | grep -a -E '^(bench:|init: running on|linux: )' | tee $(B)/bench/swap-linux.txt

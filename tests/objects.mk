@@ -22,6 +22,7 @@ KERNEL_SRCS += \
 	tests/swap_test.c \
 	tests/swap_thp_test.c \
 	tests/swap_shmem_test.c \
+	tests/swap_readahead_test.c \
 	tests/oom_test.c \
 	tests/reclaim_test.c \
 	tests/hugetlb_cmdline_test.c \

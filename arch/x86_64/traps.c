@@ -12,6 +12,7 @@
 #include "kernel/panic.h"
 #include "kernel/percpu.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/signal.h"
 #include "kernel/smp.h"
 
@@ -311,6 +312,7 @@ void do_trap(struct pt_regs *regs)
 	if (regs->vector >= 32) {
 		interrupt_handler_t fn = interrupt_handlers[regs->vector];
 		if (fn) {
+			idle_irq_enter(); /* the CPU's idle time ends at the interrupt */
 			__atomic_add_fetch(&nr_interrupts_handled, 1, __ATOMIC_RELAXED);
 			this_cpu_write(irq_depth, this_cpu_read(irq_depth) + 1);
 			fn(regs); /* the handler sends the EOI */

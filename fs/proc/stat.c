@@ -1,7 +1,8 @@
 /* /proc/stat (Linux 6.1's fs/proc/stat.c show_stat): the CPUs' time in
  * USER_HZ ticks, summed and per online CPU (user, nice, system, idle,
  * iowait, irq, softirq, steal, guest, guest_nice: kernel/sched.h's
- * kernel_cpustat, sampled by each CPU's tick; the columns mmlab does not
+ * kernel_cpustat, user and system sampled by each CPU's tick, idle
+ * measured from halt to interrupt; the columns mmlab does not
  * account are 0), the interrupts handled, context switches, the boot
  * time, the tasks made since boot, the runnable tasks and those blocked
  * on I/O (none: mmlab has no I/O wait), and the softirqs (none: mmlab

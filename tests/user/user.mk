@@ -31,7 +31,7 @@ USER_DIR := tests/user
 # tests/user/demo/<name>.c (run at boot by `make run`),
 # tests/user/aux/<name>.c (started by in-kernel tests: tests/process_test.c; gdb_target
 # by the gdb check, tools/gdb/gdb-check).
-USER_TEST_NAMES := hello exec_script memfd blockdev swap_area swap_pageout swap_working_set swap_swapoff swap_oom swap_collapse swap_thp swap_fork_many swap_shmem paging_policy psi memfd_secret capabilities oom_score_adj oom mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
+USER_TEST_NAMES := hello exec_script memfd blockdev swap_area swap_pageout swap_working_set swap_swapoff swap_readahead swap_oom swap_collapse swap_thp swap_fork_many swap_shmem paging_policy psi memfd_secret capabilities oom_score_adj oom mmap_basic munmap_partial mprotect_split madvise_advice brk_sbrk \
 	efault procfs syscall_misc pte_table_growth threads_mm pthread_sync pthread_join100 avx2 tls \
 	threads affinity futex_basic \
 	arch_prctl getrandom tty_stat tty_jobctl readlink_self iov_errors auxv avx_state gsbase_kernel_half \
@@ -43,7 +43,7 @@ USER_TEST_NAMES += busybox_applets reboot
 USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write thread_fault \
 	kmem_access_read kmem_access_write kmem_access_exec kmem_access_hlt kmem_access_cr3 \
 	sigsegv_blocked raise_sigsegv sigreturn_bad_cs sigreturn_bad_fpstate sigreturn_xsave_reserved
-USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full pte_multi_fault mempolicy_fault migrate_cost fork_cost khugepaged_share compaction_frag
+USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full pte_multi_fault mempolicy_fault migrate_cost fork_cost khugepaged_share compaction_frag swap_cost
 USER_DEMO_NAMES := mm_tour
 USER_AUX_NAMES := exit_with spin tty_fg thread_group gs_spin bind_touch oom_hog gdb_target process_family \
 	tour_pte_tables tour_thp tour_fragment

@@ -62,6 +62,28 @@ static long majflt(void)
 	return ru.ru_majflt;
 }
 
+/* The counters' growth over a phase (what == NULL: the start of the
+ * first), noted: what the figures in docs/swap.md are made of. */
+static void phase_note(const char *what)
+{
+	static const char *const names[] = { "pswpout", "pswpin", "swap_ra", "swap_ra_hit", "workingset_refault_anon",
+					     "workingset_activate_anon" };
+	enum { N = sizeof(names) / sizeof(names[0]) };
+	static long last[N], last_maj;
+	long now[N];
+	for (int i = 0; i < N; i++)
+		now[i] = vmstat_value(names[i]);
+	long maj = majflt();
+	if (what)
+		note("%s: pswpout +%ld, pswpin +%ld, major faults +%ld, swap_ra +%ld, swap_ra_hit +%ld, "
+		     "workingset_refault_anon +%ld, workingset_activate_anon +%ld", what, now[0] - last[0],
+		     now[1] - last[1], maj - last_maj, now[2] - last[2], now[3] - last[3], now[4] - last[4],
+		     now[5] - last[5]);
+	for (int i = 0; i < N; i++)
+		last[i] = now[i];
+	last_maj = maj;
+}
+
 static int child(void)
 {
 	long total_kb = meminfo_kb("MemTotal"), swapfree_kb = meminfo_kb("SwapFree");
@@ -81,8 +103,10 @@ static int child(void)
 	if (!CHECKF(p != MAP_FAILED, "mmap of %zu pages: %s", pages, errno_name(errno)))
 		return test_end();
 	long out0 = vmstat_value("pswpout"), in0 = vmstat_value("pswpin"), maj0 = majflt();
+	phase_note(NULL);
 	for (size_t i = 0; i < pages; i++)
 		write_page(p, i);
+	phase_note("writes");
 	CHECKF(vmstat_value("pswpout") > out0, "writing %zu pages pushed some out (pswpout +%ld)", pages,
 	       vmstat_value("pswpout") - out0);
 	if (have_locked)
@@ -91,6 +115,7 @@ static int child(void)
 	for (size_t i = 0; i < pages; i++)
 		bad += !page_ok(p, i);
 	CHECKF(bad == 0, "every byte read back in order (%zu bad pages)", bad);
+	phase_note("reads in order");
 	/* RANDOM pages in a random order (a full-period LCG over a power of
 	 * two, indexes beyond the set skipped: each page at most once):
 	 * every byte of each checked. Not all of them: under TCG a random
@@ -109,6 +134,7 @@ static int child(void)
 		}
 	}
 	CHECKF(bad == 0 && seen == RANDOM, "every byte of %zu pages read back in a random order (%zu bad)", seen, bad);
+	phase_note("random reads");
 	CHECKF(vmstat_value("pswpin") > in0, "reading back brought pages in (pswpin +%ld)", vmstat_value("pswpin") - in0);
 	CHECKF(majflt() > maj0, "with major faults (ru_majflt +%ld)", majflt() - maj0);
 	if (have_locked) {
