@@ -47,6 +47,7 @@
 #include "mm/shmem_fs.h"
 #include "mm/swap.h"
 #include "mm/swap_state.h"
+#include "mm/workingset.h"
 #include "mm/swapops.h"
 #include "mm/truncate.h"
 #include "mm/vmstat.h"
@@ -106,7 +107,7 @@ enum swap_out_result shmem_swap_out(struct page *page)
 	swp_entry_t entry = get_swap_page();
 	if (!entry.val)
 		goto out; /* no swap space */
-	add_to_swap_cache(page, entry);
+	add_to_swap_cache(page, entry, NULL); /* a slot just taken: no shadow */
 	swap_duplicate(entry); /* the file's reference (Linux's swap_shmem_alloc) */
 	/* Before the entry is there for shmem_unuse to find. */
 	shmem_swaplist_add(inode);
@@ -214,7 +215,10 @@ static struct page *shmem_swapin(struct inode *inode, unsigned long index, void 
 			*err = -EIO;
 			return NULL;
 		}
-		add_to_swap_cache(page, entry);
+		void *shadow;
+		add_to_swap_cache(page, entry, &shadow);
+		if (shadow) /* Linux's shmem swap-in refaults as anon's does */
+			workingset_refault(page, shadow);
 		folio_add_lru(page);
 	}
 	XA_STATE(xas, &mapping->i_pages, index);
