@@ -15,6 +15,7 @@
  * (the lockless get_user_pages may still be reading it: mm/gup.c) and
  * deposits a new one, allocated with the THP. */
 #include "mm/khugepaged_internal.h"
+#include "mm/swap_state.h"
 #include "kernel/sched.h"
 #include "lib/string.h"
 #include "mm/huge_memory.h"
@@ -69,6 +70,10 @@ static enum scan_result hugepage_vma_revalidate(struct mm_struct *mm, unsigned l
 static bool is_refcount_suitable(struct page *head)
 {
 	int expected = PageAnonThp(head) ? thp_total_mapcount(head) : page_mapcount(head);
+	/* The swap cache holds one (a page read in and left there, mapped
+	 * read-only: mm/swap_state.h). */
+	if (PageSwapCache(head))
+		expected++;
 	return __atomic_load_n(&head->_refcount, __ATOMIC_ACQUIRE) == expected;
 }
 
@@ -242,7 +247,17 @@ static void collapse_huge_page_copy(struct mm_struct *mm, pte_t *pte, struct pag
 		struct page *src = pfn_to_page(pte_pfn(pteval));
 		memcpy(dst, page_address(src), PAGE_SIZE);
 		pte_clear(mm, 0, pte + i);
-		anon_page_unmapped(mm, src, 1);
+		if (PageSwapCache(src)) {
+			/* Against a swap-in's first mapping (mm/swap_state.h);
+			 * then out of the cache, its slot freed, if nothing else
+			 * needs it (Linux's free_page_and_swap_cache). */
+			spin_lock(&swap_cache_lock);
+			anon_page_unmapped(mm, src, 1);
+			spin_unlock(&swap_cache_lock);
+			try_to_free_swap(src);
+		} else {
+			anon_page_unmapped(mm, src, 1);
+		}
 		put_page(src);
 	}
 }
