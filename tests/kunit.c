@@ -23,8 +23,10 @@
  * While a case runs, everything printk prints becomes a "    # " diagnostic
  * line of that case. Every suite ends with a case of the runner's own,
  * free_pages_restored: each node's free page count (the hugetlb pool's
- * pages among them), each hugetlb pool's size and the number of slab
- * objects in use must be what they were before the suite ran, and no "Bad
+ * pages among them; a node's LRU pages may stand in for free ones it gained
+ * or lost if the machine's total is unchanged: a tmpfs page swapped out
+ * and back in on another node), each hugetlb pool's size and the number
+ * of slab objects in use must be what they were before the suite ran, and no "Bad
  * page state" report may have come while no case ran (no case judged it).
  *
  * A case ends in this order: the case (returned, or unwound by longjmp), the
@@ -50,6 +52,7 @@
 #include "mm/page_alloc.h"
 #include "mm/pgtable.h"
 #include "mm/slab.h"
+#include "mm/swap.h"
 #include "mm/vmalloc.h"
 
 extern struct kunit_suite *const __kunit_suites_start[], *const __kunit_suites_end[];
@@ -375,6 +378,9 @@ void kunit_resources_take(struct kunit_resources *s)
 	 * when nothing changes the pools. */
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		s->free[nid] = node_data[nid] ? node_free_pages(nid) + node_data[nid]->nr_bad_pages : 0;
+		s->lru[nid] = 0;
+		for (int lru = 0; node_data[nid] && lru < NR_LRU_LISTS; lru++)
+			s->lru[nid] += node_lru_pages(nid, (enum lru_list)lru);
 		for (int h = 0; h < HUGE_MAX_HSTATE; h++)
 			s->free[nid] += READ_ONCE(hstates[h].nr_huge_pages_node[nid]) << hstates[h].order;
 	}
@@ -408,8 +414,20 @@ static unsigned resources_report(const struct kunit_resources *before, const str
 {
 	char line[160];
 	unsigned n = 0;
+	/* A page that lives on, a tmpfs file's, may come back on another node
+	 * than it left (swapped out, and in again by swapoff on another CPU):
+	 * then the free pages of the machine are what they were, and so is
+	 * each node's free and LRU pages together; anything else is a leak
+	 * or a miscount. */
+	unsigned long free_before = 0, free_after = 0;
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
-		if (after->free[nid] != before->free[nid]) {
+		free_before += before->free[nid];
+		free_after += after->free[nid];
+	}
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		bool moved = free_before == free_after &&
+			     after->free[nid] + after->lru[nid] == before->free[nid] + before->lru[nid];
+		if (after->free[nid] != before->free[nid] && !moved) {
 			snprintf(line, sizeof(line), "node %d had %lu free pages before%s and %lu after (%+ld)", nid,
 				 before->free[nid], when, after->free[nid],
 				 (long)(after->free[nid] - before->free[nid]));

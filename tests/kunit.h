@@ -207,6 +207,7 @@ bool kunit_filter_match(const char *filter, const char *suite, const char *name)
  * use. */
 struct kunit_resources {
 	unsigned long free[MAX_NUMNODES];
+	unsigned long lru[MAX_NUMNODES]; /* pages on the node's LRU lists */
 	unsigned long pool[2]; /* pages in each hugetlb pool (hstates[]) */
 	unsigned long slab_objects;
 };
