@@ -358,10 +358,11 @@ static bool page_is_shmem(struct page *page)
 }
 
 /* The swap-out of an isolated page: an anonymous one or an unmapped
- * swap-cache page (mm/vmscan_swap.c), or a tmpfs page (mm/shmem_swap.c). */
-static enum swap_out_result swap_out_any(struct page *page)
+ * swap-cache page (mm/vmscan_swap.c), or a tmpfs page (mm/shmem_swap.c).
+ * caller: the mm whose mmap_lock is held (MADV_PAGEOUT's), or NULL. */
+static enum swap_out_result swap_out_any(struct page *page, struct mm_struct *caller)
 {
-	return page_is_shmem(page) ? shmem_swap_out(page) : swap_out_folio(page);
+	return page_is_shmem(page) ? shmem_swap_out(page) : swap_out_folio(page, caller);
 }
 
 /* A tmpfs huge page, split before its pages go to swap one by one
@@ -430,7 +431,7 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 				continue; /* Linux's keep_locked */
 			} else if (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) {
 				next = e->next; /* the tails of a split come next */
-				enum swap_out_result r = swap_out_any(page);
+				enum swap_out_result r = swap_out_any(page, NULL);
 				if (r == SWAP_OUT_KEEP)
 					continue;
 				if (r == SWAP_OUT_FREED) {
@@ -453,7 +454,8 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
  * references (pageout), or put back on its inactive list, unreferenced;
  * the pages freed, or moved off an active list. caller: the mm whose
  * mmap_lock madvise holds for reading (a THP's split walks it without a
- * second, nested lock: a trylock of it fails whenever a writer waits). */
+ * second, nested lock: a trylock of it fails whenever a writer waits),
+ * and so does each page's unmapping. */
 static unsigned long drain_madvised(struct list_head *list, bool pageout, struct mm_struct *caller)
 {
 	unsigned long done = 0;
@@ -469,7 +471,7 @@ static unsigned long drain_madvised(struct list_head *list, bool pageout, struct
 			continue;
 		}
 		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) &&
-		    swap_out_any(page) == SWAP_OUT_FREED) {
+		    swap_out_any(page, caller) == SWAP_OUT_FREED) {
 			done++;
 			put_page(page);
 			continue;
