@@ -33,8 +33,14 @@
  * same pass. Not swapped: a secretmem or hugetlbfs page (not tmpfs's).
  *
  * Locking: the page cache's xa_lock guards the entry, nrpages and
- * i_swapped; shmem_swaplist_lock the list; an inode on the list is kept
- * by a reference while shmem_unuse works on it. */
+ * i_swapped; shmem_swaplist_lock the list, and is held (xa_lock inside)
+ * where i_swapped grows and the file joins the list; an inode on the
+ * list is kept by a reference while shmem_unuse works on it. Linux holds
+ * the folio lock across shmem_writepage and shmem_swapin_folio; mmlab
+ * stands in for it with the LRU isolation (reclaim's across the
+ * swap-out, the swap-in's from its lookup until the page has left the
+ * swap cache), the write's own reference on the slot, and
+ * page_mapping_get where reclaim reaches the inode from the page. */
 #include "mm/shmem_swap.h"
 #include "fs/fs.h"
 #include "kernel/mutex.h"
