@@ -178,7 +178,7 @@ int madvise_cold_or_pageout(struct vm_area_struct *vma, unsigned long start, uns
 			break;
 	}
 	if (behavior == MADV_PAGEOUT)
-		reclaim_pages(&cw.pages);
+		reclaim_pages(&cw.pages, vma->vm_mm); /* its mmap_lock is held */
 	else
 		deactivate_pages(&cw.pages);
 	return 0;

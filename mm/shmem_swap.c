@@ -33,8 +33,14 @@
  * same pass. Not swapped: a secretmem or hugetlbfs page (not tmpfs's).
  *
  * Locking: the page cache's xa_lock guards the entry, nrpages and
- * i_swapped; shmem_swaplist_lock the list; an inode on the list is kept
- * by a reference while shmem_unuse works on it. */
+ * i_swapped; shmem_swaplist_lock the list, and is held (xa_lock inside)
+ * where i_swapped grows and the file joins the list; an inode on the
+ * list is kept by a reference while shmem_unuse works on it. Linux holds
+ * the folio lock across shmem_writepage and shmem_swapin_folio; mmlab
+ * stands in for it with the LRU isolation (reclaim's across the
+ * swap-out, the swap-in's from its lookup until the page has left the
+ * swap cache), the write's own reference on the slot, and
+ * page_mapping_get where reclaim reaches the inode from the page. */
 #include "mm/shmem_swap.h"
 #include "fs/fs.h"
 #include "kernel/mutex.h"
@@ -50,6 +56,7 @@
 #include "mm/workingset.h"
 #include "mm/swapops.h"
 #include "mm/truncate.h"
+#include "mm/vmscan.h"
 #include "mm/vmstat.h"
 #include "mm/util.h"
 #include "mm/slab.h"
@@ -58,12 +65,13 @@
 static DEFINE_SPINLOCK(shmem_swaplist_lock);
 static LIST_HEAD(shmem_swaplist);
 
-static void shmem_swaplist_add(struct inode *inode)
+void (*shmem_swap_hook)(enum shmem_swap_step step, struct page *page, swp_entry_t entry);
+
+static void shmem_swap_step(enum shmem_swap_step step, struct page *page, swp_entry_t entry)
 {
-	spin_lock(&shmem_swaplist_lock);
-	if (!inode->i_swaplist.next)
-		list_add_tail(&inode->i_swaplist, &shmem_swaplist);
-	spin_unlock(&shmem_swaplist_lock);
+	void (*hook)(enum shmem_swap_step, struct page *, swp_entry_t) = READ_ONCE(shmem_swap_hook);
+	if (hook)
+		hook(step, page, entry);
 }
 
 void shmem_swaplist_del(struct inode *inode)
@@ -87,14 +95,48 @@ static bool inode_get_unless_zero(struct inode *inode)
 	return false;
 }
 
+/* The tmpfs file of page (isolated by reclaim: its reference only), with
+ * a reference on its inode for the caller to iput: 0, -EINVAL (not in a
+ * tmpfs page cache), -EBUSY (the inode is being evicted: its truncate
+ * frees the page). Linux reads folio->mapping under the folio lock,
+ * which keeps a truncate, and so the inode's end, waiting; here
+ * page_mapping_get keeps the address_space (and the inode around it)
+ * from being freed while the mapping is read and the reference taken,
+ * and lets go before the caller's iput, which may be the last and then
+ * waits for such holders (mapping_free_barrier). */
+static int shmem_page_inode_get(struct page *page, struct address_space **mappingp, struct inode **inodep)
+{
+	struct address_space *mapping = page_mapping_get(page);
+	if (!mapping)
+		return -EINVAL;
+	int err = -EINVAL;
+	if (shmem_mapping(mapping)) {
+		err = -EBUSY;
+		if (inode_get_unless_zero(mapping->host)) {
+			*inodep = mapping->host;
+			*mappingp = mapping; /* the inode's: alive while it is */
+			err = 0;
+		}
+	}
+	page_mapping_put();
+	return err;
+}
+
 enum swap_out_result shmem_swap_out(struct page *page)
 {
-	struct address_space *mapping = READ_ONCE(page->mapping);
-	if (!mapping || !shmem_mapping(mapping) || page_test_flag(compound_head(page), PG_shmem_thp))
+	/* A swap-in's page between its page-cache entry and its leaving the
+	 * swap cache is isolated by that swap-in (shmem_swapin), so reclaim
+	 * should never hold one; if it does, the swap cache entry is not
+	 * ours to replace. */
+	if (PageSwapCache(page))
+		return SWAP_OUT_KEEP;
+	if (page_test_flag(compound_head(page), PG_shmem_thp))
 		return SWAP_OUT_ACTIVATE; /* a huge page: Linux splits it first */
-	struct inode *inode = mapping->host;
-	if (!inode_get_unless_zero(inode))
-		return SWAP_OUT_KEEP; /* being evicted: its truncate frees the page */
+	struct address_space *mapping;
+	struct inode *inode;
+	int e = shmem_page_inode_get(page, &mapping, &inode);
+	if (e)
+		return e == -EBUSY ? SWAP_OUT_KEEP : SWAP_OUT_ACTIVATE;
 	enum swap_out_result ret = SWAP_OUT_ACTIVATE;
 	unsigned long index = page->index;
 	/* 1. Every mapping goes (a trylock of the file's i_mmap_rwsem:
@@ -108,24 +150,48 @@ enum swap_out_result shmem_swap_out(struct page *page)
 	if (!entry.val)
 		goto out; /* no swap space */
 	add_to_swap_cache(page, entry, NULL); /* a slot just taken: no shadow */
-	swap_duplicate(entry); /* the file's reference (Linux's swap_shmem_alloc) */
-	/* Before the entry is there for shmem_unuse to find. */
-	shmem_swaplist_add(inode);
-	XA_STATE(xas, &mapping->i_pages, index);
-	xas_lock(&xas);
-	/* The page cache's reference, the isolation's, the swap cache's:
-	 * nothing else (a fault that looked it up meanwhile holds one). */
-	bool moved = xas_load(&xas) == page && page->mapping == mapping && page_ref_count(page) == 3 &&
-		     !page_mapcount(page);
-	if (moved) {
-		xas_store(&xas, xa_mk_value(entry.val));
-		mapping->nrpages--;
-		inode->i_swapped++;
-		WRITE_ONCE(page->mapping, NULL);
+	/* Two references on the slot before the entry is published: the
+	 * file's (Linux's swap_shmem_alloc) and the write's own, held across
+	 * swap_writepage (Linux holds the folio lock across shmem_writepage).
+	 * A truncate once the entry is there (shmem_free_swap ->
+	 * free_swap_and_cache) then drops the file's only, and the page stays
+	 * in the swap cache: swap_writepage reads its slot from the page,
+	 * which out of the cache names slot 0, the area's header. A fresh slot
+	 * has room for both (no continuation): an error is a bug's, and the
+	 * page stays. */
+	int refs = 0;
+	while (refs < 2 && !swap_duplicate(entry))
+		refs++;
+	bool moved = false;
+	if (refs == 2) {
+		shmem_swap_step(SHMEM_SWAP_OUT_PUBLISH, page, entry);
+		/* The list and i_swapped change together under
+		 * shmem_swaplist_lock (Linux's shmem_swaplist_mutex across
+		 * list_add_tail and info->swapped++): swapoff's
+		 * collect_swapped_inodes, which drops a listed file with
+		 * i_swapped 0, cannot come in between and lose the file. */
+		XA_STATE(xas, &mapping->i_pages, index);
+		spin_lock(&shmem_swaplist_lock);
+		xas_lock(&xas);
+		/* The page cache's reference, the isolation's, the swap
+		 * cache's: nothing else (a fault that looked it up meanwhile
+		 * holds one). */
+		moved = xas_load(&xas) == page && page->mapping == mapping && page_ref_count(page) == 3 &&
+			!page_mapcount(page);
+		if (moved) {
+			xas_store(&xas, xa_mk_value(entry.val));
+			mapping->nrpages--;
+			inode->i_swapped++;
+			WRITE_ONCE(page->mapping, NULL);
+			if (!inode->i_swaplist.next)
+				list_add_tail(&inode->i_swaplist, &shmem_swaplist);
+		}
+		xas_unlock(&xas);
+		spin_unlock(&shmem_swaplist_lock);
 	}
-	xas_unlock(&xas);
 	if (!moved) {
-		swap_free(entry);
+		while (refs--)
+			swap_free(entry);
 		delete_from_swap_cache(page); /* the slot is free again */
 		ret = SWAP_OUT_KEEP;
 		goto out;
@@ -133,14 +199,13 @@ enum swap_out_result shmem_swap_out(struct page *page)
 	filemap_account_file_pages(-1);
 	shmem_pages_add(-1);
 	put_page(page); /* the page cache's */
-	/* 3. Written; out of the swap cache unless a lookup holds it. A
-	 * reference of the write's own on the slot keeps the page in the
-	 * swap cache while it is written (Linux holds the folio lock): a
-	 * truncate meanwhile (free_swap_and_cache) cannot take it out, and
-	 * shmem_swapin leaves a page reclaim holds isolated alone. */
-	swap_duplicate(entry);
+	/* 3. Written, with the write's reference on the slot; out of the
+	 * swap cache unless a lookup holds it. The page stays isolated, so
+	 * that shmem_swapin leaves it alone until the write is done (it
+	 * waits for a page it cannot isolate). */
+	shmem_swap_step(SHMEM_SWAP_OUT_WRITE, page, entry);
 	int err = swap_writepage(page);
-	swap_free(entry);
+	swap_free(entry); /* the write's */
 	if (err)
 		goto out; /* stays in the swap cache: a lookup finds it there */
 	ret = remove_mapping_swapcache(page) ? SWAP_OUT_FREED : SWAP_OUT_KEEP;
@@ -151,13 +216,14 @@ out:
 
 int shmem_split_for_swap(struct page *head, struct list_head *list)
 {
-	struct address_space *mapping = READ_ONCE(head->mapping);
-	if (!mapping || !shmem_mapping(mapping) || !page_test_flag(head, PG_shmem_thp))
+	if (!page_test_flag(head, PG_shmem_thp))
 		return -EINVAL;
-	struct inode *inode = mapping->host;
-	if (!inode_get_unless_zero(inode))
-		return -EBUSY;
-	int err = -EBUSY;
+	struct address_space *mapping;
+	struct inode *inode;
+	int err = shmem_page_inode_get(head, &mapping, &inode);
+	if (err)
+		return err;
+	err = -EBUSY;
 	/* Linux's split_huge_page unmaps the folio first (unmap_folio): the
 	 * PMDs and PTEs of every mapping go, and fault the pages in again. */
 	if (try_unmap_mapping_pages(mapping, head->index, HPAGE_PMD_NR)) {
@@ -182,16 +248,24 @@ static struct page *shmem_swapin(struct inode *inode, unsigned long index, void 
 	struct address_space *mapping = inode->i_mapping;
 	swp_entry_t entry = { xa_to_value(value) };
 	*err = 0;
+	/* The page is kept off the LRU from here until it has left the swap
+	 * cache (Linux holds the folio lock across shmem_swapin_folio), so
+	 * that reclaim cannot take it in between: not as an unmapped
+	 * swap-cache page before the handover (swap_out_folio, whose write
+	 * would read slot 0 from a page this takes out of the swap cache),
+	 * nor as a tmpfs page after it (shmem_swap_out would put a page that
+	 * is in the swap cache into it again). */
 	struct page *page = lookup_swap_cache(entry);
-	if (page && !page_test_flag(page, PG_lru)) {
-		/* Isolated: reclaim may be writing it (shmem_swap_out), and
-		 * its write must find it still in the swap cache. Again once
-		 * reclaim has let it go (freed, or back on the LRU). */
+	bool read = !page;
+	if (page && isolate_lru_page(page)) {
+		/* Someone else has it isolated: reclaim writing it (its
+		 * write must find it still in the swap cache), compaction,
+		 * another lookup bringing it in. Again once they let it go. */
 		put_page(page);
 		schedule();
 		return NULL;
 	}
-	if (!page) {
+	if (read) {
 		/* Where the file's policy puts its index (Linux's
 		 * shmem_swapin_cluster under the shared policy). */
 		page = shmem_alloc_policy_page(&inode->i_policy, index, inode->i_ino + index);
@@ -215,12 +289,13 @@ static struct page *shmem_swapin(struct inode *inode, unsigned long index, void 
 			*err = -EIO;
 			return NULL;
 		}
+		/* In the swap cache, not on the LRU until it has left it. */
 		void *shadow;
 		add_to_swap_cache(page, entry, &shadow);
 		if (shadow) /* Linux's shmem swap-in refaults as anon's does */
 			workingset_refault(page, shadow);
-		folio_add_lru(page);
 	}
+	shmem_swap_step(SHMEM_SWAPIN_CACHED, page, entry);
 	XA_STATE(xas, &mapping->i_pages, index);
 	xas_lock(&xas);
 	bool ours = xas_load(&xas) == value && PageSwapCache(page) && page_swap_entry(page).val == entry.val;
@@ -233,17 +308,30 @@ static struct page *shmem_swapin(struct inode *inode, unsigned long index, void 
 		inode->i_swapped--;
 	}
 	xas_unlock(&xas);
-	if (!ours) {
-		put_page(page);
-		return NULL;
+	if (ours) {
+		filemap_account_file_pages(1);
+		shmem_pages_add(1);
+		shmem_swap_step(SHMEM_SWAPIN_HANDED_OVER, page, entry);
+		/* Linux's: out of the swap cache, the file's reference on the
+		 * slot gone (the slot is free). */
+		delete_from_swap_cache(page);
+		swap_free(entry);
+	} else {
+		/* The entry went meanwhile (a truncate): so does the page,
+		 * unless its slot is still named (Linux leaves it in the swap
+		 * cache for reclaim). */
+		try_to_free_swap(page);
 	}
-	filemap_account_file_pages(1);
-	shmem_pages_add(1);
-	/* Linux's: out of the swap cache, the file's reference on the slot
-	 * gone (the slot is free). */
-	delete_from_swap_cache(page);
-	swap_free(entry);
-	return page;
+	/* On the LRU again (or for the first time), with the caller's
+	 * reference: the lookup's, or the allocation's. */
+	if (read)
+		folio_add_lru(page);
+	else
+		putback_lru_page(page); /* the isolation's reference goes */
+	if (ours)
+		return page;
+	put_page(page);
+	return NULL;
 }
 
 struct page *shmem_find_folio(struct inode *inode, unsigned long index, int *err)

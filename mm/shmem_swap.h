@@ -4,6 +4,7 @@
 #ifndef MM_SHMEM_SWAP_H
 #define MM_SHMEM_SWAP_H
 
+#include "mm/swapfile.h"
 #include "mm/vmscan_swap.h"
 
 struct address_space;
@@ -45,5 +46,25 @@ void shmem_swaplist_del(struct inode *inode);
  * shmem_swap_usage, shmem_partial_swap_usage: smaps' Swap of a shmem
  * mapping). */
 unsigned long shmem_swap_usage(struct address_space *mapping, unsigned long first, unsigned long last);
+
+/* Test hook (NULL outside tests): called, when set, at the steps of a
+ * tmpfs page's way to swap and back where another CPU may act on it
+ * (a truncate, swapoff, reclaim), so that a test can act there
+ * deterministically:
+ *   OUT_PUBLISH: shmem_swap_out, the page in the swap cache at entry,
+ *     its page-cache entry not replaced yet;
+ *   OUT_WRITE: shmem_swap_out, the swap entry published in the page's
+ *     place, before swap_writepage;
+ *   SWAPIN_CACHED: shmem_swapin, the page (found or read) in the swap
+ *     cache, before it enters the page cache;
+ *   SWAPIN_HANDED_OVER: shmem_swapin, the page in the page cache,
+ *     before it leaves the swap cache. */
+enum shmem_swap_step {
+	SHMEM_SWAP_OUT_PUBLISH,
+	SHMEM_SWAP_OUT_WRITE,
+	SHMEM_SWAPIN_CACHED,
+	SHMEM_SWAPIN_HANDED_OVER,
+};
+extern void (*shmem_swap_hook)(enum shmem_swap_step step, struct page *page, swp_entry_t entry);
 
 #endif

@@ -366,10 +366,11 @@ static bool page_is_shmem(struct page *page)
 }
 
 /* The swap-out of an isolated page: an anonymous one or an unmapped
- * swap-cache page (mm/vmscan_swap.c), or a tmpfs page (mm/shmem_swap.c). */
-static enum swap_out_result swap_out_any(struct page *page)
+ * swap-cache page (mm/vmscan_swap.c), or a tmpfs page (mm/shmem_swap.c).
+ * caller: the mm whose mmap_lock is held (MADV_PAGEOUT's), or NULL. */
+static enum swap_out_result swap_out_any(struct page *page, struct mm_struct *caller)
 {
-	return page_is_shmem(page) ? shmem_swap_out(page) : swap_out_folio(page);
+	return page_is_shmem(page) ? shmem_swap_out(page) : swap_out_folio(page, caller);
 }
 
 /* A tmpfs huge page, split before its pages go to swap one by one
@@ -392,14 +393,16 @@ static bool split_shmem_thp_for_swap(struct page *page, struct list_head *after)
  * (thp_swpout_fallback). The tails join list right after page (they are
  * reclaimed in the same pass, as Linux's on folio_list). Whether page is
  * now a 4 KiB page to swap out; false: activate it (a reference beyond
- * the mappings', Linux's can_split_folio, or a split given up). */
-static bool split_thp_for_swap(struct page *page, struct list_head *after)
+ * the mappings', Linux's can_split_folio, or a split given up). caller:
+ * the mm whose mmap_lock the caller holds for reading (MADV_PAGEOUT's),
+ * or NULL (reclaim). */
+static bool split_thp_for_swap(struct page *page, struct list_head *after, struct mm_struct *caller)
 {
 	if (thp_total_mapcount(page) != page_ref_count(page) - 1)
 		return false; /* can_split_folio */
 	bool pmd_mapped = thp_entire_mapcount(page) > 0;
 	LIST_HEAD(tails);
-	if (split_huge_page_to_list(page, &tails, NULL))
+	if (split_huge_page_to_list(page, &tails, caller))
 		return false;
 	if (pmd_mapped)
 		count_vm_event(THP_SWPOUT_FALLBACK);
@@ -429,14 +432,14 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 			 * kept (Linux's check before add_to_swap). */
 			if (!(sc->gfp_mask & __GFP_IO) || !sc->may_swap)
 				continue;
-			if (PageAnonThp(page) && !split_thp_for_swap(page, e)) {
+			if (PageAnonThp(page) && !split_thp_for_swap(page, e, NULL)) {
 				/* Linux's activate_locked: below. */
 			} else if (page_is_shmem(page) && page_test_flag(page, PG_shmem_thp) &&
 				   !split_shmem_thp_for_swap(page, e)) {
 				continue; /* Linux's keep_locked */
 			} else if (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) {
 				next = e->next; /* the tails of a split come next */
-				enum swap_out_result r = swap_out_any(page);
+				enum swap_out_result r = swap_out_any(page, NULL);
 				if (r == SWAP_OUT_KEEP)
 					continue;
 				if (r == SWAP_OUT_FREED) {
@@ -457,8 +460,11 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 
 /* Every page of list (isolated by madvise) swapped out whatever its
  * references (pageout), or put back on its inactive list, unreferenced;
- * the pages freed, or moved off an active list. */
-static unsigned long drain_madvised(struct list_head *list, bool pageout)
+ * the pages freed, or moved off an active list. caller: the mm whose
+ * mmap_lock madvise holds for reading (a THP's split walks it without a
+ * second, nested lock: a trylock of it fails whenever a writer waits),
+ * and so does each page's unmapping. */
+static unsigned long drain_madvised(struct list_head *list, bool pageout, struct mm_struct *caller)
 {
 	unsigned long done = 0;
 	while (!list_empty(list)) {
@@ -468,12 +474,12 @@ static unsigned long drain_madvised(struct list_head *list, bool pageout)
 		/* A THP the range covered whole (MADV_PAGEOUT isolated it
 		 * whole): split as reclaim splits it, its tails put at the
 		 * front of list. */
-		if (pageout && PageAnonThp(page) && folio_evictable(page) && !split_thp_for_swap(page, list)) {
+		if (pageout && PageAnonThp(page) && folio_evictable(page) && !split_thp_for_swap(page, list, caller)) {
 			putback_lru_page(page);
 			continue;
 		}
 		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) &&
-		    swap_out_any(page) == SWAP_OUT_FREED) {
+		    swap_out_any(page, caller) == SWAP_OUT_FREED) {
 			done++;
 			put_page(page);
 			continue;
@@ -485,16 +491,16 @@ static unsigned long drain_madvised(struct list_head *list, bool pageout)
 	return done;
 }
 
-unsigned long reclaim_pages(struct list_head *list)
+unsigned long reclaim_pages(struct list_head *list, struct mm_struct *caller)
 {
-	unsigned long reclaimed = drain_madvised(list, true);
+	unsigned long reclaimed = drain_madvised(list, true, caller);
 	count_vm_events(PGSTEAL_DIRECT, reclaimed);
 	return reclaimed;
 }
 
 void deactivate_pages(struct list_head *list)
 {
-	count_vm_events(PGDEACTIVATE, drain_madvised(list, false));
+	count_vm_events(PGDEACTIVATE, drain_madvised(list, false, NULL));
 }
 
 unsigned long shrink_inactive_list(unsigned long nr_to_scan, struct lruvec *lruvec, struct scan_control *sc,

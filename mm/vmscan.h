@@ -12,6 +12,7 @@
 #include "mm/reclaim_policy.h"
 
 struct page;
+struct mm_struct;
 typedef struct pglist_data pg_data_t;
 
 /* Linux's: pages a reclaim pass aims to free, and the priorities a pass
@@ -53,9 +54,10 @@ void putback_lru_page(struct page *page);
 
 /* MADV_PAGEOUT's (Linux's reclaim_pages): every page of list (isolated
  * by the caller) to swap whatever its references say, the rest put back;
- * the pages freed. MADV_COLD's (Linux's deactivate_page): every page of
+ * the pages freed; caller: the mm whose mmap_lock the caller holds for
+ * reading (a THP of list is split under it), or NULL. MADV_COLD's (Linux's deactivate_page): every page of
  * list back on its inactive list, unreferenced (pgdeactivate). */
-unsigned long reclaim_pages(struct list_head *list);
+unsigned long reclaim_pages(struct list_head *list, struct mm_struct *caller);
 void deactivate_pages(struct list_head *list);
 
 /* Linux 6.1's inactive_is_low: the inactive list is short against the

@@ -15,7 +15,7 @@
  *      list, try_to_unmap_flush, before pageout; mmlab flushes per mm).
  *      A VM_LOCKED VMA stops it, and so does an mm whose mmap_lock is
  *      busy (tried, never waited for: mm/migrate_entry.c's hold_mm says
- *      why); a page left mapped is activated, as Linux's, and stays in
+ *      why; MADV_PAGEOUT's own mm is held already, and not tried again); a page left mapped is activated, as Linux's, and stays in
  *      the swap cache with its slot (the entries already made name it).
  *   3. pageout: swap_writepage, synchronous (mm/swap_state.h), unless the
  *      page is clean (PG_dirty clear: its slot holds its data already, a
@@ -51,6 +51,7 @@ static inline void page_set_flag_atomic_dirty(struct page *page)
 
 struct unmap_arg {
 	swp_entry_t entry;
+	struct mm_struct *caller; /* its mmap_lock held already (madvise's) */
 	bool failed;
 };
 
@@ -63,7 +64,10 @@ static bool try_to_unmap_one(struct page *page, struct vm_area_struct *vma, unsi
 		ua->failed = true;
 		return false;
 	}
-	if (!mmap_read_trylock(mm)) {
+	/* The caller's mm is held already: a nested trylock of it would
+	 * fail whenever a writer waits (kernel/rwsem.c). */
+	bool locked = mm != ua->caller;
+	if (locked && !mmap_read_trylock(mm)) {
 		ua->failed = true;
 		return false;
 	}
@@ -94,21 +98,22 @@ static bool try_to_unmap_one(struct page *page, struct vm_area_struct *vma, unsi
 			pte_put(mm, pmd, address);
 		}
 	}
-	mmap_read_unlock(mm);
+	if (locked)
+		mmap_read_unlock(mm);
 	return !ua->failed;
 }
 
 /* Every mapping of page replaced by entry; true when none is left. */
-static bool try_to_unmap(struct page *page, swp_entry_t entry)
+static bool try_to_unmap(struct page *page, swp_entry_t entry, struct mm_struct *caller)
 {
-	struct unmap_arg ua = { .entry = entry };
+	struct unmap_arg ua = { .entry = entry, .caller = caller };
 	struct rmap_walk_control rwc = { .arg = &ua, .rmap_one = try_to_unmap_one, .try_lock = true };
 	if (page_mapcount(page))
 		rmap_walk(page, &rwc);
 	return !page_mapcount(page);
 }
 
-enum swap_out_result swap_out_folio(struct page *page)
+enum swap_out_result swap_out_folio(struct page *page, struct mm_struct *caller)
 {
 	if (PageAnonThp(page))
 		return SWAP_OUT_ACTIVATE;
@@ -121,7 +126,7 @@ enum swap_out_result swap_out_folio(struct page *page)
 		page_set_flag_atomic_dirty(page);
 	}
 	swp_entry_t entry = page_swap_entry(page);
-	if (!try_to_unmap(page, entry))
+	if (!try_to_unmap(page, entry, caller))
 		return SWAP_OUT_ACTIVATE; /* Linux's activate_locked: still mapped */
 	/* Written only when the slot lacks the data (PG_dirty: a page read
 	 * back, ahead or not, and unchanged since is clean, Linux's

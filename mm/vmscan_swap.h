@@ -11,7 +11,11 @@ enum swap_out_result {
 };
 
 /* The page (isolated, anonymous or an unmapped swap-cache page) to swap:
- * into the swap cache, unmapped everywhere, written, out of the cache. */
-enum swap_out_result swap_out_folio(struct page *page);
+ * into the swap cache, unmapped everywhere, written, out of the cache.
+ * caller: the mm whose mmap_lock the caller holds for reading
+ * (MADV_PAGEOUT's), or NULL (reclaim): every other mm is taken with a
+ * trylock. */
+struct mm_struct;
+enum swap_out_result swap_out_folio(struct page *page, struct mm_struct *caller);
 
 #endif

@@ -11,7 +11,14 @@
  *     swapoff, every word checked, smaps' count (shmem_swap_usage);
  *   - reclaim itself (shrink_inactive_list) takes a tmpfs page no one
  *     maps from the anon inactive list, where swap-backed pages live,
- *     and splits a tmpfs huge page first (thp_split_page).
+ *     and splits a tmpfs huge page first (thp_split_page);
+ *   - races made deterministic by shmem_swap_hook, the swap-out done by
+ *     hand (isolated, shmem_swap_out): a truncate between the entry's
+ *     publication and the write (the page stays in the swap cache at its
+ *     slot, the write's reference held; the header never written); a
+ *     swapoff pass (shmem_unuse) before the publication (the file still
+ *     found by swapoff after it); a swap-in, read or found in the swap
+ *     cache, keeps the page off the LRU until it has left the swap cache.
  * In each pte_reclaim mode where the case is a parameter; the case's
  * pages, tables and slab objects are back at its end (tests/test_mm.h),
  * after the area went off. */
@@ -36,6 +43,7 @@
 #include "mm/shmem_swap.h"
 #include "mm/swap_state.h"
 #include "mm/swapfile.h"
+#include "mm/swapops.h"
 #include "mm/vmscan.h"
 #include "mm/vmstat.h"
 
@@ -277,11 +285,215 @@ static void reclaim_splits_tmpfs_huge_page(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
 }
 
+/* A hook's doings, for the case to check after (the hook runs inside
+ * shmem_swap_out or shmem_swapin, where a failed assertion cannot stop
+ * it). */
+static struct {
+	struct file *f;
+	enum shmem_swap_step step; /* where the hook acts */
+	int calls;
+	swp_entry_t entry;
+	bool in_cache_after;      /* the page still in the swap cache at entry */
+	unsigned char count_after; /* entry's count after the action */
+	int unuse_err;
+	int isolated[SHMEM_SWAPIN_HANDED_OVER + 1]; /* isolate_lru_page's answers, 1 + errno */
+	struct page *extra;        /* a reference held past the write */
+} hk;
+
+static void hook_off(void *ctx)
+{
+	(void)ctx;
+	WRITE_ONCE(shmem_swap_hook, NULL);
+}
+
+static void hook_on(struct kunit *test, void (*fn)(enum shmem_swap_step, struct page *, swp_entry_t))
+{
+	WRITE_ONCE(shmem_swap_hook, fn);
+	KUNIT_ASSERT_EQ(test, kunit_add_action(test, hook_off, NULL), 0);
+}
+
+/* Reclaim's steps by hand on the page at index: isolated (as
+ * isolate_lru_folios), shmem_swap_out, then freed (its isolation's
+ * reference the last) or put back. */
+static enum swap_out_result swap_out_by_hand(struct kunit *test, struct address_space *mapping, unsigned long index)
+{
+	struct page *page = test_cache_page(mapping, index);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_EQ(test, isolate_lru_page(page), 0);
+	enum swap_out_result r = shmem_swap_out(page);
+	if (r == SWAP_OUT_FREED)
+		put_page(page);
+	else
+		putback_lru_page(page);
+	return r;
+}
+
+/* The first 10 bytes at the end of the area's first page: the header's
+ * magic, read from the disk (the area off). */
+static bool swap_header_intact(void)
+{
+	struct file *f = filp_open("/dev/vda", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return false;
+	char magic[10];
+	long long pos = PAGE_SIZE - sizeof(magic);
+	long n = kernel_read(f, magic, sizeof(magic), &pos);
+	filp_close(f);
+	return n == (long)sizeof(magic) && !memcmp(magic, "SWAPSPACE2", sizeof(magic));
+}
+
+static void truncate_at_write(enum shmem_swap_step step, struct page *page, swp_entry_t entry)
+{
+	if (step != SHMEM_SWAP_OUT_WRITE || hk.calls++)
+		return;
+	hk.entry = entry;
+	test_file_set_size(hk.f, 0); /* shmem_free_swap -> free_swap_and_cache */
+	hk.in_cache_after = PageSwapCache(page) && page_swap_entry(page).val == entry.val;
+	hk.count_after = swap_count_of(entry);
+}
+
+/* A truncate between the swap entry's publication and the write frees
+ * the file's reference on the slot, not the write's: the page stays in
+ * the swap cache at its slot while it is written (out of it, the write
+ * would read slot 0 from the page and write over the area's header),
+ * and the slot is free once the swap-out is done. */
+static void truncate_while_written(struct kunit *test)
+{
+	swap_disk_or_skip(test);
+	struct file *f = test_file_make(test, PATH);
+	struct mm_struct *mm = test_mm_create(test, 0); /* the leak check's snapshot */
+	(void)mm;
+	test_file_fill(test, f, 1);
+	swap_on(test);
+	long slots0 = nr_swap_pages;
+	memset(&hk, 0, sizeof(hk));
+	hk.f = f;
+	hook_on(test, truncate_at_write);
+	KUNIT_EXPECT_EQ(test, swap_out_by_hand(test, f->f_mapping, 0), SWAP_OUT_FREED);
+	hook_off(NULL);
+	KUNIT_EXPECT_EQ(test, hk.calls, 1);
+	KUNIT_EXPECT_TRUE(test, hk.in_cache_after);
+	KUNIT_EXPECT_EQ(test, hk.count_after, (unsigned char)(SWAP_HAS_CACHE | 1)); /* the write's */
+	KUNIT_EXPECT_EQ(test, swap_count_of(hk.entry), (unsigned char)0);
+	KUNIT_EXPECT_EQ(test, nr_swap_pages, slots0);
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_swapped, 0ul);
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_blocks, 0ul);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 0ul);
+	KUNIT_EXPECT_EQ(test, ksys_swapoff("/dev/vda"), 0);
+	KUNIT_EXPECT_TRUE(test, swap_header_intact());
+}
+
+static void unuse_at_publish(enum shmem_swap_step step, struct page *page, swp_entry_t entry)
+{
+	(void)page;
+	if (step != SHMEM_SWAP_OUT_PUBLISH || hk.calls++)
+		return;
+	hk.entry = entry;
+	hk.unuse_err = shmem_unuse(swp_type(entry)); /* a swapoff's pass over the files */
+}
+
+/* A swapoff pass over the swapped files (collect_swapped_inodes drops a
+ * listed file with i_swapped 0) just before a file's first page goes
+ * out: the file must still be listed after the swap-out, for swapoff to
+ * bring the page back. */
+static void swapoff_pass_before_publish(struct kunit *test)
+{
+	swap_disk_or_skip(test);
+	struct file *f = test_file_make(test, PATH);
+	struct mm_struct *mm = test_mm_create(test, 0); /* the leak check's snapshot */
+	(void)mm;
+	test_file_fill(test, f, 2);
+	swap_on(test);
+	memset(&hk, 0, sizeof(hk));
+	hook_on(test, unuse_at_publish);
+	KUNIT_EXPECT_EQ(test, swap_out_by_hand(test, f->f_mapping, 1), SWAP_OUT_FREED);
+	hook_off(NULL);
+	KUNIT_EXPECT_EQ(test, hk.calls, 1);
+	KUNIT_EXPECT_EQ(test, hk.unuse_err, 0);
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_swapped, 1ul);
+	KUNIT_EXPECT_NOT_NULL(test, f->f_inode->i_swaplist.next); /* on shmem_swaplist */
+	KUNIT_EXPECT_EQ(test, ksys_swapoff("/dev/vda"), 0);
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_swapped, 0ul);
+	KUNIT_EXPECT_EQ(test, f->f_mapping->nrpages, 2ul);
+	KUNIT_EXPECT_EQ(test, bad_file_words(f, 1), 0ul);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
+}
+
+static void isolate_at_swapin(enum shmem_swap_step step, struct page *page, swp_entry_t entry)
+{
+	(void)entry;
+	if (step == SHMEM_SWAP_OUT_WRITE && !hk.extra) {
+		/* A reference past the write: the page stays in the swap
+		 * cache (remove_mapping_swapcache refuses), for a swap-in to
+		 * find there. */
+		get_page(page);
+		hk.extra = page;
+		return;
+	}
+	if (step != SHMEM_SWAPIN_CACHED && step != SHMEM_SWAPIN_HANDED_OVER)
+		return;
+	hk.calls++;
+	/* Reclaim's isolation (isolate_lru_folios) would take it here if it
+	 * were on the LRU. */
+	int err = isolate_lru_page(page);
+	hk.isolated[step] = 1 + err;
+	if (!err)
+		putback_lru_page(page);
+}
+
+/* A swap-in keeps its page off the LRU from its lookup (or its read)
+ * until it has left the swap cache, so that reclaim cannot take it as an
+ * unmapped swap-cache page before the handover, nor as a tmpfs page
+ * still in the swap cache after it; on the LRU after. Both ways: read
+ * from the slot, and found in the swap cache. */
+static void swapin_keeps_page_isolated(struct kunit *test)
+{
+	swap_disk_or_skip(test);
+	struct file *f = test_file_make(test, PATH);
+	struct mm_struct *mm = test_mm_create(test, 0); /* the leak check's snapshot */
+	(void)mm;
+	test_file_fill(test, f, 2);
+	swap_on(test);
+	long slots0 = nr_swap_pages;
+	memset(&hk, 0, sizeof(hk));
+	hk.extra = (struct page *)1; /* no extra reference: page 0 leaves the swap cache */
+	hook_on(test, isolate_at_swapin);
+	KUNIT_EXPECT_EQ(test, swap_out_by_hand(test, f->f_mapping, 0), SWAP_OUT_FREED);
+	hk.extra = NULL; /* page 1 stays in the swap cache */
+	KUNIT_EXPECT_EQ(test, swap_out_by_hand(test, f->f_mapping, 1), SWAP_OUT_KEEP);
+	KUNIT_ASSERT_NOT_NULL(test, hk.extra);
+	struct page *cached = hk.extra;
+	KUNIT_EXPECT_TRUE(test, PageSwapCache(cached));
+	put_page(cached); /* on the LRU, in the swap cache: the cache holds it */
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_swapped, 2ul);
+	for (unsigned long i = 0; i < 2; i++) {
+		hk.calls = 0;
+		hk.isolated[SHMEM_SWAPIN_CACHED] = hk.isolated[SHMEM_SWAPIN_HANDED_OVER] = 0;
+		KUNIT_EXPECT_EQ(test, bad_file_words(f, i), 0ul); /* page 0 read, page 1 found */
+		KUNIT_EXPECT_EQ(test, hk.calls, 2);
+		KUNIT_EXPECT_EQ(test, hk.isolated[SHMEM_SWAPIN_CACHED], 1 - EBUSY);
+		KUNIT_EXPECT_EQ(test, hk.isolated[SHMEM_SWAPIN_HANDED_OVER], 1 - EBUSY);
+		struct page *page = test_cache_page(f->f_mapping, i);
+		KUNIT_ASSERT_NOT_NULL(test, page);
+		KUNIT_EXPECT_TRUE(test, page_test_flag(page, PG_lru));
+		KUNIT_EXPECT_FALSE(test, PageSwapCache(page));
+		if (i == 1)
+			KUNIT_EXPECT_PTR_EQ(test, page, cached);
+	}
+	hook_off(NULL);
+	KUNIT_EXPECT_EQ(test, f->f_inode->i_swapped, 0ul);
+	KUNIT_EXPECT_EQ(test, nr_swap_pages, slots0);
+	KUNIT_EXPECT_EQ(test, test_file_set_size(f, 0), 0);
+}
+
 static struct kunit_case swap_shmem_cases[] = {
 	KUNIT_CASE_PARAM(shmem_file_out_and_back, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(shared_anon_out_and_back, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(reclaim_takes_unmapped_tmpfs_page),
 	KUNIT_CASE(reclaim_splits_tmpfs_huge_page),
+	KUNIT_CASE(truncate_while_written),
+	KUNIT_CASE(swapoff_pass_before_publish),
+	KUNIT_CASE(swapin_keeps_page_isolated),
 	{}
 };
 

@@ -9,18 +9,24 @@
  *     with other mappings"), and split_huge_page_to_list splits it in both
  *     mms at once: the same pages, each mapped twice, copy-on-write;
  *   - reclaim itself (shrink_inactive_list, as kswapd or direct reclaim
- *     run it) swaps out a THP MADV_COLD made old: split, then page by page.
+ *     run it) swaps out a THP MADV_COLD made old: split, then page by page;
+ *   - MADV_PAGEOUT's split of a whole THP while another thread waits to
+ *     take the mmap_lock for writing: the split and each page's unmapping
+ *     done under madvise's read lock (a nested trylock of it would fail).
  * In every case every byte of every page is checked after it came back,
  * MM_SWAPENTS and MM_ANONPAGES, AnonHugePages, and pte_ref_verify (in
  * each pte_reclaim mode where the case is a parameter); the mm's pages,
  * page tables and slab objects are back at its end (tests/test_mm.h),
  * after the area went off (the cleanup actions run in reverse). */
 #include "tests/kunit.h"
+#include "tests/test_cpu.h"
 #include "tests/test_mm.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/sched.h"
 #include "kernel/sched_mm.h"
 #include "kernel/unistd.h"
 #include "mm/huge_memory.h"
+#include "mm/madvise_cold.h"
 #include "mm/mm_inline.h"
 #include "mm/mm_types.h"
 #include "mm/mmap.h"
@@ -272,12 +278,69 @@ static void reclaim_splits_thp_to_swap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
 }
 
+/* A thread of the process that takes its mmap_lock for writing (an
+ * mmap, a munmap) and lets go. */
+static int mmap_writer_fn(void *data)
+{
+	struct mm_struct *mm = data;
+	mmap_write_lock(mm);
+	mmap_write_unlock(mm);
+	return 0;
+}
+
+static unsigned long nr_lock_waiters(struct rw_semaphore *sem)
+{
+	unsigned long n = 0;
+	struct list_head *p;
+	spin_lock(&sem->wait_lock);
+	for (p = sem->wait_list.next; p != &sem->wait_list; p = p->next)
+		n++;
+	spin_unlock(&sem->wait_lock);
+	return n;
+}
+
+/* MADV_PAGEOUT of a whole PMD-mapped THP while another thread waits for
+ * the mmap_lock to write: madvise holds it for reading, and the split
+ * walks the mm under that lock (Linux's split_huge_page under the
+ * caller's mmap_lock), not under a nested trylock, which fails whenever a
+ * writer waits (kernel/rwsem.c), and so do the pages' unmappings. Split,
+ * its PMD gone, every page to swap, every byte back. */
+static void pageout_thp_with_writer_waiting(struct kunit *test)
+{
+	u64 *buf = page_buf(test);
+	struct mm_struct *mm = thp_mm(test, buf);
+	unsigned long split0 = all_vm_events(THP_SPLIT_PAGE), fb0 = all_vm_events(THP_SWPOUT_FALLBACK);
+	unsigned long out0 = all_vm_events(PSWPOUT);
+	/* madvise's steps by hand (do_madvise would queue behind the
+	 * writer): its read lock, the writer queued, the advice. */
+	mmap_read_lock(mm);
+	struct task_struct *w = kthread_run_on_cpu(mmap_writer_fn, mm, test_other_cpu_or_this(), "mmwriter/%u");
+	bool queued = w && TEST_WAIT_UNTIL(nr_lock_waiters(&mm->mmap_lock) == 1, NULL);
+	int err = -EAGAIN;
+	if (queued)
+		err = madvise_cold_or_pageout(find_vma(mm, BASE), BASE, BASE + PMD_SIZE, MADV_PAGEOUT);
+	mmap_read_unlock(mm);
+	if (w)
+		kthread_join(w);
+	KUNIT_ASSERT_TRUE(test, queued);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_SPLIT_PAGE) - split0, 1ul);
+	KUNIT_EXPECT_EQ(test, all_vm_events(THP_SWPOUT_FALLBACK) - fb0, 1ul);
+	KUNIT_EXPECT_NULL(test, test_mm_pmd_page(mm, BASE));
+	/* And each page unmapped under the same lock (try_to_unmap_one). */
+	KUNIT_EXPECT_EQ(test, all_vm_events(PSWPOUT) - out0, (unsigned long)THP_PAGES);
+	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SWAPENTS), (unsigned long)THP_PAGES);
+	KUNIT_EXPECT_EQ(test, bad_pages(buf, THP_PAGES), 0ul);
+	KUNIT_EXPECT_EQ(test, pte_ref_verify(mm), 0ul);
+}
+
 static struct kunit_case swap_thp_cases[] = {
 	KUNIT_CASE_PARAM(pageout_whole_thp_splits_and_swaps, pte_reclaim_modes_gen_params),
 	KUNIT_CASE_PARAM(pageout_part_of_thp_splits_first, pte_reclaim_modes_gen_params),
 	KUNIT_CASE(cold_part_of_thp_splits_and_keeps_it),
 	KUNIT_CASE(thp_shared_by_fork_split_in_both),
 	KUNIT_CASE_PARAM(reclaim_splits_thp_to_swap, pte_reclaim_modes_gen_params),
+	KUNIT_CASE(pageout_thp_with_writer_waiting),
 	{}
 };
 
