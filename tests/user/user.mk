@@ -44,7 +44,7 @@ USER_CRASH_NAMES := null_write readonly_write nx_exec unmapped_write thread_faul
 	kmem_access_read kmem_access_write kmem_access_exec kmem_access_hlt kmem_access_cr3 \
 	sigsegv_blocked raise_sigsegv sigreturn_bad_cs sigreturn_bad_fpstate sigreturn_xsave_reserved
 USER_BENCH_NAMES := multi_fault mmap_munmap pte_table_growth_full pte_multi_fault mempolicy_fault migrate_cost fork_cost khugepaged_share compaction_frag swap_cost
-USER_DEMO_NAMES := mm_tour
+USER_DEMO_NAMES := mm_tour swap_tour
 USER_AUX_NAMES := exit_with spin tty_fg thread_group gs_spin bind_touch oom_hog gdb_target process_family \
 	tour_pte_tables tour_thp tour_fragment
 
