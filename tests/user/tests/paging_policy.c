@@ -461,6 +461,14 @@ static int child(void)
 		       policy, long_hits, hot_refs_after, settle, SAMPLE, kbound);
 		if (mglru)
 			check_skip("the multi-gen LRU counts generations as Active, not activations");
+		else if (!mmlab)
+			/* Linux 6.1 activates an anonymous page seen referenced
+			 * by two scans (folio_check_references), and puts a
+			 * refault of the working set straight on the active
+			 * list: how many, over a trace this short, is how its
+			 * scans fall (one run grew it by 108 kB of 256). */
+			note("lru: the node's Active(anon) grew by up to %ld kB (%ld kB at the end) for %lu hot pages",
+			     act_max, act, t.hot);
 		else if (!strcmp(policy, "lru"))
 			CHECKF(act_max * 1024 >= (long)(t.hot / 2 * PAGE),
 			       "lru: the node's Active(anon) grew by up to %ld kB (%ld kB at the end), at least half the "
@@ -488,10 +496,5 @@ int main(int argc, char **argv)
 	pid_t pid = fork();
 	if (pid == 0)
 		_exit(child());
-	int st = wait_status_of(pid);
-	CHECKF(st == 0 || st == 77, "the checks in the child passed (status %d)", st);
-	CHECKF(sys_swapoff(SWAP_DISK) == 0, "swapoff after the child's exit freed its entries: %s", errno_name(errno));
-	if (st == 77)
-		test_skip("the child skipped (above)");
-	return test_end();
+	return swap_child_end(pid, "child");
 }
