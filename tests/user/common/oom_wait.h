@@ -1,15 +1,31 @@
-/* Waiting for an OOM victim (the oom and swap_oom programs), without a
- * clock: how long an OOM takes is the machine's business (seconds alone,
- * minutes on a loaded host filling gigabytes under TCG), so the wait ends
- * on what happened, never on time; a real hang is the runner's timeout. */
+/* What the oom and swap_oom programs share: a child's oom_score_adj, and
+ * waiting for an OOM victim without a clock. How long an OOM takes is the
+ * machine's business (seconds alone, minutes on a loaded host filling
+ * gigabytes under TCG), so the wait ends on what happened, never on time;
+ * a real hang is the runner's timeout. */
 #ifndef USER_OOM_WAIT_H
 #define USER_OOM_WAIT_H
 
+#include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
+
+/* /proc/self/oom_score_adj set to adj: whether it took. */
+static inline bool set_oom_score_adj(int adj)
+{
+	char v[8];
+	int len = snprintf(v, sizeof(v), "%d", adj);
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY);
+	bool ok = fd >= 0 && write(fd, v, (size_t)len) == len;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
 
 /* The victims the OOM killer has taken since boot (/proc/vmstat oom_kill). */
 static inline long oom_kills(void) { return vmstat_value("oom_kill"); }

@@ -110,6 +110,20 @@ static inline bool swap_on_or_skip(unsigned char *hdr)
 	return CHECKF(sys_swapon(SWAP_DISK, 0) == 0, "swapon %s: %s", SWAP_DISK, errno_name(errno));
 }
 
+/* The end of a program that turned swap on (swap_on_or_skip) and made its
+ * checks in a child, pid (who: "child", "worker"): the child's exit status
+ * checked (0, or 77: it skipped, passed on), then swap turned off, which
+ * the entries' going with the child's exit lets succeed. */
+static inline int swap_child_end(pid_t pid, const char *who)
+{
+	int st = wait_status_of(pid);
+	CHECKF(st == 0 || st == 77, "the checks in the %s passed (status %d)", who, st);
+	CHECKF(sys_swapoff(SWAP_DISK) == 0, "swapoff after the %s's exit freed its entries: %s", who, errno_name(errno));
+	if (st == 77)
+		test_skip("the %s skipped (above)", who);
+	return test_end();
+}
+
 /* How far Linux 6.1's VmSwap may trail the page tables, in kB: a thread
  * keeps its faults' counter changes (SPLIT_RSS_COUNTING) and hands them
  * to the mm at the start of the first fault after its event count passed

@@ -71,12 +71,8 @@ static pid_t child(int adj, int nid, long mib, bool huge, bool hold, int fd)
 	pid_t pid = fork();
 	if (pid)
 		return pid;
-	char v[8];
-	int len = snprintf(v, sizeof(v), "%d", adj);
-	int afd = open("/proc/self/oom_score_adj", O_WRONLY);
-	if (afd < 0 || write(afd, v, (size_t)len) != len)
+	if (!set_oom_score_adj(adj))
 		_exit(2);
-	close(afd);
 	unsigned long mask = 1ul << nid;
 	if (nid >= 0 && set_mempolicy(MPOL_BIND, &mask, 64))
 		_exit(2);

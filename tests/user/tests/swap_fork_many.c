@@ -123,8 +123,5 @@ int main(void)
 	pid_t pid = fork();
 	if (pid == 0)
 		_exit(worker());
-	int st = wait_status_of(pid);
-	CHECKF(st == 0, "the checks in the worker passed (status %d)", st);
-	CHECKF(sys_swapoff(SWAP_DISK) == 0, "swapoff after the worker's exit freed its entries: %s", errno_name(errno));
-	return test_end();
+	return swap_child_end(pid, "worker");
 }

@@ -55,12 +55,8 @@ static pid_t child(int adj, long mib, int out, int in)
 	pid_t pid = fork();
 	if (pid)
 		return pid;
-	char v[8];
-	int len = snprintf(v, sizeof(v), "%d", adj);
-	int afd = open("/proc/self/oom_score_adj", O_WRONLY);
-	if (afd < 0 || write(afd, v, (size_t)len) != len)
+	if (!set_oom_score_adj(adj))
 		_exit(2);
-	close(afd);
 	size_t size = (size_t)(mib * MIB);
 	long *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)

@@ -196,8 +196,5 @@ int main(void)
 	pid_t pid = fork();
 	if (pid == 0)
 		_exit(child(h->last_page));
-	int st = wait_status_of(pid);
-	CHECKF(st == 0, "the checks in the child passed (status %d)", st);
-	CHECKF(sys_swapoff(SWAP_DISK) == 0, "swapoff after the child's exit freed its entries: %s", errno_name(errno));
-	return test_end();
+	return swap_child_end(pid, "child");
 }
