@@ -120,25 +120,29 @@ static __attribute__((noreturn)) void finish(bool passed)
 		pause();
 }
 
-/* The value of word KEY=value on the kernel command line, or NULL. */
+/* The value of word KEY=value on the kernel command line (the last, if
+ * it is there more than once), or NULL. */
 static const char *cmdline_value(const char *cmdline, const char *key, char *buf, size_t size)
 {
 	size_t klen = strlen(key);
+	const char *found = NULL;
 	for (const char *p = cmdline; *p;) {
 		while (isspace((unsigned char)*p))
 			p++;
 		size_t n = strcspn(p, " \t\n");
+		/* The last one counts, as a kernel parameter given twice
+		 * (the runner's --cmdline comes after the topology's words). */
 		if (n > klen && !strncmp(p, key, klen) && p[klen] == '=') {
 			size_t v = n - klen - 1;
 			if (v >= size)
 				v = size - 1;
 			memcpy(buf, p + klen + 1, v);
 			buf[v] = 0;
-			return buf;
+			found = buf;
 		}
 		p += n;
 	}
-	return NULL;
+	return found;
 }
 
 /* tests/kunit.c's kunit_filter_match(): globs separated by commas, a case
