@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,28 @@ static inline int swap_child_end(pid_t pid, const char *who)
 	if (st == 77)
 		test_skip("the %s skipped (above)", who);
 	return test_end();
+}
+
+/* A program that turns swap on and makes its checks in a child, fn
+ * (who: "child", "worker"): swap_on_or_skip, the child, swap_child_end. */
+static inline int swap_run_child(int (*fn)(void), const char *who)
+{
+	unsigned char hdr[4096];
+	if (!swap_on_or_skip(hdr))
+		return test_end();
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(fn());
+	return swap_child_end(pid, who);
+}
+
+/* Pins the calling process to the CPU it runs on now. */
+static inline void pin_to_this_cpu(void)
+{
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+	sched_setaffinity(0, sizeof(one), &one);
 }
 
 /* How far Linux 6.1's VmSwap may trail the page tables, in kB: a thread

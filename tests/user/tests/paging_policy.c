@@ -490,11 +490,5 @@ int main(int argc, char **argv)
 	opt_argc = argc;
 	opt_argv = argv;
 	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
-	unsigned char hdr[4096];
-	if (!swap_on_or_skip(hdr))
-		return test_end();
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(child());
-	return swap_child_end(pid, "child");
+	return swap_run_child(child, "child");
 }

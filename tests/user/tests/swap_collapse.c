@@ -74,10 +74,7 @@ static void check_vmswap(long kb, const char *when)
 
 static int child(void)
 {
-	cpu_set_t one;
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
-	sched_setaffinity(0, sizeof(one), &one);
+	pin_to_this_cpu();
 	unsigned char *p = map_aligned_2m(NPAGES * PAGE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	if (!CHECKF(p != NULL, "mmap of 2 MiB on a 2 MiB boundary"))
 		return test_end();
@@ -117,11 +114,5 @@ int main(void)
 	test_begin("swap_collapse");
 	if (!thp_pmd_mode())
 		test_skip("no transparent huge pages");
-	unsigned char hdr[4096];
-	if (!swap_on_or_skip(hdr))
-		return test_end();
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(child());
-	return swap_child_end(pid, "child");
+	return swap_run_child(child, "child");
 }

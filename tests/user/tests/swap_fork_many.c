@@ -57,10 +57,7 @@ static long swapped_pages(const void *p)
 
 static int worker(void)
 {
-	cpu_set_t one;
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
-	sched_setaffinity(0, sizeof(one), &one);
+	pin_to_this_cpu();
 	unsigned char *p = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!CHECKF(p != MAP_FAILED, "mmap of %d pages", NPAGES))
 		return test_end();
@@ -117,11 +114,5 @@ static int worker(void)
 int main(void)
 {
 	test_begin("swap_fork_many");
-	unsigned char hdr[4096];
-	if (!swap_on_or_skip(hdr))
-		return test_end();
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(worker());
-	return swap_child_end(pid, "worker");
+	return swap_run_child(worker, "worker");
 }

@@ -103,10 +103,7 @@ static long majflt(void)
 
 static int child(unsigned long area_pages)
 {
-	cpu_set_t one;
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
-	sched_setaffinity(0, sizeof(one), &one);
+	pin_to_this_cpu();
 	unsigned char *p = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!CHECKF(p != MAP_FAILED, "mmap of %d pages", NPAGES))
 		return test_end();

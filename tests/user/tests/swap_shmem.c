@@ -47,10 +47,7 @@ static size_t bad_bytes(const unsigned char *p, size_t pages, unsigned seed)
 
 static int child(int ask, int told)
 {
-	cpu_set_t one;
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
-	sched_setaffinity(0, sizeof(one), &one);
+	pin_to_this_cpu();
 
 	/* Shared anonymous memory. */
 	unsigned char *p = mmap(NULL, NPAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -68,10 +68,7 @@ static void pagemap_counts(const unsigned char *p, size_t first, size_t last, lo
 
 static int child(void)
 {
-	cpu_set_t one;
-	CPU_ZERO(&one);
-	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
-	sched_setaffinity(0, sizeof(one), &one);
+	pin_to_this_cpu();
 	/* NTHP huge pages, 2 MiB aligned inside a mapping one larger. */
 	size_t len = (NTHP + 1) * HPAGE;
 	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

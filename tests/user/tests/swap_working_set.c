@@ -150,11 +150,5 @@ static int child(void)
 int main(void)
 {
 	test_begin("swap_working_set");
-	unsigned char hdr[4096];
-	if (!swap_on_or_skip(hdr))
-		return test_end();
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(child());
-	return swap_child_end(pid, "child");
+	return swap_run_child(child, "child");
 }
