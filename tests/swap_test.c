@@ -215,13 +215,13 @@ static void swapoff_action(void *ctx)
 		ksys_swapoff("/dev/vda");
 }
 
-static void pageout_swapin_swapoff_keep_table_counts(struct kunit *test)
+/* The case's mm (a leak snapshot taken before swapon: the area's own
+ * allocations, made by swapon and given back by swapoff, are not the
+ * mm's), the disk's area on until the case ends, NPAGES pages written at
+ * BASE and pushed out with MADV_PAGEOUT. */
+static struct mm_struct *mm_paged_out(struct kunit *test)
 {
 	swap_disk_last_page(test);
-	const struct pte_reclaim_mode_param *m = test->param_value;
-	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
-	/* The mm's leak snapshot first: the area's own allocations (made by
-	 * swapon, given back by swapoff) are not the mm's. */
 	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
 	KUNIT_ASSERT_EQ(test, ksys_swapon("/dev/vda", 0), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action(test, swapoff_action, NULL), 0);
@@ -229,6 +229,14 @@ static void pageout_swapin_swapoff_keep_table_counts(struct kunit *test)
 	for (unsigned long i = 0; i < NPAGES; i++)
 		KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, BASE + i * PAGE_SIZE, 0x5a5a0000ull + i), 0);
 	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, NPAGES * PAGE_SIZE, MADV_PAGEOUT), 0);
+	return mm;
+}
+
+static void pageout_swapin_swapoff_keep_table_counts(struct kunit *test)
+{
+	const struct pte_reclaim_mode_param *m = test->param_value;
+	KUNIT_ASSERT_EQ(test, test_pte_reclaim_mode(test, m->mode), 0);
+	struct mm_struct *mm = mm_paged_out(test);
 	KUNIT_EXPECT_EQ(test, swap_entries_at(mm), (unsigned long)NPAGES);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_SWAPENTS), (unsigned long)NPAGES);
 	KUNIT_EXPECT_EQ(test, get_mm_counter(mm, MM_ANONPAGES), 0ul);
@@ -258,14 +266,7 @@ static void pageout_swapin_swapoff_keep_table_counts(struct kunit *test)
 #define FORKS 100
 static void fork_past_swap_map_max(struct kunit *test)
 {
-	swap_disk_last_page(test);
-	struct mm_struct *mm = test_mm_create(test, TEST_MM_CURRENT);
-	KUNIT_ASSERT_EQ(test, ksys_swapon("/dev/vda", 0), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, swapoff_action, NULL), 0);
-	test_mm_map_anon(test, mm, BASE, NPAGES * PAGE_SIZE);
-	for (unsigned long i = 0; i < NPAGES; i++)
-		KUNIT_ASSERT_EQ(test, test_mm_write_u64(mm, BASE + i * PAGE_SIZE, 0x5a5a0000ull + i), 0);
-	KUNIT_EXPECT_EQ(test, do_madvise(mm, BASE, NPAGES * PAGE_SIZE, MADV_PAGEOUT), 0);
+	struct mm_struct *mm = mm_paged_out(test);
 	KUNIT_ASSERT_EQ(test, swap_entries_at(mm), (unsigned long)NPAGES);
 	swp_entry_t e = pte_to_swp_entry(test_mm_pte(mm, BASE));
 	struct mm_struct **children = kcalloc(FORKS, sizeof(*children), GFP_KERNEL);
