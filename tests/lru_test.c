@@ -29,21 +29,6 @@
 #define NPAGES 16
 #define SZ2M (2ul << 20)
 
-/* A node with memory and nothing on its anon lists, or -1. */
-static int quiet_node(void)
-{
-	nodemask_t mem = node_states_memory();
-	int nid;
-	for_each_node_mask(nid, mem) {
-		if (!node_has_memory(nid) || !NODE_DATA(nid)->managed_pages)
-			continue;
-		struct lruvec *l = node_lruvec(NODE_DATA(nid));
-		if (!l->nr_pages[LRU_INACTIVE_ANON] && !l->nr_pages[LRU_ACTIVE_ANON] && !l->nr_pages[LRU_UNEVICTABLE])
-			return nid;
-	}
-	return -1;
-}
-
 struct lru_case {
 	struct mm_struct *mm;
 	int nid;
@@ -54,7 +39,7 @@ struct lru_case {
  * node. */
 static void lru_case_init(struct kunit *test, struct lru_case *c, unsigned long len)
 {
-	c->nid = quiet_node();
+	c->nid = test_quiet_lru_node();
 	if (c->nid < 0)
 		kunit_skip(test, "no node with empty anon lists");
 	c->lruvec = node_lruvec(NODE_DATA(c->nid));

@@ -66,21 +66,6 @@ static const struct policy_order orders[] = {
 };
 KUNIT_ARRAY_PARAM_DESC(orders, orders, desc);
 
-/* A node with memory and nothing on its anon lists, or -1. */
-static int quiet_node(void)
-{
-	nodemask_t mem = node_states_memory();
-	int nid;
-	for_each_node_mask(nid, mem) {
-		if (!node_has_memory(nid) || !NODE_DATA(nid)->managed_pages)
-			continue;
-		struct lruvec *l = node_lruvec(NODE_DATA(nid));
-		if (!l->nr_pages[LRU_INACTIVE_ANON] && !l->nr_pages[LRU_ACTIVE_ANON] && !l->nr_pages[LRU_UNEVICTABLE])
-			return nid;
-	}
-	return -1;
-}
-
 /* The swap machine's disk, or a skip. */
 static void swap_disk_or_skip(struct kunit *test)
 {
@@ -157,7 +142,7 @@ static void victim_order(struct kunit *test)
 {
 	const struct policy_order *o = test->param_value;
 	swap_disk_or_skip(test);
-	int nid = quiet_node();
+	int nid = test_quiet_lru_node();
 	if (nid < 0)
 		kunit_skip(test, "no node with empty anon lists");
 	struct lruvec *lruvec = node_lruvec(NODE_DATA(nid));

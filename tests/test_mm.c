@@ -19,6 +19,8 @@
 #include "mm/pte_ref.h"
 #include "mm/shmem.h"
 #include "mm/khugepaged.h"
+#include "mm/mm_inline.h"
+#include "mm/mempolicy.h"
 #include "fs/fs.h"
 #include "fs/init.h"
 #include "fs/mount.h"
@@ -354,4 +356,18 @@ void test_mm_enter_space(struct kunit *test, unsigned long addr, unsigned long n
 	saved_files = current->files;
 	current->files = files;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, leave_files, files), 0);
+}
+
+int test_quiet_lru_node(void)
+{
+	nodemask_t mem = node_states_memory();
+	int nid;
+	for_each_node_mask(nid, mem) {
+		if (!node_has_memory(nid) || !NODE_DATA(nid)->managed_pages)
+			continue;
+		struct lruvec *l = node_lruvec(NODE_DATA(nid));
+		if (!l->nr_pages[LRU_INACTIVE_ANON] && !l->nr_pages[LRU_ACTIVE_ANON] && !l->nr_pages[LRU_UNEVICTABLE])
+			return nid;
+	}
+	return -1;
 }

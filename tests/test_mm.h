@@ -126,6 +126,10 @@ int test_set_size(struct file *f, long size);
  * sleeps back. */
 void test_khugepaged_two_full_scans(void);
 
+/* A node with memory and nothing on its anon or unevictable lists, or -1:
+ * where a case's pages are the only ones reclaim can find. */
+int test_quiet_lru_node(void);
+
 /* fault_around_bytes (mm/memory.h) for the rest of the case, the value
  * before put back when it ends. */
 void test_set_fault_around(struct kunit *test, unsigned long bytes);
