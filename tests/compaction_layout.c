@@ -250,3 +250,20 @@ void report_node_lines(struct kunit *test, const char *path, int nid, const char
 	}
 	test_proc_free(test, s);
 }
+
+unsigned long compact_beside_crew(struct kunit *test, const struct layout *L, struct test_crew *crew, int rounds)
+{
+	unsigned long migrated = 0, end = L->lo + L->nblocks * pageblock_nr_pages;
+	for (int k = 0; k < rounds; k++) {
+		unsigned long p = crew->progress;
+		KUNIT_ASSERT_TRUE(test, TEST_WAIT_UNTIL(crew->progress >= p + 256, &crew->progress));
+		struct compact_range_result r;
+		compact_range(L->nid, L->lo, end, -1, 0, &r);
+		migrated += r.migrated;
+	}
+	test_crew_stop(crew);
+	KUNIT_EXPECT_EQ(test, test_crew_finish(test, crew), 0ul);
+	kunit_info(test, "%lu accesses and zaps by %u workers beside %d compactions: %lu pages moved", crew->progress,
+		   crew->n, rounds, migrated);
+	return migrated;
+}

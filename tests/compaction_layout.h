@@ -22,6 +22,7 @@
 #define TESTS_COMPACTION_LAYOUT_H
 
 #include "tests/kunit.h"
+#include "tests/test_cpu.h"
 #include "mm/compaction_internal.h"
 #include "mm/page_alloc.h"
 
@@ -77,5 +78,11 @@ void report_node_lines(struct kunit *test, const char *path, int nid, const char
  * (isolate_lru_page, migrate_isolated_page): 0, or the error, new then
  * still the caller's and old back on the LRU. */
 int move_page_into(struct page *old, struct page *new);
+
+/* rounds compactions of the run, each once crew (started, its workers
+ * faulting and zapping the layout's pages) has made 256 more steps; then
+ * the crew stopped and checked, the figures into the case's report.
+ * Returns the pages moved. */
+unsigned long compact_beside_crew(struct kunit *test, const struct layout *L, struct test_crew *crew, int rounds);
 
 #endif

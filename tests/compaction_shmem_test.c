@@ -265,18 +265,7 @@ static void shmem_compaction_beside_faults_and_zaps_on_every_cpu(struct kunit *t
 	struct mm_struct *child = make_shmem_layout(test, &L, &S, 3, NO_BLOCK);
 	stress_pages = L.npages / 2;
 	test_crew_start(test, &stress_crew, stress_worker, L.mm, 0, TEST_CREW_OTHER_CPUS_OR_THIS);
-	unsigned long migrated = 0, end = L.lo + L.nblocks * pageblock_nr_pages;
-	for (int k = 0; k < STRESS_ROUNDS; k++) {
-		unsigned long p = stress_crew.progress;
-		KUNIT_ASSERT_TRUE(test, TEST_WAIT_UNTIL(stress_crew.progress >= p + 256, &stress_crew.progress));
-		struct compact_range_result r;
-		compact_range(L.nid, L.lo, end, -1, 0, &r);
-		migrated += r.migrated;
-	}
-	test_crew_stop(&stress_crew);
-	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &stress_crew), 0ul);
-	kunit_info(test, "%lu accesses and zaps by %u workers beside %d compactions: %lu pages moved",
-		   stress_crew.progress, stress_crew.n, STRESS_ROUNDS, migrated);
+	unsigned long migrated = compact_beside_crew(test, &L, &stress_crew, STRESS_ROUNDS);
 	KUNIT_EXPECT_GT(test, migrated, 0ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(L.mm), 0ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(child), 0ul);

@@ -353,18 +353,7 @@ static void compaction_beside_faults_and_zaps_on_every_cpu(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, copy_to_user((void *)ARG, &mask, sizeof(mask)), 0ul);
 	KUNIT_ASSERT_EQ(test, test_sys6(__NR_mbind, BASE, L.npages * PAGE_SIZE, MPOL_BIND, ARG, 64, 0), 0);
 	test_crew_start(test, &stress_crew, stress_worker, L.mm, 0, TEST_CREW_OTHER_CPUS_OR_THIS);
-	unsigned long migrated = 0, end = L.lo + L.nblocks * pageblock_nr_pages;
-	for (int k = 0; k < STRESS_ROUNDS; k++) {
-		unsigned long p = stress_crew.progress;
-		KUNIT_ASSERT_TRUE(test, TEST_WAIT_UNTIL(stress_crew.progress >= p + 256, &stress_crew.progress));
-		struct compact_range_result r;
-		compact_range(L.nid, L.lo, end, -1, 0, &r);
-		migrated += r.migrated;
-	}
-	test_crew_stop(&stress_crew);
-	KUNIT_EXPECT_EQ(test, test_crew_finish(test, &stress_crew), 0ul);
-	kunit_info(test, "%lu accesses and zaps by %u workers beside %d compactions: %lu pages moved",
-		   stress_crew.progress, stress_crew.n, STRESS_ROUNDS, migrated);
+	unsigned long migrated = compact_beside_crew(test, &L, &stress_crew, STRESS_ROUNDS);
 	KUNIT_EXPECT_GT(test, migrated, 0ul);
 	KUNIT_EXPECT_EQ(test, pte_ref_verify(L.mm), 0ul);
 	unsigned long bad = 0;
