@@ -201,16 +201,23 @@ static void shared_anon_out_and_back(struct kunit *test)
 	}
 }
 
+/* The file at PATH with pages pages written (a leak-check snapshot taken
+ * first), the disk's area on until the case ends; skips without the disk. */
+static struct file *filled_file_swap_on(struct kunit *test, unsigned long pages)
+{
+	swap_disk_or_skip(test);
+	struct file *f = test_file_make(test, PATH);
+	test_mm_create(test, 0); /* the leak check's snapshot */
+	test_file_fill(test, f, pages);
+	swap_on(test);
+	return f;
+}
+
 /* Reclaim's own path: a tmpfs page nobody maps, made old, is on the anon
  * inactive list (swap-backed); a scan of the whole list writes it out. */
 static void reclaim_takes_unmapped_tmpfs_page(struct kunit *test)
 {
-	swap_disk_or_skip(test);
-	struct file *f = test_file_make(test, PATH);
-	struct mm_struct *mm = test_mm_create(test, 0); /* the leak check's snapshot */
-	(void)mm;
-	test_file_fill(test, f, 4);
-	swap_on(test);
+	struct file *f = filled_file_swap_on(test, 4);
 	struct page *page = test_cache_page(f->f_mapping, 2);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	KUNIT_EXPECT_TRUE(test, page_test_flag(page, PG_swapbacked));
@@ -359,12 +366,7 @@ static void truncate_at_write(enum shmem_swap_step step, struct page *page, swp_
  * and the slot is free once the swap-out is done. */
 static void truncate_while_written(struct kunit *test)
 {
-	swap_disk_or_skip(test);
-	struct file *f = test_file_make(test, PATH);
-	struct mm_struct *mm = test_mm_create(test, 0); /* the leak check's snapshot */
-	(void)mm;
-	test_file_fill(test, f, 1);
-	swap_on(test);
+	struct file *f = filled_file_swap_on(test, 1);
 	long slots0 = nr_swap_pages;
 	memset(&hk, 0, sizeof(hk));
 	hk.f = f;
@@ -398,12 +400,7 @@ static void unuse_at_publish(enum shmem_swap_step step, struct page *page, swp_e
  * bring the page back. */
 static void swapoff_pass_before_publish(struct kunit *test)
 {
-	swap_disk_or_skip(test);
-	struct file *f = test_file_make(test, PATH);
-	struct mm_struct *mm = test_mm_create(test, 0); /* the leak check's snapshot */
-	(void)mm;
-	test_file_fill(test, f, 2);
-	swap_on(test);
+	struct file *f = filled_file_swap_on(test, 2);
 	memset(&hk, 0, sizeof(hk));
 	hook_on(test, unuse_at_publish);
 	KUNIT_EXPECT_EQ(test, swap_out_by_hand(test, f->f_mapping, 1), SWAP_OUT_FREED);
@@ -448,12 +445,7 @@ static void isolate_at_swapin(enum shmem_swap_step step, struct page *page, swp_
  * from the slot, and found in the swap cache. */
 static void swapin_keeps_page_isolated(struct kunit *test)
 {
-	swap_disk_or_skip(test);
-	struct file *f = test_file_make(test, PATH);
-	struct mm_struct *mm = test_mm_create(test, 0); /* the leak check's snapshot */
-	(void)mm;
-	test_file_fill(test, f, 2);
-	swap_on(test);
+	struct file *f = filled_file_swap_on(test, 2);
 	long slots0 = nr_swap_pages;
 	memset(&hk, 0, sizeof(hk));
 	hk.extra = (struct page *)1; /* no extra reference: page 0 leaves the swap cache */
