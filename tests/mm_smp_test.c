@@ -165,17 +165,6 @@ static void start_locker(struct kunit *test, struct locker *l, struct rw_semapho
 }
 
 /* How many tasks wait on sem. */
-static unsigned nr_waiters(struct rw_semaphore *sem)
-{
-	unsigned n = 0;
-	struct list_head *p;
-	spin_lock(&sem->wait_lock);
-	for (p = sem->wait_list.next; p != &sem->wait_list; p = p->next)
-		n++;
-	spin_unlock(&sem->wait_lock);
-	return n;
-}
-
 /* A writer waits while a reader holds it, a reader waits while a writer
  * holds it, and each gets it as soon as the holder lets go. */
 static void rwsem_writer_excludes_readers(struct kunit *test)
@@ -187,14 +176,14 @@ static void rwsem_writer_excludes_readers(struct kunit *test)
 	order = 0;
 	down_read(&sem);
 	start_locker(test, &w, &sem, true, &order);
-	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(test_rwsem_waiters(&sem) == 1, NULL));
 	KUNIT_EXPECT_EQ(test, load(&w.step), 1); /* queued: it has not got it */
 	up_read(&sem);
 	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&w.step) == 2, NULL));
 	KUNIT_EXPECT_TRUE(test, rwsem_is_write_locked(&sem));
 	/* Now a reader waits for the writer. */
 	start_locker(test, &r, &sem, false, &order);
-	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(test_rwsem_waiters(&sem) == 1, NULL));
 	KUNIT_EXPECT_EQ(test, load(&r.step), 1);
 	KUNIT_EXPECT_EQ(test, down_read_trylock(&sem), 0);
 	store(&w.release, 1);
@@ -219,18 +208,18 @@ static void rwsem_waiting_writer_is_not_overtaken(struct kunit *test)
 	order = 0;
 	down_read(&sem);
 	start_locker(test, &w, &sem, true, &order);
-	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(nr_waiters(&sem) == 1, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(test_rwsem_waiters(&sem) == 1, NULL));
 	KUNIT_EXPECT_EQ(test, down_read_trylock(&sem), 0); /* a writer waits */
 	start_locker(test, &r1, &sem, false, &order);
-	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(nr_waiters(&sem) == 2, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(test_rwsem_waiters(&sem) == 2, NULL));
 	start_locker(test, &r2, &sem, false, &order);
-	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(nr_waiters(&sem) == 3, NULL));
+	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(test_rwsem_waiters(&sem) == 3, NULL));
 	KUNIT_EXPECT_EQ(test, load(&r1.step), 1);
 	KUNIT_EXPECT_EQ(test, load(&r2.step), 1);
 	up_read(&sem);
 	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&w.step) == 2, NULL));
 	KUNIT_EXPECT_EQ(test, w.got_at, 1);
-	KUNIT_EXPECT_EQ(test, nr_waiters(&sem), 2);
+	KUNIT_EXPECT_EQ(test, test_rwsem_waiters(&sem), 2);
 	store(&w.release, 1);
 	/* Both readers in at once: each holds it while the other does. */
 	KUNIT_EXPECT_TRUE(test, TEST_WAIT_UNTIL(load(&r1.step) == 2 && load(&r2.step) == 2, NULL));

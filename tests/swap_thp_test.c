@@ -288,17 +288,6 @@ static int mmap_writer_fn(void *data)
 	return 0;
 }
 
-static unsigned long nr_lock_waiters(struct rw_semaphore *sem)
-{
-	unsigned long n = 0;
-	struct list_head *p;
-	spin_lock(&sem->wait_lock);
-	for (p = sem->wait_list.next; p != &sem->wait_list; p = p->next)
-		n++;
-	spin_unlock(&sem->wait_lock);
-	return n;
-}
-
 /* MADV_PAGEOUT of a whole PMD-mapped THP while another thread waits for
  * the mmap_lock to write: madvise holds it for reading, and the split
  * walks the mm under that lock (Linux's split_huge_page under the
@@ -315,7 +304,7 @@ static void pageout_thp_with_writer_waiting(struct kunit *test)
 	 * writer): its read lock, the writer queued, the advice. */
 	mmap_read_lock(mm);
 	struct task_struct *w = kthread_run_on_cpu(mmap_writer_fn, mm, test_other_cpu_or_this(), "mmwriter/%u");
-	bool queued = w && TEST_WAIT_UNTIL(nr_lock_waiters(&mm->mmap_lock) == 1, NULL);
+	bool queued = w && TEST_WAIT_UNTIL(test_rwsem_waiters(&mm->mmap_lock) == 1, NULL);
 	int err = -EAGAIN;
 	if (queued)
 		err = madvise_cold_or_pageout(find_vma(mm, BASE), BASE, BASE + PMD_SIZE, MADV_PAGEOUT);

@@ -5,6 +5,7 @@
 #include "tests/test_cpu.h"
 #include "arch/x86_64/cpu.h"
 #include "kernel/smp.h"
+#include "kernel/rwsem.h"
 
 unsigned test_other_cpu(void)
 {
@@ -189,4 +190,15 @@ unsigned long test_on_each_cpu(struct kunit *test, struct test_crew *c, int (*fn
 {
 	test_crew_start(test, c, fn, ctx, n, 0);
 	return test_crew_finish(test, c);
+}
+
+unsigned test_rwsem_waiters(struct rw_semaphore *sem)
+{
+	unsigned n = 0;
+	struct list_head *p;
+	spin_lock(&sem->wait_lock);
+	for (p = sem->wait_list.next; p != &sem->wait_list; p = p->next)
+		n++;
+	spin_unlock(&sem->wait_lock);
+	return n;
 }

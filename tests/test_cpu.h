@@ -156,4 +156,8 @@ void test_crew_barrier(struct test_worker *w);
 		__ok;                                                                        \
 	})
 
+/* The tasks queued on sem, waiting for it (under its wait_lock). */
+struct rw_semaphore;
+unsigned test_rwsem_waiters(struct rw_semaphore *sem);
+
 #endif
