@@ -20,6 +20,7 @@
 #include "mm/page_alloc.h"
 #include "tests/kunit.h"
 #include "tests/test_cpu.h"
+#include "tests/test_pages.h"
 
 #define WINDOW_NS 200000000ull       /* 200 ms for a broken rule to show */
 
@@ -249,23 +250,8 @@ static void shrinker_list_is_locked_during_the_walk(struct kunit *test)
 
 /* ---- __GFP_NOFAIL ---------------------------------------------------------- */
 
-/* Pages held, linked through their lru (ours while allocated). */
-struct held {
-	struct list_head list;
-};
-
-static void held_release(struct held *h)
-{
-	while (!list_empty(&h->list)) {
-		struct page *p = list_first_entry(&h->list, struct page, lru);
-		list_del(&p->lru);
-		__free_pages(p, PageHead(p) ? (unsigned)p->private : 0);
-	}
-}
-
 static struct held nofail_held;
 
-static void held_release_action(void *h) { held_release(h); }
 static volatile int freer_ran;
 static unsigned long nofail_scans;
 static bool nofail_escaped;
@@ -299,33 +285,34 @@ static void nofail_lets_other_tasks_free_memory(struct kunit *test)
 	if (!node_has_managed_pages(nid))
 		nid = node_data[nid]->fallback[0];
 	pg_data_t *pgdat = node_data[nid];
-	INIT_LIST_HEAD(&nofail_held.list);
-	/* A node left below its min watermark would fail every case after. */
-	KUNIT_ASSERT_EQ(test, kunit_add_action(test, held_release_action, &nofail_held), 0);
+	held_init_released_at_end(test, &nofail_held);
 	freer_ran = 0;
 	nofail_scans = 0;
 	nofail_escaped = false;
 	struct task_struct *freer = kthread_create_on_cpu(free_the_held_pages, NULL, smp_processor_id(), "freer/%u");
 	KUNIT_ASSERT_NOT_NULL(test, freer);
 
-	/* Atomic requests take the node down to 3/8 of its min watermark:
-	 * below the half of the reserve __GFP_NOFAIL may use. Again after
-	 * each drain, while it gives something back: pages other CPUs freed
-	 * meanwhile sat on their per-CPU lists, out of reach until then. */
-	unsigned long taken;
+	/* The node goes down to its min watermark in blocks of every order
+	 * (GFP_NOWAIT), then to 3/8 of it in single pages (GFP_ATOMIC): below
+	 * the half of the reserve __GFP_NOFAIL may use. Not with high-order
+	 * atomic requests, whose success sets the block aside as a highatomic
+	 * reserve that order-0 requests cannot take; nor with such a reserve
+	 * left by an earlier suite. Again after each drain, while it gives
+	 * something back: pages other CPUs freed meanwhile sat on their
+	 * per-CPU lists, out of reach until then. */
+	unsigned long held_before;
 	int passes = 0;
 	do {
-		taken = 0;
+		held_before = nofail_held.pages;
+		drop_highatomic_reserve(nid);
 		drain_all_pages();
-		for (int order = MAX_PAGE_ORDER; order >= 0; order--) {
-			struct page *p;
-			while ((p = alloc_pages_node(nid, GFP_ATOMIC | __GFP_THISNODE | __GFP_NOWARN, (unsigned)order))) {
-				list_add(&p->lru, &nofail_held.list);
-				taken++;
-			}
-		}
+		exhaust_node(&nofail_held, nid, GFP_NOWAIT);
+		struct page *single;
+		while ((single = alloc_pages_node(nid, GFP_ATOMIC | __GFP_THISNODE | __GFP_NOWARN, 0)))
+			held_add(&nofail_held, single, 0);
 		drain_all_pages();
-	} while (taken && pgdat->nr_free > pgdat->watermark[WMARK_MIN] / 2 && ++passes < 10);
+	} while (nofail_held.pages > held_before && pgdat->nr_free > pgdat->watermark[WMARK_MIN] / 2 &&
+		 ++passes < 10);
 	KUNIT_EXPECT_LE(test, pgdat->nr_free, pgdat->watermark[WMARK_MIN] / 2);
 
 	static struct shrinker s = { .count_objects = one_object, .scan_objects = escape_scan };

@@ -2,6 +2,7 @@
 #include "tests/test_pages.h"
 #include "tests/kunit.h"
 #include "mm/page_alloc.h"
+#include "mm/page_alloc_internal.h"
 
 void held_init(struct held *h)
 {
@@ -54,4 +55,11 @@ unsigned long held_give_back(struct held *h, unsigned long pages)
 	}
 	h->pages -= freed;
 	return freed;
+}
+
+void drop_highatomic_reserve(int nid)
+{
+	while (READ_ONCE(NODE_DATA(nid)->nr_reserved_highatomic) &&
+	       unreserve_highatomic_pageblock(GFP_KERNEL | __GFP_THISNODE, nid, NULL, true))
+		;
 }

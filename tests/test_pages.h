@@ -31,5 +31,11 @@ void exhaust_node(struct held *h, int nid, gfp_t gfp);
 /* Frees the newest allocations (exhaust_node's smallest blocks) until
  * at least pages pages are back; returns how many. */
 unsigned long held_give_back(struct held *h, unsigned long pages);
+/* Gives node nid's highatomic reserve back to the other types (Linux's
+ * unreserve_highatomic_pageblock, forced). A block an earlier high-order
+ * atomic allocation set aside is out of reach of order-0 requests, atomic
+ * ones too, until the allocator gives it back before an OOM: a case that
+ * takes a node down to what some flags may have starts without one. */
+void drop_highatomic_reserve(int nid);
 
 #endif

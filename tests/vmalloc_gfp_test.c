@@ -26,11 +26,11 @@
 #include "mm/fail_page_alloc.h"
 #include "mm/page.h"
 #include "mm/page_alloc.h"
-#include "mm/page_alloc_internal.h"
 #include "mm/slab.h"
 #include "mm/util.h"
 #include "mm/vmalloc.h"
 #include "tests/kunit.h"
+#include "tests/test_pages.h"
 
 /* ---- the stand-in caches -------------------------------------------- */
 
@@ -179,13 +179,9 @@ static int pressure_node(struct kunit *test)
 	if (!node_data[nid] || !node_data[nid]->managed_pages)
 		kunit_skip(test, "this CPU's node %d has no memory", nid);
 	vm_unmap_aliases();
-	/* No highatomic reserve: a block an earlier high-order atomic
-	 * allocation had set aside would be given back under the pressure
-	 * (Linux's unreserve_highatomic_pageblock, before an OOM) and serve
+	/* A reserved block would be given back under the pressure and serve
 	 * what the cases mean to be served by reclaim or by waiting. */
-	while (READ_ONCE(node_data[nid]->nr_reserved_highatomic) &&
-	       unreserve_highatomic_pageblock(GFP_KERNEL | __GFP_THISNODE, nid, NULL, true))
-		;
+	drop_highatomic_reserve(nid);
 	return nid;
 }
 
