@@ -44,9 +44,7 @@ void quiet_kcompactd(struct kunit *test)
 	saved_proactiveness = sysctl_compaction_proactiveness;
 	sysctl_compaction_proactiveness = 0;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_proactiveness, NULL), 0);
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		while (kcompactd_busy(nid))
-			cond_resched();
+	kunit_wait_kcompactd_idle();
 }
 
 static void unpin(void *ctx)

@@ -354,6 +354,15 @@ bool kunit_filter_match(const char *filter, const char *suite, const char *name)
 	}
 }
 
+void kunit_wait_kcompactd_idle(void)
+{
+	for (int nid = 0; nid < MAX_NUMNODES; nid++)
+		while (node_data[nid] && kcompactd_busy(nid)) {
+			set_current_state(TASK_UNINTERRUPTIBLE);
+			schedule_hrtimeout(ktime_get_ns() + 100 * 1000);
+		}
+}
+
 void kunit_resources_take(struct kunit_resources *s)
 {
 	/* Page-table pages waiting for their RCU grace period (mm/pgtable.h)
@@ -370,9 +379,7 @@ void kunit_resources_take(struct kunit_resources *s)
 	kmem_cache_shrink_all();
 	/* So are the free pages a kcompactd holds for the moves of its round
 	 * (mm/compaction.c gives them back before it ends): wait for it. */
-	for (int nid = 0; nid < MAX_NUMNODES; nid++)
-		while (node_data[nid] && kcompactd_busy(nid))
-			cond_resched();
+	kunit_wait_kcompactd_idle();
 	_Static_assert(ARRAY_SIZE(s->pool) == HUGE_MAX_HSTATE, "a pool per hstate");
 	/* Read without hugetlb_lock (mm/hugetlb.c's): taken between cases,
 	 * when nothing changes the pools. */

@@ -212,6 +212,11 @@ struct kunit_resources {
 	unsigned long slab_objects;
 };
 void kunit_resources_take(struct kunit_resources *r);
+/* Waits until no kcompactd holds free pages for the moves of its round,
+ * sleeping 100 us at a time: a spin through cond_resched() kept a host
+ * thread from the very kcompactd it waited for under TCG (32 million
+ * calls, 7% of default's instructions). */
+void kunit_wait_kcompactd_idle(void);
 /* Fails (as an expectation) for each figure that differs from before's. */
 void kunit_expect_resources_back(struct kunit *test, const struct kunit_resources *before);
 
