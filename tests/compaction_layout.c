@@ -133,10 +133,21 @@ void layout_place(struct kunit *test, struct layout *L)
 	take_blocks(L->nid);
 	L->lo = find_run(L->nblocks);
 	/* A small node (sixteen-node's are 64 MiB, node 0 with the kernel's
-	 * own pages in it) may have no such run to lay out: the layout
-	 * cannot be made there. */
+	 * own pages in it) may have no such run to lay out, or not at this
+	 * moment: then the nearest node that has one. */
+	const pg_data_t *home = node_data[L->nid];
+	for (int i = 0; !L->lo && i < home->nr_fallback; i++) {
+		int nid = home->fallback[i];
+		if (nid == L->nid || !node_data[nid]->managed_pages)
+			continue;
+		release_blocks(NULL);
+		take_blocks(nid);
+		L->lo = find_run(L->nblocks);
+		if (L->lo)
+			L->nid = nid;
+	}
 	if (!L->lo)
-		kunit_skip(test, "no %u consecutive movable pageblocks free on node %d", L->nblocks, L->nid);
+		kunit_skip(test, "no %u consecutive movable pageblocks free on any node", L->nblocks);
 	for (unsigned b = 0; b < L->nblocks; b++) {
 		struct page *head = pfn_to_page(L->lo + b * pageblock_nr_pages);
 		list_del(&head->lru);

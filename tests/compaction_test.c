@@ -171,9 +171,8 @@ static unsigned long blocks_for_compaction(int nid)
 static void direct_compaction_serves_an_order9_request(struct kunit *test)
 {
 	static struct layout L;
-	int nid = nid_with_memory();
-	pg_data_t *pgdat = node_data[nid];
-	make_layout(test, &L, (unsigned)blocks_for_compaction(nid), NO_BLOCK, NO_BLOCK);
+	make_layout(test, &L, (unsigned)blocks_for_compaction(nid_with_memory()), NO_BLOCK, NO_BLOCK);
+	pg_data_t *pgdat = node_data[L.nid];
 	KUNIT_ASSERT_EQ(test, compaction_suitable(pgdat, pageblock_order, WMARK_MIN), COMPACT_CONTINUE);
 	compaction_defer_reset(pgdat, pageblock_order, true);
 	/* Earlier compactions set the skip bits of blocks that were free
