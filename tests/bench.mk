@@ -13,7 +13,10 @@
 # output carries, says what was off.
 BENCH_B := $(B)/nodebug
 BENCH_ISO := $(BENCH_B)/kernel.iso
-BENCH_CMDLINE := page_poison=off pte_ref.debug=0 spinlock_debug=off
+# clear_huge_page_threshold_kb=0 undoes the 2 MiB threshold the test
+# machines boot with (the last of a repeated option counts): benchmarks
+# clear huge pages as the kernel chooses from CPUID.
+BENCH_CMDLINE := page_poison=off pte_ref.debug=0 spinlock_debug=off clear_huge_page_threshold_kb=0
 BENCH_RUNNER_ARGS := --iso $(BENCH_ISO) --topologies tests/topologies --accel $(ACCEL)
 .PHONY: bench bench-kernel bench-pte bench-mempolicy bench-migrate bench-hugetlb bench-compare bench-fork
 #> bench-kernel   the DEBUG_VM=0 kernel and ISO the benchmarks boot (build/nodebug/)
@@ -107,7 +110,7 @@ bench-mempolicy:
 	@$(RUNNER) run $(BENCH_RUNNER_ARGS) --icount --cmdline "run=mempolicy_fault $(BENCH_CMDLINE)" default </dev/null | \
 		tr -d '\r' | grep -a -E '^(bench:|Debug aids:|Spinlocks:|mmlab: .* exited)' | tee $(B)/bench/mempolicy.txt
 	@echo "== Linux 6.1 on 'linux-ring' under $(ACCEL) (times emulated): mempolicy_fault ($(B)/bench/mempolicy-linux.txt)"
-	@$(RUNNER) run $(BENCH_RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --cmdline "run=mempolicy_fault" linux-ring </dev/null | \
+	@$(RUNNER) run $(BENCH_RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --cmdline "run=mempolicy_fault clearcpuid=" linux-ring </dev/null | \
 		tr -d '\r' | grep -a -E '^(bench:|init: running on|linux: )' | tee $(B)/bench/mempolicy-linux.txt
 
 # Migration into a node that cannot hold the pages (tests/user/bench/migrate_cost.c):
@@ -148,7 +151,9 @@ bench-hugetlb:
 # tables; its init runs them when run= names them), all under -icount
 # shift=0, so every figure is instructions. Linux boots as it is (4 KiB
 # pages cleared with clear_page_erms, whose REP STOSB QEMU counts per
-# byte), then runs BENCH_COMPARE_CLEAR_PROGRAMS twice more: with
+# byte: the empty clearcpuid= undoes the topology's, since Linux takes
+# the last of a repeated option), then runs BENCH_COMPARE_CLEAR_PROGRAMS
+# twice more: with
 # clearcpuid=erms (clear_page_rep: 512 REP STOSQ iterations) and with
 # clearcpuid=erms,rep_good (clear_page_orig: 64 loops of 8 MOVs, 11
 # instructions a loop, as mmlab's memset for __GFP_ZERO; it also moves
@@ -159,7 +164,7 @@ bench-hugetlb:
 BENCH_COMPARE_PROGRAMS ?= multi_fault,mmap_munmap,pte_multi_fault,mempolicy_fault,pte_table_growth_full
 BENCH_COMPARE_CLEAR_PROGRAMS ?= multi_fault
 BENCH_COMPARE_MODES := off scan refcount
-BENCH_COMPARE_LINUX := linux:- linux-noerms:clearcpuid=erms linux-orig:clearcpuid=erms,rep_good
+BENCH_COMPARE_LINUX := linux:clearcpuid= linux-noerms:clearcpuid=erms linux-orig:clearcpuid=erms,rep_good
 #> bench-compare  mmlab (each pte_reclaim mode) beside Linux 6.1 on one CPU, in instructions
 bench-compare:
 	@tools/deps.sh test
@@ -174,7 +179,7 @@ bench-compare:
 	done
 	@for v in $(BENCH_COMPARE_LINUX); do \
 		name=$${v%%:*} words=$${v#*:} progs=$(BENCH_COMPARE_CLEAR_PROGRAMS); \
-		[ "$$words" = - ] && words= progs=$(BENCH_COMPARE_PROGRAMS); \
+		[ "$$name" = linux ] && progs=$(BENCH_COMPARE_PROGRAMS); \
 		echo "== Linux 6.1 on 'linux-single'$${words:+ with $$words}, -icount shift=0: $$progs ($(B)/bench/compare-$$name.txt)"; \
 		$(RUNNER) run $(BENCH_RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --icount \
 			--cmdline "run=$$progs $$words" linux-single </dev/null | \
