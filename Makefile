@@ -266,12 +266,13 @@ compare:
 
 # Linux's mm selftests on both kernels (tests/mm_selftests/), one line
 # per program with both results; results in build/mm-selftests-results/.
+# CMDLINE='words' goes to both boots (mmlab's mm_selftests.* options).
 compare-mm-selftests:
 	@tools/deps.sh test
 	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(RUNNER) linux-guest mm-selftests
 	@rc=0; $(RUNNER) test $(RUNNER_ARGS) $(LINUX_RUNNER_ARGS) --results $(B)/mm-selftests-results \
 		--jobs 1 --topology mm-selftests --topology linux-mm-selftests \
-		$(if $(FILTER),--filter '$(FILTER)') || rc=$$?; \
+		$(if $(FILTER),--filter '$(FILTER)') $(if $(CMDLINE),--cmdline "$(CMDLINE)") || rc=$$?; \
 	echo; python3 $(LINUX_DIR)/compare.py $(B)/mm-selftests-results/results.json \
 		mm-selftests:mm_selftests linux-mm-selftests:mm_selftests || rc=1; \
 	exit $$rc
