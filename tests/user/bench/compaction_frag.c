@@ -57,16 +57,6 @@ static const char *const ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 static const char *const DEFRAG = "/sys/kernel/mm/transparent_hugepage/defrag";
 static const char *const PROACTIVE = "/proc/sys/vm/compaction_proactiveness";
 
-static bool write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return false;
-	bool ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok;
-}
-
 /* The word in brackets of a THP choice file ("always [madvise] never"). */
 static bool chosen_word(const char *path, char *out, size_t size)
 {
@@ -129,7 +119,7 @@ static void read_counters(long *v)
 /* One pass: k THP faults with defrag set to mode. */
 static int pass(const char *mode, unsigned long k)
 {
-	if (!write_str(DEFRAG, mode)) {
+	if (!write_file(DEFRAG, mode)) {
 		printf("bench: compaction_frag: cannot set defrag to %s: %s\n", mode, errno_name(errno));
 		return 1;
 	}
@@ -192,9 +182,9 @@ int main(void)
 		return 0;
 	}
 	read_file(PROACTIVE, proactive0, sizeof(proactive0));
-	write_str(PROACTIVE, "0");
+	write_file(PROACTIVE, "0");
 	if (!strcmp(enabled0, "never"))
-		write_str(ENABLED, "madvise");
+		write_file(ENABLED, "madvise");
 
 	unsigned long len = ((unsigned long)meminfo_kb("MemFree") << 10) - MARGIN;
 	len &= ~(PAGE - 1);
@@ -258,10 +248,10 @@ int main(void)
 		goto out;
 	ret = pass("never", k) || pass("madvise", k);
 out:
-	write_str(DEFRAG, defrag0);
-	write_str(ENABLED, enabled0);
+	write_file(DEFRAG, defrag0);
+	write_file(ENABLED, enabled0);
 	if (proactive0[0])
-		write_str(PROACTIVE, proactive0);
+		write_file(PROACTIVE, proactive0);
 	if (p != MAP_FAILED)
 		munmap(p, len);
 	free(pfns);

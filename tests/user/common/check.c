@@ -187,6 +187,16 @@ long read_file(const char *path, char *buf, size_t size)
 	return (long)len;
 }
 
+bool write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return false;
+	bool ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok;
+}
+
 long maps_snapshot(char *buf, size_t size)
 {
 	long len = read_file("/proc/self/maps", buf, size);
@@ -528,14 +538,7 @@ void *map_aligned_2m(size_t len, int flags, int fd)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-bool shmem_enabled_set(const char *word)
-{
-	int fd = open(SHMEM_ENABLED, O_WRONLY);
-	bool ok = fd >= 0 && write(fd, word, strlen(word)) == (ssize_t)strlen(word);
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
+bool shmem_enabled_set(const char *word) { return write_file(SHMEM_ENABLED, word); }
 
 bool shmem_small_sizes(const char *top)
 {
@@ -660,13 +663,8 @@ long hugetlb_pool(const char *file)
 bool hugetlb_pool_set(long n)
 {
 	char buf[32];
-	int len = snprintf(buf, sizeof(buf), "%ld\n", n);
-	int fd = open(HUGETLB_POOL "nr_hugepages", O_WRONLY);
-	if (fd < 0)
-		return false;
-	bool ok = write(fd, buf, (size_t)len) == len;
-	close(fd);
-	return ok && hugetlb_pool("nr_hugepages") == n;
+	snprintf(buf, sizeof(buf), "%ld\n", n);
+	return write_file(HUGETLB_POOL "nr_hugepages", buf) && hugetlb_pool("nr_hugepages") == n;
 }
 
 long hugetlb_pool_grow(long by, long *resv0)

@@ -111,6 +111,9 @@ long meminfo_kb(const char *field);
 /* Reads a whole (small) file into buf, NUL-terminated; returns its length
  * or -1 with errno set. */
 long read_file(const char *path, char *buf, size_t size);
+/* Writes s to the file at path (a sysfs or procfs knob) in one write:
+ * whether the file took all of it. */
+bool write_file(const char *path, const char *s);
 /* The value after "<key>" on the line that starts with it, -1 if none. */
 long field_after(const char *text, const char *key);
 /* /proc/self/maps into buf (NUL-terminated), with the start address of

@@ -19,12 +19,8 @@
 static inline bool set_oom_score_adj(int adj)
 {
 	char v[8];
-	int len = snprintf(v, sizeof(v), "%d", adj);
-	int fd = open("/proc/self/oom_score_adj", O_WRONLY);
-	bool ok = fd >= 0 && write(fd, v, (size_t)len) == len;
-	if (fd >= 0)
-		close(fd);
-	return ok;
+	snprintf(v, sizeof(v), "%d", adj);
+	return write_file("/proc/self/oom_score_adj", v);
 }
 
 /* The victims the OOM killer has taken since boot (/proc/vmstat oom_kill). */

@@ -54,21 +54,12 @@ static long knob(const char *name)
 	return strtol(buf, NULL, 10);
 }
 
-static bool write_word(const char *path, const char *word)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok = fd >= 0 && write(fd, word, strlen(word)) == (ssize_t)strlen(word);
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 static bool set_knob(const char *name, long v)
 {
 	char path[256], buf[32];
 	snprintf(path, sizeof(path), KDIR "%s", name);
 	snprintf(buf, sizeof(buf), "%ld", v);
-	return write_word(path, buf);
+	return write_file(path, buf);
 }
 
 /* The word in brackets of a sysfs mode file, in out. */
@@ -245,8 +236,8 @@ int main(void)
 		test_skip("cannot write khugepaged's knobs (not root)");
 	int lock = setting_lock(KDIR "scan_sleep_millisecs");
 	bool ok = set_knob("scan_sleep_millisecs", 60000) && set_knob("alloc_sleep_millisecs", 10) &&
-		  (strcmp(enabled, "never") || write_word(THP "enabled", "madvise")) &&
-		  write_word(THP "shmem_enabled", "advise");
+		  (strcmp(enabled, "never") || write_file(THP "enabled", "madvise")) &&
+		  write_file(THP "shmem_enabled", "advise");
 	if (ok && knob("max_ptes_none") != 511)
 		note("max_ptes_none is %ld, not the default 511", knob("max_ptes_none"));
 	if (ok) {
@@ -255,8 +246,8 @@ int main(void)
 	}
 	set_knob("scan_sleep_millisecs", sleep_was);
 	set_knob("alloc_sleep_millisecs", alloc_was);
-	write_word(THP "enabled", enabled);
-	write_word(THP "shmem_enabled", shmem);
+	write_file(THP "enabled", enabled);
+	write_file(THP "shmem_enabled", shmem);
 	setting_unlock(lock);
 	if (!ok)
 		test_skip("could not set the knobs it needs");

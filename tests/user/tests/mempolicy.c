@@ -459,21 +459,11 @@ static void moving(void)
 
 #define WEIGHTS "/sys/kernel/mm/mempolicy/weighted_interleave/"
 
-static bool write_str(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return false;
-	bool ok = write(fd, value, strlen(value)) == (long)strlen(value);
-	close(fd);
-	return ok;
-}
-
 static bool write_weight(int nid, const char *value)
 {
 	char path[96];
 	snprintf(path, sizeof(path), WEIGHTS "node%d", nid);
-	return write_str(path, value);
+	return write_file(path, value);
 }
 
 /* Weighted interleave: node weights from sysfs, pages in their ratio. The
@@ -539,7 +529,7 @@ static void weighted(void)
 	CHECK(write_weight(0, old0));
 	CHECK(write_weight(1, old1));
 	if (was_auto)
-		CHECK(write_str(WEIGHTS "auto", "true"));
+		CHECK(write_file(WEIGHTS "auto", "true"));
 	setting_unlock(lock);
 }
 

@@ -51,16 +51,6 @@ static long read_long(const char *path)
 	return read_file(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
 }
 
-static bool write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return false;
-	bool ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok;
-}
-
 /* Pages of [p, p + NPAGES) that pagemap shows swapped and not present. */
 static int swapped_pages(const unsigned char *p)
 {
@@ -175,11 +165,11 @@ static int child(void)
 	} else {
 		check_skip("page-cluster is 0 here: no readahead to see");
 	}
-	if (CHECKF(write_str(PAGE_CLUSTER, "0"), "page-cluster set to 0"))
+	if (CHECKF(write_file(PAGE_CLUSTER, "0"), "page-cluster set to 0"))
 		round_trip(p, 2, 0, "page-cluster 0");
 	char buf[8];
 	snprintf(buf, sizeof(buf), "%d", cluster);
-	CHECKF(write_str(PAGE_CLUSTER, buf), "page-cluster back to %d", cluster);
+	CHECKF(write_file(PAGE_CLUSTER, buf), "page-cluster back to %d", cluster);
 	munmap(p, NPAGES * PAGE);
 	return test_end();
 }
@@ -211,7 +201,7 @@ int main(void)
 
 	/* The VMA policy: the disk non-rotational before swapon. */
 	if (rotational == 1 && !strcmp(vma_ra, "true\n")) {
-		if (CHECKF(write_str(ROTATIONAL, "0"), "%s set to 0", ROTATIONAL)) {
+		if (CHECKF(write_file(ROTATIONAL, "0"), "%s set to 0", ROTATIONAL)) {
 			if (CHECKF(sys_swapon(SWAP_DISK, 0) == 0, "swapon on the non-rotational disk: %s",
 				   errno_name(errno))) {
 				note("VMA readahead now");
@@ -219,7 +209,7 @@ int main(void)
 				CHECKF(st == 0, "the checks in the child passed with VMA readahead (status %d)", st);
 				CHECKF(sys_swapoff(SWAP_DISK) == 0, "swapoff: %s", errno_name(errno));
 			}
-			CHECKF(write_str(ROTATIONAL, "1"), "%s back to 1", ROTATIONAL);
+			CHECKF(write_file(ROTATIONAL, "1"), "%s back to 1", ROTATIONAL);
 		}
 	} else {
 		check_skip("the disk is not rotational, or VMA readahead is off: one policy only");

@@ -161,16 +161,6 @@ static void thp_mode(char *mode, size_t size)
 		snprintf(mode, size, "%.*s", (int)(r - l - 1), l + 1);
 }
 
-static bool write_thp_mode(const char *mode)
-{
-	int fd = open(THP_ENABLED, O_WRONLY);
-	if (fd < 0)
-		return false;
-	bool ok = write(fd, mode, strlen(mode)) == (ssize_t)strlen(mode);
-	close(fd);
-	return ok;
-}
-
 int main(void)
 {
 	test_begin("swap_thp");
@@ -184,14 +174,14 @@ int main(void)
 	char was[16];
 	thp_mode(was, sizeof(was));
 	bool changed = !strcmp(was, "never");
-	if (changed && !CHECKF(write_thp_mode("madvise"), "THP mode madvise for the program (was never)"))
+	if (changed && !CHECKF(write_file(THP_ENABLED, "madvise"), "THP mode madvise for the program (was never)"))
 		changed = false;
 	pid_t pid = fork();
 	if (pid == 0)
 		_exit(child());
 	int st = wait_status_of(pid);
 	if (changed)
-		CHECKF(write_thp_mode(was), "THP mode %s again", was);
+		CHECKF(write_file(THP_ENABLED, was), "THP mode %s again", was);
 	CHECKF(st == 0 || st == 77, "the checks in the child passed (status %d)", st);
 	if (st == 77)
 		check_skip("the child found no THPs (status 77)");

@@ -46,16 +46,6 @@ static long read_long(const char *path)
 	return strtol(buf, NULL, 10);
 }
 
-static bool write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return false;
-	bool ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok;
-}
-
 /* vm_create.mib=N on the kernel's command line, or def. */
 static long cmdline_mib(long def)
 {
@@ -88,9 +78,9 @@ static bool run(const char *size_name, unsigned long page, unsigned sizelog, con
 	long pool0 = read_long(pool_path);
 	long want = (long)(bytes / page);
 	snprintf(num, sizeof(num), "%ld\n", pool0 + want);
-	if (pool0 < 0 || !write_str(pool_path, num) || read_long(pool_path) < pool0 + want) {
+	if (pool0 < 0 || !write_file(pool_path, num) || read_long(pool_path) < pool0 + want) {
 		snprintf(num, sizeof(num), "%ld\n", pool0);
-		write_str(pool_path, num);
+		write_file(pool_path, num);
 		printf("bench: vm_create %s %s: skipped (the pool could not grow by %ld pages)\n", size_name, method, want);
 		setting_unlock(lock);
 		return true;
@@ -131,7 +121,7 @@ static bool run(const char *size_name, unsigned long page, unsigned sizelog, con
 		printf("bench: vm_create %s %s: mmap failed: %s FAILED\n", size_name, method, errno_name(errno));
 	}
 	snprintf(num, sizeof(num), "%ld\n", pool0);
-	write_str(pool_path, num);
+	write_file(pool_path, num);
 	setting_unlock(lock);
 	return ok;
 }
@@ -150,7 +140,7 @@ int main(int argc, char **argv)
 	for (unsigned s = 0; s < 2; s++) {
 		unsigned long len = (bytes + sizes[s].page - 1) & ~(sizes[s].page - 1);
 		for (unsigned m = 0; m < (have_sysctl ? sizeof(methods) / sizeof(methods[0]) : 1); m++) {
-			if (have_sysctl && !write_str(sysctl, methods[m])) {
+			if (have_sysctl && !write_file(sysctl, methods[m])) {
 				printf("bench: vm_create %s %s: skipped (the CPU has no such method)\n", sizes[s].name, methods[m]);
 				continue;
 			}
@@ -158,6 +148,6 @@ int main(int argc, char **argv)
 		}
 	}
 	if (have_sysctl)
-		write_str(sysctl, saved);
+		write_file(sysctl, saved);
 	return !ok ? 1 : runs ? 0 : 77;
 }
