@@ -320,30 +320,17 @@ enum folio_references { FOLIOREF_RECLAIM, FOLIOREF_KEEP, FOLIOREF_ACTIVATE };
  * an unknown is not a victim. */
 static enum folio_references folio_check_references(struct page *page, const struct scan_control *sc)
 {
-	unsigned long vm_flags;
-	int referenced_ptes;
-	bool referenced_folio;
-	switch (sc->policy) {
-	case RECLAIM_POLICY_FIFO:
+	if (sc->policy == RECLAIM_POLICY_FIFO)
 		return FOLIOREF_RECLAIM;
-	case RECLAIM_POLICY_CLOCK:
-		referenced_ptes = folio_referenced(page, &vm_flags);
-		referenced_folio = lru_flag_test_clear(page, PG_referenced);
-		if (vm_flags & VM_LOCKED)
-			return FOLIOREF_ACTIVATE; /* mlocked meanwhile: to the unevictable list */
-		if (referenced_ptes == -1)
-			return FOLIOREF_KEEP; /* rmap lock contended */
-		return referenced_ptes || referenced_folio ? FOLIOREF_KEEP : FOLIOREF_RECLAIM;
-	case RECLAIM_POLICY_LRU:
-	default:
-		break;
-	}
-	referenced_ptes = folio_referenced(page, &vm_flags);
-	referenced_folio = lru_flag_test_clear(page, PG_referenced);
+	unsigned long vm_flags;
+	int referenced_ptes = folio_referenced(page, &vm_flags);
+	bool referenced_folio = lru_flag_test_clear(page, PG_referenced);
 	if (vm_flags & VM_LOCKED)
 		return FOLIOREF_ACTIVATE; /* mlocked meanwhile: to the unevictable list */
 	if (referenced_ptes == -1)
 		return FOLIOREF_KEEP; /* rmap lock contended */
+	if (sc->policy == RECLAIM_POLICY_CLOCK)
+		return referenced_ptes || referenced_folio ? FOLIOREF_KEEP : FOLIOREF_RECLAIM;
 	if (referenced_ptes) {
 		/* Every mapped page starts referenced by the fault that
 		 * mapped it: a second look decides. */
