@@ -197,6 +197,17 @@ bool write_file(const char *path, const char *s)
 	return ok;
 }
 
+bool pagemap_read(const void *p, size_t n, uint64_t *e)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return false;
+	ssize_t want = (ssize_t)(n * sizeof(*e));
+	bool ok = pread(fd, e, (size_t)want, (off_t)((uintptr_t)p / 4096 * sizeof(*e))) == want;
+	close(fd);
+	return ok;
+}
+
 long maps_snapshot(char *buf, size_t size)
 {
 	long len = read_file("/proc/self/maps", buf, size);

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define PAGE_4K 4096UL
@@ -114,6 +115,9 @@ long read_file(const char *path, char *buf, size_t size);
 /* Writes s to the file at path (a sysfs or procfs knob) in one write:
  * whether the file took all of it. */
 bool write_file(const char *path, const char *s);
+/* The /proc/self/pagemap entries of the n 4 KiB pages from p's page into
+ * e: whether all n were read. */
+bool pagemap_read(const void *p, size_t n, uint64_t *e);
 /* The value after "<key>" on the line that starts with it, -1 if none. */
 long field_after(const char *text, const char *key);
 /* /proc/self/maps into buf (NUL-terminated), with the start address of

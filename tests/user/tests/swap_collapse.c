@@ -52,17 +52,13 @@ static void pagemap_counts(const void *p, int *swapped, int *present)
 {
 	static uint64_t e[NPAGES];
 	*swapped = *present = -1;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0)
+	if (!pagemap_read(p, NPAGES, e))
 		return;
-	if (pread(fd, e, sizeof(e), (off_t)((uintptr_t)p / PAGE * 8)) == (ssize_t)sizeof(e)) {
-		*swapped = *present = 0;
-		for (int i = 0; i < NPAGES; i++) {
-			*swapped += !!(e[i] & PM_SWAP);
-			*present += !!(e[i] & PM_PRESENT);
-		}
+	*swapped = *present = 0;
+	for (int i = 0; i < NPAGES; i++) {
+		*swapped += !!(e[i] & PM_SWAP);
+		*present += !!(e[i] & PM_PRESENT);
 	}
-	close(fd);
 }
 
 static void check_vmswap(long kb, const char *when)

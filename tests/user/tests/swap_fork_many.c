@@ -42,12 +42,7 @@ static size_t bad_bytes(const unsigned char *p)
 static long swapped_pages(const void *p)
 {
 	static uint64_t e[NPAGES];
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0)
-		return -1;
-	ssize_t n = pread(fd, e, sizeof(e), (off_t)((uintptr_t)p / PAGE * 8));
-	close(fd);
-	if (n != (ssize_t)sizeof(e))
+	if (!pagemap_read(p, NPAGES, e))
 		return -1;
 	long swapped = 0;
 	for (int i = 0; i < NPAGES; i++)

@@ -62,15 +62,11 @@ static size_t bad_bytes(const unsigned char *p, unsigned seed)
 static void pagemap_counts(const void *p, unsigned long area_pages, int *swapped, int *present, int *bad_entry)
 {
 	*swapped = *present = *bad_entry = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
 	uint64_t e[NPAGES];
-	if (fd < 0 || pread(fd, e, sizeof(e), (off_t)((uintptr_t)p / PAGE * 8)) != (ssize_t)sizeof(e)) {
+	if (!pagemap_read(p, NPAGES, e)) {
 		*bad_entry = -1;
-		if (fd >= 0)
-			close(fd);
 		return;
 	}
-	close(fd);
 	for (int i = 0; i < NPAGES; i++) {
 		if (e[i] & PM_PRESENT)
 			(*present)++;

@@ -54,13 +54,8 @@ static long read_long(const char *path)
 /* Pages of [p, p + NPAGES) that pagemap shows swapped and not present. */
 static int swapped_pages(const unsigned char *p)
 {
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0)
-		return -1;
 	static uint64_t e[NPAGES];
-	ssize_t n = pread(fd, e, sizeof(e), (off_t)((uintptr_t)p / PAGE * 8));
-	close(fd);
-	if (n != (ssize_t)sizeof(e))
+	if (!pagemap_read(p, NPAGES, e))
 		return -1;
 	int swapped = 0;
 	for (int i = 0; i < NPAGES; i++)

@@ -51,13 +51,7 @@ static void pagemap_counts(const unsigned char *p, size_t first, size_t last, lo
 {
 	static uint64_t e[HPAGE_PAGES * NTHP];
 	*swapped = *present = -1;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0)
-		return;
-	ssize_t want = (ssize_t)((last - first) * 8);
-	ssize_t n = pread(fd, e, (size_t)want, (off_t)(((uintptr_t)p / PAGE + first) * 8));
-	close(fd);
-	if (n != want)
+	if (!pagemap_read(p + first * PAGE, last - first, e))
 		return;
 	*swapped = *present = 0;
 	for (size_t i = 0; i < last - first; i++) {

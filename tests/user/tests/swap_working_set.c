@@ -46,10 +46,7 @@ static bool page_ok(const unsigned char *p, size_t page)
 static bool locked_resident(const void *p)
 {
 	uint64_t e[LOCKED];
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	bool ok = fd >= 0 && pread(fd, e, sizeof(e), (off_t)((uintptr_t)p / PAGE * 8)) == (ssize_t)sizeof(e);
-	if (fd >= 0)
-		close(fd);
+	bool ok = pagemap_read(p, LOCKED, e);
 	for (int i = 0; ok && i < LOCKED; i++)
 		ok = (e[i] & PM_PRESENT) && !(e[i] & PM_SWAP);
 	return ok;
