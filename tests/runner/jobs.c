@@ -248,8 +248,9 @@ void job_attach_session(struct job *j)
 }
 
 /* CPU time (user + system) of a running process and of its children it
- * has reaped, from /proc/PID/stat; -1 if it cannot be read. */
-static double proc_cpu_s(pid_t pid)
+ * has reaped, from /proc/PID/stat, the system part in *sys; -1 if it
+ * cannot be read. */
+static double proc_cpu_s(pid_t pid, double *sys)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -274,7 +275,9 @@ static double proc_cpu_s(pid_t pid)
 	static long hz;
 	if (!hz)
 		hz = sysconf(_SC_CLK_TCK);
-	return (double)(v[10] + v[11] + v[12] + v[13]) / (double)(hz > 0 ? hz : 100);
+	double tick = (double)(hz > 0 ? hz : 100);
+	*sys = (double)(v[11] + v[13]) / tick;
+	return (double)(v[10] + v[11] + v[12] + v[13]) / tick;
 }
 
 /* Fork the job's process in its own process group. Returns 0 or -1. */
@@ -284,7 +287,7 @@ static int start_job(struct job *j, char *err, size_t errlen)
 	j->start = now_s();
 	j->wall_deadline = j->start + (j->backstop_s ? (double)j->backstop_s
 						      : (double)WALL_BACKSTOP * j->timeout_s);
-	j->cpu_s = 0;
+	j->cpu_s = j->sys_s = 0;
 	j->cpu_read_at = 0;
 	if (pipe2(p_out, O_CLOEXEC)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -344,9 +347,11 @@ static void try_reap(struct job *j)
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid != j->pid)
 		return;
-	double cpu = proc_cpu_s(j->pid); /* a zombie still has its times */
-	if (cpu > j->cpu_s)
+	double sys, cpu = proc_cpu_s(j->pid, &sys); /* a zombie still has its times */
+	if (cpu > j->cpu_s) {
 		j->cpu_s = cpu;
+		j->sys_s = sys;
+	}
 	kill(-j->pid, SIGKILL);
 	int status;
 	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
@@ -498,8 +503,8 @@ static void complete_job(struct job *j)
 	time_suites(j);
 	print_slowest_suites(j);
 	if (v->pass)
-		printf("[%s] PASS %d passed, %d failed, %d skipped (%.1f s, CPU %.1f s)\n", j->name,
-		       v->passed, v->failed, v->skipped, j->end - j->start, j->cpu_s);
+		printf("[%s] PASS %d passed, %d failed, %d skipped (%.1f s, CPU %.1f s, system %.1f s of it)\n",
+		       j->name, v->passed, v->failed, v->skipped, j->end - j->start, j->cpu_s, j->sys_s);
 	else
 		printf("[%s] FAIL: %s (log: %s)\n", j->name, v->reason_text, j->log_path);
 	fflush(stdout);
@@ -772,9 +777,11 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 				/* The loop wakes at every burst of output: read
 				 * the CPU time at most ten times a second. */
 				if (now - j->cpu_read_at >= 0.1) {
-					double cpu = proc_cpu_s(j->pid);
-					if (cpu > j->cpu_s)
+					double sys, cpu = proc_cpu_s(j->pid, &sys);
+					if (cpu > j->cpu_s) {
 						j->cpu_s = cpu;
+						j->sys_s = sys;
+					}
 					j->cpu_read_at = now;
 				}
 				bool cpu_out = j->cpu_s >= (double)j->timeout_s * j->cpus;

@@ -57,6 +57,9 @@ struct job {
 			       * 0: WALL_BACKSTOP x timeout_s */
 	double wall_deadline;
 	double cpu_s;         /* host CPU time used so far (all its threads) */
+	double sys_s;         /* the part of it spent in the host's kernel: on a
+			       * host that is a virtual machine, first touches of
+			       * memory its hypervisor took back are counted here */
 	double cpu_read_at;   /* when cpu_s was last read */
 	double *suite_start;  /* when each KTAP suite of the parser began */
 	double *suite_seconds; /* each suite's, filled when the job ends */

@@ -318,8 +318,8 @@ int report_write_json(const char *path, const struct run_record *runs, size_t n,
 		else
 			fprintf(f, "      \"exit_status\": null,\n      \"signal\": %d,\n", -r->exit_status);
 		fprintf(f, "      \"timed_out\": %s,\n", r->timed_out ? "true" : "false");
-		fprintf(f, "      \"duration_s\": %.3f,\n      \"cpu_s\": %.3f,\n      \"log\": ",
-			r->duration_s, r->cpu_s);
+		fprintf(f, "      \"duration_s\": %.3f,\n      \"cpu_s\": %.3f,\n      \"sys_s\": %.3f,\n      \"log\": ",
+			r->duration_s, r->cpu_s, r->sys_s);
 		json_str(f, r->log_path);
 		fprintf(f, ",\n      \"passed\": %d, \"failed\": %d, \"skipped\": %d,\n", v->passed,
 			v->failed, v->skipped);

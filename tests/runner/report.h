@@ -23,6 +23,7 @@ struct run_record {
 	bool timed_out;
 	double duration_s;
 	double cpu_s;         /* host CPU time it used */
+	double sys_s;         /* the host kernel's part of cpu_s */
 	const double *suite_seconds; /* wall-clock seconds of each parser suite */
 	size_t nsuite_seconds;
 	const struct ktap_parser *parser;

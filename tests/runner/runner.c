@@ -414,6 +414,7 @@ static int cmd_test(const struct opts *o)
 			.timed_out = j->timed_out,
 			.duration_s = j->end - j->start,
 			.cpu_s = j->cpu_s,
+			.sys_s = j->sys_s,
 			.suite_seconds = j->suite_seconds,
 			.nsuite_seconds = j->nsuite_start,
 			.parser = j->parser,
