@@ -76,11 +76,11 @@ mm_st_src = $(if $(MM_ST_SRC_$(1)),$(MM_ST_SRC_$(1)),$(patsubst %_64,%,$(1))).c
 # (write_if_changed).
 MM_ST_LACKS_va_high_addr_switch := 5-level paging: mmap above 2^47
 MM_ST_LACKS_ksm_functional_tests := KSM
-MM_ST_LACKS_migration := the time its six 20 s cases take (120 s, past the 30 s limit; all pass with mm_selftests.timeout=170)
+MM_ST_LACKS_migration := the time its six 20 s cases take (120 s, past the 60 s limit; all pass with mm_selftests.timeout=170)
 MM_ST_LACKS_hmm-tests := the test_hmm device
 MM_ST_LACKS_droppable := MAP_DROPPABLE of Linux 6.11
 MM_ST_LACKS_split_huge_page_test := debugfs split_huge_pages
-MM_ST_LACKS_khugepaged := more than 30 s: collapse_compound_extreme makes 512 THPs one by one (all its cases pass with mm_selftests.timeout=300)
+MM_ST_LACKS_khugepaged := more than 60 s on a loaded host: collapse_compound_extreme makes 512 THPs one by one (all its cases pass with mm_selftests.timeout=300)
 MM_ST_LACKS_hugepage-mremap := userfaultfd
 MM_ST_LACKS_hugetlb-read-hwpoison := MADV_HWPOISON (its read regression test passes)
 MM_ST_LACKS_hugetlb-soft-offline := vm.enable_soft_offline of Linux 6.11
