@@ -233,12 +233,23 @@ static void shmem_part(void)
 		for (long i = 0; i < 512; i++)
 			write_page(p, k, i);
 	printf("figure: shmem at the faults: %ld of %d huge\n", smaps_kb(p, "ShmemPmdMapped") / 2048, NPMD);
-	for (int k = 0; k < NPMD; k++) {
-		off_t off = (off_t)(k * HPAGE + PUNCH_AT * PAGE_4K);
-		CHECK_CMP(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, PAGE_4K), ==, 0);
-		write_page(p, k, PUNCH_AT);
+	/* A punch splits the huge page unless something holds a reference
+	 * to it at that moment (a pin, a page being isolated for a move);
+	 * then, as Linux 6.1's truncate_inode_partial_folio, it zeroes the
+	 * page and keeps it whole, and the touch maps it by PMD again (one
+	 * of the 8 on a loaded host). Punched again, it splits. */
+	for (int round = 0; round < 3; round++) {
+		if (round)
+			note("%ld KiB still mapped huge after the punches: punched again", smaps_kb(p, "ShmemPmdMapped"));
+		for (int k = 0; k < NPMD; k++) {
+			off_t off = (off_t)(k * HPAGE + PUNCH_AT * PAGE_4K);
+			CHECK_CMP(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, PAGE_4K), ==, 0);
+			write_page(p, k, PUNCH_AT);
+		}
+		touch_all(p);
+		if (smaps_kb(p, "ShmemPmdMapped") == 0)
+			break;
 	}
-	touch_all(p);
 	CHECK_CMP(smaps_kb(p, "ShmemPmdMapped"), ==, 0);
 	CHECK_CMP(follow_scans("shmem", p, "ShmemPmdMapped", true), ==, NPMD);
 	CHECK_CMP(bad_pages(p), ==, 0);
