@@ -116,8 +116,15 @@ long read_file(const char *path, char *buf, size_t size);
  * whether the file took all of it. */
 bool write_file(const char *path, const char *s);
 /* The /proc/self/pagemap entries of the n 4 KiB pages from p's page into
- * e: whether all n were read. */
+ * e: whether all n were read. Their bits, as Linux's fs/proc/task_mmu.c
+ * names them (the PFN is 0 without CAP_SYS_ADMIN). */
 bool pagemap_read(const void *p, size_t n, uint64_t *e);
+#define PM_PFN_MASK ((1ull << 55) - 1)
+#define PM_SOFT_DIRTY (1ull << 55)
+#define PM_EXCLUSIVE (1ull << 56)
+#define PM_FILE (1ull << 61)
+#define PM_SWAP (1ull << 62)
+#define PM_PRESENT (1ull << 63)
 /* The value after "<key>" on the line that starts with it, -1 if none. */
 long field_after(const char *text, const char *key);
 /* /proc/self/maps into buf (NUL-terminated), with the start address of

@@ -35,8 +35,6 @@
 
 #define NPAGES 16
 #define NWRITTEN 4 /* pages 0..3 written through the mapping */
-#define PM_FILE (1ull << 61)
-#define PM_PRESENT (1ull << 63)
 
 static long page;
 

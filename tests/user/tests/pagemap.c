@@ -25,13 +25,6 @@
 
 #include "check.h"
 
-#define PM_PFN_MASK ((1ull << 55) - 1)
-#define PM_SOFT_DIRTY (1ull << 55)
-#define PM_EXCLUSIVE (1ull << 56)
-#define PM_FILE (1ull << 61)
-#define PM_SWAP (1ull << 62)
-#define PM_PRESENT (1ull << 63)
-
 static off_t pm_offset(const void *addr) { return (off_t)((uintptr_t)addr / PAGE_4K * 8); }
 
 int main(void)

@@ -242,7 +242,7 @@ static int child(void)
 	long out0 = vmstat_value("pswpout"), in0 = vmstat_value("pswpin");
 	for (size_t i = 0; i < pages; i++)
 		p[i * PAGE] = (unsigned char)i;
-	/* Which of the first pages are swap entries now (pagemap's bit 62):
+	/* Which of the first pages are swap entries now (pagemap's PM_SWAP):
 	 * reading one back is a swap-in, counted in pswpin unless its page
 	 * is still in the swap cache (written out, not yet reclaimed: Linux
 	 * 6.1 on a loaded host read all of them from there once). */
@@ -250,7 +250,7 @@ static int child(void)
 	size_t swapped = 0;
 	if (pagemap_read(p, back, e))
 		for (size_t i = 0; i < back; i++)
-			swapped += e[i] >> 62 & 1;
+			swapped += !!(e[i] & PM_SWAP);
 	size_t bad = 0;
 	for (size_t i = 0; i < back; i++)
 		bad += p[i * PAGE] != (unsigned char)i;

@@ -38,7 +38,6 @@
 #define HPAGE (2ul << 20)
 #define NPAGES 64 /* the detailed cases' size */
 #define READ_AT 37
-#define PM_PRESENT (1ull << 63)
 
 static long pg;
 

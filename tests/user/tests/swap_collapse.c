@@ -30,8 +30,6 @@
 #define PAGE 4096ul
 #define NPAGES 512
 #define SWAPPED 65
-#define PM_SWAP (1ull << 62)
-#define PM_PRESENT (1ull << 63)
 
 static uint64_t word(size_t page, size_t w) { return (page << 32 ^ w * 0x9e3779b9ull) | 1; }
 

@@ -26,7 +26,6 @@
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
-#define PM_SWAP (1ull << 62)
 
 static unsigned char expected(size_t page, size_t i) { return (unsigned char)(page * 5 + i * 3 + 1); }
 

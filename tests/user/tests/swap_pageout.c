@@ -36,8 +36,6 @@
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
-#define PM_SWAP (1ull << 62)
-#define PM_PRESENT (1ull << 63)
 
 static unsigned char expected(size_t page, size_t i, unsigned seed) { return (unsigned char)(page * 7 + i * 13 + seed); }
 

@@ -30,8 +30,6 @@
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
-#define PM_SWAP (1ull << 62)
-#define PM_PRESENT (1ull << 63)
 #define PAGE_CLUSTER "/proc/sys/vm/page-cluster"
 #define ROTATIONAL "/sys/block/vda/queue/rotational"
 #define VMA_RA "/sys/kernel/mm/swap/vma_ra_enabled"

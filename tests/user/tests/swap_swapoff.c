@@ -20,8 +20,6 @@
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT 21
 #endif
-#define PM_SWAP (1ull << 62)
-#define PM_PRESENT (1ull << 63)
 
 static unsigned char byte_of(size_t pg, size_t i, unsigned seed) { return (unsigned char)(pg * 5 + i * 3 + seed); }
 

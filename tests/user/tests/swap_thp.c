@@ -31,8 +31,6 @@
 #ifndef MADV_HUGEPAGE
 #define MADV_HUGEPAGE 14
 #endif
-#define PM_SWAP (1ull << 62)
-#define PM_PRESENT (1ull << 63)
 
 static unsigned char expected(size_t page, size_t i) { return (unsigned char)(page * 11 + i * 7 + 3); }
 

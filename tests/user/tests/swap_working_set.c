@@ -21,8 +21,6 @@
 #define PAGE 4096ul
 #define LOCKED 64
 #define RANDOM 8192
-#define PM_SWAP (1ull << 62)
-#define PM_PRESENT (1ull << 63)
 
 static inline uint64_t word_of(size_t page, size_t i) { return (page * 0x9e3779b97f4a7c15ull) ^ (i * 0x100000001b3ull); }
 
