@@ -292,11 +292,8 @@ void walk_pmd_range(struct pmd_walk *walk, unsigned long addr, unsigned long end
 		pmd_t *pmd = pmd_offset(pud, addr);
 		next = pud_end;
 		for (; addr < pud_end; addr = next, pmd++) {
-			if (pmd_run_none(pmd, addr, pud_end)) {
-				next = addr + PMD_RUN_SIZE;
-				pmd += PMD_RUN_ENTRIES - 1;
+			if (pmd_skip_none_run(&pmd, addr, pud_end, &next))
 				continue;
-			}
 			next = pmd_addr_end(addr, pud_end);
 			pmd_t val = pmdp_get(pmd);
 			if (pmd_none(val))

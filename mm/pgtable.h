@@ -125,19 +125,26 @@ static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
 /* Walks over PMD tables step over empty stretches eight entries (16 MiB)
  * at a time: the munmap of a large range that was touched in few places
  * (mm selftests' virtual_address_range unmaps 1 GiB ranges 131,072 times)
- * reads mostly none entries. Whether the run of eight entries from pmd,
- * the entry for addr, is naturally aligned, lies before end, and is all
- * none (pmd_none: the whole entry 0). */
+ * reads mostly none entries. When the run of eight entries from *pmd, the
+ * entry for addr, is naturally aligned, lies before end, and is all none
+ * (pmd_none: the whole entry 0), *next is the address after it and *pmd
+ * its last entry (the caller's loop steps past it): true, the caller goes
+ * on to the next entry. */
 #define PMD_RUN_ENTRIES 8
 #define PMD_RUN_SIZE (PMD_RUN_ENTRIES * PMD_SIZE)
-static inline bool pmd_run_none(pmd_t *pmd, unsigned long addr, unsigned long end)
+static inline bool pmd_skip_none_run(pmd_t **pmd, unsigned long addr, unsigned long end,
+				     unsigned long *next)
 {
 	if ((addr & (PMD_RUN_SIZE - 1)) || end - 1 - addr < PMD_RUN_SIZE - 1)
 		return false;
 	u64 any = 0;
 	for (int i = 0; i < PMD_RUN_ENTRIES; i++)
-		any |= pmd_val(pmdp_get(pmd + i));
-	return !any;
+		any |= pmd_val(pmdp_get(*pmd + i));
+	if (any)
+		return false;
+	*next = addr + PMD_RUN_SIZE;
+	*pmd += PMD_RUN_ENTRIES - 1;
+	return true;
 }
 
 /* --- reaching a level ----------------------------------------------------- */

@@ -329,11 +329,8 @@ static void free_pmd_range(struct mmu_gather *tlb, struct mm_struct *mm, pud_t *
 	unsigned long start = addr, next;
 	pmd_t *pmd = pmd_offset(pud, addr);
 	for (; addr < end; addr = next, pmd++) {
-		if (pmd_run_none(pmd, addr, end)) {
-			next = addr + PMD_RUN_SIZE;
-			pmd += PMD_RUN_ENTRIES - 1;
+		if (pmd_skip_none_run(&pmd, addr, end, &next))
 			continue;
-		}
 		next = pmd_addr_end(addr, end);
 		pmd_t val = pmdp_get(pmd);
 		if (pmd_none(val))
