@@ -280,6 +280,17 @@ static double proc_cpu_s(pid_t pid, double *sys)
 	return (double)(v[10] + v[11] + v[12] + v[13]) / tick;
 }
 
+/* The job's CPU and system time so far, kept only when larger: a read
+ * that fails (-1) leaves the last one. */
+static void job_read_cpu(struct job *j)
+{
+	double sys, cpu = proc_cpu_s(j->pid, &sys);
+	if (cpu > j->cpu_s) {
+		j->cpu_s = cpu;
+		j->sys_s = sys;
+	}
+}
+
 /* Fork the job's process in its own process group. Returns 0 or -1. */
 static int start_job(struct job *j, char *err, size_t errlen)
 {
@@ -347,11 +358,7 @@ static void try_reap(struct job *j)
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid != j->pid)
 		return;
-	double sys, cpu = proc_cpu_s(j->pid, &sys); /* a zombie still has its times */
-	if (cpu > j->cpu_s) {
-		j->cpu_s = cpu;
-		j->sys_s = sys;
-	}
+	job_read_cpu(j); /* a zombie still has its times */
 	kill(-j->pid, SIGKILL);
 	int status;
 	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
@@ -777,11 +784,7 @@ void run_jobs(struct job *jobs, size_t n, long maxjobs)
 				/* The loop wakes at every burst of output: read
 				 * the CPU time at most ten times a second. */
 				if (now - j->cpu_read_at >= 0.1) {
-					double sys, cpu = proc_cpu_s(j->pid, &sys);
-					if (cpu > j->cpu_s) {
-						j->cpu_s = cpu;
-						j->sys_s = sys;
-					}
+					job_read_cpu(j);
 					j->cpu_read_at = now;
 				}
 				bool cpu_out = j->cpu_s >= (double)j->timeout_s * j->cpus;
