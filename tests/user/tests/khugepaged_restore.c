@@ -120,6 +120,16 @@ static void show_counters(const char *what)
 	}
 }
 
+/* Waits until khugepaged's count of full scans reaches target, at the
+ * latest until deadline (now_ns; it only ends the wait for a khugepaged
+ * that does not scan): whether it did. */
+static bool wait_full_scans(long target, long long deadline)
+{
+	while (knob("full_scans") < target && now_ns() < deadline)
+		usleep(5000);
+	return knob("full_scans") >= target;
+}
+
 /* After each of the next full scans, the 2 MiB blocks of p mapped huge
  * (field of its smaps), printed as a figure for the first SCANS of them;
  * then on, up to MAX_SCANS, until every block is. Returns the last count.
@@ -143,9 +153,7 @@ static long follow_scans(const char *what, const char *p, const char *field, boo
 	for (s = 1; s <= MAX_SCANS && (s <= SCANS || huge < NPMD); s++) {
 		/* The count of full scans is what is waited for; the bound only
 		 * ends a run whose khugepaged never scans (a failure). */
-		while (knob("full_scans") < base + s && now_ns() - t0 < 120 * 1000000000ll)
-			usleep(5000);
-		if (knob("full_scans") < base + s) {
+		if (!wait_full_scans(base + s, t0 + 120 * 1000000000ll)) {
 			CHECKF(false, "%s: khugepaged's full scan %ld never came", what, s);
 			return huge;
 		}
@@ -182,11 +190,8 @@ static void khugepaged_settle(void)
 	for (int round = 0; round < 2; round++) {
 		long base = knob("full_scans");
 		set_knob("scan_sleep_millisecs", 60000);
-		/* The bound only ends a wait for a khugepaged that does not
-		 * scan; follow_scans reports that as a failure. */
-		long long t0 = now_ns();
-		while (knob("full_scans") <= base && now_ns() - t0 < 20 * 1000000000ll)
-			usleep(2000);
+		/* A scan that never comes: follow_scans reports it. */
+		wait_full_scans(base + 1, now_ns() + 20 * 1000000000ll);
 	}
 	if (reg)
 		munmap(reg, HPAGE);
