@@ -1079,6 +1079,13 @@ static int thp_race_fn(struct test_worker *w)
 	return bad;
 }
 
+/* Whether addr's PMD maps a THP. */
+static bool pmd_huge_at(struct mm_struct *mm, unsigned long addr)
+{
+	pmd_t *pmd = mm_find_pmd(mm, addr);
+	return pmd && pmd_trans_huge(pmdp_get(pmd));
+}
+
 static void restore_thp_enabled(void *saved) { thp_enabled_mode = *(int *)saved; }
 
 static void thp_faults_splits_and_zaps_on_every_cpu(struct kunit *test)
@@ -1142,28 +1149,22 @@ static void thp_faults_splits_and_zaps_on_every_cpu(struct kunit *test)
 		 * the race left, else one faulted into the range it leaves
 		 * alone (a none PMD) on a compacted node, mprotected in part. */
 		unsigned long at = 0;
-		bool found = false;
-		for (unsigned long t = 0; t < THP_RANGES && !found; t++) {
-			pmd_t *pmd = mm_find_pmd(mm, BASE + t * PMD_SIZE);
-			found = pmd && pmd_trans_huge(pmdp_get(pmd));
-			at = BASE + t * PMD_SIZE;
-		}
-		for (unsigned long t = 0; t <= THP_RANGES && !found; t++) {
-			pmd_t *pmd = mm_find_pmd(mm, BASE + t * PMD_SIZE);
-			if (pmd && !pmd_none(pmdp_get(pmd)))
-				continue;
-			at = BASE + t * PMD_SIZE;
+		for (unsigned long t = 0; t < THP_RANGES && !at; t++)
+			if (pmd_huge_at(mm, BASE + t * PMD_SIZE))
+				at = BASE + t * PMD_SIZE;
+		if (!at) {
+			unsigned long spare = BASE + THP_RANGES * PMD_SIZE;
 			compact_node(numa_node_id());
 			kthread_use_mm(mm);
-			KUNIT_EXPECT_FALSE(test, write_and_check((void *)at, word_of(t * 512, 0), false, "THP split", 0));
+			KUNIT_EXPECT_FALSE(test, write_and_check((void *)spare, word_of(THP_RANGES * 512, 0), false,
+								 "THP split", 0));
 			kthread_unuse_mm(mm);
-			pmd = mm_find_pmd(mm, at);
-			found = pmd && pmd_trans_huge(pmdp_get(pmd));
-			break;
+			if (pmd_huge_at(mm, spare))
+				at = spare;
 		}
-		kunit_info(test, "the race split no PMD: %s", found ? "one THP split by hand"
-							       : "no THP to split by hand (the fault fell back)");
-		if (found) {
+		kunit_info(test, "the race split no PMD: %s", at ? "one THP split by hand"
+							    : "no THP to split by hand (the fault fell back)");
+		if (at) {
 			kthread_use_mm(mm);
 			KUNIT_EXPECT_EQ(test, do_mprotect(mm, at, 4 * PAGE_SIZE, RW | PROT_EXEC), 0);
 			kthread_unuse_mm(mm);
