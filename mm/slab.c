@@ -18,13 +18,28 @@
  * a slab with more (and so smaller) slots keeps its map in its last bytes,
  * at s->free_map_offset, where it costs a bit per slot (in 32-bit words).
  *
+ * Each CPU has a slab of each cache it allocates from, frozen for it
+ * (SLUB's cpu slab, mm/slub.c; Christoph Lameter, "SLUB: The unqueued slab
+ * allocator", https://lwn.net/Articles/229984/): the CPU moves the slab's
+ * free list into its struct kmem_cache_cpu and then allocates and frees
+ * objects of that slab with interrupts off and no lock, a pop and a push.
+ * Other CPUs free objects into a frozen slab under the node's lock, onto
+ * the slab's own free list, which its CPU takes over when its own runs
+ * out. A CPU freezes only slabs of its own memory node; requests for
+ * other nodes' memory take objects one at a time under the lock.
+ *
  * Invariants, for every slab (under its node's list_lock):
- *  - inuse == objects - (bits set in the free map) == objects - (length of
- *    the free list), and the free list holds exactly the slots whose bits
- *    are set;
- *  - the slab is on exactly one list of s->node[page_to_nid(head)]: full
- *    when inuse == objects, empty when inuse == 0, partial otherwise (a
- *    one-object slab that is not full is on the empty list);
+ *  - the free map's set bits are exactly the free slots: those on the
+ *    slab's free list and, for a frozen slab, those on its CPU's;
+ *  - a slab that is not frozen is on exactly one list of
+ *    s->node[page_to_nid(head)]: full when inuse == objects, empty when
+ *    inuse == 0, partial otherwise (a one-object slab that is not full is
+ *    on the empty list), and inuse == objects - (length of its free list);
+ *  - a frozen slab is on no list (slab_list.next is NULL) and is the page
+ *    of exactly one CPU's kmem_cache_cpu; its inuse counts the objects
+ *    not on its own free list, so those on its CPU's count as in use, in
+ *    inuse as in the node's nr_inuse, and the CPU's nr_free says how many
+ *    they are (slab_objects_in_use() takes them off);
  *  - a node keeps at most SLAB_MAX_EMPTY empty slabs per cache; the rest go
  *    back to the page allocator at once, and kmem_cache_shrink() returns
  *    those too.
@@ -37,7 +52,10 @@
  * Locking: each cache node has a list_lock (taken with interrupts off, so
  * kfree may run in an interrupt). The page allocator is never called with a
  * list_lock held. slab_caches_lock (slab_common.c) protects the list of
- * caches and is taken before any list_lock. */
+ * caches and is taken before any list_lock. A kmem_cache_cpu is touched
+ * only by its own CPU with interrupts off; since that CPU clears and sets
+ * bits of its slab's free map without the lock while others free into the
+ * slab under it, the bit changes of the free paths are atomic. */
 #include "mm/slab.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -151,26 +169,40 @@ static unsigned int *free_map(const struct kmem_cache *s, struct page *head)
 static bool free_bit(const unsigned int *m, unsigned int i) { return MAP_WORD(m, i) & MAP_BIT(i); }
 static void set_free_bit(unsigned int *m, unsigned int i) { MAP_WORD(m, i) |= MAP_BIT(i); }
 static void clear_free_bit(unsigned int *m, unsigned int i) { MAP_WORD(m, i) &= ~MAP_BIT(i); }
+/* The bit changes a frozen slab may see from two CPUs at once (see the
+ * locking note at the top): the bit as it was. */
+static bool test_and_clear_free_bit(unsigned int *m, unsigned int i)
+{
+	return __atomic_fetch_and(&MAP_WORD(m, i), ~MAP_BIT(i), __ATOMIC_RELAXED) & MAP_BIT(i);
+}
+static bool test_and_set_free_bit(unsigned int *m, unsigned int i)
+{
+	return __atomic_fetch_or(&MAP_WORD(m, i), MAP_BIT(i), __ATOMIC_RELAXED) & MAP_BIT(i);
+}
 
 static void **free_pointer(const struct kmem_cache *s, void *obj)
 {
 	return (void **)((char *)obj + s->offset);
 }
 
-/* Rebuilds the free list from the free map, which is authoritative. */
-static void rebuild_freelist(struct kmem_cache *s, struct page *head)
+/* Rebuilds the free list from the free map, which is authoritative, in
+ * address order; returns its length. */
+static unsigned int rebuild_freelist(struct kmem_cache *s, struct page *head)
 {
 	const unsigned int *map = free_map(s, head);
 	char *base = page_address(head);
 	void *list = NULL;
+	unsigned int free = 0;
 
 	for (unsigned int i = s->objects; i-- > 0;) {
 		if (free_bit(map, i)) {
 			*free_pointer(s, base + (size_t)i * s->size) = list;
 			list = base + (size_t)i * s->size;
+			free++;
 		}
 	}
 	head->freelist = list;
+	return free;
 }
 
 static struct list_head *list_for_slab(struct kmem_cache_node *n, struct page *head)
@@ -263,12 +295,16 @@ static struct page *new_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 	else
 		memset(map, 0, free_map_bytes(s->objects));
 	char *base = page_address(head);
-	for (unsigned int i = 0; i < s->objects; i++) {
+	void *list = NULL;
+	for (unsigned int i = s->objects; i-- > 0;) {
+		void *obj = base + (size_t)i * s->size;
 		set_free_bit(map, i);
 		if (s->ctor)
-			s->ctor(base + (size_t)i * s->size);
+			s->ctor(obj);
+		*free_pointer(s, obj) = list;
+		list = obj;
 	}
-	rebuild_freelist(s, head);
+	head->freelist = list; /* in address order, as rebuild_freelist makes it */
 	return head;
 }
 
@@ -296,6 +332,8 @@ static void discard_slab(struct kmem_cache *s, struct page *head)
 	__free_pages(head, order);
 }
 
+/* ---- a CPU's slab ---- */
+
 /* The node whose slabs serve allocations for nid: nid itself, or for a node
  * without memory the nearest node with memory (where the page allocator
  * would put a new slab anyway). */
@@ -307,6 +345,191 @@ static int slab_mem_node(int nid)
 	if (pgdat && pgdat->nr_fallback > 0)
 		return pgdat->fallback[0];
 	return nid;
+}
+
+/* The node whose memory this CPU's slabs hold: its own node's, or the
+ * nearest memory's (slab_mem_node). Interrupts off, so the CPU stays. */
+static int cpu_slab_node(void) { return slab_mem_node(numa_node_id()); }
+
+static struct kmem_cache_cpu *this_cpu_slab(struct kmem_cache *s)
+{
+	return &s->cpu_slab[smp_processor_id()];
+}
+
+static bool slab_frozen(const struct page *head) { return !head->slab_list.next; }
+
+/* Makes head (on no list, node n's, n->list_lock held) the frozen slab f
+ * of this CPU, or takes the objects other CPUs freed into it when it
+ * already is: its free list becomes f's, and those objects count as in
+ * use in the slab and its node from now on, f's nr_free saying how many
+ * they are. f has no free objects of its own. */
+static void freeze_slab(struct kmem_cache_node *n, struct frozen_slab *f, struct page *head, int nid)
+{
+	unsigned int free = head->objects - head->inuse;
+
+	head->slab_list.next = head->slab_list.prev = NULL;
+	f->page = head;
+	f->node = nid;
+	f->freelist = head->freelist;
+	f->nr_free = free;
+	head->freelist = NULL;
+	head->inuse = head->objects;
+	n->nr_inuse += free;
+}
+
+/* Every free object of f's slab back on the slab's own free list, and
+ * counted as free again; n is the slab's node, n->list_lock held (so no
+ * other CPU frees into the slab meanwhile). The slab stays f's.
+ *
+ * f's list goes after the objects other CPUs freed into the slab (usually
+ * none, so this is one store), unchecked: a damaged list is found when an
+ * object is taken off it, as any slab's. With rebuild (f's list is known
+ * to be damaged), the whole list is rebuilt from the free map instead. */
+static void cpu_slab_fold(struct kmem_cache *s, struct kmem_cache_node *n, struct frozen_slab *f,
+			  bool rebuild)
+{
+	struct page *head = f->page;
+	unsigned int inuse = head->inuse - f->nr_free;
+	void **tail = &head->freelist;
+
+	/* A pointer out of the slab, or a cycle, means damage. */
+	for (unsigned int steps = 0; !rebuild && *tail; steps++) {
+		if (steps == head->objects || slot_index(s, head, *tail) < 0)
+			rebuild = true;
+		else
+			tail = free_pointer(s, *tail);
+	}
+	if (rebuild)
+		inuse = head->objects - rebuild_freelist(s, head);
+	else
+		*tail = f->freelist;
+	n->nr_inuse -= head->inuse - inuse;
+	head->inuse = (unsigned short)inuse;
+	f->freelist = NULL;
+	f->nr_free = 0;
+}
+
+/* Unfreezes f's slab (SLUB's deactivate_slab): its free objects back on
+ * its own list, the slab on the node list its fill asks for. Returns the
+ * slab when it is empty and its node keeps enough empty ones: the caller
+ * gives it back to the page allocator once the lock is dropped. n is the
+ * slab's node, n->list_lock held. */
+static struct page *deactivate_slab(struct kmem_cache *s, struct kmem_cache_node *n,
+				    struct frozen_slab *f)
+{
+	struct page *head = f->page;
+
+	cpu_slab_fold(s, n, f, false);
+	f->page = NULL;
+	if (head->inuse == 0 && n->nr_empty >= SLAB_MAX_EMPTY)
+		return head;
+	slab_list_add(n, head);
+	return NULL;
+}
+
+/* Unfreezes f's slab, if it has one, taking its node's lock. Interrupts
+ * off. */
+static void flush_frozen_slab(struct kmem_cache *s, struct frozen_slab *f)
+{
+	struct page *discard;
+
+	if (!f->page)
+		return;
+	struct kmem_cache_node *n = &s->node[f->node];
+	spin_lock(&n->list_lock);
+	discard = deactivate_slab(s, n, f);
+	spin_unlock(&n->list_lock);
+	if (discard)
+		discard_slab(s, discard);
+}
+
+/* The CPU slab's free list led to obj, which is not a free object of its
+ * slab: every free object of the slab goes back on the slab's own list,
+ * from the free map. Interrupts off. */
+static __noinline void cpu_slab_damaged(struct kmem_cache *s, struct frozen_slab *f, void *obj)
+{
+	struct kmem_cache_node *n = &s->node[f->node];
+
+	pr_err("BUG: slab %s: free list of the CPU slab at %p is corrupted (%p: a write after "
+	       "free?), rebuilt from the free map\n",
+	       s->name, page_address(f->page), obj);
+	spin_lock(&n->list_lock);
+	cpu_slab_fold(s, n, f, true);
+	spin_unlock(&n->list_lock);
+}
+
+/* An object off the CPU slab's free list (which has one), or NULL if the
+ * list is damaged: then the caller takes the slow path, which freezes the
+ * slab's rebuilt list again. Interrupts off. */
+static inline void *cpu_slab_pop(struct kmem_cache *s, struct frozen_slab *f)
+{
+	void *obj = f->freelist;
+	struct page *head = f->page;
+	long i = slot_index(s, head, obj);
+
+	if (unlikely(i < 0 || !test_and_clear_free_bit(free_map(s, head), (unsigned int)i))) {
+		cpu_slab_damaged(s, f, obj);
+		return NULL;
+	}
+	f->freelist = *free_pointer(s, obj);
+	f->nr_free--;
+	return obj;
+}
+
+/* An object from this CPU's slab of node nid's memory, refilled when it
+ * has none (SLUB's ___slab_alloc): the objects other CPUs freed into the
+ * slab, else the node's first partial or empty slab, frozen in place of
+ * the one the CPU had; else, with fresh (a new slab of nid's, on no list)
+ * that one. NULL if nid has no slab with a free object. Interrupts off. */
+static void *cpu_slab_refill(struct kmem_cache *s, int nid, struct page *fresh)
+{
+	struct frozen_slab *f = &this_cpu_slab(s)->slab;
+	struct kmem_cache_node *n;
+	struct page *discard = NULL, *head = fresh;
+
+	if (f->freelist && f->node == nid && !fresh) {
+		void *obj = cpu_slab_pop(s, f);
+		if (obj)
+			return obj;
+		/* A damaged list, folded back into the slab's own: take that. */
+	}
+	if (f->page) {
+		n = &s->node[f->node];
+		spin_lock(&n->list_lock);
+		if (f->node == nid && !fresh && f->page->freelist) {
+			freeze_slab(n, f, f->page, nid);
+			spin_unlock(&n->list_lock);
+			return cpu_slab_pop(s, f);
+		}
+		discard = deactivate_slab(s, n, f);
+		spin_unlock(&n->list_lock);
+	}
+	n = &s->node[nid];
+	spin_lock(&n->list_lock);
+	if (!head) {
+		struct list_head *from = !list_empty(&n->partial) ? &n->partial
+					 : !list_empty(&n->empty) ? &n->empty
+								  : NULL;
+		if (from) {
+			head = list_entry(from->next, struct page, slab_list);
+			list_del(&head->slab_list);
+			(*count_for_list(n, from))--;
+		}
+	}
+	if (head)
+		freeze_slab(n, f, head, nid);
+	spin_unlock(&n->list_lock);
+	if (discard)
+		discard_slab(s, discard);
+	return head ? cpu_slab_pop(s, f) : NULL;
+}
+
+void flush_cpu_slab(struct kmem_cache *s)
+{
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+
+	flush_frozen_slab(s, &c->slab);
+	flush_frozen_slab(s, &c->free_slab);
 }
 
 /* An object from one of node n's partial or empty slabs, or NULL. */
@@ -325,18 +548,27 @@ static void *take_from_node(struct kmem_cache *s, struct kmem_cache_node *n)
 }
 
 /* An object from a new slab; the page allocator may have fallen back to
- * another node: the slab belongs to the node its memory is on. */
+ * another node: the slab belongs to the node its memory is on. A slab of
+ * this CPU's memory becomes its CPU slab; another goes on its node's lists. */
 static void *alloc_from_new_slab(struct kmem_cache *s, gfp_t gfp, int nid)
 {
 	unsigned long flags;
+	void *obj;
 	struct page *head = new_slab(s, gfp, nid);
 	if (!head)
 		return NULL;
-	struct kmem_cache_node *n = &s->node[page_to_nid(head)];
-	spin_lock_irqsave(&n->list_lock, flags);
-	slab_list_add(n, head);
-	void *obj = slab_take_object(s, n, head);
-	spin_unlock_irqrestore(&n->list_lock, flags);
+	int slab_nid = page_to_nid(head);
+	local_irq_save(flags);
+	if (slab_nid == cpu_slab_node()) {
+		obj = cpu_slab_refill(s, slab_nid, head);
+	} else {
+		struct kmem_cache_node *n = &s->node[slab_nid];
+		spin_lock(&n->list_lock);
+		slab_list_add(n, head);
+		obj = slab_take_object(s, n, head);
+		spin_unlock(&n->list_lock);
+	}
+	local_irq_restore(flags);
 	return obj;
 }
 
@@ -360,12 +592,13 @@ static bool node_may_grow(const pg_data_t *pgdat, unsigned int order)
 	return pgdat && (long)READ_ONCE(pgdat->nr_free) - (1l << order) >= (long)pgdat->watermark[WMARK_MIN];
 }
 
-void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
+/* The slow path of kmem_cache_alloc_node: this CPU's slab has no object
+ * for nid. */
+static __noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfp, int nid)
 {
-	void *obj = NULL;
+	unsigned long flags;
+	void *obj;
 
-	if (!s)
-		return NULL;
 	if (nid == NUMA_NO_NODE)
 		nid = numa_node_id();
 	if (nid < 0 || nid >= MAX_NUMNODES) {
@@ -373,9 +606,15 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 		return NULL;
 	}
 
-	/* __GFP_THISNODE: only nid's own slabs will do. */
+	/* __GFP_THISNODE: only nid's own slabs will do. Objects of this CPU's
+	 * memory come through its CPU slab, others one by one. */
 	int home = gfp & __GFP_THISNODE ? nid : slab_mem_node(nid);
-	obj = take_from_node(s, &s->node[home]);
+	local_irq_save(flags);
+	if (home == cpu_slab_node())
+		obj = cpu_slab_refill(s, home, NULL);
+	else
+		obj = take_from_node(s, &s->node[home]);
+	local_irq_restore(flags);
 	if (!obj && !(gfp & __GFP_THISNODE)) {
 		/* A new slab on the home node first; when it has no memory
 		 * left, objects from other nodes' slabs, nearest first, rather
@@ -394,9 +633,27 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 	}
 	if (!obj)
 		obj = alloc_from_new_slab(s, gfp, nid);
-	if (!obj)
+	return obj;
+}
+
+void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
+{
+	unsigned long flags;
+	void *obj = NULL;
+
+	if (unlikely(!s))
 		return NULL;
-	if (gfp & __GFP_ZERO)
+	/* The fast path (SLUB's slab_alloc_node): a pop off this CPU's slab,
+	 * whose memory is this CPU's node's, when that is what nid asks. */
+	local_irq_save(flags);
+	struct frozen_slab *f = &this_cpu_slab(s)->slab;
+	if (likely(f->freelist &&
+		   (nid == f->node || (nid == NUMA_NO_NODE && !(gfp & __GFP_THISNODE)))))
+		obj = cpu_slab_pop(s, f);
+	local_irq_restore(flags);
+	if (unlikely(!obj))
+		obj = __slab_alloc(s, gfp, nid);
+	if (obj && (gfp & __GFP_ZERO))
 		memset(obj, 0, s->object_size);
 	return obj;
 }
@@ -406,43 +663,95 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 	return kmem_cache_alloc_node(s, gfp, NUMA_NO_NODE);
 }
 
+/* The slow path of slab_free (SLUB's __slab_free): obj, slot i, is not
+ * in a slab frozen for this CPU. Interrupts off, flags to restore. */
+static __noinline void __slab_free(struct kmem_cache *s, struct page *head, const void *obj,
+				   unsigned int i, unsigned long flags, const char *func,
+				   void *caller)
+{
+	int nid = page_to_nid(head);
+	struct kmem_cache_node *n = &s->node[nid];
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	struct page *discard = NULL;
+
+	/* The second free in a row into this slab (a process freeing, at
+	 * exit, what it allocated together): unless another CPU has it, the
+	 * slab becomes this CPU's, so that the next frees into it take the
+	 * fast path. A slab of this CPU's memory becomes its CPU slab, which
+	 * allocations reuse; another node's becomes its free slab, in place
+	 * of the one it had, given back first under that slab's node lock. */
+	struct frozen_slab *f = NULL;
+	if (c->last_free == head) {
+		f = nid == cpu_slab_node() ? &c->slab : &c->free_slab;
+		if (f == &c->free_slab || (f->page && f->node != nid))
+			flush_frozen_slab(s, f);
+	}
+	spin_lock(&n->list_lock);
+	if (test_and_set_free_bit(free_map(s, head), i)) {
+		spin_unlock_irqrestore(&n->list_lock, flags);
+		report_bad_free(func, obj, s->name, "double free", caller);
+		return;
+	}
+	/* A slab on its node's lists, or another CPU's: onto the slab's own
+	 * list, from which that CPU takes them back once its own runs out. */
+	bool frozen = slab_frozen(head);
+	struct list_head *from = frozen ? NULL : list_for_slab(n, head);
+	*free_pointer(s, (void *)obj) = head->freelist;
+	head->freelist = (void *)obj;
+	head->inuse--;
+	n->nr_inuse--;
+	if (frozen) {
+		/* it stays that CPU's slab, on no list */
+	} else if (f) {
+		list_del(&head->slab_list);
+		(*count_for_list(n, from))--;
+		if (f->page) /* the CPU slab, of this node too */
+			discard = deactivate_slab(s, n, f);
+		freeze_slab(n, f, head, nid);
+	} else if (head->inuse == 0 && n->nr_empty >= SLAB_MAX_EMPTY) {
+		list_del(&head->slab_list);
+		(*count_for_list(n, from))--;
+		discard = head;
+	} else {
+		slab_list_update(n, head, from);
+	}
+	c->last_free = head;
+	spin_unlock_irqrestore(&n->list_lock, flags);
+
+	if (discard)
+		discard_slab(s, discard);
+}
+
 void slab_free(struct kmem_cache *s, struct page *head, const void *obj, const char *func,
 	       void *caller)
 {
 	long i = slot_index(s, head, obj);
 	unsigned long flags;
-	bool discard = false;
 
-	if (i < 0) {
+	if (unlikely(i < 0)) {
 		report_bad_free(func, obj, s->name, "not the start of an object", caller);
 		return;
 	}
-
-	struct kmem_cache_node *n = &s->node[page_to_nid(head)];
-	unsigned int *map = free_map(s, head);
-	spin_lock_irqsave(&n->list_lock, flags);
-	if (free_bit(map, (unsigned int)i)) {
-		spin_unlock_irqrestore(&n->list_lock, flags);
+	local_irq_save(flags);
+	/* The fast path (SLUB's do_slab_free): a push onto a slab frozen for
+	 * this CPU, its CPU slab or its free slab. */
+	struct kmem_cache_cpu *c = this_cpu_slab(s);
+	struct frozen_slab *f = c->slab.page == head ? &c->slab
+				: c->free_slab.page == head ? &c->free_slab
+							    : NULL;
+	if (unlikely(!f)) {
+		__slab_free(s, head, obj, (unsigned int)i, flags, func, caller);
+		return;
+	}
+	if (unlikely(test_and_set_free_bit(free_map(s, head), (unsigned int)i))) {
+		local_irq_restore(flags);
 		report_bad_free(func, obj, s->name, "double free", caller);
 		return;
 	}
-	struct list_head *from = list_for_slab(n, head);
-	*free_pointer(s, (void *)obj) = head->freelist;
-	head->freelist = (void *)obj;
-	set_free_bit(map, (unsigned int)i);
-	head->inuse--;
-	n->nr_inuse--;
-	if (head->inuse == 0 && n->nr_empty >= SLAB_MAX_EMPTY) {
-		list_del(&head->slab_list);
-		(*count_for_list(n, from))--;
-		discard = true;
-	} else {
-		slab_list_update(n, head, from);
-	}
-	spin_unlock_irqrestore(&n->list_lock, flags);
-
-	if (discard)
-		discard_slab(s, head);
+	*free_pointer(s, (void *)obj) = f->freelist;
+	f->freelist = (void *)obj;
+	f->nr_free++;
+	local_irq_restore(flags);
 }
 
 void kmem_cache_free(struct kmem_cache *s, void *obj)

@@ -16,6 +16,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/ksyms.h"
+#include "kernel/smp.h"
 #include "mm/slab_internal.h"
 
 static LIST_HEAD(slab_caches);
@@ -64,22 +65,65 @@ void report_bad_free(const char *func, const void *obj, const char *cache, const
 
 static bool is_power_of_2(unsigned long x) { return x && !(x & (x - 1)); }
 
-static unsigned long cache_objects_in_use(struct kmem_cache *s)
+unsigned long cache_objects_in_use(struct kmem_cache *s)
 {
-	unsigned long total = 0, flags;
+	unsigned long total = 0, cpu_free = 0, flags;
 	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 		struct kmem_cache_node *n = &s->node[nid];
 		spin_lock_irqsave(&n->list_lock, flags);
 		total += n->nr_inuse;
 		spin_unlock_irqrestore(&n->list_lock, flags);
 	}
-	return total;
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		cpu_free += READ_ONCE(s->cpu_slab[cpu].slab.nr_free) +
+			    READ_ONCE(s->cpu_slab[cpu].free_slab.nr_free);
+	/* A CPU may be between its slab's count and its own. */
+	return total > cpu_free ? total - cpu_free : 0;
 }
 
-/* A destroyed cache whose last object has been freed: its struct goes. */
+/* Slabs frozen for a CPU (mm/slab.c): its CPU slab and its free slab. */
+static unsigned long nr_cpu_slabs(struct kmem_cache *s)
+{
+	unsigned long nr = 0;
+	for (int cpu = 0; cpu < NR_CPUS; cpu++)
+		nr += (READ_ONCE(s->cpu_slab[cpu].slab.page) != NULL) +
+		      (READ_ONCE(s->cpu_slab[cpu].free_slab.page) != NULL);
+	return nr;
+}
+
+static void flush_cpu_slabs(void *info)
+{
+	struct kmem_cache *s = info;
+	unsigned long flags;
+
+	if (s) {
+		flush_cpu_slab(s);
+		return;
+	}
+	spin_lock_irqsave(&slab_caches_lock, flags);
+	list_for_each_entry(s, &slab_caches, list)
+		flush_cpu_slab(s);
+	spin_unlock_irqrestore(&slab_caches_lock, flags);
+}
+
+/* Every CPU gives its slab of s (of every cache, for NULL) back to the
+ * node lists (SLUB's flush_all), so that empty slabs can go. A caller
+ * with interrupts off cannot wait for the other CPUs: only its own CPU
+ * does it then (as drain_all_pages). */
+static void flush_all(struct kmem_cache *s)
+{
+	if (irqs_disabled()) {
+		flush_cpu_slabs(s);
+		return;
+	}
+	on_each_cpu(flush_cpu_slabs, s, true);
+}
+
+/* A destroyed cache whose last object has been freed: its struct goes,
+ * once no CPU has a slab of it either. */
 static bool finish_dead_cache(struct kmem_cache *s)
 {
-	if (!s->dead || cache_objects_in_use(s))
+	if (!s->dead || cache_objects_in_use(s) || nr_cpu_slabs(s))
 		return false;
 	__kmem_cache_shrink(s);
 	list_del(&s->list);
@@ -92,6 +136,7 @@ void kmem_cache_shrink(struct kmem_cache *s)
 	unsigned long flags;
 	if (!s)
 		return;
+	flush_all(s);
 	spin_lock_irqsave(&slab_caches_lock, flags);
 	if (!finish_dead_cache(s))
 		__kmem_cache_shrink(s);
@@ -103,6 +148,7 @@ void kmem_cache_shrink_all(void)
 	struct kmem_cache *s, *next;
 	unsigned long flags;
 
+	flush_all(NULL);
 	spin_lock_irqsave(&slab_caches_lock, flags);
 	/* Dead caches first: their structs free slots in kmem_cache, whose
 	 * slab may then be empty and go in the second pass. */
@@ -152,6 +198,7 @@ void kmem_cache_destroy(struct kmem_cache *s)
 		pr_err("BUG: kmem_cache_destroy: %s is a boot cache, not destroyed\n", s->name);
 		return;
 	}
+	flush_all(s);
 	spin_lock_irqsave(&slab_caches_lock, flags);
 	s->dead = true;
 	live = cache_objects_in_use(s);
@@ -211,23 +258,24 @@ void show_slabinfo(void)
 	unsigned long flags;
 
 	printk(KERN_INFO "slabinfo: %-17s %7s %17s %10s %12s  %5s\n", "name", "objsize",
-	       "active/total objs", "objperslab", "pagesperslab", "slabs (partial/full/empty)");
+	       "active/total objs", "objperslab", "pagesperslab", "slabs (partial/full/empty/cpu)");
 	spin_lock_irqsave(&slab_caches_lock, flags);
 	list_for_each_entry(s, &slab_caches, list) {
-		unsigned long inuse = 0, partial = 0, full = 0, empty = 0, nflags;
+		unsigned long partial = 0, full = 0, empty = 0, nflags;
 		for (int nid = 0; nid < MAX_NUMNODES; nid++) {
 			struct kmem_cache_node *n = &s->node[nid];
 			spin_lock_irqsave(&n->list_lock, nflags);
-			inuse += n->nr_inuse;
 			partial += n->nr_partial;
 			full += n->nr_full;
 			empty += n->nr_empty;
 			spin_unlock_irqrestore(&n->list_lock, nflags);
 		}
-		unsigned long slabs = partial + full + empty;
-		printk(KERN_INFO "slabinfo: %-17s %7u %8lu/%-8lu %10u %12u  %5lu (%lu/%lu/%lu)%s\n",
-		       s->name, s->object_size, inuse, slabs * s->objects, s->objects,
-		       1u << s->order, slabs, partial, full, empty, s->dead ? " destroyed, leaked" : "");
+		unsigned long cpu = nr_cpu_slabs(s);
+		unsigned long slabs = partial + full + empty + cpu;
+		printk(KERN_INFO "slabinfo: %-17s %7u %8lu/%-8lu %10u %12u  %5lu (%lu/%lu/%lu/%lu)%s\n",
+		       s->name, s->object_size, cache_objects_in_use(s), slabs * s->objects,
+		       s->objects, 1u << s->order, slabs, partial, full, empty, cpu,
+		       s->dead ? " destroyed, leaked" : "");
 	}
 	spin_unlock_irqrestore(&slab_caches_lock, flags);
 }

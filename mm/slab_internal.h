@@ -7,6 +7,7 @@
 
 #include "lib/list.h"
 #include "kernel/spinlock.h"
+#include "kernel/topology.h"
 #include "mm/numa.h"
 #include "mm/page.h"
 #include "mm/slab.h"
@@ -16,6 +17,23 @@ struct kmem_cache_node {
 	struct list_head partial, full, empty; /* of head pages, by slab_list */
 	unsigned long nr_partial, nr_full, nr_empty;
 	unsigned long nr_inuse; /* objects allocated from this node's slabs */
+};
+
+/* A slab frozen for one CPU: taken off its node's lists, its free objects
+ * on the CPU's own list, which the CPU pops and pushes without a lock.
+ * Touched only by its own CPU, with interrupts off (see mm/slab.c). */
+struct frozen_slab {
+	void *freelist;       /* free objects only this CPU takes and gives */
+	struct page *page;    /* the frozen slab, or NULL */
+	unsigned int nr_free; /* length of freelist */
+	int node;             /* page's node */
+};
+
+/* A CPU's slabs of a cache (SLUB's struct kmem_cache_cpu). */
+struct kmem_cache_cpu {
+	struct frozen_slab slab;      /* of this CPU's memory: allocations and frees */
+	struct frozen_slab free_slab; /* of another node's memory: frees only */
+	struct page *last_free; /* the slab of this CPU's last free into a slab not its own */
 };
 
 struct kmem_cache {
@@ -33,6 +51,7 @@ struct kmem_cache {
 	bool boot; /* its struct is static (kmem_cache, kmalloc-*): never destroyed */
 	bool dead; /* destroyed while objects were live: freed once they are */
 	struct list_head list; /* slab_caches */
+	struct kmem_cache_cpu cpu_slab[NR_CPUS];
 	struct kmem_cache_node node[MAX_NUMNODES];
 };
 
@@ -92,6 +111,12 @@ static inline long slot_index(const struct kmem_cache *s, struct page *head, con
  * called (kfree, kmem_cache_free) and caller its caller, for the report. */
 void slab_free(struct kmem_cache *s, struct page *head, const void *obj, const char *func,
 	       void *caller);
+/* Gives this CPU's slab of s back to its node's lists (SLUB's
+ * flush_slab); interrupts off. */
+void flush_cpu_slab(struct kmem_cache *s);
+/* Objects of s allocated and not freed: the nodes' counts, less what the
+ * CPUs' free lists hold. Exact when no CPU is allocating from s. */
+unsigned long cache_objects_in_use(struct kmem_cache *s);
 /* Counts and prints a refused free ("BUG: func: reason: ..."). */
 void report_bad_free(const char *func, const void *obj, const char *cache, const char *reason,
 		     void *caller);
