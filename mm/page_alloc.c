@@ -723,32 +723,49 @@ static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int n
  * the preferred node's own per-CPU list, above its low watermark, with
  * the checks of check_new_page when they are on, when no nodemask
  * restricts it (the per-CPU list holds pages of the preferred node, which
- * a mask may exclude). Anything else (empty list, fallback, watermarks,
- * poisoning, fault injection, a bad page) takes the full path. It makes no
- * call (fault injection is asked in the full path), and order and nodemask
- * are known (0, NULL): passed as constants, they need no register across
- * it. The caller has ruled out other orders, a mask and __GFP_ZERO. */
-static __always_inline struct page *alloc_page_fast(gfp_t gfp, int preferred_nid)
+ * a mask may exclude). NULL for anything else (empty list, fallback,
+ * watermarks, poisoning, fault injection, a bad page): the caller takes
+ * the full path. It makes no call (fault injection is asked in the full
+ * path), and order and nodemask are known (0, NULL): passed as constants,
+ * they need no register across it. The caller has ruled out other orders
+ * and a mask, and clears the page itself for __GFP_ZERO. */
+static __always_inline struct page *alloc_page_fast_try(gfp_t gfp, int preferred_nid)
 {
 	if (likely(!page_poisoning && !fail_page_alloc_armed)) {
 		int nid = preferred_nid;
 		/* One test for a named node; NUMA_NO_NODE is out of line. */
 		if (unlikely((unsigned)nid >= MAX_NUMNODES)) {
 			if (nid != NUMA_NO_NODE)
-				goto full;
+				return NULL;
 			nid = numa_node_id();
 		}
 		pg_data_t *pgdat = node_data[nid];
 		/* The node must be its own first choice, as in the full path.
 		 * (With nr_fallback 0 no node has memory, so no free pages
 		 * either: the watermark test refuses that case.) */
-		if (likely(pgdat && pgdat->fallback[0] == nid && pgdat->nr_free > pgdat->watermark[WMARK_LOW])) {
-			struct page *page = rmqueue_pcplist_fast(pgdat, nid, gfp_migratetype(gfp));
-			if (likely(page))
-				return page;
-		}
+		if (likely(pgdat && pgdat->fallback[0] == nid && pgdat->nr_free > pgdat->watermark[WMARK_LOW]))
+			return rmqueue_pcplist_fast(pgdat, nid, gfp_migratetype(gfp));
 	}
-full:
+	return NULL;
+}
+
+static __always_inline struct page *alloc_page_fast(gfp_t gfp, int preferred_nid)
+{
+	struct page *page = alloc_page_fast_try(gfp, preferred_nid);
+	if (likely(page))
+		return page;
+	return __alloc_pages_full(gfp, 0, preferred_nid, NULL);
+}
+
+/* The same for a zeroed page (every anonymous fault's): the fast path's
+ * page, cleared here; the full path clears its own (prep_new_page). */
+static __noinline struct page *alloc_page_fast_zeroed(gfp_t gfp, int preferred_nid)
+{
+	struct page *page = alloc_page_fast_try(gfp, preferred_nid);
+	if (likely(page)) {
+		memset(page_address(page), 0, PAGE_SIZE);
+		return page;
+	}
 	return __alloc_pages_full(gfp, 0, preferred_nid, NULL);
 }
 
@@ -758,8 +775,9 @@ full:
  * memory policies plug in. */
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask)
 {
-	if (likely(order == 0 && !nodemask && !(gfp & __GFP_ZERO)))
-		return alloc_page_fast(gfp, preferred_nid);
+	if (likely(order == 0 && !nodemask))
+		return gfp & __GFP_ZERO ? alloc_page_fast_zeroed(gfp, preferred_nid)
+					: alloc_page_fast(gfp, preferred_nid);
 	return __alloc_pages_full(gfp, order, preferred_nid, nodemask);
 }
 
@@ -770,7 +788,7 @@ struct page *__alloc_pages_order0(gfp_t gfp, int preferred_nid)
 {
 	if (likely(!(gfp & __GFP_ZERO)))
 		return alloc_page_fast(gfp, preferred_nid);
-	return __alloc_pages_full(gfp, 0, preferred_nid, NULL);
+	return alloc_page_fast_zeroed(gfp, preferred_nid);
 }
 
 static __always_inline void __free_pages_caller(struct page *page, unsigned int order, unsigned long caller)
