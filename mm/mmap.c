@@ -26,6 +26,7 @@
 #include "mm/interval_tree.h"
 #include "mm/mmap_lock.h"
 #include "mm/mmu_gather.h"
+#include "mm/oom.h"
 #include "mm/shmem.h"
 #include "mm/util.h"
 
@@ -747,6 +748,7 @@ void exit_mmap(struct mm_struct *mm)
 	if (!first) {
 		mm_flag_set(mm, MMF_OOM_SKIP);
 		mmap_write_unlock(mm);
+		oom_reaper_mm_exited(mm);
 		return;
 	}
 	/* Out of the files' i_mmap first, so that no truncate walks these
@@ -785,6 +787,7 @@ void exit_mmap(struct mm_struct *mm)
 	mm->total_vm = 0;
 	mm->highest_vm_end = 0;
 	mmap_write_unlock(mm);
+	oom_reaper_mm_exited(mm);
 }
 
 /* ---- system calls ---------------------------------------------------------- */

@@ -94,6 +94,9 @@ unsigned long oom_kills(void);
  * mm ends with MMF_OOM_SKIP, so that the next OOM may choose again.
  * Takes a reference on tsk. */
 void queue_oom_reaper(struct task_struct *tsk);
+/* exit_mmap has freed mm and set MMF_OOM_SKIP: a victim queued for the
+ * reaper with it leaves the queue now, not when due. */
+void oom_reaper_mm_exited(struct mm_struct *mm);
 /* Linux's __oom_reap_task_mm: unmaps the private memory of every VMA
  * but hugetlb and VM_PFNMAP ones; the caller holds mm's mmap_lock for
  * reading. */

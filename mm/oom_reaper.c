@@ -11,7 +11,12 @@
  * survive until the exit path wakes its waiters); Linux arms a timer,
  * mmlab's reaper sleeps until the queue's head is due (mmlab has no timer
  * list). A victim whose exit freed its mm first (exit_mmap set
- * MMF_OOM_SKIP) is dropped without a look.
+ * MMF_OOM_SKIP) is dropped without a look, as soon as exit_mmap says so
+ * (oom_reaper_mm_exited), not when it would be due: the queue's
+ * reference on the victim's task_struct would otherwise hold its
+ * parent's wait for OOM_REAPER_DELAY, since mmlab's release_task waits
+ * for a task's last reference (Linux's last put_task_struct frees the
+ * task instead, so there the reaper's timer costs the parent nothing).
  *
  * Locking: the queue under oom_reaper_lock; a victim's mm is held by its
  * signal->oom_mm (mmgrab) and reaped under its mmap_lock held for reading,
@@ -128,6 +133,49 @@ static void oom_reap_task(struct task_struct *tsk)
 	mm_flag_set(mm, MMF_OOM_SKIP);
 }
 
+/* Whether a queued victim's exit freed its mm. */
+static bool oom_reaper_has_exited(void)
+{
+	bool exited = false;
+	spin_lock(&oom_reaper_lock);
+	for (struct task_struct *t = oom_reaper_head; t && !exited; t = t->oom_reaper_list)
+		exited = mm_flag_test(t->signal->oom_mm, MMF_OOM_SKIP);
+	spin_unlock(&oom_reaper_lock);
+	return exited;
+}
+
+/* The queued victims whose exit freed their mm leave the queue, their
+ * references dropped (see the top of the file). */
+static void oom_reaper_drop_exited(void)
+{
+	struct task_struct *dropped = NULL, **pp = &oom_reaper_head;
+	spin_lock(&oom_reaper_lock);
+	while (*pp) {
+		struct task_struct *t = *pp;
+		if (mm_flag_test(t->signal->oom_mm, MMF_OOM_SKIP)) {
+			*pp = t->oom_reaper_list;
+			t->oom_reaper_list = dropped;
+			dropped = t;
+		} else {
+			pp = &t->oom_reaper_list;
+		}
+	}
+	oom_reaper_tail = pp;
+	spin_unlock(&oom_reaper_lock);
+	while (dropped) {
+		struct task_struct *t = dropped;
+		dropped = t->oom_reaper_list;
+		t->oom_reaper_list = NULL;
+		put_task_struct(t); /* queue_oom_reaper's */
+	}
+}
+
+void oom_reaper_mm_exited(struct mm_struct *mm)
+{
+	if (mm_flag_test(mm, MMF_OOM_REAP_QUEUED))
+		wake_up(&oom_reaper_wait);
+}
+
 /* The head of the queue once it is due, or NULL. */
 static struct task_struct *oom_reaper_take_due(void)
 {
@@ -163,11 +211,12 @@ static int oom_reaper(void *unused)
 {
 	(void)unused;
 	for (;;) {
+		oom_reaper_drop_exited();
 		long ticks = oom_reaper_wait_ticks();
 		if (ticks < 0)
 			wait_event(oom_reaper_wait, READ_ONCE(oom_reaper_head) != NULL);
 		else if (ticks > 0)
-			schedule_timeout_uninterruptible(ticks);
+			wait_event_timeout(oom_reaper_wait, oom_reaper_has_exited(), ticks);
 		struct task_struct *tsk = oom_reaper_take_due();
 		if (!tsk)
 			continue;

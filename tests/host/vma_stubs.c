@@ -16,6 +16,7 @@
 #include "mm/memory.h"
 #include "mm/mmap.h"
 #include "mm/mmu_gather.h"
+#include "mm/oom.h"
 #include "mm/pt_reclaim.h"
 #include "mm/slab.h"
 #include "mm/shmem.h"
@@ -213,6 +214,8 @@ void downgrade_write(struct rw_semaphore *sem)
 /* No huge PMDs on the host: no deposits to check, none for a VMA
  * boundary to split. */
 void thp_check_deposits(struct mm_struct *mm) { (void)mm; }
+/* No OOM killer on the host: no mm is ever queued for its reaper. */
+void oom_reaper_mm_exited(struct mm_struct *mm) { (void)mm; }
 void vma_adjust_trans_huge(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
 	(void)vma; /* the VMA's new bounds, which may reach past its old ones */

@@ -7,13 +7,20 @@
  * holds nearly the whole node, over the one at 500; that one lives.
  * Both kills are SIGKILL, and /proc/vmstat's oom_kill counts exactly two.
  *
- * Then every node at once: three unbound fillers, each asking for 55% of
- * the memory available (no two fit), at oom_score_adj 1000, 800
+ * Then every node at once: three unbound fillers, each asking for three
+ * quarters of the memory available (no two fit), at oom_score_adj 1000, 800
  * and 0, which hold what they got, each started once the one before
  * holds its part. The second one's faults kill the one at 1000; the
  * last one's kill the one at 800 (its adj alone outweighs the last one's
- * size, about half of the machine), and the last lives: exactly
- * two more kills, and the kernel is still there to say so.
+ * size), and the last lives: exactly two more kills, and the kernel is
+ * still there to say so. All but FILL_MIB of the memory available is
+ * first put in the hugetlb pool, whose pages are neither available nor
+ * touched: the machine runs out over FILL_MIB, not over all of its
+ * memory. (Each MiB a guest touches costs time under TCG, and more on a
+ * host that backs a guest's memory only when first touched: filling
+ * every node took 20 of the 25 s this program took on a 4 GiB machine.)
+ * The order of the kills does not change: oom_badness weighs adj against
+ * all of RAM, the pool's pages included.
  *
  * It provokes an OOM, so it runs only where that is safe: on mmlab, and
  * on Linux as the runner's guest (its init, /init, is our parent, PID 1).
@@ -35,6 +42,45 @@
 #include "oom_wait.h"
 
 #define MIB (1l << 20)
+/* What the fillers of every node share (see the top of the file). */
+#define FILL_MIB 384
+/* A filler's share of it, in percent. Linux can allocate down to its min
+ * watermarks, below the high watermarks and lowmem reserves that
+ * MemAvailable leaves out (some tens of MiB on a 4-node machine): two
+ * fillers of 55% of FILL_MIB fitted on Linux 6.1 there. */
+#define FILLER_PERCENT 75
+
+/* The pool's size before this program grew it, to put back at exit. */
+static long pool0 = -1;
+
+static void pool_put_back(void)
+{
+	if (pool0 >= 0 && !hugetlb_pool_set(pool0))
+		printf("oom: the hugetlb pool could not be put back to %ld pages\n", pool0);
+	pool0 = -1;
+}
+
+/* Puts all but FILL_MIB of the memory available in the 2 MiB hugetlb
+ * pool, if there is a pool of this program's own to grow; as much as the
+ * free 2 MiB blocks allow. Whether it grew. */
+static bool shrink_what_is_available(void)
+{
+	long avail = meminfo_kb("MemAvailable") / 1024;
+	if (avail <= 2 * FILL_MIB)
+		return false;
+	setting_lock(HUGETLB_POOL "nr_hugepages"); /* held until exit */
+	long nr0 = hugetlb_pool("nr_hugepages");
+	if (nr0 < 0 || hugetlb_pool("resv_hugepages") || hugetlb_pool("surplus_hugepages")) {
+		printf("oom: no hugetlb pool of this program's own: every node is filled whole\n");
+		return false;
+	}
+	pool0 = nr0;
+	atexit(pool_put_back); /* the children leave with _exit: only ours */
+	hugetlb_pool_set(nr0 + (avail - FILL_MIB) / 2);
+	long grown = hugetlb_pool("nr_hugepages") - nr0;
+	printf("oom: %ld of %ld MiB available put in the hugetlb pool\n", grown * 2, avail);
+	return grown > 0;
+}
 
 static bool in_runner_guest(void)
 {
@@ -112,10 +158,22 @@ int main(void)
 	    sysctl_value("/proc/sys/vm/oom_kill_allocating_task") != 0)
 		test_skip("vm.panic_on_oom or vm.oom_kill_allocating_task is set");
 	read_topology();
+	/* The bound part fills its node whole: the smallest node of 256 MiB
+	 * or more (6 GiB machines have a 4.5 GiB node beside a 1.5 GiB one),
+	 * of nodes within an eighth of each other's size the last (away from
+	 * node 0, where the kernel is); else the last node with memory. */
+	long smallest = -1;
+	for (int n = 0; n < nr_nodes; n++) {
+		long mib = has_memory >> n & 1 ? node_mib(n) : -1;
+		if (mib >= 256 && (smallest < 0 || mib < smallest))
+			smallest = mib;
+	}
 	int nid = -1;
-	for (int n = 0; n < nr_nodes; n++)
-		if (has_memory >> n & 1)
+	for (int n = 0; n < nr_nodes; n++) {
+		long mib = has_memory >> n & 1 ? node_mib(n) : -1;
+		if (mib >= 0 && (smallest < 0 || (mib >= smallest && mib <= smallest + smallest / 8)))
 			nid = n;
+	}
 	long size = nid >= 0 ? node_mib(nid) : -1;
 	if (size <= 64)
 		test_skip("no node with memory to fill (node %d: %ld MiB)", nid, size);
@@ -151,25 +209,27 @@ int main(void)
 		CHECK(waitpid(larger, &status, 0) == larger && WIFSIGNALED(status));
 	}
 
-	/* Every node at once. */
+	/* Every node at once, over FILL_MIB. What the pool leaves is what
+	 * its 2 MiB blocks did not take: small pieces, where a THP fault
+	 * would only compact in vain (Linux 6.1 under TCG spent minutes so),
+	 * so the fillers take 4 KiB pages then. */
+	bool huge = !shrink_what_is_available();
 	/* Of what is available (a hugetlb pool, the kernel's own, are not):
-	 * two fillers of 55% cannot both fit, one alone can (no more than
-	 * that: under TCG each MiB costs time against the guest's limit per
-	 * program). Each starts
+	 * two fillers of FILLER_PERCENT cannot both fit, one alone can. Each starts
 	 * once the one before holds its part, so that each OOM has one
 	 * victim to wait for: three at once left the killer, on a loaded
 	 * Linux 6.1, a third kill while the first two victims' memory was
 	 * still on its way back. */
-	long part = meminfo_kb("MemAvailable") * 55 / 100 / 1024;
+	long part = meminfo_kb("MemAvailable") * FILLER_PERCENT / 100 / 1024;
 	printf("oom: three fillers of %ld MiB each, every node, one after the other\n", part);
 	kills = oom_kills();
 	int status;
-	pid_t first = child(1000, -1, part, true, true, fds[1]);
+	pid_t first = child(1000, -1, part, huge, true, fds[1]);
 	CHECK(read(fds[0], &c, 1) == 1);
-	pid_t second = child(800, -1, part, true, true, fds[1]);
+	pid_t second = child(800, -1, part, huge, true, fds[1]);
 	CHECK(oom_killed(first, fds[0], kills + 1));
 	CHECK(read(fds[0], &c, 1) == 1);
-	pid_t last = child(0, -1, part, true, true, fds[1]);
+	pid_t last = child(0, -1, part, huge, true, fds[1]);
 	CHECK(oom_killed(second, fds[0], kills + 2));
 	/* The last one holds what it asked for. */
 	CHECK(read(fds[0], &c, 1) == 1);
@@ -177,5 +237,10 @@ int main(void)
 	CHECK_CMP(oom_kills() - kills, ==, 2);
 	kill(last, SIGKILL);
 	CHECK(waitpid(last, &status, 0) == last && WIFSIGNALED(status));
+	if (pool0 >= 0) {
+		long nr0 = pool0;
+		pool_put_back();
+		CHECK_CMP(hugetlb_pool("nr_hugepages"), ==, nr0);
+	}
 	return test_end();
 }
