@@ -25,8 +25,12 @@
  * objects of that slab with interrupts off and no lock, a pop and a push.
  * Other CPUs free objects into a frozen slab under the node's lock, onto
  * the slab's own free list, which its CPU takes over when its own runs
- * out. A CPU freezes only slabs of its own memory node; requests for
- * other nodes' memory take objects one at a time under the lock.
+ * out. A CPU freezes only slabs of its own memory node as its CPU slab;
+ * requests for other nodes' memory take objects one at a time under the
+ * lock. A CPU may also freeze a slab of another node's memory as its free
+ * slab, which takes only frees: the second free in a row into a slab no
+ * CPU has (a process freeing at exit what it allocated together) freezes
+ * that slab as the CPU slab or the free slab, whichever its node makes it.
  *
  * Invariants, for every slab (under its node's list_lock):
  *  - the free map's set bits are exactly the free slots: those on the
@@ -36,10 +40,11 @@
  *    inuse == 0, partial otherwise (a one-object slab that is not full is
  *    on the empty list), and inuse == objects - (length of its free list);
  *  - a frozen slab is on no list (slab_list.next is NULL) and is the page
- *    of exactly one CPU's kmem_cache_cpu; its inuse counts the objects
- *    not on its own free list, so those on its CPU's count as in use, in
- *    inuse as in the node's nr_inuse, and the CPU's nr_free says how many
- *    they are (slab_objects_in_use() takes them off);
+ *    of exactly one struct frozen_slab, a CPU's slab or free slab; its
+ *    inuse counts the objects not on its own free list, so those on the
+ *    frozen_slab's count as in use, in inuse as in the node's nr_inuse,
+ *    and the frozen_slab's nr_free says how many they are
+ *    (slab_objects_in_use() takes them off);
  *  - a node keeps at most SLAB_MAX_EMPTY empty slabs per cache; the rest go
  *    back to the page allocator at once, and kmem_cache_shrink() returns
  *    those too.
@@ -54,8 +59,9 @@
  * list_lock held. slab_caches_lock (slab_common.c) protects the list of
  * caches and is taken before any list_lock. A kmem_cache_cpu is touched
  * only by its own CPU with interrupts off; since that CPU clears and sets
- * bits of its slab's free map without the lock while others free into the
- * slab under it, the bit changes of the free paths are atomic. */
+ * bits of its slabs' free maps without the lock while others free into
+ * the slabs under it, the bit changes of the fast paths and of frees are
+ * atomic. */
 #include "mm/slab.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"

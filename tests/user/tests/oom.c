@@ -7,8 +7,8 @@
  * holds nearly the whole node, over the one at 500; that one lives.
  * Both kills are SIGKILL, and /proc/vmstat's oom_kill counts exactly two.
  *
- * Then every node at once: three unbound fillers, each asking for three
- * quarters of the memory available (no two fit), at oom_score_adj 1000, 800
+ * Then every node at once: three unbound fillers, each asking for 65% of
+ * the memory available (no two fit), at oom_score_adj 1000, 800
  * and 0, which hold what they got, each started once the one before
  * holds its part. The second one's faults kill the one at 1000; the
  * last one's kill the one at 800 (its adj alone outweighs the last one's
@@ -42,13 +42,15 @@
 #include "oom_wait.h"
 
 #define MIB (1l << 20)
-/* What the fillers of every node share (see the top of the file). */
-#define FILL_MIB 384
-/* A filler's share of it, in percent. Linux can allocate down to its min
- * watermarks, below the high watermarks and lowmem reserves that
- * MemAvailable leaves out (some tens of MiB on a 4-node machine): two
- * fillers of 55% of FILL_MIB fitted on Linux 6.1 there. */
-#define FILLER_PERCENT 75
+/* What the fillers of every node share (see the top of the file), and a
+ * filler's part of what is available, in percent. What Linux 6.1 can
+ * really allocate differs from MemAvailable by tens of MiB either way
+ * (its min watermarks are below the reserves MemAvailable leaves out; not
+ * all it counts can be had): over 256 MiB two fillers of 55% fitted, over
+ * 384 MiB one of 75% did not. Over 1 GiB, 65% keeps a margin of more than
+ * 200 MiB both ways. */
+#define FILL_MIB 1024
+#define FILLER_PERCENT 65
 
 /* The pool's size before this program grew it, to put back at exit. */
 static long pool0 = -1;
@@ -62,24 +64,23 @@ static void pool_put_back(void)
 
 /* Puts all but FILL_MIB of the memory available in the 2 MiB hugetlb
  * pool, if there is a pool of this program's own to grow; as much as the
- * free 2 MiB blocks allow. Whether it grew. */
-static bool shrink_what_is_available(void)
+ * free 2 MiB blocks allow. */
+static void shrink_what_is_available(void)
 {
 	long avail = meminfo_kb("MemAvailable") / 1024;
 	if (avail <= 2 * FILL_MIB)
-		return false;
+		return;
 	setting_lock(HUGETLB_POOL "nr_hugepages"); /* held until exit */
 	long nr0 = hugetlb_pool("nr_hugepages");
 	if (nr0 < 0 || hugetlb_pool("resv_hugepages") || hugetlb_pool("surplus_hugepages")) {
 		printf("oom: no hugetlb pool of this program's own: every node is filled whole\n");
-		return false;
+		return;
 	}
 	pool0 = nr0;
 	atexit(pool_put_back); /* the children leave with _exit: only ours */
 	hugetlb_pool_set(nr0 + (avail - FILL_MIB) / 2);
-	long grown = hugetlb_pool("nr_hugepages") - nr0;
-	printf("oom: %ld of %ld MiB available put in the hugetlb pool\n", grown * 2, avail);
-	return grown > 0;
+	printf("oom: %ld of %ld MiB available put in the hugetlb pool\n",
+	       (hugetlb_pool("nr_hugepages") - nr0) * 2, avail);
 }
 
 static bool in_runner_guest(void)
@@ -209,11 +210,8 @@ int main(void)
 		CHECK(waitpid(larger, &status, 0) == larger && WIFSIGNALED(status));
 	}
 
-	/* Every node at once, over FILL_MIB. What the pool leaves is what
-	 * its 2 MiB blocks did not take: small pieces, where a THP fault
-	 * would only compact in vain (Linux 6.1 under TCG spent minutes so),
-	 * so the fillers take 4 KiB pages then. */
-	bool huge = !shrink_what_is_available();
+	/* Every node at once, over FILL_MIB. */
+	shrink_what_is_available();
 	/* Of what is available (a hugetlb pool, the kernel's own, are not):
 	 * two fillers of FILLER_PERCENT cannot both fit, one alone can. Each starts
 	 * once the one before holds its part, so that each OOM has one
@@ -224,12 +222,12 @@ int main(void)
 	printf("oom: three fillers of %ld MiB each, every node, one after the other\n", part);
 	kills = oom_kills();
 	int status;
-	pid_t first = child(1000, -1, part, huge, true, fds[1]);
+	pid_t first = child(1000, -1, part, true, true, fds[1]);
 	CHECK(read(fds[0], &c, 1) == 1);
-	pid_t second = child(800, -1, part, huge, true, fds[1]);
+	pid_t second = child(800, -1, part, true, true, fds[1]);
 	CHECK(oom_killed(first, fds[0], kills + 1));
 	CHECK(read(fds[0], &c, 1) == 1);
-	pid_t last = child(0, -1, part, huge, true, fds[1]);
+	pid_t last = child(0, -1, part, true, true, fds[1]);
 	CHECK(oom_killed(second, fds[0], kills + 2));
 	/* The last one holds what it asked for. */
 	CHECK(read(fds[0], &c, 1) == 1);
