@@ -10,6 +10,10 @@
  * dead, with its slabs kept (kfree of those objects still works), and its
  * struct is freed by the first shrink that finds it empty.
  *
+ * Shrinking and destroying a cache first have every CPU give its slabs
+ * of it back to the node lists (flush_all: mm/slab.c's frozen slabs), so
+ * that its empty slabs can go and its object count is exact.
+ *
  * Locking: slab_caches_lock protects the list of caches and each cache's
  * dead flag, and is taken before any cache node's list_lock. */
 #include "mm/slab.h"
