@@ -170,12 +170,14 @@ int main(void)
 			smallest = mib;
 	}
 	int nid = -1;
+	long size = -1;
 	for (int n = 0; n < nr_nodes; n++) {
 		long mib = has_memory >> n & 1 ? node_mib(n) : -1;
-		if (mib >= 0 && (smallest < 0 || (mib >= smallest && mib <= smallest + smallest / 8)))
+		if (mib >= 0 && (smallest < 0 || (mib >= smallest && mib <= smallest + smallest / 8))) {
 			nid = n;
+			size = mib;
+		}
 	}
-	long size = nid >= 0 ? node_mib(nid) : -1;
 	if (size <= 64)
 		test_skip("no node with memory to fill (node %d: %ld MiB)", nid, size);
 	printf("oom: filling node %d (%ld MiB)\n", nid, size);
@@ -213,11 +215,11 @@ int main(void)
 	/* Every node at once, over FILL_MIB. */
 	shrink_what_is_available();
 	/* Of what is available (a hugetlb pool, the kernel's own, are not):
-	 * two fillers of FILLER_PERCENT cannot both fit, one alone can. Each starts
-	 * once the one before holds its part, so that each OOM has one
-	 * victim to wait for: three at once left the killer, on a loaded
-	 * Linux 6.1, a third kill while the first two victims' memory was
-	 * still on its way back. */
+	 * two fillers of FILLER_PERCENT cannot both fit, one alone can.
+	 * Each starts once the one before holds its part, so that each OOM
+	 * has one victim to wait for: three at once left the killer, on a
+	 * loaded Linux 6.1, a third kill while the first two victims' memory
+	 * was still on its way back. */
 	long part = meminfo_kb("MemAvailable") * FILLER_PERCENT / 100 / 1024;
 	printf("oom: three fillers of %ld MiB each, every node, one after the other\n", part);
 	kills = oom_kills();
