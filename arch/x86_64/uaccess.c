@@ -3,6 +3,7 @@
  * the fixup with rcx holding the bytes left. */
 #include "arch/x86_64/asm.h"
 #include "arch/x86_64/uaccess.h"
+#include "lib/string.h"
 
 bool smap_enabled;
 
@@ -48,36 +49,6 @@ unsigned long clear_user(void *to, unsigned long n)
 	return n;
 }
 
-/* One byte at a time: a string may end just before an unmapped page, and
- * the bytes after its terminator must not be touched. */
-long strncpy_from_user(char *dst, const char *src, long count)
-{
-	for (long i = 0; i < count; i++) {
-		if (!access_ok(src + i, 1))
-			return -EFAULT;
-		unsigned char c = 0;
-		int err = 0;
-		stac();
-		__asm__ volatile("1:	movb (%[p]), %[c]\n"
-				 "2:\n"
-				 ".pushsection .text.fixup, \"ax\"\n"
-				 "3:	movl %[efault], %[err]\n"
-				 "	jmp 2b\n"
-				 ".popsection\n"
-				 _ASM_EXTABLE(1b, 3b)
-				 : [c] "+q"(c), [err] "+r"(err)
-				 : [p] "r"(src + i), [efault] "i"(-EFAULT)
-				 : "memory");
-		clac();
-		if (err)
-			return -EFAULT;
-		dst[i] = (char)c;
-		if (!c)
-			return i;
-	}
-	return count;
-}
-
 /* One word: a single MOV, as Linux's __get_user_8/__put_user_8, never the
  * REP MOVSB of copy_*_user. A string instruction can be interrupted (or
  * fault) between its bytes and resume later, so another thread, or a
@@ -95,6 +66,62 @@ long strncpy_from_user(char *dst, const char *src, long count)
 			 : out, [err] "+r"(err)                               \
 			 : in, [efault] "i"(-EFAULT)                          \
 			 : "memory")
+
+/* Linux's do_strncpy_from_user: a word at a time where the word is
+ * aligned (so it lies in one page: a string may end just before an
+ * unmapped page, and a load must not reach past the page of its
+ * terminator), a byte at a time up to the first aligned address and at
+ * the end of count. The bytes after the terminator in its word are read
+ * (they are in its page), never copied. One stac/clac pair for the whole
+ * string: under QEMU's TCG each of them ends a translation block, which
+ * a byte at a time made two exits to its main loop per byte. */
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+long strncpy_from_user(char *dst, const char *src, long count)
+{
+	long i = 0, res = count;
+	stac();
+	while (i < count) {
+		const char *p = src + i;
+		int err = 0;
+		if (!((uintptr_t)p & 7) && count - i >= 8 && access_ok(p, 8)) {
+			u64 w = 0;
+			USER_WORD_ACCESS("movq (%[p]), %[v]", [v] "+r"(w), [p] "r"(p));
+			if (err) {
+				res = -EFAULT;
+				break;
+			}
+			u64 zero = (w - ONES) & ~w & HIGHS; /* the first 0 byte's high bit is its lowest */
+			if (zero) {
+				long n = __builtin_ctzll(zero) / 8;
+				memcpy(dst + i, &w, (size_t)n + 1);
+				res = i + n;
+				break;
+			}
+			memcpy(dst + i, &w, 8);
+			i += 8;
+			continue;
+		}
+		if (!access_ok(p, 1)) {
+			res = -EFAULT;
+			break;
+		}
+		unsigned char c = 0;
+		USER_WORD_ACCESS("movb (%[p]), %[v]", [v] "+q"(c), [p] "r"(p));
+		if (err) {
+			res = -EFAULT;
+			break;
+		}
+		dst[i] = (char)c;
+		if (!c) {
+			res = i;
+			break;
+		}
+		i++;
+	}
+	clac();
+	return res;
+}
 
 int get_user_u64(u64 *val, const void *uaddr)
 {
