@@ -179,6 +179,44 @@ static void user_copies_demand_page_and_fail_cleanly(struct kunit *test)
 	space_destroy(test, &s);
 }
 
+/* strncpy_from_user reads aligned words where it can (one page each):
+ * every start and length gives what a byte at a time gives, a string that
+ * ends just before the end of the mapping is copied whole, and one that
+ * runs into it faults. */
+static void strncpy_from_user_any_alignment(struct kunit *test)
+{
+	struct test_space s;
+	space_init(test, &s, 16 * PAGE_SIZE);
+	const unsigned long end = BASE + 16 * PAGE_SIZE;
+	char str[24], back[40];
+	for (unsigned n = 0; n < 20; n++) {
+		for (unsigned i = 0; i < n; i++)
+			str[i] = (char)('a' + i);
+		str[n] = 0;
+		for (unsigned off = 0; off < 8; off++) {
+			unsigned long at[2] = { BASE + 3 * PAGE_SIZE + 8 + off, end - (n + 1) - off };
+			for (int k = 0; k < 2; k++) {
+				KUNIT_ASSERT_EQ(test, copy_to_user((void *)at[k], str, n + 1), 0);
+				memset(back, 0x55, sizeof(back));
+				KUNIT_EXPECT_EQ(test, strncpy_from_user(back, (const char *)at[k], sizeof(back)), (long)n);
+				KUNIT_EXPECT_EQ(test, memcmp(back, str, n + 1), 0);
+				KUNIT_EXPECT_EQ(test, back[n + 1], 0x55); /* nothing after the terminator */
+				/* count before the terminator: count bytes, unterminated */
+				memset(back, 0x55, sizeof(back));
+				KUNIT_EXPECT_EQ(test, strncpy_from_user(back, (const char *)at[k], n / 2), (long)(n / 2));
+				KUNIT_EXPECT_EQ(test, memcmp(back, str, n / 2), 0);
+				KUNIT_EXPECT_EQ(test, back[n / 2], 0x55);
+			}
+		}
+		/* No terminator before the end of the mapping. */
+		if (n) {
+			KUNIT_ASSERT_EQ(test, copy_to_user((void *)(end - n), str, n), 0);
+			KUNIT_EXPECT_EQ(test, strncpy_from_user(back, (const char *)(end - n), sizeof(back)), -EFAULT);
+		}
+	}
+	space_destroy(test, &s);
+}
+
 /* The mmu_gather flushes once per batch, frees only after the flush, and
  * free_pgd_range keeps tables a neighbour still needs. */
 static void gather_batches_and_frees_tables(struct kunit *test)
@@ -342,6 +380,7 @@ static struct kunit_case memory_cases[] = {
 	KUNIT_CASE(pmd_install_reports_what_it_found),
 	KUNIT_CASE(read_fault_maps_the_zero_page),
 	KUNIT_CASE(user_copies_demand_page_and_fail_cleanly),
+	KUNIT_CASE(strncpy_from_user_any_alignment),
 	KUNIT_CASE(gather_batches_and_frees_tables),
 	KUNIT_CASE(teardown_flushes_other_cpus),
 	KUNIT_CASE(protection_changes_keep_the_zero_page_read_only),
