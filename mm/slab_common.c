@@ -209,12 +209,15 @@ void kmem_cache_destroy(struct kmem_cache *s)
 	if (!finish_dead_cache(s)) {
 		/* Freeing live objects would hand out memory someone still
 		 * uses: leak the slabs (and the cache, which their pages point
-		 * to) instead. kfree of the objects still works. */
+		 * to) instead. kfree of the objects still works. With none
+		 * live, what kept it is a CPU's slab flush_all could not reach
+		 * (a caller with interrupts off): the next shrink_all ends it. */
 		__kmem_cache_shrink(s);
 		char name[96];
-		pr_err("BUG: kmem_cache_destroy: %s: slab cache still has %lu objects in use, "
-		       "called from %s; its memory is kept\n",
-		       s->name, live, caller_name(caller, name, sizeof(name)));
+		if (live)
+			pr_err("BUG: kmem_cache_destroy: %s: slab cache still has %lu objects in use, "
+			       "called from %s; its memory is kept\n",
+			       s->name, live, caller_name(caller, name, sizeof(name)));
 	}
 	spin_unlock_irqrestore(&slab_caches_lock, flags);
 }
