@@ -296,6 +296,8 @@ void walk_pmd_range(struct pmd_walk *walk, unsigned long addr, unsigned long end
 				continue;
 			next = pmd_addr_end(addr, pud_end);
 			pmd_t val = pmdp_get(pmd);
+			if (pmd_none(val)) /* emptied since the look above */
+				continue;
 			if (pmd_trans_huge(val))
 				walk->huge_pmd(walk, pmd, addr, next);
 			else

@@ -131,7 +131,9 @@ static inline unsigned long pmd_addr_end(unsigned long addr, unsigned long end)
  * end: *next is the address after the last, *pmd the last (the caller's
  * loop steps past it), and it returns true. Eight entries are read at
  * once from a line boundary on, while eight whole entries lie before end;
- * end is the end of the caller's walk, at most the table's. */
+ * end is the end of the caller's walk, at most the table's. The entry it
+ * stops at is read again by the caller, which must take it as it finds
+ * it then (a table may be emptied meanwhile). */
 #define PMD_RUN_ENTRIES 8
 #define PMD_RUN_SIZE (PMD_RUN_ENTRIES * PMD_SIZE)
 #define PTE_RUN_ENTRIES 8

@@ -153,7 +153,7 @@ static void zap_pte_range(struct pmd_walk *walk, pmd_t *pmd, unsigned long addr,
 			if (pte_skip_none_run(&pte, &addr, end))
 				continue;
 			pte_t entry = ptep_get(pte);
-			if (!should_zap_entry(details, entry))
+			if (pte_none(entry) || !should_zap_entry(details, entry))
 				continue;
 			pte_clear(mm, addr, pte);
 			nr_put++;
@@ -335,6 +335,8 @@ static void free_pmd_range(struct mmu_gather *tlb, struct mm_struct *mm, pud_t *
 			continue;
 		next = pmd_addr_end(addr, end);
 		pmd_t val = pmdp_get(pmd);
+		if (pmd_none(val)) /* emptied since the look above */
+			continue;
 		if (pmd_trans_huge(val)) {
 			/* The huge-PMD rule: a mapping left behind, not a table. */
 			pr_err("BUG: huge PMD at %#lx still mapped when its tables are freed: zapped now\n",
