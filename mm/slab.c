@@ -230,6 +230,20 @@ static void slab_list_add(struct kmem_cache_node *n, struct page *head)
 	(*count_for_list(n, l))++;
 }
 
+/* Takes the slab off the list it is on (from, its fill's). */
+static void slab_list_del(struct kmem_cache_node *n, struct page *head, struct list_head *from)
+{
+	list_del(&head->slab_list);
+	(*count_for_list(n, from))--;
+}
+
+/* The list of node n a slab with a free object comes from: its partial
+ * slabs first, then its empty ones; NULL if it has neither. */
+static struct list_head *list_with_free(struct kmem_cache_node *n)
+{
+	return !list_empty(&n->partial) ? &n->partial : !list_empty(&n->empty) ? &n->empty : NULL;
+}
+
 /* After inuse changed: the slab moves from the list it was on to the one
  * its fill now asks for, if they differ (a partial slab that stays
  * partial keeps its place). */
@@ -513,13 +527,10 @@ static void *cpu_slab_refill(struct kmem_cache *s, int nid, struct page *fresh)
 	n = &s->node[nid];
 	spin_lock(&n->list_lock);
 	if (!head) {
-		struct list_head *from = !list_empty(&n->partial) ? &n->partial
-					 : !list_empty(&n->empty) ? &n->empty
-								  : NULL;
+		struct list_head *from = list_with_free(n);
 		if (from) {
 			head = list_entry(from->next, struct page, slab_list);
-			list_del(&head->slab_list);
-			(*count_for_list(n, from))--;
+			slab_list_del(n, head, from);
 		}
 	}
 	if (head)
@@ -544,9 +555,7 @@ static void *take_from_node(struct kmem_cache *s, struct kmem_cache_node *n)
 	unsigned long flags;
 	void *obj = NULL;
 	spin_lock_irqsave(&n->list_lock, flags);
-	struct list_head *from = !list_empty(&n->partial) ? &n->partial
-				 : !list_empty(&n->empty) ? &n->empty
-							  : NULL;
+	struct list_head *from = list_with_free(n);
 	if (from)
 		obj = slab_take_object(s, n, list_entry(from->next, struct page, slab_list));
 	spin_unlock_irqrestore(&n->list_lock, flags);
@@ -709,14 +718,12 @@ static __noinline void __slab_free(struct kmem_cache *s, struct page *head, cons
 	if (frozen) {
 		/* it stays that CPU's slab, on no list */
 	} else if (f) {
-		list_del(&head->slab_list);
-		(*count_for_list(n, from))--;
+		slab_list_del(n, head, from);
 		if (f->page) /* the CPU slab, of this node too */
 			discard = deactivate_slab(s, n, f);
 		freeze_slab(n, f, head, nid);
 	} else if (head->inuse == 0 && n->nr_empty >= SLAB_MAX_EMPTY) {
-		list_del(&head->slab_list);
-		(*count_for_list(n, from))--;
+		slab_list_del(n, head, from);
 		discard = head;
 	} else {
 		slab_list_update(n, head, from);
