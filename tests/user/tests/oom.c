@@ -163,19 +163,18 @@ int main(void)
 	 * or more (6 GiB machines have a 4.5 GiB node beside a 1.5 GiB one),
 	 * of nodes within an eighth of each other's size the last (away from
 	 * node 0, where the kernel is); else the last node with memory. */
-	long smallest = -1;
+	long mib[64], smallest = -1;
 	for (int n = 0; n < nr_nodes; n++) {
-		long mib = has_memory >> n & 1 ? node_mib(n) : -1;
-		if (mib >= 256 && (smallest < 0 || mib < smallest))
-			smallest = mib;
+		mib[n] = has_memory >> n & 1 ? node_mib(n) : -1;
+		if (mib[n] >= 256 && (smallest < 0 || mib[n] < smallest))
+			smallest = mib[n];
 	}
 	int nid = -1;
 	long size = -1;
 	for (int n = 0; n < nr_nodes; n++) {
-		long mib = has_memory >> n & 1 ? node_mib(n) : -1;
-		if (mib >= 0 && (smallest < 0 || (mib >= smallest && mib <= smallest + smallest / 8))) {
+		if (mib[n] >= 0 && (smallest < 0 || (mib[n] >= smallest && mib[n] <= smallest + smallest / 8))) {
 			nid = n;
-			size = mib;
+			size = mib[n];
 		}
 	}
 	if (size <= 64)
