@@ -707,7 +707,11 @@ static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int n
 	if (likely(list->next != list &&
 		   (!is_check_pages_enabled() || ((first->flags & PAGE_FLAGS_MASK) == BIT(PG_pcp) &&
 						  first->_refcount == 0 && first->_mapcount == -1)))) {
-		__list_del_entry(&first->lru); /* the new owner's to set */
+		/* The first entry's prev is the head: unlinked without
+		 * reading it, so the head's store waits on no load. */
+		struct list_head *next = first->lru.next;
+		list->next = next;
+		next->prev = list;
 		pcp->count = count - 1;
 		first->flags &= ~BIT(PG_pcp);
 		first->_refcount = 1;
@@ -823,27 +827,60 @@ static __noinline void free_pages_slow(struct page *page, unsigned int order, un
 	__free_pages_caller(page, order, caller);
 }
 
+/* The per-CPU list of a block's type, chosen by comparing rather than by
+ * indexing, NULL for the types without one (isolated, highatomic). The
+ * type is read through the page (its node's block bitmap): indexed, the
+ * list's address would wait for those loads, and the next allocation's
+ * read of the list head would wait for that address (a page freed and
+ * allocated again, as in a fault after a munmap, is a chain of them).
+ * Chosen by a predicted branch, the address is a constant offset from
+ * pcp, and the CPU stores to it before the type is known. The empty asm
+ * keeps the compiler from folding the cases back into an index. */
+static __always_inline struct list_head *pcp_list_of(struct per_cpu_pages *pcp, int migratetype)
+{
+	struct list_head *list;
+	if (likely(migratetype == MIGRATE_MOVABLE))
+		list = &pcp->lists[MIGRATE_MOVABLE];
+	else if (migratetype == MIGRATE_UNMOVABLE)
+		list = &pcp->lists[MIGRATE_UNMOVABLE];
+	else if (migratetype == MIGRATE_RECLAIMABLE)
+		list = &pcp->lists[MIGRATE_RECLAIMABLE];
+	else
+		return NULL;
+	asm("" : "+r"(list));
+	if (!list)
+		__builtin_unreachable();
+	return list;
+}
+
 /* The common case, as __alloc_pages's: an order-0 page that passes the
- * free checks goes onto a per-CPU list that has room. */
+ * free checks goes onto a per-CPU list that has room. The page's node is
+ * compared with this CPU's, for the same reason as pcp_list_of's: the
+ * node's data then comes from this CPU's, not from the page's flags. */
 void __free_pages(struct page *page, unsigned int order)
 {
 	if (likely(order == 0 && (!is_check_pages_enabled() || free_page_looks_right(page)) &&
 		   !page_poisoning)) {
-		pg_data_t *pgdat = node_data[page_to_nid(page)];
-		/* The list of the block's type; an isolated or highatomic
-		 * block's page takes the full path (free_unref_page's cases). */
-		int migratetype = get_pfnblock_migratetype(pgdat, page_to_pfn(page));
+		int nid = page_to_nid(page);
 		unsigned long flags;
 		local_irq_save(flags);
+		int this_nid = numa_node_id();
+		pg_data_t *pgdat = node_data[this_nid];
+		asm("" : "+r"(pgdat)); /* not to be folded into node_data[nid] */
+		if (unlikely(nid != this_nid))
+			pgdat = node_data[nid];
 		struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
-		if (likely(pcp->count < pcp->high && migratetype < MIGRATE_PCPTYPES)) {
+		/* The list of the block's type; an isolated or highatomic
+		 * block's page takes the full path (free_unref_page's cases). */
+		struct list_head *list = pcp_list_of(pcp, get_pfnblock_migratetype(pgdat, page_to_pfn(page)));
+		if (likely(pcp->count < pcp->high && list)) {
 			page->private = 0;
 			page->_refcount = 0;
 			page->_mapcount = -1; /* with _refcount: see prep_new_page */
 			if (is_check_pages_enabled())
 				page->freed_by = (unsigned long)__builtin_return_address(0);
 			page->flags |= BIT(PG_pcp);
-			list_add(&page->lru, &pcp->lists[migratetype]);
+			list_add(&page->lru, list);
 			pcp->count++;
 			local_irq_restore(flags);
 			return;

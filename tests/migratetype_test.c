@@ -182,8 +182,9 @@ static void unmovable_page_claims_one_movable_pageblock(struct kunit *test)
 	arena_teardown(test, b);
 }
 
-/* A pageblock isolated: its free pages leave the free count and never
- * merge with the free buddy beside it; given back, they merge. */
+/* A pageblock isolated: its free pages go straight to its buddy lists,
+ * leave the free count and never merge with the free buddy beside it;
+ * given back, they merge. */
 static void merging_stops_at_an_isolated_pageblock(struct kunit *test)
 {
 	struct page *b = alloc_pages_node(numa_node_id(), GFP_HIGHUSER_MOVABLE | __GFP_NOWARN, ARENA_ORDER);
@@ -197,10 +198,18 @@ static void merging_stops_at_an_isolated_pageblock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, set_migratetype_isolate(other), -EBUSY);
 	KUNIT_EXPECT_EQ(test, get_pageblock_migratetype(other), MIGRATE_ISOLATE);
 	unsigned long free_before = READ_ONCE(pgdat->nr_free);
-	for (unsigned long i = 0; i < (1ul << ARENA_ORDER); i++)
-		__free_pages(b + i, 0);
-	drain_all_pages();
+	/* A page of the isolated block goes to its buddy list at once, not
+	 * onto this CPU's list (where the next allocation would take it). */
 	unsigned long flags;
+	__free_pages(other, 0);
+	spin_lock_irqsave(&pgdat->lock, flags);
+	bool on_buddy_list = PageBuddy(other) && !page_test_flag(other, PG_pcp);
+	spin_unlock_irqrestore(&pgdat->lock, flags);
+	KUNIT_EXPECT_TRUE(test, on_buddy_list);
+	for (unsigned long i = 0; i < (1ul << ARENA_ORDER); i++)
+		if (b + i != other)
+			__free_pages(b + i, 0);
+	drain_all_pages();
 	spin_lock_irqsave(&pgdat->lock, flags);
 	bool both_order9 = PageBuddy(b) && b->private == pageblock_order && PageBuddy(other) &&
 			   other->private == pageblock_order;
