@@ -142,6 +142,10 @@ typedef struct pglist_data {
 					 * are free to no one) */
 	unsigned long nr_isolate_pageblock; /* blocks of MIGRATE_ISOLATE (Linux's) */
 	unsigned long nr_reserved_highatomic; /* pages in MIGRATE_HIGHATOMIC blocks */
+	/* mmlab's: pageblocks of a type that may not merge with the others
+	 * (highatomic, isolate), counted by set_pfnblock_migratetype. While
+	 * it is 0, a merge need not read the buddy's type (free_one_page). */
+	unsigned long nr_unmergeable_pageblocks;
 	/* mmlab's own counters, under the lock (Linux reports these
 	 * through the mm_page_alloc_extfrag tracepoint only): allocations
 	 * served from another migrate type's free lists, and pageblocks that

@@ -32,6 +32,9 @@ const char *const migratetype_names[MIGRATE_TYPES] = {
 void set_pfnblock_migratetype(pg_data_t *pgdat, unsigned long pfn, int migratetype)
 {
 	u8 *f = pfnblock_flags(pgdat, pfn);
+	int old = READ_ONCE(*f) & MIGRATETYPE_MASK;
+	pgdat->nr_unmergeable_pageblocks += (unsigned long)!migratetype_is_mergeable(migratetype) -
+					    (unsigned long)!migratetype_is_mergeable(old);
 	WRITE_ONCE(*f, (u8)((READ_ONCE(*f) & ~MIGRATETYPE_MASK) | (unsigned)migratetype));
 }
 

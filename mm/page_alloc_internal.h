@@ -131,6 +131,35 @@ static inline void expand(pg_data_t *pgdat, struct page *page, unsigned int low,
 	}
 }
 
+/* expand where migratetype's lists of orders low to high - 1 are known to
+ * be empty, as they are when the block came from the smallest non-empty
+ * list of that type (rmqueue_smallest). Stores only, no loads: the
+ * halves' flags are written, not read (the tail pages of a free block
+ * hold only the node bits, and a read would miss the cache at every
+ * level), and an empty list's head need not be read to link its one
+ * block. So no level waits for another, and the lock taken after the
+ * split waits for fewer stores. */
+static __always_inline void expand_to_empty_lists(pg_data_t *pgdat, struct page *page, unsigned int low,
+						  unsigned int high, int migratetype)
+{
+	unsigned long buddy_flags = (page->flags & ~PAGE_FLAGS_MASK) | BIT(PG_buddy);
+	unsigned long size = 1ul << high;
+	struct free_area *area = &pgdat->free_area[high];
+	pgdat->free_mask |= size - BIT(low);
+	while (high > low) {
+		high--;
+		area--;
+		size >>= 1;
+		struct page *half = page + size;
+		struct list_head *list = &area->free_list[migratetype];
+		half->private = high;
+		half->flags = buddy_flags;
+		half->lru.next = half->lru.prev = list;
+		list->next = list->prev = &half->lru;
+		area->nr_free++;
+	}
+}
+
 /* Linux's __rmqueue_smallest: the smallest block of migratetype's lists
  * that fits, split down to order. nr_free is the caller's. */
 static __always_inline struct page *rmqueue_smallest(pg_data_t *pgdat, unsigned int order, int migratetype)
@@ -144,7 +173,7 @@ static __always_inline struct page *rmqueue_smallest(pg_data_t *pgdat, unsigned 
 			continue;
 		struct page *page = list_first_entry(list, struct page, lru);
 		del_page_from_free_list(page, pgdat, current_order);
-		expand(pgdat, page, order, current_order, migratetype);
+		expand_to_empty_lists(pgdat, page, order, current_order, migratetype);
 		return page;
 	}
 	return NULL;
@@ -157,50 +186,74 @@ static inline bool page_is_buddy(const struct page *buddy, unsigned int order, u
 	return buddy->flags == (node_bits | BIT(PG_buddy)) && buddy->private == order;
 }
 
+/* Whether a block's type, or that of one of the node's blocks, can stop a
+ * merge across a pageblock's edge. When not, no buddy's type is read. */
+static inline bool types_may_not_merge(const pg_data_t *pgdat, int migratetype)
+{
+	return !migratetype_is_mergeable(migratetype) || pgdat->nr_unmergeable_pageblocks;
+}
+
+/* What a buddy of order >= pageblock_order needs besides page_is_buddy.
+ * From section size on, the buddy may be off the node's span: another
+ * node's page (or none), whose struct page (and block type) is not read.
+ * Across a pageblock's edge, the types must be the same or both
+ * mergeable (never MIGRATE_ISOLATE or MIGRATE_HIGHATOMIC with another). */
+static __always_inline bool buddy_may_merge(pg_data_t *pgdat, unsigned long buddy_pfn, unsigned int order,
+					    int migratetype)
+{
+	if (order >= PFN_SECTION_SHIFT &&
+	    (buddy_pfn - pgdat->node_start_pfn >= pgdat->node_spanned_pages || !pfn_valid(buddy_pfn)))
+		return false;
+	if (!types_may_not_merge(pgdat, migratetype))
+		return true;
+	int buddy_mt = get_pfnblock_migratetype(pgdat, buddy_pfn);
+	return migratetype == buddy_mt || (migratetype_is_mergeable(migratetype) && migratetype_is_mergeable(buddy_mt));
+}
+
 /* Linux's __free_one_page: the block goes on migratetype's list after
  * merging with its free buddies. Within a pageblock buddies merge
  * whatever list they are on (a fallback that did not claim the block
  * leaves free pages of it on another type's list); across a pageblock's
- * edge (order >= pageblock_order) a block merges only with a buddy whose
- * block has the same type or when both types are mergeable (never with
- * MIGRATE_ISOLATE or MIGRATE_HIGHATOMIC of another type). Pages of
- * MIGRATE_ISOLATE are not counted in nr_free. */
+ * edge, see buddy_may_merge. Pages of MIGRATE_ISOLATE are not counted in
+ * nr_free. */
 static __always_inline void free_one_page(struct page *page, unsigned long pfn, pg_data_t *pgdat, unsigned int order,
 					  int migratetype)
 {
-	unsigned long node_bits = page->flags & ~PAGE_FLAGS_MASK;
+	/* A free block's first page: its node bits and PG_buddy. */
+	unsigned long buddy_flags = (page->flags & ~PAGE_FLAGS_MASK) | BIT(PG_buddy);
 	unsigned long size = 1ul << order; /* the block's pages, and BIT(order) */
+	struct free_area *area = &pgdat->free_area[order];
+	/* The order from which buddy_may_merge has something to check: one
+	 * test per level below it. */
+	unsigned int check_from = types_may_not_merge(pgdat, migratetype) ? pageblock_order : PFN_SECTION_SHIFT;
 
 	/* Merging moves pages between orders, not in or out: nr_free changes
 	 * by this block only. */
 	if (likely(!is_migrate_isolate(migratetype)))
 		pgdat->nr_free += size;
-	for (; order < MAX_PAGE_ORDER; order++, size <<= 1) {
+	for (; order < MAX_PAGE_ORDER; order++, area++, size <<= 1) {
 		unsigned long buddy_pfn = pfn ^ size;
-		/* Below section size the buddy is in pfn's own section, so
-		 * it has a struct page on the node's span. Above, a buddy off
-		 * the span is another node's page (or none): its struct page
-		 * is not read. */
-		if (order >= PFN_SECTION_SHIFT &&
-		    (buddy_pfn - pgdat->node_start_pfn >= pgdat->node_spanned_pages || !pfn_valid(buddy_pfn)))
+		if (unlikely(order >= check_from) && !buddy_may_merge(pgdat, buddy_pfn, order, migratetype))
 			break;
 		struct page *buddy = pfn_to_page(buddy_pfn);
-		if (!page_is_buddy(buddy, order, node_bits))
+		/* page_is_buddy */
+		if (buddy->flags != buddy_flags || buddy->private != order)
 			break;
-		if (unlikely(order >= pageblock_order)) {
-			int buddy_mt = get_pfnblock_migratetype(pgdat, buddy_pfn);
-			if (migratetype != buddy_mt &&
-			    (!migratetype_is_mergeable(migratetype) || !migratetype_is_mergeable(buddy_mt)))
-				break;
-		}
-		del_page_from_free_list(buddy, pgdat, order);
-		/* A merged buddy becomes a tail page: only its node bits,
-		 * private 0 (what a fresh page must show, and PTE tables
-		 * reuse). */
-		buddy->flags = node_bits;
+		/* del_page_from_free_list. A merged buddy becomes a tail
+		 * page: only its node bits, private 0 (what a fresh page must
+		 * show, and PTE tables reuse). */
+		__list_del_entry(&buddy->lru);
+		if (!--area->nr_free)
+			pgdat->free_mask &= ~size;
+		buddy->flags = buddy_flags & ~BIT(PG_buddy);
+		buddy->private = 0;
 		pfn &= buddy_pfn;
 	}
-	add_to_free_list(pfn_to_page(pfn), pgdat, order, migratetype);
+	page = pfn_to_page(pfn);
+	set_buddy_order(page, order);
+	list_add(&page->lru, &area->free_list[migratetype]);
+	area->nr_free++;
+	pgdat->free_mask |= size;
 }
 
 /* --- migrate types (page_alloc_fallback.c) ------------------------------ */

@@ -170,6 +170,14 @@ bool mm_check(struct ktest *t, const struct mm_shadow *s, bool deep)
 		}
 		CHECK(node_pages == pgdat->nr_free, "node %d: %lu pages on free lists, nr_free %lu", nid,
 		      node_pages, pgdat->nr_free);
+		unsigned long unmergeable = 0;
+		if (pgdat->node_spanned_pages)
+			for (unsigned long b = start >> pageblock_order; b <= (end - 1) >> pageblock_order; b++)
+				/* highatomic or isolate */
+				unmergeable += get_pfnblock_migratetype(pgdat, b << pageblock_order) >= MIGRATE_PCPTYPES;
+		CHECK(unmergeable == pgdat->nr_unmergeable_pageblocks,
+		      "node %d: %lu pageblocks of an unmergeable type, nr_unmergeable_pageblocks %lu", nid,
+		      unmergeable, pgdat->nr_unmergeable_pageblocks);
 		for (int cpu = 0; cpu < NR_CPUS; cpu++) {
 			const struct per_cpu_pages *pcp = &pgdat->pcp[cpu];
 			int count = 0;
