@@ -180,10 +180,11 @@ static __always_inline struct page *rmqueue_smallest(pg_data_t *pgdat, unsigned 
 }
 
 /* The buddy of a free block may only be merged with when it is itself a free
- * block of the same order on the same node. */
-static inline bool page_is_buddy(const struct page *buddy, unsigned int order, unsigned long node_bits)
+ * block of the same order on the same node: buddy_flags is the node's bits
+ * and PG_buddy. */
+static inline bool page_is_buddy(const struct page *buddy, unsigned int order, unsigned long buddy_flags)
 {
-	return buddy->flags == (node_bits | BIT(PG_buddy)) && buddy->private == order;
+	return buddy->flags == buddy_flags && buddy->private == order;
 }
 
 /* Whether a block's type, or that of one of the node's blocks, can stop a
@@ -236,8 +237,7 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 		if (unlikely(order >= check_from) && !buddy_may_merge(pgdat, buddy_pfn, order, migratetype))
 			break;
 		struct page *buddy = pfn_to_page(buddy_pfn);
-		/* page_is_buddy */
-		if (buddy->flags != buddy_flags || buddy->private != order)
+		if (!page_is_buddy(buddy, order, buddy_flags))
 			break;
 		/* del_page_from_free_list. A merged buddy becomes a tail
 		 * page: only its node bits, private 0 (what a fresh page must
