@@ -10,9 +10,13 @@ DECLARE_PER_CPU(unsigned, cpu_number);
 
 static inline unsigned smp_processor_id(void) { return this_cpu_read(cpu_number); }
 
+/* cpu_to_node of this CPU, 0 while it is NUMA_NO_NODE. The map holds
+ * NUMA_NO_NODE past nr_cpu_ids (kernel/topology.c), which is what
+ * cpu_to_node says of those CPUs, so it is read without that test: a CPU's
+ * index is below NR_CPUS. */
 static inline int numa_node_id(void)
 {
-	int nid = cpu_to_node(smp_processor_id());
+	int nid = x86_cpu_to_node_map[smp_processor_id()];
 	return nid < 0 ? 0 : nid;
 }
 

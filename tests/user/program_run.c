@@ -97,6 +97,18 @@ struct outcome program_run_argv(const char *path, char *const argv[], int timeou
 		 * nothing is lost. */
 		prctl(PR_SET_MEMORY_MERGE_, 0, 0, 0, 0);
 		prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+		/* Ignored signals and the blocked mask are kept across execve
+		 * too: a non-interactive shell starts a command it puts in the
+		 * background with SIGINT and SIGQUIT ignored, and a program
+		 * that checks what a signal does would see it ignored. Each
+		 * program starts with every signal at its default and none
+		 * blocked (SIGKILL, SIGSTOP and the C library's own refuse
+		 * the call, harmlessly). */
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		execv(path, argv);
 		int err = errno;
 		ssize_t w = write(errp[1], &err, sizeof(err));
