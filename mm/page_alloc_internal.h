@@ -187,11 +187,12 @@ static inline bool types_may_not_merge(const pg_data_t *pgdat, int migratetype)
 }
 
 /* What a buddy of order >= pageblock_order needs besides being a free
- * block of its order on the node.
- * From section size on, the buddy may be off the node's span: another
- * node's page (or none), whose struct page (and block type) is not read.
- * Across a pageblock's edge, the types must be the same or both
- * mergeable (never MIGRATE_ISOLATE or MIGRATE_HIGHATOMIC with another). */
+ * block of its order on the node. Below section size the buddy is in
+ * pfn's own section, so it has a struct page on the node's span; from
+ * section size on it may be off the span, another node's page (or none),
+ * whose struct page (and block type) is not read. Across a pageblock's
+ * edge, the types must be the same or both mergeable (never
+ * MIGRATE_ISOLATE or MIGRATE_HIGHATOMIC with another). */
 static __always_inline bool buddy_may_merge(pg_data_t *pgdat, unsigned long buddy_pfn, unsigned int order,
 					    int migratetype)
 {
@@ -236,9 +237,10 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 		 * than for the negated page_is_buddy.) */
 		if (buddy->flags != buddy_flags || buddy->private != order)
 			break;
-		/* del_page_from_free_list. A merged buddy becomes a tail
-		 * page: only its node bits, private 0 (what a fresh page must
-		 * show, and PTE tables reuse). */
+		/* del_page_from_free_list, without the writes the tail page's
+		 * own make: a merged buddy becomes a tail page, only its node
+		 * bits and private 0 (what a fresh page must show, and PTE
+		 * tables reuse); its stale links are never read. */
 		__list_del_entry(&buddy->lru);
 		if (!--area->nr_free)
 			pgdat->free_mask &= ~size;
@@ -246,11 +248,7 @@ static __always_inline void free_one_page(struct page *page, unsigned long pfn, 
 		buddy->private = 0;
 		pfn &= buddy_pfn;
 	}
-	page = pfn_to_page(pfn);
-	set_buddy_order(page, order);
-	list_add(&page->lru, &area->free_list[migratetype]);
-	area->nr_free++;
-	pgdat->free_mask |= size;
+	add_to_free_list(pfn_to_page(pfn), pgdat, order, migratetype);
 }
 
 /* --- migrate types (page_alloc_fallback.c) ------------------------------ */
