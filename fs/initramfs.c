@@ -472,8 +472,11 @@ static enum state do_copy(struct unpacker *u)
 			       "write %.48s: error %ld after %lu of %lu bytes", u->path, w, done, h->body_len);
 			break;
 		}
-		for (long i = 0; i < w; i++)
-			sum += (unsigned char)u->body[done + i];
+		/* Only the crc format has a sum to check (Linux's xwrite sums
+		 * only when csum_present): newc's bytes are not read again. */
+		if (h->csum)
+			for (long i = 0; i < w; i++)
+				sum += (unsigned char)u->body[done + i];
 		done += (unsigned long)w;
 		cond_resched();
 	}
