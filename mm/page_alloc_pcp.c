@@ -104,17 +104,24 @@ void free_pcppages_bulk(pg_data_t *pgdat, struct per_cpu_pages *pcp, int count, 
 		spin_unlock(&pgdat->lock);
 		return;
 	}
-	/* The coldest pages (at the tails) go back first, the type lists in
-	 * turn (Linux's round robin over pindex). */
-	for (int mt = 0; count > 0 && pcp->count; mt = (mt + 1) % MIGRATE_PCPTYPES) {
-		struct list_head *list = &pcp->lists[mt];
-		if (list_empty(list))
-			continue;
-		struct page *page = list_entry(list->prev, struct page, lru);
-		list_del(&page->lru);
-		pcp->count--;
-		count--;
-		free_pcppage(pgdat, page, 0, mt);
+	/* The coldest pages (at the tails) go back first. Linux 6.1's round
+	 * robin: the next type list that is not empty is emptied, while
+	 * count lasts, before the next is taken. (pcp->count is the lists'
+	 * length, so while it is not 0 some list has a page.) */
+	int mt = MIGRATE_PCPTYPES - 1;
+	while (count > 0 && pcp->count) {
+		struct list_head *list;
+		do {
+			mt = mt + 1 == MIGRATE_PCPTYPES ? 0 : mt + 1;
+			list = &pcp->lists[mt];
+		} while (list_empty(list));
+		do {
+			struct page *page = list_entry(list->prev, struct page, lru);
+			list_del(&page->lru);
+			pcp->count--;
+			count--;
+			free_pcppage(pgdat, page, 0, mt);
+		} while (count > 0 && !list_empty(list));
 	}
 	note_node_refilled(pgdat);
 	spin_unlock(&pgdat->lock);
