@@ -726,13 +726,14 @@ static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int n
 /* The common case, small enough to need no saved registers: order 0 from
  * the preferred node's own per-CPU list, above its low watermark, with
  * the checks of check_new_page when they are on, when no nodemask
- * restricts it (the per-CPU list holds pages of the preferred node, which
- * a mask may exclude). NULL for anything else (empty list, fallback,
+ * excludes that node (the per-CPU list holds pages of the preferred node;
+ * __alloc_pages tests the mask). NULL for anything else (empty list, fallback,
  * watermarks, poisoning, fault injection, a bad page): the caller takes
  * the full path. It makes no call (fault injection is asked in the full
- * path), and order and nodemask are known (0, NULL): passed as constants,
- * they need no register across it. The caller has ruled out other orders
- * and a mask, and clears the page itself for __GFP_ZERO. */
+ * path), and the order is known (0): passed as a constant, it needs no
+ * register across it. The caller has ruled out other orders and a mask
+ * without the node, passes its mask on to the full path, and clears the
+ * page itself for __GFP_ZERO. */
 static __always_inline struct page *alloc_page_fast_try(gfp_t gfp, int preferred_nid)
 {
 	if (likely(!page_poisoning && !fail_page_alloc_armed)) {
@@ -753,24 +754,24 @@ static __always_inline struct page *alloc_page_fast_try(gfp_t gfp, int preferred
 	return NULL;
 }
 
-static __always_inline struct page *alloc_page_fast(gfp_t gfp, int preferred_nid)
+static __always_inline struct page *alloc_page_fast(gfp_t gfp, int preferred_nid, const nodemask_t *nodemask)
 {
 	struct page *page = alloc_page_fast_try(gfp, preferred_nid);
 	if (likely(page))
 		return page;
-	return __alloc_pages_full(gfp, 0, preferred_nid, NULL);
+	return __alloc_pages_full(gfp, 0, preferred_nid, nodemask);
 }
 
 /* The same for a zeroed page (every anonymous fault's): the fast path's
  * page, cleared here; the full path clears its own (prep_new_page). */
-static __noinline struct page *alloc_page_fast_zeroed(gfp_t gfp, int preferred_nid)
+static __noinline struct page *alloc_page_fast_zeroed(gfp_t gfp, int preferred_nid, const nodemask_t *nodemask)
 {
 	struct page *page = alloc_page_fast_try(gfp, preferred_nid);
 	if (likely(page)) {
 		memset(page_address(page), 0, PAGE_SIZE);
 		return page;
 	}
-	return __alloc_pages_full(gfp, 0, preferred_nid, NULL);
+	return __alloc_pages_full(gfp, 0, preferred_nid, nodemask);
 }
 
 /* The one entry, as Linux's __alloc_pages(): order 2^order pages from
@@ -779,9 +780,13 @@ static __noinline struct page *alloc_page_fast_zeroed(gfp_t gfp, int preferred_n
  * memory policies plug in. */
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, const nodemask_t *nodemask)
 {
-	if (likely(order == 0 && !nodemask))
-		return gfp & __GFP_ZERO ? alloc_page_fast_zeroed(gfp, preferred_nid)
-					: alloc_page_fast(gfp, preferred_nid);
+	/* A mask that holds the preferred node changes nothing there: the
+	 * full path, too, would take that node's per-CPU list first (a
+	 * memory policy's allocations, MPOL_BIND's every one). */
+	if (likely(order == 0 && (!nodemask || ((unsigned)preferred_nid < MAX_NUMNODES &&
+						 __node_isset(preferred_nid, nodemask)))))
+		return gfp & __GFP_ZERO ? alloc_page_fast_zeroed(gfp, preferred_nid, nodemask)
+					: alloc_page_fast(gfp, preferred_nid, nodemask);
 	return __alloc_pages_full(gfp, order, preferred_nid, nodemask);
 }
 
@@ -791,8 +796,8 @@ struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, con
 struct page *__alloc_pages_order0(gfp_t gfp, int preferred_nid)
 {
 	if (likely(!(gfp & __GFP_ZERO)))
-		return alloc_page_fast(gfp, preferred_nid);
-	return alloc_page_fast_zeroed(gfp, preferred_nid);
+		return alloc_page_fast(gfp, preferred_nid, NULL);
+	return alloc_page_fast_zeroed(gfp, preferred_nid, NULL);
 }
 
 static __always_inline void __free_pages_caller(struct page *page, unsigned int order, unsigned long caller)
