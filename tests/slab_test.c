@@ -37,26 +37,33 @@ static u32 xorshift32(u32 *state)
 }
 
 /* Bytes that depend on the object's seed and the offset: two objects that
- * overlapped would disagree about the shared bytes. */
+ * overlapped would disagree about the shared bytes. Byte j is byte j % 4
+ * of the (j / 4)th word of a xorshift sequence, so a whole word is stored
+ * (x86 is little-endian) and compared at a time, the tail byte by byte. */
 static void fill_pattern(u8 *p, size_t size, u32 seed)
 {
-	u32 x = seed * 2654435761u + 1, word = 0;
-	for (size_t j = 0; j < size; j++) {
-		if (j % 4 == 0)
-			word = xorshift32(&x);
-		p[j] = (u8)(word >> (8 * (j % 4)));
+	u32 x = seed * 2654435761u + 1;
+	size_t j = 0;
+	for (; j + 4 <= size; j += 4) {
+		u32 word = xorshift32(&x);
+		__builtin_memcpy(p + j, &word, 4);
 	}
+	for (u32 word = xorshift32(&x); j < size; j++)
+		p[j] = (u8)(word >> (8 * (j % 4)));
 }
 
 static bool check_pattern(const u8 *p, size_t size, u32 seed)
 {
-	u32 x = seed * 2654435761u + 1, word = 0;
-	for (size_t j = 0; j < size; j++) {
-		if (j % 4 == 0)
-			word = xorshift32(&x);
-		if (p[j] != (u8)(word >> (8 * (j % 4))))
+	u32 x = seed * 2654435761u + 1, got;
+	size_t j = 0;
+	for (; j + 4 <= size; j += 4) {
+		__builtin_memcpy(&got, p + j, 4);
+		if (got != xorshift32(&x))
 			return false;
 	}
+	for (u32 word = xorshift32(&x); j < size; j++)
+		if (p[j] != (u8)(word >> (8 * (j % 4))))
+			return false;
 	return true;
 }
 
