@@ -702,6 +702,7 @@ static __always_inline struct page *rmqueue_pcplist_fast(pg_data_t *pgdat, int n
 	local_irq_save(flags);
 	struct per_cpu_pages *pcp = &pgdat->pcp[smp_processor_id()];
 	struct list_head *list = &pcp->lists[migratetype];
+	asm("" : "+r"(list)); /* one address for the list, not two */
 	struct page *first = list_first_entry(list, struct page, lru);
 	int count = pcp->count;
 	if (likely(list->next != list &&
