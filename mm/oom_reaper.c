@@ -53,13 +53,20 @@ static struct task_struct *oom_reaper_current;
 
 unsigned long oom_reaped(void) { return __atomic_load_n(&reaped_count, __ATOMIC_RELAXED); }
 
+/* Whether a victim's mm is done with: freed by its own exit (exit_mmap)
+ * or reaped, either way MMF_OOM_SKIP. */
+static bool oom_victim_done(const struct task_struct *t)
+{
+	return mm_flag_test(t->signal->oom_mm, MMF_OOM_SKIP);
+}
+
 bool oom_victims_pending(void)
 {
 	bool pending = false;
 	spin_lock(&oom_reaper_lock);
 	for (struct task_struct *t = oom_reaper_head; t && !pending; t = t->oom_reaper_list)
-		pending = !mm_flag_test(t->signal->oom_mm, MMF_OOM_SKIP);
-	if (oom_reaper_current && !mm_flag_test(oom_reaper_current->signal->oom_mm, MMF_OOM_SKIP))
+		pending = !oom_victim_done(t);
+	if (oom_reaper_current && !oom_victim_done(oom_reaper_current))
 		pending = true;
 	spin_unlock(&oom_reaper_lock);
 	return pending;
@@ -139,7 +146,7 @@ static bool oom_reaper_has_exited(void)
 	bool exited = false;
 	spin_lock(&oom_reaper_lock);
 	for (struct task_struct *t = oom_reaper_head; t && !exited; t = t->oom_reaper_list)
-		exited = mm_flag_test(t->signal->oom_mm, MMF_OOM_SKIP);
+		exited = oom_victim_done(t);
 	spin_unlock(&oom_reaper_lock);
 	return exited;
 }
@@ -152,7 +159,7 @@ static void oom_reaper_drop_exited(void)
 	spin_lock(&oom_reaper_lock);
 	while (*pp) {
 		struct task_struct *t = *pp;
-		if (mm_flag_test(t->signal->oom_mm, MMF_OOM_SKIP)) {
+		if (oom_victim_done(t)) {
 			*pp = t->oom_reaper_list;
 			t->oom_reaper_list = dropped;
 			dropped = t;
@@ -221,7 +228,7 @@ static int oom_reaper(void *unused)
 		if (!tsk)
 			continue;
 		/* The victim managed to terminate on its own (exit_mmap). */
-		if (!mm_flag_test(tsk->signal->oom_mm, MMF_OOM_SKIP))
+		if (!oom_victim_done(tsk))
 			oom_reap_task(tsk);
 		spin_lock(&oom_reaper_lock);
 		oom_reaper_current = NULL;
