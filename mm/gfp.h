@@ -30,6 +30,7 @@ typedef unsigned int gfp_t;
 #define ___GFP_HARDWALL 0x100000u
 #define ___GFP_THISNODE 0x200000u
 #define ___GFP_ACCOUNT 0x400000u
+#define ___GFP_UNTOUCHED 0x800000u
 
 #define __GFP_DMA ((gfp_t)___GFP_DMA)
 #define __GFP_HIGHMEM ((gfp_t)___GFP_HIGHMEM)
@@ -53,6 +54,16 @@ typedef unsigned int gfp_t;
 #define __GFP_HARDWALL ((gfp_t)___GFP_HARDWALL)
 #define __GFP_THISNODE ((gfp_t)___GFP_THISNODE)       /* this node or nothing */
 #define __GFP_ACCOUNT ((gfp_t)___GFP_ACCOUNT)
+/* mmlab's: the caller will neither read nor write the pages (a test that
+ * takes memory away to see what its absence does). With page poisoning on,
+ * the pattern the last free wrote stays as it is: not checked now, not
+ * written again when the pages are freed, checked by the next allocation
+ * without this flag, so a write to them while they were free is still
+ * found. Filling and checking a node's worth of memory that nobody touches
+ * is most of a poisoned machine's time under emulation. The same shape as
+ * Linux's __GFP_SKIP_KASAN, which marks the page (PG_skip_kasan_poison) so
+ * that its free skips KASAN's poisoning. Ignored with __GFP_ZERO. */
+#define __GFP_UNTOUCHED ((gfp_t)___GFP_UNTOUCHED)
 
 #define GFP_ATOMIC (__GFP_HIGH | __GFP_ATOMIC | __GFP_KSWAPD_RECLAIM)
 #define GFP_KERNEL (__GFP_RECLAIM | __GFP_IO | __GFP_FS)

@@ -66,6 +66,9 @@ enum pageflags {
 			* PG_readahead, mm/swap_readahead.c) */
 	PG_workingset, /* was active when last deactivated: its refault is a
 			* restore (Linux's PG_workingset, mm/workingset.c) */
+	PG_poison_kept, /* allocated __GFP_UNTOUCHED with page poisoning on: the
+			 * block still holds the last free's pattern, which its
+			 * free leaves for the next allocation to check (mm/gfp.h) */
 	NR_PAGEFLAGS
 };
 

@@ -631,6 +631,12 @@ void split_page(struct page *page, unsigned int order)
 		pr_err("BUG: split_page of pfn %#lx as order %u: not such an allocation\n", page_to_pfn(page), order);
 		return;
 	}
+	/* A block allocated __GFP_UNTOUCHED is checked now: its pages go
+	 * their own ways, and any of them may be written (mm/gfp.h). */
+	if (unlikely(page->flags & BIT(PG_poison_kept))) {
+		page->flags &= ~BIT(PG_poison_kept);
+		check_poison(page, order);
+	}
 	page->flags &= ~BIT(PG_head);
 	page->private = 0;
 	for (unsigned long i = 1; i < (1ul << order); i++)
@@ -649,8 +655,14 @@ static inline void prep_new_page(struct page *page, unsigned int order, gfp_t gf
 		page->flags |= BIT(PG_head);
 		page->private = order;
 	}
-	if (unlikely(page_poisoning))
-		check_poison(page, order);
+	if (unlikely(page_poisoning)) {
+		/* A caller that will not touch the block leaves the pattern
+		 * for the next allocation to check (mm/gfp.h). */
+		if ((gfp & (__GFP_UNTOUCHED | __GFP_ZERO)) == __GFP_UNTOUCHED)
+			page->flags |= BIT(PG_poison_kept);
+		else
+			check_poison(page, order);
+	}
 	if (gfp & __GFP_ZERO)
 		memset(page_address(page), 0, PAGE_SIZE << order);
 }

@@ -31,6 +31,7 @@ static const char *const pageflag_names[NR_PAGEFLAGS] = {
 	[PG_active] = "active", [PG_referenced] = "referenced", [PG_unevictable] = "unevictable",
 	[PG_swapbacked] = "swapbacked", [PG_mlocked] = "mlocked", [PG_swapcache] = "swapcache",
 	[PG_dirty] = "dirty", [PG_readahead] = "readahead", [PG_workingset] = "workingset",
+	[PG_poison_kept] = "poison_kept",
 };
 
 static void describe_flags(unsigned long flags, char *buf, size_t size)
@@ -110,6 +111,8 @@ const char *free_page_problem(struct page *page, unsigned int order)
 		return "freed with a non-NULL mapping (still in a page cache or an anon_vma?)";
 	if (page_to_pfn(page) & ((1ul << order) - 1))
 		return "freed at an address not aligned to its order";
+	if (page_poisoning)
+		fl &= ~BIT(PG_poison_kept); /* allocated __GFP_UNTOUCHED */
 	if (fl != (order ? BIT(PG_head) : 0))
 		return "freed with unexpected page flags";
 	return NULL;

@@ -321,8 +321,12 @@ static __always_inline bool free_page_looks_right(const struct page *page)
  * reported by page_alloc_checks.c. */
 static inline bool free_pages_prepare(struct page *page, unsigned int order, unsigned long caller)
 {
-	/* Fast check: an order-0 page holds no flags; a head holds PG_head. */
+	/* Fast check: an order-0 page holds no flags; a head holds PG_head;
+	 * with poisoning on, a block allocated __GFP_UNTOUCHED may hold
+	 * PG_poison_kept, and then keeps its pattern (mm/gfp.h). */
 	unsigned long expect = order ? BIT(PG_head) : 0;
+	if (unlikely(page_poisoning))
+		expect |= page->flags & BIT(PG_poison_kept);
 	if (is_check_pages_enabled() &&
 	    unlikely((page->flags & PAGE_FLAGS_MASK) != expect || page->_refcount != 1 ||
 		     page->_mapcount != -1 || page->mapping || (order && page->private != order) ||
@@ -347,7 +351,7 @@ static inline bool free_pages_prepare(struct page *page, unsigned int order, uns
 	page->_mapcount = -1; /* with _refcount: see prep_new_page */
 	if (is_check_pages_enabled())
 		page->freed_by = caller; /* for the reports of the checks */
-	if (unlikely(page_poisoning))
+	if (unlikely(page_poisoning) && !(expect & BIT(PG_poison_kept)))
 		memset(page_address(page), PAGE_POISON, PAGE_SIZE << order);
 	return true;
 }

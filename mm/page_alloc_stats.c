@@ -197,6 +197,7 @@ const char *gfp_flags_string(gfp_t gfp, char *buf, size_t size)
 		{ __GFP_NORETRY, "__GFP_NORETRY" }, { __GFP_COMP, "__GFP_COMP" },
 		{ __GFP_NOMEMALLOC, "__GFP_NOMEMALLOC" }, { __GFP_HARDWALL, "__GFP_HARDWALL" },
 		{ __GFP_THISNODE, "__GFP_THISNODE" }, { __GFP_ACCOUNT, "__GFP_ACCOUNT" },
+		{ __GFP_UNTOUCHED, "__GFP_UNTOUCHED" },
 	};
 	size_t len = 0;
 	gfp_t rest = gfp;

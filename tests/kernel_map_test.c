@@ -358,7 +358,7 @@ struct held {
 static void take_order(struct held *h, gfp_t gfp, unsigned o)
 {
 	struct page *p;
-	while ((p = alloc_pages(gfp | __GFP_NOWARN, o)))
+	while ((p = alloc_pages(gfp | __GFP_NOWARN | __GFP_UNTOUCHED, o)))
 		list_add(&p->lru, &h->order[o]);
 }
 

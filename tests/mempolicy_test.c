@@ -45,7 +45,8 @@ static void hog_fill(struct hog *h, int nid)
 	h->n = 0;
 	nodemask_t only = nodemask_of_node(nid);
 	for (;;) {
-		struct page *p = __alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY, 0, nid, &only);
+		struct page *p = __alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY | __GFP_UNTOUCHED, 0, nid,
+					       &only);
 		if (!p)
 			break;
 		list_add(&p->lru, &h->pages);

@@ -55,7 +55,8 @@ static void take_node(int nid)
 	for (int pass = 0; pass < 2; pass++) {
 		for (int order = MAX_PAGE_ORDER; order >= 0; order--) {
 			struct page *p;
-			while ((p = alloc_pages_node(nid, GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN, (unsigned)order)))
+			while ((p = alloc_pages_node(nid, GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN | __GFP_UNTOUCHED,
+						      (unsigned)order)))
 				list_add(&p->lru, &held);
 		}
 		drain_all_pages();

@@ -130,7 +130,7 @@ static void every_order_lands_in_the_nodes_srat_ranges(struct kunit *test)
 			if (order && !(node_data[nid]->free_mask >> order))
 				continue;
 			unsigned n = 0, want = order ? BLOCKS_PER_ORDER : ORDER0_PAGES;
-			gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN | __GFP_NORETRY;
+			gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN | __GFP_NORETRY | __GFP_UNTOUCHED;
 			while (n < want) {
 				struct page *p = order ? alloc_pages_node(nid, gfp, order)
 						       : alloc_pages_node(nid, gfp, 0);

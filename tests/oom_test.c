@@ -107,7 +107,7 @@ static void fill_node(struct held *h, int nid)
 	exhaust_node(h, nid, GFP_NOWAIT);
 	nodemask_t only = nodemask_of_node(nid);
 	struct page *p;
-	while ((p = __alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY, 0, nid, &only)))
+	while ((p = __alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY | __GFP_UNTOUCHED, 0, nid, &only)))
 		held_add(h, p, 0);
 }
 

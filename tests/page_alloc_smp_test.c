@@ -107,7 +107,7 @@ static unsigned long count_allocations(int nid, volatile unsigned long *rounds)
 	for (int i = 0; i < COUNTING_ROUNDS; i++) {
 		if (rounds)
 			__atomic_store_n(rounds, (unsigned long)i, __ATOMIC_RELAXED);
-		struct page *p = alloc_pages_node(nid, GFP_KERNEL | __GFP_NOWARN, 0);
+		struct page *p = alloc_pages_node(nid, GFP_KERNEL | __GFP_NOWARN | __GFP_UNTOUCHED, 0);
 		if (!p) {
 			failed++;
 			continue;
@@ -308,7 +308,8 @@ static void nofail_lets_other_tasks_free_memory(struct kunit *test)
 		drain_all_pages();
 		exhaust_node(&nofail_held, nid, GFP_NOWAIT);
 		struct page *single;
-		while ((single = alloc_pages_node(nid, GFP_ATOMIC | __GFP_THISNODE | __GFP_NOWARN, 0)))
+		while ((single = alloc_pages_node(nid, GFP_ATOMIC | __GFP_THISNODE | __GFP_NOWARN | __GFP_UNTOUCHED,
+						   0)))
 			held_add(&nofail_held, single, 0);
 		drain_all_pages();
 	} while (nofail_held.pages > held_before && pgdat->nr_free > pgdat->watermark[WMARK_MIN] / 2 &&

@@ -643,6 +643,69 @@ static void poison_catches_use_after_free(struct kunit *test)
 	__free_pages(q, 0);
 }
 
+/* A __GFP_UNTOUCHED allocation (a test taking memory away) neither checks
+ * the pattern nor writes it again when it frees the page: what was
+ * written while the page was free is still found, by the next allocation
+ * that checks. With __GFP_ZERO the flag is ignored. Without poisoning it
+ * changes nothing. */
+static void untouched_pages_keep_the_poison(struct kunit *test)
+{
+	int nid = cpu_memory_node();
+	gfp_t gfp = GFP_KERNEL | __GFP_THISNODE;
+	if (!page_poisoning) {
+		struct page *p = alloc_pages_node(nid, gfp | __GFP_UNTOUCHED, 0);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		KUNIT_EXPECT_FALSE(test, page_test_flag(p, PG_poison_kept));
+		__free_pages(p, 0);
+		kunit_skip(test, "boot with page_poison=on for the rest");
+	}
+	struct page *p = alloc_pages_node(nid, gfp, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	u8 *mem = page_address(p);
+	__free_pages(p, 0);
+	mem[100] = 0x42; /* use after free */
+
+	/* Taken untouched: no report, and the write stays. */
+	unsigned long reports = bad_page_reports;
+	struct page *q = alloc_pages_node(nid, gfp | __GFP_UNTOUCHED, 0);
+	KUNIT_ASSERT_PTR_EQ(test, q, p); /* this CPU's list is LIFO */
+	KUNIT_EXPECT_TRUE(test, page_test_flag(q, PG_poison_kept));
+	__free_pages(q, 0);
+	KUNIT_EXPECT_EQ(test, bad_page_reports, reports);
+	KUNIT_EXPECT_EQ(test, mem[100], 0x42);
+	KUNIT_EXPECT_EQ(test, mem[101], PAGE_POISON);
+
+	/* Zeroed, it is checked like any other. */
+	kunit_expect_bad_page_reports(test, 1);
+	struct printk_capture cap;
+	printk_capture_begin(&cap, log, sizeof(log));
+	q = alloc_pages_node(nid, gfp | __GFP_UNTOUCHED | __GFP_ZERO, 0);
+	printk_capture_end(&cap);
+	KUNIT_ASSERT_PTR_EQ(test, q, p);
+	KUNIT_EXPECT_EQ(test, bad_page_reports, reports + 1);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "poison overwritten at offset 0x64 (0x42)"));
+	KUNIT_EXPECT_FALSE(test, page_test_flag(q, PG_poison_kept));
+	KUNIT_EXPECT_EQ(test, mem[100], 0);
+	__free_pages(q, 0);
+	KUNIT_EXPECT_EQ(test, mem[100], PAGE_POISON);
+
+	/* A kept block that is split is checked then: its pages go their own
+	 * ways. The write below stands for one made while it was free. */
+	struct page *b = alloc_pages_node(nid, gfp | __GFP_UNTOUCHED, 1);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_TRUE(test, page_test_flag(b, PG_poison_kept));
+	((u8 *)page_address(b + 1))[7] = 0x42;
+	kunit_expect_bad_page_reports(test, 1);
+	printk_capture_begin(&cap, log, sizeof(log));
+	split_page(b, 1);
+	printk_capture_end(&cap);
+	KUNIT_EXPECT_EQ(test, bad_page_reports, reports + 2);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "poison overwritten at offset 0x1007 (0x42)"));
+	KUNIT_EXPECT_FALSE(test, page_test_flag(b, PG_poison_kept));
+	__free_pages(b, 0);
+	__free_pages(b + 1, 0);
+}
+
 static struct kunit_case page_alloc_cases[] = {
 	KUNIT_CASE(pages_land_on_their_node),
 	KUNIT_CASE(fallback_lists_follow_the_slit),
@@ -659,6 +722,7 @@ static struct kunit_case page_alloc_cases[] = {
 	KUNIT_CASE(bad_page_checks),
 	KUNIT_CASE(corruption_found_on_allocation),
 	KUNIT_CASE(poison_catches_use_after_free),
+	KUNIT_CASE(untouched_pages_keep_the_poison),
 	{}
 };
 static struct kunit_suite page_alloc_suite = { .name = "page_alloc", .test_cases = page_alloc_cases };

@@ -129,7 +129,7 @@ static unsigned long exhaust_memory(struct list_head *held)
 {
 	unsigned long n = 0;
 	for (int order = MAX_PAGE_ORDER; order >= 0; order--) {
-		gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | (order ? __GFP_NORETRY : 0);
+		gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_UNTOUCHED | (order ? __GFP_NORETRY : 0);
 		struct page *p;
 		while ((p = alloc_pages(gfp, (unsigned)order))) {
 			p->private = (unsigned long)order;

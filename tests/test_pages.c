@@ -38,7 +38,8 @@ void exhaust_node(struct held *h, int nid, gfp_t gfp)
 {
 	for (int order = MAX_PAGE_ORDER; order >= 0; order--) {
 		struct page *p;
-		while ((p = alloc_pages_node(nid, gfp | __GFP_THISNODE | __GFP_NOWARN, (unsigned)order)))
+		while ((p = alloc_pages_node(nid, gfp | __GFP_THISNODE | __GFP_NOWARN | __GFP_UNTOUCHED,
+						 (unsigned)order)))
 			held_add(h, p, (unsigned)order);
 	}
 }
