@@ -30,8 +30,9 @@
 #define MAX_RUN 16
 #define NO_BLOCK (-1)
 /* The order-9 blocks taken from the node, no reclaim, no kswapd (a woken
- * kswapd would wake kcompactd when it sleeps). */
-#define TAKE_GFP (__GFP_THISNODE | __GFP_NOWARN | __GFP_MOVABLE)
+ * kswapd would wake kcompactd when it sleeps); held untouched, and those
+ * of the run checked when they are split (mm/gfp.h). */
+#define TAKE_GFP (__GFP_THISNODE | __GFP_NOWARN | __GFP_MOVABLE | __GFP_UNTOUCHED)
 
 struct mm_struct;
 
