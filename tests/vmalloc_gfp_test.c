@@ -137,7 +137,7 @@ static unsigned long caches_fill(struct kunit *test, int nid, bool reclaimable, 
 	file_cache.shrinker.nr_skipped = block_cache.shrinker.nr_skipped = 0;
 	unsigned long n = 0;
 	for (bool drained = false;;) {
-		struct page *p = alloc_pages_node(nid, fill_gfp | __GFP_THISNODE | __GFP_NOWARN, 0);
+		struct page *p = alloc_pages_node(nid, fill_gfp | __GFP_THISNODE | __GFP_NOWARN | __GFP_UNTOUCHED, 0);
 		if (!p) {
 			/* Pages on other CPUs' lists would let a later request
 			 * through without reclaim: take those too. */
@@ -162,16 +162,6 @@ static void expect_no_violations(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, block_cache.violations, 0);
 }
 
-/* Filling a node costs a pass over its memory, two with page_poison=on
- * (poison checked on allocation, written on free); on such a boot the
- * cases that one fill of ceph_kvmalloc_and_kvmalloc_agree covers too are
- * skipped to stay within the boot's time budget. */
-static void skip_if_poisoning(struct kunit *test)
-{
-	if (page_poisoning)
-		kunit_skip(test, "page_poison=on: ceph_kvmalloc_and_kvmalloc_agree covers this context");
-}
-
 /* The node of the CPU the case runs on, if it has memory to fill. */
 static int pressure_node(struct kunit *test)
 {
@@ -193,7 +183,6 @@ static int pressure_node(struct kunit *test)
  * its memory from the block cache and never enter the file cache. */
 static void kvmalloc_nofs_reclaims_only_the_block_cache(struct kunit *test)
 {
-	skip_if_poisoning(test);
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	int nid = pressure_node(test);
@@ -219,7 +208,6 @@ static void kvmalloc_nofs_reclaims_only_the_block_cache(struct kunit *test)
  * on a full node it fails, cleanly. */
 static void kvmalloc_noio_enters_neither_cache(struct kunit *test)
 {
-	skip_if_poisoning(test);
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	int nid = pressure_node(test);
@@ -242,7 +230,6 @@ static void kvmalloc_noio_enters_neither_cache(struct kunit *test)
 /* GFP_KERNEL (no lock held) may enter both. */
 static void kvmalloc_kernel_may_reclaim_both(struct kunit *test)
 {
-	skip_if_poisoning(test);
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	int nid = pressure_node(test);
@@ -261,7 +248,6 @@ static void kvmalloc_kernel_may_reclaim_both(struct kunit *test)
 /* A GFP_KERNEL call inside memalloc_nofs_save behaves as GFP_NOFS. */
 static void kernel_call_in_nofs_scope_reclaims_as_nofs(struct kunit *test)
 {
-	skip_if_poisoning(test);
 	struct kunit_resources before;
 	kunit_resources_take(&before);
 	int nid = pressure_node(test);
@@ -314,7 +300,7 @@ struct pressure_result {
 static void caches_top_up(int nid)
 {
 	for (bool drained = false;;) {
-		struct page *p = alloc_pages_node(nid, GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN, 0);
+		struct page *p = alloc_pages_node(nid, GFP_NOWAIT | __GFP_THISNODE | __GFP_NOWARN | __GFP_UNTOUCHED, 0);
 		if (!p) {
 			if (drained)
 				return;
