@@ -7,8 +7,8 @@
  * kunit_tool.c (kunit_tool's output), topology.c, report.c, xalloc.c.
  *
  * Build (from the repository root):
- *   gcc -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations -O2 -o build/host/mmlab-runner tests/runner/runner.c tests/runner/options.c tests/runner/qemu.c tests/runner/jobs.c tests/runner/topology.c tests/runner/report.c tests/runner/hostile.c tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit_tool.c tests/runner/xalloc.c
- *   gcc -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations -O2 -fsanitize=address,undefined -o build/host/runner-selftest tests/runner/selftest.c tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit_tool.c tests/runner/xalloc.c tests/runner/topology.c tests/runner/hostile.c tests/runner/qemu.c tests/runner/jobs.c tests/runner/options.c
+ *   gcc -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations -O2 -o build/host/mmlab-runner tests/runner/runner.c tests/runner/options.c tests/runner/qemu.c tests/runner/jobs.c tests/runner/topology.c tests/runner/report.c tests/runner/hostile.c tests/runner/session.c tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit_tool.c tests/runner/xalloc.c
+ *   gcc -std=gnu11 -Wall -Wextra -Werror -Wmissing-prototypes -Wmissing-declarations -O2 -fsanitize=address,undefined -o build/host/runner-selftest tests/runner/selftest.c tests/runner/ktap.c tests/runner/judge.c tests/runner/kunit_tool.c tests/runner/xalloc.c tests/runner/topology.c tests/runner/hostile.c tests/runner/qemu.c tests/runner/jobs.c tests/runner/options.c tests/runner/session.c tests/runner/session_selftest.c
  *
  * Invariants:
  *   - the verdict of every run comes from the judge alone (judge.c), and the
