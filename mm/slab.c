@@ -131,6 +131,7 @@ bool calculate_order(struct kmem_cache *s)
 		s->free_map_offset = (PAGE_SIZE << s->order) - free_map_bytes(s->objects);
 		/* Exact in slot_index while size * objects < 2^32. */
 		s->reciprocal_size = (u32)(((1ull << 32) + s->size - 1) / s->size);
+		s->objects_bytes = s->objects * s->size;
 	}
 	return found;
 }
@@ -608,7 +609,8 @@ static bool node_may_grow(const pg_data_t *pgdat, unsigned int order)
 }
 
 /* The slow path of kmem_cache_alloc_node: this CPU's slab has no object
- * for nid. */
+ * for nid (or its free list is damaged: cpu_slab_refill's pop reports
+ * and repairs it). Zeroes a __GFP_ZERO object itself. */
 static __noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfp, int nid)
 {
 	unsigned long flags;
@@ -648,6 +650,8 @@ static __noinline void *__slab_alloc(struct kmem_cache *s, gfp_t gfp, int nid)
 	}
 	if (!obj)
 		obj = alloc_from_new_slab(s, gfp, nid);
+	if (obj && (gfp & __GFP_ZERO))
+		memset(obj, 0, s->object_size);
 	return obj;
 }
 
@@ -659,17 +663,27 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 	if (unlikely(!s))
 		return NULL;
 	/* The fast path (SLUB's slab_alloc_node): a pop off this CPU's slab,
-	 * whose memory is this CPU's node's, when that is what nid asks. */
+	 * whose memory is this CPU's node's, when that is what nid asks. It
+	 * calls nothing but in tail position, so it saves no registers: a
+	 * free list that leads to no free object of the slab is left as it
+	 * is, and the slow path's pop (cpu_slab_pop) reports and repairs it. */
 	local_irq_save(flags);
 	struct frozen_slab *f = &this_cpu_slab(s)->slab;
-	if (likely(f->freelist &&
-		   (nid == f->node || (nid == NUMA_NO_NODE && !(gfp & __GFP_THISNODE)))))
-		obj = cpu_slab_pop(s, f);
+	asm("" : "+r"(f)); /* one address for the CPU slab, not three */
+	void *first = f->freelist;
+	if (likely(first && (nid == f->node || (nid == NUMA_NO_NODE && !(gfp & __GFP_THISNODE))))) {
+		long i = slot_index(s, f->page, first);
+		if (likely(i >= 0 && test_and_clear_free_bit(free_map(s, f->page), (unsigned int)i))) {
+			f->freelist = *free_pointer(s, first);
+			f->nr_free--;
+			obj = first;
+		}
+	}
 	local_irq_restore(flags);
 	if (unlikely(!obj))
-		obj = __slab_alloc(s, gfp, nid);
-	if (obj && (gfp & __GFP_ZERO))
-		memset(obj, 0, s->object_size);
+		return __slab_alloc(s, gfp, nid);
+	if (gfp & __GFP_ZERO)
+		return memset(obj, 0, s->object_size);
 	return obj;
 }
 
@@ -679,11 +693,13 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfp)
 }
 
 /* The slow path of slab_free (SLUB's __slab_free): obj, slot i, is not
- * in a slab frozen for this CPU. Interrupts off, flags to restore. */
+ * in a slab frozen for this CPU. Six arguments, all in registers, so
+ * that slab_free's call is a jump. */
 static __noinline void __slab_free(struct kmem_cache *s, struct page *head, const void *obj,
-				   unsigned int i, unsigned long flags, const char *func,
-				   void *caller)
+				   unsigned int i, const char *func, void *caller)
 {
+	unsigned long flags;
+	local_irq_save(flags);
 	int nid = page_to_nid(head);
 	struct kmem_cache_node *n = &s->node[nid];
 	struct kmem_cache_cpu *c = this_cpu_slab(s);
@@ -753,7 +769,8 @@ void slab_free(struct kmem_cache *s, struct page *head, const void *obj, const c
 				: c->free_slab.page == head ? &c->free_slab
 							    : NULL;
 	if (unlikely(!f)) {
-		__slab_free(s, head, obj, (unsigned int)i, flags, func, caller);
+		local_irq_restore(flags);
+		__slab_free(s, head, obj, (unsigned int)i, func, caller);
 		return;
 	}
 	if (unlikely(test_and_set_free_bit(free_map(s, head), (unsigned int)i))) {

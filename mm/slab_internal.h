@@ -46,6 +46,7 @@ struct kmem_cache {
 	unsigned int objects;     /* slots per slab */
 	unsigned int free_map_offset; /* of the free map inside a slab, when it is there */
 	unsigned int reciprocal_size; /* ceil(2^32 / size): slot_index without a division */
+	unsigned int objects_bytes; /* objects * size: the bytes of a slab its slots cover */
 	unsigned long flags;
 	void (*ctor)(void *);
 	bool boot; /* its struct is static (kmem_cache, kmalloc-*): never destroyed */
@@ -99,11 +100,12 @@ static inline struct page *slab_head(struct page *page)
  * back to its offset. */
 static inline long slot_index(const struct kmem_cache *s, struct page *head, const void *obj)
 {
-	uintptr_t base = (uintptr_t)page_address(head), p = (uintptr_t)obj;
-	if (p < base || p - base >= (uintptr_t)s->objects * s->size)
+	/* Below the slab, off wraps around: one test for both ends. */
+	uintptr_t off = (uintptr_t)obj - (uintptr_t)page_address(head);
+	if (off >= s->objects_bytes)
 		return -1;
-	u32 off = (u32)(p - base), i = (u32)(((u64)off * s->reciprocal_size) >> 32);
-	return i * s->size == off ? (long)i : -1;
+	u32 i = (u32)(((u64)off * s->reciprocal_size) >> 32);
+	return i * s->size == (u32)off ? (long)i : -1;
 }
 
 /* Returns obj's slot to the slab at head; reports (and ignores) a pointer

@@ -98,6 +98,39 @@ static void double_free_is_reported_and_ignored(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports + 2);
 }
 
+/* A write after free over a free object's free pointer: the CPU slab's
+ * list then leads to a live object. The allocation that would follow it
+ * reports the list and rebuilds it from the free map instead of handing
+ * the live object out again (the check is in the slow path's pop: the
+ * fast path only leaves such a list to it). */
+static void corrupted_free_list_is_reported_and_rebuilt(struct kunit *test)
+{
+	char log[512];
+	struct kmem_cache *s = kmem_cache_create("slab_test_fl", 64, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	void *a = kmem_cache_alloc(s, GFP_KERNEL), *b = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, a && b);
+	memset(b, 0x42, 64);
+	kmem_cache_free(s, a);
+	*(void **)a = b; /* the free pointer is the first word: no constructor */
+	void *c = NULL, *d = NULL;
+	CAPTURE(log, (c = kmem_cache_alloc(s, GFP_KERNEL), d = kmem_cache_alloc(s, GFP_KERNEL)));
+	KUNIT_EXPECT_PTR_EQ(test, c, a); /* the list's head was sound */
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_EXPECT_PTR_NE(test, d, b);
+	KUNIT_EXPECT_PTR_NE(test, d, a);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "BUG: slab slab_test_fl: free list of the CPU slab"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(log, "rebuilt from the free map"));
+	KUNIT_EXPECT_TRUE(test, all_bytes(b, 0x42, 64));
+	unsigned long reports = slab_bad_free_reports;
+	kmem_cache_free(s, c);
+	kmem_cache_free(s, d);
+	kmem_cache_free(s, b);
+	KUNIT_EXPECT_EQ(test, slab_bad_free_reports, reports);
+	CAPTURE(log, kmem_cache_destroy(s));
+	KUNIT_EXPECT_NULL(test, strstr(log, "BUG"));
+}
+
 static void foreign_pointer_free_is_reported_and_ignored(struct kunit *test)
 {
 	char log[512];
@@ -195,6 +228,7 @@ static void destroy_with_live_object_reports_the_leak(struct kunit *test)
 
 static struct kunit_case slab_misuse_cases[] = {
 	KUNIT_CASE(double_free_is_reported_and_ignored),
+	KUNIT_CASE(corrupted_free_list_is_reported_and_rebuilt),
 	KUNIT_CASE(foreign_pointer_free_is_reported_and_ignored),
 	KUNIT_CASE(destroy_with_live_object_reports_the_leak),
 	{}
