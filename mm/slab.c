@@ -480,8 +480,11 @@ static __noinline void cpu_slab_damaged(struct kmem_cache *s, struct frozen_slab
 }
 
 /* An object off the CPU slab's free list (which has one), or NULL if the
- * list is damaged: then the caller takes the slow path, which freezes the
- * slab's rebuilt list again. Interrupts off. */
+ * list is damaged: it is reported and folded back into the slab's own
+ * list, rebuilt from the free map, which cpu_slab_refill then freezes
+ * again. (kmem_cache_alloc_node's fast path makes the same tests without
+ * the report and leaves a damaged list to cpu_slab_refill.) Interrupts
+ * off. */
 static inline void *cpu_slab_pop(struct kmem_cache *s, struct frozen_slab *f)
 {
 	void *obj = f->freelist;
