@@ -667,9 +667,10 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 		return NULL;
 	/* The fast path (SLUB's slab_alloc_node): a pop off this CPU's slab,
 	 * whose memory is this CPU's node's, when that is what nid asks. It
-	 * calls nothing but in tail position, so it saves no registers: a
-	 * free list that leads to no free object of the slab is left as it
-	 * is, and the slow path's pop (cpu_slab_pop) reports and repairs it. */
+	 * calls nothing except in tail position, so no call's registers are
+	 * saved around it: a free list that leads to no free object of the
+	 * slab is left as it is, and the slow path's pop (cpu_slab_pop)
+	 * reports and repairs it. */
 	local_irq_save(flags);
 	struct frozen_slab *f = &this_cpu_slab(s)->slab;
 	asm("" : "+r"(f)); /* one address for the CPU slab, not three */

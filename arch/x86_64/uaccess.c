@@ -7,6 +7,12 @@
 
 bool smap_enabled;
 
+/* The exception-table entries of a round's eight moves, all resuming at
+ * the same fixup. */
+#define EXTABLE_8(l0, l1, l2, l3, l4, l5, l6, l7, to)                                            \
+	_ASM_EXTABLE(l0, to) _ASM_EXTABLE(l1, to) _ASM_EXTABLE(l2, to) _ASM_EXTABLE(l3, to)  \
+	_ASM_EXTABLE(l4, to) _ASM_EXTABLE(l5, to) _ASM_EXTABLE(l6, to) _ASM_EXTABLE(l7, to)
+
 /* Linux 6.1's copy_user_generic_unrolled (arch/x86/lib/copy_user_64.S):
  * 64 bytes a round in eight 8-byte moves, the tail with REP MOVSB. A fault
  * in a round goes to the REP MOVSB from the round's start: it copies again
@@ -44,22 +50,8 @@ static unsigned long copy_user_bytes(void *to, const void *from, unsigned long n
 			 "	jae 1b\n"
 			 "30:	rep movsb\n"
 			 "31:\n"
-			 _ASM_EXTABLE(10b, 30b)
-			 _ASM_EXTABLE(11b, 30b)
-			 _ASM_EXTABLE(12b, 30b)
-			 _ASM_EXTABLE(13b, 30b)
-			 _ASM_EXTABLE(14b, 30b)
-			 _ASM_EXTABLE(15b, 30b)
-			 _ASM_EXTABLE(16b, 30b)
-			 _ASM_EXTABLE(17b, 30b)
-			 _ASM_EXTABLE(18b, 30b)
-			 _ASM_EXTABLE(19b, 30b)
-			 _ASM_EXTABLE(20b, 30b)
-			 _ASM_EXTABLE(21b, 30b)
-			 _ASM_EXTABLE(22b, 30b)
-			 _ASM_EXTABLE(23b, 30b)
-			 _ASM_EXTABLE(24b, 30b)
-			 _ASM_EXTABLE(25b, 30b)
+			 EXTABLE_8(10b, 11b, 12b, 13b, 14b, 15b, 16b, 17b, 30b)
+			 EXTABLE_8(18b, 19b, 20b, 21b, 22b, 23b, 24b, 25b, 30b)
 			 _ASM_EXTABLE(30b, 31b)
 			 : "+D"(to), "+S"(from), "+c"(n)
 			 :
@@ -107,14 +99,7 @@ unsigned long clear_user(void *to, unsigned long n)
 			 "	jae 1b\n"
 			 "30:	rep stosb\n"
 			 "31:\n"
-			 _ASM_EXTABLE(10b, 30b)
-			 _ASM_EXTABLE(11b, 30b)
-			 _ASM_EXTABLE(12b, 30b)
-			 _ASM_EXTABLE(13b, 30b)
-			 _ASM_EXTABLE(14b, 30b)
-			 _ASM_EXTABLE(15b, 30b)
-			 _ASM_EXTABLE(16b, 30b)
-			 _ASM_EXTABLE(17b, 30b)
+			 EXTABLE_8(10b, 11b, 12b, 13b, 14b, 15b, 16b, 17b, 30b)
 			 _ASM_EXTABLE(30b, 31b)
 			 : "+D"(to), "+c"(n)
 			 : "a"(0)
