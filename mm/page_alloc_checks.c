@@ -111,9 +111,7 @@ const char *free_page_problem(struct page *page, unsigned int order)
 		return "freed with a non-NULL mapping (still in a page cache or an anon_vma?)";
 	if (page_to_pfn(page) & ((1ul << order) - 1))
 		return "freed at an address not aligned to its order";
-	if (page_poisoning)
-		fl &= ~BIT(PG_poison_kept); /* allocated __GFP_UNTOUCHED */
-	if (fl != (order ? BIT(PG_head) : 0))
+	if ((fl & ~poison_kept_flag(page)) != (order ? BIT(PG_head) : 0))
 		return "freed with unexpected page flags";
 	return NULL;
 }

@@ -308,6 +308,14 @@ static __always_inline bool is_check_pages_enabled(void)
 #endif
 }
 
+/* The one flag a block being freed may hold beyond PG_head: PG_poison_kept,
+ * with poisoning on, when it was allocated __GFP_UNTOUCHED (mm/gfp.h);
+ * such a block keeps its pattern. 0 or that bit. */
+static __always_inline unsigned long poison_kept_flag(const struct page *page)
+{
+	return unlikely(page_poisoning) ? page->flags & BIT(PG_poison_kept) : 0;
+}
+
 /* What an order-0 page being freed must look like, the common case's test:
  * no flags, one reference, not mapped, in no page cache or anon_vma (a
  * NULL mapping, which the page-owner map relies on). */
@@ -322,11 +330,8 @@ static __always_inline bool free_page_looks_right(const struct page *page)
 static inline bool free_pages_prepare(struct page *page, unsigned int order, unsigned long caller)
 {
 	/* Fast check: an order-0 page holds no flags; a head holds PG_head;
-	 * with poisoning on, a block allocated __GFP_UNTOUCHED may hold
-	 * PG_poison_kept, and then keeps its pattern (mm/gfp.h). */
-	unsigned long expect = order ? BIT(PG_head) : 0;
-	if (unlikely(page_poisoning))
-		expect |= page->flags & BIT(PG_poison_kept);
+	 * either may hold PG_poison_kept. */
+	unsigned long expect = (order ? BIT(PG_head) : 0) | poison_kept_flag(page);
 	if (is_check_pages_enabled() &&
 	    unlikely((page->flags & PAGE_FLAGS_MASK) != expect || page->_refcount != 1 ||
 		     page->_mapcount != -1 || page->mapping || (order && page->private != order) ||
