@@ -147,14 +147,39 @@ void drain_local_pages(void *unused)
 	local_irq_restore(flags);
 }
 
-/* Every CPU drains its own lists (through an IPI and a wait). Only for
- * callers that may block with interrupts on: waiting for another CPU with
- * interrupts off could wait for a CPU that waits for us. */
+/* Linux's has_pcps: whether cpu's lists on some node hold pages. Read
+ * without that CPU's interrupts off, as Linux reads it: a page it frees
+ * onto a list just after the read waits for the next drain, as one freed
+ * just after the IPI would. */
+static bool cpu_has_pcps(unsigned cpu)
+{
+	for (int nid = 0; nid < MAX_NUMNODES; nid++) {
+		pg_data_t *pgdat = node_data[nid];
+		if (pgdat && (__atomic_load_n(&pgdat->pcp[cpu].count, __ATOMIC_RELAXED) ||
+			      __atomic_load_n(&pgdat->pcp[cpu].thp_count, __ATOMIC_RELAXED)))
+			return true;
+	}
+	return false;
+}
+
+/* Every CPU whose lists hold pages drains them itself (through an IPI and
+ * a wait), as Linux's __drain_all_pages asks only those (has_pcps): a
+ * drain on a machine under pressure, where most lists are empty, costs
+ * no interrupt on the CPUs with nothing to give. Only for callers that
+ * may block with interrupts on: waiting for another CPU with interrupts
+ * off could wait for a CPU that waits for us. */
 void drain_all_pages(void)
 {
 	if (irqs_disabled()) {
 		drain_local_pages(NULL);
 		return;
 	}
-	on_each_cpu(drain_local_pages, NULL, true);
+	struct cpumask mask = { 0 };
+	unsigned cpu;
+	for_each_online_cpu(cpu)
+		if (cpu_has_pcps(cpu))
+			mask.bits |= 1ull << cpu;
+	if (mask.bits & ~(1ull << smp_processor_id()))
+		smp_call_function_many(&mask, drain_local_pages, NULL, true);
+	drain_local_pages(NULL);
 }

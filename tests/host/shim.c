@@ -317,6 +317,24 @@ void on_each_cpu(smp_call_func_t fn, void *info, bool wait)
 	cpu_number = self;
 }
 
+/* Every CPU counts as online (cpu_online, for_each_online_cpu); the calls
+ * below reach only the topology's (nr_cpu_ids). */
+struct cpumask cpu_online_mask = { ~0ull };
+
+/* The same for the CPUs of mask but the caller's. */
+void smp_call_function_many(const struct cpumask *mask, smp_call_func_t fn, void *info, bool wait)
+{
+	(void)wait;
+	unsigned self = cpu_number, n = nr_cpu_ids ? nr_cpu_ids : 1;
+	for (unsigned cpu = 0; cpu < n; cpu++) {
+		if (cpu == self || !(mask->bits >> cpu & 1))
+			continue;
+		cpu_number = cpu;
+		fn(info);
+	}
+	cpu_number = self;
+}
+
 /* mm/hugetlb.c is not in the host build: no page here is ever a hugetlb
  * page, so put_page never gives one back to a pool. */
 void free_huge_folio(struct page *page, bool restore_reserve)
