@@ -94,6 +94,8 @@ unsigned long oom_kills(void);
  * mm ends with MMF_OOM_SKIP, so that the next OOM may choose again.
  * Takes a reference on tsk. */
 void queue_oom_reaper(struct task_struct *tsk);
+/* OOM_REAPER_DELAY (2 s, Linux's), in jiffies; tests may shorten it. */
+extern unsigned long oom_reaper_delay;
 /* exit_mmap has freed mm and set MMF_OOM_SKIP: a victim queued for the
  * reaper with it leaves the queue now, not when due. */
 void oom_reaper_mm_exited(struct mm_struct *mm);

@@ -43,6 +43,11 @@
 #define MAX_OOM_REAP_RETRIES 10
 #define OOM_REAPER_DELAY (2 * HZ)
 
+/* Linux's constant; a variable here only so that the kernel's test of a
+ * pinned victim can shorten it (what it checks is the reaping, not how
+ * long the delay is). */
+unsigned long oom_reaper_delay = OOM_REAPER_DELAY;
+
 static DEFINE_SPINLOCK(oom_reaper_lock);
 static DECLARE_WAIT_QUEUE_HEAD(oom_reaper_wait);
 /* Oldest first (Linux's is a stack: its timers decide the order). */
@@ -246,7 +251,7 @@ void queue_oom_reaper(struct task_struct *tsk)
 		return;
 	get_task_struct(tsk);
 	spin_lock(&oom_reaper_lock);
-	tsk->oom_reaper_due = jiffies + OOM_REAPER_DELAY;
+	tsk->oom_reaper_due = jiffies + __atomic_load_n(&oom_reaper_delay, __ATOMIC_RELAXED);
 	tsk->oom_reaper_list = NULL;
 	*oom_reaper_tail = tsk;
 	oom_reaper_tail = &tsk->oom_reaper_list;
