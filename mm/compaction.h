@@ -134,5 +134,8 @@ unsigned int fragmentation_score_node(pg_data_t *pgdat);
  * kcompactd_max_order): for tests, which wait for it before they lay
  * pages out or count free pages. */
 bool kcompactd_busy(int nid);
+/* For the same tests: such a wakeup is taken now, not at the timeout (the
+ * thread finds the node unsuitable again and is soon idle). */
+void kcompactd_take_pending(int nid);
 
 #endif

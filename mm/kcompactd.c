@@ -167,6 +167,13 @@ bool kcompactd_busy(int nid)
 	return ks->task && (READ_ONCE(ks->busy) || READ_ONCE(ks->max_order) >= 0);
 }
 
+void kcompactd_take_pending(int nid)
+{
+	struct kcompactd_state *ks = &kcompactd_state[nid];
+	if (ks->task && READ_ONCE(ks->max_order) >= 0)
+		wake_up(&ks->wait);
+}
+
 void wakeup_kcompactd(pg_data_t *pgdat, int order)
 {
 	if (!pgdat || order <= 0)

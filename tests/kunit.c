@@ -358,6 +358,7 @@ void kunit_wait_kcompactd_idle(void)
 {
 	for (int nid = 0; nid < MAX_NUMNODES; nid++)
 		while (node_data[nid] && kcompactd_busy(nid)) {
+			kcompactd_take_pending(nid);
 			set_current_state(TASK_UNINTERRUPTIBLE);
 			schedule_hrtimeout(ktime_get_ns() + 100 * 1000);
 		}
