@@ -19,6 +19,8 @@
 #include "mm/util.h"
 #include "kernel/spinlock.h"
 #include "kernel/wait.h"
+#include "kernel/sysctl.h"
+#include "fs/proc/proc_fs.h"
 
 #define PID_HASH_SIZE 64
 
@@ -40,11 +42,22 @@ static DECLARE_WAIT_QUEUE_HEAD(task_put_wait);
  * other. An id is freed with its task_struct (kthread_join), so a
  * zombie's stays taken until it is reaped, as Linux's. The scan from the
  * last id given finds a free one at once unless ids were used up to the
- * top and wrapped (pid_max: Linux's default 32768; its
- * /proc/sys/kernel/pid_max is not there). */
+ * top and wrapped. */
 #define PID_MAX_DEFAULT 0x8000
 #define RESERVED_PIDS 300
 #define PID_WORDS (PID_MAX_DEFAULT / 64)
+
+/* /proc/sys/kernel/pid_max (Linux's): ids are handed out below it. From
+ * RESERVED_PIDS + 1 (Linux's pid_max_min) to PID_MAX_DEFAULT, the
+ * bitmap's size (Linux's pid_max_max is PID_MAX_LIMIT, 4M ids on 64-bit;
+ * mmlab's table is for a few threads); -EINVAL outside. Lowered, it
+ * leaves the ids above it held until freed, and the next id is found
+ * from RESERVED_PIDS, as Linux's idr_alloc_cyclic does when its cursor is
+ * past the end. */
+static int pid_max = PID_MAX_DEFAULT;
+static const int pid_max_min = RESERVED_PIDS + 1, pid_max_max = PID_MAX_DEFAULT;
+SYSCTL_ENTRY(proc_sys_kernel_dir, pid_max, .data = &pid_max, .maxlen = sizeof(int),
+	     .proc_handler = proc_dointvec_minmax, .extra1 = &pid_max_min, .extra2 = &pid_max_max);
 
 static u64 pid_bitmap[PID_WORDS] = { 0x7 }; /* 0, 1 and 2: never handed out by alloc_pid */
 static int pid_cursor = 2;                /* the last id given (Linux's idr cursor - 1) */
@@ -69,9 +82,10 @@ static int pid_find_free(int from, int to)
 int alloc_pid(void)
 {
 	spin_lock(&pid_lock);
-	int nr = pid_find_free(pid_cursor + 1, PID_MAX_DEFAULT);
+	int max = READ_ONCE(pid_max);
+	int nr = pid_find_free(pid_cursor + 1, max);
 	if (nr < 0)
-		nr = pid_find_free(RESERVED_PIDS, pid_cursor + 1);
+		nr = pid_find_free(RESERVED_PIDS, pid_cursor + 1 < max ? pid_cursor + 1 : max);
 	if (nr > 0) {
 		pid_bitmap[nr / 64] |= 1ull << (nr % 64);
 		pid_cursor = nr;

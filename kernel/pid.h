@@ -13,7 +13,7 @@
 #include "kernel/sched.h"
 
 /* A fresh id for a task (Linux's alloc_pid): the next free one after the
- * last given, cyclically below pid_max (32768); -EAGAIN when none is
+ * last given, cyclically below pid_max (32768, /proc/sys/kernel/pid_max); -EAGAIN when none is
  * free. free_pid gives it back (kthread_join, with the task_struct);
  * set_task_pid gives p (init, kthreadd) one of the ids kept for it. */
 int alloc_pid(void);

@@ -10,6 +10,7 @@
 #include "fs/programs.h"
 #include "tests/test_cpu.h"
 #include "tests/test_process.h"
+#include "tests/test_proc.h"
 #include "fs/fs.h"
 #include "fs/proc/proc_fs.h"
 #include "kernel/pid.h"
@@ -392,6 +393,52 @@ static void kthread_ignores_signals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kthread_stop(k), 42);
 }
 
+#define PID_MAX_PATH "/proc/sys/kernel/pid_max"
+
+/* pid_max as /proc/sys/kernel/pid_max reads, or -1. */
+static int read_pid_max(struct kunit *test)
+{
+	char *text = test_proc_read(test, PID_MAX_PATH);
+	int v = -1;
+	if (text && text[0] >= '0' && text[0] <= '9') {
+		v = 0;
+		for (const char *c = text; *c >= '0' && *c <= '9'; c++)
+			v = v * 10 + (*c - '0');
+	}
+	test_proc_free(test, text);
+	return v;
+}
+
+static long write_pid_max(int v)
+{
+	char text[16];
+	int len = snprintf(text, sizeof(text), "%d\n", v);
+	int err = procfs_write_path(PID_MAX_PATH, current, text, (size_t)len);
+	return err ? err : len;
+}
+
+static void restore_pid_max(void *v)
+{
+	write_pid_max((int)(long)v);
+}
+
+/* /proc/sys/kernel/pid_max takes Linux's bounds: from RESERVED_PIDS + 1
+ * (301) to the id space's size (32768 here), -EINVAL outside, and reads
+ * back what was written. */
+static void pid_max_takes_its_bounds(struct kunit *test)
+{
+	int saved = read_pid_max(test);
+	KUNIT_ASSERT_EQ(test, saved, 32768);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_pid_max, (void *)(long)saved), 0);
+	KUNIT_EXPECT_EQ(test, write_pid_max(300), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, write_pid_max(32769), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, read_pid_max(test), saved);
+	KUNIT_EXPECT_EQ(test, write_pid_max(301), 4l);
+	KUNIT_EXPECT_EQ(test, read_pid_max(test), 301);
+	KUNIT_EXPECT_EQ(test, write_pid_max(32768), 6l);
+	KUNIT_EXPECT_EQ(test, read_pid_max(test), 32768);
+}
+
 /* Every kernel thread's id is freed when it is reaped: the table and the
  * allocator's count come back, the id is found no more; and the ids are
  * handed out cyclically, so one comes back once the others below pid_max
@@ -417,13 +464,23 @@ static void kthread_pids_freed_and_reused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nr_pids_allocated(), held);
 
 	/* Around the id space until an id at or above RESERVED_PIDS (300)
-	 * comes back: once, after the wrap, which goes to 300, not below. */
-	int rounds = 0, id = 0, prev = first, mark = first >= 300 ? first : 0, wraps = 0, after_wrap = 0;
-	for (; rounds < 2 * 0x8000; rounds++) {
+	 * comes back: once, after the wrap, which goes to 300, not below.
+	 * pid_max is lowered to 200 ids past this one for the walk: with its
+	 * 32,768 it is the same walk, a hundred times longer. */
+	int saved_max = read_pid_max(test);
+	KUNIT_ASSERT_GT(test, saved_max, 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_pid_max, (void *)(long)saved_max), 0);
+	int max = (first > 300 ? first : 300) + 200;
+	if (max > saved_max)
+		max = saved_max;
+	KUNIT_ASSERT_GT(test, write_pid_max(max), 0l);
+	int rounds = 0, id = 0, prev = first, mark = first >= 300 ? first : 0, wraps = 0, after_wrap = 0, above = 0;
+	for (; rounds < 2 * max; rounds++) {
 		k = kthread_create(quick_fn, NULL, "kt_quick");
 		if (!k)
 			break;
 		id = k->pid;
+		above += id >= max;
 		wake_up_process(k);
 		kthread_join(k);
 		if (id < prev) {
@@ -439,6 +496,7 @@ static void kthread_pids_freed_and_reused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id, mark);
 	KUNIT_EXPECT_EQ(test, wraps, 1);
 	KUNIT_EXPECT_GE(test, after_wrap, 300);
+	KUNIT_EXPECT_EQ(test, above, 0);
 	KUNIT_EXPECT_EQ(test, nr_pids(), table);
 	KUNIT_EXPECT_EQ(test, nr_pids_allocated(), held);
 	KUNIT_EXPECT_EQ(test, nr_kthreads(), kthreads);
@@ -450,6 +508,7 @@ static struct kunit_case proc_pid_cases[] = {
 	KUNIT_CASE(thread_self_and_comm_write),
 	KUNIT_CASE(kthread_in_proc),
 	KUNIT_CASE(kthread_ignores_signals),
+	KUNIT_CASE(pid_max_takes_its_bounds),
 	KUNIT_CASE(kthread_pids_freed_and_reused),
 	{}
 };
