@@ -247,7 +247,7 @@ test:
 		$(LINUX_RUNNER_ARGS) --results $(B)/test-results --jobs $(JOBS) \
 		--kunit-tool "$$kunit_tool" \
 		$(if $(TOPOLOGY),--topology $(TOPOLOGY)) $(if $(FILTER),--filter '$(FILTER)') \
-		$(foreach t,$(HOST_TESTS),--host $(t))
+		$(if $(CMDLINE),--cmdline "$(CMDLINE)") $(foreach t,$(HOST_TESTS),--host $(t))
 
 # The same user programs on both kernels, on the same machine: mmlab's
 # default topology (suite "user") and Linux's linux-ring (suite "linux"),

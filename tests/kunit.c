@@ -39,6 +39,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/traps.h"
 #include "arch/x86_64/uaccess.h"
+#include "kernel/cmdline.h"
 #include "kernel/ksyms.h"
 #include "kernel/printk.h"
 #include "kernel/rcu.h"
@@ -535,6 +536,12 @@ static unsigned count_cases(const struct kunit_suite *s, const char *filter)
 	return n;
 }
 
+/* ktest.case_times: a diagnostic line before each case's result with the
+ * guest time it took (wall clock in the guest: under TCG, emulation's
+ * time), to find what a boot spends its time on. */
+static bool case_times;
+kernel_param_flag("ktest.case_times", case_times, "print each case's guest time before its result");
+
 static void print_result(const char *indent, enum kunit_status st, unsigned no, const char *name,
 			 const char *skip_reason)
 {
@@ -626,6 +633,7 @@ void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_n
 		case_no++;
 		struct kunit test;
 		enum kunit_status st;
+		u64 started = ktime_get_ns();
 		if (c->generate_params) {
 			st = run_param_case(s, c, init_err, param_counts, &test);
 		} else {
@@ -641,6 +649,9 @@ void kunit_run_suite(struct kunit_suite *s, const char *filter, unsigned suite_n
 			param_counts[st]++;
 		}
 		suite_counts[st]++;
+		if (case_times && !current_test) /* not in a suite a case runs (kunit_selftest's) */
+			printk(KERN_ALWAYS "    # %s: %llu ms of guest time\n", c->name,
+			       (unsigned long long)((ktime_get_ns() - started) / 1000000));
 		print_result("    ", st, case_no, c->name, test.status_comment);
 	}
 	if (s->suite_exit && !init_err) {
