@@ -13,7 +13,7 @@
 #> clean          remove build/
 #
 # Options: CROSS_COMPILE=x86_64-elf-  ACCEL=tcg|kvm  TOPOLOGY=name
-#          CMDLINE='words' (make run: kernel options after the topology's)
+#          CMDLINE='words' (make run, make test: kernel options after the topology's)
 #          FILTER='suite.case-glob'  JOBS=n  V=1
 #          ICOUNT=1 (make bench: the in-kernel figures in instructions, one
 #          guest ns per instruction under QEMU's -icount shift=0)
