@@ -459,7 +459,7 @@ static long kernel_clone(struct kernel_clone_args *args)
 		(void)copy_to_user(args->parent_tid, &nr, sizeof(nr)); /* errors ignored, as Linux's */
 	if (f & CLONE_VFORK)
 		get_task_struct(p); /* its vfork_done stays readable until the wait ends */
-	wake_up_process(p);
+	wake_up_new_task(p);
 	if (f & CLONE_VFORK) {
 		wait_for_vfork_done(p);
 		put_task_struct(p);

@@ -66,6 +66,10 @@ struct rq {
 	spinlock_t lock;
 	struct list_head queue;  /* runnable tasks other than curr, FIFO */
 	unsigned int nr_queued;
+	/* Linux's TIF_NEED_RESCHED for curr: the tick found others waiting
+	 * (its slice is over), or a task woke onto this queue. Read at the
+	 * return to user mode; schedule() clears it. */
+	bool need_resched;
 	struct task_struct *curr;
 	struct task_struct *idle;
 	struct list_head timers; /* sleep_timers of this CPU's tasks */
@@ -184,6 +188,7 @@ static void attach_task(struct task_struct *p)
 	struct rq *rq = cpu_rq(cpu);
 	spin_lock(&rq->lock);
 	enqueue_task(rq, p);
+	WRITE_ONCE(rq->need_resched, true);
 	p->nr_migrations++;
 	WRITE_ONCE(p->on_rq, TASK_ON_RQ_QUEUED);
 	psi_enqueue(p, false);
@@ -196,8 +201,12 @@ static void attach_task(struct task_struct *p)
 /* Caller holds rq->lock, rq = cpu_rq(p->cpu), and p is not migrating.
  * Linux's try_to_wake_up, with select_task_rq: a task asleep on a CPU it
  * may no longer use is detached to the least loaded allowed one (*moved:
- * the caller attach_task()s it after dropping rq->lock). */
-static bool ttwu_locked(struct rq *rq, struct task_struct *p, unsigned int state, bool *moved)
+ * the caller attach_task()s it after dropping rq->lock). A woken sleeper
+ * asks the CPU's current task to give way at its next return to user
+ * mode (preempt; Linux's check_preempt_curr, which CFS answers yes for a
+ * sleeper, whose vruntime is behind); a new task does not (preempt
+ * false: wake_up_new_task). */
+static bool ttwu_locked(struct rq *rq, struct task_struct *p, unsigned int state, bool *moved, bool preempt)
 {
 	*moved = false;
 	if (!(p->__state & state))
@@ -217,11 +226,13 @@ static bool ttwu_locked(struct rq *rq, struct task_struct *p, unsigned int state
 	}
 	p->on_rq = TASK_ON_RQ_QUEUED;
 	enqueue_task(rq, p);
+	if (preempt)
+		WRITE_ONCE(rq->need_resched, true);
 	psi_enqueue(p, true);
 	return true;
 }
 
-int wake_up_state(struct task_struct *p, unsigned int state)
+static int try_to_wake_up(struct task_struct *p, unsigned int state, bool preempt)
 {
 	unsigned int cpu = READ_ONCE(p->cpu);
 	unsigned long flags;
@@ -233,7 +244,7 @@ int wake_up_state(struct task_struct *p, unsigned int state)
 	 * condition store before the read of the sleeper's state. */
 	struct rq *rq = task_rq_lock(p, &flags);
 	cpu = p->cpu;
-	bool woke = ttwu_locked(rq, p, state, &moved);
+	bool woke = ttwu_locked(rq, p, state, &moved, preempt);
 	bool kick = woke && !moved && cpu != smp_processor_id() && rq->curr == rq->idle;
 	spin_unlock(&rq->lock);
 	if (moved)
@@ -246,7 +257,9 @@ int wake_up_state(struct task_struct *p, unsigned int state)
 	return woke;
 }
 
+int wake_up_state(struct task_struct *p, unsigned int state) { return try_to_wake_up(p, state, true); }
 bool wake_up_process(struct task_struct *p) { return wake_up_state(p, TASK_NORMAL); }
+void wake_up_new_task(struct task_struct *p) { try_to_wake_up(p, TASK_NORMAL, false); }
 
 /* In the task switched to, with rq->lock held and interrupts off. prev
  * is off this CPU's stack from here on: a prev that leaves this CPU
@@ -314,6 +327,7 @@ void schedule(void)
 		      prev->cpu);
 
 	spin_lock_irqsave(&rq->lock, flags);
+	rq->need_resched = false;
 	if (prev->__state == TASK_RUNNING) {
 		if (!is_idle_task(prev)) {
 			/* No longer allowed here (set_cpus_allowed_ptr): it leaves
@@ -389,12 +403,16 @@ static bool must_leave_this_cpu(void)
 
 void exit_to_user_mode_prepare(void)
 {
-	/* One switch at most: the task runs again once the others queued now
-	 * had their turn (looping until the queue is empty would starve it
-	 * behind a thread that keeps yielding; there is no need_resched flag
-	 * yet to tell the two apart). */
+	/* Only when asked (need_resched: the tick ended the task's slice while
+	 * others wait, or a sleeper woke here), as Linux's: a task that makes
+	 * system calls keeps the CPU for its slice, as one that computes
+	 * does. (Every return with another task queued used to switch: a
+	 * process starting threads that spin on one CPU waited a round of
+	 * their slices after each of its calls.) One switch at most: the task
+	 * runs again once the others queued now had their turn. */
 	__asm__ volatile("cli" ::: "memory");
-	if (READ_ONCE(this_rq()->nr_queued) || must_leave_this_cpu()) {
+	struct rq *rq = this_rq();
+	if ((READ_ONCE(rq->need_resched) && READ_ONCE(rq->nr_queued)) || must_leave_this_cpu()) {
 		/* The outermost frame of a user-mode entry (after the interrupt's
 		 * EOI): nothing is held, interrupts may come. */
 		__asm__ volatile("sti" ::: "memory");
@@ -560,6 +578,12 @@ static void sched_tick(bool user)
 	if (!__atomic_load_n(&rq_active[cpu], __ATOMIC_ACQUIRE))
 		return;
 	account_process_tick(current, user);
+	/* A slice is one tick: with others waiting, the task gives way at
+	 * its next return to user mode (a task in the kernel at its next
+	 * cond_resched, which looks at the queue itself). */
+	struct rq *rq = this_rq();
+	if (READ_ONCE(rq->nr_queued))
+		WRITE_ONCE(rq->need_resched, true);
 	if (cpu == boot_cpu_index) {
 		calc_global_load();
 		psi_tick();
@@ -590,7 +614,7 @@ static u64 run_sleep_timers(u64 now)
 			/* A sleeper's timer is on its own CPU's list (see
 			 * schedule_until); a runnable task's may be elsewhere,
 			 * and then its state keeps ttwu_locked from touching it. */
-			if (ttwu_locked(rq, t->task, TASK_NORMAL, &m) && m)
+			if (ttwu_locked(rq, t->task, TASK_NORMAL, &m, true) && m)
 				list_add_tail(&t->task->run_list, &moved);
 		} else if (t->expires < next) {
 			next = t->expires;

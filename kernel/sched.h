@@ -32,7 +32,8 @@
  *   - blocking calls built on them: wait_event*, wait_for_completion*,
  *     schedule_timeout, synchronize_rcu, rcu_barrier, kthread_stop/join;
  *   - the end of a thread (its function returned: do_exit);
- *   - the return to user mode (as cond_resched);
+ *   - the return to user mode, when need_resched asks for it (the tick
+ *     found others waiting, or a task woke onto this CPU);
  *   - the idle loop, which schedule()s when its run queue is not empty.
  * Long loops in threads must call cond_resched(), or nothing else runs on
  * their CPU (and RCU grace periods wait for them).
@@ -304,6 +305,9 @@ static inline long msecs_to_jiffies(unsigned long ms) { return (long)((ms + 9) /
  * idle CPU is woken with the reschedule IPI. */
 bool wake_up_process(struct task_struct *p);
 int wake_up_state(struct task_struct *p, unsigned int state);
+/* The same for a task that never ran (Linux's wake_up_new_task): it does
+ * not ask its CPU's current task (its parent, often) to give way. */
+void wake_up_new_task(struct task_struct *p);
 
 /* Threads. kthread_create_on_cpu makes a thread bound to cpu (its
  * cpus_mask is {cpu}: see set_cpus_allowed_ptr), not yet
