@@ -13,9 +13,10 @@
 #include "kernel/sched.h"
 
 /* A fresh id for a task (Linux's alloc_pid): the next free one after the
- * last given, cyclically below pid_max (32768, /proc/sys/kernel/pid_max); -EAGAIN when none is
- * free. free_pid gives it back (kthread_join, with the task_struct);
- * set_task_pid gives p (init, kthreadd) one of the ids kept for it. */
+ * last given, cyclically below pid_max (32768, or what
+ * /proc/sys/kernel/pid_max says); -EAGAIN when none is free. free_pid
+ * gives it back (kthread_join, with the task_struct); set_task_pid gives
+ * p (init, kthreadd) one of the ids kept for it. */
 int alloc_pid(void);
 void free_pid(int nr);
 void set_task_pid(struct task_struct *p, int nr);
