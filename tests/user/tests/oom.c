@@ -47,9 +47,10 @@
  * really allocate differs from MemAvailable by tens of MiB either way
  * (its min watermarks are below the reserves MemAvailable leaves out; not
  * all it counts can be had): over 256 MiB two fillers of 55% fitted, over
- * 384 MiB one of 75% did not. Over 1 GiB, 65% keeps a margin of more than
- * 200 MiB both ways. */
-#define FILL_MIB 1024
+ * 384 MiB one of 75% did not. Over 768 MiB, 65% keeps a margin of more
+ * than 200 MiB both ways (one filler leaves 269 MiB, two ask 230 MiB
+ * more than there is). */
+#define FILL_MIB 768
 #define FILLER_PERCENT 65
 
 /* The pool's size before this program grew it, to put back at exit. */
