@@ -287,12 +287,22 @@ __noreturn void do_exit_thread(int code)
 	sig->nivcsw += tsk->nivcsw;
 	/* Linux's do_exit: setmax_mm_hiwater_rss. */
 	sig->maxrss = max(sig->maxrss, __atomic_load_n(&mm->hiwater_rss, __ATOMIC_RELAXED));
-	bool last = --sig->nr_threads == 0;
+	bool last = sig->nr_threads == 1;
 	/* The group's status after a group exit, else the last thread's own
 	 * (what Linux reports to the parent when the leader exited first:
 	 * checked on Linux 6.18 with thread_group leader_exit). */
 	if (last && !sig->result.killed)
 		sig->result.exit_code = sig->group_exit ? sig->group_exit_code : code & 0xff;
+	/* And the last line the process wrote, while its file table is still
+	 * there: both before nr_threads says 0, which is when process_wait
+	 * may read the result (group_released; the kernel's own process has
+	 * no tree count to wait for besides), so the store of 0 is a
+	 * release. (The line was copied later, after the file table left the
+	 * task: a waiter woken in between by another group's release read
+	 * an empty last line.) */
+	if (last && tsk->files)
+		strlcpy(sig->result.last_line, files_last_console_line(tsk->files), sizeof(sig->result.last_line));
+	__atomic_store_n(&sig->nr_threads, sig->nr_threads - 1, __ATOMIC_RELEASE);
 	/* An exec waits for the leader's end, which no release announces. */
 	bool exec_waits = sig->group_exec_task && tsk == tsk->group_leader;
 	spin_unlock(&sig->siglock);
@@ -315,7 +325,6 @@ __noreturn void do_exit_thread(int code)
 	task_unlock(tsk);
 	if (last) {
 		exit_signals(tsk, true); /* the process's queue: nobody can send to it now */
-		strlcpy(sig->result.last_line, files_last_console_line(files), sizeof(sig->result.last_line));
 		files_release(files);
 		/* Linux's do_exit: a session leader's end hangs up its
 		 * controlling terminal. */
