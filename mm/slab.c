@@ -479,24 +479,31 @@ static __noinline void cpu_slab_damaged(struct kmem_cache *s, struct frozen_slab
 	spin_unlock(&n->list_lock);
 }
 
-/* An object off the CPU slab's free list (which has one), or NULL if the
- * list is damaged: it is reported and folded back into the slab's own
- * list, rebuilt from the free map, which cpu_slab_refill then freezes
- * again. (kmem_cache_alloc_node's fast path makes the same tests without
- * the report and leaves a damaged list to cpu_slab_refill.) Interrupts
- * off. */
-static inline void *cpu_slab_pop(struct kmem_cache *s, struct frozen_slab *f)
+/* Takes obj, the first object of the CPU slab's free list, if it is a free
+ * slot of the slab: NULL if the list is damaged (it leads elsewhere),
+ * which is left as it is. Reports nothing and calls nothing, for
+ * kmem_cache_alloc_node's fast path. Interrupts off. */
+static __always_inline void *cpu_slab_take(struct kmem_cache *s, struct frozen_slab *f, void *obj)
 {
-	void *obj = f->freelist;
 	struct page *head = f->page;
 	long i = slot_index(s, head, obj);
 
-	if (unlikely(i < 0 || !test_and_clear_free_bit(free_map(s, head), (unsigned int)i))) {
-		cpu_slab_damaged(s, f, obj);
+	if (unlikely(i < 0 || !test_and_clear_free_bit(free_map(s, head), (unsigned int)i)))
 		return NULL;
-	}
 	f->freelist = *free_pointer(s, obj);
 	f->nr_free--;
+	return obj;
+}
+
+/* An object off the CPU slab's free list (which has one), or NULL if the
+ * list is damaged: it is reported and folded back into the slab's own
+ * list, rebuilt from the free map, which cpu_slab_refill then freezes
+ * again. Interrupts off. */
+static inline void *cpu_slab_pop(struct kmem_cache *s, struct frozen_slab *f)
+{
+	void *obj = cpu_slab_take(s, f, f->freelist);
+	if (unlikely(!obj))
+		cpu_slab_damaged(s, f, f->freelist);
 	return obj;
 }
 
@@ -675,14 +682,8 @@ void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int nid)
 	struct frozen_slab *f = &this_cpu_slab(s)->slab;
 	asm("" : "+r"(f)); /* one address for the CPU slab, not three */
 	void *first = f->freelist;
-	if (likely(first && (nid == f->node || (nid == NUMA_NO_NODE && !(gfp & __GFP_THISNODE))))) {
-		long i = slot_index(s, f->page, first);
-		if (likely(i >= 0 && test_and_clear_free_bit(free_map(s, f->page), (unsigned int)i))) {
-			f->freelist = *free_pointer(s, first);
-			f->nr_free--;
-			obj = first;
-		}
-	}
+	if (likely(first && (nid == f->node || (nid == NUMA_NO_NODE && !(gfp & __GFP_THISNODE)))))
+		obj = cpu_slab_take(s, f, first);
 	local_irq_restore(flags);
 	if (unlikely(!obj))
 		return __slab_alloc(s, gfp, nid);
