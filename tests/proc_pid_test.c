@@ -12,6 +12,7 @@
 #include "tests/test_process.h"
 #include "tests/test_proc.h"
 #include "fs/fs.h"
+#include "fs/fs_context.h"
 #include "fs/proc/proc_fs.h"
 #include "kernel/pid.h"
 #include "kernel/process.h"
@@ -399,14 +400,10 @@ static void kthread_ignores_signals(struct kunit *test)
 static int read_pid_max(struct kunit *test)
 {
 	char *text = test_proc_read(test, PID_MAX_PATH);
-	int v = -1;
-	if (text && text[0] >= '0' && text[0] <= '9') {
-		v = 0;
-		for (const char *c = text; *c >= '0' && *c <= '9'; c++)
-			v = v * 10 + (*c - '0');
-	}
+	unsigned int v;
+	int err = text ? kstrtouint(text, 10, &v) : -EINVAL;
 	test_proc_free(test, text);
-	return v;
+	return err ? -1 : (int)v;
 }
 
 static long write_pid_max(int v)
