@@ -26,6 +26,7 @@
 #include "hostile.h"
 #include "kunit_tool.h"
 #include "options.h"
+#include "qemu.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -329,6 +330,8 @@ static int start_job(struct job *j, char *err, size_t errlen)
 	}
 	if (pid == 0) {
 		child_setup(p_in[0], p_out[1], p_err[1]);
+		if (j->topo)
+			qemu_child_setup();
 		execvp(j->argv.v[0], j->argv.v);
 		dprintf(2, "%s: cannot run %s: %s\n", progname, j->argv.v[0], strerror(errno));
 		_exit(127);

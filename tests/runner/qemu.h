@@ -20,6 +20,10 @@
  * o->linux_kernel with o->linux_initrd (the caller checks they are given). */
 void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topology *t,
 		     bool test, const char *vars_path);
+/* In a boot's child, just before QEMU is exec'd: QEMU's guest RAM on
+ * the host's 4 KiB pages, not transparent huge pages (qemu.c says why). */
+void qemu_child_setup(void);
+
 /* Whether TCG gives t's machine a host thread per vCPU (else one thread
  * runs them all, in turns): o->tcg_threads, else the topology's
  * tcg_threads, else yes exactly when its vCPUs fit in host CPUs / jobs. */

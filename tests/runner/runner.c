@@ -516,6 +516,7 @@ static int cmd_run_or_print(const struct opts *o)
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		qemu_child_setup();
 		execvp(av.v[0], av.v);
 		fprintf(stderr, "%s: cannot run %s: %s\n", progname, av.v[0], strerror(errno));
 		_exit(127);

@@ -19,7 +19,8 @@
  * A second suite, "runner_topology", checks the .topo reader (topology.c)
  * on files it writes into a temporary folder: the keys "kernel" and "base"
  * (the Linux topologies), their errors, tests/topologies/linux-ring.topo
- * against default.topo, and the QEMU command line of a Linux boot (qemu.c).
+ * against default.topo, the QEMU command line of a Linux boot (qemu.c),
+ * and that the QEMU a boot execs has transparent huge pages off.
  *
  * A third, "runner_session" (session_selftest.c), checks the session
  * script parser and a session run driven without a machine (session.c).
@@ -34,6 +35,7 @@
  * tests/topologies is found as LOG_DIR/../../topologies)
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -41,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hostile.h"
@@ -827,6 +829,41 @@ static const char *accel_of(const struct opts *o, const struct topology *t)
 	return buf;
 }
 
+/* The QEMU a boot execs has transparent huge pages off (qemu.c's
+ * qemu_child_setup): what exec'd program sees, in its /proc status. */
+static bool qemu_child_has_no_thp(void)
+{
+	int fds[2];
+	if (pipe(fds)) {
+		note("pipe: %s", strerror(errno));
+		return false;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		qemu_child_setup();
+		execl("/bin/sh", "sh", "-c", "grep '^THP_enabled:' /proc/self/status", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	char buf[128] = "";
+	ssize_t n = pid > 0 ? read(fds[0], buf, sizeof(buf) - 1) : -1;
+	close(fds[0]);
+	int st = 0;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		note("the child's /proc/self/status has no THP_enabled line (status %#x): '%s'", st, buf);
+		return false;
+	}
+	if (strncmp(buf, "THP_enabled:\t0", 14)) {
+		note("after exec: '%s', want THP_enabled 0", buf);
+		return false;
+	}
+	return true;
+}
+
 static bool tcg_threads_choice(void)
 {
 	static const char *const bad[] = {"tcg_threads must be 'single' or 'multi'", NULL};
@@ -1180,6 +1217,7 @@ static const struct {
 	{"linux_qemu_command_line", linux_qemu_command_line},
 	{"hostile_iso_and_expect_log", hostile_iso_and_expect_log},
 	{"tcg_threads_choice", tcg_threads_choice},
+	{"qemu_child_has_no_thp", qemu_child_has_no_thp},
 	{"disk_scratch_image", disk_scratch_image},
 	{"disk_format_swap", disk_format_swap},
 	{"vcpus_from_smp", topo_vcpus_from_smp},
