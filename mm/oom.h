@@ -38,6 +38,12 @@ struct oom_control {
 	struct task_struct *chosen; /* a reference; (void *)-1: wait for a dying victim */
 	long chosen_points;
 	enum oom_constraint constraint;
+	/* mmlab's: an earlier victim's memory was still on its way back
+	 * when the caller last tried the free lists (oom_victims_pending()
+	 * then): select_bad_process waits for it even if it is back now,
+	 * since the try did not see that memory (mm/page_alloc.c's
+	 * alloc_pages_may_oom says why). */
+	bool victims_pending;
 };
 
 /* /proc/sys/vm/panic_on_oom (0: kill; 1: panic unless the allocation was

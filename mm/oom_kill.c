@@ -309,8 +309,9 @@ static void select_bad_process(struct oom_control *oc)
 {
 	oc->chosen_points = LONG_MIN_VALUE;
 	/* A victim that has exited (off the walk) but whose memory is not
-	 * back yet, its mm held elsewhere: wait for the reaper (mm/oom.h). */
-	if (oom_victims_pending()) {
+	 * back yet, its mm held elsewhere: wait for the reaper (mm/oom.h);
+	 * or one whose memory came back after the caller's last try. */
+	if (oc->victims_pending || oom_victims_pending()) {
 		oc->chosen = (void *)-1ul;
 		return;
 	}

@@ -446,6 +446,17 @@ static struct page *alloc_pages_may_oom(gfp_t gfp, unsigned int order, int nid, 
 		*did_some_progress = 1;
 		return NULL;
 	}
+	/* Whether an earlier victim's memory is still on its way back, asked
+	 * before the last try rather than only after it, in
+	 * select_bad_process (Linux 6.1's one place): a victim whose
+	 * exit_mmap ended between the try and the walk left the walk nobody
+	 * to wait for and its memory unseen by the try, and the killer took
+	 * another process, the allocating one included. Under TCG, which runs
+	 * a machine's vCPUs in turns on one host thread, that gap can last a
+	 * whole turn of the other vCPUs (memoryless's oom program: a third
+	 * kill with 500 MiB free). No victim appears while oom_lock is held,
+	 * so none can finish after this without having been seen here. */
+	oc.victims_pending = oom_victims_pending();
 	struct page *page = get_page_from_freelist((gfp | __GFP_HARDWALL) & ~__GFP_DIRECT_RECLAIM, order, nid,
 						   nodemask, ALLOC_WMARK_HIGH);
 	if (page || order > PAGE_ALLOC_COSTLY_ORDER || (gfp & (__GFP_RETRY_MAYFAIL | __GFP_THISNODE)))

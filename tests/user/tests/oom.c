@@ -230,6 +230,9 @@ int main(void)
 	CHECK(oom_killed(first, fds[0], kills + 1));
 	CHECK(read(fds[0], &c, 1) == 1);
 	pid_t last = child(0, -1, part, true, true, fds[1]);
+	/* No child after it: were it killed too, the read below ends (no
+	 * writer left) instead of waiting for ever. */
+	close(fds[1]);
 	CHECK(oom_killed(second, fds[0], kills + 2));
 	/* The last one holds what it asked for. */
 	CHECK(read(fds[0], &c, 1) == 1);
