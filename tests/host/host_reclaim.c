@@ -76,6 +76,9 @@ bool out_of_memory(struct oom_control *oc)
 	return false;
 }
 
+/* No process was ever killed: no victim's memory is on its way back. */
+bool oom_victims_pending(void) { return false; }
+
 /* One thread: the lock is always free. */
 bool oom_lock_trylock(void) { return true; }
 void oom_lock_unlock(void) {}
