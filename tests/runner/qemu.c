@@ -155,15 +155,6 @@ void disk_image_remove(const struct opts *o, const struct topology *t)
 	free(path);
 }
 
-/* One TCG thread per vCPU (MTTCG) runs the vCPUs truly in parallel, but
- * only as long as the host has a CPU for each: beyond that, a vCPU that
- * waits for another (a TLB-flush IPI's answer, a spinlock) waits for the
- * host to schedule that one's thread, and the machine spends its CPU time
- * waiting. Measured on a 2-core host beside other boots (load 5): eight-node
- * took 93 s of wall clock and 85 s of CPU with a thread per vCPU, 50 s and
- * 29 s with one thread for all; default (4 vCPUs) 94 s and 69 s against 53 s
- * and 26 s. So, unless told otherwise, a machine gets a thread per vCPU
- * only when its vCPUs fit in its share of the host (host CPUs / jobs). */
 /* QEMU asks for transparent huge pages for all guest RAM (MADV_HUGEPAGE).
  * On a host that is itself a virtual machine whose hypervisor takes free
  * memory back (free page reporting, which hands back free blocks of 2 MiB
@@ -174,15 +165,25 @@ void disk_image_remove(const struct opts *o, const struct topology *t)
  * memory: 2 GiB took 7.4 to 7.8 s of system time in huge pages and 0.8 to
  * 1.6 s in 4 KiB pages, 4 GiB 13.9 to 14.5 s against 2.0 to 6.8 s. The
  * default machine's tests took 45.1 s of CPU (10.2 s of it system) with
- * QEMU's huge pages and 34.4 s (3.7 s) without, side by side, and the
- * whole matrix 788 s against 575 s (docs/testing.md). TCG's loads and
- * stores of guest RAM do pay for the smaller host pages, but less than
- * that. The setting is inherited across exec and applies to QEMU alone. */
+ * QEMU's huge pages and 34.4 s (3.7 s) without, side by side; the whole
+ * matrix's boots 575 to 660 s in the runs after, against 771 to 788 s
+ * before (docs/testing.md). TCG's loads and stores of guest RAM do pay
+ * for the smaller host pages, but less than that. The setting is
+ * inherited across exec and applies to QEMU alone. */
 void qemu_child_setup(void)
 {
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 }
 
+/* One TCG thread per vCPU (MTTCG) runs the vCPUs truly in parallel, but
+ * only as long as the host has a CPU for each: beyond that, a vCPU that
+ * waits for another (a TLB-flush IPI's answer, a spinlock) waits for the
+ * host to schedule that one's thread, and the machine spends its CPU time
+ * waiting. Measured on a 2-core host beside other boots (load 5): eight-node
+ * took 93 s of wall clock and 85 s of CPU with a thread per vCPU, 50 s and
+ * 29 s with one thread for all; default (4 vCPUs) 94 s and 69 s against 53 s
+ * and 26 s. So, unless told otherwise, a machine gets a thread per vCPU
+ * only when its vCPUs fit in its share of the host (host CPUs / jobs). */
 bool tcg_multi_threaded(const struct opts *o, const struct topology *t)
 {
 	if (o->tcg_threads != TCG_THREADS_AUTO)

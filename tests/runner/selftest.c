@@ -830,7 +830,7 @@ static const char *accel_of(const struct opts *o, const struct topology *t)
 }
 
 /* The QEMU a boot execs has transparent huge pages off (qemu.c's
- * qemu_child_setup): what exec'd program sees, in its /proc status. */
+ * qemu_child_setup): what the exec'd program sees in its /proc status. */
 static bool qemu_child_has_no_thp(void)
 {
 	int fds[2];
