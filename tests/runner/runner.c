@@ -130,9 +130,9 @@ static void durations_set(struct durations *d, const char *name, double s)
 	*v = s;
 }
 
-static void durations_read(struct durations *d, const char *dir)
+/* Adds DIR/durations' lines to *d (a later line for a name wins). */
+static void durations_add(struct durations *d, const char *dir)
 {
-	memset(d, 0, sizeof(*d));
 	char *path = xasprintf("%s/durations", dir);
 	FILE *f = fopen(path, "r");
 	free(path);
@@ -143,6 +143,29 @@ static void durations_read(struct durations *d, const char *dir)
 	while (fscanf(f, "%255s %lf", name, &v) == 2)
 		durations_set(d, name, v);
 	fclose(f);
+}
+
+static void durations_read(struct durations *d, const char *dir)
+{
+	memset(d, 0, sizeof(*d));
+	durations_add(d, dir);
+}
+
+/* What a fresh results folder orders by: the durations file that each
+ * folder of --topologies may hold (tests/topologies/durations: one full
+ * run's RESULTS/durations on this project's 2-core machines, copied by
+ * hand now and then). Without it a fresh clone started its boots by
+ * timeout, and the longest ones came late: uefi-ring, the longest, as
+ * the 13th of 16. Only the order depends on it. */
+static void durations_read_reference(struct durations *d, const char *dirs)
+{
+	memset(d, 0, sizeof(*d));
+	if (!dirs)
+		return;
+	char *copy = xstrdup(dirs), *save = NULL;
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
+		durations_add(d, dir);
+	free(copy);
 }
 
 /* Records each boot that ran whole to its end (not timed out), then
@@ -297,8 +320,9 @@ static int cmd_test(const struct opts *o)
 		return 1;
 	}
 
-	struct durations last;
+	struct durations last, ref;
 	durations_read(&last, o->results);
+	durations_read_reference(&ref, o->topo_dir);
 	long host_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (host_cpus < 1)
 		host_cpus = 1;
@@ -330,6 +354,8 @@ static int cmd_test(const struct opts *o)
 			j->kind = KTAP_KIND_QEMU;
 			j->timeout_s = t->timeout_s;
 			const double *took = durations_find(&last, j->name);
+			if (!took)
+				took = durations_find(&ref, j->name);
 			j->est_s = took ? *took : t->timeout_s;
 			/* The CPU budget of the timeout: one host thread runs
 			 * every vCPU unless TCG has a thread per vCPU. */
@@ -388,6 +414,7 @@ static int cmd_test(const struct opts *o)
 	}
 	if (rc) {
 		durations_free(&last);
+		durations_free(&ref);
 		printf("0 passed, 0 failed, 0 skipped\n");
 		return 1;
 	}
@@ -399,6 +426,7 @@ static int cmd_test(const struct opts *o)
 	if (!interrupted)
 		durations_update(&last, o->results, jobs, njobs, o->filter != NULL);
 	durations_free(&last);
+	durations_free(&ref);
 
 	struct run_record *recs = xrealloc(NULL, njobs * sizeof(*recs));
 	int passed = 0, failed = 0, skipped = 0;
