@@ -42,7 +42,8 @@ struct job {
 	char *vars_path;      /* per-boot OVMF_VARS copy, or NULL */
 	int timeout_s;        /* in seconds of its usable CPUs' time (see jobs.c) */
 	double est_s;         /* how long it is expected to take (its last whole
-			       * run, else its timeout): boots start longest
+			       * run, else its topology folder's durations
+			       * file, else its timeout): boots start longest
 			       * first, host programs before them */
 	int cpus;             /* CPUs it can keep busy at once: its vCPUs (1 for a
 			       * host program), at most the host's */
