@@ -156,7 +156,7 @@ static void durations_read(struct durations *d, const char *dir)
  * run's RESULTS/durations on this project's 2-core machines, copied by
  * hand now and then). Without it a fresh clone started its boots by
  * timeout, and the longest ones came late: uefi-ring, the longest, as
- * the 13th of 16. Only the order depends on it. */
+ * the 13th of 66 boots. Only the order depends on it. */
 static void durations_read_reference(struct durations *d, const char *dirs)
 {
 	memset(d, 0, sizeof(*d));
