@@ -173,6 +173,13 @@ bool all_bytes(const void *p, size_t len, unsigned char value);
  * ("Linux" on Linux). For the few expectations that differ between the
  * kernels; a program says which behaviour it expects from which. */
 bool on_mmlab(void);
+/* True when this program runs on the runner's Linux guest (its /init
+ * started it), never on a host: for what may change the machine's own
+ * settings or fill its memory. */
+bool in_runner_guest(void);
+/* The number a file starts with (a sysctl, a sysfs count), or -1 when
+ * it cannot be read. */
+long file_long(const char *path);
 
 /* Whether capability cap is in this process's effective set, and its
  * removal from it (capget/capset version 3; false when they fail). */

@@ -84,22 +84,6 @@ static void shrink_what_is_available(void)
 	       (hugetlb_pool("nr_hugepages") - nr0) * 2, avail);
 }
 
-static bool in_runner_guest(void)
-{
-	char exe[64];
-	ssize_t n = readlink("/proc/1/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	return getppid() == 1 && !strcmp(exe, "/init");
-}
-
-static long sysctl_value(const char *path)
-{
-	char buf[32];
-	return read_file(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
 /* The node's MemTotal in MiB (/sys/devices/system/node/nodeN/meminfo). */
 static long node_mib(int nid)
 {
@@ -156,8 +140,8 @@ int main(void)
 			  "never on the host");
 	if (meminfo_kb("SwapTotal") != 0)
 		test_skip("swap is on: the filler would swap rather than run out");
-	if (sysctl_value("/proc/sys/vm/panic_on_oom") != 0 ||
-	    sysctl_value("/proc/sys/vm/oom_kill_allocating_task") != 0)
+	if (file_long("/proc/sys/vm/panic_on_oom") != 0 ||
+	    file_long("/proc/sys/vm/oom_kill_allocating_task") != 0)
 		test_skip("vm.panic_on_oom or vm.oom_kill_allocating_task is set");
 	read_topology();
 	/* The bound part fills its node whole: the smallest node of 256 MiB

@@ -38,12 +38,6 @@
 #define PAGE 4096l
 #define SWAP_MIB 16l
 
-static long sysctl_value(const char *path)
-{
-	char buf[32];
-	return read_file(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
 static long word_of(long pg, int adj) { return pg * 1000003 + adj; }
 
 /* A child at oom_score_adj adj: writes every page of mib MiB, says 'r'
@@ -96,8 +90,8 @@ int main(void)
 		test_skip("no CAP_SYS_ADMIN: swapon needs it");
 	if (proc_swaps_count() != 0)
 		test_skip("a swap area is on already: this program turns its own on and off");
-	if (sysctl_value("/proc/sys/vm/panic_on_oom") != 0 ||
-	    sysctl_value("/proc/sys/vm/oom_kill_allocating_task") != 0)
+	if (file_long("/proc/sys/vm/panic_on_oom") != 0 ||
+	    file_long("/proc/sys/vm/oom_kill_allocating_task") != 0)
 		test_skip("vm.panic_on_oom or vm.oom_kill_allocating_task is set");
 	struct swap_header_info *h = (struct swap_header_info *)small;
 	memcpy(small, hdr, sizeof(small));
