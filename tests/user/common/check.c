@@ -363,8 +363,15 @@ bool in_runner_guest(void)
 
 long file_long(const char *path)
 {
-	char buf[32];
+	char buf[64];
 	return read_file(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+bool file_write_long(const char *path, long v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%ld\n", v);
+	return write_file(path, buf);
 }
 
 struct cap_header {
@@ -680,18 +687,14 @@ bool nproc_room(long n)
 
 long hugetlb_pool(const char *file)
 {
-	char path[128], buf[64];
+	char path[128];
 	snprintf(path, sizeof(path), HUGETLB_POOL "%s", file);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return strtol(buf, NULL, 10);
+	return file_long(path);
 }
 
 bool hugetlb_pool_set(long n)
 {
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%ld\n", n);
-	return write_file(HUGETLB_POOL "nr_hugepages", buf) && hugetlb_pool("nr_hugepages") == n;
+	return file_write_long(HUGETLB_POOL "nr_hugepages", n) && hugetlb_pool("nr_hugepages") == n;
 }
 
 long hugetlb_pool_grow(long by, long *resv0)

@@ -178,8 +178,9 @@ bool on_mmlab(void);
  * settings or fill its memory. */
 bool in_runner_guest(void);
 /* The number a file starts with (a sysctl, a sysfs count), or -1 when
- * it cannot be read. */
+ * it cannot be read; and writing one there ("v\n"), true if it took. */
 long file_long(const char *path);
+bool file_write_long(const char *path, long v);
 
 /* Whether capability cap is in this process's effective set, and its
  * removal from it (capget/capset version 3; false when they fail). */

@@ -47,11 +47,9 @@
 
 static long knob(const char *name)
 {
-	char buf[64], path[256];
+	char path[256];
 	snprintf(path, sizeof(path), KDIR "%s", name);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return strtol(buf, NULL, 10);
+	return file_long(path);
 }
 
 static bool set_knob(const char *name, long v)

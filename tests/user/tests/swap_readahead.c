@@ -43,12 +43,6 @@ static long majflt(void)
 	return ru.ru_majflt;
 }
 
-static long read_long(const char *path)
-{
-	char buf[32] = "";
-	return read_file(path, buf, sizeof(buf)) > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
 /* Pages of [p, p + NPAGES) that pagemap shows swapped and not present. */
 static int swapped_pages(const unsigned char *p)
 {
@@ -151,7 +145,7 @@ static int child(void)
 	/* 4 KiB pages: MADV_PAGEOUT leaves a THP alone (mmlab) or splits it
 	 * (Linux). */
 	madvise(p, NPAGES * PAGE, MADV_NOHUGEPAGE);
-	int cluster = (int)read_long(PAGE_CLUSTER);
+	int cluster = (int)file_long(PAGE_CLUSTER);
 	CHECKF(cluster >= 0, "%s reads %d", PAGE_CLUSTER, cluster);
 	if (cluster > 0) {
 		round_trip(p, 1, cluster, "page-cluster as set");
@@ -185,7 +179,7 @@ int main(void)
 	CHECKF(read_file(VMA_RA, vma_ra, sizeof(vma_ra)) > 0 &&
 		       (!strcmp(vma_ra, "true\n") || !strcmp(vma_ra, "false\n")),
 	       "%s reads true or false ('%s')", VMA_RA, vma_ra);
-	long rotational = read_long(ROTATIONAL);
+	long rotational = file_long(ROTATIONAL);
 	note("%s: %ld, vma_ra_enabled %.*s: %s readahead", ROTATIONAL, rotational, (int)strcspn(vma_ra, "\n"), vma_ra,
 	     rotational == 0 && !strcmp(vma_ra, "true\n") ? "VMA" : "cluster");
 	int st = run_child();

@@ -636,9 +636,7 @@ static void migrate_into_a_full_node(void)
 	if (bulk > 8 && (on_mmlab() || in_runner_guest())) {
 		lock = setting_lock(HUGETLB_POOL "nr_hugepages");
 		pool0 = file_long(pool);
-		char v[32];
-		snprintf(v, sizeof(v), "%lu\n", (unsigned long)pool0 + bulk - 8);
-		if (pool0 < 0 || !write_file(pool, v))
+		if (pool0 < 0 || !file_write_long(pool, pool0 + (long)bulk - 8))
 			pool0 = -1;
 		long now_free = mw_node_free_kb(target);
 		if (now_free >= 0)
@@ -660,11 +658,8 @@ static void migrate_into_a_full_node(void)
 	}
 	if (f)
 		munmap(f, fill * MW_PAGE);
-	if (pool0 >= 0) {
-		char v[32];
-		snprintf(v, sizeof(v), "%ld\n", pool0);
-		CHECK(write_file(pool, v) && file_long(pool) == pool0);
-	}
+	if (pool0 >= 0)
+		CHECK(file_write_long(pool, pool0) && file_long(pool) == pool0);
 	if (lock >= 0)
 		setting_unlock(lock);
 }

@@ -38,14 +38,6 @@
 #define MAP_HUGE_SHIFT 26
 #endif
 
-static long read_long(const char *path)
-{
-	char buf[64];
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return strtol(buf, NULL, 10);
-}
-
 /* vm_create.mib=N on the kernel's command line, or def. */
 static long cmdline_mib(long def)
 {
@@ -70,17 +62,15 @@ static bool all_zero(const void *p, size_t len)
 /* One run: returns false when a check failed. */
 static bool run(const char *size_name, unsigned long page, unsigned sizelog, const char *method, unsigned long bytes)
 {
-	char pool_path[128], num[32];
+	char pool_path[128];
 	snprintf(pool_path, sizeof(pool_path), "/sys/kernel/mm/hugepages/hugepages-%lukB/nr_hugepages", page >> 10);
 	/* The pool is the machine's: held for this run alone among the
 	 * suite's programs from its first read to its last write. */
 	int lock = setting_lock(pool_path);
-	long pool0 = read_long(pool_path);
+	long pool0 = file_long(pool_path);
 	long want = (long)(bytes / page);
-	snprintf(num, sizeof(num), "%ld\n", pool0 + want);
-	if (pool0 < 0 || !write_file(pool_path, num) || read_long(pool_path) < pool0 + want) {
-		snprintf(num, sizeof(num), "%ld\n", pool0);
-		write_file(pool_path, num);
+	if (pool0 < 0 || !file_write_long(pool_path, pool0 + want) || file_long(pool_path) < pool0 + want) {
+		file_write_long(pool_path, pool0);
 		printf("bench: vm_create %s %s: skipped (the pool could not grow by %ld pages)\n", size_name, method, want);
 		setting_unlock(lock);
 		return true;
@@ -120,8 +110,7 @@ static bool run(const char *size_name, unsigned long page, unsigned sizelog, con
 	} else {
 		printf("bench: vm_create %s %s: mmap failed: %s FAILED\n", size_name, method, errno_name(errno));
 	}
-	snprintf(num, sizeof(num), "%ld\n", pool0);
-	write_file(pool_path, num);
+	file_write_long(pool_path, pool0);
 	setting_unlock(lock);
 	return ok;
 }
