@@ -34,11 +34,11 @@ shell_initrd := $(if $(SHELL_PROGRAMS),$(SHELL_INITRD),$(INITRAMFS))
 #> shell          boot the default machine to BusyBox's shell here; ^A x quits (TOPOLOGY=, KERNEL=linux, SHELL_PROGRAMS='prog.elf ...', CMDLINE=)
 shell:
 	@tools/deps.sh run
-	@$(MAKE) -j$(JOBS) --no-print-directory $(RUNNER) $(if $(shell_linux),$(LINUX_VMLINUZ) $(shell_initrd),$(shell_iso))
+	@$(MAKE) -j$(JOBS) --no-print-directory $(RUNNER) $(if $(shell_linux),$(LINUX_VMLINUX) $(shell_initrd),$(shell_iso))
 	@echo "make shell: BusyBox on the serial port; poweroff ends the machine, ^A x quits QEMU;" \
 		"the kernel's log (console=ttyS1) is in $(SHELL_CONSOLE_LOG)"
 	@$(RUNNER) run --iso $(shell_iso) --topologies tests/topologies --accel $(ACCEL) \
 		--shell-log $(SHELL_CONSOLE_LOG) \
-		$(if $(shell_linux),--linux-kernel $(LINUX_VMLINUZ) --linux-initrd $(shell_initrd)) \
+		$(if $(shell_linux),--linux-kernel $(LINUX_VMLINUX) --linux-initrd $(shell_initrd)) \
 		--cmdline "$(if $(shell_linux),rdinit,init)=/sbin/init console=ttyS1 $(CMDLINE)" \
 		$(or $(TOPOLOGY),$(if $(shell_linux),linux-ring,default))

@@ -9,10 +9,10 @@
 # Exits non-zero only if a boot did not reach the probe: a misplaced page
 # is what is being measured (Linux 6.1 misplaces some on two classes, see
 # docs/hostile.md), and is reported in the summary.
-# usage: tools/linux/compare-layouts.sh OUT RUNNER HOSTILE_GEN VMLINUZ INITRD [SEED] [CLASS-GLOB]
+# usage: tools/linux/compare-layouts.sh OUT RUNNER HOSTILE_GEN KERNEL INITRD [SEED] [CLASS-GLOB]
 #   (make compare-layouts: build/compare-layouts, seed HOSTILE_SEED)
 set -uo pipefail
-out=${1:?usage} runner=${2:?usage} gen=${3:?usage} vmlinuz=${4:?usage} initrd=${5:?usage}
+out=${1:?usage} runner=${2:?usage} gen=${3:?usage} kernel=${4:?usage} initrd=${5:?usage}
 seed=${6:-1} glob=${7:-*}
 cases=$out/cases
 rm -rf "$cases" # the logs of classes not booted this time stay
@@ -32,10 +32,10 @@ for topo in "$topos"/hostile-*-layout-*.topo; do
 		"$case" "$case" >"$topos/linux-$class.topo"
 	log=$out/$class.log
 	echo "== $class: $(grep '^# Damaged:' "$topo" | sed 's/^# Damaged: //; s/\. Delivered.*//')"
-	"$runner" print-cmd --iso none --topologies "$topos" --linux-kernel "$vmlinuz" \
+	"$runner" print-cmd --iso none --topologies "$topos" --linux-kernel "$kernel" \
 		--linux-initrd "$initrd" --cmdline run=layout_probe "linux-$class" >"$out/$class.cmd"
 	start=$(date +%s)
-	timeout 600 "$runner" run --iso none --topologies "$topos" --linux-kernel "$vmlinuz" \
+	timeout 600 "$runner" run --iso none --topologies "$topos" --linux-kernel "$kernel" \
 		--linux-initrd "$initrd" --cmdline run=layout_probe "linux-$class" </dev/null >"$log" 2>&1
 	status=$?
 	secs=$(($(date +%s) - start))

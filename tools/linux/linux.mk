@@ -7,6 +7,9 @@
 #
 #   LINUX_VMLINUZ       Debian's image (tools/linux/fetch-kernel.sh; fetched
 #                       once with apt-get download, kept in $(B)/linux)
+#   LINUX_VMLINUX       the kernel in it, unpacked (tools/linux/
+#                       extract-vmlinux.sh): what QEMU boots, through the
+#                       kernel's PVH entry, skipping the decompressor
 #   LINUX_INIT_CPIO     an archive of /init alone (gen_init_cpio)
 #   LINUX_INITRD        the initramfs: build/initramfs.cpio, then
 #                       LINUX_INIT_CPIO (Linux unpacks one after the other);
@@ -21,7 +24,8 @@ LINUX_B := $(B)/linux
 LINUX_VMLINUZ := $(LINUX_B)/vmlinuz
 LINUX_INITRD := $(LINUX_B)/initramfs.cpio
 LINUX_INIT := $(LINUX_B)/init
-LINUX_RUNNER_ARGS := --linux-kernel $(LINUX_VMLINUZ) --linux-initrd $(LINUX_INITRD)
+LINUX_VMLINUX := $(LINUX_B)/vmlinux
+LINUX_RUNNER_ARGS := --linux-kernel $(LINUX_VMLINUX) --linux-initrd $(LINUX_INITRD)
 
 # musl-gcc -static where it is installed (musl-tools), else glibc's gcc -static.
 LINUX_CC := $(if $(shell command -v musl-gcc 2>/dev/null),musl-gcc,$(HOSTCC))
@@ -40,6 +44,10 @@ $(LINUX_INIT): $(LINUX_DIR)/init.c $(USER_DIR)/program_run.c $(USER_DIR)/program
 LINUX_MODULES_ORDER := $(LINUX_B)/modules/order
 $(LINUX_VMLINUZ) $(LINUX_MODULES_ORDER) &:
 	$(Q)$(LINUX_DIR)/fetch-kernel.sh $(LINUX_B)
+
+$(LINUX_VMLINUX): $(LINUX_VMLINUZ) $(LINUX_DIR)/extract-vmlinux.sh
+	$(say) VMLINUX $@
+	$(Q)$(LINUX_DIR)/extract-vmlinux.sh $< $@
 
 # /init and the virtio block modules (/lib/modules/NAME.ko, and their load
 # order in /lib/modules/order, which init insmods at boot: a disk shows as
@@ -64,7 +72,7 @@ $(LINUX_INITRD): $(INITRAMFS) $(LINUX_INIT_CPIO)
 
 .PHONY: linux-guest FORCE
 #> linux-guest    Debian's Linux 6.1 kernel and an initramfs of the user programs (tools/linux/)
-linux-guest: $(LINUX_VMLINUZ) $(LINUX_INITRD)
+linux-guest: $(LINUX_VMLINUX) $(LINUX_INITRD)
 FORCE:
 
 # make compare-layouts: Linux 6.1 on each NUMA layout class of the hostile
@@ -86,6 +94,6 @@ $(LINUX_LAYOUT_INITRD): $(LINUX_DIR)/mkinitramfs.sh $(LINUX_INIT) $(LINUX_LAYOUT
 .PHONY: compare-layouts
 #> compare-layouts  Linux 6.1 on each NUMA layout class's machine and SRAT: nodes, zones, placement (slow)
 compare-layouts:
-	@$(MAKE) --no-print-directory $(LINUX_VMLINUZ) $(LINUX_LAYOUT_INITRD) $(RUNNER) $(B)/host/hostile_gen
+	@$(MAKE) --no-print-directory $(LINUX_VMLINUX) $(LINUX_LAYOUT_INITRD) $(RUNNER) $(B)/host/hostile_gen
 	@$(LINUX_DIR)/compare-layouts.sh $(B)/compare-layouts $(RUNNER) $(B)/host/hostile_gen \
-		$(LINUX_VMLINUZ) $(LINUX_LAYOUT_INITRD) $(HOSTILE_SEED) '$(or $(LAYOUTS),*)'
+		$(LINUX_VMLINUX) $(LINUX_LAYOUT_INITRD) $(HOSTILE_SEED) '$(or $(LAYOUTS),*)'
