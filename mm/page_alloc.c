@@ -226,8 +226,8 @@ static __always_inline struct page *rmqueue(pg_data_t *pgdat, unsigned int order
  * the nodes in it (as Linux's for_next_zone_zonelist_nodemask). The first
  * node allowed is the one the caller wanted, for the NUMA counters (Linux's
  * preferred_zoneref). */
-static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned int order, int nid,
-							   const nodemask_t *nodemask, int alloc_flags)
+static __always_inline struct page *__get_page_from_freelist(gfp_t gfp, unsigned int order, int nid,
+							     const nodemask_t *nodemask, int alloc_flags)
 {
 	pg_data_t *pref = node_data[nid];
 	const int *nodes = pref->fallback;
@@ -257,6 +257,17 @@ static __always_inline struct page *get_page_from_freelist(gfp_t gfp, unsigned i
 		}
 	}
 	return NULL;
+}
+
+/* The same, called: the slow path's dozen tries (after reclaim, after
+ * compaction, with other watermarks). Inlined in each, the per-CPU lists'
+ * and the buddy lists' code made alloc_pages_slowpath 36 KiB of text, and
+ * the file the longest one to compile (3 s; 14 s with the host tests'
+ * sanitizers). Only the first try, in __alloc_pages_full, inlines it. */
+static __noinline struct page *get_page_from_freelist(gfp_t gfp, unsigned int order, int nid,
+						      const nodemask_t *nodemask, int alloc_flags)
+{
+	return __get_page_from_freelist(gfp, order, nid, nodemask, alloc_flags);
 }
 
 /* Whether any node get_page_from_freelist may try has memory at all: a
@@ -724,7 +735,7 @@ static __noinline struct page *__alloc_pages_full(gfp_t gfp, unsigned int order,
 			pr_warn("page allocation on node %d, which does not exist\n", nid);
 		return NULL;
 	}
-	struct page *page = get_page_from_freelist(gfp, order, nid, nodemask, ALLOC_WMARK_LOW);
+	struct page *page = __get_page_from_freelist(gfp, order, nid, nodemask, ALLOC_WMARK_LOW);
 	if (unlikely(!page) && likely(allowed_nodes_have_memory(gfp, nid, nodemask))) {
 		/* The task's scope (memalloc_nofs/noio_save) applies from
 		 * here on, to reclaim above all (Linux's __alloc_pages:
