@@ -236,8 +236,19 @@ test_boots_hostile := $(if $(TOPOLOGY),$(filter hostile-%,$(TOPOLOGY)),all)
 test_boots_selftests := $(if $(TOPOLOGY),$(filter %mm-selftests,$(TOPOLOGY)),all)
 # The build runs JOBS-wide, kunit_tool's extraction (a 140 MB xz) and the
 # Linux guest's fetch beside the compilers.
-test:
+# On a fresh machine the packages install (apt-get, which mostly waits on
+# the network) while the kernel's C files compile: those need only the
+# compiler, which Debian's build-essential machines have. One job more than
+# JOBS, so the compiles keep every CPU busy beside apt-get. A machine
+# without the compiler installs first.
+KERNEL_C_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C))
+.PHONY: deps-test
+deps-test:
 	@tools/deps.sh test
+
+test:
+	@$(MAKE) -j$$(($(JOBS) + 1)) --no-print-directory deps-test \
+		$(if $(shell command -v $(CC) 2>/dev/null),$(KERNEL_C_OBJS))
 	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(USER_MODULE_ISO) $(RUNNER) $(HOST_TESTS) kunit-tool \
 		$(if $(test_boots_linux),linux-guest) $(if $(test_boots_hostile),hostile-cases) \
 		$(if $(test_boots_selftests),mm-selftests)
