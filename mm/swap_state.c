@@ -19,7 +19,9 @@
 #include "mm/swap_state.h"
 #include "block/blkdev.h"
 #include "kernel/printk.h"
+#include "kernel/psi.h"
 #include "kernel/spinlock.h"
+#include "kernel/wait.h"
 #include "mm/page_alloc.h"
 #include "mm/rmap.h"
 #include "mm/vmalloc.h"
@@ -255,6 +257,90 @@ int swap_writepage(struct page *page)
 		count_vm_event(PSWPOUT);
 	}
 	return err;
+}
+
+/* The writes of a batch in flight: the last bio's end wakes the writer.
+ * pending starts at one, the writer's own, dropped once every bio is
+ * submitted, so no end can see zero early. */
+struct swap_write_wait {
+	int pending;
+	struct completion done;
+};
+
+static void swap_write_endio(struct bio *bio)
+{
+	struct swap_write_wait *w = bio->bi_private;
+	if (!__atomic_sub_fetch(&w->pending, 1, __ATOMIC_ACQ_REL))
+		complete(&w->done);
+}
+
+/* A run of pages from i whose slots follow each other on one area, at
+ * most max pages: its length. */
+static unsigned int swap_run(struct page **pages, unsigned int i, unsigned int nr, unsigned int max)
+{
+	swp_entry_t first = page_swap_entry(pages[i]);
+	unsigned int n = 1;
+	while (i + n < nr && n < max) {
+		swp_entry_t e = page_swap_entry(pages[i + n]);
+		if (swp_type(e) != swp_type(first) || swp_offset(e) != swp_offset(first) + n)
+			break;
+		n++;
+	}
+	return n;
+}
+
+void swap_writepages(struct page **pages, unsigned int nr, int *err)
+{
+	struct bio *bios[SWAP_WRITE_BATCH_MAX];
+	unsigned int first[SWAP_WRITE_BATCH_MAX], nbios = 0;
+	struct swap_write_wait w = { .pending = 1 };
+	init_completion(&w.done);
+	for (unsigned int i = 0; i < nr;) {
+		struct swap_info_struct *si = swp_swap_info(page_swap_entry(pages[i]));
+		if (!si) {
+			err[i++] = -EINVAL;
+			continue;
+		}
+		unsigned int max = si->bdev->bd_disk->queue.limits.max_segments;
+		unsigned int n = swap_run(pages, i, nr, max ? max : 1);
+		/* GFP_NOIO: the bio of a swap-out must not start another. */
+		struct bio *bio = bio_alloc(si->bdev, (unsigned short)n, REQ_OP_WRITE, GFP_NOIO);
+		if (!bio) {
+			for (unsigned int k = 0; k < n; k++)
+				err[i + k] = -ENOMEM;
+			i += n;
+			continue;
+		}
+		bio->bi_iter.bi_sector = (sector_t)swp_offset(page_swap_entry(pages[i])) << (PAGE_SHIFT - SECTOR_SHIFT);
+		for (unsigned int k = 0; k < n; k++)
+			bio_add_page(bio, pages[i + k], PAGE_SIZE, 0);
+		bio->bi_private = &w;
+		bio->bi_end_io = swap_write_endio;
+		__atomic_add_fetch(&w.pending, 1, __ATOMIC_RELAXED);
+		first[nbios] = i;
+		bios[nbios++] = bio;
+		submit_bio(bio);
+		i += n;
+	}
+	if (__atomic_sub_fetch(&w.pending, 1, __ATOMIC_ACQ_REL))
+		wait_for_completion_io(&w.done); /* an I/O wait, as submit_bio_wait's */
+	for (unsigned int b = 0; b < nbios; b++) {
+		struct bio *bio = bios[b];
+		int e = blk_status_to_errno(bio->bi_status);
+		unsigned int n = bio->bi_vcnt, i = first[b];
+		if (e)
+			pr_err("Write to swap offset %lu (%u pages) failed: %d\n",
+			       swp_offset(page_swap_entry(pages[i])), n, e);
+		for (unsigned int k = 0; k < n; k++) {
+			err[i + k] = e;
+			/* As swap_writepage: the slot holds the data now. */
+			if (!e)
+				__atomic_and_fetch(&pages[i + k]->flags, ~(1ul << PG_dirty), __ATOMIC_RELAXED);
+		}
+		if (!e)
+			count_vm_events(PSWPOUT, n);
+		bio_put(bio);
+	}
 }
 
 int swap_readpage(struct page *page, swp_entry_t entry)

@@ -93,6 +93,15 @@ unsigned long total_swapcache_pages(void);
  * without a write while it stays in the cache. */
 int swap_writepage(struct page *page);
 int swap_readpage(struct page *page, swp_entry_t entry);
+/* The writes of reclaim's batch (mm/vmscan_swap.h): nr pages (at most
+ * SWAP_WRITE_BATCH_MAX), each in the cache at its slot, written with one
+ * bio per run of slots that follow each other on an area (up to the
+ * disk's max_segments pages), all submitted, then waited for: what
+ * Linux's reclaim gets from its plug (blk_start_plug in shrink_lruvec),
+ * under which its block layer merges the bios of adjacent slots into one
+ * request. err[i]: 0 (page i clean, counted in pswpout) or -errno. */
+#define SWAP_WRITE_BATCH_MAX 32
+void swap_writepages(struct page **pages, unsigned int nr, int *err);
 /* nr pages (at most the disk's max_segments) read from the nr slots
  * that follow first, in one bio, waited for (the readahead's batch: Linux
  * plugs the reads of a window, blk_start_plug, and its block layer merges

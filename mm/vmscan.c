@@ -355,9 +355,9 @@ static bool page_is_shmem(struct page *page)
 /* The swap-out of an isolated page: an anonymous one or an unmapped
  * swap-cache page (mm/vmscan_swap.c), or a tmpfs page (mm/shmem_swap.c).
  * caller: the mm whose mmap_lock is held (MADV_PAGEOUT's), or NULL. */
-static enum swap_out_result swap_out_any(struct page *page, struct mm_struct *caller)
+static enum swap_out_result swap_out_any(struct page *page, struct mm_struct *caller, struct swap_out_batch *b)
 {
-	return page_is_shmem(page) ? shmem_swap_out(page) : swap_out_folio(page, caller);
+	return page_is_shmem(page) ? shmem_swap_out(page) : swap_out_folio_queue(page, caller, b);
 }
 
 /* A tmpfs huge page, split before its pages go to swap one by one
@@ -397,6 +397,40 @@ static bool split_thp_for_swap(struct page *page, struct list_head *after, struc
 	return true;
 }
 
+/* Linux's activate_locked: the page goes back to its active list. */
+static void activate_locked(struct page *page)
+{
+	if (folio_evictable(page) && !page_test_flag(page, PG_active)) {
+		lru_flag_set(page, PG_active);
+		count_vm_events(PGACTIVATE, folio_nr_pages(page));
+	}
+}
+
+/* shrink_folio_list's part once a page's swap-out has an outcome: a page
+ * freed leaves list, a page to activate is marked, a kept or queued one
+ * stays on list. */
+static void shrink_swap_out_done(struct page *page, enum swap_out_result r, unsigned long *reclaimed)
+{
+	if (r == SWAP_OUT_FREED) {
+		list_del(folio_lru(page));
+		(*reclaimed)++;
+		put_page(page);
+	} else if (r == SWAP_OUT_ACTIVATE) {
+		activate_locked(page);
+	}
+}
+
+/* The batch's writes, then each page's outcome: the pages freed. */
+static unsigned long shrink_batch_flush(struct swap_out_batch *b)
+{
+	unsigned long reclaimed = 0;
+	swap_out_batch_flush(b);
+	for (unsigned int i = 0; i < b->nr; i++)
+		shrink_swap_out_done(b->pages[i], b->results[i], &reclaimed);
+	b->nr = 0;
+	return reclaimed;
+}
+
 /* Linux's shrink_folio_list, for the pages mmlab has: anonymous pages
  * (and unmapped ones left in the swap cache) go to swap
  * (mm/vmscan_swap.c), tmpfs pages too (shmem_writepage:
@@ -407,6 +441,7 @@ static bool split_thp_for_swap(struct page *page, struct list_head *after, struc
 static unsigned long shrink_folio_list(struct list_head *list, struct scan_control *sc)
 {
 	unsigned long reclaimed = 0;
+	struct swap_out_batch batch = { .nr = 0 };
 	struct list_head *e, *next;
 	list_for_each_safe(e, next, list) {
 		struct page *page = lru_to_folio(e);
@@ -426,22 +461,18 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 				continue; /* Linux's keep_locked */
 			} else if (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) {
 				next = e->next; /* the tails of a split come next */
-				enum swap_out_result r = swap_out_any(page, NULL);
-				if (r == SWAP_OUT_KEEP)
-					continue;
-				if (r == SWAP_OUT_FREED) {
-					list_del(folio_lru(page));
-					reclaimed++;
-					put_page(page);
-					continue;
-				}
+				/* A full batch goes out first: its pages are all
+				 * behind e on list, so next stays. */
+				if (swap_out_batch_full(&batch))
+					reclaimed += shrink_batch_flush(&batch);
+				shrink_swap_out_done(page, swap_out_any(page, NULL, &batch), &reclaimed);
+				continue;
 			}
 		}
-		if (folio_evictable(page) && !page_test_flag(page, PG_active)) {
-			lru_flag_set(page, PG_active);
-			count_vm_events(PGACTIVATE, folio_nr_pages(page));
-		}
+		activate_locked(page);
 	}
+	if (batch.nr)
+		reclaimed += shrink_batch_flush(&batch);
 	return reclaimed;
 }
 
@@ -451,9 +482,27 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
  * mmap_lock madvise holds for reading (a THP's split walks it without a
  * second, nested lock: a trylock of it fails whenever a writer waits),
  * and so does each page's unmapping. */
+/* MADV_PAGEOUT's batch written: its pages freed, or put back. */
+static unsigned long madvised_batch_flush(struct swap_out_batch *b)
+{
+	unsigned long done = 0;
+	swap_out_batch_flush(b);
+	for (unsigned int i = 0; i < b->nr; i++) {
+		if (b->results[i] == SWAP_OUT_FREED) {
+			done++;
+			put_page(b->pages[i]);
+		} else {
+			putback_lru_page(b->pages[i]);
+		}
+	}
+	b->nr = 0;
+	return done;
+}
+
 static unsigned long drain_madvised(struct list_head *list, bool pageout, struct mm_struct *caller)
 {
 	unsigned long done = 0;
+	struct swap_out_batch batch = { .nr = 0 };
 	while (!list_empty(list)) {
 		struct page *page = lru_to_folio(list->next);
 		list_del(folio_lru(page));
@@ -465,16 +514,24 @@ static unsigned long drain_madvised(struct list_head *list, bool pageout, struct
 			putback_lru_page(page);
 			continue;
 		}
-		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page)) &&
-		    swap_out_any(page, caller) == SWAP_OUT_FREED) {
-			done++;
-			put_page(page);
-			continue;
+		if (pageout && folio_evictable(page) && (PageAnon(page) || PageSwapCache(page) || page_is_shmem(page))) {
+			if (swap_out_batch_full(&batch))
+				done += madvised_batch_flush(&batch);
+			enum swap_out_result r = swap_out_any(page, caller, &batch);
+			if (r == SWAP_OUT_QUEUED)
+				continue;
+			if (r == SWAP_OUT_FREED) {
+				done++;
+				put_page(page);
+				continue;
+			}
 		}
 		if (!pageout && lru_flag_test_clear(page, PG_active))
 			done += folio_nr_pages(page);
 		putback_lru_page(page);
 	}
+	if (batch.nr)
+		done += madvised_batch_flush(&batch);
 	return done;
 }
 

@@ -17,12 +17,13 @@
  *      busy (tried, never waited for: mm/migrate_entry.c's hold_mm says
  *      why; MADV_PAGEOUT's own mm is held already, and not tried again); a page left mapped is activated, as Linux's, and stays in
  *      the swap cache with its slot (the entries already made name it).
- *   3. pageout: swap_writepage, synchronous (mm/swap_state.h), unless the
- *      page is clean (PG_dirty clear: its slot holds its data already, a
- *      page read back and unchanged, or read ahead) or no swap entry names
- *      the slot any more (every mapping went meanwhile), with a reference
- *      on the slot held across it (the page stays in the swap cache while
- *      it is written).
+ *   3. pageout: the write, with the other pages of the caller's batch
+ *      (swap_writepages, synchronous: mm/swap_state.h), unless the page
+ *      is clean (PG_dirty clear: its slot holds its data already, a page
+ *      read back and unchanged, or read ahead) or no swap entry names the
+ *      slot any more (every mapping went meanwhile), with a reference on
+ *      the slot held across it (the page stays in the swap cache while it
+ *      is written).
  *   4. __remove_mapping: out of the swap cache only if nothing but the
  *      isolation and the cache holds the page (a fault that found it in
  *      the cache meanwhile keeps it), a shadow left in its slot
@@ -113,8 +114,12 @@ static bool try_to_unmap(struct page *page, swp_entry_t entry, struct mm_struct 
 	return !page_mapcount(page);
 }
 
-enum swap_out_result swap_out_folio(struct page *page, struct mm_struct *caller)
+/* Steps 1 and 2, and whether step 3 writes: SWAP_OUT_ACTIVATE, or
+ * SWAP_OUT_KEEP to go on, *write set when the page needs its write, a
+ * reference of the write's own then held on the slot. */
+static enum swap_out_result swap_out_unmap(struct page *page, struct mm_struct *caller, bool *write)
 {
+	*write = false;
 	if (PageAnonThp(page))
 		return SWAP_OUT_ACTIVATE;
 	if (!PageSwapCache(page)) {
@@ -135,17 +140,47 @@ enum swap_out_result swap_out_folio(struct page *page, struct mm_struct *caller)
 	 * folio_free_swap of an unmapped swap-cache page). The write holds a
 	 * reference of its own on the slot: a swap-in fault meanwhile then
 	 * finds the page shared and leaves it in the swap cache (Linux holds
-	 * the folio lock), since swap_writepage reads the slot from the page,
+	 * the folio lock), since the write reads the slot from the page,
 	 * which out of the cache would name slot 0, the area's header. A slot
 	 * freed meanwhile (-ENOENT) took the page out of the cache: nothing to
 	 * write. */
 	if (page_test_flag(page, PG_dirty) && (swap_count_of(entry) & ~SWAP_HAS_CACHE)) {
 		if (swap_duplicate(entry))
 			return SWAP_OUT_ACTIVATE;
-		int err = swap_writepage(page);
+		*write = true;
+	}
+	return SWAP_OUT_KEEP;
+}
+
+/* Step 4, after the write (if any: err its result, entry the slot whose
+ * reference it held). */
+static enum swap_out_result swap_out_finish(struct page *page, bool written, swp_entry_t entry, int err)
+{
+	if (written) {
 		swap_free(entry);
 		if (err)
 			return SWAP_OUT_ACTIVATE;
 	}
 	return remove_mapping_swapcache(page) ? SWAP_OUT_FREED : SWAP_OUT_KEEP;
+}
+
+enum swap_out_result swap_out_folio_queue(struct page *page, struct mm_struct *caller, struct swap_out_batch *b)
+{
+	bool write;
+	enum swap_out_result r = swap_out_unmap(page, caller, &write);
+	if (r != SWAP_OUT_KEEP)
+		return r;
+	if (!write)
+		return swap_out_finish(page, false, (swp_entry_t){ 0 }, 0);
+	b->entries[b->nr] = page_swap_entry(page);
+	b->pages[b->nr++] = page;
+	return SWAP_OUT_QUEUED;
+}
+
+void swap_out_batch_flush(struct swap_out_batch *b)
+{
+	int err[SWAP_WRITE_BATCH_MAX];
+	swap_writepages(b->pages, b->nr, err);
+	for (unsigned int i = 0; i < b->nr; i++)
+		b->results[i] = swap_out_finish(b->pages[i], true, b->entries[i], err[i]);
 }
