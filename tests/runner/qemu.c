@@ -202,8 +202,11 @@ void build_qemu_argv(struct strvec *av, const struct opts *o, const struct topol
 	sv_push(av, qemu_binary());
 	for (size_t i = 0; i < t->nqemu; i++)
 		sv_push(av, t->qemu_args[i]);
-	static const char *const common[] = {"-display", "none", "-vga", "none", "-serial", "stdio",
-		"-monitor", "none", "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+	/* No network card (q35 has an e1000e by default): neither kernel
+	 * uses one, and its option ROM cost the firmware 0.1 s of each BIOS
+	 * boot under TCG and 0.7 s of a UEFI one. */
+	static const char *const common[] = {"-display", "none", "-vga", "none", "-nic", "none", "-serial",
+		"stdio", "-monitor", "none", "-no-reboot", "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
 		NULL};
 	/* A session's machine boots as a user would (no "ktest"): its cases
 	 * are the script's steps (session.c). */
