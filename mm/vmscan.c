@@ -476,12 +476,6 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 	return reclaimed;
 }
 
-/* Every page of list (isolated by madvise) swapped out whatever its
- * references (pageout), or put back on its inactive list, unreferenced;
- * the pages freed, or moved off an active list. caller: the mm whose
- * mmap_lock madvise holds for reading (a THP's split walks it without a
- * second, nested lock: a trylock of it fails whenever a writer waits),
- * and so does each page's unmapping. */
 /* MADV_PAGEOUT's batch written: its pages freed, or put back. */
 static unsigned long madvised_batch_flush(struct swap_out_batch *b)
 {
@@ -499,6 +493,12 @@ static unsigned long madvised_batch_flush(struct swap_out_batch *b)
 	return done;
 }
 
+/* Every page of list (isolated by madvise) swapped out whatever its
+ * references (pageout), or put back on its inactive list, unreferenced;
+ * the pages freed, or moved off an active list. caller: the mm whose
+ * mmap_lock madvise holds for reading (a THP's split walks it without a
+ * second, nested lock: a trylock of it fails whenever a writer waits),
+ * and so does each page's unmapping. */
 static unsigned long drain_madvised(struct list_head *list, bool pageout, struct mm_struct *caller)
 {
 	unsigned long done = 0;

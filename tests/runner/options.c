@@ -39,7 +39,8 @@ static void usage(FILE *f)
 		"            unless the topology says 'tcg_threads = ...')\n"
 		"environment: ACCEL (default for --accel), TCG_THREADS (default for\n"
 		"             --tcg-threads), QEMU (emulator binary),\n"
-		"             OVMF_CODE, OVMF_VARS (UEFI firmware images)\n",
+		"             OVMF_CODE, OVMF_VARS (UEFI firmware images),\n"
+		"             KUNIT_PYTHON (the Python for kunit.py)\n",
 		progname);
 }
 
