@@ -31,6 +31,7 @@ setup_sects=$(field $((0x1f1)) 1)
 payload_offset=$(field $((0x248)) 4)
 payload_length=$(field $((0x24c)) 4)
 start=$(((setup_sects + 1) * 512 + payload_offset))
+trap 'rm -f "$out.payload" "$out.tmp"' EXIT
 
 # The payload alone, in a file (xz --single-stream stops reading at the
 # stream's end: from a pipe, the writer would die of SIGPIPE).
@@ -42,23 +43,19 @@ fd377a585a00) decompress="xz -dc --single-stream" ;;
 1f8b*) decompress="gzip -dc" ;;
 *)
 	echo "extract-vmlinux: $in's payload (magic $magic) is neither xz nor gzip" >&2
-	rm -f "$out.payload"
 	exit 1
 	;;
 esac
 # gzip warns of the trailing size ("decompression OK, trailing garbage
 # ignored") and exits 2: what came out is checked below instead.
 $decompress <"$out.payload" >"$out.tmp" 2>/dev/null || [ "${decompress%% *}" = gzip ]
-rm -f "$out.payload"
 if [ "$(od -An -c -N 4 "$out.tmp" | tr -d ' ')" != 177ELF ]; then
 	echo "extract-vmlinux: $in's payload did not unpack to an ELF file" >&2
-	rm -f "$out.tmp"
 	exit 1
 fi
 # QEMU boots an ELF kernel only through the PVH note (type 18, owner Xen).
 if ! readelf -n "$out.tmp" | grep -q 'Xen.*0x00000012'; then
 	echo "extract-vmlinux: $in's kernel has no PVH entry note (CONFIG_PVH)" >&2
-	rm -f "$out.tmp"
 	exit 1
 fi
 mv "$out.tmp" "$out"
