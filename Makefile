@@ -240,20 +240,20 @@ include tools/tcg-profile/profile.mk
 test_boots_linux := $(if $(TOPOLOGY),$(filter linux-%,$(TOPOLOGY)),all)
 test_boots_hostile := $(if $(TOPOLOGY),$(filter hostile-%,$(TOPOLOGY)),all)
 test_boots_selftests := $(if $(TOPOLOGY),$(filter %mm-selftests,$(TOPOLOGY)),all)
-# The build runs JOBS-wide, kunit_tool's extraction (a 140 MB xz) and the
-# Linux guest's fetch beside the compilers.
-# On a fresh machine the packages install (apt-get, which mostly waits on
-# the network) while the kernel's C files compile: those need only the
-# compiler, which Debian's build-essential machines have. One job more than
-# JOBS, so the compiles keep every CPU busy beside apt-get. A machine
-# without the compiler installs first.
 KERNEL_C_OBJS := $(patsubst %.c,$(O)/%.o,$(KERNEL_C))
 .PHONY: deps-test
 deps-test:
 	@tools/deps.sh test
 
+# On a fresh machine the packages install (apt-get, which mostly waits on
+# the network) while the kernel's C files compile: those need only the
+# compiler, which Debian's build-essential machines have (JOBS, one more
+# than the CPUs, leaves every CPU to the compiles beside apt-get). A
+# machine without the compiler installs first. Then the rest of the build
+# runs JOBS-wide, kunit_tool's extraction (a 140 MB xz) and the Linux
+# guest's fetch beside the compilers.
 test:
-	@$(MAKE) -j$$(($(JOBS) + 1)) --no-print-directory deps-test \
+	@$(MAKE) -j$(JOBS) --no-print-directory deps-test \
 		$(if $(shell command -v $(CC) 2>/dev/null),$(KERNEL_C_OBJS))
 	@$(MAKE) -j$(JOBS) --no-print-directory $(B)/kernel.iso $(USER_MODULE_ISO) $(RUNNER) $(HOST_TESTS) kunit-tool \
 		$(if $(test_boots_linux),linux-guest) $(if $(test_boots_hostile),hostile-cases) \
