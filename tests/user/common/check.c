@@ -293,6 +293,18 @@ long rss_kb(void)
 	return status_kb("VmRSS");
 }
 
+long threads_settled(long n, int max_ms)
+{
+	long threads = -1;
+	for (int ms = 0; ms <= max_ms; ms++) {
+		threads = kb_field("/proc/self/status", "Threads");
+		if (threads == n || threads < 0)
+			break;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	return threads;
+}
+
 long meminfo_kb(const char *field)
 {
 	return kb_field("/proc/meminfo", field);

@@ -163,6 +163,14 @@ long arg_long(int argc, char **argv, const char *name, long def);
 
 /* Nanoseconds of CLOCK_MONOTONIC. */
 long long now_ns(void);
+/* The Threads: count of /proc/self/status once it reads n, looked at
+ * every millisecond for at most max_ms (a hang guard, not a time limit
+ * on the kernel), else the last count read; -1 without the field. A
+ * joined thread may still be counted for a moment: pthread_join returns
+ * once the kernel has cleared the thread's tid word
+ * (CLONE_CHILD_CLEARTID), which both kernels do before the thread leaves
+ * its group (Linux: exit_mm before exit_notify). */
+long threads_settled(long n, int max_ms);
 
 /* Writes one byte in every page of [p, p + len): faults them in. */
 void touch_pages(void *p, size_t len, unsigned char value);

@@ -19,7 +19,6 @@
  *     clock_gettime agree with getrusage, and clock_getres knows them. */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -236,12 +235,7 @@ int main(int argc, char **argv)
 			/* The join returns at the thread's CLEARTID wake, before it
 			 * leaves the group: wait until it has (at most 10 s), so
 			 * that its faults are counted as an exited thread's. */
-			long long deadline = now_ns() + 10000000000ll;
-			static char st[4096];
-			while (read_file("/proc/self/status", st, sizeof(st)) > 0 && field_after(st, "Threads:") != 1 &&
-			       now_ns() < deadline)
-				sched_yield();
-			CHECK_CMP(field_after(st, "Threads:"), ==, 1);
+			CHECK_CMP(threads_settled(1, 10000), ==, 1);
 			struct rusage main1 = usage(RUSAGE_THREAD), after = usage(RUSAGE_SELF);
 			CHECK_CMP(thread_faults, ==, 32);
 			/* The process's faults: the main thread's own and all

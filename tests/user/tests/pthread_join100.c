@@ -57,28 +57,6 @@ static void *body(void *arg)
 
 static struct slot slots[NSEQ + BATCH * NBATCHES];
 
-/* The Threads: count of /proc/self/status once the joined threads have
- * left it: pthread_join returns once the kernel has cleared the thread's
- * tid word (CLONE_CHILD_CLEARTID), which both kernels do before the thread
- * leaves its group's count (Linux: exit_mm before exit_notify), so the
- * last one may still be counted for a moment (a hang guard of 2 s, not a
- * time limit on the kernel). -1: no such field. */
-static long threads_settled(void)
-{
-	static char status[4096];
-	long threads_now = -1;
-	for (int tries = 0; tries < 2000; tries++) {
-		if (read_file("/proc/self/status", status, sizeof(status)) <= 0)
-			return -1;
-		threads_now = field_after(status, "Threads:");
-		if (threads_now == 1)
-			break;
-		struct timespec ms = { 0, 1000000 };
-		nanosleep(&ms, NULL);
-	}
-	return threads_now;
-}
-
 int main(void)
 {
 	test_begin("pthread_join100");
@@ -132,7 +110,7 @@ int main(void)
 		/* The batch before is joined: its threads out of the count
 		 * before this one's are counted. */
 		if (threads_field >= 0)
-			threads_settled();
+			threads_settled(1, 2000);
 		pthread_barrier_t alive;
 		pthread_barrier_init(&alive, NULL, BATCH + 1);
 		pthread_t th[BATCH];
@@ -187,7 +165,7 @@ int main(void)
 		CHECKF(counted == NBATCHES, "Threads: %d with a batch alive, in every batch (%d/%d)",
 		       BATCH + 1, counted, NBATCHES);
 		/* The last batch's threads gone from the count too. */
-		CHECK_CMP(threads_settled(), ==, 1);
+		CHECK_CMP(threads_settled(1, 2000), ==, 1);
 	}
 	/* Joined threads' stacks are unmapped (musl) or kept in a cache and
 	 * reused (glibc): either way nine more batches add nothing. */

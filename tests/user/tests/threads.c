@@ -10,17 +10,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
-#include <time.h>
 
 #include "check.h"
 #include "raw_thread.h"
-
-/* The threads /proc/self/status counts in this process, or -1. */
-static long status_threads(void)
-{
-	static char status[4096];
-	return read_file("/proc/self/status", status, sizeof(status)) > 0 ? field_after(status, "Threads:") : -1;
-}
 
 #define EXPECT_RAW(call, err) CHECK_CMP((call), ==, -(long)(err))
 
@@ -400,13 +392,10 @@ static void rlimits(void)
 	CHECK_CMP(raw4(NR_prlimit64, 0, RLIMIT_NOFILE, &r, &r2), ==, 0);
 	CHECK(r2.cur == old.cur && r2.max == old.max);
 	/* Per process: another thread sees the same, by its thread id too.
-	 * A thread whose exit cleared its tid may still be counted for a
-	 * while: Linux clears it in exit_mm, before exit_notify takes the
-	 * thread out of its group (seen on linux-ring with the host loaded:
-	 * "Threads:" 3 where 2 was expected). So first, for at most 2 s,
-	 * until the earlier threads are gone. */
-	for (int i = 0; i < 2000 && status_threads() != 1; i++)
-		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	 * The earlier threads, whose tids were seen cleared, may still be
+	 * counted (seen on linux-ring with the host loaded: "Threads:" 3
+	 * where 2 was expected): first until they are gone. */
+	threads_settled(1, 2000);
 	static volatile int keep_going = 1;
 	void *stack = new_stack();
 	int ctid = -1;
@@ -417,7 +406,7 @@ static void rlimits(void)
 	if (tid > 0) {
 		CHECK_CMP(raw4(NR_prlimit64, tid, RLIMIT_NOFILE, NULL, &r2), ==, 0);
 		CHECK_CMP(r2.cur, ==, old.cur / 2);
-		CHECK_CMP(status_threads(), ==, 2);
+		CHECK_CMP(threads_settled(2, 0), ==, 2);
 		keep_going = 0;
 		CHECK(raw_wait_cleared(&ctid) == 0);
 	}
