@@ -114,25 +114,25 @@ static bool try_to_unmap(struct page *page, swp_entry_t entry, struct mm_struct 
 	return !page_mapcount(page);
 }
 
-/* Steps 1 and 2, and whether step 3 writes: SWAP_OUT_ACTIVATE, or
- * SWAP_OUT_KEEP to go on, *write set when the page needs its write, a
- * reference of the write's own then held on the slot. */
-static enum swap_out_result swap_out_unmap(struct page *page, struct mm_struct *caller, bool *write)
+/* Steps 1 and 2, and whether step 3 writes: false to activate the page,
+ * else true, *write set when the page needs its write, a reference of
+ * the write's own then held on the slot. */
+static bool swap_out_unmap(struct page *page, struct mm_struct *caller, bool *write)
 {
 	*write = false;
 	if (PageAnonThp(page))
-		return SWAP_OUT_ACTIVATE;
+		return false;
 	if (!PageSwapCache(page)) {
 		swp_entry_t entry = get_swap_page();
 		if (!entry.val)
-			return SWAP_OUT_ACTIVATE; /* no swap space */
+			return false; /* no swap space */
 		add_to_swap_cache(page, entry, NULL);
 		/* Linux's add_to_swap: the slot has no copy yet. */
 		page_set_flag_atomic_dirty(page);
 	}
 	swp_entry_t entry = page_swap_entry(page);
 	if (!try_to_unmap(page, entry, caller))
-		return SWAP_OUT_ACTIVATE; /* Linux's activate_locked: still mapped */
+		return false; /* Linux's activate_locked: still mapped */
 	/* Written only when the slot lacks the data (PG_dirty: a page read
 	 * back, ahead or not, and unchanged since is clean, Linux's
 	 * folio_test_dirty before pageout), and only when some entry names
@@ -146,18 +146,19 @@ static enum swap_out_result swap_out_unmap(struct page *page, struct mm_struct *
 	 * write. */
 	if (page_test_flag(page, PG_dirty) && (swap_count_of(entry) & ~SWAP_HAS_CACHE)) {
 		if (swap_duplicate(entry))
-			return SWAP_OUT_ACTIVATE;
+			return false;
 		*write = true;
 	}
-	return SWAP_OUT_KEEP;
+	return true;
 }
 
-/* Step 4, after the write (if any: err its result, entry the slot whose
- * reference it held). */
-static enum swap_out_result swap_out_finish(struct page *page, bool written, swp_entry_t entry, int err)
+/* Step 4, after the write if there was one (err its result). The
+ * write's reference on the slot kept the page in the swap cache, so the
+ * page still names the slot whose reference goes here. */
+static enum swap_out_result swap_out_finish(struct page *page, bool written, int err)
 {
 	if (written) {
-		swap_free(entry);
+		swap_free(page_swap_entry(page));
 		if (err)
 			return SWAP_OUT_ACTIVATE;
 	}
@@ -167,12 +168,10 @@ static enum swap_out_result swap_out_finish(struct page *page, bool written, swp
 enum swap_out_result swap_out_folio_queue(struct page *page, struct mm_struct *caller, struct swap_out_batch *b)
 {
 	bool write;
-	enum swap_out_result r = swap_out_unmap(page, caller, &write);
-	if (r != SWAP_OUT_KEEP)
-		return r;
+	if (!swap_out_unmap(page, caller, &write))
+		return SWAP_OUT_ACTIVATE;
 	if (!write)
-		return swap_out_finish(page, false, (swp_entry_t){ 0 }, 0);
-	b->entries[b->nr] = page_swap_entry(page);
+		return swap_out_finish(page, false, 0);
 	b->pages[b->nr++] = page;
 	return SWAP_OUT_QUEUED;
 }
@@ -182,5 +181,5 @@ void swap_out_batch_flush(struct swap_out_batch *b)
 	int err[SWAP_WRITE_BATCH_MAX];
 	swap_writepages(b->pages, b->nr, err);
 	for (unsigned int i = 0; i < b->nr; i++)
-		b->results[i] = swap_out_finish(b->pages[i], true, b->entries[i], err[i]);
+		b->results[i] = swap_out_finish(b->pages[i], true, err[i]);
 }

@@ -32,7 +32,6 @@ enum swap_out_result {
 struct swap_out_batch {
 	unsigned int nr;
 	struct page *pages[SWAP_WRITE_BATCH_MAX];
-	swp_entry_t entries[SWAP_WRITE_BATCH_MAX];
 	enum swap_out_result results[SWAP_WRITE_BATCH_MAX];
 };
 static inline bool swap_out_batch_full(const struct swap_out_batch *b) { return b->nr == SWAP_WRITE_BATCH_MAX; }
