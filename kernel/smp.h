@@ -10,14 +10,13 @@ DECLARE_PER_CPU(unsigned, cpu_number);
 
 static inline unsigned smp_processor_id(void) { return this_cpu_read(cpu_number); }
 
-/* cpu_to_node of this CPU, 0 while it is NUMA_NO_NODE. The map holds
- * NUMA_NO_NODE past nr_cpu_ids (kernel/topology.c), which is what
- * cpu_to_node says of those CPUs, so it is read without that test: a CPU's
- * index is below NR_CPUS. */
+/* cpu_to_node of this CPU, read from the map without cpu_to_node's test
+ * of nr_cpu_ids: the map holds a node for every index below NR_CPUS (0
+ * before the firmware's tables are read, and past nr_cpu_ids: see
+ * kernel/topology.h), so a CPU always finds one. */
 static inline int numa_node_id(void)
 {
-	int nid = x86_cpu_to_node_map[smp_processor_id()];
-	return nid < 0 ? 0 : nid;
+	return x86_cpu_to_node_map[smp_processor_id()];
 }
 
 /* A set of CPUs (NR_CPUS is 64: one word). */

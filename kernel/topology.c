@@ -16,7 +16,7 @@ void set_cpu_topology(unsigned nr, const u32 *apic_ids, const int *nids)
 	}
 	for (unsigned c = nr; c < NR_CPUS; c++) {
 		x86_cpu_to_apicid[c] = BAD_APICID;
-		x86_cpu_to_node_map[c] = NUMA_NO_NODE;
+		x86_cpu_to_node_map[c] = 0; /* cpu_to_node says NUMA_NO_NODE */
 	}
 	nr_cpu_ids = nr;
 }

@@ -7,7 +7,10 @@
  *
  * Invariant: for cpu < nr_cpu_ids, cpu_to_node(cpu) is a node id below
  * MAX_NUMNODES (every CPU has a node); beyond it, NUMA_NO_NODE and
- * cpu_physical_id(cpu) is BAD_APICID. Boot code
+ * cpu_physical_id(cpu) is BAD_APICID. The map itself holds node 0 past
+ * nr_cpu_ids (and before the firmware's tables are read), so that
+ * numa_node_id() (kernel/smp.h) reads it with no test on every allocation
+ * without a node. Boot code
  * publishes the map once, from the firmware's tables (set_cpu_topology),
  * before any other CPU starts; it is read-only afterwards, so readers take
  * no lock. */

@@ -217,7 +217,12 @@ static inline void *page_address(const struct page *p)
 /* For direct-map and kernel-image addresses. */
 static inline struct page *virt_to_page(const void *v) { return vmemmap + (__pa(v) >> PAGE_SHIFT); }
 
-static inline unsigned long page_to_pfn(const struct page *p) { return (unsigned long)(p - vmemmap); }
+/* As unsigned addresses, not a pointer difference: a logical shift, which
+ * folds into the shift of a pageblock or section index (pfn >> k). */
+static inline unsigned long page_to_pfn(const struct page *p)
+{
+	return ((unsigned long)p - (unsigned long)vmemmap) / sizeof(struct page);
+}
 static inline struct page *pfn_to_page(unsigned long pfn) { return vmemmap + pfn; }
 /* The physical address of the frame (what a page-table entry holds). */
 static inline phys_addr_t page_to_phys(const struct page *p) { return (phys_addr_t)page_to_pfn(p) << PAGE_SHIFT; }
