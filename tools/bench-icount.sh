@@ -2,7 +2,9 @@
 # Instructions per pair of each page allocator figure, counted by callgrind
 # (which counts the same on a loaded machine as on a quiet one): the
 # benchmark runs one figure (--only) at two scales, callgrind counts only
-# inside run_buddy (mmlab) or tree_run (the peer, when built with it), and
+# inside run_buddy (mmlab), run_floor (the hot pair's floor model),
+# tree_run or tree_run_locked (the peer alone, and with the node lock's
+# spin_lock around each half, when built with it), and
 # the difference of the counts divided by the difference of the operations
 # (which the benchmark reports) leaves setup and warm-up out.
 # usage: tools/bench-icount.sh BENCH_BINARY [KEY...]   (default: every figure)
@@ -17,15 +19,16 @@ count() { # FUNCTION KEY SCALE [ARGS] -> "instructions operations"
 		"$bin" --only "$2" --runs 1 --scale "$3" "${@:4}" >/dev/null 2>"$tmp/err"
 	echo "$(awk '/^(summary|totals):/ {print $2; exit}' "$tmp/out") $(sed -n 's/.* \([0-9]*\) operations per allocator/\1/p' "$tmp/err")"
 }
-printf '%-26s %12s %12s\n' figure mmlab tree
+printf '%-26s %12s %12s %12s %12s\n' figure mmlab floor tree tree+lock
 for k in "${keys[@]}"; do
 	row=()
-	for fn in run_buddy tree_run; do
-		args=(); [ $fn = run_buddy ] && args=(--no-peer)
+	for fn in run_buddy run_floor tree_run tree_run_locked; do
+		args=(); case $fn in run_*) args=(--no-peer) ;; esac
 		read -r i1 n1 < <(count $fn "$k" 0.2 "${args[@]}")
 		read -r i2 n2 < <(count $fn "$k" 0.4 "${args[@]}")
-		# A figure the peer has no shape for never enters tree_run.
+		# A figure without the floor model, or that the peer has no
+		# shape for, never enters the function.
 		if [ "$i2" = "$i1" ]; then row+=(-); else row+=("$(awk -v a="$i1" -v b="$i2" -v m="$n1" -v n="$n2" 'BEGIN {printf "%.0f", (b - a) / (n - m)}')"); fi
 	done
-	printf '%-26s %12s %12s\n' "$k" "${row[@]}"
+	printf '%-26s %12s %12s %12s %12s\n' "$k" "${row[@]}"
 done

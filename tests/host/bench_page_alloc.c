@@ -16,7 +16,10 @@
  * When built with a peer allocator (tests/host/bench_peer_tree.c: a tree
  * over the arena, compiled from a checkout outside the repository), the
  * peer runs the same shapes in the same runs, right after mmlab's, so the
- * machine's noise hits all three alike.
+ * machine's noise hits all three alike; the buddy-layer rows run it a
+ * second time with the lock mmlab's rows take ("tree+lock"). The hot pair
+ * has a second baseline of its own, the floor: a model of the per-CPU
+ * list's operations alone (below).
  *
  * Each figure is the median over --runs runs (default 15) of the mean time
  * per operation over many iterations, timed with CLOCK_MONOTONIC (or, with
@@ -43,7 +46,11 @@ static struct run *naive_head;
 static u8 *naive_mem;
 #define NAIVE_PAGES 4096
 
-__attribute__((noinline)) static void *naive_alloc(void)
+/* The baselines' functions (these and the floor's below) start a cache
+ * line, so that where the linker puts them does not move their time: the
+ * naive pair took 2.5 or 2.7 ns on one machine as the code before it
+ * grew. */
+__attribute__((noinline, aligned(64))) static void *naive_alloc(void)
 {
 	struct run *r = naive_head;
 	if (r)
@@ -51,7 +58,7 @@ __attribute__((noinline)) static void *naive_alloc(void)
 	return r;
 }
 
-__attribute__((noinline)) static void naive_free(void *p)
+__attribute__((noinline, aligned(64))) static void naive_free(void *p)
 {
 	struct run *r = p;
 	r->next = naive_head;
@@ -70,6 +77,73 @@ static void naive_init(void)
 		naive_free(naive_mem + i * PAGE_SIZE);
 }
 
+/* ---- the floor: the per-CPU list's own operations ------------------------ */
+
+/* What an order-0 pair costs any allocator built on Linux's per-CPU lists,
+ * whatever it looks up first: interrupts off and on again, this CPU's list
+ * found, the page unlinked from a doubly linked list (without reading its
+ * prev, as mmlab does) and linked back, the list's count (for its high
+ * mark), the page's PG_pcp flag, reference and map counts and private
+ * word, the NUMA hit counter. mmlab's fast paths (mm/page_alloc.c:
+ * rmqueue_pcplist_fast and __free_pages) make exactly these operations on
+ * the same structures, plus the lookups that choose the list: the GFP
+ * flags, poisoning and fault injection, the node, its watermark and its
+ * fallback order, the block's migrate type. Timed beside them, the model
+ * says how much of the hot pair is the structure and how much the
+ * lookups; Linux 6.1 adds a per-CPU list lock to the same operations. */
+static struct per_cpu_pages floor_pcp[NR_CPUS];
+static struct per_cpu_nodestat floor_stats[NR_CPUS];
+static struct page floor_pages[64] __attribute__((aligned(64)));
+
+__attribute__((noinline, aligned(64))) static struct page *floor_alloc(void)
+{
+	unsigned long flags;
+	struct page *page = NULL;
+	local_irq_save(flags);
+	unsigned cpu = smp_processor_id();
+	struct per_cpu_pages *pcp = &floor_pcp[cpu];
+	struct list_head *list = &pcp->lists[MIGRATE_MOVABLE];
+	if (!list_empty(list)) {
+		page = list_first_entry(list, struct page, lru);
+		struct list_head *next = page->lru.next;
+		list->next = next;
+		next->prev = list;
+		pcp->count--;
+		page->flags &= ~(1ul << PG_pcp);
+		page->_refcount = 1;
+		page->_mapcount = -1;
+		floor_stats[cpu].numa_events[NUMA_HIT]++;
+	}
+	local_irq_restore(flags);
+	return page;
+}
+
+__attribute__((noinline, aligned(64))) static void floor_free(struct page *page)
+{
+	unsigned long flags;
+	local_irq_save(flags);
+	struct per_cpu_pages *pcp = &floor_pcp[smp_processor_id()];
+	if (pcp->count < pcp->high) {
+		page->private = 0;
+		page->_refcount = 0;
+		page->_mapcount = -1;
+		page->flags |= 1ul << PG_pcp;
+		list_add(&page->lru, &pcp->lists[MIGRATE_MOVABLE]);
+		pcp->count++;
+	}
+	local_irq_restore(flags);
+}
+
+static void floor_init(void)
+{
+	for (unsigned c = 0; c < NR_CPUS; c++) {
+		INIT_LIST_HEAD(&floor_pcp[c].lists[MIGRATE_MOVABLE]);
+		floor_pcp[c].high = ARRAY_SIZE(floor_pages); /* room for all */
+	}
+	for (unsigned i = 0; i < ARRAY_SIZE(floor_pages); i++)
+		floor_free(&floor_pages[i]);
+}
+
 /* ---- timing -------------------------------------------------------------- */
 
 clockid_t bench_clock = CLOCK_MONOTONIC;
@@ -85,6 +159,8 @@ struct figure {
 	bool target_peer;     /* at most the peer's time, when a peer ran */
 	long iters;           /* operations (pairs) per timed run */
 	double *ns, *naive_ns, *peer_ns;
+	double *floor_ns;       /* the per-CPU list's operations alone (FIG_HOT) */
+	double *peer_locked_ns; /* the peer with the node lock around each half */
 };
 
 static struct figure figs[NR_FIGS] = {
@@ -102,6 +178,18 @@ static struct figure figs[NR_FIGS] = {
 	[FIG_FRAG9] = { "order9_fragmented_fail", "failing order-9, node fragmented (THISNODE)",
 			"pop from an empty list", 30, 0, false, 500000 },
 };
+
+/* One timed pass of the floor model (the hot pair's shape): ns per pair. */
+__attribute__((noinline)) static double run_floor(long iters)
+{
+	u64 t0 = now_ns();
+	for (long i = 0; i < iters; i++) {
+		struct page *p = floor_alloc();
+		sink(p);
+		floor_free(p);
+	}
+	return (double)(now_ns() - t0) / (double)iters;
+}
 
 /* One timed pass of the naive baseline for figure f: ns per operation. */
 static double run_naive(enum fig f, long iters)
@@ -210,6 +298,24 @@ static double run_buddy(enum fig f, long iters)
 		return 0;
 	}
 	return (double)(t1 - t0) / (double)iters;
+}
+
+/* Run r of every figure. Runs interleave the figures, and within a figure
+ * the baseline, the allocator and the peer, so drift affects them alike. */
+static void run_figures(int r, const char *only, const struct bench_peer *peer)
+{
+	for (int f = 0; f < NR_FIGS; f++) {
+		if (only && strcmp(only, figs[f].key))
+			continue;
+		figs[f].naive_ns[r] = run_naive(f, figs[f].iters);
+		figs[f].ns[r] = run_buddy(f, figs[f].iters);
+		if (figs[f].floor_ns)
+			figs[f].floor_ns[r] = run_floor(figs[f].iters);
+		if (figs[f].peer_ns)
+			figs[f].peer_ns[r] = peer->run(f, figs[f].iters);
+		if (figs[f].peer_locked_ns)
+			figs[f].peer_locked_ns[r] = peer->run_locked(f, figs[f].iters);
+	}
 }
 
 /* ---- setup ----------------------------------------------------------------- */
@@ -358,6 +464,7 @@ int main(int argc, char **argv)
 
 	const struct bench_peer *peer = no_peer ? NULL : &tree_peer;
 	naive_init();
+	floor_init();
 	setup();
 	if (peer)
 		peer->setup();
@@ -367,25 +474,24 @@ int main(int argc, char **argv)
 		figs[f].naive_ns = calloc((size_t)runs, sizeof(double));
 		if (peer && peer->can_run(f))
 			figs[f].peer_ns = calloc((size_t)runs, sizeof(double));
+		if (peer && peer->can_run_locked(f))
+			figs[f].peer_locked_ns = calloc((size_t)runs, sizeof(double));
+		if (f == FIG_HOT)
+			figs[f].floor_ns = calloc((size_t)runs, sizeof(double));
 		if (only && strcmp(only, figs[f].key))
 			continue;
 		/* Warm up: caches, the per-CPU list, the page tables of the buffer. */
 		run_naive(f, figs[f].iters / 4 + 1);
 		run_buddy(f, figs[f].iters / 4 + 1);
+		if (figs[f].floor_ns)
+			run_floor(figs[f].iters / 4 + 1);
 		if (figs[f].peer_ns)
 			peer->run(f, figs[f].iters / 4 + 1);
+		if (figs[f].peer_locked_ns)
+			peer->run_locked(f, figs[f].iters / 4 + 1);
 	}
-	/* Runs interleave the figures, and within a figure the baseline, the
-	 * allocator and the peer, so drift affects them alike. */
 	for (int r = 0; r < runs; r++)
-		for (int f = 0; f < NR_FIGS; f++) {
-			if (only && strcmp(only, figs[f].key))
-				continue;
-			figs[f].naive_ns[r] = run_naive(f, figs[f].iters);
-			figs[f].ns[r] = run_buddy(f, figs[f].iters);
-			if (figs[f].peer_ns)
-				figs[f].peer_ns[r] = peer->run(f, figs[f].iters);
-		}
+		run_figures(r, only, peer);
 
 	/* For instruction counts (tools/bench-icount.sh): the operations
 	 * run_buddy (and the peer's run) made for the figure, warm-up
@@ -420,10 +526,12 @@ int main(int argc, char **argv)
 		if (!outs[o])
 			continue;
 		fprintf(outs[o], "%s\n", head);
-		fprintf(outs[o], "%-50s %8s %17s %8s %7s %8s %7s %9s %s\n", "figure", "median", "min..max",
-			"naive", "ratio", "tree", "vs tree", "target", "met");
+		fprintf(outs[o], "%-50s %8s %17s %8s %7s %8s %7s %9s %9s %11s %s\n", "figure", "median", "min..max",
+			"naive", "ratio", "tree", "vs tree", "tree+lock", "vs locked", "target", "met");
 	}
 	bool json_first = true;
+	char floor_line[256];
+	int floor_line_len = 0;
 	for (int f = 0; f < NR_FIGS; f++) {
 		struct figure *g = &figs[f];
 		if (only && strcmp(only, g->key))
@@ -431,6 +539,25 @@ int main(int argc, char **argv)
 		struct stats s = stats_of(g->ns, runs), n = stats_of(g->naive_ns, runs), p = { 0 };
 		double ratio = n.median > 0 ? s.median / n.median : 0;
 		char peer_col[16] = "-", vs_peer[16] = "-", peer_json[128] = "null";
+		char locked_col[16] = "-", vs_locked[16] = "-", locked_json[128] = "null", floor_json[160] = "null";
+		if (g->peer_locked_ns) {
+			struct stats l = stats_of(g->peer_locked_ns, runs);
+			snprintf(locked_col, sizeof(locked_col), "%.1f", l.median);
+			snprintf(vs_locked, sizeof(vs_locked), "%.2fx", l.median > 0 ? s.median / l.median : 0);
+			snprintf(locked_json, sizeof(locked_json),
+				 "{\"name\": \"%s\", \"median\": %.2f, \"min\": %.2f, \"max\": %.2f}",
+				 peer->name, l.median, l.min, l.max);
+		}
+		if (g->floor_ns) {
+			struct stats fl = stats_of(g->floor_ns, runs);
+			snprintf(floor_json, sizeof(floor_json),
+				 "{\"what\": \"the per-CPU list's operations alone\", \"median\": %.2f, \"min\": %.2f, "
+				 "\"max\": %.2f}", fl.median, fl.min, fl.max);
+			floor_line_len = snprintf(floor_line, sizeof(floor_line),
+				 "floor of the hot pair, the per-CPU list's own operations alone (a model: no lookups): "
+				 "%.1f ns, %.2fx naive; the hot pair is %.2fx the floor\n",
+				 fl.median, n.median > 0 ? fl.median / n.median : 0, fl.median > 0 ? s.median / fl.median : 0);
+		}
 		if (g->peer_ns) {
 			p = stats_of(g->peer_ns, runs);
 			snprintf(peer_col, sizeof(peer_col), "%.1f", p.median);
@@ -456,9 +583,9 @@ int main(int argc, char **argv)
 		snprintf(range, sizeof(range), "%.1f..%.1f", s.min, s.max);
 		for (int o = 0; o < 2; o++)
 			if (outs[o])
-				fprintf(outs[o], "%-50s %8.1f %17s %8.1f %6.1fx %8s %7s %9s %s\n", g->name,
-					s.median, range, n.median, ratio, peer_col, vs_peer, target,
-					has_target ? (met ? "yes" : "NO") : "-");
+				fprintf(outs[o], "%-50s %8.1f %17s %8.1f %6.1fx %8s %7s %9s %9s %11s %s\n", g->name,
+					s.median, range, n.median, ratio, peer_col, vs_peer, locked_col, vs_locked,
+					target, has_target ? (met ? "yes" : "NO") : "-");
 		if (json) {
 			char tns[32] = "null", tr[32] = "null";
 			if (g->target_ns)
@@ -472,10 +599,12 @@ int main(int argc, char **argv)
 				"     \"median\": %.2f, \"min\": %.2f, \"max\": %.2f, \"q1\": %.2f, \"q3\": %.2f,\n"
 				"     \"naive\": {\"what\": \"%s\", \"median\": %.2f, \"min\": %.2f, \"max\": %.2f},\n"
 				"     \"peer\": %s,\n"
+				"     \"peer_locked\": %s,\n"
+				"     \"floor\": %s,\n"
 				"     \"ratio_to_naive\": %.2f, \"target_ns\": %s, \"target_ratio\": %s, "
 				"\"target_at_most_peer\": %s, \"met\": %s}",
 				g->key, g->name, g->iters, s.median, s.min, s.max, s.q1, s.q3, g->naive_what,
-				n.median, n.min, n.max, peer_json, ratio, tns, tr, peer_target ? "true" : "false",
+				n.median, n.min, n.max, peer_json, locked_json, floor_json, ratio, tns, tr, peer_target ? "true" : "false",
 				has_target ? (met ? "true" : "false") : "null");
 		}
 	}
@@ -484,7 +613,9 @@ int main(int argc, char **argv)
 			fprintf(outs[o], "\nnaive baselines: order-0 rows pop+push; batch 1000 pops then 1000 "
 					 "pushes; order-9/18 rows the order-0 pop+push (a list cannot give\n"
 					 "contiguous blocks); the failing row a pop from an empty list. "
-					 "The buddy-layer rows take the node lock around each half, as rmqueue does.\n");
+					 "The buddy-layer rows take the node lock around each half, as rmqueue does;\n"
+					 "tree+lock is the tree with the same lock around each half.\n%s",
+				floor_line_len ? floor_line : "");
 	if (outs[1])
 		fclose(outs[1]);
 	if (json) {

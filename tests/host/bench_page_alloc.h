@@ -41,6 +41,11 @@ struct bench_peer {
 	void (*setup)(void);
 	bool (*can_run)(enum fig f);
 	double (*run)(enum fig f, long iters);
+	/* The same shapes with the lock mmlab's row takes (kernel/spinlock.h's
+	 * spin_lock, around each half, as rmqueue takes the node's): for the
+	 * figures that call mmlab's buddy layer under its lock. */
+	bool (*can_run_locked)(enum fig f);
+	double (*run_locked)(enum fig f, long iters);
 };
 
 extern const struct bench_peer tree_peer __attribute__((weak));

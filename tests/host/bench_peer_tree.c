@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "kernel/spinlock.h"
 #include "tests/host/bench_page_alloc.h"
 
 /* buddy.h's declarations, the two this file uses. */
@@ -60,10 +61,38 @@ static double tree_run(enum fig f, long iters)
 	return (double)(now_ns() - t0) / (double)iters;
 }
 
+static bool tree_can_run_locked(enum fig f)
+{
+	return f == FIG_WORST0 || f == FIG_ORDER9_SPLIT;
+}
+
+/* A tree in a kernel would take a lock around it as the buddy lists do:
+ * the lock mmlab's buddy-layer rows take, around each half. */
+static spinlock_t tree_lock;
+
+static double tree_run_locked(enum fig f, long iters)
+{
+	struct buddy *b = arena17;
+	int size = f == FIG_WORST0 ? 1 : 512;
+	unsigned long long t0 = now_ns();
+	for (long i = 0; i < iters; i++) {
+		spin_lock(&tree_lock);
+		int off = buddy_alloc(b, size);
+		spin_unlock(&tree_lock);
+		sink(off);
+		spin_lock(&tree_lock);
+		buddy_free(b, off);
+		spin_unlock(&tree_lock);
+	}
+	return (double)(now_ns() - t0) / (double)iters;
+}
+
 const struct bench_peer tree_peer = {
 	.name = "tree",
 	.what = "cloudwu/buddy, a byte per node of a tree over the arena",
 	.setup = tree_setup,
 	.can_run = tree_can_run,
 	.run = tree_run,
+	.can_run_locked = tree_can_run_locked,
+	.run_locked = tree_run_locked,
 };

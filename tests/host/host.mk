@@ -175,7 +175,8 @@ $(B)/host/bench_clear_page: $(call host_opt_objs,tests/host/bench_clear_page.c m
 host-tests: $(HOST_MM_TESTS) $(B)/host/runner-selftest
 
 #> bench-icount   the page allocator's figures in instructions per pair, counted by callgrind
-#>                (deterministic on a loaded machine; CLOUDWU_BUDDY=... for the tree's column;
+#>                (deterministic on a loaded machine; the hot pair's floor model beside it;
+#>                CLOUDWU_BUDDY=... for the tree's columns, alone and locked;
 #>                build/bench/host-icount.txt)
 .PHONY: bench-icount
 bench-icount: $(B)/host/bench_page_alloc

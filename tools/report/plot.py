@@ -466,9 +466,11 @@ def fig_page_alloc(r):
     if os.path.exists(p):
         with open(p) as f:
             for line in f:
+                # figure, mmlab, then the models' and the peer's columns
+                # (floor, tree, tree+lock; older files: tree alone)
                 parts = line.split()
-                if len(parts) == 3 and parts[0] != "figure":
-                    icount[parts[0]] = (parts[1], parts[2])
+                if len(parts) >= 3 and parts[0] != "figure":
+                    icount[parts[0]] = tuple(parts[1:])
     clock = "wall-clock time"
     p = r.path("host.txt")
     if os.path.exists(p):
@@ -513,8 +515,11 @@ def fig_page_alloc(r):
         rows.append(row)
     hot = figs[0]
     blocks = [x["median"] for x in figs if x["key"] in ("order9_pair", "order9_split_pair", "order18_pair")]
+    floor = hot.get("floor")
     sentence = (f"The hot order-0 pair takes {hot['median']:.1f} ns, {hot['ratio_to_naive']:.1f} times a "
                 "bare list pop and push" +
+                (f" (the per-CPU list's own operations alone, a model without the lookups that choose "
+                 f"the list, take {floor['median']:.1f} ns)" if floor else "") +
                 (f"; what the list cannot give at all, a contiguous 2 MiB or 1 GiB block, takes "
                  f"{min(blocks):.1f} to {max(blocks):.1f} ns" if blocks else "") + ".")
     return {"png": "page_alloc.png", "sentence": sentence,
