@@ -80,15 +80,19 @@ static int child(char *map, volatile int *sync)
 /* Mapped checked exactly on mmlab, where nothing but this test maps or
  * unmaps file pages while it runs; beside a difference, what this
  * program's own text (a file mapping too) had mapped then and at the
- * start, so a report says whether the text moved. */
+ * start, so a report says whether the text moved. A macro, so that the
+ * report names the caller's line. */
 static long text_rss0;
-static void check_mapped(long mapped0, long want_kb)
+static void note_text(void)
 {
-	long delta = meminfo_kb("Mapped") - mapped0;
-	if (!CHECK_CMP(delta, ==, want_kb))
-		note("this program's text: Rss %ld kB, %ld kB at the first count",
-		     smaps_kb((const void *)check_mapped, "Rss"), text_rss0);
+	note("this program's text: Rss %ld kB, %ld kB at the first count", smaps_kb((const void *)note_text, "Rss"),
+	     text_rss0);
 }
+#define CHECK_MAPPED(mapped0, want_kb)                                            \
+	do {                                                                      \
+		if (!CHECK_CMP(meminfo_kb("Mapped") - (mapped0), ==, (want_kb))) \
+			note_text();                                              \
+	} while (0)
 
 int main(void)
 {
@@ -121,7 +125,7 @@ int main(void)
 	if (!CHECK(sync != MAP_FAILED))
 		return test_end();
 	*sync = 0;
-	text_rss0 = smaps_kb((const void *)check_mapped, "Rss");
+	text_rss0 = smaps_kb((const void *)note_text, "Rss");
 	long mapped0 = meminfo_kb("Mapped"), rss0 = status_kb(rss_field);
 	char *map = mmap(NULL, NPAGES * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (!CHECK(map != MAP_FAILED))
@@ -135,7 +139,7 @@ int main(void)
 	CHECK_CMP(rss1 - rss0, >=, NPAGES * page / 1024 - lag);
 	CHECK_CMP(rss1 - rss0, <=, NPAGES * page / 1024 + lag);
 	if (on_mmlab())
-		check_mapped(mapped0, NPAGES * page / 1024);
+		CHECK_MAPPED(mapped0, NPAGES * page / 1024);
 
 	pid_t pid = fork();
 	if (pid == 0)
@@ -146,7 +150,7 @@ int main(void)
 		sched_yield();
 	/* Both map every page: Mapped counts each page once. */
 	if (on_mmlab())
-		check_mapped(mapped0, NPAGES * page / 1024);
+		CHECK_MAPPED(mapped0, NPAGES * page / 1024);
 	/* The new end is inside page KEEP - 1. */
 	long end = KEEP * page - 1000;
 	long before = status_kb(rss_field);
@@ -163,7 +167,7 @@ int main(void)
 	CHECK_CMP(before - after, >=, (NPAGES - KEEP) * page / 1024 - lag);
 	CHECK_CMP(before - after, <=, (NPAGES - KEEP) * page / 1024 + lag);
 	if (on_mmlab())
-		check_mapped(mapped0, KEEP * page / 1024);
+		CHECK_MAPPED(mapped0, KEEP * page / 1024);
 	CHECK(sigbus_at(map + KEEP * page));
 	CHECK(sigbus_at(map + (NPAGES - 2) * page + 123));
 	char v;
@@ -222,7 +226,7 @@ int main(void)
 	CHECK(munmap(map, NPAGES * page) == 0 && munmap(ro, NPAGES * page) == 0);
 	CHECK(munmap(priv, page) == 0 && munmap(anon, 4 * page) == 0 && munmap(shm, 4 * page) == 0);
 	if (on_mmlab())
-		check_mapped(mapped0, 0);
+		CHECK_MAPPED(mapped0, 0);
 	CHECK(munmap((void *)sync, page) == 0);
 	close(rofd);
 	close(fd);
