@@ -19,7 +19,7 @@
  * machine's noise hits all three alike; the buddy-layer rows run it a
  * second time with the lock mmlab's rows take ("tree+lock"). The hot pair
  * has a second baseline of its own, the floor: a model of the per-CPU
- * list's operations alone (below).
+ * list's operations alone (tests/host/bench_floor.c).
  *
  * Each figure is the median over --runs runs (default 15) of the mean time
  * per operation over many iterations, timed with CLOCK_MONOTONIC (or, with
@@ -46,10 +46,10 @@ static struct run *naive_head;
 static u8 *naive_mem;
 #define NAIVE_PAGES 4096
 
-/* The baselines' functions (these and the floor's below) start a cache
- * line, so that where the linker puts them does not move their time: the
- * naive pair took 2.5 or 2.7 ns on one machine as the code before it
- * grew. */
+/* The baselines' functions (these and the floor's, bench_floor.c) start
+ * a cache line, so that where the linker puts them does not move their
+ * time: the naive pair took 2.5 or 2.7 ns on one machine as the code
+ * before it grew. */
 __attribute__((noinline, aligned(64))) static void *naive_alloc(void)
 {
 	struct run *r = naive_head;
@@ -75,73 +75,6 @@ static void naive_init(void)
 	memset(naive_mem, 0, NAIVE_PAGES * PAGE_SIZE);
 	for (long i = NAIVE_PAGES - 1; i >= 0; i--)
 		naive_free(naive_mem + i * PAGE_SIZE);
-}
-
-/* ---- the floor: the per-CPU list's own operations ------------------------ */
-
-/* What an order-0 pair costs any allocator built on Linux's per-CPU lists,
- * whatever it looks up first: interrupts off and on again, this CPU's list
- * found, the page unlinked from a doubly linked list (without reading its
- * prev, as mmlab does) and linked back, the list's count (for its high
- * mark), the page's PG_pcp flag, reference and map counts and private
- * word, the NUMA hit counter. mmlab's fast paths (mm/page_alloc.c:
- * rmqueue_pcplist_fast and __free_pages) make exactly these operations on
- * the same structures, plus the lookups that choose the list: the GFP
- * flags, poisoning and fault injection, the node, its watermark and its
- * fallback order, the block's migrate type. Timed beside them, the model
- * says how much of the hot pair is the structure and how much the
- * lookups; Linux 6.1 adds a per-CPU list lock to the same operations. */
-static struct per_cpu_pages floor_pcp[NR_CPUS];
-static struct per_cpu_nodestat floor_stats[NR_CPUS];
-static struct page floor_pages[64] __attribute__((aligned(64)));
-
-__attribute__((noinline, aligned(64))) static struct page *floor_alloc(void)
-{
-	unsigned long flags;
-	struct page *page = NULL;
-	local_irq_save(flags);
-	unsigned cpu = smp_processor_id();
-	struct per_cpu_pages *pcp = &floor_pcp[cpu];
-	struct list_head *list = &pcp->lists[MIGRATE_MOVABLE];
-	if (!list_empty(list)) {
-		page = list_first_entry(list, struct page, lru);
-		struct list_head *next = page->lru.next;
-		list->next = next;
-		next->prev = list;
-		pcp->count--;
-		page->flags &= ~(1ul << PG_pcp);
-		page->_refcount = 1;
-		page->_mapcount = -1;
-		floor_stats[cpu].numa_events[NUMA_HIT]++;
-	}
-	local_irq_restore(flags);
-	return page;
-}
-
-__attribute__((noinline, aligned(64))) static void floor_free(struct page *page)
-{
-	unsigned long flags;
-	local_irq_save(flags);
-	struct per_cpu_pages *pcp = &floor_pcp[smp_processor_id()];
-	if (pcp->count < pcp->high) {
-		page->private = 0;
-		page->_refcount = 0;
-		page->_mapcount = -1;
-		page->flags |= 1ul << PG_pcp;
-		list_add(&page->lru, &pcp->lists[MIGRATE_MOVABLE]);
-		pcp->count++;
-	}
-	local_irq_restore(flags);
-}
-
-static void floor_init(void)
-{
-	for (unsigned c = 0; c < NR_CPUS; c++) {
-		INIT_LIST_HEAD(&floor_pcp[c].lists[MIGRATE_MOVABLE]);
-		floor_pcp[c].high = ARRAY_SIZE(floor_pages); /* room for all */
-	}
-	for (unsigned i = 0; i < ARRAY_SIZE(floor_pages); i++)
-		floor_free(&floor_pages[i]);
 }
 
 /* ---- timing -------------------------------------------------------------- */
@@ -178,18 +111,6 @@ static struct figure figs[NR_FIGS] = {
 	[FIG_FRAG9] = { "order9_fragmented_fail", "failing order-9, node fragmented (THISNODE)",
 			"pop from an empty list", 30, 0, false, 500000 },
 };
-
-/* One timed pass of the floor model (the hot pair's shape): ns per pair. */
-__attribute__((noinline)) static double run_floor(long iters)
-{
-	u64 t0 = now_ns();
-	for (long i = 0; i < iters; i++) {
-		struct page *p = floor_alloc();
-		sink(p);
-		floor_free(p);
-	}
-	return (double)(now_ns() - t0) / (double)iters;
-}
 
 /* One timed pass of the naive baseline for figure f: ns per operation. */
 static double run_naive(enum fig f, long iters)

@@ -50,4 +50,10 @@ struct bench_peer {
 
 extern const struct bench_peer tree_peer __attribute__((weak));
 
+/* The hot pair's floor (tests/host/bench_floor.c), the per-CPU list's
+ * operations alone: floor_init before the first run_floor, which returns
+ * ns per pair (and is what tools/bench-icount.sh counts in). */
+void floor_init(void);
+double run_floor(long iters);
+
 #endif

@@ -148,7 +148,8 @@ $(BENCH_PEER_STAMP): FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(abspath $(CLOUDWU_BUDDY))' | cmp -s - $@ 2>/dev/null || echo '$(abspath $(CLOUDWU_BUDDY))' > $@
 
-$(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c $(HOST_PAGE_ALLOC_SRCS) tests/host/shim.c) \
+$(B)/host/bench_page_alloc: $(call host_opt_objs,tests/host/bench_page_alloc.c tests/host/bench_floor.c \
+		$(HOST_PAGE_ALLOC_SRCS) tests/host/shim.c) \
 		$(BENCH_PEER_OBJS) $(BENCH_PEER_STAMP)
 	$(say) LINK $@
 	$(Q)$(HOSTCC) -o $@ $(filter-out $(BENCH_PEER_STAMP),$^)
