@@ -24,7 +24,9 @@
  * Each figure is the median over --runs runs (default 15) of the mean time
  * per operation over many iterations, timed with CLOCK_MONOTONIC (or, with
  * --cpu-clock, the thread's CPU time, for a shared machine); min, max
- * and the quartiles are reported too. The benchmark reports; it never fails
+ * and the quartiles are reported too. With --processes N the runs are made
+ * in N processes one after another, each a new exec (run_processes), and
+ * the median is over all of them. The benchmark reports; it never fails
  * (exit status 0 unless it could not run). */
 #define _GNU_SOURCE /* sched_setaffinity, sched_getcpu */
 #include "kernel/spinlock.h"
@@ -36,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* ---- the naive baseline ------------------------------------------------ */
 
@@ -342,10 +346,100 @@ static void cpu_name(char *buf, size_t size)
 	fclose(f);
 }
 
+/* ---- several processes ------------------------------------------------------ */
+
+/* A figure's sample arrays, in the order a child writes them. */
+static double **sample_arrays(struct figure *g, double **a)
+{
+	a[0] = g->ns;
+	a[1] = g->naive_ns;
+	a[2] = g->peer_ns;
+	a[3] = g->peer_locked_ns;
+	a[4] = g->floor_ns;
+	return a;
+}
+#define NR_SAMPLE_ARRAYS 5
+
+/* A child of --processes: every figure's runs, raw, on stdout. */
+static void dump_samples(int runs)
+{
+	for (int f = 0; f < NR_FIGS; f++) {
+		double *a[NR_SAMPLE_ARRAYS];
+		sample_arrays(&figs[f], a);
+		for (int k = 0; k < NR_SAMPLE_ARRAYS; k++)
+			if (a[k] && fwrite(a[k], sizeof(double), (size_t)runs, stdout) != (size_t)runs)
+				exit(2);
+	}
+	fflush(stdout);
+}
+
+/* --processes N: the same benchmark in N processes, one after another, each
+ * a new exec and so a new layout of the address space (ASLR). Within one
+ * process the buddy-layer rows repeat their time, but from one process to
+ * the next they took 34 to 83 ns for the same split (docs/benchmarks.md):
+ * where the stack, the code and the data fall decides which loads wait on
+ * stores with the same low address bits. The samples of all the processes
+ * go into one median. Returns false when a child failed. */
+static bool run_processes(int argc, char **argv, int processes, int runs)
+{
+	char **cargv = calloc((size_t)argc + 2, sizeof(*cargv));
+	int n = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--processes")) {
+			i++;
+			continue;
+		}
+		cargv[n++] = argv[i];
+	}
+	cargv[n++] = "--dump-samples";
+	cargv[n] = NULL;
+	for (int p = 0; p < processes; p++) {
+		int fds[2];
+		if (pipe(fds)) {
+			perror("pipe");
+			return false;
+		}
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			return false;
+		}
+		if (pid == 0) {
+			dup2(fds[1], 1);
+			close(fds[0]);
+			close(fds[1]);
+			execv("/proc/self/exe", cargv);
+			perror("execv /proc/self/exe");
+			_exit(2);
+		}
+		close(fds[1]);
+		FILE *in = fdopen(fds[0], "r");
+		bool ok = true;
+		for (int f = 0; f < NR_FIGS && ok; f++) {
+			double *a[NR_SAMPLE_ARRAYS];
+			sample_arrays(&figs[f], a);
+			for (int k = 0; k < NR_SAMPLE_ARRAYS && ok; k++)
+				if (a[k])
+					ok = fread(a[k] + (size_t)p * (size_t)runs, sizeof(double), (size_t)runs, in) ==
+					     (size_t)runs;
+		}
+		fclose(in);
+		int status;
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) || !ok) {
+			fprintf(stderr, "bench_page_alloc: process %d of %d failed\n", p + 1, processes);
+			return false;
+		}
+	}
+	free(cargv);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	const char *text_path = NULL, *json_path = NULL, *only = NULL;
-	int runs = 15;
+	int runs = 15, processes = 1;
+	bool dump = false;
 	double scale = 1;
 	bool no_peer = !&tree_peer;
 	/* A benchmark measures the allocator, not its debug aids: the node
@@ -364,16 +458,22 @@ int main(int argc, char **argv)
 			only = argv[++i]; /* one figure, for profiling */
 		else if (!strcmp(argv[i], "--cpu-clock"))
 			bench_clock = CLOCK_THREAD_CPUTIME_ID;
+		else if (!strcmp(argv[i], "--processes") && i + 1 < argc)
+			processes = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--dump-samples"))
+			dump = true; /* a child of --processes */
 		else if (!strcmp(argv[i], "--no-peer"))
 			no_peer = true; /* mmlab and the naive list alone, for profiling */
 		else {
-			fprintf(stderr, "usage: %s [--text FILE] [--json FILE] [--runs N] [--scale X] [--only KEY] [--no-peer] [--cpu-clock]\n",
+			fprintf(stderr, "usage: %s [--text FILE] [--json FILE] [--runs N] [--scale X] [--only KEY] [--no-peer] [--cpu-clock] [--processes N]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (runs < 1)
 		runs = 1;
+	if (processes < 1)
+		processes = 1;
 	console_loglevel = 3;
 
 	/* Stay on one CPU: migrations show up as noise. */
@@ -384,53 +484,71 @@ int main(int argc, char **argv)
 	sched_setaffinity(0, sizeof(set), &set);
 
 	const struct bench_peer *peer = no_peer ? NULL : &tree_peer;
-	naive_init();
-	floor_init();
-	setup();
-	if (peer)
-		peer->setup();
+	/* Every figure's samples: the runs of every process. */
+	size_t samples = (size_t)runs * (size_t)processes;
 	for (int f = 0; f < NR_FIGS; f++) {
 		figs[f].iters = (long)(figs[f].iters * scale) > 0 ? (long)(figs[f].iters * scale) : 1;
-		figs[f].ns = calloc((size_t)runs, sizeof(double));
-		figs[f].naive_ns = calloc((size_t)runs, sizeof(double));
+		figs[f].ns = calloc(samples, sizeof(double));
+		figs[f].naive_ns = calloc(samples, sizeof(double));
 		if (peer && peer->can_run(f))
-			figs[f].peer_ns = calloc((size_t)runs, sizeof(double));
+			figs[f].peer_ns = calloc(samples, sizeof(double));
 		if (peer && peer->can_run_locked(f))
-			figs[f].peer_locked_ns = calloc((size_t)runs, sizeof(double));
+			figs[f].peer_locked_ns = calloc(samples, sizeof(double));
 		if (f == FIG_HOT)
-			figs[f].floor_ns = calloc((size_t)runs, sizeof(double));
-		if (only && strcmp(only, figs[f].key))
-			continue;
-		/* Warm up: caches, the per-CPU list, the page tables of the buffer. */
-		run_naive(f, figs[f].iters / 4 + 1);
-		run_buddy(f, figs[f].iters / 4 + 1);
-		if (figs[f].floor_ns)
-			run_floor(figs[f].iters / 4 + 1);
-		if (figs[f].peer_ns)
-			peer->run(f, figs[f].iters / 4 + 1);
-		if (figs[f].peer_locked_ns)
-			peer->run_locked(f, figs[f].iters / 4 + 1);
+			figs[f].floor_ns = calloc(samples, sizeof(double));
 	}
-	for (int r = 0; r < runs; r++)
-		run_figures(r, only, peer);
+	if (processes > 1) {
+		if (!run_processes(argc, argv, processes, runs))
+			return 2;
+	} else {
+		naive_init();
+		floor_init();
+		setup();
+		if (peer)
+			peer->setup();
+		for (int f = 0; f < NR_FIGS; f++) {
+			if (only && strcmp(only, figs[f].key))
+				continue;
+			/* Warm up: caches, the per-CPU list, the page tables of the buffer. */
+			run_naive(f, figs[f].iters / 4 + 1);
+			run_buddy(f, figs[f].iters / 4 + 1);
+			if (figs[f].floor_ns)
+				run_floor(figs[f].iters / 4 + 1);
+			if (figs[f].peer_ns)
+				peer->run(f, figs[f].iters / 4 + 1);
+			if (figs[f].peer_locked_ns)
+				peer->run_locked(f, figs[f].iters / 4 + 1);
+		}
+		for (int r = 0; r < runs; r++)
+			run_figures(r, only, peer);
+		if (dump) {
+			dump_samples(runs);
+			return 0;
+		}
+	}
 
 	/* For instruction counts (tools/bench-icount.sh): the operations
 	 * run_buddy (and the peer's run) made for the figure, warm-up
 	 * included, so a count inside them divides into a count per pair. */
-	if (only)
+	if (only && processes == 1)
 		for (int f = 0; f < NR_FIGS; f++)
 			if (!strcmp(only, figs[f].key))
 				fprintf(stderr, "bench_page_alloc: %s: %ld operations per allocator\n", only,
 					(figs[f].iters / 4 + 1 + runs * figs[f].iters) * (f == FIG_BATCH ? BATCH : 1));
 
-	char cpuname[128], head[512];
+	char cpuname[128], head[640], how_many[96];
 	cpu_name(cpuname, sizeof(cpuname));
+	if (processes > 1)
+		snprintf(how_many, sizeof(how_many), "%d processes of %d run%s per figure (each a new ASLR layout)",
+			 processes, runs, runs == 1 ? "" : "s");
+	else
+		snprintf(how_many, sizeof(how_many), "%d run%s per figure", runs, runs == 1 ? "" : "s");
 	snprintf(head, sizeof(head),
 		 "mmlab page allocator, host-native (gcc -O2, the kernel's code generation, no CONFIG_DEBUG_VM, no sanitizers)\n"
-		 "CPU: %s, pinned to CPU %d; %d runs per figure, median of per-run means; %s\n"
+		 "CPU: %s, pinned to CPU %d; %s, median of per-run means; %s\n"
 		 "naive = one global singly linked list of 4 KiB pages (pop/push), same run\n"
 		 "%s%s%s",
-		 cpuname, cpu, runs,
+		 cpuname, cpu, how_many,
 		 bench_clock == CLOCK_MONOTONIC ? "wall-clock time" : "the thread's CPU time (--cpu-clock)", peer ? "tree = " : "", peer ? peer->what : "",
 		 peer ? ", same shapes, same run; vs tree = mmlab / tree\n" : "");
 	FILE *outs[2] = { stdout, text_path ? fopen(text_path, "w") : NULL };
@@ -441,8 +559,8 @@ int main(int argc, char **argv)
 		perror(json_path);
 	if (json)
 		fprintf(json, "{\n  \"benchmark\": \"page_alloc\",\n  \"measured\": \"host-native\",\n"
-			      "  \"cpu\": \"%s\",\n  \"runs\": %d,\n  \"unit\": \"ns\",\n  \"figures\": [\n",
-			cpuname, runs);
+			      "  \"cpu\": \"%s\",\n  \"runs\": %d,\n  \"processes\": %d,\n  \"unit\": \"ns\",\n  \"figures\": [\n",
+			cpuname, (int)samples, processes);
 	for (int o = 0; o < 2; o++) {
 		if (!outs[o])
 			continue;
@@ -457,12 +575,12 @@ int main(int argc, char **argv)
 		struct figure *g = &figs[f];
 		if (only && strcmp(only, g->key))
 			continue;
-		struct stats s = stats_of(g->ns, runs), n = stats_of(g->naive_ns, runs), p = { 0 };
+		struct stats s = stats_of(g->ns, (int)samples), n = stats_of(g->naive_ns, (int)samples), p = { 0 };
 		double ratio = n.median > 0 ? s.median / n.median : 0;
 		char peer_col[16] = "-", vs_peer[16] = "-", peer_json[128] = "null";
 		char locked_col[16] = "-", vs_locked[16] = "-", locked_json[128] = "null", floor_json[160] = "null";
 		if (g->peer_locked_ns) {
-			struct stats l = stats_of(g->peer_locked_ns, runs);
+			struct stats l = stats_of(g->peer_locked_ns, (int)samples);
 			snprintf(locked_col, sizeof(locked_col), "%.1f", l.median);
 			snprintf(vs_locked, sizeof(vs_locked), "%.2fx", l.median > 0 ? s.median / l.median : 0);
 			snprintf(locked_json, sizeof(locked_json),
@@ -470,7 +588,7 @@ int main(int argc, char **argv)
 				 peer->name, l.median, l.min, l.max);
 		}
 		if (g->floor_ns) {
-			struct stats fl = stats_of(g->floor_ns, runs);
+			struct stats fl = stats_of(g->floor_ns, (int)samples);
 			snprintf(floor_json, sizeof(floor_json),
 				 "{\"what\": \"the per-CPU list's operations alone\", \"median\": %.2f, \"min\": %.2f, "
 				 "\"max\": %.2f}", fl.median, fl.min, fl.max);
@@ -480,7 +598,7 @@ int main(int argc, char **argv)
 				 fl.median, n.median > 0 ? fl.median / n.median : 0, fl.median > 0 ? s.median / fl.median : 0);
 		}
 		if (g->peer_ns) {
-			p = stats_of(g->peer_ns, runs);
+			p = stats_of(g->peer_ns, (int)samples);
 			snprintf(peer_col, sizeof(peer_col), "%.1f", p.median);
 			snprintf(vs_peer, sizeof(vs_peer), "%.2fx", p.median > 0 ? s.median / p.median : 0);
 			snprintf(peer_json, sizeof(peer_json),

@@ -7,7 +7,9 @@
 #   make bench-host   build with -O2, no sanitizers; run; write
 #                     $(B)/bench/host.txt and $(B)/bench/host.json
 #
-# BENCH_ARGS passes options to the benchmark (e.g. BENCH_ARGS='--runs 31').
+# BENCH_ARGS passes options to the benchmark (e.g. BENCH_ARGS='--runs 31');
+# bench-host runs the page allocator's in 5 processes of 5 runs, each a
+# new address-space layout (BENCH_ARGS='--processes 1' for one).
 
 # The shadow headers (tests/host/include/) come first: they replace the
 # hardware's headers under the same paths, so production code has no host
@@ -189,7 +191,8 @@ bench-icount: $(B)/host/bench_page_alloc
 bench-host: $(B)/host/bench_page_alloc $(B)/host/vmalloc_bench $(B)/host/bench_clear_page
 	@mkdir -p $(B)/bench
 	$(B)/host/bench_clear_page --text $(B)/bench/host-clear-page.txt $(CLEAR_BENCH_ARGS)
-	$(B)/host/bench_page_alloc --text $(B)/bench/host.txt --json $(B)/bench/host.json $(BENCH_ARGS)
+	$(B)/host/bench_page_alloc --text $(B)/bench/host.txt --json $(B)/bench/host.json --processes 5 --runs 5 \
+		$(BENCH_ARGS)
 	$(B)/host/vmalloc_bench --text $(B)/bench/host-vmalloc.txt
 
 -include $(shell find $(HOST_MM_DIR) -name '*.d' 2>/dev/null)
