@@ -501,8 +501,9 @@ def fig_page_alloc(r):
     ax.set_title("The page allocator beside the naive baseline")
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
-    r.save(fig, "page_alloc.png", "host", HOW_NATIVE + f": tests/host/bench_page_alloc, {data.get('runs')} "
-           f"runs, {clock}; mm/page_alloc.c built as the kernel builds it")
+    runs = f"{data.get('runs')} runs" + (f" in {data['processes']} processes" if data.get("processes", 1) > 1 else "")
+    r.save(fig, "page_alloc.png", "host", HOW_NATIVE + f": tests/host/bench_page_alloc, {runs}, "
+           f"{clock}; mm/page_alloc.c built as the kernel builds it")
     head = ["figure", "naive (ns)", "mmlab (ns)", "min-max", "mmlab / naive"]
     if icount:
         head += ["instructions per pair (callgrind)"]
@@ -523,7 +524,7 @@ def fig_page_alloc(r):
                 (f"; what the list cannot give at all, a contiguous 2 MiB or 1 GiB block, takes "
                  f"{min(blocks):.1f} to {max(blocks):.1f} ns" if blocks else "") + ".")
     return {"png": "page_alloc.png", "sentence": sentence,
-            "how": HOW_NATIVE + f", {data.get('runs')} runs, {clock}" +
+            "how": HOW_NATIVE + f", {runs}, {clock}" +
                    ("; instructions per pair by callgrind (`make bench-icount`)" if icount else ""),
             "table": md_table(head, rows),
             "sources": "host.json (`make bench-host`)" + (", host-icount.txt (`make bench-icount`)"
