@@ -393,17 +393,22 @@ static bool run_processes(int argc, char **argv, int processes, int runs)
 	}
 	cargv[n++] = "--dump-samples";
 	cargv[n] = NULL;
-	for (int p = 0; p < processes; p++) {
+	bool ok = true;
+	for (int p = 0; p < processes && ok; p++) {
 		int fds[2];
 		if (pipe(fds)) {
 			perror("pipe");
-			return false;
+			ok = false;
+			break;
 		}
 		fflush(NULL);
 		pid_t pid = fork();
 		if (pid < 0) {
 			perror("fork");
-			return false;
+			close(fds[0]);
+			close(fds[1]);
+			ok = false;
+			break;
 		}
 		if (pid == 0) {
 			dup2(fds[1], 1);
@@ -415,7 +420,7 @@ static bool run_processes(int argc, char **argv, int processes, int runs)
 		}
 		close(fds[1]);
 		FILE *in = fdopen(fds[0], "r");
-		bool ok = true;
+		ok = in != NULL;
 		for (int f = 0; f < NR_FIGS && ok; f++) {
 			double *a[NR_SAMPLE_ARRAYS];
 			sample_arrays(&figs[f], a);
@@ -424,15 +429,18 @@ static bool run_processes(int argc, char **argv, int processes, int runs)
 					ok = fread(a[k] + (size_t)p * (size_t)runs, sizeof(double), (size_t)runs, in) ==
 					     (size_t)runs;
 		}
-		fclose(in);
+		if (in)
+			fclose(in);
+		else
+			close(fds[0]);
 		int status;
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) || !ok) {
 			fprintf(stderr, "bench_page_alloc: process %d of %d failed\n", p + 1, processes);
-			return false;
+			ok = false;
 		}
 	}
 	free(cargv);
-	return true;
+	return ok;
 }
 
 int main(int argc, char **argv)
