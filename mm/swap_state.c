@@ -228,34 +228,25 @@ void free_swap_and_cache(swp_entry_t entry)
 	}
 }
 
-static int swap_rw(struct page *page, swp_entry_t entry, unsigned int op)
+/* A bio of n pages for the n slots that follow first on si (op: read or
+ * write), NULL without memory. GFP_NOIO: the bio of a swap-out must not
+ * start another. */
+static struct bio *swap_bio(struct swap_info_struct *si, swp_entry_t first, struct page **pages, unsigned int n,
+			    unsigned int op)
 {
-	struct swap_info_struct *si = swp_swap_info(entry);
-	if (!si)
-		return -EINVAL;
-	/* GFP_NOIO: the bio of a swap-out must not start another. */
-	struct bio *bio = bio_alloc(si->bdev, 1, op, GFP_NOIO);
+	struct bio *bio = bio_alloc(si->bdev, (unsigned short)n, op, GFP_NOIO);
 	if (!bio)
-		return -ENOMEM;
-	bio->bi_iter.bi_sector = (sector_t)swp_offset(entry) << (PAGE_SHIFT - SECTOR_SHIFT);
-	bio_add_page(bio, page, PAGE_SIZE, 0);
-	int err = submit_bio_wait(bio);
-	bio_put(bio);
-	if (err)
-		pr_err("%s to swap offset %lu failed: %d\n", op == REQ_OP_WRITE ? "Write" : "Read",
-		       swp_offset(entry), err);
-	return err;
+		return NULL;
+	bio->bi_iter.bi_sector = (sector_t)swp_offset(first) << (PAGE_SHIFT - SECTOR_SHIFT);
+	for (unsigned int k = 0; k < n; k++)
+		bio_add_page(bio, pages[k], PAGE_SIZE, 0);
+	return bio;
 }
 
 int swap_writepage(struct page *page)
 {
-	int err = swap_rw(page, page_swap_entry(page), REQ_OP_WRITE);
-	if (!err) {
-		/* The slot holds the data now (Linux's folio_clear_dirty_for_io
-		 * before the write): the page may go without another. */
-		__atomic_and_fetch(&page->flags, ~(1ul << PG_dirty), __ATOMIC_RELAXED);
-		count_vm_event(PSWPOUT);
-	}
+	int err;
+	swap_writepages(&page, 1, &err);
 	return err;
 }
 
@@ -303,17 +294,13 @@ void swap_writepages(struct page **pages, unsigned int nr, int *err)
 		}
 		unsigned int max = si->bdev->bd_disk->queue.limits.max_segments;
 		unsigned int n = swap_run(pages, i, nr, max ? max : 1);
-		/* GFP_NOIO: the bio of a swap-out must not start another. */
-		struct bio *bio = bio_alloc(si->bdev, (unsigned short)n, REQ_OP_WRITE, GFP_NOIO);
+		struct bio *bio = swap_bio(si, page_swap_entry(pages[i]), pages + i, n, REQ_OP_WRITE);
 		if (!bio) {
 			for (unsigned int k = 0; k < n; k++)
 				err[i + k] = -ENOMEM;
 			i += n;
 			continue;
 		}
-		bio->bi_iter.bi_sector = (sector_t)swp_offset(page_swap_entry(pages[i])) << (PAGE_SHIFT - SECTOR_SHIFT);
-		for (unsigned int k = 0; k < n; k++)
-			bio_add_page(bio, pages[i + k], PAGE_SIZE, 0);
 		bio->bi_private = &w;
 		bio->bi_end_io = swap_write_endio;
 		__atomic_add_fetch(&w.pending, 1, __ATOMIC_RELAXED);
@@ -329,11 +316,13 @@ void swap_writepages(struct page **pages, unsigned int nr, int *err)
 		int e = blk_status_to_errno(bio->bi_status);
 		unsigned int n = bio->bi_vcnt, i = first[b];
 		if (e)
-			pr_err("Write to swap offset %lu (%u pages) failed: %d\n",
-			       swp_offset(page_swap_entry(pages[i])), n, e);
+			pr_err("Write to swap offset %lu (%u page%s) failed: %d\n",
+			       swp_offset(page_swap_entry(pages[i])), n, n == 1 ? "" : "s", e);
 		for (unsigned int k = 0; k < n; k++) {
 			err[i + k] = e;
-			/* As swap_writepage: the slot holds the data now. */
+			/* The slot holds the data now (Linux's
+			 * folio_clear_dirty_for_io before the write): the page
+			 * may go without another. */
 			if (!e)
 				__atomic_and_fetch(&pages[i + k]->flags, ~(1ul << PG_dirty), __ATOMIC_RELAXED);
 		}
@@ -345,10 +334,7 @@ void swap_writepages(struct page **pages, unsigned int nr, int *err)
 
 int swap_readpage(struct page *page, swp_entry_t entry)
 {
-	int err = swap_rw(page, entry, REQ_OP_READ);
-	if (!err)
-		count_vm_event(PSWPIN);
-	return err;
+	return swap_read_pages(&page, 1, entry);
 }
 
 int swap_read_pages(struct page **pages, unsigned int nr, swp_entry_t first)
@@ -356,12 +342,9 @@ int swap_read_pages(struct page **pages, unsigned int nr, swp_entry_t first)
 	struct swap_info_struct *si = swp_swap_info(first);
 	if (!si)
 		return -EINVAL;
-	struct bio *bio = bio_alloc(si->bdev, (unsigned short)nr, REQ_OP_READ, GFP_NOIO);
+	struct bio *bio = swap_bio(si, first, pages, nr, REQ_OP_READ);
 	if (!bio)
 		return -ENOMEM;
-	bio->bi_iter.bi_sector = (sector_t)swp_offset(first) << (PAGE_SHIFT - SECTOR_SHIFT);
-	for (unsigned int i = 0; i < nr; i++)
-		bio_add_page(bio, pages[i], PAGE_SIZE, 0);
 	int err = submit_bio_wait(bio);
 	bio_put(bio);
 	if (err)

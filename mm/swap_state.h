@@ -88,7 +88,8 @@ unsigned long total_swapcache_pages(void);
 
 /* Linux's swap_writepage and swap_read_folio, synchronous: one bio of
  * one page at the slot's sector, waited for (Linux's is asynchronous, its
- * end_io finishing the page's writeback). 0 or -errno. pswpout/pswpin.
+ * end_io finishing the page's writeback): swap_writepages and
+ * swap_read_pages of one page. 0 or -errno. pswpout/pswpin.
  * A written page is clean (PG_dirty cleared): reclaim may free it again
  * without a write while it stays in the cache. */
 int swap_writepage(struct page *page);
