@@ -476,19 +476,25 @@ static unsigned long shrink_folio_list(struct list_head *list, struct scan_contr
 	return reclaimed;
 }
 
+/* drain_madvised's part once a page's swap-out has an outcome: a page
+ * freed counts (1), any other goes back on its list (0). */
+static unsigned long madvised_swap_out_done(struct page *page, enum swap_out_result r)
+{
+	if (r == SWAP_OUT_FREED) {
+		put_page(page);
+		return 1;
+	}
+	putback_lru_page(page);
+	return 0;
+}
+
 /* MADV_PAGEOUT's batch written: its pages freed, or put back. */
 static unsigned long madvised_batch_flush(struct swap_out_batch *b)
 {
 	unsigned long done = 0;
 	swap_out_batch_flush(b);
-	for (unsigned int i = 0; i < b->nr; i++) {
-		if (b->results[i] == SWAP_OUT_FREED) {
-			done++;
-			put_page(b->pages[i]);
-		} else {
-			putback_lru_page(b->pages[i]);
-		}
-	}
+	for (unsigned int i = 0; i < b->nr; i++)
+		done += madvised_swap_out_done(b->pages[i], b->results[i]);
 	b->nr = 0;
 	return done;
 }
@@ -518,13 +524,9 @@ static unsigned long drain_madvised(struct list_head *list, bool pageout, struct
 			if (swap_out_batch_full(&batch))
 				done += madvised_batch_flush(&batch);
 			enum swap_out_result r = swap_out_any(page, caller, &batch);
-			if (r == SWAP_OUT_QUEUED)
-				continue;
-			if (r == SWAP_OUT_FREED) {
-				done++;
-				put_page(page);
-				continue;
-			}
+			if (r != SWAP_OUT_QUEUED)
+				done += madvised_swap_out_done(page, r);
+			continue;
 		}
 		if (!pageout && lru_flag_test_clear(page, PG_active))
 			done += folio_nr_pages(page);
