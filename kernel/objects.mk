@@ -42,5 +42,6 @@ KERNEL_SRCS += \
 	kernel/syscall.c \
 	kernel/sysctl.c \
 	kernel/time.c \
+	kernel/time_syscalls.c \
 	kernel/topology.c \
 	kernel/wait.c

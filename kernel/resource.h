@@ -14,6 +14,12 @@ struct __kernel_old_timeval {
 	long tv_sec;
 	long tv_usec;
 };
+/* ns as seconds and microseconds (getrusage's times, gettimeofday's). */
+static inline struct __kernel_old_timeval ns_to_kernel_old_timeval(u64 ns)
+{
+	return (struct __kernel_old_timeval){ .tv_sec = (long)(ns / 1000000000ull),
+					      .tv_usec = (long)(ns % 1000000000ull / 1000) };
+}
 
 struct rusage {
 	struct __kernel_old_timeval ru_utime, ru_stime;
