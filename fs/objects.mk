@@ -47,6 +47,7 @@ KERNEL_SRCS += \
 	fs/proc/meminfo.c \
 	fs/proc/root.c \
 	fs/proc/task_mmu.c \
+	fs/proc/task_pagemap.c \
 	fs/read_write.c \
 	fs/readdir.c \
 	fs/select.c \

@@ -121,6 +121,13 @@ extern unsigned long fault_around_bytes;
 /* The shared zero page (read faults of never-written anonymous memory). */
 extern struct page *zero_page;
 bool is_zero_pfn(unsigned long pfn);
+/* The page a present PTE maps, or NULL for the shared zero page (Linux's
+ * vm_normal_page, the VMA aside: mmlab maps no special PFNs): not a
+ * normal page, so not in Rss, nor exclusive (smaps, pagemap). */
+static inline struct page *vm_normal_page(pte_t pte)
+{
+	return is_zero_pfn(pte_pfn(pte)) ? NULL : pfn_to_page(pte_pfn(pte));
+}
 /* Whether the anonymous page is this mapping's alone (one mapping, one
  * reference; a THP's 4 KiB page by its head's accounting, mm/rmap.h):
  * a write fault reuses it instead of copying (Linux 5.9's reuse rule,

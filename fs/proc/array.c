@@ -2,8 +2,9 @@
  * task and its address space in figures: status, stat and statm, in Linux
  * 6.12's formats (fs/proc/array.c's proc_pid_status, do_task_stat and
  * proc_pid_statm, task_mmu.c's task_mem). The files that walk the VMAs
- * and page tables (maps, smaps, numa_maps, pagemap) are task_mmu.c's; the
- * directory they are in is fs/proc/base.c's.
+ * and page tables are task_mmu.c's (maps, smaps, numa_maps) and
+ * task_pagemap.c's (pagemap); the directory they are in is
+ * fs/proc/base.c's.
  *
  * Invariant: every figure comes from the task's own mm and thread group
  * (its counters, its VMAs, the threads' and the exited threads' usage

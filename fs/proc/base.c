@@ -1,6 +1,7 @@
 /* /proc/<pid> and /proc/self (Linux's fs/proc/base.c tgid_base_stuff):
- * the directory of a process and its files, which fs/proc/array.c and
- * fs/proc/task_mmu.c generate for the task a generation pins.
+ * the directory of a process and its files, which fs/proc/array.c,
+ * fs/proc/task_mmu.c and fs/proc/task_pagemap.c generate for the task a
+ * generation pins.
  *
  * Which processes: the caller's process tree (kernel/pid.h
  * find_task_in_tree, collect_tree_processes), as Linux's pid namespace:

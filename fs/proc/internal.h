@@ -1,7 +1,8 @@
 /* The per-task procfs files, /proc/self|<pid>/{status,stat,statm,maps,smaps,
  * smaps_rollup,numa_maps,pagemap}
- * (fs/proc/array.c: status, stat, statm; fs/proc/task_mmu.c: the
- * rest), which fs/proc/base.c registers under /proc/<pid>.
+ * (fs/proc/array.c: status, stat, statm; fs/proc/task_pagemap.c:
+ * pagemap; fs/proc/task_mmu.c: the rest), which fs/proc/base.c registers
+ * under /proc/<pid>.
  * Each prints the task of the node it is given (node->task). */
 #ifndef FS_PROC_INTERNAL_H
 #define FS_PROC_INTERNAL_H
@@ -27,7 +28,7 @@ void smaps_show(struct seq_buf *m, const struct proc_node *node);
 void numa_maps_show(struct seq_buf *m, const struct proc_node *node);
 void smaps_rollup_show(struct seq_buf *m, const struct proc_node *node);
 /* /proc/<pid>/pagemap, read at an offset (procfs_read_at): Linux's
- * pagemap_read. */
+ * pagemap_read (fs/proc/task_pagemap.c). */
 long pagemap_read(const struct proc_node *node, char *dst, size_t count, long *pos, bool user);
 
 #endif
