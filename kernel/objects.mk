@@ -14,6 +14,7 @@ KERNEL_SRCS += \
 	kernel/fork.c \
 	kernel/futex.c \
 	kernel/futex_robust.c \
+	kernel/futex_waitwake.c \
 	kernel/gdb_constants.c \
 	kernel/ksyms.c \
 	kernel/kthread.c \

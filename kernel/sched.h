@@ -209,7 +209,7 @@ struct task_struct {
 	u64 start_boottime; /* ktime_get_ns() when it was made (/proc/<pid>/stat) */
 	unsigned long user_rsp;        /* scratch for the syscall entry */
 	struct process_result *result; /* how it ended, filled at exit */
-	struct robust_list_head *robust_list; /* user address (set_robust_list), kernel/futex.c */
+	struct robust_list_head *robust_list; /* user address (set_robust_list), kernel/futex_robust.c */
 	/* The process tree (kernel/fork.c, kernel/exit.c, kernel/exit_wait.c),
 	 * kept on the group leader, under tasklist_lock (kernel/signal.h). A
 	 * process's parent is the process (the group) that made it; Linux's
