@@ -784,14 +784,6 @@ struct task_struct *create_task(int (*threadfn)(void *), void *data, unsigned in
 }
 
 
-static int cpumask_weight(const struct cpumask *m)
-{
-	int n = 0;
-	for (u64 b = m->bits; b; b &= b - 1)
-		n++;
-	return n;
-}
-
 struct cpumask cpu_possible_mask(void)
 {
 	struct cpumask m = { nr_cpu_ids >= 64 ? ~0ull : (1ull << nr_cpu_ids) - 1 };

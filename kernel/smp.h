@@ -23,16 +23,21 @@ static inline int numa_node_id(void)
 struct cpumask {
 	u64 bits;
 };
+/* The CPUs in m (Linux's cpumask_weight). No POPCNT assumed (and no
+ * libgcc): the lowest bit cleared until none. */
+static inline unsigned cpumask_weight(const struct cpumask *m)
+{
+	unsigned n = 0;
+	for (u64 b = m->bits; b; b &= b - 1)
+		n++;
+	return n;
+}
 extern struct cpumask cpu_online_mask;
 static inline bool cpu_online(unsigned cpu) { return cpu < NR_CPUS && (__atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE) >> cpu & 1); }
 static inline unsigned num_online_cpus(void)
 {
-	/* No POPCNT assumed (and no libgcc): clear the lowest bit until none. */
-	u64 m = __atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE);
-	unsigned n = 0;
-	for (; m; m &= m - 1)
-		n++;
-	return n;
+	struct cpumask m = { __atomic_load_n(&cpu_online_mask.bits, __ATOMIC_ACQUIRE) };
+	return cpumask_weight(&m);
 }
 /* Linux's cpu_present_mask: the possible CPUs less those that did not
  * start (smp_boot_secondaries clears a CPU that never answered or never
