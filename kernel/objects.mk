@@ -31,6 +31,7 @@ KERNEL_SRCS += \
 	kernel/reboot.c \
 	kernel/rwsem.c \
 	kernel/sched.c \
+	kernel/sched_time.c \
 	kernel/sched_syscalls.c \
 	kernel/signal.c \
 	kernel/signal_deliver.c \

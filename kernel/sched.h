@@ -380,7 +380,7 @@ unsigned int cpu_load(unsigned int cpu);
 unsigned long nr_running(void);
 
 /* The load average (Linux's avenrun, kernel/sched/loadavg.c; here in
- * kernel/sched.c): fixed point with
+ * kernel/sched_time.c): fixed point with
  * FSHIFT fractional bits, updated every LOAD_FREQ ticks. get_avenrun gives
  * each of the 1, 5 and 15 minute averages plus offset, shifted left by
  * shift, as Linux's. */

@@ -220,7 +220,7 @@ static void accumulate_thread_rusage(const struct task_struct *t, struct rusage 
  * adds them up); RUSAGE_BOTH (wait4's rusage of the child it reaps) the
  * two. maxrss is the peak RSS of the address space (VmHWM), in KiB, the
  * children's the largest of theirs. The times are whole ticks
- * (account_process_tick in kernel/sched.c): Linux with tick accounting
+ * (account_process_tick in kernel/sched_time.c): Linux with tick accounting
  * samples them the same way, then scales the pair to the scheduler's
  * exact runtime, which mmlab does not keep. */
 void getrusage(struct task_struct *p, int who, struct rusage *r)

@@ -29,7 +29,7 @@ typedef int clockid_t;
  * BOOTTIME equals MONOTONIC; the raw and coarse clocks read the same
  * TSC-based clock. The CPU-time clocks (PROCESS_CPUTIME_ID: the thread
  * group's, exited threads included; THREAD_CPUTIME_ID: the caller's) are
- * whole ticks (account_process_tick in kernel/sched.c), so they move in
+ * whole ticks (account_process_tick in kernel/sched_time.c), so they move in
  * steps of TICK_NSEC, where Linux's read the scheduler's exact runtime. */
 static u64 cputime_ns(struct task_struct *p, bool group)
 {
